@@ -1,0 +1,338 @@
+/* main.c -- the infer command line. The only place that prints usage and exits. */
+#define INFER_IMPLEMENTATION
+#include "infer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+
+static const char *usage_text =
+    "usage: infer -m MODEL [options]\n"
+    "\n"
+    "input (one of):\n"
+    "  -p, --prompt TEXT       prompt text\n"
+    "  -f, --file FILE         read the prompt from FILE\n"
+    "  --prompt-ids 1,2,3      prompt as token ids (no tokenizer, no BOS added)\n"
+    "\n"
+    "generation:\n"
+    "  -n, --n-predict N       tokens to generate (default 128; 0 = only evaluate the prompt)\n"
+    "  --temp T                temperature (default 0.8; 0 = greedy)\n"
+    "  --top-k K               (default 40; 0 = off)\n"
+    "  --top-p P               (default 0.95; 1 = off)\n"
+    "  --min-p P               (default 0.05; 0 = off)\n"
+    "  --repeat-penalty R      (default 1.0 = off)\n"
+    "  --repeat-last-n N       tokens the penalty looks back over (default 64)\n"
+    "  --seed S                RNG seed (default: from the clock)\n"
+    "  --no-bos                do not add the BOS token\n"
+    "  --no-special            treat special-token text in the prompt as plain text\n"
+    "\n"
+    "runtime:\n"
+    "  -c, --ctx-size N        context length (default: min(training context, 4096))\n"
+    "  -t, --threads N         threads (default: all cores)\n"
+    "  --kv-type f32|f16       KV cache element type (default f16)\n"
+    "  --ubatch N              process the prompt in chunks of N tokens (default 512)\n"
+    "  --precise               exact maths: f32 activations and KV cache, no int8 dot products\n"
+    "\n"
+    "modes:\n"
+    "  --logits-out FILE       write float32 logits, one n_vocab row per evaluated token\n"
+    "  --tokenize              print the prompt's token ids and exit (works on vocab-only files)\n"
+    "  --ppl FILE              perplexity of FILE's text\n"
+    "  --info                  print metadata and the tensor table\n"
+    "  -h, --help              this text\n";
+
+static void die(const char *fmt, const char *arg) {
+    fprintf(stderr, "infer: ");
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+    exit(1);
+}
+
+typedef struct {
+    const char *model, *prompt, *file, *prompt_ids, *logits_out, *ppl;
+    int n_predict, n_ctx, n_threads, n_ubatch, precise, tokenize, info, no_bos, no_special, seed_set;
+    infer_type kv_type;
+    infer_sampler_params sp;
+} options;
+
+static long parse_int(const char *opt, const char *v, long lo, long hi) {
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (errno || end == v || *end || x < lo || x > hi) {
+        fprintf(stderr, "infer: bad value '%s' for %s (expected an integer in [%ld, %ld])\n", v, opt, lo, hi);
+        exit(1);
+    }
+    return x;
+}
+static float parse_float(const char *opt, const char *v, double lo, double hi) {
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (errno || end == v || *end || !(x >= lo && x <= hi)) {
+        fprintf(stderr, "infer: bad value '%s' for %s (expected a number in [%g, %g])\n", v, opt, lo, hi);
+        exit(1);
+    }
+    return (float)x;
+}
+
+static void parse_args(int argc, char **argv, options *o) {
+    memset(o, 0, sizeof *o);
+    o->n_predict = 128;
+    o->kv_type = INFER_TYPE_F16;
+    o->sp = infer_sampler_default_params();
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+#define NEXT() (i + 1 < argc ? argv[++i] : (die("option %s needs a value", a), ""))
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_text, stdout); exit(0); }
+        else if (!strcmp(a, "-m") || !strcmp(a, "--model")) o->model = NEXT();
+        else if (!strcmp(a, "-p") || !strcmp(a, "--prompt")) o->prompt = NEXT();
+        else if (!strcmp(a, "-f") || !strcmp(a, "--file")) o->file = NEXT();
+        else if (!strcmp(a, "--prompt-ids")) o->prompt_ids = NEXT();
+        else if (!strcmp(a, "-n") || !strcmp(a, "--n-predict")) o->n_predict = (int)parse_int(a, NEXT(), 0, 1 << 30);
+        else if (!strcmp(a, "--temp")) o->sp.temp = parse_float(a, NEXT(), 0, 1e6);
+        else if (!strcmp(a, "--top-k")) o->sp.top_k = (int)parse_int(a, NEXT(), 0, 1 << 30);
+        else if (!strcmp(a, "--top-p")) o->sp.top_p = parse_float(a, NEXT(), 0, 1);
+        else if (!strcmp(a, "--min-p")) o->sp.min_p = parse_float(a, NEXT(), 0, 1);
+        else if (!strcmp(a, "--repeat-penalty")) o->sp.repeat_penalty = parse_float(a, NEXT(), 1e-6, 1e6);
+        else if (!strcmp(a, "--repeat-last-n")) o->sp.repeat_last_n = (int)parse_int(a, NEXT(), 0, 1 << 20);
+        else if (!strcmp(a, "--seed")) { o->sp.seed = (uint64_t)parse_int(a, NEXT(), 0, 0x7fffffffffffffffL); o->seed_set = 1; }
+        else if (!strcmp(a, "-c") || !strcmp(a, "--ctx-size")) o->n_ctx = (int)parse_int(a, NEXT(), 1, 1 << 24);
+        else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) o->n_threads = (int)parse_int(a, NEXT(), 1, 1024);
+        else if (!strcmp(a, "--ubatch")) o->n_ubatch = (int)parse_int(a, NEXT(), 1, 1 << 16);
+        else if (!strcmp(a, "--kv-type")) {
+            const char *v = NEXT();
+            if (!strcmp(v, "f32")) o->kv_type = INFER_TYPE_F32;
+            else if (!strcmp(v, "f16")) o->kv_type = INFER_TYPE_F16;
+            else die("bad value '%s' for --kv-type (expected f32 or f16)", v);
+        }
+        else if (!strcmp(a, "--precise")) o->precise = 1;
+        else if (!strcmp(a, "--logits-out")) o->logits_out = NEXT();
+        else if (!strcmp(a, "--tokenize")) o->tokenize = 1;
+        else if (!strcmp(a, "--ppl")) o->ppl = NEXT();
+        else if (!strcmp(a, "--info")) o->info = 1;
+        else if (!strcmp(a, "--no-bos")) o->no_bos = 1;
+        else if (!strcmp(a, "--no-special")) o->no_special = 1;
+        else die("unknown option '%s' (see --help)", a);
+#undef NEXT
+    }
+    if (!o->model) die("%s", "no model given (use -m MODEL; see --help)");
+    int inputs = !!o->prompt + !!o->file + !!o->prompt_ids;
+    if (inputs > 1) die("%s", "give only one of -p, -f and --prompt-ids");
+    if (!o->seed_set) o->sp.seed = (uint64_t)time(NULL);
+}
+
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) { fprintf(stderr, "infer: cannot open '%s': %s\n", path, strerror(errno)); exit(1); }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) { cap *= 2; buf = realloc(buf, cap + 1); }
+    }
+    fclose(f);
+    if (!buf) { fprintf(stderr, "infer: out of memory reading '%s'\n", path); exit(1); }
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+/* token ids for the prompt: from --prompt-ids, or by tokenizing -p / -f text */
+static int32_t *prompt_tokens(const options *o, const infer_model *m, const char *text, size_t len, int *n_out) {
+    if (o->prompt_ids) {
+        int cap = 16, n = 0;
+        int32_t *ids = malloc(sizeof(int32_t) * cap);
+        const char *p = o->prompt_ids;
+        while (*p) {
+            char *end;
+            errno = 0;
+            long v = strtol(p, &end, 10);
+            if (end == p || errno || v < 0 || v > INT32_MAX) die("bad token id list '%s' for --prompt-ids", o->prompt_ids);
+            if (n == cap) { cap *= 2; ids = realloc(ids, sizeof(int32_t) * cap); }
+            ids[n++] = (int32_t)v;
+            p = end;
+            while (*p == ',' || *p == ' ') p++;
+        }
+        *n_out = n;
+        return ids;
+    }
+    const infer_tokenizer *tok = infer_model_tokenizer(m);
+    if (!tok) die("%s", "the model has no vocabulary; give the prompt with --prompt-ids");
+    int cap = (int)len + 16;
+    int32_t *ids = malloc(sizeof(int32_t) * (size_t)cap);
+    int n = infer_tokenize(tok, text, len, !o->no_bos, !o->no_special, ids, cap);
+    if (n < 0) die("%s", "tokenization failed");
+    if (n > cap) { ids = realloc(ids, sizeof(int32_t) * (size_t)n); n = infer_tokenize(tok, text, len, !o->no_bos, !o->no_special, ids, n); }
+    if (o->no_bos && n > 0) { /* add_special also adds EOS when the model asks; --no-bos drops only BOS */ }
+    *n_out = n;
+    return ids;
+}
+
+static void print_info(const infer_model *m) {
+    const infer_gguf *g = infer_model_gguf(m);
+    printf("gguf version %u, %lld metadata keys, %lld tensors, alignment %llu\n", g->version, (long long)g->n_kv, (long long)g->n_tensors, (unsigned long long)g->alignment);
+    for (int64_t i = 0; i < g->n_kv; i++) {
+        const infer_gguf_kv *kv = &g->kv[i];
+        printf("  %-48.*s ", (int)kv->key.len, kv->key.ptr);
+        switch (kv->type) {
+        case INFER_GGUF_STRING: printf("%.*s\n", (int)(kv->v.s.len > 120 ? 120 : kv->v.s.len), kv->v.s.ptr); break;
+        case INFER_GGUF_ARRAY: printf("[array of %llu]\n", (unsigned long long)kv->arr_n); break;
+        case INFER_GGUF_F32: case INFER_GGUF_F64: printf("%g\n", kv->v.f); break;
+        case INFER_GGUF_BOOL: printf("%s\n", kv->v.u ? "true" : "false"); break;
+        case INFER_GGUF_I8: case INFER_GGUF_I16: case INFER_GGUF_I32: case INFER_GGUF_I64: printf("%lld\n", (long long)kv->v.i); break;
+        default: printf("%llu\n", (unsigned long long)kv->v.u); break;
+        }
+    }
+    for (int64_t i = 0; i < g->n_tensors; i++) {
+        const infer_tensor *t = &g->tensors[i];
+        printf("  tensor %-40s %-8s [", t->name, infer_type_name(t->type));
+        for (int d = 0; d < t->n_dims; d++) printf("%s%lld", d ? ", " : "", (long long)t->ne[d]);
+        printf("] %zu bytes\n", t->nbytes);
+    }
+}
+
+static void write_rows(FILE *f, const float *rows, size_t n, const char *path) {
+    if (fwrite(rows, sizeof(float), n, f) != n) die("cannot write '%s'", path);
+}
+
+static int run_ppl(const options *o, infer_model *m, infer_session *s) {
+    size_t len;
+    char *text = read_file(o->ppl, &len);
+    const infer_tokenizer *tok = infer_model_tokenizer(m);
+    if (!tok) die("%s", "--ppl needs a model with a vocabulary");
+    int32_t *ids = malloc(sizeof(int32_t) * (len + 16));
+    int n = infer_tokenize(tok, text, len, !o->no_bos, 0, ids, (int)len + 16);
+    if (n < 2) die("'%s' has fewer than two tokens", o->ppl);
+    const int V = infer_model_config(m)->n_vocab, ctx = infer_session_n_ctx(s);
+    float *logits = malloc(sizeof(float) * (size_t)V * (size_t)ctx);
+    double nll = 0;
+    long n_pred = 0;
+    infer_error err;
+    /* windows of the context size; each window predicts its tokens 1..len-1 */
+    for (int w0 = 0; w0 < n - 1; w0 += ctx) {
+        int wl = n - w0 < ctx ? n - w0 : ctx;
+        if (wl < 2) break;
+        infer_session_reset(s);
+        if (infer_eval(s, ids + w0, wl, logits, 1, &err) != INFER_OK) die("%s", err.msg);
+        for (int i = 0; i + 1 < wl; i++) {
+            const float *l = logits + (size_t)i * V;
+            double mx = l[0], sum = 0;
+            for (int v = 1; v < V; v++) if (l[v] > mx) mx = l[v];
+            for (int v = 0; v < V; v++) sum += exp(l[v] - mx);
+            nll += -(l[ids[w0 + i + 1]] - mx - log(sum));
+            n_pred++;
+        }
+        fprintf(stderr, "window at token %d: running perplexity %.4f\n", w0, exp(nll / n_pred));
+    }
+    printf("tokens: %d, predicted: %ld, nll: %.6f\n", n, n_pred, nll);
+    printf("perplexity: %.6f\n", exp(nll / n_pred));
+    free(logits); free(ids); free(text);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    options o;
+    parse_args(argc, argv, &o);
+    infer_error err;
+    infer_model *m;
+    infer_model_params mp;
+    memset(&mp, 0, sizeof mp);
+    mp.vocab_only = o.tokenize && !o.info;
+    if (infer_model_load(&m, o.model, &mp, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.model, err.msg); return 1; }
+    if (o.info) { print_info(m); infer_model_free(m); return 0; }
+
+    char *text = NULL;
+    size_t text_len = 0;
+    if (o.file) text = read_file(o.file, &text_len);
+    else if (o.prompt) { text = strdup(o.prompt); text_len = strlen(text); }
+
+    if (o.tokenize) {
+        if (!text && !o.prompt_ids) die("%s", "--tokenize needs -p or -f");
+        int n;
+        int32_t *ids = prompt_tokens(&o, m, text, text_len, &n);
+        for (int i = 0; i < n; i++) printf("%s%d", i ? " " : "", ids[i]);
+        printf("\n");
+        free(ids); free(text); infer_model_free(m);
+        return 0;
+    }
+
+    infer_session_params sp = infer_session_default_params();
+    sp.n_ctx = o.n_ctx;
+    sp.n_threads = o.n_threads;
+    sp.n_ubatch = o.n_ubatch;
+    sp.kv_type = o.kv_type;
+    sp.precise = o.precise;
+    infer_session *s;
+    if (infer_session_create(&s, m, &sp, &err) != INFER_OK) { fprintf(stderr, "infer: %s\n", err.msg); return 1; }
+    if (o.ppl) { int rc = run_ppl(&o, m, s); infer_session_free(s); infer_model_free(m); return rc; }
+
+    int n_prompt = 0;
+    int32_t *prompt = NULL;
+    if (text || o.prompt_ids) prompt = prompt_tokens(&o, m, text, text_len, &n_prompt);
+    else {   /* no prompt: start from BOS */
+        const infer_tokenizer *tok = infer_model_tokenizer(m);
+        if (!tok) die("%s", "no prompt given and the model has no vocabulary");
+        prompt = malloc(sizeof(int32_t) * 4);
+        n_prompt = infer_tokenize(tok, "", 0, 1, 0, prompt, 4);
+    }
+    if (n_prompt <= 0) die("%s", "the prompt is empty (no tokens)");
+    if (n_prompt > infer_session_n_ctx(s)) {
+        fprintf(stderr, "infer: the prompt has %d tokens, more than the context size %d\n", n_prompt, infer_session_n_ctx(s));
+        return 1;
+    }
+
+    const int V = infer_model_config(m)->n_vocab;
+    FILE *lf = NULL;
+    if (o.logits_out && !(lf = fopen(o.logits_out, "wb"))) die("cannot open '%s' for writing", o.logits_out);
+    float *logits = malloc(sizeof(float) * (size_t)V * (size_t)(lf ? n_prompt : 1));
+    const infer_tokenizer *tok = infer_model_tokenizer(m);
+    infer_detok dt;
+    if (tok) {
+        infer_detok_init(&dt, tok);
+        if (text && o.prompt) fwrite(text, 1, text_len, stdout);
+        fflush(stdout);
+    }
+    double t0 = infer_time_seconds();
+    if (infer_eval(s, prompt, n_prompt, logits, lf != NULL, &err) != INFER_OK) { fprintf(stderr, "infer: %s\n", err.msg); return 1; }
+    double t_prompt = infer_time_seconds() - t0;
+    if (lf) write_rows(lf, logits, (size_t)V * n_prompt, o.logits_out);
+    const float *last = logits + (lf ? (size_t)(n_prompt - 1) * V : 0);
+    infer_sampler *smp = infer_sampler_create(&o.sp, V);
+    for (int i = 0; i < n_prompt; i++) infer_sampler_accept(smp, prompt[i]);
+    int n_gen = 0;
+    t0 = infer_time_seconds();
+    for (int g = 0; g < o.n_predict; g++) {
+        int32_t t = infer_sampler_sample(smp, last);
+        infer_sampler_accept(smp, t);
+        if (tok && infer_token_is_eog(tok, t) && !lf) break;
+        if (tok) {
+            char buf[256];
+            int nb = infer_detok_push(&dt, t, buf, sizeof buf);
+            fwrite(buf, 1, (size_t)(nb < (int)sizeof buf ? nb : (int)sizeof buf), stdout);
+            fflush(stdout);
+        } else {
+            printf("%s%d", g ? " " : "", t);
+        }
+        n_gen++;
+        if (infer_session_n_past(s) >= infer_session_n_ctx(s)) { fprintf(stderr, "\ninfer: context full\n"); break; }
+        /* every generated token is evaluated when logits are written, so the file has n_prompt + n rows */
+        if (g + 1 < o.n_predict || lf) {
+            if (infer_eval(s, &t, 1, logits, 0, &err) != INFER_OK) { fprintf(stderr, "infer: %s\n", err.msg); return 1; }
+            last = logits;
+            if (lf) write_rows(lf, logits, (size_t)V, o.logits_out);
+        }
+    }
+    double t_gen = infer_time_seconds() - t0;
+    if (tok) { char buf[64]; int nb = infer_detok_flush(&dt, buf, sizeof buf); fwrite(buf, 1, (size_t)nb, stdout); }
+    printf("\n");
+    if (lf) fclose(lf);
+    fprintf(stderr, "prompt: %d tokens in %.3f s (%.2f tok/s); generation: %d tokens in %.3f s (%.2f tok/s)\n",
+            n_prompt, t_prompt, n_prompt / (t_prompt > 0 ? t_prompt : 1e-9), n_gen, t_gen, n_gen / (t_gen > 0 ? t_gen : 1e-9));
+    infer_sampler_free(smp);
+    free(logits); free(prompt); free(text);
+    infer_session_free(s);
+    infer_model_free(m);
+    return 0;
+}
