@@ -98,9 +98,6 @@ def main():
     emit("infer__uc_space", "uint32_t", ["0x%04X," % v for v in WHITE_SPACE], 8)
     emit("infer__uc_lower", "int32_t", ["{0x%05X, 0x%05X, %d, %d}," % tuple(r) for r in lower], 4)
     emit("infer__uc_nfd", "uint32_t", ["{0x%05X, 0x%05X, 0x%05X}," % tuple(r) for r in nfd], 4)
-    print("#define INFER__UC_N_CAT %d" % len(cats))
-    print("#define INFER__UC_N_LOWER %d" % len(lower))
-    print("#define INFER__UC_N_NFD %d" % len(nfd))
 
 
 if __name__ == "__main__":

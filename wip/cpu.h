@@ -100,7 +100,7 @@ static void infer__matmul_task(void *arg, int ith, int nth) {
     const int64_t K = w->ne[0], N = w->ne[1];
     const int64_t n0 = N * ith / nth, n1 = N * (ith + 1) / nth;
     const size_t wrow_bytes = infer_type_row_size(w->type, K);
-    const infer__type_traits *tt = infer__type(w->type);
+    const infer__dot_fn dot = infer__type_dot(w->type);
     for (int64_t n = n0; n < n1; n++) {
         if (j->xq == NULL) {                 /* precise: one dequantized row serves every token */
             float *wr = j->c->wrow + (size_t)ith * j->c->wrow_len;
@@ -113,7 +113,7 @@ static void infer__matmul_task(void *arg, int ith, int nth) {
 #ifdef INFER__HAVE_I2_S
                 if (w->type == INFER_TYPE_I2_S) { j->out[(size_t)r * N + n] = w->scale * infer__dot_i2_s(K, wrow, xr); continue; }
 #endif
-                j->out[(size_t)r * N + n] = tt->dot(K, wrow, xr);
+                j->out[(size_t)r * N + n] = dot(K, wrow, xr);
             }
         }
     }

@@ -281,3 +281,13 @@ static int infer__n_cores(void) {
 #endif
 #include "wip/model.h"
 #include "wip/tokglue.h"
+
+/* ------------------------------------------------------------------------------------------
+ * >>tables -- big lookup tables, kept out of the way of the reading.
+ * ---------------------------------------------------------------------------------------- */
+#if __has_include("quant_c_tables.h")
+#include "wip/quant_c_tables.h"
+#endif
+#if __has_include("unicode_tables.h") && __has_include("tokenizer.h")
+#include "wip/unicode_tables.h"
+#endif

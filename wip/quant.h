@@ -113,6 +113,18 @@ static const infer__type_traits *infer__type(infer_type t) {
     return NULL;
 }
 
+/* The dot product the matmul uses: a SIMD version where one exists for this CPU, else the
+ * scalar reference from the traits table (tests compare the two). */
+#if __has_include("simd.h") && !defined(INFER_NO_SIMD)
+#include "simd.h"
+#else
+static infer__dot_fn infer__simd_dot(infer_type t) { (void)t; return NULL; }
+#endif
+static infer__dot_fn infer__type_dot(infer_type t) {
+    infer__dot_fn f = infer__simd_dot(t);
+    return f ? f : infer__traits[t].dot;
+}
+
 const char *infer_type_name(infer_type t) {
     if (t == INFER_TYPE_I2_S) return "i2_s";
     const infer__type_traits *tt = infer__type(t);

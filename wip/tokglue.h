@@ -68,8 +68,9 @@ static infer_status infer__load_tokenizer(infer_model *m, infer_error *err) {
         int r = infer__get_int(g, key, &v, err);
         if (r < 0) st = INFER_ERR_FORMAT;
         else if (r == 1) {
-            if (v < 0 || v >= src.n_vocab) st = infer__fail(err, INFER_ERR_FORMAT, "%s = %lld is outside the vocabulary", key, (long long)v);
-            else *ids[i] = (int32_t)v;
+            /* converters write -1 (as u32 0xffffffff) for "none"; any id outside the
+             * vocabulary cannot name a token, so it counts as absent */
+            if (v >= 0 && v < src.n_vocab) *ids[i] = (int32_t)v;
         }
     }
     static const char *flag_keys[] = { "add_bos_token", "add_eos_token", "add_space_prefix" };
