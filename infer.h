@@ -279,6 +279,14 @@ infer_status infer_gguf_parse(infer_gguf *g, const void *data, size_t size, infe
 void infer_gguf_free(infer_gguf *g);
 const infer_gguf_kv *infer_gguf_find(const infer_gguf *g, const char *key);
 const infer_tensor *infer_gguf_tensor(const infer_gguf *g, const char *name);
+/* write a GGUF v3 file (metadata entries and tensors as the parser presents them) */
+infer_status infer_gguf_write(const char *path, const infer_gguf_kv *kv, int64_t n_kv, const infer_tensor *tensors, int64_t n_tensors,
+                              uint32_t alignment, infer_error *err);
+infer_gguf_kv infer_gguf_kv_u32(const char *key, uint32_t v);
+infer_gguf_kv infer_gguf_kv_f32(const char *key, float v);
+infer_gguf_kv infer_gguf_kv_bool(const char *key, int v);
+infer_gguf_kv infer_gguf_kv_str(const char *key, const char *v);
+infer_gguf_kv infer_gguf_kv_array(const char *key, infer_gguf_vtype et, uint64_t n, const void *encoded);
 const char *infer_type_name(infer_type t);
 size_t infer_type_row_size(infer_type t, int64_t n); /* bytes for n elements (n a multiple of the block) */
 int infer_type_block(infer_type t);                   /* elements per block, 0 if unknown */

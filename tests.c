@@ -788,6 +788,104 @@ static void test_cli(void) {
     CHECK(run_cmd(cmd, out, sizeof out) == 0 && strstr(out, "token_embd.weight"));
 }
 
+/* ---- every weight type runs a whole model ----
+ * The golden llama's matrices re-encoded as TYPE (by our quantizer, or random blocks with a
+ * small scale for the grid i-quants, which have none) must give, in precise mode, the same
+ * logits as an F32 model holding the dequantized values: the matmul of each type is exactly
+ * "dequantize, then f32 maths". The fast path must stay finite and close. */
+static int is_matrix(const infer_tensor *t) { return t->n_dims == 2 && !strstr(t->name, "norm"); }
+
+static void write_variant(const infer_gguf *g, infer_type to, const char *qpath, const char *dpath, infer__rng *rng) {
+    infer_tensor *q = calloc((size_t)g->n_tensors, sizeof *q), *d = calloc((size_t)g->n_tensors, sizeof *d);
+    void **own = calloc((size_t)g->n_tensors * 2, sizeof(void *));
+    infer_error err;
+    const infer__type_traits *tt = infer__type(to);
+    for (int64_t i = 0; i < g->n_tensors; i++) {
+        const infer_tensor *t = &g->tensors[i];
+        q[i] = d[i] = *t;
+        if (!is_matrix(t) || t->type != INFER_TYPE_F32 || t->ne[0] % tt->blck) continue;
+        const int64_t n = t->ne[0] * t->ne[1];
+        const size_t qb = infer_type_row_size(to, t->ne[0]) * (size_t)t->ne[1];
+        uint8_t *qd = malloc(qb);
+        float *dd = malloc((size_t)n * 4);
+        if (tt->quant) tt->quant((const float *)t->data, qd, n);
+        else {
+            for (size_t b = 0; b < qb; b++) qd[b] = (uint8_t)infer__rng_next(rng);
+            /* the block's f16 scale: first in every grid type except iq1_m, which spreads it
+             * over the top nibbles of its four trailing u16 scale words */
+            const infer_half h = infer__fp32_to_fp16(0.0005f);
+            for (size_t b = 0; b < qb; b += (size_t)tt->bytes) {
+                if (to != INFER_TYPE_IQ1_M) { memcpy(qd + b, &h, 2); continue; }
+                uint16_t sc[4];
+                memcpy(sc, qd + b + tt->bytes - 8, 8);
+                for (int k = 0; k < 4; k++) sc[k] = (uint16_t)((sc[k] & 0x0fff) | (((h >> (4 * k)) & 0xf) << 12));
+                memcpy(qd + b + tt->bytes - 8, sc, 8);
+            }
+        }
+        tt->dequant(qd, dd, n);
+        q[i].type = to; q[i].data = qd; q[i].nbytes = qb;
+        d[i].data = dd;
+        own[2 * i] = qd; own[2 * i + 1] = dd;
+    }
+    CHECK(infer_gguf_write(qpath, g->kv, g->n_kv, q, g->n_tensors, 32, &err) == INFER_OK);
+    CHECK(infer_gguf_write(dpath, g->kv, g->n_kv, d, g->n_tensors, 32, &err) == INFER_OK);
+    for (int64_t i = 0; i < 2 * g->n_tensors; i++) free(own[i]);
+    free(own); free(q); free(d);
+}
+
+static float *model_logits(const char *path, const int32_t *ids, int n, int precise) {
+    infer_model *m;
+    infer_session *s;
+    infer_error err;
+    if (infer_model_load(&m, path, NULL, &err) != INFER_OK) { printf("    %s\n", err.msg); return NULL; }
+    infer_session_params sp = infer_session_default_params();
+    sp.precise = precise;
+    sp.n_ctx = 64;
+    float *out = malloc(sizeof(float) * (size_t)infer_model_config(m)->n_vocab * n);
+    if (infer_session_create(&s, m, &sp, &err) != INFER_OK || infer_eval(s, ids, n, out, 1, &err) != INFER_OK) { printf("    %s\n", err.msg); free(out); out = NULL; }
+    else infer_session_free(s);
+    infer_model_free(m);
+    return out;
+}
+
+static void test_types_run_models(void) {
+    size_t n;
+    uint8_t *f = slurp(SHARED "/golden/llama/model-F32.gguf", &n);
+    if (!f) SKIP("../shared/golden/llama not found");
+    infer_gguf g;
+    infer_error err;
+    CHECK(infer_gguf_parse(&g, f, n, &err) == INFER_OK);
+    const char *types[] = { "q4_1", "q5_0", "q5_1", "q2_K", "q3_K", "q4_K", "q5_K", "q6_K", "iq4_nl", "iq4_xs", "tq1_0", "tq2_0",
+                            "mxfp4", "nvfp4", "q1_0", "q2_0", "bf16", "f16", "iq2_xxs", "iq2_xs", "iq2_s", "iq3_xxs", "iq3_s", "iq1_s", "iq1_m" };
+    int32_t ids[20];
+    for (int i = 0; i < 20; i++) ids[i] = (i * 53 + 7) % 320;
+    infer__rng rng;
+    infer__rng_seed(&rng, 3);
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        infer_type t = (infer_type)infer_type_from_name(types[i]);
+        write_variant(&g, t, "/tmp/infer_test_q.gguf", "/tmp/infer_test_d.gguf", &rng);
+        float *a = model_logits("/tmp/infer_test_q.gguf", ids, 20, 1), *b = model_logits("/tmp/infer_test_d.gguf", ids, 20, 1);
+        float *c = model_logits("/tmp/infer_test_q.gguf", ids, 20, 0);
+        CHECK_MSG(a && b && c, "%s: a model failed to run", types[i]);
+        if (a && b && c) {
+            double mx = 0, fast = 0, mag = 0;
+            for (int k = 0; k < 20 * 320; k++) {
+                mx = fmax(mx, fabs(a[k] - b[k]));
+                fast += fabs(c[k] - b[k]);
+                mag += fabs(b[k]);
+                if (!isfinite(c[k])) fast = INFINITY;
+            }
+            CHECK_MSG(mx <= 1e-3, "%s: precise logits differ from the dequantized model by %g", types[i], mx);
+            CHECK_MSG(fast <= 0.05 * mag + 1e-3, "%s: fast path mean diff %g vs mean |logit| %g", types[i], fast / 6400, mag / 6400);
+        }
+        free(a); free(b); free(c);
+    }
+    remove("/tmp/infer_test_q.gguf");
+    remove("/tmp/infer_test_d.gguf");
+    infer_gguf_free(&g);
+    free(f);
+}
+
 /* ---- the table of tests ---- */
 typedef struct { const char *name; void (*fn)(void); } test_case;
 static const test_case tests[] = {
@@ -803,6 +901,7 @@ static const test_case tests[] = {
     { "stories_greedy", test_stories_greedy },
     { "stories_nll", test_stories_nll },
     { "session_consistency", test_session_consistency },
+    { "types_run_models", test_types_run_models },
     { "golden_llama_f32", test_golden_llama_f32 },
     { "golden_llama_q8_0", test_golden_llama_q8_0 },
     { "golden_llama_q4_0", test_golden_llama_q4_0 },

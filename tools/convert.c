@@ -1,3 +1,231 @@
+/* tools/convert.c -- converting weights and models with infer.h's own readers, writers and
+ * quantizers.
+ *
+ *   convert dequant TYPE IN OUT              raw blocks of TYPE -> raw little-endian f32
+ *   convert quant TYPE IN OUT --cols N       raw f32 rows of N values -> raw blocks of TYPE
+ *   convert quantize IN.gguf OUT.gguf --type TYPE
+ *                                            re-encode a model's 2-D weight matrices as TYPE
+ *                                            (norms, biases and other small tensors stay f32)
+ *   convert info FILE.gguf                   metadata and tensor table
+ *
+ * TYPE is the lower-case ggml name: f32 f16 bf16 q4_0 q4_1 q5_0 q5_1 q8_0 q2_K q3_K q4_K q5_K
+ * q6_K iq1_s iq1_m iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s iq4_nl iq4_xs tq1_0 tq2_0 mxfp4 nvfp4
+ * q1_0 q2_0 i2_s.
+ */
 #define INFER_IMPLEMENTATION
-#include "infer.h"
-int main(int argc,char**argv){(void)argc;(void)argv;return 0;}
+#include "../infer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+
+static void die(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "convert: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(1);
+}
+
+static void usage(void) {
+    fputs("usage:\n"
+          "  convert dequant TYPE IN OUT\n"
+          "  convert quant TYPE IN OUT --cols N\n"
+          "  convert quantize IN.gguf OUT.gguf --type TYPE\n"
+          "  convert info FILE.gguf\n", stderr);
+    exit(1);
+}
+
+static uint8_t *read_all(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    if (!f) die("cannot open '%s': %s", path, strerror(errno));
+    if (fseek(f, 0, SEEK_END) != 0) die("cannot seek '%s'", path);
+    long len = ftell(f);
+    if (len < 0) die("cannot size '%s'", path);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *p = malloc((size_t)len + 1);
+    if (!p || fread(p, 1, (size_t)len, f) != (size_t)len) die("cannot read '%s'", path);
+    fclose(f);
+    *n = (size_t)len;
+    return p;
+}
+
+static void write_all(const char *path, const void *p, size_t n) {
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(p, 1, n, f) != n || fclose(f) != 0) die("cannot write '%s': %s", path, strerror(errno));
+}
+
+static infer_type parse_type(const char *name) {
+    int t = infer_type_from_name(name);
+    if (t < 0 || infer_type_block((infer_type)t) == 0) die("unknown type '%s'", name);
+    return (infer_type)t;
+}
+
+/* IN holds whole rows of blocks; with no row length given, the file is one run of blocks */
+static int cmd_dequant(int argc, char **argv) {
+    if (argc != 5) usage();
+    infer_type t = parse_type(argv[2]);
+    size_t n;
+    uint8_t *in = read_all(argv[3], &n);
+    const size_t bs = infer_type_row_size(t, infer_type_block(t));
+    if (t == INFER_TYPE_I2_S) {
+        /* I2_S: n/4 packed bytes + 32 bytes holding the f32 scale */
+        if (n < 32 || (n - 32) % 32) die("'%s': %zu bytes is not an i2_s tensor (4 codes per byte in 32-byte groups + 32)", argv[3], n);
+        int64_t count = (int64_t)(n - 32) * 4;
+        float *out = malloc((size_t)count * sizeof(float)), scale;
+        memcpy(&scale, in + n - 32, 4);
+        infer__dequant_i2_s(in, scale, out, count);
+        write_all(argv[4], out, (size_t)count * sizeof(float));
+        free(out); free(in);
+        return 0;
+    }
+    if (n == 0 || n % bs) die("'%s': %zu bytes is not a whole number of %s blocks (%zu bytes each)", argv[3], n, argv[2], bs);
+    int64_t count = (int64_t)(n / bs) * infer_type_block(t);
+    float *out = malloc((size_t)count * sizeof(float));
+    infer_error err;
+    if (!out) die("out of memory");
+    if (infer_dequantize(t, in, out, count, &err) != INFER_OK) die("%s", err.msg);
+    write_all(argv[4], out, (size_t)count * sizeof(float));
+    free(out); free(in);
+    return 0;
+}
+
+static int cmd_quant(int argc, char **argv) {
+    if (argc != 7 || strcmp(argv[5], "--cols") != 0) usage();
+    infer_type t = parse_type(argv[2]);
+    char *end;
+    long cols = strtol(argv[6], &end, 10);
+    if (*end || cols <= 0) die("bad --cols '%s'", argv[6]);
+    if (cols % infer_type_block(t)) die("row length %ld is not a multiple of %s's block size %d", cols, argv[2], infer_type_block(t));
+    size_t n;
+    uint8_t *in = read_all(argv[3], &n);
+    if (n == 0 || n % ((size_t)cols * 4)) die("'%s': %zu bytes is not a whole number of %ld-value f32 rows", argv[3], n, cols);
+    const int64_t rows = (int64_t)(n / ((size_t)cols * 4));
+    float *x = malloc(n);
+    memcpy(x, in, n);
+    if (t == INFER_TYPE_I2_S) {
+        /* one tensor: packed rows, then the shared scale */
+        size_t bytes = (size_t)(rows * cols) / 4 + 32;
+        uint8_t *out = calloc(1, bytes);
+        infer__quant_i2_s(x, out, rows * cols);
+        write_all(argv[4], out, bytes);
+        free(out); free(x); free(in);
+        return 0;
+    }
+    const size_t row_bytes = infer_type_row_size(t, cols);
+    uint8_t *out = malloc(row_bytes * (size_t)rows);
+    infer_error err;
+    for (int64_t r = 0; r < rows; r++)
+        if (infer_quantize(t, x + r * cols, out + (size_t)r * row_bytes, cols, &err) != INFER_OK) die("%s", err.msg);
+    write_all(argv[4], out, row_bytes * (size_t)rows);
+    free(out); free(x); free(in);
+    return 0;
+}
+
+static int cmd_info(int argc, char **argv) {
+    if (argc != 3) usage();
+    size_t n;
+    uint8_t *p = read_all(argv[2], &n);
+    infer_gguf g;
+    infer_error err;
+    if (infer_gguf_parse(&g, p, n, &err) != INFER_OK) die("%s: %s", argv[2], err.msg);
+    printf("GGUF v%u: %lld metadata entries, %lld tensors, alignment %llu, data at byte %zu\n", g.version, (long long)g.n_kv,
+           (long long)g.n_tensors, (unsigned long long)g.alignment, g.data_offset);
+    for (int64_t i = 0; i < g.n_kv; i++) {
+        const infer_gguf_kv *kv = &g.kv[i];
+        printf("  %-50.*s ", (int)kv->key.len, kv->key.ptr);
+        switch (kv->type) {
+        case INFER_GGUF_STRING: printf("\"%.*s\"\n", (int)(kv->v.s.len > 100 ? 100 : kv->v.s.len), kv->v.s.ptr); break;
+        case INFER_GGUF_ARRAY: printf("array[%llu]\n", (unsigned long long)kv->arr_n); break;
+        case INFER_GGUF_F32: case INFER_GGUF_F64: printf("%g\n", kv->v.f); break;
+        case INFER_GGUF_BOOL: printf("%s\n", kv->v.u ? "true" : "false"); break;
+        case INFER_GGUF_I8: case INFER_GGUF_I16: case INFER_GGUF_I32: case INFER_GGUF_I64: printf("%lld\n", (long long)kv->v.i); break;
+        default: printf("%llu\n", (unsigned long long)kv->v.u); break;
+        }
+    }
+    uint64_t total = 0;
+    for (int64_t i = 0; i < g.n_tensors; i++) {
+        const infer_tensor *t = &g.tensors[i];
+        printf("  %-44s %-8s [", t->name, infer_type_name(t->type));
+        for (int d = 0; d < t->n_dims; d++) printf("%s%lld", d ? ", " : "", (long long)t->ne[d]);
+        printf("] %zu bytes\n", t->nbytes);
+        total += t->nbytes;
+    }
+    printf("total tensor bytes: %llu\n", (unsigned long long)total);
+    infer_gguf_free(&g);
+    free(p);
+    return 0;
+}
+
+/* Which tensors get the new type: 2-D weight matrices. Norms, biases, rope factors and
+ * other 1-D tensors stay as they are, as do rows that are not a whole number of blocks. */
+static int wants_quant(const infer_tensor *t, infer_type to) {
+    if (t->n_dims < 2 || t->ne[0] % infer_type_block(to)) return 0;
+    const char *n = t->name;
+    return strstr(n, ".weight") && !strstr(n, "norm") && !strstr(n, "rope_freqs") && !strstr(n, "ssm_conv1d") && !strstr(n, "ffn_gate_inp") && !strstr(n, "ssm_a");
+}
+
+static int cmd_quantize(int argc, char **argv) {
+    if (argc != 6 || strcmp(argv[4], "--type") != 0) usage();
+    infer_type to = parse_type(argv[5]);
+    const infer__type_traits *tt = to == INFER_TYPE_I2_S ? NULL : infer__type(to);
+    if (to != INFER_TYPE_I2_S && (!tt || !tt->quant)) die("type %s has no quantizer", argv[5]);
+    size_t n;
+    uint8_t *p = read_all(argv[2], &n);
+    infer_gguf g;
+    infer_error err;
+    if (infer_gguf_parse(&g, p, n, &err) != INFER_OK) die("%s: %s", argv[2], err.msg);
+    infer_tensor *out = calloc((size_t)g.n_tensors, sizeof *out);
+    void **owned = calloc((size_t)g.n_tensors, sizeof(void *));
+    for (int64_t i = 0; i < g.n_tensors; i++) {
+        const infer_tensor *t = &g.tensors[i];
+        out[i] = *t;
+        if (!wants_quant(t, to) || t->type == to) continue;
+        const int64_t K = t->ne[0], rows = (int64_t)(t->nbytes / infer_type_row_size(t->type, K));
+        float *row = malloc((size_t)K * sizeof(float));
+        size_t bytes = to == INFER_TYPE_I2_S ? (size_t)(K * rows) / 4 + 32 : infer_type_row_size(to, K) * (size_t)rows;
+        uint8_t *q = calloc(1, bytes);
+        if (to == INFER_TYPE_I2_S) {
+            float *all = malloc((size_t)(K * rows) * sizeof(float));
+            for (int64_t r = 0; r < rows; r++) infer__dequant_row(t, r, all + r * K);
+            infer__quant_i2_s(all, q, K * rows);
+            free(all);
+        } else {
+            for (int64_t r = 0; r < rows; r++) {
+                infer__dequant_row(t, r, row);
+                tt->quant(row, q + (size_t)r * infer_type_row_size(to, K), K);
+            }
+        }
+        free(row);
+        out[i].type = to;
+        out[i].data = q;
+        out[i].nbytes = bytes;
+        owned[i] = q;
+        fprintf(stderr, "\r[%lld/%lld] %-40s -> %s", (long long)i + 1, (long long)g.n_tensors, t->name, argv[5]);
+    }
+    fprintf(stderr, "\n");
+    /* general.file_type no longer describes the file: drop it */
+    infer_gguf_kv *kv = calloc((size_t)g.n_kv + 1, sizeof *kv);
+    int64_t nkv = 0;
+    for (int64_t i = 0; i < g.n_kv; i++) if (!infer__str_eq(g.kv[i].key, "general.file_type")) kv[nkv++] = g.kv[i];
+    if (infer_gguf_write(argv[3], kv, nkv, out, g.n_tensors, (uint32_t)g.alignment, &err) != INFER_OK) die("%s", err.msg);
+    for (int64_t i = 0; i < g.n_tensors; i++) free(owned[i]);
+    free(owned); free(out); free(kv);
+    infer_gguf_free(&g);
+    free(p);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) usage();
+    if (!strcmp(argv[1], "dequant")) return cmd_dequant(argc, argv);
+    if (!strcmp(argv[1], "quant")) return cmd_quant(argc, argv);
+    if (!strcmp(argv[1], "quantize")) return cmd_quantize(argc, argv);
+    if (!strcmp(argv[1], "info")) return cmd_info(argc, argv);
+    fprintf(stderr, "convert: unknown command '%s'\n", argv[1]);
+    usage();
+    return 1;
+}

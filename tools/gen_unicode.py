@@ -79,8 +79,8 @@ def nfd_ranges():
     return out
 
 
-def emit(name, ctype, rows, per_line):
-    print(f"static const {ctype} {name}[{len(rows)}] = {{")
+def emit(name, ctype, rows, per_line, cols=""):
+    print(f"static const {ctype} {name}[{len(rows)}]{cols} = {{")
     for i in range(0, len(rows), per_line):
         print("    " + " ".join(rows[i:i + per_line]))
     print("};")
@@ -96,8 +96,8 @@ def main():
     print("#define INFER__UC_VERSION \"%s\"" % unicodedata.unidata_version)
     emit("infer__uc_cat", "uint32_t", ["0x%07X," % v for v in cats], 8)
     emit("infer__uc_space", "uint32_t", ["0x%04X," % v for v in WHITE_SPACE], 8)
-    emit("infer__uc_lower", "int32_t", ["{0x%05X, 0x%05X, %d, %d}," % tuple(r) for r in lower], 4)
-    emit("infer__uc_nfd", "uint32_t", ["{0x%05X, 0x%05X, 0x%05X}," % tuple(r) for r in nfd], 4)
+    emit("infer__uc_lower", "int32_t", ["{0x%05X, 0x%05X, %d, %d}," % tuple(r) for r in lower], 4, "[4]")
+    emit("infer__uc_nfd", "uint32_t", ["{0x%05X, 0x%05X, 0x%05X}," % tuple(r) for r in nfd], 4, "[3]")
 
 
 if __name__ == "__main__":

@@ -273,8 +273,9 @@ static int infer__n_cores(void) {
 
 #include "wip/quant.h"
 #include "wip/gguf.h"
+#include "wip/gguf_write.h"
 #include "wip/cpu.h"
-#if __has_include("tokenizer.h")
+#if __has_include("tokenizer.ready")
 #include "wip/tokenizer.h"
 #else
 #include "wip/tokstub.h"
@@ -288,6 +289,6 @@ static int infer__n_cores(void) {
 #if __has_include("quant_c_tables.h")
 #include "wip/quant_c_tables.h"
 #endif
-#if __has_include("unicode_tables.h") && __has_include("tokenizer.h")
+#if __has_include("tokenizer.ready")
 #include "wip/unicode_tables.h"
 #endif
