@@ -233,6 +233,45 @@ typedef struct infer_kernels {
     void (*attention)(void *ctx, float *out, const float *q, const infer_kv_view *kv, const int32_t *pos,
                       int rows, int n_head, int n_head_kv, int head_dim, float scale);
     void (*swiglu)(void *ctx, float *out, const float *gate, const float *up, int64_t n); /* silu(g)*u */
+    /* --- hybrid and mixture-of-experts families (qwen3moe, qwen35, qwen35moe) --- */
+    void (*zero)(void *ctx, void *p, size_t bytes);                           /* p[0..bytes) = 0 */
+    /* dst[r, 0..dim) = src[r, 0..dim) with row strides in floats (split or gather columns) */
+    void (*copy_rows)(void *ctx, float *dst, int dst_stride, const float *src, int src_stride, int rows, int dim);
+    /* y[r, i] *= sigmoid(g[r, g_cols == 1 ? 0 : i]);  g: [rows, g_cols], g_cols = dim or 1 */
+    void (*mul_sigmoid)(void *ctx, float *y, const float *g, int rows, int dim, int g_cols);
+    /* x[r] /= max(||x[r]||_2, eps), in place, x: [rows, dim] */
+    void (*l2norm)(void *ctx, float *x, int rows, int dim, float eps);
+    /* RoPE whose pairs take their position from one of 4 streams (t, h, w, e), chosen by
+     * `sections` (interleaved multi-axis rope); pos: [4, rows] */
+    void (*rope_multi)(void *ctx, float *x, int rows, int n_heads, int head_dim, const int32_t *pos,
+                       const infer_rope *r, const int32_t *sections);
+    /* router: probs = softmax (gating 1) or sigmoid (gating 2) of logits [rows, n_expert];
+     * ids/weights [rows, n_used] = the top n_used probs, renormalised to sum 1 when `norm`,
+     * times `scale` */
+    void (*moe_route)(void *ctx, int32_t *ids, float *weights, const float *logits, int rows, int n_expert,
+                      int n_used, int gating, int norm, float scale);
+    /* out[r, s, :] = W[ids[r, s]] x[r or (r, s)]  for each of the n_used slots s;
+     * W = w with ne = {K, N, n_expert}; x: [rows, K], or [rows, n_used, K] when x_per_slot */
+    void (*matmul_id)(void *ctx, float *out, const infer_tensor *w, const float *x, const int32_t *ids,
+                      int rows, int n_used, int x_per_slot);
+    /* out[r, :] = sum_s weights[r, s] * y[r, s, :]   y: [rows, n_used, dim] */
+    void (*moe_sum)(void *ctx, float *out, const float *y, const float *weights, int rows, int n_used, int dim);
+    /* causal depthwise conv1d over time, then SiLU. x, out: [rows, channels]; w: [channels,
+     * kernel] (ne = {kernel, channels}); state: [kernel-1, channels], the previous inputs,
+     * oldest first, updated in place */
+    void (*conv1d_silu)(void *ctx, float *out, const float *x, float *state, const float *w, int rows, int channels, int kernel);
+    /* gated DeltaNet gates, in place: g = softplus(g + dt_bias) * a (a = -exp(A_log) < 0),
+     * beta = sigmoid(beta); both [rows, n_v] */
+    void (*deltanet_gates)(void *ctx, float *g, float *beta, const float *dt_bias, const float *a, int rows, int n_v);
+    /* gated delta rule over `rows` tokens, state carried in place (see >>cpu for the maths):
+     * q, k: [rows, n_k, d_k]; v, out: [rows, n_v, d_v]; g, beta: [rows, n_v];
+     * state: [n_v, d_v, d_k]; value head h reads key head h % n_k.
+     * deltanet_step is the token-by-token recurrence, deltanet_chunked the same result computed
+     * 64 tokens at a time with small matrix products. */
+    void (*deltanet_step)(void *ctx, float *out, const float *q, const float *k, const float *v, const float *g,
+                          const float *beta, float *state, int rows, int n_k, int n_v, int d_k, int d_v, float scale);
+    void (*deltanet_chunked)(void *ctx, float *out, const float *q, const float *k, const float *v, const float *g,
+                             const float *beta, float *state, int rows, int n_k, int n_v, int d_k, int d_v, float scale);
 } infer_kernels;
 
 /* The CPU backend. Its context holds the thread count and the precise flag. */
@@ -251,6 +290,7 @@ typedef enum infer_rope_scaling { INFER_ROPE_SCALING_NONE = 0, INFER_ROPE_SCALIN
 typedef struct infer_config {
     char arch[32];
     int32_t n_vocab, n_embd, n_layer, n_head, n_head_kv, head_dim, head_dim_v, n_ff;
+    /* n_layer counts the blocks the forward runs: block_count minus the n_layer_nextn below */
     int32_t n_ctx_train;
     float rms_eps;
     float attn_scale;            /* 0 = 1/sqrt(head_dim) */
@@ -260,6 +300,21 @@ typedef struct infer_config {
     float rope_scale_factor;     /* rope.scaling.factor */
     int32_t rope_orig_ctx;       /* rope.scaling.original_context_length */
     int32_t tied_output;         /* logits use token_embd */
+    int32_t rope_sections[4];    /* rope.dimension_sections (multi-axis rope), all 0 when absent */
+    /* mixture of experts (n_expert = 0: dense feed-forward) */
+    int32_t n_expert, n_expert_used;
+    int32_t n_ff_exp, n_ff_shexp;   /* expert and shared-expert hidden sizes */
+    int32_t expert_gating;       /* 1 softmax, 2 sigmoid (ggml's numbering) */
+    int32_t expert_norm;         /* renormalise the top-k weights to sum 1 */
+    float expert_weights_scale;  /* multiplies the top-k weights (1 = none) */
+    /* hybrid recurrent families (gated DeltaNet layers between attention layers) */
+    int32_t n_layer_nextn;       /* multi-token-prediction blocks stored after the n_layer main ones */
+    int32_t full_attention_interval;
+    int32_t ssm_conv_kernel;     /* K of the causal conv1d */
+    int32_t ssm_d_state;         /* d_k: key head size */
+    int32_t ssm_n_group;         /* n_k: key heads */
+    int32_t ssm_dt_rank;         /* n_v: value heads */
+    int32_t ssm_d_inner;         /* n_v * d_v */
 } infer_config;
 
 typedef struct infer_model_params {

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <pthread.h>
+#include <unistd.h>
 
 static const char *usage_text =
     "usage: infer -m MODEL [options]\n"
@@ -39,6 +41,10 @@ static const char *usage_text =
     "  --tokenize              print the prompt's token ids and exit (works on vocab-only files)\n"
     "  --ppl FILE              perplexity of FILE's text\n"
     "  --info                  print metadata and the tensor table\n"
+    "  --bench                 speed: a --bench-pp token prompt (default 128), then --bench-tg\n"
+    "                          generated tokens (default 64), best of --bench-reps runs (3);\n"
+    "                          prints 'bench pp=.. tg=.. pp_tok_s=.. tg_tok_s=.. rss_mb=..'\n"
+    "  --membw                 measure memory read bandwidth (GB/s) with -t threads and exit\n"
     "  -h, --help              this text\n";
 
 static void die(const char *fmt, const char *arg) {
@@ -51,6 +57,7 @@ static void die(const char *fmt, const char *arg) {
 typedef struct {
     const char *model, *prompt, *file, *prompt_ids, *logits_out, *ppl;
     int n_predict, n_ctx, n_threads, n_ubatch, precise, tokenize, info, no_bos, no_special, seed_set;
+    int bench, bench_pp, bench_tg, bench_reps, membw;
     infer_type kv_type;
     infer_sampler_params sp;
 } options;
@@ -81,6 +88,9 @@ static void parse_args(int argc, char **argv, options *o) {
     o->n_predict = 128;
     o->kv_type = INFER_TYPE_F16;
     o->sp = infer_sampler_default_params();
+    o->bench_pp = 128;
+    o->bench_tg = 64;
+    o->bench_reps = 3;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
 #define NEXT() (i + 1 < argc ? argv[++i] : (die("option %s needs a value", a), ""))
@@ -111,12 +121,17 @@ static void parse_args(int argc, char **argv, options *o) {
         else if (!strcmp(a, "--tokenize")) o->tokenize = 1;
         else if (!strcmp(a, "--ppl")) o->ppl = NEXT();
         else if (!strcmp(a, "--info")) o->info = 1;
+        else if (!strcmp(a, "--bench")) o->bench = 1;
+        else if (!strcmp(a, "--bench-pp")) o->bench_pp = (int)parse_int(a, NEXT(), 1, 1 << 20);
+        else if (!strcmp(a, "--bench-tg")) o->bench_tg = (int)parse_int(a, NEXT(), 0, 1 << 20);
+        else if (!strcmp(a, "--bench-reps")) o->bench_reps = (int)parse_int(a, NEXT(), 1, 1000);
+        else if (!strcmp(a, "--membw")) o->membw = 1;
         else if (!strcmp(a, "--no-bos")) o->no_bos = 1;
         else if (!strcmp(a, "--no-special")) o->no_special = 1;
         else die("unknown option '%s' (see --help)", a);
 #undef NEXT
     }
-    if (!o->model) die("%s", "no model given (use -m MODEL; see --help)");
+    if (!o->model && !o->membw) die("%s", "no model given (use -m MODEL; see --help)");
     int inputs = !!o->prompt + !!o->file + !!o->prompt_ids;
     if (inputs > 1) die("%s", "give only one of -p, -f and --prompt-ids");
     if (!o->seed_set) o->sp.seed = (uint64_t)time(NULL);
@@ -232,9 +247,87 @@ static int run_ppl(const options *o, infer_model *m, infer_session *s) {
     return 0;
 }
 
+
+/* peak resident set size in MB, from the kernel's high-water mark */
+static double peak_rss_mb(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    double kb = 0;
+    while (f && fgets(line, sizeof line, f)) if (!strncmp(line, "VmHWM:", 6)) kb = atof(line + 6);
+    if (f) fclose(f);
+    return kb / 1024.0;
+}
+
+/* memory read bandwidth: threads sum disjoint parts of a buffer much larger than the caches */
+typedef struct { const uint64_t *p; size_t n; uint64_t sum; } bw_part;
+static void *bw_worker(void *arg) {
+    bw_part *b = arg;
+    uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (size_t i = 0; i + 4 <= b->n; i += 4) { s0 += b->p[i]; s1 += b->p[i + 1]; s2 += b->p[i + 2]; s3 += b->p[i + 3]; }
+    b->sum = s0 + s1 + s2 + s3;
+    return NULL;
+}
+static double measure_bw(int threads) {
+    const size_t bytes = (size_t)1 << 30, n = bytes / 8;
+    uint64_t *buf = malloc(bytes);
+    if (!buf) return 0;
+    for (size_t i = 0; i < n; i++) buf[i] = i;
+    double best = 0;
+    for (int rep = 0; rep < 5; rep++) {
+        pthread_t th[256];
+        bw_part part[256];
+        double t0 = infer_time_seconds();
+        for (int t = 0; t < threads; t++) {
+            part[t].p = buf + n / threads * t;
+            part[t].n = n / threads;
+            pthread_create(&th[t], NULL, bw_worker, &part[t]);
+        }
+        for (int t = 0; t < threads; t++) pthread_join(th[t], NULL);
+        double dt = infer_time_seconds() - t0, gbs = bytes / dt / 1e9;
+        if (gbs > best) best = gbs;
+    }
+    free(buf);
+    return best;
+}
+
+static int run_bench(const options *o, infer_model *m, infer_session *s) {
+    const infer_config *c = infer_model_config(m);
+    const int pp = o->bench_pp, tg = o->bench_tg;
+    if (pp + tg > infer_session_n_ctx(s)) die("--bench-pp + --bench-tg exceed the context size (use -c)", "");
+    int32_t *ids = malloc(sizeof(int32_t) * (size_t)pp);
+    for (int i = 0; i < pp; i++) ids[i] = (int32_t)((i * 7919 + 13) % c->n_vocab);
+    float *logits = malloc(sizeof(float) * (size_t)c->n_vocab);
+    double best_pp = 0, best_tg = 0;
+    infer_error err;
+    for (int rep = 0; rep < o->bench_reps; rep++) {
+        infer_session_reset(s);
+        double t0 = infer_time_seconds();
+        if (infer_eval(s, ids, pp, logits, 0, &err) != INFER_OK) die("%s", err.msg);
+        double t_pp = infer_time_seconds() - t0;
+        t0 = infer_time_seconds();
+        for (int g = 0; g < tg; g++) {
+            int32_t t = 0;
+            for (int v = 1; v < c->n_vocab; v++) if (logits[v] > logits[t]) t = v;
+            if (infer_eval(s, &t, 1, logits, 0, &err) != INFER_OK) die("%s", err.msg);
+        }
+        double t_tg = infer_time_seconds() - t0;
+        if (pp / t_pp > best_pp) best_pp = pp / t_pp;
+        if (tg && tg / t_tg > best_tg) best_tg = tg / t_tg;
+        fprintf(stderr, "rep %d: pp %.2f tok/s, tg %.2f tok/s\n", rep, pp / t_pp, tg ? tg / t_tg : 0.0);
+    }
+    uint64_t wbytes = 0;
+    const infer_gguf *g = infer_model_gguf(m);
+    for (int64_t i = 0; i < g->n_tensors; i++) wbytes += g->tensors[i].nbytes;
+    printf("bench pp=%d tg=%d pp_tok_s=%.2f tg_tok_s=%.2f rss_mb=%.0f\n", pp, tg, best_pp, best_tg, peak_rss_mb());
+    printf("weights_mb=%.0f threads=%d\n", wbytes / 1048576.0, o->n_threads);
+    free(ids); free(logits);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     options o;
     parse_args(argc, argv, &o);
+    if (o.membw) { printf("membw_gbs=%.2f threads=%d\n", measure_bw(o.n_threads ? o.n_threads : (int)sysconf(_SC_NPROCESSORS_ONLN)), o.n_threads); return 0; }
     infer_error err;
     infer_model *m;
     infer_model_params mp;
@@ -267,6 +360,7 @@ int main(int argc, char **argv) {
     infer_session *s;
     if (infer_session_create(&s, m, &sp, &err) != INFER_OK) { fprintf(stderr, "infer: %s\n", err.msg); return 1; }
     if (o.ppl) { int rc = run_ppl(&o, m, s); infer_session_free(s); infer_model_free(m); return rc; }
+    if (o.bench) { int rc = run_bench(&o, m, s); infer_session_free(s); infer_model_free(m); return rc; }
 
     int n_prompt = 0;
     int32_t *prompt = NULL;

@@ -325,6 +325,41 @@ static void test_quant_dot(void) {
     free(w); free(x); free(wd); free(xd); free(wq); free(xq);
 }
 
+/* I2_S (BitNet's fork): ternary codes packed 4 per byte in 128-element chunks + one f32 scale */
+static void test_quant_i2_s(void) {
+    infer__rng rng;
+    infer__rng_seed(&rng, 5);
+    const int64_t n = 512;
+    float w[512], back[512], x[512];
+    uint8_t q[512 / 4 + 32];
+    for (int64_t i = 0; i < n; i++) {   /* already ternary: {-s, 0, +s} round-trips exactly */
+        int t = (int)(infer__rng_next(&rng) % 3) - 1;
+        w[i] = 0.37f * t;
+        x[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+    }
+    infer__quant_i2_s(w, q, n);
+    float scale;
+    memcpy(&scale, q + n / 4, 4);
+    CHECK_NEAR(scale, 0.37f, 1e-7);
+    infer__dequant_i2_s(q, scale, back, n);
+    CHECK(memcmp(w, back, sizeof w) == 0);
+    /* element k of a 128-chunk sits in byte k%32 at shift 6-2*(k/32): check one by hand */
+    CHECK(((q[5] >> 6) & 3) == (uint8_t)(w[5] / 0.37f + 1.5f) && ((q[5] >> 4) & 3) == (uint8_t)(w[37] / 0.37f + 1.5f));
+    /* the dot against Q8_0 activations equals dequantize-then-dot */
+    uint8_t xq[sizeof(infer_block_q8_0) * 16];
+    infer__quant_q8_0(x, xq, n);
+    double ref = 0;
+    const infer_block_q8_0 *b = (const infer_block_q8_0 *)xq;
+    for (int64_t i = 0; i < n; i++) ref += (double)back[i] / scale * infer__fp16_to_fp32(b[i / 32].d) * b[i / 32].qs[i % 32];
+    CHECK_NEAR(infer__dot_i2_s(n, q, xq), ref, 1e-4);
+    /* non-ternary input: absmean codes, scale = mean |w| over the non-zero codes */
+    for (int64_t i = 0; i < n; i++) w[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+    infer__quant_i2_s(w, q, n);
+    memcpy(&scale, q + n / 4, 4);
+    infer__dequant_i2_s(q, scale, back, n);
+    CHECK(rel_rms(back, w, n) < 0.6 && scale > 0.3f && scale < 1.0f);
+}
+
 /* ---- whole models against the golden logits ---- */
 static float *read_floats(const char *path, size_t *n) {
     size_t bytes;
@@ -896,6 +931,7 @@ static const test_case tests[] = {
     { "gguf_model_bad_keys", test_model_bad_keys },
     { "quant_golden", test_quant_golden },
     { "quant_dot", test_quant_dot },
+    { "quant_i2_s", test_quant_i2_s },
     { "sampler", test_sampler },
     { "tokenizer_vocabs", test_tokenizer_vocabs },
     { "stories_greedy", test_stories_greedy },

@@ -7,6 +7,9 @@
  *                                            re-encode a model's 2-D weight matrices as TYPE
  *                                            (norms, biases and other small tensors stay f32)
  *   convert info FILE.gguf                   metadata and tensor table
+ *   convert synth ARCH PRESET OUT.gguf [--type TYPE]
+ *                                            a random-weight model with a real model's shape
+ *                                            and GGUF layout (for benchmarks); presets below
  *
  * TYPE is the lower-case ggml name: f32 f16 bf16 q4_0 q4_1 q5_0 q5_1 q8_0 q2_K q3_K q4_K q5_K
  * q6_K iq1_s iq1_m iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s iq4_nl iq4_xs tq1_0 tq2_0 mxfp4 nvfp4
@@ -35,7 +38,8 @@ static void usage(void) {
           "  convert dequant TYPE IN OUT\n"
           "  convert quant TYPE IN OUT --cols N\n"
           "  convert quantize IN.gguf OUT.gguf --type TYPE\n"
-          "  convert info FILE.gguf\n", stderr);
+          "  convert info FILE.gguf\n"
+          "  convert synth ARCH PRESET OUT.gguf [--type TYPE]   (llama llama-1b | llama tiny)\n", stderr);
     exit(1);
 }
 
@@ -219,12 +223,112 @@ static int cmd_quantize(int argc, char **argv) {
     return 0;
 }
 
+
+/* ---- synth: random weights in a real model's shape ----
+ * Weights are drawn N(0, sigma) with sigma = 1/sqrt(fan_in) scaled down for the residual
+ * projections, norms are 1: activations stay O(1) through every layer and the logits come
+ * out of ordinary size (a few units), so the numbers a benchmark pushes are realistic. */
+typedef struct { const char *arch, *name; int n_embd, n_layer, n_head, n_head_kv, head_dim, n_ff, n_vocab, tied; float rope_base; } preset_t;
+static const preset_t presets[] = {
+    { "llama", "llama-1b", 2048, 16, 32, 8, 64, 8192, 128256, 1, 500000.0f },   /* Llama-3.2-1B */
+    { "llama", "tiny", 256, 2, 8, 2, 32, 512, 1024, 1, 10000.0f },
+};
+
+static float gauss(infer__rng *r) {   /* Box-Muller */
+    double u = infer__rng_uniform(r), v = infer__rng_uniform(r);
+    return (float)(sqrt(-2 * log(u + 1e-300)) * cos(2 * M_PI * v));
+}
+
+typedef struct { infer_tensor *t; int n; } tensor_list;
+
+static void synth_tensor(tensor_list *L, const char *name, infer_type type, int64_t ne0, int64_t ne1, float sigma, infer__rng *rng) {
+    infer_tensor *t = &L->t[L->n++];
+    memset(t, 0, sizeof *t);
+    t->name = strdup(name);
+    t->n_dims = ne1 ? 2 : 1;
+    t->ne[0] = ne0; t->ne[1] = ne1 ? ne1 : 1; t->ne[2] = t->ne[3] = 1;
+    if (!ne1) type = INFER_TYPE_F32;
+    t->type = type;
+    const int64_t rows = t->ne[1];
+    const size_t row_bytes = infer_type_row_size(type, ne0);
+    t->nbytes = row_bytes * (size_t)rows;
+    uint8_t *data = malloc(t->nbytes);
+    float *row = malloc((size_t)ne0 * sizeof(float));
+    if (!data || !row) die("out of memory for %s", name);
+    for (int64_t r = 0; r < rows; r++) {
+        for (int64_t i = 0; i < ne0; i++) row[i] = sigma == 0 ? 1.0f : sigma * gauss(rng);
+        infer__traits[type].quant(row, data + (size_t)r * row_bytes, ne0);
+    }
+    free(row);
+    t->data = data;
+}
+
+static int cmd_synth(int argc, char **argv) {
+    if (argc != 5 && !(argc == 7 && !strcmp(argv[5], "--type"))) usage();
+    const preset_t *p = NULL;
+    for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
+        if (!strcmp(presets[i].arch, argv[2]) && !strcmp(presets[i].name, argv[3])) p = &presets[i];
+    if (!p) die("unknown preset '%s %s' (have: llama llama-1b, llama tiny)", argv[2], argv[3]);
+    infer_type type = argc == 7 ? parse_type(argv[6]) : INFER_TYPE_F16;
+    if (type == INFER_TYPE_I2_S || !infer__traits[type].quant) die("type %s has no quantizer", argv[6]);
+    const int64_t E = p->n_embd, Q = (int64_t)p->n_head * p->head_dim, KV = (int64_t)p->n_head_kv * p->head_dim;
+    if (E % infer_type_block(type) || p->n_ff % infer_type_block(type) || Q % infer_type_block(type)) die("%s rows are not a whole number of %s blocks", p->name, infer_type_name(type));
+    infer__rng rng;
+    infer__rng_seed(&rng, 1234);
+    tensor_list L = { calloc((size_t)(4 + 9 * p->n_layer), sizeof(infer_tensor)), 0 };
+    char name[96];
+    const float s_in = 1.0f / sqrtf((float)E), s_res = s_in / sqrtf(2.0f * p->n_layer);
+    synth_tensor(&L, "token_embd.weight", type, E, p->n_vocab, 3.0f * s_in, &rng);   /* tied logits: std ~3 */
+    synth_tensor(&L, "output_norm.weight", type, E, 0, 0, &rng);
+    if (!p->tied) synth_tensor(&L, "output.weight", type, E, p->n_vocab, 3.0f * s_in, &rng);
+    for (int l = 0; l < p->n_layer; l++) {
+        fprintf(stderr, "\rsynth %s: layer %d/%d", p->name, l + 1, p->n_layer);
+#define T(suffix, ne0, ne1, sigma) (snprintf(name, sizeof name, "blk.%d." suffix, l), synth_tensor(&L, name, type, ne0, ne1, sigma, &rng))
+        T("attn_norm.weight", E, 0, 0);
+        T("attn_q.weight", E, Q, s_in);
+        T("attn_k.weight", E, KV, s_in);
+        T("attn_v.weight", E, KV, s_in);
+        T("attn_output.weight", Q, E, s_res);
+        T("ffn_norm.weight", E, 0, 0);
+        T("ffn_gate.weight", E, p->n_ff, s_in);
+        T("ffn_up.weight", E, p->n_ff, s_in);
+        T("ffn_down.weight", p->n_ff, E, s_res / sqrtf((float)p->n_ff / E));
+#undef T
+    }
+    fprintf(stderr, "\n");
+    char k[16][64];
+    infer_gguf_kv kv[16];
+    int nkv = 0;
+#define KEY(suffix) (snprintf(k[nkv], sizeof k[nkv], "%s." suffix, p->arch), k[nkv])
+    kv[nkv] = infer_gguf_kv_str("general.architecture", p->arch); nkv++;
+    kv[nkv] = infer_gguf_kv_str("general.name", p->name); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("context_length"), 131072); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("embedding_length"), (uint32_t)E); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("block_count"), (uint32_t)p->n_layer); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("feed_forward_length"), (uint32_t)p->n_ff); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("attention.head_count"), (uint32_t)p->n_head); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("attention.head_count_kv"), (uint32_t)p->n_head_kv); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("attention.key_length"), (uint32_t)p->head_dim); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("attention.value_length"), (uint32_t)p->head_dim); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("rope.dimension_count"), (uint32_t)p->head_dim); nkv++;
+    kv[nkv] = infer_gguf_kv_f32(KEY("rope.freq_base"), p->rope_base); nkv++;
+    kv[nkv] = infer_gguf_kv_f32(KEY("attention.layer_norm_rms_epsilon"), 1e-5f); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("vocab_size"), (uint32_t)p->n_vocab); nkv++;
+#undef KEY
+    infer_error err;
+    if (infer_gguf_write(argv[4], kv, nkv, L.t, L.n, 32, &err) != INFER_OK) die("%s", err.msg);
+    for (int i = 0; i < L.n; i++) { free((void *)L.t[i].name); free((void *)L.t[i].data); }
+    free(L.t);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) usage();
     if (!strcmp(argv[1], "dequant")) return cmd_dequant(argc, argv);
     if (!strcmp(argv[1], "quant")) return cmd_quant(argc, argv);
     if (!strcmp(argv[1], "quantize")) return cmd_quantize(argc, argv);
     if (!strcmp(argv[1], "info")) return cmd_info(argc, argv);
+    if (!strcmp(argv[1], "synth")) return cmd_synth(argc, argv);
     fprintf(stderr, "convert: unknown command '%s'\n", argv[1]);
     usage();
     return 1;

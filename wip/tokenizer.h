@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stb/stb_ds.h>
 #include "unicode_tables.h"
+#include "json.h"
 
 #ifndef INFER_MALLOC
 #define INFER_MALLOC(n) malloc(n)
@@ -1621,6 +1622,213 @@ int infer_detok_flush(infer_detok *d, char *out, int size) {
     if (n > 0) memcpy(out, d->pending, (size_t)n);
     d->n_pending = 0;
     return n;
+}
+
+/* -----------------------------------------------------------------------------------------
+ * HF tokenizer.json -> infer__tok_src
+ *
+ * Supports byte-level BPE tokenizers (model.type "BPE" without byte_fallback: GPT-2,
+ * Llama 3, Qwen 2/3, ...). What comes from where:
+ *   tokens        model.vocab {text: id} plus added_tokens [{id, content, special}];
+ *                 ids missing from both are empty UNUSED tokens
+ *   types         vocab entries NORMAL; added tokens CONTROL when "special" or when they
+ *                 look special ("<|...|>", "<｜...｜>", "<pad>", "<mask>", "<unused...>"),
+ *                 else USER_DEFINED (what convert_hf_to_gguf.py writes)
+ *   merges        model.merges, as "a b" strings or ["a", "b"] pairs
+ *   pre           the Split regex of pre_tokenizer compared verbatim with the patterns of
+ *                 Llama 3 ("llama-bpe"), Qwen 2 ("qwen2") and Qwen 3.5 ("qwen35"); a lone
+ *                 ByteLevel pre-tokenizer with use_regex is GPT-2 ("gpt-2"); anything else
+ *                 is an error rather than a guess
+ *   config        tokenizer_config.json (optional): add_bos_token, add_eos_token and the
+ *                 bos/eos/unk/pad token texts (a string or {"content": ...})
+ * Ignored: the normalizer (Qwen's NFC; llama.cpp ignores it too), added tokens'
+ * lstrip/rstrip/single_word, post_processor templates.
+ * --------------------------------------------------------------------------------------- */
+
+typedef struct infer__tok_hf {
+    infer__tok_src src;
+    infer__json_doc doc, cfg;     /* the token texts point into these */
+    const char **tokens, **merges;
+    uint64_t *token_lens, *merge_lens;
+    int32_t *types;
+    char *merge_text;             /* "a b" strings built from ["a", "b"] pairs */
+    char pre[16];
+} infer__tok_hf;
+
+static void infer__tok_hf_free(infer__tok_hf *h) {
+    infer__json_free(&h->doc);
+    infer__json_free(&h->cfg);
+    INFER_FREE(h->tokens);
+    INFER_FREE(h->merges);
+    INFER_FREE(h->token_lens);
+    INFER_FREE(h->merge_lens);
+    INFER_FREE(h->types);
+    INFER_FREE(h->merge_text);
+    memset(h, 0, sizeof *h);
+}
+
+#define INFER__HF_RX_LLAMA3 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}" \
+    "| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+#define INFER__HF_RX_QWEN2 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}" \
+    "| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+#define INFER__HF_RX_QWEN35 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}" \
+    "| ?[^\\s\\p{L}\\p{M}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+
+/* the GGUF pre name for a tokenizer.json pre_tokenizer, or NULL */
+static const char *infer__hf_pre_name(const infer__json *pre) {
+    const char *type = infer__json_str(infer__json_get(pre, "type"));
+    const infer__json *list = infer__json_get(pre, "pretokenizers");
+    int use_regex = 0;
+    if (type && !strcmp(type, "Split")) list = NULL;
+    for (uint32_t i = 0; i < (list ? list->len : 1); i++) {
+        const infer__json *p = list ? &list->items[i] : pre;
+        const char *t = infer__json_str(infer__json_get(p, "type"));
+        const char *rx = infer__json_str(infer__json_get(infer__json_get(p, "pattern"), "Regex"));
+        if (t && !strcmp(t, "Split") && rx) {
+            if (!strcmp(rx, INFER__HF_RX_LLAMA3)) return "llama-bpe";
+            if (!strcmp(rx, INFER__HF_RX_QWEN2)) return "qwen2";
+            if (!strcmp(rx, INFER__HF_RX_QWEN35)) return "qwen35";
+            return NULL;
+        }
+        if (t && !strcmp(t, "ByteLevel")) infer__json_bool(infer__json_get(p, "use_regex"), &use_regex);
+    }
+    return use_regex ? "gpt-2" : NULL;
+}
+
+static int infer__hf_looks_special(const char *s) {
+    size_t n = strlen(s);
+    if (!strcmp(s, "<pad>") || !strcmp(s, "<mask>") || !strcmp(s, "<2mass>") || !strcmp(s, "[@BOS@]")) return 1;
+    if (n >= 4 && !memcmp(s, "<|", 2) && !memcmp(s + n - 2, "|>", 2)) return 1;
+    if (n >= 8 && !memcmp(s, "<\xEF\xBD\x9C", 4) && !memcmp(s + n - 4, "\xEF\xBD\x9C>", 4)) return 1; /* <｜...｜> */
+    return n >= 8 && !memcmp(s, "<unused", 7) && s[n - 1] == '>';
+}
+
+/* id of the token whose text is a config entry: "text" or {"content": "text"}; -1 if none */
+static int32_t infer__hf_token_id(const infer__tok_hf *h, const infer__json *v) {
+    const char *text = infer__json_str(v);
+    if (!text) text = infer__json_str(infer__json_get(v, "content"));
+    if (!text) return -1;
+    size_t n = strlen(text);
+    for (int32_t i = h->src.n_vocab - 1; i >= 0; i--)
+        if (h->token_lens[i] == n && !memcmp(h->tokens[i], text, n)) return i;
+    return -1;
+}
+
+static int infer__hf_vocab(infer__tok_hf *h, const infer__json *model, const infer__json *added, char *err, size_t errlen) {
+    const infer__json *vocab = infer__json_get(model, "vocab");
+    int64_t n = 0, id;
+    if (!vocab || vocab->type != INFER__JSON_OBJECT) return infer__tok_fail(err, errlen, "tokenizer.json: model.vocab is missing");
+    for (uint32_t i = 0; i < vocab->len; i++) {
+        if (infer__json_int(&vocab->items[i], &id) < 0 || id < 0 || id >= (1 << 24))
+            return infer__tok_fail(err, errlen, "tokenizer.json: bad id for vocab entry %u", i);
+        if (id + 1 > n) n = id + 1;
+    }
+    for (uint32_t i = 0; added && i < added->len; i++) {
+        if (infer__json_int(infer__json_get(&added->items[i], "id"), &id) < 0 || id < 0 || id >= (1 << 24) ||
+            !infer__json_str(infer__json_get(&added->items[i], "content")))
+            return infer__tok_fail(err, errlen, "tokenizer.json: bad added_tokens entry %u", i);
+        if (id + 1 > n) n = id + 1;
+    }
+    h->tokens = (const char **)INFER_MALLOC((size_t)(n ? n : 1) * sizeof *h->tokens);
+    h->token_lens = (uint64_t *)INFER_MALLOC((size_t)(n ? n : 1) * sizeof *h->token_lens);
+    h->types = (int32_t *)INFER_MALLOC((size_t)(n ? n : 1) * sizeof *h->types);
+    if (!h->tokens || !h->token_lens || !h->types) return infer__tok_fail(err, errlen, "out of memory");
+    for (int64_t i = 0; i < n; i++) { h->tokens[i] = ""; h->token_lens[i] = 0; h->types[i] = 5; /* unused */ }
+    for (uint32_t i = 0; i < vocab->len; i++) {
+        id = vocab->items[i].i;
+        if (h->types[id] != 5) return infer__tok_fail(err, errlen, "tokenizer.json: id %lld is used twice", (long long)id);
+        h->tokens[id] = vocab->items[i].key;
+        h->token_lens[id] = vocab->items[i].key_len;
+        h->types[id] = 1;
+    }
+    for (uint32_t i = 0; added && i < added->len; i++) {
+        const infer__json *a = &added->items[i];
+        int special = 0;
+        infer__json_int(infer__json_get(a, "id"), &id);
+        infer__json_bool(infer__json_get(a, "special"), &special);
+        h->tokens[id] = infer__json_get(a, "content")->str;
+        h->token_lens[id] = infer__json_get(a, "content")->len;
+        h->types[id] = special || infer__hf_looks_special(h->tokens[id]) ? 3 : 4;
+    }
+    h->src.n_vocab = (int32_t)n;
+    h->src.tokens = h->tokens;
+    h->src.token_lens = h->token_lens;
+    h->src.types = h->types;
+    return 0;
+}
+
+static int infer__hf_merges(infer__tok_hf *h, const infer__json *model, char *err, size_t errlen) {
+    const infer__json *m = infer__json_get(model, "merges");
+    size_t text = 0, off = 0;
+    if (!m || m->type != INFER__JSON_ARRAY) return infer__tok_fail(err, errlen, "tokenizer.json: model.merges is missing");
+    for (uint32_t i = 0; i < m->len; i++) { /* room for the pairs spelled as "a b" */
+        const infer__json *e = &m->items[i];
+        if (e->type == INFER__JSON_STRING) continue;
+        if (e->type != INFER__JSON_ARRAY || e->len != 2 || e->items[0].type != INFER__JSON_STRING ||
+            e->items[1].type != INFER__JSON_STRING)
+            return infer__tok_fail(err, errlen, "tokenizer.json: bad merge at index %u", i);
+        text += (size_t)e->items[0].len + e->items[1].len + 1;
+    }
+    h->merges = (const char **)INFER_MALLOC((size_t)(m->len ? m->len : 1) * sizeof *h->merges);
+    h->merge_lens = (uint64_t *)INFER_MALLOC((size_t)(m->len ? m->len : 1) * sizeof *h->merge_lens);
+    h->merge_text = (char *)INFER_MALLOC(text ? text : 1);
+    if (!h->merges || !h->merge_lens || !h->merge_text) return infer__tok_fail(err, errlen, "out of memory");
+    for (uint32_t i = 0; i < m->len; i++) {
+        const infer__json *e = &m->items[i];
+        if (e->type == INFER__JSON_STRING) { h->merges[i] = e->str; h->merge_lens[i] = e->len; continue; }
+        h->merges[i] = h->merge_text + off;
+        h->merge_lens[i] = (uint64_t)e->items[0].len + e->items[1].len + 1;
+        memcpy(h->merge_text + off, e->items[0].str, e->items[0].len);
+        h->merge_text[off + e->items[0].len] = ' ';
+        memcpy(h->merge_text + off + e->items[0].len + 1, e->items[1].str, e->items[1].len);
+        off += (size_t)h->merge_lens[i];
+    }
+    h->src.n_merges = (int32_t)m->len;
+    h->src.merges = h->merges;
+    h->src.merge_lens = h->merge_lens;
+    return 0;
+}
+
+static void infer__hf_config(infer__tok_hf *h) {
+    const infer__json *c = h->cfg.root;
+    infer__json_bool(infer__json_get(c, "add_bos_token"), &h->src.add_bos);
+    infer__json_bool(infer__json_get(c, "add_eos_token"), &h->src.add_eos);
+    h->src.bos = infer__hf_token_id(h, infer__json_get(c, "bos_token"));
+    h->src.eos = infer__hf_token_id(h, infer__json_get(c, "eos_token"));
+    h->src.unk = infer__hf_token_id(h, infer__json_get(c, "unk_token"));
+    h->src.pad = infer__hf_token_id(h, infer__json_get(c, "pad_token"));
+}
+
+/* Builds h->src from tokenizer.json text (and tokenizer_config.json text, or NULL).
+ * Returns 0, or -1 with a message; h must be freed with infer__tok_hf_free() either way. */
+static int infer__tok_src_from_hf_json(infer__tok_hf *h, const char *json, size_t len, const char *cfg_json,
+                                       size_t cfg_len, char *err, size_t errlen) {
+    const infer__json *model, *pre;
+    const char *type, *pre_name;
+    int byte_fallback = 0;
+    memset(h, 0, sizeof *h);
+    h->src.bos = h->src.eos = h->src.eot = h->src.eom = h->src.unk = h->src.pad = -1;
+    h->src.sep = h->src.cls = h->src.mask = -1;
+    h->src.add_bos = h->src.add_eos = h->src.add_space_prefix = -1;
+    if (infer__json_parse(&h->doc, json, len, err, errlen) < 0) return -1;
+    if (cfg_json && infer__json_parse(&h->cfg, cfg_json, cfg_len, err, errlen) < 0) return -1;
+    model = infer__json_get(h->doc.root, "model");
+    type = infer__json_str(infer__json_get(model, "type"));
+    if (!type || strcmp(type, "BPE"))
+        return infer__tok_fail(err, errlen, "tokenizer.json: model type \"%s\" is not supported (only BPE)", type ? type : "?");
+    infer__json_bool(infer__json_get(model, "byte_fallback"), &byte_fallback);
+    if (byte_fallback)
+        return infer__tok_fail(err, errlen, "tokenizer.json: SentencePiece-style BPE (byte_fallback) is not supported");
+    pre = infer__json_get(h->doc.root, "pre_tokenizer");
+    pre_name = infer__hf_pre_name(pre);
+    if (!pre_name) return infer__tok_fail(err, errlen, "tokenizer.json: unrecognized pre_tokenizer");
+    snprintf(h->pre, sizeof h->pre, "%s", pre_name);
+    if (infer__hf_vocab(h, model, infer__json_get(h->doc.root, "added_tokens"), err, errlen) < 0) return -1;
+    if (infer__hf_merges(h, model, err, errlen) < 0) return -1;
+    if (h->cfg.root) infer__hf_config(h);
+    h->src.model = "gpt2";
+    h->src.pre = h->pre;
+    return 0;
 }
 
 #endif /* INFER_WIP_TOKENIZER_H */
