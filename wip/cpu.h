@@ -85,6 +85,39 @@ static float infer__dot_f32_plain(const float *a, const float *b, int64_t n) {
     return s;
 }
 
+/* one output of a matmul in the fast path: weight row (stored type) . activation row (dot type) */
+static inline float infer__dot_row(const infer_tensor *w, infer__dot_fn dot, const uint8_t *wrow, const void *xr) {
+#ifdef INFER__HAVE_I2_S
+    if (w->type == INFER_TYPE_I2_S) return w->scale * infer__dot_i2_s(w->ne[0], wrow, xr);
+#endif
+    return dot(w->ne[0], wrow, xr);
+}
+
+/* Prepare the activations of a matmul with weight w: in the precise path, room for one
+ * dequantized weight row per thread; in the fast path, x [rows, K] quantized to w's dot
+ * format. Returns the activation rows to dot with (NULL: precise) and their byte stride. */
+static const void *infer__cpu_prepare_x(infer__cpu_ctx *c, const infer_tensor *w, const float *x, int rows, size_t *row_bytes) {
+    const int64_t K = w->ne[0];
+    if (c->precise) {
+        if (c->wrow_len < K) {
+            INFER_FREE(c->wrow);
+            c->wrow = (float *)INFER_MALLOC((size_t)c->n_threads * (size_t)K * sizeof(float));
+            c->wrow_len = K;
+        }
+        return NULL;
+    }
+    infer_type dt = w->type == INFER_TYPE_I2_S ? INFER_TYPE_Q8_0 : infer__type(w->type)->dot_type;
+    if (dt == INFER_TYPE_F32) {
+        *row_bytes = (size_t)K * sizeof(float);
+        return x;
+    }
+    const infer__type_traits *qt = infer__type(dt);
+    *row_bytes = infer_type_row_size(dt, K);
+    infer__cpu_reserve(&c->xq, &c->xq_size, *row_bytes * (size_t)rows);
+    for (int r = 0; r < rows; r++) qt->quant(x + (size_t)r * K, (uint8_t *)c->xq + (size_t)r * *row_bytes, K);
+    return c->xq;
+}
+
 typedef struct infer__matmul_job {
     infer__cpu_ctx *c;
     float *out;
@@ -108,13 +141,8 @@ static void infer__matmul_task(void *arg, int ith, int nth) {
             for (int r = 0; r < j->rows; r++) j->out[(size_t)r * N + n] = infer__dot_f32_plain(wr, j->x + (size_t)r * K, K);
         } else {
             const uint8_t *wrow = (const uint8_t *)w->data + (size_t)n * wrow_bytes;
-            for (int r = 0; r < j->rows; r++) {
-                const uint8_t *xr = (const uint8_t *)j->xq + (size_t)r * j->xq_row;
-#ifdef INFER__HAVE_I2_S
-                if (w->type == INFER_TYPE_I2_S) { j->out[(size_t)r * N + n] = w->scale * infer__dot_i2_s(K, wrow, xr); continue; }
-#endif
-                j->out[(size_t)r * N + n] = dot(K, wrow, xr);
-            }
+            for (int r = 0; r < j->rows; r++)
+                j->out[(size_t)r * N + n] = infer__dot_row(w, dot, wrow, (const uint8_t *)j->xq + (size_t)r * j->xq_row);
         }
     }
 }
@@ -122,27 +150,8 @@ static void infer__matmul_task(void *arg, int ith, int nth) {
 /* out[r, n] = sum_k W[n, k] x[r, k]   W: ne = {K, N}, x: [rows, K], out: [rows, N] */
 static void infer__cpu_matmul(void *ctx, float *out, const infer_tensor *w, const float *x, int rows) {
     infer__cpu_ctx *c = (infer__cpu_ctx *)ctx;
-    const int64_t K = w->ne[0];
     infer__matmul_job job = { c, out, w, x, NULL, 0, rows };
-    if (c->precise) {
-        if (c->wrow_len < K) {
-            INFER_FREE(c->wrow);
-            c->wrow = (float *)INFER_MALLOC((size_t)c->n_threads * (size_t)K * sizeof(float));
-            c->wrow_len = K;
-        }
-    } else {
-        infer_type dt = w->type == INFER_TYPE_I2_S ? INFER_TYPE_Q8_0 : infer__type(w->type)->dot_type;
-        if (dt == INFER_TYPE_F32) {
-            job.xq = x;
-            job.xq_row = (size_t)K * sizeof(float);
-        } else {
-            const infer__type_traits *qt = infer__type(dt);
-            job.xq_row = infer_type_row_size(dt, K);
-            infer__cpu_reserve(&c->xq, &c->xq_size, job.xq_row * (size_t)rows);
-            for (int r = 0; r < rows; r++) qt->quant(x + (size_t)r * K, (uint8_t *)c->xq + (size_t)r * job.xq_row, K);
-            job.xq = c->xq;
-        }
-    }
+    job.xq = infer__cpu_prepare_x(c, w, x, rows, &job.xq_row);
     infer__pool_run(c->pool, infer__matmul_task, &job);
 }
 
@@ -164,9 +173,26 @@ static float infer__yarn_corr_dim(int n_rot, int n_ctx_orig, float beta, float b
 /* RoPE: rotate each pair of a head's first n_rot dims by theta_i = pos * base^(-2i/n_rot),
  * divided by freq_factors[i] when given (llama-3.1), interpolated by freq_scale (linear /
  * YaRN). Pairs are (2i, 2i+1) in the GGUF llama layout (its converter permuted q/k rows
- * to make that equal to the rotate-half form), (i, i + n_rot/2) in the NeoX layout. */
-static void infer__cpu_rope(void *ctx, float *x, int rows, int n_heads, int head_dim, const int32_t *pos, const infer_rope *rp) {
-    (void)ctx;
+ * to make that equal to the rotate-half form), (i, i + n_rot/2) in the NeoX layout.
+ *
+ * Multi-axis rope (qwen3-vl, qwen3.5) gives each token 4 positions (t, h, w, e) and pair i
+ * takes one of them. In the interleaved layout, with n = sum(sections), sector = i mod n:
+ *   sector % 3 == 0 and sector < 3*sections[0]  -> t
+ *   sector % 3 == 1 and sector < 3*sections[1]  -> h
+ *   sector % 3 == 2 and sector < 3*sections[2]  -> w
+ *   otherwise                                    -> e
+ * For text, t = h = w = the token position and e = 0. */
+static int infer__imrope_stream(int i, const int32_t *sec) {
+    const int n = sec[0] + sec[1] + sec[2] + sec[3];
+    const int sector = n > 0 ? i % n : i;
+    if (sector % 3 == 0 && sector < 3 * sec[0]) return 0;
+    if (sector % 3 == 1 && sector < 3 * sec[1]) return 1;
+    if (sector % 3 == 2 && sector < 3 * sec[2]) return 2;
+    return 3;
+}
+
+/* pos: [n_streams, rows]; sections NULL: one stream */
+static void infer__rope_apply(float *x, int rows, int n_heads, int head_dim, const int32_t *pos, const int32_t *sections, const infer_rope *rp) {
     const int half = rp->n_rot / 2;
     float lo = 0, hi = 0;
     if (rp->ext_factor != 0) {
@@ -177,7 +203,8 @@ static void infer__cpu_rope(void *ctx, float *x, int rows, int n_heads, int head
     }
     for (int r = 0; r < rows; r++) {
         for (int i = 0; i < half; i++) {
-            double theta_base = pos[r] * pow(rp->freq_base, -2.0 * i / rp->n_rot);
+            const int32_t p = pos[(size_t)(sections ? infer__imrope_stream(i, sections) : 0) * rows + r];
+            double theta_base = p * pow(rp->freq_base, -2.0 * i / rp->n_rot);
             if (rp->freq_factors) theta_base /= rp->freq_factors[i];
             double theta = rp->freq_scale * theta_base, mscale = rp->attn_factor;
             if (rp->ext_factor != 0) {
@@ -196,6 +223,15 @@ static void infer__cpu_rope(void *ctx, float *x, int rows, int n_heads, int head
             }
         }
     }
+}
+static void infer__cpu_rope(void *ctx, float *x, int rows, int n_heads, int head_dim, const int32_t *pos, const infer_rope *rp) {
+    (void)ctx;
+    infer__rope_apply(x, rows, n_heads, head_dim, pos, NULL, rp);
+}
+static void infer__cpu_rope_multi(void *ctx, float *x, int rows, int n_heads, int head_dim, const int32_t *pos,
+                                  const infer_rope *rp, const int32_t *sections) {
+    (void)ctx;
+    infer__rope_apply(x, rows, n_heads, head_dim, pos, sections, rp);
 }
 
 /* address of cache row `p` (a token position) through the block table */

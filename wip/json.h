@@ -328,7 +328,9 @@ static int infer__json_value(infer__json_parser *P, infer__json *v, int depth) {
     case 't': return infer__json_literal(P, "true", INFER__JSON_TRUE, v);
     case 'f': return infer__json_literal(P, "false", INFER__JSON_FALSE, v);
     case 'n': return infer__json_literal(P, "null", INFER__JSON_NULL, v);
-    default: return infer__json_number(P, v);
+    default:
+        if (*P->p != '-' && (*P->p < '0' || *P->p > '9')) return infer__json_fail(P, "unexpected character");
+        return infer__json_number(P, v);
     }
 }
 

@@ -1744,7 +1744,7 @@ static int infer__hf_vocab(infer__tok_hf *h, const infer__json *model, const inf
     for (uint32_t i = 0; added && i < added->len; i++) {
         const infer__json *a = &added->items[i];
         int special = 0;
-        infer__json_int(infer__json_get(a, "id"), &id);
+        if (infer__json_int(infer__json_get(a, "id"), &id) < 0) return -1; /* checked above */
         infer__json_bool(infer__json_get(a, "special"), &special);
         h->tokens[id] = infer__json_get(a, "content")->str;
         h->token_lens[id] = infer__json_get(a, "content")->len;
