@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 /* ---- the harness ---- */
 static int t_failed;         /* checks failed in the current test */
@@ -585,7 +586,7 @@ static void test_stories_nll(void) {
     CHECK_NEAR(exp(nll / (n - 1)), 4.9536, 0.0005);
     /* the tokenizer gives the same ids for the golden sentence */
     const infer_tokenizer *tok = infer_model_tokenizer(m);
-    int32_t got[64];
+    int32_t got[64] = { 0 };
     const char *sentence = "One day, a clever fox found a shiny key under the old oak tree.";
     int k = tok ? infer_tokenize(tok, sentence, strlen(sentence), 1, 1, got, 64) : -1;
     CHECK(k == n && memcmp(got, ids, sizeof(int32_t) * n) == 0);
@@ -921,6 +922,73 @@ static void test_types_run_models(void) {
     free(f);
 }
 
+/* ---- tools/convert ---- */
+static void test_convert_cli(void) {
+    if (!file_exists("./tools/convert")) SKIP("./tools/convert not built");
+    char out[4096];
+    CHECK(run_cmd("./tools/convert 2>&1", out, sizeof out) != 0 && strstr(out, "usage"));
+    CHECK(run_cmd("./tools/convert dequant q9_9 a b 2>&1", out, sizeof out) != 0 && strstr(out, "unknown type"));
+    /* round trip through files: f32 -> q8_0 -> f32 */
+    float x[64];
+    for (int i = 0; i < 64; i++) x[i] = sinf((float)i);
+    FILE *f = fopen("/tmp/infer_cv_in.f32", "wb");
+    fwrite(x, 4, 64, f);
+    fclose(f);
+    CHECK(run_cmd("./tools/convert quant q8_0 /tmp/infer_cv_in.f32 /tmp/infer_cv.q /tmp/x --cols 32 2>&1", out, sizeof out) != 0);
+    CHECK(run_cmd("./tools/convert quant q8_0 /tmp/infer_cv_in.f32 /tmp/infer_cv.q --cols 32", out, sizeof out) == 0);
+    CHECK(run_cmd("./tools/convert quant q4_K /tmp/infer_cv_in.f32 /tmp/infer_cv.q2 --cols 64 2>&1", out, sizeof out) != 0 && strstr(out, "multiple"));
+    CHECK(run_cmd("./tools/convert quant q8_0 /tmp/infer_cv_in.f32 /tmp/infer_cv.q2 --cols 48 2>&1", out, sizeof out) != 0);
+    CHECK(run_cmd("./tools/convert dequant q8_0 /tmp/infer_cv.q /tmp/infer_cv_out.f32", out, sizeof out) == 0);
+    size_t n;
+    float *y = slurp("/tmp/infer_cv_out.f32", &n);
+    CHECK(y && n == 256);
+    double mx = 0;
+    for (int i = 0; y && i < 64; i++) mx = fmax(mx, fabs(y[i] - x[i]));
+    CHECK(mx < 0.01);
+    free(y);
+    /* a truncated block file */
+    f = fopen("/tmp/infer_cv.q", "r+b");
+    CHECK(f && ftruncate(fileno(f), 33) == 0);
+    fclose(f);
+    CHECK(run_cmd("./tools/convert dequant q8_0 /tmp/infer_cv.q /tmp/infer_cv_out.f32 2>&1", out, sizeof out) != 0 && strstr(out, "whole number"));
+    remove("/tmp/infer_cv_in.f32"); remove("/tmp/infer_cv.q"); remove("/tmp/infer_cv_out.f32");
+}
+
+/* llama2.c's stories260K.bin + tok512.bin -> GGUF: same tensors, same tokens, same logits as
+ * the published stories260K.gguf */
+static void test_convert_llama2c(void) {
+    if (!file_exists(SHARED "/models/stories260K.bin") || !file_exists("./tools/convert")) SKIP("../shared/models or ./tools/convert missing");
+    char out[4096];
+    CHECK(run_cmd("./tools/convert llama2c " SHARED "/models/stories260K.bin " SHARED "/models/tok512.bin /tmp/infer_l2c.gguf 2>&1", out, sizeof out) == 0);
+    infer_model *a, *b;
+    infer_error err;
+    if (infer_model_load(&a, "/tmp/infer_l2c.gguf", NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
+    CHECK(infer_model_load(&b, SHARED "/models/stories260K.gguf", NULL, &err) == INFER_OK);
+    const infer_gguf *ga = infer_model_gguf(a), *gb = infer_model_gguf(b);
+    int same = 0;
+    for (int64_t i = 0; i < ga->n_tensors; i++) {
+        const infer_tensor *ta = &ga->tensors[i], *tb = infer_gguf_tensor(gb, ta->name);
+        same += tb && tb->nbytes == ta->nbytes && memcmp(tb->data, ta->data, ta->nbytes) == 0;
+    }
+    CHECK_MSG(same == ga->n_tensors, "%d of %lld tensors are bit-identical", same, (long long)ga->n_tensors);
+    const infer_gguf_kv *ka = infer_gguf_find(ga, "tokenizer.ggml.tokens"), *kb = infer_gguf_find(gb, "tokenizer.ggml.tokens");
+    CHECK(ka && kb && ka->arr_n == kb->arr_n && memcmp(ka->arr_data, kb->arr_data, infer__gguf_arr_bytes(kb)) == 0);
+    int32_t ids[12] = { 1, 403, 407, 261, 378, 432, 383, 286, 261, 376, 298, 315 };
+    infer_session_params sp = infer_session_default_params();
+    sp.precise = 1;
+    infer_session *sa, *sb;
+    float la[12 * 512], lb[12 * 512];
+    CHECK(infer_session_create(&sa, a, &sp, &err) == INFER_OK && infer_session_create(&sb, b, &sp, &err) == INFER_OK);
+    CHECK(infer_eval(sa, ids, 12, la, 1, &err) == INFER_OK && infer_eval(sb, ids, 12, lb, 1, &err) == INFER_OK);
+    CHECK(memcmp(la, lb, sizeof la) == 0);
+    infer_session_free(sa); infer_session_free(sb);
+    infer_model_free(a); infer_model_free(b);
+    remove("/tmp/infer_l2c.gguf");
+    /* a truncated checkpoint is refused with a message */
+    CHECK(run_cmd("head -c 5000 " SHARED "/models/stories260K.bin > /tmp/infer_l2c_cut.bin && ./tools/convert llama2c /tmp/infer_l2c_cut.bin " SHARED "/models/tok512.bin /tmp/infer_l2c.gguf 2>&1", out, sizeof out) != 0 && strstr(out, "truncated"));
+    remove("/tmp/infer_l2c_cut.bin");
+}
+
 /* ---- the table of tests ---- */
 typedef struct { const char *name; void (*fn)(void); } test_case;
 static const test_case tests[] = {
@@ -946,6 +1014,8 @@ static const test_case tests[] = {
     { "golden_llama3_ropescale", test_golden_llama3_ropescale },
     { "golden_qwen3", test_golden_qwen3 },
     { "cli", test_cli },
+    { "convert_cli", test_convert_cli },
+    { "convert_llama2c", test_convert_llama2c },
 };
 
 int main(int argc, char **argv) {

@@ -7,6 +7,8 @@
  *                                            re-encode a model's 2-D weight matrices as TYPE
  *                                            (norms, biases and other small tensors stay f32)
  *   convert info FILE.gguf                   metadata and tensor table
+ *   convert llama2c MODEL.bin TOKENIZER.bin OUT.gguf
+ *                                            a llama2.c checkpoint and tokenizer as GGUF
  *   convert synth ARCH PRESET OUT.gguf [--type TYPE]
  *                                            a random-weight model with a real model's shape
  *                                            and GGUF layout (for benchmarks); presets below
@@ -39,6 +41,7 @@ static void usage(void) {
           "  convert quant TYPE IN OUT --cols N\n"
           "  convert quantize IN.gguf OUT.gguf --type TYPE\n"
           "  convert info FILE.gguf\n"
+          "  convert llama2c MODEL.bin TOKENIZER.bin OUT.gguf\n"
           "  convert synth ARCH PRESET OUT.gguf [--type TYPE]   (llama llama-1b | llama tiny)\n", stderr);
     exit(1);
 }
@@ -322,6 +325,122 @@ static int cmd_synth(int argc, char **argv) {
     return 0;
 }
 
+/* ---- llama2c: llama2.c's checkpoint and tokenizer formats ----
+ * MODEL.bin:  i32 dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size, seq_len
+ *             (vocab_size < 0: a separate classifier follows), then f32 arrays:
+ *             token_embedding [vocab, dim]      rms_att [layers, dim]
+ *             wq [layers, n_heads*hs, dim]      wk, wv [layers, n_kv_heads*hs, dim]
+ *             wo [layers, dim, n_heads*hs]      rms_ffn [layers, dim]
+ *             w1 [layers, hidden, dim]          w2 [layers, dim, hidden]   w3 [layers, hidden, dim]
+ *             rms_final [dim]                   freq_cis_real, _imag [seq_len, hs/2] (unused)
+ *             wcls [vocab, dim] (only when vocab_size < 0)
+ *   Matrices are PyTorch [out, in] row-major: the same bytes as GGUF ne = {in, out}. llama2.c
+ *   rotates adjacent pairs, which is GGUF llama's layout already: no q/k permutation.
+ * TOKENIZER.bin: i32 max_token_length, then per token: f32 score, i32 len, bytes. Its export
+ *   wrote SentencePiece's "▁" as a space and wrapped BOS/EOS in newlines; we undo both. */
+static int cmd_llama2c(int argc, char **argv) {
+    if (argc != 5) usage();
+    size_t n, tn;
+    uint8_t *mb = read_all(argv[2], &n), *tb = read_all(argv[3], &tn);
+    int32_t cfg[7];
+    if (n < sizeof cfg) die("'%s' is too short for a llama2.c header", argv[2]);
+    memcpy(cfg, mb, sizeof cfg);
+    const int dim = cfg[0], hidden = cfg[1], L = cfg[2], H = cfg[3], HKV = cfg[4], seq = cfg[6];
+    const int shared = cfg[5] > 0, V = shared ? cfg[5] : -cfg[5];
+    if (dim <= 0 || hidden <= 0 || L <= 0 || H <= 0 || HKV <= 0 || V <= 0 || seq <= 0 || dim % H || H % HKV || dim > (1 << 16) || hidden > (1 << 18) || L > 1024 || V > (1 << 22))
+        die("'%s': implausible llama2.c header (dim %d hidden %d layers %d heads %d kv_heads %d vocab %d seq %d)", argv[2], dim, hidden, L, H, HKV, V, seq);
+    const int64_t hs = dim / H, kvd = (int64_t)HKV * hs;
+    /* sizes in floats of every array, in file order */
+    const int64_t sizes[] = { (int64_t)V * dim, (int64_t)L * dim, (int64_t)L * dim * dim, (int64_t)L * kvd * dim, (int64_t)L * kvd * dim,
+                              (int64_t)L * dim * dim, (int64_t)L * dim, (int64_t)L * hidden * dim, (int64_t)L * dim * hidden,
+                              (int64_t)L * hidden * dim, dim, (int64_t)seq * hs / 2, (int64_t)seq * hs / 2, shared ? 0 : (int64_t)V * dim };
+    const float *arr[14];
+    size_t off = sizeof cfg;
+    for (int i = 0; i < 14; i++) {
+        if ((uint64_t)sizes[i] * 4 > n - off) die("'%s' is truncated (array %d needs %lld bytes at offset %zu)", argv[2], i, (long long)sizes[i] * 4, off);
+        arr[i] = (const float *)(mb + off);
+        off += (size_t)sizes[i] * 4;
+    }
+    /* tensors */
+    infer_tensor *t = calloc((size_t)(3 + 9 * L), sizeof *t);
+    char (*names)[64] = calloc((size_t)(3 + 9 * L), 64);
+    int nt = 0;
+#define ADD(nm, ptr, ne0, ne1) do { snprintf(names[nt], 64, "%s", nm); t[nt].name = names[nt]; t[nt].type = INFER_TYPE_F32; \
+        t[nt].n_dims = (ne1) > 1 ? 2 : 1; t[nt].ne[0] = ne0; t[nt].ne[1] = ne1; t[nt].ne[2] = t[nt].ne[3] = 1; \
+        t[nt].data = ptr; t[nt].nbytes = (size_t)(ne0) * (size_t)(ne1) * 4; nt++; } while (0)
+    ADD("token_embd.weight", arr[0], dim, V);
+    ADD("output_norm.weight", arr[10], dim, 1);
+    if (!shared) ADD("output.weight", arr[13], dim, V);
+    for (int l = 0; l < L; l++) {
+        char nm[64];
+#define LAYER(suffix, a, per, ne0, ne1) do { snprintf(nm, sizeof nm, "blk.%d." suffix, l); ADD(nm, arr[a] + (size_t)l * (per), ne0, ne1); } while (0)
+        LAYER("attn_norm.weight", 1, dim, dim, 1);
+        LAYER("attn_q.weight", 2, (size_t)dim * dim, dim, dim);
+        LAYER("attn_k.weight", 3, (size_t)kvd * dim, dim, kvd);
+        LAYER("attn_v.weight", 4, (size_t)kvd * dim, dim, kvd);
+        LAYER("attn_output.weight", 5, (size_t)dim * dim, dim, dim);
+        LAYER("ffn_norm.weight", 6, dim, dim, 1);
+        LAYER("ffn_gate.weight", 7, (size_t)hidden * dim, dim, hidden);
+        LAYER("ffn_down.weight", 8, (size_t)dim * hidden, hidden, dim);
+        LAYER("ffn_up.weight", 9, (size_t)hidden * dim, dim, hidden);
+#undef LAYER
+    }
+#undef ADD
+    /* tokenizer: GGUF string array encoding (u64 length + bytes), scores, types */
+    if (tn < 4) die("'%s' is too short for a llama2.c tokenizer", argv[3]);
+    uint8_t *enc = malloc(tn * 4 + 64);
+    float *scores = malloc(sizeof(float) * (size_t)V);
+    int32_t *types = malloc(sizeof(int32_t) * (size_t)V);
+    size_t ep = 0, tp = 4;
+    for (int i = 0; i < V; i++) {
+        float sc;
+        int32_t len;
+        if (tn - tp < 8) die("'%s': token %d is truncated", argv[3], i);
+        memcpy(&sc, tb + tp, 4); memcpy(&len, tb + tp + 4, 4);
+        tp += 8;
+        if (len < 0 || (size_t)len > tn - tp) die("'%s': token %d has a bad length %d", argv[3], i, len);
+        char piece[1024];
+        size_t pl = 0;
+        if (i == 1 || i == 2) pl = (size_t)snprintf(piece, sizeof piece, "%s", i == 1 ? "<s>" : "</s>");
+        else for (int32_t k = 0; k < len && pl + 3 < sizeof piece; k++) {
+            if (tb[tp + k] == ' ') { memcpy(piece + pl, "\xe2\x96\x81", 3); pl += 3; }   /* U+2581 */
+            else piece[pl++] = (char)tb[tp + k];
+        }
+        tp += (size_t)len;
+        uint64_t L64 = pl;
+        memcpy(enc + ep, &L64, 8); memcpy(enc + ep + 8, piece, pl);
+        ep += 8 + pl;
+        scores[i] = sc;
+        types[i] = i == 0 ? 2 : (i == 1 || i == 2) ? 3 : (pl == 6 && !memcmp(piece, "<0x", 3) && piece[5] == '>') ? 6 : 1;
+    }
+    char k[8][64];
+    infer_gguf_kv kv[24];
+    int nkv = 0;
+    kv[nkv++] = infer_gguf_kv_str("general.architecture", "llama");
+    kv[nkv++] = infer_gguf_kv_str("general.name", "llama");
+    kv[nkv++] = infer_gguf_kv_u32("llama.context_length", (uint32_t)seq);
+    kv[nkv++] = infer_gguf_kv_u32("llama.embedding_length", (uint32_t)dim);
+    kv[nkv++] = infer_gguf_kv_u32("llama.feed_forward_length", (uint32_t)hidden);
+    kv[nkv++] = infer_gguf_kv_u32("llama.attention.head_count", (uint32_t)H);
+    kv[nkv++] = infer_gguf_kv_u32("llama.attention.head_count_kv", (uint32_t)HKV);
+    kv[nkv++] = infer_gguf_kv_u32("llama.block_count", (uint32_t)L);
+    kv[nkv++] = infer_gguf_kv_u32("llama.rope.dimension_count", (uint32_t)hs);
+    kv[nkv++] = infer_gguf_kv_f32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
+    kv[nkv++] = infer_gguf_kv_str("tokenizer.ggml.model", "llama");
+    kv[nkv++] = infer_gguf_kv_array("tokenizer.ggml.tokens", INFER_GGUF_STRING, (uint64_t)V, enc);
+    kv[nkv++] = infer_gguf_kv_array("tokenizer.ggml.scores", INFER_GGUF_F32, (uint64_t)V, scores);
+    kv[nkv++] = infer_gguf_kv_array("tokenizer.ggml.token_type", INFER_GGUF_I32, (uint64_t)V, types);
+    kv[nkv++] = infer_gguf_kv_u32("tokenizer.ggml.unknown_token_id", 0);
+    kv[nkv++] = infer_gguf_kv_u32("tokenizer.ggml.bos_token_id", 1);
+    kv[nkv++] = infer_gguf_kv_u32("tokenizer.ggml.eos_token_id", 2);
+    (void)k;
+    infer_error err;
+    if (infer_gguf_write(argv[4], kv, nkv, t, nt, 32, &err) != INFER_OK) die("%s", err.msg);
+    fprintf(stderr, "wrote %s: llama dim %d, %d layers, %d heads (%d kv), vocab %d, %d tensors\n", argv[4], dim, L, H, HKV, V, nt);
+    free(t); free(names); free(enc); free(scores); free(types); free(mb); free(tb);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) usage();
     if (!strcmp(argv[1], "dequant")) return cmd_dequant(argc, argv);
@@ -329,6 +448,7 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[1], "quantize")) return cmd_quantize(argc, argv);
     if (!strcmp(argv[1], "info")) return cmd_info(argc, argv);
     if (!strcmp(argv[1], "synth")) return cmd_synth(argc, argv);
+    if (!strcmp(argv[1], "llama2c")) return cmd_llama2c(argc, argv);
     fprintf(stderr, "convert: unknown command '%s'\n", argv[1]);
     usage();
     return 1;

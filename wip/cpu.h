@@ -313,11 +313,325 @@ static void infer__cpu_swiglu(void *ctx, float *out, const float *gate, const fl
     for (int64_t i = 0; i < n; i++) out[i] = gate[i] / (1.0f + expf(-gate[i])) * up[i];
 }
 
+/* ---- hybrid and mixture-of-experts ops ---- */
+static void infer__cpu_zero(void *ctx, void *p, size_t bytes) { (void)ctx; memset(p, 0, bytes); }
+
+static void infer__cpu_copy_rows(void *ctx, float *dst, int dst_stride, const float *src, int src_stride, int rows, int dim) {
+    (void)ctx;
+    for (int r = 0; r < rows; r++) memcpy(dst + (size_t)r * dst_stride, src + (size_t)r * src_stride, (size_t)dim * sizeof(float));
+}
+
+static inline float infer__sigmoid(float z) { return 1.0f / (1.0f + expf(-z)); }
+
+static void infer__cpu_mul_sigmoid(void *ctx, float *y, const float *g, int rows, int dim, int g_cols) {
+    (void)ctx;
+    for (int r = 0; r < rows; r++)
+        for (int i = 0; i < dim; i++) y[(size_t)r * dim + i] *= infer__sigmoid(g[(size_t)r * g_cols + (g_cols == 1 ? 0 : i)]);
+}
+
+/* L2 normalisation: x / max(||x||, eps) -- eps bounds the norm, it is not added under the root */
+static void infer__cpu_l2norm(void *ctx, float *x, int rows, int dim, float eps) {
+    (void)ctx;
+    for (int r = 0; r < rows; r++) {
+        float *v = x + (size_t)r * dim;
+        double ss = 0;
+        for (int i = 0; i < dim; i++) ss += (double)v[i] * v[i];
+        const float scale = 1.0f / fmaxf(sqrtf((float)ss), eps);
+        for (int i = 0; i < dim; i++) v[i] *= scale;
+    }
+}
+
+/* ---- mixture of experts ----
+ * A router scores the experts for each token; the token goes through the n_used best and
+ * their outputs are mixed with the router's weights:
+ *   p = softmax(W_router h)                       [n_expert]
+ *   S = the n_used largest p (ties: lower id)      w_e = p_e (/ sum_S p when renormalised)
+ *   y = sum_{e in S} w_e * W_down_e( silu(W_gate_e h) * (W_up_e h) ) */
+static void infer__cpu_moe_route(void *ctx, int32_t *ids, float *weights, const float *logits, int rows, int n_expert,
+                                 int n_used, int gating, int norm, float scale) {
+    (void)ctx;
+    float *p = (float *)INFER_MALLOC((size_t)n_expert * sizeof(float));
+    if (!p) return;
+    for (int r = 0; r < rows; r++) {
+        const float *l = logits + (size_t)r * n_expert;
+        if (gating == 2) {
+            for (int e = 0; e < n_expert; e++) p[e] = infer__sigmoid(l[e]);
+        } else {
+            float mx = -INFINITY;
+            for (int e = 0; e < n_expert; e++) mx = fmaxf(mx, l[e]);
+            double sum = 0;
+            for (int e = 0; e < n_expert; e++) { p[e] = expf(l[e] - mx); sum += p[e]; }
+            for (int e = 0; e < n_expert; e++) p[e] = (float)(p[e] / sum);
+        }
+        int32_t *id = ids + (size_t)r * n_used;
+        float *w = weights + (size_t)r * n_used, wsum = 0;
+        for (int s = 0; s < n_used; s++) {           /* selection: n_used passes of argmax */
+            int best = -1;
+            for (int e = 0; e < n_expert; e++) {
+                int taken = 0;
+                for (int u = 0; u < s; u++) taken |= id[u] == e;
+                if (!taken && (best < 0 || p[e] > p[best])) best = e;
+            }
+            id[s] = best;
+            w[s] = p[best];
+            wsum += p[best];
+        }
+        for (int s = 0; s < n_used; s++) w[s] = (norm ? w[s] / wsum : w[s]) * scale;
+    }
+    INFER_FREE(p);
+}
+
+typedef struct infer__matmul_id_job {
+    infer__cpu_ctx *c;
+    float *out;
+    const infer_tensor *w;
+    const float *x;
+    const void *xq; size_t xq_row;
+    const int32_t *order;    /* output rows (token * n_used + slot) grouped by expert */
+    const int32_t *start;    /* [n_expert + 1]: expert e owns order[start[e] .. start[e+1]) */
+    int n_used, x_per_slot;
+} infer__matmul_id_job;
+
+/* each thread owns a slice of the output columns N, for every expert in use */
+static void infer__matmul_id_task(void *arg, int ith, int nth) {
+    infer__matmul_id_job *j = (infer__matmul_id_job *)arg;
+    const infer_tensor *w = j->w;
+    const int64_t K = w->ne[0], N = w->ne[1], E = w->ne[2];
+    const int64_t n0 = N * ith / nth, n1 = N * (ith + 1) / nth;
+    const size_t wrow_bytes = infer_type_row_size(w->type, K);
+    const infer__dot_fn dot = infer__type_dot(w->type);
+    for (int64_t e = 0; e < E; e++) {
+        for (int64_t n = n0; n < n1 && j->start[e] < j->start[e + 1]; n++) {
+            const int64_t wr_index = e * N + n;              /* the experts' rows are contiguous */
+            float *wr = NULL;
+            if (!j->xq) { wr = j->c->wrow + (size_t)ith * j->c->wrow_len; infer__dequant_row(w, wr_index, wr); }
+            for (int32_t o = j->start[e]; o < j->start[e + 1]; o++) {
+                const int32_t row = j->order[o], xrow = j->x_per_slot ? row : row / j->n_used;
+                float *dst = &j->out[(size_t)row * N + n];
+                if (wr) *dst = infer__dot_f32_plain(wr, j->x + (size_t)xrow * K, K);
+                else *dst = infer__dot_row(w, dot, (const uint8_t *)w->data + (size_t)wr_index * wrow_bytes, (const uint8_t *)j->xq + (size_t)xrow * j->xq_row);
+            }
+        }
+    }
+}
+
+static void infer__cpu_matmul_id(void *ctx, float *out, const infer_tensor *w, const float *x, const int32_t *ids,
+                                 int rows, int n_used, int x_per_slot) {
+    infer__cpu_ctx *c = (infer__cpu_ctx *)ctx;
+    const int64_t E = w->ne[2];
+    const int n_out = rows * n_used;
+    int32_t *start = (int32_t *)infer__calloc((size_t)E + 1, sizeof(int32_t));
+    int32_t *order = (int32_t *)infer__calloc((size_t)n_out, sizeof(int32_t));
+    if (!start || !order) { INFER_FREE(start); INFER_FREE(order); return; }
+    for (int i = 0; i < n_out; i++) start[ids[i] + 1]++;          /* counting sort by expert */
+    for (int64_t e = 0; e < E; e++) start[e + 1] += start[e];
+    int32_t *fill = (int32_t *)infer__calloc((size_t)E, sizeof(int32_t));
+    if (fill) {
+        for (int i = 0; i < n_out; i++) order[start[ids[i]] + fill[ids[i]]++] = i;
+        infer__matmul_id_job job = { c, out, w, x, NULL, 0, order, start, n_used, x_per_slot };
+        job.xq = infer__cpu_prepare_x(c, w, x, x_per_slot ? n_out : rows, &job.xq_row);
+        infer__pool_run(c->pool, infer__matmul_id_task, &job);
+    }
+    INFER_FREE(fill); INFER_FREE(start); INFER_FREE(order);
+}
+
+static void infer__cpu_moe_sum(void *ctx, float *out, const float *y, const float *weights, int rows, int n_used, int dim) {
+    (void)ctx;
+    for (int r = 0; r < rows; r++) {
+        float *o = out + (size_t)r * dim;
+        for (int i = 0; i < dim; i++) o[i] = 0;
+        for (int s = 0; s < n_used; s++) {
+            const float w = weights[(size_t)r * n_used + s], *ys = y + ((size_t)r * n_used + s) * dim;
+            for (int i = 0; i < dim; i++) o[i] += w * ys[i];
+        }
+    }
+}
+
+/* ---- gated DeltaNet ----
+ * Causal depthwise conv: channel c at token t sees its last K inputs,
+ *   y_t[c] = sum_{j<K-1} w[c, j] * state[j, c] + w[c, K-1] * x_t[c],   then the state shifts
+ * by one (the oldest input drops out, x_t[c] comes in). The K-1 previous inputs of a channel
+ * are read into locals once, carried through the tokens and written back once. */
+#define INFER__MAX_CONV 16
+static void infer__cpu_conv1d_silu(void *ctx, float *out, const float *x, float *state, const float *w, int rows, int channels, int kernel) {
+    (void)ctx;
+    const int H = kernel - 1;
+    assert(H < INFER__MAX_CONV);
+    for (int c = 0; c < channels; c++) {
+        float hist[INFER__MAX_CONV];
+        const float *wc = w + (size_t)c * kernel;
+        for (int j = 0; j < H; j++) hist[j] = state[(size_t)j * channels + c];
+        for (int t = 0; t < rows; t++) {
+            const float xt = x[(size_t)t * channels + c];
+            float y = wc[H] * xt;
+            for (int j = 0; j < H; j++) y += wc[j] * hist[j];
+            for (int j = 0; j + 1 < H; j++) hist[j] = hist[j + 1];
+            if (H > 0) hist[H - 1] = xt;
+            out[(size_t)t * channels + c] = y / (1.0f + expf(-y));
+        }
+        for (int j = 0; j < H; j++) state[(size_t)j * channels + c] = hist[j];
+    }
+}
+
+/* g = softplus(alpha + dt_bias) * a, the log of the per-token decay (a < 0, so g <= 0);
+ * beta = sigmoid(beta), the write strength. softplus(z) = log(1 + e^z), = z above 20. */
+static void infer__cpu_deltanet_gates(void *ctx, float *g, float *beta, const float *dt_bias, const float *a, int rows, int n_v) {
+    (void)ctx;
+    for (int r = 0; r < rows; r++)
+        for (int h = 0; h < n_v; h++) {
+            const size_t i = (size_t)r * n_v + h;
+            const float z = g[i] + dt_bias[h];
+            g[i] = (z > 20.0f ? z : log1pf(expf(z))) * a[h];
+            beta[i] = infer__sigmoid(beta[i]);
+        }
+}
+
+/* The gated delta rule, per value head h (key head h % n_k), per token t:
+ *   S  <- exp(g_t) S                         decay; S: [d_k, d_v], a key -> value memory
+ *   u  =  S^T k_t                             what the memory recalls for k_t   [d_v]
+ *   S  <- S + k_t (beta_t (v_t - u))^T        move the recall of k_t towards v_t
+ *   o_t = scale * S^T q_t                                                       [d_v]
+ * The state is stored by value column: state[h, j, :] = S[:, j] (d_k contiguous floats), and
+ * every column is independent, so the step walks a column twice (recall, then update and
+ * readout) and writes it once, in place. */
+typedef struct infer__dn_job {
+    float *out; const float *q, *k, *v, *g, *beta; float *state;
+    int rows, n_k, n_v, d_k, d_v; float scale;
+    float *scratch; size_t scratch_per_thread;   /* chunked form only */
+} infer__dn_job;
+
+static void infer__deltanet_step_task(void *arg, int ith, int nth) {
+    const infer__dn_job *j = (const infer__dn_job *)arg;
+    const int d_k = j->d_k, d_v = j->d_v;
+    for (int h = ith; h < j->n_v; h += nth) {
+        const int kh = h % j->n_k;
+        for (int t = 0; t < j->rows; t++) {
+            const float *q = j->q + ((size_t)t * j->n_k + kh) * d_k, *k = j->k + ((size_t)t * j->n_k + kh) * d_k;
+            const float *v = j->v + ((size_t)t * j->n_v + h) * d_v;
+            const float decay = expf(j->g[(size_t)t * j->n_v + h]), beta = j->beta[(size_t)t * j->n_v + h];
+            float *o = j->out + ((size_t)t * j->n_v + h) * d_v;
+            for (int c = 0; c < d_v; c++) {
+                float *col = j->state + ((size_t)h * d_v + c) * d_k;
+                float u = 0, y = 0;
+                for (int i = 0; i < d_k; i++) u += col[i] * k[i];
+                const float delta = beta * (v[c] - decay * u);
+                for (int i = 0; i < d_k; i++) {
+                    const float s = decay * col[i] + k[i] * delta;
+                    col[i] = s;
+                    y += s * q[i];
+                }
+                o[c] = j->scale * y;
+            }
+        }
+    }
+}
+
+static void infer__cpu_deltanet_step(void *ctx, float *out, const float *q, const float *k, const float *v, const float *g,
+                                     const float *beta, float *state, int rows, int n_k, int n_v, int d_k, int d_v, float scale) {
+    infer__cpu_ctx *c = (infer__cpu_ctx *)ctx;
+    infer__dn_job j = { out, q, k, v, g, beta, state, rows, n_k, n_v, d_k, d_v, scale, NULL, 0 };
+    infer__pool_run(c->pool, infer__deltanet_step_task, &j);
+}
+
+/* The chunked form. Over a chunk of L <= 64 tokens starting from state S0, write
+ * G_t = g_0 + ... + g_t (so exp(G_t - G_r) is the decay from token r to token t) and
+ * w_t = beta_t (v_t - u_t) for the vector the step adds. Unrolling the step,
+ *   S_t = e^{G_t} S0 + sum_{r<=t} e^{G_t - G_r} k_r w_r^T,  and so
+ *   w_t = beta_t (v_t - e^{G_t} S0^T k_t) - sum_{r<t} beta_t e^{G_t - G_r} (k_t.k_r) w_r:
+ * a unit lower-triangular system (I + A) W = B, solved by forward substitution. Then
+ *   o_t   = scale (e^{G_t} S0^T q_t + sum_{r<=t} e^{G_t - G_r} (q_t.k_r) w_r)
+ *   S_end = e^{G_L-1} S0 + sum_r e^{G_L-1 - G_r} k_r w_r^T.
+ * As matrix products over the chunk (K, Q: [L, d_k], V, W: [L, d_v], S0: [d_k, d_v]):
+ *   B = beta (V - e^G (K S0)),  A = strictly_lower(beta e^{G_t-G_r} (K K^T)),  W = (I+A)^-1 B,
+ *   O = scale (e^G (Q S0) + (causal(e^{G_t-G_r}) * (Q K^T)) W),  S = e^{G_L-1} S0 + K_d^T W
+ * with K_d the keys scaled by their decay to the chunk's end. Every exponent is <= 0. */
+#define INFER__DN_CHUNK 64
+
+/* C[m, n] = sum_i A[m, i] B[n, i]   (A: [M, K] rows lda apart, B: [N, K] rows ldb apart) */
+static void infer__gemm_nt(float *C, int ldc, const float *A, int lda, const float *B, int ldb, int M, int N, int K) {
+    for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) C[(size_t)m * ldc + n] = infer__dot_f32_plain(A + (size_t)m * lda, B + (size_t)n * ldb, K);
+}
+
+static void infer__deltanet_chunk(const infer__dn_job *j, int h, int t0, int L, float *scr) {
+    const int d_k = j->d_k, d_v = j->d_v, kh = h % j->n_k, C = INFER__DN_CHUNK;
+    const int ldk = j->n_k * d_k;                              /* row stride of q and k */
+    const float *Q = j->q + (size_t)t0 * ldk + (size_t)kh * d_k, *K = j->k + (size_t)t0 * ldk + (size_t)kh * d_k;
+    float *S = j->state + (size_t)h * d_v * d_k;               /* S0 column by column: [d_v, d_k] */
+    float *G = scr, *KK = G + C, *QK = KK + (size_t)C * C, *W = QK + (size_t)C * C, *QS = W + (size_t)C * d_v, *Kd = QS + (size_t)C * d_v;
+    float beta[INFER__DN_CHUNK];
+    for (int t = 0; t < L; t++) {
+        G[t] = (t ? G[t - 1] : 0.0f) + j->g[(size_t)(t0 + t) * j->n_v + h];
+        beta[t] = j->beta[(size_t)(t0 + t) * j->n_v + h];
+    }
+    infer__gemm_nt(W, d_v, K, ldk, S, d_k, L, d_v, d_k);       /* K S0  -> W     [L, d_v] */
+    infer__gemm_nt(QS, d_v, Q, ldk, S, d_k, L, d_v, d_k);      /* Q S0           [L, d_v] */
+    infer__gemm_nt(KK, C, K, ldk, K, ldk, L, L, d_k);          /* K K^T          [L, L]   */
+    infer__gemm_nt(QK, C, Q, ldk, K, ldk, L, L, d_k);          /* Q K^T          [L, L]   */
+    for (int t = 0; t < L; t++) {                              /* B, then forward substitution */
+        const float *v = j->v + ((size_t)(t0 + t) * j->n_v + h) * d_v, eg = expf(G[t]);
+        float *w = W + (size_t)t * d_v;
+        for (int c = 0; c < d_v; c++) w[c] = beta[t] * (v[c] - eg * w[c]);
+        for (int r = 0; r < t; r++) {
+            const float a = beta[t] * expf(G[t] - G[r]) * KK[(size_t)t * C + r];
+            const float *wr = W + (size_t)r * d_v;
+            for (int c = 0; c < d_v; c++) w[c] -= a * wr[c];
+        }
+    }
+    for (int t = 0; t < L; t++) {                              /* O */
+        float *o = j->out + ((size_t)(t0 + t) * j->n_v + h) * d_v;
+        const float eg = expf(G[t]);
+        for (int c = 0; c < d_v; c++) o[c] = eg * QS[(size_t)t * d_v + c];
+        for (int r = 0; r <= t; r++) {
+            const float p = expf(G[t] - G[r]) * QK[(size_t)t * C + r];
+            const float *wr = W + (size_t)r * d_v;
+            for (int c = 0; c < d_v; c++) o[c] += p * wr[c];
+        }
+        for (int c = 0; c < d_v; c++) o[c] *= j->scale;
+    }
+    const float g_end = G[L - 1], e_end = expf(g_end);         /* S = e^{G_end} S0 + K_d^T W */
+    for (int r = 0; r < L; r++) {
+        const float d = expf(g_end - G[r]);
+        for (int i = 0; i < d_k; i++) Kd[(size_t)r * d_k + i] = d * K[(size_t)r * ldk + i];
+    }
+    for (int c = 0; c < d_v; c++) {
+        float *col = S + (size_t)c * d_k;
+        for (int i = 0; i < d_k; i++) {
+            float s = e_end * col[i];
+            for (int r = 0; r < L; r++) s += Kd[(size_t)r * d_k + i] * W[(size_t)r * d_v + c];
+            col[i] = s;
+        }
+    }
+}
+
+static void infer__deltanet_chunked_task(void *arg, int ith, int nth) {
+    const infer__dn_job *j = (const infer__dn_job *)arg;
+    float *scr = j->scratch + (size_t)ith * j->scratch_per_thread;
+    for (int h = ith; h < j->n_v; h += nth)
+        for (int t0 = 0; t0 < j->rows; t0 += INFER__DN_CHUNK)
+            infer__deltanet_chunk(j, h, t0, j->rows - t0 < INFER__DN_CHUNK ? j->rows - t0 : INFER__DN_CHUNK, scr);
+}
+
+static void infer__cpu_deltanet_chunked(void *ctx, float *out, const float *q, const float *k, const float *v, const float *g,
+                                        const float *beta, float *state, int rows, int n_k, int n_v, int d_k, int d_v, float scale) {
+    infer__cpu_ctx *c = (infer__cpu_ctx *)ctx;
+    const size_t C = INFER__DN_CHUNK;
+    infer__dn_job j = { out, q, k, v, g, beta, state, rows, n_k, n_v, d_k, d_v, scale, NULL, 0 };
+    j.scratch_per_thread = C + 2 * C * C + 2 * C * (size_t)d_v + C * (size_t)d_k;
+    j.scratch = (float *)INFER_MALLOC((size_t)c->n_threads * j.scratch_per_thread * sizeof(float));
+    if (!j.scratch) return;
+    infer__pool_run(c->pool, infer__deltanet_chunked_task, &j);
+    INFER_FREE(j.scratch);
+}
+
 static const infer_kernels infer__cpu_kernels = {
     "cpu",
     infer__cpu_alloc, infer__cpu_free, infer__cpu_copy, infer__cpu_copy, infer__cpu_sync, infer__cpu_supports_type,
     infer__cpu_embed, infer__cpu_rmsnorm, infer__cpu_matmul, infer__cpu_add, infer__cpu_add_rows,
     infer__cpu_rope, infer__cpu_kv_store, infer__cpu_attention, infer__cpu_swiglu,
+    infer__cpu_zero, infer__cpu_copy_rows, infer__cpu_mul_sigmoid, infer__cpu_l2norm, infer__cpu_rope_multi,
+    infer__cpu_moe_route, infer__cpu_matmul_id, infer__cpu_moe_sum,
+    infer__cpu_conv1d_silu, infer__cpu_deltanet_gates, infer__cpu_deltanet_step, infer__cpu_deltanet_chunked,
 };
 
 const infer_kernels *infer_cpu_kernels(void) { return &infer__cpu_kernels; }

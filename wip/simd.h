@@ -1,0 +1,611 @@
+/* ------------------------------------------------------------------------------------------
+ * >>simd -- vectorized dot products for the CPU matmul.
+ *
+ * What: for a weight type t, infer__simd_dot(t) returns a SIMD version of the scalar
+ * reference infer__traits[t].dot -- same weight row, same activation format (dot_type),
+ * same sum -- or NULL when this build has none, and the matmul then uses the scalar one
+ * (quant.h: infer__type_dot). Only the order of float additions may differ, see below.
+ *
+ * Which code exists is decided by the compiler's target flags (-march=native, -mavx2, ...)
+ * at build time, never at run time, so a binary runs only on CPUs that have what it was
+ * built for. Tiers, best first; a type missing from a tier falls through to the next:
+ *   avx512   AVX-512 F+BW+VL: 512-bit versions of the hot kernels (two 32-blocks, or 64
+ *            codes of a super-block, per instruction)
+ *   avx2     AVX2 + FMA + F16C: 256-bit kernels for every type listed in infer__simd_dot_avx2
+ *   neon     AArch64 NEON (+ the dot-product extension when present): a few simple kernels
+ * VNNI (AVX512-VNNI or AVX-VNNI) is used inside the x86 tiers when present. Not used on
+ * purpose: AVX512-BF16 (vdpbf16ps multiplies bf16 by bf16, so it would have to round the
+ * f32 activations to bf16: a different result from the BF16 reference dot) and AMX.
+ *
+ * The integer tricks (x86), explained once:
+ *   maddubs   vpmaddubsw: 32 unsigned bytes a times 32 signed bytes b; adjacent products
+ *             are added in pairs into 16 int16 lanes, SATURATING at +-32767. Every use below
+ *             states why its pair sums fit.
+ *   madd      vpmaddwd: 16-bit lanes multiplied by 16-bit lanes, adjacent products added
+ *             into int32. With all-ones it just widens pairs; with a sub-block scale it
+ *             applies the scale on the way (exact: the sums stay far below 2^31).
+ *   dpbusd    VNNI vpdpbusd: for each int32 lane, acc += a0*b0 + a1*b1 + a2*b2 + a3*b3 with
+ *             a unsigned and b signed bytes, computed exactly (no int16 step, so no
+ *             saturation). Without VNNI the same is maddubs + madd(1) + add.
+ *   sign trick  both instructions want one unsigned factor. For signed a and b,
+ *             a*b = |a| * (b * sign(a)): abs_epi8(a) is |a| (-128 gives 128, still right
+ *             as an unsigned byte) and sign_epi8(b, a) negates b where a < 0 and zeroes it
+ *             where a == 0. Only b = -128 with a < 0 breaks (the negation wraps); b is the
+ *             activation, whose quantizers produce codes in -127..127.
+ *   offset codes  a code q stored with an offset (Q4_0: w = (q - 8) d) is dotted as
+ *             sum(q*y) - 8*sum(y): the unsigned code feeds maddubs/dpbusd directly, and
+ *             sum(y) is a dot with a vector of constant bytes (or Q8_K's bsums).
+ *   nibbles   16 bytes -> 32 codes: low nibbles are b & 15; x86 has no byte shift, so the
+ *             high nibbles are a 16-bit shift right by 4 followed by & 15, which clears
+ *             the bits that came across from the neighbouring byte.
+ *   lookups   non-linear 4-bit codes (IQ4, FP4): pshufb (shuffle_epi8) with a 16-byte table
+ *             and the nibbles as indices gives the signed level of each code in one step.
+ *   bits -> bytes  Q5's fifth bits: bit e of a 32-bit word becomes byte e (0xFF or 0).
+ *
+ * Exactness. The integer sums are exact. Kernels over 256-element super-blocks reduce them
+ * to one integer per super-block and then apply the scales with the very float operations
+ * of the scalar code, so they return bit-identical results. The 32-element block types
+ * keep 8 or 16 float accumulator lanes (one horizontal sum per block would cost as much as
+ * the block), and the float types accumulate in f32 where the reference uses double: those
+ * differ from the reference by f32 rounding of the partial sums, i.e. by a few 1e-7 of
+ * sum |w*x| (the tests bound it by 1e-5).
+ * ---------------------------------------------------------------------------------------- */
+#ifndef INFER_WIP_SIMD_H
+#define INFER_WIP_SIMD_H
+
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#define INFER__SIMD_AVX2 1
+#include <immintrin.h>
+#endif
+#if defined(INFER__SIMD_AVX2) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+#define INFER__SIMD_AVX512 1
+#endif
+#if defined(__ARM_NEON) && defined(__aarch64__)
+#define INFER__SIMD_NEON 1
+#include <arm_neon.h>
+#endif
+
+#ifdef INFER__SIMD_AVX2
+/* ===================================================================================
+ * x86 helpers (256-bit)
+ * =================================================================================== */
+
+static inline float infer__h2f(infer_half h) { return _cvtsh_ss(h); }   /* exact, as the scalar one */
+
+static inline __m256i infer__load256(const void *p) { return _mm256_loadu_si256((const __m256i *)p); }
+static inline __m128i infer__load128(const void *p) { return _mm_loadu_si128((const __m128i *)p); }
+
+static inline float infer__hsum_ps256(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+static inline int32_t infer__hsum_epi32_256(__m256i v) {
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
+    return _mm_cvtsi128_si32(s);
+}
+
+/* acc + (a0*b0 + a1*b1 + a2*b2 + a3*b3) per int32 lane; a unsigned bytes, b signed bytes.
+ * The maddubs fallback needs every pair sum a0*b0 + a1*b1 within +-32767. */
+static inline __m256i infer__dpbusd256(__m256i acc, __m256i a, __m256i b) {
+#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
+    return _mm256_dpbusd_epi32(acc, a, b);
+#elif defined(__AVXVNNI__)
+    return _mm256_dpbusd_avx_epi32(acc, a, b);
+#else
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), _mm256_set1_epi16(1)));
+#endif
+}
+
+/* The same for signed a and b (the sign trick; b must not hold -128). With |a| <= 128 and
+ * |b| <= 127 a pair sum is at most 2*128*127 = 32512: the maddubs fallback cannot saturate. */
+static inline __m256i infer__dpbssd256(__m256i acc, __m256i a, __m256i b) {
+    return infer__dpbusd256(acc, _mm256_abs_epi8(a), _mm256_sign_epi8(b, a));
+}
+
+/* maddubs(a, b) then madd with the 16-bit scales sc: sum over 4 bytes of sc*a*b per int32
+ * lane. Used where each 16 or 32 codes carry their own integer scale (k-quants). */
+static inline __m256i infer__dot_scaled256(__m256i a, __m256i b, __m256i sc) {
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), sc);
+}
+
+/* 16 bytes of packed nibbles -> 32 codes 0..15: byte j of the result is the low nibble of
+ * byte j (j < 16), byte 16 + j the high nibble of byte j. */
+static inline __m256i infer__nibbles256(const uint8_t *p) {
+    const __m128i q = infer__load128(p), m = _mm_set1_epi8(15);
+    return _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(q, 4), m), _mm_and_si128(q, m));
+}
+
+/* Bit e of `bits` -> byte e: 0xFF when set, 0 when clear. AVX512BW has it as one
+ * instruction; otherwise every byte picks the byte of `bits` it needs (shuffle), keeps
+ * its own bit (and) and compares it with that bit. */
+static inline __m256i infer__bits_to_bytes256(uint32_t bits) {
+#if defined(__AVX512BW__) && defined(__AVX512VL__)
+    return _mm256_movm_epi8((__mmask32)bits);
+#else
+    const __m256i pick = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                                          2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+    const __m256i bit = _mm256_set1_epi64x(0x8040201008040201LL);
+    const __m256i v = _mm256_shuffle_epi8(_mm256_set1_epi32((int)bits), pick);
+    return _mm256_cmpeq_epi8(_mm256_and_si256(v, bit), bit);
+#endif
+}
+
+/* A 16-entry signed byte table in both 128-bit halves, for pshufb lookups. */
+static inline __m256i infer__table256(const int8_t *t16) { return _mm256_broadcastsi128_si256(infer__load128(t16)); }
+
+/* Scales of a 32-code chunk made of two 16-element sub-blocks j, j+1: int16 lanes 0..7
+ * hold s[j], lanes 8..15 s[j+1]. s16 = the 16 signed byte scales in both 128-bit halves;
+ * pshufb copies byte j (low half) or j+1 (high half) into both bytes of every 16-bit
+ * lane, and the arithmetic shift right by 8 sign-extends it. */
+static inline __m256i infer__scale_pair256(__m256i s16, int j) {
+    const __m256i idx = _mm256_add_epi8(_mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                                         1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1),
+                                        _mm256_set1_epi8((char)j));
+    return _mm256_srai_epi16(_mm256_shuffle_epi8(s16, idx), 8);
+}
+
+/* sum_j sc[j] * bsums[j] over the 16 sub-blocks of a Q8_K block (sc: 16 signed bytes). */
+static inline int32_t infer__bsums_dot256(const int16_t *bsums, const int8_t *sc) {
+    const __m256i s = _mm256_cvtepi8_epi16(infer__load128(sc));
+    return infer__hsum_epi32_256(_mm256_madd_epi16(infer__load256(bsums), s));
+}
+
+/* ===================================================================================
+ * x86 AVX2 kernels. Each mirrors the scalar dot of the same name in quant_a.h /
+ * quant_b.h; the layouts are drawn there.
+ * =================================================================================== */
+
+/* ---- float types: f32 FMA into 4 x 8 lanes, scalar tail ---- */
+
+static float infer__dot_f32_avx2(int64_t n, const void *w, const void *x) {
+    const float *a = (const float *)w, *b = (const float *)x;
+    __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32)
+        for (int k = 0; k < 4; k++)
+            acc[k] = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8 * k), _mm256_loadu_ps(b + i + 8 * k), acc[k]);
+    for (; i + 8 <= n; i += 8) acc[0] = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), acc[0]);
+    float s = infer__hsum_ps256(_mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3])));
+    for (; i < n; i++) s += a[i] * b[i];
+    return s;
+}
+
+/* 8 halves -> 8 floats (vcvtph2ps, exact). */
+static inline __m256 infer__f16x8(const infer_half *p) { return _mm256_cvtph_ps(infer__load128(p)); }
+/* 8 bf16 -> 8 floats: a bf16 is the top half of an f32, so widen and shift left by 16. */
+static inline __m256 infer__bf16x8(const infer_bf16 *p) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(infer__load128(p)), 16));
+}
+
+static float infer__dot_f16_avx2(int64_t n, const void *w, const void *x) {
+    const infer_half *a = (const infer_half *)w; const float *b = (const float *)x;
+    __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32)
+        for (int k = 0; k < 4; k++)
+            acc[k] = _mm256_fmadd_ps(infer__f16x8(a + i + 8 * k), _mm256_loadu_ps(b + i + 8 * k), acc[k]);
+    for (; i + 8 <= n; i += 8) acc[0] = _mm256_fmadd_ps(infer__f16x8(a + i), _mm256_loadu_ps(b + i), acc[0]);
+    float s = infer__hsum_ps256(_mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3])));
+    for (; i < n; i++) s += infer__h2f(a[i]) * b[i];
+    return s;
+}
+
+static float infer__dot_bf16_avx2(int64_t n, const void *w, const void *x) {
+    const infer_bf16 *a = (const infer_bf16 *)w; const float *b = (const float *)x;
+    __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32)
+        for (int k = 0; k < 4; k++)
+            acc[k] = _mm256_fmadd_ps(infer__bf16x8(a + i + 8 * k), _mm256_loadu_ps(b + i + 8 * k), acc[k]);
+    for (; i + 8 <= n; i += 8) acc[0] = _mm256_fmadd_ps(infer__bf16x8(a + i), _mm256_loadu_ps(b + i), acc[0]);
+    float s = infer__hsum_ps256(_mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3])));
+    for (; i < n; i++) s += infer__bf16_to_fp32(a[i]) * b[i];
+    return s;
+}
+
+/* ---- 32-element blocks against Q8_0 / Q8_1: one block per step, 8 float lanes ----
+ * Per block: 8 int32 partial sums -> float, times d_w*d_x, added into acc. */
+
+static inline __m256 infer__fmadd_block256(__m256i sumi, float scale, __m256 acc) {
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi), _mm256_set1_ps(scale), acc);
+}
+
+static float infer__dot_q8_0_avx2(int64_t n, const void *w, const void *x) {
+    const infer_block_q8_0 *a = (const infer_block_q8_0 *)w, *y = (const infer_block_q8_0 *)x;
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / INFER_QK8_0; i++) {
+        const __m256i s = infer__dpbssd256(_mm256_setzero_si256(), infer__load256(a[i].qs), infer__load256(y[i].qs));
+        acc = infer__fmadd_block256(s, infer__h2f(a[i].d) * infer__h2f(y[i].d), acc);
+    }
+    return infer__hsum_ps256(acc);
+}
+
+/* sum(q*y) - off*sum(y) for 32 unsigned codes q (off = the code offset, 8 or 16). */
+static inline __m256i infer__dot_offset256(__m256i q, __m256i yq, int off) {
+    const __m256i s = infer__dpbusd256(_mm256_setzero_si256(), q, yq);
+    return _mm256_sub_epi32(s, infer__dpbusd256(_mm256_setzero_si256(), _mm256_set1_epi8((char)off), yq));
+}
+
+static float infer__dot_q4_0_avx2(int64_t n, const void *w, const void *x) {
+    const infer_block_q4_0 *a = (const infer_block_q4_0 *)w;
+    const infer_block_q8_0 *y = (const infer_block_q8_0 *)x;
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / INFER_QK4_0; i++) {
+        const __m256i s = infer__dot_offset256(infer__nibbles256(a[i].qs), infer__load256(y[i].qs), 8);
+        acc = infer__fmadd_block256(s, infer__h2f(a[i].d) * infer__h2f(y[i].d), acc);
+    }
+    return infer__hsum_ps256(acc);
+}
+
+/* Q5 codes: the nibble plus 16 where the element's bit of qh is set. */
+static inline __m256i infer__q5_codes256(const uint8_t *qs, const uint8_t *qh4) {
+    uint32_t qh; memcpy(&qh, qh4, 4);
+    return _mm256_or_si256(infer__nibbles256(qs), _mm256_and_si256(infer__bits_to_bytes256(qh), _mm256_set1_epi8(16)));
+}
+
+static float infer__dot_q5_0_avx2(int64_t n, const void *w, const void *x) {
+    const infer_block_q5_0 *a = (const infer_block_q5_0 *)w;
+    const infer_block_q8_0 *y = (const infer_block_q8_0 *)x;
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / INFER_QK5_0; i++) {
+        const __m256i s = infer__dot_offset256(infer__q5_codes256(a[i].qs, a[i].qh), infer__load256(y[i].qs), 16);
+        acc = infer__fmadd_block256(s, infer__h2f(a[i].d) * infer__h2f(y[i].d), acc);
+    }
+    return infer__hsum_ps256(acc);
+}
+
+/* Q4_1 / Q5_1 against Q8_1: d_w*d_x*sum(q*y) + m*d_x*sum(y). sum(y) is recomputed from
+ * the integers (a dot with 1s), as the reference does, not read from Q8_1's fp16 s. */
+static inline __m256 infer__fmadd_affine256(__m256i q, const infer_block_q8_1 *y, infer_half d, infer_half m, __m256 acc) {
+    const __m256i yq = infer__load256(y->qs), zero = _mm256_setzero_si256();
+    const float dy = infer__h2f(y->d);
+    acc = infer__fmadd_block256(infer__dpbusd256(zero, q, yq), infer__h2f(d) * dy, acc);
+    return infer__fmadd_block256(infer__dpbusd256(zero, _mm256_set1_epi8(1), yq), infer__h2f(m) * dy, acc);
+}
+
+static float infer__dot_q4_1_avx2(int64_t n, const void *w, const void *x) {
+    const infer_block_q4_1 *a = (const infer_block_q4_1 *)w;
+    const infer_block_q8_1 *y = (const infer_block_q8_1 *)x;
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / INFER_QK4_1; i++) acc = infer__fmadd_affine256(infer__nibbles256(a[i].qs), &y[i], a[i].d, a[i].m, acc);
+    return infer__hsum_ps256(acc);
+}
+
+static float infer__dot_q5_1_avx2(int64_t n, const void *w, const void *x) {
+    const infer_block_q5_1 *a = (const infer_block_q5_1 *)w;
+    const infer_block_q8_1 *y = (const infer_block_q8_1 *)x;
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / INFER_QK5_1; i++) acc = infer__fmadd_affine256(infer__q5_codes256(a[i].qs, a[i].qh), &y[i], a[i].d, a[i].m, acc);
+    return infer__hsum_ps256(acc);
+}
+
+/* Non-linear 4-bit codes: table lookup, then a signed dot (|level| <= 127). */
+static float infer__dot_iq4_nl_avx2(int64_t n, const void *w, const void *x) {
+    const infer_block_iq4_nl *a = (const infer_block_iq4_nl *)w;
+    const infer_block_q8_0 *y = (const infer_block_q8_0 *)x;
+    const __m256i tbl = infer__table256(infer__kvalues_iq4nl);
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / INFER_QK4_NL; i++) {
+        const __m256i v = _mm256_shuffle_epi8(tbl, infer__nibbles256(a[i].qs));
+        const __m256i s = infer__dpbssd256(_mm256_setzero_si256(), v, infer__load256(y[i].qs));
+        acc = infer__fmadd_block256(s, infer__h2f(a[i].d) * infer__h2f(y[i].d), acc);
+    }
+    return infer__hsum_ps256(acc);
+}
+
+/* MXFP4: the same with the doubled E2M1 table and the halved E8M0 scale. */
+static float infer__dot_mxfp4_avx2(int64_t n, const void *w, const void *x) {
+    const infer_block_mxfp4 *a = (const infer_block_mxfp4 *)w;
+    const infer_block_q8_0 *y = (const infer_block_q8_0 *)x;
+    const __m256i tbl = infer__table256(infer__kvalues_fp4);
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / INFER_QK_MXFP4; i++) {
+        const __m256i v = _mm256_shuffle_epi8(tbl, infer__nibbles256(a[i].qs));
+        const __m256i s = infer__dpbssd256(_mm256_setzero_si256(), v, infer__load256(y[i].qs));
+        acc = infer__fmadd_block256(s, infer__e8m0_to_fp32_half(a[i].e) * infer__h2f(y[i].d), acc);
+    }
+    return infer__hsum_ps256(acc);
+}
+
+/* UE4M3 byte -> half its value, from bits (no ldexpf): bit 7 is ignored as in the scalar
+ * helper, 0x00 and 0x7F read as 0; normal: (1 + m/8) 2^(e-7) / 2 has f32 exponent field
+ * e + 119 and mantissa m << 20; subnormal (e = 0): m * 2^-10. */
+static inline float infer__ue4m3_half(uint8_t x) {
+    const uint32_t e = (x >> 3) & 15, m = x & 7;
+    if (x == 0 || x == 0x7F) return 0.0f;
+    return e ? infer__fp32_from_bits((e + 119) << 23 | m << 20) : (float)m * (1.0f / 1024.0f);
+}
+
+/* NVFP4 against two Q8_0 blocks. Sub-block s (16 elements) is qs[8s..8s+7]: low nibbles
+ * are its elements 0..7, high nibbles 8..15. Nibble-splitting 16 bytes (sub-blocks 2b,
+ * 2b+1) gives lo = [lo(s0) lo(s1)], hi = [hi(s0) hi(s1)]; unpacking their 64-bit halves
+ * puts the 32 codes in element order, matching Q8_0 block b. Int32 lanes 0..3 then
+ * belong to sub-block 2b and lanes 4..7 to 2b+1, each with its own UE4M3 scale. */
+static float infer__dot_nvfp4_avx2(int64_t n, const void *w, const void *x) {
+    const infer_block_nvfp4 *a = (const infer_block_nvfp4 *)w;
+    const infer_block_q8_0 *y = (const infer_block_q8_0 *)x;
+    const __m256i tbl = infer__table256(infer__kvalues_fp4);
+    const __m128i m4 = _mm_set1_epi8(15);
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / INFER_QK_NVFP4; i++) {
+        for (int b = 0; b < 2; b++) {
+            const infer_block_q8_0 *yb = &y[2 * i + b];
+            const __m128i q = infer__load128(a[i].qs + 16 * b);
+            const __m128i lo = _mm_and_si128(q, m4), hi = _mm_and_si128(_mm_srli_epi16(q, 4), m4);
+            const __m256i c = _mm256_set_m128i(_mm_unpackhi_epi64(lo, hi), _mm_unpacklo_epi64(lo, hi));
+            const __m256i s = infer__dpbssd256(_mm256_setzero_si256(), _mm256_shuffle_epi8(tbl, c), infer__load256(yb->qs));
+            const float dy = infer__h2f(yb->d);
+            const __m256 sc = _mm256_set_m128(_mm_set1_ps(infer__ue4m3_half(a[i].d[2 * b + 1]) * dy),
+                                              _mm_set1_ps(infer__ue4m3_half(a[i].d[2 * b]) * dy));
+            acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), sc, acc);
+        }
+    }
+    return infer__hsum_ps256(acc);
+}
+
+/* ---- 256-element super-blocks against Q8_K ----
+ * One integer sum per super-block, then the scalar code's float formula. */
+
+/* Q2_K: codes 0..3 (pair sums <= 2*3*127), scale pair per 32 codes; the mins use bsums. */
+static float infer__dot_q2_k_avx2(int64_t n, const void *w, const void *x) {
+    const infer_block_q2_k *b = (const infer_block_q2_k *)w;
+    const infer_block_q8_k *a = (const infer_block_q8_k *)x;
+    const __m256i m3 = _mm256_set1_epi8(3);
+    float sum = 0;
+    for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++) {
+        int8_t sc[16], mn[16];
+        for (int j = 0; j < 16; j++) { sc[j] = (int8_t)(b->scales[j] & 15); mn[j] = (int8_t)(b->scales[j] >> 4); }
+        const __m256i s16 = _mm256_broadcastsi128_si256(infer__load128(sc));
+        __m256i acc = _mm256_setzero_si256();
+        for (int h = 0; h < 2; h++) {
+            __m256i q = infer__load256(b->qs + 32 * h);
+            for (int k = 0; k < 4; k++, q = _mm256_srli_epi16(q, 2)) {
+                const __m256i yq = infer__load256(a->qs + 128 * h + 32 * k);
+                acc = _mm256_add_epi32(acc, infer__dot_scaled256(_mm256_and_si256(q, m3), yq, infer__scale_pair256(s16, 8 * h + 2 * k)));
+            }
+        }
+        const int isum = infer__hsum_epi32_256(acc), msum = infer__bsums_dot256(a->bsums, mn);
+        sum += a->d * (infer__h2f(b->d) * (float)isum - infer__h2f(b->dmin) * (float)msum);
+    }
+    return sum;
+}
+
+/* Q3_K: code = crumb + 4*hbit in 0..7, value = code - 4, so
+ * isum = sum_j sc_j * (sum code*y - 4*bsum_j). The hmask bit of element 128h + 32k + l
+ * is bit 4h+k of hmask[l]: shift the 32 mask bytes right once per step and keep bit 0. */
+static float infer__dot_q3_k_avx2(int64_t n, const void *w, const void *x) {
+    const infer_block_q3_k *b = (const infer_block_q3_k *)w;
+    const infer_block_q8_k *a = (const infer_block_q8_k *)x;
+    const __m256i m3 = _mm256_set1_epi8(3), one = _mm256_set1_epi8(1);
+    float sum = 0;
+    for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++) {
+        int8_t sc[16];
+        for (int j = 0; j < 16; j++) sc[j] = (int8_t)infer__q3k_scale(b->scales, j);
+        const __m256i s16 = _mm256_broadcastsi128_si256(infer__load128(sc));
+        __m256i hm = infer__load256(b->hmask), acc = _mm256_setzero_si256();
+        for (int h = 0; h < 2; h++) {
+            __m256i q = infer__load256(b->qs + 32 * h);
+            for (int k = 0; k < 4; k++, q = _mm256_srli_epi16(q, 2), hm = _mm256_srli_epi16(hm, 1)) {
+                const __m256i hb = _mm256_slli_epi16(_mm256_and_si256(hm, one), 2);
+                const __m256i c = _mm256_or_si256(_mm256_and_si256(q, m3), hb);
+                const __m256i yq = infer__load256(a->qs + 128 * h + 32 * k);
+                acc = _mm256_add_epi32(acc, infer__dot_scaled256(c, yq, infer__scale_pair256(s16, 8 * h + 2 * k)));
+            }
+        }
+        const int isum = infer__hsum_epi32_256(acc) - 4 * infer__bsums_dot256(a->bsums, sc);
+        sum += infer__h2f(b->d) * a->d * (float)isum;
+    }
+    return sum;
+}
+
+/* Q4_K / Q5_K: 64 codes per 32 bytes of qs (low nibbles: sub-block 2g, high: 2g+1), one
+ * scale per 32 codes; Q5_K adds 16 where bit j of qh[l] is set (j = sub-block), taken
+ * like Q3_K's hmask. Pair sums <= 2*31*127. Scales and mins unpacked by the scalar helper. */
+static inline float infer__dot_k4_block_avx2(const uint8_t *scales, const uint8_t *qs, const uint8_t *qh,
+                                            float d, float dmin, const infer_block_q8_k *a) {
+    const __m256i m4 = _mm256_set1_epi8(15), one = _mm256_set1_epi8(1);
+    __m256i acc = _mm256_setzero_si256(), hm = qh ? infer__load256(qh) : _mm256_setzero_si256();
+    int msum = 0;
+    for (int j = 0; j < 8; j++, hm = _mm256_srli_epi16(hm, 1)) {
+        int sc, m;
+        infer__k4_scale_min(scales, j, &sc, &m);
+        msum += m * (a->bsums[2 * j] + a->bsums[2 * j + 1]);
+        const __m256i q = infer__load256(qs + 32 * (j / 2));
+        __m256i c = _mm256_and_si256(j % 2 ? _mm256_srli_epi16(q, 4) : q, m4);
+        c = _mm256_or_si256(c, _mm256_slli_epi16(_mm256_and_si256(hm, one), 4));
+        acc = _mm256_add_epi32(acc, infer__dot_scaled256(c, infer__load256(a->qs + 32 * j), _mm256_set1_epi16((short)sc)));
+    }
+    return a->d * (d * (float)infer__hsum_epi32_256(acc) - dmin * (float)msum);
+}
+
+static float infer__dot_q4_k_avx2(int64_t n, const void *w, const void *x) {
+    const infer_block_q4_k *b = (const infer_block_q4_k *)w;
+    const infer_block_q8_k *a = (const infer_block_q8_k *)x;
+    float sum = 0;
+    for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++)
+        sum += infer__dot_k4_block_avx2(b->scales, b->qs, NULL, infer__h2f(b->d), infer__h2f(b->dmin), a);
+    return sum;
+}
+
+static float infer__dot_q5_k_avx2(int64_t n, const void *w, const void *x) {
+    const infer_block_q5_k *b = (const infer_block_q5_k *)w;
+    const infer_block_q8_k *a = (const infer_block_q8_k *)x;
+    float sum = 0;
+    for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++)
+        sum += infer__dot_k4_block_avx2(b->scales, b->qs, b->qh, infer__h2f(b->d), infer__h2f(b->dmin), a);
+    return sum;
+}
+
+/* Q6_K: per 128-element half, ql0 = ql[64h..+31], ql1 = ql[64h+32..+63], qh = qh[32h..+31].
+ * Chunk k (elements 32k..32k+31 of the half) = nibble k>>1 of ql(k&1) | bits 2k..2k+1 of
+ * qh moved to bits 4..5; codes 0..63 (pair sums <= 2*63*127), value = code - 32. */
+static float infer__dot_q6_k_avx2(int64_t n, const void *w, const void *x) {
+    const infer_block_q6_k *b = (const infer_block_q6_k *)w;
+    const infer_block_q8_k *a = (const infer_block_q8_k *)x;
+    const __m256i m4 = _mm256_set1_epi8(15), m30 = _mm256_set1_epi8(0x30);
+    float sum = 0;
+    for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++) {
+        const __m256i s16 = _mm256_broadcastsi128_si256(infer__load128(b->scales));
+        __m256i acc = _mm256_setzero_si256();
+        for (int h = 0; h < 2; h++) {
+            const __m256i l0 = infer__load256(b->ql + 64 * h), l1 = infer__load256(b->ql + 64 * h + 32);
+            const __m256i qh = infer__load256(b->qh + 32 * h);
+            const __m256i c[4] = {
+                _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), m30)),
+                _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), m30)),
+                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(qh, m30)),
+                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4), _mm256_and_si256(_mm256_srli_epi16(qh, 2), m30)),
+            };
+            for (int k = 0; k < 4; k++) {
+                const __m256i yq = infer__load256(a->qs + 128 * h + 32 * k);
+                acc = _mm256_add_epi32(acc, infer__dot_scaled256(c[k], yq, infer__scale_pair256(s16, 8 * h + 2 * k)));
+            }
+        }
+        const int isum = infer__hsum_epi32_256(acc) - 32 * infer__bsums_dot256(a->bsums, b->scales);
+        sum += infer__h2f(b->d) * a->d * (float)isum;
+    }
+    return sum;
+}
+
+/* IQ4_XS: IQ4_NL lookups per 32-element sub-block, signed levels through the sign trick
+ * (pair sums <= 2*127*127 = 32258), 6-bit signed sub-block scales. */
+static float infer__dot_iq4_xs_avx2(int64_t n, const void *w, const void *x) {
+    const infer_block_iq4_xs *b = (const infer_block_iq4_xs *)w;
+    const infer_block_q8_k *a = (const infer_block_q8_k *)x;
+    const __m256i tbl = infer__table256(infer__kvalues_iq4nl);
+    float sum = 0;
+    for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++) {
+        __m256i acc = _mm256_setzero_si256();
+        for (int j = 0; j < 8; j++) {
+            const __m256i v = _mm256_shuffle_epi8(tbl, infer__nibbles256(b->qs + 16 * j));
+            const __m256i yq = infer__load256(a->qs + 32 * j);
+            const __m256i sc = _mm256_set1_epi16((short)infer__iq4xs_scale(b, j));
+            acc = _mm256_add_epi32(acc, infer__dot_scaled256(_mm256_abs_epi8(v), _mm256_sign_epi8(yq, v), sc));
+        }
+        sum += infer__h2f(b->d) * a->d * (float)infer__hsum_epi32_256(acc);
+    }
+    return sum;
+}
+
+/* sum of the 16 bsums of a Q8_K block = sum of its 256 codes. */
+static inline int32_t infer__bsums_total256(const int16_t *bsums) {
+    return infer__hsum_epi32_256(_mm256_madd_epi16(infer__load256(bsums), _mm256_set1_epi16(1)));
+}
+
+/* TQ2_0: 2-bit codes 0..2 laid out like Q2_K's; sum((c - 1) y) = sum(c y) - sum(y). */
+static float infer__dot_tq2_0_avx2(int64_t n, const void *w, const void *x) {
+    const infer_block_tq2_0 *b = (const infer_block_tq2_0 *)w;
+    const infer_block_q8_k *a = (const infer_block_q8_k *)x;
+    const __m256i m3 = _mm256_set1_epi8(3);
+    float s = 0;
+    for (int64_t i = 0; i < n / INFER_QK_K; i++) {
+        __m256i acc = _mm256_setzero_si256();
+        for (int h = 0; h < 2; h++) {
+            __m256i q = infer__load256(b[i].qs + 32 * h);
+            for (int k = 0; k < 4; k++, q = _mm256_srli_epi16(q, 2))
+                acc = infer__dpbusd256(acc, _mm256_and_si256(q, m3), infer__load256(a[i].qs + 128 * h + 32 * k));
+        }
+        const int sumi = infer__hsum_epi32_256(acc) - infer__bsums_total256(a[i].bsums);
+        s += (float)sumi * (infer__h2f(b[i].d) * a[i].d);
+    }
+    return s;
+}
+
+/* TQ1_0 trits. Digit k of a byte is the top trit of the byte times 3^k modulo 256:
+ *   u8(byte * 3^k): bytes multiplied as 16-bit lanes, even and odd bytes separately so no
+ *                   carry crosses into the neighbour (mul_u8 below);
+ *   top trit t = (3q) >> 8 = (q >= 86) + (q >= 171): two unsigned compares (max == q).
+ * Per block, 8 vectors of 32 trits in element order:
+ *   qs[0..31] times 3^0..3^4                    -> elements   0..159
+ *   qs[32..47] times (1 | 3) and (9 | 27)        -> elements 160..223 (one digit per half)
+ *   qs[32..47] times 81 | qh[0..3] x4 times 1,3,9,27 -> elements 224..239 | 240..255 */
+static inline __m256i infer__mul_u8_256(__m256i v, __m256i m) {
+    const __m256i lo = _mm256_mullo_epi16(v, _mm256_and_si256(m, _mm256_set1_epi16(0x00FF)));
+    const __m256i hi = _mm256_mullo_epi16(_mm256_and_si256(v, _mm256_set1_epi16((short)0xFF00)), _mm256_srli_epi16(m, 8));
+    return _mm256_or_si256(_mm256_and_si256(lo, _mm256_set1_epi16(0x00FF)), hi);
+}
+static inline __m256i infer__top_trit256(__m256i q) {
+    const __m256i ge1 = _mm256_cmpeq_epi8(_mm256_max_epu8(q, _mm256_set1_epi8(86)), q);
+    const __m256i ge2 = _mm256_cmpeq_epi8(_mm256_max_epu8(q, _mm256_set1_epi8((char)171)), q);
+    return _mm256_sub_epi8(_mm256_sub_epi8(_mm256_setzero_si256(), ge1), ge2);
+}
+
+static float infer__dot_tq1_0_avx2(int64_t n, const void *w, const void *x) {
+    const infer_block_tq1_0 *b = (const infer_block_tq1_0 *)w;
+    const infer_block_q8_k *a = (const infer_block_q8_k *)x;
+    const __m256i pow3[5] = { _mm256_set1_epi8(1), _mm256_set1_epi8(3), _mm256_set1_epi8(9), _mm256_set1_epi8(27), _mm256_set1_epi8(81) };
+    const __m256i p01 = _mm256_set_m128i(_mm_set1_epi8(3), _mm_set1_epi8(1));
+    const __m256i p23 = _mm256_set_m128i(_mm_set1_epi8(27), _mm_set1_epi8(9));
+    const __m256i ptail = _mm256_set_m128i(_mm_setr_epi8(1, 1, 1, 1, 3, 3, 3, 3, 9, 9, 9, 9, 27, 27, 27, 27), _mm_set1_epi8(81));
+    float s = 0;
+    for (int64_t i = 0; i < n / INFER_QK_K; i++) {
+        const __m256i q0 = infer__load256(b[i].qs);
+        const __m256i q1 = _mm256_broadcastsi128_si256(infer__load128(b[i].qs + 32));
+        uint32_t qh; memcpy(&qh, b[i].qh, 4);
+        const __m256i qt = _mm256_set_m128i(_mm_set1_epi32((int)qh), infer__load128(b[i].qs + 32));
+        __m256i v[8];
+        for (int k = 0; k < 5; k++) v[k] = infer__mul_u8_256(q0, pow3[k]);
+        v[5] = infer__mul_u8_256(q1, p01);
+        v[6] = infer__mul_u8_256(q1, p23);
+        v[7] = infer__mul_u8_256(qt, ptail);
+        __m256i acc = _mm256_setzero_si256();
+        for (int k = 0; k < 8; k++) acc = infer__dpbusd256(acc, infer__top_trit256(v[k]), infer__load256(a[i].qs + 32 * k));
+        const int sumi = infer__hsum_epi32_256(acc) - infer__bsums_total256(a[i].bsums);
+        s += (float)sumi * (infer__h2f(b[i].d) * a[i].d);
+    }
+    return s;
+}
+
+static infer__dot_fn infer__simd_dot_avx2(infer_type t) {
+    switch (t) {
+    case INFER_TYPE_F32:    return infer__dot_f32_avx2;
+    case INFER_TYPE_F16:    return infer__dot_f16_avx2;
+    case INFER_TYPE_BF16:   return infer__dot_bf16_avx2;
+    case INFER_TYPE_Q8_0:   return infer__dot_q8_0_avx2;
+    case INFER_TYPE_Q4_0:   return infer__dot_q4_0_avx2;
+    case INFER_TYPE_Q4_1:   return infer__dot_q4_1_avx2;
+    case INFER_TYPE_Q5_0:   return infer__dot_q5_0_avx2;
+    case INFER_TYPE_Q5_1:   return infer__dot_q5_1_avx2;
+    case INFER_TYPE_IQ4_NL: return infer__dot_iq4_nl_avx2;
+    case INFER_TYPE_MXFP4:  return infer__dot_mxfp4_avx2;
+    case INFER_TYPE_NVFP4:  return infer__dot_nvfp4_avx2;
+    case INFER_TYPE_Q2_K:   return infer__dot_q2_k_avx2;
+    case INFER_TYPE_Q3_K:   return infer__dot_q3_k_avx2;
+    case INFER_TYPE_Q4_K:   return infer__dot_q4_k_avx2;
+    case INFER_TYPE_Q5_K:   return infer__dot_q5_k_avx2;
+    case INFER_TYPE_Q6_K:   return infer__dot_q6_k_avx2;
+    case INFER_TYPE_IQ4_XS: return infer__dot_iq4_xs_avx2;
+    case INFER_TYPE_TQ1_0:  return infer__dot_tq1_0_avx2;
+    case INFER_TYPE_TQ2_0:  return infer__dot_tq2_0_avx2;
+    default:                return NULL;
+    }
+}
+#endif /* INFER__SIMD_AVX2 */
+
+/* ===================================================================================
+ * Dispatch. Each tier is a lookup by type; infer__simd_tiers lists the tiers compiled
+ * into this build, best first (the tests check every tier against the scalar dots).
+ * =================================================================================== */
+typedef infer__dot_fn (*infer__simd_tier_fn)(infer_type t);
+typedef struct { const char *name; infer__simd_tier_fn lookup; } infer__simd_tier;
+static const infer__simd_tier infer__simd_tiers[] = {
+#ifdef INFER__SIMD_AVX2
+    { "avx2", infer__simd_dot_avx2 },
+#endif
+    { NULL, NULL }
+};
+
+static infer__dot_fn infer__simd_dot(infer_type t) {
+    for (const infer__simd_tier *k = infer__simd_tiers; k->name; k++) {
+        infer__dot_fn f = k->lookup(t);
+        if (f) return f;
+    }
+    return NULL;
+}
+
+#endif
