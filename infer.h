@@ -138,6 +138,8 @@ INFER__STATIC_ASSERT(sizeof(infer_block_q8_k) == 292, "q8_K size");
 #include "wip/quant_b_public.h"
 #include "wip/quant_c_public.h"
 
+#include "wip/tokenizer_public.h"
+
 /* ------------------------------------------------------------------------------------------
  * >>api-tensor -- a tensor is a typed view of bytes (mmapped from the file on the CPU, or a
  * device pointer on a GPU). ne[0] is the innermost dimension: a matrix W[out, in] has
@@ -282,7 +284,6 @@ const infer_kernels *infer_cpu_kernels(void);
  * ---------------------------------------------------------------------------------------- */
 typedef struct infer_model infer_model;
 typedef struct infer_session infer_session;
-typedef struct infer_tokenizer infer_tokenizer;
 
 typedef enum infer_rope_scaling { INFER_ROPE_SCALING_NONE = 0, INFER_ROPE_SCALING_LINEAR, INFER_ROPE_SCALING_YARN } infer_rope_scaling;
 

@@ -151,7 +151,7 @@ static void test_gguf_corrupt(void) {
     uint64_t off = 8;
     CHECK(parse_patched(&b, t0 + 26, &off, 8, &err) != INFER_OK);          /* misaligned offset */
     CHECK(parse_patched(&b, t0 + 26, &huge, 8, &err) != INFER_OK);         /* offset overflow */
-    CHECK(parse_patched(&b, t0 + 36 + 8, "t0", 2, &err) != INFER_OK);      /* duplicate tensor name */
+    CHECK(parse_patched(&b, t0 + 34 + 8, "t0", 2, &err) != INFER_OK);      /* duplicate tensor name */
     CHECK(strstr(err.msg, "duplicate") != NULL);
     /* duplicate key: rename general.alignment's key to general.architecture (same length? no: build) */
     buf_t d = { 0 };
@@ -989,6 +989,9 @@ static void test_convert_llama2c(void) {
     remove("/tmp/infer_l2c_cut.bin");
 }
 
+#include "wip/simd_tests.inc"
+#include "wip/qwen_tests.inc"
+
 /* ---- the table of tests ---- */
 typedef struct { const char *name; void (*fn)(void); } test_case;
 static const test_case tests[] = {
@@ -999,6 +1002,7 @@ static const test_case tests[] = {
     { "gguf_model_bad_keys", test_model_bad_keys },
     { "quant_golden", test_quant_golden },
     { "quant_dot", test_quant_dot },
+    { "simd_dot", test_simd_dot },
     { "quant_i2_s", test_quant_i2_s },
     { "sampler", test_sampler },
     { "tokenizer_vocabs", test_tokenizer_vocabs },
@@ -1013,6 +1017,11 @@ static const test_case tests[] = {
     { "golden_llama_fast", test_golden_llama_fast },
     { "golden_llama3_ropescale", test_golden_llama3_ropescale },
     { "golden_qwen3", test_golden_qwen3 },
+    { "golden_qwen3moe", test_golden_qwen3moe },
+    { "golden_qwen3moe_mxfp4", test_golden_qwen3moe_mxfp4 },
+    { "golden_qwen35", test_golden_qwen35 },
+    { "golden_qwen35moe", test_golden_qwen35moe },
+    { "golden_qwen35moe_mxfp4", test_golden_qwen35moe_mxfp4 },
     { "cli", test_cli },
     { "convert_cli", test_convert_cli },
     { "convert_llama2c", test_convert_llama2c },

@@ -10,6 +10,8 @@
  * Matmuls split the output rows across threads; each thread computes whole dot products in
  * the same order whatever the thread count, so results do not depend on it.
  * ---------------------------------------------------------------------------------------- */
+#include <assert.h>
+
 typedef struct infer__cpu_ctx {
     infer__pool *pool;
     int n_threads, precise;

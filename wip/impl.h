@@ -275,11 +275,8 @@ static int infer__n_cores(void) {
 #include "wip/gguf.h"
 #include "wip/gguf_write.h"
 #include "wip/cpu.h"
-#if __has_include("tokenizer.ready")
+#include "wip/json.h"
 #include "wip/tokenizer.h"
-#else
-#include "wip/tokstub.h"
-#endif
 #include "wip/model.h"
 #include "wip/tokglue.h"
 
@@ -289,6 +286,4 @@ static int infer__n_cores(void) {
 #if __has_include("quant_c_tables.h")
 #include "wip/quant_c_tables.h"
 #endif
-#if __has_include("tokenizer.ready")
 #include "wip/unicode_tables.h"
-#endif

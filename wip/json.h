@@ -1,19 +1,6 @@
 /* wip/json.h -- >>json: a small validating JSON parser (RFC 8259) for tokenizer.json,
  * tokenizer_config.json, config.json and safetensors headers. Implementation part. */
-#ifndef INFER_WIP_JSON_H
-#define INFER_WIP_JSON_H
 
-#include "base.h"
-#include <stdio.h>
-#include <stdlib.h>
-#include <locale.h>
-#include <stb/stb_ds.h>
-
-#ifndef INFER_MALLOC
-#define INFER_MALLOC(n) malloc(n)
-#define INFER_REALLOC(p, n) realloc(p, n)
-#define INFER_FREE(p) free(p)
-#endif
 
 /* -----------------------------------------------------------------------------------------
  * >>json -- parse (ptr, len) into a read-only tree.
@@ -38,6 +25,8 @@
  *       infer__json_free(&doc);
  *   }
  * --------------------------------------------------------------------------------------- */
+
+#include <locale.h> /* localeconv: the decimal point strtod expects */
 
 #ifndef INFER__JSON_MAX_DEPTH
 #define INFER__JSON_MAX_DEPTH 64
@@ -398,4 +387,3 @@ static int infer__json_bool(const infer__json *v, int *out) {
     return 0;
 }
 
-#endif /* INFER_WIP_JSON_H */

@@ -591,6 +591,7 @@ static infer__dot_fn infer__simd_dot_avx2(infer_type t) {
  * Dispatch. Each tier is a lookup by type; infer__simd_tiers lists the tiers compiled
  * into this build, best first (the tests check every tier against the scalar dots).
  * =================================================================================== */
+#define INFER__HAVE_SIMD_TIERS 1
 typedef infer__dot_fn (*infer__simd_tier_fn)(infer_type t);
 typedef struct { const char *name; infer__simd_tier_fn lookup; } infer__simd_tier;
 static const infer__simd_tier infer__simd_tiers[] = {

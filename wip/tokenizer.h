@@ -1,92 +1,9 @@
-/* wip/tokenizer.h -- the tokenizer section of infer.h (public part + >>tokenizer).
- * Development include order: base.h, json.h, unicode_tables.h, this file; the translation
- * unit that includes it defines STB_DS_IMPLEMENTATION once (infer.h does that itself). */
-#ifndef INFER_WIP_TOKENIZER_H
-#define INFER_WIP_TOKENIZER_H
-
-#include "base.h"
-#include <stdio.h>
-#include <stdlib.h>
-#include <stdarg.h>
-#include <limits.h>
-#include <stb/stb_ds.h>
-#include "unicode_tables.h"
-#include "json.h"
-
-#ifndef INFER_MALLOC
-#define INFER_MALLOC(n) malloc(n)
-#define INFER_REALLOC(p, n) realloc(p, n)
-#define INFER_FREE(p) free(p)
-#endif
-
-/* =========================================================================================
- * PUBLIC PART
- * ========================================================================================= */
-
-/* Which algorithm turns text into ids (GGUF `tokenizer.ggml.model`). */
-typedef enum infer_tok_kind {
-    INFER_TOK_NONE = 0, /* "none"/"no_vocab": the model has no vocabulary */
-    INFER_TOK_SPM,      /* "llama": SentencePiece BPE, merges ranked by token score */
-    INFER_TOK_BPE,      /* "gpt2":  byte-level BPE, merges ranked by merge-list index */
-    INFER_TOK_WPM       /* "bert":  WordPiece, greedy longest match */
-} infer_tok_kind;
-
-/* Byte-string -> int32 hash table (open addressing, linear probing). Keys live in the
- * tokenizer's arena and may contain any byte, which is why this is not an stb_ds map
- * (stb_ds string keys stop at NUL). `aux` distinguishes keys with equal bytes: merges use
- * it for the length of the left half. A slot with value < 0 is empty. */
-typedef struct infer__tok_slot { uint32_t hash, off, len; int32_t aux, value; } infer__tok_slot;
-typedef struct infer__tok_map { infer__tok_slot *slots; uint32_t mask, count; } infer__tok_map;
-
-struct infer__regex;
-
-/* A loaded tokenizer. Filled by infer__tok_init(); read-only afterwards, so one tokenizer
- * can serve many threads. The fields above `internals` are the public ones. */
-typedef struct infer_tokenizer {
-    infer_tok_kind kind;
-    int32_t n_vocab;
-    int32_t bos, eos, eot, eom, unk, pad, sep, mask;  /* special ids, -1 = none */
-    int add_bos, add_eos, add_space_prefix;           /* resolved flags (0/1) */
-    int32_t max_token_len;   /* longest token text in bytes */
-    int32_t max_piece_len;   /* longest infer_token_to_piece() result in bytes */
-    char pre[32];            /* BPE pre-tokenizer in use, e.g. "llama-bpe" ("" otherwise) */
-    /* internals */
-    int32_t pre_def;         /* index into infer__pre_defs */
-    int ignore_merges;       /* BPE: a whole pre-token that is a vocab entry skips merging */
-    int clean_spaces;        /* infer_detokenize: drop the space in " ." " ," " 's" ... */
-    char *arena;             /* token texts, merge keys, decoded pieces */
-    uint32_t *text_off;      /* [n_vocab+1] token i's text is arena[text_off[i], text_off[i+1]) */
-    uint32_t *piece_off;     /* [n_vocab+1] likewise for its decoded bytes */
-    uint8_t *attr;           /* [n_vocab] INFER__TOK_* attribute bits */
-    float *score;            /* [n_vocab] SPM merge priority (NULL: all 0) */
-    infer__tok_map vocab;    /* text -> id */
-    infer__tok_map merges;   /* left||right (aux = left length) -> rank */
-    int32_t *specials;       /* ids of control/user-defined/unknown tokens, longest text first */
-    int32_t n_specials;
-    int32_t byte_token[256]; /* SPM byte fallback: id of "<0xXX>", -1 if absent */
-    struct infer__regex **regex; /* BPE pre-tokenizer, applied in order */
-    int32_t n_regex;
-} infer_tokenizer;
-
-/* Streaming detokenizer state: see infer_detok_push(). */
-typedef struct infer_detok {
-    const infer_tokenizer *tok;
-    int at_start;            /* nothing emitted yet (the SPM leading space is still to strip) */
-    int n_pending;
-    unsigned char pending[4]; /* the start of a UTF-8 sequence whose other bytes are to come */
-} infer_detok;
-
-void infer_tokenizer_free(infer_tokenizer *t);
-int  infer_tokenize(const infer_tokenizer *t, const char *text, size_t len, int add_special,
-                    int parse_special, int32_t *out, int max_out);
-int  infer_token_to_piece(const infer_tokenizer *t, int32_t id, int special, char *buf, int size);
-int  infer_detokenize(const infer_tokenizer *t, const int32_t *ids, int n, int remove_special,
-                      int unparse_special, char *out, int size);
-void infer_detok_init(infer_detok *d, const infer_tokenizer *t);
-int  infer_detok_push(infer_detok *d, int32_t id, char *out, int size);
-int  infer_detok_flush(infer_detok *d, char *out, int size);
-int  infer_token_is_eog(const infer_tokenizer *t, int32_t id);
-int  infer_token_is_control(const infer_tokenizer *t, int32_t id);
+/* Unicode tables (generated; in >>tables at the end of the file) */
+#define INFER__UC_VERSION "14.0.0"
+static const uint32_t infer__uc_cat[2213];
+static const uint32_t infer__uc_space[25];
+static const int32_t infer__uc_lower[182][4];
+static const uint32_t infer__uc_nfd[1827][3];
 
 /* =========================================================================================
  * IMPLEMENTATION PART
@@ -122,8 +39,26 @@ int  infer_token_is_control(const infer_tokenizer *t, int32_t id);
  * right neighbour.
  * --------------------------------------------------------------------------------------- */
 
-/* The description of a vocabulary that infer__tok_init() reads (GGUF tokenizer.ggml.* or
- * a tokenizer.json); nothing in it is kept, everything needed is copied. */
+#include <limits.h> /* INT_MAX */
+
+/* The description of a vocabulary that infer__tok_init() reads; nothing in it is kept,
+ * everything needed is copied, so the source (an mmapped GGUF, a parsed JSON) may go away.
+ *
+ * From GGUF metadata (absent key -> NULL / 0 / -1 as noted):
+ *   model            tokenizer.ggml.model, NUL-terminated copy  NULL if absent -> no vocabulary
+ *   pre              tokenizer.ggml.pre, NUL-terminated copy    NULL if absent -> "default"
+ *   n_vocab, tokens, token_lens   tokenizer.ggml.tokens (string array: pointers to the bytes
+ *                    of each string inside the file, and their u64 lengths)
+ *   scores           tokenizer.ggml.scores (f32 array data, as is), NULL if absent
+ *                    (llama.cpp also accepts an i32 array: convert that to float first)
+ *   types            tokenizer.ggml.token_type (i32 array data, as is), NULL if absent
+ *   n_merges, merges, merge_lens  tokenizer.ggml.merges (string array), 0/NULL if absent
+ *   bos eos eot eom unk pad sep cls mask   tokenizer.ggml.{bos,eos,eot,eom,unknown,padding,
+ *                    seperator (sic),cls,mask}_token_id (u32), -1 if absent
+ *   add_bos add_eos add_space_prefix       tokenizer.ggml.{add_bos_token,add_eos_token,
+ *                    add_space_prefix} (bool -> 0/1), -1 if absent
+ * Array lengths must agree with n_vocab (scores/types) and n_merges; the caller checks
+ * that against the GGUF array counts. */
 typedef struct infer__tok_src {
     const char *model;          /* tokenizer.ggml.model: "llama", "gpt2", "bert", "none" or NULL */
     const char *pre;            /* tokenizer.ggml.pre, or NULL */
@@ -140,8 +75,9 @@ typedef struct infer__tok_src {
     int add_bos, add_eos, add_space_prefix;               /* -1 = key absent (use the model's default) */
 } infer__tok_src;
 
-/* token attributes (llama.cpp's llama_token_attr, as far as used here) */
 #define INFER__TOK_MAX_LEN (1u << 20) /* longest token or merge text accepted, bytes */
+
+/* token attributes (llama.cpp's llama_token_attr, as far as used here) */
 enum {
     INFER__TOK_NORMAL = 1, INFER__TOK_UNKNOWN = 2, INFER__TOK_CONTROL = 4,
     INFER__TOK_USER = 8, INFER__TOK_UNUSED = 16, INFER__TOK_BYTE = 32,
@@ -931,13 +867,13 @@ static const char *const infer__eot_texts[] = {
     "<end_of_utterance>", NULL
 };
 
+/* the first of `texts` (in list order) that is a token; -1 if none is */
 static int32_t infer__tok_find_any(const infer_tokenizer *t, const char *const *texts) {
-    int32_t best = -1;
     for (int i = 0; texts[i]; i++) {
         int32_t id = infer__tok_find(t, texts[i], strlen(texts[i]));
-        if (id >= 0 && (best < 0 || id < best)) best = id;
+        if (id >= 0) return id;
     }
-    return best;
+    return -1;
 }
 
 /* Special ids: model default, replaced by the GGUF key when that is in range. */
@@ -1591,7 +1527,7 @@ static int infer__utf8_incomplete_tail(const unsigned char *s, int n) {
 
 /* Pushes one generated id; writes the bytes that are now complete UTF-8 into out and
  * returns their count. A piece that ends inside a multi-byte character is held back until
- * the rest arrives. Control tokens produce nothing. For SPM-style models (add_space_prefix)
+ * the rest arrives. Control tokens produce nothing unless d->special. For SPM-style models (add_space_prefix)
  * the first piece loses its leading space; to stream a continuation of text shown already,
  * push the prompt first (ignoring the output) or clear d->at_start.
  * `size` must be at least n_pending + the piece (t->max_piece_len + 3 always is); when it
@@ -1601,7 +1537,7 @@ int infer_detok_push(infer_detok *d, int32_t id, char *out, int size) {
     int len, total, hold;
     const char *p;
     if (!t || t->kind == INFER_TOK_NONE || id < 0 || id >= t->n_vocab) return -1;
-    p = infer__tok_piece(t, id, 0, &len);
+    p = infer__tok_piece(t, id, d->special, &len);
     if (len == 0) return 0;
     if (d->at_start && t->add_space_prefix && p[0] == ' ') { p++; len--; }
     if (d->n_pending + len > size) return -(d->n_pending + len);
@@ -1831,4 +1767,5 @@ static int infer__tok_src_from_hf_json(infer__tok_hf *h, const char *json, size_
     return 0;
 }
 
-#endif /* INFER_WIP_TOKENIZER_H */
+
+static int infer__tok_n_vocab(const infer_tokenizer *t) { return t->n_vocab; }

@@ -1,5 +1,4 @@
 /* glue: GGUF tokenizer.ggml.* keys -> infer__tok_src -> infer_tokenizer */
-static int infer__tok_n_vocab(const infer_tokenizer *t);
 
 /* string array -> pointer/length arrays (pointing into the file) */
 static infer_status infer__str_array(const infer_gguf_kv *kv, const char ***ptrs, uint64_t **lens, infer_error *err) {
