@@ -386,7 +386,7 @@ int main(int argc, char **argv) {
     infer_detok dt;
     if (tok) {
         infer_detok_init(&dt, tok);
-        if (text && o.prompt) fwrite(text, 1, text_len, stdout);
+        if (text && o.prompt) { fwrite(text, 1, text_len, stdout); dt.at_start = 0; }   /* a continuation keeps its leading space */
         fflush(stdout);
     }
     double t0 = infer_time_seconds();

@@ -769,6 +769,65 @@ static void test_tokenizer_vocabs(void) {
     if (!found) SKIP("../shared/vocab not found");
 }
 
+/* tokenizer.json files (Hugging Face) against the llama-bpe, qwen2 and qwen35 vectors */
+static void hf_vectors(const char *json_path, const char *cfg_path, const char *pre_override, const char *vectors) {
+    size_t n, cn = 0;
+    char *js = slurp(json_path, &n), *cfg = cfg_path ? slurp(cfg_path, &cn) : NULL;
+    if (!js) { printf("  SKIP: %s not found\n", json_path); t_skipped = 1; free(cfg); return; }
+    infer__tok_hf h;
+    char msg[256];
+    infer_tokenizer tok;
+    int ok = infer__tok_src_from_hf_json(&h, js, n, cfg, cn, msg, sizeof msg) == 0;
+    CHECK_MSG(ok, "%s: %s", json_path, msg);
+    if (ok) {
+        if (pre_override) h.src.pre = pre_override;
+        ok = infer__tok_init(&tok, &h.src, msg, sizeof msg) == 0;
+        CHECK_MSG(ok, "%s: %s", json_path, msg);
+        if (ok) { check_vocab_vectors(vectors, &tok); infer_tokenizer_free(&tok); }
+    }
+    infer__tok_hf_free(&h);
+    free(js); free(cfg);
+}
+static void test_tokenizer_hf_json(void) {
+    hf_vectors(SHARED "/tokenizers/llama3/tokenizer.json", SHARED "/tokenizers/llama3/tokenizer_config.json", NULL, "llama-bpe");
+    hf_vectors(SHARED "/tokenizers/qwen3/tokenizer.json", SHARED "/tokenizers/qwen3/tokenizer_config.json", NULL, "qwen2");
+    hf_vectors(SHARED "/tokenizers/qwen3/tokenizer.json", SHARED "/tokenizers/qwen3/tokenizer_config.json", "qwen35", "qwen35");
+}
+
+/* streaming detokenization: byte tokens that split a UTF-8 character come out whole */
+static void test_detok_stream(void) {
+    infer_model *m;
+    infer_error err;
+    infer_model_params mp = { 1 };
+    if (infer_model_load(&m, SHARED "/vocab/ggml-vocab-llama-spm.gguf", &mp, &err) != INFER_OK) SKIP("../shared/vocab not found");
+    const infer_tokenizer *t = infer_model_tokenizer(m);
+    const char *text = "Hi \xf0\x9f\xa6\x99 there";   /* a 4-byte emoji with no token of its own */
+    int32_t ids[64];
+    int n = infer_tokenize(t, text, strlen(text), 1, 0, ids, 64);
+    CHECK(n > 4 && ids[0] == 1);
+    infer_detok d;
+    infer_detok_init(&d, t);
+    char out[256], piece[64];
+    size_t len = 0;
+    int partial_seen = 0;
+    for (int i = 0; i < n; i++) {
+        int k = infer_detok_push(&d, ids[i], piece, sizeof piece);
+        CHECK(k >= 0);
+        for (int j = 0; j < k; j++) if ((unsigned char)piece[j] == 0xf0 && j + 3 >= k) partial_seen = 1;
+        memcpy(out + len, piece, (size_t)k);
+        len += (size_t)k;
+    }
+    len += (size_t)infer_detok_flush(&d, out + len, 16);
+    CHECK(!partial_seen);
+    CHECK(len == strlen(text) && memcmp(out, text, len) == 0);
+    /* special tokens: "<s>" is BOS only when special parsing is on */
+    n = infer_tokenize(t, "<s>x", 4, 0, 1, ids, 64);
+    CHECK(n >= 2 && ids[0] == 1);
+    n = infer_tokenize(t, "<s>x", 4, 0, 0, ids, 64);
+    CHECK(n >= 2 && ids[0] != 1);
+    infer_model_free(m);
+}
+
 /* ---- the command line ---- */
 static int run_cmd(const char *cmd, char *out, size_t outsz) {
     FILE *p = popen(cmd, "r");
@@ -1006,6 +1065,8 @@ static const test_case tests[] = {
     { "quant_i2_s", test_quant_i2_s },
     { "sampler", test_sampler },
     { "tokenizer_vocabs", test_tokenizer_vocabs },
+    { "tokenizer_hf_json", test_tokenizer_hf_json },
+    { "tokenizer_detok_stream", test_detok_stream },
     { "stories_greedy", test_stories_greedy },
     { "stories_nll", test_stories_nll },
     { "session_consistency", test_session_consistency },
