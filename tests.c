@@ -645,6 +645,50 @@ static void test_session_consistency(void) {
     infer_model_free(m);
 }
 
+/* infer_generate: the streaming callback sees the greedy tokens; returning non-zero stops */
+typedef struct { int32_t got[64]; int n, stop_at; } gen_rec;
+static int on_tok(void *user, int32_t tok, const float *logits) {
+    gen_rec *r = user;
+    (void)logits;
+    r->got[r->n++] = tok;
+    return r->n == r->stop_at;
+}
+static void test_generate(void) {
+    char *md = slurp(SHARED "/models/GOLDEN_stories260K.md", NULL);
+    if (!md) SKIP("../shared/models not found");
+    int32_t want[300];
+    golden_ids(md, "greedy from BOS", want, 300);
+    free(md);
+    infer_model *m;
+    infer_error err;
+    if (infer_model_load(&m, SHARED "/models/stories260K.gguf", NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
+    infer_session *s;
+    CHECK(infer_session_create(&s, m, NULL, &err) == INFER_OK);
+    infer_sampler_params sp = infer_sampler_default_params();
+    sp.temp = 0;
+    int32_t bos = 1;
+    gen_rec r = { { 0 }, 0, 0 };
+    infer_gen_stats st;
+    CHECK(infer_generate(s, &bos, 1, 40, &sp, on_tok, &r, &st, &err) == INFER_OK);
+    CHECK(r.n == 40 && st.n_gen == 40 && st.n_prompt == 1 && memcmp(r.got, want, sizeof(int32_t) * 40) == 0);
+    CHECK(st.gen_seconds > 0);
+    infer_session_reset(s);
+    gen_rec r2 = { { 0 }, 0, 5 };
+    CHECK(infer_generate(s, &bos, 1, 40, &sp, on_tok, &r2, &st, &err) == INFER_OK);
+    CHECK(r2.n == 5 && infer_session_n_past(s) == 5);
+    /* sampling with a seed is reproducible */
+    sp = infer_sampler_default_params();
+    sp.seed = 99;
+    gen_rec a = { { 0 }, 0, 0 }, b = { { 0 }, 0, 0 };
+    infer_session_reset(s);
+    CHECK(infer_generate(s, &bos, 1, 30, &sp, on_tok, &a, &st, &err) == INFER_OK);
+    infer_session_reset(s);
+    CHECK(infer_generate(s, &bos, 1, 30, &sp, on_tok, &b, &st, &err) == INFER_OK);
+    CHECK(a.n == b.n && memcmp(a.got, b.got, sizeof(int32_t) * (size_t)a.n) == 0);
+    infer_session_free(s);
+    infer_model_free(m);
+}
+
 /* ---- sampler ---- */
 static void test_sampler(void) {
     float logits[8] = { 0.1f, 2.0f, -1.0f, 1.9f, 0.0f, 0.5f, -3.0f, 1.0f };
@@ -856,6 +900,14 @@ static void test_cli(void) {
     CHECK(run_cmd(cmd, out, sizeof out) == 0 && strncmp(out, "1 ", 2) == 0);
     snprintf(cmd, sizeof cmd, "./infer -m %s -p \"Once upon a time\" --tokenize --no-bos", M);
     CHECK(run_cmd(cmd, out, sizeof out) == 0 && strncmp(out, "1 ", 2) != 0);
+    /* --tokenize on a vocab-only file (no tensors): the same ids as the library */
+    if (file_exists(SHARED "/vocab/ggml-vocab-gpt-2.gguf")) {
+        CHECK(run_cmd("./infer -m " SHARED "/vocab/ggml-vocab-gpt-2.gguf -p \"Hello world<|endoftext|>\" --tokenize --no-bos", out, sizeof out) == 0);
+        CHECK_MSG(strcmp(out, "15496 995 50256\n") == 0, "got: %s", out);
+        CHECK(run_cmd("./infer -m " SHARED "/vocab/ggml-vocab-gpt-2.gguf -p \"Hello world<|endoftext|>\" --tokenize --no-bos --no-special", out, sizeof out) == 0);
+        CHECK_MSG(strstr(out, "50256") == NULL, "got: %s", out);
+        CHECK(run_cmd("./infer -m " SHARED "/vocab/ggml-vocab-gpt-2.gguf -p hi 2>&1", out, sizeof out) != 0);
+    }
     /* a prompt longer than the context */
     snprintf(cmd, sizeof cmd, "./infer -m %s -c 16 -p \"one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen\" 2>&1", M);
     CHECK(run_cmd(cmd, out, sizeof out) != 0 && strstr(out, "context"));
@@ -1070,6 +1122,7 @@ static const test_case tests[] = {
     { "stories_greedy", test_stories_greedy },
     { "stories_nll", test_stories_nll },
     { "session_consistency", test_session_consistency },
+    { "generate", test_generate },
     { "types_run_models", test_types_run_models },
     { "golden_llama_f32", test_golden_llama_f32 },
     { "golden_llama_q8_0", test_golden_llama_q8_0 },
