@@ -23,8 +23,13 @@ tests: tests.c $(HDR)
 tools/convert: tools/convert.c $(HDR)
 	$(CC) $(CFLAGS) -o $@ tools/convert.c $(LDLIBS)
 
-test: tests infer tools/convert
+test: tests infer tools/convert check-cxx
 	./tests
+
+# the public part of infer.h must compile as C++ (infer_cuda.cu includes it under nvcc)
+CXX ?= c++
+check-cxx: infer.h
+	@printf '#include "infer.h"\nint main(void) { return infer_status_str(INFER_OK) == 0; }\n' | $(CXX) -std=c++11 -Wall -Wextra -pedantic -I. $(STB_CFLAGS) -x c++ -fsyntax-only - && echo "infer.h public part compiles as C++"
 
 test-asan: $(HDR) tests.c
 	$(CC) $(CFLAGS) -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -o tests-asan tests.c $(LDLIBS)
@@ -55,4 +60,4 @@ bench: infer tools/convert
 clean:
 	rm -f infer tests tests-asan tools/convert
 
-.PHONY: all test test-asan clean bench
+.PHONY: all test test-asan clean bench check-cxx

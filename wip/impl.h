@@ -283,7 +283,5 @@ static int infer__n_cores(void) {
 /* ------------------------------------------------------------------------------------------
  * >>tables -- big lookup tables, kept out of the way of the reading.
  * ---------------------------------------------------------------------------------------- */
-#if __has_include("quant_c_tables.h")
 #include "wip/quant_c_tables.h"
-#endif
 #include "wip/unicode_tables.h"

@@ -72,37 +72,16 @@ static inline void infer__quant_q8_k(const float *x, void *vy, int64_t n) {
 }
 
 
-#if __has_include("quant_a.h")
 #include "quant_a.h"
-#define INFER__HAVE_I2_S
-#endif
-#if __has_include("quant_b.h")
 #include "quant_b.h"
-#endif
-#if __has_include("quant_c.h")
 #include "quant_c.h"
-#endif
+#define INFER__HAVE_I2_S   /* (kept while cpu.h still tests for it) */
 
-#if !__has_include("quant_a.h")
-static void infer__dequant_f32(const void *src, float *dst, int64_t n) { memcpy(dst, src, (size_t)n * 4); }
-static float infer__dot_f32(int64_t n, const void *w, const void *x) { const float *a = (const float *)w, *b = (const float *)x; float s = 0; for (int64_t i = 0; i < n; i++) s += a[i] * b[i]; return s; }
-static void infer__dequant_f16(const void *src, float *dst, int64_t n) { const infer_half *h = (const infer_half *)src; for (int64_t i = 0; i < n; i++) dst[i] = infer__fp16_to_fp32(h[i]); }
-static float infer__dot_f16(int64_t n, const void *w, const void *x) { const infer_half *a = (const infer_half *)w; const float *b = (const float *)x; float s = 0; for (int64_t i = 0; i < n; i++) s += infer__fp16_to_fp32(a[i]) * b[i]; return s; }
-#endif
 
 static const infer__type_traits infer__traits[INFER_TYPE_COUNT] = {
-#if __has_include("quant_a_traits.inc")
 #include "quant_a_traits.inc"
-#else
-    [INFER_TYPE_F32] = { "f32", 1, 4, infer__dequant_f32, NULL, infer__dot_f32, INFER_TYPE_F32 },
-    [INFER_TYPE_F16] = { "f16", 1, 2, infer__dequant_f16, NULL, infer__dot_f16, INFER_TYPE_F32 },
-#endif
-#if __has_include("quant_b_traits.inc")
 #include "quant_b_traits.inc"
-#endif
-#if __has_include("quant_c_traits.inc")
 #include "quant_c_traits.inc"
-#endif
     [INFER_TYPE_Q8_1] = { "q8_1", 32, 36, NULL, infer__quant_q8_1, NULL, INFER_TYPE_Q8_1 },
     [INFER_TYPE_Q8_K] = { "q8_K", 256, 292, NULL, infer__quant_q8_k, NULL, INFER_TYPE_Q8_K },
 };
@@ -115,7 +94,7 @@ static const infer__type_traits *infer__type(infer_type t) {
 
 /* The dot product the matmul uses: a SIMD version where one exists for this CPU, else the
  * scalar reference from the traits table (tests compare the two). */
-#if __has_include("simd.h") && !defined(INFER_NO_SIMD)
+#if !defined(INFER_NO_SIMD)
 #include "simd.h"
 #else
 static infer__dot_fn infer__simd_dot(infer_type t) { (void)t; return NULL; }

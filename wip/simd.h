@@ -150,9 +150,43 @@ static inline __m256i infer__scale_pair256(__m256i s16, int j) {
 }
 
 /* sum_j sc[j] * bsums[j] over the 16 sub-blocks of a Q8_K block (sc: 16 signed bytes). */
-static inline int32_t infer__bsums_dot256(const int16_t *bsums, const int8_t *sc) {
-    const __m256i s = _mm256_cvtepi8_epi16(infer__load128(sc));
-    return infer__hsum_epi32_256(_mm256_madd_epi16(infer__load256(bsums), s));
+static inline int32_t infer__bsums_dot256(const int16_t *bsums, __m128i sc) {
+    return infer__hsum_epi32_256(_mm256_madd_epi16(infer__load256(bsums), _mm256_cvtepi8_epi16(sc)));
+}
+
+/* The 16 signed 6-bit scales of Q3_K (see infer__q3k_scale), four per 32-bit word: low
+ * 4 bits from the nibbles of bytes 0..7, high 2 bits from bytes 8..11, then -32. */
+static inline __m128i infer__q3k_scales128(const uint8_t *s) {
+    uint32_t w[3], v[4];
+    memcpy(w, s, 12);
+    const uint32_t lo4 = 0x0f0f0f0f, lo2 = 0x03030303;
+    v[0] = (w[0] & lo4) | (w[2] & lo2) << 4;
+    v[1] = (w[1] & lo4) | (w[2] >> 2 & lo2) << 4;
+    v[2] = (w[0] >> 4 & lo4) | (w[2] >> 4 & lo2) << 4;
+    v[3] = (w[1] >> 4 & lo4) | (w[2] >> 6 & lo2) << 4;
+    return _mm_sub_epi8(infer__load128(v), _mm_set1_epi8(32));
+}
+
+/* The 8 six-bit scales and 8 mins of Q4_K/Q5_K (see infer__k4_scale_min), four per 32-bit
+ * word:  sc[0..3] = b[0..3] & 63,   sc[4..7] = b[8..11] & 15 | (b[0..3] >> 6) << 4,
+ *        m[0..3]  = b[4..7] & 63,   m[4..7]  = b[8..11] >> 4 | (b[4..7] >> 6) << 4.
+ * Returned as bytes: scales in 0..7, mins in 8..15. */
+static inline __m128i infer__k4_scales128(const uint8_t *s) {
+    uint32_t w[3], v[4];
+    memcpy(w, s, 12);
+    const uint32_t lo6 = 0x3f3f3f3f, lo4 = 0x0f0f0f0f, b45 = 0x30303030;
+    v[0] = w[0] & lo6;
+    v[1] = (w[2] & lo4) | (w[0] >> 2 & b45);
+    v[2] = w[1] & lo6;
+    v[3] = (w[2] >> 4 & lo4) | (w[1] >> 2 & b45);
+    return infer__load128(v);
+}
+
+/* sum_j m[j] * (bsums[2j] + bsums[2j+1]): the mins (bytes 8..15 of k4) paired with
+ * the 16-element partial sums of Q8_K (each min covers two of them). */
+static inline int32_t infer__k4_msum256(__m128i k4, const int16_t *bsums) {
+    const __m128i m = _mm_unpackhi_epi8(k4, k4);                 /* m0 m0 m1 m1 ... m7 m7 */
+    return infer__hsum_epi32_256(_mm256_madd_epi16(infer__load256(bsums), _mm256_cvtepu8_epi16(m)));
 }
 
 /* ===================================================================================
@@ -208,21 +242,31 @@ static float infer__dot_bf16_avx2(int64_t n, const void *w, const void *x) {
     return s;
 }
 
-/* ---- 32-element blocks against Q8_0 / Q8_1: one block per step, 8 float lanes ----
- * Per block: 8 int32 partial sums -> float, times d_w*d_x, added into acc. */
+/* ---- 32-element blocks against Q8_0 / Q8_1 ----
+ * Per block: 8 int32 partial sums -> float, times d_w*d_x, added into a float accumulator.
+ * Each kernel is a block function plus a loop that alternates two accumulators, so two
+ * FMA dependency chains overlap (an FMA takes 4 cycles, a block about as long). */
 
 static inline __m256 infer__fmadd_block256(__m256i sumi, float scale, __m256 acc) {
     return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi), _mm256_set1_ps(scale), acc);
 }
 
+#define INFER__TWO_CHAINS256(nb, BLOCK)                                                   \
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();                       \
+    int64_t i = 0;                                                                        \
+    for (; i + 2 <= (nb); i += 2) { acc0 = BLOCK(i, acc0); acc1 = BLOCK(i + 1, acc1); }   \
+    if (i < (nb)) acc0 = BLOCK(i, acc0);                                                  \
+    return infer__hsum_ps256(_mm256_add_ps(acc0, acc1))
+
+static inline __m256 infer__q8_0_block256(const infer_block_q8_0 *a, const infer_block_q8_0 *y, __m256 acc) {
+    const __m256i s = infer__dpbssd256(_mm256_setzero_si256(), infer__load256(a->qs), infer__load256(y->qs));
+    return infer__fmadd_block256(s, infer__h2f(a->d) * infer__h2f(y->d), acc);
+}
 static float infer__dot_q8_0_avx2(int64_t n, const void *w, const void *x) {
     const infer_block_q8_0 *a = (const infer_block_q8_0 *)w, *y = (const infer_block_q8_0 *)x;
-    __m256 acc = _mm256_setzero_ps();
-    for (int64_t i = 0; i < n / INFER_QK8_0; i++) {
-        const __m256i s = infer__dpbssd256(_mm256_setzero_si256(), infer__load256(a[i].qs), infer__load256(y[i].qs));
-        acc = infer__fmadd_block256(s, infer__h2f(a[i].d) * infer__h2f(y[i].d), acc);
-    }
-    return infer__hsum_ps256(acc);
+#define INFER__B(i, acc) infer__q8_0_block256(&a[i], &y[i], acc)
+    INFER__TWO_CHAINS256(n / INFER_QK8_0, INFER__B);
+#undef INFER__B
 }
 
 /* sum(q*y) - off*sum(y) for 32 unsigned codes q (off = the code offset, 8 or 16). */
@@ -231,15 +275,16 @@ static inline __m256i infer__dot_offset256(__m256i q, __m256i yq, int off) {
     return _mm256_sub_epi32(s, infer__dpbusd256(_mm256_setzero_si256(), _mm256_set1_epi8((char)off), yq));
 }
 
+static inline __m256 infer__q4_0_block256(const infer_block_q4_0 *a, const infer_block_q8_0 *y, __m256 acc) {
+    const __m256i s = infer__dot_offset256(infer__nibbles256(a->qs), infer__load256(y->qs), 8);
+    return infer__fmadd_block256(s, infer__h2f(a->d) * infer__h2f(y->d), acc);
+}
 static float infer__dot_q4_0_avx2(int64_t n, const void *w, const void *x) {
     const infer_block_q4_0 *a = (const infer_block_q4_0 *)w;
     const infer_block_q8_0 *y = (const infer_block_q8_0 *)x;
-    __m256 acc = _mm256_setzero_ps();
-    for (int64_t i = 0; i < n / INFER_QK4_0; i++) {
-        const __m256i s = infer__dot_offset256(infer__nibbles256(a[i].qs), infer__load256(y[i].qs), 8);
-        acc = infer__fmadd_block256(s, infer__h2f(a[i].d) * infer__h2f(y[i].d), acc);
-    }
-    return infer__hsum_ps256(acc);
+#define INFER__B(i, acc) infer__q4_0_block256(&a[i], &y[i], acc)
+    INFER__TWO_CHAINS256(n / INFER_QK4_0, INFER__B);
+#undef INFER__B
 }
 
 /* Q5 codes: the nibble plus 16 where the element's bit of qh is set. */
@@ -248,20 +293,21 @@ static inline __m256i infer__q5_codes256(const uint8_t *qs, const uint8_t *qh4) 
     return _mm256_or_si256(infer__nibbles256(qs), _mm256_and_si256(infer__bits_to_bytes256(qh), _mm256_set1_epi8(16)));
 }
 
+static inline __m256 infer__q5_0_block256(const infer_block_q5_0 *a, const infer_block_q8_0 *y, __m256 acc) {
+    const __m256i s = infer__dot_offset256(infer__q5_codes256(a->qs, a->qh), infer__load256(y->qs), 16);
+    return infer__fmadd_block256(s, infer__h2f(a->d) * infer__h2f(y->d), acc);
+}
 static float infer__dot_q5_0_avx2(int64_t n, const void *w, const void *x) {
     const infer_block_q5_0 *a = (const infer_block_q5_0 *)w;
     const infer_block_q8_0 *y = (const infer_block_q8_0 *)x;
-    __m256 acc = _mm256_setzero_ps();
-    for (int64_t i = 0; i < n / INFER_QK5_0; i++) {
-        const __m256i s = infer__dot_offset256(infer__q5_codes256(a[i].qs, a[i].qh), infer__load256(y[i].qs), 16);
-        acc = infer__fmadd_block256(s, infer__h2f(a[i].d) * infer__h2f(y[i].d), acc);
-    }
-    return infer__hsum_ps256(acc);
+#define INFER__B(i, acc) infer__q5_0_block256(&a[i], &y[i], acc)
+    INFER__TWO_CHAINS256(n / INFER_QK5_0, INFER__B);
+#undef INFER__B
 }
 
 /* Q4_1 / Q5_1 against Q8_1: d_w*d_x*sum(q*y) + m*d_x*sum(y). sum(y) is recomputed from
  * the integers (a dot with 1s), as the reference does, not read from Q8_1's fp16 s. */
-static inline __m256 infer__fmadd_affine256(__m256i q, const infer_block_q8_1 *y, infer_half d, infer_half m, __m256 acc) {
+static inline __m256 infer__affine_block256(__m256i q, const infer_block_q8_1 *y, infer_half d, infer_half m, __m256 acc) {
     const __m256i yq = infer__load256(y->qs), zero = _mm256_setzero_si256();
     const float dy = infer__h2f(y->d);
     acc = infer__fmadd_block256(infer__dpbusd256(zero, q, yq), infer__h2f(d) * dy, acc);
@@ -271,45 +317,44 @@ static inline __m256 infer__fmadd_affine256(__m256i q, const infer_block_q8_1 *y
 static float infer__dot_q4_1_avx2(int64_t n, const void *w, const void *x) {
     const infer_block_q4_1 *a = (const infer_block_q4_1 *)w;
     const infer_block_q8_1 *y = (const infer_block_q8_1 *)x;
-    __m256 acc = _mm256_setzero_ps();
-    for (int64_t i = 0; i < n / INFER_QK4_1; i++) acc = infer__fmadd_affine256(infer__nibbles256(a[i].qs), &y[i], a[i].d, a[i].m, acc);
-    return infer__hsum_ps256(acc);
+#define INFER__B(i, acc) infer__affine_block256(infer__nibbles256(a[i].qs), &y[i], a[i].d, a[i].m, acc)
+    INFER__TWO_CHAINS256(n / INFER_QK4_1, INFER__B);
+#undef INFER__B
 }
 
 static float infer__dot_q5_1_avx2(int64_t n, const void *w, const void *x) {
     const infer_block_q5_1 *a = (const infer_block_q5_1 *)w;
     const infer_block_q8_1 *y = (const infer_block_q8_1 *)x;
-    __m256 acc = _mm256_setzero_ps();
-    for (int64_t i = 0; i < n / INFER_QK5_1; i++) acc = infer__fmadd_affine256(infer__q5_codes256(a[i].qs, a[i].qh), &y[i], a[i].d, a[i].m, acc);
-    return infer__hsum_ps256(acc);
+#define INFER__B(i, acc) infer__affine_block256(infer__q5_codes256(a[i].qs, a[i].qh), &y[i], a[i].d, a[i].m, acc)
+    INFER__TWO_CHAINS256(n / INFER_QK5_1, INFER__B);
+#undef INFER__B
 }
 
-/* Non-linear 4-bit codes: table lookup, then a signed dot (|level| <= 127). */
+/* Non-linear 4-bit codes: table lookup, then a signed dot (|level| <= 127). The scale
+ * d_w*d_x comes from the caller (IQ4_NL: fp16 d; MXFP4: E8M0 exponent). */
+static inline __m256 infer__lut4_block256(__m256i tbl, const uint8_t *qs, const infer_block_q8_0 *y, float dw, __m256 acc) {
+    const __m256i v = _mm256_shuffle_epi8(tbl, infer__nibbles256(qs));
+    const __m256i s = infer__dpbssd256(_mm256_setzero_si256(), v, infer__load256(y->qs));
+    return infer__fmadd_block256(s, dw * infer__h2f(y->d), acc);
+}
+
 static float infer__dot_iq4_nl_avx2(int64_t n, const void *w, const void *x) {
     const infer_block_iq4_nl *a = (const infer_block_iq4_nl *)w;
     const infer_block_q8_0 *y = (const infer_block_q8_0 *)x;
     const __m256i tbl = infer__table256(infer__kvalues_iq4nl);
-    __m256 acc = _mm256_setzero_ps();
-    for (int64_t i = 0; i < n / INFER_QK4_NL; i++) {
-        const __m256i v = _mm256_shuffle_epi8(tbl, infer__nibbles256(a[i].qs));
-        const __m256i s = infer__dpbssd256(_mm256_setzero_si256(), v, infer__load256(y[i].qs));
-        acc = infer__fmadd_block256(s, infer__h2f(a[i].d) * infer__h2f(y[i].d), acc);
-    }
-    return infer__hsum_ps256(acc);
+#define INFER__B(i, acc) infer__lut4_block256(tbl, a[i].qs, &y[i], infer__h2f(a[i].d), acc)
+    INFER__TWO_CHAINS256(n / INFER_QK4_NL, INFER__B);
+#undef INFER__B
 }
 
-/* MXFP4: the same with the doubled E2M1 table and the halved E8M0 scale. */
+/* MXFP4: the doubled E2M1 table and the halved E8M0 scale. */
 static float infer__dot_mxfp4_avx2(int64_t n, const void *w, const void *x) {
     const infer_block_mxfp4 *a = (const infer_block_mxfp4 *)w;
     const infer_block_q8_0 *y = (const infer_block_q8_0 *)x;
     const __m256i tbl = infer__table256(infer__kvalues_fp4);
-    __m256 acc = _mm256_setzero_ps();
-    for (int64_t i = 0; i < n / INFER_QK_MXFP4; i++) {
-        const __m256i v = _mm256_shuffle_epi8(tbl, infer__nibbles256(a[i].qs));
-        const __m256i s = infer__dpbssd256(_mm256_setzero_si256(), v, infer__load256(y[i].qs));
-        acc = infer__fmadd_block256(s, infer__e8m0_to_fp32_half(a[i].e) * infer__h2f(y[i].d), acc);
-    }
-    return infer__hsum_ps256(acc);
+#define INFER__B(i, acc) infer__lut4_block256(tbl, a[i].qs, &y[i], infer__e8m0_to_fp32_half(a[i].e), acc)
+    INFER__TWO_CHAINS256(n / INFER_QK_MXFP4, INFER__B);
+#undef INFER__B
 }
 
 /* UE4M3 byte -> half its value, from bits (no ldexpf): bit 7 is ignored as in the scalar
@@ -326,26 +371,22 @@ static inline float infer__ue4m3_half(uint8_t x) {
  * 2b+1) gives lo = [lo(s0) lo(s1)], hi = [hi(s0) hi(s1)]; unpacking their 64-bit halves
  * puts the 32 codes in element order, matching Q8_0 block b. Int32 lanes 0..3 then
  * belong to sub-block 2b and lanes 4..7 to 2b+1, each with its own UE4M3 scale. */
+static inline __m256 infer__nvfp4_half256(__m256i tbl, const uint8_t *qs16, const uint8_t *d2, const infer_block_q8_0 *y, __m256 acc) {
+    const __m128i q = infer__load128(qs16), m4 = _mm_set1_epi8(15);
+    const __m128i lo = _mm_and_si128(q, m4), hi = _mm_and_si128(_mm_srli_epi16(q, 4), m4);
+    const __m256i c = _mm256_set_m128i(_mm_unpackhi_epi64(lo, hi), _mm_unpacklo_epi64(lo, hi));
+    const __m256i s = infer__dpbssd256(_mm256_setzero_si256(), _mm256_shuffle_epi8(tbl, c), infer__load256(y->qs));
+    const float dy = infer__h2f(y->d);
+    const __m256 sc = _mm256_set_m128(_mm_set1_ps(infer__ue4m3_half(d2[1]) * dy), _mm_set1_ps(infer__ue4m3_half(d2[0]) * dy));
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), sc, acc);
+}
 static float infer__dot_nvfp4_avx2(int64_t n, const void *w, const void *x) {
     const infer_block_nvfp4 *a = (const infer_block_nvfp4 *)w;
     const infer_block_q8_0 *y = (const infer_block_q8_0 *)x;
     const __m256i tbl = infer__table256(infer__kvalues_fp4);
-    const __m128i m4 = _mm_set1_epi8(15);
-    __m256 acc = _mm256_setzero_ps();
-    for (int64_t i = 0; i < n / INFER_QK_NVFP4; i++) {
-        for (int b = 0; b < 2; b++) {
-            const infer_block_q8_0 *yb = &y[2 * i + b];
-            const __m128i q = infer__load128(a[i].qs + 16 * b);
-            const __m128i lo = _mm_and_si128(q, m4), hi = _mm_and_si128(_mm_srli_epi16(q, 4), m4);
-            const __m256i c = _mm256_set_m128i(_mm_unpackhi_epi64(lo, hi), _mm_unpacklo_epi64(lo, hi));
-            const __m256i s = infer__dpbssd256(_mm256_setzero_si256(), _mm256_shuffle_epi8(tbl, c), infer__load256(yb->qs));
-            const float dy = infer__h2f(yb->d);
-            const __m256 sc = _mm256_set_m128(_mm_set1_ps(infer__ue4m3_half(a[i].d[2 * b + 1]) * dy),
-                                              _mm_set1_ps(infer__ue4m3_half(a[i].d[2 * b]) * dy));
-            acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), sc, acc);
-        }
-    }
-    return infer__hsum_ps256(acc);
+#define INFER__B(i, acc) infer__nvfp4_half256(tbl, a[(i) / 2].qs + 16 * ((i) % 2), a[(i) / 2].d + 2 * ((i) % 2), &y[i], acc)
+    INFER__TWO_CHAINS256(n / INFER_QK8_0, INFER__B);
+#undef INFER__B
 }
 
 /* ---- 256-element super-blocks against Q8_K ----
@@ -358,9 +399,9 @@ static float infer__dot_q2_k_avx2(int64_t n, const void *w, const void *x) {
     const __m256i m3 = _mm256_set1_epi8(3);
     float sum = 0;
     for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++) {
-        int8_t sc[16], mn[16];
-        for (int j = 0; j < 16; j++) { sc[j] = (int8_t)(b->scales[j] & 15); mn[j] = (int8_t)(b->scales[j] >> 4); }
-        const __m256i s16 = _mm256_broadcastsi128_si256(infer__load128(sc));
+        const __m128i sm = infer__load128(b->scales), m4 = _mm_set1_epi8(15);
+        const __m128i sc = _mm_and_si128(sm, m4), mn = _mm_and_si128(_mm_srli_epi16(sm, 4), m4);
+        const __m256i s16 = _mm256_broadcastsi128_si256(sc);
         __m256i acc = _mm256_setzero_si256();
         for (int h = 0; h < 2; h++) {
             __m256i q = infer__load256(b->qs + 32 * h);
@@ -384,9 +425,8 @@ static float infer__dot_q3_k_avx2(int64_t n, const void *w, const void *x) {
     const __m256i m3 = _mm256_set1_epi8(3), one = _mm256_set1_epi8(1);
     float sum = 0;
     for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++) {
-        int8_t sc[16];
-        for (int j = 0; j < 16; j++) sc[j] = (int8_t)infer__q3k_scale(b->scales, j);
-        const __m256i s16 = _mm256_broadcastsi128_si256(infer__load128(sc));
+        const __m128i sc = infer__q3k_scales128(b->scales);
+        const __m256i s16 = _mm256_broadcastsi128_si256(sc);
         __m256i hm = infer__load256(b->hmask), acc = _mm256_setzero_si256();
         for (int h = 0; h < 2; h++) {
             __m256i q = infer__load256(b->qs + 32 * h);
@@ -405,22 +445,30 @@ static float infer__dot_q3_k_avx2(int64_t n, const void *w, const void *x) {
 
 /* Q4_K / Q5_K: 64 codes per 32 bytes of qs (low nibbles: sub-block 2g, high: 2g+1), one
  * scale per 32 codes; Q5_K adds 16 where bit j of qh[l] is set (j = sub-block), taken
- * like Q3_K's hmask. Pair sums <= 2*31*127. Scales and mins unpacked by the scalar helper. */
+ * like Q3_K's hmask. Pair sums <= 2*31*127. The scale of sub-block j is broadcast from
+ * the 16-bit scale vector by pshufb (bytes 2j, 2j+1 into every 16-bit lane). */
 static inline float infer__dot_k4_block_avx2(const uint8_t *scales, const uint8_t *qs, const uint8_t *qh,
                                             float d, float dmin, const infer_block_q8_k *a) {
     const __m256i m4 = _mm256_set1_epi8(15), one = _mm256_set1_epi8(1);
-    __m256i acc = _mm256_setzero_si256(), hm = qh ? infer__load256(qh) : _mm256_setzero_si256();
-    int msum = 0;
-    for (int j = 0; j < 8; j++, hm = _mm256_srli_epi16(hm, 1)) {
-        int sc, m;
-        infer__k4_scale_min(scales, j, &sc, &m);
-        msum += m * (a->bsums[2 * j] + a->bsums[2 * j + 1]);
-        const __m256i q = infer__load256(qs + 32 * (j / 2));
-        __m256i c = _mm256_and_si256(j % 2 ? _mm256_srli_epi16(q, 4) : q, m4);
-        c = _mm256_or_si256(c, _mm256_slli_epi16(_mm256_and_si256(hm, one), 4));
-        acc = _mm256_add_epi32(acc, infer__dot_scaled256(c, infer__load256(a->qs + 32 * j), _mm256_set1_epi16((short)sc)));
+    const __m128i k4 = infer__k4_scales128(scales);
+    const __m256i s16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(k4));
+    __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();
+    __m256i hm = qh ? infer__load256(qh) : _mm256_setzero_si256();
+    for (int g = 0; g < 4; g++) {
+        const __m256i q = infer__load256(qs + 32 * g);
+        __m256i c0 = _mm256_and_si256(q, m4), c1 = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
+        if (qh) {
+            c0 = _mm256_or_si256(c0, _mm256_slli_epi16(_mm256_and_si256(hm, one), 4));
+            c1 = _mm256_or_si256(c1, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hm, 1), one), 4));
+            hm = _mm256_srli_epi16(hm, 2);
+        }
+        const __m256i sc0 = _mm256_shuffle_epi8(s16, _mm256_set1_epi16((short)(0x0100 + 0x0202 * (2 * g))));
+        const __m256i sc1 = _mm256_shuffle_epi8(s16, _mm256_set1_epi16((short)(0x0100 + 0x0202 * (2 * g + 1))));
+        acc0 = _mm256_add_epi32(acc0, infer__dot_scaled256(c0, infer__load256(a->qs + 64 * g), sc0));
+        acc1 = _mm256_add_epi32(acc1, infer__dot_scaled256(c1, infer__load256(a->qs + 64 * g + 32), sc1));
     }
-    return a->d * (d * (float)infer__hsum_epi32_256(acc) - dmin * (float)msum);
+    const int isum = infer__hsum_epi32_256(_mm256_add_epi32(acc0, acc1)), msum = infer__k4_msum256(k4, a->bsums);
+    return a->d * (d * (float)isum - dmin * (float)msum);
 }
 
 static float infer__dot_q4_k_avx2(int64_t n, const void *w, const void *x) {
@@ -450,7 +498,8 @@ static float infer__dot_q6_k_avx2(int64_t n, const void *w, const void *x) {
     const __m256i m4 = _mm256_set1_epi8(15), m30 = _mm256_set1_epi8(0x30);
     float sum = 0;
     for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++) {
-        const __m256i s16 = _mm256_broadcastsi128_si256(infer__load128(b->scales));
+        const __m128i sc = infer__load128(b->scales);
+        const __m256i s16 = _mm256_broadcastsi128_si256(sc);
         __m256i acc = _mm256_setzero_si256();
         for (int h = 0; h < 2; h++) {
             const __m256i l0 = infer__load256(b->ql + 64 * h), l1 = infer__load256(b->ql + 64 * h + 32);
@@ -466,7 +515,7 @@ static float infer__dot_q6_k_avx2(int64_t n, const void *w, const void *x) {
                 acc = _mm256_add_epi32(acc, infer__dot_scaled256(c[k], yq, infer__scale_pair256(s16, 8 * h + 2 * k)));
             }
         }
-        const int isum = infer__hsum_epi32_256(acc) - 32 * infer__bsums_dot256(a->bsums, b->scales);
+        const int isum = infer__hsum_epi32_256(acc) - 32 * infer__bsums_dot256(a->bsums, sc);
         sum += infer__h2f(b->d) * a->d * (float)isum;
     }
     return sum;
@@ -587,6 +636,495 @@ static infer__dot_fn infer__simd_dot_avx2(infer_type t) {
 }
 #endif /* INFER__SIMD_AVX2 */
 
+#ifdef INFER__SIMD_AVX512
+/* ===================================================================================
+ * x86 AVX-512 kernels (F + BW + VL). Same maths as the AVX2 ones, twice the width:
+ * two 32-element blocks, or 64 codes of a super-block, per instruction. Scales of the
+ * two (or four) parts of a vector are selected per 16-bit lane with vpermw.
+ * =================================================================================== */
+
+static inline __m512i infer__load512(const void *p) { return _mm512_loadu_si512(p); }
+static inline __m512i infer__cat512(__m256i lo, __m256i hi) { return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1); }
+/* float lanes 0..7 = lo, 8..15 = hi: the scales of two 32-blocks side by side */
+static inline __m512 infer__halves512(float lo, float hi) { return _mm512_mask_blend_ps(0xFF00, _mm512_set1_ps(lo), _mm512_set1_ps(hi)); }
+
+static inline __m512i infer__dpbusd512(__m512i acc, __m512i a, __m512i b) {
+#ifdef __AVX512VNNI__
+    return _mm512_dpbusd_epi32(acc, a, b);
+#else
+    return _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_maddubs_epi16(a, b), _mm512_set1_epi16(1)));
+#endif
+}
+/* The sign trick without vpsignb (AVX-512 has none): negate b under the mask of a's sign
+ * bits. Where a == 0 b stays, but |a| = 0 already zeroes the product. */
+static inline __m512i infer__signed_b512(__m512i a, __m512i b) {
+    return _mm512_mask_sub_epi8(b, _mm512_movepi8_mask(a), _mm512_setzero_si512(), b);
+}
+static inline __m512i infer__dpbssd512(__m512i acc, __m512i a, __m512i b) {
+    return infer__dpbusd512(acc, _mm512_abs_epi8(a), infer__signed_b512(a, b));
+}
+
+/* Two 16-byte nibble runs (two 32-blocks) -> 64 codes in block order [lo0 hi0 | lo1 hi1]:
+ * one shift and mask give [lo0 lo1 | hi0 hi1], a 128-bit lane shuffle reorders them. */
+static inline __m512i infer__nibbles512(const uint8_t *p0, const uint8_t *p1) {
+    const __m256i q = _mm256_set_m128i(infer__load128(p1), infer__load128(p0));
+    const __m512i b = _mm512_and_si512(infer__cat512(q, _mm256_srli_epi16(q, 4)), _mm512_set1_epi8(15));
+    return _mm512_shuffle_i64x2(b, b, _MM_SHUFFLE(3, 1, 2, 0));
+}
+
+/* 16-bit lane scales for 64 codes: idx = lane pattern of sub-block numbers (added to j),
+ * s16 = the type's sub-block scales as int16 in the low lanes. */
+static inline __m512i infer__scales512(__m512i s16, __m512i pattern, int j) {
+    return _mm512_permutexvar_epi16(_mm512_add_epi16(pattern, _mm512_set1_epi16((short)j)), s16);
+}
+/* sub-block pattern of 64 codes: 2 sub-blocks of 32, or 4 of 16 */
+static inline __m512i infer__pattern2_512(void) { return _mm512_mask_blend_epi16(0xFFFF0000u, _mm512_setzero_si512(), _mm512_set1_epi16(1)); }
+static inline __m512i infer__pattern4_512(void) {
+    return _mm512_srli_epi16(_mm512_set_epi64(0x0003000300030003LL << 8, 0x0003000300030003LL << 8,
+                                              0x0002000200020002LL << 8, 0x0002000200020002LL << 8,
+                                              0x0001000100010001LL << 8, 0x0001000100010001LL << 8, 0, 0), 8);
+}
+
+/* ---- float types: 4 x 16 lanes, masked loads for the tail ---- */
+static inline __mmask16 infer__tail_mask(int64_t left) { return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1); }
+static inline __m512 infer__f16x16(const infer_half *p, __mmask16 m) { return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, p)); }
+static inline __m512 infer__bf16x16(const infer_bf16 *p, __mmask16 m) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p)), 16));
+}
+
+static float infer__dot_f32_avx512(int64_t n, const void *w, const void *x) {
+    const float *a = (const float *)w, *b = (const float *)x;
+    __m512 acc[4] = { _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps() };
+    int64_t i = 0;
+    for (; i + 64 <= n; i += 64)
+        for (int k = 0; k < 4; k++) acc[k] = _mm512_fmadd_ps(_mm512_loadu_ps(a + i + 16 * k), _mm512_loadu_ps(b + i + 16 * k), acc[k]);
+    for (; i < n; i += 16) {
+        const __mmask16 m = infer__tail_mask(n - i);
+        acc[0] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, a + i), _mm512_maskz_loadu_ps(m, b + i), acc[0]);
+    }
+    return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3])));
+}
+
+static float infer__dot_f16_avx512(int64_t n, const void *w, const void *x) {
+    const infer_half *a = (const infer_half *)w; const float *b = (const float *)x;
+    __m512 acc[4] = { _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps() };
+    int64_t i = 0;
+    for (; i + 64 <= n; i += 64)
+        for (int k = 0; k < 4; k++) acc[k] = _mm512_fmadd_ps(infer__f16x16(a + i + 16 * k, 0xFFFF), _mm512_loadu_ps(b + i + 16 * k), acc[k]);
+    for (; i < n; i += 16) {
+        const __mmask16 m = infer__tail_mask(n - i);
+        acc[0] = _mm512_fmadd_ps(infer__f16x16(a + i, m), _mm512_maskz_loadu_ps(m, b + i), acc[0]);
+    }
+    return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3])));
+}
+
+static float infer__dot_bf16_avx512(int64_t n, const void *w, const void *x) {
+    const infer_bf16 *a = (const infer_bf16 *)w; const float *b = (const float *)x;
+    __m512 acc[4] = { _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps() };
+    int64_t i = 0;
+    for (; i + 64 <= n; i += 64)
+        for (int k = 0; k < 4; k++) acc[k] = _mm512_fmadd_ps(infer__bf16x16(a + i + 16 * k, 0xFFFF), _mm512_loadu_ps(b + i + 16 * k), acc[k]);
+    for (; i < n; i += 16) {
+        const __mmask16 m = infer__tail_mask(n - i);
+        acc[0] = _mm512_fmadd_ps(infer__bf16x16(a + i, m), _mm512_maskz_loadu_ps(m, b + i), acc[0]);
+    }
+    return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3])));
+}
+
+/* ---- 32-element blocks: PAIR(i, acc) handles blocks i, i+1 in one 512-bit vector; two
+ * chains of pairs, then an odd last block through the 256-bit SINGLE(i, acc). ---- */
+#define INFER__PAIRS512(nb, PAIR, SINGLE)                                                    \
+    __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();                           \
+    int64_t i = 0;                                                                           \
+    for (; i + 4 <= (nb); i += 4) { acc0 = PAIR(i, acc0); acc1 = PAIR(i + 2, acc1); }         \
+    if (i + 2 <= (nb)) { acc0 = PAIR(i, acc0); i += 2; }                                     \
+    float s = _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1));                               \
+    if (i < (nb)) s += infer__hsum_ps256(SINGLE(i, _mm256_setzero_ps()));                    \
+    return s
+
+static inline __m512 infer__fmadd_pair512(__m512i sumi, float s0, float s1, __m512 acc) {
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(sumi), infer__halves512(s0, s1), acc);
+}
+static inline __m512i infer__y_pair512(const infer_block_q8_0 *y) { return infer__cat512(infer__load256(y[0].qs), infer__load256(y[1].qs)); }
+
+static inline __m512 infer__q8_0_pair512(const infer_block_q8_0 *a, const infer_block_q8_0 *y, __m512 acc) {
+    const __m512i s = infer__dpbssd512(_mm512_setzero_si512(), infer__y_pair512(a), infer__y_pair512(y));
+    return infer__fmadd_pair512(s, infer__h2f(a[0].d) * infer__h2f(y[0].d), infer__h2f(a[1].d) * infer__h2f(y[1].d), acc);
+}
+static float infer__dot_q8_0_avx512(int64_t n, const void *w, const void *x) {
+    const infer_block_q8_0 *a = (const infer_block_q8_0 *)w, *y = (const infer_block_q8_0 *)x;
+#define INFER__P(i, acc) infer__q8_0_pair512(&a[i], &y[i], acc)
+#define INFER__S(i, acc) infer__q8_0_block256(&a[i], &y[i], acc)
+    INFER__PAIRS512(n / INFER_QK8_0, INFER__P, INFER__S);
+#undef INFER__P
+#undef INFER__S
+}
+
+/* sum(q*y) - off*sum(y) per int32 lane, as infer__dot_offset256 */
+static inline __m512i infer__dot_offset512(__m512i q, __m512i yq, int off) {
+    const __m512i s = infer__dpbusd512(_mm512_setzero_si512(), q, yq);
+    return _mm512_sub_epi32(s, infer__dpbusd512(_mm512_setzero_si512(), _mm512_set1_epi8((char)off), yq));
+}
+
+static inline __m512 infer__q4_0_pair512(const infer_block_q4_0 *a, const infer_block_q8_0 *y, __m512 acc) {
+    const __m512i s = infer__dot_offset512(infer__nibbles512(a[0].qs, a[1].qs), infer__y_pair512(y), 8);
+    return infer__fmadd_pair512(s, infer__h2f(a[0].d) * infer__h2f(y[0].d), infer__h2f(a[1].d) * infer__h2f(y[1].d), acc);
+}
+static float infer__dot_q4_0_avx512(int64_t n, const void *w, const void *x) {
+    const infer_block_q4_0 *a = (const infer_block_q4_0 *)w;
+    const infer_block_q8_0 *y = (const infer_block_q8_0 *)x;
+#define INFER__P(i, acc) infer__q4_0_pair512(&a[i], &y[i], acc)
+#define INFER__S(i, acc) infer__q4_0_block256(&a[i], &y[i], acc)
+    INFER__PAIRS512(n / INFER_QK4_0, INFER__P, INFER__S);
+#undef INFER__P
+#undef INFER__S
+}
+
+/* Q5 codes of two blocks: nibbles plus 16 under the 64-bit mask of both qh words. */
+static inline __m512i infer__q5_codes512(const uint8_t *qs0, const uint8_t *qh0, const uint8_t *qs1, const uint8_t *qh1) {
+    uint32_t h0, h1;
+    memcpy(&h0, qh0, 4); memcpy(&h1, qh1, 4);
+    const __m512i c = infer__nibbles512(qs0, qs1);
+    return _mm512_mask_add_epi8(c, (__mmask64)((uint64_t)h1 << 32 | h0), c, _mm512_set1_epi8(16));
+}
+
+static inline __m512 infer__q5_0_pair512(const infer_block_q5_0 *a, const infer_block_q8_0 *y, __m512 acc) {
+    const __m512i s = infer__dot_offset512(infer__q5_codes512(a[0].qs, a[0].qh, a[1].qs, a[1].qh), infer__y_pair512(y), 16);
+    return infer__fmadd_pair512(s, infer__h2f(a[0].d) * infer__h2f(y[0].d), infer__h2f(a[1].d) * infer__h2f(y[1].d), acc);
+}
+static float infer__dot_q5_0_avx512(int64_t n, const void *w, const void *x) {
+    const infer_block_q5_0 *a = (const infer_block_q5_0 *)w;
+    const infer_block_q8_0 *y = (const infer_block_q8_0 *)x;
+#define INFER__P(i, acc) infer__q5_0_pair512(&a[i], &y[i], acc)
+#define INFER__S(i, acc) infer__q5_0_block256(&a[i], &y[i], acc)
+    INFER__PAIRS512(n / INFER_QK5_0, INFER__P, INFER__S);
+#undef INFER__P
+#undef INFER__S
+}
+
+/* Q4_1 / Q5_1 pairs: d*dy*sum(q*y) + m*dy*sum(y), as infer__affine_block256 */
+static inline __m512 infer__affine_pair512(__m512i q, const infer_block_q8_1 *y, const infer_half d[2], const infer_half m[2], __m512 acc) {
+    const __m512i yq = infer__cat512(infer__load256(y[0].qs), infer__load256(y[1].qs)), zero = _mm512_setzero_si512();
+    const float dy0 = infer__h2f(y[0].d), dy1 = infer__h2f(y[1].d);
+    acc = infer__fmadd_pair512(infer__dpbusd512(zero, q, yq), infer__h2f(d[0]) * dy0, infer__h2f(d[1]) * dy1, acc);
+    return infer__fmadd_pair512(infer__dpbusd512(zero, _mm512_set1_epi8(1), yq), infer__h2f(m[0]) * dy0, infer__h2f(m[1]) * dy1, acc);
+}
+static float infer__dot_q4_1_avx512(int64_t n, const void *w, const void *x) {
+    const infer_block_q4_1 *a = (const infer_block_q4_1 *)w;
+    const infer_block_q8_1 *y = (const infer_block_q8_1 *)x;
+#define INFER__P(i, acc) infer__affine_pair512(infer__nibbles512(a[i].qs, a[(i) + 1].qs), &y[i], (const infer_half[2]){ a[i].d, a[(i) + 1].d }, (const infer_half[2]){ a[i].m, a[(i) + 1].m }, acc)
+#define INFER__S(i, acc) infer__affine_block256(infer__nibbles256(a[i].qs), &y[i], a[i].d, a[i].m, acc)
+    INFER__PAIRS512(n / INFER_QK4_1, INFER__P, INFER__S);
+#undef INFER__P
+#undef INFER__S
+}
+static float infer__dot_q5_1_avx512(int64_t n, const void *w, const void *x) {
+    const infer_block_q5_1 *a = (const infer_block_q5_1 *)w;
+    const infer_block_q8_1 *y = (const infer_block_q8_1 *)x;
+#define INFER__P(i, acc) infer__affine_pair512(infer__q5_codes512(a[i].qs, a[i].qh, a[(i) + 1].qs, a[(i) + 1].qh), &y[i], (const infer_half[2]){ a[i].d, a[(i) + 1].d }, (const infer_half[2]){ a[i].m, a[(i) + 1].m }, acc)
+#define INFER__S(i, acc) infer__affine_block256(infer__q5_codes256(a[i].qs, a[i].qh), &y[i], a[i].d, a[i].m, acc)
+    INFER__PAIRS512(n / INFER_QK5_1, INFER__P, INFER__S);
+#undef INFER__P
+#undef INFER__S
+}
+
+/* IQ4_NL / MXFP4 pairs: lookups in a table repeated in all four 128-bit lanes. */
+static inline __m512 infer__lut4_pair512(__m512i tbl, const uint8_t *qs0, const uint8_t *qs1, const infer_block_q8_0 *y, float dw0, float dw1, __m512 acc) {
+    const __m512i v = _mm512_shuffle_epi8(tbl, infer__nibbles512(qs0, qs1));
+    const __m512i s = infer__dpbssd512(_mm512_setzero_si512(), v, infer__y_pair512(y));
+    return infer__fmadd_pair512(s, dw0 * infer__h2f(y[0].d), dw1 * infer__h2f(y[1].d), acc);
+}
+static float infer__dot_iq4_nl_avx512(int64_t n, const void *w, const void *x) {
+    const infer_block_iq4_nl *a = (const infer_block_iq4_nl *)w;
+    const infer_block_q8_0 *y = (const infer_block_q8_0 *)x;
+    const __m512i tbl = _mm512_broadcast_i32x4(infer__load128(infer__kvalues_iq4nl));
+    const __m256i tbl256 = infer__table256(infer__kvalues_iq4nl);
+#define INFER__P(i, acc) infer__lut4_pair512(tbl, a[i].qs, a[(i) + 1].qs, &y[i], infer__h2f(a[i].d), infer__h2f(a[(i) + 1].d), acc)
+#define INFER__S(i, acc) infer__lut4_block256(tbl256, a[i].qs, &y[i], infer__h2f(a[i].d), acc)
+    INFER__PAIRS512(n / INFER_QK4_NL, INFER__P, INFER__S);
+#undef INFER__P
+#undef INFER__S
+}
+static float infer__dot_mxfp4_avx512(int64_t n, const void *w, const void *x) {
+    const infer_block_mxfp4 *a = (const infer_block_mxfp4 *)w;
+    const infer_block_q8_0 *y = (const infer_block_q8_0 *)x;
+    const __m512i tbl = _mm512_broadcast_i32x4(infer__load128(infer__kvalues_fp4));
+    const __m256i tbl256 = infer__table256(infer__kvalues_fp4);
+#define INFER__P(i, acc) infer__lut4_pair512(tbl, a[i].qs, a[(i) + 1].qs, &y[i], infer__e8m0_to_fp32_half(a[i].e), infer__e8m0_to_fp32_half(a[(i) + 1].e), acc)
+#define INFER__S(i, acc) infer__lut4_block256(tbl256, a[i].qs, &y[i], infer__e8m0_to_fp32_half(a[i].e), acc)
+    INFER__PAIRS512(n / INFER_QK_MXFP4, INFER__P, INFER__S);
+#undef INFER__P
+#undef INFER__S
+}
+
+/* NVFP4: one whole block (4 sub-blocks of 16) per vector. Per 128-bit lane, unpacking the
+ * 64-bit halves of lo and hi gives sub-blocks [s0 | s2] and [s1 | s3]; a lane shuffle
+ * puts them in order s0 s1 s2 s3, matching Q8_0 blocks 2i, 2i+1. Four int32 lanes per
+ * sub-block, each group with its own scale. */
+static inline __m512 infer__nvfp4_block512(__m512i tbl, const infer_block_nvfp4 *a, const infer_block_q8_0 *y, __m512 acc) {
+    const __m256i q = infer__load256(a->qs), m4 = _mm256_set1_epi8(15);
+    const __m256i lo = _mm256_and_si256(q, m4), hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
+    const __m512i c = infer__cat512(_mm256_unpacklo_epi64(lo, hi), _mm256_unpackhi_epi64(lo, hi));
+    const __m512i v = _mm512_shuffle_epi8(tbl, _mm512_shuffle_i64x2(c, c, _MM_SHUFFLE(3, 1, 2, 0)));
+    const __m512i s = infer__dpbssd512(_mm512_setzero_si512(), v, infer__y_pair512(y));
+    const float dy0 = infer__h2f(y[0].d), dy1 = infer__h2f(y[1].d);
+    const __m128 sc4 = _mm_setr_ps(infer__ue4m3_half(a->d[0]) * dy0, infer__ue4m3_half(a->d[1]) * dy0,
+                                   infer__ue4m3_half(a->d[2]) * dy1, infer__ue4m3_half(a->d[3]) * dy1);
+    const __m512 sc = _mm512_permutexvar_ps(_mm512_srli_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), 2),
+                                            _mm512_castps128_ps512(sc4));
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), sc, acc);
+}
+static float infer__dot_nvfp4_avx512(int64_t n, const void *w, const void *x) {
+    const infer_block_nvfp4 *a = (const infer_block_nvfp4 *)w;
+    const infer_block_q8_0 *y = (const infer_block_q8_0 *)x;
+    const __m512i tbl = _mm512_broadcast_i32x4(infer__load128(infer__kvalues_fp4));
+    const int64_t nb = n / INFER_QK_NVFP4;
+    __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+    int64_t i = 0;
+    for (; i + 2 <= nb; i += 2) {
+        acc0 = infer__nvfp4_block512(tbl, &a[i], &y[2 * i], acc0);
+        acc1 = infer__nvfp4_block512(tbl, &a[i + 1], &y[2 * i + 2], acc1);
+    }
+    if (i < nb) acc0 = infer__nvfp4_block512(tbl, &a[i], &y[2 * i], acc0);
+    return _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1));
+}
+
+/* ---- 256-element super-blocks: 64 codes per step, exact integer sums as in AVX2 ---- */
+
+/* Q4_K / Q5_K: group g = 32 bytes of qs -> [low nibbles | high nibbles] = sub-blocks
+ * 2g, 2g+1 = a->qs[64g .. 64g+63]. Q5_K's bits: hm = [qh | qh >> 1], shifted by 2 per
+ * group, bit 0 of each byte is the bit of that half's sub-block. */
+static inline float infer__dot_k4_block_avx512(const uint8_t *scales, const uint8_t *qs, const uint8_t *qh,
+                                              float d, float dmin, const infer_block_q8_k *a) {
+    const __m512i m4 = _mm512_set1_epi8(15), one = _mm512_set1_epi8(1), pat = infer__pattern2_512();
+    const __m128i k4 = infer__k4_scales128(scales);
+    const __m512i s16 = _mm512_zextsi128_si512(_mm_cvtepu8_epi16(k4));
+    __m512i acc = _mm512_setzero_si512(), hm = _mm512_setzero_si512();
+    if (qh) { const __m256i h = infer__load256(qh); hm = infer__cat512(h, _mm256_srli_epi16(h, 1)); }
+    for (int g = 0; g < 4; g++) {
+        const __m256i q = infer__load256(qs + 32 * g);
+        __m512i c = _mm512_and_si512(infer__cat512(q, _mm256_srli_epi16(q, 4)), m4);
+        if (qh) {
+            c = _mm512_or_si512(c, _mm512_slli_epi16(_mm512_and_si512(hm, one), 4));
+            hm = _mm512_srli_epi16(hm, 2);
+        }
+        const __m512i p = _mm512_maddubs_epi16(c, infer__load512(a->qs + 64 * g));
+        acc = _mm512_add_epi32(acc, _mm512_madd_epi16(p, infer__scales512(s16, pat, 2 * g)));
+    }
+    const int isum = _mm512_reduce_add_epi32(acc), msum = infer__k4_msum256(k4, a->bsums);
+    return a->d * (d * (float)isum - dmin * (float)msum);
+}
+static float infer__dot_q4_k_avx512(int64_t n, const void *w, const void *x) {
+    const infer_block_q4_k *b = (const infer_block_q4_k *)w;
+    const infer_block_q8_k *a = (const infer_block_q8_k *)x;
+    float sum = 0;
+    for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++)
+        sum += infer__dot_k4_block_avx512(b->scales, b->qs, NULL, infer__h2f(b->d), infer__h2f(b->dmin), a);
+    return sum;
+}
+static float infer__dot_q5_k_avx512(int64_t n, const void *w, const void *x) {
+    const infer_block_q5_k *b = (const infer_block_q5_k *)w;
+    const infer_block_q8_k *a = (const infer_block_q8_k *)x;
+    float sum = 0;
+    for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++)
+        sum += infer__dot_k4_block_avx512(b->scales, b->qs, b->qh, infer__h2f(b->d), infer__h2f(b->dmin), a);
+    return sum;
+}
+
+/* Q6_K: per half, ql[64h..64h+63] is [ql0 | ql1] in one load; qh2 = [qh | qh >> 2] puts
+ * the bits of chunks 0, 1 at bits 0..1 (and of chunks 2, 3 at bits 4..5) of each half. */
+static float infer__dot_q6_k_avx512(int64_t n, const void *w, const void *x) {
+    const infer_block_q6_k *b = (const infer_block_q6_k *)w;
+    const infer_block_q8_k *a = (const infer_block_q8_k *)x;
+    const __m512i m4 = _mm512_set1_epi8(15), m30 = _mm512_set1_epi8(0x30), pat = infer__pattern4_512();
+    float sum = 0;
+    for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++) {
+        const __m128i sc = infer__load128(b->scales);
+        const __m512i s16 = _mm512_zextsi256_si512(_mm256_cvtepi8_epi16(sc));
+        __m512i acc = _mm512_setzero_si512();
+        for (int h = 0; h < 2; h++) {
+            const __m512i l = infer__load512(b->ql + 64 * h);
+            const __m256i qh = infer__load256(b->qh + 32 * h);
+            const __m512i qh2 = infer__cat512(qh, _mm256_srli_epi16(qh, 2));
+            const __m512i c01 = _mm512_or_si512(_mm512_and_si512(l, m4), _mm512_and_si512(_mm512_slli_epi16(qh2, 4), m30));
+            const __m512i c23 = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(l, 4), m4), _mm512_and_si512(qh2, m30));
+            const __m512i p01 = _mm512_maddubs_epi16(c01, infer__load512(a->qs + 128 * h));
+            const __m512i p23 = _mm512_maddubs_epi16(c23, infer__load512(a->qs + 128 * h + 64));
+            acc = _mm512_add_epi32(acc, _mm512_madd_epi16(p01, infer__scales512(s16, pat, 8 * h)));
+            acc = _mm512_add_epi32(acc, _mm512_madd_epi16(p23, infer__scales512(s16, pat, 8 * h + 4)));
+        }
+        const int isum = _mm512_reduce_add_epi32(acc) - 32 * infer__bsums_dot256(a->bsums, sc);
+        sum += infer__h2f(b->d) * a->d * (float)isum;
+    }
+    return sum;
+}
+
+/* Q2_K / Q3_K: per half, q2 = [qs | qs >> 2]: crumbs of chunks 0, 1 at bits 0..1 and of
+ * chunks 2, 3 at bits 4..5. Q3_K's hmask likewise: hm2 = [hm | hm >> 1], bits 4h and
+ * 4h+2 of each half. */
+static float infer__dot_q2_k_avx512(int64_t n, const void *w, const void *x) {
+    const infer_block_q2_k *b = (const infer_block_q2_k *)w;
+    const infer_block_q8_k *a = (const infer_block_q8_k *)x;
+    const __m512i m3 = _mm512_set1_epi8(3), pat = infer__pattern4_512();
+    float sum = 0;
+    for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++) {
+        const __m128i sm = infer__load128(b->scales), m4 = _mm_set1_epi8(15);
+        const __m128i sc = _mm_and_si128(sm, m4), mn = _mm_and_si128(_mm_srli_epi16(sm, 4), m4);
+        const __m512i s16 = _mm512_zextsi256_si512(_mm256_cvtepu8_epi16(sc));
+        __m512i acc = _mm512_setzero_si512();
+        for (int h = 0; h < 2; h++) {
+            const __m256i q = infer__load256(b->qs + 32 * h);
+            const __m512i q2 = infer__cat512(q, _mm256_srli_epi16(q, 2));
+            const __m512i p01 = _mm512_maddubs_epi16(_mm512_and_si512(q2, m3), infer__load512(a->qs + 128 * h));
+            const __m512i p23 = _mm512_maddubs_epi16(_mm512_and_si512(_mm512_srli_epi16(q2, 4), m3), infer__load512(a->qs + 128 * h + 64));
+            acc = _mm512_add_epi32(acc, _mm512_madd_epi16(p01, infer__scales512(s16, pat, 8 * h)));
+            acc = _mm512_add_epi32(acc, _mm512_madd_epi16(p23, infer__scales512(s16, pat, 8 * h + 4)));
+        }
+        const int isum = _mm512_reduce_add_epi32(acc), msum = infer__bsums_dot256(a->bsums, mn);
+        sum += a->d * (infer__h2f(b->d) * (float)isum - infer__h2f(b->dmin) * (float)msum);
+    }
+    return sum;
+}
+
+static float infer__dot_q3_k_avx512(int64_t n, const void *w, const void *x) {
+    const infer_block_q3_k *b = (const infer_block_q3_k *)w;
+    const infer_block_q8_k *a = (const infer_block_q8_k *)x;
+    const __m512i m3 = _mm512_set1_epi8(3), one = _mm512_set1_epi8(1), pat = infer__pattern4_512();
+    float sum = 0;
+    for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++) {
+        const __m128i sc = infer__q3k_scales128(b->scales);
+        const __m512i s16 = _mm512_zextsi256_si512(_mm256_cvtepi8_epi16(sc));
+        const __m256i hm = infer__load256(b->hmask);
+        __m512i hm2 = infer__cat512(hm, _mm256_srli_epi16(hm, 1)), acc = _mm512_setzero_si512();
+        for (int h = 0; h < 2; h++) {
+            const __m256i q = infer__load256(b->qs + 32 * h);
+            const __m512i q2 = infer__cat512(q, _mm256_srli_epi16(q, 2));
+            const __m512i h01 = _mm512_slli_epi16(_mm512_and_si512(hm2, one), 2);
+            const __m512i h23 = _mm512_slli_epi16(_mm512_and_si512(_mm512_srli_epi16(hm2, 2), one), 2);
+            hm2 = _mm512_srli_epi16(hm2, 4);
+            const __m512i c01 = _mm512_or_si512(_mm512_and_si512(q2, m3), h01);
+            const __m512i c23 = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(q2, 4), m3), h23);
+            const __m512i p01 = _mm512_maddubs_epi16(c01, infer__load512(a->qs + 128 * h));
+            const __m512i p23 = _mm512_maddubs_epi16(c23, infer__load512(a->qs + 128 * h + 64));
+            acc = _mm512_add_epi32(acc, _mm512_madd_epi16(p01, infer__scales512(s16, pat, 8 * h)));
+            acc = _mm512_add_epi32(acc, _mm512_madd_epi16(p23, infer__scales512(s16, pat, 8 * h + 4)));
+        }
+        const int isum = _mm512_reduce_add_epi32(acc) - 4 * infer__bsums_dot256(a->bsums, sc);
+        sum += infer__h2f(b->d) * a->d * (float)isum;
+    }
+    return sum;
+}
+
+/* IQ4_XS: two sub-blocks per vector, lookups, sign trick, 6-bit scales per 32 codes. */
+static float infer__dot_iq4_xs_avx512(int64_t n, const void *w, const void *x) {
+    const infer_block_iq4_xs *b = (const infer_block_iq4_xs *)w;
+    const infer_block_q8_k *a = (const infer_block_q8_k *)x;
+    const __m512i tbl = _mm512_broadcast_i32x4(infer__load128(infer__kvalues_iq4nl)), pat = infer__pattern2_512();
+    float sum = 0;
+    for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++) {
+        int16_t ls[8];
+        for (int j = 0; j < 8; j++) ls[j] = (int16_t)infer__iq4xs_scale(b, j);
+        const __m512i s16 = _mm512_zextsi128_si512(infer__load128(ls));
+        __m512i acc = _mm512_setzero_si512();
+        for (int j = 0; j < 8; j += 2) {
+            const __m512i v = _mm512_shuffle_epi8(tbl, infer__nibbles512(b->qs + 16 * j, b->qs + 16 * j + 16));
+            const __m512i p = _mm512_maddubs_epi16(_mm512_abs_epi8(v), infer__signed_b512(v, infer__load512(a->qs + 32 * j)));
+            acc = _mm512_add_epi32(acc, _mm512_madd_epi16(p, infer__scales512(s16, pat, j)));
+        }
+        sum += infer__h2f(b->d) * a->d * (float)_mm512_reduce_add_epi32(acc);
+    }
+    return sum;
+}
+
+/* TQ2_0: as Q2_K's crumbs, without scales. */
+static float infer__dot_tq2_0_avx512(int64_t n, const void *w, const void *x) {
+    const infer_block_tq2_0 *b = (const infer_block_tq2_0 *)w;
+    const infer_block_q8_k *a = (const infer_block_q8_k *)x;
+    const __m512i m3 = _mm512_set1_epi8(3);
+    float s = 0;
+    for (int64_t i = 0; i < n / INFER_QK_K; i++) {
+        __m512i acc = _mm512_setzero_si512();
+        for (int h = 0; h < 2; h++) {
+            const __m256i q = infer__load256(b[i].qs + 32 * h);
+            const __m512i q2 = infer__cat512(q, _mm256_srli_epi16(q, 2));
+            acc = infer__dpbusd512(acc, _mm512_and_si512(q2, m3), infer__load512(a[i].qs + 128 * h));
+            acc = infer__dpbusd512(acc, _mm512_and_si512(_mm512_srli_epi16(q2, 4), m3), infer__load512(a[i].qs + 128 * h + 64));
+        }
+        const int sumi = _mm512_reduce_add_epi32(acc) - infer__bsums_total256(a[i].bsums);
+        s += (float)sumi * (infer__h2f(b[i].d) * a[i].d);
+    }
+    return s;
+}
+
+/* TQ1_0: the AVX2 digit extraction on 64 bytes at a time; the top trit from two unsigned
+ * compares into masks: t = [q >= 86] + [q >= 171]. */
+static inline __m512i infer__mul_u8_512(__m512i v, __m512i m) {
+    const __m512i lo = _mm512_mullo_epi16(v, _mm512_and_si512(m, _mm512_set1_epi16(0x00FF)));
+    const __m512i hi = _mm512_mullo_epi16(_mm512_and_si512(v, _mm512_set1_epi16((short)0xFF00)), _mm512_srli_epi16(m, 8));
+    return _mm512_mask_blend_epi8(0xAAAAAAAAAAAAAAAAull, lo, hi);
+}
+static inline __m512i infer__top_trit512(__m512i q) {
+    const __m512i one = _mm512_set1_epi8(1);
+    const __m512i t = _mm512_maskz_mov_epi8(_mm512_cmpge_epu8_mask(q, _mm512_set1_epi8(86)), one);
+    return _mm512_mask_add_epi8(t, _mm512_cmpge_epu8_mask(q, _mm512_set1_epi8((char)171)), t, one);
+}
+static float infer__dot_tq1_0_avx512(int64_t n, const void *w, const void *x) {
+    const infer_block_tq1_0 *b = (const infer_block_tq1_0 *)w;
+    const infer_block_q8_k *a = (const infer_block_q8_k *)x;
+    const __m512i p[4] = {   /* multipliers per 128-bit lane of the four vectors below */
+        _mm512_setr_epi32(0x01010101, 0x01010101, 0x01010101, 0x01010101, 0x01010101, 0x01010101, 0x01010101, 0x01010101,
+                          0x03030303, 0x03030303, 0x03030303, 0x03030303, 0x03030303, 0x03030303, 0x03030303, 0x03030303),
+        _mm512_setr_epi32(0x09090909, 0x09090909, 0x09090909, 0x09090909, 0x09090909, 0x09090909, 0x09090909, 0x09090909,
+                          0x1b1b1b1b, 0x1b1b1b1b, 0x1b1b1b1b, 0x1b1b1b1b, 0x1b1b1b1b, 0x1b1b1b1b, 0x1b1b1b1b, 0x1b1b1b1b),
+        _mm512_setr_epi32(0x51515151, 0x51515151, 0x51515151, 0x51515151, 0x51515151, 0x51515151, 0x51515151, 0x51515151,
+                          0x01010101, 0x01010101, 0x01010101, 0x01010101, 0x03030303, 0x03030303, 0x03030303, 0x03030303),
+        _mm512_setr_epi32(0x09090909, 0x09090909, 0x09090909, 0x09090909, 0x1b1b1b1b, 0x1b1b1b1b, 0x1b1b1b1b, 0x1b1b1b1b,
+                          0x51515151, 0x51515151, 0x51515151, 0x51515151, 0x01010101, 0x03030303, 0x09090909, 0x1b1b1b1b),
+    };
+    float s = 0;
+    for (int64_t i = 0; i < n / INFER_QK_K; i++) {
+        /* bytes: [qs0..31 | qs0..31], [same], [qs0..31 | qs32..47 x2], [qs32..47 x2 | qs32..47 | qh x4] */
+        const __m256i q0 = infer__load256(b[i].qs);
+        const __m128i q1 = infer__load128(b[i].qs + 32);
+        uint32_t qh; memcpy(&qh, b[i].qh, 4);
+        const __m256i q11 = _mm256_broadcastsi128_si256(q1);
+        const __m512i v[4] = { infer__cat512(q0, q0), infer__cat512(q0, q0), infer__cat512(q0, q11),
+                               infer__cat512(q11, _mm256_set_m128i(_mm_set1_epi32((int)qh), q1)) };
+        __m512i acc = _mm512_setzero_si512();
+        for (int k = 0; k < 4; k++)
+            acc = infer__dpbusd512(acc, infer__top_trit512(infer__mul_u8_512(v[k], p[k])), infer__load512(a[i].qs + 64 * k));
+        const int sumi = _mm512_reduce_add_epi32(acc) - infer__bsums_total256(a[i].bsums);
+        s += (float)sumi * (infer__h2f(b[i].d) * a[i].d);
+    }
+    return s;
+}
+
+static infer__dot_fn infer__simd_dot_avx512(infer_type t) {
+    switch (t) {
+    case INFER_TYPE_F32:    return infer__dot_f32_avx512;
+    case INFER_TYPE_F16:    return infer__dot_f16_avx512;
+    case INFER_TYPE_BF16:   return infer__dot_bf16_avx512;
+    case INFER_TYPE_Q8_0:   return infer__dot_q8_0_avx512;
+    case INFER_TYPE_Q4_0:   return infer__dot_q4_0_avx512;
+    case INFER_TYPE_Q4_1:   return infer__dot_q4_1_avx512;
+    case INFER_TYPE_Q5_0:   return infer__dot_q5_0_avx512;
+    case INFER_TYPE_Q5_1:   return infer__dot_q5_1_avx512;
+    case INFER_TYPE_IQ4_NL: return infer__dot_iq4_nl_avx512;
+    case INFER_TYPE_MXFP4:  return infer__dot_mxfp4_avx512;
+    case INFER_TYPE_NVFP4:  return infer__dot_nvfp4_avx512;
+    case INFER_TYPE_Q2_K:   return infer__dot_q2_k_avx512;
+    case INFER_TYPE_Q3_K:   return infer__dot_q3_k_avx512;
+    case INFER_TYPE_Q4_K:   return infer__dot_q4_k_avx512;
+    case INFER_TYPE_Q5_K:   return infer__dot_q5_k_avx512;
+    case INFER_TYPE_Q6_K:   return infer__dot_q6_k_avx512;
+    case INFER_TYPE_IQ4_XS: return infer__dot_iq4_xs_avx512;
+    case INFER_TYPE_TQ1_0:  return infer__dot_tq1_0_avx512;
+    case INFER_TYPE_TQ2_0:  return infer__dot_tq2_0_avx512;
+    default:                return NULL;
+    }
+}
+#endif /* INFER__SIMD_AVX512 */
+
 /* ===================================================================================
  * Dispatch. Each tier is a lookup by type; infer__simd_tiers lists the tiers compiled
  * into this build, best first (the tests check every tier against the scalar dots).
@@ -595,6 +1133,9 @@ static infer__dot_fn infer__simd_dot_avx2(infer_type t) {
 typedef infer__dot_fn (*infer__simd_tier_fn)(infer_type t);
 typedef struct { const char *name; infer__simd_tier_fn lookup; } infer__simd_tier;
 static const infer__simd_tier infer__simd_tiers[] = {
+#ifdef INFER__SIMD_AVX512
+    { "avx512", infer__simd_dot_avx512 },
+#endif
 #ifdef INFER__SIMD_AVX2
     { "avx2", infer__simd_dot_avx2 },
 #endif
