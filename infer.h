@@ -186,6 +186,10 @@ typedef struct infer_gguf {
     infer_tensor *tensors;               /* [n_tensors]; names are NUL-terminated copies */
     char *names;                         /* storage for tensor names */
     size_t data_offset;                  /* start of the tensor data blob */
+    /* a GGUF built in memory (infer_hf_load) owns its bytes: mapped shards, converted tensors,
+     * metadata strings. infer_gguf_free calls owner_free(owner); both are NULL for a parse. */
+    void *owner;
+    void (*owner_free)(void *owner);
 } infer_gguf;
 
 /* ------------------------------------------------------------------------------------------
@@ -343,6 +347,40 @@ infer_gguf_kv infer_gguf_kv_f32(const char *key, float v);
 infer_gguf_kv infer_gguf_kv_bool(const char *key, int v);
 infer_gguf_kv infer_gguf_kv_str(const char *key, const char *v);
 infer_gguf_kv infer_gguf_kv_array(const char *key, infer_gguf_vtype et, uint64_t n, const void *encoded);
+
+/* safetensors (>>safetensors): an 8-byte header length, a JSON header naming each tensor's
+ * dtype, shape and byte range, then the raw data. Parsing checks every length and offset;
+ * tensors view the caller's bytes (which must outlive the result). */
+#define INFER_ST_MAX_DIMS 8
+typedef struct infer_st_tensor {
+    const char *name;             /* NUL-terminated */
+    const char *dtype;            /* "F32", "BF16", "F8_E4M3", "U8", ... */
+    int32_t dtype_size;           /* bytes per element */
+    int32_t n_dims;
+    int64_t shape[INFER_ST_MAX_DIMS]; /* outermost first, as the file writes it (PyTorch order) */
+    const void *data;
+    size_t nbytes;
+    uint64_t offset;              /* data_offsets[0]: from the start of the data area */
+} infer_st_tensor;
+typedef struct infer_safetensors {
+    const uint8_t *base; size_t size;    /* the whole file */
+    size_t data_offset;                  /* 8 + header length */
+    int64_t n_tensors;
+    infer_st_tensor *tensors;            /* [n_tensors], in data order */
+    int64_t n_meta;
+    const char **meta;                   /* [2*n_meta]: the __metadata__ keys and values */
+    void *header;                        /* the parsed JSON the names point into */
+} infer_safetensors;
+infer_status infer_safetensors_parse(infer_safetensors *st, const void *data, size_t size, infer_error *err);
+void infer_safetensors_free(infer_safetensors *st);
+const infer_st_tensor *infer_safetensors_tensor(const infer_safetensors *st, const char *name);
+/* A Hugging Face folder (config.json, model.safetensors or sharded with
+ * model.safetensors.index.json, tokenizer.json, tokenizer_config.json) as the GGUF the
+ * official converter would write: same metadata keys, tensor names, shapes and transforms.
+ * Untransformed tensors point into the mapped shards; free with infer_gguf_free. */
+infer_status infer_hf_load(infer_gguf *g, const char *dir, infer_error *err);
+/* a vocabulary-only GGUF from tokenizer.json (tokenizer_config.json is read from beside it) */
+infer_status infer_hf_vocab(infer_gguf *g, const char *tokenizer_json, infer_error *err);
 const char *infer_type_name(infer_type t);
 size_t infer_type_row_size(infer_type t, int64_t n); /* bytes for n elements (n a multiple of the block) */
 int infer_type_block(infer_type t);                   /* elements per block, 0 if unknown */

@@ -1145,6 +1145,7 @@ static const test_case tests[] = {
     { "qwen_matmul_id", test_matmul_id },
     { "qwen35_prefill_vs_recurrent", test_qwen35_prefill_vs_recurrent },
     { "qwen35_load_errors", test_qwen35_load_errors },
+    { "qwen35_other_shapes", test_qwen35_other_shapes },
     { "cli", test_cli },
     { "convert_cli", test_convert_cli },
     { "convert_llama2c", test_convert_llama2c },

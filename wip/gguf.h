@@ -212,6 +212,7 @@ fail:
 }
 
 void infer_gguf_free(infer_gguf *g) {
+    if (g->owner_free) g->owner_free(g->owner);
     INFER_FREE(g->kv);
     INFER_FREE(g->tensors);
     INFER_FREE(g->names);

@@ -276,6 +276,7 @@ static int infer__n_cores(void) {
 #include "wip/gguf_write.h"
 #include "wip/cpu.h"
 #include "wip/json.h"
+#include "wip/safetensors.h"
 #include "wip/tokenizer.h"
 #include "wip/model.h"
 #include "wip/tokglue.h"

@@ -590,7 +590,7 @@ static int infer__session_bufs(infer_session *s, infer__buf *b) {
 #undef INFER__BUF
     return n;
 }
-#define INFER__MAX_BUFS 32
+#define INFER__MAX_BUFS 32   /* >= the entries above */
 
 /* a fresh sequence: no cached tokens, zero recurrent state */
 void infer_session_reset(infer_session *s) {
@@ -730,6 +730,7 @@ static void infer__attention_layer(infer_session *s, int l, int T) {
         k->rmsnorm(kc, s->q, s->q, (const float *)L->q_norm->data, T * c->n_head, hd, c->rms_eps);
         k->rmsnorm(kc, s->kk, s->kk, (const float *)L->k_norm->data, T * c->n_head_kv, hd, c->rms_eps);
     }
+    /* multi-axis rope when the file gives sections; without them, plain rope on one stream */
     if (c->rope_sections[0] + c->rope_sections[1] + c->rope_sections[2] + c->rope_sections[3] > 0) {
         k->rope_multi(kc, s->q, T, c->n_head, hd, s->pos, &s->rope, c->rope_sections);
         k->rope_multi(kc, s->kk, T, c->n_head_kv, hd, s->pos, &s->rope, c->rope_sections);
@@ -827,6 +828,7 @@ static void infer__forward_chunk(infer_session *s, const int32_t *tokens, int T,
         k->add(kc, s->x, s->o, (int64_t)T * E);
     }
     const int nl = T - first_logit;
+    if (nl <= 0) return;
     k->rmsnorm(kc, s->h, s->x + (size_t)first_logit * E, (const float *)m->output_norm->data, nl, E, c->rms_eps);
     k->matmul(kc, s->logits, m->output, s->h, nl);
 }

@@ -154,32 +154,34 @@ static inline int32_t infer__bsums_dot256(const int16_t *bsums, __m128i sc) {
     return infer__hsum_epi32_256(_mm256_madd_epi16(infer__load256(bsums), _mm256_cvtepi8_epi16(sc)));
 }
 
-/* The 16 signed 6-bit scales of Q3_K (see infer__q3k_scale), four per 32-bit word: low
- * 4 bits from the nibbles of bytes 0..7, high 2 bits from bytes 8..11, then -32. */
-static inline __m128i infer__q3k_scales128(const uint8_t *s) {
-    uint32_t w[3], v[4];
-    memcpy(w, s, 12);
-    const uint32_t lo4 = 0x0f0f0f0f, lo2 = 0x03030303;
-    v[0] = (w[0] & lo4) | (w[2] & lo2) << 4;
-    v[1] = (w[1] & lo4) | (w[2] >> 2 & lo2) << 4;
-    v[2] = (w[0] >> 4 & lo4) | (w[2] >> 4 & lo2) << 4;
-    v[3] = (w[1] >> 4 & lo4) | (w[2] >> 6 & lo2) << 4;
-    return _mm_sub_epi8(infer__load128(v), _mm_set1_epi8(32));
+/* The 16 signed 6-bit scales of Q3_K (see infer__q3k_scale), four per 32-bit lane. With
+ * w0 w1 w2 the three words of the 12 scale bytes:
+ *   sc[0..3]   = w0 & 0x0f..      | (w2      & 0x03..) << 4
+ *   sc[4..7]   = w1 & 0x0f..      | (w2 >> 2 & 0x03..) << 4
+ *   sc[8..11]  = w0 >> 4 & 0x0f.. | (w2 >> 4 & 0x03..) << 4
+ *   sc[12..15] = w1 >> 4 & 0x0f.. | (w2 >> 6 & 0x03..) << 4,   each then - 32.
+ * The 16 bytes loaded end with the block (2 bytes of qs, the scales, d); a 2-byte shift
+ * puts w0 w1 w2 in lanes 0 1 2. Per-lane shifts (srlv) do the four rows at once. */
+static inline __m128i infer__q3k_scales128(const infer_block_q3_k *b) {
+    const __m128i h = _mm_srli_si128(infer__load128(b->scales - 2), 2);
+    const __m128i lo = _mm_srlv_epi32(_mm_shuffle_epi32(h, _MM_SHUFFLE(1, 0, 1, 0)), _mm_setr_epi32(0, 0, 4, 4));
+    const __m128i hi = _mm_srlv_epi32(_mm_shuffle_epi32(h, _MM_SHUFFLE(2, 2, 2, 2)), _mm_setr_epi32(0, 2, 4, 6));
+    const __m128i v = _mm_or_si128(_mm_and_si128(lo, _mm_set1_epi8(0x0f)), _mm_slli_epi32(_mm_and_si128(hi, _mm_set1_epi8(3)), 4));
+    return _mm_sub_epi8(v, _mm_set1_epi8(32));
 }
 
 /* The 8 six-bit scales and 8 mins of Q4_K/Q5_K (see infer__k4_scale_min), four per 32-bit
- * word:  sc[0..3] = b[0..3] & 63,   sc[4..7] = b[8..11] & 15 | (b[0..3] >> 6) << 4,
- *        m[0..3]  = b[4..7] & 63,   m[4..7]  = b[8..11] >> 4 | (b[4..7] >> 6) << 4.
+ * lane. The block's first 16 bytes are d, dmin and the 12 scale bytes, i.e. the words
+ * w0 w1 w2 of the scales sit in int32 lanes 1, 2, 3 of one load:
+ *   sc[0..3] = w0 & 0x3f..,   sc[4..7] = w2 & 0x0f.. | (w0 >> 2) & 0x30..   (bits 6-7 -> 4-5)
+ *   m[0..3]  = w1 & 0x3f..,   m[4..7]  = w2 >> 4 & 0x0f.. | (w1 >> 2) & 0x30..
  * Returned as bytes: scales in 0..7, mins in 8..15. */
-static inline __m128i infer__k4_scales128(const uint8_t *s) {
-    uint32_t w[3], v[4];
-    memcpy(w, s, 12);
-    const uint32_t lo6 = 0x3f3f3f3f, lo4 = 0x0f0f0f0f, b45 = 0x30303030;
-    v[0] = w[0] & lo6;
-    v[1] = (w[2] & lo4) | (w[0] >> 2 & b45);
-    v[2] = w[1] & lo6;
-    v[3] = (w[2] >> 4 & lo4) | (w[1] >> 2 & b45);
-    return infer__load128(v);
+static inline __m128i infer__k4_scales128(const void *block) {
+    const __m128i h = infer__load128(block);
+    const __m128i a = _mm_srlv_epi32(_mm_shuffle_epi32(h, _MM_SHUFFLE(3, 2, 3, 1)), _mm_setr_epi32(0, 0, 0, 4));
+    const __m128i b = _mm_srli_epi32(_mm_shuffle_epi32(h, _MM_SHUFFLE(2, 2, 1, 1)), 2);
+    const __m128i lo = _mm_and_si128(a, _mm_setr_epi32(0x3f3f3f3f, 0x0f0f0f0f, 0x3f3f3f3f, 0x0f0f0f0f));
+    return _mm_or_si128(lo, _mm_and_si128(b, _mm_setr_epi32(0, 0x30303030, 0, 0x30303030)));
 }
 
 /* sum_j m[j] * (bsums[2j] + bsums[2j+1]): the mins (bytes 8..15 of k4) paired with
@@ -425,7 +427,7 @@ static float infer__dot_q3_k_avx2(int64_t n, const void *w, const void *x) {
     const __m256i m3 = _mm256_set1_epi8(3), one = _mm256_set1_epi8(1);
     float sum = 0;
     for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++) {
-        const __m128i sc = infer__q3k_scales128(b->scales);
+        const __m128i sc = infer__q3k_scales128(b);
         const __m256i s16 = _mm256_broadcastsi128_si256(sc);
         __m256i hm = infer__load256(b->hmask), acc = _mm256_setzero_si256();
         for (int h = 0; h < 2; h++) {
@@ -447,10 +449,10 @@ static float infer__dot_q3_k_avx2(int64_t n, const void *w, const void *x) {
  * scale per 32 codes; Q5_K adds 16 where bit j of qh[l] is set (j = sub-block), taken
  * like Q3_K's hmask. Pair sums <= 2*31*127. The scale of sub-block j is broadcast from
  * the 16-bit scale vector by pshufb (bytes 2j, 2j+1 into every 16-bit lane). */
-static inline float infer__dot_k4_block_avx2(const uint8_t *scales, const uint8_t *qs, const uint8_t *qh,
+static inline float infer__dot_k4_block_avx2(const void *block, const uint8_t *qs, const uint8_t *qh,
                                             float d, float dmin, const infer_block_q8_k *a) {
     const __m256i m4 = _mm256_set1_epi8(15), one = _mm256_set1_epi8(1);
-    const __m128i k4 = infer__k4_scales128(scales);
+    const __m128i k4 = infer__k4_scales128(block);
     const __m256i s16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(k4));
     __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();
     __m256i hm = qh ? infer__load256(qh) : _mm256_setzero_si256();
@@ -476,7 +478,7 @@ static float infer__dot_q4_k_avx2(int64_t n, const void *w, const void *x) {
     const infer_block_q8_k *a = (const infer_block_q8_k *)x;
     float sum = 0;
     for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++)
-        sum += infer__dot_k4_block_avx2(b->scales, b->qs, NULL, infer__h2f(b->d), infer__h2f(b->dmin), a);
+        sum += infer__dot_k4_block_avx2(b, b->qs, NULL, infer__h2f(b->d), infer__h2f(b->dmin), a);
     return sum;
 }
 
@@ -485,7 +487,7 @@ static float infer__dot_q5_k_avx2(int64_t n, const void *w, const void *x) {
     const infer_block_q8_k *a = (const infer_block_q8_k *)x;
     float sum = 0;
     for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++)
-        sum += infer__dot_k4_block_avx2(b->scales, b->qs, b->qh, infer__h2f(b->d), infer__h2f(b->dmin), a);
+        sum += infer__dot_k4_block_avx2(b, b->qs, b->qh, infer__h2f(b->d), infer__h2f(b->dmin), a);
     return sum;
 }
 
@@ -677,13 +679,10 @@ static inline __m512i infer__nibbles512(const uint8_t *p0, const uint8_t *p1) {
 static inline __m512i infer__scales512(__m512i s16, __m512i pattern, int j) {
     return _mm512_permutexvar_epi16(_mm512_add_epi16(pattern, _mm512_set1_epi16((short)j)), s16);
 }
-/* sub-block pattern of 64 codes: 2 sub-blocks of 32, or 4 of 16 */
-static inline __m512i infer__pattern2_512(void) { return _mm512_mask_blend_epi16(0xFFFF0000u, _mm512_setzero_si512(), _mm512_set1_epi16(1)); }
-static inline __m512i infer__pattern4_512(void) {
-    return _mm512_srli_epi16(_mm512_set_epi64(0x0003000300030003LL << 8, 0x0003000300030003LL << 8,
-                                              0x0002000200020002LL << 8, 0x0002000200020002LL << 8,
-                                              0x0001000100010001LL << 8, 0x0001000100010001LL << 8, 0, 0), 8);
-}
+/* Sub-block of each 16-bit lane of 64 codes made of four 16-element sub-blocks (the
+ * `pattern` above). */
+static const int16_t infer__sub4_lanes[32] = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                                               2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3 };
 
 /* ---- float types: 4 x 16 lanes, masked loads for the tail ---- */
 static inline __mmask16 infer__tail_mask(int64_t left) { return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1); }
@@ -747,39 +746,6 @@ static inline __m512 infer__fmadd_pair512(__m512i sumi, float s0, float s1, __m5
 }
 static inline __m512i infer__y_pair512(const infer_block_q8_0 *y) { return infer__cat512(infer__load256(y[0].qs), infer__load256(y[1].qs)); }
 
-static inline __m512 infer__q8_0_pair512(const infer_block_q8_0 *a, const infer_block_q8_0 *y, __m512 acc) {
-    const __m512i s = infer__dpbssd512(_mm512_setzero_si512(), infer__y_pair512(a), infer__y_pair512(y));
-    return infer__fmadd_pair512(s, infer__h2f(a[0].d) * infer__h2f(y[0].d), infer__h2f(a[1].d) * infer__h2f(y[1].d), acc);
-}
-static float infer__dot_q8_0_avx512(int64_t n, const void *w, const void *x) {
-    const infer_block_q8_0 *a = (const infer_block_q8_0 *)w, *y = (const infer_block_q8_0 *)x;
-#define INFER__P(i, acc) infer__q8_0_pair512(&a[i], &y[i], acc)
-#define INFER__S(i, acc) infer__q8_0_block256(&a[i], &y[i], acc)
-    INFER__PAIRS512(n / INFER_QK8_0, INFER__P, INFER__S);
-#undef INFER__P
-#undef INFER__S
-}
-
-/* sum(q*y) - off*sum(y) per int32 lane, as infer__dot_offset256 */
-static inline __m512i infer__dot_offset512(__m512i q, __m512i yq, int off) {
-    const __m512i s = infer__dpbusd512(_mm512_setzero_si512(), q, yq);
-    return _mm512_sub_epi32(s, infer__dpbusd512(_mm512_setzero_si512(), _mm512_set1_epi8((char)off), yq));
-}
-
-static inline __m512 infer__q4_0_pair512(const infer_block_q4_0 *a, const infer_block_q8_0 *y, __m512 acc) {
-    const __m512i s = infer__dot_offset512(infer__nibbles512(a[0].qs, a[1].qs), infer__y_pair512(y), 8);
-    return infer__fmadd_pair512(s, infer__h2f(a[0].d) * infer__h2f(y[0].d), infer__h2f(a[1].d) * infer__h2f(y[1].d), acc);
-}
-static float infer__dot_q4_0_avx512(int64_t n, const void *w, const void *x) {
-    const infer_block_q4_0 *a = (const infer_block_q4_0 *)w;
-    const infer_block_q8_0 *y = (const infer_block_q8_0 *)x;
-#define INFER__P(i, acc) infer__q4_0_pair512(&a[i], &y[i], acc)
-#define INFER__S(i, acc) infer__q4_0_block256(&a[i], &y[i], acc)
-    INFER__PAIRS512(n / INFER_QK4_0, INFER__P, INFER__S);
-#undef INFER__P
-#undef INFER__S
-}
-
 /* Q5 codes of two blocks: nibbles plus 16 under the 64-bit mask of both qh words. */
 static inline __m512i infer__q5_codes512(const uint8_t *qs0, const uint8_t *qh0, const uint8_t *qs1, const uint8_t *qh1) {
     uint32_t h0, h1;
@@ -788,71 +754,20 @@ static inline __m512i infer__q5_codes512(const uint8_t *qs0, const uint8_t *qh0,
     return _mm512_mask_add_epi8(c, (__mmask64)((uint64_t)h1 << 32 | h0), c, _mm512_set1_epi8(16));
 }
 
-static inline __m512 infer__q5_0_pair512(const infer_block_q5_0 *a, const infer_block_q8_0 *y, __m512 acc) {
-    const __m512i s = infer__dot_offset512(infer__q5_codes512(a[0].qs, a[0].qh, a[1].qs, a[1].qh), infer__y_pair512(y), 16);
-    return infer__fmadd_pair512(s, infer__h2f(a[0].d) * infer__h2f(y[0].d), infer__h2f(a[1].d) * infer__h2f(y[1].d), acc);
-}
-static float infer__dot_q5_0_avx512(int64_t n, const void *w, const void *x) {
-    const infer_block_q5_0 *a = (const infer_block_q5_0 *)w;
-    const infer_block_q8_0 *y = (const infer_block_q8_0 *)x;
-#define INFER__P(i, acc) infer__q5_0_pair512(&a[i], &y[i], acc)
-#define INFER__S(i, acc) infer__q5_0_block256(&a[i], &y[i], acc)
-    INFER__PAIRS512(n / INFER_QK5_0, INFER__P, INFER__S);
-#undef INFER__P
-#undef INFER__S
-}
-
 /* Q4_1 / Q5_1 pairs: d*dy*sum(q*y) + m*dy*sum(y), as infer__affine_block256 */
-static inline __m512 infer__affine_pair512(__m512i q, const infer_block_q8_1 *y, const infer_half d[2], const infer_half m[2], __m512 acc) {
+static inline __m512 infer__affine_pair512(__m512i q, const infer_block_q8_1 *y, infer_half d0, infer_half m0,
+                                           infer_half d1, infer_half m1, __m512 acc) {
     const __m512i yq = infer__cat512(infer__load256(y[0].qs), infer__load256(y[1].qs)), zero = _mm512_setzero_si512();
     const float dy0 = infer__h2f(y[0].d), dy1 = infer__h2f(y[1].d);
-    acc = infer__fmadd_pair512(infer__dpbusd512(zero, q, yq), infer__h2f(d[0]) * dy0, infer__h2f(d[1]) * dy1, acc);
-    return infer__fmadd_pair512(infer__dpbusd512(zero, _mm512_set1_epi8(1), yq), infer__h2f(m[0]) * dy0, infer__h2f(m[1]) * dy1, acc);
-}
-static float infer__dot_q4_1_avx512(int64_t n, const void *w, const void *x) {
-    const infer_block_q4_1 *a = (const infer_block_q4_1 *)w;
-    const infer_block_q8_1 *y = (const infer_block_q8_1 *)x;
-#define INFER__P(i, acc) infer__affine_pair512(infer__nibbles512(a[i].qs, a[(i) + 1].qs), &y[i], (const infer_half[2]){ a[i].d, a[(i) + 1].d }, (const infer_half[2]){ a[i].m, a[(i) + 1].m }, acc)
-#define INFER__S(i, acc) infer__affine_block256(infer__nibbles256(a[i].qs), &y[i], a[i].d, a[i].m, acc)
-    INFER__PAIRS512(n / INFER_QK4_1, INFER__P, INFER__S);
-#undef INFER__P
-#undef INFER__S
+    acc = infer__fmadd_pair512(infer__dpbusd512(zero, q, yq), infer__h2f(d0) * dy0, infer__h2f(d1) * dy1, acc);
+    return infer__fmadd_pair512(infer__dpbusd512(zero, _mm512_set1_epi8(1), yq), infer__h2f(m0) * dy0, infer__h2f(m1) * dy1, acc);
 }
 static float infer__dot_q5_1_avx512(int64_t n, const void *w, const void *x) {
     const infer_block_q5_1 *a = (const infer_block_q5_1 *)w;
     const infer_block_q8_1 *y = (const infer_block_q8_1 *)x;
-#define INFER__P(i, acc) infer__affine_pair512(infer__q5_codes512(a[i].qs, a[i].qh, a[(i) + 1].qs, a[(i) + 1].qh), &y[i], (const infer_half[2]){ a[i].d, a[(i) + 1].d }, (const infer_half[2]){ a[i].m, a[(i) + 1].m }, acc)
+#define INFER__P(i, acc) infer__affine_pair512(infer__q5_codes512(a[i].qs, a[i].qh, a[(i) + 1].qs, a[(i) + 1].qh), &y[i], a[i].d, a[i].m, a[(i) + 1].d, a[(i) + 1].m, acc)
 #define INFER__S(i, acc) infer__affine_block256(infer__q5_codes256(a[i].qs, a[i].qh), &y[i], a[i].d, a[i].m, acc)
     INFER__PAIRS512(n / INFER_QK5_1, INFER__P, INFER__S);
-#undef INFER__P
-#undef INFER__S
-}
-
-/* IQ4_NL / MXFP4 pairs: lookups in a table repeated in all four 128-bit lanes. */
-static inline __m512 infer__lut4_pair512(__m512i tbl, const uint8_t *qs0, const uint8_t *qs1, const infer_block_q8_0 *y, float dw0, float dw1, __m512 acc) {
-    const __m512i v = _mm512_shuffle_epi8(tbl, infer__nibbles512(qs0, qs1));
-    const __m512i s = infer__dpbssd512(_mm512_setzero_si512(), v, infer__y_pair512(y));
-    return infer__fmadd_pair512(s, dw0 * infer__h2f(y[0].d), dw1 * infer__h2f(y[1].d), acc);
-}
-static float infer__dot_iq4_nl_avx512(int64_t n, const void *w, const void *x) {
-    const infer_block_iq4_nl *a = (const infer_block_iq4_nl *)w;
-    const infer_block_q8_0 *y = (const infer_block_q8_0 *)x;
-    const __m512i tbl = _mm512_broadcast_i32x4(infer__load128(infer__kvalues_iq4nl));
-    const __m256i tbl256 = infer__table256(infer__kvalues_iq4nl);
-#define INFER__P(i, acc) infer__lut4_pair512(tbl, a[i].qs, a[(i) + 1].qs, &y[i], infer__h2f(a[i].d), infer__h2f(a[(i) + 1].d), acc)
-#define INFER__S(i, acc) infer__lut4_block256(tbl256, a[i].qs, &y[i], infer__h2f(a[i].d), acc)
-    INFER__PAIRS512(n / INFER_QK4_NL, INFER__P, INFER__S);
-#undef INFER__P
-#undef INFER__S
-}
-static float infer__dot_mxfp4_avx512(int64_t n, const void *w, const void *x) {
-    const infer_block_mxfp4 *a = (const infer_block_mxfp4 *)w;
-    const infer_block_q8_0 *y = (const infer_block_q8_0 *)x;
-    const __m512i tbl = _mm512_broadcast_i32x4(infer__load128(infer__kvalues_fp4));
-    const __m256i tbl256 = infer__table256(infer__kvalues_fp4);
-#define INFER__P(i, acc) infer__lut4_pair512(tbl, a[i].qs, a[(i) + 1].qs, &y[i], infer__e8m0_to_fp32_half(a[i].e), infer__e8m0_to_fp32_half(a[(i) + 1].e), acc)
-#define INFER__S(i, acc) infer__lut4_block256(tbl256, a[i].qs, &y[i], infer__e8m0_to_fp32_half(a[i].e), acc)
-    INFER__PAIRS512(n / INFER_QK_MXFP4, INFER__P, INFER__S);
 #undef INFER__P
 #undef INFER__S
 }
@@ -891,52 +806,12 @@ static float infer__dot_nvfp4_avx512(int64_t n, const void *w, const void *x) {
 
 /* ---- 256-element super-blocks: 64 codes per step, exact integer sums as in AVX2 ---- */
 
-/* Q4_K / Q5_K: group g = 32 bytes of qs -> [low nibbles | high nibbles] = sub-blocks
- * 2g, 2g+1 = a->qs[64g .. 64g+63]. Q5_K's bits: hm = [qh | qh >> 1], shifted by 2 per
- * group, bit 0 of each byte is the bit of that half's sub-block. */
-static inline float infer__dot_k4_block_avx512(const uint8_t *scales, const uint8_t *qs, const uint8_t *qh,
-                                              float d, float dmin, const infer_block_q8_k *a) {
-    const __m512i m4 = _mm512_set1_epi8(15), one = _mm512_set1_epi8(1), pat = infer__pattern2_512();
-    const __m128i k4 = infer__k4_scales128(scales);
-    const __m512i s16 = _mm512_zextsi128_si512(_mm_cvtepu8_epi16(k4));
-    __m512i acc = _mm512_setzero_si512(), hm = _mm512_setzero_si512();
-    if (qh) { const __m256i h = infer__load256(qh); hm = infer__cat512(h, _mm256_srli_epi16(h, 1)); }
-    for (int g = 0; g < 4; g++) {
-        const __m256i q = infer__load256(qs + 32 * g);
-        __m512i c = _mm512_and_si512(infer__cat512(q, _mm256_srli_epi16(q, 4)), m4);
-        if (qh) {
-            c = _mm512_or_si512(c, _mm512_slli_epi16(_mm512_and_si512(hm, one), 4));
-            hm = _mm512_srli_epi16(hm, 2);
-        }
-        const __m512i p = _mm512_maddubs_epi16(c, infer__load512(a->qs + 64 * g));
-        acc = _mm512_add_epi32(acc, _mm512_madd_epi16(p, infer__scales512(s16, pat, 2 * g)));
-    }
-    const int isum = _mm512_reduce_add_epi32(acc), msum = infer__k4_msum256(k4, a->bsums);
-    return a->d * (d * (float)isum - dmin * (float)msum);
-}
-static float infer__dot_q4_k_avx512(int64_t n, const void *w, const void *x) {
-    const infer_block_q4_k *b = (const infer_block_q4_k *)w;
-    const infer_block_q8_k *a = (const infer_block_q8_k *)x;
-    float sum = 0;
-    for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++)
-        sum += infer__dot_k4_block_avx512(b->scales, b->qs, NULL, infer__h2f(b->d), infer__h2f(b->dmin), a);
-    return sum;
-}
-static float infer__dot_q5_k_avx512(int64_t n, const void *w, const void *x) {
-    const infer_block_q5_k *b = (const infer_block_q5_k *)w;
-    const infer_block_q8_k *a = (const infer_block_q8_k *)x;
-    float sum = 0;
-    for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++)
-        sum += infer__dot_k4_block_avx512(b->scales, b->qs, b->qh, infer__h2f(b->d), infer__h2f(b->dmin), a);
-    return sum;
-}
-
 /* Q6_K: per half, ql[64h..64h+63] is [ql0 | ql1] in one load; qh2 = [qh | qh >> 2] puts
  * the bits of chunks 0, 1 at bits 0..1 (and of chunks 2, 3 at bits 4..5) of each half. */
 static float infer__dot_q6_k_avx512(int64_t n, const void *w, const void *x) {
     const infer_block_q6_k *b = (const infer_block_q6_k *)w;
     const infer_block_q8_k *a = (const infer_block_q8_k *)x;
-    const __m512i m4 = _mm512_set1_epi8(15), m30 = _mm512_set1_epi8(0x30), pat = infer__pattern4_512();
+    const __m512i m4 = _mm512_set1_epi8(15), m30 = _mm512_set1_epi8(0x30), pat = infer__load512(infer__sub4_lanes);
     float sum = 0;
     for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++) {
         const __m128i sc = infer__load128(b->scales);
@@ -965,7 +840,7 @@ static float infer__dot_q6_k_avx512(int64_t n, const void *w, const void *x) {
 static float infer__dot_q2_k_avx512(int64_t n, const void *w, const void *x) {
     const infer_block_q2_k *b = (const infer_block_q2_k *)w;
     const infer_block_q8_k *a = (const infer_block_q8_k *)x;
-    const __m512i m3 = _mm512_set1_epi8(3), pat = infer__pattern4_512();
+    const __m512i m3 = _mm512_set1_epi8(3), pat = infer__load512(infer__sub4_lanes);
     float sum = 0;
     for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++) {
         const __m128i sm = infer__load128(b->scales), m4 = _mm_set1_epi8(15);
@@ -989,10 +864,10 @@ static float infer__dot_q2_k_avx512(int64_t n, const void *w, const void *x) {
 static float infer__dot_q3_k_avx512(int64_t n, const void *w, const void *x) {
     const infer_block_q3_k *b = (const infer_block_q3_k *)w;
     const infer_block_q8_k *a = (const infer_block_q8_k *)x;
-    const __m512i m3 = _mm512_set1_epi8(3), one = _mm512_set1_epi8(1), pat = infer__pattern4_512();
+    const __m512i m3 = _mm512_set1_epi8(3), one = _mm512_set1_epi8(1), pat = infer__load512(infer__sub4_lanes);
     float sum = 0;
     for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++) {
-        const __m128i sc = infer__q3k_scales128(b->scales);
+        const __m128i sc = infer__q3k_scales128(b);
         const __m512i s16 = _mm512_zextsi256_si512(_mm256_cvtepi8_epi16(sc));
         const __m256i hm = infer__load256(b->hmask);
         __m512i hm2 = infer__cat512(hm, _mm256_srli_epi16(hm, 1)), acc = _mm512_setzero_si512();
@@ -1013,47 +888,6 @@ static float infer__dot_q3_k_avx512(int64_t n, const void *w, const void *x) {
         sum += infer__h2f(b->d) * a->d * (float)isum;
     }
     return sum;
-}
-
-/* IQ4_XS: two sub-blocks per vector, lookups, sign trick, 6-bit scales per 32 codes. */
-static float infer__dot_iq4_xs_avx512(int64_t n, const void *w, const void *x) {
-    const infer_block_iq4_xs *b = (const infer_block_iq4_xs *)w;
-    const infer_block_q8_k *a = (const infer_block_q8_k *)x;
-    const __m512i tbl = _mm512_broadcast_i32x4(infer__load128(infer__kvalues_iq4nl)), pat = infer__pattern2_512();
-    float sum = 0;
-    for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++) {
-        int16_t ls[8];
-        for (int j = 0; j < 8; j++) ls[j] = (int16_t)infer__iq4xs_scale(b, j);
-        const __m512i s16 = _mm512_zextsi128_si512(infer__load128(ls));
-        __m512i acc = _mm512_setzero_si512();
-        for (int j = 0; j < 8; j += 2) {
-            const __m512i v = _mm512_shuffle_epi8(tbl, infer__nibbles512(b->qs + 16 * j, b->qs + 16 * j + 16));
-            const __m512i p = _mm512_maddubs_epi16(_mm512_abs_epi8(v), infer__signed_b512(v, infer__load512(a->qs + 32 * j)));
-            acc = _mm512_add_epi32(acc, _mm512_madd_epi16(p, infer__scales512(s16, pat, j)));
-        }
-        sum += infer__h2f(b->d) * a->d * (float)_mm512_reduce_add_epi32(acc);
-    }
-    return sum;
-}
-
-/* TQ2_0: as Q2_K's crumbs, without scales. */
-static float infer__dot_tq2_0_avx512(int64_t n, const void *w, const void *x) {
-    const infer_block_tq2_0 *b = (const infer_block_tq2_0 *)w;
-    const infer_block_q8_k *a = (const infer_block_q8_k *)x;
-    const __m512i m3 = _mm512_set1_epi8(3);
-    float s = 0;
-    for (int64_t i = 0; i < n / INFER_QK_K; i++) {
-        __m512i acc = _mm512_setzero_si512();
-        for (int h = 0; h < 2; h++) {
-            const __m256i q = infer__load256(b[i].qs + 32 * h);
-            const __m512i q2 = infer__cat512(q, _mm256_srli_epi16(q, 2));
-            acc = infer__dpbusd512(acc, _mm512_and_si512(q2, m3), infer__load512(a[i].qs + 128 * h));
-            acc = infer__dpbusd512(acc, _mm512_and_si512(_mm512_srli_epi16(q2, 4), m3), infer__load512(a[i].qs + 128 * h + 64));
-        }
-        const int sumi = _mm512_reduce_add_epi32(acc) - infer__bsums_total256(a[i].bsums);
-        s += (float)sumi * (infer__h2f(b[i].d) * a[i].d);
-    }
-    return s;
 }
 
 /* TQ1_0: the AVX2 digit extraction on 64 bytes at a time; the top trit from two unsigned
@@ -1104,22 +938,12 @@ static infer__dot_fn infer__simd_dot_avx512(infer_type t) {
     case INFER_TYPE_F32:    return infer__dot_f32_avx512;
     case INFER_TYPE_F16:    return infer__dot_f16_avx512;
     case INFER_TYPE_BF16:   return infer__dot_bf16_avx512;
-    case INFER_TYPE_Q8_0:   return infer__dot_q8_0_avx512;
-    case INFER_TYPE_Q4_0:   return infer__dot_q4_0_avx512;
-    case INFER_TYPE_Q4_1:   return infer__dot_q4_1_avx512;
-    case INFER_TYPE_Q5_0:   return infer__dot_q5_0_avx512;
     case INFER_TYPE_Q5_1:   return infer__dot_q5_1_avx512;
-    case INFER_TYPE_IQ4_NL: return infer__dot_iq4_nl_avx512;
-    case INFER_TYPE_MXFP4:  return infer__dot_mxfp4_avx512;
     case INFER_TYPE_NVFP4:  return infer__dot_nvfp4_avx512;
     case INFER_TYPE_Q2_K:   return infer__dot_q2_k_avx512;
     case INFER_TYPE_Q3_K:   return infer__dot_q3_k_avx512;
-    case INFER_TYPE_Q4_K:   return infer__dot_q4_k_avx512;
-    case INFER_TYPE_Q5_K:   return infer__dot_q5_k_avx512;
     case INFER_TYPE_Q6_K:   return infer__dot_q6_k_avx512;
-    case INFER_TYPE_IQ4_XS: return infer__dot_iq4_xs_avx512;
     case INFER_TYPE_TQ1_0:  return infer__dot_tq1_0_avx512;
-    case INFER_TYPE_TQ2_0:  return infer__dot_tq2_0_avx512;
     default:                return NULL;
     }
 }

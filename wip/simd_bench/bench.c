@@ -11,16 +11,11 @@
 
 enum { ROWS = 2048, K = 8192 };
 
-static double run(infer__dot_fn f, const uint8_t *w, size_t rb, const void *xq, float *out, int hot) {
-    double best = 1e30, total = 0;
-    for (int rep = 0; rep < 50 && (rep < 3 || total < 0.4); rep++) {
-        double t0 = infer_time_seconds();
-        for (int r = 0; r < ROWS; r++) out[r] = f(K, w + (hot ? 0 : (size_t)r * rb), xq);
-        double dt = infer_time_seconds() - t0;
-        total += dt;
-        if (dt < best) best = dt;
-    }
-    return (double)ROWS * rb / best / 1e9;
+/* seconds for one matvec (or, hot, one row 2048 times) */
+static double once(infer__dot_fn f, const uint8_t *w, size_t rb, const void *xq, float *out, int hot) {
+    double t0 = infer_time_seconds();
+    for (int r = 0; r < ROWS; r++) out[r] = f(K, w + (hot ? 0 : (size_t)r * rb), xq);
+    return infer_time_seconds() - t0;
 }
 
 int main(int argc, char **argv) {
@@ -44,12 +39,24 @@ int main(int argc, char **argv) {
         simd_make_acts(&rng, 0, K, x);
         float *xd = malloc((size_t)K * 4);
         const void *xin = simd_prepare_acts(tt->dot_type, x, K, xq, xd);
-        double sc = run(tt->dot, w, rb, xin, out, hot), bestv = sc;
+        /* implementations: scalar, then each tier; rounds alternate between them and the
+         * fastest round counts, so a busy machine slows all of them alike */
+        infer__dot_fn fns[8] = { tt->dot };
+        int nf = 1;
+        for (const infer__simd_tier *k = infer__simd_tiers; k->name; k++) fns[nf++] = k->lookup(t);
+        double best[8];
+        for (int f = 0; f < nf; f++) best[f] = 1e30;
+        for (int round = 0; round < 9; round++)
+            for (int f = 0; f < nf; f++) {
+                if (!fns[f] || (f == 0 && round >= 3)) continue;       /* the scalar dots are slow */
+                double dt = once(fns[f], w, rb, xin, out, hot);
+                if (dt < best[f]) best[f] = dt;
+            }
+        double sc = (double)ROWS * rb / best[0] / 1e9, bestv = sc;
         printf("%-8s %8.2f", tt->name, sc);
-        for (const infer__simd_tier *k = infer__simd_tiers; k->name; k++) {
-            infer__dot_fn f = k->lookup(t);
-            if (!f) { printf(" %8s", "-"); continue; }
-            double v = run(f, w, rb, xin, out, hot);
+        for (int f = 1; f < nf; f++) {
+            if (!fns[f]) { printf(" %8s", "-"); continue; }
+            double v = (double)ROWS * rb / best[f] / 1e9;
             if (v > bestv) bestv = v;
             printf(" %8.2f", v);
         }
