@@ -27,10 +27,11 @@
  *     >>gguf           the GGUF container: metadata and tensor infos
  *     >>quant          every weight type: byte layouts, dequantize, quantize, dot
  *     >>cpu            the CPU kernel table (scalar reference)
+ *     >>json           a small validating JSON parser (tokenizer.json, config.json)
  *     >>tokenizer      SentencePiece BPE, byte-level BPE, WordPiece
  *     >>arch           model families as descriptors
  *     >>load           from GGUF tensors to model weights, with shape checks
- *     >>kv             the paged KV cache
+ *     >>kv             the paged KV cache and the recurrent (DeltaNet) state
  *     >>forward        one generic transformer forward pass
  *     >>sampler        logits -> next token
  *     >>generate       the generation loop
@@ -48,8 +49,10 @@
  *   the last index varying fastest, so a matrix W[out, in] is stored as `out` rows of `in`.
  *
  * SUPPORTED
- *   families: llama (1/2/3, llama-3.1 rope scaling, mistral-style)
- *   weights:  see the README's table
+ *   families: llama (1/2/3, llama-3.1 rope scaling, mistral-style), qwen2, qwen2moe, qwen3,
+ *             qwen3moe, qwen35 and qwen35moe (Qwen3.5/3.6: gated DeltaNet + gated attention)
+ *   weights:  F32 F16 BF16 Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q2_K..Q6_K IQ1_S IQ1_M IQ2_XXS IQ2_XS
+ *             IQ2_S IQ3_XXS IQ3_S IQ4_NL IQ4_XS TQ1_0 TQ2_0 MXFP4 NVFP4 Q1_0 Q2_0 I2_S
  *
  * LICENSE: MIT, at the end of the file.
  */

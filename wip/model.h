@@ -525,6 +525,10 @@ static size_t infer__ssm_state_len(const infer_config *c) { return (size_t)c->ss
  *   MoE:     sum over the router's top-k experts e of w_e SwiGLU_e(h)
  *            (+ sigmoid(w_shexp . h) SwiGLU_shared(h) when a shared expert is stored)
  * ---------------------------------------------------------------------------------------- */
+/* The output projection runs over at most this many rows at a time, so a long prompt with
+ * all logits wanted needs [32, n_vocab] of scratch, not [n_ubatch, n_vocab]. */
+#define INFER__LOGIT_ROWS 32
+
 struct infer_session {
     infer_model *m;
     const infer_kernels *k;
@@ -539,7 +543,7 @@ struct infer_session {
     infer_rope rope;
     /* activations for up to U = n_ubatch tokens (NULL when the model has no use for one) */
     float *x, *h, *o;        /* [U, n_embd]: residual stream, normed input, block output */
-    float *logits;           /* [U, n_vocab] */
+    float *logits;           /* [min(U, INFER__LOGIT_ROWS), n_vocab] */
     float *q, *kk, *vv, *att;/* attention: [U, n_head*head_dim], [U, kv_dim] x2, [U, n_head*head_dim] */
     float *qg, *agate;       /* attn_gate: [U, 2*n_head*head_dim], [U, n_head*head_dim] */
     float *gate, *up;        /* feed-forward hidden: [U, max(n_ff, n_ff_shexp, n_used*n_ff_exp)] */
@@ -577,7 +581,7 @@ static int infer__session_bufs(infer_session *s, infer__buf *b) {
     int n = 0;
 #define INFER__BUF(field, size) (b[n].p = (void **)&s->field, b[n].bytes = (size), n++)
     INFER__BUF(x, U * E * F); INFER__BUF(h, U * E * F); INFER__BUF(o, U * E * F);
-    INFER__BUF(logits, U * (size_t)c->n_vocab * F);
+    INFER__BUF(logits, (U < INFER__LOGIT_ROWS ? U : INFER__LOGIT_ROWS) * (size_t)c->n_vocab * F);
     INFER__BUF(q, U * QD * F); INFER__BUF(kk, U * KVD * F); INFER__BUF(vv, U * KVD * F); INFER__BUF(att, U * QD * F);
     INFER__BUF(qg, gated ? U * 2 * QD * F : 0); INFER__BUF(agate, gated ? U * QD * F : 0);
     INFER__BUF(gate, U * ff * F); INFER__BUF(up, U * ff * F);
@@ -804,8 +808,8 @@ static void infer__moe_ffn(infer_session *s, const infer__layer *L, int T) {
 }
 
 /* One chunk of T <= n_ubatch tokens at positions n_past.. through every layer.
- * Leaves logits for rows [first_logit, T) in s->logits. */
-static void infer__forward_chunk(infer_session *s, const int32_t *tokens, int T, int first_logit) {
+ * Writes logits of rows [first_logit, T) to dst (host memory), if dst is given. */
+static void infer__forward_chunk(infer_session *s, const int32_t *tokens, int T, int first_logit, float *dst) {
     const infer_model *m = s->m;
     const infer_config *c = &m->cfg;
     const infer_kernels *k = s->k;
@@ -827,10 +831,13 @@ static void infer__forward_chunk(infer_session *s, const int32_t *tokens, int T,
         else infer__swiglu_ffn(s, s->o, L->ffn_gate, L->ffn_up, L->ffn_down, c->n_ff, T);
         k->add(kc, s->x, s->o, (int64_t)T * E);
     }
-    const int nl = T - first_logit;
-    if (nl <= 0) return;
-    k->rmsnorm(kc, s->h, s->x + (size_t)first_logit * E, (const float *)m->output_norm->data, nl, E, c->rms_eps);
-    k->matmul(kc, s->logits, m->output, s->h, nl);
+    const size_t V = (size_t)c->n_vocab;
+    for (int r0 = first_logit; r0 < T && dst; r0 += INFER__LOGIT_ROWS) {
+        const int nl = T - r0 < INFER__LOGIT_ROWS ? T - r0 : INFER__LOGIT_ROWS;
+        k->rmsnorm(kc, s->h, s->x + (size_t)r0 * E, (const float *)m->output_norm->data, nl, E, c->rms_eps);
+        k->matmul(kc, s->logits, m->output, s->h, nl);
+        k->download(kc, dst + (size_t)(r0 - first_logit) * V, s->logits, (size_t)nl * V * sizeof(float));
+    }
 }
 
 infer_status infer_eval(infer_session *s, const int32_t *tokens, int n, float *logits, int all_logits, infer_error *err) {
@@ -851,11 +858,8 @@ infer_status infer_eval(infer_session *s, const int32_t *tokens, int n, float *l
         const int T = n - i0 < s->p.n_ubatch ? n - i0 : s->p.n_ubatch;
         const int last_chunk = i0 + T == n;
         const int first = all_logits ? 0 : (last_chunk ? T - 1 : T);
-        infer__forward_chunk(s, tokens + i0, T, first);     /* first == T: no logits wanted */
-        if (logits && first < T) {
-            float *dst = all_logits ? logits + (size_t)i0 * V : logits;
-            s->k->download(s->kctx, dst, s->logits, (size_t)(T - first) * V * sizeof(float));
-        }
+        float *dst = !logits || first == T ? NULL : all_logits ? logits + (size_t)i0 * V : logits;
+        infer__forward_chunk(s, tokens + i0, T, first, dst);
         s->n_past += T;
     }
     return INFER_OK;

@@ -1160,3 +1160,206 @@ static int infer__hf_cmp_tensor(const void *a, const void *b) {
     if (bx != by) return bx < by ? -1 : 1;
     return strcmp(x->name, y->name);
 }
+
+/* ---- >>hf-tokenizer: tokenizer.json (+ tokenizer_config.json) -> tokenizer.ggml.* ----
+ *
+ * Byte-level BPE ("gpt2"): model.vocab maps token text -> id, model.merges ranks the pairs
+ *   ("a b" strings; newer files write ["a", "b"] pairs, whose spaces become U+0120 as in
+ *   GPT-2's byte alphabet). added_tokens are CONTROL when marked special or when they look
+ *   special ("<|...|>", "<pad>", ...), else USER_DEFINED. The pre-tokenizer is recognised by
+ *   its Split regex (llama-bpe, qwen2, qwen35) or a bare ByteLevel with use_regex (gpt-2).
+ * SentencePiece-style BPE (byte_fallback: true; "llama"): "<0xXX>" pieces are BYTE, the
+ *   unk piece UNKNOWN. tokenizer.json has no scores, but SentencePiece merges by piece score
+ *   and its pieces are numbered in score order; we rebuild an order-equivalent score: a piece
+ *   made by merge r scores -r, a piece no merge makes scores -(n_merges + its rank among the
+ *   normal pieces).
+ * Ids in neither list become "[PAD<id>]" (UNUSED), up to config.json's vocab_size.
+ * Special ids: tokenizer_config.json's bos/eos/unk/sep/pad/cls/mask token texts are looked
+ * up among the added tokens, then config.json's <type>_token_id fills the gaps. add_bos /
+ * add_eos come from a TemplateProcessing post-processor, overridden by tokenizer_config.json.
+ */
+#define INFER__HF_RX_LLAMA3 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}" \
+    "| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+#define INFER__HF_RX_QWEN2 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}" \
+    "| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+#define INFER__HF_RX_QWEN35 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}" \
+    "| ?[^\\s\\p{L}\\p{M}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+
+enum { INFER__TT_NORMAL = 1, INFER__TT_UNKNOWN = 2, INFER__TT_CONTROL = 3, INFER__TT_USER = 4, INFER__TT_UNUSED = 5, INFER__TT_BYTE = 6 };
+
+static const char *const infer__hf_special_names[7] = { "bos", "eos", "unk", "sep", "pad", "cls", "mask" };
+static const char *const infer__hf_special_keys[7] = { "bos", "eos", "unknown", "seperator", "padding", "cls", "mask" };   /* (sic) */
+
+typedef struct infer__hf_tok {
+    infer__json_doc doc, cfg;
+    const infer__json *model, *added;
+    int spm;                     /* SentencePiece-style (byte_fallback) */
+    int32_t n;                   /* vocabulary size */
+    const char **text;           /* [n] token texts (in the documents, or owned) */
+    uint32_t *len;               /* [n] */
+    int32_t *type;               /* [n] */
+    float *score;                /* [n] SentencePiece-style only */
+    int32_t special[7];          /* bos eos unk sep pad cls mask; -1 = none */
+    int add_bos, add_eos;        /* -1 = not stated */
+    const char *pre;
+} infer__hf_tok;
+
+static void infer__hf_tok_free(infer__hf_tok *k) {
+    infer__json_free(&k->doc);
+    infer__json_free(&k->cfg);
+    INFER_FREE((void *)k->text);
+    INFER_FREE(k->len);
+    INFER_FREE(k->type);
+    INFER_FREE(k->score);
+}
+
+static int infer__hf_looks_special_tok(const char *s, size_t n) {
+    if ((n == 5 && !memcmp(s, "<pad>", 5)) || (n == 6 && !memcmp(s, "<mask>", 6)) || (n == 7 && !memcmp(s, "<2mass>", 7)) || (n == 7 && !memcmp(s, "[@BOS@]", 7))) return 1;
+    if (n >= 4 && !memcmp(s, "<|", 2) && !memcmp(s + n - 2, "|>", 2)) return 1;
+    if (n >= 8 && !memcmp(s, "<\xEF\xBD\x9C", 4) && !memcmp(s + n - 4, "\xEF\xBD\x9C>", 4)) return 1;   /* <｜...｜> */
+    return n >= 8 && !memcmp(s, "<unused", 7) && s[n - 1] == '>';
+}
+
+/* the GGUF pre-tokenizer name of a tokenizer.json pre_tokenizer, or NULL */
+static const char *infer__hf_pre_name(const infer__json *pre) {
+    const infer__json *list = infer__json_get(pre, "pretokenizers");
+    int use_regex = 0;
+    for (uint32_t i = 0; i < (list ? list->len : 1); i++) {
+        const infer__json *p = list ? &list->items[i] : pre;
+        const char *t = infer__json_str(infer__json_get(p, "type"));
+        const char *rx = infer__json_str(infer__json_get(infer__json_get(p, "pattern"), "Regex"));
+        if (t && !strcmp(t, "Split") && rx) {
+            if (!strcmp(rx, INFER__HF_RX_LLAMA3)) return "llama-bpe";
+            if (!strcmp(rx, INFER__HF_RX_QWEN2)) return "qwen2";
+            if (!strcmp(rx, INFER__HF_RX_QWEN35)) return "qwen35";
+            return NULL;
+        }
+        if (t && !strcmp(t, "ByteLevel")) infer__json_bool(infer__json_get(p, "use_regex"), &use_regex);
+    }
+    return use_regex ? "gpt-2" : NULL;
+}
+
+/* ids of model.vocab and added_tokens -> the token table */
+static infer_status infer__hf_tok_vocab(infer__hf_tok *k, int64_t n_hint, infer_error *err) {
+    const infer__json *vocab = infer__json_get(k->model, "vocab");
+    int64_t n = 0, id;
+    if (!vocab || vocab->type != INFER__JSON_OBJECT) return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.json: model.vocab is not an object");
+    if (k->added && k->added->type != INFER__JSON_ARRAY) return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.json: added_tokens is not an array");
+    for (uint32_t i = 0; i < vocab->len; i++) {
+        if (infer__json_int(&vocab->items[i], &id) < 0 || id < 0 || id >= (1 << 24)) return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.json: vocab entry %u has a bad id", i);
+        if (id >= n) n = id + 1;
+    }
+    for (uint32_t i = 0; k->added && i < k->added->len; i++) {
+        const infer__json *a = &k->added->items[i];
+        if (infer__json_int(infer__json_get(a, "id"), &id) < 0 || id < 0 || id >= (1 << 24) || !infer__json_str(infer__json_get(a, "content")))
+            return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.json: added_tokens[%u] needs an id and a content", i);
+        if (id >= n) n = id + 1;
+    }
+    if (n_hint > n) n = n_hint;
+    k->n = (int32_t)n;
+    k->text = (const char **)infer__calloc((size_t)n + 1, sizeof(char *));
+    k->len = (uint32_t *)infer__calloc((size_t)n + 1, sizeof(uint32_t));
+    k->type = (int32_t *)infer__calloc((size_t)n + 1, sizeof(int32_t));
+    if (!k->text || !k->len || !k->type) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < vocab->len; i++) {
+        const infer__json *v = &vocab->items[i];
+        if (k->text[v->i]) return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.json: id %lld is used twice", (long long)v->i);
+        k->text[v->i] = v->key;
+        k->len[v->i] = v->key_len;
+        k->type[v->i] = INFER__TT_NORMAL;
+        if (k->spm && v->key_len == 6 && !memcmp(v->key, "<0x", 3) && v->key[5] == '>') k->type[v->i] = INFER__TT_BYTE;
+    }
+    for (uint32_t i = 0; k->added && i < k->added->len; i++) {
+        const infer__json *a = &k->added->items[i], *c = infer__json_get(a, "content");
+        int special = 0;
+        infer__json_int(infer__json_get(a, "id"), &id);
+        infer__json_bool(infer__json_get(a, "special"), &special);
+        k->text[id] = c->str;
+        k->len[id] = c->len;
+        k->type[id] = special || infer__hf_looks_special_tok(c->str, c->len) ? INFER__TT_CONTROL : INFER__TT_USER;
+    }
+    return INFER_OK;
+}
+
+/* SentencePiece-style scores from the merge order (see above) */
+static infer_status infer__hf_tok_scores(infer__hf_tok *k, const infer__json *merges, infer_error *err) {
+    struct { char *key; int32_t value; } *ids = NULL;
+    char pair[1024];
+    int64_t rank = 0;
+    k->score = (float *)infer__calloc((size_t)k->n + 1, sizeof(float));
+    if (!k->score) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    for (int32_t i = 0; i < k->n; i++) {
+        k->score[i] = 1.0f;                       /* 1 = not yet scored */
+        if (k->type[i] == INFER__TT_NORMAL && k->text[i]) shput(ids, (char *)k->text[i], i);
+    }
+    for (uint32_t r = 0; merges && r < merges->len; r++) {
+        const infer__json *m = &merges->items[r];
+        if (m->type == INFER__JSON_STRING) snprintf(pair, sizeof pair, "%s", m->str);
+        else if (m->type == INFER__JSON_ARRAY && m->len == 2 && m->items[0].str && m->items[1].str) snprintf(pair, sizeof pair, "%s %s", m->items[0].str, m->items[1].str);
+        else { shfree(ids); return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.json: merge %u is neither \"a b\" nor [\"a\", \"b\"]", r); }
+        char *sp = strchr(pair, ' ');
+        if (!sp) continue;
+        memmove(sp, sp + 1, strlen(sp));          /* "a b" -> "ab", the merged piece */
+        const ptrdiff_t at = shgeti(ids, pair);
+        if (at >= 0 && k->score[ids[at].value] > 0) k->score[ids[at].value] = -(float)r;
+    }
+    const int64_t n_merges = merges ? merges->len : 0;
+    for (int32_t i = 0; i < k->n; i++) {
+        if (k->type[i] != INFER__TT_NORMAL) k->score[i] = 0.0f;
+        else if (k->score[i] > 0) k->score[i] = -(float)(n_merges + rank);
+        if (k->type[i] == INFER__TT_NORMAL) rank++;
+    }
+    shfree(ids);
+    return INFER_OK;
+}
+
+/* the id of a config entry ("text" or {"content": "text"}) among the added tokens, or -1 */
+static int32_t infer__hf_tok_added_id(const infer__hf_tok *k, const infer__json *v) {
+    const char *text = infer__json_str(v);
+    int64_t id;
+    if (!text) text = infer__json_str(infer__json_get(v, "content"));
+    for (uint32_t i = 0; text && k->added && i < k->added->len; i++)
+        if (!strcmp(infer__json_str(infer__json_get(&k->added->items[i], "content")), text) &&
+            infer__json_int(infer__json_get(&k->added->items[i], "id"), &id) == 0)
+            return (int32_t)id;
+    return -1;
+}
+
+/* add_bos / add_eos as a TemplateProcessing post-processor implies: the single-sequence
+ * template starting (ending) with the bos (eos) special token */
+static void infer__hf_tok_template(infer__hf_tok *k, const infer__json *pp) {
+    const infer__json *list = infer__json_get(pp, "processors");
+    const char *bos = infer__json_str(infer__json_get(k->cfg.root, "bos_token"));
+    const char *eos = infer__json_str(infer__json_get(k->cfg.root, "eos_token"));
+    if (!bos) bos = infer__json_str(infer__json_get(infer__json_get(k->cfg.root, "bos_token"), "content"));
+    if (!eos) eos = infer__json_str(infer__json_get(infer__json_get(k->cfg.root, "eos_token"), "content"));
+    for (uint32_t i = 0; pp && i < (list ? list->len : 1); i++) {
+        const infer__json *p = list ? &list->items[i] : pp;
+        const infer__json *single = infer__json_get(p, "single");
+        const char *t = infer__json_str(infer__json_get(p, "type"));
+        if (!t || strcmp(t, "TemplateProcessing") || !single || single->type != INFER__JSON_ARRAY || single->len < 2) continue;
+        const char *first = infer__json_str(infer__json_get(infer__json_get(&single->items[0], "SpecialToken"), "id"));
+        const char *last = infer__json_str(infer__json_get(infer__json_get(&single->items[single->len - 1], "SpecialToken"), "id"));
+        if (first) k->add_bos = bos && !strcmp(first, bos);
+        if (last) k->add_eos = eos && !strcmp(last, eos);
+        return;
+    }
+}
+
+/* special ids and add_* flags; `cfg` is config.json (may be NULL) */
+static void infer__hf_tok_specials(infer__hf_tok *k, const infer__hf *h) {
+    const infer__json *tc = k->cfg.root;
+    for (int s = 0; s < 7; s++) {
+        char key[32];
+        int64_t id;
+        snprintf(key, sizeof key, "%s_token", infer__hf_special_names[s]);
+        k->special[s] = infer__hf_tok_added_id(k, infer__json_get(tc, key));
+        snprintf(key, sizeof key, "%s_token_id", infer__hf_special_names[s]);
+        if (k->special[s] < 0 && h && infer__json_int(infer__hf_cfg(h, key), &id) == 0 && id >= 0 && id < k->n) k->special[s] = (int32_t)id;
+    }
+    k->add_bos = k->add_eos = -1;
+    infer__hf_tok_template(k, infer__json_get(k->doc.root, "post_processor"));
+    infer__json_bool(infer__json_get(tc, "add_bos_token"), &k->add_bos);
+    infer__json_bool(infer__json_get(tc, "add_eos_token"), &k->add_eos);
+    if (k->spm && k->special[2] >= 0) k->type[k->special[2]] = INFER__TT_UNKNOWN;
+}

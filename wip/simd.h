@@ -9,10 +9,11 @@
  * Which code exists is decided by the compiler's target flags (-march=native, -mavx2, ...)
  * at build time, never at run time, so a binary runs only on CPUs that have what it was
  * built for. Tiers, best first; a type missing from a tier falls through to the next:
- *   avx512   AVX-512 F+BW+VL: 512-bit versions of the hot kernels (two 32-blocks, or 64
- *            codes of a super-block, per instruction)
- *   avx2     AVX2 + FMA + F16C: 256-bit kernels for every type listed in infer__simd_dot_avx2
- *   neon     AArch64 NEON (+ the dot-product extension when present): a few simple kernels
+ *   avx512   AVX-512 F+BW+VL: 512-bit kernels for the types where they measured faster than
+ *            the AVX2 ones (the list in infer__simd_dot_avx512, and why, at that tier)
+ *   avx2     AVX2 + FMA + F16C: 256-bit kernels for all 19 types in infer__simd_dot_avx2
+ *   neon     AArch64 NEON (+ the dot-product extension when present): the float types,
+ *            Q8_0, Q4_0, Q4_K and Q6_K, written plainly
  * VNNI (AVX512-VNNI or AVX-VNNI) is used inside the x86 tiers when present. Not used on
  * purpose: AVX512-BF16 (vdpbf16ps multiplies bf16 by bf16, so it would have to round the
  * f32 activations to bf16: a different result from the BF16 reference dot) and AMX.
@@ -160,10 +161,11 @@ static inline int32_t infer__bsums_dot256(const int16_t *bsums, __m128i sc) {
  *   sc[4..7]   = w1 & 0x0f..      | (w2 >> 2 & 0x03..) << 4
  *   sc[8..11]  = w0 >> 4 & 0x0f.. | (w2 >> 4 & 0x03..) << 4
  *   sc[12..15] = w1 >> 4 & 0x0f.. | (w2 >> 6 & 0x03..) << 4,   each then - 32.
- * The 16 bytes loaded end with the block (2 bytes of qs, the scales, d); a 2-byte shift
- * puts w0 w1 w2 in lanes 0 1 2. Per-lane shifts (srlv) do the four rows at once. */
+ * One load of the block's last 16 bytes (2 bytes of qs, the scales, d) and a 2-byte shift
+ * put w0 w1 w2 in lanes 0 1 2. Per-lane shifts (srlv) do the four rows at once. */
 static inline __m128i infer__q3k_scales128(const infer_block_q3_k *b) {
-    const __m128i h = _mm_srli_si128(infer__load128(b->scales - 2), 2);
+    INFER__STATIC_ASSERT(offsetof(infer_block_q3_k, scales) + 14 == sizeof(infer_block_q3_k), "q3_K: scales, then d, at the end");
+    const __m128i h = _mm_srli_si128(infer__load128((const uint8_t *)b + sizeof *b - 16), 2);
     const __m128i lo = _mm_srlv_epi32(_mm_shuffle_epi32(h, _MM_SHUFFLE(1, 0, 1, 0)), _mm_setr_epi32(0, 0, 4, 4));
     const __m128i hi = _mm_srlv_epi32(_mm_shuffle_epi32(h, _MM_SHUFFLE(2, 2, 2, 2)), _mm_setr_epi32(0, 2, 4, 6));
     const __m128i v = _mm_or_si128(_mm_and_si128(lo, _mm_set1_epi8(0x0f)), _mm_slli_epi32(_mm_and_si128(hi, _mm_set1_epi8(3)), 4));
@@ -642,7 +644,13 @@ static infer__dot_fn infer__simd_dot_avx2(infer_type t) {
 /* ===================================================================================
  * x86 AVX-512 kernels (F + BW + VL). Same maths as the AVX2 ones, twice the width:
  * two 32-element blocks, or 64 codes of a super-block, per instruction. Scales of the
- * two (or four) parts of a vector are selected per 16-bit lane with vpermw.
+ * parts of a vector are selected per 16-bit lane with vpermw.
+ * Only kernels that beat their AVX2 version on a Sapphire Rapids core are here: the float
+ * types, Q5_1, NVFP4, Q2_K, Q3_K, Q6_K, TQ1_0 (1.1x to 1.7x). For Q8_0, Q4_0, Q4_1, Q5_0,
+ * IQ4_NL, MXFP4, Q4_K, Q5_K, IQ4_XS and TQ2_0 the 512-bit versions were no faster or
+ * slower (Q8_0: 0.8x): their per-block work is too small to pay for joining two blocks
+ * into one vector (two loads and an insert), AVX-512 has no vpsignb for the sign trick,
+ * and 512-bit integer instructions issue on fewer ports. Those types use the AVX2 tier.
  * =================================================================================== */
 
 static inline __m512i infer__load512(const void *p) { return _mm512_loadu_si512(p); }
@@ -754,7 +762,7 @@ static inline __m512i infer__q5_codes512(const uint8_t *qs0, const uint8_t *qh0,
     return _mm512_mask_add_epi8(c, (__mmask64)((uint64_t)h1 << 32 | h0), c, _mm512_set1_epi8(16));
 }
 
-/* Q4_1 / Q5_1 pairs: d*dy*sum(q*y) + m*dy*sum(y), as infer__affine_block256 */
+/* Q5_1 pairs: d*dy*sum(q*y) + m*dy*sum(y), as infer__affine_block256 */
 static inline __m512 infer__affine_pair512(__m512i q, const infer_block_q8_1 *y, infer_half d0, infer_half m0,
                                            infer_half d1, infer_half m1, __m512 acc) {
     const __m512i yq = infer__cat512(infer__load256(y[0].qs), infer__load256(y[1].qs)), zero = _mm512_setzero_si512();
@@ -949,6 +957,154 @@ static infer__dot_fn infer__simd_dot_avx512(infer_type t) {
 }
 #endif /* INFER__SIMD_AVX512 */
 
+#ifdef INFER__SIMD_NEON
+/* ===================================================================================
+ * AArch64 NEON kernels. NEON multiplies signed bytes by signed bytes directly, so none
+ * of the x86 sign tricks are needed: with the dot-product extension sdot adds four
+ * s8*s8 products into each int32 lane; without it, widening multiplies give int16
+ * products (|p| <= 128*128, no overflow) and pairwise add-accumulate widens them.
+ * The 256-element kernels take one horizontal sum per sub-block: plain, and exact.
+ * =================================================================================== */
+
+/* acc + sums of s8*s8 products of 16 bytes, spread over 4 int32 lanes */
+static inline int32x4_t infer__sdot16(int32x4_t acc, int8x16_t a, int8x16_t b) {
+#ifdef __ARM_FEATURE_DOTPROD
+    return vdotq_s32(acc, a, b);
+#else
+    acc = vpadalq_s16(acc, vmull_s8(vget_low_s8(a), vget_low_s8(b)));
+    return vpadalq_s16(acc, vmull_high_s8(a, b));
+#endif
+}
+/* 32 signed codes (two vectors) times 32 activation bytes */
+static inline int32x4_t infer__sdot32(int8x16_t a0, int8x16_t a1, const int8_t *y) {
+    return infer__sdot16(infer__sdot16(vdupq_n_s32(0), a0, vld1q_s8(y)), a1, vld1q_s8(y + 16));
+}
+
+static inline float32x4_t infer__f16x4(const infer_half *p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
+static inline float32x4_t infer__bf16x4(const infer_bf16 *p) { return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16)); }
+
+static float infer__dot_f32_neon(int64_t n, const void *w, const void *x) {
+    const float *a = (const float *)w, *b = (const float *)x;
+    float32x4_t acc[4] = { vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0) };
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int k = 0; k < 4; k++) acc[k] = vfmaq_f32(acc[k], vld1q_f32(a + i + 4 * k), vld1q_f32(b + i + 4 * k));
+    for (; i + 4 <= n; i += 4) acc[0] = vfmaq_f32(acc[0], vld1q_f32(a + i), vld1q_f32(b + i));
+    float s = vaddvq_f32(vaddq_f32(vaddq_f32(acc[0], acc[1]), vaddq_f32(acc[2], acc[3])));
+    for (; i < n; i++) s += a[i] * b[i];
+    return s;
+}
+
+static float infer__dot_f16_neon(int64_t n, const void *w, const void *x) {
+    const infer_half *a = (const infer_half *)w; const float *b = (const float *)x;
+    float32x4_t acc[4] = { vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0) };
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int k = 0; k < 4; k++) acc[k] = vfmaq_f32(acc[k], infer__f16x4(a + i + 4 * k), vld1q_f32(b + i + 4 * k));
+    for (; i + 4 <= n; i += 4) acc[0] = vfmaq_f32(acc[0], infer__f16x4(a + i), vld1q_f32(b + i));
+    float s = vaddvq_f32(vaddq_f32(vaddq_f32(acc[0], acc[1]), vaddq_f32(acc[2], acc[3])));
+    for (; i < n; i++) s += infer__fp16_to_fp32(a[i]) * b[i];
+    return s;
+}
+
+static float infer__dot_bf16_neon(int64_t n, const void *w, const void *x) {
+    const infer_bf16 *a = (const infer_bf16 *)w; const float *b = (const float *)x;
+    float32x4_t acc[4] = { vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0) };
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int k = 0; k < 4; k++) acc[k] = vfmaq_f32(acc[k], infer__bf16x4(a + i + 4 * k), vld1q_f32(b + i + 4 * k));
+    for (; i + 4 <= n; i += 4) acc[0] = vfmaq_f32(acc[0], infer__bf16x4(a + i), vld1q_f32(b + i));
+    float s = vaddvq_f32(vaddq_f32(vaddq_f32(acc[0], acc[1]), vaddq_f32(acc[2], acc[3])));
+    for (; i < n; i++) s += infer__bf16_to_fp32(a[i]) * b[i];
+    return s;
+}
+
+static float infer__dot_q8_0_neon(int64_t n, const void *w, const void *x) {
+    const infer_block_q8_0 *a = (const infer_block_q8_0 *)w, *y = (const infer_block_q8_0 *)x;
+    float32x4_t acc = vdupq_n_f32(0);
+    for (int64_t i = 0; i < n / INFER_QK8_0; i++) {
+        const int32x4_t s = infer__sdot32(vld1q_s8(a[i].qs), vld1q_s8(a[i].qs + 16), y[i].qs);
+        acc = vfmaq_n_f32(acc, vcvtq_f32_s32(s), infer__fp16_to_fp32(a[i].d) * infer__fp16_to_fp32(y[i].d));
+    }
+    return vaddvq_f32(acc);
+}
+
+/* Q4_0: nibbles (and / shift right by 4: NEON has byte shifts) minus 8 are signed codes. */
+static float infer__dot_q4_0_neon(int64_t n, const void *w, const void *x) {
+    const infer_block_q4_0 *a = (const infer_block_q4_0 *)w;
+    const infer_block_q8_0 *y = (const infer_block_q8_0 *)x;
+    float32x4_t acc = vdupq_n_f32(0);
+    for (int64_t i = 0; i < n / INFER_QK4_0; i++) {
+        const uint8x16_t q = vld1q_u8(a[i].qs);
+        const int8x16_t lo = vsubq_s8(vreinterpretq_s8_u8(vandq_u8(q, vdupq_n_u8(15))), vdupq_n_s8(8));
+        const int8x16_t hi = vsubq_s8(vreinterpretq_s8_u8(vshrq_n_u8(q, 4)), vdupq_n_s8(8));
+        const int32x4_t s = infer__sdot32(lo, hi, y[i].qs);
+        acc = vfmaq_n_f32(acc, vcvtq_f32_s32(s), infer__fp16_to_fp32(a[i].d) * infer__fp16_to_fp32(y[i].d));
+    }
+    return vaddvq_f32(acc);
+}
+
+/* Q4_K: per 64-element group, low nibbles of 32 bytes = sub-block 2g, high = 2g+1. */
+static float infer__dot_q4_k_neon(int64_t n, const void *w, const void *x) {
+    const infer_block_q4_k *b = (const infer_block_q4_k *)w;
+    const infer_block_q8_k *a = (const infer_block_q8_k *)x;
+    const uint8x16_t m4 = vdupq_n_u8(15);
+    float sum = 0;
+    for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++) {
+        int isum = 0, msum = 0;
+        for (int g = 0; g < 4; g++) {
+            const uint8x16_t q0 = vld1q_u8(b->qs + 32 * g), q1 = vld1q_u8(b->qs + 32 * g + 16);
+            const int32x4_t lo = infer__sdot32(vreinterpretq_s8_u8(vandq_u8(q0, m4)), vreinterpretq_s8_u8(vandq_u8(q1, m4)), a->qs + 64 * g);
+            const int32x4_t hi = infer__sdot32(vreinterpretq_s8_u8(vshrq_n_u8(q0, 4)), vreinterpretq_s8_u8(vshrq_n_u8(q1, 4)), a->qs + 64 * g + 32);
+            int sc0, m0, sc1, m1;
+            infer__k4_scale_min(b->scales, 2 * g, &sc0, &m0);
+            infer__k4_scale_min(b->scales, 2 * g + 1, &sc1, &m1);
+            isum += sc0 * vaddvq_s32(lo) + sc1 * vaddvq_s32(hi);
+            msum += m0 * (a->bsums[4 * g] + a->bsums[4 * g + 1]) + m1 * (a->bsums[4 * g + 2] + a->bsums[4 * g + 3]);
+        }
+        sum += a->d * (infer__fp16_to_fp32(b->d) * (float)isum - infer__fp16_to_fp32(b->dmin) * (float)msum);
+    }
+    return sum;
+}
+
+/* Q6_K: chunk k of half h, 16 bytes at a time (m = 0, 1): nibble k>>1 of ql(k&1) with
+ * bits 2k..2k+1 of qh as bits 4..5, minus 32: signed codes of sub-block 8h + 2k + m. */
+static float infer__dot_q6_k_neon(int64_t n, const void *w, const void *x) {
+    const infer_block_q6_k *b = (const infer_block_q6_k *)w;
+    const infer_block_q8_k *a = (const infer_block_q8_k *)x;
+    float sum = 0;
+    for (int64_t i = 0; i < n / INFER_QK_K; i++, b++, a++) {
+        int isum = 0;
+        for (int h = 0; h < 2; h++)
+            for (int k = 0; k < 4; k++)
+                for (int m = 0; m < 2; m++) {
+                    const uint8x16_t l = vld1q_u8(b->ql + 64 * h + 32 * (k & 1) + 16 * m);
+                    const uint8x16_t hb = vld1q_u8(b->qh + 32 * h + 16 * m);
+                    const uint8x16_t lo4 = k >> 1 ? vshrq_n_u8(l, 4) : vandq_u8(l, vdupq_n_u8(15));
+                    const uint8x16_t hi2 = vandq_u8(vshlq_u8(hb, vdupq_n_s8((int8_t)(4 - 2 * k))), vdupq_n_u8(0x30));
+                    const int8x16_t c = vsubq_s8(vreinterpretq_s8_u8(vorrq_u8(lo4, hi2)), vdupq_n_s8(32));
+                    const int32x4_t s = infer__sdot16(vdupq_n_s32(0), c, vld1q_s8(a->qs + 128 * h + 32 * k + 16 * m));
+                    isum += b->scales[8 * h + 2 * k + m] * vaddvq_s32(s);
+                }
+        sum += infer__fp16_to_fp32(b->d) * a->d * (float)isum;
+    }
+    return sum;
+}
+
+static infer__dot_fn infer__simd_dot_neon(infer_type t) {
+    switch (t) {
+    case INFER_TYPE_F32:  return infer__dot_f32_neon;
+    case INFER_TYPE_F16:  return infer__dot_f16_neon;
+    case INFER_TYPE_BF16: return infer__dot_bf16_neon;
+    case INFER_TYPE_Q8_0: return infer__dot_q8_0_neon;
+    case INFER_TYPE_Q4_0: return infer__dot_q4_0_neon;
+    case INFER_TYPE_Q4_K: return infer__dot_q4_k_neon;
+    case INFER_TYPE_Q6_K: return infer__dot_q6_k_neon;
+    default:              return NULL;
+    }
+}
+#endif /* INFER__SIMD_NEON */
+
 /* ===================================================================================
  * Dispatch. Each tier is a lookup by type; infer__simd_tiers lists the tiers compiled
  * into this build, best first (the tests check every tier against the scalar dots).
@@ -962,6 +1118,9 @@ static const infer__simd_tier infer__simd_tiers[] = {
 #endif
 #ifdef INFER__SIMD_AVX2
     { "avx2", infer__simd_dot_avx2 },
+#endif
+#ifdef INFER__SIMD_NEON
+    { "neon", infer__simd_dot_neon },
 #endif
     { NULL, NULL }
 };
