@@ -7,7 +7,7 @@ CC      ?= cc
 STB_CFLAGS := $(shell pkg-config --cflags stb 2>/dev/null)
 # -ffp-contract=off: the bit-exact quant tests need plain multiply-then-add rounding.
 CFLAGS  ?= -O2 -march=native
-CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -ffp-contract=off -I. $(STB_CFLAGS)
+override CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -ffp-contract=off -I. $(STB_CFLAGS)
 LDLIBS  := -lm -lpthread
 
 HDR := infer.h $(wildcard wip/*.h wip/*.inc)

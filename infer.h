@@ -308,6 +308,8 @@ typedef struct infer_config {
     float rope_scale_factor;     /* rope.scaling.factor */
     int32_t rope_orig_ctx;       /* rope.scaling.original_context_length */
     int32_t tied_output;         /* logits use token_embd */
+    int32_t ffn_act;             /* feed-forward gate activation: 0 SiLU (SwiGLU), 1 ReLU^2 (squared ReLU);
+                                    from <arch>.hidden_activation, else the family's default */
     int32_t rope_sections[4];    /* rope.dimension_sections (multi-axis rope), all 0 when absent */
     /* mixture of experts (n_expert = 0: dense feed-forward) */
     int32_t n_expert, n_expert_used;

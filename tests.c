@@ -1103,6 +1103,9 @@ static void test_convert_llama2c(void) {
 #include "wip/simd_tests.inc"
 #include "wip/qwen_tests.inc"
 
+#include "wip/hf_tests.inc"
+#include "wip/bitnet_tests.inc"
+
 /* ---- the table of tests ---- */
 typedef struct { const char *name; void (*fn)(void); } test_case;
 static const test_case tests[] = {
@@ -1146,9 +1149,25 @@ static const test_case tests[] = {
     { "qwen35_prefill_vs_recurrent", test_qwen35_prefill_vs_recurrent },
     { "qwen35_load_errors", test_qwen35_load_errors },
     { "qwen35_other_shapes", test_qwen35_other_shapes },
+    { "golden_bitnet_f32", test_golden_bitnet_f32 },
+    { "golden_bitnet_tq2_0", test_golden_bitnet_tq2_0 },
+    { "golden_bitnet_tq1_0", test_golden_bitnet_tq1_0 },
     { "cli", test_cli },
     { "convert_cli", test_convert_cli },
     { "convert_llama2c", test_convert_llama2c },
+    { "st_parse", test_st_parse },
+    { "st_corrupt", test_st_corrupt },
+    { "hf_dtypes", test_hf_dtypes },
+    { "hf_llama", test_hf_llama },
+    { "hf_llama3_ropescale", test_hf_llama3_ropescale },
+    { "hf_qwen3", test_hf_qwen3 },
+    { "hf_qwen3moe", test_hf_qwen3moe },
+    { "hf_qwen35", test_hf_qwen35 },
+    { "hf_qwen35moe", test_hf_qwen35moe },
+    { "hf_bitnet", test_hf_bitnet },
+    { "hf_corrupt", test_hf_corrupt },
+    { "hf_vocab", test_hf_vocab },
+    { "hf_convert_cli", test_hf_convert_cli },
 };
 
 int main(int argc, char **argv) {

@@ -6,7 +6,13 @@
  *   convert quantize IN.gguf OUT.gguf --type TYPE
  *                                            re-encode a model's 2-D weight matrices as TYPE
  *                                            (norms, biases and other small tensors stay f32)
- *   convert info FILE.gguf                   metadata and tensor table
+ *   convert info FILE                        metadata and tensor table of a GGUF or safetensors
+ *                                            file, or of the GGUF a Hugging Face folder becomes
+ *   convert HF_FOLDER OUT.gguf [--type TYPE] a Hugging Face folder (config.json, *.safetensors,
+ *                                            tokenizer.json) as the GGUF the official converter
+ *                                            writes; TYPE re-encodes the 2-D weights
+ *   convert vocab TOKENIZER.json OUT.gguf    a vocabulary-only GGUF from tokenizer.json (and the
+ *                                            tokenizer_config.json / config.json beside it)
  *   convert llama2c MODEL.bin TOKENIZER.bin OUT.gguf
  *                                            a llama2.c checkpoint and tokenizer as GGUF
  *   convert synth ARCH PRESET OUT.gguf [--type TYPE]
@@ -40,9 +46,11 @@ static void usage(void) {
           "  convert dequant TYPE IN OUT\n"
           "  convert quant TYPE IN OUT --cols N\n"
           "  convert quantize IN.gguf OUT.gguf --type TYPE\n"
-          "  convert info FILE.gguf\n"
+          "  convert info FILE.gguf|FILE.safetensors|HF_FOLDER\n"
+          "  convert HF_FOLDER OUT.gguf [--type TYPE]\n"
+          "  convert vocab TOKENIZER.json OUT.gguf\n"
           "  convert llama2c MODEL.bin TOKENIZER.bin OUT.gguf\n"
-          "  convert synth ARCH PRESET OUT.gguf [--type TYPE]   (llama llama-1b | llama tiny)\n", stderr);
+          "  convert synth ARCH PRESET OUT.gguf [--type TYPE]   (llama llama-1b | llama tiny | bitnet bitnet-2b | bitnet tiny)\n", stderr);
     exit(1);
 }
 
@@ -132,17 +140,11 @@ static int cmd_quant(int argc, char **argv) {
     return 0;
 }
 
-static int cmd_info(int argc, char **argv) {
-    if (argc != 3) usage();
-    size_t n;
-    uint8_t *p = read_all(argv[2], &n);
-    infer_gguf g;
-    infer_error err;
-    if (infer_gguf_parse(&g, p, n, &err) != INFER_OK) die("%s: %s", argv[2], err.msg);
-    printf("GGUF v%u: %lld metadata entries, %lld tensors, alignment %llu, data at byte %zu\n", g.version, (long long)g.n_kv,
-           (long long)g.n_tensors, (unsigned long long)g.alignment, g.data_offset);
-    for (int64_t i = 0; i < g.n_kv; i++) {
-        const infer_gguf_kv *kv = &g.kv[i];
+static void print_gguf(const infer_gguf *g) {
+    printf("GGUF v%u: %lld metadata entries, %lld tensors, alignment %llu, data at byte %zu\n", g->version, (long long)g->n_kv,
+           (long long)g->n_tensors, (unsigned long long)g->alignment, g->data_offset);
+    for (int64_t i = 0; i < g->n_kv; i++) {
+        const infer_gguf_kv *kv = &g->kv[i];
         printf("  %-50.*s ", (int)kv->key.len, kv->key.ptr);
         switch (kv->type) {
         case INFER_GGUF_STRING: printf("\"%.*s\"\n", (int)(kv->v.s.len > 100 ? 100 : kv->v.s.len), kv->v.s.ptr); break;
@@ -154,15 +156,55 @@ static int cmd_info(int argc, char **argv) {
         }
     }
     uint64_t total = 0;
-    for (int64_t i = 0; i < g.n_tensors; i++) {
-        const infer_tensor *t = &g.tensors[i];
+    for (int64_t i = 0; i < g->n_tensors; i++) {
+        const infer_tensor *t = &g->tensors[i];
         printf("  %-44s %-8s [", t->name, infer_type_name(t->type));
         for (int d = 0; d < t->n_dims; d++) printf("%s%lld", d ? ", " : "", (long long)t->ne[d]);
         printf("] %zu bytes\n", t->nbytes);
         total += t->nbytes;
     }
     printf("total tensor bytes: %llu\n", (unsigned long long)total);
-    infer_gguf_free(&g);
+}
+
+/* safetensors: PyTorch shapes (outermost first) and byte ranges of the data area */
+static void print_safetensors(const infer_safetensors *st) {
+    printf("safetensors: %lld tensors, header %zu bytes, data %zu bytes\n", (long long)st->n_tensors, st->data_offset - 8, st->size - st->data_offset);
+    for (int64_t i = 0; i < st->n_meta; i++) printf("  __metadata__ %-37s \"%.100s\"\n", st->meta[2 * i], st->meta[2 * i + 1]);
+    for (int64_t i = 0; i < st->n_tensors; i++) {
+        const infer_st_tensor *t = &st->tensors[i];
+        printf("  %-60s %-8s [", t->name, t->dtype);
+        for (int d = 0; d < t->n_dims; d++) printf("%s%lld", d ? ", " : "", (long long)t->shape[d]);
+        printf("] bytes [%llu, %llu)\n", (unsigned long long)t->offset, (unsigned long long)(t->offset + t->nbytes));
+    }
+}
+
+static int is_dir(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int cmd_info(int argc, char **argv) {
+    if (argc != 3) usage();
+    infer_gguf g;
+    infer_error err;
+    if (is_dir(argv[2])) {
+        if (infer_hf_load(&g, argv[2], &err) != INFER_OK) die("%s: %s", argv[2], err.msg);
+        print_gguf(&g);
+        infer_gguf_free(&g);
+        return 0;
+    }
+    size_t n;
+    uint8_t *p = read_all(argv[2], &n);
+    if (n >= 4 && !memcmp(p, "GGUF", 4)) {
+        if (infer_gguf_parse(&g, p, n, &err) != INFER_OK) die("%s: %s", argv[2], err.msg);
+        print_gguf(&g);
+        infer_gguf_free(&g);
+    } else {
+        infer_safetensors st;
+        if (infer_safetensors_parse(&st, p, n, &err) != INFER_OK) die("%s: not GGUF, and as safetensors: %s", argv[2], err.msg);
+        print_safetensors(&st);
+        infer_safetensors_free(&st);
+    }
     free(p);
     return 0;
 }
@@ -173,6 +215,35 @@ static int wants_quant(const infer_tensor *t, infer_type to) {
     if (t->n_dims < 2 || t->ne[0] % infer_type_block(to)) return 0;
     const char *n = t->name;
     return strstr(n, ".weight") && !strstr(n, "norm") && !strstr(n, "rope_freqs") && !strstr(n, "ssm_conv1d") && !strstr(n, "ffn_gate_inp") && !strstr(n, "ssm_a");
+}
+
+/* t re-encoded as `to` into *out (the same name and shape); returns the new bytes */
+static void *requant(const infer_tensor *t, infer_type to, infer_tensor *out) {
+    const infer__type_traits *tt = to == INFER_TYPE_I2_S ? NULL : infer__type(to);
+    const int64_t K = t->ne[0], rows = (int64_t)(t->nbytes / infer_type_row_size(t->type, K));
+    float *row = malloc((size_t)K * sizeof(float));
+    size_t bytes = to == INFER_TYPE_I2_S ? (size_t)(K * rows) / 4 + 32 : infer_type_row_size(to, K) * (size_t)rows;
+    uint8_t *q = calloc(1, bytes);
+    if (!row || !q) die("out of memory for %s", t->name);
+    *out = *t;
+    out->type = to;
+    out->data = q;
+    out->nbytes = bytes;
+    if (to == INFER_TYPE_I2_S) {
+        float *all = malloc((size_t)(K * rows) * sizeof(float));
+        if (!all) die("out of memory for %s", t->name);
+        for (int64_t r = 0; r < rows; r++) infer__dequant_row(t, r, all + r * K);
+        infer__quant_i2_s(all, q, K * rows);
+        out->scale = infer__i2_s_scale(q, K * rows);
+        free(all);
+    } else {
+        for (int64_t r = 0; r < rows; r++) {
+            infer__dequant_row(t, r, row);
+            tt->quant(row, q + (size_t)r * infer_type_row_size(to, K), K);
+        }
+    }
+    free(row);
+    return q;
 }
 
 static int cmd_quantize(int argc, char **argv) {
@@ -188,30 +259,10 @@ static int cmd_quantize(int argc, char **argv) {
     infer_tensor *out = calloc((size_t)g.n_tensors, sizeof *out);
     void **owned = calloc((size_t)g.n_tensors, sizeof(void *));
     for (int64_t i = 0; i < g.n_tensors; i++) {
-        const infer_tensor *t = &g.tensors[i];
-        out[i] = *t;
-        if (!wants_quant(t, to) || t->type == to) continue;
-        const int64_t K = t->ne[0], rows = (int64_t)(t->nbytes / infer_type_row_size(t->type, K));
-        float *row = malloc((size_t)K * sizeof(float));
-        size_t bytes = to == INFER_TYPE_I2_S ? (size_t)(K * rows) / 4 + 32 : infer_type_row_size(to, K) * (size_t)rows;
-        uint8_t *q = calloc(1, bytes);
-        if (to == INFER_TYPE_I2_S) {
-            float *all = malloc((size_t)(K * rows) * sizeof(float));
-            for (int64_t r = 0; r < rows; r++) infer__dequant_row(t, r, all + r * K);
-            infer__quant_i2_s(all, q, K * rows);
-            free(all);
-        } else {
-            for (int64_t r = 0; r < rows; r++) {
-                infer__dequant_row(t, r, row);
-                tt->quant(row, q + (size_t)r * infer_type_row_size(to, K), K);
-            }
-        }
-        free(row);
-        out[i].type = to;
-        out[i].data = q;
-        out[i].nbytes = bytes;
-        owned[i] = q;
-        fprintf(stderr, "\r[%lld/%lld] %-40s -> %s", (long long)i + 1, (long long)g.n_tensors, t->name, argv[5]);
+        out[i] = g.tensors[i];
+        if (!wants_quant(&g.tensors[i], to) || g.tensors[i].type == to) continue;
+        owned[i] = requant(&g.tensors[i], to, &out[i]);
+        fprintf(stderr, "\r[%lld/%lld] %-40s -> %s", (long long)i + 1, (long long)g.n_tensors, g.tensors[i].name, argv[5]);
     }
     fprintf(stderr, "\n");
     /* general.file_type no longer describes the file: drop it */
@@ -235,7 +286,12 @@ typedef struct { const char *arch, *name; int n_embd, n_layer, n_head, n_head_kv
 static const preset_t presets[] = {
     { "llama", "llama-1b", 2048, 16, 32, 8, 64, 8192, 128256, 1, 500000.0f },   /* Llama-3.2-1B */
     { "llama", "tiny", 256, 2, 8, 2, 32, 512, 1024, 1, 10000.0f },
+    { "bitnet", "bitnet-2b", 2560, 30, 20, 5, 128, 6912, 128256, 1, 500000.0f }, /* BitNet-b1.58-2B-4T */
+    { "bitnet", "tiny", 256, 2, 8, 2, 32, 512, 1024, 1, 10000.0f },
 };
+
+/* BitNet's projections are ternary: {-s, 0, +s} drawn uniformly, s chosen for an RMS of sigma */
+static int is_ternary(infer_type t) { return t == INFER_TYPE_TQ1_0 || t == INFER_TYPE_TQ2_0 || t == INFER_TYPE_I2_S; }
 
 static float gauss(infer__rng *r) {   /* Box-Muller */
     double u = infer__rng_uniform(r), v = infer__rng_uniform(r);
@@ -254,13 +310,21 @@ static void synth_tensor(tensor_list *L, const char *name, infer_type type, int6
     t->type = type;
     const int64_t rows = t->ne[1];
     const size_t row_bytes = infer_type_row_size(type, ne0);
-    t->nbytes = row_bytes * (size_t)rows;
-    uint8_t *data = malloc(t->nbytes);
-    float *row = malloc((size_t)ne0 * sizeof(float));
+    const int i2_s = type == INFER_TYPE_I2_S;   /* one scale for the whole tensor: quantized at once */
+    t->nbytes = i2_s ? (size_t)(ne0 * rows) / 4 + 32 : row_bytes * (size_t)rows;
+    uint8_t *data = calloc(1, t->nbytes);
+    float *row = malloc((size_t)ne0 * (size_t)(i2_s ? rows : 1) * sizeof(float));
     if (!data || !row) die("out of memory for %s", name);
+    const float s3 = sigma * sqrtf(1.5f);
     for (int64_t r = 0; r < rows; r++) {
-        for (int64_t i = 0; i < ne0; i++) row[i] = sigma == 0 ? 1.0f : sigma * gauss(rng);
-        infer__traits[type].quant(row, data + (size_t)r * row_bytes, ne0);
+        float *x = row + (i2_s ? r * ne0 : 0);
+        for (int64_t i = 0; i < ne0; i++)
+            x[i] = sigma == 0 ? 1.0f : is_ternary(type) ? s3 * (float)((int)(infer__rng_next(rng) % 3) - 1) : sigma * gauss(rng);
+        if (!i2_s) infer__traits[type].quant(x, data + (size_t)r * row_bytes, ne0);
+    }
+    if (i2_s) {
+        infer__quant_i2_s(row, data, ne0 * rows);
+        memcpy(&t->scale, data + (size_t)(ne0 * rows) / 4, 4);
     }
     free(row);
     t->data = data;
@@ -271,17 +335,21 @@ static int cmd_synth(int argc, char **argv) {
     const preset_t *p = NULL;
     for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
         if (!strcmp(presets[i].arch, argv[2]) && !strcmp(presets[i].name, argv[3])) p = &presets[i];
-    if (!p) die("unknown preset '%s %s' (have: llama llama-1b, llama tiny)", argv[2], argv[3]);
+    if (!p) die("unknown preset '%s %s' (have: llama llama-1b, llama tiny, bitnet bitnet-2b, bitnet tiny)", argv[2], argv[3]);
     infer_type type = argc == 7 ? parse_type(argv[6]) : INFER_TYPE_F16;
-    if (type == INFER_TYPE_I2_S || !infer__traits[type].quant) die("type %s has no quantizer", argv[6]);
+    if (type != INFER_TYPE_I2_S && !infer__traits[type].quant) die("type %s has no quantizer", argv[6]);
+    /* bitnet: sub-norms before Wo and W_down, ReLU^2, logits from token_embd; with a ternary
+     * type the embedding is Q6_K, as llama.cpp's TQ1_0/TQ2_0 quantization writes it */
+    const int bitnet = !strcmp(p->arch, "bitnet");
+    const infer_type embd_type = is_ternary(type) ? INFER_TYPE_Q6_K : type;
     const int64_t E = p->n_embd, Q = (int64_t)p->n_head * p->head_dim, KV = (int64_t)p->n_head_kv * p->head_dim;
     if (E % infer_type_block(type) || p->n_ff % infer_type_block(type) || Q % infer_type_block(type)) die("%s rows are not a whole number of %s blocks", p->name, infer_type_name(type));
     infer__rng rng;
     infer__rng_seed(&rng, 1234);
-    tensor_list L = { calloc((size_t)(4 + 9 * p->n_layer), sizeof(infer_tensor)), 0 };
+    tensor_list L = { calloc((size_t)(4 + 11 * p->n_layer), sizeof(infer_tensor)), 0 };
     char name[96];
     const float s_in = 1.0f / sqrtf((float)E), s_res = s_in / sqrtf(2.0f * p->n_layer);
-    synth_tensor(&L, "token_embd.weight", type, E, p->n_vocab, 3.0f * s_in, &rng);   /* tied logits: std ~3 */
+    synth_tensor(&L, "token_embd.weight", embd_type, E, p->n_vocab, 3.0f * s_in, &rng);   /* tied logits: std ~3 */
     synth_tensor(&L, "output_norm.weight", type, E, 0, 0, &rng);
     if (!p->tied) synth_tensor(&L, "output.weight", type, E, p->n_vocab, 3.0f * s_in, &rng);
     for (int l = 0; l < p->n_layer; l++) {
@@ -296,6 +364,7 @@ static int cmd_synth(int argc, char **argv) {
         T("ffn_gate.weight", E, p->n_ff, s_in);
         T("ffn_up.weight", E, p->n_ff, s_in);
         T("ffn_down.weight", p->n_ff, E, s_res / sqrtf((float)p->n_ff / E));
+        if (bitnet) { T("attn_sub_norm.weight", Q, 0, 0); T("ffn_sub_norm.weight", p->n_ff, 0, 0); }
 #undef T
     }
     fprintf(stderr, "\n");
@@ -317,6 +386,7 @@ static int cmd_synth(int argc, char **argv) {
     kv[nkv] = infer_gguf_kv_f32(KEY("rope.freq_base"), p->rope_base); nkv++;
     kv[nkv] = infer_gguf_kv_f32(KEY("attention.layer_norm_rms_epsilon"), 1e-5f); nkv++;
     kv[nkv] = infer_gguf_kv_u32(KEY("vocab_size"), (uint32_t)p->n_vocab); nkv++;
+    if (bitnet) { kv[nkv] = infer_gguf_kv_str(KEY("hidden_activation"), "relu2"); nkv++; }
 #undef KEY
     infer_error err;
     if (infer_gguf_write(argv[4], kv, nkv, L.t, L.n, 32, &err) != INFER_OK) die("%s", err.msg);
@@ -441,6 +511,65 @@ static int cmd_llama2c(int argc, char **argv) {
     return 0;
 }
 
+/* ---- Hugging Face folders ----
+ * infer_hf_load gives the GGUF the official converter would write (tensors mapped in place
+ * from the safetensors shards); --type re-encodes the 2-D weights as cmd_quantize does.
+ * Progress goes to stderr per tensor: quantizing is the slow part with --type, reading the
+ * shards (the first touch of the mapped pages) without. */
+static int cmd_hf(int argc, char **argv) {
+    if (argc != 3 && !(argc == 5 && !strcmp(argv[3], "--type"))) usage();
+    const char *dir = argv[1], *out_path = argv[2];
+    infer_type to = argc == 5 ? parse_type(argv[4]) : INFER_TYPE_COUNT;
+    if (argc == 5 && to != INFER_TYPE_I2_S && (!infer__type(to) || !infer__type(to)->quant)) die("type %s has no quantizer", argv[4]);
+    infer_gguf g;
+    infer_error err;
+    const double t0 = infer_time_seconds();
+    if (infer_hf_load(&g, dir, &err) != INFER_OK) die("%s: %s", dir, err.msg);
+    infer_tensor *out = calloc((size_t)g.n_tensors + 1, sizeof *out);
+    void **owned = calloc((size_t)g.n_tensors + 1, sizeof(void *));
+    uint64_t total = 0, done = 0;
+    for (int64_t i = 0; i < g.n_tensors; i++) total += g.tensors[i].nbytes;
+    for (int64_t i = 0; i < g.n_tensors; i++) {
+        const infer_tensor *t = &g.tensors[i];
+        out[i] = *t;
+        if (to != INFER_TYPE_COUNT && wants_quant(t, to) && t->type != to) owned[i] = requant(t, to, &out[i]);
+        else {
+            volatile uint8_t sink = 0;   /* read the mapped shard now, with progress, not silently in the write */
+            for (size_t b = 0; b < t->nbytes; b += 4096) sink ^= ((const uint8_t *)t->data)[b];
+            (void)sink;
+        }
+        done += t->nbytes;
+        fprintf(stderr, "\r[%lld/%lld] %5.1f%% %-40s %s", (long long)i + 1, (long long)g.n_tensors, total ? 100.0 * (double)done / (double)total : 100.0,
+                t->name, infer_type_name(out[i].type));
+    }
+    fprintf(stderr, "\n");
+    /* general.file_type describes the source types; with --type it no longer holds */
+    infer_gguf_kv *kv = calloc((size_t)g.n_kv + 1, sizeof *kv);
+    int64_t nkv = 0;
+    for (int64_t i = 0; i < g.n_kv; i++) if (to == INFER_TYPE_COUNT || !infer__str_eq(g.kv[i].key, "general.file_type")) kv[nkv++] = g.kv[i];
+    if (infer_gguf_write(out_path, kv, nkv, out, g.n_tensors, 32, &err) != INFER_OK) die("%s", err.msg);
+    uint64_t bytes = 0;
+    for (int64_t i = 0; i < g.n_tensors; i++) bytes += out[i].nbytes;
+    fprintf(stderr, "wrote %s: %lld tensors, %.1f MB of weights, %lld metadata entries, %.1f s\n", out_path, (long long)g.n_tensors, (double)bytes / 1e6,
+            (long long)nkv, infer_time_seconds() - t0);
+    for (int64_t i = 0; i < g.n_tensors; i++) free(owned[i]);
+    free(owned); free(out); free(kv);
+    infer_gguf_free(&g);
+    return 0;
+}
+
+static int cmd_vocab(int argc, char **argv) {
+    if (argc != 4) usage();
+    infer_gguf g;
+    infer_error err;
+    if (infer_hf_vocab(&g, argv[2], &err) != INFER_OK) die("%s: %s", argv[2], err.msg);
+    if (infer_gguf_write(argv[3], g.kv, g.n_kv, NULL, 0, 32, &err) != INFER_OK) die("%s", err.msg);
+    const infer_gguf_kv *toks = infer_gguf_find(&g, "tokenizer.ggml.tokens");
+    fprintf(stderr, "wrote %s: %llu tokens, %lld metadata entries\n", argv[3], toks ? (unsigned long long)toks->arr_n : 0ull, (long long)g.n_kv);
+    infer_gguf_free(&g);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) usage();
     if (!strcmp(argv[1], "dequant")) return cmd_dequant(argc, argv);
@@ -449,6 +578,8 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[1], "info")) return cmd_info(argc, argv);
     if (!strcmp(argv[1], "synth")) return cmd_synth(argc, argv);
     if (!strcmp(argv[1], "llama2c")) return cmd_llama2c(argc, argv);
+    if (!strcmp(argv[1], "vocab")) return cmd_vocab(argc, argv);
+    if (is_dir(argv[1])) return cmd_hf(argc, argv);
     fprintf(stderr, "convert: unknown command '%s'\n", argv[1]);
     usage();
     return 1;

@@ -52,14 +52,14 @@ static infer_status infer__cpu_copy(void *ctx, void *dst, const void *src, size_
 static infer_status infer__cpu_sync(void *ctx) { (void)ctx; return INFER_OK; }
 static int infer__cpu_supports_type(infer_type t) { return infer_type_block(t) != 0; }
 
-/* dequantize row `r` of a 2-D weight tensor (ne = {K, N}) */
+/* dequantize row `r` of a 2-D weight tensor (ne = {K, N}), times the tensor's scale (I2_S's
+ * per-tensor scale, or a BitNet `.scale` tensor folded in at load; 1 for everything else) */
 static void infer__dequant_row(const infer_tensor *w, int64_t r, float *dst) {
     const int64_t K = w->ne[0];
     const uint8_t *row = (const uint8_t *)w->data + (size_t)r * infer_type_row_size(w->type, K);
-#ifdef INFER__HAVE_I2_S
     if (w->type == INFER_TYPE_I2_S) { infer__dequant_i2_s(row, w->scale, dst, K); return; }
-#endif
     infer__type(w->type)->dequant(row, dst, K);
+    if (w->scale != 1.0f) for (int64_t k = 0; k < K; k++) dst[k] *= w->scale;
 }
 
 /* embedding: out[r] = table[tokens[r]] (one row of the table, dequantized) */
@@ -87,12 +87,20 @@ static float infer__dot_f32_plain(const float *a, const float *b, int64_t n) {
     return s;
 }
 
-/* one output of a matmul in the fast path: weight row (stored type) . activation row (dot type) */
+/* The dot product of the fast path for a weight type: the traits' (or its SIMD version);
+ * I2_S, outside the traits table, dots its codes against Q8_K (>>ternary). */
+static infer__dot_fn infer__matmul_dot(infer_type t) {
+    return t == INFER_TYPE_I2_S ? infer__ternary_dot(t) : infer__type_dot(t);
+}
+static infer_type infer__matmul_dot_type(infer_type t) {
+    return t == INFER_TYPE_I2_S ? INFER_TYPE_Q8_K : infer__type(t)->dot_type;
+}
+
+/* one output of a matmul in the fast path: weight row (stored type) . activation row (dot
+ * type), times the tensor's scale */
 static inline float infer__dot_row(const infer_tensor *w, infer__dot_fn dot, const uint8_t *wrow, const void *xr) {
-#ifdef INFER__HAVE_I2_S
-    if (w->type == INFER_TYPE_I2_S) return w->scale * infer__dot_i2_s(w->ne[0], wrow, xr);
-#endif
-    return dot(w->ne[0], wrow, xr);
+    const float d = dot(w->ne[0], wrow, xr);
+    return w->scale != 1.0f ? w->scale * d : d;
 }
 
 /* Prepare the activations of a matmul with weight w: in the precise path, room for one
@@ -108,15 +116,26 @@ static const void *infer__cpu_prepare_x(infer__cpu_ctx *c, const infer_tensor *w
         }
         return NULL;
     }
-    infer_type dt = w->type == INFER_TYPE_I2_S ? INFER_TYPE_Q8_0 : infer__type(w->type)->dot_type;
+    const infer_type dt = infer__matmul_dot_type(w->type);
     if (dt == INFER_TYPE_F32) {
         *row_bytes = (size_t)K * sizeof(float);
         return x;
     }
     const infer__type_traits *qt = infer__type(dt);
-    *row_bytes = infer_type_row_size(dt, K);
+    const int blck = qt->blck;
+    const int64_t Kp = (K + blck - 1) / blck * blck;   /* I2_S rows of 128 k: padded to Q8_K blocks */
+    *row_bytes = infer_type_row_size(dt, Kp);
     infer__cpu_reserve(&c->xq, &c->xq_size, *row_bytes * (size_t)rows);
-    for (int r = 0; r < rows; r++) qt->quant(x + (size_t)r * K, (uint8_t *)c->xq + (size_t)r * *row_bytes, K);
+    for (int r = 0; r < rows; r++) {
+        const float *xr = x + (size_t)r * K;
+        uint8_t *dst = (uint8_t *)c->xq + (size_t)r * *row_bytes;
+        if (Kp == K) { qt->quant(xr, dst, K); continue; }
+        float pad[INFER_QK_K];                         /* the last block, zero-padded */
+        memset(pad, 0, sizeof pad);
+        memcpy(pad, xr + (K - K % blck), (size_t)(K % blck) * sizeof(float));
+        if (K >= blck) qt->quant(xr, dst, K - K % blck);
+        qt->quant(pad, dst + infer_type_row_size(dt, K - K % blck), blck);
+    }
     return c->xq;
 }
 
@@ -135,7 +154,7 @@ static void infer__matmul_task(void *arg, int ith, int nth) {
     const int64_t K = w->ne[0], N = w->ne[1];
     const int64_t n0 = N * ith / nth, n1 = N * (ith + 1) / nth;
     const size_t wrow_bytes = infer_type_row_size(w->type, K);
-    const infer__dot_fn dot = infer__type_dot(w->type);
+    const infer__dot_fn dot = infer__matmul_dot(w->type);
     for (int64_t n = n0; n < n1; n++) {
         if (j->xq == NULL) {                 /* precise: one dequantized row serves every token */
             float *wr = j->c->wrow + (size_t)ith * j->c->wrow_len;
@@ -315,6 +334,18 @@ static void infer__cpu_swiglu(void *ctx, float *out, const float *gate, const fl
     for (int64_t i = 0; i < n; i++) out[i] = gate[i] / (1.0f + expf(-gate[i])) * up[i];
 }
 
+/* Gated linear unit with the activation `act` (INFER__ACT_*): out = act(gate) * up.
+ *   SiLU:   act(z) = z / (1 + e^-z)                  (SwiGLU)
+ *   ReLU^2: act(z) = max(z, 0)^2                     (BitNet b1.58-2B-4T's "relu2") */
+enum { INFER__ACT_SILU = 0, INFER__ACT_RELU2 = 1 };
+static void infer__cpu_glu(void *ctx, float *out, const float *gate, const float *up, int64_t n, int act) {
+    if (act == INFER__ACT_SILU) { infer__cpu_swiglu(ctx, out, gate, up, n); return; }
+    for (int64_t i = 0; i < n; i++) {
+        const float r = gate[i] > 0 ? gate[i] : 0.0f;
+        out[i] = r * r * up[i];
+    }
+}
+
 /* ---- hybrid and mixture-of-experts ops ---- */
 static void infer__cpu_zero(void *ctx, void *p, size_t bytes) { (void)ctx; memset(p, 0, bytes); }
 
@@ -401,7 +432,7 @@ static void infer__matmul_id_task(void *arg, int ith, int nth) {
     const int64_t K = w->ne[0], N = w->ne[1], E = w->ne[2];
     const int64_t n0 = N * ith / nth, n1 = N * (ith + 1) / nth;
     const size_t wrow_bytes = infer_type_row_size(w->type, K);
-    const infer__dot_fn dot = infer__type_dot(w->type);
+    const infer__dot_fn dot = infer__matmul_dot(w->type);
     for (int64_t e = 0; e < E; e++) {
         for (int64_t n = n0; n < n1 && j->start[e] < j->start[e + 1]; n++) {
             const int64_t wr_index = e * N + n;              /* the experts' rows are contiguous */

@@ -12,9 +12,23 @@
  *               full_attention_interval-th layer
  *   expert_norm renormalise the router's top-k weights (unless the file says otherwise)
  *   ffn_norm    name of the norm before the feed-forward
+ *   bitlinear   BitNet b1.58's projections: an RMSNorm inside each block before its output
+ *               projection (attn_sub_norm before Wo, ffn_sub_norm before W_down), and an
+ *               optional one-value `<name>.scale` tensor per projection that multiplies
+ *               its output                                               bitnet*
+ *   ffn_act     the gate activation when <arch>.hidden_activation is absent: SiLU, or
+ *               ReLU^2 for BitNet's own "bitnet-b1.58" files (b1.58-2B-4T was trained so)
+ *   embd_logits logits always from token_embd; an `output` tensor is never read   bitnet
  * Shapes and the rest come from the file: q/k/v biases, MoE layers (a layer with
  * ffn_gate_inp routes its tokens through experts, plus a shared expert when one is stored),
  * tied embeddings.
+ *
+ * BitNet comes in two GGUF flavours. llama.cpp's "bitnet" stores ternary weights as F32,
+ * TQ1_0 or TQ2_0 with the absmean scale baked into the values (or in `.scale` tensors) and
+ * defaults to SiLU: its graph was written for the 1bitLLM models. BitNet's fork writes
+ * "bitnet-b1.58" (and "bitnet-25"): I2_S tensors whose per-tensor scale follows the packed
+ * codes, an F16 token_embd, ReLU^2. Both run the same forward; a `hidden_activation` key
+ * ("silu", "relu2", ...) overrides either default.
  * ---------------------------------------------------------------------------------------- */
 enum { INFER__ROPE_NORM = 0, INFER__ROPE_NEOX = 1, INFER__ROPE_IMROPE = 2 };
 
@@ -26,17 +40,23 @@ typedef struct infer__arch {
     int hybrid;
     int expert_norm;
     const char *ffn_norm;
+    int bitlinear;
+    int ffn_act;              /* INFER__ACT_* (>>cpu) */
+    int embd_logits;
 } infer__arch;
 
 static const infer__arch infer__archs[] = {
-    /* name        rope                qk_norm attn_gate hybrid expert_norm ffn_norm */
-    { "llama",     INFER__ROPE_NORM,   0,      0,        0,     1,          "ffn_norm" },
-    { "qwen2",     INFER__ROPE_NEOX,   0,      0,        0,     0,          "ffn_norm" },
-    { "qwen2moe",  INFER__ROPE_NEOX,   0,      0,        0,     0,          "ffn_norm" },
-    { "qwen3",     INFER__ROPE_NEOX,   1,      0,        0,     1,          "ffn_norm" },
-    { "qwen3moe",  INFER__ROPE_NEOX,   1,      0,        0,     1,          "ffn_norm" },
-    { "qwen35",    INFER__ROPE_IMROPE, 1,      1,        1,     1,          "post_attention_norm" },
-    { "qwen35moe", INFER__ROPE_IMROPE, 1,      1,        1,     1,          "post_attention_norm" },
+    /* name           rope                qk_norm attn_gate hybrid expert_norm ffn_norm               bitlinear ffn_act            embd_logits */
+    { "llama",        INFER__ROPE_NORM,   0,      0,        0,     1,          "ffn_norm",            0,        INFER__ACT_SILU,  0 },
+    { "qwen2",        INFER__ROPE_NEOX,   0,      0,        0,     0,          "ffn_norm",            0,        INFER__ACT_SILU,  0 },
+    { "qwen2moe",     INFER__ROPE_NEOX,   0,      0,        0,     0,          "ffn_norm",            0,        INFER__ACT_SILU,  0 },
+    { "qwen3",        INFER__ROPE_NEOX,   1,      0,        0,     1,          "ffn_norm",            0,        INFER__ACT_SILU,  0 },
+    { "qwen3moe",     INFER__ROPE_NEOX,   1,      0,        0,     1,          "ffn_norm",            0,        INFER__ACT_SILU,  0 },
+    { "qwen35",       INFER__ROPE_IMROPE, 1,      1,        1,     1,          "post_attention_norm", 0,        INFER__ACT_SILU,  0 },
+    { "qwen35moe",    INFER__ROPE_IMROPE, 1,      1,        1,     1,          "post_attention_norm", 0,        INFER__ACT_SILU,  0 },
+    { "bitnet",       INFER__ROPE_NEOX,   0,      0,        0,     1,          "ffn_norm",            1,        INFER__ACT_SILU,  1 },
+    { "bitnet-b1.58", INFER__ROPE_NEOX,   0,      0,        0,     1,          "ffn_norm",            1,        INFER__ACT_RELU2, 0 },
+    { "bitnet-25",    INFER__ROPE_NEOX,   0,      0,        0,     1,          "ffn_norm",            1,        INFER__ACT_RELU2, 0 },
 };
 
 static const infer__arch *infer__find_arch(infer_str name) {
@@ -61,6 +81,7 @@ typedef struct infer__layer {
     const infer_tensor *wk, *wv;              /* [n_head_kv*head_dim, n_embd] */
     const infer_tensor *bq, *bk, *bv;         /* biases of the same out sizes, or NULL */
     const infer_tensor *q_norm, *k_norm;      /* [head_dim], or NULL */
+    const infer_tensor *attn_sub_norm;        /* [n_head*head_dim] before Wo (bitlinear), or NULL */
     const infer_tensor *wo;                   /* [n_embd, n_head*head_dim] */
     /* gated DeltaNet: n_k key heads of d_k, n_v value heads of d_v, conv_dim = 2 n_k d_k + n_v d_v */
     const infer_tensor *wqkv;                 /* attn_qkv  [conv_dim, n_embd]: rows [q | k | v] */
@@ -73,6 +94,7 @@ typedef struct infer__layer {
     /* feed-forward */
     const infer_tensor *ffn_norm;             /* [n_embd] */
     const infer_tensor *ffn_gate, *ffn_up;    /* [n_ff, n_embd], or NULL in a MoE layer */
+    const infer_tensor *ffn_sub_norm;         /* [n_ff] before W_down (bitlinear), or NULL */
     const infer_tensor *ffn_down;             /* [n_embd, n_ff] */
     const infer_tensor *ffn_gate_inp;         /* router [n_expert, n_embd], or NULL: dense */
     const infer_tensor *ffn_gate_exps, *ffn_up_exps;  /* [n_expert, n_ff_exp, n_embd] */
@@ -227,6 +249,26 @@ static infer_status infer__load_hybrid_config(infer_model *m, infer_error *err) 
     return INFER_OK;
 }
 
+/* The gate activation: <arch>.hidden_activation when present (the names Hugging Face configs
+ * use for hidden_act), else the family's default. An unknown name is refused rather than
+ * silently run as SiLU. */
+static infer_status infer__load_ffn_act(infer_model *m, infer_error *err) {
+    static const struct { const char *name; int act; } acts[] = {
+        { "silu", INFER__ACT_SILU }, { "swish", INFER__ACT_SILU }, { "swiglu", INFER__ACT_SILU },
+        { "relu2", INFER__ACT_RELU2 }, { "relu_sqr", INFER__ACT_RELU2 }, { "relu_squared", INFER__ACT_RELU2 },
+        { "squared_relu", INFER__ACT_RELU2 },
+    };
+    char key[128];
+    infer_str v;
+    m->cfg.ffn_act = m->arch->ffn_act;
+    snprintf(key, sizeof key, "%s.hidden_activation", m->cfg.arch);
+    const int r = infer__get_str(&m->gguf, key, &v, err);
+    if (r <= 0) return r < 0 ? INFER_ERR_FORMAT : INFER_OK;
+    for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++)
+        if (infer__str_eq(v, acts[i].name)) { m->cfg.ffn_act = acts[i].act; return INFER_OK; }
+    return infer__fail(err, INFER_ERR_UNSUPPORTED, "metadata '%s' = '%.*s' is not a supported activation (silu, relu2)", key, (int)(v.len > 32 ? 32 : v.len), v.ptr);
+}
+
 static infer_status infer__load_config(infer_model *m, infer_error *err) {
     infer_config *c = &m->cfg;
     infer_str arch;
@@ -260,6 +302,7 @@ static infer_status infer__load_config(infer_model *m, infer_error *err) {
     INFER__TRY(infer__load_rope_config(m, err));
     if (!(c->rms_eps > 0) || !(c->rope_base > 0)) return infer__fail(err, INFER_ERR_FORMAT, "rms epsilon and rope.freq_base must be > 0");
     INFER__TRY(infer__load_moe_config(m, err));
+    INFER__TRY(infer__load_ffn_act(m, err));
     if (m->arch->hybrid) INFER__TRY(infer__load_hybrid_config(m, err));
     return INFER_OK;
 }
@@ -280,6 +323,7 @@ static infer_status infer__want_v(const infer_model *m, const infer_tensor **out
                                 (long long)want[0], (long long)want[1], (long long)want[2]);
     if (f32_only && t->type != INFER_TYPE_F32) return infer__fail(err, INFER_ERR_UNSUPPORTED, "tensor '%s' has type %s, expected f32", name, infer_type_name(t->type));
     if (!infer__cpu_supports_type(t->type)) return infer__fail(err, INFER_ERR_UNSUPPORTED, "tensor '%s' has type %s, which has no kernels", name, infer_type_name(t->type));
+    if (t->type == INFER_TYPE_I2_S && !isfinite(t->scale)) return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s': the i2_s scale is not finite", name);
     return INFER_OK;
 }
 /* a vector or matrix {ne0, ne1} (ne1 = 0: a vector) */
@@ -321,6 +365,22 @@ static infer_status infer__layer_kinds(infer_model *m, infer_error *err) {
     return INFER_OK;
 }
 
+/* BitNet's optional per-projection scale `<name>.scale` (one f32) multiplies the projection's
+ * output; it is folded into the weight tensor's `scale`, which every matmul applies (and which
+ * an I2_S tensor already carries), so the forward pass never sees it. */
+static infer_status infer__load_scale(infer_model *m, const infer_tensor *w, infer_error *err) {
+    const infer_tensor *st;
+    const size_t len = strlen(w->name), suffix = strlen(".weight");
+    if (len <= suffix) return INFER_OK;
+    INFER__TRY(infer__want(m, &st, 0, 1, 1, 0, err, "%.*s.scale", (int)(len - suffix), w->name));
+    if (!st) return INFER_OK;
+    float v;
+    memcpy(&v, st->data, sizeof v);
+    if (!isfinite(v) || v == 0) return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s' = %g is not a usable scale", st->name, (double)v);
+    m->gguf.tensors[w - m->gguf.tensors].scale *= v;
+    return INFER_OK;
+}
+
 static infer_status infer__load_attention(infer_model *m, infer__layer *L, int l, infer_error *err) {
     const infer_config *c = &m->cfg;
     const int64_t E = c->n_embd, Q = (int64_t)c->n_head * c->head_dim, KV = (int64_t)c->n_head_kv * c->head_dim;
@@ -332,7 +392,12 @@ static infer_status infer__load_attention(infer_model *m, infer__layer *L, int l
     INFER__TRY(infer__want(m, &L->bv, 0, 1, KV, 0, err, "blk.%d.attn_v.bias", l));
     INFER__TRY(infer__want(m, &L->q_norm, m->arch->qk_norm, 1, c->head_dim, 0, err, "blk.%d.attn_q_norm.weight", l));
     INFER__TRY(infer__want(m, &L->k_norm, m->arch->qk_norm, 1, c->head_dim, 0, err, "blk.%d.attn_k_norm.weight", l));
-    return infer__want(m, &L->wo, 1, 0, Q, E, err, "blk.%d.attn_output.weight", l);
+    INFER__TRY(infer__want(m, &L->wo, 1, 0, Q, E, err, "blk.%d.attn_output.weight", l));
+    if (!m->arch->bitlinear) return INFER_OK;
+    INFER__TRY(infer__want(m, &L->attn_sub_norm, 1, 1, Q, 0, err, "blk.%d.attn_sub_norm.weight", l));
+    const infer_tensor *proj[4] = { L->wq, L->wk, L->wv, L->wo };
+    for (int i = 0; i < 4; i++) INFER__TRY(infer__load_scale(m, proj[i], err));
+    return INFER_OK;
 }
 
 static infer_status infer__load_deltanet(infer_model *m, infer__layer *L, int l, infer_error *err) {
@@ -364,7 +429,12 @@ static infer_status infer__load_ffn(infer_model *m, infer__layer *L, int l, infe
         if (c->n_ff == 0) c->n_ff = infer__tensor_rows(m, "blk.%d.ffn_up.weight", l);
         INFER__TRY(infer__want(m, &L->ffn_gate, 1, 0, E, c->n_ff, err, "blk.%d.ffn_gate.weight", l));
         INFER__TRY(infer__want(m, &L->ffn_up, 1, 0, E, c->n_ff, err, "blk.%d.ffn_up.weight", l));
-        return infer__want(m, &L->ffn_down, 1, 0, c->n_ff, E, err, "blk.%d.ffn_down.weight", l);
+        INFER__TRY(infer__want(m, &L->ffn_down, 1, 0, c->n_ff, E, err, "blk.%d.ffn_down.weight", l));
+        if (!m->arch->bitlinear) return INFER_OK;
+        INFER__TRY(infer__want(m, &L->ffn_sub_norm, 1, 1, c->n_ff, 0, err, "blk.%d.ffn_sub_norm.weight", l));
+        const infer_tensor *proj[3] = { L->ffn_gate, L->ffn_up, L->ffn_down };
+        for (int i = 0; i < 3; i++) INFER__TRY(infer__load_scale(m, proj[i], err));
+        return INFER_OK;
     }
     if (c->n_ff_exp == 0) c->n_ff_exp = infer__tensor_rows(m, "blk.%d.ffn_up_exps.weight", l);
     INFER__TRY(infer__want3(m, &L->ffn_gate_exps, E, c->n_ff_exp, c->n_expert, err, "blk.%d.ffn_gate_exps.weight", l));
@@ -395,7 +465,7 @@ static infer_status infer__load_weights(infer_model *m, infer_error *err) {
     const int64_t E = c->n_embd, V = c->n_vocab;
     INFER__TRY(infer__want(m, &m->tok_embd, 1, 0, E, V, err, "token_embd.weight"));
     INFER__TRY(infer__want(m, &m->output_norm, 1, 1, E, 0, err, "output_norm.weight"));
-    INFER__TRY(infer__want(m, &m->output, 0, 0, E, V, err, "output.weight"));
+    if (!m->arch->embd_logits) INFER__TRY(infer__want(m, &m->output, 0, 0, E, V, err, "output.weight"));
     if (!m->output) { m->output = m->tok_embd; m->cfg.tied_output = 1; }
     INFER__TRY(infer__want(m, &m->rope_freqs, 0, 1, c->n_rot / 2, 0, err, "rope_freqs.weight"));
     const int n_all = c->n_layer + c->n_layer_nextn;
@@ -746,6 +816,7 @@ static void infer__attention_layer(infer_session *s, int l, int T) {
     k->kv_store(kc, &kv, s->kk, s->vv, s->pos, T);
     k->attention(kc, s->att, s->q, &kv, s->pos, T, c->n_head, c->n_head_kv, hd, scale);
     if (m->arch->attn_gate) k->mul_sigmoid(kc, s->att, s->agate, T, QD, QD);
+    if (L->attn_sub_norm) k->rmsnorm(kc, s->att, s->att, (const float *)L->attn_sub_norm->data, T, QD, c->rms_eps);
     k->matmul(kc, s->o, L->wo, s->att, T);
 }
 
@@ -776,12 +847,21 @@ static void infer__deltanet_layer(infer_session *s, int l, int T) {
     k->matmul(kc, s->o, L->ssm_out, s->dout, T);
 }
 
-/* out = W_down( silu(W_gate h) * (W_up h) ), hidden size n_ff */
-static void infer__swiglu_ffn(infer_session *s, float *out, const infer_tensor *wg, const infer_tensor *wu, const infer_tensor *wd, int n_ff, int T) {
+/* gate = act(gate) * up with the model's activation (SiLU or ReLU^2) */
+static void infer__ffn_act(infer_session *s, float *gate, const float *up, int64_t n) {
+    if (s->m->cfg.ffn_act == INFER__ACT_SILU) s->k->swiglu(s->kctx, gate, gate, up, n);
+    else infer__cpu_glu(s->kctx, gate, gate, up, n, s->m->cfg.ffn_act);
+}
+
+/* out = W_down( act(W_gate h) * (W_up h) ), hidden size n_ff; BitLinear models normalise the
+ * hidden vector (RMSNorm * ffn_sub_norm) before W_down */
+static void infer__glu_ffn(infer_session *s, float *out, const infer_tensor *wg, const infer_tensor *wu, const infer_tensor *wd,
+                           const infer_tensor *sub_norm, int n_ff, int T) {
     const infer_kernels *k = s->k;
     k->matmul(s->kctx, s->gate, wg, s->h, T);
     k->matmul(s->kctx, s->up, wu, s->h, T);
-    k->swiglu(s->kctx, s->gate, s->gate, s->up, (int64_t)T * n_ff);
+    infer__ffn_act(s, s->gate, s->up, (int64_t)T * n_ff);
+    if (sub_norm) k->rmsnorm(s->kctx, s->gate, s->gate, (const float *)sub_norm->data, T, n_ff, s->m->cfg.rms_eps);
     k->matmul(s->kctx, out, wd, s->gate, T);
 }
 
@@ -795,11 +875,11 @@ static void infer__moe_ffn(infer_session *s, const infer__layer *L, int T) {
     k->moe_route(kc, s->eid, s->ew, s->router, T, c->n_expert, n_used, c->expert_gating, c->expert_norm, c->expert_weights_scale);
     k->matmul_id(kc, s->gate, L->ffn_gate_exps, s->h, s->eid, T, n_used, 0);      /* [T, n_used, n_ff_exp] */
     k->matmul_id(kc, s->up, L->ffn_up_exps, s->h, s->eid, T, n_used, 0);
-    k->swiglu(kc, s->gate, s->gate, s->up, (int64_t)T * n_used * c->n_ff_exp);
+    infer__ffn_act(s, s->gate, s->up, (int64_t)T * n_used * c->n_ff_exp);
     k->matmul_id(kc, s->ey, L->ffn_down_exps, s->gate, s->eid, T, n_used, 1);     /* [T, n_used, n_embd] */
     k->moe_sum(kc, s->o, s->ey, s->ew, T, n_used, E);
     if (!L->ffn_up_shexp) return;
-    infer__swiglu_ffn(s, s->ey, L->ffn_gate_shexp, L->ffn_up_shexp, L->ffn_down_shexp, c->n_ff_shexp, T);
+    infer__glu_ffn(s, s->ey, L->ffn_gate_shexp, L->ffn_up_shexp, L->ffn_down_shexp, NULL, c->n_ff_shexp, T);
     if (L->ffn_gate_inp_shexp) {
         k->matmul(kc, s->shg, L->ffn_gate_inp_shexp, s->h, T);                    /* [T, 1] */
         k->mul_sigmoid(kc, s->ey, s->shg, T, E, 1);
@@ -828,7 +908,7 @@ static void infer__forward_chunk(infer_session *s, const int32_t *tokens, int T,
         k->add(kc, s->x, s->o, (int64_t)T * E);
         k->rmsnorm(kc, s->h, s->x, (const float *)L->ffn_norm->data, T, E, c->rms_eps);
         if (L->ffn_gate_inp) infer__moe_ffn(s, L, T);
-        else infer__swiglu_ffn(s, s->o, L->ffn_gate, L->ffn_up, L->ffn_down, c->n_ff, T);
+        else infer__glu_ffn(s, s->o, L->ffn_gate, L->ffn_up, L->ffn_down, L->ffn_sub_norm, c->n_ff, T);
         k->add(kc, s->x, s->o, (int64_t)T * E);
     }
     const size_t V = (size_t)c->n_vocab;

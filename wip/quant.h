@@ -75,6 +75,7 @@ static inline void infer__quant_q8_k(const float *x, void *vy, int64_t n) {
 #include "quant_a.h"
 #include "quant_b.h"
 #include "quant_c.h"
+#include "simd_ternary.h"
 #define INFER__HAVE_I2_S   /* (kept while cpu.h still tests for it) */
 
 
@@ -100,7 +101,8 @@ static const infer__type_traits *infer__type(infer_type t) {
 static infer__dot_fn infer__simd_dot(infer_type t) { (void)t; return NULL; }
 #endif
 static infer__dot_fn infer__type_dot(infer_type t) {
-    infer__dot_fn f = infer__simd_dot(t);
+    infer__dot_fn f = infer__ternary_dot(t);   /* TQ1_0, TQ2_0 (and I2_S): >>ternary */
+    if (!f) f = infer__simd_dot(t);
     return f ? f : infer__traits[t].dot;
 }
 

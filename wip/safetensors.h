@@ -66,7 +66,7 @@ static infer_status infer__st_tensor_info(infer_st_tensor *t, const infer__json 
     const infer__json *shape = infer__json_get(e, "shape"), *off = infer__json_get(e, "data_offsets");
     if (!shape || shape->type != INFER__JSON_ARRAY || shape->len > INFER_ST_MAX_DIMS)
         return infer__fail(err, INFER_ERR_FORMAT, "safetensors: tensor '%.100s': shape must be an array of at most %d sizes", nm, INFER_ST_MAX_DIMS);
-    uint64_t numel = 1, bytes;
+    uint64_t numel = 1, bytes = 0;
     t->n_dims = (int32_t)shape->len;
     for (uint32_t i = 0; i < shape->len; i++) {
         if (infer__json_int(&shape->items[i], &t->shape[i]) < 0 || t->shape[i] < 0)
@@ -79,7 +79,8 @@ static infer_status infer__st_tensor_info(infer_st_tensor *t, const infer__json 
         return infer__fail(err, INFER_ERR_FORMAT, "safetensors: tensor '%.100s': data_offsets must be two integers [begin, end] with 0 <= begin <= end", nm);
     if ((uint64_t)en > data_size)
         return infer__fail(err, INFER_ERR_FORMAT, "safetensors: tensor '%.100s': data [%lld, %lld) runs past the %llu-byte data area", nm, (long long)b, (long long)en, (unsigned long long)data_size);
-    if (!infer__mul_ok(numel, (uint64_t)d->size, &bytes) || bytes != (uint64_t)(en - b))
+    if (!infer__mul_ok(numel, (uint64_t)d->size, &bytes)) return infer__fail(err, INFER_ERR_FORMAT, "safetensors: tensor '%.100s': byte size overflows", nm);
+    if (bytes != (uint64_t)(en - b))
         return infer__fail(err, INFER_ERR_FORMAT, "safetensors: tensor '%.100s': dtype %s with shape %s needs %llu bytes but data_offsets hold %lld", nm, d->name,
                            infer__st_shape_str(shp, sizeof shp, t->shape, t->n_dims), (unsigned long long)bytes, (long long)(en - b));
     t->offset = (uint64_t)b;
@@ -602,7 +603,8 @@ static infer_status infer__hf_open_shards(infer__hf *h, infer_error *err) {
         const char *f = infer__json_str(&map->items[i]);
         if (!f) rc = infer__fail(err, INFER_ERR_FORMAT, "model.safetensors.index.json: weight_map['%.100s'] is not a file name", map->items[i].key);
         else if (shgeti(files, f) < 0) {
-            shput(files, (char *)f, (int)shlen(files));
+            const int index = (int)shlen(files);   /* the shard's index in h->files */
+            shput(files, (char *)f, index);
             rc = infer__hf_open_shard(h, f, err);
         }
     }
@@ -1108,11 +1110,12 @@ static infer_status infer__hf_tensors(infer__hf *h, infer_error *err) {
     return INFER_OK;
 }
 
-/* llama-3.1 rope scaling: the converter precomputes one divisor per rotated pair, in f32
- * and in this operation order (so the table comes out bit for bit the same):
+/* llama-3.1 rope scaling: the converter precomputes one divisor per rotated pair:
  *   freq_i = 1 / base^(2i/d), wavelen = 2 pi / freq_i
  *   wavelen < old_ctx / high_freq_factor -> 1;  wavelen > old_ctx / low_freq_factor -> factor
- *   else smooth = (old_ctx / wavelen - low) / (high - low), 1 / ((1 - smooth) / factor + smooth) */
+ *   else smooth = (old_ctx / wavelen - low) / (high - low), 1 / ((1 - smooth) / factor + smooth)
+ * with freq_i computed in f32 and the rest in f64 (as the converter's f32 tensor of
+ * frequencies and Python floats do), which gives its table bit for bit. */
 static infer_status infer__hf_rope_freqs(infer__hf *h, infer_error *err) {
     const infer__json *rs = infer__hf_cfg(h, "rope_scaling");
     if (!rs) rs = infer__hf_cfg(h, "rope_parameters");
@@ -1135,12 +1138,12 @@ static infer_status infer__hf_rope_freqs(infer__hf *h, infer_error *err) {
     if (!ff) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
     for (int64_t i = 0; i < n; i++) {
         const float freq = 1.0f / powf((float)base, (float)(2 * i) / (float)dim);
-        const float wavelen = (float)(2 * M_PI) / freq;
-        if (wavelen < (float)(old / hi)) ff[i] = 1.0f;
-        else if (wavelen > (float)(old / lo)) ff[i] = (float)factor;
+        const double wavelen = 2 * M_PI / freq;
+        if (wavelen < old / hi) ff[i] = 1.0f;
+        else if (wavelen > old / lo) ff[i] = (float)factor;
         else {
-            const float smooth = ((float)old / wavelen - (float)lo) / (float)(hi - lo);
-            ff[i] = 1.0f / ((1.0f - smooth) / (float)factor + smooth);
+            const double smooth = (old / wavelen - lo) / (hi - lo);
+            ff[i] = (float)(1.0 / ((1.0 - smooth) / factor + smooth));
         }
     }
     return infer__hf_push(h, "rope_freqs.weight", INFER_TYPE_F32, &n, 1, ff, (size_t)n * sizeof(float), err);
@@ -1178,11 +1181,11 @@ static int infer__hf_cmp_tensor(const void *a, const void *b) {
  * up among the added tokens, then config.json's <type>_token_id fills the gaps. add_bos /
  * add_eos come from a TemplateProcessing post-processor, overridden by tokenizer_config.json.
  */
-#define INFER__HF_RX_LLAMA3 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}" \
+#define INFER__HFT_RX_LLAMA3 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}" \
     "| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
-#define INFER__HF_RX_QWEN2 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}" \
+#define INFER__HFT_RX_QWEN2 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}" \
     "| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
-#define INFER__HF_RX_QWEN35 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}" \
+#define INFER__HFT_RX_QWEN35 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}" \
     "| ?[^\\s\\p{L}\\p{M}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
 
 enum { INFER__TT_NORMAL = 1, INFER__TT_UNKNOWN = 2, INFER__TT_CONTROL = 3, INFER__TT_USER = 4, INFER__TT_UNUSED = 5, INFER__TT_BYTE = 6 };
@@ -1221,7 +1224,7 @@ static int infer__hf_looks_special_tok(const char *s, size_t n) {
 }
 
 /* the GGUF pre-tokenizer name of a tokenizer.json pre_tokenizer, or NULL */
-static const char *infer__hf_pre_name(const infer__json *pre) {
+static const char *infer__hf_tok_pre(const infer__json *pre) {
     const infer__json *list = infer__json_get(pre, "pretokenizers");
     int use_regex = 0;
     for (uint32_t i = 0; i < (list ? list->len : 1); i++) {
@@ -1229,9 +1232,9 @@ static const char *infer__hf_pre_name(const infer__json *pre) {
         const char *t = infer__json_str(infer__json_get(p, "type"));
         const char *rx = infer__json_str(infer__json_get(infer__json_get(p, "pattern"), "Regex"));
         if (t && !strcmp(t, "Split") && rx) {
-            if (!strcmp(rx, INFER__HF_RX_LLAMA3)) return "llama-bpe";
-            if (!strcmp(rx, INFER__HF_RX_QWEN2)) return "qwen2";
-            if (!strcmp(rx, INFER__HF_RX_QWEN35)) return "qwen35";
+            if (!strcmp(rx, INFER__HFT_RX_LLAMA3)) return "llama-bpe";
+            if (!strcmp(rx, INFER__HFT_RX_QWEN2)) return "qwen2";
+            if (!strcmp(rx, INFER__HFT_RX_QWEN35)) return "qwen35";
             return NULL;
         }
         if (t && !strcmp(t, "ByteLevel")) infer__json_bool(infer__json_get(p, "use_regex"), &use_regex);
@@ -1272,12 +1275,13 @@ static infer_status infer__hf_tok_vocab(infer__hf_tok *k, int64_t n_hint, infer_
     for (uint32_t i = 0; k->added && i < k->added->len; i++) {
         const infer__json *a = &k->added->items[i], *c = infer__json_get(a, "content");
         int special = 0;
-        infer__json_int(infer__json_get(a, "id"), &id);
+        if (infer__json_int(infer__json_get(a, "id"), &id) < 0) continue;   /* checked above */
         infer__json_bool(infer__json_get(a, "special"), &special);
         k->text[id] = c->str;
         k->len[id] = c->len;
         k->type[id] = special || infer__hf_looks_special_tok(c->str, c->len) ? INFER__TT_CONTROL : INFER__TT_USER;
     }
+    for (int64_t i = 0; i < n; i++) if (!k->text[i]) k->type[i] = INFER__TT_UNUSED;   /* "[PAD<i>]" */
     return INFER_OK;
 }
 
@@ -1361,5 +1365,269 @@ static void infer__hf_tok_specials(infer__hf_tok *k, const infer__hf *h) {
     infer__hf_tok_template(k, infer__json_get(k->doc.root, "post_processor"));
     infer__json_bool(infer__json_get(tc, "add_bos_token"), &k->add_bos);
     infer__json_bool(infer__json_get(tc, "add_eos_token"), &k->add_eos);
+    if (k->spm && k->special[2] < 0) {           /* the model's own unk piece */
+        const char *unk = infer__json_str(infer__json_get(k->model, "unk_token"));
+        int64_t id;
+        if (unk && infer__json_int(infer__json_get(infer__json_get(k->model, "vocab"), unk), &id) == 0) k->special[2] = (int32_t)id;
+    }
     if (k->spm && k->special[2] >= 0) k->type[k->special[2]] = INFER__TT_UNKNOWN;
+}
+
+/* token i as GGUF stores it: missing ids are "[PAD<i>]", and a user-defined token of a
+ * byte-level vocabulary has SentencePiece's "▁" written back as a space (as the converter
+ * does). out = NULL only measures. */
+static size_t infer__hf_token_bytes(const infer__hf_tok *k, int32_t i, uint8_t *out) {
+    char pad[32];
+    const char *s = k->text[i];
+    size_t n = k->len[i], o = 0;
+    if (!s) { n = (size_t)snprintf(pad, sizeof pad, "[PAD%d]", i); s = pad; }
+    const int fix = !k->spm && k->type[i] == INFER__TT_USER;
+    for (size_t j = 0; j < n; j++, o++) {
+        if (fix && j + 3 <= n && !memcmp(s + j, "\xE2\x96\x81", 3)) { if (out) out[o] = ' '; j += 2; continue; }
+        if (out) out[o] = (uint8_t)s[j];
+    }
+    return o;
+}
+
+/* merge r as "a b"; in the pair form a space inside a part is written as U+0120 */
+static size_t infer__hf_merge_bytes(const infer__json *m, uint8_t *out) {
+    size_t o = 0;
+    if (m->type == INFER__JSON_STRING) { if (out) memcpy(out, m->str, m->len); return m->len; }
+    for (uint32_t part = 0; part < 2; part++) {
+        if (part) { if (out) out[o] = ' '; o++; }
+        for (uint32_t j = 0; j < m->items[part].len; j++) {
+            const char c = m->items[part].str[j];
+            if (c == ' ') { if (out) { out[o] = 0xC4; out[o + 1] = 0xA0; } o += 2; }
+            else { if (out) out[o] = (uint8_t)c; o++; }
+        }
+    }
+    return o;
+}
+
+/* a GGUF string array: for each element a u64 length and the bytes */
+static infer_status infer__hf_put_strings(infer__hf *h, const char *key, const infer__hf_tok *k, const infer__json *merges, infer_error *err) {
+    const int64_t n = merges ? (int64_t)merges->len : (int64_t)k->n;
+    size_t total = 0;
+    for (int64_t i = 0; i < n; i++) total += 8 + (merges ? infer__hf_merge_bytes(&merges->items[i], NULL) : infer__hf_token_bytes(k, (int32_t)i, NULL));
+    uint8_t *buf = (uint8_t *)infer__hf_keep(h->own, total), *p = buf;
+    if (!buf) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    for (int64_t i = 0; i < n; i++) {
+        const uint64_t len = merges ? infer__hf_merge_bytes(&merges->items[i], p + 8) : infer__hf_token_bytes(k, (int32_t)i, p + 8);
+        memcpy(p, &len, 8);
+        p += 8 + len;
+    }
+    arrput(h->kv, infer_gguf_kv_array(key, INFER_GGUF_STRING, (uint64_t)n, buf));
+    return INFER_OK;
+}
+
+static infer_status infer__hf_put_array(infer__hf *h, const char *key, infer_gguf_vtype et, const void *src, int64_t n, infer_error *err) {
+    void *p = infer__hf_keep(h->own, (size_t)n * 4);
+    if (!p) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    memcpy(p, src, (size_t)n * 4);
+    arrput(h->kv, infer_gguf_kv_array(key, et, (uint64_t)n, p));
+    return INFER_OK;
+}
+
+/* SentencePiece prepends a space unless the tokenizer says otherwise (Prepend normalizer,
+ * or a Metaspace pre-tokenizer whose prepend_scheme is not "never") */
+static int infer__hf_spm_space_prefix(const infer__json *root) {
+    const infer__json *norm = infer__json_get(root, "normalizer"), *pre = infer__json_get(root, "pre_tokenizer");
+    const infer__json *list = infer__json_get(norm, "normalizers");
+    for (uint32_t i = 0; norm && i < (list ? list->len : 1); i++) {
+        const char *t = infer__json_str(infer__json_get(list ? &list->items[i] : norm, "type"));
+        if (t && !strcmp(t, "Prepend")) return 1;
+    }
+    list = infer__json_get(pre, "pretokenizers");
+    for (uint32_t i = 0; pre && i < (list ? list->len : 1); i++) {
+        const infer__json *p = list ? &list->items[i] : pre;
+        const char *t = infer__json_str(infer__json_get(p, "type")), *scheme = infer__json_str(infer__json_get(p, "prepend_scheme"));
+        if (t && !strcmp(t, "Metaspace")) return !scheme || strcmp(scheme, "never") != 0;
+    }
+    return 0;
+}
+
+/* tokenizer_config.json's chat_template (a string, or the "default" of a list), else the
+ * folder's chat_template.jinja */
+static infer_status infer__hf_chat_template(infer__hf *h, const infer__hf_tok *k, const char *dir, infer_error *err) {
+    const infer__json *ct = infer__json_get(k->cfg.root, "chat_template");
+    const char *s = infer__json_str(ct);
+    for (uint32_t i = 0; !s && ct && ct->type == INFER__JSON_ARRAY && i < ct->len; i++) {
+        const char *name = infer__json_str(infer__json_get(&ct->items[i], "name"));
+        if (name && !strcmp(name, "default")) s = infer__json_str(infer__json_get(&ct->items[i], "template"));
+    }
+    if (s) { infer__hf_put_str(h, "tokenizer.chat_template", s); return INFER_OK; }
+    if (!infer__hf_exists(dir, "chat_template.jinja")) return INFER_OK;
+    char path[4096];
+    infer__mapping m;
+    INFER__TRY(infer__hf_path(path, sizeof path, dir, "chat_template.jinja", err));
+    INFER__TRY(infer__map_file(&m, path, err));
+    char *copy = (char *)infer__hf_keep(h->own, m.size + 1);
+    if (copy) memcpy(copy, m.addr, m.size);
+    infer__unmap(&m);
+    if (!copy) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    arrput(h->kv, infer_gguf_kv_str("tokenizer.chat_template", copy));
+    return INFER_OK;
+}
+
+static infer_status infer__hf_tok_keys(infer__hf *h, infer__hf_tok *k, const infer__json *merges, const char *dir, infer_error *err) {
+    infer__hf_put_str(h, "tokenizer.ggml.model", k->spm ? "llama" : "gpt2");
+    infer__hf_put_str(h, "tokenizer.ggml.pre", k->pre);
+    INFER__TRY(infer__hf_put_strings(h, "tokenizer.ggml.tokens", k, NULL, err));
+    if (k->spm) INFER__TRY(infer__hf_put_array(h, "tokenizer.ggml.scores", INFER_GGUF_F32, k->score, k->n, err));
+    INFER__TRY(infer__hf_put_array(h, "tokenizer.ggml.token_type", INFER_GGUF_I32, k->type, k->n, err));
+    if (!k->spm && merges && merges->len) INFER__TRY(infer__hf_put_strings(h, "tokenizer.ggml.merges", k, merges, err));
+    for (int s = 0; s < 7; s++) {
+        char key[64];
+        snprintf(key, sizeof key, "tokenizer.ggml.%s_token_id", infer__hf_special_keys[s]);
+        if (k->special[s] >= 0) infer__hf_put_u32(h, infer__hf_str(h, key), k->special[s]);
+    }
+    if (k->add_bos >= 0) infer__hf_put_bool(h, "tokenizer.ggml.add_bos_token", k->add_bos);
+    if (k->add_eos >= 0) infer__hf_put_bool(h, "tokenizer.ggml.add_eos_token", k->add_eos);
+    if (k->spm && !infer__hf_spm_space_prefix(k->doc.root)) infer__hf_put_bool(h, "tokenizer.ggml.add_space_prefix", 0);
+    return infer__hf_chat_template(h, k, dir, err);
+}
+
+/* tokenizer.json `file` in `dir` (and tokenizer_config.json beside it) -> tokenizer keys;
+ * n_hint: config.json's vocab_size (0 if unknown) */
+static infer_status infer__hf_tokenizer(infer__hf *h, const char *dir, const char *file, int64_t n_hint, infer_error *err) {
+    infer__hf_tok k;
+    int bf = 0;
+    memset(&k, 0, sizeof k);
+    infer_status rc = infer__hf_read_json(&k.doc, dir, file, err);
+    if (rc == INFER_OK && infer__hf_exists(dir, "tokenizer_config.json")) rc = infer__hf_read_json(&k.cfg, dir, "tokenizer_config.json", err);
+    const char *type = NULL;
+    const infer__json *merges = NULL;
+    if (rc == INFER_OK) {
+        k.model = infer__json_get(k.doc.root, "model");
+        k.added = infer__json_get(k.doc.root, "added_tokens");
+        type = infer__json_str(infer__json_get(k.model, "type"));
+        merges = infer__json_get(k.model, "merges");
+        infer__json_bool(infer__json_get(k.model, "byte_fallback"), &bf);
+        k.spm = bf;
+        if (!type || strcmp(type, "BPE")) rc = infer__fail(err, INFER_ERR_UNSUPPORTED, "tokenizer.json: model type '%.32s' is not supported (BPE only)", type ? type : "(none)");
+        else if (merges && merges->type != INFER__JSON_ARRAY) rc = infer__fail(err, INFER_ERR_FORMAT, "tokenizer.json: model.merges is not an array");
+    }
+    for (uint32_t r = 0; rc == INFER_OK && merges && r < merges->len; r++) {
+        const infer__json *m = &merges->items[r];
+        if (m->type != INFER__JSON_STRING && !(m->type == INFER__JSON_ARRAY && m->len == 2 && m->items[0].type == INFER__JSON_STRING && m->items[1].type == INFER__JSON_STRING))
+            rc = infer__fail(err, INFER_ERR_FORMAT, "tokenizer.json: merge %u is neither \"a b\" nor [\"a\", \"b\"]", r);
+    }
+    if (rc == INFER_OK) rc = infer__hf_tok_vocab(&k, n_hint, err);
+    if (rc == INFER_OK && k.spm) { k.pre = "default"; rc = infer__hf_tok_scores(&k, merges, err); }
+    if (rc == INFER_OK && !k.spm && !(k.pre = infer__hf_tok_pre(infer__json_get(k.doc.root, "pre_tokenizer"))))
+        rc = infer__fail(err, INFER_ERR_UNSUPPORTED, "tokenizer.json: unrecognized pre_tokenizer (known: the llama-bpe, qwen2, qwen35 and gpt-2 patterns)");
+    if (rc == INFER_OK) {
+        infer__hf_tok_specials(&k, h);
+        rc = infer__hf_tok_keys(h, &k, merges, dir, err);
+    }
+    infer__hf_tok_free(&k);
+    return rc;
+}
+
+/* ---- putting it together ---- */
+
+/* general.file_type as the converter states it: what the 2-D weights mostly are */
+static void infer__hf_file_type(infer__hf *h) {
+    int ft = 0;
+    for (ptrdiff_t i = 0; i < arrlen(h->tensors); i++) {
+        if (h->tensors[i].n_dims < 2) continue;
+        if (h->tensors[i].type == INFER_TYPE_BF16) ft = 32;
+        else if (h->tensors[i].type == INFER_TYPE_F16 && ft == 0) ft = 1;
+    }
+    infer__hf_put_u32(h, "general.file_type", ft);
+    infer__hf_put_u32(h, "general.quantization_version", 2);
+}
+
+/* move the built metadata and tensors into g (plain arrays, as infer_gguf_free expects) */
+static infer_status infer__hf_finish(infer__hf *h, infer_gguf *g, infer_error *err) {
+    const size_t nkv = (size_t)arrlen(h->kv), nt = (size_t)arrlen(h->tensors);
+    g->kv = (infer_gguf_kv *)infer__calloc(nkv + 1, sizeof(infer_gguf_kv));
+    g->tensors = (infer_tensor *)infer__calloc(nt + 1, sizeof(infer_tensor));
+    if (!g->kv || !g->tensors) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    if (nkv) memcpy(g->kv, h->kv, nkv * sizeof(infer_gguf_kv));
+    if (nt) memcpy(g->tensors, h->tensors, nt * sizeof(infer_tensor));
+    g->n_kv = (int64_t)nkv;
+    g->n_tensors = (int64_t)nt;
+    g->version = 3;
+    g->alignment = 32;
+    g->owner = h->own;
+    g->owner_free = infer__hf_owner_free;
+    h->own = NULL;
+    return INFER_OK;
+}
+
+static void infer__hf_free(infer__hf *h) {
+    for (ptrdiff_t i = 0; i < arrlen(h->files); i++) { infer_safetensors_free(&h->files[i]); INFER_FREE(h->done[i]); }
+    arrfree(h->files);
+    arrfree(h->done);
+    shfree(h->where);
+    arrfree(h->kv);
+    arrfree(h->tensors);
+    infer__json_free(&h->cfg_doc);
+    infer__hf_owner_free(h->own);
+}
+
+/* config.json: the family, and the text_config of multimodal wrappers */
+static infer_status infer__hf_read_config(infer__hf *h, infer_error *err) {
+    INFER__TRY(infer__hf_read_json(&h->cfg_doc, h->dir, "config.json", err));
+    h->cfg = h->cfg_doc.root;
+    h->text = infer__json_get(h->cfg, "text_config");
+    if (!h->text || h->text->type != INFER__JSON_OBJECT) h->text = h->cfg;
+    INFER__TRY(infer__hf_find_arch(h, err));
+    const infer__json *q = infer__json_get(h->cfg, "quantization_config"), *bs = infer__json_get(q, "weight_block_size");
+    h->fp8_block[0] = h->fp8_block[1] = 128;
+    for (uint32_t i = 0; bs && i < 2; i++)
+        if (infer__hf_int_v(infer__json_at(bs, i), "quantization_config.weight_block_size", 1, 1 << 20, &h->fp8_block[i], err) != 1) return INFER_ERR_FORMAT;
+    return INFER_OK;
+}
+
+static infer_status infer__hf_begin(infer__hf *h, infer_gguf *g, const char *dir, infer_error *err) {
+    memset(g, 0, sizeof *g);
+    memset(h, 0, sizeof *h);
+    h->dir = dir;
+    h->own = (infer__hf_owner *)infer__calloc(1, sizeof(infer__hf_owner));
+    if (!h->own) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    return INFER_OK;
+}
+
+infer_status infer_hf_load(infer_gguf *g, const char *dir, infer_error *err) {
+    infer__hf h;
+    int64_t n_vocab = 0;
+    infer_status rc = infer__hf_begin(&h, g, dir, err);
+    if (rc == INFER_OK) rc = infer__hf_read_config(&h, err);
+    if (rc == INFER_OK) rc = infer__hf_open_shards(&h, err);
+    if (rc == INFER_OK) rc = infer__hf_params(&h, err);
+    if (rc == INFER_OK) rc = infer__hf_rope_freqs(&h, err);
+    if (rc == INFER_OK) rc = infer__hf_tensors(&h, err);
+    if (rc == INFER_OK) {
+        qsort(h.tensors, (size_t)arrlen(h.tensors), sizeof(infer_tensor), infer__hf_cmp_tensor);
+        infer__hf_file_type(&h);
+        if (infer__hf_int(&h, "vocab_size", 1, 1 << 24, &n_vocab, err) < 0) rc = INFER_ERR_FORMAT;
+    }
+    if (rc == INFER_OK && infer__hf_exists(dir, "tokenizer.json")) rc = infer__hf_tokenizer(&h, dir, "tokenizer.json", n_vocab, err);
+    if (rc == INFER_OK) rc = infer__hf_finish(&h, g, err);
+    infer__hf_free(&h);
+    if (rc != INFER_OK) infer_gguf_free(g);
+    return rc;
+}
+
+infer_status infer_hf_vocab(infer_gguf *g, const char *tokenizer_json, infer_error *err) {
+    char dir[4096];
+    const char *slash = strrchr(tokenizer_json, '/');
+    infer__hf h;
+    int64_t n_vocab = 0;
+    if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - tokenizer_json), tokenizer_json);
+    else snprintf(dir, sizeof dir, ".");
+    infer_status rc = infer__hf_begin(&h, g, dir, err);
+    /* with a config.json beside it: the family's name and its vocab_size */
+    if (rc == INFER_OK && infer__hf_exists(dir, "config.json") && infer__hf_read_config(&h, err) == INFER_OK) {
+        infer__hf_put_str(&h, "general.architecture", h.arch_name);
+        if (infer__hf_int(&h, "vocab_size", 1, 1 << 24, &n_vocab, err) < 0) rc = INFER_ERR_FORMAT;
+    }
+    if (rc == INFER_OK) arrput(h.kv, infer_gguf_kv_str("general.name", infer__hf_basename(&h)));
+    if (rc == INFER_OK) rc = infer__hf_tokenizer(&h, dir, slash ? slash + 1 : tokenizer_json, n_vocab, err);
+    if (rc == INFER_OK) rc = infer__hf_finish(&h, g, err);
+    infer__hf_free(&h);
+    if (rc != INFER_OK) infer_gguf_free(g);
+    return rc;
 }
