@@ -35,26 +35,28 @@ test-asan: $(HDR) tests.c
 	$(CC) $(CFLAGS) -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -o tests-asan tests.c $(LDLIBS)
 	./tests-asan
 
-# Speed table. Models are synthesized once into bench-cache/ (git-ignored).
+# Speed table. Models are synthesized once into bench-cache/ (git-ignored). Each entry of
+# BENCH_MODELS is ARCH:PRESET:TYPE (see tools/convert synth).
 BENCH_DIR   ?= bench-cache
 BENCH_TYPES ?= q4_0 q8_0 f16
+BENCH_MODELS ?= $(foreach t,$(BENCH_TYPES),llama:llama-1b:$(t)) bitnet:bitnet-2b:tq2_0
 BENCH_THREADS ?= $(shell nproc)
 bench: infer tools/convert
 	@mkdir -p $(BENCH_DIR)
-	@for t in $(BENCH_TYPES); do \
-	  f=$(BENCH_DIR)/llama-1b-$$t.gguf; \
-	  [ -f $$f ] || ./tools/convert synth llama llama-1b $$f --type $$t || exit 1; \
+	@for m in $(BENCH_MODELS); do \
+	  a=$${m%%:*}; r=$${m#*:}; p=$${r%%:*}; t=$${r#*:}; f=$(BENCH_DIR)/$$p-$$t.gguf; \
+	  [ -f $$f ] || ./tools/convert synth $$a $$p $$f --type $$t || exit 1; \
 	done
 	@bw=$$(./infer --membw -t $(BENCH_THREADS) | sed -n 's/membw_gbs=\([0-9.]*\).*/\1/p'); \
 	printf '\nmemory read bandwidth (measured, %s threads): %s GB/s\n\n' $(BENCH_THREADS) $$bw; \
 	printf '%-12s %-6s %7s %10s %10s %10s %8s %8s\n' model type threads pp128_t/s tg64_t/s decode_GB/s roofline rss_MB; \
-	for t in $(BENCH_TYPES); do \
-	  f=$(BENCH_DIR)/llama-1b-$$t.gguf; \
+	for m in $(BENCH_MODELS); do \
+	  r=$${m#*:}; p=$${r%%:*}; t=$${r#*:}; f=$(BENCH_DIR)/$$p-$$t.gguf; \
 	  out=$$(./infer -m $$f --bench -t $(BENCH_THREADS) -c 256 2>/dev/null); \
-	  echo "$$out" | awk -v t=$$t -v th=$(BENCH_THREADS) -v bw=$$bw -v sz=$$(stat -c %s $$f) ' \
+	  echo "$$out" | awk -v p=$$p -v t=$$t -v th=$(BENCH_THREADS) -v bw=$$bw -v sz=$$(stat -c %s $$f) ' \
 	    /^bench/ { for (i = 2; i <= NF; i++) { split($$i, kv, "="); v[kv[1]] = kv[2] } \
 	      gbs = sz / 1e9 * v["tg_tok_s"]; \
-	      printf "%-12s %-6s %7s %10.2f %10.2f %10.2f %7.0f%% %8s\n", "llama-1b", t, th, v["pp_tok_s"], v["tg_tok_s"], gbs, 100 * gbs / bw, v["rss_mb"] }'; \
+	      printf "%-12s %-6s %7s %10.2f %10.2f %10.2f %7.0f%% %8s\n", p, t, th, v["pp_tok_s"], v["tg_tok_s"], gbs, 100 * gbs / bw, v["rss_mb"] }'; \
 	done
 
 clean:

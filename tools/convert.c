@@ -214,7 +214,7 @@ static int cmd_info(int argc, char **argv) {
 static int wants_quant(const infer_tensor *t, infer_type to) {
     if (t->n_dims < 2 || t->ne[0] % infer_type_block(to)) return 0;
     const char *n = t->name;
-    return strstr(n, ".weight") && !strstr(n, "norm") && !strstr(n, "rope_freqs") && !strstr(n, "ssm_conv1d") && !strstr(n, "ffn_gate_inp") && !strstr(n, "ssm_a");
+    return strstr(n, ".weight") && !strstr(n, "norm") && !strstr(n, "rope_freqs") && !strstr(n, "ssm_conv1d") && !strstr(n, "ffn_gate_inp");   /* ssm_a has no .weight */
 }
 
 /* t re-encoded as `to` into *out (the same name and shape); returns the new bytes */

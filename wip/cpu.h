@@ -1,8 +1,9 @@
 /* ------------------------------------------------------------------------------------------
  * >>cpu -- the CPU kernel table.
  *
- * Plain C, written to be checked by eye against the equations. The context carries a thread
- * pool and the `precise` flag:
+ * Plain C, written to be checked by eye against the equations (the fast dot products live in
+ * >>simd and >>ternary; attention converts F16 cache rows 8 at a time with F16C where the
+ * compiler targets it). The context carries a thread pool and the `precise` flag:
  *   precise = 1: weights are dequantized to f32 a row at a time and every product and sum
  *                is f32 -- the exact maths the golden logits were computed with.
  *   precise = 0: activations are quantized to the weight type's dot format (int8 blocks),
@@ -275,43 +276,82 @@ static void infer__cpu_kv_store(void *ctx, const infer_kv_view *kv, const float 
     }
 }
 
-static inline float infer__kv_get(const infer_kv_view *kv, const void *base, size_t i) {
-    return kv->type == INFER_TYPE_F16 ? infer__fp16_to_fp32(((const infer_half *)base)[i]) : ((const float *)base)[i];
+/* Cache row `row` of a K or V pool (head slice at column `col`, hd values) as f32: F32 pools
+ * are read in place, F16 rows are converted into tmp (8 at a time with F16C: exact, like
+ * the scalar conversion). */
+#if defined(__F16C__) && defined(__AVX__)
+#include <immintrin.h>
+#endif
+static inline const float *infer__kv_row_f32(const infer_kv_view *kv, const void *pool, size_t row, int col, int hd, float *tmp) {
+    const size_t at = row * kv->kv_dim + (size_t)col;
+    if (kv->type != INFER_TYPE_F16) return (const float *)pool + at;
+    const infer_half *h = (const infer_half *)pool + at;
+    int i = 0;
+#if defined(__F16C__) && defined(__AVX__)
+    for (; i + 8 <= hd; i += 8) _mm256_storeu_ps(tmp + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(h + i))));
+#endif
+    for (; i < hd; i++) tmp[i] = infer__fp16_to_fp32(h[i]);
+    return tmp;
+}
+
+/* a . b with 16 independent partial sums: one running sum would wait on every add, and
+ * lanes of fixed width are what the compiler turns into vector multiply-adds */
+static inline float infer__dot_f32_16(const float *a, const float *b, int n) {
+    float s[16] = { 0 };
+    int i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int k = 0; k < 16; k++) s[k] += a[i + k] * b[i + k];
+    for (; i < n; i++) s[0] += a[i] * b[i];
+    for (int k = 0; k < 8; k++) s[k] += s[k + 8];
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+/* y += w x, 8 at a time for the same reason */
+static inline void infer__axpy_f32_8(float *INFER_RESTRICT y, float w, const float *INFER_RESTRICT x, int n) {
+    int i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int k = 0; k < 8; k++) y[i + k] += w * x[i + k];
+    for (; i < n; i++) y[i] += w * x[i];
 }
 
 typedef struct infer__attn_job {
     float *out; const float *q; const infer_kv_view *kv; const int32_t *pos;
     int rows, n_head, n_head_kv, head_dim; float scale;
-    float *scores;  /* [n_threads, max_pos + 1] */
-    int32_t n_scores;
+    int heads;               /* query heads per task: the GQA group, or a part of it */
+    float *scratch;          /* per thread: [heads, max_pos + 1] scores, then one converted cache row */
+    size_t scratch_len;
+    const size_t *rows_of;   /* [max_pos + 1]: cache row of each position (via the block table) */
 } infer__attn_job;
 
-/* one (token, head): o = sum_j softmax_j(q.k_j * scale) v_j over cache positions j <= pos */
+/* One (token, run of `heads` query heads sharing a KV head): the heads go together, so each
+ * cache row is read (and converted) once for all of them. For query head h:
+ *   o_h = sum_j softmax_j(q_h . k_j * scale) v_j   over cache positions j <= pos */
 static void infer__attn_task(void *arg, int ith, int nth) {
     infer__attn_job *j = (infer__attn_job *)arg;
     const infer_kv_view *kv = j->kv;
-    const int group = j->n_head / j->n_head_kv, hd = j->head_dim;
-    float *s = j->scores + (size_t)ith * j->n_scores;
-    for (int task = ith; task < j->rows * j->n_head; task += nth) {
-        const int r = task / j->n_head, h = task % j->n_head, g = h / group;
-        const float *q = j->q + ((size_t)r * j->n_head + h) * hd;
-        float *o = j->out + ((size_t)r * j->n_head + h) * hd;
+    const int group = j->n_head / j->n_head_kv, heads = j->heads, hd = j->head_dim;
+    float *s = j->scratch + (size_t)ith * j->scratch_len, *tmp = s + (j->scratch_len - (size_t)hd);
+    const size_t stride = (j->scratch_len - (size_t)hd) / (size_t)heads;   /* scores of one query head */
+    const int per_row = j->n_head / heads;
+    for (int task = ith; task < j->rows * per_row; task += nth) {
+        const int r = task / per_row, h0 = task % per_row * heads, g = h0 / group;
+        const float *q = j->q + ((size_t)r * j->n_head + (size_t)h0) * hd;
+        float *o = j->out + ((size_t)r * j->n_head + (size_t)h0) * hd;
         const int32_t n = j->pos[r] + 1;
-        float mx = -INFINITY;
         for (int32_t p = 0; p < n; p++) {
-            const size_t base = infer__kv_row(kv, p) * kv->kv_dim + (size_t)g * hd;
-            float d = 0;
-            for (int i = 0; i < hd; i++) d += q[i] * infer__kv_get(kv, kv->k, base + i);
-            s[p] = d * j->scale;
-            if (s[p] > mx) mx = s[p];
+            const float *k = infer__kv_row_f32(kv, kv->k, j->rows_of[p], g * hd, hd, tmp);
+            for (int h = 0; h < heads; h++) s[h * stride + p] = infer__dot_f32_16(q + (size_t)h * hd, k, hd) * j->scale;
         }
-        float sum = 0;
-        for (int32_t p = 0; p < n; p++) { s[p] = expf(s[p] - mx); sum += s[p]; }
-        for (int i = 0; i < hd; i++) o[i] = 0;
+        for (int h = 0; h < heads; h++) {                      /* softmax, normalised in place */
+            float *sh = s + h * stride, mx = -INFINITY, sum = 0;
+            for (int32_t p = 0; p < n; p++) mx = sh[p] > mx ? sh[p] : mx;
+            for (int32_t p = 0; p < n; p++) { sh[p] = expf(sh[p] - mx); sum += sh[p]; }
+            for (int32_t p = 0; p < n; p++) sh[p] /= sum;
+        }
+        memset(o, 0, sizeof(float) * (size_t)heads * hd);
         for (int32_t p = 0; p < n; p++) {
-            const size_t base = infer__kv_row(kv, p) * kv->kv_dim + (size_t)g * hd;
-            const float w = s[p] / sum;
-            for (int i = 0; i < hd; i++) o[i] += w * infer__kv_get(kv, kv->v, base + i);
+            const float *v = infer__kv_row_f32(kv, kv->v, j->rows_of[p], g * hd, hd, tmp);
+            for (int h = 0; h < heads; h++) infer__axpy_f32_8(o + (size_t)h * hd, s[h * stride + p], v, hd);
         }
     }
 }
@@ -321,11 +361,20 @@ static void infer__cpu_attention(void *ctx, float *out, const float *q, const in
     infer__cpu_ctx *c = (infer__cpu_ctx *)ctx;
     int32_t maxp = 0;
     for (int r = 0; r < rows; r++) if (pos[r] > maxp) maxp = pos[r];
-    infer__attn_job j = { out, q, kv, pos, rows, n_head, n_head_kv, head_dim, scale, NULL, maxp + 1 };
-    j.scores = (float *)INFER_MALLOC((size_t)c->n_threads * (size_t)(maxp + 1) * sizeof(float));
-    if (!j.scores) return;
-    infer__pool_run(c->pool, infer__attn_task, &j);
-    INFER_FREE(j.scores);
+    /* whole GQA groups per task, halved while that leaves threads without two tasks each */
+    int heads = n_head / n_head_kv;
+    while (heads % 2 == 0 && rows * (n_head / heads) < 2 * c->n_threads) heads /= 2;
+    infer__attn_job j = { out, q, kv, pos, rows, n_head, n_head_kv, head_dim, scale, heads, NULL, 0, NULL };
+    j.scratch_len = (size_t)heads * (size_t)(maxp + 1) + (size_t)head_dim;
+    j.scratch = (float *)INFER_MALLOC((size_t)c->n_threads * j.scratch_len * sizeof(float));
+    size_t *rows_of = (size_t *)INFER_MALLOC((size_t)(maxp + 1) * sizeof(size_t));
+    if (j.scratch && rows_of) {
+        for (int32_t p = 0; p <= maxp; p++) rows_of[p] = infer__kv_row(kv, p);
+        j.rows_of = rows_of;
+        infer__pool_run(c->pool, infer__attn_task, &j);
+    }
+    INFER_FREE(j.scratch);
+    INFER_FREE(rows_of);
 }
 
 /* SwiGLU: out = silu(gate) * up, silu(z) = z / (1 + e^-z) */

@@ -415,7 +415,8 @@ static infer_status infer__load_deltanet(infer_model *m, infer__layer *L, int l,
     return infer__want(m, &L->ssm_out, 1, 0, VD, E, err, "blk.%d.ssm_out.weight", l);
 }
 
-/* dense SwiGLU, or router + experts (+ shared expert) when the layer stores a router */
+/* dense gated FFN (with its sub-norm and scales when bitlinear), or router + experts
+ * (+ shared expert) when the layer stores a router */
 static infer_status infer__load_ffn(infer_model *m, infer__layer *L, int l, infer_error *err) {
     infer_config *c = &m->cfg;
     const int64_t E = c->n_embd;
@@ -512,7 +513,17 @@ infer_status infer_model_load_memory(infer_model **out, const void *data, size_t
 
 infer_status infer_model_load(infer_model **out, const char *path, const infer_model_params *p, infer_error *err) {
     infer__mapping map;
+    struct stat sb;
     *out = NULL;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {     /* a Hugging Face folder (>>safetensors) */
+        infer_model *m = (infer_model *)infer__calloc(1, sizeof *m);
+        if (!m) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+        infer_status st = infer_hf_load(&m->gguf, path, err);
+        if (st == INFER_OK) st = infer__model_init(m, p, err);
+        if (st != INFER_OK) { infer_model_free(m); return st; }
+        *out = m;
+        return INFER_OK;
+    }
     INFER__TRY(infer__map_file(&map, path, err));
     infer_status st = infer_model_load_memory(out, map.addr, map.size, p, err);
     if (st != INFER_OK) { infer__unmap(&map); return st; }
@@ -569,7 +580,7 @@ static size_t infer__ssm_state_len(const infer_config *c) { return (size_t)c->ss
  *   x = token_embd[tokens]                                          x: [T, n_embd]
  *   for each layer:
  *       x = x + Mixer(RMSNorm(x) * attn_norm)        attention, or gated DeltaNet (hybrid)
- *       x = x + FFN(RMSNorm(x) * ffn_norm)           SwiGLU, or mixture of experts
+ *       x = x + FFN(RMSNorm(x) * ffn_norm)           gated (SwiGLU / ReLU^2), or MoE
  *   logits = W_out (RMSNorm(x) * output_norm)                       [T, n_vocab]
  *
  * Attention (h = the normed input):
@@ -579,6 +590,7 @@ static size_t infer__ssm_state_len(const infer_config *c) { return (size_t)c->ss
  *   q, k = RoPE(q, pos), RoPE(k, pos)                        first n_rot dims of each head
  *   cache k, v at pos;  a = softmax(q K^T * scale) V          causal, GQA
  *   a = a * sigmoid(gate)                                    (attn_gate)
+ *   a = RMSNorm(a) * attn_sub_norm                           (bitlinear)
  *   out = Wo a
  *
  * Gated DeltaNet (n_k key heads of d_k, n_v value heads of d_v, value head i reads key head
@@ -590,10 +602,13 @@ static size_t infer__ssm_state_len(const infer_config *c) { return (size_t)c->ss
  *   o = gated delta rule(q / sqrt(d_k), k, v, g, beta; S)                 [n_v, d_v]
  *   out = W_out (RMSNorm(o) * ssm_norm * silu(z))        per value head
  *
- * Feed-forward:
- *   SwiGLU:  W_down( silu(W_gate h) * (W_up h) )
- *   MoE:     sum over the router's top-k experts e of w_e SwiGLU_e(h)
- *            (+ sigmoid(w_shexp . h) SwiGLU_shared(h) when a shared expert is stored)
+ * Feed-forward (act = SiLU, or ReLU^2 = max(z, 0)^2 per cfg.ffn_act):
+ *   GLU:     W_down( act(W_gate h) * (W_up h) )
+ *            bitlinear: W_down( RMSNorm(act(W_gate h) * (W_up h)) * ffn_sub_norm )
+ *   MoE:     sum over the router's top-k experts e of w_e GLU_e(h)
+ *            (+ sigmoid(w_shexp . h) GLU_shared(h) when a shared expert is stored)
+ * A BitNet `.scale` tensor multiplies its projection's output; it is folded into the weight
+ * tensor's `scale` at load, which every matmul applies.
  * ---------------------------------------------------------------------------------------- */
 /* The output projection runs over at most this many rows at a time, so a long prompt with
  * all logits wanted needs [32, n_vocab] of scratch, not [n_ubatch, n_vocab]. */
@@ -847,7 +862,8 @@ static void infer__deltanet_layer(infer_session *s, int l, int T) {
     k->matmul(kc, s->o, L->ssm_out, s->dout, T);
 }
 
-/* gate = act(gate) * up with the model's activation (SiLU or ReLU^2) */
+/* gate = act(gate) * up with the model's activation: SiLU through the table's swiglu, others
+ * through the CPU's GLU kernel (>>cpu, infer__cpu_glu) */
 static void infer__ffn_act(infer_session *s, float *gate, const float *up, int64_t n) {
     if (s->m->cfg.ffn_act == INFER__ACT_SILU) s->k->swiglu(s->kctx, gate, gate, up, n);
     else infer__cpu_glu(s->kctx, gate, gate, up, n, s->m->cfg.ffn_act);

@@ -371,7 +371,7 @@ static infer_status infer__hf_opt_u32(infer__hf *h, const char *cfg_key, const c
     return INFER_OK;
 }
 
-/* architectures[0] (or model_type for the few configs without it) -> the family */
+/* architectures[0] -> the family (and BitNet with ReLU^2 -> BitNet's own "bitnet-b1.58") */
 static infer_status infer__hf_find_arch(infer__hf *h, infer_error *err) {
     const char *name = infer__json_str(infer__json_at(infer__json_get(h->cfg, "architectures"), 0));
     if (!name) return infer__fail(err, INFER_ERR_FORMAT, "config.json: no \"architectures\" entry");
@@ -479,6 +479,7 @@ static infer_status infer__hf_params(infer__hf *h, infer_error *err) {
     h->n_head_kv = h->n_head;
     if (infer__hf_int(h, "num_key_value_heads", 1, 4096, &h->n_head_kv, err) < 0) return INFER_ERR_FORMAT;
     if (infer__hf_int(h, "head_dim", 1, 65536, &head_dim, err) < 0) return INFER_ERR_FORMAT;
+    if (h->n_mtp && infer__hf_int(h, "mtp_num_hidden_layers", 1, 64, &h->n_mtp, err) < 0) return INFER_ERR_FORMAT;   /* mtp.* tensors present */
     infer__hf_put_str(h, "general.architecture", h->arch_name);
     infer__hf_put_str(h, "general.type", "model");
     arrput(h->kv, infer_gguf_kv_str("general.name", infer__hf_basename(h)));
@@ -891,8 +892,8 @@ static const infer_st_tensor *infer__hf_companion(infer__hf *h, const char *name
     return infer__hf_lookup(h, n, 1);
 }
 
-/* Values of t (named `name`) converted to type ty into dst, with the op's arithmetic and
- * BitNet's ternarization. `values` says whether decoding is needed at all. */
+/* the n values of t (named `name`) as type ty in dst: a plain copy when nothing changes,
+ * else decoded to floats, the op's arithmetic or BitNet's ternarization applied, encoded */
 static infer_status infer__hf_fill(infer__hf *h, const char *name, const infer_st_tensor *t, infer__hf_op op, int proj,
                                    infer_type ty, int64_t n, void *dst, infer_error *err) {
     const infer_st_tensor *scale = NULL;
