@@ -26,6 +26,7 @@
  *     >>util           checked byte cursor, size math, fp16/bf16, RNG, timer, mmap
  *     >>gguf           the GGUF container: metadata and tensor infos
  *     >>quant          every weight type: byte layouts, dequantize, quantize, dot
+ *     >>ternary        fast ternary dots: TQ1_0, TQ2_0, I2_S
  *     >>cpu            the CPU kernel table (scalar reference)
  *     >>json           a small validating JSON parser (tokenizer.json, config.json)
  *     >>tokenizer      SentencePiece BPE, byte-level BPE, WordPiece
@@ -50,7 +51,9 @@
  *
  * SUPPORTED
  *   families: llama (1/2/3, llama-3.1 rope scaling, mistral-style), qwen2, qwen2moe, qwen3,
- *             qwen3moe, qwen35 and qwen35moe (Qwen3.5/3.6: gated DeltaNet + gated attention)
+ *             qwen3moe, qwen35 and qwen35moe (Qwen3.5/3.6: gated DeltaNet + gated attention),
+ *             bitnet (BitNet b1.58: llama.cpp's `bitnet`, and BitNet's own `bitnet-b1.58` /
+ *             `bitnet-25` I2_S files; SiLU or ReLU^2 from `hidden_activation`, else per flavour)
  *   weights:  F32 F16 BF16 Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q2_K..Q6_K IQ1_S IQ1_M IQ2_XXS IQ2_XS
  *             IQ2_S IQ3_XXS IQ3_S IQ4_NL IQ4_XS TQ1_0 TQ2_0 MXFP4 NVFP4 Q1_0 Q2_0 I2_S
  *
