@@ -10,7 +10,7 @@ CFLAGS  ?= -O2 -march=native
 override CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -ffp-contract=off -I. $(STB_CFLAGS)
 LDLIBS  := -lm -lpthread
 
-HDR := infer.h $(wildcard wip/*.h wip/*.inc)
+HDR := infer.h
 
 all: infer tests tools/convert
 

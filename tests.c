@@ -1100,11 +1100,2548 @@ static void test_convert_llama2c(void) {
     remove("/tmp/infer_l2c_cut.bin");
 }
 
-#include "wip/simd_tests.inc"
-#include "wip/qwen_tests.inc"
+/* the SIMD dot products (wip/simd.h) against the scalar reference
+ * dots of the traits table. Included by tests.c.
+ *
+ * For every tier compiled into this build (avx512, avx2, neon) and every type it covers:
+ * rows of one block, a few odd block counts and 4096 + one block, with weights that are
+ *   - quantized random floats with outliers (the real thing),
+ *   - random bytes with sane scale fields (every code pattern, full-range sub-scales),
+ *   - bytes drawn from {0x00, 0xFF, 0x80, 0x7F, 0x88, 0x77} (extreme codes),
+ * against activations that are uniform, large with outliers, all +-max (every int8 code
+ * at +-127, the worst case for int16 pair sums) or zero in some blocks.
+ * Tolerance: |simd - ref| <= tol * M, M = sum_k |w_k x_k| over the dequantized values,
+ * tol = 1e-5 for F32/F16/BF16 (f32 accumulation where the reference uses double) and
+ * 2e-6 for the integer dots over 32-element blocks (exact integer sums; only the float
+ * scaling and summing order of the block sums differs);
+ * for the affine types (Q4_1, Q5_1: w = d*q + m) the dots add the d*q*x and m*x parts
+ * separately, and these can cancel, so M = sum_k (|w_k - m| + |m|) |x_k| there. The
+ * kernels over 256-element super-blocks (Q2_K..Q6_K, IQ4_XS, TQ1_0, TQ2_0) must agree
+ * exactly. */
 
-#include "wip/hf_tests.inc"
-#include "wip/bitnet_tests.inc"
+#ifdef INFER__HAVE_SIMD_TIERS
+/* Types whose SIMD kernels return bit-identical results (see >>simd, "Exactness"). */
+static int simd_exact_type(infer_type t) {
+    return t == INFER_TYPE_Q2_K || t == INFER_TYPE_Q3_K || t == INFER_TYPE_Q4_K || t == INFER_TYPE_Q5_K ||
+           t == INFER_TYPE_Q6_K || t == INFER_TYPE_IQ4_XS || t == INFER_TYPE_TQ1_0 || t == INFER_TYPE_TQ2_0;
+}
+
+/* M of the tolerance above: the magnitude of the terms the dot adds up. */
+static double simd_term_mag(infer_type t, const uint8_t *wq, const float *wd, const float *xd, int64_t n) {
+    double mag = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double m = 0;
+        if (t == INFER_TYPE_Q4_1) m = infer__fp16_to_fp32(((const infer_block_q4_1 *)wq)[i / 32].m);
+        if (t == INFER_TYPE_Q5_1) m = infer__fp16_to_fp32(((const infer_block_q5_1 *)wq)[i / 32].m);
+        mag += (fabs(wd[i] - m) + fabs(m)) * fabs((double)xd[i]);
+    }
+    return mag;
+}
+
+static void simd_put_half(infer__rng *r, uint8_t *p) {
+    const double u = infer__rng_uniform(r);
+    float v = (float)(0.001 + u * u);                     /* 1e-3 .. 1, denser near 0 */
+    if (infer__rng_next(r) & 1) v = -v;
+    if ((infer__rng_next(r) & 63) == 0) v = 0.0f;
+    const infer_half h = infer__fp32_to_fp16(v);
+    memcpy(p, &h, 2);
+}
+
+/* Overwrites the float scale fields of block `b` of type t with sane values. */
+static void simd_fix_scales(infer__rng *r, infer_type t, uint8_t *b) {
+    switch (t) {
+    case INFER_TYPE_Q4_0: case INFER_TYPE_Q5_0: case INFER_TYPE_Q8_0: case INFER_TYPE_IQ4_NL:
+    case INFER_TYPE_IQ4_XS:
+        simd_put_half(r, b); break;                                    /* d first */
+    case INFER_TYPE_Q4_1: case INFER_TYPE_Q5_1: case INFER_TYPE_Q4_K: case INFER_TYPE_Q5_K:
+        simd_put_half(r, b); simd_put_half(r, b + 2); break;           /* d, m / dmin */
+    case INFER_TYPE_Q2_K:
+        simd_put_half(r, b + offsetof(infer_block_q2_k, d)); simd_put_half(r, b + offsetof(infer_block_q2_k, dmin)); break;
+    case INFER_TYPE_Q3_K: simd_put_half(r, b + offsetof(infer_block_q3_k, d)); break;
+    case INFER_TYPE_Q6_K: simd_put_half(r, b + offsetof(infer_block_q6_k, d)); break;
+    case INFER_TYPE_TQ1_0: simd_put_half(r, b + offsetof(infer_block_tq1_0, d)); break;
+    case INFER_TYPE_TQ2_0: simd_put_half(r, b + offsetof(infer_block_tq2_0, d)); break;
+    case INFER_TYPE_MXFP4: b[0] = (uint8_t)(100 + infer__rng_next(r) % 40); break;  /* 2^-28 .. 2^11 */
+    default: break;                                       /* NVFP4: every UE4M3 byte is finite */
+    }
+}
+
+/* n weights of type t into `row` (mode 0: quantized floats, 1: random bytes, 2: extreme bytes). */
+static void simd_make_weights(infer__rng *r, infer_type t, int mode, int64_t n, float *tmp, uint8_t *row) {
+    const infer__type_traits *tt = infer__type(t);
+    const int float_type = tt->blck == 1;
+    if (mode == 0 || float_type) {
+        for (int64_t i = 0; i < n; i++) {
+            tmp[i] = (float)(infer__rng_uniform(r) * 2 - 1);
+            if (infer__rng_next(r) % 97 == 0) tmp[i] *= 100.0f;                  /* outliers */
+            if (float_type && mode == 2) tmp[i] = (infer__rng_next(r) & 1) ? 60000.0f : -1e-30f;
+        }
+        tt->quant(tmp, row, n);
+        return;
+    }
+    static const uint8_t extreme[6] = { 0x00, 0xFF, 0x80, 0x7F, 0x88, 0x77 };
+    const size_t bytes = infer_type_row_size(t, n);
+    for (size_t i = 0; i < bytes; i++) row[i] = mode == 1 ? (uint8_t)infer__rng_next(r) : extreme[infer__rng_next(r) % 6];
+    for (int64_t b = 0; b < n / tt->blck; b++) simd_fix_scales(r, t, row + (size_t)b * (size_t)tt->bytes);
+}
+
+/* n activations (mode 0: uniform, 1: x50 with outliers, 2: all +-1, 3: zero blocks) */
+static void simd_make_acts(infer__rng *r, int mode, int64_t n, float *x) {
+    for (int64_t i = 0; i < n; i++) {
+        const float u = (float)(infer__rng_uniform(r) * 2 - 1);
+        x[i] = mode == 0 ? u : mode == 1 ? 50.0f * u : mode == 2 ? (u < 0 ? -1.0f : 1.0f) : u;
+        if (mode == 1 && infer__rng_next(r) % 61 == 0) x[i] *= 1000.0f;
+        if (mode == 3 && (i / 32) % 3 == 1) x[i] = 0.0f;
+    }
+}
+
+/* The activation row as the dot sees it: in dot_type blocks (quantized into xq) and as the
+ * floats those blocks stand for (xd). Returns the pointer to pass to the dot. */
+static const void *simd_prepare_acts(infer_type dt, const float *x, int64_t n, uint8_t *xq, float *xd) {
+    if (dt == INFER_TYPE_F32) { memcpy(xd, x, (size_t)n * 4); return x; }
+    infer__type(dt)->quant(x, xq, n);
+    for (int64_t i = 0; i < n; i++) {
+        if (dt == INFER_TYPE_Q8_K) { const infer_block_q8_k *b = (const infer_block_q8_k *)xq + i / 256; xd[i] = b->d * b->qs[i % 256]; }
+        else if (dt == INFER_TYPE_Q8_1) { const infer_block_q8_1 *b = (const infer_block_q8_1 *)xq + i / 32; xd[i] = infer__fp16_to_fp32(b->d) * b->qs[i % 32]; }
+        else { const infer_block_q8_0 *b = (const infer_block_q8_0 *)xq + i / 32; xd[i] = infer__fp16_to_fp32(b->d) * b->qs[i % 32]; }
+    }
+    return xq;
+}
+
+static void test_simd_dot(void) {
+    enum { NMAX = 4096 + 256 };
+    infer__rng rng;
+    infer__rng_seed(&rng, 2024);
+    float *tmp = malloc(NMAX * 4), *x = malloc(NMAX * 4), *wd = malloc(NMAX * 4), *xd = malloc(NMAX * 4);
+    uint8_t *wq = malloc(NMAX * 4), *xq = malloc(NMAX * 4);
+    int ntiers = 0;
+    for (const infer__simd_tier *k = infer__simd_tiers; k->name; k++, ntiers++) {
+        int ntypes = 0, nchecks = 0;
+        double worst = 0;
+        for (int t = 0; t < INFER_TYPE_COUNT; t++) {
+            const infer__dot_fn f = k->lookup((infer_type)t);
+            if (!f) continue;
+            const infer__type_traits *tt = infer__type((infer_type)t);
+            CHECK_MSG(tt && tt->dot && tt->dequant && tt->quant, "%s: SIMD dot for type %d without a full traits row", k->name, t);
+            if (!tt || !tt->dot || !tt->dequant || !tt->quant) continue;
+            ntypes++;
+            const int64_t B = tt->blck > 1 ? tt->blck : 1;
+            const int64_t lens[] = { B, 3 * B, 7 * B, 4096 + B, B == 1 ? 37 : 5 * B, B == 1 ? 4099 : 2 * B };
+            for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+                const int64_t n = lens[li];
+                for (int wm = 0; wm < 3; wm++) {
+                    simd_make_weights(&rng, (infer_type)t, wm, n, tmp, wq);
+                    tt->dequant(wq, wd, n);
+                    for (int am = 0; am < 4; am++) {
+                        simd_make_acts(&rng, am, n, x);
+                        const void *xin = simd_prepare_acts(tt->dot_type, x, n, xq, xd);
+                        const double mag = simd_term_mag((infer_type)t, wq, wd, xd, n);
+                        const float ref = tt->dot(n, wq, xin), got = f(n, wq, xin);
+                        const double err = fabs((double)got - ref);
+                        if (mag > 0 && err / mag > worst) worst = err / mag;
+                        nchecks++;
+                        if (simd_exact_type((infer_type)t))
+                            CHECK_MSG(got == ref, "%s %s n=%lld w%d x%d: %.9g != reference %.9g", k->name, tt->name, (long long)n, wm, am, got, ref);
+                        else
+                            CHECK_MSG(err <= (tt->blck == 1 ? 1e-5 : 2e-6) * mag, "%s %s n=%lld w%d x%d: %.9g vs reference %.9g (M %.4g)",
+                                      k->name, tt->name, (long long)n, wm, am, got, ref, mag);
+                    }
+                }
+            }
+        }
+        printf("    %s: %d types, %d rows, largest |simd - ref| / M = %.2g\n", k->name, ntypes, nchecks, worst);
+        CHECK_MSG(ntypes > 0, "%s: no types", k->name);
+    }
+    if (ntiers == 0) printf("    no SIMD tier in this build (scalar dots only)\n");
+    /* the dispatch picks the first tier that has the type, else the scalar dot */
+    for (int t = 0; t < INFER_TYPE_COUNT; t++) {
+        if (!infer__type((infer_type)t)) continue;
+        infer__dot_fn want = infer__traits[t].dot;
+        if (infer__ternary_dot((infer_type)t)) continue;   /* ternary types have their own kernels (>>ternary) */
+        for (const infer__simd_tier *k = infer__simd_tiers; k->name; k++)
+            if (k->lookup((infer_type)t)) { want = k->lookup((infer_type)t); break; }
+        CHECK_MSG(infer__type_dot((infer_type)t) == want, "type %d: dispatch picked the wrong dot", t);
+    }
+    free(tmp); free(x); free(wd); free(xd); free(wq); free(xq);
+}
+#else
+/* Built with -DINFER_NO_SIMD (or without simd.h): every type must use its scalar dot. */
+static void test_simd_dot(void) {
+    for (int t = 0; t < INFER_TYPE_COUNT; t++) {
+        if (!infer__type((infer_type)t)) continue;
+        CHECK_MSG(infer__simd_dot((infer_type)t) == NULL, "type %d: SIMD dot in a build without SIMD", t);
+        CHECK_MSG(infer__type_dot((infer_type)t) == infer__traits[t].dot, "type %d: not the scalar dot", t);
+    }
+    printf("    SIMD disabled in this build: scalar dots only\n");
+}
+#endif
+/* qwen_tests.inc -- the Qwen families (qwen3moe, qwen3.5, qwen3.5-MoE) and their kernels:
+ * goldens, the chunked gated delta rule against its recurrence, and the MoE ops.
+ * Included by tests.c. */
+
+/* ---- goldens ---- */
+static void test_golden_qwen3moe(void) {
+    golden_precise("qwen3moe", "F32");
+    golden_fast("qwen3moe", "F32");
+}
+static void test_golden_qwen3moe_mxfp4(void) {
+    golden_precise("qwen3moe", "MXFP4_MOE");
+    golden_fast("qwen3moe", "MXFP4_MOE");
+}
+static void test_golden_qwen35(void) {
+    golden_precise("qwen35", "F32");
+    golden_fast("qwen35", "F32");
+}
+static void test_golden_qwen35moe(void) {
+    golden_precise("qwen35moe", "F32");
+    golden_fast("qwen35moe", "F32");
+}
+static void test_golden_qwen35moe_mxfp4(void) {
+    golden_precise("qwen35moe", "MXFP4_MOE");
+    golden_fast("qwen35moe", "MXFP4_MOE");
+}
+
+/* The quantized qwen3.5 variants: every one against its dequantized exact maths and the fast
+ * rule on the short prompt (batched and one token at a time); Q4_K_M on the long prompt too,
+ * with ubatch 7 splitting the 64-token DeltaNet chunks. */
+static void qw_golden_short(const char *family, const char *variant) {
+    char dir[256], model[64], ref[64], fast[64];
+    snprintf(dir, sizeof dir, SHARED "/golden/%s", family);
+    if (!file_exists(dir)) { printf("  SKIP: %s not found\n", dir); t_skipped = 1; return; }
+    snprintf(model, sizeof model, "model-%s.gguf", variant);
+    snprintf(ref, sizeof ref, "%s.short.deq.hp.bin", variant);
+    snprintf(fast, sizeof fast, "%s.short.bin", variant);
+    const int ubatches[] = { 512, 1 };
+    for (int u = 0; u < 2; u++) {
+        diff_t d = run_golden(dir, model, "short", ref, 1, ubatches[u], u == 1 ? 1 : 2, NULL, NULL);
+        CHECK_MSG(d.max_abs >= 0 && d.max_abs <= 2e-3, "%s %s short ubatch %d: max abs diff %.3g", family, variant, ubatches[u], d.max_abs);
+    }
+    double theirs = -1;
+    diff_t d = run_golden(dir, model, "short", ref, 0, 512, 2, fast, &theirs);
+    CHECK_MSG(d.mean_abs >= 0 && theirs >= 0 && d.mean_abs <= 1.5 * theirs + 0.01,
+              "%s %s short fast path: mean abs diff %.4g, reference engine's %.4g", family, variant, d.mean_abs, theirs);
+}
+static void test_golden_qwen35_quants(void) {
+    const char *v[] = { "Q8_0", "Q4_0", "Q4_K", "Q6_K", "MXFP4", "NVFP4" };
+    for (int i = 0; i < 6; i++) qw_golden_short("qwen35", v[i]);
+    golden_precise("qwen35", "Q4_K_M");
+    golden_fast("qwen35", "Q4_K_M");
+}
+
+/* ---- kernels ---- */
+static float qw_uniform(infer__rng *r, float lo, float hi) { return lo + (hi - lo) * (float)infer__rng_uniform(r); }
+static void qw_fill(infer__rng *r, float *x, size_t n, float lo, float hi) { for (size_t i = 0; i < n; i++) x[i] = qw_uniform(r, lo, hi); }
+static double qw_maxdiff(const float *a, const float *b, size_t n) {
+    double mx = 0;
+    for (size_t i = 0; i < n; i++) { double e = fabs((double)a[i] - b[i]); if (!(e <= mx)) mx = e; }
+    return mx;
+}
+
+/* random DeltaNet inputs shaped like the model's: unit q and k, decays exp(g) in (exp(g_min), 1),
+ * beta in (0, 1), a random starting state */
+typedef struct { int T, n_k, n_v, d_k, d_v; float *q, *k, *v, *g, *beta, *s0; } qw_dn_case;
+static qw_dn_case qw_dn_make(int T, int n_k, int n_v, int d_k, int d_v, float g_min, uint64_t seed) {
+    qw_dn_case c = { T, n_k, n_v, d_k, d_v, NULL, NULL, NULL, NULL, NULL, NULL };
+    infer__rng r;
+    infer__rng_seed(&r, seed);
+    c.q = malloc(sizeof(float) * T * n_k * d_k); c.k = malloc(sizeof(float) * T * n_k * d_k);
+    c.v = malloc(sizeof(float) * T * n_v * d_v); c.g = malloc(sizeof(float) * T * n_v); c.beta = malloc(sizeof(float) * T * n_v);
+    c.s0 = malloc(sizeof(float) * n_v * d_v * d_k);
+    qw_fill(&r, c.q, (size_t)T * n_k * d_k, -1, 1); qw_fill(&r, c.k, (size_t)T * n_k * d_k, -1, 1);
+    infer__cpu_l2norm(NULL, c.q, T * n_k, d_k, 1e-6f); infer__cpu_l2norm(NULL, c.k, T * n_k, d_k, 1e-6f);
+    qw_fill(&r, c.v, (size_t)T * n_v * d_v, -2, 2); qw_fill(&r, c.g, (size_t)T * n_v, g_min, 0);
+    qw_fill(&r, c.beta, (size_t)T * n_v, 0, 1); qw_fill(&r, c.s0, (size_t)n_v * d_v * d_k, -0.5f, 0.5f);
+    return c;
+}
+static void qw_dn_free(qw_dn_case *c) { free(c->q); free(c->k); free(c->v); free(c->g); free(c->beta); free(c->s0); }
+
+/* run tokens [0, T) through `fn` in pieces of `piece` tokens, the state carried between them */
+typedef void (*qw_dn_fn)(void *, float *, const float *, const float *, const float *, const float *, const float *, float *, int, int, int, int, int, float);
+static void qw_dn_run(void *ctx, qw_dn_fn fn, const qw_dn_case *c, int piece, float *out, float *state) {
+    memcpy(state, c->s0, sizeof(float) * c->n_v * c->d_v * c->d_k);
+    for (int t0 = 0; t0 < c->T; t0 += piece) {
+        const int n = c->T - t0 < piece ? c->T - t0 : piece;
+        fn(ctx, out + (size_t)t0 * c->n_v * c->d_v, c->q + (size_t)t0 * c->n_k * c->d_k, c->k + (size_t)t0 * c->n_k * c->d_k,
+           c->v + (size_t)t0 * c->n_v * c->d_v, c->g + (size_t)t0 * c->n_v, c->beta + (size_t)t0 * c->n_v, state,
+           n, c->n_k, c->n_v, c->d_k, c->d_v, 1.0f / sqrtf((float)c->d_k));
+    }
+}
+
+/* the chunked delta rule equals the token-by-token recurrence: outputs and final state, for
+ * lengths around the 64-token chunk, and for prompts cut into ubatches that split chunks */
+static void test_deltanet_chunked(void) {
+    const int lengths[] = { 1, 63, 64, 65, 130 };
+    infer__cpu_ctx *ctx = infer__cpu_ctx_create(2, 1);
+    for (int shape = 0; shape < 2; shape++) {
+        /* grouped heads with d_k = d_v and slow decay (a long memory), then n_k = n_v with
+         * d_k != d_v and fast decay */
+        const int n_k = shape ? 3 : 2, n_v = shape ? 3 : 4, d_k = shape ? 24 : 32, d_v = shape ? 16 : 32;
+        for (int li = 0; li < 5; li++) {
+            const int T = lengths[li];
+            qw_dn_case c = qw_dn_make(T, n_k, n_v, d_k, d_v, shape ? -3.0f : -0.1f, 100 + li + 10 * shape);
+            const size_t no = (size_t)T * n_v * d_v, ns = (size_t)n_v * d_v * d_k;
+            float *o_ref = malloc(sizeof(float) * no), *s_ref = malloc(sizeof(float) * ns);
+            float *o = malloc(sizeof(float) * no), *s = malloc(sizeof(float) * ns);
+            qw_dn_run(ctx, infer__cpu_deltanet_step, &c, 1, o_ref, s_ref);
+            const int pieces[] = { T, 7, 50 };           /* whole, and ubatches that split chunks */
+            for (int p = 0; p < 3; p++) {
+                qw_dn_run(ctx, infer__cpu_deltanet_chunked, &c, pieces[p], o, s);
+                const double eo = qw_maxdiff(o, o_ref, no), es = qw_maxdiff(s, s_ref, ns);
+                CHECK_MSG(eo < 1e-5 && es < 1e-5, "n_k %d n_v %d d_k %d d_v %d, T %d in pieces of %d: max diff out %.3g, state %.3g",
+                          n_k, n_v, d_k, d_v, T, pieces[p], eo, es);
+            }
+            /* a step call over many tokens is the same recurrence */
+            qw_dn_run(ctx, infer__cpu_deltanet_step, &c, T, o, s);
+            CHECK(qw_maxdiff(o, o_ref, no) == 0 && qw_maxdiff(s, s_ref, ns) == 0);
+            free(o_ref); free(s_ref); free(o); free(s);
+            qw_dn_free(&c);
+        }
+    }
+    infer__cpu_ctx_free(ctx);
+}
+
+/* the recurrence itself, for one head, against the equations written out with the full
+ * matrix S (decay, recall, delta update, readout) */
+static void test_deltanet_step_equations(void) {
+    const int T = 5, d_k = 3, d_v = 2;
+    qw_dn_case c = qw_dn_make(T, 1, 1, d_k, d_v, -1.0f, 7);
+    float S[3][2], out[5 * 2], state[2 * 3];
+    for (int i = 0; i < d_k; i++) for (int j = 0; j < d_v; j++) S[i][j] = c.s0[j * d_k + i];   /* state is by column */
+    infer__cpu_ctx *ctx = infer__cpu_ctx_create(1, 1);
+    qw_dn_run(ctx, infer__cpu_deltanet_step, &c, T, out, state);
+    infer__cpu_ctx_free(ctx);
+    const float scale = 1.0f / sqrtf((float)d_k);
+    for (int t = 0; t < T; t++) {
+        const float *q = c.q + t * d_k, *k = c.k + t * d_k, *v = c.v + t * d_v, a = expf(c.g[t]), b = c.beta[t];
+        for (int j = 0; j < d_v; j++) {
+            double u = 0;
+            for (int i = 0; i < d_k; i++) { S[i][j] *= a; u += S[i][j] * k[i]; }
+            for (int i = 0; i < d_k; i++) S[i][j] += k[i] * b * (v[j] - (float)u);
+            double o = 0;
+            for (int i = 0; i < d_k; i++) o += S[i][j] * q[i];
+            CHECK_NEAR(out[t * d_v + j], scale * o, 1e-5);
+        }
+    }
+    for (int i = 0; i < d_k; i++) for (int j = 0; j < d_v; j++) CHECK_NEAR(state[j * d_k + i], S[i][j], 1e-5);
+    qw_dn_free(&c);
+}
+
+/* the causal conv with its carried state: one call over T tokens = the direct formula over
+ * the zero-padded history = the same tokens fed in pieces */
+static void test_conv1d_state(void) {
+    enum { T = 11, C = 5, K = 4 };
+    infer__rng r;
+    infer__rng_seed(&r, 3);
+    float x[T * C], w[C * K], out[T * C], out2[T * C], st[(K - 1) * C], st2[(K - 1) * C];
+    qw_fill(&r, x, T * C, -2, 2);
+    qw_fill(&r, w, C * K, -1, 1);
+    memset(st, 0, sizeof st);
+    infer__cpu_conv1d_silu(NULL, out, x, st, w, T, C, K);
+    for (int t = 0; t < T; t++)
+        for (int c = 0; c < C; c++) {
+            double y = 0;
+            for (int j = 0; j < K; j++) { int ts = t - (K - 1) + j; if (ts >= 0) y += w[c * K + j] * x[ts * C + c]; }
+            CHECK_NEAR(out[t * C + c], y / (1 + exp(-y)), 1e-5);
+        }
+    for (int j = 0; j < K - 1; j++) for (int c = 0; c < C; c++) CHECK(st[j * C + c] == x[(T - (K - 1) + j) * C + c]);
+    memset(st2, 0, sizeof st2);
+    const int cuts[] = { 0, 1, 3, 4, 9, T };
+    for (int i = 0; i + 1 < 6; i++) infer__cpu_conv1d_silu(NULL, out2 + cuts[i] * C, x + cuts[i] * C, st2, w, cuts[i + 1] - cuts[i], C, K);
+    CHECK(qw_maxdiff(out, out2, T * C) == 0 && qw_maxdiff(st, st2, (K - 1) * C) == 0);
+}
+
+/* multi-axis rope: with every pair on the t/h/w streams and equal positions it is NeoX rope;
+ * pairs on the e stream (position 0) stay as they were */
+static void test_rope_multi(void) {
+    enum { T = 3, H = 2, D = 16 };
+    infer__rng r;
+    infer__rng_seed(&r, 5);
+    float a[T * H * D], b[T * H * D], x0[T * H * D];
+    qw_fill(&r, x0, T * H * D, -1, 1);
+    infer_rope rp;
+    memset(&rp, 0, sizeof rp);
+    rp.n_rot = 12; rp.neox = 1; rp.freq_base = 10000; rp.freq_scale = 1; rp.attn_factor = 1;
+    int32_t pos[4 * T];
+    for (int i = 0; i < T; i++) { pos[i] = pos[T + i] = pos[2 * T + i] = 5 + 7 * i; pos[3 * T + i] = 0; }
+    const int32_t full[4] = { 2, 2, 2, 0 }, partial[4] = { 1, 1, 1, 0 };   /* 6 pairs, sum 6 / sum 3 */
+    memcpy(a, x0, sizeof a); memcpy(b, x0, sizeof b);
+    infer__cpu_rope(NULL, a, T, H, D, pos, &rp);
+    infer__cpu_rope_multi(NULL, b, T, H, D, pos, &rp, full);
+    CHECK(qw_maxdiff(a, b, T * H * D) == 0);
+    CHECK(infer__imrope_stream(3, full) == 0 && infer__imrope_stream(4, full) == 1 && infer__imrope_stream(5, full) == 2);
+    /* sections [1,1,1,0] summing to 3 over 6 pairs: sector = i mod 3 covers t, h, w, nothing on e */
+    memcpy(b, x0, sizeof b);
+    infer__cpu_rope_multi(NULL, b, T, H, D, pos, &rp, partial);
+    CHECK(qw_maxdiff(a, b, T * H * D) == 0);
+    const int32_t with_e[4] = { 1, 0, 0, 2 };      /* sector 0 -> t; sectors 1, 2 -> e */
+    memcpy(b, x0, sizeof b);
+    infer__cpu_rope_multi(NULL, b, T, H, D, pos, &rp, with_e);
+    for (int t = 0; t < T; t++)
+        for (int h = 0; h < H; h++)
+            for (int i = 0; i < 6; i++) {
+                const size_t o = ((size_t)t * H + h) * D;
+                const int rotated = i % 3 == 0;
+                CHECK(b[o + i] == (rotated ? a[o + i] : x0[o + i]) && b[o + i + 6] == (rotated ? a[o + i + 6] : x0[o + i + 6]));
+            }
+}
+
+/* router: softmax, top-k (ties to the lower id), optional renormalisation and scale */
+static void test_moe_route(void) {
+    const float logits[2 * 5] = { 0.5f, 2.0f, -1.0f, 2.0f, 1.0f,   3.0f, 0.0f, 0.0f, 0.0f, 1.0f };
+    int32_t ids[2 * 3];
+    float w[2 * 3], wn[2 * 3];
+    infer__cpu_moe_route(NULL, ids, w, logits, 2, 5, 3, 1, 0, 1.0f);
+    CHECK(ids[0] == 1 && ids[1] == 3 && ids[2] == 4 && ids[3] == 0 && ids[4] == 4 && ids[5] == 1);
+    double z = 0;
+    for (int e = 0; e < 5; e++) z += exp(logits[e] - 2.0);
+    CHECK_NEAR(w[0], 1.0 / z, 1e-6);
+    CHECK_NEAR(w[2], exp(-1.0) / z, 1e-6);
+    infer__cpu_moe_route(NULL, ids, wn, logits, 2, 5, 3, 1, 1, 2.0f);
+    CHECK_NEAR(wn[0] + wn[1] + wn[2], 2.0, 1e-5);
+    CHECK_NEAR(wn[0] / wn[2], w[0] / w[2], 1e-5);
+    infer__cpu_moe_route(NULL, ids, w, logits, 2, 5, 2, 2, 0, 1.0f);      /* sigmoid gating */
+    CHECK(ids[0] == 1 && ids[1] == 3);
+    CHECK_NEAR(w[0], 1.0 / (1.0 + exp(-2.0)), 1e-6);
+}
+
+/* matmul_id = for each token and slot, a plain matmul with that expert's matrix; in the
+ * precise and fast paths, for float and quantized experts */
+static void test_matmul_id(void) {
+    enum { K = 256, N = 24, NE = 5, R = 6, U = 2 };
+    infer__rng r;
+    infer__rng_seed(&r, 9);
+    float *wf = malloc(sizeof(float) * K * N * NE), *x = malloc(sizeof(float) * R * U * K);
+    float *out = malloc(sizeof(float) * R * U * N), *ref = malloc(sizeof(float) * R * U * N);
+    qw_fill(&r, wf, (size_t)K * N * NE, -1, 1);
+    qw_fill(&r, x, (size_t)R * U * K, -1, 1);
+    const int32_t ids[R * U] = { 0, 4, 4, 0, 2, 3, 2, 4, 1, 0, 3, 3 };
+    const infer_type types[] = { INFER_TYPE_F32, INFER_TYPE_Q8_0, INFER_TYPE_Q4_K };
+    infer_error err;
+    for (int ti = 0; ti < 3; ti++) {
+        const size_t row = infer_type_row_size(types[ti], K);
+        void *wq = malloc(row * N * NE);
+        CHECK(infer_quantize(types[ti], wf, wq, (int64_t)K * N * NE, &err) == INFER_OK);
+        infer_tensor w = { "w", types[ti], 3, { K, N, NE, 1 }, wq, row * N * NE, 1.0f };
+        for (int precise = 0; precise < 2; precise++) {
+            infer__cpu_ctx *ctx = infer__cpu_ctx_create(2, precise);
+            for (int per_slot = 0; per_slot < 2; per_slot++) {
+                infer__cpu_matmul_id(ctx, out, &w, x, ids, R, U, per_slot);
+                for (int i = 0; i < R * U; i++) {
+                    infer_tensor we = w;                      /* expert ids[i] as a 2-D tensor */
+                    we.n_dims = 2; we.ne[2] = 1;
+                    we.data = (const uint8_t *)wq + (size_t)ids[i] * N * row;
+                    infer__cpu_matmul(ctx, ref + (size_t)i * N, &we, x + (size_t)(per_slot ? i : i / U) * K, 1);
+                }
+                CHECK_MSG(qw_maxdiff(out, ref, (size_t)R * U * N) == 0, "%s precise %d per_slot %d: max diff %g", infer_type_name(types[ti]),
+                          precise, per_slot, qw_maxdiff(out, ref, (size_t)R * U * N));
+            }
+            infer__cpu_ctx_free(ctx);
+        }
+        free(wq);
+    }
+    free(wf); free(x); free(out); free(ref);
+}
+
+/* ---- whole-model consistency of the recurrent state ---- */
+static float *qw_eval_all(infer_model *m, const int32_t *ids, int n, int n_batched, int ubatch, int threads, int precise) {
+    const int V = infer_model_config(m)->n_vocab;
+    infer_session_params sp = infer_session_default_params();
+    sp.precise = precise; sp.n_ubatch = ubatch; sp.n_threads = threads; sp.n_ctx = 256;
+    infer_session *s;
+    infer_error err;
+    float *out = malloc(sizeof(float) * V * n);
+    if (infer_session_create(&s, m, &sp, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); free(out); return NULL; }
+    infer_status st = infer_eval(s, ids, n_batched, out, 1, &err);
+    for (int i = n_batched; i < n && st == INFER_OK; i++) st = infer_eval(s, ids + i, 1, out + (size_t)i * V, 1, &err);
+    CHECK_MSG(st == INFER_OK, "%s", err.msg);
+    /* a reset gives a fresh sequence: zero recurrent state, empty cache */
+    infer_session_reset(s);
+    float *again = malloc(sizeof(float) * V * n_batched);
+    CHECK(infer_eval(s, ids, n_batched, again, 1, &err) == INFER_OK);
+    CHECK_MSG(qw_maxdiff(again, out, (size_t)V * n_batched) == 0, "after reset: max diff %g", qw_maxdiff(again, out, (size_t)V * n_batched));
+    free(again);
+    infer_session_free(s);
+    return out;
+}
+
+/* decode after a chunked prefill = the all-recurrent run, token by token; prompts cut by
+ * ubatches that split the DeltaNet chunks agree too */
+static void test_qwen35_prefill_vs_recurrent(void) {
+    const char *path = SHARED "/golden/qwen35/model-F32.gguf";
+    if (!file_exists(path)) SKIP("%s not found", path);
+    infer_model *m;
+    infer_error err;
+    if (infer_model_load(&m, path, NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
+    const int V = infer_model_config(m)->n_vocab, n = 140, n_prompt = 130;
+    int32_t ids[140];
+    for (int i = 0; i < n; i++) ids[i] = (i * 97 + 13) % V;
+    float *rec = qw_eval_all(m, ids, n, 1, 1, 1, 1);                    /* every token alone */
+    float *chunked = qw_eval_all(m, ids, n, n_prompt, 512, 2, 1);       /* 64 + 64 + 2, then decode */
+    float *split = qw_eval_all(m, ids, n, n_prompt, 50, 2, 1);          /* ubatches of 50 */
+    if (rec && chunked && split) {
+        double d1 = qw_maxdiff(chunked, rec, (size_t)V * n), d2 = qw_maxdiff(split, rec, (size_t)V * n);
+        CHECK_MSG(d1 < 2e-4, "chunked prefill + decode vs recurrent: max diff %.3g", d1);
+        CHECK_MSG(d2 < 2e-4, "ubatch 50 vs recurrent: max diff %.3g", d2);
+    }
+    free(rec); free(chunked); free(split);
+    infer_model_free(m);
+}
+
+/* ---- load errors name the key or the tensor ---- */
+static uint8_t *qw_patched(const uint8_t *f, size_t n, const char *find, const char *repl) {
+    uint8_t *p = malloc(n);
+    memcpy(p, f, n);
+    const size_t len = strlen(find);
+    for (size_t i = 0; i + len <= n; i++)
+        if (!memcmp(p + i, find, len)) { memcpy(p + i, repl, len); break; }
+    return p;
+}
+static void test_qwen35_load_errors(void) {
+    size_t n;
+    uint8_t *f = slurp(SHARED "/golden/qwen35/model-F32.gguf", &n);
+    if (!f) SKIP("../shared/golden/qwen35 not found");
+    struct { const char *find, *repl, *want; } cases[] = {
+        { "qwen35.ssm.conv_kernel", "qwen35.ssm.conv_kernex", "missing metadata key 'qwen35.ssm.conv_kernel'" },
+        { "qwen35.ssm.inner_size", "qwen35.ssm.inner_sizf", "missing metadata key 'qwen35.ssm.inner_size'" },
+        { "blk.1.ssm_conv1d.weight", "blk.1.ssm_conv1d.weighx", "missing tensor 'blk.1.ssm_conv1d.weight'" },
+        { "blk.3.attn_q_norm.weight", "blk.3.attn_q_norm.weighx", "missing tensor 'blk.3.attn_q_norm.weight'" },
+        { "blk.4.nextn.eh_proj.weight", "blk.4.nextn.eh_proj.weighx", "missing tensor 'blk.4.nextn.eh_proj.weight'" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint8_t *p = qw_patched(f, n, cases[i].find, cases[i].repl);
+        infer_model *m;
+        infer_error err;
+        int ok = infer_model_load_memory(&m, p, n, NULL, &err) == INFER_OK;
+        if (ok) infer_model_free(m);
+        CHECK_MSG(!ok && strstr(err.msg, cases[i].want), "%s -> %s", cases[i].repl, ok ? "loaded" : err.msg);
+        free(p);
+    }
+    /* a shape that disagrees with the metadata: ssm_a with 3 heads instead of 4 */
+    uint8_t *p = malloc(n);
+    memcpy(p, f, n);
+    for (size_t i = 0; i + 16 < n; i++)
+        if (!memcmp(p + i, "blk.2.ssm_a", 11) && p[i - 8] == 11) {   /* the name's length prefix */
+            uint64_t three = 3;
+            memcpy(p + i + 11 + 4, &three, 8);                          /* after n_dims: ne[0] */
+            break;
+        }
+    infer_model *m;
+    infer_error err;
+    int ok = infer_model_load_memory(&m, p, n, NULL, &err) == INFER_OK;
+    if (ok) infer_model_free(m);
+    CHECK_MSG(!ok && strstr(err.msg, "'blk.2.ssm_a' has shape [3,"), "%s", ok ? "loaded" : err.msg);
+    free(p);
+    free(f);
+}
+
+/* ---- models of other shapes, built here ----
+ * Random-weight GGUFs with shapes the goldens do not have: d_k != d_v, one key head for three
+ * value heads, a conv kernel of 3, an explicit recurrent_layers array, a rope section on the
+ * e stream, head_dim != n_embd / n_head, a multi-token-prediction block, MoE with a gated
+ * shared expert and no renormalisation. No reference logits: they must load, run, and agree
+ * across chunkings, thread counts and paths. */
+typedef struct { char name[64]; int n_dims; int64_t ne[3]; float lo, hi; } qw_tensor;
+typedef struct { const char *arch; buf_t kv; uint64_t n_kv; qw_tensor t[160]; int n_t; } qw_gguf;
+
+static void qw_key(qw_gguf *g, const char *suffix, uint32_t type) {
+    char key[128];
+    snprintf(key, sizeof key, "%s.%s", g->arch, suffix);
+    b_str(&g->kv, key); b_u32(&g->kv, type);
+    g->n_kv++;
+}
+static void qw_kv_u32(qw_gguf *g, const char *suffix, uint32_t v) { qw_key(g, suffix, INFER_GGUF_U32); b_u32(&g->kv, v); }
+static void qw_kv_f32(qw_gguf *g, const char *suffix, float v) { qw_key(g, suffix, INFER_GGUF_F32); b_put(&g->kv, &v, 4); }
+static void qw_kv_arr(qw_gguf *g, const char *suffix, uint32_t et, const int32_t *v, int n) {
+    qw_key(g, suffix, INFER_GGUF_ARRAY); b_u32(&g->kv, et); b_u64(&g->kv, (uint64_t)n);
+    for (int i = 0; i < n; i++) { if (et == INFER_GGUF_BOOL) { uint8_t u = (uint8_t)v[i]; b_put(&g->kv, &u, 1); } else b_u32(&g->kv, (uint32_t)v[i]); }
+}
+/* a tensor of uniform(lo, hi) values; ne1 = ne2 = 0 for fewer dims */
+static void qw_t(qw_gguf *g, float lo, float hi, int64_t ne0, int64_t ne1, int64_t ne2, const char *fmt, int l) {
+    qw_tensor *t = &g->t[g->n_t++];
+    snprintf(t->name, sizeof t->name, fmt, l);
+    t->n_dims = ne2 ? 3 : ne1 ? 2 : 1;
+    t->ne[0] = ne0; t->ne[1] = ne1 ? ne1 : 1; t->ne[2] = ne2 ? ne2 : 1;
+    t->lo = lo; t->hi = hi;
+}
+static void qw_w(qw_gguf *g, int64_t in, int64_t out, const char *fmt, int l) {     /* a matrix W[out, in] */
+    const float a = 1.5f / sqrtf((float)in);
+    qw_t(g, -a, a, in, out, 0, fmt, l);
+}
+static uint8_t *qw_gguf_bytes(qw_gguf *g, size_t *size, uint64_t seed) {
+    buf_t b = { 0 };
+    b_put(&b, "GGUF", 4); b_u32(&b, 3); b_u64(&b, (uint64_t)g->n_t); b_u64(&b, g->n_kv + 1);
+    b_kv_str(&b, "general.architecture", g->arch);
+    b_put(&b, g->kv.p, g->kv.n);
+    uint64_t off = 0;
+    for (int i = 0; i < g->n_t; i++) {
+        const qw_tensor *t = &g->t[i];
+        b_str(&b, t->name); b_u32(&b, (uint32_t)t->n_dims);
+        for (int d = 0; d < t->n_dims; d++) b_u64(&b, (uint64_t)t->ne[d]);
+        b_u32(&b, INFER_TYPE_F32); b_u64(&b, off);
+        off += ((uint64_t)t->ne[0] * t->ne[1] * t->ne[2] * 4 + 31) / 32 * 32;
+    }
+    b_pad(&b, 32);
+    infer__rng r;
+    infer__rng_seed(&r, seed);
+    for (int i = 0; i < g->n_t; i++) {
+        const qw_tensor *t = &g->t[i];
+        for (int64_t j = 0; j < t->ne[0] * t->ne[1] * t->ne[2]; j++) { float v = qw_uniform(&r, t->lo, t->hi); b_put(&b, &v, 4); }
+        b_pad(&b, 32);
+    }
+    free(g->kv.p);
+    *size = b.n;
+    return b.p;
+}
+
+typedef struct { int E, n_head, n_head_kv, hd, n_rot, K, d_k, n_k, n_v, d_v, n_ff, n_exp, n_used, ff_exp, ff_sh; } qw_shape;
+
+static void qw_attention_tensors(qw_gguf *g, const qw_shape *s, int l) {
+    qw_w(g, s->E, 2 * s->n_head * s->hd, "blk.%d.attn_q.weight", l);
+    qw_w(g, s->E, s->n_head_kv * s->hd, "blk.%d.attn_k.weight", l);
+    qw_w(g, s->E, s->n_head_kv * s->hd, "blk.%d.attn_v.weight", l);
+    qw_w(g, s->n_head * s->hd, s->E, "blk.%d.attn_output.weight", l);
+    qw_t(g, 0.8f, 1.2f, s->hd, 0, 0, "blk.%d.attn_q_norm.weight", l);
+    qw_t(g, 0.8f, 1.2f, s->hd, 0, 0, "blk.%d.attn_k_norm.weight", l);
+}
+static void qw_deltanet_tensors(qw_gguf *g, const qw_shape *s, int l) {
+    const int CD = 2 * s->n_k * s->d_k + s->n_v * s->d_v;
+    qw_w(g, s->E, CD, "blk.%d.attn_qkv.weight", l);
+    qw_w(g, s->E, s->n_v * s->d_v, "blk.%d.attn_gate.weight", l);
+    qw_w(g, s->E, s->n_v, "blk.%d.ssm_beta.weight", l);
+    qw_w(g, s->E, s->n_v, "blk.%d.ssm_alpha.weight", l);
+    qw_t(g, -0.6f, 0.6f, s->K, CD, 0, "blk.%d.ssm_conv1d.weight", l);
+    qw_t(g, -1.0f, 1.0f, s->n_v, 0, 0, "blk.%d.ssm_dt.bias", l);
+    qw_t(g, -1.5f, -0.05f, s->n_v, 0, 0, "blk.%d.ssm_a", l);
+    qw_t(g, 0.8f, 1.2f, s->d_v, 0, 0, "blk.%d.ssm_norm.weight", l);
+    qw_w(g, s->n_v * s->d_v, s->E, "blk.%d.ssm_out.weight", l);
+}
+static void qw_ffn_tensors(qw_gguf *g, const qw_shape *s, int l) {
+    qw_t(g, 0.8f, 1.2f, s->E, 0, 0, "blk.%d.post_attention_norm.weight", l);
+    if (!s->n_exp) {
+        qw_w(g, s->E, s->n_ff, "blk.%d.ffn_gate.weight", l);
+        qw_w(g, s->E, s->n_ff, "blk.%d.ffn_up.weight", l);
+        qw_w(g, s->n_ff, s->E, "blk.%d.ffn_down.weight", l);
+        return;
+    }
+    const float a = 1.5f / sqrtf((float)s->E), b = 1.5f / sqrtf((float)s->ff_exp);
+    qw_t(g, -2 * a, 2 * a, s->E, s->n_exp, 0, "blk.%d.ffn_gate_inp.weight", l);
+    qw_t(g, -a, a, s->E, s->ff_exp, s->n_exp, "blk.%d.ffn_gate_exps.weight", l);
+    qw_t(g, -a, a, s->E, s->ff_exp, s->n_exp, "blk.%d.ffn_up_exps.weight", l);
+    qw_t(g, -b, b, s->ff_exp, s->E, s->n_exp, "blk.%d.ffn_down_exps.weight", l);
+    qw_w(g, s->E, s->ff_sh, "blk.%d.ffn_gate_shexp.weight", l);
+    qw_w(g, s->E, s->ff_sh, "blk.%d.ffn_up_shexp.weight", l);
+    qw_w(g, s->ff_sh, s->E, "blk.%d.ffn_down_shexp.weight", l);
+    qw_w(g, s->E, 1, "blk.%d.ffn_gate_inp_shexp.weight", l);
+}
+
+/* the common keys and the global tensors of a qwen35 / qwen35moe file */
+static void qw_common(qw_gguf *g, const qw_shape *s, int block_count, int n_vocab, int tied) {
+    qw_kv_u32(g, "block_count", (uint32_t)block_count);
+    qw_kv_u32(g, "context_length", 4096);
+    qw_kv_u32(g, "embedding_length", (uint32_t)s->E);
+    qw_kv_u32(g, "attention.head_count", (uint32_t)s->n_head);
+    qw_kv_u32(g, "attention.head_count_kv", (uint32_t)s->n_head_kv);
+    qw_kv_u32(g, "attention.key_length", (uint32_t)s->hd);
+    qw_kv_u32(g, "attention.value_length", (uint32_t)s->hd);
+    qw_kv_f32(g, "attention.layer_norm_rms_epsilon", 1e-6f);
+    qw_kv_f32(g, "rope.freq_base", 1e6f);
+    qw_kv_u32(g, "rope.dimension_count", (uint32_t)s->n_rot);
+    qw_kv_u32(g, "ssm.conv_kernel", (uint32_t)s->K);
+    qw_kv_u32(g, "ssm.state_size", (uint32_t)s->d_k);
+    qw_kv_u32(g, "ssm.group_count", (uint32_t)s->n_k);
+    qw_kv_u32(g, "ssm.time_step_rank", (uint32_t)s->n_v);
+    qw_kv_u32(g, "ssm.inner_size", (uint32_t)(s->n_v * s->d_v));
+    qw_t(g, -1, 1, s->E, n_vocab, 0, "token_embd.weight", 0);
+    qw_t(g, 0.8f, 1.2f, s->E, 0, 0, "output_norm.weight", 0);
+    if (!tied) qw_w(g, s->E, n_vocab, "output.weight", 0);
+}
+
+/* qwen35moe: layers 0, 2, 3 DeltaNet, 1 and 4 attention (by the explicit array) */
+static uint8_t *qw_make_moe(size_t *size) {
+    static const qw_shape s = { 48, 3, 1, 20, 8, 3, 12, 1, 3, 10, 0, 5, 3, 8, 12 };
+    qw_gguf g;
+    memset(&g, 0, sizeof g);
+    g.arch = "qwen35moe";
+    qw_common(&g, &s, 5, 64, 0);
+    const int32_t sections[4] = { 2, 1, 0, 1 }, recurrent[5] = { 1, 0, 1, 1, 0 };
+    qw_kv_arr(&g, "rope.dimension_sections", INFER_GGUF_I32, sections, 4);
+    qw_kv_arr(&g, "attention.recurrent_layers", INFER_GGUF_BOOL, recurrent, 5);
+    qw_kv_u32(&g, "expert_count", (uint32_t)s.n_exp);
+    qw_kv_u32(&g, "expert_used_count", (uint32_t)s.n_used);
+    qw_kv_u32(&g, "expert_feed_forward_length", (uint32_t)s.ff_exp);
+    qw_kv_u32(&g, "expert_shared_feed_forward_length", (uint32_t)s.ff_sh);
+    qw_key(&g, "expert_weights_norm", INFER_GGUF_BOOL); b_put(&g.kv, "\0", 1);
+    for (int l = 0; l < 5; l++) {
+        qw_t(&g, 0.8f, 1.2f, s.E, 0, 0, "blk.%d.attn_norm.weight", l);
+        if (recurrent[l]) qw_deltanet_tensors(&g, &s, l); else qw_attention_tensors(&g, &s, l);
+        qw_ffn_tensors(&g, &s, l);
+    }
+    return qw_gguf_bytes(&g, size, 11);
+}
+
+/* qwen35: 3 main layers (interval 3: 0, 1 DeltaNet, 2 attention) + 1 MTP block, tied output,
+ * n_k = n_v, no rope sections */
+static uint8_t *qw_make_dense(size_t *size) {
+    static const qw_shape s = { 32, 2, 2, 16, 16, 4, 16, 2, 2, 16, 40, 0, 0, 0, 0 };
+    qw_gguf g;
+    memset(&g, 0, sizeof g);
+    g.arch = "qwen35";
+    qw_common(&g, &s, 4, 50, 1);
+    qw_kv_u32(&g, "feed_forward_length", (uint32_t)s.n_ff);
+    qw_kv_u32(&g, "full_attention_interval", 3);
+    qw_kv_u32(&g, "nextn_predict_layers", 1);
+    for (int l = 0; l < 4; l++) {
+        qw_t(&g, 0.8f, 1.2f, s.E, 0, 0, "blk.%d.attn_norm.weight", l);
+        if (l < 2) qw_deltanet_tensors(&g, &s, l); else qw_attention_tensors(&g, &s, l);
+        qw_ffn_tensors(&g, &s, l);
+    }
+    qw_w(&g, 2 * s.E, s.E, "blk.%d.nextn.eh_proj.weight", 3);
+    qw_t(&g, 0.8f, 1.2f, s.E, 0, 0, "blk.%d.nextn.enorm.weight", 3);
+    qw_t(&g, 0.8f, 1.2f, s.E, 0, 0, "blk.%d.nextn.hnorm.weight", 3);
+    return qw_gguf_bytes(&g, size, 12);
+}
+
+static void qw_check_model(const char *what, uint8_t *bytes, size_t size, int n_layer, int n_recurrent) {
+    infer_model *m;
+    infer_error err;
+    if (infer_model_load_memory(&m, bytes, size, NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", what, err.msg); return; }
+    const infer_config *c = infer_model_config(m);
+    int rec = 0;
+    for (int l = 0; l < c->n_layer; l++) rec += m->layers[l].recurrent;
+    CHECK_MSG(c->n_layer == n_layer && rec == n_recurrent, "%s: %d layers, %d recurrent", what, c->n_layer, rec);
+    const int V = c->n_vocab, n = 75;
+    int32_t ids[75];
+    for (int i = 0; i < n; i++) ids[i] = (i * 7 + 3) % V;
+    float *rec1 = qw_eval_all(m, ids, n, 1, 1, 1, 1);          /* all recurrent, 1 thread */
+    float *chunk1 = qw_eval_all(m, ids, n, 70, 512, 1, 1);     /* chunked prefill + decode */
+    float *chunk2 = qw_eval_all(m, ids, n, 70, 512, 2, 1);     /* 2 threads */
+    float *split = qw_eval_all(m, ids, n, 70, 7, 2, 1);        /* ubatches of 7 */
+    float *fast = qw_eval_all(m, ids, n, 70, 512, 2, 0);       /* fast path */
+    if (rec1 && chunk1 && chunk2 && split && fast) {
+        const size_t N = (size_t)V * n;
+        double sum = 0, l2 = 0;
+        for (size_t i = 0; i < N; i++) { sum += fabs((double)fast[i] - rec1[i]); l2 += rec1[i] * (double)rec1[i]; }
+        CHECK_MSG(l2 / N > 0.01, "%s: logits are nearly zero (rms %g)", what, sqrt(l2 / N));
+        CHECK_MSG(qw_maxdiff(chunk1, rec1, N) < 1e-4, "%s: chunked vs recurrent %.3g", what, qw_maxdiff(chunk1, rec1, N));
+        CHECK_MSG(qw_maxdiff(chunk2, chunk1, N) == 0, "%s: 2 threads vs 1 %.3g", what, qw_maxdiff(chunk2, chunk1, N));
+        CHECK_MSG(qw_maxdiff(split, rec1, N) < 1e-4, "%s: ubatch 7 vs recurrent %.3g", what, qw_maxdiff(split, rec1, N));
+        CHECK_MSG(sum / N < 0.02, "%s: fast vs precise mean diff %.3g", what, sum / N);
+    }
+    free(rec1); free(chunk1); free(chunk2); free(split); free(fast);
+    infer_model_free(m);
+}
+
+static void test_qwen35_other_shapes(void) {
+    size_t n;
+    uint8_t *f = qw_make_moe(&n);
+    qw_check_model("qwen35moe d_k 12 d_v 10, 1 key head for 3 value heads", f, n, 5, 3);
+    free(f);
+    f = qw_make_dense(&n);
+    qw_check_model("qwen35 with an MTP block", f, n, 3, 2);
+    /* a metadata inconsistency names its key */
+    infer_model *m;
+    infer_error err;
+    uint8_t *p = malloc(n);
+    memcpy(p, f, n);
+    for (size_t i = 0; i + 32 < n; i++)
+        if (!memcmp(p + i, "qwen35.ssm.group_count", 22)) { p[i + 22 + 4] = 3; break; }   /* key, u32 type, value */
+    CHECK(infer_model_load_memory(&m, p, n, NULL, &err) != INFER_OK);
+    CHECK_MSG(strstr(err.msg, "ssm.group_count") != NULL, "%s", err.msg);
+    free(p);
+    free(f);
+}
+
+/* safetensors and Hugging Face folders (included by tests.c).
+ *
+ * The round trip: each golden GGUF is written out as the Hugging Face folder it was
+ * converted from -- config.json, safetensors, tokenizer.json, tokenizer_config.json -- by
+ * undoing the converter's transforms here, with this file's own name table and formulas
+ * (ARCH_FACTS section 2 and the family sections), not the loader's. infer_hf_load must then
+ * give back every tensor bit for bit and the same metadata, and the GGUF it writes must
+ * give the same logits as the original. Two transforms cannot always be inverted exactly in
+ * floats -- -exp(A_log) and BitNet's 1/weight_scale skip some outputs -- so those values may
+ * come back 1 ulp off (the test counts them), and BitNet's ternary codes cannot say -0. */
+
+/* ---- small writers ---- */
+static void hb_str(buf_t *b, const char *s) { if (*s) b_put(b, s, strlen(s)); }
+static void hb_fmt(buf_t *b, const char *fmt, ...) {
+    char tmp[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    b_put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+/* a JSON string literal of n bytes (UTF-8 passes through) */
+static void hb_json(buf_t *b, const char *s, size_t n) {
+    b_put(b, "\"", 1);
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') { b_put(b, "\\", 1); b_put(b, &s[i], 1); }
+        else if (c < 0x20) hb_fmt(b, "\\u%04x", c);
+        else b_put(b, &s[i], 1);
+    }
+    b_put(b, "\"", 1);
+}
+/* text with the first `from` replaced by `to` */
+static void hb_replace(buf_t *out, const char *text, const char *from, const char *to) {
+    const char *at = strstr(text, from);
+    out->n = 0;
+    if (!at) { hb_str(out, text); return; }
+    if (at > text) b_put(out, text, (size_t)(at - text));
+    hb_str(out, to);
+    hb_str(out, at + strlen(from));
+    b_put(out, "", 1);
+    out->n--;
+}
+
+static int hb_save(const buf_t *b, const char *dir, const char *name) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f) return 0;
+    int ok = fwrite(b->p, 1, b->n, f) == b->n;
+    return fclose(f) == 0 && ok;
+}
+
+/* one tensor of a safetensors file being written */
+typedef struct { char name[160]; const char *dtype; int nd; int64_t shape[4]; uint8_t *data; size_t nbytes; } hft_t;
+
+/* a safetensors file: header (padded with spaces to 8 bytes), then the data in list order */
+static void hft_st_bytes(buf_t *out, const hft_t *ts, int n) {
+    buf_t h = { 0 };
+    uint64_t off = 0;
+    hb_str(&h, "{\"__metadata__\":{\"format\":\"pt\"}");
+    for (int i = 0; i < n; i++) {
+        hb_str(&h, ",");
+        hb_json(&h, ts[i].name, strlen(ts[i].name));
+        hb_fmt(&h, ":{\"dtype\":\"%s\",\"shape\":[", ts[i].dtype);
+        for (int d = 0; d < ts[i].nd; d++) hb_fmt(&h, "%s%lld", d ? "," : "", (long long)ts[i].shape[d]);
+        hb_fmt(&h, "],\"data_offsets\":[%llu,%llu]}", (unsigned long long)off, (unsigned long long)(off + ts[i].nbytes));
+        off += ts[i].nbytes;
+    }
+    hb_str(&h, "}");
+    while (h.n % 8) hb_str(&h, " ");
+    b_u64(out, h.n);
+    b_put(out, h.p, h.n);
+    for (int i = 0; i < n; i++) b_put(out, ts[i].data, ts[i].nbytes);
+    free(h.p);
+}
+static int hft_write_st(const char *dir, const char *file, hft_t *ts, int n) {
+    buf_t out = { 0 };
+    hft_st_bytes(&out, ts, n);
+    int ok = hb_save(&out, dir, file);
+    free(out.p);
+    return ok;
+}
+
+/* ---- GGUF -> the Hugging Face checkpoint it came from ---- */
+typedef struct {
+    const infer_gguf *g;
+    const char *arch;          /* general.architecture */
+    int llama, hybrid, bitnet, fused_experts;
+    const char *prefix;        /* "model." or "model.language_model." */
+    int64_t n_head, n_head_kv, n_main, nk, nv, dk, dv;
+    hft_t *t; int n, cap;
+    int n_inexact;             /* values no float input reproduces exactly: -exp(A_log), 1/weight_scale */
+} hft_ctx;
+
+static int64_t hft_int(const infer_gguf *g, const char *arch, const char *suffix, int64_t dflt) {
+    char k[128];
+    int64_t v;
+    snprintf(k, sizeof k, "%s.%s", arch, suffix);
+    return infer__get_int(g, k, &v, NULL) == 1 ? v : dflt;
+}
+static double hft_float(const infer_gguf *g, const char *arch, const char *suffix, double dflt) {
+    char k[128];
+    double v;
+    snprintf(k, sizeof k, "%s.%s", arch, suffix);
+    return infer__get_float(g, k, &v, NULL) == 1 ? v : dflt;
+}
+
+static hft_t *hft_add(hft_ctx *c, const char *name, const char *dtype, int nd, const int64_t *shape, size_t nbytes) {
+    if (c->n == c->cap) { c->cap = c->cap * 2 + 16; c->t = realloc(c->t, sizeof(hft_t) * (size_t)c->cap); }
+    hft_t *t = &c->t[c->n++];
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->dtype = dtype;
+    t->nd = nd;
+    memcpy(t->shape, shape, sizeof(int64_t) * (size_t)nd);
+    t->nbytes = nbytes;
+    t->data = calloc(1, nbytes ? nbytes : 1);
+    return t;
+}
+
+/* the float x closest to guess with f(x) == want, searching 64 ulps each way; else guess */
+static float hft_preimage(float want, float guess, float (*f)(float), int *exact) {
+    float lo = guess, hi = guess;
+    *exact = 1;
+    for (int k = 0; k < 64; k++) {
+        if (f(lo) == want) return lo;
+        if (f(hi) == want) return hi;
+        lo = nextafterf(lo, -INFINITY);
+        hi = nextafterf(hi, INFINITY);
+    }
+    *exact = 0;
+    return guess;
+}
+static float hft_plus1(float x) { return x + 1.0f; }
+static float hft_negexp(float x) { return -expf(x); }
+static float hft_recip(float x) { return 1.0f / x; }   /* bitnet: (code - 1) / ws with code - 1 = 1 */
+
+/* GGUF's tiled value heads back to HF's grouped order: HF head k*r + i is GGUF head i*nk + k
+ * (a view [nk, r, d] with its first two axes swapped). dst/src hold nv blocks of d floats. */
+static void hft_unreorder(const hft_ctx *c, float *dst, const float *src, int64_t d) {
+    const int64_t r = c->nv / c->nk;
+    for (int64_t k = 0; k < c->nk; k++)
+        for (int64_t i = 0; i < r; i++) memcpy(dst + (k * r + i) * d, src + (i * c->nk + k) * d, sizeof(float) * (size_t)d);
+}
+
+/* GGUF llama's adjacent-pair rows back to HF's rotate-half rows: the converter's
+ * reshape(n_head, 2, hd/2, cols).swapaxes(1, 2) puts HF row j*hd/2 + i of a head at 2i + j */
+static void hft_unpermute(float *dst, const float *src, int64_t rows, int64_t cols, int64_t n_head) {
+    const int64_t hd = rows / n_head;
+    for (int64_t h = 0; h < n_head; h++)
+        for (int64_t i = 0; i < hd / 2; i++)
+            for (int64_t j = 0; j < 2; j++)
+                memcpy(dst + (h * hd + j * hd / 2 + i) * cols, src + (h * hd + 2 * i + j) * cols, sizeof(float) * (size_t)cols);
+}
+
+/* the 7 BitNet projections as Microsoft's packed U8 + inverted scale */
+static void hft_pack_bitnet(hft_ctx *c, const char *hf, const float *w, int64_t rows, int64_t cols) {
+    float s = 0;
+    for (int64_t i = 0; i < rows * cols; i++) s = fmaxf(s, fabsf(w[i]));
+    const int64_t sh[2] = { rows / 4, cols }, one = 1;
+    hft_t *p = hft_add(c, hf, "U8", 2, sh, (size_t)(rows / 4 * cols));
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t k = 0; k < cols; k++) {
+            const int code = w[r * cols + k] > 0 ? 2 : w[r * cols + k] < 0 ? 0 : 1;
+            p->data[(r % (rows / 4)) * cols + k] |= (uint8_t)(code << (2 * (r / (rows / 4))));
+        }
+    char nm[220];
+    int exact;
+    snprintf(nm, sizeof nm, "%.200s_scale", hf);
+    hft_t *sc = hft_add(c, nm, "F32", 1, &one, 4);
+    const float ws = hft_preimage(s, 1.0f / s, hft_recip, &exact);
+    memcpy(sc->data, &ws, 4);
+    c->n_inexact += !exact;
+}
+
+/* "blk.N.<rest>" -> HF name; NULL for tensors HF does not store */
+static const char *hft_name(const hft_ctx *c, const char *gg, char *out, size_t size) {
+    static const char *const map[][2] = {
+        { "attn_norm", "input_layernorm" }, { "ffn_norm", "post_attention_layernorm" }, { "post_attention_norm", "post_attention_layernorm" },
+        { "attn_q", "self_attn.q_proj" }, { "attn_k", "self_attn.k_proj" }, { "attn_v", "self_attn.v_proj" }, { "attn_output", "self_attn.o_proj" },
+        { "attn_q_norm", "self_attn.q_norm" }, { "attn_k_norm", "self_attn.k_norm" }, { "attn_sub_norm", "self_attn.attn_sub_norm" },
+        { "ffn_gate", "mlp.gate_proj" }, { "ffn_up", "mlp.up_proj" }, { "ffn_down", "mlp.down_proj" }, { "ffn_sub_norm", "mlp.ffn_sub_norm" },
+        { "ffn_gate_inp", "mlp.gate" }, { "ffn_gate_shexp", "mlp.shared_expert.gate_proj" }, { "ffn_up_shexp", "mlp.shared_expert.up_proj" },
+        { "ffn_down_shexp", "mlp.shared_expert.down_proj" }, { "ffn_gate_inp_shexp", "mlp.shared_expert_gate" },
+        { "attn_qkv", "linear_attn.in_proj_qkv" }, { "attn_gate", "linear_attn.in_proj_z" }, { "ssm_beta", "linear_attn.in_proj_b" },
+        { "ssm_alpha", "linear_attn.in_proj_a" }, { "ssm_conv1d", "linear_attn.conv1d" }, { "ssm_norm", "linear_attn.norm" },
+        { "ssm_out", "linear_attn.out_proj" },
+    };
+    static const char *const mtp[][2] = { { "nextn.eh_proj", "fc" }, { "nextn.enorm", "pre_fc_norm_embedding" }, { "nextn.hnorm", "pre_fc_norm_hidden" },
+                                          { "nextn.shared_head_norm", "norm" } };
+    if (!strcmp(gg, "token_embd.weight")) { snprintf(out, size, "%sembed_tokens.weight", c->prefix); return out; }
+    if (!strcmp(gg, "output_norm.weight")) { snprintf(out, size, "%snorm.weight", c->prefix); return out; }
+    if (!strcmp(gg, "output.weight")) return "lm_head.weight";
+    if (strncmp(gg, "blk.", 4)) return NULL;
+    char *end;
+    const long blk = strtol(gg + 4, &end, 10);
+    const char *rest = end + 1;
+    char lay[64];
+    if (blk >= c->n_main) snprintf(lay, sizeof lay, "mtp.layers.%ld.", blk - c->n_main);
+    else snprintf(lay, sizeof lay, "%slayers.%ld.", c->prefix, blk);
+    if (!strcmp(rest, "ssm_a")) { snprintf(out, size, "%slinear_attn.A_log", lay); return out; }
+    if (!strcmp(rest, "ssm_dt.bias")) { snprintf(out, size, "%slinear_attn.dt_bias", lay); return out; }
+    const char *dot = strrchr(rest, '.');
+    const size_t bl = (size_t)(dot - rest);
+    for (size_t i = 0; i < sizeof mtp / sizeof mtp[0]; i++)
+        if (strlen(mtp[i][0]) == bl && !strncmp(rest, mtp[i][0], bl)) { snprintf(out, size, "mtp.%s%s", mtp[i][1], dot); return out; }
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strlen(map[i][0]) == bl && !strncmp(rest, map[i][0], bl)) { snprintf(out, size, "%s%s%s", lay, map[i][1], dot); return out; }
+    return NULL;
+}
+
+/* ffn_{gate,up,down}_exps [E, out, in]: one HF tensor per expert, or fused gate_up / down */
+static void hft_experts(hft_ctx *c, const infer_tensor *t, const char *gg) {
+    const int64_t E = t->ne[2], out = t->ne[1], in = t->ne[0];
+    const char *proj = strstr(gg, "gate_exps") ? "gate_proj" : strstr(gg, "up_exps") ? "up_proj" : "down_proj";
+    const long blk = strtol(gg + 4, NULL, 10);
+    const float *w = (const float *)t->data;
+    char nm[200];
+    if (c->fused_experts) {
+        if (!strcmp(proj, "down_proj")) {
+            const int64_t sh[3] = { E, out, in };
+            snprintf(nm, sizeof nm, "%slayers.%ld.mlp.experts.down_proj", c->prefix, blk);
+            memcpy(hft_add(c, nm, "F32", 3, sh, t->nbytes)->data, w, t->nbytes);
+            return;
+        }
+        snprintf(nm, sizeof nm, "%slayers.%ld.mlp.experts.gate_up_proj", c->prefix, blk);
+        hft_t *f = NULL;
+        for (int i = 0; i < c->n; i++) if (!strcmp(c->t[i].name, nm)) f = &c->t[i];
+        if (!f) { const int64_t sh[3] = { E, 2 * out, in }; f = hft_add(c, nm, "F32", 3, sh, t->nbytes * 2); }
+        const size_t slab = (size_t)(out * in) * 4;
+        for (int64_t e = 0; e < E; e++) memcpy(f->data + (2 * e + (proj[0] == 'u')) * slab, (const uint8_t *)w + e * slab, slab);
+        return;
+    }
+    for (int64_t e = 0; e < E; e++) {
+        const int64_t sh[2] = { out, in };
+        snprintf(nm, sizeof nm, "%slayers.%ld.mlp.experts.%lld.%s.weight", c->prefix, blk, (long long)e, proj);
+        memcpy(hft_add(c, nm, "F32", 2, sh, (size_t)(out * in) * 4)->data, w + e * out * in, (size_t)(out * in) * 4);
+    }
+}
+
+static void hft_tensor(hft_ctx *c, const infer_tensor *t) {
+    char nm[200];
+    const char *gg = t->name, *hf = hft_name(c, gg, nm, sizeof nm);
+    if (strstr(gg, "_exps.weight")) { hft_experts(c, t, gg); return; }
+    if (!hf) return;   /* rope_freqs: config.json's rope_scaling regenerates it */
+    int64_t sh[4];
+    int nd = t->n_dims;
+    for (int d = 0; d < nd; d++) sh[d] = t->ne[nd - 1 - d];
+    const int64_t n = t->nbytes / 4, rows = sh[0], cols = n / (rows ? rows : 1);
+    const float *w = (const float *)t->data;
+    const char *rest = strncmp(gg, "blk.", 4) ? gg : strchr(gg + 4, '.') + 1;
+    if (c->bitnet && t->n_dims == 2 && !strstr(gg, "token_embd") && strncmp(gg, "output", 6)) { hft_pack_bitnet(c, hf, w, rows, cols); return; }
+    if (strstr(gg, "ssm_conv1d")) { sh[2] = sh[1]; sh[1] = 1; nd = 3; }
+    hft_t *o = hft_add(c, hf, "F32", nd, sh, t->nbytes);
+    float *x = (float *)o->data;
+    memcpy(x, w, t->nbytes);
+    if (c->llama && (!strncmp(rest, "attn_q.", 7) || !strncmp(rest, "attn_k.", 7)))
+        hft_unpermute(x, w, rows, cols, rest[5] == 'q' ? c->n_head : c->n_head_kv);
+    if (c->hybrid && strstr(gg, "norm.weight") && !strstr(gg, "ssm_norm"))
+        for (int64_t i = 0; i < n; i++) { int ex; x[i] = hft_preimage(w[i], w[i] - 1.0f, hft_plus1, &ex); CHECK(ex); }
+    if (c->hybrid && !strcmp(rest, "ssm_a"))
+        for (int64_t i = 0; i < n; i++) { int ex; x[i] = hft_preimage(w[i], logf(-w[i]), hft_negexp, &ex); c->n_inexact += !ex; }
+    if (c->hybrid && c->nk != c->nv) {
+        float *tmp = malloc(t->nbytes);
+        memcpy(tmp, x, t->nbytes);
+        const int64_t vfirst = 2 * c->nk * c->dk;
+        if (!strcmp(rest, "attn_qkv.weight") || !strcmp(rest, "ssm_conv1d.weight")) hft_unreorder(c, x + vfirst * cols, tmp + vfirst * cols, c->dv * cols);
+        if (!strcmp(rest, "attn_gate.weight") || !strcmp(rest, "ssm_beta.weight") || !strcmp(rest, "ssm_alpha.weight") || !strcmp(rest, "ssm_a") || !strcmp(rest, "ssm_dt.bias"))
+            hft_unreorder(c, x, tmp, n / c->nv);
+        if (!strcmp(rest, "ssm_out.weight"))
+            for (int64_t r = 0; r < rows; r++) hft_unreorder(c, x + r * cols, tmp + r * cols, c->dv);
+        free(tmp);
+    }
+}
+
+/* config.json from the GGUF's metadata (and rope_scaling from the golden's manifest) */
+static void hft_config(buf_t *b, const hft_ctx *c, const char *hf_arch, const char *manifest, int text_config) {
+    const infer_gguf *g = c->g;
+    const char *a = c->arch;
+    const infer_tensor *te = infer_gguf_tensor(g, "token_embd.weight");
+    const int64_t nextn = hft_int(g, a, "nextn_predict_layers", 0), head_dim = hft_int(g, a, "attention.key_length", 0);
+    hb_fmt(b, "{\"architectures\": [\"%s\"], \"model_type\": \"x\",%s\n", hf_arch, text_config ? " \"text_config\": {" : "");
+    hb_fmt(b, "\"hidden_size\": %lld, \"num_hidden_layers\": %lld, ", (long long)hft_int(g, a, "embedding_length", 0), (long long)(hft_int(g, a, "block_count", 0) - nextn));
+    hb_fmt(b, "\"num_attention_heads\": %lld, \"num_key_value_heads\": %lld, ", (long long)c->n_head, (long long)c->n_head_kv);
+    hb_fmt(b, "\"max_position_embeddings\": %lld, \"rms_norm_eps\": %.9g, ", (long long)hft_int(g, a, "context_length", 0), hft_float(g, a, "attention.layer_norm_rms_epsilon", 0));
+    hb_fmt(b, "\"vocab_size\": %lld, \"tie_word_embeddings\": %s", (long long)te->ne[1], infer_gguf_tensor(g, "output.weight") ? "false" : "true");
+    if (hft_int(g, a, "feed_forward_length", 0)) hb_fmt(b, ", \"intermediate_size\": %lld", (long long)hft_int(g, a, "feed_forward_length", 0));
+    if (head_dim) hb_fmt(b, ", \"head_dim\": %lld", (long long)head_dim);
+    if (!c->hybrid) hb_fmt(b, ", \"rope_theta\": %.9g", hft_float(g, a, "rope.freq_base", 10000));
+    if (hft_int(g, a, "expert_count", 0)) {
+        hb_fmt(b, ", \"num_experts\": %lld, \"num_experts_per_tok\": %lld", (long long)hft_int(g, a, "expert_count", 0), (long long)hft_int(g, a, "expert_used_count", 0));
+        hb_fmt(b, ", \"moe_intermediate_size\": %lld", (long long)hft_int(g, a, "expert_feed_forward_length", 0));
+        if (hft_int(g, a, "expert_shared_feed_forward_length", 0)) hb_fmt(b, ", \"shared_expert_intermediate_size\": %lld", (long long)hft_int(g, a, "expert_shared_feed_forward_length", 0));
+    }
+    if (c->hybrid) {
+        const infer_gguf_kv *sec = infer_gguf_find(g, "qwen35.rope.dimension_sections");
+        if (!sec) sec = infer_gguf_find(g, "qwen35moe.rope.dimension_sections");
+        int32_t s[4] = { 0 };
+        if (sec) memcpy(s, sec->arr_data, 12);
+        hb_fmt(b, ", \"linear_conv_kernel_dim\": %lld, \"linear_key_head_dim\": %lld, \"linear_num_key_heads\": %lld", (long long)hft_int(g, a, "ssm.conv_kernel", 0), (long long)c->dk, (long long)c->nk);
+        hb_fmt(b, ", \"linear_num_value_heads\": %lld, \"linear_value_head_dim\": %lld", (long long)c->nv, (long long)c->dv);
+        hb_fmt(b, ", \"full_attention_interval\": %lld, \"mtp_num_hidden_layers\": %lld", (long long)hft_int(g, a, "full_attention_interval", 4), (long long)nextn);
+        hb_fmt(b, ", \"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": %.9g, \"partial_rotary_factor\": %.9g, \"mrope_section\": [%d, %d, %d], \"mrope_interleaved\": true}",
+               hft_float(g, a, "rope.freq_base", 0), (double)hft_int(g, a, "rope.dimension_count", 0) / (double)head_dim, s[0], s[1], s[2]);
+    }
+    if (c->bitnet) hb_str(b, ", \"hidden_act\": \"silu\", \"quantization_config\": {\"quant_method\": \"bitnet\", \"linear_class\": \"bitlinear\"}");
+    /* the special ids, as config.json also lists them */
+    static const char *const sp[][2] = { { "bos", "bos" }, { "eos", "eos" }, { "padding", "pad" } };
+    for (int i = 0; i < 3; i++) {
+        char k[64];
+        int64_t v;
+        snprintf(k, sizeof k, "tokenizer.ggml.%s_token_id", sp[i][0]);
+        if (infer__get_int(g, k, &v, NULL) == 1) hb_fmt(b, ", \"%s_token_id\": %lld", sp[i][1], (long long)v);
+    }
+    char *m = manifest ? slurp(manifest, NULL) : NULL;
+    infer__json_doc d;
+    if (m && infer__json_parse(&d, m, strlen(m), NULL, 0) == 0) {
+        const infer__json *rs = infer__json_get(infer__json_get(d.root, "synth_config"), "rope_scaling");
+        if (rs && rs->type == INFER__JSON_OBJECT) {
+            hb_str(b, ", \"rope_scaling\": {");
+            for (uint32_t i = 0; i < rs->len; i++) {
+                if (rs->items[i].type == INFER__JSON_STRING) hb_fmt(b, "%s\"%s\": \"%s\"", i ? ", " : "", rs->items[i].key, rs->items[i].str);
+                else hb_fmt(b, "%s\"%s\": %.17g", i ? ", " : "", rs->items[i].key, rs->items[i].num);
+            }
+            hb_str(b, "}");
+        }
+        infer__json_free(&d);
+    }
+    free(m);
+    hb_str(b, text_config ? "}}\n" : "}\n");
+}
+
+/* the Split regexes of real tokenizer.json files, as JSON text */
+static const char *hft_pre_json(const char *pre) {
+    if (!strcmp(pre, "llama-bpe"))
+        return "{\"type\": \"Split\", \"pattern\": {\"Regex\": \"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}{1,3}| ?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"}, \"behavior\": \"Isolated\", \"invert\": false}";
+    if (!strcmp(pre, "qwen2"))
+        return "{\"type\": \"Split\", \"pattern\": {\"Regex\": \"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}| ?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"}, \"behavior\": \"Isolated\", \"invert\": false}";
+    return "{\"type\": \"Split\", \"pattern\": {\"Regex\": \"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?[\\\\p{L}\\\\p{M}]+|\\\\p{N}| ?[^\\\\s\\\\p{L}\\\\p{M}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"}, \"behavior\": \"Isolated\", \"invert\": false}";
+}
+
+/* tokenizer.json and tokenizer_config.json from the GGUF vocabulary */
+static void hft_tokenizer(const infer_gguf *g, const char *dir) {
+    const infer_gguf_kv *toks = infer_gguf_find(g, "tokenizer.ggml.tokens"), *types = infer_gguf_find(g, "tokenizer.ggml.token_type");
+    const infer_gguf_kv *merges = infer_gguf_find(g, "tokenizer.ggml.merges");
+    infer_str model = { 0 }, pre = { 0 };
+    infer__get_str(g, "tokenizer.ggml.model", &model, NULL);
+    infer__get_str(g, "tokenizer.ggml.pre", &pre, NULL);
+    const int spm = infer__str_eq(model, "llama");
+    char pre_z[32];
+    snprintf(pre_z, sizeof pre_z, "%.*s", (int)pre.len, pre.ptr);
+    const char **txt;
+    uint64_t *len;
+    infer_error err;
+    infer__str_array(toks, &txt, &len, &err);
+    int32_t *ty = malloc(sizeof(int32_t) * (size_t)types->arr_n);   /* GGUF arrays need not be aligned */
+    memcpy(ty, types->arr_data, sizeof(int32_t) * (size_t)types->arr_n);
+    buf_t b = { 0 }, c = { 0 };
+    hb_fmt(&b, "{\"version\": \"1.0\", \"added_tokens\": [");
+    int first = 1;
+    for (uint64_t i = 0; i < toks->arr_n; i++) {
+        if (ty[i] != 3 && ty[i] != 4 && !(spm && ty[i] == 2)) continue;
+        hb_fmt(&b, "%s{\"id\": %llu, \"content\": ", first ? "" : ", ", (unsigned long long)i);
+        hb_json(&b, txt[i], len[i]);
+        hb_fmt(&b, ", \"single_word\": false, \"lstrip\": false, \"rstrip\": false, \"normalized\": false, \"special\": %s}", ty[i] == 4 ? "false" : "true");
+        first = 0;
+    }
+    if (spm) hb_str(&b, "], \"normalizer\": {\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"Prepend\", \"prepend\": \"\xe2\x96\x81\"}, "
+                        "{\"type\": \"Replace\", \"pattern\": {\"String\": \" \"}, \"content\": \"\xe2\x96\x81\"}]}, \"pre_tokenizer\": null");
+    else hb_fmt(&b, "], \"normalizer\": null, \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [%s, "
+                    "{\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": true, \"use_regex\": false}]}", hft_pre_json(pre_z));
+    hb_fmt(&b, ", \"post_processor\": null, \"decoder\": null, \"model\": {\"type\": \"BPE\", \"dropout\": null, \"unk_token\": %s, "
+               "\"byte_fallback\": %s, \"ignore_merges\": %s, \"vocab\": {", spm ? "\"<unk>\"" : "null", spm ? "true" : "false", !strcmp(pre_z, "llama-bpe") ? "true" : "false");
+    first = 1;
+    for (uint64_t i = 0; i < toks->arr_n; i++) {
+        if (!spm && ty[i] != 1) continue;
+        hb_str(&b, first ? "" : ", ");
+        hb_json(&b, txt[i], len[i]);
+        hb_fmt(&b, ": %llu", (unsigned long long)i);
+        first = 0;
+    }
+    hb_str(&b, "}, \"merges\": [");
+    const char **mt = NULL;
+    uint64_t *ml = NULL;
+    if (merges) infer__str_array(merges, &mt, &ml, &err);
+    for (uint64_t i = 0; merges && i < merges->arr_n; i++) {
+        hb_str(&b, i ? ", " : "");
+        hb_json(&b, mt[i], ml[i]);
+    }
+    hb_str(&b, "]}}\n");
+    CHECK(hb_save(&b, dir, "tokenizer.json"));
+    /* tokenizer_config.json: the special tokens by text, and the add_* flags */
+    hb_str(&c, "{\"tokenizer_class\": \"x\"");
+    static const char *const sp[][2] = { { "bos", "bos" }, { "eos", "eos" }, { "unknown", "unk" }, { "padding", "pad" } };
+    for (int i = 0; i < 4; i++) {
+        char k[64];
+        int64_t v;
+        snprintf(k, sizeof k, "tokenizer.ggml.%s_token_id", sp[i][0]);
+        if (infer__get_int(g, k, &v, NULL) != 1) continue;
+        hb_fmt(&c, ", \"%s_token\": ", sp[i][1]);
+        hb_json(&c, txt[v], len[v]);
+    }
+    const infer_gguf_kv *ab = infer_gguf_find(g, "tokenizer.ggml.add_bos_token"), *ae = infer_gguf_find(g, "tokenizer.ggml.add_eos_token");
+    if (ab) hb_fmt(&c, ", \"add_bos_token\": %s", ab->v.u ? "true" : "false");
+    if (ae) hb_fmt(&c, ", \"add_eos_token\": %s", ae->v.u ? "true" : "false");
+    hb_str(&c, "}\n");
+    CHECK(hb_save(&c, dir, "tokenizer_config.json"));
+    free(txt); free(len); free(mt); free(ml); free(b.p); free(c.p); free(ty);
+}
+
+static void hft_rmdir(const char *dir) {
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) printf("    could not remove %s\n", dir);
+}
+
+/* writes the folder; shards > 1 splits the tensors over model-0000i-of-0000n.safetensors */
+static int hft_write_folder(hft_ctx *c, const char *dir, const char *hf_arch, const char *manifest, int shards, int text_config) {
+    char cmd[600];
+    hft_rmdir(dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    if (system(cmd) != 0) return 0;
+    for (int64_t i = 0; i < c->g->n_tensors; i++) hft_tensor(c, &c->g->tensors[i]);
+    if (text_config) {   /* a multimodal wrapper also carries a vision tower the loader must skip */
+        const int64_t sh[2] = { 4, 8 };
+        hft_add(c, "model.visual.patch_embed.proj.weight", "F32", 2, sh, 128);
+    }
+    buf_t b = { 0 };
+    hft_config(&b, c, hf_arch, manifest, text_config);
+    int ok = hb_save(&b, dir, "config.json");
+    free(b.p);
+    if (shards <= 1) ok &= hft_write_st(dir, "model.safetensors", c->t, c->n);
+    else {
+        buf_t ix = { 0 };
+        hb_str(&ix, "{\"metadata\": {\"total_size\": 0}, \"weight_map\": {");
+        for (int s = 0, at = 0; s < shards; s++) {
+            char f[64];
+            const int end = (int)((int64_t)c->n * (s + 1) / shards);
+            snprintf(f, sizeof f, "model-%05d-of-%05d.safetensors", s + 1, shards);
+            ok &= hft_write_st(dir, f, c->t + at, end - at);
+            for (int i = at; i < end; i++) hb_fmt(&ix, "%s\"%s\": \"%s\"", i ? ", " : "", c->t[i].name, f);
+            at = end;
+        }
+        hb_str(&ix, "}}\n");
+        ok &= hb_save(&ix, dir, "model.safetensors.index.json");
+        free(ix.p);
+    }
+    hft_tokenizer(c->g, dir);
+    return ok;
+}
+
+/* every metadata entry of a against b, except the free-text general.* ones */
+static int hft_same_kv(const infer_gguf *a, const infer_gguf *b, int verbose) {
+    int bad = 0;
+    for (int64_t i = 0; i < a->n_kv; i++) {
+        const infer_gguf_kv *x = &a->kv[i];
+        char key[128];
+        snprintf(key, sizeof key, "%.*s", (int)x->key.len, x->key.ptr);
+        if (!strcmp(key, "general.name") || !strcmp(key, "general.size_label")) continue;
+        const infer_gguf_kv *y = infer_gguf_find(b, key);
+        int same = y && y->type == x->type;
+        if (same && x->type == INFER_GGUF_STRING) same = x->v.s.len == y->v.s.len && !memcmp(x->v.s.ptr, y->v.s.ptr, x->v.s.len);
+        else if (same && x->type == INFER_GGUF_ARRAY) same = x->arr_type == y->arr_type && x->arr_n == y->arr_n && infer__gguf_arr_bytes(x) == infer__gguf_arr_bytes(y) &&
+                                                             !memcmp(x->arr_data, y->arr_data, infer__gguf_arr_bytes(x));
+        else if (same && infer__kv_is_int(x)) same = infer__kv_int(x) == infer__kv_int(y);
+        else if (same) same = (float)x->v.f == (float)y->v.f || (isnan(x->v.f) && isnan(y->v.f));
+        if (!same && verbose && bad < 5) printf("    metadata '%s' differs or is missing\n", key);
+        bad += !same;
+    }
+    return bad;
+}
+
+/* logits of the first 12 prompt ids, precise mode */
+static float *hft_logits(const char *path, const char *golden_dir, int *n_vocab) {
+    int32_t ids[64];
+    const int n = read_prompt(golden_dir, "short", ids, 12);
+    infer_model *m;
+    infer_session *s;
+    infer_error err;
+    if (!n || infer_model_load(&m, path, NULL, &err) != INFER_OK) { printf("    %s: %s\n", path, n ? err.msg : "no prompt"); return NULL; }
+    infer_session_params sp = infer_session_default_params();
+    sp.precise = 1;
+    sp.n_ctx = 64;
+    sp.n_threads = 2;
+    *n_vocab = infer_model_config(m)->n_vocab;
+    float *out = malloc(sizeof(float) * (size_t)*n_vocab * n);
+    if (infer_session_create(&s, m, &sp, &err) != INFER_OK || infer_eval(s, ids, n, out, 1, &err) != INFER_OK) { printf("    %s\n", err.msg); free(out); out = NULL; }
+    else infer_session_free(s);
+    infer_model_free(m);
+    return out;
+}
+
+/* a golden GGUF and the Hugging Face folder written from it */
+typedef struct { uint8_t *file; size_t size; infer_gguf g; hft_ctx c; char arch[32]; char dir[256]; } hft_golden;
+
+static void hft_close(hft_golden *x) {
+    for (int i = 0; i < x->c.n; i++) free(x->c.t[i].data);
+    free(x->c.t);
+    infer_gguf_free(&x->g);
+    free(x->file);
+    hft_rmdir(x->dir);
+}
+
+static int hft_open(hft_golden *x, const char *family, const char *hf_arch, int shards, int text_config, int fused_experts) {
+    char gpath[256], man[256];
+    infer_error err;
+    memset(x, 0, sizeof *x);
+    snprintf(gpath, sizeof gpath, SHARED "/golden/%s/model-F32.gguf", family);
+    snprintf(man, sizeof man, SHARED "/golden/%s/manifest.json", family);
+    snprintf(x->dir, sizeof x->dir, "/tmp/infer_hf_%s_%d", family, (int)getpid());
+    if (!(x->file = slurp(gpath, &x->size))) return 0;
+    if (infer_gguf_parse(&x->g, x->file, x->size, &err) != INFER_OK) { free(x->file); x->file = NULL; return 0; }
+    hft_ctx *c = &x->c;
+    const infer_gguf *g = &x->g;
+    infer_str arch;
+    infer__get_str(g, "general.architecture", &arch, NULL);
+    snprintf(x->arch, sizeof x->arch, "%.*s", (int)arch.len, arch.ptr);
+    c->g = g;
+    c->arch = x->arch;
+    c->llama = !strcmp(x->arch, "llama");
+    c->hybrid = !strncmp(x->arch, "qwen35", 6);
+    c->bitnet = !strcmp(x->arch, "bitnet");
+    c->fused_experts = fused_experts;
+    c->prefix = text_config ? "model.language_model." : "model.";
+    c->n_head = hft_int(g, x->arch, "attention.head_count", 0);
+    c->n_head_kv = hft_int(g, x->arch, "attention.head_count_kv", c->n_head);
+    c->n_main = hft_int(g, x->arch, "block_count", 0) - hft_int(g, x->arch, "nextn_predict_layers", 0);
+    c->nk = hft_int(g, x->arch, "ssm.group_count", 1);
+    c->nv = hft_int(g, x->arch, "ssm.time_step_rank", 1);
+    c->dk = hft_int(g, x->arch, "ssm.state_size", 0);
+    c->dv = hft_int(g, x->arch, "ssm.inner_size", 0) / c->nv;
+    return hft_write_folder(c, x->dir, hf_arch, man, shards, text_config);
+}
+
+/* the tensors of h against the golden's: names, types, shapes, bytes (-0 and values with
+ * no exact preimage aside, see above); returns how many only match to 1 ulp, or -1 */
+static int hft_compare_tensors(const hft_golden *x, const infer_gguf *h, const char *what) {
+    int same = 0, close = 0;
+    for (int64_t i = 0; i < x->g.n_tensors; i++) {
+        const infer_tensor *a = &x->g.tensors[i], *b = infer_gguf_tensor(h, a->name);
+        if (!b) { printf("    %s: tensor %s missing\n", what, a->name); continue; }
+        const int shape = a->type == b->type && a->n_dims == b->n_dims && !memcmp(a->ne, b->ne, sizeof a->ne) && a->nbytes == b->nbytes;
+        if (shape && !memcmp(a->data, b->data, a->nbytes)) { same++; continue; }
+        const float *fa = (const float *)a->data, *fb = (const float *)b->data;
+        int eq = shape && a->type == INFER_TYPE_F32, ulp = eq;
+        for (size_t k = 0; eq && k < a->nbytes / 4; k++) eq &= fa[k] == fb[k];     /* -0 == +0 */
+        for (size_t k = 0; ulp && k < a->nbytes / 4; k++) ulp &= fabsf(fa[k] - fb[k]) <= fabsf(fa[k]) * 2e-7f;
+        if (eq && x->c.bitnet) { same++; continue; }                             /* a ternary code has no -0 */
+        if (ulp && (x->c.bitnet || strstr(a->name, "ssm_a"))) { close++; continue; }
+        printf("    %s: tensor %s differs (type %s/%s, ne[0] %lld/%lld)\n", what, a->name, infer_type_name(a->type), infer_type_name(b->type), (long long)a->ne[0], (long long)b->ne[0]);
+    }
+    CHECK_MSG(same + close == x->g.n_tensors && h->n_tensors == x->g.n_tensors, "%s: %d + %d (within 1 ulp) of %lld tensors match; got %lld", what, same, close,
+              (long long)x->g.n_tensors, (long long)h->n_tensors);
+    /* 1-ulp tensors only where -exp(A_log) or 1/weight_scale cannot hit the value exactly */
+    CHECK_MSG(close <= x->c.n_inexact, "%s: %d inexact tensors but %d values without an exact preimage", what, close, x->c.n_inexact);
+    return same + close == x->g.n_tensors ? close : -1;
+}
+
+/* the whole round trip for one golden family */
+static void hf_roundtrip(const char *family, const char *hf_arch, int shards, int text_config, int fused_experts) {
+    hft_golden x;
+    infer_gguf h;
+    infer_error err;
+    char out[300], gd[256];
+    if (!hft_open(&x, family, hf_arch, shards, text_config, fused_experts)) {
+        if (!x.file) SKIP(SHARED "/golden/%s not found", family);
+        CHECK_MSG(0, "%s: could not write the folder", family);
+        hft_close(&x);
+        return;
+    }
+    snprintf(out, sizeof out, "%s.gguf", x.dir);
+    snprintf(gd, sizeof gd, SHARED "/golden/%s", family);
+    if (infer_hf_load(&h, x.dir, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", family, err.msg); hft_close(&x); return; }
+    const int close = hft_compare_tensors(&x, &h, family);
+    CHECK_MSG(hft_same_kv(&x.g, &h, 1) == 0 && hft_same_kv(&h, &x.g, 1) == 0, "%s: metadata differs", family);
+    /* through a GGUF file: the same logits as the original */
+    CHECK(infer_gguf_write(out, h.kv, h.n_kv, h.tensors, h.n_tensors, 32, &err) == INFER_OK);
+    infer_gguf_free(&h);
+    infer_model *m;
+    if (infer_model_load_memory(&m, x.file, x.size, NULL, &err) != INFER_OK) printf("  (%s: logits not compared: %s)\n", family, err.msg);
+    else {
+        infer_model_free(m);
+        int va = 0, vb = 0;
+        char gpath[300];
+        snprintf(gpath, sizeof gpath, "%s/model-F32.gguf", gd);
+        float *la = hft_logits(gpath, gd, &va), *lb = hft_logits(out, gd, &vb);
+        double mx = la && lb && va == vb ? 0 : INFINITY;
+        for (size_t k = 0; la && lb && va == vb && k < (size_t)va * 12; k++) mx = fmax(mx, fabs((double)la[k] - lb[k]));
+        /* bit-identical tensors give bit-identical logits; a 1-ulp ssm_a a tiny difference */
+        CHECK_MSG(close == 0 ? mx == 0 : mx <= 1e-4, "%s: logits from the folder differ by %g", family, mx);
+        free(la); free(lb);
+    }
+    hft_close(&x);
+    remove(out);
+}
+
+static void test_hf_llama(void) { hf_roundtrip("llama", "LlamaForCausalLM", 1, 0, 0); }
+static void test_hf_llama3_ropescale(void) { hf_roundtrip("llama3_ropescale", "LlamaForCausalLM", 1, 0, 0); }
+static void test_hf_qwen3(void) { hf_roundtrip("qwen3", "Qwen3ForCausalLM", 2, 0, 0); }
+static void test_hf_qwen3moe(void) { hf_roundtrip("qwen3moe", "Qwen3MoeForCausalLM", 1, 0, 0); }
+static void test_hf_qwen35(void) { hf_roundtrip("qwen35", "Qwen3_5ForCausalLM", 3, 0, 0); }
+static void test_hf_qwen35moe(void) { hf_roundtrip("qwen35moe", "Qwen3_5MoeForConditionalGeneration", 1, 1, 1); }
+static void test_hf_bitnet(void) {
+    hf_roundtrip("bitnet", "BitNetForCausalLM", 1, 0, 0);
+    /* with ReLU^2 it is BitNet's own GGUF architecture, "bitnet-b1.58" */
+    hft_golden x;
+    infer_gguf g;
+    infer_error err;
+    char path[300];
+    if (!hft_open(&x, "bitnet", "BitNetForCausalLM", 1, 0, 0)) { hft_close(&x); return; }
+    snprintf(path, sizeof path, "%s/config.json", x.dir);
+    char *cfg = slurp(path, NULL);
+    buf_t b = { 0 };
+    hb_replace(&b, cfg, "\"silu\"", "\"relu2\"");
+    CHECK(hb_save(&b, x.dir, "config.json"));
+    infer_str a;
+    if (infer_hf_load(&g, x.dir, &err) != INFER_OK) CHECK_MSG(0, "%s", err.msg);
+    else {
+        CHECK(infer__get_str(&g, "general.architecture", &a, NULL) == 1 && infer__str_eq(a, "bitnet-b1.58"));
+        CHECK(infer_gguf_find(&g, "bitnet-b1.58.block_count") && !infer_gguf_find(&g, "bitnet.block_count"));
+        infer_gguf_free(&g);
+    }
+    free(b.p); free(cfg);
+    hft_close(&x);
+}
+
+/* ---- the safetensors parser ---- */
+
+/* a file from a header text and `data` zero bytes */
+static buf_t st_raw(const char *header, size_t data) {
+    buf_t b = { 0 };
+    b_u64(&b, strlen(header));
+    b_put(&b, header, strlen(header));
+    for (size_t i = 0; i < data; i++) b_put(&b, "", 1);
+    return b;
+}
+/* parse must fail with `want` in the message */
+static void st_bad(const char *header, size_t data, const char *want) {
+    buf_t b = st_raw(header, data);
+    infer_safetensors st;
+    infer_error err;
+    err.msg[0] = 0;
+    const infer_status rc = infer_safetensors_parse(&st, b.p, b.n, &err);
+    if (rc == INFER_OK) infer_safetensors_free(&st);
+    CHECK_MSG(rc != INFER_OK && strstr(err.msg, want), "header %.60s: status %d, message '%s', expected '%s'", header, rc, err.msg, want);
+    free(b.p);
+}
+
+/* three tensors of three dtypes, metadata, an empty tensor */
+static buf_t st_valid(void) {
+    float a[6] = { 1, 2, 3, 4, 5, 6 };
+    uint16_t bf[4] = { 0x3f80, 0x4000, 0xbf80, 0x0000 };   /* 1, 2, -1, 0 */
+    uint16_t hf[4] = { 0x3c00, 0x4000, 0xbc00, 0x3800 };   /* 1, 2, -1, 0.5 */
+    hft_t t[4];
+    memset(t, 0, sizeof t);
+    snprintf(t[0].name, sizeof t[0].name, "a.weight"); t[0].dtype = "F32"; t[0].nd = 2; t[0].shape[0] = 2; t[0].shape[1] = 3; t[0].data = (uint8_t *)a; t[0].nbytes = 24;
+    snprintf(t[1].name, sizeof t[1].name, "b"); t[1].dtype = "BF16"; t[1].nd = 1; t[1].shape[0] = 4; t[1].data = (uint8_t *)bf; t[1].nbytes = 8;
+    snprintf(t[2].name, sizeof t[2].name, "empty"); t[2].dtype = "I32"; t[2].nd = 2; t[2].shape[0] = 0; t[2].shape[1] = 5; t[2].data = (uint8_t *)a; t[2].nbytes = 0;
+    snprintf(t[3].name, sizeof t[3].name, "c \"quoted\""); t[3].dtype = "F16"; t[3].nd = 2; t[3].shape[0] = 2; t[3].shape[1] = 2; t[3].data = (uint8_t *)hf; t[3].nbytes = 8;
+    buf_t b = { 0 };
+    hft_st_bytes(&b, t, 4);
+    return b;
+}
+
+static void test_st_parse(void) {
+    buf_t b = st_valid();
+    infer_safetensors st;
+    infer_error err;
+    CHECK(infer_safetensors_parse(&st, b.p, b.n, &err) == INFER_OK);
+    CHECK(st.n_tensors == 4 && st.n_meta == 1 && !strcmp(st.meta[0], "format") && !strcmp(st.meta[1], "pt"));
+    const infer_st_tensor *a = infer_safetensors_tensor(&st, "a.weight"), *bt = infer_safetensors_tensor(&st, "b");
+    const infer_st_tensor *c = infer_safetensors_tensor(&st, "c \"quoted\""), *e = infer_safetensors_tensor(&st, "empty");
+    CHECK(a && a->n_dims == 2 && a->shape[0] == 2 && a->shape[1] == 3 && a->nbytes == 24 && ((const float *)a->data)[5] == 6.0f);
+    CHECK(bt && !strcmp(bt->dtype, "BF16") && bt->dtype_size == 2 && bt->offset == 24);
+    CHECK(c && !strcmp(c->dtype, "F16") && c->offset == 32 && (const uint8_t *)c->data == b.p + st.data_offset + 32);
+    CHECK(e && e->nbytes == 0 && !strcmp(e->dtype, "I32"));
+    CHECK(st.data_offset % 8 == 0 && st.tensors[0].offset == 0);   /* header padded; tensors in data order */
+    infer_safetensors_free(&st);
+    /* FP8 E4M3 values: sign | exponent (bias 7) | 3-bit mantissa */
+    CHECK(infer__e4m3_to_f32(0x38) == 1.0f && infer__e4m3_to_f32(0xB8) == -1.0f && infer__e4m3_to_f32(0x7E) == 448.0f);
+    CHECK(infer__e4m3_to_f32(0x01) == ldexpf(1, -9) && infer__e4m3_to_f32(0x07) == 7 * ldexpf(1, -9));   /* subnormals: m/8 * 2^-6 */
+    CHECK(infer__e4m3_to_f32(0x08) == ldexpf(1, -6) && infer__e4m3_to_f32(0x0F) == 15 * ldexpf(1, -9) && isnan(infer__e4m3_to_f32(0x7F)));
+    /* the converter's absmean ternarization */
+    float w[8] = { 0.9f, -0.1f, 0.4f, -1.2f, 0.0f, 0.6f, -0.5f, 0.3f }, s = 0;
+    for (int i = 0; i < 8; i++) s += fabsf(w[i]) / 8;
+    infer__hf_ternarize(w, 8, "F32");
+    for (int i = 0; i < 8; i++) CHECK(w[i] == 0 || fabsf(fabsf(w[i]) - s) < 1e-6f);
+    CHECK(w[0] > 0 && w[1] == 0 && w[3] < 0 && w[4] == 0);
+    free(b.p);
+}
+
+static void test_st_corrupt(void) {
+    buf_t b = st_valid();
+    infer_safetensors st;
+    infer_error err;
+    int bad = 0;
+    for (size_t cut = 0; cut < b.n; cut++) {     /* every prefix fails: the tensors must end at the end */
+        uint8_t *p = malloc(cut ? cut : 1);
+        memcpy(p, b.p, cut);
+        if (infer_safetensors_parse(&st, p, cut, &err) == INFER_OK) { bad++; infer_safetensors_free(&st); }
+        free(p);
+    }
+    CHECK_MSG(bad == 0, "%d truncated files parsed", bad);
+    /* the header length */
+    uint64_t huge = (uint64_t)1 << 63, big = ((uint64_t)100 << 20) + 1, over = b.n;
+    uint8_t *p = malloc(b.n);
+    const uint64_t lens[3] = { huge, big, over };
+    const char *msgs[3] = { "100 MB", "100 MB", "runs past" };
+    for (int i = 0; i < 3; i++) {
+        memcpy(p, b.p, b.n);
+        memcpy(p, &lens[i], 8);
+        CHECK(infer_safetensors_parse(&st, p, b.n, &err) != INFER_OK && strstr(err.msg, msgs[i]));
+    }
+    free(p);
+    CHECK(infer_safetensors_parse(&st, b.p, 5, &err) != INFER_OK && strstr(err.msg, "too short"));
+    /* headers that lie */
+    const char *T = "\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":";
+    char h[512];
+    snprintf(h, sizeof h, "{\"a\":{%s[0,8]},\"b\":{%s[4,12]}}", T, T); st_bad(h, 12, "overlap");
+    snprintf(h, sizeof h, "{\"a\":{%s[0,8]},\"b\":{%s[12,20]}}", T, T); st_bad(h, 20, "belong to no tensor");
+    snprintf(h, sizeof h, "{\"a\":{%s[0,8]}}", T); st_bad(h, 4, "runs past");
+    snprintf(h, sizeof h, "{\"a\":{%s[0,8]}}", T); st_bad(h, 16, "end at byte 8");
+    snprintf(h, sizeof h, "{\"a\":{%s[8,0]}}", T); st_bad(h, 8, "data_offsets");
+    snprintf(h, sizeof h, "{\"a\":{%s[\"0\",8]}}", T); st_bad(h, 8, "data_offsets");
+    snprintf(h, sizeof h, "{\"a\":{%s[0]}}", T); st_bad(h, 8, "data_offsets");
+    snprintf(h, sizeof h, "{\"a\":{%s[0,8]},\"a\":{%s[8,16]}}", T, T); st_bad(h, 16, "twice");
+    st_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,8]}}", 8, "needs 12 bytes");
+    st_bad("{\"a\":{\"dtype\":\"BF16\",\"shape\":[2,2],\"data_offsets\":[0,16]}}", 16, "needs 8 bytes");
+    st_bad("{\"a\":{\"dtype\":\"F12\",\"shape\":[2],\"data_offsets\":[0,8]}}", 8, "unknown dtype");
+    st_bad("{\"a\":{\"shape\":[2],\"data_offsets\":[0,8]}}", 8, "unknown dtype");
+    st_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[-2],\"data_offsets\":[0,8]}}", 8, "dimension 0");
+    st_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[2.5],\"data_offsets\":[0,8]}}", 8, "dimension 0");
+    st_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[1,1,1,1,1,1,1,1,1],\"data_offsets\":[0,4]}}", 4, "at most 8");
+    st_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296,4294967296],\"data_offsets\":[0,4]}}", 4, "overflows");
+    st_bad("{\"a\":{\"dtype\":\"F64\",\"shape\":[4611686018427387904],\"data_offsets\":[0,4]}}", 4, "overflows");
+    st_bad("{\"a\":[1,2]}", 0, "not an object");
+    st_bad("{\"a\\u0000b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", 8, "NUL");
+    st_bad("{\"__metadata__\":{\"k\":1}}", 0, "not a string");
+    st_bad("[1,2]", 0, "JSON object");
+    st_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},}", 8, "json");
+    st_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]", 8, "json");
+    st_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}} x", 8, "json");
+    /* random byte flips never crash, and whatever parses lies inside the file */
+    infer__rng rng;
+    infer__rng_seed(&rng, 11);
+    for (int it = 0; it < 3000; it++) {
+        uint8_t *q = malloc(b.n);
+        memcpy(q, b.p, b.n);
+        for (int k = 0; k < 3; k++) q[infer__rng_next(&rng) % b.n] ^= (uint8_t)(1 + infer__rng_next(&rng) % 255);
+        if (infer_safetensors_parse(&st, q, b.n, &err) == INFER_OK) {
+            for (int64_t i = 0; i < st.n_tensors; i++) {
+                const uint8_t *d = st.tensors[i].data;
+                CHECK(d >= q + st.data_offset && d + st.tensors[i].nbytes <= q + b.n);
+            }
+            infer_safetensors_free(&st);
+        }
+        free(q);
+    }
+    free(b.p);
+}
+
+/* ---- dtypes and transforms on a hand-made llama folder ----
+ * BF16 and F16 weights stay as they are (mapped, not copied) except the norms, which become
+ * F32; q is permuted in its own dtype; FP8 with block scales becomes BF16. */
+static float st_bf16(uint16_t u) { return infer__bf16_to_fp32(u); }
+
+static void test_hf_dtypes(void) {
+    const char *dir = "/tmp/infer_hf_dtypes";
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
+    CHECK(system(cmd) == 0);
+    enum { E = 64, H = 4, KV = 2, HD = 16, F = 128, V = 64 };
+    hft_ctx c;
+    memset(&c, 0, sizeof c);
+    infer__rng rng;
+    infer__rng_seed(&rng, 5);
+    const int64_t s_emb[2] = { V, E }, s_norm[1] = { E }, s_q[2] = { H * HD, E }, s_k[2] = { KV * HD, E }, s_o[2] = { E, H * HD };
+    const int64_t s_up[2] = { F, E }, s_down[2] = { E, F }, s_sc[2] = { 1, 1 };
+    hft_t *t[12];
+    t[0] = hft_add(&c, "model.embed_tokens.weight", "BF16", 2, s_emb, V * E * 2);
+    t[1] = hft_add(&c, "model.layers.0.input_layernorm.weight", "BF16", 1, s_norm, E * 2);
+    t[2] = hft_add(&c, "model.layers.0.self_attn.q_proj.weight", "F16", 2, s_q, H * HD * E * 2);
+    t[3] = hft_add(&c, "model.layers.0.self_attn.k_proj.weight", "BF16", 2, s_k, KV * HD * E * 2);
+    t[4] = hft_add(&c, "model.layers.0.self_attn.v_proj.weight", "F8_E4M3", 2, s_k, KV * HD * E);
+    t[5] = hft_add(&c, "model.layers.0.self_attn.v_proj.weight_scale_inv", "F32", 2, s_sc, 4);
+    const int64_t one = 1;   /* a skipped 2-byte tensor: the F32 o_proj after it is misaligned in the file */
+    hft_add(&c, "model.layers.0.self_attn.rotary_emb.inv_freq", "BF16", 1, &one, 2);
+    t[6] = hft_add(&c, "model.layers.0.self_attn.o_proj.weight", "F32", 2, s_o, E * H * HD * 4);
+    t[7] = hft_add(&c, "model.layers.0.post_attention_layernorm.weight", "F32", 1, s_norm, E * 4);
+    t[8] = hft_add(&c, "model.layers.0.mlp.gate_proj.weight", "BF16", 2, s_up, F * E * 2);
+    t[9] = hft_add(&c, "model.layers.0.mlp.up_proj.weight", "BF16", 2, s_up, F * E * 2);
+    t[10] = hft_add(&c, "model.layers.0.mlp.down_proj.weight", "BF16", 2, s_down, E * F * 2);
+    t[11] = hft_add(&c, "model.norm.weight", "F16", 1, s_norm, E * 2);
+    for (int i = 0; i < 12; i++) {
+        const int n = (int)(t[i]->nbytes / (size_t)(i == 4 ? 1 : !strcmp(t[i]->dtype, "F32") ? 4 : 2));
+        for (int k = 0; k < n; k++) {
+            const float v = (float)(infer__rng_uniform(&rng) - 0.5) * (strstr(t[i]->name, "norm") ? 0.2f : 0.5f) + (strstr(t[i]->name, "norm") ? 1.0f : 0.0f);
+            if (i == 4) t[i]->data[k] = (uint8_t)(infer__rng_next(&rng) & 0x77);   /* finite E4M3 codes */
+            else if (!strcmp(t[i]->dtype, "F32")) memcpy(t[i]->data + 4 * k, &v, 4);
+            else { uint16_t u = !strcmp(t[i]->dtype, "BF16") ? infer__fp32_to_bf16(v) : infer__fp32_to_fp16(v); memcpy(t[i]->data + 2 * k, &u, 2); }
+        }
+    }
+    const float vscale = 0.25f;
+    memcpy(t[5]->data, &vscale, 4);
+    CHECK(hft_write_st(dir, "model.safetensors", c.t, c.n));
+    buf_t cfg = { 0 };
+    hb_fmt(&cfg, "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": %d, \"num_hidden_layers\": 1, \"num_attention_heads\": %d, "
+                 "\"num_key_value_heads\": %d, \"intermediate_size\": %d, \"vocab_size\": %d, \"max_position_embeddings\": 256, \"rms_norm_eps\": 1e-5, "
+                 "\"rope_theta\": 10000.0, \"rope_scaling\": {\"type\": \"linear\", \"factor\": 2.0}, "
+                 "\"quantization_config\": {\"quant_method\": \"fp8\", \"weight_block_size\": [128, 128]}}", E, H, KV, F, V);
+    CHECK(hb_save(&cfg, dir, "config.json"));
+    free(cfg.p);
+    infer_gguf g;
+    infer_error err;
+    if (infer_hf_load(&g, dir, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); goto done; }
+    const infer__hf_owner *own = (const infer__hf_owner *)g.owner;
+    const uint8_t *map = own->maps[0].addr, *map_end = map + own->maps[0].size;
+    const infer_tensor *emb = infer_gguf_tensor(&g, "token_embd.weight"), *an = infer_gguf_tensor(&g, "blk.0.attn_norm.weight");
+    const infer_tensor *q = infer_gguf_tensor(&g, "blk.0.attn_q.weight"), *v = infer_gguf_tensor(&g, "blk.0.attn_v.weight");
+    const infer_tensor *on = infer_gguf_tensor(&g, "output_norm.weight"), *up = infer_gguf_tensor(&g, "blk.0.ffn_up.weight");
+    CHECK(emb && emb->type == INFER_TYPE_BF16 && (const uint8_t *)emb->data >= map && (const uint8_t *)emb->data < map_end);   /* mapped, not copied */
+    CHECK(up && up->type == INFER_TYPE_BF16 && (const uint8_t *)up->data >= map && (const uint8_t *)up->data < map_end);
+    CHECK(an && an->type == INFER_TYPE_F32 && ((const float *)an->data)[3] == st_bf16(((const uint16_t *)(const void *)t[1]->data)[3]));
+    CHECK(on && on->type == INFER_TYPE_F32 && ((const float *)on->data)[7] == infer__fp16_to_fp32(((const uint16_t *)(const void *)t[11]->data)[7]));
+    /* q: F16 kept, rows of head 1 moved: GGUF row 2i + j <- HF row j*HD/2 + i */
+    int perm_ok = q && q->type == INFER_TYPE_F16 && q->ne[0] == E && q->ne[1] == H * HD;
+    for (int i = 0; perm_ok && i < HD / 2; i++)
+        for (int j = 0; j < 2; j++)
+            perm_ok &= !memcmp((const uint8_t *)q->data + (size_t)(HD + 2 * i + j) * E * 2, t[2]->data + (size_t)(HD + j * HD / 2 + i) * E * 2, E * 2);
+    CHECK(perm_ok);
+    /* v: FP8 x block scale -> BF16 */
+    int v_ok = v && v->type == INFER_TYPE_BF16;
+    for (int k = 0; v_ok && k < KV * HD * E; k++)
+        v_ok &= ((const uint16_t *)v->data)[k] == infer__fp32_to_bf16(infer__e4m3_to_f32(t[4]->data[k]) * vscale);
+    CHECK(v_ok);
+    const infer_tensor *o = infer_gguf_tensor(&g, "blk.0.attn_output.weight");   /* copied to an aligned place */
+    CHECK(o && o->type == INFER_TYPE_F32 && (uintptr_t)o->data % 4 == 0 && !memcmp(o->data, t[6]->data, t[6]->nbytes));
+    int64_t ft = -1;
+    CHECK(infer__get_int(&g, "general.file_type", &ft, NULL) == 1 && ft == 32);
+    infer_str rs;
+    CHECK(infer__get_str(&g, "llama.rope.scaling.type", &rs, NULL) == 1 && infer__str_eq(rs, "linear"));
+    CHECK(!infer_gguf_find(&g, "tokenizer.ggml.tokens"));   /* no tokenizer.json: no vocabulary */
+    /* the GGUF it writes runs */
+    CHECK(infer_gguf_write("/tmp/infer_hf_dtypes.gguf", g.kv, g.n_kv, g.tensors, g.n_tensors, 32, &err) == INFER_OK);
+    infer_gguf_free(&g);
+    infer_model *m;
+    infer_session *s;
+    float logits[3 * V];
+    int32_t ids[3] = { 1, 7, 42 };
+    if (infer_model_load(&m, "/tmp/infer_hf_dtypes.gguf", NULL, &err) != INFER_OK) CHECK_MSG(0, "%s", err.msg);
+    else {
+        CHECK(infer_session_create(&s, m, NULL, &err) == INFER_OK && infer_eval(s, ids, 3, logits, 1, &err) == INFER_OK);
+        int finite = 1;
+        for (int k = 0; k < 3 * V; k++) finite &= isfinite(logits[k]);
+        CHECK(finite);
+        infer_session_free(s);
+        infer_model_free(m);
+    }
+    remove("/tmp/infer_hf_dtypes.gguf");
+done:
+    for (int i = 0; i < c.n; i++) free(c.t[i].data);
+    free(c.t);
+    hft_rmdir(dir);
+}
+
+/* ---- broken folders fail with a message ---- */
+
+/* infer_hf_load must fail with `want` in the message */
+static void hf_bad(const char *dir, const char *want, const char *what) {
+    infer_gguf g;
+    infer_error err;
+    err.msg[0] = 0;
+    const infer_status rc = infer_hf_load(&g, dir, &err);
+    if (rc == INFER_OK) infer_gguf_free(&g);
+    CHECK_MSG(rc != INFER_OK && strstr(err.msg, want), "%s: status %d, message '%s', expected '%s'", what, rc, err.msg, want);
+}
+
+/* write `name` in dir as `text` with one replacement, then expect failure */
+static void hf_bad_text(const char *dir, const char *name, const char *text, const char *from, const char *to, const char *want) {
+    buf_t b = { 0 };
+    hb_replace(&b, text, from, to);
+    CHECK(hb_save(&b, dir, name));
+    char what[160];
+    snprintf(what, sizeof what, "%s: '%s' -> '%s'", name, from, to);
+    hf_bad(dir, want, what);
+    free(b.p);
+}
+
+/* rewrite model.safetensors with tensor i renamed (or dtype changed), expect failure */
+static void hf_bad_tensor(hft_golden *x, int i, const char *name, const char *dtype, const char *want) {
+    hft_t keep = x->c.t[i];
+    if (name) snprintf(x->c.t[i].name, sizeof x->c.t[i].name, "%s", name);
+    if (dtype) {   /* same bytes, a 1-byte dtype: shape [nbytes] */
+        x->c.t[i].dtype = dtype;
+        x->c.t[i].nd = 2;
+        x->c.t[i].shape[0] = 4;
+        x->c.t[i].shape[1] = (int64_t)keep.nbytes / 4;
+    }
+    CHECK(hft_write_st(x->dir, "model.safetensors", x->c.t, x->c.n));
+    hf_bad(x->dir, want, name ? name : dtype);
+    x->c.t[i] = keep;
+}
+
+static void test_hf_corrupt(void) {
+    hft_golden x;
+    char path[512];
+    if (!hft_open(&x, "llama", "LlamaForCausalLM", 1, 0, 0)) {
+        if (!x.file) SKIP(SHARED "/golden/llama not found");
+        CHECK(0);
+        hft_close(&x);
+        return;
+    }
+    /* config.json */
+    char *cfg = NULL, *tok = NULL;
+    snprintf(path, sizeof path, "%s/config.json", x.dir);
+    cfg = slurp(path, NULL);
+    snprintf(path, sizeof path, "%s/tokenizer.json", x.dir);
+    tok = slurp(path, NULL);
+    CHECK(cfg && tok);
+    if (!cfg || !tok) goto done;
+    hf_bad_text(x.dir, "config.json", cfg, "{", "{[", "config.json: json");
+    hf_bad_text(x.dir, "config.json", cfg, "LlamaForCausalLM", "FooForCausalLM", "not supported");
+    hf_bad_text(x.dir, "config.json", cfg, "\"hidden_size\"", "\"hidden_sizes\"", "missing 'hidden_size'");
+    hf_bad_text(x.dir, "config.json", cfg, "\"hidden_size\": 256", "\"hidden_size\": \"256\"", "must be an integer");
+    hf_bad_text(x.dir, "config.json", cfg, "\"num_attention_heads\": 8", "\"num_attention_heads\": 7", "heads of even size");
+    hf_bad_text(x.dir, "config.json", cfg, "\"num_hidden_layers\": 3", "\"num_hidden_layers\": 2", "bad layer index");
+    hf_bad_text(x.dir, "config.json", cfg, "\"num_hidden_layers\": 3", "\"num_hidden_layers\": -3", "must be an integer");
+    buf_t b = { 0 };
+    hb_str(&b, cfg);
+    CHECK(hb_save(&b, x.dir, "config.json"));
+    free(b.p);
+    /* tokenizer.json */
+    hf_bad_text(x.dir, "tokenizer.json", tok, "\"vocab\": {", "\"vocab\": [", "tokenizer.json");
+    hf_bad_text(x.dir, "tokenizer.json", tok, "\\\\p{N}{1,3}", "\\\\p{N}{1,4}", "unrecognized pre_tokenizer");
+    hf_bad_text(x.dir, "tokenizer.json", tok, "\"type\": \"BPE\"", "\"type\": \"Unigram\"", "not supported");
+    hf_bad_text(x.dir, "tokenizer.json", tok, ": 0,", ": -1,", "bad id");
+    hf_bad_text(x.dir, "tokenizer.json", tok, "\"merges\": [", "\"merges\": [7, ", "merge 0");
+    hf_bad_text(x.dir, "tokenizer.json", tok, "\"version\"", "\"version\" \"", "tokenizer.json: json");
+    b.p = NULL; b.n = b.cap = 0;
+    hb_str(&b, tok);
+    CHECK(hb_save(&b, x.dir, "tokenizer.json"));
+    free(b.p);
+    /* tensors */
+    hf_bad_tensor(&x, 3, "model.layers.0.self_attn.foo.weight", NULL, "has no GGUF name");
+    hf_bad_tensor(&x, 3, "model.layers.9.input_layernorm.weight", NULL, "bad layer index");
+    hf_bad_tensor(&x, 3, "model.layers.x.input_layernorm.weight", NULL, "bad layer index");
+    hf_bad_tensor(&x, 3, "model.layers.0.mlp.up_proj.weight_scale", NULL, "has no use");
+    hf_bad_tensor(&x, 3, "model.layers.0.mlp.experts.0.up_proj.weight", NULL, "experts in a llama model");
+    hf_bad_tensor(&x, 3, NULL, "U8", "dtype U8 is not supported");
+    hf_bad_tensor(&x, 3, NULL, "I8", "dtype I8 is not supported");
+    hf_bad_tensor(&x, 3, NULL, "F8_E4M3", "weight_scale_inv");
+    CHECK(hft_write_st(x.dir, "model.safetensors", x.c.t, x.c.n));
+    snprintf(path, sizeof path, "%s/model.safetensors", x.dir);
+    FILE *f = fopen(path, "r+b");
+    CHECK(f && ftruncate(fileno(f), 5000) == 0);
+    if (f) fclose(f);
+    hf_bad(x.dir, "model.safetensors: safetensors", "truncated shard");
+    remove(path);
+    hf_bad(x.dir, "neither model.safetensors", "no weights");
+    /* the shard index */
+    CHECK(hft_write_st(x.dir, "model-00001-of-00002.safetensors", x.c.t, 10));
+    CHECK(hft_write_st(x.dir, "model-00002-of-00002.safetensors", x.c.t + 10, x.c.n - 10));
+    const char *ix = "{\"weight_map\": {\"model.norm.weight\": \"model-00002-of-00002.safetensors\", \"lm_head.weight\": \"model-00001-of-00002.safetensors\"}}";
+    hf_bad_text(x.dir, "model.safetensors.index.json", ix, "00002-of", "00003-of", "cannot open");
+    hf_bad_text(x.dir, "model.safetensors.index.json", ix, "model-00002-of-00002.safetensors", "../model-00002-of-00002.safetensors", "not a plain file name");
+    hf_bad_text(x.dir, "model.safetensors.index.json", ix, "\"model-00002-of-00002", "\"model-00001-of-00002", "is not in");
+    hf_bad_text(x.dir, "model.safetensors.index.json", ix, "\"weight_map\"", "\"weights\"", "no weight_map");
+    hf_bad_text(x.dir, "model.safetensors.index.json", ix, "\"lm_head.weight\": \"model", "\"lm_head.weight\": 3, \"x\": \"model", "not a file name");
+    CHECK(hft_write_st(x.dir, "model-00002-of-00002.safetensors", x.c.t + 9, x.c.n - 9));
+    hf_bad_text(x.dir, "model.safetensors.index.json", ix, "", "", "appears in two shards");
+    snprintf(path, sizeof path, "%s/config.json", x.dir);
+    remove(path);
+    hf_bad(x.dir, "config.json", "no config.json");
+    hf_bad("/nonexistent/dir", "cannot open", "no folder");
+done:
+    free(cfg); free(tok);
+    hft_close(&x);
+    /* a mixture of experts with an expert missing */
+    if (!hft_open(&x, "qwen3moe", "Qwen3MoeForCausalLM", 1, 0, 0)) { hft_close(&x); return; }
+    for (int i = 0; i < x.c.n; i++)
+        if (strstr(x.c.t[i].name, "layers.1.mlp.experts.5.up_proj")) {
+            free(x.c.t[i].data);
+            x.c.t[i] = x.c.t[--x.c.n];
+            break;
+        }
+    CHECK(hft_write_st(x.dir, "model.safetensors", x.c.t, x.c.n));
+    hf_bad(x.dir, "missing expert tensor 'model.layers.1.mlp.experts.5.up_proj.weight'", "missing expert");
+    hft_close(&x);
+}
+
+/* ---- vocabularies from real tokenizer.json files ---- */
+
+/* tokenizer.json -> vocab-only GGUF file -> loaded tokenizer; NULL (and a message) on failure */
+static infer_model *hf_vocab_model(const char *json, const char *gguf_path, infer_gguf *g) {
+    infer_error err;
+    infer_model *m = NULL;
+    if (infer_hf_vocab(g, json, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", json, err.msg); return NULL; }
+    CHECK(infer_gguf_write(gguf_path, g->kv, g->n_kv, NULL, 0, 32, &err) == INFER_OK);
+    infer_model_params mp = { 1 };
+    if (infer_model_load(&m, gguf_path, &mp, &err) != INFER_OK) CHECK_MSG(0, "%s: %s", gguf_path, err.msg);
+    return m;
+}
+
+static int64_t hf_key_int(const infer_gguf *g, const char *key) {
+    int64_t v = -1;
+    infer__get_int(g, key, &v, NULL);
+    return v;
+}
+
+static void test_hf_vocab(void) {
+    if (!file_exists(SHARED "/tokenizers/llama3/tokenizer.json")) SKIP(SHARED "/tokenizers not found");
+    infer_gguf g;
+    infer_str s;
+    /* Llama 3: byte-level BPE, llama-bpe pre-tokenizer */
+    infer_model *m = hf_vocab_model(SHARED "/tokenizers/llama3/tokenizer.json", "/tmp/infer_vocab_llama3.gguf", &g);
+    if (m) {
+        CHECK(infer__get_str(&g, "tokenizer.ggml.pre", &s, NULL) == 1 && infer__str_eq(s, "llama-bpe"));
+        CHECK(infer_gguf_find(&g, "tokenizer.ggml.tokens")->arr_n == 128256 && infer_gguf_find(&g, "tokenizer.ggml.merges")->arr_n == 280147);
+        CHECK(hf_key_int(&g, "tokenizer.ggml.bos_token_id") == 128000 && hf_key_int(&g, "tokenizer.ggml.eos_token_id") == 128001);
+        check_vocab_vectors("llama-bpe", infer_model_tokenizer(m));
+        infer_model_free(m);
+        infer_gguf_free(&g);
+    }
+    /* Qwen 3: qwen2 pre-tokenizer, merges as ["a", "b"] pairs */
+    m = hf_vocab_model(SHARED "/tokenizers/qwen3/tokenizer.json", "/tmp/infer_vocab_qwen3.gguf", &g);
+    if (m) {
+        CHECK(infer__get_str(&g, "tokenizer.ggml.pre", &s, NULL) == 1 && infer__str_eq(s, "qwen2"));
+        CHECK(hf_key_int(&g, "tokenizer.ggml.eos_token_id") == 151645 && hf_key_int(&g, "tokenizer.ggml.padding_token_id") == 151643);
+        CHECK(hf_key_int(&g, "tokenizer.ggml.bos_token_id") == -1);
+        const infer_gguf_kv *ab = infer_gguf_find(&g, "tokenizer.ggml.add_bos_token");
+        CHECK(ab && ab->type == INFER_GGUF_BOOL && ab->v.u == 0);
+        CHECK(infer_gguf_find(&g, "tokenizer.chat_template") != NULL);
+        const int32_t *ty = (const int32_t *)infer_gguf_find(&g, "tokenizer.ggml.token_type")->arr_data;
+        CHECK(ty[151643] == 3 && ty[151665] == 4 && ty[100] == 1);   /* <|endoftext|> control, <tool_response> user-defined */
+        check_vocab_vectors("qwen2", infer_model_tokenizer(m));
+        infer_model_free(m);
+        infer_gguf_free(&g);
+    }
+    /* SentencePiece-style (byte_fallback): types, scores in merge order, round trip of text */
+    m = hf_vocab_model(SHARED "/tokenizers/llama2/tokenizer.json", "/tmp/infer_vocab_llama2.gguf", &g);
+    if (m) {
+        CHECK(infer__get_str(&g, "tokenizer.ggml.model", &s, NULL) == 1 && infer__str_eq(s, "llama"));
+        const int32_t *ty = (const int32_t *)infer_gguf_find(&g, "tokenizer.ggml.token_type")->arr_data;
+        const float *sc = (const float *)infer_gguf_find(&g, "tokenizer.ggml.scores")->arr_data;
+        CHECK(ty[0] == 2 && ty[1] == 3 && ty[2] == 3 && ty[3] == 6 && ty[258] == 6 && ty[300] == 1);
+        CHECK(sc[0] == 0 && sc[3] == 0 && sc[261] == 0.0f && sc[262] == -1.0f && sc[259] < -50000);   /* "▁t" is merge 0, "▁▁" among the last */
+        CHECK(hf_key_int(&g, "tokenizer.ggml.bos_token_id") == 1 && hf_key_int(&g, "tokenizer.ggml.unknown_token_id") == 0);
+        const infer_tokenizer *t = infer_model_tokenizer(m);
+        const char *texts[] = { "Hello world", "The quick brown fox jumps over the lazy dog.", "  spaces\tand\nnewlines", "naïve café 東京 🙂" };
+        for (int i = 0; i < 4; i++) {
+            int32_t ids[128];
+            char back[256];
+            const int n = infer_tokenize(t, texts[i], strlen(texts[i]), 0, 0, ids, 128);
+            const int k = n > 0 ? infer_detokenize(t, ids, n, 0, 0, back, sizeof back - 1) : -1;
+            CHECK_MSG(n > 0 && k == (int)strlen(texts[i]) && !memcmp(back, texts[i], (size_t)k), "'%s': %d tokens, back '%.*s'", texts[i], n, k > 0 ? k : 0, back);
+        }
+        infer_model_free(m);
+        infer_gguf_free(&g);
+    }
+    remove("/tmp/infer_vocab_llama3.gguf");
+    remove("/tmp/infer_vocab_qwen3.gguf");
+    remove("/tmp/infer_vocab_llama2.gguf");
+}
+
+/* ---- tools/convert on folders and safetensors ---- */
+static void test_hf_convert_cli(void) {
+    if (!file_exists("./tools/convert")) SKIP("./tools/convert not built");
+    hft_golden x;
+    char cmd[1024], out[8192];
+    infer_error err;
+    if (!hft_open(&x, "qwen3", "Qwen3ForCausalLM", 2, 0, 0)) {
+        if (!x.file) SKIP(SHARED "/golden/qwen3 not found");
+        CHECK(0);
+        hft_close(&x);
+        return;
+    }
+    /* the folder as GGUF: the golden file's tensors and metadata */
+    snprintf(cmd, sizeof cmd, "./tools/convert %s /tmp/infer_hfcv.gguf 2>&1", x.dir);
+    CHECK_MSG(run_cmd(cmd, out, sizeof out) == 0 && strstr(out, "wrote"), "%s", out);
+    size_t n;
+    uint8_t *f = slurp("/tmp/infer_hfcv.gguf", &n);
+    infer_gguf g;
+    if (f && infer_gguf_parse(&g, f, n, &err) == INFER_OK) {
+        hft_compare_tensors(&x, &g, "convert");
+        CHECK(hft_same_kv(&x.g, &g, 1) == 0 && hft_same_kv(&g, &x.g, 1) == 0);
+        infer_gguf_free(&g);
+    } else CHECK_MSG(0, "convert wrote no GGUF");
+    free(f);
+    /* --type q8_0: matrices re-encoded, norms F32, still a model */
+    snprintf(cmd, sizeof cmd, "./tools/convert %s /tmp/infer_hfcv.gguf --type q8_0 2>&1", x.dir);
+    CHECK(run_cmd(cmd, out, sizeof out) == 0);
+    f = slurp("/tmp/infer_hfcv.gguf", &n);
+    if (f && infer_gguf_parse(&g, f, n, &err) == INFER_OK) {
+        const infer_tensor *q = infer_gguf_tensor(&g, "blk.1.attn_q.weight"), *nm = infer_gguf_tensor(&g, "blk.1.attn_q_norm.weight");
+        CHECK(q && q->type == INFER_TYPE_Q8_0 && nm && nm->type == INFER_TYPE_F32 && !infer_gguf_find(&g, "general.file_type"));
+        infer_gguf_free(&g);
+        infer_model *m;
+        const infer_status rc = infer_model_load_memory(&m, f, n, NULL, &err);
+        CHECK_MSG(rc == INFER_OK, "%s", err.msg);
+        if (rc == INFER_OK) infer_model_free(m);
+    } else CHECK_MSG(0, "convert --type q8_0 wrote no GGUF");
+    free(f);
+    /* info on a folder, on a shard */
+    snprintf(cmd, sizeof cmd, "./tools/convert info %s", x.dir);
+    CHECK(run_cmd(cmd, out, sizeof out) == 0 && strstr(out, "qwen3.embedding_length") && strstr(out, "blk.0.attn_q.weight"));
+    snprintf(cmd, sizeof cmd, "./tools/convert info %s/model-00002-of-00002.safetensors", x.dir);
+    CHECK_MSG(run_cmd(cmd, out, sizeof out) == 0 && strstr(out, "safetensors: ") && strstr(out, "F32") && strstr(out, "format"), "%s", out);
+    /* errors */
+    snprintf(cmd, sizeof cmd, "./tools/convert info %s/config.json 2>&1", x.dir);
+    CHECK(run_cmd(cmd, out, sizeof out) != 0 && strstr(out, "safetensors"));
+    snprintf(cmd, sizeof cmd, "./tools/convert %s /tmp/infer_hfcv.gguf --type q9_9 2>&1", x.dir);
+    CHECK(run_cmd(cmd, out, sizeof out) != 0 && strstr(out, "unknown type"));
+    CHECK(run_cmd("mkdir -p /tmp/infer_hf_empty && ./tools/convert /tmp/infer_hf_empty /tmp/infer_hfcv.gguf 2>&1", out, sizeof out) != 0 && strstr(out, "config.json"));
+    /* a vocabulary on its own */
+    if (file_exists(SHARED "/tokenizers/qwen3/tokenizer.json")) {
+        CHECK(run_cmd("./tools/convert vocab " SHARED "/tokenizers/qwen3/tokenizer.json /tmp/infer_hfcv.gguf 2>&1", out, sizeof out) == 0 && strstr(out, "151669 tokens"));
+        infer_model *m;
+        infer_model_params mp = { 1 };
+        const infer_status rc = infer_model_load(&m, "/tmp/infer_hfcv.gguf", &mp, &err);
+        CHECK(rc == INFER_OK && infer_model_tokenizer(m));
+        if (rc == INFER_OK) infer_model_free(m);
+    }
+    remove("/tmp/infer_hfcv.gguf");
+    hft_rmdir("/tmp/infer_hf_empty");
+    hft_close(&x);
+}
+/* bitnet_tests.inc -- BitNet b1.58: the goldens (F32, TQ2_0, TQ1_0), the I2_S flavour, ReLU^2,
+ * sub-norms and `.scale` tensors against a plain double-precision forward, and the fast
+ * ternary kernels against their scalar twins. Included by tests.c. */
+
+/* ---- goldens: precise max |diff| on every row (prefill in one batch, one token at a time,
+ * and chunks of 7), and the fast path's mean |diff| against the reference engine's ---- */
+static void bn_golden(const char *variant) {
+    const char *dir = SHARED "/golden/bitnet";
+    if (!file_exists(dir)) SKIP("%s not found", dir);
+    char model[64], ref[64], fast[64];
+    snprintf(model, sizeof model, "model-%s.gguf", variant);
+    const char *prompts[] = { "short", "long" };
+    for (int p = 0; p < 2; p++) {
+        if (!strcmp(variant, "F32")) snprintf(ref, sizeof ref, "F32.%s.hp.bin", prompts[p]);
+        else snprintf(ref, sizeof ref, "%s.%s.deq.hp.bin", variant, prompts[p]);
+        const int ubatches[] = { 512, 1, 7 };
+        for (int u = 0; u < 3; u++) {
+            diff_t d = run_golden(dir, model, prompts[p], ref, 1, ubatches[u], u == 1 ? 1 : 2, NULL, NULL);
+            printf("    %s %-5s precise ubatch %3d: max |diff| %.3g\n", variant, prompts[p], ubatches[u], d.max_abs);
+            CHECK_MSG(d.max_abs >= 0 && d.max_abs <= 2e-3, "bitnet %s %s ubatch %d: max abs diff %.3g", variant, prompts[p], ubatches[u], d.max_abs);
+        }
+        snprintf(fast, sizeof fast, "%s.%s.bin", variant, prompts[p]);
+        double theirs = -1;
+        diff_t d = run_golden(dir, model, prompts[p], ref, 0, 512, 2, fast, &theirs);
+        printf("    %s %-5s fast: mean |diff| %.4f (reference engine %.4f, limit %.4f), max %.3g\n", variant, prompts[p], d.mean_abs, theirs, 1.5 * theirs + 0.01, d.max_abs);
+        CHECK_MSG(d.mean_abs >= 0 && theirs >= 0 && d.mean_abs <= 1.5 * theirs + 0.01, "bitnet %s %s fast path: mean abs diff %.4g, reference engine's %.4g",
+                  variant, prompts[p], d.mean_abs, theirs);
+    }
+}
+static void test_golden_bitnet_f32(void) { bn_golden("F32"); }
+static void test_golden_bitnet_tq2_0(void) { bn_golden("TQ2_0"); }
+static void test_golden_bitnet_tq1_0(void) { bn_golden("TQ1_0"); }
+
+/* ---- writing variants of a model: another arch name, an activation key, projections
+ * re-encoded as I2_S, `.scale` tensors ---- */
+static const char *bn_proj[7] = { "attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down" };
+static const float bn_scale_val[7] = { 0.5f, 2.0f, 0.75f, 1.5f, 0.5f, 1.25f, 2.0f };
+
+static int bn_is_proj(const char *name) {
+    for (int i = 0; i < 7; i++) {
+        char suffix[32];
+        snprintf(suffix, sizeof suffix, ".%s.weight", bn_proj[i]);
+        if (strlen(name) > strlen(suffix) && !strcmp(name + strlen(name) - strlen(suffix), suffix)) return 1;
+    }
+    return 0;
+}
+
+/* the whole tensor as floats (an I2_S tensor with its scale; other types dequantized) */
+static float *bn_tensor_f32(const infer_tensor *t) {
+    const int64_t n = t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3];
+    float *out = malloc(sizeof(float) * (size_t)n);
+    infer_error err;
+    if (t->type == INFER_TYPE_I2_S) infer__dequant_i2_s(t->data, t->scale, out, n);
+    else if (infer_dequantize(t->type, t->data, out, n, &err) != INFER_OK) { free(out); return NULL; }
+    return out;
+}
+
+typedef struct {
+    const char *arch;      /* new general.architecture (keys renamed), or NULL */
+    const char *act;       /* <arch>.hidden_activation, or NULL: none (an existing one is dropped) */
+    int to_i2_s;           /* projections re-encoded as I2_S */
+    int scales;            /* add blk.N.<proj>.scale = bn_scale_val */
+} bn_variant;
+
+static int bn_write(const char *src, const char *dst, const bn_variant *v) {
+    size_t n;
+    uint8_t *p = slurp(src, &n);
+    infer_gguf g;
+    infer_error err;
+    if (!p || infer_gguf_parse(&g, p, n, &err) != INFER_OK) { free(p); return 0; }
+    const infer_gguf_kv *ak = infer_gguf_find(&g, "general.architecture");
+    char old[32], key[256][96], act_key[96];
+    snprintf(old, sizeof old, "%.*s", (int)ak->v.s.len, ak->v.s.ptr);
+    const char *arch = v->arch ? v->arch : old;
+    infer_gguf_kv *kv = calloc((size_t)g.n_kv + 2, sizeof *kv);
+    int nkv = 0;
+    for (int64_t i = 0; i < g.n_kv && i < 256; i++) {
+        infer_gguf_kv e = g.kv[i];
+        const size_t ol = strlen(old);
+        if (infer__str_eq(e.key, "general.architecture")) e = infer_gguf_kv_str("general.architecture", arch);
+        else if (e.key.len > ol + 1 && !memcmp(e.key.ptr, old, ol) && e.key.ptr[ol] == '.') {
+            snprintf(key[i], sizeof key[i], "%s.%.*s", arch, (int)(e.key.len - ol - 1), e.key.ptr + ol + 1);
+            if (strstr(key[i], ".hidden_activation")) continue;
+            e.key.ptr = key[i];
+            e.key.len = strlen(key[i]);
+        }
+        kv[nkv++] = e;
+    }
+    snprintf(act_key, sizeof act_key, "%s.hidden_activation", arch);
+    if (v->act) kv[nkv++] = infer_gguf_kv_str(act_key, v->act);
+    infer_tensor *t = calloc((size_t)g.n_tensors * 2, sizeof *t);
+    void **own = calloc((size_t)g.n_tensors * 2, sizeof(void *));
+    char (*names)[64] = calloc((size_t)g.n_tensors, 64);
+    int nt = 0;
+    for (int64_t i = 0; i < g.n_tensors; i++) {
+        t[nt] = g.tensors[i];
+        if (bn_is_proj(t[nt].name) && v->to_i2_s && t[nt].type != INFER_TYPE_I2_S) {
+            const int64_t cnt = t[nt].ne[0] * t[nt].ne[1];
+            float *f = bn_tensor_f32(&g.tensors[i]);
+            uint8_t *q = calloc(1, (size_t)cnt / 4 + 32);
+            infer__quant_i2_s(f, q, cnt);
+            t[nt].type = INFER_TYPE_I2_S;
+            t[nt].data = own[nt] = q;
+            t[nt].nbytes = (size_t)cnt / 4 + 32;
+            free(f);
+        }
+        nt++;
+        if (v->scales && bn_is_proj(g.tensors[i].name)) {
+            for (int k = 0; k < 7; k++) {
+                char suffix[32];
+                snprintf(suffix, sizeof suffix, ".%s.weight", bn_proj[k]);
+                const char *nm = g.tensors[i].name;
+                if (strcmp(nm + strlen(nm) - strlen(suffix), suffix)) continue;
+                snprintf(names[i], 64, "%.*s.scale", (int)(strlen(nm) - strlen(".weight")), nm);
+                float *s = malloc(sizeof(float));
+                *s = bn_scale_val[k];
+                memset(&t[nt], 0, sizeof t[nt]);
+                t[nt].name = names[i];
+                t[nt].type = INFER_TYPE_F32;
+                t[nt].n_dims = 1;
+                t[nt].ne[0] = t[nt].ne[1] = t[nt].ne[2] = t[nt].ne[3] = 1;
+                t[nt].data = own[nt] = s;
+                t[nt].nbytes = 4;
+                t[nt].scale = 1;
+                nt++;
+            }
+        }
+    }
+    const int ok = infer_gguf_write(dst, kv, nkv, t, nt, (uint32_t)g.alignment, &err) == INFER_OK;
+    for (int i = 0; i < nt; i++) free(own[i]);
+    free(own); free(t); free(names); free(kv);
+    infer_gguf_free(&g);
+    free(p);
+    return ok;
+}
+
+/* precise logits of `ids` ([n, n_vocab]), or NULL */
+static float *bn_logits(const char *path, const int32_t *ids, int n, int precise, int threads, int *n_vocab) {
+    infer_model *m;
+    infer_error err;
+    if (infer_model_load(&m, path, NULL, &err) != INFER_OK) { printf("    %s: %s\n", path, err.msg); return NULL; }
+    infer_session_params sp = infer_session_default_params();
+    sp.precise = precise;
+    sp.n_threads = threads;
+    sp.n_ctx = 256;
+    infer_session *s;
+    float *out = NULL;
+    if (infer_session_create(&s, m, &sp, &err) == INFER_OK) {
+        *n_vocab = infer_model_config(m)->n_vocab;
+        out = malloc(sizeof(float) * (size_t)n * *n_vocab);
+        if (infer_eval(s, ids, n, out, 1, &err) != INFER_OK) { printf("    eval: %s\n", err.msg); free(out); out = NULL; }
+        infer_session_free(s);
+    }
+    infer_model_free(m);
+    return out;
+}
+
+static double bn_maxdiff(const float *a, const float *b, size_t n) {
+    double mx = 0;
+    for (size_t i = 0; i < n; i++) { double e = fabs((double)a[i] - b[i]); if (!(e <= mx)) mx = e; }
+    return mx;
+}
+
+/* run_golden for a model outside the golden folder: the TQ2_0 golden's prompt ++ greedy ids,
+ * the prompt in one batch and then one token at a time, against TQ2_0.<prompt>.deq.hp.bin;
+ * theirs = the reference engine's fast-path mean |diff| (TQ2_0.<prompt>.bin) */
+static void bn_run_golden(const char *model, const char *prompt, int precise, double *mean, double *mx, double *theirs) {
+    const char *dir = SHARED "/golden/bitnet";
+    char path[256];
+    int32_t ids[600];
+    size_t nref, nfast;
+    *mean = *mx = *theirs = -1;
+    const int np = read_prompt(dir, prompt, ids, 512);
+    snprintf(path, sizeof path, "%s/logits/TQ2_0.%s.deq.hp.bin", dir, prompt);
+    float *ref = read_floats(path, &nref);
+    snprintf(path, sizeof path, "%s/logits/TQ2_0.%s.bin", dir, prompt);
+    float *fast = read_floats(path, &nfast);
+    int V = 0;
+    float *lg = NULL;
+    if (ref && fast && nref == nfast && np > 0) {
+        const int rows = (int)(nref / 320);
+        for (int g = np; g < rows; g++) {
+            const float *rr = ref + (size_t)(g - 1) * 320;
+            int best = 0;
+            for (int v = 1; v < 320; v++) if (rr[v] > rr[best]) best = v;
+            ids[g] = best;
+        }
+        infer_model *m;
+        infer_error err;
+        infer_session *s;
+        infer_session_params sp = infer_session_default_params();
+        sp.precise = precise;
+        sp.n_threads = 2;
+        sp.n_ctx = 512;
+        if (infer_model_load(&m, model, NULL, &err) == INFER_OK) {
+            V = infer_model_config(m)->n_vocab;
+            lg = malloc(sizeof(float) * (size_t)rows * V);
+            infer_status st = V == 320 && infer_session_create(&s, m, &sp, &err) == INFER_OK ? INFER_OK : INFER_ERR_ARG;
+            if (st == INFER_OK) {
+                st = infer_eval(s, ids, np, lg, 1, &err);
+                for (int g = np; g < rows && st == INFER_OK; g++) st = infer_eval(s, &ids[g], 1, lg + (size_t)g * V, 1, &err);
+                infer_session_free(s);
+            }
+            if (st == INFER_OK) {
+                double e = 0, t = 0, m2 = 0;
+                for (size_t i = 0; i < nref; i++) {
+                    const double d = fabs((double)lg[i] - ref[i]);
+                    e += d;
+                    if (!(d <= m2)) m2 = d;
+                    t += fabs((double)fast[i] - ref[i]);
+                }
+                *mean = e / nref; *mx = m2; *theirs = t / nref;
+            }
+            infer_model_free(m);
+        }
+    }
+    free(ref); free(fast); free(lg);
+}
+
+/* ---- the I2_S flavour: the golden TQ2_0 model with every projection re-encoded as I2_S ----
+ * A TQ2_0 block stores its own scale d; I2_S one scale per tensor. The golden's ternary
+ * values carry one absmean scale per tensor, so every block of a tensor has the same d
+ * (checked here), and the I2_S form holds exactly the same values: precise logits must be
+ * bit-identical. */
+static void test_bitnet_i2_s(void) {
+    const char *dir = SHARED "/golden/bitnet";
+    if (!file_exists(dir)) SKIP("%s not found", dir);
+    size_t n;
+    uint8_t *p = slurp(SHARED "/golden/bitnet/model-TQ2_0.gguf", &n);
+    infer_gguf g;
+    infer_error err;
+    CHECK(p && infer_gguf_parse(&g, p, n, &err) == INFER_OK);
+    if (!p) return;
+    int tensors = 0, uniform = 0;
+    for (int64_t i = 0; i < g.n_tensors; i++) {
+        const infer_tensor *t = &g.tensors[i];
+        if (t->type != INFER_TYPE_TQ2_0) continue;
+        const infer_block_tq2_0 *b = (const infer_block_tq2_0 *)t->data;
+        const int64_t nb = t->ne[0] * t->ne[1] / INFER_QK_K;
+        int same = 1;
+        for (int64_t k = 1; k < nb; k++) same &= b[k].d == b[0].d;
+        tensors++;
+        uniform += same;
+    }
+    infer_gguf_free(&g);
+    free(p);
+    CHECK_MSG(tensors == 21 && uniform == tensors, "%d of %d TQ2_0 tensors have one d in every block", uniform, tensors);
+    bn_variant v = { NULL, NULL, 1, 0 };
+    const char *i2s = "/tmp/infer_bitnet_i2s.gguf";
+    CHECK(bn_write(SHARED "/golden/bitnet/model-TQ2_0.gguf", i2s, &v));
+    int32_t ids[600];
+    const int np = read_prompt(dir, "long", ids, 512);
+    int V = 0;
+    float *a = bn_logits(SHARED "/golden/bitnet/model-TQ2_0.gguf", ids, np, 1, 2, &V);
+    float *b = bn_logits(i2s, ids, np, 1, 2, &V);
+    CHECK(a && b);
+    if (a && b) {
+        const double d = bn_maxdiff(a, b, (size_t)np * V);
+        printf("    precise, long prompt: I2_S vs TQ2_0 max |diff| %.3g\n", d);
+        CHECK_MSG(memcmp(a, b, sizeof(float) * (size_t)np * V) == 0, "I2_S and TQ2_0 precise logits differ (max %.3g)", d);
+    }
+    free(a); free(b);
+    /* The fast path: both dot the same codes against the same Q8_K activations, but I2_S
+     * multiplies by its tensor scale after the sum and TQ2_0 by d inside every block: the
+     * matmuls agree to ~1e-7 relative. Where such a difference moves a value across an int8
+     * rounding boundary of the next quantization, one code differs, and a code of the last
+     * layer's input shifts a whole row of logits by about one int8 step; so the two agree to
+     * within the int8 noise (the fast path's own distance from the exact maths), not bit
+     * for bit. */
+    float *ex = bn_logits(SHARED "/golden/bitnet/model-TQ2_0.gguf", ids, np, 1, 2, &V);
+    a = bn_logits(SHARED "/golden/bitnet/model-TQ2_0.gguf", ids, np, 0, 2, &V);
+    b = bn_logits(i2s, ids, np, 0, 2, &V);
+    if (a && b && ex) {
+        double mean = 0, noise = 0;
+        for (size_t i = 0; i < (size_t)np * V; i++) { mean += fabs((double)a[i] - b[i]); noise += fabs((double)a[i] - ex[i]); }
+        mean /= (double)np * V;
+        noise /= (double)np * V;
+        printf("    fast, long prompt: I2_S vs TQ2_0 mean |diff| %.3g (TQ2_0 fast vs exact %.3g)\n", mean, noise);
+        CHECK_MSG(mean <= noise, "I2_S and TQ2_0 fast logits differ by %.3g on average, more than the int8 noise %.3g", mean, noise);
+    }
+    free(a); free(b); free(ex);
+    /* and the I2_S model against the golden exact maths, precise and with the fast-path rule */
+    for (int pr = 0; pr < 2; pr++) {
+        const char *prompt = pr ? "long" : "short";
+        double mean, mx, theirs;
+        bn_run_golden(i2s, prompt, 1, &mean, &mx, &theirs);
+        printf("    I2_S %-5s precise: max |diff| %.3g\n", prompt, mx);
+        CHECK_MSG(mx >= 0 && mx <= 2e-3, "I2_S %s precise: max abs diff %.3g", prompt, mx);
+        bn_run_golden(i2s, prompt, 0, &mean, &mx, &theirs);
+        printf("    I2_S %-5s fast: mean |diff| %.4f (reference engine's TQ2_0 %.4f)\n", prompt, mean, theirs);
+        CHECK_MSG(mean >= 0 && theirs >= 0 && mean <= 1.5 * theirs + 0.01, "I2_S %s fast: mean abs diff %.4g, reference engine's %.4g", prompt, mean, theirs);
+    }
+    remove(i2s);
+}
+
+/* ---- a plain forward in double precision, for a few tokens from position 0 ----
+ * Straight from the equations (see >>forward), reading the tensors through their own
+ * dequantizers and applying `.scale` tensors explicitly, so it checks the sub-norms, the
+ * activation, the scales and the I2_S flavour independently of the engine's code paths. */
+typedef struct { const infer_gguf *g; const infer_config *c; } bn_ref;
+
+static float *bn_get(const bn_ref *r, const char *fmt, int l, float *scale) {
+    char name[96];
+    snprintf(name, sizeof name, fmt, l);
+    const infer_tensor *t = infer_gguf_tensor(r->g, name);
+    if (!t) return NULL;
+    if (scale) {
+        char sn[96];
+        snprintf(sn, sizeof sn, "%.*s.scale", (int)(strlen(name) - strlen(".weight")), name);
+        const infer_tensor *st = infer_gguf_tensor(r->g, sn);
+        *scale = st ? *(const float *)st->data : 1.0f;
+    }
+    return bn_tensor_f32(t);
+}
+
+static void bn_rms(double *y, const double *x, const float *w, int n, double eps) {
+    double ss = 0;
+    for (int i = 0; i < n; i++) ss += x[i] * x[i];
+    const double s = 1.0 / sqrt(ss / n + eps);
+    for (int i = 0; i < n; i++) y[i] = x[i] * s * w[i];
+}
+static void bn_mv(double *y, const float *W, const double *x, int out, int in, double scale) {
+    for (int o = 0; o < out; o++) {
+        double s = 0;
+        for (int i = 0; i < in; i++) s += (double)W[(size_t)o * in + i] * x[i];
+        y[o] = s * scale;
+    }
+}
+
+static double *bn_reference(const infer_gguf *g, const infer_config *c, const int32_t *ids, int T, int act) {
+    bn_ref r = { g, c };
+    const int E = c->n_embd, H = c->n_head, HK = c->n_head_kv, hd = c->head_dim, F = c->n_ff, V = c->n_vocab;
+    const double eps = c->rms_eps;
+    float *emb = bn_get(&r, "token_embd.weight", 0, NULL);
+    double *x = calloc((size_t)T * E, sizeof(double)), *h = calloc(F > E ? F : E, sizeof(double));
+    double *q = calloc((size_t)T * H * hd, sizeof(double)), *k = calloc((size_t)T * HK * hd, sizeof(double)), *v = calloc((size_t)T * HK * hd, sizeof(double));
+    double *att = calloc((size_t)H * hd, sizeof(double)), *o = calloc(E, sizeof(double)), *ga = calloc(F, sizeof(double)), *up = calloc(F, sizeof(double));
+    for (int t = 0; t < T; t++) for (int i = 0; i < E; i++) x[(size_t)t * E + i] = emb[(size_t)ids[t] * E + i];
+    for (int l = 0; l < c->n_layer; l++) {
+        float sq, sk, sv, so, sg, su, sd;
+        float *an = bn_get(&r, "blk.%d.attn_norm.weight", l, NULL), *asn = bn_get(&r, "blk.%d.attn_sub_norm.weight", l, NULL);
+        float *fn = bn_get(&r, "blk.%d.ffn_norm.weight", l, NULL), *fsn = bn_get(&r, "blk.%d.ffn_sub_norm.weight", l, NULL);
+        float *wq = bn_get(&r, "blk.%d.attn_q.weight", l, &sq), *wk = bn_get(&r, "blk.%d.attn_k.weight", l, &sk);
+        float *wv = bn_get(&r, "blk.%d.attn_v.weight", l, &sv), *wo = bn_get(&r, "blk.%d.attn_output.weight", l, &so);
+        float *wg = bn_get(&r, "blk.%d.ffn_gate.weight", l, &sg), *wu = bn_get(&r, "blk.%d.ffn_up.weight", l, &su);
+        float *wd = bn_get(&r, "blk.%d.ffn_down.weight", l, &sd);
+        for (int t = 0; t < T; t++) {                      /* q, k, v with NeoX rope at position t */
+            bn_rms(h, x + (size_t)t * E, an, E, eps);
+            bn_mv(q + (size_t)t * H * hd, wq, h, H * hd, E, sq);
+            bn_mv(k + (size_t)t * HK * hd, wk, h, HK * hd, E, sk);
+            bn_mv(v + (size_t)t * HK * hd, wv, h, HK * hd, E, sv);
+            for (int hh = 0; hh < H + HK; hh++) {
+                double *z = hh < H ? q + ((size_t)t * H + hh) * hd : k + ((size_t)t * HK + hh - H) * hd;
+                for (int i = 0; i < c->n_rot / 2; i++) {
+                    const double th = t * pow(c->rope_base, -2.0 * i / c->n_rot), a = z[i], b = z[i + c->n_rot / 2];
+                    z[i] = a * cos(th) - b * sin(th);
+                    z[i + c->n_rot / 2] = a * sin(th) + b * cos(th);
+                }
+            }
+        }
+        for (int t = 0; t < T; t++) {
+            for (int hh = 0; hh < H; hh++) {                 /* causal softmax attention, GQA */
+                const int kh = hh / (H / HK);
+                double w[64], mx = -1e300, sum = 0;
+                for (int p = 0; p <= t; p++) {
+                    double d = 0;
+                    for (int i = 0; i < hd; i++) d += q[((size_t)t * H + hh) * hd + i] * k[((size_t)p * HK + kh) * hd + i];
+                    w[p] = d / sqrt((double)hd);
+                    if (w[p] > mx) mx = w[p];
+                }
+                for (int p = 0; p <= t; p++) { w[p] = exp(w[p] - mx); sum += w[p]; }
+                for (int i = 0; i < hd; i++) {
+                    double s = 0;
+                    for (int p = 0; p <= t; p++) s += w[p] / sum * v[((size_t)p * HK + kh) * hd + i];
+                    att[(size_t)hh * hd + i] = s;
+                }
+            }
+            bn_rms(att, att, asn, H * hd, eps);             /* sub-norm before Wo */
+            bn_mv(o, wo, att, E, H * hd, so);
+            double *xt = x + (size_t)t * E;
+            for (int i = 0; i < E; i++) xt[i] += o[i];
+            bn_rms(h, xt, fn, E, eps);
+            bn_mv(ga, wg, h, F, E, sg);
+            bn_mv(up, wu, h, F, E, su);
+            for (int i = 0; i < F; i++) {
+                const double z = ga[i], a = act == 1 ? (z > 0 ? z * z : 0) : z / (1 + exp(-z));
+                ga[i] = a * up[i];
+            }
+            bn_rms(ga, ga, fsn, F, eps);                     /* sub-norm before W_down */
+            bn_mv(o, wd, ga, E, F, sd);
+            for (int i = 0; i < E; i++) xt[i] += o[i];
+        }
+        free(an); free(asn); free(fn); free(fsn); free(wq); free(wk); free(wv); free(wo); free(wg); free(wu); free(wd);
+    }
+    float *on = bn_get(&r, "output_norm.weight", 0, NULL);
+    double *logits = calloc((size_t)T * V, sizeof(double));
+    for (int t = 0; t < T; t++) {
+        bn_rms(h, x + (size_t)t * E, on, E, eps);
+        for (int tok = 0; tok < V; tok++) {
+            double s = 0;
+            for (int i = 0; i < E; i++) s += (double)emb[(size_t)tok * E + i] * h[i];
+            logits[(size_t)t * V + tok] = s;
+        }
+    }
+    free(on); free(emb); free(x); free(h); free(q); free(k); free(v); free(att); free(o); free(ga); free(up);
+    return logits;
+}
+
+/* engine (precise) vs the reference forward on a model file; returns max |diff| */
+static double bn_vs_reference(const char *path, int want_act, const char *label) {
+    size_t n;
+    uint8_t *p = slurp(path, &n);
+    infer_model *m;
+    infer_error err;
+    if (!p || infer_model_load_memory(&m, p, n, NULL, &err) != INFER_OK) { printf("    %s: %s\n", label, p ? err.msg : "unreadable"); free(p); return -1; }
+    const infer_config *c = infer_model_config(m);
+    CHECK_MSG(c->ffn_act == want_act, "%s: activation %d, expected %d", label, c->ffn_act, want_act);
+    const int32_t ids[5] = { 17, 254, 3, 99, 310 };
+    const int T = 5, V = c->n_vocab;
+    infer_gguf g;
+    CHECK(infer_gguf_parse(&g, p, n, &err) == INFER_OK);   /* unscaled tensors, as stored */
+    double *ref = bn_reference(&g, c, ids, T, want_act);
+    infer_session_params sp = infer_session_default_params();
+    sp.precise = 1;
+    sp.n_ctx = 64;
+    infer_session *s;
+    float *out = malloc(sizeof(float) * T * V);
+    double mx = -1;
+    if (infer_session_create(&s, m, &sp, &err) == INFER_OK && infer_eval(s, ids, T, out, 1, &err) == INFER_OK) {
+        mx = 0;
+        for (int i = 0; i < T * V; i++) mx = fmax(mx, fabs(out[i] - ref[i]));
+        infer_session_free(s);
+    }
+    printf("    %-44s engine vs double-precision forward: max |diff| %.3g\n", label, mx);
+    free(out); free(ref);
+    infer_gguf_free(&g);
+    infer_model_free(m);
+    free(p);
+    return mx;
+}
+
+static void test_bitnet_reference_forward(void) {
+    const char *f32 = SHARED "/golden/bitnet/model-F32.gguf";
+    if (!file_exists(f32)) SKIP("%s not found", f32);
+    const double tol = 2e-4;
+    /* the golden itself: upstream bitnet, SiLU */
+    double d = bn_vs_reference(f32, 0, "bitnet F32 (SiLU)");
+    CHECK_MSG(d >= 0 && d <= tol, "golden bitnet F32 vs reference: %.3g", d);
+    /* ReLU^2 from the metadata key, and `.scale` tensors on every projection */
+    const char *tmp = "/tmp/infer_bitnet_variant.gguf";
+    bn_variant v1 = { NULL, "relu2", 0, 1 };
+    CHECK(bn_write(f32, tmp, &v1));
+    d = bn_vs_reference(tmp, 1, "bitnet F32 + relu2 key + .scale tensors");
+    CHECK_MSG(d >= 0 && d <= tol, "relu2 + scales vs reference: %.3g", d);
+    /* BitNet's own flavour: "bitnet-b1.58", I2_S projections, ReLU^2 by default */
+    bn_variant v2 = { "bitnet-b1.58", NULL, 1, 0 };
+    CHECK(bn_write(f32, tmp, &v2));
+    d = bn_vs_reference(tmp, 1, "bitnet-b1.58, I2_S (ReLU^2 by default)");
+    CHECK_MSG(d >= 0 && d <= tol, "bitnet-b1.58 I2_S vs reference: %.3g", d);
+    /* ... and with an explicit "silu" key it runs SiLU; I2_S plus `.scale` tensors */
+    bn_variant v3 = { "bitnet-b1.58", "silu", 1, 1 };
+    CHECK(bn_write(f32, tmp, &v3));
+    d = bn_vs_reference(tmp, 0, "bitnet-b1.58, I2_S, silu key, .scale tensors");
+    CHECK_MSG(d >= 0 && d <= tol, "bitnet-b1.58 silu + scales vs reference: %.3g", d);
+    remove(tmp);
+}
+
+/* ---- loading: what is refused, and with which message ---- */
+static void test_bitnet_load_errors(void) {
+    const char *f32 = SHARED "/golden/bitnet/model-F32.gguf";
+    if (!file_exists(f32)) SKIP("%s not found", f32);
+    const char *tmp = "/tmp/infer_bitnet_bad.gguf";
+    infer_model *m;
+    infer_error err;
+    bn_variant v = { NULL, "gelu_new", 0, 0 };
+    CHECK(bn_write(f32, tmp, &v));
+    CHECK(infer_model_load(&m, tmp, NULL, &err) == INFER_ERR_UNSUPPORTED && strstr(err.msg, "bitnet.hidden_activation") && strstr(err.msg, "gelu_new"));
+    /* a missing sub-norm names the tensor */
+    size_t n;
+    uint8_t *p = slurp(f32, &n);
+    infer_gguf g;
+    CHECK(p && infer_gguf_parse(&g, p, n, &err) == INFER_OK);
+    if (!p) return;
+    infer_tensor *t = malloc(sizeof *t * (size_t)g.n_tensors);
+    int nt = 0;
+    for (int64_t i = 0; i < g.n_tensors; i++) if (strcmp(g.tensors[i].name, "blk.1.ffn_sub_norm.weight")) t[nt++] = g.tensors[i];
+    CHECK(infer_gguf_write(tmp, g.kv, g.n_kv, t, nt, (uint32_t)g.alignment, &err) == INFER_OK);
+    CHECK(infer_model_load(&m, tmp, NULL, &err) == INFER_ERR_FORMAT && strstr(err.msg, "blk.1.ffn_sub_norm.weight"));
+    /* a zero `.scale` is refused */
+    float zero = 0;
+    infer_tensor *t2 = malloc(sizeof *t2 * ((size_t)g.n_tensors + 1));
+    memcpy(t2, g.tensors, sizeof *t2 * (size_t)g.n_tensors);
+    memset(&t2[g.n_tensors], 0, sizeof *t2);
+    t2[g.n_tensors].name = "blk.0.ffn_up.scale";
+    t2[g.n_tensors].type = INFER_TYPE_F32;
+    t2[g.n_tensors].n_dims = 1;
+    t2[g.n_tensors].ne[0] = t2[g.n_tensors].ne[1] = t2[g.n_tensors].ne[2] = t2[g.n_tensors].ne[3] = 1;
+    t2[g.n_tensors].data = &zero;
+    t2[g.n_tensors].nbytes = 4;
+    CHECK(infer_gguf_write(tmp, g.kv, g.n_kv, t2, g.n_tensors + 1, (uint32_t)g.alignment, &err) == INFER_OK);
+    CHECK(infer_model_load(&m, tmp, NULL, &err) == INFER_ERR_FORMAT && strstr(err.msg, "blk.0.ffn_up.scale"));
+    free(t); free(t2);
+    infer_gguf_free(&g);
+    free(p);
+    remove(tmp);
+}
+
+/* ---- the ternary kernels: every tier against the scalar references ----
+ * Weights are random bytes (every 2-bit code including the unused 3, every TQ1_0 byte) with
+ * block scales of both signs, zero and tiny; activations uniform, all +-127, or zero in
+ * some blocks. Rows of 1..27 blocks (TQ) and 1..55 chunks of 128 (I2_S: odd counts end in
+ * half a Q8_K block). x86 tiers: |fast - ref| <= 1e-6 * M, M = sum_k |w_k x_k| (the float
+ * scaling of exact integer partial sums differs); NEON: bit-identical. */
+static void bn_fill_q8_k(infer__rng *r, int mode, int64_t n, float *x, infer_block_q8_k *xq) {
+    const int64_t np = (n + INFER_QK_K - 1) / INFER_QK_K * INFER_QK_K;
+    for (int64_t i = 0; i < np; i++) {
+        x[i] = i >= n ? 0.0f : (float)(infer__rng_uniform(r) * 2 - 1);
+        if (mode == 1) x[i] = i >= n ? 0.0f : (infer__rng_next(r) & 1) ? 1.0f : -1.0f;        /* every code +-127 */
+        if (mode == 2 && (i / INFER_QK_K) % 2 == 1) x[i] = 0;                                 /* zero blocks */
+    }
+    infer__quant_q8_k(x, xq, np);
+}
+
+static double bn_term_mag(const float *wd, const infer_block_q8_k *xq, int64_t n) {
+    double m = 0;
+    for (int64_t i = 0; i < n; i++) m += fabs((double)wd[i] * xq[i / INFER_QK_K].d * xq[i / INFER_QK_K].qs[i % INFER_QK_K]);
+    return m;
+}
+
+static void test_bitnet_ternary_kernels(void) {
+    infer__rng r;
+    infer__rng_seed(&r, 2024);
+    const int64_t maxn = 55 * 128 + 256;
+    float *x = malloc(sizeof(float) * maxn), *wd = malloc(sizeof(float) * maxn);
+    uint8_t *w = malloc((size_t)maxn);
+    infer_block_q8_k *xq = malloc(sizeof(infer_block_q8_k) * (maxn / 256 + 1));
+    static const int tq_blocks[] = { 1, 2, 3, 5, 7, 10, 11, 27 }, i2_chunks[] = { 1, 2, 3, 5, 7, 20, 21, 54, 55 };
+    const infer__tern_tier *ref = &infer__tern_tiers[INFER__TERN_N_TIERS - 1];
+    for (int ti = 0; ti + 1 < INFER__TERN_N_TIERS; ti++) {
+        const infer__tern_tier *k = &infer__tern_tiers[ti];
+        const int exact = !strcmp(k->name, "neon");
+        double worst = 0;
+        int checks = 0;
+        for (int type = 0; type < 3; type++) {
+            const int ns = type < 2 ? 8 : 9;
+            for (int si = 0; si < ns; si++) {
+                const int64_t n = type < 2 ? 256 * tq_blocks[si] : 128 * i2_chunks[si];
+                for (int mode = 0; mode < 3; mode++) {
+                    infer__dot_fn f = type == 0 ? k->tq1_0 : type == 1 ? k->tq2_0 : k->i2_s;
+                    infer__dot_fn fr = type == 0 ? ref->tq1_0 : type == 1 ? ref->tq2_0 : ref->i2_s;
+                    const size_t bytes = type == 0 ? infer_type_row_size(INFER_TYPE_TQ1_0, n) : type == 1 ? infer_type_row_size(INFER_TYPE_TQ2_0, n) : (size_t)n / 4;
+                    for (size_t i = 0; i < bytes; i++) w[i] = (uint8_t)infer__rng_next(&r);
+                    if (type < 2) {                                  /* block scales: +-(1e-3..1), 0, tiny */
+                        const size_t bb = type == 0 ? sizeof(infer_block_tq1_0) : sizeof(infer_block_tq2_0);
+                        for (int64_t b = 0; b < n / 256; b++) {
+                            const uint64_t u = infer__rng_next(&r);
+                            float d = (float)(0.001 + infer__rng_uniform(&r));
+                            if (u & 1) d = -d;
+                            if (u % 13 == 0) d = 0;
+                            if (u % 17 == 0) d = 6e-8f;
+                            const infer_half h = infer__fp32_to_fp16(d);
+                            memcpy(w + (size_t)b * bb + bb - 2, &h, 2);
+                        }
+                        infer__type(type == 0 ? INFER_TYPE_TQ1_0 : INFER_TYPE_TQ2_0)->dequant(w, wd, n);
+                    } else {
+                        infer__dequant_i2_s(w, 1.0f, wd, n);
+                    }
+                    bn_fill_q8_k(&r, mode, n, x, xq);
+                    const float got = f(n, w, xq), want = fr(n, w, xq);
+                    const double mag = bn_term_mag(wd, xq, n), e = fabs((double)got - want);
+                    if (mag > 0 && e / mag > worst) worst = e / mag;
+                    checks++;
+                    if (exact) CHECK_MSG(got == want, "%s type %d n=%lld mode %d: %.9g != %.9g", k->name, type, (long long)n, mode, got, want);
+                    else CHECK_MSG(e <= 1e-6 * mag + 1e-30, "%s type %d n=%lld mode %d: %.9g vs %.9g (M %.4g)", k->name, type, (long long)n, mode, got, want, mag);
+                }
+            }
+        }
+        printf("    %s: %d rows, largest |fast - ref| / M = %.2g\n", k->name, checks, worst);
+    }
+    if (INFER__TERN_N_TIERS == 1) printf("    no SIMD tier in this build: the scalar references only\n");
+    /* the scalar I2_S reference against dequantize-then-dot (Q8_K values), with an odd chunk count */
+    for (int c = 1; c <= 5; c += 2) {
+        const int64_t n = 128 * c;
+        for (size_t i = 0; i < (size_t)n / 4; i++) w[i] = (uint8_t)infer__rng_next(&r);
+        infer__dequant_i2_s(w, 1.0f, wd, n);
+        bn_fill_q8_k(&r, 0, n, x, xq);
+        double want = 0;
+        for (int64_t i = 0; i < n; i++) want += (double)wd[i] * xq[i / 256].d * xq[i / 256].qs[i % 256];
+        CHECK_NEAR(infer__dot_i2_s_q8_k(n, w, xq), want, 1e-5 * bn_term_mag(wd, xq, n) + 1e-7);
+    }
+    /* the dispatch: the best tier for the ternary types */
+    CHECK(infer__ternary_dot(INFER_TYPE_I2_S) == infer__tern_tiers[0].i2_s);
+    CHECK(infer__ternary_dot(INFER_TYPE_Q4_0) == NULL);
+    if (INFER__TERN_N_TIERS > 1) CHECK(infer__type_dot(INFER_TYPE_TQ2_0) == infer__tern_tiers[0].tq2_0 && infer__type_dot(INFER_TYPE_TQ1_0) == infer__tern_tiers[0].tq1_0);
+    free(x); free(wd); free(w); free(xq);
+}
+
+/* The I2_S matmul (activations padded to whole Q8_K blocks when a row has an odd number of
+ * 128-chunks) against the exact f32 matmul of the same weights, and the GLU kernels. */
+static void test_bitnet_matmul_glu(void) {
+    infer__rng r;
+    infer__rng_seed(&r, 77);
+    const int rows = 3;
+    for (int c = 1; c <= 7; c += 3) {
+        const int64_t K = 128 * c, N = 37;
+        float *wf = malloc(sizeof(float) * K * N), *x = malloc(sizeof(float) * K * rows), *fast = malloc(sizeof(float) * N * rows), *exact = malloc(sizeof(float) * N * rows);
+        uint8_t *q = calloc(1, (size_t)(K * N) / 4 + 32);
+        for (int64_t i = 0; i < K * N; i++) wf[i] = 0.3f * (float)((int)(infer__rng_next(&r) % 3) - 1);
+        for (int64_t i = 0; i < K * rows; i++) x[i] = (float)(infer__rng_uniform(&r) * 2 - 1);
+        infer__quant_i2_s(wf, q, K * N);
+        infer_tensor t;
+        memset(&t, 0, sizeof t);
+        t.type = INFER_TYPE_I2_S; t.n_dims = 2; t.ne[0] = K; t.ne[1] = N; t.ne[2] = t.ne[3] = 1;
+        t.data = q; t.nbytes = (size_t)(K * N) / 4 + 32;
+        memcpy(&t.scale, q + K * N / 4, 4);
+        infer__cpu_ctx *cf = infer__cpu_ctx_create(2, 0), *cp = infer__cpu_ctx_create(2, 1);
+        infer__cpu_matmul(cf, fast, &t, x, rows);
+        infer__cpu_matmul(cp, exact, &t, x, rows);
+        double worst = 0, mag = 0;
+        for (int i = 0; i < N * rows; i++) worst = fmax(worst, fabs(fast[i] - exact[i]));
+        for (int64_t i = 0; i < K; i++) mag += 0.3 * fabs(x[i]);
+        /* int8 activations: each |x| error <= max|x_block| / 254, times 0.3 per weight */
+        CHECK_MSG(worst <= 0.3 * K / 254.0 + 1e-5, "i2_s K=%lld: fast vs exact max |diff| %.3g", (long long)K, worst);
+        CHECK_MSG(worst > 0 || K == 0, "i2_s K=%lld: fast and exact identical (the fast path did not run?)", (long long)K);
+        infer__cpu_ctx_free(cf); infer__cpu_ctx_free(cp);
+        free(wf); free(x); free(fast); free(exact); free(q);
+    }
+    const float g[6] = { -2.0f, -0.5f, 0.0f, 0.5f, 1.0f, 3.0f }, u[6] = { 1, 2, 3, 4, 5, -1 };
+    float o[6];
+    infer__cpu_glu(NULL, o, g, u, 6, INFER__ACT_RELU2);
+    const float want[6] = { 0, 0, 0, 1.0f, 5.0f, -9.0f };
+    CHECK(memcmp(o, want, sizeof o) == 0);
+    infer__cpu_glu(NULL, o, g, u, 6, INFER__ACT_SILU);
+    for (int i = 0; i < 6; i++) CHECK_NEAR(o[i], g[i] / (1 + exp(-g[i])) * u[i], 1e-6);
+}
+
+/* `convert synth bitnet tiny` in the three ternary types: the files load and run */
+static void test_bitnet_synth(void) {
+    if (!file_exists("./tools/convert")) SKIP("./tools/convert not built");
+    const char *types[3] = { "tq2_0", "tq1_0", "i2_s" };
+    char cmd[256], out[4096];
+    for (int i = 0; i < 3; i++) {
+        snprintf(cmd, sizeof cmd, "./tools/convert synth bitnet tiny /tmp/infer_bn_synth.gguf --type %s 2>&1", types[i]);
+        CHECK_MSG(run_cmd(cmd, out, sizeof out) == 0, "%s", out);
+        infer_model *m;
+        infer_error err;
+        if (infer_model_load(&m, "/tmp/infer_bn_synth.gguf", NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", types[i], err.msg); continue; }
+        const infer_config *c = infer_model_config(m);
+        CHECK(!strcmp(c->arch, "bitnet") && c->ffn_act == 1 && c->tied_output && m->layers[0].attn_sub_norm && m->layers[1].ffn_sub_norm);
+        CHECK(m->layers[0].wq->type == (infer_type)infer_type_from_name(types[i]) && m->tok_embd->type == INFER_TYPE_Q6_K);
+        infer_model_free(m);
+        int32_t ids[4] = { 1, 2, 3, 4 };
+        int V = 0;
+        float *a = bn_logits("/tmp/infer_bn_synth.gguf", ids, 4, 0, 2, &V), *b = bn_logits("/tmp/infer_bn_synth.gguf", ids, 4, 1, 1, &V);
+        CHECK(a && b);
+        if (a && b) {   /* the fast path stays near the exact maths on a random-weight model */
+            double e = 0, s = 0;
+            for (int k = 0; k < 4 * V; k++) { e += fabs(a[k] - b[k]); s += fabs(b[k]); }
+            CHECK_MSG(s > 0 && e / s < 0.05, "%s: fast vs precise mean relative diff %.3g", types[i], e / s);
+        }
+        free(a); free(b);
+    }
+    remove("/tmp/infer_bn_synth.gguf");
+}
 
 /* ---- the table of tests ---- */
 typedef struct { const char *name; void (*fn)(void); } test_case;
