@@ -39,7 +39,7 @@ test-asan: $(HDR) tests.c
 # BENCH_MODELS is ARCH:PRESET:TYPE (see tools/convert synth).
 BENCH_DIR   ?= bench-cache
 BENCH_TYPES ?= q4_0 q8_0 f16
-BENCH_MODELS ?= $(foreach t,$(BENCH_TYPES),llama:llama-1b:$(t)) bitnet:bitnet-2b:tq2_0
+BENCH_MODELS ?= $(foreach t,$(BENCH_TYPES),llama:llama-1b:$(t)) bitnet:bitnet-2b:tq2_0 qwen35:qwen35-0.8b:q8_0
 BENCH_THREADS ?= $(shell nproc)
 bench: infer tools/convert
 	@mkdir -p $(BENCH_DIR)
@@ -58,6 +58,10 @@ bench: infer tools/convert
 	      gbs = sz / 1e9 * v["tg_tok_s"]; \
 	      printf "%-12s %-6s %7s %10.2f %10.2f %10.2f %7.0f%% %8s\n", p, t, th, v["pp_tok_s"], v["tg_tok_s"], gbs, 100 * gbs / bw, v["rss_mb"] }'; \
 	done
+	@f=$(BENCH_DIR)/qwen35-0.8b-q8_0.gguf; if [ -f $$f ]; then \
+	  printf '\nqwen35-0.8b decode at context 128 vs 2048 (DeltaNet state is O(1); only the 6 attention layers grow):\n'; \
+	  for pp in 128 2048; do ./infer -m $$f --bench --bench-pp $$pp --bench-tg 32 --bench-reps 1 -t $(BENCH_THREADS) -c 2200 2>/dev/null | \
+	    awk -v pp=$$pp '/^bench/ { split($$5, kv, "="); printf "  context %5d: tg %s tok/s\n", pp, kv[2] }'; done; fi
 
 clean:
 	rm -f infer tests tests-asan tools/convert

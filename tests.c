@@ -3643,6 +3643,22 @@ static void test_bitnet_synth(void) {
     remove("/tmp/infer_bn_synth.gguf");
 }
 
+/* convert synth qwen35: the hybrid layout loads, runs, and its logits are of ordinary size */
+static void test_convert_synth_qwen35(void) {
+    if (!file_exists("./tools/convert")) SKIP("./tools/convert not built");
+    char out[4096];
+    CHECK(run_cmd("./tools/convert synth qwen35 tiny /tmp/infer_q35.gguf --type q8_0 2>&1", out, sizeof out) == 0);
+    int32_t ids[40];
+    for (int i = 0; i < 40; i++) ids[i] = (i * 29 + 3) % 1024;
+    float *a = model_logits("/tmp/infer_q35.gguf", ids, 40, 1), *b = model_logits("/tmp/infer_q35.gguf", ids, 40, 0);
+    CHECK(a && b);
+    double mx = 0, mean = 0;
+    for (int i = 0; a && b && i < 40 * 1024; i++) { mx = fmax(mx, fabs(a[i])); mean += fabs(a[i] - b[i]); }
+    CHECK_MSG(mx > 1 && mx < 100 && mean / (40 * 1024) < 0.1, "max |logit| %g, fast vs precise mean diff %g", mx, mean / (40 * 1024));
+    free(a); free(b);
+    remove("/tmp/infer_q35.gguf");
+}
+
 /* ---- the table of tests ---- */
 typedef struct { const char *name; void (*fn)(void); } test_case;
 static const test_case tests[] = {
@@ -3698,6 +3714,7 @@ static const test_case tests[] = {
     { "cli", test_cli },
     { "convert_cli", test_convert_cli },
     { "convert_llama2c", test_convert_llama2c },
+    { "convert_synth_qwen35", test_convert_synth_qwen35 },
     { "st_parse", test_st_parse },
     { "st_corrupt", test_st_corrupt },
     { "hf_dtypes", test_hf_dtypes },

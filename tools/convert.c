@@ -330,8 +330,96 @@ static void synth_tensor(tensor_list *L, const char *name, infer_type type, int6
     t->data = data;
 }
 
+/* qwen35: the Qwen3.5 hybrid. Layer l is gated attention when (l+1) % interval == 0, else a
+ * gated DeltaNet layer (fused qkv, z gate, alpha/beta projections, A, dt bias, conv taps). */
+typedef struct { const char *name; int n_embd, n_layer, n_head, n_head_kv, head_dim, n_ff, n_vocab, n_rot, k_heads, v_heads, d_state, conv, interval; } hybrid_t;
+static const hybrid_t hybrids[] = {
+    { "qwen35-0.8b", 1024, 24, 8, 2, 256, 3584, 248320, 64, 16, 16, 128, 4, 4 },   /* Qwen3.5-0.8B */
+    { "tiny", 256, 4, 4, 2, 64, 512, 1024, 16, 2, 4, 64, 4, 4 },
+};
+
+static int cmd_synth_qwen35(int argc, char **argv) {
+    const hybrid_t *p = NULL;
+    for (size_t i = 0; i < sizeof hybrids / sizeof hybrids[0]; i++) if (!strcmp(hybrids[i].name, argv[3])) p = &hybrids[i];
+    if (!p) die("unknown preset 'qwen35 %s' (have: qwen35-0.8b, tiny)", argv[3]);
+    infer_type type = argc == 7 ? parse_type(argv[6]) : INFER_TYPE_F16;
+    if (type == INFER_TYPE_I2_S || !infer__traits[type].quant) die("type %s has no quantizer", argv[6]);
+    const int64_t E = p->n_embd, F = p->n_ff, hd = p->head_dim, H = p->n_head, HKV = p->n_head_kv;
+    const int64_t D = p->d_state, KD = (int64_t)p->k_heads * D, VD = (int64_t)p->v_heads * D, CD = 2 * KD + VD;
+    if (E % infer_type_block(type) || F % infer_type_block(type) || VD % infer_type_block(type) || (H * hd) % infer_type_block(type))
+        die("%s rows are not a whole number of %s blocks", p->name, infer_type_name(type));
+    infer__rng rng;
+    infer__rng_seed(&rng, 4321);
+    tensor_list L = { calloc((size_t)(2 + 16 * p->n_layer), sizeof(infer_tensor)), 0 };
+    char name[96];
+    const float s_in = 1.0f / sqrtf((float)E), s_res = s_in / sqrtf(2.0f * p->n_layer);
+    synth_tensor(&L, "token_embd.weight", type, E, p->n_vocab, 3.0f * s_in, &rng);
+    synth_tensor(&L, "output_norm.weight", type, E, 0, 0, &rng);
+    for (int l = 0; l < p->n_layer; l++) {
+        fprintf(stderr, "\rsynth %s: layer %d/%d", p->name, l + 1, p->n_layer);
+#define T(suffix, t, ne0, ne1, sigma) (snprintf(name, sizeof name, "blk.%d." suffix, l), synth_tensor(&L, name, t, ne0, ne1, sigma, &rng))
+        T("attn_norm.weight", type, E, 0, 0);
+        T("post_attention_norm.weight", type, E, 0, 0);
+        T("ffn_gate.weight", type, E, F, s_in);
+        T("ffn_up.weight", type, E, F, s_in);
+        T("ffn_down.weight", type, F, E, s_res / sqrtf((float)F / E));
+        if ((l + 1) % p->interval == 0) {
+            T("attn_q.weight", type, E, 2 * H * hd, s_in);          /* q and its output gate */
+            T("attn_k.weight", type, E, HKV * hd, s_in);
+            T("attn_v.weight", type, E, HKV * hd, s_in);
+            T("attn_q_norm.weight", type, hd, 0, 0);
+            T("attn_k_norm.weight", type, hd, 0, 0);
+            T("attn_output.weight", type, H * hd, E, s_res);
+        } else {
+            T("attn_qkv.weight", type, E, CD, s_in);
+            T("attn_gate.weight", type, E, VD, s_in);
+            T("ssm_alpha.weight", INFER_TYPE_F32, E, p->v_heads, s_in);
+            T("ssm_beta.weight", INFER_TYPE_F32, E, p->v_heads, s_in);
+            T("ssm_conv1d.weight", INFER_TYPE_F32, p->conv, CD, 0.5f);
+            T("ssm_dt.bias", INFER_TYPE_F32, p->v_heads, 0, 0.5f);
+            T("ssm_a", INFER_TYPE_F32, p->v_heads, 0, 1.0f);
+            float *a = (float *)L.t[L.n - 1].data;                   /* A = -exp(A_log), A_log ~ U(0, ln 16) */
+            for (int i = 0; i < p->v_heads; i++) a[i] = -expf((float)infer__rng_uniform(&rng) * logf(16.0f));
+            T("ssm_norm.weight", type, D, 0, 0);
+            T("ssm_out.weight", type, VD, E, s_res);
+        }
+#undef T
+    }
+    fprintf(stderr, "\n");
+    const int32_t third = (p->n_rot / 2 + 2) / 3;   /* n_rot 64 -> [11, 11, 10, 0] as Qwen3.5 ships */
+    const int32_t sections[4] = { third, third, p->n_rot / 2 - 2 * third, 0 };
+    infer_gguf_kv kv[24];
+    int nkv = 0;
+    kv[nkv++] = infer_gguf_kv_str("general.architecture", "qwen35");
+    kv[nkv++] = infer_gguf_kv_str("general.name", p->name);
+    kv[nkv++] = infer_gguf_kv_u32("qwen35.context_length", 262144);
+    kv[nkv++] = infer_gguf_kv_u32("qwen35.embedding_length", (uint32_t)E);
+    kv[nkv++] = infer_gguf_kv_u32("qwen35.block_count", (uint32_t)p->n_layer);
+    kv[nkv++] = infer_gguf_kv_u32("qwen35.feed_forward_length", (uint32_t)F);
+    kv[nkv++] = infer_gguf_kv_u32("qwen35.attention.head_count", (uint32_t)H);
+    kv[nkv++] = infer_gguf_kv_u32("qwen35.attention.head_count_kv", (uint32_t)HKV);
+    kv[nkv++] = infer_gguf_kv_u32("qwen35.attention.key_length", (uint32_t)hd);
+    kv[nkv++] = infer_gguf_kv_u32("qwen35.attention.value_length", (uint32_t)hd);
+    kv[nkv++] = infer_gguf_kv_f32("qwen35.rope.freq_base", 1e7f);
+    kv[nkv++] = infer_gguf_kv_f32("qwen35.attention.layer_norm_rms_epsilon", 1e-6f);
+    kv[nkv++] = infer_gguf_kv_u32("qwen35.rope.dimension_count", (uint32_t)p->n_rot);
+    kv[nkv++] = infer_gguf_kv_array("qwen35.rope.dimension_sections", INFER_GGUF_I32, 4, sections);
+    kv[nkv++] = infer_gguf_kv_u32("qwen35.ssm.conv_kernel", (uint32_t)p->conv);
+    kv[nkv++] = infer_gguf_kv_u32("qwen35.ssm.state_size", (uint32_t)D);
+    kv[nkv++] = infer_gguf_kv_u32("qwen35.ssm.group_count", (uint32_t)p->k_heads);
+    kv[nkv++] = infer_gguf_kv_u32("qwen35.ssm.time_step_rank", (uint32_t)p->v_heads);
+    kv[nkv++] = infer_gguf_kv_u32("qwen35.ssm.inner_size", (uint32_t)VD);
+    kv[nkv++] = infer_gguf_kv_u32("qwen35.full_attention_interval", (uint32_t)p->interval);
+    infer_error err;
+    if (infer_gguf_write(argv[4], kv, nkv, L.t, L.n, 32, &err) != INFER_OK) die("%s", err.msg);
+    for (int i = 0; i < L.n; i++) { free((void *)L.t[i].name); free((void *)L.t[i].data); }
+    free(L.t);
+    return 0;
+}
+
 static int cmd_synth(int argc, char **argv) {
     if (argc != 5 && !(argc == 7 && !strcmp(argv[5], "--type"))) usage();
+    if (!strcmp(argv[2], "qwen35")) return cmd_synth_qwen35(argc, argv);
     const preset_t *p = NULL;
     for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
         if (!strcmp(presets[i].arch, argv[2]) && !strcmp(presets[i].name, argv[3])) p = &presets[i];
