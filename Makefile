@@ -39,7 +39,8 @@ test-asan: $(HDR) tests.c
 # BENCH_MODELS is ARCH:PRESET:TYPE (see tools/convert synth).
 BENCH_DIR   ?= bench-cache
 BENCH_TYPES ?= q4_0 q8_0 f16
-BENCH_MODELS ?= $(foreach t,$(BENCH_TYPES),llama:llama-1b:$(t)) bitnet:bitnet-2b:tq2_0 qwen35:qwen35-0.8b:q8_0
+BENCH_MODELS ?= $(foreach t,$(BENCH_TYPES),llama:llama-1b:$(t)) bitnet:bitnet-2b:tq2_0 qwen35:qwen35-0.8b:q8_0 \
+                qwen35moe:qwen35moe-small:q8_0
 BENCH_THREADS ?= $(shell nproc)
 bench: infer tools/convert
 	@mkdir -p $(BENCH_DIR)
@@ -53,9 +54,9 @@ bench: infer tools/convert
 	for m in $(BENCH_MODELS); do \
 	  r=$${m#*:}; p=$${r%%:*}; t=$${r#*:}; f=$(BENCH_DIR)/$$p-$$t.gguf; \
 	  out=$$(./infer -m $$f --bench -t $(BENCH_THREADS) -c 256 2>/dev/null); \
-	  echo "$$out" | awk -v p=$$p -v t=$$t -v th=$(BENCH_THREADS) -v bw=$$bw -v sz=$$(stat -c %s $$f) ' \
-	    /^bench/ { for (i = 2; i <= NF; i++) { split($$i, kv, "="); v[kv[1]] = kv[2] } \
-	      gbs = sz / 1e9 * v["tg_tok_s"]; \
+	  echo "$$out" | awk -v p=$$p -v t=$$t -v th=$(BENCH_THREADS) -v bw=$$bw ' \
+	    { for (i = 1; i <= NF; i++) if (split($$i, kv, "=") == 2) v[kv[1]] = kv[2] } \
+	    END { gbs = v["decode_mb"] / 1e3 * v["tg_tok_s"]; \
 	      printf "%-12s %-6s %7s %10.2f %10.2f %10.2f %7.0f%% %8s\n", p, t, th, v["pp_tok_s"], v["tg_tok_s"], gbs, 100 * gbs / bw, v["rss_mb"] }'; \
 	done
 	@f=$(BENCH_DIR)/qwen35-0.8b-q8_0.gguf; if [ -f $$f ]; then \

@@ -316,11 +316,23 @@ static int run_bench(const options *o, infer_model *m, infer_session *s) {
         if (tg && tg / t_tg > best_tg) best_tg = tg / t_tg;
         fprintf(stderr, "rep %d: pp %.2f tok/s, tg %.2f tok/s\n", rep, pp / t_pp, tg ? tg / t_tg : 0.0);
     }
+    /* weight bytes a decoded token reads: every tensor of the n_layer blocks run, the routed
+     * experts' share n_used / n_expert of theirs, the output matrix, and token_embd only when
+     * it is that matrix (tied, or BitNet's logits from the embedding) -- not the MTP blocks */
     uint64_t wbytes = 0;
+    double dbytes = 0;
     const infer_gguf *g = infer_model_gguf(m);
-    for (int64_t i = 0; i < g->n_tensors; i++) wbytes += g->tensors[i].nbytes;
+    const int tied = !infer_gguf_tensor(g, "output.weight") || !strcmp(c->arch, "bitnet");
+    for (int64_t i = 0; i < g->n_tensors; i++) {
+        const infer_tensor *t = &g->tensors[i];
+        wbytes += t->nbytes;
+        int blk = -1;
+        if (sscanf(t->name, "blk.%d.", &blk) == 1 && blk >= c->n_layer) continue;
+        if (!strcmp(t->name, "token_embd.weight") && !tied) continue;
+        dbytes += strstr(t->name, "_exps.") && c->n_expert > 0 ? (double)t->nbytes * c->n_expert_used / c->n_expert : (double)t->nbytes;
+    }
     printf("bench pp=%d tg=%d pp_tok_s=%.2f tg_tok_s=%.2f rss_mb=%.0f\n", pp, tg, best_pp, best_tg, peak_rss_mb());
-    printf("weights_mb=%.0f threads=%d\n", wbytes / 1048576.0, o->n_threads);
+    printf("weights_mb=%.0f decode_mb=%.1f threads=%d\n", wbytes / 1048576.0, dbytes / 1e6, o->n_threads);
     free(ids); free(logits);
     return 0;
 }

@@ -3644,19 +3644,55 @@ static void test_bitnet_synth(void) {
 }
 
 /* convert synth qwen35: the hybrid layout loads, runs, and its logits are of ordinary size */
+static int cmp_double(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* synth qwen35 / qwen35moe tiny: the files load as their family (the MoE one with its
+ * experts, shared expert and router), logits are of ordinary size, and the fast path stays
+ * near the precise one */
 static void test_convert_synth_qwen35(void) {
     if (!file_exists("./tools/convert")) SKIP("./tools/convert not built");
+    const char *arch[2] = { "qwen35", "qwen35moe" };
+    for (int a_i = 0; a_i < 2; a_i++) {
+        char out[4096], cmd[256];
+        snprintf(cmd, sizeof cmd, "./tools/convert synth %s tiny /tmp/infer_q35.gguf --type q8_0 2>&1", arch[a_i]);
+        CHECK(run_cmd(cmd, out, sizeof out) == 0);
+        infer_model *m = NULL;
+        infer_error err;
+        CHECK_MSG(infer_model_load(&m, "/tmp/infer_q35.gguf", NULL, &err) == INFER_OK, "%s", err.msg);
+        if (m) {
+            const infer_config *c = infer_model_config(m);
+            CHECK(!strcmp(c->arch, arch[a_i]));
+            CHECK(c->n_layer == 4 && (a_i == 0 ? c->n_expert == 0 : c->n_expert == 8 && c->n_expert_used == 2 && c->n_ff_shexp == 256));
+            infer_model_free(m);
+        }
+        int32_t ids[40];
+        for (int i = 0; i < 40; i++) ids[i] = (i * 29 + 3) % 1024;
+        float *a = model_logits("/tmp/infer_q35.gguf", ids, 40, 1), *b = model_logits("/tmp/infer_q35.gguf", ids, 40, 0);
+        CHECK(a && b);
+        /* dense: the whole fast run stays near the precise one. MoE: a token whose top-k
+         * experts are nearly tied may pick another expert on the fast path, which moves its
+         * logits a lot, so only the typical (median) row is held to the limit. */
+        double mx = 0, mean = 0, rowdiff[40];
+        for (int r = 0; a && b && r < 40; r++) {
+            rowdiff[r] = 0;
+            for (int i = r * 1024; i < (r + 1) * 1024; i++) {
+                mx = fmax(mx, fabs(a[i]));
+                mean += fabs(a[i] - b[i]);
+                rowdiff[r] = fmax(rowdiff[r], fabs(a[i] - b[i]));
+            }
+        }
+        qsort(rowdiff, 40, sizeof(double), cmp_double);
+        CHECK_MSG(mx > 1 && mx < 100, "%s: max |logit| %g", arch[a_i], mx);
+        if (a_i == 0) CHECK_MSG(mean / (40 * 1024) < 0.1, "%s: fast vs precise mean diff %g", arch[a_i], mean / (40 * 1024));
+        else CHECK_MSG(rowdiff[20] < 1.0, "%s: fast vs precise median row max diff %g", arch[a_i], rowdiff[20]);
+        free(a); free(b);
+        remove("/tmp/infer_q35.gguf");
+    }
     char out[4096];
-    CHECK(run_cmd("./tools/convert synth qwen35 tiny /tmp/infer_q35.gguf --type q8_0 2>&1", out, sizeof out) == 0);
-    int32_t ids[40];
-    for (int i = 0; i < 40; i++) ids[i] = (i * 29 + 3) % 1024;
-    float *a = model_logits("/tmp/infer_q35.gguf", ids, 40, 1), *b = model_logits("/tmp/infer_q35.gguf", ids, 40, 0);
-    CHECK(a && b);
-    double mx = 0, mean = 0;
-    for (int i = 0; a && b && i < 40 * 1024; i++) { mx = fmax(mx, fabs(a[i])); mean += fabs(a[i] - b[i]); }
-    CHECK_MSG(mx > 1 && mx < 100 && mean / (40 * 1024) < 0.1, "max |logit| %g, fast vs precise mean diff %g", mx, mean / (40 * 1024));
-    free(a); free(b);
-    remove("/tmp/infer_q35.gguf");
+    CHECK(run_cmd("./tools/convert synth qwen35moe nosuch /tmp/infer_q35.gguf 2>&1", out, sizeof out) != 0 && strstr(out, "unknown preset"));
 }
 
 /* ---- the table of tests ---- */

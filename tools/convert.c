@@ -50,7 +50,8 @@ static void usage(void) {
           "  convert HF_FOLDER OUT.gguf [--type TYPE]\n"
           "  convert vocab TOKENIZER.json OUT.gguf\n"
           "  convert llama2c MODEL.bin TOKENIZER.bin OUT.gguf\n"
-          "  convert synth ARCH PRESET OUT.gguf [--type TYPE]   (llama llama-1b | llama tiny | bitnet bitnet-2b | bitnet tiny)\n", stderr);
+          "  convert synth ARCH PRESET OUT.gguf [--type TYPE]   (llama llama-1b | llama tiny | bitnet bitnet-2b | bitnet tiny |\n"
+          "                                                       qwen35 qwen35-0.8b | qwen35 tiny | qwen35moe qwen35moe-small | qwen35moe tiny)\n", stderr);
     exit(1);
 }
 
@@ -300,15 +301,16 @@ static float gauss(infer__rng *r) {   /* Box-Muller */
 
 typedef struct { infer_tensor *t; int n; } tensor_list;
 
-static void synth_tensor(tensor_list *L, const char *name, infer_type type, int64_t ne0, int64_t ne1, float sigma, infer__rng *rng) {
+/* ne2 > 1: a stack of ne2 matrices (the experts of a MoE layer) */
+static void synth_tensor3(tensor_list *L, const char *name, infer_type type, int64_t ne0, int64_t ne1, int64_t ne2, float sigma, infer__rng *rng) {
     infer_tensor *t = &L->t[L->n++];
     memset(t, 0, sizeof *t);
     t->name = strdup(name);
-    t->n_dims = ne1 ? 2 : 1;
-    t->ne[0] = ne0; t->ne[1] = ne1 ? ne1 : 1; t->ne[2] = t->ne[3] = 1;
+    t->n_dims = ne2 > 1 ? 3 : ne1 ? 2 : 1;
+    t->ne[0] = ne0; t->ne[1] = ne1 ? ne1 : 1; t->ne[2] = ne2; t->ne[3] = 1;
     if (!ne1) type = INFER_TYPE_F32;
     t->type = type;
-    const int64_t rows = t->ne[1];
+    const int64_t rows = t->ne[1] * ne2;
     const size_t row_bytes = infer_type_row_size(type, ne0);
     const int i2_s = type == INFER_TYPE_I2_S;   /* one scale for the whole tensor: quantized at once */
     t->nbytes = i2_s ? (size_t)(ne0 * rows) / 4 + 32 : row_bytes * (size_t)rows;
@@ -329,28 +331,46 @@ static void synth_tensor(tensor_list *L, const char *name, infer_type type, int6
     free(row);
     t->data = data;
 }
+static void synth_tensor(tensor_list *L, const char *name, infer_type type, int64_t ne0, int64_t ne1, float sigma, infer__rng *rng) {
+    synth_tensor3(L, name, type, ne0, ne1, 1, sigma, rng);
+}
 
-/* qwen35: the Qwen3.5 hybrid. Layer l is gated attention when (l+1) % interval == 0, else a
- * gated DeltaNet layer (fused qkv, z gate, alpha/beta projections, A, dt bias, conv taps). */
-typedef struct { const char *name; int n_embd, n_layer, n_head, n_head_kv, head_dim, n_ff, n_vocab, n_rot, k_heads, v_heads, d_state, conv, interval; } hybrid_t;
+/* qwen35 / qwen35moe: the Qwen3.5 hybrid. Layer l is gated attention when (l+1) % interval
+ * == 0, else a gated DeltaNet layer (fused qkv, z gate, alpha/beta projections, A, dt bias,
+ * conv taps). The MoE variant (n_expert > 0) replaces every dense FFN by a softmax router
+ * over n_expert experts of n_ff (top n_used) plus a shared expert of n_ff_sh with its
+ * sigmoid gate; the router and that gate stay F32, as llama.cpp's quantizer leaves them. */
+typedef struct {
+    const char *arch, *name;
+    int n_embd, n_layer, n_head, n_head_kv, head_dim, n_ff, n_vocab, n_rot, k_heads, v_heads, d_state, conv, interval;
+    int n_expert, n_used, n_ff_sh;
+} hybrid_t;
 static const hybrid_t hybrids[] = {
-    { "qwen35-0.8b", 1024, 24, 8, 2, 256, 3584, 248320, 64, 16, 16, 128, 4, 4 },   /* Qwen3.5-0.8B */
-    { "tiny", 256, 4, 4, 2, 64, 512, 1024, 16, 2, 4, 64, 4, 4 },
+    { "qwen35", "qwen35-0.8b", 1024, 24, 8, 2, 256, 3584, 248320, 64, 16, 16, 128, 4, 4, 0, 0, 0 },   /* Qwen3.5-0.8B */
+    { "qwen35", "tiny", 256, 4, 4, 2, 64, 512, 1024, 16, 2, 4, 64, 4, 4, 0, 0, 0 },
+    /* a small Qwen3.5-MoE: the 35B-A3B layer design (8 routed experts + 1 shared, 16 k /
+     * 32 v DeltaNet heads, gated attention every 4th layer) at hidden 1024, 16 layers, 64
+     * experts of 256 and a shared expert of 512 */
+    { "qwen35moe", "qwen35moe-small", 1024, 16, 8, 2, 256, 256, 248320, 64, 16, 32, 128, 4, 4, 64, 8, 512 },
+    { "qwen35moe", "tiny", 256, 4, 4, 2, 64, 128, 1024, 16, 2, 4, 64, 4, 4, 8, 2, 256 },
 };
 
 static int cmd_synth_qwen35(int argc, char **argv) {
     const hybrid_t *p = NULL;
-    for (size_t i = 0; i < sizeof hybrids / sizeof hybrids[0]; i++) if (!strcmp(hybrids[i].name, argv[3])) p = &hybrids[i];
-    if (!p) die("unknown preset 'qwen35 %s' (have: qwen35-0.8b, tiny)", argv[3]);
+    for (size_t i = 0; i < sizeof hybrids / sizeof hybrids[0]; i++)
+        if (!strcmp(hybrids[i].arch, argv[2]) && !strcmp(hybrids[i].name, argv[3])) p = &hybrids[i];
+    if (!p) die("unknown preset '%s %s' (have: qwen35 qwen35-0.8b, qwen35 tiny, qwen35moe qwen35moe-small, qwen35moe tiny)", argv[2], argv[3]);
+    const char *A = p->arch;
     infer_type type = argc == 7 ? parse_type(argv[6]) : INFER_TYPE_F16;
     if (type == INFER_TYPE_I2_S || !infer__traits[type].quant) die("type %s has no quantizer", argv[6]);
     const int64_t E = p->n_embd, F = p->n_ff, hd = p->head_dim, H = p->n_head, HKV = p->n_head_kv;
     const int64_t D = p->d_state, KD = (int64_t)p->k_heads * D, VD = (int64_t)p->v_heads * D, CD = 2 * KD + VD;
+    const int64_t X = p->n_expert, FS = p->n_ff_sh;
     if (E % infer_type_block(type) || F % infer_type_block(type) || VD % infer_type_block(type) || (H * hd) % infer_type_block(type))
         die("%s rows are not a whole number of %s blocks", p->name, infer_type_name(type));
     infer__rng rng;
     infer__rng_seed(&rng, 4321);
-    tensor_list L = { calloc((size_t)(2 + 16 * p->n_layer), sizeof(infer_tensor)), 0 };
+    tensor_list L = { calloc((size_t)(2 + 20 * p->n_layer), sizeof(infer_tensor)), 0 };
     char name[96];
     const float s_in = 1.0f / sqrtf((float)E), s_res = s_in / sqrtf(2.0f * p->n_layer);
     synth_tensor(&L, "token_embd.weight", type, E, p->n_vocab, 3.0f * s_in, &rng);
@@ -360,9 +380,22 @@ static int cmd_synth_qwen35(int argc, char **argv) {
 #define T(suffix, t, ne0, ne1, sigma) (snprintf(name, sizeof name, "blk.%d." suffix, l), synth_tensor(&L, name, t, ne0, ne1, sigma, &rng))
         T("attn_norm.weight", type, E, 0, 0);
         T("post_attention_norm.weight", type, E, 0, 0);
-        T("ffn_gate.weight", type, E, F, s_in);
-        T("ffn_up.weight", type, E, F, s_in);
-        T("ffn_down.weight", type, F, E, s_res / sqrtf((float)F / E));
+        if (X == 0) {
+            T("ffn_gate.weight", type, E, F, s_in);
+            T("ffn_up.weight", type, E, F, s_in);
+            T("ffn_down.weight", type, F, E, s_res / sqrtf((float)F / E));
+        } else {
+#define T3(suffix, ne0, ne1, sigma) (snprintf(name, sizeof name, "blk.%d." suffix, l), synth_tensor3(&L, name, type, ne0, ne1, X, sigma, &rng))
+            T("ffn_gate_inp.weight", INFER_TYPE_F32, E, X, s_in);
+            T3("ffn_gate_exps.weight", E, F, s_in);
+            T3("ffn_up_exps.weight", E, F, s_in);
+            T3("ffn_down_exps.weight", F, E, s_res / sqrtf((float)F / E));
+#undef T3
+            T("ffn_gate_inp_shexp.weight", INFER_TYPE_F32, E, 1, s_in);
+            T("ffn_gate_shexp.weight", type, E, FS, s_in);
+            T("ffn_up_shexp.weight", type, E, FS, s_in);
+            T("ffn_down_shexp.weight", type, FS, E, s_res / sqrtf((float)FS / E));
+        }
         if ((l + 1) % p->interval == 0) {
             T("attn_q.weight", type, E, 2 * H * hd, s_in);          /* q and its output gate */
             T("attn_k.weight", type, E, HKV * hd, s_in);
@@ -388,28 +421,37 @@ static int cmd_synth_qwen35(int argc, char **argv) {
     fprintf(stderr, "\n");
     const int32_t third = (p->n_rot / 2 + 2) / 3;   /* n_rot 64 -> [11, 11, 10, 0] as Qwen3.5 ships */
     const int32_t sections[4] = { third, third, p->n_rot / 2 - 2 * third, 0 };
-    infer_gguf_kv kv[24];
+    infer_gguf_kv kv[32];
+    char keys[32][64];
     int nkv = 0;
-    kv[nkv++] = infer_gguf_kv_str("general.architecture", "qwen35");
-    kv[nkv++] = infer_gguf_kv_str("general.name", p->name);
-    kv[nkv++] = infer_gguf_kv_u32("qwen35.context_length", 262144);
-    kv[nkv++] = infer_gguf_kv_u32("qwen35.embedding_length", (uint32_t)E);
-    kv[nkv++] = infer_gguf_kv_u32("qwen35.block_count", (uint32_t)p->n_layer);
-    kv[nkv++] = infer_gguf_kv_u32("qwen35.feed_forward_length", (uint32_t)F);
-    kv[nkv++] = infer_gguf_kv_u32("qwen35.attention.head_count", (uint32_t)H);
-    kv[nkv++] = infer_gguf_kv_u32("qwen35.attention.head_count_kv", (uint32_t)HKV);
-    kv[nkv++] = infer_gguf_kv_u32("qwen35.attention.key_length", (uint32_t)hd);
-    kv[nkv++] = infer_gguf_kv_u32("qwen35.attention.value_length", (uint32_t)hd);
-    kv[nkv++] = infer_gguf_kv_f32("qwen35.rope.freq_base", 1e7f);
-    kv[nkv++] = infer_gguf_kv_f32("qwen35.attention.layer_norm_rms_epsilon", 1e-6f);
-    kv[nkv++] = infer_gguf_kv_u32("qwen35.rope.dimension_count", (uint32_t)p->n_rot);
-    kv[nkv++] = infer_gguf_kv_array("qwen35.rope.dimension_sections", INFER_GGUF_I32, 4, sections);
-    kv[nkv++] = infer_gguf_kv_u32("qwen35.ssm.conv_kernel", (uint32_t)p->conv);
-    kv[nkv++] = infer_gguf_kv_u32("qwen35.ssm.state_size", (uint32_t)D);
-    kv[nkv++] = infer_gguf_kv_u32("qwen35.ssm.group_count", (uint32_t)p->k_heads);
-    kv[nkv++] = infer_gguf_kv_u32("qwen35.ssm.time_step_rank", (uint32_t)p->v_heads);
-    kv[nkv++] = infer_gguf_kv_u32("qwen35.ssm.inner_size", (uint32_t)VD);
-    kv[nkv++] = infer_gguf_kv_u32("qwen35.full_attention_interval", (uint32_t)p->interval);
+#define KEY(suffix) (snprintf(keys[nkv], sizeof keys[nkv], "%s." suffix, A), keys[nkv])
+    kv[nkv] = infer_gguf_kv_str("general.architecture", A); nkv++;
+    kv[nkv] = infer_gguf_kv_str("general.name", p->name); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("context_length"), 262144); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("embedding_length"), (uint32_t)E); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("block_count"), (uint32_t)p->n_layer); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("feed_forward_length"), (uint32_t)F); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("attention.head_count"), (uint32_t)H); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("attention.head_count_kv"), (uint32_t)HKV); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("attention.key_length"), (uint32_t)hd); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("attention.value_length"), (uint32_t)hd); nkv++;
+    kv[nkv] = infer_gguf_kv_f32(KEY("rope.freq_base"), 1e7f); nkv++;
+    kv[nkv] = infer_gguf_kv_f32(KEY("attention.layer_norm_rms_epsilon"), 1e-6f); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("rope.dimension_count"), (uint32_t)p->n_rot); nkv++;
+    kv[nkv] = infer_gguf_kv_array(KEY("rope.dimension_sections"), INFER_GGUF_I32, 4, sections); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("ssm.conv_kernel"), (uint32_t)p->conv); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("ssm.state_size"), (uint32_t)D); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("ssm.group_count"), (uint32_t)p->k_heads); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("ssm.time_step_rank"), (uint32_t)p->v_heads); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("ssm.inner_size"), (uint32_t)VD); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("full_attention_interval"), (uint32_t)p->interval); nkv++;
+    if (X > 0) {
+        kv[nkv] = infer_gguf_kv_u32(KEY("expert_count"), (uint32_t)X); nkv++;
+        kv[nkv] = infer_gguf_kv_u32(KEY("expert_used_count"), (uint32_t)p->n_used); nkv++;
+        kv[nkv] = infer_gguf_kv_u32(KEY("expert_feed_forward_length"), (uint32_t)F); nkv++;
+        kv[nkv] = infer_gguf_kv_u32(KEY("expert_shared_feed_forward_length"), (uint32_t)FS); nkv++;
+    }
+#undef KEY
     infer_error err;
     if (infer_gguf_write(argv[4], kv, nkv, L.t, L.n, 32, &err) != INFER_OK) die("%s", err.msg);
     for (int i = 0; i < L.n; i++) { free((void *)L.t[i].name); free((void *)L.t[i].data); }
@@ -419,7 +461,7 @@ static int cmd_synth_qwen35(int argc, char **argv) {
 
 static int cmd_synth(int argc, char **argv) {
     if (argc != 5 && !(argc == 7 && !strcmp(argv[5], "--type"))) usage();
-    if (!strcmp(argv[2], "qwen35")) return cmd_synth_qwen35(argc, argv);
+    if (!strcmp(argv[2], "qwen35") || !strcmp(argv[2], "qwen35moe")) return cmd_synth_qwen35(argc, argv);
     const preset_t *p = NULL;
     for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
         if (!strcmp(presets[i].arch, argv[2]) && !strcmp(presets[i].name, argv[3])) p = &presets[i];
