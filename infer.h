@@ -758,6 +758,7 @@ double infer_time_seconds(void);
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sched.h>
 
 #if defined(INFER_MALLOC) && defined(INFER_REALLOC) && defined(INFER_FREE)
 #elif !defined(INFER_MALLOC) && !defined(INFER_REALLOC) && !defined(INFER_FREE)
@@ -942,37 +943,72 @@ static infer_status infer__map_file(infer__mapping *m, const char *path, infer_e
 }
 static void infer__unmap(infer__mapping *m) { if (m->addr) munmap(m->addr, m->size); m->addr = NULL; }
 
-/* ---- a small thread pool: run fn(arg, i, n) for i in 0..n-1 on the pool's threads ---- */
+/* ---- a small thread pool: run fn(arg, i, n) for i in 0..n-1 on the pool's threads ----
+ * A decode step is ~100 short jobs (one per matmul), a few microseconds to a millisecond
+ * each, so handing a job over must cost far less than a microsecond. Waking a sleeping
+ * thread through the kernel costs 5-50 us; instead the workers spin on the job counter
+ * (with the pause instruction, which tells the core it is a spin loop) and go to sleep on a
+ * condition variable only after spinning for about INFER__SPIN_US without work. The caller
+ * runs part 0 itself and spins until the others report done.
+ *   publish:  fn, arg, pending = n-1, then generation++ (release: the job is visible first)
+ *   worker:   sees generation change (acquire), runs fn(arg, ith, n), pending-- (release)
+ *   caller:   runs part 0, waits for pending == 0 (acquire: the workers' writes are visible)
+ * Sleeping workers check the generation under the mutex that the caller takes to bump it,
+ * so no wake-up is lost. */
+#include <stdatomic.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define INFER__PAUSE() _mm_pause()
+#elif defined(__aarch64__)
+#define INFER__PAUSE() __asm__ __volatile__("yield")
+#else
+#define INFER__PAUSE() ((void)0)
+#endif
+#define INFER__SPIN_US 2000
+
 typedef void (*infer__task_fn)(void *arg, int ith, int nth);
 typedef struct infer__pool {
     int n_threads;
     pthread_t *threads;
     pthread_mutex_t mu;
-    pthread_cond_t cv_work, cv_done;
+    pthread_cond_t cv;
     infer__task_fn fn; void *arg;
-    uint64_t generation;   /* bumped for each job */
-    int pending, quit;
+    atomic_uint generation;   /* bumped for each job */
+    atomic_int pending;       /* parts not yet finished */
+    atomic_int quit;
 } infer__pool;
 
 typedef struct { infer__pool *p; int ith; } infer__worker_arg;
 
+static double infer__now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 static void *infer__worker(void *varg) {
     infer__worker_arg *wa = (infer__worker_arg *)varg;
     infer__pool *p = wa->p;
-    int ith = wa->ith;
+    const int ith = wa->ith;
     INFER_FREE(wa);
-    uint64_t seen = 0;
+    unsigned seen = 0;
     for (;;) {
-        pthread_mutex_lock(&p->mu);
-        while (!p->quit && p->generation == seen) pthread_cond_wait(&p->cv_work, &p->mu);
-        if (p->quit) { pthread_mutex_unlock(&p->mu); return NULL; }
-        seen = p->generation;
-        infer__task_fn fn = p->fn; void *arg = p->arg;
-        pthread_mutex_unlock(&p->mu);
-        fn(arg, ith, p->n_threads);
-        pthread_mutex_lock(&p->mu);
-        if (--p->pending == 0) pthread_cond_signal(&p->cv_done);
-        pthread_mutex_unlock(&p->mu);
+        unsigned g = atomic_load_explicit(&p->generation, memory_order_acquire);
+        if (g == seen) {                          /* no new job: spin a while, then sleep */
+            const double t0 = infer__now();
+            for (int i = 1; g == seen; i++) {
+                INFER__PAUSE();
+                g = atomic_load_explicit(&p->generation, memory_order_acquire);
+                if (g != seen || (i & 1023) || infer__now() - t0 < INFER__SPIN_US * 1e-6) continue;
+                pthread_mutex_lock(&p->mu);
+                while ((g = atomic_load_explicit(&p->generation, memory_order_acquire)) == seen) pthread_cond_wait(&p->cv, &p->mu);
+                pthread_mutex_unlock(&p->mu);
+            }
+        }
+        seen = g;
+        if (atomic_load_explicit(&p->quit, memory_order_acquire)) return NULL;
+        p->fn(p->arg, ith, p->n_threads);
+        atomic_fetch_sub_explicit(&p->pending, 1, memory_order_release);
     }
 }
 
@@ -981,39 +1017,50 @@ static infer__pool *infer__pool_create(int n_threads) {
     if (!p) return NULL;
     p->n_threads = n_threads < 1 ? 1 : n_threads;
     pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->cv_work, NULL);
-    pthread_cond_init(&p->cv_done, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    atomic_init(&p->generation, 0);
+    atomic_init(&p->pending, 0);
+    atomic_init(&p->quit, 0);
     p->threads = (pthread_t *)infer__calloc((size_t)p->n_threads, sizeof(pthread_t));
+    if (!p->threads) { INFER_FREE(p); return NULL; }
     for (int i = 1; i < p->n_threads; i++) {       /* thread 0 is the caller */
         infer__worker_arg *wa = (infer__worker_arg *)INFER_MALLOC(sizeof *wa);
-        wa->p = p; wa->ith = i;
-        pthread_create(&p->threads[i], NULL, infer__worker, wa);
+        if (wa) { wa->p = p; wa->ith = i; }
+        if (!wa || pthread_create(&p->threads[i], NULL, infer__worker, wa) != 0) {
+            INFER_FREE(wa);
+            p->n_threads = i;                      /* run with the threads we have */
+            break;
+        }
     }
     return p;
 }
 
+static void infer__pool_publish(infer__pool *p, infer__task_fn fn, void *arg) {
+    p->fn = fn; p->arg = arg;
+    atomic_store_explicit(&p->pending, p->n_threads - 1, memory_order_relaxed);
+    pthread_mutex_lock(&p->mu);
+    atomic_fetch_add_explicit(&p->generation, 1, memory_order_release);
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
 static void infer__pool_run(infer__pool *p, infer__task_fn fn, void *arg) {
     if (!p || p->n_threads == 1) { fn(arg, 0, 1); return; }
-    pthread_mutex_lock(&p->mu);
-    p->fn = fn; p->arg = arg; p->pending = p->n_threads - 1; p->generation++;
-    pthread_cond_broadcast(&p->cv_work);
-    pthread_mutex_unlock(&p->mu);
+    infer__pool_publish(p, fn, arg);
     fn(arg, 0, p->n_threads);
-    pthread_mutex_lock(&p->mu);
-    while (p->pending > 0) pthread_cond_wait(&p->cv_done, &p->mu);
-    pthread_mutex_unlock(&p->mu);
+    for (int i = 1; atomic_load_explicit(&p->pending, memory_order_acquire) > 0; i++) {
+        INFER__PAUSE();
+        if ((i & 4095) == 0) sched_yield();        /* a worker may have been descheduled */
+    }
 }
 
 static void infer__pool_free(infer__pool *p) {
     if (!p) return;
-    pthread_mutex_lock(&p->mu);
-    p->quit = 1;
-    pthread_cond_broadcast(&p->cv_work);
-    pthread_mutex_unlock(&p->mu);
+    atomic_store_explicit(&p->quit, 1, memory_order_release);
+    infer__pool_publish(p, NULL, NULL);
     for (int i = 1; i < p->n_threads; i++) pthread_join(p->threads[i], NULL);
     pthread_mutex_destroy(&p->mu);
-    pthread_cond_destroy(&p->cv_work);
-    pthread_cond_destroy(&p->cv_done);
+    pthread_cond_destroy(&p->cv);
     INFER_FREE(p->threads);
     INFER_FREE(p);
 }
@@ -4732,6 +4779,262 @@ static infer__dot_fn infer__type_dot(infer_type t) {
     return f ? f : infer__traits[t].dot;
 }
 
+/* ------------------------------------------------------------------------------------------
+ * >>tiles -- matrix-matrix tiles for the CPU matmul.
+ *
+ * What: out[c, r] = W[r] . x[c] for a tile of nr weight rows and nc activation rows (tokens).
+ * Why: a dot product reads its weight row once per token; a tile reads (and unpacks) each
+ * weight block once for all nc tokens and each activation block once for all nr rows, so a
+ * prompt runs as matrix-matrix work at the speed of the multiply units, while decode
+ * (nc = 1) streams the weights once with nr independent accumulators in flight.
+ *
+ * The reference tile is one dot product per output with the type's dot (scalar or >>simd),
+ * and any type without a fast tile uses it. Fast tiles (x86 AVX-512), each tested against
+ * the reference in make test:
+ *   F32 F16 BF16   lanes along k: acc[r][c] += W[r, k..k+15] * x[c, k..k+15] (weights widened
+ *                  to f32 once per 16 for all nc tokens), one horizontal sum at the end
+ *   Q4_0 Q8_0      int8 dot products against activations quantized to Q8_0 and laid out in
+ *                  groups of 4 blocks ("X4", below) so a block's codes line up with a
+ *                  weight group unpacked by one byte permute (AVX512-VBMI) and multiplied
+ *                  by vpdpbusd (AVX512-VNNI)
+ * Every output is computed by the same sequence of operations whatever the tile shape, the
+ * position of the tile, or the thread that runs it: results do not depend on the thread
+ * count, the batch size, or on prompt vs decode.
+ * ---------------------------------------------------------------------------------------- */
+typedef void (*infer__tile_fn)(int64_t K, const uint8_t *w, size_t w_stride, int nr,
+                               const uint8_t *x, size_t x_stride, int nc, float *out, size_t ldo);
+typedef struct infer__tile {
+    infer__tile_fn fn;
+    int x4;          /* activations in the X4 layout (else: f32 rows as they are) */
+    int rows, cols;  /* the tile shape the kernel is built for (it takes any smaller one) */
+} infer__tile;
+
+/* X4: activations for the 32-block integer tiles. A row of K values is quantized to Q8_0
+ * blocks exactly as infer__quant_q8_0 does (so the integer sums are those of the scalar
+ * dot), then every 4 blocks (128 values) are stored as one 256-byte group:
+ *
+ *   byte 0         64               128              192              256
+ *        | ylo[64]        | yhi[64]        | dy[16] f32     | ls[16] i32     |
+ *   ylo = q0[0..15] q1[0..15] q2[0..15] q3[0..15]     (block b's first 16 codes)
+ *   yhi = q0[16..31] q1[16..31] q2[16..31] q3[16..31] (its last 16)
+ *   dy[4b+j] = d_b (each block's scale 4 times: one per int32 lane of the block)
+ *   ls[4b+j] = q_b[4j] + .. + q_b[4j+3] + q_b[16+4j] + .. + q_b[16+4j+3]
+ *              (the 8 codes that int32 lane 4b+j of a dot sums over)
+ * A Q4_0 group's 16 nibble bytes per block give exactly ylo's order in their low nibbles
+ * and yhi's in their high ones. ls serves the code offsets: Q4_0 stores q+8 and Q8_0 codes
+ * are made unsigned by +128 (vpdpbusd multiplies unsigned by signed bytes), so each lane
+ * subtracts offset * ls. A last, partial group is padded with zero blocks. */
+#define INFER__X4_GROUP 256
+static size_t infer__x4_row_bytes(int64_t K) { return (size_t)((K + 127) / 128) * INFER__X4_GROUP; }
+
+static void infer__x4_quant_row(const float *x, int64_t K, uint8_t *dst) {
+    const int64_t nb = K / INFER_QK8_0;
+    memset(dst, 0, infer__x4_row_bytes(K));
+    for (int64_t b = 0; b < nb; b++) {
+        infer_block_q8_0 q;
+        infer__quant_q8_0(x + b * INFER_QK8_0, &q, INFER_QK8_0);
+        uint8_t *g = dst + (size_t)(b / 4) * INFER__X4_GROUP;
+        const int bi = (int)(b % 4);
+        memcpy(g + 16 * bi, q.qs, 16);
+        memcpy(g + 64 + 16 * bi, q.qs + 16, 16);
+        const float d = infer__fp16_to_fp32(q.d);
+        for (int j = 0; j < 4; j++) {
+            int32_t ls = 0;
+            for (int i = 0; i < 4; i++) ls += q.qs[4 * j + i] + q.qs[16 + 4 * j + i];
+            memcpy(g + 128 + 4 * (4 * bi + j), &d, 4);
+            memcpy(g + 192 + 4 * (4 * bi + j), &ls, 4);
+        }
+    }
+}
+
+/* the reference: one dot per output (the fast-path dot of the type) */
+static void infer__tile_ref(infer__dot_fn dot, int64_t K, const uint8_t *w, size_t ws, int nr,
+                            const uint8_t *x, size_t xs, int nc, float *out, size_t ldo) {
+    for (int c = 0; c < nc; c++)
+        for (int r = 0; r < nr; r++) out[(size_t)c * ldo + r] = dot(K, w + (size_t)r * ws, x + (size_t)c * xs);
+}
+
+/* The tiles below are loops over constant trip counts (NR rows, NC tokens) around vector
+ * code; they must be unrolled completely so the accumulators live in registers. */
+#if defined(__GNUC__) || defined(__clang__)
+#define INFER__UNROLL _Pragma("GCC unroll 16")
+#else
+#define INFER__UNROLL
+#endif
+
+#if defined(INFER__SIMD_AVX512)
+/* ---- float weights: F32, F16, BF16 against f32 activations ----
+ * Per 16 values of k: nr weight vectors widened to f32, then nr*nc FMAs. A tile of 4 x 4
+ * keeps 16 accumulators + 4 weight vectors in the 32 registers. The k tail uses masked
+ * loads (masked-off lanes read as zero and never touch memory past the row). */
+static inline __m512 infer__wvec_f32(const uint8_t *w, int64_t k, __mmask16 m) { return _mm512_maskz_loadu_ps(m, (const float *)w + k); }
+static inline __m512 infer__wvec_f16(const uint8_t *w, int64_t k, __mmask16 m) { return infer__f16x16((const infer_half *)w + k, m); }
+static inline __m512 infer__wvec_bf16(const uint8_t *w, int64_t k, __mmask16 m) { return infer__bf16x16((const infer_bf16 *)w + k, m); }
+
+#define INFER__FTILE(NAME, WVEC, NR, NC)                                                                  \
+static void NAME(int64_t K, const uint8_t *w, size_t ws, const uint8_t *x, size_t xs, float *out, size_t ldo) { \
+    __m512 acc[NR][NC];                                                                               \
+    INFER__UNROLL for (int r = 0; r < NR; r++) INFER__UNROLL for (int c = 0; c < NC; c++) acc[r][c] = _mm512_setzero_ps();        \
+    for (int64_t k = 0; k < K; k += 16) {                                                             \
+        const __mmask16 m = infer__tail_mask(K - k);                                                  \
+        __m512 wv[NR];                                                                                \
+        INFER__UNROLL for (int r = 0; r < NR; r++) {                                                 \
+            wv[r] = WVEC(w + (size_t)r * ws, k, m);                                                   \
+            _mm_prefetch((const char *)(w + (size_t)(r + NR) * ws) + 2 * k, _MM_HINT_T0);            \
+        }                                                                                             \
+        INFER__UNROLL for (int c = 0; c < NC; c++) {                                                                \
+            const __m512 xv = _mm512_maskz_loadu_ps(m, (const float *)(x + (size_t)c * xs) + k);      \
+            INFER__UNROLL for (int r = 0; r < NR; r++) acc[r][c] = _mm512_fmadd_ps(wv[r], xv, acc[r][c]);          \
+        }                                                                                             \
+    }                                                                                                 \
+    INFER__UNROLL for (int c = 0; c < NC; c++) INFER__UNROLL for (int r = 0; r < NR; r++) out[(size_t)c * ldo + r] = _mm512_reduce_add_ps(acc[r][c]); \
+}
+/* every (nr, nc) up to 4 x 4 as its own unrolled function, picked by a table */
+#define INFER__FTILES(T, WVEC)                                                                            \
+    INFER__FTILE(infer__ftile_##T##_1_1, WVEC, 1, 1) INFER__FTILE(infer__ftile_##T##_1_2, WVEC, 1, 2)    \
+    INFER__FTILE(infer__ftile_##T##_1_3, WVEC, 1, 3) INFER__FTILE(infer__ftile_##T##_1_4, WVEC, 1, 4)    \
+    INFER__FTILE(infer__ftile_##T##_2_1, WVEC, 2, 1) INFER__FTILE(infer__ftile_##T##_2_2, WVEC, 2, 2)    \
+    INFER__FTILE(infer__ftile_##T##_2_3, WVEC, 2, 3) INFER__FTILE(infer__ftile_##T##_2_4, WVEC, 2, 4)    \
+    INFER__FTILE(infer__ftile_##T##_3_1, WVEC, 3, 1) INFER__FTILE(infer__ftile_##T##_3_2, WVEC, 3, 2)    \
+    INFER__FTILE(infer__ftile_##T##_3_3, WVEC, 3, 3) INFER__FTILE(infer__ftile_##T##_3_4, WVEC, 3, 4)    \
+    INFER__FTILE(infer__ftile_##T##_4_1, WVEC, 4, 1) INFER__FTILE(infer__ftile_##T##_4_2, WVEC, 4, 2)    \
+    INFER__FTILE(infer__ftile_##T##_4_3, WVEC, 4, 3) INFER__FTILE(infer__ftile_##T##_4_4, WVEC, 4, 4)    \
+    static void infer__ftile_##T(int64_t K, const uint8_t *w, size_t ws, int nr, const uint8_t *x, size_t xs, int nc, float *out, size_t ldo) { \
+        typedef void (*f)(int64_t, const uint8_t *, size_t, const uint8_t *, size_t, float *, size_t);  \
+        static const f tab[4][4] = {                                                                  \
+            { infer__ftile_##T##_1_1, infer__ftile_##T##_1_2, infer__ftile_##T##_1_3, infer__ftile_##T##_1_4 }, \
+            { infer__ftile_##T##_2_1, infer__ftile_##T##_2_2, infer__ftile_##T##_2_3, infer__ftile_##T##_2_4 }, \
+            { infer__ftile_##T##_3_1, infer__ftile_##T##_3_2, infer__ftile_##T##_3_3, infer__ftile_##T##_3_4 }, \
+            { infer__ftile_##T##_4_1, infer__ftile_##T##_4_2, infer__ftile_##T##_4_3, infer__ftile_##T##_4_4 } }; \
+        tab[nr - 1][nc - 1](K, w, ws, x, xs, out, ldo);                                               \
+    }
+INFER__FTILES(f32, infer__wvec_f32)
+INFER__FTILES(f16, infer__wvec_f16)
+INFER__FTILES(bf16, infer__wvec_bf16)
+#endif /* INFER__SIMD_AVX512 */
+
+#if defined(INFER__SIMD_AVX512) && defined(__AVX512VBMI__) && defined(__AVX512VNNI__)
+#define INFER__TILE_X4 1
+/* ---- Q4_0 and Q8_0 weights against X4 activations ----
+ * A weight group is 4 consecutive blocks (Q4_0: 72 bytes, Q8_0: 136). Unpacking it gives
+ *   lo, hi  the 64 unsigned codes that line up with ylo and yhi (Q4_0: the low and high
+ *           nibbles of the 4 x 16 code bytes; Q8_0: the codes + 128)
+ *   dw      the 4 block scales, each in the 4 float lanes of its block
+ * and then, per token, with the X4 group (ylo, yhi, dy, ls) of that token:
+ *   s   = dpbusd(dpbusd(0, lo, ylo), hi, yhi) - off * ls      int32 lane j: 8 products
+ *   acc = fma(cvt(s) * dy, dw, acc)                             = sum of d_w d_y (q_w . q_y)
+ * The byte moves are vpermt2b (two 64-byte sources, one index per output byte) with index
+ * tables built below; a partial last group loads only the bytes of its blocks (masked
+ * loads), so nothing is read past the row. */
+static __m512i infer__x4_idx_q4_0, infer__x4_idx_q4_0_d;            /* built once, see below */
+static __m512i infer__x4_idx_q8_0_lo, infer__x4_idx_q8_0_hi, infer__x4_idx_q8_0_d;
+static pthread_once_t infer__x4_once = PTHREAD_ONCE_INIT;
+static void infer__x4_init(void) {
+    uint8_t a[64], b[64], c[64], d[64], e[64];
+    for (int j = 0; j < 64; j++) {
+        const int blk = j / 16, i = j % 16;
+        a[j] = (uint8_t)(18 * blk + 2 + i);           /* Q4_0: code byte i of block blk */
+        b[j] = (uint8_t)(34 * blk + 2 + i);           /* Q8_0 lo: code i (source: the group's bytes 0..127) */
+        c[j] = (uint8_t)(34 * blk + 2 + i);           /* Q8_0 hi: code 16 + i (source: bytes 16..143) */
+        /* scales: 16-bit word w (lanes 4blk..4blk+3) takes bytes (off, off+1) of block w/4 */
+        const int wd = (j / 2) / 4, half = j & 1;
+        d[j] = (uint8_t)(j < 32 ? 18 * wd + half : 0);
+        e[j] = (uint8_t)(j < 32 ? 34 * wd + half : 0);
+    }
+    infer__x4_idx_q4_0 = _mm512_loadu_si512(a);
+    infer__x4_idx_q8_0_lo = _mm512_loadu_si512(b);
+    infer__x4_idx_q8_0_hi = _mm512_loadu_si512(c);
+    infer__x4_idx_q4_0_d = _mm512_loadu_si512(d);
+    infer__x4_idx_q8_0_d = _mm512_loadu_si512(e);
+}
+static inline __mmask64 infer__bytes_mask(int64_t n) { return n >= 64 ? ~(__mmask64)0 : n <= 0 ? 0 : (((__mmask64)1 << n) - 1); }
+
+/* unpack the group at p holding nb (1..4) blocks */
+static inline void infer__x4_unpack_q4_0(const uint8_t *p, int nb, __m512i *lo, __m512i *hi, __m512 *dw) {
+    const int64_t n = 18 * nb;
+    const __m512i A = _mm512_maskz_loadu_epi8(infer__bytes_mask(n), p), B = _mm512_maskz_loadu_epi8(infer__bytes_mask(n - 64), p + 64);
+    const __m512i q = _mm512_permutex2var_epi8(A, infer__x4_idx_q4_0, B), m = _mm512_set1_epi8(15);
+    *lo = _mm512_and_si512(q, m);
+    *hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), m);
+    *dw = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi8(infer__x4_idx_q4_0_d, A)));
+}
+static inline void infer__x4_unpack_q8_0(const uint8_t *p, int nb, __m512i *lo, __m512i *hi, __m512 *dw) {
+    const int64_t n = 34 * nb;
+    const __m512i A = _mm512_maskz_loadu_epi8(infer__bytes_mask(n), p), B = _mm512_maskz_loadu_epi8(infer__bytes_mask(n - 64), p + 64);
+    const __m512i C = _mm512_maskz_loadu_epi8(infer__bytes_mask(n - 16), p + 16), D = _mm512_maskz_loadu_epi8(infer__bytes_mask(n - 80), p + 80);
+    const __m512i flip = _mm512_set1_epi8((char)0x80);
+    *lo = _mm512_xor_si512(_mm512_permutex2var_epi8(A, infer__x4_idx_q8_0_lo, B), flip);
+    *hi = _mm512_xor_si512(_mm512_permutex2var_epi8(C, infer__x4_idx_q8_0_hi, D), flip);
+    *dw = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutex2var_epi8(A, infer__x4_idx_q8_0_d, B)));
+}
+
+/* one (row, token) step on a group; every output of every tile goes through this */
+static inline __m512 infer__x4_step(__m512 acc, __m512i lo, __m512i hi, __m512 dw, const uint8_t *g, int off_shift) {
+    __m512i s = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, _mm512_loadu_si512(g));
+    s = _mm512_dpbusd_epi32(s, hi, _mm512_loadu_si512(g + 64));
+    s = _mm512_sub_epi32(s, _mm512_slli_epi32(_mm512_loadu_si512(g + 192), off_shift));
+    return _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(s), _mm512_loadu_ps((const float *)(g + 128))), dw, acc);
+}
+
+#define INFER__QTILE(NAME, UNPACK, GBYTES, SHIFT, NR, NC)                                                \
+static void NAME(int64_t K, const uint8_t *w, size_t ws, const uint8_t *x, size_t xs, float *out, size_t ldo) { \
+    const int64_t nb = K / 32;                                                                        \
+    __m512 acc[NR][NC];                                                                               \
+    INFER__UNROLL for (int r = 0; r < NR; r++) INFER__UNROLL for (int c = 0; c < NC; c++) acc[r][c] = _mm512_setzero_ps();        \
+    for (int64_t g = 0; g * 4 < nb; g++) {                                                            \
+        const int n = nb - 4 * g < 4 ? (int)(nb - 4 * g) : 4;                                         \
+        __m512i lo[NR], hi[NR]; __m512 dw[NR];                                                        \
+        INFER__UNROLL for (int r = 0; r < NR; r++) {                                                 \
+            UNPACK(w + (size_t)r * ws + (size_t)g * GBYTES, n, &lo[r], &hi[r], &dw[r]);               \
+            _mm_prefetch((const char *)(w + (size_t)(r + NR) * ws + (size_t)g * GBYTES), _MM_HINT_T0);\
+            _mm_prefetch((const char *)(w + (size_t)(r + NR) * ws + (size_t)g * GBYTES) + 64, _MM_HINT_T0);\
+        }                                                                                             \
+        INFER__UNROLL for (int c = 0; c < NC; c++) {                                                                \
+            const uint8_t *xg = x + (size_t)c * xs + (size_t)g * INFER__X4_GROUP;                     \
+            INFER__UNROLL for (int r = 0; r < NR; r++) acc[r][c] = infer__x4_step(acc[r][c], lo[r], hi[r], dw[r], xg, SHIFT); \
+        }                                                                                             \
+    }                                                                                                 \
+    INFER__UNROLL for (int c = 0; c < NC; c++) INFER__UNROLL for (int r = 0; r < NR; r++) out[(size_t)c * ldo + r] = _mm512_reduce_add_ps(acc[r][c]); \
+}
+#define INFER__QTILES(T, UNPACK, GBYTES, SHIFT)                                                           \
+    INFER__QTILE(infer__qtile_##T##_1_1, UNPACK, GBYTES, SHIFT, 1, 1) INFER__QTILE(infer__qtile_##T##_1_2, UNPACK, GBYTES, SHIFT, 1, 2) \
+    INFER__QTILE(infer__qtile_##T##_1_3, UNPACK, GBYTES, SHIFT, 1, 3) INFER__QTILE(infer__qtile_##T##_1_4, UNPACK, GBYTES, SHIFT, 1, 4) \
+    INFER__QTILE(infer__qtile_##T##_2_1, UNPACK, GBYTES, SHIFT, 2, 1) INFER__QTILE(infer__qtile_##T##_2_2, UNPACK, GBYTES, SHIFT, 2, 2) \
+    INFER__QTILE(infer__qtile_##T##_2_3, UNPACK, GBYTES, SHIFT, 2, 3) INFER__QTILE(infer__qtile_##T##_2_4, UNPACK, GBYTES, SHIFT, 2, 4) \
+    INFER__QTILE(infer__qtile_##T##_3_1, UNPACK, GBYTES, SHIFT, 3, 1) INFER__QTILE(infer__qtile_##T##_3_2, UNPACK, GBYTES, SHIFT, 3, 2) \
+    INFER__QTILE(infer__qtile_##T##_3_3, UNPACK, GBYTES, SHIFT, 3, 3) INFER__QTILE(infer__qtile_##T##_3_4, UNPACK, GBYTES, SHIFT, 3, 4) \
+    INFER__QTILE(infer__qtile_##T##_4_1, UNPACK, GBYTES, SHIFT, 4, 1) INFER__QTILE(infer__qtile_##T##_4_2, UNPACK, GBYTES, SHIFT, 4, 2) \
+    INFER__QTILE(infer__qtile_##T##_4_3, UNPACK, GBYTES, SHIFT, 4, 3) INFER__QTILE(infer__qtile_##T##_4_4, UNPACK, GBYTES, SHIFT, 4, 4) \
+    static void infer__qtile_##T(int64_t K, const uint8_t *w, size_t ws, int nr, const uint8_t *x, size_t xs, int nc, float *out, size_t ldo) { \
+        typedef void (*f)(int64_t, const uint8_t *, size_t, const uint8_t *, size_t, float *, size_t);  \
+        static const f tab[4][4] = {                                                                  \
+            { infer__qtile_##T##_1_1, infer__qtile_##T##_1_2, infer__qtile_##T##_1_3, infer__qtile_##T##_1_4 }, \
+            { infer__qtile_##T##_2_1, infer__qtile_##T##_2_2, infer__qtile_##T##_2_3, infer__qtile_##T##_2_4 }, \
+            { infer__qtile_##T##_3_1, infer__qtile_##T##_3_2, infer__qtile_##T##_3_3, infer__qtile_##T##_3_4 }, \
+            { infer__qtile_##T##_4_1, infer__qtile_##T##_4_2, infer__qtile_##T##_4_3, infer__qtile_##T##_4_4 } }; \
+        pthread_once(&infer__x4_once, infer__x4_init);                                                \
+        tab[nr - 1][nc - 1](K, w, ws, x, xs, out, ldo);                                               \
+    }
+INFER__QTILES(q4_0, infer__x4_unpack_q4_0, 72, 3)     /* Q4_0: codes q + 8, offset 8 = 1 << 3 */
+INFER__QTILES(q8_0, infer__x4_unpack_q8_0, 136, 7)    /* Q8_0: codes q + 128, offset 1 << 7 */
+#endif /* X4 tiles */
+
+/* The fast tile for a weight type, or {NULL}: use infer__tile_ref with the type's dot. */
+static infer__tile infer__tile_for(infer_type t) {
+    infer__tile k = { NULL, 0, 4, 4 };
+#if defined(INFER__SIMD_AVX512)
+    if (t == INFER_TYPE_F32) k.fn = infer__ftile_f32;
+    if (t == INFER_TYPE_F16) k.fn = infer__ftile_f16;
+    if (t == INFER_TYPE_BF16) k.fn = infer__ftile_bf16;
+#endif
+#if defined(INFER__TILE_X4)
+    if (t == INFER_TYPE_Q4_0) { k.fn = infer__qtile_q4_0; k.x4 = 1; }
+    if (t == INFER_TYPE_Q8_0) { k.fn = infer__qtile_q8_0; k.x4 = 1; }
+#endif
+    (void)t;
+    return k;
+}
+
 const char *infer_type_name(infer_type t) {
     if (t == INFER_TYPE_I2_S) return "i2_s";
     const infer__type_traits *tt = infer__type(t);
@@ -5231,16 +5534,23 @@ static inline float infer__dot_row(const infer_tensor *w, infer__dot_fn dot, con
 
 /* Prepare the activations of a matmul with weight w: in the precise path, room for one
  * dequantized weight row per thread; in the fast path, x [rows, K] quantized to w's dot
- * format. Returns the activation rows to dot with (NULL: precise) and their byte stride. */
-static const void *infer__cpu_prepare_x(infer__cpu_ctx *c, const infer_tensor *w, const float *x, int rows, size_t *row_bytes) {
+ * format (or the X4 layout of its tile, >>tiles). Returns the activation rows to dot with
+ * (NULL: precise, or out of memory) and their byte stride. */
+static const void *infer__cpu_prepare_x(infer__cpu_ctx *c, const infer_tensor *w, const infer__tile *tile, const float *x, int rows, size_t *row_bytes) {
     const int64_t K = w->ne[0];
     if (c->precise) {
         if (c->wrow_len < K) {
             INFER_FREE(c->wrow);
             c->wrow = (float *)INFER_MALLOC((size_t)c->n_threads * (size_t)K * sizeof(float));
-            c->wrow_len = K;
+            c->wrow_len = c->wrow ? K : 0;
         }
         return NULL;
+    }
+    if (tile->x4) {
+        *row_bytes = infer__x4_row_bytes(K);
+        if (!infer__cpu_reserve(&c->xq, &c->xq_size, *row_bytes * (size_t)rows)) return NULL;
+        for (int r = 0; r < rows; r++) infer__x4_quant_row(x + (size_t)r * K, K, (uint8_t *)c->xq + (size_t)r * *row_bytes);
+        return c->xq;
     }
     const infer_type dt = infer__matmul_dot_type(w->type);
     if (dt == INFER_TYPE_F32) {
@@ -5251,7 +5561,7 @@ static const void *infer__cpu_prepare_x(infer__cpu_ctx *c, const infer_tensor *w
     const int blck = qt->blck;
     const int64_t Kp = (K + blck - 1) / blck * blck;   /* I2_S rows of 128 k: padded to Q8_K blocks */
     *row_bytes = infer_type_row_size(dt, Kp);
-    infer__cpu_reserve(&c->xq, &c->xq_size, *row_bytes * (size_t)rows);
+    if (!infer__cpu_reserve(&c->xq, &c->xq_size, *row_bytes * (size_t)rows)) return NULL;
     for (int r = 0; r < rows; r++) {
         const float *xr = x + (size_t)r * K;
         uint8_t *dst = (uint8_t *)c->xq + (size_t)r * *row_bytes;
@@ -5270,35 +5580,61 @@ typedef struct infer__matmul_job {
     float *out;
     const infer_tensor *w;
     const float *x;
-    const void *xq; size_t xq_row;   /* quantized activations and their row stride */
+    const void *xq; size_t xq_row;   /* prepared activations and their row stride */
+    infer__tile tile;
     int rows;
 } infer__matmul_job;
 
+/* Thread ith of nth takes a contiguous run of output rows, in whole tiles: where a tile
+ * starts never depends on the thread count, so neither does any result. Within its run, a
+ * thread walks weight-row tiles and, for each, the tokens a tile at a time, so a tile's
+ * weight rows are read from memory once and stay in cache for all the tokens. */
 static void infer__matmul_task(void *arg, int ith, int nth) {
     infer__matmul_job *j = (infer__matmul_job *)arg;
     const infer_tensor *w = j->w;
     const int64_t K = w->ne[0], N = w->ne[1];
-    const int64_t n0 = N * ith / nth, n1 = N * (ith + 1) / nth;
     const size_t wrow_bytes = infer_type_row_size(w->type, K);
-    const infer__dot_fn dot = infer__matmul_dot(w->type);
-    for (int64_t n = n0; n < n1; n++) {
-        if (j->xq == NULL) {                 /* precise: one dequantized row serves every token */
-            float *wr = j->c->wrow + (size_t)ith * j->c->wrow_len;
+    const uint8_t *wdata = (const uint8_t *)w->data;
+    if (j->xq == NULL) {                 /* precise: one dequantized row serves every token */
+        const int64_t n0 = N * ith / nth, n1 = N * (ith + 1) / nth;
+        float *wr = j->c->wrow + (size_t)ith * j->c->wrow_len;
+        for (int64_t n = n0; n < n1; n++) {
             infer__dequant_row(w, n, wr);
             for (int r = 0; r < j->rows; r++) j->out[(size_t)r * N + n] = infer__dot_f32_plain(wr, j->x + (size_t)r * K, K);
-        } else {
-            const uint8_t *wrow = (const uint8_t *)w->data + (size_t)n * wrow_bytes;
-            for (int r = 0; r < j->rows; r++)
-                j->out[(size_t)r * N + n] = infer__dot_row(w, dot, wrow, (const uint8_t *)j->xq + (size_t)r * j->xq_row);
+        }
+        return;
+    }
+    /* one token (decode): one weight row at a time, so the weights stream from memory in
+     * address order, which the hardware prefetchers follow best (measured: 4 interleaved
+     * rows streamed 35% slower) */
+    const int R = j->rows == 1 ? 1 : j->tile.rows, C = j->tile.cols;
+    const int64_t tiles = (N + R - 1) / R, n0 = tiles * ith / nth * R, n1 = tiles * (ith + 1) / nth * R < N ? tiles * (ith + 1) / nth * R : N;
+    const infer__dot_fn dot = infer__matmul_dot(w->type);
+    const uint8_t *xq = (const uint8_t *)j->xq;
+    for (int64_t n = n0; n < n1; n += R) {
+        const int nr = n1 - n < R ? (int)(n1 - n) : R;
+        for (int r = 0; r < j->rows; r += C) {
+            const int nc = j->rows - r < C ? j->rows - r : C;
+            float *o = j->out + (size_t)r * N + n;
+            if (j->tile.fn) j->tile.fn(K, wdata + (size_t)n * wrow_bytes, wrow_bytes, nr, xq + (size_t)r * j->xq_row, j->xq_row, nc, o, (size_t)N);
+            else infer__tile_ref(dot, K, wdata + (size_t)n * wrow_bytes, wrow_bytes, nr, xq + (size_t)r * j->xq_row, j->xq_row, nc, o, (size_t)N);
         }
     }
+    if (w->scale != 1.0f)                /* I2_S's per-tensor scale, or a BitNet .scale */
+        for (int r = 0; r < j->rows; r++)
+            for (int64_t n = n0; n < n1; n++) j->out[(size_t)r * N + n] *= w->scale;
 }
 
 /* out[r, n] = sum_k W[n, k] x[r, k]   W: ne = {K, N}, x: [rows, K], out: [rows, N] */
 static void infer__cpu_matmul(void *ctx, float *out, const infer_tensor *w, const float *x, int rows) {
     infer__cpu_ctx *c = (infer__cpu_ctx *)ctx;
-    infer__matmul_job job = { c, out, w, x, NULL, 0, rows };
-    job.xq = infer__cpu_prepare_x(c, w, x, rows, &job.xq_row);
+    infer__matmul_job job = { c, out, w, x, NULL, 0, infer__tile_for(w->type), rows };
+    if (w->type == INFER_TYPE_I2_S) job.tile.fn = NULL;
+    job.xq = infer__cpu_prepare_x(c, w, &job.tile, x, rows, &job.xq_row);
+    if (!job.xq && (!c->precise || !c->wrow)) {   /* out of memory for scratch: NaN, never stale numbers */
+        for (size_t i = 0; i < (size_t)rows * (size_t)w->ne[1]; i++) out[i] = NAN;
+        return;
+    }
     infer__pool_run(c->pool, infer__matmul_task, &job);
 }
 
@@ -5593,30 +5929,51 @@ typedef struct infer__matmul_id_job {
     float *out;
     const infer_tensor *w;
     const float *x;
-    const void *xq; size_t xq_row;
+    const void *xq; size_t xq_row;   /* prepared activations, one row per output row, in `order` */
+    infer__tile tile;
     const int32_t *order;    /* output rows (token * n_used + slot) grouped by expert */
     const int32_t *start;    /* [n_expert + 1]: expert e owns order[start[e] .. start[e+1]) */
     int n_used, x_per_slot;
 } infer__matmul_id_job;
 
-/* each thread owns a slice of the output columns N, for every expert in use */
+/* Each thread owns a run of the output columns N (in whole tiles, as the matmul), for every
+ * expert in use. An expert's tokens are contiguous in the prepared activations, so they go
+ * through the same tiles as a plain matmul (and give the same numbers), into a small
+ * buffer that is then scattered to the tokens' output rows. */
 static void infer__matmul_id_task(void *arg, int ith, int nth) {
     infer__matmul_id_job *j = (infer__matmul_id_job *)arg;
     const infer_tensor *w = j->w;
     const int64_t K = w->ne[0], N = w->ne[1], E = w->ne[2];
-    const int64_t n0 = N * ith / nth, n1 = N * (ith + 1) / nth;
     const size_t wrow_bytes = infer_type_row_size(w->type, K);
+    if (!j->xq) {                        /* precise: dequantized rows, f32 dots */
+        const int64_t n0 = N * ith / nth, n1 = N * (ith + 1) / nth;
+        float *wr = j->c->wrow + (size_t)ith * j->c->wrow_len;
+        for (int64_t e = 0; e < E; e++)
+            for (int64_t n = n0; n < n1 && j->start[e] < j->start[e + 1]; n++) {
+                infer__dequant_row(w, e * N + n, wr);             /* the experts' rows are contiguous */
+                for (int32_t o = j->start[e]; o < j->start[e + 1]; o++) {
+                    const int32_t row = j->order[o], xrow = j->x_per_slot ? row : row / j->n_used;
+                    j->out[(size_t)row * N + n] = infer__dot_f32_plain(wr, j->x + (size_t)xrow * K, K);
+                }
+            }
+        return;
+    }
+    const int R = j->tile.rows, C = j->tile.cols;
+    const int64_t tiles = (N + R - 1) / R, n0 = tiles * ith / nth * R, n1 = tiles * (ith + 1) / nth * R < N ? tiles * (ith + 1) / nth * R : N;
     const infer__dot_fn dot = infer__matmul_dot(w->type);
+    const uint8_t *xq = (const uint8_t *)j->xq;
+    float tmp[4 * 4];
     for (int64_t e = 0; e < E; e++) {
-        for (int64_t n = n0; n < n1 && j->start[e] < j->start[e + 1]; n++) {
-            const int64_t wr_index = e * N + n;              /* the experts' rows are contiguous */
-            float *wr = NULL;
-            if (!j->xq) { wr = j->c->wrow + (size_t)ith * j->c->wrow_len; infer__dequant_row(w, wr_index, wr); }
-            for (int32_t o = j->start[e]; o < j->start[e + 1]; o++) {
-                const int32_t row = j->order[o], xrow = j->x_per_slot ? row : row / j->n_used;
-                float *dst = &j->out[(size_t)row * N + n];
-                if (wr) *dst = infer__dot_f32_plain(wr, j->x + (size_t)xrow * K, K);
-                else *dst = infer__dot_row(w, dot, (const uint8_t *)w->data + (size_t)wr_index * wrow_bytes, (const uint8_t *)j->xq + (size_t)xrow * j->xq_row);
+        const uint8_t *we = (const uint8_t *)w->data + (size_t)e * (size_t)N * wrow_bytes;
+        for (int64_t n = n0; n < n1 && j->start[e] < j->start[e + 1]; n += R) {
+            const int nr = n1 - n < R ? (int)(n1 - n) : R;
+            for (int32_t o = j->start[e]; o < j->start[e + 1]; o += C) {
+                const int nc = j->start[e + 1] - o < C ? j->start[e + 1] - o : C;
+                const uint8_t *xo = xq + (size_t)o * j->xq_row;
+                if (j->tile.fn) j->tile.fn(K, we + (size_t)n * wrow_bytes, wrow_bytes, nr, xo, j->xq_row, nc, tmp, (size_t)R);
+                else infer__tile_ref(dot, K, we + (size_t)n * wrow_bytes, wrow_bytes, nr, xo, j->xq_row, nc, tmp, (size_t)R);
+                for (int c = 0; c < nc; c++)
+                    for (int r = 0; r < nr; r++) j->out[(size_t)j->order[o + c] * N + n + r] = tmp[c * R + r] * w->scale;
             }
         }
     }
@@ -5625,21 +5982,25 @@ static void infer__matmul_id_task(void *arg, int ith, int nth) {
 static void infer__cpu_matmul_id(void *ctx, float *out, const infer_tensor *w, const float *x, const int32_t *ids,
                                  int rows, int n_used, int x_per_slot) {
     infer__cpu_ctx *c = (infer__cpu_ctx *)ctx;
-    const int64_t E = w->ne[2];
+    const int64_t E = w->ne[2], K = w->ne[0];
     const int n_out = rows * n_used;
     int32_t *start = (int32_t *)infer__calloc((size_t)E + 1, sizeof(int32_t));
     int32_t *order = (int32_t *)infer__calloc((size_t)n_out, sizeof(int32_t));
-    if (!start || !order) { INFER_FREE(start); INFER_FREE(order); return; }
-    for (int i = 0; i < n_out; i++) start[ids[i] + 1]++;          /* counting sort by expert */
-    for (int64_t e = 0; e < E; e++) start[e + 1] += start[e];
     int32_t *fill = (int32_t *)infer__calloc((size_t)E, sizeof(int32_t));
-    if (fill) {
+    float *xs = c->precise ? NULL : (float *)INFER_MALLOC((size_t)n_out * (size_t)K * sizeof(float));
+    if (start && order && fill && (c->precise || xs)) {
+        for (int i = 0; i < n_out; i++) start[ids[i] + 1]++;      /* counting sort by expert */
+        for (int64_t e = 0; e < E; e++) start[e + 1] += start[e];
         for (int i = 0; i < n_out; i++) order[start[ids[i]] + fill[ids[i]]++] = i;
-        infer__matmul_id_job job = { c, out, w, x, NULL, 0, order, start, n_used, x_per_slot };
-        job.xq = infer__cpu_prepare_x(c, w, x, x_per_slot ? n_out : rows, &job.xq_row);
-        infer__pool_run(c->pool, infer__matmul_id_task, &job);
+        infer__matmul_id_job job = { c, out, w, x, NULL, 0, infer__tile_for(w->type), order, start, n_used, x_per_slot };
+        if (w->type == INFER_TYPE_I2_S) job.tile.fn = NULL;
+        /* the fast path wants each expert's tokens side by side: gather them in `order` */
+        for (int o = 0; xs && o < n_out; o++)
+            memcpy(xs + (size_t)o * K, x + (size_t)(x_per_slot ? order[o] : order[o] / n_used) * K, (size_t)K * sizeof(float));
+        job.xq = infer__cpu_prepare_x(c, w, &job.tile, xs ? xs : x, n_out, &job.xq_row);
+        if (job.xq || c->wrow) infer__pool_run(c->pool, infer__matmul_id_task, &job);
     }
-    INFER_FREE(fill); INFER_FREE(start); INFER_FREE(order);
+    INFER_FREE(fill); INFER_FREE(start); INFER_FREE(order); INFER_FREE(xs);
 }
 
 static void infer__cpu_moe_sum(void *ctx, float *out, const float *y, const float *weights, int rows, int n_used, int dim) {

@@ -645,6 +645,49 @@ static void test_session_consistency(void) {
     infer_model_free(m);
 }
 
+/* The fast path gives the same bits whatever the thread count and however the tokens are
+ * batched (whole prompt, ubatch 5, or one at a time as in decode), F16 KV included: on
+ * models whose matmuls take each kind of tile (f32, X4 int8) and the reference tile, and
+ * on MoE experts. A hybrid's DeltaNet layers run a prompt as the chunked algorithm, whose
+ * sums fall in another order when the chunks are cut elsewhere: there only the thread
+ * count is bit-exact, and batching is held to 1e-3. */
+static void test_fast_invariance(void) {
+    const char *files[] = { SHARED "/models/stories260K.gguf", SHARED "/golden/llama/model-Q4_0.gguf", SHARED "/golden/llama/model-Q8_0.gguf",
+                            SHARED "/golden/llama/model-Q4_K.gguf", SHARED "/golden/qwen3moe/model-F32.gguf", SHARED "/golden/qwen35moe/model-F32.gguf" };
+    int ran = 0;
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        infer_model *m;
+        infer_error err;
+        if (!file_exists(files[f])) continue;
+        if (infer_model_load(&m, files[f], NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", files[f], err.msg); continue; }
+        ran++;
+        const int V = infer_model_config(m)->n_vocab, T = 40;
+        int32_t ids[40];
+        for (int i = 0; i < T; i++) ids[i] = (i * 37 + 1) % V;
+        float *a = malloc(sizeof(float) * V * T), *b = malloc(sizeof(float) * V * T);
+        infer_session_params sp = infer_session_default_params();
+        sp.n_ctx = 64;
+        const int hybrid = strstr(files[f], "qwen35") != NULL;
+        static const char *what[4] = { "", "2 threads", "2 threads, ubatch 5", "2 threads, token by token" };
+        for (int run = 0; run < 4; run++) {
+            infer_session *s;
+            sp.n_threads = run == 0 ? 1 : 2;
+            sp.n_ubatch = run == 2 ? 5 : 0;
+            CHECK(infer_session_create(&s, m, &sp, &err) == INFER_OK);
+            if (run < 3) CHECK(infer_eval(s, ids, T, run == 0 ? a : b, 1, &err) == INFER_OK);
+            else for (int i = 0; i < T; i++) CHECK(infer_eval(s, ids + i, 1, b + (size_t)i * V, 1, &err) == INFER_OK);
+            infer_session_free(s);
+            if (run == 0) continue;
+            double mx = 0;
+            for (int i = 0; i < V * T; i++) mx = fmax(mx, fabs(a[i] - b[i]));
+            CHECK_MSG(hybrid && run >= 2 ? mx < 1e-3 : mx == 0, "%s fast path, %s vs 1 thread whole prompt: max diff %g", files[f], what[run], mx);
+        }
+        free(a); free(b);
+        infer_model_free(m);
+    }
+    if (!ran) SKIP("../shared not found");
+}
+
 /* infer_generate: the streaming callback sees the greedy tokens; returning non-zero stops */
 typedef struct { int32_t got[64]; int n, stop_at; } gen_rec;
 static int on_tok(void *user, int32_t tok, const float *logits) {
@@ -1264,6 +1307,70 @@ static void test_simd_dot(void) {
     }
     free(tmp); free(x); free(wd); free(xd); free(wq); free(xq);
 }
+
+/* The matmul tiles (>>tiles): every output of a fast tile against the type's scalar dot of
+ * the same weight row and the activations in the dot's format (same tolerance as above);
+ * every tile shape (1..4 rows x 1..4 tokens) must give bit-identical outputs, which is what
+ * makes results independent of thread count and batch size; row lengths cover partial
+ * X4 groups (1, 2, 3 blocks left over) and float tails that are not a multiple of 16. */
+static void test_simd_tiles(void) {
+    enum { KMAX = 2048 + 96, NR = 4, NC = 4 };
+    infer__rng rng;
+    infer__rng_seed(&rng, 77);
+    float *tmp = malloc(KMAX * 4), *x = malloc(NC * KMAX * 4), *xd = malloc(NC * KMAX * 4), *wd = malloc(NR * KMAX * 4);
+    uint8_t *wq = malloc(NR * KMAX * 4), *xq = malloc(NC * KMAX * 4), *x4 = malloc(NC * (KMAX / 128 + 1) * INFER__X4_GROUP);
+    int nfast = 0;
+    for (int t = 0; t < INFER_TYPE_COUNT; t++) {
+        const infer__tile tile = infer__tile_for((infer_type)t);
+        if (!tile.fn) continue;
+        const infer__type_traits *tt = infer__type((infer_type)t);
+        nfast++;
+        const int64_t lens[] = { 32, 64, 96, 128, 160, 224, 2048, 2048 + 96, 48, 1000 };
+        double worst = 0;
+        for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+            const int64_t K = lens[li];
+            if (K % (tt->blck > 1 ? tt->blck : 1)) continue;
+            const size_t wrow = infer_type_row_size((infer_type)t, K);
+            for (int mode = 0; mode < 3; mode++) {
+                for (int r = 0; r < NR; r++) {
+                    simd_make_weights(&rng, (infer_type)t, mode, K, tmp, wq + r * wrow);
+                    tt->dequant(wq + r * wrow, wd + r * K, K);
+                }
+                size_t xrow = K * 4, xdrow = infer_type_row_size(tt->dot_type, K);
+                for (int c = 0; c < NC; c++) {
+                    simd_make_acts(&rng, (mode + c) % 4, K, x + c * K);
+                    simd_prepare_acts(tt->dot_type, x + c * K, K, xq + c * xdrow, xd + c * K);
+                    if (tile.x4) infer__x4_quant_row(x + c * K, K, x4 + c * infer__x4_row_bytes(K));
+                }
+                const uint8_t *xin = tile.x4 ? x4 : (const uint8_t *)x;
+                if (tile.x4) xrow = infer__x4_row_bytes(K);
+                float full[NC * NR], one[NC * NR];
+                tile.fn(K, wq, wrow, NR, xin, xrow, NC, full, NR);
+                for (int c = 0; c < NC; c++)
+                    for (int r = 0; r < NR; r++) {
+                        const float ref = tt->dot(K, wq + r * wrow, tt->dot_type == INFER_TYPE_F32 ? (const void *)(x + c * K) : (const void *)(xq + c * xdrow));
+                        const double mag = simd_term_mag((infer_type)t, wq + r * wrow, wd + r * K, xd + c * K, K);
+                        const double err = fabs((double)full[c * NR + r] - ref);
+                        if (mag > 0 && err / mag > worst) worst = err / mag;
+                        CHECK_MSG(err <= (tt->blck == 1 ? 1e-5 : 2e-6) * mag, "%s tile K=%lld mode %d (%d,%d): %.9g vs reference %.9g (M %.4g)",
+                                  tt->name, (long long)K, mode, r, c, full[c * NR + r], ref, mag);
+                    }
+                for (int nr = 1; nr <= NR; nr++)         /* every shape, anchored anywhere: the same bits */
+                    for (int nc = 1; nc <= NC; nc++) {
+                        const int r0 = NR - nr, c0 = (nr + nc) % (NC - nc + 1);
+                        tile.fn(K, wq + r0 * wrow, wrow, nr, xin + c0 * xrow, xrow, nc, one, NR);
+                        for (int c = 0; c < nc; c++)
+                            for (int r = 0; r < nr; r++)
+                                CHECK_MSG(one[c * NR + r] == full[(c0 + c) * NR + r0 + r], "%s tile K=%lld %dx%d at (%d,%d): %.9g != %.9g", tt->name,
+                                          (long long)K, nr, nc, r0 + r, c0 + c, one[c * NR + r], full[(c0 + c) * NR + r0 + r]);
+                    }
+            }
+        }
+        printf("    %s tile (%s): largest |tile - ref| / M = %.2g\n", tt->name, tile.x4 ? "X4 int8" : "f32", worst);
+    }
+    printf("    %d weight types with fast tiles in this build\n", nfast);
+    free(tmp); free(x); free(xd); free(wd); free(wq); free(xq); free(x4);
+}
 #else
 /* Built with -DINFER_NO_SIMD (or without simd.h): every type must use its scalar dot. */
 static void test_simd_dot(void) {
@@ -1273,6 +1380,10 @@ static void test_simd_dot(void) {
         CHECK_MSG(infer__type_dot((infer_type)t) == infer__traits[t].dot, "type %d: not the scalar dot", t);
     }
     printf("    SIMD disabled in this build: scalar dots only\n");
+}
+static void test_simd_tiles(void) {
+    for (int t = 0; t < INFER_TYPE_COUNT; t++) CHECK_MSG(infer__tile_for((infer_type)t).fn == NULL, "type %d: a fast tile in a build without SIMD", t);
+    printf("    SIMD disabled in this build: matmuls use the reference tile\n");
 }
 #endif
 /* qwen_tests.inc -- the Qwen families (qwen3moe, qwen3.5, qwen3.5-MoE) and their kernels:
@@ -3706,6 +3817,7 @@ static const test_case tests[] = {
     { "quant_golden", test_quant_golden },
     { "quant_dot", test_quant_dot },
     { "simd_dot", test_simd_dot },
+    { "simd_tiles", test_simd_tiles },
     { "quant_i2_s", test_quant_i2_s },
     { "sampler", test_sampler },
     { "tokenizer_vocabs", test_tokenizer_vocabs },
@@ -3714,6 +3826,7 @@ static const test_case tests[] = {
     { "stories_greedy", test_stories_greedy },
     { "stories_nll", test_stories_nll },
     { "session_consistency", test_session_consistency },
+    { "fast_invariance", test_fast_invariance },
     { "generate", test_generate },
     { "types_run_models", test_types_run_models },
     { "golden_llama_f32", test_golden_llama_f32 },
