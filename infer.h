@@ -4807,6 +4807,9 @@ typedef struct infer__tile {
     infer__tile_fn fn;
     int x4;          /* activations in the X4 layout (else: f32 rows as they are) */
     int rows, cols;  /* the tile shape the kernel is built for (it takes any smaller one) */
+    int decode_dot;  /* a single token streams faster through the type's dot (measured):
+                        use the reference tile then (results differ from the tile's in the
+                        last bits, so prompt vs decode are not bit-identical for this type) */
 } infer__tile;
 
 /* X4: activations for the 32-block integer tiles. A row of K values is quantized to Q8_0
@@ -4871,34 +4874,38 @@ static inline __m512 infer__wvec_f32(const uint8_t *w, int64_t k, __mmask16 m) {
 static inline __m512 infer__wvec_f16(const uint8_t *w, int64_t k, __mmask16 m) { return infer__f16x16((const infer_half *)w + k, m); }
 static inline __m512 infer__wvec_bf16(const uint8_t *w, int64_t k, __mmask16 m) { return infer__bf16x16((const infer_bf16 *)w + k, m); }
 
-#define INFER__FTILE(NAME, WVEC, NR, NC)                                                                  \
+/* one k-step of 16: widen the nr weight vectors (and prefetch the next tile's rows, once per
+ * 64-byte line), then nr x nc FMAs */
+#define INFER__FTILE_STEP(WVEC, ESZ, NR, NC, m)                                                         \
+    {   __m512 wv[NR];                                                                                \
+        INFER__UNROLL for (int r = 0; r < NR; r++) {                                                  \
+            wv[r] = WVEC(w + (size_t)r * ws, k, m);                                                   \
+            if (((k * ESZ) & 63) == 0) _mm_prefetch((const char *)(w + (size_t)(r + NR) * ws) + ESZ * k, _MM_HINT_T0); \
+        }                                                                                             \
+        INFER__UNROLL for (int c = 0; c < NC; c++) {                                                  \
+            const __m512 xv = _mm512_maskz_loadu_ps(m, (const float *)(x + (size_t)c * xs) + k);      \
+            INFER__UNROLL for (int r = 0; r < NR; r++) acc[r][c] = _mm512_fmadd_ps(wv[r], xv, acc[r][c]); \
+        }                                                                                             \
+    }
+#define INFER__FTILE(NAME, WVEC, ESZ, NR, NC)                                                             \
 static void NAME(int64_t K, const uint8_t *w, size_t ws, const uint8_t *x, size_t xs, float *out, size_t ldo) { \
     __m512 acc[NR][NC];                                                                               \
-    INFER__UNROLL for (int r = 0; r < NR; r++) INFER__UNROLL for (int c = 0; c < NC; c++) acc[r][c] = _mm512_setzero_ps();        \
-    for (int64_t k = 0; k < K; k += 16) {                                                             \
-        const __mmask16 m = infer__tail_mask(K - k);                                                  \
-        __m512 wv[NR];                                                                                \
-        INFER__UNROLL for (int r = 0; r < NR; r++) {                                                 \
-            wv[r] = WVEC(w + (size_t)r * ws, k, m);                                                   \
-            _mm_prefetch((const char *)(w + (size_t)(r + NR) * ws) + 2 * k, _MM_HINT_T0);            \
-        }                                                                                             \
-        INFER__UNROLL for (int c = 0; c < NC; c++) {                                                                \
-            const __m512 xv = _mm512_maskz_loadu_ps(m, (const float *)(x + (size_t)c * xs) + k);      \
-            INFER__UNROLL for (int r = 0; r < NR; r++) acc[r][c] = _mm512_fmadd_ps(wv[r], xv, acc[r][c]);          \
-        }                                                                                             \
-    }                                                                                                 \
+    INFER__UNROLL for (int r = 0; r < NR; r++) INFER__UNROLL for (int c = 0; c < NC; c++) acc[r][c] = _mm512_setzero_ps(); \
+    int64_t k = 0;                                                                                    \
+    for (; k + 16 <= K; k += 16) INFER__FTILE_STEP(WVEC, ESZ, NR, NC, (__mmask16)0xFFFF)              \
+    if (k < K) { const __mmask16 m = infer__tail_mask(K - k); INFER__FTILE_STEP(WVEC, ESZ, NR, NC, m) } \
     INFER__UNROLL for (int c = 0; c < NC; c++) INFER__UNROLL for (int r = 0; r < NR; r++) out[(size_t)c * ldo + r] = _mm512_reduce_add_ps(acc[r][c]); \
 }
 /* every (nr, nc) up to 4 x 4 as its own unrolled function, picked by a table */
-#define INFER__FTILES(T, WVEC)                                                                            \
-    INFER__FTILE(infer__ftile_##T##_1_1, WVEC, 1, 1) INFER__FTILE(infer__ftile_##T##_1_2, WVEC, 1, 2)    \
-    INFER__FTILE(infer__ftile_##T##_1_3, WVEC, 1, 3) INFER__FTILE(infer__ftile_##T##_1_4, WVEC, 1, 4)    \
-    INFER__FTILE(infer__ftile_##T##_2_1, WVEC, 2, 1) INFER__FTILE(infer__ftile_##T##_2_2, WVEC, 2, 2)    \
-    INFER__FTILE(infer__ftile_##T##_2_3, WVEC, 2, 3) INFER__FTILE(infer__ftile_##T##_2_4, WVEC, 2, 4)    \
-    INFER__FTILE(infer__ftile_##T##_3_1, WVEC, 3, 1) INFER__FTILE(infer__ftile_##T##_3_2, WVEC, 3, 2)    \
-    INFER__FTILE(infer__ftile_##T##_3_3, WVEC, 3, 3) INFER__FTILE(infer__ftile_##T##_3_4, WVEC, 3, 4)    \
-    INFER__FTILE(infer__ftile_##T##_4_1, WVEC, 4, 1) INFER__FTILE(infer__ftile_##T##_4_2, WVEC, 4, 2)    \
-    INFER__FTILE(infer__ftile_##T##_4_3, WVEC, 4, 3) INFER__FTILE(infer__ftile_##T##_4_4, WVEC, 4, 4)    \
+#define INFER__FTILES(T, WVEC, ESZ)                                                                            \
+    INFER__FTILE(infer__ftile_##T##_1_1, WVEC, ESZ, 1, 1) INFER__FTILE(infer__ftile_##T##_1_2, WVEC, ESZ, 1, 2)    \
+    INFER__FTILE(infer__ftile_##T##_1_3, WVEC, ESZ, 1, 3) INFER__FTILE(infer__ftile_##T##_1_4, WVEC, ESZ, 1, 4)    \
+    INFER__FTILE(infer__ftile_##T##_2_1, WVEC, ESZ, 2, 1) INFER__FTILE(infer__ftile_##T##_2_2, WVEC, ESZ, 2, 2)    \
+    INFER__FTILE(infer__ftile_##T##_2_3, WVEC, ESZ, 2, 3) INFER__FTILE(infer__ftile_##T##_2_4, WVEC, ESZ, 2, 4)    \
+    INFER__FTILE(infer__ftile_##T##_3_1, WVEC, ESZ, 3, 1) INFER__FTILE(infer__ftile_##T##_3_2, WVEC, ESZ, 3, 2)    \
+    INFER__FTILE(infer__ftile_##T##_3_3, WVEC, ESZ, 3, 3) INFER__FTILE(infer__ftile_##T##_3_4, WVEC, ESZ, 3, 4)    \
+    INFER__FTILE(infer__ftile_##T##_4_1, WVEC, ESZ, 4, 1) INFER__FTILE(infer__ftile_##T##_4_2, WVEC, ESZ, 4, 2)    \
+    INFER__FTILE(infer__ftile_##T##_4_3, WVEC, ESZ, 4, 3) INFER__FTILE(infer__ftile_##T##_4_4, WVEC, ESZ, 4, 4)    \
     static void infer__ftile_##T(int64_t K, const uint8_t *w, size_t ws, int nr, const uint8_t *x, size_t xs, int nc, float *out, size_t ldo) { \
         typedef void (*f)(int64_t, const uint8_t *, size_t, const uint8_t *, size_t, float *, size_t);  \
         static const f tab[4][4] = {                                                                  \
@@ -4908,9 +4915,9 @@ static void NAME(int64_t K, const uint8_t *w, size_t ws, const uint8_t *x, size_
             { infer__ftile_##T##_4_1, infer__ftile_##T##_4_2, infer__ftile_##T##_4_3, infer__ftile_##T##_4_4 } }; \
         tab[nr - 1][nc - 1](K, w, ws, x, xs, out, ldo);                                               \
     }
-INFER__FTILES(f32, infer__wvec_f32)
-INFER__FTILES(f16, infer__wvec_f16)
-INFER__FTILES(bf16, infer__wvec_bf16)
+INFER__FTILES(f32, infer__wvec_f32, 4)
+INFER__FTILES(f16, infer__wvec_f16, 2)
+INFER__FTILES(bf16, infer__wvec_bf16, 2)
 #endif /* INFER__SIMD_AVX512 */
 
 #if defined(INFER__SIMD_AVX512) && defined(__AVX512VBMI__) && defined(__AVX512VNNI__)
@@ -5021,7 +5028,7 @@ INFER__QTILES(q8_0, infer__x4_unpack_q8_0, 136, 7)    /* Q8_0: codes q + 128, of
 
 /* The fast tile for a weight type, or {NULL}: use infer__tile_ref with the type's dot. */
 static infer__tile infer__tile_for(infer_type t) {
-    infer__tile k = { NULL, 0, 4, 4 };
+    infer__tile k = { NULL, 0, 4, 4, 0 };
 #if defined(INFER__SIMD_AVX512)
     if (t == INFER_TYPE_F32) k.fn = infer__ftile_f32;
     if (t == INFER_TYPE_F16) k.fn = infer__ftile_f16;
@@ -5029,7 +5036,9 @@ static infer__tile infer__tile_for(infer_type t) {
 #endif
 #if defined(INFER__TILE_X4)
     if (t == INFER_TYPE_Q4_0) { k.fn = infer__qtile_q4_0; k.x4 = 1; }
-    if (t == INFER_TYPE_Q8_0) { k.fn = infer__qtile_q8_0; k.x4 = 1; }
+    /* Q8_0: unpacking a group (4 loads, 3 permutes) costs more than its 256-bit dot, which
+     * reads each block with one unaligned load; in decode the dot is 1.2-1.4x faster */
+    if (t == INFER_TYPE_Q8_0) { k.fn = infer__qtile_q8_0; k.x4 = 1; k.decode_dot = 1; }
 #endif
     (void)t;
     return k;
@@ -5630,6 +5639,7 @@ static void infer__cpu_matmul(void *ctx, float *out, const infer_tensor *w, cons
     infer__cpu_ctx *c = (infer__cpu_ctx *)ctx;
     infer__matmul_job job = { c, out, w, x, NULL, 0, infer__tile_for(w->type), rows };
     if (w->type == INFER_TYPE_I2_S) job.tile.fn = NULL;
+    if (rows == 1 && job.tile.decode_dot) { job.tile.fn = NULL; job.tile.x4 = 0; }
     job.xq = infer__cpu_prepare_x(c, w, &job.tile, x, rows, &job.xq_row);
     if (!job.xq && (!c->precise || !c->wrow)) {   /* out of memory for scratch: NaN, never stale numbers */
         for (size_t i = 0; i < (size_t)rows * (size_t)w->ne[1]; i++) out[i] = NAN;

@@ -487,10 +487,14 @@ static void golden_fast(const char *family, const char *variant) {
         if (!strcmp(variant, "F32")) snprintf(ref, sizeof ref, "F32.%s.hp.bin", prompts[p]);
         else snprintf(ref, sizeof ref, "%s.%s.deq.hp.bin", variant, prompts[p]);
         snprintf(fast, sizeof fast, "%s.%s.bin", variant, prompts[p]);
-        double theirs = -1;
-        diff_t d = run_golden(dir, model, prompts[p], ref, 0, 512, 2, fast, &theirs);
-        CHECK_MSG(d.mean_abs >= 0 && theirs >= 0 && d.mean_abs <= 1.5 * theirs + 0.01,
-                  "%s %s %s fast path: mean abs diff %.4g, reference engine's %.4g", family, variant, prompts[p], d.mean_abs, theirs);
+        /* the prompt batched, and token by token (the decode path) */
+        for (int ub = 512; ub >= 1; ub = ub == 512 ? 1 : 0) {
+            double theirs = -1;
+            diff_t d = run_golden(dir, model, prompts[p], ref, 0, ub, 2, fast, &theirs);
+            CHECK_MSG(d.mean_abs >= 0 && theirs >= 0 && d.mean_abs <= 1.5 * theirs + 0.01,
+                      "%s %s %s fast path, ubatch %d: mean abs diff %.4g, reference engine's %.4g", family, variant, prompts[p], ub, d.mean_abs, theirs);
+            if (getenv("INFER_TEST_VERBOSE")) printf("    %s %s %s ubatch %d: mean %.4g (theirs %.4g)\n", family, variant, prompts[p], ub, d.mean_abs, theirs);
+        }
     }
 }
 
@@ -650,7 +654,12 @@ static void test_session_consistency(void) {
  * models whose matmuls take each kind of tile (f32, X4 int8) and the reference tile, and
  * on MoE experts. A hybrid's DeltaNet layers run a prompt as the chunked algorithm, whose
  * sums fall in another order when the chunks are cut elsewhere: there only the thread
- * count is bit-exact, and batching is held to 1e-3. */
+ * count is bit-exact, and batching is held to 1e-3. Q8_0 decodes a token through its dot
+ * product, not its tile (faster, >>tiles); the sums round differently, and where a value
+ * then lands on the other side of an int8 rounding step of the next layer's activation
+ * quantization the difference grows to one step: token by token it is held to the fast
+ * path's own scale (mean diff < 0.05; golden_llama_fast checks both against the exact
+ * logits). */
 static void test_fast_invariance(void) {
     const char *files[] = { SHARED "/models/stories260K.gguf", SHARED "/golden/llama/model-Q4_0.gguf", SHARED "/golden/llama/model-Q8_0.gguf",
                             SHARED "/golden/llama/model-Q4_K.gguf", SHARED "/golden/qwen3moe/model-F32.gguf", SHARED "/golden/qwen35moe/model-F32.gguf" };
@@ -667,7 +676,7 @@ static void test_fast_invariance(void) {
         float *a = malloc(sizeof(float) * V * T), *b = malloc(sizeof(float) * V * T);
         infer_session_params sp = infer_session_default_params();
         sp.n_ctx = 64;
-        const int hybrid = strstr(files[f], "qwen35") != NULL;
+        const int hybrid = strstr(files[f], "qwen35") != NULL, q8 = strstr(files[f], "Q8_0") != NULL;
         static const char *what[4] = { "", "2 threads", "2 threads, ubatch 5", "2 threads, token by token" };
         for (int run = 0; run < 4; run++) {
             infer_session *s;
@@ -678,9 +687,12 @@ static void test_fast_invariance(void) {
             else for (int i = 0; i < T; i++) CHECK(infer_eval(s, ids + i, 1, b + (size_t)i * V, 1, &err) == INFER_OK);
             infer_session_free(s);
             if (run == 0) continue;
-            double mx = 0;
-            for (int i = 0; i < V * T; i++) mx = fmax(mx, fabs(a[i] - b[i]));
-            CHECK_MSG(hybrid && run >= 2 ? mx < 1e-3 : mx == 0, "%s fast path, %s vs 1 thread whole prompt: max diff %g", files[f], what[run], mx);
+            double mx = 0, mean = 0;
+            for (int i = 0; i < V * T; i++) { mx = fmax(mx, fabs(a[i] - b[i])); mean += fabs(a[i] - b[i]) / (V * T); }
+            if (q8 && run == 3)       /* Q8_0 decodes through its dot, not its tile (>>tiles) */
+                CHECK_MSG(mean < 0.05, "%s fast path, %s vs whole prompt: mean diff %g", files[f], what[run], mean);
+            else
+                CHECK_MSG(hybrid && run >= 2 ? mx < 1e-3 : mx == 0, "%s fast path, %s vs 1 thread whole prompt: max diff %g", files[f], what[run], mx);
         }
         free(a); free(b);
         infer_model_free(m);
@@ -1637,12 +1649,18 @@ static void test_matmul_id(void) {
             infer__cpu_ctx *ctx = infer__cpu_ctx_create(2, precise);
             for (int per_slot = 0; per_slot < 2; per_slot++) {
                 infer__cpu_matmul_id(ctx, out, &w, x, ids, R, U, per_slot);
+                /* each expert as a 2-D tensor over all the activation rows (several rows, so
+                 * the same tiles as matmul_id's), then row i takes its token of its expert */
+                const int nx = per_slot ? R * U : R;
+                float *full = malloc(sizeof(float) * nx * N);
                 for (int i = 0; i < R * U; i++) {
-                    infer_tensor we = w;                      /* expert ids[i] as a 2-D tensor */
+                    infer_tensor we = w;
                     we.n_dims = 2; we.ne[2] = 1;
                     we.data = (const uint8_t *)wq + (size_t)ids[i] * N * row;
-                    infer__cpu_matmul(ctx, ref + (size_t)i * N, &we, x + (size_t)(per_slot ? i : i / U) * K, 1);
+                    infer__cpu_matmul(ctx, full, &we, x, nx);
+                    memcpy(ref + (size_t)i * N, full + (size_t)(per_slot ? i : i / U) * N, sizeof(float) * N);
                 }
+                free(full);
                 CHECK_MSG(qw_maxdiff(out, ref, (size_t)R * U * N) == 0, "%s precise %d per_slot %d: max diff %g", infer_type_name(types[ti]),
                           precise, per_slot, qw_maxdiff(out, ref, (size_t)R * U * N));
             }
