@@ -4830,25 +4830,89 @@ typedef struct infer__tile {
 #define INFER__X4_GROUP 256
 static size_t infer__x4_row_bytes(int64_t K) { return (size_t)((K + 127) / 128) * INFER__X4_GROUP; }
 
-static void infer__x4_quant_row(const float *x, int64_t K, uint8_t *dst) {
+/* ---- activation quantizers ----
+ * A matmul quantizes its activations once per call: for a prompt, [tokens, K] values per
+ * matmul. The scalar quantizers (quant_a.h) call roundf per value; the AVX-512 twins below
+ * give the same bytes (tested bit for bit): max|x| is exact in any order, x * id is one
+ * IEEE multiply either way, and the rounding is rebuilt exactly:
+ *   roundf (ties away from 0):  t = trunc(v); t += sign(v) where |v - t| >= 0.5
+ *                               (v - t is exact: |v| < 2^23 here)
+ *   nearest_int (ties to even): the default rounding of vcvtps2dq. */
+static void infer__quant_q8_0_fast(const float *x, void *vy, int64_t n) {
+#if defined(INFER__SIMD_AVX512)
+    infer_block_q8_0 *y = (infer_block_q8_0 *)vy;
+    const __m512 half = _mm512_set1_ps(0.5f), one = _mm512_set1_ps(1.0f);
+    for (int64_t i = 0; i < n / INFER_QK8_0; i++) {
+        const __m512 a = _mm512_loadu_ps(x + 32 * i), b = _mm512_loadu_ps(x + 32 * i + 16);
+        const float amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(a), _mm512_abs_ps(b)));
+        const float d = amax / 127.0f, id = d ? 1.0f / d : 0.0f;
+        y[i].d = infer__fp32_to_fp16(d);
+        for (int h = 0; h < 2; h++) {
+            const __m512 v = _mm512_mul_ps(h ? b : a, _mm512_set1_ps(id));
+            __m512 t = _mm512_roundscale_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+            const __mmask16 up = _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(v, t)), half, _CMP_GE_OQ);
+            t = _mm512_mask_add_ps(t, up, t, _mm512_or_ps(one, _mm512_and_ps(v, _mm512_set1_ps(-0.0f))));
+            _mm_storeu_si128((__m128i *)(y[i].qs + 16 * h), _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(t)));
+        }
+    }
+#else
+    infer__quant_q8_0(x, vy, n);
+#endif
+}
+
+static void infer__quant_q8_k_fast(const float *x, void *vy, int64_t n) {
+#if defined(INFER__SIMD_AVX512)
+    infer_block_q8_k *y = (infer_block_q8_k *)vy;
+    for (int64_t i = 0; i < n / INFER_QK_K; i++, x += INFER_QK_K) {
+        __m512 m = _mm512_setzero_ps();
+        for (int j = 0; j < INFER_QK_K; j += 16) m = _mm512_max_ps(m, _mm512_abs_ps(_mm512_loadu_ps(x + j)));
+        const float amax = _mm512_reduce_max_ps(m);
+        if (amax == 0) { memset(&y[i], 0, sizeof y[i]); continue; }
+        int first = 0;                          /* the first value of largest magnitude, with its sign */
+        while (fabsf(x[first]) != amax) first++;
+        const float iscale = -127.f / x[first];
+        for (int j = 0; j < INFER_QK_K; j += 16) {
+            const __m512i v = _mm512_min_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(_mm512_set1_ps(iscale), _mm512_loadu_ps(x + j))), _mm512_set1_epi32(127));
+            const __m128i q = _mm512_cvtepi32_epi8(v);
+            _mm_storeu_si128((__m128i *)(y[i].qs + j), q);
+            y[i].bsums[j / 16] = (int16_t)_mm512_reduce_add_epi32(v);
+        }
+        y[i].d = 1 / iscale;
+    }
+#else
+    infer__quant_q8_k(x, vy, n);
+#endif
+}
+
+/* The activation quantizer of a dot type, fast where there is one. */
+static infer__quant_fn infer__act_quant(infer_type dt) {
+    if (dt == INFER_TYPE_Q8_0) return infer__quant_q8_0_fast;
+    if (dt == INFER_TYPE_Q8_K) return infer__quant_q8_k_fast;
+    return infer__type(dt)->quant;
+}
+
+/* X4 groups g0..g1-1 of a row of K values (a partial last group is zero-padded) */
+static void infer__x4_quant_groups(const float *x, int64_t K, uint8_t *dst, int64_t g0, int64_t g1) {
     const int64_t nb = K / INFER_QK8_0;
-    memset(dst, 0, infer__x4_row_bytes(K));
-    for (int64_t b = 0; b < nb; b++) {
-        infer_block_q8_0 q;
-        infer__quant_q8_0(x + b * INFER_QK8_0, &q, INFER_QK8_0);
-        uint8_t *g = dst + (size_t)(b / 4) * INFER__X4_GROUP;
-        const int bi = (int)(b % 4);
-        memcpy(g + 16 * bi, q.qs, 16);
-        memcpy(g + 64 + 16 * bi, q.qs + 16, 16);
-        const float d = infer__fp16_to_fp32(q.d);
-        for (int j = 0; j < 4; j++) {
-            int32_t ls = 0;
-            for (int i = 0; i < 4; i++) ls += q.qs[4 * j + i] + q.qs[16 + 4 * j + i];
-            memcpy(g + 128 + 4 * (4 * bi + j), &d, 4);
-            memcpy(g + 192 + 4 * (4 * bi + j), &ls, 4);
+    for (int64_t g = g0; g < g1; g++) {
+        uint8_t *gp = dst + (size_t)g * INFER__X4_GROUP;
+        memset(gp, 0, INFER__X4_GROUP);
+        for (int bi = 0; bi < 4 && 4 * g + bi < nb; bi++) {
+            infer_block_q8_0 q;
+            infer__quant_q8_0_fast(x + (4 * g + bi) * INFER_QK8_0, &q, INFER_QK8_0);
+            memcpy(gp + 16 * bi, q.qs, 16);
+            memcpy(gp + 64 + 16 * bi, q.qs + 16, 16);
+            const float d = infer__fp16_to_fp32(q.d);
+            for (int j = 0; j < 4; j++) {
+                int32_t ls = 0;
+                for (int i = 0; i < 4; i++) ls += q.qs[4 * j + i] + q.qs[16 + 4 * j + i];
+                memcpy(gp + 128 + 4 * (4 * bi + j), &d, 4);
+                memcpy(gp + 192 + 4 * (4 * bi + j), &ls, 4);
+            }
         }
     }
 }
+static inline void infer__x4_quant_row(const float *x, int64_t K, uint8_t *dst) { infer__x4_quant_groups(x, K, dst, 0, (K + 127) / 128); }
 
 /* the reference: one dot per output (the fast-path dot of the type) */
 static void infer__tile_ref(infer__dot_fn dot, int64_t K, const uint8_t *w, size_t ws, int nr,
@@ -5541,6 +5605,30 @@ static inline float infer__dot_row(const infer_tensor *w, infer__dot_fn dot, con
     return w->scale != 1.0f ? w->scale * d : d;
 }
 
+/* Quantizing the activations of a matmul is spread over the threads: rows x chunks of 512
+ * values (whole X4 groups, whole blocks of every dot type), so a single decode row is
+ * split too. */
+typedef struct infer__prep_job {
+    const float *x; uint8_t *dst; size_t row_bytes;
+    int64_t K; int rows, x4; infer_type dt;
+} infer__prep_job;
+#define INFER__PREP_CHUNK 512
+static void infer__prep_task(void *arg, int ith, int nth) {
+    const infer__prep_job *j = (const infer__prep_job *)arg;
+    const int64_t per_row = (j->K + INFER__PREP_CHUNK - 1) / INFER__PREP_CHUNK, units = per_row * j->rows;
+    const infer__quant_fn quant = j->x4 ? NULL : infer__act_quant(j->dt);
+    const size_t bbytes = j->x4 ? 0 : (size_t)infer__type(j->dt)->bytes;
+    const int blck = j->x4 ? 0 : infer__type(j->dt)->blck;
+    for (int64_t u = units * ith / nth; u < units * (ith + 1) / nth; u++) {
+        const int64_t r = u / per_row, e0 = u % per_row * INFER__PREP_CHUNK;
+        const int64_t e1 = e0 + INFER__PREP_CHUNK < j->K ? e0 + INFER__PREP_CHUNK : j->K;
+        const float *xr = j->x + (size_t)r * (size_t)j->K;
+        uint8_t *dr = j->dst + (size_t)r * j->row_bytes;
+        if (j->x4) infer__x4_quant_groups(xr, j->K, dr, e0 / 128, (e1 + 127) / 128);
+        else quant(xr + e0, dr + (size_t)(e0 / blck) * bbytes, e1 - e0);
+    }
+}
+
 /* Prepare the activations of a matmul with weight w: in the precise path, room for one
  * dequantized weight row per thread; in the fast path, x [rows, K] quantized to w's dot
  * format (or the X4 layout of its tile, >>tiles). Returns the activation rows to dot with
@@ -5555,26 +5643,24 @@ static const void *infer__cpu_prepare_x(infer__cpu_ctx *c, const infer_tensor *w
         }
         return NULL;
     }
-    if (tile->x4) {
-        *row_bytes = infer__x4_row_bytes(K);
-        if (!infer__cpu_reserve(&c->xq, &c->xq_size, *row_bytes * (size_t)rows)) return NULL;
-        for (int r = 0; r < rows; r++) infer__x4_quant_row(x + (size_t)r * K, K, (uint8_t *)c->xq + (size_t)r * *row_bytes);
-        return c->xq;
-    }
     const infer_type dt = infer__matmul_dot_type(w->type);
-    if (dt == INFER_TYPE_F32) {
+    if (!tile->x4 && dt == INFER_TYPE_F32) {
         *row_bytes = (size_t)K * sizeof(float);
         return x;
     }
-    const infer__type_traits *qt = infer__type(dt);
-    const int blck = qt->blck;
+    const int blck = tile->x4 ? 128 : infer__type(dt)->blck;
     const int64_t Kp = (K + blck - 1) / blck * blck;   /* I2_S rows of 128 k: padded to Q8_K blocks */
-    *row_bytes = infer_type_row_size(dt, Kp);
+    *row_bytes = tile->x4 ? infer__x4_row_bytes(K) : infer_type_row_size(dt, Kp);
     if (!infer__cpu_reserve(&c->xq, &c->xq_size, *row_bytes * (size_t)rows)) return NULL;
+    if (tile->x4 || Kp == K) {
+        infer__prep_job pj = { x, (uint8_t *)c->xq, *row_bytes, K, rows, tile->x4, dt };
+        infer__pool_run(c->pool, infer__prep_task, &pj);
+        return c->xq;
+    }
+    const infer__type_traits *qt = infer__type(dt);
     for (int r = 0; r < rows; r++) {
         const float *xr = x + (size_t)r * K;
         uint8_t *dst = (uint8_t *)c->xq + (size_t)r * *row_bytes;
-        if (Kp == K) { qt->quant(xr, dst, K); continue; }
         float pad[INFER_QK_K];                         /* the last block, zero-padded */
         memset(pad, 0, sizeof pad);
         memcpy(pad, xr + (K - K % blck), (size_t)(K % blck) * sizeof(float));
@@ -5592,12 +5678,17 @@ typedef struct infer__matmul_job {
     const void *xq; size_t xq_row;   /* prepared activations and their row stride */
     infer__tile tile;
     int rows;
+    int64_t chunk;                   /* output rows per piece of work (a multiple of the tile's) */
+    atomic_llong next;               /* the next piece to take */
 } infer__matmul_job;
 
-/* Thread ith of nth takes a contiguous run of output rows, in whole tiles: where a tile
- * starts never depends on the thread count, so neither does any result. Within its run, a
- * thread walks weight-row tiles and, for each, the tokens a tile at a time, so a tile's
- * weight rows are read from memory once and stay in cache for all the tokens. */
+/* The output rows are cut into pieces of whole tiles, which the threads take one after
+ * another from a shared counter: a thread that runs slower (another process on its core, a
+ * busier memory channel) simply takes fewer pieces. Where a tile starts never depends on
+ * the thread count, and each output is computed the same way by any thread, so no result
+ * depends on it either. Within a piece, a thread walks weight-row tiles and, for each, the
+ * tokens a tile at a time, so a tile's weight rows are read from memory once and stay in
+ * cache for all the tokens. */
 static void infer__matmul_task(void *arg, int ith, int nth) {
     infer__matmul_job *j = (infer__matmul_job *)arg;
     const infer_tensor *w = j->w;
@@ -5617,27 +5708,31 @@ static void infer__matmul_task(void *arg, int ith, int nth) {
      * address order, which the hardware prefetchers follow best (measured: 4 interleaved
      * rows streamed 35% slower) */
     const int R = j->rows == 1 ? 1 : j->tile.rows, C = j->tile.cols;
-    const int64_t tiles = (N + R - 1) / R, n0 = tiles * ith / nth * R, n1 = tiles * (ith + 1) / nth * R < N ? tiles * (ith + 1) / nth * R : N;
     const infer__dot_fn dot = infer__matmul_dot(w->type);
     const uint8_t *xq = (const uint8_t *)j->xq;
-    for (int64_t n = n0; n < n1; n += R) {
-        const int nr = n1 - n < R ? (int)(n1 - n) : R;
-        for (int r = 0; r < j->rows; r += C) {
-            const int nc = j->rows - r < C ? j->rows - r : C;
-            float *o = j->out + (size_t)r * N + n;
-            if (j->tile.fn) j->tile.fn(K, wdata + (size_t)n * wrow_bytes, wrow_bytes, nr, xq + (size_t)r * j->xq_row, j->xq_row, nc, o, (size_t)N);
-            else infer__tile_ref(dot, K, wdata + (size_t)n * wrow_bytes, wrow_bytes, nr, xq + (size_t)r * j->xq_row, j->xq_row, nc, o, (size_t)N);
+    for (;;) {
+        const int64_t n0 = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed) * j->chunk;
+        if (n0 >= N) break;
+        const int64_t n1 = n0 + j->chunk < N ? n0 + j->chunk : N;
+        for (int64_t n = n0; n < n1; n += R) {
+            const int nr = n1 - n < R ? (int)(n1 - n) : R;
+            for (int r = 0; r < j->rows; r += C) {
+                const int nc = j->rows - r < C ? j->rows - r : C;
+                float *o = j->out + (size_t)r * N + n;
+                if (j->tile.fn) j->tile.fn(K, wdata + (size_t)n * wrow_bytes, wrow_bytes, nr, xq + (size_t)r * j->xq_row, j->xq_row, nc, o, (size_t)N);
+                else infer__tile_ref(dot, K, wdata + (size_t)n * wrow_bytes, wrow_bytes, nr, xq + (size_t)r * j->xq_row, j->xq_row, nc, o, (size_t)N);
+            }
         }
+        if (w->scale != 1.0f)            /* I2_S's per-tensor scale, or a BitNet .scale */
+            for (int r = 0; r < j->rows; r++)
+                for (int64_t n = n0; n < n1; n++) j->out[(size_t)r * N + n] *= w->scale;
     }
-    if (w->scale != 1.0f)                /* I2_S's per-tensor scale, or a BitNet .scale */
-        for (int r = 0; r < j->rows; r++)
-            for (int64_t n = n0; n < n1; n++) j->out[(size_t)r * N + n] *= w->scale;
 }
 
 /* out[r, n] = sum_k W[n, k] x[r, k]   W: ne = {K, N}, x: [rows, K], out: [rows, N] */
 static void infer__cpu_matmul(void *ctx, float *out, const infer_tensor *w, const float *x, int rows) {
     infer__cpu_ctx *c = (infer__cpu_ctx *)ctx;
-    infer__matmul_job job = { c, out, w, x, NULL, 0, infer__tile_for(w->type), rows };
+    infer__matmul_job job = { c, out, w, x, NULL, 0, infer__tile_for(w->type), rows, 0, 0 };
     if (w->type == INFER_TYPE_I2_S) job.tile.fn = NULL;
     if (rows == 1 && job.tile.decode_dot) { job.tile.fn = NULL; job.tile.x4 = 0; }
     job.xq = infer__cpu_prepare_x(c, w, &job.tile, x, rows, &job.xq_row);
@@ -5645,6 +5740,12 @@ static void infer__cpu_matmul(void *ctx, float *out, const infer_tensor *w, cons
         for (size_t i = 0; i < (size_t)rows * (size_t)w->ne[1]; i++) out[i] = NAN;
         return;
     }
+    /* about 8 pieces per thread, each a whole number of tiles (at least 16 rows) */
+    const int64_t N = w->ne[1], unit = job.tile.rows;
+    int64_t chunk = (N + 8 * c->n_threads - 1) / (8 * c->n_threads);
+    chunk = chunk < 16 ? 16 : chunk;
+    job.chunk = (chunk + unit - 1) / unit * unit;
+    atomic_init(&job.next, 0);
     infer__pool_run(c->pool, infer__matmul_task, &job);
 }
 

@@ -1320,6 +1320,38 @@ static void test_simd_dot(void) {
     free(tmp); free(x); free(wd); free(xd); free(wq); free(xq);
 }
 
+/* The fast activation quantizers (>>tiles) give the scalar ones' bytes: random rows with
+ * outliers and zero blocks, and rows built so that x / d lands exactly on .5 (roundf
+ * rounds those away from zero, Q8_K's nearest_int to even) with the largest magnitude
+ * present with both signs (Q8_K keeps the sign of the first). */
+static void test_act_quant(void) {
+    enum { N = 4096 };
+    infer__rng rng;
+    infer__rng_seed(&rng, 5);
+    float *x = malloc(N * 4);
+    uint8_t *a = malloc(N * 2), *b = malloc(N * 2);
+    const infer_type types[2] = { INFER_TYPE_Q8_0, INFER_TYPE_Q8_K };
+    int checked = 0;
+    for (int mode = 0; mode < 4; mode++) {
+        for (int i = 0; i < N; i++) {
+            if (mode < 3) simd_make_acts(&rng, mode == 2 ? 3 : mode, 1, x + i);
+            else x[i] = (float)((int)(infer__rng_next(&rng) % 254) - 127) + ((infer__rng_next(&rng) & 1) ? 0.5f : 0.0f);
+            if (mode == 3 && i % 32 == 0) x[i] = (i / 32) % 2 ? 127.0f : -127.0f;   /* d = 1 exactly */
+            if (mode == 3 && i % 32 == 1) x[i] = -x[i - 1];
+        }
+        for (int t = 0; t < 2; t++) {
+            const size_t bytes = infer_type_row_size(types[t], N);
+            memset(a, 0x55, bytes); memset(b, 0xAA, bytes);
+            infer__type(types[t])->quant(x, a, N);
+            infer__act_quant(types[t])(x, b, N);
+            CHECK_MSG(memcmp(a, b, bytes) == 0, "%s mode %d: fast quantizer differs from the scalar one", infer_type_name(types[t]), mode);
+            checked++;
+        }
+    }
+    printf("    Q8_0 and Q8_K activation quantizers: %d rows of %d values bit-identical\n", checked, N);
+    free(x); free(a); free(b);
+}
+
 /* The matmul tiles (>>tiles): every output of a fast tile against the type's scalar dot of
  * the same weight row and the activations in the dot's format (same tolerance as above);
  * every tile shape (1..4 rows x 1..4 tokens) must give bit-identical outputs, which is what
@@ -1392,6 +1424,15 @@ static void test_simd_dot(void) {
         CHECK_MSG(infer__type_dot((infer_type)t) == infer__traits[t].dot, "type %d: not the scalar dot", t);
     }
     printf("    SIMD disabled in this build: scalar dots only\n");
+}
+static void test_act_quant(void) {
+    float x[512];
+    uint8_t a[1024], b[1024];
+    for (int i = 0; i < 512; i++) x[i] = sinf(i * 0.7f) * 50.0f;
+    infer__quant_q8_0(x, a, 512);
+    infer__act_quant(INFER_TYPE_Q8_0)(x, b, 512);
+    CHECK(memcmp(a, b, infer_type_row_size(INFER_TYPE_Q8_0, 512)) == 0);
+    printf("    SIMD disabled in this build: the activation quantizers are the scalar ones\n");
 }
 static void test_simd_tiles(void) {
     for (int t = 0; t < INFER_TYPE_COUNT; t++) CHECK_MSG(infer__tile_for((infer_type)t).fn == NULL, "type %d: a fast tile in a build without SIMD", t);
@@ -3836,6 +3877,7 @@ static const test_case tests[] = {
     { "quant_dot", test_quant_dot },
     { "simd_dot", test_simd_dot },
     { "simd_tiles", test_simd_tiles },
+    { "simd_act_quant", test_act_quant },
     { "quant_i2_s", test_quant_i2_s },
     { "sampler", test_sampler },
     { "tokenizer_vocabs", test_tokenizer_vocabs },
