@@ -3464,6 +3464,7 @@ static float *bn_get(const bn_ref *r, const char *fmt, int l, float *scale) {
 }
 
 static void bn_rms(double *y, const double *x, const float *w, int n, double eps) {
+    if (!w) { if (y != x) memcpy(y, x, sizeof(double) * n); return; }   /* no such norm in this family */
     double ss = 0;
     for (int i = 0; i < n; i++) ss += x[i] * x[i];
     const double s = 1.0 / sqrt(ss / n + eps);
@@ -3494,11 +3495,16 @@ static double *bn_reference(const infer_gguf *g, const infer_config *c, const in
         float *wv = bn_get(&r, "blk.%d.attn_v.weight", l, &sv), *wo = bn_get(&r, "blk.%d.attn_output.weight", l, &so);
         float *wg = bn_get(&r, "blk.%d.ffn_gate.weight", l, &sg), *wu = bn_get(&r, "blk.%d.ffn_up.weight", l, &su);
         float *wd = bn_get(&r, "blk.%d.ffn_down.weight", l, &sd);
+        float *bq = bn_get(&r, "blk.%d.attn_q.bias", l, NULL), *bk = bn_get(&r, "blk.%d.attn_k.bias", l, NULL);
+        float *bv = bn_get(&r, "blk.%d.attn_v.bias", l, NULL);      /* qwen2's biases, when present */
         for (int t = 0; t < T; t++) {                      /* q, k, v with NeoX rope at position t */
             bn_rms(h, x + (size_t)t * E, an, E, eps);
             bn_mv(q + (size_t)t * H * hd, wq, h, H * hd, E, sq);
             bn_mv(k + (size_t)t * HK * hd, wk, h, HK * hd, E, sk);
             bn_mv(v + (size_t)t * HK * hd, wv, h, HK * hd, E, sv);
+            for (int i = 0; bq && i < H * hd; i++) q[(size_t)t * H * hd + i] += bq[i];
+            for (int i = 0; bk && i < HK * hd; i++) k[(size_t)t * HK * hd + i] += bk[i];
+            for (int i = 0; bv && i < HK * hd; i++) v[(size_t)t * HK * hd + i] += bv[i];
             for (int hh = 0; hh < H + HK; hh++) {
                 double *z = hh < H ? q + ((size_t)t * H + hh) * hd : k + ((size_t)t * HK + hh - H) * hd;
                 for (int i = 0; i < c->n_rot / 2; i++) {
@@ -3541,18 +3547,20 @@ static double *bn_reference(const infer_gguf *g, const infer_config *c, const in
             for (int i = 0; i < E; i++) xt[i] += o[i];
         }
         free(an); free(asn); free(fn); free(fsn); free(wq); free(wk); free(wv); free(wo); free(wg); free(wu); free(wd);
+        free(bq); free(bk); free(bv);
     }
-    float *on = bn_get(&r, "output_norm.weight", 0, NULL);
+    float *on = bn_get(&r, "output_norm.weight", 0, NULL), *out_w = bn_get(&r, "output.weight", 0, NULL);
+    if (out_w && !strcmp(c->arch, "bitnet")) { free(out_w); out_w = NULL; }   /* bitnet: logits from token_embd */
     double *logits = calloc((size_t)T * V, sizeof(double));
     for (int t = 0; t < T; t++) {
         bn_rms(h, x + (size_t)t * E, on, E, eps);
         for (int tok = 0; tok < V; tok++) {
             double s = 0;
-            for (int i = 0; i < E; i++) s += (double)emb[(size_t)tok * E + i] * h[i];
+            for (int i = 0; i < E; i++) s += (double)(out_w ? out_w : emb)[(size_t)tok * E + i] * h[i];
             logits[(size_t)t * V + tok] = s;
         }
     }
-    free(on); free(emb); free(x); free(h); free(q); free(k); free(v); free(att); free(o); free(ga); free(up);
+    free(on); free(emb); free(out_w); free(x); free(h); free(q); free(k); free(v); free(att); free(o); free(ga); free(up);
     return logits;
 }
 
@@ -3587,6 +3595,107 @@ static double bn_vs_reference(const char *path, int want_act, const char *label)
     infer_model_free(m);
     free(p);
     return mx;
+}
+
+/* qwen2 (q/k/v biases, NeoX rope, untied output) and qwen2moe have no golden logits: a
+ * random qwen2 model written here runs against the double-precision forward above, which
+ * adds the biases after the projections; with the biases zeroed, the logits must move (so
+ * the biases are really applied). */
+static void q2_put(infer_tensor *t, int *n, const char *name, int64_t ne0, int64_t ne1, float sigma, infer__rng *r) {
+    infer_tensor *x = &t[(*n)++];
+    memset(x, 0, sizeof *x);
+    x->name = strdup(name);
+    x->type = INFER_TYPE_F32;
+    x->n_dims = ne1 > 1 ? 2 : 1;
+    x->ne[0] = ne0; x->ne[1] = ne1; x->ne[2] = x->ne[3] = 1;
+    x->nbytes = (size_t)(ne0 * ne1) * 4;
+    float *d = malloc(x->nbytes);
+    for (int64_t i = 0; i < ne0 * ne1; i++) d[i] = sigma == 0 ? 1.0f + 0.1f * (float)(infer__rng_uniform(r) - 0.5) : sigma * (float)(infer__rng_uniform(r) * 2 - 1);
+    x->data = d;
+    x->scale = 1.0f;
+}
+static int q2_write(const char *path, int zero_bias) {
+    enum { E = 64, L = 2, H = 4, HK = 2, HD = 16, F = 96, V = 300 };
+    infer__rng r;
+    infer__rng_seed(&r, 31);
+    infer_tensor t[64];
+    int n = 0;
+    char name[64];
+    q2_put(t, &n, "token_embd.weight", E, V, 1.0f, &r);
+    q2_put(t, &n, "output_norm.weight", E, 1, 0, &r);
+    q2_put(t, &n, "output.weight", E, V, 0.3f, &r);
+    for (int l = 0; l < L; l++) {
+#define Q2(suffix, ne0, ne1, sigma) (snprintf(name, sizeof name, "blk.%d." suffix, l), q2_put(t, &n, name, ne0, ne1, sigma, &r))
+        Q2("attn_norm.weight", E, 1, 0);
+        Q2("attn_q.weight", E, H * HD, 0.2f); Q2("attn_q.bias", H * HD, 1, zero_bias ? 0.0f : 0.5f);
+        Q2("attn_k.weight", E, HK * HD, 0.2f); Q2("attn_k.bias", HK * HD, 1, zero_bias ? 0.0f : 0.5f);
+        Q2("attn_v.weight", E, HK * HD, 0.2f); Q2("attn_v.bias", HK * HD, 1, zero_bias ? 0.0f : 0.5f);
+        Q2("attn_output.weight", H * HD, E, 0.2f);
+        Q2("ffn_norm.weight", E, 1, 0);
+        Q2("ffn_gate.weight", E, F, 0.2f); Q2("ffn_up.weight", E, F, 0.2f); Q2("ffn_down.weight", F, E, 0.2f);
+#undef Q2
+    }
+    for (int i = 0; zero_bias && i < n; i++)                  /* sigma 0 gave norms near 1: biases exactly 0 */
+        if (strstr(t[i].name, ".bias")) memset((void *)t[i].data, 0, t[i].nbytes);
+    infer_gguf_kv kv[16];
+    int nkv = 0;
+    kv[nkv++] = infer_gguf_kv_str("general.architecture", "qwen2");
+    kv[nkv++] = infer_gguf_kv_u32("qwen2.context_length", 4096);
+    kv[nkv++] = infer_gguf_kv_u32("qwen2.embedding_length", E);
+    kv[nkv++] = infer_gguf_kv_u32("qwen2.block_count", L);
+    kv[nkv++] = infer_gguf_kv_u32("qwen2.feed_forward_length", F);
+    kv[nkv++] = infer_gguf_kv_u32("qwen2.attention.head_count", H);
+    kv[nkv++] = infer_gguf_kv_u32("qwen2.attention.head_count_kv", HK);
+    kv[nkv++] = infer_gguf_kv_f32("qwen2.rope.freq_base", 1000000.0f);
+    kv[nkv++] = infer_gguf_kv_f32("qwen2.attention.layer_norm_rms_epsilon", 1e-6f);
+    infer_error err;
+    const int ok = infer_gguf_write(path, kv, nkv, t, n, 32, &err) == INFER_OK;
+    for (int i = 0; i < n; i++) { free((void *)t[i].name); free((void *)t[i].data); }
+    return ok;
+}
+static void test_qwen2_reference_forward(void) {
+    const char *path = "/tmp/infer_qwen2.gguf";
+    double *logits[2] = { NULL, NULL };
+    for (int zb = 0; zb < 2; zb++) {
+        CHECK(q2_write(path, zb));
+        size_t n;
+        uint8_t *p = slurp(path, &n);
+        infer_model *m;
+        infer_error err;
+        CHECK_MSG(p && infer_model_load_memory(&m, p, n, NULL, &err) == INFER_OK, "%s", p ? err.msg : "unreadable");
+        if (!p) return;
+        const infer_config *c = infer_model_config(m);
+        CHECK(!strcmp(c->arch, "qwen2") && c->head_dim == 16 && c->n_rot == 16);
+        const int32_t ids[6] = { 17, 254, 3, 99, 210, 7 };
+        const int T = 6, V = c->n_vocab;
+        infer_gguf g;
+        CHECK(infer_gguf_parse(&g, p, n, &err) == INFER_OK);
+        logits[zb] = bn_reference(&g, c, ids, T, 0);
+        for (int precise = 1; precise >= 0; precise--) {
+            infer_session_params sp = infer_session_default_params();
+            sp.precise = precise;
+            sp.n_ctx = 32;
+            infer_session *s;
+            float *out = malloc(sizeof(float) * T * V);
+            double mx = -1;
+            if (infer_session_create(&s, m, &sp, &err) == INFER_OK && infer_eval(s, ids, T, out, 1, &err) == INFER_OK) {
+                mx = 0;
+                for (int i = 0; i < T * V; i++) mx = fmax(mx, fabs(out[i] - logits[zb][i]));
+                infer_session_free(s);
+            }
+            printf("    qwen2 %s, %s: engine vs double-precision forward: max |diff| %.3g\n", zb ? "zero biases" : "biases", precise ? "precise" : "fast", mx);
+            CHECK_MSG(mx >= 0 && mx <= (precise ? 2e-4 : 0.05), "qwen2 %s: max diff %.3g", precise ? "precise" : "fast", mx);
+            free(out);
+        }
+        infer_gguf_free(&g);
+        infer_model_free(m);
+        free(p);
+    }
+    double moved = 0;
+    for (int i = 0; logits[0] && logits[1] && i < 6 * 300; i++) moved = fmax(moved, fabs(logits[0][i] - logits[1][i]));
+    CHECK_MSG(moved > 0.1, "the biases change the logits by only %.3g", moved);
+    free(logits[0]); free(logits[1]);
+    remove(path);
 }
 
 static void test_bitnet_reference_forward(void) {
@@ -3916,6 +4025,7 @@ static const test_case tests[] = {
     { "golden_bitnet_tq1_0", test_golden_bitnet_tq1_0 },
     { "bitnet_i2_s", test_bitnet_i2_s },
     { "bitnet_reference_forward", test_bitnet_reference_forward },
+    { "qwen2_reference_forward", test_qwen2_reference_forward },
     { "bitnet_load_errors", test_bitnet_load_errors },
     { "bitnet_ternary_kernels", test_bitnet_ternary_kernels },
     { "bitnet_matmul_glu", test_bitnet_matmul_glu },
