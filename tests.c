@@ -1354,20 +1354,22 @@ static void test_act_quant(void) {
 
 /* The matmul tiles (>>tiles): every output of a fast tile against the type's scalar dot of
  * the same weight row and the activations in the dot's format (same tolerance as above);
- * every tile shape (1..4 rows x 1..4 tokens) must give bit-identical outputs, which is what
+ * every tile shape (1..6 rows x 1..4 tokens) must give bit-identical outputs, which is what
  * makes results independent of thread count and batch size; row lengths cover partial
  * X4 groups (1, 2, 3 blocks left over) and float tails that are not a multiple of 16. */
 static void test_simd_tiles(void) {
-    enum { KMAX = 2048 + 96, NR = 4, NC = 4 };
+    enum { KMAX = 2048 + 96, RMAX = 6, CMAX = 4 };
     infer__rng rng;
     infer__rng_seed(&rng, 77);
-    float *tmp = malloc(KMAX * 4), *x = malloc(NC * KMAX * 4), *xd = malloc(NC * KMAX * 4), *wd = malloc(NR * KMAX * 4);
-    uint8_t *wq = malloc(NR * KMAX * 4), *xq = malloc(NC * KMAX * 4), *x4 = malloc(NC * (KMAX / 128 + 1) * INFER__X4_GROUP);
+    float *tmp = malloc(KMAX * 4), *x = malloc(CMAX * KMAX * 4), *xd = malloc(CMAX * KMAX * 4), *wd = malloc(RMAX * KMAX * 4);
+    uint8_t *wq = malloc(RMAX * KMAX * 4), *xq = malloc(CMAX * KMAX * 4), *x4 = malloc(CMAX * (KMAX / 128 + 1) * INFER__X4_GROUP);
     int nfast = 0;
     for (int t = 0; t < INFER_TYPE_COUNT; t++) {
         const infer__tile tile = infer__tile_for((infer_type)t);
         if (!tile.fn) continue;
         const infer__type_traits *tt = infer__type((infer_type)t);
+        const int NR = tile.rows, NC = tile.cols;
+        CHECK(NR >= 1 && NR <= RMAX && NC >= 1 && NC <= CMAX);
         nfast++;
         const int64_t lens[] = { 32, 64, 96, 128, 160, 224, 2048, 2048 + 96, 48, 1000 };
         double worst = 0;
@@ -1388,7 +1390,7 @@ static void test_simd_tiles(void) {
                 }
                 const uint8_t *xin = tile.x4 ? x4 : (const uint8_t *)x;
                 if (tile.x4) xrow = infer__x4_row_bytes(K);
-                float full[NC * NR], one[NC * NR];
+                float full[CMAX * RMAX], one[CMAX * RMAX];
                 tile.fn(K, wq, wrow, NR, xin, xrow, NC, full, NR);
                 for (int c = 0; c < NC; c++)
                     for (int r = 0; r < NR; r++) {
@@ -1410,7 +1412,7 @@ static void test_simd_tiles(void) {
                     }
             }
         }
-        printf("    %s tile (%s): largest |tile - ref| / M = %.2g\n", tt->name, tile.x4 ? "X4 int8" : "f32", worst);
+        printf("    %s tile %dx%d (%s): largest |tile - ref| / M = %.2g\n", tt->name, NR, NC, tile.x4 ? "X4 int8" : "f32", worst);
     }
     printf("    %d weight types with fast tiles in this build\n", nfast);
     free(tmp); free(x); free(xd); free(wd); free(wq); free(xq); free(x4);
