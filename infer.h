@@ -5503,14 +5503,17 @@ infer_gguf_kv infer_gguf_kv_array(const char *key, infer_gguf_vtype et, uint64_t
  * >>cpu -- the CPU kernel table.
  *
  * Plain C, written to be checked by eye against the equations (the fast dot products live in
- * >>simd and >>ternary; attention converts F16 cache rows 8 at a time with F16C where the
- * compiler targets it). The context carries a thread pool and the `precise` flag:
+ * >>simd and >>ternary, the matrix tiles in >>tiles; attention converts F16 cache rows 8 at
+ * a time with F16C where the compiler targets it). The context carries a thread pool and
+ * the `precise` flag:
  *   precise = 1: weights are dequantized to f32 a row at a time and every product and sum
  *                is f32 -- the exact maths the golden logits were computed with.
- *   precise = 0: activations are quantized to the weight type's dot format (int8 blocks),
- *                and the dot products run on integers -- faster, slightly less exact.
- * Matmuls split the output rows across threads; each thread computes whole dot products in
- * the same order whatever the thread count, so results do not depend on it.
+ *   precise = 0: activations are quantized to the weight type's dot format (int8 blocks,
+ *                by all threads), and the products run as tiles on integers -- faster,
+ *                slightly less exact.
+ * A matmul hands out its output rows in pieces of whole tiles; each output is computed by
+ * the same operations whichever thread takes it, so results do not depend on the thread
+ * count (tested, both paths).
  * ---------------------------------------------------------------------------------------- */
 #include <assert.h>
 
