@@ -5894,40 +5894,53 @@ typedef struct infer__attn_job {
     float *out; const float *q; const infer_kv_view *kv; const int32_t *pos;
     int rows, n_head, n_head_kv, head_dim; float scale;
     int heads;               /* query heads per task: the GQA group, or a part of it */
-    float *scratch;          /* per thread: [heads, max_pos + 1] scores, then one converted cache row */
+    int tokens;              /* query rows (tokens) per task */
+    float *scratch;          /* per thread: [tokens, heads, max_pos + 1] scores, then one converted cache row */
     size_t scratch_len;
     const size_t *rows_of;   /* [max_pos + 1]: cache row of each position (via the block table) */
 } infer__attn_job;
 
-/* One (token, run of `heads` query heads sharing a KV head): the heads go together, so each
- * cache row is read (and converted) once for all of them. For query head h:
- *   o_h = sum_j softmax_j(q_h . k_j * scale) v_j   over cache positions j <= pos */
+/* One task: a run of `tokens` query rows x a run of `heads` query heads sharing a KV head.
+ * Every cache row is read (and converted) once for all of them: a prompt's queries are
+ * handled several at a time, as its matmuls are. For query row t, head h:
+ *   o_th = sum_j softmax_j(q_th . k_j * scale) v_j   over cache positions j <= pos[t]
+ * Each (t, h) sees the same operations in the same order as it would alone, so results do
+ * not depend on how rows are grouped. */
 static void infer__attn_task(void *arg, int ith, int nth) {
     infer__attn_job *j = (infer__attn_job *)arg;
     const infer_kv_view *kv = j->kv;
-    const int group = j->n_head / j->n_head_kv, heads = j->heads, hd = j->head_dim;
+    const int group = j->n_head / j->n_head_kv, heads = j->heads, hd = j->head_dim, TB = j->tokens;
     float *s = j->scratch + (size_t)ith * j->scratch_len, *tmp = s + (j->scratch_len - (size_t)hd);
-    const size_t stride = (j->scratch_len - (size_t)hd) / (size_t)heads;   /* scores of one query head */
-    const int per_row = j->n_head / heads;
-    for (int task = ith; task < j->rows * per_row; task += nth) {
-        const int r = task / per_row, h0 = task % per_row * heads, g = h0 / group;
-        const float *q = j->q + ((size_t)r * j->n_head + (size_t)h0) * hd;
-        float *o = j->out + ((size_t)r * j->n_head + (size_t)h0) * hd;
-        const int32_t n = j->pos[r] + 1;
-        for (int32_t p = 0; p < n; p++) {
+    const size_t stride = (j->scratch_len - (size_t)hd) / (size_t)(heads * TB);   /* scores of one (row, head) */
+    const int per_block = j->n_head / heads, blocks = (j->rows + TB - 1) / TB;
+    for (int task = ith; task < blocks * per_block; task += nth) {
+        const int r0 = task / per_block * TB, h0 = task % per_block * heads, g = h0 / group;
+        const int tb = j->rows - r0 < TB ? j->rows - r0 : TB;
+        int32_t n[64], nmax = 0;            /* positions seen by each row: 0..pos[r] */
+        for (int t = 0; t < tb; t++) { n[t] = j->pos[r0 + t] + 1; nmax = n[t] > nmax ? n[t] : nmax; }
+        for (int32_t p = 0; p < nmax; p++) {
             const float *k = infer__kv_row_f32(kv, kv->k, j->rows_of[p], g * hd, hd, tmp);
-            for (int h = 0; h < heads; h++) s[h * stride + p] = infer__dot_f32_16(q + (size_t)h * hd, k, hd) * j->scale;
+            for (int t = 0; t < tb; t++) {
+                if (p >= n[t]) continue;
+                const float *q = j->q + ((size_t)(r0 + t) * j->n_head + (size_t)h0) * hd;
+                for (int h = 0; h < heads; h++) s[(t * heads + h) * stride + p] = infer__dot_f32_16(q + (size_t)h * hd, k, hd) * j->scale;
+            }
         }
-        for (int h = 0; h < heads; h++) {                      /* softmax, normalised in place */
-            float *sh = s + h * stride, mx = -INFINITY, sum = 0;
-            for (int32_t p = 0; p < n; p++) mx = sh[p] > mx ? sh[p] : mx;
-            for (int32_t p = 0; p < n; p++) { sh[p] = expf(sh[p] - mx); sum += sh[p]; }
-            for (int32_t p = 0; p < n; p++) sh[p] /= sum;
-        }
-        memset(o, 0, sizeof(float) * (size_t)heads * hd);
-        for (int32_t p = 0; p < n; p++) {
+        for (int t = 0; t < tb; t++)
+            for (int h = 0; h < heads; h++) {                  /* softmax, normalised in place */
+                float *sh = s + (t * heads + h) * stride, mx = -INFINITY, sum = 0;
+                for (int32_t p = 0; p < n[t]; p++) mx = sh[p] > mx ? sh[p] : mx;
+                for (int32_t p = 0; p < n[t]; p++) { sh[p] = expf(sh[p] - mx); sum += sh[p]; }
+                for (int32_t p = 0; p < n[t]; p++) sh[p] /= sum;
+            }
+        for (int t = 0; t < tb; t++) memset(j->out + ((size_t)(r0 + t) * j->n_head + (size_t)h0) * hd, 0, sizeof(float) * (size_t)heads * hd);
+        for (int32_t p = 0; p < nmax; p++) {
             const float *v = infer__kv_row_f32(kv, kv->v, j->rows_of[p], g * hd, hd, tmp);
-            for (int h = 0; h < heads; h++) infer__axpy_f32_8(o + (size_t)h * hd, s[h * stride + p], v, hd);
+            for (int t = 0; t < tb; t++) {
+                if (p >= n[t]) continue;
+                float *o = j->out + ((size_t)(r0 + t) * j->n_head + (size_t)h0) * hd;
+                for (int h = 0; h < heads; h++) infer__axpy_f32_8(o + (size_t)h * hd, s[(t * heads + h) * stride + p], v, hd);
+            }
         }
     }
 }
@@ -5937,17 +5950,21 @@ static void infer__cpu_attention(void *ctx, float *out, const float *q, const in
     infer__cpu_ctx *c = (infer__cpu_ctx *)ctx;
     int32_t maxp = 0;
     for (int r = 0; r < rows; r++) if (pos[r] > maxp) maxp = pos[r];
-    /* whole GQA groups per task, halved while that leaves threads without two tasks each */
+    /* 4 query rows per task (a prompt), whole GQA groups per task, halved while that leaves
+     * threads without two tasks each */
+    const int tokens = rows >= 4 * c->n_threads ? 4 : 1;
     int heads = n_head / n_head_kv;
-    while (heads % 2 == 0 && rows * (n_head / heads) < 2 * c->n_threads) heads /= 2;
-    infer__attn_job j = { out, q, kv, pos, rows, n_head, n_head_kv, head_dim, scale, heads, NULL, 0, NULL };
-    j.scratch_len = (size_t)heads * (size_t)(maxp + 1) + (size_t)head_dim;
+    while (heads % 2 == 0 && (rows + tokens - 1) / tokens * (n_head / heads) < 2 * c->n_threads) heads /= 2;
+    infer__attn_job j = { out, q, kv, pos, rows, n_head, n_head_kv, head_dim, scale, heads, tokens, NULL, 0, NULL };
+    j.scratch_len = (size_t)tokens * (size_t)heads * (size_t)(maxp + 1) + (size_t)head_dim;
     j.scratch = (float *)INFER_MALLOC((size_t)c->n_threads * j.scratch_len * sizeof(float));
     size_t *rows_of = (size_t *)INFER_MALLOC((size_t)(maxp + 1) * sizeof(size_t));
     if (j.scratch && rows_of) {
         for (int32_t p = 0; p <= maxp; p++) rows_of[p] = infer__kv_row(kv, p);
         j.rows_of = rows_of;
         infer__pool_run(c->pool, infer__attn_task, &j);
+    } else {                              /* out of memory for scratch: NaN, never stale numbers */
+        for (size_t i = 0; i < (size_t)rows * (size_t)n_head * (size_t)head_dim; i++) out[i] = NAN;
     }
     INFER_FREE(j.scratch);
     INFER_FREE(rows_of);
