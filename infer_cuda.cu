@@ -160,19 +160,47 @@ __device__ float block_max(float v) {
     return warp_max(v);
 }
 
-__device__ __forceinline__ float f16(infer_half h) { return __half2float(__ushort_as_half(h)); }
-__device__ __forceinline__ float bf16(uint16_t b) { return __uint_as_float((uint32_t)b << 16); }
-__device__ __forceinline__ uint32_t u32_le(const uint8_t *p) { return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+/* The weight decoders below also compile for the host (INFER_CUDA_HD), so that a test can
+ * check them against the CPU's dequantizers on a machine without a GPU
+ * (infer_cuda_dequant_host at the end of this file). */
+#define INFER_CUDA_HD __host__ __device__ __forceinline__
+#ifdef __CUDA_ARCH__
+#define INFER_CUDA_UNROLL _Pragma("unroll")
+#else
+#define INFER_CUDA_UNROLL
+#endif
+
+INFER_CUDA_HD float bits_float(uint32_t u) {
+#ifdef __CUDA_ARCH__
+    return __uint_as_float(u);
+#else
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+#endif
+}
+INFER_CUDA_HD float f16(infer_half h) { return __half2float(__ushort_as_half(h)); }
+INFER_CUDA_HD float bf16(uint16_t b) { return bits_float((uint32_t)b << 16); }
+INFER_CUDA_HD uint32_t u32_le(const uint8_t *p) { return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
 
 /* E2M1 values times 2 (bit 3 = sign); the scales below are halved to match (as in >>quant) */
-__constant__ int8_t k_fp4[16] = { 0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12 };
+#define INFER_CUDA_FP4 { 0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12 }
 /* the 16 IQ4 levels */
-__constant__ int8_t k_iq4nl[16] = { -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113 };
+#define INFER_CUDA_IQ4NL { -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113 }
+__constant__ int8_t k_fp4_dev[16] = INFER_CUDA_FP4, k_iq4nl_dev[16] = INFER_CUDA_IQ4NL;
+#ifdef __CUDA_ARCH__
+#define k_fp4 k_fp4_dev
+#define k_iq4nl k_iq4nl_dev
+#else
+static const int8_t k_fp4_host[16] = INFER_CUDA_FP4, k_iq4nl_host[16] = INFER_CUDA_IQ4NL;
+#define k_fp4 k_fp4_host
+#define k_iq4nl k_iq4nl_host
+#endif
 
 /* E8M0 byte -> 2^(e-128), half the MX scale (e = 0, 1: the subnormals 2^-128, 2^-127) */
-__device__ __forceinline__ float e8m0_half(uint8_t e) { return __uint_as_float(e < 2 ? 0x00200000u << e : (uint32_t)(e - 1) << 23); }
+INFER_CUDA_HD float e8m0_half(uint8_t e) { return bits_float(e < 2 ? 0x00200000u << e : (uint32_t)(e - 1) << 23); }
 /* UE4M3 byte -> half its value; 0x00 and 0x7F (NaN) read as 0, exponent 0 is subnormal */
-__device__ __forceinline__ float ue4m3_half(uint8_t x) {
+INFER_CUDA_HD float ue4m3_half(uint8_t x) {
     if (x == 0 || x == 0x7F) return 0.0f;
     const int e = (x >> 3) & 15, m = x & 7;
     const float v = e == 0 ? ldexpf((float)m, -9) : ldexpf(1.0f + (float)m / 8.0f, e - 7);
@@ -190,51 +218,51 @@ __device__ __forceinline__ float ue4m3_half(uint8_t x) {
 template <int T> struct Dq;
 
 template <> struct Dq<INFER_TYPE_F32> {
-    static __device__ __forceinline__ void chunk(const uint8_t *row, int c, int K, float *w) {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int K, float *w) {
         const float *r = (const float *)row + 32 * c;
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int i = 0; i < 32; i++) w[i] = 32 * c + i < K ? r[i] : 0.0f;
     }
 };
 template <> struct Dq<INFER_TYPE_F16> {
-    static __device__ __forceinline__ void chunk(const uint8_t *row, int c, int K, float *w) {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int K, float *w) {
         const infer_half *r = (const infer_half *)row + 32 * c;
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int i = 0; i < 32; i++) w[i] = 32 * c + i < K ? f16(r[i]) : 0.0f;
     }
 };
 template <> struct Dq<INFER_TYPE_BF16> {
-    static __device__ __forceinline__ void chunk(const uint8_t *row, int c, int K, float *w) {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int K, float *w) {
         const uint16_t *r = (const uint16_t *)row + 32 * c;
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int i = 0; i < 32; i++) w[i] = 32 * c + i < K ? bf16(r[i]) : 0.0f;
     }
 };
 /* Q4_0: x = (q - 8) d; byte j holds elements j (low nibble) and j + 16 */
 template <> struct Dq<INFER_TYPE_Q4_0> {
-    static __device__ __forceinline__ void chunk(const uint8_t *row, int c, int, float *w) {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_q4_0 *b = (const infer_block_q4_0 *)row + c;
         const float d = f16(b->d);
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int j = 0; j < 16; j++) { w[j] = (float)((b->qs[j] & 15) - 8) * d; w[j + 16] = (float)((b->qs[j] >> 4) - 8) * d; }
     }
 };
 /* Q4_1: x = q d + m */
 template <> struct Dq<INFER_TYPE_Q4_1> {
-    static __device__ __forceinline__ void chunk(const uint8_t *row, int c, int, float *w) {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_q4_1 *b = (const infer_block_q4_1 *)row + c;
         const float d = f16(b->d), m = f16(b->m);
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int j = 0; j < 16; j++) { w[j] = (float)(b->qs[j] & 15) * d + m; w[j + 16] = (float)(b->qs[j] >> 4) * d + m; }
     }
 };
 /* Q5_0: x = (q - 16) d, the fifth bit of element k is bit k of qh (a u32 at an odd offset) */
 template <> struct Dq<INFER_TYPE_Q5_0> {
-    static __device__ __forceinline__ void chunk(const uint8_t *row, int c, int, float *w) {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_q5_0 *b = (const infer_block_q5_0 *)row + c;
         const float d = f16(b->d);
         const uint32_t qh = u32_le(b->qh);
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int j = 0; j < 16; j++) {
             w[j] = (float)(((b->qs[j] & 15) | (int)((qh >> j) << 4 & 16)) - 16) * d;
             w[j + 16] = (float)(((b->qs[j] >> 4) | (int)((qh >> (j + 12)) & 16)) - 16) * d;
@@ -243,11 +271,11 @@ template <> struct Dq<INFER_TYPE_Q5_0> {
 };
 /* Q5_1: x = q d + m */
 template <> struct Dq<INFER_TYPE_Q5_1> {
-    static __device__ __forceinline__ void chunk(const uint8_t *row, int c, int, float *w) {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_q5_1 *b = (const infer_block_q5_1 *)row + c;
         const float d = f16(b->d), m = f16(b->m);
         const uint32_t qh = u32_le(b->qh);
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int j = 0; j < 16; j++) {
             w[j] = (float)((b->qs[j] & 15) | (int)((qh >> j) << 4 & 16)) * d + m;
             w[j + 16] = (float)((b->qs[j] >> 4) | (int)((qh >> (j + 12)) & 16)) * d + m;
@@ -256,25 +284,25 @@ template <> struct Dq<INFER_TYPE_Q5_1> {
 };
 /* Q8_0: x = q d */
 template <> struct Dq<INFER_TYPE_Q8_0> {
-    static __device__ __forceinline__ void chunk(const uint8_t *row, int c, int, float *w) {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_q8_0 *b = (const infer_block_q8_0 *)row + c;
         const float d = f16(b->d);
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int j = 0; j < 32; j++) w[j] = (float)b->qs[j] * d;
     }
 };
 
 /* k-quant element accessors (>>quant: infer__q2_crumb, infer__hibit, infer__q4k_nibble, ...) */
-__device__ __forceinline__ int q2_crumb(const uint8_t *qs, int e) { return (qs[32 * (e >> 7) + (e & 31)] >> (2 * ((e >> 5) & 3))) & 3; }
-__device__ __forceinline__ int hibit(const uint8_t *h, int e) { return (h[e & 31] >> (e >> 5)) & 1; }
-__device__ __forceinline__ int q4k_nibble(const uint8_t *qs, int e) { return (qs[32 * (e >> 6) + (e & 31)] >> (4 * ((e >> 5) & 1))) & 15; }
-__device__ __forceinline__ int q3k_scale(const uint8_t *s, int j) {
+INFER_CUDA_HD int q2_crumb(const uint8_t *qs, int e) { return (qs[32 * (e >> 7) + (e & 31)] >> (2 * ((e >> 5) & 3))) & 3; }
+INFER_CUDA_HD int hibit(const uint8_t *h, int e) { return (h[e & 31] >> (e >> 5)) & 1; }
+INFER_CUDA_HD int q4k_nibble(const uint8_t *qs, int e) { return (qs[32 * (e >> 6) + (e & 31)] >> (4 * ((e >> 5) & 1))) & 15; }
+INFER_CUDA_HD int q3k_scale(const uint8_t *s, int j) {
     const int lo = j < 8 ? s[j] & 15 : s[j - 8] >> 4;
     const int hi = (s[8 + (j & 3)] >> (2 * (j >> 2))) & 3;
     return (lo | hi << 4) - 32;
 }
 /* Q4_K/Q5_K: the 6-bit scale and min of sub-block j */
-__device__ __forceinline__ void k4_scale_min(const uint8_t *s, int j, int *sc, int *m) {
+INFER_CUDA_HD void k4_scale_min(const uint8_t *s, int j, int *sc, int *m) {
     if (j < 4) { *sc = s[j] & 63; *m = s[j + 4] & 63; return; }
     *sc = (s[j + 4] & 15) | (s[j - 4] >> 6) << 4;
     *m = (s[j + 4] >> 4) | (s[j] >> 6) << 4;
@@ -282,11 +310,11 @@ __device__ __forceinline__ void k4_scale_min(const uint8_t *s, int j, int *sc, i
 
 /* Q2_K: w = d sc_j q - dmin m_j, j = e / 16 */
 template <> struct Dq<INFER_TYPE_Q2_K> {
-    static __device__ __forceinline__ void chunk(const uint8_t *row, int c, int, float *w) {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_q2_k *b = (const infer_block_q2_k *)row + c / 8;
         const float d = f16(b->d), dmin = f16(b->dmin);
         const int e0 = 32 * (c % 8);
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int i = 0; i < 32; i++) {
             const int e = e0 + i, j = e / 16;
             const float dl = d * (float)(b->scales[j] & 15), ml = dmin * (float)(b->scales[j] >> 4);
@@ -296,11 +324,11 @@ template <> struct Dq<INFER_TYPE_Q2_K> {
 };
 /* Q3_K: w = d sc_j (q - 4 + 4 h) */
 template <> struct Dq<INFER_TYPE_Q3_K> {
-    static __device__ __forceinline__ void chunk(const uint8_t *row, int c, int, float *w) {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_q3_k *b = (const infer_block_q3_k *)row + c / 8;
         const float d = f16(b->d);
         const int e0 = 32 * (c % 8);
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int i = 0; i < 32; i++) {
             const int e = e0 + i;
             const float dl = d * (float)q3k_scale(b->scales, e / 16);
@@ -310,25 +338,25 @@ template <> struct Dq<INFER_TYPE_Q3_K> {
 };
 /* Q4_K: w = d sc_j q - dmin m_j, j = e / 32: a chunk is exactly one sub-block */
 template <> struct Dq<INFER_TYPE_Q4_K> {
-    static __device__ __forceinline__ void chunk(const uint8_t *row, int c, int, float *w) {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_q4_k *b = (const infer_block_q4_k *)row + c / 8;
         const int j = c % 8;
         int sc, m;
         k4_scale_min(b->scales, j, &sc, &m);
         const float dl = f16(b->d) * (float)sc, ml = f16(b->dmin) * (float)m;
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int i = 0; i < 32; i++) w[i] = dl * (float)q4k_nibble(b->qs, 32 * j + i) - ml;
     }
 };
 /* Q5_K: Q4_K plus a fifth bit */
 template <> struct Dq<INFER_TYPE_Q5_K> {
-    static __device__ __forceinline__ void chunk(const uint8_t *row, int c, int, float *w) {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_q5_k *b = (const infer_block_q5_k *)row + c / 8;
         const int j = c % 8;
         int sc, m;
         k4_scale_min(b->scales, j, &sc, &m);
         const float dl = f16(b->d) * (float)sc, ml = f16(b->dmin) * (float)m;
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int i = 0; i < 32; i++) {
             const int e = 32 * j + i;
             w[i] = dl * (float)(q4k_nibble(b->qs, e) + 16 * hibit(b->qh, e)) - ml;
@@ -337,12 +365,12 @@ template <> struct Dq<INFER_TYPE_Q5_K> {
 };
 /* Q6_K: w = d sc_j (code - 32), j = e / 16; low 4 bits in ql, high 2 in qh */
 template <> struct Dq<INFER_TYPE_Q6_K> {
-    static __device__ __forceinline__ void chunk(const uint8_t *row, int c, int, float *w) {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_q6_k *b = (const infer_block_q6_k *)row + c / 8;
         const float d = f16(b->d);
         const int e0 = 32 * (c % 8), h = e0 >> 7, k = (e0 >> 5) & 3;   /* one (half, k) per chunk */
         const uint8_t *ql = b->ql + 64 * h + 32 * (k & 1), *qh = b->qh + 32 * h;
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int l = 0; l < 32; l++) {
             const int code = ((ql[l] >> (4 * (k >> 1))) & 15) | ((qh[l] >> (2 * k)) & 3) << 4;
             const float dl = d * (float)b->scales[(e0 + l) / 16];
@@ -352,39 +380,39 @@ template <> struct Dq<INFER_TYPE_Q6_K> {
 };
 /* IQ4_NL: w = d kvalues[q] */
 template <> struct Dq<INFER_TYPE_IQ4_NL> {
-    static __device__ __forceinline__ void chunk(const uint8_t *row, int c, int, float *w) {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_iq4_nl *b = (const infer_block_iq4_nl *)row + c;
         const float d = f16(b->d);
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int j = 0; j < 16; j++) { w[j] = d * (float)k_iq4nl[b->qs[j] & 15]; w[j + 16] = d * (float)k_iq4nl[b->qs[j] >> 4]; }
     }
 };
 /* IQ4_XS: w = d sc_j kvalues[q], 6-bit signed sub-block scales split over scales_l/_h */
 template <> struct Dq<INFER_TYPE_IQ4_XS> {
-    static __device__ __forceinline__ void chunk(const uint8_t *row, int c, int, float *w) {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_iq4_xs *b = (const infer_block_iq4_xs *)row + c / 8;
         const int j = c % 8;
         const int ls = ((b->scales_l[j >> 1] >> (4 * (j & 1))) & 15) | ((b->scales_h >> (2 * j)) & 3) << 4;
         const float dl = f16(b->d) * (float)(ls - 32);
         const uint8_t *qs = b->qs + 16 * j;
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int i = 0; i < 16; i++) { w[i] = dl * (float)k_iq4nl[qs[i] & 15]; w[i + 16] = dl * (float)k_iq4nl[qs[i] >> 4]; }
     }
 };
 /* TQ1_0: trits packed base 3, 5 per byte (4 in qh); trit k of a byte = top trit of
  * byte * 3^k mod 256. Element order: qs[0..32) digit k -> 32k + m; qs[32..48) -> 160 + 16k + m;
  * qh[0..4) -> 240 + 4k + m. x = (t - 1) d */
-__device__ __forceinline__ int trit(uint8_t byte, int k) {
+INFER_CUDA_HD int trit(uint8_t byte, int k) {
     uint8_t q = byte;
     for (int i = 0; i < k; i++) q = (uint8_t)(q * 3);     /* byte * 3^k mod 256 */
     return ((uint16_t)q * 3) >> 8;
 }
 template <> struct Dq<INFER_TYPE_TQ1_0> {
-    static __device__ __forceinline__ void chunk(const uint8_t *row, int c, int, float *w) {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_tq1_0 *b = (const infer_block_tq1_0 *)row + c / 8;
         const float d = f16(b->d);
         const int e0 = 32 * (c % 8);
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int i = 0; i < 32; i++) {
             const int e = e0 + i;
             int t;
@@ -397,65 +425,65 @@ template <> struct Dq<INFER_TYPE_TQ1_0> {
 };
 /* TQ2_0: bits 2k..2k+1 of qs[32 h + m] hold element 128 h + 32 k + m; x = (c - 1) d */
 template <> struct Dq<INFER_TYPE_TQ2_0> {
-    static __device__ __forceinline__ void chunk(const uint8_t *row, int c, int, float *w) {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_tq2_0 *b = (const infer_block_tq2_0 *)row + c / 8;
         const float d = f16(b->d);
         const int e0 = 32 * (c % 8), sh = 2 * (e0 % 128 / 32);
         const uint8_t *qs = b->qs + 32 * (e0 / 128);
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int m = 0; m < 32; m++) w[m] = (float)(((qs[m] >> sh) & 3) - 1) * d;
     }
 };
 /* MXFP4: x = E2M1(code) 2^(e-127) */
 template <> struct Dq<INFER_TYPE_MXFP4> {
-    static __device__ __forceinline__ void chunk(const uint8_t *row, int c, int, float *w) {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_mxfp4 *b = (const infer_block_mxfp4 *)row + c;
         const float d = e8m0_half(b->e);
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int j = 0; j < 16; j++) { w[j] = (float)k_fp4[b->qs[j] & 15] * d; w[j + 16] = (float)k_fp4[b->qs[j] >> 4] * d; }
     }
 };
 /* NVFP4: 64 codes, a UE4M3 scale per 16; a chunk is sub-blocks 2h and 2h + 1 */
 template <> struct Dq<INFER_TYPE_NVFP4> {
-    static __device__ __forceinline__ void chunk(const uint8_t *row, int c, int, float *w) {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_nvfp4 *b = (const infer_block_nvfp4 *)row + c / 2;
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int t = 0; t < 2; t++) {
             const int s = 2 * (c % 2) + t;
             const float d = ue4m3_half(b->d[s]);
             const uint8_t *q = b->qs + 8 * s;
-#pragma unroll
+INFER_CUDA_UNROLL
             for (int j = 0; j < 8; j++) { w[16 * t + j] = (float)k_fp4[q[j] & 15] * d; w[16 * t + j + 8] = (float)k_fp4[q[j] >> 4] * d; }
         }
     }
 };
 /* Q1_0: 128 sign bits, x = bit ? d : -d */
 template <> struct Dq<INFER_TYPE_Q1_0> {
-    static __device__ __forceinline__ void chunk(const uint8_t *row, int c, int, float *w) {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_q1_0 *b = (const infer_block_q1_0 *)row + c / 4;
         const float d = f16(b->d);
         const uint8_t *qs = b->qs + 4 * (c % 4);
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int i = 0; i < 32; i++) w[i] = (qs[i / 8] >> (i % 8) & 1) ? d : -d;
     }
 };
 /* Q2_0: 64 2-bit codes, x = (c - 1) d */
 template <> struct Dq<INFER_TYPE_Q2_0> {
-    static __device__ __forceinline__ void chunk(const uint8_t *row, int c, int, float *w) {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_q2_0 *b = (const infer_block_q2_0 *)row + c / 2;
         const float d = f16(b->d);
         const uint8_t *qs = b->qs + 8 * (c % 2);
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int i = 0; i < 32; i++) w[i] = (float)(((qs[i / 4] >> (2 * (i % 4))) & 3) - 1) * d;
     }
 };
 /* I2_S: in each 128-group, element 32 g + r is bits (7-2g)..(6-2g) of byte r; x = code - 1
  * (the per-tensor scale is the tensor's `scale`, applied to the output) */
 template <> struct Dq<INFER_TYPE_I2_S> {
-    static __device__ __forceinline__ void chunk(const uint8_t *row, int c, int, float *w) {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const uint8_t *p = row + 32 * (c / 4);
         const int sh = 6 - 2 * (c % 4);
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int i = 0; i < 32; i++) w[i] = (float)(((p[i] >> sh) & 3) - 1);
     }
 };
@@ -484,19 +512,19 @@ static int infer_cuda_supports_type(infer_type t) {
 template <int T, int R>
 __device__ __forceinline__ void warp_dot_rows(const uint8_t *wrow, const float *x, size_t x_stride, int K, int nr, float *acc) {
     const int lane = threadIdx.x & 31, nch = (K + 31) / 32;
-#pragma unroll
+INFER_CUDA_UNROLL
     for (int r = 0; r < R; r++) acc[r] = 0.0f;
     for (int c = lane; c < nch; c += 32) {
         float w[32];
         Dq<T>::chunk(wrow, c, K, w);
         const int n = K - 32 * c < 32 ? K - 32 * c : 32;
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int r = 0; r < R; r++) {
             if (r >= nr) break;
             const float *xr = x + (size_t)r * x_stride + 32 * c;
             float s = 0.0f;
             if (n == 32) {
-#pragma unroll
+INFER_CUDA_UNROLL
                 for (int i = 0; i < 32; i++) s += w[i] * xr[i];
             } else {
                 for (int i = 0; i < n; i++) s += w[i] * xr[i];
@@ -504,7 +532,7 @@ __device__ __forceinline__ void warp_dot_rows(const uint8_t *wrow, const float *
             acc[r] += s;
         }
     }
-#pragma unroll
+INFER_CUDA_UNROLL
     for (int r = 0; r < R; r++) acc[r] = warp_sum(acc[r]);
 }
 
@@ -532,16 +560,16 @@ __global__ void __launch_bounds__(256) k_matmul_tiled(float *out, const uint8_t 
     const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
     const int n0 = blockIdx.x * INFER_CUDA_TILE, r0 = blockIdx.y * INFER_CUDA_TILE, nch = (K + 31) / 32;
     float acc[4][4];
-#pragma unroll
+INFER_CUDA_UNROLL
     for (int i = 0; i < 4; i++)
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int j = 0; j < 4; j++) acc[i][j] = 0.0f;
     for (int c = 0; c < nch; c++) {
         if (tid < INFER_CUDA_TILE) {
             float w[32];
             if (n0 + tid < N) Dq<T>::chunk(W + (size_t)(n0 + tid) * row_bytes, c, K, w);
             else for (int i = 0; i < 32; i++) w[i] = 0.0f;
-#pragma unroll
+INFER_CUDA_UNROLL
             for (int i = 0; i < 32; i++) Ws[tid][i] = w[i];
         }
         for (int i = tid; i < INFER_CUDA_TILE * 32; i += 256) {
@@ -552,18 +580,18 @@ __global__ void __launch_bounds__(256) k_matmul_tiled(float *out, const uint8_t 
 #pragma unroll 8
         for (int kk = 0; kk < 32; kk++) {
             float a[4], b[4];
-#pragma unroll
+INFER_CUDA_UNROLL
             for (int i = 0; i < 4; i++) { a[i] = Xs[ty + 16 * i][kk]; b[i] = Ws[tx + 16 * i][kk]; }
-#pragma unroll
+INFER_CUDA_UNROLL
             for (int i = 0; i < 4; i++)
-#pragma unroll
+INFER_CUDA_UNROLL
                 for (int j = 0; j < 4; j++) acc[i][j] += a[i] * b[j];
         }
         __syncthreads();
     }
-#pragma unroll
+INFER_CUDA_UNROLL
     for (int i = 0; i < 4; i++)
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int j = 0; j < 4; j++) {
             const int r = r0 + ty + 16 * i, n = n0 + tx + 16 * j;
             if (r < rows && n < N) out[(size_t)r * N + n] = acc[i][j] * scale;
@@ -931,7 +959,7 @@ __global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention(float *
     const int g = h / group, n = pos[r] + 1;
     const float *qh = q + ((size_t)r * n_head + h) * hd;
     float qr[DPL], acc[DPL];
-#pragma unroll
+INFER_CUDA_UNROLL
     for (int j = 0; j < DPL; j++) { const int d = lane + 32 * j; qr[j] = d < hd ? qh[d] : 0.0f; acc[j] = 0.0f; }
     float m = -INFINITY, l = 0.0f;
     for (int c0 = split * INFER_CUDA_ATT_CHUNK; c0 < n; c0 += n_split * INFER_CUDA_ATT_CHUNK) {
@@ -939,18 +967,18 @@ __global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention(float *
         for (int p = c0 + warp; p < c1; p += INFER_CUDA_ATT_WARPS) {
             const size_t base = kv_row(table, bs, p) * kv_dim + (size_t)g * hd;
             float s = 0.0f;
-#pragma unroll
+INFER_CUDA_UNROLL
             for (int j = 0; j < DPL; j++) { const int d = lane + 32 * j; if (d < hd) s += qr[j] * kv_load(kpool, f16_cache, base + d); }
             s = warp_sum(s) * scale;
             const float m2 = fmaxf(m, s), corr = expf(m - m2), e = expf(s - m2);
             l = l * corr + e;
-#pragma unroll
+INFER_CUDA_UNROLL
             for (int j = 0; j < DPL; j++) { const int d = lane + 32 * j; acc[j] = acc[j] * corr + (d < hd ? e * kv_load(vpool, f16_cache, base + d) : 0.0f); }
             m = m2;
         }
     }
     if (lane == 0) { sm_m[warp] = m; sm_l[warp] = l; }
-#pragma unroll
+INFER_CUDA_UNROLL
     for (int j = 0; j < DPL; j++) sm_acc[warp][lane + 32 * j] = acc[j];
     __syncthreads();
     float M = -INFINITY;
@@ -1140,19 +1168,19 @@ __global__ void __launch_bounds__(32 * INFER_CUDA_DN_WARPS) k_deltanet(float *ou
     const int h = col / d_v, j = col % d_v, kh = h % n_k;
     float *S = state + (size_t)col * d_k;                 /* state[h, j, :] */
     float s[DKL];
-#pragma unroll
+INFER_CUDA_UNROLL
     for (int i = 0; i < DKL; i++) { const int e = lane + 32 * i; s[i] = e < d_k ? S[e] : 0.0f; }
     for (int t = 0; t < rows; t++) {
         const float *qt = q + ((size_t)t * n_k + kh) * d_k, *kt = k + ((size_t)t * n_k + kh) * d_k;
         const float decay = expf(g[(size_t)t * n_v + h]), b = beta[(size_t)t * n_v + h];
         const float vj = v[((size_t)t * n_v + h) * d_v + j];
         float kr[DKL], u = 0.0f;
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int i = 0; i < DKL; i++) { const int e = lane + 32 * i; kr[i] = e < d_k ? kt[e] : 0.0f; u += s[i] * kr[i]; }
         u = warp_sum(u);
         const float delta = b * (vj - decay * u);
         float y = 0.0f;
-#pragma unroll
+INFER_CUDA_UNROLL
         for (int i = 0; i < DKL; i++) {
             const int e = lane + 32 * i;
             s[i] = decay * s[i] + kr[i] * delta;
@@ -1161,7 +1189,7 @@ __global__ void __launch_bounds__(32 * INFER_CUDA_DN_WARPS) k_deltanet(float *ou
         y = warp_sum(y);
         if (lane == 0) out[((size_t)t * n_v + h) * d_v + j] = scale * y;
     }
-#pragma unroll
+INFER_CUDA_UNROLL
     for (int i = 0; i < DKL; i++) { const int e = lane + 32 * i; if (e < d_k) S[e] = s[i]; }
 }
 static void infer_cuda_deltanet(void *ctx, float *out, const float *q, const float *k, const float *v, const float *g, const float *beta,
@@ -1288,3 +1316,21 @@ infer_status infer_cuda_init(int device, infer_error *err) {
 }
 
 const infer_kernels *infer_cuda_kernels(void) { return infer_cuda_device >= 0 ? &infer_cuda_table : NULL; }
+
+/* For the tests (tests.c declares it under INFER_CUDA): the device decoders run on the host
+ * over one row of K weights of type t, chunk by chunk, times the tensor scale as the
+ * kernels apply it. Returns 0 for a type without kernels here. */
+extern "C" int infer_cuda_dequant_host(infer_type t, const void *row, int K, float scale, float *dst) {
+    const int nch = (K + 31) / 32;
+    for (int c = 0; c < nch; c++) {
+        float w[32];
+        switch (t) {
+#define INFER_CUDA_CASE(n) case INFER_TYPE_##n: Dq<INFER_TYPE_##n>::chunk((const uint8_t *)row, c, K, w); break;
+        INFER_CUDA_TYPES(INFER_CUDA_CASE)
+#undef INFER_CUDA_CASE
+        default: return 0;
+        }
+        for (int i = 0; i < 32 && 32 * c + i < K; i++) dst[32 * c + i] = w[i] * scale;
+    }
+    return 1;
+}

@@ -3880,6 +3880,53 @@ static void test_cli_gpu(void) {
     CHECK_MSG(strstr(out, "main.c") && !strstr(out, "nvcc") && !strstr(out, ".cu"), "the plain build mentions nvcc: %s", out);
 }
 
+/* ---- the CUDA build's weight decoders, which also compile for the host ---- */
+#ifdef INFER_CUDA
+int infer_cuda_dequant_host(infer_type t, const void *row, int K, float scale, float *dst);
+#endif
+
+/* every type the GPU decodes gives the CPU's dequantized values bit for bit (run on the
+ * host, so this needs a CUDA build but no device) */
+static void test_cuda_decoders(void) {
+#ifndef INFER_CUDA
+    SKIP("not a CUDA build (make cuda; then ./tests-cuda cuda_)");
+#else
+    infer__rng rng;
+    infer__rng_seed(&rng, 99);
+    int checked = 0;
+    for (int ti = 0; ti <= INFER_TYPE_COUNT; ti++) {
+        const infer_type t = ti == INFER_TYPE_COUNT ? INFER_TYPE_I2_S : (infer_type)ti;
+        const infer__type_traits *tt = infer__type(t);
+        if (!infer_type_block(t) || (t != INFER_TYPE_I2_S && (!tt || !tt->quant))) continue;
+        const int is_float = t == INFER_TYPE_F32 || t == INFER_TYPE_F16 || t == INFER_TYPE_BF16;
+        for (int K = 512; K > 0; K = is_float && K == 512 ? 72 : 0) {
+            const int N = 3;
+            float *f = malloc(sizeof(float) * (size_t)K * N), *ref = malloc(sizeof(float) * (size_t)K), *got = malloc(sizeof(float) * (size_t)K);
+            for (int i = 0; i < K * N; i++) f[i] = (float)(infer__rng_uniform(&rng) * 4 - 2);
+            const size_t bytes = infer_type_row_size(t, K) * N + 32;
+            uint8_t *q = calloc(1, bytes);
+            infer_tensor w = { "w", t, 2, { K, N, 1, 1 }, q, bytes, 1.0f };
+            if (t == INFER_TYPE_I2_S) { infer__quant_i2_s(f, q, (int64_t)K * N); w.scale = infer__i2_s_scale(q, (int64_t)K * N); }
+            else tt->quant(f, q, (int64_t)K * N);
+            if (t == INFER_TYPE_Q4_K) w.scale = 0.75f;                /* a BitNet-style tensor scale */
+            for (int r = 0; r < N; r++) {
+                infer__dequant_row(&w, r, ref);
+                if (!infer_cuda_dequant_host(t, q + (size_t)r * infer_type_row_size(t, K), K, w.scale, got)) {
+                    printf("    %s: no CUDA decoder (models of this type are refused on the GPU)\n", infer_type_name(t));
+                    break;
+                }
+                int bad = 0;
+                for (int i = 0; i < K; i++) bad += memcmp(&ref[i], &got[i], 4) != 0;
+                CHECK_MSG(bad == 0, "%s K=%d row %d: %d of %d values differ (first: %g vs %g)", infer_type_name(t), K, r, bad, K, ref[0], got[0]);
+                checked++;
+            }
+            free(f); free(ref); free(got); free(q);
+        }
+    }
+    CHECK(checked >= 3 * 21);
+#endif
+}
+
 /* ---- the GPU (tests-cuda on a machine with a device; SKIP elsewhere) ---- */
 static const infer_kernels *gpu_or_skip(void) {
     const infer_kernels *k;
@@ -4023,6 +4070,7 @@ static const test_case tests[] = {
     { "backend_refuses", test_backend_refuses },
     { "backend_diff_cpu", test_backend_diff_cpu },
     { "cli_gpu", test_cli_gpu },
+    { "cuda_decoders", test_cuda_decoders },
     { "gpu_diff_ops", test_gpu_diff_ops },
     { "gpu_diff_models", test_gpu_diff_models },
     { "gpu_stories_greedy", test_gpu_stories_greedy },
