@@ -739,12 +739,14 @@ int32_t infer_session_n_ctx(const infer_session *s);
  * all_logits is set (one row per token), else n_vocab floats for the last token. */
 infer_status infer_eval(infer_session *s, const int32_t *tokens, int n, float *logits, int all_logits, infer_error *err);
 
-/* Backend check (>>backends): run every op of the table `k` on random inputs next to the CPU
- * reference (precise), for each weight type both support, then -- when m is given -- the
- * whole model on both over n_tokens tokens (a prompt, then one decode step), comparing the
- * hidden state after every layer and the logits. One line per result goes to print. Returns
- * the number of results beyond their tolerance (0: the backends agree), or -1 with err set. */
-int infer_backend_diff(const infer_kernels *k, infer_model *m, int n_tokens, void (*print)(void *user, const char *line),
+/* Backend check (>>backends): with INFER_DIFF_OPS, run every op of the table `k` on random
+ * inputs next to the CPU reference (precise), for each weight type both support; with
+ * INFER_DIFF_MODEL (and a model m), the whole model on both over n_tokens tokens (a prompt,
+ * then one decode step), comparing the hidden state after every layer and the logits. One
+ * line per result goes to print. Returns the number of results beyond their tolerance
+ * (0: the backends agree), or -1 with err set. */
+enum { INFER_DIFF_OPS = 1, INFER_DIFF_MODEL = 2 };
+int infer_backend_diff(const infer_kernels *k, infer_model *m, int n_tokens, int what, void (*print)(void *user, const char *line),
                        void *user, infer_error *err);
 
 /* Tokenizer (>>tokenizer). add_special: BOS/EOS as the model's flags say;
@@ -11245,20 +11247,21 @@ static void infer__diff_type(infer__diff *d, infer_type t) {
         }
         infer__pair_free(d, &w.p);
     }
-    /* matmul_id: 4 experts of [48, 256], 6 tokens choosing 3 each, x shared or per slot */
+    /* matmul_id: 4 experts of [48, 256]; 6 tokens choosing 3 each (decode-sized), 40 tokens
+     * choosing 2 (prompt-sized), x shared or per slot */
     const int64_t K = 256, N = 48, E = 4;
-    const int rows = 6, n_used = 3;
-    int32_t ids_h[18];
-    for (int r = 0; r < rows; r++) for (int s = 0; s < n_used; s++) ids_h[r * n_used + s] = (r + s) % (int)E;
     infer__diff_w w = infer__diff_weights(d, t, K, N, E, 1.0f);
-    for (int per_slot = 0; per_slot < 2 && !d->broken; per_slot++) {
-        infer__pair ids = infer__pair_new(d, ids_h, sizeof ids_h);
+    for (int c = 0; c < 4 && !d->broken; c++) {
+        const int rows = c < 2 ? 6 : 40, n_used = c < 2 ? 3 : 2, per_slot = c % 2;
+        int32_t ids_h[80];
+        for (int r = 0; r < rows; r++) for (int s = 0; s < n_used; s++) ids_h[r * n_used + s] = (r * 3 + s) % (int)E;
+        infer__pair ids = infer__pair_new(d, ids_h, (size_t)rows * n_used * sizeof(int32_t));
         infer__pair x = infer__diff_rand_pair(d, (size_t)rows * (per_slot ? n_used : 1) * K, -1, 1);
         infer__pair o = infer__pair_new(d, NULL, (size_t)rows * n_used * N * sizeof(float));
         if (!d->broken) {
             d->ka->matmul_id(d->ca, (float *)o.a, &w.ta, (const float *)x.a, (const int32_t *)ids.a, rows, n_used, per_slot);
             d->kb->matmul_id(d->cb, (float *)o.b, &w.tb, (const float *)x.b, (const int32_t *)ids.b, rows, n_used, per_slot);
-            snprintf(what, sizeof what, "%s x_per_slot=%d", tn, per_slot);
+            snprintf(what, sizeof what, "%s rows=%d x_per_slot=%d", tn, rows, per_slot);
             infer__diff_cmp(d, "matmul_id", what, &o, INFER__TOL_SUM);
         }
         infer__pair_free(d, &ids); infer__pair_free(d, &x); infer__pair_free(d, &o);
@@ -11383,8 +11386,8 @@ static void infer__diff_attention(infer__diff *d, infer_type kvt, int n_head, in
         infer_kv_view va = { kp.a, vp.a, kvt, bs, (const int32_t *)tb.a, kvd }, vb = { kp.b, vp.b, kvt, bs, (const int32_t *)tb.b, kvd };
         d->ka->kv_store(d->ca, &va, (const float *)k.a, (const float *)v.a, (const int32_t *)pa.a, n_pos);
         d->kb->kv_store(d->cb, &vb, (const float *)k.b, (const float *)v.b, (const int32_t *)pa.b, n_pos);
-        infer__diff_exact(d, "kv_store", what, &kp);
-        infer__diff_exact(d, "kv_store", what, &vp);
+        infer__diff_exact(d, "kv_store k", what, &kp);
+        infer__diff_exact(d, "kv_store v", what, &vp);
         const float scale = 1.0f / sqrtf((float)hd);
         d->ka->attention(d->ca, (float *)o.a, (const float *)q.a, &va, (const int32_t *)pq.a, rows, n_head, n_head_kv, hd, scale);
         d->kb->attention(d->cb, (float *)o.b, (const float *)q.b, &vb, (const int32_t *)pq.b, rows, n_head, n_head_kv, hd, scale);
@@ -11512,7 +11515,28 @@ done:
     INFER_FREE(tok); INFER_FREE(la); INFER_FREE(lb); INFER_FREE(ra.x); INFER_FREE(rb.x);
 }
 
-int infer_backend_diff(const infer_kernels *k, infer_model *m, int n_tokens, void (*print)(void *user, const char *line),
+/* every op, on shapes chosen to reach every code path of a backend */
+static void infer__diff_ops(infer__diff *d) {
+    for (int t = 0; t < INFER_TYPE_COUNT && !d->broken; t++)
+        if (infer_type_block((infer_type)t) && infer__diff_can_quantize((infer_type)t)) infer__diff_type(d, (infer_type)t);
+    if (!d->broken) infer__diff_type(d, INFER_TYPE_I2_S);
+    if (!d->broken) infer__diff_elementwise(d);
+    if (!d->broken) infer__diff_rope(d);
+    if (!d->broken) infer__diff_attention(d, INFER_TYPE_F32, 8, 2, 64, 6, 35);      /* a prompt chunk, GQA 4 */
+    if (!d->broken) infer__diff_attention(d, INFER_TYPE_F16, 4, 4, 128, 1, 200);    /* decode */
+    if (!d->broken) infer__diff_attention(d, INFER_TYPE_F16, 2, 1, 256, 3, 90);     /* qwen3.5's head size */
+    if (!d->broken) infer__diff_attention(d, INFER_TYPE_F32, 16, 2, 128, 1, 3000);  /* long context: split-K */
+    if (!d->broken) infer__diff_route(d, 64, 8, 1, 1, 1.0f);
+    if (!d->broken) infer__diff_route(d, 256, 8, 2, 0, 2.5f);
+    if (!d->broken) infer__diff_conv(d, 1);
+    if (!d->broken) infer__diff_conv(d, 9);
+    if (!d->broken) infer__diff_deltanet(d, 0, 1, 2, 4, 32, 16);
+    if (!d->broken) infer__diff_deltanet(d, 0, 3, 1, 2, 128, 128);
+    if (!d->broken) infer__diff_deltanet(d, 1, 70, 2, 4, 32, 16);
+    if (!d->broken) infer__diff_deltanet(d, 1, 65, 1, 2, 128, 128);
+}
+
+int infer_backend_diff(const infer_kernels *k, infer_model *m, int n_tokens, int what, void (*print)(void *user, const char *line),
                        void *user, infer_error *err) {
     infer__diff d;
     memset(&d, 0, sizeof d);
@@ -11525,26 +11549,10 @@ int infer_backend_diff(const infer_kernels *k, infer_model *m, int n_tokens, voi
     if (d.ka->ctx_create(&d.ca, infer__n_cores(), 1, err) != INFER_OK) return -1;
     if (k->ctx_create(&d.cb, infer__n_cores(), 1, err) != INFER_OK) { d.ka->ctx_free(d.ca); return -1; }
     infer__diff_say(&d, "backend diff: %s against the cpu (precise)", k->name);
-    for (int t = 0; t < INFER_TYPE_COUNT && !d.broken; t++)
-        if (infer_type_block((infer_type)t) && infer__diff_can_quantize((infer_type)t)) infer__diff_type(&d, (infer_type)t);
-    if (!d.broken) infer__diff_type(&d, INFER_TYPE_I2_S);
-    if (!d.broken) infer__diff_elementwise(&d);
-    if (!d.broken) infer__diff_rope(&d);
-    if (!d.broken) infer__diff_attention(&d, INFER_TYPE_F32, 8, 2, 64, 6, 35);      /* a prompt chunk, GQA 4 */
-    if (!d.broken) infer__diff_attention(&d, INFER_TYPE_F16, 4, 4, 128, 1, 200);    /* decode */
-    if (!d.broken) infer__diff_attention(&d, INFER_TYPE_F16, 2, 1, 256, 3, 90);     /* qwen3.5's head size */
-    if (!d.broken) infer__diff_attention(&d, INFER_TYPE_F32, 16, 2, 128, 1, 3000);  /* long context: split-K */
-    if (!d.broken) infer__diff_route(&d, 64, 8, 1, 1, 1.0f);
-    if (!d.broken) infer__diff_route(&d, 256, 8, 2, 0, 2.5f);
-    if (!d.broken) infer__diff_conv(&d, 1);
-    if (!d.broken) infer__diff_conv(&d, 9);
-    if (!d.broken) infer__diff_deltanet(&d, 0, 1, 2, 4, 32, 16);
-    if (!d.broken) infer__diff_deltanet(&d, 0, 3, 1, 2, 128, 128);
-    if (!d.broken) infer__diff_deltanet(&d, 1, 70, 2, 4, 32, 16);
-    if (!d.broken) infer__diff_deltanet(&d, 1, 65, 1, 2, 128, 128);
+    if (what & INFER_DIFF_OPS) infer__diff_ops(&d);
     infer_error merr;
     merr.msg[0] = 0;
-    if (!d.broken && m) infer__diff_model(&d, m, n_tokens, &merr);
+    if (!d.broken && m && (what & INFER_DIFF_MODEL)) infer__diff_model(&d, m, n_tokens, &merr);
     int rc = d.n_bad;
     if (d.broken) {
         const char *why = merr.msg[0] ? merr.msg : k->last_error(d.cb);

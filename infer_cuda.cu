@@ -27,7 +27,8 @@
  *               weights at a time ("chunks") in registers and dotting them with up to 8
  *               activation rows; rows > 8: k_matmul_tiled, 64x64 output tiles, weights
  *               dequantized into shared memory 32 columns at a time
- *   matmul_id   k_matvec's inner loop per (token, expert slot)
+ *   matmul_id   decode: k_matvec's inner loop per (token, expert slot); a prompt: the rows
+ *               grouped by expert on the device, then k_matmul_tiled's tiles per expert
  *   attention   online softmax, one block per (query row, head, split); long contexts with
  *               few query rows are split over positions ("flash-decoding") and the partial
  *               (max, sum, accumulator) triples merged by k_attn_merge
@@ -47,8 +48,14 @@
  */
 #include "infer.h"
 
+#ifdef INFER_CUDA_EMU          /* the kernels on the CPU, for tests without a GPU: tools/cuda_emu.h */
+#include "tools/cuda_emu.h"
+#else
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
+#define INFER_CUDA_LAUNCH(grid, block, shm, stream, ...) __VA_ARGS__<<<(grid), (block), (shm), (stream)>>>
+#define INFER_CUDA_DYN_SHARED(type, name) extern __shared__ type name[]
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +68,7 @@ typedef struct infer_cuda_ctx {
     cudaStream_t stream;
     int precise;
     char error[400];          /* the first failure, "" while there is none */
-    float *scratch;           /* attention's split partials */
+    void *scratch;            /* attention's split partials; matmul_id's expert grouping */
     size_t scratch_bytes;
 } infer_cuda_ctx;
 
@@ -523,7 +530,14 @@ INFER_CUDA_UNROLL
             if (r >= nr) break;
             const float *xr = x + (size_t)r * x_stride + 32 * c;
             float s = 0.0f;
-            if (n == 32) {
+            if (n == 32 && ((uintptr_t)xr & 15) == 0) {       /* 16-byte loads: a quarter of the instructions */
+                const float4 *x4 = (const float4 *)xr;
+INFER_CUDA_UNROLL
+                for (int i = 0; i < 8; i++) {
+                    const float4 v = x4[i];
+                    s += w[4 * i] * v.x + w[4 * i + 1] * v.y + w[4 * i + 2] * v.z + w[4 * i + 3] * v.w;
+                }
+            } else if (n == 32) {
 INFER_CUDA_UNROLL
                 for (int i = 0; i < 32; i++) s += w[i] * xr[i];
             } else {
@@ -552,19 +566,35 @@ __global__ void k_matvec(float *out, const uint8_t *W, size_t row_bytes, const f
  * 32 columns at a time. Threads 0..63 decode one weight row's chunk each into Ws; all
  * threads load the activation tile Xs; then thread (ty, tx) accumulates the 4x4 outputs at
  * rows ty + 16i, columns tx + 16j (strided so a warp's shared-memory reads fall in
- * distinct banks, and its stores to out are 16 consecutive floats). */
+ * distinct banks, and its stores to out are 16 consecutive floats). Which activation row
+ * tile row i reads, and which output row it writes, is the Rows policy's business: the
+ * rows in order for a matmul, the rows routed to one expert for matmul_id. */
 #define INFER_CUDA_TILE 64
-template <int T>
-__global__ void __launch_bounds__(256) k_matmul_tiled(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, int rows, float scale) {
+struct RowsPlain {            /* tile rows r0 .. r0 + n of x and of out */
+    int r0, n;
+    __device__ int xrow(int i) const { return r0 + i; }
+    __device__ int orow(int i) const { return r0 + i; }
+};
+struct RowsRouted {           /* tile rows = (token, slot) rows order[t0 ..] sent to one expert */
+    const int32_t *order;
+    int t0, n, n_used, x_per_slot;
+    __device__ int xrow(int i) const { const int o = order[t0 + i]; return x_per_slot ? o : o / n_used; }
+    __device__ int orow(int i) const { return order[t0 + i]; }
+};
+
+template <int T, class Rows>
+__device__ void tile_matmul(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, float scale, int n0, Rows rows) {
     __shared__ float Ws[INFER_CUDA_TILE][33], Xs[INFER_CUDA_TILE][33];   /* +1: no bank conflicts on columns */
-    const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
-    const int n0 = blockIdx.x * INFER_CUDA_TILE, r0 = blockIdx.y * INFER_CUDA_TILE, nch = (K + 31) / 32;
+    __shared__ int xr[INFER_CUDA_TILE];
+    const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16, nch = (K + 31) / 32;
+    if (tid < INFER_CUDA_TILE) xr[tid] = tid < rows.n ? rows.xrow(tid) : -1;
     float acc[4][4];
 INFER_CUDA_UNROLL
     for (int i = 0; i < 4; i++)
 INFER_CUDA_UNROLL
         for (int j = 0; j < 4; j++) acc[i][j] = 0.0f;
     for (int c = 0; c < nch; c++) {
+        __syncthreads();                    /* the previous step is done with Ws, Xs (and xr is written) */
         if (tid < INFER_CUDA_TILE) {
             float w[32];
             if (n0 + tid < N) Dq<T>::chunk(W + (size_t)(n0 + tid) * row_bytes, c, K, w);
@@ -573,11 +603,11 @@ INFER_CUDA_UNROLL
             for (int i = 0; i < 32; i++) Ws[tid][i] = w[i];
         }
         for (int i = tid; i < INFER_CUDA_TILE * 32; i += 256) {
-            const int rr = i / 32, kk = i % 32, r = r0 + rr, k = 32 * c + kk;
-            Xs[rr][kk] = r < rows && k < K ? x[(size_t)r * K + k] : 0.0f;
+            const int rr = i / 32, kk = i % 32, k = 32 * c + kk;
+            Xs[rr][kk] = xr[rr] >= 0 && k < K ? x[(size_t)xr[rr] * K + k] : 0.0f;
         }
         __syncthreads();
-#pragma unroll 8
+INFER_CUDA_UNROLL
         for (int kk = 0; kk < 32; kk++) {
             float a[4], b[4];
 INFER_CUDA_UNROLL
@@ -587,15 +617,63 @@ INFER_CUDA_UNROLL
 INFER_CUDA_UNROLL
                 for (int j = 0; j < 4; j++) acc[i][j] += a[i] * b[j];
         }
-        __syncthreads();
     }
 INFER_CUDA_UNROLL
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 4; i++) {
+        const int ri = ty + 16 * i;
+        if (ri >= rows.n) continue;
+        const int o = rows.orow(ri);
 INFER_CUDA_UNROLL
         for (int j = 0; j < 4; j++) {
-            const int r = r0 + ty + 16 * i, n = n0 + tx + 16 * j;
-            if (r < rows && n < N) out[(size_t)r * N + n] = acc[i][j] * scale;
+            const int n = n0 + tx + 16 * j;
+            if (n < N) out[(size_t)o * N + n] = acc[i][j] * scale;
         }
+    }
+}
+
+template <int T>
+__global__ void __launch_bounds__(256) k_matmul_tiled(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, int rows, float scale) {
+    RowsPlain rp;
+    rp.r0 = blockIdx.y * INFER_CUDA_TILE;
+    rp.n = rows - rp.r0 < INFER_CUDA_TILE ? rows - rp.r0 : INFER_CUDA_TILE;
+    tile_matmul<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp);
+}
+
+/* MoE with many tokens: the (token, slot) rows are first grouped by expert on the device
+ * (k_moe_group, a counting sort in one block: start[e] .. start[e+1] of order[] are the rows
+ * of expert e), then block (x, y, e) computes tile y of expert e's rows against its weights,
+ * so each expert's weights are read once per 64 routed rows. The host cannot know how many
+ * rows an expert got without a sync, so the grid allows every expert all rows; the blocks
+ * past an expert's last row return at once. */
+__global__ void k_moe_group(const int32_t *ids, int n_out, int E, int32_t *start, int32_t *fill, int32_t *order) {
+    for (int e = threadIdx.x; e < E; e += blockDim.x) fill[e] = 0;
+    __syncthreads();
+    for (int i = threadIdx.x; i < n_out; i += blockDim.x) { const int e = ids[i]; if (e >= 0 && e < E) atomicAdd(&fill[e], 1); }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        int acc = 0;
+        for (int e = 0; e < E; e++) { start[e] = acc; acc += fill[e]; fill[e] = 0; }
+        start[E] = acc;
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < n_out; i += blockDim.x) {
+        const int e = ids[i];
+        if (e >= 0 && e < E) order[start[e] + atomicAdd(&fill[e], 1)] = i;
+    }
+}
+
+template <int T>
+__global__ void __launch_bounds__(256) k_matmul_id_tiled(float *out, const uint8_t *W, size_t row_bytes, const float *x, const int32_t *start,
+                                                         const int32_t *order, int K, int N, int n_used, int x_per_slot, float scale) {
+    const int e = blockIdx.z;
+    RowsRouted rr;
+    rr.order = order;
+    rr.t0 = start[e] + blockIdx.y * INFER_CUDA_TILE;
+    rr.n = start[e + 1] - rr.t0 < INFER_CUDA_TILE ? start[e + 1] - rr.t0 : INFER_CUDA_TILE;
+    rr.n_used = n_used;
+    rr.x_per_slot = x_per_slot;
+    if (rr.n <= 0) return;                  /* the whole block: past this expert's rows */
+    tile_matmul<T>(out, W + (size_t)e * N * row_bytes, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rr);
 }
 
 /* out[r, s, :] = W_e x[r or (r, s)] with e = ids[r, s]: k_matvec's warp per output column,
@@ -638,7 +716,7 @@ static void infer_cuda_matmul(void *ctx, float *out, const infer_tensor *w, cons
     if (rows == 1) {
         dim3 grid((N + INFER_CUDA_MV_WARPS - 1) / INFER_CUDA_MV_WARPS, 1);
         switch (w->type) {
-#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: k_matvec<INFER_TYPE_##t, 1><<<grid, 32 * INFER_CUDA_MV_WARPS, 0, c->stream>>>(out, W, rb, x, K, N, rows, w->scale); break;
+#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c->stream, k_matvec<INFER_TYPE_##t, 1>)(out, W, rb, x, K, N, rows, w->scale); break;
         INFER_CUDA_TYPES(INFER_CUDA_CASE)
 #undef INFER_CUDA_CASE
         default: infer_cuda_record(c, cudaErrorNotSupported, "matmul: weight type without kernels"); return;
@@ -646,7 +724,7 @@ static void infer_cuda_matmul(void *ctx, float *out, const infer_tensor *w, cons
     } else if (rows <= INFER_CUDA_MV_ROWS) {
         dim3 grid((N + INFER_CUDA_MV_WARPS - 1) / INFER_CUDA_MV_WARPS, 1);
         switch (w->type) {
-#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: k_matvec<INFER_TYPE_##t, INFER_CUDA_MV_ROWS><<<grid, 32 * INFER_CUDA_MV_WARPS, 0, c->stream>>>(out, W, rb, x, K, N, rows, w->scale); break;
+#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c->stream, k_matvec<INFER_TYPE_##t, INFER_CUDA_MV_ROWS>)(out, W, rb, x, K, N, rows, w->scale); break;
         INFER_CUDA_TYPES(INFER_CUDA_CASE)
 #undef INFER_CUDA_CASE
         default: infer_cuda_record(c, cudaErrorNotSupported, "matmul: weight type without kernels"); return;
@@ -654,7 +732,7 @@ static void infer_cuda_matmul(void *ctx, float *out, const infer_tensor *w, cons
     } else {
         dim3 grid((N + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE, (rows + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE);
         switch (w->type) {
-#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: k_matmul_tiled<INFER_TYPE_##t><<<grid, 256, 0, c->stream>>>(out, W, rb, x, K, N, rows, w->scale); break;
+#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: INFER_CUDA_LAUNCH(grid, 256, 0, c->stream, k_matmul_tiled<INFER_TYPE_##t>)(out, W, rb, x, K, N, rows, w->scale); break;
         INFER_CUDA_TYPES(INFER_CUDA_CASE)
 #undef INFER_CUDA_CASE
         default: infer_cuda_record(c, cudaErrorNotSupported, "matmul: weight type without kernels"); return;
@@ -663,15 +741,32 @@ static void infer_cuda_matmul(void *ctx, float *out, const infer_tensor *w, cons
     INFER_CUDA_LAUNCHED(c, "matmul");
 }
 
+static int infer_cuda_reserve(infer_cuda_ctx *c, size_t bytes);
+
 static void infer_cuda_matmul_id(void *ctx, float *out, const infer_tensor *w, const float *x, const int32_t *ids, int rows, int n_used, int x_per_slot) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
-    const int K = (int)w->ne[0], N = (int)w->ne[1], E = (int)w->ne[2];
+    const int K = (int)w->ne[0], N = (int)w->ne[1], E = (int)w->ne[2], n_out = rows * n_used;
     const size_t rb = infer_type_row_size(w->type, K);
     const uint8_t *W = (const uint8_t *)w->data;
     if (rows <= 0 || n_used <= 0) return;
+    if (rows > INFER_CUDA_MV_ROWS) {            /* a prompt: group the rows by expert, then tiles */
+        if (!infer_cuda_reserve(c, ((size_t)E + 1 + (size_t)E + (size_t)n_out) * sizeof(int32_t))) return;
+        int32_t *start = (int32_t *)c->scratch, *fill = start + E + 1, *order = fill + E;
+        INFER_CUDA_LAUNCH(1, 1024, 0, c->stream, k_moe_group)(ids, n_out, E, start, fill, order);
+        INFER_CUDA_LAUNCHED(c, "matmul_id (grouping)");
+        dim3 grid((N + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE, (n_out + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE, E);
+        switch (w->type) {
+#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: INFER_CUDA_LAUNCH(grid, 256, 0, c->stream, k_matmul_id_tiled<INFER_TYPE_##t>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale); break;
+        INFER_CUDA_TYPES(INFER_CUDA_CASE)
+#undef INFER_CUDA_CASE
+        default: infer_cuda_record(c, cudaErrorNotSupported, "matmul_id: weight type without kernels"); return;
+        }
+        INFER_CUDA_LAUNCHED(c, "matmul_id");
+        return;
+    }
     dim3 grid((N + INFER_CUDA_MV_WARPS - 1) / INFER_CUDA_MV_WARPS, rows * n_used);
     switch (w->type) {
-#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: k_matmul_id<INFER_TYPE_##t><<<grid, 32 * INFER_CUDA_MV_WARPS, 0, c->stream>>>(out, W, rb, x, ids, K, N, E, n_used, x_per_slot, w->scale); break;
+#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c->stream, k_matmul_id<INFER_TYPE_##t>)(out, W, rb, x, ids, K, N, E, n_used, x_per_slot, w->scale); break;
     INFER_CUDA_TYPES(INFER_CUDA_CASE)
 #undef INFER_CUDA_CASE
     default: infer_cuda_record(c, cudaErrorNotSupported, "matmul_id: weight type without kernels"); return;
@@ -687,7 +782,7 @@ static void infer_cuda_embed(void *ctx, float *out, const infer_tensor *table, c
     if (rows <= 0) return;
     dim3 grid((nch + 127) / 128, rows);
     switch (table->type) {
-#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: k_embed<INFER_TYPE_##t><<<grid, 128, 0, c->stream>>>(out, W, rb, tokens, K, V, table->scale); break;
+#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: INFER_CUDA_LAUNCH(grid, 128, 0, c->stream, k_embed<INFER_TYPE_##t>)(out, W, rb, tokens, K, V, table->scale); break;
     INFER_CUDA_TYPES(INFER_CUDA_CASE)
 #undef INFER_CUDA_CASE
     default: infer_cuda_record(c, cudaErrorNotSupported, "embed: weight type without kernels"); return;
@@ -712,7 +807,7 @@ __global__ void k_rmsnorm(float *out, const float *x, const float *w, int dim, f
 static void infer_cuda_rmsnorm(void *ctx, float *out, const float *x, const float *w, int rows, int dim, float eps) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (rows <= 0) return;
-    k_rmsnorm<<<rows, dim >= 1024 ? 256 : 128, 0, c->stream>>>(out, x, w, dim, eps);
+    INFER_CUDA_LAUNCH(rows, dim >= 1024 ? 256 : 128, 0, c->stream, k_rmsnorm)(out, x, w, dim, eps);
     INFER_CUDA_LAUNCHED(c, "rmsnorm");
 }
 
@@ -728,7 +823,7 @@ __global__ void k_l2norm(float *x, int dim, float eps) {
 static void infer_cuda_l2norm(void *ctx, float *x, int rows, int dim, float eps) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (rows <= 0) return;
-    k_l2norm<<<rows, 128, 0, c->stream>>>(x, dim, eps);
+    INFER_CUDA_LAUNCH(rows, 128, 0, c->stream, k_l2norm)(x, dim, eps);
     INFER_CUDA_LAUNCHED(c, "l2norm");
 }
 
@@ -777,20 +872,20 @@ __global__ void k_deltanet_gates(float *g, float *beta, const float *dt_bias, co
 static void infer_cuda_add(void *ctx, float *y, const float *x, int64_t n) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (n <= 0) return;
-    k_add<<<infer_cuda_blocks(n), 256, 0, c->stream>>>(y, x, n);
+    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_add)(y, x, n);
     INFER_CUDA_LAUNCHED(c, "add");
 }
 static void infer_cuda_add_rows(void *ctx, float *y, const float *b, int rows, int dim) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     const int64_t n = (int64_t)rows * dim;
     if (n <= 0) return;
-    k_add_rows<<<infer_cuda_blocks(n), 256, 0, c->stream>>>(y, b, n, dim);
+    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_add_rows)(y, b, n, dim);
     INFER_CUDA_LAUNCHED(c, "add_rows");
 }
 static void infer_cuda_glu(void *ctx, float *out, const float *gate, const float *up, int64_t n, int act) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (n <= 0) return;
-    k_glu<<<infer_cuda_blocks(n), 256, 0, c->stream>>>(out, gate, up, n, act);
+    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_glu)(out, gate, up, n, act);
     INFER_CUDA_LAUNCHED(c, "glu");
 }
 static void infer_cuda_swiglu(void *ctx, float *out, const float *gate, const float *up, int64_t n) {
@@ -800,21 +895,21 @@ static void infer_cuda_mul_sigmoid(void *ctx, float *y, const float *g, int rows
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     const int64_t n = (int64_t)rows * dim;
     if (n <= 0) return;
-    k_mul_sigmoid<<<infer_cuda_blocks(n), 256, 0, c->stream>>>(y, g, n, dim, g_cols);
+    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_mul_sigmoid)(y, g, n, dim, g_cols);
     INFER_CUDA_LAUNCHED(c, "mul_sigmoid");
 }
 static void infer_cuda_moe_sum(void *ctx, float *out, const float *y, const float *w, int rows, int n_used, int dim) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     const int64_t n = (int64_t)rows * dim;
     if (n <= 0) return;
-    k_moe_sum<<<infer_cuda_blocks(n), 256, 0, c->stream>>>(out, y, w, n, n_used, dim);
+    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_moe_sum)(out, y, w, n, n_used, dim);
     INFER_CUDA_LAUNCHED(c, "moe_sum");
 }
 static void infer_cuda_deltanet_gates(void *ctx, float *g, float *beta, const float *dt_bias, const float *a, int rows, int n_v) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     const int64_t n = (int64_t)rows * n_v;
     if (n <= 0) return;
-    k_deltanet_gates<<<infer_cuda_blocks(n), 256, 0, c->stream>>>(g, beta, dt_bias, a, n, n_v);
+    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_deltanet_gates)(g, beta, dt_bias, a, n, n_v);
     INFER_CUDA_LAUNCHED(c, "deltanet_gates");
 }
 
@@ -895,7 +990,7 @@ static void infer_cuda_rope_launch(infer_cuda_ctx *c, float *x, int rows, int n_
     if (sections) { rp.multi = 1; for (int i = 0; i < 4; i++) rp.sec[i] = sections[i]; }
     const int64_t n = (int64_t)rows * (r->n_rot / 2);
     if (n <= 0) return;
-    k_rope<<<(unsigned)((n + 127) / 128), 128, 0, c->stream>>>(x, rows, n_heads, head_dim, pos, rp);
+    INFER_CUDA_LAUNCH((unsigned)((n + 127) / 128), 128, 0, c->stream, k_rope)(x, rows, n_heads, head_dim, pos, rp);
     INFER_CUDA_LAUNCHED(c, sections ? "rope_multi" : "rope");
 }
 static void infer_cuda_rope_op(void *ctx, float *x, int rows, int n_heads, int head_dim, const int32_t *pos, const infer_rope *r) {
@@ -930,7 +1025,7 @@ __global__ void k_kv_store(void *kp, void *vp, int f16_cache, const int32_t *tab
 static void infer_cuda_kv_store(void *ctx, const infer_kv_view *kv, const float *k, const float *v, const int32_t *pos, int rows) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (rows <= 0) return;
-    k_kv_store<<<rows, 128, 0, c->stream>>>(kv->k, kv->v, kv->type == INFER_TYPE_F16, kv->block_table, kv->block_size, kv->kv_dim, k, v, pos);
+    INFER_CUDA_LAUNCH(rows, 128, 0, c->stream, k_kv_store)(kv->k, kv->v, kv->type == INFER_TYPE_F16, kv->block_table, kv->block_size, kv->kv_dim, k, v, pos);
     INFER_CUDA_LAUNCHED(c, "kv_store");
 }
 
@@ -982,12 +1077,15 @@ INFER_CUDA_UNROLL
     for (int j = 0; j < DPL; j++) sm_acc[warp][lane + 32 * j] = acc[j];
     __syncthreads();
     float M = -INFINITY;
+INFER_CUDA_UNROLL
     for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) M = fmaxf(M, sm_m[w]);
     float L = 0.0f, f[INFER_CUDA_ATT_WARPS];
+INFER_CUDA_UNROLL
     for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) { f[w] = sm_m[w] == -INFINITY ? 0.0f : expf(sm_m[w] - M); L += sm_l[w] * f[w]; }
     const size_t slot = ((size_t)r * n_head + h) * n_split + split;
     for (int d = threadIdx.x; d < hd; d += blockDim.x) {
         float a = 0.0f;
+INFER_CUDA_UNROLL
         for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) a += sm_acc[w][d] * f[w];
         if (n_split == 1) out[((size_t)r * n_head + h) * hd + d] = a / L;
         else part[slot * (hd + 2) + 2 + d] = a;
@@ -1018,7 +1116,7 @@ static int infer_cuda_reserve(infer_cuda_ctx *c, size_t bytes) {
         c->scratch = NULL;
         c->scratch_bytes = 0;
     }
-    cudaError_t e = cudaMalloc((void **)&c->scratch, bytes);
+    cudaError_t e = cudaMalloc(&c->scratch, bytes);
     if (e != cudaSuccess) { c->scratch = NULL; infer_cuda_record(c, e, "cudaMalloc (attention scratch)"); return 0; }
     c->scratch_bytes = bytes;
     return 1;
@@ -1039,7 +1137,7 @@ static void infer_cuda_attention(void *ctx, float *out, const float *q, const in
     if (n_split > 1 && !infer_cuda_reserve(c, (size_t)blocks * n_split * (head_dim + 2) * sizeof(float))) return;
     dim3 grid(n_head, rows, n_split);
     const int f16c = kv->type == INFER_TYPE_F16, group = n_head / n_head_kv;
-#define INFER_CUDA_ATT(DPL) k_attention<DPL><<<grid, 32 * INFER_CUDA_ATT_WARPS, 0, c->stream>>>(out, c->scratch, q, kv->k, kv->v, f16c, \
+#define INFER_CUDA_ATT(DPL) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c->stream, k_attention<DPL>)(out, (float *)c->scratch, q, kv->k, kv->v, f16c, \
         kv->block_table, kv->block_size, kv->kv_dim, pos, n_head, group, head_dim, scale, n_split)
     const int dpl = (head_dim + 31) / 32;
     if (dpl <= 1) INFER_CUDA_ATT(1);
@@ -1050,7 +1148,7 @@ static void infer_cuda_attention(void *ctx, float *out, const float *q, const in
 #undef INFER_CUDA_ATT
     INFER_CUDA_LAUNCHED(c, "attention");
     if (n_split > 1) {
-        k_attn_merge<<<dim3(n_head, rows), 128, 0, c->stream>>>(out, c->scratch, n_head, head_dim, n_split);
+        INFER_CUDA_LAUNCH(dim3(n_head, rows), 128, 0, c->stream, k_attn_merge)(out, (const float *)c->scratch, n_head, head_dim, n_split);
         INFER_CUDA_LAUNCHED(c, "attention (merge)");
     }
 }
@@ -1063,7 +1161,7 @@ static void infer_cuda_attention(void *ctx, float *out, const float *q, const in
  * ---------------------------------------------------------------------------------------- */
 #define INFER_CUDA_MAX_EXPERTS 8192
 __global__ void k_moe_route(int32_t *ids, float *weights, const float *logits, int n_expert, int n_used, int gating, int norm, float scale) {
-    extern __shared__ float p[];
+    INFER_CUDA_DYN_SHARED(float, p);
     __shared__ float best_v[32];
     __shared__ int best_i[32];
     __shared__ float chosen_w[64];
@@ -1117,7 +1215,7 @@ static void infer_cuda_moe_route(void *ctx, int32_t *ids, float *weights, const 
         infer_cuda_record(c, cudaErrorInvalidValue, "moe_route: more experts than the kernel supports");
         return;
     }
-    k_moe_route<<<rows, 256, (size_t)n_expert * sizeof(float), c->stream>>>(ids, weights, logits, n_expert, n_used, gating, norm, scale);
+    INFER_CUDA_LAUNCH(rows, 256, (size_t)n_expert * sizeof(float), c->stream, k_moe_route)(ids, weights, logits, n_expert, n_used, gating, norm, scale);
     INFER_CUDA_LAUNCHED(c, "moe_route");
 }
 
@@ -1148,7 +1246,7 @@ static void infer_cuda_conv1d_silu(void *ctx, float *out, const float *x, float 
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (channels <= 0) return;
     if (kernel > INFER_CUDA_MAX_CONV) { infer_cuda_record(c, cudaErrorInvalidValue, "conv1d_silu: kernel above 16"); return; }
-    k_conv1d_silu<<<(channels + 127) / 128, 128, 0, c->stream>>>(out, x, state, w, rows, channels, kernel);
+    INFER_CUDA_LAUNCH((channels + 127) / 128, 128, 0, c->stream, k_conv1d_silu)(out, x, state, w, rows, channels, kernel);
     INFER_CUDA_LAUNCHED(c, "conv1d_silu");
 }
 
@@ -1199,7 +1297,7 @@ static void infer_cuda_deltanet(void *ctx, float *out, const float *q, const flo
     if (d_k > INFER_CUDA_DN_MAXK) { infer_cuda_record(c, cudaErrorInvalidValue, "deltanet: key head size above 512"); return; }
     const unsigned blocks = (unsigned)((n_v * d_v + INFER_CUDA_DN_WARPS - 1) / INFER_CUDA_DN_WARPS);
     const int dkl = (d_k + 31) / 32;
-#define INFER_CUDA_DN(DKL) k_deltanet<DKL><<<blocks, 32 * INFER_CUDA_DN_WARPS, 0, c->stream>>>(out, q, k, v, g, beta, state, rows, n_k, n_v, d_k, d_v, scale)
+#define INFER_CUDA_DN(DKL) INFER_CUDA_LAUNCH(blocks, 32 * INFER_CUDA_DN_WARPS, 0, c->stream, k_deltanet<DKL>)(out, q, k, v, g, beta, state, rows, n_k, n_v, d_k, d_v, scale)
     if (dkl <= 1) INFER_CUDA_DN(1);
     else if (dkl <= 2) INFER_CUDA_DN(2);
     else if (dkl <= 4) INFER_CUDA_DN(4);

@@ -335,7 +335,7 @@ static void print_line(void *user, const char *line) { (void)user; printf("%s\n"
 /* --diff: the GPU against the CPU, op by op, then the model (when given) layer by layer */
 static int run_diff(infer_model *m, const infer_kernels *k) {
     infer_error err;
-    const int rc = infer_backend_diff(k, m, 16, print_line, NULL, &err);
+    const int rc = infer_backend_diff(k, m, 16, INFER_DIFF_OPS | INFER_DIFF_MODEL, print_line, NULL, &err);
     if (rc < 0) { fprintf(stderr, "infer: --diff: %s\n", err.msg); return 1; }
     return rc ? 1 : 0;
 }

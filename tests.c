@@ -3854,14 +3854,14 @@ static void diff_print_all(void *user, const char *line) { (*(int *)user)++; pri
 static void test_backend_diff_cpu(void) {
     infer_error err;
     int lines = 0;
-    CHECK_MSG(infer_backend_diff(fake_device(), NULL, 8, diff_print_failures, &lines, &err) == 0, "%s", err.msg);
+    CHECK_MSG(infer_backend_diff(fake_device(), NULL, 8, INFER_DIFF_OPS, diff_print_failures, &lines, &err) == 0, "%s", err.msg);
     CHECK_MSG(lines > 100, "%d result lines", lines);
     CHECK(fake_bad == 0 && fake_mem.count == 0);
     if (!file_exists(SHARED "/golden/qwen35moe/model-F32.gguf")) SKIP("../shared/golden/qwen35moe not found");
     infer_model *m;
     if (infer_model_load(&m, SHARED "/golden/qwen35moe/model-F32.gguf", NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
     lines = 0;
-    CHECK_MSG(infer_backend_diff(fake_device(), m, 8, diff_print_failures, &lines, &err) == 0, "%s", err.msg);
+    CHECK_MSG(infer_backend_diff(fake_device(), m, 8, INFER_DIFF_MODEL, diff_print_failures, &lines, &err) == 0, "%s", err.msg);
     CHECK(fake_bad == 0);
     infer_model_free(m);
     CHECK(fake_mem.count == 0);
@@ -3941,7 +3941,7 @@ static void test_gpu_diff_ops(void) {
     if (!k) return;
     infer_error err;
     int lines = 0;
-    const int rc = infer_backend_diff(k, NULL, 8, diff_print_all, &lines, &err);
+    const int rc = infer_backend_diff(k, NULL, 8, INFER_DIFF_OPS, diff_print_all, &lines, &err);
     CHECK_MSG(rc == 0, "%d results beyond tolerance%s%s", rc, rc < 0 ? ": " : "", rc < 0 ? err.msg : "");
 }
 
@@ -3958,7 +3958,7 @@ static void test_gpu_diff_models(void) {
         if (infer_model_load(&m, backend_models[i], NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", backend_models[i], err.msg); continue; }
         printf("    %s\n", backend_models[i]);
         int lines = 0;
-        const int rc = infer_backend_diff(k, m, 12, diff_print_failures, &lines, &err);
+        const int rc = infer_backend_diff(k, m, 12, INFER_DIFF_MODEL, diff_print_all, &lines, &err);
         CHECK_MSG(rc == 0, "%s: %d results beyond tolerance%s%s", backend_models[i], rc, rc < 0 ? ": " : "", rc < 0 ? err.msg : "");
         infer_model_free(m);
     }
