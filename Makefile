@@ -5,7 +5,7 @@
 #   make bench      speed table (not part of the tests)
 #   make cuda       ./infer-cuda and ./tests-cuda: the same programs with the CUDA backend
 #                   (infer_cuda.cu, built by nvcc); the targets above never need nvcc
-#   make cuda-emu   ./tests-cuda-emu: the CUDA kernels emulated on the CPU, to test them here
+#   make cuda-emu   ./tests-cuda-emu, ./infer-cuda-emu: the CUDA kernels emulated on the CPU
 CC      ?= cc
 STB_CFLAGS := $(shell pkg-config --cflags stb 2>/dev/null)
 # -ffp-contract=off: the bit-exact quant tests need plain multiply-then-add rounding.
@@ -93,9 +93,9 @@ infer-cuda: $(CUDA_DIR)/main.o $(CUDA_DIR)/infer_cuda.o
 tests-cuda: $(CUDA_DIR)/tests.o $(CUDA_DIR)/infer_cuda.o
 	$(NVCC) -o $@ $^ $(LDLIBS)
 
-# ./tests-cuda-emu: the CUDA backend with its kernels run on the CPU by tools/cuda_emu.h
-# (no nvcc, no GPU): `./tests-cuda-emu gpu_` checks the kernels' logic with the same diff
-# harness a GPU gets. Slow (every CUDA thread is a fiber); a test tool, not a backend.
+# ./tests-cuda-emu, ./infer-cuda-emu: the CUDA backend with its kernels run on the CPU by
+# tools/cuda_emu.h (no nvcc, no GPU): `./tests-cuda-emu gpu_` checks the kernels' logic with
+# the same diff harness a GPU gets. Slow (every CUDA thread is a fiber); a test tool only.
 $(CUDA_DIR)/infer_cuda_emu.o: infer_cuda.cu tools/cuda_emu.h $(HDR)
 	@mkdir -p $(CUDA_DIR)
 	$(CXX) -O2 -std=c++17 -Wall -Wextra -DINFER_CUDA_EMU -x c++ -I. -c -o $@ infer_cuda.cu
@@ -103,10 +103,13 @@ $(CUDA_DIR)/infer_cuda_emu.o: infer_cuda.cu tools/cuda_emu.h $(HDR)
 tests-cuda-emu: $(CUDA_DIR)/tests.o $(CUDA_DIR)/infer_cuda_emu.o
 	$(CXX) -o $@ $^ $(LDLIBS)
 
-cuda-emu: tests-cuda-emu
+infer-cuda-emu: $(CUDA_DIR)/main.o $(CUDA_DIR)/infer_cuda_emu.o
+	$(CXX) -o $@ $^ $(LDLIBS)
+
+cuda-emu: tests-cuda-emu infer-cuda-emu
 
 clean:
-	rm -f infer tests tests-asan tools/convert infer-cuda tests-cuda tests-cuda-emu
+	rm -f infer tests tests-asan tools/convert infer-cuda tests-cuda tests-cuda-emu infer-cuda-emu
 	rm -rf $(CUDA_DIR)
 
 .PHONY: all test test-asan clean bench check-cxx cuda cuda-emu

@@ -1127,6 +1127,9 @@ static void infer_cuda_attention(void *ctx, float *out, const float *q, const in
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (rows <= 0) return;
     if (head_dim > INFER_CUDA_ATT_MAXD) { infer_cuda_record(c, cudaErrorInvalidValue, "attention: head size above 512"); return; }
+    /* grid.y holds at most 65535 rows: longer chunks go in parts */
+    for (; rows > 65535; rows -= 65535, q += (size_t)65535 * n_head * head_dim, out += (size_t)65535 * n_head * head_dim, pos += 65535)
+        infer_cuda_attention(ctx, out, q, kv, pos, 65535, n_head, n_head_kv, head_dim, scale);
     /* splits: enough blocks for two waves over the SMs when rows x heads alone are too few.
      * The host does not know the positions (they are on the device); a split that gets no
      * chunk writes m = -inf and drops out of the merge. */

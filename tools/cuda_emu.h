@@ -10,11 +10,13 @@
  * races the emulated schedule happens to order, launch limits, register or shared-memory
  * overflow, real memory faults.
  *
- * How: every CUDA thread of a block is a ucontext fiber with its own small stack; a block's
+ * How: every CUDA thread of a block is a fiber with its own small stack; a block's
  * fibers run round-robin on one OS thread, blocks one after another. A fiber runs until it
  * reaches __syncthreads (a barrier over the block's live fibers) or a warp shuffle (a value
  * exchange with a barrier over its warp), or returns. threadIdx is set by the scheduler on
- * every switch. `__shared__` variables become `static`: one copy, which is right because
+ * every switch. Fibers switch with a few instructions of assembly on x86-64 (swapcontext,
+ * the portable fallback, makes a system call per switch, which a warp shuffle per position
+ * of an attention row multiplies into minutes). `__shared__` variables become `static`: one copy, which is right because
  * only one block runs at a time. Device memory is host memory; streams are ignored (every
  * call completes before it returns).
  */
@@ -65,7 +67,7 @@ static cudaError_t cudaSetDevice(int) { return cudaSuccess; }
 static cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr, int) { *v = 16; return cudaSuccess; }
 static cudaError_t cudaMalloc(void **p, size_t n) {
     *p = aligned_alloc(256, (n + 255) / 256 * 256);
-    if (*p) memset(*p, 0xA5, n);                /* garbage, as fresh device memory is */
+    if (*p) memset(*p, 0xFF, n);                /* NaNs: a read of memory never written shows */
     return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 static cudaError_t cudaFree(void *p) { free(p); return cudaSuccess; }
@@ -114,18 +116,52 @@ static inline float __fsub_rn(float a, float b) { return a - b; }
 /* ---- fibers ---- */
 #define EMU_MAX_THREADS 1024
 #define EMU_STACK (64 * 1024)
-struct emu_fiber { ucontext_t ctx; int done; };
-static emu_fiber emu_f[EMU_MAX_THREADS];
 static char *emu_stacks;
-static ucontext_t emu_sched;
-static int emu_n, emu_cur, emu_alive, emu_warp_alive[EMU_MAX_THREADS / 32];
+static int emu_n, emu_cur, emu_alive, emu_warp_alive[EMU_MAX_THREADS / 32], emu_done[EMU_MAX_THREADS];
 static int emu_bar_count, emu_bar_gen;                          /* __syncthreads */
 static int emu_wbar_count[EMU_MAX_THREADS / 32], emu_wbar_gen[EMU_MAX_THREADS / 32];
 static uint64_t emu_xchg[EMU_MAX_THREADS];                       /* shuffle values, one per lane */
 static void (*emu_body)(void *);
 static void *emu_body_arg;
+static void emu_fiber_main(void);
 
-static void emu_yield(void) { swapcontext(&emu_f[emu_cur].ctx, &emu_sched); }
+#if defined(__x86_64__)
+/* emu_switch(&from, to): push the callee-saved registers, save the stack pointer in *from,
+ * load `to`, pop its registers and return into that fiber (System V x86-64 ABI) */
+extern "C" void emu_switch(void **from, void *to);
+__asm__(".text\n.globl emu_switch\n.type emu_switch,@function\nemu_switch:\n"
+        "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+        "  movq %rsp, (%rdi)\n  movq %rsi, %rsp\n"
+        "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n  ret\n"
+        ".size emu_switch, .-emu_switch\n");
+static void *emu_sp[EMU_MAX_THREADS], *emu_sched_sp;
+static void emu_fiber_entry(void) {
+    emu_fiber_main();
+    for (;;) emu_switch(&emu_sp[emu_cur], emu_sched_sp);     /* finished: never resumed */
+}
+static void emu_yield(void) { emu_switch(&emu_sp[emu_cur], emu_sched_sp); }
+static void emu_fiber_init(int t) {
+    /* a stack as emu_switch leaves it: 6 zeroed registers, then the return into the entry
+     * function, with the stack 16-byte aligned at its call as the ABI wants */
+    void **top = (void **)(emu_stacks + (size_t)(t + 1) * EMU_STACK);
+    top[-1] = NULL;
+    top[-2] = (void *)emu_fiber_entry;
+    for (int i = 3; i <= 8; i++) top[-i] = NULL;
+    emu_sp[t] = (void *)&top[-8];
+}
+static void emu_resume(int t) { emu_switch(&emu_sched_sp, emu_sp[t]); }
+#else
+static ucontext_t emu_ctx[EMU_MAX_THREADS], emu_sched;
+static void emu_yield(void) { swapcontext(&emu_ctx[emu_cur], &emu_sched); }
+static void emu_fiber_init(int t) {
+    getcontext(&emu_ctx[t]);
+    emu_ctx[t].uc_stack.ss_sp = emu_stacks + (size_t)t * EMU_STACK;
+    emu_ctx[t].uc_stack.ss_size = EMU_STACK;
+    emu_ctx[t].uc_link = &emu_sched;
+    makecontext(&emu_ctx[t], emu_fiber_main, 0);
+}
+static void emu_resume(int t) { swapcontext(&emu_sched, &emu_ctx[t]); }
+#endif
 
 static void __syncthreads(void) {
     const int gen = emu_bar_gen;
@@ -152,7 +188,7 @@ template <typename V> static V __shfl_xor_sync(unsigned, V v, int o) {
 static void emu_fiber_main(void) {
     emu_body(emu_body_arg);
     const int t = emu_cur, w = t / 32;
-    emu_f[t].done = 1;
+    emu_done[t] = 1;
     emu_alive--;
     emu_warp_alive[w]--;
     /* a barrier the finished thread no longer joins may now be complete */
@@ -162,29 +198,22 @@ static void emu_fiber_main(void) {
 
 static void emu_run_block(void) {
     emu_n = (int)(blockDim.x * blockDim.y * blockDim.z);
-    if (!emu_stacks) emu_stacks = (char *)malloc((size_t)EMU_MAX_THREADS * EMU_STACK);
+    if (!emu_stacks) emu_stacks = (char *)aligned_alloc(64, (size_t)EMU_MAX_THREADS * EMU_STACK);
     emu_alive = emu_n;
     emu_bar_count = 0;
     for (int w = 0; w < (emu_n + 31) / 32; w++) {
         emu_warp_alive[w] = emu_n - 32 * w < 32 ? emu_n - 32 * w : 32;
         emu_wbar_count[w] = 0;
     }
-    for (int t = 0; t < emu_n; t++) {
-        emu_f[t].done = 0;
-        getcontext(&emu_f[t].ctx);
-        emu_f[t].ctx.uc_stack.ss_sp = emu_stacks + (size_t)t * EMU_STACK;
-        emu_f[t].ctx.uc_stack.ss_size = EMU_STACK;
-        emu_f[t].ctx.uc_link = &emu_sched;
-        makecontext(&emu_f[t].ctx, emu_fiber_main, 0);
-    }
+    for (int t = 0; t < emu_n; t++) { emu_done[t] = 0; emu_fiber_init(t); }
     while (emu_alive > 0)
         for (int t = 0; t < emu_n; t++) {
-            if (emu_f[t].done) continue;
+            if (emu_done[t]) continue;
             emu_cur = t;
             threadIdx.x = (unsigned)t % blockDim.x;
             threadIdx.y = (unsigned)t / blockDim.x % blockDim.y;
             threadIdx.z = (unsigned)t / (blockDim.x * blockDim.y);
-            swapcontext(&emu_sched, &emu_f[t].ctx);
+            emu_resume(t);
         }
 }
 
