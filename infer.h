@@ -42,6 +42,8 @@
  * OPTIONS (define before including, in the file that has INFER_IMPLEMENTATION)
  *   INFER_MALLOC / INFER_REALLOC / INFER_FREE   allocator (define all three or none)
  *   INFER_NO_SIMD                              use the scalar kernels only
+ *   INFER_CUDA                                 infer_cuda.cu is linked in: infer_gpu_kernels
+ *                                              returns its table (`make cuda` sets this)
  *
  * HOW TO READ THIS FILE
  *   Start at >>forward: it is the model, written as the equations. Every call there goes
