@@ -325,7 +325,7 @@ static int run_bench(const options *o, infer_model *m, infer_session *s) {
     const infer_gguf *g = infer_model_gguf(m);
     for (int64_t i = 0; i < g->n_tensors; i++) wbytes += g->tensors[i].nbytes;
     printf("bench pp=%d tg=%d pp_tok_s=%.2f tg_tok_s=%.2f rss_mb=%.0f\n", pp, tg, best_pp, best_tg, peak_rss_mb());
-    printf("weights_mb=%.0f threads=%d backend=%s\n", wbytes / 1048576.0, o->n_threads, o->gpu ? "gpu" : "cpu");
+    printf("weights_mb=%.0f threads=%d\n", wbytes / 1048576.0, o->n_threads);
     free(ids); free(logits);
     return 0;
 }
