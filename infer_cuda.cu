@@ -45,6 +45,20 @@
  *   INFER_ERR_BACKEND and infer_eval turns it into a message. Weight types without kernels
  *   here (the grid i-quants IQ1_S..IQ3_S) and shapes beyond the kernels' limits are refused
  *   when the model is uploaded (supports_type, supports_config), never at run time.
+ *
+ * TESTING
+ *   ./tests-cuda gpu_       every op and weight type against the CPU (infer_backend_diff),
+ *                           whole models layer by layer, the golden greedy story; SKIP
+ *                           lines without a device. ./infer-cuda --diff -m MODEL likewise.
+ *   ./tests-cuda cuda_      the weight decoders below, run on the host, bit for bit against
+ *                           the CPU's dequantizers (no device needed)
+ *   make cuda-emu           the same GPU tests with this file's kernels run on the CPU by
+ *                           tools/cuda_emu.h: their logic, checked without a GPU
+ *
+ * NOT YET
+ *   Tensor cores (the tiles are f32 FMAs), int8 activations, a chunked (matrix-product) form
+ *   of the delta rule, CUDA graphs for the per-token launches. The matvec decodes every
+ *   weight with byte loads and scalar maths; it is correct first, not at the roofline.
  */
 #include "infer.h"
 
