@@ -79,6 +79,11 @@ CUDA_DIR  := build-cuda
 
 cuda: infer-cuda tests-cuda
 
+# `make CUDA=1` builds the CUDA variants along with the plain programs
+ifeq ($(CUDA),1)
+all: cuda
+endif
+
 $(CUDA_DIR)/infer_cuda.o: infer_cuda.cu $(HDR)
 	@mkdir -p $(CUDA_DIR)
 	$(NVCC) $(NVCCFLAGS) -c -o $@ infer_cuda.cu
