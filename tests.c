@@ -3763,11 +3763,13 @@ static const char *backend_models[] = {
 };
 #define N_BACKEND_MODELS (int)(sizeof backend_models / sizeof backend_models[0])
 
-/* logits of 20 prompt tokens and 3 decode steps on a backend */
+/* logits of 20 prompt tokens and 3 decode steps on a backend (precise = 2: precise, with the
+ * prompt in chunks of 7 tokens, so the block table grows between chunks) */
 static float *backend_logits(infer_model *m, const infer_kernels *k, int precise, infer_error *err) {
     const int V = infer_model_config(m)->n_vocab;
     infer_session_params sp = infer_session_default_params();
-    sp.precise = precise;
+    sp.precise = precise > 0;
+    sp.n_ubatch = precise == 2 ? 7 : 0;
     sp.n_ctx = 64;
     sp.n_threads = 2;
     sp.backend = k;
@@ -3794,7 +3796,7 @@ static void test_backend_fake_device(void) {
         if (infer_model_load(&m, backend_models[i], NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", backend_models[i], err.msg); continue; }
         const infer_kernels *k = fake_device();
         const int V = infer_model_config(m)->n_vocab;
-        for (int precise = 0; precise < 2; precise++) {
+        for (int precise = 0; precise < 3; precise++) {
             float *a = backend_logits(m, NULL, precise, &err), *b = backend_logits(m, k, precise, &err);
             CHECK_MSG(a && b, "%s: %s", backend_models[i], err.msg);
             if (a && b) CHECK_MSG(memcmp(a, b, sizeof(float) * (size_t)V * 23) == 0, "%s precise=%d: fake device logits differ", backend_models[i], precise);
