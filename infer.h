@@ -11066,6 +11066,8 @@ static infer_status infer__load_tokenizer(infer_model *m, infer_error *err) {
  *   1e-4  reductions over long rows (matmul, attention, the delta rule): f32 sums taken in
  *         a different order differ by a few ulp times sqrt(K)
  *   2e-3  whole-model hidden states and logits, where those differences compound
+ *   1e-2  prompt-sized matmuls in the backend's fast mode (TF32 tensor cores on the GPU,
+ *         int8 activations on the CPU) against the same exact reference
  * Integer results (the router's expert ids) and the KV cache bytes must match exactly.
  * ---------------------------------------------------------------------------------------- */
 #ifdef INFER_CUDA
@@ -11085,10 +11087,11 @@ infer_status infer_gpu_kernels(const infer_kernels **out, infer_error *err) {
 #define INFER__TOL_ELEM 1e-5
 #define INFER__TOL_SUM  1e-4
 #define INFER__TOL_MODEL 2e-3
+#define INFER__TOL_FAST 1e-2
 
 typedef struct infer__diff {
     const infer_kernels *ka, *kb;     /* a: the CPU reference (precise), b: the backend under test */
-    void *ca, *cb;
+    void *ca, *cb, *cb_fast;          /* cb_fast: the backend in its fast (not precise) mode */
     void (*print)(void *user, const char *line);
     void *user;
     int n_bad;                        /* results beyond tolerance */
@@ -11233,6 +11236,10 @@ static void infer__diff_type(infer__diff *d, infer_type t) {
                 d->kb->matmul(d->cb, (float *)o.b, &w.tb, (const float *)x.b, rows);
                 snprintf(what, sizeof what, "%s K=%lld rows=%d", tn, (long long)K, rows);
                 infer__diff_cmp(d, "matmul", what, &o, INFER__TOL_SUM);
+                if (rows > 8) {               /* prompt-sized: the fast mode against the same reference */
+                    d->kb->matmul(d->cb_fast, (float *)o.b, &w.tb, (const float *)x.b, rows);
+                    infer__diff_cmp(d, "matmul fast", what, &o, INFER__TOL_FAST);
+                }
             }
             infer__pair_free(d, &x); infer__pair_free(d, &o);
         }
@@ -11265,6 +11272,10 @@ static void infer__diff_type(infer__diff *d, infer_type t) {
             d->kb->matmul_id(d->cb, (float *)o.b, &w.tb, (const float *)x.b, (const int32_t *)ids.b, rows, n_used, per_slot);
             snprintf(what, sizeof what, "%s rows=%d x_per_slot=%d", tn, rows, per_slot);
             infer__diff_cmp(d, "matmul_id", what, &o, INFER__TOL_SUM);
+            if (rows > 8) {
+                d->kb->matmul_id(d->cb_fast, (float *)o.b, &w.tb, (const float *)x.b, (const int32_t *)ids.b, rows, n_used, per_slot);
+                infer__diff_cmp(d, "matmul_id fast", what, &o, INFER__TOL_FAST);
+            }
         }
         infer__pair_free(d, &ids); infer__pair_free(d, &x); infer__pair_free(d, &o);
     }
@@ -11550,6 +11561,7 @@ int infer_backend_diff(const infer_kernels *k, infer_model *m, int n_tokens, int
     if (n_tokens < 2) n_tokens = 2;
     if (d.ka->ctx_create(&d.ca, infer__n_cores(), 1, err) != INFER_OK) return -1;
     if (k->ctx_create(&d.cb, infer__n_cores(), 1, err) != INFER_OK) { d.ka->ctx_free(d.ca); return -1; }
+    if (k->ctx_create(&d.cb_fast, infer__n_cores(), 0, err) != INFER_OK) { k->ctx_free(d.cb); d.ka->ctx_free(d.ca); return -1; }
     infer__diff_say(&d, "backend diff: %s against the cpu (precise)", k->name);
     if (what & INFER_DIFF_OPS) infer__diff_ops(&d);
     infer_error merr;
@@ -11563,6 +11575,7 @@ int infer_backend_diff(const infer_kernels *k, infer_model *m, int n_tokens, int
     } else {
         infer__diff_say(&d, "%d result%s beyond tolerance", d.n_bad, d.n_bad == 1 ? "" : "s");
     }
+    k->ctx_free(d.cb_fast);
     k->ctx_free(d.cb);
     d.ka->ctx_free(d.ca);
     return rc;

@@ -16,17 +16,20 @@
  *   (when it grows) the block table go up, and only the logits come back.
  *
  * PRECISION
- *   Everything is f32 arithmetic on weights dequantized in registers, in the precise and the
- *   fast mode alike: the precise flag only chooses the KV cache type (F32; the fast mode's
- *   default is F16). The CPU's fast path quantizes activations to int8 blocks; this backend
- *   does not, so it is at least as close to the reference as the CPU's fast path.
+ *   precise: f32 arithmetic everywhere on weights dequantized in registers, F32 KV cache.
+ *   fast (the default): the same, except that prompt-sized matmuls (more than 8 rows) run
+ *   on tensor cores in TF32 (f32 range, 10-bit mantissa, f32 sums) and the KV cache is F16
+ *   unless asked otherwise. The CPU's fast path quantizes activations to int8 blocks; TF32
+ *   products round less than that, so the GPU's fast mode is at least as close to the
+ *   reference as the CPU's.
  *
  * KERNELS (one CUDA thread block per row, warp per output, ... as each comment says)
  *   memory      cudaMalloc / cudaMemcpyAsync on the context's stream
  *   matmul      rows <= 8: k_matvec, one warp per output column, each lane decoding 32
  *               weights at a time ("chunks") in registers and dotting them with up to 8
  *               activation rows; rows > 8: k_matmul_tiled, 64x64 output tiles, weights
- *               dequantized into shared memory 32 columns at a time
+ *               dequantized into shared memory 32 columns at a time, then f32 FMAs
+ *               (precise) or TF32 tensor-core MMAs (fast)
  *   matmul_id   decode: k_matvec's inner loop per (token, expert slot); a prompt: the rows
  *               grouped by expert on the device, then k_matmul_tiled's tiles per expert
  *   attention   online softmax, one block per (query row, head, split); long contexts with
@@ -56,7 +59,7 @@
  *                           tools/cuda_emu.h: their logic, checked without a GPU
  *
  * NOT YET
- *   Tensor cores (the tiles are f32 FMAs), int8 activations, a chunked (matrix-product) form
+ *   FP16/BF16/int8 tensor-core paths (only TF32 now), a chunked (matrix-product) form
  *   of the delta rule, CUDA graphs for the per-token launches. The matvec decodes every
  *   weight with byte loads and scalar maths; it is correct first, not at the roofline.
  */
@@ -67,6 +70,7 @@
 #else
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
+#include <mma.h>
 #define INFER_CUDA_LAUNCH(grid, block, shm, stream, ...) __VA_ARGS__<<<(grid), (block), (shm), (stream)>>>
 #define INFER_CUDA_DYN_SHARED(type, name) extern __shared__ type name[]
 #endif
@@ -74,6 +78,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+using namespace nvcuda;
 
 /* ------------------------------------------------------------------------------------------
  * The context: a stream per session, and the first error met on it.
@@ -645,12 +650,70 @@ INFER_CUDA_UNROLL
     }
 }
 
-template <int T>
+/* The fast mode's tiles on tensor cores: the same 64x64 tile and 32-column steps, the
+ * products in TF32 (the f32 range, a 10-bit mantissa; sums in f32). Warp w owns rows
+ * 16 (w / 2) .. + 16 and columns 32 (w % 2) .. + 32 of the tile as two 16x16 accumulators,
+ * and steps k by 8: A = Xs (row-major), B[k][n] = W[n][k] = Ws read column-major. Rows of
+ * 36 and 68 floats keep every fragment pointer 32-byte aligned, as load/store_matrix_sync
+ * require. The precise mode keeps tile_matmul's exact f32 products. */
+template <int T, class Rows>
+__device__ void tile_matmul_tc(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, float scale, int n0, Rows rows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800          /* no TF32 MMA before Ampere */
+    tile_matmul<T>(out, W, row_bytes, x, K, N, scale, n0, rows);
+#else
+    __shared__ __align__(32) float Ws[INFER_CUDA_TILE][36];
+    __shared__ __align__(32) float Xs[INFER_CUDA_TILE][36];
+    __shared__ __align__(32) float Cs[INFER_CUDA_TILE][68];
+    __shared__ int xr[INFER_CUDA_TILE];
+    const int tid = threadIdx.x, warp = tid / 32, wi = warp / 2, wj = (warp % 2) * 2, nch = (K + 31) / 32;
+    if (tid < INFER_CUDA_TILE) xr[tid] = tid < rows.n ? rows.xrow(tid) : -1;
+    wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[2];
+    wmma::fill_fragment(acc[0], 0.0f);
+    wmma::fill_fragment(acc[1], 0.0f);
+    for (int c = 0; c < nch; c++) {
+        __syncthreads();
+        if (tid < INFER_CUDA_TILE) {
+            float w[32];
+            if (n0 + tid < N) Dq<T>::chunk(W + (size_t)(n0 + tid) * row_bytes, c, K, w);
+            else for (int i = 0; i < 32; i++) w[i] = 0.0f;
+INFER_CUDA_UNROLL
+            for (int i = 0; i < 32; i++) Ws[tid][i] = w[i];
+        }
+        for (int i = tid; i < INFER_CUDA_TILE * 32; i += 256) {
+            const int rr = i / 32, kk = i % 32, k = 32 * c + kk;
+            Xs[rr][kk] = xr[rr] >= 0 && k < K ? x[(size_t)xr[rr] * K + k] : 0.0f;
+        }
+        __syncthreads();
+INFER_CUDA_UNROLL
+        for (int kk = 0; kk < 32; kk += 8) {
+            wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> a;
+            wmma::load_matrix_sync(a, &Xs[16 * wi][kk], 36);
+            for (int i = 0; i < a.num_elements; i++) a.x[i] = wmma::__float_to_tf32(a.x[i]);
+INFER_CUDA_UNROLL
+            for (int j = 0; j < 2; j++) {
+                wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> b;
+                wmma::load_matrix_sync(b, &Ws[16 * (wj + j)][kk], 36);
+                for (int i = 0; i < b.num_elements; i++) b.x[i] = wmma::__float_to_tf32(b.x[i]);
+                wmma::mma_sync(acc[j], a, b, acc[j]);
+            }
+        }
+    }
+    for (int j = 0; j < 2; j++) wmma::store_matrix_sync(&Cs[16 * wi][16 * (wj + j)], acc[j], 68, wmma::mem_row_major);
+    __syncthreads();
+    for (int i = tid; i < INFER_CUDA_TILE * INFER_CUDA_TILE; i += 256) {
+        const int r = i / INFER_CUDA_TILE, n = n0 + i % INFER_CUDA_TILE;
+        if (r < rows.n && n < N) out[(size_t)rows.orow(r) * N + n] = Cs[r][i % INFER_CUDA_TILE] * scale;
+    }
+#endif
+}
+
+template <int T, int TC>
 __global__ void __launch_bounds__(256) k_matmul_tiled(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, int rows, float scale) {
     RowsPlain rp;
     rp.r0 = blockIdx.y * INFER_CUDA_TILE;
     rp.n = rows - rp.r0 < INFER_CUDA_TILE ? rows - rp.r0 : INFER_CUDA_TILE;
-    tile_matmul<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp);
+    if constexpr (TC) tile_matmul_tc<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp);
+    else tile_matmul<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp);
 }
 
 /* MoE with many tokens: the (token, slot) rows are first grouped by expert on the device
@@ -676,7 +739,7 @@ __global__ void k_moe_group(const int32_t *ids, int n_out, int E, int32_t *start
     }
 }
 
-template <int T>
+template <int T, int TC>
 __global__ void __launch_bounds__(256) k_matmul_id_tiled(float *out, const uint8_t *W, size_t row_bytes, const float *x, const int32_t *start,
                                                          const int32_t *order, int K, int N, int n_used, int x_per_slot, float scale) {
     const int e = blockIdx.z;
@@ -687,7 +750,8 @@ __global__ void __launch_bounds__(256) k_matmul_id_tiled(float *out, const uint8
     rr.n_used = n_used;
     rr.x_per_slot = x_per_slot;
     if (rr.n <= 0) return;                  /* the whole block: past this expert's rows */
-    tile_matmul<T>(out, W + (size_t)e * N * row_bytes, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rr);
+    if constexpr (TC) tile_matmul_tc<T>(out, W + (size_t)e * N * row_bytes, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rr);
+    else tile_matmul<T>(out, W + (size_t)e * N * row_bytes, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rr);
 }
 
 /* out[r, s, :] = W_e x[r or (r, s)] with e = ids[r, s]: k_matvec's warp per output column,
@@ -746,7 +810,10 @@ static void infer_cuda_matmul(void *ctx, float *out, const infer_tensor *w, cons
     } else {
         dim3 grid((N + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE, (rows + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE);
         switch (w->type) {
-#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: INFER_CUDA_LAUNCH(grid, 256, 0, c->stream, k_matmul_tiled<INFER_TYPE_##t>)(out, W, rb, x, K, N, rows, w->scale); break;
+#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: \
+        if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c->stream, k_matmul_tiled<INFER_TYPE_##t, 0>)(out, W, rb, x, K, N, rows, w->scale); \
+        else INFER_CUDA_LAUNCH(grid, 256, 0, c->stream, k_matmul_tiled<INFER_TYPE_##t, 1>)(out, W, rb, x, K, N, rows, w->scale); \
+        break;
         INFER_CUDA_TYPES(INFER_CUDA_CASE)
 #undef INFER_CUDA_CASE
         default: infer_cuda_record(c, cudaErrorNotSupported, "matmul: weight type without kernels"); return;
@@ -770,7 +837,10 @@ static void infer_cuda_matmul_id(void *ctx, float *out, const infer_tensor *w, c
         INFER_CUDA_LAUNCHED(c, "matmul_id (grouping)");
         dim3 grid((N + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE, (n_out + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE, E);
         switch (w->type) {
-#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: INFER_CUDA_LAUNCH(grid, 256, 0, c->stream, k_matmul_id_tiled<INFER_TYPE_##t>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale); break;
+#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: \
+        if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c->stream, k_matmul_id_tiled<INFER_TYPE_##t, 0>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale); \
+        else INFER_CUDA_LAUNCH(grid, 256, 0, c->stream, k_matmul_id_tiled<INFER_TYPE_##t, 1>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale); \
+        break;
         INFER_CUDA_TYPES(INFER_CUDA_CASE)
 #undef INFER_CUDA_CASE
         default: infer_cuda_record(c, cudaErrorNotSupported, "matmul_id: weight type without kernels"); return;

@@ -113,6 +113,58 @@ static inline float __fmul_rn(float a, float b) { return a * b; }
 static inline float __fadd_rn(float a, float b) { return a + b; }
 static inline float __fsub_rn(float a, float b) { return a - b; }
 
+/* ---- tensor-core fragments (nvcuda::wmma), the TF32 m16n16k8 shapes this project uses.
+ * The real fragments spread a tile over the warp's lanes in an unspecified layout; here
+ * every thread holds the whole tile and does the whole product, which is the same
+ * observable behaviour (load, mma, store are warp-collective with identical results). ---- */
+#define __align__(n) __attribute__((aligned(n)))
+namespace nvcuda {
+namespace wmma {
+struct matrix_a {}; struct matrix_b {}; struct accumulator {};
+struct row_major {}; struct col_major {};
+namespace precision { struct tf32 {}; }
+enum layout_t { mem_row_major, mem_col_major };
+template <int R, int C> struct emu_tile { enum { rows = R, cols = C, num_elements = R * C }; float x[R * C]; };
+template <class Use, int M, int N, int K, class T, class Layout = void> struct fragment;
+template <int M, int N, int K> struct fragment<matrix_a, M, N, K, precision::tf32, row_major> : emu_tile<M, K> {};
+template <int M, int N, int K> struct fragment<matrix_b, M, N, K, precision::tf32, col_major> : emu_tile<K, N> {};
+template <int M, int N, int K> struct fragment<accumulator, M, N, K, float, void> : emu_tile<M, N> {};
+/* A (M x K) row-major: element (m, k) at p[m ldm + k] */
+template <int M, int N, int K> static void load_matrix_sync(fragment<matrix_a, M, N, K, precision::tf32, row_major> &f, const float *p, unsigned ldm) {
+    for (int m = 0; m < M; m++) for (int k = 0; k < K; k++) f.x[m * K + k] = p[(size_t)m * ldm + k];
+}
+/* B (K x N) column-major: element (k, n) at p[n ldm + k] */
+template <int M, int N, int K> static void load_matrix_sync(fragment<matrix_b, M, N, K, precision::tf32, col_major> &f, const float *p, unsigned ldm) {
+    for (int k = 0; k < K; k++) for (int n = 0; n < N; n++) f.x[k * N + n] = p[(size_t)n * ldm + k];
+}
+template <int M, int N, int K> static void fill_fragment(fragment<accumulator, M, N, K, float, void> &f, float v) {
+    for (int i = 0; i < M * N; i++) f.x[i] = v;
+}
+template <int M, int N, int K> static void mma_sync(fragment<accumulator, M, N, K, float, void> &d, const fragment<matrix_a, M, N, K, precision::tf32, row_major> &a,
+                                                    const fragment<matrix_b, M, N, K, precision::tf32, col_major> &b, const fragment<accumulator, M, N, K, float, void> &c) {
+    float r[M * N];
+    for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) {
+            float s = c.x[m * N + n];
+            for (int k = 0; k < K; k++) s += a.x[m * K + k] * b.x[k * N + n];
+            r[m * N + n] = s;
+        }
+    memcpy(d.x, r, sizeof r);
+}
+template <int M, int N, int K> static void store_matrix_sync(float *p, const fragment<accumulator, M, N, K, float, void> &f, unsigned ldm, layout_t) {
+    for (int m = 0; m < M; m++) for (int n = 0; n < N; n++) p[(size_t)m * ldm + n] = f.x[m * N + n];
+}
+/* f32 -> TF32: round the mantissa to 10 bits, to nearest with ties away from zero (cvt.rna) */
+static inline float __float_to_tf32(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
+    memcpy(&f, &u, 4);
+    return f;
+}
+}
+}
+
 /* ---- fibers ---- */
 #define EMU_MAX_THREADS 1024
 #define EMU_STACK (64 * 1024)
