@@ -11066,8 +11066,8 @@ static infer_status infer__load_tokenizer(infer_model *m, infer_error *err) {
  *   1e-4  reductions over long rows (matmul, attention, the delta rule): f32 sums taken in
  *         a different order differ by a few ulp times sqrt(K)
  *   2e-3  whole-model hidden states and logits, where those differences compound
- *   1e-2  prompt-sized matmuls in the backend's fast mode (TF32 tensor cores on the GPU,
- *         int8 activations on the CPU) against the same exact reference
+ *   1e-2  prompt-sized matmuls in the backend's fast mode (split-TF32 tensor cores on the
+ *         GPU, int8 activations on the CPU) against the same exact reference
  * Integer results (the router's expert ids) and the KV cache bytes must match exactly.
  * ---------------------------------------------------------------------------------------- */
 #ifdef INFER_CUDA

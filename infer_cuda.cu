@@ -18,10 +18,9 @@
  * PRECISION
  *   precise: f32 arithmetic everywhere on weights dequantized in registers, F32 KV cache.
  *   fast (the default): the same, except that prompt-sized matmuls (more than 8 rows) run
- *   on tensor cores in TF32 (f32 range, 10-bit mantissa, f32 sums) and the KV cache is F16
- *   unless asked otherwise. The CPU's fast path quantizes activations to int8 blocks; TF32
- *   products round less than that, so the GPU's fast mode is at least as close to the
- *   reference as the CPU's.
+ *   on tensor cores as split TF32 products ("3xTF32", about f32 accuracy, see
+ *   tile_matmul_tc) and the KV cache is F16 unless asked otherwise. The CPU's fast path
+ *   quantizes activations to int8 blocks; this is closer to the reference than that.
  *
  * KERNELS (one CUDA thread block per row, warp per output, ... as each comment says)
  *   memory      cudaMalloc / cudaMemcpyAsync on the context's stream
@@ -651,7 +650,11 @@ INFER_CUDA_UNROLL
 }
 
 /* The fast mode's tiles on tensor cores: the same 64x64 tile and 32-column steps, the
- * products in TF32 (the f32 range, a 10-bit mantissa; sums in f32). Warp w owns rows
+ * products on TF32 MMAs (f32 range, 10-bit mantissa, f32 sums). One TF32 product would
+ * round every activation to 11 significant bits (a relative error near 5e-4, which a deep
+ * model turns into 1e-3..1e-2 on the logits), so each operand is split as v = hi + lo, both
+ * TF32, and a b = a_hi b_hi + a_hi b_lo + a_lo b_hi (the lo*lo term is below f32's
+ * precision): three MMAs per step and about f32 accuracy. Warp w owns rows
  * 16 (w / 2) .. + 16 and columns 32 (w % 2) .. + 32 of the tile as two 16x16 accumulators,
  * and steps k by 8: A = Xs (row-major), B[k][n] = W[n][k] = Ws read column-major. Rows of
  * 36 and 68 floats keep every fragment pointer 32-byte aligned, as load/store_matrix_sync
@@ -686,15 +689,25 @@ INFER_CUDA_UNROLL
         __syncthreads();
 INFER_CUDA_UNROLL
         for (int kk = 0; kk < 32; kk += 8) {
-            wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> a;
-            wmma::load_matrix_sync(a, &Xs[16 * wi][kk], 36);
-            for (int i = 0; i < a.num_elements; i++) a.x[i] = wmma::__float_to_tf32(a.x[i]);
+            wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> a_hi, a_lo;
+            wmma::load_matrix_sync(a_hi, &Xs[16 * wi][kk], 36);
+            for (int i = 0; i < a_hi.num_elements; i++) {
+                const float v = a_hi.x[i], hi = wmma::__float_to_tf32(v);
+                a_hi.x[i] = hi;
+                a_lo.x[i] = wmma::__float_to_tf32(v - hi);
+            }
 INFER_CUDA_UNROLL
             for (int j = 0; j < 2; j++) {
-                wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> b;
-                wmma::load_matrix_sync(b, &Ws[16 * (wj + j)][kk], 36);
-                for (int i = 0; i < b.num_elements; i++) b.x[i] = wmma::__float_to_tf32(b.x[i]);
-                wmma::mma_sync(acc[j], a, b, acc[j]);
+                wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> b_hi, b_lo;
+                wmma::load_matrix_sync(b_hi, &Ws[16 * (wj + j)][kk], 36);
+                for (int i = 0; i < b_hi.num_elements; i++) {
+                    const float v = b_hi.x[i], hi = wmma::__float_to_tf32(v);
+                    b_hi.x[i] = hi;
+                    b_lo.x[i] = wmma::__float_to_tf32(v - hi);
+                }
+                wmma::mma_sync(acc[j], a_lo, b_hi, acc[j]);     /* small terms first */
+                wmma::mma_sync(acc[j], a_hi, b_lo, acc[j]);
+                wmma::mma_sync(acc[j], a_hi, b_hi, acc[j]);
             }
         }
     }
