@@ -10262,6 +10262,21 @@ infer_status infer_model_load(infer_model **out, const char *path, const infer_m
     return INFER_OK;
 }
 
+/* A backend must fill every entry of the table the forward pass may call: one left NULL
+ * (an op it lacks) refuses the model when it is put on that backend, by the op's name,
+ * instead of failing in the middle of a run. */
+static infer_status infer__backend_check(const infer_kernels *k, infer_error *err) {
+#define INFER__NEED(f) if (!k->f) return infer__fail(err, INFER_ERR_UNSUPPORTED, "the %s backend has no '%s' op", k->name ? k->name : "?", #f);
+    INFER__NEED(alloc) INFER__NEED(free) INFER__NEED(upload) INFER__NEED(download) INFER__NEED(sync) INFER__NEED(supports_type)
+    INFER__NEED(embed) INFER__NEED(rmsnorm) INFER__NEED(matmul) INFER__NEED(add) INFER__NEED(add_rows) INFER__NEED(rope)
+    INFER__NEED(kv_store) INFER__NEED(attention) INFER__NEED(swiglu) INFER__NEED(zero) INFER__NEED(copy_rows) INFER__NEED(mul_sigmoid)
+    INFER__NEED(l2norm) INFER__NEED(rope_multi) INFER__NEED(moe_route) INFER__NEED(matmul_id) INFER__NEED(moe_sum)
+    INFER__NEED(conv1d_silu) INFER__NEED(deltanet_gates) INFER__NEED(deltanet_step) INFER__NEED(deltanet_chunked) INFER__NEED(glu)
+    INFER__NEED(ctx_create) INFER__NEED(ctx_free) INFER__NEED(last_error) INFER__NEED(supports_config)
+#undef INFER__NEED
+    return INFER_OK;
+}
+
 /* ---- device copies of the weights ---- */
 static void infer__device_weights_free(infer_model *m) {
     infer__device_weights *d = &m->dev;
@@ -10324,6 +10339,7 @@ static infer_status infer__upload_weights(infer_model *m, infer_error *err) {
 
 infer_status infer_model_upload(infer_model *m, const infer_kernels *k, infer_error *err) {
     if (!m->layers) return infer__fail(err, INFER_ERR_ARG, "model was loaded vocab-only; it cannot run");
+    INFER__TRY(infer__backend_check(k, err));
     if (k->host_memory || m->dev.k == k) return INFER_OK;
     if (m->dev.k) return infer__fail(err, INFER_ERR_ARG, "the model's weights are already on the %s backend", m->dev.k->name);
     char why[256] = "";
@@ -10581,6 +10597,7 @@ infer_status infer_session_create(infer_session **out, infer_model *m, const inf
     if (p.precise) p.kv_type = INFER_TYPE_F32;
     if (p.kv_type != INFER_TYPE_F32 && p.kv_type != INFER_TYPE_F16) return infer__fail(err, INFER_ERR_ARG, "KV cache type must be f32 or f16");
     const infer_kernels *k = p.backend ? p.backend : infer_cpu_kernels();
+    INFER__TRY(infer__backend_check(k, err));
     char why[256] = "";
     if (!k->supports_config(c, why, sizeof why)) return infer__fail(err, INFER_ERR_UNSUPPORTED, "the %s backend cannot run this model: %s", k->name, why);
     if (!k->host_memory) INFER__TRY(infer_model_upload(m, k, err));   /* once per model */

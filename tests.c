@@ -3836,6 +3836,10 @@ static void test_backend_refuses(void) {
     CHECK(infer_session_create(&s, m, &sp, &err) == INFER_ERR_UNSUPPORTED);
     CHECK_MSG(strstr(err.msg, "cannot run this model: head size"), "%s", err.msg);
     CHECK(fake_mem.count == 0);                    /* the failed upload gave its memory back */
+    k.supports_config = infer_cpu_kernels()->supports_config;
+    k.glu = NULL;                                  /* an op the backend lacks */
+    CHECK(infer_session_create(&s, m, &sp, &err) == INFER_ERR_UNSUPPORTED);
+    CHECK_MSG(strstr(err.msg, "picky backend has no 'glu' op"), "%s", err.msg);
     sp.backend = NULL;                             /* and the CPU still runs the model */
     CHECK(infer_session_create(&s, m, &sp, &err) == INFER_OK);
     int32_t t = 1;
