@@ -73,6 +73,7 @@
 #define INFER_CUDA_LAUNCH(grid, block, shm, stream, ...) __VA_ARGS__<<<(grid), (block), (shm), (stream)>>>
 #define INFER_CUDA_DYN_SHARED(type, name) extern __shared__ type name[]
 #endif
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,10 +101,14 @@ static void infer_cuda_record(infer_cuda_ctx *c, cudaError_t e, const char *what
 /* after a launch: a bad configuration shows up here, a fault in the kernel at the next sync */
 #define INFER_CUDA_LAUNCHED(c, what) infer_cuda_record((c), cudaGetLastError(), (what))
 
-static void infer_cuda_set_error(infer_error *err, infer_status st, const char *fmt, const char *a, const char *b) {
+static void infer_cuda_set_error(infer_error *err, infer_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void infer_cuda_set_error(infer_error *err, infer_status st, const char *fmt, ...) {
     if (!err) return;
+    va_list ap;
+    va_start(ap, fmt);
     err->status = st;
-    snprintf(err->msg, sizeof err->msg, fmt, a, b);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
 }
 
 /* ---- memory ---- */
@@ -121,11 +126,13 @@ static void infer_cuda_free(void *ctx, void *p) {
     infer_cuda_record(c, cudaStreamSynchronize(c->stream), "cudaStreamSynchronize");
     infer_cuda_record(c, cudaFree(p), "cudaFree");
 }
-/* From pageable host memory cudaMemcpyAsync returns once the bytes are staged, so the
- * caller may reuse src at once (the positions array is rewritten every chunk). */
+/* Waits for the copy: the caller reuses src at once (the positions of the next chunk go
+ * into the same host array). Per token that is a wait on an idle stream -- the previous
+ * token's logits were already waited for. */
 static infer_status infer_cuda_upload(void *ctx, void *dst, const void *src, size_t bytes) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (bytes) infer_cuda_record(c, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, c->stream), "upload (cudaMemcpyAsync)");
+    infer_cuda_record(c, cudaStreamSynchronize(c->stream), "upload (cudaStreamSynchronize)");
     return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
 }
 static infer_status infer_cuda_download(void *ctx, void *dst, const void *src, size_t bytes) {
@@ -1413,9 +1420,9 @@ static void infer_cuda_deltanet(void *ctx, float *out, const float *q, const flo
 static infer_status infer_cuda_ctx_create(void **out, int n_threads, int precise, infer_error *err) {
     (void)n_threads;
     *out = NULL;
-    if (infer_cuda_device < 0) { infer_cuda_set_error(err, INFER_ERR_BACKEND, "%s%s", "cuda backend: infer_cuda_init was not called", ""); return INFER_ERR_BACKEND; }
+    if (infer_cuda_device < 0) { infer_cuda_set_error(err, INFER_ERR_BACKEND, "cuda backend: infer_cuda_init was not called"); return INFER_ERR_BACKEND; }
     infer_cuda_ctx *c = (infer_cuda_ctx *)calloc(1, sizeof *c);
-    if (!c) { infer_cuda_set_error(err, INFER_ERR_NOMEM, "%s%s", "out of memory", ""); return INFER_ERR_NOMEM; }
+    if (!c) { infer_cuda_set_error(err, INFER_ERR_NOMEM, "out of memory"); return INFER_ERR_NOMEM; }
     c->precise = precise;
     cudaError_t e = cudaSetDevice(infer_cuda_device);
     if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
@@ -1493,13 +1500,11 @@ infer_status infer_cuda_init(int device, infer_error *err) {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n == 0) {
-        infer_cuda_set_error(err, INFER_ERR_BACKEND, "no CUDA device: %s%s", e != cudaSuccess ? cudaGetErrorString(e) : "none found", "");
+        infer_cuda_set_error(err, INFER_ERR_BACKEND, "no CUDA device: %s", e != cudaSuccess ? cudaGetErrorString(e) : "none found");
         return INFER_ERR_BACKEND;
     }
     if (device < 0 || device >= n) {
-        char nd[32];
-        snprintf(nd, sizeof nd, "%d", n);
-        infer_cuda_set_error(err, INFER_ERR_ARG, "no CUDA device with that number (there are %s)%s", nd, "");
+        infer_cuda_set_error(err, INFER_ERR_ARG, "no CUDA device %d (there are %d)", device, n);
         return INFER_ERR_ARG;
     }
     if ((e = cudaSetDevice(device)) != cudaSuccess ||
