@@ -3,6 +3,9 @@
 #   make test       build and run the tests (fast; skips what needs ../shared when it is absent)
 #   make test-asan  the tests under AddressSanitizer + UBSan
 #   make bench      speed table (not part of the tests)
+#   make cuda       ./infer-cuda and ./tests-cuda: the same programs with the CUDA backend
+#                   (infer_cuda.cu, built by nvcc); the targets above never need nvcc
+#   make cuda-emu   ./tests-cuda-emu, ./infer-cuda-emu: the CUDA kernels emulated on the CPU
 CC      ?= cc
 STB_CFLAGS := $(shell pkg-config --cflags stb 2>/dev/null)
 # -ffp-contract=off: the bit-exact quant tests need plain multiply-then-add rounding.
@@ -64,7 +67,55 @@ bench: infer tools/convert
 	  for pp in 128 2048; do ./infer -m $$f --bench --bench-pp $$pp --bench-tg 32 --bench-reps 1 -t $(BENCH_THREADS) -c 2200 2>/dev/null | \
 	    awk -v pp=$$pp '/^bench/ { split($$5, kv, "="); printf "  context %5d: tg %s tok/s\n", pp, kv[2] }'; done; fi
 
-clean:
-	rm -f infer tests tests-asan tools/convert
+# The CUDA build. main.c and tests.c are compiled by $(CC) with -DINFER_CUDA (which makes
+# infer_gpu_kernels call into infer_cuda.cu), infer_cuda.cu by nvcc: SASS for Hopper (sm_90)
+# plus compute_80 PTX, which the driver compiles for any newer GPU (Ampere and later).
+# Objects go to build-cuda/, the programs to ./infer-cuda and ./tests-cuda, so the plain
+# ./infer and ./tests (and `make test`) are untouched by it.
+NVCC      ?= $(shell command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)
+CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=compute_80
+NVCCFLAGS ?= -O3
+override NVCCFLAGS += -std=c++17 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra -I.
+CUDA_DIR  := build-cuda
 
-.PHONY: all test test-asan clean bench check-cxx
+cuda: infer-cuda tests-cuda
+
+# `make CUDA=1` builds the CUDA variants along with the plain programs
+ifeq ($(CUDA),1)
+all: cuda
+endif
+
+$(CUDA_DIR)/infer_cuda.o: infer_cuda.cu $(HDR)
+	@mkdir -p $(CUDA_DIR)
+	$(NVCC) $(NVCCFLAGS) -c -o $@ infer_cuda.cu
+
+$(CUDA_DIR)/%.o: %.c $(HDR)
+	@mkdir -p $(CUDA_DIR)
+	$(CC) $(CFLAGS) -DINFER_CUDA -c -o $@ $<
+
+infer-cuda: $(CUDA_DIR)/main.o $(CUDA_DIR)/infer_cuda.o
+	$(NVCC) -o $@ $^ $(LDLIBS)
+
+tests-cuda: $(CUDA_DIR)/tests.o $(CUDA_DIR)/infer_cuda.o
+	$(NVCC) -o $@ $^ $(LDLIBS)
+
+# ./tests-cuda-emu, ./infer-cuda-emu: the CUDA backend with its kernels run on the CPU by
+# tools/cuda_emu.h (no nvcc, no GPU): `./tests-cuda-emu gpu_` checks the kernels' logic with
+# the same diff harness a GPU gets. Slow (every CUDA thread is a fiber); a test tool only.
+$(CUDA_DIR)/infer_cuda_emu.o: infer_cuda.cu tools/cuda_emu.h $(HDR)
+	@mkdir -p $(CUDA_DIR)
+	$(CXX) -O2 -std=c++17 -Wall -Wextra -DINFER_CUDA_EMU -x c++ -I. -c -o $@ infer_cuda.cu
+
+tests-cuda-emu: $(CUDA_DIR)/tests.o $(CUDA_DIR)/infer_cuda_emu.o
+	$(CXX) -o $@ $^ $(LDLIBS)
+
+infer-cuda-emu: $(CUDA_DIR)/main.o $(CUDA_DIR)/infer_cuda_emu.o
+	$(CXX) -o $@ $^ $(LDLIBS)
+
+cuda-emu: tests-cuda-emu infer-cuda-emu
+
+clean:
+	rm -f infer tests tests-asan tools/convert infer-cuda tests-cuda tests-cuda-emu infer-cuda-emu
+	rm -rf $(CUDA_DIR)
+
+.PHONY: all test test-asan clean bench check-cxx cuda cuda-emu

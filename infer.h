@@ -36,11 +36,14 @@
  *     >>forward        one generic transformer forward pass
  *     >>sampler        logits -> next token
  *     >>generate       the generation loop
+ *     >>backends       the GPU backend of this build; any backend diffed against the CPU
  *     >>tables         big lookup tables (unicode ranges, i-quant grids)
  *
  * OPTIONS (define before including, in the file that has INFER_IMPLEMENTATION)
  *   INFER_MALLOC / INFER_REALLOC / INFER_FREE   allocator (define all three or none)
  *   INFER_NO_SIMD                              use the scalar kernels only
+ *   INFER_CUDA                                 infer_cuda.cu is linked in: infer_gpu_kernels
+ *                                              returns its table (`make cuda` sets this)
  *
  * HOW TO READ THIS FILE
  *   Start at >>forward: it is the model, written as the equations. Every call there goes
@@ -507,6 +510,11 @@ typedef struct infer_kv_view {       /* what attention needs to read one sequenc
     int32_t kv_dim;                  /* n_head_kv * head_dim (row length of k and v) */
 } infer_kv_view;
 
+/* Gate activations of the GLU op (cfg.ffn_act uses the same numbers). */
+enum { INFER_ACT_SILU = 0, INFER_ACT_RELU2 = 1 };
+
+struct infer_config;
+
 typedef struct infer_kernels {
     const char *name;
     /* memory */
@@ -568,10 +576,38 @@ typedef struct infer_kernels {
                           const float *beta, float *state, int rows, int n_k, int n_v, int d_k, int d_v, float scale);
     void (*deltanet_chunked)(void *ctx, float *out, const float *q, const float *k, const float *v, const float *g,
                              const float *beta, float *state, int rows, int n_k, int n_v, int d_k, int d_v, float scale);
+    /* --- device backends --- */
+    /* out = act(gate) * up, act = INFER_ACT_SILU (swiglu above) or INFER_ACT_RELU2 (max(z, 0)^2) */
+    void (*glu)(void *ctx, float *out, const float *gate, const float *up, int64_t n, int act);
+    /* a context: one per session, one more per model for its uploaded weights */
+    infer_status (*ctx_create)(void **ctx, int n_threads, int precise, infer_error *err);
+    void (*ctx_free)(void *ctx);
+    /* the first failure an op or a copy met since the context was made ("" when none): ops
+     * return nothing, so a device error is kept here and reported by the next sync/download */
+    const char *(*last_error)(void *ctx);
+    /* can this backend run a model of this shape (limits of its kernels, e.g. head size)?
+     * 0 with a reason in why[0..n) if not */
+    int (*supports_config)(const struct infer_config *c, char *why, size_t n);
+    /* 1: alloc gives host memory and the ops read the model's (mmapped) weights in place;
+     * 0: a device, whose weights are uploaded once per model (infer_model_upload) */
+    int host_memory;
 } infer_kernels;
+/* Memory that stays on the host whatever the backend: the kernel table itself, the tensor
+ * structs (only their `data` is backend memory), infer_rope (its freq_factors *is* backend
+ * memory), infer_kv_view (its k, v and block_table are backend memory), and the 4 sections
+ * of rope_multi. Everything else an op is given is backend memory. */
 
 /* The CPU backend. Its context holds the thread count and the precise flag. */
 const infer_kernels *infer_cpu_kernels(void);
+
+/* The CUDA backend (infer_cuda.cu; a build made with `make cuda` links it and defines
+ * INFER_CUDA). infer_cuda_init picks the device and fails, with the reason, when there is
+ * none; infer_cuda_kernels is the table (NULL before a successful init). */
+infer_status infer_cuda_init(int device, infer_error *err);
+const infer_kernels *infer_cuda_kernels(void);
+/* The GPU backend of this build: the CUDA table after infer_cuda_init(0), or a clear error
+ * when the build has no GPU backend or the machine no device. */
+infer_status infer_gpu_kernels(const infer_kernels **out, infer_error *err);
 
 /* ------------------------------------------------------------------------------------------
  * >>api -- models, sessions, tokens, sampling, generation.
@@ -622,6 +658,11 @@ infer_status infer_model_load(infer_model **out, const char *path, const infer_m
 /* parse a GGUF already in memory (not copied: it must outlive the model) */
 infer_status infer_model_load_memory(infer_model **out, const void *data, size_t size, const infer_model_params *p, infer_error *err);
 void infer_model_free(infer_model *m);
+/* Copy the weights the forward pass reads to a device backend, once (later calls with the same
+ * backend do nothing). infer_session_create calls it for a device backend; calling it first
+ * makes the upload's cost and errors (a weight type the backend lacks, out of memory) explicit,
+ * and is required before sessions are created from several threads at once. */
+infer_status infer_model_upload(infer_model *m, const infer_kernels *k, infer_error *err);
 const infer_config *infer_model_config(const infer_model *m);
 const infer_gguf *infer_model_gguf(const infer_model *m);
 const infer_tokenizer *infer_model_tokenizer(const infer_model *m); /* NULL when the file has no vocabulary */
@@ -687,6 +728,7 @@ typedef struct infer_session_params {
     int32_t n_ubatch;            /* tokens per forward chunk; 0 = 512 */
     int32_t n_threads;           /* 0 = all cores */
     int32_t precise;             /* F32 activations, F32 KV: the exact maths */
+    const infer_kernels *backend;/* NULL = the CPU; e.g. from infer_gpu_kernels() */
 } infer_session_params;
 
 infer_session_params infer_session_default_params(void);
@@ -698,6 +740,16 @@ int32_t infer_session_n_ctx(const infer_session *s);
 /* Feed n tokens at the next positions. logits: NULL, or room for n*n_vocab floats when
  * all_logits is set (one row per token), else n_vocab floats for the last token. */
 infer_status infer_eval(infer_session *s, const int32_t *tokens, int n, float *logits, int all_logits, infer_error *err);
+
+/* Backend check (>>backends): with INFER_DIFF_OPS, run every op of the table `k` on random
+ * inputs next to the CPU reference (precise), for each weight type both support; with
+ * INFER_DIFF_MODEL (and a model m), the whole model on both over n_tokens tokens (a prompt,
+ * then one decode step), comparing the hidden state after every layer and the logits. One
+ * line per result goes to print. Returns the number of results beyond their tolerance
+ * (0: the backends agree), or -1 with err set. */
+enum { INFER_DIFF_OPS = 1, INFER_DIFF_MODEL = 2 };
+int infer_backend_diff(const infer_kernels *k, infer_model *m, int n_tokens, int what, void (*print)(void *user, const char *line),
+                       void *user, infer_error *err);
 
 /* Tokenizer (>>tokenizer). add_special: BOS/EOS as the model's flags say;
  * parse_special: control-token texts such as "<s>" in the text become those tokens.
@@ -6326,6 +6378,16 @@ static void infer__cpu_deltanet_chunked(void *ctx, float *out, const float *q, c
     INFER_FREE(j.scratch);
 }
 
+/* ---- the context and capability entries of the table ---- */
+INFER__STATIC_ASSERT((int)INFER__ACT_SILU == (int)INFER_ACT_SILU && (int)INFER__ACT_RELU2 == (int)INFER_ACT_RELU2, "activation ids");
+static infer_status infer__cpu_ctx_new(void **ctx, int n_threads, int precise, infer_error *err) {
+    *ctx = infer__cpu_ctx_create(n_threads, precise);
+    return *ctx ? INFER_OK : infer__fail(err, INFER_ERR_NOMEM, "out of memory for the CPU backend's thread pool");
+}
+static void infer__cpu_ctx_release(void *ctx) { infer__cpu_ctx_free((infer__cpu_ctx *)ctx); }
+static const char *infer__cpu_last_error(void *ctx) { (void)ctx; return ""; }
+static int infer__cpu_supports_config(const struct infer_config *c, char *why, size_t n) { (void)c; (void)why; (void)n; return 1; }
+
 static const infer_kernels infer__cpu_kernels = {
     "cpu",
     infer__cpu_alloc, infer__cpu_free, infer__cpu_copy, infer__cpu_copy, infer__cpu_sync, infer__cpu_supports_type,
@@ -6334,6 +6396,8 @@ static const infer_kernels infer__cpu_kernels = {
     infer__cpu_zero, infer__cpu_copy_rows, infer__cpu_mul_sigmoid, infer__cpu_l2norm, infer__cpu_rope_multi,
     infer__cpu_moe_route, infer__cpu_matmul_id, infer__cpu_moe_sum,
     infer__cpu_conv1d_silu, infer__cpu_deltanet_gates, infer__cpu_deltanet_step, infer__cpu_deltanet_chunked,
+    infer__cpu_glu, infer__cpu_ctx_new, infer__cpu_ctx_release, infer__cpu_last_error, infer__cpu_supports_config,
+    1,
 };
 
 const infer_kernels *infer_cpu_kernels(void) { return &infer__cpu_kernels; }
@@ -10239,6 +10303,35 @@ typedef struct infer__layer {
     const infer_tensor *nextn_enorm, *nextn_hnorm, *nextn_head_norm; /* [n_embd] */
 } infer__layer;
 
+/* Every tensor field of infer__layer, for walking them all (infer_model_upload). The size
+ * check catches a field added to the struct but not to this list. */
+#define INFER__LAYER_TENSORS(X) X(attn_norm) X(wq) X(wk) X(wv) X(bq) X(bk) X(bv) X(q_norm) X(k_norm) \
+    X(attn_sub_norm) X(wo) X(wqkv) X(wz) X(ssm_beta) X(ssm_alpha) X(ssm_conv1d) X(ssm_dt) X(ssm_a) X(ssm_norm) \
+    X(ssm_out) X(ffn_norm) X(ffn_gate) X(ffn_up) X(ffn_sub_norm) X(ffn_down) X(ffn_gate_inp) X(ffn_gate_exps) \
+    X(ffn_up_exps) X(ffn_down_exps) X(ffn_gate_shexp) X(ffn_up_shexp) X(ffn_down_shexp) X(ffn_gate_inp_shexp) \
+    X(nextn_eh_proj) X(nextn_enorm) X(nextn_hnorm) X(nextn_head_norm)
+#define INFER__COUNT_ONE(f) + 1
+INFER__STATIC_ASSERT(sizeof(infer__layer) == offsetof(infer__layer, attn_norm) + (0 INFER__LAYER_TENSORS(INFER__COUNT_ONE)) * sizeof(const infer_tensor *),
+                     "INFER__LAYER_TENSORS must list every tensor of infer__layer");
+
+/* What the forward pass reads: the model's own tensors (host memory, mmapped), or their
+ * copies on a device. Same structs either way; only the `data` pointers differ. */
+typedef struct infer__weights {
+    const infer_tensor *tok_embd, *output_norm, *output, *rope_freqs;
+    const infer__layer *layers;               /* [n_layer] */
+} infer__weights;
+
+/* The weights on a device backend (infer_model_upload): tensor structs parallel to
+ * gguf.tensors with device `data` (NULL for tensors the forward never reads, e.g. the MTP
+ * blocks), and layers pointing at them. Shared by every session on that backend. */
+typedef struct infer__device_weights {
+    const infer_kernels *k;                   /* NULL: nothing uploaded */
+    void *kctx;                               /* the context that owns the allocations */
+    infer_tensor *tensors;                    /* [gguf.n_tensors] */
+    infer__layer *layers;                     /* [n_layer] */
+    infer__weights w;
+} infer__device_weights;
+
 struct infer_model {
     infer__mapping map;
     infer_gguf gguf;
@@ -10250,6 +10343,7 @@ struct infer_model {
     const infer_tensor *output;               /* [n_vocab, n_embd]; = tok_embd when tied */
     const infer_tensor *rope_freqs;           /* [n_rot/2] llama-3.1 frequency divisors, or NULL */
     infer__layer *layers;                     /* [n_layer + n_layer_nextn] */
+    infer__device_weights dev;                /* the weights on a device backend, if uploaded */
 };
 
 const infer_config *infer_model_config(const infer_model *m) { return &m->cfg; }
@@ -10663,8 +10757,100 @@ infer_status infer_model_load(infer_model **out, const char *path, const infer_m
     return INFER_OK;
 }
 
+/* A backend must fill every entry of the table the forward pass may call: one left NULL
+ * (an op it lacks) refuses the model when it is put on that backend, by the op's name,
+ * instead of failing in the middle of a run. */
+static infer_status infer__backend_check(const infer_kernels *k, infer_error *err) {
+#define INFER__NEED(f) if (!k->f) return infer__fail(err, INFER_ERR_UNSUPPORTED, "the %s backend has no '%s' op", k->name ? k->name : "?", #f);
+    INFER__NEED(alloc) INFER__NEED(free) INFER__NEED(upload) INFER__NEED(download) INFER__NEED(sync) INFER__NEED(supports_type)
+    INFER__NEED(embed) INFER__NEED(rmsnorm) INFER__NEED(matmul) INFER__NEED(add) INFER__NEED(add_rows) INFER__NEED(rope)
+    INFER__NEED(kv_store) INFER__NEED(attention) INFER__NEED(swiglu) INFER__NEED(zero) INFER__NEED(copy_rows) INFER__NEED(mul_sigmoid)
+    INFER__NEED(l2norm) INFER__NEED(rope_multi) INFER__NEED(moe_route) INFER__NEED(matmul_id) INFER__NEED(moe_sum)
+    INFER__NEED(conv1d_silu) INFER__NEED(deltanet_gates) INFER__NEED(deltanet_step) INFER__NEED(deltanet_chunked) INFER__NEED(glu)
+    INFER__NEED(ctx_create) INFER__NEED(ctx_free) INFER__NEED(last_error) INFER__NEED(supports_config)
+#undef INFER__NEED
+    return INFER_OK;
+}
+
+/* ---- device copies of the weights ---- */
+static void infer__device_weights_free(infer_model *m) {
+    infer__device_weights *d = &m->dev;
+    if (!d->k) return;
+    for (int64_t i = 0; d->tensors && i < m->gguf.n_tensors; i++)
+        if (d->tensors[i].data) d->k->free(d->kctx, (void *)d->tensors[i].data);
+    d->k->ctx_free(d->kctx);
+    INFER_FREE(d->tensors);
+    INFER_FREE(d->layers);
+    memset(d, 0, sizeof *d);
+}
+
+/* point *t at its device copy, uploading the tensor the first time it is met (tied
+ * embeddings: output and token_embd are one tensor, uploaded once) */
+static infer_status infer__upload_tensor(infer_model *m, const infer_tensor **t, infer_error *err) {
+    infer__device_weights *d = &m->dev;
+    if (!*t) return INFER_OK;
+    const infer_tensor *h = *t;
+    infer_tensor *dt = &d->tensors[h - m->gguf.tensors];
+    if (!dt->data) {
+        if (!d->k->supports_type(h->type))
+            return infer__fail(err, INFER_ERR_UNSUPPORTED, "tensor '%s' has type %s, which the %s backend has no kernels for",
+                               h->name, infer_type_name(h->type), d->k->name);
+        void *p = d->k->alloc(d->kctx, h->nbytes);
+        if (!p) return infer__fail(err, INFER_ERR_NOMEM, "%s backend: no memory for tensor '%s' (%zu bytes): %s", d->k->name, h->name, h->nbytes, d->k->last_error(d->kctx));
+        if (d->k->upload(d->kctx, p, h->data, h->nbytes) != INFER_OK) {
+            d->k->free(d->kctx, p);
+            return infer__fail(err, INFER_ERR_BACKEND, "%s backend: uploading tensor '%s': %s", d->k->name, h->name, d->k->last_error(d->kctx));
+        }
+        *dt = *h;
+        dt->data = p;
+    }
+    *t = dt;
+    return INFER_OK;
+}
+
+static infer_status infer__upload_weights(infer_model *m, infer_error *err) {
+    infer__device_weights *d = &m->dev;
+    const int n = m->cfg.n_layer;             /* the MTP blocks after n_layer are not run */
+    d->tensors = (infer_tensor *)infer__calloc((size_t)m->gguf.n_tensors, sizeof(infer_tensor));
+    d->layers = (infer__layer *)infer__calloc((size_t)n, sizeof(infer__layer));
+    if (!d->tensors || !d->layers) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    d->w.tok_embd = m->tok_embd; d->w.output_norm = m->output_norm; d->w.output = m->output; d->w.rope_freqs = m->rope_freqs;
+    INFER__TRY(infer__upload_tensor(m, &d->w.tok_embd, err));
+    INFER__TRY(infer__upload_tensor(m, &d->w.output_norm, err));
+    INFER__TRY(infer__upload_tensor(m, &d->w.output, err));
+    INFER__TRY(infer__upload_tensor(m, &d->w.rope_freqs, err));
+    for (int l = 0; l < n; l++) {
+        infer__layer *L = &d->layers[l];
+        *L = m->layers[l];
+#define INFER__UPLOAD_FIELD(f) INFER__TRY(infer__upload_tensor(m, &L->f, err));
+        INFER__LAYER_TENSORS(INFER__UPLOAD_FIELD)
+#undef INFER__UPLOAD_FIELD
+    }
+    d->w.layers = d->layers;
+    if (d->k->sync(d->kctx) != INFER_OK)
+        return infer__fail(err, INFER_ERR_BACKEND, "%s backend: uploading the weights: %s", d->k->name, d->k->last_error(d->kctx));
+    return INFER_OK;
+}
+
+infer_status infer_model_upload(infer_model *m, const infer_kernels *k, infer_error *err) {
+    if (!m->layers) return infer__fail(err, INFER_ERR_ARG, "model was loaded vocab-only; it cannot run");
+    INFER__TRY(infer__backend_check(k, err));
+    if (k->host_memory || m->dev.k == k) return INFER_OK;
+    if (m->dev.k) return infer__fail(err, INFER_ERR_ARG, "the model's weights are already on the %s backend", m->dev.k->name);
+    char why[256] = "";
+    if (!k->supports_config(&m->cfg, why, sizeof why)) return infer__fail(err, INFER_ERR_UNSUPPORTED, "the %s backend cannot run this model: %s", k->name, why);
+    infer__device_weights *d = &m->dev;
+    memset(d, 0, sizeof *d);
+    INFER__TRY(k->ctx_create(&d->kctx, 1, 0, err));
+    d->k = k;
+    infer_status st = infer__upload_weights(m, err);
+    if (st != INFER_OK) infer__device_weights_free(m);
+    return st;
+}
+
 void infer_model_free(infer_model *m) {
     if (!m) return;
+    infer__device_weights_free(m);
     if (m->tok) { infer_tokenizer_free(m->tok); INFER_FREE(m->tok); }
     INFER_FREE(m->layers);
     infer_gguf_free(&m->gguf);
@@ -10750,6 +10936,7 @@ struct infer_session {
     infer_model *m;
     const infer_kernels *k;
     void *kctx;
+    infer__weights w;        /* the weights in this backend's memory */
     infer_session_params p;
     int32_t n_ctx, n_past;
     infer__kv_pool kv;
@@ -10768,7 +10955,15 @@ struct infer_session {
     int32_t *eid;            /* MoE: [U, n_used] chosen experts */
     float *mixed, *conv;     /* DeltaNet: [U, conv_dim] before and after the conv */
     float *dq, *dk, *dv, *z, *da, *db, *dout; /* [U, n_k d_k] x2, [U, n_v d_v] x2, [U, n_v] x2, [U, n_v d_v] */
-    int32_t *pos;            /* [4, U] positions (4 streams for multi-axis rope) */
+    /* the ops' integer inputs, in backend memory, uploaded from the host copies */
+    int32_t *pos;            /* [4, T] positions of the chunk (4 streams for multi-axis rope) */
+    int32_t *tok;            /* [T] token ids of the chunk */
+    int32_t *table;          /* [n_blocks] the block table */
+    int32_t *pos_host;       /* [4, U] */
+    /* called after every layer with the residual stream s->x (backend memory), for the
+     * backend diff (>>backends); NULL otherwise */
+    void (*layer_hook)(void *user, infer_session *s, int layer, int T);
+    void *hook_user;
 };
 
 int32_t infer_session_n_past(const infer_session *s) { return s->n_past; }
@@ -10808,6 +11003,8 @@ static int infer__session_bufs(infer_session *s, infer__buf *b) {
     INFER__BUF(dq, dn * U * KD * F); INFER__BUF(dk, dn * U * KD * F); INFER__BUF(dv, dn * U * VD * F);
     INFER__BUF(z, dn * U * VD * F); INFER__BUF(da, dn * U * NV * F); INFER__BUF(db, dn * U * NV * F);
     INFER__BUF(dout, dn * U * VD * F);
+    INFER__BUF(pos, 4 * U * sizeof(int32_t)); INFER__BUF(tok, U * sizeof(int32_t));
+    INFER__BUF(table, (size_t)s->kv.n_blocks * sizeof(int32_t));
 #undef INFER__BUF
     return n;
 }
@@ -10829,17 +11026,18 @@ void infer_session_free(infer_session *s) {
     if (!s) return;
     const infer_kernels *k = s->k;
     for (int l = 0; l < s->m->cfg.n_layer; l++) {
-        if (s->kv.k) { k->free(s->kctx, s->kv.k[l]); k->free(s->kctx, s->kv.v[l]); }
-        if (s->conv_state) k->free(s->kctx, s->conv_state[l]);
-        if (s->ssm_state) k->free(s->kctx, s->ssm_state[l]);
+        if (s->kv.k && s->kv.k[l]) k->free(s->kctx, s->kv.k[l]);
+        if (s->kv.v && s->kv.v[l]) k->free(s->kctx, s->kv.v[l]);
+        if (s->conv_state && s->conv_state[l]) k->free(s->kctx, s->conv_state[l]);
+        if (s->ssm_state && s->ssm_state[l]) k->free(s->kctx, s->ssm_state[l]);
     }
     INFER_FREE(s->kv.k); INFER_FREE(s->kv.v); INFER_FREE(s->kv.free_list); INFER_FREE(s->block_table);
     INFER_FREE(s->conv_state); INFER_FREE(s->ssm_state);
     infer__buf bufs[INFER__MAX_BUFS];
     const int nb = infer__session_bufs(s, bufs);
-    for (int i = 0; i < nb; i++) k->free(s->kctx, *bufs[i].p);
-    INFER_FREE(s->pos);
-    infer__cpu_ctx_free((infer__cpu_ctx *)s->kctx);
+    for (int i = 0; i < nb; i++) if (*bufs[i].p) k->free(s->kctx, *bufs[i].p);
+    INFER_FREE(s->pos_host);
+    k->ctx_free(s->kctx);
     INFER_FREE(s);
 }
 
@@ -10874,7 +11072,7 @@ static void infer__session_rope(infer_session *s) {
     r->neox = s->m->arch->rope != INFER__ROPE_NORM;
     r->freq_base = c->rope_base;
     r->freq_scale = c->rope_scaling != INFER_ROPE_SCALING_NONE ? 1.0f / c->rope_scale_factor : 1.0f;
-    r->freq_factors = s->m->rope_freqs ? (const float *)s->m->rope_freqs->data : NULL;
+    r->freq_factors = s->w.rope_freqs ? (const float *)s->w.rope_freqs->data : NULL;
     r->attn_factor = 1.0f;
     r->ext_factor = c->rope_scaling == INFER_ROPE_SCALING_YARN ? 1.0f : 0.0f;
     r->beta_fast = 32.0f;
@@ -10893,12 +11091,27 @@ infer_status infer_session_create(infer_session **out, infer_model *m, const inf
     if (p.n_threads == 0) p.n_threads = infer__n_cores();
     if (p.precise) p.kv_type = INFER_TYPE_F32;
     if (p.kv_type != INFER_TYPE_F32 && p.kv_type != INFER_TYPE_F16) return infer__fail(err, INFER_ERR_ARG, "KV cache type must be f32 or f16");
+    const infer_kernels *k = p.backend ? p.backend : infer_cpu_kernels();
+    INFER__TRY(infer__backend_check(k, err));
+    char why[256] = "";
+    if (!k->supports_config(c, why, sizeof why)) return infer__fail(err, INFER_ERR_UNSUPPORTED, "the %s backend cannot run this model: %s", k->name, why);
+    if (!k->host_memory) INFER__TRY(infer_model_upload(m, k, err));   /* once per model */
     infer_session *s = (infer_session *)infer__calloc(1, sizeof *s);
     if (!s) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
     s->m = m;
-    s->k = infer_cpu_kernels();
+    s->k = k;
     s->p = p;
-    s->kctx = infer__cpu_ctx_create(p.n_threads, p.precise);
+    if (k->host_memory) {
+        s->w.tok_embd = m->tok_embd; s->w.output_norm = m->output_norm; s->w.output = m->output;
+        s->w.rope_freqs = m->rope_freqs; s->w.layers = m->layers;
+    } else {
+        s->w = m->dev.w;
+    }
+    infer_error cerr;
+    if (k->ctx_create(&s->kctx, p.n_threads, p.precise, &cerr) != INFER_OK) {
+        INFER_FREE(s);
+        return infer__fail(err, cerr.status, "%s", cerr.msg);
+    }
     const int32_t bs = INFER__KV_BLOCK;
     s->n_ctx = (p.n_ctx + bs - 1) / bs * bs;
     s->kv.block_size = bs;
@@ -10917,8 +11130,13 @@ infer_status infer_session_create(infer_session **out, infer_model *m, const inf
         if (bufs[i].bytes) *bufs[i].p = s->k->alloc(s->kctx, bufs[i].bytes);
         ok = !bufs[i].bytes || *bufs[i].p;
     }
-    if (ok) ok = (s->pos = (int32_t *)infer__calloc(4 * (size_t)p.n_ubatch, sizeof(int32_t))) != NULL;
-    if (!ok) { infer_session_free(s); return infer__fail(err, INFER_ERR_NOMEM, "out of memory for a %d-token session", (int)((p.n_ctx + bs - 1) / bs * bs)); }
+    if (ok) ok = (s->pos_host = (int32_t *)infer__calloc(4 * (size_t)p.n_ubatch, sizeof(int32_t))) != NULL;
+    if (!ok) {
+        infer__fail(err, INFER_ERR_NOMEM, "out of %s memory for a %d-token session%s%s", k->name, (int)s->n_ctx,
+                    s->kctx && *k->last_error(s->kctx) ? ": " : "", s->kctx ? k->last_error(s->kctx) : "");
+        infer_session_free(s);
+        return INFER_ERR_NOMEM;
+    }
     infer_session_reset(s);
     infer__session_rope(s);
     *out = s;
@@ -10929,7 +11147,7 @@ infer_status infer_session_create(infer_session **out, infer_model *m, const inf
 static void infer__attention_layer(infer_session *s, int l, int T) {
     const infer_model *m = s->m;
     const infer_config *c = &m->cfg;
-    const infer__layer *L = &m->layers[l];
+    const infer__layer *L = &s->w.layers[l];
     const infer_kernels *k = s->k;
     void *kc = s->kctx;
     const int hd = c->head_dim, QD = c->n_head * hd, KVD = c->n_head_kv * hd;
@@ -10959,7 +11177,7 @@ static void infer__attention_layer(infer_session *s, int l, int T) {
         k->rope(kc, s->q, T, c->n_head, hd, s->pos, &s->rope);
         k->rope(kc, s->kk, T, c->n_head_kv, hd, s->pos, &s->rope);
     }
-    infer_kv_view kv = { s->kv.k[l], s->kv.v[l], s->kv.type, s->kv.block_size, s->block_table, KVD };
+    infer_kv_view kv = { s->kv.k[l], s->kv.v[l], s->kv.type, s->kv.block_size, s->table, KVD };
     k->kv_store(kc, &kv, s->kk, s->vv, s->pos, T);
     k->attention(kc, s->att, s->q, &kv, s->pos, T, c->n_head, c->n_head_kv, hd, scale);
     if (m->arch->attn_gate) k->mul_sigmoid(kc, s->att, s->agate, T, QD, QD);
@@ -10971,7 +11189,7 @@ static void infer__attention_layer(infer_session *s, int l, int T) {
  * uses the chunked form of the delta rule, a single token the recurrence. */
 static void infer__deltanet_layer(infer_session *s, int l, int T) {
     const infer_config *c = &s->m->cfg;
-    const infer__layer *L = &s->m->layers[l];
+    const infer__layer *L = &s->w.layers[l];
     const infer_kernels *k = s->k;
     void *kc = s->kctx;
     const int n_k = c->ssm_n_group, n_v = c->ssm_dt_rank, d_k = c->ssm_d_state, d_v = c->ssm_d_inner / n_v;
@@ -10994,11 +11212,9 @@ static void infer__deltanet_layer(infer_session *s, int l, int T) {
     k->matmul(kc, s->o, L->ssm_out, s->dout, T);
 }
 
-/* gate = act(gate) * up with the model's activation: SiLU through the table's swiglu, others
- * through the CPU's GLU kernel (>>cpu, infer__cpu_glu) */
+/* gate = act(gate) * up with the model's activation (SiLU or ReLU^2) */
 static void infer__ffn_act(infer_session *s, float *gate, const float *up, int64_t n) {
-    if (s->m->cfg.ffn_act == INFER__ACT_SILU) s->k->swiglu(s->kctx, gate, gate, up, n);
-    else infer__cpu_glu(s->kctx, gate, gate, up, n, s->m->cfg.ffn_act);
+    s->k->glu(s->kctx, gate, gate, up, n, s->m->cfg.ffn_act);
 }
 
 /* out = W_down( act(W_gate h) * (W_up h) ), hidden size n_ff; BitLinear models normalise the
@@ -11036,20 +11252,24 @@ static void infer__moe_ffn(infer_session *s, const infer__layer *L, int T) {
 }
 
 /* One chunk of T <= n_ubatch tokens at positions n_past.. through every layer.
- * Writes logits of rows [first_logit, T) to dst (host memory), if dst is given. */
-static void infer__forward_chunk(infer_session *s, const int32_t *tokens, int T, int first_logit, float *dst) {
+ * Writes logits of rows [first_logit, T) to dst (host memory), if dst is given. Only the
+ * tokens and positions go to the backend, only the logits come back. */
+static infer_status infer__forward_chunk(infer_session *s, const int32_t *tokens, int T, int first_logit, float *dst) {
     const infer_model *m = s->m;
     const infer_config *c = &m->cfg;
     const infer_kernels *k = s->k;
     void *kc = s->kctx;
     const int E = c->n_embd;
+    int32_t *pos = s->pos_host;
     for (int i = 0; i < T; i++) {            /* text: streams t, h, w = the position, e = 0 */
-        s->pos[i] = s->pos[T + i] = s->pos[2 * T + i] = s->n_past + i;
-        s->pos[3 * T + i] = 0;
+        pos[i] = pos[T + i] = pos[2 * T + i] = s->n_past + i;
+        pos[3 * T + i] = 0;
     }
-    k->embed(kc, s->x, m->tok_embd, tokens, T);
+    INFER__TRY(k->upload(kc, s->pos, pos, 4 * (size_t)T * sizeof(int32_t)));
+    INFER__TRY(k->upload(kc, s->tok, tokens, (size_t)T * sizeof(int32_t)));
+    k->embed(kc, s->x, s->w.tok_embd, s->tok, T);
     for (int l = 0; l < c->n_layer; l++) {  /* the MTP blocks after n_layer are not run */
-        const infer__layer *L = &m->layers[l];
+        const infer__layer *L = &s->w.layers[l];
         k->rmsnorm(kc, s->h, s->x, (const float *)L->attn_norm->data, T, E, c->rms_eps);
         if (L->recurrent) infer__deltanet_layer(s, l, T);
         else infer__attention_layer(s, l, T);
@@ -11058,14 +11278,16 @@ static void infer__forward_chunk(infer_session *s, const int32_t *tokens, int T,
         if (L->ffn_gate_inp) infer__moe_ffn(s, L, T);
         else infer__glu_ffn(s, s->o, L->ffn_gate, L->ffn_up, L->ffn_down, L->ffn_sub_norm, c->n_ff, T);
         k->add(kc, s->x, s->o, (int64_t)T * E);
+        if (s->layer_hook) s->layer_hook(s->hook_user, s, l, T);
     }
     const size_t V = (size_t)c->n_vocab;
     for (int r0 = first_logit; r0 < T && dst; r0 += INFER__LOGIT_ROWS) {
         const int nl = T - r0 < INFER__LOGIT_ROWS ? T - r0 : INFER__LOGIT_ROWS;
-        k->rmsnorm(kc, s->h, s->x + (size_t)r0 * E, (const float *)m->output_norm->data, nl, E, c->rms_eps);
-        k->matmul(kc, s->logits, m->output, s->h, nl);
-        k->download(kc, dst + (size_t)(r0 - first_logit) * V, s->logits, (size_t)nl * V * sizeof(float));
+        k->rmsnorm(kc, s->h, s->x + (size_t)r0 * E, (const float *)s->w.output_norm->data, nl, E, c->rms_eps);
+        k->matmul(kc, s->logits, s->w.output, s->h, nl);
+        INFER__TRY(k->download(kc, dst + (size_t)(r0 - first_logit) * V, s->logits, (size_t)nl * V * sizeof(float)));
     }
+    return INFER_OK;
 }
 
 infer_status infer_eval(infer_session *s, const int32_t *tokens, int n, float *logits, int all_logits, infer_error *err) {
@@ -11076,20 +11298,25 @@ infer_status infer_eval(infer_session *s, const int32_t *tokens, int n, float *l
     for (int i = 0; i < n; i++)
         if (tokens[i] < 0 || tokens[i] >= V) return infer__fail(err, INFER_ERR_ARG, "token id %d at index %d is outside the vocabulary (0..%d)", tokens[i], i, V - 1);
     /* take the blocks the new positions need */
-    const int32_t need = (s->n_past + n + s->kv.block_size - 1) / s->kv.block_size;
+    const int32_t need = (s->n_past + n + s->kv.block_size - 1) / s->kv.block_size, had = s->n_table;
     while (s->n_table < need) {
         int32_t b = infer__kv_take(&s->kv);
         if (b < 0) return infer__fail(err, INFER_ERR_CONTEXT, "KV cache pool exhausted");
         s->block_table[s->n_table++] = b;
     }
+    const infer_kernels *k = s->k;
+    if (s->n_table > had && k->upload(s->kctx, s->table, s->block_table, (size_t)s->n_table * sizeof(int32_t)) != INFER_OK)
+        return infer__fail(err, INFER_ERR_BACKEND, "%s backend: uploading the block table: %s", k->name, k->last_error(s->kctx));
     for (int i0 = 0; i0 < n; i0 += s->p.n_ubatch) {
         const int T = n - i0 < s->p.n_ubatch ? n - i0 : s->p.n_ubatch;
         const int last_chunk = i0 + T == n;
         const int first = all_logits ? 0 : (last_chunk ? T - 1 : T);
         float *dst = !logits || first == T ? NULL : all_logits ? logits + (size_t)i0 * V : logits;
-        infer__forward_chunk(s, tokens + i0, T, first, dst);
+        if (infer__forward_chunk(s, tokens + i0, T, first, dst) != INFER_OK)
+            return infer__fail(err, INFER_ERR_BACKEND, "%s backend: %s", k->name, k->last_error(s->kctx));
         s->n_past += T;
     }
+    if (k->sync(s->kctx) != INFER_OK) return infer__fail(err, INFER_ERR_BACKEND, "%s backend: %s", k->name, k->last_error(s->kctx));
     return INFER_OK;
 }
 
@@ -11330,6 +11557,540 @@ static infer_status infer__load_tokenizer(infer_model *m, infer_error *err) {
     }
     INFER_FREE(tp); INFER_FREE(tl); INFER_FREE(mp); INFER_FREE(ml); INFER_FREE(sc); INFER_FREE(ty);
     return st;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * >>backends -- choosing the GPU backend, and checking any backend against the CPU.
+ *
+ * infer_gpu_kernels is the one place that knows whether this build has a GPU backend: a
+ * build with INFER_CUDA defined (make cuda) links infer_cuda.cu, any other build answers
+ * with a clear error, so callers never need their own #ifdef.
+ *
+ * infer_backend_diff runs a backend next to the CPU table in its precise mode, the
+ * reference: every op on random inputs of awkward sizes (partial tiles, K not a multiple of
+ * 32, GQA, a shuffled block table, a context long enough for split-K attention, a DeltaNet
+ * prompt longer than one 64-token chunk), then whole models layer by layer. Errors:
+ *   max_abs = max_i |b_i - a_i|          max_rel = max_abs / max_i |a_i|
+ * max_rel is measured against the output's own scale; an elementwise relative error would
+ * blow up wherever the reference crosses zero. A result fails when max_rel > tol:
+ *   1e-5  elementwise ops, copies, norms, embeddings (same formula, at most a different
+ *         rounding of exp or a fused multiply-add)
+ *   1e-4  reductions over long rows (matmul, attention, the delta rule): f32 sums taken in
+ *         a different order differ by a few ulp times sqrt(K)
+ *   2e-3  whole-model hidden states and logits, where those differences compound
+ *   1e-2  prompt-sized matmuls in the backend's fast mode (split-TF32 tensor cores on the
+ *         GPU, int8 activations on the CPU) against the same exact reference
+ * Integer results (the router's expert ids) and the KV cache bytes must match exactly.
+ * ---------------------------------------------------------------------------------------- */
+#ifdef INFER_CUDA
+infer_status infer_gpu_kernels(const infer_kernels **out, infer_error *err) {
+    *out = NULL;
+    INFER__TRY(infer_cuda_init(0, err));
+    *out = infer_cuda_kernels();
+    return INFER_OK;
+}
+#else
+infer_status infer_gpu_kernels(const infer_kernels **out, infer_error *err) {
+    *out = NULL;
+    return infer__fail(err, INFER_ERR_UNSUPPORTED, "this build has no GPU backend (build one with `make cuda`, which needs nvcc, and run ./infer-cuda)");
+}
+#endif
+
+#define INFER__TOL_ELEM 1e-5
+#define INFER__TOL_SUM  1e-4
+#define INFER__TOL_MODEL 2e-3
+#define INFER__TOL_FAST 1e-2
+
+typedef struct infer__diff {
+    const infer_kernels *ka, *kb;     /* a: the CPU reference (precise), b: the backend under test */
+    void *ca, *cb, *cb_fast;          /* cb_fast: the backend in its fast (not precise) mode */
+    void (*print)(void *user, const char *line);
+    void *user;
+    int n_bad;                        /* results beyond tolerance */
+    int broken;                       /* an allocation or copy failed: stop */
+    infer__rng rng;
+} infer__diff;
+
+typedef struct infer__pair { void *a, *b; size_t bytes; } infer__pair;   /* one buffer on each backend */
+
+static void infer__diff_say(infer__diff *d, const char *fmt, ...) {
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    d->print(d->user, line);
+}
+
+static float *infer__diff_rand(infer__diff *d, size_t n, float lo, float hi) {
+    float *x = (float *)INFER_MALLOC((n ? n : 1) * sizeof(float));
+    for (size_t i = 0; x && i < n; i++) x[i] = lo + (hi - lo) * (float)infer__rng_uniform(&d->rng);
+    return x;
+}
+
+/* the same bytes on both backends (zeros when src is NULL) */
+static infer__pair infer__pair_new(infer__diff *d, const void *src, size_t bytes) {
+    infer__pair p = { NULL, NULL, bytes };
+    if (d->broken || !(p.a = d->ka->alloc(d->ca, bytes)) || !(p.b = d->kb->alloc(d->cb, bytes))) { d->broken = 1; return p; }
+    if (src) {
+        if (d->ka->upload(d->ca, p.a, src, bytes) != INFER_OK || d->kb->upload(d->cb, p.b, src, bytes) != INFER_OK) d->broken = 1;
+    } else {
+        d->ka->zero(d->ca, p.a, bytes);
+        d->kb->zero(d->cb, p.b, bytes);
+    }
+    return p;
+}
+static void infer__pair_free(infer__diff *d, infer__pair *p) {
+    if (p->a) d->ka->free(d->ca, p->a);
+    if (p->b) d->kb->free(d->cb, p->b);
+    p->a = p->b = NULL;
+}
+
+/* both results back on the host; 0 (and the run marked broken) when a copy fails */
+static int infer__pair_get(infer__diff *d, const infer__pair *p, void *a, void *b) {
+    if (d->broken) return 0;
+    if (d->ka->download(d->ca, a, p->a, p->bytes) != INFER_OK || d->kb->download(d->cb, b, p->b, p->bytes) != INFER_OK) {
+        infer__diff_say(d, "FAIL  %s backend: %s", d->kb->name, d->kb->last_error(d->cb));
+        d->broken = 1;
+        return 0;
+    }
+    return 1;
+}
+
+/* one line: max_abs and max_rel of b against a over n floats */
+static void infer__diff_floats(infer__diff *d, const char *op, const char *what, const float *a, const float *b, size_t n, double tol) {
+    double mabs = 0, mref = 0;
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double e = fabs((double)a[i] - b[i]);
+        if (isnan(a[i]) != isnan(b[i]) || (!isnan(a[i]) && !(e <= mabs))) {
+            if (isnan(e) || isinf(e)) bad = 1; else mabs = e;
+        }
+        if (fabs(a[i]) > mref) mref = fabs(a[i]);
+    }
+    const double rel = mref > 0 ? mabs / mref : mabs;
+    bad |= !(rel <= tol);
+    d->n_bad += bad;
+    infer__diff_say(d, "%-5s %-18s %-38s max_abs %9.3e  max_rel %9.3e  (tol %.0e)", bad ? "FAIL" : "ok", op, what, mabs, rel, tol);
+}
+static void infer__diff_cmp(infer__diff *d, const char *op, const char *what, const infer__pair *p, double tol) {
+    float *a = (float *)INFER_MALLOC(p->bytes + 4), *b = (float *)INFER_MALLOC(p->bytes + 4);
+    if (a && b && infer__pair_get(d, p, a, b)) infer__diff_floats(d, op, what, a, b, p->bytes / sizeof(float), tol);
+    INFER_FREE(a); INFER_FREE(b);
+}
+/* bytes that must be identical (expert ids, the KV cache) */
+static void infer__diff_exact(infer__diff *d, const char *op, const char *what, const infer__pair *p) {
+    uint8_t *a = (uint8_t *)INFER_MALLOC(p->bytes + 1), *b = (uint8_t *)INFER_MALLOC(p->bytes + 1);
+    if (a && b && infer__pair_get(d, p, a, b)) {
+        size_t n = 0;
+        for (size_t i = 0; i < p->bytes; i++) n += a[i] != b[i];
+        d->n_bad += n > 0;
+        infer__diff_say(d, "%-5s %-18s %-38s %zu of %zu bytes differ", n ? "FAIL" : "ok", op, what, n, p->bytes);
+    }
+    INFER_FREE(a); INFER_FREE(b);
+}
+
+/* ---- weights: random values quantized to a type, as a tensor on each backend ---- */
+typedef struct infer__diff_w { infer__pair p; infer_tensor ta, tb; } infer__diff_w;
+
+static int infer__diff_can_quantize(infer_type t) {
+    const infer__type_traits *tt = infer__type(t);
+    return t == INFER_TYPE_I2_S || (tt && tt->quant && tt->dequant);
+}
+static infer__diff_w infer__diff_weights(infer__diff *d, infer_type t, int64_t K, int64_t N, int64_t E, float scale) {
+    infer__diff_w w;
+    memset(&w, 0, sizeof w);
+    const int64_t n = K * N * E;
+    const size_t bytes = infer_type_row_size(t, K) * (size_t)(N * E) + (t == INFER_TYPE_I2_S ? 32 : 0);
+    float *f = infer__diff_rand(d, (size_t)n, -1.0f, 1.0f);
+    void *q = infer__calloc(1, bytes);
+    if (f && q) {
+        if (t == INFER_TYPE_I2_S) { infer__quant_i2_s(f, q, n); scale = infer__i2_s_scale(q, n); }
+        else infer__type(t)->quant(f, q, n);
+        w.p = infer__pair_new(d, q, bytes);
+    } else {
+        d->broken = 1;
+    }
+    const infer_tensor t0 = { "diff.weight", t, E > 1 ? 3 : 2, { K, N, E, 1 }, NULL, bytes, scale };
+    w.ta = w.tb = t0;
+    w.ta.data = w.p.a;
+    w.tb.data = w.p.b;
+    INFER_FREE(f); INFER_FREE(q);
+    return w;
+}
+
+static infer__pair infer__diff_rand_pair(infer__diff *d, size_t n, float lo, float hi) {
+    float *x = infer__diff_rand(d, n, lo, hi);
+    infer__pair p = infer__pair_new(d, x, n * sizeof(float));
+    INFER_FREE(x);
+    return p;
+}
+
+/* ---- per-type ops: embed, matmul, matmul_id ---- */
+static void infer__diff_type(infer__diff *d, infer_type t) {
+    const char *tn = infer_type_name(t);
+    char what[64];
+    if (!d->kb->supports_type(t)) {
+        infer__diff_say(d, "%-5s %-18s %-38s not supported by the %s backend (models using it fail to load there)", "--", "matmul", tn, d->kb->name);
+        return;
+    }
+    const int is_float = t == INFER_TYPE_F32 || t == INFER_TYPE_F16 || t == INFER_TYPE_BF16;
+    const int64_t Ks[2] = { 512, 72 };                 /* 72: a row that is not whole 32-chunks */
+    for (int ki = 0; ki < (is_float ? 2 : 1); ki++) {
+        const int64_t K = Ks[ki], N = 80;
+        infer__diff_w w = infer__diff_weights(d, t, K, N, 1, t == INFER_TYPE_Q8_0 ? 0.5f : 1.0f);
+        const int rows_list[4] = { 1, 5, 33, 70 };     /* decode, small batch, partial tiles */
+        for (int ri = 0; ri < 4 && !d->broken; ri++) {
+            const int rows = rows_list[ri];
+            infer__pair x = infer__diff_rand_pair(d, (size_t)rows * K, -1, 1), o = infer__pair_new(d, NULL, (size_t)rows * N * sizeof(float));
+            if (!d->broken) {
+                d->ka->matmul(d->ca, (float *)o.a, &w.ta, (const float *)x.a, rows);
+                d->kb->matmul(d->cb, (float *)o.b, &w.tb, (const float *)x.b, rows);
+                snprintf(what, sizeof what, "%s K=%lld rows=%d", tn, (long long)K, rows);
+                infer__diff_cmp(d, "matmul", what, &o, INFER__TOL_SUM);
+                if (rows > 8) {               /* prompt-sized: the fast mode against the same reference */
+                    d->kb->matmul(d->cb_fast, (float *)o.b, &w.tb, (const float *)x.b, rows);
+                    infer__diff_cmp(d, "matmul fast", what, &o, INFER__TOL_FAST);
+                }
+            }
+            infer__pair_free(d, &x); infer__pair_free(d, &o);
+        }
+        if (ki == 0 && !d->broken) {                   /* embed: rows of the same table */
+            const int32_t tok[5] = { 0, 79, 7, 7, 41 };
+            infer__pair ids = infer__pair_new(d, tok, sizeof tok), o = infer__pair_new(d, NULL, 5 * (size_t)K * sizeof(float));
+            if (!d->broken) {
+                d->ka->embed(d->ca, (float *)o.a, &w.ta, (const int32_t *)ids.a, 5);
+                d->kb->embed(d->cb, (float *)o.b, &w.tb, (const int32_t *)ids.b, 5);
+                snprintf(what, sizeof what, "%s K=%lld rows=5", tn, (long long)K);
+                infer__diff_cmp(d, "embed", what, &o, INFER__TOL_ELEM);
+            }
+            infer__pair_free(d, &ids); infer__pair_free(d, &o);
+        }
+        infer__pair_free(d, &w.p);
+    }
+    /* matmul_id: 4 experts of [48, 256]; 6 tokens choosing 3 each (decode-sized), 40 tokens
+     * choosing 2 (prompt-sized), x shared or per slot */
+    const int64_t K = 256, N = 48, E = 4;
+    infer__diff_w w = infer__diff_weights(d, t, K, N, E, 1.0f);
+    for (int c = 0; c < 4 && !d->broken; c++) {
+        const int rows = c < 2 ? 6 : 40, n_used = c < 2 ? 3 : 2, per_slot = c % 2;
+        int32_t ids_h[80];
+        for (int r = 0; r < rows; r++) for (int s = 0; s < n_used; s++) ids_h[r * n_used + s] = (r * 3 + s) % (int)E;
+        infer__pair ids = infer__pair_new(d, ids_h, (size_t)rows * n_used * sizeof(int32_t));
+        infer__pair x = infer__diff_rand_pair(d, (size_t)rows * (per_slot ? n_used : 1) * K, -1, 1);
+        infer__pair o = infer__pair_new(d, NULL, (size_t)rows * n_used * N * sizeof(float));
+        if (!d->broken) {
+            d->ka->matmul_id(d->ca, (float *)o.a, &w.ta, (const float *)x.a, (const int32_t *)ids.a, rows, n_used, per_slot);
+            d->kb->matmul_id(d->cb, (float *)o.b, &w.tb, (const float *)x.b, (const int32_t *)ids.b, rows, n_used, per_slot);
+            snprintf(what, sizeof what, "%s rows=%d x_per_slot=%d", tn, rows, per_slot);
+            infer__diff_cmp(d, "matmul_id", what, &o, INFER__TOL_SUM);
+            if (rows > 8) {
+                d->kb->matmul_id(d->cb_fast, (float *)o.b, &w.tb, (const float *)x.b, (const int32_t *)ids.b, rows, n_used, per_slot);
+                infer__diff_cmp(d, "matmul_id fast", what, &o, INFER__TOL_FAST);
+            }
+        }
+        infer__pair_free(d, &ids); infer__pair_free(d, &x); infer__pair_free(d, &o);
+    }
+    infer__pair_free(d, &w.p);
+}
+
+/* ---- elementwise ops, norms, copies ---- */
+static void infer__diff_elementwise(infer__diff *d) {
+    const int rows = 7, dim = 320;
+    const size_t n = (size_t)rows * dim, F = sizeof(float);
+    infer__pair x = infer__diff_rand_pair(d, n, -2, 2), y = infer__diff_rand_pair(d, n, -2, 2), w = infer__diff_rand_pair(d, dim, 0.5f, 1.5f);
+    infer__pair o = infer__pair_new(d, NULL, n * F), g1 = infer__diff_rand_pair(d, rows, -3, 3);
+    infer__pair big = infer__diff_rand_pair(d, 70 * 13, -1, 1), cp = infer__pair_new(d, NULL, 50 * 13 * F);
+    if (d->broken) goto done;
+#define A(p) ((float *)(p).a)
+#define B(p) ((float *)(p).b)
+    d->ka->rmsnorm(d->ca, A(o), A(x), A(w), rows, dim, 1e-5f); d->kb->rmsnorm(d->cb, B(o), B(x), B(w), rows, dim, 1e-5f);
+    infer__diff_cmp(d, "rmsnorm", "rows=7 dim=320", &o, INFER__TOL_ELEM);
+    d->ka->rmsnorm(d->ca, A(o), A(o), NULL, 35, 64, 1e-6f); d->kb->rmsnorm(d->cb, B(o), B(o), NULL, 35, 64, 1e-6f);
+    infer__diff_cmp(d, "rmsnorm", "in place, no weight, dim=64", &o, INFER__TOL_ELEM);
+    d->ka->add(d->ca, A(o), A(x), (int64_t)n); d->kb->add(d->cb, B(o), B(x), (int64_t)n);
+    infer__diff_cmp(d, "add", "n=2240", &o, INFER__TOL_ELEM);
+    d->ka->add_rows(d->ca, A(o), A(w), rows, dim); d->kb->add_rows(d->cb, B(o), B(w), rows, dim);
+    infer__diff_cmp(d, "add_rows", "rows=7 dim=320", &o, INFER__TOL_ELEM);
+    d->ka->swiglu(d->ca, A(o), A(x), A(y), (int64_t)n); d->kb->swiglu(d->cb, B(o), B(x), B(y), (int64_t)n);
+    infer__diff_cmp(d, "swiglu", "n=2240", &o, INFER__TOL_ELEM);
+    for (int act = INFER_ACT_SILU; act <= INFER_ACT_RELU2; act++) {
+        d->ka->glu(d->ca, A(o), A(x), A(y), (int64_t)n, act); d->kb->glu(d->cb, B(o), B(x), B(y), (int64_t)n, act);
+        infer__diff_cmp(d, "glu", act == INFER_ACT_SILU ? "silu" : "relu2", &o, INFER__TOL_ELEM);
+    }
+    d->ka->mul_sigmoid(d->ca, A(o), A(y), rows, dim, dim); d->kb->mul_sigmoid(d->cb, B(o), B(y), rows, dim, dim);
+    infer__diff_cmp(d, "mul_sigmoid", "g_cols=dim", &o, INFER__TOL_ELEM);
+    d->ka->mul_sigmoid(d->ca, A(o), A(g1), rows, dim, 1); d->kb->mul_sigmoid(d->cb, B(o), B(g1), rows, dim, 1);
+    infer__diff_cmp(d, "mul_sigmoid", "g_cols=1", &o, INFER__TOL_ELEM);
+    d->ka->l2norm(d->ca, A(o), rows * 5, dim / 5, 1e-6f); d->kb->l2norm(d->cb, B(o), rows * 5, dim / 5, 1e-6f);
+    infer__diff_cmp(d, "l2norm", "rows=35 dim=64", &o, INFER__TOL_ELEM);
+    d->ka->copy_rows(d->ca, A(cp), 50, A(big) + 3, 70, 13, 30); d->kb->copy_rows(d->cb, B(cp), 50, B(big) + 3, 70, 13, 30);
+    infer__diff_cmp(d, "copy_rows", "strides 50 <- 70, dim=30", &cp, 0);
+    d->ka->zero(d->ca, A(o), n * F / 2); d->kb->zero(d->cb, B(o), n * F / 2);
+    infer__diff_cmp(d, "zero", "half the buffer", &o, 0);
+    {   /* DeltaNet gates: g, beta in place */
+        infer__pair g = infer__diff_rand_pair(d, 5 * 8, -30, 30), beta = infer__diff_rand_pair(d, 5 * 8, -4, 4);
+        infer__pair bias = infer__diff_rand_pair(d, 8, -1, 1), a = infer__diff_rand_pair(d, 8, -3, -0.1f);
+        if (!d->broken) {
+            d->ka->deltanet_gates(d->ca, A(g), A(beta), A(bias), A(a), 5, 8);
+            d->kb->deltanet_gates(d->cb, B(g), B(beta), B(bias), B(a), 5, 8);
+            infer__diff_cmp(d, "deltanet_gates", "g", &g, INFER__TOL_ELEM);
+            infer__diff_cmp(d, "deltanet_gates", "beta", &beta, INFER__TOL_ELEM);
+        }
+        infer__pair_free(d, &g); infer__pair_free(d, &beta); infer__pair_free(d, &bias); infer__pair_free(d, &a);
+    }
+    {   /* moe_sum: 5 tokens, 3 slots, dim 64 */
+        infer__pair ys = infer__diff_rand_pair(d, 5 * 3 * 64, -1, 1), ws = infer__diff_rand_pair(d, 5 * 3, 0, 1);
+        if (!d->broken) {
+            d->ka->moe_sum(d->ca, A(o), A(ys), A(ws), 5, 3, 64); d->kb->moe_sum(d->cb, B(o), B(ys), B(ws), 5, 3, 64);
+            infer__diff_cmp(d, "moe_sum", "rows=5 n_used=3 dim=64", &o, INFER__TOL_ELEM);
+        }
+        infer__pair_free(d, &ys); infer__pair_free(d, &ws);
+    }
+done:
+    infer__pair_free(d, &x); infer__pair_free(d, &y); infer__pair_free(d, &w); infer__pair_free(d, &o);
+    infer__pair_free(d, &g1); infer__pair_free(d, &big); infer__pair_free(d, &cp);
+}
+#undef A
+#undef B
+
+/* ---- RoPE: plain, NeoX with partial rotation and frequency factors, YaRN, multi-axis ---- */
+static void infer__diff_rope(infer__diff *d) {
+    const int rows = 4, nh = 3, hd = 64;
+    const int32_t pos1[4] = { 0, 5, 300, 5000 }, pos4[16] = { 0, 5, 300, 5000, 1, 6, 301, 5001, 2, 7, 302, 5002, 0, 0, 0, 0 };
+    const int32_t sections[4] = { 11, 11, 10, 0 };
+    float ff[16];
+    for (int i = 0; i < 16; i++) ff[i] = 1.0f + (float)i / 4;
+    infer__pair p1 = infer__pair_new(d, pos1, sizeof pos1), p4 = infer__pair_new(d, pos4, sizeof pos4), f = infer__pair_new(d, ff, sizeof ff);
+    float *x = infer__diff_rand(d, (size_t)rows * nh * hd, -1, 1);
+    for (int c = 0; c < 4 && !d->broken; c++) {
+        infer_rope r;
+        memset(&r, 0, sizeof r);
+        r.n_rot = hd; r.freq_base = 10000.0f; r.freq_scale = 1.0f; r.attn_factor = 1.0f;
+        r.beta_fast = 32.0f; r.beta_slow = 1.0f; r.n_ctx_orig = 2048;
+        const char *what = "norm";
+        if (c == 1) { what = "neox n_rot=32 freq_factors linear"; r.neox = 1; r.n_rot = 32; r.freq_scale = 0.25f; }
+        if (c == 2) { what = "neox yarn x4"; r.neox = 1; r.freq_scale = 0.25f; r.ext_factor = 1.0f; r.freq_base = 500000.0f; }
+        if (c == 3) { what = "multi sections 11,11,10,0"; r.neox = 1; }
+        infer_rope ra = r, rb = r;
+        if (c == 1) { ra.freq_factors = (const float *)f.a; rb.freq_factors = (const float *)f.b; }
+        infer__pair o = infer__pair_new(d, x, (size_t)rows * nh * hd * sizeof(float));
+        if (d->broken) break;
+        if (c < 3) {
+            d->ka->rope(d->ca, (float *)o.a, rows, nh, hd, (const int32_t *)p1.a, &ra);
+            d->kb->rope(d->cb, (float *)o.b, rows, nh, hd, (const int32_t *)p1.b, &rb);
+            infer__diff_cmp(d, "rope", what, &o, INFER__TOL_ELEM);
+        } else {
+            d->ka->rope_multi(d->ca, (float *)o.a, rows, nh, hd, (const int32_t *)p4.a, &ra, sections);
+            d->kb->rope_multi(d->cb, (float *)o.b, rows, nh, hd, (const int32_t *)p4.b, &rb, sections);
+            infer__diff_cmp(d, "rope_multi", what, &o, INFER__TOL_ELEM);
+        }
+        infer__pair_free(d, &o);
+    }
+    INFER_FREE(x);
+    infer__pair_free(d, &p1); infer__pair_free(d, &p4); infer__pair_free(d, &f);
+}
+
+/* ---- the paged KV cache and attention ---- */
+static void infer__diff_attention(infer__diff *d, infer_type kvt, int n_head, int n_head_kv, int hd, int rows, int32_t last_pos) {
+    const int bs = 16, n_pos = last_pos + 1, n_blocks = (n_pos + bs - 1) / bs + 2, kvd = n_head_kv * hd;
+    const size_t esz = kvt == INFER_TYPE_F16 ? 2 : 4;
+    int32_t *table = (int32_t *)INFER_MALLOC((size_t)n_blocks * sizeof(int32_t));
+    int32_t *all = (int32_t *)INFER_MALLOC((size_t)n_pos * sizeof(int32_t)), qpos[64];
+    for (int b = 0; table && b < n_blocks; b++) table[b] = n_blocks - 1 - b;      /* reversed: physical != logical */
+    for (int32_t p = 0; all && p < n_pos; p++) all[p] = p;
+    for (int r = 0; r < rows; r++) qpos[r] = last_pos - (rows - 1) + r;   /* the last `rows` positions: a chunk */
+    infer__pair tb = infer__pair_new(d, table, (size_t)n_blocks * sizeof(int32_t)), pa = infer__pair_new(d, all, (size_t)n_pos * sizeof(int32_t));
+    infer__pair pq = infer__pair_new(d, qpos, (size_t)rows * sizeof(int32_t));
+    infer__pair kp = infer__pair_new(d, NULL, (size_t)n_blocks * bs * kvd * esz), vp = infer__pair_new(d, NULL, (size_t)n_blocks * bs * kvd * esz);
+    infer__pair k = infer__diff_rand_pair(d, (size_t)n_pos * kvd, -1, 1), v = infer__diff_rand_pair(d, (size_t)n_pos * kvd, -1, 1);
+    infer__pair q = infer__diff_rand_pair(d, (size_t)rows * n_head * hd, -1, 1), o = infer__pair_new(d, NULL, (size_t)rows * n_head * hd * sizeof(float));
+    char what[80];
+    snprintf(what, sizeof what, "%s heads=%d/%d hd=%d rows=%d pos=%d", infer_type_name(kvt), n_head, n_head_kv, hd, rows, (int)last_pos);
+    if (!d->broken && table && all) {
+        infer_kv_view va = { kp.a, vp.a, kvt, bs, (const int32_t *)tb.a, kvd }, vb = { kp.b, vp.b, kvt, bs, (const int32_t *)tb.b, kvd };
+        d->ka->kv_store(d->ca, &va, (const float *)k.a, (const float *)v.a, (const int32_t *)pa.a, n_pos);
+        d->kb->kv_store(d->cb, &vb, (const float *)k.b, (const float *)v.b, (const int32_t *)pa.b, n_pos);
+        infer__diff_exact(d, "kv_store k", what, &kp);
+        infer__diff_exact(d, "kv_store v", what, &vp);
+        const float scale = 1.0f / sqrtf((float)hd);
+        d->ka->attention(d->ca, (float *)o.a, (const float *)q.a, &va, (const int32_t *)pq.a, rows, n_head, n_head_kv, hd, scale);
+        d->kb->attention(d->cb, (float *)o.b, (const float *)q.b, &vb, (const int32_t *)pq.b, rows, n_head, n_head_kv, hd, scale);
+        infer__diff_cmp(d, "attention", what, &o, INFER__TOL_SUM);
+    }
+    INFER_FREE(table); INFER_FREE(all);
+    infer__pair_free(d, &tb); infer__pair_free(d, &pa); infer__pair_free(d, &pq); infer__pair_free(d, &kp); infer__pair_free(d, &vp);
+    infer__pair_free(d, &k); infer__pair_free(d, &v); infer__pair_free(d, &q); infer__pair_free(d, &o);
+}
+
+/* ---- mixture-of-experts routing ---- */
+static void infer__diff_route(infer__diff *d, int n_expert, int n_used, int gating, int norm, float scale) {
+    const int rows = 6;
+    infer__pair lg = infer__diff_rand_pair(d, (size_t)rows * n_expert, -4, 4);
+    infer__pair ids = infer__pair_new(d, NULL, (size_t)rows * n_used * sizeof(int32_t)), w = infer__pair_new(d, NULL, (size_t)rows * n_used * sizeof(float));
+    char what[64];
+    snprintf(what, sizeof what, "experts=%d used=%d gating=%d norm=%d", n_expert, n_used, gating, norm);
+    if (!d->broken) {
+        d->ka->moe_route(d->ca, (int32_t *)ids.a, (float *)w.a, (const float *)lg.a, rows, n_expert, n_used, gating, norm, scale);
+        d->kb->moe_route(d->cb, (int32_t *)ids.b, (float *)w.b, (const float *)lg.b, rows, n_expert, n_used, gating, norm, scale);
+        infer__diff_exact(d, "moe_route ids", what, &ids);
+        infer__diff_cmp(d, "moe_route w", what, &w, INFER__TOL_ELEM);
+    }
+    infer__pair_free(d, &lg); infer__pair_free(d, &ids); infer__pair_free(d, &w);
+}
+
+/* ---- gated DeltaNet: the conv state and the delta rule ---- */
+static void infer__diff_conv(infer__diff *d, int rows) {
+    const int ch = 100, kern = 4;
+    infer__pair x = infer__diff_rand_pair(d, (size_t)rows * ch, -2, 2), st = infer__diff_rand_pair(d, (size_t)(kern - 1) * ch, -2, 2);
+    infer__pair w = infer__diff_rand_pair(d, (size_t)ch * kern, -1, 1), o = infer__pair_new(d, NULL, (size_t)rows * ch * sizeof(float));
+    char what[64];
+    snprintf(what, sizeof what, "rows=%d channels=%d kernel=%d", rows, ch, kern);
+    if (!d->broken) {
+        d->ka->conv1d_silu(d->ca, (float *)o.a, (const float *)x.a, (float *)st.a, (const float *)w.a, rows, ch, kern);
+        d->kb->conv1d_silu(d->cb, (float *)o.b, (const float *)x.b, (float *)st.b, (const float *)w.b, rows, ch, kern);
+        infer__diff_cmp(d, "conv1d_silu", what, &o, INFER__TOL_ELEM);
+        infer__diff_cmp(d, "conv1d_silu st", what, &st, INFER__TOL_ELEM);
+    }
+    infer__pair_free(d, &x); infer__pair_free(d, &st); infer__pair_free(d, &w); infer__pair_free(d, &o);
+}
+
+static void infer__diff_deltanet(infer__diff *d, int chunked, int rows, int n_k, int n_v, int d_k, int d_v) {
+    const size_t nq = (size_t)rows * n_k * d_k, nv = (size_t)rows * n_v * d_v, ng = (size_t)rows * n_v;
+    float *q = infer__diff_rand(d, nq, -1, 1), *k = infer__diff_rand(d, nq, -1, 1);
+    for (size_t h = 0; q && k && h < nq / d_k; h++) {          /* unit-norm q, k as the layer gives them */
+        double sq = 0, sk = 0;
+        for (int i = 0; i < d_k; i++) { sq += (double)q[h * d_k + i] * q[h * d_k + i]; sk += (double)k[h * d_k + i] * k[h * d_k + i]; }
+        for (int i = 0; i < d_k; i++) { q[h * d_k + i] /= (float)sqrt(sq); k[h * d_k + i] /= (float)sqrt(sk); }
+    }
+    infer__pair pq = infer__pair_new(d, q, nq * sizeof(float)), pk = infer__pair_new(d, k, nq * sizeof(float));
+    infer__pair pv = infer__diff_rand_pair(d, nv, -1, 1), pg = infer__diff_rand_pair(d, ng, -0.7f, -0.01f), pb = infer__diff_rand_pair(d, ng, 0.05f, 0.95f);
+    infer__pair st = infer__diff_rand_pair(d, (size_t)n_v * d_v * d_k, -0.3f, 0.3f), o = infer__pair_new(d, NULL, nv * sizeof(float));
+    char what[80];
+    snprintf(what, sizeof what, "rows=%d n_k=%d n_v=%d d_k=%d d_v=%d", rows, n_k, n_v, d_k, d_v);
+    const char *op = chunked ? "deltanet_chunked" : "deltanet_step";
+    if (!d->broken) {
+        const float scale = 1.0f / sqrtf((float)d_k);
+#define INFER__DN_ARGS(s) (float *)o.s, (const float *)pq.s, (const float *)pk.s, (const float *)pv.s, (const float *)pg.s, (const float *)pb.s, (float *)st.s, rows, n_k, n_v, d_k, d_v, scale
+        if (chunked) { d->ka->deltanet_chunked(d->ca, INFER__DN_ARGS(a)); d->kb->deltanet_chunked(d->cb, INFER__DN_ARGS(b)); }
+        else { d->ka->deltanet_step(d->ca, INFER__DN_ARGS(a)); d->kb->deltanet_step(d->cb, INFER__DN_ARGS(b)); }
+#undef INFER__DN_ARGS
+        infer__diff_cmp(d, op, what, &o, INFER__TOL_SUM);
+        infer__diff_cmp(d, chunked ? "deltanet_chunked S" : "deltanet_step S", what, &st, INFER__TOL_SUM);
+    }
+    INFER_FREE(q); INFER_FREE(k);
+    infer__pair_free(d, &pq); infer__pair_free(d, &pk); infer__pair_free(d, &pv); infer__pair_free(d, &pg);
+    infer__pair_free(d, &pb); infer__pair_free(d, &st); infer__pair_free(d, &o);
+}
+
+/* ---- whole models: the residual stream after every layer, then the logits ---- */
+typedef struct infer__diff_run {
+    infer__diff *d;
+    float *x;                 /* [n_layer, T, n_embd] captured by the hook */
+    int E, ok;
+} infer__diff_run;
+
+static void infer__diff_hook(void *user, infer_session *s, int l, int T) {
+    infer__diff_run *r = (infer__diff_run *)user;
+    const size_t n = (size_t)T * r->E;
+    if (s->k->download(s->kctx, r->x + (size_t)l * n, s->x, n * sizeof(float)) != INFER_OK) r->ok = 0;
+}
+
+static void infer__diff_model(infer__diff *d, infer_model *m, int n_tokens, infer_error *err) {
+    const infer_config *c = &m->cfg;
+    const int E = c->n_embd, V = c->n_vocab, L = c->n_layer, T = n_tokens - 1;
+    infer_session *sa = NULL, *sb = NULL;
+    infer_session_params p = infer_session_default_params();
+    p.n_ctx = n_tokens + 16;
+    p.n_ubatch = T;
+    p.precise = 1;
+    p.backend = d->ka;
+    infer__diff_run ra = { d, NULL, E, 1 }, rb = { d, NULL, E, 1 };
+    int32_t *tok = (int32_t *)INFER_MALLOC((size_t)n_tokens * sizeof(int32_t));
+    float *la = (float *)INFER_MALLOC((size_t)T * V * sizeof(float)), *lb = (float *)INFER_MALLOC((size_t)T * V * sizeof(float));
+    ra.x = (float *)INFER_MALLOC((size_t)L * T * E * sizeof(float));
+    rb.x = (float *)INFER_MALLOC((size_t)L * T * E * sizeof(float));
+    if (!tok || !la || !lb || !ra.x || !rb.x) { infer__fail(err, INFER_ERR_NOMEM, "out of memory"); d->broken = 1; goto done; }
+    for (int i = 0; i < n_tokens; i++) tok[i] = (int32_t)(infer__rng_next(&d->rng) % (uint64_t)V);
+    if (infer_session_create(&sa, m, &p, err) != INFER_OK) { d->broken = 1; goto done; }
+    p.backend = d->kb;
+    if (infer_session_create(&sb, m, &p, err) != INFER_OK) { d->broken = 1; goto done; }
+    sa->layer_hook = sb->layer_hook = infer__diff_hook;
+    sa->hook_user = &ra;
+    sb->hook_user = &rb;
+    for (int step = 0; step < 2; step++) {           /* the prompt (T tokens, all logits), then one decode step */
+        const int n = step ? 1 : T;
+        if (infer_eval(sa, tok + (step ? T : 0), n, la, 1, err) != INFER_OK || infer_eval(sb, tok + (step ? T : 0), n, lb, 1, err) != INFER_OK ||
+            !ra.ok || !rb.ok) {
+            if (!ra.ok || !rb.ok) infer__fail(err, INFER_ERR_BACKEND, "reading a layer's output back failed");
+            d->broken = 1;
+            goto done;
+        }
+        char what[64];
+        for (int l = 0; l < L; l++) {
+            snprintf(what, sizeof what, "%s, layer %d%s", step ? "decode" : "prompt", l, m->layers[l].recurrent ? " (deltanet)" : "");
+            infer__diff_floats(d, "model hidden", what, ra.x + (size_t)l * n * E, rb.x + (size_t)l * n * E, (size_t)n * E, INFER__TOL_MODEL);
+        }
+        snprintf(what, sizeof what, "%s, %d token%s", step ? "decode" : "prompt", n, n > 1 ? "s" : "");
+        infer__diff_floats(d, "model logits", what, la, lb, (size_t)n * V, INFER__TOL_MODEL);
+    }
+done:
+    infer_session_free(sa);
+    infer_session_free(sb);
+    INFER_FREE(tok); INFER_FREE(la); INFER_FREE(lb); INFER_FREE(ra.x); INFER_FREE(rb.x);
+}
+
+/* every op, on shapes chosen to reach every code path of a backend */
+static void infer__diff_ops(infer__diff *d) {
+    for (int t = 0; t < INFER_TYPE_COUNT && !d->broken; t++)
+        if (infer_type_block((infer_type)t) && infer__diff_can_quantize((infer_type)t)) infer__diff_type(d, (infer_type)t);
+    if (!d->broken) infer__diff_type(d, INFER_TYPE_I2_S);
+    if (!d->broken) infer__diff_elementwise(d);
+    if (!d->broken) infer__diff_rope(d);
+    if (!d->broken) infer__diff_attention(d, INFER_TYPE_F32, 8, 2, 64, 6, 35);      /* a prompt chunk, GQA 4 */
+    if (!d->broken) infer__diff_attention(d, INFER_TYPE_F16, 4, 4, 128, 1, 200);    /* decode */
+    if (!d->broken) infer__diff_attention(d, INFER_TYPE_F16, 2, 1, 256, 3, 90);     /* qwen3.5's head size */
+    if (!d->broken) infer__diff_attention(d, INFER_TYPE_F32, 16, 2, 128, 1, 3000);  /* long context: split-K */
+    if (!d->broken) infer__diff_route(d, 64, 8, 1, 1, 1.0f);
+    if (!d->broken) infer__diff_route(d, 256, 8, 2, 0, 2.5f);
+    if (!d->broken) infer__diff_conv(d, 1);
+    if (!d->broken) infer__diff_conv(d, 9);
+    if (!d->broken) infer__diff_deltanet(d, 0, 1, 2, 4, 32, 16);
+    if (!d->broken) infer__diff_deltanet(d, 0, 3, 1, 2, 128, 128);
+    if (!d->broken) infer__diff_deltanet(d, 1, 70, 2, 4, 32, 16);
+    if (!d->broken) infer__diff_deltanet(d, 1, 65, 1, 2, 128, 128);
+}
+
+int infer_backend_diff(const infer_kernels *k, infer_model *m, int n_tokens, int what, void (*print)(void *user, const char *line),
+                       void *user, infer_error *err) {
+    infer__diff d;
+    memset(&d, 0, sizeof d);
+    d.ka = infer_cpu_kernels();
+    d.kb = k;
+    d.print = print;
+    d.user = user;
+    infer__rng_seed(&d.rng, 1234);
+    if (n_tokens < 2) n_tokens = 2;
+    if (d.ka->ctx_create(&d.ca, infer__n_cores(), 1, err) != INFER_OK) return -1;
+    if (k->ctx_create(&d.cb, infer__n_cores(), 1, err) != INFER_OK) { d.ka->ctx_free(d.ca); return -1; }
+    if (k->ctx_create(&d.cb_fast, infer__n_cores(), 0, err) != INFER_OK) { k->ctx_free(d.cb); d.ka->ctx_free(d.ca); return -1; }
+    infer__diff_say(&d, "backend diff: %s against the cpu (precise)", k->name);
+    if (what & INFER_DIFF_OPS) infer__diff_ops(&d);
+    infer_error merr;
+    merr.msg[0] = 0;
+    if (!d.broken && m && (what & INFER_DIFF_MODEL)) infer__diff_model(&d, m, n_tokens, &merr);
+    int rc = d.n_bad;
+    if (d.broken) {
+        const char *why = merr.msg[0] ? merr.msg : k->last_error(d.cb);
+        infer__fail(err, INFER_ERR_BACKEND, "backend diff stopped: %s", why && *why ? why : "an allocation or copy failed");
+        rc = -1;
+    } else {
+        infer__diff_say(&d, "%d result%s beyond tolerance", d.n_bad, d.n_bad == 1 ? "" : "s");
+    }
+    k->ctx_free(d.cb_fast);
+    k->ctx_free(d.cb);
+    d.ka->ctx_free(d.ca);
+    return rc;
 }
 
 /* ------------------------------------------------------------------------------------------

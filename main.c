@@ -35,6 +35,7 @@ static const char *usage_text =
     "  --kv-type f32|f16       KV cache element type (default f16)\n"
     "  --ubatch N              process the prompt in chunks of N tokens (default 512)\n"
     "  --precise               exact maths: f32 activations and KV cache, no int8 dot products\n"
+    "  --gpu                   run on the GPU (a build made with `make cuda`: ./infer-cuda)\n"
     "\n"
     "modes:\n"
     "  --logits-out FILE       write float32 logits, one n_vocab row per evaluated token\n"
@@ -45,6 +46,8 @@ static const char *usage_text =
     "                          generated tokens (default 64), best of --bench-reps runs (3);\n"
     "                          prints 'bench pp=.. tg=.. pp_tok_s=.. tg_tok_s=.. rss_mb=..'\n"
     "  --membw                 measure memory read bandwidth (GB/s) with -t threads and exit\n"
+    "  --diff                  check the GPU against the CPU: every kernel on random inputs, then\n"
+    "                          (with -m) the model layer by layer; exit 1 beyond tolerance\n"
     "  -h, --help              this text\n";
 
 static void die(const char *fmt, const char *arg) {
@@ -57,7 +60,7 @@ static void die(const char *fmt, const char *arg) {
 typedef struct {
     const char *model, *prompt, *file, *prompt_ids, *logits_out, *ppl;
     int n_predict, n_ctx, n_threads, n_ubatch, precise, tokenize, info, no_bos, no_special, seed_set;
-    int bench, bench_pp, bench_tg, bench_reps, membw;
+    int bench, bench_pp, bench_tg, bench_reps, membw, gpu, diff;
     infer_type kv_type;
     infer_sampler_params sp;
 } options;
@@ -126,12 +129,14 @@ static void parse_args(int argc, char **argv, options *o) {
         else if (!strcmp(a, "--bench-tg")) o->bench_tg = (int)parse_int(a, NEXT(), 0, 1 << 20);
         else if (!strcmp(a, "--bench-reps")) o->bench_reps = (int)parse_int(a, NEXT(), 1, 1000);
         else if (!strcmp(a, "--membw")) o->membw = 1;
+        else if (!strcmp(a, "--gpu")) o->gpu = 1;
+        else if (!strcmp(a, "--diff")) o->diff = 1;
         else if (!strcmp(a, "--no-bos")) o->no_bos = 1;
         else if (!strcmp(a, "--no-special")) o->no_special = 1;
         else die("unknown option '%s' (see --help)", a);
 #undef NEXT
     }
-    if (!o->model && !o->membw) die("%s", "no model given (use -m MODEL; see --help)");
+    if (!o->model && !o->membw && !o->diff) die("%s", "no model given (use -m MODEL; see --help)");
     int inputs = !!o->prompt + !!o->file + !!o->prompt_ids;
     if (inputs > 1) die("%s", "give only one of -p, -f and --prompt-ids");
     if (!o->seed_set) o->sp.seed = (uint64_t)time(NULL);
@@ -337,17 +342,31 @@ static int run_bench(const options *o, infer_model *m, infer_session *s) {
     return 0;
 }
 
+static void print_line(void *user, const char *line) { (void)user; printf("%s\n", line); fflush(stdout); }
+
+/* --diff: the GPU against the CPU, op by op, then the model (when given) layer by layer */
+static int run_diff(infer_model *m, const infer_kernels *k) {
+    infer_error err;
+    const int rc = infer_backend_diff(k, m, 16, INFER_DIFF_OPS | INFER_DIFF_MODEL, print_line, NULL, &err);
+    if (rc < 0) { fprintf(stderr, "infer: --diff: %s\n", err.msg); return 1; }
+    return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
     options o;
     parse_args(argc, argv, &o);
     if (o.membw) { printf("membw_gbs=%.2f threads=%d\n", measure_bw(o.n_threads ? o.n_threads : (int)sysconf(_SC_NPROCESSORS_ONLN)), o.n_threads); return 0; }
     infer_error err;
-    infer_model *m;
+    const infer_kernels *gpu = NULL;
+    if ((o.gpu || o.diff) && infer_gpu_kernels(&gpu, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.diff ? "--diff" : "--gpu", err.msg); return 1; }
+    infer_model *m = NULL;
     infer_model_params mp;
     memset(&mp, 0, sizeof mp);
     mp.vocab_only = o.tokenize && !o.info;
-    if (infer_model_load(&m, o.model, &mp, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.model, err.msg); return 1; }
+    if (o.model && infer_model_load(&m, o.model, &mp, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.model, err.msg); return 1; }
+    if (o.diff) { int rc = run_diff(m, gpu); infer_model_free(m); return rc; }
     if (o.info) { print_info(m); infer_model_free(m); return 0; }
+    if (gpu && !o.tokenize && infer_model_upload(m, gpu, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.model, err.msg); return 1; }
 
     char *text = NULL;
     size_t text_len = 0;
@@ -370,6 +389,7 @@ int main(int argc, char **argv) {
     sp.n_ubatch = o.n_ubatch;
     sp.kv_type = o.kv_type;
     sp.precise = o.precise;
+    sp.backend = gpu;
     infer_session *s;
     if (infer_session_create(&s, m, &sp, &err) != INFER_OK) { fprintf(stderr, "infer: %s\n", err.msg); return 1; }
     if (o.ppl) { int rc = run_ppl(&o, m, s); infer_session_free(s); infer_model_free(m); return rc; }

@@ -3978,6 +3978,350 @@ static void test_convert_synth_qwen35(void) {
     CHECK(run_cmd("./tools/convert synth qwen35moe nosuch /tmp/infer_q35.gguf 2>&1", out, sizeof out) != 0 && strstr(out, "unknown preset"));
 }
 
+/* ---- backends: a disguised CPU "device", the backend diff, and the GPU when there is one ---- */
+
+/* The CPU table dressed as a device: host_memory = 0, so a session uploads the weights and
+ * every op must be handed backend memory. Allocations are remembered, and the wrapped ops
+ * check that their pointers lie inside one: a host pointer (an mmapped weight, the host
+ * copy of the positions or the block table) slipping through to a device is caught here,
+ * on a machine without a GPU. */
+static infer_kernels fake_k;
+static struct { const char **p; size_t *n; int count, cap; } fake_mem;
+static int fake_bad;
+
+static void *fake_alloc(void *ctx, size_t bytes) {
+    void *p = infer_cpu_kernels()->alloc(ctx, bytes);
+    if (p && fake_mem.count == fake_mem.cap) {
+        fake_mem.cap = fake_mem.cap ? 2 * fake_mem.cap : 256;
+        fake_mem.p = realloc(fake_mem.p, sizeof(char *) * (size_t)fake_mem.cap);
+        fake_mem.n = realloc(fake_mem.n, sizeof(size_t) * (size_t)fake_mem.cap);
+    }
+    if (p) { fake_mem.p[fake_mem.count] = p; fake_mem.n[fake_mem.count++] = bytes; }
+    return p;
+}
+static void fake_free(void *ctx, void *p) {
+    for (int i = 0; i < fake_mem.count; i++)
+        if (fake_mem.p[i] == p) { fake_mem.p[i] = fake_mem.p[--fake_mem.count]; fake_mem.n[i] = fake_mem.n[fake_mem.count]; break; }
+    infer_cpu_kernels()->free(ctx, p);
+}
+static void fake_owned(const void *p, const char *what) {
+    if (!p) return;
+    for (int i = 0; i < fake_mem.count; i++)
+        if ((const char *)p >= fake_mem.p[i] && (const char *)p < fake_mem.p[i] + fake_mem.n[i]) return;
+    if (fake_bad++ < 5) printf("    %s: a pointer that is not backend memory\n", what);
+}
+#define CPU (infer_cpu_kernels())
+static void fake_embed(void *c, float *out, const infer_tensor *t, const int32_t *tok, int rows) {
+    fake_owned(out, "embed out"); fake_owned(t->data, "embed table"); fake_owned(tok, "embed tokens");
+    CPU->embed(c, out, t, tok, rows);
+}
+static void fake_rmsnorm(void *c, float *out, const float *x, const float *w, int rows, int dim, float eps) {
+    fake_owned(out, "rmsnorm out"); fake_owned(x, "rmsnorm x"); fake_owned(w, "rmsnorm weight");
+    CPU->rmsnorm(c, out, x, w, rows, dim, eps);
+}
+static void fake_matmul(void *c, float *out, const infer_tensor *w, const float *x, int rows) {
+    fake_owned(out, "matmul out"); fake_owned(w->data, w->name); fake_owned(x, "matmul x");
+    CPU->matmul(c, out, w, x, rows);
+}
+static void fake_add_rows(void *c, float *y, const float *b, int rows, int dim) {
+    fake_owned(y, "add_rows y"); fake_owned(b, "add_rows bias");
+    CPU->add_rows(c, y, b, rows, dim);
+}
+static void fake_rope(void *c, float *x, int rows, int nh, int hd, const int32_t *pos, const infer_rope *r) {
+    fake_owned(x, "rope x"); fake_owned(pos, "rope pos"); fake_owned(r->freq_factors, "rope freq_factors");
+    CPU->rope(c, x, rows, nh, hd, pos, r);
+}
+static void fake_rope_multi(void *c, float *x, int rows, int nh, int hd, const int32_t *pos, const infer_rope *r, const int32_t *sec) {
+    fake_owned(x, "rope_multi x"); fake_owned(pos, "rope_multi pos"); fake_owned(r->freq_factors, "rope_multi freq_factors");
+    CPU->rope_multi(c, x, rows, nh, hd, pos, r, sec);
+}
+static void fake_kv_store(void *c, const infer_kv_view *kv, const float *k, const float *v, const int32_t *pos, int rows) {
+    fake_owned(kv->k, "kv_store pool"); fake_owned(kv->block_table, "kv_store block table"); fake_owned(pos, "kv_store pos");
+    CPU->kv_store(c, kv, k, v, pos, rows);
+}
+static void fake_attention(void *c, float *out, const float *q, const infer_kv_view *kv, const int32_t *pos, int rows, int nh, int nkv, int hd, float scale) {
+    fake_owned(out, "attention out"); fake_owned(q, "attention q"); fake_owned(kv->v, "attention pool");
+    fake_owned(kv->block_table, "attention block table"); fake_owned(pos, "attention pos");
+    CPU->attention(c, out, q, kv, pos, rows, nh, nkv, hd, scale);
+}
+static void fake_conv1d(void *c, float *out, const float *x, float *st, const float *w, int rows, int ch, int kern) {
+    fake_owned(st, "conv1d state"); fake_owned(w, "conv1d weight");
+    CPU->conv1d_silu(c, out, x, st, w, rows, ch, kern);
+}
+static void fake_gates(void *c, float *g, float *beta, const float *dt, const float *a, int rows, int n_v) {
+    fake_owned(dt, "deltanet dt_bias"); fake_owned(a, "deltanet a");
+    CPU->deltanet_gates(c, g, beta, dt, a, rows, n_v);
+}
+static void fake_route(void *c, int32_t *ids, float *w, const float *lg, int rows, int ne, int nu, int gating, int norm, float scale) {
+    fake_owned(ids, "moe_route ids"); fake_owned(lg, "moe_route logits");
+    CPU->moe_route(c, ids, w, lg, rows, ne, nu, gating, norm, scale);
+}
+static void fake_matmul_id(void *c, float *out, const infer_tensor *w, const float *x, const int32_t *ids, int rows, int nu, int ps) {
+    fake_owned(w->data, w->name); fake_owned(ids, "matmul_id ids");
+    CPU->matmul_id(c, out, w, x, ids, rows, nu, ps);
+}
+static const infer_kernels *fake_device(void) {
+    fake_k = *infer_cpu_kernels();
+    fake_k.name = "fake-device";
+    fake_k.host_memory = 0;
+    fake_k.alloc = fake_alloc; fake_k.free = fake_free;
+    fake_k.embed = fake_embed; fake_k.rmsnorm = fake_rmsnorm; fake_k.matmul = fake_matmul; fake_k.add_rows = fake_add_rows;
+    fake_k.rope = fake_rope; fake_k.rope_multi = fake_rope_multi; fake_k.kv_store = fake_kv_store; fake_k.attention = fake_attention;
+    fake_k.conv1d_silu = fake_conv1d; fake_k.deltanet_gates = fake_gates; fake_k.moe_route = fake_route; fake_k.matmul_id = fake_matmul_id;
+    fake_bad = 0;
+    return &fake_k;
+}
+#undef CPU
+
+/* models that between them reach every op: llama (rope, GQA), llama-3.1 rope_freqs,
+ * qwen3moe (q/k norm, experts), qwen35moe (gated DeltaNet, multi-axis rope, gated attention,
+ * shared expert), bitnet (sub-norms, ternary weights) */
+static const char *backend_models[] = {
+    SHARED "/models/stories260K.gguf", SHARED "/golden/llama3_ropescale/model-F32.gguf", SHARED "/golden/qwen3moe/model-F32.gguf",
+    SHARED "/golden/qwen35moe/model-F32.gguf", SHARED "/golden/qwen35/model-Q4_K.gguf", SHARED "/golden/bitnet/model-TQ2_0.gguf",
+};
+#define N_BACKEND_MODELS (int)(sizeof backend_models / sizeof backend_models[0])
+
+/* logits of 20 prompt tokens and 3 decode steps on a backend (precise = 2: precise, with the
+ * prompt in chunks of 7 tokens, so the block table grows between chunks) */
+static float *backend_logits(infer_model *m, const infer_kernels *k, int precise, infer_error *err) {
+    const int V = infer_model_config(m)->n_vocab;
+    infer_session_params sp = infer_session_default_params();
+    sp.precise = precise > 0;
+    sp.n_ubatch = precise == 2 ? 7 : 0;
+    sp.n_ctx = 64;
+    sp.n_threads = 2;
+    sp.backend = k;
+    infer_session *s;
+    if (infer_session_create(&s, m, &sp, err) != INFER_OK) return NULL;
+    float *out = malloc(sizeof(float) * (size_t)V * 23);
+    int32_t ids[23];
+    for (int i = 0; i < 23; i++) ids[i] = (i * 37 + 5) % V;
+    int ok = infer_eval(s, ids, 20, out, 1, err) == INFER_OK;
+    for (int i = 20; ok && i < 23; i++) ok = infer_eval(s, ids + i, 1, out + (size_t)i * V, 0, err) == INFER_OK;
+    infer_session_free(s);
+    if (!ok) { free(out); return NULL; }
+    return out;
+}
+
+/* the disguised device gives bit-identical logits, and no op sees a host pointer */
+static void test_backend_fake_device(void) {
+    int found = 0;
+    for (int i = 0; i < N_BACKEND_MODELS; i++) {
+        if (!file_exists(backend_models[i])) continue;
+        found++;
+        infer_model *m;
+        infer_error err;
+        if (infer_model_load(&m, backend_models[i], NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", backend_models[i], err.msg); continue; }
+        const infer_kernels *k = fake_device();
+        const int V = infer_model_config(m)->n_vocab;
+        for (int precise = 0; precise < 3; precise++) {
+            float *a = backend_logits(m, NULL, precise, &err), *b = backend_logits(m, k, precise, &err);
+            CHECK_MSG(a && b, "%s: %s", backend_models[i], err.msg);
+            if (a && b) CHECK_MSG(memcmp(a, b, sizeof(float) * (size_t)V * 23) == 0, "%s precise=%d: fake device logits differ", backend_models[i], precise);
+            free(a); free(b);
+        }
+        CHECK_MSG(fake_bad == 0, "%s: %d host pointers reached the ops", backend_models[i], fake_bad);
+        infer_model_free(m);
+        CHECK_MSG(fake_mem.count == 0, "%d backend allocations leaked", fake_mem.count);
+    }
+    if (!found) SKIP("../shared models not found");
+}
+
+/* a device that lacks a weight type, or a shape, refuses the model when it is loaded onto it,
+ * naming the tensor or the limit; the model stays usable on the CPU */
+static int no_q4_k(infer_type t) { return t != INFER_TYPE_Q4_K && infer_type_block(t) != 0; }
+static int tiny_heads(const struct infer_config *c, char *why, size_t n) {
+    snprintf(why, n, "head size %d is above this backend's 8", c->head_dim);
+    return c->head_dim <= 8;
+}
+static void test_backend_refuses(void) {
+    if (!file_exists(SHARED "/golden/qwen35/model-Q4_K.gguf")) SKIP("../shared/golden/qwen35 not found");
+    infer_model *m;
+    infer_error err;
+    if (infer_model_load(&m, SHARED "/golden/qwen35/model-Q4_K.gguf", NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
+    infer_kernels k = *fake_device();
+    k.name = "picky";
+    k.supports_type = no_q4_k;
+    infer_session_params sp = infer_session_default_params();
+    sp.backend = &k;
+    sp.n_ctx = 32;
+    infer_session *s = NULL;
+    CHECK(infer_session_create(&s, m, &sp, &err) == INFER_ERR_UNSUPPORTED);
+    CHECK_MSG(strstr(err.msg, "q4_K") && strstr(err.msg, "picky") && strstr(err.msg, ".weight"), "%s", err.msg);
+    CHECK(infer_model_upload(m, &k, &err) == INFER_ERR_UNSUPPORTED);
+    k.supports_type = infer_cpu_kernels()->supports_type;
+    k.supports_config = tiny_heads;
+    CHECK(infer_session_create(&s, m, &sp, &err) == INFER_ERR_UNSUPPORTED);
+    CHECK_MSG(strstr(err.msg, "cannot run this model: head size"), "%s", err.msg);
+    CHECK(fake_mem.count == 0);                    /* the failed upload gave its memory back */
+    k.supports_config = infer_cpu_kernels()->supports_config;
+    k.glu = NULL;                                  /* an op the backend lacks */
+    CHECK(infer_session_create(&s, m, &sp, &err) == INFER_ERR_UNSUPPORTED);
+    CHECK_MSG(strstr(err.msg, "picky backend has no 'glu' op"), "%s", err.msg);
+    sp.backend = NULL;                             /* and the CPU still runs the model */
+    CHECK(infer_session_create(&s, m, &sp, &err) == INFER_OK);
+    int32_t t = 1;
+    float *lg = malloc(sizeof(float) * (size_t)infer_model_config(m)->n_vocab);
+    CHECK(infer_eval(s, &t, 1, lg, 0, &err) == INFER_OK);
+    free(lg);
+    infer_session_free(s);
+    infer_model_free(m);
+}
+
+/* the diff harness itself, on the disguised device: every op and whole models agree exactly */
+static void diff_print_failures(void *user, const char *line) {
+    (*(int *)user)++;
+    if (strncmp(line, "FAIL", 4) == 0) printf("    %s\n", line);
+}
+static void diff_print_all(void *user, const char *line) { (*(int *)user)++; printf("    %s\n", line); }
+
+static void test_backend_diff_cpu(void) {
+    infer_error err;
+    int lines = 0;
+    CHECK_MSG(infer_backend_diff(fake_device(), NULL, 8, INFER_DIFF_OPS, diff_print_failures, &lines, &err) == 0, "%s", err.msg);
+    CHECK_MSG(lines > 100, "%d result lines", lines);
+    CHECK(fake_bad == 0 && fake_mem.count == 0);
+    if (!file_exists(SHARED "/golden/qwen35moe/model-F32.gguf")) SKIP("../shared/golden/qwen35moe not found");
+    infer_model *m;
+    if (infer_model_load(&m, SHARED "/golden/qwen35moe/model-F32.gguf", NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
+    lines = 0;
+    CHECK_MSG(infer_backend_diff(fake_device(), m, 8, INFER_DIFF_MODEL, diff_print_failures, &lines, &err) == 0, "%s", err.msg);
+    CHECK(fake_bad == 0);
+    infer_model_free(m);
+    CHECK(fake_mem.count == 0);
+}
+
+/* `./infer --gpu` and `--diff` in a build without CUDA fail with a clear message, and the
+ * plain build never runs nvcc */
+static void test_cli_gpu(void) {
+    if (!file_exists("./infer")) SKIP("./infer not built");
+    char out[8192];
+    CHECK(run_cmd("./infer --gpu -m tests.c -p hi 2>&1", out, sizeof out) != 0);
+    CHECK_MSG(strstr(out, "no GPU backend") && strstr(out, "make cuda"), "got: %s", out);
+    CHECK(run_cmd("./infer --diff 2>&1", out, sizeof out) != 0);
+    CHECK_MSG(strstr(out, "no GPU backend"), "got: %s", out);
+    CHECK(run_cmd("make -n -B infer tests tools/convert 2>&1", out, sizeof out) == 0);
+    CHECK_MSG(strstr(out, "main.c") && !strstr(out, "nvcc") && !strstr(out, ".cu"), "the plain build mentions nvcc: %s", out);
+}
+
+/* ---- the CUDA build's weight decoders, which also compile for the host ---- */
+#ifdef INFER_CUDA
+int infer_cuda_dequant_host(infer_type t, const void *row, int K, float scale, float *dst);
+#endif
+
+/* every type the GPU decodes gives the CPU's dequantized values bit for bit (run on the
+ * host, so this needs a CUDA build but no device) */
+static void test_cuda_decoders(void) {
+#ifndef INFER_CUDA
+    SKIP("not a CUDA build (make cuda; then ./tests-cuda cuda_)");
+#else
+    infer__rng rng;
+    infer__rng_seed(&rng, 99);
+    int checked = 0;
+    for (int ti = 0; ti <= INFER_TYPE_COUNT; ti++) {
+        const infer_type t = ti == INFER_TYPE_COUNT ? INFER_TYPE_I2_S : (infer_type)ti;
+        const infer__type_traits *tt = infer__type(t);
+        if (!infer_type_block(t) || (t != INFER_TYPE_I2_S && (!tt || !tt->quant))) continue;
+        const int is_float = t == INFER_TYPE_F32 || t == INFER_TYPE_F16 || t == INFER_TYPE_BF16;
+        for (int K = 512; K > 0; K = is_float && K == 512 ? 72 : 0) {
+            const int N = 3;
+            float *f = malloc(sizeof(float) * (size_t)K * N), *ref = malloc(sizeof(float) * (size_t)K), *got = malloc(sizeof(float) * (size_t)K);
+            for (int i = 0; i < K * N; i++) f[i] = (float)(infer__rng_uniform(&rng) * 4 - 2);
+            const size_t bytes = infer_type_row_size(t, K) * N + 32;
+            uint8_t *q = calloc(1, bytes);
+            infer_tensor w = { "w", t, 2, { K, N, 1, 1 }, q, bytes, 1.0f };
+            if (t == INFER_TYPE_I2_S) { infer__quant_i2_s(f, q, (int64_t)K * N); w.scale = infer__i2_s_scale(q, (int64_t)K * N); }
+            else tt->quant(f, q, (int64_t)K * N);
+            if (t == INFER_TYPE_Q4_K) w.scale = 0.75f;                /* a BitNet-style tensor scale */
+            for (int r = 0; r < N; r++) {
+                infer__dequant_row(&w, r, ref);
+                if (!infer_cuda_dequant_host(t, q + (size_t)r * infer_type_row_size(t, K), K, w.scale, got)) {
+                    printf("    %s: no CUDA decoder (models of this type are refused on the GPU)\n", infer_type_name(t));
+                    break;
+                }
+                int bad = 0;
+                for (int i = 0; i < K; i++) bad += memcmp(&ref[i], &got[i], 4) != 0;
+                CHECK_MSG(bad == 0, "%s K=%d row %d: %d of %d values differ (first: %g vs %g)", infer_type_name(t), K, r, bad, K, ref[0], got[0]);
+                checked++;
+            }
+            free(f); free(ref); free(got); free(q);
+        }
+    }
+    CHECK(checked >= 3 * 21);
+#endif
+}
+
+/* ---- the GPU (tests-cuda on a machine with a device; SKIP elsewhere) ---- */
+static const infer_kernels *gpu_or_skip(void) {
+    const infer_kernels *k;
+    infer_error err;
+    if (infer_gpu_kernels(&k, &err) != INFER_OK) { printf("  SKIP: %s\n", err.msg); t_skipped = 1; return NULL; }
+    return k;
+}
+
+/* every op, every weight type the GPU has, against the CPU */
+static void test_gpu_diff_ops(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    infer_error err;
+    int lines = 0;
+    const int rc = infer_backend_diff(k, NULL, 8, INFER_DIFF_OPS, diff_print_all, &lines, &err);
+    CHECK_MSG(rc == 0, "%d results beyond tolerance%s%s", rc, rc < 0 ? ": " : "", rc < 0 ? err.msg : "");
+}
+
+/* whole models, layer by layer */
+static void test_gpu_diff_models(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    int found = 0;
+    for (int i = 0; i < N_BACKEND_MODELS; i++) {
+        if (!file_exists(backend_models[i])) continue;
+        found++;
+        infer_model *m;
+        infer_error err;
+        if (infer_model_load(&m, backend_models[i], NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", backend_models[i], err.msg); continue; }
+        printf("    %s\n", backend_models[i]);
+        int lines = 0;
+        const int rc = infer_backend_diff(k, m, 12, INFER_DIFF_MODEL, diff_print_all, &lines, &err);
+        CHECK_MSG(rc == 0, "%s: %d results beyond tolerance%s%s", backend_models[i], rc, rc < 0 ? ": " : "", rc < 0 ? err.msg : "");
+        infer_model_free(m);
+    }
+    if (!found) SKIP("../shared models not found");
+}
+
+/* the golden greedy story on the GPU (F16 KV cache, as the default CLI runs it) */
+static void test_gpu_stories_greedy(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    char *md = slurp(SHARED "/models/GOLDEN_stories260K.md", NULL);
+    if (!md || !file_exists(SHARED "/models/stories260K.gguf")) { free(md); SKIP("../shared/models not found"); }
+    int32_t want[300];
+    const int n = golden_ids(md, "greedy from BOS", want, 300);
+    infer_model *m;
+    infer_error err;
+    if (infer_model_load(&m, SHARED "/models/stories260K.gguf", NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); free(md); return; }
+    infer_session_params sp = infer_session_default_params();
+    sp.backend = k;
+    infer_session *s;
+    if (infer_session_create(&s, m, &sp, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); infer_model_free(m); free(md); return; }
+    float logits[512];
+    int32_t tok = 1;
+    int same = 0;
+    for (int i = 0; i < n; i++) {
+        if (infer_eval(s, &tok, 1, logits, 0, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); break; }
+        int best = 0;
+        for (int v = 1; v < 512; v++) if (logits[v] > logits[best]) best = v;
+        if (best != want[i]) break;
+        same++;
+        tok = best;
+    }
+    CHECK_MSG(same == n, "greedy tokens agree for %d of %d", same, n);
+    infer_session_free(s);
+    infer_model_free(m);
+    free(md);
+}
+
 /* ---- the table of tests ---- */
 typedef struct { const char *name; void (*fn)(void); } test_case;
 static const test_case tests[] = {
@@ -4051,6 +4395,14 @@ static const test_case tests[] = {
     { "hf_corrupt", test_hf_corrupt },
     { "hf_vocab", test_hf_vocab },
     { "hf_convert_cli", test_hf_convert_cli },
+    { "backend_fake_device", test_backend_fake_device },
+    { "backend_refuses", test_backend_refuses },
+    { "backend_diff_cpu", test_backend_diff_cpu },
+    { "cli_gpu", test_cli_gpu },
+    { "cuda_decoders", test_cuda_decoders },
+    { "gpu_diff_ops", test_gpu_diff_ops },
+    { "gpu_diff_models", test_gpu_diff_models },
+    { "gpu_stories_greedy", test_gpu_stories_greedy },
 };
 
 int main(int argc, char **argv) {

@@ -1,0 +1,1539 @@
+/* infer_cuda.cu -- the kernel table of infer.h on NVIDIA GPUs.
+ *
+ * This file includes infer.h *without* INFER_IMPLEMENTATION: it sees the public part only
+ * (the block structs, infer_tensor, infer_kv_view, infer_rope and the infer_kernels table)
+ * and fills the same table the CPU fills, so the one forward pass in infer.h runs here
+ * unchanged. It calls a few public functions of the header (infer_type_row_size, ...), which
+ * the program's one INFER_IMPLEMENTATION file defines.
+ *
+ * BUILD   make cuda   ->  ./infer-cuda, ./tests-cuda  (nvcc for this file, cc for the rest,
+ *                         main.c / tests.c compiled with -DINFER_CUDA)
+ *
+ * WHAT RUNS WHERE
+ *   The weights are uploaded once per model (infer_model_upload): the same infer_tensor
+ *   structs, with `data` pointing at device memory. The activations, the paged KV cache and
+ *   the DeltaNet state live on the device; per chunk only the token ids, the positions and
+ *   (when it grows) the block table go up, and only the logits come back.
+ *
+ * PRECISION
+ *   precise: f32 arithmetic everywhere on weights dequantized in registers, F32 KV cache.
+ *   fast (the default): the same, except that prompt-sized matmuls (more than 8 rows) run
+ *   on tensor cores as split TF32 products ("3xTF32", about f32 accuracy, see
+ *   tile_matmul_tc) and the KV cache is F16 unless asked otherwise. The CPU's fast path
+ *   quantizes activations to int8 blocks; this is closer to the reference than that.
+ *
+ * KERNELS (one CUDA thread block per row, warp per output, ... as each comment says)
+ *   memory      cudaMalloc / cudaMemcpyAsync on the context's stream
+ *   matmul      rows <= 8: k_matvec, one warp per output column, each lane decoding 32
+ *               weights at a time ("chunks") in registers and dotting them with up to 8
+ *               activation rows; rows > 8: k_matmul_tiled, 64x64 output tiles, weights
+ *               dequantized into shared memory 32 columns at a time, then f32 FMAs
+ *               (precise) or TF32 tensor-core MMAs (fast)
+ *   matmul_id   decode: k_matvec's inner loop per (token, expert slot); a prompt: the rows
+ *               grouped by expert on the device, then k_matmul_tiled's tiles per expert
+ *   attention   online softmax, one block per (query row, head, split); long contexts with
+ *               few query rows are split over positions ("flash-decoding") and the partial
+ *               (max, sum, accumulator) triples merged by k_attn_merge
+ *   deltanet    the recurrence, one warp per value column of the state, the column held in
+ *               registers across the tokens; deltanet_chunked runs the same kernel over the
+ *               whole chunk (on a GPU the recurrence is already parallel over n_v * d_v
+ *               columns; its result equals the chunked form's up to rounding)
+ *   the rest    elementwise and per-row reductions, written to match the CPU's formulas
+ *               (RMSNorm and L2 norm sum squares in double, as the CPU does)
+ *
+ * ERRORS
+ *   Ops return nothing, so every CUDA call and every launch is checked and the first failure
+ *   is kept in the context (with cudaGetErrorString's text); sync and download report it as
+ *   INFER_ERR_BACKEND and infer_eval turns it into a message. Weight types without kernels
+ *   here (the grid i-quants IQ1_S..IQ3_S) and shapes beyond the kernels' limits are refused
+ *   when the model is uploaded (supports_type, supports_config), never at run time.
+ *
+ * TESTING
+ *   ./tests-cuda gpu_       every op and weight type against the CPU (infer_backend_diff),
+ *                           whole models layer by layer, the golden greedy story; SKIP
+ *                           lines without a device. ./infer-cuda --diff -m MODEL likewise.
+ *   ./tests-cuda cuda_      the weight decoders below, run on the host, bit for bit against
+ *                           the CPU's dequantizers (no device needed)
+ *   make cuda-emu           the same GPU tests with this file's kernels run on the CPU by
+ *                           tools/cuda_emu.h: their logic, checked without a GPU
+ *
+ * NOT YET
+ *   FP16/BF16/int8 tensor-core paths (only TF32 now), a chunked (matrix-product) form
+ *   of the delta rule, CUDA graphs for the per-token launches. The matvec decodes every
+ *   weight with byte loads and scalar maths; it is correct first, not at the roofline.
+ */
+#include "infer.h"
+
+#ifdef INFER_CUDA_EMU          /* the kernels on the CPU, for tests without a GPU: tools/cuda_emu.h */
+#include "tools/cuda_emu.h"
+#else
+#include <cuda_runtime.h>
+#include <cuda_fp16.h>
+#include <mma.h>
+#define INFER_CUDA_LAUNCH(grid, block, shm, stream, ...) __VA_ARGS__<<<(grid), (block), (shm), (stream)>>>
+#define INFER_CUDA_DYN_SHARED(type, name) extern __shared__ type name[]
+#endif
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+using namespace nvcuda;
+
+/* ------------------------------------------------------------------------------------------
+ * The context: a stream per session, and the first error met on it.
+ * ---------------------------------------------------------------------------------------- */
+typedef struct infer_cuda_ctx {
+    cudaStream_t stream;
+    int precise;
+    char error[400];          /* the first failure, "" while there is none */
+    void *scratch;            /* attention's split partials; matmul_id's expert grouping */
+    size_t scratch_bytes;
+} infer_cuda_ctx;
+
+static int infer_cuda_device = -1;       /* set by infer_cuda_init */
+static int infer_cuda_sms = 1;           /* streaming multiprocessors, to size split-K */
+
+static void infer_cuda_record(infer_cuda_ctx *c, cudaError_t e, const char *what) {
+    if (e == cudaSuccess || c->error[0]) return;
+    snprintf(c->error, sizeof c->error, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+}
+/* after a launch: a bad configuration shows up here, a fault in the kernel at the next sync */
+#define INFER_CUDA_LAUNCHED(c, what) infer_cuda_record((c), cudaGetLastError(), (what))
+
+static void infer_cuda_set_error(infer_error *err, infer_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void infer_cuda_set_error(infer_error *err, infer_status st, const char *fmt, ...) {
+    if (!err) return;
+    va_list ap;
+    va_start(ap, fmt);
+    err->status = st;
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- memory ---- */
+static void *infer_cuda_alloc(void *ctx, size_t bytes) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    void *p = NULL;
+    cudaError_t e = cudaMalloc(&p, bytes ? bytes : 1);
+    if (e != cudaSuccess) { infer_cuda_record(c, e, "cudaMalloc"); return NULL; }
+    return p;
+}
+/* a buffer may still be read by kernels queued on the stream: wait for them first */
+static void infer_cuda_free(void *ctx, void *p) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (!p) return;
+    infer_cuda_record(c, cudaStreamSynchronize(c->stream), "cudaStreamSynchronize");
+    infer_cuda_record(c, cudaFree(p), "cudaFree");
+}
+/* Waits for the copy: the caller reuses src at once (the positions of the next chunk go
+ * into the same host array). Per token that is a wait on an idle stream -- the previous
+ * token's logits were already waited for. */
+static infer_status infer_cuda_upload(void *ctx, void *dst, const void *src, size_t bytes) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (bytes) infer_cuda_record(c, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, c->stream), "upload (cudaMemcpyAsync)");
+    infer_cuda_record(c, cudaStreamSynchronize(c->stream), "upload (cudaStreamSynchronize)");
+    return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
+}
+static infer_status infer_cuda_download(void *ctx, void *dst, const void *src, size_t bytes) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (bytes) infer_cuda_record(c, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, c->stream), "download (cudaMemcpyAsync)");
+    infer_cuda_record(c, cudaStreamSynchronize(c->stream), "download (cudaStreamSynchronize)");
+    return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
+}
+static infer_status infer_cuda_sync(void *ctx) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    infer_cuda_record(c, cudaStreamSynchronize(c->stream), "cudaStreamSynchronize");
+    return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
+}
+static void infer_cuda_zero(void *ctx, void *p, size_t bytes) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (bytes) infer_cuda_record(c, cudaMemsetAsync(p, 0, bytes, c->stream), "zero (cudaMemsetAsync)");
+}
+/* dst[r, 0..dim) = src[r, 0..dim): a strided 2-D copy, which the copy engine does as is */
+static void infer_cuda_copy_rows(void *ctx, float *dst, int dst_stride, const float *src, int src_stride, int rows, int dim) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (rows <= 0 || dim <= 0) return;
+    infer_cuda_record(c, cudaMemcpy2DAsync(dst, (size_t)dst_stride * sizeof(float), src, (size_t)src_stride * sizeof(float),
+                                           (size_t)dim * sizeof(float), (size_t)rows, cudaMemcpyDeviceToDevice, c->stream),
+                      "copy_rows (cudaMemcpy2DAsync)");
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Small device helpers: reductions and number formats.
+ * ---------------------------------------------------------------------------------------- */
+template <typename V> __device__ __forceinline__ V warp_sum(V v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+__device__ __forceinline__ float warp_max(float v) {
+    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+/* the sum over a whole block (blockDim.x a multiple of 32, at most 1024), returned to all */
+template <typename V> __device__ V block_sum(V v) {
+    __shared__ V part[32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    v = warp_sum(v);
+    __syncthreads();                      /* part[] may still be read from a previous call */
+    if (lane == 0) part[warp] = v;
+    __syncthreads();
+    v = lane < nw ? part[lane] : (V)0;
+    return warp_sum(v);
+}
+__device__ float block_max(float v) {
+    __shared__ float part[32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    v = warp_max(v);
+    __syncthreads();
+    if (lane == 0) part[warp] = v;
+    __syncthreads();
+    v = lane < nw ? part[lane] : -INFINITY;
+    return warp_max(v);
+}
+
+/* The weight decoders below also compile for the host (INFER_CUDA_HD), so that a test can
+ * check them against the CPU's dequantizers on a machine without a GPU
+ * (infer_cuda_dequant_host at the end of this file). */
+#define INFER_CUDA_HD __host__ __device__ __forceinline__
+#ifdef __CUDA_ARCH__
+#define INFER_CUDA_UNROLL _Pragma("unroll")
+#else
+#define INFER_CUDA_UNROLL
+#endif
+
+INFER_CUDA_HD float bits_float(uint32_t u) {
+#ifdef __CUDA_ARCH__
+    return __uint_as_float(u);
+#else
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+#endif
+}
+INFER_CUDA_HD float f16(infer_half h) { return __half2float(__ushort_as_half(h)); }
+INFER_CUDA_HD float bf16(uint16_t b) { return bits_float((uint32_t)b << 16); }
+INFER_CUDA_HD uint32_t u32_le(const uint8_t *p) { return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+
+/* E2M1 values times 2 (bit 3 = sign); the scales below are halved to match (as in >>quant) */
+#define INFER_CUDA_FP4 { 0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12 }
+/* the 16 IQ4 levels */
+#define INFER_CUDA_IQ4NL { -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113 }
+__constant__ int8_t k_fp4_dev[16] = INFER_CUDA_FP4, k_iq4nl_dev[16] = INFER_CUDA_IQ4NL;
+#ifdef __CUDA_ARCH__
+#define k_fp4 k_fp4_dev
+#define k_iq4nl k_iq4nl_dev
+#else
+static const int8_t k_fp4_host[16] = INFER_CUDA_FP4, k_iq4nl_host[16] = INFER_CUDA_IQ4NL;
+#define k_fp4 k_fp4_host
+#define k_iq4nl k_iq4nl_host
+#endif
+
+/* E8M0 byte -> 2^(e-128), half the MX scale (e = 0, 1: the subnormals 2^-128, 2^-127) */
+INFER_CUDA_HD float e8m0_half(uint8_t e) { return bits_float(e < 2 ? 0x00200000u << e : (uint32_t)(e - 1) << 23); }
+/* UE4M3 byte -> half its value; 0x00 and 0x7F (NaN) read as 0, exponent 0 is subnormal */
+INFER_CUDA_HD float ue4m3_half(uint8_t x) {
+    if (x == 0 || x == 0x7F) return 0.0f;
+    const int e = (x >> 3) & 15, m = x & 7;
+    const float v = e == 0 ? ldexpf((float)m, -9) : ldexpf(1.0f + (float)m / 8.0f, e - 7);
+    return v * 0.5f;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Weight decoding. Every matmul kernel walks a weight row in chunks of 32 consecutive
+ * weights: Dq<T>::chunk(row, c, K, w) writes w[i] = W[32c + i] for i < 32 (zeros past K,
+ * which only the float types can have: the block types' K is a multiple of their block).
+ * Each is the scalar dequantizer of >>quant restricted to one chunk; the layouts are drawn
+ * there. A chunk is one block (32-blocks), half a block (NVFP4, Q2_0), a quarter (Q1_0,
+ * I2_S's 128-groups) or an eighth of a 256-super-block (k-quants, TQ*, IQ4_XS).
+ * ---------------------------------------------------------------------------------------- */
+template <int T> struct Dq;
+
+template <> struct Dq<INFER_TYPE_F32> {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int K, float *w) {
+        const float *r = (const float *)row + 32 * c;
+INFER_CUDA_UNROLL
+        for (int i = 0; i < 32; i++) w[i] = 32 * c + i < K ? r[i] : 0.0f;
+    }
+};
+template <> struct Dq<INFER_TYPE_F16> {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int K, float *w) {
+        const infer_half *r = (const infer_half *)row + 32 * c;
+INFER_CUDA_UNROLL
+        for (int i = 0; i < 32; i++) w[i] = 32 * c + i < K ? f16(r[i]) : 0.0f;
+    }
+};
+template <> struct Dq<INFER_TYPE_BF16> {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int K, float *w) {
+        const uint16_t *r = (const uint16_t *)row + 32 * c;
+INFER_CUDA_UNROLL
+        for (int i = 0; i < 32; i++) w[i] = 32 * c + i < K ? bf16(r[i]) : 0.0f;
+    }
+};
+/* Q4_0: x = (q - 8) d; byte j holds elements j (low nibble) and j + 16 */
+template <> struct Dq<INFER_TYPE_Q4_0> {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
+        const infer_block_q4_0 *b = (const infer_block_q4_0 *)row + c;
+        const float d = f16(b->d);
+INFER_CUDA_UNROLL
+        for (int j = 0; j < 16; j++) { w[j] = (float)((b->qs[j] & 15) - 8) * d; w[j + 16] = (float)((b->qs[j] >> 4) - 8) * d; }
+    }
+};
+/* Q4_1: x = q d + m */
+template <> struct Dq<INFER_TYPE_Q4_1> {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
+        const infer_block_q4_1 *b = (const infer_block_q4_1 *)row + c;
+        const float d = f16(b->d), m = f16(b->m);
+INFER_CUDA_UNROLL
+        for (int j = 0; j < 16; j++) { w[j] = (float)(b->qs[j] & 15) * d + m; w[j + 16] = (float)(b->qs[j] >> 4) * d + m; }
+    }
+};
+/* Q5_0: x = (q - 16) d, the fifth bit of element k is bit k of qh (a u32 at an odd offset) */
+template <> struct Dq<INFER_TYPE_Q5_0> {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
+        const infer_block_q5_0 *b = (const infer_block_q5_0 *)row + c;
+        const float d = f16(b->d);
+        const uint32_t qh = u32_le(b->qh);
+INFER_CUDA_UNROLL
+        for (int j = 0; j < 16; j++) {
+            w[j] = (float)(((b->qs[j] & 15) | (int)((qh >> j) << 4 & 16)) - 16) * d;
+            w[j + 16] = (float)(((b->qs[j] >> 4) | (int)((qh >> (j + 12)) & 16)) - 16) * d;
+        }
+    }
+};
+/* Q5_1: x = q d + m */
+template <> struct Dq<INFER_TYPE_Q5_1> {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
+        const infer_block_q5_1 *b = (const infer_block_q5_1 *)row + c;
+        const float d = f16(b->d), m = f16(b->m);
+        const uint32_t qh = u32_le(b->qh);
+INFER_CUDA_UNROLL
+        for (int j = 0; j < 16; j++) {
+            w[j] = (float)((b->qs[j] & 15) | (int)((qh >> j) << 4 & 16)) * d + m;
+            w[j + 16] = (float)((b->qs[j] >> 4) | (int)((qh >> (j + 12)) & 16)) * d + m;
+        }
+    }
+};
+/* Q8_0: x = q d */
+template <> struct Dq<INFER_TYPE_Q8_0> {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
+        const infer_block_q8_0 *b = (const infer_block_q8_0 *)row + c;
+        const float d = f16(b->d);
+INFER_CUDA_UNROLL
+        for (int j = 0; j < 32; j++) w[j] = (float)b->qs[j] * d;
+    }
+};
+
+/* k-quant element accessors (>>quant: infer__q2_crumb, infer__hibit, infer__q4k_nibble, ...) */
+INFER_CUDA_HD int q2_crumb(const uint8_t *qs, int e) { return (qs[32 * (e >> 7) + (e & 31)] >> (2 * ((e >> 5) & 3))) & 3; }
+INFER_CUDA_HD int hibit(const uint8_t *h, int e) { return (h[e & 31] >> (e >> 5)) & 1; }
+INFER_CUDA_HD int q4k_nibble(const uint8_t *qs, int e) { return (qs[32 * (e >> 6) + (e & 31)] >> (4 * ((e >> 5) & 1))) & 15; }
+INFER_CUDA_HD int q3k_scale(const uint8_t *s, int j) {
+    const int lo = j < 8 ? s[j] & 15 : s[j - 8] >> 4;
+    const int hi = (s[8 + (j & 3)] >> (2 * (j >> 2))) & 3;
+    return (lo | hi << 4) - 32;
+}
+/* Q4_K/Q5_K: the 6-bit scale and min of sub-block j */
+INFER_CUDA_HD void k4_scale_min(const uint8_t *s, int j, int *sc, int *m) {
+    if (j < 4) { *sc = s[j] & 63; *m = s[j + 4] & 63; return; }
+    *sc = (s[j + 4] & 15) | (s[j - 4] >> 6) << 4;
+    *m = (s[j + 4] >> 4) | (s[j] >> 6) << 4;
+}
+
+/* Q2_K: w = d sc_j q - dmin m_j, j = e / 16 */
+template <> struct Dq<INFER_TYPE_Q2_K> {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
+        const infer_block_q2_k *b = (const infer_block_q2_k *)row + c / 8;
+        const float d = f16(b->d), dmin = f16(b->dmin);
+        const int e0 = 32 * (c % 8);
+INFER_CUDA_UNROLL
+        for (int i = 0; i < 32; i++) {
+            const int e = e0 + i, j = e / 16;
+            const float dl = d * (float)(b->scales[j] & 15), ml = dmin * (float)(b->scales[j] >> 4);
+            w[i] = dl * (float)q2_crumb(b->qs, e) - ml;
+        }
+    }
+};
+/* Q3_K: w = d sc_j (q - 4 + 4 h) */
+template <> struct Dq<INFER_TYPE_Q3_K> {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
+        const infer_block_q3_k *b = (const infer_block_q3_k *)row + c / 8;
+        const float d = f16(b->d);
+        const int e0 = 32 * (c % 8);
+INFER_CUDA_UNROLL
+        for (int i = 0; i < 32; i++) {
+            const int e = e0 + i;
+            const float dl = d * (float)q3k_scale(b->scales, e / 16);
+            w[i] = dl * (float)(q2_crumb(b->qs, e) - (hibit(b->hmask, e) ? 0 : 4));
+        }
+    }
+};
+/* Q4_K: w = d sc_j q - dmin m_j, j = e / 32: a chunk is exactly one sub-block */
+template <> struct Dq<INFER_TYPE_Q4_K> {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
+        const infer_block_q4_k *b = (const infer_block_q4_k *)row + c / 8;
+        const int j = c % 8;
+        int sc, m;
+        k4_scale_min(b->scales, j, &sc, &m);
+        const float dl = f16(b->d) * (float)sc, ml = f16(b->dmin) * (float)m;
+INFER_CUDA_UNROLL
+        for (int i = 0; i < 32; i++) w[i] = dl * (float)q4k_nibble(b->qs, 32 * j + i) - ml;
+    }
+};
+/* Q5_K: Q4_K plus a fifth bit */
+template <> struct Dq<INFER_TYPE_Q5_K> {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
+        const infer_block_q5_k *b = (const infer_block_q5_k *)row + c / 8;
+        const int j = c % 8;
+        int sc, m;
+        k4_scale_min(b->scales, j, &sc, &m);
+        const float dl = f16(b->d) * (float)sc, ml = f16(b->dmin) * (float)m;
+INFER_CUDA_UNROLL
+        for (int i = 0; i < 32; i++) {
+            const int e = 32 * j + i;
+            w[i] = dl * (float)(q4k_nibble(b->qs, e) + 16 * hibit(b->qh, e)) - ml;
+        }
+    }
+};
+/* Q6_K: w = d sc_j (code - 32), j = e / 16; low 4 bits in ql, high 2 in qh */
+template <> struct Dq<INFER_TYPE_Q6_K> {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
+        const infer_block_q6_k *b = (const infer_block_q6_k *)row + c / 8;
+        const float d = f16(b->d);
+        const int e0 = 32 * (c % 8), h = e0 >> 7, k = (e0 >> 5) & 3;   /* one (half, k) per chunk */
+        const uint8_t *ql = b->ql + 64 * h + 32 * (k & 1), *qh = b->qh + 32 * h;
+INFER_CUDA_UNROLL
+        for (int l = 0; l < 32; l++) {
+            const int code = ((ql[l] >> (4 * (k >> 1))) & 15) | ((qh[l] >> (2 * k)) & 3) << 4;
+            const float dl = d * (float)b->scales[(e0 + l) / 16];
+            w[l] = dl * (float)(code - 32);
+        }
+    }
+};
+/* IQ4_NL: w = d kvalues[q] */
+template <> struct Dq<INFER_TYPE_IQ4_NL> {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
+        const infer_block_iq4_nl *b = (const infer_block_iq4_nl *)row + c;
+        const float d = f16(b->d);
+INFER_CUDA_UNROLL
+        for (int j = 0; j < 16; j++) { w[j] = d * (float)k_iq4nl[b->qs[j] & 15]; w[j + 16] = d * (float)k_iq4nl[b->qs[j] >> 4]; }
+    }
+};
+/* IQ4_XS: w = d sc_j kvalues[q], 6-bit signed sub-block scales split over scales_l/_h */
+template <> struct Dq<INFER_TYPE_IQ4_XS> {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
+        const infer_block_iq4_xs *b = (const infer_block_iq4_xs *)row + c / 8;
+        const int j = c % 8;
+        const int ls = ((b->scales_l[j >> 1] >> (4 * (j & 1))) & 15) | ((b->scales_h >> (2 * j)) & 3) << 4;
+        const float dl = f16(b->d) * (float)(ls - 32);
+        const uint8_t *qs = b->qs + 16 * j;
+INFER_CUDA_UNROLL
+        for (int i = 0; i < 16; i++) { w[i] = dl * (float)k_iq4nl[qs[i] & 15]; w[i + 16] = dl * (float)k_iq4nl[qs[i] >> 4]; }
+    }
+};
+/* TQ1_0: trits packed base 3, 5 per byte (4 in qh); trit k of a byte = top trit of
+ * byte * 3^k mod 256. Element order: qs[0..32) digit k -> 32k + m; qs[32..48) -> 160 + 16k + m;
+ * qh[0..4) -> 240 + 4k + m. x = (t - 1) d */
+INFER_CUDA_HD int trit(uint8_t byte, int k) {
+    uint8_t q = byte;
+    for (int i = 0; i < k; i++) q = (uint8_t)(q * 3);     /* byte * 3^k mod 256 */
+    return ((uint16_t)q * 3) >> 8;
+}
+template <> struct Dq<INFER_TYPE_TQ1_0> {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
+        const infer_block_tq1_0 *b = (const infer_block_tq1_0 *)row + c / 8;
+        const float d = f16(b->d);
+        const int e0 = 32 * (c % 8);
+INFER_CUDA_UNROLL
+        for (int i = 0; i < 32; i++) {
+            const int e = e0 + i;
+            int t;
+            if (e < 160) t = trit(b->qs[e % 32], e / 32);
+            else if (e < 240) t = trit(b->qs[32 + (e - 160) % 16], (e - 160) / 16);
+            else t = trit(b->qh[(e - 240) % 4], (e - 240) / 4);
+            w[i] = (float)(t - 1) * d;
+        }
+    }
+};
+/* TQ2_0: bits 2k..2k+1 of qs[32 h + m] hold element 128 h + 32 k + m; x = (c - 1) d */
+template <> struct Dq<INFER_TYPE_TQ2_0> {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
+        const infer_block_tq2_0 *b = (const infer_block_tq2_0 *)row + c / 8;
+        const float d = f16(b->d);
+        const int e0 = 32 * (c % 8), sh = 2 * (e0 % 128 / 32);
+        const uint8_t *qs = b->qs + 32 * (e0 / 128);
+INFER_CUDA_UNROLL
+        for (int m = 0; m < 32; m++) w[m] = (float)(((qs[m] >> sh) & 3) - 1) * d;
+    }
+};
+/* MXFP4: x = E2M1(code) 2^(e-127) */
+template <> struct Dq<INFER_TYPE_MXFP4> {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
+        const infer_block_mxfp4 *b = (const infer_block_mxfp4 *)row + c;
+        const float d = e8m0_half(b->e);
+INFER_CUDA_UNROLL
+        for (int j = 0; j < 16; j++) { w[j] = (float)k_fp4[b->qs[j] & 15] * d; w[j + 16] = (float)k_fp4[b->qs[j] >> 4] * d; }
+    }
+};
+/* NVFP4: 64 codes, a UE4M3 scale per 16; a chunk is sub-blocks 2h and 2h + 1 */
+template <> struct Dq<INFER_TYPE_NVFP4> {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
+        const infer_block_nvfp4 *b = (const infer_block_nvfp4 *)row + c / 2;
+INFER_CUDA_UNROLL
+        for (int t = 0; t < 2; t++) {
+            const int s = 2 * (c % 2) + t;
+            const float d = ue4m3_half(b->d[s]);
+            const uint8_t *q = b->qs + 8 * s;
+INFER_CUDA_UNROLL
+            for (int j = 0; j < 8; j++) { w[16 * t + j] = (float)k_fp4[q[j] & 15] * d; w[16 * t + j + 8] = (float)k_fp4[q[j] >> 4] * d; }
+        }
+    }
+};
+/* Q1_0: 128 sign bits, x = bit ? d : -d */
+template <> struct Dq<INFER_TYPE_Q1_0> {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
+        const infer_block_q1_0 *b = (const infer_block_q1_0 *)row + c / 4;
+        const float d = f16(b->d);
+        const uint8_t *qs = b->qs + 4 * (c % 4);
+INFER_CUDA_UNROLL
+        for (int i = 0; i < 32; i++) w[i] = (qs[i / 8] >> (i % 8) & 1) ? d : -d;
+    }
+};
+/* Q2_0: 64 2-bit codes, x = (c - 1) d */
+template <> struct Dq<INFER_TYPE_Q2_0> {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
+        const infer_block_q2_0 *b = (const infer_block_q2_0 *)row + c / 2;
+        const float d = f16(b->d);
+        const uint8_t *qs = b->qs + 8 * (c % 2);
+INFER_CUDA_UNROLL
+        for (int i = 0; i < 32; i++) w[i] = (float)(((qs[i / 4] >> (2 * (i % 4))) & 3) - 1) * d;
+    }
+};
+/* I2_S: in each 128-group, element 32 g + r is bits (7-2g)..(6-2g) of byte r; x = code - 1
+ * (the per-tensor scale is the tensor's `scale`, applied to the output) */
+template <> struct Dq<INFER_TYPE_I2_S> {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
+        const uint8_t *p = row + 32 * (c / 4);
+        const int sh = 6 - 2 * (c % 4);
+INFER_CUDA_UNROLL
+        for (int i = 0; i < 32; i++) w[i] = (float)(((p[i] >> sh) & 3) - 1);
+    }
+};
+
+/* every type with kernels here: X(name) for INFER_TYPE_name */
+#define INFER_CUDA_TYPES(X) X(F32) X(F16) X(BF16) X(Q4_0) X(Q4_1) X(Q5_0) X(Q5_1) X(Q8_0) X(Q2_K) X(Q3_K) X(Q4_K) \
+    X(Q5_K) X(Q6_K) X(IQ4_NL) X(IQ4_XS) X(TQ1_0) X(TQ2_0) X(MXFP4) X(NVFP4) X(Q1_0) X(Q2_0) X(I2_S)
+
+static int infer_cuda_supports_type(infer_type t) {
+    switch (t) {
+#define INFER_CUDA_CASE(n) case INFER_TYPE_##n:
+    INFER_CUDA_TYPES(INFER_CUDA_CASE) return 1;
+#undef INFER_CUDA_CASE
+    default: return 0;
+    }
+}
+
+/* ------------------------------------------------------------------------------------------
+ * matmul: out[r, n] = scale * sum_k W[n, k] x[r, k]   W: [N, K] (row_bytes apart), x: [rows, K]
+ * ---------------------------------------------------------------------------------------- */
+#define INFER_CUDA_MV_WARPS 4        /* output columns per block of k_matvec */
+#define INFER_CUDA_MV_ROWS 8         /* most activation rows one pass of k_matvec serves */
+
+/* acc[r] = sum_k wrow[k] x[r, k] over this lane's chunks, then summed over the warp: lane l
+ * takes chunks l, l+32, ...; its 32 decoded weights serve all nr (<= R) activation rows */
+template <int T, int R>
+__device__ __forceinline__ void warp_dot_rows(const uint8_t *wrow, const float *x, size_t x_stride, int K, int nr, float *acc) {
+    const int lane = threadIdx.x & 31, nch = (K + 31) / 32;
+INFER_CUDA_UNROLL
+    for (int r = 0; r < R; r++) acc[r] = 0.0f;
+    for (int c = lane; c < nch; c += 32) {
+        float w[32];
+        Dq<T>::chunk(wrow, c, K, w);
+        const int n = K - 32 * c < 32 ? K - 32 * c : 32;
+INFER_CUDA_UNROLL
+        for (int r = 0; r < R; r++) {
+            if (r >= nr) break;
+            const float *xr = x + (size_t)r * x_stride + 32 * c;
+            float s = 0.0f;
+            if (n == 32 && ((uintptr_t)xr & 15) == 0) {       /* 16-byte loads: a quarter of the instructions */
+                const float4 *x4 = (const float4 *)xr;
+INFER_CUDA_UNROLL
+                for (int i = 0; i < 8; i++) {
+                    const float4 v = x4[i];
+                    s += w[4 * i] * v.x + w[4 * i + 1] * v.y + w[4 * i + 2] * v.z + w[4 * i + 3] * v.w;
+                }
+            } else if (n == 32) {
+INFER_CUDA_UNROLL
+                for (int i = 0; i < 32; i++) s += w[i] * xr[i];
+            } else {
+                for (int i = 0; i < n; i++) s += w[i] * xr[i];
+            }
+            acc[r] += s;
+        }
+    }
+INFER_CUDA_UNROLL
+    for (int r = 0; r < R; r++) acc[r] = warp_sum(acc[r]);
+}
+
+/* decode-sized matmul: one warp per output column n, rows [blockIdx.y * R, + R) */
+template <int T, int R>
+__global__ void k_matvec(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, int rows, float scale) {
+    const int n = blockIdx.x * INFER_CUDA_MV_WARPS + (threadIdx.x >> 5), r0 = blockIdx.y * R;
+    if (n >= N) return;
+    const int nr = rows - r0 < R ? rows - r0 : R;
+    float acc[R];
+    warp_dot_rows<T, R>(W + (size_t)n * row_bytes, x + (size_t)r0 * K, (size_t)K, K, nr, acc);
+    if ((threadIdx.x & 31) == 0)
+        for (int r = 0; r < nr; r++) out[(size_t)(r0 + r) * N + n] = acc[r] * scale;
+}
+
+/* prompt-sized matmul: a 256-thread block computes a 64x64 tile of out, stepping through K
+ * 32 columns at a time. Threads 0..63 decode one weight row's chunk each into Ws; all
+ * threads load the activation tile Xs; then thread (ty, tx) accumulates the 4x4 outputs at
+ * rows ty + 16i, columns tx + 16j (strided so a warp's shared-memory reads fall in
+ * distinct banks, and its stores to out are 16 consecutive floats). Which activation row
+ * tile row i reads, and which output row it writes, is the Rows policy's business: the
+ * rows in order for a matmul, the rows routed to one expert for matmul_id. */
+#define INFER_CUDA_TILE 64
+struct RowsPlain {            /* tile rows r0 .. r0 + n of x and of out */
+    int r0, n;
+    __device__ int xrow(int i) const { return r0 + i; }
+    __device__ int orow(int i) const { return r0 + i; }
+};
+struct RowsRouted {           /* tile rows = (token, slot) rows order[t0 ..] sent to one expert */
+    const int32_t *order;
+    int t0, n, n_used, x_per_slot;
+    __device__ int xrow(int i) const { const int o = order[t0 + i]; return x_per_slot ? o : o / n_used; }
+    __device__ int orow(int i) const { return order[t0 + i]; }
+};
+
+template <int T, class Rows>
+__device__ void tile_matmul(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, float scale, int n0, Rows rows) {
+    __shared__ float Ws[INFER_CUDA_TILE][33], Xs[INFER_CUDA_TILE][33];   /* +1: no bank conflicts on columns */
+    __shared__ int xr[INFER_CUDA_TILE];
+    const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16, nch = (K + 31) / 32;
+    if (tid < INFER_CUDA_TILE) xr[tid] = tid < rows.n ? rows.xrow(tid) : -1;
+    float acc[4][4];
+INFER_CUDA_UNROLL
+    for (int i = 0; i < 4; i++)
+INFER_CUDA_UNROLL
+        for (int j = 0; j < 4; j++) acc[i][j] = 0.0f;
+    for (int c = 0; c < nch; c++) {
+        __syncthreads();                    /* the previous step is done with Ws, Xs (and xr is written) */
+        if (tid < INFER_CUDA_TILE) {
+            float w[32];
+            if (n0 + tid < N) Dq<T>::chunk(W + (size_t)(n0 + tid) * row_bytes, c, K, w);
+            else for (int i = 0; i < 32; i++) w[i] = 0.0f;
+INFER_CUDA_UNROLL
+            for (int i = 0; i < 32; i++) Ws[tid][i] = w[i];
+        }
+        for (int i = tid; i < INFER_CUDA_TILE * 32; i += 256) {
+            const int rr = i / 32, kk = i % 32, k = 32 * c + kk;
+            Xs[rr][kk] = xr[rr] >= 0 && k < K ? x[(size_t)xr[rr] * K + k] : 0.0f;
+        }
+        __syncthreads();
+INFER_CUDA_UNROLL
+        for (int kk = 0; kk < 32; kk++) {
+            float a[4], b[4];
+INFER_CUDA_UNROLL
+            for (int i = 0; i < 4; i++) { a[i] = Xs[ty + 16 * i][kk]; b[i] = Ws[tx + 16 * i][kk]; }
+INFER_CUDA_UNROLL
+            for (int i = 0; i < 4; i++)
+INFER_CUDA_UNROLL
+                for (int j = 0; j < 4; j++) acc[i][j] += a[i] * b[j];
+        }
+    }
+INFER_CUDA_UNROLL
+    for (int i = 0; i < 4; i++) {
+        const int ri = ty + 16 * i;
+        if (ri >= rows.n) continue;
+        const int o = rows.orow(ri);
+INFER_CUDA_UNROLL
+        for (int j = 0; j < 4; j++) {
+            const int n = n0 + tx + 16 * j;
+            if (n < N) out[(size_t)o * N + n] = acc[i][j] * scale;
+        }
+    }
+}
+
+/* The fast mode's tiles on tensor cores: the same 64x64 tile and 32-column steps, the
+ * products on TF32 MMAs (f32 range, 10-bit mantissa, f32 sums). One TF32 product would
+ * round every activation to 11 significant bits (a relative error near 5e-4, which a deep
+ * model turns into 1e-3..1e-2 on the logits), so each operand is split as v = hi + lo, both
+ * TF32, and a b = a_hi b_hi + a_hi b_lo + a_lo b_hi (the lo*lo term is below f32's
+ * precision): three MMAs per step and about f32 accuracy. Warp w owns rows
+ * 16 (w / 2) .. + 16 and columns 32 (w % 2) .. + 32 of the tile as two 16x16 accumulators,
+ * and steps k by 8: A = Xs (row-major), B[k][n] = W[n][k] = Ws read column-major. Rows of
+ * 36 and 68 floats keep every fragment pointer 32-byte aligned, as load/store_matrix_sync
+ * require. The precise mode keeps tile_matmul's exact f32 products. */
+template <int T, class Rows>
+__device__ void tile_matmul_tc(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, float scale, int n0, Rows rows) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800          /* no TF32 MMA before Ampere */
+    tile_matmul<T>(out, W, row_bytes, x, K, N, scale, n0, rows);
+#else
+    __shared__ __align__(32) float Ws[INFER_CUDA_TILE][36];
+    __shared__ __align__(32) float Xs[INFER_CUDA_TILE][36];
+    __shared__ __align__(32) float Cs[INFER_CUDA_TILE][68];
+    __shared__ int xr[INFER_CUDA_TILE];
+    const int tid = threadIdx.x, warp = tid / 32, wi = warp / 2, wj = (warp % 2) * 2, nch = (K + 31) / 32;
+    if (tid < INFER_CUDA_TILE) xr[tid] = tid < rows.n ? rows.xrow(tid) : -1;
+    wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[2];
+    wmma::fill_fragment(acc[0], 0.0f);
+    wmma::fill_fragment(acc[1], 0.0f);
+    for (int c = 0; c < nch; c++) {
+        __syncthreads();
+        if (tid < INFER_CUDA_TILE) {
+            float w[32];
+            if (n0 + tid < N) Dq<T>::chunk(W + (size_t)(n0 + tid) * row_bytes, c, K, w);
+            else for (int i = 0; i < 32; i++) w[i] = 0.0f;
+INFER_CUDA_UNROLL
+            for (int i = 0; i < 32; i++) Ws[tid][i] = w[i];
+        }
+        for (int i = tid; i < INFER_CUDA_TILE * 32; i += 256) {
+            const int rr = i / 32, kk = i % 32, k = 32 * c + kk;
+            Xs[rr][kk] = xr[rr] >= 0 && k < K ? x[(size_t)xr[rr] * K + k] : 0.0f;
+        }
+        __syncthreads();
+INFER_CUDA_UNROLL
+        for (int kk = 0; kk < 32; kk += 8) {
+            wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> a_hi, a_lo;
+            wmma::load_matrix_sync(a_hi, &Xs[16 * wi][kk], 36);
+            for (int i = 0; i < a_hi.num_elements; i++) {
+                const float v = a_hi.x[i], hi = wmma::__float_to_tf32(v);
+                a_hi.x[i] = hi;
+                a_lo.x[i] = wmma::__float_to_tf32(v - hi);
+            }
+INFER_CUDA_UNROLL
+            for (int j = 0; j < 2; j++) {
+                wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> b_hi, b_lo;
+                wmma::load_matrix_sync(b_hi, &Ws[16 * (wj + j)][kk], 36);
+                for (int i = 0; i < b_hi.num_elements; i++) {
+                    const float v = b_hi.x[i], hi = wmma::__float_to_tf32(v);
+                    b_hi.x[i] = hi;
+                    b_lo.x[i] = wmma::__float_to_tf32(v - hi);
+                }
+                wmma::mma_sync(acc[j], a_lo, b_hi, acc[j]);     /* small terms first */
+                wmma::mma_sync(acc[j], a_hi, b_lo, acc[j]);
+                wmma::mma_sync(acc[j], a_hi, b_hi, acc[j]);
+            }
+        }
+    }
+    for (int j = 0; j < 2; j++) wmma::store_matrix_sync(&Cs[16 * wi][16 * (wj + j)], acc[j], 68, wmma::mem_row_major);
+    __syncthreads();
+    for (int i = tid; i < INFER_CUDA_TILE * INFER_CUDA_TILE; i += 256) {
+        const int r = i / INFER_CUDA_TILE, n = n0 + i % INFER_CUDA_TILE;
+        if (r < rows.n && n < N) out[(size_t)rows.orow(r) * N + n] = Cs[r][i % INFER_CUDA_TILE] * scale;
+    }
+#endif
+}
+
+template <int T, int TC>
+__global__ void __launch_bounds__(256) k_matmul_tiled(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, int rows, float scale) {
+    RowsPlain rp;
+    rp.r0 = blockIdx.y * INFER_CUDA_TILE;
+    rp.n = rows - rp.r0 < INFER_CUDA_TILE ? rows - rp.r0 : INFER_CUDA_TILE;
+    if constexpr (TC) tile_matmul_tc<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp);
+    else tile_matmul<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp);
+}
+
+/* MoE with many tokens: the (token, slot) rows are first grouped by expert on the device
+ * (k_moe_group, a counting sort in one block: start[e] .. start[e+1] of order[] are the rows
+ * of expert e), then block (x, y, e) computes tile y of expert e's rows against its weights,
+ * so each expert's weights are read once per 64 routed rows. The host cannot know how many
+ * rows an expert got without a sync, so the grid allows every expert all rows; the blocks
+ * past an expert's last row return at once. */
+__global__ void k_moe_group(const int32_t *ids, int n_out, int E, int32_t *start, int32_t *fill, int32_t *order) {
+    for (int e = threadIdx.x; e < E; e += blockDim.x) fill[e] = 0;
+    __syncthreads();
+    for (int i = threadIdx.x; i < n_out; i += blockDim.x) { const int e = ids[i]; if (e >= 0 && e < E) atomicAdd(&fill[e], 1); }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        int acc = 0;
+        for (int e = 0; e < E; e++) { start[e] = acc; acc += fill[e]; fill[e] = 0; }
+        start[E] = acc;
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < n_out; i += blockDim.x) {
+        const int e = ids[i];
+        if (e >= 0 && e < E) order[start[e] + atomicAdd(&fill[e], 1)] = i;
+    }
+}
+
+template <int T, int TC>
+__global__ void __launch_bounds__(256) k_matmul_id_tiled(float *out, const uint8_t *W, size_t row_bytes, const float *x, const int32_t *start,
+                                                         const int32_t *order, int K, int N, int n_used, int x_per_slot, float scale) {
+    const int e = blockIdx.z;
+    RowsRouted rr;
+    rr.order = order;
+    rr.t0 = start[e] + blockIdx.y * INFER_CUDA_TILE;
+    rr.n = start[e + 1] - rr.t0 < INFER_CUDA_TILE ? start[e + 1] - rr.t0 : INFER_CUDA_TILE;
+    rr.n_used = n_used;
+    rr.x_per_slot = x_per_slot;
+    if (rr.n <= 0) return;                  /* the whole block: past this expert's rows */
+    if constexpr (TC) tile_matmul_tc<T>(out, W + (size_t)e * N * row_bytes, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rr);
+    else tile_matmul<T>(out, W + (size_t)e * N * row_bytes, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rr);
+}
+
+/* out[r, s, :] = W_e x[r or (r, s)] with e = ids[r, s]: k_matvec's warp per output column,
+ * blockIdx.y = r * n_used + s. Each (token, slot) reads its expert's rows on its own; a
+ * prompt that sends many tokens to one expert reads that expert many times (sorting the
+ * tokens by expert first is the obvious next step for speed). */
+template <int T>
+__global__ void k_matmul_id(float *out, const uint8_t *W, size_t row_bytes, const float *x, const int32_t *ids, int K, int N, int E,
+                            int n_used, int x_per_slot, float scale) {
+    const int n = blockIdx.x * INFER_CUDA_MV_WARPS + (threadIdx.x >> 5), o = blockIdx.y;
+    if (n >= N) return;
+    const int e = ids[o];
+    float acc[1] = { 0.0f };
+    if (e >= 0 && e < E) {
+        const float *xr = x + (size_t)(x_per_slot ? o : o / n_used) * K;
+        warp_dot_rows<T, 1>(W + ((size_t)e * N + n) * row_bytes, xr, (size_t)K, K, 1, acc);
+    }
+    if ((threadIdx.x & 31) == 0) out[(size_t)o * N + n] = acc[0] * scale;
+}
+
+/* embedding: out[r] = scale * table[tokens[r]]; one thread per 32-chunk of a row */
+template <int T>
+__global__ void k_embed(float *out, const uint8_t *table, size_t row_bytes, const int32_t *tokens, int K, int V, float scale) {
+    const int r = blockIdx.y, c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (32 * c >= K) return;
+    const int t = tokens[r];
+    float w[32];
+    if (t >= 0 && t < V) Dq<T>::chunk(table + (size_t)t * row_bytes, c, K, w);
+    else for (int i = 0; i < 32; i++) w[i] = 0.0f;
+    float *o = out + (size_t)r * K + 32 * c;
+    for (int i = 0; i < 32 && 32 * c + i < K; i++) o[i] = w[i] * scale;
+}
+
+static void infer_cuda_matmul(void *ctx, float *out, const infer_tensor *w, const float *x, int rows) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    const int K = (int)w->ne[0], N = (int)w->ne[1];
+    const size_t rb = infer_type_row_size(w->type, K);
+    const uint8_t *W = (const uint8_t *)w->data;
+    if (rows <= 0) return;
+    if (rows == 1) {
+        dim3 grid((N + INFER_CUDA_MV_WARPS - 1) / INFER_CUDA_MV_WARPS, 1);
+        switch (w->type) {
+#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c->stream, k_matvec<INFER_TYPE_##t, 1>)(out, W, rb, x, K, N, rows, w->scale); break;
+        INFER_CUDA_TYPES(INFER_CUDA_CASE)
+#undef INFER_CUDA_CASE
+        default: infer_cuda_record(c, cudaErrorNotSupported, "matmul: weight type without kernels"); return;
+        }
+    } else if (rows <= INFER_CUDA_MV_ROWS) {
+        dim3 grid((N + INFER_CUDA_MV_WARPS - 1) / INFER_CUDA_MV_WARPS, 1);
+        switch (w->type) {
+#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c->stream, k_matvec<INFER_TYPE_##t, INFER_CUDA_MV_ROWS>)(out, W, rb, x, K, N, rows, w->scale); break;
+        INFER_CUDA_TYPES(INFER_CUDA_CASE)
+#undef INFER_CUDA_CASE
+        default: infer_cuda_record(c, cudaErrorNotSupported, "matmul: weight type without kernels"); return;
+        }
+    } else {
+        dim3 grid((N + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE, (rows + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE);
+        switch (w->type) {
+#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: \
+        if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c->stream, k_matmul_tiled<INFER_TYPE_##t, 0>)(out, W, rb, x, K, N, rows, w->scale); \
+        else INFER_CUDA_LAUNCH(grid, 256, 0, c->stream, k_matmul_tiled<INFER_TYPE_##t, 1>)(out, W, rb, x, K, N, rows, w->scale); \
+        break;
+        INFER_CUDA_TYPES(INFER_CUDA_CASE)
+#undef INFER_CUDA_CASE
+        default: infer_cuda_record(c, cudaErrorNotSupported, "matmul: weight type without kernels"); return;
+        }
+    }
+    INFER_CUDA_LAUNCHED(c, "matmul");
+}
+
+static int infer_cuda_reserve(infer_cuda_ctx *c, size_t bytes);
+
+static void infer_cuda_matmul_id(void *ctx, float *out, const infer_tensor *w, const float *x, const int32_t *ids, int rows, int n_used, int x_per_slot) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    const int K = (int)w->ne[0], N = (int)w->ne[1], E = (int)w->ne[2], n_out = rows * n_used;
+    const size_t rb = infer_type_row_size(w->type, K);
+    const uint8_t *W = (const uint8_t *)w->data;
+    if (rows <= 0 || n_used <= 0) return;
+    if (rows > INFER_CUDA_MV_ROWS) {            /* a prompt: group the rows by expert, then tiles */
+        if (!infer_cuda_reserve(c, ((size_t)E + 1 + (size_t)E + (size_t)n_out) * sizeof(int32_t))) return;
+        int32_t *start = (int32_t *)c->scratch, *fill = start + E + 1, *order = fill + E;
+        INFER_CUDA_LAUNCH(1, 1024, 0, c->stream, k_moe_group)(ids, n_out, E, start, fill, order);
+        INFER_CUDA_LAUNCHED(c, "matmul_id (grouping)");
+        dim3 grid((N + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE, (n_out + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE, E);
+        switch (w->type) {
+#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: \
+        if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c->stream, k_matmul_id_tiled<INFER_TYPE_##t, 0>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale); \
+        else INFER_CUDA_LAUNCH(grid, 256, 0, c->stream, k_matmul_id_tiled<INFER_TYPE_##t, 1>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale); \
+        break;
+        INFER_CUDA_TYPES(INFER_CUDA_CASE)
+#undef INFER_CUDA_CASE
+        default: infer_cuda_record(c, cudaErrorNotSupported, "matmul_id: weight type without kernels"); return;
+        }
+        INFER_CUDA_LAUNCHED(c, "matmul_id");
+        return;
+    }
+    dim3 grid((N + INFER_CUDA_MV_WARPS - 1) / INFER_CUDA_MV_WARPS, rows * n_used);
+    switch (w->type) {
+#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c->stream, k_matmul_id<INFER_TYPE_##t>)(out, W, rb, x, ids, K, N, E, n_used, x_per_slot, w->scale); break;
+    INFER_CUDA_TYPES(INFER_CUDA_CASE)
+#undef INFER_CUDA_CASE
+    default: infer_cuda_record(c, cudaErrorNotSupported, "matmul_id: weight type without kernels"); return;
+    }
+    INFER_CUDA_LAUNCHED(c, "matmul_id");
+}
+
+static void infer_cuda_embed(void *ctx, float *out, const infer_tensor *table, const int32_t *tokens, int rows) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    const int K = (int)table->ne[0], V = (int)table->ne[1], nch = (K + 31) / 32;
+    const size_t rb = infer_type_row_size(table->type, K);
+    const uint8_t *W = (const uint8_t *)table->data;
+    if (rows <= 0) return;
+    dim3 grid((nch + 127) / 128, rows);
+    switch (table->type) {
+#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: INFER_CUDA_LAUNCH(grid, 128, 0, c->stream, k_embed<INFER_TYPE_##t>)(out, W, rb, tokens, K, V, table->scale); break;
+    INFER_CUDA_TYPES(INFER_CUDA_CASE)
+#undef INFER_CUDA_CASE
+    default: infer_cuda_record(c, cudaErrorNotSupported, "embed: weight type without kernels"); return;
+    }
+    INFER_CUDA_LAUNCHED(c, "embed");
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Norms and elementwise ops.
+ * ---------------------------------------------------------------------------------------- */
+/* RMSNorm, a block per row: out = x / sqrt(mean(x^2) + eps) * w, the sum of squares in
+ * double as on the CPU. In place is fine: each thread reads and writes only its elements. */
+__global__ void k_rmsnorm(float *out, const float *x, const float *w, int dim, float eps) {
+    const float *xr = x + (size_t)blockIdx.x * dim;
+    float *o = out + (size_t)blockIdx.x * dim;
+    double ss = 0;
+    for (int i = threadIdx.x; i < dim; i += blockDim.x) ss += (double)xr[i] * xr[i];
+    ss = block_sum(ss);
+    const float scale = (float)(1.0 / sqrt(ss / dim + eps));
+    for (int i = threadIdx.x; i < dim; i += blockDim.x) o[i] = xr[i] * scale * (w ? w[i] : 1.0f);
+}
+static void infer_cuda_rmsnorm(void *ctx, float *out, const float *x, const float *w, int rows, int dim, float eps) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (rows <= 0) return;
+    INFER_CUDA_LAUNCH(rows, dim >= 1024 ? 256 : 128, 0, c->stream, k_rmsnorm)(out, x, w, dim, eps);
+    INFER_CUDA_LAUNCHED(c, "rmsnorm");
+}
+
+/* L2 norm in place: x / max(||x||, eps) */
+__global__ void k_l2norm(float *x, int dim, float eps) {
+    float *v = x + (size_t)blockIdx.x * dim;
+    double ss = 0;
+    for (int i = threadIdx.x; i < dim; i += blockDim.x) ss += (double)v[i] * v[i];
+    ss = block_sum(ss);
+    const float scale = 1.0f / fmaxf(sqrtf((float)ss), eps);
+    for (int i = threadIdx.x; i < dim; i += blockDim.x) v[i] *= scale;
+}
+static void infer_cuda_l2norm(void *ctx, float *x, int rows, int dim, float eps) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (rows <= 0) return;
+    INFER_CUDA_LAUNCH(rows, 128, 0, c->stream, k_l2norm)(x, dim, eps);
+    INFER_CUDA_LAUNCHED(c, "l2norm");
+}
+
+/* grid-stride loops over n elements */
+#define INFER_CUDA_FOR(i, n) for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (int64_t)gridDim.x * blockDim.x)
+static unsigned infer_cuda_blocks(int64_t n) {
+    int64_t b = (n + 255) / 256;
+    return (unsigned)(b < 1 ? 1 : b > 65535 ? 65535 : b);
+}
+
+__global__ void k_add(float *y, const float *x, int64_t n) { INFER_CUDA_FOR(i, n) y[i] += x[i]; }
+__global__ void k_add_rows(float *y, const float *b, int64_t n, int dim) { INFER_CUDA_FOR(i, n) y[i] += b[i % dim]; }
+/* out = act(gate) * up: SiLU z / (1 + e^-z), or ReLU^2 max(z, 0)^2 */
+__global__ void k_glu(float *out, const float *gate, const float *up, int64_t n, int act) {
+    INFER_CUDA_FOR(i, n) {
+        const float g = gate[i];
+        if (act == INFER_ACT_SILU) out[i] = g / (1.0f + expf(-g)) * up[i];
+        else { const float r = g > 0 ? g : 0.0f; out[i] = r * r * up[i]; }
+    }
+}
+__global__ void k_mul_sigmoid(float *y, const float *g, int64_t n, int dim, int g_cols) {
+    INFER_CUDA_FOR(i, n) {
+        const int64_t r = i / dim, k = i % dim;
+        y[i] *= 1.0f / (1.0f + expf(-g[r * g_cols + (g_cols == 1 ? 0 : k)]));
+    }
+}
+/* out[r, i] = sum_s w[r, s] y[r, s, i], the slots in order as on the CPU */
+__global__ void k_moe_sum(float *out, const float *y, const float *w, int64_t n, int n_used, int dim) {
+    INFER_CUDA_FOR(i, n) {
+        const int64_t r = i / dim, k = i % dim;
+        float o = 0.0f;
+        for (int s = 0; s < n_used; s++) o += w[r * n_used + s] * y[(r * n_used + s) * dim + k];
+        out[i] = o;
+    }
+}
+/* g = softplus(g + dt_bias) * a, beta = sigmoid(beta);  [rows, n_v] */
+__global__ void k_deltanet_gates(float *g, float *beta, const float *dt_bias, const float *a, int64_t n, int n_v) {
+    INFER_CUDA_FOR(i, n) {
+        const int h = (int)(i % n_v);
+        const float z = g[i] + dt_bias[h];
+        g[i] = (z > 20.0f ? z : log1pf(expf(z))) * a[h];
+        beta[i] = 1.0f / (1.0f + expf(-beta[i]));
+    }
+}
+
+static void infer_cuda_add(void *ctx, float *y, const float *x, int64_t n) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (n <= 0) return;
+    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_add)(y, x, n);
+    INFER_CUDA_LAUNCHED(c, "add");
+}
+static void infer_cuda_add_rows(void *ctx, float *y, const float *b, int rows, int dim) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    const int64_t n = (int64_t)rows * dim;
+    if (n <= 0) return;
+    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_add_rows)(y, b, n, dim);
+    INFER_CUDA_LAUNCHED(c, "add_rows");
+}
+static void infer_cuda_glu(void *ctx, float *out, const float *gate, const float *up, int64_t n, int act) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (n <= 0) return;
+    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_glu)(out, gate, up, n, act);
+    INFER_CUDA_LAUNCHED(c, "glu");
+}
+static void infer_cuda_swiglu(void *ctx, float *out, const float *gate, const float *up, int64_t n) {
+    infer_cuda_glu(ctx, out, gate, up, n, INFER_ACT_SILU);
+}
+static void infer_cuda_mul_sigmoid(void *ctx, float *y, const float *g, int rows, int dim, int g_cols) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    const int64_t n = (int64_t)rows * dim;
+    if (n <= 0) return;
+    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_mul_sigmoid)(y, g, n, dim, g_cols);
+    INFER_CUDA_LAUNCHED(c, "mul_sigmoid");
+}
+static void infer_cuda_moe_sum(void *ctx, float *out, const float *y, const float *w, int rows, int n_used, int dim) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    const int64_t n = (int64_t)rows * dim;
+    if (n <= 0) return;
+    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_moe_sum)(out, y, w, n, n_used, dim);
+    INFER_CUDA_LAUNCHED(c, "moe_sum");
+}
+static void infer_cuda_deltanet_gates(void *ctx, float *g, float *beta, const float *dt_bias, const float *a, int rows, int n_v) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    const int64_t n = (int64_t)rows * n_v;
+    if (n <= 0) return;
+    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_deltanet_gates)(g, beta, dt_bias, a, n, n_v);
+    INFER_CUDA_LAUNCHED(c, "deltanet_gates");
+}
+
+/* ------------------------------------------------------------------------------------------
+ * RoPE. One thread per (row, pair i), looping over the heads: theta is computed once per
+ * pair, in double, with the CPU's formula (>>cpu, infer__rope_apply):
+ *   theta_base = pos * base^(-2i/n_rot) / freq_factors[i],  theta = freq_scale * theta_base,
+ *   YaRN: theta = theta (1 - ramp) + theta_base ramp, mscale *= 1 + 0.1 ln(1/freq_scale).
+ * The rotation is written with round-to-nearest intrinsics so no multiply-add is fused and
+ * the result rounds exactly like the CPU's.
+ * ---------------------------------------------------------------------------------------- */
+typedef struct infer_cuda_rope {
+    int n_rot, neox;
+    double freq_base, freq_scale, attn_factor, ext_factor, yarn_mscale;
+    float lo, hi;                 /* YaRN's correction range */
+    const float *freq_factors;
+    int sec[4];                   /* multi-axis sections; all 0 for one stream */
+    int multi;
+} infer_cuda_rope;
+
+__device__ int imrope_stream(int i, const int *sec) {
+    const int n = sec[0] + sec[1] + sec[2] + sec[3];
+    const int sector = n > 0 ? i % n : i;
+    if (sector % 3 == 0 && sector < 3 * sec[0]) return 0;
+    if (sector % 3 == 1 && sector < 3 * sec[1]) return 1;
+    if (sector % 3 == 2 && sector < 3 * sec[2]) return 2;
+    return 3;
+}
+
+__global__ void k_rope(float *x, int rows, int n_heads, int head_dim, const int32_t *pos, infer_cuda_rope rp) {
+    const int half = rp.n_rot / 2;
+    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= (int64_t)rows * half) return;
+    const int r = (int)(t / half), i = (int)(t % half);
+    const int32_t p = pos[(size_t)(rp.multi ? imrope_stream(i, rp.sec) : 0) * rows + r];
+    double theta_base = p * pow(rp.freq_base, -2.0 * i / rp.n_rot);
+    if (rp.freq_factors) theta_base /= rp.freq_factors[i];
+    double theta = rp.freq_scale * theta_base, mscale = rp.attn_factor;
+    if (rp.ext_factor != 0) {
+        const double y = (i - rp.lo) / fmax(0.001, (double)(rp.hi - rp.lo));
+        const double ramp = (1 - fmin(1.0, fmax(0.0, y))) * rp.ext_factor;
+        theta = theta * (1 - ramp) + theta_base * ramp;
+        mscale *= rp.yarn_mscale;
+    }
+    const float cs = (float)(cos(theta) * mscale), sn = (float)(sin(theta) * mscale);
+    const int a = rp.neox ? i : 2 * i, b = rp.neox ? i + half : 2 * i + 1;
+    for (int h = 0; h < n_heads; h++) {
+        float *v = x + ((size_t)r * n_heads + h) * head_dim;
+        const float x0 = v[a], x1 = v[b];
+        v[a] = __fsub_rn(__fmul_rn(x0, cs), __fmul_rn(x1, sn));
+        v[b] = __fadd_rn(__fmul_rn(x0, sn), __fmul_rn(x1, cs));
+    }
+}
+
+/* YaRN's correction dims, as the CPU computes them (float results of a double formula) */
+static float infer_cuda_yarn_corr_dim(int n_rot, int n_ctx_orig, float beta, float base) {
+    return (float)(n_rot * log((double)n_ctx_orig / ((double)(beta * 2) * M_PI)) / (2 * log((double)base)));
+}
+
+static void infer_cuda_rope_launch(infer_cuda_ctx *c, float *x, int rows, int n_heads, int head_dim, const int32_t *pos, const infer_rope *r,
+                                   const int32_t *sections) {
+    infer_cuda_rope rp;
+    memset(&rp, 0, sizeof rp);
+    rp.n_rot = r->n_rot;
+    rp.neox = r->neox;
+    rp.freq_base = r->freq_base;
+    rp.freq_scale = r->freq_scale;
+    rp.attn_factor = r->attn_factor;
+    rp.ext_factor = r->ext_factor;
+    rp.freq_factors = r->freq_factors;
+    if (r->ext_factor != 0) {
+        float lo = floorf(infer_cuda_yarn_corr_dim(r->n_rot, r->n_ctx_orig, r->beta_fast, r->freq_base));
+        float hi = ceilf(infer_cuda_yarn_corr_dim(r->n_rot, r->n_ctx_orig, r->beta_slow, r->freq_base));
+        rp.lo = lo < 0 ? 0 : lo;
+        rp.hi = hi > r->n_rot - 1 ? (float)(r->n_rot - 1) : hi;
+        rp.yarn_mscale = 1 + 0.1 * log((double)(1 / r->freq_scale));
+    }
+    if (sections) { rp.multi = 1; for (int i = 0; i < 4; i++) rp.sec[i] = sections[i]; }
+    const int64_t n = (int64_t)rows * (r->n_rot / 2);
+    if (n <= 0) return;
+    INFER_CUDA_LAUNCH((unsigned)((n + 127) / 128), 128, 0, c->stream, k_rope)(x, rows, n_heads, head_dim, pos, rp);
+    INFER_CUDA_LAUNCHED(c, sections ? "rope_multi" : "rope");
+}
+static void infer_cuda_rope_op(void *ctx, float *x, int rows, int n_heads, int head_dim, const int32_t *pos, const infer_rope *r) {
+    infer_cuda_rope_launch((infer_cuda_ctx *)ctx, x, rows, n_heads, head_dim, pos, r, NULL);
+}
+static void infer_cuda_rope_multi(void *ctx, float *x, int rows, int n_heads, int head_dim, const int32_t *pos, const infer_rope *r,
+                                  const int32_t *sections) {
+    infer_cuda_rope_launch((infer_cuda_ctx *)ctx, x, rows, n_heads, head_dim, pos, r, sections);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * The paged KV cache and attention.
+ * Cache row of position p:  table[p / block_size] * block_size + p % block_size.
+ * ---------------------------------------------------------------------------------------- */
+__device__ __forceinline__ size_t kv_row(const int32_t *table, int bs, int32_t p) { return (size_t)table[p / bs] * bs + p % bs; }
+
+/* a block per row r: k, v [rows, kv_dim] -> the pools, converted to F16 when the cache is */
+__global__ void k_kv_store(void *kp, void *vp, int f16_cache, const int32_t *table, int bs, int kv_dim, const float *k, const float *v, const int32_t *pos) {
+    const int r = blockIdx.x;
+    const size_t off = kv_row(table, bs, pos[r]) * kv_dim;
+    const float *kr = k + (size_t)r * kv_dim, *vr = v + (size_t)r * kv_dim;
+    for (int i = threadIdx.x; i < kv_dim; i += blockDim.x) {
+        if (f16_cache) {
+            ((__half *)kp)[off + i] = __float2half_rn(kr[i]);
+            ((__half *)vp)[off + i] = __float2half_rn(vr[i]);
+        } else {
+            ((float *)kp)[off + i] = kr[i];
+            ((float *)vp)[off + i] = vr[i];
+        }
+    }
+}
+static void infer_cuda_kv_store(void *ctx, const infer_kv_view *kv, const float *k, const float *v, const int32_t *pos, int rows) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (rows <= 0) return;
+    INFER_CUDA_LAUNCH(rows, 128, 0, c->stream, k_kv_store)(kv->k, kv->v, kv->type == INFER_TYPE_F16, kv->block_table, kv->block_size, kv->kv_dim, k, v, pos);
+    INFER_CUDA_LAUNCHED(c, "kv_store");
+}
+
+__device__ __forceinline__ float kv_load(const void *pool, int f16_cache, size_t i) {
+    return f16_cache ? __half2float(((const __half *)pool)[i]) : ((const float *)pool)[i];
+}
+
+/* Attention with an online softmax. Block (h, r, split): query head h of row r, over the
+ * cache positions of this split -- chunks of ATT_CHUNK positions dealt round-robin to the
+ * n_split splits. Each of the 4 warps takes every 4th position; lane l holds dimensions
+ * l, l+32, ... of q and of its accumulator (DPL of them). Per position p:
+ *   s = q . k_p * scale,  m' = max(m, s),  l = l e^(m-m') + e^(s-m'),
+ *   acc = acc e^(m-m') + e^(s-m') v_p,  m = m'
+ * and at the end the warps' (m, l, acc) are merged the same way. With one split the block
+ * writes out = acc / l; with several it writes its (m, l, acc) and k_attn_merge combines
+ * them: flash-decoding, so a single long-context query still fills the GPU. */
+#define INFER_CUDA_ATT_WARPS 4
+#define INFER_CUDA_ATT_CHUNK 64
+#define INFER_CUDA_ATT_MAXD 512
+template <int DPL>
+__global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention(float *out, float *part, const float *q, const void *kpool, const void *vpool,
+                            int f16_cache, const int32_t *table, int bs, int kv_dim, const int32_t *pos, int n_head, int group, int hd, float scale, int n_split) {
+    __shared__ float sm_m[INFER_CUDA_ATT_WARPS], sm_l[INFER_CUDA_ATT_WARPS];
+    __shared__ float sm_acc[INFER_CUDA_ATT_WARPS][32 * DPL];
+    const int h = blockIdx.x, r = blockIdx.y, split = blockIdx.z, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int g = h / group, n = pos[r] + 1;
+    const float *qh = q + ((size_t)r * n_head + h) * hd;
+    float qr[DPL], acc[DPL];
+INFER_CUDA_UNROLL
+    for (int j = 0; j < DPL; j++) { const int d = lane + 32 * j; qr[j] = d < hd ? qh[d] : 0.0f; acc[j] = 0.0f; }
+    float m = -INFINITY, l = 0.0f;
+    for (int c0 = split * INFER_CUDA_ATT_CHUNK; c0 < n; c0 += n_split * INFER_CUDA_ATT_CHUNK) {
+        const int c1 = c0 + INFER_CUDA_ATT_CHUNK < n ? c0 + INFER_CUDA_ATT_CHUNK : n;
+        for (int p = c0 + warp; p < c1; p += INFER_CUDA_ATT_WARPS) {
+            const size_t base = kv_row(table, bs, p) * kv_dim + (size_t)g * hd;
+            float s = 0.0f;
+INFER_CUDA_UNROLL
+            for (int j = 0; j < DPL; j++) { const int d = lane + 32 * j; if (d < hd) s += qr[j] * kv_load(kpool, f16_cache, base + d); }
+            s = warp_sum(s) * scale;
+            const float m2 = fmaxf(m, s), corr = expf(m - m2), e = expf(s - m2);
+            l = l * corr + e;
+INFER_CUDA_UNROLL
+            for (int j = 0; j < DPL; j++) { const int d = lane + 32 * j; acc[j] = acc[j] * corr + (d < hd ? e * kv_load(vpool, f16_cache, base + d) : 0.0f); }
+            m = m2;
+        }
+    }
+    if (lane == 0) { sm_m[warp] = m; sm_l[warp] = l; }
+INFER_CUDA_UNROLL
+    for (int j = 0; j < DPL; j++) sm_acc[warp][lane + 32 * j] = acc[j];
+    __syncthreads();
+    float M = -INFINITY;
+INFER_CUDA_UNROLL
+    for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) M = fmaxf(M, sm_m[w]);
+    float L = 0.0f, f[INFER_CUDA_ATT_WARPS];
+INFER_CUDA_UNROLL
+    for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) { f[w] = sm_m[w] == -INFINITY ? 0.0f : expf(sm_m[w] - M); L += sm_l[w] * f[w]; }
+    const size_t slot = ((size_t)r * n_head + h) * n_split + split;
+    for (int d = threadIdx.x; d < hd; d += blockDim.x) {
+        float a = 0.0f;
+INFER_CUDA_UNROLL
+        for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) a += sm_acc[w][d] * f[w];
+        if (n_split == 1) out[((size_t)r * n_head + h) * hd + d] = a / L;
+        else part[slot * (hd + 2) + 2 + d] = a;
+    }
+    if (n_split > 1 && threadIdx.x == 0) { part[slot * (hd + 2)] = M; part[slot * (hd + 2) + 1] = L; }
+}
+
+/* merge the splits of (row r, head h): out = sum_s acc_s e^(m_s - M) / sum_s l_s e^(m_s - M) */
+__global__ void k_attn_merge(float *out, const float *part, int n_head, int hd, int n_split) {
+    const int h = blockIdx.x, r = blockIdx.y;
+    const float *pr = part + ((size_t)r * n_head + h) * n_split * (hd + 2);
+    float M = -INFINITY;
+    for (int s = 0; s < n_split; s++) M = fmaxf(M, pr[(size_t)s * (hd + 2)]);
+    float L = 0.0f;
+    for (int s = 0; s < n_split; s++) { const float ms = pr[(size_t)s * (hd + 2)]; if (ms != -INFINITY) L += pr[(size_t)s * (hd + 2) + 1] * expf(ms - M); }
+    for (int d = threadIdx.x; d < hd; d += blockDim.x) {
+        float a = 0.0f;
+        for (int s = 0; s < n_split; s++) { const float ms = pr[(size_t)s * (hd + 2)]; if (ms != -INFINITY) a += pr[(size_t)s * (hd + 2) + 2 + d] * expf(ms - M); }
+        out[((size_t)r * n_head + h) * hd + d] = a / L;
+    }
+}
+
+static int infer_cuda_reserve(infer_cuda_ctx *c, size_t bytes) {
+    if (bytes <= c->scratch_bytes) return 1;
+    if (c->scratch) {
+        infer_cuda_record(c, cudaStreamSynchronize(c->stream), "cudaStreamSynchronize");
+        infer_cuda_record(c, cudaFree(c->scratch), "cudaFree");
+        c->scratch = NULL;
+        c->scratch_bytes = 0;
+    }
+    cudaError_t e = cudaMalloc(&c->scratch, bytes);
+    if (e != cudaSuccess) { c->scratch = NULL; infer_cuda_record(c, e, "cudaMalloc (attention scratch)"); return 0; }
+    c->scratch_bytes = bytes;
+    return 1;
+}
+
+static void infer_cuda_attention(void *ctx, float *out, const float *q, const infer_kv_view *kv, const int32_t *pos, int rows, int n_head,
+                                 int n_head_kv, int head_dim, float scale) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (rows <= 0) return;
+    if (head_dim > INFER_CUDA_ATT_MAXD) { infer_cuda_record(c, cudaErrorInvalidValue, "attention: head size above 512"); return; }
+    /* grid.y holds at most 65535 rows: longer chunks go in parts */
+    for (; rows > 65535; rows -= 65535, q += (size_t)65535 * n_head * head_dim, out += (size_t)65535 * n_head * head_dim, pos += 65535)
+        infer_cuda_attention(ctx, out, q, kv, pos, 65535, n_head, n_head_kv, head_dim, scale);
+    /* splits: enough blocks for two waves over the SMs when rows x heads alone are too few.
+     * The host does not know the positions (they are on the device); a split that gets no
+     * chunk writes m = -inf and drops out of the merge. */
+    const int blocks = rows * n_head;
+    int n_split = 1;
+    if (blocks < 2 * infer_cuda_sms) n_split = (2 * infer_cuda_sms + blocks - 1) / blocks;
+    if (n_split > 32) n_split = 32;
+    if (n_split > 1 && !infer_cuda_reserve(c, (size_t)blocks * n_split * (head_dim + 2) * sizeof(float))) return;
+    dim3 grid(n_head, rows, n_split);
+    const int f16c = kv->type == INFER_TYPE_F16, group = n_head / n_head_kv;
+#define INFER_CUDA_ATT(DPL) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c->stream, k_attention<DPL>)(out, (float *)c->scratch, q, kv->k, kv->v, f16c, \
+        kv->block_table, kv->block_size, kv->kv_dim, pos, n_head, group, head_dim, scale, n_split)
+    const int dpl = (head_dim + 31) / 32;
+    if (dpl <= 1) INFER_CUDA_ATT(1);
+    else if (dpl <= 2) INFER_CUDA_ATT(2);
+    else if (dpl <= 4) INFER_CUDA_ATT(4);
+    else if (dpl <= 8) INFER_CUDA_ATT(8);
+    else INFER_CUDA_ATT(16);
+#undef INFER_CUDA_ATT
+    INFER_CUDA_LAUNCHED(c, "attention");
+    if (n_split > 1) {
+        INFER_CUDA_LAUNCH(dim3(n_head, rows), 128, 0, c->stream, k_attn_merge)(out, (const float *)c->scratch, n_head, head_dim, n_split);
+        INFER_CUDA_LAUNCHED(c, "attention (merge)");
+    }
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Mixture of experts: routing.
+ * A block per token: the probabilities in shared memory, then n_used rounds of a block-wide
+ * argmax (ties to the lower id, like the CPU's strict >); a chosen expert's probability is
+ * replaced by -inf so the next round skips it. Thread 0 keeps the CPU's order for the sum.
+ * ---------------------------------------------------------------------------------------- */
+#define INFER_CUDA_MAX_EXPERTS 8192
+__global__ void k_moe_route(int32_t *ids, float *weights, const float *logits, int n_expert, int n_used, int gating, int norm, float scale) {
+    INFER_CUDA_DYN_SHARED(float, p);
+    __shared__ float best_v[32];
+    __shared__ int best_i[32];
+    __shared__ float chosen_w[64];
+    const int r = blockIdx.x, lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    const float *l = logits + (size_t)r * n_expert;
+    if (gating == 2) {
+        for (int e = threadIdx.x; e < n_expert; e += blockDim.x) p[e] = 1.0f / (1.0f + expf(-l[e]));
+    } else {
+        float mx = -INFINITY;
+        for (int e = threadIdx.x; e < n_expert; e += blockDim.x) mx = fmaxf(mx, l[e]);
+        mx = block_max(mx);
+        double sum = 0;
+        for (int e = threadIdx.x; e < n_expert; e += blockDim.x) { p[e] = expf(l[e] - mx); sum += p[e]; }
+        sum = block_sum(sum);
+        for (int e = threadIdx.x; e < n_expert; e += blockDim.x) p[e] = (float)(p[e] / sum);
+    }
+    __syncthreads();
+    int32_t *id = ids + (size_t)r * n_used;
+    for (int s = 0; s < n_used; s++) {
+        float v = -INFINITY;
+        int bi = -1;
+        for (int e = threadIdx.x; e < n_expert; e += blockDim.x)
+            if (bi < 0 || p[e] > v) { v = p[e]; bi = e; }
+        for (int o = 16; o > 0; o >>= 1) {          /* larger value wins, ties to the lower id */
+            const float v2 = __shfl_xor_sync(0xffffffffu, v, o);
+            const int i2 = __shfl_xor_sync(0xffffffffu, bi, o);
+            if (i2 >= 0 && (bi < 0 || v2 > v || (v2 == v && i2 < bi))) { v = v2; bi = i2; }
+        }
+        if (lane == 0) { best_v[warp] = v; best_i[warp] = bi; }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            for (int w = 1; w < nw; w++)
+                if (best_i[w] >= 0 && (bi < 0 || best_v[w] > v || (best_v[w] == v && best_i[w] < bi))) { v = best_v[w]; bi = best_i[w]; }
+            id[s] = bi;
+            chosen_w[s] = p[bi];
+            p[bi] = -INFINITY;
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        float wsum = 0.0f;
+        for (int s = 0; s < n_used; s++) wsum += chosen_w[s];
+        for (int s = 0; s < n_used; s++) weights[(size_t)r * n_used + s] = (norm ? chosen_w[s] / wsum : chosen_w[s]) * scale;
+    }
+}
+static void infer_cuda_moe_route(void *ctx, int32_t *ids, float *weights, const float *logits, int rows, int n_expert, int n_used, int gating,
+                                 int norm, float scale) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (rows <= 0) return;
+    if (n_expert > INFER_CUDA_MAX_EXPERTS || n_used > 64 || n_used > n_expert) {
+        infer_cuda_record(c, cudaErrorInvalidValue, "moe_route: more experts than the kernel supports");
+        return;
+    }
+    INFER_CUDA_LAUNCH(rows, 256, (size_t)n_expert * sizeof(float), c->stream, k_moe_route)(ids, weights, logits, n_expert, n_used, gating, norm, scale);
+    INFER_CUDA_LAUNCHED(c, "moe_route");
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Gated DeltaNet.
+ * ---------------------------------------------------------------------------------------- */
+/* causal depthwise conv1d + SiLU: a thread per channel carries its last K-1 inputs in
+ * registers through the tokens and writes the state back once (the CPU's loop, per thread) */
+#define INFER_CUDA_MAX_CONV 16
+__global__ void k_conv1d_silu(float *out, const float *x, float *state, const float *w, int rows, int channels, int kernel) {
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= channels) return;
+    const int H = kernel - 1;
+    float hist[INFER_CUDA_MAX_CONV];
+    const float *wc = w + (size_t)c * kernel;
+    for (int j = 0; j < H; j++) hist[j] = state[(size_t)j * channels + c];
+    for (int t = 0; t < rows; t++) {
+        const float xt = x[(size_t)t * channels + c];
+        float y = wc[H] * xt;
+        for (int j = 0; j < H; j++) y += wc[j] * hist[j];
+        for (int j = 0; j + 1 < H; j++) hist[j] = hist[j + 1];
+        if (H > 0) hist[H - 1] = xt;
+        out[(size_t)t * channels + c] = y / (1.0f + expf(-y));
+    }
+    for (int j = 0; j < H; j++) state[(size_t)j * channels + c] = hist[j];
+}
+static void infer_cuda_conv1d_silu(void *ctx, float *out, const float *x, float *state, const float *w, int rows, int channels, int kernel) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (channels <= 0) return;
+    if (kernel > INFER_CUDA_MAX_CONV) { infer_cuda_record(c, cudaErrorInvalidValue, "conv1d_silu: kernel above 16"); return; }
+    INFER_CUDA_LAUNCH((channels + 127) / 128, 128, 0, c->stream, k_conv1d_silu)(out, x, state, w, rows, channels, kernel);
+    INFER_CUDA_LAUNCHED(c, "conv1d_silu");
+}
+
+/* The gated delta rule, token by token (>>cpu has the maths). A warp per value column
+ * (head h, column j): S[:, j] (d_k floats, state[h, j, :]) is spread over the lanes, DKL
+ * per lane, and stays in registers across all the tokens; per token
+ *   u = S^T k (one warp sum),  delta = beta (v_j - e^g u),  S = e^g S + k delta,
+ *   o_j = scale S^T q (another warp sum),
+ * and the column goes back to memory once at the end: the state is updated in place. */
+#define INFER_CUDA_DN_WARPS 4
+#define INFER_CUDA_DN_MAXK 512
+template <int DKL>
+__global__ void __launch_bounds__(32 * INFER_CUDA_DN_WARPS) k_deltanet(float *out, const float *q, const float *k, const float *v, const float *g,
+                           const float *beta, float *state, int rows, int n_k, int n_v, int d_k, int d_v, float scale) {
+    const int col = blockIdx.x * INFER_CUDA_DN_WARPS + (threadIdx.x >> 5), lane = threadIdx.x & 31;
+    if (col >= n_v * d_v) return;
+    const int h = col / d_v, j = col % d_v, kh = h % n_k;
+    float *S = state + (size_t)col * d_k;                 /* state[h, j, :] */
+    float s[DKL];
+INFER_CUDA_UNROLL
+    for (int i = 0; i < DKL; i++) { const int e = lane + 32 * i; s[i] = e < d_k ? S[e] : 0.0f; }
+    for (int t = 0; t < rows; t++) {
+        const float *qt = q + ((size_t)t * n_k + kh) * d_k, *kt = k + ((size_t)t * n_k + kh) * d_k;
+        const float decay = expf(g[(size_t)t * n_v + h]), b = beta[(size_t)t * n_v + h];
+        const float vj = v[((size_t)t * n_v + h) * d_v + j];
+        float kr[DKL], u = 0.0f;
+INFER_CUDA_UNROLL
+        for (int i = 0; i < DKL; i++) { const int e = lane + 32 * i; kr[i] = e < d_k ? kt[e] : 0.0f; u += s[i] * kr[i]; }
+        u = warp_sum(u);
+        const float delta = b * (vj - decay * u);
+        float y = 0.0f;
+INFER_CUDA_UNROLL
+        for (int i = 0; i < DKL; i++) {
+            const int e = lane + 32 * i;
+            s[i] = decay * s[i] + kr[i] * delta;
+            y += e < d_k ? s[i] * qt[e] : 0.0f;
+        }
+        y = warp_sum(y);
+        if (lane == 0) out[((size_t)t * n_v + h) * d_v + j] = scale * y;
+    }
+INFER_CUDA_UNROLL
+    for (int i = 0; i < DKL; i++) { const int e = lane + 32 * i; if (e < d_k) S[e] = s[i]; }
+}
+static void infer_cuda_deltanet(void *ctx, float *out, const float *q, const float *k, const float *v, const float *g, const float *beta,
+                                float *state, int rows, int n_k, int n_v, int d_k, int d_v, float scale) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (rows <= 0 || n_v <= 0 || d_v <= 0) return;
+    if (d_k > INFER_CUDA_DN_MAXK) { infer_cuda_record(c, cudaErrorInvalidValue, "deltanet: key head size above 512"); return; }
+    const unsigned blocks = (unsigned)((n_v * d_v + INFER_CUDA_DN_WARPS - 1) / INFER_CUDA_DN_WARPS);
+    const int dkl = (d_k + 31) / 32;
+#define INFER_CUDA_DN(DKL) INFER_CUDA_LAUNCH(blocks, 32 * INFER_CUDA_DN_WARPS, 0, c->stream, k_deltanet<DKL>)(out, q, k, v, g, beta, state, rows, n_k, n_v, d_k, d_v, scale)
+    if (dkl <= 1) INFER_CUDA_DN(1);
+    else if (dkl <= 2) INFER_CUDA_DN(2);
+    else if (dkl <= 4) INFER_CUDA_DN(4);
+    else if (dkl <= 8) INFER_CUDA_DN(8);
+    else INFER_CUDA_DN(16);
+#undef INFER_CUDA_DN
+    INFER_CUDA_LAUNCHED(c, "deltanet");
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Contexts, limits, and the table.
+ * ---------------------------------------------------------------------------------------- */
+static infer_status infer_cuda_ctx_create(void **out, int n_threads, int precise, infer_error *err) {
+    (void)n_threads;
+    *out = NULL;
+    if (infer_cuda_device < 0) { infer_cuda_set_error(err, INFER_ERR_BACKEND, "cuda backend: infer_cuda_init was not called"); return INFER_ERR_BACKEND; }
+    infer_cuda_ctx *c = (infer_cuda_ctx *)calloc(1, sizeof *c);
+    if (!c) { infer_cuda_set_error(err, INFER_ERR_NOMEM, "out of memory"); return INFER_ERR_NOMEM; }
+    c->precise = precise;
+    cudaError_t e = cudaSetDevice(infer_cuda_device);
+    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
+    if (e != cudaSuccess) {
+        infer_cuda_set_error(err, INFER_ERR_BACKEND, "cuda backend: creating a stream: %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+        free(c);
+        return INFER_ERR_BACKEND;
+    }
+    *out = c;
+    return INFER_OK;
+}
+static void infer_cuda_ctx_free(void *ctx) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (!c) return;
+    cudaStreamSynchronize(c->stream);
+    if (c->scratch) cudaFree(c->scratch);
+    cudaStreamDestroy(c->stream);
+    free(c);
+}
+static const char *infer_cuda_last_error(void *ctx) { return ctx ? ((infer_cuda_ctx *)ctx)->error : ""; }
+
+/* the shapes the kernels above are written for (registers and shared memory are sized by
+ * these); anything else is refused when the model is uploaded */
+static int infer_cuda_supports_config(const struct infer_config *c, char *why, size_t n) {
+    if (c->head_dim > INFER_CUDA_ATT_MAXD) { snprintf(why, n, "attention head size %d (the kernels handle up to %d)", c->head_dim, INFER_CUDA_ATT_MAXD); return 0; }
+    if (c->ssm_d_state > INFER_CUDA_DN_MAXK) { snprintf(why, n, "DeltaNet key head size %d (the kernels handle up to %d)", c->ssm_d_state, INFER_CUDA_DN_MAXK); return 0; }
+    if (c->n_expert > INFER_CUDA_MAX_EXPERTS || c->n_expert_used > 64) { snprintf(why, n, "%d experts, %d used (the router handles up to %d, 64 used)", c->n_expert, c->n_expert_used, INFER_CUDA_MAX_EXPERTS); return 0; }
+    if (c->ssm_conv_kernel > INFER_CUDA_MAX_CONV) { snprintf(why, n, "conv kernel %d (up to %d)", c->ssm_conv_kernel, INFER_CUDA_MAX_CONV); return 0; }
+    return 1;
+}
+
+static infer_kernels infer_cuda_table;
+static int infer_cuda_table_ready;
+
+static void infer_cuda_fill_table(void) {
+    infer_kernels *k = &infer_cuda_table;
+    memset(k, 0, sizeof *k);
+    k->name = "cuda";
+    k->alloc = infer_cuda_alloc;
+    k->free = infer_cuda_free;
+    k->upload = infer_cuda_upload;
+    k->download = infer_cuda_download;
+    k->sync = infer_cuda_sync;
+    k->supports_type = infer_cuda_supports_type;
+    k->embed = infer_cuda_embed;
+    k->rmsnorm = infer_cuda_rmsnorm;
+    k->matmul = infer_cuda_matmul;
+    k->add = infer_cuda_add;
+    k->add_rows = infer_cuda_add_rows;
+    k->rope = infer_cuda_rope_op;
+    k->kv_store = infer_cuda_kv_store;
+    k->attention = infer_cuda_attention;
+    k->swiglu = infer_cuda_swiglu;
+    k->zero = infer_cuda_zero;
+    k->copy_rows = infer_cuda_copy_rows;
+    k->mul_sigmoid = infer_cuda_mul_sigmoid;
+    k->l2norm = infer_cuda_l2norm;
+    k->rope_multi = infer_cuda_rope_multi;
+    k->moe_route = infer_cuda_moe_route;
+    k->matmul_id = infer_cuda_matmul_id;
+    k->moe_sum = infer_cuda_moe_sum;
+    k->conv1d_silu = infer_cuda_conv1d_silu;
+    k->deltanet_gates = infer_cuda_deltanet_gates;
+    k->deltanet_step = infer_cuda_deltanet;
+    k->deltanet_chunked = infer_cuda_deltanet;
+    k->glu = infer_cuda_glu;
+    k->ctx_create = infer_cuda_ctx_create;
+    k->ctx_free = infer_cuda_ctx_free;
+    k->last_error = infer_cuda_last_error;
+    k->supports_config = infer_cuda_supports_config;
+    k->host_memory = 0;
+}
+
+infer_status infer_cuda_init(int device, infer_error *err) {
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess || n == 0) {
+        infer_cuda_set_error(err, INFER_ERR_BACKEND, "no CUDA device: %s", e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+        return INFER_ERR_BACKEND;
+    }
+    if (device < 0 || device >= n) {
+        infer_cuda_set_error(err, INFER_ERR_ARG, "no CUDA device %d (there are %d)", device, n);
+        return INFER_ERR_ARG;
+    }
+    if ((e = cudaSetDevice(device)) != cudaSuccess ||
+        (e = cudaDeviceGetAttribute(&infer_cuda_sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess) {
+        infer_cuda_set_error(err, INFER_ERR_BACKEND, "CUDA device: %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+        return INFER_ERR_BACKEND;
+    }
+    if (infer_cuda_sms < 1) infer_cuda_sms = 1;
+    infer_cuda_device = device;
+    if (!infer_cuda_table_ready) { infer_cuda_fill_table(); infer_cuda_table_ready = 1; }
+    return INFER_OK;
+}
+
+const infer_kernels *infer_cuda_kernels(void) { return infer_cuda_device >= 0 ? &infer_cuda_table : NULL; }
+
+/* For the tests (tests.c declares it under INFER_CUDA): the device decoders run on the host
+ * over one row of K weights of type t, chunk by chunk, times the tensor scale as the
+ * kernels apply it. Returns 0 for a type without kernels here. */
+extern "C" int infer_cuda_dequant_host(infer_type t, const void *row, int K, float scale, float *dst) {
+    const int nch = (K + 31) / 32;
+    for (int c = 0; c < nch; c++) {
+        float w[32];
+        switch (t) {
+#define INFER_CUDA_CASE(n) case INFER_TYPE_##n: Dq<INFER_TYPE_##n>::chunk((const uint8_t *)row, c, K, w); break;
+        INFER_CUDA_TYPES(INFER_CUDA_CASE)
+#undef INFER_CUDA_CASE
+        default: return 0;
+        }
+        for (int i = 0; i < 32 && 32 * c + i < K; i++) dst[32 * c + i] = w[i] * scale;
+    }
+    return 1;
+}

@@ -1,0 +1,305 @@
+/* tools/cuda_emu.h -- run infer_cuda.cu's kernels on the CPU, for testing without a GPU.
+ *
+ *   make cuda-emu  ->  ./tests-cuda-emu   (g++ compiles infer_cuda.cu with -DINFER_CUDA_EMU,
+ *                                          which includes this file instead of the CUDA headers)
+ *
+ * A functional emulator, not a performance one: it checks the kernels' *logic* -- indexing,
+ * the block and warp reductions, the online softmax and its split merge, the routing
+ * argmax, the in-place state updates -- against the CPU reference with the same diff
+ * harness the GPU uses (./tests-cuda-emu gpu_). It cannot find what only hardware shows:
+ * races the emulated schedule happens to order, launch limits, register or shared-memory
+ * overflow, real memory faults.
+ *
+ * How: every CUDA thread of a block is a fiber with its own small stack; a block's
+ * fibers run round-robin on one OS thread, blocks one after another. A fiber runs until it
+ * reaches __syncthreads (a barrier over the block's live fibers) or a warp shuffle (a value
+ * exchange with a barrier over its warp), or returns. threadIdx is set by the scheduler on
+ * every switch. Fibers switch with a few instructions of assembly on x86-64 (swapcontext,
+ * the portable fallback, makes a system call per switch, which a warp shuffle per position
+ * of an attention row multiplies into minutes). `__shared__` variables become `static`: one copy, which is right because
+ * only one block runs at a time. Device memory is host memory; streams are ignored (every
+ * call completes before it returns).
+ */
+#ifndef INFER_CUDA_EMU_H
+#define INFER_CUDA_EMU_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <ucontext.h>
+
+/* ---- the CUDA C++ keywords ---- */
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __shared__ static
+#define __constant__
+#define __launch_bounds__(n)
+#define INFER_CUDA_DYN_SHARED(type, name) type *name = (type *)emu_dyn_shared
+
+struct uint3 { unsigned x, y, z; };
+struct float4 { float x, y, z, w; };
+struct dim3 {
+    unsigned x, y, z;
+    dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
+};
+static uint3 threadIdx, blockIdx;
+static dim3 blockDim, gridDim;
+static void *emu_dyn_shared;
+
+/* ---- the runtime API this project uses ---- */
+typedef int cudaError_t;
+typedef void *cudaStream_t;
+enum { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2, cudaErrorNotSupported = 801 };
+enum cudaMemcpyKind { cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice };
+enum { cudaStreamNonBlocking = 1 };
+enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16 };
+
+static const char *cudaGetErrorString(cudaError_t e) { return e == cudaSuccess ? "no error" : e == cudaErrorMemoryAllocation ? "out of memory" : "emulated error"; }
+static const char *cudaGetErrorName(cudaError_t e) { return e == cudaSuccess ? "cudaSuccess" : "cudaErrorEmulated"; }
+static cudaError_t cudaGetLastError(void) { return cudaSuccess; }
+static cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return cudaSuccess; }
+static cudaError_t cudaSetDevice(int) { return cudaSuccess; }
+/* 16 SMs: few enough that the attention's split-K path is taken with a handful of splits
+ * (an H100's 132 would make 32 mostly empty splits, each a block of fibers to run) */
+static cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr, int) { *v = 16; return cudaSuccess; }
+static cudaError_t cudaMalloc(void **p, size_t n) {
+    *p = aligned_alloc(256, (n + 255) / 256 * 256);
+    if (*p) memset(*p, 0xFF, n);                /* NaNs: a read of memory never written shows */
+    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+static cudaError_t cudaFree(void *p) { free(p); return cudaSuccess; }
+static cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind, cudaStream_t) { memcpy(d, s, n); return cudaSuccess; }
+static cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t) { memset(d, v, n); return cudaSuccess; }
+static cudaError_t cudaMemcpy2DAsync(void *d, size_t dp, const void *s, size_t sp, size_t w, size_t h, cudaMemcpyKind, cudaStream_t) {
+    for (size_t r = 0; r < h; r++) memcpy((char *)d + r * dp, (const char *)s + r * sp, w);
+    return cudaSuccess;
+}
+static cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned) { *s = NULL; return cudaSuccess; }
+static cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+static cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
+
+/* ---- half precision and the intrinsics ---- */
+struct __half { uint16_t x; };
+static inline float emu_bits_float(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static inline uint32_t emu_float_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static inline __half __ushort_as_half(unsigned short v) { __half h = { v }; return h; }
+static inline float __half2float(__half h) {
+    const uint32_t sign = (uint32_t)(h.x & 0x8000) << 16, e = (h.x >> 10) & 0x1f, m = h.x & 0x3ff;
+    if (e == 0x1f) return emu_bits_float(sign | 0x7f800000u | (m << 13));
+    if (e == 0) { const float f = (float)m * (1.0f / 16777216.0f); return sign ? -f : f; }
+    return emu_bits_float(sign | ((e + 112) << 23) | (m << 13));
+}
+static inline __half __float2half_rn(float f) {   /* round to nearest even, overflow to inf */
+    const uint32_t x = emu_float_bits(f), sign = (x >> 16) & 0x8000, ax = x & 0x7fffffffu;
+    __half h;
+    if (ax > 0x7f800000u) { h.x = (uint16_t)(sign | 0x7e00); return h; }
+    if (ax >= 0x477ff000u) { h.x = (uint16_t)(sign | 0x7c00); return h; }
+    if (ax < 0x38800000u) {
+        const float v = emu_bits_float(ax) * 16777216.0f, r = (v + 8388608.0f) - 8388608.0f;
+        h.x = (uint16_t)(sign | (uint32_t)r);
+        return h;
+    }
+    uint32_t b = (((ax >> 23) - 112) << 10) | ((ax & 0x7fffff) >> 13), rest = ax & 0x1fff;
+    if (rest > 0x1000 || (rest == 0x1000 && (b & 1))) b++;
+    h.x = (uint16_t)(sign | b);
+    return h;
+}
+static inline int atomicAdd(int *p, int v) { const int old = *p; *p += v; return old; }   /* fibers never interleave inside it */
+static inline float __uint_as_float(uint32_t u) { return emu_bits_float(u); }
+static inline float __fmul_rn(float a, float b) { return a * b; }
+static inline float __fadd_rn(float a, float b) { return a + b; }
+static inline float __fsub_rn(float a, float b) { return a - b; }
+
+/* ---- tensor-core fragments (nvcuda::wmma), the TF32 m16n16k8 shapes this project uses.
+ * The real fragments spread a tile over the warp's lanes in an unspecified layout; here
+ * every thread holds the whole tile and does the whole product, which is the same
+ * observable behaviour (load, mma, store are warp-collective with identical results). ---- */
+#define __align__(n) __attribute__((aligned(n)))
+namespace nvcuda {
+namespace wmma {
+struct matrix_a {}; struct matrix_b {}; struct accumulator {};
+struct row_major {}; struct col_major {};
+namespace precision { struct tf32 {}; }
+enum layout_t { mem_row_major, mem_col_major };
+template <int R, int C> struct emu_tile { enum { rows = R, cols = C, num_elements = R * C }; float x[R * C]; };
+template <class Use, int M, int N, int K, class T, class Layout = void> struct fragment;
+template <int M, int N, int K> struct fragment<matrix_a, M, N, K, precision::tf32, row_major> : emu_tile<M, K> {};
+template <int M, int N, int K> struct fragment<matrix_b, M, N, K, precision::tf32, col_major> : emu_tile<K, N> {};
+template <int M, int N, int K> struct fragment<accumulator, M, N, K, float, void> : emu_tile<M, N> {};
+/* A (M x K) row-major: element (m, k) at p[m ldm + k] */
+template <int M, int N, int K> static void load_matrix_sync(fragment<matrix_a, M, N, K, precision::tf32, row_major> &f, const float *p, unsigned ldm) {
+    for (int m = 0; m < M; m++) for (int k = 0; k < K; k++) f.x[m * K + k] = p[(size_t)m * ldm + k];
+}
+/* B (K x N) column-major: element (k, n) at p[n ldm + k] */
+template <int M, int N, int K> static void load_matrix_sync(fragment<matrix_b, M, N, K, precision::tf32, col_major> &f, const float *p, unsigned ldm) {
+    for (int k = 0; k < K; k++) for (int n = 0; n < N; n++) f.x[k * N + n] = p[(size_t)n * ldm + k];
+}
+template <int M, int N, int K> static void fill_fragment(fragment<accumulator, M, N, K, float, void> &f, float v) {
+    for (int i = 0; i < M * N; i++) f.x[i] = v;
+}
+template <int M, int N, int K> static void mma_sync(fragment<accumulator, M, N, K, float, void> &d, const fragment<matrix_a, M, N, K, precision::tf32, row_major> &a,
+                                                    const fragment<matrix_b, M, N, K, precision::tf32, col_major> &b, const fragment<accumulator, M, N, K, float, void> &c) {
+    float r[M * N];
+    for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) {
+            float s = c.x[m * N + n];
+            for (int k = 0; k < K; k++) s += a.x[m * K + k] * b.x[k * N + n];
+            r[m * N + n] = s;
+        }
+    memcpy(d.x, r, sizeof r);
+}
+template <int M, int N, int K> static void store_matrix_sync(float *p, const fragment<accumulator, M, N, K, float, void> &f, unsigned ldm, layout_t) {
+    for (int m = 0; m < M; m++) for (int n = 0; n < N; n++) p[(size_t)m * ldm + n] = f.x[m * N + n];
+}
+/* f32 -> TF32: round the mantissa to 10 bits, to nearest with ties away from zero (cvt.rna) */
+static inline float __float_to_tf32(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
+    memcpy(&f, &u, 4);
+    return f;
+}
+}
+}
+
+/* ---- fibers ---- */
+#define EMU_MAX_THREADS 1024
+#define EMU_STACK (64 * 1024)
+static char *emu_stacks;
+static int emu_n, emu_cur, emu_alive, emu_warp_alive[EMU_MAX_THREADS / 32], emu_done[EMU_MAX_THREADS];
+static int emu_bar_count, emu_bar_gen;                          /* __syncthreads */
+static int emu_wbar_count[EMU_MAX_THREADS / 32], emu_wbar_gen[EMU_MAX_THREADS / 32];
+static uint64_t emu_xchg[EMU_MAX_THREADS];                       /* shuffle values, one per lane */
+static void (*emu_body)(void *);
+static void *emu_body_arg;
+static void emu_fiber_main(void);
+
+#if defined(__x86_64__)
+/* emu_switch(&from, to): push the callee-saved registers, save the stack pointer in *from,
+ * load `to`, pop its registers and return into that fiber (System V x86-64 ABI) */
+extern "C" void emu_switch(void **from, void *to);
+__asm__(".text\n.globl emu_switch\n.type emu_switch,@function\nemu_switch:\n"
+        "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+        "  movq %rsp, (%rdi)\n  movq %rsi, %rsp\n"
+        "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n  ret\n"
+        ".size emu_switch, .-emu_switch\n");
+static void *emu_sp[EMU_MAX_THREADS], *emu_sched_sp;
+static void emu_fiber_entry(void) {
+    emu_fiber_main();
+    for (;;) emu_switch(&emu_sp[emu_cur], emu_sched_sp);     /* finished: never resumed */
+}
+static void emu_yield(void) { emu_switch(&emu_sp[emu_cur], emu_sched_sp); }
+static void emu_fiber_init(int t) {
+    /* a stack as emu_switch leaves it: 6 zeroed registers, then the return into the entry
+     * function, with the stack 16-byte aligned at its call as the ABI wants */
+    void **top = (void **)(emu_stacks + (size_t)(t + 1) * EMU_STACK);
+    top[-1] = NULL;
+    top[-2] = (void *)emu_fiber_entry;
+    for (int i = 3; i <= 8; i++) top[-i] = NULL;
+    emu_sp[t] = (void *)&top[-8];
+}
+static void emu_resume(int t) { emu_switch(&emu_sched_sp, emu_sp[t]); }
+#else
+static ucontext_t emu_ctx[EMU_MAX_THREADS], emu_sched;
+static void emu_yield(void) { swapcontext(&emu_ctx[emu_cur], &emu_sched); }
+static void emu_fiber_init(int t) {
+    getcontext(&emu_ctx[t]);
+    emu_ctx[t].uc_stack.ss_sp = emu_stacks + (size_t)t * EMU_STACK;
+    emu_ctx[t].uc_stack.ss_size = EMU_STACK;
+    emu_ctx[t].uc_link = &emu_sched;
+    makecontext(&emu_ctx[t], emu_fiber_main, 0);
+}
+static void emu_resume(int t) { swapcontext(&emu_sched, &emu_ctx[t]); }
+#endif
+
+static void __syncthreads(void) {
+    const int gen = emu_bar_gen;
+    if (++emu_bar_count == emu_alive) { emu_bar_count = 0; emu_bar_gen++; return; }
+    while (emu_bar_gen == gen) emu_yield();
+}
+static void emu_warp_barrier(int w) {
+    const int gen = emu_wbar_gen[w];
+    if (++emu_wbar_count[w] == emu_warp_alive[w]) { emu_wbar_count[w] = 0; emu_wbar_gen[w]++; return; }
+    while (emu_wbar_gen[w] == gen) emu_yield();
+}
+template <typename V> static V __shfl_xor_sync(unsigned, V v, int o) {
+    const int t = emu_cur, w = t / 32, lane = t % 32;
+    uint64_t b = 0;
+    memcpy(&b, &v, sizeof v);
+    emu_xchg[t] = b;
+    emu_warp_barrier(w);
+    V r;
+    memcpy(&r, &emu_xchg[w * 32 + (lane ^ o)], sizeof r);
+    emu_warp_barrier(w);
+    return r;
+}
+
+static void emu_fiber_main(void) {
+    emu_body(emu_body_arg);
+    const int t = emu_cur, w = t / 32;
+    emu_done[t] = 1;
+    emu_alive--;
+    emu_warp_alive[w]--;
+    /* a barrier the finished thread no longer joins may now be complete */
+    if (emu_bar_count > 0 && emu_bar_count == emu_alive) { emu_bar_count = 0; emu_bar_gen++; }
+    if (emu_wbar_count[w] > 0 && emu_wbar_count[w] == emu_warp_alive[w]) { emu_wbar_count[w] = 0; emu_wbar_gen[w]++; }
+}
+
+static void emu_run_block(void) {
+    emu_n = (int)(blockDim.x * blockDim.y * blockDim.z);
+    if (!emu_stacks) emu_stacks = (char *)aligned_alloc(64, (size_t)EMU_MAX_THREADS * EMU_STACK);
+    emu_alive = emu_n;
+    emu_bar_count = 0;
+    for (int w = 0; w < (emu_n + 31) / 32; w++) {
+        emu_warp_alive[w] = emu_n - 32 * w < 32 ? emu_n - 32 * w : 32;
+        emu_wbar_count[w] = 0;
+    }
+    for (int t = 0; t < emu_n; t++) { emu_done[t] = 0; emu_fiber_init(t); }
+    while (emu_alive > 0)
+        for (int t = 0; t < emu_n; t++) {
+            if (emu_done[t]) continue;
+            emu_cur = t;
+            threadIdx.x = (unsigned)t % blockDim.x;
+            threadIdx.y = (unsigned)t / blockDim.x % blockDim.y;
+            threadIdx.z = (unsigned)t / (blockDim.x * blockDim.y);
+            emu_resume(t);
+        }
+}
+
+/* kernel<<<grid, block, shared, stream>>>(args) becomes emu_launch(grid, block, shared,
+ * kernel)(args): every block in turn, each with all its threads */
+template <typename... P> struct emu_launcher {
+    dim3 g, b;
+    size_t shm;
+    void (*k)(P...);
+    template <typename... A> void operator()(A... a) {
+        auto bound = [&]() { k(((P)a)...); };
+        typedef decltype(bound) B;
+        emu_body = [](void *p) { (*(B *)p)(); };
+        emu_body_arg = &bound;
+        static char *dyn;
+        static size_t dyn_size;
+        if (shm > dyn_size) { free(dyn); dyn = (char *)malloc(shm); dyn_size = shm; }
+        emu_dyn_shared = dyn;
+        gridDim = g;
+        blockDim = b;
+        for (unsigned z = 0; z < g.z; z++)
+            for (unsigned y = 0; y < g.y; y++)
+                for (unsigned x = 0; x < g.x; x++) {
+                    blockIdx.x = x; blockIdx.y = y; blockIdx.z = z;
+                    emu_run_block();
+                }
+        emu_body_arg = NULL;             /* `bound` dies here */
+    }
+};
+template <typename... P> emu_launcher<P...> emu_launch(dim3 g, dim3 b, size_t shm, void (*k)(P...)) {
+    emu_launcher<P...> l;
+    l.g = g; l.b = b; l.shm = shm; l.k = k;
+    return l;
+}
+#define INFER_CUDA_LAUNCH(grid, block, shm, stream, ...) emu_launch(dim3(grid), dim3(block), (shm), __VA_ARGS__)
+
+#endif
