@@ -4867,20 +4867,22 @@ typedef struct infer__tile {
 
 /* X4: activations for the 32-block integer tiles. A row of K values is quantized to Q8_0
  * blocks exactly as infer__quant_q8_0 does (so the integer sums are those of the scalar
- * dot), then every 4 blocks (128 values) are stored as one 256-byte group:
+ * dot), then every 4 blocks (128 values) are stored as one 320-byte group:
  *
- *   byte 0         64               128              192              256
- *        | ylo[64]        | yhi[64]        | dy[16] f32     | ls[16] i32     |
+ *   byte 0         64               128              192              256              320
+ *        | ylo[64]        | yhi[64]        | dy[16] f32     | c4[16] f32     | c8[16] f32     |
  *   ylo = q0[0..15] q1[0..15] q2[0..15] q3[0..15]     (block b's first 16 codes)
  *   yhi = q0[16..31] q1[16..31] q2[16..31] q3[16..31] (its last 16)
  *   dy[4b+j] = d_b (each block's scale 4 times: one per int32 lane of the block)
- *   ls[4b+j] = q_b[4j] + .. + q_b[4j+3] + q_b[16+4j] + .. + q_b[16+4j+3]
- *              (the 8 codes that int32 lane 4b+j of a dot sums over)
+ *   c4[4b+j] = -8 * ls * d_b,  c8[4b+j] = -128 * ls * d_b,  with
+ *   ls = q_b[4j] + .. + q_b[4j+3] + q_b[16+4j] + .. + q_b[16+4j+3]
+ *        (the 8 codes that int32 lane 4b+j of a dot sums over)
  * A Q4_0 group's 16 nibble bytes per block give exactly ylo's order in their low nibbles
- * and yhi's in their high ones. ls serves the code offsets: Q4_0 stores q+8 and Q8_0 codes
- * are made unsigned by +128 (vpdpbusd multiplies unsigned by signed bytes), so each lane
- * subtracts offset * ls. A last, partial group is padded with zero blocks. */
-#define INFER__X4_GROUP 256
+ * and yhi's in their high ones. c4 and c8 serve the code offsets: Q4_0 stores q+8 and Q8_0
+ * codes are made unsigned by +128 (vpdpbusd multiplies unsigned by signed bytes), so lane
+ * j of a block adds offset * ls * d_b less: s * d_b + c is the lane's share of the block's
+ * sum in one multiply-add. A last, partial group is padded with zero blocks. */
+#define INFER__X4_GROUP 320
 static size_t infer__x4_row_bytes(int64_t K) { return (size_t)((K + 127) / 128) * INFER__X4_GROUP; }
 
 /* ---- activation quantizers ----
@@ -4959,8 +4961,10 @@ static void infer__x4_quant_groups(const float *x, int64_t K, uint8_t *dst, int6
             for (int j = 0; j < 4; j++) {
                 int32_t ls = 0;
                 for (int i = 0; i < 4; i++) ls += q.qs[4 * j + i] + q.qs[16 + 4 * j + i];
+                const float c4 = (float)(-8 * ls) * d, c8 = (float)(-128 * ls) * d;
                 memcpy(gp + 128 + 4 * (4 * bi + j), &d, 4);
-                memcpy(gp + 192 + 4 * (4 * bi + j), &ls, 4);
+                memcpy(gp + 192 + 4 * (4 * bi + j), &c4, 4);
+                memcpy(gp + 256 + 4 * (4 * bi + j), &c8, 4);
             }
         }
     }
@@ -5042,9 +5046,9 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
  *   lo, hi  the 64 unsigned codes that line up with ylo and yhi (Q4_0: the low and high
  *           nibbles of the 4 x 16 code bytes; Q8_0: the codes + 128)
  *   dw      the 4 block scales, each in the 4 float lanes of its block
- * and then, per token, with the X4 group (ylo, yhi, dy, ls) of that token:
- *   s   = dpbusd(dpbusd(0, lo, ylo), hi, yhi) - off * ls      int32 lane j: 8 products
- *   acc = fma(cvt(s) * dy, dw, acc)                             = sum of d_w d_y (q_w . q_y)
+ * and then, per token, with the X4 group (ylo, yhi, dy, c4 or c8) of that token:
+ *   s   = dpbusd(dpbusd(0, lo, ylo), hi, yhi)                 int32 lane j: 8 products
+ *   acc = fma(cvt(s) * dy + c, dw, acc)                         = sum of d_w d_y (q_w . q_y)
  * The byte moves are vpermt2b (two 64-byte sources, one index per output byte) with index
  * tables built below; a partial last group loads only the bytes of its blocks (masked
  * loads), so nothing is read past the row. */
@@ -5090,43 +5094,47 @@ static inline void infer__x4_unpack_q8_0(const uint8_t *p, int nb, __m512i *lo, 
     *dw = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutex2var_epi8(A, infer__x4_idx_q8_0_d, B)));
 }
 
-/* one (row, token) step on a group; every output of every tile goes through this */
-static inline __m512 infer__x4_step(__m512 acc, __m512i lo, __m512i hi, __m512 dw, const uint8_t *g, int off_shift) {
+/* one (row, token) step on a group; every output of every tile goes through this:
+ *   s   = dpbusd(dpbusd(0, lo, ylo), hi, yhi)        int32 lane j: 8 code products
+ *   acc = fma(cvt(s) * dy + c, dw, acc)               c = c4 or c8: the code offset's share */
+static inline __m512 infer__x4_step(__m512 acc, __m512i lo, __m512i hi, __m512 dw, const uint8_t *g, int c_off) {
     __m512i s = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, _mm512_loadu_si512(g));
     s = _mm512_dpbusd_epi32(s, hi, _mm512_loadu_si512(g + 64));
-    s = _mm512_sub_epi32(s, _mm512_slli_epi32(_mm512_loadu_si512(g + 192), off_shift));
-    return _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(s), _mm512_loadu_ps((const float *)(g + 128))), dw, acc);
+    const __m512 t = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), _mm512_loadu_ps((const float *)(g + 128)), _mm512_loadu_ps((const float *)(g + c_off)));
+    return _mm512_fmadd_ps(t, dw, acc);
 }
 
-#define INFER__QTILE(NAME, UNPACK, GBYTES, SHIFT, NR, NC)                                                \
-static void NAME(int64_t K, const uint8_t *w, size_t ws, const uint8_t *x, size_t xs, float *out, size_t ldo) { \
-    const int64_t nb = K / 32;                                                                        \
-    __m512 acc[NR][NC];                                                                               \
-    INFER__UNROLL for (int r = 0; r < NR; r++) INFER__UNROLL for (int c = 0; c < NC; c++) acc[r][c] = _mm512_setzero_ps();        \
-    for (int64_t g = 0; g * 4 < nb; g++) {                                                            \
-        const int n = nb - 4 * g < 4 ? (int)(nb - 4 * g) : 4;                                         \
-        __m512i lo[NR], hi[NR]; __m512 dw[NR];                                                        \
-        INFER__UNROLL for (int r = 0; r < NR; r++) {                                                 \
+#define INFER__QTILE_GROUP(UNPACK, GBYTES, COFF, NR, NC, n)                                              \
+    {   __m512i lo[NR], hi[NR]; __m512 dw[NR];                                                        \
+        INFER__UNROLL for (int r = 0; r < NR; r++) {                                                  \
             UNPACK(w + (size_t)r * ws + (size_t)g * GBYTES, n, &lo[r], &hi[r], &dw[r]);               \
             _mm_prefetch((const char *)(w + (size_t)(r + NR) * ws + (size_t)g * GBYTES), _MM_HINT_T0);\
             _mm_prefetch((const char *)(w + (size_t)(r + NR) * ws + (size_t)g * GBYTES) + 64, _MM_HINT_T0);\
         }                                                                                             \
-        INFER__UNROLL for (int c = 0; c < NC; c++) {                                                                \
+        INFER__UNROLL for (int c = 0; c < NC; c++) {                                                  \
             const uint8_t *xg = x + (size_t)c * xs + (size_t)g * INFER__X4_GROUP;                     \
-            INFER__UNROLL for (int r = 0; r < NR; r++) acc[r][c] = infer__x4_step(acc[r][c], lo[r], hi[r], dw[r], xg, SHIFT); \
+            INFER__UNROLL for (int r = 0; r < NR; r++) acc[r][c] = infer__x4_step(acc[r][c], lo[r], hi[r], dw[r], xg, COFF); \
         }                                                                                             \
-    }                                                                                                 \
+    }
+#define INFER__QTILE(NAME, UNPACK, GBYTES, COFF, NR, NC)                                                 \
+static void NAME(int64_t K, const uint8_t *w, size_t ws, const uint8_t *x, size_t xs, float *out, size_t ldo) { \
+    const int64_t nb = K / 32;                                                                        \
+    __m512 acc[NR][NC];                                                                               \
+    INFER__UNROLL for (int r = 0; r < NR; r++) INFER__UNROLL for (int c = 0; c < NC; c++) acc[r][c] = _mm512_setzero_ps(); \
+    int64_t g = 0;                                                                                    \
+    for (; 4 * g + 4 <= nb; g++) INFER__QTILE_GROUP(UNPACK, GBYTES, COFF, NR, NC, 4)                  \
+    if (4 * g < nb) { const int n = (int)(nb - 4 * g); INFER__QTILE_GROUP(UNPACK, GBYTES, COFF, NR, NC, n) } \
     INFER__UNROLL for (int c = 0; c < NC; c++) INFER__UNROLL for (int r = 0; r < NR; r++) out[(size_t)c * ldo + r] = _mm512_reduce_add_ps(acc[r][c]); \
 }
-#define INFER__QTILES(T, UNPACK, GBYTES, SHIFT)                                                           \
-    INFER__QTILE(infer__qtile_##T##_1_1, UNPACK, GBYTES, SHIFT, 1, 1) INFER__QTILE(infer__qtile_##T##_1_2, UNPACK, GBYTES, SHIFT, 1, 2) \
-    INFER__QTILE(infer__qtile_##T##_1_3, UNPACK, GBYTES, SHIFT, 1, 3) INFER__QTILE(infer__qtile_##T##_1_4, UNPACK, GBYTES, SHIFT, 1, 4) \
-    INFER__QTILE(infer__qtile_##T##_2_1, UNPACK, GBYTES, SHIFT, 2, 1) INFER__QTILE(infer__qtile_##T##_2_2, UNPACK, GBYTES, SHIFT, 2, 2) \
-    INFER__QTILE(infer__qtile_##T##_2_3, UNPACK, GBYTES, SHIFT, 2, 3) INFER__QTILE(infer__qtile_##T##_2_4, UNPACK, GBYTES, SHIFT, 2, 4) \
-    INFER__QTILE(infer__qtile_##T##_3_1, UNPACK, GBYTES, SHIFT, 3, 1) INFER__QTILE(infer__qtile_##T##_3_2, UNPACK, GBYTES, SHIFT, 3, 2) \
-    INFER__QTILE(infer__qtile_##T##_3_3, UNPACK, GBYTES, SHIFT, 3, 3) INFER__QTILE(infer__qtile_##T##_3_4, UNPACK, GBYTES, SHIFT, 3, 4) \
-    INFER__QTILE(infer__qtile_##T##_4_1, UNPACK, GBYTES, SHIFT, 4, 1) INFER__QTILE(infer__qtile_##T##_4_2, UNPACK, GBYTES, SHIFT, 4, 2) \
-    INFER__QTILE(infer__qtile_##T##_4_3, UNPACK, GBYTES, SHIFT, 4, 3) INFER__QTILE(infer__qtile_##T##_4_4, UNPACK, GBYTES, SHIFT, 4, 4) \
+#define INFER__QTILES(T, UNPACK, GBYTES, COFF)                                                           \
+    INFER__QTILE(infer__qtile_##T##_1_1, UNPACK, GBYTES, COFF, 1, 1) INFER__QTILE(infer__qtile_##T##_1_2, UNPACK, GBYTES, COFF, 1, 2) \
+    INFER__QTILE(infer__qtile_##T##_1_3, UNPACK, GBYTES, COFF, 1, 3) INFER__QTILE(infer__qtile_##T##_1_4, UNPACK, GBYTES, COFF, 1, 4) \
+    INFER__QTILE(infer__qtile_##T##_2_1, UNPACK, GBYTES, COFF, 2, 1) INFER__QTILE(infer__qtile_##T##_2_2, UNPACK, GBYTES, COFF, 2, 2) \
+    INFER__QTILE(infer__qtile_##T##_2_3, UNPACK, GBYTES, COFF, 2, 3) INFER__QTILE(infer__qtile_##T##_2_4, UNPACK, GBYTES, COFF, 2, 4) \
+    INFER__QTILE(infer__qtile_##T##_3_1, UNPACK, GBYTES, COFF, 3, 1) INFER__QTILE(infer__qtile_##T##_3_2, UNPACK, GBYTES, COFF, 3, 2) \
+    INFER__QTILE(infer__qtile_##T##_3_3, UNPACK, GBYTES, COFF, 3, 3) INFER__QTILE(infer__qtile_##T##_3_4, UNPACK, GBYTES, COFF, 3, 4) \
+    INFER__QTILE(infer__qtile_##T##_4_1, UNPACK, GBYTES, COFF, 4, 1) INFER__QTILE(infer__qtile_##T##_4_2, UNPACK, GBYTES, COFF, 4, 2) \
+    INFER__QTILE(infer__qtile_##T##_4_3, UNPACK, GBYTES, COFF, 4, 3) INFER__QTILE(infer__qtile_##T##_4_4, UNPACK, GBYTES, COFF, 4, 4) \
     static void infer__qtile_##T(int64_t K, const uint8_t *w, size_t ws, int nr, const uint8_t *x, size_t xs, int nc, float *out, size_t ldo) { \
         typedef void (*f)(int64_t, const uint8_t *, size_t, const uint8_t *, size_t, float *, size_t);  \
         static const f tab[4][4] = {                                                                  \
@@ -5137,8 +5145,8 @@ static void NAME(int64_t K, const uint8_t *w, size_t ws, const uint8_t *x, size_
         pthread_once(&infer__x4_once, infer__x4_init);                                                \
         tab[nr - 1][nc - 1](K, w, ws, x, xs, out, ldo);                                               \
     }
-INFER__QTILES(q4_0, infer__x4_unpack_q4_0, 72, 3)     /* Q4_0: codes q + 8, offset 8 = 1 << 3 */
-INFER__QTILES(q8_0, infer__x4_unpack_q8_0, 136, 7)    /* Q8_0: codes q + 128, offset 1 << 7 */
+INFER__QTILES(q4_0, infer__x4_unpack_q4_0, 72, 192)   /* Q4_0: codes q + 8, offset term c4 */
+INFER__QTILES(q8_0, infer__x4_unpack_q8_0, 136, 256)  /* Q8_0: codes q + 128, offset term c8 */
 #endif /* X4 tiles */
 
 /* The fast tile for a weight type, or {NULL}: use infer__tile_ref with the type's dot. */
