@@ -817,6 +817,9 @@ double infer_time_seconds(void);
 #define INFER_MALLOC(n) malloc(n)
 #define INFER_REALLOC(p, n) realloc(p, n)
 #define INFER_FREE(p) free(p)
+/* libc's calloc gives large blocks as fresh zero pages that cost no memory until written:
+ * scratch sized for a 512-token batch stays out of the resident set until a batch uses it */
+#define INFER__CALLOC_LIBC 1
 #else
 #error "define all of INFER_MALLOC, INFER_REALLOC and INFER_FREE, or none"
 #endif
@@ -877,6 +880,9 @@ static int infer__add_ok(uint64_t a, uint64_t b, uint64_t *out) {
 static void *infer__calloc(size_t n, size_t size) {
     uint64_t bytes;
     if (!infer__mul_ok(n, size, &bytes) || bytes > SIZE_MAX) return NULL;
+#ifdef INFER__CALLOC_LIBC
+    return calloc(1, bytes ? (size_t)bytes : 1);
+#endif
     void *p = INFER_MALLOC(bytes ? bytes : 1);
     if (p) memset(p, 0, bytes);
     return p;
