@@ -4852,19 +4852,23 @@ static infer__dot_fn infer__type_dot(infer_type t) {
  *   F32 F16 BF16   lanes along k: acc[r][c] += W[r, k..k+15] * x[c, k..k+15] (weights widened
  *                  to f32 once per 16 for all nc tokens), one horizontal sum at the end;
  *                  tiles of up to 6 rows x 4 tokens
+ *   Q4_K           int8 sums against activations quantized to Q8_K and laid out to match its
+ *                  nibble order ("XK", below); the scalar dot's bits
  *   Q4_0 Q8_0      int8 dot products against activations quantized to Q8_0 and laid out in
  *                  groups of 4 blocks ("X4", below) so a block's codes line up with a
  *                  weight group unpacked by one byte permute (AVX512-VBMI) and multiplied
  *                  by vpdpbusd (AVX512-VNNI)
  * Every output is computed by the same sequence of operations whatever the tile shape, the
  * position of the tile, or the thread that runs it: results do not depend on the thread
- * count, the batch size, or on prompt vs decode.
+ * count or the batch size. A type may send a single token (decode) through its dot instead
+ * (`decode_dot`, where measured faster): for Q4_K that is the same bits, for Q8_0 prompt and
+ * decode then differ in the last bits.
  * ---------------------------------------------------------------------------------------- */
 typedef void (*infer__tile_fn)(int64_t K, const uint8_t *w, size_t w_stride, int nr,
                                const uint8_t *x, size_t x_stride, int nc, float *out, size_t ldo);
 typedef struct infer__tile {
     infer__tile_fn fn;
-    int x4;          /* activations in the X4 layout (else: f32 rows as they are) */
+    int x4;          /* activations in the X4 layout (1), the XK layout (2), else as the dot's */
     int rows, cols;  /* the tile shape the kernel is built for (it takes any smaller one) */
     int decode_dot;  /* a single token streams faster through the type's dot (measured):
                         use the reference tile then (results differ from the tile's in the
@@ -5155,6 +5159,108 @@ INFER__QTILES(q4_0, infer__x4_unpack_q4_0, 72, 192)   /* Q4_0: codes q + 8, offs
 INFER__QTILES(q8_0, infer__x4_unpack_q8_0, 136, 256)  /* Q8_0: codes q + 128, offset term c8 */
 #endif /* X4 tiles */
 
+/* XK: activations for the Q4_K tile. Each 256-value block is quantized to Q8_K exactly as
+ * infer__quant_q8_k does, then stored as one 320-byte group:
+ *
+ *   byte 0      64          128         192         256    260        272          288   320
+ *        | v0[64]    | v1[64]    | v2[64]    | v3[64]    | d f32 | (pad) | bp[8] i16   | (pad) |
+ *   v0 = y[0..31]   y[64..95]      v1 = y[32..63]   y[96..127]
+ *   v2 = y[128..159] y[192..223]   v3 = y[160..191] y[224..255]
+ *   bp[j] = bsums[2j] + bsums[2j+1]   (the sum of sub-block j's 32 codes)
+ * A Q4_K block stores element e of its 64-value chunk c in byte 32c + (e & 31), low nibble
+ * for e < 32 of the chunk, high nibble above: the low nibbles of its first 64 code bytes are
+ * sub-blocks 0 and 2 (v0's order), the high nibbles sub-blocks 1 and 3 (v1's), and so on. */
+#define INFER__XK_GROUP 320
+static size_t infer__xk_row_bytes(int64_t K) { return (size_t)(K / INFER_QK_K) * INFER__XK_GROUP; }
+static void infer__xk_quant_blocks(const float *x, uint8_t *dst, int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; b++) {
+        infer_block_q8_k q;
+        infer__quant_q8_k_fast(x + b * INFER_QK_K, &q, INFER_QK_K);
+        uint8_t *g = dst + (size_t)b * INFER__XK_GROUP;
+        memset(g, 0, INFER__XK_GROUP);
+        for (int v = 0; v < 4; v++) {                   /* v = 2h + odd: sub-blocks 4h + odd, 4h + 2 + odd */
+            const int h = v / 2, odd = v % 2;
+            memcpy(g + 64 * v, q.qs + 32 * (4 * h + odd), 32);
+            memcpy(g + 64 * v + 32, q.qs + 32 * (4 * h + 2 + odd), 32);
+        }
+        memcpy(g + 256, &q.d, 4);
+        for (int j = 0; j < 8; j++) {
+            const int16_t bp = (int16_t)(q.bsums[2 * j] + q.bsums[2 * j + 1]);
+            memcpy(g + 272 + 2 * j, &bp, 2);
+        }
+    }
+}
+
+#if defined(INFER__SIMD_AVX512)
+#define INFER__TILE_XK 1
+/* ---- Q4_K weights against XK activations ----
+ * Per weight block (once for all tokens of the tile): the 256 codes as 4 vectors of 64
+ * (nibbles of code bytes 0..63 and 64..127), the 8 six-bit scales as int16 lanes lined up
+ * with them, the 8 mins, d and dmin. Per token:
+ *   isum = sum over lanes of madd(maddubs(codes, y), scales)    (an exact integer)
+ *   msum = sum_j m_j * bp_j                                      (an exact integer)
+ *   out += d_y * (d * isum - dmin * msum)
+ * which are the scalar dot's integers and float operations in its order: the tile gives the
+ * scalar dot's bits. maddubs cannot saturate: codes <= 15, |y| <= 127, so a pair sum is at
+ * most 2*15*127 = 3810. */
+typedef struct { __m512i q[4], sc[4]; __m128i m; float d, dmin; } infer__q4k_unpacked;
+static inline void infer__q4k_unpack(const infer_block_q4_k *b, infer__q4k_unpacked *u) {
+    int sc[8], m[8];
+    for (int j = 0; j < 8; j++) infer__k4_scale_min(b->scales, j, &sc[j], &m[j]);
+    const __m512i A = _mm512_loadu_si512(b->qs), B = _mm512_loadu_si512(b->qs + 64), f = _mm512_set1_epi8(15);
+    u->q[0] = _mm512_and_si512(A, f);
+    u->q[1] = _mm512_and_si512(_mm512_srli_epi16(A, 4), f);
+    u->q[2] = _mm512_and_si512(B, f);
+    u->q[3] = _mm512_and_si512(_mm512_srli_epi16(B, 4), f);
+    for (int v = 0; v < 4; v++) {                      /* vector v holds sub-blocks 4(v/2) + v%2 and that + 2 */
+        const int j = 4 * (v / 2) + v % 2;
+        u->sc[v] = _mm512_mask_blend_epi16(0xFFFF0000u, _mm512_set1_epi16((short)sc[j]), _mm512_set1_epi16((short)sc[j + 2]));
+    }
+    u->m = _mm_setr_epi16((short)m[0], (short)m[1], (short)m[2], (short)m[3], (short)m[4], (short)m[5], (short)m[6], (short)m[7]);
+    u->d = infer__fp16_to_fp32(b->d);
+    u->dmin = infer__fp16_to_fp32(b->dmin);
+}
+static inline float infer__q4k_step(float sum, const infer__q4k_unpacked *u, const uint8_t *g) {
+    __m512i s = _mm512_madd_epi16(_mm512_maddubs_epi16(u->q[0], _mm512_loadu_si512(g)), u->sc[0]);
+    for (int v = 1; v < 4; v++) s = _mm512_add_epi32(s, _mm512_madd_epi16(_mm512_maddubs_epi16(u->q[v], _mm512_loadu_si512(g + 64 * v)), u->sc[v]));
+    const int isum = _mm512_reduce_add_epi32(s);
+    __m128i mm = _mm_madd_epi16(u->m, _mm_loadu_si128((const __m128i *)(g + 272)));
+    mm = _mm_add_epi32(mm, _mm_shuffle_epi32(mm, _MM_SHUFFLE(1, 0, 3, 2)));
+    mm = _mm_add_epi32(mm, _mm_shuffle_epi32(mm, _MM_SHUFFLE(2, 3, 0, 1)));
+    const int msum = _mm_cvtsi128_si32(mm);
+    float dy;
+    memcpy(&dy, g + 256, 4);
+    return sum + dy * (u->d * (float)isum - u->dmin * (float)msum);
+}
+#define INFER__KTILE(NAME, NR, NC)                                                                        \
+static void NAME(int64_t K, const uint8_t *w, size_t ws, const uint8_t *x, size_t xs, float *out, size_t ldo) { \
+    float acc[NR][NC];                                                                                \
+    INFER__UNROLL for (int r = 0; r < NR; r++) INFER__UNROLL for (int c = 0; c < NC; c++) acc[r][c] = 0; \
+    for (int64_t b = 0; b < K / INFER_QK_K; b++) {                                                    \
+        infer__q4k_unpacked u[NR];                                                                    \
+        INFER__UNROLL for (int r = 0; r < NR; r++) {                                                  \
+            infer__q4k_unpack((const infer_block_q4_k *)(w + (size_t)r * ws) + b, &u[r]);             \
+            _mm_prefetch((const char *)((const infer_block_q4_k *)(w + (size_t)(r + NR) * ws) + b), _MM_HINT_T0); \
+            _mm_prefetch((const char *)((const infer_block_q4_k *)(w + (size_t)(r + NR) * ws) + b) + 64, _MM_HINT_T0); \
+            _mm_prefetch((const char *)((const infer_block_q4_k *)(w + (size_t)(r + NR) * ws) + b) + 128, _MM_HINT_T0); \
+        }                                                                                             \
+        INFER__UNROLL for (int c = 0; c < NC; c++) {                                                  \
+            const uint8_t *g = x + (size_t)c * xs + (size_t)b * INFER__XK_GROUP;                      \
+            INFER__UNROLL for (int r = 0; r < NR; r++) acc[r][c] = infer__q4k_step(acc[r][c], &u[r], g); \
+        }                                                                                             \
+    }                                                                                                 \
+    INFER__UNROLL for (int c = 0; c < NC; c++) INFER__UNROLL for (int r = 0; r < NR; r++) out[(size_t)c * ldo + r] = acc[r][c]; \
+}
+INFER__KTILE(infer__ktile_q4_k_1_1, 1, 1) INFER__KTILE(infer__ktile_q4_k_1_2, 1, 2) INFER__KTILE(infer__ktile_q4_k_1_3, 1, 3) INFER__KTILE(infer__ktile_q4_k_1_4, 1, 4)
+INFER__KTILE(infer__ktile_q4_k_2_1, 2, 1) INFER__KTILE(infer__ktile_q4_k_2_2, 2, 2) INFER__KTILE(infer__ktile_q4_k_2_3, 2, 3) INFER__KTILE(infer__ktile_q4_k_2_4, 2, 4)
+static void infer__ktile_q4_k(int64_t K, const uint8_t *w, size_t ws, int nr, const uint8_t *x, size_t xs, int nc, float *out, size_t ldo) {
+    typedef void (*f)(int64_t, const uint8_t *, size_t, const uint8_t *, size_t, float *, size_t);
+    static const f tab[2][4] = { { infer__ktile_q4_k_1_1, infer__ktile_q4_k_1_2, infer__ktile_q4_k_1_3, infer__ktile_q4_k_1_4 },
+                                 { infer__ktile_q4_k_2_1, infer__ktile_q4_k_2_2, infer__ktile_q4_k_2_3, infer__ktile_q4_k_2_4 } };
+    tab[nr - 1][nc - 1](K, w, ws, x, xs, out, ldo);
+}
+#endif /* XK tiles */
+
 /* The fast tile for a weight type, or {NULL}: use infer__tile_ref with the type's dot. */
 static infer__tile infer__tile_for(infer_type t) {
     infer__tile k = { NULL, 0, 4, 4, 0 };
@@ -5171,6 +5277,12 @@ static infer__tile infer__tile_for(infer_type t) {
      * llama-1b's layer matmuls, interleaved runs: 36-37 vs 27-28 GB/s). For F16 and Q4_0 the
      * 1 x 1 tile is the faster one (28.5 vs 24-26.5 GB/s, 22.7 vs 18.6 GB/s). */
     if (t == INFER_TYPE_Q8_0) { k.fn = infer__qtile_q8_0; k.x4 = 1; k.decode_dot = 1; }
+#endif
+#if defined(INFER__TILE_XK)
+    /* Q4_K: the tile and the dot give the same bits (both are the scalar dot's integers and
+     * float operations), so one token takes the dot, which streams faster (measured in
+     * decode: 26-27 vs 15.5 tok/s on llama-1b); prompts take the tile (1.2x the dots) */
+    if (t == INFER_TYPE_Q4_K) { k.fn = infer__ktile_q4_k; k.x4 = 2; k.rows = 2; k.decode_dot = 1; }
 #endif
     (void)t;
     return k;
@@ -5695,7 +5807,8 @@ static void infer__prep_task(void *arg, int ith, int nth) {
         const int64_t e1 = e0 + INFER__PREP_CHUNK < j->K ? e0 + INFER__PREP_CHUNK : j->K;
         const float *xr = j->x + (size_t)r * (size_t)j->K;
         uint8_t *dr = j->dst + (size_t)r * j->row_bytes;
-        if (j->x4) infer__x4_quant_groups(xr, j->K, dr, e0 / 128, (e1 + 127) / 128);
+        if (j->x4 == 1) infer__x4_quant_groups(xr, j->K, dr, e0 / 128, (e1 + 127) / 128);
+        else if (j->x4 == 2) infer__xk_quant_blocks(xr, dr, e0 / INFER_QK_K, e1 / INFER_QK_K);
         else quant(xr + e0, dr + (size_t)(e0 / blck) * bbytes, e1 - e0);
     }
 }
@@ -5719,9 +5832,9 @@ static const void *infer__cpu_prepare_x(infer__cpu_ctx *c, const infer_tensor *w
         *row_bytes = (size_t)K * sizeof(float);
         return x;
     }
-    const int blck = tile->x4 ? 128 : infer__type(dt)->blck;
+    const int blck = tile->x4 == 1 ? 128 : tile->x4 == 2 ? INFER_QK_K : infer__type(dt)->blck;
     const int64_t Kp = (K + blck - 1) / blck * blck;   /* I2_S rows of 128 k: padded to Q8_K blocks */
-    *row_bytes = tile->x4 ? infer__x4_row_bytes(K) : infer_type_row_size(dt, Kp);
+    *row_bytes = tile->x4 == 1 ? infer__x4_row_bytes(K) : tile->x4 == 2 ? infer__xk_row_bytes(K) : infer_type_row_size(dt, Kp);
     if (!infer__cpu_reserve(&c->xq, &c->xq_size, *row_bytes * (size_t)rows)) return NULL;
     if (tile->x4 || Kp == K) {
         infer__prep_job pj = { x, (uint8_t *)c->xq, *row_bytes, K, rows, tile->x4, dt };

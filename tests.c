@@ -1373,7 +1373,7 @@ static void test_simd_tiles(void) {
         const int NR = tile.rows, NC = tile.cols;
         CHECK(NR >= 1 && NR <= RMAX && NC >= 1 && NC <= CMAX);
         nfast++;
-        const int64_t lens[] = { 32, 64, 96, 128, 160, 224, 2048, 2048 + 96, 48, 1000 };
+        const int64_t lens[] = { 32, 64, 96, 128, 160, 224, 2048, 2048 + 96, 48, 1000, 256, 768 };
         double worst = 0;
         for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
             const int64_t K = lens[li];
@@ -1388,10 +1388,11 @@ static void test_simd_tiles(void) {
                 for (int c = 0; c < NC; c++) {
                     simd_make_acts(&rng, (mode + c) % 4, K, x + c * K);
                     simd_prepare_acts(tt->dot_type, x + c * K, K, xq + c * xdrow, xd + c * K);
-                    if (tile.x4) infer__x4_quant_row(x + c * K, K, x4 + c * infer__x4_row_bytes(K));
+                    if (tile.x4 == 1) infer__x4_quant_row(x + c * K, K, x4 + c * infer__x4_row_bytes(K));
+                    if (tile.x4 == 2) infer__xk_quant_blocks(x + c * K, x4 + c * infer__xk_row_bytes(K), 0, K / 256);
                 }
                 const uint8_t *xin = tile.x4 ? x4 : (const uint8_t *)x;
-                if (tile.x4) xrow = infer__x4_row_bytes(K);
+                if (tile.x4) xrow = tile.x4 == 1 ? infer__x4_row_bytes(K) : infer__xk_row_bytes(K);
                 float full[CMAX * RMAX], one[CMAX * RMAX];
                 tile.fn(K, wq, wrow, NR, xin, xrow, NC, full, NR);
                 for (int c = 0; c < NC; c++)
@@ -1400,8 +1401,12 @@ static void test_simd_tiles(void) {
                         const double mag = simd_term_mag((infer_type)t, wq + r * wrow, wd + r * K, xd + c * K, K);
                         const double err = fabs((double)full[c * NR + r] - ref);
                         if (mag > 0 && err / mag > worst) worst = err / mag;
-                        CHECK_MSG(err <= (tt->blck == 1 ? 1e-5 : 2e-6) * mag, "%s tile K=%lld mode %d (%d,%d): %.9g vs reference %.9g (M %.4g)",
-                                  tt->name, (long long)K, mode, r, c, full[c * NR + r], ref, mag);
+                        if (simd_exact_type((infer_type)t))     /* super-block tiles: the scalar dot's bits */
+                            CHECK_MSG(full[c * NR + r] == ref, "%s tile K=%lld mode %d (%d,%d): %.9g != reference %.9g",
+                                      tt->name, (long long)K, mode, r, c, full[c * NR + r], ref);
+                        else
+                            CHECK_MSG(err <= (tt->blck == 1 ? 1e-5 : 2e-6) * mag, "%s tile K=%lld mode %d (%d,%d): %.9g vs reference %.9g (M %.4g)",
+                                      tt->name, (long long)K, mode, r, c, full[c * NR + r], ref, mag);
                     }
                 for (int nr = 1; nr <= NR; nr++)         /* every shape, anchored anywhere: the same bits */
                     for (int nc = 1; nc <= NC; nc++) {
@@ -1414,7 +1419,7 @@ static void test_simd_tiles(void) {
                     }
             }
         }
-        printf("    %s tile %dx%d (%s): largest |tile - ref| / M = %.2g\n", tt->name, NR, NC, tile.x4 ? "X4 int8" : "f32", worst);
+        printf("    %s tile %dx%d (%s): largest |tile - ref| / M = %.2g\n", tt->name, NR, NC, tile.x4 == 1 ? "X4 int8" : tile.x4 == 2 ? "XK int8" : "f32", worst);
     }
     printf("    %d weight types with fast tiles in this build\n", nfast);
     free(tmp); free(x); free(xd); free(wd); free(wq); free(xq); free(x4);
