@@ -1038,12 +1038,6 @@ typedef struct infer__pool {
 
 typedef struct { infer__pool *p; int ith; } infer__worker_arg;
 
-static double infer__now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void *infer__worker(void *varg) {
     infer__worker_arg *wa = (infer__worker_arg *)varg;
     infer__pool *p = wa->p;
@@ -1053,11 +1047,11 @@ static void *infer__worker(void *varg) {
     for (;;) {
         unsigned g = atomic_load_explicit(&p->generation, memory_order_acquire);
         if (g == seen) {                          /* no new job: spin a while, then sleep */
-            const double t0 = infer__now();
+            const double t0 = infer_time_seconds();
             for (int i = 1; g == seen; i++) {
                 INFER__PAUSE();
                 g = atomic_load_explicit(&p->generation, memory_order_acquire);
-                if (g != seen || (i & 1023) || infer__now() - t0 < INFER__SPIN_US * 1e-6) continue;
+                if (g != seen || (i & 1023) || infer_time_seconds() - t0 < INFER__SPIN_US * 1e-6) continue;
                 pthread_mutex_lock(&p->mu);
                 while ((g = atomic_load_explicit(&p->generation, memory_order_acquire)) == seen) pthread_cond_wait(&p->cv, &p->mu);
                 pthread_mutex_unlock(&p->mu);
@@ -4866,9 +4860,11 @@ static infer__dot_fn infer__type_dot(infer_type t) {
  * ---------------------------------------------------------------------------------------- */
 typedef void (*infer__tile_fn)(int64_t K, const uint8_t *w, size_t w_stride, int nr,
                                const uint8_t *x, size_t x_stride, int nc, float *out, size_t ldo);
+/* how a tile wants its activations: as the type's dot takes them, or in a tile layout */
+enum { INFER__XLAY_DOT = 0, INFER__XLAY_X4 = 1, INFER__XLAY_XK = 2 };
 typedef struct infer__tile {
     infer__tile_fn fn;
-    int x4;          /* activations in the X4 layout (1), the XK layout (2), else as the dot's */
+    int xlay;        /* INFER__XLAY_*: the activation layout */
     int rows, cols;  /* the tile shape the kernel is built for (it takes any smaller one) */
     int decode_dot;  /* a single token streams faster through the type's dot (measured):
                         use the reference tile then (results differ from the tile's in the
@@ -5261,6 +5257,13 @@ static void infer__ktile_q4_k(int64_t K, const uint8_t *w, size_t ws, int nr, co
 }
 #endif /* XK tiles */
 
+/* one tile through the type's fast tile, or through the reference tile with its dot */
+static inline void infer__tile_run(const infer__tile *t, infer__dot_fn dot, int64_t K, const uint8_t *w, size_t ws, int nr,
+                                   const uint8_t *x, size_t xs, int nc, float *out, size_t ldo) {
+    if (t->fn) t->fn(K, w, ws, nr, x, xs, nc, out, ldo);
+    else infer__tile_ref(dot, K, w, ws, nr, x, xs, nc, out, ldo);
+}
+
 /* The fast tile for a weight type, or {NULL}: use infer__tile_ref with the type's dot. */
 static infer__tile infer__tile_for(infer_type t) {
     infer__tile k = { NULL, 0, 4, 4, 0 };
@@ -5271,18 +5274,18 @@ static infer__tile infer__tile_for(infer_type t) {
     if (t == INFER_TYPE_BF16) k.fn = infer__ftile_bf16;
 #endif
 #if defined(INFER__TILE_X4)
-    if (t == INFER_TYPE_Q4_0) { k.fn = infer__qtile_q4_0; k.x4 = 1; }
+    if (t == INFER_TYPE_Q4_0) { k.fn = infer__qtile_q4_0; k.xlay = INFER__XLAY_X4; }
     /* Q8_0: unpacking a group (4 loads, 3 permutes) costs more than its 256-bit dot, which
      * reads each block with one unaligned load; in decode the dot is 1.3x faster (all of a
      * llama-1b's layer matmuls, interleaved runs: 36-37 vs 27-28 GB/s). For F16 and Q4_0 the
      * 1 x 1 tile is the faster one (28.5 vs 24-26.5 GB/s, 22.7 vs 18.6 GB/s). */
-    if (t == INFER_TYPE_Q8_0) { k.fn = infer__qtile_q8_0; k.x4 = 1; k.decode_dot = 1; }
+    if (t == INFER_TYPE_Q8_0) { k.fn = infer__qtile_q8_0; k.xlay = INFER__XLAY_X4; k.decode_dot = 1; }
 #endif
 #if defined(INFER__TILE_XK)
     /* Q4_K: the tile and the dot give the same bits (both are the scalar dot's integers and
      * float operations), so one token takes the dot, which streams faster (measured in
      * decode: 26-27 vs 15.5 tok/s on llama-1b); prompts take the tile (1.2x the dots) */
-    if (t == INFER_TYPE_Q4_K) { k.fn = infer__ktile_q4_k; k.x4 = 2; k.rows = 2; k.decode_dot = 1; }
+    if (t == INFER_TYPE_Q4_K) { k.fn = infer__ktile_q4_k; k.xlay = INFER__XLAY_XK; k.rows = 2; k.decode_dot = 1; }
 #endif
     (void)t;
     return k;
@@ -5781,34 +5784,28 @@ static infer_type infer__matmul_dot_type(infer_type t) {
     return t == INFER_TYPE_I2_S ? INFER_TYPE_Q8_K : infer__type(t)->dot_type;
 }
 
-/* one output of a matmul in the fast path: weight row (stored type) . activation row (dot
- * type), times the tensor's scale */
-static inline float infer__dot_row(const infer_tensor *w, infer__dot_fn dot, const uint8_t *wrow, const void *xr) {
-    const float d = dot(w->ne[0], wrow, xr);
-    return w->scale != 1.0f ? w->scale * d : d;
-}
-
 /* Quantizing the activations of a matmul is spread over the threads: rows x chunks of 512
  * values (whole X4 groups, whole blocks of every dot type), so a single decode row is
  * split too. */
 typedef struct infer__prep_job {
     const float *x; uint8_t *dst; size_t row_bytes;
-    int64_t K; int rows, x4; infer_type dt;
+    int64_t K; int rows, xlay; infer_type dt;
 } infer__prep_job;
 #define INFER__PREP_CHUNK 512
 static void infer__prep_task(void *arg, int ith, int nth) {
     const infer__prep_job *j = (const infer__prep_job *)arg;
     const int64_t per_row = (j->K + INFER__PREP_CHUNK - 1) / INFER__PREP_CHUNK, units = per_row * j->rows;
-    const infer__quant_fn quant = j->x4 ? NULL : infer__act_quant(j->dt);
-    const size_t bbytes = j->x4 ? 0 : (size_t)infer__type(j->dt)->bytes;
-    const int blck = j->x4 ? 0 : infer__type(j->dt)->blck;
+    const int dot = j->xlay == INFER__XLAY_DOT;
+    const infer__quant_fn quant = dot ? infer__act_quant(j->dt) : NULL;
+    const size_t bbytes = dot ? (size_t)infer__type(j->dt)->bytes : 0;
+    const int blck = dot ? infer__type(j->dt)->blck : 0;
     for (int64_t u = units * ith / nth; u < units * (ith + 1) / nth; u++) {
         const int64_t r = u / per_row, e0 = u % per_row * INFER__PREP_CHUNK;
         const int64_t e1 = e0 + INFER__PREP_CHUNK < j->K ? e0 + INFER__PREP_CHUNK : j->K;
         const float *xr = j->x + (size_t)r * (size_t)j->K;
         uint8_t *dr = j->dst + (size_t)r * j->row_bytes;
-        if (j->x4 == 1) infer__x4_quant_groups(xr, j->K, dr, e0 / 128, (e1 + 127) / 128);
-        else if (j->x4 == 2) infer__xk_quant_blocks(xr, dr, e0 / INFER_QK_K, e1 / INFER_QK_K);
+        if (j->xlay == INFER__XLAY_X4) infer__x4_quant_groups(xr, j->K, dr, e0 / 128, (e1 + 127) / 128);
+        else if (j->xlay == INFER__XLAY_XK) infer__xk_quant_blocks(xr, dr, e0 / INFER_QK_K, e1 / INFER_QK_K);
         else quant(xr + e0, dr + (size_t)(e0 / blck) * bbytes, e1 - e0);
     }
 }
@@ -5828,16 +5825,16 @@ static const void *infer__cpu_prepare_x(infer__cpu_ctx *c, const infer_tensor *w
         return NULL;
     }
     const infer_type dt = infer__matmul_dot_type(w->type);
-    if (!tile->x4 && dt == INFER_TYPE_F32) {
+    if (tile->xlay == INFER__XLAY_DOT && dt == INFER_TYPE_F32) {
         *row_bytes = (size_t)K * sizeof(float);
         return x;
     }
-    const int blck = tile->x4 == 1 ? 128 : tile->x4 == 2 ? INFER_QK_K : infer__type(dt)->blck;
+    const int blck = tile->xlay == INFER__XLAY_X4 ? 128 : tile->xlay == INFER__XLAY_XK ? INFER_QK_K : infer__type(dt)->blck;
     const int64_t Kp = (K + blck - 1) / blck * blck;   /* I2_S rows of 128 k: padded to Q8_K blocks */
-    *row_bytes = tile->x4 == 1 ? infer__x4_row_bytes(K) : tile->x4 == 2 ? infer__xk_row_bytes(K) : infer_type_row_size(dt, Kp);
+    *row_bytes = tile->xlay == INFER__XLAY_X4 ? infer__x4_row_bytes(K) : tile->xlay == INFER__XLAY_XK ? infer__xk_row_bytes(K) : infer_type_row_size(dt, Kp);
     if (!infer__cpu_reserve(&c->xq, &c->xq_size, *row_bytes * (size_t)rows)) return NULL;
-    if (tile->x4 || Kp == K) {
-        infer__prep_job pj = { x, (uint8_t *)c->xq, *row_bytes, K, rows, tile->x4, dt };
+    if (tile->xlay != INFER__XLAY_DOT || Kp == K) {
+        infer__prep_job pj = { x, (uint8_t *)c->xq, *row_bytes, K, rows, tile->xlay, dt };
         infer__pool_run(c->pool, infer__prep_task, &pj);
         return c->xq;
     }
@@ -5903,8 +5900,7 @@ static void infer__matmul_task(void *arg, int ith, int nth) {
             for (int r = 0; r < j->rows; r += C) {
                 const int nc = j->rows - r < C ? j->rows - r : C;
                 float *o = j->out + (size_t)r * N + n;
-                if (j->tile.fn) j->tile.fn(K, wdata + (size_t)n * wrow_bytes, wrow_bytes, nr, xq + (size_t)r * j->xq_row, j->xq_row, nc, o, (size_t)N);
-                else infer__tile_ref(dot, K, wdata + (size_t)n * wrow_bytes, wrow_bytes, nr, xq + (size_t)r * j->xq_row, j->xq_row, nc, o, (size_t)N);
+                infer__tile_run(&j->tile, dot, K, wdata + (size_t)n * wrow_bytes, wrow_bytes, nr, xq + (size_t)r * j->xq_row, j->xq_row, nc, o, (size_t)N);
             }
         }
         if (w->scale != 1.0f)            /* I2_S's per-tensor scale, or a BitNet .scale */
@@ -5917,8 +5913,7 @@ static void infer__matmul_task(void *arg, int ith, int nth) {
 static void infer__cpu_matmul(void *ctx, float *out, const infer_tensor *w, const float *x, int rows) {
     infer__cpu_ctx *c = (infer__cpu_ctx *)ctx;
     infer__matmul_job job = { c, out, w, x, NULL, 0, infer__tile_for(w->type), rows, 0, 0 };
-    if (w->type == INFER_TYPE_I2_S) job.tile.fn = NULL;
-    if (rows == 1 && job.tile.decode_dot) { job.tile.fn = NULL; job.tile.x4 = 0; }
+    if (rows == 1 && job.tile.decode_dot) { job.tile.fn = NULL; job.tile.xlay = INFER__XLAY_DOT; }
     job.xq = infer__cpu_prepare_x(c, w, &job.tile, x, rows, &job.xq_row);
     if (!job.xq && (!c->precise || !c->wrow)) {   /* out of memory for scratch: NaN, never stale numbers */
         for (size_t i = 0; i < (size_t)rows * (size_t)w->ne[1]; i++) out[i] = NAN;
@@ -6283,8 +6278,7 @@ static void infer__matmul_id_task(void *arg, int ith, int nth) {
             for (int32_t o = j->start[e]; o < j->start[e + 1]; o += C) {
                 const int nc = j->start[e + 1] - o < C ? j->start[e + 1] - o : C;
                 const uint8_t *xo = xq + (size_t)o * j->xq_row;
-                if (j->tile.fn) j->tile.fn(K, we + (size_t)n * wrow_bytes, wrow_bytes, nr, xo, j->xq_row, nc, tmp, (size_t)R);
-                else infer__tile_ref(dot, K, we + (size_t)n * wrow_bytes, wrow_bytes, nr, xo, j->xq_row, nc, tmp, (size_t)R);
+                infer__tile_run(&j->tile, dot, K, we + (size_t)n * wrow_bytes, wrow_bytes, nr, xo, j->xq_row, nc, tmp, (size_t)R);
                 for (int c = 0; c < nc; c++)
                     for (int r = 0; r < nr; r++) j->out[(size_t)j->order[o + c] * N + n + r] = tmp[c * R + r] * w->scale;
             }
@@ -6306,7 +6300,6 @@ static void infer__cpu_matmul_id(void *ctx, float *out, const infer_tensor *w, c
         for (int64_t e = 0; e < E; e++) start[e + 1] += start[e];
         for (int i = 0; i < n_out; i++) order[start[ids[i]] + fill[ids[i]]++] = i;
         infer__matmul_id_job job = { c, out, w, x, NULL, 0, infer__tile_for(w->type), order, start, n_used, x_per_slot };
-        if (w->type == INFER_TYPE_I2_S) job.tile.fn = NULL;
         /* the fast path wants each expert's tokens side by side: gather them in `order` */
         for (int o = 0; xs && o < n_out; o++)
             memcpy(xs + (size_t)o * K, x + (size_t)(x_per_slot ? order[o] : order[o] / n_used) * K, (size_t)K * sizeof(float));
