@@ -607,6 +607,29 @@ struct RowsRouted {           /* tile rows = (token, slot) rows order[t0 ..] sen
     __device__ int orow(int i) const { return order[t0 + i]; }
 };
 
+/* One 32-column step of a tile, shared by both tile kernels: after a barrier (the previous
+ * step is done with Ws and Xs, and xr is written), threads 0..63 decode their weight row's
+ * chunk c into Ws, all threads load the activation rows xr[] into Xs (zeros past K, and for
+ * rows the tile does not have), and a second barrier makes both visible. S is the padded
+ * row length of the two shared arrays. */
+template <int T, int S>
+__device__ void tile_stage(float (*Ws)[S], float (*Xs)[S], const int *xr, const uint8_t *W, size_t row_bytes, const float *x,
+                           int K, int N, int n0, int c, int tid) {
+    __syncthreads();
+    if (tid < INFER_CUDA_TILE) {
+        float w[32];
+        if (n0 + tid < N) Dq<T>::chunk(W + (size_t)(n0 + tid) * row_bytes, c, K, w);
+        else for (int i = 0; i < 32; i++) w[i] = 0.0f;
+INFER_CUDA_UNROLL
+        for (int i = 0; i < 32; i++) Ws[tid][i] = w[i];
+    }
+    for (int i = tid; i < INFER_CUDA_TILE * 32; i += 256) {
+        const int rr = i / 32, kk = i % 32, k = 32 * c + kk;
+        Xs[rr][kk] = xr[rr] >= 0 && k < K ? x[(size_t)xr[rr] * K + k] : 0.0f;
+    }
+    __syncthreads();
+}
+
 template <int T, class Rows>
 __device__ void tile_matmul(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, float scale, int n0, Rows rows) {
     __shared__ float Ws[INFER_CUDA_TILE][33], Xs[INFER_CUDA_TILE][33];   /* +1: no bank conflicts on columns */
@@ -619,19 +642,7 @@ INFER_CUDA_UNROLL
 INFER_CUDA_UNROLL
         for (int j = 0; j < 4; j++) acc[i][j] = 0.0f;
     for (int c = 0; c < nch; c++) {
-        __syncthreads();                    /* the previous step is done with Ws, Xs (and xr is written) */
-        if (tid < INFER_CUDA_TILE) {
-            float w[32];
-            if (n0 + tid < N) Dq<T>::chunk(W + (size_t)(n0 + tid) * row_bytes, c, K, w);
-            else for (int i = 0; i < 32; i++) w[i] = 0.0f;
-INFER_CUDA_UNROLL
-            for (int i = 0; i < 32; i++) Ws[tid][i] = w[i];
-        }
-        for (int i = tid; i < INFER_CUDA_TILE * 32; i += 256) {
-            const int rr = i / 32, kk = i % 32, k = 32 * c + kk;
-            Xs[rr][kk] = xr[rr] >= 0 && k < K ? x[(size_t)xr[rr] * K + k] : 0.0f;
-        }
-        __syncthreads();
+        tile_stage<T>(Ws, Xs, xr, W, row_bytes, x, K, N, n0, c, tid);
 INFER_CUDA_UNROLL
         for (int kk = 0; kk < 32; kk++) {
             float a[4], b[4];
@@ -681,19 +692,7 @@ __device__ void tile_matmul_tc(float *out, const uint8_t *W, size_t row_bytes, c
     wmma::fill_fragment(acc[0], 0.0f);
     wmma::fill_fragment(acc[1], 0.0f);
     for (int c = 0; c < nch; c++) {
-        __syncthreads();
-        if (tid < INFER_CUDA_TILE) {
-            float w[32];
-            if (n0 + tid < N) Dq<T>::chunk(W + (size_t)(n0 + tid) * row_bytes, c, K, w);
-            else for (int i = 0; i < 32; i++) w[i] = 0.0f;
-INFER_CUDA_UNROLL
-            for (int i = 0; i < 32; i++) Ws[tid][i] = w[i];
-        }
-        for (int i = tid; i < INFER_CUDA_TILE * 32; i += 256) {
-            const int rr = i / 32, kk = i % 32, k = 32 * c + kk;
-            Xs[rr][kk] = xr[rr] >= 0 && k < K ? x[(size_t)xr[rr] * K + k] : 0.0f;
-        }
-        __syncthreads();
+        tile_stage<T>(Ws, Xs, xr, W, row_bytes, x, K, N, n0, c, tid);
 INFER_CUDA_UNROLL
         for (int kk = 0; kk < 32; kk += 8) {
             wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> a_hi, a_lo;
