@@ -1417,6 +1417,13 @@ static void test_simd_tiles(void) {
                                 CHECK_MSG(one[c * NR + r] == full[(c0 + c) * NR + r0 + r], "%s tile K=%lld %dx%d at (%d,%d): %.9g != %.9g", tt->name,
                                           (long long)K, nr, nc, r0 + r, c0 + c, one[c * NR + r], full[(c0 + c) * NR + r0 + r]);
                     }
+                if (tile.mv)                             /* the decode kernel: the tile's bits, row after row */
+                    for (int c = 0; c < NC; c++) {
+                        tile.mv(K, wq, wrow, NR, xin + c * xrow, one);
+                        for (int r = 0; r < NR; r++)
+                            CHECK_MSG(one[r] == full[c * NR + r], "%s decode kernel K=%lld row %d token %d: %.9g != tile %.9g", tt->name,
+                                      (long long)K, r, c, one[r], full[c * NR + r]);
+                    }
             }
         }
         printf("    %s tile %dx%d (%s): largest |tile - ref| / M = %.2g\n", tt->name, NR, NC, tile.xlay == INFER__XLAY_X4 ? "X4 int8" : tile.xlay == INFER__XLAY_XK ? "XK int8" : "f32", worst);
