@@ -6088,9 +6088,43 @@ static inline const float *infer__kv_row_f32(const infer_kv_view *kv, const void
     return tmp;
 }
 
+/* Ask for a cache row's hd values a few positions ahead: the rows a task reads are one
+ * head's slice of each position (128 bytes of every kv_dim-wide row, possibly in another
+ * page), a pattern the hardware prefetchers do not follow; without this, decode attention
+ * waited on these loads most of its time (measured with perf at context 128-256). */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+/* an asm statement: GCC 12 deleted these builtin prefetches as dead code here */
+#define INFER__PF(p) __asm__ __volatile__("prefetcht0 %0" : : "m"(*(const char *)(p)))
+#else
+#define INFER__PF(p) __builtin_prefetch(p)
+#endif
+static inline void infer__kv_prefetch(const infer_kv_view *kv, const void *pool, size_t row, int col, int hd) {
+    const size_t es = kv->type == INFER_TYPE_F16 ? 2 : 4;
+    const char *a = (const char *)pool + (row * kv->kv_dim + (size_t)col) * es;
+#if defined(__GNUC__)
+    const size_t n = (size_t)hd * es;
+    INFER__PF(a);
+    if (n > 64) INFER__PF(a + 64);
+    if (n > 128) { INFER__PF(a + 128); INFER__PF(a + 192); }
+    if (n > 256) { INFER__PF(a + 256); INFER__PF(a + 320); INFER__PF(a + 384); INFER__PF(a + 448); }
+#else
+    (void)a;
+#endif
+}
+
 /* a . b with 16 independent partial sums: one running sum would wait on every add, and
  * lanes of fixed width are what the compiler turns into vector multiply-adds */
 static inline float infer__dot_f32_16(const float *a, const float *b, int n) {
+#if defined(INFER__SIMD_AVX512)
+    if (n % 16 == 0) {              /* the same operations with the 16 sums in one register */
+        __m512 v = _mm512_setzero_ps();
+        for (int i = 0; i < n; i += 16) v = _mm512_add_ps(v, _mm512_mul_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i)));
+        __m256 l = _mm256_add_ps(_mm512_castps512_ps256(v), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+        l = _mm256_add_ps(l, _mm256_permute_ps(l, 0xB1));        /* lane 2i: s[2i] + s[2i+1] */
+        l = _mm256_add_ps(l, _mm256_permute_ps(l, 0x4E));        /* lanes 0, 4: the sums of 4 */
+        return _mm_cvtss_f32(_mm_add_ss(_mm256_castps256_ps128(l), _mm256_extractf128_ps(l, 1)));
+    }
+#endif
     float s[16] = { 0 };
     int i = 0;
     for (; i + 16 <= n; i += 16)
@@ -6124,6 +6158,40 @@ typedef struct infer__attn_job {
  *   o_th = sum_j softmax_j(q_th . k_j * scale) v_j   over cache positions j <= pos[t]
  * Each (t, h) sees the same operations in the same order as it would alone, so results do
  * not depend on how rows are grouped. */
+#define INFER__KV_AHEAD 8           /* cache rows prefetched this many positions ahead */
+#if defined(INFER__SIMD_AVX512)
+/* out[h][0..63] = sum over p < n of w[h][p] * V[p][col..col+63], for nh (1..4) heads whose
+ * weights are w + h * wstride: each sum in p order with a multiply then an add, exactly
+ * as infer__axpy_f32_8 builds it, but the 4 x 64 sums stay in registers. */
+static void infer__attn_wv_avx512(const infer_kv_view *kv, const size_t *rows_of, int32_t n, int col, const float *w,
+                                  size_t wstride, int nh, float *out, int hd) {
+    __m512 acc[4][4];
+    INFER__UNROLL for (int h = 0; h < 4; h++) INFER__UNROLL for (int c = 0; c < 4; c++) acc[h][c] = _mm512_setzero_ps();
+    const int f16 = kv->type == INFER_TYPE_F16;
+    for (int32_t p = 0; p < n; p++) {
+        __m512 v[4];
+        const size_t at = rows_of[p] * kv->kv_dim + (size_t)col;
+        if (p + INFER__KV_AHEAD < n) infer__kv_prefetch(kv, kv->v, rows_of[p + INFER__KV_AHEAD], col, 64);
+        if (f16) {
+            const infer_half *src = (const infer_half *)kv->v + at;
+            INFER__UNROLL for (int c = 0; c < 4; c++) v[c] = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(src + 16 * c)));
+        } else {
+            const float *src = (const float *)kv->v + at;
+            INFER__UNROLL for (int c = 0; c < 4; c++) v[c] = _mm512_loadu_ps(src + 16 * c);
+        }
+        INFER__UNROLL for (int h = 0; h < 4; h++) {
+            if (h >= nh) break;
+            const __m512 wh = _mm512_set1_ps(w[(size_t)h * wstride + p]);
+            INFER__UNROLL for (int c = 0; c < 4; c++) acc[h][c] = _mm512_add_ps(acc[h][c], _mm512_mul_ps(wh, v[c]));
+        }
+    }
+    INFER__UNROLL for (int h = 0; h < 4; h++) {
+        if (h >= nh) break;
+        INFER__UNROLL for (int c = 0; c < 4; c++) _mm512_storeu_ps(out + (size_t)h * hd + 16 * c, acc[h][c]);
+    }
+}
+#endif
+
 static void infer__attn_task(void *arg, int ith, int nth) {
     infer__attn_job *j = (infer__attn_job *)arg;
     const infer_kv_view *kv = j->kv;
@@ -6137,6 +6205,7 @@ static void infer__attn_task(void *arg, int ith, int nth) {
         int32_t n[64], nmax = 0;            /* positions seen by each row: 0..pos[r] */
         for (int t = 0; t < tb; t++) { n[t] = j->pos[r0 + t] + 1; nmax = n[t] > nmax ? n[t] : nmax; }
         for (int32_t p = 0; p < nmax; p++) {
+            if (p + INFER__KV_AHEAD < nmax) infer__kv_prefetch(kv, kv->k, j->rows_of[p + INFER__KV_AHEAD], g * hd, hd);
             const float *k = infer__kv_row_f32(kv, kv->k, j->rows_of[p], g * hd, hd, tmp);
             for (int t = 0; t < tb; t++) {
                 if (p >= n[t]) continue;
@@ -6151,8 +6220,19 @@ static void infer__attn_task(void *arg, int ith, int nth) {
                 for (int32_t p = 0; p < n[t]; p++) { sh[p] = expf(sh[p] - mx); sum += sh[p]; }
                 for (int32_t p = 0; p < n[t]; p++) sh[p] /= sum;
             }
+#if defined(INFER__SIMD_AVX512)
+        if (hd % 64 == 0) {              /* out += w v with the sums held in registers: same bits */
+            for (int t = 0; t < tb; t++)
+                for (int ha = 0; ha < heads; ha += 4)
+                    for (int d0 = 0; d0 < hd; d0 += 64)
+                        infer__attn_wv_avx512(kv, j->rows_of, n[t], g * hd + d0, s + (size_t)(t * heads + ha) * stride, stride,
+                                              heads - ha < 4 ? heads - ha : 4, j->out + ((size_t)(r0 + t) * j->n_head + (size_t)(h0 + ha)) * hd + d0, hd);
+            continue;
+        }
+#endif
         for (int t = 0; t < tb; t++) memset(j->out + ((size_t)(r0 + t) * j->n_head + (size_t)h0) * hd, 0, sizeof(float) * (size_t)heads * hd);
         for (int32_t p = 0; p < nmax; p++) {
+            if (p + INFER__KV_AHEAD < nmax) infer__kv_prefetch(kv, kv->v, j->rows_of[p + INFER__KV_AHEAD], g * hd, hd);
             const float *v = infer__kv_row_f32(kv, kv->v, j->rows_of[p], g * hd, hd, tmp);
             for (int t = 0; t < tb; t++) {
                 if (p >= n[t]) continue;

@@ -1547,6 +1547,69 @@ static void qw_dn_run(void *ctx, qw_dn_fn fn, const qw_dn_case *c, int piece, fl
     }
 }
 
+/* Attention over the paged cache (infer__cpu_attention) against a double-precision softmax
+ * for GQA shapes whose head size is a multiple of 64 (the register-blocked path) or not,
+ * groups of 1..6 query heads per cache head, F16 and F32 caches, a shuffled block table;
+ * and a query row gives the same bits alone (decode), inside a 5-row batch (a prompt), and
+ * with 1 or 2 threads. */
+static void test_attention_kernel(void) {
+    const int shapes[][3] = { { 8, 2, 64 }, { 6, 2, 128 }, { 4, 4, 80 }, { 12, 2, 64 }, { 6, 6, 64 } };
+    const int bs = 4, n_pos = 37, nblk = (n_pos + bs - 1) / bs, R = 5;
+    int32_t table[16];
+    for (int b = 0; b < nblk; b++) table[b] = (b * 7 + 3) % nblk;        /* a permutation: 7 and 10 coprime */
+    infer__cpu_ctx *c1 = infer__cpu_ctx_create(1, 0), *c2 = infer__cpu_ctx_create(2, 0);
+    infer__rng rng;
+    infer__rng_seed(&rng, 91);
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (int f16 = 0; f16 < 2; f16++) {
+            const int nh = shapes[si][0], nkv = shapes[si][1], hd = shapes[si][2], kvd = nkv * hd;
+            const size_t cells = (size_t)nblk * bs * kvd, es = f16 ? 2 : 4, nq = (size_t)R * nh * hd;
+            uint8_t *K = calloc(cells, es), *V = calloc(cells, es);
+            float *kf = malloc(cells * 4), *vf = malloc(cells * 4), *q = malloc(nq * 4);
+            float *o_batch = malloc(nq * 4), *o_one = malloc(nq * 4), *o_t2 = malloc(nq * 4);
+            for (size_t i = 0; i < cells; i++) {
+                kf[i] = (float)infer__rng_uniform(&rng) * 2 - 1; vf[i] = (float)infer__rng_uniform(&rng) * 2 - 1;
+                if (f16) {                                   /* the reference reads what the cache holds */
+                    ((infer_half *)K)[i] = infer__fp32_to_fp16(kf[i]); kf[i] = infer__fp16_to_fp32(((infer_half *)K)[i]);
+                    ((infer_half *)V)[i] = infer__fp32_to_fp16(vf[i]); vf[i] = infer__fp16_to_fp32(((infer_half *)V)[i]);
+                } else { ((float *)K)[i] = kf[i]; ((float *)V)[i] = vf[i]; }
+            }
+            for (size_t i = 0; i < nq; i++) q[i] = ((float)infer__rng_uniform(&rng) * 2 - 1) * 3;
+            const int32_t pos[5] = { 32, 33, 34, 35, 36 };
+            const float scale = 1.0f / sqrtf((float)hd);
+            infer_kv_view kv = { K, V, f16 ? INFER_TYPE_F16 : INFER_TYPE_F32, bs, table, kvd };
+            infer__cpu_attention(c2, o_batch, q, &kv, pos, R, nh, nkv, hd, scale);
+            infer__cpu_attention(c1, o_t2, q, &kv, pos, R, nh, nkv, hd, scale);
+            double worst = 0;
+            for (int r = 0; r < R; r++) {
+                infer__cpu_attention(c2, o_one + (size_t)r * nh * hd, q + (size_t)r * nh * hd, &kv, pos + r, 1, nh, nkv, hd, scale);
+                for (int h = 0; h < nh; h++) {
+                    const int g = h / (nh / nkv);
+                    double sc[64], mx = -1e300, sum = 0;
+                    for (int p = 0; p <= pos[r]; p++) {
+                        const size_t row = (size_t)table[p / bs] * bs + p % bs;
+                        double d = 0;
+                        for (int i = 0; i < hd; i++) d += (double)q[((size_t)r * nh + h) * hd + i] * kf[row * kvd + (size_t)g * hd + i];
+                        sc[p] = d * scale; mx = sc[p] > mx ? sc[p] : mx;
+                    }
+                    for (int p = 0; p <= pos[r]; p++) { sc[p] = exp(sc[p] - mx); sum += sc[p]; }
+                    for (int i = 0; i < hd; i++) {
+                        double o = 0;
+                        for (int p = 0; p <= pos[r]; p++) o += sc[p] / sum * vf[((size_t)table[p / bs] * bs + p % bs) * kvd + (size_t)g * hd + i];
+                        const double e = fabs(o - o_batch[((size_t)r * nh + h) * hd + i]);
+                        worst = e > worst ? e : worst;
+                    }
+                }
+            }
+            CHECK_MSG(worst < 1e-5, "attention %d/%d heads, hd %d, %s cache: max |out - reference| %.3g", nh, nkv, hd, f16 ? "f16" : "f32", worst);
+            CHECK_MSG(memcmp(o_batch, o_one, nq * 4) == 0, "attention %d/%d heads, hd %d: a row alone differs from the row in a batch", nh, nkv, hd);
+            CHECK_MSG(memcmp(o_batch, o_t2, nq * 4) == 0, "attention %d/%d heads, hd %d: 1 thread differs from 2", nh, nkv, hd);
+            free(K); free(V); free(kf); free(vf); free(q); free(o_batch); free(o_one); free(o_t2);
+        }
+    infer__cpu_ctx_free(c1);
+    infer__cpu_ctx_free(c2);
+}
+
 /* the chunked delta rule equals the token-by-token recurrence: outputs and final state, for
  * lengths around the 64-token chunk, and for prompts cut into ubatches that split chunks */
 static void test_deltanet_chunked(void) {
@@ -4346,6 +4409,7 @@ static const test_case tests[] = {
     { "quant_dot", test_quant_dot },
     { "simd_dot", test_simd_dot },
     { "simd_tiles", test_simd_tiles },
+    { "attention_kernel", test_attention_kernel },
     { "simd_act_quant", test_act_quant },
     { "quant_i2_s", test_quant_i2_s },
     { "sampler", test_sampler },
