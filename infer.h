@@ -6115,16 +6115,6 @@ static inline void infer__kv_prefetch(const infer_kv_view *kv, const void *pool,
 /* a . b with 16 independent partial sums: one running sum would wait on every add, and
  * lanes of fixed width are what the compiler turns into vector multiply-adds */
 static inline float infer__dot_f32_16(const float *a, const float *b, int n) {
-#if defined(INFER__SIMD_AVX512)
-    if (n % 16 == 0) {              /* the same operations with the 16 sums in one register */
-        __m512 v = _mm512_setzero_ps();
-        for (int i = 0; i < n; i += 16) v = _mm512_add_ps(v, _mm512_mul_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i)));
-        __m256 l = _mm256_add_ps(_mm512_castps512_ps256(v), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
-        l = _mm256_add_ps(l, _mm256_permute_ps(l, 0xB1));        /* lane 2i: s[2i] + s[2i+1] */
-        l = _mm256_add_ps(l, _mm256_permute_ps(l, 0x4E));        /* lanes 0, 4: the sums of 4 */
-        return _mm_cvtss_f32(_mm_add_ss(_mm256_castps256_ps128(l), _mm256_extractf128_ps(l, 1)));
-    }
-#endif
     float s[16] = { 0 };
     int i = 0;
     for (; i + 16 <= n; i += 16)
@@ -6158,8 +6148,84 @@ typedef struct infer__attn_job {
  *   o_th = sum_j softmax_j(q_th . k_j * scale) v_j   over cache positions j <= pos[t]
  * Each (t, h) sees the same operations in the same order as it would alone, so results do
  * not depend on how rows are grouped. */
-#define INFER__KV_AHEAD 8           /* cache rows prefetched this many positions ahead */
+/* softmax of x[0..n-1] in place: e^(x - max) / sum. With AVX-512, 16 at a time with the
+ * exp below (sums in 16 lanes, then one horizontal sum): a row's weights depend only on its
+ * scores and n, never on how rows were batched. */
 #if defined(INFER__SIMD_AVX512)
+/* e^x, Cephes-style: x = k ln2 + r (ln2 in two parts, so r is nearly exact), a degree-7
+ * polynomial for e^r on |r| <= ln2/2, then times 2^k (vscalefps: exact, underflows to 0);
+ * within 2 ulp of expf. Inputs below -104 give 0 (e^-104 is below the smallest float). */
+static inline __m512 infer__exp512(__m512 x) {
+    x = _mm512_max_ps(_mm512_set1_ps(-104.0f), x);                  /* keeps a NaN */
+    const __m512 k = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.693359375f), x);
+    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(-2.12194440e-4f), r);
+    __m512 y = _mm512_set1_ps(1.9875691500e-4f);
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(1.3981999507e-3f));
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(8.3334519073e-3f));
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(4.1665795894e-2f));
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(1.6666665459e-1f));
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(5.0000001201e-1f));
+    y = _mm512_fmadd_ps(y, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+    return _mm512_scalef_ps(y, k);
+}
+#endif
+static void infer__softmax_inplace(float *x, int32_t n) {
+    int32_t p = 0;
+    float mx = -INFINITY, sum = 0;
+#if defined(INFER__SIMD_AVX512)
+    __m512 m = _mm512_set1_ps(-INFINITY), acc = _mm512_setzero_ps();
+    for (; p < n; p += 16) {
+        const __mmask16 k = (__mmask16)(n - p >= 16 ? 0xFFFF : (1u << (n - p)) - 1);
+        m = _mm512_mask_max_ps(m, k, m, _mm512_maskz_loadu_ps(k, x + p));
+    }
+    mx = _mm512_reduce_max_ps(m);
+    for (p = 0; p < n; p += 16) {
+        const __mmask16 k = (__mmask16)(n - p >= 16 ? 0xFFFF : (1u << (n - p)) - 1);
+        const __m512 e = infer__exp512(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + p), _mm512_set1_ps(mx)));
+        _mm512_mask_storeu_ps(x + p, k, e);
+        acc = _mm512_mask_add_ps(acc, k, acc, e);
+    }
+    sum = _mm512_reduce_add_ps(acc);
+    for (p = 0; p < n; p += 16) {
+        const __mmask16 k = (__mmask16)(n - p >= 16 ? 0xFFFF : (1u << (n - p)) - 1);
+        _mm512_mask_storeu_ps(x + p, k, _mm512_div_ps(_mm512_maskz_loadu_ps(k, x + p), _mm512_set1_ps(sum)));
+    }
+#else
+    for (p = 0; p < n; p++) mx = x[p] > mx ? x[p] : mx;
+    for (p = 0; p < n; p++) { x[p] = expf(x[p] - mx); sum += x[p]; }
+    for (p = 0; p < n; p++) x[p] /= sum;
+#endif
+}
+
+#define INFER__KV_AHEAD 8           /* cache rows prefetched this many positions ahead */
+#define INFER__ATTN_KROWS 16        /* cache rows converted to f32 at a time (per thread scratch) */
+#if defined(INFER__SIMD_AVX512)
+/* Lane i of the result = the sum of the 16 lanes of a[i], by the same tree for every i:
+ *   ((l[4b] + l[4b+2]) + (l[4b+1] + l[4b+3]))   within each 128-bit block b, then
+ *   (block 0 + block 1) + (block 2 + block 3)
+ * (a transpose folded into the additions: 30 shuffles and adds for 16 sums) */
+static inline __m512 infer__hsum16x16(const __m512 a[16]) {
+    __m512 u[8], v[4];
+    for (int i = 0; i < 8; i++) u[i] = _mm512_add_ps(_mm512_unpacklo_ps(a[2 * i], a[2 * i + 1]), _mm512_unpackhi_ps(a[2 * i], a[2 * i + 1]));
+    for (int i = 0; i < 4; i++) v[i] = _mm512_add_ps(_mm512_shuffle_ps(u[2 * i], u[2 * i + 1], 0x44), _mm512_shuffle_ps(u[2 * i], u[2 * i + 1], 0xEE));
+    /* v[i], block b: the block-b sums of a[4i], a[4i+1], a[4i+2], a[4i+3] */
+    const __m512 w0 = _mm512_add_ps(_mm512_shuffle_f32x4(v[0], v[1], 0x88), _mm512_shuffle_f32x4(v[0], v[1], 0xDD));
+    const __m512 w1 = _mm512_add_ps(_mm512_shuffle_f32x4(v[2], v[3], 0x88), _mm512_shuffle_f32x4(v[2], v[3], 0xDD));
+    return _mm512_add_ps(_mm512_shuffle_f32x4(w0, w1, 0x88), _mm512_shuffle_f32x4(w0, w1, 0xDD));
+}
+/* s[i] = scale * (q . k_i) for i < np, k_i = kt + i * hd (16 rows, hd a multiple of 16):
+ * each score is built by the same operations whichever of the 16 slots holds its row, so
+ * scores do not depend on how positions fall into blocks (decode vs prompt) */
+static inline void infer__attn_scores16(const float *q, const float *kt, int hd, int np, float scale, float *s) {
+    __m512 a[16];
+    INFER__UNROLL for (int i = 0; i < 16; i++) a[i] = _mm512_setzero_ps();
+    for (int c = 0; c < hd; c += 16) {
+        const __m512 qc = _mm512_loadu_ps(q + c);
+        INFER__UNROLL for (int i = 0; i < 16; i++) a[i] = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kt + (size_t)i * hd + c), a[i]);
+    }
+    _mm512_mask_storeu_ps(s, (__mmask16)((1u << np) - 1), _mm512_mul_ps(infer__hsum16x16(a), _mm512_set1_ps(scale)));
+}
 /* out[h][0..63] = sum over p < n of w[h][p] * V[p][col..col+63], for nh (1..4) heads whose
  * weights are w + h * wstride: each sum in p order with a multiply then an add, exactly
  * as infer__axpy_f32_8 builds it, but the 4 x 64 sums stay in registers. */
@@ -6196,14 +6262,33 @@ static void infer__attn_task(void *arg, int ith, int nth) {
     infer__attn_job *j = (infer__attn_job *)arg;
     const infer_kv_view *kv = j->kv;
     const int group = j->n_head / j->n_head_kv, heads = j->heads, hd = j->head_dim, TB = j->tokens;
-    float *s = j->scratch + (size_t)ith * j->scratch_len, *tmp = s + (j->scratch_len - (size_t)hd);
-    const size_t stride = (j->scratch_len - (size_t)hd) / (size_t)(heads * TB);   /* scores of one (row, head) */
+    float *s = j->scratch + (size_t)ith * j->scratch_len, *tmp = s + (j->scratch_len - (size_t)INFER__ATTN_KROWS * hd);
+    const size_t stride = (j->scratch_len - (size_t)INFER__ATTN_KROWS * hd) / (size_t)(heads * TB);   /* scores of one (row, head) */
     const int per_block = j->n_head / heads, blocks = (j->rows + TB - 1) / TB;
     for (int task = ith; task < blocks * per_block; task += nth) {
         const int r0 = task / per_block * TB, h0 = task % per_block * heads, g = h0 / group;
         const int tb = j->rows - r0 < TB ? j->rows - r0 : TB;
         int32_t n[64], nmax = 0;            /* positions seen by each row: 0..pos[r] */
         for (int t = 0; t < tb; t++) { n[t] = j->pos[r0 + t] + 1; nmax = n[t] > nmax ? n[t] : nmax; }
+#if defined(INFER__SIMD_AVX512)
+        if (hd % 16 == 0) {               /* 16 positions at a time (infer__attn_scores16) */
+            for (int32_t p0 = 0; p0 < nmax; p0 += 16) {
+                const int np = nmax - p0 < 16 ? nmax - p0 : 16;
+                for (int i = 0; i < np; i++) {
+                    if (p0 + 16 + i < nmax) infer__kv_prefetch(kv, kv->k, j->rows_of[p0 + 16 + i], g * hd, hd);
+                    const float *k = infer__kv_row_f32(kv, kv->k, j->rows_of[p0 + i], g * hd, hd, tmp + (size_t)i * hd);
+                    if (k != tmp + (size_t)i * hd) memcpy(tmp + (size_t)i * hd, k, sizeof(float) * (size_t)hd);
+                }
+                for (int i = np; i < 16; i++) memset(tmp + (size_t)i * hd, 0, sizeof(float) * (size_t)hd);
+                for (int t = 0; t < tb; t++) {
+                    if (p0 >= n[t]) continue;
+                    const float *q = j->q + ((size_t)(r0 + t) * j->n_head + (size_t)h0) * hd;
+                    for (int h = 0; h < heads; h++)
+                        infer__attn_scores16(q + (size_t)h * hd, tmp, hd, n[t] - p0 < 16 ? n[t] - p0 : 16, j->scale, s + (t * heads + h) * stride + p0);
+                }
+            }
+        } else
+#endif
         for (int32_t p = 0; p < nmax; p++) {
             if (p + INFER__KV_AHEAD < nmax) infer__kv_prefetch(kv, kv->k, j->rows_of[p + INFER__KV_AHEAD], g * hd, hd);
             const float *k = infer__kv_row_f32(kv, kv->k, j->rows_of[p], g * hd, hd, tmp);
@@ -6214,12 +6299,7 @@ static void infer__attn_task(void *arg, int ith, int nth) {
             }
         }
         for (int t = 0; t < tb; t++)
-            for (int h = 0; h < heads; h++) {                  /* softmax, normalised in place */
-                float *sh = s + (t * heads + h) * stride, mx = -INFINITY, sum = 0;
-                for (int32_t p = 0; p < n[t]; p++) mx = sh[p] > mx ? sh[p] : mx;
-                for (int32_t p = 0; p < n[t]; p++) { sh[p] = expf(sh[p] - mx); sum += sh[p]; }
-                for (int32_t p = 0; p < n[t]; p++) sh[p] /= sum;
-            }
+            for (int h = 0; h < heads; h++) infer__softmax_inplace(s + (t * heads + h) * stride, n[t]);
 #if defined(INFER__SIMD_AVX512)
         if (hd % 64 == 0) {              /* out += w v with the sums held in registers: same bits */
             for (int t = 0; t < tb; t++)
@@ -6254,7 +6334,7 @@ static void infer__cpu_attention(void *ctx, float *out, const float *q, const in
     int heads = n_head / n_head_kv;
     while (heads % 2 == 0 && (rows + tokens - 1) / tokens * (n_head / heads) < 2 * c->n_threads) heads /= 2;
     infer__attn_job j = { out, q, kv, pos, rows, n_head, n_head_kv, head_dim, scale, heads, tokens, NULL, 0, NULL };
-    j.scratch_len = (size_t)tokens * (size_t)heads * (size_t)(maxp + 1) + (size_t)head_dim;
+    j.scratch_len = (size_t)tokens * (size_t)heads * (size_t)(maxp + 1) + (size_t)INFER__ATTN_KROWS * head_dim;
     j.scratch = (float *)INFER_MALLOC((size_t)c->n_threads * j.scratch_len * sizeof(float));
     size_t *rows_of = (size_t *)INFER_MALLOC((size_t)(maxp + 1) * sizeof(size_t));
     if (j.scratch && rows_of) {

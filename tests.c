@@ -1610,6 +1610,41 @@ static void test_attention_kernel(void) {
     infer__cpu_ctx_free(c2);
 }
 
+/* the softmax of attention: its vector exp within 2 ulp of expf over the whole range it
+ * meets (x <= 0, down to where e^x is 0), NaN kept; the weights sum to 1 */
+static void test_softmax(void) {
+#if defined(INFER__SIMD_AVX512)
+    int worst = 0;
+    for (int i = 0; i <= 1100000; i++) {
+        const float x = -110.0f * (float)i / 1100000.0f;
+        float e;
+        _mm512_mask_storeu_ps(&e, 1, infer__exp512(_mm512_set1_ps(x)));
+        const float r = expf(x);
+        int32_t a, b;
+        memcpy(&a, &e, 4); memcpy(&b, &r, 4);
+        const int ulp = abs(a - b);
+        worst = ulp > worst ? ulp : worst;
+        if (ulp > 2) { CHECK_MSG(0, "exp(%.9g) = %.9g, expf %.9g (%d ulp)", x, e, r, ulp); break; }
+    }
+    float e;
+    _mm512_mask_storeu_ps(&e, 1, infer__exp512(_mm512_set1_ps(NAN)));
+    CHECK_MSG(isnan(e), "exp(NaN) = %g", e);
+    _mm512_mask_storeu_ps(&e, 1, infer__exp512(_mm512_set1_ps(-INFINITY)));
+    CHECK_MSG(e == 0, "exp(-inf) = %g", e);
+    printf("    vector exp: largest difference from expf %d ulp\n", worst);
+#endif
+    for (int n = 1; n < 70; n += 7) {
+        float x[70];
+        double ref[70], sum = 0, mx = -1e300;
+        for (int i = 0; i < n; i++) { x[i] = sinf(i * 1.7f) * 9; mx = x[i] > mx ? x[i] : mx; }
+        for (int i = 0; i < n; i++) { ref[i] = exp(x[i] - mx); sum += ref[i]; }
+        infer__softmax_inplace(x, n);
+        double tot = 0;
+        for (int i = 0; i < n; i++) { tot += x[i]; CHECK_MSG(fabs(x[i] - ref[i] / sum) < 1e-6, "softmax n %d [%d]: %.9g vs %.9g", n, i, x[i], ref[i] / sum); }
+        CHECK_MSG(fabs(tot - 1) < 1e-5, "softmax n %d sums to %.9g", n, tot);
+    }
+}
+
 /* the chunked delta rule equals the token-by-token recurrence: outputs and final state, for
  * lengths around the 64-token chunk, and for prompts cut into ubatches that split chunks */
 static void test_deltanet_chunked(void) {
@@ -4410,6 +4445,7 @@ static const test_case tests[] = {
     { "simd_dot", test_simd_dot },
     { "simd_tiles", test_simd_tiles },
     { "attention_kernel", test_attention_kernel },
+    { "softmax", test_softmax },
     { "simd_act_quant", test_act_quant },
     { "quant_i2_s", test_quant_i2_s },
     { "sampler", test_sampler },
