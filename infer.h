@@ -591,6 +591,9 @@ typedef struct infer_kernels {
     /* 1: alloc gives host memory and the ops read the model's (mmapped) weights in place;
      * 0: a device, whose weights are uploaded once per model (infer_model_upload) */
     int host_memory;
+    /* optional (NULL: the forward pass calls matmul n times): out[m] = W_m x for n (<= 4)
+     * weights that read the same x [rows, K], e.g. a layer's q, k and v, in one go */
+    void (*matmul_n)(void *ctx, int n, float *const *out, const infer_tensor *const *w, const float *x, int rows);
 } infer_kernels;
 /* Memory that stays on the host whatever the backend: the kernel table itself, the tensor
  * structs (only their `data` is backend memory), infer_rope (its freq_factors *is* backend
@@ -5854,8 +5857,11 @@ static void infer__prep_task(void *arg, int ith, int nth) {
 /* Prepare the activations of a matmul with weight w: in the precise path, room for one
  * dequantized weight row per thread; in the fast path, x [rows, K] quantized to w's dot
  * format (or the X4 layout of its tile, >>tiles). Returns the activation rows to dot with
- * (NULL: precise, or out of memory) and their byte stride. */
-static const void *infer__cpu_prepare_x(infer__cpu_ctx *c, const infer_tensor *w, const infer__tile *tile, const float *x, int rows, size_t *row_bytes) {
+ * (NULL: precise, or out of memory) and their byte stride. With `defer`, a quantization
+ * that would run on the pool is described there instead (defer->x stays NULL otherwise),
+ * for the matmul's own job to run before its products. */
+static const void *infer__cpu_prepare_x(infer__cpu_ctx *c, const infer_tensor *w, const infer__tile *tile, const float *x, int rows, size_t *row_bytes,
+                                        infer__prep_job *defer) {
     const int64_t K = w->ne[0];
     if (c->precise) {
         if (c->wrow_len < K) {
@@ -5876,7 +5882,8 @@ static const void *infer__cpu_prepare_x(infer__cpu_ctx *c, const infer_tensor *w
     if (!infer__cpu_reserve(&c->xq, &c->xq_size, *row_bytes * (size_t)rows)) return NULL;
     if (tile->xlay != INFER__XLAY_DOT || Kp == K) {
         infer__prep_job pj = { x, (uint8_t *)c->xq, *row_bytes, K, rows, tile->xlay, dt };
-        infer__pool_run(c->pool, infer__prep_task, &pj);
+        if (defer) *defer = pj;          /* the caller's job runs it (infer__matmul_task) */
+        else infer__pool_run(c->pool, infer__prep_task, &pj);
         return c->xq;
     }
     const infer__type_traits *qt = infer__type(dt);
@@ -5892,16 +5899,24 @@ static const void *infer__cpu_prepare_x(infer__cpu_ctx *c, const infer_tensor *w
     return c->xq;
 }
 
+/* One job computes up to INFER__MM_MAX matmuls that share their activations (q, k and v
+ * of a layer; gate and up): one quantization of x, one pass of the pool, and the pieces of
+ * all of them handed out from one counter, so a thread that finishes k goes on with v. */
+#define INFER__MM_MAX 4
 typedef struct infer__matmul_job {
     infer__cpu_ctx *c;
-    float *out;
-    const infer_tensor *w;
+    int nw;                                   /* weights in this job */
+    float *out[INFER__MM_MAX];
+    const infer_tensor *w[INFER__MM_MAX];
+    int64_t chunk[INFER__MM_MAX];             /* output rows per piece (a multiple of the tile's) */
+    int64_t first[INFER__MM_MAX + 1];         /* the first piece of each weight; first[nw]: all */
     const float *x;
-    const void *xq; size_t xq_row;   /* prepared activations and their row stride */
+    const void *xq; size_t xq_row;            /* prepared activations and their row stride */
+    infer__prep_job prep;                     /* prep.x != NULL: quantize x first, then wait */
+    atomic_int prepped;                       /* threads done with their share of prep */
     infer__tile tile;
     int rows;
-    int64_t chunk;                   /* output rows per piece of work (a multiple of the tile's) */
-    atomic_llong next;               /* the next piece to take */
+    atomic_llong next;                        /* the next piece to take */
 } infer__matmul_job;
 
 /* The output rows are cut into pieces of whole tiles, which the threads take one after
@@ -5913,62 +5928,98 @@ typedef struct infer__matmul_job {
  * cache for all the tokens. */
 static void infer__matmul_task(void *arg, int ith, int nth) {
     infer__matmul_job *j = (infer__matmul_job *)arg;
-    const infer_tensor *w = j->w;
-    const int64_t K = w->ne[0], N = w->ne[1];
-    const size_t wrow_bytes = infer_type_row_size(w->type, K);
-    const uint8_t *wdata = (const uint8_t *)w->data;
     if (j->xq == NULL) {                 /* precise: one dequantized row serves every token */
-        const int64_t n0 = N * ith / nth, n1 = N * (ith + 1) / nth;
         float *wr = j->c->wrow + (size_t)ith * j->c->wrow_len;
-        for (int64_t n = n0; n < n1; n++) {
-            infer__dequant_row(w, n, wr);
-            for (int r = 0; r < j->rows; r++) j->out[(size_t)r * N + n] = infer__dot_f32_plain(wr, j->x + (size_t)r * K, K);
+        for (int m = 0; m < j->nw; m++) {
+            const infer_tensor *w = j->w[m];
+            const int64_t K = w->ne[0], N = w->ne[1], n0 = N * ith / nth, n1 = N * (ith + 1) / nth;
+            for (int64_t n = n0; n < n1; n++) {
+                infer__dequant_row(w, n, wr);
+                for (int r = 0; r < j->rows; r++) j->out[m][(size_t)r * N + n] = infer__dot_f32_plain(wr, j->x + (size_t)r * K, K);
+            }
         }
         return;
+    }
+    if (j->prep.x) {                     /* the activations: every thread a share, then all wait */
+        infer__prep_task(&j->prep, ith, nth);
+        atomic_fetch_add_explicit(&j->prepped, 1, memory_order_release);
+        for (int i = 1; atomic_load_explicit(&j->prepped, memory_order_acquire) < nth; i++) {
+            INFER__PAUSE();
+            if ((i & 4095) == 0) sched_yield();    /* as in infer__pool_run */
+        }
     }
     /* one token (decode): one weight row at a time, so the weights stream from memory in
      * address order, which the hardware prefetchers follow best (measured: 4 interleaved
      * rows streamed 35% slower) */
     const int R = j->rows == 1 ? 1 : j->tile.rows, C = j->tile.cols;
-    const infer__dot_fn dot = infer__matmul_dot(w->type);
     const uint8_t *xq = (const uint8_t *)j->xq;
     for (;;) {
-        const int64_t n0 = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed) * j->chunk;
-        if (n0 >= N) break;
-        const int64_t n1 = n0 + j->chunk < N ? n0 + j->chunk : N;
-        if (j->rows == 1 && j->tile.mv) j->tile.mv(K, wdata + (size_t)n0 * wrow_bytes, wrow_bytes, n1 - n0, xq, j->out + n0);
+        const int64_t piece = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
+        if (piece >= j->first[j->nw]) break;
+        int m = 0;
+        while (piece >= j->first[m + 1]) m++;
+        const infer_tensor *w = j->w[m];
+        const int64_t K = w->ne[0], N = w->ne[1];
+        const size_t wrow_bytes = infer_type_row_size(w->type, K);
+        const uint8_t *wdata = (const uint8_t *)w->data;
+        const infer__dot_fn dot = infer__matmul_dot(w->type);
+        float *out = j->out[m];
+        const int64_t n0 = (piece - j->first[m]) * j->chunk[m], n1 = n0 + j->chunk[m] < N ? n0 + j->chunk[m] : N;
+        if (j->rows == 1 && j->tile.mv) j->tile.mv(K, wdata + (size_t)n0 * wrow_bytes, wrow_bytes, n1 - n0, xq, out + n0);
         else for (int64_t n = n0; n < n1; n += R) {
             const int nr = n1 - n < R ? (int)(n1 - n) : R;
             for (int r = 0; r < j->rows; r += C) {
                 const int nc = j->rows - r < C ? j->rows - r : C;
-                float *o = j->out + (size_t)r * N + n;
-                infer__tile_run(&j->tile, dot, K, wdata + (size_t)n * wrow_bytes, wrow_bytes, nr, xq + (size_t)r * j->xq_row, j->xq_row, nc, o, (size_t)N);
+                infer__tile_run(&j->tile, dot, K, wdata + (size_t)n * wrow_bytes, wrow_bytes, nr, xq + (size_t)r * j->xq_row, j->xq_row, nc,
+                                out + (size_t)r * N + n, (size_t)N);
             }
         }
         if (w->scale != 1.0f)            /* I2_S's per-tensor scale, or a BitNet .scale */
             for (int r = 0; r < j->rows; r++)
-                for (int64_t n = n0; n < n1; n++) j->out[(size_t)r * N + n] *= w->scale;
+                for (int64_t n = n0; n < n1; n++) out[(size_t)r * N + n] *= w->scale;
     }
+}
+
+/* out[m][r, n] = sum_k W_m[n, k] x[r, k] for the nw weights W_m (ne = {K, N_m}) that share
+ * x [rows, K]: out[m] is [rows, N_m]. Weights of one type and K go through one job; a set
+ * that mixes them, one job each. */
+static void infer__cpu_matmul_n(void *ctx, int nw, float *const *outs, const infer_tensor *const *ws, const float *x, int rows) {
+    infer__cpu_ctx *c = (infer__cpu_ctx *)ctx;
+    int same = nw <= INFER__MM_MAX;
+    for (int m = 1; m < nw && same; m++) same = ws[m]->type == ws[0]->type && ws[m]->ne[0] == ws[0]->ne[0];
+    if (!same) {
+        for (int m = 0; m < nw; m++) infer__cpu_matmul_n(ctx, 1, outs + m, ws + m, x, rows);
+        return;
+    }
+    infer__matmul_job job;
+    memset(&job, 0, sizeof job);
+    job.c = c; job.nw = nw; job.x = x; job.rows = rows;
+    job.tile = infer__tile_for(ws[0]->type);
+    if (rows == 1 && job.tile.decode_dot) { job.tile.fn = NULL; job.tile.xlay = INFER__XLAY_DOT; }
+    job.xq = infer__cpu_prepare_x(c, ws[0], &job.tile, x, rows, &job.xq_row, &job.prep);
+    if (!job.xq && (!c->precise || !c->wrow)) {   /* out of memory for scratch: NaN, never stale numbers */
+        for (int m = 0; m < nw; m++)
+            for (size_t i = 0; i < (size_t)rows * (size_t)ws[m]->ne[1]; i++) outs[m][i] = NAN;
+        return;
+    }
+    /* about 8 pieces per thread and weight, each a whole number of tiles (at least 16 rows);
+     * measured in decode: one piece per thread streams at 18 GB/s, 4 or 8 at 25 GB/s, 16 at 24 */
+    for (int m = 0; m < nw; m++) {
+        const int64_t N = ws[m]->ne[1], unit = job.tile.rows;
+        int64_t chunk = (N + 8 * c->n_threads - 1) / (8 * c->n_threads);
+        chunk = chunk < 16 ? 16 : chunk;
+        job.out[m] = outs[m]; job.w[m] = ws[m];
+        job.chunk[m] = (chunk + unit - 1) / unit * unit;
+        job.first[m + 1] = job.first[m] + (N + job.chunk[m] - 1) / job.chunk[m];
+    }
+    atomic_init(&job.next, 0);
+    atomic_init(&job.prepped, 0);
+    infer__pool_run(c->pool, infer__matmul_task, &job);
 }
 
 /* out[r, n] = sum_k W[n, k] x[r, k]   W: ne = {K, N}, x: [rows, K], out: [rows, N] */
 static void infer__cpu_matmul(void *ctx, float *out, const infer_tensor *w, const float *x, int rows) {
-    infer__cpu_ctx *c = (infer__cpu_ctx *)ctx;
-    infer__matmul_job job = { c, out, w, x, NULL, 0, infer__tile_for(w->type), rows, 0, 0 };
-    if (rows == 1 && job.tile.decode_dot) { job.tile.fn = NULL; job.tile.xlay = INFER__XLAY_DOT; }
-    job.xq = infer__cpu_prepare_x(c, w, &job.tile, x, rows, &job.xq_row);
-    if (!job.xq && (!c->precise || !c->wrow)) {   /* out of memory for scratch: NaN, never stale numbers */
-        for (size_t i = 0; i < (size_t)rows * (size_t)w->ne[1]; i++) out[i] = NAN;
-        return;
-    }
-    /* about 8 pieces per thread, each a whole number of tiles (at least 16 rows); measured
-     * in decode: one piece per thread streams at 18 GB/s, 4 or 8 at 25 GB/s, 16 at 24 */
-    const int64_t N = w->ne[1], unit = job.tile.rows;
-    int64_t chunk = (N + 8 * c->n_threads - 1) / (8 * c->n_threads);
-    chunk = chunk < 16 ? 16 : chunk;
-    job.chunk = (chunk + unit - 1) / unit * unit;
-    atomic_init(&job.next, 0);
-    infer__pool_run(c->pool, infer__matmul_task, &job);
+    infer__cpu_matmul_n(ctx, 1, &out, &w, x, rows);
 }
 
 static void infer__cpu_add(void *ctx, float *y, const float *x, int64_t n) {
@@ -6505,7 +6556,7 @@ static void infer__cpu_matmul_id(void *ctx, float *out, const infer_tensor *w, c
         /* the fast path wants each expert's tokens side by side: gather them in `order` */
         for (int o = 0; xs && o < n_out; o++)
             memcpy(xs + (size_t)o * K, x + (size_t)(x_per_slot ? order[o] : order[o] / n_used) * K, (size_t)K * sizeof(float));
-        job.xq = infer__cpu_prepare_x(c, w, &job.tile, xs ? xs : x, n_out, &job.xq_row);
+        job.xq = infer__cpu_prepare_x(c, w, &job.tile, xs ? xs : x, n_out, &job.xq_row, NULL);
         if (job.xq || c->wrow) infer__pool_run(c->pool, infer__matmul_id_task, &job);
     }
     INFER_FREE(fill); INFER_FREE(start); INFER_FREE(order); INFER_FREE(xs);
@@ -6719,7 +6770,7 @@ static const infer_kernels infer__cpu_kernels = {
     infer__cpu_moe_route, infer__cpu_matmul_id, infer__cpu_moe_sum,
     infer__cpu_conv1d_silu, infer__cpu_deltanet_gates, infer__cpu_deltanet_step, infer__cpu_deltanet_chunked,
     infer__cpu_glu, infer__cpu_ctx_new, infer__cpu_ctx_release, infer__cpu_last_error, infer__cpu_supports_config,
-    1,
+    1, infer__cpu_matmul_n,
 };
 
 const infer_kernels *infer_cpu_kernels(void) { return &infer__cpu_kernels; }
@@ -11465,6 +11516,13 @@ infer_status infer_session_create(infer_session **out, infer_model *m, const inf
     return INFER_OK;
 }
 
+/* out[i] = W_i x for n weights reading the same activations: one call where the backend
+ * has matmul_n, else one matmul each */
+static void infer__matmuls(infer_session *s, int n, float *const *out, const infer_tensor *const *w, const float *x, int T) {
+    if (s->k->matmul_n) { s->k->matmul_n(s->kctx, n, out, w, x, T); return; }
+    for (int i = 0; i < n; i++) s->k->matmul(s->kctx, out[i], w[i], x, T);
+}
+
 /* Attention mixer: s->h -> s->o (see the block comment above) */
 static void infer__attention_layer(infer_session *s, int l, int T) {
     const infer_model *m = s->m;
@@ -11474,17 +11532,14 @@ static void infer__attention_layer(infer_session *s, int l, int T) {
     void *kc = s->kctx;
     const int hd = c->head_dim, QD = c->n_head * hd, KVD = c->n_head_kv * hd;
     const float scale = c->attn_scale > 0 ? c->attn_scale : 1.0f / sqrtf((float)hd);
+    float *const outs[3] = { m->arch->attn_gate ? s->qg : s->q, s->kk, s->vv };
+    const infer_tensor *const ws[3] = { L->wq, L->wk, L->wv };
+    infer__matmuls(s, 3, outs, ws, s->h, T);
     if (m->arch->attn_gate) {                          /* [T, n_head, 2, hd] -> q, gate */
-        k->matmul(kc, s->qg, L->wq, s->h, T);
         if (L->bq) k->add_rows(kc, s->qg, (const float *)L->bq->data, T, 2 * QD);
         k->copy_rows(kc, s->q, hd, s->qg, 2 * hd, T * c->n_head, hd);
         k->copy_rows(kc, s->agate, hd, s->qg + hd, 2 * hd, T * c->n_head, hd);
-    } else {
-        k->matmul(kc, s->q, L->wq, s->h, T);
-        if (L->bq) k->add_rows(kc, s->q, (const float *)L->bq->data, T, QD);
-    }
-    k->matmul(kc, s->kk, L->wk, s->h, T);
-    k->matmul(kc, s->vv, L->wv, s->h, T);
+    } else if (L->bq) k->add_rows(kc, s->q, (const float *)L->bq->data, T, QD);
     if (L->bk) k->add_rows(kc, s->kk, (const float *)L->bk->data, T, KVD);
     if (L->bv) k->add_rows(kc, s->vv, (const float *)L->bv->data, T, KVD);
     if (L->q_norm) {
@@ -11516,10 +11571,9 @@ static void infer__deltanet_layer(infer_session *s, int l, int T) {
     void *kc = s->kctx;
     const int n_k = c->ssm_n_group, n_v = c->ssm_dt_rank, d_k = c->ssm_d_state, d_v = c->ssm_d_inner / n_v;
     const int KD = n_k * d_k, VD = n_v * d_v, CD = 2 * KD + VD;
-    k->matmul(kc, s->mixed, L->wqkv, s->h, T);                                   /* [T, q | k | v] */
-    k->matmul(kc, s->z, L->wz, s->h, T);
-    k->matmul(kc, s->db, L->ssm_beta, s->h, T);
-    k->matmul(kc, s->da, L->ssm_alpha, s->h, T);
+    float *const outs[4] = { s->mixed, s->z, s->db, s->da };                   /* mixed: [T, q | k | v] */
+    const infer_tensor *const ws[4] = { L->wqkv, L->wz, L->ssm_beta, L->ssm_alpha };
+    infer__matmuls(s, 4, outs, ws, s->h, T);
     k->deltanet_gates(kc, s->da, s->db, (const float *)L->ssm_dt->data, (const float *)L->ssm_a->data, T, n_v);
     k->conv1d_silu(kc, s->conv, s->mixed, s->conv_state[l], (const float *)L->ssm_conv1d->data, T, CD, c->ssm_conv_kernel);
     k->copy_rows(kc, s->dq, KD, s->conv, CD, T, KD);
@@ -11544,8 +11598,9 @@ static void infer__ffn_act(infer_session *s, float *gate, const float *up, int64
 static void infer__glu_ffn(infer_session *s, float *out, const infer_tensor *wg, const infer_tensor *wu, const infer_tensor *wd,
                            const infer_tensor *sub_norm, int n_ff, int T) {
     const infer_kernels *k = s->k;
-    k->matmul(s->kctx, s->gate, wg, s->h, T);
-    k->matmul(s->kctx, s->up, wu, s->h, T);
+    float *const outs[2] = { s->gate, s->up };
+    const infer_tensor *const ws[2] = { wg, wu };
+    infer__matmuls(s, 2, outs, ws, s->h, T);
     infer__ffn_act(s, s->gate, s->up, (int64_t)T * n_ff);
     if (sub_norm) k->rmsnorm(s->kctx, s->gate, s->gate, (const float *)sub_norm->data, T, n_ff, s->m->cfg.rms_eps);
     k->matmul(s->kctx, out, wd, s->gate, T);

@@ -1610,6 +1610,63 @@ static void test_attention_kernel(void) {
     infer__cpu_ctx_free(c2);
 }
 
+/* matmul_n (several weights reading the same activations in one job) gives the bits of
+ * one matmul per weight: fast and precise, 1 and 2 threads, decode and prompt rows, a set
+ * of one type (one job) and a set that mixes types (one job each) */
+static infer_tensor mmn_tensor(infer__rng *r, infer_type t, int64_t K, int64_t N) {
+    const size_t rb = infer_type_row_size(t, K);
+    uint8_t *d = malloc(rb * (size_t)N);
+    float *tmp = malloc(sizeof(float) * (size_t)K);
+    for (int64_t n = 0; n < N; n++) {
+        for (int64_t k = 0; k < K; k++) tmp[k] = (float)infer__rng_uniform(r) * 2 - 1;
+        if (t == INFER_TYPE_F32) memcpy(d + rb * (size_t)n, tmp, rb);
+        else infer__type(t)->quant(tmp, d + rb * (size_t)n, K);
+    }
+    free(tmp);
+    infer_tensor w = { "w", t, 2, { K, N, 1, 1 }, d, rb * (size_t)N, 1.0f };
+    return w;
+}
+static void test_matmul_n(void) {
+    infer__rng rng;
+    infer__rng_seed(&rng, 5);
+    const int64_t K = 384, Ns[4] = { 96, 32, 32, 50 };
+    const infer_type sets[2][4] = { { INFER_TYPE_Q4_0, INFER_TYPE_Q4_0, INFER_TYPE_Q4_0, INFER_TYPE_Q4_0 },
+                                    { INFER_TYPE_Q8_0, INFER_TYPE_Q4_0, INFER_TYPE_F32, INFER_TYPE_Q8_0 } };
+    float *x = malloc(sizeof(float) * 5 * K);
+    for (int i = 0; i < 5 * K; i++) x[i] = sinf(i * 0.37f);
+    for (int set = 0; set < 2; set++) {
+        infer_tensor w[4];
+        const infer_tensor *wp[4];
+        float *a[4], *b[4];
+        for (int m = 0; m < 4; m++) {
+            w[m] = mmn_tensor(&rng, sets[set][m], K, Ns[m]);
+            wp[m] = &w[m];
+            a[m] = malloc(sizeof(float) * 5 * (size_t)Ns[m]);
+            b[m] = malloc(sizeof(float) * 5 * (size_t)Ns[m]);
+        }
+        for (int cfg = 0; cfg < 4; cfg++) {
+            infer__cpu_ctx *c = infer__cpu_ctx_create(1 + cfg % 2, cfg / 2);
+            for (int rows = 1; rows <= 5; rows += 4) {
+                infer__cpu_matmul_n(c, 4, a, wp, x, rows);
+                for (int m = 0; m < 4; m++) infer__cpu_matmul(c, b[m], wp[m], x, rows);
+                for (int m = 0; m < 4; m++)
+                    CHECK_MSG(memcmp(a[m], b[m], sizeof(float) * (size_t)rows * (size_t)Ns[m]) == 0,
+                              "set %d, %d threads, %s, %d rows: weight %d (%s) differs from its own matmul", set, 1 + cfg % 2,
+                              cfg / 2 ? "precise" : "fast", rows, m, infer_type_name(w[m].type));
+                double d = 0;                /* and the products are the products */
+                float wr[384];
+                infer__dequant_row(&w[1], 7, wr);
+                for (int64_t k = 0; k < K; k++) d += (double)wr[k] * x[(size_t)(rows - 1) * K + k];
+                CHECK_MSG(fabs(a[1][(size_t)(rows - 1) * Ns[1] + 7] - d) < 0.05 * (1 + fabs(d)), "set %d: W x = %g, expected about %g", set,
+                          a[1][(size_t)(rows - 1) * Ns[1] + 7], d);
+            }
+            infer__cpu_ctx_free(c);
+        }
+        for (int m = 0; m < 4; m++) { free((void *)w[m].data); free(a[m]); free(b[m]); }
+    }
+    free(x);
+}
+
 /* the softmax of attention: its vector exp within 2 ulp of expf over the whole range it
  * meets (x <= 0, down to where e^x is 0), NaN kept; the weights sum to 1 */
 static void test_softmax(void) {
@@ -4446,6 +4503,7 @@ static const test_case tests[] = {
     { "simd_tiles", test_simd_tiles },
     { "attention_kernel", test_attention_kernel },
     { "softmax", test_softmax },
+    { "matmul_n", test_matmul_n },
     { "simd_act_quant", test_act_quant },
     { "quant_i2_s", test_quant_i2_s },
     { "sampler", test_sampler },
