@@ -4880,22 +4880,22 @@ typedef struct infer__tile {
 
 /* X4: activations for the 32-block integer tiles. A row of K values is quantized to Q8_0
  * blocks exactly as infer__quant_q8_0 does (so the integer sums are those of the scalar
- * dot), then every 4 blocks (128 values) are stored as one 320-byte group:
+ * dot), then every 4 blocks (128 values) are stored as one 176-byte group:
  *
- *   byte 0         64               128              192              256              320
- *        | ylo[64]        | yhi[64]        | dy[16] f32     | c4[16] f32     | c8[16] f32     |
- *   ylo = q0[0..15] q1[0..15] q2[0..15] q3[0..15]     (block b's first 16 codes)
- *   yhi = q0[16..31] q1[16..31] q2[16..31] q3[16..31] (its last 16)
- *   dy[4b+j] = d_b (each block's scale 4 times: one per int32 lane of the block)
- *   c4[4b+j] = -8 * ls * d_b,  c8[4b+j] = -128 * ls * d_b,  with
- *   ls = q_b[4j] + .. + q_b[4j+3] + q_b[16+4j] + .. + q_b[16+4j+3]
- *        (the 8 codes that int32 lane 4b+j of a dot sums over)
- * A Q4_0 group's 16 nibble bytes per block give exactly ylo's order in their low nibbles
- * and yhi's in their high ones. c4 and c8 serve the code offsets: Q4_0 stores q+8 and Q8_0
- * codes are made unsigned by +128 (vpdpbusd multiplies unsigned by signed bytes), so lane
- * j of a block adds offset * ls * d_b less: s * d_b + c is the lane's share of the block's
- * sum in one multiply-add. A last, partial group is padded with zero blocks. */
-#define INFER__X4_GROUP 320
+ *   byte 0         64               128                     160             176
+ *        | ylo[64]        | yhi[64]        | nls[16] int16         | dy[4] f32     |
+ *   int32 lane i = 4j + b of a vector holds block b's codes (the 4 blocks interleaved):
+ *   ylo bytes 4i..4i+3 = q_b[4j..4j+3],  yhi bytes 4i..4i+3 = q_b[16+4j..16+4j+3]
+ *   nls[i] = -(q_b[4j] + .. + q_b[4j+3] + q_b[16+4j] + .. + q_b[16+4j+3])
+ *            (minus the sum of the 8 codes that lane i of a dot sums over)
+ *   dy[b]  = d_b, block b's scale: loaded as [d0 d1 d2 d3] x 4, lane i gets d_(i mod 4)
+ * nls serves the code offsets: Q4_0 weights arrive as q+8 and Q8_0's are made unsigned by
+ * +128 (vpdpbusd multiplies unsigned by signed bytes), so a lane's integer sum starts at
+ * offset * nls (a shift of nls) and is then exact. A last, partial group is padded with
+ * zero blocks. Every line a decode streams past is one the next group reads (176 of 176
+ * bytes; in a 320-byte layout with the scales and offsets as 16 floats each, a 8192-wide
+ * row no longer fit the L1 cache beside the streamed weights: 25 vs 32 GB/s, measured). */
+#define INFER__X4_GROUP 176
 static size_t infer__x4_row_bytes(int64_t K) { return (size_t)((K + 127) / 128) * INFER__X4_GROUP; }
 
 /* ---- activation quantizers ----
@@ -4965,19 +4965,18 @@ static void infer__x4_quant_groups(const float *x, int64_t K, uint8_t *dst, int6
     for (int64_t g = g0; g < g1; g++) {
         uint8_t *gp = dst + (size_t)g * INFER__X4_GROUP;
         memset(gp, 0, INFER__X4_GROUP);
-        for (int bi = 0; bi < 4 && 4 * g + bi < nb; bi++) {
+        for (int b = 0; b < 4 && 4 * g + b < nb; b++) {
             infer_block_q8_0 q;
-            infer__quant_q8_0_fast(x + (4 * g + bi) * INFER_QK8_0, &q, INFER_QK8_0);
-            memcpy(gp + 16 * bi, q.qs, 16);
-            memcpy(gp + 64 + 16 * bi, q.qs + 16, 16);
+            infer__quant_q8_0_fast(x + (4 * g + b) * INFER_QK8_0, &q, INFER_QK8_0);
             const float d = infer__fp16_to_fp32(q.d);
-            for (int j = 0; j < 4; j++) {
-                int32_t ls = 0;
-                for (int i = 0; i < 4; i++) ls += q.qs[4 * j + i] + q.qs[16 + 4 * j + i];
-                const float c4 = (float)(-8 * ls) * d, c8 = (float)(-128 * ls) * d;
-                memcpy(gp + 128 + 4 * (4 * bi + j), &d, 4);
-                memcpy(gp + 192 + 4 * (4 * bi + j), &c4, 4);
-                memcpy(gp + 256 + 4 * (4 * bi + j), &c8, 4);
+            memcpy(gp + 160 + 4 * b, &d, 4);
+            for (int j = 0; j < 4; j++) {           /* lane 4j + b */
+                const int lane = 4 * j + b;
+                memcpy(gp + 4 * lane, q.qs + 4 * j, 4);
+                memcpy(gp + 64 + 4 * lane, q.qs + 16 + 4 * j, 4);
+                int16_t nls = 0;
+                for (int i = 0; i < 4; i++) nls = (int16_t)(nls - q.qs[4 * j + i] - q.qs[16 + 4 * j + i]);
+                memcpy(gp + 128 + 2 * lane, &nls, 2);
             }
         }
     }
@@ -5058,10 +5057,10 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
  * A weight group is 4 consecutive blocks (Q4_0: 72 bytes, Q8_0: 136). Unpacking it gives
  *   lo, hi  the 64 unsigned codes that line up with ylo and yhi (Q4_0: the low and high
  *           nibbles of the 4 x 16 code bytes; Q8_0: the codes + 128)
- *   dw      the 4 block scales, each in the 4 float lanes of its block
- * and then, per token, with the X4 group (ylo, yhi, dy, c4 or c8) of that token:
- *   s   = dpbusd(dpbusd(0, lo, ylo), hi, yhi)                 int32 lane j: 8 products
- *   acc = fma(cvt(s) * dy + c, dw, acc)                         = sum of d_w d_y (q_w . q_y)
+ *   dw      the 4 block scales, lane i holding block (i mod 4)'s
+ * and then, per token, with the X4 group (ylo, yhi, nls, dy) of that token:
+ *   s   = dpbusd(dpbusd(offset * nls, lo, ylo), hi, yhi)     int32 lane i: 8 products, exact
+ *   acc = fma(cvt(s) * dy, dw, acc)                             = sum of d_w d_y (q_w . q_y)
  * The byte moves are vpermt2b (two 64-byte sources, one index per output byte) with index
  * tables built below; a partial last group loads only the bytes of its blocks (masked
  * loads), so nothing is read past the row. */
@@ -5071,14 +5070,15 @@ static pthread_once_t infer__x4_once = PTHREAD_ONCE_INIT;
 static void infer__x4_init(void) {
     uint8_t a[64], b[64], c[64], d[64], e[64], f[64];
     for (int j = 0; j < 64; j++) {
-        const int blk = j / 16, i = j % 16;
+        /* output byte j: int32 lane j/4 = 4 jj + blk, its byte k = j % 4: code i = 4 jj + k */
+        const int blk = (j / 4) % 4, i = 4 * (j / 16) + j % 4;
         a[j] = (uint8_t)(18 * blk + 2 + i);           /* Q4_0: code byte i of block blk */
         /* a full Q4_0 group is read as bytes 0..63 and bytes 8..71 (two plain loads) */
         f[j] = (uint8_t)(a[j] < 64 ? a[j] : 64 + a[j] - 8);
         b[j] = (uint8_t)(34 * blk + 2 + i);           /* Q8_0 lo: code i (source: the group's bytes 0..127) */
         c[j] = (uint8_t)(34 * blk + 2 + i);           /* Q8_0 hi: code 16 + i (source: bytes 16..143) */
-        /* scales: 16-bit word w (lanes 4blk..4blk+3) takes bytes (off, off+1) of block w/4 */
-        const int wd = (j / 2) / 4, half = j & 1;
+        /* scales: 16-bit word w (float lane w after the conversion) takes block w mod 4's */
+        const int wd = (j / 2) % 4, half = j & 1;
         d[j] = (uint8_t)(j < 32 ? 18 * wd + half : 0);
         e[j] = (uint8_t)(j < 32 ? 34 * wd + half : 0);
     }
@@ -5119,16 +5119,17 @@ static inline void infer__x4_unpack_q8_0(const uint8_t *p, int nb, __m512i *lo, 
 }
 
 /* one (row, token) step on a group; every output of every tile goes through this:
- *   s   = dpbusd(dpbusd(0, lo, ylo), hi, yhi)        int32 lane j: 8 code products
- *   acc = fma(cvt(s) * dy + c, dw, acc)               c = c4 or c8: the code offset's share */
-static inline __m512 infer__x4_step(__m512 acc, __m512i lo, __m512i hi, __m512 dw, const uint8_t *g, int c_off) {
-    __m512i s = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, _mm512_loadu_si512(g));
+ *   s   = dpbusd(dpbusd(nls << shift, lo, ylo), hi, yhi)   shift 3 (Q4_0: -8 ls) or 7 (Q8_0: -128 ls)
+ *   acc = fma(cvt(s) * dy, dw, acc) */
+static inline __m512 infer__x4_step(__m512 acc, __m512i lo, __m512i hi, __m512 dw, const uint8_t *g, int shift) {
+    __m512i s = _mm512_slli_epi32(_mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)(g + 128))), shift);
+    s = _mm512_dpbusd_epi32(s, lo, _mm512_loadu_si512(g));
     s = _mm512_dpbusd_epi32(s, hi, _mm512_loadu_si512(g + 64));
-    const __m512 t = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), _mm512_loadu_ps((const float *)(g + 128)), _mm512_loadu_ps((const float *)(g + c_off)));
+    const __m512 t = _mm512_mul_ps(_mm512_cvtepi32_ps(s), _mm512_broadcast_f32x4(_mm_loadu_ps((const float *)(g + 160))));
     return _mm512_fmadd_ps(t, dw, acc);
 }
 
-#define INFER__QTILE_GROUP(UNPACK, GBYTES, COFF, NR, NC, n)                                              \
+#define INFER__QTILE_GROUP(UNPACK, GBYTES, SHIFT, NR, NC, n)                                             \
     {   __m512i lo[NR], hi[NR]; __m512 dw[NR];                                                        \
         INFER__UNROLL for (int r = 0; r < NR; r++) {                                                  \
             UNPACK(w + (size_t)r * ws + (size_t)g * GBYTES, n, &lo[r], &hi[r], &dw[r]);               \
@@ -5137,28 +5138,28 @@ static inline __m512 infer__x4_step(__m512 acc, __m512i lo, __m512i hi, __m512 d
         }                                                                                             \
         INFER__UNROLL for (int c = 0; c < NC; c++) {                                                  \
             const uint8_t *xg = x + (size_t)c * xs + (size_t)g * INFER__X4_GROUP;                     \
-            INFER__UNROLL for (int r = 0; r < NR; r++) acc[r][c] = infer__x4_step(acc[r][c], lo[r], hi[r], dw[r], xg, COFF); \
+            INFER__UNROLL for (int r = 0; r < NR; r++) acc[r][c] = infer__x4_step(acc[r][c], lo[r], hi[r], dw[r], xg, SHIFT); \
         }                                                                                             \
     }
-#define INFER__QTILE(NAME, UNPACK, GBYTES, COFF, NR, NC)                                                 \
+#define INFER__QTILE(NAME, UNPACK, GBYTES, SHIFT, NR, NC)                                                 \
 static void NAME(int64_t K, const uint8_t *w, size_t ws, const uint8_t *x, size_t xs, float *out, size_t ldo) { \
     const int64_t nb = K / 32;                                                                        \
     __m512 acc[NR][NC];                                                                               \
     INFER__UNROLL for (int r = 0; r < NR; r++) INFER__UNROLL for (int c = 0; c < NC; c++) acc[r][c] = _mm512_setzero_ps(); \
     int64_t g = 0;                                                                                    \
-    for (; 4 * g + 4 <= nb; g++) INFER__QTILE_GROUP(UNPACK, GBYTES, COFF, NR, NC, 4)                  \
-    if (4 * g < nb) { const int n = (int)(nb - 4 * g); INFER__QTILE_GROUP(UNPACK, GBYTES, COFF, NR, NC, n) } \
+    for (; 4 * g + 4 <= nb; g++) INFER__QTILE_GROUP(UNPACK, GBYTES, SHIFT, NR, NC, 4)                  \
+    if (4 * g < nb) { const int n = (int)(nb - 4 * g); INFER__QTILE_GROUP(UNPACK, GBYTES, SHIFT, NR, NC, n) } \
     INFER__UNROLL for (int c = 0; c < NC; c++) INFER__UNROLL for (int r = 0; r < NR; r++) out[(size_t)c * ldo + r] = _mm512_reduce_add_ps(acc[r][c]); \
 }
-#define INFER__QTILES(T, UNPACK, GBYTES, COFF)                                                           \
-    INFER__QTILE(infer__qtile_##T##_1_1, UNPACK, GBYTES, COFF, 1, 1) INFER__QTILE(infer__qtile_##T##_1_2, UNPACK, GBYTES, COFF, 1, 2) \
-    INFER__QTILE(infer__qtile_##T##_1_3, UNPACK, GBYTES, COFF, 1, 3) INFER__QTILE(infer__qtile_##T##_1_4, UNPACK, GBYTES, COFF, 1, 4) \
-    INFER__QTILE(infer__qtile_##T##_2_1, UNPACK, GBYTES, COFF, 2, 1) INFER__QTILE(infer__qtile_##T##_2_2, UNPACK, GBYTES, COFF, 2, 2) \
-    INFER__QTILE(infer__qtile_##T##_2_3, UNPACK, GBYTES, COFF, 2, 3) INFER__QTILE(infer__qtile_##T##_2_4, UNPACK, GBYTES, COFF, 2, 4) \
-    INFER__QTILE(infer__qtile_##T##_3_1, UNPACK, GBYTES, COFF, 3, 1) INFER__QTILE(infer__qtile_##T##_3_2, UNPACK, GBYTES, COFF, 3, 2) \
-    INFER__QTILE(infer__qtile_##T##_3_3, UNPACK, GBYTES, COFF, 3, 3) INFER__QTILE(infer__qtile_##T##_3_4, UNPACK, GBYTES, COFF, 3, 4) \
-    INFER__QTILE(infer__qtile_##T##_4_1, UNPACK, GBYTES, COFF, 4, 1) INFER__QTILE(infer__qtile_##T##_4_2, UNPACK, GBYTES, COFF, 4, 2) \
-    INFER__QTILE(infer__qtile_##T##_4_3, UNPACK, GBYTES, COFF, 4, 3) INFER__QTILE(infer__qtile_##T##_4_4, UNPACK, GBYTES, COFF, 4, 4) \
+#define INFER__QTILES(T, UNPACK, GBYTES, SHIFT)                                                           \
+    INFER__QTILE(infer__qtile_##T##_1_1, UNPACK, GBYTES, SHIFT, 1, 1) INFER__QTILE(infer__qtile_##T##_1_2, UNPACK, GBYTES, SHIFT, 1, 2) \
+    INFER__QTILE(infer__qtile_##T##_1_3, UNPACK, GBYTES, SHIFT, 1, 3) INFER__QTILE(infer__qtile_##T##_1_4, UNPACK, GBYTES, SHIFT, 1, 4) \
+    INFER__QTILE(infer__qtile_##T##_2_1, UNPACK, GBYTES, SHIFT, 2, 1) INFER__QTILE(infer__qtile_##T##_2_2, UNPACK, GBYTES, SHIFT, 2, 2) \
+    INFER__QTILE(infer__qtile_##T##_2_3, UNPACK, GBYTES, SHIFT, 2, 3) INFER__QTILE(infer__qtile_##T##_2_4, UNPACK, GBYTES, SHIFT, 2, 4) \
+    INFER__QTILE(infer__qtile_##T##_3_1, UNPACK, GBYTES, SHIFT, 3, 1) INFER__QTILE(infer__qtile_##T##_3_2, UNPACK, GBYTES, SHIFT, 3, 2) \
+    INFER__QTILE(infer__qtile_##T##_3_3, UNPACK, GBYTES, SHIFT, 3, 3) INFER__QTILE(infer__qtile_##T##_3_4, UNPACK, GBYTES, SHIFT, 3, 4) \
+    INFER__QTILE(infer__qtile_##T##_4_1, UNPACK, GBYTES, SHIFT, 4, 1) INFER__QTILE(infer__qtile_##T##_4_2, UNPACK, GBYTES, SHIFT, 4, 2) \
+    INFER__QTILE(infer__qtile_##T##_4_3, UNPACK, GBYTES, SHIFT, 4, 3) INFER__QTILE(infer__qtile_##T##_4_4, UNPACK, GBYTES, SHIFT, 4, 4) \
     static void infer__qtile_##T(int64_t K, const uint8_t *w, size_t ws, int nr, const uint8_t *x, size_t xs, int nc, float *out, size_t ldo) { \
         typedef void (*f)(int64_t, const uint8_t *, size_t, const uint8_t *, size_t, float *, size_t);  \
         static const f tab[4][4] = {                                                                  \
@@ -5169,7 +5170,7 @@ static void NAME(int64_t K, const uint8_t *w, size_t ws, const uint8_t *x, size_
         pthread_once(&infer__x4_once, infer__x4_init);                                                \
         tab[nr - 1][nc - 1](K, w, ws, x, xs, out, ldo);                                               \
     }
-INFER__QTILES(q4_0, infer__x4_unpack_q4_0, 72, 192)   /* Q4_0: codes q + 8, offset term c4 */
+INFER__QTILES(q4_0, infer__x4_unpack_q4_0, 72, 3)     /* Q4_0: codes q + 8, offset 8 = 1 << 3 */
 
 /* Q4_0 for one token (decode): n consecutive weight rows, each exactly as the 1 x 1 tile
  * computes it (same bits), in one call, with a software prefetch 2 KiB ahead in the weight
@@ -5186,17 +5187,17 @@ static void infer__qmv_q4_0(int64_t K, const uint8_t *w, size_t ws, int64_t n, c
             _mm_prefetch((const char *)(w + (size_t)g * 72) + 2048, _MM_HINT_T0);
             _mm_prefetch((const char *)(w + (size_t)g * 72) + 2048 + 64, _MM_HINT_T0);
             infer__x4_unpack_q4_0(w + (size_t)g * 72, 4, &lo, &hi, &dw);
-            acc = infer__x4_step(acc, lo, hi, dw, x + (size_t)g * INFER__X4_GROUP, 192);
+            acc = infer__x4_step(acc, lo, hi, dw, x + (size_t)g * INFER__X4_GROUP, 3);
         }
         if (4 * g < nb) {
             __m512i lo, hi; __m512 dw;
             infer__x4_unpack_q4_0(w + (size_t)g * 72, (int)(nb - 4 * g), &lo, &hi, &dw);
-            acc = infer__x4_step(acc, lo, hi, dw, x + (size_t)g * INFER__X4_GROUP, 192);
+            acc = infer__x4_step(acc, lo, hi, dw, x + (size_t)g * INFER__X4_GROUP, 3);
         }
         out[i] = _mm512_reduce_add_ps(acc);
     }
 }
-INFER__QTILES(q8_0, infer__x4_unpack_q8_0, 136, 256)  /* Q8_0: codes q + 128, offset term c8 */
+INFER__QTILES(q8_0, infer__x4_unpack_q8_0, 136, 7)    /* Q8_0: codes q + 128, offset 128 = 1 << 7 */
 #endif /* X4 tiles */
 
 /* XK: activations for the Q4_K tile. Each 256-value block is quantized to Q8_K exactly as
