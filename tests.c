@@ -1548,12 +1548,13 @@ static void qw_dn_run(void *ctx, qw_dn_fn fn, const qw_dn_case *c, int piece, fl
 }
 
 /* Attention over the paged cache (infer__cpu_attention) against a double-precision softmax
- * for GQA shapes whose head size is a multiple of 64 (the register-blocked path) or not,
+ * for GQA shapes whose head size is a multiple of 64 (scores and sums vectorized), of 16
+ * (scores only) or neither (the plain loops),
  * groups of 1..6 query heads per cache head, F16 and F32 caches, a shuffled block table;
  * and a query row gives the same bits alone (decode), inside a 5-row batch (a prompt), and
  * with 1 or 2 threads. */
 static void test_attention_kernel(void) {
-    const int shapes[][3] = { { 8, 2, 64 }, { 6, 2, 128 }, { 4, 4, 80 }, { 12, 2, 64 }, { 6, 6, 64 } };
+    const int shapes[][3] = { { 8, 2, 64 }, { 6, 2, 128 }, { 4, 4, 80 }, { 12, 2, 64 }, { 6, 6, 64 }, { 4, 2, 40 } };
     const int bs = 4, n_pos = 37, nblk = (n_pos + bs - 1) / bs, R = 5;
     int32_t table[16];
     for (int b = 0; b < nblk; b++) table[b] = (b * 7 + 3) % nblk;        /* a permutation: 7 and 10 coprime */
