@@ -5049,6 +5049,13 @@ static void NAME(int64_t K, const uint8_t *w, size_t ws, const uint8_t *x, size_
 INFER__FTILES(f32, infer__wvec_f32, 4)
 INFER__FTILES(f16, infer__wvec_f16, 2)
 INFER__FTILES(bf16, infer__wvec_bf16, 2)
+
+/* one token against n consecutive rows: each row exactly as the 1 x 1 tile computes it (same
+ * bits), all in one call, the weights prefetched 2 KiB ahead in address order */
+#define INFER__FMV(NAME, WVEC, ESZ)                                                                       static void NAME(int64_t K, const uint8_t *w, size_t ws, int64_t n, const uint8_t *x, float *out) {        for (int64_t i = 0; i < n; i++, w += ws) {                                                                __m512 acc = _mm512_setzero_ps();                                                                     int64_t k = 0;                                                                                        for (; k + 16 <= K; k += 16) {                                                                            if (((k * ESZ) & 63) == 0) _mm_prefetch((const char *)w + ESZ * k + 2048, _MM_HINT_T0);               acc = _mm512_fmadd_ps(WVEC(w, k, (__mmask16)0xFFFF), _mm512_loadu_ps((const float *)x + k), acc);         }                                                                                                     if (k < K) {                                                                                              const __mmask16 m = infer__tail_mask(K - k);                                                          acc = _mm512_fmadd_ps(WVEC(w, k, m), _mm512_maskz_loadu_ps(m, (const float *)x + k), acc);         }                                                                                                     out[i] = _mm512_reduce_add_ps(acc);                                                               }                                                                                                 }
+INFER__FMV(infer__fmv_f32, infer__wvec_f32, 4)
+INFER__FMV(infer__fmv_f16, infer__wvec_f16, 2)
+INFER__FMV(infer__fmv_bf16, infer__wvec_bf16, 2)
 #endif /* INFER__SIMD_AVX512 */
 
 #if defined(INFER__SIMD_AVX512) && defined(__AVX512VBMI__) && defined(__AVX512VNNI__)
@@ -5314,9 +5321,9 @@ static infer__tile infer__tile_for(infer_type t) {
     infer__tile k = { NULL, 0, 4, 4, 0, NULL };
 #if defined(INFER__SIMD_AVX512)
     if (t == INFER_TYPE_F32 || t == INFER_TYPE_F16 || t == INFER_TYPE_BF16) k.rows = 6;
-    if (t == INFER_TYPE_F32) k.fn = infer__ftile_f32;
-    if (t == INFER_TYPE_F16) k.fn = infer__ftile_f16;
-    if (t == INFER_TYPE_BF16) k.fn = infer__ftile_bf16;
+    if (t == INFER_TYPE_F32) { k.fn = infer__ftile_f32; k.mv = infer__fmv_f32; }
+    if (t == INFER_TYPE_F16) { k.fn = infer__ftile_f16; k.mv = infer__fmv_f16; }
+    if (t == INFER_TYPE_BF16) { k.fn = infer__ftile_bf16; k.mv = infer__fmv_bf16; }
 #endif
 #if defined(INFER__TILE_X4)
     if (t == INFER_TYPE_Q4_0) { k.fn = infer__qtile_q4_0; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q4_0; }
