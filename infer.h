@@ -6149,8 +6149,9 @@ static inline const float *infer__kv_row_f32(const infer_kv_view *kv, const void
 
 /* Ask for a cache row's hd values a few positions ahead: the rows a task reads are one
  * head's slice of each position (128 bytes of every kv_dim-wide row, possibly in another
- * page), a pattern the hardware prefetchers do not follow; without this, decode attention
- * waited on these loads most of its time (measured with perf at context 128-256). */
+ * page), a pattern the hardware prefetchers may not follow (perf showed the old attention
+ * loops stalled on these loads at context 128-256; the prefetch alone was within noise
+ * end to end, most of the gain came from the vector loops below). */
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 /* an asm statement: GCC 12 deleted these builtin prefetches as dead code here */
 #define INFER__PF(p) __asm__ __volatile__("prefetcht0 %0" : : "m"(*(const char *)(p)))
