@@ -1099,14 +1099,20 @@ static void infer__pool_publish(infer__pool *p, infer__task_fn fn, void *arg) {
     pthread_mutex_unlock(&p->mu);
 }
 
+/* wait (spinning, yielding now and then: a thread may have been descheduled) until *a ==
+ * value, with acquire ordering: what the threads that moved it wrote is then visible */
+static void infer__spin_until(atomic_int *a, int value) {
+    for (int i = 1; atomic_load_explicit(a, memory_order_acquire) != value; i++) {
+        INFER__PAUSE();
+        if ((i & 4095) == 0) sched_yield();
+    }
+}
+
 static void infer__pool_run(infer__pool *p, infer__task_fn fn, void *arg) {
     if (!p || p->n_threads == 1) { fn(arg, 0, 1); return; }
     infer__pool_publish(p, fn, arg);
     fn(arg, 0, p->n_threads);
-    for (int i = 1; atomic_load_explicit(&p->pending, memory_order_acquire) > 0; i++) {
-        INFER__PAUSE();
-        if ((i & 4095) == 0) sched_yield();        /* a worker may have been descheduled */
-    }
+    infer__spin_until(&p->pending, 0);
 }
 
 static void infer__pool_free(infer__pool *p) {
@@ -5951,10 +5957,7 @@ static void infer__matmul_task(void *arg, int ith, int nth) {
     if (j->prep.x) {                     /* the activations: every thread a share, then all wait */
         infer__prep_task(&j->prep, ith, nth);
         atomic_fetch_add_explicit(&j->prepped, 1, memory_order_release);
-        for (int i = 1; atomic_load_explicit(&j->prepped, memory_order_acquire) < nth; i++) {
-            INFER__PAUSE();
-            if ((i & 4095) == 0) sched_yield();    /* as in infer__pool_run */
-        }
+        infer__spin_until(&j->prepped, nth);
     }
     /* one token (decode): one weight row at a time, so the weights stream from memory in
      * address order, which the hardware prefetchers follow best (measured: 4 interleaved
@@ -6197,17 +6200,11 @@ typedef struct infer__attn_job {
     int rows, n_head, n_head_kv, head_dim; float scale;
     int heads;               /* query heads per task: the GQA group, or a part of it */
     int tokens;              /* query rows (tokens) per task */
-    float *scratch;          /* per thread: [tokens, heads, max_pos + 1] scores, then one converted cache row */
+    float *scratch;          /* per thread: [tokens, heads, max_pos + 1] scores, then INFER__ATTN_KROWS converted cache rows */
     size_t scratch_len;
     const size_t *rows_of;   /* [max_pos + 1]: cache row of each position (via the block table) */
 } infer__attn_job;
 
-/* One task: a run of `tokens` query rows x a run of `heads` query heads sharing a KV head.
- * Every cache row is read (and converted) once for all of them: a prompt's queries are
- * handled several at a time, as its matmuls are. For query row t, head h:
- *   o_th = sum_j softmax_j(q_th . k_j * scale) v_j   over cache positions j <= pos[t]
- * Each (t, h) sees the same operations in the same order as it would alone, so results do
- * not depend on how rows are grouped. */
 /* softmax of x[0..n-1] in place: e^(x - max) / sum. With AVX-512, 16 at a time with the
  * exp below (sums in 16 lanes, then one horizontal sum): a row's weights depend only on its
  * scores and n, never on how rows were batched. */
@@ -6236,19 +6233,19 @@ static void infer__softmax_inplace(float *x, int32_t n) {
 #if defined(INFER__SIMD_AVX512)
     __m512 m = _mm512_set1_ps(-INFINITY), acc = _mm512_setzero_ps();
     for (; p < n; p += 16) {
-        const __mmask16 k = (__mmask16)(n - p >= 16 ? 0xFFFF : (1u << (n - p)) - 1);
+        const __mmask16 k = infer__tail_mask(n - p);
         m = _mm512_mask_max_ps(m, k, m, _mm512_maskz_loadu_ps(k, x + p));
     }
     mx = _mm512_reduce_max_ps(m);
     for (p = 0; p < n; p += 16) {
-        const __mmask16 k = (__mmask16)(n - p >= 16 ? 0xFFFF : (1u << (n - p)) - 1);
+        const __mmask16 k = infer__tail_mask(n - p);
         const __m512 e = infer__exp512(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + p), _mm512_set1_ps(mx)));
         _mm512_mask_storeu_ps(x + p, k, e);
         acc = _mm512_mask_add_ps(acc, k, acc, e);
     }
     sum = _mm512_reduce_add_ps(acc);
     for (p = 0; p < n; p += 16) {
-        const __mmask16 k = (__mmask16)(n - p >= 16 ? 0xFFFF : (1u << (n - p)) - 1);
+        const __mmask16 k = infer__tail_mask(n - p);
         _mm512_mask_storeu_ps(x + p, k, _mm512_div_ps(_mm512_maskz_loadu_ps(k, x + p), _mm512_set1_ps(sum)));
     }
 #else
@@ -6284,7 +6281,7 @@ static inline void infer__attn_scores16(const float *q, const float *kt, int hd,
         const __m512 qc = _mm512_loadu_ps(q + c);
         INFER__UNROLL for (int i = 0; i < 16; i++) a[i] = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kt + (size_t)i * hd + c), a[i]);
     }
-    _mm512_mask_storeu_ps(s, (__mmask16)((1u << np) - 1), _mm512_mul_ps(infer__hsum16x16(a), _mm512_set1_ps(scale)));
+    _mm512_mask_storeu_ps(s, infer__tail_mask(np), _mm512_mul_ps(infer__hsum16x16(a), _mm512_set1_ps(scale)));
 }
 /* out[h][0..63] = sum over p < n of w[h][p] * V[p][col..col+63], for nh (1..4) heads whose
  * weights are w + h * wstride: each sum in p order with a multiply then an add, exactly
@@ -6318,6 +6315,12 @@ static void infer__attn_wv_avx512(const infer_kv_view *kv, const size_t *rows_of
 }
 #endif
 
+/* One task: a run of `tokens` query rows x a run of `heads` query heads sharing a KV head.
+ * Every cache row is read (and converted) once for all of them: a prompt's queries are
+ * handled several at a time, as its matmuls are. For query row t, head h:
+ *   o_th = sum_j softmax_j(q_th . k_j * scale) v_j   over cache positions j <= pos[t]
+ * Each (t, h) sees the same operations in the same order as it would alone, so results do
+ * not depend on how rows are grouped. */
 static void infer__attn_task(void *arg, int ith, int nth) {
     infer__attn_job *j = (infer__attn_job *)arg;
     const infer_kv_view *kv = j->kv;
