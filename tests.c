@@ -1615,16 +1615,14 @@ static void test_attention_kernel(void) {
  * one matmul per weight: fast and precise, 1 and 2 threads, decode and prompt rows, a set
  * of one type (one job) and a set that mixes types (one job each) */
 static infer_tensor mmn_tensor(infer__rng *r, infer_type t, int64_t K, int64_t N) {
-    const size_t rb = infer_type_row_size(t, K);
-    uint8_t *d = malloc(rb * (size_t)N);
-    float *tmp = malloc(sizeof(float) * (size_t)K);
-    for (int64_t n = 0; n < N; n++) {
-        for (int64_t k = 0; k < K; k++) tmp[k] = (float)infer__rng_uniform(r) * 2 - 1;
-        if (t == INFER_TYPE_F32) memcpy(d + rb * (size_t)n, tmp, rb);
-        else infer__type(t)->quant(tmp, d + rb * (size_t)n, K);
-    }
-    free(tmp);
-    infer_tensor w = { "w", t, 2, { K, N, 1, 1 }, d, rb * (size_t)N, 1.0f };
+    const size_t bytes = infer_type_row_size(t, K) * (size_t)N;
+    float *f = malloc(sizeof(float) * (size_t)(K * N));
+    void *d = malloc(bytes);
+    infer_error err;
+    qw_fill(r, f, (size_t)(K * N), -1, 1);
+    CHECK(infer_quantize(t, f, d, K * N, &err) == INFER_OK);
+    free(f);
+    infer_tensor w = { "w", t, 2, { K, N, 1, 1 }, d, bytes, 1.0f };
     return w;
 }
 static void test_matmul_n(void) {
