@@ -4248,6 +4248,17 @@ static const char *backend_models[] = {
 };
 #define N_BACKEND_MODELS (int)(sizeof backend_models / sizeof backend_models[0])
 
+/* backend model i, loaded: NULL when its file is absent, or (a failed check) when it does
+ * not load; *found counts the files present */
+static infer_model *backend_model(int i, int *found) {
+    if (!file_exists(backend_models[i])) return NULL;
+    ++*found;
+    infer_model *m;
+    infer_error err;
+    if (infer_model_load(&m, backend_models[i], NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", backend_models[i], err.msg); return NULL; }
+    return m;
+}
+
 /* logits of 20 prompt tokens and 3 decode steps on a backend (precise = 2: precise, with the
  * prompt in chunks of 7 tokens, so the block table grows between chunks) */
 static float *backend_logits(infer_model *m, const infer_kernels *k, int precise, infer_error *err) {
@@ -4274,11 +4285,9 @@ static float *backend_logits(infer_model *m, const infer_kernels *k, int precise
 static void test_backend_fake_device(void) {
     int found = 0;
     for (int i = 0; i < N_BACKEND_MODELS; i++) {
-        if (!file_exists(backend_models[i])) continue;
-        found++;
-        infer_model *m;
+        infer_model *m = backend_model(i, &found);
+        if (!m) continue;
         infer_error err;
-        if (infer_model_load(&m, backend_models[i], NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", backend_models[i], err.msg); continue; }
         const infer_kernels *k = fake_device();
         const int V = infer_model_config(m)->n_vocab;
         for (int precise = 0; precise < 3; precise++) {
@@ -4442,11 +4451,9 @@ static void test_gpu_diff_models(void) {
     if (!k) return;
     int found = 0;
     for (int i = 0; i < N_BACKEND_MODELS; i++) {
-        if (!file_exists(backend_models[i])) continue;
-        found++;
-        infer_model *m;
+        infer_model *m = backend_model(i, &found);
+        if (!m) continue;
         infer_error err;
-        if (infer_model_load(&m, backend_models[i], NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", backend_models[i], err.msg); continue; }
         printf("    %s\n", backend_models[i]);
         int lines = 0;
         const int rc = infer_backend_diff(k, m, 12, INFER_DIFF_MODEL, diff_print_all, &lines, &err);
