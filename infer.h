@@ -500,6 +500,9 @@ typedef struct infer_rope {
     const float *freq_factors; /* [n_rot/2] divisors of theta (llama-3.1 rope_freqs), or NULL */
     float ext_factor, attn_factor, beta_fast, beta_slow; /* YaRN; ext_factor 0 = off */
     int32_t n_ctx_orig;
+    int32_t rot_first;      /* the first rotated dim of a head: 0, or head_dim - n_rot when rope
+                               covers the last dims (deepseek4) */
+    int32_t inverse;        /* 1: rotate by -theta (undo the rotation at that position) */
 } infer_rope;
 
 typedef struct infer_kv_view {       /* what attention needs to read one sequence's cache */
@@ -549,11 +552,13 @@ typedef struct infer_kernels {
      * `sections` (interleaved multi-axis rope); pos: [4, rows] */
     void (*rope_multi)(void *ctx, float *x, int rows, int n_heads, int head_dim, const int32_t *pos,
                        const infer_rope *r, const int32_t *sections);
-    /* router: probs = softmax (gating 1) or sigmoid (gating 2) of logits [rows, n_expert];
-     * ids/weights [rows, n_used] = the top n_used probs, renormalised to sum 1 when `norm`,
-     * times `scale` */
+    /* router: probs = softmax (gating 1), sigmoid (gating 2) or sqrt(softplus) (gating 4) of
+     * logits [rows, n_expert]; ids [rows, n_used] = the n_used largest probs + bias (bias
+     * [n_expert] or NULL; it only selects), or, with ids_given, the ids already there (hash
+     * routing); weights [rows, n_used] = their probs, renormalised to sum 1 when `norm`, times
+     * `scale` */
     void (*moe_route)(void *ctx, int32_t *ids, float *weights, const float *logits, int rows, int n_expert,
-                      int n_used, int gating, int norm, float scale);
+                      int n_used, int gating, int norm, float scale, const float *bias, int ids_given);
     /* out[r, s, :] = W[ids[r, s]] x[r or (r, s)]  for each of the n_used slots s;
      * W = w with ne = {K, N, n_expert}; x: [rows, K], or [rows, n_used, K] when x_per_slot */
     void (*matmul_id)(void *ctx, float *out, const infer_tensor *w, const float *x, const int32_t *ids,
@@ -577,8 +582,9 @@ typedef struct infer_kernels {
     void (*deltanet_chunked)(void *ctx, float *out, const float *q, const float *k, const float *v, const float *g,
                              const float *beta, float *state, int rows, int n_k, int n_v, int d_k, int d_v, float scale);
     /* --- device backends --- */
-    /* out = act(gate) * up, act = INFER_ACT_SILU (swiglu above) or INFER_ACT_RELU2 (max(z, 0)^2) */
-    void (*glu)(void *ctx, float *out, const float *gate, const float *up, int64_t n, int act);
+    /* out = act(gate) * up, act = INFER_ACT_SILU (swiglu above) or INFER_ACT_RELU2 (max(z, 0)^2);
+     * limit > 0 clamps first: gate = min(gate, limit), up = clamp(up, -limit, limit) */
+    void (*glu)(void *ctx, float *out, const float *gate, const float *up, int64_t n, int act, float limit);
     /* a context: one per session, one more per model for its uploaded weights */
     infer_status (*ctx_create)(void **ctx, int n_threads, int precise, infer_error *err);
     void (*ctx_free)(void *ctx);
@@ -594,6 +600,42 @@ typedef struct infer_kernels {
     /* optional (NULL: the forward pass calls matmul n times): out[m] = W_m x for n (<= 4)
      * weights that read the same x [rows, K], e.g. a layer's q, k and v, in one go */
     void (*matmul_n)(void *ctx, int n, float *const *out, const infer_tensor *const *w, const float *x, int rows);
+    /* --- deepseek4 (DeepSeek-V4): hyper-connections and compressed sparse attention. A model
+     * of that family needs all five; other models never call them (see >>deepseek4). --- */
+    /* Hyper-connections before a block. x: [rows, n_hc, dim], the n_hc residual streams;
+     * mix: [rows, n_mix], the matmul of the block's hc_fn with RMS(x) over all n_hc*dim values;
+     * base: [n_mix]; scale: [3].  u[r] = sum_i pre_i x[r, i]  with
+     *   pre_i = sigmoid(mix_i scale[0] + base_i) + eps                          i < n_hc
+     * and, when pc is given ([rows, n_hc + n_hc^2]), the mixes hc_post uses:
+     *   post_i = 2 sigmoid(mix_{n_hc+i} scale[1] + base_{n_hc+i})
+     *   C = Sinkhorn(softmax over d of (mix_{2n_hc + s n_hc + d} scale[2] + base_..) + eps)   [s, d]
+     * pc NULL: the head's collapse (n_mix = n_hc, only pre). */
+    void (*hc_pre)(void *ctx, float *u, float *pc, const float *mix, const float *x, const float *base, const float *scale,
+                   int rows, int dim, int n_hc, int sinkhorn_iters, float eps);
+    /* Hyper-connections after a block, in place: x[r, d] = post_d h[r] + sum_s C[s, d] x[r, s]
+     * (x: [rows, n_hc, dim], h: [rows, dim], pc from hc_pre) */
+    void (*hc_post)(void *ctx, float *x, const float *h, const float *pc, int rows, int dim, int n_hc);
+    /* KV compressor: softmax pooling of `ratio` consecutive tokens into one entry, channel by
+     * channel. kv, gate: [rows, coff*dim] (coff = 2 when `overlap`, else 1); ape: [ratio, coff*dim];
+     * pos: the rows' positions, consecutive. Each row whose window closes (pos % ratio ==
+     * ratio-1) appends one entry [dim] to `entries`, in row order. Windows span chunks: state
+     * ([2, 3, dim], zeroed for a new sequence) carries the open windows' running softmax. */
+    void (*compress)(void *ctx, float *entries, float *state, const float *kv, const float *gate, const float *ape,
+                     const int32_t *pos, int rows, int dim, int ratio, int overlap);
+    /* Lightning indexer: for query row r, the compressed entries s < (pos[r]+1)/ratio are
+     * scored  scale * sum_h w[r, h] relu(q[r, h] . keys[s])  (q: [rows, n_head, head_dim], w:
+     * [rows, n_head], keys: the indexer's key cache, one head of head_dim); sel[r, 0..n_sel[r])
+     * = the top_k best (all when fewer are visible; ties: the lower index), ascending. */
+    void (*indexer_topk)(void *ctx, int32_t *sel, int32_t *n_sel, const float *q, const float *w, const infer_kv_view *keys,
+                         const int32_t *pos, int rows, int n_head, int head_dim, int ratio, int top_k, float scale);
+    /* Attention with one shared K=V head over a sliding window plus compressed entries:
+     * query row r, head h attends to the cache positions pos[r]-window < j <= pos[r] (window 0:
+     * all) of kv, and to compressed entries of comp (ratio > 0): the ones listed in sel[r,
+     * 0..n_sel[r]) (rows top_k apart), or, sel NULL, every visible one (s < (pos[r]+1)/ratio).
+     * sinks [n_head] (or NULL): a logit per head in the softmax's denominator with no value. */
+    void (*attention_sparse)(void *ctx, float *out, const float *q, const infer_kv_view *kv, const int32_t *pos, int rows,
+                             int n_head, int head_dim, float scale, int window, const float *sinks,
+                             const infer_kv_view *comp, int ratio, const int32_t *sel, const int32_t *n_sel, int top_k);
 } infer_kernels;
 /* Memory that stays on the host whatever the backend: the kernel table itself, the tensor
  * structs (only their `data` is backend memory), infer_rope (its freq_factors *is* backend
@@ -651,6 +693,16 @@ typedef struct infer_config {
     int32_t ssm_n_group;         /* n_k: key heads */
     int32_t ssm_dt_rank;         /* n_v: value heads */
     int32_t ssm_d_inner;         /* n_v * d_v */
+    /* deepseek4 (DeepSeek-V4; per-layer compress ratios and clamps are in the layers) */
+    int32_t q_lora_rank;         /* rank of the low-rank query: q = W_qb RMSNorm(W_qa x) */
+    int32_t sliding_window;      /* raw keys a query sees (itself included); 0 = all */
+    int32_t n_hc;                /* hyper-connection streams of the residual (0: one plain stream) */
+    int32_t hc_sinkhorn_iters;
+    float hc_eps;
+    float compress_rope_base;    /* rope theta of the layers with compressed entries */
+    int32_t n_hash_layers;       /* the first n_hash_layers layers route by token id */
+    int32_t idx_n_head, idx_head_dim, idx_top_k;   /* the lightning indexer */
+    int32_t o_groups, o_lora_rank;                  /* grouped low-rank output projection */
 } infer_config;
 
 typedef struct infer_model_params {
@@ -740,6 +792,10 @@ void infer_session_free(infer_session *s);
 void infer_session_reset(infer_session *s);           /* forget all tokens */
 int32_t infer_session_n_past(const infer_session *s);
 int32_t infer_session_n_ctx(const infer_session *s);
+/* Bytes of cache the session holds for one layer (-1: all layers): its KV blocks in use,
+ * compressed entries and recurrent state. A sliding-window layer's stays bounded as the
+ * sequence grows; a full-attention layer's grows with it. */
+size_t infer_session_cache_bytes(const infer_session *s, int layer);
 /* Feed n tokens at the next positions. logits: NULL, or room for n*n_vocab floats when
  * all_logits is set (one row per token), else n_vocab floats for the last token. */
 infer_status infer_eval(infer_session *s, const int32_t *tokens, int n, float *logits, int all_logits, infer_error *err);
@@ -1307,6 +1363,11 @@ static inline void infer__min_max(const float *x, int n, float *mn, float *mx) {
  * =================================================================================== */
 
 static void infer__dequant_f32(const void *src, float *dst, int64_t n) { memcpy(dst, src, (size_t)n * 4); }
+/* I32 is not a weight type: it holds integer tables (deepseek4's token -> experts map). It
+ * converts to float for display and tests; no matmul reads it. */
+static void infer__dequant_i32(const void *src, float *dst, int64_t n) {
+    for (int64_t i = 0; i < n; i++) { int32_t v; memcpy(&v, (const uint8_t *)src + 4 * i, 4); dst[i] = (float)v; }
+}
 static void infer__quant_f32(const float *src, void *dst, int64_t n) { memcpy(dst, src, (size_t)n * 4); }
 static float infer__dot_f32(int64_t n, const void *w, const void *x) {
     const float *a = (const float *)w, *b = (const float *)x;
@@ -3656,6 +3717,7 @@ static const infer__type_traits infer__traits[INFER_TYPE_COUNT] = {
  * 32-blocks -> Q8_0 (Q8_1 with an offset m), 256-blocks -> Q8_K, 64/128-blocks ->
  * 2 or 4 Q8_0 blocks, float types -> plain f32. I2_S is not here (tensor-level scale). */
 [INFER_TYPE_F32]   = { "f32",   1,                  4, infer__dequant_f32,   infer__quant_f32,   infer__dot_f32,   INFER_TYPE_F32  },
+[INFER_TYPE_I32]   = { "i32",   1,                  4, infer__dequant_i32,   NULL,               NULL,             INFER_TYPE_F32  },
 [INFER_TYPE_F16]   = { "f16",   1,                  2, infer__dequant_f16,   infer__quant_f16,   infer__dot_f16,   INFER_TYPE_F32  },
 [INFER_TYPE_BF16]  = { "bf16",  1,                  2, infer__dequant_bf16,  infer__quant_bf16,  infer__dot_bf16,  INFER_TYPE_F32  },
 [INFER_TYPE_Q4_0]  = { "q4_0",  INFER_QK4_0,       18, infer__dequant_q4_0,  infer__quant_q4_0,  infer__dot_q4_0,  INFER_TYPE_Q8_0 },
@@ -5796,7 +5858,8 @@ static void *infer__cpu_alloc(void *ctx, size_t bytes) { (void)ctx; return infer
 static void infer__cpu_free(void *ctx, void *p) { (void)ctx; INFER_FREE(p); }
 static infer_status infer__cpu_copy(void *ctx, void *dst, const void *src, size_t bytes) { (void)ctx; memcpy(dst, src, bytes); return INFER_OK; }
 static infer_status infer__cpu_sync(void *ctx) { (void)ctx; return INFER_OK; }
-static int infer__cpu_supports_type(infer_type t) { return infer_type_block(t) != 0; }
+/* every type with a dequantizer, except the integer tables (no matmul reads those) */
+static int infer__cpu_supports_type(infer_type t) { return infer_type_block(t) != 0 && t != INFER_TYPE_I32; }
 
 /* dequantize row `r` of a 2-D weight tensor (ne = {K, N}), times the tensor's scale (I2_S's
  * per-tensor scale, or a BitNet `.scale` tensor folded in at load; 1 for everything else) */
@@ -6048,7 +6111,8 @@ static float infer__yarn_corr_dim(int n_rot, int n_ctx_orig, float beta, float b
     return (float)(n_rot * log((double)n_ctx_orig / (beta * 2 * M_PI)) / (2 * log((double)base)));
 }
 
-/* RoPE: rotate each pair of a head's first n_rot dims by theta_i = pos * base^(-2i/n_rot),
+/* RoPE: rotate each pair of a head's n_rot dims (the first ones, or those from rot_first on)
+ * by theta_i = pos * base^(-2i/n_rot) (by -theta_i when `inverse`),
  * divided by freq_factors[i] when given (llama-3.1), interpolated by freq_scale (linear /
  * YaRN). Pairs are (2i, 2i+1) in the GGUF llama layout (its converter permuted q/k rows
  * to make that equal to the rotate-half form), (i, i + n_rot/2) in the NeoX layout.
@@ -6091,9 +6155,9 @@ static void infer__rope_apply(float *x, int rows, int n_heads, int head_dim, con
                 theta = theta * (1 - ramp) + theta_base * ramp;
                 mscale *= 1 + 0.1 * log(1 / rp->freq_scale);
             }
-            const float cs = (float)(cos(theta) * mscale), sn = (float)(sin(theta) * mscale);
+            const float cs = (float)(cos(theta) * mscale), sn = (float)(sin(theta) * mscale) * (rp->inverse ? -1.0f : 1.0f);
             for (int h = 0; h < n_heads; h++) {
-                float *v = x + ((size_t)r * n_heads + h) * head_dim;
+                float *v = x + ((size_t)r * n_heads + h) * head_dim + rp->rot_first;
                 const int a = rp->neox ? i : 2 * i, b = rp->neox ? i + half : 2 * i + 1;
                 const float x0 = v[a], x1 = v[b];
                 v[a] = x0 * cs - x1 * sn;
@@ -6117,17 +6181,20 @@ static size_t infer__kv_row(const infer_kv_view *kv, int32_t p) {
     return (size_t)kv->block_table[p / kv->block_size] * kv->block_size + p % kv->block_size;
 }
 
+/* cache rows pos[r] <- k[r] (and v[r]; v NULL: a cache whose values are its keys) */
 static void infer__cpu_kv_store(void *ctx, const infer_kv_view *kv, const float *k, const float *v, const int32_t *pos, int rows) {
     (void)ctx;
     for (int r = 0; r < rows; r++) {
         const size_t off = infer__kv_row(kv, pos[r]) * kv->kv_dim;
-        const float *kr = k + (size_t)r * kv->kv_dim, *vr = v + (size_t)r * kv->kv_dim;
-        if (kv->type == INFER_TYPE_F16) {
-            infer_half *kd = (infer_half *)kv->k + off, *vd = (infer_half *)kv->v + off;
-            for (int i = 0; i < kv->kv_dim; i++) { kd[i] = infer__fp32_to_fp16(kr[i]); vd[i] = infer__fp32_to_fp16(vr[i]); }
-        } else {
-            memcpy((float *)kv->k + off, kr, (size_t)kv->kv_dim * sizeof(float));
-            memcpy((float *)kv->v + off, vr, (size_t)kv->kv_dim * sizeof(float));
+        for (int pass = 0; pass < (v ? 2 : 1); pass++) {
+            const float *src = (pass ? v : k) + (size_t)r * kv->kv_dim;
+            void *pool = pass ? kv->v : kv->k;
+            if (kv->type == INFER_TYPE_F16) {
+                infer_half *d = (infer_half *)pool + off;
+                for (int i = 0; i < kv->kv_dim; i++) d[i] = infer__fp32_to_fp16(src[i]);
+            } else {
+                memcpy((float *)pool + off, src, (size_t)kv->kv_dim * sizeof(float));
+            }
         }
     }
 }
@@ -6419,13 +6486,18 @@ static void infer__cpu_swiglu(void *ctx, float *out, const float *gate, const fl
 
 /* Gated linear unit with the activation `act` (INFER__ACT_*): out = act(gate) * up.
  *   SiLU:   act(z) = z / (1 + e^-z)                  (SwiGLU)
- *   ReLU^2: act(z) = max(z, 0)^2                     (BitNet b1.58-2B-4T's "relu2") */
+ *   ReLU^2: act(z) = max(z, 0)^2                     (BitNet b1.58-2B-4T's "relu2")
+ * With limit L > 0 (DeepSeek-V4's clamped SwiGLU) the inputs are clamped first:
+ *   out = act(min(gate, L)) * clamp(up, -L, L) */
 enum { INFER__ACT_SILU = 0, INFER__ACT_RELU2 = 1 };
-static void infer__cpu_glu(void *ctx, float *out, const float *gate, const float *up, int64_t n, int act) {
-    if (act == INFER__ACT_SILU) { infer__cpu_swiglu(ctx, out, gate, up, n); return; }
+static void infer__cpu_glu(void *ctx, float *out, const float *gate, const float *up, int64_t n, int act, float limit) {
+    if (limit <= 0 && act == INFER__ACT_SILU) { infer__cpu_swiglu(ctx, out, gate, up, n); return; }
     for (int64_t i = 0; i < n; i++) {
-        const float r = gate[i] > 0 ? gate[i] : 0.0f;
-        out[i] = r * r * up[i];
+        float g = gate[i], u = up[i];
+        if (limit > 0) { g = fminf(g, limit); u = fminf(fmaxf(u, -limit), limit); }
+        if (act == INFER__ACT_SILU) { out[i] = g / (1.0f + expf(-g)) * u; continue; }
+        const float r = g > 0 ? g : 0.0f;
+        out[i] = r * r * u;
     }
 }
 
@@ -6461,17 +6533,24 @@ static void infer__cpu_l2norm(void *ctx, float *x, int rows, int dim, float eps)
  * A router scores the experts for each token; the token goes through the n_used best and
  * their outputs are mixed with the router's weights:
  *   p = softmax(W_router h)                       [n_expert]
- *   S = the n_used largest p (ties: lower id)      w_e = p_e (/ sum_S p when renormalised)
+ *       (or sigmoid, or sqrt(softplus) for DeepSeek-V4, per expert_gating_func)
+ *   S = the n_used largest p + bias (ties: lower id; bias only steers the choice, DeepSeek's
+ *       load balancing), or the experts a table gives the token id (hash routing)
+ *   w_e = p_e (/ sum_S p when renormalised) * scale
  *   y = sum_{e in S} w_e * W_down_e( silu(W_gate_e h) * (W_up_e h) ) */
+enum { INFER__GATING_SOFTMAX = 1, INFER__GATING_SIGMOID = 2, INFER__GATING_SQRT_SOFTPLUS = 4 };
+static inline float infer__softplus(float z) { return z > 20.0f ? z : log1pf(expf(z)); }
 static void infer__cpu_moe_route(void *ctx, int32_t *ids, float *weights, const float *logits, int rows, int n_expert,
-                                 int n_used, int gating, int norm, float scale) {
+                                 int n_used, int gating, int norm, float scale, const float *bias, int ids_given) {
     (void)ctx;
     float *p = (float *)INFER_MALLOC((size_t)n_expert * sizeof(float));
     if (!p) return;
     for (int r = 0; r < rows; r++) {
         const float *l = logits + (size_t)r * n_expert;
-        if (gating == 2) {
+        if (gating == INFER__GATING_SIGMOID) {
             for (int e = 0; e < n_expert; e++) p[e] = infer__sigmoid(l[e]);
+        } else if (gating == INFER__GATING_SQRT_SOFTPLUS) {
+            for (int e = 0; e < n_expert; e++) p[e] = sqrtf(infer__softplus(l[e]));
         } else {
             float mx = -INFINITY;
             for (int e = 0; e < n_expert; e++) mx = fmaxf(mx, l[e]);
@@ -6482,17 +6561,19 @@ static void infer__cpu_moe_route(void *ctx, int32_t *ids, float *weights, const 
         int32_t *id = ids + (size_t)r * n_used;
         float *w = weights + (size_t)r * n_used, wsum = 0;
         for (int s = 0; s < n_used; s++) {           /* selection: n_used passes of argmax */
-            int best = -1;
-            for (int e = 0; e < n_expert; e++) {
+            int best = ids_given ? id[s] : -1;
+            for (int e = 0; e < n_expert && !ids_given; e++) {
                 int taken = 0;
                 for (int u = 0; u < s; u++) taken |= id[u] == e;
-                if (!taken && (best < 0 || p[e] > p[best])) best = e;
+                const float v = bias ? p[e] + bias[e] : p[e];
+                if (!taken && (best < 0 || v > (bias ? p[best] + bias[best] : p[best]))) best = e;
             }
             id[s] = best;
             w[s] = p[best];
             wsum += p[best];
         }
-        for (int s = 0; s < n_used; s++) w[s] = (norm ? w[s] / wsum : w[s]) * scale;
+        /* + 1e-20: a sum that underflowed to 0 gives weights 0, not NaN */
+        for (int s = 0; s < n_used; s++) w[s] = (norm ? w[s] / (wsum + 1e-20f) : w[s]) * scale;
     }
     INFER_FREE(p);
 }
@@ -6763,6 +6844,247 @@ static void infer__cpu_deltanet_chunked(void *ctx, float *out, const float *q, c
     INFER_FREE(j.scratch);
 }
 
+/* ---- deepseek4: hyper-connections, the KV compressor, the indexer, sparse attention ----
+ * The maths of each op is in its table entry (>>api-kernels) and, as a whole, at >>deepseek4.
+ * Every op here is plain loops over rows; the attention and the indexer spread their query
+ * rows over the pool. */
+#define INFER__MAX_HC 16
+
+/* pre, post and the Sinkhorn-normalised C of one token, from its mixes */
+static void infer__hc_mixes(const float *m, const float *base, const float *scale, int n_hc, int iters, float eps,
+                            float *pre, float *post, float *C) {
+    for (int i = 0; i < n_hc; i++) pre[i] = infer__sigmoid(m[i] * scale[0] + base[i]) + eps;
+    if (!post) return;
+    for (int i = 0; i < n_hc; i++) post[i] = 2.0f * infer__sigmoid(m[n_hc + i] * scale[1] + base[n_hc + i]);
+    for (int s = 0; s < n_hc; s++) {            /* softmax over the destinations of source s */
+        float *c = C + s * n_hc, mx = -INFINITY, sum = 0;
+        for (int d = 0; d < n_hc; d++) { c[d] = m[2 * n_hc + s * n_hc + d] * scale[2] + base[2 * n_hc + s * n_hc + d]; mx = fmaxf(mx, c[d]); }
+        for (int d = 0; d < n_hc; d++) { c[d] = expf(c[d] - mx); sum += c[d]; }
+        for (int d = 0; d < n_hc; d++) c[d] = c[d] / sum + eps;
+    }
+    /* Sinkhorn: columns to sum 1, then (iters - 1) times rows, then columns again */
+    for (int it = 0; it < iters; it++) {
+        for (int pass = it == 0 ? 1 : 0; pass < 2; pass++) {
+            for (int a = 0; a < n_hc; a++) {    /* pass 0: row a (sum over d); pass 1: column a (sum over s) */
+                float sum = 0;
+                for (int b = 0; b < n_hc; b++) sum += pass ? C[b * n_hc + a] : C[a * n_hc + b];
+                for (int b = 0; b < n_hc; b++) {
+                    float *v = pass ? &C[b * n_hc + a] : &C[a * n_hc + b];
+                    *v = *v / (sum + eps);
+                }
+            }
+        }
+    }
+}
+
+static void infer__cpu_hc_pre(void *ctx, float *u, float *pc, const float *mix, const float *x, const float *base, const float *scale,
+                              int rows, int dim, int n_hc, int iters, float eps) {
+    (void)ctx;
+    const int n_mix = pc ? n_hc * (2 + n_hc) : n_hc;
+    assert(n_hc <= INFER__MAX_HC);
+    for (int r = 0; r < rows; r++) {
+        float pre[INFER__MAX_HC];
+        float *post = pc ? pc + (size_t)r * (n_hc + n_hc * n_hc) : NULL;
+        infer__hc_mixes(mix + (size_t)r * n_mix, base, scale, n_hc, iters, eps, pre, post, post ? post + n_hc : NULL);
+        const float *xr = x + (size_t)r * n_hc * dim;
+        float *ur = u + (size_t)r * dim;
+        for (int e = 0; e < dim; e++) {
+            float acc = pre[0] * xr[e];
+            for (int i = 1; i < n_hc; i++) acc += pre[i] * xr[(size_t)i * dim + e];
+            ur[e] = acc;
+        }
+    }
+}
+
+static void infer__cpu_hc_post(void *ctx, float *x, const float *h, const float *pc, int rows, int dim, int n_hc) {
+    (void)ctx;
+    assert(n_hc <= INFER__MAX_HC);
+    for (int r = 0; r < rows; r++) {
+        const float *post = pc + (size_t)r * (n_hc + n_hc * n_hc), *C = post + n_hc;
+        float *xr = x + (size_t)r * n_hc * dim;
+        const float *hr = h + (size_t)r * dim;
+        for (int e = 0; e < dim; e++) {
+            float old[INFER__MAX_HC];
+            for (int s = 0; s < n_hc; s++) old[s] = xr[(size_t)s * dim + e];
+            for (int d = 0; d < n_hc; d++) {
+                float acc = post[d] * hr[e];
+                for (int s = 0; s < n_hc; s++) acc += C[s * n_hc + d] * old[s];
+                xr[(size_t)d * dim + e] = acc;
+            }
+        }
+    }
+}
+
+/* One slot into a channel's running softmax (max m, sum s, weighted sum a): an empty
+ * accumulator has s == 0 (the largest term always adds e^0 = 1). */
+static inline void infer__pool_add(float *m, float *s, float *a, float v, float score) {
+    if (*s == 0) { *m = score; *s = 1; *a = v; return; }
+    if (score > *m) {
+        const float f = expf(*m - score);
+        *s = *s * f + 1;
+        *a = *a * f + v;
+        *m = score;
+    } else {
+        const float e = expf(score - *m);
+        *s += e;
+        *a += e * v;
+    }
+}
+
+static void infer__cpu_compress(void *ctx, float *entries, float *state, const float *kv, const float *gate, const float *ape,
+                                const int32_t *pos, int rows, int dim, int ratio, int overlap) {
+    (void)ctx;
+    const int W = overlap ? 2 * dim : dim;
+    float *cur = state, *next = state + 3 * (size_t)dim;        /* each: max [dim] | sum [dim] | acc [dim] */
+    int n_out = 0;
+    for (int r = 0; r < rows; r++) {
+        const int off = pos[r] % ratio;
+        const float *kr = kv + (size_t)r * W, *gr = gate + (size_t)r * W, *ar = ape + (size_t)off * W;
+        const int hi = overlap ? dim : 0;                       /* this window's own half */
+        for (int c = 0; c < dim; c++) {
+            infer__pool_add(cur + c, cur + dim + c, cur + 2 * dim + c, kr[hi + c], gr[hi + c] + ar[hi + c]);
+            if (overlap) infer__pool_add(next + c, next + dim + c, next + 2 * dim + c, kr[c], gr[c] + ar[c]);
+        }
+        if (off != ratio - 1) continue;
+        float *e = entries + (size_t)n_out++ * dim;
+        for (int c = 0; c < dim; c++) e[c] = cur[2 * dim + c] / cur[dim + c];
+        if (overlap) memcpy(cur, next, 3 * (size_t)dim * sizeof(float));
+        memset(overlap ? next : cur, 0, 3 * (size_t)dim * sizeof(float));
+    }
+}
+
+/* ---- the lightning indexer ---- */
+typedef struct infer__idx_job {
+    int32_t *sel, *n_sel; const float *q, *w; const infer_kv_view *keys; const int32_t *pos;
+    int rows, n_head, head_dim, ratio, top_k; float scale;
+    float *scratch; size_t scratch_len;          /* per thread: scores, heap, one key row */
+} infer__idx_job;
+
+/* a worse than b: a lower score, or the same score at a higher index (the lower one wins ties) */
+static inline int infer__idx_worse(float sa, int32_t ia, float sb, int32_t ib) { return sa < sb || (sa == sb && ia > ib); }
+
+static int infer__cmp_i32(const void *a, const void *b) {
+    const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void infer__idx_task(void *arg, int ith, int nth) {
+    const infer__idx_job *j = (const infer__idx_job *)arg;
+    const int k = j->top_k, hd = j->head_dim;
+    float *score = j->scratch + (size_t)ith * j->scratch_len, *tmp = score + (j->scratch_len - (size_t)hd);
+    int32_t *heap = (int32_t *)(tmp - k);             /* k indices, the worst at heap[0] */
+    for (int r = ith; r < j->rows; r += nth) {
+        const int32_t n_vis = (j->pos[r] + 1) / j->ratio;
+        int32_t *sel = j->sel + (size_t)r * k;
+        if (n_vis <= k) {
+            for (int32_t s = 0; s < n_vis; s++) sel[s] = s;
+            j->n_sel[r] = n_vis;
+            continue;
+        }
+        const float *q = j->q + (size_t)r * j->n_head * hd, *w = j->w + (size_t)r * j->n_head;
+        int n = 0;
+        for (int32_t s = 0; s < n_vis; s++) {
+            const float *key = infer__kv_row_f32(j->keys, j->keys->k, infer__kv_row(j->keys, s), 0, hd, tmp);
+            float acc = 0;
+            for (int h = 0; h < j->n_head; h++) acc += w[h] * fmaxf(infer__dot_f32_16(q + (size_t)h * hd, key, hd), 0.0f);
+            score[s] = acc * j->scale;
+            /* keep the k best in a heap whose root is the worst kept */
+            if (n < k) {
+                int i = n++;
+                heap[i] = s;
+                while (i > 0 && infer__idx_worse(score[heap[i]], heap[i], score[heap[(i - 1) / 2]], heap[(i - 1) / 2])) {
+                    const int32_t t = heap[i]; heap[i] = heap[(i - 1) / 2]; heap[(i - 1) / 2] = t; i = (i - 1) / 2;
+                }
+            } else if (infer__idx_worse(score[heap[0]], heap[0], score[s], s)) {
+                int i = 0;
+                heap[0] = s;
+                for (;;) {
+                    int m = i;
+                    const int a = 2 * i + 1, b = 2 * i + 2;
+                    if (a < k && infer__idx_worse(score[heap[a]], heap[a], score[heap[m]], heap[m])) m = a;
+                    if (b < k && infer__idx_worse(score[heap[b]], heap[b], score[heap[m]], heap[m])) m = b;
+                    if (m == i) break;
+                    const int32_t t = heap[i]; heap[i] = heap[m]; heap[m] = t; i = m;
+                }
+            }
+        }
+        memcpy(sel, heap, (size_t)k * sizeof(int32_t));
+        qsort(sel, (size_t)k, sizeof(int32_t), infer__cmp_i32);
+        j->n_sel[r] = k;
+    }
+}
+
+static void infer__cpu_indexer_topk(void *ctx, int32_t *sel, int32_t *n_sel, const float *q, const float *w, const infer_kv_view *keys,
+                                    const int32_t *pos, int rows, int n_head, int head_dim, int ratio, int top_k, float scale) {
+    infer__cpu_ctx *c = (infer__cpu_ctx *)ctx;
+    int32_t maxp = 0;
+    for (int r = 0; r < rows; r++) maxp = pos[r] > maxp ? pos[r] : maxp;
+    infer__idx_job j = { sel, n_sel, q, w, keys, pos, rows, n_head, head_dim, ratio, top_k, scale, NULL, 0 };
+    j.scratch_len = (size_t)((maxp + 1) / ratio + 1) + (size_t)top_k + (size_t)head_dim;
+    j.scratch = (float *)INFER_MALLOC((size_t)c->n_threads * j.scratch_len * sizeof(float));
+    if (!j.scratch) {                        /* out of memory: select nothing rather than garbage */
+        for (int r = 0; r < rows; r++) n_sel[r] = 0;
+        return;
+    }
+    infer__pool_run(c->pool, infer__idx_task, &j);
+    INFER_FREE(j.scratch);
+}
+
+/* ---- attention over a sliding window plus compressed entries ---- */
+typedef struct infer__sparse_job {
+    float *out; const float *q; const infer_kv_view *kv, *comp; const int32_t *pos, *sel, *n_sel;
+    int rows, n_head, head_dim, window, ratio, top_k; float scale; const float *sinks;
+    float *scratch; size_t scratch_len;          /* per thread: scores, then one converted row */
+} infer__sparse_job;
+
+/* key / value j of row r's list: window positions first, then its compressed entries */
+static const float *infer__sparse_row(const infer__sparse_job *j, int r, int32_t j0, int32_t nw, int32_t i, int value, float *tmp) {
+    const infer_kv_view *v = i < nw ? j->kv : j->comp;
+    const int32_t at = i < nw ? j0 + i : (j->sel ? j->sel[(size_t)r * j->top_k + (i - nw)] : i - nw);
+    return infer__kv_row_f32(v, value ? v->v : v->k, infer__kv_row(v, at), 0, j->head_dim, tmp);
+}
+
+static void infer__sparse_task(void *arg, int ith, int nth) {
+    const infer__sparse_job *j = (const infer__sparse_job *)arg;
+    const int hd = j->head_dim;
+    float *s = j->scratch + (size_t)ith * j->scratch_len, *tmp = s + (j->scratch_len - (size_t)hd);
+    for (int task = ith; task < j->rows * j->n_head; task += nth) {
+        const int r = task / j->n_head, h = task % j->n_head;
+        const int32_t t = j->pos[r], j0 = j->window > 0 && t - j->window + 1 > 0 ? t - j->window + 1 : 0, nw = t - j0 + 1;
+        const int32_t nc = !j->comp || j->ratio <= 0 ? 0 : j->sel ? j->n_sel[r] : (t + 1) / j->ratio, n = nw + nc;
+        const float *q = j->q + ((size_t)r * j->n_head + h) * hd;
+        float mx = j->sinks ? j->sinks[h] : -INFINITY, sum = 0;
+        for (int32_t i = 0; i < n; i++) {
+            s[i] = infer__dot_f32_16(q, infer__sparse_row(j, r, j0, nw, i, 0, tmp), hd) * j->scale;
+            mx = fmaxf(mx, s[i]);
+        }
+        for (int32_t i = 0; i < n; i++) { s[i] = expf(s[i] - mx); sum += s[i]; }
+        if (j->sinks) sum += expf(j->sinks[h] - mx);
+        float *o = j->out + ((size_t)r * j->n_head + h) * hd;
+        memset(o, 0, (size_t)hd * sizeof(float));
+        for (int32_t i = 0; i < n; i++) infer__axpy_f32_8(o, s[i] / sum, infer__sparse_row(j, r, j0, nw, i, 1, tmp), hd);
+    }
+}
+
+static void infer__cpu_attention_sparse(void *ctx, float *out, const float *q, const infer_kv_view *kv, const int32_t *pos, int rows,
+                                        int n_head, int head_dim, float scale, int window, const float *sinks,
+                                        const infer_kv_view *comp, int ratio, const int32_t *sel, const int32_t *n_sel, int top_k) {
+    infer__cpu_ctx *c = (infer__cpu_ctx *)ctx;
+    int32_t maxp = 0;
+    for (int r = 0; r < rows; r++) maxp = pos[r] > maxp ? pos[r] : maxp;
+    infer__sparse_job j = { out, q, kv, comp, pos, sel, n_sel, rows, n_head, head_dim, window, ratio, top_k, scale, sinks, NULL, 0 };
+    const size_t n_win = window > 0 && window < maxp + 1 ? (size_t)window : (size_t)maxp + 1;
+    const size_t n_comp = !comp || ratio <= 0 ? 0 : sel ? (size_t)top_k : (size_t)(maxp + 1) / (size_t)ratio;
+    j.scratch_len = n_win + n_comp + (size_t)head_dim;
+    j.scratch = (float *)INFER_MALLOC((size_t)c->n_threads * j.scratch_len * sizeof(float));
+    if (!j.scratch) {                        /* out of memory for scratch: NaN, never stale numbers */
+        for (size_t i = 0; i < (size_t)rows * (size_t)n_head * (size_t)head_dim; i++) out[i] = NAN;
+        return;
+    }
+    infer__pool_run(c->pool, infer__sparse_task, &j);
+    INFER_FREE(j.scratch);
+}
+
 /* ---- the context and capability entries of the table ---- */
 INFER__STATIC_ASSERT((int)INFER__ACT_SILU == (int)INFER_ACT_SILU && (int)INFER__ACT_RELU2 == (int)INFER_ACT_RELU2, "activation ids");
 static infer_status infer__cpu_ctx_new(void **ctx, int n_threads, int precise, infer_error *err) {
@@ -6783,6 +7105,7 @@ static const infer_kernels infer__cpu_kernels = {
     infer__cpu_conv1d_silu, infer__cpu_deltanet_gates, infer__cpu_deltanet_step, infer__cpu_deltanet_chunked,
     infer__cpu_glu, infer__cpu_ctx_new, infer__cpu_ctx_release, infer__cpu_last_error, infer__cpu_supports_config,
     1, infer__cpu_matmul_n,
+    infer__cpu_hc_pre, infer__cpu_hc_post, infer__cpu_compress, infer__cpu_indexer_topk, infer__cpu_attention_sparse,
 };
 
 const infer_kernels *infer_cpu_kernels(void) { return &infer__cpu_kernels; }
@@ -10600,6 +10923,9 @@ static int infer__tok_n_vocab(const infer_tokenizer *t) { return t->n_vocab; }
  *   ffn_act     the gate activation when <arch>.hidden_activation is absent: SiLU, or
  *               ReLU^2 for BitNet's own "bitnet-b1.58" files (b1.58-2B-4T was trained so)
  *   embd_logits logits always from token_embd; an `output` tensor is never read   bitnet
+ *   csa         DeepSeek-V4's block (>>deepseek4): low-rank q, one K=V head over a sliding
+ *               window plus compressed entries, grouped output projection, a residual of
+ *               several hyper-connected streams, hash-routed or biased MoE   deepseek4
  * Shapes and the rest come from the file: q/k/v biases, MoE layers (a layer with
  * ffn_gate_inp routes its tokens through experts, plus a shared expert when one is stored),
  * tied embeddings.
@@ -10624,20 +10950,22 @@ typedef struct infer__arch {
     int bitlinear;
     int ffn_act;              /* INFER__ACT_* (>>cpu) */
     int embd_logits;
+    int csa;
 } infer__arch;
 
 static const infer__arch infer__archs[] = {
-    /* name           rope                qk_norm attn_gate hybrid expert_norm ffn_norm               bitlinear ffn_act            embd_logits */
-    { "llama",        INFER__ROPE_NORM,   0,      0,        0,     1,          "ffn_norm",            0,        INFER__ACT_SILU,  0 },
-    { "qwen2",        INFER__ROPE_NEOX,   0,      0,        0,     0,          "ffn_norm",            0,        INFER__ACT_SILU,  0 },
-    { "qwen2moe",     INFER__ROPE_NEOX,   0,      0,        0,     0,          "ffn_norm",            0,        INFER__ACT_SILU,  0 },
-    { "qwen3",        INFER__ROPE_NEOX,   1,      0,        0,     1,          "ffn_norm",            0,        INFER__ACT_SILU,  0 },
-    { "qwen3moe",     INFER__ROPE_NEOX,   1,      0,        0,     1,          "ffn_norm",            0,        INFER__ACT_SILU,  0 },
-    { "qwen35",       INFER__ROPE_IMROPE, 1,      1,        1,     1,          "post_attention_norm", 0,        INFER__ACT_SILU,  0 },
-    { "qwen35moe",    INFER__ROPE_IMROPE, 1,      1,        1,     1,          "post_attention_norm", 0,        INFER__ACT_SILU,  0 },
-    { "bitnet",       INFER__ROPE_NEOX,   0,      0,        0,     1,          "ffn_norm",            1,        INFER__ACT_SILU,  1 },
-    { "bitnet-b1.58", INFER__ROPE_NEOX,   0,      0,        0,     1,          "ffn_norm",            1,        INFER__ACT_RELU2, 0 },
-    { "bitnet-25",    INFER__ROPE_NEOX,   0,      0,        0,     1,          "ffn_norm",            1,        INFER__ACT_RELU2, 0 },
+    /* name           rope                qk_norm attn_gate hybrid expert_norm ffn_norm               bitlinear ffn_act            embd_logits csa */
+    { "llama",        INFER__ROPE_NORM,   0,      0,        0,     1,          "ffn_norm",            0,        INFER__ACT_SILU,  0,          0 },
+    { "qwen2",        INFER__ROPE_NEOX,   0,      0,        0,     0,          "ffn_norm",            0,        INFER__ACT_SILU,  0,          0 },
+    { "qwen2moe",     INFER__ROPE_NEOX,   0,      0,        0,     0,          "ffn_norm",            0,        INFER__ACT_SILU,  0,          0 },
+    { "qwen3",        INFER__ROPE_NEOX,   1,      0,        0,     1,          "ffn_norm",            0,        INFER__ACT_SILU,  0,          0 },
+    { "qwen3moe",     INFER__ROPE_NEOX,   1,      0,        0,     1,          "ffn_norm",            0,        INFER__ACT_SILU,  0,          0 },
+    { "qwen35",       INFER__ROPE_IMROPE, 1,      1,        1,     1,          "post_attention_norm", 0,        INFER__ACT_SILU,  0,          0 },
+    { "qwen35moe",    INFER__ROPE_IMROPE, 1,      1,        1,     1,          "post_attention_norm", 0,        INFER__ACT_SILU,  0,          0 },
+    { "bitnet",       INFER__ROPE_NEOX,   0,      0,        0,     1,          "ffn_norm",            1,        INFER__ACT_SILU,  1,          0 },
+    { "bitnet-b1.58", INFER__ROPE_NEOX,   0,      0,        0,     1,          "ffn_norm",            1,        INFER__ACT_RELU2, 0,          0 },
+    { "bitnet-25",    INFER__ROPE_NEOX,   0,      0,        0,     1,          "ffn_norm",            1,        INFER__ACT_RELU2, 0,          0 },
+    { "deepseek4",    INFER__ROPE_NORM,   0,      0,        0,     1,          "ffn_norm",            0,        INFER__ACT_SILU,  0,          1 },
 };
 
 static const infer__arch *infer__find_arch(infer_str name) {
@@ -10656,6 +10984,8 @@ static const infer__arch *infer__find_arch(infer_str name) {
  * ---------------------------------------------------------------------------------------- */
 typedef struct infer__layer {
     int recurrent;                            /* 1: gated DeltaNet, 0: attention */
+    int compress;                             /* deepseek4: compress ratio m (0 none, 4 CSA, else HCA) */
+    float clamp_exp, clamp_shexp;             /* deepseek4: SwiGLU clamp of experts / shared expert (0: none) */
     const infer_tensor *attn_norm;            /* [n_embd] */
     /* attention */
     const infer_tensor *wq;                   /* [n_head*head_dim (x2 with attn_gate), n_embd] */
@@ -10686,6 +11016,24 @@ typedef struct infer__layer {
     /* multi-token prediction (layers n_layer.. only) */
     const infer_tensor *nextn_eh_proj;        /* [n_embd, 2*n_embd] */
     const infer_tensor *nextn_enorm, *nextn_hnorm, *nextn_head_norm; /* [n_embd] */
+    /* deepseek4 (>>deepseek4): H heads of d, rank q_lora, G output groups of rank o_lora, n_hc
+     * residual streams, n_mix = n_hc (2 + n_hc), m = compress, coff = 2 when m = 4 else 1 */
+    const infer_tensor *attn_sinks;           /* [H] */
+    const infer_tensor *wq_a, *q_a_norm;      /* [q_lora, n_embd], [q_lora] */
+    const infer_tensor *wq_b;                 /* [H*d, q_lora] */
+    const infer_tensor *wkv, *kv_a_norm;      /* [d, n_embd], [d]: the one K = V head */
+    const infer_tensor *wo_a;                 /* [G*o_lora, H*d/G]: group g uses rows g*o_lora.. */
+    const infer_tensor *wo_b;                 /* [n_embd, G*o_lora] */
+    const infer_tensor *hc_attn_fn, *hc_attn_base, *hc_attn_scale; /* [n_mix, n_hc*n_embd], [n_mix], [3] */
+    const infer_tensor *hc_ffn_fn, *hc_ffn_base, *hc_ffn_scale;
+    const infer_tensor *comp_kv, *comp_gate;  /* [coff*d, n_embd] (m > 0) */
+    const infer_tensor *comp_ape;             /* [m, coff*d] */
+    const infer_tensor *comp_norm;            /* [d] */
+    const infer_tensor *idx_proj;             /* [n_idx, n_embd] (m = 4): the indexer's head weights */
+    const infer_tensor *idx_q_b;              /* [n_idx*d_idx, q_lora] */
+    const infer_tensor *idx_comp_kv, *idx_comp_gate, *idx_comp_ape, *idx_comp_norm; /* its compressor (d_idx) */
+    const infer_tensor *exp_probs_b;          /* [n_expert] selection bias (routed layers) */
+    const infer_tensor *tid2eid;              /* [n_vocab, n_used] i32: the experts of each token id (hash layers) */
 } infer__layer;
 
 /* Every tensor field of infer__layer, for walking them all (infer_model_upload). The size
@@ -10694,7 +11042,10 @@ typedef struct infer__layer {
     X(attn_sub_norm) X(wo) X(wqkv) X(wz) X(ssm_beta) X(ssm_alpha) X(ssm_conv1d) X(ssm_dt) X(ssm_a) X(ssm_norm) \
     X(ssm_out) X(ffn_norm) X(ffn_gate) X(ffn_up) X(ffn_sub_norm) X(ffn_down) X(ffn_gate_inp) X(ffn_gate_exps) \
     X(ffn_up_exps) X(ffn_down_exps) X(ffn_gate_shexp) X(ffn_up_shexp) X(ffn_down_shexp) X(ffn_gate_inp_shexp) \
-    X(nextn_eh_proj) X(nextn_enorm) X(nextn_hnorm) X(nextn_head_norm)
+    X(nextn_eh_proj) X(nextn_enorm) X(nextn_hnorm) X(nextn_head_norm) \
+    X(attn_sinks) X(wq_a) X(q_a_norm) X(wq_b) X(wkv) X(kv_a_norm) X(wo_a) X(wo_b) X(hc_attn_fn) X(hc_attn_base) \
+    X(hc_attn_scale) X(hc_ffn_fn) X(hc_ffn_base) X(hc_ffn_scale) X(comp_kv) X(comp_gate) X(comp_ape) X(comp_norm) \
+    X(idx_proj) X(idx_q_b) X(idx_comp_kv) X(idx_comp_gate) X(idx_comp_ape) X(idx_comp_norm) X(exp_probs_b) X(tid2eid)
 #define INFER__COUNT_ONE(f) + 1
 INFER__STATIC_ASSERT(sizeof(infer__layer) == offsetof(infer__layer, attn_norm) + (0 INFER__LAYER_TENSORS(INFER__COUNT_ONE)) * sizeof(const infer_tensor *),
                      "INFER__LAYER_TENSORS must list every tensor of infer__layer");
@@ -10703,6 +11054,7 @@ INFER__STATIC_ASSERT(sizeof(infer__layer) == offsetof(infer__layer, attn_norm) +
  * copies on a device. Same structs either way; only the `data` pointers differ. */
 typedef struct infer__weights {
     const infer_tensor *tok_embd, *output_norm, *output, *rope_freqs;
+    const infer_tensor *output_hc_fn, *output_hc_base, *output_hc_scale;   /* deepseek4's head */
     const infer__layer *layers;               /* [n_layer] */
 } infer__weights;
 
@@ -10727,6 +11079,9 @@ struct infer_model {
     const infer_tensor *output_norm;          /* [n_embd] */
     const infer_tensor *output;               /* [n_vocab, n_embd]; = tok_embd when tied */
     const infer_tensor *rope_freqs;           /* [n_rot/2] llama-3.1 frequency divisors, or NULL */
+    const infer_tensor *output_hc_fn;         /* [n_hc, n_hc*n_embd] deepseek4: the streams' collapse before the head */
+    const infer_tensor *output_hc_base;       /* [n_hc] */
+    const infer_tensor *output_hc_scale;      /* [1] */
     infer__layer *layers;                     /* [n_layer + n_layer_nextn] */
     infer__device_weights dev;                /* the weights on a device backend, if uploaded */
 };
@@ -10835,7 +11190,9 @@ static infer_status infer__load_moe_config(infer_model *m, infer_error *err) {
     INFER__TRY(infer__cfg_int(m, "expert_used_count", &c->n_expert_used, 1, 1, c->n_expert, err));
     INFER__TRY(infer__cfg_int(m, "expert_feed_forward_length", &c->n_ff_exp, 0, 1, 1 << 24, err));
     INFER__TRY(infer__cfg_int(m, "expert_shared_feed_forward_length", &c->n_ff_shexp, 0, 1, 1 << 24, err));
-    INFER__TRY(infer__cfg_int(m, "expert_gating_func", &c->expert_gating, 0, 1, 2, err));
+    INFER__TRY(infer__cfg_int(m, "expert_gating_func", &c->expert_gating, 0, 1, 4, err));
+    if (c->expert_gating == 3)
+        return infer__fail(err, INFER_ERR_UNSUPPORTED, "%s.expert_gating_func = 3 is not supported (1 softmax, 2 sigmoid, 4 sqrt-softplus)", c->arch);
     INFER__TRY(infer__cfg_int(m, "expert_weights_norm", &c->expert_norm, 0, 0, 1, err));
     INFER__TRY(infer__cfg_float(m, "expert_weights_scale", &c->expert_weights_scale, err));
     if (c->expert_weights_scale == 0.0f) c->expert_weights_scale = 1.0f;
@@ -10857,6 +11214,36 @@ static infer_status infer__load_hybrid_config(infer_model *m, infer_error *err) 
         return infer__fail(err, INFER_ERR_FORMAT, "%s.ssm.time_step_rank (value heads) %d is not a multiple of ssm.group_count (key heads) %d", c->arch, c->ssm_dt_rank, c->ssm_n_group);
     if (c->ssm_d_inner % c->ssm_dt_rank)
         return infer__fail(err, INFER_ERR_FORMAT, "%s.ssm.inner_size %d is not a multiple of ssm.time_step_rank %d", c->arch, c->ssm_d_inner, c->ssm_dt_rank);
+    return INFER_OK;
+}
+
+/* deepseek4's hyper-parameters (>>deepseek4). The per-layer ones (compress ratios, SwiGLU
+ * clamps) are read with the layers, by infer__load_dsv4_layers. */
+static infer_status infer__load_dsv4_config(infer_model *m, infer_error *err) {
+    infer_config *c = &m->cfg;
+    const int64_t BIG = 1 << 20;
+    if (c->n_head_kv != 1) return infer__fail(err, INFER_ERR_FORMAT, "%s.attention.head_count_kv = %d, expected 1 (one shared K = V head)", c->arch, c->n_head_kv);
+    INFER__TRY(infer__cfg_int(m, "attention.q_lora_rank", &c->q_lora_rank, 1, 1, BIG, err));
+    INFER__TRY(infer__cfg_int(m, "attention.sliding_window", &c->sliding_window, 1, 0, 1 << 30, err));
+    INFER__TRY(infer__cfg_int(m, "hyper_connection.count", &c->n_hc, 1, 1, 16, err));
+    INFER__TRY(infer__cfg_int(m, "hyper_connection.sinkhorn_iterations", &c->hc_sinkhorn_iters, 1, 1, 1000, err));
+    c->hc_eps = 1e-6f;
+    INFER__TRY(infer__cfg_float(m, "hyper_connection.epsilon", &c->hc_eps, err));
+    c->compress_rope_base = c->rope_base;
+    INFER__TRY(infer__cfg_float(m, "attention.compress_rope_freq_base", &c->compress_rope_base, err));
+    if (!(c->compress_rope_base > 0) || !(c->hc_eps >= 0))
+        return infer__fail(err, INFER_ERR_FORMAT, "%s: compress_rope_freq_base must be > 0 and hyper_connection.epsilon >= 0", c->arch);
+    INFER__TRY(infer__cfg_int(m, "hash_layer_count", &c->n_hash_layers, 0, 0, c->n_layer, err));
+    INFER__TRY(infer__cfg_int(m, "attention.output_group_count", &c->o_groups, 1, 1, c->n_head, err));
+    INFER__TRY(infer__cfg_int(m, "attention.output_lora_rank", &c->o_lora_rank, 1, 1, BIG, err));
+    if (c->n_head % c->o_groups)
+        return infer__fail(err, INFER_ERR_FORMAT, "%s.attention.output_group_count %d does not divide head_count %d", c->arch, c->o_groups, c->n_head);
+    INFER__TRY(infer__cfg_int(m, "attention.indexer.head_count", &c->idx_n_head, 0, 1, 4096, err));
+    INFER__TRY(infer__cfg_int(m, "attention.indexer.key_length", &c->idx_head_dim, 0, 1, 65536, err));
+    INFER__TRY(infer__cfg_int(m, "attention.indexer.top_k", &c->idx_top_k, 0, 1, BIG, err));
+    if (c->n_expert == 0) return infer__fail(err, INFER_ERR_FORMAT, "%s: missing metadata key '%s.expert_count'", c->arch, c->arch);
+    if (c->expert_gating != INFER__GATING_SQRT_SOFTPLUS)
+        return infer__fail(err, INFER_ERR_UNSUPPORTED, "%s.expert_gating_func = %d, expected 4 (sqrt-softplus)", c->arch, c->expert_gating);
     return INFER_OK;
 }
 
@@ -10915,6 +11302,7 @@ static infer_status infer__load_config(infer_model *m, infer_error *err) {
     INFER__TRY(infer__load_moe_config(m, err));
     INFER__TRY(infer__load_ffn_act(m, err));
     if (m->arch->hybrid) INFER__TRY(infer__load_hybrid_config(m, err));
+    if (m->arch->csa) INFER__TRY(infer__load_dsv4_config(m, err));
     return INFER_OK;
 }
 
@@ -11072,6 +11460,112 @@ static infer_status infer__load_nextn(infer_model *m, infer__layer *L, int l, in
     return infer__want(m, &L->nextn_head_norm, 0, 1, E, 0, err, "blk.%d.nextn.shared_head_norm.weight", l);
 }
 
+/* deepseek4's per-layer keys: compress ratios (one per block, MTP blocks included) and the
+ * SwiGLU clamps (an array per block, or one number for all) */
+static infer_status infer__cfg_layer_float(infer_model *m, const char *suffix, int l, float *out, infer_error *err) {
+    char key[128];
+    snprintf(key, sizeof key, "%s.%s", m->cfg.arch, suffix);
+    const infer_gguf_kv *kv = infer_gguf_find(&m->gguf, key);
+    if (!kv) return INFER_OK;
+    infer_gguf_kv e = *kv;
+    if (kv->type == INFER_GGUF_ARRAY) {
+        if (kv->arr_type == INFER_GGUF_STRING || kv->arr_type == INFER_GGUF_ARRAY || kv->arr_type == INFER_GGUF_BOOL || kv->arr_type >= INFER_GGUF_VTYPE_COUNT)
+            return infer__fail(err, INFER_ERR_FORMAT, "metadata '%s' must be a number or an array of numbers", key);
+        if (kv->arr_n <= (uint64_t)l) return infer__fail(err, INFER_ERR_FORMAT, "metadata '%s' has %llu entries, expected one per block", key, (unsigned long long)kv->arr_n);
+        memset(&e, 0, sizeof e);
+        e.type = kv->arr_type;
+        infer__gguf_scalar(&e, (int)kv->arr_type, kv->arr_data + (size_t)l * infer__gguf_vsize[kv->arr_type]);
+    } else if (kv->type == INFER_GGUF_STRING || kv->type == INFER_GGUF_BOOL) {
+        return infer__fail(err, INFER_ERR_FORMAT, "metadata '%s' must be a number or an array of numbers", key);
+    }
+    if (!isfinite(e.v.f) || e.v.f < 0) return infer__fail(err, INFER_ERR_FORMAT, "metadata '%s' entry %d = %g is not a usable clamp", key, l, e.v.f);
+    *out = (float)e.v.f;
+    return INFER_OK;
+}
+
+static infer_status infer__load_dsv4_layers(infer_model *m, infer_error *err) {
+    const infer_config *c = &m->cfg;
+    const int n_all = c->n_layer + c->n_layer_nextn;
+    const infer_gguf_kv *arr;
+    const int r = infer__cfg_int_array(m, "attention.compress_ratios", &arr, err);
+    if (r < 0) return INFER_ERR_FORMAT;
+    if (r == 0) return infer__fail(err, INFER_ERR_FORMAT, "missing metadata key '%s.attention.compress_ratios'", c->arch);
+    if (arr->arr_n != (uint64_t)n_all)
+        return infer__fail(err, INFER_ERR_FORMAT, "%s.attention.compress_ratios has %llu entries, expected %d (one per block)", c->arch, (unsigned long long)arr->arr_n, n_all);
+    for (int l = 0; l < n_all; l++) {
+        infer__layer *L = &m->layers[l];
+        const int64_t v = infer__arr_int(arr, (uint64_t)l);
+        if (v != 0 && (v < 2 || v > 65536))
+            return infer__fail(err, INFER_ERR_FORMAT, "%s.attention.compress_ratios[%d] = %lld (expected 0, 4 or another ratio in 2..65536)", c->arch, l, (long long)v);
+        if (v == 4 && (c->idx_n_head == 0 || c->idx_head_dim == 0 || c->idx_top_k == 0))
+            return infer__fail(err, INFER_ERR_FORMAT, "%s: layer %d compresses by 4 but the attention.indexer.* keys are missing", c->arch, l);
+        L->compress = (int)v;
+        INFER__TRY(infer__cfg_layer_float(m, "swiglu_clamp_exp", l, &L->clamp_exp, err));
+        L->clamp_shexp = L->clamp_exp;
+        INFER__TRY(infer__cfg_layer_float(m, "swiglu_clamp_shexp", l, &L->clamp_shexp, err));
+    }
+    return INFER_OK;
+}
+
+/* deepseek4's attention block (>>deepseek4); shapes as in infer__layer */
+static infer_status infer__load_dsv4_attention(infer_model *m, infer__layer *L, int l, infer_error *err) {
+    const infer_config *c = &m->cfg;
+    const int64_t E = c->n_embd, d = c->head_dim, H = c->n_head, G = c->o_groups, R = c->o_lora_rank, QL = c->q_lora_rank;
+    const int64_t n_mix = (int64_t)c->n_hc * (2 + c->n_hc), coff = L->compress == 4 ? 2 : 1;
+    INFER__TRY(infer__want(m, &L->attn_sinks, 1, 1, H, 0, err, "blk.%d.attn_sinks.weight", l));
+    INFER__TRY(infer__want(m, &L->wq_a, 1, 0, E, QL, err, "blk.%d.attn_q_a.weight", l));
+    INFER__TRY(infer__want(m, &L->q_a_norm, 1, 1, QL, 0, err, "blk.%d.attn_q_a_norm.weight", l));
+    INFER__TRY(infer__want(m, &L->wq_b, 1, 0, QL, H * d, err, "blk.%d.attn_q_b.weight", l));
+    INFER__TRY(infer__want(m, &L->wkv, 1, 0, E, d, err, "blk.%d.attn_kv.weight", l));
+    INFER__TRY(infer__want(m, &L->kv_a_norm, 1, 1, d, 0, err, "blk.%d.attn_kv_a_norm.weight", l));
+    INFER__TRY(infer__want(m, &L->wo_a, 1, 0, H * d / G, G * R, err, "blk.%d.attn_output_a.weight", l));
+    INFER__TRY(infer__want(m, &L->wo_b, 1, 0, G * R, E, err, "blk.%d.attn_output_b.weight", l));
+    INFER__TRY(infer__want(m, &L->hc_attn_fn, 1, 0, c->n_hc * E, n_mix, err, "blk.%d.hc_attn_fn.weight", l));
+    INFER__TRY(infer__want(m, &L->hc_attn_base, 1, 1, n_mix, 0, err, "blk.%d.hc_attn_base.weight", l));
+    INFER__TRY(infer__want(m, &L->hc_attn_scale, 1, 1, 3, 0, err, "blk.%d.hc_attn_scale.weight", l));
+    INFER__TRY(infer__want(m, &L->hc_ffn_fn, 1, 0, c->n_hc * E, n_mix, err, "blk.%d.hc_ffn_fn.weight", l));
+    INFER__TRY(infer__want(m, &L->hc_ffn_base, 1, 1, n_mix, 0, err, "blk.%d.hc_ffn_base.weight", l));
+    INFER__TRY(infer__want(m, &L->hc_ffn_scale, 1, 1, 3, 0, err, "blk.%d.hc_ffn_scale.weight", l));
+    if (L->compress == 0) return INFER_OK;
+    INFER__TRY(infer__want(m, &L->comp_kv, 1, 0, E, coff * d, err, "blk.%d.attn_compressor_kv.weight", l));
+    INFER__TRY(infer__want(m, &L->comp_gate, 1, 0, E, coff * d, err, "blk.%d.attn_compressor_gate.weight", l));
+    INFER__TRY(infer__want(m, &L->comp_ape, 1, 1, coff * d, L->compress, err, "blk.%d.attn_compressor_ape.weight", l));
+    INFER__TRY(infer__want(m, &L->comp_norm, 1, 1, d, 0, err, "blk.%d.attn_compressor_norm.weight", l));
+    if (L->compress != 4) return INFER_OK;
+    const int64_t nI = c->idx_n_head, dI = c->idx_head_dim;
+    if (dI < c->n_rot) return infer__fail(err, INFER_ERR_FORMAT, "%s.attention.indexer.key_length %lld is below rope.dimension_count %d", c->arch, (long long)dI, c->n_rot);
+    INFER__TRY(infer__want(m, &L->idx_proj, 1, 0, E, nI, err, "blk.%d.indexer.proj.weight", l));
+    INFER__TRY(infer__want(m, &L->idx_q_b, 1, 0, QL, nI * dI, err, "blk.%d.indexer.attn_q_b.weight", l));
+    INFER__TRY(infer__want(m, &L->idx_comp_kv, 1, 0, E, 2 * dI, err, "blk.%d.indexer_compressor_kv.weight", l));
+    INFER__TRY(infer__want(m, &L->idx_comp_gate, 1, 0, E, 2 * dI, err, "blk.%d.indexer_compressor_gate.weight", l));
+    INFER__TRY(infer__want(m, &L->idx_comp_ape, 1, 1, 2 * dI, 4, err, "blk.%d.indexer_compressor_ape.weight", l));
+    return infer__want(m, &L->idx_comp_norm, 1, 1, dI, 0, err, "blk.%d.indexer_compressor_norm.weight", l);
+}
+
+/* deepseek4's routing: hash layers map each token id to its experts through an i32 table
+ * (every entry checked here, so routing can trust it), the others add a selection bias */
+static infer_status infer__load_dsv4_routing(infer_model *m, infer__layer *L, int l, infer_error *err) {
+    const infer_config *c = &m->cfg;
+    if (l >= c->n_hash_layers) return infer__want(m, &L->exp_probs_b, 1, 1, c->n_expert, 0, err, "blk.%d.exp_probs_b.bias", l);
+    char name[64];
+    snprintf(name, sizeof name, "blk.%d.ffn_gate_tid2eid.weight", l);
+    const infer_tensor *t = infer_gguf_tensor(&m->gguf, name);
+    if (!t) return infer__fail(err, INFER_ERR_FORMAT, "missing tensor '%s'", name);
+    if (t->type != INFER_TYPE_I32) return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s' has type %s, expected i32", name, infer_type_name(t->type));
+    if (t->n_dims != 2 || t->ne[0] != c->n_expert_used || t->ne[1] != c->n_vocab)
+        return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s' has shape [%lld, %lld, %lld, %lld], expected [%d, %d]", name, (long long)t->ne[0],
+                           (long long)t->ne[1], (long long)t->ne[2], (long long)t->ne[3], c->n_expert_used, c->n_vocab);
+    for (int64_t i = 0; i < t->ne[0] * t->ne[1]; i++) {
+        int32_t e;
+        memcpy(&e, (const uint8_t *)t->data + 4 * i, 4);
+        if (e < 0 || e >= c->n_expert)
+            return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s': token %lld, slot %lld names expert %d (the model has %d)", name,
+                               (long long)(i / t->ne[0]), (long long)(i % t->ne[0]), (int)e, c->n_expert);
+    }
+    L->tid2eid = t;
+    return INFER_OK;
+}
+
 static infer_status infer__load_weights(infer_model *m, infer_error *err) {
     const infer_config *c = &m->cfg;
     const int64_t E = c->n_embd, V = c->n_vocab;
@@ -11084,11 +11578,21 @@ static infer_status infer__load_weights(infer_model *m, infer_error *err) {
     m->layers = (infer__layer *)infer__calloc((size_t)n_all, sizeof(infer__layer));
     if (!m->layers) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
     if (m->arch->hybrid) INFER__TRY(infer__layer_kinds(m, err));
+    if (m->arch->csa) {
+        INFER__TRY(infer__load_dsv4_layers(m, err));
+        const int64_t n_hc = c->n_hc;
+        INFER__TRY(infer__want(m, &m->output_hc_fn, 1, 0, n_hc * E, n_hc, err, "output_hc_fn.weight"));
+        INFER__TRY(infer__want(m, &m->output_hc_base, 1, 1, n_hc, 0, err, "output_hc_base.weight"));
+        INFER__TRY(infer__want(m, &m->output_hc_scale, 1, 1, 1, 0, err, "output_hc_scale.weight"));
+    }
     for (int l = 0; l < n_all; l++) {
         infer__layer *L = &m->layers[l];
+        if (m->arch->csa && l >= c->n_layer) continue;   /* deepseek4's MTP block: not run, not read */
         INFER__TRY(infer__want(m, &L->attn_norm, 1, 1, E, 0, err, "blk.%d.attn_norm.weight", l));
-        INFER__TRY(L->recurrent ? infer__load_deltanet(m, L, l, err) : infer__load_attention(m, L, l, err));
+        if (m->arch->csa) INFER__TRY(infer__load_dsv4_attention(m, L, l, err));
+        else INFER__TRY(L->recurrent ? infer__load_deltanet(m, L, l, err) : infer__load_attention(m, L, l, err));
         INFER__TRY(infer__load_ffn(m, L, l, err));
+        if (m->arch->csa) INFER__TRY(infer__load_dsv4_routing(m, L, l, err));
         if (l >= c->n_layer) INFER__TRY(infer__load_nextn(m, L, l, err));
     }
     return INFER_OK;
@@ -11145,7 +11649,7 @@ infer_status infer_model_load(infer_model **out, const char *path, const infer_m
 /* A backend must fill every entry of the table the forward pass may call: one left NULL
  * (an op it lacks) refuses the model when it is put on that backend, by the op's name,
  * instead of failing in the middle of a run. */
-static infer_status infer__backend_check(const infer_kernels *k, infer_error *err) {
+static infer_status infer__backend_check(const infer_kernels *k, const infer_model *m, infer_error *err) {
 #define INFER__NEED(f) if (!k->f) return infer__fail(err, INFER_ERR_UNSUPPORTED, "the %s backend has no '%s' op", k->name ? k->name : "?", #f);
     INFER__NEED(alloc) INFER__NEED(free) INFER__NEED(upload) INFER__NEED(download) INFER__NEED(sync) INFER__NEED(supports_type)
     INFER__NEED(embed) INFER__NEED(rmsnorm) INFER__NEED(matmul) INFER__NEED(add) INFER__NEED(add_rows) INFER__NEED(rope)
@@ -11153,6 +11657,9 @@ static infer_status infer__backend_check(const infer_kernels *k, infer_error *er
     INFER__NEED(l2norm) INFER__NEED(rope_multi) INFER__NEED(moe_route) INFER__NEED(matmul_id) INFER__NEED(moe_sum)
     INFER__NEED(conv1d_silu) INFER__NEED(deltanet_gates) INFER__NEED(deltanet_step) INFER__NEED(deltanet_chunked) INFER__NEED(glu)
     INFER__NEED(ctx_create) INFER__NEED(ctx_free) INFER__NEED(last_error) INFER__NEED(supports_config)
+    if (m && m->arch && m->arch->csa) {     /* deepseek4's own ops, only for that family */
+        INFER__NEED(hc_pre) INFER__NEED(hc_post) INFER__NEED(compress) INFER__NEED(indexer_topk) INFER__NEED(attention_sparse)
+    }
 #undef INFER__NEED
     return INFER_OK;
 }
@@ -11173,7 +11680,7 @@ static void infer__device_weights_free(infer_model *m) {
  * embeddings: output and token_embd are one tensor, uploaded once) */
 static infer_status infer__upload_tensor(infer_model *m, const infer_tensor **t, infer_error *err) {
     infer__device_weights *d = &m->dev;
-    if (!*t) return INFER_OK;
+    if (!*t || (*t)->type == INFER_TYPE_I32) return INFER_OK;   /* integer tables are read on the host */
     const infer_tensor *h = *t;
     infer_tensor *dt = &d->tensors[h - m->gguf.tensors];
     if (!dt->data) {
@@ -11200,6 +11707,10 @@ static infer_status infer__upload_weights(infer_model *m, infer_error *err) {
     d->layers = (infer__layer *)infer__calloc((size_t)n, sizeof(infer__layer));
     if (!d->tensors || !d->layers) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
     d->w.tok_embd = m->tok_embd; d->w.output_norm = m->output_norm; d->w.output = m->output; d->w.rope_freqs = m->rope_freqs;
+    d->w.output_hc_fn = m->output_hc_fn; d->w.output_hc_base = m->output_hc_base; d->w.output_hc_scale = m->output_hc_scale;
+    INFER__TRY(infer__upload_tensor(m, &d->w.output_hc_fn, err));
+    INFER__TRY(infer__upload_tensor(m, &d->w.output_hc_base, err));
+    INFER__TRY(infer__upload_tensor(m, &d->w.output_hc_scale, err));
     INFER__TRY(infer__upload_tensor(m, &d->w.tok_embd, err));
     INFER__TRY(infer__upload_tensor(m, &d->w.output_norm, err));
     INFER__TRY(infer__upload_tensor(m, &d->w.output, err));
@@ -11219,7 +11730,7 @@ static infer_status infer__upload_weights(infer_model *m, infer_error *err) {
 
 infer_status infer_model_upload(infer_model *m, const infer_kernels *k, infer_error *err) {
     if (!m->layers) return infer__fail(err, INFER_ERR_ARG, "model was loaded vocab-only; it cannot run");
-    INFER__TRY(infer__backend_check(k, err));
+    INFER__TRY(infer__backend_check(k, m, err));
     if (k->host_memory || m->dev.k == k) return INFER_OK;
     if (m->dev.k) return infer__fail(err, INFER_ERR_ARG, "the model's weights are already on the %s backend", m->dev.k->name);
     char why[256] = "";
@@ -11246,36 +11757,107 @@ void infer_model_free(infer_model *m) {
 /* ------------------------------------------------------------------------------------------
  * >>kv -- the paged KV cache, and the recurrent state.
  *
- * Keys and values of past tokens live in fixed-size blocks of `block_size` tokens taken from
+ * Keys and values of past tokens live in fixed-size blocks of `block_size` rows taken from
  * a pool. A sequence owns a block table (logical block i -> physical block), so its cache
  * need not be contiguous and blocks return to the pool when the sequence is reset. Attention
- * reads a position p at row  table[p / block_size] * block_size + p % block_size.
+ * reads row p at  table[p / block_size] * block_size + p % block_size.
  *
  *   pool (one per attention layer, for K and for V):  [n_blocks * block_size, n_head_kv * head_dim]
+ *
+ * One such paged cache serves every attention layer of the families with plain attention:
+ * a row per token, all layers' rows of a token in the same logical block, so one block table
+ * covers them all. deepseek4 (>>deepseek4) has more caches, each with the same machinery:
+ *   raw keys     a row per token, but only the last `window` positions are ever read: the
+ *                blocks that slide out of the window go back to the pool at once, so the
+ *                cache holds W + one chunk of rows whatever the sequence's length
+ *   compressed   a row per `ratio` tokens (one cache per ratio in use, shared by the layers
+ *                with that ratio), with the lightning indexer's keys beside the entries
+ *                (its V pool) on ratio-4 layers
  *
  * A gated DeltaNet layer keeps no per-token cache: its whole past is a fixed-size state,
  * owned by the sequence beside its block table and updated in place by every token:
  *   conv state  [K-1, conv_dim]     the last K-1 inputs of the causal conv
  *   S           [n_v, d_v, d_k]     one d_k x d_v memory per value head (stored by column)
+ * deepseek4's compressors likewise carry their open windows as a fixed-size state per layer.
  * ---------------------------------------------------------------------------------------- */
 #define INFER__KV_BLOCK 16
+#define INFER__MAX_CACHES 8            /* the token cache + one per compress ratio in use */
 
-typedef struct infer__kv_pool {
-    int32_t n_blocks, block_size, kv_dim;
+typedef struct infer__cache {
+    int32_t ratio;           /* tokens per row: 1 for the token cache, m for compressed entries */
+    int32_t window;          /* > 0: only the rows of the last `window` positions are kept */
+    int32_t block_size, n_blocks;
+    int32_t k_dim, v_dim;    /* floats per row; v_dim 0: no V pool */
     infer_type type;
-    void **k, **v;           /* [n_layer] pool bases (NULL for recurrent layers) */
+    void **k, **v;           /* [n_layer] pool bases, NULL for layers that keep nothing here */
     int32_t *free_list;      /* stack of free physical blocks */
     int32_t n_free;
-} infer__kv_pool;
+    /* the sequence's block table: logical block -> physical block, -1 once slid out */
+    int32_t *table, n_table; /* [max logical blocks], logical blocks handed out so far */
+    int32_t *dev_table;      /* its copy in backend memory */
+    int dirty;               /* the host table changed since the last upload */
+} infer__cache;
 
-static int32_t infer__kv_take(infer__kv_pool *p) { return p->n_free > 0 ? p->free_list[--p->n_free] : -1; }
-static void infer__kv_give(infer__kv_pool *p, int32_t b) { p->free_list[p->n_free++] = b; }
+static int32_t infer__cache_take(infer__cache *c) { return c->n_free > 0 ? c->free_list[--c->n_free] : -1; }
+static void infer__cache_give(infer__cache *c, int32_t b) { c->free_list[c->n_free++] = b; }
+
+/* rows held for positions [0, n_pos): one per `ratio` positions, ended windows only */
+static int32_t infer__cache_rows(const infer__cache *c, int32_t n_pos) { return n_pos / c->ratio; }
+
+/* Make room for the rows of positions [0, end) and, with a window, give back the blocks no
+ * query from position `from` on can read. 0 when the pool is exhausted. */
+static int infer__cache_prepare(infer__cache *c, int32_t from, int32_t end) {
+    if (c->window > 0) {
+        const int32_t first_needed = from - c->window + 1 > 0 ? from - c->window + 1 : 0;
+        for (int32_t b = 0; b < c->n_table && (b + 1) * c->block_size <= first_needed; b++)
+            if (c->table[b] >= 0) { infer__cache_give(c, c->table[b]); c->table[b] = -1; c->dirty = 1; }
+    }
+    const int32_t rows = infer__cache_rows(c, end), need = (rows + c->block_size - 1) / c->block_size;
+    while (c->n_table < need) {
+        const int32_t b = infer__cache_take(c);
+        if (b < 0) return 0;
+        c->table[c->n_table++] = b;
+        c->dirty = 1;
+    }
+    return 1;
+}
+
+/* the blocks of this cache the sequence holds */
+static int32_t infer__cache_held(const infer__cache *c) {
+    int32_t n = 0;
+    for (int32_t b = 0; b < c->n_table; b++) n += c->table[b] >= 0;
+    return n;
+}
+
+static void infer__cache_reset(infer__cache *c) {
+    for (int32_t b = c->n_table - 1; b >= 0; b--)
+        if (c->table[b] >= 0) infer__cache_give(c, c->table[b]);
+    c->n_table = 0;
+    c->dirty = 1;
+}
+
+/* a layer's view of a cache for the ops: keys (and values) of its K pool, or, `v_pool`, the
+ * rows of its V pool read as keys (deepseek4's indexer keys) */
+static infer_kv_view infer__cache_view(const infer__cache *c, int l, int v_pool) {
+    infer_kv_view v;
+    memset(&v, 0, sizeof v);
+    v.type = c->type;
+    v.block_size = c->block_size;
+    v.block_table = c->dev_table;
+    if (v_pool) { v.k = v.v = c->v[l]; v.kv_dim = c->v_dim; return v; }
+    v.k = c->k[l];
+    v.v = c->v_dim ? c->v[l] : c->k[l];    /* no V pool: K = V */
+    v.kv_dim = c->k_dim;
+    return v;
+}
 
 /* sizes of one gated DeltaNet layer's recurrent state, in floats */
 static size_t infer__conv_state_len(const infer_config *c) {
     return (size_t)(c->ssm_conv_kernel - 1) * (size_t)(2 * c->ssm_n_group * c->ssm_d_state + c->ssm_d_inner);
 }
 static size_t infer__ssm_state_len(const infer_config *c) { return (size_t)c->ssm_d_inner * (size_t)c->ssm_d_state; }
+/* a deepseek4 compressor's open windows: 2 running softmaxes (max, sum, acc) of `dim` channels */
+static size_t infer__comp_state_len(int dim) { return 6 * (size_t)dim; }
 
 /* ------------------------------------------------------------------------------------------
  * >>forward -- the transformer, once for every family.
@@ -11312,6 +11894,10 @@ static size_t infer__ssm_state_len(const infer_config *c) { return (size_t)c->ss
  *            (+ sigmoid(w_shexp . h) GLU_shared(h) when a shared expert is stored)
  * A BitNet `.scale` tensor multiplies its projection's output; it is folded into the weight
  * tensor's `scale` at load, which every matmul applies.
+ *
+ * deepseek4 keeps this loop but widens the residual to n_hc streams, mixed around every
+ * block by hyper-connections (infer__block_in / infer__block_out below), and its mixer is
+ * the compressed sparse attention of >>deepseek4.
  * ---------------------------------------------------------------------------------------- */
 /* The output projection runs over at most this many rows at a time, so a long prompt with
  * all logits wanted needs [32, n_vocab] of scratch, not [n_ubatch, n_vocab]. */
@@ -11324,14 +11910,16 @@ struct infer_session {
     infer__weights w;        /* the weights in this backend's memory */
     infer_session_params p;
     int32_t n_ctx, n_past;
-    infer__kv_pool kv;
-    int32_t *block_table;    /* [n_ctx / block_size] */
-    int32_t n_table;         /* blocks in use */
+    infer__cache cache[INFER__MAX_CACHES];   /* [0]: a row per token; then one per compress ratio */
+    int n_caches;
+    int8_t *comp_cache;      /* [n_layer] deepseek4: the cache of the layer's compressed entries, -1: none */
     float **conv_state;      /* [n_layer] gated DeltaNet conv states, NULL for attention layers */
     float **ssm_state;       /* [n_layer] gated DeltaNet S matrices, NULL for attention layers */
+    float **comp_state;      /* [n_layer] deepseek4: the KV compressor's open windows, or NULL */
+    float **idx_state;       /* [n_layer] deepseek4: the indexer compressor's, or NULL */
     infer_rope rope;
     /* activations for up to U = n_ubatch tokens (NULL when the model has no use for one) */
-    float *x, *h, *o;        /* [U, n_embd]: residual stream, normed input, block output */
+    float *x, *h, *o;        /* [U, n_hc or 1, n_embd] residual stream(s); [U, n_embd] normed input, block output */
     float *logits;           /* [min(U, INFER__LOGIT_ROWS), n_vocab] */
     float *q, *kk, *vv, *att;/* attention: [U, n_head*head_dim], [U, kv_dim] x2, [U, n_head*head_dim] */
     float *qg, *agate;       /* attn_gate: [U, 2*n_head*head_dim], [U, n_head*head_dim] */
@@ -11340,10 +11928,22 @@ struct infer_session {
     int32_t *eid;            /* MoE: [U, n_used] chosen experts */
     float *mixed, *conv;     /* DeltaNet: [U, conv_dim] before and after the conv */
     float *dq, *dk, *dv, *z, *da, *db, *dout; /* [U, n_k d_k] x2, [U, n_v d_v] x2, [U, n_v] x2, [U, n_v d_v] */
+    /* deepseek4 (>>deepseek4) */
+    float *hcn, *hmix, *hpc; /* [U, n_hc*n_embd] RMS(streams), [U, n_mix] mixes, [U, n_hc + n_hc^2] post and C */
+    float *qr;               /* [U, q_lora] */
+    float *ckv, *cgate;      /* compressor inputs [U, 2*max(d, d_idx)] */
+    float *cent;             /* entries closed by the chunk [U, max(d, d_idx)] */
+    float *iq, *iw;          /* indexer queries [U, n_idx*d_idx], head weights [U, n_idx] */
+    int32_t *isel, *insel;   /* indexer choice [U, top_k], its count [U] */
+    float *oa;               /* [U, G*o_lora] grouped output projection */
+    int32_t *gids;           /* [U, G]: 0..G-1 on every row, the groups as matmul_id's experts */
+    int32_t *epos;           /* [n_caches, 2, U]: per compressed cache, the closing entries' rope positions and indices */
+    int32_t n_emit[INFER__MAX_CACHES];       /* entries the current chunk closes, per cache */
+    const int32_t *tok_host; /* the current chunk's token ids (host; hash routing) */
+    int32_t *eid_host;       /* [U, n_used] hash-routed experts before upload */
     /* the ops' integer inputs, in backend memory, uploaded from the host copies */
     int32_t *pos;            /* [4, T] positions of the chunk (4 streams for multi-axis rope) */
     int32_t *tok;            /* [T] token ids of the chunk */
-    int32_t *table;          /* [n_blocks] the block table */
     int32_t *pos_host;       /* [4, U] */
     /* called after every layer with the residual stream s->x (backend memory), for the
      * backend diff (>>backends); NULL otherwise */
@@ -11361,6 +11961,9 @@ infer_session_params infer_session_default_params(void) {
     return p;
 }
 
+/* floats per token of the residual stream: n_embd, times n_hc with hyper-connections */
+static size_t infer__stream_dim(const infer_config *c) { return (size_t)c->n_embd * (size_t)(c->n_hc > 1 ? c->n_hc : 1); }
+
 /* The activation buffers with their sizes in bytes (0: not needed by this model). One list
  * serves allocation and freeing. */
 typedef struct infer__buf { void **p; size_t bytes; } infer__buf;
@@ -11368,86 +11971,171 @@ typedef struct infer__buf { void **p; size_t bytes; } infer__buf;
 static int infer__session_bufs(infer_session *s, infer__buf *b) {
     const infer_config *c = &s->m->cfg;
     const size_t U = (size_t)s->p.n_ubatch, E = (size_t)c->n_embd, QD = (size_t)c->n_head * c->head_dim;
-    const size_t KVD = (size_t)c->n_head_kv * c->head_dim, F = sizeof(float);
+    const size_t KVD = (size_t)c->n_head_kv * c->head_dim, F = sizeof(float), I = sizeof(int32_t);
     const size_t k_used = (size_t)c->n_expert_used, moe = c->n_expert > 0;
     size_t ff = (size_t)c->n_ff;
     if ((size_t)c->n_ff_shexp > ff) ff = (size_t)c->n_ff_shexp;
     if (k_used * c->n_ff_exp > ff) ff = k_used * c->n_ff_exp;
-    const int gated = s->m->arch->attn_gate, dn = s->m->arch->hybrid;
+    const int gated = s->m->arch->attn_gate, dn = s->m->arch->hybrid, ds = s->m->arch->csa;
     const size_t KD = (size_t)c->ssm_n_group * c->ssm_d_state, VD = (size_t)c->ssm_d_inner, NV = (size_t)c->ssm_dt_rank;
+    const size_t HC = (size_t)c->n_hc, CD = (size_t)(c->head_dim > c->idx_head_dim ? c->head_dim : c->idx_head_dim);
+    const size_t NI = (size_t)c->idx_n_head, DI = (size_t)c->idx_head_dim, TK = (size_t)c->idx_top_k, G = (size_t)c->o_groups;
     int n = 0;
 #define INFER__BUF(field, size) (b[n].p = (void **)&s->field, b[n].bytes = (size), n++)
-    INFER__BUF(x, U * E * F); INFER__BUF(h, U * E * F); INFER__BUF(o, U * E * F);
+    INFER__BUF(x, U * infer__stream_dim(c) * F); INFER__BUF(h, U * E * F); INFER__BUF(o, U * E * F);
     INFER__BUF(logits, (U < INFER__LOGIT_ROWS ? U : INFER__LOGIT_ROWS) * (size_t)c->n_vocab * F);
-    INFER__BUF(q, U * QD * F); INFER__BUF(kk, U * KVD * F); INFER__BUF(vv, U * KVD * F); INFER__BUF(att, U * QD * F);
+    INFER__BUF(q, U * QD * F); INFER__BUF(kk, U * KVD * F); INFER__BUF(vv, ds ? 0 : U * KVD * F); INFER__BUF(att, U * QD * F);
     INFER__BUF(qg, gated ? U * 2 * QD * F : 0); INFER__BUF(agate, gated ? U * QD * F : 0);
     INFER__BUF(gate, U * ff * F); INFER__BUF(up, U * ff * F);
     INFER__BUF(router, moe * U * (size_t)c->n_expert * F); INFER__BUF(ew, moe * U * k_used * F);
-    INFER__BUF(ey, moe * U * k_used * E * F); INFER__BUF(shg, moe * U * F); INFER__BUF(eid, moe * U * k_used * sizeof(int32_t));
+    INFER__BUF(ey, moe * U * k_used * E * F); INFER__BUF(shg, moe * U * F); INFER__BUF(eid, moe * U * k_used * I);
     INFER__BUF(mixed, dn * U * (2 * KD + VD) * F); INFER__BUF(conv, dn * U * (2 * KD + VD) * F);
     INFER__BUF(dq, dn * U * KD * F); INFER__BUF(dk, dn * U * KD * F); INFER__BUF(dv, dn * U * VD * F);
     INFER__BUF(z, dn * U * VD * F); INFER__BUF(da, dn * U * NV * F); INFER__BUF(db, dn * U * NV * F);
     INFER__BUF(dout, dn * U * VD * F);
-    INFER__BUF(pos, 4 * U * sizeof(int32_t)); INFER__BUF(tok, U * sizeof(int32_t));
-    INFER__BUF(table, (size_t)s->kv.n_blocks * sizeof(int32_t));
+    INFER__BUF(hcn, ds * U * HC * E * F); INFER__BUF(hmix, ds * U * HC * (2 + HC) * F); INFER__BUF(hpc, ds * U * HC * (1 + HC) * F);
+    INFER__BUF(qr, ds * U * (size_t)c->q_lora_rank * F);
+    INFER__BUF(ckv, ds * U * 2 * CD * F); INFER__BUF(cgate, ds * U * 2 * CD * F); INFER__BUF(cent, ds * U * CD * F);
+    INFER__BUF(iq, ds * U * NI * DI * F); INFER__BUF(iw, ds * U * NI * F);
+    INFER__BUF(isel, ds * U * TK * I); INFER__BUF(insel, ds * U * I);
+    INFER__BUF(oa, ds * U * G * (size_t)c->o_lora_rank * F); INFER__BUF(gids, ds * U * G * I);
+    INFER__BUF(epos, ds * (size_t)INFER__MAX_CACHES * 2 * U * I);
+    INFER__BUF(pos, 4 * U * I); INFER__BUF(tok, U * I);
 #undef INFER__BUF
     return n;
 }
-#define INFER__MAX_BUFS 32   /* >= the entries above */
+#define INFER__MAX_BUFS 48   /* >= the entries above */
 
 /* a fresh sequence: no cached tokens, zero recurrent state */
 void infer_session_reset(infer_session *s) {
     const infer_config *c = &s->m->cfg;
-    for (int32_t i = s->n_table - 1; i >= 0; i--) infer__kv_give(&s->kv, s->block_table[i]);
-    s->n_table = 0;
+    for (int i = 0; i < s->n_caches; i++) infer__cache_reset(&s->cache[i]);
     s->n_past = 0;
-    for (int l = 0; s->conv_state && s->ssm_state && l < c->n_layer; l++) {
+    for (int l = 0; s->conv_state && l < c->n_layer; l++) {
         if (s->conv_state[l]) s->k->zero(s->kctx, s->conv_state[l], infer__conv_state_len(c) * sizeof(float));
         if (s->ssm_state[l]) s->k->zero(s->kctx, s->ssm_state[l], infer__ssm_state_len(c) * sizeof(float));
+        if (s->comp_state[l]) s->k->zero(s->kctx, s->comp_state[l], infer__comp_state_len(c->head_dim) * sizeof(float));
+        if (s->idx_state[l]) s->k->zero(s->kctx, s->idx_state[l], infer__comp_state_len(c->idx_head_dim) * sizeof(float));
     }
+}
+
+size_t infer_session_cache_bytes(const infer_session *s, int layer) {
+    const infer_config *c = &s->m->cfg;
+    size_t total = 0;
+    for (int l = 0; l < c->n_layer; l++) {
+        if (layer >= 0 && l != layer) continue;
+        for (int i = 0; i < s->n_caches; i++) {
+            const infer__cache *ch = &s->cache[i];
+            if (!ch->k[l]) continue;
+            const size_t esz = ch->type == INFER_TYPE_F16 ? 2 : 4;
+            total += (size_t)infer__cache_held(ch) * (size_t)ch->block_size * (size_t)(ch->k_dim + ch->v_dim) * esz;
+        }
+        if (s->conv_state[l]) total += (infer__conv_state_len(c) + infer__ssm_state_len(c)) * sizeof(float);
+        if (s->comp_state[l]) total += infer__comp_state_len(c->head_dim) * sizeof(float);
+        if (s->idx_state[l]) total += infer__comp_state_len(c->idx_head_dim) * sizeof(float);
+    }
+    return total;
 }
 
 void infer_session_free(infer_session *s) {
     if (!s) return;
     const infer_kernels *k = s->k;
-    for (int l = 0; l < s->m->cfg.n_layer; l++) {
-        if (s->kv.k && s->kv.k[l]) k->free(s->kctx, s->kv.k[l]);
-        if (s->kv.v && s->kv.v[l]) k->free(s->kctx, s->kv.v[l]);
-        if (s->conv_state && s->conv_state[l]) k->free(s->kctx, s->conv_state[l]);
-        if (s->ssm_state && s->ssm_state[l]) k->free(s->kctx, s->ssm_state[l]);
+    for (int i = 0; i < s->n_caches; i++) {
+        infer__cache *ch = &s->cache[i];
+        for (int l = 0; l < s->m->cfg.n_layer; l++) {
+            if (ch->k && ch->k[l]) k->free(s->kctx, ch->k[l]);
+            if (ch->v && ch->v[l]) k->free(s->kctx, ch->v[l]);
+        }
+        if (ch->dev_table) k->free(s->kctx, ch->dev_table);
+        INFER_FREE(ch->k); INFER_FREE(ch->v); INFER_FREE(ch->free_list); INFER_FREE(ch->table);
     }
-    INFER_FREE(s->kv.k); INFER_FREE(s->kv.v); INFER_FREE(s->kv.free_list); INFER_FREE(s->block_table);
-    INFER_FREE(s->conv_state); INFER_FREE(s->ssm_state);
+    float **states[4] = { s->conv_state, s->ssm_state, s->comp_state, s->idx_state };
+    for (int i = 0; i < 4; i++) {
+        for (int l = 0; states[i] && l < s->m->cfg.n_layer; l++) if (states[i][l]) k->free(s->kctx, states[i][l]);
+        INFER_FREE(states[i]);
+    }
+    INFER_FREE(s->comp_cache);
     infer__buf bufs[INFER__MAX_BUFS];
     const int nb = infer__session_bufs(s, bufs);
     for (int i = 0; i < nb; i++) if (*bufs[i].p) k->free(s->kctx, *bufs[i].p);
     INFER_FREE(s->pos_host);
+    INFER_FREE(s->eid_host);
     k->ctx_free(s->kctx);
     INFER_FREE(s);
 }
 
-/* per layer: a KV pool for attention layers, the recurrent state for DeltaNet layers */
-static int infer__session_alloc_layers(infer_session *s, size_t kv_layer_bytes) {
+/* A cache of `rows` rows (rounded up to whole blocks) for the layers marked in `use`. */
+static int infer__cache_init(infer_session *s, infer__cache *ch, const uint8_t *use, int32_t ratio, int32_t window, int64_t rows,
+                             int32_t max_rows, int32_t k_dim, int32_t v_dim) {
+    const infer_kernels *k = s->k;
+    const int n = s->m->cfg.n_layer;
+    const int32_t bs = INFER__KV_BLOCK;
+    ch->ratio = ratio; ch->window = window; ch->block_size = bs;
+    ch->n_blocks = (int32_t)((rows + bs - 1) / bs);
+    ch->k_dim = k_dim; ch->v_dim = v_dim;
+    ch->type = s->p.kv_type;
+    const int32_t n_logical = (max_rows + bs - 1) / bs + 1;
+    ch->k = (void **)infer__calloc((size_t)n, sizeof(void *));
+    ch->v = (void **)infer__calloc((size_t)n, sizeof(void *));
+    ch->free_list = (int32_t *)infer__calloc((size_t)ch->n_blocks, sizeof(int32_t));
+    ch->table = (int32_t *)infer__calloc((size_t)n_logical, sizeof(int32_t));
+    ch->dev_table = (int32_t *)k->alloc(s->kctx, (size_t)n_logical * sizeof(int32_t));
+    if (!ch->k || !ch->v || !ch->free_list || !ch->table || !ch->dev_table) return 0;
+    const size_t esz = ch->type == INFER_TYPE_F16 ? 2 : 4, pool_rows = (size_t)ch->n_blocks * bs;
+    for (int l = 0; l < n; l++) {
+        if (!use[l]) continue;
+        ch->k[l] = k->alloc(s->kctx, pool_rows * (size_t)k_dim * esz);
+        if (v_dim) ch->v[l] = k->alloc(s->kctx, pool_rows * (size_t)v_dim * esz);
+        if (!ch->k[l] || (v_dim && !ch->v[l])) return 0;
+    }
+    for (int32_t b = ch->n_blocks - 1; b >= 0; b--) infer__cache_give(ch, b);
+    return 1;
+}
+
+/* per layer: its caches (>>kv) and recurrent state */
+static int infer__session_alloc_layers(infer_session *s) {
     const infer_config *c = &s->m->cfg;
     const infer_kernels *k = s->k;
-    const size_t n = (size_t)c->n_layer;
-    s->kv.k = (void **)infer__calloc(n, sizeof(void *));
-    s->kv.v = (void **)infer__calloc(n, sizeof(void *));
-    s->conv_state = (float **)infer__calloc(n, sizeof(float *));
-    s->ssm_state = (float **)infer__calloc(n, sizeof(float *));
-    if (!s->kv.k || !s->kv.v || !s->conv_state || !s->ssm_state) return 0;
-    for (int l = 0; l < c->n_layer; l++) {
-        if (s->m->layers[l].recurrent) {
+    const int n = c->n_layer;
+    const int64_t U = s->p.n_ubatch, bs = INFER__KV_BLOCK;
+    s->conv_state = (float **)infer__calloc((size_t)n, sizeof(float *));
+    s->ssm_state = (float **)infer__calloc((size_t)n, sizeof(float *));
+    s->comp_state = (float **)infer__calloc((size_t)n, sizeof(float *));
+    s->idx_state = (float **)infer__calloc((size_t)n, sizeof(float *));
+    s->comp_cache = (int8_t *)infer__calloc((size_t)n, 1);
+    uint8_t *use = (uint8_t *)infer__calloc((size_t)n, 1);
+    int ok = s->conv_state && s->ssm_state && s->comp_state && s->idx_state && s->comp_cache && use;
+    for (int l = 0; ok && l < n; l++) use[l] = !s->m->layers[l].recurrent;
+    /* the token cache: every attention layer; with a sliding window only W - 1 positions
+     * before a chunk and the chunk itself, plus a partial block at each end */
+    const int32_t W = c->sliding_window;
+    const int64_t rows = W > 0 && W - 1 + U + 2 * bs < s->n_ctx ? W - 1 + U + 2 * bs : s->n_ctx;
+    const int32_t kvd = c->n_head_kv * c->head_dim;
+    if (ok) ok = infer__cache_init(s, &s->cache[s->n_caches++], use, 1, W, rows, s->n_ctx, kvd, s->m->arch->csa ? 0 : kvd);
+    for (int l = 0; ok && l < n; l++) {
+        const infer__layer *L = &s->m->layers[l];
+        s->comp_cache[l] = -1;
+        if (L->recurrent) {
             s->conv_state[l] = (float *)k->alloc(s->kctx, infer__conv_state_len(c) * sizeof(float));
             s->ssm_state[l] = (float *)k->alloc(s->kctx, infer__ssm_state_len(c) * sizeof(float));
-            if (!s->conv_state[l] || !s->ssm_state[l]) return 0;
-        } else {
-            s->kv.k[l] = k->alloc(s->kctx, kv_layer_bytes);
-            s->kv.v[l] = k->alloc(s->kctx, kv_layer_bytes);
-            if (!s->kv.k[l] || !s->kv.v[l]) return 0;
+            ok = s->conv_state[l] && s->ssm_state[l];
         }
+        if (!ok || !L->compress) continue;
+        s->comp_state[l] = (float *)k->alloc(s->kctx, infer__comp_state_len(c->head_dim) * sizeof(float));
+        ok = s->comp_state[l] != NULL;
+        if (ok && L->compress == 4) ok = (s->idx_state[l] = (float *)k->alloc(s->kctx, infer__comp_state_len(c->idx_head_dim) * sizeof(float))) != NULL;
+        int i = 1;                                       /* the cache of this ratio, made on first use */
+        while (i < s->n_caches && s->cache[i].ratio != L->compress) i++;
+        s->comp_cache[l] = (int8_t)i;
+        if (!ok || i < s->n_caches) continue;
+        if (i == INFER__MAX_CACHES) { ok = 0; break; }
+        for (int j = 0; j < n; j++) use[j] = s->m->layers[j].compress == L->compress;
+        const int32_t entries = s->n_ctx / L->compress;
+        ok = infer__cache_init(s, &s->cache[s->n_caches++], use, L->compress, 0, entries > 0 ? entries : 1, entries, c->head_dim,
+                               L->compress == 4 ? c->idx_head_dim : 0);
     }
-    return 1;
+    INFER_FREE(use);
+    return ok;
 }
 
 static void infer__session_rope(infer_session *s) {
@@ -11477,7 +12165,7 @@ infer_status infer_session_create(infer_session **out, infer_model *m, const inf
     if (p.precise) p.kv_type = INFER_TYPE_F32;
     if (p.kv_type != INFER_TYPE_F32 && p.kv_type != INFER_TYPE_F16) return infer__fail(err, INFER_ERR_ARG, "KV cache type must be f32 or f16");
     const infer_kernels *k = p.backend ? p.backend : infer_cpu_kernels();
-    INFER__TRY(infer__backend_check(k, err));
+    INFER__TRY(infer__backend_check(k, m, err));
     char why[256] = "";
     if (!k->supports_config(c, why, sizeof why)) return infer__fail(err, INFER_ERR_UNSUPPORTED, "the %s backend cannot run this model: %s", k->name, why);
     if (!k->host_memory) INFER__TRY(infer_model_upload(m, k, err));   /* once per model */
@@ -11489,6 +12177,7 @@ infer_status infer_session_create(infer_session **out, infer_model *m, const inf
     if (k->host_memory) {
         s->w.tok_embd = m->tok_embd; s->w.output_norm = m->output_norm; s->w.output = m->output;
         s->w.rope_freqs = m->rope_freqs; s->w.layers = m->layers;
+        s->w.output_hc_fn = m->output_hc_fn; s->w.output_hc_base = m->output_hc_base; s->w.output_hc_scale = m->output_hc_scale;
     } else {
         s->w = m->dev.w;
     }
@@ -11499,16 +12188,7 @@ infer_status infer_session_create(infer_session **out, infer_model *m, const inf
     }
     const int32_t bs = INFER__KV_BLOCK;
     s->n_ctx = (p.n_ctx + bs - 1) / bs * bs;
-    s->kv.block_size = bs;
-    s->kv.n_blocks = s->n_ctx / bs;
-    s->kv.kv_dim = c->n_head_kv * c->head_dim;
-    s->kv.type = p.kv_type;
-    const size_t esz = p.kv_type == INFER_TYPE_F16 ? 2 : 4;
-    s->kv.free_list = (int32_t *)infer__calloc((size_t)s->kv.n_blocks, sizeof(int32_t));
-    s->block_table = (int32_t *)infer__calloc((size_t)s->kv.n_blocks, sizeof(int32_t));
-    int ok = s->kctx && s->kv.free_list && s->block_table &&
-             infer__session_alloc_layers(s, (size_t)s->n_ctx * (size_t)s->kv.kv_dim * esz);
-    for (int32_t b = s->kv.n_blocks - 1; ok && b >= 0; b--) infer__kv_give(&s->kv, b);
+    int ok = s->kctx && infer__session_alloc_layers(s);
     infer__buf bufs[INFER__MAX_BUFS];
     const int nb = infer__session_bufs(s, bufs);
     for (int i = 0; ok && i < nb; i++) {
@@ -11516,6 +12196,15 @@ infer_status infer_session_create(infer_session **out, infer_model *m, const inf
         ok = !bufs[i].bytes || *bufs[i].p;
     }
     if (ok) ok = (s->pos_host = (int32_t *)infer__calloc(4 * (size_t)p.n_ubatch, sizeof(int32_t))) != NULL;
+    if (ok && m->arch->csa) {                 /* the output groups as matmul_id's "experts": 0..G-1 on every row */
+        const size_t G = (size_t)c->o_groups, U = (size_t)p.n_ubatch;
+        int32_t *g = (int32_t *)infer__calloc(U * G, sizeof(int32_t));
+        s->eid_host = (int32_t *)infer__calloc(U * (size_t)c->n_expert_used, sizeof(int32_t));
+        ok = g && s->eid_host;
+        for (size_t i = 0; ok && i < U * G; i++) g[i] = (int32_t)(i % G);
+        ok = ok && k->upload(s->kctx, s->gids, g, U * G * sizeof(int32_t)) == INFER_OK;
+        INFER_FREE(g);
+    }
     if (!ok) {
         infer__fail(err, INFER_ERR_NOMEM, "out of %s memory for a %d-token session%s%s", k->name, (int)s->n_ctx,
                     s->kctx && *k->last_error(s->kctx) ? ": " : "", s->kctx ? k->last_error(s->kctx) : "");
@@ -11533,6 +12222,34 @@ infer_status infer_session_create(infer_session **out, infer_model *m, const inf
 static void infer__matmuls(infer_session *s, int n, float *const *out, const infer_tensor *const *w, const float *x, int T) {
     if (s->k->matmul_n) { s->k->matmul_n(s->kctx, n, out, w, x, T); return; }
     for (int i = 0; i < n; i++) s->k->matmul(s->kctx, out[i], w[i], x, T);
+}
+
+/* A block's input, s->h = RMSNorm(x) * norm. With hyper-connections (n_hc streams, deepseek4)
+ * the streams are first collapsed by this block's mixes (>>deepseek4):
+ *   mix = W_fn RMS(x)  over all n_hc * n_embd values,   u = sum_i pre_i x_i,   h = RMSNorm(u) * norm
+ * and the post weights and the stream-mixing matrix C wait in s->hpc for infer__block_out. */
+static void infer__block_in(infer_session *s, const infer_tensor *norm, const infer_tensor *fn, const infer_tensor *base,
+                            const infer_tensor *scale, int T) {
+    const infer_config *c = &s->m->cfg;
+    const infer_kernels *k = s->k;
+    void *kc = s->kctx;
+    const int E = c->n_embd;
+    if (c->n_hc > 1) {
+        k->rmsnorm(kc, s->hcn, s->x, NULL, T, c->n_hc * E, c->rms_eps);
+        k->matmul(kc, s->hmix, fn, s->hcn, T);
+        k->hc_pre(kc, s->h, s->hpc, s->hmix, s->x, (const float *)base->data, (const float *)scale->data, T, E, c->n_hc,
+                  c->hc_sinkhorn_iters, c->hc_eps);
+        k->rmsnorm(kc, s->h, s->h, (const float *)norm->data, T, E, c->rms_eps);
+    } else {
+        k->rmsnorm(kc, s->h, s->x, (const float *)norm->data, T, E, c->rms_eps);
+    }
+}
+/* ... and its output s->o back into the residual: x += o, or, with hyper-connections,
+ * x_d = post_d o + sum_s C[s, d] x_s for every stream d */
+static void infer__block_out(infer_session *s, int T) {
+    const infer_config *c = &s->m->cfg;
+    if (c->n_hc > 1) s->k->hc_post(s->kctx, s->x, s->o, s->hpc, T, c->n_embd, c->n_hc);
+    else s->k->add(s->kctx, s->x, s->o, (int64_t)T * c->n_embd);
 }
 
 /* Attention mixer: s->h -> s->o (see the block comment above) */
@@ -11566,7 +12283,7 @@ static void infer__attention_layer(infer_session *s, int l, int T) {
         k->rope(kc, s->q, T, c->n_head, hd, s->pos, &s->rope);
         k->rope(kc, s->kk, T, c->n_head_kv, hd, s->pos, &s->rope);
     }
-    infer_kv_view kv = { s->kv.k[l], s->kv.v[l], s->kv.type, s->kv.block_size, s->table, KVD };
+    const infer_kv_view kv = infer__cache_view(&s->cache[0], l, 0);
     k->kv_store(kc, &kv, s->kk, s->vv, s->pos, T);
     k->attention(kc, s->att, s->q, &kv, s->pos, T, c->n_head, c->n_head_kv, hd, scale);
     if (m->arch->attn_gate) k->mul_sigmoid(kc, s->att, s->agate, T, QD, QD);
@@ -11600,44 +12317,228 @@ static void infer__deltanet_layer(infer_session *s, int l, int T) {
     k->matmul(kc, s->o, L->ssm_out, s->dout, T);
 }
 
-/* gate = act(gate) * up with the model's activation (SiLU or ReLU^2) */
-static void infer__ffn_act(infer_session *s, float *gate, const float *up, int64_t n) {
-    s->k->glu(s->kctx, gate, gate, up, n, s->m->cfg.ffn_act);
+/* gate = act(gate) * up with the model's activation (SiLU or ReLU^2), inputs clamped to
+ * `limit` first when it is > 0 */
+static void infer__ffn_act(infer_session *s, float *gate, const float *up, int64_t n, float limit) {
+    s->k->glu(s->kctx, gate, gate, up, n, s->m->cfg.ffn_act, limit);
 }
 
 /* out = W_down( act(W_gate h) * (W_up h) ), hidden size n_ff; BitLinear models normalise the
  * hidden vector (RMSNorm * ffn_sub_norm) before W_down */
 static void infer__glu_ffn(infer_session *s, float *out, const infer_tensor *wg, const infer_tensor *wu, const infer_tensor *wd,
-                           const infer_tensor *sub_norm, int n_ff, int T) {
+                           const infer_tensor *sub_norm, int n_ff, float limit, int T) {
     const infer_kernels *k = s->k;
     float *const outs[2] = { s->gate, s->up };
     const infer_tensor *const ws[2] = { wg, wu };
     infer__matmuls(s, 2, outs, ws, s->h, T);
-    infer__ffn_act(s, s->gate, s->up, (int64_t)T * n_ff);
+    infer__ffn_act(s, s->gate, s->up, (int64_t)T * n_ff, limit);
     if (sub_norm) k->rmsnorm(s->kctx, s->gate, s->gate, (const float *)sub_norm->data, T, n_ff, s->m->cfg.rms_eps);
     k->matmul(s->kctx, out, wd, s->gate, T);
 }
 
-/* Mixture of experts: s->h -> s->o */
+/* Mixture of experts: s->h -> s->o. A hash-routed layer (deepseek4) finds its experts
+ * already in s->eid (infer__forward_chunk puts them there). */
 static void infer__moe_ffn(infer_session *s, const infer__layer *L, int T) {
     const infer_config *c = &s->m->cfg;
     const infer_kernels *k = s->k;
     void *kc = s->kctx;
     const int E = c->n_embd, n_used = c->n_expert_used;
     k->matmul(kc, s->router, L->ffn_gate_inp, s->h, T);                          /* [T, n_expert] */
-    k->moe_route(kc, s->eid, s->ew, s->router, T, c->n_expert, n_used, c->expert_gating, c->expert_norm, c->expert_weights_scale);
+    k->moe_route(kc, s->eid, s->ew, s->router, T, c->n_expert, n_used, c->expert_gating, c->expert_norm, c->expert_weights_scale,
+                 L->exp_probs_b ? (const float *)L->exp_probs_b->data : NULL, L->tid2eid != NULL);
     k->matmul_id(kc, s->gate, L->ffn_gate_exps, s->h, s->eid, T, n_used, 0);      /* [T, n_used, n_ff_exp] */
     k->matmul_id(kc, s->up, L->ffn_up_exps, s->h, s->eid, T, n_used, 0);
-    infer__ffn_act(s, s->gate, s->up, (int64_t)T * n_used * c->n_ff_exp);
+    infer__ffn_act(s, s->gate, s->up, (int64_t)T * n_used * c->n_ff_exp, L->clamp_exp);
     k->matmul_id(kc, s->ey, L->ffn_down_exps, s->gate, s->eid, T, n_used, 1);     /* [T, n_used, n_embd] */
     k->moe_sum(kc, s->o, s->ey, s->ew, T, n_used, E);
     if (!L->ffn_up_shexp) return;
-    infer__glu_ffn(s, s->ey, L->ffn_gate_shexp, L->ffn_up_shexp, L->ffn_down_shexp, NULL, c->n_ff_shexp, T);
+    infer__glu_ffn(s, s->ey, L->ffn_gate_shexp, L->ffn_up_shexp, L->ffn_down_shexp, NULL, c->n_ff_shexp, L->clamp_shexp, T);
     if (L->ffn_gate_inp_shexp) {
         k->matmul(kc, s->shg, L->ffn_gate_inp_shexp, s->h, T);                    /* [T, 1] */
         k->mul_sigmoid(kc, s->ey, s->shg, T, E, 1);
     }
     k->add(kc, s->o, s->ey, (int64_t)T * E);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * >>deepseek4 -- DeepSeek-V4: compressed sparse attention and hyper-connections.
+ *
+ * A long context costs attention two things: the cache (a row per token per layer) and the
+ * reading of it (every query reads every row). DeepSeek-V4 keeps only a short window of raw
+ * keys and summarises the rest: every `m` tokens are pooled into one compressed entry, so
+ * the cache grows as W + n/m rows, not n. Its layers come in three kinds, by the file's
+ * compress_ratios[layer] = m:
+ *   m = 0     sliding window only: the last W tokens
+ *   m = 128   HCA, heavily compressed: the window plus every entry so far (n/128 of them)
+ *   m = 4     CSA, compressed sparse: the window plus the top_k entries (of n/4) that a small
+ *             "lightning indexer" scores highest for this query
+ *
+ * One token through a CSA layer (m = 4), at position t, with h = the block's normed input
+ * [n_embd] (hyper-connections below) and d = head_dim:
+ *   1. queries, low rank:   qr = RMSNorm(W_qa h) * q_a_norm                       [q_lora]
+ *                           q_i = RMSNorm(W_qb qr)_i  per head, no weight         [H, d]
+ *   2. one key, which is also the value:  kv = RMSNorm(W_kv h) * kv_a_norm        [d]
+ *      q and kv are roped on their last n_rot dims (theta: compress_rope_freq_base on
+ *      layers with m > 0, rope.freq_base on window-only layers); kv joins the token cache,
+ *      whose blocks older than the window go back to the pool.
+ *   3. the compressor: kv_t = W_ckv h, g_t = W_cg h, each [2d]. Entry w pools the 8 tokens
+ *      4(w-1) .. 4w+3, channel by channel, with softmax weights over the 8 slots:
+ *        slots from the previous window use kv_t[c],   score g_t[c]   + ape[r, c]
+ *        slots from its own window      use kv_t[d+c], score g_t[d+c] + ape[r, d+c]
+ *      (r = the token's offset in its window; entry 0 has no previous window). When token
+ *      t = 4w+3 closes window w, entry w = RMSNorm(pooled) * compressor_norm, roped at
+ *      position 4w (the window's first token), is appended to the compressed cache. A
+ *      window's partial sums wait in a small state between chunks, so a token costs O(d)
+ *      compressor work however long the sequence: the same whether the prompt came in one
+ *      batch or one token at a time. HCA pools its 128 tokens the same way, with no overlap
+ *      (kv_t, g_t of width d).
+ *   4. the indexer: its own compressor makes keys K_s [d_idx] the same way; its queries are
+ *      q_I = rope(W_Iqb qr) [n_idx, d_idx], its head weights w = W_Iproj h [n_idx], and
+ *        score_s = sum_h w_h relu(q_I,h . K_s) / sqrt(n_idx d_idx)
+ *      over the entries already closed (s < (t+1)/4): the top_k of them (ties: the lower
+ *      index) are this query's compressed keys.
+ *   5. attention, one K = V head shared by all H query heads:
+ *        keys = kv_j for t-W < j <= t  plus the chosen entries;   scale 1/sqrt(d)
+ *        o_i = sum_j p_ij v_j,  p_ij = e^(s_ij) / (sum_j e^(s_ij) + e^(sink_i))
+ *      a learned per-head "sink" logit takes a share of the softmax without adding a value.
+ *      Each o_i is rotated back by its query's rope (inverse rope on its last n_rot dims),
+ *      so what leaves the head does not depend on the absolute position.
+ *   6. grouped low-rank output: the H heads form G groups; group g's concatenated heads go
+ *      through rows g*o_lora .. of W_oa (one matmul_id with the groups as "experts"), and
+ *      out = W_ob [a_0 | .. | a_G-1].
+ *
+ * Hyper-connections: the residual is n_hc streams X [n_hc, n_embd] (the embedding copied to
+ * each). Around every block, mixes are read off all the streams at once,
+ *   mix = W_fn (X / rms(X))                                   [n_hc (2 + n_hc)]
+ *   pre = sigmoid(mix_pre * s0 + b) + eps,  post = 2 sigmoid(mix_post * s1 + b)
+ *   C   = Sinkhorn(softmax over d (mix_comb * s2 + b) + eps)  a nearly doubly stochastic [n_hc, n_hc]
+ * the block reads u = sum_i pre_i X_i (normalised as usual) and writes back
+ *   X'_d = post_d block(u) + sum_s C[s, d] X_s
+ * Before the head the streams collapse once more with pre weights from output_hc_*.
+ *
+ * The feed-forward is a MoE scored by sqrt(softplus(W_router h)), with a bias that only
+ * steers the choice (load balancing); the first hash_layer_count layers instead take the
+ * experts a fixed table assigns to the token id. Both use the clamped SwiGLU:
+ * down(silu(min(gate, L)) * clamp(up, -L, L)).
+ * ---------------------------------------------------------------------------------------- */
+
+/* the rope of a deepseek4 layer: the last n_rot dims of a head of head_dim; compressed
+ * layers turn with compress_rope_freq_base (and the file's YaRN, whose magnitude factor is
+ * cancelled, as the reference does), window-only layers with rope.freq_base, unscaled */
+static infer_rope infer__dsv4_rope(const infer_session *s, int compressed, int head_dim) {
+    const infer_config *c = &s->m->cfg;
+    infer_rope r = s->rope;
+    r.rot_first = head_dim - r.n_rot;
+    if (!compressed) {
+        r.freq_scale = 1.0f;
+        r.ext_factor = 0.0f;
+    } else {
+        r.freq_base = c->compress_rope_base;
+        if (r.ext_factor != 0) r.attn_factor = 1.0f / (1.0f + 0.1f * logf(1.0f / r.freq_scale));
+    }
+    return r;
+}
+
+/* One compressor: project s->h, pool the windows that close in this chunk, normalise, rope
+ * at each window's first position and append the entries to `dst` (step 3 above). */
+static void infer__dsv4_compress(infer_session *s, int ci, const infer_kv_view *dst, const infer_tensor *wkv, const infer_tensor *wgate,
+                                 const infer_tensor *ape, const infer_tensor *norm, float *state, int dim, int T, const infer_rope *rope) {
+    const infer_kernels *k = s->k;
+    void *kc = s->kctx;
+    const int ratio = s->cache[ci].ratio, n = s->n_emit[ci];
+    float *const outs[2] = { s->ckv, s->cgate };
+    const infer_tensor *const ws[2] = { wkv, wgate };
+    infer__matmuls(s, 2, outs, ws, s->h, T);
+    k->compress(kc, s->cent, state, s->ckv, s->cgate, (const float *)ape->data, s->pos, T, dim, ratio, ratio == 4);
+    if (n == 0) return;
+    const int32_t *epos = s->epos + (size_t)ci * 2 * s->p.n_ubatch, *eidx = epos + s->p.n_ubatch;
+    k->rmsnorm(kc, s->cent, s->cent, (const float *)norm->data, n, dim, s->m->cfg.rms_eps);
+    k->rope(kc, s->cent, n, 1, dim, epos, rope);
+    k->kv_store(kc, dst, s->cent, NULL, eidx, n);
+}
+
+/* The deepseek4 mixer: s->h -> s->o (steps 1-6 above) */
+static void infer__csa_layer(infer_session *s, int l, int T) {
+    const infer_config *c = &s->m->cfg;
+    const infer__layer *L = &s->w.layers[l];
+    const infer_kernels *k = s->k;
+    void *kc = s->kctx;
+    const int hd = c->head_dim, H = c->n_head, m = L->compress, ci = s->comp_cache[l];
+    const float eps = c->rms_eps;
+    infer_rope rope = infer__dsv4_rope(s, m > 0, hd);
+    float *const outs[2] = { s->qr, s->kk };
+    const infer_tensor *const ws[2] = { L->wq_a, L->wkv };
+    infer__matmuls(s, 2, outs, ws, s->h, T);
+    k->rmsnorm(kc, s->qr, s->qr, (const float *)L->q_a_norm->data, T, c->q_lora_rank, eps);
+    k->matmul(kc, s->q, L->wq_b, s->qr, T);                                       /* 1. */
+    k->rmsnorm(kc, s->q, s->q, NULL, T * H, hd, eps);
+    k->rope(kc, s->q, T, H, hd, s->pos, &rope);
+    k->rmsnorm(kc, s->kk, s->kk, (const float *)L->kv_a_norm->data, T, hd, eps);  /* 2. */
+    k->rope(kc, s->kk, T, 1, hd, s->pos, &rope);
+    const infer_kv_view raw = infer__cache_view(&s->cache[0], l, 0);
+    k->kv_store(kc, &raw, s->kk, NULL, s->pos, T);
+    infer_kv_view comp;
+    const int32_t *sel = NULL;
+    if (m > 0) {                                                                  /* 3. */
+        comp = infer__cache_view(&s->cache[ci], l, 0);
+        comp.v = comp.k;                              /* entries are keys and values (the V pool holds the indexer's keys) */
+        infer__dsv4_compress(s, ci, &comp, L->comp_kv, L->comp_gate, L->comp_ape, L->comp_norm, s->comp_state[l], hd, T, &rope);
+    }
+    if (m == 4) {                                                                 /* 4. */
+        const int nI = c->idx_n_head, dI = c->idx_head_dim;
+        const infer_kv_view keys = infer__cache_view(&s->cache[ci], l, 1);
+        const infer_rope ri = infer__dsv4_rope(s, 1, dI);
+        infer__dsv4_compress(s, ci, &keys, L->idx_comp_kv, L->idx_comp_gate, L->idx_comp_ape, L->idx_comp_norm, s->idx_state[l], dI, T, &ri);
+        k->matmul(kc, s->iq, L->idx_q_b, s->qr, T);
+        k->rope(kc, s->iq, T, nI, dI, s->pos, &ri);
+        k->matmul(kc, s->iw, L->idx_proj, s->h, T);
+        k->indexer_topk(kc, s->isel, s->insel, s->iq, s->iw, &keys, s->pos, T, nI, dI, m, c->idx_top_k, 1.0f / sqrtf((float)nI * (float)dI));
+        sel = s->isel;
+    }
+    k->attention_sparse(kc, s->att, s->q, &raw, s->pos, T, H, hd, 1.0f / sqrtf((float)hd), c->sliding_window,  /* 5. */
+                        (const float *)L->attn_sinks->data, m > 0 ? &comp : NULL, m, sel, s->insel, c->idx_top_k);
+    rope.inverse = 1;
+    k->rope(kc, s->att, T, H, hd, s->pos, &rope);
+    infer_tensor wo_a = *L->wo_a;                                                 /* 6. [G, o_lora, H*d/G] */
+    wo_a.n_dims = 3;
+    wo_a.ne[1] = c->o_lora_rank;
+    wo_a.ne[2] = c->o_groups;
+    k->matmul_id(kc, s->oa, &wo_a, s->att, s->gids, T, c->o_groups, 1);
+    k->matmul(kc, s->o, L->wo_b, s->oa, T);
+}
+
+/* The host's share of a deepseek4 chunk: which compressed entries its tokens close (index w,
+ * rope position w*m, per compressed cache), and the experts of its hash-routed tokens. */
+static infer_status infer__dsv4_prepare(infer_session *s, const int32_t *tokens, int T) {
+    const infer_kernels *k = s->k;
+    const size_t U = (size_t)s->p.n_ubatch;
+    int32_t *host = s->pos_host;                       /* free once the positions are uploaded */
+    for (int ci = 1; ci < s->n_caches; ci++) {
+        const int32_t m = s->cache[ci].ratio;
+        int n = 0;
+        for (int t = 0; t < T; t++) {
+            const int32_t p = s->n_past + t;
+            if (p % m != m - 1) continue;
+            host[n] = (p + 1) / m - 1;                 /* the entry's index... */
+            host[U + (size_t)n] = host[n] * m;         /* ...and its rope position (stored first) */
+            n++;
+        }
+        s->n_emit[ci] = n;
+        if (n && (k->upload(s->kctx, s->epos + (size_t)ci * 2 * U, host + U, (size_t)n * sizeof(int32_t)) != INFER_OK ||
+                  k->upload(s->kctx, s->epos + (size_t)ci * 2 * U + U, host, (size_t)n * sizeof(int32_t)) != INFER_OK))
+            return INFER_ERR_BACKEND;
+    }
+    s->tok_host = tokens;
+    return INFER_OK;
+}
+
+/* hash routing: the experts of the chunk's tokens, from the layer's table (host memory) */
+static infer_status infer__dsv4_hash_ids(infer_session *s, int l, int T) {
+    const infer_tensor *t = s->m->layers[l].tid2eid;
+    const int n_used = s->m->cfg.n_expert_used;
+    for (int r = 0; r < T; r++)
+        memcpy(s->eid_host + (size_t)r * n_used, (const int32_t *)t->data + (size_t)s->tok_host[r] * n_used, (size_t)n_used * sizeof(int32_t));
+    return s->k->upload(s->kctx, s->eid, s->eid_host, (size_t)T * n_used * sizeof(int32_t));
 }
 
 /* One chunk of T <= n_ubatch tokens at positions n_past.. through every layer.
@@ -11648,7 +12549,8 @@ static infer_status infer__forward_chunk(infer_session *s, const int32_t *tokens
     const infer_config *c = &m->cfg;
     const infer_kernels *k = s->k;
     void *kc = s->kctx;
-    const int E = c->n_embd;
+    const int E = c->n_embd, n_hc = c->n_hc > 1 ? c->n_hc : 1;
+    const size_t SD = infer__stream_dim(c);
     int32_t *pos = s->pos_host;
     for (int i = 0; i < T; i++) {            /* text: streams t, h, w = the position, e = 0 */
         pos[i] = pos[T + i] = pos[2 * T + i] = s->n_past + i;
@@ -11656,25 +12558,54 @@ static infer_status infer__forward_chunk(infer_session *s, const int32_t *tokens
     }
     INFER__TRY(k->upload(kc, s->pos, pos, 4 * (size_t)T * sizeof(int32_t)));
     INFER__TRY(k->upload(kc, s->tok, tokens, (size_t)T * sizeof(int32_t)));
-    k->embed(kc, s->x, s->w.tok_embd, s->tok, T);
+    if (m->arch->csa) INFER__TRY(infer__dsv4_prepare(s, tokens, T));
+    if (n_hc > 1) {                          /* every stream starts as the embedding */
+        k->embed(kc, s->h, s->w.tok_embd, s->tok, T);
+        for (int i = 0; i < n_hc; i++) k->copy_rows(kc, s->x + (size_t)i * E, (int)SD, s->h, E, T, E);
+    } else {
+        k->embed(kc, s->x, s->w.tok_embd, s->tok, T);
+    }
     for (int l = 0; l < c->n_layer; l++) {  /* the MTP blocks after n_layer are not run */
         const infer__layer *L = &s->w.layers[l];
-        k->rmsnorm(kc, s->h, s->x, (const float *)L->attn_norm->data, T, E, c->rms_eps);
-        if (L->recurrent) infer__deltanet_layer(s, l, T);
+        infer__block_in(s, L->attn_norm, L->hc_attn_fn, L->hc_attn_base, L->hc_attn_scale, T);
+        if (m->arch->csa) infer__csa_layer(s, l, T);
+        else if (L->recurrent) infer__deltanet_layer(s, l, T);
         else infer__attention_layer(s, l, T);
-        k->add(kc, s->x, s->o, (int64_t)T * E);
-        k->rmsnorm(kc, s->h, s->x, (const float *)L->ffn_norm->data, T, E, c->rms_eps);
+        infer__block_out(s, T);
+        infer__block_in(s, L->ffn_norm, L->hc_ffn_fn, L->hc_ffn_base, L->hc_ffn_scale, T);
+        if (L->tid2eid) INFER__TRY(infer__dsv4_hash_ids(s, l, T));
         if (L->ffn_gate_inp) infer__moe_ffn(s, L, T);
-        else infer__glu_ffn(s, s->o, L->ffn_gate, L->ffn_up, L->ffn_down, L->ffn_sub_norm, c->n_ff, T);
-        k->add(kc, s->x, s->o, (int64_t)T * E);
+        else infer__glu_ffn(s, s->o, L->ffn_gate, L->ffn_up, L->ffn_down, L->ffn_sub_norm, c->n_ff, 0.0f, T);
+        infer__block_out(s, T);
         if (s->layer_hook) s->layer_hook(s->hook_user, s, l, T);
     }
     const size_t V = (size_t)c->n_vocab;
     for (int r0 = first_logit; r0 < T && dst; r0 += INFER__LOGIT_ROWS) {
         const int nl = T - r0 < INFER__LOGIT_ROWS ? T - r0 : INFER__LOGIT_ROWS;
-        k->rmsnorm(kc, s->h, s->x + (size_t)r0 * E, (const float *)s->w.output_norm->data, nl, E, c->rms_eps);
+        const float *xr = s->x + (size_t)r0 * SD;
+        if (n_hc > 1) {                      /* the streams' last collapse: u = sum_i pre_i x_i */
+            k->rmsnorm(kc, s->hcn, xr, NULL, nl, (int)SD, c->rms_eps);
+            k->matmul(kc, s->hmix, s->w.output_hc_fn, s->hcn, nl);
+            k->hc_pre(kc, s->h, NULL, s->hmix, xr, (const float *)s->w.output_hc_base->data, (const float *)s->w.output_hc_scale->data,
+                      nl, E, n_hc, 0, c->hc_eps);
+            xr = s->h;
+        }
+        k->rmsnorm(kc, s->h, xr, (const float *)s->w.output_norm->data, nl, E, c->rms_eps);
         k->matmul(kc, s->logits, s->w.output, s->h, nl);
         INFER__TRY(k->download(kc, dst + (size_t)(r0 - first_logit) * V, s->logits, (size_t)nl * V * sizeof(float)));
+    }
+    return INFER_OK;
+}
+
+/* Room in every cache for a chunk at positions [p0, p0 + T) (blocks slid out of a window
+ * given back first), and the changed part of each block table on the backend. */
+static infer_status infer__caches_prepare(infer_session *s, int32_t p0, int T, infer_error *err) {
+    for (int i = 0; i < s->n_caches; i++) {
+        infer__cache *ch = &s->cache[i];
+        const int32_t had = ch->n_table;
+        if (!infer__cache_prepare(ch, p0, p0 + T)) return infer__fail(err, INFER_ERR_CONTEXT, "KV cache pool exhausted");
+        if (ch->n_table > had && s->k->upload(s->kctx, ch->dev_table + had, ch->table + had, (size_t)(ch->n_table - had) * sizeof(int32_t)) != INFER_OK)
+            return infer__fail(err, INFER_ERR_BACKEND, "%s backend: uploading a block table: %s", s->k->name, s->k->last_error(s->kctx));
     }
     return INFER_OK;
 }
@@ -11686,21 +12617,13 @@ infer_status infer_eval(infer_session *s, const int32_t *tokens, int n, float *l
         return infer__fail(err, INFER_ERR_CONTEXT, "%d tokens do not fit: %d of the context's %d are used", n, s->n_past, s->n_ctx);
     for (int i = 0; i < n; i++)
         if (tokens[i] < 0 || tokens[i] >= V) return infer__fail(err, INFER_ERR_ARG, "token id %d at index %d is outside the vocabulary (0..%d)", tokens[i], i, V - 1);
-    /* take the blocks the new positions need */
-    const int32_t need = (s->n_past + n + s->kv.block_size - 1) / s->kv.block_size, had = s->n_table;
-    while (s->n_table < need) {
-        int32_t b = infer__kv_take(&s->kv);
-        if (b < 0) return infer__fail(err, INFER_ERR_CONTEXT, "KV cache pool exhausted");
-        s->block_table[s->n_table++] = b;
-    }
     const infer_kernels *k = s->k;
-    if (s->n_table > had && k->upload(s->kctx, s->table, s->block_table, (size_t)s->n_table * sizeof(int32_t)) != INFER_OK)
-        return infer__fail(err, INFER_ERR_BACKEND, "%s backend: uploading the block table: %s", k->name, k->last_error(s->kctx));
     for (int i0 = 0; i0 < n; i0 += s->p.n_ubatch) {
         const int T = n - i0 < s->p.n_ubatch ? n - i0 : s->p.n_ubatch;
         const int last_chunk = i0 + T == n;
         const int first = all_logits ? 0 : (last_chunk ? T - 1 : T);
         float *dst = !logits || first == T ? NULL : all_logits ? logits + (size_t)i0 * V : logits;
+        INFER__TRY(infer__caches_prepare(s, s->n_past, T, err));
         if (infer__forward_chunk(s, tokens + i0, T, first, dst) != INFER_OK)
             return infer__fail(err, INFER_ERR_BACKEND, "%s backend: %s", k->name, k->last_error(s->kctx));
         s->n_past += T;
@@ -12203,10 +13126,12 @@ static void infer__diff_elementwise(infer__diff *d) {
     infer__diff_cmp(d, "add_rows", "rows=7 dim=320", &o, INFER__TOL_ELEM);
     d->ka->swiglu(d->ca, A(o), A(x), A(y), (int64_t)n); d->kb->swiglu(d->cb, B(o), B(x), B(y), (int64_t)n);
     infer__diff_cmp(d, "swiglu", "n=2240", &o, INFER__TOL_ELEM);
-    for (int act = INFER_ACT_SILU; act <= INFER_ACT_RELU2; act++) {
-        d->ka->glu(d->ca, A(o), A(x), A(y), (int64_t)n, act); d->kb->glu(d->cb, B(o), B(x), B(y), (int64_t)n, act);
-        infer__diff_cmp(d, "glu", act == INFER_ACT_SILU ? "silu" : "relu2", &o, INFER__TOL_ELEM);
-    }
+    for (int act = INFER_ACT_SILU; act <= INFER_ACT_RELU2; act++)
+        for (int clamp = 0; clamp < 2; clamp++) {     /* limit 1.5 binds: x, y are in [-2, 2] */
+            const float lim = clamp ? 1.5f : 0.0f;
+            d->ka->glu(d->ca, A(o), A(x), A(y), (int64_t)n, act, lim); d->kb->glu(d->cb, B(o), B(x), B(y), (int64_t)n, act, lim);
+            infer__diff_cmp(d, "glu", act == INFER_ACT_SILU ? (clamp ? "silu, clamped at 1.5" : "silu") : (clamp ? "relu2, clamped at 1.5" : "relu2"), &o, INFER__TOL_ELEM);
+        }
     d->ka->mul_sigmoid(d->ca, A(o), A(y), rows, dim, dim); d->kb->mul_sigmoid(d->cb, B(o), B(y), rows, dim, dim);
     infer__diff_cmp(d, "mul_sigmoid", "g_cols=dim", &o, INFER__TOL_ELEM);
     d->ka->mul_sigmoid(d->ca, A(o), A(g1), rows, dim, 1); d->kb->mul_sigmoid(d->cb, B(o), B(g1), rows, dim, 1);
@@ -12252,7 +13177,7 @@ static void infer__diff_rope(infer__diff *d) {
     for (int i = 0; i < 16; i++) ff[i] = 1.0f + (float)i / 4;
     infer__pair p1 = infer__pair_new(d, pos1, sizeof pos1), p4 = infer__pair_new(d, pos4, sizeof pos4), f = infer__pair_new(d, ff, sizeof ff);
     float *x = infer__diff_rand(d, (size_t)rows * nh * hd, -1, 1);
-    for (int c = 0; c < 4 && !d->broken; c++) {
+    for (int c = 0; c < 5 && !d->broken; c++) {
         infer_rope r;
         memset(&r, 0, sizeof r);
         r.n_rot = hd; r.freq_base = 10000.0f; r.freq_scale = 1.0f; r.attn_factor = 1.0f;
@@ -12261,11 +13186,12 @@ static void infer__diff_rope(infer__diff *d) {
         if (c == 1) { what = "neox n_rot=32 freq_factors linear"; r.neox = 1; r.n_rot = 32; r.freq_scale = 0.25f; }
         if (c == 2) { what = "neox yarn x4"; r.neox = 1; r.freq_scale = 0.25f; r.ext_factor = 1.0f; r.freq_base = 500000.0f; }
         if (c == 3) { what = "multi sections 11,11,10,0"; r.neox = 1; }
+        if (c == 4) { what = "last 16 dims, inverse"; r.n_rot = 16; r.rot_first = hd - 16; r.inverse = 1; r.freq_base = 160000.0f; }
         infer_rope ra = r, rb = r;
         if (c == 1) { ra.freq_factors = (const float *)f.a; rb.freq_factors = (const float *)f.b; }
         infer__pair o = infer__pair_new(d, x, (size_t)rows * nh * hd * sizeof(float));
         if (d->broken) break;
-        if (c < 3) {
+        if (c != 3) {
             d->ka->rope(d->ca, (float *)o.a, rows, nh, hd, (const int32_t *)p1.a, &ra);
             d->kb->rope(d->cb, (float *)o.b, rows, nh, hd, (const int32_t *)p1.b, &rb);
             infer__diff_cmp(d, "rope", what, &o, INFER__TOL_ELEM);
@@ -12313,19 +13239,128 @@ static void infer__diff_attention(infer__diff *d, infer_type kvt, int n_head, in
 }
 
 /* ---- mixture-of-experts routing ---- */
-static void infer__diff_route(infer__diff *d, int n_expert, int n_used, int gating, int norm, float scale) {
+/* with_bias: a selection bias; hashed: the ids given (a token table's), only weights computed */
+static void infer__diff_route(infer__diff *d, int n_expert, int n_used, int gating, int norm, float scale, int with_bias, int hashed) {
     const int rows = 6;
-    infer__pair lg = infer__diff_rand_pair(d, (size_t)rows * n_expert, -4, 4);
-    infer__pair ids = infer__pair_new(d, NULL, (size_t)rows * n_used * sizeof(int32_t)), w = infer__pair_new(d, NULL, (size_t)rows * n_used * sizeof(float));
-    char what[64];
-    snprintf(what, sizeof what, "experts=%d used=%d gating=%d norm=%d", n_expert, n_used, gating, norm);
+    int32_t given[6 * 64];
+    for (int i = 0; i < rows * n_used; i++) given[i] = (i * 7 + i / n_used) % n_expert;
+    infer__pair lg = infer__diff_rand_pair(d, (size_t)rows * n_expert, -4, 4), bias = infer__diff_rand_pair(d, (size_t)n_expert, -0.5f, 0.5f);
+    infer__pair ids = infer__pair_new(d, hashed ? given : NULL, (size_t)rows * n_used * sizeof(int32_t)), w = infer__pair_new(d, NULL, (size_t)rows * n_used * sizeof(float));
+    char what[80];
+    snprintf(what, sizeof what, "experts=%d used=%d gating=%d norm=%d%s%s", n_expert, n_used, gating, norm, with_bias ? " bias" : "", hashed ? " hashed" : "");
     if (!d->broken) {
-        d->ka->moe_route(d->ca, (int32_t *)ids.a, (float *)w.a, (const float *)lg.a, rows, n_expert, n_used, gating, norm, scale);
-        d->kb->moe_route(d->cb, (int32_t *)ids.b, (float *)w.b, (const float *)lg.b, rows, n_expert, n_used, gating, norm, scale);
+        d->ka->moe_route(d->ca, (int32_t *)ids.a, (float *)w.a, (const float *)lg.a, rows, n_expert, n_used, gating, norm, scale,
+                         with_bias ? (const float *)bias.a : NULL, hashed);
+        d->kb->moe_route(d->cb, (int32_t *)ids.b, (float *)w.b, (const float *)lg.b, rows, n_expert, n_used, gating, norm, scale,
+                         with_bias ? (const float *)bias.b : NULL, hashed);
         infer__diff_exact(d, "moe_route ids", what, &ids);
         infer__diff_cmp(d, "moe_route w", what, &w, INFER__TOL_ELEM);
     }
-    infer__pair_free(d, &lg); infer__pair_free(d, &ids); infer__pair_free(d, &w);
+    infer__pair_free(d, &lg); infer__pair_free(d, &bias); infer__pair_free(d, &ids); infer__pair_free(d, &w);
+}
+
+/* ---- deepseek4: hyper-connections, the compressor, the indexer, sparse attention ---- */
+static void infer__diff_dsv4(infer__diff *d) {
+    if (!d->kb->hc_pre || !d->kb->hc_post || !d->kb->compress || !d->kb->indexer_topk || !d->kb->attention_sparse) {
+        infer__diff_say(d, "%-5s %-18s %-38s not supported by the %s backend (deepseek4 models fail to load there)", "--", "deepseek4 ops", "", d->kb->name);
+        return;
+    }
+    const size_t F = sizeof(float), I = sizeof(int32_t);
+#define A(p) ((float *)(p).a)
+#define B(p) ((float *)(p).b)
+    {   /* hyper-connections: 4 streams of 96, 5 tokens; then the head's collapse */
+        const int rows = 5, dim = 96, hc = 4, n_mix = hc * (2 + hc);
+        infer__pair x = infer__diff_rand_pair(d, (size_t)rows * hc * dim, -2, 2), mix = infer__diff_rand_pair(d, (size_t)rows * n_mix, -2, 2);
+        infer__pair base = infer__diff_rand_pair(d, (size_t)n_mix, -1, 1), scale = infer__diff_rand_pair(d, 3, 0.2f, 1.5f);
+        infer__pair h = infer__diff_rand_pair(d, (size_t)rows * dim, -2, 2), u = infer__pair_new(d, NULL, (size_t)rows * dim * F);
+        infer__pair pc = infer__pair_new(d, NULL, (size_t)rows * (hc + hc * hc) * F);
+        if (!d->broken) {
+            d->ka->hc_pre(d->ca, A(u), A(pc), A(mix), A(x), A(base), A(scale), rows, dim, hc, 20, 1e-6f);
+            d->kb->hc_pre(d->cb, B(u), B(pc), B(mix), B(x), B(base), B(scale), rows, dim, hc, 20, 1e-6f);
+            infer__diff_cmp(d, "hc_pre u", "4 streams of 96, 20 Sinkhorn steps", &u, INFER__TOL_ELEM);
+            infer__diff_cmp(d, "hc_pre post, C", "4 streams of 96, 20 Sinkhorn steps", &pc, INFER__TOL_ELEM);
+            d->ka->hc_post(d->ca, A(x), A(h), A(pc), rows, dim, hc);
+            d->kb->hc_post(d->cb, B(x), B(h), B(pc), rows, dim, hc);
+            infer__diff_cmp(d, "hc_post", "4 streams of 96", &x, INFER__TOL_ELEM);
+            d->ka->hc_pre(d->ca, A(u), NULL, A(mix), A(x), A(base), A(scale), rows, dim, hc, 0, 1e-6f);
+            d->kb->hc_pre(d->cb, B(u), NULL, B(mix), B(x), B(base), B(scale), rows, dim, hc, 0, 1e-6f);
+            infer__diff_cmp(d, "hc_pre", "the head's collapse", &u, INFER__TOL_ELEM);
+        }
+        infer__pair_free(d, &x); infer__pair_free(d, &mix); infer__pair_free(d, &base); infer__pair_free(d, &scale);
+        infer__pair_free(d, &h); infer__pair_free(d, &u); infer__pair_free(d, &pc);
+    }
+    for (int kind = 0; kind < 2 && !d->broken; kind++) {   /* the compressor: CSA (ratio 4, overlapping), HCA-style (ratio 8) */
+        const int dim = 40, ratio = kind ? 8 : 4, overlap = !kind, W = overlap ? 2 * dim : dim, rows = 23;
+        int32_t pos[23];
+        for (int r = 0; r < rows; r++) pos[r] = r;
+        infer__pair kv = infer__diff_rand_pair(d, (size_t)rows * W, -2, 2), g = infer__diff_rand_pair(d, (size_t)rows * W, -3, 3);
+        infer__pair ape = infer__diff_rand_pair(d, (size_t)ratio * W, -1, 1), pp = infer__pair_new(d, pos, sizeof pos);
+        infer__pair st = infer__pair_new(d, NULL, 6 * (size_t)dim * F), e = infer__pair_new(d, NULL, (size_t)rows * dim * F);
+        char what[64];
+        snprintf(what, sizeof what, "ratio %d%s, 23 tokens in chunks of 9 and 14", ratio, overlap ? " overlapping" : "");
+        if (!d->broken) {
+            const int n1 = 9 / ratio;                     /* entries closed by the first chunk */
+            d->ka->compress(d->ca, A(e), A(st), A(kv), A(g), A(ape), (const int32_t *)pp.a, 9, dim, ratio, overlap);
+            d->kb->compress(d->cb, B(e), B(st), B(kv), B(g), B(ape), (const int32_t *)pp.b, 9, dim, ratio, overlap);
+            d->ka->compress(d->ca, A(e) + (size_t)n1 * dim, A(st), A(kv) + 9 * W, A(g) + 9 * W, A(ape), (const int32_t *)pp.a + 9, 14, dim, ratio, overlap);
+            d->kb->compress(d->cb, B(e) + (size_t)n1 * dim, B(st), B(kv) + 9 * W, B(g) + 9 * W, B(ape), (const int32_t *)pp.b + 9, 14, dim, ratio, overlap);
+            infer__diff_cmp(d, "compress", what, &e, INFER__TOL_ELEM);
+            infer__diff_cmp(d, "compress state", what, &st, INFER__TOL_ELEM);
+        }
+        infer__pair_free(d, &kv); infer__pair_free(d, &g); infer__pair_free(d, &ape); infer__pair_free(d, &pp);
+        infer__pair_free(d, &st); infer__pair_free(d, &e);
+    }
+    if (d->broken) return;
+    /* a compressed cache of 30 entries (head 32, a shuffled block table), a token cache of
+     * 125 positions (head 64), queries at positions where 0, few and many entries are visible */
+    const int bs = 16, n_ent = 30, n_tok = 125, hd = 64, dI = 32, nI = 3, H = 4, top_k = 8, rows = 5;
+    const int32_t qpos[5] = { 2, 20, 50, 99, 124 };
+    int32_t table[16], all[125], sel[5 * 8], nsel[5];
+    for (int b = 0; b < 16; b++) table[b] = 15 - b;
+    for (int p = 0; p < n_tok; p++) all[p] = p;
+    for (int r = 0; r < rows; r++) {                     /* a hand-made choice for the attention */
+        const int vis = (qpos[r] + 1) / 4;
+        nsel[r] = vis < top_k ? vis : top_k;
+        for (int i = 0; i < nsel[r]; i++) sel[r * top_k + i] = vis <= top_k ? i : (i * vis) / top_k;
+    }
+    infer__pair tb = infer__pair_new(d, table, sizeof table), pa = infer__pair_new(d, all, sizeof all), pq = infer__pair_new(d, qpos, sizeof qpos);
+    infer__pair keys = infer__diff_rand_pair(d, (size_t)n_ent * dI, -1, 1), ent = infer__diff_rand_pair(d, (size_t)n_ent * hd, -1, 1);
+    infer__pair raw = infer__diff_rand_pair(d, (size_t)n_tok * hd, -1, 1);
+    infer__pair kpool = infer__pair_new(d, NULL, 16 * (size_t)bs * dI * F), epool = infer__pair_new(d, NULL, 16 * (size_t)bs * hd * F);
+    infer__pair rpool = infer__pair_new(d, NULL, 16 * (size_t)bs * hd * F);
+    infer__pair q = infer__diff_rand_pair(d, (size_t)rows * nI * dI, -1, 1), w = infer__diff_rand_pair(d, (size_t)rows * nI, -1, 1);
+    infer__pair s_out = infer__pair_new(d, NULL, (size_t)rows * top_k * I), n_out = infer__pair_new(d, NULL, (size_t)rows * I);
+    infer__pair hsel = infer__pair_new(d, sel, sizeof sel), hn = infer__pair_new(d, nsel, sizeof nsel);
+    infer__pair qa = infer__diff_rand_pair(d, (size_t)rows * H * hd, -1, 1), sinks = infer__diff_rand_pair(d, (size_t)H, -1, 2);
+    infer__pair o = infer__pair_new(d, NULL, (size_t)rows * H * hd * F);
+    if (!d->broken) {
+        const infer_type kvt = INFER_TYPE_F32;
+        infer_kv_view ka = { kpool.a, kpool.a, kvt, bs, (const int32_t *)tb.a, dI }, kb = { kpool.b, kpool.b, kvt, bs, (const int32_t *)tb.b, dI };
+        infer_kv_view ea = { epool.a, epool.a, kvt, bs, (const int32_t *)tb.a, hd }, eb = { epool.b, epool.b, kvt, bs, (const int32_t *)tb.b, hd };
+        infer_kv_view ra = { rpool.a, rpool.a, kvt, bs, (const int32_t *)tb.a, hd }, rb = { rpool.b, rpool.b, kvt, bs, (const int32_t *)tb.b, hd };
+        d->ka->kv_store(d->ca, &ka, A(keys), NULL, (const int32_t *)pa.a, n_ent); d->kb->kv_store(d->cb, &kb, B(keys), NULL, (const int32_t *)pa.b, n_ent);
+        d->ka->kv_store(d->ca, &ea, A(ent), NULL, (const int32_t *)pa.a, n_ent); d->kb->kv_store(d->cb, &eb, B(ent), NULL, (const int32_t *)pa.b, n_ent);
+        d->ka->kv_store(d->ca, &ra, A(raw), NULL, (const int32_t *)pa.a, n_tok); d->kb->kv_store(d->cb, &rb, B(raw), NULL, (const int32_t *)pa.b, n_tok);
+        infer__diff_exact(d, "kv_store", "keys only (K = V)", &rpool);
+        const float sc = 1.0f / sqrtf((float)(nI * dI));
+        d->ka->indexer_topk(d->ca, (int32_t *)s_out.a, (int32_t *)n_out.a, A(q), A(w), &ka, (const int32_t *)pq.a, rows, nI, dI, 4, top_k, sc);
+        d->kb->indexer_topk(d->cb, (int32_t *)s_out.b, (int32_t *)n_out.b, B(q), B(w), &kb, (const int32_t *)pq.b, rows, nI, dI, 4, top_k, sc);
+        infer__diff_exact(d, "indexer_topk n", "30 entries, top 8", &n_out);
+        infer__diff_exact(d, "indexer_topk sel", "30 entries, top 8", &s_out);
+        const float asc = 1.0f / sqrtf((float)hd);
+        for (int c = 0; c < 3 && !d->broken; c++) {      /* window only; + every entry (ratio 4); + chosen entries */
+            static const char *what[3] = { "window 16, sinks", "window 16 + all entries", "window 16 + chosen entries" };
+            d->ka->attention_sparse(d->ca, A(o), A(qa), &ra, (const int32_t *)pq.a, rows, H, hd, asc, 16, A(sinks), c ? &ea : NULL, c ? 4 : 0,
+                                    c == 2 ? (const int32_t *)hsel.a : NULL, (const int32_t *)hn.a, top_k);
+            d->kb->attention_sparse(d->cb, B(o), B(qa), &rb, (const int32_t *)pq.b, rows, H, hd, asc, 16, B(sinks), c ? &eb : NULL, c ? 4 : 0,
+                                    c == 2 ? (const int32_t *)hsel.b : NULL, (const int32_t *)hn.b, top_k);
+            infer__diff_cmp(d, "attention_sparse", what[c], &o, INFER__TOL_SUM);
+        }
+    }
+    infer__pair *all_p[] = { &tb, &pa, &pq, &keys, &ent, &raw, &kpool, &epool, &rpool, &q, &w, &s_out, &n_out, &hsel, &hn, &qa, &sinks, &o };
+    for (size_t i = 0; i < sizeof all_p / sizeof all_p[0]; i++) infer__pair_free(d, all_p[i]);
+#undef A
+#undef B
 }
 
 /* ---- gated DeltaNet: the conv state and the delta rule ---- */
@@ -12381,13 +13416,13 @@ typedef struct infer__diff_run {
 
 static void infer__diff_hook(void *user, infer_session *s, int l, int T) {
     infer__diff_run *r = (infer__diff_run *)user;
-    const size_t n = (size_t)T * r->E;
+    const size_t n = (size_t)T * r->E;       /* E: floats of one token's residual stream(s) */
     if (s->k->download(s->kctx, r->x + (size_t)l * n, s->x, n * sizeof(float)) != INFER_OK) r->ok = 0;
 }
 
 static void infer__diff_model(infer__diff *d, infer_model *m, int n_tokens, infer_error *err) {
     const infer_config *c = &m->cfg;
-    const int E = c->n_embd, V = c->n_vocab, L = c->n_layer, T = n_tokens - 1;
+    const int E = (int)infer__stream_dim(c), V = c->n_vocab, L = c->n_layer, T = n_tokens - 1;
     infer_session *sa = NULL, *sb = NULL;
     infer_session_params p = infer_session_default_params();
     p.n_ctx = n_tokens + 16;
@@ -12440,8 +13475,11 @@ static void infer__diff_ops(infer__diff *d) {
     if (!d->broken) infer__diff_attention(d, INFER_TYPE_F16, 4, 4, 128, 1, 200);    /* decode */
     if (!d->broken) infer__diff_attention(d, INFER_TYPE_F16, 2, 1, 256, 3, 90);     /* qwen3.5's head size */
     if (!d->broken) infer__diff_attention(d, INFER_TYPE_F32, 16, 2, 128, 1, 3000);  /* long context: split-K */
-    if (!d->broken) infer__diff_route(d, 64, 8, 1, 1, 1.0f);
-    if (!d->broken) infer__diff_route(d, 256, 8, 2, 0, 2.5f);
+    if (!d->broken) infer__diff_route(d, 64, 8, 1, 1, 1.0f, 0, 0);
+    if (!d->broken) infer__diff_route(d, 256, 8, 2, 0, 2.5f, 0, 0);
+    if (!d->broken) infer__diff_route(d, 256, 6, 4, 1, 1.5f, 1, 0);       /* deepseek4: sqrt-softplus + bias */
+    if (!d->broken) infer__diff_route(d, 16, 2, 4, 1, 1.5f, 0, 1);        /* deepseek4's hash layers */
+    if (!d->broken) infer__diff_dsv4(d);
     if (!d->broken) infer__diff_conv(d, 1);
     if (!d->broken) infer__diff_conv(d, 9);
     if (!d->broken) infer__diff_deltanet(d, 0, 1, 2, 4, 32, 16);

@@ -1824,16 +1824,16 @@ static void test_moe_route(void) {
     const float logits[2 * 5] = { 0.5f, 2.0f, -1.0f, 2.0f, 1.0f,   3.0f, 0.0f, 0.0f, 0.0f, 1.0f };
     int32_t ids[2 * 3];
     float w[2 * 3], wn[2 * 3];
-    infer__cpu_moe_route(NULL, ids, w, logits, 2, 5, 3, 1, 0, 1.0f);
+    infer__cpu_moe_route(NULL, ids, w, logits, 2, 5, 3, 1, 0, 1.0f, NULL, 0);
     CHECK(ids[0] == 1 && ids[1] == 3 && ids[2] == 4 && ids[3] == 0 && ids[4] == 4 && ids[5] == 1);
     double z = 0;
     for (int e = 0; e < 5; e++) z += exp(logits[e] - 2.0);
     CHECK_NEAR(w[0], 1.0 / z, 1e-6);
     CHECK_NEAR(w[2], exp(-1.0) / z, 1e-6);
-    infer__cpu_moe_route(NULL, ids, wn, logits, 2, 5, 3, 1, 1, 2.0f);
+    infer__cpu_moe_route(NULL, ids, wn, logits, 2, 5, 3, 1, 1, 2.0f, NULL, 0);
     CHECK_NEAR(wn[0] + wn[1] + wn[2], 2.0, 1e-5);
     CHECK_NEAR(wn[0] / wn[2], w[0] / w[2], 1e-5);
-    infer__cpu_moe_route(NULL, ids, w, logits, 2, 5, 2, 2, 0, 1.0f);      /* sigmoid gating */
+    infer__cpu_moe_route(NULL, ids, w, logits, 2, 5, 2, 2, 0, 1.0f, NULL, 0);      /* sigmoid gating */
     CHECK(ids[0] == 1 && ids[1] == 3);
     CHECK_NEAR(w[0], 1.0 / (1.0 + exp(-2.0)), 1e-6);
 }
@@ -4056,10 +4056,10 @@ static void test_bitnet_matmul_glu(void) {
     }
     const float g[6] = { -2.0f, -0.5f, 0.0f, 0.5f, 1.0f, 3.0f }, u[6] = { 1, 2, 3, 4, 5, -1 };
     float o[6];
-    infer__cpu_glu(NULL, o, g, u, 6, INFER__ACT_RELU2);
+    infer__cpu_glu(NULL, o, g, u, 6, INFER__ACT_RELU2, 0.0f);
     const float want[6] = { 0, 0, 0, 1.0f, 5.0f, -9.0f };
     CHECK(memcmp(o, want, sizeof o) == 0);
-    infer__cpu_glu(NULL, o, g, u, 6, INFER__ACT_SILU);
+    infer__cpu_glu(NULL, o, g, u, 6, INFER__ACT_SILU, 0.0f);
     for (int i = 0; i < 6; i++) CHECK_NEAR(o[i], g[i] / (1 + exp(-g[i])) * u[i], 1e-6);
 }
 
@@ -4218,9 +4218,10 @@ static void fake_gates(void *c, float *g, float *beta, const float *dt, const fl
     fake_owned(dt, "deltanet dt_bias"); fake_owned(a, "deltanet a");
     CPU->deltanet_gates(c, g, beta, dt, a, rows, n_v);
 }
-static void fake_route(void *c, int32_t *ids, float *w, const float *lg, int rows, int ne, int nu, int gating, int norm, float scale) {
-    fake_owned(ids, "moe_route ids"); fake_owned(lg, "moe_route logits");
-    CPU->moe_route(c, ids, w, lg, rows, ne, nu, gating, norm, scale);
+static void fake_route(void *c, int32_t *ids, float *w, const float *lg, int rows, int ne, int nu, int gating, int norm, float scale,
+                       const float *bias, int given) {
+    fake_owned(ids, "moe_route ids"); fake_owned(lg, "moe_route logits"); fake_owned(bias, "moe_route bias");
+    CPU->moe_route(c, ids, w, lg, rows, ne, nu, gating, norm, scale, bias, given);
 }
 static void fake_matmul_id(void *c, float *out, const infer_tensor *w, const float *x, const int32_t *ids, int rows, int nu, int ps) {
     fake_owned(w->data, w->name); fake_owned(ids, "matmul_id ids");
