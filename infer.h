@@ -11794,8 +11794,7 @@ typedef struct infer__cache {
     int32_t n_free;
     /* the sequence's block table: logical block -> physical block, -1 once slid out */
     int32_t *table, n_table; /* [max logical blocks], logical blocks handed out so far */
-    int32_t *dev_table;      /* its copy in backend memory */
-    int dirty;               /* the host table changed since the last upload */
+    int32_t *dev_table;      /* its copy in backend memory (entries slid out are never read there) */
 } infer__cache;
 
 static int32_t infer__cache_take(infer__cache *c) { return c->n_free > 0 ? c->free_list[--c->n_free] : -1; }
@@ -11804,20 +11803,21 @@ static void infer__cache_give(infer__cache *c, int32_t b) { c->free_list[c->n_fr
 /* rows held for positions [0, n_pos): one per `ratio` positions, ended windows only */
 static int32_t infer__cache_rows(const infer__cache *c, int32_t n_pos) { return n_pos / c->ratio; }
 
-/* Make room for the rows of positions [0, end) and, with a window, give back the blocks no
- * query from position `from` on can read. 0 when the pool is exhausted. */
-static int infer__cache_prepare(infer__cache *c, int32_t from, int32_t end) {
-    if (c->window > 0) {
-        const int32_t first_needed = from - c->window + 1 > 0 ? from - c->window + 1 : 0;
-        for (int32_t b = 0; b < c->n_table && (b + 1) * c->block_size <= first_needed; b++)
-            if (c->table[b] >= 0) { infer__cache_give(c, c->table[b]); c->table[b] = -1; c->dirty = 1; }
-    }
+/* With a window, give back the blocks that no query from position `from` on can read. */
+static void infer__cache_trim(infer__cache *c, int32_t from) {
+    if (c->window <= 0) return;
+    const int32_t first_needed = from - c->window + 1 > 0 ? from - c->window + 1 : 0;
+    for (int32_t b = 0; b < c->n_table && (b + 1) * c->block_size <= first_needed; b++)
+        if (c->table[b] >= 0) { infer__cache_give(c, c->table[b]); c->table[b] = -1; }
+}
+
+/* Make room for the rows of positions [0, end). 0 when the pool is exhausted. */
+static int infer__cache_grow(infer__cache *c, int32_t end) {
     const int32_t rows = infer__cache_rows(c, end), need = (rows + c->block_size - 1) / c->block_size;
     while (c->n_table < need) {
         const int32_t b = infer__cache_take(c);
         if (b < 0) return 0;
         c->table[c->n_table++] = b;
-        c->dirty = 1;
     }
     return 1;
 }
@@ -11833,7 +11833,6 @@ static void infer__cache_reset(infer__cache *c) {
     for (int32_t b = c->n_table - 1; b >= 0; b--)
         if (c->table[b] >= 0) infer__cache_give(c, c->table[b]);
     c->n_table = 0;
-    c->dirty = 1;
 }
 
 /* a layer's view of a cache for the ops: keys (and values) of its K pool, or, `v_pool`, the
@@ -12597,13 +12596,13 @@ static infer_status infer__forward_chunk(infer_session *s, const int32_t *tokens
     return INFER_OK;
 }
 
-/* Room in every cache for a chunk at positions [p0, p0 + T) (blocks slid out of a window
- * given back first), and the changed part of each block table on the backend. */
+/* Room in every cache for a chunk at positions [p0, p0 + T), and the new part of each block
+ * table on the backend. (Blocks that slid out of a window went back after the last chunk.) */
 static infer_status infer__caches_prepare(infer_session *s, int32_t p0, int T, infer_error *err) {
     for (int i = 0; i < s->n_caches; i++) {
         infer__cache *ch = &s->cache[i];
         const int32_t had = ch->n_table;
-        if (!infer__cache_prepare(ch, p0, p0 + T)) return infer__fail(err, INFER_ERR_CONTEXT, "KV cache pool exhausted");
+        if (!infer__cache_grow(ch, p0 + T)) return infer__fail(err, INFER_ERR_CONTEXT, "KV cache pool exhausted");
         if (ch->n_table > had && s->k->upload(s->kctx, ch->dev_table + had, ch->table + had, (size_t)(ch->n_table - had) * sizeof(int32_t)) != INFER_OK)
             return infer__fail(err, INFER_ERR_BACKEND, "%s backend: uploading a block table: %s", s->k->name, s->k->last_error(s->kctx));
     }
@@ -12627,6 +12626,7 @@ infer_status infer_eval(infer_session *s, const int32_t *tokens, int n, float *l
         if (infer__forward_chunk(s, tokens + i0, T, first, dst) != INFER_OK)
             return infer__fail(err, INFER_ERR_BACKEND, "%s backend: %s", k->name, k->last_error(s->kctx));
         s->n_past += T;
+        for (int i = 0; i < s->n_caches; i++) infer__cache_trim(&s->cache[i], s->n_past);
     }
     if (k->sync(s->kctx) != INFER_OK) return infer__fail(err, INFER_ERR_BACKEND, "%s backend: %s", k->name, k->last_error(s->kctx));
     return INFER_OK;

@@ -1974,6 +1974,459 @@ static void test_qwen35_load_errors(void) {
     free(f);
 }
 
+/* ---- deepseek4 (DeepSeek-V4) ----
+ * The golden logits come from an independent float64 implementation (golden/deepseek4/README.md
+ * states every convention); the exact-maths path must match them to 2e-3 on every row. */
+#define DS4_DIR SHARED "/golden/deepseek4"
+
+/* logits of ids[0..n) in one eval (chunks of ubatch), all rows */
+static float *ds4_logits(infer_model *m, const int32_t *ids, int n, int precise, int ubatch, int threads) {
+    infer_session_params sp = infer_session_default_params();
+    sp.precise = precise;
+    sp.n_ubatch = ubatch;
+    sp.n_threads = threads;
+    sp.n_ctx = 256;
+    infer_session *s;
+    infer_error err;
+    float *out = malloc(sizeof(float) * (size_t)infer_model_config(m)->n_vocab * n);
+    if (infer_session_create(&s, m, &sp, &err) != INFER_OK) { printf("    %s\n", err.msg); free(out); return NULL; }
+    if (infer_eval(s, ids, n, out, 1, &err) != INFER_OK) { printf("    %s\n", err.msg); free(out); out = NULL; }
+    infer_session_free(s);
+    return out;
+}
+
+/* prompt ++ the reference's 16 greedy tokens, and its logits; returns the row count */
+static int ds4_case(const char *which, int32_t *ids, float **ref, const char *suffix) {
+    char path[256];
+    const int np = read_prompt(DS4_DIR, which, ids, 200);
+    snprintf(path, sizeof path, DS4_DIR "/logits/F32.%s.%s", which, suffix);
+    size_t nref;
+    *ref = read_floats(path, &nref);
+    if (!np || !*ref) return 0;
+    const int rows = (int)(nref / 320);
+    for (int g = np; g < rows; g++) {                /* greedy token g-np = argmax of row g-1 */
+        const float *r = *ref + (size_t)(g - 1) * 320;
+        int best = 0;
+        for (int v = 1; v < 320; v++) if (r[v] > r[best]) best = v;
+        ids[g] = best;
+    }
+    return rows;
+}
+
+static double max_abs_diff(const float *a, const float *b, size_t n) {
+    double mx = 0;
+    for (size_t i = 0; i < n; i++) { const double e = fabs((double)a[i] - b[i]); if (!(e <= mx)) mx = e; }
+    return mx;
+}
+
+/* exact maths: every row within 2e-3, as one batch, one token at a time and in chunks of 7,
+ * on 1 and 2 threads -- and all of these give the same bits */
+static void test_golden_deepseek4(void) {
+    if (!file_exists(DS4_DIR "/model-F32.gguf")) SKIP("../shared/golden/deepseek4 not found");
+    infer_model *m;
+    infer_error err;
+    if (infer_model_load(&m, DS4_DIR "/model-F32.gguf", NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
+    const char *prompts[2] = { "short", "long" };
+    for (int p = 0; p < 2; p++) {
+        int32_t ids[256];
+        float *ref, *step;
+        const int rows = ds4_case(prompts[p], ids, &ref, "ref.bin");
+        int32_t ids2[256];
+        const int rows2 = ds4_case(prompts[p], ids2, &step, "ref.step.bin");
+        CHECK(rows > 16 && rows == rows2);
+        const int modes[4][2] = { { 512, 2 }, { 1, 2 }, { 7, 2 }, { 512, 1 } };
+        float *first = NULL;
+        for (int i = 0; i < 4 && rows > 16; i++) {
+            float *out = ds4_logits(m, ids, rows, 1, modes[i][0], modes[i][1]);
+            if (!out) { CHECK(0); continue; }
+            const double d = max_abs_diff(out, ref, (size_t)rows * 320), ds = max_abs_diff(out, step, (size_t)rows * 320);
+            CHECK_MSG(d <= 2e-3 && ds <= 2e-3, "%s ubatch %d threads %d: max abs diff %.3g (step file %.3g)", prompts[p], modes[i][0], modes[i][1], d, ds);
+            if (!first) first = out;
+            else {
+                CHECK_MSG(!memcmp(out, first, sizeof(float) * (size_t)rows * 320), "%s ubatch %d threads %d: not the same bits as one batch", prompts[p], modes[i][0], modes[i][1]);
+                free(out);
+            }
+        }
+        free(first); free(ref); free(step);
+    }
+    infer_model_free(m);
+}
+
+/* The default fast path (int8 activations against the MXFP4 experts, F16 caches): the
+ * argmax agrees with the reference on at least 90% of the 16 generated rows. */
+static void test_golden_deepseek4_fast(void) {
+    if (!file_exists(DS4_DIR "/model-F32.gguf")) SKIP("../shared/golden/deepseek4 not found");
+    infer_model *m;
+    infer_error err;
+    if (infer_model_load(&m, DS4_DIR "/model-F32.gguf", NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
+    const char *prompts[2] = { "short", "long" };
+    for (int p = 0; p < 2; p++) {
+        int32_t ids[256];
+        float *ref;
+        const int rows = ds4_case(prompts[p], ids, &ref, "ref.bin"), np = rows - 16;
+        for (int ub = 512; ub >= 1 && rows > 16; ub = ub == 512 ? 1 : 0) {
+            float *out = ds4_logits(m, ids, rows, 0, ub, 2);
+            if (!out) { CHECK(0); continue; }
+            int agree = 0;
+            double mean = 0;
+            for (int r = np; r < rows; r++) {
+                int a = 0, b = 0;
+                for (int v = 1; v < 320; v++) { if (out[r * 320 + v] > out[r * 320 + a]) a = v; if (ref[r * 320 + v] > ref[r * 320 + b]) b = v; }
+                agree += a == b;
+            }
+            for (size_t i = 0; i < (size_t)rows * 320; i++) mean += fabs((double)out[i] - ref[i]);
+            const double mx = max_abs_diff(out, ref, (size_t)rows * 320);
+            printf("    fast path, %s, ubatch %d: argmax agrees on %d of 16 generated rows; max abs diff %.3g, mean %.3g\n", prompts[p], ub, agree, mx,
+                   mean / ((double)rows * 320));
+            CHECK_MSG(agree * 10 >= 16 * 9, "%s ubatch %d: argmax agrees on %d of 16 rows", prompts[p], ub, agree);
+            free(out);
+        }
+        free(ref);
+    }
+    infer_model_free(m);
+}
+
+/* The cache a layer holds: a window-only layer keeps W tokens whatever the length; a CSA
+ * layer grows by one entry (and one indexer key) per 4 tokens; the prompt's chunking does
+ * not matter. */
+static void test_deepseek4_cache_bytes(void) {
+    if (!file_exists(DS4_DIR "/model-F32.gguf")) SKIP("../shared/golden/deepseek4 not found");
+    infer_model *m;
+    infer_error err;
+    if (infer_model_load(&m, DS4_DIR "/model-F32.gguf", NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
+    const infer_config *c = infer_model_config(m);
+    int32_t *ids = malloc(2000 * sizeof(int32_t));
+    for (int i = 0; i < 2000; i++) ids[i] = (i * 37 + 11) % 320;
+    for (int ub = 512; ub >= 37; ub = ub == 512 ? 37 : 0) {
+        infer_session_params sp = infer_session_default_params();
+        sp.n_ctx = 2048;
+        sp.n_ubatch = ub;
+        infer_session *s;
+        if (infer_session_create(&s, m, &sp, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); break; }
+        size_t at[2][4];
+        for (int half = 0; half < 2; half++) {
+            CHECK_MSG(infer_eval(s, ids + half * 1000, 1000, NULL, 0, &err) == INFER_OK, "%s", err.msg);
+            for (int l = 0; l < 4; l++) at[half][l] = infer_session_cache_bytes(s, l);
+        }
+        /* the W = 16 positions a next query reads lie in one or two blocks of 16 F16 rows; a
+         * cache of every token would hold 63 blocks at 1000 tokens and 125 at 2000 */
+        const size_t block = 16 * (size_t)c->head_dim * 2;
+        CHECK_MSG(at[0][0] >= block && at[0][0] <= 2 * block && at[1][0] >= block && at[1][0] <= 2 * block,
+                  "window-only layer: %zu bytes at 1000 tokens, %zu at 2000 (a block is %zu)", at[0][0], at[1][0], block);
+        /* CSA: entries (head_dim) + indexer keys (64) per 4 tokens, whole blocks of 16 */
+        const size_t csa_row = (size_t)(c->head_dim + c->idx_head_dim) * 2;
+        CHECK_MSG(at[0][1] == at[0][0] + (size_t)(250 + 15) / 16 * 16 * csa_row + 6 * (size_t)(c->head_dim + c->idx_head_dim) * 4 &&
+                  at[1][1] == at[1][0] + (size_t)(500 + 15) / 16 * 16 * csa_row + 6 * (size_t)(c->head_dim + c->idx_head_dim) * 4,
+                  "CSA layer: %zu bytes at 1000 tokens, %zu at 2000 (window %zu)", at[0][1], at[1][1], at[0][0]);
+        CHECK_MSG(at[1][2] > at[1][0] && at[1][2] < at[1][1], "HCA layer: %zu bytes", at[1][2]);
+        CHECK(infer_session_cache_bytes(s, -1) == at[1][0] + at[1][1] + at[1][2] + at[1][3]);
+        infer_session_free(s);
+    }
+    free(ids);
+    infer_model_free(m);
+}
+
+/* gguf bytes with tensor `name`'s i32 entry `i` set to v */
+static void ds4_set_i32(uint8_t *f, size_t n, const char *name, int64_t i, int32_t v) {
+    infer_gguf g;
+    infer_error err;
+    if (infer_gguf_parse(&g, f, n, &err) != INFER_OK) return;
+    const infer_tensor *t = infer_gguf_tensor(&g, name);
+    if (t) memcpy((uint8_t *)t->data + 4 * i, &v, 4);
+    infer_gguf_free(&g);
+}
+
+static void test_deepseek4_load_errors(void) {
+    size_t n;
+    uint8_t *f = slurp(DS4_DIR "/model-F32.gguf", &n);
+    if (!f) SKIP("../shared/golden/deepseek4 not found");
+    struct { const char *find, *repl, *want; } cases[] = {
+        { "blk.3.indexer.proj.weight", "blk.3.indexer.proj.weighx", "missing tensor 'blk.3.indexer.proj.weight'" },
+        { "blk.2.attn_compressor_ape.weight", "blk.2.attn_compressor_ape.weighx", "missing tensor 'blk.2.attn_compressor_ape.weight'" },
+        { "output_hc_fn.weight", "output_hc_fn.weighx", "missing tensor 'output_hc_fn.weight'" },
+        { "blk.0.ffn_gate_tid2eid.weight", "blk.0.ffn_gate_tid2eid.weighx", "missing tensor 'blk.0.ffn_gate_tid2eid.weight'" },
+        { "deepseek4.hyper_connection.count", "deepseek4.hyper_connection.counx", "missing metadata key 'deepseek4.hyper_connection.count'" },
+        { "deepseek4.attention.compress_ratios", "deepseek4.attention.compress_ratiox", "missing metadata key 'deepseek4.attention.compress_ratios'" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint8_t *p = qw_patched(f, n, cases[i].find, cases[i].repl);
+        infer_model *m;
+        infer_error err;
+        int ok = infer_model_load_memory(&m, p, n, NULL, &err) == INFER_OK;
+        if (ok) infer_model_free(m);
+        CHECK_MSG(!ok && strstr(err.msg, cases[i].want), "%s -> %s", cases[i].repl, ok ? "loaded" : err.msg);
+        free(p);
+    }
+    /* compress_ratios with 3 or 5 entries, and one of 3 (no such compression) */
+    infer_gguf g;
+    infer_model *m;
+    infer_error err;
+    int ok;
+    if (infer_gguf_parse(&g, f, n, &err) == INFER_OK) {
+        const uint32_t ratios[3][5] = { { 0, 4, 128 }, { 0, 4, 128, 4, 0 }, { 0, 4, 1, 4 } };
+        const int lens[3] = { 3, 5, 4 };
+        const char *want[3] = { "compress_ratios has 3 entries, expected 4", "compress_ratios has 5 entries, expected 4", "compress_ratios[2] = 1" };
+        infer_gguf_kv *kv = malloc(sizeof(infer_gguf_kv) * (size_t)g.n_kv);
+        for (int c = 0; c < 3; c++) {
+            for (int64_t i = 0; i < g.n_kv; i++)
+                kv[i] = infer__str_eq(g.kv[i].key, "deepseek4.attention.compress_ratios")
+                            ? infer_gguf_kv_array("deepseek4.attention.compress_ratios", INFER_GGUF_U32, (uint64_t)lens[c], ratios[c]) : g.kv[i];
+            CHECK(infer_gguf_write("/tmp/infer_ds4_bad.gguf", kv, g.n_kv, g.tensors, g.n_tensors, 32, &err) == INFER_OK);
+            ok = infer_model_load(&m, "/tmp/infer_ds4_bad.gguf", NULL, &err) == INFER_OK;
+            if (ok) infer_model_free(m);
+            CHECK_MSG(!ok && strstr(err.msg, want[c]), "%s", ok ? "loaded" : err.msg);
+        }
+        free(kv);
+        infer_gguf_free(&g);
+        remove("/tmp/infer_ds4_bad.gguf");
+    }
+    uint8_t *p;
+    /* a hash table naming expert 8 of 8, and one naming -1 */
+    const int32_t bad[2] = { 8, -1 };
+    for (int b = 0; b < 2; b++) {
+        p = malloc(n);
+        memcpy(p, f, n);
+        ds4_set_i32(p, n, "blk.0.ffn_gate_tid2eid.weight", 2 * 117 + 1, bad[b]);
+        ok = infer_model_load_memory(&m, p, n, NULL, &err) == INFER_OK;
+        if (ok) infer_model_free(m);
+        char want[96];
+        snprintf(want, sizeof want, "'blk.0.ffn_gate_tid2eid.weight': token 117, slot 1 names expert %d", bad[b]);
+        CHECK_MSG(!ok && strstr(err.msg, want), "%s", ok ? "loaded" : err.msg);
+        free(p);
+    }
+    free(f);
+}
+
+/* The ops against the formulas written out in double precision. */
+static void test_deepseek4_ops(void) {
+    infer__rng rng;
+    infer__rng_seed(&rng, 77);
+#define U(lo, hi) ((float)((lo) + ((hi) - (lo)) * infer__rng_uniform(&rng)))
+    void *ctx;
+    infer_error err;
+    const infer_kernels *k = infer_cpu_kernels();
+    if (k->ctx_create(&ctx, 2, 1, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
+    /* the compressor: entry w of channel c = softmax-weighted sum over its slots, tokens fed
+     * in three chunks (the state carries the open windows) */
+    for (int overlap = 0; overlap < 2; overlap++) {
+        const int dim = 24, ratio = overlap ? 4 : 8, W = overlap ? 2 * dim : dim, rows = 29;
+        float kv[29 * 48], g[29 * 48], ape[8 * 48], st[6 * 24] = { 0 }, ent[8 * 24];
+        int32_t pos[29];
+        for (int i = 0; i < rows * W; i++) { kv[i] = U(-2, 2); g[i] = U(-4, 4); }
+        for (int i = 0; i < ratio * W; i++) ape[i] = U(-1, 1);
+        for (int r = 0; r < rows; r++) pos[r] = r;
+        int n = 0;
+        const int cuts[4] = { 0, 3, 17, 29 };
+        for (int c = 0; c < 3; c++) {
+            k->compress(ctx, ent + n * dim, st, kv + cuts[c] * W, g + cuts[c] * W, ape, pos + cuts[c], cuts[c + 1] - cuts[c], dim, ratio, overlap);
+            for (int r = cuts[c]; r < cuts[c + 1]; r++) n += r % ratio == ratio - 1;
+        }
+        CHECK(n == rows / ratio);
+        double worst = 0;
+        for (int w = 0; w < n; w++)
+            for (int c = 0; c < dim; c++) {
+                double sc[16], v[16], mx = -1e300, sum = 0, acc = 0;
+                int ns = 0;
+                for (int t = (w - overlap) * ratio; t < (w + 1) * ratio; t++) {
+                    if (t < 0) continue;
+                    const int own = t >= w * ratio, r = t % ratio, ch = overlap && own ? dim + c : c;
+                    sc[ns] = (double)g[t * W + ch] + ape[r * W + ch];
+                    v[ns++] = kv[t * W + ch];
+                }
+                for (int i = 0; i < ns; i++) mx = fmax(mx, sc[i]);
+                for (int i = 0; i < ns; i++) { sum += exp(sc[i] - mx); acc += exp(sc[i] - mx) * v[i]; }
+                worst = fmax(worst, fabs(acc / sum - ent[w * dim + c]));
+            }
+        CHECK_MSG(worst < 1e-5, "compress (ratio %d): max error %g", ratio, worst);
+    }
+    /* the indexer: exact-zero ties at the cut go to the lower index; fewer visible than
+     * top_k: all of them; the choice comes out in ascending order */
+    {
+        const int nI = 2, dI = 16, top_k = 3;
+        float keys[12 * 16], q[2 * 2 * 16], w[2 * 2];
+        int32_t table[1] = { 0 }, pos[2] = { 47, 9 }, sel[2 * 3], nsel[2];
+        for (int s = 0; s < 12; s++)                    /* key s: +e_s (s even, s < 8) or -e_(s mod 16) */
+            for (int i = 0; i < dI; i++) keys[s * dI + i] = i == s ? (s % 2 == 0 && s < 8 ? 1.0f : -1.0f) : 0.0f;
+        memset(q, 0, sizeof q);
+        for (int i = 0; i < dI; i++) q[i] = i == 6 ? 2.0f : i == 2 ? 1.0f : 0.5f;   /* head 0 of row 0 */
+        for (int i = 0; i < dI; i++) q[dI + i] = 1.0f;                             /* head 1: a constant */
+        w[0] = 1.0f; w[1] = -0.25f; w[2] = w[3] = 1.0f;
+        /* row 0 sees 12 entries: scores 0.5-0.25 (s=0,4), 1-0.25 (s=2), 2-0.25 (s=6), and
+         * relu(-x) = 0 with 0 * ... = 0 for the rest: the top 3 are 6, 2, then 0 and 4 tie
+         * at 0.25 -> 0; row 1 (position 9) sees 2 entries, fewer than top_k */
+        infer_kv_view kv = { keys, keys, INFER_TYPE_F32, 16, table, dI };
+        k->indexer_topk(ctx, sel, nsel, q, w, &kv, pos, 2, nI, dI, 4, top_k, 1.0f);
+        CHECK_MSG(nsel[0] == 3 && sel[0] == 0 && sel[1] == 2 && sel[2] == 6, "row 0: %d entries: %d %d %d", nsel[0], sel[0], sel[1], sel[2]);
+        CHECK_MSG(nsel[1] == 2 && sel[3] == 0 && sel[4] == 1, "row 1: %d entries: %d %d", nsel[1], sel[3], sel[4]);
+        /* all scores tied (w = 0): the first top_k indices */
+        w[0] = w[1] = 0.0f;
+        k->indexer_topk(ctx, sel, nsel, q, w, &kv, pos, 1, nI, dI, 4, top_k, 1.0f);
+        CHECK(nsel[0] == 3 && sel[0] == 0 && sel[1] == 1 && sel[2] == 2);
+    }
+    /* sparse attention against its formula, F32 and F16 caches */
+    for (int f16 = 0; f16 < 2; f16++) {
+        const int H = 3, hd = 32, n_tok = 40, n_ent = 10, window = 6, top_k = 4, rows = 3;
+        const int32_t pos[3] = { 3, 22, 39 }, sel[3 * 4] = { 0, 0, 0, 0, 1, 3, 4, 0, 0, 2, 5, 8 }, nsel[3] = { 0, 3, 4 };
+        int32_t table[4] = { 2, 0, 3, 1 }, all[40];
+        float raw[40 * 32], ent[10 * 32], q[3 * 3 * 32], sinks[3] = { 0.5f, -1.0f, 2.0f }, out[3 * 3 * 32];
+        for (int i = 0; i < 40 * 32; i++) raw[i] = U(-1, 1);
+        for (int i = 0; i < 10 * 32; i++) ent[i] = U(-1, 1);
+        for (int i = 0; i < 3 * 3 * 32; i++) q[i] = U(-1, 1);
+        for (int p = 0; p < 40; p++) all[p] = p;
+        const infer_type t = f16 ? INFER_TYPE_F16 : INFER_TYPE_F32;
+        const size_t es = f16 ? 2 : 4;
+        void *rp = calloc(64, 32 * es), *ep = calloc(64, 32 * es);
+        infer_kv_view rv = { rp, rp, t, 16, table, hd }, ev = { ep, ep, t, 16, table, hd };
+        k->kv_store(ctx, &rv, raw, NULL, all, n_tok);
+        k->kv_store(ctx, &ev, ent, NULL, all, n_ent);
+        for (int mode = 0; mode < 2; mode++) {         /* the chosen entries, then every visible one (ratio 4) */
+            k->attention_sparse(ctx, out, q, &rv, pos, rows, H, hd, 0.2f, window, sinks, &ev, 4, mode ? NULL : sel, nsel, top_k);
+            double worst = 0;
+            for (int r = 0; r < rows; r++)
+                for (int h = 0; h < H; h++) {
+                    double s[64], acc[32] = { 0 }, mx = sinks[h], sum = 0;
+                    const float *keys[64];
+                    int n = 0;
+                    for (int j = pos[r] - window + 1; j <= pos[r]; j++) if (j >= 0) keys[n++] = raw + j * hd;
+                    const int nc = mode ? (pos[r] + 1) / 4 : nsel[r];
+                    for (int i = 0; i < nc; i++) keys[n++] = ent + (mode ? i : sel[r * top_k + i]) * hd;
+                    for (int i = 0; i < n; i++) {
+                        double d = 0;
+                        for (int c = 0; c < hd; c++) {
+                            const double kc = f16 ? infer__fp16_to_fp32(infer__fp32_to_fp16(keys[i][c])) : keys[i][c];
+                            d += (double)q[(r * H + h) * hd + c] * kc;
+                        }
+                        s[i] = 0.2 * d;
+                        mx = fmax(mx, s[i]);
+                    }
+                    for (int i = 0; i < n; i++) sum += exp(s[i] - mx);
+                    sum += exp(sinks[h] - mx);
+                    for (int i = 0; i < n; i++)
+                        for (int c = 0; c < hd; c++)
+                            acc[c] += exp(s[i] - mx) / sum * (f16 ? infer__fp16_to_fp32(infer__fp32_to_fp16(keys[i][c])) : keys[i][c]);
+                    for (int c = 0; c < hd; c++) worst = fmax(worst, fabs(acc[c] - out[(r * H + h) * hd + c]));
+                }
+            CHECK_MSG(worst < 2e-6, "attention_sparse (%s cache, %s): max error %g", f16 ? "f16" : "f32", mode ? "all entries" : "chosen entries", worst);
+        }
+        free(rp); free(ep);
+    }
+    /* hyper-connections: pre/post/C against the formulas, C doubly stochastic after Sinkhorn,
+     * and the update x_d = post_d h + sum_s C[s, d] x_s */
+    {
+        const int rows = 2, dim = 8, hc = 4, n_mix = 24;
+        float x[2 * 4 * 8], x0[2 * 4 * 8], mix[2 * 24], base[24], scale[3] = { 0.7f, 1.3f, 0.9f }, u[2 * 8], pc[2 * 20], h[2 * 8];
+        for (int i = 0; i < rows * hc * dim; i++) x0[i] = x[i] = U(-2, 2);
+        for (int i = 0; i < rows * n_mix; i++) mix[i] = U(-2, 2);
+        for (int i = 0; i < n_mix; i++) base[i] = U(-1, 1);
+        for (int i = 0; i < rows * dim; i++) h[i] = U(-1, 1);
+        k->hc_pre(ctx, u, pc, mix, x, base, scale, rows, dim, hc, 20, 1e-6f);
+        double worst = 0, stoch = 0;
+        for (int r = 0; r < rows; r++) {
+            const float *m = mix + r * n_mix;
+            double pre[4], C[4][4];
+            for (int i = 0; i < hc; i++) {
+                pre[i] = 1 / (1 + exp(-(m[i] * (double)scale[0] + base[i]))) + 1e-6;
+                worst = fmax(worst, fabs(2 / (1 + exp(-(m[4 + i] * (double)scale[1] + base[4 + i]))) - pc[r * 20 + i]));
+            }
+            for (int s = 0; s < hc; s++) {
+                double mx = -1e300, sum = 0;
+                for (int d = 0; d < hc; d++) mx = fmax(mx, C[s][d] = m[8 + s * 4 + d] * (double)scale[2] + base[8 + s * 4 + d]);
+                for (int d = 0; d < hc; d++) sum += (C[s][d] = exp(C[s][d] - mx));
+                for (int d = 0; d < hc; d++) C[s][d] = C[s][d] / sum + 1e-6;
+            }
+            for (int it = 0; it < 20; it++) {
+                for (int pass = it ? 0 : 1; pass < 2; pass++)
+                    for (int a = 0; a < hc; a++) {
+                        double sum = 0;
+                        for (int b = 0; b < hc; b++) sum += pass ? C[b][a] : C[a][b];
+                        for (int b = 0; b < hc; b++) { if (pass) C[b][a] /= sum + 1e-6; else C[a][b] /= sum + 1e-6; }
+                    }
+            }
+            for (int s = 0; s < hc; s++) {
+                double rs = 0, cs = 0;
+                for (int d = 0; d < hc; d++) {
+                    worst = fmax(worst, fabs(C[s][d] - pc[r * 20 + 4 + s * 4 + d]));
+                    rs += pc[r * 20 + 4 + s * 4 + d];
+                    cs += pc[r * 20 + 4 + d * 4 + s];
+                }
+                stoch = fmax(stoch, fmax(fabs(rs - 1), fabs(cs - 1)));
+            }
+            for (int e = 0; e < dim; e++) {
+                double ue = 0;
+                for (int i = 0; i < hc; i++) ue += pre[i] * x0[(r * hc + i) * dim + e];
+                worst = fmax(worst, fabs(ue - u[r * dim + e]));
+            }
+        }
+        CHECK_MSG(worst < 1e-5 && stoch < 1e-3, "hc_pre: max error %g, row/column sums off by %g", worst, stoch);
+        k->hc_post(ctx, x, h, pc, rows, dim, hc);
+        worst = 0;
+        for (int r = 0; r < rows; r++)
+            for (int d = 0; d < hc; d++)
+                for (int e = 0; e < dim; e++) {
+                    double v = (double)pc[r * 20 + d] * h[r * dim + e];
+                    for (int s = 0; s < hc; s++) v += (double)pc[r * 20 + 4 + s * 4 + d] * x0[(r * hc + s) * dim + e];
+                    worst = fmax(worst, fabs(v - x[(r * hc + d) * dim + e]));
+                }
+        CHECK_MSG(worst < 1e-5, "hc_post: max error %g", worst);
+    }
+    /* the routing of sqrt-softplus scores: bias only steers the choice; given ids keep */
+    {
+        const float lg[5] = { 1.0f, -2.0f, 0.5f, 3.0f, 0.0f }, bias[5] = { 0, 5, 0, -4, 0 };
+        int32_t ids[2];
+        float wt[2];
+        k->moe_route(ctx, ids, wt, lg, 1, 5, 2, 4, 1, 1.5f, bias, 0);
+        const double p1 = sqrt(log1p(exp(-2.0))), p0 = sqrt(log1p(exp(1.0)));   /* 1 by its bias, then 0 */
+        CHECK_MSG(ids[0] == 1 && ids[1] == 0, "ids %d %d", ids[0], ids[1]);
+        CHECK_NEAR(wt[0], 1.5 * p1 / (p1 + p0), 1e-6);
+        ids[0] = 3; ids[1] = 4;
+        k->moe_route(ctx, ids, wt, lg, 1, 5, 2, 4, 1, 1.5f, NULL, 1);
+        const double p3 = sqrt(log1p(exp(3.0))), p4 = sqrt(log1p(1.0));
+        CHECK(ids[0] == 3 && ids[1] == 4);
+        CHECK_NEAR(wt[1], 1.5 * p4 / (p3 + p4), 1e-6);
+    }
+    k->ctx_free(ctx);
+#undef U
+}
+
+/* tools/convert synth deepseek4 tiny runs (the same bits prompt-batched as token by token,
+ * in the exact maths), and quantize --type nvfp4 turns its experts, only them, to NVFP4 */
+static void test_deepseek4_synth(void) {
+    if (!file_exists("./tools/convert")) SKIP("./tools/convert not built");
+    char out[4096];
+    CHECK(run_cmd("./tools/convert synth deepseek4 tiny /tmp/infer_ds4.gguf --type f32 2>&1", out, sizeof out) == 0);
+    CHECK(run_cmd("./tools/convert quantize /tmp/infer_ds4.gguf /tmp/infer_ds4_nv.gguf --type nvfp4 2>&1", out, sizeof out) == 0);
+    const char *files[2] = { "/tmp/infer_ds4.gguf", "/tmp/infer_ds4_nv.gguf" };
+    int32_t ids[150];
+    for (int i = 0; i < 150; i++) ids[i] = (i * 29 + 3) % 320;
+    for (int f = 0; f < 2; f++) {
+        infer_model *m;
+        infer_error err;
+        if (infer_model_load(&m, files[f], NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", files[f], err.msg); continue; }
+        const infer_gguf *g = infer_model_gguf(m);
+        int nv = 0, other_nv = 0;
+        for (int64_t i = 0; i < g->n_tensors; i++) {
+            const int is_exp = strstr(g->tensors[i].name, "_exps.") != NULL;
+            nv += is_exp && g->tensors[i].type == (f ? INFER_TYPE_NVFP4 : INFER_TYPE_MXFP4);
+            other_nv += !is_exp && g->tensors[i].type == INFER_TYPE_NVFP4;
+        }
+        CHECK_MSG(nv == 12 && other_nv == 0, "%s: %d expert tensors of the FP4 type, %d others in NVFP4", files[f], nv, other_nv);
+        float *a = ds4_logits(m, ids, 150, 1, 512, 2), *b = ds4_logits(m, ids, 150, 1, 1, 2), *c = ds4_logits(m, ids, 150, 0, 512, 2);
+        CHECK(a && b && c);
+        if (a && b && c) {
+            double mx = 0, mean = 0;
+            for (int i = 0; i < 150 * 320; i++) { mx = fmax(mx, fabs(a[i])); mean += fabs(a[i] - c[i]); }
+            CHECK_MSG(!memcmp(a, b, sizeof(float) * 150 * 320), "%s: batched and token-by-token logits differ", files[f]);
+            CHECK_MSG(mx > 0.5 && mx < 100, "%s: max |logit| %g", files[f], mx);
+            CHECK_MSG(mean / (150 * 320) < 0.2, "%s: fast vs exact mean diff %g", files[f], mean / (150 * 320));
+        }
+        free(a); free(b); free(c);
+        infer_model_free(m);
+    }
+    remove("/tmp/infer_ds4.gguf");
+    remove("/tmp/infer_ds4_nv.gguf");
+    CHECK(run_cmd("./tools/convert synth deepseek4 nosuch /tmp/infer_ds4.gguf 2>&1", out, sizeof out) != 0 && strstr(out, "unknown preset"));
+}
+
 /* ---- models of other shapes, built here ----
  * Random-weight GGUFs with shapes the goldens do not have: d_k != d_v, one key head for three
  * value heads, a conv kernel of 3, an explicit recurrent_layers array, a rope section on the
@@ -4545,6 +4998,12 @@ static const test_case tests[] = {
     { "qwen35_prefill_vs_recurrent", test_qwen35_prefill_vs_recurrent },
     { "qwen35_load_errors", test_qwen35_load_errors },
     { "qwen35_other_shapes", test_qwen35_other_shapes },
+    { "golden_deepseek4", test_golden_deepseek4 },
+    { "golden_deepseek4_fast", test_golden_deepseek4_fast },
+    { "deepseek4_cache_bytes", test_deepseek4_cache_bytes },
+    { "deepseek4_load_errors", test_deepseek4_load_errors },
+    { "deepseek4_ops", test_deepseek4_ops },
+    { "deepseek4_synth", test_deepseek4_synth },
     { "golden_bitnet_f32", test_golden_bitnet_f32 },
     { "golden_bitnet_tq2_0", test_golden_bitnet_tq2_0 },
     { "golden_bitnet_tq1_0", test_golden_bitnet_tq1_0 },

@@ -51,7 +51,8 @@ static void usage(void) {
           "  convert vocab TOKENIZER.json OUT.gguf\n"
           "  convert llama2c MODEL.bin TOKENIZER.bin OUT.gguf\n"
           "  convert synth ARCH PRESET OUT.gguf [--type TYPE]   (llama llama-1b | llama tiny | bitnet bitnet-2b | bitnet tiny |\n"
-          "                                                       qwen35 qwen35-0.8b | qwen35 tiny | qwen35moe qwen35moe-small | qwen35moe tiny)\n", stderr);
+          "                                                       qwen35 qwen35-0.8b | qwen35 tiny | qwen35moe qwen35moe-small | qwen35moe tiny |\n"
+          "                                                       deepseek4 deepseek4-small | deepseek4 tiny)\n", stderr);
     exit(1);
 }
 
@@ -213,9 +214,10 @@ static int cmd_info(int argc, char **argv) {
 /* Which tensors get the new type: 2-D weight matrices. Norms, biases, rope factors and
  * other 1-D tensors stay as they are, as do rows that are not a whole number of blocks. */
 static int wants_quant(const infer_tensor *t, infer_type to) {
-    if (t->n_dims < 2 || t->ne[0] % infer_type_block(to)) return 0;
+    if (t->n_dims < 2 || t->ne[0] % infer_type_block(to) || t->type == INFER_TYPE_I32) return 0;
     const char *n = t->name;
-    return strstr(n, ".weight") && !strstr(n, "norm") && !strstr(n, "rope_freqs") && !strstr(n, "ssm_conv1d") && !strstr(n, "ffn_gate_inp");   /* ssm_a has no .weight */
+    return strstr(n, ".weight") && !strstr(n, "norm") && !strstr(n, "rope_freqs") && !strstr(n, "ssm_conv1d") && !strstr(n, "ffn_gate_inp")   /* ssm_a has no .weight */
+           && !strstr(n, "hc_") && !strstr(n, "_ape.");   /* deepseek4's stream mixes and window offsets stay as they are */
 }
 
 /* t re-encoded as `to` into *out (the same name and shape); returns the new bytes */
@@ -259,9 +261,12 @@ static int cmd_quantize(int argc, char **argv) {
     if (infer_gguf_parse(&g, p, n, &err) != INFER_OK) die("%s: %s", argv[2], err.msg);
     infer_tensor *out = calloc((size_t)g.n_tensors, sizeof *out);
     void **owned = calloc((size_t)g.n_tensors, sizeof(void *));
+    /* the FP4 types are expert formats: in a MoE model only the experts take them */
+    int experts_only = 0;
+    for (int64_t i = 0; i < g.n_tensors && (to == INFER_TYPE_MXFP4 || to == INFER_TYPE_NVFP4); i++) experts_only |= strstr(g.tensors[i].name, "_exps.") != NULL;
     for (int64_t i = 0; i < g.n_tensors; i++) {
         out[i] = g.tensors[i];
-        if (!wants_quant(&g.tensors[i], to) || g.tensors[i].type == to) continue;
+        if (!wants_quant(&g.tensors[i], to) || g.tensors[i].type == to || (experts_only && !strstr(g.tensors[i].name, "_exps."))) continue;
         owned[i] = requant(&g.tensors[i], to, &out[i]);
         fprintf(stderr, "\r[%lld/%lld] %-40s -> %s", (long long)i + 1, (long long)g.n_tensors, g.tensors[i].name, argv[5]);
     }
@@ -459,9 +464,171 @@ static int cmd_synth_qwen35(int argc, char **argv) {
     return 0;
 }
 
+/* deepseek4: DeepSeek-V4's layout as the official converter writes it (>>deepseek4 in
+ * infer.h): hyper-connections around every block and the head, a low-rank q, one K = V head
+ * over a sliding window plus compressed entries (per-layer ratios), a grouped low-rank output,
+ * a MoE of sqrt-softplus-scored experts in MXFP4 (as the converter stores them) with a shared
+ * expert, and hash routing (an i32 token -> experts table) in the first layers. --type sets
+ * the other matrices (default f16). */
+typedef struct {
+    const char *name;
+    int n_embd, n_layer, n_head, head_dim, n_rot, q_lora, o_groups, o_lora, window, n_vocab;
+    int n_expert, n_used, n_ff, n_hash, idx_heads, idx_dim, idx_top_k;
+    int ratios[16];
+} dsv4_t;
+static const dsv4_t dsv4_presets[] = {
+    /* the golden model's shape: SWA, CSA, HCA, CSA */
+    { "tiny", 256, 4, 4, 64, 16, 128, 2, 64, 16, 320, 8, 2, 64, 1, 4, 64, 8, { 0, 4, 128, 4 } },
+    /* V4-Flash's layer design at hidden 1024: 2 window-only layers, then CSA and HCA in turn;
+     * 16 heads of 128 (rope on the last 64), q rank 512, 4 output groups of rank 256, window
+     * 128, 64 experts of 512 (6 routed + 1 shared), 3 hash layers, an indexer of 16 x 64
+     * choosing 128 entries, the real 129,280-token vocabulary size */
+    { "deepseek4-small", 1024, 12, 16, 128, 64, 512, 4, 256, 128, 129280, 64, 6, 512, 3, 16, 64, 128,
+      { 0, 0, 4, 128, 4, 128, 4, 128, 4, 128, 4, 128 } },
+};
+
+static int cmd_synth_deepseek4(int argc, char **argv) {
+    const dsv4_t *p = NULL;
+    for (size_t i = 0; i < sizeof dsv4_presets / sizeof dsv4_presets[0]; i++)
+        if (!strcmp(dsv4_presets[i].name, argv[3])) p = &dsv4_presets[i];
+    if (!p) die("unknown preset '%s %s' (have: deepseek4 tiny, deepseek4 deepseek4-small)", argv[2], argv[3]);
+    infer_type type = argc == 7 ? parse_type(argv[6]) : INFER_TYPE_F16;
+    if (type == INFER_TYPE_I2_S || !infer__traits[type].quant) die("type %s has no quantizer", argv[6]);
+    const int64_t E = p->n_embd, H = p->n_head, d = p->head_dim, QL = p->q_lora, G = p->o_groups, R = p->o_lora, X = p->n_expert, F = p->n_ff;
+    const int64_t HC = 4, n_mix = HC * (2 + HC), nI = p->idx_heads, dI = p->idx_dim;
+    const int64_t rows[] = { E, QL, H * d / G, G * R, F };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (rows[i] % infer_type_block(type)) die("%s rows are not a whole number of %s blocks", p->name, infer_type_name(type));
+    infer__rng rng;
+    infer__rng_seed(&rng, 2468);
+    tensor_list L = { calloc((size_t)(8 + 40 * p->n_layer), sizeof(infer_tensor)), 0 };
+    char name[96];
+    const float s_in = 1.0f / sqrtf((float)E), s_res = s_in / sqrtf(2.0f * p->n_layer);
+    synth_tensor(&L, "token_embd.weight", type, E, p->n_vocab, 1.0f, &rng);
+    synth_tensor(&L, "output.weight", type, E, p->n_vocab, 3.0f * s_in, &rng);
+    synth_tensor(&L, "output_norm.weight", type, E, 0, 0, &rng);
+    synth_tensor(&L, "output_hc_fn.weight", INFER_TYPE_F32, HC * E, HC, s_in, &rng);
+    synth_tensor(&L, "output_hc_base.weight", INFER_TYPE_F32, HC, 0, 0.5f, &rng);
+    synth_tensor(&L, "output_hc_scale.weight", INFER_TYPE_F32, 1, 0, 0.5f, &rng);
+    for (int l = 0; l < p->n_layer; l++) {
+        fprintf(stderr, "\rsynth %s: layer %d/%d", p->name, l + 1, p->n_layer);
+        const int m = p->ratios[l];
+        const int64_t coff = m == 4 ? 2 : 1;
+#define T(suffix, t, ne0, ne1, sigma) (snprintf(name, sizeof name, "blk.%d." suffix, l), synth_tensor(&L, name, t, ne0, ne1, sigma, &rng))
+#define T3(suffix, ne0, ne1, sigma) (snprintf(name, sizeof name, "blk.%d." suffix, l), synth_tensor3(&L, name, INFER_TYPE_MXFP4, ne0, ne1, X, sigma, &rng))
+        T("attn_norm.weight", type, E, 0, 0);
+        T("attn_sinks.weight", INFER_TYPE_F32, H, 0, 1.0f);
+        T("attn_q_a.weight", type, E, QL, s_in);
+        T("attn_q_a_norm.weight", type, QL, 0, 0);
+        T("attn_q_b.weight", type, QL, H * d, 1.0f / sqrtf((float)QL));
+        T("attn_kv.weight", type, E, d, s_in);
+        T("attn_kv_a_norm.weight", type, d, 0, 0);
+        T("attn_output_a.weight", type, H * d / G, G * R, 1.0f / sqrtf((float)(H * d / G)));
+        T("attn_output_b.weight", type, G * R, E, s_res);
+        T("hc_attn_fn.weight", INFER_TYPE_F32, HC * E, n_mix, s_in);
+        T("hc_attn_base.weight", INFER_TYPE_F32, n_mix, 0, 0.5f);
+        T("hc_attn_scale.weight", INFER_TYPE_F32, 3, 0, 0.5f);
+        T("hc_ffn_fn.weight", INFER_TYPE_F32, HC * E, n_mix, s_in);
+        T("hc_ffn_base.weight", INFER_TYPE_F32, n_mix, 0, 0.5f);
+        T("hc_ffn_scale.weight", INFER_TYPE_F32, 3, 0, 0.5f);
+        if (m) {
+            T("attn_compressor_kv.weight", type, E, coff * d, s_in);
+            T("attn_compressor_gate.weight", type, E, coff * d, s_in);
+            T("attn_compressor_ape.weight", INFER_TYPE_F32, coff * d, m, 0.5f);
+            T("attn_compressor_norm.weight", type, d, 0, 0);
+        }
+        if (m == 4) {
+            T("indexer.proj.weight", type, E, nI, s_in);
+            T("indexer.attn_q_b.weight", type, QL, nI * dI, 1.0f / sqrtf((float)QL));
+            T("indexer_compressor_kv.weight", type, E, 2 * dI, s_in);
+            T("indexer_compressor_gate.weight", type, E, 2 * dI, s_in);
+            T("indexer_compressor_ape.weight", INFER_TYPE_F32, 2 * dI, 4, 0.5f);
+            T("indexer_compressor_norm.weight", type, dI, 0, 0);
+        }
+        T("ffn_norm.weight", type, E, 0, 0);
+        T("ffn_gate_inp.weight", INFER_TYPE_F32, E, X, s_in);
+        T3("ffn_gate_exps.weight", E, F, s_in);
+        T3("ffn_up_exps.weight", E, F, s_in);
+        T3("ffn_down_exps.weight", F, E, s_res / sqrtf((float)F / E));
+        T("ffn_gate_shexp.weight", type, E, F, s_in);
+        T("ffn_up_shexp.weight", type, E, F, s_in);
+        T("ffn_down_shexp.weight", type, F, E, s_res / sqrtf((float)F / E));
+        if (l >= p->n_hash) {
+            T("exp_probs_b.bias", INFER_TYPE_F32, X, 0, 0.1f);
+        } else {                              /* the hash table: n_used distinct experts per token id */
+            infer_tensor *t = &L.t[L.n++];
+            memset(t, 0, sizeof *t);
+            snprintf(name, sizeof name, "blk.%d.ffn_gate_tid2eid.weight", l);
+            t->name = strdup(name);
+            t->type = INFER_TYPE_I32;
+            t->n_dims = 2;
+            t->ne[0] = p->n_used; t->ne[1] = p->n_vocab; t->ne[2] = t->ne[3] = 1;
+            t->nbytes = (size_t)p->n_used * (size_t)p->n_vocab * sizeof(int32_t);
+            t->scale = 1.0f;
+            int32_t *ids = malloc(t->nbytes);
+            if (!ids) die("out of memory for %s", name);
+            for (int64_t v = 0; v < p->n_vocab; v++)
+                for (int s = 0; s < p->n_used; s++) ids[v * p->n_used + s] = (int32_t)((v * 7 + s * (X / p->n_used) + (int64_t)(infer__rng_next(&rng) % 3)) % X);
+            t->data = ids;
+        }
+#undef T
+#undef T3
+    }
+    fprintf(stderr, "\n");
+    uint32_t ratios[16];
+    float clamps[16];
+    for (int l = 0; l < p->n_layer; l++) { ratios[l] = (uint32_t)p->ratios[l]; clamps[l] = 10.0f; }
+    infer_gguf_kv kv[48];
+    char keys[48][80];
+    int nkv = 0;
+#define KEY(suffix) (snprintf(keys[nkv], sizeof keys[nkv], "deepseek4." suffix), keys[nkv])
+    kv[nkv] = infer_gguf_kv_str("general.architecture", "deepseek4"); nkv++;
+    kv[nkv] = infer_gguf_kv_str("general.name", p->name); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("context_length"), 65536); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("embedding_length"), (uint32_t)E); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("block_count"), (uint32_t)p->n_layer); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("feed_forward_length"), (uint32_t)F); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("attention.head_count"), (uint32_t)H); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("attention.head_count_kv"), 1); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("attention.key_length"), (uint32_t)d); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("attention.value_length"), (uint32_t)d); nkv++;
+    kv[nkv] = infer_gguf_kv_f32(KEY("rope.freq_base"), 10000.0f); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("rope.dimension_count"), (uint32_t)p->n_rot); nkv++;
+    kv[nkv] = infer_gguf_kv_f32(KEY("attention.layer_norm_rms_epsilon"), 1e-6f); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("expert_count"), (uint32_t)X); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("expert_used_count"), (uint32_t)p->n_used); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("expert_gating_func"), 4); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("expert_feed_forward_length"), (uint32_t)F); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("expert_shared_count"), 1); nkv++;
+    kv[nkv] = infer_gguf_kv_f32(KEY("expert_weights_scale"), 1.5f); nkv++;
+    kv[nkv] = infer_gguf_kv_bool(KEY("expert_weights_norm"), 1); nkv++;
+    kv[nkv] = infer_gguf_kv_array(KEY("swiglu_clamp_exp"), INFER_GGUF_F32, (uint64_t)p->n_layer, clamps); nkv++;
+    kv[nkv] = infer_gguf_kv_array(KEY("swiglu_clamp_shexp"), INFER_GGUF_F32, (uint64_t)p->n_layer, clamps); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("attention.q_lora_rank"), (uint32_t)QL); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("attention.sliding_window"), (uint32_t)p->window); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("attention.indexer.head_count"), (uint32_t)nI); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("attention.indexer.key_length"), (uint32_t)dI); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("attention.indexer.top_k"), (uint32_t)p->idx_top_k); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("attention.output_group_count"), (uint32_t)G); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("attention.output_lora_rank"), (uint32_t)R); nkv++;
+    kv[nkv] = infer_gguf_kv_array(KEY("attention.compress_ratios"), INFER_GGUF_U32, (uint64_t)p->n_layer, ratios); nkv++;
+    kv[nkv] = infer_gguf_kv_f32(KEY("attention.compress_rope_freq_base"), 160000.0f); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("hyper_connection.count"), (uint32_t)HC); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("hyper_connection.sinkhorn_iterations"), 20); nkv++;
+    kv[nkv] = infer_gguf_kv_f32(KEY("hyper_connection.epsilon"), 1e-6f); nkv++;
+    kv[nkv] = infer_gguf_kv_u32(KEY("hash_layer_count"), (uint32_t)p->n_hash); nkv++;
+#undef KEY
+    infer_error err;
+    if (infer_gguf_write(argv[4], kv, nkv, L.t, L.n, 32, &err) != INFER_OK) die("%s", err.msg);
+    for (int i = 0; i < L.n; i++) { free((void *)L.t[i].name); free((void *)L.t[i].data); }
+    free(L.t);
+    return 0;
+}
+
 static int cmd_synth(int argc, char **argv) {
     if (argc != 5 && !(argc == 7 && !strcmp(argv[5], "--type"))) usage();
     if (!strcmp(argv[2], "qwen35") || !strcmp(argv[2], "qwen35moe")) return cmd_synth_qwen35(argc, argv);
+    if (!strcmp(argv[2], "deepseek4")) return cmd_synth_deepseek4(argc, argv);
     const preset_t *p = NULL;
     for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
         if (!strcmp(presets[i].arch, argv[2]) && !strcmp(presets[i].name, argv[3])) p = &presets[i];
