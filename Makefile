@@ -43,7 +43,7 @@ test-asan: $(HDR) tests.c
 BENCH_DIR   ?= bench-cache
 BENCH_TYPES ?= q4_0 q8_0 f16
 BENCH_MODELS ?= $(foreach t,$(BENCH_TYPES),llama:llama-1b:$(t)) bitnet:bitnet-2b:tq2_0 qwen35:qwen35-0.8b:q8_0 \
-                qwen35moe:qwen35moe-small:q8_0
+                qwen35moe:qwen35moe-small:q8_0 deepseek4:deepseek4-small:q8_0
 BENCH_THREADS ?= $(shell nproc)
 bench: infer tools/convert
 	@mkdir -p $(BENCH_DIR)

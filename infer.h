@@ -34,6 +34,7 @@
  *     >>load           from GGUF tensors to model weights, with shape checks
  *     >>kv             the paged KV cache and the recurrent (DeltaNet) state
  *     >>forward        one generic transformer forward pass
+ *     >>deepseek4      DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
  *     >>sampler        logits -> next token
  *     >>generate       the generation loop
  *     >>backends       the GPU backend of this build; any backend diffed against the CPU
@@ -56,7 +57,8 @@
  *   families: llama (1/2/3, llama-3.1 rope scaling, mistral-style), qwen2, qwen2moe, qwen3,
  *             qwen3moe, qwen35 and qwen35moe (Qwen3.5/3.6: gated DeltaNet + gated attention),
  *             bitnet (BitNet b1.58: llama.cpp's `bitnet`, and BitNet's own `bitnet-b1.58` /
- *             `bitnet-25` I2_S files; SiLU or ReLU^2 from `hidden_activation`, else per flavour)
+ *             `bitnet-25` I2_S files; SiLU or ReLU^2 from `hidden_activation`, else per flavour),
+ *             deepseek4 (DeepSeek-V4: sliding window + compressed sparse attention, mHC)
  *   weights:  F32 F16 BF16 Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q2_K..Q6_K IQ1_S IQ1_M IQ2_XXS IQ2_XS
  *             IQ2_S IQ3_XXS IQ3_S IQ4_NL IQ4_XS TQ1_0 TQ2_0 MXFP4 NVFP4 Q1_0 Q2_0 I2_S
  *
