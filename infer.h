@@ -638,6 +638,8 @@ typedef struct infer_kernels {
     void (*attention_sparse)(void *ctx, float *out, const float *q, const infer_kv_view *kv, const int32_t *pos, int rows,
                              int n_head, int head_dim, float scale, int window, const float *sinks,
                              const infer_kv_view *comp, int ratio, const int32_t *sel, const int32_t *n_sel, int top_k);
+    /* optional (NULL: through the host): dst[0..bytes) = src[0..bytes), both backend memory */
+    infer_status (*copy)(void *ctx, void *dst, const void *src, size_t bytes);
 } infer_kernels;
 /* Memory that stays on the host whatever the backend: the kernel table itself, the tensor
  * structs (only their `data` is backend memory), infer_rope (its freq_factors *is* backend
@@ -786,21 +788,52 @@ typedef struct infer_session_params {
     int32_t n_threads;           /* 0 = all cores */
     int32_t precise;             /* F32 activations, F32 KV: the exact maths */
     const infer_kernels *backend;/* NULL = the CPU; e.g. from infer_gpu_kernels() */
+    int32_t n_seq_max;           /* sequences the session holds at once; 0 = 1 (see infer_seq_add) */
+    int32_t prefix_cache;        /* keep full KV blocks for reuse by later sequences (1 by default) */
 } infer_session_params;
 
 infer_session_params infer_session_default_params(void);
+/* n_ctx positions of KV cache, shared by all the session's sequences */
 infer_status infer_session_create(infer_session **out, infer_model *m, const infer_session_params *p, infer_error *err);
 void infer_session_free(infer_session *s);
-void infer_session_reset(infer_session *s);           /* forget all tokens */
-int32_t infer_session_n_past(const infer_session *s);
+void infer_session_reset(infer_session *s);           /* forget all tokens (of every sequence) */
+int32_t infer_session_n_past(const infer_session *s); /* sequence 0's */
 int32_t infer_session_n_ctx(const infer_session *s);
 /* Bytes of cache the session holds for one layer (-1: all layers): its KV blocks in use,
  * compressed entries and recurrent state. A sliding-window layer's stays bounded as the
  * sequence grows; a full-attention layer's grows with it. */
 size_t infer_session_cache_bytes(const infer_session *s, int layer);
-/* Feed n tokens at the next positions. logits: NULL, or room for n*n_vocab floats when
- * all_logits is set (one row per token), else n_vocab floats for the last token. */
+/* Feed n tokens to sequence 0 at its next positions. logits: NULL, or room for n*n_vocab
+ * floats when all_logits is set (one row per token), else n_vocab floats for the last token. */
 infer_status infer_eval(infer_session *s, const int32_t *tokens, int n, float *logits, int all_logits, infer_error *err);
+
+/* Many sequences at once (continuous batching, >>kv). A session holds up to n_seq_max
+ * sequences over one pool of KV blocks. Sequence 0 exists from the start (infer_eval feeds
+ * it); infer_seq_add makes more, infer_seq_remove ends one and returns its blocks. Between
+ * calls of infer_eval_batch, sequences may join and leave in any order; one call evaluates
+ * tokens of several sequences in the same steps (a prompt and single decode tokens side by
+ * side), each sequence's logits the same as if it ran alone. */
+infer_status infer_seq_add(infer_session *s, int32_t *seq, infer_error *err);
+void infer_seq_remove(infer_session *s, int32_t seq);
+int32_t infer_seq_n_past(const infer_session *s, int32_t seq);  /* -1: no such sequence */
+/* An empty sequence starts with the longest prefix of tokens[0..n) whose keys and values
+ * the prefix cache still holds (at most n-1 tokens, so the rest gives logits): returns how
+ * many; evaluate tokens[that..n) next. 0 for models that cannot share a prefix (recurrent
+ * state, sliding windows) or with prefix_cache off. */
+int32_t infer_seq_reuse(infer_session *s, int32_t seq, const int32_t *tokens, int32_t n);
+/* tokens' worth of KV blocks that are free or hold only cached prefixes */
+int32_t infer_session_free_tokens(const infer_session *s);
+typedef struct infer_batch_item {
+    int32_t seq;                 /* the sequence these tokens continue */
+    const int32_t *tokens;
+    int32_t n;
+    float *logits;               /* NULL, or room as for infer_eval */
+    int32_t all_logits;
+} infer_batch_item;
+/* Each item's tokens at its sequence's next positions (one item per sequence). Either every
+ * sequence gets the KV blocks it needs or the call fails with INFER_ERR_CONTEXT and nothing
+ * changes. */
+infer_status infer_eval_batch(infer_session *s, const infer_batch_item *items, int n_items, infer_error *err);
 
 /* Backend check (>>backends): with INFER_DIFF_OPS, run every op of the table `k` on random
  * inputs next to the CPU reference (precise), for each weight type both support; with
@@ -7108,6 +7141,7 @@ static const infer_kernels infer__cpu_kernels = {
     infer__cpu_glu, infer__cpu_ctx_new, infer__cpu_ctx_release, infer__cpu_last_error, infer__cpu_supports_config,
     1, infer__cpu_matmul_n,
     infer__cpu_hc_pre, infer__cpu_hc_post, infer__cpu_compress, infer__cpu_indexer_topk, infer__cpu_attention_sparse,
+    infer__cpu_copy,
 };
 
 const infer_kernels *infer_cpu_kernels(void) { return &infer__cpu_kernels; }
@@ -11757,24 +11791,38 @@ void infer_model_free(infer_model *m) {
 }
 
 /* ------------------------------------------------------------------------------------------
- * >>kv -- the paged KV cache, and the recurrent state.
+ * >>kv -- the paged KV cache, many sequences, the prefix cache, and the recurrent state.
  *
  * Keys and values of past tokens live in fixed-size blocks of `block_size` rows taken from
- * a pool. A sequence owns a block table (logical block i -> physical block), so its cache
- * need not be contiguous and blocks return to the pool when the sequence is reset. Attention
- * reads row p at  table[p / block_size] * block_size + p % block_size.
+ * a pool. Each sequence owns a block table (logical block i -> physical block), so its cache
+ * need not be contiguous, many sequences share one pool without fragmenting it, and blocks
+ * return to the pool when a sequence ends. Attention reads row p of a sequence at
+ *   table[p / block_size] * block_size + p % block_size.
  *
  *   pool (one per attention layer, for K and for V):  [n_blocks * block_size, n_head_kv * head_dim]
  *
  * One such paged cache serves every attention layer of the families with plain attention:
  * a row per token, all layers' rows of a token in the same logical block, so one block table
- * covers them all. deepseek4 (>>deepseek4) has more caches, each with the same machinery:
+ * per sequence covers them all. deepseek4 (>>deepseek4) has more caches, with the same
+ * machinery:
  *   raw keys     a row per token, but only the last `window` positions are ever read: the
- *                blocks that slide out of the window go back to the pool at once, so the
- *                cache holds W + one chunk of rows whatever the sequence's length
+ *                blocks that slide out of the window go back to the pool at once, so a
+ *                sequence holds W + one chunk of rows whatever its length
  *   compressed   a row per `ratio` tokens (one cache per ratio in use, shared by the layers
  *                with that ratio), with the lightning indexer's keys beside the entries
  *                (its V pool) on ratio-4 layers
+ *
+ * The prefix cache. Two sequences that start with the same tokens (a system prompt, a
+ * few-shot preamble, a chat history) have the same keys and values for them. A full block
+ * is named by a hash of its tokens chained after its predecessor's hash, so a name stands for
+ * the whole prefix up to the block's end; a map from names to blocks finds them. A sequence
+ * that starts with a cached prefix (infer_seq_reuse) points its table at those blocks (a
+ * reference count says how many sequences hold one), and, where its prompt then shares only
+ * the first rows of a block, copies those rows into a block of its own (copy-on-write: the
+ * shared block is never written again). Blocks whose last holder has gone stay cached, and
+ * the pool hands them out again, least recently used first, only when no free block is left.
+ * Only families whose whole past is in the token cache use it; the hybrid families (a
+ * recurrent state) and deepseek4 (windows and compressor states) start every sequence afresh.
  *
  * A gated DeltaNet layer keeps no per-token cache: its whole past is a fixed-size state,
  * owned by the sequence beside its block table and updated in place by every token:
@@ -11789,67 +11837,164 @@ typedef struct infer__cache {
     int32_t ratio;           /* tokens per row: 1 for the token cache, m for compressed entries */
     int32_t window;          /* > 0: only the rows of the last `window` positions are kept */
     int32_t block_size, n_blocks;
+    int32_t max_logical;     /* logical blocks a sequence may have (its table's length) */
     int32_t k_dim, v_dim;    /* floats per row; v_dim 0: no V pool */
     infer_type type;
     void **k, **v;           /* [n_layer] pool bases, NULL for layers that keep nothing here */
     int32_t *free_list;      /* stack of free physical blocks */
     int32_t n_free;
-    /* the sequence's block table: logical block -> physical block, -1 once slid out */
-    int32_t *table, n_table; /* [max logical blocks], logical blocks handed out so far */
-    int32_t *dev_table;      /* its copy in backend memory (entries slid out are never read there) */
+    int32_t *ref;            /* [n_blocks] sequences holding each block */
+    /* the prefix cache (`prefix` set): per block its rows' tokens, the rows written, its hash
+     * and its predecessor's, whether the map names it, and when it was last let go */
+    int prefix;
+    int32_t *tokens, *fill;  /* [n_blocks, block_size], [n_blocks] */
+    uint64_t *hash, *parent, *stamp, clock;
+    uint8_t *cached;
+    int32_t n_evictable;     /* cached blocks no sequence holds */
+    uint64_t *map_key;       /* the map, block hash -> block: open addressing, keys never 0, */
+    int32_t *map_val;        /* [map_mask + 1] slots, at least twice the blocks */
+    uint32_t map_mask;
 } infer__cache;
 
-static int32_t infer__cache_take(infer__cache *c) { return c->n_free > 0 ? c->free_list[--c->n_free] : -1; }
-static void infer__cache_give(infer__cache *c, int32_t b) { c->free_list[c->n_free++] = b; }
+/* One sequence: its block tables (one per cache, host and backend copies), position and
+ * recurrent state. */
+typedef struct infer__seq {
+    int live;
+    int32_t n_past;
+    int32_t *table[INFER__MAX_CACHES];       /* [max_logical]: logical -> physical, -1 slid out */
+    int32_t n_table[INFER__MAX_CACHES];      /* logical blocks handed out */
+    int32_t *dev_table[INFER__MAX_CACHES];   /* in backend memory */
+    int32_t synced[INFER__MAX_CACHES];       /* leading entries the backend copy has */
+    float **conv_state, **ssm_state;         /* [n_layer] gated DeltaNet, NULL elsewhere */
+    float **comp_state, **idx_state;         /* [n_layer] deepseek4's compressors, NULL elsewhere */
+} infer__seq;
+
+/* The map of named blocks: linear probing from the hash's low bits; a deletion moves later
+ * entries of the same run back, so no tombstones are needed. It never fills up (a block
+ * has at most one name, and there are twice as many slots as blocks). */
+static int32_t infer__name_find(const infer__cache *c, uint64_t key) {
+    for (uint32_t i = (uint32_t)key & c->map_mask;; i = (i + 1) & c->map_mask) {
+        if (c->map_key[i] == key) return c->map_val[i];
+        if (!c->map_key[i]) return -1;
+    }
+}
+static void infer__name_add(infer__cache *c, uint64_t key, int32_t b) {
+    uint32_t i = (uint32_t)key & c->map_mask;
+    while (c->map_key[i] && c->map_key[i] != key) i = (i + 1) & c->map_mask;
+    c->map_key[i] = key;
+    c->map_val[i] = b;
+}
+static void infer__name_drop(infer__cache *c, uint64_t key) {
+    uint32_t i = (uint32_t)key & c->map_mask;
+    while (c->map_key[i] != key) { if (!c->map_key[i]) return; i = (i + 1) & c->map_mask; }
+    for (uint32_t j = (i + 1) & c->map_mask; c->map_key[j]; j = (j + 1) & c->map_mask) {
+        const uint32_t home = (uint32_t)c->map_key[j] & c->map_mask;
+        /* the entry at j may fill the hole at i unless its home lies cyclically in (i, j] */
+        const int stays = i < j ? (home > i && home <= j) : (home > i || home <= j);
+        if (stays) continue;
+        c->map_key[i] = c->map_key[j];
+        c->map_val[i] = c->map_val[j];
+        i = j;
+    }
+    c->map_key[i] = 0;
+}
+
+/* a free block: from the free list, else the least recently used cached block, whose name
+ * is forgotten; -1 when neither is left */
+static int32_t infer__cache_take(infer__cache *c) {
+    int32_t b = -1;
+    if (c->n_free > 0) b = c->free_list[--c->n_free];
+    else if (c->n_evictable > 0) {
+        for (int32_t i = 0; i < c->n_blocks; i++)
+            if (c->ref[i] == 0 && c->cached[i] && (b < 0 || c->stamp[i] < c->stamp[b])) b = i;
+        infer__name_drop(c, c->hash[b]);
+        c->cached[b] = 0;
+        c->n_evictable--;
+    }
+    if (b < 0) return -1;
+    c->ref[b] = 1;
+    if (c->prefix) { c->fill[b] = 0; c->parent[b] = 0; }
+    return b;
+}
+/* a holder lets go of block b: back to the free list, or, when the map names it, kept */
+static void infer__cache_release(infer__cache *c, int32_t b) {
+    if (--c->ref[b] > 0) return;
+    if (c->prefix && c->cached[b]) { c->stamp[b] = ++c->clock; c->n_evictable++; }
+    else c->free_list[c->n_free++] = b;
+}
+/* blocks a new request could get */
+static int32_t infer__cache_available(const infer__cache *c) { return c->n_free + c->n_evictable; }
 
 /* rows held for positions [0, n_pos): one per `ratio` positions, ended windows only */
 static int32_t infer__cache_rows(const infer__cache *c, int32_t n_pos) { return n_pos / c->ratio; }
+/* blocks a sequence's table needs for positions [0, end) */
+static int32_t infer__cache_blocks(const infer__cache *c, int32_t end) { return (infer__cache_rows(c, end) + c->block_size - 1) / c->block_size; }
 
 /* With a window, give back the blocks that no query from position `from` on can read. */
-static void infer__cache_trim(infer__cache *c, int32_t from) {
+static void infer__seq_trim(infer__cache *c, infer__seq *q, int ci, int32_t from) {
     if (c->window <= 0) return;
     const int32_t first_needed = from - c->window + 1 > 0 ? from - c->window + 1 : 0;
-    for (int32_t b = 0; b < c->n_table && (b + 1) * c->block_size <= first_needed; b++)
-        if (c->table[b] >= 0) { infer__cache_give(c, c->table[b]); c->table[b] = -1; }
+    for (int32_t b = 0; b < q->n_table[ci] && (b + 1) * c->block_size <= first_needed; b++)
+        if (q->table[ci][b] >= 0) { infer__cache_release(c, q->table[ci][b]); q->table[ci][b] = -1; }
 }
 
-/* Make room for the rows of positions [0, end). 0 when the pool is exhausted. */
-static int infer__cache_grow(infer__cache *c, int32_t end) {
-    const int32_t rows = infer__cache_rows(c, end), need = (rows + c->block_size - 1) / c->block_size;
-    while (c->n_table < need) {
+/* Make room in the sequence's table for positions [0, end). 0 when the pool is exhausted
+ * (callers check infer__cache_available first where a failure must change nothing). */
+static int infer__seq_grow(infer__cache *c, infer__seq *q, int ci, int32_t end) {
+    const int32_t need = infer__cache_blocks(c, end);
+    while (q->n_table[ci] < need) {
         const int32_t b = infer__cache_take(c);
         if (b < 0) return 0;
-        c->table[c->n_table++] = b;
+        q->table[ci][q->n_table[ci]++] = b;
     }
     return 1;
 }
 
-/* the blocks of this cache the sequence holds */
-static int32_t infer__cache_held(const infer__cache *c) {
-    int32_t n = 0;
-    for (int32_t b = 0; b < c->n_table; b++) n += c->table[b] >= 0;
-    return n;
+/* every block of the sequence back (the cached ones stay named) */
+static void infer__seq_release(infer__cache *caches, int n_caches, infer__seq *q) {
+    for (int ci = 0; ci < n_caches; ci++) {
+        for (int32_t b = q->n_table[ci] - 1; b >= 0; b--)
+            if (q->table[ci][b] >= 0) infer__cache_release(&caches[ci], q->table[ci][b]);
+        q->n_table[ci] = 0;
+        q->synced[ci] = 0;
+    }
+    q->n_past = 0;
 }
 
-static void infer__cache_reset(infer__cache *c) {
-    for (int32_t b = c->n_table - 1; b >= 0; b--)
-        if (c->table[b] >= 0) infer__cache_give(c, c->table[b]);
-    c->n_table = 0;
+/* The name of a full block: its tokens hashed after its predecessor's name (splitmix64 as
+ * the mixing step). Names are checked against the stored tokens before use, so a collision
+ * costs a miss, never a wrong prefix. */
+#define INFER__PREFIX_SEED 0x9e3779b97f4a7c15ull
+static uint64_t infer__block_hash(uint64_t parent, const int32_t *tokens, int n) {
+    uint64_t h = parent ^ 0xd6e8feb86659fd93ull;
+    for (int i = 0; i < n; i++) {
+        uint64_t z = (h ^ (uint32_t)tokens[i]) + 0x9e3779b97f4a7c15ull;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        h = z ^ (z >> 31);
+    }
+    return h ? h : 1;                            /* 0 marks an empty slot of the map */
 }
 
-/* a layer's view of a cache for the ops: keys (and values) of its K pool, or, `v_pool`, the
- * rows of its V pool read as keys (deepseek4's indexer keys) */
-static infer_kv_view infer__cache_view(const infer__cache *c, int l, int v_pool) {
-    infer_kv_view v;
-    memset(&v, 0, sizeof v);
-    v.type = c->type;
-    v.block_size = c->block_size;
-    v.block_table = c->dev_table;
-    if (v_pool) { v.k = v.v = c->v[l]; v.kv_dim = c->v_dim; return v; }
-    v.k = c->k[l];
-    v.v = c->v_dim ? c->v[l] : c->k[l];    /* no V pool: K = V */
-    v.kv_dim = c->k_dim;
-    return v;
+/* After a sequence wrote positions [from, to) into the token cache: record their tokens, and
+ * name the blocks that filled up (chained after their predecessors), so later sequences
+ * can find them. A block whose name another block already has stays unnamed. */
+static void infer__prefix_note(infer__cache *c, infer__seq *q, const int32_t *tokens, int32_t from, int32_t to) {
+    const int32_t bs = c->block_size;
+    for (int32_t p = from; p < to; p++) {
+        const int32_t b = q->table[0][p / bs];
+        c->tokens[(size_t)b * bs + p % bs] = tokens[p - from];
+        if (c->fill[b] < p % bs + 1) c->fill[b] = p % bs + 1;
+    }
+    for (int32_t i = from / bs; i <= (to - 1) / bs; i++) {
+        const int32_t b = q->table[0][i];
+        c->parent[b] = i ? c->hash[q->table[0][i - 1]] : INFER__PREFIX_SEED;
+        if (c->fill[b] < bs || c->cached[b]) continue;
+        c->hash[b] = infer__block_hash(c->parent[b], c->tokens + (size_t)b * bs, bs);
+        if (infer__name_find(c, c->hash[b]) >= 0) continue;
+        infer__name_add(c, c->hash[b], b);
+        c->cached[b] = 1;
+    }
 }
 
 /* sizes of one gated DeltaNet layer's recurrent state, in floats */
@@ -11859,7 +12004,6 @@ static size_t infer__conv_state_len(const infer_config *c) {
 static size_t infer__ssm_state_len(const infer_config *c) { return (size_t)c->ssm_d_inner * (size_t)c->ssm_d_state; }
 /* a deepseek4 compressor's open windows: 2 running softmaxes (max, sum, acc) of `dim` channels */
 static size_t infer__comp_state_len(int dim) { return 6 * (size_t)dim; }
-
 /* ------------------------------------------------------------------------------------------
  * >>forward -- the transformer, once for every family.
  *
@@ -11899,10 +12043,22 @@ static size_t infer__comp_state_len(int dim) { return 6 * (size_t)dim; }
  * deepseek4 keeps this loop but widens the residual to n_hc streams, mixed around every
  * block by hyper-connections (infer__block_in / infer__block_out below), and its mixer is
  * the compressed sparse attention of >>deepseek4.
+ *
+ * Many sequences at once. The T rows of a step may belong to several sequences (continuous
+ * batching: prompts and single decode tokens side by side, each at its own positions). The
+ * matmuls, norms and elementwise ops run over all T rows together, so each weight is read
+ * once per step for every sequence in it; the ops that read or write one sequence's past
+ * (kv_store, attention, the conv and delta-rule states, the compressors, the indexer) run
+ * once per sequence, on its rows, with its block table and state. Each row is computed by
+ * the same operations whichever rows share its step, so a sequence's logits do not depend
+ * on the others.
  * ---------------------------------------------------------------------------------------- */
 /* The output projection runs over at most this many rows at a time, so a long prompt with
  * all logits wanted needs [32, n_vocab] of scratch, not [n_ubatch, n_vocab]. */
 #define INFER__LOGIT_ROWS 32
+
+/* a step's rows [row0, row0 + n) belong to sequence `seq`, at its positions p0.. */
+typedef struct infer__seg { int32_t seq, row0, n, p0; } infer__seg;
 
 struct infer_session {
     infer_model *m;
@@ -11910,18 +12066,22 @@ struct infer_session {
     void *kctx;
     infer__weights w;        /* the weights in this backend's memory */
     infer_session_params p;
-    int32_t n_ctx, n_past;
+    int32_t n_ctx;           /* positions the token cache's pool holds, for all sequences together */
     infer__cache cache[INFER__MAX_CACHES];   /* [0]: a row per token; then one per compress ratio */
     int n_caches;
     int8_t *comp_cache;      /* [n_layer] deepseek4: the cache of the layer's compressed entries, -1: none */
-    float **conv_state;      /* [n_layer] gated DeltaNet conv states, NULL for attention layers */
-    float **ssm_state;       /* [n_layer] gated DeltaNet S matrices, NULL for attention layers */
-    float **comp_state;      /* [n_layer] deepseek4: the KV compressor's open windows, or NULL */
-    float **idx_state;       /* [n_layer] deepseek4: the indexer compressor's, or NULL */
+    infer__seq *seqs;        /* [n_seq_max] */
+    /* the step being computed: its rows sequence by sequence, and (deepseek4) the entries each
+     * segment closes per compressed cache: the first one's row in s->cent and the count */
+    infer__seg *segs;        /* [n_seq_max] */
+    int n_segs;
+    int32_t (*emit_first)[INFER__MAX_CACHES], (*emit_n)[INFER__MAX_CACHES];   /* [n_seq_max] */
+    int32_t n_emit[INFER__MAX_CACHES];       /* entries the step closes, per cache */
     infer_rope rope;
     /* activations for up to U = n_ubatch tokens (NULL when the model has no use for one) */
     float *x, *h, *o;        /* [U, n_hc or 1, n_embd] residual stream(s); [U, n_embd] normed input, block output */
     float *logits;           /* [min(U, INFER__LOGIT_ROWS), n_vocab] */
+    float *xg;               /* [min(U, INFER__LOGIT_ROWS), n_hc or 1, n_embd] the rows whose logits are wanted */
     float *q, *kk, *vv, *att;/* attention: [U, n_head*head_dim], [U, kv_dim] x2, [U, n_head*head_dim] */
     float *qg, *agate;       /* attn_gate: [U, 2*n_head*head_dim], [U, n_head*head_dim] */
     float *gate, *up;        /* feed-forward hidden: [U, max(n_ff, n_ff_shexp, n_used*n_ff_exp)] */
@@ -11933,32 +12093,37 @@ struct infer_session {
     float *hcn, *hmix, *hpc; /* [U, n_hc*n_embd] RMS(streams), [U, n_mix] mixes, [U, n_hc + n_hc^2] post and C */
     float *qr;               /* [U, q_lora] */
     float *ckv, *cgate;      /* compressor inputs [U, 2*max(d, d_idx)] */
-    float *cent;             /* entries closed by the chunk [U, max(d, d_idx)] */
+    float *cent;             /* entries closed by the step [U, max(d, d_idx)] */
     float *iq, *iw;          /* indexer queries [U, n_idx*d_idx], head weights [U, n_idx] */
     int32_t *isel, *insel;   /* indexer choice [U, top_k], its count [U] */
     float *oa;               /* [U, G*o_lora] grouped output projection */
     int32_t *gids;           /* [U, G]: 0..G-1 on every row, the groups as matmul_id's experts */
     int32_t *epos;           /* [n_caches, 2, U]: per compressed cache, the closing entries' rope positions and indices */
-    int32_t n_emit[INFER__MAX_CACHES];       /* entries the current chunk closes, per cache */
-    const int32_t *tok_host; /* the current chunk's token ids (host; hash routing) */
     int32_t *eid_host;       /* [U, n_used] hash-routed experts before upload */
     /* the ops' integer inputs, in backend memory, uploaded from the host copies */
-    int32_t *pos;            /* [4, T] positions of the chunk (4 streams for multi-axis rope) */
-    int32_t *tok;            /* [T] token ids of the chunk */
+    int32_t *pos;            /* [4, T] positions of the step (4 streams for multi-axis rope) */
+    int32_t *tok;            /* [T] token ids of the step */
+    int32_t *lrows;          /* [U] the rows whose logits are wanted */
     int32_t *pos_host;       /* [4, U] */
+    int32_t *tok_host;       /* [U] the step's tokens */
+    float *lstage;           /* [min(U, INFER__LOGIT_ROWS), n_vocab] logits on their way to the callers */
     /* called after every layer with the residual stream s->x (backend memory), for the
      * backend diff (>>backends); NULL otherwise */
     void (*layer_hook)(void *user, infer_session *s, int layer, int T);
     void *hook_user;
 };
 
-int32_t infer_session_n_past(const infer_session *s) { return s->n_past; }
+int32_t infer_session_n_past(const infer_session *s) { return s->seqs[0].live ? s->seqs[0].n_past : 0; }
 int32_t infer_session_n_ctx(const infer_session *s) { return s->n_ctx; }
+int32_t infer_seq_n_past(const infer_session *s, int32_t seq) {
+    return seq >= 0 && seq < s->p.n_seq_max && s->seqs[seq].live ? s->seqs[seq].n_past : -1;
+}
 
 infer_session_params infer_session_default_params(void) {
     infer_session_params p;
     memset(&p, 0, sizeof p);
     p.kv_type = INFER_TYPE_F16;
+    p.prefix_cache = 1;
     return p;
 }
 
@@ -11973,7 +12138,7 @@ static int infer__session_bufs(infer_session *s, infer__buf *b) {
     const infer_config *c = &s->m->cfg;
     const size_t U = (size_t)s->p.n_ubatch, E = (size_t)c->n_embd, QD = (size_t)c->n_head * c->head_dim;
     const size_t KVD = (size_t)c->n_head_kv * c->head_dim, F = sizeof(float), I = sizeof(int32_t);
-    const size_t k_used = (size_t)c->n_expert_used, moe = c->n_expert > 0;
+    const size_t k_used = (size_t)c->n_expert_used, moe = c->n_expert > 0, LR = U < INFER__LOGIT_ROWS ? U : INFER__LOGIT_ROWS;
     size_t ff = (size_t)c->n_ff;
     if ((size_t)c->n_ff_shexp > ff) ff = (size_t)c->n_ff_shexp;
     if (k_used * c->n_ff_exp > ff) ff = k_used * c->n_ff_exp;
@@ -11984,7 +12149,7 @@ static int infer__session_bufs(infer_session *s, infer__buf *b) {
     int n = 0;
 #define INFER__BUF(field, size) (b[n].p = (void **)&s->field, b[n].bytes = (size), n++)
     INFER__BUF(x, U * infer__stream_dim(c) * F); INFER__BUF(h, U * E * F); INFER__BUF(o, U * E * F);
-    INFER__BUF(logits, (U < INFER__LOGIT_ROWS ? U : INFER__LOGIT_ROWS) * (size_t)c->n_vocab * F);
+    INFER__BUF(logits, LR * (size_t)c->n_vocab * F); INFER__BUF(xg, LR * infer__stream_dim(c) * F);
     INFER__BUF(q, U * QD * F); INFER__BUF(kk, U * KVD * F); INFER__BUF(vv, ds ? 0 : U * KVD * F); INFER__BUF(att, U * QD * F);
     INFER__BUF(qg, gated ? U * 2 * QD * F : 0); INFER__BUF(agate, gated ? U * QD * F : 0);
     INFER__BUF(gate, U * ff * F); INFER__BUF(up, U * ff * F);
@@ -12001,23 +12166,164 @@ static int infer__session_bufs(infer_session *s, infer__buf *b) {
     INFER__BUF(isel, ds * U * TK * I); INFER__BUF(insel, ds * U * I);
     INFER__BUF(oa, ds * U * G * (size_t)c->o_lora_rank * F); INFER__BUF(gids, ds * U * G * I);
     INFER__BUF(epos, ds * (size_t)INFER__MAX_CACHES * 2 * U * I);
-    INFER__BUF(pos, 4 * U * I); INFER__BUF(tok, U * I);
+    INFER__BUF(pos, 4 * U * I); INFER__BUF(tok, U * I); INFER__BUF(lrows, U * I);
 #undef INFER__BUF
     return n;
 }
 #define INFER__MAX_BUFS 48   /* >= the entries above */
 
-/* a fresh sequence: no cached tokens, zero recurrent state */
-void infer_session_reset(infer_session *s) {
+/* the recurrent states of a sequence (layers that keep one), zeroed: a fresh past */
+static void infer__seq_zero_state(infer_session *s, infer__seq *q) {
     const infer_config *c = &s->m->cfg;
-    for (int i = 0; i < s->n_caches; i++) infer__cache_reset(&s->cache[i]);
-    s->n_past = 0;
-    for (int l = 0; s->conv_state && l < c->n_layer; l++) {
-        if (s->conv_state[l]) s->k->zero(s->kctx, s->conv_state[l], infer__conv_state_len(c) * sizeof(float));
-        if (s->ssm_state[l]) s->k->zero(s->kctx, s->ssm_state[l], infer__ssm_state_len(c) * sizeof(float));
-        if (s->comp_state[l]) s->k->zero(s->kctx, s->comp_state[l], infer__comp_state_len(c->head_dim) * sizeof(float));
-        if (s->idx_state[l]) s->k->zero(s->kctx, s->idx_state[l], infer__comp_state_len(c->idx_head_dim) * sizeof(float));
+    for (int l = 0; q->conv_state && l < c->n_layer; l++) {
+        if (q->conv_state[l]) s->k->zero(s->kctx, q->conv_state[l], infer__conv_state_len(c) * sizeof(float));
+        if (q->ssm_state[l]) s->k->zero(s->kctx, q->ssm_state[l], infer__ssm_state_len(c) * sizeof(float));
+        if (q->comp_state[l]) s->k->zero(s->kctx, q->comp_state[l], infer__comp_state_len(c->head_dim) * sizeof(float));
+        if (q->idx_state[l]) s->k->zero(s->kctx, q->idx_state[l], infer__comp_state_len(c->idx_head_dim) * sizeof(float));
     }
+}
+
+/* a sequence slot's tables and state, made the first time the slot is used (0: out of memory) */
+static int infer__seq_alloc(infer_session *s, infer__seq *q) {
+    if (q->conv_state) return 1;
+    const infer_config *c = &s->m->cfg;
+    const infer_kernels *k = s->k;
+    const size_t n = (size_t)c->n_layer;
+    for (int ci = 0; ci < s->n_caches; ci++) {
+        q->table[ci] = (int32_t *)infer__calloc((size_t)s->cache[ci].max_logical, sizeof(int32_t));
+        q->dev_table[ci] = (int32_t *)k->alloc(s->kctx, (size_t)s->cache[ci].max_logical * sizeof(int32_t));
+        if (!q->table[ci] || !q->dev_table[ci]) return 0;
+    }
+    q->ssm_state = (float **)infer__calloc(n, sizeof(float *));
+    q->comp_state = (float **)infer__calloc(n, sizeof(float *));
+    q->idx_state = (float **)infer__calloc(n, sizeof(float *));
+    q->conv_state = (float **)infer__calloc(n, sizeof(float *));   /* last: it marks the slot as made */
+    if (!q->conv_state || !q->ssm_state || !q->comp_state || !q->idx_state) return 0;
+    for (int l = 0; l < c->n_layer; l++) {
+        const infer__layer *L = &s->m->layers[l];
+        if (L->recurrent) {
+            if (!(q->conv_state[l] = (float *)k->alloc(s->kctx, infer__conv_state_len(c) * sizeof(float)))) return 0;
+            if (!(q->ssm_state[l] = (float *)k->alloc(s->kctx, infer__ssm_state_len(c) * sizeof(float)))) return 0;
+        }
+        if (L->compress && !(q->comp_state[l] = (float *)k->alloc(s->kctx, infer__comp_state_len(c->head_dim) * sizeof(float)))) return 0;
+        if (L->compress == 4 && !(q->idx_state[l] = (float *)k->alloc(s->kctx, infer__comp_state_len(c->idx_head_dim) * sizeof(float)))) return 0;
+    }
+    infer__seq_zero_state(s, q);
+    return 1;
+}
+
+static void infer__seq_free(infer_session *s, infer__seq *q) {
+    const infer_kernels *k = s->k;
+    for (int ci = 0; ci < s->n_caches; ci++) {
+        INFER_FREE(q->table[ci]);
+        if (q->dev_table[ci]) k->free(s->kctx, q->dev_table[ci]);
+    }
+    float **states[4] = { q->conv_state, q->ssm_state, q->comp_state, q->idx_state };
+    for (int i = 0; i < 4; i++) {
+        for (int l = 0; states[i] && l < s->m->cfg.n_layer; l++) if (states[i][l]) k->free(s->kctx, states[i][l]);
+        INFER_FREE(states[i]);
+    }
+}
+
+/* every sequence empty (its id stays valid) */
+void infer_session_reset(infer_session *s) {
+    for (int i = 0; i < s->p.n_seq_max; i++) {
+        infer__seq *q = &s->seqs[i];
+        if (!q->live) continue;
+        infer__seq_release(s->cache, s->n_caches, q);
+        infer__seq_zero_state(s, q);
+    }
+}
+
+infer_status infer_seq_add(infer_session *s, int32_t *seq, infer_error *err) {
+    *seq = -1;
+    for (int i = 0; i < s->p.n_seq_max; i++) {
+        infer__seq *q = &s->seqs[i];
+        if (q->live) continue;
+        if (!infer__seq_alloc(s, q)) return infer__fail(err, INFER_ERR_NOMEM, "out of %s memory for sequence %d's state", s->k->name, i);
+        infer__seq_zero_state(s, q);
+        q->live = 1;
+        q->n_past = 0;
+        *seq = i;
+        return INFER_OK;
+    }
+    return infer__fail(err, INFER_ERR_CONTEXT, "all %d sequences of the session are in use", s->p.n_seq_max);
+}
+
+void infer_seq_remove(infer_session *s, int32_t seq) {
+    if (seq < 0 || seq >= s->p.n_seq_max || !s->seqs[seq].live) return;
+    infer__seq_release(s->cache, s->n_caches, &s->seqs[seq]);
+    s->seqs[seq].live = 0;
+}
+
+int32_t infer_session_free_tokens(const infer_session *s) {
+    const infer__cache *c = &s->cache[0];
+    return c->window > 0 ? s->n_ctx : infer__cache_available(c) * c->block_size;
+}
+
+/* Copy rows [0, rows) of block `from` into block `to` in every layer's K and V pools, on the
+ * backend (through the host when it has no copy op). */
+static int infer__cache_copy_rows(infer_session *s, infer__cache *c, int32_t to, int32_t from, int32_t rows) {
+    const size_t es = c->type == INFER_TYPE_F16 ? 2 : 4, bs = (size_t)c->block_size;
+    for (int l = 0; l < s->m->cfg.n_layer; l++)
+        for (int kv = 0; kv < 2; kv++) {
+            void *pool = kv ? (c->v_dim ? c->v[l] : NULL) : c->k[l];
+            const size_t row = (size_t)(kv ? c->v_dim : c->k_dim) * es, n = (size_t)rows * row;
+            if (!pool) continue;
+            uint8_t *dst = (uint8_t *)pool + (size_t)to * bs * row;
+            const uint8_t *src = (const uint8_t *)pool + (size_t)from * bs * row;
+            if (s->k->copy) { if (s->k->copy(s->kctx, dst, src, n) != INFER_OK) return 0; continue; }
+            void *tmp = INFER_MALLOC(n);
+            const int ok = tmp && s->k->download(s->kctx, tmp, src, n) == INFER_OK && s->k->upload(s->kctx, dst, tmp, n) == INFER_OK;
+            INFER_FREE(tmp);
+            if (!ok) return 0;
+        }
+    return 1;
+}
+
+int32_t infer_seq_reuse(infer_session *s, int32_t seq, const int32_t *tokens, int32_t n) {
+    infer__cache *c = &s->cache[0];
+    if (seq < 0 || seq >= s->p.n_seq_max || !s->seqs[seq].live || s->seqs[seq].n_past != 0 || !c->prefix || n < 2) return 0;
+    infer__seq *q = &s->seqs[seq];
+    const int32_t bs = c->block_size;
+    uint64_t h = INFER__PREFIX_SEED;
+    int32_t i = 0;
+    /* whole blocks, as long as the chain of names matches (and one token stays to evaluate) */
+    while ((i + 1) * bs <= n - 1 && i < c->max_logical) {
+        const uint64_t hi = infer__block_hash(h, tokens + (size_t)i * bs, bs);
+        const int32_t b = infer__name_find(c, hi);
+        if (b < 0) break;
+        if (c->parent[b] != h || memcmp(c->tokens + (size_t)b * bs, tokens + (size_t)i * bs, (size_t)bs * sizeof(int32_t)) != 0) break;
+        if (c->ref[b]++ == 0) c->n_evictable--;
+        q->table[0][i++] = b;
+        h = hi;
+    }
+    q->n_table[0] = i;
+    q->n_past = i * bs;
+    /* then the first rows of a block that continues this prefix, copied into one of its own */
+    const int32_t rest = n - 1 - i * bs < bs ? n - 1 - i * bs : bs;
+    int32_t best = -1, best_j = 0;
+    for (int32_t b = 0; b < c->n_blocks && rest > 0 && i < c->max_logical; b++) {
+        if ((c->ref[b] == 0 && !c->cached[b]) || c->fill[b] == 0 || c->parent[b] != h) continue;
+        int32_t j = 0;
+        while (j < c->fill[b] && j < rest && c->tokens[(size_t)b * bs + j] == tokens[(size_t)i * bs + j]) j++;
+        if (j > best_j) { best = b; best_j = j; }
+    }
+    if (best >= 0) {
+        if (c->ref[best]++ == 0 && c->cached[best]) c->n_evictable--;   /* hold it while it is copied */
+        const int32_t nb = infer__cache_take(c);
+        if (nb >= 0 && infer__cache_copy_rows(s, c, nb, best, best_j)) {
+            memcpy(c->tokens + (size_t)nb * bs, tokens + (size_t)i * bs, (size_t)best_j * sizeof(int32_t));
+            c->fill[nb] = best_j;
+            c->parent[nb] = h;
+            q->table[0][q->n_table[0]++] = nb;
+            q->n_past += best_j;
+        } else if (nb >= 0) {
+            infer__cache_release(c, nb);
+        }
+        infer__cache_release(c, best);
+    }
+    return q->n_past;
 }
 
 size_t infer_session_cache_bytes(const infer_session *s, int layer) {
@@ -12029,11 +12335,17 @@ size_t infer_session_cache_bytes(const infer_session *s, int layer) {
             const infer__cache *ch = &s->cache[i];
             if (!ch->k[l]) continue;
             const size_t esz = ch->type == INFER_TYPE_F16 ? 2 : 4;
-            total += (size_t)infer__cache_held(ch) * (size_t)ch->block_size * (size_t)(ch->k_dim + ch->v_dim) * esz;
+            int32_t held = 0;
+            for (int32_t b = 0; b < ch->n_blocks; b++) held += ch->ref[b] > 0;
+            total += (size_t)held * (size_t)ch->block_size * (size_t)(ch->k_dim + ch->v_dim) * esz;
         }
-        if (s->conv_state[l]) total += (infer__conv_state_len(c) + infer__ssm_state_len(c)) * sizeof(float);
-        if (s->comp_state[l]) total += infer__comp_state_len(c->head_dim) * sizeof(float);
-        if (s->idx_state[l]) total += infer__comp_state_len(c->idx_head_dim) * sizeof(float);
+        for (int i = 0; i < s->p.n_seq_max; i++) {
+            const infer__seq *q = &s->seqs[i];
+            if (!q->live || !q->conv_state) continue;
+            if (q->conv_state[l]) total += (infer__conv_state_len(c) + infer__ssm_state_len(c)) * sizeof(float);
+            if (q->comp_state[l]) total += infer__comp_state_len(c->head_dim) * sizeof(float);
+            if (q->idx_state[l]) total += infer__comp_state_len(c->idx_head_dim) * sizeof(float);
+        }
     }
     return total;
 }
@@ -12041,104 +12353,104 @@ size_t infer_session_cache_bytes(const infer_session *s, int layer) {
 void infer_session_free(infer_session *s) {
     if (!s) return;
     const infer_kernels *k = s->k;
+    for (int i = 0; s->seqs && i < s->p.n_seq_max; i++) infer__seq_free(s, &s->seqs[i]);
     for (int i = 0; i < s->n_caches; i++) {
         infer__cache *ch = &s->cache[i];
         for (int l = 0; l < s->m->cfg.n_layer; l++) {
             if (ch->k && ch->k[l]) k->free(s->kctx, ch->k[l]);
             if (ch->v && ch->v[l]) k->free(s->kctx, ch->v[l]);
         }
-        if (ch->dev_table) k->free(s->kctx, ch->dev_table);
-        INFER_FREE(ch->k); INFER_FREE(ch->v); INFER_FREE(ch->free_list); INFER_FREE(ch->table);
+        INFER_FREE(ch->k); INFER_FREE(ch->v); INFER_FREE(ch->free_list); INFER_FREE(ch->ref);
+        INFER_FREE(ch->tokens); INFER_FREE(ch->fill); INFER_FREE(ch->hash); INFER_FREE(ch->parent); INFER_FREE(ch->stamp); INFER_FREE(ch->cached);
+        INFER_FREE(ch->map_key); INFER_FREE(ch->map_val);
     }
-    float **states[4] = { s->conv_state, s->ssm_state, s->comp_state, s->idx_state };
-    for (int i = 0; i < 4; i++) {
-        for (int l = 0; states[i] && l < s->m->cfg.n_layer; l++) if (states[i][l]) k->free(s->kctx, states[i][l]);
-        INFER_FREE(states[i]);
-    }
+    INFER_FREE(s->seqs); INFER_FREE(s->segs); INFER_FREE(s->emit_first); INFER_FREE(s->emit_n);
     INFER_FREE(s->comp_cache);
     infer__buf bufs[INFER__MAX_BUFS];
     const int nb = infer__session_bufs(s, bufs);
     for (int i = 0; i < nb; i++) if (*bufs[i].p) k->free(s->kctx, *bufs[i].p);
-    INFER_FREE(s->pos_host);
-    INFER_FREE(s->eid_host);
+    INFER_FREE(s->pos_host); INFER_FREE(s->tok_host); INFER_FREE(s->eid_host); INFER_FREE(s->lstage);
     k->ctx_free(s->kctx);
     INFER_FREE(s);
 }
 
-/* A cache of `rows` rows (rounded up to whole blocks) for the layers marked in `use`. */
-static int infer__cache_init(infer_session *s, infer__cache *ch, const uint8_t *use, int32_t ratio, int32_t window, int64_t rows,
-                             int32_t max_rows, int32_t k_dim, int32_t v_dim) {
+/* A pool of `blocks` blocks for the layers marked in `use`; a sequence's table may reach
+ * max_rows rows. With `prefix`, the prefix cache's bookkeeping too. */
+static int infer__cache_init(infer_session *s, infer__cache *ch, const uint8_t *use, int32_t ratio, int32_t window, int64_t blocks,
+                             int64_t max_rows, int32_t k_dim, int32_t v_dim, int prefix) {
     const infer_kernels *k = s->k;
     const int n = s->m->cfg.n_layer;
     const int32_t bs = INFER__KV_BLOCK;
     ch->ratio = ratio; ch->window = window; ch->block_size = bs;
-    ch->n_blocks = (int32_t)((rows + bs - 1) / bs);
+    ch->n_blocks = (int32_t)(blocks > 0 ? blocks : 1);
+    ch->max_logical = (int32_t)((max_rows + bs - 1) / bs + 1);
     ch->k_dim = k_dim; ch->v_dim = v_dim;
     ch->type = s->p.kv_type;
-    const int32_t n_logical = (max_rows + bs - 1) / bs + 1;
+    ch->prefix = prefix;
+    const size_t nb = (size_t)ch->n_blocks;
     ch->k = (void **)infer__calloc((size_t)n, sizeof(void *));
     ch->v = (void **)infer__calloc((size_t)n, sizeof(void *));
-    ch->free_list = (int32_t *)infer__calloc((size_t)ch->n_blocks, sizeof(int32_t));
-    ch->table = (int32_t *)infer__calloc((size_t)n_logical, sizeof(int32_t));
-    ch->dev_table = (int32_t *)k->alloc(s->kctx, (size_t)n_logical * sizeof(int32_t));
-    if (!ch->k || !ch->v || !ch->free_list || !ch->table || !ch->dev_table) return 0;
-    const size_t esz = ch->type == INFER_TYPE_F16 ? 2 : 4, pool_rows = (size_t)ch->n_blocks * bs;
+    ch->free_list = (int32_t *)infer__calloc(nb, sizeof(int32_t));
+    ch->ref = (int32_t *)infer__calloc(nb, sizeof(int32_t));
+    if (!ch->k || !ch->v || !ch->free_list || !ch->ref) return 0;
+    if (prefix) {
+        ch->tokens = (int32_t *)infer__calloc(nb * (size_t)bs, sizeof(int32_t));
+        ch->fill = (int32_t *)infer__calloc(nb, sizeof(int32_t));
+        ch->hash = (uint64_t *)infer__calloc(nb, sizeof(uint64_t));
+        ch->parent = (uint64_t *)infer__calloc(nb, sizeof(uint64_t));
+        ch->stamp = (uint64_t *)infer__calloc(nb, sizeof(uint64_t));
+        ch->cached = (uint8_t *)infer__calloc(nb, 1);
+        ch->map_mask = 1;
+        while (ch->map_mask < 2 * nb) ch->map_mask <<= 1;
+        ch->map_key = (uint64_t *)infer__calloc((size_t)ch->map_mask, sizeof(uint64_t));
+        ch->map_val = (int32_t *)infer__calloc((size_t)ch->map_mask, sizeof(int32_t));
+        ch->map_mask--;
+        if (!ch->tokens || !ch->fill || !ch->hash || !ch->parent || !ch->stamp || !ch->cached || !ch->map_key || !ch->map_val) return 0;
+    }
+    const size_t esz = ch->type == INFER_TYPE_F16 ? 2 : 4, pool_rows = nb * bs;
     for (int l = 0; l < n; l++) {
         if (!use[l]) continue;
         ch->k[l] = k->alloc(s->kctx, pool_rows * (size_t)k_dim * esz);
         if (v_dim) ch->v[l] = k->alloc(s->kctx, pool_rows * (size_t)v_dim * esz);
         if (!ch->k[l] || (v_dim && !ch->v[l])) return 0;
     }
-    for (int32_t b = ch->n_blocks - 1; b >= 0; b--) infer__cache_give(ch, b);
+    for (int32_t b = ch->n_blocks - 1; b >= 0; b--) ch->free_list[ch->n_free++] = b;
     return 1;
 }
 
-/* per layer: its caches (>>kv) and recurrent state */
-static int infer__session_alloc_layers(infer_session *s) {
+/* the pools (>>kv): the token cache for every attention layer, one per compress ratio */
+static int infer__session_alloc_caches(infer_session *s) {
     const infer_config *c = &s->m->cfg;
-    const infer_kernels *k = s->k;
-    const int n = c->n_layer;
-    const int64_t U = s->p.n_ubatch, bs = INFER__KV_BLOCK;
-    s->conv_state = (float **)infer__calloc((size_t)n, sizeof(float *));
-    s->ssm_state = (float **)infer__calloc((size_t)n, sizeof(float *));
-    s->comp_state = (float **)infer__calloc((size_t)n, sizeof(float *));
-    s->idx_state = (float **)infer__calloc((size_t)n, sizeof(float *));
+    const int n = c->n_layer, bs = INFER__KV_BLOCK;
+    const int64_t U = s->p.n_ubatch, S = s->p.n_seq_max;
     s->comp_cache = (int8_t *)infer__calloc((size_t)n, 1);
     uint8_t *use = (uint8_t *)infer__calloc((size_t)n, 1);
-    int ok = s->conv_state && s->ssm_state && s->comp_state && s->idx_state && s->comp_cache && use;
-    for (int l = 0; ok && l < n; l++) use[l] = !s->m->layers[l].recurrent;
-    /* the token cache: every attention layer; with a sliding window only W - 1 positions
-     * before a chunk and the chunk itself, plus a partial block at each end */
+    int ok = s->comp_cache && use, plain = !s->m->arch->csa;
+    for (int l = 0; ok && l < n; l++) { use[l] = !s->m->layers[l].recurrent; plain &= use[l]; }
+    /* the token cache: n_ctx positions; with a sliding window, W - 1 positions per sequence
+     * between steps plus a step's rows, a partial block at each end of every sequence's run */
     const int32_t W = c->sliding_window;
-    const int64_t rows = W > 0 && W - 1 + U + 2 * bs < s->n_ctx ? W - 1 + U + 2 * bs : s->n_ctx;
+    const int64_t full = (s->n_ctx + bs - 1) / bs, windowed = S * ((W - 1 + bs - 1) / bs + 2) + (U + bs - 1) / bs;
     const int32_t kvd = c->n_head_kv * c->head_dim;
-    if (ok) ok = infer__cache_init(s, &s->cache[s->n_caches++], use, 1, W, rows, s->n_ctx, kvd, s->m->arch->csa ? 0 : kvd);
+    if (ok) ok = infer__cache_init(s, &s->cache[s->n_caches++], use, 1, W, W > 0 && windowed < full ? windowed : full, s->n_ctx, kvd,
+                                   s->m->arch->csa ? 0 : kvd, plain && W == 0 && s->p.prefix_cache);
     for (int l = 0; ok && l < n; l++) {
         const infer__layer *L = &s->m->layers[l];
         s->comp_cache[l] = -1;
-        if (L->recurrent) {
-            s->conv_state[l] = (float *)k->alloc(s->kctx, infer__conv_state_len(c) * sizeof(float));
-            s->ssm_state[l] = (float *)k->alloc(s->kctx, infer__ssm_state_len(c) * sizeof(float));
-            ok = s->conv_state[l] && s->ssm_state[l];
-        }
-        if (!ok || !L->compress) continue;
-        s->comp_state[l] = (float *)k->alloc(s->kctx, infer__comp_state_len(c->head_dim) * sizeof(float));
-        ok = s->comp_state[l] != NULL;
-        if (ok && L->compress == 4) ok = (s->idx_state[l] = (float *)k->alloc(s->kctx, infer__comp_state_len(c->idx_head_dim) * sizeof(float))) != NULL;
+        if (!L->compress) continue;
         int i = 1;                                       /* the cache of this ratio, made on first use */
         while (i < s->n_caches && s->cache[i].ratio != L->compress) i++;
         s->comp_cache[l] = (int8_t)i;
-        if (!ok || i < s->n_caches) continue;
+        if (i < s->n_caches) continue;
         if (i == INFER__MAX_CACHES) { ok = 0; break; }
         for (int j = 0; j < n; j++) use[j] = s->m->layers[j].compress == L->compress;
-        const int32_t entries = s->n_ctx / L->compress;
-        ok = infer__cache_init(s, &s->cache[s->n_caches++], use, L->compress, 0, entries > 0 ? entries : 1, entries, c->head_dim,
-                               L->compress == 4 ? c->idx_head_dim : 0);
+        const int64_t entries = s->n_ctx / L->compress;
+        ok = infer__cache_init(s, &s->cache[s->n_caches++], use, L->compress, 0, (entries + bs - 1) / bs, entries, c->head_dim,
+                               L->compress == 4 ? c->idx_head_dim : 0, 0);
     }
     INFER_FREE(use);
     return ok;
 }
-
 static void infer__session_rope(infer_session *s) {
     const infer_config *c = &s->m->cfg;
     infer_rope *r = &s->rope;
@@ -12154,15 +12466,18 @@ static void infer__session_rope(infer_session *s) {
     r->n_ctx_orig = c->rope_orig_ctx;
 }
 
+
 infer_status infer_session_create(infer_session **out, infer_model *m, const infer_session_params *pp, infer_error *err) {
     *out = NULL;
     if (!m->layers) return infer__fail(err, INFER_ERR_ARG, "model was loaded vocab-only; it cannot run");
     infer_session_params p = pp ? *pp : infer_session_default_params();
     const infer_config *c = &m->cfg;
-    if (p.n_ctx < 0 || p.n_ubatch < 0 || p.n_threads < 0) return infer__fail(err, INFER_ERR_ARG, "negative session parameter");
+    if (p.n_ctx < 0 || p.n_ubatch < 0 || p.n_threads < 0 || p.n_seq_max < 0) return infer__fail(err, INFER_ERR_ARG, "negative session parameter");
     if (p.n_ctx == 0) p.n_ctx = c->n_ctx_train < 4096 ? c->n_ctx_train : 4096;
     if (p.n_ubatch == 0) p.n_ubatch = 512;
     if (p.n_threads == 0) p.n_threads = infer__n_cores();
+    if (p.n_seq_max == 0) p.n_seq_max = 1;
+    if (p.n_seq_max > 4096) return infer__fail(err, INFER_ERR_ARG, "%d sequences is more than a session holds (4096)", p.n_seq_max);
     if (p.precise) p.kv_type = INFER_TYPE_F32;
     if (p.kv_type != INFER_TYPE_F32 && p.kv_type != INFER_TYPE_F16) return infer__fail(err, INFER_ERR_ARG, "KV cache type must be f32 or f16");
     const infer_kernels *k = p.backend ? p.backend : infer_cpu_kernels();
@@ -12188,36 +12503,46 @@ infer_status infer_session_create(infer_session **out, infer_model *m, const inf
         return infer__fail(err, cerr.status, "%s", cerr.msg);
     }
     const int32_t bs = INFER__KV_BLOCK;
+    const size_t U = (size_t)p.n_ubatch, S = (size_t)p.n_seq_max, LR = U < INFER__LOGIT_ROWS ? U : INFER__LOGIT_ROWS;
     s->n_ctx = (p.n_ctx + bs - 1) / bs * bs;
-    int ok = s->kctx && infer__session_alloc_layers(s);
+    s->seqs = (infer__seq *)infer__calloc(S, sizeof(infer__seq));
+    s->segs = (infer__seg *)infer__calloc(S, sizeof(infer__seg));
+    s->emit_first = (int32_t (*)[INFER__MAX_CACHES])infer__calloc(S, sizeof *s->emit_first);
+    s->emit_n = (int32_t (*)[INFER__MAX_CACHES])infer__calloc(S, sizeof *s->emit_n);
+    int ok = s->kctx && s->seqs && s->segs && s->emit_first && s->emit_n && infer__session_alloc_caches(s);
     infer__buf bufs[INFER__MAX_BUFS];
     const int nb = infer__session_bufs(s, bufs);
     for (int i = 0; ok && i < nb; i++) {
         if (bufs[i].bytes) *bufs[i].p = s->k->alloc(s->kctx, bufs[i].bytes);
         ok = !bufs[i].bytes || *bufs[i].p;
     }
-    if (ok) ok = (s->pos_host = (int32_t *)infer__calloc(4 * (size_t)p.n_ubatch, sizeof(int32_t))) != NULL;
+    if (ok) {
+        s->pos_host = (int32_t *)infer__calloc(4 * U, sizeof(int32_t));
+        s->tok_host = (int32_t *)infer__calloc(U, sizeof(int32_t));
+        s->eid_host = (int32_t *)infer__calloc(U * (size_t)(c->n_expert_used > 0 ? c->n_expert_used : 1), sizeof(int32_t));
+        s->lstage = (float *)INFER_MALLOC(LR * (size_t)c->n_vocab * sizeof(float));
+        ok = s->pos_host && s->tok_host && s->eid_host && s->lstage;
+    }
     if (ok && m->arch->csa) {                 /* the output groups as matmul_id's "experts": 0..G-1 on every row */
-        const size_t G = (size_t)c->o_groups, U = (size_t)p.n_ubatch;
+        const size_t G = (size_t)c->o_groups;
         int32_t *g = (int32_t *)infer__calloc(U * G, sizeof(int32_t));
-        s->eid_host = (int32_t *)infer__calloc(U * (size_t)c->n_expert_used, sizeof(int32_t));
-        ok = g && s->eid_host;
+        ok = g != NULL;
         for (size_t i = 0; ok && i < U * G; i++) g[i] = (int32_t)(i % G);
         ok = ok && k->upload(s->kctx, s->gids, g, U * G * sizeof(int32_t)) == INFER_OK;
         INFER_FREE(g);
     }
+    if (ok) ok = infer__seq_alloc(s, &s->seqs[0]);   /* sequence 0: the one infer_eval feeds */
     if (!ok) {
         infer__fail(err, INFER_ERR_NOMEM, "out of %s memory for a %d-token session%s%s", k->name, (int)s->n_ctx,
                     s->kctx && *k->last_error(s->kctx) ? ": " : "", s->kctx ? k->last_error(s->kctx) : "");
         infer_session_free(s);
         return INFER_ERR_NOMEM;
     }
-    infer_session_reset(s);
+    s->seqs[0].live = 1;
     infer__session_rope(s);
     *out = s;
     return INFER_OK;
 }
-
 /* out[i] = W_i x for n weights reading the same activations: one call where the backend
  * has matmul_n, else one matmul each */
 static void infer__matmuls(infer_session *s, int n, float *const *out, const infer_tensor *const *w, const float *x, int T) {
@@ -12253,6 +12578,24 @@ static void infer__block_out(infer_session *s, int T) {
     else s->k->add(s->kctx, s->x, s->o, (int64_t)T * c->n_embd);
 }
 
+
+/* a layer's view of cache ci through sequence seq's block table: its K pool's rows as keys
+ * (and its V pool's as values; none: K = V), or, v_pool, its V pool's rows as the keys
+ * (deepseek4's indexer keys) */
+static infer_kv_view infer__seq_view(const infer_session *s, int32_t seq, int ci, int l, int v_pool) {
+    const infer__cache *c = &s->cache[ci];
+    infer_kv_view v;
+    memset(&v, 0, sizeof v);
+    v.type = c->type;
+    v.block_size = c->block_size;
+    v.block_table = s->seqs[seq].dev_table[ci];
+    if (v_pool) { v.k = v.v = c->v[l]; v.kv_dim = c->v_dim; return v; }
+    v.k = c->k[l];
+    v.v = c->v_dim ? c->v[l] : c->k[l];
+    v.kv_dim = c->k_dim;
+    return v;
+}
+
 /* Attention mixer: s->h -> s->o (see the block comment above) */
 static void infer__attention_layer(infer_session *s, int l, int T) {
     const infer_model *m = s->m;
@@ -12284,15 +12627,19 @@ static void infer__attention_layer(infer_session *s, int l, int T) {
         k->rope(kc, s->q, T, c->n_head, hd, s->pos, &s->rope);
         k->rope(kc, s->kk, T, c->n_head_kv, hd, s->pos, &s->rope);
     }
-    const infer_kv_view kv = infer__cache_view(&s->cache[0], l, 0);
-    k->kv_store(kc, &kv, s->kk, s->vv, s->pos, T);
-    k->attention(kc, s->att, s->q, &kv, s->pos, T, c->n_head, c->n_head_kv, hd, scale);
+    for (int g = 0; g < s->n_segs; g++) {              /* each sequence: its own cache */
+        const infer__seg *sg = &s->segs[g];
+        const size_t r = (size_t)sg->row0;
+        const infer_kv_view kv = infer__seq_view(s, sg->seq, 0, l, 0);
+        k->kv_store(kc, &kv, s->kk + r * KVD, s->vv + r * KVD, s->pos + r, sg->n);
+        k->attention(kc, s->att + r * QD, s->q + r * QD, &kv, s->pos + r, sg->n, c->n_head, c->n_head_kv, hd, scale);
+    }
     if (m->arch->attn_gate) k->mul_sigmoid(kc, s->att, s->agate, T, QD, QD);
     if (L->attn_sub_norm) k->rmsnorm(kc, s->att, s->att, (const float *)L->attn_sub_norm->data, T, QD, c->rms_eps);
     k->matmul(kc, s->o, L->wo, s->att, T);
 }
 
-/* Gated DeltaNet mixer: s->h -> s->o, carrying the layer's conv state and S. A prompt chunk
+/* Gated DeltaNet mixer: s->h -> s->o, carrying each sequence's conv state and S. A prompt
  * uses the chunked form of the delta rule, a single token the recurrence. */
 static void infer__deltanet_layer(infer_session *s, int l, int T) {
     const infer_config *c = &s->m->cfg;
@@ -12305,14 +12652,23 @@ static void infer__deltanet_layer(infer_session *s, int l, int T) {
     const infer_tensor *const ws[4] = { L->wqkv, L->wz, L->ssm_beta, L->ssm_alpha };
     infer__matmuls(s, 4, outs, ws, s->h, T);
     k->deltanet_gates(kc, s->da, s->db, (const float *)L->ssm_dt->data, (const float *)L->ssm_a->data, T, n_v);
-    k->conv1d_silu(kc, s->conv, s->mixed, s->conv_state[l], (const float *)L->ssm_conv1d->data, T, CD, c->ssm_conv_kernel);
+    for (int g = 0; g < s->n_segs; g++) {
+        const size_t r = (size_t)s->segs[g].row0;
+        k->conv1d_silu(kc, s->conv + r * CD, s->mixed + r * CD, s->seqs[s->segs[g].seq].conv_state[l], (const float *)L->ssm_conv1d->data,
+                       s->segs[g].n, CD, c->ssm_conv_kernel);
+    }
     k->copy_rows(kc, s->dq, KD, s->conv, CD, T, KD);
     k->copy_rows(kc, s->dk, KD, s->conv + KD, CD, T, KD);
     k->copy_rows(kc, s->dv, VD, s->conv + 2 * KD, CD, T, VD);
     k->l2norm(kc, s->dq, T * n_k, d_k, c->rms_eps);
     k->l2norm(kc, s->dk, T * n_k, d_k, c->rms_eps);
-    (T == 1 ? k->deltanet_step : k->deltanet_chunked)(kc, s->dout, s->dq, s->dk, s->dv, s->da, s->db, s->ssm_state[l],
-                                                      T, n_k, n_v, d_k, d_v, 1.0f / sqrtf((float)d_k));
+    for (int g = 0; g < s->n_segs; g++) {
+        const infer__seg *sg = &s->segs[g];
+        const size_t r = (size_t)sg->row0;
+        (sg->n == 1 ? k->deltanet_step : k->deltanet_chunked)(kc, s->dout + r * VD, s->dq + r * KD, s->dk + r * KD, s->dv + r * VD,
+                                                              s->da + r * n_v, s->db + r * n_v, s->seqs[sg->seq].ssm_state[l],
+                                                              sg->n, n_k, n_v, d_k, d_v, 1.0f / sqrtf((float)d_k));
+    }
     k->rmsnorm(kc, s->dout, s->dout, (const float *)L->ssm_norm->data, T * n_v, d_v, c->rms_eps);
     k->swiglu(kc, s->dout, s->z, s->dout, (int64_t)T * VD);                     /* * silu(z) */
     k->matmul(kc, s->o, L->ssm_out, s->dout, T);
@@ -12440,22 +12796,36 @@ static infer_rope infer__dsv4_rope(const infer_session *s, int compressed, int h
     return r;
 }
 
-/* One compressor: project s->h, pool the windows that close in this chunk, normalise, rope
- * at each window's first position and append the entries to `dst` (step 3 above). */
-static void infer__dsv4_compress(infer_session *s, int ci, const infer_kv_view *dst, const infer_tensor *wkv, const infer_tensor *wgate,
-                                 const infer_tensor *ape, const infer_tensor *norm, float *state, int dim, int T, const infer_rope *rope) {
+
+/* One compressor: project s->h, pool each sequence's windows that close in this step (its
+ * open windows in `state`), normalise, rope at each window's first position and append the
+ * entries to the sequence's cache (step 3 above). state: [n_layer] per sequence, v_pool: the
+ * entries go to the V pool (the indexer's keys). */
+static void infer__dsv4_compress(infer_session *s, int l, int ci, int v_pool, const infer_tensor *wkv, const infer_tensor *wgate,
+                                 const infer_tensor *ape, const infer_tensor *norm, int dim, int T, const infer_rope *rope) {
     const infer_kernels *k = s->k;
     void *kc = s->kctx;
-    const int ratio = s->cache[ci].ratio, n = s->n_emit[ci];
+    const int ratio = s->cache[ci].ratio, overlap = ratio == 4, W = overlap ? 2 * dim : dim, n = s->n_emit[ci];
     float *const outs[2] = { s->ckv, s->cgate };
     const infer_tensor *const ws[2] = { wkv, wgate };
     infer__matmuls(s, 2, outs, ws, s->h, T);
-    k->compress(kc, s->cent, state, s->ckv, s->cgate, (const float *)ape->data, s->pos, T, dim, ratio, ratio == 4);
+    for (int g = 0; g < s->n_segs; g++) {
+        const infer__seg *sg = &s->segs[g];
+        const size_t r = (size_t)sg->row0;
+        float *state = v_pool ? s->seqs[sg->seq].idx_state[l] : s->seqs[sg->seq].comp_state[l];
+        k->compress(kc, s->cent + (size_t)s->emit_first[g][ci] * dim, state, s->ckv + r * W, s->cgate + r * W, (const float *)ape->data,
+                    s->pos + r, sg->n, dim, ratio, overlap);
+    }
     if (n == 0) return;
     const int32_t *epos = s->epos + (size_t)ci * 2 * s->p.n_ubatch, *eidx = epos + s->p.n_ubatch;
     k->rmsnorm(kc, s->cent, s->cent, (const float *)norm->data, n, dim, s->m->cfg.rms_eps);
     k->rope(kc, s->cent, n, 1, dim, epos, rope);
-    k->kv_store(kc, dst, s->cent, NULL, eidx, n);
+    for (int g = 0; g < s->n_segs; g++) {
+        const int32_t first = s->emit_first[g][ci], cnt = s->emit_n[g][ci];
+        if (!cnt) continue;
+        const infer_kv_view dst = infer__seq_view(s, s->segs[g].seq, ci, l, v_pool);
+        k->kv_store(kc, &dst, s->cent + (size_t)first * dim, NULL, eidx + first, cnt);
+    }
 }
 
 /* The deepseek4 mixer: s->h -> s->o (steps 1-6 above) */
@@ -12464,9 +12834,11 @@ static void infer__csa_layer(infer_session *s, int l, int T) {
     const infer__layer *L = &s->w.layers[l];
     const infer_kernels *k = s->k;
     void *kc = s->kctx;
-    const int hd = c->head_dim, H = c->n_head, m = L->compress, ci = s->comp_cache[l];
+    const int hd = c->head_dim, H = c->n_head, m = L->compress, ci = s->comp_cache[l], nI = c->idx_n_head, dI = c->idx_head_dim;
+    const int top_k = c->idx_top_k;
     const float eps = c->rms_eps;
     infer_rope rope = infer__dsv4_rope(s, m > 0, hd);
+    const infer_rope ri = infer__dsv4_rope(s, 1, dI);
     float *const outs[2] = { s->qr, s->kk };
     const infer_tensor *const ws[2] = { L->wq_a, L->wkv };
     infer__matmuls(s, 2, outs, ws, s->h, T);
@@ -12476,28 +12848,33 @@ static void infer__csa_layer(infer_session *s, int l, int T) {
     k->rope(kc, s->q, T, H, hd, s->pos, &rope);
     k->rmsnorm(kc, s->kk, s->kk, (const float *)L->kv_a_norm->data, T, hd, eps);  /* 2. */
     k->rope(kc, s->kk, T, 1, hd, s->pos, &rope);
-    const infer_kv_view raw = infer__cache_view(&s->cache[0], l, 0);
-    k->kv_store(kc, &raw, s->kk, NULL, s->pos, T);
-    infer_kv_view comp;
-    const int32_t *sel = NULL;
-    if (m > 0) {                                                                  /* 3. */
-        comp = infer__cache_view(&s->cache[ci], l, 0);
-        comp.v = comp.k;                              /* entries are keys and values (the V pool holds the indexer's keys) */
-        infer__dsv4_compress(s, ci, &comp, L->comp_kv, L->comp_gate, L->comp_ape, L->comp_norm, s->comp_state[l], hd, T, &rope);
+    for (int g = 0; g < s->n_segs; g++) {
+        const infer_kv_view raw = infer__seq_view(s, s->segs[g].seq, 0, l, 0);
+        k->kv_store(kc, &raw, s->kk + (size_t)s->segs[g].row0 * hd, NULL, s->pos + s->segs[g].row0, s->segs[g].n);
     }
+    if (m > 0)                                                                    /* 3. */
+        infer__dsv4_compress(s, l, ci, 0, L->comp_kv, L->comp_gate, L->comp_ape, L->comp_norm, hd, T, &rope);
     if (m == 4) {                                                                 /* 4. */
-        const int nI = c->idx_n_head, dI = c->idx_head_dim;
-        const infer_kv_view keys = infer__cache_view(&s->cache[ci], l, 1);
-        const infer_rope ri = infer__dsv4_rope(s, 1, dI);
-        infer__dsv4_compress(s, ci, &keys, L->idx_comp_kv, L->idx_comp_gate, L->idx_comp_ape, L->idx_comp_norm, s->idx_state[l], dI, T, &ri);
+        infer__dsv4_compress(s, l, ci, 1, L->idx_comp_kv, L->idx_comp_gate, L->idx_comp_ape, L->idx_comp_norm, dI, T, &ri);
         k->matmul(kc, s->iq, L->idx_q_b, s->qr, T);
         k->rope(kc, s->iq, T, nI, dI, s->pos, &ri);
         k->matmul(kc, s->iw, L->idx_proj, s->h, T);
-        k->indexer_topk(kc, s->isel, s->insel, s->iq, s->iw, &keys, s->pos, T, nI, dI, m, c->idx_top_k, 1.0f / sqrtf((float)nI * (float)dI));
-        sel = s->isel;
     }
-    k->attention_sparse(kc, s->att, s->q, &raw, s->pos, T, H, hd, 1.0f / sqrtf((float)hd), c->sliding_window,  /* 5. */
-                        (const float *)L->attn_sinks->data, m > 0 ? &comp : NULL, m, sel, s->insel, c->idx_top_k);
+    for (int g = 0; g < s->n_segs; g++) {                                        /* 4., 5. per sequence */
+        const infer__seg *sg = &s->segs[g];
+        const size_t r = (size_t)sg->row0;
+        const infer_kv_view raw = infer__seq_view(s, sg->seq, 0, l, 0);
+        infer_kv_view comp;
+        if (m > 0) { comp = infer__seq_view(s, sg->seq, ci, l, 0); comp.v = comp.k; }   /* entries are keys and values */
+        if (m == 4) {
+            const infer_kv_view keys = infer__seq_view(s, sg->seq, ci, l, 1);
+            k->indexer_topk(kc, s->isel + r * top_k, s->insel + r, s->iq + r * nI * dI, s->iw + r * nI, &keys, s->pos + r, sg->n, nI, dI, m,
+                            top_k, 1.0f / sqrtf((float)nI * (float)dI));
+        }
+        k->attention_sparse(kc, s->att + r * H * hd, s->q + r * H * hd, &raw, s->pos + r, sg->n, H, hd, 1.0f / sqrtf((float)hd),
+                            c->sliding_window, (const float *)L->attn_sinks->data, m > 0 ? &comp : NULL, m,
+                            m == 4 ? s->isel + r * top_k : NULL, s->insel + r, top_k);
+    }
     rope.inverse = 1;
     k->rope(kc, s->att, T, H, hd, s->pos, &rope);
     infer_tensor wo_a = *L->wo_a;                                                 /* 6. [G, o_lora, H*d/G] */
@@ -12508,32 +12885,34 @@ static void infer__csa_layer(infer_session *s, int l, int T) {
     k->matmul(kc, s->o, L->wo_b, s->oa, T);
 }
 
-/* The host's share of a deepseek4 chunk: which compressed entries its tokens close (index w,
- * rope position w*m, per compressed cache), and the experts of its hash-routed tokens. */
-static infer_status infer__dsv4_prepare(infer_session *s, const int32_t *tokens, int T) {
+/* The host's share of a deepseek4 step: which compressed entries each sequence's rows close
+ * (index w, rope position w*m, per compressed cache), uploaded once for the step. */
+static infer_status infer__dsv4_prepare(infer_session *s) {
     const infer_kernels *k = s->k;
     const size_t U = (size_t)s->p.n_ubatch;
     int32_t *host = s->pos_host;                       /* free once the positions are uploaded */
     for (int ci = 1; ci < s->n_caches; ci++) {
         const int32_t m = s->cache[ci].ratio;
         int n = 0;
-        for (int t = 0; t < T; t++) {
-            const int32_t p = s->n_past + t;
-            if (p % m != m - 1) continue;
-            host[n] = (p + 1) / m - 1;                 /* the entry's index... */
-            host[U + (size_t)n] = host[n] * m;         /* ...and its rope position (stored first) */
-            n++;
+        for (int g = 0; g < s->n_segs; g++) {
+            s->emit_first[g][ci] = n;
+            for (int32_t p = s->segs[g].p0; p < s->segs[g].p0 + s->segs[g].n; p++) {
+                if (p % m != m - 1) continue;
+                host[U + (size_t)n] = (p + 1) / m - 1;     /* the entry's index ... */
+                host[n] = host[U + (size_t)n] * m;         /* ... and its rope position */
+                n++;
+            }
+            s->emit_n[g][ci] = n - s->emit_first[g][ci];
         }
         s->n_emit[ci] = n;
-        if (n && (k->upload(s->kctx, s->epos + (size_t)ci * 2 * U, host + U, (size_t)n * sizeof(int32_t)) != INFER_OK ||
-                  k->upload(s->kctx, s->epos + (size_t)ci * 2 * U + U, host, (size_t)n * sizeof(int32_t)) != INFER_OK))
+        if (n && (k->upload(s->kctx, s->epos + (size_t)ci * 2 * U, host, (size_t)n * sizeof(int32_t)) != INFER_OK ||
+                  k->upload(s->kctx, s->epos + (size_t)ci * 2 * U + U, host + U, (size_t)n * sizeof(int32_t)) != INFER_OK))
             return INFER_ERR_BACKEND;
     }
-    s->tok_host = tokens;
     return INFER_OK;
 }
 
-/* hash routing: the experts of the chunk's tokens, from the layer's table (host memory) */
+/* hash routing: the experts of the step's tokens, from the layer's table (host memory) */
 static infer_status infer__dsv4_hash_ids(infer_session *s, int l, int T) {
     const infer_tensor *t = s->m->layers[l].tid2eid;
     const int n_used = s->m->cfg.n_expert_used;
@@ -12542,10 +12921,11 @@ static infer_status infer__dsv4_hash_ids(infer_session *s, int l, int T) {
     return s->k->upload(s->kctx, s->eid, s->eid_host, (size_t)T * n_used * sizeof(int32_t));
 }
 
-/* One chunk of T <= n_ubatch tokens at positions n_past.. through every layer.
- * Writes logits of rows [first_logit, T) to dst (host memory), if dst is given. Only the
- * tokens and positions go to the backend, only the logits come back. */
-static infer_status infer__forward_chunk(infer_session *s, const int32_t *tokens, int T, int first_logit, float *dst) {
+/* One step of T <= n_ubatch rows (s->tok_host, segments s->segs) through every layer. Then
+ * the logits of the rows listed in want[0..n_want) go to dst[i] (host memory): the rows are
+ * gathered, n_ubatch at most INFER__LOGIT_ROWS at a time, through the output projection. Only
+ * the tokens, positions and row lists go to the backend, only those logits come back. */
+static infer_status infer__forward_step(infer_session *s, int T, const int32_t *want, float *const *dst, int n_want) {
     const infer_model *m = s->m;
     const infer_config *c = &m->cfg;
     const infer_kernels *k = s->k;
@@ -12553,13 +12933,15 @@ static infer_status infer__forward_chunk(infer_session *s, const int32_t *tokens
     const int E = c->n_embd, n_hc = c->n_hc > 1 ? c->n_hc : 1;
     const size_t SD = infer__stream_dim(c);
     int32_t *pos = s->pos_host;
-    for (int i = 0; i < T; i++) {            /* text: streams t, h, w = the position, e = 0 */
-        pos[i] = pos[T + i] = pos[2 * T + i] = s->n_past + i;
-        pos[3 * T + i] = 0;
-    }
+    for (int g = 0; g < s->n_segs; g++)      /* text: streams t, h, w = the position, e = 0 */
+        for (int i = 0; i < s->segs[g].n; i++) {
+            const int r = s->segs[g].row0 + i;
+            pos[r] = pos[T + r] = pos[2 * T + r] = s->segs[g].p0 + i;
+            pos[3 * T + r] = 0;
+        }
     INFER__TRY(k->upload(kc, s->pos, pos, 4 * (size_t)T * sizeof(int32_t)));
-    INFER__TRY(k->upload(kc, s->tok, tokens, (size_t)T * sizeof(int32_t)));
-    if (m->arch->csa) INFER__TRY(infer__dsv4_prepare(s, tokens, T));
+    INFER__TRY(k->upload(kc, s->tok, s->tok_host, (size_t)T * sizeof(int32_t)));
+    if (m->arch->csa) INFER__TRY(infer__dsv4_prepare(s));
     if (n_hc > 1) {                          /* every stream starts as the embedding */
         k->embed(kc, s->h, s->w.tok_embd, s->tok, T);
         for (int i = 0; i < n_hc; i++) k->copy_rows(kc, s->x + (size_t)i * E, (int)SD, s->h, E, T, E);
@@ -12580,10 +12962,15 @@ static infer_status infer__forward_chunk(infer_session *s, const int32_t *tokens
         infer__block_out(s, T);
         if (s->layer_hook) s->layer_hook(s->hook_user, s, l, T);
     }
+    if (n_want == 0) return INFER_OK;
     const size_t V = (size_t)c->n_vocab;
-    for (int r0 = first_logit; r0 < T && dst; r0 += INFER__LOGIT_ROWS) {
-        const int nl = T - r0 < INFER__LOGIT_ROWS ? T - r0 : INFER__LOGIT_ROWS;
-        const float *xr = s->x + (size_t)r0 * SD;
+    /* the residual rows as a table, so `embed` gathers the wanted ones */
+    const infer_tensor xs = { "residual", INFER_TYPE_F32, 2, { (int64_t)SD, T, 1, 1 }, s->x, (size_t)T * SD * sizeof(float), 1.0f };
+    INFER__TRY(k->upload(kc, s->lrows, want, (size_t)n_want * sizeof(int32_t)));
+    for (int r0 = 0; r0 < n_want; r0 += INFER__LOGIT_ROWS) {
+        const int nl = n_want - r0 < INFER__LOGIT_ROWS ? n_want - r0 : INFER__LOGIT_ROWS;
+        k->embed(kc, s->xg, &xs, s->lrows + r0, nl);
+        const float *xr = s->xg;
         if (n_hc > 1) {                      /* the streams' last collapse: u = sum_i pre_i x_i */
             k->rmsnorm(kc, s->hcn, xr, NULL, nl, (int)SD, c->rms_eps);
             k->matmul(kc, s->hmix, s->w.output_hc_fn, s->hcn, nl);
@@ -12593,47 +12980,108 @@ static infer_status infer__forward_chunk(infer_session *s, const int32_t *tokens
         }
         k->rmsnorm(kc, s->h, xr, (const float *)s->w.output_norm->data, nl, E, c->rms_eps);
         k->matmul(kc, s->logits, s->w.output, s->h, nl);
-        INFER__TRY(k->download(kc, dst + (size_t)(r0 - first_logit) * V, s->logits, (size_t)nl * V * sizeof(float)));
+        INFER__TRY(k->download(kc, s->lstage, s->logits, (size_t)nl * V * sizeof(float)));
+        for (int i = 0; i < nl; i++) memcpy(dst[r0 + i], s->lstage + (size_t)i * V, V * sizeof(float));
     }
     return INFER_OK;
 }
 
-/* Room in every cache for a chunk at positions [p0, p0 + T), and the new part of each block
- * table on the backend. (Blocks that slid out of a window went back after the last chunk.) */
-static infer_status infer__caches_prepare(infer_session *s, int32_t p0, int T, infer_error *err) {
-    for (int i = 0; i < s->n_caches; i++) {
-        infer__cache *ch = &s->cache[i];
-        const int32_t had = ch->n_table;
-        if (!infer__cache_grow(ch, p0 + T)) return infer__fail(err, INFER_ERR_CONTEXT, "KV cache pool exhausted");
-        if (ch->n_table > had && s->k->upload(s->kctx, ch->dev_table + had, ch->table + had, (size_t)(ch->n_table - had) * sizeof(int32_t)) != INFER_OK)
-            return infer__fail(err, INFER_ERR_BACKEND, "%s backend: uploading a block table: %s", s->k->name, s->k->last_error(s->kctx));
+/* The new part of each sequence's block tables, on the backend */
+static infer_status infer__tables_sync(infer_session *s, infer__seq *q) {
+    for (int ci = 0; ci < s->n_caches; ci++) {
+        const int32_t from = q->synced[ci], to = q->n_table[ci];
+        if (to > from && s->k->upload(s->kctx, q->dev_table[ci] + from, q->table[ci] + from, (size_t)(to - from) * sizeof(int32_t)) != INFER_OK)
+            return INFER_ERR_BACKEND;
+        q->synced[ci] = to;
     }
     return INFER_OK;
+}
+
+infer_status infer_eval_batch(infer_session *s, const infer_batch_item *items, int n_items, infer_error *err) {
+    const int32_t V = s->m->cfg.n_vocab, U = s->p.n_ubatch;
+    if (n_items <= 0 || n_items > s->p.n_seq_max) return infer__fail(err, INFER_ERR_ARG, "%d batch items (the session holds %d sequences)", n_items, s->p.n_seq_max);
+    for (int i = 0; i < n_items; i++) {
+        const infer_batch_item *it = &items[i];
+        if (it->seq < 0 || it->seq >= s->p.n_seq_max || !s->seqs[it->seq].live)
+            return infer__fail(err, INFER_ERR_ARG, "batch item %d: sequence %d does not exist", i, it->seq);
+        for (int j = 0; j < i; j++)
+            if (items[j].seq == it->seq) return infer__fail(err, INFER_ERR_ARG, "batch items %d and %d both feed sequence %d", j, i, it->seq);
+        if (it->n <= 0 || !it->tokens) return infer__fail(err, INFER_ERR_ARG, "batch item %d: no tokens to evaluate", i);
+        const int32_t n_past = s->seqs[it->seq].n_past;
+        if ((int64_t)n_past + it->n > s->n_ctx)
+            return infer__fail(err, INFER_ERR_CONTEXT, "%d tokens do not fit: %d of the context's %d are used", it->n, n_past, s->n_ctx);
+        for (int t = 0; t < it->n; t++)
+            if (it->tokens[t] < 0 || it->tokens[t] >= V)
+                return infer__fail(err, INFER_ERR_ARG, "token id %d at index %d is outside the vocabulary (0..%d)", it->tokens[t], t, V - 1);
+    }
+    /* the blocks of the caches without a window, for the whole call at once: either every
+     * sequence gets what it needs, or nothing changes */
+    for (int ci = 0; ci < s->n_caches; ci++) {
+        infer__cache *c = &s->cache[ci];
+        if (c->window > 0) continue;
+        int64_t need = 0;
+        for (int i = 0; i < n_items; i++) {
+            const infer__seq *q = &s->seqs[items[i].seq];
+            const int32_t b = infer__cache_blocks(c, q->n_past + items[i].n);
+            need += b > q->n_table[ci] ? b - q->n_table[ci] : 0;
+        }
+        if (need > infer__cache_available(c))
+            return infer__fail(err, INFER_ERR_CONTEXT, "KV cache pool exhausted: %lld more blocks of %d %s needed, %d free (a larger -c, or fewer sequences at once)",
+                               (long long)need, c->block_size * c->ratio, "positions", infer__cache_available(c));
+        for (int i = 0; i < n_items; i++) infer__seq_grow(c, &s->seqs[items[i].seq], ci, s->seqs[items[i].seq].n_past + items[i].n);
+    }
+    const infer_kernels *k = s->k;
+    int32_t *want = (int32_t *)INFER_MALLOC((size_t)U * sizeof(int32_t));
+    float **dst = (float **)INFER_MALLOC((size_t)U * sizeof(float *));
+    if (!want || !dst) { INFER_FREE(want); INFER_FREE(dst); return infer__fail(err, INFER_ERR_NOMEM, "out of memory"); }
+    infer_status st = INFER_OK;
+    int item = 0, done = 0;                     /* the next token to place: items[item].tokens[done] */
+    while (item < n_items && st == INFER_OK) {
+        /* a step: up to U rows, whole items where they fit, the last one possibly cut */
+        int T = 0, n_want = 0;
+        s->n_segs = 0;
+        while (item < n_items && T < U) {
+            const infer_batch_item *it = &items[item];
+            infer__seq *q = &s->seqs[it->seq];
+            const int n = it->n - done < U - T ? it->n - done : U - T;
+            infer__seg *sg = &s->segs[s->n_segs++];
+            sg->seq = it->seq; sg->row0 = T; sg->n = n; sg->p0 = q->n_past;
+            memcpy(s->tok_host + T, it->tokens + done, (size_t)n * sizeof(int32_t));
+            for (int i = 0; i < n && it->logits; i++)
+                if (it->all_logits || done + i == it->n - 1) { want[n_want] = T + i; dst[n_want++] = it->logits + (it->all_logits ? (size_t)(done + i) * V : 0); }
+            for (int ci = 0; ci < s->n_caches && st == INFER_OK; ci++)      /* windowed caches grow step by step */
+                if (s->cache[ci].window > 0 && !infer__seq_grow(&s->cache[ci], q, ci, q->n_past + n))
+                    st = infer__fail(err, INFER_ERR_CONTEXT, "KV cache pool exhausted");
+            if (st == INFER_OK && infer__tables_sync(s, q) != INFER_OK)
+                st = infer__fail(err, INFER_ERR_BACKEND, "%s backend: uploading a block table: %s", k->name, k->last_error(s->kctx));
+            T += n;
+            done += n;
+            if (done == it->n) { item++; done = 0; }
+        }
+        if (st != INFER_OK) break;
+        if (infer__forward_step(s, T, want, dst, n_want) != INFER_OK) {
+            st = infer__fail(err, INFER_ERR_BACKEND, "%s backend: %s", k->name, k->last_error(s->kctx));
+            break;
+        }
+        for (int g = 0; g < s->n_segs; g++) {
+            const infer__seg *sg = &s->segs[g];
+            infer__seq *q = &s->seqs[sg->seq];
+            q->n_past = sg->p0 + sg->n;
+            if (s->cache[0].prefix) infer__prefix_note(&s->cache[0], q, s->tok_host + sg->row0, sg->p0, q->n_past);
+            for (int ci = 0; ci < s->n_caches; ci++) infer__seq_trim(&s->cache[ci], q, ci, q->n_past);
+        }
+    }
+    INFER_FREE(want);
+    INFER_FREE(dst);
+    if (st == INFER_OK && k->sync(s->kctx) != INFER_OK) st = infer__fail(err, INFER_ERR_BACKEND, "%s backend: %s", k->name, k->last_error(s->kctx));
+    return st;
 }
 
 infer_status infer_eval(infer_session *s, const int32_t *tokens, int n, float *logits, int all_logits, infer_error *err) {
-    const int32_t V = s->m->cfg.n_vocab;
-    if (n <= 0) return infer__fail(err, INFER_ERR_ARG, "no tokens to evaluate");
-    if ((int64_t)s->n_past + n > s->n_ctx)
-        return infer__fail(err, INFER_ERR_CONTEXT, "%d tokens do not fit: %d of the context's %d are used", n, s->n_past, s->n_ctx);
-    for (int i = 0; i < n; i++)
-        if (tokens[i] < 0 || tokens[i] >= V) return infer__fail(err, INFER_ERR_ARG, "token id %d at index %d is outside the vocabulary (0..%d)", tokens[i], i, V - 1);
-    const infer_kernels *k = s->k;
-    for (int i0 = 0; i0 < n; i0 += s->p.n_ubatch) {
-        const int T = n - i0 < s->p.n_ubatch ? n - i0 : s->p.n_ubatch;
-        const int last_chunk = i0 + T == n;
-        const int first = all_logits ? 0 : (last_chunk ? T - 1 : T);
-        float *dst = !logits || first == T ? NULL : all_logits ? logits + (size_t)i0 * V : logits;
-        INFER__TRY(infer__caches_prepare(s, s->n_past, T, err));
-        if (infer__forward_chunk(s, tokens + i0, T, first, dst) != INFER_OK)
-            return infer__fail(err, INFER_ERR_BACKEND, "%s backend: %s", k->name, k->last_error(s->kctx));
-        s->n_past += T;
-        for (int i = 0; i < s->n_caches; i++) infer__cache_trim(&s->cache[i], s->n_past);
-    }
-    if (k->sync(s->kctx) != INFER_OK) return infer__fail(err, INFER_ERR_BACKEND, "%s backend: %s", k->name, k->last_error(s->kctx));
-    return INFER_OK;
+    if (!s->seqs[0].live) return infer__fail(err, INFER_ERR_ARG, "sequence 0 was removed; use infer_eval_batch");
+    const infer_batch_item it = { 0, tokens, n, logits, all_logits };
+    return infer_eval_batch(s, &it, 1, err);
 }
-
 /* ------------------------------------------------------------------------------------------
  * >>sampler -- from logits to the next token.
  *
@@ -12764,7 +13212,7 @@ infer_status infer_generate(infer_session *s, const int32_t *prompt, int n_promp
         st.n_gen++;
         if (on_token && on_token(user, tok, logits)) break;
         if (g + 1 == n_predict) break;
-        if (s->n_past >= s->n_ctx) break;
+        if (infer_session_n_past(s) >= s->n_ctx) break;
         if ((rc = infer_eval(s, &tok, 1, logits, 0, err)) != INFER_OK) goto done;
     }
     st.gen_seconds = infer_time_seconds() - t0;
