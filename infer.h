@@ -4961,8 +4961,8 @@ static infer__dot_fn infer__type_dot(infer_type t) {
  * Every output is computed by the same sequence of operations whatever the tile shape, the
  * position of the tile, or the thread that runs it: results do not depend on the thread
  * count or the batch size. A type may send a single token (decode) through its dot instead
- * (`decode_dot`, where measured faster): for Q4_K that is the same bits, for Q8_0 prompt and
- * decode then differ in the last bits.
+ * (`decode_dot`, where measured faster) only when that is the same bits (Q4_K): a token
+ * decoded alone must equal the same token decoded beside other sequences (>>kv).
  * ---------------------------------------------------------------------------------------- */
 typedef void (*infer__tile_fn)(int64_t K, const uint8_t *w, size_t w_stride, int nr,
                                const uint8_t *x, size_t x_stride, int nc, float *out, size_t ldo);
@@ -4975,9 +4975,8 @@ typedef struct infer__tile {
     infer__tile_fn fn;
     int xlay;        /* INFER__XLAY_*: the activation layout */
     int rows, cols;  /* the tile shape the kernel is built for (it takes any smaller one) */
-    int decode_dot;  /* a single token streams faster through the type's dot (measured):
-                        use the reference tile then (results differ from the tile's in the
-                        last bits, so prompt vs decode are not bit-identical for this type) */
+    int decode_dot;  /* a single token streams faster through the type's dot (measured),
+                        which gives the tile's bits: use the reference tile then */
     infer__mv_fn mv; /* a single token through this, where there is one (same bits as fn) */
 } infer__tile;
 
@@ -5282,32 +5281,36 @@ static void NAME(int64_t K, const uint8_t *w, size_t ws, const uint8_t *x, size_
     }
 INFER__QTILES(q4_0, infer__x4_unpack_q4_0, 72, 3)     /* Q4_0: codes q + 8, offset 8 = 1 << 3 */
 
-/* Q4_0 for one token (decode): n consecutive weight rows, each exactly as the 1 x 1 tile
- * computes it (same bits), in one call, with a software prefetch 2 KiB ahead in the weight
- * stream. Measured against the 1 x 1 tile per row, 2 threads streaming 600 MB: 1.1x (K =
+/* One token (decode): n consecutive weight rows, each exactly as the 1 x 1 tile computes it
+ * (same bits), in one call, with a software prefetch 2 KiB ahead in the weight stream.
+ * Measured for Q4_0 against the 1 x 1 tile per row, 2 threads streaming 600 MB: 1.1x (K =
  * 2048) and 1.0-1.05x (K = 8192); from cache 1.2x. */
-static void infer__qmv_q4_0(int64_t K, const uint8_t *w, size_t ws, int64_t n, const uint8_t *x, float *out) {
-    pthread_once(&infer__x4_once, infer__x4_init);
-    const int64_t nb = K / 32;
-    for (int64_t i = 0; i < n; i++, w += ws) {
-        __m512 acc = _mm512_setzero_ps();
-        int64_t g = 0;
-        for (; 4 * g + 4 <= nb; g++) {
-            __m512i lo, hi; __m512 dw;
-            _mm_prefetch((const char *)(w + (size_t)g * 72) + 2048, _MM_HINT_T0);
-            _mm_prefetch((const char *)(w + (size_t)g * 72) + 2048 + 64, _MM_HINT_T0);
-            infer__x4_unpack_q4_0(w + (size_t)g * 72, 4, &lo, &hi, &dw);
-            acc = infer__x4_step(acc, lo, hi, dw, x + (size_t)g * INFER__X4_GROUP, 3);
-        }
-        if (4 * g < nb) {
-            __m512i lo, hi; __m512 dw;
-            infer__x4_unpack_q4_0(w + (size_t)g * 72, (int)(nb - 4 * g), &lo, &hi, &dw);
-            acc = infer__x4_step(acc, lo, hi, dw, x + (size_t)g * INFER__X4_GROUP, 3);
-        }
-        out[i] = _mm512_reduce_add_ps(acc);
-    }
+#define INFER__QMV(T, UNPACK, GBYTES, SHIFT)                                                              \
+static void infer__qmv_##T(int64_t K, const uint8_t *w, size_t ws, int64_t n, const uint8_t *x, float *out) { \
+    pthread_once(&infer__x4_once, infer__x4_init);                                                    \
+    const int64_t nb = K / 32;                                                                        \
+    for (int64_t i = 0; i < n; i++, w += ws) {                                                        \
+        __m512 acc = _mm512_setzero_ps();                                                             \
+        int64_t g = 0;                                                                                \
+        for (; 4 * g + 4 <= nb; g++) {                                                                \
+            __m512i lo, hi; __m512 dw;                                                                \
+            _mm_prefetch((const char *)(w + (size_t)g * GBYTES) + 2048, _MM_HINT_T0);                 \
+            _mm_prefetch((const char *)(w + (size_t)g * GBYTES) + 2048 + 64, _MM_HINT_T0);            \
+            if (GBYTES > 128) _mm_prefetch((const char *)(w + (size_t)g * GBYTES) + 2048 + 128, _MM_HINT_T0); \
+            UNPACK(w + (size_t)g * GBYTES, 4, &lo, &hi, &dw);                                         \
+            acc = infer__x4_step(acc, lo, hi, dw, x + (size_t)g * INFER__X4_GROUP, SHIFT);            \
+        }                                                                                             \
+        if (4 * g < nb) {                                                                             \
+            __m512i lo, hi; __m512 dw;                                                                \
+            UNPACK(w + (size_t)g * GBYTES, (int)(nb - 4 * g), &lo, &hi, &dw);                         \
+            acc = infer__x4_step(acc, lo, hi, dw, x + (size_t)g * INFER__X4_GROUP, SHIFT);            \
+        }                                                                                             \
+        out[i] = _mm512_reduce_add_ps(acc);                                                           \
+    }                                                                                                 \
 }
+INFER__QMV(q4_0, infer__x4_unpack_q4_0, 72, 3)
 INFER__QTILES(q8_0, infer__x4_unpack_q8_0, 136, 7)    /* Q8_0: codes q + 128, offset 128 = 1 << 7 */
+INFER__QMV(q8_0, infer__x4_unpack_q8_0, 136, 7)
 #endif /* X4 tiles */
 
 /* XK: activations for the Q4_K tile. Each 256-value block is quantized to Q8_K exactly as
@@ -5431,10 +5434,11 @@ static infer__tile infer__tile_for(infer_type t) {
 #if defined(INFER__TILE_X4)
     if (t == INFER_TYPE_Q4_0) { k.fn = infer__qtile_q4_0; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q4_0; }
     /* Q8_0: unpacking a group (4 loads, 3 permutes) costs more than its 256-bit dot, which
-     * reads each block with one unaligned load; in decode the dot is 1.3x faster (all of a
-     * llama-1b's layer matmuls, interleaved runs: 36-37 vs 27-28 GB/s). For F16 and Q4_0 the
-     * 1 x 1 tile is the faster one (28.5 vs 24-26.5 GB/s, 22.7 vs 18.6 GB/s). */
-    if (t == INFER_TYPE_Q8_0) { k.fn = infer__qtile_q8_0; k.xlay = INFER__XLAY_X4; k.decode_dot = 1; }
+     * reads each block with one unaligned load (in decode the dot measured 1.3x faster than
+     * the 1 x 1 tile: 36-37 vs 27-28 GB/s), but only the tile's bits let a token decoded
+     * alone equal the same token among other sequences' (>>kv): decode takes the tile's
+     * row kernel. */
+    if (t == INFER_TYPE_Q8_0) { k.fn = infer__qtile_q8_0; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q8_0; }
 #endif
 #if defined(INFER__TILE_XK)
     /* Q4_K: the tile and the dot give the same bits (both are the scalar dot's integers and
