@@ -2417,6 +2417,293 @@ static void test_deepseek4_synth(void) {
     CHECK(run_cmd("./tools/convert synth deepseek4 nosuch /tmp/infer_ds4.gguf 2>&1", out, sizeof out) != 0 && strstr(out, "unknown preset"));
 }
 
+/* ---- many sequences in one session ---- */
+
+/* A sequence of the schedule: its tokens fed in chunks (the prompt, then one at a time),
+ * and the logits of every token. */
+typedef struct { int32_t ids[64]; int n, chunk[16], n_chunks, next_chunk, fed, id, from; float *logits; } seq_run;
+
+static void seq_runs_make(seq_run *r, int n_runs, int V, infer__rng *rng) {
+    for (int i = 0; i < n_runs; i++) {
+        seq_run *q = &r[i];
+        memset(q, 0, sizeof *q);
+        const int prompt = 3 + (int)(infer__rng_next(rng) % 26), gen = 2 + (int)(infer__rng_next(rng) % 6);
+        q->n = prompt + gen;
+        for (int t = 0; t < q->n; t++) q->ids[t] = (int32_t)(infer__rng_next(rng) % (uint64_t)V);
+        q->chunk[q->n_chunks++] = prompt;
+        for (int g = 0; g < gen; g++) q->chunk[q->n_chunks++] = 1;
+        q->logits = malloc(sizeof(float) * (size_t)V * q->n);
+        q->id = -1;
+    }
+}
+
+/* each run alone in a fresh session: the reference logits */
+static int seq_runs_alone(infer_model *m, const seq_run *r, int n_runs, float **ref, int precise, int ubatch) {
+    const int V = infer_model_config(m)->n_vocab;
+    infer_session_params sp = infer_session_default_params();
+    sp.precise = precise;
+    sp.n_ctx = 128;
+    sp.n_ubatch = ubatch;
+    infer_error err;
+    for (int i = 0; i < n_runs; i++) {
+        infer_session *s;
+        ref[i] = malloc(sizeof(float) * (size_t)V * r[i].n);
+        if (infer_session_create(&s, m, &sp, &err) != INFER_OK) { printf("    %s\n", err.msg); return 0; }
+        for (int c = 0, at = 0; c < r[i].n_chunks; at += r[i].chunk[c++])
+            if (infer_eval(s, r[i].ids + at, r[i].chunk[c], ref[i] + (size_t)at * V, 1, &err) != INFER_OK) { printf("    %s\n", err.msg); infer_session_free(s); return 0; }
+        infer_session_free(s);
+    }
+    return 1;
+}
+
+/* The same runs in one session of `slots` sequences: they join at random, each call feeds
+ * a random subset of the live ones their next chunk, and they leave when done (their slots
+ * taken by later runs). Returns 0 on an error. */
+static int seq_runs_batched(infer_model *m, seq_run *r, int n_runs, int slots, int precise, int ubatch, infer__rng *rng) {
+    const int V = infer_model_config(m)->n_vocab;
+    infer_session_params sp = infer_session_default_params();
+    sp.precise = precise;
+    sp.n_ctx = 128 * slots;
+    sp.n_ubatch = ubatch;
+    sp.n_seq_max = slots;
+    infer_session *s;
+    infer_error err;
+    if (infer_session_create(&s, m, &sp, &err) != INFER_OK) { printf("    %s\n", err.msg); return 0; }
+    infer_seq_remove(s, 0);                      /* every run gets its id from infer_seq_add */
+    int started = 0, finished = 0, ok = 1;
+    while (finished < n_runs && ok) {
+        int live = 0;
+        for (int i = 0; i < started; i++) live += r[i].id >= 0;
+        if (started < n_runs && live < slots && (live == 0 || infer__rng_next(rng) % 2)) {
+            ok = infer_seq_add(s, &r[started].id, &err) == INFER_OK;
+            if (!ok) printf("    %s\n", err.msg);
+            started++;
+            continue;
+        }
+        infer_batch_item items[8];
+        int n_items = 0;
+        for (int i = 0; i < started; i++) {
+            seq_run *q = &r[i];
+            if (q->id < 0 || (infer__rng_next(rng) % 3 == 0 && n_items > 0)) continue;
+            const int c = q->chunk[q->next_chunk];
+            items[n_items++] = (infer_batch_item){ q->id, q->ids + q->fed, c, q->logits + (size_t)q->fed * V, 1 };
+        }
+        if (n_items == 0) continue;
+        if (infer_eval_batch(s, items, n_items, &err) != INFER_OK) { printf("    %s\n", err.msg); ok = 0; break; }
+        for (int i = 0; i < started; i++) {
+            seq_run *q = &r[i];
+            int fed_now = 0;
+            for (int j = 0; j < n_items; j++) fed_now |= items[j].seq == q->id && q->id >= 0;
+            if (!fed_now) continue;
+            q->fed += q->chunk[q->next_chunk++];
+            if (q->next_chunk == q->n_chunks) { infer_seq_remove(s, q->id); q->id = -1; finished++; }
+        }
+    }
+    infer_session_free(s);
+    return ok;
+}
+
+/* Each sequence batched with others gives the bits it gives alone, every family, exact and
+ * fast paths, whatever the order in which sequences join, share steps and leave. */
+static void test_seq_batch_identity(void) {
+    const char *files[] = { SHARED "/models/stories260K.gguf", SHARED "/golden/llama/model-Q8_0.gguf", SHARED "/golden/llama/model-Q4_0.gguf",
+                            SHARED "/golden/llama/model-Q4_K_M.gguf", SHARED "/golden/qwen3moe/model-F32.gguf", SHARED "/golden/qwen35/model-F32.gguf",
+                            SHARED "/golden/qwen35moe/model-F32.gguf", SHARED "/golden/bitnet/model-TQ2_0.gguf", DS4_DIR "/model-F32.gguf" };
+    int ran = 0;
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        if (!file_exists(files[f])) continue;
+        infer_model *m;
+        infer_error err;
+        if (infer_model_load(&m, files[f], NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", files[f], err.msg); continue; }
+        ran++;
+        const int V = infer_model_config(m)->n_vocab, R = 6;
+        const int hybrid = strstr(files[f], "qwen35") != NULL;
+        for (int precise = 0; precise < 2; precise++)
+            for (int small = 0; small < (hybrid ? 1 : 2); small++) {   /* ubatch 7: a prompt cut across steps */
+                infer__rng rng;
+                infer__rng_seed(&rng, 100 + f * 4 + precise * 2 + small);
+                seq_run r[6];
+                float *ref[6] = { 0 };
+                seq_runs_make(r, R, V, &rng);
+                const int ub = small ? 7 : 64;
+                if (seq_runs_alone(m, r, R, ref, precise, ub) && seq_runs_batched(m, r, R, 3, precise, ub, &rng)) {
+                    for (int i = 0; i < R; i++)
+                        CHECK_MSG(!memcmp(ref[i], r[i].logits, sizeof(float) * (size_t)V * r[i].n), "%s %s ubatch %d: run %d differs from its run alone",
+                                  files[f], precise ? "precise" : "fast", ub, i);
+                } else {
+                    CHECK_MSG(0, "%s: a run failed", files[f]);
+                }
+                for (int i = 0; i < R; i++) { free(ref[i]); free(r[i].logits); }
+            }
+        infer_model_free(m);
+    }
+    if (!ran) SKIP("../shared not found");
+}
+
+/* the logits of tokens[0..n) in a fresh one-sequence session */
+static float *seq_alone(infer_model *m, const int32_t *tokens, int n, int precise) {
+    const int V = infer_model_config(m)->n_vocab;
+    infer_session_params sp = infer_session_default_params();
+    sp.precise = precise;
+    sp.n_ctx = 2048;
+    infer_session *s;
+    infer_error err;
+    float *out = malloc(sizeof(float) * (size_t)V * n);
+    if (infer_session_create(&s, m, &sp, &err) != INFER_OK || infer_eval(s, tokens, n, out, 1, &err) != INFER_OK) { printf("    %s\n", err.msg); free(out); return NULL; }
+    infer_session_free(s);
+    return out;
+}
+
+/* Two prompts sharing 1,000 tokens: the second reuses the first's blocks (62 whole ones and
+ * the first 8 rows of a copied one), evaluates only its own suffix, and gets the logits it
+ * gets without the cache -- while the first is live, and after it has gone (its blocks
+ * only cached). */
+static void test_seq_prefix_cache(void) {
+    if (!file_exists("./tools/convert")) SKIP("./tools/convert not built");
+    char out[4096];
+    CHECK(run_cmd("./tools/convert synth llama tiny /tmp/infer_pc.gguf --type q8_0 2>&1", out, sizeof out) == 0);
+    infer_model *m;
+    infer_error err;
+    if (infer_model_load(&m, "/tmp/infer_pc.gguf", NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
+    const int V = infer_model_config(m)->n_vocab;
+    int32_t a[1030], b[1040];
+    for (int i = 0; i < 1000; i++) a[i] = b[i] = (i * 31 + 7) % V;
+    for (int i = 1000; i < 1030; i++) a[i] = (i * 13 + 5) % V;
+    for (int i = 1000; i < 1040; i++) b[i] = (i * 17 + 3) % V;
+    for (int precise = 0; precise < 2; precise++) {
+        float *want = seq_alone(m, b, 1040, precise);
+        for (int keep_a = 1; keep_a >= 0 && want; keep_a--) {
+            infer_session_params sp = infer_session_default_params();
+            sp.precise = precise;
+            sp.n_ctx = 4096;
+            sp.n_seq_max = 2;
+            infer_session *s;
+            if (infer_session_create(&s, m, &sp, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); break; }
+            CHECK(infer_eval(s, a, 1030, NULL, 0, &err) == INFER_OK);
+            if (!keep_a) infer_seq_remove(s, 0);
+            int32_t sb;
+            CHECK(infer_seq_add(s, &sb, &err) == INFER_OK);
+            const int32_t reused = infer_seq_reuse(s, sb, b, 1040);
+            CHECK_MSG(reused == 1000, "%s, first sequence %s: %d tokens reused", precise ? "precise" : "fast", keep_a ? "live" : "gone", reused);
+            float *got = malloc(sizeof(float) * (size_t)V * (1040 - reused));
+            const infer_batch_item it = { sb, b + reused, 1040 - reused, got, 1 };
+            CHECK_MSG(infer_eval_batch(s, &it, 1, &err) == INFER_OK, "%s", err.msg);
+            CHECK_MSG(!memcmp(got, want + (size_t)reused * V, sizeof(float) * (size_t)V * (1040 - reused)),
+                      "%s, first sequence %s: the suffix's logits differ from a run without the cache", precise ? "precise" : "fast", keep_a ? "live" : "gone");
+            /* a third sequence with the whole of b cached: all but its last token reused */
+            int32_t sc;
+            if (keep_a) infer_seq_remove(s, 0);
+            CHECK(infer_seq_add(s, &sc, &err) == INFER_OK);
+            CHECK(infer_seq_reuse(s, sc, b, 1040) == 1039);
+            free(got);
+            infer_session_free(s);
+        }
+        free(want);
+    }
+    infer_model_free(m);
+    remove("/tmp/infer_pc.gguf");
+}
+
+/* A pool too small for every sequence at once: sequences join and leave at random, prompts
+ * share prefixes, a call that does not fit fails with a clear message and changes nothing,
+ * and then the newest sequence gives its place back and waits to start again; cached blocks
+ * are evicted as the pool needs them -- and every sequence, once complete, has the logits it
+ * has alone. */
+static void test_seq_pool_stress(void) {
+    if (!file_exists("./tools/convert")) SKIP("./tools/convert not built");
+    char out[4096];
+    CHECK(run_cmd("./tools/convert synth llama tiny /tmp/infer_ps.gguf --type f32 2>&1", out, sizeof out) == 0);
+    infer_model *m;
+    infer_error err;
+    if (infer_model_load(&m, "/tmp/infer_ps.gguf", NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
+    const int V = infer_model_config(m)->n_vocab, R = 24, P = 5;
+    infer__rng rng;
+    infer__rng_seed(&rng, 9);
+    int32_t base[64];
+    for (int i = 0; i < 64; i++) base[i] = (int32_t)(infer__rng_next(&rng) % (uint64_t)V);
+    seq_run r[24];
+    int order[24], started = 0, finished = 0, refused = 0, steps = 0, reused_total = 0;
+    seq_runs_make(r, R, V, &rng);
+    for (int i = 0; i < R; i++) {                /* prompts of 40..59 tokens, many starting alike, then 4 decode steps */
+        r[i].n = 44 + (int)(infer__rng_next(&rng) % 20);
+        const int shared = (int)(infer__rng_next(&rng) % 3) * 16 + (int)(infer__rng_next(&rng) % 5);
+        for (int t = 0; t < r[i].n; t++) r[i].ids[t] = t < shared ? base[t] : (int32_t)(infer__rng_next(&rng) % (uint64_t)V);
+        r[i].n_chunks = 0;
+        r[i].chunk[r[i].n_chunks++] = r[i].n - 4;
+        for (int g = 0; g < 4; g++) r[i].chunk[r[i].n_chunks++] = 1;
+        free(r[i].logits);
+        r[i].logits = malloc(sizeof(float) * (size_t)V * r[i].n);
+        order[i] = i;
+    }
+    infer_session_params sp = infer_session_default_params();
+    sp.n_ctx = 160;                              /* 10 blocks of 16: two or three sequences at a time */
+    sp.n_seq_max = P;
+    infer_session *s;
+    if (infer_session_create(&s, m, &sp, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); infer_model_free(m); return; }
+    infer_seq_remove(s, 0);
+    while (finished < R && steps++ < 5000) {
+        int live[5], n_live = 0;                 /* order[finished..started): the live runs, oldest first */
+        for (int i = finished; i < started; i++) live[n_live++] = order[i];
+        if (started < R && n_live < P && (n_live == 0 || infer__rng_next(&rng) % 3 == 0)) {
+            seq_run *q = &r[order[started++]];
+            CHECK(infer_seq_add(s, &q->id, &err) == INFER_OK);
+            q->next_chunk = 0;
+            q->fed = q->from = infer_seq_reuse(s, q->id, q->ids, q->n - 4);
+            reused_total += q->from;
+            continue;
+        }
+        infer_batch_item items[5];
+        int n_items = 0;
+        for (int j = 0; j < n_live; j++) {
+            seq_run *q = &r[live[j]];
+            if (n_items > 0 && infer__rng_next(&rng) % 2) continue;
+            const int c = q->next_chunk == 0 ? q->chunk[0] - q->from : 1;
+            items[n_items++] = (infer_batch_item){ q->id, q->ids + q->fed, c, q->logits + (size_t)q->fed * V, 1 };
+        }
+        int32_t before[5];
+        for (int j = 0; j < n_items; j++) before[j] = infer_seq_n_past(s, items[j].seq);
+        if (infer_eval_batch(s, items, n_items, &err) != INFER_OK) {
+            CHECK_MSG(err.status == INFER_ERR_CONTEXT && strstr(err.msg, "KV cache pool exhausted"), "%s", err.msg);
+            for (int j = 0; j < n_items; j++) CHECK(infer_seq_n_past(s, items[j].seq) == before[j]);
+            refused++;
+            if (n_live > 1) {                    /* the newest waits: back to the queue's front */
+                seq_run *q = &r[order[started - 1]];
+                infer_seq_remove(s, q->id);
+                q->id = -1;
+                started--;
+            }
+            continue;
+        }
+        for (int j = 0; j < n_live; j++) {
+            seq_run *q = &r[live[j]];
+            int fed_now = 0;
+            for (int t = 0; t < n_items; t++) fed_now |= items[t].seq == q->id;
+            if (!fed_now) continue;
+            q->fed += q->next_chunk == 0 ? q->chunk[0] - q->from : 1;
+            q->next_chunk++;
+            if (q->next_chunk < q->n_chunks) continue;
+            infer_seq_remove(s, q->id);          /* done: leaves, the runs behind it move up */
+            q->id = -2;
+            for (int i = finished; i < started; i++)
+                if (order[i] == live[j]) { memmove(&order[finished + 1], &order[finished], sizeof(int) * (size_t)(i - finished)); order[finished] = live[j]; break; }
+            finished++;
+        }
+    }
+    CHECK_MSG(finished == R, "%d of %d sequences finished in %d steps", finished, R, steps);
+    CHECK_MSG(refused > 0 && reused_total > 0, "the pool refused %d calls, %d prompt tokens came from the cache", refused, reused_total);
+    for (int i = 0; i < R && finished == R; i++) {
+        float *want = seq_alone(m, r[i].ids, r[i].n, 0);
+        const size_t from = (size_t)r[i].from * V;
+        CHECK_MSG(want && !memcmp(want + from, r[i].logits + from, sizeof(float) * ((size_t)V * r[i].n - from)),
+                  "sequence %d: logits differ from its run alone (from token %d)", i, r[i].from);
+        free(want);
+    }
+    for (int i = 0; i < R; i++) free(r[i].logits);
+    infer_session_free(s);
+    infer_model_free(m);
+    remove("/tmp/infer_ps.gguf");
+}
+
 /* ---- models of other shapes, built here ----
  * Random-weight GGUFs with shapes the goldens do not have: d_k != d_v, one key head for three
  * value heads, a conv kernel of 3, an explicit recurrent_layers array, a rope section on the
@@ -4994,6 +5281,9 @@ static const test_case tests[] = {
     { "deepseek4_load_errors", test_deepseek4_load_errors },
     { "deepseek4_ops", test_deepseek4_ops },
     { "deepseek4_synth", test_deepseek4_synth },
+    { "seq_batch_identity", test_seq_batch_identity },
+    { "seq_prefix_cache", test_seq_prefix_cache },
+    { "seq_pool_stress", test_seq_pool_stress },
     { "golden_bitnet_f32", test_golden_bitnet_f32 },
     { "golden_bitnet_tq2_0", test_golden_bitnet_tq2_0 },
     { "golden_bitnet_tq1_0", test_golden_bitnet_tq1_0 },
