@@ -66,6 +66,11 @@ bench: infer tools/convert
 	  printf '\nqwen35-0.8b decode at context 128 vs 2048 (DeltaNet state is O(1); only the 6 attention layers grow):\n'; \
 	  for pp in 128 2048; do ./infer -m $$f --bench --bench-pp $$pp --bench-tg 32 --bench-reps 1 -t $(BENCH_THREADS) -c 2200 2>/dev/null | \
 	    awk -v pp=$$pp '/^bench/ { split($$5, kv, "="); printf "  context %5d: tg %s tok/s\n", pp, kv[2] }'; done; fi
+	@f=$(BENCH_DIR)/llama-1b-q4_0.gguf; if [ -f $$f ]; then \
+	  printf '\nllama-1b q4_0, B sequences at once (tok/s summed over the B sequences):\n'; \
+	  ./infer -m $$f --bench --bench-batch 1,4,16 --bench-reps 2 -t $(BENCH_THREADS) 2>/dev/null | \
+	    awk '/^bench/ { for (i = 1; i <= NF; i++) if (split($$i, kv, "=") == 2) v[kv[1]] = kv[2]; \
+	      printf "  batch %3s: pp %8.2f tok/s   tg %8.2f tok/s\n", v["batch"], v["pp_tok_s"], v["tg_tok_s"] }'; fi
 
 # The CUDA build. main.c and tests.c are compiled by $(CC) with -DINFER_CUDA (which makes
 # infer_gpu_kernels call into infer_cuda.cu), infer_cuda.cu by nvcc: SASS for Hopper (sm_90)

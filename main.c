@@ -45,6 +45,10 @@ static const char *usage_text =
     "  --bench                 speed: a --bench-pp token prompt (default 128), then --bench-tg\n"
     "                          generated tokens (default 64), best of --bench-reps runs (3);\n"
     "                          prints 'bench pp=.. tg=.. pp_tok_s=.. tg_tok_s=.. rss_mb=..'\n"
+    "  --bench-batch 1,4,16    with --bench: B sequences at once for each B, one 'bench ... batch=B'\n"
+    "                          line each (tok/s summed over the B sequences)\n"
+    "  --parallel N, -np N     every line of -f FILE is a prompt; run up to N at once (one KV pool,\n"
+    "                          shared prefixes reused), print each completion as '[line] text'\n"
     "  --membw                 measure memory read bandwidth (GB/s) with -t threads and exit\n"
     "  --diff                  check the GPU against the CPU: every kernel on random inputs, then\n"
     "                          (with -m) the model layer by layer; exit 1 beyond tolerance\n"
@@ -61,6 +65,8 @@ typedef struct {
     const char *model, *prompt, *file, *prompt_ids, *logits_out, *ppl;
     int n_predict, n_ctx, n_threads, n_ubatch, precise, tokenize, info, no_bos, no_special, seed_set;
     int bench, bench_pp, bench_tg, bench_reps, membw, gpu, diff;
+    int parallel;                /* --parallel N: each line of -f a prompt, N at once */
+    int bench_batch[16], n_bench_batch;
     infer_type kv_type;
     infer_sampler_params sp;
 } options;
@@ -129,6 +135,20 @@ static void parse_args(int argc, char **argv, options *o) {
         else if (!strcmp(a, "--bench-tg")) o->bench_tg = (int)parse_int(a, NEXT(), 0, 1 << 20);
         else if (!strcmp(a, "--bench-reps")) o->bench_reps = (int)parse_int(a, NEXT(), 1, 1000);
         else if (!strcmp(a, "--membw")) o->membw = 1;
+        else if (!strcmp(a, "--parallel") || !strcmp(a, "-np")) o->parallel = (int)parse_int(a, NEXT(), 1, 4096);
+        else if (!strcmp(a, "--bench-batch")) {
+            const char *v = NEXT(), *p = v;
+            while (*p) {
+                char *end;
+                errno = 0;
+                long b = strtol(p, &end, 10);
+                if (end == p || errno || b < 1 || b > 4096 || o->n_bench_batch == 16) die("bad value '%s' for --bench-batch (expected up to 16 batch sizes in 1..4096, e.g. 1,4,16,64)", v);
+                o->bench_batch[o->n_bench_batch++] = (int)b;
+                p = end;
+                if (*p == ',') p++;
+                else if (*p) die("bad value '%s' for --bench-batch (expected up to 16 batch sizes in 1..4096, e.g. 1,4,16,64)", v);
+            }
+        }
         else if (!strcmp(a, "--gpu")) o->gpu = 1;
         else if (!strcmp(a, "--diff")) o->diff = 1;
         else if (!strcmp(a, "--no-bos")) o->no_bos = 1;
@@ -139,6 +159,8 @@ static void parse_args(int argc, char **argv, options *o) {
     if (!o->model && !o->membw && !o->diff) die("%s", "no model given (use -m MODEL; see --help)");
     int inputs = !!o->prompt + !!o->file + !!o->prompt_ids;
     if (inputs > 1) die("%s", "give only one of -p, -f and --prompt-ids");
+    if (o->parallel && !o->file) die("%s", "--parallel N takes its prompts from -f FILE, one per line");
+    if (o->n_bench_batch && !o->bench) die("%s", "--bench-batch goes with --bench");
     if (!o->seed_set) o->sp.seed = (uint64_t)time(NULL);
 }
 
@@ -342,6 +364,211 @@ static int run_bench(const options *o, infer_model *m, infer_session *s) {
     return 0;
 }
 
+/* --bench --bench-batch: for each B, B sequences at once: their prompts (bench_pp tokens
+ * each) in one call, then bench_tg steps of one token for every sequence; tok/s summed over
+ * the B sequences, best of --bench-reps runs */
+static int run_bench_batch(const options *o, infer_model *m, const infer_session_params *base) {
+    const infer_config *c = infer_model_config(m);
+    const int pp = o->bench_pp, tg = o->bench_tg, V = c->n_vocab;
+    infer_error err;
+    for (int bi = 0; bi < o->n_bench_batch; bi++) {
+        const int B = o->bench_batch[bi];
+        infer_session_params sp = *base;
+        sp.n_seq_max = B;
+        sp.n_ctx = B * (pp + tg);
+        sp.prefix_cache = 0;                 /* the prompts differ anyway; keep the measure plain */
+        infer_session *s;
+        if (infer_session_create(&s, m, &sp, &err) != INFER_OK) die("%s", err.msg);
+        int32_t *ids = malloc(sizeof(int32_t) * (size_t)B * pp), *seq = malloc(sizeof(int32_t) * (size_t)B), *next = malloc(sizeof(int32_t) * (size_t)B);
+        float *logits = malloc(sizeof(float) * (size_t)V * B);
+        infer_batch_item *items = malloc(sizeof(infer_batch_item) * (size_t)B);
+        if (!ids || !seq || !next || !logits || !items) die("%s", "out of memory");
+        for (int i = 0; i < B * pp; i++) ids[i] = (int32_t)(((int64_t)i * 7919 + 13) % V);
+        double best_pp = 0, best_tg = 0;
+        for (int rep = 0; rep < o->bench_reps; rep++) {
+            infer_session_reset(s);
+            for (int b = 0; b < B; b++) {
+                if (rep == 0 && b > 0 && infer_seq_add(s, &seq[b], &err) != INFER_OK) die("%s", err.msg);
+                if (rep == 0 && b == 0) seq[0] = 0;
+                items[b] = (infer_batch_item){ seq[b], ids + (size_t)b * pp, pp, logits + (size_t)b * V, 0 };
+            }
+            double t0 = infer_time_seconds();
+            if (infer_eval_batch(s, items, B, &err) != INFER_OK) die("%s", err.msg);
+            const double t_pp = infer_time_seconds() - t0;
+            t0 = infer_time_seconds();
+            for (int g = 0; g < tg; g++) {
+                for (int b = 0; b < B; b++) {
+                    const float *l = logits + (size_t)b * V;
+                    int32_t t = 0;
+                    for (int v = 1; v < V; v++) if (l[v] > l[t]) t = v;
+                    next[b] = t;
+                    items[b] = (infer_batch_item){ seq[b], &next[b], 1, logits + (size_t)b * V, 0 };
+                }
+                if (infer_eval_batch(s, items, B, &err) != INFER_OK) die("%s", err.msg);
+            }
+            const double t_tg = infer_time_seconds() - t0;
+            if (B * pp / t_pp > best_pp) best_pp = B * pp / t_pp;
+            if (tg && B * tg / t_tg > best_tg) best_tg = B * tg / t_tg;
+            fprintf(stderr, "batch %d rep %d: pp %.2f tok/s, tg %.2f tok/s\n", B, rep, B * pp / t_pp, tg ? B * tg / t_tg : 0.0);
+        }
+        printf("bench pp=%d tg=%d pp_tok_s=%.2f tg_tok_s=%.2f rss_mb=%.0f batch=%d\n", pp, tg, best_pp, best_tg, peak_rss_mb(), B);
+        fflush(stdout);
+        free(ids); free(seq); free(next); free(logits); free(items);
+        infer_session_free(s);
+    }
+    return 0;
+}
+
+/* --parallel N: every line of the -f file is a prompt (an empty line is skipped, the
+ * numbering counts it). Up to N run at once over one KV pool; the next starts as soon as one
+ * finishes (or as soon as the pool has room for its prompt and -n tokens); a prompt that
+ * starts with a prefix another sequence left in the cache evaluates only the rest. Each
+ * completion is printed when it ends, as "[line] text". Prompt and generation speed are the
+ * step times shared out by the tokens of each kind in the step. */
+typedef struct {
+    int line, n_prompt, reused, n_gen, done_prompt;
+    int32_t *prompt, seq, last;
+    infer_sampler *smp;
+    infer_detok dt;
+    char *text;
+    size_t text_len, text_cap;
+    float *logits;
+} par_slot;
+
+static void par_text(par_slot *q, const char *p, int n) {
+    if (q->text_len + (size_t)n + 1 > q->text_cap) {
+        q->text_cap = (q->text_len + (size_t)n + 1) * 2;
+        if (!(q->text = realloc(q->text, q->text_cap))) die("%s", "out of memory");
+    }
+    memcpy(q->text + q->text_len, p, (size_t)n);
+    q->text_len += (size_t)n;
+    q->text[q->text_len] = 0;
+}
+
+static int run_parallel(const options *o, infer_model *m, const infer_session_params *base, const char *text, size_t len) {
+    const infer_config *c = infer_model_config(m);
+    const infer_tokenizer *tok = infer_model_tokenizer(m);
+    const int V = c->n_vocab, N = o->parallel, K = o->n_predict;
+    if (!tok) die("%s", "--parallel needs a model with a vocabulary");
+    /* the prompts, one per line */
+    int n_lines = 0, cap = 64, longest = 0;
+    par_slot *all = calloc((size_t)cap, sizeof(par_slot));
+    for (size_t at = 0; at < len;) {
+        size_t e = at;
+        while (e < len && text[e] != '\n') e++;
+        if (n_lines == cap) { cap *= 2; if (!(all = realloc(all, sizeof(par_slot) * (size_t)cap))) die("%s", "out of memory"); }
+        par_slot *q = &all[n_lines];
+        memset(q, 0, sizeof *q);
+        q->line = n_lines + 1;
+        size_t l = e - at;
+        if (l && text[at + l - 1] == '\r') l--;
+        if (l > 0) {
+            q->prompt = malloc(sizeof(int32_t) * (l + 16));
+            q->n_prompt = infer_tokenize(tok, text + at, l, !o->no_bos, !o->no_special, q->prompt, (int)l + 16);
+            if (q->n_prompt > (int)l + 16) {
+                q->prompt = realloc(q->prompt, sizeof(int32_t) * (size_t)q->n_prompt);
+                q->n_prompt = infer_tokenize(tok, text + at, l, !o->no_bos, !o->no_special, q->prompt, q->n_prompt);
+            }
+            if (q->n_prompt > longest) longest = q->n_prompt;
+        }
+        n_lines++;
+        at = e + 1;
+    }
+    infer_session_params sp = *base;
+    sp.n_seq_max = N;
+    if (!sp.n_ctx) {                         /* room for N of the longest prompts with their -n tokens */
+        const int train = c->n_ctx_train, need = longest + K + 1;
+        sp.n_ctx = N * (need < train ? need : train);
+    }
+    infer_session *s;
+    infer_error err;
+    if (infer_session_create(&s, m, &sp, &err) != INFER_OK) die("%s", err.msg);
+    infer_seq_remove(s, 0);
+    par_slot **live = calloc((size_t)N, sizeof(par_slot *));
+    infer_batch_item *items = calloc((size_t)N, sizeof(infer_batch_item));
+    int next = 0, n_live = 0, served = 0, n_prompt_tok = 0, n_gen_tok = 0, failed = 0;
+    double t_prompt = 0, t_gen = 0;
+    while (next < n_lines || n_live > 0) {
+        /* admit: while there is a slot and the pool has room for the next prompt and its -n tokens */
+        while (next < n_lines && n_live < N) {
+            par_slot *q = &all[next];
+            if (q->n_prompt == 0) { next++; continue; }
+            if (q->n_prompt + K > infer_session_n_ctx(s)) {
+                fprintf(stderr, "[%d] error: the prompt has %d tokens; with -n %d it does not fit the context of %d\n", q->line, q->n_prompt, K, infer_session_n_ctx(s));
+                failed++; next++; continue;
+            }
+            if (n_live > 0 && infer_session_free_tokens(s) < q->n_prompt + K + 16) break;
+            if (infer_seq_add(s, &q->seq, &err) != INFER_OK) die("%s", err.msg);
+            q->reused = infer_seq_reuse(s, q->seq, q->prompt, q->n_prompt);
+            served += q->reused;
+            infer_sampler_params smp = o->sp;
+            smp.seed += (uint64_t)q->line;
+            q->smp = infer_sampler_create(&smp, V);
+            for (int i = 0; i < q->n_prompt; i++) infer_sampler_accept(q->smp, q->prompt[i]);
+            infer_detok_init(&q->dt, tok);
+            q->logits = malloc(sizeof(float) * (size_t)V);
+            live[n_live++] = q;
+            next++;
+        }
+        if (n_live == 0) continue;
+        int np = 0, ng = 0;
+        for (int i = 0; i < n_live; i++) {
+            par_slot *q = live[i];
+            if (!q->done_prompt) { items[i] = (infer_batch_item){ q->seq, q->prompt + q->reused, q->n_prompt - q->reused, q->logits, 0 }; np += q->n_prompt - q->reused; }
+            else { items[i] = (infer_batch_item){ q->seq, &q->last, 1, q->logits, 0 }; ng++; }
+        }
+        const double t0 = infer_time_seconds();
+        if (infer_eval_batch(s, items, n_live, &err) != INFER_OK) {
+            if (err.status != INFER_ERR_CONTEXT || n_live == 1) die("%s", err.msg);
+            par_slot *q = live[--n_live];    /* the pool is full: the newest waits and starts again */
+            infer_seq_remove(s, q->seq);
+            infer_sampler_free(q->smp);
+            free(q->logits); free(q->text);
+            q->text = NULL; q->text_len = q->text_cap = 0; q->n_gen = q->done_prompt = 0;
+            served -= q->reused;
+            for (int j = 0; j < n_lines; j++) if (&all[j] == q) { next = j; break; }
+            continue;
+        }
+        const double dt = infer_time_seconds() - t0;
+        t_prompt += dt * np / (np + ng);
+        t_gen += dt * ng / (np + ng);
+        n_prompt_tok += np;
+        n_gen_tok += ng;
+        for (int i = 0; i < n_live; i++) {
+            par_slot *q = live[i];
+            q->done_prompt = 1;
+            const int32_t t = infer_sampler_sample(q->smp, q->logits);
+            infer_sampler_accept(q->smp, t);
+            const int eog = infer_token_is_eog(tok, t);
+            if (!eog) {
+                char buf[256];
+                const int nb = infer_detok_push(&q->dt, t, buf, sizeof buf);
+                par_text(q, buf, nb < (int)sizeof buf ? nb : (int)sizeof buf);
+                q->n_gen++;
+            }
+            q->last = t;
+            const int full = infer_seq_n_past(s, q->seq) + 1 >= infer_session_n_ctx(s);
+            if (!eog && q->n_gen < K && !full) continue;
+            char buf[64];
+            const int nb = infer_detok_flush(&q->dt, buf, sizeof buf);
+            par_text(q, buf, nb);
+            printf("[%d] %s\n", q->line, q->text ? q->text : "");
+            fflush(stdout);
+            infer_seq_remove(s, q->seq);
+            infer_sampler_free(q->smp);
+            free(q->logits); free(q->text); free(q->prompt);
+            q->prompt = NULL;
+            live[i--] = live[--n_live];
+        }
+    }
+    fprintf(stderr, "prompt: %d tokens in %.3f s (%.2f tok/s); generation: %d tokens in %.3f s (%.2f tok/s); prefix cache: %d prompt tokens served\n",
+            n_prompt_tok, t_prompt, n_prompt_tok / (t_prompt > 0 ? t_prompt : 1e-9), n_gen_tok, t_gen, n_gen_tok / (t_gen > 0 ? t_gen : 1e-9), served);
+    for (int i = 0; i < n_lines; i++) free(all[i].prompt);
+    free(all); free(live); free(items);
+    infer_session_free(s);
+    return failed ? 1 : 0;
+}
+
 static void print_line(void *user, const char *line) { (void)user; printf("%s\n", line); fflush(stdout); }
 
 /* --diff: the GPU against the CPU, op by op, then the model (when given) layer by layer */
@@ -390,6 +617,8 @@ int main(int argc, char **argv) {
     sp.kv_type = o.kv_type;
     sp.precise = o.precise;
     sp.backend = gpu;
+    if (o.parallel) { int rc = run_parallel(&o, m, &sp, text, text_len); free(text); infer_model_free(m); return rc; }
+    if (o.bench && o.n_bench_batch) { int rc = run_bench_batch(&o, m, &sp); infer_model_free(m); return rc; }
     infer_session *s;
     if (infer_session_create(&s, m, &sp, &err) != INFER_OK) { fprintf(stderr, "infer: %s\n", err.msg); return 1; }
     if (o.ppl) { int rc = run_ppl(&o, m, s); infer_session_free(s); infer_model_free(m); return rc; }

@@ -2704,6 +2704,48 @@ static void test_seq_pool_stress(void) {
     remove("/tmp/infer_ps.gguf");
 }
 
+/* --parallel N over a file of prompts: every non-empty line's completion, "[line] text", the
+ * text the same as the prompt's run alone (greedy), a shared start served from the prefix
+ * cache; --bench --bench-batch: a bench line per batch size */
+static void test_cli_parallel(void) {
+    if (!file_exists("./infer")) SKIP("./infer not built");
+    if (!file_exists(SHARED "/models/stories260K.gguf")) SKIP("../shared/models not found");
+    const char *lines[6] = { "Once upon a time", "The little dog", "", "Once upon a time there was a big", "Lily wanted to", "The sun was" };
+    FILE *f = fopen("/tmp/infer_par.txt", "w");
+    for (int i = 0; i < 6; i++) fprintf(f, "%s\n", lines[i]);
+    fclose(f);
+    char out[8192], one[2048], cmd[512];
+    CHECK(run_cmd("./infer -m " SHARED "/models/stories260K.gguf -f /tmp/infer_par.txt --parallel 2 -n 12 --temp 0 2>/tmp/infer_par.err", out, sizeof out) == 0);
+    for (int i = 0; i < 6; i++) {
+        char tag[16];
+        snprintf(tag, sizeof tag, "[%d] ", i + 1);
+        const char *at = strstr(out, tag);
+        if (!lines[i][0]) { CHECK_MSG(!at, "line %d is empty but has a completion", i + 1); continue; }
+        CHECK_MSG(at, "no completion for line %d in:\n%s", i + 1, out);
+        if (!at) continue;
+        snprintf(cmd, sizeof cmd, "./infer -m " SHARED "/models/stories260K.gguf -p '%s' -n 12 --temp 0 2>/dev/null", lines[i]);
+        CHECK(run_cmd(cmd, one, sizeof one) == 0);
+        const char *text = at + strlen(tag), *end = strchr(text, '\n');
+        const size_t n = end ? (size_t)(end - text) : strlen(text);
+        /* alone, the continuation follows the echoed prompt (a leading space kept there) */
+        const char *cont = one + strlen(lines[i]);
+        while (*cont == ' ' && (n == 0 || text[0] != ' ')) cont++;
+        CHECK_MSG(strlen(cont) >= n && !strncmp(cont, text, n), "line %d: parallel '%.*s', alone '%s'", i + 1, (int)n, text, cont);
+    }
+    char *err = slurp("/tmp/infer_par.err", NULL);
+    int served = -1;
+    const char *pc = err ? strstr(err, "prefix cache: ") : NULL;
+    if (pc) served = atoi(pc + strlen("prefix cache: "));
+    CHECK_MSG(served > 0, "stderr: %s", err ? err : "(none)");
+    free(err);
+    CHECK(run_cmd("./infer -m " SHARED "/models/stories260K.gguf -p hi --parallel 2 2>&1", out, sizeof out) != 0 && strstr(out, "-f FILE"));
+    CHECK(run_cmd("./infer -m " SHARED "/models/stories260K.gguf --bench --bench-batch 1,x 2>&1", out, sizeof out) != 0 && strstr(out, "--bench-batch"));
+    CHECK(run_cmd("./infer -m " SHARED "/models/stories260K.gguf --bench --bench-batch 1,3 --bench-pp 8 --bench-tg 4 --bench-reps 1 2>/dev/null", out, sizeof out) == 0);
+    CHECK_MSG(strstr(out, "batch=1\n") && strstr(out, "batch=3\n") && strstr(out, "tg_tok_s="), "%s", out);
+    remove("/tmp/infer_par.txt");
+    remove("/tmp/infer_par.err");
+}
+
 /* ---- models of other shapes, built here ----
  * Random-weight GGUFs with shapes the goldens do not have: d_k != d_v, one key head for three
  * value heads, a conv kernel of 3, an explicit recurrent_layers array, a rope section on the
@@ -5284,6 +5326,7 @@ static const test_case tests[] = {
     { "seq_batch_identity", test_seq_batch_identity },
     { "seq_prefix_cache", test_seq_prefix_cache },
     { "seq_pool_stress", test_seq_pool_stress },
+    { "cli_parallel", test_cli_parallel },
     { "golden_bitnet_f32", test_golden_bitnet_f32 },
     { "golden_bitnet_tq2_0", test_golden_bitnet_tq2_0 },
     { "golden_bitnet_tq1_0", test_golden_bitnet_tq1_0 },
