@@ -2438,10 +2438,11 @@ static void seq_runs_make(seq_run *r, int n_runs, int V, infer__rng *rng) {
 }
 
 /* each run alone in a fresh session: the reference logits */
-static int seq_runs_alone(infer_model *m, const seq_run *r, int n_runs, float **ref, int precise, int ubatch) {
+static int seq_runs_alone(infer_model *m, const seq_run *r, int n_runs, float **ref, int precise, int ubatch, const infer_kernels *backend) {
     const int V = infer_model_config(m)->n_vocab;
     infer_session_params sp = infer_session_default_params();
     sp.precise = precise;
+    sp.backend = backend;
     sp.n_ctx = 128;
     sp.n_ubatch = ubatch;
     infer_error err;
@@ -2459,10 +2460,11 @@ static int seq_runs_alone(infer_model *m, const seq_run *r, int n_runs, float **
 /* The same runs in one session of `slots` sequences: they join at random, each call feeds
  * a random subset of the live ones their next chunk, and they leave when done (their slots
  * taken by later runs). Returns 0 on an error. */
-static int seq_runs_batched(infer_model *m, seq_run *r, int n_runs, int slots, int precise, int ubatch, infer__rng *rng) {
+static int seq_runs_batched(infer_model *m, seq_run *r, int n_runs, int slots, int precise, int ubatch, infer__rng *rng, const infer_kernels *backend) {
     const int V = infer_model_config(m)->n_vocab;
     infer_session_params sp = infer_session_default_params();
     sp.precise = precise;
+    sp.backend = backend;
     sp.n_ctx = 128 * slots;
     sp.n_ubatch = ubatch;
     sp.n_seq_max = slots;
@@ -2526,7 +2528,7 @@ static void test_seq_batch_identity(void) {
                 float *ref[6] = { 0 };
                 seq_runs_make(r, R, V, &rng);
                 const int ub = small ? 7 : 64;
-                if (seq_runs_alone(m, r, R, ref, precise, ub) && seq_runs_batched(m, r, R, 3, precise, ub, &rng)) {
+                if (seq_runs_alone(m, r, R, ref, precise, ub, NULL) && seq_runs_batched(m, r, R, 3, precise, ub, &rng, NULL)) {
                     for (int i = 0; i < R; i++)
                         CHECK_MSG(!memcmp(ref[i], r[i].logits, sizeof(float) * (size_t)V * r[i].n), "%s %s ubatch %d: run %d differs from its run alone",
                                   files[f], precise ? "precise" : "fast", ub, i);
@@ -5237,6 +5239,37 @@ static void test_gpu_diff_models(void) {
 }
 
 /* the golden greedy story on the GPU (F16 KV cache, as the default CLI runs it) */
+/* Several sequences batched on the GPU (their block tables on the device), random joins and
+ * leaves: each one's logits within the model tolerance of the same sequence alone on the CPU */
+static void test_gpu_seq_batch(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    const char *files[2] = { SHARED "/models/stories260K.gguf", SHARED "/golden/qwen35/model-F32.gguf" };
+    for (int f = 0; f < 2; f++) {
+        if (!file_exists(files[f])) SKIP("../shared not found");
+        infer_model *m;
+        infer_error err;
+        if (infer_model_load(&m, files[f], NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); continue; }
+        const int V = infer_model_config(m)->n_vocab, R = 4;
+        infer__rng rng;
+        infer__rng_seed(&rng, 31 + f);
+        seq_run r[4];
+        float *ref[4] = { 0 };
+        seq_runs_make(r, R, V, &rng);
+        if (seq_runs_alone(m, r, R, ref, 1, 64, NULL) && seq_runs_batched(m, r, R, 3, 1, 64, &rng, k)) {
+            for (int i = 0; i < R; i++) {
+                double mx = 0, scale = 0;
+                for (size_t j = 0; j < (size_t)V * r[i].n; j++) { mx = fmax(mx, fabs((double)ref[i][j] - r[i].logits[j])); scale = fmax(scale, fabs(ref[i][j])); }
+                CHECK_MSG(mx <= 2e-3 * fmax(scale, 1.0), "%s: sequence %d on the GPU, batched, differs by %g from the CPU alone", files[f], i, mx);
+            }
+        } else {
+            CHECK_MSG(0, "%s: a run failed", files[f]);
+        }
+        for (int i = 0; i < R; i++) { free(ref[i]); free(r[i].logits); }
+        infer_model_free(m);
+    }
+}
+
 static void test_gpu_stories_greedy(void) {
     const infer_kernels *k = gpu_or_skip();
     if (!k) return;
@@ -5362,6 +5395,7 @@ static const test_case tests[] = {
     { "gpu_diff_ops", test_gpu_diff_ops },
     { "gpu_diff_models", test_gpu_diff_models },
     { "gpu_stories_greedy", test_gpu_stories_greedy },
+    { "gpu_seq_batch", test_gpu_seq_batch },
 };
 
 int main(int argc, char **argv) {
