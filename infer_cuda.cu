@@ -939,12 +939,14 @@ static unsigned infer_cuda_blocks(int64_t n) {
 
 __global__ void k_add(float *y, const float *x, int64_t n) { INFER_CUDA_FOR(i, n) y[i] += x[i]; }
 __global__ void k_add_rows(float *y, const float *b, int64_t n, int dim) { INFER_CUDA_FOR(i, n) y[i] += b[i % dim]; }
-/* out = act(gate) * up: SiLU z / (1 + e^-z), or ReLU^2 max(z, 0)^2 */
-__global__ void k_glu(float *out, const float *gate, const float *up, int64_t n, int act) {
+/* out = act(gate) * up: SiLU z / (1 + e^-z), or ReLU^2 max(z, 0)^2; with limit L > 0 the
+ * inputs are clamped first (DeepSeek-V4): gate = min(gate, L), up = clamp(up, -L, L) */
+__global__ void k_glu(float *out, const float *gate, const float *up, int64_t n, int act, float limit) {
     INFER_CUDA_FOR(i, n) {
-        const float g = gate[i];
-        if (act == INFER_ACT_SILU) out[i] = g / (1.0f + expf(-g)) * up[i];
-        else { const float r = g > 0 ? g : 0.0f; out[i] = r * r * up[i]; }
+        float g = gate[i], u = up[i];
+        if (limit > 0) { g = fminf(g, limit); u = fminf(fmaxf(u, -limit), limit); }
+        if (act == INFER_ACT_SILU) out[i] = g / (1.0f + expf(-g)) * u;
+        else { const float r = g > 0 ? g : 0.0f; out[i] = r * r * u; }
     }
 }
 __global__ void k_mul_sigmoid(float *y, const float *g, int64_t n, int dim, int g_cols) {
@@ -985,14 +987,14 @@ static void infer_cuda_add_rows(void *ctx, float *y, const float *b, int rows, i
     INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_add_rows)(y, b, n, dim);
     INFER_CUDA_LAUNCHED(c, "add_rows");
 }
-static void infer_cuda_glu(void *ctx, float *out, const float *gate, const float *up, int64_t n, int act) {
+static void infer_cuda_glu(void *ctx, float *out, const float *gate, const float *up, int64_t n, int act, float limit) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (n <= 0) return;
-    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_glu)(out, gate, up, n, act);
+    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_glu)(out, gate, up, n, act, limit);
     INFER_CUDA_LAUNCHED(c, "glu");
 }
 static void infer_cuda_swiglu(void *ctx, float *out, const float *gate, const float *up, int64_t n) {
-    infer_cuda_glu(ctx, out, gate, up, n, INFER_ACT_SILU);
+    infer_cuda_glu(ctx, out, gate, up, n, INFER_ACT_SILU, 0.0f);
 }
 static void infer_cuda_mul_sigmoid(void *ctx, float *y, const float *g, int rows, int dim, int g_cols) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
@@ -1021,6 +1023,8 @@ static void infer_cuda_deltanet_gates(void *ctx, float *g, float *beta, const fl
  * pair, in double, with the CPU's formula (>>cpu, infer__rope_apply):
  *   theta_base = pos * base^(-2i/n_rot) / freq_factors[i],  theta = freq_scale * theta_base,
  *   YaRN: theta = theta (1 - ramp) + theta_base ramp, mscale *= 1 + 0.1 ln(1/freq_scale).
+ * The rotated dims start at rot_first of each head (deepseek4 turns the last n_rot), and
+ * `inverse` turns by -theta (sin negated), which undoes the rotation at that position.
  * The rotation is written with round-to-nearest intrinsics so no multiply-add is fused and
  * the result rounds exactly like the CPU's.
  * ---------------------------------------------------------------------------------------- */
@@ -1031,6 +1035,7 @@ typedef struct infer_cuda_rope {
     const float *freq_factors;
     int sec[4];                   /* multi-axis sections; all 0 for one stream */
     int multi;
+    int rot_first, inverse;       /* the first rotated dim of a head; rotate by -theta */
 } infer_cuda_rope;
 
 __device__ int imrope_stream(int i, const int *sec) {
@@ -1057,10 +1062,10 @@ __global__ void k_rope(float *x, int rows, int n_heads, int head_dim, const int3
         theta = theta * (1 - ramp) + theta_base * ramp;
         mscale *= rp.yarn_mscale;
     }
-    const float cs = (float)(cos(theta) * mscale), sn = (float)(sin(theta) * mscale);
+    const float cs = (float)(cos(theta) * mscale), sn = (float)(sin(theta) * mscale) * (rp.inverse ? -1.0f : 1.0f);
     const int a = rp.neox ? i : 2 * i, b = rp.neox ? i + half : 2 * i + 1;
     for (int h = 0; h < n_heads; h++) {
-        float *v = x + ((size_t)r * n_heads + h) * head_dim;
+        float *v = x + ((size_t)r * n_heads + h) * head_dim + rp.rot_first;
         const float x0 = v[a], x1 = v[b];
         v[a] = __fsub_rn(__fmul_rn(x0, cs), __fmul_rn(x1, sn));
         v[b] = __fadd_rn(__fmul_rn(x0, sn), __fmul_rn(x1, cs));
@@ -1083,6 +1088,8 @@ static void infer_cuda_rope_launch(infer_cuda_ctx *c, float *x, int rows, int n_
     rp.attn_factor = r->attn_factor;
     rp.ext_factor = r->ext_factor;
     rp.freq_factors = r->freq_factors;
+    rp.rot_first = r->rot_first;
+    rp.inverse = r->inverse;
     if (r->ext_factor != 0) {
         float lo = floorf(infer_cuda_yarn_corr_dim(r->n_rot, r->n_ctx_orig, r->beta_fast, r->freq_base));
         float hi = ceilf(infer_cuda_yarn_corr_dim(r->n_rot, r->n_ctx_orig, r->beta_slow, r->freq_base));
@@ -1110,18 +1117,19 @@ static void infer_cuda_rope_multi(void *ctx, float *x, int rows, int n_heads, in
  * ---------------------------------------------------------------------------------------- */
 __device__ __forceinline__ size_t kv_row(const int32_t *table, int bs, int32_t p) { return (size_t)table[p / bs] * bs + p % bs; }
 
-/* a block per row r: k, v [rows, kv_dim] -> the pools, converted to F16 when the cache is */
+/* a block per row r: k, v [rows, kv_dim] -> the pools, converted to F16 when the cache is;
+ * v NULL: keys only (a cache whose values are its keys) */
 __global__ void k_kv_store(void *kp, void *vp, int f16_cache, const int32_t *table, int bs, int kv_dim, const float *k, const float *v, const int32_t *pos) {
     const int r = blockIdx.x;
     const size_t off = kv_row(table, bs, pos[r]) * kv_dim;
-    const float *kr = k + (size_t)r * kv_dim, *vr = v + (size_t)r * kv_dim;
+    const float *kr = k + (size_t)r * kv_dim, *vr = v ? v + (size_t)r * kv_dim : NULL;
     for (int i = threadIdx.x; i < kv_dim; i += blockDim.x) {
         if (f16_cache) {
             ((__half *)kp)[off + i] = __float2half_rn(kr[i]);
-            ((__half *)vp)[off + i] = __float2half_rn(vr[i]);
+            if (vr) ((__half *)vp)[off + i] = __float2half_rn(vr[i]);
         } else {
             ((float *)kp)[off + i] = kr[i];
-            ((float *)vp)[off + i] = vr[i];
+            if (vr) ((float *)vp)[off + i] = vr[i];
         }
     }
 }
@@ -1261,20 +1269,27 @@ static void infer_cuda_attention(void *ctx, float *out, const float *q, const in
 
 /* ------------------------------------------------------------------------------------------
  * Mixture of experts: routing.
- * A block per token: the probabilities in shared memory, then n_used rounds of a block-wide
- * argmax (ties to the lower id, like the CPU's strict >); a chosen expert's probability is
- * replaced by -inf so the next round skips it. Thread 0 keeps the CPU's order for the sum.
+ * A block per token: the probabilities p in shared memory (softmax, sigmoid, or DeepSeek-V4's
+ * sqrt(softplus)), then n_used rounds of a block-wide argmax of p + bias (ties to the lower
+ * id, like the CPU's strict >; the bias only steers the choice, the weight stays p); a
+ * chosen expert's p is replaced by -inf so the next round skips it. With ids_given (hash
+ * routing) the ids are already there and only their weights are read. Thread 0 keeps the
+ * CPU's order for the sum.
  * ---------------------------------------------------------------------------------------- */
 #define INFER_CUDA_MAX_EXPERTS 8192
-__global__ void k_moe_route(int32_t *ids, float *weights, const float *logits, int n_expert, int n_used, int gating, int norm, float scale) {
+#define INFER_CUDA_MAX_USED 64
+__global__ void k_moe_route(int32_t *ids, float *weights, const float *logits, int n_expert, int n_used, int gating, int norm, float scale,
+                            const float *bias, int ids_given) {
     INFER_CUDA_DYN_SHARED(float, p);
     __shared__ float best_v[32];
     __shared__ int best_i[32];
-    __shared__ float chosen_w[64];
+    __shared__ float chosen_w[INFER_CUDA_MAX_USED];
     const int r = blockIdx.x, lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
     const float *l = logits + (size_t)r * n_expert;
     if (gating == 2) {
         for (int e = threadIdx.x; e < n_expert; e += blockDim.x) p[e] = 1.0f / (1.0f + expf(-l[e]));
+    } else if (gating == 4) {                       /* sqrt(softplus(z)), softplus(z) = ln(1 + e^z) */
+        for (int e = threadIdx.x; e < n_expert; e += blockDim.x) p[e] = sqrtf(l[e] > 20.0f ? l[e] : log1pf(expf(l[e])));
     } else {
         float mx = -INFINITY;
         for (int e = threadIdx.x; e < n_expert; e += blockDim.x) mx = fmaxf(mx, l[e]);
@@ -1286,42 +1301,51 @@ __global__ void k_moe_route(int32_t *ids, float *weights, const float *logits, i
     }
     __syncthreads();
     int32_t *id = ids + (size_t)r * n_used;
-    for (int s = 0; s < n_used; s++) {
-        float v = -INFINITY;
-        int bi = -1;
-        for (int e = threadIdx.x; e < n_expert; e += blockDim.x)
-            if (bi < 0 || p[e] > v) { v = p[e]; bi = e; }
-        for (int o = 16; o > 0; o >>= 1) {          /* larger value wins, ties to the lower id */
-            const float v2 = __shfl_xor_sync(0xffffffffu, v, o);
-            const int i2 = __shfl_xor_sync(0xffffffffu, bi, o);
-            if (i2 >= 0 && (bi < 0 || v2 > v || (v2 == v && i2 < bi))) { v = v2; bi = i2; }
+    if (ids_given) {
+        if (threadIdx.x == 0)
+            for (int s = 0; s < n_used; s++) chosen_w[s] = id[s] >= 0 && id[s] < n_expert ? p[id[s]] : 0.0f;
+    } else {
+        for (int s = 0; s < n_used; s++) {
+            float v = -INFINITY;
+            int bi = -1;
+            for (int e = threadIdx.x; e < n_expert; e += blockDim.x) {
+                const float ve = bias ? p[e] + bias[e] : p[e];
+                if (bi < 0 || ve > v) { v = ve; bi = e; }
+            }
+            for (int o = 16; o > 0; o >>= 1) {          /* larger value wins, ties to the lower id */
+                const float v2 = __shfl_xor_sync(0xffffffffu, v, o);
+                const int i2 = __shfl_xor_sync(0xffffffffu, bi, o);
+                if (i2 >= 0 && (bi < 0 || v2 > v || (v2 == v && i2 < bi))) { v = v2; bi = i2; }
+            }
+            if (lane == 0) { best_v[warp] = v; best_i[warp] = bi; }
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                for (int w = 1; w < nw; w++)
+                    if (best_i[w] >= 0 && (bi < 0 || best_v[w] > v || (best_v[w] == v && best_i[w] < bi))) { v = best_v[w]; bi = best_i[w]; }
+                id[s] = bi;
+                chosen_w[s] = p[bi];
+                p[bi] = -INFINITY;
+            }
+            __syncthreads();
         }
-        if (lane == 0) { best_v[warp] = v; best_i[warp] = bi; }
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            for (int w = 1; w < nw; w++)
-                if (best_i[w] >= 0 && (bi < 0 || best_v[w] > v || (best_v[w] == v && best_i[w] < bi))) { v = best_v[w]; bi = best_i[w]; }
-            id[s] = bi;
-            chosen_w[s] = p[bi];
-            p[bi] = -INFINITY;
-        }
-        __syncthreads();
     }
     if (threadIdx.x == 0) {
         float wsum = 0.0f;
         for (int s = 0; s < n_used; s++) wsum += chosen_w[s];
-        for (int s = 0; s < n_used; s++) weights[(size_t)r * n_used + s] = (norm ? chosen_w[s] / wsum : chosen_w[s]) * scale;
+        /* + 1e-20: a sum that underflowed to 0 gives weights 0, not NaN (as on the CPU) */
+        for (int s = 0; s < n_used; s++) weights[(size_t)r * n_used + s] = (norm ? chosen_w[s] / (wsum + 1e-20f) : chosen_w[s]) * scale;
     }
 }
 static void infer_cuda_moe_route(void *ctx, int32_t *ids, float *weights, const float *logits, int rows, int n_expert, int n_used, int gating,
-                                 int norm, float scale) {
+                                 int norm, float scale, const float *bias, int ids_given) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (rows <= 0) return;
-    if (n_expert > INFER_CUDA_MAX_EXPERTS || n_used > 64 || n_used > n_expert) {
+    if (n_expert > INFER_CUDA_MAX_EXPERTS || n_used > INFER_CUDA_MAX_USED || n_used > n_expert) {
         infer_cuda_record(c, cudaErrorInvalidValue, "moe_route: more experts than the kernel supports");
         return;
     }
-    INFER_CUDA_LAUNCH(rows, 256, (size_t)n_expert * sizeof(float), c->stream, k_moe_route)(ids, weights, logits, n_expert, n_used, gating, norm, scale);
+    INFER_CUDA_LAUNCH(rows, 256, (size_t)n_expert * sizeof(float), c->stream, k_moe_route)(ids, weights, logits, n_expert, n_used, gating, norm, scale,
+                                                                                           bias, ids_given);
     INFER_CUDA_LAUNCHED(c, "moe_route");
 }
 
@@ -1448,7 +1472,10 @@ static const char *infer_cuda_last_error(void *ctx) { return ctx ? ((infer_cuda_
 static int infer_cuda_supports_config(const struct infer_config *c, char *why, size_t n) {
     if (c->head_dim > INFER_CUDA_ATT_MAXD) { snprintf(why, n, "attention head size %d (the kernels handle up to %d)", c->head_dim, INFER_CUDA_ATT_MAXD); return 0; }
     if (c->ssm_d_state > INFER_CUDA_DN_MAXK) { snprintf(why, n, "DeltaNet key head size %d (the kernels handle up to %d)", c->ssm_d_state, INFER_CUDA_DN_MAXK); return 0; }
-    if (c->n_expert > INFER_CUDA_MAX_EXPERTS || c->n_expert_used > 64) { snprintf(why, n, "%d experts, %d used (the router handles up to %d, 64 used)", c->n_expert, c->n_expert_used, INFER_CUDA_MAX_EXPERTS); return 0; }
+    if (c->n_expert > INFER_CUDA_MAX_EXPERTS || c->n_expert_used > INFER_CUDA_MAX_USED) {
+        snprintf(why, n, "%d experts, %d used (the router handles up to %d, %d used)", c->n_expert, c->n_expert_used, INFER_CUDA_MAX_EXPERTS, INFER_CUDA_MAX_USED);
+        return 0;
+    }
     if (c->ssm_conv_kernel > INFER_CUDA_MAX_CONV) { snprintf(why, n, "conv kernel %d (up to %d)", c->ssm_conv_kernel, INFER_CUDA_MAX_CONV); return 0; }
     return 1;
 }
