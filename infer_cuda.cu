@@ -1156,11 +1156,39 @@ __device__ __forceinline__ float kv_load(const void *pool, int f16_cache, size_t
 #define INFER_CUDA_ATT_WARPS 4
 #define INFER_CUDA_ATT_CHUNK 64
 #define INFER_CUDA_ATT_MAXD 512
+
+/* The end of an attention block (k_attention, k_attention_sparse): the warps' (m, l, acc)
+ * merged through shared memory; with one split o = acc / l, with several the block's
+ * (M, L, acc) go to its slot of `part` for k_attn_merge. A warp that saw nothing has
+ * m = -inf and weight 0. */
+template <int DPL>
+__device__ void attn_finish(float m, float l, const float *acc, float *o, float *slot, int hd, int n_split) {
+    __shared__ float sm_m[INFER_CUDA_ATT_WARPS], sm_l[INFER_CUDA_ATT_WARPS];
+    __shared__ float sm_acc[INFER_CUDA_ATT_WARPS][32 * DPL];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) { sm_m[warp] = m; sm_l[warp] = l; }
+INFER_CUDA_UNROLL
+    for (int j = 0; j < DPL; j++) sm_acc[warp][lane + 32 * j] = acc[j];
+    __syncthreads();
+    float M = -INFINITY;
+INFER_CUDA_UNROLL
+    for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) M = fmaxf(M, sm_m[w]);
+    float L = 0.0f, f[INFER_CUDA_ATT_WARPS];
+INFER_CUDA_UNROLL
+    for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) { f[w] = sm_m[w] == -INFINITY ? 0.0f : expf(sm_m[w] - M); L += sm_l[w] * f[w]; }
+    for (int d = threadIdx.x; d < hd; d += blockDim.x) {
+        float a = 0.0f;
+INFER_CUDA_UNROLL
+        for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) a += sm_acc[w][d] * f[w];
+        if (n_split == 1) o[d] = a / L;
+        else slot[2 + d] = a;
+    }
+    if (n_split > 1 && threadIdx.x == 0) { slot[0] = M; slot[1] = L; }
+}
+
 template <int DPL>
 __global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention(float *out, float *part, const float *q, const void *kpool, const void *vpool,
                             int f16_cache, const int32_t *table, int bs, int kv_dim, const int32_t *pos, int n_head, int group, int hd, float scale, int n_split) {
-    __shared__ float sm_m[INFER_CUDA_ATT_WARPS], sm_l[INFER_CUDA_ATT_WARPS];
-    __shared__ float sm_acc[INFER_CUDA_ATT_WARPS][32 * DPL];
     const int h = blockIdx.x, r = blockIdx.y, split = blockIdx.z, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int g = h / group, n = pos[r] + 1;
     const float *qh = q + ((size_t)r * n_head + h) * hd;
@@ -1183,25 +1211,8 @@ INFER_CUDA_UNROLL
             m = m2;
         }
     }
-    if (lane == 0) { sm_m[warp] = m; sm_l[warp] = l; }
-INFER_CUDA_UNROLL
-    for (int j = 0; j < DPL; j++) sm_acc[warp][lane + 32 * j] = acc[j];
-    __syncthreads();
-    float M = -INFINITY;
-INFER_CUDA_UNROLL
-    for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) M = fmaxf(M, sm_m[w]);
-    float L = 0.0f, f[INFER_CUDA_ATT_WARPS];
-INFER_CUDA_UNROLL
-    for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) { f[w] = sm_m[w] == -INFINITY ? 0.0f : expf(sm_m[w] - M); L += sm_l[w] * f[w]; }
     const size_t slot = ((size_t)r * n_head + h) * n_split + split;
-    for (int d = threadIdx.x; d < hd; d += blockDim.x) {
-        float a = 0.0f;
-INFER_CUDA_UNROLL
-        for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) a += sm_acc[w][d] * f[w];
-        if (n_split == 1) out[((size_t)r * n_head + h) * hd + d] = a / L;
-        else part[slot * (hd + 2) + 2 + d] = a;
-    }
-    if (n_split > 1 && threadIdx.x == 0) { part[slot * (hd + 2)] = M; part[slot * (hd + 2) + 1] = L; }
+    attn_finish<DPL>(m, l, acc, out + ((size_t)r * n_head + h) * hd, part ? part + slot * (hd + 2) : NULL, hd, n_split);
 }
 
 /* merge the splits of (row r, head h): out = sum_s acc_s e^(m_s - M) / sum_s l_s e^(m_s - M) */
@@ -1233,6 +1244,18 @@ static int infer_cuda_reserve(infer_cuda_ctx *c, size_t bytes) {
     return 1;
 }
 
+/* Splits of an attention launch over `blocks` (row, head) pairs: enough blocks for two waves
+ * over the SMs when the pairs alone are too few, with scratch for their partials (0: no
+ * scratch to be had). The host does not know the positions (they are on the device); a
+ * split that gets no chunk writes m = -inf and drops out of the merge. */
+static int infer_cuda_att_splits(infer_cuda_ctx *c, int blocks, int hd) {
+    int n_split = 1;
+    if (blocks < 2 * infer_cuda_sms) n_split = (2 * infer_cuda_sms + blocks - 1) / blocks;
+    if (n_split > 32) n_split = 32;
+    if (n_split > 1 && !infer_cuda_reserve(c, (size_t)blocks * n_split * (hd + 2) * sizeof(float))) return 0;
+    return n_split;
+}
+
 static void infer_cuda_attention(void *ctx, float *out, const float *q, const infer_kv_view *kv, const int32_t *pos, int rows, int n_head,
                                  int n_head_kv, int head_dim, float scale) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
@@ -1241,14 +1264,8 @@ static void infer_cuda_attention(void *ctx, float *out, const float *q, const in
     /* grid.y holds at most 65535 rows: longer chunks go in parts */
     for (; rows > 65535; rows -= 65535, q += (size_t)65535 * n_head * head_dim, out += (size_t)65535 * n_head * head_dim, pos += 65535)
         infer_cuda_attention(ctx, out, q, kv, pos, 65535, n_head, n_head_kv, head_dim, scale);
-    /* splits: enough blocks for two waves over the SMs when rows x heads alone are too few.
-     * The host does not know the positions (they are on the device); a split that gets no
-     * chunk writes m = -inf and drops out of the merge. */
-    const int blocks = rows * n_head;
-    int n_split = 1;
-    if (blocks < 2 * infer_cuda_sms) n_split = (2 * infer_cuda_sms + blocks - 1) / blocks;
-    if (n_split > 32) n_split = 32;
-    if (n_split > 1 && !infer_cuda_reserve(c, (size_t)blocks * n_split * (head_dim + 2) * sizeof(float))) return;
+    const int n_split = infer_cuda_att_splits(c, rows * n_head, head_dim);
+    if (!n_split) return;
     dim3 grid(n_head, rows, n_split);
     const int f16c = kv->type == INFER_TYPE_F16, group = n_head / n_head_kv;
 #define INFER_CUDA_ATT(DPL) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c->stream, k_attention<DPL>)(out, (float *)c->scratch, q, kv->k, kv->v, f16c, \
