@@ -38,6 +38,15 @@
  *               registers across the tokens; deltanet_chunked runs the same kernel over the
  *               whole chunk (on a GPU the recurrence is already parallel over n_v * d_v
  *               columns; its result equals the chunked form's up to rounding)
+ *   deepseek4   hc_pre: a block per row, one thread the Sinkhorn-normalised mixes, all of
+ *               them the collapse of the streams; hc_post: a thread per element.
+ *               compress: a thread per channel walks the chunk's rows with its two running
+ *               softmaxes in registers (the state between chunks is the CPU's layout).
+ *               indexer_topk: a block per query row; half-warps score the entries with the
+ *               CPU's exact sums (ties decide the choice), into a bounded shared-memory
+ *               buffer that a radix select cuts to the top_k whenever it fills.
+ *               attention_sparse: attention's online softmax and splits over the window
+ *               plus the compressed entries, the sink a logit with no value
  *   the rest    elementwise and per-row reductions, written to match the CPU's formulas
  *               (RMSNorm and L2 norm sum squares in double, as the CPU does)
  *
@@ -61,6 +70,8 @@
  *   FP16/BF16/int8 tensor-core paths (only TF32 now), a chunked (matrix-product) form
  *   of the delta rule, CUDA graphs for the per-token launches. The matvec decodes every
  *   weight with byte loads and scalar maths; it is correct first, not at the roofline.
+ *   The indexer scores with scalar dots (a prompt's scores are one matrix product,
+ *   Q K^T, that tensor cores would do far faster, at the price of the CPU's exact ties).
  */
 #include "infer.h"
 
@@ -939,12 +950,14 @@ static unsigned infer_cuda_blocks(int64_t n) {
 
 __global__ void k_add(float *y, const float *x, int64_t n) { INFER_CUDA_FOR(i, n) y[i] += x[i]; }
 __global__ void k_add_rows(float *y, const float *b, int64_t n, int dim) { INFER_CUDA_FOR(i, n) y[i] += b[i % dim]; }
-/* out = act(gate) * up: SiLU z / (1 + e^-z), or ReLU^2 max(z, 0)^2 */
-__global__ void k_glu(float *out, const float *gate, const float *up, int64_t n, int act) {
+/* out = act(gate) * up: SiLU z / (1 + e^-z), or ReLU^2 max(z, 0)^2; with limit L > 0 the
+ * inputs are clamped first (DeepSeek-V4): gate = min(gate, L), up = clamp(up, -L, L) */
+__global__ void k_glu(float *out, const float *gate, const float *up, int64_t n, int act, float limit) {
     INFER_CUDA_FOR(i, n) {
-        const float g = gate[i];
-        if (act == INFER_ACT_SILU) out[i] = g / (1.0f + expf(-g)) * up[i];
-        else { const float r = g > 0 ? g : 0.0f; out[i] = r * r * up[i]; }
+        float g = gate[i], u = up[i];
+        if (limit > 0) { g = fminf(g, limit); u = fminf(fmaxf(u, -limit), limit); }
+        if (act == INFER_ACT_SILU) out[i] = g / (1.0f + expf(-g)) * u;
+        else { const float r = g > 0 ? g : 0.0f; out[i] = r * r * u; }
     }
 }
 __global__ void k_mul_sigmoid(float *y, const float *g, int64_t n, int dim, int g_cols) {
@@ -985,14 +998,14 @@ static void infer_cuda_add_rows(void *ctx, float *y, const float *b, int rows, i
     INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_add_rows)(y, b, n, dim);
     INFER_CUDA_LAUNCHED(c, "add_rows");
 }
-static void infer_cuda_glu(void *ctx, float *out, const float *gate, const float *up, int64_t n, int act) {
+static void infer_cuda_glu(void *ctx, float *out, const float *gate, const float *up, int64_t n, int act, float limit) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (n <= 0) return;
-    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_glu)(out, gate, up, n, act);
+    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_glu)(out, gate, up, n, act, limit);
     INFER_CUDA_LAUNCHED(c, "glu");
 }
 static void infer_cuda_swiglu(void *ctx, float *out, const float *gate, const float *up, int64_t n) {
-    infer_cuda_glu(ctx, out, gate, up, n, INFER_ACT_SILU);
+    infer_cuda_glu(ctx, out, gate, up, n, INFER_ACT_SILU, 0.0f);
 }
 static void infer_cuda_mul_sigmoid(void *ctx, float *y, const float *g, int rows, int dim, int g_cols) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
@@ -1021,6 +1034,8 @@ static void infer_cuda_deltanet_gates(void *ctx, float *g, float *beta, const fl
  * pair, in double, with the CPU's formula (>>cpu, infer__rope_apply):
  *   theta_base = pos * base^(-2i/n_rot) / freq_factors[i],  theta = freq_scale * theta_base,
  *   YaRN: theta = theta (1 - ramp) + theta_base ramp, mscale *= 1 + 0.1 ln(1/freq_scale).
+ * The rotated dims start at rot_first of each head (deepseek4 turns the last n_rot), and
+ * `inverse` turns by -theta (sin negated), which undoes the rotation at that position.
  * The rotation is written with round-to-nearest intrinsics so no multiply-add is fused and
  * the result rounds exactly like the CPU's.
  * ---------------------------------------------------------------------------------------- */
@@ -1031,6 +1046,7 @@ typedef struct infer_cuda_rope {
     const float *freq_factors;
     int sec[4];                   /* multi-axis sections; all 0 for one stream */
     int multi;
+    int rot_first, inverse;       /* the first rotated dim of a head; rotate by -theta */
 } infer_cuda_rope;
 
 __device__ int imrope_stream(int i, const int *sec) {
@@ -1057,10 +1073,10 @@ __global__ void k_rope(float *x, int rows, int n_heads, int head_dim, const int3
         theta = theta * (1 - ramp) + theta_base * ramp;
         mscale *= rp.yarn_mscale;
     }
-    const float cs = (float)(cos(theta) * mscale), sn = (float)(sin(theta) * mscale);
+    const float cs = (float)(cos(theta) * mscale), sn = (float)(sin(theta) * mscale) * (rp.inverse ? -1.0f : 1.0f);
     const int a = rp.neox ? i : 2 * i, b = rp.neox ? i + half : 2 * i + 1;
     for (int h = 0; h < n_heads; h++) {
-        float *v = x + ((size_t)r * n_heads + h) * head_dim;
+        float *v = x + ((size_t)r * n_heads + h) * head_dim + rp.rot_first;
         const float x0 = v[a], x1 = v[b];
         v[a] = __fsub_rn(__fmul_rn(x0, cs), __fmul_rn(x1, sn));
         v[b] = __fadd_rn(__fmul_rn(x0, sn), __fmul_rn(x1, cs));
@@ -1083,6 +1099,8 @@ static void infer_cuda_rope_launch(infer_cuda_ctx *c, float *x, int rows, int n_
     rp.attn_factor = r->attn_factor;
     rp.ext_factor = r->ext_factor;
     rp.freq_factors = r->freq_factors;
+    rp.rot_first = r->rot_first;
+    rp.inverse = r->inverse;
     if (r->ext_factor != 0) {
         float lo = floorf(infer_cuda_yarn_corr_dim(r->n_rot, r->n_ctx_orig, r->beta_fast, r->freq_base));
         float hi = ceilf(infer_cuda_yarn_corr_dim(r->n_rot, r->n_ctx_orig, r->beta_slow, r->freq_base));
@@ -1110,18 +1128,19 @@ static void infer_cuda_rope_multi(void *ctx, float *x, int rows, int n_heads, in
  * ---------------------------------------------------------------------------------------- */
 __device__ __forceinline__ size_t kv_row(const int32_t *table, int bs, int32_t p) { return (size_t)table[p / bs] * bs + p % bs; }
 
-/* a block per row r: k, v [rows, kv_dim] -> the pools, converted to F16 when the cache is */
+/* a block per row r: k, v [rows, kv_dim] -> the pools, converted to F16 when the cache is;
+ * v NULL: keys only (a cache whose values are its keys) */
 __global__ void k_kv_store(void *kp, void *vp, int f16_cache, const int32_t *table, int bs, int kv_dim, const float *k, const float *v, const int32_t *pos) {
     const int r = blockIdx.x;
     const size_t off = kv_row(table, bs, pos[r]) * kv_dim;
-    const float *kr = k + (size_t)r * kv_dim, *vr = v + (size_t)r * kv_dim;
+    const float *kr = k + (size_t)r * kv_dim, *vr = v ? v + (size_t)r * kv_dim : NULL;
     for (int i = threadIdx.x; i < kv_dim; i += blockDim.x) {
         if (f16_cache) {
             ((__half *)kp)[off + i] = __float2half_rn(kr[i]);
-            ((__half *)vp)[off + i] = __float2half_rn(vr[i]);
+            if (vr) ((__half *)vp)[off + i] = __float2half_rn(vr[i]);
         } else {
             ((float *)kp)[off + i] = kr[i];
-            ((float *)vp)[off + i] = vr[i];
+            if (vr) ((float *)vp)[off + i] = vr[i];
         }
     }
 }
@@ -1148,11 +1167,39 @@ __device__ __forceinline__ float kv_load(const void *pool, int f16_cache, size_t
 #define INFER_CUDA_ATT_WARPS 4
 #define INFER_CUDA_ATT_CHUNK 64
 #define INFER_CUDA_ATT_MAXD 512
+
+/* The end of an attention block (k_attention, k_attention_sparse): the warps' (m, l, acc)
+ * merged through shared memory; with one split o = acc / l, with several the block's
+ * (M, L, acc) go to its slot of `part` for k_attn_merge. A warp that saw nothing has
+ * m = -inf and weight 0. */
+template <int DPL>
+__device__ void attn_finish(float m, float l, const float *acc, float *o, float *slot, int hd, int n_split) {
+    __shared__ float sm_m[INFER_CUDA_ATT_WARPS], sm_l[INFER_CUDA_ATT_WARPS];
+    __shared__ float sm_acc[INFER_CUDA_ATT_WARPS][32 * DPL];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) { sm_m[warp] = m; sm_l[warp] = l; }
+INFER_CUDA_UNROLL
+    for (int j = 0; j < DPL; j++) sm_acc[warp][lane + 32 * j] = acc[j];
+    __syncthreads();
+    float M = -INFINITY;
+INFER_CUDA_UNROLL
+    for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) M = fmaxf(M, sm_m[w]);
+    float L = 0.0f, f[INFER_CUDA_ATT_WARPS];
+INFER_CUDA_UNROLL
+    for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) { f[w] = sm_m[w] == -INFINITY ? 0.0f : expf(sm_m[w] - M); L += sm_l[w] * f[w]; }
+    for (int d = threadIdx.x; d < hd; d += blockDim.x) {
+        float a = 0.0f;
+INFER_CUDA_UNROLL
+        for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) a += sm_acc[w][d] * f[w];
+        if (n_split == 1) o[d] = a / L;
+        else slot[2 + d] = a;
+    }
+    if (n_split > 1 && threadIdx.x == 0) { slot[0] = M; slot[1] = L; }
+}
+
 template <int DPL>
 __global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention(float *out, float *part, const float *q, const void *kpool, const void *vpool,
                             int f16_cache, const int32_t *table, int bs, int kv_dim, const int32_t *pos, int n_head, int group, int hd, float scale, int n_split) {
-    __shared__ float sm_m[INFER_CUDA_ATT_WARPS], sm_l[INFER_CUDA_ATT_WARPS];
-    __shared__ float sm_acc[INFER_CUDA_ATT_WARPS][32 * DPL];
     const int h = blockIdx.x, r = blockIdx.y, split = blockIdx.z, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int g = h / group, n = pos[r] + 1;
     const float *qh = q + ((size_t)r * n_head + h) * hd;
@@ -1175,25 +1222,8 @@ INFER_CUDA_UNROLL
             m = m2;
         }
     }
-    if (lane == 0) { sm_m[warp] = m; sm_l[warp] = l; }
-INFER_CUDA_UNROLL
-    for (int j = 0; j < DPL; j++) sm_acc[warp][lane + 32 * j] = acc[j];
-    __syncthreads();
-    float M = -INFINITY;
-INFER_CUDA_UNROLL
-    for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) M = fmaxf(M, sm_m[w]);
-    float L = 0.0f, f[INFER_CUDA_ATT_WARPS];
-INFER_CUDA_UNROLL
-    for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) { f[w] = sm_m[w] == -INFINITY ? 0.0f : expf(sm_m[w] - M); L += sm_l[w] * f[w]; }
     const size_t slot = ((size_t)r * n_head + h) * n_split + split;
-    for (int d = threadIdx.x; d < hd; d += blockDim.x) {
-        float a = 0.0f;
-INFER_CUDA_UNROLL
-        for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) a += sm_acc[w][d] * f[w];
-        if (n_split == 1) out[((size_t)r * n_head + h) * hd + d] = a / L;
-        else part[slot * (hd + 2) + 2 + d] = a;
-    }
-    if (n_split > 1 && threadIdx.x == 0) { part[slot * (hd + 2)] = M; part[slot * (hd + 2) + 1] = L; }
+    attn_finish<DPL>(m, l, acc, out + ((size_t)r * n_head + h) * hd, part ? part + slot * (hd + 2) : NULL, hd, n_split);
 }
 
 /* merge the splits of (row r, head h): out = sum_s acc_s e^(m_s - M) / sum_s l_s e^(m_s - M) */
@@ -1225,6 +1255,18 @@ static int infer_cuda_reserve(infer_cuda_ctx *c, size_t bytes) {
     return 1;
 }
 
+/* Splits of an attention launch over `blocks` (row, head) pairs: enough blocks for two waves
+ * over the SMs when the pairs alone are too few, with scratch for their partials (0: no
+ * scratch to be had). The host does not know the positions (they are on the device); a
+ * split that gets no chunk writes m = -inf and drops out of the merge. */
+static int infer_cuda_att_splits(infer_cuda_ctx *c, int blocks, int hd) {
+    int n_split = 1;
+    if (blocks < 2 * infer_cuda_sms) n_split = (2 * infer_cuda_sms + blocks - 1) / blocks;
+    if (n_split > 32) n_split = 32;
+    if (n_split > 1 && !infer_cuda_reserve(c, (size_t)blocks * n_split * (hd + 2) * sizeof(float))) return 0;
+    return n_split;
+}
+
 static void infer_cuda_attention(void *ctx, float *out, const float *q, const infer_kv_view *kv, const int32_t *pos, int rows, int n_head,
                                  int n_head_kv, int head_dim, float scale) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
@@ -1233,14 +1275,8 @@ static void infer_cuda_attention(void *ctx, float *out, const float *q, const in
     /* grid.y holds at most 65535 rows: longer chunks go in parts */
     for (; rows > 65535; rows -= 65535, q += (size_t)65535 * n_head * head_dim, out += (size_t)65535 * n_head * head_dim, pos += 65535)
         infer_cuda_attention(ctx, out, q, kv, pos, 65535, n_head, n_head_kv, head_dim, scale);
-    /* splits: enough blocks for two waves over the SMs when rows x heads alone are too few.
-     * The host does not know the positions (they are on the device); a split that gets no
-     * chunk writes m = -inf and drops out of the merge. */
-    const int blocks = rows * n_head;
-    int n_split = 1;
-    if (blocks < 2 * infer_cuda_sms) n_split = (2 * infer_cuda_sms + blocks - 1) / blocks;
-    if (n_split > 32) n_split = 32;
-    if (n_split > 1 && !infer_cuda_reserve(c, (size_t)blocks * n_split * (head_dim + 2) * sizeof(float))) return;
+    const int n_split = infer_cuda_att_splits(c, rows * n_head, head_dim);
+    if (!n_split) return;
     dim3 grid(n_head, rows, n_split);
     const int f16c = kv->type == INFER_TYPE_F16, group = n_head / n_head_kv;
 #define INFER_CUDA_ATT(DPL) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c->stream, k_attention<DPL>)(out, (float *)c->scratch, q, kv->k, kv->v, f16c, \
@@ -1261,20 +1297,27 @@ static void infer_cuda_attention(void *ctx, float *out, const float *q, const in
 
 /* ------------------------------------------------------------------------------------------
  * Mixture of experts: routing.
- * A block per token: the probabilities in shared memory, then n_used rounds of a block-wide
- * argmax (ties to the lower id, like the CPU's strict >); a chosen expert's probability is
- * replaced by -inf so the next round skips it. Thread 0 keeps the CPU's order for the sum.
+ * A block per token: the probabilities p in shared memory (softmax, sigmoid, or DeepSeek-V4's
+ * sqrt(softplus)), then n_used rounds of a block-wide argmax of p + bias (ties to the lower
+ * id, like the CPU's strict >; the bias only steers the choice, the weight stays p); a
+ * chosen expert's p is replaced by -inf so the next round skips it. With ids_given (hash
+ * routing) the ids are already there and only their weights are read. Thread 0 keeps the
+ * CPU's order for the sum.
  * ---------------------------------------------------------------------------------------- */
 #define INFER_CUDA_MAX_EXPERTS 8192
-__global__ void k_moe_route(int32_t *ids, float *weights, const float *logits, int n_expert, int n_used, int gating, int norm, float scale) {
+#define INFER_CUDA_MAX_USED 64
+__global__ void k_moe_route(int32_t *ids, float *weights, const float *logits, int n_expert, int n_used, int gating, int norm, float scale,
+                            const float *bias, int ids_given) {
     INFER_CUDA_DYN_SHARED(float, p);
     __shared__ float best_v[32];
     __shared__ int best_i[32];
-    __shared__ float chosen_w[64];
+    __shared__ float chosen_w[INFER_CUDA_MAX_USED];
     const int r = blockIdx.x, lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
     const float *l = logits + (size_t)r * n_expert;
     if (gating == 2) {
         for (int e = threadIdx.x; e < n_expert; e += blockDim.x) p[e] = 1.0f / (1.0f + expf(-l[e]));
+    } else if (gating == 4) {                       /* sqrt(softplus(z)), softplus(z) = ln(1 + e^z) */
+        for (int e = threadIdx.x; e < n_expert; e += blockDim.x) p[e] = sqrtf(l[e] > 20.0f ? l[e] : log1pf(expf(l[e])));
     } else {
         float mx = -INFINITY;
         for (int e = threadIdx.x; e < n_expert; e += blockDim.x) mx = fmaxf(mx, l[e]);
@@ -1286,42 +1329,51 @@ __global__ void k_moe_route(int32_t *ids, float *weights, const float *logits, i
     }
     __syncthreads();
     int32_t *id = ids + (size_t)r * n_used;
-    for (int s = 0; s < n_used; s++) {
-        float v = -INFINITY;
-        int bi = -1;
-        for (int e = threadIdx.x; e < n_expert; e += blockDim.x)
-            if (bi < 0 || p[e] > v) { v = p[e]; bi = e; }
-        for (int o = 16; o > 0; o >>= 1) {          /* larger value wins, ties to the lower id */
-            const float v2 = __shfl_xor_sync(0xffffffffu, v, o);
-            const int i2 = __shfl_xor_sync(0xffffffffu, bi, o);
-            if (i2 >= 0 && (bi < 0 || v2 > v || (v2 == v && i2 < bi))) { v = v2; bi = i2; }
+    if (ids_given) {
+        if (threadIdx.x == 0)
+            for (int s = 0; s < n_used; s++) chosen_w[s] = id[s] >= 0 && id[s] < n_expert ? p[id[s]] : 0.0f;
+    } else {
+        for (int s = 0; s < n_used; s++) {
+            float v = -INFINITY;
+            int bi = -1;
+            for (int e = threadIdx.x; e < n_expert; e += blockDim.x) {
+                const float ve = bias ? p[e] + bias[e] : p[e];
+                if (bi < 0 || ve > v) { v = ve; bi = e; }
+            }
+            for (int o = 16; o > 0; o >>= 1) {          /* larger value wins, ties to the lower id */
+                const float v2 = __shfl_xor_sync(0xffffffffu, v, o);
+                const int i2 = __shfl_xor_sync(0xffffffffu, bi, o);
+                if (i2 >= 0 && (bi < 0 || v2 > v || (v2 == v && i2 < bi))) { v = v2; bi = i2; }
+            }
+            if (lane == 0) { best_v[warp] = v; best_i[warp] = bi; }
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                for (int w = 1; w < nw; w++)
+                    if (best_i[w] >= 0 && (bi < 0 || best_v[w] > v || (best_v[w] == v && best_i[w] < bi))) { v = best_v[w]; bi = best_i[w]; }
+                id[s] = bi;
+                chosen_w[s] = p[bi];
+                p[bi] = -INFINITY;
+            }
+            __syncthreads();
         }
-        if (lane == 0) { best_v[warp] = v; best_i[warp] = bi; }
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            for (int w = 1; w < nw; w++)
-                if (best_i[w] >= 0 && (bi < 0 || best_v[w] > v || (best_v[w] == v && best_i[w] < bi))) { v = best_v[w]; bi = best_i[w]; }
-            id[s] = bi;
-            chosen_w[s] = p[bi];
-            p[bi] = -INFINITY;
-        }
-        __syncthreads();
     }
     if (threadIdx.x == 0) {
         float wsum = 0.0f;
         for (int s = 0; s < n_used; s++) wsum += chosen_w[s];
-        for (int s = 0; s < n_used; s++) weights[(size_t)r * n_used + s] = (norm ? chosen_w[s] / wsum : chosen_w[s]) * scale;
+        /* + 1e-20: a sum that underflowed to 0 gives weights 0, not NaN (as on the CPU) */
+        for (int s = 0; s < n_used; s++) weights[(size_t)r * n_used + s] = (norm ? chosen_w[s] / (wsum + 1e-20f) : chosen_w[s]) * scale;
     }
 }
 static void infer_cuda_moe_route(void *ctx, int32_t *ids, float *weights, const float *logits, int rows, int n_expert, int n_used, int gating,
-                                 int norm, float scale) {
+                                 int norm, float scale, const float *bias, int ids_given) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (rows <= 0) return;
-    if (n_expert > INFER_CUDA_MAX_EXPERTS || n_used > 64 || n_used > n_expert) {
+    if (n_expert > INFER_CUDA_MAX_EXPERTS || n_used > INFER_CUDA_MAX_USED || n_used > n_expert) {
         infer_cuda_record(c, cudaErrorInvalidValue, "moe_route: more experts than the kernel supports");
         return;
     }
-    INFER_CUDA_LAUNCH(rows, 256, (size_t)n_expert * sizeof(float), c->stream, k_moe_route)(ids, weights, logits, n_expert, n_used, gating, norm, scale);
+    INFER_CUDA_LAUNCH(rows, 256, (size_t)n_expert * sizeof(float), c->stream, k_moe_route)(ids, weights, logits, n_expert, n_used, gating, norm, scale,
+                                                                                           bias, ids_given);
     INFER_CUDA_LAUNCHED(c, "moe_route");
 }
 
@@ -1414,6 +1466,397 @@ static void infer_cuda_deltanet(void *ctx, float *out, const float *q, const flo
 }
 
 /* ------------------------------------------------------------------------------------------
+ * DeepSeek-V4: hyper-connections, the KV compressor, the lightning indexer, and attention
+ * over a sliding window plus compressed entries. The maths is at >>deepseek4 in infer.h and
+ * in the table's entries; these kernels follow the CPU's loops (infer__cpu_hc_pre, ...)
+ * operation for operation where the order of a sum decides a result.
+ * ---------------------------------------------------------------------------------------- */
+#define INFER_CUDA_MAX_HC 16
+
+__device__ __forceinline__ float sigmoidf_(float z) { return 1.0f / (1.0f + expf(-z)); }
+
+/* Hyper-connections before a block, a block per row. Thread 0 turns the row's mixes into
+ * pre, post and the Sinkhorn-normalised C [n_hc, n_hc] exactly as infer__hc_mixes does (a
+ * few hundred flops for n_hc = 4, not worth spreading over threads; the Sinkhorn passes
+ * are sequential anyway), then every thread collapses the streams for its elements,
+ *   u[e] = sum_i pre_i x[i, e]   (the streams in order, as on the CPU).
+ * pc NULL: the head's collapse, only pre (n_mix = n_hc). */
+__global__ void k_hc_pre(float *u, float *pc, const float *mix, const float *x, const float *base, const float *scale, int dim, int n_hc,
+                         int iters, float eps) {
+    __shared__ float pre[INFER_CUDA_MAX_HC], C[INFER_CUDA_MAX_HC * INFER_CUDA_MAX_HC];
+    const int r = blockIdx.x, n_mix = pc ? n_hc * (2 + n_hc) : n_hc;
+    if (threadIdx.x == 0) {
+        const float *m = mix + (size_t)r * n_mix;
+        for (int i = 0; i < n_hc; i++) pre[i] = sigmoidf_(m[i] * scale[0] + base[i]) + eps;
+        if (pc) {
+            float *post = pc + (size_t)r * (n_hc + n_hc * n_hc);
+            for (int i = 0; i < n_hc; i++) post[i] = 2.0f * sigmoidf_(m[n_hc + i] * scale[1] + base[n_hc + i]);
+            for (int s = 0; s < n_hc; s++) {            /* softmax over the destinations of source s */
+                float *c = C + s * n_hc, mx = -INFINITY, sum = 0.0f;
+                for (int d = 0; d < n_hc; d++) { c[d] = m[2 * n_hc + s * n_hc + d] * scale[2] + base[2 * n_hc + s * n_hc + d]; mx = fmaxf(mx, c[d]); }
+                for (int d = 0; d < n_hc; d++) { c[d] = expf(c[d] - mx); sum += c[d]; }
+                for (int d = 0; d < n_hc; d++) c[d] = c[d] / sum + eps;
+            }
+            /* Sinkhorn: columns to sum 1, then (iters - 1) times rows, then columns again */
+            for (int it = 0; it < iters; it++)
+                for (int pass = it == 0 ? 1 : 0; pass < 2; pass++)
+                    for (int a = 0; a < n_hc; a++) {    /* pass 0: row a (sum over d); pass 1: column a (sum over s) */
+                        float sum = 0.0f;
+                        for (int b = 0; b < n_hc; b++) sum += pass ? C[b * n_hc + a] : C[a * n_hc + b];
+                        for (int b = 0; b < n_hc; b++) {
+                            float *v = pass ? &C[b * n_hc + a] : &C[a * n_hc + b];
+                            *v = *v / (sum + eps);
+                        }
+                    }
+            for (int i = 0; i < n_hc * n_hc; i++) post[n_hc + i] = C[i];
+        }
+    }
+    __syncthreads();
+    const float *xr = x + (size_t)r * n_hc * dim;
+    float *ur = u + (size_t)r * dim;
+    for (int e = threadIdx.x; e < dim; e += blockDim.x) {
+        float acc = pre[0] * xr[e];
+        for (int i = 1; i < n_hc; i++) acc += pre[i] * xr[(size_t)i * dim + e];
+        ur[e] = acc;
+    }
+}
+
+/* Hyper-connections after a block, in place: a thread per (row, element e) reads the n_hc
+ * streams' x[s, e] first, then writes x[d, e] = post_d h[e] + sum_s C[s, d] x_old[s, e]. */
+__global__ void k_hc_post(float *x, const float *h, const float *pc, int64_t n, int dim, int n_hc) {
+    INFER_CUDA_FOR(i, n) {
+        const int64_t r = i / dim, e = i % dim;
+        const float *post = pc + r * (n_hc + n_hc * n_hc), *C = post + n_hc;
+        float *xr = x + r * n_hc * dim;
+        float old[INFER_CUDA_MAX_HC];
+        for (int s = 0; s < n_hc; s++) old[s] = xr[(size_t)s * dim + e];
+        for (int d = 0; d < n_hc; d++) {
+            float acc = post[d] * h[i];
+            for (int s = 0; s < n_hc; s++) acc += C[s * n_hc + d] * old[s];
+            xr[(size_t)d * dim + e] = acc;
+        }
+    }
+}
+
+static void infer_cuda_hc_pre(void *ctx, float *u, float *pc, const float *mix, const float *x, const float *base, const float *scale,
+                              int rows, int dim, int n_hc, int iters, float eps) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (rows <= 0) return;
+    if (n_hc > INFER_CUDA_MAX_HC) { infer_cuda_record(c, cudaErrorInvalidValue, "hc_pre: more than 16 streams"); return; }
+    INFER_CUDA_LAUNCH(rows, 256, 0, c->stream, k_hc_pre)(u, pc, mix, x, base, scale, dim, n_hc, iters, eps);
+    INFER_CUDA_LAUNCHED(c, "hc_pre");
+}
+static void infer_cuda_hc_post(void *ctx, float *x, const float *h, const float *pc, int rows, int dim, int n_hc) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    const int64_t n = (int64_t)rows * dim;
+    if (n <= 0) return;
+    if (n_hc > INFER_CUDA_MAX_HC) { infer_cuda_record(c, cudaErrorInvalidValue, "hc_post: more than 16 streams"); return; }
+    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_hc_post)(x, h, pc, n, dim, n_hc);
+    INFER_CUDA_LAUNCHED(c, "hc_post");
+}
+
+/* One slot into a channel's running softmax (max m, sum s, weighted sum a), the CPU's
+ * infer__pool_add: an empty accumulator has s == 0. Rounded like the CPU (no fused
+ * multiply-add), so the state that crosses chunks is the CPU's up to expf. */
+__device__ __forceinline__ void pool_add(float &m, float &s, float &a, float v, float score) {
+    if (s == 0.0f) { m = score; s = 1.0f; a = v; return; }
+    if (score > m) {
+        const float f = expf(m - score);
+        s = __fadd_rn(__fmul_rn(s, f), 1.0f);
+        a = __fadd_rn(__fmul_rn(a, f), v);
+        m = score;
+    } else {
+        const float e = expf(score - m);
+        s = __fadd_rn(s, e);
+        a = __fadd_rn(a, __fmul_rn(e, v));
+    }
+}
+
+/* The KV compressor: a thread per channel c (warps over consecutive channels, so every
+ * row's loads are coalesced) walks the chunk's rows in order, as the CPU does, with its two
+ * running softmaxes in registers: `cur` pools the open window, `next` (overlap only) the
+ * slots this window lends the next one (the low half of the channels). A row that closes
+ * a window (pos % ratio == ratio - 1) writes entry cur.a / cur.s; then cur <- next and
+ * next (or cur) starts empty. The registers go back to the state at the end in the CPU's
+ * layout [2][3][dim] (cur, next; each max | sum | acc), so a window left open by a chunk
+ * is carried on by the next one whichever backend ran it. */
+__global__ void k_compress(float *entries, float *state, const float *kv, const float *gate, const float *ape, const int32_t *pos, int rows,
+                           int dim, int ratio, int overlap) {
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= dim) return;
+    const int W = overlap ? 2 * dim : dim, hi = overlap ? dim : 0;     /* hi: this window's own half */
+    float cm = state[c], cs = state[dim + c], ca = state[2 * dim + c];
+    float nm = state[3 * dim + c], ns = state[4 * dim + c], na = state[5 * dim + c];
+    int n_out = 0;
+    for (int r = 0; r < rows; r++) {
+        const int off = pos[r] % ratio;
+        const float *kr = kv + (size_t)r * W, *gr = gate + (size_t)r * W, *ar = ape + (size_t)off * W;
+        pool_add(cm, cs, ca, kr[hi + c], gr[hi + c] + ar[hi + c]);
+        if (overlap) pool_add(nm, ns, na, kr[c], gr[c] + ar[c]);
+        if (off != ratio - 1) continue;
+        entries[(size_t)n_out++ * dim + c] = ca / cs;
+        if (overlap) { cm = nm; cs = ns; ca = na; nm = ns = na = 0.0f; }
+        else cm = cs = ca = 0.0f;
+    }
+    state[c] = cm; state[dim + c] = cs; state[2 * dim + c] = ca;
+    state[3 * dim + c] = nm; state[4 * dim + c] = ns; state[5 * dim + c] = na;
+}
+static void infer_cuda_compress(void *ctx, float *entries, float *state, const float *kv, const float *gate, const float *ape,
+                                const int32_t *pos, int rows, int dim, int ratio, int overlap) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (rows <= 0 || dim <= 0) return;
+    if (ratio <= 0) { infer_cuda_record(c, cudaErrorInvalidValue, "compress: ratio must be positive"); return; }
+    INFER_CUDA_LAUNCH((dim + 127) / 128, 128, 0, c->stream, k_compress)(entries, state, kv, gate, ape, pos, rows, dim, ratio, overlap);
+    INFER_CUDA_LAUNCHED(c, "compress");
+}
+
+/* a paged cache as a kernel reads it: the host's infer_kv_view, passed by value */
+typedef struct infer_cuda_kv {
+    const void *k, *v;
+    const int32_t *table;
+    int bs, dim, f16;
+} infer_cuda_kv;
+static infer_cuda_kv infer_cuda_kv_of(const infer_kv_view *v) {
+    infer_cuda_kv d;
+    memset(&d, 0, sizeof d);
+    if (!v) return d;
+    d.k = v->k; d.v = v->v; d.table = v->block_table; d.bs = v->block_size; d.dim = v->kv_dim; d.f16 = v->type == INFER_TYPE_F16;
+    return d;
+}
+
+/* The lightning indexer, a block per query row r (256 threads: 16 half-warps, a visible
+ * entry s each at a time). A score
+ *   score_s = scale * sum_h w[r, h] relu(q[r, h] . K_s)
+ * is the CPU's bit for bit: the dot is infer__dot_f32_16's (lane k of the half-warp keeps
+ * the running sum of dims k, k+16, ..., lane 0 adds the tail, then the same pairwise tree
+ * by shuffles), the heads are summed in order, and no multiply-add is fused. That matters:
+ * exact ties are common (a score is exactly 0 whenever every head's dot is <= 0), and the
+ * tie rule (the lower index wins at the cut) is only the CPU's when the scores are.
+ * The top_k must come out of any number of visible entries with bounded memory: a buffer in
+ * shared memory holds up to INFER_CUDA_IDX_CAP (key, index) pairs in index order. Entries
+ * are scored into it until it is full; then it is cut to the top_k best: a radix select
+ * finds the k-th best key 8 bits at a time from the top (a 256-bin histogram per digit),
+ * and a stable compaction keeps every key above it and the lowest-indexed ones equal to it.
+ * Scoring goes on behind the survivors, which stay in index order, so the last cut leaves
+ * the answer ascending, as the CPU sorts it. A key is the score's bits mapped so that
+ * unsigned order is float order (-0 read as +0: they are one score). */
+#define INFER_CUDA_IDX_CAP 4096          /* the buffer: 32 KiB of shared memory */
+#define INFER_CUDA_IDX_MAXK 2048         /* top_k; the rest of the buffer is for new entries */
+#define INFER_CUDA_IDX_MAXD 512          /* indexer head size: 32 dims per lane of a half-warp */
+#define INFER_CUDA_IDX_THREADS 256
+
+__device__ __forceinline__ uint32_t score_key(float s) {
+    if (s == 0.0f) s = 0.0f;
+    uint32_t u;
+    memcpy(&u, &s, 4);
+    return u & 0x80000000u ? ~u : u | 0x80000000u;
+}
+__device__ __forceinline__ float kv_loadv(const void *pool, int f16, size_t i) {
+    return f16 ? __half2float(((const __half *)pool)[i]) : ((const float *)pool)[i];
+}
+
+/* exclusive prefix count of `flag` over the block in thread order, and the block's total */
+__device__ int block_scan_flag(int flag, int *total) {
+    __shared__ int warp_n[32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    const unsigned b = __ballot_sync(0xffffffffu, flag);
+    __syncthreads();                              /* warp_n may still be read from a previous call */
+    if (lane == 0) warp_n[warp] = __popc(b);
+    __syncthreads();
+    int before = __popc(b & ((1u << lane) - 1u)), all = 0;
+    for (int w = 0; w < nw; w++) { before += w < warp ? warp_n[w] : 0; all += warp_n[w]; }
+    *total = all;
+    return before;
+}
+
+/* cut key/idx[0..n) (index order) to its k best, in place and in order; returns k */
+__device__ int idx_cut(uint32_t *key, int32_t *idx, int n, int k) {
+    __shared__ int hist[256];
+    __shared__ uint32_t s_prefix;
+    __shared__ int s_rank;
+    uint32_t T = 0, mask = 0;
+    int rank = k;                                 /* T's rank among the keys that share its digits so far */
+    for (int shift = 24; shift >= 0; shift -= 8) {
+        for (int b = threadIdx.x; b < 256; b += blockDim.x) hist[b] = 0;
+        __syncthreads();
+        for (int i = threadIdx.x; i < n; i += blockDim.x)
+            if ((key[i] & mask) == T) atomicAdd(&hist[(key[i] >> shift) & 255], 1);
+        __syncthreads();
+        if (threadIdx.x == 0) {                   /* the digit where the count from the top reaches rank */
+            int cum = 0, b = 255;
+            for (; b > 0 && cum + hist[b] < rank; b--) cum += hist[b];
+            s_prefix = T | (uint32_t)b << shift;
+            s_rank = rank - cum;
+        }
+        __syncthreads();
+        T = s_prefix;
+        rank = s_rank;
+        mask |= 255u << shift;
+    }
+    /* T is the k-th best key; keep those above it and the first `rank` equal to it */
+    int eq_base = 0, out = 0;
+    for (int t0 = 0; t0 < n; t0 += blockDim.x) {
+        const int i = t0 + threadIdx.x, valid = i < n;
+        const uint32_t kk = valid ? key[i] : 0u;
+        const int32_t ii = valid ? idx[i] : 0;
+        int n_eq, n_keep;
+        const int eq = valid && kk == T, eq_before = eq_base + block_scan_flag(eq, &n_eq);
+        const int keep = valid && (kk > T || (eq && eq_before < rank));
+        const int at = out + block_scan_flag(keep, &n_keep);
+        if (keep) { key[at] = kk; idx[at] = ii; }     /* at <= i: never over an entry not yet read */
+        eq_base += n_eq;
+        out += n_keep;
+    }
+    __syncthreads();
+    return out;
+}
+
+template <int KPL>
+__global__ void __launch_bounds__(INFER_CUDA_IDX_THREADS) k_indexer_topk(int32_t *sel, int32_t *n_sel, const float *q, const float *w, infer_cuda_kv keys,
+                                                                        const int32_t *pos, int n_head, int hd, int ratio, int top_k, float scale) {
+    INFER_CUDA_DYN_SHARED(uint32_t, key);
+    int32_t *idx = (int32_t *)(key + INFER_CUDA_IDX_CAP);
+    const int r = blockIdx.x, hw = threadIdx.x >> 4, l16 = threadIdx.x & 15, nhw = blockDim.x >> 4, nfull = hd / 16;
+    const int32_t n_vis = (pos[r] + 1) / ratio;
+    int32_t *out = sel + (size_t)r * top_k;
+    if (n_vis <= top_k) {                         /* every visible entry */
+        for (int32_t s = threadIdx.x; s < n_vis; s += blockDim.x) out[s] = s;
+        if (threadIdx.x == 0) n_sel[r] = n_vis;
+        return;
+    }
+    const float *qr = q + (size_t)r * n_head * hd, *wr = w + (size_t)r * n_head;
+    int n = 0;
+    for (int32_t s0 = 0; s0 < n_vis;) {
+        const int m = INFER_CUDA_IDX_CAP - n < n_vis - s0 ? INFER_CUDA_IDX_CAP - n : n_vis - s0;
+        for (int b = 0; b < m; b += nhw) {        /* every lane runs every round: the shuffles need the whole warp */
+            const int e = b + hw < m ? b + hw : m - 1;
+            const size_t base = kv_row(keys.table, keys.bs, s0 + e) * keys.dim;
+            float kr[KPL];
+INFER_CUDA_UNROLL
+            for (int j = 0; j < KPL; j++) kr[j] = j < nfull ? kv_loadv(keys.k, keys.f16, base + l16 + 16 * j) : 0.0f;
+            float acc = 0.0f;
+            for (int h = 0; h < n_head; h++) {
+                const float *qh = qr + (size_t)h * hd;
+                float part = 0.0f;
+INFER_CUDA_UNROLL
+                for (int j = 0; j < KPL; j++) if (j < nfull) part = __fadd_rn(part, __fmul_rn(qh[l16 + 16 * j], kr[j]));
+                if (l16 == 0)
+                    for (int i = 16 * nfull; i < hd; i++) part = __fadd_rn(part, __fmul_rn(qh[i], kv_loadv(keys.k, keys.f16, base + i)));
+                part = __fadd_rn(part, __shfl_xor_sync(0xffffffffu, part, 8));    /* s[k] + s[k+8] */
+                part = __fadd_rn(part, __shfl_xor_sync(0xffffffffu, part, 1));    /* ((s0+s1) + (s2+s3)) + ((s4+s5) + (s6+s7)) */
+                part = __fadd_rn(part, __shfl_xor_sync(0xffffffffu, part, 2));
+                part = __fadd_rn(part, __shfl_xor_sync(0xffffffffu, part, 4));
+                acc = __fadd_rn(acc, __fmul_rn(wr[h], fmaxf(part, 0.0f)));
+            }
+            if (b + hw < m && l16 == 0) { key[n + e] = score_key(__fmul_rn(acc, scale)); idx[n + e] = s0 + e; }
+        }
+        s0 += m;
+        n += m;
+        __syncthreads();
+        if (n == INFER_CUDA_IDX_CAP || s0 == n_vis) n = idx_cut(key, idx, n, top_k);
+    }
+    for (int i = threadIdx.x; i < top_k; i += blockDim.x) out[i] = idx[i];
+    if (threadIdx.x == 0) n_sel[r] = top_k;
+}
+static void infer_cuda_indexer_topk(void *ctx, int32_t *sel, int32_t *n_sel, const float *q, const float *w, const infer_kv_view *keys,
+                                    const int32_t *pos, int rows, int n_head, int head_dim, int ratio, int top_k, float scale) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (rows <= 0) return;
+    if (ratio <= 0 || top_k <= 0 || top_k > INFER_CUDA_IDX_MAXK || head_dim > INFER_CUDA_IDX_MAXD) {
+        infer_cuda_record(c, cudaErrorInvalidValue, "indexer_topk: top_k above 2048 or head size above 512");
+        return;
+    }
+    const infer_cuda_kv kv = infer_cuda_kv_of(keys);
+    const size_t shm = (size_t)INFER_CUDA_IDX_CAP * (sizeof(uint32_t) + sizeof(int32_t));
+    const int kpl = head_dim / 16;
+#define INFER_CUDA_IDX(KPL) INFER_CUDA_LAUNCH(rows, INFER_CUDA_IDX_THREADS, shm, c->stream, k_indexer_topk<KPL>)(sel, n_sel, q, w, kv, pos, n_head, head_dim, \
+        ratio, top_k, scale)
+    if (kpl <= 2) INFER_CUDA_IDX(2);
+    else if (kpl <= 4) INFER_CUDA_IDX(4);
+    else if (kpl <= 8) INFER_CUDA_IDX(8);
+    else if (kpl <= 16) INFER_CUDA_IDX(16);
+    else INFER_CUDA_IDX(32);
+#undef INFER_CUDA_IDX
+    INFER_CUDA_LAUNCHED(c, "indexer_topk");
+}
+
+/* Attention over a sliding window plus compressed entries: k_attention's online softmax,
+ * a block per (head h, row r, split), over the row's list of keys -- the window positions
+ * pos-W < j <= pos of the token cache first, then the compressed entries (the chosen ones
+ * sel[r, ..], or every visible one) -- dealt in chunks of SPARSE_CHUNK to the splits. The one
+ * K = V head is shared by all query heads; when a cache's values are its keys (k == v, as
+ * deepseek4's are) a key row is loaded once for both. The sink is a logit with no value:
+ * split 0's first warp starts from (m, l) = (sink, 1) instead of (-inf, 0), which puts
+ * e^(sink - M) in the denominator once. The splits are merged by k_attn_merge. */
+#define INFER_CUDA_SPARSE_CHUNK 32
+template <int DPL>
+__global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention_sparse(float *out, float *part, const float *q, infer_cuda_kv raw, infer_cuda_kv comp,
+        const int32_t *pos, int n_head, int hd, float scale, int window, const float *sinks, int ratio, const int32_t *sel, const int32_t *n_sel,
+        int top_k, int n_split) {
+    const int h = blockIdx.x, r = blockIdx.y, split = blockIdx.z, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int32_t t = pos[r], j0 = window > 0 && t - window + 1 > 0 ? t - window + 1 : 0, nw = t - j0 + 1;
+    const int32_t nc = !comp.k || ratio <= 0 ? 0 : sel ? n_sel[r] : (t + 1) / ratio, n = nw + nc;
+    const float *qh = q + ((size_t)r * n_head + h) * hd;
+    float qr[DPL], acc[DPL], kr[DPL];
+INFER_CUDA_UNROLL
+    for (int j = 0; j < DPL; j++) { const int d = lane + 32 * j; qr[j] = d < hd ? qh[d] : 0.0f; acc[j] = 0.0f; }
+    float m = -INFINITY, l = 0.0f;
+    if (sinks && split == 0 && warp == 0) { m = sinks[h]; l = 1.0f; }
+    for (int c0 = split * INFER_CUDA_SPARSE_CHUNK; c0 < n; c0 += n_split * INFER_CUDA_SPARSE_CHUNK) {
+        const int c1 = c0 + INFER_CUDA_SPARSE_CHUNK < n ? c0 + INFER_CUDA_SPARSE_CHUNK : n;
+        for (int i = c0 + warp; i < c1; i += INFER_CUDA_ATT_WARPS) {
+            const infer_cuda_kv v = i < nw ? raw : comp;
+            const int32_t at = i < nw ? j0 + i : sel ? sel[(size_t)r * top_k + (i - nw)] : i - nw;
+            const size_t base = kv_row(v.table, v.bs, at) * v.dim;
+            float s = 0.0f;
+INFER_CUDA_UNROLL
+            for (int j = 0; j < DPL; j++) { const int d = lane + 32 * j; kr[j] = d < hd ? kv_loadv(v.k, v.f16, base + d) : 0.0f; s += qr[j] * kr[j]; }
+            s = warp_sum(s) * scale;
+            const float m2 = fmaxf(m, s), corr = expf(m - m2), e = expf(s - m2);
+            l = l * corr + e;
+            const int same = v.k == v.v;
+INFER_CUDA_UNROLL
+            for (int j = 0; j < DPL; j++) {
+                const int d = lane + 32 * j;
+                const float vv = same ? kr[j] : d < hd ? kv_loadv(v.v, v.f16, base + d) : 0.0f;
+                acc[j] = acc[j] * corr + e * vv;
+            }
+            m = m2;
+        }
+    }
+    const size_t slot = ((size_t)r * n_head + h) * n_split + split;
+    attn_finish<DPL>(m, l, acc, out + ((size_t)r * n_head + h) * hd, part ? part + slot * (hd + 2) : NULL, hd, n_split);
+}
+static void infer_cuda_attention_sparse(void *ctx, float *out, const float *q, const infer_kv_view *kv, const int32_t *pos, int rows,
+                                        int n_head, int head_dim, float scale, int window, const float *sinks,
+                                        const infer_kv_view *comp, int ratio, const int32_t *sel, const int32_t *n_sel, int top_k) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (rows <= 0) return;
+    if (head_dim > INFER_CUDA_ATT_MAXD) { infer_cuda_record(c, cudaErrorInvalidValue, "attention_sparse: head size above 512"); return; }
+    for (; rows > 65535; rows -= 65535, q += (size_t)65535 * n_head * head_dim, out += (size_t)65535 * n_head * head_dim, pos += 65535,
+                         sel = sel ? sel + (size_t)65535 * top_k : NULL, n_sel = n_sel ? n_sel + 65535 : NULL)
+        infer_cuda_attention_sparse(ctx, out, q, kv, pos, 65535, n_head, head_dim, scale, window, sinks, comp, ratio, sel, n_sel, top_k);
+    const int n_split = infer_cuda_att_splits(c, rows * n_head, head_dim);
+    if (!n_split) return;
+    const infer_cuda_kv raw = infer_cuda_kv_of(kv), cmp = infer_cuda_kv_of(comp);
+    dim3 grid(n_head, rows, n_split);
+#define INFER_CUDA_SPARSE(DPL) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c->stream, k_attention_sparse<DPL>)(out, (float *)c->scratch, q, raw, cmp, \
+        pos, n_head, head_dim, scale, window, sinks, ratio, sel, n_sel, top_k, n_split)
+    const int dpl = (head_dim + 31) / 32;
+    if (dpl <= 1) INFER_CUDA_SPARSE(1);
+    else if (dpl <= 2) INFER_CUDA_SPARSE(2);
+    else if (dpl <= 4) INFER_CUDA_SPARSE(4);
+    else if (dpl <= 8) INFER_CUDA_SPARSE(8);
+    else INFER_CUDA_SPARSE(16);
+#undef INFER_CUDA_SPARSE
+    INFER_CUDA_LAUNCHED(c, "attention_sparse");
+    if (n_split > 1) {
+        INFER_CUDA_LAUNCH(dim3(n_head, rows), 128, 0, c->stream, k_attn_merge)(out, (const float *)c->scratch, n_head, head_dim, n_split);
+        INFER_CUDA_LAUNCHED(c, "attention_sparse (merge)");
+    }
+}
+
+/* ------------------------------------------------------------------------------------------
  * Contexts, limits, and the table.
  * ---------------------------------------------------------------------------------------- */
 static infer_status infer_cuda_ctx_create(void **out, int n_threads, int precise, infer_error *err) {
@@ -1448,8 +1891,14 @@ static const char *infer_cuda_last_error(void *ctx) { return ctx ? ((infer_cuda_
 static int infer_cuda_supports_config(const struct infer_config *c, char *why, size_t n) {
     if (c->head_dim > INFER_CUDA_ATT_MAXD) { snprintf(why, n, "attention head size %d (the kernels handle up to %d)", c->head_dim, INFER_CUDA_ATT_MAXD); return 0; }
     if (c->ssm_d_state > INFER_CUDA_DN_MAXK) { snprintf(why, n, "DeltaNet key head size %d (the kernels handle up to %d)", c->ssm_d_state, INFER_CUDA_DN_MAXK); return 0; }
-    if (c->n_expert > INFER_CUDA_MAX_EXPERTS || c->n_expert_used > 64) { snprintf(why, n, "%d experts, %d used (the router handles up to %d, 64 used)", c->n_expert, c->n_expert_used, INFER_CUDA_MAX_EXPERTS); return 0; }
+    if (c->n_expert > INFER_CUDA_MAX_EXPERTS || c->n_expert_used > INFER_CUDA_MAX_USED) {
+        snprintf(why, n, "%d experts, %d used (the router handles up to %d, %d used)", c->n_expert, c->n_expert_used, INFER_CUDA_MAX_EXPERTS, INFER_CUDA_MAX_USED);
+        return 0;
+    }
     if (c->ssm_conv_kernel > INFER_CUDA_MAX_CONV) { snprintf(why, n, "conv kernel %d (up to %d)", c->ssm_conv_kernel, INFER_CUDA_MAX_CONV); return 0; }
+    if (c->n_hc > INFER_CUDA_MAX_HC) { snprintf(why, n, "%d hyper-connection streams (the kernels handle up to %d)", c->n_hc, INFER_CUDA_MAX_HC); return 0; }
+    if (c->idx_top_k > INFER_CUDA_IDX_MAXK) { snprintf(why, n, "indexer top_k %d (the kernel keeps up to %d)", c->idx_top_k, INFER_CUDA_IDX_MAXK); return 0; }
+    if (c->idx_head_dim > INFER_CUDA_IDX_MAXD) { snprintf(why, n, "indexer head size %d (the kernel handles up to %d)", c->idx_head_dim, INFER_CUDA_IDX_MAXD); return 0; }
     return 1;
 }
 
@@ -1493,6 +1942,11 @@ static void infer_cuda_fill_table(void) {
     k->last_error = infer_cuda_last_error;
     k->supports_config = infer_cuda_supports_config;
     k->host_memory = 0;
+    k->hc_pre = infer_cuda_hc_pre;
+    k->hc_post = infer_cuda_hc_post;
+    k->compress = infer_cuda_compress;
+    k->indexer_topk = infer_cuda_indexer_topk;
+    k->attention_sparse = infer_cuda_attention_sparse;
 }
 
 infer_status infer_cuda_init(int device, infer_error *err) {

@@ -5001,6 +5001,40 @@ static void fake_matmul_id(void *c, float *out, const infer_tensor *w, const flo
     fake_owned(w->data, w->name); fake_owned(ids, "matmul_id ids");
     CPU->matmul_id(c, out, w, x, ids, rows, nu, ps);
 }
+static void fake_glu(void *c, float *out, const float *g, const float *u, int64_t n, int act, float limit) {
+    fake_owned(out, "glu out"); fake_owned(g, "glu gate"); fake_owned(u, "glu up");
+    CPU->glu(c, out, g, u, n, act, limit);
+}
+static void fake_hc_pre(void *c, float *u, float *pc, const float *mix, const float *x, const float *base, const float *scale, int rows, int dim,
+                        int n_hc, int iters, float eps) {
+    fake_owned(u, "hc_pre u"); fake_owned(pc, "hc_pre post/comb"); fake_owned(mix, "hc_pre mix"); fake_owned(x, "hc_pre x");
+    fake_owned(base, "hc_pre base"); fake_owned(scale, "hc_pre scale");
+    CPU->hc_pre(c, u, pc, mix, x, base, scale, rows, dim, n_hc, iters, eps);
+}
+static void fake_hc_post(void *c, float *x, const float *h, const float *pc, int rows, int dim, int n_hc) {
+    fake_owned(x, "hc_post x"); fake_owned(h, "hc_post h"); fake_owned(pc, "hc_post post/comb");
+    CPU->hc_post(c, x, h, pc, rows, dim, n_hc);
+}
+static void fake_compress(void *c, float *e, float *st, const float *kv, const float *g, const float *ape, const int32_t *pos, int rows, int dim,
+                          int ratio, int overlap) {
+    fake_owned(e, "compress entries"); fake_owned(st, "compress state"); fake_owned(kv, "compress kv"); fake_owned(g, "compress gate");
+    fake_owned(ape, "compress ape"); fake_owned(pos, "compress pos");
+    CPU->compress(c, e, st, kv, g, ape, pos, rows, dim, ratio, overlap);
+}
+static void fake_indexer(void *c, int32_t *sel, int32_t *n_sel, const float *q, const float *w, const infer_kv_view *keys, const int32_t *pos,
+                         int rows, int nh, int hd, int ratio, int top_k, float scale) {
+    fake_owned(sel, "indexer sel"); fake_owned(n_sel, "indexer n_sel"); fake_owned(q, "indexer q"); fake_owned(w, "indexer w");
+    fake_owned(keys->k, "indexer keys"); fake_owned(keys->block_table, "indexer block table"); fake_owned(pos, "indexer pos");
+    CPU->indexer_topk(c, sel, n_sel, q, w, keys, pos, rows, nh, hd, ratio, top_k, scale);
+}
+static void fake_sparse(void *c, float *out, const float *q, const infer_kv_view *kv, const int32_t *pos, int rows, int nh, int hd, float scale,
+                        int window, const float *sinks, const infer_kv_view *comp, int ratio, const int32_t *sel, const int32_t *n_sel, int top_k) {
+    fake_owned(out, "attention_sparse out"); fake_owned(q, "attention_sparse q"); fake_owned(kv->k, "attention_sparse pool");
+    fake_owned(kv->v, "attention_sparse pool"); fake_owned(kv->block_table, "attention_sparse block table"); fake_owned(pos, "attention_sparse pos");
+    fake_owned(sinks, "attention_sparse sinks"); fake_owned(sel, "attention_sparse sel"); fake_owned(n_sel, "attention_sparse n_sel");
+    if (comp) { fake_owned(comp->k, "attention_sparse entries"); fake_owned(comp->block_table, "attention_sparse entries' block table"); }
+    CPU->attention_sparse(c, out, q, kv, pos, rows, nh, hd, scale, window, sinks, comp, ratio, sel, n_sel, top_k);
+}
 static const infer_kernels *fake_device(void) {
     fake_k = *infer_cpu_kernels();
     fake_k.name = "fake-device";
@@ -5009,6 +5043,8 @@ static const infer_kernels *fake_device(void) {
     fake_k.embed = fake_embed; fake_k.rmsnorm = fake_rmsnorm; fake_k.matmul = fake_matmul; fake_k.add_rows = fake_add_rows;
     fake_k.rope = fake_rope; fake_k.rope_multi = fake_rope_multi; fake_k.kv_store = fake_kv_store; fake_k.attention = fake_attention;
     fake_k.conv1d_silu = fake_conv1d; fake_k.deltanet_gates = fake_gates; fake_k.moe_route = fake_route; fake_k.matmul_id = fake_matmul_id;
+    fake_k.glu = fake_glu; fake_k.hc_pre = fake_hc_pre; fake_k.hc_post = fake_hc_post; fake_k.compress = fake_compress;
+    fake_k.indexer_topk = fake_indexer; fake_k.attention_sparse = fake_sparse;
     fake_bad = 0;
     return &fake_k;
 }
@@ -5016,21 +5052,27 @@ static const infer_kernels *fake_device(void) {
 
 /* models that between them reach every op: llama (rope, GQA), llama-3.1 rope_freqs,
  * qwen3moe (q/k norm, experts), qwen35moe (gated DeltaNet, multi-axis rope, gated attention,
- * shared expert), bitnet (sub-norms, ternary weights) */
-static const char *backend_models[] = {
-    SHARED "/models/stories260K.gguf", SHARED "/golden/llama3_ropescale/model-F32.gguf", SHARED "/golden/qwen3moe/model-F32.gguf",
-    SHARED "/golden/qwen35moe/model-F32.gguf", SHARED "/golden/qwen35/model-Q4_K.gguf", SHARED "/golden/bitnet/model-TQ2_0.gguf",
+ * shared expert), bitnet (sub-norms, ternary weights), deepseek4 (hyper-connections, the
+ * compressors, the indexer, sparse attention with sinks, hash and biased routing, MXFP4
+ * experts). n_tokens: how many tokens the GPU diff feeds; deepseek4's 140 go past t = 35,
+ * where its indexer starts to choose (more than top_k = 8 entries visible), and t = 127,
+ * where its first 128-token entry closes. */
+static const struct { const char *path; int n_tokens; } backend_models[] = {
+    { SHARED "/models/stories260K.gguf", 12 }, { SHARED "/golden/llama3_ropescale/model-F32.gguf", 12 },
+    { SHARED "/golden/qwen3moe/model-F32.gguf", 12 }, { SHARED "/golden/qwen35moe/model-F32.gguf", 12 },
+    { SHARED "/golden/qwen35/model-Q4_K.gguf", 12 }, { SHARED "/golden/bitnet/model-TQ2_0.gguf", 12 },
+    { SHARED "/golden/deepseek4/model-F32.gguf", 140 },
 };
 #define N_BACKEND_MODELS (int)(sizeof backend_models / sizeof backend_models[0])
 
 /* backend model i, loaded: NULL when its file is absent, or (a failed check) when it does
  * not load; *found counts the files present */
 static infer_model *backend_model(int i, int *found) {
-    if (!file_exists(backend_models[i])) return NULL;
+    if (!file_exists(backend_models[i].path)) return NULL;
     ++*found;
     infer_model *m;
     infer_error err;
-    if (infer_model_load(&m, backend_models[i], NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", backend_models[i], err.msg); return NULL; }
+    if (infer_model_load(&m, backend_models[i].path, NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", backend_models[i].path, err.msg); return NULL; }
     return m;
 }
 
@@ -5067,11 +5109,11 @@ static void test_backend_fake_device(void) {
         const int V = infer_model_config(m)->n_vocab;
         for (int precise = 0; precise < 3; precise++) {
             float *a = backend_logits(m, NULL, precise, &err), *b = backend_logits(m, k, precise, &err);
-            CHECK_MSG(a && b, "%s: %s", backend_models[i], err.msg);
-            if (a && b) CHECK_MSG(memcmp(a, b, sizeof(float) * (size_t)V * 23) == 0, "%s precise=%d: fake device logits differ", backend_models[i], precise);
+            CHECK_MSG(a && b, "%s: %s", backend_models[i].path, err.msg);
+            if (a && b) CHECK_MSG(memcmp(a, b, sizeof(float) * (size_t)V * 23) == 0, "%s precise=%d: fake device logits differ", backend_models[i].path, precise);
             free(a); free(b);
         }
-        CHECK_MSG(fake_bad == 0, "%s: %d host pointers reached the ops", backend_models[i], fake_bad);
+        CHECK_MSG(fake_bad == 0, "%s: %d host pointers reached the ops", backend_models[i].path, fake_bad);
         infer_model_free(m);
         CHECK_MSG(fake_mem.count == 0, "%d backend allocations leaked", fake_mem.count);
     }
@@ -5229,13 +5271,165 @@ static void test_gpu_diff_models(void) {
         infer_model *m = backend_model(i, &found);
         if (!m) continue;
         infer_error err;
-        printf("    %s\n", backend_models[i]);
+        printf("    %s\n", backend_models[i].path);
         int lines = 0;
-        const int rc = infer_backend_diff(k, m, 12, INFER_DIFF_MODEL, diff_print_all, &lines, &err);
-        CHECK_MSG(rc == 0, "%s: %d results beyond tolerance%s%s", backend_models[i], rc, rc < 0 ? ": " : "", rc < 0 ? err.msg : "");
+        const int rc = infer_backend_diff(k, m, backend_models[i].n_tokens, INFER_DIFF_MODEL, diff_print_all, &lines, &err);
+        CHECK_MSG(rc == 0, "%s: %d results beyond tolerance%s%s", backend_models[i].path, rc, rc < 0 ? ": " : "", rc < 0 ? err.msg : "");
         infer_model_free(m);
     }
     if (!found) SKIP("../shared models not found");
+}
+
+/* deepseek4's indexer on the GPU chooses the CPU's entries, index for index, where that is
+ * hardest: 5000 visible entries (more than the CUDA kernel's 4096-entry buffer, so it cuts
+ * its list to the top_k once while scoring and again at the end), top_k 2048, and scores
+ * made to tie: with head weights of opposite signs, every entry whose two dots are both
+ * <= 0 scores exactly 0, about a quarter of them, and the cut falls among those zeros,
+ * where only the tie rule (the lower index wins) decides. A head size of 40 (not whole
+ * 16-lane groups), a shuffled block table, F32 and F16 keys. */
+static float idx_score(const float *q, const float *w, const float *key, int nh, int hd) {
+    float acc = 0;
+    for (int h = 0; h < nh; h++) acc += w[h] * fmaxf(infer__dot_f32_16(q + (size_t)h * hd, key, hd), 0.0f);
+    return acc;
+}
+static void test_gpu_indexer_ties(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    const infer_kernels *kc = infer_cpu_kernels();
+    enum { N_ENT = 5000, NH = 2, HD = 40, TOP_K = 2048, BS = 64, ROWS = 3, N_BLOCKS = N_ENT / BS + 1 };
+    const int32_t pos[ROWS] = { 4 * N_ENT - 1, 4 * 4000 + 2, 4 * 100 };   /* 5000, 4000 and 100 entries visible */
+    infer__rng rng;
+    infer__rng_seed(&rng, 77);
+    int32_t table[N_BLOCKS], *all = malloc(sizeof(int32_t) * N_ENT), *sel[2], nsel[2][ROWS];
+    float *keys = malloc(sizeof(float) * N_ENT * HD), *keys16 = malloc(sizeof(float) * N_ENT * HD), q[ROWS * NH * HD], w[ROWS * NH];
+    for (int b = 0; b < N_BLOCKS; b++) table[b] = (b * 37) % N_BLOCKS;
+    for (int i = 0; i < N_ENT; i++) all[i] = i;
+    for (int i = 0; i < N_ENT * HD; i++) { keys[i] = (float)(infer__rng_uniform(&rng) * 2 - 1); keys16[i] = infer__fp16_to_fp32(infer__fp32_to_fp16(keys[i])); }
+    for (int i = 0; i < ROWS * NH * HD; i++) q[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+    for (int r = 0; r < ROWS; r++) { w[r * NH] = 0.75f; w[r * NH + 1] = -1.25f; }
+    sel[0] = malloc(sizeof(int32_t) * ROWS * TOP_K);
+    sel[1] = malloc(sizeof(int32_t) * ROWS * TOP_K);
+    infer_error err;
+    void *ctx[2] = { NULL, NULL };
+    CHECK_MSG(kc->ctx_create(&ctx[0], 2, 1, &err) == INFER_OK && k->ctx_create(&ctx[1], 1, 1, &err) == INFER_OK, "%s", err.msg);
+    for (int f16 = 0; f16 < 2 && ctx[0] && ctx[1]; f16++) {
+        const size_t esz = f16 ? 2 : 4;
+        for (int b = 0; b < 2; b++) {             /* the same op on the CPU (0) and the GPU (1) */
+            const infer_kernels *kb = b ? k : kc;
+            void *c = ctx[b];
+            void *d_pool = kb->alloc(c, (size_t)N_BLOCKS * BS * HD * esz), *d_table = kb->alloc(c, sizeof table), *d_all = kb->alloc(c, sizeof(int32_t) * N_ENT);
+            void *d_keys = kb->alloc(c, sizeof(float) * N_ENT * HD), *d_q = kb->alloc(c, sizeof q), *d_w = kb->alloc(c, sizeof w), *d_pos = kb->alloc(c, sizeof pos);
+            void *d_sel = kb->alloc(c, sizeof(int32_t) * ROWS * TOP_K), *d_n = kb->alloc(c, sizeof(int32_t) * ROWS);
+            CHECK(d_pool && d_table && d_all && d_keys && d_q && d_w && d_pos && d_sel && d_n);
+            if (d_pool && d_table && d_all && d_keys && d_q && d_w && d_pos && d_sel && d_n) {
+                kb->upload(c, d_table, table, sizeof table);
+                kb->upload(c, d_all, all, sizeof(int32_t) * N_ENT);
+                kb->upload(c, d_keys, keys, sizeof(float) * N_ENT * HD);
+                kb->upload(c, d_q, q, sizeof q);
+                kb->upload(c, d_w, w, sizeof w);
+                kb->upload(c, d_pos, pos, sizeof pos);
+                const infer_kv_view kv = { d_pool, d_pool, f16 ? INFER_TYPE_F16 : INFER_TYPE_F32, BS, (const int32_t *)d_table, HD };
+                kb->kv_store(c, &kv, (const float *)d_keys, NULL, (const int32_t *)d_all, N_ENT);
+                kb->indexer_topk(c, (int32_t *)d_sel, (int32_t *)d_n, (const float *)d_q, (const float *)d_w, &kv, (const int32_t *)d_pos, ROWS, NH, HD, 4, TOP_K,
+                                 1.0f / sqrtf((float)(NH * HD)));
+                CHECK_MSG(kb->download(c, sel[b], d_sel, sizeof(int32_t) * ROWS * TOP_K) == INFER_OK &&
+                          kb->download(c, nsel[b], d_n, sizeof(int32_t) * ROWS) == INFER_OK, "%s backend: %s", kb->name, kb->last_error(c));
+            }
+            void *bufs[] = { d_pool, d_table, d_all, d_keys, d_q, d_w, d_pos, d_sel, d_n };
+            for (int i = 0; i < 9; i++) if (bufs[i]) kb->free(c, bufs[i]);
+        }
+        const float *kf = f16 ? keys16 : keys;
+        for (int r = 0; r < ROWS; r++) {
+            const int vis = (pos[r] + 1) / 4;
+            CHECK_MSG(nsel[0][r] == (vis < TOP_K ? vis : TOP_K) && nsel[1][r] == nsel[0][r], "f16=%d row %d: %d and %d chosen of %d", f16, r, nsel[0][r], nsel[1][r], vis);
+            int differ = 0;
+            for (int i = 0; i < nsel[0][r] && nsel[1][r] == nsel[0][r]; i++) differ += sel[0][r * TOP_K + i] != sel[1][r * TOP_K + i];
+            CHECK_MSG(differ == 0, "f16=%d row %d: %d of %d chosen entries differ", f16, r, differ, nsel[0][r]);
+            if (vis <= TOP_K) continue;
+            /* the data does what it is for: the cut falls among exact zeros (the lowest kept
+             * score and the highest dropped one are both 0) */
+            char *kept = calloc((size_t)vis, 1);
+            for (int i = 0; i < TOP_K; i++) kept[sel[0][r * TOP_K + i]] = 1;
+            float lo = INFINITY, hi = -INFINITY;
+            for (int s = 0; s < vis; s++) {
+                const float sc = idx_score(q + (size_t)r * NH * HD, w + (size_t)r * NH, kf + (size_t)s * HD, NH, HD);
+                if (kept[s]) lo = fminf(lo, sc); else hi = fmaxf(hi, sc);
+            }
+            CHECK_MSG(lo == 0.0f && hi == 0.0f, "f16=%d row %d: lowest kept score %g, highest dropped %g (no tie at the cut)", f16, r, lo, hi);
+            free(kept);
+        }
+    }
+    if (ctx[0]) kc->ctx_free(ctx[0]);
+    if (ctx[1]) k->ctx_free(ctx[1]);
+    free(all); free(keys); free(keys16); free(sel[0]); free(sel[1]);
+}
+
+/* the first largest of x[0..n) (greedy's tie rule: the lowest id) */
+static int argmax_f(const float *x, int n) {
+    int best = 0;
+    for (int i = 1; i < n; i++) if (x[i] > x[best]) best = i;
+    return best;
+}
+
+/* deepseek4 on the GPU against the exact golden logits: prompt ++ the 16 greedy tokens (the
+ * argmax of the reference's rows) fed in chunks of `ubatch` (the emulator makes one-token
+ * steps slow; the model diff checks a decode step against the CPU); max |logit - reference|
+ * over all rows, or -1 when it cannot run. With `argmax_ok`, how many of the 16 generated
+ * rows have the reference's argmax. */
+static double gpu_dsv4_golden(const infer_kernels *k, const char *prompt, int precise, int ubatch, int *argmax_ok) {
+    const char *dir = SHARED "/golden/deepseek4";
+    char path[256];
+    int32_t ids[300];
+    const int np = read_prompt(dir, prompt, ids, 256);
+    size_t nref = 0;
+    snprintf(path, sizeof path, "%s/logits/F32.%s.ref.bin", dir, prompt);
+    float *ref = read_floats(path, &nref), *out = NULL;
+    infer_model *m = NULL;
+    infer_session *s = NULL;
+    infer_error err;
+    double mx = -1;
+    snprintf(path, sizeof path, "%s/model-F32.gguf", dir);
+    if (!np || !ref || infer_model_load(&m, path, NULL, &err) != INFER_OK) { printf("    cannot load %s\n", path); goto done; }
+    const int V = infer_model_config(m)->n_vocab, rows = (int)(nref / (size_t)V);
+    if (rows > 300) goto done;
+    for (int g = np; g < rows; g++) ids[g] = argmax_f(ref + (size_t)(g - 1) * V, V);
+    infer_session_params sp = infer_session_default_params();
+    sp.precise = precise;
+    sp.n_ubatch = ubatch;
+    sp.n_ctx = 512;
+    sp.backend = k;
+    out = malloc(sizeof(float) * (size_t)V * rows);
+    if (infer_session_create(&s, m, &sp, &err) != INFER_OK) { printf("    %s\n", err.msg); goto done; }
+    if (infer_eval(s, ids, rows, out, 1, &err) != INFER_OK) { printf("    eval: %s\n", err.msg); goto done; }
+    mx = 0;
+    for (size_t i = 0; i < (size_t)V * rows; i++) { const double e = fabs((double)out[i] - ref[i]); if (!(e <= mx)) mx = e; }
+    if (argmax_ok) {
+        *argmax_ok = 0;
+        for (int g = np - 1; g < rows - 1; g++) *argmax_ok += argmax_f(out + (size_t)g * V, V) == ids[g + 1];
+    }
+done:
+    infer_session_free(s);
+    infer_model_free(m);
+    free(ref);
+    free(out);
+    return mx;
+}
+/* precise: every row within 2e-3 (the family's exact-maths tolerance) -- the long prompt in
+ * one batch (its indexer choices include exact ties at the cut, and its HCA entry closes at
+ * t = 127), the short one in chunks of 14 (windows of 4 straddle the chunks, so the
+ * compressors' state carries them); fast (F16 caches, split-TF32 matmuls): every generated
+ * row's argmax the reference's (its smallest top1-top2 margin there is 0.019) */
+static void test_gpu_deepseek4_golden(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    if (!file_exists(SHARED "/golden/deepseek4/model-F32.gguf")) SKIP("../shared/golden/deepseek4 not found");
+    const double lx = gpu_dsv4_golden(k, "long", 1, 512, NULL), sx = gpu_dsv4_golden(k, "short", 1, 14, NULL);
+    CHECK_MSG(lx >= 0 && lx <= 2e-3, "precise, long prompt: max abs diff %.3g", lx);
+    CHECK_MSG(sx >= 0 && sx <= 2e-3, "precise, short prompt in chunks of 14: max abs diff %.3g", sx);
+    int ok = 0;
+    const double fx = gpu_dsv4_golden(k, "short", 0, 512, &ok);
+    CHECK_MSG(fx >= 0 && ok == 16, "fast, short prompt: %d of 16 generated rows with the reference's argmax (max abs diff %.3g)", ok, fx);
+    printf("    precise: max abs %.3g (long), %.3g (short, chunks of 14); fast: max abs %.3g, argmax %d of 16\n", lx, sx, fx, ok);
 }
 
 /* the golden greedy story on the GPU (F16 KV cache, as the default CLI runs it) */
@@ -5394,6 +5588,8 @@ static const test_case tests[] = {
     { "cuda_decoders", test_cuda_decoders },
     { "gpu_diff_ops", test_gpu_diff_ops },
     { "gpu_diff_models", test_gpu_diff_models },
+    { "gpu_indexer_ties", test_gpu_indexer_ties },
+    { "gpu_deepseek4_golden", test_gpu_deepseek4_golden },
     { "gpu_stories_greedy", test_gpu_stories_greedy },
     { "gpu_seq_batch", test_gpu_seq_batch },
 };

@@ -12,8 +12,8 @@
  *
  * How: every CUDA thread of a block is a fiber with its own small stack; a block's
  * fibers run round-robin on one OS thread, blocks one after another. A fiber runs until it
- * reaches __syncthreads (a barrier over the block's live fibers) or a warp shuffle (a value
- * exchange with a barrier over its warp), or returns. threadIdx is set by the scheduler on
+ * reaches __syncthreads (a barrier over the block's live fibers) or a warp shuffle or ballot
+ * (a value exchange with a barrier over its warp), or returns. threadIdx is set by the scheduler on
  * every switch. Fibers switch with a few instructions of assembly on x86-64 (swapcontext,
  * the portable fallback, makes a system call per switch, which a warp shuffle per position
  * of an attention row multiplies into minutes). `__shared__` variables become `static`: one copy, which is right because
@@ -236,6 +236,20 @@ template <typename V> static V __shfl_xor_sync(unsigned, V v, int o) {
     emu_warp_barrier(w);
     return r;
 }
+
+/* a bit per lane: which lanes of the warp pass a true predicate (lanes that have returned
+ * count as false) */
+static unsigned __ballot_sync(unsigned, int pred) {
+    const int t = emu_cur, w = t / 32;
+    emu_xchg[t] = pred != 0;
+    emu_warp_barrier(w);
+    unsigned b = 0;
+    for (int l = 0; l < 32 && w * 32 + l < emu_n; l++)
+        if (!emu_done[w * 32 + l] && emu_xchg[w * 32 + l]) b |= 1u << l;
+    emu_warp_barrier(w);
+    return b;
+}
+static inline int __popc(unsigned x) { return __builtin_popcount(x); }
 
 static void emu_fiber_main(void) {
     emu_body(emu_body_arg);
