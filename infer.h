@@ -13596,6 +13596,10 @@ static void infer__diff_elementwise(infer__diff *d) {
     infer__diff_cmp(d, "copy_rows", "strides 50 <- 70, dim=30", &cp, 0);
     d->ka->zero(d->ca, A(o), n * F / 2); d->kb->zero(d->cb, B(o), n * F / 2);
     infer__diff_cmp(d, "zero", "half the buffer", &o, 0);
+    if (d->kb->copy) {
+        d->ka->copy(d->ca, A(o) + 3, A(x) + 5, 1000 * F); d->kb->copy(d->cb, B(o) + 3, B(x) + 5, 1000 * F);
+        infer__diff_exact(d, "copy", "1000 floats, within the backend", &o);
+    }
     {   /* DeltaNet gates: g, beta in place */
         infer__pair g = infer__diff_rand_pair(d, 5 * 8, -30, 30), beta = infer__diff_rand_pair(d, 5 * 8, -4, 4);
         infer__pair bias = infer__diff_rand_pair(d, 8, -1, 1), a = infer__diff_rand_pair(d, 8, -3, -0.1f);

@@ -152,6 +152,12 @@ static infer_status infer_cuda_download(void *ctx, void *dst, const void *src, s
     infer_cuda_record(c, cudaStreamSynchronize(c->stream), "download (cudaStreamSynchronize)");
     return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
 }
+/* within device memory (a prefix block's rows copied for a sequence of its own), in stream order */
+static infer_status infer_cuda_copy(void *ctx, void *dst, const void *src, size_t bytes) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (bytes) infer_cuda_record(c, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, c->stream), "copy (cudaMemcpyAsync)");
+    return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
+}
 static infer_status infer_cuda_sync(void *ctx) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     infer_cuda_record(c, cudaStreamSynchronize(c->stream), "cudaStreamSynchronize");
@@ -1947,6 +1953,7 @@ static void infer_cuda_fill_table(void) {
     k->compress = infer_cuda_compress;
     k->indexer_topk = infer_cuda_indexer_topk;
     k->attention_sparse = infer_cuda_attention_sparse;
+    k->copy = infer_cuda_copy;
 }
 
 infer_status infer_cuda_init(int device, infer_error *err) {

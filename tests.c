@@ -5460,6 +5460,25 @@ static void test_gpu_seq_batch(void) {
             CHECK_MSG(0, "%s: a run failed", files[f]);
         }
         for (int i = 0; i < R; i++) { free(ref[i]); free(r[i].logits); }
+        if (f == 0) {                      /* a prefix from the cache: 16 rows shared, 4 copied on the device */
+            int32_t a[40], b[30];
+            for (int i = 0; i < 40; i++) a[i] = (i * 7 + 3) % V;
+            for (int i = 0; i < 30; i++) b[i] = i < 20 ? a[i] : (i * 11 + 1) % V;
+            float *want = seq_alone(m, b, 30, 1), *got = malloc(sizeof(float) * (size_t)V * 10);
+            infer_session_params sp = infer_session_default_params();
+            sp.precise = 1; sp.n_seq_max = 2; sp.backend = k;
+            infer_session *s;
+            int32_t sb;
+            CHECK(infer_session_create(&s, m, &sp, &err) == INFER_OK && infer_eval(s, a, 40, NULL, 0, &err) == INFER_OK);
+            CHECK(infer_seq_add(s, &sb, &err) == INFER_OK && infer_seq_reuse(s, sb, b, 30) == 20);
+            const infer_batch_item it = { sb, b + 20, 10, got, 1 };
+            CHECK_MSG(infer_eval_batch(s, &it, 1, &err) == INFER_OK, "%s", err.msg);
+            double mx = 0;
+            for (size_t j = 0; want && j < (size_t)V * 10; j++) mx = fmax(mx, fabs((double)want[(size_t)20 * V + j] - got[j]));
+            CHECK_MSG(want && mx <= 2e-3, "a prefix reused on the GPU: logits differ by %g from the CPU alone", mx);
+            infer_session_free(s);
+            free(want); free(got);
+        }
         infer_model_free(m);
     }
 }
