@@ -1926,18 +1926,11 @@ static uint8_t *qw_patched(const uint8_t *f, size_t n, const char *find, const c
         if (!memcmp(p + i, find, len)) { memcpy(p + i, repl, len); break; }
     return p;
 }
-static void test_qwen35_load_errors(void) {
-    size_t n;
-    uint8_t *f = slurp(SHARED "/golden/qwen35/model-F32.gguf", &n);
-    if (!f) SKIP("../shared/golden/qwen35 not found");
-    struct { const char *find, *repl, *want; } cases[] = {
-        { "qwen35.ssm.conv_kernel", "qwen35.ssm.conv_kernex", "missing metadata key 'qwen35.ssm.conv_kernel'" },
-        { "qwen35.ssm.inner_size", "qwen35.ssm.inner_sizf", "missing metadata key 'qwen35.ssm.inner_size'" },
-        { "blk.1.ssm_conv1d.weight", "blk.1.ssm_conv1d.weighx", "missing tensor 'blk.1.ssm_conv1d.weight'" },
-        { "blk.3.attn_q_norm.weight", "blk.3.attn_q_norm.weighx", "missing tensor 'blk.3.attn_q_norm.weight'" },
-        { "blk.4.nextn.eh_proj.weight", "blk.4.nextn.eh_proj.weighx", "missing tensor 'blk.4.nextn.eh_proj.weight'" },
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+/* a model file whose bytes at `find` (a key or tensor name) read `repl` instead fails to
+ * load with a message containing `want` */
+typedef struct { const char *find, *repl, *want; } rename_case;
+static void expect_renames_fail(const uint8_t *f, size_t n, const rename_case *cases, size_t n_cases) {
+    for (size_t i = 0; i < n_cases; i++) {
         uint8_t *p = qw_patched(f, n, cases[i].find, cases[i].repl);
         infer_model *m;
         infer_error err;
@@ -1946,6 +1939,19 @@ static void test_qwen35_load_errors(void) {
         CHECK_MSG(!ok && strstr(err.msg, cases[i].want), "%s -> %s", cases[i].repl, ok ? "loaded" : err.msg);
         free(p);
     }
+}
+static void test_qwen35_load_errors(void) {
+    size_t n;
+    uint8_t *f = slurp(SHARED "/golden/qwen35/model-F32.gguf", &n);
+    if (!f) SKIP("../shared/golden/qwen35 not found");
+    const rename_case cases[] = {
+        { "qwen35.ssm.conv_kernel", "qwen35.ssm.conv_kernex", "missing metadata key 'qwen35.ssm.conv_kernel'" },
+        { "qwen35.ssm.inner_size", "qwen35.ssm.inner_sizf", "missing metadata key 'qwen35.ssm.inner_size'" },
+        { "blk.1.ssm_conv1d.weight", "blk.1.ssm_conv1d.weighx", "missing tensor 'blk.1.ssm_conv1d.weight'" },
+        { "blk.3.attn_q_norm.weight", "blk.3.attn_q_norm.weighx", "missing tensor 'blk.3.attn_q_norm.weight'" },
+        { "blk.4.nextn.eh_proj.weight", "blk.4.nextn.eh_proj.weighx", "missing tensor 'blk.4.nextn.eh_proj.weight'" },
+    };
+    expect_renames_fail(f, n, cases, sizeof cases / sizeof cases[0]);
     /* a shape that disagrees with the metadata: ssm_a with 3 heads instead of 4 */
     uint8_t *p = malloc(n);
     memcpy(p, f, n);
@@ -2130,7 +2136,7 @@ static void test_deepseek4_load_errors(void) {
     size_t n;
     uint8_t *f = slurp(DS4_DIR "/model-F32.gguf", &n);
     if (!f) SKIP("../shared/golden/deepseek4 not found");
-    struct { const char *find, *repl, *want; } cases[] = {
+    const rename_case cases[] = {
         { "blk.3.indexer.proj.weight", "blk.3.indexer.proj.weighx", "missing tensor 'blk.3.indexer.proj.weight'" },
         { "blk.2.attn_compressor_ape.weight", "blk.2.attn_compressor_ape.weighx", "missing tensor 'blk.2.attn_compressor_ape.weight'" },
         { "output_hc_fn.weight", "output_hc_fn.weighx", "missing tensor 'output_hc_fn.weight'" },
@@ -2138,15 +2144,7 @@ static void test_deepseek4_load_errors(void) {
         { "deepseek4.hyper_connection.count", "deepseek4.hyper_connection.counx", "missing metadata key 'deepseek4.hyper_connection.count'" },
         { "deepseek4.attention.compress_ratios", "deepseek4.attention.compress_ratiox", "missing metadata key 'deepseek4.attention.compress_ratios'" },
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        uint8_t *p = qw_patched(f, n, cases[i].find, cases[i].repl);
-        infer_model *m;
-        infer_error err;
-        int ok = infer_model_load_memory(&m, p, n, NULL, &err) == INFER_OK;
-        if (ok) infer_model_free(m);
-        CHECK_MSG(!ok && strstr(err.msg, cases[i].want), "%s -> %s", cases[i].repl, ok ? "loaded" : err.msg);
-        free(p);
-    }
+    expect_renames_fail(f, n, cases, sizeof cases / sizeof cases[0]);
     /* compress_ratios with 3 or 5 entries, and one of 3 (no such compression) */
     infer_gguf g;
     infer_model *m;
