@@ -41,7 +41,7 @@ static const char *usage_text =
     "  --logits-out FILE       write float32 logits, one n_vocab row per evaluated token\n"
     "  --tokenize              print the prompt's token ids and exit (works on vocab-only files)\n"
     "  --ppl FILE              perplexity of FILE's text\n"
-    "  --info                  print metadata and the tensor table\n"
+    "  --info                  print metadata and the tensor table (works on vocab-only files)\n"
     "  --bench                 speed: a --bench-pp token prompt (default 128), then --bench-tg\n"
     "                          generated tokens (default 64), best of --bench-reps runs (3);\n"
     "                          prints 'bench pp=.. tg=.. pp_tok_s=.. tg_tok_s=.. rss_mb=..'\n"
@@ -58,7 +58,7 @@ static void die(const char *fmt, const char *arg) {
 }
 
 typedef struct {
-    const char *model, *prompt, *file, *prompt_ids, *logits_out, *ppl;
+    const char *model, *prompt, *file, *prompt_ids, *logits_out, *ppl, *chat_template, *chat_render;
     int n_predict, n_ctx, n_threads, n_ubatch, precise, tokenize, info, no_bos, no_special, seed_set;
     int bench, bench_pp, bench_tg, bench_reps, membw, gpu, diff;
     infer_type kv_type;
@@ -124,6 +124,8 @@ static void parse_args(int argc, char **argv, options *o) {
         else if (!strcmp(a, "--tokenize")) o->tokenize = 1;
         else if (!strcmp(a, "--ppl")) o->ppl = NEXT();
         else if (!strcmp(a, "--info")) o->info = 1;
+        else if (!strcmp(a, "--chat-template")) o->chat_template = NEXT();
+        else if (!strcmp(a, "--chat-render")) o->chat_render = NEXT();
         else if (!strcmp(a, "--bench")) o->bench = 1;
         else if (!strcmp(a, "--bench-pp")) o->bench_pp = (int)parse_int(a, NEXT(), 1, 1 << 20);
         else if (!strcmp(a, "--bench-tg")) o->bench_tg = (int)parse_int(a, NEXT(), 0, 1 << 20);
@@ -211,6 +213,25 @@ static void print_info(const infer_model *m) {
         for (int d = 0; d < t->n_dims; d++) printf("%s%lld", d ? ", " : "", (long long)t->ne[d]);
         printf("] %zu bytes\n", t->nbytes);
     }
+}
+
+/* --chat-template FILE, or NULL for the model's own */
+static char *chat_template_text(const options *o, size_t *len) {
+    return o->chat_template ? read_file(o->chat_template, len) : NULL;
+}
+
+/* --chat-render CONV.json: the template's text for the conversation, exactly, on stdout */
+static int run_chat_render(const options *o, const infer_model *m) {
+    size_t clen, tlen = 0, olen;
+    char *conv = read_file(o->chat_render, &clen), *tmpl = chat_template_text(o, &tlen), *out;
+    infer_error err;
+    if (infer_model_chat_render(m, tmpl, tlen, conv, clen, &out, &olen, &err) != INFER_OK) {
+        fprintf(stderr, "infer: %s: %s\n", o->chat_render, err.msg);
+        return 1;
+    }
+    fwrite(out, 1, olen, stdout);
+    infer_free(out); free(conv); free(tmpl);
+    return 0;
 }
 
 static void write_rows(FILE *f, const float *rows, size_t n, const char *path) {
@@ -362,10 +383,15 @@ int main(int argc, char **argv) {
     infer_model *m = NULL;
     infer_model_params mp;
     memset(&mp, 0, sizeof mp);
-    mp.vocab_only = o.tokenize && !o.info;
-    if (o.model && infer_model_load(&m, o.model, &mp, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.model, err.msg); return 1; }
+    mp.vocab_only = (o.tokenize || o.chat_render) && !o.info;
+    if (o.model && infer_model_load(&m, o.model, &mp, &err) != INFER_OK) {
+        /* --info shows what it can: a vocab-only file, or a family we cannot run */
+        mp.vocab_only = 1;
+        if (!o.info || infer_model_load(&m, o.model, &mp, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.model, err.msg); return 1; }
+    }
     if (o.diff) { int rc = run_diff(m, gpu); infer_model_free(m); return rc; }
     if (o.info) { print_info(m); infer_model_free(m); return 0; }
+    if (o.chat_render) { int rc = run_chat_render(&o, m); infer_model_free(m); return rc; }
     if (gpu && !o.tokenize && infer_model_upload(m, gpu, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.model, err.msg); return 1; }
 
     char *text = NULL;

@@ -992,6 +992,292 @@ static void test_cli(void) {
     CHECK(run_cmd(cmd, out, sizeof out) == 0 && strstr(out, "token_embd.weight"));
 }
 
+/* ---- chat templates (>>jinja) ----
+ * Every expected string below is what Python's jinja2, set up as transformers'
+ * apply_chat_template sets it up (tools/chat_ref.py), renders for the same template and
+ * variables. */
+
+/* render and compare; `what` names the case in a failure */
+static void chat_check(const char *tmpl, const char *vars, const char *bos, const char *eos, const char *want, const char *what) {
+    char *out = NULL;
+    size_t n = 0;
+    infer_error err;
+    if (infer_chat_render(tmpl, strlen(tmpl), vars, strlen(vars), bos, eos, &out, &n, &err) != INFER_OK) {
+        CHECK_MSG(0, "%s: %s", what, err.msg);
+        return;
+    }
+    CHECK_MSG(n == strlen(want) && !memcmp(out, want, n), "%s:\n      got  [%s]\n      want [%s]", what, out, want);
+    infer_free(out);
+}
+
+static void test_chat_template_basics(void) {
+    static const char *const cases[][3] = {
+        { "{% if true %}\n  x\n{% endif %}\n  {{ 'y' }}\n{# c #}\nz\n",
+          "{}",
+          "  x\n  y\nz" },
+        { "a  {%- if true -%}  b  {%- endif -%}  c\n{{- ' d ' -}}\n e",
+          "{}",
+          "abc d e" },
+        { "  {%+ if true %}k{% endif +%}\nm  {# note #}\n  n",
+          "{}",
+          "  k\nm    n" },
+        { "{% raw %}{{ not parsed }}{% endraw %}|{%- raw -%} x {%- endraw -%}|",
+          "{}",
+          "{{ not parsed }}|x|" },
+        { "line\r\nbreaks\rand\n\n",
+          "{}",
+          "line\nbreaks\nand\n" },
+        { "{% for m in messages %}{{ loop.index }}/{{ loop.length }}:{{ m.role }}{% if not loop.last %},{% endif %}{% endfor %}",
+          "{\"messages\": [{\"role\": \"user\"}, {\"role\": \"assistant\"}, {\"role\": \"tool\"}]}",
+          "1/3:user,2/3:assistant,3/3:tool" },
+        { "{% for x in xs if x > 1 %}{{ loop.index0 }}{{ loop.previtem }}{{ loop.nextitem }};{% else %}none{% endfor %}|{% for x in [] %}a{% else %}empty{% endfor %}",
+          "{\"xs\": [1, 2, 3]}",
+          "03;12;|empty" },
+        { "{% set y = 5 %}{% for x in [1,2] %}[{{ y }}]{% set y = x %}[{{ y }}]{% endfor %}{{ y }}",
+          "{}",
+          "[5][1][5][2]5" },
+        { "{% set ns = namespace(total=0, seen=[]) %}{% for i in range(4) %}{% if i == 2 %}{% continue %}{% endif %}{% set ns.total = ns.total + i %}{% endfor %}{{ ns.total }}",
+          "{}",
+          "4" },
+        { "{% for i in range(5) %}{{ i }}{% if i == 2 %}{% break %}{% endif %}{% else %}E{% endfor %}",
+          "{}",
+          "012" },
+        { "{% macro tag(name, body='', attrs=none) %}<{{ name }}{% if attrs %} {{ attrs|tojson }}{% endif %}>{{ body }}</{{ name }}>{% endmacro %}{{ tag('b', 'x') }}{{ tag('i', attrs={'k': 1}) }}",
+          "{}",
+          "<b>x</b><i {\"k\": 1}></i>" },
+        { "{% macro m() %}{{ varargs }}{{ kwargs }}{% endmacro %}{{ m(1, 2, k='v') }}",
+          "{}",
+          "(1, 2){'k': 'v'}" },
+        { "{% set s %}  body {{ 1 + 1 }}  {% endset %}[{{ s }}][{{ s|trim }}]{% filter upper %}shout{% endfilter %}",
+          "{}",
+          "[  body 2  ][body 2]SHOUT" },
+        { "{{ 1 }} {{ 1.0 }} {{ 0.1 + 0.2 }} {{ 1e16 }} {{ 1e-05 }} {{ 2.5e-4 }} {{ -0.0 }} {{ 7 / 2 }} {{ 7 // 2 }} {{ -7 // 2 }} {{ -7 % 3 }} {{ 2 ** 10 }} {{ none }} {{ true }}",
+          "{}",
+          "1 1.0 0.30000000000000004 1e+16 1e-05 0.00025 -0.0 3.5 3 -4 2 1024 None True" },
+        { "{{ [1, 'a', none, true, 1.5, {'k': [2]}] }} {{ ('x',) }} {{ \"it's\" }} {{ [\"it's\", 'q\"', 'tab\\t'] }}",
+          "{}",
+          "[1, 'a', None, True, 1.5, {'k': [2]}] ('x',) it's [\"it's\", 'q\"', 'tab\\t']" },
+        { "{{ d|tojson }}|{{ d|tojson(indent=2) }}|{{ d|tojson(sort_keys=true, separators=(',', ':')) }}|{{ '\303\251\\n\"'|tojson }}|{{ '\303\251'|tojson(ensure_ascii=true) }}",
+          "{\"d\": {\"b\": [1, 2.5, null, true], \"a\": \"x\303\251\", \"c\": {}}}",
+          "{\"b\": [1, 2.5, null, true], \"a\": \"x\303\251\", \"c\": {}}|{\n  \"b\": [\n    1,\n    2.5,\n    null,\n    true\n  ],\n  \"a\": \"x\303\251\",\n  \"c\": {}\n}|{\"a\":\"x\303\251\",\"b\":[1,2.5,null,true],\"c\":{}}|\"\303\251\\n\\\"\"|\"\\u00e9\"" },
+        { "{{ '  Hello World  '|trim|lower }}|{{ 'hello world'|title }}|{{ 'hello'|capitalize }}|{{ 'abc'|upper }}|{{ 'a,b,,c'.split(',') }}|{{ '  a  b '.split() }}|{{ 'x-y-z'.rsplit('-', 1) }}",
+          "{}",
+          "hello world|Hello World|Hello|ABC|['a', 'b', '', 'c']|['a', 'b']|['x-y', 'z']" },
+        { "{{ s.startswith('He') }}{{ s.endswith(('x', 'd')) }}{{ s.strip('Hd') }}{{ s.lstrip('H') }}{{ s.replace('l', 'L', 2) }}{{ s.find('o') }}{{ s[1:4] }}{{ s[::-1] }}{{ s[-1] }}{{ s|length }}",
+          "{\"s\": \"Hello World\"}",
+          "TrueTrueello Worlello WorldHeLLo World4elldlroW olleHd11" },
+        { "{{ 'h\303\251llo w\303\266rld'|upper }}|{{ '\303\200\303\211\303\216'|lower }}|{{ 'h\303\251llo'[1:3] }}|{{ 'h\303\251llo'|length }}|{{ 'h\303\251llo'|reverse }}",
+          "{}",
+          "H\303\211LLO W\303\226RLD|\303\240\303\251\303\256|\303\251l|5|oll\303\251h" },
+        { "{{ xs|length }}{{ xs|first }}{{ xs|last }}{{ xs|sort }}{{ xs|sort(reverse=true) }}{{ xs|unique|list }}{{ xs|sum }}{{ xs|max }}{{ xs|min }}{{ xs|join('-') }}{{ xs|select('odd')|list }}{{ xs|reject('odd')|list }}",
+          "{\"xs\": [3, 1, 2, 3]}",
+          "433[1, 2, 3, 3][3, 3, 2, 1][3, 1, 2]9313-1-2-3[3, 1, 3][2]" },
+        { "{{ ms|selectattr('role', 'equalto', 'user')|map(attribute='content')|join(' ') }}|{{ ms|rejectattr('role', 'equalto', 'user')|list|length }}|{{ ms|map(attribute='role')|unique|list }}",
+          "{\"ms\": [{\"role\": \"user\", \"content\": \"a\"}, {\"role\": \"assistant\", \"content\": \"b\"}, {\"role\": \"user\", \"content\": \"c\"}]}",
+          "a c|1|['user', 'assistant']" },
+        { "{% for k, v in d|dictsort %}{{ k }}={{ v }};{% endfor %}{% for k, v in d.items() %}{{ k }}{% endfor %}{{ d|items|list }}{{ d.get('zz', 'dflt') }}{{ d.keys()|list }}",
+          "{\"d\": {\"b\": 2, \"A\": 1, \"c\": 3}}",
+          "A=1;b=2;c=3;bAc[('b', 2), ('A', 1), ('c', 3)]dflt['b', 'A', 'c']" },
+        { "{{ x is defined }}{{ y is defined }}{{ y is undefined }}{{ none is none }}{{ 'a' is string }}{{ 1 is number }}{{ 1 is integer }}{{ 1.0 is float }}{{ {} is mapping }}{{ [] is iterable }}{{ 'a' is sequence }}{{ 3 is odd }}{{ 4 is even }}{{ 6 is divisibleby(3) }}{{ x is equalto 1 }}{{ true is boolean }}{{ x is not none }}",
+          "{\"x\": 1}",
+          "TrueFalseTrueTrueTrueTrueTrueTrueTrueTrueTrueTrueTrueTrueTrueTrueTrue" },
+        { "{{ y|default('d') }}{{ ''|default('e', true) }}{{ 'ab' ~ 1 ~ none }}{{ 'a' in 'cat' }}{{ 2 in [1,2] }}{{ 'k' in {'k':1} }}{{ 'z' not in 'abc' }}{{ 1 < 2 < 3 }}{{ x if x else 'no' }}{{ 'yes' if y }}|",
+          "{\"x\": 0}",
+          "deab1NoneTrueTrueTrueTrueTrueno|" },
+        { "{{ '12'|int + 1 }} {{ 'x'|int }} {{ 3.7|int }} {{ '2.5'|float }} {{ 2.5|round }} {{ 3.5|round }} {{ 2.675|round(2) }} {{ -3|abs }} {{ '%s=%d'|format('a', 3) }} {{ '{}-{}'.format(1, 'b') }}",
+          "{}",
+          "13 0 3 2.5 2.0 4.0 2.67 3 a=3 1-b" },
+        { "{{ 'a<b>&'|e }} {{ ('<x>'|safe) + '<y>' }} {{ 'text'|center(10) }}| {{ 'one\\ntwo'|indent(2, true) }} {{ 'a b c'|wordcount }} {{ 'hello world'|truncate(8) }} {{ [1,2,3]|batch(2)|list }}",
+          "{}",
+          "a&lt;b&gt;&amp; <x>&lt;y&gt;    text   |   one\n  two 3 hello world [[1, 2], [3]]" },
+        { "{{ strftime_now('%Y') is string }} {{ range(3)|list }} {{ range(1, 7, 2)|list }} {{ dict(a=1, b=2) }}",
+          "{}",
+          "True [0, 1, 2] [1, 3, 5] {'a': 1, 'b': 2}" },
+        { "{{ tools }} {{ documents }} {{ add_generation_prompt }} {{ bos_token }}{{ eos_token }}",
+          "{}",
+          "None None False <s></s>" },
+        { "{%- set msgs = messages[1:] if messages[0].role == 'system' else messages -%}{%- for m in msgs -%}<{{ m.role }}>{{ m.content }}{{ '\\n' }}{%- endfor -%}{%- if add_generation_prompt %}<assistant>{% endif %}",
+          "{\"messages\": [{\"role\": \"system\", \"content\": \"S\"}, {\"role\": \"user\", \"content\": \"U\"}], \"add_generation_prompt\": true}",
+          "<user>U\n<assistant>" },
+        { "{% generation %}{{ 'kept' }}{% endgeneration %}{% set x = 1 %}{% with x = 2 %}{{ x }}{% endwith %}{{ x }}",
+          "{}",
+          "kept21" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char what[32];
+        snprintf(what, sizeof what, "case %zu", i);
+        chat_check(cases[i][0], cases[i][1], "<s>", "</s>", cases[i][2], what);
+    }
+    /* numbers keep their JSON kind: 1 is an int, 1.0 a float */
+    chat_check("{{ a }} {{ b }} {{ a is integer }} {{ b is float }} {{ c }}", "{\"a\": 1, \"b\": 1.0, \"c\": 1e2}", NULL, NULL, "1 1.0 True True 100.0", "json numbers");
+    /* without bos/eos they are undefined: they print nothing */
+    chat_check("[{{ bos_token }}{{ eos_token }}]{{ bos_token is defined }}", "{}", NULL, NULL, "[]False", "no special tokens");
+    /* errors: what jinja2 refuses, we refuse, naming the template line */
+    static const char *const bad[][3] = {
+        { "a\nb\n{% if x %}\n{{ x.y.z }}\n{% endif %}", "{\"x\": {\"q\": 1}}", "line 4: 'dict object' has no attribute 'y'" },
+        { "{% for %}", "{}", "line 1: expected an expression" },
+        { "\n{{ 1 +* 2 }}", "{}", "line 2: expected an expression, got '*'" },
+        { "{% include 'x' %}", "{}", "unsupported tag 'include'" },
+        { "x\n{{ x|nosuch }}", "{}", "line 2: no filter named 'nosuch'" },
+        { "{% if true %}open", "{}", "missing {% endif %}" },
+        { "\n\n{{ raise_exception('bad roles') }}", "{}", "line 3: raise_exception: bad roles" },
+        { "{{ 'a' + 1 }}", "{}", "can only concatenate str" },
+        { "{{ messages.append(1) }}", "{\"messages\": []}", "unsafe" },
+        { "{% break %}", "{}", "'break' outside a loop" },
+        { "{{ x|tojson }}", "{}", "not JSON serializable" },
+        { "{{ range(1000000)|length }}", "{}", "range too big" },
+        { "{% macro f(a) %}{% endmacro %}{{ f(1, 2) }}", "{}", "takes not more than 1" },
+        { "{{ '\\N{BULLET}' }}", "{}", "not supported" },
+        { "{{ x }}", "[1, 2]", "expected a JSON object" },
+        { "{{ x }}", "{\"x\": ", "json:" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *out = NULL;
+        infer_error err;
+        infer_status st = infer_chat_render(bad[i][0], strlen(bad[i][0]), bad[i][1], strlen(bad[i][1]), NULL, NULL, &out, NULL, &err);
+        CHECK_MSG(st != INFER_OK && out == NULL && strstr(err.msg, bad[i][2]), "bad case %zu: got '%s', want '%s'", i, st == INFER_OK ? "(no error)" : err.msg, bad[i][2]);
+        infer_free(out);
+    }
+    /* a template that would run (nearly) forever stops with an error: its steps or its memory run out */
+    const char *forever = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}";
+    char *out = NULL;
+    infer_error err;
+    CHECK(infer_chat_render(forever, strlen(forever), "{}", 2, NULL, NULL, &out, NULL, &err) != INFER_OK && (strstr(err.msg, "too long") || strstr(err.msg, "MiB")));
+}
+
+/* the real templates in ../shared: Llama-3's and Qwen3's tokenizer_config.json (through the
+ * Hugging Face folder, vocabulary only) and Phi-3's, inside its vocab GGUF */
+static void test_chat_template_shared(void) {
+    static const char *const llama3_cases[][2] = {
+        { "{\"messages\": [{\"role\": \"user\", \"content\": \"Hi\"}], \"add_generation_prompt\": true}",
+          "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n" },
+        { "{\"messages\": [{\"role\": \"system\", \"content\": \"You are terse.\"}, {\"role\": \"user\", \"content\": \"  What is 2+2?\\n\"}], \"add_generation_prompt\": true}",
+          "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nYou are terse.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nWhat is 2+2?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n" },
+        { "{\"messages\": [{\"role\": \"system\", \"content\": \"Be kind.\"}, {\"role\": \"user\", \"content\": \"Hello\"}, {\"role\": \"assistant\", \"content\": \"Hi! How can I help?\"}, {\"role\": \"user\", \"content\": \"Tell me about \\\"caf\303\251s\\\" & <tags>\"}], \"add_generation_prompt\": true}",
+          "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nBe kind.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHello<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nHi! How can I help?<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nTell me about \"caf\303\251s\" & <tags><|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n" },
+        { "{\"messages\": [{\"role\": \"user\", \"content\": \"Q\"}, {\"role\": \"assistant\", \"content\": \"A\"}], \"add_generation_prompt\": false}",
+          "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nQ<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nA<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n" },
+    };
+    static const char *const qwen3_cases[][2] = {
+        { "{\"messages\": [{\"role\": \"user\", \"content\": \"Hi\"}], \"add_generation_prompt\": true}",
+          "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n" },
+        { "{\"messages\": [{\"role\": \"system\", \"content\": \"You are terse.\"}, {\"role\": \"user\", \"content\": \"  What is 2+2?\\n\"}], \"add_generation_prompt\": true}",
+          "<|im_start|>system\nYou are terse.<|im_end|>\n<|im_start|>user\n  What is 2+2?\n<|im_end|>\n<|im_start|>assistant\n" },
+        { "{\"messages\": [{\"role\": \"system\", \"content\": \"Be kind.\"}, {\"role\": \"user\", \"content\": \"Hello\"}, {\"role\": \"assistant\", \"content\": \"Hi! How can I help?\"}, {\"role\": \"user\", \"content\": \"Tell me about \\\"caf\303\251s\\\" & <tags>\"}], \"add_generation_prompt\": true}",
+          "<|im_start|>system\nBe kind.<|im_end|>\n<|im_start|>user\nHello<|im_end|>\n<|im_start|>assistant\nHi! How can I help?<|im_end|>\n<|im_start|>user\nTell me about \"caf\303\251s\" & <tags><|im_end|>\n<|im_start|>assistant\n" },
+        { "{\"messages\": [{\"role\": \"user\", \"content\": \"Q\"}, {\"role\": \"assistant\", \"content\": \"A\"}], \"add_generation_prompt\": false}",
+          "<|im_start|>user\nQ<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\nA<|im_end|>\n" },
+        { "{\"messages\": [{\"role\": \"system\", \"content\": \"Use tools.\"}, {\"role\": \"user\", \"content\": \"Weather in Paris?\"}, {\"role\": \"assistant\", \"content\": \"\", \"tool_calls\": [{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 2}}}]}, {\"role\": \"tool\", \"content\": \"{\\\"temp\\\": 21}\"}, {\"role\": \"user\", \"content\": \"Thanks\"}], \"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"description\": \"Weather of a city\", \"parameters\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}, \"days\": {\"type\": \"integer\"}}, \"required\": [\"city\"]}}}], \"add_generation_prompt\": true}",
+          "<|im_start|>system\nUse tools.\n\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>\n{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"description\": \"Weather of a city\", \"parameters\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}, \"days\": {\"type\": \"integer\"}}, \"required\": [\"city\"]}}}\n</tools>\n\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call><|im_end|>\n<|im_start|>user\nWeather in Paris?<|im_end|>\n<|im_start|>assistant\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 2}}\n</tool_call><|im_end|>\n<|im_start|>user\n<tool_response>\n{\"temp\": 21}\n</tool_response><|im_end|>\n<|im_start|>user\nThanks<|im_end|>\n<|im_start|>assistant\n" },
+        { "{\"messages\": [{\"role\": \"user\", \"content\": \"1+1?\"}, {\"role\": \"assistant\", \"content\": \"<think>\\nsimple\\n</think>\\n\\n2\"}, {\"role\": \"user\", \"content\": \"Sure?\"}], \"add_generation_prompt\": true, \"enable_thinking\": false}",
+          "<|im_start|>user\n1+1?<|im_end|>\n<|im_start|>assistant\n2<|im_end|>\n<|im_start|>user\nSure?<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n" },
+    };
+    static const char *const phi3_cases[][2] = {
+        { "{\"messages\": [{\"role\": \"user\", \"content\": \"Hi\"}], \"add_generation_prompt\": true}",
+          "<s><|user|>\nHi<|end|>\n<|assistant|>\n" },
+        { "{\"messages\": [{\"role\": \"system\", \"content\": \"Be kind.\"}, {\"role\": \"user\", \"content\": \"Hello\"}, {\"role\": \"assistant\", \"content\": \"Hi! How can I help?\"}, {\"role\": \"user\", \"content\": \"Tell me about \\\"caf\303\251s\\\" & <tags>\"}], \"add_generation_prompt\": true}",
+          "<s><|user|>\nHello<|end|>\n<|assistant|>\nHi! How can I help?<|end|>\n<|user|>\nTell me about \"caf\303\251s\" & <tags><|end|>\n<|assistant|>\n" },
+        { "{\"messages\": [{\"role\": \"user\", \"content\": \"Q\"}, {\"role\": \"assistant\", \"content\": \"A\"}], \"add_generation_prompt\": false}",
+          "<s><|user|>\nQ<|end|>\n<|assistant|>\nA<|end|>\n" },
+    };
+    static const struct { const char *path, *name; const char *const (*cases)[2]; size_t n; } models[] = {
+        { SHARED "/tokenizers/llama3", "llama3", llama3_cases, sizeof llama3_cases / sizeof llama3_cases[0] },
+        { SHARED "/tokenizers/qwen3", "qwen3", qwen3_cases, sizeof qwen3_cases / sizeof qwen3_cases[0] },
+        { SHARED "/vocab/ggml-vocab-phi-3.gguf", "phi3", phi3_cases, sizeof phi3_cases / sizeof phi3_cases[0] },
+    };
+    if (!file_exists(SHARED "/tokenizers/qwen3/tokenizer.json")) SKIP("../shared/tokenizers not found");
+    for (size_t k = 0; k < sizeof models / sizeof models[0]; k++) {
+        infer_model *m;
+        infer_error err;
+        infer_model_params mp = { 1 };
+        if (infer_model_load(&m, models[k].path, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", models[k].path, err.msg); continue; }
+        CHECK(infer_model_chat_template(m, NULL, NULL) != NULL);
+        for (size_t i = 0; i < models[k].n; i++) {
+            char *out = NULL;
+            size_t n = 0;
+            const char *vars = models[k].cases[i][0], *want = models[k].cases[i][1];
+            if (infer_model_chat_render(m, NULL, 0, vars, strlen(vars), &out, &n, &err) != INFER_OK) { CHECK_MSG(0, "%s case %zu: %s", models[k].name, i, err.msg); continue; }
+            CHECK_MSG(n == strlen(want) && !memcmp(out, want, n), "%s case %zu:\n      got  [%s]\n      want [%s]", models[k].name, i, out, want);
+            infer_free(out);
+        }
+        infer_model_free(m);
+    }
+}
+
+/* data/chat: templates of permissively licensed models x conversations, against jinja2's
+ * renderings stored beside them (an .out starting "ERROR:" means jinja2 refused it too) */
+static void test_chat_template_files(void) {
+    static const struct { const char *name, *bos, *eos; } t[] = {
+        { "qwen3.5", NULL, "<|im_end|>" },
+        { "mistral-nemo", "<s>", "</s>" },
+        { "deepseek-r1-distill", "<\xEF\xBD\x9C" "begin\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>", "<\xEF\xBD\x9C" "end\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>" },
+        { "phi-3.5", "<s>", "<|endoftext|>" },
+    };
+    static const char *const convs[] = { "chat", "tools", "toolstr", "think" };
+    int compared = 0, refused = 0;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        char path[256];
+        size_t tn;
+        snprintf(path, sizeof path, "data/chat/%s.jinja", t[i].name);
+        char *tmpl = slurp(path, &tn);
+        if (!tmpl) { CHECK_MSG(0, "cannot read %s", path); continue; }
+        for (size_t c = 0; c < sizeof convs / sizeof convs[0]; c++) {
+            size_t vn, wn, n;
+            snprintf(path, sizeof path, "data/chat/conv-%s.json", convs[c]);
+            char *vars = slurp(path, &vn), *out = NULL;
+            snprintf(path, sizeof path, "data/chat/%s.%s.out", t[i].name, convs[c]);
+            char *want = slurp(path, &wn);
+            infer_error err;
+            if (!vars || !want) { CHECK_MSG(0, "cannot read the files of %s", path); free(vars); free(want); continue; }
+            infer_status st = infer_chat_render(tmpl, tn, vars, vn, t[i].bos, t[i].eos, &out, &n, &err);
+            if (!strncmp(want, "ERROR:", 6)) { CHECK_MSG(st != INFER_OK, "%s: rendered, but jinja2 refuses it", path); refused++; }
+            else if (st != INFER_OK) CHECK_MSG(0, "%s: %s", path, err.msg);
+            else { CHECK_MSG(n == wn && !memcmp(out, want, n), "%s:\n      got  [%s]\n      want [%s]", path, out, want); compared++; }
+            infer_free(out); free(vars); free(want);
+        }
+        free(tmpl);
+    }
+    CHECK(compared >= 12 && refused >= 1);
+}
+
+/* the --chat-render contract: the rendered text exactly on stdout, exit 0; the template
+ * from the model (GGUF or Hugging Face folder) or --chat-template FILE, bos/eos from the model */
+static void test_cli_chat_render(void) {
+    if (!file_exists("./infer")) SKIP("./infer not built");
+    if (!file_exists(SHARED "/vocab/ggml-vocab-phi-3.gguf")) SKIP("../shared/vocab not found");
+    char out[8192], cmd[512];
+    size_t n;
+    char *conv = slurp("data/chat/conv-chat.json", &n), *tmpl = slurp("data/chat/mistral-nemo.jinja", NULL), *want = NULL;
+    infer_error err;
+    if (!conv || !tmpl) { CHECK_MSG(0, "data/chat is missing"); free(conv); free(tmpl); return; }
+    /* the model's own template (Phi-3's, in its GGUF) */
+    CHECK(run_cmd("./infer -m " SHARED "/vocab/ggml-vocab-phi-3.gguf --chat-render data/chat/conv-chat.json", out, sizeof out) == 0);
+    CHECK_MSG(!strcmp(out, "<s><|user|>\nHello!<|end|>\n<|assistant|>\nHi. How can I help?<|end|>\n<|user|>\n"
+                           "Name a caf\xC3\xA9 drink, \"quoted\" & <b>bold</b>.<|end|>\n<|assistant|>\n"), "got [%s]", out);
+    /* --chat-template replaces it; bos_token / eos_token still come from the model */
+    CHECK(run_cmd("./infer -m " SHARED "/vocab/ggml-vocab-phi-3.gguf --chat-template data/chat/mistral-nemo.jinja --chat-render data/chat/conv-chat.json", out, sizeof out) == 0);
+    CHECK(infer_chat_render(tmpl, strlen(tmpl), conv, n, "<s>", "<|endoftext|>", &want, NULL, &err) == INFER_OK);
+    CHECK_MSG(want && !strcmp(out, want), "got [%s] want [%s]", out, want ? want : "");
+    infer_free(want);
+    /* a Hugging Face folder with only its tokenizer files */
+    if (file_exists(SHARED "/tokenizers/qwen3/tokenizer.json")) {
+        CHECK(run_cmd("./infer -m " SHARED "/tokenizers/qwen3 --chat-render data/chat/conv-think.json", out, sizeof out) == 0);
+        CHECK_MSG(!strcmp(out, "<|im_start|>user\n1+1?<|im_end|>\n<|im_start|>assistant\n2<|im_end|>\n<|im_start|>user\nSure?<|im_end|>\n"
+                               "<|im_start|>assistant\n<think>\n\n</think>\n\n"), "got [%s]", out);
+    }
+    /* the template refuses the conversation: an error naming its line, exit 1 */
+    FILE *f = fopen("/tmp/infer_test_conv.json", "w");
+    fputs("{\"messages\": [{\"role\": \"user\", \"content\": \"a\"}, {\"role\": \"user\", \"content\": \"b\"}]}", f);
+    fclose(f);
+    CHECK(run_cmd("./infer -m " SHARED "/vocab/ggml-vocab-phi-3.gguf --chat-template data/chat/mistral-nemo.jinja --chat-render /tmp/infer_test_conv.json 2>&1", out, sizeof out) == 1);
+    CHECK_MSG(strstr(out, "chat template line 18") && strstr(out, "must alternate"), "got [%s]", out);
+    snprintf(cmd, sizeof cmd, "./infer -m %s --chat-render /tmp/infer_test_conv.json 2>&1", SHARED "/vocab/ggml-vocab-gpt-2.gguf");
+    CHECK(run_cmd(cmd, out, sizeof out) == 1 && strstr(out, "no chat template"));
+    CHECK(run_cmd("./infer -m " SHARED "/vocab/ggml-vocab-phi-3.gguf --chat-render /nonexistent.json 2>&1", out, sizeof out) == 1 && strstr(out, "cannot open"));
+    remove("/tmp/infer_test_conv.json");
+    free(conv); free(tmpl);
+}
+
 /* ---- every weight type runs a whole model ----
  * The golden llama's matrices re-encoded as TYPE (by our quantizer, or random blocks with a
  * small scale for the grid i-quants, which have none) must give, in precise mode, the same
@@ -4554,7 +4840,11 @@ static const test_case tests[] = {
     { "bitnet_ternary_kernels", test_bitnet_ternary_kernels },
     { "bitnet_matmul_glu", test_bitnet_matmul_glu },
     { "bitnet_synth", test_bitnet_synth },
+    { "chat_template_basics", test_chat_template_basics },
+    { "chat_template_shared", test_chat_template_shared },
+    { "chat_template_files", test_chat_template_files },
     { "cli", test_cli },
+    { "cli_chat_render", test_cli_chat_render },
     { "convert_cli", test_convert_cli },
     { "convert_llama2c", test_convert_llama2c },
     { "convert_synth_qwen35", test_convert_synth_qwen35 },
