@@ -66,6 +66,8 @@
 #ifndef INFER_H
 #define INFER_H
 
+#define INFER_VERSION "0.1.0"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -744,6 +746,19 @@ int32_t infer_session_n_ctx(const infer_session *s);
 /* Feed n tokens at the next positions. logits: NULL, or room for n*n_vocab floats when
  * all_logits is set (one row per token), else n_vocab floats for the last token. */
 infer_status infer_eval(infer_session *s, const int32_t *tokens, int n, float *logits, int all_logits, infer_error *err);
+/* the ids of the n_past tokens the session holds, in the order infer_eval received them */
+const int32_t *infer_session_tokens(const infer_session *s);
+/* Forget the tokens from position n on (0 <= n <= n_past): the next infer_eval continues at
+ * n. A recurrent state (DeltaNet layers) cannot be wound back: INFER_ERR_UNSUPPORTED unless
+ * n is 0 (a reset) or n_past. */
+infer_status infer_session_rewind(infer_session *s, int32_t n, infer_error *err);
+/* Make the session hold exactly tokens[0..n), evaluating as little as possible: the longest
+ * prefix it already holds is kept and only the rest is evaluated -- at least the last token,
+ * whose logits (n_vocab floats) go to `logits`. When the held tokens go beyond that prefix
+ * the cache is cut back to it (a recurrent model starts over instead). *n_eval: how many
+ * tokens were evaluated. A chat re-renders its whole conversation every turn and pays only
+ * for the new part. */
+infer_status infer_eval_prefix(infer_session *s, const int32_t *tokens, int n, float *logits, int *n_eval, infer_error *err);
 
 /* Backend check (>>backends): with INFER_DIFF_OPS, run every op of the table `k` on random
  * inputs next to the CPU reference (precise), for each weight type both support; with
@@ -785,7 +800,7 @@ infer_status infer_model_chat_render(const infer_model *m, const char *tmpl, siz
                                      char **out, size_t *out_len, infer_error *err);
 
 /* Sampler (>>sampler). Chain order: repetition penalty -> top-k -> top-p -> min-p ->
- * temperature -> random draw; temp <= 0 is greedy (argmax). */
+ * temperature -> random draw; temp <= 0 is greedy (the argmax after the penalty). */
 typedef struct infer_sampler_params {
     float temp;                  /* 0.8; <= 0 greedy */
     int32_t top_k;               /* 40; <= 0 off */
@@ -14629,6 +14644,7 @@ struct infer_session {
      * backend diff (>>backends); NULL otherwise */
     void (*layer_hook)(void *user, infer_session *s, int layer, int T);
     void *hook_user;
+    int32_t *hist;           /* [n_ctx] the ids of the n_past tokens held, in order (infer_eval_prefix) */
 };
 
 int32_t infer_session_n_past(const infer_session *s) { return s->n_past; }
@@ -14697,7 +14713,7 @@ void infer_session_free(infer_session *s) {
         if (s->ssm_state && s->ssm_state[l]) k->free(s->kctx, s->ssm_state[l]);
     }
     INFER_FREE(s->kv.k); INFER_FREE(s->kv.v); INFER_FREE(s->kv.free_list); INFER_FREE(s->block_table);
-    INFER_FREE(s->conv_state); INFER_FREE(s->ssm_state);
+    INFER_FREE(s->conv_state); INFER_FREE(s->ssm_state); INFER_FREE(s->hist);
     infer__buf bufs[INFER__MAX_BUFS];
     const int nb = infer__session_bufs(s, bufs);
     for (int i = 0; i < nb; i++) if (*bufs[i].p) k->free(s->kctx, *bufs[i].p);
@@ -14796,6 +14812,7 @@ infer_status infer_session_create(infer_session **out, infer_model *m, const inf
         ok = !bufs[i].bytes || *bufs[i].p;
     }
     if (ok) ok = (s->pos_host = (int32_t *)infer__calloc(4 * (size_t)p.n_ubatch, sizeof(int32_t))) != NULL;
+    if (ok) ok = (s->hist = (int32_t *)infer__calloc((size_t)s->n_ctx, sizeof(int32_t))) != NULL;
     if (!ok) {
         infer__fail(err, INFER_ERR_NOMEM, "out of %s memory for a %d-token session%s%s", k->name, (int)s->n_ctx,
                     s->kctx && *k->last_error(s->kctx) ? ": " : "", s->kctx ? k->last_error(s->kctx) : "");
@@ -14983,10 +15000,45 @@ infer_status infer_eval(infer_session *s, const int32_t *tokens, int n, float *l
         float *dst = !logits || first == T ? NULL : all_logits ? logits + (size_t)i0 * V : logits;
         if (infer__forward_chunk(s, tokens + i0, T, first, dst) != INFER_OK)
             return infer__fail(err, INFER_ERR_BACKEND, "%s backend: %s", k->name, k->last_error(s->kctx));
+        memcpy(s->hist + s->n_past, tokens + i0, (size_t)T * sizeof(int32_t));
         s->n_past += T;
     }
     if (k->sync(s->kctx) != INFER_OK) return infer__fail(err, INFER_ERR_BACKEND, "%s backend: %s", k->name, k->last_error(s->kctx));
     return INFER_OK;
+}
+
+const int32_t *infer_session_tokens(const infer_session *s) { return s->hist; }
+
+static int infer__session_recurrent(const infer_session *s) {
+    for (int l = 0; s->conv_state && l < s->m->cfg.n_layer; l++) if (s->conv_state[l]) return 1;
+    return 0;
+}
+
+infer_status infer_session_rewind(infer_session *s, int32_t n, infer_error *err) {
+    if (n < 0 || n > s->n_past) return infer__fail(err, INFER_ERR_ARG, "cannot rewind to %d: the session holds %d tokens", n, s->n_past);
+    if (n == s->n_past) return INFER_OK;
+    if (n == 0) { infer_session_reset(s); return INFER_OK; }
+    if (infer__session_recurrent(s))
+        return infer__fail(err, INFER_ERR_UNSUPPORTED, "a recurrent state cannot be rewound (from %d to %d tokens)", s->n_past, n);
+    /* positions >= n are simply overwritten later; their whole blocks go back to the pool */
+    const int32_t need = (n + s->kv.block_size - 1) / s->kv.block_size;
+    while (s->n_table > need) infer__kv_give(&s->kv, s->block_table[--s->n_table]);
+    s->n_past = n;
+    return INFER_OK;
+}
+
+infer_status infer_eval_prefix(infer_session *s, const int32_t *tokens, int n, float *logits, int *n_eval, infer_error *err) {
+    int32_t keep = 0;
+    if (n_eval) *n_eval = 0;
+    if (n <= 0) return infer__fail(err, INFER_ERR_ARG, "no tokens to evaluate");
+    while (keep < s->n_past && keep < n && s->hist[keep] == tokens[keep]) keep++;
+    if (keep == n) keep = n - 1;                 /* the last token again: its logits are wanted */
+    if (keep < s->n_past && infer_session_rewind(s, keep, NULL) != INFER_OK) {
+        infer_session_reset(s);                  /* a recurrent state: from the start */
+        keep = 0;
+    }
+    if (n_eval) *n_eval = n - keep;
+    return infer_eval(s, tokens + keep, n - keep, logits, 0, err);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -14999,7 +15051,7 @@ infer_status infer_eval(infer_session *s, const int32_t *tokens, int n, float *l
  *   4. min-p: keep tokens with p_i >= min_p * p_max
  *   5. temperature: l / temp
  *   6. draw from softmax of what is left with the seeded RNG
- * temp <= 0 skips all of it and returns the argmax (greedy), ties to the lowest id.
+ * temp <= 0 applies only the penalty and returns the argmax (greedy), ties to the lowest id.
  * ---------------------------------------------------------------------------------------- */
 struct infer_sampler {
     infer_sampler_params p;
@@ -15050,12 +15102,12 @@ static int infer__cand_cmp(const void *a, const void *b) {
 
 int32_t infer_sampler_sample(infer_sampler *s, const float *logits) {
     const int32_t V = s->n_vocab;
-    if (s->p.temp <= 0) {
+    infer__cand *c = s->cand;
+    if (s->p.temp <= 0 && s->p.repeat_penalty == 1.0f) {                /* plain greedy */
         int32_t best = 0;
         for (int32_t i = 1; i < V; i++) if (logits[i] > logits[best]) best = i;
         return best;
     }
-    infer__cand *c = s->cand;
     for (int32_t i = 0; i < V; i++) { c[i].id = i; c[i].logit = logits[i]; }
     if (s->p.repeat_penalty != 1.0f) {                                  /* 1. penalty, once per distinct token */
         for (int32_t i = 0; i < s->n_recent; i++) {
@@ -15064,6 +15116,11 @@ int32_t infer_sampler_sample(infer_sampler *s, const float *logits) {
             if (seen || t < 0 || t >= V) continue;
             c[t].logit = c[t].logit > 0 ? c[t].logit / s->p.repeat_penalty : c[t].logit * s->p.repeat_penalty;
         }
+    }
+    if (s->p.temp <= 0) {                                               /* greedy: the argmax after the penalty */
+        int32_t best = 0;
+        for (int32_t i = 1; i < V; i++) if (c[i].logit > c[best].logit) best = i;
+        return best;
     }
     qsort(c, (size_t)V, sizeof *c, infer__cand_cmp);
     int32_t n = V;

@@ -601,6 +601,64 @@ static void test_stories_nll(void) {
 }
 
 /* the same logits whatever the chunking, the thread count, and after a reset (paged KV reuse) */
+/* infer_eval_prefix keeps what the session holds and evaluates only the rest; the logits
+ * are those of evaluating the whole sequence at once (exactly, in precise mode) */
+static double max_diff(const float *a, const float *b, int n) {
+    double mx = 0;
+    for (int i = 0; i < n; i++) mx = fmax(mx, fabs((double)a[i] - b[i]));
+    return mx;
+}
+static void prefix_case(const char *path, int recurrent) {
+    infer_model *m;
+    infer_error err;
+    if (infer_model_load(&m, path, NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", path, err.msg); return; }
+    const int V = infer_model_config(m)->n_vocab;
+    int32_t a[40], b[40];
+    for (int i = 0; i < 40; i++) a[i] = b[i] = (i * 37 + 1) % V;
+    for (int i = 25; i < 40; i++) b[i] = (i * 11 + 5) % V;        /* b = a's first 25, then another way */
+    float *want = malloc(sizeof(float) * (size_t)V), *got = malloc(sizeof(float) * (size_t)V);
+    infer_session_params sp = infer_session_default_params();
+    sp.precise = 1;
+    sp.n_ctx = 64;
+    infer_session *s, *ref;
+    CHECK(infer_session_create(&s, m, &sp, &err) == INFER_OK && infer_session_create(&ref, m, &sp, &err) == INFER_OK);
+    int n_eval = -1;
+    /* a fresh session: everything is new */
+    CHECK(infer_eval_prefix(s, a, 30, got, &n_eval, &err) == INFER_OK && n_eval == 30);
+    CHECK(infer_session_n_past(s) == 30 && !memcmp(infer_session_tokens(s), a, 30 * sizeof(int32_t)));
+    /* the next turn: only the 10 new tokens */
+    CHECK(infer_eval_prefix(s, a, 40, got, &n_eval, &err) == INFER_OK);
+    CHECK_MSG(n_eval == 10, "extension evaluated %d tokens, not 10", n_eval);
+    CHECK(infer_eval(ref, a, 40, want, 0, &err) == INFER_OK);
+    /* a recurrent model's chunked prefill may round differently for another split */
+    const double tol = recurrent ? 1e-4 : 0;
+    CHECK_MSG(max_diff(got, want, V) <= tol, "%s: extension: max diff %g", path, max_diff(got, want, V));
+    /* diverging after 25 tokens: cut back to them (a recurrent state starts over) */
+    CHECK(infer_eval_prefix(s, b, 40, got, &n_eval, &err) == INFER_OK);
+    CHECK_MSG(n_eval == (recurrent ? 40 : 15), "divergence evaluated %d tokens", n_eval);
+    infer_session_reset(ref);
+    CHECK(infer_eval(ref, b, 40, want, 0, &err) == INFER_OK);
+    CHECK_MSG(max_diff(got, want, V) <= tol, "%s: divergence: max diff %g", path, max_diff(got, want, V));
+    CHECK(!memcmp(infer_session_tokens(s), b, 40 * sizeof(int32_t)));
+    /* the same tokens again: the last one is evaluated again for its logits */
+    CHECK(infer_eval_prefix(s, b, 40, got, &n_eval, &err) == INFER_OK && n_eval == (recurrent ? 40 : 1));
+    CHECK_MSG(max_diff(got, want, V) <= tol, "%s: again: max diff %g", path, max_diff(got, want, V));
+    /* rewinding */
+    CHECK(infer_session_rewind(s, 41, &err) == INFER_ERR_ARG);
+    CHECK(infer_session_rewind(s, 20, &err) == (recurrent ? INFER_ERR_UNSUPPORTED : INFER_OK));
+    CHECK(infer_session_n_past(s) == (recurrent ? 40 : 20));
+    CHECK(infer_session_rewind(s, 0, &err) == INFER_OK && infer_session_n_past(s) == 0);
+    CHECK(infer_eval_prefix(s, a, 0, got, &n_eval, &err) == INFER_ERR_ARG);
+    infer_session_free(s); infer_session_free(ref);
+    free(want); free(got);
+    infer_model_free(m);
+}
+static void test_session_eval_prefix(void) {
+    if (!file_exists(SHARED "/models/stories260K.gguf")) SKIP("../shared/models not found");
+    prefix_case(SHARED "/models/stories260K.gguf", 0);
+    if (file_exists(SHARED "/golden/qwen35/model-F32.gguf")) prefix_case(SHARED "/golden/qwen35/model-F32.gguf", 1);
+}
+
 static void test_session_consistency(void) {
     if (!file_exists(SHARED "/models/stories260K.gguf")) SKIP("../shared/models not found");
     infer_model *m;
@@ -792,6 +850,15 @@ static void test_sampler(void) {
     s = infer_sampler_create(&p, 8);
     infer_sampler_accept(s, 1);
     CHECK(infer_sampler_sample(s, logits) == 3);
+    infer_sampler_free(s);
+    /* ... and greedy (temp 0) applies it as well: 2.0 / 1.2 < 1.9 */
+    p.top_k = 40; p.temp = 0; p.repeat_penalty = 1.2f;
+    s = infer_sampler_create(&p, 8);
+    CHECK(infer_sampler_sample(s, logits) == 1);
+    infer_sampler_accept(s, 1);
+    CHECK(infer_sampler_sample(s, logits) == 3);
+    infer_sampler_accept(s, 3);
+    CHECK(infer_sampler_sample(s, logits) == 1);   /* both penalized: 2.0 / 1.2 = 1.67 > 1.9 / 1.2 = 1.58 */
     infer_sampler_free(s);
 }
 
@@ -1276,6 +1343,93 @@ static void test_cli_chat_render(void) {
     CHECK(run_cmd("./infer -m " SHARED "/vocab/ggml-vocab-phi-3.gguf --chat-render /nonexistent.json 2>&1", out, sizeof out) == 1 && strstr(out, "cannot open"));
     remove("/tmp/infer_test_conv.json");
     free(conv); free(tmpl);
+}
+
+/* the value after `key` in text (a number), -1 if absent */
+static long num_after(const char *text, const char *key) {
+    const char *p = text ? strstr(text, key) : NULL;
+    return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+/* --chat: two lines in, two replies out, exit 0; the second turn evaluates only its new
+ * tokens (it holds at least all of the first turn's prompt) */
+static void test_cli_chat(void) {
+    if (!file_exists("./infer")) SKIP("./infer not built");
+    if (!file_exists(SHARED "/models/stories260K.gguf")) SKIP("../shared/models not found");
+    char out[16384];
+    const char *base = "./infer -m " SHARED "/models/stories260K.gguf --chat-template data/chat/phi-3.5.jinja -n 16 --temp 0";
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "printf 'Hi\\nAnd then?\\n' | %s --chat 2>/tmp/infer_test_chat.err", base);
+    CHECK(run_cmd(cmd, out, sizeof out) == 0);
+    int lines = 0;
+    for (const char *p = out; *p; p++) lines += *p == '\n';
+    CHECK_MSG(lines == 2 && out[0] != '\n' && !strstr(out, "\n\n"), "stdout: [%s]", out);
+    char *err = slurp("/tmp/infer_test_chat.err", NULL);
+    const char *t2 = err ? strstr(err, "turn 2:") : NULL;
+    const long p1 = num_after(err, "turn 1: prompt "), p2 = num_after(t2, "turn 2: prompt "), h2 = num_after(t2, "tokens: "), e2 = num_after(t2, "held, ");
+    CHECK_MSG(t2 && p1 > 0 && p2 > p1 && h2 >= p1 && e2 == p2 - h2 && e2 < p2 - p1, "stderr: [%s]", err ? err : "");
+    free(err);
+    /* the same through -cnv, and /reset starts over: the third turn holds nothing */
+    snprintf(cmd, sizeof cmd, "printf 'Hi\\nMore\\n/reset\\nHi\\n' | %s -cnv 2>&1 >/dev/null", base);
+    CHECK(run_cmd(cmd, out, sizeof out) == 0);
+    CHECK_MSG(strstr(out, "starts over") && num_after(strstr(out, "turn 3:"), "tokens: ") == 0 &&
+              num_after(strstr(out, "turn 3:"), "turn 3: prompt ") == num_after(out, "turn 1: prompt "), "[%s]", out);
+    /* --system is rendered into the first turn's prompt */
+    snprintf(cmd, sizeof cmd, "printf 'Hi\\n' | %s --chat --system 'Tell a short story.' 2>&1 >/dev/null", base);
+    CHECK(run_cmd(cmd, out, sizeof out) == 0 && num_after(out, "turn 1: prompt ") > p1);
+    /* a small context: the oldest turns leave, with a notice, and the chat goes on */
+    snprintf(cmd, sizeof cmd, "printf 'Hi\\nOne\\nTwo\\nThree\\n' | %s --chat -c 96 2>&1 >/dev/null", base);
+    CHECK(run_cmd(cmd, out, sizeof out) == 0);
+    CHECK_MSG(strstr(out, "oldest") && strstr(out, "turn 4:"), "[%s]", out);
+    /* no chat template */
+    CHECK(run_cmd("printf 'Hi\\n' | ./infer -m " SHARED "/models/stories260K.gguf --chat 2>&1", out, sizeof out) == 1 && strstr(out, "no chat template"));
+    remove("/tmp/infer_test_chat.err");
+}
+
+/* the command line's habits: -n -1, --seed, -f -, directories, --version, -n 1's speed, --bench's threads */
+static void test_cli_habits(void) {
+    if (!file_exists("./infer")) SKIP("./infer not built");
+    char out[8192], out2[8192];
+    CHECK(run_cmd("./infer --version", out, sizeof out) == 0 && !strncmp(out, "infer ", 6) && strstr(out, INFER_VERSION));
+    CHECK(run_cmd("./infer -m x -n -2 2>&1", out, sizeof out) != 0 && strstr(out, "bad value"));
+    if (!file_exists(SHARED "/models/stories260K.gguf")) SKIP("../shared/models not found");
+#define M SHARED "/models/stories260K.gguf"
+    /* -n -1: until the end of generation or of the context (32 here) */
+    CHECK(run_cmd("./infer -m " M " -p 'Once upon a time' -n -1 --temp 0 -c 32 2>&1 >/dev/null", out, sizeof out) == 0);
+    long pr = num_after(out, "prompt: "), gen = num_after(out, "generation: ");
+    CHECK_MSG(pr > 0 && gen > 0 && pr + gen >= 32, "[%s]", out);
+    /* --seed: shown with the stats; -1 (like no seed) picks a random one */
+    CHECK(run_cmd("./infer -m " M " -p Once -n 4 --seed 1234 2>&1 >/dev/null", out, sizeof out) == 0 && strstr(out, "seed 1234\n"));
+    CHECK(run_cmd("./infer -m " M " -p Once -n 4 --seed -1 2>&1 >/dev/null", out, sizeof out) == 0);
+    CHECK(run_cmd("./infer -m " M " -p Once -n 4 --seed -1 2>&1 >/dev/null", out2, sizeof out2) == 0);
+    CHECK(strstr(out, "; seed ") && strstr(out2, "; seed ") && strcmp(strstr(out, "; seed "), strstr(out2, "; seed ")) != 0);
+    /* the printed seed reproduces the run */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "./infer -m " M " -p Once -n 12 --seed %s 2>/dev/null", strstr(out, "; seed ") + 7);
+    char *nl = strchr(cmd, '\n');
+    if (nl) memmove(nl, nl + 1, strlen(nl));
+    CHECK(run_cmd(cmd, out, sizeof out) == 0 && run_cmd(cmd, out2, sizeof out2) == 0 && !strcmp(out, out2));
+    /* -f - reads standard input (the same tokens as -p) */
+    CHECK(run_cmd("printf 'Once upon a time' | ./infer -m " M " -f - --tokenize", out, sizeof out) == 0);
+    CHECK(run_cmd("./infer -m " M " -p 'Once upon a time' --tokenize", out2, sizeof out2) == 0 && !strcmp(out, out2));
+    CHECK(run_cmd("./infer -m " M " -f /tmp -n 1 2>&1", out, sizeof out) != 0 && strstr(out, "directory"));
+    CHECK(run_cmd("./infer -m " M " --ppl /tmp 2>&1", out, sizeof out) != 0 && strstr(out, "directory"));
+    /* -n 1: one token, from the prompt's pass; no decode pass and so no made-up speed */
+    CHECK(run_cmd("./infer -m " M " -p Once -n 1 --temp 0 2>&1 >/dev/null", out, sizeof out) == 0 && strstr(out, "1 tokens, 0 forward passes") && strstr(out, "(- tok/s)"));
+    CHECK(run_cmd("./infer -m " M " -p Once -n 5 --temp 0 2>&1 >/dev/null", out, sizeof out) == 0 && strstr(out, "5 tokens, 4 forward passes"));
+    /* the repetition penalty also steers greedy decoding */
+    CHECK(run_cmd("./infer -m " M " -p 'Once upon a time' -n 40 --temp 0 2>/dev/null", out, sizeof out) == 0);
+    CHECK(run_cmd("./infer -m " M " -p 'Once upon a time' -n 40 --temp 0 --repeat-penalty 1.5 2>/dev/null", out2, sizeof out2) == 0);
+    CHECK(strcmp(out, out2) != 0);
+    /* --bench reports the threads it ran with */
+    CHECK(run_cmd("./infer -m " M " --bench --bench-pp 4 --bench-tg 2 --bench-reps 1 -t 1 2>/dev/null", out, sizeof out) == 0 && strstr(out, "threads=1\n"));
+    CHECK(run_cmd("./infer -m " M " --bench --bench-pp 4 --bench-tg 2 --bench-reps 1 2>/dev/null", out, sizeof out) == 0 && num_after(out, "threads=") > 0);
+    /* --info on a vocab-only file, and on one whose family we cannot run */
+    if (file_exists(SHARED "/vocab/ggml-vocab-phi-3.gguf")) {
+        CHECK(run_cmd("./infer -m " SHARED "/vocab/ggml-vocab-phi-3.gguf --info", out, sizeof out) == 0 && strstr(out, "phi3.block_count"));
+        CHECK(run_cmd("./infer -m " SHARED "/vocab/ggml-vocab-gpt-2.gguf --info", out, sizeof out) == 0 && strstr(out, "tokenizer.ggml.model"));
+    }
+#undef M
 }
 
 /* ---- every weight type runs a whole model ----
@@ -4805,6 +4959,7 @@ static const test_case tests[] = {
     { "stories_greedy", test_stories_greedy },
     { "stories_nll", test_stories_nll },
     { "session_consistency", test_session_consistency },
+    { "session_eval_prefix", test_session_eval_prefix },
     { "fast_invariance", test_fast_invariance },
     { "generate", test_generate },
     { "types_run_models", test_types_run_models },
@@ -4845,6 +5000,8 @@ static const test_case tests[] = {
     { "chat_template_files", test_chat_template_files },
     { "cli", test_cli },
     { "cli_chat_render", test_cli_chat_render },
+    { "cli_chat", test_cli_chat },
+    { "cli_habits", test_cli_habits },
     { "convert_cli", test_convert_cli },
     { "convert_llama2c", test_convert_llama2c },
     { "convert_synth_qwen35", test_convert_synth_qwen35 },
