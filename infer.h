@@ -394,7 +394,7 @@ typedef struct infer_tokenizer {
     char *arena;             /* token texts, merge keys, decoded pieces */
     uint32_t *text_off;      /* [n_vocab+1] token i's text is arena[text_off[i], text_off[i+1]) */
     uint32_t *piece_off;     /* [n_vocab+1] likewise for its decoded bytes */
-    uint8_t *attr;           /* [n_vocab] INFER__TOK_* attribute bits */
+    uint16_t *attr;          /* [n_vocab] INFER__TOK_* attribute bits */
     float *score;            /* [n_vocab] SPM merge priority (NULL: all 0) */
     infer__tok_map vocab;    /* text -> id */
     infer__tok_map merges;   /* left||right (aux = left length) -> rank */
@@ -8875,7 +8875,10 @@ static const uint32_t infer__uc_nfd[1827][3];
  *   1. Special-token partitioning. The text is cut at every occurrence of a control,
  *      user-defined or unknown token's text (longest tokens first); those pieces become
  *      their ids directly. Without `parse_special` only user-defined tokens are cut out
- *      (HF does the same: added tokens that are not "special" are always matched).
+ *      (HF does the same: added tokens that are not "special" are always matched). A token
+ *      with the rstrip (lstrip) attribute also eats the ASCII blanks after (before) it --
+ *      HF's added-token flags, which GGUF does not store: llama.cpp sets them by the model's
+ *      name (Phi-3: its special tokens and </s> rstrip, so "<|user|>\nHi" is <|user|> ▁Hi).
  *   2. Each remaining raw fragment goes through the model's own algorithm:
  *        SPM  ' ' -> U+2581 "▁" (plus one leading ' ' on the first fragment and after a
  *             special token), then merge adjacent symbols, highest token score first.
@@ -8921,6 +8924,8 @@ static const uint32_t infer__uc_nfd[1827][3];
 typedef struct infer__tok_src {
     const char *model;          /* tokenizer.ggml.model: "llama", "gpt2", "bert", "none" or NULL */
     const char *pre;            /* tokenizer.ggml.pre, or NULL */
+    const char *name, *arch;    /* general.name, general.architecture (or NULL): some models' special
+                                   tokens strip blanks, which only the model's name tells */
     int32_t n_vocab;
     const char *const *tokens;  /* [n_vocab] texts, NOT NUL-terminated */
     const uint64_t *token_lens; /* [n_vocab] */
@@ -8940,7 +8945,8 @@ typedef struct infer__tok_src {
 enum {
     INFER__TOK_NORMAL = 1, INFER__TOK_UNKNOWN = 2, INFER__TOK_CONTROL = 4,
     INFER__TOK_USER = 8, INFER__TOK_UNUSED = 16, INFER__TOK_BYTE = 32,
-    INFER__TOK_EOG = 64 /* ends generation */
+    INFER__TOK_EOG = 64, /* ends generation */
+    INFER__TOK_LSTRIP = 128, INFER__TOK_RSTRIP = 256 /* when cut out of a text, eat the blanks before / after it */
 };
 
 #if defined(__GNUC__)
@@ -9804,7 +9810,7 @@ static int infer__tok_load_vocab(infer_tokenizer *t, const infer__tok_src *src, 
         if (src->types) {
             int32_t type;
             memcpy(&type, (const char *)src->types + 4 * (size_t)i, 4);
-            t->attr[i] = (uint8_t)infer__tok_attr_from_type(type);
+            t->attr[i] = (uint16_t)infer__tok_attr_from_type(type);
         } else {
             t->attr[i] = INFER__TOK_NORMAL;
         }
@@ -9851,8 +9857,32 @@ static int infer__cmp_u64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* The blank-eating attributes llama.cpp gives some models' special tokens (llama_vocab's
+ * "per token attributes", keyed on the model's name, pre-tokenizer and family). */
+static void infer__tok_strip_attrs(infer_tokenizer *t, const infer__tok_src *src) {
+    char name[256] = "";
+    const char *pre = src->pre ? src->pre : "", *arch = src->arch ? src->arch : "";
+    size_t k = 0;
+    for (const char *p = src->name ? src->name : ""; *p && k + 1 < sizeof name; p++) name[k++] = (char)((*p >= 'A' && *p <= 'Z') ? *p + 32 : *p);
+    name[k] = 0;
+#define INFER__TOK_SET(text, bit, on) do { int32_t id_ = infer__tok_find(t, text, strlen(text)); \
+        if (id_ >= 0) t->attr[id_] = (uint16_t)(on ? (t->attr[id_] | (bit)) : (t->attr[id_] & ~(bit))); } while (0)
+    if (strstr(pre, "jina-v2-de") || strstr(pre, "jina-v2-es") || strstr(pre, "jina-v2-code") || strstr(arch, "nomic-bert-moe") || strstr(arch, "jina-bert-v3")) {
+        INFER__TOK_SET("<mask>", INFER__TOK_LSTRIP, 1);
+    } else if (strstr(name, "phi-3") || strstr(name, "phi3")) {
+        for (int32_t i = 0; i < t->n_specials; i++) t->attr[t->specials[i]] |= INFER__TOK_RSTRIP;
+        INFER__TOK_SET("</s>", INFER__TOK_RSTRIP, 1);
+        INFER__TOK_SET("<unk>", INFER__TOK_RSTRIP, 0);
+        INFER__TOK_SET("<s>", INFER__TOK_RSTRIP, 0);
+        INFER__TOK_SET("<|endoftext|>", INFER__TOK_RSTRIP, 0);
+    } else if (strstr(name, "modern-bert")) {
+        INFER__TOK_SET("[MASK]", INFER__TOK_LSTRIP, 1);
+    }
+#undef INFER__TOK_SET
+}
+
 /* EOG set, EOT/EOM auto-detection, special-token list, byte tokens, pieces. */
-static int infer__tok_finish(infer_tokenizer *t, size_t *used, char *err, size_t errlen) {
+static int infer__tok_finish(infer_tokenizer *t, const infer__tok_src *src, size_t *used, char *err, size_t errlen) {
     int32_t n = t->n_vocab;
     size_t off = *used;
     if (t->eot < 0) t->eot = infer__tok_find_any(t, infer__eot_texts);
@@ -9892,6 +9922,7 @@ static int infer__tok_finish(infer_tokenizer *t, size_t *used, char *err, size_t
         INFER_FREE(keys);
     }
 
+    infer__tok_strip_attrs(t, src);
     for (int32_t i = 0; i < n; i++) {
         t->piece_off[i] = (uint32_t)off;
         size_t k = infer__tok_make_piece(t, i, t->arena + off);
@@ -9941,7 +9972,7 @@ static int infer__tok_init(infer_tokenizer *t, const infer__tok_src *src, char *
     t->arena = (char *)INFER_MALLOC(text_bytes * 2 + merge_bytes + 1);
     t->text_off = (uint32_t *)INFER_MALLOC(((size_t)t->n_vocab + 1) * sizeof(uint32_t));
     t->piece_off = (uint32_t *)INFER_MALLOC(((size_t)t->n_vocab + 1) * sizeof(uint32_t));
-    t->attr = (uint8_t *)INFER_MALLOC((size_t)t->n_vocab);
+    t->attr = (uint16_t *)INFER_MALLOC((size_t)t->n_vocab * sizeof(uint16_t));
     t->score = src->scores ? (float *)INFER_MALLOC((size_t)t->n_vocab * sizeof(float)) : NULL;
     if (!t->arena || !t->text_off || !t->piece_off || !t->attr || (src->scores && !t->score)) {
         infer__tok_fail(err, errlen, "out of memory");
@@ -9952,7 +9983,7 @@ static int infer__tok_init(infer_tokenizer *t, const infer__tok_src *src, char *
         if (infer__tok_load_merges(t, src, &used, err, errlen) < 0) goto fail;
         if (infer__tok_compile_pre(t, err, errlen) < 0) goto fail;
     }
-    if (infer__tok_finish(t, &used, err, errlen) < 0) goto fail;
+    if (infer__tok_finish(t, src, &used, err, errlen) < 0) goto fail;
     return 0;
 fail:
     infer_tokenizer_free(t);
@@ -10217,6 +10248,9 @@ static const char *infer__memfind(const char *h, size_t hn, const char *n, size_
     return NULL;
 }
 
+/* C's isspace in the "C" locale, what llama.cpp strips around lstrip/rstrip tokens */
+static int infer__is_blank(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
 static infer__tok_frag *infer__tok_partition(const infer_tokenizer *t, const char *text, size_t len, int parse_special) {
     infer__tok_frag *frags = NULL, *next = NULL, f;
     if (len == 0) return NULL;
@@ -10233,11 +10267,13 @@ static infer__tok_frag *infer__tok_partition(const infer_tokenizer *t, const cha
             const char *hit;
             if (frags[k].id >= 0) { arrput(next, frags[k]); continue; }
             while ((hit = infer__memfind(text + pos, end - pos, st, sn)) != NULL) {
-                size_t at = (size_t)(hit - text);
-                if (at > pos) { f.id = -1; f.off = pos; f.len = at - pos; arrput(next, f); }
+                size_t at = (size_t)(hit - text), left = at;
+                if (t->attr[id] & INFER__TOK_LSTRIP) while (left > pos && infer__is_blank(text[left - 1])) left--;
+                if (left > pos) { f.id = -1; f.off = pos; f.len = left - pos; arrput(next, f); }
                 f.id = id; f.off = at; f.len = sn;
                 arrput(next, f);
                 pos = at + sn;
+                if (t->attr[id] & INFER__TOK_RSTRIP) while (pos < end && infer__is_blank(text[pos])) pos++;
             }
             if (pos < end) { f.id = -1; f.off = pos; f.len = end - pos; arrput(next, f); }
         }
@@ -15268,6 +15304,13 @@ static infer_status infer__load_tokenizer(infer_model *m, infer_error *err) {
     if (pre.ptr) snprintf(pre_z, sizeof pre_z, "%.*s", (int)(pre.len < 63 ? pre.len : 63), pre.ptr);
     src.model = model_z;
     src.pre = pre.ptr ? pre_z : NULL;
+    char name_z[256] = "", arch_z[64] = "";
+    infer_str gname = { NULL, 0 }, garch = { NULL, 0 };
+    infer_error ignored;
+    if (infer__get_str(g, "general.name", &gname, &ignored) == 1) snprintf(name_z, sizeof name_z, "%.*s", (int)(gname.len < 255 ? gname.len : 255), gname.ptr);
+    if (infer__get_str(g, "general.architecture", &garch, &ignored) == 1) snprintf(arch_z, sizeof arch_z, "%.*s", (int)(garch.len < 63 ? garch.len : 63), garch.ptr);
+    src.name = name_z;
+    src.arch = arch_z;
     src.n_vocab = (int32_t)tokens->arr_n;
     const char **tp = NULL, **mp = NULL;
     uint64_t *tl = NULL, *ml = NULL;

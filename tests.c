@@ -659,6 +659,33 @@ static void test_session_eval_prefix(void) {
     if (file_exists(SHARED "/golden/qwen35/model-F32.gguf")) prefix_case(SHARED "/golden/qwen35/model-F32.gguf", 1);
 }
 
+/* special tokens that eat blanks: llama.cpp gives Phi-3's special tokens and </s> (not <s>,
+ * <unk>, <|endoftext|>) the rstrip attribute, so the ids below are the reference's */
+static void test_tokenizer_strip(void) {
+    static const struct { const char *vocab, *text; int parse; int32_t ids[12]; int n; } cases[] = {
+        { "phi-3", "<|user|>\nHello<|end|>\n<|assistant|>\n", 1, { 32010, 15043, 32007, 32001 }, 4 },
+        { "phi-3", "Hi</s> there<|endoftext|> x<s> y", 1, { 6324, 2, 727, 32000, 29871, 921, 1, 29871, 343 }, 9 },
+        { "phi-3", "a<|end|> \t\n b", 1, { 263, 32007, 289 }, 3 },
+        /* the same text in a vocabulary whose model does not strip: the blanks stay */
+        { "llama-spm", "Hi</s> there", 1, { 6324, 2, 29871, 727 }, 4 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[256];
+        snprintf(path, sizeof path, SHARED "/vocab/ggml-vocab-%s.gguf", cases[i].vocab);
+        if (!file_exists(path)) SKIP("%s not found", path);
+        infer_model *m;
+        infer_error err;
+        infer_model_params mp = { 1 };
+        if (infer_model_load(&m, path, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", path, err.msg); continue; }
+        int32_t ids[64];
+        int n = infer_tokenize(infer_model_tokenizer(m), cases[i].text, strlen(cases[i].text), 0, cases[i].parse, ids, 64);
+        int same = n == cases[i].n;
+        for (int k = 0; same && k < n; k++) same = ids[k] == cases[i].ids[k];
+        CHECK_MSG(same, "case %zu: %d ids, first %d", i, n, n > 0 ? ids[0] : -1);
+        infer_model_free(m);
+    }
+}
+
 static void test_session_consistency(void) {
     if (!file_exists(SHARED "/models/stories260K.gguf")) SKIP("../shared/models not found");
     infer_model *m;
@@ -4956,6 +4983,7 @@ static const test_case tests[] = {
     { "tokenizer_vocabs", test_tokenizer_vocabs },
     { "tokenizer_hf_json", test_tokenizer_hf_json },
     { "tokenizer_detok_stream", test_detok_stream },
+    { "tokenizer_strip", test_tokenizer_strip },
     { "stories_greedy", test_stories_greedy },
     { "stories_nll", test_stories_nll },
     { "session_consistency", test_session_consistency },
