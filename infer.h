@@ -686,6 +686,10 @@ infer_gguf_kv infer_gguf_kv_f32(const char *key, float v);
 infer_gguf_kv infer_gguf_kv_bool(const char *key, int v);
 infer_gguf_kv infer_gguf_kv_str(const char *key, const char *v);
 infer_gguf_kv infer_gguf_kv_array(const char *key, infer_gguf_vtype et, uint64_t n, const void *encoded);
+/* A GGUF's header, metadata and tensor table as text, one line per call of print (what
+ * `infer --info` and `convert info` show): strings quoted (cut at 100 bytes), arrays as
+ * their element type and count, tensors with type, shape (innermost first) and bytes. */
+void infer_gguf_describe(const infer_gguf *g, void (*print)(void *user, const char *line), void *user);
 
 /* safetensors (>>safetensors): an 8-byte header length, a JSON header naming each tensor's
  * dtype, shape and byte range, then the raw data. Parsing checks every length and offset;
@@ -723,7 +727,7 @@ infer_status infer_hf_vocab(infer_gguf *g, const char *tokenizer_json, infer_err
 const char *infer_type_name(infer_type t);
 size_t infer_type_row_size(infer_type t, int64_t n); /* bytes for n elements (n a multiple of the block) */
 int infer_type_block(infer_type t);                   /* elements per block, 0 if unknown */
-int infer_type_from_name(const char *name);           /* -1 if unknown */
+int infer_type_from_name(const char *name);           /* any case ("q4_k" = "Q4_K"); -1 if unknown */
 /* convert n values to/from a weight type (n a multiple of the block size) */
 infer_status infer_dequantize(infer_type t, const void *src, float *dst, int64_t n, infer_error *err);
 infer_status infer_quantize(infer_type t, const float *src, void *dst, int64_t n, infer_error *err);
@@ -5404,10 +5408,15 @@ size_t infer_type_row_size(infer_type t, int64_t n) {
     const infer__type_traits *tt = infer__type(t);
     return tt ? (size_t)(n / tt->blck) * (size_t)tt->bytes : 0;
 }
+static int infer__same_name(const char *a, const char *b) {   /* ASCII, any case */
+    for (; *a && *b; a++, b++) if ((*a | (*a >= 'A' && *a <= 'Z' ? 32 : 0)) != (*b | (*b >= 'A' && *b <= 'Z' ? 32 : 0))) return 0;
+    return *a == *b;
+}
+
 int infer_type_from_name(const char *name) {
-    if (strcmp(name, "i2_s") == 0) return INFER_TYPE_I2_S;
+    if (infer__same_name(name, "i2_s")) return INFER_TYPE_I2_S;
     for (int t = 0; t < INFER_TYPE_COUNT; t++)
-        if (infer__traits[t].name && strcmp(infer__traits[t].name, name) == 0) return t;
+        if (infer__traits[t].name && infer__same_name(infer__traits[t].name, name)) return t;
     return -1;
 }
 
@@ -5779,6 +5788,40 @@ infer_gguf_kv infer_gguf_kv_array(const char *key, infer_gguf_vtype et, uint64_t
     infer_gguf_kv kv = infer_gguf_kv_u32(key, 0);
     kv.type = INFER_GGUF_ARRAY; kv.arr_type = et; kv.arr_n = n; kv.arr_data = (const uint8_t *)encoded;
     return kv;
+}
+
+void infer_gguf_describe(const infer_gguf *g, void (*print)(void *user, const char *line), void *user) {
+    char line[512];
+    uint64_t total = 0;
+    snprintf(line, sizeof line, "GGUF v%u: %llu metadata entries, %llu tensors, alignment %llu, data at byte %llu", g->version,
+             (unsigned long long)g->n_kv, (unsigned long long)g->n_tensors, (unsigned long long)g->alignment, (unsigned long long)g->data_offset);
+    print(user, line);
+    for (int64_t i = 0; i < g->n_kv; i++) {
+        const infer_gguf_kv *kv = &g->kv[i];
+        int n = snprintf(line, sizeof line, "  %-50.*s ", (int)(kv->key.len > 200 ? 200 : kv->key.len), kv->key.ptr);
+        char *v = line + n;
+        const size_t room = sizeof line - (size_t)n;
+        switch (kv->type) {
+        case INFER_GGUF_STRING: snprintf(v, room, "\"%.*s\"%s", (int)(kv->v.s.len > 100 ? 100 : kv->v.s.len), kv->v.s.ptr, kv->v.s.len > 100 ? "..." : ""); break;
+        case INFER_GGUF_ARRAY: snprintf(v, room, "array[%llu] of %s", (unsigned long long)kv->arr_n, infer__gguf_vtype_name(kv->arr_type)); break;
+        case INFER_GGUF_F32: case INFER_GGUF_F64: snprintf(v, room, "%g", kv->v.f); break;
+        case INFER_GGUF_BOOL: snprintf(v, room, "%s", kv->v.u ? "true" : "false"); break;
+        case INFER_GGUF_I8: case INFER_GGUF_I16: case INFER_GGUF_I32: case INFER_GGUF_I64: snprintf(v, room, "%lld", (long long)kv->v.i); break;
+        default: snprintf(v, room, "%llu", (unsigned long long)kv->v.u); break;
+        }
+        for (char *c = v; *c; c++) if (*c == '\n' || *c == '\r') *c = ' ';   /* one line per entry */
+        print(user, line);
+    }
+    for (int64_t i = 0; i < g->n_tensors; i++) {
+        const infer_tensor *t = &g->tensors[i];
+        int n = snprintf(line, sizeof line, "  %-44s %-8s [", t->name, infer_type_name(t->type));
+        for (int d = 0; d < t->n_dims && n < 400; d++) n += snprintf(line + n, sizeof line - (size_t)n, "%s%lld", d ? ", " : "", (long long)t->ne[d]);
+        snprintf(line + n, sizeof line - (size_t)n, "] %zu bytes", t->nbytes);
+        print(user, line);
+        total += t->nbytes;
+    }
+    snprintf(line, sizeof line, "total tensor bytes: %llu", (unsigned long long)total);
+    print(user, line);
 }
 /* ------------------------------------------------------------------------------------------
  * >>cpu -- the CPU kernel table.

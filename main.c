@@ -228,28 +228,7 @@ static int32_t *prompt_tokens(const options *o, const infer_model *m, const char
     return ids;
 }
 
-static void print_info(const infer_model *m) {
-    const infer_gguf *g = infer_model_gguf(m);
-    printf("gguf version %u, %lld metadata keys, %lld tensors, alignment %llu\n", g->version, (long long)g->n_kv, (long long)g->n_tensors, (unsigned long long)g->alignment);
-    for (int64_t i = 0; i < g->n_kv; i++) {
-        const infer_gguf_kv *kv = &g->kv[i];
-        printf("  %-48.*s ", (int)kv->key.len, kv->key.ptr);
-        switch (kv->type) {
-        case INFER_GGUF_STRING: printf("%.*s\n", (int)(kv->v.s.len > 120 ? 120 : kv->v.s.len), kv->v.s.ptr); break;
-        case INFER_GGUF_ARRAY: printf("[array of %llu]\n", (unsigned long long)kv->arr_n); break;
-        case INFER_GGUF_F32: case INFER_GGUF_F64: printf("%g\n", kv->v.f); break;
-        case INFER_GGUF_BOOL: printf("%s\n", kv->v.u ? "true" : "false"); break;
-        case INFER_GGUF_I8: case INFER_GGUF_I16: case INFER_GGUF_I32: case INFER_GGUF_I64: printf("%lld\n", (long long)kv->v.i); break;
-        default: printf("%llu\n", (unsigned long long)kv->v.u); break;
-        }
-    }
-    for (int64_t i = 0; i < g->n_tensors; i++) {
-        const infer_tensor *t = &g->tensors[i];
-        printf("  tensor %-40s %-8s [", t->name, infer_type_name(t->type));
-        for (int d = 0; d < t->n_dims; d++) printf("%s%lld", d ? ", " : "", (long long)t->ne[d]);
-        printf("] %zu bytes\n", t->nbytes);
-    }
-}
+static void print_line(void *user, const char *line);
 
 /* --chat-template FILE, or NULL for the model's own */
 static char *chat_template_text(const options *o, size_t *len) {
@@ -612,7 +591,7 @@ int main(int argc, char **argv) {
         if (!o.info || infer_model_load(&m, o.model, &mp, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.model, err.msg); return 1; }
     }
     if (o.diff) { int rc = run_diff(m, gpu); infer_model_free(m); return rc; }
-    if (o.info) { print_info(m); infer_model_free(m); return 0; }
+    if (o.info) { infer_gguf_describe(infer_model_gguf(m), print_line, NULL); infer_model_free(m); return 0; }
     if (o.chat_render) { int rc = run_chat_render(&o, m); infer_model_free(m); return rc; }
     if (gpu && !o.tokenize && infer_model_upload(m, gpu, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.model, err.msg); return 1; }
 

@@ -1562,7 +1562,30 @@ static void test_convert_cli(void) {
     if (!file_exists("./tools/convert")) SKIP("./tools/convert not built");
     char out[4096];
     CHECK(run_cmd("./tools/convert 2>&1", out, sizeof out) != 0 && strstr(out, "usage"));
+    CHECK(run_cmd("./tools/convert --help 2>/dev/null", out, sizeof out) == 0 && strstr(out, "usage") && strstr(out, "Q4_K_M"));
+    CHECK(run_cmd("./tools/convert -h 2>/dev/null", out, sizeof out) == 0 && strstr(out, "usage"));
     CHECK(run_cmd("./tools/convert dequant q9_9 a b 2>&1", out, sizeof out) != 0 && strstr(out, "unknown type"));
+    /* every synth preset is named when one is unknown, whichever family is asked for */
+    CHECK(run_cmd("./tools/convert synth llama huge /tmp/x.gguf 2>&1", out, sizeof out) != 0);
+    CHECK_MSG(strstr(out, "llama llama-1b") && strstr(out, "bitnet tiny") && strstr(out, "qwen35 qwen35-0.8b") && strstr(out, "qwen35moe qwen35moe-small"), "%s", out);
+    CHECK(run_cmd("./tools/convert synth qwen35 huge /tmp/x.gguf 2>&1", out, sizeof out) != 0 && strstr(out, "llama llama-1b") && strstr(out, "qwen35moe tiny"));
+    /* one format for convert info and infer --info; u64 values print unsigned */
+    {
+        infer_gguf_kv kv[3];
+        infer_error err;
+        kv[0] = infer_gguf_kv_str("general.architecture", "nosuch");
+        kv[1] = infer_gguf_kv_u32("nosuch.big", 0);
+        kv[1].type = INFER_GGUF_U64;
+        kv[1].v.u = UINT64_MAX;
+        kv[2] = infer_gguf_kv_str("general.name", "line one\nline two");
+        CHECK(infer_gguf_write("/tmp/infer_test_info.gguf", kv, 3, NULL, 0, 32, &err) == INFER_OK);
+        char out2[4096];
+        CHECK(run_cmd("./tools/convert info /tmp/infer_test_info.gguf", out, sizeof out) == 0);
+        CHECK(run_cmd("./infer -m /tmp/infer_test_info.gguf --info", out2, sizeof out2) == 0);
+        CHECK_MSG(!strcmp(out, out2), "convert info:\n%s\ninfer --info:\n%s", out, out2);
+        CHECK_MSG(strstr(out, "18446744073709551615") && strstr(out, "\"line one line two\""), "%s", out);
+        remove("/tmp/infer_test_info.gguf");
+    }
     /* round trip through files: f32 -> q8_0 -> f32 */
     float x[64];
     for (int i = 0; i < 64; i++) x[i] = sinf((float)i);
@@ -1587,6 +1610,119 @@ static void test_convert_cli(void) {
     fclose(f);
     CHECK(run_cmd("./tools/convert dequant q8_0 /tmp/infer_cv.q /tmp/infer_cv_out.f32 2>&1", out, sizeof out) != 0 && strstr(out, "whole number"));
     remove("/tmp/infer_cv_in.f32"); remove("/tmp/infer_cv.q"); remove("/tmp/infer_cv_out.f32");
+}
+
+/* the tensor types (and shapes) of two GGUF files agree, tensor by tensor, by name */
+static int same_tensor_types(const char *a_path, const char *b_path) {
+    size_t na, nb;
+    uint8_t *a = slurp(a_path, &na), *b = slurp(b_path, &nb);
+    infer_gguf ga, gb;
+    infer_error err;
+    int same = a && b && infer_gguf_parse(&ga, a, na, &err) == INFER_OK;
+    if (same && infer_gguf_parse(&gb, b, nb, &err) != INFER_OK) { infer_gguf_free(&ga); same = 0; }
+    if (same) {
+        same = ga.n_tensors == gb.n_tensors;
+        for (int64_t i = 0; same && i < ga.n_tensors; i++) {
+            const infer_tensor *x = &ga.tensors[i], *y = infer_gguf_tensor(&gb, x->name);
+            same = y && x->type == y->type && x->n_dims == y->n_dims && !memcmp(x->ne, y->ne, sizeof x->ne);
+            if (!same) printf("    %s: %s %s vs %s\n", b_path, x->name, infer_type_name(x->type), y ? infer_type_name(y->type) : "(missing)");
+        }
+        infer_gguf_free(&ga); infer_gguf_free(&gb);
+    }
+    free(a); free(b);
+    return same;
+}
+
+/* convert quantize --type FILE_TYPE: the reference quantizer's per-tensor choices. The golden
+ * files were made by llama.cpp: model-Q4_K_M with its Q4_K_M mixture, model-<Q> with --pure
+ * (TQ*: the TQ file types), *_MOE with MXFP4_MOE */
+static void test_convert_quantize(void) {
+    if (!file_exists("./tools/convert")) SKIP("./tools/convert not built");
+    if (!file_exists(SHARED "/golden/llama/model-F32.gguf")) SKIP("../shared/golden not found");
+    static const char *const cases[][3] = {   /* family, --type ..., the golden file */
+        { "llama", "Q4_K_M", "Q4_K_M" }, { "llama", "q4_k_m", "Q4_K_M" }, { "qwen35", "Q4_K_M", "Q4_K_M" },
+        { "qwen35moe", "MXFP4_MOE", "MXFP4_MOE" }, { "qwen3moe", "mxfp4_moe", "MXFP4_MOE" },
+        { "bitnet", "TQ2_0", "TQ2_0" }, { "bitnet", "TQ1_0", "TQ1_0" },
+        { "llama", "Q6_K --pure", "Q6_K" }, { "llama", "q8_0 --pure", "Q8_0" }, { "llama", "Q4_0 --pure", "Q4_0" },
+        { "qwen35", "Q4_K --pure", "Q4_K" }, { "llama", "mxfp4", "MXFP4" }, { "qwen35", "NVFP4", "NVFP4" },
+    };
+    char cmd[512], out[8192], golden[256];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(golden, sizeof golden, SHARED "/golden/%s/model-%s.gguf", cases[i][0], cases[i][2]);
+        if (!file_exists(golden)) continue;
+        snprintf(cmd, sizeof cmd, "./tools/convert quantize " SHARED "/golden/%s/model-F32.gguf /tmp/infer_test_q.gguf --type %s 2>&1", cases[i][0], cases[i][1]);
+        CHECK_MSG(run_cmd(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+        CHECK_MSG(same_tensor_types(golden, "/tmp/infer_test_q.gguf"), "%s --type %s: types differ from %s", cases[i][0], cases[i][1], golden);
+    }
+    /* the file type is recorded as the reference records it (Q4_K_M = 15); a plain type drops it */
+    CHECK(run_cmd("./tools/convert quantize " SHARED "/golden/llama/model-F32.gguf /tmp/infer_test_q.gguf --type Q4_K_M 2>/dev/null && ./tools/convert info /tmp/infer_test_q.gguf", out, sizeof out) == 0);
+    CHECK(strstr(out, "general.file_type") && num_after(strstr(out, "general.file_type"), "general.file_type") == 15);
+    /* the Q4_K_M model runs, and computes what the reference's Q4_K_M file computes */
+    int32_t ids[8] = { 1, 5, 9, 77, 120, 3, 250, 31 };
+    float *a = model_logits("/tmp/infer_test_q.gguf", ids, 8, 1), *b = model_logits(SHARED "/golden/llama/model-Q4_K_M.gguf", ids, 8, 1);
+    CHECK(a && b);
+    double d = 0;
+    for (int k = 0; a && b && k < 8 * 320; k++) d = fmax(d, fabs(a[k] - b[k]));
+    CHECK_MSG(a && b && d <= 1e-3, "our Q4_K_M logits differ from the reference file's by %g", d);
+    free(a); free(b);
+    /* rows that are not whole blocks: the reference's fallbacks, with warnings. token_embd
+     * (tied, 96 columns) goes to Q8_0; attn_q's Q4_K to Q5_0; ffn_down (40 columns, Q6_K in
+     * the last layer) to Q8_0, then F16 */
+    infer_gguf_kv kv[6];
+    kv[0] = infer_gguf_kv_str("general.architecture", "llama");
+    kv[1] = infer_gguf_kv_u32("llama.block_count", 1);
+    kv[2] = infer_gguf_kv_u32("llama.attention.head_count", 4);
+    kv[3] = infer_gguf_kv_u32("llama.attention.head_count_kv", 4);
+    static float w[96 * 96];
+    for (int k = 0; k < 96 * 96; k++) w[k] = sinf((float)k);
+    infer_tensor t[4] = {
+        { "token_embd.weight", INFER_TYPE_F32, 2, { 96, 8, 1, 1 }, w, 96 * 8 * 4, 1.0f },
+        { "blk.0.attn_q.weight", INFER_TYPE_F32, 2, { 96, 96, 1, 1 }, w, 96 * 96 * 4, 1.0f },
+        { "blk.0.ffn_down.weight", INFER_TYPE_F32, 2, { 40, 96, 1, 1 }, w, 40 * 96 * 4, 1.0f },
+        { "blk.0.attn_norm.weight", INFER_TYPE_F32, 1, { 96, 1, 1, 1 }, w, 96 * 4, 1.0f },
+    };
+    infer_error err;
+    CHECK(infer_gguf_write("/tmp/infer_test_odd.gguf", kv, 4, t, 4, 32, &err) == INFER_OK);
+    CHECK(run_cmd("./tools/convert quantize /tmp/infer_test_odd.gguf /tmp/infer_test_q.gguf --type Q4_K_M 2>&1", out, sizeof out) == 0);
+    CHECK_MSG(strstr(out, "warning: blk.0.attn_q.weight: 96 columns") && strstr(out, "q5_0 instead") && strstr(out, "blk.0.ffn_down.weight: 40 columns"), "%s", out);
+    size_t n;
+    uint8_t *f = slurp("/tmp/infer_test_q.gguf", &n);
+    infer_gguf g;
+    if (f && infer_gguf_parse(&g, f, n, &err) == INFER_OK) {
+        CHECK(infer_gguf_tensor(&g, "token_embd.weight")->type == INFER_TYPE_Q8_0);
+        CHECK(infer_gguf_tensor(&g, "blk.0.attn_q.weight")->type == INFER_TYPE_Q5_0);
+        CHECK(infer_gguf_tensor(&g, "blk.0.ffn_down.weight")->type == INFER_TYPE_F16);
+        CHECK(infer_gguf_tensor(&g, "blk.0.attn_norm.weight")->type == INFER_TYPE_F32);
+        infer_gguf_free(&g);
+    } else CHECK_MSG(0, "no output file");
+    free(f);
+    /* unknown and impossible types */
+    CHECK(run_cmd("./tools/convert quantize /tmp/infer_test_odd.gguf /tmp/infer_test_q.gguf --type Q9_K 2>&1", out, sizeof out) != 0);
+    CHECK_MSG(strstr(out, "unknown type") && strstr(out, "Q4_K_M") && strstr(out, "Q5_K_S") && strstr(out, "IQ4_XS") && strstr(out, "q8_0"), "%s", out);
+    CHECK(run_cmd("./tools/convert quantize " SHARED "/golden/llama/model-F32.gguf /tmp/infer_test_q.gguf --type IQ2_XXS 2>&1", out, sizeof out) != 0 && strstr(out, "iq2_xxs"));
+    remove("/tmp/infer_test_q.gguf"); remove("/tmp/infer_test_odd.gguf");
+}
+
+/* convert synth writes a tokenizer: prompts work, chat works, and with --vocab it is the real one */
+static void test_convert_synth_vocab(void) {
+    if (!file_exists("./tools/convert") || !file_exists("./infer")) SKIP("./tools/convert or ./infer not built");
+    char out[8192], out2[8192];
+    CHECK(run_cmd("./tools/convert synth llama tiny /tmp/infer_test_sv.gguf --type q8_0 2>&1", out, sizeof out) == 0);
+    CHECK(run_cmd("./infer -m /tmp/infer_test_sv.gguf --info", out, sizeof out) == 0);
+    CHECK(strstr(out, "tokenizer.ggml.model") && strstr(out, "\"gpt2\"") && strstr(out, "\"llama-bpe\"") && strstr(out, "tokenizer.ggml.merges") && strstr(out, "tokenizer.chat_template"));
+    CHECK(run_cmd("./infer -m /tmp/infer_test_sv.gguf -p 'Hello world, the quick brown fox' -n 4 --temp 0 2>/dev/null", out, sizeof out) == 0 && !strncmp(out, "Hello world, the quick brown fox", 32));
+    CHECK(run_cmd("./infer -m /tmp/infer_test_sv.gguf -p 'Hello world' --tokenize", out, sizeof out) == 0 && strtol(out, NULL, 10) == 1013);   /* BOS first */
+    CHECK(run_cmd("printf 'Hi\\n' | ./infer -m /tmp/infer_test_sv.gguf --chat -n 4 --temp 0 2>&1 >/dev/null", out, sizeof out) == 0 && strstr(out, "turn 1"));
+    /* the same every time */
+    CHECK(run_cmd("./tools/convert synth qwen35 tiny /tmp/infer_test_sv.gguf 2>/dev/null && ./infer -m /tmp/infer_test_sv.gguf -p 'the sun' --tokenize", out, sizeof out) == 0);
+    CHECK(run_cmd("./tools/convert synth qwen35 tiny /tmp/infer_test_sv.gguf 2>/dev/null && ./infer -m /tmp/infer_test_sv.gguf -p 'the sun' --tokenize", out2, sizeof out2) == 0 && !strcmp(out, out2));
+    CHECK(run_cmd("./infer -m /tmp/infer_test_sv.gguf --info", out, sizeof out) == 0 && strstr(out, "\"qwen35\"") && strstr(out, "<|im_start|>"));
+    if (file_exists(SHARED "/tokenizers/llama3/tokenizer.json")) {
+        CHECK(run_cmd("./tools/convert synth llama tiny /tmp/infer_test_sv.gguf --type q4_0 --vocab " SHARED "/tokenizers/llama3/tokenizer.json 2>&1", out, sizeof out) == 0);
+        CHECK(run_cmd("./infer -m /tmp/infer_test_sv.gguf -p 'Hello world' --tokenize", out, sizeof out) == 0);
+        CHECK(run_cmd("./infer -m " SHARED "/tokenizers/llama3 -p 'Hello world' --tokenize", out2, sizeof out2) == 0 && !strcmp(out, out2));
+    }
+    remove("/tmp/infer_test_sv.gguf");
 }
 
 /* llama2.c's stories260K.bin + tok512.bin -> GGUF: same tensors, same tokens, same logits as
@@ -3753,7 +3889,9 @@ static void test_hf_convert_cli(void) {
     f = slurp("/tmp/infer_hfcv.gguf", &n);
     if (f && infer_gguf_parse(&g, f, n, &err) == INFER_OK) {
         const infer_tensor *q = infer_gguf_tensor(&g, "blk.1.attn_q.weight"), *nm = infer_gguf_tensor(&g, "blk.1.attn_q_norm.weight");
-        CHECK(q && q->type == INFER_TYPE_Q8_0 && nm && nm->type == INFER_TYPE_F32 && !infer_gguf_find(&g, "general.file_type"));
+        /* Q8_0 is also a file type: general.file_type says so, as the reference writes it */
+        const infer_gguf_kv *ft = infer_gguf_find(&g, "general.file_type");
+        CHECK(q && q->type == INFER_TYPE_Q8_0 && nm && nm->type == INFER_TYPE_F32 && ft && ft->v.u == 7);
         infer_gguf_free(&g);
         infer_model *m;
         const infer_status rc = infer_model_load_memory(&m, f, n, NULL, &err);
@@ -5032,6 +5170,8 @@ static const test_case tests[] = {
     { "cli_habits", test_cli_habits },
     { "convert_cli", test_convert_cli },
     { "convert_llama2c", test_convert_llama2c },
+    { "convert_quantize", test_convert_quantize },
+    { "convert_synth_vocab", test_convert_synth_vocab },
     { "convert_synth_qwen35", test_convert_synth_qwen35 },
     { "st_parse", test_st_parse },
     { "st_corrupt", test_st_corrupt },
