@@ -327,7 +327,8 @@ static int run_chat(const options *o, infer_model *m, infer_session *s, const ch
     char *tmpl = chat_template_text(o, &tlen);
     if (!tmpl && !infer_model_chat_template(m, NULL, NULL)) die("%s", "the model has no chat template: give one with --chat-template FILE");
     const int V = infer_model_config(m)->n_vocab, n_ctx = infer_session_n_ctx(s), tty = isatty(0);
-    const int room = o->n_predict < 0 ? 1 : o->n_predict < n_ctx / 2 ? (o->n_predict > 0 ? o->n_predict : 1) : n_ctx / 2;
+    /* the room a reply needs: -n tokens (at most half the context; a quarter for -n -1) */
+    const int room = o->n_predict < 0 ? n_ctx / 4 : o->n_predict < n_ctx / 2 ? (o->n_predict > 0 ? o->n_predict : 1) : n_ctx / 2;
     chat_msg *msgs = calloc(2, sizeof *msgs);
     int n_msgs = 0, cap_msgs = 2, n_sys = 0, turn = 0;
     float *logits = malloc(sizeof(float) * (size_t)V);
