@@ -30,6 +30,7 @@
  *     >>cpu            the CPU kernel table (scalar reference)
  *     >>json           a small validating JSON parser (tokenizer.json, config.json)
  *     >>tokenizer      SentencePiece BPE, byte-level BPE, WordPiece
+ *     >>jinja          chat templates: a Jinja interpreter that renders as transformers does
  *     >>arch           model families as descriptors
  *     >>load           from GGUF tensors to model weights, with shape checks
  *     >>kv             the paged KV cache and the recurrent (DeltaNet) state
@@ -66,6 +67,8 @@
  */
 #ifndef INFER_H
 #define INFER_H
+
+#define INFER_VERSION "0.1.0"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -393,7 +396,7 @@ typedef struct infer_tokenizer {
     char *arena;             /* token texts, merge keys, decoded pieces */
     uint32_t *text_off;      /* [n_vocab+1] token i's text is arena[text_off[i], text_off[i+1]) */
     uint32_t *piece_off;     /* [n_vocab+1] likewise for its decoded bytes */
-    uint8_t *attr;           /* [n_vocab] INFER__TOK_* attribute bits */
+    uint16_t *attr;          /* [n_vocab] INFER__TOK_* attribute bits */
     float *score;            /* [n_vocab] SPM merge priority (NULL: all 0) */
     infer__tok_map vocab;    /* text -> id */
     infer__tok_map merges;   /* left||right (aux = left length) -> rank */
@@ -739,6 +742,10 @@ infer_gguf_kv infer_gguf_kv_f32(const char *key, float v);
 infer_gguf_kv infer_gguf_kv_bool(const char *key, int v);
 infer_gguf_kv infer_gguf_kv_str(const char *key, const char *v);
 infer_gguf_kv infer_gguf_kv_array(const char *key, infer_gguf_vtype et, uint64_t n, const void *encoded);
+/* A GGUF's header, metadata and tensor table as text, one line per call of print (what
+ * `infer --info` and `convert info` show): strings quoted (cut at 100 bytes), arrays as
+ * their element type and count, tensors with type, shape (innermost first) and bytes. */
+void infer_gguf_describe(const infer_gguf *g, void (*print)(void *user, const char *line), void *user);
 
 /* safetensors (>>safetensors): an 8-byte header length, a JSON header naming each tensor's
  * dtype, shape and byte range, then the raw data. Parsing checks every length and offset;
@@ -776,7 +783,7 @@ infer_status infer_hf_vocab(infer_gguf *g, const char *tokenizer_json, infer_err
 const char *infer_type_name(infer_type t);
 size_t infer_type_row_size(infer_type t, int64_t n); /* bytes for n elements (n a multiple of the block) */
 int infer_type_block(infer_type t);                   /* elements per block, 0 if unknown */
-int infer_type_from_name(const char *name);           /* -1 if unknown */
+int infer_type_from_name(const char *name);           /* any case ("q4_k" = "Q4_K"); -1 if unknown */
 /* convert n values to/from a weight type (n a multiple of the block size) */
 infer_status infer_dequantize(infer_type t, const void *src, float *dst, int64_t n, infer_error *err);
 infer_status infer_quantize(infer_type t, const float *src, void *dst, int64_t n, infer_error *err);
@@ -806,6 +813,19 @@ size_t infer_session_cache_bytes(const infer_session *s, int layer);
 /* Feed n tokens to sequence 0 at its next positions. logits: NULL, or room for n*n_vocab
  * floats when all_logits is set (one row per token), else n_vocab floats for the last token. */
 infer_status infer_eval(infer_session *s, const int32_t *tokens, int n, float *logits, int all_logits, infer_error *err);
+/* the ids of the n_past tokens the session holds, in the order infer_eval received them */
+const int32_t *infer_session_tokens(const infer_session *s);
+/* Forget the tokens from position n on (0 <= n <= n_past): the next infer_eval continues at
+ * n. A recurrent state (DeltaNet layers) cannot be wound back: INFER_ERR_UNSUPPORTED unless
+ * n is 0 (a reset) or n_past. */
+infer_status infer_session_rewind(infer_session *s, int32_t n, infer_error *err);
+/* Make the session hold exactly tokens[0..n), evaluating as little as possible: the longest
+ * prefix it already holds is kept and only the rest is evaluated -- at least the last token,
+ * whose logits (n_vocab floats) go to `logits`. When the held tokens go beyond that prefix
+ * the cache is cut back to it (a recurrent model starts over instead). *n_eval: how many
+ * tokens were evaluated. A chat re-renders its whole conversation every turn and pays only
+ * for the new part. */
+infer_status infer_eval_prefix(infer_session *s, const int32_t *tokens, int n, float *logits, int *n_eval, infer_error *err);
 
 /* Many sequences at once (continuous batching, >>kv). A session holds up to n_seq_max
  * sequences over one pool of KV blocks. Sequence 0 exists from the start (infer_eval feeds
@@ -850,8 +870,32 @@ int infer_backend_diff(const infer_kernels *k, infer_model *m, int n_tokens, int
  * Returns the token count (may exceed max_out; only max_out are written) or -1. */
 int infer_tokenize(const infer_tokenizer *t, const char *text, size_t len, int add_special, int parse_special, int32_t *out, int max_out);
 
+/* Chat templates (>>jinja). Renders a Jinja chat template as Hugging Face transformers'
+ * apply_chat_template does (Python's jinja2 with trim_blocks and lstrip_blocks), byte for
+ * byte. vars_json is a JSON object whose members become the template's variables:
+ * "messages" (role/content objects, tool calls as the template expects them),
+ * "add_generation_prompt", "tools", and any other the template reads ("enable_thinking",
+ * "date_string", ...); tools and documents are none and add_generation_prompt false when
+ * absent. bos_token / eos_token: the values of those variables (NULL: undefined). On
+ * success *out is the text, NUL-terminated (release it with infer_free), *out_len its
+ * length. Unsupported syntax, a type error or the template's raise_exception() is an error
+ * naming the template line. */
+infer_status infer_chat_render(const char *tmpl, size_t tmpl_len, const char *vars_json, size_t vars_len, const char *bos_token,
+                               const char *eos_token, char **out, size_t *out_len, infer_error *err);
+void infer_free(void *p);   /* memory the library handed out */
+/* The model's chat template (GGUF tokenizer.chat_template; a Hugging Face folder's
+ * tokenizer_config.json or chat_template.jinja), or its named variant `name` (e.g.
+ * "tool_use"); NULL when there is none. Not NUL-terminated: *len is its length. */
+const char *infer_model_chat_template(const infer_model *m, const char *name, size_t *len);
+/* infer_chat_render with bos_token / eos_token from the model's vocabulary (the tokens its
+ * GGUF names; undefined when it names none) and, when tmpl is NULL, the model's template --
+ * its "tool_use" variant when vars_json has tools and the model has one, as transformers
+ * picks it. */
+infer_status infer_model_chat_render(const infer_model *m, const char *tmpl, size_t tmpl_len, const char *vars_json, size_t vars_len,
+                                     char **out, size_t *out_len, infer_error *err);
+
 /* Sampler (>>sampler). Chain order: repetition penalty -> top-k -> top-p -> min-p ->
- * temperature -> random draw; temp <= 0 is greedy (argmax). */
+ * temperature -> random draw; temp <= 0 is greedy (the argmax after the penalty). */
 typedef struct infer_sampler_params {
     float temp;                  /* 0.8; <= 0 greedy */
     int32_t top_k;               /* 40; <= 0 off */
@@ -5465,10 +5509,15 @@ size_t infer_type_row_size(infer_type t, int64_t n) {
     const infer__type_traits *tt = infer__type(t);
     return tt ? (size_t)(n / tt->blck) * (size_t)tt->bytes : 0;
 }
+static int infer__same_name(const char *a, const char *b) {   /* ASCII, any case */
+    for (; *a && *b; a++, b++) if ((*a | (*a >= 'A' && *a <= 'Z' ? 32 : 0)) != (*b | (*b >= 'A' && *b <= 'Z' ? 32 : 0))) return 0;
+    return *a == *b;
+}
+
 int infer_type_from_name(const char *name) {
-    if (strcmp(name, "i2_s") == 0) return INFER_TYPE_I2_S;
+    if (infer__same_name(name, "i2_s")) return INFER_TYPE_I2_S;
     for (int t = 0; t < INFER_TYPE_COUNT; t++)
-        if (infer__traits[t].name && strcmp(infer__traits[t].name, name) == 0) return t;
+        if (infer__traits[t].name && infer__same_name(infer__traits[t].name, name)) return t;
     return -1;
 }
 
@@ -5840,6 +5889,40 @@ infer_gguf_kv infer_gguf_kv_array(const char *key, infer_gguf_vtype et, uint64_t
     infer_gguf_kv kv = infer_gguf_kv_u32(key, 0);
     kv.type = INFER_GGUF_ARRAY; kv.arr_type = et; kv.arr_n = n; kv.arr_data = (const uint8_t *)encoded;
     return kv;
+}
+
+void infer_gguf_describe(const infer_gguf *g, void (*print)(void *user, const char *line), void *user) {
+    char line[512];
+    uint64_t total = 0;
+    snprintf(line, sizeof line, "GGUF v%u: %llu metadata entries, %llu tensors, alignment %llu, data at byte %llu", g->version,
+             (unsigned long long)g->n_kv, (unsigned long long)g->n_tensors, (unsigned long long)g->alignment, (unsigned long long)g->data_offset);
+    print(user, line);
+    for (int64_t i = 0; i < g->n_kv; i++) {
+        const infer_gguf_kv *kv = &g->kv[i];
+        int n = snprintf(line, sizeof line, "  %-50.*s ", (int)(kv->key.len > 200 ? 200 : kv->key.len), kv->key.ptr);
+        char *v = line + n;
+        const size_t room = sizeof line - (size_t)n;
+        switch (kv->type) {
+        case INFER_GGUF_STRING: snprintf(v, room, "\"%.*s\"%s", (int)(kv->v.s.len > 100 ? 100 : kv->v.s.len), kv->v.s.ptr, kv->v.s.len > 100 ? "..." : ""); break;
+        case INFER_GGUF_ARRAY: snprintf(v, room, "array[%llu] of %s", (unsigned long long)kv->arr_n, infer__gguf_vtype_name(kv->arr_type)); break;
+        case INFER_GGUF_F32: case INFER_GGUF_F64: snprintf(v, room, "%g", kv->v.f); break;
+        case INFER_GGUF_BOOL: snprintf(v, room, "%s", kv->v.u ? "true" : "false"); break;
+        case INFER_GGUF_I8: case INFER_GGUF_I16: case INFER_GGUF_I32: case INFER_GGUF_I64: snprintf(v, room, "%lld", (long long)kv->v.i); break;
+        default: snprintf(v, room, "%llu", (unsigned long long)kv->v.u); break;
+        }
+        for (char *c = v; *c; c++) if (*c == '\n' || *c == '\r') *c = ' ';   /* one line per entry */
+        print(user, line);
+    }
+    for (int64_t i = 0; i < g->n_tensors; i++) {
+        const infer_tensor *t = &g->tensors[i];
+        int n = snprintf(line, sizeof line, "  %-44s %-8s [", t->name, infer_type_name(t->type));
+        for (int d = 0; d < t->n_dims && n < 400; d++) n += snprintf(line + n, sizeof line - (size_t)n, "%s%lld", d ? ", " : "", (long long)t->ne[d]);
+        snprintf(line + n, sizeof line - (size_t)n, "] %zu bytes", t->nbytes);
+        print(user, line);
+        total += t->nbytes;
+    }
+    snprintf(line, sizeof line, "total tensor bytes: %llu", (unsigned long long)total);
+    print(user, line);
 }
 /* ------------------------------------------------------------------------------------------
  * >>cpu -- the CPU kernel table.
@@ -7189,6 +7272,7 @@ enum { INFER__JSON_NULL, INFER__JSON_FALSE, INFER__JSON_TRUE, INFER__JSON_NUMBER
 typedef struct infer__json {
     uint8_t type;     /* INFER__JSON_* */
     uint8_t is_int;   /* NUMBER: `i` holds the exact integer value */
+    uint8_t is_float; /* NUMBER: written with a fraction or an exponent (1.0 is a float, 1 is not) */
     uint32_t len;     /* STRING: bytes (without the NUL); ARRAY/OBJECT: number of items */
     uint32_t key_len; /* object member: length of its key */
     const char *key;  /* object member: its name (NUL-terminated), else NULL */
@@ -7395,6 +7479,7 @@ static int infer__json_number(infer__json_parser *P, infer__json *v) {
     buf[n] = '\0';
     if ((dot = strchr(buf, '.')) != NULL) *dot = localeconv()->decimal_point[0];
     v->type = INFER__JSON_NUMBER;
+    v->is_float = (uint8_t)!integral;
     v->num = strtod(buf, NULL);
     if (buf != small) INFER_FREE(buf);
     if (integral && !overflow && mag <= (uint64_t)INT64_MAX + (uint64_t)neg) {
@@ -8993,7 +9078,14 @@ static infer_status infer__hf_chat_template(infer__hf *h, const infer__hf_tok *k
     const char *s = infer__json_str(ct);
     for (uint32_t i = 0; !s && ct && ct->type == INFER__JSON_ARRAY && i < ct->len; i++) {
         const char *name = infer__json_str(infer__json_get(&ct->items[i], "name"));
-        if (name && !strcmp(name, "default")) s = infer__json_str(infer__json_get(&ct->items[i], "template"));
+        const char *t = infer__json_str(infer__json_get(&ct->items[i], "template"));
+        if (!name || !t) continue;
+        if (!strcmp(name, "default")) s = t;
+        else {   /* the other named templates as the converter writes them: tokenizer.chat_template.<name> */
+            char key[160];
+            snprintf(key, sizeof key, "tokenizer.chat_template.%.100s", name);
+            infer__hf_put_str(h, infer__hf_str(h, key), t);
+        }
     }
     if (s) { infer__hf_put_str(h, "tokenizer.chat_template", s); return INFER_OK; }
     if (!infer__hf_exists(dir, "chat_template.jinja")) return INFER_OK;
@@ -9189,7 +9281,10 @@ static const uint32_t infer__uc_nfd[1827][3];
  *   1. Special-token partitioning. The text is cut at every occurrence of a control,
  *      user-defined or unknown token's text (longest tokens first); those pieces become
  *      their ids directly. Without `parse_special` only user-defined tokens are cut out
- *      (HF does the same: added tokens that are not "special" are always matched).
+ *      (HF does the same: added tokens that are not "special" are always matched). A token
+ *      with the rstrip (lstrip) attribute also eats the ASCII blanks after (before) it --
+ *      HF's added-token flags, which GGUF does not store: llama.cpp sets them by the model's
+ *      name (Phi-3: its special tokens and </s> rstrip, so "<|user|>\nHi" is <|user|> ▁Hi).
  *   2. Each remaining raw fragment goes through the model's own algorithm:
  *        SPM  ' ' -> U+2581 "▁" (plus one leading ' ' on the first fragment and after a
  *             special token), then merge adjacent symbols, highest token score first.
@@ -9235,6 +9330,8 @@ static const uint32_t infer__uc_nfd[1827][3];
 typedef struct infer__tok_src {
     const char *model;          /* tokenizer.ggml.model: "llama", "gpt2", "bert", "none" or NULL */
     const char *pre;            /* tokenizer.ggml.pre, or NULL */
+    const char *name, *arch;    /* general.name, general.architecture (or NULL): some models' special
+                                   tokens strip blanks, which only the model's name tells */
     int32_t n_vocab;
     const char *const *tokens;  /* [n_vocab] texts, NOT NUL-terminated */
     const uint64_t *token_lens; /* [n_vocab] */
@@ -9254,7 +9351,8 @@ typedef struct infer__tok_src {
 enum {
     INFER__TOK_NORMAL = 1, INFER__TOK_UNKNOWN = 2, INFER__TOK_CONTROL = 4,
     INFER__TOK_USER = 8, INFER__TOK_UNUSED = 16, INFER__TOK_BYTE = 32,
-    INFER__TOK_EOG = 64 /* ends generation */
+    INFER__TOK_EOG = 64, /* ends generation */
+    INFER__TOK_LSTRIP = 128, INFER__TOK_RSTRIP = 256 /* when cut out of a text, eat the blanks before / after it */
 };
 
 #if defined(__GNUC__)
@@ -10118,7 +10216,7 @@ static int infer__tok_load_vocab(infer_tokenizer *t, const infer__tok_src *src, 
         if (src->types) {
             int32_t type;
             memcpy(&type, (const char *)src->types + 4 * (size_t)i, 4);
-            t->attr[i] = (uint8_t)infer__tok_attr_from_type(type);
+            t->attr[i] = (uint16_t)infer__tok_attr_from_type(type);
         } else {
             t->attr[i] = INFER__TOK_NORMAL;
         }
@@ -10165,8 +10263,32 @@ static int infer__cmp_u64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* The blank-eating attributes llama.cpp gives some models' special tokens (llama_vocab's
+ * "per token attributes", keyed on the model's name, pre-tokenizer and family). */
+static void infer__tok_strip_attrs(infer_tokenizer *t, const infer__tok_src *src) {
+    char name[256] = "";
+    const char *pre = src->pre ? src->pre : "", *arch = src->arch ? src->arch : "";
+    size_t k = 0;
+    for (const char *p = src->name ? src->name : ""; *p && k + 1 < sizeof name; p++) name[k++] = (char)((*p >= 'A' && *p <= 'Z') ? *p + 32 : *p);
+    name[k] = 0;
+#define INFER__TOK_SET(text, bit, on) do { int32_t id_ = infer__tok_find(t, text, strlen(text)); \
+        if (id_ >= 0) t->attr[id_] = (uint16_t)(on ? (t->attr[id_] | (bit)) : (t->attr[id_] & ~(bit))); } while (0)
+    if (strstr(pre, "jina-v2-de") || strstr(pre, "jina-v2-es") || strstr(pre, "jina-v2-code") || strstr(arch, "nomic-bert-moe") || strstr(arch, "jina-bert-v3")) {
+        INFER__TOK_SET("<mask>", INFER__TOK_LSTRIP, 1);
+    } else if (strstr(name, "phi-3") || strstr(name, "phi3")) {
+        for (int32_t i = 0; i < t->n_specials; i++) t->attr[t->specials[i]] |= INFER__TOK_RSTRIP;
+        INFER__TOK_SET("</s>", INFER__TOK_RSTRIP, 1);
+        INFER__TOK_SET("<unk>", INFER__TOK_RSTRIP, 0);
+        INFER__TOK_SET("<s>", INFER__TOK_RSTRIP, 0);
+        INFER__TOK_SET("<|endoftext|>", INFER__TOK_RSTRIP, 0);
+    } else if (strstr(name, "modern-bert")) {
+        INFER__TOK_SET("[MASK]", INFER__TOK_LSTRIP, 1);
+    }
+#undef INFER__TOK_SET
+}
+
 /* EOG set, EOT/EOM auto-detection, special-token list, byte tokens, pieces. */
-static int infer__tok_finish(infer_tokenizer *t, size_t *used, char *err, size_t errlen) {
+static int infer__tok_finish(infer_tokenizer *t, const infer__tok_src *src, size_t *used, char *err, size_t errlen) {
     int32_t n = t->n_vocab;
     size_t off = *used;
     if (t->eot < 0) t->eot = infer__tok_find_any(t, infer__eot_texts);
@@ -10206,6 +10328,7 @@ static int infer__tok_finish(infer_tokenizer *t, size_t *used, char *err, size_t
         INFER_FREE(keys);
     }
 
+    infer__tok_strip_attrs(t, src);
     for (int32_t i = 0; i < n; i++) {
         t->piece_off[i] = (uint32_t)off;
         size_t k = infer__tok_make_piece(t, i, t->arena + off);
@@ -10255,7 +10378,7 @@ static int infer__tok_init(infer_tokenizer *t, const infer__tok_src *src, char *
     t->arena = (char *)INFER_MALLOC(text_bytes * 2 + merge_bytes + 1);
     t->text_off = (uint32_t *)INFER_MALLOC(((size_t)t->n_vocab + 1) * sizeof(uint32_t));
     t->piece_off = (uint32_t *)INFER_MALLOC(((size_t)t->n_vocab + 1) * sizeof(uint32_t));
-    t->attr = (uint8_t *)INFER_MALLOC((size_t)t->n_vocab);
+    t->attr = (uint16_t *)INFER_MALLOC((size_t)t->n_vocab * sizeof(uint16_t));
     t->score = src->scores ? (float *)INFER_MALLOC((size_t)t->n_vocab * sizeof(float)) : NULL;
     if (!t->arena || !t->text_off || !t->piece_off || !t->attr || (src->scores && !t->score)) {
         infer__tok_fail(err, errlen, "out of memory");
@@ -10266,7 +10389,7 @@ static int infer__tok_init(infer_tokenizer *t, const infer__tok_src *src, char *
         if (infer__tok_load_merges(t, src, &used, err, errlen) < 0) goto fail;
         if (infer__tok_compile_pre(t, err, errlen) < 0) goto fail;
     }
-    if (infer__tok_finish(t, &used, err, errlen) < 0) goto fail;
+    if (infer__tok_finish(t, src, &used, err, errlen) < 0) goto fail;
     return 0;
 fail:
     infer_tokenizer_free(t);
@@ -10531,6 +10654,9 @@ static const char *infer__memfind(const char *h, size_t hn, const char *n, size_
     return NULL;
 }
 
+/* C's isspace in the "C" locale, what llama.cpp strips around lstrip/rstrip tokens */
+static int infer__is_blank(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
 static infer__tok_frag *infer__tok_partition(const infer_tokenizer *t, const char *text, size_t len, int parse_special) {
     infer__tok_frag *frags = NULL, *next = NULL, f;
     if (len == 0) return NULL;
@@ -10547,11 +10673,13 @@ static infer__tok_frag *infer__tok_partition(const infer_tokenizer *t, const cha
             const char *hit;
             if (frags[k].id >= 0) { arrput(next, frags[k]); continue; }
             while ((hit = infer__memfind(text + pos, end - pos, st, sn)) != NULL) {
-                size_t at = (size_t)(hit - text);
-                if (at > pos) { f.id = -1; f.off = pos; f.len = at - pos; arrput(next, f); }
+                size_t at = (size_t)(hit - text), left = at;
+                if (t->attr[id] & INFER__TOK_LSTRIP) while (left > pos && infer__is_blank(text[left - 1])) left--;
+                if (left > pos) { f.id = -1; f.off = pos; f.len = left - pos; arrput(next, f); }
                 f.id = id; f.off = at; f.len = sn;
                 arrput(next, f);
                 pos = at + sn;
+                if (t->attr[id] & INFER__TOK_RSTRIP) while (pos < end && infer__is_blank(text[pos])) pos++;
             }
             if (pos < end) { f.id = -1; f.off = pos; f.len = end - pos; arrput(next, f); }
         }
@@ -10942,6 +11070,3249 @@ static INFER__MAYBE_UNUSED int infer__tok_src_from_hf_json(infer__tok_hf *h, con
 
 
 static int infer__tok_n_vocab(const infer_tokenizer *t) { return t->n_vocab; }
+/* -----------------------------------------------------------------------------------------
+ * >>jinja -- chat templates: a small Jinja interpreter.
+ *
+ * An instruction-tuned model was trained on conversations laid out in one exact text form
+ * ("<|im_start|>user\nHi<|im_end|>\n..."), and it ships that layout as a program: a Jinja
+ * template (GGUF tokenizer.chat_template, or the chat_template of tokenizer_config.json).
+ * A prompt that differs by one newline from the training layout makes the model noticeably
+ * worse, so the template has to be *run*, with the semantics of the engine it was written
+ * for: Python's jinja2, configured as Hugging Face transformers' apply_chat_template does:
+ *   - trim_blocks: the first newline after a block tag (`%}`) or comment (`#}`) is dropped;
+ *   - lstrip_blocks: spaces and tabs from the start of a line up to a block or comment tag
+ *     are dropped (`{%+` keeps them); `{%-` / `-%}` strip all whitespace on that side;
+ *   - one trailing newline at the end of the template is dropped (keep_trailing_newline off);
+ *   - the loop controls {% break %} / {% continue %}, and {% generation %} (renders its body);
+ *   - `tojson` is json.dumps(x, ensure_ascii=False, indent, separators, sort_keys), not the
+ *     HTML-escaping jinja2 built-in; raise_exception(msg) and strftime_now(fmt) exist;
+ *   - the sandbox: lists and dicts cannot be changed (append, update, ... are undefined),
+ *     only namespace() objects can, through {% set ns.attr = ... %}.
+ * The variables are the members of a JSON object: messages, tools and documents (none when
+ * absent), add_generation_prompt (false when absent), bos_token / eos_token, and whatever
+ * else the caller passes (enable_thinking, date_string, ...).
+ *
+ * Pipeline: text -> tokens (lexer, where all the whitespace rules live) -> a tree (a
+ * recursive-descent parser with jinja2's grammar and operator precedence) -> output (a
+ * tree walker over Python-like values). Values follow Python: None/True/False print as
+ * such, floats print as repr() does (shortest round trip), 1 == 1.0, `and`/`or` return an
+ * operand, strings index and measure by code point, dicts keep insertion order. An
+ * undefined name is a value too (it prints as "", is false, iterates as empty), but any
+ * attribute, item or call on it is an error, as in jinja2.
+ *
+ * Scopes, as jinja2 has them: `if` opens none; each iteration of a `for` body gets a fresh
+ * scope whose parent is the scope around the loop (so a `set` inside a loop is gone after
+ * the iteration: templates use namespace() to carry state out); a macro runs in a scope
+ * whose parent is the scope it was defined in, looked up when it is called.
+ *
+ * Errors -- unknown tags, filters or tests, bad syntax, type errors, raise_exception --
+ * name the template line; nothing unsupported is skipped silently. All memory of one
+ * render comes from an arena that is freed at once, so an error can unwind from any depth
+ * (longjmp) without leaking.
+ * --------------------------------------------------------------------------------------- */
+#include <setjmp.h>
+
+#define INFER__J_MAX_OUT ((size_t)64 << 20)   /* output and string size limit, bytes */
+#define INFER__J_MAX_DEPTH 200                /* nesting of expressions, statements and macro calls */
+#define INFER__J_MAX_STEPS 50000000           /* evaluation steps: a template that loops forever stops */
+#define INFER__J_MAX_RANGE 100000             /* range() length (jinja2's sandbox limit) */
+#define INFER__J_MAX_MEM ((size_t)512 << 20)  /* all the memory one render may take */
+
+/* ---- values ---- */
+enum {
+    INFER__JV_UNDEF, INFER__JV_NONE, INFER__JV_BOOL, INFER__JV_INT, INFER__JV_FLOAT, INFER__JV_STR,
+    INFER__JV_LIST, INFER__JV_TUPLE, INFER__JV_DICT, INFER__JV_NS, INFER__JV_MACRO, INFER__JV_FUNC,
+    INFER__JV_METHOD, INFER__JV_LOOP
+};
+
+typedef struct infer__jv {
+    uint8_t k;          /* INFER__JV_* */
+    uint8_t safe;       /* STR: marked safe (jinja2's Markup): `+` escapes the other operand */
+    size_t n;           /* STR: bytes */
+    union {
+        int64_t i;      /* BOOL, INT */
+        double f;       /* FLOAT */
+        const char *s;  /* STR (UTF-8, not NUL-terminated); FUNC: its name; UNDEF: what was missing, or NULL */
+        struct infer__jarr *a;      /* LIST, TUPLE, DICT, NS */
+        struct infer__jmacro *m;    /* MACRO */
+        struct infer__jmeth *meth;  /* METHOD */
+        struct infer__jloop *loop;  /* LOOP */
+    } u;
+} infer__jv;
+
+/* LIST/TUPLE: v[0..n); DICT/NS: keys key[0..n), values v[0..n), in insertion order */
+typedef struct infer__jarr { int64_t n, cap; infer__jv *v, *key; } infer__jarr;
+typedef struct infer__jmeth { infer__jv self; const char *name; } infer__jmeth;
+
+/* ---- the render context: arena, error exit, output ---- */
+typedef struct infer__jchunk { struct infer__jchunk *next; size_t used, cap; } infer__jchunk;
+typedef struct infer__jbuf { char *p; size_t n, cap; } infer__jbuf;
+struct infer__jn;
+struct infer__jframe;
+
+typedef struct infer__jctx {
+    infer__jchunk *arena;
+    size_t arena_bytes;
+    jmp_buf fail;
+    char msg[512];
+    int line;                 /* template line being parsed or run */
+    long steps;
+    int depth;
+    infer__jbuf *out;         /* where output goes (a block set or macro call redirects it) */
+    /* lexer / parser */
+    const char *src; size_t src_n;
+    struct infer__jtok *tok; int n_tok, cap_tok, pos;
+    int macro_uses;           /* bit 0: the macro being parsed reads varargs, bit 1: kwargs */
+    int loop_depth;           /* for bodies around the statement being parsed (break/continue need one) */
+    struct infer__jframe *globals;
+    infer__json_doc vars;     /* the parsed variables (outside the arena: the JSON parser owns it) */
+} infer__jctx;
+
+static void *infer__jalloc(infer__jctx *J, size_t n);
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3), noreturn))
+#endif
+static void infer__jfail(infer__jctx *J, const char *fmt, ...) {
+    char m[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m, sizeof m, fmt, ap);
+    va_end(ap);
+    snprintf(J->msg, sizeof J->msg, "chat template line %d: %s", J->line, m);
+    longjmp(J->fail, 1);
+}
+
+static void *infer__jalloc(infer__jctx *J, size_t n) {
+    const size_t head = (sizeof(infer__jchunk) + 15) & ~(size_t)15;
+    infer__jchunk *c = J->arena;
+    n = (n + 15) & ~(size_t)15;
+    if (!c || c->cap - c->used < n) {
+        size_t cap = n > ((size_t)1 << 16) ? n : ((size_t)1 << 16);
+        if (n > INFER__J_MAX_MEM || J->arena_bytes + cap > INFER__J_MAX_MEM) infer__jfail(J, "the template needs more than %zu MiB", INFER__J_MAX_MEM >> 20);
+        if (!(c = (infer__jchunk *)INFER_MALLOC(head + cap))) infer__jfail(J, "out of memory");
+        J->arena_bytes += cap;
+        c->next = J->arena;
+        c->used = 0;
+        c->cap = cap;
+        J->arena = c;
+    }
+    c->used += n;
+    return memset((char *)c + head + c->used - n, 0, n);
+}
+
+static void infer__jarena_free(infer__jctx *J) {
+    while (J->arena) { infer__jchunk *next = J->arena->next; INFER_FREE(J->arena); J->arena = next; }
+}
+
+/* growable byte buffer in the arena (an outgrown block is simply left behind) */
+static void infer__jput(infer__jctx *J, infer__jbuf *b, const char *s, size_t n) {
+    if (!n) return;
+    if (b->n + n > b->cap) {
+        if (b->n + n > INFER__J_MAX_OUT) infer__jfail(J, "output larger than %zu bytes", INFER__J_MAX_OUT);
+        size_t cap = b->cap ? b->cap * 2 : 256;
+        while (cap < b->n + n) cap *= 2;
+        char *p = (char *)infer__jalloc(J, cap);
+        if (b->n) memcpy(p, b->p, b->n);
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+}
+static void infer__jputs(infer__jctx *J, infer__jbuf *b, const char *s) { infer__jput(J, b, s, strlen(s)); }
+static void infer__jputc(infer__jctx *J, infer__jbuf *b, char c) { infer__jput(J, b, &c, 1); }
+
+/* ---- value constructors ---- */
+static infer__jv infer__jv_make(int k) { infer__jv v; memset(&v, 0, sizeof v); v.k = (uint8_t)k; return v; }
+static infer__jv infer__jv_undef(const char *what) { infer__jv v = infer__jv_make(INFER__JV_UNDEF); v.u.s = what; return v; }
+static infer__jv infer__jv_bool(int b) { infer__jv v = infer__jv_make(INFER__JV_BOOL); v.u.i = b != 0; return v; }
+static infer__jv infer__jv_int(int64_t i) { infer__jv v = infer__jv_make(INFER__JV_INT); v.u.i = i; return v; }
+static infer__jv infer__jv_float(double f) { infer__jv v = infer__jv_make(INFER__JV_FLOAT); v.u.f = f; return v; }
+static infer__jv infer__jv_str(const char *s, size_t n) { infer__jv v = infer__jv_make(INFER__JV_STR); v.u.s = s; v.n = n; return v; }
+static infer__jv infer__jv_strz(const char *s) { return infer__jv_str(s, strlen(s)); }
+static infer__jv infer__jv_buf(const infer__jbuf *b) { return infer__jv_str(b->p ? b->p : "", b->n); }
+
+static infer__jv infer__jv_arr(infer__jctx *J, int k, int64_t cap) {
+    infer__jv v = infer__jv_make(k);
+    v.u.a = (infer__jarr *)infer__jalloc(J, sizeof(infer__jarr));
+    v.u.a->cap = cap > 0 ? cap : 4;
+    v.u.a->v = (infer__jv *)infer__jalloc(J, (size_t)v.u.a->cap * sizeof(infer__jv));
+    if (k == INFER__JV_DICT || k == INFER__JV_NS) v.u.a->key = (infer__jv *)infer__jalloc(J, (size_t)v.u.a->cap * sizeof(infer__jv));
+    return v;
+}
+static void infer__jarr_grow(infer__jctx *J, infer__jarr *a) {
+    if (a->n < a->cap) return;
+    int64_t cap = a->cap * 2;
+    infer__jv *v = (infer__jv *)infer__jalloc(J, (size_t)cap * sizeof(infer__jv));
+    memcpy(v, a->v, (size_t)a->n * sizeof(infer__jv));
+    a->v = v;
+    if (a->key) {
+        infer__jv *k = (infer__jv *)infer__jalloc(J, (size_t)cap * sizeof(infer__jv));
+        memcpy(k, a->key, (size_t)a->n * sizeof(infer__jv));
+        a->key = k;
+    }
+    a->cap = cap;
+}
+static void infer__jlist_push(infer__jctx *J, infer__jv list, infer__jv x) {
+    infer__jarr_grow(J, list.u.a);
+    list.u.a->v[list.u.a->n++] = x;
+}
+
+/* ---- Python semantics: truth, equality, order ---- */
+static int infer__jtrue(infer__jv v) {
+    switch (v.k) {
+    case INFER__JV_UNDEF: case INFER__JV_NONE: return 0;
+    case INFER__JV_BOOL: case INFER__JV_INT: return v.u.i != 0;
+    case INFER__JV_FLOAT: return v.u.f != 0;
+    case INFER__JV_STR: return v.n != 0;
+    case INFER__JV_LIST: case INFER__JV_TUPLE: case INFER__JV_DICT: return v.u.a->n != 0;
+    default: return 1;
+    }
+}
+static int infer__jnum(infer__jv v) { return v.k == INFER__JV_BOOL || v.k == INFER__JV_INT || v.k == INFER__JV_FLOAT; }
+static double infer__jf(infer__jv v) { return v.k == INFER__JV_FLOAT ? v.u.f : (double)v.u.i; }
+static int infer__jseq(infer__jv v) { return v.k == INFER__JV_LIST || v.k == INFER__JV_TUPLE; }
+
+static int infer__jeq(infer__jv a, infer__jv b);
+static int64_t infer__jdict_find(infer__jv d, infer__jv key) {
+    for (int64_t i = 0; i < d.u.a->n; i++) if (infer__jeq(d.u.a->key[i], key)) return i;
+    return -1;
+}
+static int infer__jeq(infer__jv a, infer__jv b) {
+    if (infer__jnum(a) && infer__jnum(b)) {
+        if (a.k != INFER__JV_FLOAT && b.k != INFER__JV_FLOAT) return a.u.i == b.u.i;
+        return infer__jf(a) == infer__jf(b);
+    }
+    if (a.k != b.k) return 0;
+    switch (a.k) {
+    case INFER__JV_UNDEF: case INFER__JV_NONE: return 1;
+    case INFER__JV_STR: return a.n == b.n && (a.n == 0 || memcmp(a.u.s, b.u.s, a.n) == 0);
+    case INFER__JV_LIST: case INFER__JV_TUPLE:
+        if (a.u.a->n != b.u.a->n) return 0;
+        for (int64_t i = 0; i < a.u.a->n; i++) if (!infer__jeq(a.u.a->v[i], b.u.a->v[i])) return 0;
+        return 1;
+    case INFER__JV_DICT:
+        if (a.u.a->n != b.u.a->n) return 0;
+        for (int64_t i = 0; i < a.u.a->n; i++) {
+            int64_t j = infer__jdict_find(b, a.u.a->key[i]);
+            if (j < 0 || !infer__jeq(a.u.a->v[i], b.u.a->v[j])) return 0;
+        }
+        return 1;
+    case INFER__JV_FUNC: return a.u.s == b.u.s;
+    default: return a.u.a == b.u.a;   /* same object */
+    }
+}
+
+static const char *infer__jtype(infer__jv v) {
+    static const char *names[] = { "Undefined", "NoneType", "bool", "int", "float", "str", "list", "tuple", "dict",
+                                   "Namespace", "Macro", "function", "method", "LoopContext" };
+    return names[v.k];
+}
+
+/* -1, 0, 1 as Python's < orders them; a TypeError for what Python cannot order */
+static int infer__jcmp(infer__jctx *J, infer__jv a, infer__jv b) {
+    if (infer__jnum(a) && infer__jnum(b)) {
+        if (a.k != INFER__JV_FLOAT && b.k != INFER__JV_FLOAT) return (a.u.i > b.u.i) - (a.u.i < b.u.i);
+        double x = infer__jf(a), y = infer__jf(b);
+        return (x > y) - (x < y);
+    }
+    if (a.k == INFER__JV_STR && b.k == INFER__JV_STR) {   /* UTF-8 byte order is code point order */
+        size_t n = a.n < b.n ? a.n : b.n;
+        int c = n ? memcmp(a.u.s, b.u.s, n) : 0;
+        if (c) return c < 0 ? -1 : 1;
+        return (a.n > b.n) - (a.n < b.n);
+    }
+    if (a.k == b.k && infer__jseq(a)) {
+        for (int64_t i = 0; i < a.u.a->n && i < b.u.a->n; i++)
+            if (!infer__jeq(a.u.a->v[i], b.u.a->v[i])) return infer__jcmp(J, a.u.a->v[i], b.u.a->v[i]);
+        return (a.u.a->n > b.u.a->n) - (a.u.a->n < b.u.a->n);
+    }
+    infer__jfail(J, "'<' not supported between instances of '%s' and '%s'", infer__jtype(a), infer__jtype(b));
+}
+
+/* ---- Unicode helpers (Python's str.isspace, case mapping) ---- */
+static int infer__jspace(uint32_t cp) { return infer__uc_is_space(cp) || (cp >= 0x1c && cp <= 0x1f); }
+/* code point at s[*i], advancing *i */
+static uint32_t infer__jcp(const char *s, size_t n, size_t *i) {
+    uint32_t cp;
+    *i += (size_t)infer__utf8_decode((const unsigned char *)s + *i, n - *i, &cp);
+    return cp;
+}
+static size_t infer__jcp_count(const char *s, size_t n) {
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++) c += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return c;
+}
+/* byte offset of code point k (k <= count) */
+static size_t infer__jcp_off(const char *s, size_t n, size_t k) {
+    size_t i = 0;
+    while (k && i < n) { i++; while (i < n && ((unsigned char)s[i] & 0xC0) == 0x80) i++; k--; }
+    return i;
+}
+static uint32_t infer__jupper_cp(uint32_t cp) {
+    if (cp < 0x80) return cp >= 'a' && cp <= 'z' ? cp - 32 : cp;
+    for (size_t r = 0; r < sizeof infer__uc_lower / sizeof infer__uc_lower[0]; r++) {   /* invert the lower-case runs */
+        const int32_t *e = infer__uc_lower[r];
+        int64_t from = (int64_t)cp - e[2];
+        if (from >= e[0] && from <= e[1] && (from - e[0]) % e[3] == 0 && infer__uc_tolower((uint32_t)from) == cp) return (uint32_t)from;
+    }
+    return cp;
+}
+static int infer__jis_upper(uint32_t cp) { return infer__uc_tolower(cp) != cp; }
+static int infer__jis_lower(uint32_t cp) { return infer__jupper_cp(cp) != cp; }
+static int infer__jcased(uint32_t cp) { return infer__jis_upper(cp) || infer__jis_lower(cp); }
+
+/* mode 0 lower, 1 upper, 2 capitalize, 3 title (str.title), 4 swapcase */
+static infer__jv infer__jcase(infer__jctx *J, infer__jv s, int mode) {
+    infer__jbuf b = { 0 };
+    int prev_cased = 0, first = 1;
+    for (size_t i = 0; i < s.n;) {
+        uint32_t cp = infer__jcp(s.u.s, s.n, &i), o = cp;
+        char enc[4];
+        switch (mode) {
+        case 0: o = infer__uc_tolower(cp); break;
+        case 1: if (cp == 0xDF) { infer__jputs(J, &b, "SS"); first = 0; continue; }   /* Python's special casing of ß */
+                o = infer__jupper_cp(cp); break;
+        case 2: o = first ? infer__jupper_cp(cp) : infer__uc_tolower(cp); break;
+        case 3: o = prev_cased ? infer__uc_tolower(cp) : infer__jupper_cp(cp); prev_cased = infer__jcased(cp); break;
+        default: o = infer__jis_upper(cp) ? infer__uc_tolower(cp) : infer__jupper_cp(cp); break;
+        }
+        first = 0;
+        infer__jput(J, &b, enc, (size_t)infer__utf8_encode(o, enc));
+    }
+    infer__jv r = infer__jv_buf(&b);
+    r.safe = s.safe;
+    return r;
+}
+
+/* ---- printing: str(), repr() and json.dumps() as Python does them ---- */
+
+/* the shortest decimal that reads back as x, in Python's repr layout: 1.0, 0.1, 1e-05,
+ * 1e+16, 1.5e+300, inf, nan */
+static void infer__jfloat_repr(infer__jctx *J, infer__jbuf *b, double x, int json) {
+    char tmp[40], dig[24];
+    if (x != x) { infer__jputs(J, b, json ? "NaN" : "nan"); return; }
+    if (isinf(x)) { infer__jputs(J, b, x < 0 ? (json ? "-Infinity" : "-inf") : (json ? "Infinity" : "inf")); return; }
+    if (signbit(x)) { infer__jputc(J, b, '-'); x = -x; }
+    if (x == 0) { infer__jputs(J, b, "0.0"); return; }
+    int nd = 0, e = 0;
+    for (int p = 1; p <= 17; p++) {
+        snprintf(tmp, sizeof tmp, "%.*e", p - 1, x);
+        char *ep = strchr(tmp, 'e');
+        nd = 0;
+        for (char *c = tmp; c < ep; c++) if (*c >= '0' && *c <= '9') dig[nd++] = *c;
+        e = atoi(ep + 1);
+        char back[40];   /* read back in the C locale's layout, whatever the current locale */
+        snprintf(back, sizeof back, "%c%s%.*se%d", dig[0], nd > 1 ? "." : "", nd - 1, dig + 1, e);
+        char *dot = strchr(back, '.');
+        if (dot) *dot = localeconv()->decimal_point[0];
+        if (strtod(back, NULL) == x) break;
+    }
+    while (nd > 1 && dig[nd - 1] == '0') nd--;
+    if (e >= -4 && e < 16) {                     /* fixed notation for 1e-4 <= x < 1e16, as repr() */
+        if (e < 0) {
+            infer__jputs(J, b, "0.");
+            for (int i = 0; i < -e - 1; i++) infer__jputc(J, b, '0');
+            infer__jput(J, b, dig, (size_t)nd);
+        } else {
+            for (int i = 0; i <= e; i++) infer__jputc(J, b, i < nd ? dig[i] : '0');
+            infer__jputc(J, b, '.');
+            if (nd > e + 1) infer__jput(J, b, dig + e + 1, (size_t)(nd - e - 1));
+            else infer__jputc(J, b, '0');
+        }
+        return;
+    }
+    infer__jputc(J, b, dig[0]);
+    if (nd > 1) { infer__jputc(J, b, '.'); infer__jput(J, b, dig + 1, (size_t)nd - 1); }
+    snprintf(tmp, sizeof tmp, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
+    infer__jputs(J, b, tmp);
+}
+
+static void infer__jrepr(infer__jctx *J, infer__jbuf *b, infer__jv v);
+
+/* Python's repr of a str: single quotes unless the text has ' and no ", printable
+ * characters as they are, the rest as \n \t \xNN \uNNNN */
+static void infer__jrepr_str(infer__jctx *J, infer__jbuf *b, const char *s, size_t n) {
+    const int dq = memchr(s, '\'', n) && !memchr(s, '"', n);
+    const char q = dq ? '"' : '\'';
+    infer__jputc(J, b, q);
+    for (size_t i = 0; i < n;) {
+        size_t at = i;
+        uint32_t cp = infer__jcp(s, n, &i);
+        char tmp[16];
+        if (cp == (uint32_t)q || cp == '\\') { infer__jputc(J, b, '\\'); infer__jputc(J, b, (char)cp); }
+        else if (cp == '\n') infer__jputs(J, b, "\\n");
+        else if (cp == '\r') infer__jputs(J, b, "\\r");
+        else if (cp == '\t') infer__jputs(J, b, "\\t");
+        else if (cp < 0x20 || cp == 0x7f) { snprintf(tmp, sizeof tmp, "\\x%02x", cp); infer__jputs(J, b, tmp); }
+        else if (cp < 0x80) infer__jputc(J, b, (char)cp);
+        else {
+            int cat = infer__uc_category(cp);
+            if (cat == INFER__UC_C || (cat == INFER__UC_Z && cp != ' ')) {
+                snprintf(tmp, sizeof tmp, cp < 0x100 ? "\\x%02x" : cp < 0x10000 ? "\\u%04x" : "\\U%08x", cp);
+                infer__jputs(J, b, tmp);
+            } else infer__jput(J, b, s + at, i - at);
+        }
+    }
+    infer__jputc(J, b, q);
+}
+
+/* str(v), the text {{ v }} prints */
+static void infer__jstr_to(infer__jctx *J, infer__jbuf *b, infer__jv v) {
+    char tmp[32];
+    switch (v.k) {
+    case INFER__JV_UNDEF: return;
+    case INFER__JV_NONE: infer__jputs(J, b, "None"); return;
+    case INFER__JV_BOOL: infer__jputs(J, b, v.u.i ? "True" : "False"); return;
+    case INFER__JV_INT: snprintf(tmp, sizeof tmp, "%lld", (long long)v.u.i); infer__jputs(J, b, tmp); return;
+    case INFER__JV_FLOAT: infer__jfloat_repr(J, b, v.u.f, 0); return;
+    case INFER__JV_STR: infer__jput(J, b, v.u.s, v.n); return;
+    default: infer__jrepr(J, b, v); return;
+    }
+}
+
+static void infer__jrepr(infer__jctx *J, infer__jbuf *b, infer__jv v) {
+    switch (v.k) {
+    case INFER__JV_UNDEF: infer__jputs(J, b, "Undefined"); return;
+    case INFER__JV_STR: infer__jrepr_str(J, b, v.u.s, v.n); return;
+    case INFER__JV_LIST: case INFER__JV_TUPLE:
+        infer__jputc(J, b, v.k == INFER__JV_LIST ? '[' : '(');
+        for (int64_t i = 0; i < v.u.a->n; i++) { if (i) infer__jputs(J, b, ", "); infer__jrepr(J, b, v.u.a->v[i]); }
+        if (v.k == INFER__JV_TUPLE && v.u.a->n == 1) infer__jputc(J, b, ',');
+        infer__jputc(J, b, v.k == INFER__JV_LIST ? ']' : ')');
+        return;
+    case INFER__JV_DICT: case INFER__JV_NS:
+        infer__jputs(J, b, v.k == INFER__JV_NS ? "<Namespace {" : "{");
+        for (int64_t i = 0; i < v.u.a->n; i++) {
+            if (i) infer__jputs(J, b, ", ");
+            infer__jrepr(J, b, v.u.a->key[i]);
+            infer__jputs(J, b, ": ");
+            infer__jrepr(J, b, v.u.a->v[i]);
+        }
+        infer__jputs(J, b, v.k == INFER__JV_NS ? "}>" : "}");
+        return;
+    case INFER__JV_MACRO: case INFER__JV_FUNC: case INFER__JV_METHOD: case INFER__JV_LOOP:
+        infer__jputs(J, b, "<");
+        infer__jputs(J, b, infer__jtype(v));
+        infer__jputs(J, b, ">");
+        return;
+    default: infer__jstr_to(J, b, v); return;
+    }
+}
+
+static infer__jv infer__jstr(infer__jctx *J, infer__jv v) {
+    if (v.k == INFER__JV_STR) return v;
+    infer__jbuf b = { 0 };
+    infer__jstr_to(J, &b, v);
+    return infer__jv_buf(&b);
+}
+
+/* json.dumps(v, ensure_ascii, indent, separators, sort_keys): indent NULL = one line */
+typedef struct infer__jjson_opts { int ascii, sort; const char *indent; size_t indent_n; const char *item, *key; size_t item_n, key_n; } infer__jjson_opts;
+
+static void infer__jjson_str(infer__jctx *J, infer__jbuf *b, const char *s, size_t n, int ascii) {
+    infer__jputc(J, b, '"');
+    for (size_t i = 0; i < n;) {
+        size_t at = i;
+        uint32_t cp = infer__jcp(s, n, &i);
+        char tmp[16];
+        switch (cp) {
+        case '"': infer__jputs(J, b, "\\\""); break;
+        case '\\': infer__jputs(J, b, "\\\\"); break;
+        case '\n': infer__jputs(J, b, "\\n"); break;
+        case '\r': infer__jputs(J, b, "\\r"); break;
+        case '\t': infer__jputs(J, b, "\\t"); break;
+        case '\b': infer__jputs(J, b, "\\b"); break;
+        case '\f': infer__jputs(J, b, "\\f"); break;
+        default:
+            if (cp < 0x20 || (ascii && cp >= 0x7f)) {
+                if (cp >= 0x10000) {   /* a surrogate pair, as Python writes it */
+                    snprintf(tmp, sizeof tmp, "\\u%04x\\u%04x", 0xD800 + ((cp - 0x10000) >> 10), 0xDC00 + ((cp - 0x10000) & 0x3FF));
+                } else snprintf(tmp, sizeof tmp, "\\u%04x", cp);
+                infer__jputs(J, b, tmp);
+            } else infer__jput(J, b, s + at, i - at);
+        }
+    }
+    infer__jputc(J, b, '"');
+}
+
+static void infer__jjson_nl(infer__jctx *J, infer__jbuf *b, const infer__jjson_opts *o, int level) {
+    infer__jputc(J, b, '\n');
+    for (int i = 0; i < level; i++) infer__jput(J, b, o->indent, o->indent_n);
+}
+
+static void infer__jsort(infer__jctx *J, infer__jv *v, int64_t n, int (*less)(infer__jctx *, infer__jv, infer__jv, void *), void *user);
+static int infer__jkey_less(infer__jctx *J, infer__jv a, infer__jv b, void *user) { (void)user; return infer__jcmp(J, a.u.a->v[0], b.u.a->v[0]) < 0; }
+
+static void infer__jjson(infer__jctx *J, infer__jbuf *b, infer__jv v, const infer__jjson_opts *o, int level) {
+    if (++J->depth > INFER__J_MAX_DEPTH) infer__jfail(J, "value nested too deeply for tojson");
+    switch (v.k) {
+    case INFER__JV_NONE: infer__jputs(J, b, "null"); break;
+    case INFER__JV_BOOL: infer__jputs(J, b, v.u.i ? "true" : "false"); break;
+    case INFER__JV_INT: { char t[32]; snprintf(t, sizeof t, "%lld", (long long)v.u.i); infer__jputs(J, b, t); break; }
+    case INFER__JV_FLOAT: infer__jfloat_repr(J, b, v.u.f, 1); break;
+    case INFER__JV_STR: infer__jjson_str(J, b, v.u.s, v.n, o->ascii); break;
+    case INFER__JV_LIST: case INFER__JV_TUPLE:
+        if (!v.u.a->n) { infer__jputs(J, b, "[]"); break; }
+        infer__jputc(J, b, '[');
+        for (int64_t i = 0; i < v.u.a->n; i++) {
+            if (i) infer__jput(J, b, o->item, o->item_n);
+            if (o->indent) infer__jjson_nl(J, b, o, level + 1);
+            infer__jjson(J, b, v.u.a->v[i], o, level + 1);
+        }
+        if (o->indent) infer__jjson_nl(J, b, o, level);
+        infer__jputc(J, b, ']');
+        break;
+    case INFER__JV_DICT: {
+        if (!v.u.a->n) { infer__jputs(J, b, "{}"); break; }
+        /* pairs as 2-tuples, so sort_keys can order them by key */
+        infer__jv *pairs = (infer__jv *)infer__jalloc(J, (size_t)v.u.a->n * sizeof(infer__jv));
+        for (int64_t i = 0; i < v.u.a->n; i++) {
+            pairs[i] = infer__jv_arr(J, INFER__JV_TUPLE, 2);
+            pairs[i].u.a->v[0] = v.u.a->key[i];
+            pairs[i].u.a->v[1] = v.u.a->v[i];
+            pairs[i].u.a->n = 2;
+        }
+        if (o->sort) infer__jsort(J, pairs, v.u.a->n, infer__jkey_less, NULL);
+        infer__jputc(J, b, '{');
+        for (int64_t i = 0; i < v.u.a->n; i++) {
+            infer__jv k = pairs[i].u.a->v[0];
+            if (i) infer__jput(J, b, o->item, o->item_n);
+            if (o->indent) infer__jjson_nl(J, b, o, level + 1);
+            if (k.k == INFER__JV_STR) infer__jjson_str(J, b, k.u.s, k.n, o->ascii);
+            else if (k.k == INFER__JV_NONE || k.k == INFER__JV_BOOL || infer__jnum(k)) {   /* json.dumps turns these keys into strings */
+                infer__jbuf t = { 0 };
+                if (k.k == INFER__JV_FLOAT) infer__jfloat_repr(J, &t, k.u.f, 1);
+                else infer__jjson(J, &t, k, o, 0);
+                infer__jjson_str(J, b, t.p, t.n, 0);
+            } else infer__jfail(J, "keys must be str, int, float, bool or None, not %s", infer__jtype(k));
+            infer__jput(J, b, o->key, o->key_n);
+            infer__jjson(J, b, pairs[i].u.a->v[1], o, level + 1);
+        }
+        if (o->indent) infer__jjson_nl(J, b, o, level);
+        infer__jputc(J, b, '}');
+        break;
+    }
+    default: infer__jfail(J, "Object of type %s is not JSON serializable", infer__jtype(v));
+    }
+    J->depth--;
+}
+
+/* stable merge sort whose comparison may fail (longjmp): Python's sorted() order */
+static void infer__jsort(infer__jctx *J, infer__jv *v, int64_t n, int (*less)(infer__jctx *, infer__jv, infer__jv, void *), void *user) {
+    if (n < 2) return;
+    infer__jv *tmp = (infer__jv *)infer__jalloc(J, (size_t)n * sizeof(infer__jv));
+    for (int64_t w = 1; w < n; w *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * w) {
+            int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n, i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) tmp[k++] = less(J, v[j], v[i], user) ? v[j++] : v[i++];
+            while (i < mid) tmp[k++] = v[i++];
+            while (j < hi) tmp[k++] = v[j++];
+        }
+        memcpy(v, tmp, (size_t)n * sizeof(infer__jv));
+    }
+}
+
+/* ---- lexer ----
+ * Text between tags becomes DATA; a tag becomes BEGIN, its expression's tokens, END. The
+ * whitespace rules are applied here, exactly where jinja2's lexer applies them: the text in
+ * front of a tag loses its trailing whitespace (`{%-`), or, for block and comment tags, the
+ * blanks that start its last line (lstrip_blocks, when that line holds only blanks and the
+ * text either contains a newline or follows a tag end that consumed one); a block or comment
+ * end eats one newline after it (trim_blocks), `-%}` all whitespace after it. A `%}` or `}}`
+ * inside open brackets is part of the expression (`{{ {'a': {'b': 1}} }}`). */
+enum {
+    INFER__JT_DATA, INFER__JT_VBEGIN, INFER__JT_VEND, INFER__JT_BBEGIN, INFER__JT_BEND,
+    INFER__JT_NAME, INFER__JT_STR, INFER__JT_INT, INFER__JT_FLOAT, INFER__JT_OP, INFER__JT_EOF
+};
+typedef struct infer__jtok { uint8_t t; int line; const char *s; size_t n; int64_t i; double f; } infer__jtok;
+
+static void infer__jtok_add(infer__jctx *J, int t, int line, const char *s, size_t n) {
+    if (J->n_tok == J->cap_tok) {
+        int cap = J->cap_tok ? J->cap_tok * 2 : 256;
+        infer__jtok *nt = (infer__jtok *)infer__jalloc(J, (size_t)cap * sizeof *nt);
+        if (J->n_tok) memcpy(nt, J->tok, (size_t)J->n_tok * sizeof *nt);
+        J->tok = nt;
+        J->cap_tok = cap;
+    }
+    infer__jtok *k = &J->tok[J->n_tok++];
+    k->t = (uint8_t)t; k->line = line; k->s = s; k->n = n;
+}
+
+/* bytes of Python whitespace at s[0..n) (forward) */
+static size_t infer__jws(const char *s, size_t n) {
+    size_t i = 0;
+    while (i < n) { size_t j = i; if (!infer__jspace(infer__jcp(s, n, &j))) break; i = j; }
+    return i;
+}
+/* length of s[0..n) without its trailing whitespace */
+static size_t infer__jrstrip_len(const char *s, size_t n) {
+    size_t keep = 0;
+    for (size_t i = 0; i < n;) { if (!infer__jspace(infer__jcp(s, n, &i))) keep = i; }
+    return keep;
+}
+static int infer__jlines(const char *s, size_t n) { int c = 0; for (size_t i = 0; i < n; i++) c += s[i] == '\n'; return c; }
+static int infer__jat(const char *s, size_t n, size_t p, const char *w) { size_t k = strlen(w); return p + k <= n && !memcmp(s + p, w, k); }
+
+/* a quoted literal's body, unescaped as Python's unicode-escape codec does */
+static void infer__junescape(infer__jctx *J, const char *s, size_t n, infer__jtok *t) {
+    infer__jbuf b = { 0 };
+    for (size_t i = 0; i < n; i++) {
+        char enc[4];
+        if (s[i] != '\\' || i + 1 >= n) { infer__jputc(J, &b, s[i]); continue; }
+        char c = s[++i];
+        uint32_t cp = 0;
+        int digits = 0;
+        switch (c) {
+        case '\n': continue;                           /* line continuation */
+        case '\\': case '\'': case '"': infer__jputc(J, &b, c); continue;
+        case 'a': infer__jputc(J, &b, 7); continue;
+        case 'b': infer__jputc(J, &b, 8); continue;
+        case 'f': infer__jputc(J, &b, 12); continue;
+        case 'n': infer__jputc(J, &b, 10); continue;
+        case 'r': infer__jputc(J, &b, 13); continue;
+        case 't': infer__jputc(J, &b, 9); continue;
+        case 'v': infer__jputc(J, &b, 11); continue;
+        case 'x': digits = 2; break;
+        case 'u': digits = 4; break;
+        case 'U': digits = 8; break;
+        case 'N': infer__jfail(J, "\\N{...} escapes are not supported");
+        default:
+            if (c >= '0' && c <= '7') {               /* up to three octal digits */
+                int k = 0;
+                while (k < 3 && i < n && s[i] >= '0' && s[i] <= '7') { cp = cp * 8 + (uint32_t)(s[i] - '0'); i++; k++; }
+                i--;
+                infer__jput(J, &b, enc, (size_t)infer__utf8_encode(cp, enc));
+            } else { infer__jputc(J, &b, '\\'); infer__jputc(J, &b, c); }   /* unknown escapes stay */
+            continue;
+        }
+        for (int k = 0; k < digits; k++) {
+            char h = ++i < n ? s[i] : 0;
+            int d = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10 : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+            if (d < 0) infer__jfail(J, "truncated \\%c escape in a string literal", c);
+            cp = cp * 16 + (uint32_t)d;
+        }
+        if (cp > 0x10FFFF) infer__jfail(J, "\\U escape beyond U+10FFFF");
+        infer__jput(J, &b, enc, (size_t)infer__utf8_encode(cp, enc));
+    }
+    t->s = b.p ? b.p : "";
+    t->n = b.n;
+}
+
+/* one tag's expression tokens, from p up to and including its end (`%}` or `}}`) */
+static size_t infer__jlex_tag(infer__jctx *J, const char *s, size_t n, size_t p, int block, int *line, int *line_starting) {
+    char stack[INFER__J_MAX_DEPTH];
+    int depth = 0;
+    for (;;) {
+        if (p >= n) infer__jfail(J, "unexpected end of template: missing '%s'", block ? "%}" : "}}");
+        if (depth == 0) {
+            size_t end = 0;
+            if (block && infer__jat(s, n, p, "+%}")) end = p + 3;
+            else if (infer__jat(s, n, p, block ? "-%}" : "-}}")) { end = p + 3; end += infer__jws(s + end, n - end); }
+            else if (infer__jat(s, n, p, block ? "%}" : "}}")) { end = p + 2; if (block && end < n && s[end] == '\n') end++; }
+            if (end) {
+                infer__jtok_add(J, block ? INFER__JT_BEND : INFER__JT_VEND, *line, NULL, 0);
+                *line += infer__jlines(s + p, end - p);
+                *line_starting = s[end - 1] == '\n';
+                return end;
+            }
+        }
+        size_t w = infer__jws(s + p, n - p);
+        if (w) { *line += infer__jlines(s + p, w); p += w; continue; }
+        const unsigned char c = (unsigned char)s[p];
+        if (c >= '0' && c <= '9') {
+            size_t q = p;
+            int is_float = 0;
+            if (c == '0' && q + 1 < n && strchr("bBoOxX", s[q + 1]) && s[q + 1]) {
+                int base = (s[q + 1] | 32) == 'b' ? 2 : (s[q + 1] | 32) == 'o' ? 8 : 16;
+                uint64_t v = 0;
+                q += 2;
+                size_t d0 = q;
+                for (; q < n; q++) {
+                    int ch = s[q], d = ch >= '0' && ch <= '9' ? ch - '0' : (ch | 32) >= 'a' && (ch | 32) <= 'f' ? (ch | 32) - 'a' + 10 : ch == '_' ? -2 : -1;
+                    if (d == -2) continue;
+                    if (d < 0 || d >= base) break;
+                    if (v > (UINT64_MAX >> 4)) infer__jfail(J, "integer literal too large");
+                    v = v * (uint64_t)base + (uint64_t)d;
+                }
+                if (q == d0 || v > INT64_MAX) infer__jfail(J, "bad integer literal");
+                infer__jtok_add(J, INFER__JT_INT, *line, s + p, q - p);
+                J->tok[J->n_tok - 1].i = (int64_t)v;
+                p = q;
+                continue;
+            }
+            while (q < n && ((s[q] >= '0' && s[q] <= '9') || (s[q] == '_' && q + 1 < n && s[q + 1] >= '0' && s[q + 1] <= '9'))) q++;
+            if (q + 1 < n && s[q] == '.' && s[q + 1] >= '0' && s[q + 1] <= '9') {
+                is_float = 1;
+                q++;
+                while (q < n && ((s[q] >= '0' && s[q] <= '9') || (s[q] == '_' && q + 1 < n && s[q + 1] >= '0' && s[q + 1] <= '9'))) q++;
+            }
+            if (q < n && (s[q] | 32) == 'e') {
+                size_t e = q + 1;
+                if (e < n && (s[e] == '+' || s[e] == '-')) e++;
+                if (e < n && s[e] >= '0' && s[e] <= '9') {
+                    is_float = 1;
+                    q = e;
+                    while (q < n && ((s[q] >= '0' && s[q] <= '9') || (s[q] == '_' && q + 1 < n && s[q + 1] >= '0' && s[q + 1] <= '9'))) q++;
+                }
+            }
+            char num[64];
+            size_t k = 0;
+            for (size_t i = p; i < q && k + 1 < sizeof num; i++) if (s[i] != '_') num[k++] = s[i];
+            num[k] = 0;
+            if (is_float) {
+                char *dot = strchr(num, '.');
+                if (dot) *dot = localeconv()->decimal_point[0];
+                infer__jtok_add(J, INFER__JT_FLOAT, *line, s + p, q - p);
+                J->tok[J->n_tok - 1].f = strtod(num, NULL);
+            } else {
+                errno = 0;
+                long long v = strtoll(num, NULL, 10);
+                if (errno || k >= sizeof num - 1) infer__jfail(J, "integer literal too large");
+                infer__jtok_add(J, INFER__JT_INT, *line, s + p, q - p);
+                J->tok[J->n_tok - 1].i = v;
+            }
+            p = q;
+            continue;
+        }
+        if (c == '_' || ((c | 32) >= 'a' && (c | 32) <= 'z')) {
+            size_t q = p + 1;
+            while (q < n && (s[q] == '_' || (s[q] >= '0' && s[q] <= '9') || ((s[q] | 32) >= 'a' && (s[q] | 32) <= 'z'))) q++;
+            infer__jtok_add(J, INFER__JT_NAME, *line, s + p, q - p);
+            p = q;
+            continue;
+        }
+        if (c == '\'' || c == '"') {
+            size_t q = p + 1;
+            while (q < n && s[q] != (char)c) q += s[q] == '\\' ? 2 : 1;
+            if (q >= n) infer__jfail(J, "unterminated string literal");
+            infer__jtok_add(J, INFER__JT_STR, *line, NULL, 0);
+            infer__junescape(J, s + p + 1, q - p - 1, &J->tok[J->n_tok - 1]);
+            *line += infer__jlines(s + p, q - p);
+            p = q + 1;
+            continue;
+        }
+        static const char *const ops2[] = { "//", "**", "==", "!=", ">=", "<=" };
+        size_t len = 0;
+        for (int i = 0; i < 6 && !len; i++) if (infer__jat(s, n, p, ops2[i])) len = 2;
+        if (!len && c && strchr("+-/*%~[](){}><=.:|,;", c)) len = 1;
+        if (!len) infer__jfail(J, "unexpected character '%c' in a tag", c >= 0x20 && c < 0x7f ? c : '?');
+        if (len == 1 && (c == '(' || c == '[' || c == '{')) {
+            if (depth == INFER__J_MAX_DEPTH) infer__jfail(J, "brackets nested too deeply");
+            stack[depth++] = c == '(' ? ')' : c == '[' ? ']' : '}';
+        } else if (len == 1 && (c == ')' || c == ']' || c == '}')) {
+            if (!depth) infer__jfail(J, "unexpected '%c'", c);
+            if (stack[--depth] != (char)c) infer__jfail(J, "unexpected '%c', expected '%c'", c, stack[depth]);
+        }
+        infer__jtok_add(J, INFER__JT_OP, *line, s + p, len);
+        p += len;
+    }
+}
+
+static void infer__jlex(infer__jctx *J, const char *src, size_t src_n) {
+    /* newlines: \r\n and \r become \n; one trailing newline goes (keep_trailing_newline off) */
+    char *s = (char *)infer__jalloc(J, src_n + 1);
+    size_t n = 0, pos = 0;
+    for (size_t i = 0; i < src_n; i++) {
+        if (src[i] == '\r') { s[n++] = '\n'; if (i + 1 < src_n && src[i + 1] == '\n') i++; }
+        else s[n++] = src[i];
+    }
+    if (n && s[n - 1] == '\n') n--;
+    J->src = s;
+    J->src_n = n;
+    int line = 1, line_starting = 1;
+    while (pos < n) {
+        size_t t = pos;
+        while (t + 1 < n && !(s[t] == '{' && (s[t + 1] == '{' || s[t + 1] == '%' || s[t + 1] == '#'))) t++;
+        if (t + 1 >= n) { infer__jtok_add(J, INFER__JT_DATA, line, s + pos, n - pos); break; }
+        const char kind = s[t + 1], sign = t + 2 < n && (s[t + 2] == '-' || s[t + 2] == '+') ? s[t + 2] : 0;
+        size_t p = t + 2 + (sign != 0), raw_end = 0;
+        if (kind == '%') {   /* {% raw %} ... {% endraw %}: the text in between is not parsed */
+            size_t q = p + infer__jws(s + p, n - p);
+            if (infer__jat(s, n, q, "raw")) {
+                q += 3;
+                q += infer__jws(s + q, n - q);
+                if (infer__jat(s, n, q, "-%}")) { raw_end = q + 3; raw_end += infer__jws(s + raw_end, n - raw_end); }
+                else if (infer__jat(s, n, q, "%}")) raw_end = q + 2;
+            }
+        }
+        /* the text before the tag, with the whitespace rules applied */
+        size_t keep = t;
+        if (sign == '-') keep = pos + infer__jrstrip_len(s + pos, t - pos);
+        else if (sign != '+' && kind != '{') {
+            size_t lp = t;
+            while (lp > pos && s[lp - 1] != '\n') lp--;
+            if ((lp > pos || line_starting) && t > lp && infer__jws(s + lp, t - lp) == t - lp) keep = lp;
+        }
+        if (keep > pos) infer__jtok_add(J, INFER__JT_DATA, line, s + pos, keep - pos);
+        line += infer__jlines(s + pos, t - pos);
+        J->line = line;
+        if (raw_end) {
+            /* the raw text runs to {%(-|+) endraw (+%}|-%}\s*|%}\n?) */
+            size_t q = raw_end, body_end = 0, after = 0;
+            char esign = 0;
+            line_starting = s[raw_end - 1] == '\n';
+            for (; q + 1 < n && !after; q++) {
+                if (s[q] != '{' || s[q + 1] != '%') continue;
+                size_t r = q + 2;
+                char sg = r < n && (s[r] == '-' || s[r] == '+') ? s[r] : 0;
+                r += sg != 0;
+                r += infer__jws(s + r, n - r);
+                if (!infer__jat(s, n, r, "endraw")) continue;
+                r += 6;
+                r += infer__jws(s + r, n - r);
+                if (infer__jat(s, n, r, "+%}")) after = r + 3;
+                else if (infer__jat(s, n, r, "-%}")) { after = r + 3; after += infer__jws(s + after, n - after); }
+                else if (infer__jat(s, n, r, "%}")) { after = r + 2; if (after < n && s[after] == '\n') after++; }
+                if (after) { body_end = q; esign = sg; }
+            }
+            if (!after) infer__jfail(J, "missing {%% endraw %%}");
+            size_t bk = body_end;
+            if (esign == '-') bk = raw_end + infer__jrstrip_len(s + raw_end, body_end - raw_end);
+            else if (esign != '+') {
+                size_t lp = body_end;
+                while (lp > raw_end && s[lp - 1] != '\n') lp--;
+                if ((lp > raw_end || line_starting) && body_end > lp && infer__jws(s + lp, body_end - lp) == body_end - lp) bk = lp;
+            }
+            if (bk > raw_end) infer__jtok_add(J, INFER__JT_DATA, line, s + raw_end, bk - raw_end);
+            line += infer__jlines(s + t, after - t);
+            line_starting = s[after - 1] == '\n';
+            pos = after;
+            continue;
+        }
+        if (kind == '#') {
+            size_t q = p, end = 0;
+            for (; q + 1 < n && !end; q++) {
+                if (infer__jat(s, n, q, "+#}")) end = q + 3;
+                else if (infer__jat(s, n, q, "-#}")) { end = q + 3; end += infer__jws(s + end, n - end); }
+                else if (infer__jat(s, n, q, "#}")) { end = q + 2; if (end < n && s[end] == '\n') end++; }
+            }
+            if (!end) infer__jfail(J, "missing end of comment tag");
+            line += infer__jlines(s + t, end - t);
+            line_starting = s[end - 1] == '\n';
+            pos = end;
+            continue;
+        }
+        infer__jtok_add(J, kind == '{' ? INFER__JT_VBEGIN : INFER__JT_BBEGIN, line, NULL, 0);
+        pos = infer__jlex_tag(J, s, n, p, kind == '%', &line, &line_starting);
+    }
+    infer__jtok_add(J, INFER__JT_EOF, line, NULL, 0);
+}
+
+/* ---- parser: jinja2's grammar, into a tree ---- */
+enum {
+    /* expressions */
+    INFER__JN_CONST, INFER__JN_NAME, INFER__JN_LIST, INFER__JN_TUPLE, INFER__JN_DICT, INFER__JN_GETATTR,
+    INFER__JN_GETITEM, INFER__JN_SLICE, INFER__JN_CALL, INFER__JN_FILTER, INFER__JN_TEST, INFER__JN_NOT,
+    INFER__JN_NEG, INFER__JN_POS, INFER__JN_BIN, INFER__JN_AND, INFER__JN_OR, INFER__JN_CMP, INFER__JN_COND,
+    INFER__JN_CONCAT, INFER__JN_NSREF,
+    /* statements */
+    INFER__JN_TEXT, INFER__JN_PRINT, INFER__JN_IF, INFER__JN_FOR, INFER__JN_SET, INFER__JN_SETBLOCK,
+    INFER__JN_MACRO, INFER__JN_BREAK, INFER__JN_CONTINUE, INFER__JN_WITH, INFER__JN_FILTERBLOCK, INFER__JN_BLOCK
+};
+/* binary and comparison operators */
+enum { INFER__JO_ADD, INFER__JO_SUB, INFER__JO_MUL, INFER__JO_DIV, INFER__JO_FLOORDIV, INFER__JO_MOD, INFER__JO_POW,
+       INFER__JO_EQ, INFER__JO_NE, INFER__JO_LT, INFER__JO_LE, INFER__JO_GT, INFER__JO_GE, INFER__JO_IN, INFER__JO_NOTIN };
+
+typedef struct infer__jn {
+    uint8_t kind, op;
+    int line;
+    struct infer__jn *a, *b, *c;      /* operands; FOR: target, iterable, filter; COND: value, test, else */
+    struct infer__jn **args; int n;   /* items, positional arguments, statement body */
+    struct infer__jn **kw; int n_kw;  /* keyword argument values, DICT values, macro defaults, WITH values */
+    const char **kwn;                 /* keyword / parameter names (NUL-terminated) */
+    struct infer__jn **alt; int n_alt;/* else body; WITH targets */
+    uint8_t *ops;                     /* CMP: the operator of each operand in args */
+    const char *name; size_t name_n;  /* NAME, attribute, filter or test, macro; TEXT: the text */
+    infer__jv val;                    /* CONST; NSREF: the attribute */
+    int flags;                        /* MACRO: 1 reads varargs, 2 reads kwargs */
+} infer__jn;
+
+typedef struct infer__jlist_b { infer__jn **v; int n, cap; } infer__jlist_b;
+static void infer__jnode_push(infer__jctx *J, infer__jlist_b *l, infer__jn *x) {
+    if (l->n == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 4;
+        infer__jn **v = (infer__jn **)infer__jalloc(J, (size_t)cap * sizeof *v);
+        if (l->n) memcpy(v, l->v, (size_t)l->n * sizeof *v);
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = x;
+}
+
+static infer__jtok *infer__jcur(infer__jctx *J) { return &J->tok[J->pos]; }
+static infer__jtok *infer__jlook(infer__jctx *J) { return &J->tok[J->pos + 1 < J->n_tok ? J->pos + 1 : J->pos]; }
+static infer__jtok *infer__jnext(infer__jctx *J) {
+    infer__jtok *t = &J->tok[J->pos];
+    if (J->pos + 1 < J->n_tok) J->pos++;
+    J->line = J->tok[J->pos].line;
+    return t;
+}
+static int infer__jis(const infer__jtok *t, int type, const char *text) {
+    return t->t == type && (!text || (t->n == strlen(text) && !memcmp(t->s, text, t->n)));
+}
+static int infer__jis_op(infer__jctx *J, const char *op) { return infer__jis(infer__jcur(J), INFER__JT_OP, op); }
+static int infer__jis_name(infer__jctx *J, const char *w) { return infer__jis(infer__jcur(J), INFER__JT_NAME, w); }
+
+static const char *infer__jtok_desc(const infer__jtok *t) {
+    switch (t->t) {
+    case INFER__JT_DATA: return "template text";
+    case INFER__JT_VBEGIN: return "'{{'";
+    case INFER__JT_VEND: return "end of print statement '}}'";
+    case INFER__JT_BBEGIN: return "'{%'";
+    case INFER__JT_BEND: return "end of statement block '%}'";
+    case INFER__JT_EOF: return "end of template";
+    case INFER__JT_STR: return "a string";
+    case INFER__JT_INT: case INFER__JT_FLOAT: return "a number";
+    default: return NULL;
+    }
+}
+#if defined(__GNUC__)
+__attribute__((noreturn))
+#endif
+static void infer__jexpected(infer__jctx *J, const char *what) {
+    const infer__jtok *t = infer__jcur(J);
+    J->line = t->line;
+    const char *d = infer__jtok_desc(t);
+    if (d) infer__jfail(J, "expected %s, got %s", what, d);
+    infer__jfail(J, "expected %s, got '%.*s'", what, (int)(t->n > 40 ? 40 : t->n), t->s);
+}
+static void infer__jexpect_op(infer__jctx *J, const char *op) {
+    if (!infer__jis_op(J, op)) { char w[16]; snprintf(w, sizeof w, "'%s'", op); infer__jexpected(J, w); }
+    infer__jnext(J);
+}
+static void infer__jexpect(infer__jctx *J, int type, const char *what) {
+    if (infer__jcur(J)->t != type) infer__jexpected(J, what);
+    infer__jnext(J);
+}
+static const char *infer__jexpect_name(infer__jctx *J, size_t *n) {
+    const infer__jtok *t = infer__jcur(J);
+    if (t->t != INFER__JT_NAME) infer__jexpected(J, "a name");
+    infer__jnext(J);
+    char *z = (char *)infer__jalloc(J, t->n + 1);
+    memcpy(z, t->s, t->n);
+    if (n) *n = t->n;
+    return z;
+}
+
+static infer__jn *infer__jnode(infer__jctx *J, int kind) {
+    infer__jn *x = (infer__jn *)infer__jalloc(J, sizeof *x);
+    x->kind = (uint8_t)kind;
+    x->line = infer__jcur(J)->line;
+    return x;
+}
+
+static infer__jn *infer__jparse_expr(infer__jctx *J, int with_condexpr);
+static infer__jn *infer__jparse_unary(infer__jctx *J, int with_filter);
+static infer__jn *infer__jparse_primary(infer__jctx *J);
+static infer__jn *infer__jparse_postfix(infer__jctx *J, infer__jn *x);
+static infer__jn *infer__jparse_filter(infer__jctx *J, infer__jn *x, int start_inline);
+
+static const char *const infer__jfilters[] = {
+    "abs", "attr", "batch", "capitalize", "center", "count", "d", "default", "dictsort", "e", "escape", "first", "float",
+    "forceescape", "format", "indent", "int", "items", "join", "last", "length", "list", "lower", "map", "max", "min",
+    "reject", "rejectattr", "replace", "reverse", "round", "safe", "select", "selectattr", "sort", "string",
+    "sum", "title", "tojson", "trim", "truncate", "unique", "upper", "wordcount", NULL
+};
+static const char *const infer__jtests[] = {
+    "boolean", "callable", "defined", "divisibleby", "eq", "equalto", "escaped", "even", "false", "float", "ge", "gt",
+    "greaterthan", "in", "integer", "iterable", "le", "lessthan", "lower", "lt", "mapping", "ne", "none", "number", "odd",
+    "sameas", "sequence", "string", "true", "undefined", "upper", "==", "!=", "<", "<=", ">", ">=", NULL
+};
+static int infer__jknown(const char *const *list, const char *name) {
+    for (int i = 0; list[i]; i++) if (!strcmp(list[i], name)) return 1;
+    return 0;
+}
+
+/* ( args, name=value, ... ) into x->args / x->kw */
+static void infer__jparse_call_args(infer__jctx *J, infer__jn *x) {
+    infer__jlist_b pos = { 0 }, kv = { 0 };
+    const char *names[256];
+    infer__jexpect_op(J, "(");
+    while (!infer__jis_op(J, ")")) {
+        if (pos.n + kv.n) { infer__jexpect_op(J, ","); if (infer__jis_op(J, ")")) break; }
+        if (infer__jis_op(J, "*") || infer__jis_op(J, "**")) infer__jfail(J, "*args and **kwargs in calls are not supported");
+        if (infer__jcur(J)->t == INFER__JT_NAME && infer__jis(infer__jlook(J), INFER__JT_OP, "=")) {
+            if (kv.n == 256) infer__jfail(J, "too many keyword arguments");
+            names[kv.n] = infer__jexpect_name(J, NULL);
+            infer__jnext(J);
+            infer__jnode_push(J, &kv, infer__jparse_expr(J, 1));
+        } else {
+            if (kv.n) infer__jfail(J, "positional argument follows keyword argument");
+            infer__jnode_push(J, &pos, infer__jparse_expr(J, 1));
+        }
+    }
+    infer__jexpect_op(J, ")");
+    x->args = pos.v; x->n = pos.n;
+    x->kw = kv.v; x->n_kw = kv.n;
+    if (kv.n) {
+        x->kwn = (const char **)infer__jalloc(J, (size_t)kv.n * sizeof(char *));
+        memcpy(x->kwn, names, (size_t)kv.n * sizeof(char *));
+    }
+}
+
+/* a, b, c -- a tuple when there is a comma (or explicit parentheses around nothing) */
+static infer__jn *infer__jparse_tuple(infer__jctx *J, int simplified, int with_condexpr, const char *extra_end, int explicit_parens) {
+    infer__jlist_b items = { 0 };
+    const int line = infer__jcur(J)->line;
+    int is_tuple = 0;
+    for (;;) {
+        if (items.n) infer__jexpect_op(J, ",");
+        const infer__jtok *t = infer__jcur(J);
+        if (t->t == INFER__JT_VEND || t->t == INFER__JT_BEND || infer__jis(t, INFER__JT_OP, ")") || (extra_end && infer__jis(t, INFER__JT_NAME, extra_end)))
+            break;
+        infer__jnode_push(J, &items, simplified ? infer__jparse_primary(J) : infer__jparse_expr(J, with_condexpr));
+        if (infer__jis_op(J, ",")) is_tuple = 1; else break;
+    }
+    if (!is_tuple) {
+        if (items.n) return items.v[0];
+        if (!explicit_parens) infer__jexpected(J, "an expression");
+    }
+    infer__jn *x = infer__jnode(J, INFER__JN_TUPLE);
+    x->line = line;
+    x->args = items.v;
+    x->n = items.n;
+    return x;
+}
+
+static infer__jn *infer__jparse_primary(infer__jctx *J) {
+    const infer__jtok *t = infer__jcur(J);
+    infer__jn *x = infer__jnode(J, INFER__JN_CONST);
+    if (t->t == INFER__JT_NAME) {
+        if (infer__jis(t, INFER__JT_NAME, "true") || infer__jis(t, INFER__JT_NAME, "True")) x->val = infer__jv_bool(1);
+        else if (infer__jis(t, INFER__JT_NAME, "false") || infer__jis(t, INFER__JT_NAME, "False")) x->val = infer__jv_bool(0);
+        else if (infer__jis(t, INFER__JT_NAME, "none") || infer__jis(t, INFER__JT_NAME, "None")) x->val = infer__jv_make(INFER__JV_NONE);
+        else {
+            x->kind = INFER__JN_NAME;
+            x->name = infer__jexpect_name(J, &x->name_n);
+            if (x->name_n == 7 && !memcmp(x->name, "varargs", 7)) J->macro_uses |= 1;
+            if (x->name_n == 6 && !memcmp(x->name, "kwargs", 6)) J->macro_uses |= 2;
+            return x;
+        }
+        infer__jnext(J);
+    } else if (t->t == INFER__JT_STR) {
+        infer__jbuf b = { 0 };
+        while (infer__jcur(J)->t == INFER__JT_STR) { infer__jput(J, &b, infer__jcur(J)->s, infer__jcur(J)->n); infer__jnext(J); }
+        x->val = infer__jv_buf(&b);
+    } else if (t->t == INFER__JT_INT) { x->val = infer__jv_int(t->i); infer__jnext(J); }
+    else if (t->t == INFER__JT_FLOAT) { x->val = infer__jv_float(t->f); infer__jnext(J); }
+    else if (infer__jis(t, INFER__JT_OP, "(")) {
+        infer__jnext(J);
+        x = infer__jparse_tuple(J, 0, 1, NULL, 1);
+        infer__jexpect_op(J, ")");
+    } else if (infer__jis(t, INFER__JT_OP, "[")) {
+        infer__jlist_b items = { 0 };
+        x->kind = INFER__JN_LIST;
+        infer__jnext(J);
+        while (!infer__jis_op(J, "]")) {
+            if (items.n) infer__jexpect_op(J, ",");
+            if (infer__jis_op(J, "]")) break;
+            infer__jnode_push(J, &items, infer__jparse_expr(J, 1));
+        }
+        infer__jexpect_op(J, "]");
+        x->args = items.v; x->n = items.n;
+    } else if (infer__jis(t, INFER__JT_OP, "{")) {
+        infer__jlist_b keys = { 0 }, vals = { 0 };
+        x->kind = INFER__JN_DICT;
+        infer__jnext(J);
+        while (!infer__jis_op(J, "}")) {
+            if (keys.n) infer__jexpect_op(J, ",");
+            if (infer__jis_op(J, "}")) break;
+            infer__jnode_push(J, &keys, infer__jparse_expr(J, 1));
+            infer__jexpect_op(J, ":");
+            infer__jnode_push(J, &vals, infer__jparse_expr(J, 1));
+        }
+        infer__jexpect_op(J, "}");
+        x->args = keys.v; x->n = keys.n;
+        x->kw = vals.v; x->n_kw = vals.n;
+    } else infer__jexpected(J, "an expression");
+    return x;
+}
+
+/* [a], [a:b:c], .name, .0 */
+static infer__jn *infer__jparse_subscript(infer__jctx *J, infer__jn *obj) {
+    const int line = infer__jcur(J)->line;
+    if (infer__jis_op(J, ".")) {
+        infer__jnext(J);
+        const infer__jtok *t = infer__jcur(J);
+        infer__jn *x = infer__jnode(J, t->t == INFER__JT_NAME ? INFER__JN_GETATTR : INFER__JN_GETITEM);
+        x->line = line;
+        x->a = obj;
+        if (t->t == INFER__JT_NAME) { x->name = infer__jexpect_name(J, &x->name_n); return x; }
+        if (t->t != INFER__JT_INT) infer__jexpected(J, "a name or number");
+        x->b = infer__jnode(J, INFER__JN_CONST);
+        x->b->val = infer__jv_int(t->i);
+        infer__jnext(J);
+        return x;
+    }
+    infer__jexpect_op(J, "[");
+    infer__jlist_b idx = { 0 };
+    while (!infer__jis_op(J, "]")) {
+        if (idx.n) infer__jexpect_op(J, ",");
+        infer__jn *part[3] = { NULL, NULL, NULL }, *e = NULL;
+        if (!infer__jis_op(J, ":")) {
+            e = infer__jparse_expr(J, 1);
+            if (!infer__jis_op(J, ":")) { infer__jnode_push(J, &idx, e); continue; }
+        }
+        infer__jn *sl = infer__jnode(J, INFER__JN_SLICE);
+        part[0] = e;
+        infer__jexpect_op(J, ":");
+        if (!infer__jis_op(J, "]") && !infer__jis_op(J, ",") && !infer__jis_op(J, ":")) part[1] = infer__jparse_expr(J, 1);
+        if (infer__jis_op(J, ":")) {
+            infer__jnext(J);
+            if (!infer__jis_op(J, "]") && !infer__jis_op(J, ",")) part[2] = infer__jparse_expr(J, 1);
+        }
+        sl->a = part[0]; sl->b = part[1]; sl->c = part[2];
+        infer__jnode_push(J, &idx, sl);
+    }
+    infer__jexpect_op(J, "]");
+    if (!idx.n) infer__jfail(J, "expected a subscript");
+    infer__jn *x = infer__jnode(J, INFER__JN_GETITEM);
+    x->line = line;
+    x->a = obj;
+    if (idx.n == 1) x->b = idx.v[0];
+    else { x->b = infer__jnode(J, INFER__JN_TUPLE); x->b->args = idx.v; x->b->n = idx.n; }
+    return x;
+}
+
+static infer__jn *infer__jparse_postfix(infer__jctx *J, infer__jn *x) {
+    for (;;) {
+        if (infer__jis_op(J, ".") || infer__jis_op(J, "[")) x = infer__jparse_subscript(J, x);
+        else if (infer__jis_op(J, "(")) {
+            infer__jn *c = infer__jnode(J, INFER__JN_CALL);
+            c->a = x;
+            infer__jparse_call_args(J, c);
+            x = c;
+        } else return x;
+    }
+}
+
+/* | name(args) ... ; with start_inline the first name has no '|' before it ({% filter %}) */
+static infer__jn *infer__jparse_filter(infer__jctx *J, infer__jn *x, int start_inline) {
+    while (infer__jis_op(J, "|") || start_inline) {
+        if (!start_inline) infer__jnext(J);
+        start_inline = 0;
+        infer__jn *f = infer__jnode(J, INFER__JN_FILTER);
+        f->a = x;
+        f->name = infer__jexpect_name(J, &f->name_n);
+        if (infer__jis_op(J, ".")) infer__jfail(J, "dotted filter names are not supported");
+        if (!infer__jknown(infer__jfilters, f->name)) infer__jfail(J, "no filter named '%s'", f->name);
+        if (infer__jis_op(J, "(")) infer__jparse_call_args(J, f);
+        x = f;
+    }
+    return x;
+}
+
+static infer__jn *infer__jparse_test(infer__jctx *J, infer__jn *x) {
+    infer__jnext(J);   /* is */
+    int negated = 0;
+    if (infer__jis_name(J, "not")) { infer__jnext(J); negated = 1; }
+    infer__jn *t = infer__jnode(J, INFER__JN_TEST);
+    t->a = x;
+    t->name = infer__jexpect_name(J, &t->name_n);
+    if (!infer__jknown(infer__jtests, t->name)) infer__jfail(J, "no test named '%s'", t->name);
+    const infer__jtok *c = infer__jcur(J);
+    if (infer__jis(c, INFER__JT_OP, "(")) infer__jparse_call_args(J, t);
+    else if ((c->t == INFER__JT_NAME || c->t == INFER__JT_STR || c->t == INFER__JT_INT || c->t == INFER__JT_FLOAT ||
+              infer__jis(c, INFER__JT_OP, "[") || infer__jis(c, INFER__JT_OP, "{")) &&
+             !infer__jis(c, INFER__JT_NAME, "else") && !infer__jis(c, INFER__JT_NAME, "or") && !infer__jis(c, INFER__JT_NAME, "and")) {
+        if (infer__jis(c, INFER__JT_NAME, "is")) infer__jfail(J, "you cannot chain multiple tests with is");
+        t->args = (infer__jn **)infer__jalloc(J, sizeof(infer__jn *));
+        t->args[0] = infer__jparse_postfix(J, infer__jparse_primary(J));
+        t->n = 1;
+    }
+    if (!negated) return t;
+    infer__jn *n = infer__jnode(J, INFER__JN_NOT);
+    n->a = t;
+    return n;
+}
+
+static infer__jn *infer__jparse_unary(infer__jctx *J, int with_filter) {
+    infer__jn *x;
+    if (++J->depth > INFER__J_MAX_DEPTH) infer__jfail(J, "expression nested too deeply");
+    if (infer__jis_op(J, "-") || infer__jis_op(J, "+")) {
+        x = infer__jnode(J, infer__jis_op(J, "-") ? INFER__JN_NEG : INFER__JN_POS);
+        infer__jnext(J);
+        x->a = infer__jparse_unary(J, 0);
+    } else x = infer__jparse_primary(J);
+    x = infer__jparse_postfix(J, x);
+    while (with_filter) {   /* filters, tests and calls after them, in any order */
+        if (infer__jis_op(J, "|")) x = infer__jparse_filter(J, x, 0);
+        else if (infer__jis_name(J, "is")) x = infer__jparse_test(J, x);
+        else if (infer__jis_op(J, "(")) { infer__jn *c = infer__jnode(J, INFER__JN_CALL); c->a = x; infer__jparse_call_args(J, c); x = c; }
+        else break;
+    }
+    J->depth--;
+    return x;
+}
+
+static infer__jn *infer__jbin(infer__jctx *J, int kind, int op, infer__jn *a, infer__jn *b, int line) {
+    infer__jn *x = infer__jnode(J, kind);
+    x->op = (uint8_t)op; x->a = a; x->b = b; x->line = line;
+    return x;
+}
+static infer__jn *infer__jparse_pow(infer__jctx *J) {
+    infer__jn *x = infer__jparse_unary(J, 1);
+    while (infer__jis_op(J, "**")) { int l = infer__jnext(J)->line; x = infer__jbin(J, INFER__JN_BIN, INFER__JO_POW, x, infer__jparse_unary(J, 1), l); }
+    return x;
+}
+static infer__jn *infer__jparse_math2(infer__jctx *J) {
+    infer__jn *x = infer__jparse_pow(J);
+    for (;;) {
+        int op = infer__jis_op(J, "*") ? INFER__JO_MUL : infer__jis_op(J, "/") ? INFER__JO_DIV : infer__jis_op(J, "//") ? INFER__JO_FLOORDIV :
+                 infer__jis_op(J, "%") ? INFER__JO_MOD : -1;
+        if (op < 0) return x;
+        int l = infer__jnext(J)->line;
+        x = infer__jbin(J, INFER__JN_BIN, op, x, infer__jparse_pow(J), l);
+    }
+}
+static infer__jn *infer__jparse_concat(infer__jctx *J) {
+    infer__jn *x = infer__jparse_math2(J);
+    if (!infer__jis_op(J, "~")) return x;
+    infer__jlist_b parts = { 0 };
+    infer__jn *c = infer__jnode(J, INFER__JN_CONCAT);
+    infer__jnode_push(J, &parts, x);
+    while (infer__jis_op(J, "~")) { infer__jnext(J); infer__jnode_push(J, &parts, infer__jparse_math2(J)); }
+    c->args = parts.v; c->n = parts.n;
+    return c;
+}
+static infer__jn *infer__jparse_math1(infer__jctx *J) {
+    infer__jn *x = infer__jparse_concat(J);
+    while (infer__jis_op(J, "+") || infer__jis_op(J, "-")) {
+        int op = infer__jis_op(J, "+") ? INFER__JO_ADD : INFER__JO_SUB, l = infer__jnext(J)->line;
+        x = infer__jbin(J, INFER__JN_BIN, op, x, infer__jparse_concat(J), l);
+    }
+    return x;
+}
+static infer__jn *infer__jparse_compare(infer__jctx *J) {
+    infer__jn *x = infer__jparse_math1(J);
+    infer__jlist_b rhs = { 0 };
+    uint8_t ops[64];
+    for (;;) {
+        static const char *const cmp[] = { "==", "!=", "<", "<=", ">", ">=" };
+        int op = -1;
+        for (int i = 0; i < 6; i++) if (infer__jis_op(J, cmp[i])) op = INFER__JO_EQ + i;
+        if (op >= 0) infer__jnext(J);
+        else if (infer__jis_name(J, "in")) { infer__jnext(J); op = INFER__JO_IN; }
+        else if (infer__jis_name(J, "not") && infer__jis(infer__jlook(J), INFER__JT_NAME, "in")) { infer__jnext(J); infer__jnext(J); op = INFER__JO_NOTIN; }
+        else break;
+        if (rhs.n == 64) infer__jfail(J, "comparison chain too long");
+        ops[rhs.n] = (uint8_t)op;
+        infer__jnode_push(J, &rhs, infer__jparse_math1(J));
+    }
+    if (!rhs.n) return x;
+    infer__jn *c = infer__jnode(J, INFER__JN_CMP);
+    c->a = x;
+    c->args = rhs.v; c->n = rhs.n;
+    c->ops = (uint8_t *)infer__jalloc(J, (size_t)rhs.n);
+    memcpy(c->ops, ops, (size_t)rhs.n);
+    return c;
+}
+static infer__jn *infer__jparse_not(infer__jctx *J) {
+    if (!infer__jis_name(J, "not")) return infer__jparse_compare(J);
+    infer__jn *x = infer__jnode(J, INFER__JN_NOT);
+    infer__jnext(J);
+    if (++J->depth > INFER__J_MAX_DEPTH) infer__jfail(J, "expression nested too deeply");
+    x->a = infer__jparse_not(J);
+    J->depth--;
+    return x;
+}
+static infer__jn *infer__jparse_and(infer__jctx *J) {
+    infer__jn *x = infer__jparse_not(J);
+    while (infer__jis_name(J, "and")) { int l = infer__jnext(J)->line; x = infer__jbin(J, INFER__JN_AND, 0, x, infer__jparse_not(J), l); }
+    return x;
+}
+static infer__jn *infer__jparse_or(infer__jctx *J) {
+    infer__jn *x = infer__jparse_and(J);
+    while (infer__jis_name(J, "or")) { int l = infer__jnext(J)->line; x = infer__jbin(J, INFER__JN_OR, 0, x, infer__jparse_and(J), l); }
+    return x;
+}
+static infer__jn *infer__jparse_expr(infer__jctx *J, int with_condexpr) {
+    if (++J->depth > INFER__J_MAX_DEPTH) infer__jfail(J, "expression nested too deeply");
+    infer__jn *x = infer__jparse_or(J);
+    while (with_condexpr && infer__jis_name(J, "if")) {   /* value if test [else other] */
+        infer__jn *c = infer__jnode(J, INFER__JN_COND);
+        infer__jnext(J);
+        c->a = x;
+        c->b = infer__jparse_or(J);
+        if (infer__jis_name(J, "else")) { infer__jnext(J); c->c = infer__jparse_expr(J, 1); }
+        x = c;
+    }
+    J->depth--;
+    return x;
+}
+
+/* a name, a tuple of names, or (with ns) name.attr */
+static infer__jn *infer__jparse_target(infer__jctx *J, const char *extra_end, int with_ns) {
+    if (with_ns && infer__jcur(J)->t == INFER__JT_NAME && infer__jis(infer__jlook(J), INFER__JT_OP, ".")) {
+        infer__jn *x = infer__jnode(J, INFER__JN_NSREF);
+        x->name = infer__jexpect_name(J, &x->name_n);
+        infer__jnext(J);
+        size_t n;
+        const char *attr = infer__jexpect_name(J, &n);
+        x->val = infer__jv_str(attr, n);
+        return x;
+    }
+    infer__jn *x = infer__jparse_tuple(J, 1, 1, extra_end, 0);
+    int ok = x->kind == INFER__JN_NAME;
+    if (x->kind == INFER__JN_TUPLE) { ok = 1; for (int i = 0; i < x->n; i++) ok &= x->args[i]->kind == INFER__JN_NAME; }
+    if (!ok) infer__jfail(J, "cannot assign to this expression");
+    return x;
+}
+
+static int infer__jparse_body(infer__jctx *J, const char *const *end, infer__jn ***body);
+
+/* the end of a tag header, then its body up to one of `end` (left in the stream) */
+static int infer__jparse_block(infer__jctx *J, const char *const *end, infer__jn ***body) {
+    infer__jexpect(J, INFER__JT_BEND, "end of statement block '%}'");
+    return infer__jparse_body(J, end, body);
+}
+/* which of `end` the body stopped at; consumes that name */
+static int infer__jend(infer__jctx *J, const char *const *end) {
+    for (int i = 0; end[i]; i++) if (infer__jis_name(J, end[i])) { infer__jnext(J); return i; }
+    infer__jexpected(J, end[0]);
+}
+
+static infer__jn *infer__jparse_statement(infer__jctx *J) {
+    const infer__jtok *t = infer__jcur(J);
+    if (t->t != INFER__JT_NAME) infer__jexpected(J, "a statement name");
+    infer__jn *x = infer__jnode(J, INFER__JN_BLOCK);
+    if (++J->depth > INFER__J_MAX_DEPTH) infer__jfail(J, "statements nested too deeply");
+    if (infer__jis_name(J, "if")) {
+        static const char *const end[] = { "elif", "else", "endif", NULL }, *const end2[] = { "endif", NULL };
+        infer__jn *node = x;
+        infer__jnext(J);
+        for (;;) {
+            node->kind = INFER__JN_IF;
+            node->a = infer__jparse_tuple(J, 0, 0, NULL, 0);
+            node->n = infer__jparse_block(J, end, &node->args);
+            int which = infer__jend(J, end);
+            if (which == 0) {   /* elif: an if in the else branch */
+                infer__jn *e = infer__jnode(J, INFER__JN_IF);
+                node->alt = (infer__jn **)infer__jalloc(J, sizeof(infer__jn *));
+                node->alt[0] = e;
+                node->n_alt = 1;
+                node = e;
+                continue;
+            }
+            if (which == 1) { node->n_alt = infer__jparse_block(J, end2, &node->alt); infer__jend(J, end2); }
+            break;
+        }
+    } else if (infer__jis_name(J, "for")) {
+        static const char *const end[] = { "endfor", "else", NULL }, *const end2[] = { "endfor", NULL };
+        infer__jnext(J);
+        x->kind = INFER__JN_FOR;
+        x->a = infer__jparse_target(J, "in", 0);
+        if (!infer__jis_name(J, "in")) infer__jexpected(J, "'in'");
+        infer__jnext(J);
+        x->b = infer__jparse_tuple(J, 0, 0, "recursive", 0);
+        if (infer__jis_name(J, "if")) { infer__jnext(J); x->c = infer__jparse_expr(J, 1); }
+        if (infer__jis_name(J, "recursive")) infer__jfail(J, "recursive loops are not supported");
+        J->loop_depth++;
+        x->n = infer__jparse_block(J, end, &x->args);
+        J->loop_depth--;
+        if (infer__jend(J, end) == 1) { x->n_alt = infer__jparse_block(J, end2, &x->alt); infer__jend(J, end2); }
+    } else if (infer__jis_name(J, "set")) {
+        static const char *const end[] = { "endset", NULL };
+        infer__jnext(J);
+        x->a = infer__jparse_target(J, NULL, 1);
+        if (infer__jis_op(J, "=")) {
+            infer__jnext(J);
+            x->kind = INFER__JN_SET;
+            x->b = infer__jparse_tuple(J, 0, 1, NULL, 0);
+        } else {
+            x->kind = INFER__JN_SETBLOCK;
+            x->c = infer__jparse_filter(J, NULL, 0);
+            x->n = infer__jparse_block(J, end, &x->args);
+            infer__jend(J, end);
+        }
+    } else if (infer__jis_name(J, "macro")) {
+        static const char *const end[] = { "endmacro", NULL };
+        infer__jlist_b defs = { 0 };
+        const char *names[256];
+        int np = 0;
+        const int outer_uses = J->macro_uses;
+        infer__jnext(J);
+        x->kind = INFER__JN_MACRO;
+        x->name = infer__jexpect_name(J, &x->name_n);
+        infer__jexpect_op(J, "(");
+        while (!infer__jis_op(J, ")")) {
+            if (np) infer__jexpect_op(J, ",");
+            if (np == 256) infer__jfail(J, "too many macro parameters");
+            names[np] = infer__jexpect_name(J, NULL);
+            if (infer__jis_op(J, "=")) { infer__jnext(J); infer__jnode_push(J, &defs, infer__jparse_expr(J, 1)); }
+            else infer__jnode_push(J, &defs, NULL);
+            np++;
+        }
+        infer__jexpect_op(J, ")");
+        const int outer_loops = J->loop_depth;
+        J->macro_uses = 0;
+        J->loop_depth = 0;   /* a macro body is a function of its own */
+        x->n = infer__jparse_block(J, end, &x->args);
+        infer__jend(J, end);
+        x->flags = J->macro_uses;
+        J->macro_uses = outer_uses;
+        J->loop_depth = outer_loops;
+        x->kw = defs.v;
+        x->n_kw = np;
+        x->kwn = (const char **)infer__jalloc(J, (size_t)(np ? np : 1) * sizeof(char *));
+        if (np) memcpy(x->kwn, names, (size_t)np * sizeof(char *));
+        /* the defaults list has a NULL for each parameter without one */
+        for (int i = 0, seen = 0; i < np; i++) if (x->kw[i]) seen = 1; else if (seen) infer__jfail(J, "non-default argument follows default argument");
+    } else if (infer__jis_name(J, "with")) {
+        static const char *const end[] = { "endwith", NULL };
+        infer__jlist_b tg = { 0 }, vals = { 0 };
+        infer__jnext(J);
+        x->kind = INFER__JN_WITH;
+        while (infer__jcur(J)->t != INFER__JT_BEND) {
+            if (tg.n) infer__jexpect_op(J, ",");
+            infer__jnode_push(J, &tg, infer__jparse_target(J, NULL, 0));
+            infer__jexpect_op(J, "=");
+            infer__jnode_push(J, &vals, infer__jparse_expr(J, 1));
+        }
+        x->alt = tg.v; x->n_alt = tg.n;
+        x->kw = vals.v; x->n_kw = vals.n;
+        x->n = infer__jparse_block(J, end, &x->args);
+        infer__jend(J, end);
+    } else if (infer__jis_name(J, "filter")) {
+        static const char *const end[] = { "endfilter", NULL };
+        infer__jnext(J);
+        x->kind = INFER__JN_FILTERBLOCK;
+        x->c = infer__jparse_filter(J, NULL, 1);
+        x->n = infer__jparse_block(J, end, &x->args);
+        infer__jend(J, end);
+    } else if (infer__jis_name(J, "generation")) {   /* transformers' marker for the assistant's text */
+        static const char *const end[] = { "endgeneration", NULL };
+        infer__jnext(J);
+        x->n = infer__jparse_block(J, end, &x->args);
+        infer__jend(J, end);
+    } else if (infer__jis_name(J, "break") || infer__jis_name(J, "continue")) {
+        x->kind = infer__jis_name(J, "break") ? INFER__JN_BREAK : INFER__JN_CONTINUE;
+        if (!J->loop_depth) infer__jfail(J, "'%s' outside a loop", x->kind == INFER__JN_BREAK ? "break" : "continue");
+        infer__jnext(J);
+    } else {
+        infer__jfail(J, "unknown or unsupported tag '%.*s'", (int)(t->n > 40 ? 40 : t->n), t->s);
+    }
+    J->depth--;
+    return x;
+}
+
+/* statements up to a `{% name %}` with name in `end` (NULL: the end of the template) */
+static int infer__jparse_body(infer__jctx *J, const char *const *end, infer__jn ***body) {
+    infer__jlist_b out = { 0 };
+    for (;;) {
+        const infer__jtok *t = infer__jcur(J);
+        J->line = t->line;
+        if (t->t == INFER__JT_EOF) {
+            int k = 0;
+            while (end && end[k] && strncmp(end[k], "end", 3)) k++;
+            if (end) infer__jfail(J, "unexpected end of template: missing {%% %s %%}", end[k] ? end[k] : end[0]);
+            break;
+        }
+        if (t->t == INFER__JT_DATA) {
+            infer__jn *x = infer__jnode(J, INFER__JN_TEXT);
+            x->name = t->s; x->name_n = t->n;
+            infer__jnode_push(J, &out, x);
+            infer__jnext(J);
+        } else if (t->t == INFER__JT_VBEGIN) {
+            infer__jnext(J);
+            infer__jn *x = infer__jnode(J, INFER__JN_PRINT);
+            x->a = infer__jparse_tuple(J, 0, 1, NULL, 0);
+            infer__jexpect(J, INFER__JT_VEND, "end of print statement '}}'");
+            infer__jnode_push(J, &out, x);
+        } else if (t->t == INFER__JT_BBEGIN) {
+            infer__jnext(J);
+            for (int i = 0; end && end[i]; i++) if (infer__jis_name(J, end[i])) { *body = out.v; return out.n; }
+            infer__jnode_push(J, &out, infer__jparse_statement(J));
+            infer__jexpect(J, INFER__JT_BEND, "end of statement block '%}'");
+        } else infer__jexpected(J, "template text or a tag");
+    }
+    *body = out.v;
+    return out.n;
+}
+
+/* ---- evaluation ---- */
+typedef struct infer__jframe {
+    struct infer__jframe *parent;
+    int64_t n, cap;
+    const char **name; size_t *name_n;
+    infer__jv *val;
+} infer__jframe;
+typedef struct infer__jmacro { const infer__jn *node; infer__jframe *scope; } infer__jmacro;
+typedef struct infer__jloop { int64_t i, n; const infer__jv *items; infer__jv last; int has_last; } infer__jloop;
+/* the arguments of a call: positional v[0..n), keyword kn[i] = kv[i] */
+typedef struct infer__jargs { int n, nk; infer__jv *v; const char **kn; infer__jv *kv; } infer__jargs;
+
+static infer__jframe *infer__jframe_new(infer__jctx *J, infer__jframe *parent) {
+    infer__jframe *f = (infer__jframe *)infer__jalloc(J, sizeof *f);
+    f->parent = parent;
+    return f;
+}
+static void infer__jset(infer__jctx *J, infer__jframe *f, const char *name, size_t n, infer__jv v) {
+    for (int64_t i = 0; i < f->n; i++) if (f->name_n[i] == n && !memcmp(f->name[i], name, n)) { f->val[i] = v; return; }
+    if (f->n == f->cap) {
+        int64_t cap = f->cap ? f->cap * 2 : 8;
+        const char **nm = (const char **)infer__jalloc(J, (size_t)cap * sizeof *nm);
+        size_t *nn = (size_t *)infer__jalloc(J, (size_t)cap * sizeof *nn);
+        infer__jv *vv = (infer__jv *)infer__jalloc(J, (size_t)cap * sizeof *vv);
+        if (f->n) { memcpy(nm, f->name, (size_t)f->n * sizeof *nm); memcpy(nn, f->name_n, (size_t)f->n * sizeof *nn); memcpy(vv, f->val, (size_t)f->n * sizeof *vv); }
+        f->name = nm; f->name_n = nn; f->val = vv; f->cap = cap;
+    }
+    f->name[f->n] = name; f->name_n[f->n] = n; f->val[f->n] = v;
+    f->n++;
+}
+static int infer__jget(const infer__jframe *f, const char *name, size_t n, infer__jv *out) {
+    for (; f; f = f->parent)
+        for (int64_t i = f->n - 1; i >= 0; i--)
+            if (f->name_n[i] == n && !memcmp(f->name[i], name, n)) { *out = f->val[i]; return 1; }
+    return 0;
+}
+
+static const char *infer__jfmt(infer__jctx *J, const char *fmt, ...) {
+    char tmp[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    char *s = (char *)infer__jalloc(J, strlen(tmp) + 1);
+    return strcpy(s, tmp);
+}
+
+#if defined(__GNUC__)
+__attribute__((noreturn))
+#endif
+static void infer__jundef_fail(infer__jctx *J, infer__jv v) {
+    infer__jfail(J, "%s", v.u.s ? v.u.s : "undefined value");
+}
+static void infer__jneed_def(infer__jctx *J, infer__jv v) { if (v.k == INFER__JV_UNDEF) infer__jundef_fail(J, v); }
+
+static infer__jv infer__jeval(infer__jctx *J, infer__jframe *F, const infer__jn *x);
+static int infer__jexec(infer__jctx *J, infer__jframe *F, infer__jn *const *body, int n);
+static infer__jv infer__jfilter(infer__jctx *J, const char *name, infer__jv v, const infer__jargs *A);
+static int infer__jtest(infer__jctx *J, const char *name, infer__jv v, const infer__jargs *A);
+
+static int infer__jargk(const infer__jargs *A, const char *name, infer__jv *out) {
+    for (int i = 0; i < A->nk; i++) if (!strcmp(A->kn[i], name)) { *out = A->kv[i]; return 1; }
+    return 0;
+}
+/* parameter i (positional) or `name` (keyword); 0 when not given */
+static int infer__jarg(const infer__jargs *A, int i, const char *name, infer__jv *out) {
+    if (i >= 0 && i < A->n) { *out = A->v[i]; return 1; }
+    return name && infer__jargk(A, name, out);
+}
+/* at most max_pos positional arguments, and keywords only from the NULL-terminated names */
+static void infer__jargs_check(infer__jctx *J, const infer__jargs *A, int max_pos, const char *what, const char *const *names) {
+    if (A->n > max_pos) infer__jfail(J, "%s takes at most %d argument(s), %d given", what, max_pos, A->n);
+    for (int i = 0; i < A->nk; i++) {
+        int ok = 0;
+        for (int j = 0; names && names[j]; j++) if (!strcmp(names[j], A->kn[i])) { ok = 1; if (j < A->n) infer__jfail(J, "%s got multiple values for '%s'", what, A->kn[i]); }
+        if (!ok) infer__jfail(J, "%s got an unexpected keyword argument '%s'", what, A->kn[i]);
+    }
+}
+static int64_t infer__jint_arg(infer__jctx *J, infer__jv v, const char *what) {
+    if (v.k == INFER__JV_INT || v.k == INFER__JV_BOOL) return v.u.i;
+    infer__jfail(J, "%s must be an integer, not %s", what, infer__jtype(v));
+}
+static infer__jv infer__jstr_arg(infer__jctx *J, infer__jv v, const char *what) {
+    if (v.k != INFER__JV_STR) infer__jfail(J, "%s must be a string, not %s", what, infer__jtype(v));
+    return v;
+}
+
+/* the items a for loop (or list()) walks: a list's items, a dict's keys, a string's characters */
+static infer__jv infer__jiter(infer__jctx *J, infer__jv v) {
+    infer__jv out;
+    switch (v.k) {
+    case INFER__JV_LIST: case INFER__JV_TUPLE: return v;
+    case INFER__JV_UNDEF: return infer__jv_arr(J, INFER__JV_LIST, 1);
+    case INFER__JV_DICT:
+        out = infer__jv_arr(J, INFER__JV_LIST, v.u.a->n);
+        for (int64_t i = 0; i < v.u.a->n; i++) out.u.a->v[i] = v.u.a->key[i];
+        out.u.a->n = v.u.a->n;
+        return out;
+    case INFER__JV_STR:
+        out = infer__jv_arr(J, INFER__JV_LIST, (int64_t)v.n + 1);
+        for (size_t i = 0; i < v.n;) { size_t at = i; infer__jcp(v.u.s, v.n, &i); infer__jlist_push(J, out, infer__jv_str(v.u.s + at, i - at)); }
+        return out;
+    default: infer__jfail(J, "'%s' object is not iterable", infer__jtype(v));
+    }
+}
+
+static int64_t infer__jlen(infer__jctx *J, infer__jv v) {
+    switch (v.k) {
+    case INFER__JV_UNDEF: return 0;
+    case INFER__JV_STR: return (int64_t)infer__jcp_count(v.u.s, v.n);
+    case INFER__JV_LIST: case INFER__JV_TUPLE: case INFER__JV_DICT: return v.u.a->n;
+    default: infer__jfail(J, "object of type '%s' has no len()", infer__jtype(v));
+    }
+}
+
+/* ---- attributes and items (jinja2's sandboxed getattr / getitem) ---- */
+static const char *const infer__jstr_methods[] = {
+    "capitalize", "casefold", "center", "count", "endswith", "find", "format", "index", "isalnum", "isalpha", "isdecimal",
+    "isdigit", "islower", "isnumeric", "isspace", "isupper", "join", "ljust", "lower", "lstrip", "partition", "removeprefix",
+    "removesuffix", "replace", "rfind", "rindex", "rjust", "rpartition", "rsplit", "rstrip", "split", "splitlines",
+    "startswith", "strip", "swapcase", "title", "upper", "zfill", NULL
+};
+static const char *const infer__jdict_methods[] = { "get", "items", "keys", "values", "copy", NULL };
+static const char *const infer__jlist_methods[] = { "count", "index", "copy", NULL };
+/* methods that would change a list or dict: the sandbox refuses them */
+static const char *const infer__junsafe_methods[] = { "append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
+                                                      "update", "setdefault", "popitem", NULL };
+
+static int infer__jname_in(const char *const *list, const char *s, size_t n) {
+    for (int i = 0; list[i]; i++) if (strlen(list[i]) == n && !memcmp(list[i], s, n)) return 1;
+    return 0;
+}
+static infer__jv infer__jmethod_value(infer__jctx *J, infer__jv self, const char *name, size_t n) {
+    infer__jv m = infer__jv_make(INFER__JV_METHOD);
+    m.u.meth = (infer__jmeth *)infer__jalloc(J, sizeof(infer__jmeth));
+    m.u.meth->self = self;
+    char *z = (char *)infer__jalloc(J, n + 1);
+    memcpy(z, name, n);
+    m.u.meth->name = z;
+    return m;
+}
+static const char *infer__jobj_name(infer__jv v) {
+    switch (v.k) {
+    case INFER__JV_DICT: return "dict object";
+    case INFER__JV_LIST: return "list object";
+    case INFER__JV_TUPLE: return "tuple object";
+    case INFER__JV_STR: return "str object";
+    case INFER__JV_NONE: return "None";
+    case INFER__JV_INT: return "int object";
+    case INFER__JV_FLOAT: return "float object";
+    case INFER__JV_BOOL: return "bool object";
+    default: return "object";
+    }
+}
+
+static infer__jv infer__jloop_attr(infer__jctx *J, infer__jv v, const char *name, size_t n) {
+    const infer__jloop *L = v.u.loop;
+#define INFER__JIS(w) (n == sizeof(w) - 1 && !memcmp(name, w, n))
+    if (INFER__JIS("index")) return infer__jv_int(L->i + 1);
+    if (INFER__JIS("index0")) return infer__jv_int(L->i);
+    if (INFER__JIS("revindex")) return infer__jv_int(L->n - L->i);
+    if (INFER__JIS("revindex0")) return infer__jv_int(L->n - L->i - 1);
+    if (INFER__JIS("first")) return infer__jv_bool(L->i == 0);
+    if (INFER__JIS("last")) return infer__jv_bool(L->i == L->n - 1);
+    if (INFER__JIS("length")) return infer__jv_int(L->n);
+    if (INFER__JIS("depth")) return infer__jv_int(1);
+    if (INFER__JIS("depth0")) return infer__jv_int(0);
+    if (INFER__JIS("previtem")) return L->i > 0 ? L->items[L->i - 1] : infer__jv_undef("there is no previous item");
+    if (INFER__JIS("nextitem")) return L->i + 1 < L->n ? L->items[L->i + 1] : infer__jv_undef("there is no next item");
+    if (INFER__JIS("cycle") || INFER__JIS("changed")) return infer__jmethod_value(J, v, name, n);
+#undef INFER__JIS
+    return infer__jv_undef(infer__jfmt(J, "'LoopContext' object has no attribute '%.*s'", (int)n, name));
+}
+
+/* obj.name: a method, a namespace attribute, else (dicts) the item, else undefined */
+static infer__jv infer__jgetattr(infer__jctx *J, infer__jv obj, const char *name, size_t n) {
+    infer__jneed_def(J, obj);
+    if (n && name[0] == '_') return infer__jv_undef(infer__jfmt(J, "access to attribute '%.*s' is unsafe", (int)n, name));
+    switch (obj.k) {
+    case INFER__JV_DICT:
+        if (infer__jname_in(infer__jdict_methods, name, n)) return infer__jmethod_value(J, obj, name, n);
+        if (infer__jname_in(infer__junsafe_methods, name, n)) break;
+        for (int64_t i = 0; i < obj.u.a->n; i++) {
+            infer__jv k = obj.u.a->key[i];
+            if (k.k == INFER__JV_STR && k.n == n && !memcmp(k.u.s, name, n)) return obj.u.a->v[i];
+        }
+        break;
+    case INFER__JV_NS:
+        for (int64_t i = 0; i < obj.u.a->n; i++) {
+            infer__jv k = obj.u.a->key[i];
+            if (k.n == n && !memcmp(k.u.s, name, n)) return obj.u.a->v[i];
+        }
+        break;
+    case INFER__JV_STR:
+        if (infer__jname_in(infer__jstr_methods, name, n)) return infer__jmethod_value(J, obj, name, n);
+        break;
+    case INFER__JV_LIST: case INFER__JV_TUPLE:
+        if (infer__jname_in(infer__jlist_methods, name, n)) return infer__jmethod_value(J, obj, name, n);
+        break;
+    case INFER__JV_LOOP: return infer__jloop_attr(J, obj, name, n);
+    default: break;
+    }
+    if (infer__jname_in(infer__junsafe_methods, name, n) && (obj.k == INFER__JV_DICT || infer__jseq(obj)))
+        return infer__jv_undef(infer__jfmt(J, "access to attribute '%.*s' of '%s' object is unsafe", (int)n, name, infer__jtype(obj)));
+    return infer__jv_undef(infer__jfmt(J, "'%s' has no attribute '%.*s'", infer__jobj_name(obj), (int)n, name));
+}
+
+/* Python's slice index rules for a sequence of length len */
+static void infer__jslice_range(infer__jctx *J, int64_t len, infer__jv a, infer__jv b, infer__jv c, int64_t *start, int64_t *stop, int64_t *step) {
+    *step = c.k == INFER__JV_NONE || c.k == INFER__JV_UNDEF ? 1 : infer__jint_arg(J, c, "slice step");
+    if (*step == 0) infer__jfail(J, "slice step cannot be zero");
+    const int neg = *step < 0;
+    int64_t lo = neg ? -1 : 0, hi = neg ? len - 1 : len;
+    for (int k = 0; k < 2; k++) {
+        infer__jv v = k ? b : a;
+        int64_t *dst = k ? stop : start, x;
+        if (v.k == INFER__JV_NONE || v.k == INFER__JV_UNDEF) { *dst = k ? (neg ? -1 : len) : (neg ? len - 1 : 0); continue; }
+        x = infer__jint_arg(J, v, "slice index");
+        if (x < 0) x += len;
+        *dst = x < lo ? lo : x > hi ? hi : x;
+    }
+}
+static infer__jv infer__jslice(infer__jctx *J, infer__jv obj, infer__jv a, infer__jv b, infer__jv c) {
+    int64_t start, stop, step;
+    if (obj.k == INFER__JV_STR) {
+        const int64_t len = (int64_t)infer__jcp_count(obj.u.s, obj.n);
+        size_t *off = (size_t *)infer__jalloc(J, (size_t)(len + 1) * sizeof(size_t));
+        for (int64_t i = 0, at = 0; i <= len; i++) { off[i] = (size_t)at; if (i < len) { size_t q = (size_t)at; infer__jcp(obj.u.s, obj.n, &q); at = (int64_t)q; } }
+        infer__jslice_range(J, len, a, b, c, &start, &stop, &step);
+        if (step == 1) { infer__jv r = infer__jv_str(obj.u.s + off[start], start < stop ? off[stop] - off[start] : 0); r.safe = obj.safe; return r; }
+        infer__jbuf out = { 0 };
+        for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) infer__jput(J, &out, obj.u.s + off[i], off[i + 1] - off[i]);
+        infer__jv r = infer__jv_buf(&out);
+        r.safe = obj.safe;
+        return r;
+    }
+    if (!infer__jseq(obj)) return infer__jv_undef(infer__jfmt(J, "'%s' object is not subscriptable", infer__jtype(obj)));
+    infer__jslice_range(J, obj.u.a->n, a, b, c, &start, &stop, &step);
+    infer__jv r = infer__jv_arr(J, obj.k, 4);
+    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) infer__jlist_push(J, r, obj.u.a->v[i]);
+    return r;
+}
+
+/* obj[key]: the item, else (a string key) the attribute, else undefined */
+static infer__jv infer__jgetitem(infer__jctx *J, infer__jv obj, infer__jv key) {
+    infer__jneed_def(J, obj);
+    if (obj.k == INFER__JV_DICT) {
+        int64_t i = infer__jdict_find(obj, key);
+        if (i >= 0) return obj.u.a->v[i];
+    } else if ((infer__jseq(obj) || obj.k == INFER__JV_STR) && (key.k == INFER__JV_INT || key.k == INFER__JV_BOOL)) {
+        int64_t len = obj.k == INFER__JV_STR ? (int64_t)infer__jcp_count(obj.u.s, obj.n) : obj.u.a->n, i = key.u.i;
+        if (i < 0) i += len;
+        if (i >= 0 && i < len) {
+            if (obj.k != INFER__JV_STR) return obj.u.a->v[i];
+            size_t at = infer__jcp_off(obj.u.s, obj.n, (size_t)i), end = at;
+            infer__jcp(obj.u.s, obj.n, &end);
+            return infer__jv_str(obj.u.s + at, end - at);
+        }
+        return infer__jv_undef(infer__jfmt(J, "'%s' has no item %lld", infer__jobj_name(obj), (long long)key.u.i));
+    }
+    if (key.k == INFER__JV_STR) return infer__jgetattr(J, obj, key.u.s, key.n);
+    return infer__jv_undef(infer__jfmt(J, "'%s' has no item of that kind", infer__jobj_name(obj)));
+}
+
+/* "a.b.0" as jinja2's attribute filters read it: each part an item (a number: an index) */
+static infer__jv infer__jattr_path(infer__jctx *J, infer__jv v, infer__jv path) {
+    if (path.k == INFER__JV_INT) return infer__jgetitem(J, v, path);
+    infer__jstr_arg(J, path, "attribute");
+    size_t p = 0;
+    while (p <= path.n) {
+        size_t q = p;
+        while (q < path.n && path.u.s[q] != '.') q++;
+        int digits = q > p;
+        for (size_t i = p; i < q; i++) digits &= path.u.s[i] >= '0' && path.u.s[i] <= '9';
+        if (digits) v = infer__jgetitem(J, v, infer__jv_int(strtoll(path.u.s + p, NULL, 10)));
+        else v = infer__jgetitem(J, v, infer__jv_str(path.u.s + p, q - p));
+        p = q + 1;
+    }
+    return v;
+}
+
+/* ---- operators ---- */
+static infer__jv infer__jescape(infer__jctx *J, infer__jv v) {
+    if (v.k == INFER__JV_STR && v.safe) return v;
+    infer__jv s = infer__jstr(J, v);
+    infer__jbuf b = { 0 };
+    for (size_t i = 0; i < s.n; i++) {
+        switch (s.u.s[i]) {
+        case '&': infer__jputs(J, &b, "&amp;"); break;
+        case '<': infer__jputs(J, &b, "&lt;"); break;
+        case '>': infer__jputs(J, &b, "&gt;"); break;
+        case '"': infer__jputs(J, &b, "&#34;"); break;
+        case '\'': infer__jputs(J, &b, "&#39;"); break;
+        default: infer__jputc(J, &b, s.u.s[i]);
+        }
+    }
+    infer__jv r = infer__jv_buf(&b);
+    r.safe = 1;
+    return r;
+}
+
+static infer__jv infer__jconcat2(infer__jctx *J, infer__jv a, infer__jv b) {
+    infer__jbuf out = { 0 };
+    infer__jput(J, &out, a.u.s, a.n);
+    infer__jput(J, &out, b.u.s, b.n);
+    return infer__jv_buf(&out);
+}
+
+/* printf-style formatting, as Python's str % args: %s %r %d %i %f %x %% (no flags beyond width/precision) */
+static infer__jv infer__jpercent(infer__jctx *J, infer__jv fmt, infer__jv args) {
+    infer__jbuf out = { 0 };
+    int64_t k = 0;
+    const int64_t nargs = infer__jseq(args) && args.k == INFER__JV_TUPLE ? args.u.a->n : 1;
+    for (size_t i = 0; i < fmt.n; i++) {
+        if (fmt.u.s[i] != '%') { infer__jputc(J, &out, fmt.u.s[i]); continue; }
+        char spec[32];
+        size_t sp = 0;
+        spec[sp++] = '%';
+        i++;
+        while (i < fmt.n && sp < 20 && strchr("-+ #0123456789.", fmt.u.s[i])) spec[sp++] = fmt.u.s[i++];
+        if (i >= fmt.n) infer__jfail(J, "incomplete format");
+        char c = fmt.u.s[i];
+        if (c == '%') { infer__jputc(J, &out, '%'); continue; }
+        if (k >= nargs) infer__jfail(J, "not enough arguments for format string");
+        infer__jv v = args.k == INFER__JV_TUPLE ? args.u.a->v[k] : args;
+        k++;
+        char tmp[128];
+        if (c == 's' || c == 'r') {
+            infer__jbuf t = { 0 };
+            if (c == 's') infer__jstr_to(J, &t, v); else infer__jrepr(J, &t, v);
+            infer__jputc(J, &t, 0);
+            spec[sp++] = 's'; spec[sp] = 0;
+            int w = snprintf(NULL, 0, spec, t.p);
+            char *f = (char *)infer__jalloc(J, (size_t)w + 1);
+            snprintf(f, (size_t)w + 1, spec, t.p);
+            infer__jput(J, &out, f, (size_t)w);
+        } else if (c == 'd' || c == 'i' || c == 'x' || c == 'X' || c == 'o') {
+            if (!infer__jnum(v)) infer__jfail(J, "%%%c format: a number is required, not %s", c, infer__jtype(v));
+            long long iv = v.k == INFER__JV_FLOAT ? (long long)v.u.f : (long long)v.u.i;
+            spec[sp++] = 'l'; spec[sp++] = 'l'; spec[sp++] = c == 'i' ? 'd' : c; spec[sp] = 0;
+            snprintf(tmp, sizeof tmp, spec, iv);
+            infer__jputs(J, &out, tmp);
+        } else if (c == 'f' || c == 'e' || c == 'g' || c == 'F' || c == 'E' || c == 'G') {
+            if (!infer__jnum(v)) infer__jfail(J, "%%%c format: a number is required, not %s", c, infer__jtype(v));
+            spec[sp++] = c; spec[sp] = 0;
+            snprintf(tmp, sizeof tmp, spec, infer__jf(v));
+            infer__jputs(J, &out, tmp);
+        } else infer__jfail(J, "unsupported format character '%c'", c);
+    }
+    if (k < nargs) infer__jfail(J, "not all arguments converted during string formatting");
+    return infer__jv_buf(&out);
+}
+
+static infer__jv infer__jrepeat(infer__jctx *J, infer__jv seq, int64_t times) {
+    if (times < 0) times = 0;
+    if (seq.k == INFER__JV_STR) {
+        if (seq.n && (uint64_t)times > INFER__J_MAX_OUT / seq.n) infer__jfail(J, "string too long");
+        infer__jbuf out = { 0 };
+        for (int64_t i = 0; i < times; i++) infer__jput(J, &out, seq.u.s, seq.n);
+        return infer__jv_buf(&out);
+    }
+    if (seq.u.a->n && times > INFER__J_MAX_RANGE / seq.u.a->n) infer__jfail(J, "list too long");
+    infer__jv r = infer__jv_arr(J, seq.k, seq.u.a->n * times + 1);
+    for (int64_t i = 0; i < times; i++) for (int64_t j = 0; j < seq.u.a->n; j++) infer__jlist_push(J, r, seq.u.a->v[j]);
+    return r;
+}
+
+static infer__jv infer__jbinop(infer__jctx *J, int op, infer__jv a, infer__jv b) {
+    static const char *const sym[] = { "+", "-", "*", "/", "//", "%", "**" };
+    infer__jneed_def(J, a);
+    infer__jneed_def(J, b);
+    if (infer__jnum(a) && infer__jnum(b)) {
+        const int ints = a.k != INFER__JV_FLOAT && b.k != INFER__JV_FLOAT;
+        const int64_t x = a.u.i, y = b.u.i;
+        const double fx = infer__jf(a), fy = infer__jf(b);
+        int64_t r;
+        switch (op) {
+        case INFER__JO_ADD: if (!ints) return infer__jv_float(fx + fy); if (__builtin_add_overflow(x, y, &r)) break; return infer__jv_int(r);
+        case INFER__JO_SUB: if (!ints) return infer__jv_float(fx - fy); if (__builtin_sub_overflow(x, y, &r)) break; return infer__jv_int(r);
+        case INFER__JO_MUL: if (!ints) return infer__jv_float(fx * fy); if (__builtin_mul_overflow(x, y, &r)) break; return infer__jv_int(r);
+        case INFER__JO_DIV: if (fy == 0) infer__jfail(J, "division by zero"); return infer__jv_float(fx / fy);
+        case INFER__JO_FLOORDIV:
+            if (fy == 0) infer__jfail(J, "integer division or modulo by zero");
+            if (!ints) return infer__jv_float(floor(fx / fy));
+            if (x == INT64_MIN && y == -1) break;
+            return infer__jv_int(x / y - ((x % y != 0) && ((x < 0) != (y < 0))));
+        case INFER__JO_MOD:
+            if (fy == 0) infer__jfail(J, "integer division or modulo by zero");
+            if (!ints) { double m = fmod(fx, fy); if (m != 0 && ((m < 0) != (fy < 0))) m += fy; return infer__jv_float(m); }
+            if (y == -1) return infer__jv_int(0);
+            { int64_t m = x % y; if (m != 0 && ((m < 0) != (y < 0))) m += y; return infer__jv_int(m); }
+        case INFER__JO_POW:
+            if (!ints || y < 0) return infer__jv_float(pow(fx, fy));
+            r = 1;
+            for (int64_t i = 0; i < y; i++) if (__builtin_mul_overflow(r, x, &r)) { r = INT64_MIN; break; }
+            if (r == INT64_MIN && !(x == -2 && y == 63)) break;
+            return infer__jv_int(r);
+        }
+        infer__jfail(J, "integer overflow");
+    }
+    if (op == INFER__JO_ADD && a.k == INFER__JV_STR && b.k == INFER__JV_STR) {
+        /* a safe (Markup) operand escapes the other, and the result is safe */
+        if (a.safe != b.safe) { if (a.safe) b = infer__jescape(J, b); else a = infer__jescape(J, a); }
+        infer__jv r = infer__jconcat2(J, a, b);
+        r.safe = a.safe;
+        return r;
+    }
+    if (op == INFER__JO_ADD && infer__jseq(a) && a.k == b.k) {
+        infer__jv r = infer__jv_arr(J, a.k, a.u.a->n + b.u.a->n + 1);
+        for (int64_t i = 0; i < a.u.a->n; i++) infer__jlist_push(J, r, a.u.a->v[i]);
+        for (int64_t i = 0; i < b.u.a->n; i++) infer__jlist_push(J, r, b.u.a->v[i]);
+        return r;
+    }
+    if (op == INFER__JO_MUL && (a.k == INFER__JV_STR || infer__jseq(a)) && (b.k == INFER__JV_INT || b.k == INFER__JV_BOOL)) return infer__jrepeat(J, a, b.u.i);
+    if (op == INFER__JO_MUL && (b.k == INFER__JV_STR || infer__jseq(b)) && (a.k == INFER__JV_INT || a.k == INFER__JV_BOOL)) return infer__jrepeat(J, b, a.u.i);
+    if (op == INFER__JO_MOD && a.k == INFER__JV_STR) return infer__jpercent(J, a, b);
+    if (op == INFER__JO_ADD && a.k == INFER__JV_STR) infer__jfail(J, "can only concatenate str (not \"%s\") to str", infer__jtype(b));
+    infer__jfail(J, "unsupported operand type(s) for %s: '%s' and '%s'", sym[op], infer__jtype(a), infer__jtype(b));
+}
+
+static int infer__jcontains(infer__jctx *J, infer__jv container, infer__jv item) {
+    switch (container.k) {
+    case INFER__JV_STR:
+        if (item.k != INFER__JV_STR) infer__jfail(J, "'in <string>' requires string as left operand, not %s", infer__jtype(item));
+        return item.n == 0 || infer__memfind(container.u.s, container.n, item.u.s, item.n) != NULL;
+    case INFER__JV_LIST: case INFER__JV_TUPLE:
+        for (int64_t i = 0; i < container.u.a->n; i++) if (infer__jeq(container.u.a->v[i], item)) return 1;
+        return 0;
+    case INFER__JV_DICT:
+        if (item.k == INFER__JV_LIST || item.k == INFER__JV_DICT) infer__jfail(J, "unhashable type: '%s'", infer__jtype(item));
+        return infer__jdict_find(container, item) >= 0;
+    case INFER__JV_UNDEF: return 0;
+    default: infer__jfail(J, "argument of type '%s' is not iterable", infer__jtype(container));
+    }
+}
+
+static int infer__jcompare(infer__jctx *J, int op, infer__jv a, infer__jv b) {
+    switch (op) {
+    case INFER__JO_EQ: return infer__jeq(a, b);
+    case INFER__JO_NE: return !infer__jeq(a, b);
+    case INFER__JO_LT: return infer__jcmp(J, a, b) < 0;
+    case INFER__JO_LE: return infer__jcmp(J, a, b) <= 0;
+    case INFER__JO_GT: return infer__jcmp(J, a, b) > 0;
+    case INFER__JO_GE: return infer__jcmp(J, a, b) >= 0;
+    case INFER__JO_IN: return infer__jcontains(J, b, a);
+    default: return !infer__jcontains(J, b, a);
+    }
+}
+
+/* ---- Python's str methods ---- */
+
+/* is code point cp one of the code points of set (a str), or whitespace when set is None */
+static int infer__jin_set(uint32_t cp, infer__jv set) {
+    if (set.k != INFER__JV_STR) return infer__jspace(cp);
+    for (size_t i = 0; i < set.n;) if (infer__jcp(set.u.s, set.n, &i) == cp) return 1;
+    return 0;
+}
+/* strip: which 1 left, 2 right, 3 both */
+static infer__jv infer__jstrip(infer__jctx *J, infer__jv s, infer__jv chars, int which) {
+    if (chars.k != INFER__JV_NONE && chars.k != INFER__JV_UNDEF) infer__jstr_arg(J, chars, "strip characters");
+    else chars = infer__jv_make(INFER__JV_NONE);
+    size_t a = 0, b = s.n;
+    if (which & 1) while (a < b) { size_t j = a; if (!infer__jin_set(infer__jcp(s.u.s, b, &j), chars)) break; a = j; }
+    if (which & 2) {
+        size_t keep = a;
+        for (size_t i = a; i < b;) { if (!infer__jin_set(infer__jcp(s.u.s, b, &i), chars)) keep = i; }
+        b = keep;
+    }
+    infer__jv r = infer__jv_str(s.u.s + a, b - a);
+    r.safe = s.safe;
+    return r;
+}
+
+/* split on sep (None: runs of whitespace); from the right when rev; maxsplit < 0: no limit */
+static infer__jv infer__jsplit(infer__jctx *J, infer__jv s, infer__jv sep, int64_t maxsplit, int rev) {
+    infer__jv parts = infer__jv_arr(J, INFER__JV_LIST, 4);
+    infer__jv *tmp;
+    if (sep.k == INFER__JV_STR) {
+        if (!sep.n) infer__jfail(J, "empty separator");
+        /* find all separators first, then take the first / last maxsplit of them */
+        int64_t cnt = 0, cap = 8;
+        size_t *at = (size_t *)infer__jalloc(J, (size_t)cap * sizeof(size_t));
+        for (size_t p = 0; p + sep.n <= s.n;) {
+            const char *h = infer__memfind(s.u.s + p, s.n - p, sep.u.s, sep.n);
+            if (!h) break;
+            if (cnt == cap) { size_t *na = (size_t *)infer__jalloc(J, (size_t)cap * 2 * sizeof(size_t)); memcpy(na, at, (size_t)cnt * sizeof(size_t)); at = na; cap *= 2; }
+            at[cnt++] = (size_t)(h - s.u.s);
+            p = (size_t)(h - s.u.s) + sep.n;
+        }
+        int64_t first = 0, use = cnt;
+        if (maxsplit >= 0 && maxsplit < cnt) { use = maxsplit; if (rev) first = cnt - maxsplit; }
+        if (rev && maxsplit >= 0 && maxsplit < cnt) {
+            /* splitting from the right finds the separators right to left: recompute them */
+            size_t end = s.n;
+            int64_t k = 0;
+            tmp = (infer__jv *)infer__jalloc(J, (size_t)(maxsplit + 1) * sizeof(infer__jv));
+            while (k < maxsplit) {
+                size_t p = end;
+                while (p >= sep.n && memcmp(s.u.s + p - sep.n, sep.u.s, sep.n)) p--;
+                if (p < sep.n) break;
+                tmp[k++] = infer__jv_str(s.u.s + p, end - p);
+                end = p - sep.n;
+            }
+            infer__jlist_push(J, parts, infer__jv_str(s.u.s, end));
+            while (k) infer__jlist_push(J, parts, tmp[--k]);
+            return parts;
+        }
+        (void)first;
+        size_t p = 0;
+        for (int64_t i = 0; i < use; i++) { infer__jlist_push(J, parts, infer__jv_str(s.u.s + p, at[i] - p)); p = at[i] + sep.n; }
+        infer__jlist_push(J, parts, infer__jv_str(s.u.s + p, s.n - p));
+        return parts;
+    }
+    /* whitespace runs: words between them, nothing empty */
+    int64_t nw = 0, cap = 8;
+    size_t *wa = (size_t *)infer__jalloc(J, (size_t)cap * 2 * sizeof(size_t));
+    for (size_t i = 0; i < s.n;) {
+        size_t j = i;
+        if (infer__jspace(infer__jcp(s.u.s, s.n, &j))) { i = j; continue; }
+        size_t a = i;
+        while (i < s.n) { j = i; if (infer__jspace(infer__jcp(s.u.s, s.n, &j))) break; i = j; }
+        if (nw == cap) { size_t *na = (size_t *)infer__jalloc(J, (size_t)cap * 4 * sizeof(size_t)); memcpy(na, wa, (size_t)nw * 2 * sizeof(size_t)); wa = na; cap *= 2; }
+        wa[2 * nw] = a; wa[2 * nw + 1] = i; nw++;
+    }
+    if (maxsplit < 0 || maxsplit >= nw) {
+        for (int64_t w = 0; w < nw; w++) infer__jlist_push(J, parts, infer__jv_str(s.u.s + wa[2 * w], wa[2 * w + 1] - wa[2 * w]));
+        return parts;
+    }
+    if (!rev) {   /* maxsplit words, then the rest from the next word on (its trailing blanks kept) */
+        for (int64_t w = 0; w < maxsplit; w++) infer__jlist_push(J, parts, infer__jv_str(s.u.s + wa[2 * w], wa[2 * w + 1] - wa[2 * w]));
+        infer__jlist_push(J, parts, infer__jv_str(s.u.s + wa[2 * maxsplit], s.n - wa[2 * maxsplit]));
+    } else {
+        const int64_t k = nw - maxsplit;   /* the rest ends with word k-1 */
+        infer__jlist_push(J, parts, infer__jv_str(s.u.s, wa[2 * (k - 1) + 1]));
+        for (int64_t w = k; w < nw; w++) infer__jlist_push(J, parts, infer__jv_str(s.u.s + wa[2 * w], wa[2 * w + 1] - wa[2 * w]));
+    }
+    return parts;
+}
+
+static infer__jv infer__jreplace(infer__jctx *J, infer__jv s, infer__jv old, infer__jv neu, int64_t count) {
+    infer__jbuf out = { 0 };
+    int64_t done = 0;
+    if (!old.n) {   /* Python puts `new` around every character */
+        size_t i = 0;
+        while (i <= s.n) {
+            if (count < 0 || done < count) { infer__jput(J, &out, neu.u.s, neu.n); done++; }
+            if (i == s.n) break;
+            size_t at = i;
+            infer__jcp(s.u.s, s.n, &i);
+            infer__jput(J, &out, s.u.s + at, i - at);
+        }
+        return infer__jv_buf(&out);
+    }
+    size_t p = 0;
+    while (count < 0 || done < count) {
+        const char *h = p <= s.n ? infer__memfind(s.u.s + p, s.n - p, old.u.s, old.n) : NULL;
+        if (!h) break;
+        infer__jput(J, &out, s.u.s + p, (size_t)(h - s.u.s) - p);
+        infer__jput(J, &out, neu.u.s, neu.n);
+        p = (size_t)(h - s.u.s) + old.n;
+        done++;
+    }
+    infer__jput(J, &out, s.u.s + p, s.n - p);
+    return infer__jv_buf(&out);
+}
+
+/* width-padding for center / ljust / rjust / zfill (Python's rules) */
+static infer__jv infer__jpad(infer__jctx *J, infer__jv s, int64_t width, infer__jv fill, int how) {
+    const int64_t len = (int64_t)infer__jcp_count(s.u.s, s.n);
+    if (width <= len) return s;
+    if (fill.k == INFER__JV_STR && infer__jcp_count(fill.u.s, fill.n) != 1) infer__jfail(J, "the fill character must be exactly one character long");
+    const char *f = fill.k == INFER__JV_STR ? fill.u.s : " ";
+    const size_t fn = fill.k == INFER__JV_STR ? fill.n : 1;
+    const int64_t marg = width - len;
+    int64_t left = how == 0 ? marg / 2 + (marg & width & 1) : how == 1 ? 0 : marg;
+    infer__jbuf out = { 0 };
+    for (int64_t i = 0; i < left; i++) infer__jput(J, &out, f, fn);
+    infer__jput(J, &out, s.u.s, s.n);
+    for (int64_t i = 0; i < marg - left; i++) infer__jput(J, &out, f, fn);
+    return infer__jv_buf(&out);
+}
+
+/* code point index of byte offset b */
+static int64_t infer__jcp_index(infer__jv s, size_t b) { return (int64_t)infer__jcp_count(s.u.s, b); }
+
+/* sub-range [start, end) of s as Python's optional start/end arguments pick it */
+static infer__jv infer__jstr_range(infer__jctx *J, infer__jv s, const infer__jargs *A, int first, size_t *base) {
+    infer__jv a = infer__jv_make(INFER__JV_NONE), b = a, c = a;
+    infer__jarg(A, first, NULL, &a);
+    infer__jarg(A, first + 1, NULL, &b);
+    *base = 0;
+    if (a.k == INFER__JV_NONE && b.k == INFER__JV_NONE) return s;
+    int64_t start, stop, step, len = (int64_t)infer__jcp_count(s.u.s, s.n);
+    infer__jslice_range(J, len, a, b, c, &start, &stop, &step);
+    size_t o0 = infer__jcp_off(s.u.s, s.n, (size_t)start), o1 = stop > start ? infer__jcp_off(s.u.s, s.n, (size_t)stop) : o0;
+    *base = o0;
+    return infer__jv_str(s.u.s + o0, o1 - o0);
+}
+
+static int infer__jstr_all(infer__jv s, int what) {
+    if (!s.n) return 0;
+    int cased = 0, upper = 0, lower = 0;
+    for (size_t i = 0; i < s.n;) {
+        uint32_t cp = infer__jcp(s.u.s, s.n, &i);
+        int cat = infer__uc_category(cp);
+        switch (what) {
+        case 0: if (cat != INFER__UC_L && cat != INFER__UC_N) return 0; break;           /* isalnum */
+        case 1: if (cat != INFER__UC_L) return 0; break;                                 /* isalpha */
+        case 2: if (cat != INFER__UC_N || (cp < 0x80 && (cp < '0' || cp > '9'))) return 0; break; /* isdigit */
+        case 3: if (!infer__jspace(cp)) return 0; break;                                 /* isspace */
+        default: upper += infer__jis_upper(cp); lower += infer__jis_lower(cp); cased += infer__jcased(cp); break;
+        }
+    }
+    if (what == 4) return cased && !upper;   /* islower */
+    if (what == 5) return cased && !lower;   /* isupper */
+    return 1;
+}
+
+/* str.format: {} {0} {name} {{ }} -- no format specs */
+static infer__jv infer__jstr_format(infer__jctx *J, infer__jv fmt, const infer__jargs *A) {
+    infer__jbuf out = { 0 };
+    int auto_i = 0;
+    for (size_t i = 0; i < fmt.n; i++) {
+        char c = fmt.u.s[i];
+        if (c == '}' ) { if (i + 1 < fmt.n && fmt.u.s[i + 1] == '}') i++; else infer__jfail(J, "single '}' in format string"); infer__jputc(J, &out, '}'); continue; }
+        if (c != '{') { infer__jputc(J, &out, c); continue; }
+        if (i + 1 < fmt.n && fmt.u.s[i + 1] == '{') { infer__jputc(J, &out, '{'); i++; continue; }
+        size_t q = i + 1;
+        while (q < fmt.n && fmt.u.s[q] != '}') q++;
+        if (q >= fmt.n) infer__jfail(J, "single '{' in format string");
+        const char *f = fmt.u.s + i + 1;
+        size_t fl = q - i - 1;
+        if (memchr(f, ':', fl) || memchr(f, '!', fl) || memchr(f, '[', fl) || memchr(f, '.', fl)) infer__jfail(J, "format fields with specs or lookups are not supported");
+        infer__jv v;
+        if (!fl) { if (auto_i >= A->n) infer__jfail(J, "format: not enough positional arguments"); v = A->v[auto_i++]; }
+        else if (f[0] >= '0' && f[0] <= '9') { long k = strtol(f, NULL, 10); if (k >= A->n) infer__jfail(J, "format: index %ld out of range", k); v = A->v[k]; }
+        else {
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)(fl < 63 ? fl : 63), f);
+            if (!infer__jargk(A, name, &v)) infer__jfail(J, "format: no argument '%s'", name);
+        }
+        infer__jstr_to(J, &out, v);
+        i = q;
+    }
+    return infer__jv_buf(&out);
+}
+
+static infer__jv infer__jstr_method(infer__jctx *J, infer__jv s, const char *m, const infer__jargs *A) {
+    infer__jv a = infer__jv_make(INFER__JV_NONE), b = a;
+    static const char *const k_chars[] = { "chars", NULL }, *const k_split[] = { "sep", "maxsplit", NULL }, *const none[] = { NULL };
+#define INFER__JM(w) (!strcmp(m, w))
+    if (INFER__JM("strip") || INFER__JM("lstrip") || INFER__JM("rstrip")) {
+        infer__jargs_check(J, A, 1, m, none);
+        infer__jarg(A, 0, NULL, &a);
+        return infer__jstrip(J, s, a, m[0] == 'l' ? 1 : m[0] == 'r' ? 2 : 3);
+    }
+    (void)k_chars;
+    if (INFER__JM("split") || INFER__JM("rsplit")) {
+        infer__jargs_check(J, A, 2, m, k_split);
+        infer__jarg(A, 0, "sep", &a);
+        int64_t maxsplit = infer__jarg(A, 1, "maxsplit", &b) ? infer__jint_arg(J, b, "maxsplit") : -1;
+        if (a.k != INFER__JV_NONE) infer__jstr_arg(J, a, "separator");
+        return infer__jsplit(J, s, a, maxsplit, m[0] == 'r');
+    }
+    if (INFER__JM("splitlines")) {
+        infer__jargs_check(J, A, 1, m, none);
+        int keep = infer__jarg(A, 0, NULL, &a) && infer__jtrue(a);
+        infer__jv parts = infer__jv_arr(J, INFER__JV_LIST, 4);
+        size_t start = 0;
+        for (size_t i = 0; i < s.n;) {
+            size_t at = i;
+            uint32_t cp = infer__jcp(s.u.s, s.n, &i);
+            if (!(cp == '\n' || cp == '\r' || cp == 0x0b || cp == 0x0c || (cp >= 0x1c && cp <= 0x1e) || cp == 0x85 || cp == 0x2028 || cp == 0x2029)) continue;
+            if (cp == '\r' && i < s.n && s.u.s[i] == '\n') i++;
+            infer__jlist_push(J, parts, infer__jv_str(s.u.s + start, (keep ? i : at) - start));
+            start = i;
+        }
+        if (start < s.n) infer__jlist_push(J, parts, infer__jv_str(s.u.s + start, s.n - start));
+        return parts;
+    }
+    if (INFER__JM("startswith") || INFER__JM("endswith")) {
+        infer__jargs_check(J, A, 3, m, none);
+        if (!infer__jarg(A, 0, NULL, &a)) infer__jfail(J, "%s() takes at least 1 argument", m);
+        size_t base;
+        infer__jv r = infer__jstr_range(J, s, A, 1, &base);
+        int64_t n = a.k == INFER__JV_TUPLE ? a.u.a->n : 1;
+        for (int64_t i = 0; i < n; i++) {
+            infer__jv p = a.k == INFER__JV_TUPLE ? a.u.a->v[i] : a;
+            if (p.k != INFER__JV_STR) infer__jfail(J, "%s first arg must be str or a tuple of str, not %s", m, infer__jtype(p));
+            if (p.n <= r.n && !memcmp(m[0] == 's' ? r.u.s : r.u.s + r.n - p.n, p.u.s, p.n)) return infer__jv_bool(1);
+        }
+        return infer__jv_bool(0);
+    }
+    if (INFER__JM("upper")) return infer__jcase(J, s, 1);
+    if (INFER__JM("lower") || INFER__JM("casefold")) return infer__jcase(J, s, 0);
+    if (INFER__JM("capitalize")) return infer__jcase(J, s, 2);
+    if (INFER__JM("title")) return infer__jcase(J, s, 3);
+    if (INFER__JM("swapcase")) return infer__jcase(J, s, 4);
+    if (INFER__JM("replace")) {
+        infer__jargs_check(J, A, 3, m, none);
+        if (!infer__jarg(A, 0, NULL, &a) || !infer__jarg(A, 1, NULL, &b)) infer__jfail(J, "replace() takes at least 2 arguments");
+        infer__jv c = infer__jv_int(-1);
+        infer__jarg(A, 2, NULL, &c);
+        return infer__jreplace(J, s, infer__jstr_arg(J, a, "replace() argument"), infer__jstr_arg(J, b, "replace() argument"), infer__jint_arg(J, c, "count"));
+    }
+    if (INFER__JM("find") || INFER__JM("rfind") || INFER__JM("index") || INFER__JM("rindex") || INFER__JM("count")) {
+        infer__jargs_check(J, A, 3, m, none);
+        if (!infer__jarg(A, 0, NULL, &a)) infer__jfail(J, "%s() takes at least 1 argument", m);
+        infer__jstr_arg(J, a, m);
+        size_t base;
+        infer__jv r = infer__jstr_range(J, s, A, 1, &base);
+        if (INFER__JM("count")) {
+            if (!a.n) return infer__jv_int(infer__jlen(J, r) + 1);
+            int64_t c = 0;
+            for (size_t p = 0; p + a.n <= r.n;) { const char *h = infer__memfind(r.u.s + p, r.n - p, a.u.s, a.n); if (!h) break; c++; p = (size_t)(h - r.u.s) + a.n; }
+            return infer__jv_int(c);
+        }
+        const char *hit = NULL;
+        if (m[0] == 'r') { for (size_t p = r.n + 1; p-- > 0;) if (p + a.n <= r.n && !memcmp(r.u.s + p, a.u.s, a.n)) { hit = r.u.s + p; break; } }
+        else hit = a.n ? infer__memfind(r.u.s, r.n, a.u.s, a.n) : r.u.s;
+        if (!hit && m[m[0] == 'r' ? 1 : 0] == 'i') infer__jfail(J, "substring not found");
+        return infer__jv_int(hit ? infer__jcp_index(s, base + (size_t)(hit - r.u.s)) : -1);
+    }
+    if (INFER__JM("join")) {
+        infer__jargs_check(J, A, 1, m, none);
+        if (!infer__jarg(A, 0, NULL, &a)) infer__jfail(J, "join() takes exactly one argument");
+        infer__jv items = infer__jiter(J, a);
+        infer__jbuf out = { 0 };
+        for (int64_t i = 0; i < items.u.a->n; i++) {
+            infer__jv it = items.u.a->v[i];
+            if (it.k != INFER__JV_STR) infer__jfail(J, "sequence item %lld: expected str instance, %s found", (long long)i, infer__jtype(it));
+            if (i) infer__jput(J, &out, s.u.s, s.n);
+            infer__jput(J, &out, it.u.s, it.n);
+        }
+        return infer__jv_buf(&out);
+    }
+    if (INFER__JM("isalnum")) return infer__jv_bool(infer__jstr_all(s, 0));
+    if (INFER__JM("isalpha")) return infer__jv_bool(infer__jstr_all(s, 1));
+    if (INFER__JM("isdigit") || INFER__JM("isdecimal") || INFER__JM("isnumeric")) return infer__jv_bool(infer__jstr_all(s, 2));
+    if (INFER__JM("isspace")) return infer__jv_bool(infer__jstr_all(s, 3));
+    if (INFER__JM("islower")) return infer__jv_bool(infer__jstr_all(s, 4));
+    if (INFER__JM("isupper")) return infer__jv_bool(infer__jstr_all(s, 5));
+    if (INFER__JM("center") || INFER__JM("ljust") || INFER__JM("rjust") || INFER__JM("zfill")) {
+        infer__jargs_check(J, A, INFER__JM("zfill") ? 1 : 2, m, none);
+        if (!infer__jarg(A, 0, NULL, &a)) infer__jfail(J, "%s() takes at least 1 argument", m);
+        int64_t w = infer__jint_arg(J, a, "width");
+        if (INFER__JM("zfill")) {
+            const int64_t len = (int64_t)infer__jcp_count(s.u.s, s.n);
+            if (w <= len) return s;
+            infer__jbuf out = { 0 };
+            size_t sign = s.n && (s.u.s[0] == '+' || s.u.s[0] == '-');
+            infer__jput(J, &out, s.u.s, sign);
+            for (int64_t i = 0; i < w - len; i++) infer__jputc(J, &out, '0');
+            infer__jput(J, &out, s.u.s + sign, s.n - sign);
+            return infer__jv_buf(&out);
+        }
+        infer__jarg(A, 1, NULL, &b);
+        return infer__jpad(J, s, w, b, m[0] == 'c' ? 0 : m[0] == 'l' ? 1 : 2);
+    }
+    if (INFER__JM("partition") || INFER__JM("rpartition")) {
+        infer__jargs_check(J, A, 1, m, none);
+        if (!infer__jarg(A, 0, NULL, &a)) infer__jfail(J, "%s() takes exactly one argument", m);
+        infer__jstr_arg(J, a, m);
+        if (!a.n) infer__jfail(J, "empty separator");
+        const char *hit = NULL;
+        if (m[0] == 'r') { for (size_t p = s.n + 1; p-- > 0;) if (p + a.n <= s.n && !memcmp(s.u.s + p, a.u.s, a.n)) { hit = s.u.s + p; break; } }
+        else hit = infer__memfind(s.u.s, s.n, a.u.s, a.n);
+        infer__jv r = infer__jv_arr(J, INFER__JV_TUPLE, 3), e = infer__jv_str("", 0);
+        if (!hit) {
+            infer__jlist_push(J, r, m[0] == 'r' ? e : s); infer__jlist_push(J, r, e); infer__jlist_push(J, r, m[0] == 'r' ? s : e);
+        } else {
+            size_t at = (size_t)(hit - s.u.s);
+            infer__jlist_push(J, r, infer__jv_str(s.u.s, at)); infer__jlist_push(J, r, a); infer__jlist_push(J, r, infer__jv_str(hit + a.n, s.n - at - a.n));
+        }
+        return r;
+    }
+    if (INFER__JM("removeprefix") || INFER__JM("removesuffix")) {
+        infer__jargs_check(J, A, 1, m, none);
+        if (!infer__jarg(A, 0, NULL, &a)) infer__jfail(J, "%s() takes exactly one argument", m);
+        infer__jstr_arg(J, a, m);
+        if (a.n > s.n) return s;
+        if (m[6] == 'p') return !memcmp(s.u.s, a.u.s, a.n) ? infer__jv_str(s.u.s + a.n, s.n - a.n) : s;
+        return !memcmp(s.u.s + s.n - a.n, a.u.s, a.n) ? infer__jv_str(s.u.s, s.n - a.n) : s;
+    }
+    if (INFER__JM("format")) return infer__jstr_format(J, s, A);
+#undef INFER__JM
+    infer__jfail(J, "str has no method '%s'", m);
+}
+
+/* ---- filters ---- */
+/* the value a sort compares: attribute and case folding applied (a 2-tuple [key, item]) */
+static infer__jv infer__jsort_key(infer__jctx *J, infer__jv item, infer__jv attribute, int case_sensitive) {
+    infer__jv k = attribute.k == INFER__JV_NONE ? item : infer__jattr_path(J, item, attribute);
+    if (!case_sensitive && k.k == INFER__JV_STR) k = infer__jcase(J, k, 0);
+    return k;
+}
+static int infer__jpair_less(infer__jctx *J, infer__jv a, infer__jv b, void *user) {
+    (void)user;
+    return infer__jcmp(J, a.u.a->v[0], b.u.a->v[0]) < 0;
+}
+static infer__jv infer__jpair(infer__jctx *J, infer__jv a, infer__jv b) {
+    infer__jv p = infer__jv_arr(J, INFER__JV_TUPLE, 2);
+    p.u.a->v[0] = a; p.u.a->v[1] = b; p.u.a->n = 2;
+    return p;
+}
+/* the items of seq ordered by key (stable), optionally reversed */
+static infer__jv infer__jsorted(infer__jctx *J, infer__jv items, infer__jv attribute, int case_sensitive, int reverse) {
+    const int64_t n = items.u.a->n;
+    infer__jv *pairs = (infer__jv *)infer__jalloc(J, (size_t)(n ? n : 1) * sizeof(infer__jv));
+    for (int64_t i = 0; i < n; i++) pairs[i] = infer__jpair(J, infer__jsort_key(J, items.u.a->v[i], attribute, case_sensitive), items.u.a->v[i]);
+    if (reverse) {   /* Python's reverse=True keeps equal items in their order: sort reversed input, reverse again */
+        for (int64_t i = 0; i < n / 2; i++) { infer__jv t = pairs[i]; pairs[i] = pairs[n - 1 - i]; pairs[n - 1 - i] = t; }
+    }
+    infer__jsort(J, pairs, n, infer__jpair_less, NULL);
+    if (reverse) for (int64_t i = 0; i < n / 2; i++) { infer__jv t = pairs[i]; pairs[i] = pairs[n - 1 - i]; pairs[n - 1 - i] = t; }
+    infer__jv out = infer__jv_arr(J, INFER__JV_LIST, n + 1);
+    for (int64_t i = 0; i < n; i++) out.u.a->v[i] = pairs[i].u.a->v[1];
+    out.u.a->n = n;
+    return out;
+}
+
+/* select / reject / selectattr / rejectattr: keep items whose test (or truth) is `want` */
+static infer__jv infer__jselect(infer__jctx *J, infer__jv seq, const infer__jargs *A, int want, int by_attr) {
+    infer__jv items = infer__jiter(J, seq), out = infer__jv_arr(J, INFER__JV_LIST, 4), attr = infer__jv_make(INFER__JV_NONE), test;
+    int first = 0;
+    if (by_attr) { if (!infer__jarg(A, 0, NULL, &attr)) infer__jfail(J, "selectattr/rejectattr need an attribute"); first = 1; }
+    const int has_test = infer__jarg(A, first, NULL, &test);
+    if (has_test) infer__jstr_arg(J, test, "test name");
+    infer__jargs sub = *A;
+    if (has_test) { sub.v = A->v + first + 1; sub.n = A->n - first - 1; }
+    char tname[64] = "";
+    if (has_test) {
+        snprintf(tname, sizeof tname, "%.*s", (int)(test.n < 63 ? test.n : 63), test.u.s);
+        if (!infer__jknown(infer__jtests, tname)) infer__jfail(J, "no test named '%s'", tname);
+    }
+    for (int64_t i = 0; i < items.u.a->n; i++) {
+        infer__jv it = items.u.a->v[i], v = by_attr ? infer__jattr_path(J, it, attr) : it;
+        int r = has_test ? infer__jtest(J, tname, v, &sub) : infer__jtrue(v);
+        if (r == want) infer__jlist_push(J, out, it);
+    }
+    return out;
+}
+
+static infer__jv infer__jtojson(infer__jctx *J, infer__jv v, const infer__jargs *A) {
+    static const char *const names[] = { "ensure_ascii", "indent", "separators", "sort_keys", NULL };
+    infer__jv ea = infer__jv_bool(0), ind = infer__jv_make(INFER__JV_NONE), sep = ind, sk = infer__jv_bool(0);
+    infer__jargs_check(J, A, 4, "tojson", names);
+    infer__jarg(A, 0, "ensure_ascii", &ea);
+    infer__jarg(A, 1, "indent", &ind);
+    infer__jarg(A, 2, "separators", &sep);
+    infer__jarg(A, 3, "sort_keys", &sk);
+    infer__jjson_opts o;
+    memset(&o, 0, sizeof o);
+    o.ascii = infer__jtrue(ea);
+    o.sort = infer__jtrue(sk);
+    if (ind.k == INFER__JV_STR) { o.indent = ind.u.s; o.indent_n = ind.n; }
+    else if (ind.k != INFER__JV_NONE) {
+        int64_t w = infer__jint_arg(J, ind, "indent");
+        char *sp = (char *)infer__jalloc(J, (size_t)(w > 0 ? w : 0) + 1);
+        for (int64_t i = 0; i < w; i++) sp[i] = ' ';
+        o.indent = sp;
+        o.indent_n = (size_t)(w > 0 ? w : 0);
+    }
+    o.item = o.indent ? "," : ", "; o.item_n = strlen(o.item);
+    o.key = ": "; o.key_n = 2;
+    if (sep.k != INFER__JV_NONE) {
+        if (!infer__jseq(sep) || sep.u.a->n != 2) infer__jfail(J, "tojson separators must be a pair of strings");
+        infer__jv s0 = infer__jstr_arg(J, sep.u.a->v[0], "separator"), s1 = infer__jstr_arg(J, sep.u.a->v[1], "separator");
+        o.item = s0.u.s; o.item_n = s0.n; o.key = s1.u.s; o.key_n = s1.n;
+    }
+    infer__jbuf b = { 0 };
+    infer__jjson(J, &b, v, &o, 0);
+    return infer__jv_buf(&b);
+}
+
+/* Python's int(str): optional blanks and sign, digits with single underscores */
+static int infer__jparse_int(infer__jv s, int64_t base, int64_t *out) {
+    size_t i = infer__jws(s.u.s, s.n), end = infer__jrstrip_len(s.u.s, s.n);
+    int neg = 0, digits = 0;
+    uint64_t v = 0;
+    if (i < end && (s.u.s[i] == '+' || s.u.s[i] == '-')) neg = s.u.s[i++] == '-';
+    if (i + 1 < end && s.u.s[i] == '0') {   /* 0x / 0o / 0b, allowed when the base matches (or is 0: any) */
+        const char p = (char)(s.u.s[i + 1] | 32);
+        const int pb = p == 'x' ? 16 : p == 'o' ? 8 : p == 'b' ? 2 : 0;
+        if (pb && (base == pb || base == 0)) { base = pb; i += 2; }
+    }
+    if (base == 0) base = 10;
+    if (base < 2 || base > 36) return 0;
+    for (; i < end; i++) {
+        char c = s.u.s[i];
+        if (c == '_' && digits && i + 1 < end && s.u.s[i + 1] != '_') continue;
+        int d = c >= '0' && c <= '9' ? c - '0' : (c | 32) >= 'a' && (c | 32) <= 'z' ? (c | 32) - 'a' + 10 : 99;
+        if (d >= base) return 0;
+        if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base) return 0;
+        v = v * (uint64_t)base + (uint64_t)d;
+        digits++;
+    }
+    if (!digits || v > (uint64_t)INT64_MAX) return 0;
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return 1;
+}
+static int infer__jparse_float(infer__jctx *J, infer__jv s, double *out) {
+    size_t i = infer__jws(s.u.s, s.n), end = infer__jrstrip_len(s.u.s, s.n);
+    if (i >= end || end - i > 200) return 0;
+    char buf[256];
+    size_t k = 0;
+    for (; i < end; i++) { if (s.u.s[i] == '_') continue; buf[k++] = s.u.s[i] == '.' ? localeconv()->decimal_point[0] : s.u.s[i]; }
+    buf[k] = 0;
+    char *e;
+    (void)J;
+    if (!strchr("+-0123456789.", buf[0]) && !((buf[0] | 32) == 'i' || (buf[0] | 32) == 'n')) return 0;
+    *out = strtod(buf, &e);
+    return *e == 0 && !((buf[0] == '0' && (buf[1] | 32) == 'x'));
+}
+
+static infer__jv infer__jround(infer__jctx *J, infer__jv v, const infer__jargs *A) {
+    static const char *const names[] = { "precision", "method", NULL };
+    infer__jv p = infer__jv_int(0), m = infer__jv_strz("common");
+    infer__jargs_check(J, A, 2, "round", names);
+    infer__jarg(A, 0, "precision", &p);
+    infer__jarg(A, 1, "method", &m);
+    if (!infer__jnum(v)) infer__jfail(J, "round needs a number, not %s", infer__jtype(v));
+    const int64_t prec = infer__jint_arg(J, p, "precision");
+    const double x = infer__jf(v);
+    infer__jstr_arg(J, m, "method");
+    if (m.n == 6 && !memcmp(m.u.s, "common", 6) && v.k != INFER__JV_FLOAT) {   /* round(int, n) stays an int */
+        if (prec >= 0) return infer__jv_int(v.u.i);
+        double f = pow(10, (double)-prec), q = nearbyint((double)v.u.i / f) * f;
+        return infer__jv_int((int64_t)q);
+    }
+    if (m.n == 6 && !memcmp(m.u.s, "common", 6)) {
+        /* Python's round(x, n): the decimal nearest to x's exact value, ties to even --
+         * what printf's correctly rounded %.*f gives */
+        if (prec < 0 || prec > 300 || !isfinite(x)) { double f = pow(10, (double)prec); return infer__jv_float(nearbyint(x * f) / f); }
+        char tmp[400];
+        snprintf(tmp, sizeof tmp, "%.*f", (int)prec, x);
+        return infer__jv_float(strtod(tmp, NULL));
+    }
+    double f = pow(10, (double)prec);
+    if (m.n == 4 && !memcmp(m.u.s, "ceil", 4)) return infer__jv_float(ceil(x * f) / f);
+    if (m.n == 5 && !memcmp(m.u.s, "floor", 5)) return infer__jv_float(floor(x * f) / f);
+    infer__jfail(J, "method must be common, ceil or floor");
+}
+
+static infer__jv infer__jfilter(infer__jctx *J, const char *f, infer__jv v, const infer__jargs *A) {
+    infer__jv a = infer__jv_make(INFER__JV_NONE), b = a, c = a;
+    static const char *const none[] = { NULL };
+#define INFER__JF(w) (!strcmp(f, w))
+    if (INFER__JF("trim")) {
+        static const char *const k[] = { "chars", NULL };
+        infer__jargs_check(J, A, 1, f, k);
+        infer__jarg(A, 0, "chars", &a);
+        return infer__jstrip(J, infer__jstr(J, v), a, 3);
+    }
+    if (INFER__JF("length") || INFER__JF("count")) { infer__jargs_check(J, A, 0, f, none); return infer__jv_int(infer__jlen(J, v)); }
+    if (INFER__JF("string")) { infer__jargs_check(J, A, 0, f, none); infer__jv s = infer__jstr(J, v); s.safe = v.k == INFER__JV_STR && v.safe; return s; }
+    if (INFER__JF("safe")) { infer__jargs_check(J, A, 0, f, none); infer__jv s = infer__jstr(J, v); s.safe = 1; return s; }
+    if (INFER__JF("e") || INFER__JF("escape")) { infer__jargs_check(J, A, 0, f, none); return infer__jescape(J, v); }
+    if (INFER__JF("forceescape")) { infer__jargs_check(J, A, 0, f, none); infer__jv s = infer__jstr(J, v); s.safe = 0; return infer__jescape(J, s); }
+    if (INFER__JF("tojson")) return infer__jtojson(J, v, A);
+    if (INFER__JF("upper") || INFER__JF("lower") || INFER__JF("capitalize")) {
+        infer__jargs_check(J, A, 0, f, none);
+        return infer__jcase(J, infer__jstr(J, v), f[0] == 'u' ? 1 : f[0] == 'l' ? 0 : 2);
+    }
+    if (INFER__JF("title")) {   /* jinja2's title: a capital after blanks and -([{< */
+        infer__jargs_check(J, A, 0, f, none);
+        infer__jv s = infer__jstr(J, v);
+        infer__jbuf out = { 0 };
+        int start = 1;
+        for (size_t i = 0; i < s.n;) {
+            uint32_t cp = infer__jcp(s.u.s, s.n, &i);
+            const int sep = infer__jspace(cp) || (cp < 0x80 && strchr("-({[<", (int)cp));
+            uint32_t o = sep ? cp : start ? infer__jupper_cp(cp) : infer__uc_tolower(cp);
+            char enc[4];
+            infer__jput(J, &out, enc, (size_t)infer__utf8_encode(o, enc));
+            start = sep;
+        }
+        return infer__jv_buf(&out);
+    }
+    if (INFER__JF("d") || INFER__JF("default")) {
+        static const char *const k[] = { "default_value", "boolean", NULL };
+        infer__jargs_check(J, A, 2, f, k);
+        a = infer__jv_str("", 0);
+        infer__jarg(A, 0, "default_value", &a);
+        infer__jarg(A, 1, "boolean", &b);
+        return v.k == INFER__JV_UNDEF || (infer__jtrue(b) && !infer__jtrue(v)) ? a : v;
+    }
+    if (INFER__JF("items")) {
+        infer__jargs_check(J, A, 0, f, none);
+        infer__jv out = infer__jv_arr(J, INFER__JV_LIST, v.k == INFER__JV_DICT ? v.u.a->n + 1 : 1);
+        if (v.k == INFER__JV_UNDEF) return out;
+        if (v.k != INFER__JV_DICT) infer__jfail(J, "can only get item pairs from a mapping");
+        for (int64_t i = 0; i < v.u.a->n; i++) infer__jlist_push(J, out, infer__jpair(J, v.u.a->key[i], v.u.a->v[i]));
+        return out;
+    }
+    if (INFER__JF("list")) { infer__jargs_check(J, A, 0, f, none); infer__jv it = infer__jiter(J, v), out = infer__jv_arr(J, INFER__JV_LIST, it.u.a->n + 1); for (int64_t i = 0; i < it.u.a->n; i++) infer__jlist_push(J, out, it.u.a->v[i]); return out; }
+    if (INFER__JF("join")) {
+        static const char *const k[] = { "d", "attribute", NULL };
+        infer__jargs_check(J, A, 2, f, k);
+        a = infer__jv_str("", 0);
+        infer__jarg(A, 0, "d", &a);
+        infer__jarg(A, 1, "attribute", &b);
+        infer__jv items = infer__jiter(J, v), sep = infer__jstr(J, a);
+        infer__jbuf out = { 0 };
+        for (int64_t i = 0; i < items.u.a->n; i++) {
+            if (i) infer__jput(J, &out, sep.u.s, sep.n);
+            infer__jstr_to(J, &out, b.k == INFER__JV_NONE ? items.u.a->v[i] : infer__jattr_path(J, items.u.a->v[i], b));
+        }
+        return infer__jv_buf(&out);
+    }
+    if (INFER__JF("first") || INFER__JF("last")) {
+        infer__jargs_check(J, A, 0, f, none);
+        infer__jv it = infer__jiter(J, v);
+        if (!it.u.a->n) return infer__jv_undef(infer__jfmt(J, "no %s item, sequence was empty", f));
+        return it.u.a->v[f[0] == 'f' ? 0 : it.u.a->n - 1];
+    }
+    if (INFER__JF("reverse")) {
+        infer__jargs_check(J, A, 0, f, none);
+        if (v.k == INFER__JV_STR) { infer__jv m1 = infer__jv_int(-1), nn = infer__jv_make(INFER__JV_NONE); return infer__jslice(J, v, nn, nn, m1); }
+        infer__jv it = infer__jiter(J, v), out = infer__jv_arr(J, INFER__JV_LIST, it.u.a->n + 1);
+        for (int64_t i = it.u.a->n - 1; i >= 0; i--) infer__jlist_push(J, out, it.u.a->v[i]);
+        return out;
+    }
+    if (INFER__JF("sort")) {
+        static const char *const k[] = { "reverse", "case_sensitive", "attribute", NULL };
+        infer__jargs_check(J, A, 3, f, k);
+        infer__jarg(A, 0, "reverse", &a);
+        infer__jarg(A, 1, "case_sensitive", &b);
+        infer__jarg(A, 2, "attribute", &c);
+        return infer__jsorted(J, infer__jiter(J, v), c, infer__jtrue(b), infer__jtrue(a));
+    }
+    if (INFER__JF("dictsort")) {
+        static const char *const k[] = { "case_sensitive", "by", "reverse", NULL };
+        infer__jargs_check(J, A, 3, f, k);
+        infer__jarg(A, 0, "case_sensitive", &a);
+        b = infer__jv_strz("key");
+        infer__jarg(A, 1, "by", &b);
+        infer__jarg(A, 2, "reverse", &c);
+        if (v.k != INFER__JV_DICT) infer__jfail(J, "dictsort needs a mapping, not %s", infer__jtype(v));
+        infer__jstr_arg(J, b, "by");
+        int by_value = b.n == 5 && !memcmp(b.u.s, "value", 5);
+        if (!by_value && !(b.n == 3 && !memcmp(b.u.s, "key", 3))) infer__jfail(J, "you can only sort by either \"key\" or \"value\"");
+        infer__jv pairs = infer__jv_arr(J, INFER__JV_LIST, v.u.a->n + 1);
+        for (int64_t i = 0; i < v.u.a->n; i++) infer__jlist_push(J, pairs, infer__jpair(J, v.u.a->key[i], v.u.a->v[i]));
+        return infer__jsorted(J, pairs, infer__jv_int(by_value), infer__jtrue(a), infer__jtrue(c));
+    }
+    if (INFER__JF("unique")) {
+        static const char *const k[] = { "case_sensitive", "attribute", NULL };
+        infer__jargs_check(J, A, 2, f, k);
+        infer__jarg(A, 0, "case_sensitive", &a);
+        infer__jarg(A, 1, "attribute", &b);
+        infer__jv it = infer__jiter(J, v), out = infer__jv_arr(J, INFER__JV_LIST, 4), seen = infer__jv_arr(J, INFER__JV_LIST, 4);
+        for (int64_t i = 0; i < it.u.a->n; i++) {
+            infer__jv key = infer__jsort_key(J, it.u.a->v[i], b, infer__jtrue(a));
+            if (infer__jcontains(J, seen, key)) continue;
+            infer__jlist_push(J, seen, key);
+            infer__jlist_push(J, out, it.u.a->v[i]);
+        }
+        return out;
+    }
+    if (INFER__JF("min") || INFER__JF("max")) {
+        static const char *const k[] = { "case_sensitive", "attribute", NULL };
+        infer__jargs_check(J, A, 2, f, k);
+        infer__jarg(A, 0, "case_sensitive", &a);
+        infer__jarg(A, 1, "attribute", &b);
+        infer__jv it = infer__jiter(J, v);
+        if (!it.u.a->n) return infer__jv_undef(infer__jfmt(J, "no %s item, sequence was empty", f));
+        int64_t best = 0;
+        infer__jv bk = infer__jsort_key(J, it.u.a->v[0], b, infer__jtrue(a));
+        for (int64_t i = 1; i < it.u.a->n; i++) {
+            infer__jv key = infer__jsort_key(J, it.u.a->v[i], b, infer__jtrue(a));
+            int cmp = infer__jcmp(J, key, bk);
+            if (f[1] == 'i' ? cmp < 0 : cmp > 0) { best = i; bk = key; }
+        }
+        return it.u.a->v[best];
+    }
+    if (INFER__JF("sum")) {
+        static const char *const k[] = { "attribute", "start", NULL };
+        infer__jargs_check(J, A, 2, f, k);
+        infer__jarg(A, 0, "attribute", &a);
+        infer__jv acc = infer__jv_int(0);
+        infer__jarg(A, 1, "start", &acc);
+        infer__jv it = infer__jiter(J, v);
+        for (int64_t i = 0; i < it.u.a->n; i++) acc = infer__jbinop(J, INFER__JO_ADD, acc, a.k == INFER__JV_NONE ? it.u.a->v[i] : infer__jattr_path(J, it.u.a->v[i], a));
+        return acc;
+    }
+    if (INFER__JF("map")) {
+        infer__jv it = infer__jiter(J, v), out = infer__jv_arr(J, INFER__JV_LIST, it.u.a->n + 1), attr;
+        if (infer__jargk(A, "attribute", &attr)) {
+            static const char *const k[] = { "attribute", "default", NULL };
+            infer__jargs_check(J, A, 0, f, k);
+            infer__jv dflt;
+            const int has_default = infer__jargk(A, "default", &dflt);
+            for (int64_t i = 0; i < it.u.a->n; i++) {
+                infer__jv x = infer__jattr_path(J, it.u.a->v[i], attr);
+                infer__jlist_push(J, out, x.k == INFER__JV_UNDEF && has_default ? dflt : x);
+            }
+            return out;
+        }
+        if (!infer__jarg(A, 0, NULL, &a)) infer__jfail(J, "map needs a filter name or attribute=");
+        infer__jstr_arg(J, a, "filter name");
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(a.n < 63 ? a.n : 63), a.u.s);
+        if (!infer__jknown(infer__jfilters, name)) infer__jfail(J, "no filter named '%s'", name);
+        infer__jargs sub = *A;
+        sub.v = A->v + 1;
+        sub.n = A->n - 1;
+        for (int64_t i = 0; i < it.u.a->n; i++) infer__jlist_push(J, out, infer__jfilter(J, name, it.u.a->v[i], &sub));
+        return out;
+    }
+    if (INFER__JF("select")) return infer__jselect(J, v, A, 1, 0);
+    if (INFER__JF("reject")) return infer__jselect(J, v, A, 0, 0);
+    if (INFER__JF("selectattr")) return infer__jselect(J, v, A, 1, 1);
+    if (INFER__JF("rejectattr")) return infer__jselect(J, v, A, 0, 1);
+    if (INFER__JF("replace")) {
+        static const char *const k[] = { "old", "new", "count", NULL };
+        infer__jargs_check(J, A, 3, f, k);
+        if (!infer__jarg(A, 0, "old", &a) || !infer__jarg(A, 1, "new", &b)) infer__jfail(J, "replace needs old and new");
+        infer__jv cnt = infer__jv_int(-1);
+        infer__jarg(A, 2, "count", &cnt);
+        if (cnt.k == INFER__JV_NONE) cnt = infer__jv_int(-1);
+        return infer__jreplace(J, infer__jstr(J, v), infer__jstr(J, a), infer__jstr(J, b), infer__jint_arg(J, cnt, "count"));
+    }
+    if (INFER__JF("int")) {
+        static const char *const k[] = { "default", "base", NULL };
+        infer__jargs_check(J, A, 2, f, k);
+        a = infer__jv_int(0);
+        b = infer__jv_int(10);
+        infer__jarg(A, 0, "default", &a);
+        infer__jarg(A, 1, "base", &b);
+        int64_t r;
+        double d;
+        infer__jneed_def(J, v);
+        if (v.k == INFER__JV_INT || v.k == INFER__JV_BOOL) return infer__jv_int(v.u.i);
+        if (v.k == INFER__JV_FLOAT) return isfinite(v.u.f) && fabs(v.u.f) < 9.2e18 ? infer__jv_int((int64_t)v.u.f) : a;
+        if (v.k == INFER__JV_STR) {
+            if (infer__jparse_int(v, infer__jint_arg(J, b, "base"), &r)) return infer__jv_int(r);
+            if (infer__jparse_float(J, v, &d) && isfinite(d) && fabs(d) < 9.2e18) return infer__jv_int((int64_t)d);
+        }
+        return a;
+    }
+    if (INFER__JF("float")) {
+        static const char *const k[] = { "default", NULL };
+        infer__jargs_check(J, A, 1, f, k);
+        a = infer__jv_float(0);
+        infer__jarg(A, 0, "default", &a);
+        double d;
+        infer__jneed_def(J, v);
+        if (infer__jnum(v)) return infer__jv_float(infer__jf(v));
+        if (v.k == INFER__JV_STR && infer__jparse_float(J, v, &d)) return infer__jv_float(d);
+        return a;
+    }
+    if (INFER__JF("abs")) {
+        infer__jargs_check(J, A, 0, f, none);
+        if (v.k == INFER__JV_FLOAT) return infer__jv_float(fabs(v.u.f));
+        if (v.k == INFER__JV_INT || v.k == INFER__JV_BOOL) { if (v.u.i == INT64_MIN) infer__jfail(J, "integer overflow"); return infer__jv_int(v.u.i < 0 ? -v.u.i : v.u.i); }
+        infer__jfail(J, "bad operand type for abs(): '%s'", infer__jtype(v));
+    }
+    if (INFER__JF("round")) return infer__jround(J, v, A);
+    if (INFER__JF("attr")) {
+        infer__jargs_check(J, A, 1, f, none);
+        if (!infer__jarg(A, 0, NULL, &a)) infer__jfail(J, "attr needs a name");
+        infer__jstr_arg(J, a, "attribute name");
+        if (v.k == INFER__JV_DICT && !infer__jname_in(infer__jdict_methods, a.u.s, a.n)) return infer__jv_undef(infer__jfmt(J, "'dict object' has no attribute '%.*s'", (int)a.n, a.u.s));
+        return infer__jgetattr(J, v, a.u.s, a.n);
+    }
+    if (INFER__JF("center")) {
+        static const char *const k[] = { "width", NULL };
+        infer__jargs_check(J, A, 1, f, k);
+        a = infer__jv_int(80);
+        infer__jarg(A, 0, "width", &a);
+        return infer__jpad(J, infer__jstr(J, v), infer__jint_arg(J, a, "width"), infer__jv_make(INFER__JV_NONE), 0);
+    }
+    if (INFER__JF("indent")) {
+        static const char *const k[] = { "width", "first", "blank", NULL };
+        infer__jargs_check(J, A, 3, f, k);
+        a = infer__jv_int(4);
+        infer__jarg(A, 0, "width", &a);
+        infer__jarg(A, 1, "first", &b);
+        infer__jarg(A, 2, "blank", &c);
+        infer__jv ind = a.k == INFER__JV_STR ? a : infer__jrepeat(J, infer__jv_str(" ", 1), infer__jint_arg(J, a, "width"));
+        infer__jv s = infer__jconcat2(J, infer__jstr_arg(J, v, "indent's value"), infer__jv_str("\n", 1));
+        infer__jargs none_args;
+        memset(&none_args, 0, sizeof none_args);
+        infer__jv lines = infer__jstr_method(J, s, "splitlines", &none_args);
+        infer__jbuf out = { 0 };
+        if (infer__jtrue(b)) infer__jput(J, &out, ind.u.s, ind.n);
+        for (int64_t i = 0; i < lines.u.a->n; i++) {
+            infer__jv ln = lines.u.a->v[i];
+            if (i) { infer__jputc(J, &out, '\n'); if (ln.n || infer__jtrue(c)) infer__jput(J, &out, ind.u.s, ind.n); }
+            infer__jput(J, &out, ln.u.s, ln.n);
+        }
+        return infer__jv_buf(&out);
+    }
+    if (INFER__JF("truncate")) {
+        static const char *const k[] = { "length", "killwords", "end", "leeway", NULL };
+        infer__jargs_check(J, A, 4, f, k);
+        infer__jv len = infer__jv_int(255), kill = infer__jv_bool(0), end = infer__jv_strz("..."), lee = infer__jv_int(5);
+        infer__jarg(A, 0, "length", &len); infer__jarg(A, 1, "killwords", &kill); infer__jarg(A, 2, "end", &end); infer__jarg(A, 3, "leeway", &lee);
+        int64_t L = infer__jint_arg(J, len, "length"), E = infer__jlen(J, end);
+        if (L < E) infer__jfail(J, "expected length >= %lld, got %lld", (long long)E, (long long)L);
+        if (infer__jlen(J, v) <= L + infer__jint_arg(J, lee, "leeway")) return v;
+        infer__jv s = infer__jstr_arg(J, v, "truncate's value");
+        infer__jv cut = infer__jslice(J, s, infer__jv_int(0), infer__jv_int(L - E), infer__jv_make(INFER__JV_NONE));
+        if (!infer__jtrue(kill)) cut = infer__jsplit(J, cut, infer__jv_str(" ", 1), 1, 1).u.a->v[0];
+        return infer__jconcat2(J, cut, infer__jstr(J, end));
+    }
+    if (INFER__JF("wordcount")) {
+        infer__jargs_check(J, A, 0, f, none);
+        infer__jv s = infer__jstr(J, v);
+        int64_t words = 0;
+        int in = 0;
+        for (size_t i = 0; i < s.n;) {
+            uint32_t cp = infer__jcp(s.u.s, s.n, &i);
+            int cat = infer__uc_category(cp), w = cp == '_' || cat == INFER__UC_L || cat == INFER__UC_N || cat == INFER__UC_M;
+            words += w && !in;
+            in = w;
+        }
+        return infer__jv_int(words);
+    }
+    if (INFER__JF("format")) {
+        infer__jv s = infer__jstr(J, v), args = infer__jv_arr(J, INFER__JV_TUPLE, A->n + 1);
+        if (A->nk) infer__jfail(J, "format with keyword arguments is not supported");
+        for (int i = 0; i < A->n; i++) infer__jlist_push(J, args, A->v[i]);
+        return infer__jpercent(J, s, args);
+    }
+    if (INFER__JF("batch")) {
+        static const char *const k[] = { "linecount", "fill_with", NULL };
+        infer__jargs_check(J, A, 2, f, k);
+        if (!infer__jarg(A, 0, "linecount", &a)) infer__jfail(J, "batch needs a line count");
+        int64_t per = infer__jint_arg(J, a, "linecount");
+        if (per <= 0) infer__jfail(J, "batch size must be positive");
+        const int fill = infer__jarg(A, 1, "fill_with", &b) && b.k != INFER__JV_NONE;
+        infer__jv it = infer__jiter(J, v), out = infer__jv_arr(J, INFER__JV_LIST, 4), cur = infer__jv_arr(J, INFER__JV_LIST, per);
+        for (int64_t i = 0; i < it.u.a->n; i++) {
+            infer__jlist_push(J, cur, it.u.a->v[i]);
+            if (cur.u.a->n == per) { infer__jlist_push(J, out, cur); cur = infer__jv_arr(J, INFER__JV_LIST, per); }
+        }
+        if (cur.u.a->n) { while (fill && cur.u.a->n < per) infer__jlist_push(J, cur, b); infer__jlist_push(J, out, cur); }
+        return out;
+    }
+#undef INFER__JF
+    infer__jfail(J, "no filter named '%s'", f);
+}
+
+/* ---- tests ---- */
+static int infer__jtest(infer__jctx *J, const char *t, infer__jv v, const infer__jargs *A) {
+    infer__jv a = infer__jv_make(INFER__JV_NONE);
+    const int has = infer__jarg(A, 0, NULL, &a);
+    if (A->n > 1 || A->nk) infer__jfail(J, "test '%s' takes at most one argument", t);
+#define INFER__JT(w) (!strcmp(t, w))
+    if (INFER__JT("defined")) return v.k != INFER__JV_UNDEF;
+    if (INFER__JT("undefined")) return v.k == INFER__JV_UNDEF;
+    if (INFER__JT("none")) return v.k == INFER__JV_NONE;
+    if (INFER__JT("boolean")) return v.k == INFER__JV_BOOL;
+    if (INFER__JT("true")) return v.k == INFER__JV_BOOL && v.u.i;
+    if (INFER__JT("false")) return v.k == INFER__JV_BOOL && !v.u.i;
+    if (INFER__JT("string")) return v.k == INFER__JV_STR;
+    if (INFER__JT("number")) return infer__jnum(v);
+    if (INFER__JT("integer")) return v.k == INFER__JV_INT;
+    if (INFER__JT("float")) return v.k == INFER__JV_FLOAT;
+    if (INFER__JT("mapping")) return v.k == INFER__JV_DICT;
+    if (INFER__JT("iterable")) return v.k == INFER__JV_STR || infer__jseq(v) || v.k == INFER__JV_DICT || v.k == INFER__JV_UNDEF;
+    if (INFER__JT("sequence")) return v.k == INFER__JV_STR || infer__jseq(v) || v.k == INFER__JV_DICT || v.k == INFER__JV_UNDEF;
+    if (INFER__JT("callable")) return v.k == INFER__JV_MACRO || v.k == INFER__JV_FUNC || v.k == INFER__JV_METHOD;
+    if (INFER__JT("escaped")) return v.k == INFER__JV_STR && v.safe;
+    if (INFER__JT("lower")) return v.k == INFER__JV_STR ? infer__jstr_all(v, 4) : infer__jstr_all(infer__jstr(J, v), 4);
+    if (INFER__JT("upper")) return v.k == INFER__JV_STR ? infer__jstr_all(v, 5) : infer__jstr_all(infer__jstr(J, v), 5);
+    if (INFER__JT("odd") || INFER__JT("even")) return infer__jeq(infer__jbinop(J, INFER__JO_MOD, v, infer__jv_int(2)), infer__jv_int(t[0] == 'o'));
+    if (!has) infer__jfail(J, "test '%s' needs an argument", t);
+    if (INFER__JT("divisibleby")) {
+        infer__jv r = infer__jbinop(J, INFER__JO_MOD, v, a);
+        return infer__jeq(r, infer__jv_int(0));
+    }
+    if (INFER__JT("eq") || INFER__JT("equalto") || INFER__JT("==")) return infer__jeq(v, a);
+    if (INFER__JT("ne") || INFER__JT("!=")) return !infer__jeq(v, a);
+    if (INFER__JT("lt") || INFER__JT("lessthan") || INFER__JT("<")) return infer__jcmp(J, v, a) < 0;
+    if (INFER__JT("le") || INFER__JT("<=")) return infer__jcmp(J, v, a) <= 0;
+    if (INFER__JT("gt") || INFER__JT("greaterthan") || INFER__JT(">")) return infer__jcmp(J, v, a) > 0;
+    if (INFER__JT("ge") || INFER__JT(">=")) return infer__jcmp(J, v, a) >= 0;
+    if (INFER__JT("in")) return infer__jcontains(J, a, v);
+    if (INFER__JT("sameas")) {
+        if (v.k != a.k) return 0;
+        if (v.k == INFER__JV_NONE || v.k == INFER__JV_UNDEF) return 1;
+        if (v.k == INFER__JV_BOOL || v.k == INFER__JV_INT) return v.u.i == a.u.i;   /* small ints and bools are singletons */
+        if (v.k == INFER__JV_FLOAT) return 0;
+        if (v.k == INFER__JV_STR) return v.u.s == a.u.s && v.n == a.n;
+        return v.u.a == a.u.a;
+    }
+#undef INFER__JT
+    infer__jfail(J, "no test named '%s'", t);
+}
+
+/* ---- calls: macros, global functions, methods ---- */
+static infer__jv infer__jcall_macro(infer__jctx *J, infer__jv mv, const infer__jargs *A) {
+    const infer__jmacro *M = mv.u.m;
+    const infer__jn *x = M->node;
+    infer__jframe *f = infer__jframe_new(J, M->scope);
+    if (A->n > x->n_kw && !(x->flags & 1))
+        infer__jfail(J, "macro '%s' takes not more than %d argument(s)", x->name, x->n_kw);
+    infer__jv extra_kw = infer__jv_arr(J, INFER__JV_DICT, 4);
+    for (int i = 0; i < A->nk; i++) {
+        int p = -1;
+        for (int j = 0; j < x->n_kw; j++) if (!strcmp(x->kwn[j], A->kn[i])) p = j;
+        if (p >= 0 && p < A->n) infer__jfail(J, "macro '%s' got multiple values for argument '%s'", x->name, A->kn[i]);
+        if (p < 0) {
+            if (!(x->flags & 2)) infer__jfail(J, "macro '%s' takes no keyword argument '%s'", x->name, A->kn[i]);
+            infer__jarr_grow(J, extra_kw.u.a);
+            extra_kw.u.a->key[extra_kw.u.a->n] = infer__jv_strz(A->kn[i]);
+            extra_kw.u.a->v[extra_kw.u.a->n++] = A->kv[i];
+        }
+    }
+    for (int j = 0; j < x->n_kw; j++) {   /* defaults are evaluated at the call, seeing the earlier parameters */
+        infer__jv v;
+        if (!infer__jarg(A, j, x->kwn[j], &v)) v = x->kw[j] ? infer__jeval(J, f, x->kw[j]) : infer__jv_undef(infer__jfmt(J, "parameter '%s' was not provided", x->kwn[j]));
+        infer__jset(J, f, x->kwn[j], strlen(x->kwn[j]), v);
+    }
+    if (x->flags & 1) {
+        infer__jv va = infer__jv_arr(J, INFER__JV_TUPLE, 4);
+        for (int i = x->n_kw; i < A->n; i++) infer__jlist_push(J, va, A->v[i]);
+        infer__jset(J, f, "varargs", 7, va);
+    }
+    if (x->flags & 2) infer__jset(J, f, "kwargs", 6, extra_kw);
+    if (++J->depth > INFER__J_MAX_DEPTH) infer__jfail(J, "macro calls nested too deeply");
+    infer__jbuf *saved = J->out, out = { 0 };
+    J->out = &out;
+    const int line = J->line;
+    if (infer__jexec(J, f, x->args, x->n)) infer__jfail(J, "break or continue outside a loop");
+    J->out = saved;
+    J->line = line;
+    J->depth--;
+    return infer__jv_buf(&out);
+}
+
+static infer__jv infer__jnamespace(infer__jctx *J, int kind, const infer__jargs *A) {
+    infer__jv ns = infer__jv_arr(J, kind, 4), init;
+    if (A->n > 1) infer__jfail(J, "%s expected at most 1 positional argument", kind == INFER__JV_NS ? "namespace" : "dict");
+    if (infer__jarg(A, 0, NULL, &init)) {
+        if (init.k != INFER__JV_DICT && init.k != INFER__JV_NS) infer__jfail(J, "%s needs a mapping", kind == INFER__JV_NS ? "namespace" : "dict");
+        for (int64_t i = 0; i < init.u.a->n; i++) { infer__jarr_grow(J, ns.u.a); ns.u.a->key[ns.u.a->n] = init.u.a->key[i]; ns.u.a->v[ns.u.a->n++] = init.u.a->v[i]; }
+    }
+    for (int i = 0; i < A->nk; i++) {
+        infer__jv k = infer__jv_strz(A->kn[i]);
+        int64_t at = infer__jdict_find(ns, k);
+        if (at >= 0) { ns.u.a->v[at] = A->kv[i]; continue; }
+        infer__jarr_grow(J, ns.u.a);
+        ns.u.a->key[ns.u.a->n] = k;
+        ns.u.a->v[ns.u.a->n++] = A->kv[i];
+    }
+    return ns;
+}
+
+static infer__jv infer__jcall_global(infer__jctx *J, const char *fn, const infer__jargs *A) {
+    static const char *const none[] = { NULL };
+    infer__jv a;
+    if (!strcmp(fn, "range")) {
+        infer__jargs_check(J, A, 3, "range", none);
+        if (A->n < 1) infer__jfail(J, "range expected at least 1 argument");
+        int64_t start = 0, stop, step = 1;
+        if (A->n == 1) stop = infer__jint_arg(J, A->v[0], "range argument");
+        else { start = infer__jint_arg(J, A->v[0], "range argument"); stop = infer__jint_arg(J, A->v[1], "range argument"); }
+        if (A->n == 3) step = infer__jint_arg(J, A->v[2], "range argument");
+        if (!step) infer__jfail(J, "range() arg 3 must not be zero");
+        double count = ceil(((double)stop - (double)start) / (double)step);
+        if (count > INFER__J_MAX_RANGE) infer__jfail(J, "range too big: the sandbox allows at most %d items", INFER__J_MAX_RANGE);
+        infer__jv out = infer__jv_arr(J, INFER__JV_LIST, count > 0 ? (int64_t)count + 1 : 1);
+        for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) infer__jlist_push(J, out, infer__jv_int(i));
+        return out;
+    }
+    if (!strcmp(fn, "namespace")) return infer__jnamespace(J, INFER__JV_NS, A);
+    if (!strcmp(fn, "dict")) return infer__jnamespace(J, INFER__JV_DICT, A);
+    if (!strcmp(fn, "raise_exception")) {
+        infer__jargs_check(J, A, 1, fn, none);
+        if (!infer__jarg(A, 0, NULL, &a)) infer__jfail(J, "raise_exception needs a message");
+        infer__jv s = infer__jstr(J, a);
+        infer__jfail(J, "raise_exception: %.*s", (int)(s.n > 300 ? 300 : s.n), s.u.s);
+    }
+    if (!strcmp(fn, "strftime_now")) {
+        infer__jargs_check(J, A, 1, fn, none);
+        if (!infer__jarg(A, 0, NULL, &a)) infer__jfail(J, "strftime_now needs a format");
+        infer__jv f = infer__jstr_arg(J, a, "format");
+        char fmt[256], out[1024];
+        snprintf(fmt, sizeof fmt, "%.*s", (int)(f.n < 255 ? f.n : 255), f.u.s);
+        time_t now = time(NULL);
+        struct tm tmv;
+        localtime_r(&now, &tmv);
+        size_t n = strftime(out, sizeof out, fmt, &tmv);
+        char *s = (char *)infer__jalloc(J, n + 1);
+        memcpy(s, out, n);
+        return infer__jv_str(s, n);
+    }
+    infer__jfail(J, "'%s' is not supported", fn);
+}
+
+static infer__jv infer__jcall_method(infer__jctx *J, const infer__jmeth *m, const infer__jargs *A) {
+    static const char *const none[] = { NULL };
+    infer__jv self = m->self, a, b;
+    if (self.k == INFER__JV_STR) return infer__jstr_method(J, self, m->name, A);
+    if (self.k == INFER__JV_DICT) {
+        if (!strcmp(m->name, "get")) {
+            infer__jargs_check(J, A, 2, "get", none);
+            if (!infer__jarg(A, 0, NULL, &a)) infer__jfail(J, "get expected at least 1 argument");
+            int64_t i = infer__jdict_find(self, a);
+            if (i >= 0) return self.u.a->v[i];
+            return infer__jarg(A, 1, NULL, &b) ? b : infer__jv_make(INFER__JV_NONE);
+        }
+        infer__jargs_check(J, A, 0, m->name, none);
+        infer__jv out = infer__jv_arr(J, m->name[0] == 'c' ? INFER__JV_DICT : INFER__JV_LIST, self.u.a->n + 1);
+        for (int64_t i = 0; i < self.u.a->n; i++) {
+            if (m->name[0] == 'i') infer__jlist_push(J, out, infer__jpair(J, self.u.a->key[i], self.u.a->v[i]));
+            else if (m->name[0] == 'k') infer__jlist_push(J, out, self.u.a->key[i]);
+            else if (m->name[0] == 'v') infer__jlist_push(J, out, self.u.a->v[i]);
+            else { out.u.a->key[i] = self.u.a->key[i]; out.u.a->v[i] = self.u.a->v[i]; out.u.a->n++; }
+        }
+        return out;
+    }
+    if (infer__jseq(self)) {
+        if (!strcmp(m->name, "copy")) { infer__jargs_check(J, A, 0, m->name, none); return infer__jslice(J, self, infer__jv_make(INFER__JV_NONE), infer__jv_make(INFER__JV_NONE), infer__jv_make(INFER__JV_NONE)); }
+        infer__jargs_check(J, A, 1, m->name, none);
+        if (!infer__jarg(A, 0, NULL, &a)) infer__jfail(J, "%s takes exactly one argument", m->name);
+        int64_t count = 0;
+        for (int64_t i = 0; i < self.u.a->n; i++) {
+            if (!infer__jeq(self.u.a->v[i], a)) continue;
+            if (m->name[0] == 'i') return infer__jv_int(i);
+            count++;
+        }
+        if (m->name[0] == 'i') infer__jfail(J, "value is not in list");
+        return infer__jv_int(count);
+    }
+    if (self.k == INFER__JV_LOOP) {
+        infer__jloop *L = self.u.loop;
+        if (!strcmp(m->name, "cycle")) {
+            if (!A->n || A->nk) infer__jfail(J, "no items for cycling given");
+            return A->v[L->i % A->n];
+        }
+        /* changed(*values): true when the values differ from the previous call's */
+        infer__jv cur = infer__jv_arr(J, INFER__JV_TUPLE, A->n + 1);
+        for (int i = 0; i < A->n; i++) infer__jlist_push(J, cur, A->v[i]);
+        int changed = !L->has_last || !infer__jeq(L->last, cur);
+        L->last = cur;
+        L->has_last = 1;
+        return infer__jv_bool(changed);
+    }
+    infer__jfail(J, "cannot call method '%s'", m->name);
+}
+
+static void infer__jeval_args(infer__jctx *J, infer__jframe *F, const infer__jn *x, infer__jargs *A) {
+    A->n = x->n;
+    A->nk = x->n_kw;
+    A->v = (infer__jv *)infer__jalloc(J, (size_t)(x->n + 1) * sizeof(infer__jv));
+    A->kv = (infer__jv *)infer__jalloc(J, (size_t)(x->n_kw + 1) * sizeof(infer__jv));
+    A->kn = x->kwn;
+    for (int i = 0; i < x->n; i++) A->v[i] = infer__jeval(J, F, x->args[i]);
+    for (int i = 0; i < x->n_kw; i++) A->kv[i] = infer__jeval(J, F, x->kw[i]);
+}
+
+static infer__jv infer__jcall(infer__jctx *J, infer__jframe *F, const infer__jn *x) {
+    infer__jv fn = infer__jeval(J, F, x->a);
+    infer__jargs A;
+    infer__jeval_args(J, F, x, &A);
+    J->line = x->line;
+    switch (fn.k) {
+    case INFER__JV_MACRO: return infer__jcall_macro(J, fn, &A);
+    case INFER__JV_FUNC: return infer__jcall_global(J, fn.u.s, &A);
+    case INFER__JV_METHOD: return infer__jcall_method(J, fn.u.meth, &A);
+    case INFER__JV_UNDEF: infer__jundef_fail(J, fn);
+    default: infer__jfail(J, "'%s' object is not callable", infer__jtype(fn));
+    }
+}
+
+/* ---- expressions ---- */
+static infer__jv infer__jeval(infer__jctx *J, infer__jframe *F, const infer__jn *x) {
+    infer__jv a, b;
+    if (++J->steps > INFER__J_MAX_STEPS) infer__jfail(J, "the template runs too long");
+    J->line = x->line;
+    switch (x->kind) {
+    case INFER__JN_CONST: return x->val;
+    case INFER__JN_NAME:
+        if (infer__jget(F, x->name, x->name_n, &a)) return a;
+        return infer__jv_undef(infer__jfmt(J, "'%.*s' is undefined", (int)x->name_n, x->name));
+    case INFER__JN_LIST: case INFER__JN_TUPLE:
+        a = infer__jv_arr(J, x->kind == INFER__JN_LIST ? INFER__JV_LIST : INFER__JV_TUPLE, x->n + 1);
+        for (int i = 0; i < x->n; i++) a.u.a->v[i] = infer__jeval(J, F, x->args[i]);
+        a.u.a->n = x->n;
+        return a;
+    case INFER__JN_DICT:
+        a = infer__jv_arr(J, INFER__JV_DICT, x->n + 1);
+        for (int i = 0; i < x->n; i++) {
+            infer__jv k = infer__jeval(J, F, x->args[i]), v = infer__jeval(J, F, x->kw[i]);
+            if (k.k == INFER__JV_LIST || k.k == INFER__JV_DICT || k.k == INFER__JV_UNDEF) infer__jfail(J, "unhashable type: '%s'", infer__jtype(k));
+            int64_t at = infer__jdict_find(a, k);
+            if (at >= 0) { a.u.a->v[at] = v; continue; }
+            a.u.a->key[a.u.a->n] = k;
+            a.u.a->v[a.u.a->n++] = v;
+        }
+        return a;
+    case INFER__JN_GETATTR:
+        a = infer__jeval(J, F, x->a);
+        J->line = x->line;
+        return infer__jgetattr(J, a, x->name, x->name_n);
+    case INFER__JN_GETITEM:
+        a = infer__jeval(J, F, x->a);
+        if (x->b->kind == INFER__JN_SLICE) {
+            const infer__jn *s = x->b;
+            infer__jv n = infer__jv_make(INFER__JV_NONE);
+            infer__jv p0 = s->a ? infer__jeval(J, F, s->a) : n, p1 = s->b ? infer__jeval(J, F, s->b) : n, p2 = s->c ? infer__jeval(J, F, s->c) : n;
+            J->line = x->line;
+            infer__jneed_def(J, a);
+            return infer__jslice(J, a, p0, p1, p2);
+        }
+        b = infer__jeval(J, F, x->b);
+        J->line = x->line;
+        return infer__jgetitem(J, a, b);
+    case INFER__JN_CALL: return infer__jcall(J, F, x);
+    case INFER__JN_FILTER: {
+        infer__jargs A;
+        a = x->a ? infer__jeval(J, F, x->a) : J->globals->val[0];   /* a block filter reads the captured text */
+        infer__jeval_args(J, F, x, &A);
+        J->line = x->line;
+        return infer__jfilter(J, x->name, a, &A);
+    }
+    case INFER__JN_TEST: {
+        infer__jargs A;
+        a = infer__jeval(J, F, x->a);
+        infer__jeval_args(J, F, x, &A);
+        J->line = x->line;
+        return infer__jv_bool(infer__jtest(J, x->name, a, &A));
+    }
+    case INFER__JN_NOT: return infer__jv_bool(!infer__jtrue(infer__jeval(J, F, x->a)));
+    case INFER__JN_NEG: case INFER__JN_POS:
+        a = infer__jeval(J, F, x->a);
+        J->line = x->line;
+        infer__jneed_def(J, a);
+        if (!infer__jnum(a)) infer__jfail(J, "bad operand type for unary %c: '%s'", x->kind == INFER__JN_NEG ? '-' : '+', infer__jtype(a));
+        if (x->kind == INFER__JN_POS) return a.k == INFER__JV_BOOL ? infer__jv_int(a.u.i) : a;
+        if (a.k == INFER__JV_FLOAT) return infer__jv_float(-a.u.f);
+        if (a.u.i == INT64_MIN) infer__jfail(J, "integer overflow");
+        return infer__jv_int(-a.u.i);
+    case INFER__JN_BIN:
+        a = infer__jeval(J, F, x->a);
+        b = infer__jeval(J, F, x->b);
+        J->line = x->line;
+        return infer__jbinop(J, x->op, a, b);
+    case INFER__JN_AND:
+        a = infer__jeval(J, F, x->a);
+        return infer__jtrue(a) ? infer__jeval(J, F, x->b) : a;
+    case INFER__JN_OR:
+        a = infer__jeval(J, F, x->a);
+        return infer__jtrue(a) ? a : infer__jeval(J, F, x->b);
+    case INFER__JN_CMP:
+        a = infer__jeval(J, F, x->a);
+        for (int i = 0; i < x->n; i++) {   /* a < b < c is a < b and b < c */
+            b = infer__jeval(J, F, x->args[i]);
+            J->line = x->line;
+            if (!infer__jcompare(J, x->ops[i], a, b)) return infer__jv_bool(0);
+            a = b;
+        }
+        return infer__jv_bool(1);
+    case INFER__JN_COND:
+        if (infer__jtrue(infer__jeval(J, F, x->b))) return infer__jeval(J, F, x->a);
+        return x->c ? infer__jeval(J, F, x->c) : infer__jv_undef("the inline if-expression evaluated to false and has no else section");
+    case INFER__JN_CONCAT: {
+        infer__jbuf out = { 0 };
+        for (int i = 0; i < x->n; i++) infer__jstr_to(J, &out, infer__jeval(J, F, x->args[i]));
+        return infer__jv_buf(&out);
+    }
+    default: infer__jfail(J, "cannot evaluate this expression");
+    }
+}
+
+/* ---- statements ---- */
+static void infer__jassign(infer__jctx *J, infer__jframe *F, const infer__jn *t, infer__jv v) {
+    if (t->kind == INFER__JN_NAME) { infer__jset(J, F, t->name, t->name_n, v); return; }
+    if (t->kind == INFER__JN_NSREF) {
+        infer__jv ns;
+        if (!infer__jget(F, t->name, t->name_n, &ns) || ns.k != INFER__JV_NS) infer__jfail(J, "cannot assign attribute on non-namespace object");
+        infer__jarr *a = ns.u.a;
+        for (int64_t i = 0; i < a->n; i++) if (a->key[i].n == t->val.n && !memcmp(a->key[i].u.s, t->val.u.s, t->val.n)) { a->v[i] = v; return; }
+        infer__jarr_grow(J, a);
+        a->key[a->n] = t->val;
+        a->v[a->n++] = v;
+        return;
+    }
+    /* a tuple of names: unpack */
+    infer__jv items = v.k == INFER__JV_STR || v.k == INFER__JV_DICT ? infer__jiter(J, v) : v;
+    if (!infer__jseq(items)) infer__jfail(J, "cannot unpack non-iterable %s object", infer__jtype(v));
+    if (items.u.a->n != t->n)
+        infer__jfail(J, items.u.a->n > t->n ? "too many values to unpack (expected %d)" : "not enough values to unpack (expected %d)", t->n);
+    for (int i = 0; i < t->n; i++) infer__jassign(J, F, t->args[i], items.u.a->v[i]);
+}
+
+/* the body's output as a string; *r: how the body ended (a break or continue inside a
+ * captured block leaves the loop around it, as in jinja2) */
+static infer__jv infer__jcapture(infer__jctx *J, infer__jframe *F, infer__jn *const *body, int n, int *r) {
+    infer__jbuf *saved = J->out, out = { 0 };
+    J->out = &out;
+    *r = infer__jexec(J, F, body, n);
+    J->out = saved;
+    return infer__jv_buf(&out);
+}
+/* a filter chain over a captured block ({% set x | f %}, {% filter f %}) */
+static infer__jv infer__jblock_filter(infer__jctx *J, infer__jframe *F, const infer__jn *chain, infer__jv text) {
+    if (!chain) return text;
+    infer__jv saved = J->globals->val[0];
+    J->globals->val[0] = text;
+    infer__jv r = infer__jeval(J, F, chain);
+    J->globals->val[0] = saved;
+    return r;
+}
+
+enum { INFER__JX_NEXT, INFER__JX_BREAK, INFER__JX_CONTINUE };
+
+static int infer__jexec_for(infer__jctx *J, infer__jframe *F, const infer__jn *x) {
+    infer__jv seq = infer__jiter(J, infer__jeval(J, F, x->b));
+    infer__jv items = seq;
+    if (x->c) {   /* for x in xs if cond: the loop sees only the items that pass */
+        items = infer__jv_arr(J, INFER__JV_LIST, seq.u.a->n + 1);
+        for (int64_t i = 0; i < seq.u.a->n; i++) {
+            infer__jframe *tf = infer__jframe_new(J, F);
+            infer__jassign(J, tf, x->a, seq.u.a->v[i]);
+            if (infer__jtrue(infer__jeval(J, tf, x->c))) infer__jlist_push(J, items, seq.u.a->v[i]);
+        }
+    }
+    const int64_t n = items.u.a->n;
+    infer__jloop *L = (infer__jloop *)infer__jalloc(J, sizeof *L);
+    L->n = n;
+    L->items = items.u.a->v;
+    infer__jv lv = infer__jv_make(INFER__JV_LOOP);
+    lv.u.loop = L;
+    /* the else branch runs unless an iteration reached the end of the body (jinja2 clears its
+     * flag there, so a loop left by break, or whose every pass ended in continue, runs it) */
+    int completed = 0;
+    for (L->i = 0; L->i < n; L->i++) {
+        if (++J->steps > INFER__J_MAX_STEPS) infer__jfail(J, "the template runs too long");
+        infer__jframe *it = infer__jframe_new(J, F);   /* a fresh scope every iteration */
+        J->line = x->line;
+        infer__jassign(J, it, x->a, items.u.a->v[L->i]);
+        infer__jset(J, it, "loop", 4, lv);
+        int r = infer__jexec(J, it, x->args, x->n);
+        if (r == INFER__JX_BREAK) break;
+        if (r == INFER__JX_NEXT) completed = 1;
+    }
+    return completed ? INFER__JX_NEXT : infer__jexec(J, infer__jframe_new(J, F), x->alt, x->n_alt);   /* a scope of its own too */
+}
+
+static int infer__jexec(infer__jctx *J, infer__jframe *F, infer__jn *const *body, int n) {
+    for (int i = 0; i < n; i++) {
+        const infer__jn *x = body[i];
+        infer__jv v;
+        int r;
+        if (++J->steps > INFER__J_MAX_STEPS) infer__jfail(J, "the template runs too long");
+        J->line = x->line;
+        switch (x->kind) {
+        case INFER__JN_TEXT: infer__jput(J, J->out, x->name, x->name_n); break;
+        case INFER__JN_PRINT: v = infer__jeval(J, F, x->a); infer__jstr_to(J, J->out, v); break;
+        case INFER__JN_IF:
+            if (infer__jtrue(infer__jeval(J, F, x->a))) r = infer__jexec(J, F, x->args, x->n);
+            else r = infer__jexec(J, F, x->alt, x->n_alt);
+            if (r) return r;
+            break;
+        case INFER__JN_FOR:
+            if (++J->depth > INFER__J_MAX_DEPTH) infer__jfail(J, "loops nested too deeply");
+            r = infer__jexec_for(J, F, x);
+            J->depth--;
+            if (r) return r;   /* only from the else branch */
+            break;
+        case INFER__JN_SET: infer__jassign(J, F, x->a, infer__jeval(J, F, x->b)); break;
+        case INFER__JN_SETBLOCK:   /* the body has a scope of its own */
+            v = infer__jcapture(J, infer__jframe_new(J, F), x->args, x->n, &r);
+            if (r) return r;
+            infer__jassign(J, F, x->a, infer__jblock_filter(J, F, x->c, v));
+            break;
+        case INFER__JN_MACRO:
+            v = infer__jv_make(INFER__JV_MACRO);
+            v.u.m = (infer__jmacro *)infer__jalloc(J, sizeof(infer__jmacro));
+            v.u.m->node = x;
+            v.u.m->scope = F;
+            infer__jset(J, F, x->name, x->name_n, v);
+            break;
+        case INFER__JN_BREAK: return INFER__JX_BREAK;
+        case INFER__JN_CONTINUE: return INFER__JX_CONTINUE;
+        case INFER__JN_WITH: {
+            infer__jframe *w = infer__jframe_new(J, F);
+            for (int k = 0; k < x->n_alt; k++) infer__jassign(J, w, x->alt[k], infer__jeval(J, F, x->kw[k]));
+            if ((r = infer__jexec(J, w, x->args, x->n))) return r;
+            break;
+        }
+        case INFER__JN_FILTERBLOCK:
+            v = infer__jcapture(J, infer__jframe_new(J, F), x->args, x->n, &r);
+            if (r) return r;
+            infer__jstr_to(J, J->out, infer__jblock_filter(J, F, x->c, v));
+            break;
+        case INFER__JN_BLOCK:
+            if ((r = infer__jexec(J, F, x->args, x->n))) return r;
+            break;
+        default: infer__jfail(J, "cannot run this statement");
+        }
+    }
+    return INFER__JX_NEXT;
+}
+
+/* ---- JSON -> values ---- */
+static infer__jv infer__jfrom_json(infer__jctx *J, const infer__json *j) {
+    infer__jv v;
+    switch (j->type) {
+    case INFER__JSON_NULL: return infer__jv_make(INFER__JV_NONE);
+    case INFER__JSON_FALSE: return infer__jv_bool(0);
+    case INFER__JSON_TRUE: return infer__jv_bool(1);
+    case INFER__JSON_NUMBER: return j->is_int && !j->is_float ? infer__jv_int(j->i) : infer__jv_float(j->num);
+    case INFER__JSON_STRING: return infer__jv_str(j->str, j->len);
+    case INFER__JSON_ARRAY:
+        v = infer__jv_arr(J, INFER__JV_LIST, j->len + 1);
+        for (uint32_t i = 0; i < j->len; i++) v.u.a->v[i] = infer__jfrom_json(J, &j->items[i]);
+        v.u.a->n = j->len;
+        return v;
+    default:
+        v = infer__jv_arr(J, INFER__JV_DICT, j->len + 1);
+        for (uint32_t i = 0; i < j->len; i++) {   /* a repeated key keeps its first place and last value, as json.loads */
+            infer__jv k = infer__jv_str(j->items[i].key, j->items[i].key_len), x = infer__jfrom_json(J, &j->items[i]);
+            int64_t at = infer__jdict_find(v, k);
+            if (at >= 0) { v.u.a->v[at] = x; continue; }
+            v.u.a->key[v.u.a->n] = k;
+            v.u.a->v[v.u.a->n++] = x;
+        }
+        return v;
+    }
+}
+
+infer_status infer_chat_render(const char *tmpl, size_t tmpl_len, const char *vars_json, size_t vars_len, const char *bos_token,
+                               const char *eos_token, char **out, size_t *out_len, infer_error *err) {
+    infer__jctx *J = (infer__jctx *)infer__calloc(1, sizeof(infer__jctx));
+    infer_status st = INFER_OK;
+    *out = NULL;
+    if (out_len) *out_len = 0;
+    if (!J) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    if (setjmp(J->fail)) {
+        st = infer__fail(err, INFER_ERR_FORMAT, "%s", J->msg);
+        goto done;
+    }
+    char jerr[200];
+    if (infer__json_parse(&J->vars, vars_json ? vars_json : "{}", vars_json ? vars_len : 2, jerr, sizeof jerr) != 0) {
+        st = infer__fail(err, INFER_ERR_ARG, "chat variables: %s", jerr);
+        goto done;
+    }
+    const infer__json *root = J->vars.root;
+    if (root->type != INFER__JSON_OBJECT) { st = infer__fail(err, INFER_ERR_ARG, "chat variables: expected a JSON object"); goto done; }
+    infer__jlex(J, tmpl ? tmpl : "", tmpl ? tmpl_len : 0);
+    infer__jn **body;
+    int n = infer__jparse_body(J, NULL, &body);
+    /* globals: slot 0 carries a block filter's input; then the functions */
+    infer__jframe *g = infer__jframe_new(J, NULL), *top = infer__jframe_new(J, g);
+    static const char *const fns[] = { "range", "namespace", "dict", "raise_exception", "strftime_now", "lipsum", "cycler", "joiner", NULL };
+    infer__jset(J, g, "", 0, infer__jv_make(INFER__JV_NONE));
+    for (int i = 0; fns[i]; i++) { infer__jv f = infer__jv_make(INFER__JV_FUNC); f.u.s = fns[i]; infer__jset(J, g, fns[i], strlen(fns[i]), f); }
+    J->globals = g;
+    /* the variables: transformers' defaults, the special tokens, then the caller's (which win) */
+    infer__jset(J, top, "tools", 5, infer__jv_make(INFER__JV_NONE));
+    infer__jset(J, top, "documents", 9, infer__jv_make(INFER__JV_NONE));
+    infer__jset(J, top, "add_generation_prompt", 21, infer__jv_bool(0));
+    if (bos_token) infer__jset(J, top, "bos_token", 9, infer__jv_strz(bos_token));
+    if (eos_token) infer__jset(J, top, "eos_token", 9, infer__jv_strz(eos_token));
+    for (uint32_t i = 0; i < root->len; i++)
+        infer__jset(J, top, root->items[i].key, root->items[i].key_len, infer__jfrom_json(J, &root->items[i]));
+    infer__jbuf o = { 0 };
+    J->out = &o;
+    J->depth = 0;
+    if (infer__jexec(J, top, body, n)) infer__jfail(J, "break or continue outside a loop");
+    *out = (char *)INFER_MALLOC(o.n + 1);
+    if (!*out) { st = infer__fail(err, INFER_ERR_NOMEM, "out of memory"); goto done; }
+    if (o.n) memcpy(*out, o.p, o.n);
+    (*out)[o.n] = 0;
+    if (out_len) *out_len = o.n;
+done:
+    infer__json_free(&J->vars);
+    infer__jarena_free(J);
+    INFER_FREE(J);
+    return st;
+}
+
+void infer_free(void *p) { INFER_FREE(p); }
+
 /* ------------------------------------------------------------------------------------------
  * >>arch -- model families as descriptors.
  *
@@ -11673,7 +15044,10 @@ infer_status infer_model_load(infer_model **out, const char *path, const infer_m
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {     /* a Hugging Face folder (>>safetensors) */
         infer_model *m = (infer_model *)infer__calloc(1, sizeof *m);
         if (!m) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-        infer_status st = infer_hf_load(&m->gguf, path, err);
+        char tj[4096];
+        snprintf(tj, sizeof tj, "%s/tokenizer.json", path);
+        /* vocab-only needs no weights: tokenizer.json (+ tokenizer_config.json) is enough */
+        infer_status st = p && p->vocab_only ? infer_hf_vocab(&m->gguf, tj, err) : infer_hf_load(&m->gguf, path, err);
         if (st == INFER_OK) st = infer__model_init(m, p, err);
         if (st != INFER_OK) { infer_model_free(m); return st; }
         *out = m;
@@ -11871,6 +15245,7 @@ typedef struct infer__seq {
     int32_t synced[INFER__MAX_CACHES];       /* leading entries the backend copy has */
     float **conv_state, **ssm_state;         /* [n_layer] gated DeltaNet, NULL elsewhere */
     float **comp_state, **idx_state;         /* [n_layer] deepseek4's compressors, NULL elsewhere */
+    int32_t *hist;                           /* [n_ctx] the ids of the n_past tokens, in order */
 } infer__seq;
 
 /* The map of named blocks: linear probing from the hash's low bits; a deletion moves later
@@ -12115,6 +15490,7 @@ struct infer_session {
      * backend diff (>>backends); NULL otherwise */
     void (*layer_hook)(void *user, infer_session *s, int layer, int T);
     void *hook_user;
+    int32_t *hist;           /* [n_ctx] the ids of the n_past tokens held, in order (infer_eval_prefix) */
 };
 
 int32_t infer_session_n_past(const infer_session *s) { return s->seqs[0].live ? s->seqs[0].n_past : 0; }
@@ -12198,11 +15574,12 @@ static int infer__seq_alloc(infer_session *s, infer__seq *q) {
         q->dev_table[ci] = (int32_t *)k->alloc(s->kctx, (size_t)s->cache[ci].max_logical * sizeof(int32_t));
         if (!q->table[ci] || !q->dev_table[ci]) return 0;
     }
+    q->hist = (int32_t *)infer__calloc((size_t)s->n_ctx, sizeof(int32_t));
     q->ssm_state = (float **)infer__calloc(n, sizeof(float *));
     q->comp_state = (float **)infer__calloc(n, sizeof(float *));
     q->idx_state = (float **)infer__calloc(n, sizeof(float *));
     q->conv_state = (float **)infer__calloc(n, sizeof(float *));   /* last: it marks the slot as made */
-    if (!q->conv_state || !q->ssm_state || !q->comp_state || !q->idx_state) return 0;
+    if (!q->conv_state || !q->ssm_state || !q->comp_state || !q->idx_state || !q->hist) return 0;
     for (int l = 0; l < c->n_layer; l++) {
         const infer__layer *L = &s->m->layers[l];
         if (L->recurrent) {
@@ -12227,6 +15604,7 @@ static void infer__seq_free(infer_session *s, infer__seq *q) {
         for (int l = 0; states[i] && l < s->m->cfg.n_layer; l++) if (states[i][l]) k->free(s->kctx, states[i][l]);
         INFER_FREE(states[i]);
     }
+    INFER_FREE(q->hist);
 }
 
 /* every sequence empty (its id stays valid) */
@@ -13070,6 +16448,7 @@ infer_status infer_eval_batch(infer_session *s, const infer_batch_item *items, i
         for (int g = 0; g < s->n_segs; g++) {
             const infer__seg *sg = &s->segs[g];
             infer__seq *q = &s->seqs[sg->seq];
+            memcpy(q->hist + sg->p0, s->tok_host + sg->row0, (size_t)sg->n * sizeof(int32_t));
             q->n_past = sg->p0 + sg->n;
             if (s->cache[0].prefix) infer__prefix_note(&s->cache[0], q, s->tok_host + sg->row0, sg->p0, q->n_past);
             for (int ci = 0; ci < s->n_caches; ci++) infer__seq_trim(&s->cache[ci], q, ci, q->n_past);
@@ -13086,6 +16465,66 @@ infer_status infer_eval(infer_session *s, const int32_t *tokens, int n, float *l
     const infer_batch_item it = { 0, tokens, n, logits, all_logits };
     return infer_eval_batch(s, &it, 1, err);
 }
+
+const int32_t *infer_session_tokens(const infer_session *s) { return s->seqs[0].hist; }
+
+/* Wind sequence q back to its first n tokens. Rows from n on are overwritten by the next
+ * tokens; the blocks wholly past n go back to the pool, and a block that keeps some rows
+ * but is shared (another sequence holds it, or the prefix cache names it) is first copied,
+ * those rows only, into a block of the sequence's own. A recurrent state, a sliding window
+ * or a compressor state cannot be wound back: only to 0 (empty) or to where it is. */
+static infer_status infer__seq_rewind(infer_session *s, infer__seq *q, int32_t n, infer_error *err) {
+    if (n < 0 || n > q->n_past) return infer__fail(err, INFER_ERR_ARG, "cannot rewind to %d: the sequence holds %d tokens", n, q->n_past);
+    if (n == q->n_past) return INFER_OK;
+    if (n == 0) { infer__seq_release(s->cache, s->n_caches, q); infer__seq_zero_state(s, q); return INFER_OK; }
+    int rewindable = s->n_caches == 1 && s->cache[0].window == 0;
+    for (int l = 0; l < s->m->cfg.n_layer; l++) rewindable &= !q->conv_state[l];
+    if (!rewindable) return infer__fail(err, INFER_ERR_UNSUPPORTED, "a recurrent or windowed state cannot be rewound (from %d to %d tokens)", q->n_past, n);
+    infer__cache *c = &s->cache[0];
+    const int32_t bs = c->block_size, keep = (n + bs - 1) / bs;
+    while (q->n_table[0] > keep) infer__cache_release(c, q->table[0][--q->n_table[0]]);
+    if (q->synced[0] > keep) q->synced[0] = keep;
+    const int32_t i = n / bs, b = i < keep ? q->table[0][i] : -1;
+    if (b >= 0 && n % bs && (c->ref[b] > 1 || (c->prefix && c->cached[b]))) {
+        const int32_t nb = infer__cache_take(c);
+        if (nb < 0 || !infer__cache_copy_rows(s, c, nb, b, n % bs)) {
+            if (nb >= 0) infer__cache_release(c, nb);
+            return infer__fail(err, INFER_ERR_CONTEXT, "KV cache pool exhausted while rewinding");
+        }
+        if (c->prefix) {
+            memcpy(c->tokens + (size_t)nb * bs, c->tokens + (size_t)b * bs, (size_t)(n % bs) * sizeof(int32_t));
+            c->parent[nb] = c->parent[b];
+        }
+        infer__cache_release(c, b);
+        q->table[0][i] = nb;
+        if (q->synced[0] > i) q->synced[0] = i;
+    }
+    if (b >= 0 && c->prefix && !c->cached[q->table[0][i]]) c->fill[q->table[0][i]] = n % bs ? n % bs : bs;
+    q->n_past = n;
+    return INFER_OK;
+}
+
+infer_status infer_session_rewind(infer_session *s, int32_t n, infer_error *err) {
+    if (!s->seqs[0].live) return infer__fail(err, INFER_ERR_ARG, "sequence 0 was removed");
+    return infer__seq_rewind(s, &s->seqs[0], n, err);
+}
+
+infer_status infer_eval_prefix(infer_session *s, const int32_t *tokens, int n, float *logits, int *n_eval, infer_error *err) {
+    int32_t keep = 0;
+    if (n_eval) *n_eval = 0;
+    if (n <= 0) return infer__fail(err, INFER_ERR_ARG, "no tokens to evaluate");
+    if (!s->seqs[0].live) return infer__fail(err, INFER_ERR_ARG, "sequence 0 was removed");
+    const infer__seq *q = &s->seqs[0];
+    while (keep < q->n_past && keep < n && q->hist[keep] == tokens[keep]) keep++;
+    if (keep == n) keep = n - 1;                 /* the last token again: its logits are wanted */
+    if (keep < q->n_past && infer_session_rewind(s, keep, NULL) != INFER_OK) {
+        infer_session_reset(s);                  /* a recurrent state: from the start */
+        keep = 0;
+    }
+    if (n_eval) *n_eval = n - keep;
+    return infer_eval(s, tokens + keep, n - keep, logits, 0, err);
+}
+
 /* ------------------------------------------------------------------------------------------
  * >>sampler -- from logits to the next token.
  *
@@ -13096,7 +16535,7 @@ infer_status infer_eval(infer_session *s, const int32_t *tokens, int n, float *l
  *   4. min-p: keep tokens with p_i >= min_p * p_max
  *   5. temperature: l / temp
  *   6. draw from softmax of what is left with the seeded RNG
- * temp <= 0 skips all of it and returns the argmax (greedy), ties to the lowest id.
+ * temp <= 0 applies only the penalty and returns the argmax (greedy), ties to the lowest id.
  * ---------------------------------------------------------------------------------------- */
 struct infer_sampler {
     infer_sampler_params p;
@@ -13147,12 +16586,12 @@ static int infer__cand_cmp(const void *a, const void *b) {
 
 int32_t infer_sampler_sample(infer_sampler *s, const float *logits) {
     const int32_t V = s->n_vocab;
-    if (s->p.temp <= 0) {
+    infer__cand *c = s->cand;
+    if (s->p.temp <= 0 && s->p.repeat_penalty == 1.0f) {                /* plain greedy */
         int32_t best = 0;
         for (int32_t i = 1; i < V; i++) if (logits[i] > logits[best]) best = i;
         return best;
     }
-    infer__cand *c = s->cand;
     for (int32_t i = 0; i < V; i++) { c[i].id = i; c[i].logit = logits[i]; }
     if (s->p.repeat_penalty != 1.0f) {                                  /* 1. penalty, once per distinct token */
         for (int32_t i = 0; i < s->n_recent; i++) {
@@ -13161,6 +16600,11 @@ int32_t infer_sampler_sample(infer_sampler *s, const float *logits) {
             if (seen || t < 0 || t >= V) continue;
             c[t].logit = c[t].logit > 0 ? c[t].logit / s->p.repeat_penalty : c[t].logit * s->p.repeat_penalty;
         }
+    }
+    if (s->p.temp <= 0) {                                               /* greedy: the argmax after the penalty */
+        int32_t best = 0;
+        for (int32_t i = 1; i < V; i++) if (c[i].logit > c[best].logit) best = i;
+        return best;
     }
     qsort(c, (size_t)V, sizeof *c, infer__cand_cmp);
     int32_t n = V;
@@ -13226,6 +16670,50 @@ done:
     infer_sampler_free(smp);
     return rc;
 }
+/* ---- chat templates of a model (the interpreter is >>jinja) ---- */
+const char *infer_model_chat_template(const infer_model *m, const char *name, size_t *len) {
+    char key[128];
+    snprintf(key, sizeof key, name ? "tokenizer.chat_template.%s" : "tokenizer.chat_template", name);
+    const infer_gguf_kv *kv = infer_gguf_find(&m->gguf, key);
+    if (!kv || kv->type != INFER_GGUF_STRING) return NULL;
+    if (len) *len = (size_t)kv->v.s.len;
+    return kv->v.s.ptr;
+}
+
+/* the text of the special token the GGUF names with `key`, NUL-terminated in buf; NULL if none */
+static const char *infer__special_text(const infer_model *m, const char *key, char *buf, size_t size) {
+    int64_t id;
+    infer_error e;
+    if (!m->tok || m->tok->kind == INFER_TOK_NONE || infer__get_int(&m->gguf, key, &id, &e) != 1 || id < 0 || id >= m->tok->n_vocab) return NULL;
+    uint32_t n;
+    const char *t = infer__tok_text(m->tok, (int32_t)id, &n);
+    if (n >= size) return NULL;
+    memcpy(buf, t, n);
+    buf[n] = 0;
+    return buf;
+}
+
+infer_status infer_model_chat_render(const infer_model *m, const char *tmpl, size_t tmpl_len, const char *vars_json, size_t vars_len,
+                                     char **out, size_t *out_len, infer_error *err) {
+    char bos[256], eos[256];
+    *out = NULL;
+    if (!tmpl) {
+        infer__json_doc d;
+        char jerr[8];
+        int tools = 0;
+        if (vars_json && infer__json_parse(&d, vars_json, vars_len, jerr, sizeof jerr) == 0) {
+            const infer__json *t = infer__json_get(d.root, "tools");
+            tools = t && t->type != INFER__JSON_NULL;
+            infer__json_free(&d);
+        }
+        if (tools) tmpl = infer_model_chat_template(m, "tool_use", &tmpl_len);
+        if (!tmpl) tmpl = infer_model_chat_template(m, NULL, &tmpl_len);
+        if (!tmpl) return infer__fail(err, INFER_ERR_ARG, "the model has no chat template (tokenizer.chat_template); give one");
+    }
+    return infer_chat_render(tmpl, tmpl_len, vars_json, vars_len, infer__special_text(m, "tokenizer.ggml.bos_token_id", bos, sizeof bos),
+                             infer__special_text(m, "tokenizer.ggml.eos_token_id", eos, sizeof eos), out, out_len, err);
+}
+
 /* glue: GGUF tokenizer.ggml.* keys -> infer__tok_src -> infer_tokenizer */
 
 /* string array -> pointer/length arrays (pointing into the file) */
@@ -13264,6 +16752,13 @@ static infer_status infer__load_tokenizer(infer_model *m, infer_error *err) {
     if (pre.ptr) snprintf(pre_z, sizeof pre_z, "%.*s", (int)(pre.len < 63 ? pre.len : 63), pre.ptr);
     src.model = model_z;
     src.pre = pre.ptr ? pre_z : NULL;
+    char name_z[256] = "", arch_z[64] = "";
+    infer_str gname = { NULL, 0 }, garch = { NULL, 0 };
+    infer_error ignored;
+    if (infer__get_str(g, "general.name", &gname, &ignored) == 1) snprintf(name_z, sizeof name_z, "%.*s", (int)(gname.len < 255 ? gname.len : 255), gname.ptr);
+    if (infer__get_str(g, "general.architecture", &garch, &ignored) == 1) snprintf(arch_z, sizeof arch_z, "%.*s", (int)(garch.len < 63 ? garch.len : 63), garch.ptr);
+    src.name = name_z;
+    src.arch = arch_z;
     src.n_vocab = (int32_t)tokens->arr_n;
     const char **tp = NULL, **mp = NULL;
     uint64_t *tl = NULL, *ml = NULL;

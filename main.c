@@ -8,24 +8,38 @@
 #include <errno.h>
 #include <pthread.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 static const char *usage_text =
     "usage: infer -m MODEL [options]\n"
+    "  MODEL: a GGUF file, or a Hugging Face folder (config.json, *.safetensors, tokenizer.json)\n"
     "\n"
     "input (one of):\n"
     "  -p, --prompt TEXT       prompt text\n"
-    "  -f, --file FILE         read the prompt from FILE\n"
+    "  -f, --file FILE         read the prompt from FILE (- = standard input)\n"
     "  --prompt-ids 1,2,3      prompt as token ids (no tokenizer, no BOS added)\n"
     "\n"
+    "chat:\n"
+    "  -cnv, --chat            chat: every line of standard input is a user message (a '> ' prompt\n"
+    "                          when it is a terminal); replies stream; /reset starts over. The\n"
+    "                          conversation stays in the context: each turn evaluates only its new\n"
+    "                          tokens; when the context is full the oldest turns are dropped\n"
+    "  --system TEXT           the system message of the chat (-p/-f text also serves as one)\n"
+    "  --chat-template FILE    a Jinja chat template instead of the model's own\n"
+    "  --chat-render CONV.json print the chat template's text for a conversation\n"
+    "                          ({\"messages\": [...], \"add_generation_prompt\": true, \"tools\": [...]})\n"
+    "                          and exit; the model may be vocab-only\n"
+    "\n"
     "generation:\n"
-    "  -n, --n-predict N       tokens to generate (default 128; 0 = only evaluate the prompt)\n"
+    "  -n, --n-predict N       tokens to generate (default 128; 0 = only evaluate the prompt;\n"
+    "                          -1 = until the end of generation or of the context)\n"
     "  --temp T                temperature (default 0.8; 0 = greedy)\n"
     "  --top-k K               (default 40; 0 = off)\n"
     "  --top-p P               (default 0.95; 1 = off)\n"
     "  --min-p P               (default 0.05; 0 = off)\n"
     "  --repeat-penalty R      (default 1.0 = off)\n"
     "  --repeat-last-n N       tokens the penalty looks back over (default 64)\n"
-    "  --seed S                RNG seed (default: from the clock)\n"
+    "  --seed S                RNG seed (default, or -1: a random one; the stats line shows it)\n"
     "  --no-bos                do not add the BOS token\n"
     "  --no-special            treat special-token text in the prompt as plain text\n"
     "\n"
@@ -41,7 +55,7 @@ static const char *usage_text =
     "  --logits-out FILE       write float32 logits, one n_vocab row per evaluated token\n"
     "  --tokenize              print the prompt's token ids and exit (works on vocab-only files)\n"
     "  --ppl FILE              perplexity of FILE's text\n"
-    "  --info                  print metadata and the tensor table\n"
+    "  --info                  print metadata and the tensor table (works on vocab-only files)\n"
     "  --bench                 speed: a --bench-pp token prompt (default 128), then --bench-tg\n"
     "                          generated tokens (default 64), best of --bench-reps runs (3);\n"
     "                          prints 'bench pp=.. tg=.. pp_tok_s=.. tg_tok_s=.. rss_mb=..'\n"
@@ -52,6 +66,7 @@ static const char *usage_text =
     "  --membw                 measure memory read bandwidth (GB/s) with -t threads and exit\n"
     "  --diff                  check the GPU against the CPU: every kernel on random inputs, then\n"
     "                          (with -m) the model layer by layer; exit 1 beyond tolerance\n"
+    "  --version               print the version and exit\n"
     "  -h, --help              this text\n";
 
 static void die(const char *fmt, const char *arg) {
@@ -62,8 +77,8 @@ static void die(const char *fmt, const char *arg) {
 }
 
 typedef struct {
-    const char *model, *prompt, *file, *prompt_ids, *logits_out, *ppl;
-    int n_predict, n_ctx, n_threads, n_ubatch, precise, tokenize, info, no_bos, no_special, seed_set;
+    const char *model, *prompt, *file, *prompt_ids, *logits_out, *ppl, *chat_template, *chat_render, *system;
+    int n_predict, n_ctx, n_threads, n_ubatch, precise, tokenize, info, no_bos, no_special, seed_set, chat;
     int bench, bench_pp, bench_tg, bench_reps, membw, gpu, diff;
     int parallel;                /* --parallel N: each line of -f a prompt, N at once */
     int bench_batch[16], n_bench_batch;
@@ -92,6 +107,16 @@ static float parse_float(const char *opt, const char *v, double lo, double hi) {
     return (float)x;
 }
 
+/* a fresh seed from the kernel (the clock and pid if that fails), in [0, 2^63) so that
+ * --seed can take it back */
+static uint64_t random_seed(void) {
+    uint64_t v = 0;
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (!f || fread(&v, sizeof v, 1, f) != 1) v = (uint64_t)time(NULL) * 6364136223846793005ull ^ (uint64_t)getpid();
+    if (f) fclose(f);
+    return v & 0x7fffffffffffffffull;
+}
+
 static void parse_args(int argc, char **argv, options *o) {
     memset(o, 0, sizeof *o);
     o->n_predict = 128;
@@ -104,18 +129,19 @@ static void parse_args(int argc, char **argv, options *o) {
         const char *a = argv[i];
 #define NEXT() (i + 1 < argc ? argv[++i] : (die("option %s needs a value", a), ""))
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_text, stdout); exit(0); }
+        else if (!strcmp(a, "--version")) { printf("infer %s\n", INFER_VERSION); exit(0); }
         else if (!strcmp(a, "-m") || !strcmp(a, "--model")) o->model = NEXT();
         else if (!strcmp(a, "-p") || !strcmp(a, "--prompt")) o->prompt = NEXT();
         else if (!strcmp(a, "-f") || !strcmp(a, "--file")) o->file = NEXT();
         else if (!strcmp(a, "--prompt-ids")) o->prompt_ids = NEXT();
-        else if (!strcmp(a, "-n") || !strcmp(a, "--n-predict")) o->n_predict = (int)parse_int(a, NEXT(), 0, 1 << 30);
+        else if (!strcmp(a, "-n") || !strcmp(a, "--n-predict")) o->n_predict = (int)parse_int(a, NEXT(), -1, 1 << 30);
         else if (!strcmp(a, "--temp")) o->sp.temp = parse_float(a, NEXT(), 0, 1e6);
         else if (!strcmp(a, "--top-k")) o->sp.top_k = (int)parse_int(a, NEXT(), 0, 1 << 30);
         else if (!strcmp(a, "--top-p")) o->sp.top_p = parse_float(a, NEXT(), 0, 1);
         else if (!strcmp(a, "--min-p")) o->sp.min_p = parse_float(a, NEXT(), 0, 1);
         else if (!strcmp(a, "--repeat-penalty")) o->sp.repeat_penalty = parse_float(a, NEXT(), 1e-6, 1e6);
         else if (!strcmp(a, "--repeat-last-n")) o->sp.repeat_last_n = (int)parse_int(a, NEXT(), 0, 1 << 20);
-        else if (!strcmp(a, "--seed")) { o->sp.seed = (uint64_t)parse_int(a, NEXT(), 0, 0x7fffffffffffffffL); o->seed_set = 1; }
+        else if (!strcmp(a, "--seed")) { long v = parse_int(a, NEXT(), -1, 0x7fffffffffffffffL); o->sp.seed = (uint64_t)v; o->seed_set = v >= 0; }
         else if (!strcmp(a, "-c") || !strcmp(a, "--ctx-size")) o->n_ctx = (int)parse_int(a, NEXT(), 1, 1 << 24);
         else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) o->n_threads = (int)parse_int(a, NEXT(), 1, 1024);
         else if (!strcmp(a, "--ubatch")) o->n_ubatch = (int)parse_int(a, NEXT(), 1, 1 << 16);
@@ -130,6 +156,10 @@ static void parse_args(int argc, char **argv, options *o) {
         else if (!strcmp(a, "--tokenize")) o->tokenize = 1;
         else if (!strcmp(a, "--ppl")) o->ppl = NEXT();
         else if (!strcmp(a, "--info")) o->info = 1;
+        else if (!strcmp(a, "--chat-template")) o->chat_template = NEXT();
+        else if (!strcmp(a, "-cnv") || !strcmp(a, "--chat")) o->chat = 1;
+        else if (!strcmp(a, "--system")) o->system = NEXT();
+        else if (!strcmp(a, "--chat-render")) o->chat_render = NEXT();
         else if (!strcmp(a, "--bench")) o->bench = 1;
         else if (!strcmp(a, "--bench-pp")) o->bench_pp = (int)parse_int(a, NEXT(), 1, 1 << 20);
         else if (!strcmp(a, "--bench-tg")) o->bench_tg = (int)parse_int(a, NEXT(), 0, 1 << 20);
@@ -160,12 +190,20 @@ static void parse_args(int argc, char **argv, options *o) {
     int inputs = !!o->prompt + !!o->file + !!o->prompt_ids;
     if (inputs > 1) die("%s", "give only one of -p, -f and --prompt-ids");
     if (o->parallel && !o->file) die("%s", "--parallel N takes its prompts from -f FILE, one per line");
+    if (o->parallel && o->chat) die("%s", "--parallel and --chat do not go together");
     if (o->n_bench_batch && !o->bench) die("%s", "--bench-batch goes with --bench");
-    if (!o->seed_set) o->sp.seed = (uint64_t)time(NULL);
+    if (o->chat && (o->prompt_ids || o->logits_out || o->tokenize)) die("%s", "--chat takes text: not --prompt-ids, --logits-out or --tokenize");
+    if (o->chat && o->system && (o->prompt || o->file)) die("%s", "give the chat's system message once: --system, -p or -f");
+    if (!o->seed_set) o->sp.seed = random_seed();
+    if (!o->n_threads) o->n_threads = (int)(sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1);   /* what the library's default is */
 }
 
+/* the whole of a file, NUL-terminated; "-" is standard input */
 static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
+    struct stat sb;
+    const int is_stdin = !strcmp(path, "-");
+    if (!is_stdin && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) { fprintf(stderr, "infer: '%s' is a directory, not a file\n", path); exit(1); }
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
     if (!f) { fprintf(stderr, "infer: cannot open '%s': %s\n", path, strerror(errno)); exit(1); }
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap + 1);
@@ -174,7 +212,8 @@ static char *read_file(const char *path, size_t *len) {
         n += got;
         if (n == cap) { cap *= 2; buf = realloc(buf, cap + 1); }
     }
-    fclose(f);
+    if (ferror(f)) { fprintf(stderr, "infer: cannot read '%s': %s\n", path, strerror(errno)); exit(1); }
+    if (!is_stdin) fclose(f);
     if (!buf) { fprintf(stderr, "infer: out of memory reading '%s'\n", path); exit(1); }
     buf[n] = 0;
     *len = n;
@@ -212,27 +251,212 @@ static int32_t *prompt_tokens(const options *o, const infer_model *m, const char
     return ids;
 }
 
-static void print_info(const infer_model *m) {
-    const infer_gguf *g = infer_model_gguf(m);
-    printf("gguf version %u, %lld metadata keys, %lld tensors, alignment %llu\n", g->version, (long long)g->n_kv, (long long)g->n_tensors, (unsigned long long)g->alignment);
-    for (int64_t i = 0; i < g->n_kv; i++) {
-        const infer_gguf_kv *kv = &g->kv[i];
-        printf("  %-48.*s ", (int)kv->key.len, kv->key.ptr);
-        switch (kv->type) {
-        case INFER_GGUF_STRING: printf("%.*s\n", (int)(kv->v.s.len > 120 ? 120 : kv->v.s.len), kv->v.s.ptr); break;
-        case INFER_GGUF_ARRAY: printf("[array of %llu]\n", (unsigned long long)kv->arr_n); break;
-        case INFER_GGUF_F32: case INFER_GGUF_F64: printf("%g\n", kv->v.f); break;
-        case INFER_GGUF_BOOL: printf("%s\n", kv->v.u ? "true" : "false"); break;
-        case INFER_GGUF_I8: case INFER_GGUF_I16: case INFER_GGUF_I32: case INFER_GGUF_I64: printf("%lld\n", (long long)kv->v.i); break;
-        default: printf("%llu\n", (unsigned long long)kv->v.u); break;
+static void print_line(void *user, const char *line);
+
+/* --chat-template FILE, or NULL for the model's own */
+static char *chat_template_text(const options *o, size_t *len) {
+    return o->chat_template ? read_file(o->chat_template, len) : NULL;
+}
+
+/* --chat-render CONV.json: the template's text for the conversation, exactly, on stdout */
+static int run_chat_render(const options *o, const infer_model *m) {
+    size_t clen, tlen = 0, olen;
+    char *conv = read_file(o->chat_render, &clen), *tmpl = chat_template_text(o, &tlen), *out;
+    infer_error err;
+    if (infer_model_chat_render(m, tmpl, tlen, conv, clen, &out, &olen, &err) != INFER_OK) {
+        fprintf(stderr, "infer: %s: %s\n", o->chat_render, err.msg);
+        return 1;
+    }
+    fwrite(out, 1, olen, stdout);
+    infer_free(out); free(conv); free(tmpl);
+    return 0;
+}
+
+/* ---- --chat ----
+ * The conversation is a list of messages; every turn renders all of it with the chat
+ * template (and the generation prompt), tokenizes the text, and hands the ids to
+ * infer_eval_prefix, which keeps what the session already holds -- the previous turns and
+ * the reply just generated -- and evaluates only the rest. When the context cannot hold the
+ * conversation plus room for a reply, the oldest turns (after the system message) are
+ * dropped, with a notice. */
+typedef struct { char *p; size_t n, cap; } strbuf;
+static void sb_put(strbuf *b, const char *s, size_t n) {
+    if (b->n + n + 1 > b->cap) {
+        b->cap = (b->n + n + 1) * 2;
+        if (!(b->p = realloc(b->p, b->cap))) die("%s", "out of memory");
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = 0;
+}
+static void sb_puts(strbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
+/* a JSON string literal */
+static void sb_json(strbuf *b, const char *s, size_t n) {
+    sb_put(b, "\"", 1);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char esc[8];
+        if (c == '"' || c == '\\') { esc[0] = '\\'; esc[1] = (char)c; sb_put(b, esc, 2); }
+        else if (c < 0x20) { snprintf(esc, sizeof esc, "\\u%04x", c); sb_puts(b, esc); }
+        else sb_put(b, (const char *)&c, 1);
+    }
+    sb_put(b, "\"", 1);
+}
+
+typedef struct { const char *role; strbuf text; } chat_msg;
+
+/* the conversation as the template's variables */
+static void chat_vars(strbuf *out, const chat_msg *msgs, int n) {
+    out->n = 0;
+    sb_puts(out, "{\"messages\": [");
+    for (int i = 0; i < n; i++) {
+        sb_puts(out, i ? ", {\"role\": " : "{\"role\": ");
+        sb_json(out, msgs[i].role, strlen(msgs[i].role));
+        sb_puts(out, ", \"content\": ");
+        sb_json(out, msgs[i].text.p ? msgs[i].text.p : "", msgs[i].text.n);
+        sb_puts(out, "}");
+    }
+    sb_puts(out, "], \"add_generation_prompt\": true}");
+}
+
+/* the conversation's prompt tokens; BOS in front when the model wants one and the
+ * template did not write it */
+static int32_t *chat_tokens(const infer_model *m, const char *tmpl, size_t tlen, const chat_msg *msgs, int n, int *n_out) {
+    strbuf vars = { 0 };
+    char *text;
+    size_t len;
+    infer_error err;
+    chat_vars(&vars, msgs, n);
+    if (infer_model_chat_render(m, tmpl, tlen, vars.p, vars.n, &text, &len, &err) != INFER_OK) die("%s", err.msg);
+    const infer_tokenizer *tok = infer_model_tokenizer(m);
+    int cap = (int)len + 8;
+    int32_t *ids = malloc(sizeof(int32_t) * (size_t)cap);
+    if (!ids) die("%s", "out of memory");
+    int k = infer_tokenize(tok, text, len, 0, 1, ids + 1, cap - 1);
+    if (k < 0 || k > cap - 1) die("%s", "tokenizing the conversation failed");
+    int bos = tok->add_bos && tok->bos >= 0 && (k == 0 || ids[1] != tok->bos);
+    if (bos) ids[0] = tok->bos;
+    else memmove(ids, ids + 1, sizeof(int32_t) * (size_t)k);
+    *n_out = k + bos;
+    infer_free(text);
+    free(vars.p);
+    return ids;
+}
+
+static int run_chat(const options *o, infer_model *m, infer_session *s, const char *system) {
+    const infer_tokenizer *tok = infer_model_tokenizer(m);
+    if (!tok) die("%s", "--chat needs a model with a vocabulary");
+    size_t tlen = 0;
+    char *tmpl = chat_template_text(o, &tlen);
+    if (!tmpl && !infer_model_chat_template(m, NULL, NULL)) die("%s", "the model has no chat template: give one with --chat-template FILE");
+    const int V = infer_model_config(m)->n_vocab, n_ctx = infer_session_n_ctx(s), tty = isatty(0);
+    /* the room a reply needs: -n tokens (at most half the context; a quarter for -n -1) */
+    const int room = o->n_predict < 0 ? n_ctx / 4 : o->n_predict < n_ctx / 2 ? (o->n_predict > 0 ? o->n_predict : 1) : n_ctx / 2;
+    chat_msg *msgs = calloc(2, sizeof *msgs);
+    int n_msgs = 0, cap_msgs = 2, n_sys = 0, turn = 0;
+    float *logits = malloc(sizeof(float) * (size_t)V);
+    if (!msgs || !logits) die("%s", "out of memory");
+    if (system) { msgs[0].role = "system"; sb_puts(&msgs[0].text, system); n_msgs = n_sys = 1; }
+    char *line = NULL;
+    size_t line_cap = 0;
+    ssize_t got;
+    infer_error err;
+    for (;;) {
+        if (tty) { fputs("> ", stdout); fflush(stdout); }
+        if ((got = getline(&line, &line_cap, stdin)) < 0) break;
+        while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == '\r')) line[--got] = 0;
+        if (got == 0) continue;
+        if (!strcmp(line, "/reset")) {
+            for (int i = n_sys; i < n_msgs; i++) free(msgs[i].text.p);
+            n_msgs = n_sys;
+            infer_session_reset(s);
+            fprintf(stderr, "(the conversation starts over)\n");
+            continue;
         }
+        if (n_msgs + 2 > cap_msgs) { cap_msgs *= 2; if (!(msgs = realloc(msgs, sizeof *msgs * (size_t)cap_msgs))) die("%s", "out of memory"); }
+        msgs[n_msgs].role = "user";
+        memset(&msgs[n_msgs].text, 0, sizeof(strbuf));
+        sb_put(&msgs[n_msgs].text, line, (size_t)got);
+        n_msgs++;
+        turn++;
+        int n = 0, dropped = 0;
+        int32_t *ids = chat_tokens(m, tmpl, tlen, msgs, n_msgs, &n);
+        /* too long: drop the oldest exchange (up to the next user message) and render again */
+        while (n + room > n_ctx && n_msgs - n_sys > 1) {
+            int end = n_sys + 1;
+            while (end < n_msgs - 1 && strcmp(msgs[end].role, "user")) end++;
+            for (int i = n_sys; i < end; i++) free(msgs[i].text.p);
+            memmove(msgs + n_sys, msgs + end, sizeof *msgs * (size_t)(n_msgs - end));
+            n_msgs -= end - n_sys;
+            dropped += end - n_sys;
+            free(ids);
+            ids = chat_tokens(m, tmpl, tlen, msgs, n_msgs, &n);
+        }
+        if (dropped) fprintf(stderr, "infer: the context is full: the oldest %d message%s left the conversation\n", dropped, dropped > 1 ? "s" : "");
+        if (n + room > n_ctx) {
+            fprintf(stderr, "infer: this message does not fit in the context (%d tokens with the conversation, context %d): skipped\n", n, n_ctx);
+            free(msgs[--n_msgs].text.p);
+            free(ids);
+            continue;
+        }
+        int n_eval = 0;
+        double t0 = infer_time_seconds();
+        if (infer_eval_prefix(s, ids, n, logits, &n_eval, &err) != INFER_OK) die("%s", err.msg);
+        const double t_prompt = infer_time_seconds() - t0;
+        infer_sampler *smp = infer_sampler_create(&o->sp, V);
+        if (!smp) die("%s", "out of memory");
+        for (int i = 0; i < n; i++) infer_sampler_accept(smp, ids[i]);
+        infer_detok dt;
+        infer_detok_init(&dt, tok);
+        chat_msg *reply = &msgs[n_msgs++];
+        reply->role = "assistant";
+        memset(&reply->text, 0, sizeof(strbuf));
+        sb_put(&reply->text, "", 0);
+        int n_gen = 0, n_pass = 0;
+        t0 = infer_time_seconds();
+        for (int g = 0; o->n_predict < 0 || g < o->n_predict; g++) {
+            int32_t t = infer_sampler_sample(smp, logits);
+            infer_sampler_accept(smp, t);
+            if (infer_token_is_eog(tok, t)) break;               /* the end of the turn */
+            char buf[256];
+            int nb = infer_detok_push(&dt, t, buf, sizeof buf);
+            if (nb > (int)sizeof buf) nb = (int)sizeof buf;
+            fwrite(buf, 1, (size_t)nb, stdout);
+            fflush(stdout);
+            sb_put(&reply->text, buf, (size_t)nb);
+            n_gen++;
+            if (infer_session_n_past(s) >= n_ctx) { fprintf(stderr, "\ninfer: the context is full: the reply stops here\n"); break; }
+            if (o->n_predict >= 0 && g + 1 == o->n_predict) break;
+            if (infer_eval(s, &t, 1, logits, 0, &err) != INFER_OK) die("%s", err.msg);
+            n_pass++;
+        }
+        char buf[64];
+        int nb = infer_detok_flush(&dt, buf, sizeof buf);
+        fwrite(buf, 1, (size_t)nb, stdout);
+        sb_put(&reply->text, buf, (size_t)nb);
+        fputc('\n', stdout);
+        fflush(stdout);
+        const double t_gen = infer_time_seconds() - t0;
+        char rate[32] = "-";
+        if (n_pass) snprintf(rate, sizeof rate, "%.2f", n_pass / (t_gen > 0 ? t_gen : 1e-9));
+        fprintf(stderr, "turn %d: prompt %d tokens: %d held, %d evaluated in %.3f s; reply %d tokens (%s tok/s)\n",
+                turn, n, n - n_eval, n_eval, t_prompt, n_gen, rate);
+        infer_sampler_free(smp);
+        free(ids);
     }
-    for (int64_t i = 0; i < g->n_tensors; i++) {
-        const infer_tensor *t = &g->tensors[i];
-        printf("  tensor %-40s %-8s [", t->name, infer_type_name(t->type));
-        for (int d = 0; d < t->n_dims; d++) printf("%s%lld", d ? ", " : "", (long long)t->ne[d]);
-        printf("] %zu bytes\n", t->nbytes);
-    }
+    for (int i = 0; i < n_msgs; i++) free(msgs[i].text.p);
+    free(msgs); free(line); free(logits); free(tmpl);
+    return 0;
+}
+
+/* The stats line. The first generated token comes from the prompt's pass; each later one
+ * from a forward pass of its own, so the generation speed is those passes over the time of
+ * the loop that ran them (with -n 1 there are none, and no speed to show). */
+static void print_stats(const options *o, int n_prompt, double t_prompt, int n_gen, int n_pass, double t_gen) {
+    char gen_rate[32] = "-";
+    if (n_pass > 0) snprintf(gen_rate, sizeof gen_rate, "%.2f", n_pass / (t_gen > 0 ? t_gen : 1e-9));
+    fprintf(stderr, "prompt: %d tokens in %.3f s (%.2f tok/s); generation: %d tokens, %d forward passes in %.3f s (%s tok/s); seed %llu\n",
+            n_prompt, t_prompt, n_prompt / (t_prompt > 0 ? t_prompt : 1e-9), n_gen, n_pass, t_gen, gen_rate, (unsigned long long)o->sp.seed);
 }
 
 static void write_rows(FILE *f, const float *rows, size_t n, const char *path) {
@@ -582,17 +806,22 @@ static int run_diff(infer_model *m, const infer_kernels *k) {
 int main(int argc, char **argv) {
     options o;
     parse_args(argc, argv, &o);
-    if (o.membw) { printf("membw_gbs=%.2f threads=%d\n", measure_bw(o.n_threads ? o.n_threads : (int)sysconf(_SC_NPROCESSORS_ONLN)), o.n_threads); return 0; }
+    if (o.membw) { printf("membw_gbs=%.2f threads=%d\n", measure_bw(o.n_threads), o.n_threads); return 0; }
     infer_error err;
     const infer_kernels *gpu = NULL;
     if ((o.gpu || o.diff) && infer_gpu_kernels(&gpu, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.diff ? "--diff" : "--gpu", err.msg); return 1; }
     infer_model *m = NULL;
     infer_model_params mp;
     memset(&mp, 0, sizeof mp);
-    mp.vocab_only = o.tokenize && !o.info;
-    if (o.model && infer_model_load(&m, o.model, &mp, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.model, err.msg); return 1; }
+    mp.vocab_only = (o.tokenize || o.chat_render) && !o.info;
+    if (o.model && infer_model_load(&m, o.model, &mp, &err) != INFER_OK) {
+        /* --info shows what it can: a vocab-only file, or a family we cannot run */
+        mp.vocab_only = 1;
+        if (!o.info || infer_model_load(&m, o.model, &mp, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.model, err.msg); return 1; }
+    }
     if (o.diff) { int rc = run_diff(m, gpu); infer_model_free(m); return rc; }
-    if (o.info) { print_info(m); infer_model_free(m); return 0; }
+    if (o.info) { infer_gguf_describe(infer_model_gguf(m), print_line, NULL); infer_model_free(m); return 0; }
+    if (o.chat_render) { int rc = run_chat_render(&o, m); infer_model_free(m); return rc; }
     if (gpu && !o.tokenize && infer_model_upload(m, gpu, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.model, err.msg); return 1; }
 
     char *text = NULL;
@@ -622,6 +851,11 @@ int main(int argc, char **argv) {
     infer_session *s;
     if (infer_session_create(&s, m, &sp, &err) != INFER_OK) { fprintf(stderr, "infer: %s\n", err.msg); return 1; }
     if (o.ppl) { int rc = run_ppl(&o, m, s); infer_session_free(s); infer_model_free(m); return rc; }
+    if (o.chat) {
+        int rc = run_chat(&o, m, s, o.system ? o.system : text);
+        free(text); infer_session_free(s); infer_model_free(m);
+        return rc;
+    }
     if (o.bench) { int rc = run_bench(&o, m, s); infer_session_free(s); infer_model_free(m); return rc; }
 
     int n_prompt = 0;
@@ -657,9 +891,9 @@ int main(int argc, char **argv) {
     const float *last = logits + (lf ? (size_t)(n_prompt - 1) * V : 0);
     infer_sampler *smp = infer_sampler_create(&o.sp, V);
     for (int i = 0; i < n_prompt; i++) infer_sampler_accept(smp, prompt[i]);
-    int n_gen = 0;
+    int n_gen = 0, n_pass = 0;   /* tokens printed; forward passes they took after the prompt */
     t0 = infer_time_seconds();
-    for (int g = 0; g < o.n_predict; g++) {
+    for (int g = 0; o.n_predict < 0 || g < o.n_predict; g++) {
         int32_t t = infer_sampler_sample(smp, last);
         infer_sampler_accept(smp, t);
         if (tok && infer_token_is_eog(tok, t) && !lf) break;
@@ -674,8 +908,9 @@ int main(int argc, char **argv) {
         n_gen++;
         if (infer_session_n_past(s) >= infer_session_n_ctx(s)) { fprintf(stderr, "\ninfer: context full\n"); break; }
         /* every generated token is evaluated when logits are written, so the file has n_prompt + n rows */
-        if (g + 1 < o.n_predict || lf) {
+        if (o.n_predict < 0 || g + 1 < o.n_predict || lf) {
             if (infer_eval(s, &t, 1, logits, 0, &err) != INFER_OK) { fprintf(stderr, "infer: %s\n", err.msg); return 1; }
+            n_pass++;
             last = logits;
             if (lf) write_rows(lf, logits, (size_t)V, o.logits_out);
         }
@@ -684,8 +919,7 @@ int main(int argc, char **argv) {
     if (tok) { char buf[64]; int nb = infer_detok_flush(&dt, buf, sizeof buf); fwrite(buf, 1, (size_t)nb, stdout); }
     printf("\n");
     if (lf) fclose(lf);
-    fprintf(stderr, "prompt: %d tokens in %.3f s (%.2f tok/s); generation: %d tokens in %.3f s (%.2f tok/s)\n",
-            n_prompt, t_prompt, n_prompt / (t_prompt > 0 ? t_prompt : 1e-9), n_gen, t_gen, n_gen / (t_gen > 0 ? t_gen : 1e-9));
+    print_stats(&o, n_prompt, t_prompt, n_gen, n_pass, t_gen);
     infer_sampler_free(smp);
     free(logits); free(prompt); free(text);
     infer_session_free(s);

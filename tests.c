@@ -601,6 +601,91 @@ static void test_stories_nll(void) {
 }
 
 /* the same logits whatever the chunking, the thread count, and after a reset (paged KV reuse) */
+/* infer_eval_prefix keeps what the session holds and evaluates only the rest; the logits
+ * are those of evaluating the whole sequence at once (exactly, in precise mode) */
+static double max_diff(const float *a, const float *b, int n) {
+    double mx = 0;
+    for (int i = 0; i < n; i++) mx = fmax(mx, fabs((double)a[i] - b[i]));
+    return mx;
+}
+static void prefix_case(const char *path, int recurrent) {
+    infer_model *m;
+    infer_error err;
+    if (infer_model_load(&m, path, NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", path, err.msg); return; }
+    const int V = infer_model_config(m)->n_vocab;
+    int32_t a[40], b[40];
+    for (int i = 0; i < 40; i++) a[i] = b[i] = (i * 37 + 1) % V;
+    for (int i = 25; i < 40; i++) b[i] = (i * 11 + 5) % V;        /* b = a's first 25, then another way */
+    float *want = malloc(sizeof(float) * (size_t)V), *got = malloc(sizeof(float) * (size_t)V);
+    infer_session_params sp = infer_session_default_params();
+    sp.precise = 1;
+    sp.n_ctx = 64;
+    infer_session *s, *ref;
+    CHECK(infer_session_create(&s, m, &sp, &err) == INFER_OK && infer_session_create(&ref, m, &sp, &err) == INFER_OK);
+    int n_eval = -1;
+    /* a fresh session: everything is new */
+    CHECK(infer_eval_prefix(s, a, 30, got, &n_eval, &err) == INFER_OK && n_eval == 30);
+    CHECK(infer_session_n_past(s) == 30 && !memcmp(infer_session_tokens(s), a, 30 * sizeof(int32_t)));
+    /* the next turn: only the 10 new tokens */
+    CHECK(infer_eval_prefix(s, a, 40, got, &n_eval, &err) == INFER_OK);
+    CHECK_MSG(n_eval == 10, "extension evaluated %d tokens, not 10", n_eval);
+    CHECK(infer_eval(ref, a, 40, want, 0, &err) == INFER_OK);
+    /* a recurrent model's chunked prefill may round differently for another split */
+    const double tol = recurrent ? 1e-4 : 0;
+    CHECK_MSG(max_diff(got, want, V) <= tol, "%s: extension: max diff %g", path, max_diff(got, want, V));
+    /* diverging after 25 tokens: cut back to them (a recurrent state starts over) */
+    CHECK(infer_eval_prefix(s, b, 40, got, &n_eval, &err) == INFER_OK);
+    CHECK_MSG(n_eval == (recurrent ? 40 : 15), "divergence evaluated %d tokens", n_eval);
+    infer_session_reset(ref);
+    CHECK(infer_eval(ref, b, 40, want, 0, &err) == INFER_OK);
+    CHECK_MSG(max_diff(got, want, V) <= tol, "%s: divergence: max diff %g", path, max_diff(got, want, V));
+    CHECK(!memcmp(infer_session_tokens(s), b, 40 * sizeof(int32_t)));
+    /* the same tokens again: the last one is evaluated again for its logits */
+    CHECK(infer_eval_prefix(s, b, 40, got, &n_eval, &err) == INFER_OK && n_eval == (recurrent ? 40 : 1));
+    CHECK_MSG(max_diff(got, want, V) <= tol, "%s: again: max diff %g", path, max_diff(got, want, V));
+    /* rewinding */
+    CHECK(infer_session_rewind(s, 41, &err) == INFER_ERR_ARG);
+    CHECK(infer_session_rewind(s, 20, &err) == (recurrent ? INFER_ERR_UNSUPPORTED : INFER_OK));
+    CHECK(infer_session_n_past(s) == (recurrent ? 40 : 20));
+    CHECK(infer_session_rewind(s, 0, &err) == INFER_OK && infer_session_n_past(s) == 0);
+    CHECK(infer_eval_prefix(s, a, 0, got, &n_eval, &err) == INFER_ERR_ARG);
+    infer_session_free(s); infer_session_free(ref);
+    free(want); free(got);
+    infer_model_free(m);
+}
+static void test_session_eval_prefix(void) {
+    if (!file_exists(SHARED "/models/stories260K.gguf")) SKIP("../shared/models not found");
+    prefix_case(SHARED "/models/stories260K.gguf", 0);
+    if (file_exists(SHARED "/golden/qwen35/model-F32.gguf")) prefix_case(SHARED "/golden/qwen35/model-F32.gguf", 1);
+}
+
+/* special tokens that eat blanks: llama.cpp gives Phi-3's special tokens and </s> (not <s>,
+ * <unk>, <|endoftext|>) the rstrip attribute, so the ids below are the reference's */
+static void test_tokenizer_strip(void) {
+    static const struct { const char *vocab, *text; int parse; int32_t ids[12]; int n; } cases[] = {
+        { "phi-3", "<|user|>\nHello<|end|>\n<|assistant|>\n", 1, { 32010, 15043, 32007, 32001 }, 4 },
+        { "phi-3", "Hi</s> there<|endoftext|> x<s> y", 1, { 6324, 2, 727, 32000, 29871, 921, 1, 29871, 343 }, 9 },
+        { "phi-3", "a<|end|> \t\n b", 1, { 263, 32007, 289 }, 3 },
+        /* the same text in a vocabulary whose model does not strip: the blanks stay */
+        { "llama-spm", "Hi</s> there", 1, { 6324, 2, 29871, 727 }, 4 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[256];
+        snprintf(path, sizeof path, SHARED "/vocab/ggml-vocab-%s.gguf", cases[i].vocab);
+        if (!file_exists(path)) SKIP("%s not found", path);
+        infer_model *m;
+        infer_error err;
+        infer_model_params mp = { 1 };
+        if (infer_model_load(&m, path, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", path, err.msg); continue; }
+        int32_t ids[64];
+        int n = infer_tokenize(infer_model_tokenizer(m), cases[i].text, strlen(cases[i].text), 0, cases[i].parse, ids, 64);
+        int same = n == cases[i].n;
+        for (int k = 0; same && k < n; k++) same = ids[k] == cases[i].ids[k];
+        CHECK_MSG(same, "case %zu: %d ids, first %d", i, n, n > 0 ? ids[0] : -1);
+        infer_model_free(m);
+    }
+}
+
 static void test_session_consistency(void) {
     if (!file_exists(SHARED "/models/stories260K.gguf")) SKIP("../shared/models not found");
     infer_model *m;
@@ -782,6 +867,15 @@ static void test_sampler(void) {
     s = infer_sampler_create(&p, 8);
     infer_sampler_accept(s, 1);
     CHECK(infer_sampler_sample(s, logits) == 3);
+    infer_sampler_free(s);
+    /* ... and greedy (temp 0) applies it as well: 2.0 / 1.2 < 1.9 */
+    p.top_k = 40; p.temp = 0; p.repeat_penalty = 1.2f;
+    s = infer_sampler_create(&p, 8);
+    CHECK(infer_sampler_sample(s, logits) == 1);
+    infer_sampler_accept(s, 1);
+    CHECK(infer_sampler_sample(s, logits) == 3);
+    infer_sampler_accept(s, 3);
+    CHECK(infer_sampler_sample(s, logits) == 1);   /* both penalized: 2.0 / 1.2 = 1.67 > 1.9 / 1.2 = 1.58 */
     infer_sampler_free(s);
 }
 
@@ -982,6 +1076,379 @@ static void test_cli(void) {
     CHECK(run_cmd(cmd, out, sizeof out) == 0 && strstr(out, "token_embd.weight"));
 }
 
+/* ---- chat templates (>>jinja) ----
+ * Every expected string below is what Python's jinja2, set up as transformers'
+ * apply_chat_template sets it up (tools/chat_ref.py), renders for the same template and
+ * variables. */
+
+/* render and compare; `what` names the case in a failure */
+static void chat_check(const char *tmpl, const char *vars, const char *bos, const char *eos, const char *want, const char *what) {
+    char *out = NULL;
+    size_t n = 0;
+    infer_error err;
+    if (infer_chat_render(tmpl, strlen(tmpl), vars, strlen(vars), bos, eos, &out, &n, &err) != INFER_OK) {
+        CHECK_MSG(0, "%s: %s", what, err.msg);
+        return;
+    }
+    CHECK_MSG(n == strlen(want) && !memcmp(out, want, n), "%s:\n      got  [%s]\n      want [%s]", what, out, want);
+    infer_free(out);
+}
+
+static void test_chat_template_basics(void) {
+    static const char *const cases[][3] = {
+        { "{% if true %}\n  x\n{% endif %}\n  {{ 'y' }}\n{# c #}\nz\n",
+          "{}",
+          "  x\n  y\nz" },
+        { "a  {%- if true -%}  b  {%- endif -%}  c\n{{- ' d ' -}}\n e",
+          "{}",
+          "abc d e" },
+        { "  {%+ if true %}k{% endif +%}\nm  {# note #}\n  n",
+          "{}",
+          "  k\nm    n" },
+        { "{% raw %}{{ not parsed }}{% endraw %}|{%- raw -%} x {%- endraw -%}|",
+          "{}",
+          "{{ not parsed }}|x|" },
+        { "line\r\nbreaks\rand\n\n",
+          "{}",
+          "line\nbreaks\nand\n" },
+        { "{% for m in messages %}{{ loop.index }}/{{ loop.length }}:{{ m.role }}{% if not loop.last %},{% endif %}{% endfor %}",
+          "{\"messages\": [{\"role\": \"user\"}, {\"role\": \"assistant\"}, {\"role\": \"tool\"}]}",
+          "1/3:user,2/3:assistant,3/3:tool" },
+        { "{% for x in xs if x > 1 %}{{ loop.index0 }}{{ loop.previtem }}{{ loop.nextitem }};{% else %}none{% endfor %}|{% for x in [] %}a{% else %}empty{% endfor %}",
+          "{\"xs\": [1, 2, 3]}",
+          "03;12;|empty" },
+        { "{% set y = 5 %}{% for x in [1,2] %}[{{ y }}]{% set y = x %}[{{ y }}]{% endfor %}{{ y }}",
+          "{}",
+          "[5][1][5][2]5" },
+        { "{% set ns = namespace(total=0, seen=[]) %}{% for i in range(4) %}{% if i == 2 %}{% continue %}{% endif %}{% set ns.total = ns.total + i %}{% endfor %}{{ ns.total }}",
+          "{}",
+          "4" },
+        { "{% for i in range(5) %}{{ i }}{% if i == 2 %}{% break %}{% endif %}{% else %}E{% endfor %}",
+          "{}",
+          "012" },
+        { "{% macro tag(name, body='', attrs=none) %}<{{ name }}{% if attrs %} {{ attrs|tojson }}{% endif %}>{{ body }}</{{ name }}>{% endmacro %}{{ tag('b', 'x') }}{{ tag('i', attrs={'k': 1}) }}",
+          "{}",
+          "<b>x</b><i {\"k\": 1}></i>" },
+        { "{% macro m() %}{{ varargs }}{{ kwargs }}{% endmacro %}{{ m(1, 2, k='v') }}",
+          "{}",
+          "(1, 2){'k': 'v'}" },
+        { "{% set s %}  body {{ 1 + 1 }}  {% endset %}[{{ s }}][{{ s|trim }}]{% filter upper %}shout{% endfilter %}",
+          "{}",
+          "[  body 2  ][body 2]SHOUT" },
+        { "{{ 1 }} {{ 1.0 }} {{ 0.1 + 0.2 }} {{ 1e16 }} {{ 1e-05 }} {{ 2.5e-4 }} {{ -0.0 }} {{ 7 / 2 }} {{ 7 // 2 }} {{ -7 // 2 }} {{ -7 % 3 }} {{ 2 ** 10 }} {{ none }} {{ true }}",
+          "{}",
+          "1 1.0 0.30000000000000004 1e+16 1e-05 0.00025 -0.0 3.5 3 -4 2 1024 None True" },
+        { "{{ [1, 'a', none, true, 1.5, {'k': [2]}] }} {{ ('x',) }} {{ \"it's\" }} {{ [\"it's\", 'q\"', 'tab\\t'] }}",
+          "{}",
+          "[1, 'a', None, True, 1.5, {'k': [2]}] ('x',) it's [\"it's\", 'q\"', 'tab\\t']" },
+        { "{{ d|tojson }}|{{ d|tojson(indent=2) }}|{{ d|tojson(sort_keys=true, separators=(',', ':')) }}|{{ '\303\251\\n\"'|tojson }}|{{ '\303\251'|tojson(ensure_ascii=true) }}",
+          "{\"d\": {\"b\": [1, 2.5, null, true], \"a\": \"x\303\251\", \"c\": {}}}",
+          "{\"b\": [1, 2.5, null, true], \"a\": \"x\303\251\", \"c\": {}}|{\n  \"b\": [\n    1,\n    2.5,\n    null,\n    true\n  ],\n  \"a\": \"x\303\251\",\n  \"c\": {}\n}|{\"a\":\"x\303\251\",\"b\":[1,2.5,null,true],\"c\":{}}|\"\303\251\\n\\\"\"|\"\\u00e9\"" },
+        { "{{ '  Hello World  '|trim|lower }}|{{ 'hello world'|title }}|{{ 'hello'|capitalize }}|{{ 'abc'|upper }}|{{ 'a,b,,c'.split(',') }}|{{ '  a  b '.split() }}|{{ 'x-y-z'.rsplit('-', 1) }}",
+          "{}",
+          "hello world|Hello World|Hello|ABC|['a', 'b', '', 'c']|['a', 'b']|['x-y', 'z']" },
+        { "{{ s.startswith('He') }}{{ s.endswith(('x', 'd')) }}{{ s.strip('Hd') }}{{ s.lstrip('H') }}{{ s.replace('l', 'L', 2) }}{{ s.find('o') }}{{ s[1:4] }}{{ s[::-1] }}{{ s[-1] }}{{ s|length }}",
+          "{\"s\": \"Hello World\"}",
+          "TrueTrueello Worlello WorldHeLLo World4elldlroW olleHd11" },
+        { "{{ 'h\303\251llo w\303\266rld'|upper }}|{{ '\303\200\303\211\303\216'|lower }}|{{ 'h\303\251llo'[1:3] }}|{{ 'h\303\251llo'|length }}|{{ 'h\303\251llo'|reverse }}",
+          "{}",
+          "H\303\211LLO W\303\226RLD|\303\240\303\251\303\256|\303\251l|5|oll\303\251h" },
+        { "{{ xs|length }}{{ xs|first }}{{ xs|last }}{{ xs|sort }}{{ xs|sort(reverse=true) }}{{ xs|unique|list }}{{ xs|sum }}{{ xs|max }}{{ xs|min }}{{ xs|join('-') }}{{ xs|select('odd')|list }}{{ xs|reject('odd')|list }}",
+          "{\"xs\": [3, 1, 2, 3]}",
+          "433[1, 2, 3, 3][3, 3, 2, 1][3, 1, 2]9313-1-2-3[3, 1, 3][2]" },
+        { "{{ ms|selectattr('role', 'equalto', 'user')|map(attribute='content')|join(' ') }}|{{ ms|rejectattr('role', 'equalto', 'user')|list|length }}|{{ ms|map(attribute='role')|unique|list }}",
+          "{\"ms\": [{\"role\": \"user\", \"content\": \"a\"}, {\"role\": \"assistant\", \"content\": \"b\"}, {\"role\": \"user\", \"content\": \"c\"}]}",
+          "a c|1|['user', 'assistant']" },
+        { "{% for k, v in d|dictsort %}{{ k }}={{ v }};{% endfor %}{% for k, v in d.items() %}{{ k }}{% endfor %}{{ d|items|list }}{{ d.get('zz', 'dflt') }}{{ d.keys()|list }}",
+          "{\"d\": {\"b\": 2, \"A\": 1, \"c\": 3}}",
+          "A=1;b=2;c=3;bAc[('b', 2), ('A', 1), ('c', 3)]dflt['b', 'A', 'c']" },
+        { "{{ x is defined }}{{ y is defined }}{{ y is undefined }}{{ none is none }}{{ 'a' is string }}{{ 1 is number }}{{ 1 is integer }}{{ 1.0 is float }}{{ {} is mapping }}{{ [] is iterable }}{{ 'a' is sequence }}{{ 3 is odd }}{{ 4 is even }}{{ 6 is divisibleby(3) }}{{ x is equalto 1 }}{{ true is boolean }}{{ x is not none }}",
+          "{\"x\": 1}",
+          "TrueFalseTrueTrueTrueTrueTrueTrueTrueTrueTrueTrueTrueTrueTrueTrueTrue" },
+        { "{{ y|default('d') }}{{ ''|default('e', true) }}{{ 'ab' ~ 1 ~ none }}{{ 'a' in 'cat' }}{{ 2 in [1,2] }}{{ 'k' in {'k':1} }}{{ 'z' not in 'abc' }}{{ 1 < 2 < 3 }}{{ x if x else 'no' }}{{ 'yes' if y }}|",
+          "{\"x\": 0}",
+          "deab1NoneTrueTrueTrueTrueTrueno|" },
+        { "{{ '12'|int + 1 }} {{ 'x'|int }} {{ 3.7|int }} {{ '2.5'|float }} {{ 2.5|round }} {{ 3.5|round }} {{ 2.675|round(2) }} {{ -3|abs }} {{ '%s=%d'|format('a', 3) }} {{ '{}-{}'.format(1, 'b') }}",
+          "{}",
+          "13 0 3 2.5 2.0 4.0 2.67 3 a=3 1-b" },
+        { "{{ 'a<b>&'|e }} {{ ('<x>'|safe) + '<y>' }} {{ 'text'|center(10) }}| {{ 'one\\ntwo'|indent(2, true) }} {{ 'a b c'|wordcount }} {{ 'hello world'|truncate(8) }} {{ [1,2,3]|batch(2)|list }}",
+          "{}",
+          "a&lt;b&gt;&amp; <x>&lt;y&gt;    text   |   one\n  two 3 hello world [[1, 2], [3]]" },
+        { "{{ strftime_now('%Y') is string }} {{ range(3)|list }} {{ range(1, 7, 2)|list }} {{ dict(a=1, b=2) }}",
+          "{}",
+          "True [0, 1, 2] [1, 3, 5] {'a': 1, 'b': 2}" },
+        { "{{ tools }} {{ documents }} {{ add_generation_prompt }} {{ bos_token }}{{ eos_token }}",
+          "{}",
+          "None None False <s></s>" },
+        { "{%- set msgs = messages[1:] if messages[0].role == 'system' else messages -%}{%- for m in msgs -%}<{{ m.role }}>{{ m.content }}{{ '\\n' }}{%- endfor -%}{%- if add_generation_prompt %}<assistant>{% endif %}",
+          "{\"messages\": [{\"role\": \"system\", \"content\": \"S\"}, {\"role\": \"user\", \"content\": \"U\"}], \"add_generation_prompt\": true}",
+          "<user>U\n<assistant>" },
+        { "{% generation %}{{ 'kept' }}{% endgeneration %}{% set x = 1 %}{% with x = 2 %}{{ x }}{% endwith %}{{ x }}",
+          "{}",
+          "kept21" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char what[32];
+        snprintf(what, sizeof what, "case %zu", i);
+        chat_check(cases[i][0], cases[i][1], "<s>", "</s>", cases[i][2], what);
+    }
+    /* numbers keep their JSON kind: 1 is an int, 1.0 a float */
+    chat_check("{{ a }} {{ b }} {{ a is integer }} {{ b is float }} {{ c }}", "{\"a\": 1, \"b\": 1.0, \"c\": 1e2}", NULL, NULL, "1 1.0 True True 100.0", "json numbers");
+    /* without bos/eos they are undefined: they print nothing */
+    chat_check("[{{ bos_token }}{{ eos_token }}]{{ bos_token is defined }}", "{}", NULL, NULL, "[]False", "no special tokens");
+    /* errors: what jinja2 refuses, we refuse, naming the template line */
+    static const char *const bad[][3] = {
+        { "a\nb\n{% if x %}\n{{ x.y.z }}\n{% endif %}", "{\"x\": {\"q\": 1}}", "line 4: 'dict object' has no attribute 'y'" },
+        { "{% for %}", "{}", "line 1: expected an expression" },
+        { "\n{{ 1 +* 2 }}", "{}", "line 2: expected an expression, got '*'" },
+        { "{% include 'x' %}", "{}", "unsupported tag 'include'" },
+        { "x\n{{ x|nosuch }}", "{}", "line 2: no filter named 'nosuch'" },
+        { "{% if true %}open", "{}", "missing {% endif %}" },
+        { "\n\n{{ raise_exception('bad roles') }}", "{}", "line 3: raise_exception: bad roles" },
+        { "{{ 'a' + 1 }}", "{}", "can only concatenate str" },
+        { "{{ messages.append(1) }}", "{\"messages\": []}", "unsafe" },
+        { "{% break %}", "{}", "'break' outside a loop" },
+        { "{{ x|tojson }}", "{}", "not JSON serializable" },
+        { "{{ range(1000000)|length }}", "{}", "range too big" },
+        { "{% macro f(a) %}{% endmacro %}{{ f(1, 2) }}", "{}", "takes not more than 1" },
+        { "{{ '\\N{BULLET}' }}", "{}", "not supported" },
+        { "{{ x }}", "[1, 2]", "expected a JSON object" },
+        { "{{ x }}", "{\"x\": ", "json:" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *out = NULL;
+        infer_error err;
+        infer_status st = infer_chat_render(bad[i][0], strlen(bad[i][0]), bad[i][1], strlen(bad[i][1]), NULL, NULL, &out, NULL, &err);
+        CHECK_MSG(st != INFER_OK && out == NULL && strstr(err.msg, bad[i][2]), "bad case %zu: got '%s', want '%s'", i, st == INFER_OK ? "(no error)" : err.msg, bad[i][2]);
+        infer_free(out);
+    }
+    /* a template that would run (nearly) forever stops with an error: its steps or its memory run out */
+    const char *forever = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}";
+    char *out = NULL;
+    infer_error err;
+    CHECK(infer_chat_render(forever, strlen(forever), "{}", 2, NULL, NULL, &out, NULL, &err) != INFER_OK && (strstr(err.msg, "too long") || strstr(err.msg, "MiB")));
+}
+
+/* the real templates in ../shared: Llama-3's and Qwen3's tokenizer_config.json (through the
+ * Hugging Face folder, vocabulary only) and Phi-3's, inside its vocab GGUF */
+static void test_chat_template_shared(void) {
+    static const char *const llama3_cases[][2] = {
+        { "{\"messages\": [{\"role\": \"user\", \"content\": \"Hi\"}], \"add_generation_prompt\": true}",
+          "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n" },
+        { "{\"messages\": [{\"role\": \"system\", \"content\": \"You are terse.\"}, {\"role\": \"user\", \"content\": \"  What is 2+2?\\n\"}], \"add_generation_prompt\": true}",
+          "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nYou are terse.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nWhat is 2+2?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n" },
+        { "{\"messages\": [{\"role\": \"system\", \"content\": \"Be kind.\"}, {\"role\": \"user\", \"content\": \"Hello\"}, {\"role\": \"assistant\", \"content\": \"Hi! How can I help?\"}, {\"role\": \"user\", \"content\": \"Tell me about \\\"caf\303\251s\\\" & <tags>\"}], \"add_generation_prompt\": true}",
+          "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nBe kind.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHello<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nHi! How can I help?<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nTell me about \"caf\303\251s\" & <tags><|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n" },
+        { "{\"messages\": [{\"role\": \"user\", \"content\": \"Q\"}, {\"role\": \"assistant\", \"content\": \"A\"}], \"add_generation_prompt\": false}",
+          "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nQ<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nA<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n" },
+    };
+    static const char *const qwen3_cases[][2] = {
+        { "{\"messages\": [{\"role\": \"user\", \"content\": \"Hi\"}], \"add_generation_prompt\": true}",
+          "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n" },
+        { "{\"messages\": [{\"role\": \"system\", \"content\": \"You are terse.\"}, {\"role\": \"user\", \"content\": \"  What is 2+2?\\n\"}], \"add_generation_prompt\": true}",
+          "<|im_start|>system\nYou are terse.<|im_end|>\n<|im_start|>user\n  What is 2+2?\n<|im_end|>\n<|im_start|>assistant\n" },
+        { "{\"messages\": [{\"role\": \"system\", \"content\": \"Be kind.\"}, {\"role\": \"user\", \"content\": \"Hello\"}, {\"role\": \"assistant\", \"content\": \"Hi! How can I help?\"}, {\"role\": \"user\", \"content\": \"Tell me about \\\"caf\303\251s\\\" & <tags>\"}], \"add_generation_prompt\": true}",
+          "<|im_start|>system\nBe kind.<|im_end|>\n<|im_start|>user\nHello<|im_end|>\n<|im_start|>assistant\nHi! How can I help?<|im_end|>\n<|im_start|>user\nTell me about \"caf\303\251s\" & <tags><|im_end|>\n<|im_start|>assistant\n" },
+        { "{\"messages\": [{\"role\": \"user\", \"content\": \"Q\"}, {\"role\": \"assistant\", \"content\": \"A\"}], \"add_generation_prompt\": false}",
+          "<|im_start|>user\nQ<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\nA<|im_end|>\n" },
+        { "{\"messages\": [{\"role\": \"system\", \"content\": \"Use tools.\"}, {\"role\": \"user\", \"content\": \"Weather in Paris?\"}, {\"role\": \"assistant\", \"content\": \"\", \"tool_calls\": [{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 2}}}]}, {\"role\": \"tool\", \"content\": \"{\\\"temp\\\": 21}\"}, {\"role\": \"user\", \"content\": \"Thanks\"}], \"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"description\": \"Weather of a city\", \"parameters\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}, \"days\": {\"type\": \"integer\"}}, \"required\": [\"city\"]}}}], \"add_generation_prompt\": true}",
+          "<|im_start|>system\nUse tools.\n\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>\n{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"description\": \"Weather of a city\", \"parameters\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}, \"days\": {\"type\": \"integer\"}}, \"required\": [\"city\"]}}}\n</tools>\n\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call><|im_end|>\n<|im_start|>user\nWeather in Paris?<|im_end|>\n<|im_start|>assistant\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 2}}\n</tool_call><|im_end|>\n<|im_start|>user\n<tool_response>\n{\"temp\": 21}\n</tool_response><|im_end|>\n<|im_start|>user\nThanks<|im_end|>\n<|im_start|>assistant\n" },
+        { "{\"messages\": [{\"role\": \"user\", \"content\": \"1+1?\"}, {\"role\": \"assistant\", \"content\": \"<think>\\nsimple\\n</think>\\n\\n2\"}, {\"role\": \"user\", \"content\": \"Sure?\"}], \"add_generation_prompt\": true, \"enable_thinking\": false}",
+          "<|im_start|>user\n1+1?<|im_end|>\n<|im_start|>assistant\n2<|im_end|>\n<|im_start|>user\nSure?<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n" },
+    };
+    static const char *const phi3_cases[][2] = {
+        { "{\"messages\": [{\"role\": \"user\", \"content\": \"Hi\"}], \"add_generation_prompt\": true}",
+          "<s><|user|>\nHi<|end|>\n<|assistant|>\n" },
+        { "{\"messages\": [{\"role\": \"system\", \"content\": \"Be kind.\"}, {\"role\": \"user\", \"content\": \"Hello\"}, {\"role\": \"assistant\", \"content\": \"Hi! How can I help?\"}, {\"role\": \"user\", \"content\": \"Tell me about \\\"caf\303\251s\\\" & <tags>\"}], \"add_generation_prompt\": true}",
+          "<s><|user|>\nHello<|end|>\n<|assistant|>\nHi! How can I help?<|end|>\n<|user|>\nTell me about \"caf\303\251s\" & <tags><|end|>\n<|assistant|>\n" },
+        { "{\"messages\": [{\"role\": \"user\", \"content\": \"Q\"}, {\"role\": \"assistant\", \"content\": \"A\"}], \"add_generation_prompt\": false}",
+          "<s><|user|>\nQ<|end|>\n<|assistant|>\nA<|end|>\n" },
+    };
+    static const struct { const char *path, *name; const char *const (*cases)[2]; size_t n; } models[] = {
+        { SHARED "/tokenizers/llama3", "llama3", llama3_cases, sizeof llama3_cases / sizeof llama3_cases[0] },
+        { SHARED "/tokenizers/qwen3", "qwen3", qwen3_cases, sizeof qwen3_cases / sizeof qwen3_cases[0] },
+        { SHARED "/vocab/ggml-vocab-phi-3.gguf", "phi3", phi3_cases, sizeof phi3_cases / sizeof phi3_cases[0] },
+    };
+    if (!file_exists(SHARED "/tokenizers/qwen3/tokenizer.json")) SKIP("../shared/tokenizers not found");
+    for (size_t k = 0; k < sizeof models / sizeof models[0]; k++) {
+        infer_model *m;
+        infer_error err;
+        infer_model_params mp = { 1 };
+        if (infer_model_load(&m, models[k].path, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", models[k].path, err.msg); continue; }
+        CHECK(infer_model_chat_template(m, NULL, NULL) != NULL);
+        for (size_t i = 0; i < models[k].n; i++) {
+            char *out = NULL;
+            size_t n = 0;
+            const char *vars = models[k].cases[i][0], *want = models[k].cases[i][1];
+            if (infer_model_chat_render(m, NULL, 0, vars, strlen(vars), &out, &n, &err) != INFER_OK) { CHECK_MSG(0, "%s case %zu: %s", models[k].name, i, err.msg); continue; }
+            CHECK_MSG(n == strlen(want) && !memcmp(out, want, n), "%s case %zu:\n      got  [%s]\n      want [%s]", models[k].name, i, out, want);
+            infer_free(out);
+        }
+        infer_model_free(m);
+    }
+}
+
+/* data/chat: templates of permissively licensed models x conversations, against jinja2's
+ * renderings stored beside them (an .out starting "ERROR:" means jinja2 refused it too) */
+static void test_chat_template_files(void) {
+    static const struct { const char *name, *bos, *eos; } t[] = {
+        { "qwen3.5", NULL, "<|im_end|>" },
+        { "mistral-nemo", "<s>", "</s>" },
+        { "deepseek-r1-distill", "<\xEF\xBD\x9C" "begin\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>", "<\xEF\xBD\x9C" "end\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>" },
+        { "phi-3.5", "<s>", "<|endoftext|>" },
+    };
+    static const char *const convs[] = { "chat", "tools", "toolstr", "think" };
+    int compared = 0, refused = 0;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        char path[256];
+        size_t tn;
+        snprintf(path, sizeof path, "data/chat/%s.jinja", t[i].name);
+        char *tmpl = slurp(path, &tn);
+        if (!tmpl) { CHECK_MSG(0, "cannot read %s", path); continue; }
+        for (size_t c = 0; c < sizeof convs / sizeof convs[0]; c++) {
+            size_t vn, wn, n;
+            snprintf(path, sizeof path, "data/chat/conv-%s.json", convs[c]);
+            char *vars = slurp(path, &vn), *out = NULL;
+            snprintf(path, sizeof path, "data/chat/%s.%s.out", t[i].name, convs[c]);
+            char *want = slurp(path, &wn);
+            infer_error err;
+            if (!vars || !want) { CHECK_MSG(0, "cannot read the files of %s", path); free(vars); free(want); continue; }
+            infer_status st = infer_chat_render(tmpl, tn, vars, vn, t[i].bos, t[i].eos, &out, &n, &err);
+            if (!strncmp(want, "ERROR:", 6)) { CHECK_MSG(st != INFER_OK, "%s: rendered, but jinja2 refuses it", path); refused++; }
+            else if (st != INFER_OK) CHECK_MSG(0, "%s: %s", path, err.msg);
+            else { CHECK_MSG(n == wn && !memcmp(out, want, n), "%s:\n      got  [%s]\n      want [%s]", path, out, want); compared++; }
+            infer_free(out); free(vars); free(want);
+        }
+        free(tmpl);
+    }
+    CHECK(compared >= 12 && refused >= 1);
+}
+
+/* the --chat-render contract: the rendered text exactly on stdout, exit 0; the template
+ * from the model (GGUF or Hugging Face folder) or --chat-template FILE, bos/eos from the model */
+static void test_cli_chat_render(void) {
+    if (!file_exists("./infer")) SKIP("./infer not built");
+    if (!file_exists(SHARED "/vocab/ggml-vocab-phi-3.gguf")) SKIP("../shared/vocab not found");
+    char out[8192], cmd[512];
+    size_t n;
+    char *conv = slurp("data/chat/conv-chat.json", &n), *tmpl = slurp("data/chat/mistral-nemo.jinja", NULL), *want = NULL;
+    infer_error err;
+    if (!conv || !tmpl) { CHECK_MSG(0, "data/chat is missing"); free(conv); free(tmpl); return; }
+    /* the model's own template (Phi-3's, in its GGUF) */
+    CHECK(run_cmd("./infer -m " SHARED "/vocab/ggml-vocab-phi-3.gguf --chat-render data/chat/conv-chat.json", out, sizeof out) == 0);
+    CHECK_MSG(!strcmp(out, "<s><|user|>\nHello!<|end|>\n<|assistant|>\nHi. How can I help?<|end|>\n<|user|>\n"
+                           "Name a caf\xC3\xA9 drink, \"quoted\" & <b>bold</b>.<|end|>\n<|assistant|>\n"), "got [%s]", out);
+    /* --chat-template replaces it; bos_token / eos_token still come from the model */
+    CHECK(run_cmd("./infer -m " SHARED "/vocab/ggml-vocab-phi-3.gguf --chat-template data/chat/mistral-nemo.jinja --chat-render data/chat/conv-chat.json", out, sizeof out) == 0);
+    CHECK(infer_chat_render(tmpl, strlen(tmpl), conv, n, "<s>", "<|endoftext|>", &want, NULL, &err) == INFER_OK);
+    CHECK_MSG(want && !strcmp(out, want), "got [%s] want [%s]", out, want ? want : "");
+    infer_free(want);
+    /* a Hugging Face folder with only its tokenizer files */
+    if (file_exists(SHARED "/tokenizers/qwen3/tokenizer.json")) {
+        CHECK(run_cmd("./infer -m " SHARED "/tokenizers/qwen3 --chat-render data/chat/conv-think.json", out, sizeof out) == 0);
+        CHECK_MSG(!strcmp(out, "<|im_start|>user\n1+1?<|im_end|>\n<|im_start|>assistant\n2<|im_end|>\n<|im_start|>user\nSure?<|im_end|>\n"
+                               "<|im_start|>assistant\n<think>\n\n</think>\n\n"), "got [%s]", out);
+    }
+    /* the template refuses the conversation: an error naming its line, exit 1 */
+    FILE *f = fopen("/tmp/infer_test_conv.json", "w");
+    fputs("{\"messages\": [{\"role\": \"user\", \"content\": \"a\"}, {\"role\": \"user\", \"content\": \"b\"}]}", f);
+    fclose(f);
+    CHECK(run_cmd("./infer -m " SHARED "/vocab/ggml-vocab-phi-3.gguf --chat-template data/chat/mistral-nemo.jinja --chat-render /tmp/infer_test_conv.json 2>&1", out, sizeof out) == 1);
+    CHECK_MSG(strstr(out, "chat template line 18") && strstr(out, "must alternate"), "got [%s]", out);
+    snprintf(cmd, sizeof cmd, "./infer -m %s --chat-render /tmp/infer_test_conv.json 2>&1", SHARED "/vocab/ggml-vocab-gpt-2.gguf");
+    CHECK(run_cmd(cmd, out, sizeof out) == 1 && strstr(out, "no chat template"));
+    CHECK(run_cmd("./infer -m " SHARED "/vocab/ggml-vocab-phi-3.gguf --chat-render /nonexistent.json 2>&1", out, sizeof out) == 1 && strstr(out, "cannot open"));
+    remove("/tmp/infer_test_conv.json");
+    free(conv); free(tmpl);
+}
+
+/* the value after `key` in text (a number), -1 if absent */
+static long num_after(const char *text, const char *key) {
+    const char *p = text ? strstr(text, key) : NULL;
+    return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+/* --chat: two lines in, two replies out, exit 0; the second turn evaluates only its new
+ * tokens (it holds at least all of the first turn's prompt) */
+static void test_cli_chat(void) {
+    if (!file_exists("./infer")) SKIP("./infer not built");
+    if (!file_exists(SHARED "/models/stories260K.gguf")) SKIP("../shared/models not found");
+    char out[16384];
+    const char *base = "./infer -m " SHARED "/models/stories260K.gguf --chat-template data/chat/phi-3.5.jinja -n 16 --temp 0";
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "printf 'Hi\\nAnd then?\\n' | %s --chat 2>/tmp/infer_test_chat.err", base);
+    CHECK(run_cmd(cmd, out, sizeof out) == 0);
+    int lines = 0;
+    for (const char *p = out; *p; p++) lines += *p == '\n';
+    CHECK_MSG(lines == 2 && out[0] != '\n' && !strstr(out, "\n\n"), "stdout: [%s]", out);
+    char *err = slurp("/tmp/infer_test_chat.err", NULL);
+    const char *t2 = err ? strstr(err, "turn 2:") : NULL;
+    const long p1 = num_after(err, "turn 1: prompt "), p2 = num_after(t2, "turn 2: prompt "), h2 = num_after(t2, "tokens: "), e2 = num_after(t2, "held, ");
+    CHECK_MSG(t2 && p1 > 0 && p2 > p1 && h2 >= p1 && e2 == p2 - h2 && e2 < p2 - p1, "stderr: [%s]", err ? err : "");
+    free(err);
+    /* the same through -cnv, and /reset starts over: the third turn holds nothing */
+    snprintf(cmd, sizeof cmd, "printf 'Hi\\nMore\\n/reset\\nHi\\n' | %s -cnv 2>&1 >/dev/null", base);
+    CHECK(run_cmd(cmd, out, sizeof out) == 0);
+    CHECK_MSG(strstr(out, "starts over") && num_after(strstr(out, "turn 3:"), "tokens: ") == 0 &&
+              num_after(strstr(out, "turn 3:"), "turn 3: prompt ") == num_after(out, "turn 1: prompt "), "[%s]", out);
+    /* --system is rendered into the first turn's prompt */
+    snprintf(cmd, sizeof cmd, "printf 'Hi\\n' | %s --chat --system 'Tell a short story.' 2>&1 >/dev/null", base);
+    CHECK(run_cmd(cmd, out, sizeof out) == 0 && num_after(out, "turn 1: prompt ") > p1);
+    /* a small context: the oldest turns leave, with a notice, and the chat goes on */
+    snprintf(cmd, sizeof cmd, "printf 'Hi\\nOne\\nTwo\\nThree\\n' | %s --chat -c 96 2>&1 >/dev/null", base);
+    CHECK(run_cmd(cmd, out, sizeof out) == 0);
+    CHECK_MSG(strstr(out, "oldest") && strstr(out, "turn 4:"), "[%s]", out);
+    /* no chat template */
+    CHECK(run_cmd("printf 'Hi\\n' | ./infer -m " SHARED "/models/stories260K.gguf --chat 2>&1", out, sizeof out) == 1 && strstr(out, "no chat template"));
+    remove("/tmp/infer_test_chat.err");
+}
+
+/* the command line's habits: -n -1, --seed, -f -, directories, --version, -n 1's speed, --bench's threads */
+static void test_cli_habits(void) {
+    if (!file_exists("./infer")) SKIP("./infer not built");
+    char out[8192], out2[8192];
+    CHECK(run_cmd("./infer --version", out, sizeof out) == 0 && !strncmp(out, "infer ", 6) && strstr(out, INFER_VERSION));
+    CHECK(run_cmd("./infer -m x -n -2 2>&1", out, sizeof out) != 0 && strstr(out, "bad value"));
+    if (!file_exists(SHARED "/models/stories260K.gguf")) SKIP("../shared/models not found");
+#define M SHARED "/models/stories260K.gguf"
+    /* -n -1: until the end of generation or of the context (32 here) */
+    CHECK(run_cmd("./infer -m " M " -p 'Once upon a time' -n -1 --temp 0 -c 32 2>&1 >/dev/null", out, sizeof out) == 0);
+    long pr = num_after(out, "prompt: "), gen = num_after(out, "generation: ");
+    CHECK_MSG(pr > 0 && gen > 0 && pr + gen >= 32, "[%s]", out);
+    /* --seed: shown with the stats; -1 (like no seed) picks a random one */
+    CHECK(run_cmd("./infer -m " M " -p Once -n 4 --seed 1234 2>&1 >/dev/null", out, sizeof out) == 0 && strstr(out, "seed 1234\n"));
+    CHECK(run_cmd("./infer -m " M " -p Once -n 4 --seed -1 2>&1 >/dev/null", out, sizeof out) == 0);
+    CHECK(run_cmd("./infer -m " M " -p Once -n 4 --seed -1 2>&1 >/dev/null", out2, sizeof out2) == 0);
+    CHECK(strstr(out, "; seed ") && strstr(out2, "; seed ") && strcmp(strstr(out, "; seed "), strstr(out2, "; seed ")) != 0);
+    /* the printed seed reproduces the run */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "./infer -m " M " -p Once -n 12 --seed %s 2>/dev/null", strstr(out, "; seed ") + 7);
+    char *nl = strchr(cmd, '\n');
+    if (nl) memmove(nl, nl + 1, strlen(nl));
+    CHECK(run_cmd(cmd, out, sizeof out) == 0 && run_cmd(cmd, out2, sizeof out2) == 0 && !strcmp(out, out2));
+    /* -f - reads standard input (the same tokens as -p) */
+    CHECK(run_cmd("printf 'Once upon a time' | ./infer -m " M " -f - --tokenize", out, sizeof out) == 0);
+    CHECK(run_cmd("./infer -m " M " -p 'Once upon a time' --tokenize", out2, sizeof out2) == 0 && !strcmp(out, out2));
+    CHECK(run_cmd("./infer -m " M " -f /tmp -n 1 2>&1", out, sizeof out) != 0 && strstr(out, "directory"));
+    CHECK(run_cmd("./infer -m " M " --ppl /tmp 2>&1", out, sizeof out) != 0 && strstr(out, "directory"));
+    /* -n 1: one token, from the prompt's pass; no decode pass and so no made-up speed */
+    CHECK(run_cmd("./infer -m " M " -p Once -n 1 --temp 0 2>&1 >/dev/null", out, sizeof out) == 0 && strstr(out, "1 tokens, 0 forward passes") && strstr(out, "(- tok/s)"));
+    CHECK(run_cmd("./infer -m " M " -p Once -n 5 --temp 0 2>&1 >/dev/null", out, sizeof out) == 0 && strstr(out, "5 tokens, 4 forward passes"));
+    /* the repetition penalty also steers greedy decoding */
+    CHECK(run_cmd("./infer -m " M " -p 'Once upon a time' -n 40 --temp 0 2>/dev/null", out, sizeof out) == 0);
+    CHECK(run_cmd("./infer -m " M " -p 'Once upon a time' -n 40 --temp 0 --repeat-penalty 1.5 2>/dev/null", out2, sizeof out2) == 0);
+    CHECK(strcmp(out, out2) != 0);
+    /* --bench reports the threads it ran with */
+    CHECK(run_cmd("./infer -m " M " --bench --bench-pp 4 --bench-tg 2 --bench-reps 1 -t 1 2>/dev/null", out, sizeof out) == 0 && strstr(out, "threads=1\n"));
+    CHECK(run_cmd("./infer -m " M " --bench --bench-pp 4 --bench-tg 2 --bench-reps 1 2>/dev/null", out, sizeof out) == 0 && num_after(out, "threads=") > 0);
+    /* --info on a vocab-only file, and on one whose family we cannot run */
+    if (file_exists(SHARED "/vocab/ggml-vocab-phi-3.gguf")) {
+        CHECK(run_cmd("./infer -m " SHARED "/vocab/ggml-vocab-phi-3.gguf --info", out, sizeof out) == 0 && strstr(out, "phi3.block_count"));
+        CHECK(run_cmd("./infer -m " SHARED "/vocab/ggml-vocab-gpt-2.gguf --info", out, sizeof out) == 0 && strstr(out, "tokenizer.ggml.model"));
+    }
+#undef M
+}
+
 /* ---- every weight type runs a whole model ----
  * The golden llama's matrices re-encoded as TYPE (by our quantizer, or random blocks with a
  * small scale for the grid i-quants, which have none) must give, in precise mode, the same
@@ -1085,7 +1552,30 @@ static void test_convert_cli(void) {
     if (!file_exists("./tools/convert")) SKIP("./tools/convert not built");
     char out[4096];
     CHECK(run_cmd("./tools/convert 2>&1", out, sizeof out) != 0 && strstr(out, "usage"));
+    CHECK(run_cmd("./tools/convert --help 2>/dev/null", out, sizeof out) == 0 && strstr(out, "usage") && strstr(out, "Q4_K_M"));
+    CHECK(run_cmd("./tools/convert -h 2>/dev/null", out, sizeof out) == 0 && strstr(out, "usage"));
     CHECK(run_cmd("./tools/convert dequant q9_9 a b 2>&1", out, sizeof out) != 0 && strstr(out, "unknown type"));
+    /* every synth preset is named when one is unknown, whichever family is asked for */
+    CHECK(run_cmd("./tools/convert synth llama huge /tmp/x.gguf 2>&1", out, sizeof out) != 0);
+    CHECK_MSG(strstr(out, "llama llama-1b") && strstr(out, "bitnet tiny") && strstr(out, "qwen35 qwen35-0.8b") && strstr(out, "qwen35moe qwen35moe-small"), "%s", out);
+    CHECK(run_cmd("./tools/convert synth qwen35 huge /tmp/x.gguf 2>&1", out, sizeof out) != 0 && strstr(out, "llama llama-1b") && strstr(out, "qwen35moe tiny"));
+    /* one format for convert info and infer --info; u64 values print unsigned */
+    {
+        infer_gguf_kv kv[3];
+        infer_error err;
+        kv[0] = infer_gguf_kv_str("general.architecture", "nosuch");
+        kv[1] = infer_gguf_kv_u32("nosuch.big", 0);
+        kv[1].type = INFER_GGUF_U64;
+        kv[1].v.u = UINT64_MAX;
+        kv[2] = infer_gguf_kv_str("general.name", "line one\nline two");
+        CHECK(infer_gguf_write("/tmp/infer_test_info.gguf", kv, 3, NULL, 0, 32, &err) == INFER_OK);
+        char out2[4096];
+        CHECK(run_cmd("./tools/convert info /tmp/infer_test_info.gguf", out, sizeof out) == 0);
+        CHECK(run_cmd("./infer -m /tmp/infer_test_info.gguf --info", out2, sizeof out2) == 0);
+        CHECK_MSG(!strcmp(out, out2), "convert info:\n%s\ninfer --info:\n%s", out, out2);
+        CHECK_MSG(strstr(out, "18446744073709551615") && strstr(out, "\"line one line two\""), "%s", out);
+        remove("/tmp/infer_test_info.gguf");
+    }
     /* round trip through files: f32 -> q8_0 -> f32 */
     float x[64];
     for (int i = 0; i < 64; i++) x[i] = sinf((float)i);
@@ -1110,6 +1600,119 @@ static void test_convert_cli(void) {
     fclose(f);
     CHECK(run_cmd("./tools/convert dequant q8_0 /tmp/infer_cv.q /tmp/infer_cv_out.f32 2>&1", out, sizeof out) != 0 && strstr(out, "whole number"));
     remove("/tmp/infer_cv_in.f32"); remove("/tmp/infer_cv.q"); remove("/tmp/infer_cv_out.f32");
+}
+
+/* the tensor types (and shapes) of two GGUF files agree, tensor by tensor, by name */
+static int same_tensor_types(const char *a_path, const char *b_path) {
+    size_t na, nb;
+    uint8_t *a = slurp(a_path, &na), *b = slurp(b_path, &nb);
+    infer_gguf ga, gb;
+    infer_error err;
+    int same = a && b && infer_gguf_parse(&ga, a, na, &err) == INFER_OK;
+    if (same && infer_gguf_parse(&gb, b, nb, &err) != INFER_OK) { infer_gguf_free(&ga); same = 0; }
+    if (same) {
+        same = ga.n_tensors == gb.n_tensors;
+        for (int64_t i = 0; same && i < ga.n_tensors; i++) {
+            const infer_tensor *x = &ga.tensors[i], *y = infer_gguf_tensor(&gb, x->name);
+            same = y && x->type == y->type && x->n_dims == y->n_dims && !memcmp(x->ne, y->ne, sizeof x->ne);
+            if (!same) printf("    %s: %s %s vs %s\n", b_path, x->name, infer_type_name(x->type), y ? infer_type_name(y->type) : "(missing)");
+        }
+        infer_gguf_free(&ga); infer_gguf_free(&gb);
+    }
+    free(a); free(b);
+    return same;
+}
+
+/* convert quantize --type FILE_TYPE: the reference quantizer's per-tensor choices. The golden
+ * files were made by llama.cpp: model-Q4_K_M with its Q4_K_M mixture, model-<Q> with --pure
+ * (TQ*: the TQ file types), *_MOE with MXFP4_MOE */
+static void test_convert_quantize(void) {
+    if (!file_exists("./tools/convert")) SKIP("./tools/convert not built");
+    if (!file_exists(SHARED "/golden/llama/model-F32.gguf")) SKIP("../shared/golden not found");
+    static const char *const cases[][3] = {   /* family, --type ..., the golden file */
+        { "llama", "Q4_K_M", "Q4_K_M" }, { "llama", "q4_k_m", "Q4_K_M" }, { "qwen35", "Q4_K_M", "Q4_K_M" },
+        { "qwen35moe", "MXFP4_MOE", "MXFP4_MOE" }, { "qwen3moe", "mxfp4_moe", "MXFP4_MOE" },
+        { "bitnet", "TQ2_0", "TQ2_0" }, { "bitnet", "TQ1_0", "TQ1_0" },
+        { "llama", "Q6_K --pure", "Q6_K" }, { "llama", "q8_0 --pure", "Q8_0" }, { "llama", "Q4_0 --pure", "Q4_0" },
+        { "qwen35", "Q4_K --pure", "Q4_K" }, { "llama", "mxfp4", "MXFP4" }, { "qwen35", "NVFP4", "NVFP4" },
+    };
+    char cmd[512], out[8192], golden[256];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(golden, sizeof golden, SHARED "/golden/%s/model-%s.gguf", cases[i][0], cases[i][2]);
+        if (!file_exists(golden)) continue;
+        snprintf(cmd, sizeof cmd, "./tools/convert quantize " SHARED "/golden/%s/model-F32.gguf /tmp/infer_test_q.gguf --type %s 2>&1", cases[i][0], cases[i][1]);
+        CHECK_MSG(run_cmd(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+        CHECK_MSG(same_tensor_types(golden, "/tmp/infer_test_q.gguf"), "%s --type %s: types differ from %s", cases[i][0], cases[i][1], golden);
+    }
+    /* the file type is recorded as the reference records it (Q4_K_M = 15); a plain type drops it */
+    CHECK(run_cmd("./tools/convert quantize " SHARED "/golden/llama/model-F32.gguf /tmp/infer_test_q.gguf --type Q4_K_M 2>/dev/null && ./tools/convert info /tmp/infer_test_q.gguf", out, sizeof out) == 0);
+    CHECK(strstr(out, "general.file_type") && num_after(strstr(out, "general.file_type"), "general.file_type") == 15);
+    /* the Q4_K_M model runs, and computes what the reference's Q4_K_M file computes */
+    int32_t ids[8] = { 1, 5, 9, 77, 120, 3, 250, 31 };
+    float *a = model_logits("/tmp/infer_test_q.gguf", ids, 8, 1), *b = model_logits(SHARED "/golden/llama/model-Q4_K_M.gguf", ids, 8, 1);
+    CHECK(a && b);
+    double d = 0;
+    for (int k = 0; a && b && k < 8 * 320; k++) d = fmax(d, fabs(a[k] - b[k]));
+    CHECK_MSG(a && b && d <= 1e-3, "our Q4_K_M logits differ from the reference file's by %g", d);
+    free(a); free(b);
+    /* rows that are not whole blocks: the reference's fallbacks, with warnings. token_embd
+     * (tied, 96 columns) goes to Q8_0; attn_q's Q4_K to Q5_0; ffn_down (40 columns, Q6_K in
+     * the last layer) to Q8_0, then F16 */
+    infer_gguf_kv kv[6];
+    kv[0] = infer_gguf_kv_str("general.architecture", "llama");
+    kv[1] = infer_gguf_kv_u32("llama.block_count", 1);
+    kv[2] = infer_gguf_kv_u32("llama.attention.head_count", 4);
+    kv[3] = infer_gguf_kv_u32("llama.attention.head_count_kv", 4);
+    static float w[96 * 96];
+    for (int k = 0; k < 96 * 96; k++) w[k] = sinf((float)k);
+    infer_tensor t[4] = {
+        { "token_embd.weight", INFER_TYPE_F32, 2, { 96, 8, 1, 1 }, w, 96 * 8 * 4, 1.0f },
+        { "blk.0.attn_q.weight", INFER_TYPE_F32, 2, { 96, 96, 1, 1 }, w, 96 * 96 * 4, 1.0f },
+        { "blk.0.ffn_down.weight", INFER_TYPE_F32, 2, { 40, 96, 1, 1 }, w, 40 * 96 * 4, 1.0f },
+        { "blk.0.attn_norm.weight", INFER_TYPE_F32, 1, { 96, 1, 1, 1 }, w, 96 * 4, 1.0f },
+    };
+    infer_error err;
+    CHECK(infer_gguf_write("/tmp/infer_test_odd.gguf", kv, 4, t, 4, 32, &err) == INFER_OK);
+    CHECK(run_cmd("./tools/convert quantize /tmp/infer_test_odd.gguf /tmp/infer_test_q.gguf --type Q4_K_M 2>&1", out, sizeof out) == 0);
+    CHECK_MSG(strstr(out, "warning: blk.0.attn_q.weight: 96 columns") && strstr(out, "q5_0 instead") && strstr(out, "blk.0.ffn_down.weight: 40 columns"), "%s", out);
+    size_t n;
+    uint8_t *f = slurp("/tmp/infer_test_q.gguf", &n);
+    infer_gguf g;
+    if (f && infer_gguf_parse(&g, f, n, &err) == INFER_OK) {
+        CHECK(infer_gguf_tensor(&g, "token_embd.weight")->type == INFER_TYPE_Q8_0);
+        CHECK(infer_gguf_tensor(&g, "blk.0.attn_q.weight")->type == INFER_TYPE_Q5_0);
+        CHECK(infer_gguf_tensor(&g, "blk.0.ffn_down.weight")->type == INFER_TYPE_F16);
+        CHECK(infer_gguf_tensor(&g, "blk.0.attn_norm.weight")->type == INFER_TYPE_F32);
+        infer_gguf_free(&g);
+    } else CHECK_MSG(0, "no output file");
+    free(f);
+    /* unknown and impossible types */
+    CHECK(run_cmd("./tools/convert quantize /tmp/infer_test_odd.gguf /tmp/infer_test_q.gguf --type Q9_K 2>&1", out, sizeof out) != 0);
+    CHECK_MSG(strstr(out, "unknown type") && strstr(out, "Q4_K_M") && strstr(out, "Q5_K_S") && strstr(out, "IQ4_XS") && strstr(out, "q8_0"), "%s", out);
+    CHECK(run_cmd("./tools/convert quantize " SHARED "/golden/llama/model-F32.gguf /tmp/infer_test_q.gguf --type IQ2_XXS 2>&1", out, sizeof out) != 0 && strstr(out, "iq2_xxs"));
+    remove("/tmp/infer_test_q.gguf"); remove("/tmp/infer_test_odd.gguf");
+}
+
+/* convert synth writes a tokenizer: prompts work, chat works, and with --vocab it is the real one */
+static void test_convert_synth_vocab(void) {
+    if (!file_exists("./tools/convert") || !file_exists("./infer")) SKIP("./tools/convert or ./infer not built");
+    char out[8192], out2[8192];
+    CHECK(run_cmd("./tools/convert synth llama tiny /tmp/infer_test_sv.gguf --type q8_0 2>&1", out, sizeof out) == 0);
+    CHECK(run_cmd("./infer -m /tmp/infer_test_sv.gguf --info", out, sizeof out) == 0);
+    CHECK(strstr(out, "tokenizer.ggml.model") && strstr(out, "\"gpt2\"") && strstr(out, "\"llama-bpe\"") && strstr(out, "tokenizer.ggml.merges") && strstr(out, "tokenizer.chat_template"));
+    CHECK(run_cmd("./infer -m /tmp/infer_test_sv.gguf -p 'Hello world, the quick brown fox' -n 4 --temp 0 2>/dev/null", out, sizeof out) == 0 && !strncmp(out, "Hello world, the quick brown fox", 32));
+    CHECK(run_cmd("./infer -m /tmp/infer_test_sv.gguf -p 'Hello world' --tokenize", out, sizeof out) == 0 && strtol(out, NULL, 10) == 1013);   /* BOS first */
+    CHECK(run_cmd("printf 'Hi\\n' | ./infer -m /tmp/infer_test_sv.gguf --chat -n 4 --temp 0 2>&1 >/dev/null", out, sizeof out) == 0 && strstr(out, "turn 1"));
+    /* the same every time */
+    CHECK(run_cmd("./tools/convert synth qwen35 tiny /tmp/infer_test_sv.gguf 2>/dev/null && ./infer -m /tmp/infer_test_sv.gguf -p 'the sun' --tokenize", out, sizeof out) == 0);
+    CHECK(run_cmd("./tools/convert synth qwen35 tiny /tmp/infer_test_sv.gguf 2>/dev/null && ./infer -m /tmp/infer_test_sv.gguf -p 'the sun' --tokenize", out2, sizeof out2) == 0 && !strcmp(out, out2));
+    CHECK(run_cmd("./infer -m /tmp/infer_test_sv.gguf --info", out, sizeof out) == 0 && strstr(out, "\"qwen35\"") && strstr(out, "<|im_start|>"));
+    if (file_exists(SHARED "/tokenizers/llama3/tokenizer.json")) {
+        CHECK(run_cmd("./tools/convert synth llama tiny /tmp/infer_test_sv.gguf --type q4_0 --vocab " SHARED "/tokenizers/llama3/tokenizer.json 2>&1", out, sizeof out) == 0);
+        CHECK(run_cmd("./infer -m /tmp/infer_test_sv.gguf -p 'Hello world' --tokenize", out, sizeof out) == 0);
+        CHECK(run_cmd("./infer -m " SHARED "/tokenizers/llama3 -p 'Hello world' --tokenize", out2, sizeof out2) == 0 && !strcmp(out, out2));
+    }
+    remove("/tmp/infer_test_sv.gguf");
 }
 
 /* llama2.c's stories260K.bin + tok512.bin -> GGUF: same tensors, same tokens, same logits as
@@ -4058,7 +4661,9 @@ static void test_hf_convert_cli(void) {
     f = slurp("/tmp/infer_hfcv.gguf", &n);
     if (f && infer_gguf_parse(&g, f, n, &err) == INFER_OK) {
         const infer_tensor *q = infer_gguf_tensor(&g, "blk.1.attn_q.weight"), *nm = infer_gguf_tensor(&g, "blk.1.attn_q_norm.weight");
-        CHECK(q && q->type == INFER_TYPE_Q8_0 && nm && nm->type == INFER_TYPE_F32 && !infer_gguf_find(&g, "general.file_type"));
+        /* Q8_0 is also a file type: general.file_type says so, as the reference writes it */
+        const infer_gguf_kv *ft = infer_gguf_find(&g, "general.file_type");
+        CHECK(q && q->type == INFER_TYPE_Q8_0 && nm && nm->type == INFER_TYPE_F32 && ft && ft->v.u == 7);
         infer_gguf_free(&g);
         infer_model *m;
         const infer_status rc = infer_model_load_memory(&m, f, n, NULL, &err);
@@ -5533,9 +6138,11 @@ static const test_case tests[] = {
     { "tokenizer_vocabs", test_tokenizer_vocabs },
     { "tokenizer_hf_json", test_tokenizer_hf_json },
     { "tokenizer_detok_stream", test_detok_stream },
+    { "tokenizer_strip", test_tokenizer_strip },
     { "stories_greedy", test_stories_greedy },
     { "stories_nll", test_stories_nll },
     { "session_consistency", test_session_consistency },
+    { "session_eval_prefix", test_session_eval_prefix },
     { "fast_invariance", test_fast_invariance },
     { "generate", test_generate },
     { "types_run_models", test_types_run_models },
@@ -5581,9 +6188,17 @@ static const test_case tests[] = {
     { "bitnet_ternary_kernels", test_bitnet_ternary_kernels },
     { "bitnet_matmul_glu", test_bitnet_matmul_glu },
     { "bitnet_synth", test_bitnet_synth },
+    { "chat_template_basics", test_chat_template_basics },
+    { "chat_template_shared", test_chat_template_shared },
+    { "chat_template_files", test_chat_template_files },
     { "cli", test_cli },
+    { "cli_chat_render", test_cli_chat_render },
+    { "cli_chat", test_cli_chat },
+    { "cli_habits", test_cli_habits },
     { "convert_cli", test_convert_cli },
     { "convert_llama2c", test_convert_llama2c },
+    { "convert_quantize", test_convert_quantize },
+    { "convert_synth_vocab", test_convert_synth_vocab },
     { "convert_synth_qwen35", test_convert_synth_qwen35 },
     { "st_parse", test_st_parse },
     { "st_corrupt", test_st_corrupt },

@@ -3,24 +3,28 @@
  *
  *   convert dequant TYPE IN OUT              raw blocks of TYPE -> raw little-endian f32
  *   convert quant TYPE IN OUT --cols N       raw f32 rows of N values -> raw blocks of TYPE
- *   convert quantize IN.gguf OUT.gguf --type TYPE
- *                                            re-encode a model's 2-D weight matrices as TYPE
- *                                            (norms, biases and other small tensors stay f32)
+ *   convert quantize IN.gguf OUT.gguf --type FTYPE [--pure]
+ *                                            re-encode a model's weight matrices: FTYPE is a
+ *                                            llama-quantize file type (Q4_K_M, Q6_K, ...) with
+ *                                            its per-tensor choices, or a plain TYPE for all of
+ *                                            them (--pure: the file type's base type for all);
+ *                                            norms, biases and other small tensors stay
  *   convert info FILE                        metadata and tensor table of a GGUF or safetensors
  *                                            file, or of the GGUF a Hugging Face folder becomes
- *   convert HF_FOLDER OUT.gguf [--type TYPE] a Hugging Face folder (config.json, *.safetensors,
+ *   convert HF_FOLDER OUT.gguf [--type FTYPE] a Hugging Face folder (config.json, *.safetensors,
  *                                            tokenizer.json) as the GGUF the official converter
- *                                            writes; TYPE re-encodes the 2-D weights
+ *                                            writes; FTYPE re-encodes the weights as quantize does
  *   convert vocab TOKENIZER.json OUT.gguf    a vocabulary-only GGUF from tokenizer.json (and the
  *                                            tokenizer_config.json / config.json beside it)
  *   convert llama2c MODEL.bin TOKENIZER.bin OUT.gguf
  *                                            a llama2.c checkpoint and tokenizer as GGUF
- *   convert synth ARCH PRESET OUT.gguf [--type TYPE]
+ *   convert synth ARCH PRESET OUT.gguf [--type TYPE] [--vocab TOKENIZER.json]
  *                                            a random-weight model with a real model's shape
- *                                            and GGUF layout (for benchmarks); presets below
+ *                                            and GGUF layout (for benchmarks), with a tokenizer
+ *                                            of its family (generated, or --vocab's); presets below
  *
- * TYPE is the lower-case ggml name: f32 f16 bf16 q4_0 q4_1 q5_0 q5_1 q8_0 q2_K q3_K q4_K q5_K
- * q6_K iq1_s iq1_m iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s iq4_nl iq4_xs tq1_0 tq2_0 mxfp4 nvfp4
+ * TYPE is a ggml type name, in any case: f32 f16 bf16 q4_0 q4_1 q5_0 q5_1 q8_0 q2_K q3_K q4_K
+ * q5_K q6_K iq1_s iq1_m iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s iq4_nl iq4_xs tq1_0 tq2_0 mxfp4 nvfp4
  * q1_0 q2_0 i2_s.
  */
 #define INFER_IMPLEMENTATION
@@ -41,19 +45,37 @@ static void die(const char *fmt, ...) {
     exit(1);
 }
 
-static void usage(void) {
+/* every synth preset, for usage and the unknown-preset message */
+static const char *const synth_names[] = { "llama llama-1b", "llama tiny", "bitnet bitnet-2b", "bitnet tiny", "qwen35 qwen35-0.8b",
+                                          "qwen35 tiny", "qwen35moe qwen35moe-small", "qwen35moe tiny", "deepseek4 deepseek4-small",
+                                          "deepseek4 tiny" };
+
+static void unknown_preset(const char *arch, const char *name) {
+    fprintf(stderr, "convert: unknown preset '%s %s' (have:", arch, name);
+    for (size_t i = 0; i < sizeof synth_names / sizeof synth_names[0]; i++) fprintf(stderr, " %s%s", synth_names[i], i + 1 < sizeof synth_names / sizeof synth_names[0] ? "," : ")\n");
+    exit(1);
+}
+
+static void usage(FILE *f, int code) {
     fputs("usage:\n"
           "  convert dequant TYPE IN OUT\n"
           "  convert quant TYPE IN OUT --cols N\n"
-          "  convert quantize IN.gguf OUT.gguf --type TYPE\n"
+          "  convert quantize IN.gguf OUT.gguf --type FTYPE [--pure]\n"
           "  convert info FILE.gguf|FILE.safetensors|HF_FOLDER\n"
-          "  convert HF_FOLDER OUT.gguf [--type TYPE]\n"
+          "  convert HF_FOLDER OUT.gguf [--type FTYPE]\n"
           "  convert vocab TOKENIZER.json OUT.gguf\n"
           "  convert llama2c MODEL.bin TOKENIZER.bin OUT.gguf\n"
-          "  convert synth ARCH PRESET OUT.gguf [--type TYPE]   (llama llama-1b | llama tiny | bitnet bitnet-2b | bitnet tiny |\n"
-          "                                                       qwen35 qwen35-0.8b | qwen35 tiny | qwen35moe qwen35moe-small | qwen35moe tiny |\n"
-          "                                                       deepseek4 deepseek4-small | deepseek4 tiny)\n", stderr);
-    exit(1);
+          "  convert synth ARCH PRESET OUT.gguf [--type TYPE] [--vocab TOKENIZER.json]\n"
+          "\n"
+          "TYPE: a ggml type name, any case (q4_0, Q8_0, q4_k, tq2_0, i2_s, ...).\n"
+          "FTYPE: a file type as llama-quantize names them -- Q4_K_M, Q4_K_S, Q5_K_M, Q5_K_S, Q6_K, Q3_K_M,\n"
+          "  Q3_K_S, Q3_K_L, Q2_K, IQ4_XS, IQ4_NL, Q4_0, Q8_0, TQ2_0, MXFP4_MOE, F16, ... -- with the\n"
+          "  reference's per-tensor choices (output at Q6_K, more bits for some attn_v / ffn_down, ...),\n"
+          "  or a plain type (every quantizable matrix in that type; --pure does this for a file type).\n"
+          "\n"
+          "synth presets:", f);
+    for (size_t i = 0; i < sizeof synth_names / sizeof synth_names[0]; i++) fprintf(f, " %s%s", synth_names[i], i + 1 < sizeof synth_names / sizeof synth_names[0] ? "," : "\n");
+    exit(code);
 }
 
 static uint8_t *read_all(const char *path, size_t *n) {
@@ -75,15 +97,18 @@ static void write_all(const char *path, const void *p, size_t n) {
     if (!f || fwrite(p, 1, n, f) != n || fclose(f) != 0) die("cannot write '%s': %s", path, strerror(errno));
 }
 
+static const char *known_types(void);
+
+/* a ggml type name, any case */
 static infer_type parse_type(const char *name) {
     int t = infer_type_from_name(name);
-    if (t < 0 || infer_type_block((infer_type)t) == 0) die("unknown type '%s'", name);
+    if (t < 0 || infer_type_block((infer_type)t) == 0) die("unknown type '%s' (%s)", name, known_types());
     return (infer_type)t;
 }
 
 /* IN holds whole rows of blocks; with no row length given, the file is one run of blocks */
 static int cmd_dequant(int argc, char **argv) {
-    if (argc != 5) usage();
+    if (argc != 5) usage(stderr, 1);
     infer_type t = parse_type(argv[2]);
     size_t n;
     uint8_t *in = read_all(argv[3], &n);
@@ -111,7 +136,7 @@ static int cmd_dequant(int argc, char **argv) {
 }
 
 static int cmd_quant(int argc, char **argv) {
-    if (argc != 7 || strcmp(argv[5], "--cols") != 0) usage();
+    if (argc != 7 || strcmp(argv[5], "--cols") != 0) usage(stderr, 1);
     infer_type t = parse_type(argv[2]);
     char *end;
     long cols = strtol(argv[6], &end, 10);
@@ -142,31 +167,10 @@ static int cmd_quant(int argc, char **argv) {
     return 0;
 }
 
-static void print_gguf(const infer_gguf *g) {
-    printf("GGUF v%u: %lld metadata entries, %lld tensors, alignment %llu, data at byte %zu\n", g->version, (long long)g->n_kv,
-           (long long)g->n_tensors, (unsigned long long)g->alignment, g->data_offset);
-    for (int64_t i = 0; i < g->n_kv; i++) {
-        const infer_gguf_kv *kv = &g->kv[i];
-        printf("  %-50.*s ", (int)kv->key.len, kv->key.ptr);
-        switch (kv->type) {
-        case INFER_GGUF_STRING: printf("\"%.*s\"\n", (int)(kv->v.s.len > 100 ? 100 : kv->v.s.len), kv->v.s.ptr); break;
-        case INFER_GGUF_ARRAY: printf("array[%llu]\n", (unsigned long long)kv->arr_n); break;
-        case INFER_GGUF_F32: case INFER_GGUF_F64: printf("%g\n", kv->v.f); break;
-        case INFER_GGUF_BOOL: printf("%s\n", kv->v.u ? "true" : "false"); break;
-        case INFER_GGUF_I8: case INFER_GGUF_I16: case INFER_GGUF_I32: case INFER_GGUF_I64: printf("%lld\n", (long long)kv->v.i); break;
-        default: printf("%llu\n", (unsigned long long)kv->v.u); break;
-        }
-    }
-    uint64_t total = 0;
-    for (int64_t i = 0; i < g->n_tensors; i++) {
-        const infer_tensor *t = &g->tensors[i];
-        printf("  %-44s %-8s [", t->name, infer_type_name(t->type));
-        for (int d = 0; d < t->n_dims; d++) printf("%s%lld", d ? ", " : "", (long long)t->ne[d]);
-        printf("] %zu bytes\n", t->nbytes);
-        total += t->nbytes;
-    }
-    printf("total tensor bytes: %llu\n", (unsigned long long)total);
-}
+static void print_line(void *user, const char *line) { (void)user; printf("%s\n", line); }
+
+/* the same text as `infer --info` (one function in infer.h prints both) */
+static void print_gguf(const infer_gguf *g) { infer_gguf_describe(g, print_line, NULL); }
 
 /* safetensors: PyTorch shapes (outermost first) and byte ranges of the data area */
 static void print_safetensors(const infer_safetensors *st) {
@@ -186,7 +190,7 @@ static int is_dir(const char *path) {
 }
 
 static int cmd_info(int argc, char **argv) {
-    if (argc != 3) usage();
+    if (argc != 3) usage(stderr, 1);
     infer_gguf g;
     infer_error err;
     if (is_dir(argv[2])) {
@@ -211,13 +215,327 @@ static int cmd_info(int argc, char **argv) {
     return 0;
 }
 
-/* Which tensors get the new type: 2-D weight matrices. Norms, biases, rope factors and
- * other 1-D tensors stay as they are, as do rows that are not a whole number of blocks. */
-static int wants_quant(const infer_tensor *t, infer_type to) {
-    if (t->n_dims < 2 || t->ne[0] % infer_type_block(to) || t->type == INFER_TYPE_I32) return 0;
-    const char *n = t->name;
-    return strstr(n, ".weight") && !strstr(n, "norm") && !strstr(n, "rope_freqs") && !strstr(n, "ssm_conv1d") && !strstr(n, "ffn_gate_inp")   /* ssm_a has no .weight */
-           && !strstr(n, "hc_") && !strstr(n, "_ape.");   /* deepseek4's stream mixes and window offsets stay as they are */
+/* ---- quantize: llama-quantize's file types ----
+ * A file type such as Q4_K_M is a mixture: a base type for most matrices and exceptions
+ * where quantization error costs the most -- the output matrix (and a tied embedding) at
+ * Q6_K, attn_v and ffn_down at Q6_K in the first and last eighth of the layers and every
+ * third layer between, and so on per type. The choices below restate llama.cpp's
+ * llama_tensor_get_type (src/llama-quant.cpp) rule for rule, so a file made here holds
+ * the same tensor types as the reference's for the same model; the few inputs it reads
+ * are the tensor names, the layer count, GQA ratio and expert count. Tensors walk in the
+ * reference's order (by layer, then by name), which the "i-th attn_v" counters depend on.
+ * A matrix whose rows are not whole blocks of its type falls back to a compatible type,
+ * with a warning, as the reference does. A plain type name that is not a file type
+ * (mxfp4, nvfp4, i2_s), or --pure, puts every quantizable matrix in that one type. */
+enum {   /* llama_ftype numbers, as general.file_type stores them */
+    FT_F32 = 0, FT_F16 = 1, FT_Q4_0 = 2, FT_Q4_1 = 3, FT_Q8_0 = 7, FT_Q5_0 = 8, FT_Q5_1 = 9, FT_Q2_K = 10, FT_Q3_K_S = 11,
+    FT_Q3_K_M = 12, FT_Q3_K_L = 13, FT_Q4_K_S = 14, FT_Q4_K_M = 15, FT_Q5_K_S = 16, FT_Q5_K_M = 17, FT_Q6_K = 18,
+    FT_IQ2_XXS = 19, FT_IQ2_XS = 20, FT_Q2_K_S = 21, FT_IQ3_XS = 22, FT_IQ3_XXS = 23, FT_IQ1_S = 24, FT_IQ4_NL = 25,
+    FT_IQ3_S = 26, FT_IQ3_M = 27, FT_IQ2_S = 28, FT_IQ2_M = 29, FT_IQ4_XS = 30, FT_IQ1_M = 31, FT_BF16 = 32,
+    FT_TQ1_0 = 36, FT_TQ2_0 = 37, FT_MXFP4_MOE = 38, FT_Q1_0 = 40, FT_Q2_0 = 41
+};
+typedef struct { const char *name; int ftype; infer_type base; } ftype_t;
+static const ftype_t ftypes[] = {
+    { "Q1_0", FT_Q1_0, INFER_TYPE_Q1_0 }, { "Q2_0", FT_Q2_0, INFER_TYPE_Q2_0 }, { "Q4_0", FT_Q4_0, INFER_TYPE_Q4_0 },
+    { "Q4_1", FT_Q4_1, INFER_TYPE_Q4_1 }, { "MXFP4_MOE", FT_MXFP4_MOE, INFER_TYPE_MXFP4 }, { "Q5_0", FT_Q5_0, INFER_TYPE_Q5_0 },
+    { "Q5_1", FT_Q5_1, INFER_TYPE_Q5_1 }, { "IQ2_XXS", FT_IQ2_XXS, INFER_TYPE_IQ2_XXS }, { "IQ2_XS", FT_IQ2_XS, INFER_TYPE_IQ2_XS },
+    { "IQ2_S", FT_IQ2_S, INFER_TYPE_IQ2_XS }, { "IQ2_M", FT_IQ2_M, INFER_TYPE_IQ2_S }, { "IQ1_S", FT_IQ1_S, INFER_TYPE_IQ1_S },
+    { "IQ1_M", FT_IQ1_M, INFER_TYPE_IQ1_M }, { "TQ1_0", FT_TQ1_0, INFER_TYPE_TQ1_0 }, { "TQ2_0", FT_TQ2_0, INFER_TYPE_TQ2_0 },
+    { "Q2_K", FT_Q2_K, INFER_TYPE_Q2_K }, { "Q2_K_S", FT_Q2_K_S, INFER_TYPE_Q2_K }, { "IQ3_XXS", FT_IQ3_XXS, INFER_TYPE_IQ3_XXS },
+    { "IQ3_S", FT_IQ3_S, INFER_TYPE_IQ3_S }, { "IQ3_M", FT_IQ3_M, INFER_TYPE_IQ3_S }, { "Q3_K", FT_Q3_K_M, INFER_TYPE_Q3_K },
+    { "IQ3_XS", FT_IQ3_XS, INFER_TYPE_IQ3_S }, { "Q3_K_S", FT_Q3_K_S, INFER_TYPE_Q3_K }, { "Q3_K_M", FT_Q3_K_M, INFER_TYPE_Q3_K },
+    { "Q3_K_L", FT_Q3_K_L, INFER_TYPE_Q3_K }, { "IQ4_NL", FT_IQ4_NL, INFER_TYPE_IQ4_NL }, { "IQ4_XS", FT_IQ4_XS, INFER_TYPE_IQ4_XS },
+    { "Q4_K", FT_Q4_K_M, INFER_TYPE_Q4_K }, { "Q4_K_S", FT_Q4_K_S, INFER_TYPE_Q4_K }, { "Q4_K_M", FT_Q4_K_M, INFER_TYPE_Q4_K },
+    { "Q5_K", FT_Q5_K_M, INFER_TYPE_Q5_K }, { "Q5_K_S", FT_Q5_K_S, INFER_TYPE_Q5_K }, { "Q5_K_M", FT_Q5_K_M, INFER_TYPE_Q5_K },
+    { "Q6_K", FT_Q6_K, INFER_TYPE_Q6_K }, { "Q8_0", FT_Q8_0, INFER_TYPE_Q8_0 }, { "F16", FT_F16, INFER_TYPE_F16 },
+    { "BF16", FT_BF16, INFER_TYPE_BF16 }, { "F32", FT_F32, INFER_TYPE_F32 },
+};
+#define N_FTYPES ((int)(sizeof ftypes / sizeof ftypes[0]))
+
+static const char *known_types(void) {   /* for error messages */
+    static char list[1024];
+    size_t n = (size_t)snprintf(list, sizeof list, "file types:");
+    for (int i = 0; i < N_FTYPES; i++) n += (size_t)snprintf(list + n, sizeof list - n, " %s", ftypes[i].name);
+    n += (size_t)snprintf(list + n, sizeof list - n, "; plain types:");
+    for (int t = 0; t <= INFER_TYPE_COUNT; t++) {
+        const infer_type ty = t == INFER_TYPE_COUNT ? INFER_TYPE_I2_S : (infer_type)t;
+        if (t < INFER_TYPE_COUNT && (!infer__type(ty) || !infer__type(ty)->quant)) continue;
+        n += (size_t)snprintf(list + n, sizeof list - n, " %s", infer_type_name(ty));
+    }
+    return list;
+}
+
+/* a file type by name, any case; NULL if none */
+static const ftype_t *find_ftype(const char *name) {
+    for (int i = 0; i < N_FTYPES; i++) {
+        const char *a = ftypes[i].name, *b = name;
+        while (*a && *b && (*a | 32) == (*b | 32)) a++, b++;
+        if (!*a && !*b) return &ftypes[i];
+    }
+    return NULL;
+}
+
+enum { CAT_OTHER, CAT_OUTPUT, CAT_TOKEN_EMBD, CAT_ATTN_QKV, CAT_ATTN_KV_B, CAT_ATTN_V, CAT_ATTN_K, CAT_ATTN_Q,
+       CAT_ATTN_OUTPUT, CAT_FFN_UP, CAT_FFN_GATE, CAT_FFN_DOWN };
+static int tensor_category(const char *n) {
+    if (!strcmp(n, "output.weight")) return CAT_OUTPUT;
+    if (!strcmp(n, "token_embd.weight") || !strcmp(n, "per_layer_token_embd.weight")) return CAT_TOKEN_EMBD;
+    if (strstr(n, "attn_qkv.weight")) return CAT_ATTN_QKV;
+    if (strstr(n, "attn_kv_b.weight")) return CAT_ATTN_KV_B;
+    if (strstr(n, "attn_v.weight")) return CAT_ATTN_V;
+    if (strstr(n, "attn_k.weight")) return CAT_ATTN_K;
+    if (strstr(n, "attn_q.weight")) return CAT_ATTN_Q;
+    if (strstr(n, "attn_output.weight")) return CAT_ATTN_OUTPUT;
+    if (strstr(n, "ffn_up")) return CAT_FFN_UP;
+    if (strstr(n, "ffn_gate")) return CAT_FFN_GATE;
+    if (strstr(n, "ffn_down")) return CAT_FFN_DOWN;
+    return CAT_OTHER;
+}
+/* attn_v-like: the tensors quantization error hurts most */
+static int cat_attn_v(int c) { return c == CAT_ATTN_V || c == CAT_ATTN_QKV || c == CAT_ATTN_KV_B; }
+
+/* dimensions up to the last one that is not 1 (what ggml counts, and writes) */
+static int real_dims(const infer_tensor *t) {
+    int n = t->n_dims;
+    while (n > 1 && t->ne[n - 1] == 1) n--;
+    return n;
+}
+
+/* may this tensor be quantized at all (llama.cpp's tensor_allows_quantization)? */
+static int may_quantize(const infer_tensor *t) {
+    static const char *const never[] = { "_norm.weight", "ffn_gate_inp.weight", "ffn_gate_tid2eid.weight", "altup", "laurel",
+        "per_layer_model_proj", "ssm_conv1d", "shortconv.conv.weight", "indexer.k_proj.weight", "indexer.q_proj.weight",
+        "time_mix_first.weight", "time_mix_w0.weight", "time_mix_w1.weight", "time_mix_w2.weight", "time_mix_v0.weight",
+        "time_mix_v1.weight", "time_mix_v2.weight", "time_mix_a0.weight", "time_mix_a1.weight", "time_mix_a2.weight",
+        "time_mix_g1.weight", "time_mix_g2.weight", "time_mix_decay_w1.weight", "time_mix_decay_w2.weight",
+        "time_mix_lerp_fused.weight", "attn_rel_b.weight", ".position_embd", "sam.pos_embd", "sam.neck.", "sam.net_",
+        ".rel_pos", ".patch_embd", ".patch_merger", "a.rvq.codebook", "mm.a.code_embd",
+        "hc_", "_compressor_ape.weight", NULL };   /* deepseek4's stream mixes and window offsets stay f32 */
+    const size_t n = strlen(t->name);
+    if (real_dims(t) < 2 || n < 6 || strcmp(t->name + n - 6, "weight") || t->type == INFER_TYPE_I32) return 0;
+    if (!strcmp(t->name, "position_embd.weight") || !strcmp(t->name, "token_types.weight")) return 0;
+    for (int i = 0; never[i]; i++) if (strstr(t->name, never[i])) return 0;
+    return 1;
+}
+
+/* what the mixture needs to know about the model */
+typedef struct {
+    const char *arch;
+    int n_layer, n_gqa, n_expert, is_70b, tied;
+    int n_attn_v, i_attn_v, i_ffn_down, i_ffn_gate, i_ffn_up;
+} qmodel_t;
+
+static int gguf_u32(const infer_gguf *g, const char *arch, const char *suffix, int dflt) {
+    char key[128];
+    snprintf(key, sizeof key, "%s.%s", arch, suffix);
+    const infer_gguf_kv *kv = infer_gguf_find(g, key);
+    if (!kv) return dflt;
+    if (kv->type == INFER_GGUF_ARRAY && kv->arr_n > 0 && (kv->arr_type == INFER_GGUF_U32 || kv->arr_type == INFER_GGUF_I32)) {   /* per-layer: the first */
+        int32_t v;
+        memcpy(&v, kv->arr_data, 4);
+        return v;
+    }
+    return infer__kv_is_int(kv) ? (int)infer__kv_int(kv) : dflt;
+}
+
+static int use_more_bits(int i, int n) { return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2; }
+
+/* the layer of a tensor: with experts, from its name ("blk.N."); else the category's counter */
+static int layer_of(const qmodel_t *q, int counter, const char *name) {
+    int l = counter;
+    if (q->n_expert > 1 && (sscanf(name, "blk.%d.", &l) != 1 || l < 0 || l >= q->n_layer)) die("cannot tell the layer of tensor %s", name);
+    return l;
+}
+
+/* llama_tensor_get_type's mixture rules for one tensor (base: the file type's type) */
+static infer_type mixture_type(qmodel_t *q, const infer_tensor *t, int ft, infer_type type, int cat) {
+    const int falcon = !strcmp(q->arch, "falcon"), n_exp = q->n_expert;
+    const int iq_low = ft == FT_IQ2_XXS || ft == FT_IQ2_XS || ft == FT_IQ1_S || ft == FT_IQ2_S || ft == FT_IQ2_M || ft == FT_IQ1_M;
+    if (cat == CAT_OUTPUT || (q->tied && cat == CAT_TOKEN_EMBD)) {
+        if (ft == FT_MXFP4_MOE || falcon || t->ne[0] % infer_type_block(type)) return INFER_TYPE_Q8_0;
+        if (iq_low || ft == FT_IQ3_XXS) return INFER_TYPE_Q5_K;
+        return type != INFER_TYPE_Q8_0 ? INFER_TYPE_Q6_K : type;
+    }
+    if (ft == FT_MXFP4_MOE) return real_dims(t) > 2 && t->ne[2] > 1 ? INFER_TYPE_MXFP4 : INFER_TYPE_Q8_0;   /* experts MXFP4 */
+    if (cat == CAT_TOKEN_EMBD) {
+        if (ft == FT_IQ2_XXS || ft == FT_IQ2_XS || ft == FT_IQ1_S || ft == FT_IQ1_M) return INFER_TYPE_Q2_K;
+        if (ft == FT_IQ2_S || ft == FT_IQ2_M || ft == FT_IQ3_XXS) return INFER_TYPE_IQ3_S;
+        if (ft == FT_TQ1_0 || ft == FT_TQ2_0 || ft == FT_Q2_0) return INFER_TYPE_Q4_K;
+        return type;
+    }
+    if (iq_low) {
+        const int iq2sm = ft == FT_IQ2_S || ft == FT_IQ2_M;
+        if (cat_attn_v(cat)) {
+            q->i_attn_v++;
+            return q->n_gqa >= 4 || n_exp >= 4 ? INFER_TYPE_Q4_K : iq2sm ? INFER_TYPE_IQ3_S : INFER_TYPE_Q2_K;
+        }
+        if (n_exp == 8 && cat == CAT_ATTN_K) return INFER_TYPE_Q4_K;
+        if (cat == CAT_FFN_DOWN) {
+            const int first = q->i_ffn_down++ < q->n_layer / 8;
+            return first ? (iq2sm ? INFER_TYPE_IQ3_S : INFER_TYPE_Q2_K) : type;
+        }
+        if (cat == CAT_ATTN_OUTPUT) {
+            if (n_exp == 8) return INFER_TYPE_Q5_K;
+            if (ft == FT_IQ1_S || ft == FT_IQ1_M) return INFER_TYPE_IQ2_XXS;
+            if (iq2sm) return INFER_TYPE_IQ3_S;
+        }
+        return type;
+    }
+    if (cat_attn_v(cat)) {
+        const int i = q->i_attn_v++, gqa4 = q->n_gqa >= 4;
+        if (ft == FT_Q2_K) type = gqa4 ? INFER_TYPE_Q4_K : INFER_TYPE_Q3_K;
+        else if (ft == FT_Q2_K_S && gqa4) type = INFER_TYPE_Q4_K;
+        else if (ft == FT_IQ3_XXS) type = gqa4 ? INFER_TYPE_Q4_K : INFER_TYPE_IQ3_S;   /* (IQ3_XXS with an importance matrix) */
+        else if ((ft == FT_IQ3_XS || ft == FT_IQ3_S) && gqa4) type = INFER_TYPE_Q4_K;
+        else if (ft == FT_IQ3_M) type = INFER_TYPE_Q4_K;
+        else if (ft == FT_Q3_K_M) type = i < 2 ? INFER_TYPE_Q5_K : INFER_TYPE_Q4_K;
+        else if (ft == FT_Q3_K_L) type = INFER_TYPE_Q5_K;
+        else if ((ft == FT_IQ4_NL || ft == FT_IQ4_XS) && gqa4) type = INFER_TYPE_Q5_K;
+        else if ((ft == FT_Q4_K_M || ft == FT_Q5_K_M) && use_more_bits(i, q->n_attn_v)) type = INFER_TYPE_Q6_K;
+        else if (ft == FT_Q4_K_S && i < 4) type = INFER_TYPE_Q5_K;
+        if (q->is_70b && (type == INFER_TYPE_Q3_K || type == INFER_TYPE_Q4_K)) type = INFER_TYPE_Q5_K;   /* 8 heads share attn_v */
+        if (n_exp == 8) type = INFER_TYPE_Q8_0;
+        return type;
+    }
+    if (cat == CAT_ATTN_K) {
+        if (n_exp == 8) return INFER_TYPE_Q8_0;
+        if (ft == FT_IQ3_XS) return INFER_TYPE_IQ3_XXS;
+        if (ft == FT_IQ3_XXS) return INFER_TYPE_IQ2_S;
+        return type;
+    }
+    if (cat == CAT_ATTN_Q) {
+        if (ft == FT_IQ3_XS) return INFER_TYPE_IQ3_XXS;
+        if (ft == FT_IQ3_XXS) return INFER_TYPE_IQ2_S;
+        return type;
+    }
+    if (cat == CAT_FFN_DOWN) {
+        const int l = layer_of(q, q->i_ffn_down++, t->name), n = q->n_layer;
+        if (ft == FT_Q2_K) return INFER_TYPE_Q3_K;
+        if (ft == FT_Q2_K_S) return l < n / 8 ? INFER_TYPE_Q4_K : type;
+        if (ft == FT_IQ3_XXS) return l < n / 8 ? INFER_TYPE_Q4_K : INFER_TYPE_Q3_K;
+        if (ft == FT_Q3_K_M) return l < n / 16 ? INFER_TYPE_Q5_K : !falcon || use_more_bits(l, n) ? INFER_TYPE_Q4_K : INFER_TYPE_Q3_K;
+        if (ft == FT_IQ3_M && (l < n / 8 || (n_exp == 8 && use_more_bits(l, n)))) return INFER_TYPE_Q4_K;
+        if (ft == FT_Q3_K_L) return falcon ? INFER_TYPE_Q4_K : INFER_TYPE_Q5_K;
+        if (ft == FT_Q4_K_M) {
+            if (falcon) return l < n / 16 ? INFER_TYPE_Q6_K : use_more_bits(l, n) ? INFER_TYPE_Q5_K : INFER_TYPE_Q4_K;
+            return use_more_bits(l, n) ? INFER_TYPE_Q6_K : type;
+        }
+        if (l < n / 8 && (ft == FT_IQ4_NL || ft == FT_IQ4_XS)) return INFER_TYPE_Q5_K;
+        if (ft == FT_Q5_K_M && use_more_bits(l, n)) return INFER_TYPE_Q6_K;
+        if (ft == FT_Q4_K_S && !falcon && l < n / 8) return INFER_TYPE_Q5_K;
+        return type;
+    }
+    if (cat == CAT_ATTN_OUTPUT) {
+        if (falcon) return ft == FT_Q3_K_L ? INFER_TYPE_Q4_K : type;
+        if (n_exp == 8) {
+            const int bump = ft == FT_Q2_K || ft == FT_IQ3_XS || ft == FT_IQ3_XXS || ft == FT_Q3_K_S || ft == FT_Q3_K_M || ft == FT_IQ4_NL ||
+                             ft == FT_Q4_K_S || ft == FT_Q4_K_M || ft == FT_IQ3_S || ft == FT_IQ3_M || ft == FT_IQ4_XS;
+            return bump ? INFER_TYPE_Q5_K : type;
+        }
+        if (ft == FT_Q2_K) return INFER_TYPE_Q3_K;
+        if (ft == FT_IQ3_XXS) return INFER_TYPE_IQ3_S;
+        if (ft == FT_Q3_K_M || ft == FT_IQ3_M) return INFER_TYPE_Q4_K;
+        if (ft == FT_Q3_K_L) return INFER_TYPE_Q5_K;
+        return type;
+    }
+    if (cat == CAT_FFN_GATE || cat == CAT_FFN_UP) {
+        const int l = layer_of(q, cat == CAT_FFN_GATE ? q->i_ffn_gate++ : q->i_ffn_up++, t->name), n = q->n_layer;
+        return ft == FT_IQ3_XS && l >= n / 8 && l < 7 * n / 8 ? INFER_TYPE_IQ3_XXS : type;
+    }
+    return type;
+}
+
+/* rows that are not whole blocks of `type`: the reference's fallback, with a warning */
+static infer_type fit_type(const infer_tensor *t, infer_type type) {
+    const int64_t cols = t->ne[0];
+    const int blk = type == INFER_TYPE_I2_S ? 1 : infer_type_block(type);
+    if (cols % blk == 0) return type;
+    infer_type to;
+    switch (type) {
+    case INFER_TYPE_IQ1_S: case INFER_TYPE_IQ1_M: case INFER_TYPE_IQ2_XXS: case INFER_TYPE_IQ2_XS: case INFER_TYPE_IQ2_S:
+    case INFER_TYPE_IQ3_XXS: case INFER_TYPE_IQ3_S: case INFER_TYPE_IQ4_XS: to = INFER_TYPE_IQ4_NL; break;
+    case INFER_TYPE_Q2_0: case INFER_TYPE_Q2_K: case INFER_TYPE_Q3_K: case INFER_TYPE_TQ1_0: case INFER_TYPE_TQ2_0: to = INFER_TYPE_Q4_0; break;
+    case INFER_TYPE_Q4_K: to = INFER_TYPE_Q5_0; break;
+    case INFER_TYPE_Q5_K: to = INFER_TYPE_Q5_1; break;
+    case INFER_TYPE_Q6_K: to = INFER_TYPE_Q8_0; break;
+    default: to = INFER_TYPE_Q8_0; break;      /* the reference has no fallback for these types and gives up */
+    }
+    if (cols % infer_type_block(to)) to = INFER_TYPE_F16;
+    fprintf(stderr, "warning: %s: %lld columns are not a multiple of %s's block of %d: %s instead\n", t->name, (long long)cols,
+            infer_type_name(type), blk, infer_type_name(to));
+    return to;
+}
+
+static int type_is_quantized(infer_type t) { return t != INFER_TYPE_F32 && t != INFER_TYPE_F16 && t != INFER_TYPE_BF16; }
+
+/* the sort order of the reference's tensor walk: by layer (none first), then by name */
+static const infer_tensor *sort_base;
+static int by_layer_name(const void *a, const void *b) {
+    const infer_tensor *x = &sort_base[*(const int64_t *)a], *y = &sort_base[*(const int64_t *)b];
+    int lx = -1, ly = -1;
+    sscanf(x->name, "blk.%d.", &lx);
+    sscanf(y->name, "blk.%d.", &ly);
+    return lx != ly ? (lx < ly ? -1 : 1) : strcmp(x->name, y->name);
+}
+
+/* The type each tensor of g gets for `spec` (a file type, or a plain type): plan[i]. With
+ * pure, every quantizable matrix gets the file type's base type. Returns the file type (-1
+ * for a plain type). */
+static int quant_plan(const infer_gguf *g, const char *spec, int pure, infer_type *plan) {
+    const ftype_t *ft = find_ftype(spec);
+    infer_type base;
+    if (ft) base = ft->base;
+    else {
+        int t = infer_type_from_name(spec);
+        if (t < 0 || (t != INFER_TYPE_I2_S && !infer__type((infer_type)t)->quant)) die("unknown type '%s' (%s)", spec, known_types());
+        base = (infer_type)t;
+        pure = 1;
+    }
+    qmodel_t q;
+    memset(&q, 0, sizeof q);
+    const infer_gguf_kv *a = infer_gguf_find(g, "general.architecture");
+    static char arch[64];
+    snprintf(arch, sizeof arch, "%.*s", a && a->type == INFER_GGUF_STRING ? (int)(a->v.s.len < 63 ? a->v.s.len : 63) : 0, a ? a->v.s.ptr : "");
+    q.arch = arch;
+    q.n_layer = gguf_u32(g, arch, "block_count", 0);
+    const int n_head = gguf_u32(g, arch, "attention.head_count", 0), n_head_kv = gguf_u32(g, arch, "attention.head_count_kv", n_head);
+    q.n_gqa = n_head_kv > 0 ? n_head / n_head_kv : 0;
+    q.n_expert = gguf_u32(g, arch, "expert_count", 0);
+    /* the reference's 70B class: 80-layer llama with GQA, 80-layer qwen2 */
+    q.is_70b = q.n_layer == 80 && ((!strcmp(arch, "llama") && n_head != n_head_kv) || !strcmp(arch, "qwen2"));
+    q.tied = !infer_gguf_tensor(g, "output.weight");
+    for (int64_t i = 0; i < g->n_tensors; i++) q.n_attn_v += cat_attn_v(tensor_category(g->tensors[i].name));
+    int64_t *order = malloc(sizeof(int64_t) * (size_t)(g->n_tensors + 1));
+    if (!order) die("out of memory");
+    for (int64_t i = 0; i < g->n_tensors; i++) order[i] = i;
+    sort_base = g->tensors;
+    qsort(order, (size_t)g->n_tensors, sizeof *order, by_layer_name);
+    int needs_imatrix = 0, experts_only = 0;
+    /* a plain FP4 type is an expert format: in a MoE model only the experts take it */
+    for (int64_t i = 0; i < g->n_tensors && !ft && (base == INFER_TYPE_MXFP4 || base == INFER_TYPE_NVFP4); i++)
+        experts_only |= strstr(g->tensors[i].name, "_exps.") != NULL;
+    for (int64_t k = 0; k < g->n_tensors; k++) {
+        const infer_tensor *t = &g->tensors[order[k]];
+        infer_type type = t->type;
+        if (may_quantize(t) && (!experts_only || strstr(t->name, "_exps."))) {
+            type = base;
+            if (type_is_quantized(base)) {
+                if (!pure) type = mixture_type(&q, t, ft->ftype, base, tensor_category(t->name));
+                type = fit_type(t, type);
+            }
+            /* the reference refuses these types without an importance matrix (which infer has not) */
+            const int iq = type == INFER_TYPE_IQ3_XXS || type == INFER_TYPE_IQ2_XXS || type == INFER_TYPE_IQ2_XS ||
+                           type == INFER_TYPE_IQ2_S || type == INFER_TYPE_IQ1_M || type == INFER_TYPE_IQ1_S;
+            const int cat = tensor_category(t->name);
+            if (cat != CAT_OUTPUT && cat != CAT_TOKEN_EMBD && (iq || (type == INFER_TYPE_Q2_K && ft && ft->ftype == FT_Q2_K_S))) needs_imatrix = 1;
+            if (type != INFER_TYPE_I2_S && type_is_quantized(type) && !infer__type(type)->quant)
+                die("%s: %s needs the %s quantizer, which infer does not have", t->name, spec, infer_type_name(type));
+        }
+        plan[order[k]] = type;
+    }
+    free(order);
+    if (needs_imatrix) die("%s needs an importance matrix (as in the reference engine); infer cannot make it", spec);
+    return ft ? ft->ftype : -1;
 }
 
 /* t re-encoded as `to` into *out (the same name and shape); returns the new bytes */
@@ -249,40 +567,57 @@ static void *requant(const infer_tensor *t, infer_type to, infer_tensor *out) {
     return q;
 }
 
+/* the tensors of g re-encoded by plan (out[i] views g's bytes where the type stays) */
+static void apply_plan(const infer_gguf *g, const infer_type *plan, infer_tensor *out, void **owned) {
+    for (int64_t i = 0; i < g->n_tensors; i++) {
+        const infer_tensor *t = &g->tensors[i];
+        out[i] = *t;
+        out[i].n_dims = real_dims(t);   /* as ggml writes shapes: no trailing 1 */
+        if (plan[i] == t->type) continue;
+        owned[i] = requant(t, plan[i], &out[i]);
+        out[i].n_dims = real_dims(t);
+        fprintf(stderr, "\r[%lld/%lld] %-40s -> %-8s", (long long)i + 1, (long long)g->n_tensors, t->name, infer_type_name(plan[i]));
+    }
+    fprintf(stderr, "\n");
+}
+
+/* g's metadata with general.file_type set to ftype (dropped when ftype < 0: a plain type) */
+static infer_gguf_kv *plan_metadata(const infer_gguf *g, int ftype, int64_t *nkv) {
+    infer_gguf_kv *kv = calloc((size_t)g->n_kv + 2, sizeof *kv);
+    if (!kv) die("out of memory");
+    *nkv = 0;
+    for (int64_t i = 0; i < g->n_kv; i++)
+        if (!infer__str_eq(g->kv[i].key, "general.file_type") && !infer__str_eq(g->kv[i].key, "general.quantization_version")) kv[(*nkv)++] = g->kv[i];
+    if (ftype >= 0) {
+        kv[(*nkv)++] = infer_gguf_kv_u32("general.quantization_version", 2);
+        kv[(*nkv)++] = infer_gguf_kv_u32("general.file_type", (uint32_t)ftype);
+    }
+    return kv;
+}
+
 static int cmd_quantize(int argc, char **argv) {
-    if (argc != 6 || strcmp(argv[4], "--type") != 0) usage();
-    infer_type to = parse_type(argv[5]);
-    const infer__type_traits *tt = to == INFER_TYPE_I2_S ? NULL : infer__type(to);
-    if (to != INFER_TYPE_I2_S && (!tt || !tt->quant)) die("type %s has no quantizer", argv[5]);
+    int pure = argc == 7 && !strcmp(argv[6], "--pure");
+    if ((argc != 6 && !pure) || strcmp(argv[4], "--type") != 0) usage(stderr, 1);
     size_t n;
     uint8_t *p = read_all(argv[2], &n);
     infer_gguf g;
     infer_error err;
     if (infer_gguf_parse(&g, p, n, &err) != INFER_OK) die("%s: %s", argv[2], err.msg);
-    infer_tensor *out = calloc((size_t)g.n_tensors, sizeof *out);
-    void **owned = calloc((size_t)g.n_tensors, sizeof(void *));
-    /* the FP4 types are expert formats: in a MoE model only the experts take them */
-    int experts_only = 0;
-    for (int64_t i = 0; i < g.n_tensors && (to == INFER_TYPE_MXFP4 || to == INFER_TYPE_NVFP4); i++) experts_only |= strstr(g.tensors[i].name, "_exps.") != NULL;
-    for (int64_t i = 0; i < g.n_tensors; i++) {
-        out[i] = g.tensors[i];
-        if (!wants_quant(&g.tensors[i], to) || g.tensors[i].type == to || (experts_only && !strstr(g.tensors[i].name, "_exps."))) continue;
-        owned[i] = requant(&g.tensors[i], to, &out[i]);
-        fprintf(stderr, "\r[%lld/%lld] %-40s -> %s", (long long)i + 1, (long long)g.n_tensors, g.tensors[i].name, argv[5]);
-    }
-    fprintf(stderr, "\n");
-    /* general.file_type no longer describes the file: drop it */
-    infer_gguf_kv *kv = calloc((size_t)g.n_kv + 1, sizeof *kv);
-    int64_t nkv = 0;
-    for (int64_t i = 0; i < g.n_kv; i++) if (!infer__str_eq(g.kv[i].key, "general.file_type")) kv[nkv++] = g.kv[i];
+    infer_type *plan = calloc((size_t)g.n_tensors + 1, sizeof *plan);
+    infer_tensor *out = calloc((size_t)g.n_tensors + 1, sizeof *out);
+    void **owned = calloc((size_t)g.n_tensors + 1, sizeof(void *));
+    if (!plan || !out || !owned) die("out of memory");
+    const int ftype = quant_plan(&g, argv[5], pure, plan);
+    apply_plan(&g, plan, out, owned);
+    int64_t nkv;
+    infer_gguf_kv *kv = plan_metadata(&g, ftype, &nkv);
     if (infer_gguf_write(argv[3], kv, nkv, out, g.n_tensors, (uint32_t)g.alignment, &err) != INFER_OK) die("%s", err.msg);
     for (int64_t i = 0; i < g.n_tensors; i++) free(owned[i]);
-    free(owned); free(out); free(kv);
+    free(owned); free(out); free(kv); free(plan);
     infer_gguf_free(&g);
     free(p);
     return 0;
 }
-
 
 /* ---- synth: random weights in a real model's shape ----
  * Weights are drawn N(0, sigma) with sigma = 1/sqrt(fan_in) scaled down for the residual
@@ -340,6 +675,203 @@ static void synth_tensor(tensor_list *L, const char *name, infer_type type, int6
     synth_tensor3(L, name, type, ne0, ne1, 1, sigma, rng);
 }
 
+/* ---- synth: the tokenizer ----
+ * A synth model gets a vocabulary of its family's kind, so that a prompt tokenizes, the
+ * reply detokenizes, --chat works, and the reference engine loads the file (it refuses a
+ * GGUF without tokenizer.ggml.model). With --vocab TOKENIZER.json it is a real one (e.g.
+ * ../shared/tokenizers/llama3/tokenizer.json for the llama and bitnet presets), padded to
+ * the preset's size. Without, one is generated here, the same every time: byte-level BPE
+ * (GPT-2's 256 byte tokens, then merges " e", " t", ..., "ee", "et", ... and longer pieces
+ * built on them), the family's pre-tokenizer and special tokens at the ids the real models
+ * use (shifted down when the preset's vocabulary is smaller), and a chat template of the
+ * family's layout. The text it makes of random weights is noise either way; what matters
+ * is that every layer of the pipeline has something real to chew. */
+typedef struct {
+    const char *pre, *template;
+    int32_t first_special;              /* the real models' id of specials[0] */
+    const char *const *specials;        /* control tokens, in id order */
+    int bos, eos, pad;                  /* indices into specials, -1 = none */
+    int add_bos;
+    const char *reserved;               /* printf pattern for the rest of the ids, or NULL: [PAD<i>] */
+} vocab_family_t;
+static const char *const llama3_specials[] = { "<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>",
+    "<|reserved_special_token_1|>", "<|finetune_right_pad_id|>", "<|reserved_special_token_2|>", "<|start_header_id|>",
+    "<|end_header_id|>", "<|eom_id|>", "<|eot_id|>", "<|python_tag|>", NULL };
+static const char *const chatml_specials[] = { "<|endoftext|>", "<|im_start|>", "<|im_end|>", NULL };
+static const vocab_family_t vocab_llama3 = {
+    "llama-bpe",
+    "{{- bos_token }}{%- for m in messages %}{{- '<|start_header_id|>' + m['role'] + '<|end_header_id|>\\n\\n' + m['content'] | trim + "
+    "'<|eot_id|>' }}{%- endfor %}{%- if add_generation_prompt %}{{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}{%- endif %}",
+    128000, llama3_specials, 0, 1, -1, 1, "<|reserved_special_token_%d|>" };
+/* DeepSeek-V3/V4's turn markers: fullwidth bars (U+FF5C), U+2581 for the spaces */
+#define DS_BAR "\xEF\xBD\x9C"
+#define DS_SP "\xE2\x96\x81"
+static const char *const deepseek_specials[] = { "<" DS_BAR "begin" DS_SP "of" DS_SP "sentence" DS_BAR ">",
+    "<" DS_BAR "end" DS_SP "of" DS_SP "sentence" DS_BAR ">", "<" DS_BAR DS_SP "pad" DS_SP DS_BAR ">",
+    "<" DS_BAR "User" DS_BAR ">", "<" DS_BAR "Assistant" DS_BAR ">", NULL };
+static const vocab_family_t vocab_deepseek = {
+    "deepseek-v3",
+    "{{- bos_token }}{%- for m in messages %}{%- if m['role'] == 'user' %}{{- '<" DS_BAR "User" DS_BAR ">' + m['content'] }}"
+    "{%- elif m['role'] == 'assistant' %}{{- '<" DS_BAR "Assistant" DS_BAR ">' + m['content'] + eos_token }}"
+    "{%- else %}{{- m['content'] }}{%- endif %}{%- endfor %}{%- if add_generation_prompt %}{{- '<" DS_BAR "Assistant" DS_BAR ">' }}{%- endif %}",
+    128800, deepseek_specials, 0, 1, 2, 1, NULL };
+#undef DS_BAR
+#undef DS_SP
+static const vocab_family_t vocab_qwen35 = {
+    "qwen35",
+    "{%- for m in messages %}{{- '<|im_start|>' + m['role'] + '\\n' + m['content'] + '<|im_end|>\\n' }}{%- endfor %}"
+    "{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}",
+    248044, chatml_specials, -1, 2, 0, 0, NULL };
+
+/* GPT-2's bytes_to_unicode: printable bytes stay, the other 68 map to U+0100.. in order */
+static int byte_char(int b) {
+    if ((b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF)) return b;
+    int k = 0;
+    for (int c = 0; c < b; c++) k += !((c >= 0x21 && c <= 0x7E) || (c >= 0xA1 && c <= 0xAC) || (c >= 0xAE && c <= 0xFF));
+    return 0x100 + k;
+}
+
+typedef struct { uint8_t *p; size_t n, cap; } bytes_t;
+static void bytes_put(bytes_t *b, const void *s, size_t n) {
+    if (b->n + n > b->cap) { b->cap = (b->n + n) * 2 + 1024; if (!(b->p = realloc(b->p, b->cap))) die("out of memory"); }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+}
+static void gguf_string(bytes_t *b, const char *s, size_t n) { uint64_t len = n; bytes_put(b, &len, 8); bytes_put(b, s, n); }
+
+/* what a synth tokenizer owns until the file is written */
+typedef struct { bytes_t tokens, merges; int32_t *types; infer_gguf hf; int has_hf; char *tmpl; } synth_vocab_t;
+
+/* the generated vocabulary of `fam` with n_vocab tokens */
+static void gen_vocab(synth_vocab_t *v, const vocab_family_t *fam, int32_t n_vocab, int32_t *bos, int32_t *eos, int32_t *pad) {
+    int n_spec = 0;
+    while (fam->specials[n_spec]) n_spec++;
+    const int32_t first = fam->first_special + n_spec <= n_vocab ? fam->first_special : n_vocab - n_spec;
+    if (first < 256 + 64) die("a vocabulary of %d tokens is too small for a synth tokenizer", n_vocab);
+    v->types = malloc(sizeof(int32_t) * (size_t)n_vocab);
+    char **text = calloc((size_t)n_vocab, sizeof(char *));
+    if (!v->types || !text) die("out of memory");
+    struct { char *key; int value; } *seen = NULL;
+    sh_new_strdup(seen);
+    for (int b = 0; b < 256; b++) {
+        char u[8];
+        u[infer__utf8_encode((uint32_t)byte_char(b), u)] = 0;
+        text[b] = strdup(u);
+        v->types[b] = 1;
+        shput(seen, u, 1);
+    }
+    /* merges: " x" pairs, letter pairs, then each new piece extended by a letter */
+    static const char letters[] = "etaoinshrdlucmfwypvbgkjqxz";
+    const char *space = "\xC4\xA0";   /* U+0120, the byte-level space */
+    int32_t n = 256, from = 256;
+    for (int stage = 0; n < first; stage++) {
+        for (int i = 0; n < first && (stage > 1 ? from < n : i < (stage == 0 ? 26 : 26 * 26)); i++) {
+            char l[64], r[8];
+            if (stage == 0) { snprintf(l, sizeof l, "%s", space); snprintf(r, sizeof r, "%c", letters[i]); }
+            else if (stage == 1) { snprintf(l, sizeof l, "%c", letters[i / 26]); snprintf(r, sizeof r, "%c", letters[i % 26]); }
+            else { snprintf(l, sizeof l, "%s", text[from + i / 26]); snprintf(r, sizeof r, "%c", letters[i % 26]); if (i % 26 == 25) { from++; i = -1; } }
+            char cat[80];
+            snprintf(cat, sizeof cat, "%s%s", l, r);
+            if (shgeti(seen, cat) >= 0 || strlen(cat) > 48) continue;
+            shput(seen, cat, 1);
+            char m[96];
+            int ml = snprintf(m, sizeof m, "%s %s", l, r);
+            gguf_string(&v->merges, m, (size_t)ml);
+            text[n] = strdup(cat);
+            v->types[n++] = 1;
+        }
+        if (stage > 1 && from >= n) die("cannot generate %d merges", first - 256);
+    }
+    for (int i = 0; i < n_spec; i++) { text[first + i] = strdup(fam->specials[i]); v->types[first + i] = 3; }   /* control */
+    for (int32_t i = first + n_spec; i < n_vocab; i++) {
+        char r[64];
+        if (fam->reserved) snprintf(r, sizeof r, fam->reserved, i - first - n_spec + 3);
+        else snprintf(r, sizeof r, "[PAD%d]", i);
+        text[i] = strdup(r);
+        v->types[i] = fam->reserved ? 3 : 5;   /* control, or unused */
+    }
+    for (int32_t i = 0; i < n_vocab; i++) { gguf_string(&v->tokens, text[i], strlen(text[i])); free(text[i]); }
+    free(text);
+    shfree(seen);
+    *bos = fam->bos >= 0 ? first + fam->bos : -1;
+    *eos = fam->eos >= 0 ? first + fam->eos : -1;
+    *pad = fam->pad >= 0 ? first + fam->pad : -1;
+}
+
+/* appends the tokenizer's keys to kv (room for 16 more); v owns their bytes */
+static int synth_tokenizer(infer_gguf_kv *kv, synth_vocab_t *v, const vocab_family_t *fam, int32_t n_vocab, const char *vocab_json) {
+    int nkv = 0;
+    memset(v, 0, sizeof *v);
+    if (vocab_json) {   /* a real vocabulary: tokenizer.json's keys, padded to n_vocab */
+        infer_error err;
+        if (infer_hf_vocab(&v->hf, vocab_json, &err) != INFER_OK) die("%s: %s", vocab_json, err.msg);
+        v->has_hf = 1;
+        const infer_gguf_kv *toks = infer_gguf_find(&v->hf, "tokenizer.ggml.tokens"), *types = infer_gguf_find(&v->hf, "tokenizer.ggml.token_type");
+        if (!toks || !types || types->arr_n != toks->arr_n) die("%s: no token list", vocab_json);
+        if (toks->arr_n > (uint64_t)n_vocab) die("%s has %llu tokens, more than the preset's %d", vocab_json, (unsigned long long)toks->arr_n, n_vocab);
+        infer__cursor c = { toks->arr_data, (size_t)-1, 0 };
+        v->types = malloc(sizeof(int32_t) * (size_t)n_vocab);
+        if (!v->types) die("out of memory");
+        for (int32_t i = 0; i < n_vocab; i++) {
+            if ((uint64_t)i < toks->arr_n) {
+                infer_str str;
+                infer__read_str(&c, &str);
+                gguf_string(&v->tokens, str.ptr, (size_t)str.len);
+                memcpy(&v->types[i], types->arr_data + 4 * (size_t)i, 4);
+            } else {
+                char pad[32];
+                gguf_string(&v->tokens, pad, (size_t)snprintf(pad, sizeof pad, "[PAD%d]", i));
+                v->types[i] = 5;
+            }
+        }
+        for (int64_t i = 0; i < v->hf.n_kv; i++) {
+            const infer_gguf_kv *k = &v->hf.kv[i];
+            if (!strncmp(k->key.ptr, "tokenizer.", 10) && !infer__str_eq(k->key, "tokenizer.ggml.tokens") && !infer__str_eq(k->key, "tokenizer.ggml.token_type")) {
+                if (nkv >= 12) die("%s: too many tokenizer keys", vocab_json);
+                kv[nkv++] = *k;
+            }
+        }
+        kv[nkv++] = infer_gguf_kv_array("tokenizer.ggml.tokens", INFER_GGUF_STRING, (uint64_t)n_vocab, v->tokens.p);
+        kv[nkv++] = infer_gguf_kv_array("tokenizer.ggml.token_type", INFER_GGUF_I32, (uint64_t)n_vocab, v->types);
+        return nkv;
+    }
+    int32_t bos, eos, pad;
+    gen_vocab(v, fam, n_vocab, &bos, &eos, &pad);
+    kv[nkv++] = infer_gguf_kv_str("tokenizer.ggml.model", "gpt2");
+    kv[nkv++] = infer_gguf_kv_str("tokenizer.ggml.pre", fam->pre);
+    kv[nkv++] = infer_gguf_kv_array("tokenizer.ggml.tokens", INFER_GGUF_STRING, (uint64_t)n_vocab, v->tokens.p);
+    kv[nkv++] = infer_gguf_kv_array("tokenizer.ggml.token_type", INFER_GGUF_I32, (uint64_t)n_vocab, v->types);
+    int64_t n_merges = 0;
+    for (size_t off = 0; off < v->merges.n; n_merges++) { uint64_t len; memcpy(&len, v->merges.p + off, 8); off += 8 + len; }
+    kv[nkv++] = infer_gguf_kv_array("tokenizer.ggml.merges", INFER_GGUF_STRING, (uint64_t)n_merges, v->merges.p);
+    if (bos >= 0) kv[nkv++] = infer_gguf_kv_u32("tokenizer.ggml.bos_token_id", (uint32_t)bos);
+    kv[nkv++] = infer_gguf_kv_u32("tokenizer.ggml.eos_token_id", (uint32_t)eos);
+    if (pad >= 0) kv[nkv++] = infer_gguf_kv_u32("tokenizer.ggml.padding_token_id", (uint32_t)pad);
+    kv[nkv++] = infer_gguf_kv_bool("tokenizer.ggml.add_bos_token", fam->add_bos);
+    kv[nkv++] = infer_gguf_kv_str("tokenizer.chat_template", fam->template);
+    return nkv;
+}
+
+static void synth_vocab_free(synth_vocab_t *v) {
+    free(v->tokens.p); free(v->merges.p); free(v->types);
+    if (v->has_hf) infer_gguf_free(&v->hf);
+}
+
+/* --vocab FILE, taken out of argv (so the preset commands see their usual arguments) */
+static const char *synth_vocab_path;
+
+/* the preset's vocabulary size, or the --vocab file's when that is larger (the embedding grows) */
+static int32_t synth_n_vocab(int32_t n) {
+    if (!synth_vocab_path) return n;
+    infer_gguf g;
+    infer_error err;
+    if (infer_hf_vocab(&g, synth_vocab_path, &err) != INFER_OK) die("%s: %s", synth_vocab_path, err.msg);
+    const infer_gguf_kv *toks = infer_gguf_find(&g, "tokenizer.ggml.tokens");
+    if (toks && toks->arr_n > (uint64_t)n && toks->arr_n < (1u << 24)) n = (int32_t)toks->arr_n;
+    infer_gguf_free(&g);
+    return n;
+}
+
 /* qwen35 / qwen35moe: the Qwen3.5 hybrid. Layer l is gated attention when (l+1) % interval
  * == 0, else a gated DeltaNet layer (fused qkv, z gate, alpha/beta projections, A, dt bias,
  * conv taps). The MoE variant (n_expert > 0) replaces every dense FFN by a softmax router
@@ -364,7 +896,10 @@ static int cmd_synth_qwen35(int argc, char **argv) {
     const hybrid_t *p = NULL;
     for (size_t i = 0; i < sizeof hybrids / sizeof hybrids[0]; i++)
         if (!strcmp(hybrids[i].arch, argv[2]) && !strcmp(hybrids[i].name, argv[3])) p = &hybrids[i];
-    if (!p) die("unknown preset '%s %s' (have: qwen35 qwen35-0.8b, qwen35 tiny, qwen35moe qwen35moe-small, qwen35moe tiny)", argv[2], argv[3]);
+    if (!p) unknown_preset(argv[2], argv[3]);
+    hybrid_t sized = *p;
+    sized.n_vocab = synth_n_vocab(p->n_vocab);
+    p = &sized;
     const char *A = p->arch;
     infer_type type = argc == 7 ? parse_type(argv[6]) : INFER_TYPE_F16;
     if (type == INFER_TYPE_I2_S || !infer__traits[type].quant) die("type %s has no quantizer", argv[6]);
@@ -426,7 +961,7 @@ static int cmd_synth_qwen35(int argc, char **argv) {
     fprintf(stderr, "\n");
     const int32_t third = (p->n_rot / 2 + 2) / 3;   /* n_rot 64 -> [11, 11, 10, 0] as Qwen3.5 ships */
     const int32_t sections[4] = { third, third, p->n_rot / 2 - 2 * third, 0 };
-    infer_gguf_kv kv[32];
+    infer_gguf_kv kv[48];   /* the model's keys, then the tokenizer's */
     char keys[32][64];
     int nkv = 0;
 #define KEY(suffix) (snprintf(keys[nkv], sizeof keys[nkv], "%s." suffix, A), keys[nkv])
@@ -457,10 +992,13 @@ static int cmd_synth_qwen35(int argc, char **argv) {
         kv[nkv] = infer_gguf_kv_u32(KEY("expert_shared_feed_forward_length"), (uint32_t)FS); nkv++;
     }
 #undef KEY
+    synth_vocab_t vocab;
+    nkv += synth_tokenizer(kv + nkv, &vocab, &vocab_qwen35, p->n_vocab, synth_vocab_path);
     infer_error err;
     if (infer_gguf_write(argv[4], kv, nkv, L.t, L.n, 32, &err) != INFER_OK) die("%s", err.msg);
     for (int i = 0; i < L.n; i++) { free((void *)L.t[i].name); free((void *)L.t[i].data); }
     free(L.t);
+    synth_vocab_free(&vocab);
     return 0;
 }
 
@@ -491,7 +1029,10 @@ static int cmd_synth_deepseek4(int argc, char **argv) {
     const dsv4_t *p = NULL;
     for (size_t i = 0; i < sizeof dsv4_presets / sizeof dsv4_presets[0]; i++)
         if (!strcmp(dsv4_presets[i].name, argv[3])) p = &dsv4_presets[i];
-    if (!p) die("unknown preset '%s %s' (have: deepseek4 tiny, deepseek4 deepseek4-small)", argv[2], argv[3]);
+    if (!p) unknown_preset(argv[2], argv[3]);
+    dsv4_t sized = *p;
+    sized.n_vocab = synth_n_vocab(p->n_vocab);
+    p = &sized;
     infer_type type = argc == 7 ? parse_type(argv[6]) : INFER_TYPE_F16;
     if (type == INFER_TYPE_I2_S || !infer__traits[type].quant) die("type %s has no quantizer", argv[6]);
     const int64_t E = p->n_embd, H = p->n_head, d = p->head_dim, QL = p->q_lora, G = p->o_groups, R = p->o_lora, X = p->n_expert, F = p->n_ff;
@@ -578,7 +1119,7 @@ static int cmd_synth_deepseek4(int argc, char **argv) {
     uint32_t ratios[16];
     float clamps[16];
     for (int l = 0; l < p->n_layer; l++) { ratios[l] = (uint32_t)p->ratios[l]; clamps[l] = 10.0f; }
-    infer_gguf_kv kv[48];
+    infer_gguf_kv kv[64];
     char keys[48][80];
     int nkv = 0;
 #define KEY(suffix) (snprintf(keys[nkv], sizeof keys[nkv], "deepseek4." suffix), keys[nkv])
@@ -618,21 +1159,36 @@ static int cmd_synth_deepseek4(int argc, char **argv) {
     kv[nkv] = infer_gguf_kv_f32(KEY("hyper_connection.epsilon"), 1e-6f); nkv++;
     kv[nkv] = infer_gguf_kv_u32(KEY("hash_layer_count"), (uint32_t)p->n_hash); nkv++;
 #undef KEY
+    /* a tokenizer, unless the vocabulary is too small for one (tiny: the golden model's 320 ids) */
+    synth_vocab_t vocab;
+    memset(&vocab, 0, sizeof vocab);
+    if (p->n_vocab >= 1024 || synth_vocab_path) nkv += synth_tokenizer(kv + nkv, &vocab, &vocab_deepseek, p->n_vocab, synth_vocab_path);
     infer_error err;
     if (infer_gguf_write(argv[4], kv, nkv, L.t, L.n, 32, &err) != INFER_OK) die("%s", err.msg);
     for (int i = 0; i < L.n; i++) { free((void *)L.t[i].name); free((void *)L.t[i].data); }
     free(L.t);
+    synth_vocab_free(&vocab);
     return 0;
 }
 
 static int cmd_synth(int argc, char **argv) {
-    if (argc != 5 && !(argc == 7 && !strcmp(argv[5], "--type"))) usage();
+    for (int i = 5; i + 1 < argc; i++) {   /* --vocab FILE */
+        if (strcmp(argv[i], "--vocab")) continue;
+        synth_vocab_path = argv[i + 1];
+        memmove(argv + i, argv + i + 2, sizeof(char *) * (size_t)(argc - i - 2));
+        argc -= 2;
+        break;
+    }
+    if (argc != 5 && !(argc == 7 && !strcmp(argv[5], "--type"))) usage(stderr, 1);
     if (!strcmp(argv[2], "qwen35") || !strcmp(argv[2], "qwen35moe")) return cmd_synth_qwen35(argc, argv);
     if (!strcmp(argv[2], "deepseek4")) return cmd_synth_deepseek4(argc, argv);
     const preset_t *p = NULL;
     for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
         if (!strcmp(presets[i].arch, argv[2]) && !strcmp(presets[i].name, argv[3])) p = &presets[i];
-    if (!p) die("unknown preset '%s %s' (have: llama llama-1b, llama tiny, bitnet bitnet-2b, bitnet tiny)", argv[2], argv[3]);
+    if (!p) unknown_preset(argv[2], argv[3]);
+    preset_t sized = *p;
+    sized.n_vocab = synth_n_vocab(p->n_vocab);
+    p = &sized;
     infer_type type = argc == 7 ? parse_type(argv[6]) : INFER_TYPE_F16;
     if (type != INFER_TYPE_I2_S && !infer__traits[type].quant) die("type %s has no quantizer", argv[6]);
     /* bitnet: sub-norms before Wo and W_down, ReLU^2, logits from token_embd; with a ternary
@@ -666,7 +1222,7 @@ static int cmd_synth(int argc, char **argv) {
     }
     fprintf(stderr, "\n");
     char k[16][64];
-    infer_gguf_kv kv[16];
+    infer_gguf_kv kv[40];   /* the model's keys, then the tokenizer's */
     int nkv = 0;
 #define KEY(suffix) (snprintf(k[nkv], sizeof k[nkv], "%s." suffix, p->arch), k[nkv])
     kv[nkv] = infer_gguf_kv_str("general.architecture", p->arch); nkv++;
@@ -685,10 +1241,13 @@ static int cmd_synth(int argc, char **argv) {
     kv[nkv] = infer_gguf_kv_u32(KEY("vocab_size"), (uint32_t)p->n_vocab); nkv++;
     if (bitnet) { kv[nkv] = infer_gguf_kv_str(KEY("hidden_activation"), "relu2"); nkv++; }
 #undef KEY
+    synth_vocab_t vocab;
+    nkv += synth_tokenizer(kv + nkv, &vocab, &vocab_llama3, p->n_vocab, synth_vocab_path);   /* Llama-3's tokenizer, as both models have */
     infer_error err;
     if (infer_gguf_write(argv[4], kv, nkv, L.t, L.n, 32, &err) != INFER_OK) die("%s", err.msg);
     for (int i = 0; i < L.n; i++) { free((void *)L.t[i].name); free((void *)L.t[i].data); }
     free(L.t);
+    synth_vocab_free(&vocab);
     return 0;
 }
 
@@ -706,7 +1265,7 @@ static int cmd_synth(int argc, char **argv) {
  * TOKENIZER.bin: i32 max_token_length, then per token: f32 score, i32 len, bytes. Its export
  *   wrote SentencePiece's "▁" as a space and wrapped BOS/EOS in newlines; we undo both. */
 static int cmd_llama2c(int argc, char **argv) {
-    if (argc != 5) usage();
+    if (argc != 5) usage(stderr, 1);
     size_t n, tn;
     uint8_t *mb = read_all(argv[2], &n), *tb = read_all(argv[3], &tn);
     int32_t cfg[7];
@@ -814,22 +1373,25 @@ static int cmd_llama2c(int argc, char **argv) {
  * Progress goes to stderr per tensor: quantizing is the slow part with --type, reading the
  * shards (the first touch of the mapped pages) without. */
 static int cmd_hf(int argc, char **argv) {
-    if (argc != 3 && !(argc == 5 && !strcmp(argv[3], "--type"))) usage();
+    const int pure = argc == 6 && !strcmp(argv[5], "--pure");
+    if (argc != 3 && !((argc == 5 || pure) && !strcmp(argv[3], "--type"))) usage(stderr, 1);
     const char *dir = argv[1], *out_path = argv[2];
-    infer_type to = argc == 5 ? parse_type(argv[4]) : INFER_TYPE_COUNT;
-    if (argc == 5 && to != INFER_TYPE_I2_S && (!infer__type(to) || !infer__type(to)->quant)) die("type %s has no quantizer", argv[4]);
     infer_gguf g;
     infer_error err;
     const double t0 = infer_time_seconds();
     if (infer_hf_load(&g, dir, &err) != INFER_OK) die("%s: %s", dir, err.msg);
     infer_tensor *out = calloc((size_t)g.n_tensors + 1, sizeof *out);
     void **owned = calloc((size_t)g.n_tensors + 1, sizeof(void *));
+    infer_type *plan = calloc((size_t)g.n_tensors + 1, sizeof *plan);
+    if (!out || !owned || !plan) die("out of memory");
+    int ftype = -2;   /* no --type: the types as they are */
+    if (argc >= 5) ftype = quant_plan(&g, argv[4], pure, plan);
     uint64_t total = 0, done = 0;
     for (int64_t i = 0; i < g.n_tensors; i++) total += g.tensors[i].nbytes;
     for (int64_t i = 0; i < g.n_tensors; i++) {
         const infer_tensor *t = &g.tensors[i];
         out[i] = *t;
-        if (to != INFER_TYPE_COUNT && wants_quant(t, to) && t->type != to) owned[i] = requant(t, to, &out[i]);
+        if (ftype != -2 && plan[i] != t->type) { owned[i] = requant(t, plan[i], &out[i]); out[i].n_dims = real_dims(t); }
         else {
             volatile uint8_t sink = 0;   /* read the mapped shard now, with progress, not silently in the write */
             for (size_t b = 0; b < t->nbytes; b += 4096) sink ^= ((const uint8_t *)t->data)[b];
@@ -840,23 +1402,24 @@ static int cmd_hf(int argc, char **argv) {
                 t->name, infer_type_name(out[i].type));
     }
     fprintf(stderr, "\n");
-    /* general.file_type describes the source types; with --type it no longer holds */
-    infer_gguf_kv *kv = calloc((size_t)g.n_kv + 1, sizeof *kv);
+    /* general.file_type describes the source types; with --type, the file type made */
     int64_t nkv = 0;
-    for (int64_t i = 0; i < g.n_kv; i++) if (to == INFER_TYPE_COUNT || !infer__str_eq(g.kv[i].key, "general.file_type")) kv[nkv++] = g.kv[i];
+    infer_gguf_kv *kv = ftype == -2 ? calloc((size_t)g.n_kv + 1, sizeof *kv) : plan_metadata(&g, ftype, &nkv);
+    if (!kv) die("out of memory");
+    for (int64_t i = 0; ftype == -2 && i < g.n_kv; i++) kv[nkv++] = g.kv[i];
     if (infer_gguf_write(out_path, kv, nkv, out, g.n_tensors, 32, &err) != INFER_OK) die("%s", err.msg);
     uint64_t bytes = 0;
     for (int64_t i = 0; i < g.n_tensors; i++) bytes += out[i].nbytes;
     fprintf(stderr, "wrote %s: %lld tensors, %.1f MB of weights, %lld metadata entries, %.1f s\n", out_path, (long long)g.n_tensors, (double)bytes / 1e6,
             (long long)nkv, infer_time_seconds() - t0);
     for (int64_t i = 0; i < g.n_tensors; i++) free(owned[i]);
-    free(owned); free(out); free(kv);
+    free(owned); free(out); free(kv); free(plan);
     infer_gguf_free(&g);
     return 0;
 }
 
 static int cmd_vocab(int argc, char **argv) {
-    if (argc != 4) usage();
+    if (argc != 4) usage(stderr, 1);
     infer_gguf g;
     infer_error err;
     if (infer_hf_vocab(&g, argv[2], &err) != INFER_OK) die("%s: %s", argv[2], err.msg);
@@ -868,7 +1431,8 @@ static int cmd_vocab(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2) usage();
+    if (argc < 2) usage(stderr, 1);
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) usage(stdout, 0);
     if (!strcmp(argv[1], "dequant")) return cmd_dequant(argc, argv);
     if (!strcmp(argv[1], "quant")) return cmd_quant(argc, argv);
     if (!strcmp(argv[1], "quantize")) return cmd_quantize(argc, argv);
@@ -878,6 +1442,6 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[1], "vocab")) return cmd_vocab(argc, argv);
     if (is_dir(argv[1])) return cmd_hf(argc, argv);
     fprintf(stderr, "convert: unknown command '%s'\n", argv[1]);
-    usage();
+    usage(stderr, 1);
     return 1;
 }
