@@ -15705,6 +15705,7 @@ int32_t infer_seq_reuse(infer_session *s, int32_t seq, const int32_t *tokens, in
         }
         infer__cache_release(c, best);
     }
+    memcpy(q->hist, tokens, (size_t)q->n_past * sizeof(int32_t));
     return q->n_past;
 }
 

@@ -3349,6 +3349,47 @@ static void test_cli_parallel(void) {
     remove("/tmp/infer_par.err");
 }
 
+/* Winding sequence 0 back into a block it shares with another sequence copies that block
+ * first: the other sequence's cache is untouched (its next logits are those of its run
+ * alone), and sequence 0 continues as if it had been fed its new tokens from the start. */
+static void test_seq_rewind_shared(void) {
+    if (!file_exists("./tools/convert")) SKIP("./tools/convert not built");
+    char out[4096];
+    CHECK(run_cmd("./tools/convert synth llama tiny /tmp/infer_rw.gguf --type f32 2>&1", out, sizeof out) == 0);
+    infer_model *m;
+    infer_error err;
+    if (infer_model_load(&m, "/tmp/infer_rw.gguf", NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
+    const int V = infer_model_config(m)->n_vocab;
+    int32_t a[45], b[50], c[40];
+    for (int i = 0; i < 45; i++) a[i] = (i * 29 + 5) % V;
+    for (int i = 0; i < 50; i++) b[i] = i < 36 ? a[i] : (i * 7 + 1) % V;
+    for (int i = 0; i < 40; i++) c[i] = i < 20 ? a[i] : (i * 13 + 2) % V;
+    float *want_a = seq_alone(m, a, 45, 1), *want_c = seq_alone(m, c, 40, 1);
+    float *got = malloc(sizeof(float) * (size_t)V * 20);
+    infer_session_params sp = infer_session_default_params();
+    sp.precise = 1; sp.n_seq_max = 2; sp.n_ctx = 256;
+    infer_session *s;
+    int32_t sa;
+    CHECK(infer_session_create(&s, m, &sp, &err) == INFER_OK);
+    CHECK(infer_seq_add(s, &sa, &err) == INFER_OK);
+    infer_batch_item it = { sa, a, 40, NULL, 0 };
+    CHECK(infer_eval_batch(s, &it, 1, &err) == INFER_OK);
+    CHECK(infer_seq_reuse(s, 0, b, 50) == 36);                /* two blocks shared, 4 rows copied */
+    CHECK(infer_eval(s, b + 36, 14, NULL, 0, &err) == INFER_OK);
+    CHECK(infer_session_rewind(s, 20, &err) == INFER_OK);    /* into the second shared block */
+    CHECK_MSG(infer_eval(s, c + 20, 20, got, 1, &err) == INFER_OK, "%s", err.msg);
+    CHECK_MSG(want_c && !memcmp(got, want_c + (size_t)20 * V, sizeof(float) * (size_t)V * 20), "sequence 0 after the rewind differs from its run alone");
+    it = (infer_batch_item){ sa, a + 40, 5, got, 1 };
+    CHECK(infer_eval_batch(s, &it, 1, &err) == INFER_OK);
+    CHECK_MSG(want_a && !memcmp(got, want_a + (size_t)40 * V, sizeof(float) * (size_t)V * 5), "the other sequence's cache changed");
+    const int32_t *held = infer_session_tokens(s);
+    CHECK(infer_session_n_past(s) == 40 && !memcmp(held, c, sizeof c));
+    infer_session_free(s);
+    free(want_a); free(want_c); free(got);
+    infer_model_free(m);
+    remove("/tmp/infer_rw.gguf");
+}
+
 /* ---- models of other shapes, built here ----
  * Random-weight GGUFs with shapes the goldens do not have: d_k != d_v, one key head for three
  * value heads, a conv kernel of 3, an explicit recurrent_layers array, a rope section on the
@@ -6177,6 +6218,7 @@ static const test_case tests[] = {
     { "seq_batch_identity", test_seq_batch_identity },
     { "seq_prefix_cache", test_seq_prefix_cache },
     { "seq_pool_stress", test_seq_pool_stress },
+    { "seq_rewind_shared", test_seq_rewind_shared },
     { "cli_parallel", test_cli_parallel },
     { "golden_bitnet_f32", test_golden_bitnet_f32 },
     { "golden_bitnet_tq2_0", test_golden_bitnet_tq2_0 },
