@@ -2979,6 +2979,38 @@ static void test_deepseek4_ops(void) {
 #undef U
 }
 
+/* deepseek4's ropes: window-only layers turn with rope.freq_base, unscaled; compressed
+ * layers with compress_rope_freq_base and the file's YaRN, its magnitude factor cancelled
+ * (a rotation keeps every pair's length); always the last n_rot dims of a head */
+static void test_deepseek4_rope(void) {
+    if (!file_exists(DS4_DIR "/model-F32.gguf")) SKIP("../shared/golden/deepseek4 not found");
+    infer_model *m;
+    infer_error err;
+    if (infer_model_load(&m, DS4_DIR "/model-F32.gguf", NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
+    infer_session *s;
+    if (infer_session_create(&s, m, NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); infer_model_free(m); return; }
+    s->rope.freq_scale = 1.0f / 16;                  /* as a YaRN file (factor 16) sets it */
+    s->rope.ext_factor = 1.0f;
+    const infer_rope w = infer__dsv4_rope(s, 0, 64), c = infer__dsv4_rope(s, 1, 64), ci = infer__dsv4_rope(s, 1, 32);
+    CHECK(w.freq_base == 10000.0f && w.freq_scale == 1.0f && w.ext_factor == 0.0f && w.rot_first == 48);
+    CHECK(c.freq_base == 160000.0f && c.ext_factor == 1.0f && c.rot_first == 48 && ci.rot_first == 16);
+    CHECK_NEAR(c.attn_factor * (1.0 + 0.1 * log(16.0)), 1.0, 1e-6);
+    float x[2 * 64], y[2 * 64];
+    const int32_t pos[2] = { 7, 3000 };
+    for (int i = 0; i < 128; i++) x[i] = y[i] = sinf((float)i);
+    infer_cpu_kernels()->rope(NULL, y, 2, 1, 64, pos, &c);
+    double worst = 0;
+    for (int r = 0; r < 2; r++)
+        for (int i = 0; i < 64; i += 2) {
+            const double a = hypot(x[r * 64 + i], x[r * 64 + i + 1]), b = hypot(y[r * 64 + i], y[r * 64 + i + 1]);
+            worst = fmax(worst, fabs(a - b));
+            if (i < 48) CHECK(x[r * 64 + i] == y[r * 64 + i]);    /* the first 48 dims pass through */
+        }
+    CHECK_MSG(worst < 1e-5, "YaRN rope changed a pair's length by %g", worst);
+    infer_session_free(s);
+    infer_model_free(m);
+}
+
 /* tools/convert synth deepseek4 tiny runs (the same bits prompt-batched as token by token,
  * in the exact maths), and quantize --type nvfp4 turns its experts, only them, to NVFP4 */
 static void test_deepseek4_synth(void) {
@@ -6215,6 +6247,7 @@ static const test_case tests[] = {
     { "deepseek4_load_errors", test_deepseek4_load_errors },
     { "deepseek4_ops", test_deepseek4_ops },
     { "deepseek4_synth", test_deepseek4_synth },
+    { "deepseek4_rope", test_deepseek4_rope },
     { "seq_batch_identity", test_seq_batch_identity },
     { "seq_prefix_cache", test_seq_prefix_cache },
     { "seq_pool_stress", test_seq_pool_stress },
