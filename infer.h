@@ -92,7 +92,8 @@ extern "C" {
     X(INFER_ERR_NOMEM, "out of memory")                        \
     X(INFER_ERR_ARG, "invalid argument")                       \
     X(INFER_ERR_CONTEXT, "context full")                       \
-    X(INFER_ERR_BACKEND, "backend error")
+    X(INFER_ERR_BACKEND, "backend error")                     \
+    X(INFER_ERR_NUMERIC, "non-finite values")
 
 typedef enum infer_status {
 #define INFER__X(name, text) name,
@@ -741,7 +742,9 @@ void infer_session_reset(infer_session *s);           /* forget all tokens */
 int32_t infer_session_n_past(const infer_session *s);
 int32_t infer_session_n_ctx(const infer_session *s);
 /* Feed n tokens at the next positions. logits: NULL, or room for n*n_vocab floats when
- * all_logits is set (one row per token), else n_vocab floats for the last token. */
+ * all_logits is set (one row per token), else n_vocab floats for the last token.
+ * INFER_ERR_NUMERIC: the activations overflowed to NaN/Inf (the message names the layer);
+ * the session must then be reset. */
 infer_status infer_eval(infer_session *s, const int32_t *tokens, int n, float *logits, int all_logits, infer_error *err);
 
 /* Backend check (>>backends): with INFER_DIFF_OPS, run every op of the table `k` on random
@@ -947,6 +950,17 @@ static inline infer_bf16 infer__fp32_to_bf16(float f) {
     uint32_t u = infer__fp32_to_bits(f);
     if ((u & 0x7fffffffu) > 0x7f800000u) return (infer_bf16)((u >> 16) | 64);   /* quiet nan */
     return (infer_bf16)((u + 0x7fff + ((u >> 16) & 1)) >> 16);                   /* nearest even */
+}
+
+/* index of the first NaN or Inf among x[0..n), or -1 when all are finite */
+static int64_t infer__first_nonfinite(const float *x, int64_t n) {
+    for (int64_t i0 = 0; i0 < n; i0 += 256) {    /* an all-ones exponent is NaN or Inf; OR-ed, it vectorizes */
+        const int64_t i1 = i0 + 256 < n ? i0 + 256 : n;
+        uint32_t bad = 0;
+        for (int64_t i = i0; i < i1; i++) bad |= (infer__fp32_to_bits(x[i]) & 0x7f800000u) == 0x7f800000u;
+        if (bad) for (int64_t i = i0; i < i1; i++) if (!isfinite(x[i])) return i;
+    }
+    return -1;
 }
 
 /* round to nearest, ties to even, by adding 1.5*2^23 and reading the low mantissa bits
@@ -1161,15 +1175,28 @@ typedef struct infer__type_traits {
 } infer__type_traits;
 
 
-/* Q8_0 activation quantizer: d = max|x|/127, q = round(x/d) (roundf: ties away from zero). */
+/* Activations that overflowed (NaN, Inf) must stay non-finite through a quantizer, as they
+ * do through the exact f32 maths, so the forward pass can stop at the layer that made them
+ * (>>forward): a block holding a NaN gets scale NaN, one holding an Inf gets scale Inf, and
+ * its dot products come out NaN. The codes then mean nothing; a code whose value is not a
+ * number in range (NaN, or Inf when the scale is Inf or subnormal) becomes 0 -- what the
+ * AVX-512 conversion gives -- instead of an undefined float -> int conversion. For finite
+ * activations round(x/d) is always within [-127, 127]. */
+static inline int8_t infer__round_i8(float v) {
+    const float r = roundf(v);
+    return r >= -128.0f && r <= 127.0f ? (int8_t)r : 0;
+}
+
+/* Q8_0 activation quantizer: d = max|x|/127, q = round(x/d) (roundf: ties away from zero).
+ * A NaN sticks in amax (later `a > NaN` is false), so d is NaN. */
 static inline void infer__quant_q8_0(const float *x, void *vy, int64_t n) {
     infer_block_q8_0 *y = (infer_block_q8_0 *)vy;
     for (int64_t i = 0; i < n / INFER_QK8_0; i++) {
         float amax = 0.0f;
-        for (int j = 0; j < INFER_QK8_0; j++) { float a = fabsf(x[i * 32 + j]); if (a > amax) amax = a; }
+        for (int j = 0; j < INFER_QK8_0; j++) { float a = fabsf(x[i * 32 + j]); if (a > amax || a != a) amax = a; }
         const float d = amax / 127.0f, id = d ? 1.0f / d : 0.0f;
         y[i].d = infer__fp32_to_fp16(d);
-        for (int j = 0; j < INFER_QK8_0; j++) y[i].qs[j] = (int8_t)roundf(x[i * 32 + j] * id);
+        for (int j = 0; j < INFER_QK8_0; j++) y[i].qs[j] = infer__round_i8(x[i * 32 + j] * id);
     }
 }
 
@@ -1178,24 +1205,31 @@ static inline void infer__quant_q8_1(const float *x, void *vy, int64_t n) {
     infer_block_q8_1 *y = (infer_block_q8_1 *)vy;
     for (int64_t i = 0; i < n / INFER_QK8_0; i++) {
         float amax = 0.0f;
-        for (int j = 0; j < INFER_QK8_0; j++) { float a = fabsf(x[i * 32 + j]); if (a > amax) amax = a; }
+        for (int j = 0; j < INFER_QK8_0; j++) { float a = fabsf(x[i * 32 + j]); if (a > amax || a != a) amax = a; }
         const float d = amax / 127.0f, id = d ? 1.0f / d : 0.0f;
         int sum = 0;
-        for (int j = 0; j < INFER_QK8_0; j++) { y[i].qs[j] = (int8_t)roundf(x[i * 32 + j] * id); sum += y[i].qs[j]; }
+        for (int j = 0; j < INFER_QK8_0; j++) { y[i].qs[j] = infer__round_i8(x[i * 32 + j] * id); sum += y[i].qs[j]; }
         y[i].d = infer__fp32_to_fp16(d);
         y[i].s = infer__fp32_to_fp16((float)sum * d);
     }
 }
 
-/* Q8_K activation quantizer (256-blocks, f32 scale, 16-element partial sums). */
+/* Q8_K activation quantizer (256-blocks, f32 scale, 16-element partial sums). A block
+ * holding a NaN becomes zero codes with d = NaN; with an Inf, max is Inf, d = -Inf and the
+ * codes 0 (a product iscale * x that is NaN gets code 0). */
 static inline void infer__quant_q8_k(const float *x, void *vy, int64_t n) {
     infer_block_q8_k *y = (infer_block_q8_k *)vy;
     for (int64_t i = 0; i < n / INFER_QK_K; i++, x += INFER_QK_K) {
         float max = 0, amax = 0;
-        for (int j = 0; j < INFER_QK_K; j++) { float ax = fabsf(x[j]); if (ax > amax) { amax = ax; max = x[j]; } }
-        if (amax == 0) { memset(&y[i], 0, sizeof y[i]); continue; }
+        int nan = 0;
+        for (int j = 0; j < INFER_QK_K; j++) { float ax = fabsf(x[j]); if (ax > amax) { amax = ax; max = x[j]; } nan |= ax != ax; }
+        if (amax == 0 || nan) { memset(&y[i], 0, sizeof y[i]); y[i].d = nan ? NAN : 0.0f; continue; }
         const float iscale = -127.f / max;
-        for (int j = 0; j < INFER_QK_K; j++) { int v = infer__nearest_int(iscale * x[j]); y[i].qs[j] = (int8_t)(v < 127 ? v : 127); }
+        for (int j = 0; j < INFER_QK_K; j++) {
+            const float p = iscale * x[j];
+            const int v = p == p ? infer__nearest_int(p) : 0;
+            y[i].qs[j] = (int8_t)(v < 127 ? v : 127);
+        }
         for (int j = 0; j < INFER_QK_K / 16; j++) {
             int s = 0; for (int k = 0; k < 16; k++) s += y[i].qs[j * 16 + k];
             y[i].bsums[j] = (int16_t)s;
@@ -1776,8 +1810,8 @@ static void infer__quant_mxfp4(const float *src, void *dst, int64_t n) {
     for (int64_t i = 0; i < n / INFER_QK_MXFP4; i++, src += INFER_QK_MXFP4) {
         const float amax = fabsf(infer__signed_absmax(src, INFER_QK_MXFP4));
         /* clamped to 0..254: the reference leaves exponents outside that undefined */
-        int e = amax > 0.0f ? (int)(floorf(log2f(amax)) - 2 + 127) : 0;
-        b[i].e = (uint8_t)(e < 0 ? 0 : e > 254 ? 254 : e);
+        const float e = amax > 0.0f ? floorf(log2f(amax)) - 2 + 127 : 0.0f;   /* clamped before the int conversion (amax may be Inf) */
+        b[i].e = (uint8_t)(e < 0 ? 0 : e > 254 ? 254 : (int)e);
         const float d = infer__e8m0_to_fp32_half(b[i].e);
         for (int j = 0; j < 16; j++)
             b[i].qs[j] = (uint8_t)(infer__fp4_best_index(src[j], d) | infer__fp4_best_index(src[j + 16], d) << 4);
@@ -4918,7 +4952,10 @@ static void infer__quant_q8_0_fast(const float *x, void *vy, int64_t n) {
     const __m512 half = _mm512_set1_ps(0.5f), one = _mm512_set1_ps(1.0f);
     for (int64_t i = 0; i < n / INFER_QK8_0; i++) {
         const __m512 a = _mm512_loadu_ps(x + 32 * i), b = _mm512_loadu_ps(x + 32 * i + 16);
-        const float amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(a), _mm512_abs_ps(b)));
+        /* max(p, q) returns q where p is NaN: NaNs are skipped, then a NaN makes amax NaN, as
+         * in the scalar loop */
+        const __m512 m = _mm512_max_ps(_mm512_abs_ps(b), _mm512_max_ps(_mm512_abs_ps(a), _mm512_setzero_ps()));
+        const float amax = _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q) ? NAN : _mm512_reduce_max_ps(m);
         const float d = amax / 127.0f, id = d ? 1.0f / d : 0.0f;
         y[i].d = infer__fp32_to_fp16(d);
         for (int h = 0; h < 2; h++) {
@@ -4938,15 +4975,24 @@ static void infer__quant_q8_k_fast(const float *x, void *vy, int64_t n) {
 #if defined(INFER__SIMD_AVX512)
     infer_block_q8_k *y = (infer_block_q8_k *)vy;
     for (int64_t i = 0; i < n / INFER_QK_K; i++, x += INFER_QK_K) {
-        __m512 m = _mm512_setzero_ps();
-        for (int j = 0; j < INFER_QK_K; j += 16) m = _mm512_max_ps(m, _mm512_abs_ps(_mm512_loadu_ps(x + j)));
+        __m512 m = _mm512_setzero_ps();         /* NaNs skipped (max(p, m) is m where p is NaN), and noted */
+        __mmask16 nan = 0;
+        for (int j = 0; j < INFER_QK_K; j += 16) {
+            const __m512 v = _mm512_loadu_ps(x + j);
+            m = _mm512_max_ps(_mm512_abs_ps(v), m);
+            nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+        }
         const float amax = _mm512_reduce_max_ps(m);
-        if (amax == 0) { memset(&y[i], 0, sizeof y[i]); continue; }
-        int first = 0;                          /* the first value of largest magnitude, with its sign */
-        while (fabsf(x[first]) != amax) first++;
+        if (amax == 0 || nan) { memset(&y[i], 0, sizeof y[i]); y[i].d = nan ? NAN : 0.0f; continue; }
+        /* the first value of largest magnitude, with its sign: amax is |x[j]| for some j, as
+         * NaNs were skipped; the bound makes a read past the block impossible regardless */
+        int first = 0;
+        while (first < INFER_QK_K - 1 && fabsf(x[first]) != amax) first++;
         const float iscale = -127.f / x[first];
         for (int j = 0; j < INFER_QK_K; j += 16) {
-            const __m512i v = _mm512_min_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(_mm512_set1_ps(iscale), _mm512_loadu_ps(x + j))), _mm512_set1_epi32(127));
+            const __m512 p = _mm512_mul_ps(_mm512_set1_ps(iscale), _mm512_loadu_ps(x + j));
+            const __m512i c = _mm512_maskz_cvtps_epi32(_mm512_cmp_ps_mask(p, p, _CMP_ORD_Q), p);   /* NaN -> 0 */
+            const __m512i v = _mm512_min_epi32(c, _mm512_set1_epi32(127));
             const __m128i q = _mm512_cvtepi32_epi8(v);
             _mm_storeu_si128((__m128i *)(y[i].qs + j), q);
             y[i].bsums[j / 16] = (int16_t)_mm512_reduce_add_epi32(v);
@@ -5382,6 +5428,8 @@ infer_status infer_quantize(infer_type t, const float *src, void *dst, int64_t n
     const infer__type_traits *tt = infer__type(t);
     if (!tt || !tt->quant) return infer__fail(err, INFER_ERR_UNSUPPORTED, "no quantizer for type %s", infer_type_name(t));
     if (n % tt->blck) return infer__fail(err, INFER_ERR_ARG, "%lld values is not a whole number of %s blocks (%d)", (long long)n, tt->name, tt->blck);
+    const int64_t bad = infer__first_nonfinite(src, n);
+    if (bad >= 0) return infer__fail(err, INFER_ERR_NUMERIC, "value %lld is %g: only finite numbers can be quantized", (long long)bad, (double)src[bad]);
     tt->quant(src, dst, n);
     return INFER_OK;
 }
@@ -5765,7 +5813,12 @@ typedef struct infer__cpu_ctx {
     int64_t wrow_len;
     void *xq;           /* activations quantized to a dot format */
     size_t xq_size;
+    const char *error;  /* the first op that ran out of memory for its scratch (NULL: none) */
 } infer__cpu_ctx;
+
+/* An op that cannot get its scratch memory writes NaN (never stale numbers) where it can,
+ * and says so here: sync then fails, and infer_eval reports this instead of the NaNs. */
+static void infer__cpu_oom(infer__cpu_ctx *c, const char *what) { if (!c->error) c->error = what; }
 
 static infer__cpu_ctx *infer__cpu_ctx_create(int n_threads, int precise) {
     infer__cpu_ctx *c = (infer__cpu_ctx *)infer__calloc(1, sizeof *c);
@@ -5795,7 +5848,7 @@ static int infer__cpu_reserve(void **p, size_t *cap, size_t need) {
 static void *infer__cpu_alloc(void *ctx, size_t bytes) { (void)ctx; return infer__calloc(1, bytes); }
 static void infer__cpu_free(void *ctx, void *p) { (void)ctx; INFER_FREE(p); }
 static infer_status infer__cpu_copy(void *ctx, void *dst, const void *src, size_t bytes) { (void)ctx; memcpy(dst, src, bytes); return INFER_OK; }
-static infer_status infer__cpu_sync(void *ctx) { (void)ctx; return INFER_OK; }
+static infer_status infer__cpu_sync(void *ctx) { return ((infer__cpu_ctx *)ctx)->error ? INFER_ERR_NOMEM : INFER_OK; }
 static int infer__cpu_supports_type(infer_type t) { return infer_type_block(t) != 0; }
 
 /* dequantize row `r` of a 2-D weight tensor (ne = {K, N}), times the tensor's scale (I2_S's
@@ -6009,6 +6062,7 @@ static void infer__cpu_matmul_n(void *ctx, int nw, float *const *outs, const inf
     if (rows == 1 && job.tile.decode_dot) { job.tile.fn = NULL; job.tile.xlay = INFER__XLAY_DOT; }
     job.xq = infer__cpu_prepare_x(c, ws[0], &job.tile, x, rows, &job.xq_row, &job.prep);
     if (!job.xq && (!c->precise || !c->wrow)) {   /* out of memory for scratch: NaN, never stale numbers */
+        infer__cpu_oom(c, "out of memory for a matmul's scratch");
         for (int m = 0; m < nw; m++)
             for (size_t i = 0; i < (size_t)rows * (size_t)ws[m]->ne[1]; i++) outs[m][i] = NAN;
         return;
@@ -6117,6 +6171,14 @@ static size_t infer__kv_row(const infer_kv_view *kv, int32_t p) {
     return (size_t)kv->block_table[p / kv->block_size] * kv->block_size + p % kv->block_size;
 }
 
+/* An F16 cache saturates: a key or value beyond the largest binary16 (65504) is stored as
+ * +-65504, not as Inf. The cache's type is this engine's choice, not the model's: a model
+ * whose keys reach 1e5 is fine in f32, and an Inf key would turn its attention scores into
+ * Inf - Inf = NaN. Saturated, the scores stay finite and close to the f32 cache's in
+ * relative terms. A NaN stays NaN (the comparisons are false for it), so an overflow that
+ * already happened is still reported by the forward pass. The CUDA cache does the same. */
+static inline float infer__f16_saturate(float x) { return x > 65504.0f ? 65504.0f : x < -65504.0f ? -65504.0f : x; }
+
 static void infer__cpu_kv_store(void *ctx, const infer_kv_view *kv, const float *k, const float *v, const int32_t *pos, int rows) {
     (void)ctx;
     for (int r = 0; r < rows; r++) {
@@ -6124,7 +6186,10 @@ static void infer__cpu_kv_store(void *ctx, const infer_kv_view *kv, const float 
         const float *kr = k + (size_t)r * kv->kv_dim, *vr = v + (size_t)r * kv->kv_dim;
         if (kv->type == INFER_TYPE_F16) {
             infer_half *kd = (infer_half *)kv->k + off, *vd = (infer_half *)kv->v + off;
-            for (int i = 0; i < kv->kv_dim; i++) { kd[i] = infer__fp32_to_fp16(kr[i]); vd[i] = infer__fp32_to_fp16(vr[i]); }
+            for (int i = 0; i < kv->kv_dim; i++) {
+                kd[i] = infer__fp32_to_fp16(infer__f16_saturate(kr[i]));
+                vd[i] = infer__fp32_to_fp16(infer__f16_saturate(vr[i]));
+            }
         } else {
             memcpy((float *)kv->k + off, kr, (size_t)kv->kv_dim * sizeof(float));
             memcpy((float *)kv->v + off, vr, (size_t)kv->kv_dim * sizeof(float));
@@ -6405,6 +6470,7 @@ static void infer__cpu_attention(void *ctx, float *out, const float *q, const in
         j.rows_of = rows_of;
         infer__pool_run(c->pool, infer__attn_task, &j);
     } else {                              /* out of memory for scratch: NaN, never stale numbers */
+        infer__cpu_oom(c, "out of memory for attention's scratch");
         for (size_t i = 0; i < (size_t)rows * (size_t)n_head * (size_t)head_dim; i++) out[i] = NAN;
     }
     INFER_FREE(j.scratch);
@@ -6465,9 +6531,8 @@ static void infer__cpu_l2norm(void *ctx, float *x, int rows, int dim, float eps)
  *   y = sum_{e in S} w_e * W_down_e( silu(W_gate_e h) * (W_up_e h) ) */
 static void infer__cpu_moe_route(void *ctx, int32_t *ids, float *weights, const float *logits, int rows, int n_expert,
                                  int n_used, int gating, int norm, float scale) {
-    (void)ctx;
     float *p = (float *)INFER_MALLOC((size_t)n_expert * sizeof(float));
-    if (!p) return;
+    if (!p) { if (ctx) infer__cpu_oom((infer__cpu_ctx *)ctx, "out of memory for the expert router"); return; }
     for (int r = 0; r < rows; r++) {
         const float *l = logits + (size_t)r * n_expert;
         if (gating == 2) {
@@ -6570,7 +6635,8 @@ static void infer__cpu_matmul_id(void *ctx, float *out, const infer_tensor *w, c
             memcpy(xs + (size_t)o * K, x + (size_t)(x_per_slot ? order[o] : order[o] / n_used) * K, (size_t)K * sizeof(float));
         job.xq = infer__cpu_prepare_x(c, w, &job.tile, xs ? xs : x, n_out, &job.xq_row, NULL);
         if (job.xq || c->wrow) infer__pool_run(c->pool, infer__matmul_id_task, &job);
-    }
+        else infer__cpu_oom(c, "out of memory for an expert matmul's scratch");
+    } else infer__cpu_oom(c, "out of memory for an expert matmul's scratch");
     INFER_FREE(fill); INFER_FREE(start); INFER_FREE(order); INFER_FREE(xs);
 }
 
@@ -6758,7 +6824,7 @@ static void infer__cpu_deltanet_chunked(void *ctx, float *out, const float *q, c
     infer__dn_job j = { out, q, k, v, g, beta, state, rows, n_k, n_v, d_k, d_v, scale, NULL, 0 };
     j.scratch_per_thread = C + 2 * C * C + 2 * C * (size_t)d_v + C * (size_t)d_k;
     j.scratch = (float *)INFER_MALLOC((size_t)c->n_threads * j.scratch_per_thread * sizeof(float));
-    if (!j.scratch) return;
+    if (!j.scratch) { infer__cpu_oom(c, "out of memory for the DeltaNet chunk's scratch"); return; }
     infer__pool_run(c->pool, infer__deltanet_chunked_task, &j);
     INFER_FREE(j.scratch);
 }
@@ -6770,7 +6836,7 @@ static infer_status infer__cpu_ctx_new(void **ctx, int n_threads, int precise, i
     return *ctx ? INFER_OK : infer__fail(err, INFER_ERR_NOMEM, "out of memory for the CPU backend's thread pool");
 }
 static void infer__cpu_ctx_release(void *ctx) { infer__cpu_ctx_free((infer__cpu_ctx *)ctx); }
-static const char *infer__cpu_last_error(void *ctx) { (void)ctx; return ""; }
+static const char *infer__cpu_last_error(void *ctx) { const infer__cpu_ctx *c = (const infer__cpu_ctx *)ctx; return c && c->error ? c->error : ""; }
 static int infer__cpu_supports_config(const struct infer_config *c, char *why, size_t n) { (void)c; (void)why; (void)n; return 1; }
 
 static const infer_kernels infer__cpu_kernels = {
@@ -11640,10 +11706,32 @@ static void infer__moe_ffn(infer_session *s, const infer__layer *L, int T) {
     k->add(kc, s->o, s->ey, (int64_t)T * E);
 }
 
+/* Activations that overflowed (NaN or Inf) make every later number meaningless, so a run
+ * stops at them with INFER_ERR_NUMERIC. A host backend's residual stream is checked after
+ * every layer (T * n_embd values, next to nothing beside the layer's matmuls), so the error
+ * names the first layer that produced them; a device backend's logits are checked when they
+ * come back. `layer` < 0: x holds logits. An op that ran out of memory writes NaN too: its
+ * own error is reported instead (INFER_ERR_BACKEND, with the backend's last_error). */
+static infer_status infer__check_finite(const infer_session *s, const float *x, int T, int dim, int row0, int layer, infer_error *err) {
+    const int64_t bad = infer__first_nonfinite(x, (int64_t)T * dim);
+    if (bad < 0) return INFER_OK;
+    if (*s->k->last_error(s->kctx)) return INFER_ERR_BACKEND;
+    const int pos = s->n_past + row0 + (int)(bad / dim);
+    const char *what = x[bad] != x[bad] ? "NaN" : "Inf";
+    if (layer >= 0)
+        return infer__fail(err, INFER_ERR_NUMERIC, "layer %d (blk.%d) made the hidden state %s at position %d: the model's activations "
+                           "overflow (its weights or the input are out of range); reset the session before reusing it", layer, layer, what, pos);
+    return infer__fail(err, INFER_ERR_NUMERIC, "the logits at position %d are %s: %s; reset the session before reusing it", pos, what,
+                       s->k->host_memory ? "the output norm or projection overflowed (every layer's output was finite)"
+                                         : "the activations overflowed (this backend does not check each layer; the CPU names the first bad one)");
+}
+
 /* One chunk of T <= n_ubatch tokens at positions n_past.. through every layer.
  * Writes logits of rows [first_logit, T) to dst (host memory), if dst is given. Only the
- * tokens and positions go to the backend, only the logits come back. */
-static infer_status infer__forward_chunk(infer_session *s, const int32_t *tokens, int T, int first_logit, float *dst) {
+ * tokens and positions go to the backend, only the logits come back. A backend failure
+ * returns its status with err untouched; non-finite values return INFER_ERR_NUMERIC with
+ * err set. */
+static infer_status infer__forward_chunk(infer_session *s, const int32_t *tokens, int T, int first_logit, float *dst, infer_error *err) {
     const infer_model *m = s->m;
     const infer_config *c = &m->cfg;
     const infer_kernels *k = s->k;
@@ -11668,13 +11756,16 @@ static infer_status infer__forward_chunk(infer_session *s, const int32_t *tokens
         else infer__glu_ffn(s, s->o, L->ffn_gate, L->ffn_up, L->ffn_down, L->ffn_sub_norm, c->n_ff, T);
         k->add(kc, s->x, s->o, (int64_t)T * E);
         if (s->layer_hook) s->layer_hook(s->hook_user, s, l, T);
+        if (k->host_memory) INFER__TRY(infer__check_finite(s, s->x, T, E, 0, l, err));
     }
     const size_t V = (size_t)c->n_vocab;
     for (int r0 = first_logit; r0 < T && dst; r0 += INFER__LOGIT_ROWS) {
         const int nl = T - r0 < INFER__LOGIT_ROWS ? T - r0 : INFER__LOGIT_ROWS;
         k->rmsnorm(kc, s->h, s->x + (size_t)r0 * E, (const float *)s->w.output_norm->data, nl, E, c->rms_eps);
         k->matmul(kc, s->logits, s->w.output, s->h, nl);
-        INFER__TRY(k->download(kc, dst + (size_t)(r0 - first_logit) * V, s->logits, (size_t)nl * V * sizeof(float)));
+        float *rows = dst + (size_t)(r0 - first_logit) * V;
+        INFER__TRY(k->download(kc, rows, s->logits, (size_t)nl * V * sizeof(float)));
+        INFER__TRY(infer__check_finite(s, rows, nl, (int)V, r0, -1, err));
     }
     return INFER_OK;
 }
@@ -11701,8 +11792,9 @@ infer_status infer_eval(infer_session *s, const int32_t *tokens, int n, float *l
         const int last_chunk = i0 + T == n;
         const int first = all_logits ? 0 : (last_chunk ? T - 1 : T);
         float *dst = !logits || first == T ? NULL : all_logits ? logits + (size_t)i0 * V : logits;
-        if (infer__forward_chunk(s, tokens + i0, T, first, dst) != INFER_OK)
-            return infer__fail(err, INFER_ERR_BACKEND, "%s backend: %s", k->name, k->last_error(s->kctx));
+        const infer_status st = infer__forward_chunk(s, tokens + i0, T, first, dst, err);
+        if (st == INFER_ERR_NUMERIC) return st;
+        if (st != INFER_OK) return infer__fail(err, INFER_ERR_BACKEND, "%s backend: %s", k->name, k->last_error(s->kctx));
         s->n_past += T;
     }
     if (k->sync(s->kctx) != INFER_OK) return infer__fail(err, INFER_ERR_BACKEND, "%s backend: %s", k->name, k->last_error(s->kctx));
@@ -11762,9 +11854,12 @@ void infer_sampler_accept(infer_sampler *s, int32_t token) {
     if (s->n_recent < s->recent_cap) s->n_recent++;
 }
 
+/* larger logit first, then lower id; a NaN logit sorts as -Inf, so the order stays a total
+ * order (qsort's contract) whatever the logits hold */
 static int infer__cand_cmp(const void *a, const void *b) {
     const infer__cand *x = (const infer__cand *)a, *y = (const infer__cand *)b;
-    if (x->logit != y->logit) return x->logit < y->logit ? 1 : -1;
+    const float lx = x->logit == x->logit ? x->logit : -INFINITY, ly = y->logit == y->logit ? y->logit : -INFINITY;
+    if (lx != ly) return lx < ly ? 1 : -1;
     return x->id - y->id;
 }
 

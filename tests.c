@@ -4496,6 +4496,162 @@ static void test_gpu_stories_greedy(void) {
     free(md);
 }
 
+/* ---- bad input: overflowing activations, hostile files and options ----
+ * What the engine promises (README, "Bad input"): no crash, hang or read out of bounds on
+ * any file or option; a clear one-line error instead. */
+
+/* Activations that overflowed (NaN, Inf) through every activation quantizer: the fast ones
+ * give the scalar ones' bytes, a NaN block gets scale NaN and an Inf block a non-finite
+ * scale (so its dots are NaN, as in the exact maths), and nothing reads past a block (the
+ * NaN sits in a row's last block and last element, where a search for the largest value
+ * ran off the end; ASan builds check the bounds). */
+static void test_robust_act_quant_nonfinite(void) {
+    enum { N = 1024 };
+    const float bad[3] = { NAN, INFINITY, -INFINITY };
+    float *x = malloc(N * 4);
+    uint8_t *a = malloc(N * 2), *b = malloc(N * 2), *x4 = malloc((N / 128) * INFER__X4_GROUP), *xk = malloc((N / 256) * INFER__XK_GROUP);
+    const infer_type types[2] = { INFER_TYPE_Q8_0, INFER_TYPE_Q8_K };
+    infer__rng rng;
+    infer__rng_seed(&rng, 11);
+    int rows = 0;
+    for (int v = 0; v < 3; v++) {
+        for (int where = 0; where < 4; where++) {     /* last element, first, middle, a whole block */
+            for (int i = 0; i < N; i++) x[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+            if (where == 0) x[N - 1] = bad[v];
+            if (where == 1) x[N - 256] = bad[v];
+            if (where == 2) x[N - 100] = bad[v], x[N - 99] = 1e30f;
+            if (where == 3) for (int i = N - 256; i < N; i++) x[i] = bad[v];
+            for (int t = 0; t < 2; t++) {
+                const size_t bytes = infer_type_row_size(types[t], N);
+                memset(a, 0x55, bytes); memset(b, 0xAA, bytes);
+                infer__type(types[t])->quant(x, a, N);
+                infer__act_quant(types[t])(x, b, N);
+                CHECK_MSG(memcmp(a, b, bytes) == 0, "%s, %g at %d: fast quantizer differs from the scalar one", infer_type_name(types[t]), bad[v], where);
+                float d;    /* the last block's scale: non-finite, NaN for a NaN */
+                if (t == 0) d = infer__fp16_to_fp32(((const infer_block_q8_0 *)b)[N / 32 - 1 - (where == 1 ? 7 : where == 2 ? 3 : 0)].d);
+                else d = ((const infer_block_q8_k *)b)[N / 256 - 1].d;
+                CHECK_MSG(!isfinite(d) && (v > 0 || d != d), "%s, %g at %d: block scale %g", infer_type_name(types[t]), bad[v], where, d);
+                rows++;
+            }
+            infer_block_q8_1 q1[N / 32];
+            infer__quant_q8_1(x, q1, N);
+            CHECK(!isfinite(infer__fp16_to_fp32(q1[N / 32 - 1 - (where == 1 ? 7 : where == 2 ? 3 : 0)].d)));
+            infer__x4_quant_row(x, N, x4);
+            infer__xk_quant_blocks(x, xk, 0, N / 256);
+            float dk;
+            memcpy(&dk, xk + (N / 256 - 1) * INFER__XK_GROUP + 256, 4);
+            CHECK(!isfinite(dk));
+        }
+    }
+    printf("    %d rows with NaN / Inf: fast and scalar quantizers agree, scales non-finite\n", rows);
+    free(x); free(a); free(b); free(x4); free(xk);
+}
+
+/* a model from `convert synth llama tiny` re-encoded as `type`, its bytes in memory */
+static uint8_t *robust_model(const char *type, size_t *n) {
+    char cmd[512], out[4096];
+    if (!file_exists("/tmp/infer_rb_f32.gguf") &&
+        run_cmd("./tools/convert synth llama tiny /tmp/infer_rb_f32.gguf --type f32 2>&1", out, sizeof out) != 0) return NULL;
+    snprintf(cmd, sizeof cmd, "./tools/convert quantize /tmp/infer_rb_f32.gguf /tmp/infer_rb_q.gguf --type %s 2>&1", type);
+    if (run_cmd(cmd, out, sizeof out) != 0) { printf("    %s", out); return NULL; }
+    uint8_t *p = slurp("/tmp/infer_rb_q.gguf", n);
+    remove("/tmp/infer_rb_q.gguf");
+    return p;
+}
+/* every element of the F32 tensor `name` in the GGUF bytes p set to v */
+static void robust_set(uint8_t *p, size_t n, const char *name, float v) {
+    infer_gguf g;
+    infer_error err;
+    if (infer_gguf_parse(&g, p, n, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
+    const infer_tensor *t = infer_gguf_tensor(&g, name);
+    CHECK(t && t->type == INFER_TYPE_F32);
+    for (size_t i = 0; t && i < t->nbytes / 4; i++) memcpy(p + ((const uint8_t *)t->data - p) + 4 * i, &v, 4);
+    infer_gguf_free(&g);
+}
+/* eval `n` tokens on a fresh session; returns the status, the message in err */
+static infer_status robust_eval(const uint8_t *p, size_t size, int n, int precise, infer_type kv, const infer_kernels *backend, int *finite, infer_error *err) {
+    infer_model *m;
+    if (infer_model_load_memory(&m, p, size, NULL, err) != INFER_OK) return err->status;
+    infer_session_params sp = infer_session_default_params();
+    sp.precise = precise; sp.kv_type = kv; sp.n_ctx = 64; sp.backend = backend;
+    infer_session *s;
+    infer_status st = infer_session_create(&s, m, &sp, err);
+    if (st == INFER_OK) {
+        const int V = infer_model_config(m)->n_vocab;
+        int32_t ids[8];
+        for (int i = 0; i < 8; i++) ids[i] = (i * 37 + 5) % V;
+        float *lg = malloc(sizeof(float) * (size_t)V * 8);
+        st = infer_eval(s, ids, n, lg, 1, err);
+        if (st == INFER_OK && n == 1) st = infer_eval(s, ids + 1, 1, lg, 1, err);   /* and a decode step */
+        *finite = st == INFER_OK && infer__first_nonfinite(lg, (int64_t)V * (n == 1 ? 1 : n)) < 0;
+        free(lg);
+        infer_session_free(s);
+    }
+    infer_model_free(m);
+    return st;
+}
+
+/* Models whose activations overflow: NaN or huge norm weights in one layer. In every
+ * weight type's fast path (its activation quantizer: Q8_0, X4, Q8_1, Q8_K, XK, I2_S's Q8_K)
+ * and in the exact one, a prompt and a decode step either finish with finite logits or
+ * stop with INFER_ERR_NUMERIC naming the first layer that overflowed; norm weights of 1e5
+ * (keys beyond f16's range) run through the default F16 cache, which saturates. */
+static void test_robust_nonfinite_model(void) {
+    if (!file_exists("./tools/convert")) SKIP("./tools/convert not built");
+    const char *types[] = { "q4_K", "q4_0", "q8_0", "q4_1", "tq2_0", "i2_s", "f16" };
+    for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+        size_t n;
+        uint8_t *p = robust_model(types[ti], &n);
+        if (!p) { CHECK_MSG(0, "%s: no model", types[ti]); continue; }
+        infer_error err;
+        int finite = 0;
+        robust_set(p, n, "blk.0.attn_norm.weight", 1e5f);            /* keys ~1e5: beyond f16 */
+        for (int T = 1; T <= 8; T += 7) {
+            const infer_status st = robust_eval(p, n, T, 0, INFER_TYPE_F16, NULL, &finite, &err);
+            CHECK_MSG(st == INFER_OK && finite, "%s, norm 1e5, %d tokens: %s", types[ti], T, st == INFER_OK ? "non-finite logits" : err.msg);
+        }
+        robust_set(p, n, "blk.0.attn_norm.weight", 1.0f);
+        const float bad[3] = { NAN, INFINITY, 1e30f };
+        for (int b = 0; b < 3; b++) {
+            robust_set(p, n, "blk.1.ffn_norm.weight", bad[b]);
+            for (int mode = 0; mode < 3; mode++) {           /* fast f16, fast f32 cache, precise; 1 or 8 tokens */
+                for (int T = 1; T <= 8; T += 7) {
+                    const infer_status st = robust_eval(p, n, T, mode == 2, mode == 1 ? INFER_TYPE_F32 : INFER_TYPE_F16, NULL, &finite, &err);
+                    CHECK_MSG(st == INFER_ERR_NUMERIC && strstr(err.msg, "layer 1 ") && strstr(err.msg, "position "),
+                              "%s, ffn_norm %g, mode %d, %d tokens: status %d: %s", types[ti], bad[b], mode, T, st, st ? err.msg : "finished");
+                }
+            }
+        }
+        /* a device backend checks the logits it sends back */
+        const infer_status st = robust_eval(p, n, 8, 0, INFER_TYPE_F16, fake_device(), &finite, &err);
+        CHECK_MSG(st == INFER_ERR_NUMERIC && strstr(err.msg, "logits"), "%s, device: %s", types[ti], err.msg);
+        free(p);
+    }
+    /* the command line: a clear message and exit status 1, no crash */
+    size_t n;
+    uint8_t *p = robust_model("q4_K", &n);
+    if (p) {
+        robust_set(p, n, "blk.1.attn_norm.weight", NAN);
+        FILE *f = fopen("/tmp/infer_rb_nan.gguf", "wb");
+        CHECK(f && fwrite(p, 1, n, f) == n);
+        if (f) fclose(f);
+        char out[4096];
+        CHECK(run_cmd("./infer -m /tmp/infer_rb_nan.gguf --prompt-ids 1,2,3 -n 4 2>&1", out, sizeof out) == 1);
+        CHECK_MSG(strstr(out, "layer 1 (blk.1)") != NULL, "got: %s", out);
+        remove("/tmp/infer_rb_nan.gguf");
+        free(p);
+    }
+    /* the sampler takes NaN logits without breaking qsort's contract, and returns a real id */
+    float lg[64];
+    for (int i = 0; i < 64; i++) lg[i] = i % 3 ? NAN : (float)i;
+    infer_sampler_params sp = infer_sampler_default_params();
+    sp.top_k = 0;
+    infer_sampler *smp = infer_sampler_create(&sp, 64);
+    for (int i = 0; i < 100; i++) { const int32_t t = infer_sampler_sample(smp, lg); CHECK(t >= 0 && t < 64); }
+    infer_sampler_free(smp);
+    remove("/tmp/infer_rb_f32.gguf");
+}
+
 /* ---- the table of tests ---- */
 typedef struct { const char *name; void (*fn)(void); } test_case;
 static const test_case tests[] = {
@@ -4580,6 +4736,8 @@ static const test_case tests[] = {
     { "gpu_diff_ops", test_gpu_diff_ops },
     { "gpu_diff_models", test_gpu_diff_models },
     { "gpu_stories_greedy", test_gpu_stories_greedy },
+    { "robust_act_quant_nonfinite", test_robust_act_quant_nonfinite },
+    { "robust_nonfinite_model", test_robust_nonfinite_model },
 };
 
 int main(int argc, char **argv) {
