@@ -5559,9 +5559,13 @@ static infer_status infer__gguf_read_tensor(infer__cursor *c, infer_gguf *g, int
             return infer__fail(err, INFER_ERR_FORMAT, "gguf: tensor '%.*s': dimension %u = %lld is invalid", nl, name->ptr, d, (long long)t->ne[d]);
     }
     if (!infer__read(c, &type, 4) || !infer__read(c, &off, 8)) return infer__fail(err, INFER_ERR_FORMAT, "gguf: tensor '%.*s': header past the end of the file", nl, name->ptr);
+    /* only ggml's ids are file ids (INFER_TYPE_I2_S is this engine's private number for
+     * BitNet's 36, and must not be accepted as itself) */
+    const int32_t file_type = type;
     if (type == 36) type = INFER_TYPE_I2_S;   /* BitNet's fork; upstream removed id 36 */
-    if (infer_type_block((infer_type)type) == 0)
-        return infer__fail(err, INFER_ERR_UNSUPPORTED, "gguf: tensor '%.*s': unknown or unsupported type id %d", nl, name->ptr, type);
+    else if (type < 0 || type >= INFER_TYPE_COUNT) type = -1;
+    if (type < 0 || infer_type_block((infer_type)type) == 0)
+        return infer__fail(err, INFER_ERR_UNSUPPORTED, "gguf: tensor '%.*s': unknown or unsupported type id %d", nl, name->ptr, file_type);
     t->type = (infer_type)type;
     if (t->ne[0] % infer_type_block(t->type) != 0)
         return infer__fail(err, INFER_ERR_FORMAT, "gguf: tensor '%.*s': row length %lld is not a multiple of %s's block of %d", nl, name->ptr, (long long)t->ne[0], infer_type_name(t->type), infer_type_block(t->type));
@@ -5604,13 +5608,21 @@ infer_status infer_gguf_parse(infer_gguf *g, const void *data, size_t size, infe
                 goto fail;
             }
     }
+    /* Tensor data is read in place as f32 / i32 values and as block structs: it must sit at
+     * 8-byte aligned addresses, so the alignment must be a power of two of at least 8 (the
+     * GGUF specification asks for a multiple of 8) and the bytes must start at one. */
     const infer_gguf_kv *al = infer_gguf_find(g, "general.alignment");
     if (al) {
-        if (al->type != INFER_GGUF_U32 || al->v.u == 0 || (al->v.u & (al->v.u - 1)) != 0) {
-            st = infer__fail(err, INFER_ERR_FORMAT, "gguf: general.alignment must be a power-of-two u32 (got %s %llu)", infer__gguf_vtype_name(al->type), (unsigned long long)al->v.u);
+        if (al->type != INFER_GGUF_U32 || al->v.u < 8 || (al->v.u & (al->v.u - 1)) != 0) {
+            st = infer__fail(err, INFER_ERR_FORMAT, "gguf: general.alignment must be a power-of-two u32 of at least 8 (got %s %lld)",
+                             infer__gguf_vtype_name(al->type), infer__kv_is_int(al) ? (long long)infer__kv_int(al) : 0ll);
             goto fail;
         }
         g->alignment = al->v.u;
+    }
+    if ((uintptr_t)data % 8 != 0 && g->n_tensors > 0) {
+        st = infer__fail(err, INFER_ERR_ARG, "gguf: the file's bytes start at an address that is not 8-byte aligned (its tensors are read in place)");
+        goto fail;
     }
     for (int64_t i = 0; i < g->n_tensors; i++) {
         infer_str name;
@@ -5731,7 +5743,7 @@ static int infer__gguf_write_kv(FILE *f, const infer_gguf_kv *kv) {
 
 infer_status infer_gguf_write(const char *path, const infer_gguf_kv *kv, int64_t n_kv, const infer_tensor *tensors, int64_t n_tensors,
                               uint32_t alignment, infer_error *err) {
-    if (!alignment || (alignment & (alignment - 1))) return infer__fail(err, INFER_ERR_ARG, "alignment %u is not a power of two", alignment);
+    if (alignment < 8 || (alignment & (alignment - 1))) return infer__fail(err, INFER_ERR_ARG, "alignment %u is not a power of two of at least 8", alignment);
     FILE *f = fopen(path, "wb");
     if (!f) return infer__fail(err, INFER_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
     uint32_t version = 3;

@@ -4652,6 +4652,72 @@ static void test_robust_nonfinite_model(void) {
     remove("/tmp/infer_rb_f32.gguf");
 }
 
+/* a GGUF whose general.alignment is A, hand-built: one F32 tensor t [8] at offset 0 */
+static buf_t aligned_gguf(uint32_t A) {
+    buf_t b = { 0 };
+    b_put(&b, "GGUF", 4); b_u32(&b, 3); b_u64(&b, 1); b_u64(&b, 1);
+    b_kv_u32(&b, "general.alignment", A);
+    b_str(&b, "t"); b_u32(&b, 1); b_u64(&b, 8); b_u32(&b, INFER_TYPE_F32); b_u64(&b, 0);
+    b_pad(&b, A);
+    float data[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+    b_put(&b, data, 32);
+    return b;
+}
+
+/* general.alignment: a power of two of at least 8, else a clear error (1, 2 and 4 would put
+ * f32 data at unaligned addresses); bytes that start at an unaligned address are refused */
+static void test_robust_gguf_alignment(void) {
+    const uint32_t al[8] = { 1, 2, 4, 12, 8, 16, 32, 64 };
+    for (int i = 0; i < 8; i++) {
+        buf_t b = aligned_gguf(al[i]);
+        infer_gguf g;
+        infer_error err;
+        const infer_status st = infer_gguf_parse(&g, b.p, b.n, &err);
+        if (i < 4) CHECK_MSG(st == INFER_ERR_FORMAT && strstr(err.msg, "general.alignment"), "alignment %u: %s", al[i], st ? err.msg : "accepted");
+        else {
+            CHECK_MSG(st == INFER_OK, "alignment %u: %s", al[i], err.msg);
+            if (st == INFER_OK) { CHECK((uintptr_t)g.tensors[0].data % 8 == 0 && ((const float *)g.tensors[0].data)[7] == 8); infer_gguf_free(&g); }
+        }
+        if (al[i] == 2 && file_exists("./infer")) {             /* the command line says so too */
+            FILE *f = fopen("/tmp/infer_rb_al.gguf", "wb");
+            CHECK(f && fwrite(b.p, 1, b.n, f) == b.n);
+            if (f) fclose(f);
+            char out[4096];
+            CHECK(run_cmd("./infer -m /tmp/infer_rb_al.gguf -p hi 2>&1", out, sizeof out) == 1 && strstr(out, "alignment"));
+            remove("/tmp/infer_rb_al.gguf");
+        }
+        if (i == 6) {                                            /* the same bytes one address further */
+            uint8_t *q = malloc(b.n + 8);
+            memcpy(q + 1, b.p, b.n);
+            CHECK(infer_gguf_parse(&g, q + 1, b.n, &err) == INFER_ERR_ARG && strstr(err.msg, "aligned"));
+            free(q);
+        }
+        free(b.p);
+    }
+    infer_error err;
+    CHECK(infer_gguf_write("/tmp/infer_rb_al.gguf", NULL, 0, NULL, 0, 4, &err) == INFER_ERR_ARG);
+}
+
+/* tensor type ids: ggml's ids with a block format, and BitNet's 36 (read as I2_S); anything
+ * else -- ids ggml removed, ids past the table, and 100, this engine's private I2_S number --
+ * is refused with the id in the message */
+static void test_robust_gguf_type_ids(void) {
+    buf_t b = make_gguf();
+    size_t t1 = 0;
+    for (size_t i = 8; i + 2 < b.n; i++) if (!memcmp(b.p + i, "t1", 2) && b.p[i - 8] == 2) { t1 = i; break; }
+    CHECK(t1 > 0);
+    const int32_t bad[9] = { 100, 4, 5, 31, 37, 38, 43, -1, 1000 };
+    infer_error err;
+    for (int i = 0; i < 9; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "type id %d", bad[i]);
+        CHECK_MSG(parse_patched(&b, t1 + 14, &bad[i], 4, &err) == INFER_ERR_UNSUPPORTED && strstr(err.msg, want), "id %d: %s", bad[i], err.msg);
+    }
+    const int32_t good = INFER_TYPE_F32;
+    CHECK(parse_patched(&b, t1 + 14, &good, 4, &err) == INFER_OK);
+    free(b.p);
+}
+
 /* ---- the table of tests ---- */
 typedef struct { const char *name; void (*fn)(void); } test_case;
 static const test_case tests[] = {
@@ -4738,6 +4804,8 @@ static const test_case tests[] = {
     { "gpu_stories_greedy", test_gpu_stories_greedy },
     { "robust_act_quant_nonfinite", test_robust_act_quant_nonfinite },
     { "robust_nonfinite_model", test_robust_nonfinite_model },
+    { "robust_gguf_alignment", test_robust_gguf_alignment },
+    { "robust_gguf_type_ids", test_robust_gguf_type_ids },
 };
 
 int main(int argc, char **argv) {
