@@ -4718,6 +4718,41 @@ static void test_robust_gguf_type_ids(void) {
     free(b.p);
 }
 
+/* `convert quantize` on tensors with no elements (a zero in any dimension) and on NaN
+ * weights: a clear error naming the tensor, never a division by zero or a crash; `infer -m`
+ * refuses the same files */
+static void test_robust_convert_zero_dim(void) {
+    if (!file_exists("./tools/convert") || !file_exists("./infer")) SKIP("./tools/convert or ./infer not built");
+    const int64_t shapes[4][3] = { { 256, 0, 1 }, { 0, 64, 1 }, { 256, 4, 0 }, { 256, 4, 1 } };
+    float data[1024], embd[256];
+    for (int i = 0; i < 1024; i++) data[i] = (float)i / 1024;
+    for (int i = 0; i < 256; i++) embd[i] = (float)i / 256;
+    for (int sh = 0; sh < 4; sh++) {
+        if (sh == 3) data[777] = NAN;                             /* the last one: a NaN weight */
+        infer_tensor t[2];
+        memset(t, 0, sizeof t);
+        t[0].name = "token_embd.weight"; t[0].type = INFER_TYPE_F32; t[0].n_dims = 2;
+        t[0].ne[0] = 64; t[0].ne[1] = 4; t[0].ne[2] = t[0].ne[3] = 1; t[0].data = embd; t[0].nbytes = 1024; t[0].scale = 1;
+        t[1].name = "blk.0.attn_q.weight"; t[1].type = INFER_TYPE_F32; t[1].n_dims = shapes[sh][2] == 1 ? 2 : 3;
+        t[1].ne[0] = shapes[sh][0]; t[1].ne[1] = shapes[sh][1]; t[1].ne[2] = shapes[sh][2]; t[1].ne[3] = 1;
+        t[1].data = data; t[1].nbytes = (size_t)(shapes[sh][0] * shapes[sh][1] * shapes[sh][2]) * 4; t[1].scale = 1;
+        infer_gguf_kv kv[1] = { infer_gguf_kv_str("general.architecture", "llama") };
+        infer_error err;
+        CHECK(infer_gguf_write("/tmp/infer_rb_zero.gguf", kv, 1, t, 2, 32, &err) == INFER_OK);
+        const char *types[3] = { "q8_0", "q4_K", "i2_s" };
+        for (int ti = 0; ti < 3; ti++) {
+            char cmd[256], out[4096];
+            snprintf(cmd, sizeof cmd, "./tools/convert quantize /tmp/infer_rb_zero.gguf /tmp/infer_rb_zero_q.gguf --type %s 2>&1", types[ti]);
+            const int rc = run_cmd(cmd, out, sizeof out);
+            CHECK_MSG(rc == 1 && strstr(out, "blk.0.attn_q.weight") && strstr(out, sh == 3 ? "finite" : "no elements"),
+                      "shape %d, %s: rc %d: %s", sh, types[ti], rc, out);
+        }
+        char out[4096];
+        CHECK(run_cmd("./infer -m /tmp/infer_rb_zero.gguf -p hi 2>&1", out, sizeof out) == 1);
+    }
+    remove("/tmp/infer_rb_zero.gguf"); remove("/tmp/infer_rb_zero_q.gguf");
+}
+
 /* ---- the table of tests ---- */
 typedef struct { const char *name; void (*fn)(void); } test_case;
 static const test_case tests[] = {
@@ -4806,6 +4841,7 @@ static const test_case tests[] = {
     { "robust_nonfinite_model", test_robust_nonfinite_model },
     { "robust_gguf_alignment", test_robust_gguf_alignment },
     { "robust_gguf_type_ids", test_robust_gguf_type_ids },
+    { "robust_convert_zero_dim", test_robust_convert_zero_dim },
 };
 
 int main(int argc, char **argv) {
