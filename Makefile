@@ -34,8 +34,12 @@ CXX ?= c++
 check-cxx: infer.h
 	@printf '#include "infer.h"\nint main(void) { return infer_status_str(INFER_OK) == 0; }\n' | $(CXX) -std=c++11 -Wall -Wextra -pedantic -I. $(STB_CFLAGS) -x c++ -fsyntax-only - && echo "infer.h public part compiles as C++"
 
-test-asan: $(HDR) tests.c
-	$(CC) $(CFLAGS) -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -o tests-asan tests.c $(LDLIBS)
+# the tests and the command line under AddressSanitizer + UBSan (+ LeakSanitizer); the tests
+# run ./infer-asan where they check the command line's error paths for leaks
+ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
+test-asan: $(HDR) tests.c main.c infer tools/convert
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o tests-asan tests.c $(LDLIBS)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o infer-asan main.c $(LDLIBS)
 	./tests-asan
 
 # Speed table. Models are synthesized once into bench-cache/ (git-ignored). Each entry of
@@ -115,7 +119,7 @@ infer-cuda-emu: $(CUDA_DIR)/main.o $(CUDA_DIR)/infer_cuda_emu.o
 cuda-emu: tests-cuda-emu infer-cuda-emu
 
 clean:
-	rm -f infer tests tests-asan tools/convert infer-cuda tests-cuda tests-cuda-emu infer-cuda-emu
+	rm -f infer tests tests-asan infer-asan tools/convert infer-cuda tests-cuda tests-cuda-emu infer-cuda-emu
 	rm -rf $(CUDA_DIR)
 
 .PHONY: all test test-asan clean bench check-cxx cuda cuda-emu

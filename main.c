@@ -57,6 +57,18 @@ static void die(const char *fmt, const char *arg) {
     exit(1);
 }
 
+/* every allocation is checked: an impossible size (a huge -c, a huge file) is a message */
+static void *xmalloc(size_t n, const char *what) {
+    void *p = malloc(n ? n : 1);
+    if (!p) { fprintf(stderr, "infer: out of memory for %s (%zu bytes)\n", what, n); exit(1); }
+    return p;
+}
+static void *xrealloc(void *p, size_t n, const char *what) {
+    void *q = realloc(p, n ? n : 1);
+    if (!q) { free(p); fprintf(stderr, "infer: out of memory for %s (%zu bytes)\n", what, n); exit(1); }
+    return q;
+}
+
 typedef struct {
     const char *model, *prompt, *file, *prompt_ids, *logits_out, *ppl;
     int n_predict, n_ctx, n_threads, n_ubatch, precise, tokenize, info, no_bos, no_special, seed_set;
@@ -146,14 +158,14 @@ static char *read_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (!f) { fprintf(stderr, "infer: cannot open '%s': %s\n", path, strerror(errno)); exit(1); }
     size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
+    char *buf = xmalloc(cap + 1, path);
     size_t got;
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
         n += got;
-        if (n == cap) { cap *= 2; buf = realloc(buf, cap + 1); }
+        if (n == cap) { cap *= 2; buf = xrealloc(buf, cap + 1, path); }
     }
     fclose(f);
-    if (!buf) { fprintf(stderr, "infer: out of memory reading '%s'\n", path); exit(1); }
+    if (n > (size_t)INT32_MAX - 16) die("'%s' is too large (2 GB at most)", path);   /* token counts are ints */
     buf[n] = 0;
     *len = n;
     return buf;
@@ -163,14 +175,14 @@ static char *read_file(const char *path, size_t *len) {
 static int32_t *prompt_tokens(const options *o, const infer_model *m, const char *text, size_t len, int *n_out) {
     if (o->prompt_ids) {
         int cap = 16, n = 0;
-        int32_t *ids = malloc(sizeof(int32_t) * cap);
+        int32_t *ids = xmalloc(sizeof(int32_t) * cap, "--prompt-ids");
         const char *p = o->prompt_ids;
         while (*p) {
             char *end;
             errno = 0;
             long v = strtol(p, &end, 10);
             if (end == p || errno || v < 0 || v > INT32_MAX) die("bad token id list '%s' for --prompt-ids", o->prompt_ids);
-            if (n == cap) { cap *= 2; ids = realloc(ids, sizeof(int32_t) * cap); }
+            if (n == cap) { cap *= 2; ids = xrealloc(ids, sizeof(int32_t) * (size_t)cap, "--prompt-ids"); }
             ids[n++] = (int32_t)v;
             p = end;
             while (*p == ',' || *p == ' ') p++;
@@ -180,11 +192,12 @@ static int32_t *prompt_tokens(const options *o, const infer_model *m, const char
     }
     const infer_tokenizer *tok = infer_model_tokenizer(m);
     if (!tok) die("%s", "the model has no vocabulary; give the prompt with --prompt-ids");
+    if (len > (size_t)INT32_MAX - 16) die("%s", "the prompt is too long");
     int cap = (int)len + 16;
-    int32_t *ids = malloc(sizeof(int32_t) * (size_t)cap);
+    int32_t *ids = xmalloc(sizeof(int32_t) * (size_t)cap, "the prompt's tokens");
     int n = infer_tokenize(tok, text, len, !o->no_bos, !o->no_special, ids, cap);
     if (n < 0) die("%s", "tokenization failed");
-    if (n > cap) { ids = realloc(ids, sizeof(int32_t) * (size_t)n); n = infer_tokenize(tok, text, len, !o->no_bos, !o->no_special, ids, n); }
+    if (n > cap) { ids = xrealloc(ids, sizeof(int32_t) * (size_t)n, "the prompt's tokens"); n = infer_tokenize(tok, text, len, !o->no_bos, !o->no_special, ids, n); }
     if (o->no_bos && n > 0) { /* add_special also adds EOS when the model asks; --no-bos drops only BOS */ }
     *n_out = n;
     return ids;
@@ -222,11 +235,14 @@ static int run_ppl(const options *o, infer_model *m, infer_session *s) {
     char *text = read_file(o->ppl, &len);
     const infer_tokenizer *tok = infer_model_tokenizer(m);
     if (!tok) die("%s", "--ppl needs a model with a vocabulary");
-    int32_t *ids = malloc(sizeof(int32_t) * (len + 16));
+    int32_t *ids = xmalloc(sizeof(int32_t) * (len + 16), "the text's tokens");
     int n = infer_tokenize(tok, text, len, !o->no_bos, 0, ids, (int)len + 16);
     if (n < 2) die("'%s' has fewer than two tokens", o->ppl);
     const int V = infer_model_config(m)->n_vocab, ctx = infer_session_n_ctx(s);
-    float *logits = malloc(sizeof(float) * (size_t)V * (size_t)ctx);
+    /* a window is evaluated a ubatch at a time (the chunks infer_eval would cut it into
+     * anyway, so the logits are the same): logits for [ubatch, V], not [ctx, V] */
+    const int chunk = o->n_ubatch ? o->n_ubatch : 512;
+    float *logits = xmalloc(sizeof(float) * (size_t)V * (size_t)chunk, "the logits");
     double nll = 0;
     long n_pred = 0;
     infer_error err;
@@ -235,14 +251,17 @@ static int run_ppl(const options *o, infer_model *m, infer_session *s) {
         int wl = n - w0 < ctx ? n - w0 : ctx;
         if (wl < 2) break;
         infer_session_reset(s);
-        if (infer_eval(s, ids + w0, wl, logits, 1, &err) != INFER_OK) die("%s", err.msg);
-        for (int i = 0; i + 1 < wl; i++) {
-            const float *l = logits + (size_t)i * V;
-            double mx = l[0], sum = 0;
-            for (int v = 1; v < V; v++) if (l[v] > mx) mx = l[v];
-            for (int v = 0; v < V; v++) sum += exp(l[v] - mx);
-            nll += -(l[ids[w0 + i + 1]] - mx - log(sum));
-            n_pred++;
+        for (int c0 = 0; c0 < wl; c0 += chunk) {
+            const int cl = wl - c0 < chunk ? wl - c0 : chunk;
+            if (infer_eval(s, ids + w0 + c0, cl, logits, 1, &err) != INFER_OK) die("%s", err.msg);
+            for (int i = c0; i < c0 + cl && i + 1 < wl; i++) {
+                const float *l = logits + (size_t)(i - c0) * V;
+                double mx = l[0], sum = 0;
+                for (int v = 1; v < V; v++) if (l[v] > mx) mx = l[v];
+                for (int v = 0; v < V; v++) sum += exp(l[v] - mx);
+                nll += -(l[ids[w0 + i + 1]] - mx - log(sum));
+                n_pred++;
+            }
         }
         fprintf(stderr, "window at token %d: running perplexity %.4f\n", w0, exp(nll / n_pred));
     }
@@ -276,23 +295,24 @@ __attribute__((optimize("O3"))) static void *bw_worker(void *arg) {
 static double measure_bw(int threads) {
     const size_t bytes = (size_t)1 << 30, n = bytes / 8;
     uint64_t *buf = malloc(bytes);
-    if (!buf) return 0;
-    for (size_t i = 0; i < n; i++) buf[i] = i;
+    pthread_t *th = malloc(sizeof *th * (size_t)threads);
+    bw_part *part = malloc(sizeof *part * (size_t)threads);
     double best = 0;
-    for (int rep = 0; rep < 5; rep++) {
-        pthread_t th[256];
-        bw_part part[256];
+    for (size_t i = 0; buf && i < n; i++) buf[i] = i;
+    for (int rep = 0; buf && th && part && rep < 5; rep++) {
         double t0 = infer_time_seconds();
+        int started = 0;
         for (int t = 0; t < threads; t++) {
             part[t].p = buf + n / threads * t;
             part[t].n = n / threads;
-            pthread_create(&th[t], NULL, bw_worker, &part[t]);
+            if (pthread_create(&th[t], NULL, bw_worker, &part[t]) != 0) bw_worker(&part[t]);   /* no thread: read it here */
+            else th[started++] = th[t];
         }
-        for (int t = 0; t < threads; t++) pthread_join(th[t], NULL);
+        for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
         double dt = infer_time_seconds() - t0, gbs = bytes / dt / 1e9;
         if (gbs > best) best = gbs;
     }
-    free(buf);
+    free(buf); free(th); free(part);
     return best;
 }
 
@@ -300,9 +320,9 @@ static int run_bench(const options *o, infer_model *m, infer_session *s) {
     const infer_config *c = infer_model_config(m);
     const int pp = o->bench_pp, tg = o->bench_tg;
     if (pp + tg > infer_session_n_ctx(s)) die("--bench-pp + --bench-tg exceed the context size (use -c)", "");
-    int32_t *ids = malloc(sizeof(int32_t) * (size_t)pp);
+    int32_t *ids = xmalloc(sizeof(int32_t) * (size_t)pp, "the bench prompt");
     for (int i = 0; i < pp; i++) ids[i] = (int32_t)((i * 7919 + 13) % c->n_vocab);
-    float *logits = malloc(sizeof(float) * (size_t)c->n_vocab);
+    float *logits = xmalloc(sizeof(float) * (size_t)c->n_vocab, "the logits");
     double best_pp = 0, best_tg = 0;
     infer_error err;
     for (int rep = 0; rep < o->bench_reps; rep++) {
@@ -359,19 +379,26 @@ int main(int argc, char **argv) {
     infer_error err;
     const infer_kernels *gpu = NULL;
     if ((o.gpu || o.diff) && infer_gpu_kernels(&gpu, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.diff ? "--diff" : "--gpu", err.msg); return 1; }
+    /* what main holds; every exit from here on goes through `done`, which releases it */
     infer_model *m = NULL;
+    infer_session *s = NULL;
+    infer_sampler *smp = NULL;
+    char *text = NULL;
+    int32_t *prompt = NULL;
+    float *logits = NULL;
+    FILE *lf = NULL;
+    int rc = 1;
     infer_model_params mp;
     memset(&mp, 0, sizeof mp);
     mp.vocab_only = o.tokenize && !o.info;
     if (o.model && infer_model_load(&m, o.model, &mp, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.model, err.msg); return 1; }
-    if (o.diff) { int rc = run_diff(m, gpu); infer_model_free(m); return rc; }
-    if (o.info) { print_info(m); infer_model_free(m); return 0; }
-    if (gpu && !o.tokenize && infer_model_upload(m, gpu, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.model, err.msg); return 1; }
+    if (o.diff) { rc = run_diff(m, gpu); goto done; }
+    if (o.info) { print_info(m); rc = 0; goto done; }
+    if (gpu && !o.tokenize && infer_model_upload(m, gpu, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.model, err.msg); goto done; }
 
-    char *text = NULL;
     size_t text_len = 0;
     if (o.file) text = read_file(o.file, &text_len);
-    else if (o.prompt) { text = strdup(o.prompt); text_len = strlen(text); }
+    else if (o.prompt) { text_len = strlen(o.prompt); text = memcpy(xmalloc(text_len + 1, "the prompt"), o.prompt, text_len + 1); }
 
     if (o.tokenize) {
         if (!text && !o.prompt_ids) die("%s", "--tokenize needs -p or -f");
@@ -379,8 +406,9 @@ int main(int argc, char **argv) {
         int32_t *ids = prompt_tokens(&o, m, text, text_len, &n);
         for (int i = 0; i < n; i++) printf("%s%d", i ? " " : "", ids[i]);
         printf("\n");
-        free(ids); free(text); infer_model_free(m);
-        return 0;
+        free(ids);
+        rc = 0;
+        goto done;
     }
 
     infer_session_params sp = infer_session_default_params();
@@ -390,30 +418,27 @@ int main(int argc, char **argv) {
     sp.kv_type = o.kv_type;
     sp.precise = o.precise;
     sp.backend = gpu;
-    infer_session *s;
-    if (infer_session_create(&s, m, &sp, &err) != INFER_OK) { fprintf(stderr, "infer: %s\n", err.msg); return 1; }
-    if (o.ppl) { int rc = run_ppl(&o, m, s); infer_session_free(s); infer_model_free(m); return rc; }
-    if (o.bench) { int rc = run_bench(&o, m, s); infer_session_free(s); infer_model_free(m); return rc; }
+    if (infer_session_create(&s, m, &sp, &err) != INFER_OK) { fprintf(stderr, "infer: %s\n", err.msg); goto done; }
+    if (o.ppl) { rc = run_ppl(&o, m, s); goto done; }
+    if (o.bench) { rc = run_bench(&o, m, s); goto done; }
 
     int n_prompt = 0;
-    int32_t *prompt = NULL;
     if (text || o.prompt_ids) prompt = prompt_tokens(&o, m, text, text_len, &n_prompt);
     else {   /* no prompt: start from BOS */
         const infer_tokenizer *tok = infer_model_tokenizer(m);
         if (!tok) die("%s", "no prompt given and the model has no vocabulary");
-        prompt = malloc(sizeof(int32_t) * 4);
+        prompt = xmalloc(sizeof(int32_t) * 4, "the prompt");
         n_prompt = infer_tokenize(tok, "", 0, 1, 0, prompt, 4);
     }
     if (n_prompt <= 0) die("%s", "the prompt is empty (no tokens)");
     if (n_prompt > infer_session_n_ctx(s)) {
         fprintf(stderr, "infer: the prompt has %d tokens, more than the context size %d\n", n_prompt, infer_session_n_ctx(s));
-        return 1;
+        goto done;
     }
 
     const int V = infer_model_config(m)->n_vocab;
-    FILE *lf = NULL;
     if (o.logits_out && !(lf = fopen(o.logits_out, "wb"))) die("cannot open '%s' for writing", o.logits_out);
-    float *logits = malloc(sizeof(float) * (size_t)V * (size_t)(lf ? n_prompt : 1));
+    logits = xmalloc(sizeof(float) * (size_t)V * (size_t)(lf ? n_prompt : 1), "the logits");
     const infer_tokenizer *tok = infer_model_tokenizer(m);
     infer_detok dt;
     if (tok) {
@@ -422,11 +447,11 @@ int main(int argc, char **argv) {
         fflush(stdout);
     }
     double t0 = infer_time_seconds();
-    if (infer_eval(s, prompt, n_prompt, logits, lf != NULL, &err) != INFER_OK) { fprintf(stderr, "infer: %s\n", err.msg); return 1; }
+    if (infer_eval(s, prompt, n_prompt, logits, lf != NULL, &err) != INFER_OK) { fprintf(stderr, "infer: %s\n", err.msg); goto done; }
     double t_prompt = infer_time_seconds() - t0;
     if (lf) write_rows(lf, logits, (size_t)V * n_prompt, o.logits_out);
     const float *last = logits + (lf ? (size_t)(n_prompt - 1) * V : 0);
-    infer_sampler *smp = infer_sampler_create(&o.sp, V);
+    if (!(smp = infer_sampler_create(&o.sp, V))) die("%s", "out of memory for the sampler");
     for (int i = 0; i < n_prompt; i++) infer_sampler_accept(smp, prompt[i]);
     int n_gen = 0;
     t0 = infer_time_seconds();
@@ -446,7 +471,7 @@ int main(int argc, char **argv) {
         if (infer_session_n_past(s) >= infer_session_n_ctx(s)) { fprintf(stderr, "\ninfer: context full\n"); break; }
         /* every generated token is evaluated when logits are written, so the file has n_prompt + n rows */
         if (g + 1 < o.n_predict || lf) {
-            if (infer_eval(s, &t, 1, logits, 0, &err) != INFER_OK) { fprintf(stderr, "infer: %s\n", err.msg); return 1; }
+            if (infer_eval(s, &t, 1, logits, 0, &err) != INFER_OK) { fprintf(stderr, "infer: %s\n", err.msg); goto done; }
             last = logits;
             if (lf) write_rows(lf, logits, (size_t)V, o.logits_out);
         }
@@ -454,12 +479,14 @@ int main(int argc, char **argv) {
     double t_gen = infer_time_seconds() - t0;
     if (tok) { char buf[64]; int nb = infer_detok_flush(&dt, buf, sizeof buf); fwrite(buf, 1, (size_t)nb, stdout); }
     printf("\n");
-    if (lf) fclose(lf);
     fprintf(stderr, "prompt: %d tokens in %.3f s (%.2f tok/s); generation: %d tokens in %.3f s (%.2f tok/s)\n",
             n_prompt, t_prompt, n_prompt / (t_prompt > 0 ? t_prompt : 1e-9), n_gen, t_gen, n_gen / (t_gen > 0 ? t_gen : 1e-9));
+    rc = 0;
+done:
+    if (lf && fclose(lf) != 0 && rc == 0) { fprintf(stderr, "infer: cannot write '%s': %s\n", o.logits_out, strerror(errno)); rc = 1; }
     infer_sampler_free(smp);
     free(logits); free(prompt); free(text);
     infer_session_free(s);
     infer_model_free(m);
-    return 0;
+    return rc;
 }

@@ -4753,6 +4753,98 @@ static void test_robust_convert_zero_dim(void) {
     remove("/tmp/infer_rb_zero.gguf"); remove("/tmp/infer_rb_zero_q.gguf");
 }
 
+/* a model with a vocabulary: synth llama tiny plus an SPM vocabulary of its 1024 ids
+ * (<unk> <s> </s>, the 256 byte tokens, then "▁x", "x", "▁xy" and "xy" pieces) */
+static int write_vocab_model(const char *path) {
+    char out[4096];
+    if (run_cmd("./tools/convert synth llama tiny /tmp/infer_rb_v0.gguf --type q8_0 2>&1", out, sizeof out) != 0) return 0;
+    size_t n;
+    uint8_t *p = slurp("/tmp/infer_rb_v0.gguf", &n);
+    remove("/tmp/infer_rb_v0.gguf");
+    infer_gguf g;
+    infer_error err;
+    if (!p || infer_gguf_parse(&g, p, n, &err) != INFER_OK) { free(p); return 0; }
+    enum { V = 1024 };
+    buf_t enc = { 0 };
+    float scores[V];
+    int32_t types[V];
+    for (int i = 0; i < V; i++) {
+        char piece[16];
+        if (i < 3) snprintf(piece, sizeof piece, "%s", i == 0 ? "<unk>" : i == 1 ? "<s>" : "</s>");
+        else if (i < 259) snprintf(piece, sizeof piece, "<0x%02X>", i - 3);
+        else if (i < 285) snprintf(piece, sizeof piece, "\xe2\x96\x81%c", 'a' + (i - 259));
+        else if (i < 311) snprintf(piece, sizeof piece, "%c", 'a' + (i - 285));
+        else if (i < 987) snprintf(piece, sizeof piece, "\xe2\x96\x81%c%c", 'a' + (i - 311) / 26, 'a' + (i - 311) % 26);
+        else snprintf(piece, sizeof piece, "%c%c", 'a' + (i - 987) / 26, 'a' + (i - 987) % 26);
+        b_str(&enc, piece);
+        scores[i] = -(float)i;
+        types[i] = i == 0 ? 2 : i < 3 ? 3 : i < 259 ? 6 : 1;
+    }
+    infer_gguf_kv *kv = calloc((size_t)g.n_kv + 8, sizeof *kv);
+    memcpy(kv, g.kv, sizeof *kv * (size_t)g.n_kv);
+    int64_t nkv = g.n_kv;
+    kv[nkv++] = infer_gguf_kv_str("tokenizer.ggml.model", "llama");
+    kv[nkv++] = infer_gguf_kv_array("tokenizer.ggml.tokens", INFER_GGUF_STRING, V, enc.p);
+    kv[nkv++] = infer_gguf_kv_array("tokenizer.ggml.scores", INFER_GGUF_F32, V, scores);
+    kv[nkv++] = infer_gguf_kv_array("tokenizer.ggml.token_type", INFER_GGUF_I32, V, types);
+    kv[nkv++] = infer_gguf_kv_u32("tokenizer.ggml.unknown_token_id", 0);
+    kv[nkv++] = infer_gguf_kv_u32("tokenizer.ggml.bos_token_id", 1);
+    kv[nkv++] = infer_gguf_kv_u32("tokenizer.ggml.eos_token_id", 2);
+    const int ok = infer_gguf_write(path, kv, nkv, g.tensors, g.n_tensors, 32, &err) == INFER_OK;
+    infer_gguf_free(&g);
+    free(kv); free(enc.p); free(p);
+    return ok;
+}
+
+/* --ppl with a context far beyond memory (-c 2^24): the logits are kept a ubatch at a
+ * time, so it runs; the perplexity is the same whatever the ubatch and the context (the
+ * text fits one window), in exact maths */
+static void test_robust_huge_context(void) {
+    if (!file_exists("./tools/convert") || !file_exists("./infer")) SKIP("./tools/convert or ./infer not built");
+    CHECK(write_vocab_model("/tmp/infer_rb_vocab.gguf"));
+    FILE *f = fopen("/tmp/infer_rb_ppl.txt", "w");
+    for (int i = 0; f && i < 12; i++) fputs("the quick brown fox jumps over a lazy dog ", f);
+    if (f) fclose(f);
+    const char *opts[3] = { "", "-c 16777216", "-c 16777216 --ubatch 7" };
+    double ppl[3] = { 0, 0, 0 };
+    for (int i = 0; i < 3; i++) {
+        char cmd[256], out[8192];
+        snprintf(cmd, sizeof cmd, "./infer -m /tmp/infer_rb_vocab.gguf --precise --ppl /tmp/infer_rb_ppl.txt %s 2>&1", opts[i]);
+        const int rc = run_cmd(cmd, out, sizeof out);
+        const char *pl = strstr(out, "perplexity: ");
+        CHECK_MSG(rc == 0 && pl, "%s: rc %d: %s", opts[i], rc, out);
+        if (pl) ppl[i] = atof(pl + 12);
+    }
+    CHECK_MSG(ppl[0] > 1 && ppl[0] == ppl[1] && ppl[1] == ppl[2], "perplexities %.6f %.6f %.6f", ppl[0], ppl[1], ppl[2]);
+    remove("/tmp/infer_rb_ppl.txt");
+    remove("/tmp/infer_rb_vocab.gguf");
+}
+
+/* The command line releases what it holds on its error paths (the eval error, a prompt longer
+ * than the context, a failed session): checked by LeakSanitizer in the ASan build of the
+ * command line that `make test-asan` makes (./infer-asan), skipped without it */
+static void test_robust_cli_leaks(void) {
+    if (!file_exists("./infer-asan") || !file_exists("./tools/convert")) SKIP("./infer-asan not built (make test-asan builds it)");
+    size_t n;
+    uint8_t *p = robust_model("q4_K", &n);
+    if (!p) { CHECK(0); return; }
+    robust_set(p, n, "blk.1.attn_norm.weight", NAN);
+    FILE *f = fopen("/tmp/infer_rb_leak.gguf", "wb");
+    CHECK(f && fwrite(p, 1, n, f) == n);
+    if (f) fclose(f);
+    free(p);
+    const char *runs[4] = { "--prompt-ids 1,2,3 -n 4", "--prompt-ids 1,2,3 -n 4 --precise", "-c 2 --prompt-ids 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18 -n 2",
+                            "--prompt-ids 1,2,3 --ppl /nonexistent.txt" };
+    for (int i = 0; i < 4; i++) {
+        char cmd[512], out[16384];
+        snprintf(cmd, sizeof cmd, "ASAN_OPTIONS=detect_leaks=1 ./infer-asan -m /tmp/infer_rb_leak.gguf %s 2>&1", runs[i]);
+        const int rc = run_cmd(cmd, out, sizeof out);
+        CHECK_MSG(rc == 1 && strstr(out, "infer: ") && !strstr(out, "Sanitizer"), "%s: rc %d: %s", runs[i], rc, out);
+    }
+    remove("/tmp/infer_rb_leak.gguf");
+    remove("/tmp/infer_rb_f32.gguf");
+}
+
 /* ---- the table of tests ---- */
 typedef struct { const char *name; void (*fn)(void); } test_case;
 static const test_case tests[] = {
@@ -4842,6 +4934,8 @@ static const test_case tests[] = {
     { "robust_gguf_alignment", test_robust_gguf_alignment },
     { "robust_gguf_type_ids", test_robust_gguf_type_ids },
     { "robust_convert_zero_dim", test_robust_convert_zero_dim },
+    { "robust_huge_context", test_robust_huge_context },
+    { "robust_cli_leaks", test_robust_cli_leaks },
 };
 
 int main(int argc, char **argv) {
