@@ -70,6 +70,11 @@ bench: infer tools/convert
 	  printf '\nqwen35-0.8b decode at context 128 vs 2048 (DeltaNet state is O(1); only the 6 attention layers grow):\n'; \
 	  for pp in 128 2048; do ./infer -m $$f --bench --bench-pp $$pp --bench-tg 32 --bench-reps 1 -t $(BENCH_THREADS) -c 2200 2>/dev/null | \
 	    awk -v pp=$$pp '/^bench/ { split($$5, kv, "="); printf "  context %5d: tg %s tok/s\n", pp, kv[2] }'; done; fi
+	@f=$(BENCH_DIR)/llama-1b-q4_0.gguf; n=$$(nproc); if [ -f $$f ]; then \
+	  printf '\nmore threads than cores: llama-1b q4_0 decode on %s cores (a waiting thread yields, then sleeps):\n' $$n; \
+	  a=$$(./infer -m $$f --bench --bench-pp 16 --bench-tg 32 --bench-reps 2 -t $$n -c 64 2>/dev/null | sed -n 's/.*tg_tok_s=\([0-9.]*\).*/\1/p'); \
+	  b=$$(./infer -m $$f --bench --bench-pp 16 --bench-tg 32 --bench-reps 2 -t $$((2 * n)) -c 64 2>/dev/null | sed -n 's/.*tg_tok_s=\([0-9.]*\).*/\1/p'); \
+	  awk -v n=$$n -v a=$$a -v b=$$b 'BEGIN { printf "  -t %d: tg %.2f tok/s   -t %d: tg %.2f tok/s   (%.2fx slower)\n", n, a, 2 * n, b, a / b }'; fi
 
 # The CUDA build. main.c and tests.c are compiled by $(CC) with -DINFER_CUDA (which makes
 # infer_gpu_kernels call into infer_cuda.cu), infer_cuda.cu by nvcc: SASS for Hopper (sm_90)

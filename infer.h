@@ -1021,15 +1021,22 @@ static void infer__unmap(infer__mapping *m) { if (m->addr) munmap(m->addr, m->si
 /* ---- a small thread pool: run fn(arg, i, n) for i in 0..n-1 on the pool's threads ----
  * A decode step is ~100 short jobs (one per matmul), a few microseconds to a millisecond
  * each, so handing a job over must cost far less than a microsecond. Waking a sleeping
- * thread through the kernel costs 5-50 us; instead the workers spin on the job counter
- * (with the pause instruction, which tells the core it is a spin loop) and go to sleep on a
- * condition variable only after spinning for about INFER__SPIN_US without work. The caller
- * runs part 0 itself and spins until the others report done.
- *   publish:  fn, arg, pending = n-1, then generation++ (release: the job is visible first)
- *   worker:   sees generation change (acquire), runs fn(arg, ith, n), pending-- (release)
- *   caller:   runs part 0, waits for pending == 0 (acquire: the workers' writes are visible)
- * Sleeping workers check the generation under the mutex that the caller takes to bump it,
- * so no wake-up is lost. */
+ * thread through the kernel costs 5-50 us; instead a thread that waits (a worker for the
+ * next job, the caller for the workers, a job's threads at its barrier) first spins on the
+ * counter it waits for, with the pause instruction, which tells the core it is a spin loop.
+ *   publish:  fn, arg, pending = n-1, then generation++ (the job is visible first)
+ *   worker:   sees generation change, runs fn(arg, ith, n), pending--
+ *   caller:   runs part 0, waits for pending == 0 (the workers' writes are then visible)
+ * Spinning is only free while every thread has a core of its own. With more threads than
+ * free cores (-t above the core count, or other processes busy), a spinning thread holds
+ * the core that the thread it waits for needs, and a step crawls at the scheduler's time
+ * slices (measured: 300x slower at twice the cores). So a spinning thread yields the core
+ * every INFER__SPIN_YIELD pauses (a microsecond or two; sched_yield costs about as much when
+ * no one else wants the core), and after INFER__SPIN_US without success it sleeps on the
+ * pool's condition variable. A thread that moves a counter wakes the sleepers, if any: the
+ * counters and `sleepers` are sequentially consistent, so either the waiter sees the new
+ * value or the waker sees the waiter and takes the mutex, which the waiter holds until
+ * it sleeps -- no wake-up is lost. */
 #include <stdatomic.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -1039,7 +1046,8 @@ static void infer__unmap(infer__mapping *m) { if (m->addr) munmap(m->addr, m->si
 #else
 #define INFER__PAUSE() ((void)0)
 #endif
-#define INFER__SPIN_US 2000
+#define INFER__SPIN_US 1000
+#define INFER__SPIN_YIELD 64
 
 typedef void (*infer__task_fn)(void *arg, int ith, int nth);
 typedef struct infer__pool {
@@ -1048,36 +1056,54 @@ typedef struct infer__pool {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     infer__task_fn fn; void *arg;
-    atomic_uint generation;   /* bumped for each job */
+    atomic_int generation;    /* bumped for each job (wraps around) */
     atomic_int pending;       /* parts not yet finished */
     atomic_int quit;
+    atomic_int sleepers;      /* threads asleep (or about to be) on cv */
 } infer__pool;
 
 typedef struct { infer__pool *p; int ith; } infer__worker_arg;
+
+/* wait until *a == value (differ = 0) or *a != value (differ = 1): spin, yield, then sleep */
+static int infer__pool_wait(infer__pool *p, atomic_int *a, int value, int differ) {
+    int v;
+    double t0 = 0;
+    for (int i = 1; ((v = atomic_load(a)) != value) != differ; i++) {
+        INFER__PAUSE();
+        if (i % INFER__SPIN_YIELD) continue;
+        const double t = infer_time_seconds();
+        if (t0 == 0) t0 = t;
+        else if (t - t0 > INFER__SPIN_US * 1e-6) {
+            pthread_mutex_lock(&p->mu);
+            atomic_fetch_add(&p->sleepers, 1);
+            while (((v = atomic_load(a)) != value) != differ) pthread_cond_wait(&p->cv, &p->mu);
+            atomic_fetch_sub(&p->sleepers, 1);
+            pthread_mutex_unlock(&p->mu);
+            break;
+        }
+        sched_yield();
+    }
+    return v;
+}
+/* after moving a counter that a thread may wait on */
+static void infer__pool_wake(infer__pool *p) {
+    if (atomic_load(&p->sleepers) == 0) return;
+    pthread_mutex_lock(&p->mu);
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
 
 static void *infer__worker(void *varg) {
     infer__worker_arg *wa = (infer__worker_arg *)varg;
     infer__pool *p = wa->p;
     const int ith = wa->ith;
     INFER_FREE(wa);
-    unsigned seen = 0;
+    int seen = 0;
     for (;;) {
-        unsigned g = atomic_load_explicit(&p->generation, memory_order_acquire);
-        if (g == seen) {                          /* no new job: spin a while, then sleep */
-            const double t0 = infer_time_seconds();
-            for (int i = 1; g == seen; i++) {
-                INFER__PAUSE();
-                g = atomic_load_explicit(&p->generation, memory_order_acquire);
-                if (g != seen || (i & 1023) || infer_time_seconds() - t0 < INFER__SPIN_US * 1e-6) continue;
-                pthread_mutex_lock(&p->mu);
-                while ((g = atomic_load_explicit(&p->generation, memory_order_acquire)) == seen) pthread_cond_wait(&p->cv, &p->mu);
-                pthread_mutex_unlock(&p->mu);
-            }
-        }
-        seen = g;
-        if (atomic_load_explicit(&p->quit, memory_order_acquire)) return NULL;
+        seen = infer__pool_wait(p, &p->generation, seen, 1);
+        if (atomic_load(&p->quit)) return NULL;
         p->fn(p->arg, ith, p->n_threads);
-        atomic_fetch_sub_explicit(&p->pending, 1, memory_order_release);
+        if (atomic_fetch_sub(&p->pending, 1) == 1) infer__pool_wake(p);
     }
 }
 
@@ -1090,6 +1116,7 @@ static infer__pool *infer__pool_create(int n_threads) {
     atomic_init(&p->generation, 0);
     atomic_init(&p->pending, 0);
     atomic_init(&p->quit, 0);
+    atomic_init(&p->sleepers, 0);
     p->threads = (pthread_t *)infer__calloc((size_t)p->n_threads, sizeof(pthread_t));
     if (!p->threads) { INFER_FREE(p); return NULL; }
     for (int i = 1; i < p->n_threads; i++) {       /* thread 0 is the caller */
@@ -1106,32 +1133,28 @@ static infer__pool *infer__pool_create(int n_threads) {
 
 static void infer__pool_publish(infer__pool *p, infer__task_fn fn, void *arg) {
     p->fn = fn; p->arg = arg;
-    atomic_store_explicit(&p->pending, p->n_threads - 1, memory_order_relaxed);
-    pthread_mutex_lock(&p->mu);
-    atomic_fetch_add_explicit(&p->generation, 1, memory_order_release);
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
+    atomic_store(&p->pending, p->n_threads - 1);
+    atomic_fetch_add(&p->generation, 1);
+    infer__pool_wake(p);
 }
 
-/* wait (spinning, yielding now and then: a thread may have been descheduled) until *a ==
- * value, with acquire ordering: what the threads that moved it wrote is then visible */
-static void infer__spin_until(atomic_int *a, int value) {
-    for (int i = 1; atomic_load_explicit(a, memory_order_acquire) != value; i++) {
-        INFER__PAUSE();
-        if ((i & 4095) == 0) sched_yield();
-    }
+/* a barrier inside a job: count this thread in, then wait until all nth have come */
+static void infer__pool_barrier(infer__pool *p, atomic_int *count, int nth) {
+    if (nth == 1) return;
+    if (atomic_fetch_add(count, 1) + 1 == nth) { infer__pool_wake(p); return; }
+    infer__pool_wait(p, count, nth, 0);
 }
 
 static void infer__pool_run(infer__pool *p, infer__task_fn fn, void *arg) {
     if (!p || p->n_threads == 1) { fn(arg, 0, 1); return; }
     infer__pool_publish(p, fn, arg);
     fn(arg, 0, p->n_threads);
-    infer__spin_until(&p->pending, 0);
+    infer__pool_wait(p, &p->pending, 0, 0);
 }
 
 static void infer__pool_free(infer__pool *p) {
     if (!p) return;
-    atomic_store_explicit(&p->quit, 1, memory_order_release);
+    atomic_store(&p->quit, 1);
     infer__pool_publish(p, NULL, NULL);
     for (int i = 1; i < p->n_threads; i++) pthread_join(p->threads[i], NULL);
     pthread_mutex_destroy(&p->mu);
@@ -6021,8 +6044,7 @@ static void infer__matmul_task(void *arg, int ith, int nth) {
     }
     if (j->prep.x) {                     /* the activations: every thread a share, then all wait */
         infer__prep_task(&j->prep, ith, nth);
-        atomic_fetch_add_explicit(&j->prepped, 1, memory_order_release);
-        infer__spin_until(&j->prepped, nth);
+        infer__pool_barrier(j->c->pool, &j->prepped, nth);
     }
     /* one token (decode): one weight row at a time, so the weights stream from memory in
      * address order, which the hardware prefetchers follow best (measured: 4 interleaved

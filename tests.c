@@ -4845,6 +4845,22 @@ static void test_robust_cli_leaks(void) {
     remove("/tmp/infer_rb_f32.gguf");
 }
 
+/* -t: every thread count the command line takes (1..1024) runs, with the same tokens */
+static void test_robust_threads(void) {
+    if (!file_exists("./tools/convert") || !file_exists("./infer")) SKIP("./tools/convert or ./infer not built");
+    char out[8192], want[8192], cmd[256];
+    CHECK(run_cmd("./infer --membw -t 1024 2>&1", out, sizeof out) == 0 && strstr(out, "membw_gbs="));
+    CHECK(run_cmd("./infer --membw -t 1025 2>&1", out, sizeof out) == 1 && strstr(out, "bad value"));
+    CHECK(run_cmd("./tools/convert synth llama tiny /tmp/infer_rb_t.gguf --type q4_0 2>&1", out, sizeof out) == 0);
+    CHECK(run_cmd("./infer -m /tmp/infer_rb_t.gguf --prompt-ids 1,2,3,4,5 -n 8 --temp 0 -t 1 2>/dev/null", want, sizeof want) == 0);
+    const int threads[3] = { 3, 64, 1024 };
+    for (int i = 0; i < 3; i++) {
+        snprintf(cmd, sizeof cmd, "./infer -m /tmp/infer_rb_t.gguf --prompt-ids 1,2,3,4,5 -n 8 --temp 0 -t %d 2>/dev/null", threads[i]);
+        CHECK_MSG(run_cmd(cmd, out, sizeof out) == 0 && !strcmp(out, want), "-t %d: %s (-t 1: %s)", threads[i], out, want);
+    }
+    remove("/tmp/infer_rb_t.gguf");
+}
+
 /* ---- the table of tests ---- */
 typedef struct { const char *name; void (*fn)(void); } test_case;
 static const test_case tests[] = {
@@ -4936,6 +4952,7 @@ static const test_case tests[] = {
     { "robust_convert_zero_dim", test_robust_convert_zero_dim },
     { "robust_huge_context", test_robust_huge_context },
     { "robust_cli_leaks", test_robust_cli_leaks },
+    { "robust_threads", test_robust_threads },
 };
 
 int main(int argc, char **argv) {
