@@ -4861,6 +4861,35 @@ static void test_robust_threads(void) {
     remove("/tmp/infer_rb_t.gguf");
 }
 
+/* ---- the fuzz corpus ----
+ * tools/fuzz.c's targets, replayed over data/fuzz: the seeds and every input that ever made
+ * one fail (make fuzz finds new ones; ASan builds check each for bad reads and leaks). */
+#define FUZZ_NO_MAIN
+#include "tools/fuzz.c"
+
+static void test_fuzz_regress(void) {
+    int total = 0;
+    for (int i = 0; i < FUZZ_N_TARGETS; i++) {
+        char dir[256];
+        snprintf(dir, sizeof dir, "data/fuzz/%s", fuzz_targets[i].name);
+        const int n = fuzz_replay_dir(&fuzz_targets[i], dir, NULL);
+        CHECK_MSG(n > 0, "%s: no inputs", dir);
+        total += n;
+    }
+    /* the model seeds still load and run: a seed that fails early teaches the fuzzer little
+     * (make fuzz-seeds writes them again after a format change) */
+    for (int i = 0; i < FUZZ_N_FAMILIES; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "data/fuzz/gguf/seed-%s.gguf", fuzz_family[i]);
+        infer_model *m;
+        infer_error err;
+        if (infer_model_load(&m, path, NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", path, err.msg); continue; }
+        CHECK(fuzz_seed_runs(path, m));
+    }
+    fuzz_dir_remove();
+    printf("    %d corpus inputs replayed through the fuzz targets\n", total);
+}
+
 /* ---- the table of tests ---- */
 typedef struct { const char *name; void (*fn)(void); } test_case;
 static const test_case tests[] = {
@@ -4953,6 +4982,7 @@ static const test_case tests[] = {
     { "robust_huge_context", test_robust_huge_context },
     { "robust_cli_leaks", test_robust_cli_leaks },
     { "robust_threads", test_robust_threads },
+    { "fuzz_regress", test_fuzz_regress },
 };
 
 int main(int argc, char **argv) {
