@@ -823,6 +823,9 @@ static int fuzz_write_seeds(const char *dir) {
     return ok;
 }
 
+/* the corpus file being replayed (the crash handlers name it) */
+static const char *volatile fuzz_cur_file;
+
 /* run every file of DIR (not recursing) through target t; returns the count */
 static int fuzz_replay_dir(const fuzz_target *t, const char *dir, void (*each)(const char *path)) {
     DIR *dp = opendir(dir);
@@ -847,7 +850,9 @@ static int fuzz_replay_dir(const fuzz_target *t, const char *dir, void (*each)(c
         if (d) {
             if (each) each(p);
             fuzz_say(p, NULL);
+            fuzz_cur_file = p;
             t->fn(d, len);
+            fuzz_cur_file = NULL;
             free(d);
         }
         free(names[i]);
@@ -888,6 +893,14 @@ static const uint8_t *fuzz_cur;
 static size_t fuzz_cur_n;
 static char fuzz_crash_path[128];
 static void fuzz_save_current(void) {
+    static const char msg[] = "fuzz: the input that failed is ";
+    if (fuzz_cur_file) {                                  /* a corpus file: name it */
+        (void)!write(2, msg, sizeof msg - 1);
+        (void)!write(2, fuzz_cur_file, strlen(fuzz_cur_file));
+        (void)!write(2, "\n", 1);
+        return;
+    }
+    if (!fuzz_cur) return;
     int fd = open(fuzz_crash_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) return;
     for (size_t off = 0; off < fuzz_cur_n;) {
@@ -896,7 +909,6 @@ static void fuzz_save_current(void) {
         off += (size_t)w;
     }
     close(fd);
-    static const char msg[] = "fuzz: the input that failed is in ";
     (void)!write(2, msg, sizeof msg - 1);
     (void)!write(2, fuzz_crash_path, strlen(fuzz_crash_path));
     (void)!write(2, "\n", 1);
