@@ -5862,6 +5862,7 @@ static infer__cpu_ctx *infer__cpu_ctx_create(int n_threads, int precise) {
     c->precise = precise;
     c->pool = infer__pool_create(c->n_threads);
     if (!c->pool) { INFER_FREE(c); return NULL; }
+    c->n_threads = c->pool->n_threads;        /* fewer when the system gave fewer threads */
     return c;
 }
 static void infer__cpu_ctx_free(infer__cpu_ctx *c) {
@@ -11571,6 +11572,7 @@ infer_status infer_session_create(infer_session **out, infer_model *m, const inf
     infer_session_params p = pp ? *pp : infer_session_default_params();
     const infer_config *c = &m->cfg;
     if (p.n_ctx < 0 || p.n_ubatch < 0 || p.n_threads < 0) return infer__fail(err, INFER_ERR_ARG, "negative session parameter");
+    if (p.n_threads > 4096) return infer__fail(err, INFER_ERR_ARG, "%d threads: at most 4096", (int)p.n_threads);
     if (p.n_ctx == 0) p.n_ctx = c->n_ctx_train < 4096 ? c->n_ctx_train : 4096;
     if (p.n_ubatch == 0) p.n_ubatch = 512;
     if (p.n_threads == 0) p.n_threads = infer__n_cores();

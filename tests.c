@@ -4858,6 +4858,16 @@ static void test_robust_threads(void) {
         snprintf(cmd, sizeof cmd, "./infer -m /tmp/infer_rb_t.gguf --prompt-ids 1,2,3,4,5 -n 8 --temp 0 -t %d 2>/dev/null", threads[i]);
         CHECK_MSG(run_cmd(cmd, out, sizeof out) == 0 && !strcmp(out, want), "-t %d: %s (-t 1: %s)", threads[i], out, want);
     }
+    /* the library refuses a thread count no machine runs, rather than try to start it */
+    infer_model *m;
+    infer_error err;
+    if (infer_model_load(&m, "/tmp/infer_rb_t.gguf", NULL, &err) == INFER_OK) {
+        infer_session_params sp = infer_session_default_params();
+        sp.n_threads = 1000000;
+        infer_session *s;
+        CHECK(infer_session_create(&s, m, &sp, &err) == INFER_ERR_ARG && strstr(err.msg, "threads"));
+        infer_model_free(m);
+    } else CHECK_MSG(0, "%s", err.msg);
     remove("/tmp/infer_rb_t.gguf");
 }
 
