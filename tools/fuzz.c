@@ -25,8 +25,8 @@
  *               integers overwritten with edge values (0, -1, 2^31, ...), small additions,
  *               block copies, inserts and deletes, JSON punctuation, splices of two inputs;
  *               deterministic for a seed. Other -options are libFuzzer's and ignored. On a
- *               crash the input is left in fuzz-crash-TARGET (death callback or signal
- *               handler).
+ *               crash the input is left in PREFIXcrash (-artifact_prefix=PREFIX; default
+ *               fuzz-crash-TARGET), by a death callback or a signal handler.
  *                 ./tools/fuzz seeds DIR     writes the seed corpus to DIR/TARGET/ (data/fuzz)
  *                 ./tools/fuzz replay DIR    runs every file of DIR/TARGET/ for every target
  * tests.c includes this file (FUZZ_NO_MAIN) and replays data/fuzz in its fuzz_regress test:
@@ -826,10 +826,25 @@ static int fuzz_write_seeds(const char *dir) {
 /* the corpus file being replayed (the crash handlers name it) */
 static const char *volatile fuzz_cur_file;
 
-/* run every file of DIR (not recursing) through target t; returns the count */
+/* run one file through target t */
+static int fuzz_replay_file(const fuzz_target *t, const char *p, void (*each)(const char *path)) {
+    size_t len;
+    uint8_t *d = fuzz_read(p, &len);
+    if (!d) return 0;
+    if (each) each(p);
+    fuzz_say(p, NULL);
+    fuzz_cur_file = p;
+    t->fn(d, len);
+    fuzz_cur_file = NULL;
+    free(d);
+    return 1;
+}
+
+/* run every file of DIR (not recursing; or DIR itself, a file) through target t; returns the
+ * count */
 static int fuzz_replay_dir(const fuzz_target *t, const char *dir, void (*each)(const char *path)) {
     DIR *dp = opendir(dir);
-    if (!dp) return 0;
+    if (!dp) return fuzz_replay_file(t, dir, each);
     char **names = NULL;
     int n = 0;
     struct dirent *e;
@@ -842,23 +857,15 @@ static int fuzz_replay_dir(const fuzz_target *t, const char *dir, void (*each)(c
     for (int i = 0; i < n; i++) {                     /* sorted: a stable order */
         for (int j = i + 1; j < n; j++) if (strcmp(names[j], names[i]) < 0) { char *s = names[i]; names[i] = names[j]; names[j] = s; }
     }
+    int ran = 0;
     for (int i = 0; i < n; i++) {
         char p[1024];
         snprintf(p, sizeof p, "%s/%s", dir, names[i]);
-        size_t len;
-        uint8_t *d = fuzz_read(p, &len);
-        if (d) {
-            if (each) each(p);
-            fuzz_say(p, NULL);
-            fuzz_cur_file = p;
-            t->fn(d, len);
-            fuzz_cur_file = NULL;
-            free(d);
-        }
+        ran += fuzz_replay_file(t, p, each);
         free(names[i]);
     }
     free(names);
-    return n;
+    return ran;
 }
 
 #ifdef FUZZ_LIBFUZZER
@@ -891,7 +898,7 @@ static size_t fuzz_below(size_t n) { return n ? (size_t)(fuzz_rand() % n) : 0; }
 /* the input being run, written out by the crash handlers */
 static const uint8_t *fuzz_cur;
 static size_t fuzz_cur_n;
-static char fuzz_crash_path[128];
+static char fuzz_crash_path[512];
 static void fuzz_save_current(void) {
     static const char msg[] = "fuzz: the input that failed is ";
     if (fuzz_cur_file) {                                  /* a corpus file: name it */
@@ -919,6 +926,9 @@ static void fuzz_on_signal(int sig) {
     raise(sig);
 }
 extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+/* UBSan stops at the first report and aborts (so the handler above saves the input) */
+const char *__ubsan_default_options(void);
+const char *__ubsan_default_options(void) { return "halt_on_error=1:abort_on_error=1:print_stacktrace=1"; }
 
 /* 1..4 stacked mutations of d[0..n) (capacity cap), another corpus input to splice from */
 static size_t fuzz_mutate(uint8_t *d, size_t n, size_t cap, const uint8_t *other, size_t on) {
@@ -1027,6 +1037,7 @@ int main(int argc, char **argv) {
         if (!strncmp(argv[i], "-max_total_time=", 16)) seconds = atof(argv[i] + 16);
         else if (!strncmp(argv[i], "-seed=", 6)) seed = strtoull(argv[i] + 6, NULL, 10);
         else if (!strncmp(argv[i], "-runs=", 6)) max_runs = atol(argv[i] + 6);
+        else if (!strncmp(argv[i], "-artifact_prefix=", 17)) snprintf(fuzz_crash_path, sizeof fuzz_crash_path, "%scrash", argv[i] + 17);
         else if (argv[i][0] == '-') continue;                   /* a libFuzzer option */
         else fuzz_replay_dir(t, argv[i], fuzz_collect);         /* replays as it loads */
     }
