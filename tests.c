@@ -4877,6 +4877,50 @@ static void test_robust_threads(void) {
 #define FUZZ_NO_MAIN
 #include "tools/fuzz.c"
 
+/* Every tensor of every family's seed model (data/fuzz/gguf: llama, k-quants, bitnet,
+ * qwen35, qwen35moe, qwen3moe) made non-finite in turn -- NaN, -Inf or 1e30 for F32 tensors,
+ * all bytes 0xFF (NaN scales) for quantized ones: a prompt and a decode step, fast and exact,
+ * finish with finite logits or stop with INFER_ERR_NUMERIC naming a layer or the logits; no
+ * read out of bounds whatever path the NaNs take (routers, DeltaNet gates and state, conv,
+ * norms, attention) -- which the ASan build checks */
+static void test_robust_nonfinite_families(void) {
+    int runs = 0, stopped = 0;
+    for (int f = 0; f < FUZZ_N_FAMILIES; f++) {
+        char path[256];
+        snprintf(path, sizeof path, "data/fuzz/gguf/seed-%s.gguf", fuzz_family[f]);
+        size_t n;
+        uint8_t *orig = slurp(path, &n);
+        if (!orig) { CHECK_MSG(0, "%s not found", path); continue; }
+        infer_gguf g;
+        infer_error err;
+        if (infer_gguf_parse(&g, orig, n, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", path, err.msg); free(orig); continue; }
+        uint8_t *p = malloc(n);
+        for (int64_t ti = 0; ti < g.n_tensors; ti++) {
+            const infer_tensor *t = &g.tensors[ti];
+            const size_t off = (size_t)((const uint8_t *)t->data - orig);
+            const int f32 = t->type == INFER_TYPE_F32;
+            for (int v = 0; v < (f32 ? 3 : 1); v++) {
+                const float val = v == 0 ? NAN : v == 1 ? -INFINITY : 1e30f;
+                memcpy(p, orig, n);
+                if (f32) for (size_t i = 0; i < t->nbytes / 4; i++) memcpy(p + off + 4 * i, &val, 4);
+                else memset(p + off, 0xFF, t->nbytes);
+                for (int precise = 0; precise < 2; precise++) {
+                    int finite = 0;
+                    const infer_status st = robust_eval(p, n, 3, precise, INFER_TYPE_F16, NULL, &finite, &err);
+                    runs++;
+                    stopped += st == INFER_ERR_NUMERIC;
+                    CHECK_MSG((st == INFER_OK && finite) || (st == INFER_ERR_NUMERIC && (strstr(err.msg, "layer ") || strstr(err.msg, "logits"))) ||
+                              st == INFER_ERR_FORMAT || st == INFER_ERR_UNSUPPORTED,
+                              "%s, %s = %g, precise %d: status %d: %s", fuzz_family[f], t->name, f32 ? val : NAN, precise, st, st == INFER_OK ? "non-finite logits" : err.msg);
+                }
+            }
+        }
+        infer_gguf_free(&g);
+        free(p); free(orig);
+    }
+    printf("    %d runs with a non-finite tensor: %d stopped with a named layer, the rest finished finite\n", runs, stopped);
+}
+
 static void test_fuzz_regress(void) {
     int total = 0;
     for (int i = 0; i < FUZZ_N_TARGETS; i++) {
@@ -4992,6 +5036,7 @@ static const test_case tests[] = {
     { "robust_huge_context", test_robust_huge_context },
     { "robust_cli_leaks", test_robust_cli_leaks },
     { "robust_threads", test_robust_threads },
+    { "robust_nonfinite_families", test_robust_nonfinite_families },
     { "fuzz_regress", test_fuzz_regress },
 };
 
