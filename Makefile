@@ -2,6 +2,7 @@
 #   make            ./infer, ./tests, ./tools/convert
 #   make test       build and run the tests (fast; skips what needs ../shared when it is absent)
 #   make test-asan  the tests under AddressSanitizer + UBSan
+#   make fuzz       the fuzzer (tools/fuzz.c) over every input format, FUZZ_SECONDS in all
 #   make bench      speed table (not part of the tests)
 #   make cuda       ./infer-cuda and ./tests-cuda: the same programs with the CUDA backend
 #                   (infer_cuda.cu, built by nvcc); the targets above never need nvcc
@@ -34,9 +35,40 @@ CXX ?= c++
 check-cxx: infer.h
 	@printf '#include "infer.h"\nint main(void) { return infer_status_str(INFER_OK) == 0; }\n' | $(CXX) -std=c++11 -Wall -Wextra -pedantic -I. $(STB_CFLAGS) -x c++ -fsyntax-only - && echo "infer.h public part compiles as C++"
 
-test-asan: $(HDR) tests.c
-	$(CC) $(CFLAGS) -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -o tests-asan tests.c $(LDLIBS)
+# the tests and the command line under AddressSanitizer + UBSan (+ LeakSanitizer; a UBSan
+# report stops the run); the tests run ./infer-asan where they check the command line's
+# error paths for leaks
+ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+test-asan: $(HDR) tests.c main.c infer tools/convert
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o tests-asan tests.c $(LDLIBS)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o infer-asan main.c $(LDLIBS)
 	./tests-asan
+
+# Fuzzing (tools/fuzz.c; its header lists the targets): tools/fuzz under ASan + UBSan, with
+# clang's libFuzzer where clang has it, else with the built-in mutator ($(CC)). make fuzz
+# replays data/fuzz (the seeds, and every input that ever failed: a failure belongs there once
+# it is fixed), then fuzzes each target for FUZZ_SECONDS / 5 s; new inputs, logs and failing
+# inputs go to fuzz-out/ (git-ignored). make fuzz-seeds writes the seeds again.
+FUZZ_SECONDS ?= 100
+FUZZ_TARGETS := gguf safetensors hf tokenizer text
+FUZZ_FLAGS   := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+tools/fuzz: tools/fuzz.c $(HDR)
+	@if printf 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }\n' | clang -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null; then \
+	  echo "tools/fuzz: clang's libFuzzer"; clang $(CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -DFUZZ_LIBFUZZER -o $@ tools/fuzz.c $(LDLIBS); \
+	else \
+	  echo "tools/fuzz: the built-in mutator (no clang with libFuzzer here)"; $(CC) $(CFLAGS) $(FUZZ_FLAGS) -o $@ tools/fuzz.c $(LDLIBS); \
+	fi
+fuzz: tools/fuzz
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p fuzz-out/$$t; \
+	  FUZZ_TARGET=$$t ./tools/fuzz -max_total_time=$$(( $(FUZZ_SECONDS) / 5 )) -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+	    -artifact_prefix=fuzz-out/$$t- fuzz-out/$$t data/fuzz/$$t > fuzz-out/$$t.log 2>&1 || \
+	    { tail -60 fuzz-out/$$t.log; echo "fuzz $$t: FAILED (the input is in fuzz-out/)"; exit 1; }; \
+	  echo "fuzz $$t: no failure: $$(ls data/fuzz/$$t | wc -l) corpus inputs replayed; $$(grep -E 'Done [0-9]+ runs|mutated inputs' fuzz-out/$$t.log | tail -1 | sed 's/^fuzz [a-z]*: //')"; \
+	done
+fuzz-seeds: tools/fuzz.c $(HDR)
+	$(CC) $(CFLAGS) -o tools/fuzz-seeds tools/fuzz.c $(LDLIBS)
+	./tools/fuzz-seeds seeds data/fuzz
 
 # Speed table. Models are synthesized once into bench-cache/ (git-ignored). Each entry of
 # BENCH_MODELS is ARCH:PRESET:TYPE (see tools/convert synth).
@@ -71,6 +103,11 @@ bench: infer tools/convert
 	  ./infer -m $$f --bench --bench-batch 1,4,16 --bench-reps 2 -t $(BENCH_THREADS) 2>/dev/null | \
 	    awk '/^bench/ { for (i = 1; i <= NF; i++) if (split($$i, kv, "=") == 2) v[kv[1]] = kv[2]; \
 	      printf "  batch %3s: pp %8.2f tok/s   tg %8.2f tok/s\n", v["batch"], v["pp_tok_s"], v["tg_tok_s"] }'; fi
+	@f=$(BENCH_DIR)/llama-1b-q4_0.gguf; n=$$(nproc); if [ -f $$f ]; then \
+	  printf '\nmore threads than cores: llama-1b q4_0 decode on %s cores (a waiting thread yields, then sleeps):\n' $$n; \
+	  a=$$(./infer -m $$f --bench --bench-pp 16 --bench-tg 32 --bench-reps 2 -t $$n -c 64 2>/dev/null | sed -n 's/.*tg_tok_s=\([0-9.]*\).*/\1/p'); \
+	  b=$$(./infer -m $$f --bench --bench-pp 16 --bench-tg 32 --bench-reps 2 -t $$((2 * n)) -c 64 2>/dev/null | sed -n 's/.*tg_tok_s=\([0-9.]*\).*/\1/p'); \
+	  awk -v n=$$n -v a=$$a -v b=$$b 'BEGIN { printf "  -t %d: tg %.2f tok/s   -t %d: tg %.2f tok/s   (%.2fx slower)\n", n, a, 2 * n, b, a / b }'; fi
 
 # The CUDA build. main.c and tests.c are compiled by $(CC) with -DINFER_CUDA (which makes
 # infer_gpu_kernels call into infer_cuda.cu), infer_cuda.cu by nvcc: SASS for Hopper (sm_90)
@@ -120,7 +157,8 @@ infer-cuda-emu: $(CUDA_DIR)/main.o $(CUDA_DIR)/infer_cuda_emu.o
 cuda-emu: tests-cuda-emu infer-cuda-emu
 
 clean:
-	rm -f infer tests tests-asan tools/convert infer-cuda tests-cuda tests-cuda-emu infer-cuda-emu
+	rm -f infer tests tests-asan infer-asan tools/convert tools/fuzz tools/fuzz-seeds infer-cuda tests-cuda tests-cuda-emu infer-cuda-emu
+	rm -rf fuzz-out
 	rm -rf $(CUDA_DIR)
 
-.PHONY: all test test-asan clean bench check-cxx cuda cuda-emu
+.PHONY: all test test-asan clean bench check-cxx cuda cuda-emu fuzz fuzz-seeds

@@ -97,7 +97,8 @@ extern "C" {
     X(INFER_ERR_NOMEM, "out of memory")                        \
     X(INFER_ERR_ARG, "invalid argument")                       \
     X(INFER_ERR_CONTEXT, "context full")                       \
-    X(INFER_ERR_BACKEND, "backend error")
+    X(INFER_ERR_BACKEND, "backend error")                     \
+    X(INFER_ERR_NUMERIC, "non-finite values")
 
 typedef enum infer_status {
 #define INFER__X(name, text) name,
@@ -811,7 +812,9 @@ int32_t infer_session_n_ctx(const infer_session *s);
  * sequence grows; a full-attention layer's grows with it. */
 size_t infer_session_cache_bytes(const infer_session *s, int layer);
 /* Feed n tokens to sequence 0 at its next positions. logits: NULL, or room for n*n_vocab
- * floats when all_logits is set (one row per token), else n_vocab floats for the last token. */
+ * floats when all_logits is set (one row per token), else n_vocab floats for the last token.
+ * INFER_ERR_NUMERIC: the activations overflowed to NaN/Inf (the message names the layer);
+ * the sequence must then be reset. */
 infer_status infer_eval(infer_session *s, const int32_t *tokens, int n, float *logits, int all_logits, infer_error *err);
 /* the ids of the n_past tokens the session holds, in the order infer_eval received them */
 const int32_t *infer_session_tokens(const infer_session *s);
@@ -1084,6 +1087,17 @@ static inline infer_bf16 infer__fp32_to_bf16(float f) {
     return (infer_bf16)((u + 0x7fff + ((u >> 16) & 1)) >> 16);                   /* nearest even */
 }
 
+/* index of the first NaN or Inf among x[0..n), or -1 when all are finite */
+static int64_t infer__first_nonfinite(const float *x, int64_t n) {
+    for (int64_t i0 = 0; i0 < n; i0 += 256) {    /* an all-ones exponent is NaN or Inf; OR-ed, it vectorizes */
+        const int64_t i1 = i0 + 256 < n ? i0 + 256 : n;
+        uint32_t bad = 0;
+        for (int64_t i = i0; i < i1; i++) bad |= (infer__fp32_to_bits(x[i]) & 0x7f800000u) == 0x7f800000u;
+        if (bad) for (int64_t i = i0; i < i1; i++) if (!isfinite(x[i])) return i;
+    }
+    return -1;
+}
+
 /* round to nearest, ties to even, by adding 1.5*2^23 and reading the low mantissa bits
  * (valid for |x| < 2^22; the quantizers only call it on small values) */
 static inline int infer__nearest_int(float fval) {
@@ -1142,15 +1156,22 @@ static void infer__unmap(infer__mapping *m) { if (m->addr) munmap(m->addr, m->si
 /* ---- a small thread pool: run fn(arg, i, n) for i in 0..n-1 on the pool's threads ----
  * A decode step is ~100 short jobs (one per matmul), a few microseconds to a millisecond
  * each, so handing a job over must cost far less than a microsecond. Waking a sleeping
- * thread through the kernel costs 5-50 us; instead the workers spin on the job counter
- * (with the pause instruction, which tells the core it is a spin loop) and go to sleep on a
- * condition variable only after spinning for about INFER__SPIN_US without work. The caller
- * runs part 0 itself and spins until the others report done.
- *   publish:  fn, arg, pending = n-1, then generation++ (release: the job is visible first)
- *   worker:   sees generation change (acquire), runs fn(arg, ith, n), pending-- (release)
- *   caller:   runs part 0, waits for pending == 0 (acquire: the workers' writes are visible)
- * Sleeping workers check the generation under the mutex that the caller takes to bump it,
- * so no wake-up is lost. */
+ * thread through the kernel costs 5-50 us; instead a thread that waits (a worker for the
+ * next job, the caller for the workers, a job's threads at its barrier) first spins on the
+ * counter it waits for, with the pause instruction, which tells the core it is a spin loop.
+ *   publish:  fn, arg, pending = n-1, then generation++ (the job is visible first)
+ *   worker:   sees generation change, runs fn(arg, ith, n), pending--
+ *   caller:   runs part 0, waits for pending == 0 (the workers' writes are then visible)
+ * Spinning is only free while every thread has a core of its own. With more threads than
+ * free cores (-t above the core count, or other processes busy), a spinning thread holds
+ * the core that the thread it waits for needs, and a step crawls at the scheduler's time
+ * slices (measured: 300x slower at twice the cores). So a spinning thread yields the core
+ * every INFER__SPIN_YIELD pauses (a microsecond or two; sched_yield costs about as much when
+ * no one else wants the core), and after INFER__SPIN_US without success it sleeps on the
+ * pool's condition variable. A thread that moves a counter wakes the sleepers, if any: the
+ * counters and `sleepers` are sequentially consistent, so either the waiter sees the new
+ * value or the waker sees the waiter and takes the mutex, which the waiter holds until
+ * it sleeps -- no wake-up is lost. */
 #include <stdatomic.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -1160,7 +1181,8 @@ static void infer__unmap(infer__mapping *m) { if (m->addr) munmap(m->addr, m->si
 #else
 #define INFER__PAUSE() ((void)0)
 #endif
-#define INFER__SPIN_US 2000
+#define INFER__SPIN_US 1000
+#define INFER__SPIN_YIELD 64
 
 typedef void (*infer__task_fn)(void *arg, int ith, int nth);
 typedef struct infer__pool {
@@ -1169,36 +1191,54 @@ typedef struct infer__pool {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     infer__task_fn fn; void *arg;
-    atomic_uint generation;   /* bumped for each job */
+    atomic_int generation;    /* bumped for each job (wraps around) */
     atomic_int pending;       /* parts not yet finished */
     atomic_int quit;
+    atomic_int sleepers;      /* threads asleep (or about to be) on cv */
 } infer__pool;
 
 typedef struct { infer__pool *p; int ith; } infer__worker_arg;
+
+/* wait until *a == value (differ = 0) or *a != value (differ = 1): spin, yield, then sleep */
+static int infer__pool_wait(infer__pool *p, atomic_int *a, int value, int differ) {
+    int v;
+    double t0 = 0;
+    for (int i = 1; ((v = atomic_load(a)) != value) != differ; i++) {
+        INFER__PAUSE();
+        if (i % INFER__SPIN_YIELD) continue;
+        const double t = infer_time_seconds();
+        if (t0 == 0) t0 = t;
+        else if (t - t0 > INFER__SPIN_US * 1e-6) {
+            pthread_mutex_lock(&p->mu);
+            atomic_fetch_add(&p->sleepers, 1);
+            while (((v = atomic_load(a)) != value) != differ) pthread_cond_wait(&p->cv, &p->mu);
+            atomic_fetch_sub(&p->sleepers, 1);
+            pthread_mutex_unlock(&p->mu);
+            break;
+        }
+        sched_yield();
+    }
+    return v;
+}
+/* after moving a counter that a thread may wait on */
+static void infer__pool_wake(infer__pool *p) {
+    if (atomic_load(&p->sleepers) == 0) return;
+    pthread_mutex_lock(&p->mu);
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
 
 static void *infer__worker(void *varg) {
     infer__worker_arg *wa = (infer__worker_arg *)varg;
     infer__pool *p = wa->p;
     const int ith = wa->ith;
     INFER_FREE(wa);
-    unsigned seen = 0;
+    int seen = 0;
     for (;;) {
-        unsigned g = atomic_load_explicit(&p->generation, memory_order_acquire);
-        if (g == seen) {                          /* no new job: spin a while, then sleep */
-            const double t0 = infer_time_seconds();
-            for (int i = 1; g == seen; i++) {
-                INFER__PAUSE();
-                g = atomic_load_explicit(&p->generation, memory_order_acquire);
-                if (g != seen || (i & 1023) || infer_time_seconds() - t0 < INFER__SPIN_US * 1e-6) continue;
-                pthread_mutex_lock(&p->mu);
-                while ((g = atomic_load_explicit(&p->generation, memory_order_acquire)) == seen) pthread_cond_wait(&p->cv, &p->mu);
-                pthread_mutex_unlock(&p->mu);
-            }
-        }
-        seen = g;
-        if (atomic_load_explicit(&p->quit, memory_order_acquire)) return NULL;
+        seen = infer__pool_wait(p, &p->generation, seen, 1);
+        if (atomic_load(&p->quit)) return NULL;
         p->fn(p->arg, ith, p->n_threads);
-        atomic_fetch_sub_explicit(&p->pending, 1, memory_order_release);
+        if (atomic_fetch_sub(&p->pending, 1) == 1) infer__pool_wake(p);
     }
 }
 
@@ -1211,6 +1251,7 @@ static infer__pool *infer__pool_create(int n_threads) {
     atomic_init(&p->generation, 0);
     atomic_init(&p->pending, 0);
     atomic_init(&p->quit, 0);
+    atomic_init(&p->sleepers, 0);
     p->threads = (pthread_t *)infer__calloc((size_t)p->n_threads, sizeof(pthread_t));
     if (!p->threads) { INFER_FREE(p); return NULL; }
     for (int i = 1; i < p->n_threads; i++) {       /* thread 0 is the caller */
@@ -1227,32 +1268,28 @@ static infer__pool *infer__pool_create(int n_threads) {
 
 static void infer__pool_publish(infer__pool *p, infer__task_fn fn, void *arg) {
     p->fn = fn; p->arg = arg;
-    atomic_store_explicit(&p->pending, p->n_threads - 1, memory_order_relaxed);
-    pthread_mutex_lock(&p->mu);
-    atomic_fetch_add_explicit(&p->generation, 1, memory_order_release);
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
+    atomic_store(&p->pending, p->n_threads - 1);
+    atomic_fetch_add(&p->generation, 1);
+    infer__pool_wake(p);
 }
 
-/* wait (spinning, yielding now and then: a thread may have been descheduled) until *a ==
- * value, with acquire ordering: what the threads that moved it wrote is then visible */
-static void infer__spin_until(atomic_int *a, int value) {
-    for (int i = 1; atomic_load_explicit(a, memory_order_acquire) != value; i++) {
-        INFER__PAUSE();
-        if ((i & 4095) == 0) sched_yield();
-    }
+/* a barrier inside a job: count this thread in, then wait until all nth have come */
+static void infer__pool_barrier(infer__pool *p, atomic_int *count, int nth) {
+    if (nth == 1) return;
+    if (atomic_fetch_add(count, 1) + 1 == nth) { infer__pool_wake(p); return; }
+    infer__pool_wait(p, count, nth, 0);
 }
 
 static void infer__pool_run(infer__pool *p, infer__task_fn fn, void *arg) {
     if (!p || p->n_threads == 1) { fn(arg, 0, 1); return; }
     infer__pool_publish(p, fn, arg);
     fn(arg, 0, p->n_threads);
-    infer__spin_until(&p->pending, 0);
+    infer__pool_wait(p, &p->pending, 0, 0);
 }
 
 static void infer__pool_free(infer__pool *p) {
     if (!p) return;
-    atomic_store_explicit(&p->quit, 1, memory_order_release);
+    atomic_store(&p->quit, 1);
     infer__pool_publish(p, NULL, NULL);
     for (int i = 1; i < p->n_threads; i++) pthread_join(p->threads[i], NULL);
     pthread_mutex_destroy(&p->mu);
@@ -1296,15 +1333,28 @@ typedef struct infer__type_traits {
 } infer__type_traits;
 
 
-/* Q8_0 activation quantizer: d = max|x|/127, q = round(x/d) (roundf: ties away from zero). */
+/* Activations that overflowed (NaN, Inf) must stay non-finite through a quantizer, as they
+ * do through the exact f32 maths, so the forward pass can stop at the layer that made them
+ * (>>forward): a block holding a NaN gets scale NaN, one holding an Inf gets scale Inf, and
+ * its dot products come out NaN. The codes then mean nothing; a code whose value is not a
+ * number in range (NaN, or Inf when the scale is Inf or subnormal) becomes 0 -- what the
+ * AVX-512 conversion gives -- instead of an undefined float -> int conversion. For finite
+ * activations round(x/d) is always within [-127, 127]. */
+static inline int8_t infer__round_i8(float v) {
+    const float r = roundf(v);
+    return r >= -128.0f && r <= 127.0f ? (int8_t)r : 0;
+}
+
+/* Q8_0 activation quantizer: d = max|x|/127, q = round(x/d) (roundf: ties away from zero).
+ * A NaN sticks in amax (later `a > NaN` is false), so d is NaN. */
 static inline void infer__quant_q8_0(const float *x, void *vy, int64_t n) {
     infer_block_q8_0 *y = (infer_block_q8_0 *)vy;
     for (int64_t i = 0; i < n / INFER_QK8_0; i++) {
         float amax = 0.0f;
-        for (int j = 0; j < INFER_QK8_0; j++) { float a = fabsf(x[i * 32 + j]); if (a > amax) amax = a; }
+        for (int j = 0; j < INFER_QK8_0; j++) { float a = fabsf(x[i * 32 + j]); if (a > amax || a != a) amax = a; }
         const float d = amax / 127.0f, id = d ? 1.0f / d : 0.0f;
         y[i].d = infer__fp32_to_fp16(d);
-        for (int j = 0; j < INFER_QK8_0; j++) y[i].qs[j] = (int8_t)roundf(x[i * 32 + j] * id);
+        for (int j = 0; j < INFER_QK8_0; j++) y[i].qs[j] = infer__round_i8(x[i * 32 + j] * id);
     }
 }
 
@@ -1313,24 +1363,31 @@ static inline void infer__quant_q8_1(const float *x, void *vy, int64_t n) {
     infer_block_q8_1 *y = (infer_block_q8_1 *)vy;
     for (int64_t i = 0; i < n / INFER_QK8_0; i++) {
         float amax = 0.0f;
-        for (int j = 0; j < INFER_QK8_0; j++) { float a = fabsf(x[i * 32 + j]); if (a > amax) amax = a; }
+        for (int j = 0; j < INFER_QK8_0; j++) { float a = fabsf(x[i * 32 + j]); if (a > amax || a != a) amax = a; }
         const float d = amax / 127.0f, id = d ? 1.0f / d : 0.0f;
         int sum = 0;
-        for (int j = 0; j < INFER_QK8_0; j++) { y[i].qs[j] = (int8_t)roundf(x[i * 32 + j] * id); sum += y[i].qs[j]; }
+        for (int j = 0; j < INFER_QK8_0; j++) { y[i].qs[j] = infer__round_i8(x[i * 32 + j] * id); sum += y[i].qs[j]; }
         y[i].d = infer__fp32_to_fp16(d);
         y[i].s = infer__fp32_to_fp16((float)sum * d);
     }
 }
 
-/* Q8_K activation quantizer (256-blocks, f32 scale, 16-element partial sums). */
+/* Q8_K activation quantizer (256-blocks, f32 scale, 16-element partial sums). A block
+ * holding a NaN becomes zero codes with d = NaN; with an Inf, max is Inf, d = -Inf and the
+ * codes 0 (a product iscale * x that is NaN gets code 0). */
 static inline void infer__quant_q8_k(const float *x, void *vy, int64_t n) {
     infer_block_q8_k *y = (infer_block_q8_k *)vy;
     for (int64_t i = 0; i < n / INFER_QK_K; i++, x += INFER_QK_K) {
         float max = 0, amax = 0;
-        for (int j = 0; j < INFER_QK_K; j++) { float ax = fabsf(x[j]); if (ax > amax) { amax = ax; max = x[j]; } }
-        if (amax == 0) { memset(&y[i], 0, sizeof y[i]); continue; }
+        int nan = 0;
+        for (int j = 0; j < INFER_QK_K; j++) { float ax = fabsf(x[j]); if (ax > amax) { amax = ax; max = x[j]; } nan |= ax != ax; }
+        if (amax == 0 || nan) { memset(&y[i], 0, sizeof y[i]); y[i].d = nan ? NAN : 0.0f; continue; }
         const float iscale = -127.f / max;
-        for (int j = 0; j < INFER_QK_K; j++) { int v = infer__nearest_int(iscale * x[j]); y[i].qs[j] = (int8_t)(v < 127 ? v : 127); }
+        for (int j = 0; j < INFER_QK_K; j++) {
+            const float p = iscale * x[j];
+            const int v = p == p ? infer__nearest_int(p) : 0;
+            y[i].qs[j] = (int8_t)(v < 127 ? v : 127);
+        }
         for (int j = 0; j < INFER_QK_K / 16; j++) {
             int s = 0; for (int k = 0; k < 16; k++) s += y[i].qs[j * 16 + k];
             y[i].bsums[j] = (int16_t)s;
@@ -1916,8 +1973,8 @@ static void infer__quant_mxfp4(const float *src, void *dst, int64_t n) {
     for (int64_t i = 0; i < n / INFER_QK_MXFP4; i++, src += INFER_QK_MXFP4) {
         const float amax = fabsf(infer__signed_absmax(src, INFER_QK_MXFP4));
         /* clamped to 0..254: the reference leaves exponents outside that undefined */
-        int e = amax > 0.0f ? (int)(floorf(log2f(amax)) - 2 + 127) : 0;
-        b[i].e = (uint8_t)(e < 0 ? 0 : e > 254 ? 254 : e);
+        const float e = amax > 0.0f ? floorf(log2f(amax)) - 2 + 127 : 0.0f;   /* clamped before the int conversion (amax may be Inf) */
+        b[i].e = (uint8_t)(e < 0 ? 0 : e > 254 ? 254 : (int)e);
         const float d = infer__e8m0_to_fp32_half(b[i].e);
         for (int j = 0; j < 16; j++)
             b[i].qs[j] = (uint8_t)(infer__fp4_best_index(src[j], d) | infer__fp4_best_index(src[j + 16], d) << 4);
@@ -5058,7 +5115,10 @@ static void infer__quant_q8_0_fast(const float *x, void *vy, int64_t n) {
     const __m512 half = _mm512_set1_ps(0.5f), one = _mm512_set1_ps(1.0f);
     for (int64_t i = 0; i < n / INFER_QK8_0; i++) {
         const __m512 a = _mm512_loadu_ps(x + 32 * i), b = _mm512_loadu_ps(x + 32 * i + 16);
-        const float amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(a), _mm512_abs_ps(b)));
+        /* max(p, q) returns q where p is NaN: NaNs are skipped, then a NaN makes amax NaN, as
+         * in the scalar loop */
+        const __m512 m = _mm512_max_ps(_mm512_abs_ps(b), _mm512_max_ps(_mm512_abs_ps(a), _mm512_setzero_ps()));
+        const float amax = _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q) ? NAN : _mm512_reduce_max_ps(m);
         const float d = amax / 127.0f, id = d ? 1.0f / d : 0.0f;
         y[i].d = infer__fp32_to_fp16(d);
         for (int h = 0; h < 2; h++) {
@@ -5078,15 +5138,24 @@ static void infer__quant_q8_k_fast(const float *x, void *vy, int64_t n) {
 #if defined(INFER__SIMD_AVX512)
     infer_block_q8_k *y = (infer_block_q8_k *)vy;
     for (int64_t i = 0; i < n / INFER_QK_K; i++, x += INFER_QK_K) {
-        __m512 m = _mm512_setzero_ps();
-        for (int j = 0; j < INFER_QK_K; j += 16) m = _mm512_max_ps(m, _mm512_abs_ps(_mm512_loadu_ps(x + j)));
+        __m512 m = _mm512_setzero_ps();         /* NaNs skipped (max(p, m) is m where p is NaN), and noted */
+        __mmask16 nan = 0;
+        for (int j = 0; j < INFER_QK_K; j += 16) {
+            const __m512 v = _mm512_loadu_ps(x + j);
+            m = _mm512_max_ps(_mm512_abs_ps(v), m);
+            nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+        }
         const float amax = _mm512_reduce_max_ps(m);
-        if (amax == 0) { memset(&y[i], 0, sizeof y[i]); continue; }
-        int first = 0;                          /* the first value of largest magnitude, with its sign */
-        while (fabsf(x[first]) != amax) first++;
+        if (amax == 0 || nan) { memset(&y[i], 0, sizeof y[i]); y[i].d = nan ? NAN : 0.0f; continue; }
+        /* the first value of largest magnitude, with its sign: amax is |x[j]| for some j, as
+         * NaNs were skipped; the bound makes a read past the block impossible regardless */
+        int first = 0;
+        while (first < INFER_QK_K - 1 && fabsf(x[first]) != amax) first++;
         const float iscale = -127.f / x[first];
         for (int j = 0; j < INFER_QK_K; j += 16) {
-            const __m512i v = _mm512_min_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(_mm512_set1_ps(iscale), _mm512_loadu_ps(x + j))), _mm512_set1_epi32(127));
+            const __m512 p = _mm512_mul_ps(_mm512_set1_ps(iscale), _mm512_loadu_ps(x + j));
+            const __m512i c = _mm512_maskz_cvtps_epi32(_mm512_cmp_ps_mask(p, p, _CMP_ORD_Q), p);   /* NaN -> 0 */
+            const __m512i v = _mm512_min_epi32(c, _mm512_set1_epi32(127));
             const __m128i q = _mm512_cvtepi32_epi8(v);
             _mm_storeu_si128((__m128i *)(y[i].qs + j), q);
             y[i].bsums[j / 16] = (int16_t)_mm512_reduce_add_epi32(v);
@@ -5532,6 +5601,8 @@ infer_status infer_quantize(infer_type t, const float *src, void *dst, int64_t n
     const infer__type_traits *tt = infer__type(t);
     if (!tt || !tt->quant) return infer__fail(err, INFER_ERR_UNSUPPORTED, "no quantizer for type %s", infer_type_name(t));
     if (n % tt->blck) return infer__fail(err, INFER_ERR_ARG, "%lld values is not a whole number of %s blocks (%d)", (long long)n, tt->name, tt->blck);
+    const int64_t bad = infer__first_nonfinite(src, n);
+    if (bad >= 0) return infer__fail(err, INFER_ERR_NUMERIC, "value %lld is %g: only finite numbers can be quantized", (long long)bad, (double)src[bad]);
     tt->quant(src, dst, n);
     return INFER_OK;
 }
@@ -5661,9 +5732,13 @@ static infer_status infer__gguf_read_tensor(infer__cursor *c, infer_gguf *g, int
             return infer__fail(err, INFER_ERR_FORMAT, "gguf: tensor '%.*s': dimension %u = %lld is invalid", nl, name->ptr, d, (long long)t->ne[d]);
     }
     if (!infer__read(c, &type, 4) || !infer__read(c, &off, 8)) return infer__fail(err, INFER_ERR_FORMAT, "gguf: tensor '%.*s': header past the end of the file", nl, name->ptr);
+    /* only ggml's ids are file ids (INFER_TYPE_I2_S is this engine's private number for
+     * BitNet's 36, and must not be accepted as itself) */
+    const int32_t file_type = type;
     if (type == 36) type = INFER_TYPE_I2_S;   /* BitNet's fork; upstream removed id 36 */
-    if (infer_type_block((infer_type)type) == 0)
-        return infer__fail(err, INFER_ERR_UNSUPPORTED, "gguf: tensor '%.*s': unknown or unsupported type id %d", nl, name->ptr, type);
+    else if (type < 0 || type >= INFER_TYPE_COUNT) type = -1;
+    if (type < 0 || infer_type_block((infer_type)type) == 0)
+        return infer__fail(err, INFER_ERR_UNSUPPORTED, "gguf: tensor '%.*s': unknown or unsupported type id %d", nl, name->ptr, file_type);
     t->type = (infer_type)type;
     if (t->ne[0] % infer_type_block(t->type) != 0)
         return infer__fail(err, INFER_ERR_FORMAT, "gguf: tensor '%.*s': row length %lld is not a multiple of %s's block of %d", nl, name->ptr, (long long)t->ne[0], infer_type_name(t->type), infer_type_block(t->type));
@@ -5706,13 +5781,21 @@ infer_status infer_gguf_parse(infer_gguf *g, const void *data, size_t size, infe
                 goto fail;
             }
     }
+    /* Tensor data is read in place as f32 / i32 values and as block structs: it must sit at
+     * 8-byte aligned addresses, so the alignment must be a power of two of at least 8 (the
+     * GGUF specification asks for a multiple of 8) and the bytes must start at one. */
     const infer_gguf_kv *al = infer_gguf_find(g, "general.alignment");
     if (al) {
-        if (al->type != INFER_GGUF_U32 || al->v.u == 0 || (al->v.u & (al->v.u - 1)) != 0) {
-            st = infer__fail(err, INFER_ERR_FORMAT, "gguf: general.alignment must be a power-of-two u32 (got %s %llu)", infer__gguf_vtype_name(al->type), (unsigned long long)al->v.u);
+        if (al->type != INFER_GGUF_U32 || al->v.u < 8 || (al->v.u & (al->v.u - 1)) != 0) {
+            st = infer__fail(err, INFER_ERR_FORMAT, "gguf: general.alignment must be a power-of-two u32 of at least 8 (got %s %lld)",
+                             infer__gguf_vtype_name(al->type), infer__kv_is_int(al) ? (long long)infer__kv_int(al) : 0ll);
             goto fail;
         }
         g->alignment = al->v.u;
+    }
+    if ((uintptr_t)data % 8 != 0 && g->n_tensors > 0) {
+        st = infer__fail(err, INFER_ERR_ARG, "gguf: the file's bytes start at an address that is not 8-byte aligned (its tensors are read in place)");
+        goto fail;
     }
     for (int64_t i = 0; i < g->n_tensors; i++) {
         infer_str name;
@@ -5833,7 +5916,7 @@ static int infer__gguf_write_kv(FILE *f, const infer_gguf_kv *kv) {
 
 infer_status infer_gguf_write(const char *path, const infer_gguf_kv *kv, int64_t n_kv, const infer_tensor *tensors, int64_t n_tensors,
                               uint32_t alignment, infer_error *err) {
-    if (!alignment || (alignment & (alignment - 1))) return infer__fail(err, INFER_ERR_ARG, "alignment %u is not a power of two", alignment);
+    if (alignment < 8 || (alignment & (alignment - 1))) return infer__fail(err, INFER_ERR_ARG, "alignment %u is not a power of two of at least 8", alignment);
     FILE *f = fopen(path, "wb");
     if (!f) return infer__fail(err, INFER_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
     uint32_t version = 3;
@@ -5949,7 +6032,12 @@ typedef struct infer__cpu_ctx {
     int64_t wrow_len;
     void *xq;           /* activations quantized to a dot format */
     size_t xq_size;
+    const char *error;  /* the first op that ran out of memory for its scratch (NULL: none) */
 } infer__cpu_ctx;
+
+/* An op that cannot get its scratch memory writes NaN (never stale numbers) where it can,
+ * and says so here: sync then fails, and infer_eval reports this instead of the NaNs. */
+static void infer__cpu_oom(infer__cpu_ctx *c, const char *what) { if (!c->error) c->error = what; }
 
 static infer__cpu_ctx *infer__cpu_ctx_create(int n_threads, int precise) {
     infer__cpu_ctx *c = (infer__cpu_ctx *)infer__calloc(1, sizeof *c);
@@ -5958,6 +6046,7 @@ static infer__cpu_ctx *infer__cpu_ctx_create(int n_threads, int precise) {
     c->precise = precise;
     c->pool = infer__pool_create(c->n_threads);
     if (!c->pool) { INFER_FREE(c); return NULL; }
+    c->n_threads = c->pool->n_threads;        /* fewer when the system gave fewer threads */
     return c;
 }
 static void infer__cpu_ctx_free(infer__cpu_ctx *c) {
@@ -5979,7 +6068,7 @@ static int infer__cpu_reserve(void **p, size_t *cap, size_t need) {
 static void *infer__cpu_alloc(void *ctx, size_t bytes) { (void)ctx; return infer__calloc(1, bytes); }
 static void infer__cpu_free(void *ctx, void *p) { (void)ctx; INFER_FREE(p); }
 static infer_status infer__cpu_copy(void *ctx, void *dst, const void *src, size_t bytes) { (void)ctx; memcpy(dst, src, bytes); return INFER_OK; }
-static infer_status infer__cpu_sync(void *ctx) { (void)ctx; return INFER_OK; }
+static infer_status infer__cpu_sync(void *ctx) { return ((infer__cpu_ctx *)ctx)->error ? INFER_ERR_NOMEM : INFER_OK; }
 /* every type with a dequantizer, except the integer tables (no matmul reads those) */
 static int infer__cpu_supports_type(infer_type t) { return infer_type_block(t) != 0 && t != INFER_TYPE_I32; }
 
@@ -6141,8 +6230,7 @@ static void infer__matmul_task(void *arg, int ith, int nth) {
     }
     if (j->prep.x) {                     /* the activations: every thread a share, then all wait */
         infer__prep_task(&j->prep, ith, nth);
-        atomic_fetch_add_explicit(&j->prepped, 1, memory_order_release);
-        infer__spin_until(&j->prepped, nth);
+        infer__pool_barrier(j->c->pool, &j->prepped, nth);
     }
     /* one token (decode): one weight row at a time, so the weights stream from memory in
      * address order, which the hardware prefetchers follow best (measured: 4 interleaved
@@ -6194,6 +6282,7 @@ static void infer__cpu_matmul_n(void *ctx, int nw, float *const *outs, const inf
     if (rows == 1 && job.tile.decode_dot) { job.tile.fn = NULL; job.tile.xlay = INFER__XLAY_DOT; }
     job.xq = infer__cpu_prepare_x(c, ws[0], &job.tile, x, rows, &job.xq_row, &job.prep);
     if (!job.xq && (!c->precise || !c->wrow)) {   /* out of memory for scratch: NaN, never stale numbers */
+        infer__cpu_oom(c, "out of memory for a matmul's scratch");
         for (int m = 0; m < nw; m++)
             for (size_t i = 0; i < (size_t)rows * (size_t)ws[m]->ne[1]; i++) outs[m][i] = NAN;
         return;
@@ -6303,6 +6392,14 @@ static size_t infer__kv_row(const infer_kv_view *kv, int32_t p) {
     return (size_t)kv->block_table[p / kv->block_size] * kv->block_size + p % kv->block_size;
 }
 
+/* An F16 cache saturates: a key or value beyond the largest binary16 (65504) is stored as
+ * +-65504, not as Inf. The cache's type is this engine's choice, not the model's: a model
+ * whose keys reach 1e5 is fine in f32, and an Inf key would turn its attention scores into
+ * Inf - Inf = NaN. Saturated, the scores stay finite and close to the f32 cache's in
+ * relative terms. A NaN stays NaN (the comparisons are false for it), so an overflow that
+ * already happened is still reported by the forward pass. The CUDA cache does the same. */
+static inline float infer__f16_saturate(float x) { return x > 65504.0f ? 65504.0f : x < -65504.0f ? -65504.0f : x; }
+
 /* cache rows pos[r] <- k[r] (and v[r]; v NULL: a cache whose values are its keys) */
 static void infer__cpu_kv_store(void *ctx, const infer_kv_view *kv, const float *k, const float *v, const int32_t *pos, int rows) {
     (void)ctx;
@@ -6313,7 +6410,7 @@ static void infer__cpu_kv_store(void *ctx, const infer_kv_view *kv, const float 
             void *pool = pass ? kv->v : kv->k;
             if (kv->type == INFER_TYPE_F16) {
                 infer_half *d = (infer_half *)pool + off;
-                for (int i = 0; i < kv->kv_dim; i++) d[i] = infer__fp32_to_fp16(src[i]);
+                for (int i = 0; i < kv->kv_dim; i++) d[i] = infer__fp32_to_fp16(infer__f16_saturate(src[i]));
             } else {
                 memcpy((float *)pool + off, src, (size_t)kv->kv_dim * sizeof(float));
             }
@@ -6594,6 +6691,7 @@ static void infer__cpu_attention(void *ctx, float *out, const float *q, const in
         j.rows_of = rows_of;
         infer__pool_run(c->pool, infer__attn_task, &j);
     } else {                              /* out of memory for scratch: NaN, never stale numbers */
+        infer__cpu_oom(c, "out of memory for attention's scratch");
         for (size_t i = 0; i < (size_t)rows * (size_t)n_head * (size_t)head_dim; i++) out[i] = NAN;
     }
     INFER_FREE(j.scratch);
@@ -6664,9 +6762,8 @@ enum { INFER__GATING_SOFTMAX = 1, INFER__GATING_SIGMOID = 2, INFER__GATING_SQRT_
 static inline float infer__softplus(float z) { return z > 20.0f ? z : log1pf(expf(z)); }
 static void infer__cpu_moe_route(void *ctx, int32_t *ids, float *weights, const float *logits, int rows, int n_expert,
                                  int n_used, int gating, int norm, float scale, const float *bias, int ids_given) {
-    (void)ctx;
     float *p = (float *)INFER_MALLOC((size_t)n_expert * sizeof(float));
-    if (!p) return;
+    if (!p) { if (ctx) infer__cpu_oom((infer__cpu_ctx *)ctx, "out of memory for the expert router"); return; }
     for (int r = 0; r < rows; r++) {
         const float *l = logits + (size_t)r * n_expert;
         if (gating == INFER__GATING_SIGMOID) {
@@ -6773,7 +6870,8 @@ static void infer__cpu_matmul_id(void *ctx, float *out, const infer_tensor *w, c
             memcpy(xs + (size_t)o * K, x + (size_t)(x_per_slot ? order[o] : order[o] / n_used) * K, (size_t)K * sizeof(float));
         job.xq = infer__cpu_prepare_x(c, w, &job.tile, xs ? xs : x, n_out, &job.xq_row, NULL);
         if (job.xq || c->wrow) infer__pool_run(c->pool, infer__matmul_id_task, &job);
-    }
+        else infer__cpu_oom(c, "out of memory for an expert matmul's scratch");
+    } else infer__cpu_oom(c, "out of memory for an expert matmul's scratch");
     INFER_FREE(fill); INFER_FREE(start); INFER_FREE(order); INFER_FREE(xs);
 }
 
@@ -6961,7 +7059,7 @@ static void infer__cpu_deltanet_chunked(void *ctx, float *out, const float *q, c
     infer__dn_job j = { out, q, k, v, g, beta, state, rows, n_k, n_v, d_k, d_v, scale, NULL, 0 };
     j.scratch_per_thread = C + 2 * C * C + 2 * C * (size_t)d_v + C * (size_t)d_k;
     j.scratch = (float *)INFER_MALLOC((size_t)c->n_threads * j.scratch_per_thread * sizeof(float));
-    if (!j.scratch) return;
+    if (!j.scratch) { infer__cpu_oom(c, "out of memory for the DeltaNet chunk's scratch"); return; }
     infer__pool_run(c->pool, infer__deltanet_chunked_task, &j);
     INFER_FREE(j.scratch);
 }
@@ -7145,6 +7243,7 @@ static void infer__cpu_indexer_topk(void *ctx, int32_t *sel, int32_t *n_sel, con
     j.scratch_len = (size_t)((maxp + 1) / ratio + 1) + (size_t)top_k + (size_t)head_dim;
     j.scratch = (float *)INFER_MALLOC((size_t)c->n_threads * j.scratch_len * sizeof(float));
     if (!j.scratch) {                        /* out of memory: select nothing rather than garbage */
+        infer__cpu_oom(c, "out of memory for the indexer's scratch");
         for (int r = 0; r < rows; r++) n_sel[r] = 0;
         return;
     }
@@ -7200,6 +7299,7 @@ static void infer__cpu_attention_sparse(void *ctx, float *out, const float *q, c
     j.scratch_len = n_win + n_comp + (size_t)head_dim;
     j.scratch = (float *)INFER_MALLOC((size_t)c->n_threads * j.scratch_len * sizeof(float));
     if (!j.scratch) {                        /* out of memory for scratch: NaN, never stale numbers */
+        infer__cpu_oom(c, "out of memory for sparse attention's scratch");
         for (size_t i = 0; i < (size_t)rows * (size_t)n_head * (size_t)head_dim; i++) out[i] = NAN;
         return;
     }
@@ -7214,7 +7314,7 @@ static infer_status infer__cpu_ctx_new(void **ctx, int n_threads, int precise, i
     return *ctx ? INFER_OK : infer__fail(err, INFER_ERR_NOMEM, "out of memory for the CPU backend's thread pool");
 }
 static void infer__cpu_ctx_release(void *ctx) { infer__cpu_ctx_free((infer__cpu_ctx *)ctx); }
-static const char *infer__cpu_last_error(void *ctx) { (void)ctx; return ""; }
+static const char *infer__cpu_last_error(void *ctx) { const infer__cpu_ctx *c = (const infer__cpu_ctx *)ctx; return c && c->error ? c->error : ""; }
 static int infer__cpu_supports_config(const struct infer_config *c, char *why, size_t n) { (void)c; (void)why; (void)n; return 1; }
 
 static const infer_kernels infer__cpu_kernels = {
@@ -15856,6 +15956,7 @@ infer_status infer_session_create(infer_session **out, infer_model *m, const inf
     infer_session_params p = pp ? *pp : infer_session_default_params();
     const infer_config *c = &m->cfg;
     if (p.n_ctx < 0 || p.n_ubatch < 0 || p.n_threads < 0 || p.n_seq_max < 0) return infer__fail(err, INFER_ERR_ARG, "negative session parameter");
+    if (p.n_threads > 4096) return infer__fail(err, INFER_ERR_ARG, "%d threads: at most 4096", (int)p.n_threads);
     if (p.n_ctx == 0) p.n_ctx = c->n_ctx_train < 4096 ? c->n_ctx_train : 4096;
     if (p.n_ubatch == 0) p.n_ubatch = 512;
     if (p.n_threads == 0) p.n_threads = infer__n_cores();
@@ -16077,7 +16178,7 @@ static void infer__glu_ffn(infer_session *s, float *out, const infer_tensor *wg,
 }
 
 /* Mixture of experts: s->h -> s->o. A hash-routed layer (deepseek4) finds its experts
- * already in s->eid (infer__forward_chunk puts them there). */
+ * already in s->eid (infer__forward_step puts them there). */
 static void infer__moe_ffn(infer_session *s, const infer__layer *L, int T) {
     const infer_config *c = &s->m->cfg;
     const infer_kernels *k = s->k;
@@ -16304,11 +16405,35 @@ static infer_status infer__dsv4_hash_ids(infer_session *s, int l, int T) {
     return s->k->upload(s->kctx, s->eid, s->eid_host, (size_t)T * n_used * sizeof(int32_t));
 }
 
+/* Activations that overflowed (NaN or Inf) make every later number meaningless, so a run
+ * stops at them with INFER_ERR_NUMERIC. A host backend's residual stream is checked after
+ * every layer (T times the stream's width, next to nothing beside the layer's matmuls), so
+ * the error names the first layer that produced them; a device backend's logits are checked
+ * when they come back. `layer` < 0: x holds logits, row r being the step's row rows[r]. An
+ * op that ran out of memory writes NaN too: its own error is reported instead
+ * (INFER_ERR_BACKEND, with the backend's last_error). */
+static infer_status infer__check_finite(const infer_session *s, const float *x, int n, int dim, const int32_t *rows, int layer, infer_error *err) {
+    const int64_t bad = infer__first_nonfinite(x, (int64_t)n * dim);
+    if (bad < 0) return INFER_OK;
+    if (*s->k->last_error(s->kctx)) return INFER_ERR_BACKEND;
+    const int row = rows ? rows[bad / dim] : (int)(bad / dim);
+    int g = 0;                                       /* the sequence of that row, and its position */
+    while (g + 1 < s->n_segs && row >= s->segs[g + 1].row0) g++;
+    const int seq = s->segs[g].seq, pos = s->segs[g].p0 + row - s->segs[g].row0;
+    const char *what = x[bad] != x[bad] ? "NaN" : "Inf";
+    if (layer >= 0)
+        return infer__fail(err, INFER_ERR_NUMERIC, "layer %d (blk.%d) made the hidden state %s at position %d of sequence %d: the model's "
+                           "activations overflow (its weights or the input are out of range); reset the sequence before reusing it", layer, layer, what, pos, seq);
+    return infer__fail(err, INFER_ERR_NUMERIC, "the logits at position %d of sequence %d are %s: %s; reset the sequence before reusing it", pos, seq, what,
+                       s->k->host_memory ? "the output norm or projection overflowed (every layer's output was finite)"
+                                         : "the activations overflowed (this backend does not check each layer; the CPU names the first bad one)");
+}
+
 /* One step of T <= n_ubatch rows (s->tok_host, segments s->segs) through every layer. Then
  * the logits of the rows listed in want[0..n_want) go to dst[i] (host memory): the rows are
  * gathered, n_ubatch at most INFER__LOGIT_ROWS at a time, through the output projection. Only
  * the tokens, positions and row lists go to the backend, only those logits come back. */
-static infer_status infer__forward_step(infer_session *s, int T, const int32_t *want, float *const *dst, int n_want) {
+static infer_status infer__forward_step(infer_session *s, int T, const int32_t *want, float *const *dst, int n_want, infer_error *err) {
     const infer_model *m = s->m;
     const infer_config *c = &m->cfg;
     const infer_kernels *k = s->k;
@@ -16344,6 +16469,7 @@ static infer_status infer__forward_step(infer_session *s, int T, const int32_t *
         else infer__glu_ffn(s, s->o, L->ffn_gate, L->ffn_up, L->ffn_down, L->ffn_sub_norm, c->n_ff, 0.0f, T);
         infer__block_out(s, T);
         if (s->layer_hook) s->layer_hook(s->hook_user, s, l, T);
+        if (k->host_memory) INFER__TRY(infer__check_finite(s, s->x, T, (int)SD, NULL, l, err));
     }
     if (n_want == 0) return INFER_OK;
     const size_t V = (size_t)c->n_vocab;
@@ -16364,6 +16490,7 @@ static infer_status infer__forward_step(infer_session *s, int T, const int32_t *
         k->rmsnorm(kc, s->h, xr, (const float *)s->w.output_norm->data, nl, E, c->rms_eps);
         k->matmul(kc, s->logits, s->w.output, s->h, nl);
         INFER__TRY(k->download(kc, s->lstage, s->logits, (size_t)nl * V * sizeof(float)));
+        INFER__TRY(infer__check_finite(s, s->lstage, nl, (int)V, want + r0, -1, err));
         for (int i = 0; i < nl; i++) memcpy(dst[r0 + i], s->lstage + (size_t)i * V, V * sizeof(float));
     }
     return INFER_OK;
@@ -16442,8 +16569,8 @@ infer_status infer_eval_batch(infer_session *s, const infer_batch_item *items, i
             if (done == it->n) { item++; done = 0; }
         }
         if (st != INFER_OK) break;
-        if (infer__forward_step(s, T, want, dst, n_want) != INFER_OK) {
-            st = infer__fail(err, INFER_ERR_BACKEND, "%s backend: %s", k->name, k->last_error(s->kctx));
+        if ((st = infer__forward_step(s, T, want, dst, n_want, err)) != INFER_OK) {
+            if (st != INFER_ERR_NUMERIC) st = infer__fail(err, INFER_ERR_BACKEND, "%s backend: %s", k->name, k->last_error(s->kctx));
             break;
         }
         for (int g = 0; g < s->n_segs; g++) {
@@ -16579,9 +16706,12 @@ void infer_sampler_accept(infer_sampler *s, int32_t token) {
     if (s->n_recent < s->recent_cap) s->n_recent++;
 }
 
+/* larger logit first, then lower id; a NaN logit sorts as -Inf, so the order stays a total
+ * order (qsort's contract) whatever the logits hold */
 static int infer__cand_cmp(const void *a, const void *b) {
     const infer__cand *x = (const infer__cand *)a, *y = (const infer__cand *)b;
-    if (x->logit != y->logit) return x->logit < y->logit ? 1 : -1;
+    const float lx = x->logit == x->logit ? x->logit : -INFINITY, ly = y->logit == y->logit ? y->logit : -INFINITY;
+    if (lx != ly) return lx < ly ? 1 : -1;
     return x->id - y->id;
 }
 

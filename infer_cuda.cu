@@ -1134,16 +1134,18 @@ static void infer_cuda_rope_multi(void *ctx, float *x, int rows, int n_heads, in
  * ---------------------------------------------------------------------------------------- */
 __device__ __forceinline__ size_t kv_row(const int32_t *table, int bs, int32_t p) { return (size_t)table[p / bs] * bs + p % bs; }
 
-/* a block per row r: k, v [rows, kv_dim] -> the pools, converted to F16 when the cache is;
- * v NULL: keys only (a cache whose values are its keys) */
+/* a block per row r: k, v [rows, kv_dim] -> the pools, converted to F16 when the cache is,
+ * saturating at +-65504 as the CPU does (infer__f16_saturate: a NaN stays NaN); v NULL: keys
+ * only (a cache whose values are its keys) */
+__device__ __forceinline__ float f16_saturate(float x) { return x > 65504.0f ? 65504.0f : x < -65504.0f ? -65504.0f : x; }
 __global__ void k_kv_store(void *kp, void *vp, int f16_cache, const int32_t *table, int bs, int kv_dim, const float *k, const float *v, const int32_t *pos) {
     const int r = blockIdx.x;
     const size_t off = kv_row(table, bs, pos[r]) * kv_dim;
     const float *kr = k + (size_t)r * kv_dim, *vr = v ? v + (size_t)r * kv_dim : NULL;
     for (int i = threadIdx.x; i < kv_dim; i += blockDim.x) {
         if (f16_cache) {
-            ((__half *)kp)[off + i] = __float2half_rn(kr[i]);
-            if (vr) ((__half *)vp)[off + i] = __float2half_rn(vr[i]);
+            ((__half *)kp)[off + i] = __float2half_rn(f16_saturate(kr[i]));
+            if (vr) ((__half *)vp)[off + i] = __float2half_rn(f16_saturate(vr[i]));
         } else {
             ((float *)kp)[off + i] = kr[i];
             if (vr) ((float *)vp)[off + i] = vr[i];

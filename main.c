@@ -76,6 +76,18 @@ static void die(const char *fmt, const char *arg) {
     exit(1);
 }
 
+/* every allocation is checked: an impossible size (a huge -c, a huge file) is a message */
+static void *xmalloc(size_t n, const char *what) {
+    void *p = malloc(n ? n : 1);
+    if (!p) { fprintf(stderr, "infer: out of memory for %s (%zu bytes)\n", what, n); exit(1); }
+    return p;
+}
+static void *xrealloc(void *p, size_t n, const char *what) {
+    void *q = realloc(p, n ? n : 1);
+    if (!q) { free(p); fprintf(stderr, "infer: out of memory for %s (%zu bytes)\n", what, n); exit(1); }
+    return q;
+}
+
 typedef struct {
     const char *model, *prompt, *file, *prompt_ids, *logits_out, *ppl, *chat_template, *chat_render, *system;
     int n_predict, n_ctx, n_threads, n_ubatch, precise, tokenize, info, no_bos, no_special, seed_set, chat;
@@ -206,15 +218,16 @@ static char *read_file(const char *path, size_t *len) {
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
     if (!f) { fprintf(stderr, "infer: cannot open '%s': %s\n", path, strerror(errno)); exit(1); }
     size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
+    char *buf = xmalloc(cap + 1, path);
     size_t got;
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
         n += got;
-        if (n == cap) { cap *= 2; buf = realloc(buf, cap + 1); }
+        if (n == cap) { cap *= 2; buf = xrealloc(buf, cap + 1, path); }
     }
     if (ferror(f)) { fprintf(stderr, "infer: cannot read '%s': %s\n", path, strerror(errno)); exit(1); }
     if (!is_stdin) fclose(f);
     if (!buf) { fprintf(stderr, "infer: out of memory reading '%s'\n", path); exit(1); }
+    if (n > (size_t)INT32_MAX - 16) die("'%s' is too large (2 GB at most)", path);   /* token counts are ints */
     buf[n] = 0;
     *len = n;
     return buf;
@@ -224,14 +237,14 @@ static char *read_file(const char *path, size_t *len) {
 static int32_t *prompt_tokens(const options *o, const infer_model *m, const char *text, size_t len, int *n_out) {
     if (o->prompt_ids) {
         int cap = 16, n = 0;
-        int32_t *ids = malloc(sizeof(int32_t) * cap);
+        int32_t *ids = xmalloc(sizeof(int32_t) * cap, "--prompt-ids");
         const char *p = o->prompt_ids;
         while (*p) {
             char *end;
             errno = 0;
             long v = strtol(p, &end, 10);
             if (end == p || errno || v < 0 || v > INT32_MAX) die("bad token id list '%s' for --prompt-ids", o->prompt_ids);
-            if (n == cap) { cap *= 2; ids = realloc(ids, sizeof(int32_t) * cap); }
+            if (n == cap) { cap *= 2; ids = xrealloc(ids, sizeof(int32_t) * (size_t)cap, "--prompt-ids"); }
             ids[n++] = (int32_t)v;
             p = end;
             while (*p == ',' || *p == ' ') p++;
@@ -241,11 +254,12 @@ static int32_t *prompt_tokens(const options *o, const infer_model *m, const char
     }
     const infer_tokenizer *tok = infer_model_tokenizer(m);
     if (!tok) die("%s", "the model has no vocabulary; give the prompt with --prompt-ids");
+    if (len > (size_t)INT32_MAX - 16) die("%s", "the prompt is too long");
     int cap = (int)len + 16;
-    int32_t *ids = malloc(sizeof(int32_t) * (size_t)cap);
+    int32_t *ids = xmalloc(sizeof(int32_t) * (size_t)cap, "the prompt's tokens");
     int n = infer_tokenize(tok, text, len, !o->no_bos, !o->no_special, ids, cap);
     if (n < 0) die("%s", "tokenization failed");
-    if (n > cap) { ids = realloc(ids, sizeof(int32_t) * (size_t)n); n = infer_tokenize(tok, text, len, !o->no_bos, !o->no_special, ids, n); }
+    if (n > cap) { ids = xrealloc(ids, sizeof(int32_t) * (size_t)n, "the prompt's tokens"); n = infer_tokenize(tok, text, len, !o->no_bos, !o->no_special, ids, n); }
     if (o->no_bos && n > 0) { /* add_special also adds EOS when the model asks; --no-bos drops only BOS */ }
     *n_out = n;
     return ids;
@@ -468,11 +482,14 @@ static int run_ppl(const options *o, infer_model *m, infer_session *s) {
     char *text = read_file(o->ppl, &len);
     const infer_tokenizer *tok = infer_model_tokenizer(m);
     if (!tok) die("%s", "--ppl needs a model with a vocabulary");
-    int32_t *ids = malloc(sizeof(int32_t) * (len + 16));
+    int32_t *ids = xmalloc(sizeof(int32_t) * (len + 16), "the text's tokens");
     int n = infer_tokenize(tok, text, len, !o->no_bos, 0, ids, (int)len + 16);
     if (n < 2) die("'%s' has fewer than two tokens", o->ppl);
     const int V = infer_model_config(m)->n_vocab, ctx = infer_session_n_ctx(s);
-    float *logits = malloc(sizeof(float) * (size_t)V * (size_t)ctx);
+    /* a window is evaluated a ubatch at a time (the chunks infer_eval would cut it into
+     * anyway, so the logits are the same): logits for [ubatch, V], not [ctx, V] */
+    const int chunk = o->n_ubatch ? o->n_ubatch : 512;
+    float *logits = xmalloc(sizeof(float) * (size_t)V * (size_t)chunk, "the logits");
     double nll = 0;
     long n_pred = 0;
     infer_error err;
@@ -481,14 +498,17 @@ static int run_ppl(const options *o, infer_model *m, infer_session *s) {
         int wl = n - w0 < ctx ? n - w0 : ctx;
         if (wl < 2) break;
         infer_session_reset(s);
-        if (infer_eval(s, ids + w0, wl, logits, 1, &err) != INFER_OK) die("%s", err.msg);
-        for (int i = 0; i + 1 < wl; i++) {
-            const float *l = logits + (size_t)i * V;
-            double mx = l[0], sum = 0;
-            for (int v = 1; v < V; v++) if (l[v] > mx) mx = l[v];
-            for (int v = 0; v < V; v++) sum += exp(l[v] - mx);
-            nll += -(l[ids[w0 + i + 1]] - mx - log(sum));
-            n_pred++;
+        for (int c0 = 0; c0 < wl; c0 += chunk) {
+            const int cl = wl - c0 < chunk ? wl - c0 : chunk;
+            if (infer_eval(s, ids + w0 + c0, cl, logits, 1, &err) != INFER_OK) die("%s", err.msg);
+            for (int i = c0; i < c0 + cl && i + 1 < wl; i++) {
+                const float *l = logits + (size_t)(i - c0) * V;
+                double mx = l[0], sum = 0;
+                for (int v = 1; v < V; v++) if (l[v] > mx) mx = l[v];
+                for (int v = 0; v < V; v++) sum += exp(l[v] - mx);
+                nll += -(l[ids[w0 + i + 1]] - mx - log(sum));
+                n_pred++;
+            }
         }
         fprintf(stderr, "window at token %d: running perplexity %.4f\n", w0, exp(nll / n_pred));
     }
@@ -522,23 +542,24 @@ __attribute__((optimize("O3"))) static void *bw_worker(void *arg) {
 static double measure_bw(int threads) {
     const size_t bytes = (size_t)1 << 30, n = bytes / 8;
     uint64_t *buf = malloc(bytes);
-    if (!buf) return 0;
-    for (size_t i = 0; i < n; i++) buf[i] = i;
+    pthread_t *th = malloc(sizeof *th * (size_t)threads);
+    bw_part *part = malloc(sizeof *part * (size_t)threads);
     double best = 0;
-    for (int rep = 0; rep < 5; rep++) {
-        pthread_t th[256];
-        bw_part part[256];
+    for (size_t i = 0; buf && i < n; i++) buf[i] = i;
+    for (int rep = 0; buf && th && part && rep < 5; rep++) {
         double t0 = infer_time_seconds();
+        int started = 0;
         for (int t = 0; t < threads; t++) {
             part[t].p = buf + n / threads * t;
             part[t].n = n / threads;
-            pthread_create(&th[t], NULL, bw_worker, &part[t]);
+            if (pthread_create(&th[t], NULL, bw_worker, &part[t]) != 0) bw_worker(&part[t]);   /* no thread: read it here */
+            else th[started++] = th[t];
         }
-        for (int t = 0; t < threads; t++) pthread_join(th[t], NULL);
+        for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
         double dt = infer_time_seconds() - t0, gbs = bytes / dt / 1e9;
         if (gbs > best) best = gbs;
     }
-    free(buf);
+    free(buf); free(th); free(part);
     return best;
 }
 
@@ -546,9 +567,9 @@ static int run_bench(const options *o, infer_model *m, infer_session *s) {
     const infer_config *c = infer_model_config(m);
     const int pp = o->bench_pp, tg = o->bench_tg;
     if (pp + tg > infer_session_n_ctx(s)) die("--bench-pp + --bench-tg exceed the context size (use -c)", "");
-    int32_t *ids = malloc(sizeof(int32_t) * (size_t)pp);
+    int32_t *ids = xmalloc(sizeof(int32_t) * (size_t)pp, "the bench prompt");
     for (int i = 0; i < pp; i++) ids[i] = (int32_t)((i * 7919 + 13) % c->n_vocab);
-    float *logits = malloc(sizeof(float) * (size_t)c->n_vocab);
+    float *logits = xmalloc(sizeof(float) * (size_t)c->n_vocab, "the logits");
     double best_pp = 0, best_tg = 0;
     infer_error err;
     for (int rep = 0; rep < o->bench_reps; rep++) {
@@ -603,10 +624,10 @@ static int run_bench_batch(const options *o, infer_model *m, const infer_session
         sp.prefix_cache = 0;                 /* the prompts differ anyway; keep the measure plain */
         infer_session *s;
         if (infer_session_create(&s, m, &sp, &err) != INFER_OK) die("%s", err.msg);
-        int32_t *ids = malloc(sizeof(int32_t) * (size_t)B * pp), *seq = malloc(sizeof(int32_t) * (size_t)B), *next = malloc(sizeof(int32_t) * (size_t)B);
-        float *logits = malloc(sizeof(float) * (size_t)V * B);
-        infer_batch_item *items = malloc(sizeof(infer_batch_item) * (size_t)B);
-        if (!ids || !seq || !next || !logits || !items) die("%s", "out of memory");
+        int32_t *ids = xmalloc(sizeof(int32_t) * (size_t)B * pp, "the prompts"), *seq = xmalloc(sizeof(int32_t) * (size_t)B, "the sequences");
+        int32_t *next = xmalloc(sizeof(int32_t) * (size_t)B, "the sequences");
+        float *logits = xmalloc(sizeof(float) * (size_t)V * B, "the logits");
+        infer_batch_item *items = xmalloc(sizeof(infer_batch_item) * (size_t)B, "the batch");
         for (int i = 0; i < B * pp; i++) ids[i] = (int32_t)(((int64_t)i * 7919 + 13) % V);
         double best_pp = 0, best_tg = 0;
         for (int rep = 0; rep < o->bench_reps; rep++) {
@@ -662,7 +683,7 @@ typedef struct {
 static void par_text(par_slot *q, const char *p, int n) {
     if (q->text_len + (size_t)n + 1 > q->text_cap) {
         q->text_cap = (q->text_len + (size_t)n + 1) * 2;
-        if (!(q->text = realloc(q->text, q->text_cap))) die("%s", "out of memory");
+        q->text = xrealloc(q->text, q->text_cap, "a completion");
     }
     memcpy(q->text + q->text_len, p, (size_t)n);
     q->text_len += (size_t)n;
@@ -676,21 +697,21 @@ static int run_parallel(const options *o, infer_model *m, const infer_session_pa
     if (!tok) die("%s", "--parallel needs a model with a vocabulary");
     /* the prompts, one per line */
     int n_lines = 0, cap = 64, longest = 0;
-    par_slot *all = calloc((size_t)cap, sizeof(par_slot));
+    par_slot *all = xmalloc(sizeof(par_slot) * (size_t)cap, "the prompts");
     for (size_t at = 0; at < len;) {
         size_t e = at;
         while (e < len && text[e] != '\n') e++;
-        if (n_lines == cap) { cap *= 2; if (!(all = realloc(all, sizeof(par_slot) * (size_t)cap))) die("%s", "out of memory"); }
+        if (n_lines == cap) { cap *= 2; all = xrealloc(all, sizeof(par_slot) * (size_t)cap, "the prompts"); }
         par_slot *q = &all[n_lines];
         memset(q, 0, sizeof *q);
         q->line = n_lines + 1;
         size_t l = e - at;
         if (l && text[at + l - 1] == '\r') l--;
         if (l > 0) {
-            q->prompt = malloc(sizeof(int32_t) * (l + 16));
+            q->prompt = xmalloc(sizeof(int32_t) * (l + 16), "a prompt");
             q->n_prompt = infer_tokenize(tok, text + at, l, !o->no_bos, !o->no_special, q->prompt, (int)l + 16);
             if (q->n_prompt > (int)l + 16) {
-                q->prompt = realloc(q->prompt, sizeof(int32_t) * (size_t)q->n_prompt);
+                q->prompt = xrealloc(q->prompt, sizeof(int32_t) * (size_t)q->n_prompt, "a prompt");
                 q->n_prompt = infer_tokenize(tok, text + at, l, !o->no_bos, !o->no_special, q->prompt, q->n_prompt);
             }
             if (q->n_prompt > longest) longest = q->n_prompt;
@@ -708,8 +729,8 @@ static int run_parallel(const options *o, infer_model *m, const infer_session_pa
     infer_error err;
     if (infer_session_create(&s, m, &sp, &err) != INFER_OK) die("%s", err.msg);
     infer_seq_remove(s, 0);
-    par_slot **live = calloc((size_t)N, sizeof(par_slot *));
-    infer_batch_item *items = calloc((size_t)N, sizeof(infer_batch_item));
+    par_slot **live = xmalloc(sizeof(par_slot *) * (size_t)N, "the sequences");
+    infer_batch_item *items = xmalloc(sizeof(infer_batch_item) * (size_t)N, "the batch");
     int next = 0, n_live = 0, served = 0, n_prompt_tok = 0, n_gen_tok = 0, failed = 0;
     double t_prompt = 0, t_gen = 0;
     while (next < n_lines || n_live > 0) {
@@ -730,7 +751,7 @@ static int run_parallel(const options *o, infer_model *m, const infer_session_pa
             q->smp = infer_sampler_create(&smp, V);
             for (int i = 0; i < q->n_prompt; i++) infer_sampler_accept(q->smp, q->prompt[i]);
             infer_detok_init(&q->dt, tok);
-            q->logits = malloc(sizeof(float) * (size_t)V);
+            q->logits = xmalloc(sizeof(float) * (size_t)V, "the logits");
             live[n_live++] = q;
             next++;
         }
@@ -803,97 +824,47 @@ static int run_diff(infer_model *m, const infer_kernels *k) {
     return rc ? 1 : 0;
 }
 
-int main(int argc, char **argv) {
-    options o;
-    parse_args(argc, argv, &o);
-    if (o.membw) { printf("membw_gbs=%.2f threads=%d\n", measure_bw(o.n_threads), o.n_threads); return 0; }
+/* plain generation: the prompt (or BOS), then up to -n tokens streamed to stdout; with
+ * --logits-out every evaluated token's logits go to the file */
+static int run_generate(const options *o, infer_model *m, infer_session *s, const char *text, size_t text_len) {
     infer_error err;
-    const infer_kernels *gpu = NULL;
-    if ((o.gpu || o.diff) && infer_gpu_kernels(&gpu, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.diff ? "--diff" : "--gpu", err.msg); return 1; }
-    infer_model *m = NULL;
-    infer_model_params mp;
-    memset(&mp, 0, sizeof mp);
-    mp.vocab_only = (o.tokenize || o.chat_render) && !o.info;
-    if (o.model && infer_model_load(&m, o.model, &mp, &err) != INFER_OK) {
-        /* --info shows what it can: a vocab-only file, or a family we cannot run */
-        mp.vocab_only = 1;
-        if (!o.info || infer_model_load(&m, o.model, &mp, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.model, err.msg); return 1; }
-    }
-    if (o.diff) { int rc = run_diff(m, gpu); infer_model_free(m); return rc; }
-    if (o.info) { infer_gguf_describe(infer_model_gguf(m), print_line, NULL); infer_model_free(m); return 0; }
-    if (o.chat_render) { int rc = run_chat_render(&o, m); infer_model_free(m); return rc; }
-    if (gpu && !o.tokenize && infer_model_upload(m, gpu, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.model, err.msg); return 1; }
-
-    char *text = NULL;
-    size_t text_len = 0;
-    if (o.file) text = read_file(o.file, &text_len);
-    else if (o.prompt) { text = strdup(o.prompt); text_len = strlen(text); }
-
-    if (o.tokenize) {
-        if (!text && !o.prompt_ids) die("%s", "--tokenize needs -p or -f");
-        int n;
-        int32_t *ids = prompt_tokens(&o, m, text, text_len, &n);
-        for (int i = 0; i < n; i++) printf("%s%d", i ? " " : "", ids[i]);
-        printf("\n");
-        free(ids); free(text); infer_model_free(m);
-        return 0;
-    }
-
-    infer_session_params sp = infer_session_default_params();
-    sp.n_ctx = o.n_ctx;
-    sp.n_threads = o.n_threads;
-    sp.n_ubatch = o.n_ubatch;
-    sp.kv_type = o.kv_type;
-    sp.precise = o.precise;
-    sp.backend = gpu;
-    if (o.parallel) { int rc = run_parallel(&o, m, &sp, text, text_len); free(text); infer_model_free(m); return rc; }
-    if (o.bench && o.n_bench_batch) { int rc = run_bench_batch(&o, m, &sp); infer_model_free(m); return rc; }
-    infer_session *s;
-    if (infer_session_create(&s, m, &sp, &err) != INFER_OK) { fprintf(stderr, "infer: %s\n", err.msg); return 1; }
-    if (o.ppl) { int rc = run_ppl(&o, m, s); infer_session_free(s); infer_model_free(m); return rc; }
-    if (o.chat) {
-        int rc = run_chat(&o, m, s, o.system ? o.system : text);
-        free(text); infer_session_free(s); infer_model_free(m);
-        return rc;
-    }
-    if (o.bench) { int rc = run_bench(&o, m, s); infer_session_free(s); infer_model_free(m); return rc; }
-
-    int n_prompt = 0;
+    infer_sampler *smp = NULL;
     int32_t *prompt = NULL;
-    if (text || o.prompt_ids) prompt = prompt_tokens(&o, m, text, text_len, &n_prompt);
+    float *logits = NULL;
+    FILE *lf = NULL;
+    int rc = 1, n_prompt = 0;
+    if (text || o->prompt_ids) prompt = prompt_tokens(o, m, text, text_len, &n_prompt);
     else {   /* no prompt: start from BOS */
         const infer_tokenizer *tok = infer_model_tokenizer(m);
         if (!tok) die("%s", "no prompt given and the model has no vocabulary");
-        prompt = malloc(sizeof(int32_t) * 4);
+        prompt = xmalloc(sizeof(int32_t) * 4, "the prompt");
         n_prompt = infer_tokenize(tok, "", 0, 1, 0, prompt, 4);
     }
-    if (n_prompt <= 0) die("%s", "the prompt is empty (no tokens)");
+    if (n_prompt <= 0) { fprintf(stderr, "infer: the prompt is empty (no tokens)\n"); goto done; }
     if (n_prompt > infer_session_n_ctx(s)) {
         fprintf(stderr, "infer: the prompt has %d tokens, more than the context size %d\n", n_prompt, infer_session_n_ctx(s));
-        return 1;
+        goto done;
     }
-
     const int V = infer_model_config(m)->n_vocab;
-    FILE *lf = NULL;
-    if (o.logits_out && !(lf = fopen(o.logits_out, "wb"))) die("cannot open '%s' for writing", o.logits_out);
-    float *logits = malloc(sizeof(float) * (size_t)V * (size_t)(lf ? n_prompt : 1));
+    if (o->logits_out && !(lf = fopen(o->logits_out, "wb"))) { fprintf(stderr, "infer: cannot open '%s' for writing: %s\n", o->logits_out, strerror(errno)); goto done; }
+    logits = xmalloc(sizeof(float) * (size_t)V * (size_t)(lf ? n_prompt : 1), "the logits");
     const infer_tokenizer *tok = infer_model_tokenizer(m);
     infer_detok dt;
     if (tok) {
         infer_detok_init(&dt, tok);
-        if (text && o.prompt) { fwrite(text, 1, text_len, stdout); dt.at_start = 0; }   /* a continuation keeps its leading space */
+        if (text && o->prompt) { fwrite(text, 1, text_len, stdout); dt.at_start = 0; }   /* a continuation keeps its leading space */
         fflush(stdout);
     }
     double t0 = infer_time_seconds();
-    if (infer_eval(s, prompt, n_prompt, logits, lf != NULL, &err) != INFER_OK) { fprintf(stderr, "infer: %s\n", err.msg); return 1; }
-    double t_prompt = infer_time_seconds() - t0;
-    if (lf) write_rows(lf, logits, (size_t)V * n_prompt, o.logits_out);
+    if (infer_eval(s, prompt, n_prompt, logits, lf != NULL, &err) != INFER_OK) { fprintf(stderr, "infer: %s\n", err.msg); goto done; }
+    const double t_prompt = infer_time_seconds() - t0;
+    if (lf) write_rows(lf, logits, (size_t)V * n_prompt, o->logits_out);
     const float *last = logits + (lf ? (size_t)(n_prompt - 1) * V : 0);
-    infer_sampler *smp = infer_sampler_create(&o.sp, V);
+    if (!(smp = infer_sampler_create(&o->sp, V))) die("%s", "out of memory for the sampler");
     for (int i = 0; i < n_prompt; i++) infer_sampler_accept(smp, prompt[i]);
     int n_gen = 0, n_pass = 0;   /* tokens printed; forward passes they took after the prompt */
     t0 = infer_time_seconds();
-    for (int g = 0; o.n_predict < 0 || g < o.n_predict; g++) {
+    for (int g = 0; o->n_predict < 0 || g < o->n_predict; g++) {
         int32_t t = infer_sampler_sample(smp, last);
         infer_sampler_accept(smp, t);
         if (tok && infer_token_is_eog(tok, t) && !lf) break;
@@ -908,21 +879,83 @@ int main(int argc, char **argv) {
         n_gen++;
         if (infer_session_n_past(s) >= infer_session_n_ctx(s)) { fprintf(stderr, "\ninfer: context full\n"); break; }
         /* every generated token is evaluated when logits are written, so the file has n_prompt + n rows */
-        if (o.n_predict < 0 || g + 1 < o.n_predict || lf) {
-            if (infer_eval(s, &t, 1, logits, 0, &err) != INFER_OK) { fprintf(stderr, "infer: %s\n", err.msg); return 1; }
+        if (o->n_predict < 0 || g + 1 < o->n_predict || lf) {
+            if (infer_eval(s, &t, 1, logits, 0, &err) != INFER_OK) { fprintf(stderr, "\ninfer: %s\n", err.msg); goto done; }
             n_pass++;
             last = logits;
-            if (lf) write_rows(lf, logits, (size_t)V, o.logits_out);
+            if (lf) write_rows(lf, logits, (size_t)V, o->logits_out);
         }
     }
-    double t_gen = infer_time_seconds() - t0;
+    const double t_gen = infer_time_seconds() - t0;
     if (tok) { char buf[64]; int nb = infer_detok_flush(&dt, buf, sizeof buf); fwrite(buf, 1, (size_t)nb, stdout); }
     printf("\n");
-    if (lf) fclose(lf);
-    print_stats(&o, n_prompt, t_prompt, n_gen, n_pass, t_gen);
+    print_stats(o, n_prompt, t_prompt, n_gen, n_pass, t_gen);
+    rc = 0;
+done:
+    if (lf && fclose(lf) != 0 && rc == 0) { fprintf(stderr, "infer: cannot write '%s': %s\n", o->logits_out, strerror(errno)); rc = 1; }
     infer_sampler_free(smp);
-    free(logits); free(prompt); free(text);
+    free(logits); free(prompt);
+    return rc;
+}
+
+/* --tokenize: the prompt's ids on one line */
+static int run_tokenize(const options *o, const infer_model *m, const char *text, size_t text_len) {
+    if (!text && !o->prompt_ids) { fprintf(stderr, "infer: --tokenize needs -p or -f\n"); return 1; }
+    int n;
+    int32_t *ids = prompt_tokens(o, m, text, text_len, &n);
+    for (int i = 0; i < n; i++) printf("%s%d", i ? " " : "", ids[i]);
+    printf("\n");
+    free(ids);
+    return 0;
+}
+
+/* The command line: one mode per run. main loads the model (and makes a session where the
+ * mode wants one) and releases what it holds on every way out; each mode is a function. */
+int main(int argc, char **argv) {
+    options o;
+    parse_args(argc, argv, &o);
+    if (o.membw) { printf("membw_gbs=%.2f threads=%d\n", measure_bw(o.n_threads), o.n_threads); return 0; }
+    infer_error err;
+    const infer_kernels *gpu = NULL;
+    if ((o.gpu || o.diff) && infer_gpu_kernels(&gpu, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.diff ? "--diff" : "--gpu", err.msg); return 1; }
+    infer_model *m = NULL;
+    infer_session *s = NULL;
+    char *text = NULL;
+    size_t text_len = 0;
+    int rc = 1;
+    infer_model_params mp;
+    memset(&mp, 0, sizeof mp);
+    mp.vocab_only = (o.tokenize || o.chat_render) && !o.info;
+    if (o.model && infer_model_load(&m, o.model, &mp, &err) != INFER_OK) {
+        /* --info shows what it can: a vocab-only file, or a family we cannot run */
+        mp.vocab_only = 1;
+        if (!o.info || infer_model_load(&m, o.model, &mp, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.model, err.msg); return 1; }
+    }
+    if (o.diff) { rc = run_diff(m, gpu); goto done; }
+    if (o.info) { infer_gguf_describe(infer_model_gguf(m), print_line, NULL); rc = 0; goto done; }
+    if (o.chat_render) { rc = run_chat_render(&o, m); goto done; }
+    if (gpu && !o.tokenize && infer_model_upload(m, gpu, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.model, err.msg); goto done; }
+    if (o.file) text = read_file(o.file, &text_len);
+    else if (o.prompt) { text_len = strlen(o.prompt); text = memcpy(xmalloc(text_len + 1, "the prompt"), o.prompt, text_len + 1); }
+    if (o.tokenize) { rc = run_tokenize(&o, m, text, text_len); goto done; }
+
+    infer_session_params sp = infer_session_default_params();
+    sp.n_ctx = o.n_ctx;
+    sp.n_threads = o.n_threads;
+    sp.n_ubatch = o.n_ubatch;
+    sp.kv_type = o.kv_type;
+    sp.precise = o.precise;
+    sp.backend = gpu;
+    if (o.parallel) { rc = run_parallel(&o, m, &sp, text, text_len); goto done; }
+    if (o.bench && o.n_bench_batch) { rc = run_bench_batch(&o, m, &sp); goto done; }
+    if (infer_session_create(&s, m, &sp, &err) != INFER_OK) { fprintf(stderr, "infer: %s\n", err.msg); goto done; }
+    if (o.ppl) rc = run_ppl(&o, m, s);
+    else if (o.chat) rc = run_chat(&o, m, s, o.system ? o.system : text);
+    else if (o.bench) rc = run_bench(&o, m, s);
+    else rc = run_generate(&o, m, s, text, text_len);
+done:
+    free(text);
     infer_session_free(s);
     infer_model_free(m);
-    return 0;
+    return rc;
 }

@@ -45,6 +45,18 @@ static void die(const char *fmt, ...) {
     exit(1);
 }
 
+/* every allocation is checked: a size no machine has is a message, not a crash */
+static void *xmalloc(size_t n, const char *what) {
+    void *p = malloc(n ? n : 1);
+    if (!p) die("out of memory for %s (%zu bytes)", what, n);
+    return p;
+}
+static void *xcalloc(size_t n, size_t size, const char *what) {
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) die("out of memory for %s (%zu x %zu bytes)", what, n, size);
+    return p;
+}
+
 /* every synth preset, for usage and the unknown-preset message */
 static const char *const synth_names[] = { "llama llama-1b", "llama tiny", "bitnet bitnet-2b", "bitnet tiny", "qwen35 qwen35-0.8b",
                                           "qwen35 tiny", "qwen35moe qwen35moe-small", "qwen35moe tiny", "deepseek4 deepseek4-small",
@@ -117,7 +129,7 @@ static int cmd_dequant(int argc, char **argv) {
         /* I2_S: n/4 packed bytes + 32 bytes holding the f32 scale */
         if (n < 32 || (n - 32) % 32) die("'%s': %zu bytes is not an i2_s tensor (4 codes per byte in 32-byte groups + 32)", argv[3], n);
         int64_t count = (int64_t)(n - 32) * 4;
-        float *out = malloc((size_t)count * sizeof(float)), scale;
+        float *out = xmalloc((size_t)count * sizeof(float), "the values"), scale;
         memcpy(&scale, in + n - 32, 4);
         infer__dequant_i2_s(in, scale, out, count);
         write_all(argv[4], out, (size_t)count * sizeof(float));
@@ -146,22 +158,24 @@ static int cmd_quant(int argc, char **argv) {
     uint8_t *in = read_all(argv[3], &n);
     if (n == 0 || n % ((size_t)cols * 4)) die("'%s': %zu bytes is not a whole number of %ld-value f32 rows", argv[3], n, cols);
     const int64_t rows = (int64_t)(n / ((size_t)cols * 4));
-    float *x = malloc(n);
+    float *x = xmalloc(n, "the values");
     memcpy(x, in, n);
     if (t == INFER_TYPE_I2_S) {
         /* one tensor: packed rows, then the shared scale */
+        const int64_t bad = infer__first_nonfinite(x, rows * cols);
+        if (bad >= 0) die("'%s': value %lld is %g: only finite numbers can be quantized", argv[3], (long long)bad, (double)x[bad]);
         size_t bytes = (size_t)(rows * cols) / 4 + 32;
-        uint8_t *out = calloc(1, bytes);
+        uint8_t *out = xcalloc(1, bytes, "the blocks");
         infer__quant_i2_s(x, out, rows * cols);
         write_all(argv[4], out, bytes);
         free(out); free(x); free(in);
         return 0;
     }
     const size_t row_bytes = infer_type_row_size(t, cols);
-    uint8_t *out = malloc(row_bytes * (size_t)rows);
+    uint8_t *out = xmalloc(row_bytes * (size_t)rows, "the blocks");
     infer_error err;
     for (int64_t r = 0; r < rows; r++)
-        if (infer_quantize(t, x + r * cols, out + (size_t)r * row_bytes, cols, &err) != INFER_OK) die("%s", err.msg);
+        if (infer_quantize(t, x + r * cols, out + (size_t)r * row_bytes, cols, &err) != INFER_OK) die("'%s' row %lld: %s", argv[3], (long long)r, err.msg);
     write_all(argv[4], out, row_bytes * (size_t)rows);
     free(out); free(x); free(in);
     return 0;
@@ -538,28 +552,39 @@ static int quant_plan(const infer_gguf *g, const char *spec, int pure, infer_typ
     return ft ? ft->ftype : -1;
 }
 
-/* t re-encoded as `to` into *out (the same name and shape); returns the new bytes */
+/* a dequantized row must be finite before it is quantized: NaN / Inf weights are an error
+ * (the quantizers' scale searches have nothing to fit) */
+static void check_row(const infer_tensor *t, int64_t r, const float *x, int64_t K) {
+    const int64_t bad = infer__first_nonfinite(x, K);
+    if (bad >= 0) die("tensor '%s': row %lld, column %lld is %g: only finite weights can be quantized", t->name, (long long)r, (long long)bad, (double)x[bad]);
+}
+
+/* t re-encoded as `to` into *out (the same name and shape); returns the new bytes. The row
+ * count comes from the shape (the parser checked it against the bytes); a tensor without
+ * elements has nothing to quantize. */
 static void *requant(const infer_tensor *t, infer_type to, infer_tensor *out) {
     const infer__type_traits *tt = to == INFER_TYPE_I2_S ? NULL : infer__type(to);
-    const int64_t K = t->ne[0], rows = (int64_t)(t->nbytes / infer_type_row_size(t->type, K));
-    float *row = malloc((size_t)K * sizeof(float));
+    const int64_t K = t->ne[0], rows = t->ne[1] * t->ne[2] * t->ne[3];
+    if (K <= 0 || rows <= 0)
+        die("tensor '%s' has no elements (shape [%lld, %lld, %lld, %lld]): nothing to quantize", t->name, (long long)t->ne[0], (long long)t->ne[1],
+            (long long)t->ne[2], (long long)t->ne[3]);
+    float *row = xmalloc((size_t)K * sizeof(float), t->name);
     size_t bytes = to == INFER_TYPE_I2_S ? (size_t)(K * rows) / 4 + 32 : infer_type_row_size(to, K) * (size_t)rows;
-    uint8_t *q = calloc(1, bytes);
-    if (!row || !q) die("out of memory for %s", t->name);
+    uint8_t *q = xcalloc(1, bytes, t->name);
     *out = *t;
     out->type = to;
     out->data = q;
     out->nbytes = bytes;
     if (to == INFER_TYPE_I2_S) {
-        float *all = malloc((size_t)(K * rows) * sizeof(float));
-        if (!all) die("out of memory for %s", t->name);
-        for (int64_t r = 0; r < rows; r++) infer__dequant_row(t, r, all + r * K);
+        float *all = xmalloc((size_t)(K * rows) * sizeof(float), t->name);
+        for (int64_t r = 0; r < rows; r++) { infer__dequant_row(t, r, all + r * K); check_row(t, r, all + r * K, K); }
         infer__quant_i2_s(all, q, K * rows);
         out->scale = infer__i2_s_scale(q, K * rows);
         free(all);
     } else {
         for (int64_t r = 0; r < rows; r++) {
             infer__dequant_row(t, r, row);
+            check_row(t, r, row, K);
             tt->quant(row, q + (size_t)r * infer_type_row_size(to, K), K);
         }
     }
@@ -603,10 +628,9 @@ static int cmd_quantize(int argc, char **argv) {
     infer_gguf g;
     infer_error err;
     if (infer_gguf_parse(&g, p, n, &err) != INFER_OK) die("%s: %s", argv[2], err.msg);
-    infer_type *plan = calloc((size_t)g.n_tensors + 1, sizeof *plan);
-    infer_tensor *out = calloc((size_t)g.n_tensors + 1, sizeof *out);
-    void **owned = calloc((size_t)g.n_tensors + 1, sizeof(void *));
-    if (!plan || !out || !owned) die("out of memory");
+    infer_type *plan = xcalloc((size_t)g.n_tensors + 1, sizeof *plan, "the tensor table");
+    infer_tensor *out = xcalloc((size_t)g.n_tensors + 1, sizeof *out, "the tensor table");
+    void **owned = xcalloc((size_t)g.n_tensors + 1, sizeof(void *), "the tensor table");
     const int ftype = quant_plan(&g, argv[5], pure, plan);
     apply_plan(&g, plan, out, owned);
     int64_t nkv;
@@ -645,7 +669,7 @@ typedef struct { infer_tensor *t; int n; } tensor_list;
 static void synth_tensor3(tensor_list *L, const char *name, infer_type type, int64_t ne0, int64_t ne1, int64_t ne2, float sigma, infer__rng *rng) {
     infer_tensor *t = &L->t[L->n++];
     memset(t, 0, sizeof *t);
-    t->name = strdup(name);
+    t->name = strcpy(xmalloc(strlen(name) + 1, name), name);
     t->n_dims = ne2 > 1 ? 3 : ne1 ? 2 : 1;
     t->ne[0] = ne0; t->ne[1] = ne1 ? ne1 : 1; t->ne[2] = ne2; t->ne[3] = 1;
     if (!ne1) type = INFER_TYPE_F32;
@@ -654,9 +678,8 @@ static void synth_tensor3(tensor_list *L, const char *name, infer_type type, int
     const size_t row_bytes = infer_type_row_size(type, ne0);
     const int i2_s = type == INFER_TYPE_I2_S;   /* one scale for the whole tensor: quantized at once */
     t->nbytes = i2_s ? (size_t)(ne0 * rows) / 4 + 32 : row_bytes * (size_t)rows;
-    uint8_t *data = calloc(1, t->nbytes);
-    float *row = malloc((size_t)ne0 * (size_t)(i2_s ? rows : 1) * sizeof(float));
-    if (!data || !row) die("out of memory for %s", name);
+    uint8_t *data = xcalloc(1, t->nbytes, name);
+    float *row = xmalloc((size_t)ne0 * (size_t)(i2_s ? rows : 1) * sizeof(float), name);
     const float s3 = sigma * sqrtf(1.5f);
     for (int64_t r = 0; r < rows; r++) {
         float *x = row + (i2_s ? r * ne0 : 0);
@@ -910,7 +933,7 @@ static int cmd_synth_qwen35(int argc, char **argv) {
         die("%s rows are not a whole number of %s blocks", p->name, infer_type_name(type));
     infer__rng rng;
     infer__rng_seed(&rng, 4321);
-    tensor_list L = { calloc((size_t)(2 + 20 * p->n_layer), sizeof(infer_tensor)), 0 };
+    tensor_list L = { xcalloc((size_t)(2 + 20 * p->n_layer), sizeof(infer_tensor), "the tensor table"), 0 };
     char name[96];
     const float s_in = 1.0f / sqrtf((float)E), s_res = s_in / sqrtf(2.0f * p->n_layer);
     synth_tensor(&L, "token_embd.weight", type, E, p->n_vocab, 3.0f * s_in, &rng);
@@ -1042,7 +1065,7 @@ static int cmd_synth_deepseek4(int argc, char **argv) {
         if (rows[i] % infer_type_block(type)) die("%s rows are not a whole number of %s blocks", p->name, infer_type_name(type));
     infer__rng rng;
     infer__rng_seed(&rng, 2468);
-    tensor_list L = { calloc((size_t)(8 + 40 * p->n_layer), sizeof(infer_tensor)), 0 };
+    tensor_list L = { xcalloc((size_t)(8 + 40 * p->n_layer), sizeof(infer_tensor), "the tensor list"), 0 };
     char name[96];
     const float s_in = 1.0f / sqrtf((float)E), s_res = s_in / sqrtf(2.0f * p->n_layer);
     synth_tensor(&L, "token_embd.weight", type, E, p->n_vocab, 1.0f, &rng);
@@ -1199,7 +1222,7 @@ static int cmd_synth(int argc, char **argv) {
     if (E % infer_type_block(type) || p->n_ff % infer_type_block(type) || Q % infer_type_block(type)) die("%s rows are not a whole number of %s blocks", p->name, infer_type_name(type));
     infer__rng rng;
     infer__rng_seed(&rng, 1234);
-    tensor_list L = { calloc((size_t)(4 + 11 * p->n_layer), sizeof(infer_tensor)), 0 };
+    tensor_list L = { xcalloc((size_t)(4 + 11 * p->n_layer), sizeof(infer_tensor), "the tensor table"), 0 };
     char name[96];
     const float s_in = 1.0f / sqrtf((float)E), s_res = s_in / sqrtf(2.0f * p->n_layer);
     synth_tensor(&L, "token_embd.weight", embd_type, E, p->n_vocab, 3.0f * s_in, &rng);   /* tied logits: std ~3 */
@@ -1288,8 +1311,8 @@ static int cmd_llama2c(int argc, char **argv) {
         off += (size_t)sizes[i] * 4;
     }
     /* tensors */
-    infer_tensor *t = calloc((size_t)(3 + 9 * L), sizeof *t);
-    char (*names)[64] = calloc((size_t)(3 + 9 * L), 64);
+    infer_tensor *t = xcalloc((size_t)(3 + 9 * L), sizeof *t, "the tensor table");
+    char (*names)[64] = xcalloc((size_t)(3 + 9 * L), 64, "the tensor names");
     int nt = 0;
 #define ADD(nm, ptr, ne0, ne1) do { snprintf(names[nt], 64, "%s", nm); t[nt].name = names[nt]; t[nt].type = INFER_TYPE_F32; \
         t[nt].n_dims = (ne1) > 1 ? 2 : 1; t[nt].ne[0] = ne0; t[nt].ne[1] = ne1; t[nt].ne[2] = t[nt].ne[3] = 1; \
@@ -1314,9 +1337,9 @@ static int cmd_llama2c(int argc, char **argv) {
 #undef ADD
     /* tokenizer: GGUF string array encoding (u64 length + bytes), scores, types */
     if (tn < 4) die("'%s' is too short for a llama2.c tokenizer", argv[3]);
-    uint8_t *enc = malloc(tn * 4 + 64);
-    float *scores = malloc(sizeof(float) * (size_t)V);
-    int32_t *types = malloc(sizeof(int32_t) * (size_t)V);
+    uint8_t *enc = xmalloc(tn * 4 + 64, "the tokens");
+    float *scores = xmalloc(sizeof(float) * (size_t)V, "the token scores");
+    int32_t *types = xmalloc(sizeof(int32_t) * (size_t)V, "the token types");
     size_t ep = 0, tp = 4;
     for (int i = 0; i < V; i++) {
         float sc;
@@ -1380,10 +1403,9 @@ static int cmd_hf(int argc, char **argv) {
     infer_error err;
     const double t0 = infer_time_seconds();
     if (infer_hf_load(&g, dir, &err) != INFER_OK) die("%s: %s", dir, err.msg);
-    infer_tensor *out = calloc((size_t)g.n_tensors + 1, sizeof *out);
-    void **owned = calloc((size_t)g.n_tensors + 1, sizeof(void *));
-    infer_type *plan = calloc((size_t)g.n_tensors + 1, sizeof *plan);
-    if (!out || !owned || !plan) die("out of memory");
+    infer_tensor *out = xcalloc((size_t)g.n_tensors + 1, sizeof *out, "the tensor table");
+    void **owned = xcalloc((size_t)g.n_tensors + 1, sizeof(void *), "the tensor table");
+    infer_type *plan = xcalloc((size_t)g.n_tensors + 1, sizeof *plan, "the tensor table");
     int ftype = -2;   /* no --type: the types as they are */
     if (argc >= 5) ftype = quant_plan(&g, argv[4], pure, plan);
     uint64_t total = 0, done = 0;
@@ -1404,8 +1426,7 @@ static int cmd_hf(int argc, char **argv) {
     fprintf(stderr, "\n");
     /* general.file_type describes the source types; with --type, the file type made */
     int64_t nkv = 0;
-    infer_gguf_kv *kv = ftype == -2 ? calloc((size_t)g.n_kv + 1, sizeof *kv) : plan_metadata(&g, ftype, &nkv);
-    if (!kv) die("out of memory");
+    infer_gguf_kv *kv = ftype == -2 ? xcalloc((size_t)g.n_kv + 1, sizeof *kv, "the metadata") : plan_metadata(&g, ftype, &nkv);
     for (int64_t i = 0; ftype == -2 && i < g.n_kv; i++) kv[nkv++] = g.kv[i];
     if (infer_gguf_write(out_path, kv, nkv, out, g.n_tensors, 32, &err) != INFER_OK) die("%s", err.msg);
     uint64_t bytes = 0;
