@@ -1005,6 +1005,8 @@ static infer_status infer__fail(infer_error *err, infer_status st, const char *f
     }
     return st;
 }
+/* return the status of a fallible call when it is not INFER_OK */
+#define INFER__TRY(expr) do { infer_status st_ = (expr); if (st_ != INFER_OK) return st_; } while (0)
 
 /* a*b and a+b on sizes, reporting overflow instead of wrapping */
 static int infer__mul_ok(uint64_t a, uint64_t b, uint64_t *out) {
@@ -7393,8 +7395,7 @@ typedef struct infer__json_parser {
     infer__json_doc *doc;
     infer__json *stack;  /* stb_ds: children of the arrays/objects being parsed */
     char *sbuf;          /* stb_ds: the string being unescaped */
-    char *err;
-    size_t errlen;
+    infer_error *err;    /* the first failure's message (may be NULL) */
     int failed;
 } infer__json_parser;
 
@@ -7431,13 +7432,13 @@ static void *infer__json_alloc(infer__json_doc *doc, size_t n) {
 __attribute__((format(printf, 2, 3)))
 #endif
 static int infer__json_fail(infer__json_parser *P, const char *fmt, ...) {
-    if (!P->failed && P->err && P->errlen) {
+    if (!P->failed) {
         char msg[160];
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(msg, sizeof msg, fmt, ap);
         va_end(ap);
-        snprintf(P->err, P->errlen, "json: %s at byte %zu", msg, (size_t)(P->p - P->s));
+        infer__fail(P->err, strcmp(msg, "out of memory") ? INFER_ERR_FORMAT : INFER_ERR_NOMEM, "json: %s at byte %zu", msg, (size_t)(P->p - P->s));
     }
     P->failed = 1;
     return -1;
@@ -7659,9 +7660,9 @@ static int infer__json_value(infer__json_parser *P, infer__json *v, int depth) {
     }
 }
 
-/* Parses text[0..len). Returns 0 and fills doc, or -1 with "json: <what> at byte <n>" in
- * err (doc is then empty). Free with infer__json_free(). */
-static int infer__json_parse(infer__json_doc *doc, const char *text, size_t len, char *err, size_t errlen) {
+/* Parses text[0..len). Returns INFER_OK and fills doc, or an error with "json: <what> at
+ * byte <n>" in err (doc is then empty). Free with infer__json_free(). */
+static infer_status infer__json_parse(infer__json_doc *doc, const char *text, size_t len, infer_error *err) {
     infer__json_parser P;
     infer__json *root;
     memset(doc, 0, sizeof *doc);
@@ -7670,7 +7671,6 @@ static int infer__json_parse(infer__json_doc *doc, const char *text, size_t len,
     P.end = P.s + (text ? len : 0);
     P.doc = doc;
     P.err = err;
-    P.errlen = errlen;
     root = (infer__json *)infer__json_alloc(doc, sizeof *root);
     if (!root) return infer__json_fail(&P, "out of memory");
     memset(root, 0, sizeof *root);
@@ -7680,9 +7680,9 @@ static int infer__json_parse(infer__json_doc *doc, const char *text, size_t len,
     }
     arrfree(P.stack);
     arrfree(P.sbuf);
-    if (P.failed) { infer__json_free(doc); return -1; }
+    if (P.failed) { infer__json_free(doc); return err ? err->status : INFER_ERR_FORMAT; }
     doc->root = root;
-    return 0;
+    return INFER_OK;
 }
 
 /* ---- lookups: all accept NULL and wrong types and then answer NULL / -1 ---- */
@@ -7746,9 +7746,6 @@ static int infer__json_bool(const infer__json *v, int *out) {
  * can be used in place, straight from the mapped file.
  * ---------------------------------------------------------------------------------------- */
 #define INFER__ST_MAX_HEADER ((uint64_t)100 << 20)
-#ifndef INFER__TRY
-#define INFER__TRY(expr) do { infer_status st_ = (expr); if (st_ != INFER_OK) return st_; } while (0)
-#endif
 
 typedef struct infer__st_dtype { const char *name; int32_t size; } infer__st_dtype;
 
@@ -7881,7 +7878,6 @@ static infer_status infer__st_read_header(infer_safetensors *st, const infer__js
 infer_status infer_safetensors_parse(infer_safetensors *st, const void *data, size_t size, infer_error *err) {
     const uint8_t *p = (const uint8_t *)data;
     uint64_t n;
-    char jerr[200];
     memset(st, 0, sizeof *st);
     if (size < 8) return infer__fail(err, INFER_ERR_FORMAT, "safetensors: a %zu-byte file is too short for the 8-byte header length", size);
     memcpy(&n, p, 8);
@@ -7890,9 +7886,11 @@ infer_status infer_safetensors_parse(infer_safetensors *st, const void *data, si
     if (n == 0 || p[8] != '{') return infer__fail(err, INFER_ERR_FORMAT, "safetensors: the header must be a JSON object starting at byte 8");
     infer__json_doc *doc = (infer__json_doc *)infer__calloc(1, sizeof *doc);
     if (!doc) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-    if (infer__json_parse(doc, (const char *)p + 8, (size_t)n, jerr, sizeof jerr) != 0) {
+    infer_error jerr;
+    const infer_status js = infer__json_parse(doc, (const char *)p + 8, (size_t)n, &jerr);
+    if (js != INFER_OK) {
         INFER_FREE(doc);
-        return infer__fail(err, INFER_ERR_FORMAT, "safetensors header: %s", jerr);
+        return infer__fail(err, js, "safetensors header: %.400s", jerr.msg);
     }
     st->header = doc;
     st->base = p;
@@ -8028,14 +8026,15 @@ static int infer__hf_exists(const char *dir, const char *name) {
 
 /* parse a JSON file of the folder into doc */
 static infer_status infer__hf_read_json(infer__json_doc *doc, const char *dir, const char *name, infer_error *err) {
-    char path[4096], jerr[200];
+    char path[4096];
     infer__mapping m;
+    infer_error jerr;
     memset(doc, 0, sizeof *doc);
     INFER__TRY(infer__hf_path(path, sizeof path, dir, name, err));
     INFER__TRY(infer__map_file(&m, path, err));
-    int bad = infer__json_parse(doc, (const char *)m.addr, m.size, jerr, sizeof jerr);
+    const infer_status st = infer__json_parse(doc, (const char *)m.addr, m.size, &jerr);
     infer__unmap(&m);
-    if (bad) return infer__fail(err, INFER_ERR_FORMAT, "%.100s: %s", name, jerr);
+    if (st != INFER_OK) return infer__fail(err, st, "%.100s: %.400s", name, jerr.msg);
     if (doc->root->type != INFER__JSON_OBJECT) { infer__json_free(doc); return infer__fail(err, INFER_ERR_FORMAT, "%.100s: not a JSON object", name); }
     return INFER_OK;
 }
@@ -8906,11 +8905,11 @@ static int infer__hf_cmp_tensor(const void *a, const void *b) {
  * up among the added tokens, then config.json's <type>_token_id fills the gaps. add_bos /
  * add_eos come from a TemplateProcessing post-processor, overridden by tokenizer_config.json.
  */
-#define INFER__HFT_RX_LLAMA3 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}" \
+#define INFER__HF_RX_LLAMA3 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}" \
     "| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
-#define INFER__HFT_RX_QWEN2 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}" \
+#define INFER__HF_RX_QWEN2 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}" \
     "| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
-#define INFER__HFT_RX_QWEN35 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}" \
+#define INFER__HF_RX_QWEN35 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}" \
     "| ?[^\\s\\p{L}\\p{M}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
 
 enum { INFER__TT_NORMAL = 1, INFER__TT_UNKNOWN = 2, INFER__TT_CONTROL = 3, INFER__TT_USER = 4, INFER__TT_UNUSED = 5, INFER__TT_BYTE = 6 };
@@ -8957,9 +8956,9 @@ static const char *infer__hf_tok_pre(const infer__json *pre) {
         const char *t = infer__json_str(infer__json_get(p, "type"));
         const char *rx = infer__json_str(infer__json_get(infer__json_get(p, "pattern"), "Regex"));
         if (t && !strcmp(t, "Split") && rx) {
-            if (!strcmp(rx, INFER__HFT_RX_LLAMA3)) return "llama-bpe";
-            if (!strcmp(rx, INFER__HFT_RX_QWEN2)) return "qwen2";
-            if (!strcmp(rx, INFER__HFT_RX_QWEN35)) return "qwen35";
+            if (!strcmp(rx, INFER__HF_RX_LLAMA3)) return "llama-bpe";
+            if (!strcmp(rx, INFER__HF_RX_QWEN2)) return "qwen2";
+            if (!strcmp(rx, INFER__HF_RX_QWEN35)) return "qwen35";
             return NULL;
         }
         if (t && !strcmp(t, "ByteLevel")) infer__json_bool(infer__json_get(p, "use_regex"), &use_regex);
@@ -9455,18 +9454,6 @@ enum {
     INFER__TOK_LSTRIP = 128, INFER__TOK_RSTRIP = 256 /* when cut out of a text, eat the blanks before / after it */
 };
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static int infer__tok_fail(char *err, size_t errlen, const char *fmt, ...) {
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* ---- Unicode: categories, white space, lower case, NFD base, UTF-8 ---- */
 
@@ -10254,14 +10241,14 @@ static int32_t infer__tok_pick_id(int32_t key, int32_t dflt, int32_t n_vocab) {
 }
 
 /* model kind, default special ids and default flags (llama.cpp llama_vocab::impl::load) */
-static int infer__tok_set_kind(infer_tokenizer *t, const infer__tok_src *src, char *err, size_t errlen) {
+static infer_status infer__tok_set_kind(infer_tokenizer *t, const infer__tok_src *src, infer_error *err) {
     const char *m = src->model;
     int32_t bos = -1, eos = -1, unk = -1, sep = -1, pad = -1, mask = -1, n = src->n_vocab;
     t->add_bos = t->add_eos = t->add_space_prefix = 0;
     if (!m || !strcmp(m, "none") || !strcmp(m, "no_vocab")) {
         t->kind = INFER_TOK_NONE;
         t->bos = t->eos = t->eot = t->eom = t->unk = t->pad = t->sep = t->mask = -1;
-        return 0;
+        return INFER_OK;
     } else if (!strcmp(m, "llama")) {
         t->kind = INFER_TOK_SPM;
         bos = 1; eos = 2; unk = 0;
@@ -10269,7 +10256,7 @@ static int infer__tok_set_kind(infer_tokenizer *t, const infer__tok_src *src, ch
     } else if (!strcmp(m, "gpt2")) {
         const char *pre = src->pre && src->pre[0] ? src->pre : "default";
         const infer__pre_def *def = infer__pre_find(pre);
-        if (!def) return infer__tok_fail(err, errlen, "unknown pre-tokenizer \"%s\"", pre);
+        if (!def) return infer__fail(err, INFER_ERR_FORMAT, "unknown pre-tokenizer \"%s\"", pre);
         t->kind = INFER_TOK_BPE;
         t->pre_def = (int32_t)(def - infer__pre_defs);
         snprintf(t->pre, sizeof t->pre, "%.31s", pre);   /* known names are short */
@@ -10283,9 +10270,9 @@ static int infer__tok_set_kind(infer_tokenizer *t, const infer__tok_src *src, ch
         t->add_bos = 1;
         t->clean_spaces = 1;
     } else {
-        return infer__tok_fail(err, errlen, "unsupported tokenizer model \"%s\"", m);
+        return infer__fail(err, INFER_ERR_FORMAT, "unsupported tokenizer model \"%s\"", m);
     }
-    if (n <= 0) return infer__tok_fail(err, errlen, "tokenizer \"%s\" has an empty vocabulary", m);
+    if (n <= 0) return infer__fail(err, INFER_ERR_FORMAT, "tokenizer \"%s\" has an empty vocabulary", m);
     t->bos = infer__tok_pick_id(src->bos, bos, n);
     t->eos = infer__tok_pick_id(src->eos, eos, n);
     t->eot = infer__tok_pick_id(src->eot, -1, n);
@@ -10297,19 +10284,19 @@ static int infer__tok_set_kind(infer_tokenizer *t, const infer__tok_src *src, ch
     if (src->add_bos >= 0) t->add_bos = src->add_bos != 0;
     if (src->add_eos >= 0) t->add_eos = src->add_eos != 0;
     if (src->add_space_prefix >= 0) t->add_space_prefix = src->add_space_prefix != 0;
-    if (t->add_bos && t->bos < 0) return infer__tok_fail(err, errlen, "add_bos_token is set but there is no BOS token");
-    if (t->add_eos && t->eos < 0) return infer__tok_fail(err, errlen, "add_eos_token is set but there is no EOS token");
-    return 0;
+    if (t->add_bos && t->bos < 0) return infer__fail(err, INFER_ERR_FORMAT, "add_bos_token is set but there is no BOS token");
+    if (t->add_eos && t->eos < 0) return infer__fail(err, INFER_ERR_FORMAT, "add_eos_token is set but there is no EOS token");
+    return INFER_OK;
 }
 
 /* Copies token texts into the arena, builds text -> id and the attributes. */
-static int infer__tok_load_vocab(infer_tokenizer *t, const infer__tok_src *src, size_t *used, char *err, size_t errlen) {
+static infer_status infer__tok_load_vocab(infer_tokenizer *t, const infer__tok_src *src, size_t *used, infer_error *err) {
     int32_t n = t->n_vocab;
     size_t off = 0;
-    if (infer__map_alloc(&t->vocab, (size_t)n) < 0) return infer__tok_fail(err, errlen, "out of memory");
+    if (infer__map_alloc(&t->vocab, (size_t)n) < 0) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
     for (int32_t i = 0; i < n; i++) {
         size_t len = (size_t)src->token_lens[i];
-        if (len && !src->tokens[i]) return infer__tok_fail(err, errlen, "token %d has no text", i);
+        if (len && !src->tokens[i]) return infer__fail(err, INFER_ERR_FORMAT, "token %d has no text", i);
         t->text_off[i] = (uint32_t)off;
         if (len) memcpy(t->arena + off, src->tokens[i], len);
         /* GGUF metadata arrays are not aligned: read the elements bytewise */
@@ -10325,37 +10312,37 @@ static int infer__tok_load_vocab(infer_tokenizer *t, const infer__tok_src *src, 
         if (len) { /* an empty text can never match; llama.cpp renames it "[EMPTY_i]" */
             int32_t prev = infer__map_put(&t->vocab, t->arena, (uint32_t)off, (uint32_t)len, 0, i);
             if (prev != i)
-                return infer__tok_fail(err, errlen, "duplicate token in vocabulary: ids %d and %d have the same text", prev, i);
+                return infer__fail(err, INFER_ERR_FORMAT, "duplicate token in vocabulary: ids %d and %d have the same text", prev, i);
         }
         off += len;
     }
     t->text_off[n] = (uint32_t)off;
     *used = off;
-    return 0;
+    return INFER_OK;
 }
 
 /* BPE merges "left right" -> rank; the key is left||right with aux = strlen(left) */
-static int infer__tok_load_merges(infer_tokenizer *t, const infer__tok_src *src, size_t *used, char *err, size_t errlen) {
+static infer_status infer__tok_load_merges(infer_tokenizer *t, const infer__tok_src *src, size_t *used, infer_error *err) {
     size_t off = *used;
     if (src->n_merges > 0 && (!src->merges || !src->merge_lens))
-        return infer__tok_fail(err, errlen, "merges are missing");
+        return infer__fail(err, INFER_ERR_FORMAT, "merges are missing");
     if (infer__map_alloc(&t->merges, (size_t)(src->n_merges > 0 ? src->n_merges : 0)) < 0)
-        return infer__tok_fail(err, errlen, "out of memory");
+        return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
     for (int32_t i = 0; i < src->n_merges; i++) {
         const char *s = src->merges[i];
         size_t len = (size_t)src->merge_lens[i], sp;
-        if (!s && len) return infer__tok_fail(err, errlen, "bad merge at index %d (no text)", i);
+        if (!s && len) return infer__fail(err, INFER_ERR_FORMAT, "bad merge at index %d (no text)", i);
         /* the separator is the first space after the first byte (a left part may be " ") */
         for (sp = 1; sp < len && s[sp] != ' '; sp++) {}
         if (len < 3 || sp >= len - 1)
-            return infer__tok_fail(err, errlen, "bad merge at index %d (expected \"left right\")", i);
+            return infer__fail(err, INFER_ERR_FORMAT, "bad merge at index %d (expected \"left right\")", i);
         memcpy(t->arena + off, s, sp);
         memcpy(t->arena + off + sp, s + sp + 1, len - sp - 1);
         infer__map_put(&t->merges, t->arena, (uint32_t)off, (uint32_t)(len - 1), (int32_t)sp, i);
         off += len - 1;
     }
     *used = off;
-    return 0;
+    return INFER_OK;
 }
 
 static int infer__cmp_u64(const void *a, const void *b) {
@@ -10388,7 +10375,7 @@ static void infer__tok_strip_attrs(infer_tokenizer *t, const infer__tok_src *src
 }
 
 /* EOG set, EOT/EOM auto-detection, special-token list, byte tokens, pieces. */
-static int infer__tok_finish(infer_tokenizer *t, const infer__tok_src *src, size_t *used, char *err, size_t errlen) {
+static infer_status infer__tok_finish(infer_tokenizer *t, const infer__tok_src *src, size_t *used, infer_error *err) {
     int32_t n = t->n_vocab;
     size_t off = *used;
     if (t->eot < 0) t->eot = infer__tok_find_any(t, infer__eot_texts);
@@ -10411,14 +10398,14 @@ static int infer__tok_finish(infer_tokenizer *t, const infer__tok_src *src, size
     }
 
     t->specials = (int32_t *)INFER_MALLOC((size_t)n * sizeof(int32_t));
-    if (!t->specials) return infer__tok_fail(err, errlen, "out of memory");
+    if (!t->specials) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
     for (int32_t i = 0; i < n; i++)
         if ((t->attr[i] & (INFER__TOK_CONTROL | INFER__TOK_USER | INFER__TOK_UNKNOWN)) && t->text_off[i + 1] > t->text_off[i])
             t->specials[t->n_specials++] = i;
     /* longest text first (ties: lower id), as llama.cpp's cache_special_tokens */
     {
         uint64_t *keys = (uint64_t *)INFER_MALLOC((size_t)(t->n_specials ? t->n_specials : 1) * sizeof(uint64_t));
-        if (!keys) return infer__tok_fail(err, errlen, "out of memory");
+        if (!keys) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
         for (int32_t i = 0; i < t->n_specials; i++) {
             uint32_t len = t->text_off[t->specials[i] + 1] - t->text_off[t->specials[i]];
             keys[i] = ((uint64_t)(UINT32_MAX - len) << 32) | (uint32_t)t->specials[i];
@@ -10437,43 +10424,43 @@ static int infer__tok_finish(infer_tokenizer *t, const infer__tok_src *src, size
     }
     t->piece_off[n] = (uint32_t)off;
     *used = off;
-    return 0;
+    return INFER_OK;
 }
 
-static int infer__tok_compile_pre(infer_tokenizer *t, char *err, size_t errlen) {
+static infer_status infer__tok_compile_pre(infer_tokenizer *t, infer_error *err) {
     const infer__pre_def *def = &infer__pre_defs[t->pre_def];
     int32_t k = 0;
     while (def->regex[k]) k++;
     t->regex = (infer__regex **)INFER_MALLOC((size_t)k * sizeof *t->regex);
-    if (!t->regex) return infer__tok_fail(err, errlen, "out of memory");
+    if (!t->regex) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
     for (t->n_regex = 0; t->n_regex < k; t->n_regex++) {
         const char *why = NULL;
         t->regex[t->n_regex] = infer__regex_compile(def->regex[t->n_regex], &why);
         if (!t->regex[t->n_regex])
-            return infer__tok_fail(err, errlen, "pre-tokenizer \"%s\": regex %d: %s", t->pre, t->n_regex, why);
+            return infer__fail(err, INFER_ERR_FORMAT, "pre-tokenizer \"%s\": regex %d: %s", t->pre, t->n_regex, why);
     }
-    return 0;
+    return INFER_OK;
 }
 
-/* Builds a tokenizer from `src`. Returns 0, or -1 with a message in err. On error `t` is
- * left empty (nothing to free). */
-static int infer__tok_init(infer_tokenizer *t, const infer__tok_src *src, char *err, size_t errlen) {
+/* Builds a tokenizer from `src`. On error `t` is left empty (nothing to free). */
+static infer_status infer__tok_init(infer_tokenizer *t, const infer__tok_src *src, infer_error *err) {
     size_t text_bytes = 0, merge_bytes = 0, used = 0;
+    infer_status st;
     memset(t, 0, sizeof *t);
-    if (!src) return infer__tok_fail(err, errlen, "no tokenizer description");
-    if (infer__tok_set_kind(t, src, err, errlen) < 0) goto fail;
-    if (t->kind == INFER_TOK_NONE) return 0;
-    if (!src->tokens || !src->token_lens) { infer__tok_fail(err, errlen, "tokenizer has no token list"); goto fail; }
+    if (!src) return infer__fail(err, INFER_ERR_FORMAT, "no tokenizer description");
+    if ((st = infer__tok_set_kind(t, src, err)) != INFER_OK) goto fail;
+    if (t->kind == INFER_TOK_NONE) return INFER_OK;
+    if (!src->tokens || !src->token_lens) { st = infer__fail(err, INFER_ERR_FORMAT, "tokenizer has no token list"); goto fail; }
     for (int32_t i = 0; i < src->n_vocab; i++) {
-        if (src->token_lens[i] > INFER__TOK_MAX_LEN) { infer__tok_fail(err, errlen, "token %d is too long", i); goto fail; }
+        if (src->token_lens[i] > INFER__TOK_MAX_LEN) { st = infer__fail(err, INFER_ERR_FORMAT, "token %d is too long", i); goto fail; }
         text_bytes += (size_t)src->token_lens[i];
     }
     for (int32_t i = 0; t->kind == INFER_TOK_BPE && src->merge_lens && i < src->n_merges; i++) {
-        if (src->merge_lens[i] > INFER__TOK_MAX_LEN) { infer__tok_fail(err, errlen, "merge %d is too long", i); goto fail; }
+        if (src->merge_lens[i] > INFER__TOK_MAX_LEN) { st = infer__fail(err, INFER_ERR_FORMAT, "merge %d is too long", i); goto fail; }
         merge_bytes += (size_t)src->merge_lens[i];
     }
     /* the arena holds texts, merge keys and pieces (never longer than their texts) */
-    if (text_bytes * 2 + merge_bytes >= 0xFFFFFFFFu) { infer__tok_fail(err, errlen, "token texts too large"); goto fail; }
+    if (text_bytes * 2 + merge_bytes >= 0xFFFFFFFFu) { st = infer__fail(err, INFER_ERR_FORMAT, "token texts too large"); goto fail; }
     t->n_vocab = src->n_vocab;
     t->arena = (char *)INFER_MALLOC(text_bytes * 2 + merge_bytes + 1);
     t->text_off = (uint32_t *)INFER_MALLOC(((size_t)t->n_vocab + 1) * sizeof(uint32_t));
@@ -10481,19 +10468,19 @@ static int infer__tok_init(infer_tokenizer *t, const infer__tok_src *src, char *
     t->attr = (uint16_t *)INFER_MALLOC((size_t)t->n_vocab * sizeof(uint16_t));
     t->score = src->scores ? (float *)INFER_MALLOC((size_t)t->n_vocab * sizeof(float)) : NULL;
     if (!t->arena || !t->text_off || !t->piece_off || !t->attr || (src->scores && !t->score)) {
-        infer__tok_fail(err, errlen, "out of memory");
+        st = infer__fail(err, INFER_ERR_NOMEM, "out of memory");
         goto fail;
     }
-    if (infer__tok_load_vocab(t, src, &used, err, errlen) < 0) goto fail;
+    if ((st = infer__tok_load_vocab(t, src, &used, err)) != INFER_OK) goto fail;
     if (t->kind == INFER_TOK_BPE) {
-        if (infer__tok_load_merges(t, src, &used, err, errlen) < 0) goto fail;
-        if (infer__tok_compile_pre(t, err, errlen) < 0) goto fail;
+        if ((st = infer__tok_load_merges(t, src, &used, err)) != INFER_OK) goto fail;
+        if ((st = infer__tok_compile_pre(t, err)) != INFER_OK) goto fail;
     }
-    if (infer__tok_finish(t, src, &used, err, errlen) < 0) goto fail;
-    return 0;
+    if ((st = infer__tok_finish(t, src, &used, err)) != INFER_OK) goto fail;
+    return INFER_OK;
 fail:
     infer_tokenizer_free(t);
-    return -1;
+    return st;
 }
 
 /* -----------------------------------------------------------------------------------------
@@ -10959,213 +10946,6 @@ int infer_detok_flush(infer_detok *d, char *out, int size) {
     if (n > 0) memcpy(out, d->pending, (size_t)n);
     d->n_pending = 0;
     return n;
-}
-
-/* -----------------------------------------------------------------------------------------
- * HF tokenizer.json -> infer__tok_src
- *
- * Supports byte-level BPE tokenizers (model.type "BPE" without byte_fallback: GPT-2,
- * Llama 3, Qwen 2/3, ...). What comes from where:
- *   tokens        model.vocab {text: id} plus added_tokens [{id, content, special}];
- *                 ids missing from both are empty UNUSED tokens
- *   types         vocab entries NORMAL; added tokens CONTROL when "special" or when they
- *                 look special ("<|...|>", "<｜...｜>", "<pad>", "<mask>", "<unused...>"),
- *                 else USER_DEFINED (what convert_hf_to_gguf.py writes)
- *   merges        model.merges, as "a b" strings or ["a", "b"] pairs
- *   pre           the Split regex of pre_tokenizer compared verbatim with the patterns of
- *                 Llama 3 ("llama-bpe"), Qwen 2 ("qwen2") and Qwen 3.5 ("qwen35"); a lone
- *                 ByteLevel pre-tokenizer with use_regex is GPT-2 ("gpt-2"); anything else
- *                 is an error rather than a guess
- *   config        tokenizer_config.json (optional): add_bos_token, add_eos_token and the
- *                 bos/eos/unk/pad token texts (a string or {"content": ...})
- * Ignored: the normalizer (Qwen's NFC; llama.cpp ignores it too), added tokens'
- * lstrip/rstrip/single_word, post_processor templates.
- * --------------------------------------------------------------------------------------- */
-
-typedef struct infer__tok_hf {
-    infer__tok_src src;
-    infer__json_doc doc, cfg;     /* the token texts point into these */
-    const char **tokens, **merges;
-    uint64_t *token_lens, *merge_lens;
-    int32_t *types;
-    char *merge_text;             /* "a b" strings built from ["a", "b"] pairs */
-    char pre[16];
-} infer__tok_hf;
-
-static INFER__MAYBE_UNUSED void infer__tok_hf_free(infer__tok_hf *h) {
-    infer__json_free(&h->doc);
-    infer__json_free(&h->cfg);
-    INFER_FREE(h->tokens);
-    INFER_FREE(h->merges);
-    INFER_FREE(h->token_lens);
-    INFER_FREE(h->merge_lens);
-    INFER_FREE(h->types);
-    INFER_FREE(h->merge_text);
-    memset(h, 0, sizeof *h);
-}
-
-#define INFER__HF_RX_LLAMA3 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}" \
-    "| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
-#define INFER__HF_RX_QWEN2 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}" \
-    "| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
-#define INFER__HF_RX_QWEN35 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}" \
-    "| ?[^\\s\\p{L}\\p{M}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
-
-/* the GGUF pre name for a tokenizer.json pre_tokenizer, or NULL */
-static const char *infer__hf_pre_name(const infer__json *pre) {
-    const char *type = infer__json_str(infer__json_get(pre, "type"));
-    const infer__json *list = infer__json_get(pre, "pretokenizers");
-    int use_regex = 0;
-    if (type && !strcmp(type, "Split")) list = NULL;
-    for (uint32_t i = 0; i < (list ? list->len : 1); i++) {
-        const infer__json *p = list ? &list->items[i] : pre;
-        const char *t = infer__json_str(infer__json_get(p, "type"));
-        const char *rx = infer__json_str(infer__json_get(infer__json_get(p, "pattern"), "Regex"));
-        if (t && !strcmp(t, "Split") && rx) {
-            if (!strcmp(rx, INFER__HF_RX_LLAMA3)) return "llama-bpe";
-            if (!strcmp(rx, INFER__HF_RX_QWEN2)) return "qwen2";
-            if (!strcmp(rx, INFER__HF_RX_QWEN35)) return "qwen35";
-            return NULL;
-        }
-        if (t && !strcmp(t, "ByteLevel")) infer__json_bool(infer__json_get(p, "use_regex"), &use_regex);
-    }
-    return use_regex ? "gpt-2" : NULL;
-}
-
-static int infer__hf_looks_special(const char *s) {
-    size_t n = strlen(s);
-    if (!strcmp(s, "<pad>") || !strcmp(s, "<mask>") || !strcmp(s, "<2mass>") || !strcmp(s, "[@BOS@]")) return 1;
-    if (n >= 4 && !memcmp(s, "<|", 2) && !memcmp(s + n - 2, "|>", 2)) return 1;
-    if (n >= 8 && !memcmp(s, "<\xEF\xBD\x9C", 4) && !memcmp(s + n - 4, "\xEF\xBD\x9C>", 4)) return 1; /* <｜...｜> */
-    return n >= 8 && !memcmp(s, "<unused", 7) && s[n - 1] == '>';
-}
-
-/* id of the token whose text is a config entry: "text" or {"content": "text"}; -1 if none */
-static int32_t infer__hf_token_id(const infer__tok_hf *h, const infer__json *v) {
-    const char *text = infer__json_str(v);
-    if (!text) text = infer__json_str(infer__json_get(v, "content"));
-    if (!text) return -1;
-    size_t n = strlen(text);
-    for (int32_t i = h->src.n_vocab - 1; i >= 0; i--)
-        if (h->token_lens[i] == n && !memcmp(h->tokens[i], text, n)) return i;
-    return -1;
-}
-
-static int infer__hf_vocab(infer__tok_hf *h, const infer__json *model, const infer__json *added, char *err, size_t errlen) {
-    const infer__json *vocab = infer__json_get(model, "vocab");
-    int64_t n = 0, id;
-    if (!vocab || vocab->type != INFER__JSON_OBJECT) return infer__tok_fail(err, errlen, "tokenizer.json: model.vocab is missing");
-    for (uint32_t i = 0; i < vocab->len; i++) {
-        if (infer__json_int(&vocab->items[i], &id) < 0 || id < 0 || id >= (1 << 24))
-            return infer__tok_fail(err, errlen, "tokenizer.json: bad id for vocab entry %u", i);
-        if (id + 1 > n) n = id + 1;
-    }
-    for (uint32_t i = 0; added && i < added->len; i++) {
-        if (infer__json_int(infer__json_get(&added->items[i], "id"), &id) < 0 || id < 0 || id >= (1 << 24) ||
-            !infer__json_str(infer__json_get(&added->items[i], "content")))
-            return infer__tok_fail(err, errlen, "tokenizer.json: bad added_tokens entry %u", i);
-        if (id + 1 > n) n = id + 1;
-    }
-    h->tokens = (const char **)INFER_MALLOC((size_t)(n ? n : 1) * sizeof *h->tokens);
-    h->token_lens = (uint64_t *)INFER_MALLOC((size_t)(n ? n : 1) * sizeof *h->token_lens);
-    h->types = (int32_t *)INFER_MALLOC((size_t)(n ? n : 1) * sizeof *h->types);
-    if (!h->tokens || !h->token_lens || !h->types) return infer__tok_fail(err, errlen, "out of memory");
-    for (int64_t i = 0; i < n; i++) { h->tokens[i] = ""; h->token_lens[i] = 0; h->types[i] = 5; /* unused */ }
-    for (uint32_t i = 0; i < vocab->len; i++) {
-        id = vocab->items[i].i;
-        if (h->types[id] != 5) return infer__tok_fail(err, errlen, "tokenizer.json: id %lld is used twice", (long long)id);
-        h->tokens[id] = vocab->items[i].key;
-        h->token_lens[id] = vocab->items[i].key_len;
-        h->types[id] = 1;
-    }
-    for (uint32_t i = 0; added && i < added->len; i++) {
-        const infer__json *a = &added->items[i];
-        int special = 0;
-        if (infer__json_int(infer__json_get(a, "id"), &id) < 0) return -1; /* checked above */
-        infer__json_bool(infer__json_get(a, "special"), &special);
-        h->tokens[id] = infer__json_get(a, "content")->str;
-        h->token_lens[id] = infer__json_get(a, "content")->len;
-        h->types[id] = special || infer__hf_looks_special(h->tokens[id]) ? 3 : 4;
-    }
-    h->src.n_vocab = (int32_t)n;
-    h->src.tokens = h->tokens;
-    h->src.token_lens = h->token_lens;
-    h->src.types = h->types;
-    return 0;
-}
-
-static int infer__hf_merges(infer__tok_hf *h, const infer__json *model, char *err, size_t errlen) {
-    const infer__json *m = infer__json_get(model, "merges");
-    size_t text = 0, off = 0;
-    if (!m || m->type != INFER__JSON_ARRAY) return infer__tok_fail(err, errlen, "tokenizer.json: model.merges is missing");
-    for (uint32_t i = 0; i < m->len; i++) { /* room for the pairs spelled as "a b" */
-        const infer__json *e = &m->items[i];
-        if (e->type == INFER__JSON_STRING) continue;
-        if (e->type != INFER__JSON_ARRAY || e->len != 2 || e->items[0].type != INFER__JSON_STRING ||
-            e->items[1].type != INFER__JSON_STRING)
-            return infer__tok_fail(err, errlen, "tokenizer.json: bad merge at index %u", i);
-        text += (size_t)e->items[0].len + e->items[1].len + 1;
-    }
-    h->merges = (const char **)INFER_MALLOC((size_t)(m->len ? m->len : 1) * sizeof *h->merges);
-    h->merge_lens = (uint64_t *)INFER_MALLOC((size_t)(m->len ? m->len : 1) * sizeof *h->merge_lens);
-    h->merge_text = (char *)INFER_MALLOC(text ? text : 1);
-    if (!h->merges || !h->merge_lens || !h->merge_text) return infer__tok_fail(err, errlen, "out of memory");
-    for (uint32_t i = 0; i < m->len; i++) {
-        const infer__json *e = &m->items[i];
-        if (e->type == INFER__JSON_STRING) { h->merges[i] = e->str; h->merge_lens[i] = e->len; continue; }
-        h->merges[i] = h->merge_text + off;
-        h->merge_lens[i] = (uint64_t)e->items[0].len + e->items[1].len + 1;
-        memcpy(h->merge_text + off, e->items[0].str, e->items[0].len);
-        h->merge_text[off + e->items[0].len] = ' ';
-        memcpy(h->merge_text + off + e->items[0].len + 1, e->items[1].str, e->items[1].len);
-        off += (size_t)h->merge_lens[i];
-    }
-    h->src.n_merges = (int32_t)m->len;
-    h->src.merges = h->merges;
-    h->src.merge_lens = h->merge_lens;
-    return 0;
-}
-
-static void infer__hf_config(infer__tok_hf *h) {
-    const infer__json *c = h->cfg.root;
-    infer__json_bool(infer__json_get(c, "add_bos_token"), &h->src.add_bos);
-    infer__json_bool(infer__json_get(c, "add_eos_token"), &h->src.add_eos);
-    h->src.bos = infer__hf_token_id(h, infer__json_get(c, "bos_token"));
-    h->src.eos = infer__hf_token_id(h, infer__json_get(c, "eos_token"));
-    h->src.unk = infer__hf_token_id(h, infer__json_get(c, "unk_token"));
-    h->src.pad = infer__hf_token_id(h, infer__json_get(c, "pad_token"));
-}
-
-/* Builds h->src from tokenizer.json text (and tokenizer_config.json text, or NULL).
- * Returns 0, or -1 with a message; h must be freed with infer__tok_hf_free() either way. */
-static INFER__MAYBE_UNUSED int infer__tok_src_from_hf_json(infer__tok_hf *h, const char *json, size_t len, const char *cfg_json,
-                                       size_t cfg_len, char *err, size_t errlen) {
-    const infer__json *model, *pre;
-    const char *type, *pre_name;
-    int byte_fallback = 0;
-    memset(h, 0, sizeof *h);
-    h->src.bos = h->src.eos = h->src.eot = h->src.eom = h->src.unk = h->src.pad = -1;
-    h->src.sep = h->src.cls = h->src.mask = -1;
-    h->src.add_bos = h->src.add_eos = h->src.add_space_prefix = -1;
-    if (infer__json_parse(&h->doc, json, len, err, errlen) < 0) return -1;
-    if (cfg_json && infer__json_parse(&h->cfg, cfg_json, cfg_len, err, errlen) < 0) return -1;
-    model = infer__json_get(h->doc.root, "model");
-    type = infer__json_str(infer__json_get(model, "type"));
-    if (!type || strcmp(type, "BPE"))
-        return infer__tok_fail(err, errlen, "tokenizer.json: model type \"%s\" is not supported (only BPE)", type ? type : "?");
-    infer__json_bool(infer__json_get(model, "byte_fallback"), &byte_fallback);
-    if (byte_fallback)
-        return infer__tok_fail(err, errlen, "tokenizer.json: SentencePiece-style BPE (byte_fallback) is not supported");
-    pre = infer__json_get(h->doc.root, "pre_tokenizer");
-    pre_name = infer__hf_pre_name(pre);
-    if (!pre_name) return infer__tok_fail(err, errlen, "tokenizer.json: unrecognized pre_tokenizer");
-    snprintf(h->pre, sizeof h->pre, "%s", pre_name);
-    if (infer__hf_vocab(h, model, infer__json_get(h->doc.root, "added_tokens"), err, errlen) < 0) return -1;
-    if (infer__hf_merges(h, model, err, errlen) < 0) return -1;
-    if (h->cfg.root) infer__hf_config(h);
-    h->src.model = "gpt2";
-    h->src.pre = h->pre;
-    return 0;
 }
 
 
@@ -14371,9 +14151,9 @@ infer_status infer_chat_render(const char *tmpl, size_t tmpl_len, const char *va
         st = infer__fail(err, INFER_ERR_FORMAT, "%s", J->msg);
         goto done;
     }
-    char jerr[200];
-    if (infer__json_parse(&J->vars, vars_json ? vars_json : "{}", vars_json ? vars_len : 2, jerr, sizeof jerr) != 0) {
-        st = infer__fail(err, INFER_ERR_ARG, "chat variables: %s", jerr);
+    infer_error jerr;
+    if (infer__json_parse(&J->vars, vars_json ? vars_json : "{}", vars_json ? vars_len : 2, &jerr) != INFER_OK) {
+        st = infer__fail(err, INFER_ERR_ARG, "chat variables: %.400s", jerr.msg);
         goto done;
     }
     const infer__json *root = J->vars.root;
@@ -14648,8 +14428,6 @@ static int infer__cfg_int_array(const infer_model *m, const char *suffix, const 
     *out = kv;
     return 1;
 }
-
-#define INFER__TRY(expr) do { infer_status st_ = (expr); if (st_ != INFER_OK) return st_; } while (0)
 
 static infer_status infer__load_rope_config(infer_model *m, infer_error *err) {
     infer_config *c = &m->cfg;
@@ -16830,9 +16608,8 @@ infer_status infer_model_chat_render(const infer_model *m, const char *tmpl, siz
     *out = NULL;
     if (!tmpl) {
         infer__json_doc d;
-        char jerr[8];
         int tools = 0;
-        if (vars_json && infer__json_parse(&d, vars_json, vars_len, jerr, sizeof jerr) == 0) {
+        if (vars_json && infer__json_parse(&d, vars_json, vars_len, NULL) == INFER_OK) {
             const infer__json *t = infer__json_get(d.root, "tools");
             tools = t && t->type != INFER__JSON_NULL;
             infer__json_free(&d);
@@ -16940,11 +16717,9 @@ static infer_status infer__load_tokenizer(infer_model *m, infer_error *err) {
     if (st == INFER_OK) {
         m->tok = (infer_tokenizer *)infer__calloc(1, sizeof(infer_tokenizer));
         if (!m->tok) st = infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-        else if (infer__tok_init(m->tok, &src, err->msg, sizeof err->msg) != 0) {
+        else if ((st = infer__tok_init(m->tok, &src, err)) != INFER_OK) {
             INFER_FREE(m->tok);
             m->tok = NULL;
-            err->status = INFER_ERR_FORMAT;
-            st = INFER_ERR_FORMAT;
         }
     }
     INFER_FREE(tp); INFER_FREE(tl); INFER_FREE(mp); INFER_FREE(ml); INFER_FREE(sc); INFER_FREE(ty);

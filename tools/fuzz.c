@@ -9,7 +9,7 @@
  *   safetensors  a safetensors file: parsed, each tensor's first and last byte touched
  *   hf           a Hugging Face folder packed as an archive (below): loaded as a model (the
  *                GGUF infer_hf_load makes of it) and run; its tokenizer.json as a vocabulary
- *   tokenizer    a tokenizer.json: the in-memory reader and infer_hf_vocab; the vocabulary
+ *   tokenizer    a tokenizer.json: converted by infer_hf_vocab, written as a GGUF and that
  *                loaded; text tokenized and detokenized
  *   text         a prompt: tokenized and detokenized by each seed vocabulary (SentencePiece,
  *                GPT-2 and Llama-3 byte-level BPE, WordPiece)
@@ -289,19 +289,6 @@ static void fuzz_hf(const uint8_t *d, size_t n) {
 }
 
 static void fuzz_tokenizer(const uint8_t *d, size_t n) {
-    char *js = (char *)malloc(n ? n : 1);              /* exactly n bytes: a read past them is caught */
-    if (!js) return;
-    memcpy(js, d, n);
-    infer__tok_hf h;
-    infer_tokenizer tok;
-    char msg[256];
-    if (infer__tok_src_from_hf_json(&h, js, n, NULL, 0, msg, sizeof msg) == 0 && infer__tok_init(&tok, &h.src, msg, sizeof msg) == 0) {
-        fuzz_say("tokenizer built", NULL);
-        fuzz_use_tokenizer(&tok);
-        infer_tokenizer_free(&tok);
-    }
-    infer__tok_hf_free(&h);
-    free(js);
     fuzz_dir_clear();
     infer_gguf g;
     infer_error err;
