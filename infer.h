@@ -15262,53 +15262,20 @@ static size_t infer__ssm_state_len(const infer_config *c) { return (size_t)c->ss
 /* a deepseek4 compressor's open windows: 2 running softmaxes (max, sum, acc) of `dim` channels */
 static size_t infer__comp_state_len(int dim) { return 6 * (size_t)dim; }
 /* ------------------------------------------------------------------------------------------
- * >>forward -- the transformer, once for every family.
+ * >>session -- what a model needs to run: a backend, activations, caches, sequences.
  *
- *   x = token_embd[tokens]                                          x: [T, n_embd]
- *   for each layer:
- *       x = x + Mixer(RMSNorm(x) * attn_norm)        attention, or gated DeltaNet (hybrid)
- *       x = x + FFN(RMSNorm(x) * ffn_norm)           gated (SwiGLU / ReLU^2), or MoE
- *   logits = W_out (RMSNorm(x) * output_norm)                       [T, n_vocab]
+ * The model (>>load) is read-only and can serve many sessions. A session holds the rest: the
+ * kernel table it runs on (>>api-kernels) and the weights as that backend sees them, the
+ * activation buffers of one step of up to n_ubatch tokens, the caches of >>kv, and up to
+ * n_seq_max sequences, each with its block tables, recurrent state and token history.
+ * Everything is sized once, at creation, from the model's config and the session params.
  *
- * Attention (h = the normed input):
- *   q = Wq h (+bq),  k = Wk h (+bk),  v = Wv h (+bv)         per head: [head_dim]
- *       with attn_gate, Wq h is [q | gate] per head: [n_head, 2, head_dim]
- *   q, k = RMSNorm per head * q_norm, k_norm                 (qk_norm)
- *   q, k = RoPE(q, pos), RoPE(k, pos)                        first n_rot dims of each head
- *   cache k, v at pos;  a = softmax(q K^T * scale) V          causal, GQA
- *   a = a * sigmoid(gate)                                    (attn_gate)
- *   a = RMSNorm(a) * attn_sub_norm                           (bitlinear)
- *   out = Wo a
- *
- * Gated DeltaNet (n_k key heads of d_k, n_v value heads of d_v, value head i reads key head
- * i % n_k -- the order the qwen3.5 converter stores the value heads in):
- *   [q | k | v] = conv1d_causal(W_qkv h), then SiLU      [n_k d_k | n_k d_k | n_v d_v]
- *   z = W_gate h                                         [n_v d_v]
- *   beta = sigmoid(W_beta h),  g = softplus(W_alpha h + dt_bias) * a      [n_v]
- *   q, k = q / ||q||, k / ||k||                          per head
- *   o = gated delta rule(q / sqrt(d_k), k, v, g, beta; S)                 [n_v, d_v]
- *   out = W_out (RMSNorm(o) * ssm_norm * silu(z))        per value head
- *
- * Feed-forward (act = SiLU, or ReLU^2 = max(z, 0)^2 per cfg.ffn_act):
- *   GLU:     W_down( act(W_gate h) * (W_up h) )
- *            bitlinear: W_down( RMSNorm(act(W_gate h) * (W_up h)) * ffn_sub_norm )
- *   MoE:     sum over the router's top-k experts e of w_e GLU_e(h)
- *            (+ sigmoid(w_shexp . h) GLU_shared(h) when a shared expert is stored)
- * A BitNet `.scale` tensor multiplies its projection's output; it is folded into the weight
- * tensor's `scale` at load, which every matmul applies.
- *
- * deepseek4 keeps this loop but widens the residual to n_hc streams, mixed around every
- * block by hyper-connections (infer__block_in / infer__block_out below), and its mixer is
- * the compressed sparse attention of >>deepseek4.
- *
- * Many sequences at once. The T rows of a step may belong to several sequences (continuous
- * batching: prompts and single decode tokens side by side, each at its own positions). The
- * matmuls, norms and elementwise ops run over all T rows together, so each weight is read
- * once per step for every sequence in it; the ops that read or write one sequence's past
- * (kv_store, attention, the conv and delta-rule states, the compressors, the indexer) run
- * once per sequence, on its rows, with its block table and state. Each row is computed by
- * the same operations whichever rows share its step, so a sequence's logits do not depend
- * on the others.
+ *   infer_session_create       backend, buffers, cache pools, rope; sequence 0 live
+ *   infer_seq_add / _remove    more sequences; a removed one's blocks go back to the pool
+ *   infer_seq_reuse            a sequence whose first tokens are found in the prefix cache
+ *   infer_session_reset        every sequence back to position 0
+ *   infer_session_free
+ * Running the model on a session is >>forward (one step) and >>eval (the API around it).
  * ---------------------------------------------------------------------------------------- */
 /* The output projection runs over at most this many rows at a time, so a long prompt with
  * all logits wanted needs [32, n_vocab] of scratch, not [n_ubatch, n_vocab]. */
@@ -15805,6 +15772,61 @@ infer_status infer_session_create(infer_session **out, infer_model *m, const inf
     *out = s;
     return INFER_OK;
 }
+/* ------------------------------------------------------------------------------------------
+ * >>forward -- the transformer, once for every family.
+ *
+ *   x = token_embd[tokens]                                          x: [T, n_embd]
+ *   for each layer:
+ *       x = x + Mixer(RMSNorm(x) * attn_norm)        attention, or gated DeltaNet (hybrid)
+ *       x = x + FFN(RMSNorm(x) * ffn_norm)           gated (SwiGLU / ReLU^2), or MoE
+ *   logits = W_out (RMSNorm(x) * output_norm)                       [T, n_vocab]
+ *
+ * Attention (h = the normed input):
+ *   q = Wq h (+bq),  k = Wk h (+bk),  v = Wv h (+bv)         per head: [head_dim]
+ *       with attn_gate, Wq h is [q | gate] per head: [n_head, 2, head_dim]
+ *   q, k = RMSNorm per head * q_norm, k_norm                 (qk_norm)
+ *   q, k = RoPE(q, pos), RoPE(k, pos)                        first n_rot dims of each head
+ *   cache k, v at pos;  a = softmax(q K^T * scale) V          causal, GQA
+ *   a = a * sigmoid(gate)                                    (attn_gate)
+ *   a = RMSNorm(a) * attn_sub_norm                           (bitlinear)
+ *   out = Wo a
+ *
+ * Gated DeltaNet (n_k key heads of d_k, n_v value heads of d_v, value head i reads key head
+ * i % n_k -- the order the qwen3.5 converter stores the value heads in):
+ *   [q | k | v] = conv1d_causal(W_qkv h), then SiLU      [n_k d_k | n_k d_k | n_v d_v]
+ *   z = W_gate h                                         [n_v d_v]
+ *   beta = sigmoid(W_beta h),  g = softplus(W_alpha h + dt_bias) * a      [n_v]
+ *   q, k = q / ||q||, k / ||k||                          per head
+ *   o = gated delta rule(q / sqrt(d_k), k, v, g, beta; S)                 [n_v, d_v]
+ *   out = W_out (RMSNorm(o) * ssm_norm * silu(z))        per value head
+ *
+ * Feed-forward (act = SiLU, or ReLU^2 = max(z, 0)^2 per cfg.ffn_act):
+ *   GLU:     W_down( act(W_gate h) * (W_up h) )
+ *            bitlinear: W_down( RMSNorm(act(W_gate h) * (W_up h)) * ffn_sub_norm )
+ *   MoE:     sum over the router's top-k experts e of w_e GLU_e(h)
+ *            (+ sigmoid(w_shexp . h) GLU_shared(h) when a shared expert is stored)
+ * A BitNet `.scale` tensor multiplies its projection's output; it is folded into the weight
+ * tensor's `scale` at load, which every matmul applies.
+ *
+ * deepseek4 keeps this loop but widens the residual to n_hc streams, mixed around every
+ * block by hyper-connections (infer__block_in / infer__block_out below), and its mixer is
+ * the compressed sparse attention of >>deepseek4.
+ *
+ * Many sequences at once. The T rows of a step may belong to several sequences (continuous
+ * batching: prompts and single decode tokens side by side, each at its own positions). The
+ * matmuls, norms and elementwise ops run over all T rows together, so each weight is read
+ * once per step for every sequence in it; the ops that read or write one sequence's past
+ * (kv_store, attention, the conv and delta-rule states, the compressors, the indexer) run
+ * once per sequence, on its rows, with its block table and state. Each row is computed by
+ * the same operations whichever rows share its step, so a sequence's logits do not depend
+ * on the others.
+ * ---------------------------------------------------------------------------------------- */
+
+/* deepseek4's pieces of the step, defined in >>deepseek4 */
+static void infer__csa_layer(infer_session *s, int l, int T);
+static infer_status infer__dsv4_prepare(infer_session *s);
+static infer_status infer__dsv4_hash_ids(infer_session *s, int l, int T);
+
 /* out[i] = W_i x for n weights reading the same activations: one call where the backend
  * has matmul_n, else one matmul each */
 static void infer__matmuls(infer_session *s, int n, float *const *out, const infer_tensor *const *w, const float *x, int T) {
@@ -15977,6 +15999,97 @@ static void infer__moe_ffn(infer_session *s, const infer__layer *L, int T) {
         k->mul_sigmoid(kc, s->ey, s->shg, T, E, 1);
     }
     k->add(kc, s->o, s->ey, (int64_t)T * E);
+}
+
+/* Activations that overflowed (NaN or Inf) make every later number meaningless, so a run
+ * stops at them with INFER_ERR_NUMERIC. A host backend's residual stream is checked after
+ * every layer (T times the stream's width, next to nothing beside the layer's matmuls), so
+ * the error names the first layer that produced them; a device backend's logits are checked
+ * when they come back. `layer` < 0: x holds logits, row r being the step's row rows[r]. An
+ * op that ran out of memory writes NaN too: its own error is reported instead
+ * (INFER_ERR_BACKEND, with the backend's last_error). */
+static infer_status infer__check_finite(const infer_session *s, const float *x, int n, int dim, const int32_t *rows, int layer, infer_error *err) {
+    const int64_t bad = infer__first_nonfinite(x, (int64_t)n * dim);
+    if (bad < 0) return INFER_OK;
+    if (*s->k->last_error(s->kctx)) return INFER_ERR_BACKEND;
+    const int row = rows ? rows[bad / dim] : (int)(bad / dim);
+    int g = 0;                                       /* the sequence of that row, and its position */
+    while (g + 1 < s->n_segs && row >= s->segs[g + 1].row0) g++;
+    const int seq = s->segs[g].seq, pos = s->segs[g].p0 + row - s->segs[g].row0;
+    const char *what = x[bad] != x[bad] ? "NaN" : "Inf";
+    if (layer >= 0)
+        return infer__fail(err, INFER_ERR_NUMERIC, "layer %d (blk.%d) made the hidden state %s at position %d of sequence %d: the model's "
+                           "activations overflow (its weights or the input are out of range); reset the sequence before reusing it", layer, layer, what, pos, seq);
+    return infer__fail(err, INFER_ERR_NUMERIC, "the logits at position %d of sequence %d are %s: %s; reset the sequence before reusing it", pos, seq, what,
+                       s->k->host_memory ? "the output norm or projection overflowed (every layer's output was finite)"
+                                         : "the activations overflowed (this backend does not check each layer; the CPU names the first bad one)");
+}
+
+/* One step of T <= n_ubatch rows (s->tok_host, segments s->segs) through every layer. Then
+ * the logits of the rows listed in want[0..n_want) go to dst[i] (host memory): the rows are
+ * gathered, n_ubatch at most INFER__LOGIT_ROWS at a time, through the output projection. Only
+ * the tokens, positions and row lists go to the backend, only those logits come back. */
+static infer_status infer__forward_step(infer_session *s, int T, const int32_t *want, float *const *dst, int n_want, infer_error *err) {
+    const infer_model *m = s->m;
+    const infer_config *c = &m->cfg;
+    const infer_kernels *k = s->k;
+    void *kc = s->kctx;
+    const int E = c->n_embd, n_hc = c->n_hc > 1 ? c->n_hc : 1;
+    const size_t SD = infer__stream_dim(c);
+    int32_t *pos = s->pos_host;
+    for (int g = 0; g < s->n_segs; g++)      /* text: streams t, h, w = the position, e = 0 */
+        for (int i = 0; i < s->segs[g].n; i++) {
+            const int r = s->segs[g].row0 + i;
+            pos[r] = pos[T + r] = pos[2 * T + r] = s->segs[g].p0 + i;
+            pos[3 * T + r] = 0;
+        }
+    INFER__TRY(k->upload(kc, s->pos, pos, 4 * (size_t)T * sizeof(int32_t)));
+    INFER__TRY(k->upload(kc, s->tok, s->tok_host, (size_t)T * sizeof(int32_t)));
+    if (m->arch->csa) INFER__TRY(infer__dsv4_prepare(s));
+    if (n_hc > 1) {                          /* every stream starts as the embedding */
+        k->embed(kc, s->h, s->w.tok_embd, s->tok, T);
+        for (int i = 0; i < n_hc; i++) k->copy_rows(kc, s->x + (size_t)i * E, (int)SD, s->h, E, T, E);
+    } else {
+        k->embed(kc, s->x, s->w.tok_embd, s->tok, T);
+    }
+    for (int l = 0; l < c->n_layer; l++) {  /* the MTP blocks after n_layer are not run */
+        const infer__layer *L = &s->w.layers[l];
+        infer__block_in(s, L->attn_norm, L->hc_attn_fn, L->hc_attn_base, L->hc_attn_scale, T);
+        if (m->arch->csa) infer__csa_layer(s, l, T);
+        else if (L->recurrent) infer__deltanet_layer(s, l, T);
+        else infer__attention_layer(s, l, T);
+        infer__block_out(s, T);
+        infer__block_in(s, L->ffn_norm, L->hc_ffn_fn, L->hc_ffn_base, L->hc_ffn_scale, T);
+        if (L->tid2eid) INFER__TRY(infer__dsv4_hash_ids(s, l, T));
+        if (L->ffn_gate_inp) infer__moe_ffn(s, L, T);
+        else infer__glu_ffn(s, s->o, L->ffn_gate, L->ffn_up, L->ffn_down, L->ffn_sub_norm, c->n_ff, 0.0f, T);
+        infer__block_out(s, T);
+        if (s->layer_hook) s->layer_hook(s->hook_user, s, l, T);
+        if (k->host_memory) INFER__TRY(infer__check_finite(s, s->x, T, (int)SD, NULL, l, err));
+    }
+    if (n_want == 0) return INFER_OK;
+    const size_t V = (size_t)c->n_vocab;
+    /* the residual rows as a table, so `embed` gathers the wanted ones */
+    const infer_tensor xs = { "residual", INFER_TYPE_F32, 2, { (int64_t)SD, T, 1, 1 }, s->x, (size_t)T * SD * sizeof(float), 1.0f };
+    INFER__TRY(k->upload(kc, s->lrows, want, (size_t)n_want * sizeof(int32_t)));
+    for (int r0 = 0; r0 < n_want; r0 += INFER__LOGIT_ROWS) {
+        const int nl = n_want - r0 < INFER__LOGIT_ROWS ? n_want - r0 : INFER__LOGIT_ROWS;
+        k->embed(kc, s->xg, &xs, s->lrows + r0, nl);
+        const float *xr = s->xg;
+        if (n_hc > 1) {                      /* the streams' last collapse: u = sum_i pre_i x_i */
+            k->rmsnorm(kc, s->hcn, xr, NULL, nl, (int)SD, c->rms_eps);
+            k->matmul(kc, s->hmix, s->w.output_hc_fn, s->hcn, nl);
+            k->hc_pre(kc, s->h, NULL, s->hmix, xr, (const float *)s->w.output_hc_base->data, (const float *)s->w.output_hc_scale->data,
+                      nl, E, n_hc, 0, c->hc_eps);
+            xr = s->h;
+        }
+        k->rmsnorm(kc, s->h, xr, (const float *)s->w.output_norm->data, nl, E, c->rms_eps);
+        k->matmul(kc, s->logits, s->w.output, s->h, nl);
+        INFER__TRY(k->download(kc, s->lstage, s->logits, (size_t)nl * V * sizeof(float)));
+        INFER__TRY(infer__check_finite(s, s->lstage, nl, (int)V, want + r0, -1, err));
+        for (int i = 0; i < nl; i++) memcpy(dst[r0 + i], s->lstage + (size_t)i * V, V * sizeof(float));
+    }
+    return INFER_OK;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -16183,97 +16296,16 @@ static infer_status infer__dsv4_hash_ids(infer_session *s, int l, int T) {
     return s->k->upload(s->kctx, s->eid, s->eid_host, (size_t)T * n_used * sizeof(int32_t));
 }
 
-/* Activations that overflowed (NaN or Inf) make every later number meaningless, so a run
- * stops at them with INFER_ERR_NUMERIC. A host backend's residual stream is checked after
- * every layer (T times the stream's width, next to nothing beside the layer's matmuls), so
- * the error names the first layer that produced them; a device backend's logits are checked
- * when they come back. `layer` < 0: x holds logits, row r being the step's row rows[r]. An
- * op that ran out of memory writes NaN too: its own error is reported instead
- * (INFER_ERR_BACKEND, with the backend's last_error). */
-static infer_status infer__check_finite(const infer_session *s, const float *x, int n, int dim, const int32_t *rows, int layer, infer_error *err) {
-    const int64_t bad = infer__first_nonfinite(x, (int64_t)n * dim);
-    if (bad < 0) return INFER_OK;
-    if (*s->k->last_error(s->kctx)) return INFER_ERR_BACKEND;
-    const int row = rows ? rows[bad / dim] : (int)(bad / dim);
-    int g = 0;                                       /* the sequence of that row, and its position */
-    while (g + 1 < s->n_segs && row >= s->segs[g + 1].row0) g++;
-    const int seq = s->segs[g].seq, pos = s->segs[g].p0 + row - s->segs[g].row0;
-    const char *what = x[bad] != x[bad] ? "NaN" : "Inf";
-    if (layer >= 0)
-        return infer__fail(err, INFER_ERR_NUMERIC, "layer %d (blk.%d) made the hidden state %s at position %d of sequence %d: the model's "
-                           "activations overflow (its weights or the input are out of range); reset the sequence before reusing it", layer, layer, what, pos, seq);
-    return infer__fail(err, INFER_ERR_NUMERIC, "the logits at position %d of sequence %d are %s: %s; reset the sequence before reusing it", pos, seq, what,
-                       s->k->host_memory ? "the output norm or projection overflowed (every layer's output was finite)"
-                                         : "the activations overflowed (this backend does not check each layer; the CPU names the first bad one)");
-}
-
-/* One step of T <= n_ubatch rows (s->tok_host, segments s->segs) through every layer. Then
- * the logits of the rows listed in want[0..n_want) go to dst[i] (host memory): the rows are
- * gathered, n_ubatch at most INFER__LOGIT_ROWS at a time, through the output projection. Only
- * the tokens, positions and row lists go to the backend, only those logits come back. */
-static infer_status infer__forward_step(infer_session *s, int T, const int32_t *want, float *const *dst, int n_want, infer_error *err) {
-    const infer_model *m = s->m;
-    const infer_config *c = &m->cfg;
-    const infer_kernels *k = s->k;
-    void *kc = s->kctx;
-    const int E = c->n_embd, n_hc = c->n_hc > 1 ? c->n_hc : 1;
-    const size_t SD = infer__stream_dim(c);
-    int32_t *pos = s->pos_host;
-    for (int g = 0; g < s->n_segs; g++)      /* text: streams t, h, w = the position, e = 0 */
-        for (int i = 0; i < s->segs[g].n; i++) {
-            const int r = s->segs[g].row0 + i;
-            pos[r] = pos[T + r] = pos[2 * T + r] = s->segs[g].p0 + i;
-            pos[3 * T + r] = 0;
-        }
-    INFER__TRY(k->upload(kc, s->pos, pos, 4 * (size_t)T * sizeof(int32_t)));
-    INFER__TRY(k->upload(kc, s->tok, s->tok_host, (size_t)T * sizeof(int32_t)));
-    if (m->arch->csa) INFER__TRY(infer__dsv4_prepare(s));
-    if (n_hc > 1) {                          /* every stream starts as the embedding */
-        k->embed(kc, s->h, s->w.tok_embd, s->tok, T);
-        for (int i = 0; i < n_hc; i++) k->copy_rows(kc, s->x + (size_t)i * E, (int)SD, s->h, E, T, E);
-    } else {
-        k->embed(kc, s->x, s->w.tok_embd, s->tok, T);
-    }
-    for (int l = 0; l < c->n_layer; l++) {  /* the MTP blocks after n_layer are not run */
-        const infer__layer *L = &s->w.layers[l];
-        infer__block_in(s, L->attn_norm, L->hc_attn_fn, L->hc_attn_base, L->hc_attn_scale, T);
-        if (m->arch->csa) infer__csa_layer(s, l, T);
-        else if (L->recurrent) infer__deltanet_layer(s, l, T);
-        else infer__attention_layer(s, l, T);
-        infer__block_out(s, T);
-        infer__block_in(s, L->ffn_norm, L->hc_ffn_fn, L->hc_ffn_base, L->hc_ffn_scale, T);
-        if (L->tid2eid) INFER__TRY(infer__dsv4_hash_ids(s, l, T));
-        if (L->ffn_gate_inp) infer__moe_ffn(s, L, T);
-        else infer__glu_ffn(s, s->o, L->ffn_gate, L->ffn_up, L->ffn_down, L->ffn_sub_norm, c->n_ff, 0.0f, T);
-        infer__block_out(s, T);
-        if (s->layer_hook) s->layer_hook(s->hook_user, s, l, T);
-        if (k->host_memory) INFER__TRY(infer__check_finite(s, s->x, T, (int)SD, NULL, l, err));
-    }
-    if (n_want == 0) return INFER_OK;
-    const size_t V = (size_t)c->n_vocab;
-    /* the residual rows as a table, so `embed` gathers the wanted ones */
-    const infer_tensor xs = { "residual", INFER_TYPE_F32, 2, { (int64_t)SD, T, 1, 1 }, s->x, (size_t)T * SD * sizeof(float), 1.0f };
-    INFER__TRY(k->upload(kc, s->lrows, want, (size_t)n_want * sizeof(int32_t)));
-    for (int r0 = 0; r0 < n_want; r0 += INFER__LOGIT_ROWS) {
-        const int nl = n_want - r0 < INFER__LOGIT_ROWS ? n_want - r0 : INFER__LOGIT_ROWS;
-        k->embed(kc, s->xg, &xs, s->lrows + r0, nl);
-        const float *xr = s->xg;
-        if (n_hc > 1) {                      /* the streams' last collapse: u = sum_i pre_i x_i */
-            k->rmsnorm(kc, s->hcn, xr, NULL, nl, (int)SD, c->rms_eps);
-            k->matmul(kc, s->hmix, s->w.output_hc_fn, s->hcn, nl);
-            k->hc_pre(kc, s->h, NULL, s->hmix, xr, (const float *)s->w.output_hc_base->data, (const float *)s->w.output_hc_scale->data,
-                      nl, E, n_hc, 0, c->hc_eps);
-            xr = s->h;
-        }
-        k->rmsnorm(kc, s->h, xr, (const float *)s->w.output_norm->data, nl, E, c->rms_eps);
-        k->matmul(kc, s->logits, s->w.output, s->h, nl);
-        INFER__TRY(k->download(kc, s->lstage, s->logits, (size_t)nl * V * sizeof(float)));
-        INFER__TRY(infer__check_finite(s, s->lstage, nl, (int)V, want + r0, -1, err));
-        for (int i = 0; i < nl; i++) memcpy(dst[r0 + i], s->lstage + (size_t)i * V, V * sizeof(float));
-    }
-    return INFER_OK;
-}
-
+/* ------------------------------------------------------------------------------------------
+ * >>eval -- the evaluation API: batches of sequences cut into steps, logits out.
+ *
+ * infer_eval_batch takes one item per sequence (its new tokens, which logits it wants),
+ * reserves the cache blocks every item needs before anything runs (a batch that does not
+ * fit changes nothing), lays the items' rows out side by side and runs them through
+ * infer__forward_step n_ubatch rows at a time. infer_eval is a batch of one item on
+ * sequence 0; infer_session_rewind and infer_eval_prefix move a sequence's position back,
+ * for edits and for prompts that share a start with what the session already holds.
+ * ---------------------------------------------------------------------------------------- */
 /* The new part of each sequence's block tables, on the backend */
 static infer_status infer__tables_sync(infer_session *s, infer__seq *q) {
     for (int ci = 0; ci < s->n_caches; ci++) {
