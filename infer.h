@@ -148,9 +148,8 @@ INFER__STATIC_ASSERT(sizeof(infer_block_q8_1) == 36, "q8_1 size");
 typedef struct { float d; int8_t qs[INFER_QK_K]; int16_t bsums[INFER_QK_K / 16]; } infer_block_q8_k;
 INFER__STATIC_ASSERT(sizeof(infer_block_q8_k) == 292, "q8_K size");
 
-/* block structs of the "simple" weight types (public part).
+/* The block structs of the weight types.
  *
- * >>quant_blocks_a
  * A quantized tensor row is an array of fixed-size blocks; each block holds `QK`
  * weights as small integer codes plus one or more scales. These structs are read by
  * the C implementation and by the CUDA kernels alike, so they are plain C (and C++)
@@ -286,7 +285,7 @@ typedef struct {
     uint8_t qs[INFER_QK_K / 2];
 } infer_block_iq4_xs;
 INFER__STATIC_ASSERT(sizeof(infer_block_iq4_xs) == 136, "iq4_xs size");
-/* block structs of the grid i-quants (public part, shared with CUDA).
+/* block structs of the grid i-quants (read by the CUDA kernels too).
  * Plain structs only: this part must also compile as C++.
  *
  * All seven types cover super-blocks of INFER_QK_K = 256 weights. Instead of storing
@@ -1310,7 +1309,7 @@ static int infer__n_cores(void) {
  *
  * A quantized tensor is a sequence of blocks; each block holds a few scales and a run of
  * small integer codes, and value = scale * code (+ min). Every type is described by one row
- * of a traits table: name, block size, bytes per block, and three operations:
+ * of the traits table (>>traits): name, block size, bytes per block, and three operations:
  *   dequant  blocks -> f32 (the reference: golden tests compare it bit for bit)
  *   quant    f32 -> blocks
  *   dot      one weight row times one activation row that was itself quantized to the
@@ -1318,7 +1317,7 @@ static int infer__n_cores(void) {
  *            in integers and applying the two scales once per block is what makes quantized
  *            matmuls cheap; the precise path instead dequantizes rows and dots in f32.
  * ---------------------------------------------------------------------------------------- */
-/* Per-type operations, gathered into a traits table indexed by infer_type (implementation part).
+/* Per-type operations, gathered into a traits table indexed by infer_type (>>traits).
  *   dequant: n values (n a multiple of blck) from blocks to f32
  *   quant:   n f32 values to blocks (NULL where there is no quantizer)
  *   dot:     sum_k w[k]*x[k] over n values; w in this type, x already in `dot_type` blocks */
@@ -1399,12 +1398,7 @@ static inline void infer__quant_q8_k(const float *x, void *vy, int64_t n) {
 }
 
 
-/* dequantize / quantize / dot for the float types, the legacy
- * 32-blocks, the ternary types, the FP4 types, Q1_0, Q2_0 and BitNet's I2_S
- * (implementation part).
- *
- * >>quant_a
- * Every type gets three scalar reference functions:
+/* The scalar references. Every type gets three functions:
  *   infer__dequant_<t>(src, dst, n)  blocks -> n floats. Bit-exact with ggml's
  *                                    dequantize_row_*: same operations in the same
  *                                    order, so code*scale products round identically.
@@ -2945,17 +2939,14 @@ static float infer__dot_iq4_xs(int64_t n, const void *w, const void *x) {
     }
     return sum;
 }
-/* grid i-quants: dequantization and dot products (implementation part, C only). */
 
-
-
-/* ===================================================================================
- * >>quant_iq  grid i-quants: IQ1_S IQ1_M IQ2_XXS IQ2_XS IQ2_S IQ3_XXS IQ3_S
- * ===================================================================================
- * What: turn these blocks back into f32 weights, and dot them with Q8_K activations.
+/* ------------------------------------------------------------------------------------------
+ * >>quant-iq -- the grid i-quants IQ1_S IQ1_M IQ2_XXS IQ2_XS IQ2_S IQ3_XXS IQ3_S: their
+ * blocks back to f32 weights, and their dots with Q8_K activations.
+ *
  * Why they look odd: below 4 bits per weight a per-weight integer wastes most of its
  * codes. These formats quantize a group of 8 (IQ3: 4) magnitudes jointly as one index
- * into a fixed codebook (the "grid", see >>tables_iq), store the signs separately, and
+ * into a fixed codebook (the "grid", see >>iq-tables), store the signs separately, and
  * add a small scale per 32 (IQ1_M: 16) weights. Two families:
  *
  *   IQ2_*, IQ3_*:  w = d * f(s) * grid[index][j] * (sign_j ? -1 : +1)
@@ -2975,9 +2966,9 @@ static float infer__dot_iq4_xs(int64_t n, const void *w, const void *x) {
  * Multi-byte fields are read byte by byte (little-endian, as stored in the file), so
  * the code does not depend on the host's byte order. Every function takes n, a
  * multiple of INFER_QK_K (256) weights.
- */
+ * ---------------------------------------------------------------------------------------- */
 
-/* Lookup tables, defined in >>tables_iq at the end of the file (these are C tentative
+/* Lookup tables, defined in >>iq-tables at the end of the file (these are C tentative
  * definitions; the initialized definitions come later in the same translation unit). */
 static const uint64_t infer__iq2xxs_grid[256];
 static const uint64_t infer__iq2xs_grid[512];
@@ -3408,6 +3399,57 @@ static float infer__dot_iq1_m(int64_t n, const void *w, const void *x) {
     }
     return sum;
 }
+/* ------------------------------------------------------------------------------------------
+ * >>traits -- the type traits table: one row per weight type, indexed by infer_type.
+ *
+ * Columns: name, elements per block, bytes per block (the size of the block struct of
+ * >>api-types), the three scalar references of >>quant and >>quant-iq (NULL where a type
+ * has none: the grid i-quants have no quantizer, the activation formats Q8_1 and Q8_K no
+ * weights to dequantize or dot), and dot_type, the activation format the dot expects:
+ * 32-blocks -> Q8_0 (Q8_1 with an offset m), 256-blocks -> Q8_K, 64/128-blocks -> 2 or 4
+ * Q8_0 blocks, float types -> plain f32. I2_S is not here: its one scale per tensor makes
+ * it no block type (>>ternary dots it).
+ * ---------------------------------------------------------------------------------------- */
+static const infer__type_traits infer__traits[INFER_TYPE_COUNT] = {
+    [INFER_TYPE_F32]     = { "f32",     1,              sizeof(float),               infer__dequant_f32,     infer__quant_f32,    infer__dot_f32,     INFER_TYPE_F32  },
+    [INFER_TYPE_I32]     = { "i32",     1,              sizeof(int32_t),             infer__dequant_i32,     NULL,                NULL,               INFER_TYPE_F32  },
+    [INFER_TYPE_F16]     = { "f16",     1,              sizeof(infer_half),          infer__dequant_f16,     infer__quant_f16,    infer__dot_f16,     INFER_TYPE_F32  },
+    [INFER_TYPE_BF16]    = { "bf16",    1,              sizeof(infer_bf16),          infer__dequant_bf16,    infer__quant_bf16,   infer__dot_bf16,    INFER_TYPE_F32  },
+    [INFER_TYPE_Q4_0]    = { "q4_0",    INFER_QK4_0,    sizeof(infer_block_q4_0),    infer__dequant_q4_0,    infer__quant_q4_0,   infer__dot_q4_0,    INFER_TYPE_Q8_0 },
+    [INFER_TYPE_Q4_1]    = { "q4_1",    INFER_QK4_1,    sizeof(infer_block_q4_1),    infer__dequant_q4_1,    infer__quant_q4_1,   infer__dot_q4_1,    INFER_TYPE_Q8_1 },
+    [INFER_TYPE_Q5_0]    = { "q5_0",    INFER_QK5_0,    sizeof(infer_block_q5_0),    infer__dequant_q5_0,    infer__quant_q5_0,   infer__dot_q5_0,    INFER_TYPE_Q8_0 },
+    [INFER_TYPE_Q5_1]    = { "q5_1",    INFER_QK5_1,    sizeof(infer_block_q5_1),    infer__dequant_q5_1,    infer__quant_q5_1,   infer__dot_q5_1,    INFER_TYPE_Q8_1 },
+    [INFER_TYPE_Q8_0]    = { "q8_0",    INFER_QK8_0,    sizeof(infer_block_q8_0),    infer__dequant_q8_0,    infer__quant_q8_0,   infer__dot_q8_0,    INFER_TYPE_Q8_0 },
+    [INFER_TYPE_TQ1_0]   = { "tq1_0",   INFER_QK_K,     sizeof(infer_block_tq1_0),   infer__dequant_tq1_0,   infer__quant_tq1_0,  infer__dot_tq1_0,   INFER_TYPE_Q8_K },
+    [INFER_TYPE_TQ2_0]   = { "tq2_0",   INFER_QK_K,     sizeof(infer_block_tq2_0),   infer__dequant_tq2_0,   infer__quant_tq2_0,  infer__dot_tq2_0,   INFER_TYPE_Q8_K },
+    [INFER_TYPE_MXFP4]   = { "mxfp4",   INFER_QK_MXFP4, sizeof(infer_block_mxfp4),   infer__dequant_mxfp4,   infer__quant_mxfp4,  infer__dot_mxfp4,   INFER_TYPE_Q8_0 },
+    [INFER_TYPE_NVFP4]   = { "nvfp4",   INFER_QK_NVFP4, sizeof(infer_block_nvfp4),   infer__dequant_nvfp4,   infer__quant_nvfp4,  infer__dot_nvfp4,   INFER_TYPE_Q8_0 },
+    [INFER_TYPE_Q1_0]    = { "q1_0",    INFER_QK1_0,    sizeof(infer_block_q1_0),    infer__dequant_q1_0,    infer__quant_q1_0,   infer__dot_q1_0,    INFER_TYPE_Q8_0 },
+    [INFER_TYPE_Q2_0]    = { "q2_0",    INFER_QK2_0,    sizeof(infer_block_q2_0),    infer__dequant_q2_0,    infer__quant_q2_0,   infer__dot_q2_0,    INFER_TYPE_Q8_0 },
+    [INFER_TYPE_Q2_K]    = { "q2_K",    INFER_QK_K,     sizeof(infer_block_q2_k),    infer__dequant_q2_k,    infer__quant_q2_k,   infer__dot_q2_k,    INFER_TYPE_Q8_K },
+    [INFER_TYPE_Q3_K]    = { "q3_K",    INFER_QK_K,     sizeof(infer_block_q3_k),    infer__dequant_q3_k,    infer__quant_q3_k,   infer__dot_q3_k,    INFER_TYPE_Q8_K },
+    [INFER_TYPE_Q4_K]    = { "q4_K",    INFER_QK_K,     sizeof(infer_block_q4_k),    infer__dequant_q4_k,    infer__quant_q4_k,   infer__dot_q4_k,    INFER_TYPE_Q8_K },
+    [INFER_TYPE_Q5_K]    = { "q5_K",    INFER_QK_K,     sizeof(infer_block_q5_k),    infer__dequant_q5_k,    infer__quant_q5_k,   infer__dot_q5_k,    INFER_TYPE_Q8_K },
+    [INFER_TYPE_Q6_K]    = { "q6_K",    INFER_QK_K,     sizeof(infer_block_q6_k),    infer__dequant_q6_k,    infer__quant_q6_k,   infer__dot_q6_k,    INFER_TYPE_Q8_K },
+    [INFER_TYPE_IQ4_NL]  = { "iq4_nl",  INFER_QK4_NL,   sizeof(infer_block_iq4_nl),  infer__dequant_iq4_nl,  infer__quant_iq4_nl, infer__dot_iq4_nl,  INFER_TYPE_Q8_0 },
+    [INFER_TYPE_IQ4_XS]  = { "iq4_xs",  INFER_QK_K,     sizeof(infer_block_iq4_xs),  infer__dequant_iq4_xs,  infer__quant_iq4_xs, infer__dot_iq4_xs,  INFER_TYPE_Q8_K },
+    [INFER_TYPE_IQ2_XXS] = { "iq2_xxs", INFER_QK_K,     sizeof(infer_block_iq2_xxs), infer__dequant_iq2_xxs, NULL,                infer__dot_iq2_xxs, INFER_TYPE_Q8_K },
+    [INFER_TYPE_IQ2_XS]  = { "iq2_xs",  INFER_QK_K,     sizeof(infer_block_iq2_xs),  infer__dequant_iq2_xs,  NULL,                infer__dot_iq2_xs,  INFER_TYPE_Q8_K },
+    [INFER_TYPE_IQ2_S]   = { "iq2_s",   INFER_QK_K,     sizeof(infer_block_iq2_s),   infer__dequant_iq2_s,   NULL,                infer__dot_iq2_s,   INFER_TYPE_Q8_K },
+    [INFER_TYPE_IQ3_XXS] = { "iq3_xxs", INFER_QK_K,     sizeof(infer_block_iq3_xxs), infer__dequant_iq3_xxs, NULL,                infer__dot_iq3_xxs, INFER_TYPE_Q8_K },
+    [INFER_TYPE_IQ3_S]   = { "iq3_s",   INFER_QK_K,     sizeof(infer_block_iq3_s),   infer__dequant_iq3_s,   NULL,                infer__dot_iq3_s,   INFER_TYPE_Q8_K },
+    [INFER_TYPE_IQ1_S]   = { "iq1_s",   INFER_QK_K,     sizeof(infer_block_iq1_s),   infer__dequant_iq1_s,   NULL,                infer__dot_iq1_s,   INFER_TYPE_Q8_K },
+    [INFER_TYPE_IQ1_M]   = { "iq1_m",   INFER_QK_K,     sizeof(infer_block_iq1_m),   infer__dequant_iq1_m,   NULL,                infer__dot_iq1_m,   INFER_TYPE_Q8_K },
+    [INFER_TYPE_Q8_1]    = { "q8_1",    INFER_QK8_0,    sizeof(infer_block_q8_1),    NULL,                   infer__quant_q8_1,   NULL,               INFER_TYPE_Q8_1 },
+    [INFER_TYPE_Q8_K]    = { "q8_K",    INFER_QK_K,     sizeof(infer_block_q8_k),    NULL,                   infer__quant_q8_k,   NULL,               INFER_TYPE_Q8_K },
+};
+
+/* the traits of type t, NULL for an id without a row (unused ids, I2_S) */
+static const infer__type_traits *infer__type(infer_type t) {
+    if ((unsigned)t < INFER_TYPE_COUNT && infer__traits[t].blck) return &infer__traits[t];
+    return NULL;
+}
+
 /* ------------------------------------------------------------------------------------------
  * >>ternary -- fast dot products for the ternary weight types TQ1_0, TQ2_0 and I2_S.
  *
@@ -3845,57 +3887,6 @@ static infer__dot_fn infer__ternary_dot(infer_type t) {
     default:               return NULL;
     }
 }
-#define INFER__HAVE_I2_S   /* (kept while cpu.h still tests for it) */
-
-
-static const infer__type_traits infer__traits[INFER_TYPE_COUNT] = {
-/* traits-table entries for the types in quant_a.h.
- * Columns: name, elements per block, bytes per block, dequant, quant, dot, dot_type.
- * dot_type is the activation format the dot expects (see the >>quant_a header):
- * 32-blocks -> Q8_0 (Q8_1 with an offset m), 256-blocks -> Q8_K, 64/128-blocks ->
- * 2 or 4 Q8_0 blocks, float types -> plain f32. I2_S is not here (tensor-level scale). */
-[INFER_TYPE_F32]   = { "f32",   1,                  4, infer__dequant_f32,   infer__quant_f32,   infer__dot_f32,   INFER_TYPE_F32  },
-[INFER_TYPE_I32]   = { "i32",   1,                  4, infer__dequant_i32,   NULL,               NULL,             INFER_TYPE_F32  },
-[INFER_TYPE_F16]   = { "f16",   1,                  2, infer__dequant_f16,   infer__quant_f16,   infer__dot_f16,   INFER_TYPE_F32  },
-[INFER_TYPE_BF16]  = { "bf16",  1,                  2, infer__dequant_bf16,  infer__quant_bf16,  infer__dot_bf16,  INFER_TYPE_F32  },
-[INFER_TYPE_Q4_0]  = { "q4_0",  INFER_QK4_0,       18, infer__dequant_q4_0,  infer__quant_q4_0,  infer__dot_q4_0,  INFER_TYPE_Q8_0 },
-[INFER_TYPE_Q4_1]  = { "q4_1",  INFER_QK4_1,       20, infer__dequant_q4_1,  infer__quant_q4_1,  infer__dot_q4_1,  INFER_TYPE_Q8_1 },
-[INFER_TYPE_Q5_0]  = { "q5_0",  INFER_QK5_0,       22, infer__dequant_q5_0,  infer__quant_q5_0,  infer__dot_q5_0,  INFER_TYPE_Q8_0 },
-[INFER_TYPE_Q5_1]  = { "q5_1",  INFER_QK5_1,       24, infer__dequant_q5_1,  infer__quant_q5_1,  infer__dot_q5_1,  INFER_TYPE_Q8_1 },
-[INFER_TYPE_Q8_0]  = { "q8_0",  INFER_QK8_0,       34, infer__dequant_q8_0,  infer__quant_q8_0,  infer__dot_q8_0,  INFER_TYPE_Q8_0 },
-[INFER_TYPE_TQ1_0] = { "tq1_0", INFER_QK_K,        54, infer__dequant_tq1_0, infer__quant_tq1_0, infer__dot_tq1_0, INFER_TYPE_Q8_K },
-[INFER_TYPE_TQ2_0] = { "tq2_0", INFER_QK_K,        66, infer__dequant_tq2_0, infer__quant_tq2_0, infer__dot_tq2_0, INFER_TYPE_Q8_K },
-[INFER_TYPE_MXFP4] = { "mxfp4", INFER_QK_MXFP4,    17, infer__dequant_mxfp4, infer__quant_mxfp4, infer__dot_mxfp4, INFER_TYPE_Q8_0 },
-[INFER_TYPE_NVFP4] = { "nvfp4", INFER_QK_NVFP4,    36, infer__dequant_nvfp4, infer__quant_nvfp4, infer__dot_nvfp4, INFER_TYPE_Q8_0 },
-[INFER_TYPE_Q1_0]  = { "q1_0",  INFER_QK1_0,       18, infer__dequant_q1_0,  infer__quant_q1_0,  infer__dot_q1_0,  INFER_TYPE_Q8_0 },
-[INFER_TYPE_Q2_0]  = { "q2_0",  INFER_QK2_0,       18, infer__dequant_q2_0,  infer__quant_q2_0,  infer__dot_q2_0,  INFER_TYPE_Q8_0 },
-/* traits table entries for the k-quants and IQ4_NL / IQ4_XS.
- * { name, elements per block, bytes per block, dequant, quant, dot, activation type } */
-[INFER_TYPE_Q2_K]   = { "q2_K",   INFER_QK_K,    84, infer__dequant_q2_k,   infer__quant_q2_k,   infer__dot_q2_k,   INFER_TYPE_Q8_K },
-[INFER_TYPE_Q3_K]   = { "q3_K",   INFER_QK_K,   110, infer__dequant_q3_k,   infer__quant_q3_k,   infer__dot_q3_k,   INFER_TYPE_Q8_K },
-[INFER_TYPE_Q4_K]   = { "q4_K",   INFER_QK_K,   144, infer__dequant_q4_k,   infer__quant_q4_k,   infer__dot_q4_k,   INFER_TYPE_Q8_K },
-[INFER_TYPE_Q5_K]   = { "q5_K",   INFER_QK_K,   176, infer__dequant_q5_k,   infer__quant_q5_k,   infer__dot_q5_k,   INFER_TYPE_Q8_K },
-[INFER_TYPE_Q6_K]   = { "q6_K",   INFER_QK_K,   210, infer__dequant_q6_k,   infer__quant_q6_k,   infer__dot_q6_k,   INFER_TYPE_Q8_K },
-[INFER_TYPE_IQ4_NL] = { "iq4_nl", INFER_QK4_NL,  18, infer__dequant_iq4_nl, infer__quant_iq4_nl, infer__dot_iq4_nl, INFER_TYPE_Q8_0 },
-[INFER_TYPE_IQ4_XS] = { "iq4_xs", INFER_QK_K,   136, infer__dequant_iq4_xs, infer__quant_iq4_xs, infer__dot_iq4_xs, INFER_TYPE_Q8_K },
-/* traits entries of the grid i-quants (designated initializers, C only); all dot against Q8_K */
-[INFER_TYPE_IQ2_XXS] = { "iq2_xxs", INFER_QK_K, (int32_t)sizeof(infer_block_iq2_xxs), infer__dequant_iq2_xxs, NULL, infer__dot_iq2_xxs, INFER_TYPE_Q8_K },
-[INFER_TYPE_IQ2_XS]  = { "iq2_xs",  INFER_QK_K, (int32_t)sizeof(infer_block_iq2_xs),  infer__dequant_iq2_xs,  NULL, infer__dot_iq2_xs,  INFER_TYPE_Q8_K },
-[INFER_TYPE_IQ2_S]   = { "iq2_s",   INFER_QK_K, (int32_t)sizeof(infer_block_iq2_s),   infer__dequant_iq2_s,   NULL, infer__dot_iq2_s,   INFER_TYPE_Q8_K },
-[INFER_TYPE_IQ3_XXS] = { "iq3_xxs", INFER_QK_K, (int32_t)sizeof(infer_block_iq3_xxs), infer__dequant_iq3_xxs, NULL, infer__dot_iq3_xxs, INFER_TYPE_Q8_K },
-[INFER_TYPE_IQ3_S]   = { "iq3_s",   INFER_QK_K, (int32_t)sizeof(infer_block_iq3_s),   infer__dequant_iq3_s,   NULL, infer__dot_iq3_s,   INFER_TYPE_Q8_K },
-[INFER_TYPE_IQ1_S]   = { "iq1_s",   INFER_QK_K, (int32_t)sizeof(infer_block_iq1_s),   infer__dequant_iq1_s,   NULL, infer__dot_iq1_s,   INFER_TYPE_Q8_K },
-[INFER_TYPE_IQ1_M]   = { "iq1_m",   INFER_QK_K, (int32_t)sizeof(infer_block_iq1_m),   infer__dequant_iq1_m,   NULL, infer__dot_iq1_m,   INFER_TYPE_Q8_K },
-    [INFER_TYPE_Q8_1] = { "q8_1", 32, 36, NULL, infer__quant_q8_1, NULL, INFER_TYPE_Q8_1 },
-    [INFER_TYPE_Q8_K] = { "q8_K", 256, 292, NULL, infer__quant_q8_k, NULL, INFER_TYPE_Q8_K },
-};
-
-/* I2_S is outside the id range; its rows have 4 codes per byte and no per-block scale. */
-static const infer__type_traits *infer__type(infer_type t) {
-    if ((unsigned)t < INFER_TYPE_COUNT && infer__traits[t].blck) return &infer__traits[t];
-    return NULL;
-}
-
 /* The dot product the matmul uses: a SIMD version where one exists for this CPU, else the
  * scalar reference from the traits table (tests compare the two). */
 #if !defined(INFER_NO_SIMD)
@@ -7334,12 +7325,9 @@ static const infer_kernels infer__cpu_kernels = {
 };
 
 const infer_kernels *infer_cpu_kernels(void) { return &infer__cpu_kernels; }
-/* >>json: a small validating JSON parser (RFC 8259) for tokenizer.json,
- * tokenizer_config.json, config.json and safetensors headers. Implementation part. */
-
-
-/* -----------------------------------------------------------------------------------------
- * >>json -- parse (ptr, len) into a read-only tree.
+/* ------------------------------------------------------------------------------------------
+ * >>json -- a small validating JSON parser (RFC 8259): (ptr, len) into a read-only tree,
+ * for tokenizer.json, tokenizer_config.json, config.json and safetensors headers.
  *
  * The whole input is validated: strict grammar (no comments, trailing commas or leading
  * zeros), strings must be valid UTF-8 without raw control characters, escapes include
@@ -7355,7 +7343,7 @@ const infer_kernels *infer_cpu_kernels(void) { return &infer__cpu_kernels; }
  * its digits in `i`). All nodes and strings live in chunks owned by the infer__json_doc.
  *
  *   infer__json_doc doc;
- *   if (infer__json_parse(&doc, text, len, err, sizeof err) == 0) {
+ *   if (infer__json_parse(&doc, text, len, err) == INFER_OK) {
  *       const infer__json *v = infer__json_get(doc.root, "model");
  *       ...
  *       infer__json_free(&doc);
@@ -8355,7 +8343,8 @@ static const infer_st_tensor *infer__hf_lookup(infer__hf *h, const char *name, i
     return &h->files[f].tensors[i];
 }
 
-/* ---- >>hf-tensors: names, shapes and the converter's value transforms ----
+/* ------------------------------------------------------------------------------------------
+ * >>hf-tensors -- Hugging Face tensor names and shapes, and the converter's value transforms.
  *
  * Names (N = layer; a trailing .weight or .bias carries over):
  *   model.embed_tokens                   token_embd
@@ -8391,7 +8380,7 @@ static const infer_st_tensor *infer__hf_lookup(infer__hf *h, const char *name, i
  * converter; the other tensors keep their dtype (F32, F16, BF16; FP8 becomes BF16).
  * Arithmetic on a 16-bit source (+1, -exp) is rounded back to that dtype before widening to
  * F32, as the converter's tensor arithmetic in the source dtype does.
- */
+ * ---------------------------------------------------------------------------------------- */
 typedef enum infer__hf_op {
     INFER__HF_COPY,      /* values unchanged */
     INFER__HF_Q,         /* attention q: llama permutes per query head */
@@ -8888,7 +8877,8 @@ static int infer__hf_cmp_tensor(const void *a, const void *b) {
     return strcmp(x->name, y->name);
 }
 
-/* ---- >>hf-tokenizer: tokenizer.json (+ tokenizer_config.json) -> tokenizer.ggml.* ----
+/* ------------------------------------------------------------------------------------------
+ * >>hf-tokenizer -- tokenizer.json (+ tokenizer_config.json) -> tokenizer.ggml.* keys.
  *
  * Byte-level BPE ("gpt2"): model.vocab maps token text -> id, model.merges ranks the pairs
  *   ("a b" strings; newer files write ["a", "b"] pairs, whose spaces become U+0120 as in
@@ -8904,7 +8894,7 @@ static int infer__hf_cmp_tensor(const void *a, const void *b) {
  * Special ids: tokenizer_config.json's bos/eos/unk/sep/pad/cls/mask token texts are looked
  * up among the added tokens, then config.json's <type>_token_id fills the gaps. add_bos /
  * add_eos come from a TemplateProcessing post-processor, overridden by tokenizer_config.json.
- */
+ * ---------------------------------------------------------------------------------------- */
 #define INFER__HF_RX_LLAMA3 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}" \
     "| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
 #define INFER__HF_RX_QWEN2 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}" \
@@ -9255,7 +9245,12 @@ static infer_status infer__hf_tokenizer(infer__hf *h, const char *dir, const cha
     return rc;
 }
 
-/* ---- putting it together ---- */
+/* ------------------------------------------------------------------------------------------
+ * >>hf-folder -- a Hugging Face folder as one GGUF: config.json's hyperparameters, the
+ * shards' tensors (renamed, and transformed where the converter would), tokenizer.json's
+ * vocabulary, all as the metadata and tensor list of an infer_gguf (infer_hf_load), or the
+ * vocabulary alone (infer_hf_vocab).
+ * ---------------------------------------------------------------------------------------- */
 
 /* general.file_type as the converter states it: what the 2-D weights mostly are */
 static void infer__hf_file_type(infer__hf *h) {
@@ -9362,100 +9357,21 @@ infer_status infer_hf_vocab(infer_gguf *g, const char *tokenizer_json, infer_err
     if (rc != INFER_OK) infer_gguf_free(g);
     return rc;
 }
-/* Unicode tables (generated; in >>tables at the end of the file) */
+/* ------------------------------------------------------------------------------------------
+ * >>unicode -- what the tokenizers need to know about characters.
+ *
+ * Pre-tokenizer regexes ask for Unicode categories (\p{L} letters, \p{N} numbers, ...) and
+ * white space; WordPiece lower-cases and strips accents (the base letter of a character's
+ * canonical decomposition). All of it comes from tables generated from Python's unicodedata
+ * (>>unicode-tables, at the end of the file) and looked up by binary search. UTF-8 is decoded
+ * leniently: a malformed sequence reads as U+FFFD and never stops the tokenizer.
+ * ---------------------------------------------------------------------------------------- */
+/* Unicode tables (generated; defined in >>unicode-tables at the end of the file) */
 #define INFER__UC_VERSION "14.0.0"
 static const uint32_t infer__uc_cat[2213];
 static const uint32_t infer__uc_space[25];
 static const int32_t infer__uc_lower[182][4];
 static const uint32_t infer__uc_nfd[1827][3];
-
-/* =========================================================================================
- * IMPLEMENTATION PART
- * ========================================================================================= */
-
-/* -----------------------------------------------------------------------------------------
- * >>tokenizer -- text <-> token ids, the way llama.cpp does it for GGUF vocabularies.
- *
- * Tokenizing runs in three stages:
- *   1. Special-token partitioning. The text is cut at every occurrence of a control,
- *      user-defined or unknown token's text (longest tokens first); those pieces become
- *      their ids directly. Without `parse_special` only user-defined tokens are cut out
- *      (HF does the same: added tokens that are not "special" are always matched). A token
- *      with the rstrip (lstrip) attribute also eats the ASCII blanks after (before) it --
- *      HF's added-token flags, which GGUF does not store: llama.cpp sets them by the model's
- *      name (Phi-3: its special tokens and </s> rstrip, so "<|user|>\nHi" is <|user|> ▁Hi).
- *   2. Each remaining raw fragment goes through the model's own algorithm:
- *        SPM  ' ' -> U+2581 "▁" (plus one leading ' ' on the first fragment and after a
- *             special token), then merge adjacent symbols, highest token score first.
- *        BPE  split into pre-tokens with the regexes of the `pre` type, map every byte to
- *             a printable code point (bytes_to_unicode), then merge adjacent symbols,
- *             lowest merge rank first, inside each pre-token.
- *        WPM  lower-case, strip accents, split at spaces and punctuation, then greedy
- *             longest match per word ("▁" marks a word start; continuations have none).
- *   3. BOS/EOS (WPM: CLS/SEP) around the result when `add_special` asks for them.
- *
- * Decoding maps each id back to the bytes it stands for (the "piece"): "▁" -> ' ',
- * "<0xXX>" -> the byte, byte-level BPE code points -> their bytes. Pieces are computed
- * once at load. A piece can end inside a UTF-8 sequence (byte fallback splits characters),
- * so the streaming detokenizer holds such bytes back until the sequence is complete.
- *
- * Both merge loops share one shape: a doubly linked list of symbols (byte ranges of one
- * buffer, so two neighbours are always one contiguous range) and a max-heap of candidate
- * pairs. A popped pair is stale when either symbol changed since it was pushed; the sum
- * of the two lengths detects that, because a symbol only ever grows by absorbing its
- * right neighbour.
- * --------------------------------------------------------------------------------------- */
-
-#include <limits.h> /* INT_MAX */
-
-/* The description of a vocabulary that infer__tok_init() reads; nothing in it is kept,
- * everything needed is copied, so the source (an mmapped GGUF, a parsed JSON) may go away.
- *
- * From GGUF metadata (absent key -> NULL / 0 / -1 as noted):
- *   model            tokenizer.ggml.model, NUL-terminated copy  NULL if absent -> no vocabulary
- *   pre              tokenizer.ggml.pre, NUL-terminated copy    NULL if absent -> "default"
- *   n_vocab, tokens, token_lens   tokenizer.ggml.tokens (string array: pointers to the bytes
- *                    of each string inside the file, and their u64 lengths)
- *   scores           tokenizer.ggml.scores (f32 array data, as is), NULL if absent
- *                    (llama.cpp also accepts an i32 array: convert that to float first)
- *   types            tokenizer.ggml.token_type (i32 array data, as is), NULL if absent
- *   n_merges, merges, merge_lens  tokenizer.ggml.merges (string array), 0/NULL if absent
- *   bos eos eot eom unk pad sep cls mask   tokenizer.ggml.{bos,eos,eot,eom,unknown,padding,
- *                    seperator (sic),cls,mask}_token_id (u32), -1 if absent
- *   add_bos add_eos add_space_prefix       tokenizer.ggml.{add_bos_token,add_eos_token,
- *                    add_space_prefix} (bool -> 0/1), -1 if absent
- * Array lengths must agree with n_vocab (scores/types) and n_merges; the caller checks
- * that against the GGUF array counts. */
-typedef struct infer__tok_src {
-    const char *model;          /* tokenizer.ggml.model: "llama", "gpt2", "bert", "none" or NULL */
-    const char *pre;            /* tokenizer.ggml.pre, or NULL */
-    const char *name, *arch;    /* general.name, general.architecture (or NULL): some models' special
-                                   tokens strip blanks, which only the model's name tells */
-    int32_t n_vocab;
-    const char *const *tokens;  /* [n_vocab] texts, NOT NUL-terminated */
-    const uint64_t *token_lens; /* [n_vocab] */
-    const float *scores;        /* [n_vocab] or NULL; need not be aligned (GGUF arrays are not) */
-    const int32_t *types;       /* [n_vocab] or NULL, need not be aligned: 1 normal 2 unknown
-                                   3 control 4 user-defined 5 unused 6 byte (others: undefined) */
-    int32_t n_merges;
-    const char *const *merges;  /* "left right" pairs, rank = index */
-    const uint64_t *merge_lens;
-    int32_t bos, eos, eot, eom, unk, pad, sep, cls, mask; /* -1 = key absent */
-    int add_bos, add_eos, add_space_prefix;               /* -1 = key absent (use the model's default) */
-} infer__tok_src;
-
-#define INFER__TOK_MAX_LEN (1u << 20) /* longest token or merge text accepted, bytes */
-
-/* token attributes (llama.cpp's llama_token_attr, as far as used here) */
-enum {
-    INFER__TOK_NORMAL = 1, INFER__TOK_UNKNOWN = 2, INFER__TOK_CONTROL = 4,
-    INFER__TOK_USER = 8, INFER__TOK_UNUSED = 16, INFER__TOK_BYTE = 32,
-    INFER__TOK_EOG = 64, /* ends generation */
-    INFER__TOK_LSTRIP = 128, INFER__TOK_RSTRIP = 256 /* when cut out of a text, eat the blanks before / after it */
-};
-
-
-/* ---- Unicode: categories, white space, lower case, NFD base, UTF-8 ---- */
 
 /* Major general categories, the values stored in infer__uc_cat (see tools/gen_unicode.py). */
 enum { INFER__UC_C, INFER__UC_L, INFER__UC_M, INFER__UC_N, INFER__UC_P, INFER__UC_S, INFER__UC_Z };
@@ -9542,90 +9458,8 @@ static int infer__utf8_encode(uint32_t cp, char *out) {
     return 4;
 }
 
-/* ---- GPT-2 bytes_to_unicode ----
- * Every byte becomes a printable code point so that BPE works on visible text:
- * 0x21-0x7E, 0xA1-0xAC and 0xAE-0xFF map to themselves; the other 68 bytes (0x00-0x20,
- * 0x7F-0xA0, 0xAD) map to U+0100.. in increasing byte order (' ' -> U+0120 'Ġ'). */
-static int infer__byte_is_printable(unsigned b) {
-    return (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE;
-}
-
-static uint32_t infer__byte_to_cp(unsigned b) {
-    if (infer__byte_is_printable(b)) return b;
-    if (b <= 0x20) return 0x100 + b;             /* 0x00-0x20 -> 0..32 */
-    if (b <= 0xA0) return 0x100 + 33 + (b - 0x7F); /* 0x7F-0xA0 -> 33..66 */
-    return 0x100 + 67;                           /* 0xAD */
-}
-
-/* inverse of infer__byte_to_cp; -1 for code points that are no byte */
-static int infer__cp_to_byte(uint32_t cp) {
-    if (cp < 0x100) return infer__byte_is_printable(cp) ? (int)cp : -1;
-    if (cp <= 0x100 + 32) return (int)(cp - 0x100);
-    if (cp <= 0x100 + 66) return (int)(cp - 0x100 - 33 + 0x7F);
-    if (cp == 0x100 + 67) return 0xAD;
-    return -1;
-}
-
-/* ---- the byte-string hash table ---- */
-
-static uint32_t infer__tok_hash(const char *s, size_t n, int32_t aux) {
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (size_t i = 0; i < n; i++) { h ^= (unsigned char)s[i]; h *= 16777619u; }
-    h ^= (uint32_t)aux * 0x9E3779B1u;
-    return h ^ (h >> 15);
-}
-
-static int infer__map_alloc(infer__tok_map *m, size_t n) {
-    uint32_t cap = 16;
-    while (cap < 2 * n) {
-        if (cap >= 0x40000000u) return -1;
-        cap *= 2;
-    }
-    m->slots = (infer__tok_slot *)INFER_MALLOC(cap * sizeof *m->slots);
-    if (!m->slots) return -1;
-    for (uint32_t i = 0; i < cap; i++) m->slots[i].value = -1;
-    m->mask = cap - 1;
-    m->count = 0;
-    return 0;
-}
-
-static int32_t infer__map_get(const infer__tok_map *m, const char *arena, const char *s, size_t n, int32_t aux) {
-    if (!m->slots) return -1;
-    uint32_t h = infer__tok_hash(s, n, aux);
-    for (uint32_t i = h & m->mask;; i = (i + 1) & m->mask) {
-        const infer__tok_slot *e = &m->slots[i];
-        if (e->value < 0) return -1;
-        if (e->hash == h && e->len == n && e->aux == aux && memcmp(arena + e->off, s, n) == 0)
-            return e->value;
-    }
-}
-
-/* Inserts arena[off, off+len) -> value unless the key is there; returns the value stored. */
-static int32_t infer__map_put(infer__tok_map *m, const char *arena, uint32_t off, uint32_t len, int32_t aux, int32_t value) {
-    uint32_t h = infer__tok_hash(arena + off, len, aux);
-    for (uint32_t i = h & m->mask;; i = (i + 1) & m->mask) {
-        infer__tok_slot *e = &m->slots[i];
-        if (e->value < 0) {
-            e->hash = h; e->off = off; e->len = len; e->aux = aux; e->value = value;
-            m->count++;
-            return value;
-        }
-        if (e->hash == h && e->len == len && e->aux == aux && memcmp(arena + e->off, arena + off, len) == 0)
-            return e->value;
-    }
-}
-
-static int32_t infer__tok_find(const infer_tokenizer *t, const char *s, size_t n) {
-    return infer__map_get(&t->vocab, t->arena, s, n, 0);
-}
-
-static const char *infer__tok_text(const infer_tokenizer *t, int32_t id, uint32_t *len) {
-    *len = t->text_off[id + 1] - t->text_off[id];
-    return t->arena + t->text_off[id];
-}
-
-/* -----------------------------------------------------------------------------------------
- * A small backtracking regex matcher for the pre-tokenizer patterns.
+/* ------------------------------------------------------------------------------------------
+ * >>regex -- a small backtracking regex matcher for the pre-tokenizer patterns.
  *
  * Supported: literals, `.`, classes `[...]`/`[^...]` with ranges, `\s \S \d \r \n \t`,
  * `\p{L} \p{M} \p{N} \p{P} \p{S} \p{Z} \p{C}` (major Unicode categories), groups `(...)`
@@ -9639,7 +9473,7 @@ static const char *infer__tok_text(const infer_tokenizer *t, int32_t id, uint32_
  * current position. Backtracking uses an explicit stack, never the C stack, so long inputs
  * cannot overflow it. The patterns used here are linear in practice except `\s+$` on long
  * space runs, which is quadratic in the run length.
- * --------------------------------------------------------------------------------------- */
+ * ---------------------------------------------------------------------------------------- */
 
 enum { INFER__RX_CLASS, INFER__RX_SPLIT, INFER__RX_JMP, INFER__RX_EOS, INFER__RX_NLOOK, INFER__RX_PLOOK, INFER__RX_MATCH };
 #define INFER__RX_SPACE 0x80u /* class bit for \s; bits 0..6 are the categories */
@@ -10056,6 +9890,170 @@ static void infer__rx_split(const infer__regex *re, const uint32_t *cp, const ui
         }
         if (last < b) { arrput(*out, last); arrput(*out, b); }
     }
+}
+
+/* -----------------------------------------------------------------------------------------
+ * >>tokenizer -- text <-> token ids, the way llama.cpp does it for GGUF vocabularies.
+ *
+ * Tokenizing runs in three stages:
+ *   1. Special-token partitioning. The text is cut at every occurrence of a control,
+ *      user-defined or unknown token's text (longest tokens first); those pieces become
+ *      their ids directly. Without `parse_special` only user-defined tokens are cut out
+ *      (HF does the same: added tokens that are not "special" are always matched). A token
+ *      with the rstrip (lstrip) attribute also eats the ASCII blanks after (before) it --
+ *      HF's added-token flags, which GGUF does not store: llama.cpp sets them by the model's
+ *      name (Phi-3: its special tokens and </s> rstrip, so "<|user|>\nHi" is <|user|> ▁Hi).
+ *   2. Each remaining raw fragment goes through the model's own algorithm:
+ *        SPM  ' ' -> U+2581 "▁" (plus one leading ' ' on the first fragment and after a
+ *             special token), then merge adjacent symbols, highest token score first.
+ *        BPE  split into pre-tokens with the regexes of the `pre` type, map every byte to
+ *             a printable code point (bytes_to_unicode), then merge adjacent symbols,
+ *             lowest merge rank first, inside each pre-token.
+ *        WPM  lower-case, strip accents, split at spaces and punctuation, then greedy
+ *             longest match per word ("▁" marks a word start; continuations have none).
+ *   3. BOS/EOS (WPM: CLS/SEP) around the result when `add_special` asks for them.
+ *
+ * Decoding maps each id back to the bytes it stands for (the "piece"): "▁" -> ' ',
+ * "<0xXX>" -> the byte, byte-level BPE code points -> their bytes. Pieces are computed
+ * once at load. A piece can end inside a UTF-8 sequence (byte fallback splits characters),
+ * so the streaming detokenizer holds such bytes back until the sequence is complete.
+ *
+ * Both merge loops share one shape: a doubly linked list of symbols (byte ranges of one
+ * buffer, so two neighbours are always one contiguous range) and a max-heap of candidate
+ * pairs. A popped pair is stale when either symbol changed since it was pushed; the sum
+ * of the two lengths detects that, because a symbol only ever grows by absorbing its
+ * right neighbour.
+ * --------------------------------------------------------------------------------------- */
+
+#include <limits.h> /* INT_MAX */
+
+/* The description of a vocabulary that infer__tok_init() reads; nothing in it is kept,
+ * everything needed is copied, so the source (an mmapped GGUF, a parsed JSON) may go away.
+ *
+ * From GGUF metadata (absent key -> NULL / 0 / -1 as noted):
+ *   model            tokenizer.ggml.model, NUL-terminated copy  NULL if absent -> no vocabulary
+ *   pre              tokenizer.ggml.pre, NUL-terminated copy    NULL if absent -> "default"
+ *   n_vocab, tokens, token_lens   tokenizer.ggml.tokens (string array: pointers to the bytes
+ *                    of each string inside the file, and their u64 lengths)
+ *   scores           tokenizer.ggml.scores (f32 array data, as is), NULL if absent
+ *                    (llama.cpp also accepts an i32 array: convert that to float first)
+ *   types            tokenizer.ggml.token_type (i32 array data, as is), NULL if absent
+ *   n_merges, merges, merge_lens  tokenizer.ggml.merges (string array), 0/NULL if absent
+ *   bos eos eot eom unk pad sep cls mask   tokenizer.ggml.{bos,eos,eot,eom,unknown,padding,
+ *                    seperator (sic),cls,mask}_token_id (u32), -1 if absent
+ *   add_bos add_eos add_space_prefix       tokenizer.ggml.{add_bos_token,add_eos_token,
+ *                    add_space_prefix} (bool -> 0/1), -1 if absent
+ * Array lengths must agree with n_vocab (scores/types) and n_merges; the caller checks
+ * that against the GGUF array counts. */
+typedef struct infer__tok_src {
+    const char *model;          /* tokenizer.ggml.model: "llama", "gpt2", "bert", "none" or NULL */
+    const char *pre;            /* tokenizer.ggml.pre, or NULL */
+    const char *name, *arch;    /* general.name, general.architecture (or NULL): some models' special
+                                   tokens strip blanks, which only the model's name tells */
+    int32_t n_vocab;
+    const char *const *tokens;  /* [n_vocab] texts, NOT NUL-terminated */
+    const uint64_t *token_lens; /* [n_vocab] */
+    const float *scores;        /* [n_vocab] or NULL; need not be aligned (GGUF arrays are not) */
+    const int32_t *types;       /* [n_vocab] or NULL, need not be aligned: 1 normal 2 unknown
+                                   3 control 4 user-defined 5 unused 6 byte (others: undefined) */
+    int32_t n_merges;
+    const char *const *merges;  /* "left right" pairs, rank = index */
+    const uint64_t *merge_lens;
+    int32_t bos, eos, eot, eom, unk, pad, sep, cls, mask; /* -1 = key absent */
+    int add_bos, add_eos, add_space_prefix;               /* -1 = key absent (use the model's default) */
+} infer__tok_src;
+
+#define INFER__TOK_MAX_LEN (1u << 20) /* longest token or merge text accepted, bytes */
+
+/* token attributes (llama.cpp's llama_token_attr, as far as used here) */
+enum {
+    INFER__TOK_NORMAL = 1, INFER__TOK_UNKNOWN = 2, INFER__TOK_CONTROL = 4,
+    INFER__TOK_USER = 8, INFER__TOK_UNUSED = 16, INFER__TOK_BYTE = 32,
+    INFER__TOK_EOG = 64, /* ends generation */
+    INFER__TOK_LSTRIP = 128, INFER__TOK_RSTRIP = 256 /* when cut out of a text, eat the blanks before / after it */
+};
+
+
+/* ---- GPT-2 bytes_to_unicode ----
+ * Every byte becomes a printable code point so that BPE works on visible text:
+ * 0x21-0x7E, 0xA1-0xAC and 0xAE-0xFF map to themselves; the other 68 bytes (0x00-0x20,
+ * 0x7F-0xA0, 0xAD) map to U+0100.. in increasing byte order (' ' -> U+0120 'Ġ'). */
+static int infer__byte_is_printable(unsigned b) {
+    return (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE;
+}
+
+static uint32_t infer__byte_to_cp(unsigned b) {
+    if (infer__byte_is_printable(b)) return b;
+    if (b <= 0x20) return 0x100 + b;             /* 0x00-0x20 -> 0..32 */
+    if (b <= 0xA0) return 0x100 + 33 + (b - 0x7F); /* 0x7F-0xA0 -> 33..66 */
+    return 0x100 + 67;                           /* 0xAD */
+}
+
+/* inverse of infer__byte_to_cp; -1 for code points that are no byte */
+static int infer__cp_to_byte(uint32_t cp) {
+    if (cp < 0x100) return infer__byte_is_printable(cp) ? (int)cp : -1;
+    if (cp <= 0x100 + 32) return (int)(cp - 0x100);
+    if (cp <= 0x100 + 66) return (int)(cp - 0x100 - 33 + 0x7F);
+    if (cp == 0x100 + 67) return 0xAD;
+    return -1;
+}
+
+/* ---- the byte-string hash table ---- */
+
+static uint32_t infer__tok_hash(const char *s, size_t n, int32_t aux) {
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < n; i++) { h ^= (unsigned char)s[i]; h *= 16777619u; }
+    h ^= (uint32_t)aux * 0x9E3779B1u;
+    return h ^ (h >> 15);
+}
+
+static int infer__map_alloc(infer__tok_map *m, size_t n) {
+    uint32_t cap = 16;
+    while (cap < 2 * n) {
+        if (cap >= 0x40000000u) return -1;
+        cap *= 2;
+    }
+    m->slots = (infer__tok_slot *)INFER_MALLOC(cap * sizeof *m->slots);
+    if (!m->slots) return -1;
+    for (uint32_t i = 0; i < cap; i++) m->slots[i].value = -1;
+    m->mask = cap - 1;
+    m->count = 0;
+    return 0;
+}
+
+static int32_t infer__map_get(const infer__tok_map *m, const char *arena, const char *s, size_t n, int32_t aux) {
+    if (!m->slots) return -1;
+    uint32_t h = infer__tok_hash(s, n, aux);
+    for (uint32_t i = h & m->mask;; i = (i + 1) & m->mask) {
+        const infer__tok_slot *e = &m->slots[i];
+        if (e->value < 0) return -1;
+        if (e->hash == h && e->len == n && e->aux == aux && memcmp(arena + e->off, s, n) == 0)
+            return e->value;
+    }
+}
+
+/* Inserts arena[off, off+len) -> value unless the key is there; returns the value stored. */
+static int32_t infer__map_put(infer__tok_map *m, const char *arena, uint32_t off, uint32_t len, int32_t aux, int32_t value) {
+    uint32_t h = infer__tok_hash(arena + off, len, aux);
+    for (uint32_t i = h & m->mask;; i = (i + 1) & m->mask) {
+        infer__tok_slot *e = &m->slots[i];
+        if (e->value < 0) {
+            e->hash = h; e->off = off; e->len = len; e->aux = aux; e->value = value;
+            m->count++;
+            return value;
+        }
+        if (e->hash == h && e->len == len && e->aux == aux && memcmp(arena + e->off, arena + off, len) == 0)
+            return e->value;
+    }
+}
+
+static int32_t infer__tok_find(const infer_tokenizer *t, const char *s, size_t n) {
+    return infer__map_get(&t->vocab, t->arena, s, n, 0);
+}
+
+static const char *infer__tok_text(const infer_tokenizer *t, int32_t id, uint32_t *len) {
+    *len = t->text_off[id + 1] - t->text_off[id];
+    return t->arena + t->text_off[id];
 }
 
 /* -----------------------------------------------------------------------------------------
@@ -17412,15 +17410,9 @@ int infer_backend_diff(const infer_kernels *k, infer_model *m, int n_tokens, int
 }
 
 /* ------------------------------------------------------------------------------------------
- * >>tables -- big lookup tables, kept out of the way of the reading.
- * ---------------------------------------------------------------------------------------- */
-/* lookup tables of the grid i-quants (IQ1_S, IQ1_M, IQ2_XXS,
- * IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S). Goes verbatim into the tables section at the very end
- * of infer.h; quant_c.h only forward-declares these arrays.
+ * >>iq-tables -- the grids and the sign table of the i-quants (>>quant-iq), at the end of
+ * the file because they are long and only looked up.
  *
- * ===================================================================================
- * >>tables_iq  i-quant grids and sign table
- * ===================================================================================
  * A grid entry packs the magnitudes of a group of weights, one byte per weight,
  * weight j in byte j (bits 8j..8j+7), so entry >> 8*j & 0xff is the j-th value.
  * Each byte is one of a few levels:
@@ -17441,7 +17433,7 @@ int infer_backend_diff(const infer_kernels *k, infer_model *m, int n_tokens, int
  * infer__ksigns_iq2xs: the sign codes of IQ2_XXS/IQ2_XS/IQ3_XXS store 7 sign bits per
  * group of 8 weights; the 8th is implied by an even number of negative signs, so
  * ksigns[c] = c | (parity(c) << 7). Bit j set = weight j negative.
- */
+ * ---------------------------------------------------------------------------------------- */
 
 static const uint64_t infer__iq2xxs_grid[256] = {
     0x0808080808080808, 0x080808080808082b, 0x0808080808081919, 0x0808080808082b08,
@@ -18527,9 +18519,11 @@ static const uint8_t infer__ksigns_iq2xs[128] = {
      96, 225, 226,  99, 228, 101, 102, 231, 232, 105, 106, 235, 108, 237, 238, 111,
     240, 113, 114, 243, 116, 245, 246, 119, 120, 249, 250, 123, 252, 125, 126, 255,
 };
-/* >>unicode_tables -- generated by tools/gen_unicode.py from Python's unicodedata
- * (Unicode 14.0.0). Do not edit; rerun the script.
- * Layouts are described in the script's docstring and at infer__uc_category(). */
+/* ------------------------------------------------------------------------------------------
+ * >>unicode-tables -- generated by tools/gen_unicode.py from Python's unicodedata
+ * (Unicode 14.0.0). Do not edit; rerun the script. The layouts are described in the
+ * script's docstring and at infer__uc_category() (>>unicode).
+ * ---------------------------------------------------------------------------------------- */
 static const uint32_t infer__uc_cat[2213] = {
     0x0000000, 0x0000106, 0x000010C, 0x0000125, 0x000012C, 0x000015D, 0x0000164, 0x0000183,
     0x00001D4, 0x00001E5, 0x00001FC, 0x0000209, 0x00002DC, 0x00002F5, 0x00002FC, 0x0000305,
