@@ -2240,7 +2240,7 @@ static INFER__MAYBE_UNUSED float infer__dot_i2_s(int64_t n, const void *w, const
  * bytes (IQ4_NL included: its GGUF quantizer is the same search, not the closed-form
  * quantize_row_iq4_nl_ref).
  *
- * Dot products. The activation row is quantized once per matmul (base.h: Q8_K for the
+ * Dot products. The activation row is quantized once per matmul (the dot_type: Q8_K for the
  * 256-element k-quants and IQ4_XS, Q8_0 for the 32-element IQ4_NL), so the inner loops
  * multiply small integers: per sub-block sum_i q_w[i]*q_x[i] is exact in int32, then the
  * float scales are applied once per sub-block / super-block. Matching the activation
@@ -3896,7 +3896,7 @@ static infer__dot_fn infer__ternary_dot(infer_type t) {
  * What: for a weight type t, infer__simd_dot(t) returns a SIMD version of the scalar
  * reference infer__traits[t].dot -- same weight row, same activation format (dot_type),
  * same sum -- or NULL when this build has none, and the matmul then uses the scalar one
- * (quant.h: infer__type_dot). Only the order of float additions may differ, see below.
+ * (infer__type_dot). Only the order of float additions may differ, see below.
  *
  * Which code exists is decided by the compiler's target flags (-march=native, -mavx2, ...)
  * at build time, never at run time, so a binary runs only on CPUs that have what it was
@@ -4084,8 +4084,8 @@ static inline int32_t infer__k4_msum256(__m128i k4, const int16_t *bsums) {
 }
 
 /* ===================================================================================
- * x86 AVX2 kernels. Each mirrors the scalar dot of the same name in quant_a.h /
- * quant_b.h; the layouts are drawn there.
+ * x86 AVX2 kernels. Each mirrors the scalar dot of the same name in >>quant;
+ * the layouts are drawn there.
  * =================================================================================== */
 
 /* ---- float types: f32 FMA into 4 x 8 lanes, scalar tail ---- */
@@ -5096,7 +5096,7 @@ static size_t infer__x4_row_bytes(int64_t K) { return (size_t)((K + 127) / 128) 
 
 /* ---- activation quantizers ----
  * A matmul quantizes its activations once per call: for a prompt, [tokens, K] values per
- * matmul. The scalar quantizers (quant_a.h) call roundf per value; the AVX-512 twins below
+ * matmul. The scalar quantizers (>>quant) call roundf per value; the AVX-512 twins below
  * give the same bytes (tested bit for bit): max|x| is exact in any order, x * id is one
  * IEEE multiply either way, and the rounding is rebuilt exactly:
  *   roundf (ties away from 0):  t = trunc(v); t += sign(v) where |v - t| >= 0.5

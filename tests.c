@@ -1810,7 +1810,7 @@ static void test_convert_llama2c(void) {
     remove(tmp_path("infer_l2c_cut.bin"));
 }
 
-/* the SIMD dot products (wip/simd.h) against the scalar reference
+/* the SIMD dot products (>>simd) against the scalar reference
  * dots of the traits table. Included by tests.c.
  *
  * For every tier compiled into this build (avx512, avx2, neon) and every type it covers:
@@ -2085,7 +2085,7 @@ static void test_simd_tiles(void) {
     free(tmp); free(x); free(xd); free(wd); free(wq); free(xq); free(x4);
 }
 #else
-/* Built with -DINFER_NO_SIMD (or without simd.h): every type must use its scalar dot. */
+/* Built with -DINFER_NO_SIMD (or on a CPU with no SIMD tier): every type must use its scalar dot. */
 static void test_simd_dot(void) {
     for (int t = 0; t < INFER_TYPE_COUNT; t++) {
         if (!infer__type((infer_type)t)) continue;
