@@ -544,7 +544,6 @@ typedef struct infer_kernels {
     /* causal attention: query row r (position pos[r]) attends to cache positions 0..pos[r] */
     void (*attention)(void *ctx, float *out, const float *q, const infer_kv_view *kv, const int32_t *pos,
                       int rows, int n_head, int n_head_kv, int head_dim, float scale);
-    void (*swiglu)(void *ctx, float *out, const float *gate, const float *up, int64_t n); /* silu(g)*u */
     /* --- hybrid and mixture-of-experts families (qwen3moe, qwen35, qwen35moe) --- */
     void (*zero)(void *ctx, void *p, size_t bytes);                           /* p[0..bytes) = 0 */
     /* dst[r, 0..dim) = src[r, 0..dim) with row strides in floats (split or gather columns) */
@@ -586,10 +585,11 @@ typedef struct infer_kernels {
                           const float *beta, float *state, int rows, int n_k, int n_v, int d_k, int d_v, float scale);
     void (*deltanet_chunked)(void *ctx, float *out, const float *q, const float *k, const float *v, const float *g,
                              const float *beta, float *state, int rows, int n_k, int n_v, int d_k, int d_v, float scale);
-    /* --- device backends --- */
-    /* out = act(gate) * up, act = INFER_ACT_SILU (swiglu above) or INFER_ACT_RELU2 (max(z, 0)^2);
-     * limit > 0 clamps first: gate = min(gate, limit), up = clamp(up, -limit, limit) */
+    /* out = act(gate) * up, act = INFER_ACT_SILU (SwiGLU: silu(z) = z sigmoid(z)) or
+     * INFER_ACT_RELU2 (max(z, 0)^2); limit > 0 clamps first: gate = min(gate, limit),
+     * up = clamp(up, -limit, limit) */
     void (*glu)(void *ctx, float *out, const float *gate, const float *up, int64_t n, int act, float limit);
+    /* --- contexts and limits --- */
     /* a context: one per session, one more per model for its uploaded weights */
     infer_status (*ctx_create)(void **ctx, int n_threads, int precise, infer_error *err);
     void (*ctx_free)(void *ctx);
@@ -644,6 +644,18 @@ typedef struct infer_kernels {
     /* optional (NULL: through the host): dst[0..bytes) = src[0..bytes), both backend memory */
     infer_status (*copy)(void *ctx, void *dst, const void *src, size_t bytes);
 } infer_kernels;
+/* The function pointers of infer_kernels by name, for code that visits them all: those
+ * every backend fills, deepseek4's (needed by that family only) and the optional ones (NULL:
+ * the forward pass does without). A static check in >>backends counts them against the
+ * struct, so a field cannot be added to one and forgotten in the other. */
+#define INFER_KERNELS_REQUIRED(X)                                                               \
+    X(alloc) X(free) X(upload) X(download) X(sync) X(supports_type)                             \
+    X(embed) X(rmsnorm) X(matmul) X(add) X(add_rows) X(rope) X(kv_store) X(attention)           \
+    X(zero) X(copy_rows) X(mul_sigmoid) X(l2norm) X(rope_multi) X(moe_route) X(matmul_id)      \
+    X(moe_sum) X(conv1d_silu) X(deltanet_gates) X(deltanet_step) X(deltanet_chunked) X(glu)     \
+    X(ctx_create) X(ctx_free) X(last_error) X(supports_config)
+#define INFER_KERNELS_DEEPSEEK4(X) X(hc_pre) X(hc_post) X(compress) X(indexer_topk) X(attention_sparse)
+#define INFER_KERNELS_OPTIONAL(X) X(matmul_n) X(copy)
 /* Memory that stays on the host whatever the backend: the kernel table itself, the tensor
  * structs (only their `data` is backend memory), infer_rope (its freq_factors *is* backend
  * memory), infer_kv_view (its k, v and block_table are backend memory), and the 4 sections
@@ -7311,20 +7323,29 @@ static const char *infer__cpu_last_error(void *ctx) { const infer__cpu_ctx *c = 
 static int infer__cpu_supports_config(const struct infer_config *c, char *why, size_t n) { (void)c; (void)why; (void)n; return 1; }
 
 static const infer_kernels infer__cpu_kernels = {
-    "cpu",
-    infer__cpu_alloc, infer__cpu_free, infer__cpu_copy, infer__cpu_copy, infer__cpu_sync, infer__cpu_supports_type,
-    infer__cpu_embed, infer__cpu_rmsnorm, infer__cpu_matmul, infer__cpu_add, infer__cpu_add_rows,
-    infer__cpu_rope, infer__cpu_kv_store, infer__cpu_attention, infer__cpu_swiglu,
-    infer__cpu_zero, infer__cpu_copy_rows, infer__cpu_mul_sigmoid, infer__cpu_l2norm, infer__cpu_rope_multi,
-    infer__cpu_moe_route, infer__cpu_matmul_id, infer__cpu_moe_sum,
-    infer__cpu_conv1d_silu, infer__cpu_deltanet_gates, infer__cpu_deltanet_step, infer__cpu_deltanet_chunked,
-    infer__cpu_glu, infer__cpu_ctx_new, infer__cpu_ctx_release, infer__cpu_last_error, infer__cpu_supports_config,
-    1, infer__cpu_matmul_n,
-    infer__cpu_hc_pre, infer__cpu_hc_post, infer__cpu_compress, infer__cpu_indexer_topk, infer__cpu_attention_sparse,
-    infer__cpu_copy,
+    .name = "cpu",
+    .alloc = infer__cpu_alloc, .free = infer__cpu_free, .upload = infer__cpu_copy, .download = infer__cpu_copy,
+    .sync = infer__cpu_sync, .supports_type = infer__cpu_supports_type,
+    .embed = infer__cpu_embed, .rmsnorm = infer__cpu_rmsnorm, .matmul = infer__cpu_matmul, .add = infer__cpu_add,
+    .add_rows = infer__cpu_add_rows, .rope = infer__cpu_rope, .kv_store = infer__cpu_kv_store,
+    .attention = infer__cpu_attention,
+    .zero = infer__cpu_zero, .copy_rows = infer__cpu_copy_rows, .mul_sigmoid = infer__cpu_mul_sigmoid,
+    .l2norm = infer__cpu_l2norm, .rope_multi = infer__cpu_rope_multi,
+    .moe_route = infer__cpu_moe_route, .matmul_id = infer__cpu_matmul_id, .moe_sum = infer__cpu_moe_sum,
+    .conv1d_silu = infer__cpu_conv1d_silu, .deltanet_gates = infer__cpu_deltanet_gates,
+    .deltanet_step = infer__cpu_deltanet_step, .deltanet_chunked = infer__cpu_deltanet_chunked,
+    .glu = infer__cpu_glu,
+    .ctx_create = infer__cpu_ctx_new, .ctx_free = infer__cpu_ctx_release, .last_error = infer__cpu_last_error,
+    .supports_config = infer__cpu_supports_config,
+    .host_memory = 1,
+    .matmul_n = infer__cpu_matmul_n,
+    .hc_pre = infer__cpu_hc_pre, .hc_post = infer__cpu_hc_post, .compress = infer__cpu_compress,
+    .indexer_topk = infer__cpu_indexer_topk, .attention_sparse = infer__cpu_attention_sparse,
+    .copy = infer__cpu_copy,
 };
 
 const infer_kernels *infer_cpu_kernels(void) { return &infer__cpu_kernels; }
+
 /* ------------------------------------------------------------------------------------------
  * >>json -- a small validating JSON parser (RFC 8259): (ptr, len) into a read-only tree,
  * for tokenizer.json, tokenizer_config.json, config.json and safetensors headers.
@@ -14941,18 +14962,17 @@ infer_status infer_model_load(infer_model **out, const char *path, const infer_m
  * instead of failing in the middle of a run. */
 static infer_status infer__backend_check(const infer_kernels *k, const infer_model *m, infer_error *err) {
 #define INFER__NEED(f) if (!k->f) return infer__fail(err, INFER_ERR_UNSUPPORTED, "the %s backend has no '%s' op", k->name ? k->name : "?", #f);
-    INFER__NEED(alloc) INFER__NEED(free) INFER__NEED(upload) INFER__NEED(download) INFER__NEED(sync) INFER__NEED(supports_type)
-    INFER__NEED(embed) INFER__NEED(rmsnorm) INFER__NEED(matmul) INFER__NEED(add) INFER__NEED(add_rows) INFER__NEED(rope)
-    INFER__NEED(kv_store) INFER__NEED(attention) INFER__NEED(swiglu) INFER__NEED(zero) INFER__NEED(copy_rows) INFER__NEED(mul_sigmoid)
-    INFER__NEED(l2norm) INFER__NEED(rope_multi) INFER__NEED(moe_route) INFER__NEED(matmul_id) INFER__NEED(moe_sum)
-    INFER__NEED(conv1d_silu) INFER__NEED(deltanet_gates) INFER__NEED(deltanet_step) INFER__NEED(deltanet_chunked) INFER__NEED(glu)
-    INFER__NEED(ctx_create) INFER__NEED(ctx_free) INFER__NEED(last_error) INFER__NEED(supports_config)
-    if (m && m->arch && m->arch->csa) {     /* deepseek4's own ops, only for that family */
-        INFER__NEED(hc_pre) INFER__NEED(hc_post) INFER__NEED(compress) INFER__NEED(indexer_topk) INFER__NEED(attention_sparse)
-    }
+    INFER_KERNELS_REQUIRED(INFER__NEED)
+    if (m && m->arch && m->arch->csa) { INFER_KERNELS_DEEPSEEK4(INFER__NEED) }   /* only for that family */
 #undef INFER__NEED
     return INFER_OK;
 }
+/* infer_kernels is `name`, `host_memory` and function pointers: as many as the lists name */
+#define INFER__ONE(f) +1
+enum { INFER__N_KERNEL_FNS = 0 INFER_KERNELS_REQUIRED(INFER__ONE) INFER_KERNELS_DEEPSEEK4(INFER__ONE) INFER_KERNELS_OPTIONAL(INFER__ONE) };
+#undef INFER__ONE
+typedef struct { const char *name; int host_memory; void (*fn[INFER__N_KERNEL_FNS])(void); } infer__kernels_shape;
+INFER__STATIC_ASSERT(sizeof(infer_kernels) == sizeof(infer__kernels_shape), "infer_kernels has a function pointer the INFER_KERNELS_* lists do not name");
 
 /* ---- device copies of the weights ---- */
 static void infer__device_weights_free(infer_model *m) {
@@ -15952,7 +15972,7 @@ static void infer__deltanet_layer(infer_session *s, int l, int T) {
                                                               sg->n, n_k, n_v, d_k, d_v, 1.0f / sqrtf((float)d_k));
     }
     k->rmsnorm(kc, s->dout, s->dout, (const float *)L->ssm_norm->data, T * n_v, d_v, c->rms_eps);
-    k->swiglu(kc, s->dout, s->z, s->dout, (int64_t)T * VD);                     /* * silu(z) */
+    k->glu(kc, s->dout, s->z, s->dout, (int64_t)T * VD, INFER_ACT_SILU, 0.0f);   /* * silu(z) */
     k->matmul(kc, s->o, L->ssm_out, s->dout, T);
 }
 
@@ -17009,8 +17029,6 @@ static void infer__diff_elementwise(infer__diff *d) {
     infer__diff_cmp(d, "add", "n=2240", &o, INFER__TOL_ELEM);
     d->ka->add_rows(d->ca, A(o), A(w), rows, dim); d->kb->add_rows(d->cb, B(o), B(w), rows, dim);
     infer__diff_cmp(d, "add_rows", "rows=7 dim=320", &o, INFER__TOL_ELEM);
-    d->ka->swiglu(d->ca, A(o), A(x), A(y), (int64_t)n); d->kb->swiglu(d->cb, B(o), B(x), B(y), (int64_t)n);
-    infer__diff_cmp(d, "swiglu", "n=2240", &o, INFER__TOL_ELEM);
     for (int act = INFER_ACT_SILU; act <= INFER_ACT_RELU2; act++)
         for (int clamp = 0; clamp < 2; clamp++) {     /* limit 1.5 binds: x, y are in [-2, 2] */
             const float lim = clamp ? 1.5f : 0.0f;

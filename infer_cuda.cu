@@ -1010,9 +1010,6 @@ static void infer_cuda_glu(void *ctx, float *out, const float *gate, const float
     INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_glu)(out, gate, up, n, act, limit);
     INFER_CUDA_LAUNCHED(c, "glu");
 }
-static void infer_cuda_swiglu(void *ctx, float *out, const float *gate, const float *up, int64_t n) {
-    infer_cuda_glu(ctx, out, gate, up, n, INFER_ACT_SILU, 0.0f);
-}
 static void infer_cuda_mul_sigmoid(void *ctx, float *y, const float *g, int rows, int dim, int g_cols) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     const int64_t n = (int64_t)rows * dim;
@@ -1931,7 +1928,6 @@ static void infer_cuda_fill_table(void) {
     k->rope = infer_cuda_rope_op;
     k->kv_store = infer_cuda_kv_store;
     k->attention = infer_cuda_attention;
-    k->swiglu = infer_cuda_swiglu;
     k->zero = infer_cuda_zero;
     k->copy_rows = infer_cuda_copy_rows;
     k->mul_sigmoid = infer_cuda_mul_sigmoid;
