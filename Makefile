@@ -4,6 +4,7 @@
 #   make test-asan  the tests under AddressSanitizer + UBSan
 #   make fuzz       the fuzzer (tools/fuzz.c) over every input format, FUZZ_SECONDS in all
 #   make bench      speed table (not part of the tests)
+#   make toc        infer.h's table of contents rewritten to match its sections
 #   make cuda       ./infer-cuda and ./tests-cuda: the same programs with the CUDA backend
 #                   (infer_cuda.cu, built by nvcc); the targets above never need nvcc
 #   make cuda-emu   ./tests-cuda-emu, ./infer-cuda-emu: the CUDA kernels emulated on the CPU
@@ -29,6 +30,10 @@ tools/convert: tools/convert.c $(HDR)
 
 test: tests infer tools/convert check-cxx
 	./tests
+
+# infer.h's table of contents made true to the file (section lengths, new sections)
+toc: tests
+	./tests --write-toc
 
 # the public part of infer.h must compile as C++ (infer_cuda.cu includes it under nvcc)
 CXX ?= c++
@@ -161,4 +166,4 @@ clean:
 	rm -rf fuzz-out
 	rm -rf $(CUDA_DIR)
 
-.PHONY: all test test-asan clean bench check-cxx cuda cuda-emu fuzz fuzz-seeds
+.PHONY: all test test-asan clean bench check-cxx cuda cuda-emu fuzz fuzz-seeds toc

@@ -13,33 +13,50 @@
  *       infer_session_create(&s, model, NULL, &err);
  *       int32_t ids[512];
  *       int n = infer_tokenize(infer_model_tokenizer(model), "Once upon a time", 16, 1, 1, ids, 512);
- *       infer_generate(s, ids, n, &gen_params, on_token, user, &stats, &err);
+ *       infer_sampler_params sp = infer_sampler_default_params();
+ *       infer_generate(s, ids, n, 64, &sp, on_token, user, NULL, &err);   (on_token: >>api)
  *
- * TABLE OF CONTENTS (grep for the anchors)
- *   Public part
- *     >>api-status     status codes and the error object
- *     >>api-types      ggml tensor types and the quant block structs
- *     >>api-tensor     tensors, GGUF files, model config
- *     >>api-kernels    the kernel table every backend fills
- *     >>api            model, session, tokenizer, sampler, generation
- *   Implementation (#define INFER_IMPLEMENTATION)
- *     >>util           checked byte cursor, size math, fp16/bf16, RNG, timer, mmap
- *     >>gguf           the GGUF container: metadata and tensor infos
- *     >>quant          every weight type: byte layouts, dequantize, quantize, dot
- *     >>ternary        fast ternary dots: TQ1_0, TQ2_0, I2_S
- *     >>cpu            the CPU kernel table (scalar reference)
- *     >>json           a small validating JSON parser (tokenizer.json, config.json)
- *     >>tokenizer      SentencePiece BPE, byte-level BPE, WordPiece
- *     >>jinja          chat templates: a Jinja interpreter that renders as transformers does
- *     >>arch           model families as descriptors
- *     >>load           from GGUF tensors to model weights, with shape checks
- *     >>kv             the paged KV cache and the recurrent (DeltaNet) state
- *     >>forward        one generic transformer forward pass
- *     >>deepseek4      DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
- *     >>sampler        logits -> next token
- *     >>generate       the generation loop
- *     >>backends       the GPU backend of this build; any backend diffed against the CPU
- *     >>tables         big lookup tables (unicode ranges, i-quant grids)
+ * TABLE OF CONTENTS -- every section in file order, with its length in lines; search for
+ * the anchor (">>name --") to jump. A test (toc_matches_anchors) holds this list to the file;
+ * `make toc` rewrites the counts after an edit.
+ *   <<toc
+ *   >>api-status         27  status codes and the error object
+ *   >>api-types         327  ggml tensor types and the quant block structs
+ *   >>api-tensor         52  tensors, GGUF files, model config
+ *   >>api-kernels       183  the kernel table every backend fills
+ *   >>api               310  model, session, tokenizer, sampler, generation
+ *   >>util              333  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
+ *   >>quant            1636  every weight type: byte layouts, dequantize, quantize, dot (scalar)
+ *   >>quant-iq          459  the grid i-quants IQ1..IQ3: codebooks, signs, dots
+ *   >>traits             51  the type traits table: one row per weight type
+ *   >>ternary           440  fast ternary dots: TQ1_0, TQ2_0, I2_S
+ *   >>simd             1141  vectorized dot products (AVX2, AVX-512, NEON)
+ *   >>tiles             568  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
+ *   >>cpu              1334  the CPU kernel table: thread pool, matmul, attention, every op
+ *   >>json              385  a small validating JSON parser
+ *   >>safetensors       633  Hugging Face checkpoints, read as GGUF
+ *   >>hf-tensors        534  HF tensor names and shapes, the converter's transforms
+ *   >>hf-tokenizer      368  tokenizer.json -> tokenizer.ggml.* keys
+ *   >>hf-folder         112  a Hugging Face folder as one GGUF
+ *   >>unicode           101  categories, white space, case, NFD base, UTF-8
+ *   >>regex             434  a backtracking regex matcher for pre-tokenizer patterns
+ *   >>tokenizer        1056  SentencePiece BPE, byte-level BPE, WordPiece
+ *   >>jinja            3243  chat templates: a Jinja interpreter that renders as transformers does
+ *   >>arch               72  model families as descriptors
+ *   >>load              882  from GGUF tensors to model weights, with shape checks; the vocabulary
+ *   >>kv                215  the paged KV cache, the prefix cache, the recurrent state
+ *   >>session           511  a session: backend, activations, caches, sequences
+ *   >>forward           320  the transformer, once for every family: one step through every layer
+ *   >>deepseek4         204  DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
+ *   >>eval              167  the evaluation API: batches of sequences, logits out
+ *   >>sampler           112  logits -> next token
+ *   >>generate           79  the generation loop; a model's chat template, rendered
+ *   >>backends          651  the GPU backend of this build; any backend diffed against the CPU
+ *   >>iq-tables        1110  the i-quant grids and sign table
+ *   >>unicode-tables    800  generated Unicode tables
+ *   >>license            25  the MIT licence
+ *   toc>>
  *
  * OPTIONS (define before including, in the file that has INFER_IMPLEMENTATION)
  *   INFER_MALLOC / INFER_REALLOC / INFER_FREE   allocator (define all three or none)
@@ -63,7 +80,7 @@
  *   weights:  F32 F16 BF16 Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q2_K..Q6_K IQ1_S IQ1_M IQ2_XXS IQ2_XS
  *             IQ2_S IQ3_XXS IQ3_S IQ4_NL IQ4_XS TQ1_0 TQ2_0 MXFP4 NVFP4 Q1_0 Q2_0 I2_S
  *
- * LICENSE: MIT, at the end of the file.
+ * LICENSE: MIT, at the end of the file (>>license).
  */
 #ifndef INFER_H
 #define INFER_H
@@ -14906,8 +14923,110 @@ static infer_status infer__load_weights(infer_model *m, infer_error *err) {
     return INFER_OK;
 }
 
-/* Build the tokenizer from tokenizer.ggml.* keys (absent -> the model works on ids only). */
-static infer_status infer__load_tokenizer(infer_model *m, infer_error *err);
+/* The tokenizer, from the tokenizer.ggml.* keys (absent: the model works on ids only):
+ * the keys -> an infer__tok_src -> infer__tok_init (>>tokenizer). */
+
+/* string array -> pointer/length arrays (pointing into the file) */
+static infer_status infer__str_array(const infer_gguf_kv *kv, const char ***ptrs, uint64_t **lens, infer_error *err) {
+    *ptrs = (const char **)infer__calloc((size_t)kv->arr_n, sizeof(char *));
+    *lens = (uint64_t *)infer__calloc((size_t)kv->arr_n, sizeof(uint64_t));
+    if (!*ptrs || !*lens) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    infer__cursor c = { kv->arr_data, (size_t)-1, 0 };   /* already validated by the parser */
+    for (uint64_t i = 0; i < kv->arr_n; i++) {
+        infer_str s = { NULL, 0 };
+        infer__read_str(&c, &s);
+        (*ptrs)[i] = s.ptr;
+        (*lens)[i] = s.len;
+    }
+    return INFER_OK;
+}
+
+static infer_status infer__load_tokenizer(infer_model *m, infer_error *err) {
+    const infer_gguf *g = &m->gguf;
+    infer__tok_src src;
+    memset(&src, 0, sizeof src);
+    const infer_gguf_kv *tokens = NULL, *scores = NULL, *types = NULL, *merges = NULL;
+    infer_str model = { NULL, 0 }, pre = { NULL, 0 };
+    char model_z[32] = "", pre_z[64] = "";
+    if (infer__get_str(g, "tokenizer.ggml.model", &model, err) < 0) return INFER_ERR_FORMAT;
+    if (infer__get_str(g, "tokenizer.ggml.pre", &pre, err) < 0) return INFER_ERR_FORMAT;
+    if (infer__get_arr(g, "tokenizer.ggml.tokens", INFER_GGUF_STRING, &tokens, err) < 0) return INFER_ERR_FORMAT;
+    if (infer__get_arr(g, "tokenizer.ggml.scores", INFER_GGUF_F32, &scores, err) < 0) return INFER_ERR_FORMAT;
+    if (infer__get_arr(g, "tokenizer.ggml.token_type", INFER_GGUF_I32, &types, err) < 0) return INFER_ERR_FORMAT;
+    if (infer__get_arr(g, "tokenizer.ggml.merges", INFER_GGUF_STRING, &merges, err) < 0) return INFER_ERR_FORMAT;
+    if (!tokens || !model.ptr || infer__str_eq(model, "none")) return INFER_OK;      /* ids only */
+    if (tokens->arr_n == 0 || tokens->arr_n > INT32_MAX) return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.ggml.tokens has %llu entries", (unsigned long long)tokens->arr_n);
+    if (scores && scores->arr_n != tokens->arr_n) return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.ggml.scores has %llu entries for %llu tokens", (unsigned long long)scores->arr_n, (unsigned long long)tokens->arr_n);
+    if (types && types->arr_n != tokens->arr_n) return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.ggml.token_type has %llu entries for %llu tokens", (unsigned long long)types->arr_n, (unsigned long long)tokens->arr_n);
+    snprintf(model_z, sizeof model_z, "%.*s", (int)(model.len < 31 ? model.len : 31), model.ptr);
+    if (pre.ptr) snprintf(pre_z, sizeof pre_z, "%.*s", (int)(pre.len < 63 ? pre.len : 63), pre.ptr);
+    src.model = model_z;
+    src.pre = pre.ptr ? pre_z : NULL;
+    char name_z[256] = "", arch_z[64] = "";
+    infer_str gname = { NULL, 0 }, garch = { NULL, 0 };
+    infer_error ignored;
+    if (infer__get_str(g, "general.name", &gname, &ignored) == 1) snprintf(name_z, sizeof name_z, "%.*s", (int)(gname.len < 255 ? gname.len : 255), gname.ptr);
+    if (infer__get_str(g, "general.architecture", &garch, &ignored) == 1) snprintf(arch_z, sizeof arch_z, "%.*s", (int)(garch.len < 63 ? garch.len : 63), garch.ptr);
+    src.name = name_z;
+    src.arch = arch_z;
+    src.n_vocab = (int32_t)tokens->arr_n;
+    const char **tp = NULL, **mp = NULL;
+    uint64_t *tl = NULL, *ml = NULL;
+    float *sc = NULL;
+    int32_t *ty = NULL;
+    infer_status st = infer__str_array(tokens, &tp, &tl, err);
+    if (st == INFER_OK && merges) {
+        if (merges->arr_n > INT32_MAX) st = infer__fail(err, INFER_ERR_FORMAT, "too many merges");
+        else st = infer__str_array(merges, &mp, &ml, err);
+    }
+    if (st == INFER_OK && scores) {   /* copied: array data in the file need not be aligned */
+        sc = (float *)infer__calloc((size_t)scores->arr_n, sizeof(float));
+        if (sc) memcpy(sc, scores->arr_data, (size_t)scores->arr_n * 4);
+    }
+    if (st == INFER_OK && types) {
+        ty = (int32_t *)infer__calloc((size_t)types->arr_n, sizeof(int32_t));
+        if (ty) memcpy(ty, types->arr_data, (size_t)types->arr_n * 4);
+    }
+    src.tokens = tp; src.token_lens = tl; src.scores = sc; src.types = ty;
+    src.n_merges = merges ? (int32_t)merges->arr_n : 0;
+    src.merges = mp; src.merge_lens = ml;
+    static const char *id_keys[] = { "bos", "eos", "eot", "eom", "unknown", "padding", "seperator", "cls", "mask" };
+    int32_t *ids[] = { &src.bos, &src.eos, &src.eot, &src.eom, &src.unk, &src.pad, &src.sep, &src.cls, &src.mask };
+    for (int i = 0; i < 9 && st == INFER_OK; i++) {
+        char key[64];
+        int64_t v;
+        snprintf(key, sizeof key, "tokenizer.ggml.%s_token_id", id_keys[i]);
+        *ids[i] = -1;
+        int r = infer__get_int(g, key, &v, err);
+        if (r < 0) st = INFER_ERR_FORMAT;
+        else if (r == 1) {
+            /* converters write -1 (as u32 0xffffffff) for "none"; any id outside the
+             * vocabulary cannot name a token, so it counts as absent */
+            if (v >= 0 && v < src.n_vocab) *ids[i] = (int32_t)v;
+        }
+    }
+    static const char *flag_keys[] = { "add_bos_token", "add_eos_token", "add_space_prefix" };
+    int *flags[] = { &src.add_bos, &src.add_eos, &src.add_space_prefix };
+    for (int i = 0; i < 3 && st == INFER_OK; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "tokenizer.ggml.%s", flag_keys[i]);
+        const infer_gguf_kv *kv = infer_gguf_find(g, key);
+        *flags[i] = -1;
+        if (kv && kv->type != INFER_GGUF_BOOL) st = infer__fail(err, INFER_ERR_FORMAT, "gguf: key '%s' must be a bool", key);
+        else if (kv) *flags[i] = kv->v.u != 0;
+    }
+    if (st == INFER_OK && (!tp || (scores && !sc) || (types && !ty))) st = infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    if (st == INFER_OK) {
+        m->tok = (infer_tokenizer *)infer__calloc(1, sizeof(infer_tokenizer));
+        if (!m->tok) st = infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+        else if ((st = infer__tok_init(m->tok, &src, err)) != INFER_OK) {
+            INFER_FREE(m->tok);
+            m->tok = NULL;
+        }
+    }
+    INFER_FREE(tp); INFER_FREE(tl); INFER_FREE(mp); INFER_FREE(ml); INFER_FREE(sc); INFER_FREE(ty);
+    return st;
+}
 
 static infer_status infer__model_init(infer_model *m, const infer_model_params *p, infer_error *err) {
     INFER__TRY(infer__load_tokenizer(m, err));
@@ -16670,110 +16789,6 @@ infer_status infer_model_chat_render(const infer_model *m, const char *tmpl, siz
     }
     return infer_chat_render(tmpl, tmpl_len, vars_json, vars_len, infer__special_text(m, "tokenizer.ggml.bos_token_id", bos, sizeof bos),
                              infer__special_text(m, "tokenizer.ggml.eos_token_id", eos, sizeof eos), out, out_len, err);
-}
-
-/* glue: GGUF tokenizer.ggml.* keys -> infer__tok_src -> infer_tokenizer */
-
-/* string array -> pointer/length arrays (pointing into the file) */
-static infer_status infer__str_array(const infer_gguf_kv *kv, const char ***ptrs, uint64_t **lens, infer_error *err) {
-    *ptrs = (const char **)infer__calloc((size_t)kv->arr_n, sizeof(char *));
-    *lens = (uint64_t *)infer__calloc((size_t)kv->arr_n, sizeof(uint64_t));
-    if (!*ptrs || !*lens) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-    infer__cursor c = { kv->arr_data, (size_t)-1, 0 };   /* already validated by the parser */
-    for (uint64_t i = 0; i < kv->arr_n; i++) {
-        infer_str s = { NULL, 0 };
-        infer__read_str(&c, &s);
-        (*ptrs)[i] = s.ptr;
-        (*lens)[i] = s.len;
-    }
-    return INFER_OK;
-}
-
-static infer_status infer__load_tokenizer(infer_model *m, infer_error *err) {
-    const infer_gguf *g = &m->gguf;
-    infer__tok_src src;
-    memset(&src, 0, sizeof src);
-    const infer_gguf_kv *tokens = NULL, *scores = NULL, *types = NULL, *merges = NULL;
-    infer_str model = { NULL, 0 }, pre = { NULL, 0 };
-    char model_z[32] = "", pre_z[64] = "";
-    if (infer__get_str(g, "tokenizer.ggml.model", &model, err) < 0) return INFER_ERR_FORMAT;
-    if (infer__get_str(g, "tokenizer.ggml.pre", &pre, err) < 0) return INFER_ERR_FORMAT;
-    if (infer__get_arr(g, "tokenizer.ggml.tokens", INFER_GGUF_STRING, &tokens, err) < 0) return INFER_ERR_FORMAT;
-    if (infer__get_arr(g, "tokenizer.ggml.scores", INFER_GGUF_F32, &scores, err) < 0) return INFER_ERR_FORMAT;
-    if (infer__get_arr(g, "tokenizer.ggml.token_type", INFER_GGUF_I32, &types, err) < 0) return INFER_ERR_FORMAT;
-    if (infer__get_arr(g, "tokenizer.ggml.merges", INFER_GGUF_STRING, &merges, err) < 0) return INFER_ERR_FORMAT;
-    if (!tokens || !model.ptr || infer__str_eq(model, "none")) return INFER_OK;      /* ids only */
-    if (tokens->arr_n == 0 || tokens->arr_n > INT32_MAX) return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.ggml.tokens has %llu entries", (unsigned long long)tokens->arr_n);
-    if (scores && scores->arr_n != tokens->arr_n) return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.ggml.scores has %llu entries for %llu tokens", (unsigned long long)scores->arr_n, (unsigned long long)tokens->arr_n);
-    if (types && types->arr_n != tokens->arr_n) return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.ggml.token_type has %llu entries for %llu tokens", (unsigned long long)types->arr_n, (unsigned long long)tokens->arr_n);
-    snprintf(model_z, sizeof model_z, "%.*s", (int)(model.len < 31 ? model.len : 31), model.ptr);
-    if (pre.ptr) snprintf(pre_z, sizeof pre_z, "%.*s", (int)(pre.len < 63 ? pre.len : 63), pre.ptr);
-    src.model = model_z;
-    src.pre = pre.ptr ? pre_z : NULL;
-    char name_z[256] = "", arch_z[64] = "";
-    infer_str gname = { NULL, 0 }, garch = { NULL, 0 };
-    infer_error ignored;
-    if (infer__get_str(g, "general.name", &gname, &ignored) == 1) snprintf(name_z, sizeof name_z, "%.*s", (int)(gname.len < 255 ? gname.len : 255), gname.ptr);
-    if (infer__get_str(g, "general.architecture", &garch, &ignored) == 1) snprintf(arch_z, sizeof arch_z, "%.*s", (int)(garch.len < 63 ? garch.len : 63), garch.ptr);
-    src.name = name_z;
-    src.arch = arch_z;
-    src.n_vocab = (int32_t)tokens->arr_n;
-    const char **tp = NULL, **mp = NULL;
-    uint64_t *tl = NULL, *ml = NULL;
-    float *sc = NULL;
-    int32_t *ty = NULL;
-    infer_status st = infer__str_array(tokens, &tp, &tl, err);
-    if (st == INFER_OK && merges) {
-        if (merges->arr_n > INT32_MAX) st = infer__fail(err, INFER_ERR_FORMAT, "too many merges");
-        else st = infer__str_array(merges, &mp, &ml, err);
-    }
-    if (st == INFER_OK && scores) {   /* copied: array data in the file need not be aligned */
-        sc = (float *)infer__calloc((size_t)scores->arr_n, sizeof(float));
-        if (sc) memcpy(sc, scores->arr_data, (size_t)scores->arr_n * 4);
-    }
-    if (st == INFER_OK && types) {
-        ty = (int32_t *)infer__calloc((size_t)types->arr_n, sizeof(int32_t));
-        if (ty) memcpy(ty, types->arr_data, (size_t)types->arr_n * 4);
-    }
-    src.tokens = tp; src.token_lens = tl; src.scores = sc; src.types = ty;
-    src.n_merges = merges ? (int32_t)merges->arr_n : 0;
-    src.merges = mp; src.merge_lens = ml;
-    static const char *id_keys[] = { "bos", "eos", "eot", "eom", "unknown", "padding", "seperator", "cls", "mask" };
-    int32_t *ids[] = { &src.bos, &src.eos, &src.eot, &src.eom, &src.unk, &src.pad, &src.sep, &src.cls, &src.mask };
-    for (int i = 0; i < 9 && st == INFER_OK; i++) {
-        char key[64];
-        int64_t v;
-        snprintf(key, sizeof key, "tokenizer.ggml.%s_token_id", id_keys[i]);
-        *ids[i] = -1;
-        int r = infer__get_int(g, key, &v, err);
-        if (r < 0) st = INFER_ERR_FORMAT;
-        else if (r == 1) {
-            /* converters write -1 (as u32 0xffffffff) for "none"; any id outside the
-             * vocabulary cannot name a token, so it counts as absent */
-            if (v >= 0 && v < src.n_vocab) *ids[i] = (int32_t)v;
-        }
-    }
-    static const char *flag_keys[] = { "add_bos_token", "add_eos_token", "add_space_prefix" };
-    int *flags[] = { &src.add_bos, &src.add_eos, &src.add_space_prefix };
-    for (int i = 0; i < 3 && st == INFER_OK; i++) {
-        char key[64];
-        snprintf(key, sizeof key, "tokenizer.ggml.%s", flag_keys[i]);
-        const infer_gguf_kv *kv = infer_gguf_find(g, key);
-        *flags[i] = -1;
-        if (kv && kv->type != INFER_GGUF_BOOL) st = infer__fail(err, INFER_ERR_FORMAT, "gguf: key '%s' must be a bool", key);
-        else if (kv) *flags[i] = kv->v.u != 0;
-    }
-    if (st == INFER_OK && (!tp || (scores && !sc) || (types && !ty))) st = infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-    if (st == INFER_OK) {
-        m->tok = (infer_tokenizer *)infer__calloc(1, sizeof(infer_tokenizer));
-        if (!m->tok) st = infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-        else if ((st = infer__tok_init(m->tok, &src, err)) != INFER_OK) {
-            INFER_FREE(m->tok);
-            m->tok = NULL;
-        }
-    }
-    INFER_FREE(tp); INFER_FREE(tl); INFER_FREE(mp); INFER_FREE(ml); INFER_FREE(sc); INFER_FREE(ty);
-    return st;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -19336,3 +19351,29 @@ static const uint32_t infer__uc_nfd[1827][3] = {
 };
 #endif
 #endif
+
+/* ------------------------------------------------------------------------------------------
+ * >>license -- MIT
+ *
+ * MIT License
+ *
+ * Copyright (c) 2026 The infer authors
+ *
+ * Permission is hereby granted, free of charge, to any person obtaining a copy
+ * of this software and associated documentation files (the "Software"), to deal
+ * in the Software without restriction, including without limitation the rights
+ * to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+ * copies of the Software, and to permit persons to whom the Software is
+ * furnished to do so, subject to the following conditions:
+ *
+ * The above copyright notice and this permission notice shall be included in all
+ * copies or substantial portions of the Software.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+ * IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+ * FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+ * AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+ * LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+ * OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+ * SOFTWARE.
+ * ---------------------------------------------------------------------------------------- */

@@ -62,6 +62,140 @@ static int tmp_remove(const char *path, const struct stat *sb, int flag, struct 
     return remove(path);
 }
 
+/* ---- infer.h's table of contents ----
+ * The TOC at the top of infer.h lists every section ("/" "* ----" then " * >>name -- ...") in
+ * file order with its length in lines. toc_matches_anchors holds it to the file; `make toc`
+ * (./tests --write-toc) rewrites it: the counts, and the list when sections came or went
+ * (a new section's summary is the text of its anchor line until someone writes a better one). */
+typedef struct { char name[32]; int line; } toc_anchor;      /* line: 0-based, the section's first */
+typedef struct { char name[32]; int count; char summary[96]; } toc_entry;
+
+/* the lines of text (in place: newlines become NULs) */
+static int toc_lines(char *text, char ***lines) {
+    int n = 0, cap = 1024;
+    *lines = malloc(sizeof(char *) * (size_t)cap);
+    for (char *p = text; *p;) {
+        if (n == cap) *lines = realloc(*lines, sizeof(char *) * (size_t)(cap *= 2));
+        (*lines)[n++] = p;
+        char *e = strchr(p, '\n');
+        if (!e) break;
+        *e = 0;
+        p = e + 1;
+    }
+    return n;
+}
+static int toc_name(const char *p, char *name) {   /* ">>name" at p: its length, name copied; 0 if none */
+    if (strncmp(p, ">>", 2)) return 0;
+    int k = 0;
+    while (k < 31 && ((p[2 + k] >= 'a' && p[2 + k] <= 'z') || (p[2 + k] >= '0' && p[2 + k] <= '9') || p[2 + k] == '-')) { name[k] = p[2 + k]; k++; }
+    name[k] = 0;
+    return k ? k + 2 : 0;
+}
+/* sections: an anchor line " * >>name -- ..." right after a "/" "* ----" bar line */
+static int toc_find_anchors(char **L, int n, toc_anchor *a, int max) {
+    int k = 0;
+    for (int i = 1; i < n && k < max; i++) {
+        char name[32];
+        const int len = strncmp(L[i], " * >>", 5) ? 0 : toc_name(L[i] + 3, name);
+        if (len && !strncmp(L[i] + 3 + len, " --", 3) && !strncmp(L[i - 1], "/* ----", 7)) {
+            snprintf(a[k].name, sizeof a[k].name, "%s", name);
+            a[k++].line = i - 1;
+        }
+    }
+    return k;
+}
+/* the TOC's entries, between the lines " *   <<toc" and " *   toc>>"; *first, *last: those lines */
+static int toc_read(char **L, int n, toc_entry *e, int max, int *first, int *last) {
+    int k = 0;
+    *first = *last = -1;
+    for (int i = 0; i < n; i++) {
+        if (!strcmp(L[i], " *   <<toc")) { *first = i; continue; }
+        if (!strcmp(L[i], " *   toc>>")) { *last = i; break; }
+        if (*first < 0 || k == max) continue;
+        char name[32];
+        const int len = strncmp(L[i], " *   >>", 7) ? 0 : toc_name(L[i] + 5, name);
+        if (!len) continue;
+        const char *p = L[i] + 5 + len;
+        char *end;
+        e[k].count = (int)strtol(p, &end, 10);
+        while (*end == ' ') end++;
+        snprintf(e[k].name, sizeof e[k].name, "%s", name);
+        snprintf(e[k].summary, sizeof e[k].summary, "%s", end);
+        k++;
+    }
+    return k;
+}
+
+static void test_toc_matches_anchors(void) {
+    char *text = slurp("infer.h", NULL), **L;
+    if (!text) { CHECK_MSG(0, "infer.h not found"); return; }
+    const int n = toc_lines(text, &L);
+    toc_anchor a[128];
+    toc_entry e[128];
+    int first, last;
+    const int na = toc_find_anchors(L, n, a, 128), ne = toc_read(L, n, e, 128, &first, &last);
+    CHECK_MSG(first >= 0 && last > first, "infer.h has no TOC block (<<toc ... toc>>)");
+    CHECK_MSG(na >= 30, "only %d sections found", na);
+    CHECK_MSG(ne == na, "the TOC lists %d sections, the file has %d (make toc)", ne, na);
+    for (int i = 0; i < na && i < ne; i++) {
+        const int count = (i + 1 < na ? a[i + 1].line : n) - a[i].line;
+        CHECK_MSG(!strcmp(e[i].name, a[i].name), "TOC entry %d is >>%s, the file's section %d is >>%s (make toc)", i + 1, e[i].name, i + 1, a[i].name);
+        CHECK_MSG(e[i].count == count, ">>%s: the TOC says %d lines, the section has %d (make toc)", a[i].name, e[i].count, count);
+        CHECK_MSG(strlen(e[i].summary) > 3, ">>%s has no summary in the TOC", a[i].name);
+        for (int j = 0; j < i; j++) CHECK_MSG(strcmp(a[i].name, a[j].name), ">>%s is the name of two sections", a[i].name);
+    }
+    /* README's "Reading infer.h" lists the same sections, in the same order, one table row each */
+    char *readme = slurp("README.md", NULL), **R;
+    if (!readme) { CHECK_MSG(0, "README.md not found"); free(L); free(text); return; }
+    const int nr = toc_lines(readme, &R);
+    int in = 0, k = 0;
+    for (int i = 0; i < nr; i++) {
+        if (!strncmp(R[i], "## ", 3)) in = !strcmp(R[i], "## Reading infer.h");
+        char name[32];
+        if (!in || strncmp(R[i], "| `", 3) || !toc_name(R[i] + 3, name)) continue;
+        CHECK_MSG(k < na && !strcmp(name, a[k].name), "README's section list, row %d: >>%s, the file's section %d is >>%s", k + 1, name, k + 1, k < na ? a[k].name : "(none)");
+        k++;
+    }
+    CHECK_MSG(k == na, "README's \"Reading infer.h\" lists %d sections, infer.h has %d", k, na);
+    free(R); free(readme);
+    free(L); free(text);
+}
+
+/* ./tests --write-toc: infer.h's TOC made true to the file */
+static int write_toc(const char *path) {
+    size_t size;
+    char *text = slurp(path, &size), **L;
+    if (!text) { fprintf(stderr, "%s: cannot read\n", path); return 1; }
+    char *copy = malloc(size + 1);
+    memcpy(copy, text, size + 1);
+    const int n = toc_lines(copy, &L);
+    toc_anchor a[128];
+    toc_entry e[128];
+    int first, last;
+    const int na = toc_find_anchors(L, n, a, 128), ne = toc_read(L, n, e, 128, &first, &last);
+    if (first < 0 || last < first) { fprintf(stderr, "%s: no <<toc ... toc>> block\n", path); return 1; }
+    FILE *f = fopen(path, "wb");
+    if (!f) { fprintf(stderr, "%s: cannot write\n", path); return 1; }
+    for (int i = 0; i <= first; i++) fprintf(f, "%s\n", L[i]);
+    for (int i = 0; i < na; i++) {
+        const char *summary = NULL;
+        for (int j = 0; j < ne && !summary; j++) if (!strcmp(e[j].name, a[i].name)) summary = e[j].summary;
+        char own[96];
+        if (!summary) {             /* a new section: its anchor line's words */
+            const char *p = strstr(L[a[i].line + 1], " -- ");
+            snprintf(own, sizeof own, "%s", p ? p + 4 : "");
+            summary = own;
+        }
+        const int count = (i + 1 < na ? a[i + 1].line : n) - a[i].line;
+        fprintf(f, " *   >>%-15s %5d  %s\n", a[i].name, count, summary);
+    }
+    for (int i = last; i < n; i++) fprintf(f, "%s\n", L[i]);
+    const int ok = fclose(f) == 0;
+    free(L); free(copy); free(text);
+    printf("%s: the TOC lists %d sections\n", path, na);
+    return ok ? 0 : 1;
+}
+
 /* ---- GGUF parser: valid files, truncation, corruption ---- */
 
 /* a tiny GGUF builder for hand-made test files */
@@ -6704,6 +6838,7 @@ static void test_fuzz_regress(void) {
 /* ---- the table of tests ---- */
 typedef struct { const char *name; void (*fn)(void); } test_case;
 static const test_case tests[] = {
+    { "toc_matches_anchors", test_toc_matches_anchors },
     { "util_fp16", test_fp16 },
     { "gguf_valid", test_gguf_valid },
     { "gguf_truncated", test_gguf_truncated },
@@ -6824,6 +6959,7 @@ static const test_case tests[] = {
 
 int main(int argc, char **argv) {
     int passed = 0, failed = 0, skipped = 0;
+    if (argc == 2 && !strcmp(argv[1], "--write-toc")) return write_toc("infer.h");
     const char *tmp = getenv("TMPDIR");
     snprintf(t_tmpdir, sizeof t_tmpdir, "%s/infer-tests-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(t_tmpdir) || setenv("INFER_TMP", t_tmpdir, 1) != 0) { perror("tests: a temporary folder"); return 2; }
