@@ -26,7 +26,7 @@
  *   >>api-kernels       183  the kernel table every backend fills
  *   >>api               310  model, session, tokenizer, sampler, generation
  *   >>util              333  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
- *   >>quant            1636  every weight type: byte layouts, dequantize, quantize, dot (scalar)
+ *   >>quant            1619  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          459  the grid i-quants IQ1..IQ3: codebooks, signs, dots
  *   >>traits             51  the type traits table: one row per weight type
  *   >>ternary           440  fast ternary dots: TQ1_0, TQ2_0, I2_S
@@ -2238,23 +2238,6 @@ static INFER__MAYBE_UNUSED void infer__quant_i2_s(const float *src, void *dst, i
     memcpy(p + n / 4, &scale, 4);
 }
 
-/* Unscaled dot against Q8_0 activations: returns sum_k (code_k - 1) * x_k, where x_k
- * is the dequantized activation; the caller multiplies by the tensor scale. A Q8_0
- * block b covers chunk b/4 at bit group g = b%4, i.e. one 2-bit field of 32 bytes. */
-static INFER__MAYBE_UNUSED float infer__dot_i2_s(int64_t n, const void *w, const void *x) {
-    const uint8_t *p = (const uint8_t *)w;
-    const infer_block_q8_0 *y = (const infer_block_q8_0 *)x;
-    float s = 0;
-    for (int64_t b = 0; b < n / INFER_QK8_0; b++) {
-        const uint8_t *c = p + b / 4 * 32;
-        const int shift = 6 - 2 * (int)(b % 4);
-        int sumi = 0, sumy = 0;
-        for (int r = 0; r < 32; r++) { sumi += ((c[r] >> shift) & 3) * y[b].qs[r]; sumy += y[b].qs[r]; }
-        sumi -= sumy;
-        s += (float)sumi * infer__fp16_to_fp32(y[b].d);
-    }
-    return s;
-}
 /* k-quants (Q2_K, Q3_K, Q4_K, Q5_K, Q6_K) and IQ4_NL / IQ4_XS:
  * dequantizers, quantizers and dot products against quantized activations.
  *

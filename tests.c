@@ -505,13 +505,14 @@ static void test_quant_i2_s(void) {
     CHECK(memcmp(w, back, sizeof w) == 0);
     /* element k of a 128-chunk sits in byte k%32 at shift 6-2*(k/32): check one by hand */
     CHECK(((q[5] >> 6) & 3) == (uint8_t)(w[5] / 0.37f + 1.5f) && ((q[5] >> 4) & 3) == (uint8_t)(w[37] / 0.37f + 1.5f));
-    /* the dot against Q8_0 activations equals dequantize-then-dot */
-    uint8_t xq[sizeof(infer_block_q8_0) * 16];
-    infer__quant_q8_0(x, xq, n);
+    /* the dot the matmul runs (against Q8_K activations, unscaled), scalar and this CPU's
+     * tier, equals dequantize-then-dot */
+    infer_block_q8_k xq[512 / INFER_QK_K];
+    infer__quant_q8_k(x, xq, n);
     double ref = 0;
-    const infer_block_q8_0 *b = (const infer_block_q8_0 *)xq;
-    for (int64_t i = 0; i < n; i++) ref += (double)back[i] / scale * infer__fp16_to_fp32(b[i / 32].d) * b[i / 32].qs[i % 32];
-    CHECK_NEAR(infer__dot_i2_s(n, q, xq), ref, 1e-4);
+    for (int64_t i = 0; i < n; i++) ref += (double)back[i] / scale * xq[i / INFER_QK_K].d * xq[i / INFER_QK_K].qs[i % INFER_QK_K];
+    CHECK_NEAR(infer__dot_i2_s_q8_k(n, q, xq), ref, 1e-4);
+    CHECK_NEAR(infer__ternary_dot(INFER_TYPE_I2_S)(n, q, xq), ref, 1e-4);
     /* non-ternary input: absmean codes, scale = mean |w| over the non-zero codes */
     for (int64_t i = 0; i < n; i++) w[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
     infer__quant_i2_s(w, q, n);
