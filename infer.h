@@ -52,7 +52,7 @@
  *   >>eval              167  the evaluation API: batches of sequences, logits out
  *   >>sampler           112  logits -> next token
  *   >>generate           79  the generation loop; a model's chat template, rendered
- *   >>backends          651  the GPU backend of this build; any backend diffed against the CPU
+ *   >>backends          655  the GPU backend of this build; any backend diffed against the CPU
  *   >>iq-tables        1110  the i-quant grids and sign table
  *   >>unicode-tables    800  generated Unicode tables
  *   >>license            25  the MIT licence
