@@ -6806,10 +6806,42 @@ static void infer__cpu_deltanet_step(void *ctx, float *out, const float *q, cons
  * with K_d the keys scaled by their decay to the chunk's end. Every exponent is <= 0. */
 #define INFER__DN_CHUNK 64
 
-/* C[m, n] = sum_i A[m, i] B[n, i]   (A: [M, K] rows lda apart, B: [N, K] rows ldb apart) */
+/* C[m, n] = sum_i A[m, i] B[n, i]   (A: [M, K] rows lda apart, B: [N, K] rows ldb apart).
+ * Through the F32 matmul tile (>>tiles) where this build has one: B's rows are its weight
+ * rows, A's its tokens. */
 static void infer__gemm_nt(float *C, int ldc, const float *A, int lda, const float *B, int ldb, int M, int N, int K) {
-    for (int m = 0; m < M; m++)
-        for (int n = 0; n < N; n++) C[(size_t)m * ldc + n] = infer__dot_f32_plain(A + (size_t)m * lda, B + (size_t)n * ldb, K);
+    const infer__tile t = infer__tile_for(INFER_TYPE_F32);
+    if (!t.fn) {
+        for (int m = 0; m < M; m++)
+            for (int n = 0; n < N; n++) C[(size_t)m * ldc + n] = infer__dot_f32_plain(A + (size_t)m * lda, B + (size_t)n * ldb, K);
+        return;
+    }
+    for (int n = 0; n < N; n += t.rows)
+        for (int m = 0; m < M; m += t.cols)
+            t.fn(K, (const uint8_t *)(B + (size_t)n * ldb), (size_t)ldb * sizeof(float), N - n < t.rows ? N - n : t.rows,
+                 (const uint8_t *)(A + (size_t)m * lda), (size_t)lda * sizeof(float), M - m < t.cols ? M - m : t.cols, C + (size_t)m * ldc + n, (size_t)ldc);
+}
+
+/* y[i] += a x[i], i < n */
+static void infer__axpy(float *y, float a, const float *x, int n) {
+    int i = 0;
+#if defined(INFER__SIMD_AVX512)
+    const __m512 av = _mm512_set1_ps(a);
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, _mm512_fmadd_ps(av, _mm512_loadu_ps(x + i), _mm512_loadu_ps(y + i)));
+#endif
+    for (; i < n; i++) y[i] += a * x[i];
+}
+
+/* dst[j, i] = src[i, j]   (src: [rows, cols] rows ld apart; dst: [cols, rows] rows ldd apart) */
+static void infer__transpose(float *dst, int ldd, const float *src, int ld, int rows, int cols) {
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++) dst[(size_t)j * ldd + i] = src[(size_t)i * ld + j];
+}
+
+/* scratch floats of one chunk (one thread) */
+static size_t infer__dn_scratch(int d_k, int d_v) {
+    const size_t C = INFER__DN_CHUNK;
+    return C + 2 * C * C + 3 * C * (size_t)d_v + C * (size_t)d_k + (size_t)d_v * d_k;
 }
 
 static void infer__deltanet_chunk(const infer__dn_job *j, int h, int t0, int L, float *scr) {
@@ -6817,7 +6849,8 @@ static void infer__deltanet_chunk(const infer__dn_job *j, int h, int t0, int L, 
     const int ldk = j->n_k * d_k;                              /* row stride of q and k */
     const float *Q = j->q + (size_t)t0 * ldk + (size_t)kh * d_k, *K = j->k + (size_t)t0 * ldk + (size_t)kh * d_k;
     float *S = j->state + (size_t)h * d_v * d_k;               /* S0 column by column: [d_v, d_k] */
-    float *G = scr, *KK = G + C, *QK = KK + (size_t)C * C, *W = QK + (size_t)C * C, *QS = W + (size_t)C * d_v, *Kd = QS + (size_t)C * d_v;
+    float *G = scr, *KK = G + C, *QK = KK + (size_t)C * C, *W = QK + (size_t)C * C, *QS = W + (size_t)C * d_v;
+    float *WT = QS + (size_t)C * d_v, *KdT = WT + (size_t)C * d_v, *dS = KdT + (size_t)C * d_k;
     float beta[INFER__DN_CHUNK];
     for (int t = 0; t < L; t++) {
         G[t] = (t ? G[t - 1] : 0.0f) + j->g[(size_t)(t0 + t) * j->n_v + h];
@@ -6831,36 +6864,26 @@ static void infer__deltanet_chunk(const infer__dn_job *j, int h, int t0, int L, 
         const float *v = j->v + ((size_t)(t0 + t) * j->n_v + h) * d_v, eg = expf(G[t]);
         float *w = W + (size_t)t * d_v;
         for (int c = 0; c < d_v; c++) w[c] = beta[t] * (v[c] - eg * w[c]);
-        for (int r = 0; r < t; r++) {
-            const float a = beta[t] * expf(G[t] - G[r]) * KK[(size_t)t * C + r];
-            const float *wr = W + (size_t)r * d_v;
-            for (int c = 0; c < d_v; c++) w[c] -= a * wr[c];
-        }
+        for (int r = 0; r < t; r++) infer__axpy(w, -beta[t] * expf(G[t] - G[r]) * KK[(size_t)t * C + r], W + (size_t)r * d_v, d_v);
     }
-    for (int t = 0; t < L; t++) {                              /* O */
+    /* O = scale (e^G (Q S0) + P W), P = causal(e^{G_t - G_r}) * (Q K^T): P in place of QK */
+    for (int t = 0; t < L; t++)
+        for (int r = 0; r < L; r++) QK[(size_t)t * C + r] = r <= t ? expf(G[t] - G[r]) * QK[(size_t)t * C + r] : 0.0f;
+    infer__transpose(WT, C, W, d_v, L, d_v);                   /* W^T            [d_v, L] */
+    infer__gemm_nt(W, d_v, QK, C, WT, C, L, d_v, L);           /* P W -> W       [L, d_v] */
+    for (int t = 0; t < L; t++) {
         float *o = j->out + ((size_t)(t0 + t) * j->n_v + h) * d_v;
-        const float eg = expf(G[t]);
-        for (int c = 0; c < d_v; c++) o[c] = eg * QS[(size_t)t * d_v + c];
-        for (int r = 0; r <= t; r++) {
-            const float p = expf(G[t] - G[r]) * QK[(size_t)t * C + r];
-            const float *wr = W + (size_t)r * d_v;
-            for (int c = 0; c < d_v; c++) o[c] += p * wr[c];
-        }
-        for (int c = 0; c < d_v; c++) o[c] *= j->scale;
+        const float eg = expf(G[t]), *pw = W + (size_t)t * d_v, *qs = QS + (size_t)t * d_v;
+        for (int c = 0; c < d_v; c++) o[c] = (eg * qs[c] + pw[c]) * j->scale;
     }
-    const float g_end = G[L - 1], e_end = expf(g_end);         /* S = e^{G_end} S0 + K_d^T W */
+    /* S = e^{G_end} S0 + W^T K_d, K_d = the keys decayed to the chunk's end; S is [d_v, d_k] */
+    const float g_end = G[L - 1], e_end = expf(g_end);
     for (int r = 0; r < L; r++) {
         const float d = expf(g_end - G[r]);
-        for (int i = 0; i < d_k; i++) Kd[(size_t)r * d_k + i] = d * K[(size_t)r * ldk + i];
+        for (int i = 0; i < d_k; i++) KdT[(size_t)i * C + r] = d * K[(size_t)r * ldk + i];
     }
-    for (int c = 0; c < d_v; c++) {
-        float *col = S + (size_t)c * d_k;
-        for (int i = 0; i < d_k; i++) {
-            float s = e_end * col[i];
-            for (int r = 0; r < L; r++) s += Kd[(size_t)r * d_k + i] * W[(size_t)r * d_v + c];
-            col[i] = s;
-        }
-    }
+    infer__gemm_nt(dS, d_k, WT, C, KdT, C, d_v, d_k, L);       /* W^T K_d        [d_v, d_k] */
+    for (size_t i = 0; i < (size_t)d_v * d_k; i++) S[i] = e_end * S[i] + dS[i];
 }
 
 static void infer__deltanet_chunked_task(void *arg, int ith, int nth) {
@@ -6874,9 +6897,8 @@ static void infer__deltanet_chunked_task(void *arg, int ith, int nth) {
 static void infer__cpu_deltanet_chunked(void *ctx, float *out, const float *q, const float *k, const float *v, const float *g,
                                         const float *beta, float *state, int rows, int n_k, int n_v, int d_k, int d_v, float scale) {
     infer__cpu_ctx *c = (infer__cpu_ctx *)ctx;
-    const size_t C = INFER__DN_CHUNK;
     infer__dn_job j = { out, q, k, v, g, beta, state, rows, n_k, n_v, d_k, d_v, scale, NULL, 0 };
-    j.scratch_per_thread = C + 2 * C * C + 2 * C * (size_t)d_v + C * (size_t)d_k;
+    j.scratch_per_thread = infer__dn_scratch(d_k, d_v);
     j.scratch = (float *)INFER_MALLOC((size_t)c->n_threads * j.scratch_per_thread * sizeof(float));
     if (!j.scratch) return;
     infer__pool_run(c->pool, infer__deltanet_chunked_task, &j);
