@@ -5152,9 +5152,40 @@ INFER__FTILES(f32, infer__wvec_f32, 4)
 INFER__FTILES(f16, infer__wvec_f16, 2)
 INFER__FTILES(bf16, infer__wvec_bf16, 2)
 
-/* one token against n consecutive rows: each row exactly as the 1 x 1 tile computes it (same
- * bits), all in one call, the weights prefetched 2 KiB ahead in address order */
-#define INFER__FMV(NAME, WVEC, ESZ)                                                                       static void NAME(int64_t K, const uint8_t *w, size_t ws, int64_t n, const uint8_t *x, float *out) {        for (int64_t i = 0; i < n; i++, w += ws) {                                                                __m512 acc = _mm512_setzero_ps();                                                                     int64_t k = 0;                                                                                        for (; k + 16 <= K; k += 16) {                                                                            if (((k * ESZ) & 63) == 0) _mm_prefetch((const char *)w + ESZ * k + 2048, _MM_HINT_T0);               acc = _mm512_fmadd_ps(WVEC(w, k, (__mmask16)0xFFFF), _mm512_loadu_ps((const float *)x + k), acc);         }                                                                                                     if (k < K) {                                                                                              const __mmask16 m = infer__tail_mask(K - k);                                                          acc = _mm512_fmadd_ps(WVEC(w, k, m), _mm512_maskz_loadu_ps(m, (const float *)x + k), acc);         }                                                                                                     out[i] = _mm512_reduce_add_ps(acc);                                                               }                                                                                                 }
+/* one token against n consecutive rows: each row exactly as the 1 x 1 tile computes it (one
+ * chain of FMAs along k, so the same bits), INFER__FMV_ROWS rows side by side so that as
+ * many chains overlap (one chain retires an FMA per 4 cycles: 32 bytes of F16 weights, less
+ * than a core streams), each row's weights prefetched INFER__FMV_AHEAD bytes ahead; past its
+ * end, the prefetch goes to the same place in the row that follows this group */
+#define INFER__FMV_ROWS 4
+#define INFER__FMV_AHEAD 1024
+#define INFER__FMV_GROUP(WVEC, ESZ, NR)                                                                   \
+    {   __m512 acc[NR];                                                                               \
+        INFER__UNROLL for (int r = 0; r < NR; r++) acc[r] = _mm512_setzero_ps();                       \
+        int64_t k = 0;                                                                                \
+        for (; k + 16 <= K; k += 16) {                                                                \
+            const __m512 xv = _mm512_loadu_ps((const float *)x + k);                                  \
+            const int line = ((k * ESZ) & 63) == 0;                                                   \
+            const size_t ahead = (size_t)(ESZ * k) + INFER__FMV_AHEAD, skip = ahead >= rb ? (size_t)(NR - 1) * ws : 0; \
+            INFER__UNROLL for (int r = 0; r < NR; r++) {                                              \
+                if (line) _mm_prefetch((const char *)(w + (size_t)r * ws + ahead + skip), _MM_HINT_T0); \
+                acc[r] = _mm512_fmadd_ps(WVEC(w + (size_t)r * ws, k, (__mmask16)0xFFFF), xv, acc[r]);  \
+            }                                                                                         \
+        }                                                                                             \
+        if (k < K) {                                                                                  \
+            const __mmask16 m = infer__tail_mask(K - k);                                              \
+            const __m512 xv = _mm512_maskz_loadu_ps(m, (const float *)x + k);                         \
+            INFER__UNROLL for (int r = 0; r < NR; r++) acc[r] = _mm512_fmadd_ps(WVEC(w + (size_t)r * ws, k, m), xv, acc[r]); \
+        }                                                                                             \
+        INFER__UNROLL for (int r = 0; r < NR; r++) out[i + r] = _mm512_reduce_add_ps(acc[r]);         \
+    }
+#define INFER__FMV(NAME, WVEC, ESZ)                                                                       \
+static void NAME(int64_t K, const uint8_t *w, size_t ws, int64_t n, const uint8_t *x, float *out) {   \
+    const size_t rb = (size_t)(ESZ * K);                                                              \
+    int64_t i = 0;                                                                                    \
+    for (; i + INFER__FMV_ROWS <= n; i += INFER__FMV_ROWS, w += INFER__FMV_ROWS * ws) INFER__FMV_GROUP(WVEC, ESZ, INFER__FMV_ROWS) \
+    for (; i < n; i++, w += ws) INFER__FMV_GROUP(WVEC, ESZ, 1)                                        \
+}
 INFER__FMV(infer__fmv_f32, infer__wvec_f32, 4)
 INFER__FMV(infer__fmv_f16, infer__wvec_f16, 2)
 INFER__FMV(infer__fmv_bf16, infer__wvec_bf16, 2)
