@@ -4952,17 +4952,19 @@ static infer__dot_fn infer__type_dot(infer_type t) {
  *   F32 F16 BF16   lanes along k: acc[r][c] += W[r, k..k+15] * x[c, k..k+15] (weights widened
  *                  to f32 once per 16 for all nc tokens), one horizontal sum at the end;
  *                  tiles of up to 6 rows x 4 tokens
- *   Q4_K           int8 sums against activations quantized to Q8_K and laid out to match its
- *                  nibble order ("XK", below); the scalar dot's bits
+ *   Q2_K Q3_K Q4_K Q5_K Q6_K IQ4_XS
+ *                  int8 sums against activations quantized to Q8_K and stored in 64-byte
+ *                  aligned groups ("XK", below); each weight block unpacked to 256 codes in
+ *                  element order, sub-block scales applied to the int16 pair sums (vpdpwssd)
  *   Q4_0 Q8_0      int8 dot products against activations quantized to Q8_0 and laid out in
  *                  groups of 4 blocks ("X4", below) so a block's codes line up with a
  *                  weight group unpacked by one byte permute (AVX512-VBMI) and multiplied
  *                  by vpdpbusd (AVX512-VNNI)
  * Every output is computed by the same sequence of operations whatever the tile shape, the
  * position of the tile, or the thread that runs it: results do not depend on the thread
- * count or the batch size. A type may send a single token (decode) through its dot instead
- * (`decode_dot`, where measured faster) only when that is the same bits (Q4_K): a token
- * decoded alone must equal the same token decoded beside other sequences (>>kv).
+ * count or the batch size. A single token (decode) goes through the type's row kernel
+ * (`mv`), which gives the 1 x 1 tile's bits: a token decoded alone must equal the same token
+ * decoded beside other sequences (>>kv).
  * ---------------------------------------------------------------------------------------- */
 typedef void (*infer__tile_fn)(int64_t K, const uint8_t *w, size_t w_stride, int nr,
                                const uint8_t *x, size_t x_stride, int nc, float *out, size_t ldo);
@@ -4975,8 +4977,6 @@ typedef struct infer__tile {
     infer__tile_fn fn;
     int xlay;        /* INFER__XLAY_*: the activation layout */
     int rows, cols;  /* the tile shape the kernel is built for (it takes any smaller one) */
-    int decode_dot;  /* a single token streams faster through the type's dot (measured),
-                        which gives the tile's bits: use the reference tile then */
     infer__mv_fn mv; /* a single token through this, where there is one (same bits as fn) */
 } infer__tile;
 
@@ -5344,17 +5344,18 @@ INFER__QTILES(q8_0, infer__x4_unpack_q8_0, 136, 7)    /* Q8_0: codes q + 128, of
 INFER__QMV(q8_0, infer__x4_unpack_q8_0, 136, 7)
 #endif /* X4 tiles */
 
-/* XK: activations for the Q4_K tile. Each 256-value block is quantized to Q8_K exactly as
- * infer__quant_q8_k does, then stored as one 320-byte group:
+/* XK: activations for the super-block tiles (Q2_K..Q6_K, IQ4_XS). Each 256-value block is
+ * quantized to Q8_K exactly as infer__quant_q8_k does, then stored as one 320-byte group
+ * (64-byte aligned when the row is, so no vector load of it splits a cache line):
  *
- *   byte 0      64          128         192         256    260        272          288   320
- *        | v0[64]    | v1[64]    | v2[64]    | v3[64]    | d f32 | (pad) | bp[8] i16   | (pad) |
- *   v0 = y[0..31]   y[64..95]      v1 = y[32..63]   y[96..127]
- *   v2 = y[128..159] y[192..223]   v3 = y[160..191] y[224..255]
- *   bp[j] = bsums[2j] + bsums[2j+1]   (the sum of sub-block j's 32 codes)
- * A Q4_K block stores element e of its 64-value chunk c in byte 32c + (e & 31), low nibble
- * for e < 32 of the chunk, high nibble above: the low nibbles of its first 64 code bytes are
- * sub-blocks 0 and 2 (v0's order), the high nibbles sub-blocks 1 and 3 (v1's), and so on. */
+ *   byte 0                   256               288     292      320
+ *        | y, 4 x 64 bytes     | bsums[16] int16 | d f32 | (pad)  |
+ *   vector v (bytes 64v..64v+63), int32 lane L, byte i  =  y[16L + 4v + i]
+ * so int32 lane L of the 4 vectors holds the 16 values 16L..16L+15 -- those of bsums[L], of
+ * the L-th 16-element sub-block, or of half of the (L/2)-th 32-element one. A weight block
+ * unpacked the same way gives, after 4 vpdpbusd, one exact integer per lane and sub-block
+ * part, which its scale then multiplies: the weights' scales are applied once per block,
+ * not once per 64 codes. */
 #define INFER__XK_GROUP 320
 static size_t infer__xk_row_bytes(int64_t K) { return (size_t)(K / INFER_QK_K) * INFER__XK_GROUP; }
 static void infer__xk_quant_blocks(const float *x, uint8_t *dst, int64_t b0, int64_t b1) {
@@ -5362,88 +5363,261 @@ static void infer__xk_quant_blocks(const float *x, uint8_t *dst, int64_t b0, int
         infer_block_q8_k q;
         infer__quant_q8_k_fast(x + b * INFER_QK_K, &q, INFER_QK_K);
         uint8_t *g = dst + (size_t)b * INFER__XK_GROUP;
-        memset(g, 0, INFER__XK_GROUP);
-        for (int v = 0; v < 4; v++) {                   /* v = 2h + odd: sub-blocks 4h + odd, 4h + 2 + odd */
-            const int h = v / 2, odd = v % 2;
-            memcpy(g + 64 * v, q.qs + 32 * (4 * h + odd), 32);
-            memcpy(g + 64 * v + 32, q.qs + 32 * (4 * h + 2 + odd), 32);
-        }
-        memcpy(g + 256, &q.d, 4);
-        for (int j = 0; j < 8; j++) {
-            const int16_t bp = (int16_t)(q.bsums[2 * j] + q.bsums[2 * j + 1]);
-            memcpy(g + 272 + 2 * j, &bp, 2);
-        }
+        for (int v = 0; v < 4; v++)
+            for (int L = 0; L < 16; L++) memcpy(g + 64 * v + 4 * L, q.qs + 16 * L + 4 * v, 4);
+        memcpy(g + 256, q.bsums, 32);
+        memcpy(g + 288, &q.d, 4);
+        memset(g + 292, 0, INFER__XK_GROUP - 292);
     }
 }
 
-#if defined(INFER__SIMD_AVX512)
+#if defined(INFER__SIMD_AVX512) && defined(__AVX512VNNI__)
 #define INFER__TILE_XK 1
-/* ---- Q4_K weights against XK activations ----
- * Per weight block (once for all tokens of the tile): the 256 codes as 4 vectors of 64
- * (nibbles of code bytes 0..63 and 64..127), the 8 six-bit scales as int16 lanes lined up
- * with them, the 8 mins, d and dmin. Per token:
- *   isum = sum over lanes of madd(maddubs(codes, y), scales)    (an exact integer)
- *   msum = sum_j m_j * bp_j                                      (an exact integer)
- *   out += d_y * (d * isum - dmin * msum)
- * which are the scalar dot's integers and float operations in its order: the tile gives the
- * scalar dot's bits. maddubs cannot saturate: codes <= 15, |y| <= 127, so a pair sum is at
- * most 2*15*127 = 3810. */
-typedef struct { __m512i q[4], sc[4]; __m128i m; float d, dmin; } infer__q4k_unpacked;
-static inline void infer__q4k_unpack(const infer_block_q4_k *b, infer__q4k_unpacked *u) {
-    int sc[8], m[8];
-    for (int j = 0; j < 8; j++) infer__k4_scale_min(b->scales, j, &sc[j], &m[j]);
-    const __m512i A = _mm512_loadu_si512(b->qs), B = _mm512_loadu_si512(b->qs + 64), f = _mm512_set1_epi8(15);
-    u->q[0] = _mm512_and_si512(A, f);
-    u->q[1] = _mm512_and_si512(_mm512_srli_epi16(A, 4), f);
-    u->q[2] = _mm512_and_si512(B, f);
-    u->q[3] = _mm512_and_si512(_mm512_srli_epi16(B, 4), f);
-    for (int v = 0; v < 4; v++) {                      /* vector v holds sub-blocks 4(v/2) + v%2 and that + 2 */
-        const int j = 4 * (v / 2) + v % 2;
-        u->sc[v] = _mm512_mask_blend_epi16(0xFFFF0000u, _mm512_set1_epi16((short)sc[j]), _mm512_set1_epi16((short)sc[j + 2]));
+/* ---- super-block weights against XK activations ----
+ * A weight block is unpacked once for all tokens of a tile into
+ *   q[v]   its 256 codes as unsigned bytes in the XK order (lane L: elements 16L..16L+15)
+ *   dsc    per lane, d times the scale of the lane's sub-block          (16 floats)
+ *   mn     per lane, dmin times the min of its sub-block (Q2_K Q4_K Q5_K) (16 floats)
+ * and then, per token, with its XK group (y, bsums, dy):
+ *   s   = dpbusd(dpbusd(dpbusd(dpbusd(s0, q[0], y[0]), q[1], y[1]), q[2], y[2]), q[3], y[3])
+ *   acc = fma(cvt(s), dsc * dy, acc)           and for the types with mins:
+ *   acc = fnmadd(cvt(bsums) * dy, mn, acc)
+ * s0 = -off * bsums removes the offset of codes stored as value + off (Q3_K 4, Q6_K 32,
+ * IQ4_XS 128: its levels -127..113 as 1..241) in the integers, so every lane of s is the
+ * exact sum of its 16 values' products; zero for the types with mins. The 16 float lanes
+ * are added once, at the end of the row. That order is not the scalar dot's (one float sum
+ * per block), so a tile differs from it by f32 rounding (tested within 2e-6 of sum |w x|, as
+ * the 32-block tiles); every output of every tile shape, and the decode row kernel, run
+ * this same sequence: the same bits. A lane's sum stays far inside int32 (16 * 63 * 127
+ * for Q6_K codes, plus the offset). */
+typedef struct infer__kq_w {
+    __m512i q[4];
+    __m512 dsc, mn;
+} infer__kq_w;
+
+/* From codes in element order (e[u] = elements 64u..64u+63) to the XK order: a 16 x 4
+ * transpose of dwords (row L = dwords 4L..4L+3 of the block, column v = vector v): two-source
+ * dword permutes gather columns (0, 1) and (2, 3) of rows 0..7 and of rows 8..15, 128-bit
+ * lane shuffles join the halves. */
+static inline void infer__kq_transpose(const __m512i e[4], __m512i q[4]) {
+    const __m512i i01 = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 1, 5, 9, 13, 17, 21, 25, 29);
+    const __m512i i23 = _mm512_add_epi32(i01, _mm512_set1_epi32(2));
+    const __m512i xa = _mm512_permutex2var_epi32(e[0], i01, e[1]), xb = _mm512_permutex2var_epi32(e[0], i23, e[1]);
+    const __m512i ya = _mm512_permutex2var_epi32(e[2], i01, e[3]), yb = _mm512_permutex2var_epi32(e[2], i23, e[3]);
+    q[0] = _mm512_shuffle_i64x2(xa, ya, _MM_SHUFFLE(1, 0, 1, 0));
+    q[1] = _mm512_shuffle_i64x2(xa, ya, _MM_SHUFFLE(3, 2, 3, 2));
+    q[2] = _mm512_shuffle_i64x2(xb, yb, _MM_SHUFFLE(1, 0, 1, 0));
+    q[3] = _mm512_shuffle_i64x2(xb, yb, _MM_SHUFFLE(3, 2, 3, 2));
+}
+/* per-lane floats d * s: from 16 signed scales (one per lane), or from 8 (one per two lanes) */
+static inline __m512 infer__kq_lanes16(__m128i s8, int is_signed, float d) {
+    const __m512i s = is_signed ? _mm512_cvtepi8_epi32(s8) : _mm512_cvtepu8_epi32(s8);
+    return _mm512_mul_ps(_mm512_cvtepi32_ps(s), _mm512_set1_ps(d));
+}
+static inline __m512 infer__kq_lanes8(__m128i s8, int is_signed, float d) { return infer__kq_lanes16(_mm_unpacklo_epi8(s8, s8), is_signed, d); }
+
+/* Q2_K / Q3_K crumbs of half h (32 bytes at p, element 128h + 32k + l in bits 2k of byte l),
+ * in element order: e0 = elements 128h + 0..63, e1 = 128h + 64..127 */
+static inline void infer__kq_crumbs(const uint8_t *p, __m512i *e0, __m512i *e1) {
+    const __m256i c = _mm256_loadu_si256((const __m256i *)p);
+    const __m512i c2 = _mm512_inserti64x4(_mm512_castsi256_si512(c), _mm256_srli_epi16(c, 2), 1), m3 = _mm512_set1_epi8(3);
+    *e0 = _mm512_and_si512(c2, m3);
+    *e1 = _mm512_and_si512(_mm512_srli_epi16(c2, 4), m3);
+}
+/* Q3_K hmask / Q5_K qh (bit j of byte l: element 32j + l): add `add` to the codes (element
+ * order) whose bit is set: bit 2u for the first 32 elements of e[u], 2u + 1 for the others */
+static inline void infer__kq_hibits(const uint8_t *p, __m512i e[4], int add) {
+    const __m256i h = _mm256_loadu_si256((const __m256i *)p);
+    const __m512i h2 = _mm512_inserti64x4(_mm512_castsi256_si512(h), _mm256_srli_epi16(h, 1), 1), a = _mm512_set1_epi8((char)add);
+    INFER__UNROLL for (int u = 0; u < 4; u++) e[u] = _mm512_mask_add_epi8(e[u], _mm512_test_epi8_mask(h2, _mm512_set1_epi8((char)(1 << 2 * u))), e[u], a);
+}
+/* Q4_K / Q5_K nibbles: 64 code bytes hold elements 128h + l (low nibble of byte l < 32),
+ * + 32 + l (high), + 64 + l (low of byte 32 + l), + 96 + l (high) */
+static inline void infer__kq_nibbles_k4(const uint8_t *qs, __m512i e[4]) {
+    const __m512i f = _mm512_set1_epi8(15);
+    INFER__UNROLL for (int h = 0; h < 2; h++) {
+        const __m512i a = _mm512_loadu_si512(qs + 64 * h);
+        const __m512i lo = _mm512_and_si512(a, f), hi = _mm512_and_si512(_mm512_srli_epi16(a, 4), f);
+        e[2 * h] = _mm512_shuffle_i64x2(lo, hi, _MM_SHUFFLE(1, 0, 1, 0));
+        e[2 * h + 1] = _mm512_shuffle_i64x2(lo, hi, _MM_SHUFFLE(3, 2, 3, 2));
     }
-    u->m = _mm_setr_epi16((short)m[0], (short)m[1], (short)m[2], (short)m[3], (short)m[4], (short)m[5], (short)m[6], (short)m[7]);
-    u->d = infer__fp16_to_fp32(b->d);
-    u->dmin = infer__fp16_to_fp32(b->dmin);
 }
-static inline float infer__q4k_step(float sum, const infer__q4k_unpacked *u, const uint8_t *g) {
-    __m512i s = _mm512_madd_epi16(_mm512_maddubs_epi16(u->q[0], _mm512_loadu_si512(g)), u->sc[0]);
-    for (int v = 1; v < 4; v++) s = _mm512_add_epi32(s, _mm512_madd_epi16(_mm512_maddubs_epi16(u->q[v], _mm512_loadu_si512(g + 64 * v)), u->sc[v]));
-    const int isum = _mm512_reduce_add_epi32(s);
-    __m128i mm = _mm_madd_epi16(u->m, _mm_loadu_si128((const __m128i *)(g + 272)));
-    mm = _mm_add_epi32(mm, _mm_shuffle_epi32(mm, _MM_SHUFFLE(1, 0, 3, 2)));
-    mm = _mm_add_epi32(mm, _mm_shuffle_epi32(mm, _MM_SHUFFLE(2, 3, 0, 1)));
-    const int msum = _mm_cvtsi128_si32(mm);
-    float dy;
-    memcpy(&dy, g + 256, 4);
-    return sum + dy * (u->d * (float)isum - u->dmin * (float)msum);
+
+static inline void infer__kq_unpack_q2_k(const uint8_t *p, infer__kq_w *u) {
+    const infer_block_q2_k *b = (const infer_block_q2_k *)p;
+    __m512i e[4];
+    infer__kq_crumbs(b->qs, &e[0], &e[1]);
+    infer__kq_crumbs(b->qs + 32, &e[2], &e[3]);
+    infer__kq_transpose(e, u->q);
+    const __m128i s = _mm_loadu_si128((const __m128i *)b->scales), f = _mm_set1_epi8(15);
+    u->dsc = infer__kq_lanes16(_mm_and_si128(s, f), 0, infer__h2f(b->d));
+    u->mn = infer__kq_lanes16(_mm_and_si128(_mm_srli_epi16(s, 4), f), 0, infer__h2f(b->dmin));
 }
-#define INFER__KTILE(NAME, NR, NC)                                                                        \
-static void NAME(int64_t K, const uint8_t *w, size_t ws, const uint8_t *x, size_t xs, float *out, size_t ldo) { \
-    float acc[NR][NC];                                                                                \
-    INFER__UNROLL for (int r = 0; r < NR; r++) INFER__UNROLL for (int c = 0; c < NC; c++) acc[r][c] = 0; \
+static inline void infer__kq_unpack_q3_k(const uint8_t *p, infer__kq_w *u) {
+    const infer_block_q3_k *b = (const infer_block_q3_k *)p;
+    __m512i e[4];
+    infer__kq_crumbs(b->qs, &e[0], &e[1]);
+    infer__kq_crumbs(b->qs + 32, &e[2], &e[3]);
+    infer__kq_hibits(b->hmask, e, 4);                                  /* code = crumb + 4 hbit, value code - 4 */
+    infer__kq_transpose(e, u->q);
+    u->dsc = infer__kq_lanes16(infer__q3k_scales128(b), 1, infer__h2f(b->d));
+}
+static inline void infer__kq_scales_k4(const void *block, float d, float dmin, infer__kq_w *u) {
+    const __m128i k4 = infer__k4_scales128(block);                    /* 8 scales, then 8 mins */
+    u->dsc = infer__kq_lanes8(k4, 0, d);
+    u->mn = infer__kq_lanes8(_mm_srli_si128(k4, 8), 0, dmin);
+}
+static inline void infer__kq_unpack_q4_k(const uint8_t *p, infer__kq_w *u) {
+    const infer_block_q4_k *b = (const infer_block_q4_k *)p;
+    __m512i e[4];
+    infer__kq_nibbles_k4(b->qs, e);
+    infer__kq_transpose(e, u->q);
+    infer__kq_scales_k4(b, infer__h2f(b->d), infer__h2f(b->dmin), u);
+}
+static inline void infer__kq_unpack_q5_k(const uint8_t *p, infer__kq_w *u) {
+    const infer_block_q5_k *b = (const infer_block_q5_k *)p;
+    __m512i e[4];
+    infer__kq_nibbles_k4(b->qs, e);
+    infer__kq_hibits(b->qh, e, 16);
+    infer__kq_transpose(e, u->q);
+    infer__kq_scales_k4(b, infer__h2f(b->d), infer__h2f(b->dmin), u);
+}
+/* Q6_K: per half h, ql[64h..64h+63] low nibbles are elements 128h + 0..63 and high nibbles
+ * 128h + 64..127; qh2 = [qh | qh >> 2] brings their 2 high bits to bits 0..1 (first
+ * quarter) and 4..5 (second) */
+static inline void infer__kq_unpack_q6_k(const uint8_t *p, infer__kq_w *u) {
+    const infer_block_q6_k *b = (const infer_block_q6_k *)p;
+    const __m512i m4 = _mm512_set1_epi8(15), m30 = _mm512_set1_epi8(0x30);
+    __m512i e[4];
+    INFER__UNROLL for (int h = 0; h < 2; h++) {
+        const __m512i l = _mm512_loadu_si512(b->ql + 64 * h);
+        const __m256i qh = _mm256_loadu_si256((const __m256i *)(b->qh + 32 * h));
+        const __m512i qh2 = _mm512_inserti64x4(_mm512_castsi256_si512(qh), _mm256_srli_epi16(qh, 2), 1);
+        e[2 * h] = _mm512_or_si512(_mm512_and_si512(l, m4), _mm512_and_si512(_mm512_slli_epi16(qh2, 4), m30));
+        e[2 * h + 1] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(l, 4), m4), _mm512_and_si512(qh2, m30));
+    }
+    infer__kq_transpose(e, u->q);
+    u->dsc = infer__kq_lanes16(_mm_loadu_si128((const __m128i *)b->scales), 1, infer__h2f(b->d));
+}
+/* IQ4_XS: sub-block j's 16 bytes hold elements 32j + l (low nibble) and 32j + 16 + l (high);
+ * levels + 128 by one pshufb */
+static inline void infer__kq_unpack_iq4_xs(const uint8_t *p, infer__kq_w *u) {
+    static const uint8_t lut[16] = { 1, 24, 45, 63, 79, 93, 106, 118, 129, 141, 153, 166, 181, 197, 217, 241 };  /* kvalues_iq4nl + 128 */
+    const infer_block_iq4_xs *b = (const infer_block_iq4_xs *)p;
+    const __m512i tbl = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)lut)), f = _mm512_set1_epi8(15);
+    __m512i e[4];
+    INFER__UNROLL for (int v = 0; v < 4; v++) {
+        const __m256i c = _mm256_loadu_si256((const __m256i *)(b->qs + 32 * v));   /* sub-blocks 2v, 2v + 1 */
+        const __m512i n = _mm512_and_si512(_mm512_inserti64x4(_mm512_castsi256_si512(c), _mm256_srli_epi16(c, 4), 1), f);
+        /* n = [lo(2v) lo(2v+1) | hi(2v) hi(2v+1)] in 128-bit lanes 0 1 | 2 3: element order is 0 2 1 3 */
+        e[v] = _mm512_shuffle_epi8(tbl, _mm512_shuffle_i64x2(n, n, _MM_SHUFFLE(3, 1, 2, 0)));
+    }
+    infer__kq_transpose(e, u->q);
+    uint32_t sl;
+    memcpy(&sl, b->scales_l, 4);
+    const __m256i lo = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32((int)sl), _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28)), _mm256_set1_epi32(15));
+    const __m256i hi = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(b->scales_h), _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14)), _mm256_set1_epi32(3));
+    const __m256i s32 = _mm256_sub_epi32(_mm256_or_si256(lo, _mm256_slli_epi32(hi, 4)), _mm256_set1_epi32(32));   /* 8 scales, int32 */
+    const __m512i s = _mm512_permutexvar_epi32(_mm512_srli_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), 1),
+                                               _mm512_castsi256_si512(s32));
+    u->dsc = _mm512_mul_ps(_mm512_cvtepi32_ps(s), _mm512_set1_ps(infer__h2f(b->d)));
+}
+
+/* per token and block, once for all rows of a tile: s0 (the offset terms) and dy, or the
+ * bsums times dy for the mins */
+typedef struct infer__kq_x { __m512i s0; __m512 dy, bs; } infer__kq_x;
+static inline __m512 infer__kq_dy(const uint8_t *g) { float dy; memcpy(&dy, g + 288, 4); return _mm512_set1_ps(dy); }
+static inline __m512i infer__kq_bsums(const uint8_t *g) { return _mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)(g + 256))); }
+static inline void infer__kq_prep_min(const uint8_t *g, infer__kq_x *p) {
+    p->dy = infer__kq_dy(g);
+    p->bs = _mm512_mul_ps(_mm512_cvtepi32_ps(infer__kq_bsums(g)), p->dy);
+    p->s0 = _mm512_setzero_si512();
+}
+#define INFER__KQ_PREP_OFF(NAME, LOG2_OFF)                                                                \
+static inline void NAME(const uint8_t *g, infer__kq_x *p) {                                           \
+    p->dy = infer__kq_dy(g);                                                                          \
+    p->s0 = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(infer__kq_bsums(g), LOG2_OFF)); \
+}
+INFER__KQ_PREP_OFF(infer__kq_prep_off4, 2)
+INFER__KQ_PREP_OFF(infer__kq_prep_off32, 5)
+INFER__KQ_PREP_OFF(infer__kq_prep_off128, 7)
+
+/* one (row, token) step on a block, see above; g = the token's XK group */
+static inline __m512i infer__kq_sum(const infer__kq_w *u, const uint8_t *g, __m512i s) {
+    INFER__UNROLL for (int v = 0; v < 4; v++) s = _mm512_dpbusd_epi32(s, u->q[v], _mm512_loadu_si512(g + 64 * v));
+    return s;
+}
+static inline __m512 infer__kq_step_min(__m512 acc, const infer__kq_w *u, const uint8_t *g, const infer__kq_x *p) {
+    acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(infer__kq_sum(u, g, p->s0)), _mm512_mul_ps(u->dsc, p->dy), acc);
+    return _mm512_fnmadd_ps(p->bs, u->mn, acc);
+}
+static inline __m512 infer__kq_step_off(__m512 acc, const infer__kq_w *u, const uint8_t *g, const infer__kq_x *p) {
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(infer__kq_sum(u, g, p->s0)), _mm512_mul_ps(u->dsc, p->dy), acc);
+}
+
+/* A tile of NR rows x NC tokens; each block's weights are unpacked once for the NC tokens
+ * and the next row tile's block is prefetched */
+#define INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, NR, NC)                                                    \
+static void infer__kqtile_##T##_##NR##_##NC(int64_t K, const uint8_t *w, size_t ws, const uint8_t *x, size_t xs, float *out, size_t ldo) { \
+    __m512 acc[NR][NC];                                                                               \
+    INFER__UNROLL for (int r = 0; r < NR; r++) INFER__UNROLL for (int c = 0; c < NC; c++) acc[r][c] = _mm512_setzero_ps(); \
     for (int64_t b = 0; b < K / INFER_QK_K; b++) {                                                    \
-        infer__q4k_unpacked u[NR];                                                                    \
+        infer__kq_w u[NR];                                                                            \
         INFER__UNROLL for (int r = 0; r < NR; r++) {                                                  \
-            infer__q4k_unpack((const infer_block_q4_k *)(w + (size_t)r * ws) + b, &u[r]);             \
-            _mm_prefetch((const char *)((const infer_block_q4_k *)(w + (size_t)(r + NR) * ws) + b), _MM_HINT_T0); \
-            _mm_prefetch((const char *)((const infer_block_q4_k *)(w + (size_t)(r + NR) * ws) + b) + 64, _MM_HINT_T0); \
-            _mm_prefetch((const char *)((const infer_block_q4_k *)(w + (size_t)(r + NR) * ws) + b) + 128, _MM_HINT_T0); \
+            const uint8_t *p = w + (size_t)r * ws + (size_t)b * BBYTES;                               \
+            UNPACK(p, &u[r]);                                                                         \
+            INFER__UNROLL for (int o = 0; o < BBYTES; o += 64) _mm_prefetch((const char *)(p + (size_t)NR * ws) + o, _MM_HINT_T0); \
         }                                                                                             \
         INFER__UNROLL for (int c = 0; c < NC; c++) {                                                  \
             const uint8_t *g = x + (size_t)c * xs + (size_t)b * INFER__XK_GROUP;                      \
-            INFER__UNROLL for (int r = 0; r < NR; r++) acc[r][c] = infer__q4k_step(acc[r][c], &u[r], g); \
+            infer__kq_x xp;                                                                           \
+            PREP(g, &xp);                                                                             \
+            INFER__UNROLL for (int r = 0; r < NR; r++) acc[r][c] = STEP(acc[r][c], &u[r], g, &xp);    \
         }                                                                                             \
     }                                                                                                 \
-    INFER__UNROLL for (int c = 0; c < NC; c++) INFER__UNROLL for (int r = 0; r < NR; r++) out[(size_t)c * ldo + r] = acc[r][c]; \
+    INFER__UNROLL for (int c = 0; c < NC; c++) INFER__UNROLL for (int r = 0; r < NR; r++) out[(size_t)c * ldo + r] = _mm512_reduce_add_ps(acc[r][c]); \
 }
-INFER__KTILE(infer__ktile_q4_k_1_1, 1, 1) INFER__KTILE(infer__ktile_q4_k_1_2, 1, 2) INFER__KTILE(infer__ktile_q4_k_1_3, 1, 3) INFER__KTILE(infer__ktile_q4_k_1_4, 1, 4)
-INFER__KTILE(infer__ktile_q4_k_2_1, 2, 1) INFER__KTILE(infer__ktile_q4_k_2_2, 2, 2) INFER__KTILE(infer__ktile_q4_k_2_3, 2, 3) INFER__KTILE(infer__ktile_q4_k_2_4, 2, 4)
-static void infer__ktile_q4_k(int64_t K, const uint8_t *w, size_t ws, int nr, const uint8_t *x, size_t xs, int nc, float *out, size_t ldo) {
-    typedef void (*f)(int64_t, const uint8_t *, size_t, const uint8_t *, size_t, float *, size_t);
-    static const f tab[2][4] = { { infer__ktile_q4_k_1_1, infer__ktile_q4_k_1_2, infer__ktile_q4_k_1_3, infer__ktile_q4_k_1_4 },
-                                 { infer__ktile_q4_k_2_1, infer__ktile_q4_k_2_2, infer__ktile_q4_k_2_3, infer__ktile_q4_k_2_4 } };
-    tab[nr - 1][nc - 1](K, w, ws, x, xs, out, ldo);
-}
+/* Tiles of 1 or INFER__KQ_ROWS rows by 1..4 tokens; a tile with fewer rows than that runs
+ * as one-row tiles (the same operations per output, so the same bits). One token (decode):
+ * n consecutive rows, each as the 1 x 1 tile, the weights prefetched INFER__KQ_AHEAD bytes
+ * ahead in address order. */
+#define INFER__KQ_ROWS 2
+#define INFER__KQ_AHEAD 1024
+#define INFER__KQTILES(T, UNPACK, PREP, STEP, BBYTES)                                                     \
+    INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, 1, 1) INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, 1, 2) \
+    INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, 1, 3) INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, 1, 4) \
+    INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, 2, 1) INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, 2, 2) \
+    INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, 2, 3) INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, 2, 4) \
+    static void infer__kqtile_##T(int64_t K, const uint8_t *w, size_t ws, int nr, const uint8_t *x, size_t xs, int nc, float *out, size_t ldo) { \
+        typedef void (*f)(int64_t, const uint8_t *, size_t, const uint8_t *, size_t, float *, size_t);  \
+        static const f tab[2][4] = { { infer__kqtile_##T##_1_1, infer__kqtile_##T##_1_2, infer__kqtile_##T##_1_3, infer__kqtile_##T##_1_4 }, \
+                                     { infer__kqtile_##T##_2_1, infer__kqtile_##T##_2_2, infer__kqtile_##T##_2_3, infer__kqtile_##T##_2_4 } }; \
+        if (nr == INFER__KQ_ROWS) { tab[1][nc - 1](K, w, ws, x, xs, out, ldo); return; }                \
+        for (int r = 0; r < nr; r++) tab[0][nc - 1](K, w + (size_t)r * ws, ws, x, xs, out + r, ldo);   \
+    }                                                                                                 \
+    static void infer__kqmv_##T(int64_t K, const uint8_t *w, size_t ws, int64_t n, const uint8_t *x, float *out) { \
+        const int64_t nb = K / INFER_QK_K;                                                            \
+        for (int64_t i = 0; i < n; i++, w += ws) {                                                    \
+            __m512 acc = _mm512_setzero_ps();                                                         \
+            for (int64_t b = 0; b < nb; b++) {                                                        \
+                const uint8_t *p = w + (size_t)b * BBYTES;                                            \
+                const uint8_t *g = x + (size_t)b * INFER__XK_GROUP;                                   \
+                infer__kq_w u;                                                                        \
+                infer__kq_x xp;                                                                       \
+                INFER__UNROLL for (int o = 0; o < BBYTES; o += 64) _mm_prefetch((const char *)p + INFER__KQ_AHEAD + o, _MM_HINT_T0); \
+                UNPACK(p, &u);                                                                        \
+                PREP(g, &xp);                                                                         \
+                acc = STEP(acc, &u, g, &xp);                                                          \
+            }                                                                                         \
+            out[i] = _mm512_reduce_add_ps(acc);                                                       \
+        }                                                                                             \
+    }
+INFER__KQTILES(q2_k, infer__kq_unpack_q2_k, infer__kq_prep_min, infer__kq_step_min, 84)
+INFER__KQTILES(q3_k, infer__kq_unpack_q3_k, infer__kq_prep_off4, infer__kq_step_off, 110)
+INFER__KQTILES(q4_k, infer__kq_unpack_q4_k, infer__kq_prep_min, infer__kq_step_min, 144)
+INFER__KQTILES(q5_k, infer__kq_unpack_q5_k, infer__kq_prep_min, infer__kq_step_min, 176)
+INFER__KQTILES(q6_k, infer__kq_unpack_q6_k, infer__kq_prep_off32, infer__kq_step_off, 210)
+INFER__KQTILES(iq4_xs, infer__kq_unpack_iq4_xs, infer__kq_prep_off128, infer__kq_step_off, 136)
 #endif /* XK tiles */
 
 /* one tile through the type's fast tile, or through the reference tile with its dot */
@@ -5455,7 +5629,7 @@ static inline void infer__tile_run(const infer__tile *t, infer__dot_fn dot, int6
 
 /* The fast tile for a weight type, or {NULL}: use infer__tile_ref with the type's dot. */
 static infer__tile infer__tile_for(infer_type t) {
-    infer__tile k = { NULL, 0, 4, 4, 0, NULL };
+    infer__tile k = { NULL, 0, 4, 4, NULL };
 #if defined(INFER__SIMD_AVX512)
     if (t == INFER_TYPE_F32 || t == INFER_TYPE_F16 || t == INFER_TYPE_BF16) k.rows = 6;
     if (t == INFER_TYPE_F32) { k.fn = infer__ftile_f32; k.mv = infer__fmv_f32; }
@@ -5472,10 +5646,14 @@ static infer__tile infer__tile_for(infer_type t) {
     if (t == INFER_TYPE_Q8_0) { k.fn = infer__qtile_q8_0; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q8_0; }
 #endif
 #if defined(INFER__TILE_XK)
-    /* Q4_K: the tile and the dot give the same bits (both are the scalar dot's integers and
-     * float operations), so one token takes the dot, which streams faster (measured in
-     * decode: 26-27 vs 15.5 tok/s on llama-1b); prompts take the tile (1.2x the dots) */
-    if (t == INFER_TYPE_Q4_K) { k.fn = infer__ktile_q4_k; k.xlay = INFER__XLAY_XK; k.rows = 2; k.decode_dot = 1; }
+    {   /* the super-block types: XK tiles and their decode row kernels */
+        static const struct { infer_type t; infer__tile_fn fn; infer__mv_fn mv; } kq[] = {
+            { INFER_TYPE_Q2_K, infer__kqtile_q2_k, infer__kqmv_q2_k }, { INFER_TYPE_Q3_K, infer__kqtile_q3_k, infer__kqmv_q3_k },
+            { INFER_TYPE_Q4_K, infer__kqtile_q4_k, infer__kqmv_q4_k }, { INFER_TYPE_Q5_K, infer__kqtile_q5_k, infer__kqmv_q5_k },
+            { INFER_TYPE_Q6_K, infer__kqtile_q6_k, infer__kqmv_q6_k }, { INFER_TYPE_IQ4_XS, infer__kqtile_iq4_xs, infer__kqmv_iq4_xs } };
+        for (size_t i = 0; i < sizeof kq / sizeof kq[0]; i++)
+            if (t == kq[i].t) { k.fn = kq[i].fn; k.mv = kq[i].mv; k.xlay = INFER__XLAY_XK; k.rows = INFER__KQ_ROWS; }
+    }
 #endif
     (void)t;
     return k;
@@ -6026,24 +6204,25 @@ static const void *infer__cpu_prepare_x(infer__cpu_ctx *c, const infer_tensor *w
     const int blck = tile->xlay == INFER__XLAY_X4 ? 128 : tile->xlay == INFER__XLAY_XK ? INFER_QK_K : infer__type(dt)->blck;
     const int64_t Kp = (K + blck - 1) / blck * blck;   /* I2_S rows of 128 k: padded to Q8_K blocks */
     *row_bytes = tile->xlay == INFER__XLAY_X4 ? infer__x4_row_bytes(K) : tile->xlay == INFER__XLAY_XK ? infer__xk_row_bytes(K) : infer_type_row_size(dt, Kp);
-    if (!infer__cpu_reserve(&c->xq, &c->xq_size, *row_bytes * (size_t)rows)) return NULL;
+    if (!infer__cpu_reserve(&c->xq, &c->xq_size, *row_bytes * (size_t)rows + 64)) return NULL;
+    uint8_t *xq = (uint8_t *)c->xq + (-(uintptr_t)c->xq & 63);   /* 64-byte aligned: tile loads split no line */
     if (tile->xlay != INFER__XLAY_DOT || Kp == K) {
-        infer__prep_job pj = { x, (uint8_t *)c->xq, *row_bytes, K, rows, tile->xlay, dt };
+        infer__prep_job pj = { x, xq, *row_bytes, K, rows, tile->xlay, dt };
         if (defer) *defer = pj;          /* the caller's job runs it (infer__matmul_task) */
         else infer__pool_run(c->pool, infer__prep_task, &pj);
-        return c->xq;
+        return xq;
     }
     const infer__type_traits *qt = infer__type(dt);
     for (int r = 0; r < rows; r++) {
         const float *xr = x + (size_t)r * K;
-        uint8_t *dst = (uint8_t *)c->xq + (size_t)r * *row_bytes;
+        uint8_t *dst = xq + (size_t)r * *row_bytes;
         float pad[INFER_QK_K];                         /* the last block, zero-padded */
         memset(pad, 0, sizeof pad);
         memcpy(pad, xr + (K - K % blck), (size_t)(K % blck) * sizeof(float));
         if (K >= blck) qt->quant(xr, dst, K - K % blck);
         qt->quant(pad, dst + infer_type_row_size(dt, K - K % blck), blck);
     }
-    return c->xq;
+    return xq;
 }
 
 /* One job computes up to INFER__MM_MAX matmuls that share their activations (q, k and v
@@ -6139,7 +6318,6 @@ static void infer__cpu_matmul_n(void *ctx, int nw, float *const *outs, const inf
     memset(&job, 0, sizeof job);
     job.c = c; job.nw = nw; job.x = x; job.rows = rows;
     job.tile = infer__tile_for(ws[0]->type);
-    if (rows == 1 && job.tile.decode_dot) { job.tile.fn = NULL; job.tile.xlay = INFER__XLAY_DOT; }
     job.xq = infer__cpu_prepare_x(c, ws[0], &job.tile, x, rows, &job.xq_row, &job.prep);
     if (!job.xq && (!c->precise || !c->wrow)) {   /* out of memory for scratch: NaN, never stale numbers */
         for (int m = 0; m < nw; m++)
