@@ -4952,7 +4952,7 @@ static infer__dot_fn infer__type_dot(infer_type t) {
  *   F32 F16 BF16   lanes along k: acc[r][c] += W[r, k..k+15] * x[c, k..k+15] (weights widened
  *                  to f32 once per 16 for all nc tokens), one horizontal sum at the end;
  *                  tiles of up to 6 rows x 4 tokens
- *   Q2_K Q3_K Q4_K Q5_K Q6_K IQ4_XS
+ *   Q2_K Q3_K Q4_K Q5_K Q6_K IQ4_XS TQ2_0
  *                  int8 sums against activations quantized to Q8_K and stored in 64-byte
  *                  aligned groups ("XK", below); each weight block unpacked to 256 codes in
  *                  element order, sub-block scales applied to the int16 pair sums (vpdpwssd)
@@ -4972,7 +4972,7 @@ typedef void (*infer__tile_fn)(int64_t K, const uint8_t *w, size_t w_stride, int
  * type's 1 x 1 tile */
 typedef void (*infer__mv_fn)(int64_t K, const uint8_t *w, size_t w_stride, int64_t n, const uint8_t *x, float *out);
 /* how a tile wants its activations: as the type's dot takes them, or in a tile layout */
-enum { INFER__XLAY_DOT = 0, INFER__XLAY_X4 = 1, INFER__XLAY_XK = 2 };
+enum { INFER__XLAY_DOT = 0, INFER__XLAY_X4 = 1, INFER__XLAY_XK = 2, INFER__XLAY_XE = 3 };
 typedef struct infer__tile {
     infer__tile_fn fn;
     int xlay;        /* INFER__XLAY_*: the activation layout */
@@ -5349,7 +5349,7 @@ INFER__QTILES(q8_0, infer__x4_unpack_q8_0, 136, 7)    /* Q8_0: codes q + 128, of
 INFER__QMV(q8_0, infer__x4_unpack_q8_0, 136, 7)
 #endif /* X4 tiles */
 
-/* XK: activations for the super-block tiles (Q2_K..Q6_K, IQ4_XS). Each 256-value block is
+/* XK: activations for the super-block tiles (Q2_K..Q6_K, IQ4_XS, TQ2_0). Each 256-value block is
  * quantized to Q8_K exactly as infer__quant_q8_k does, then stored as one 320-byte group
  * (64-byte aligned when the row is, so no vector load of it splits a cache line):
  *
@@ -5360,17 +5360,30 @@ INFER__QMV(q8_0, infer__x4_unpack_q8_0, 136, 7)
  * the L-th 16-element sub-block, or of half of the (L/2)-th 32-element one. A weight block
  * unpacked the same way gives, after 4 vpdpbusd, one exact integer per lane and sub-block
  * part, which its scale then multiplies: the weights' scales are applied once per block,
- * not once per 64 codes. */
+ * not once per 64 codes.
+ * XE, the same group with y in element order (vector v = y[64v..64v+63]) and at byte 256
+ * the sums of what each int32 lane sees (lane L: y[64v + 4L + i], v, i = 0..3), serves a
+ * type with one scale per block (TQ2_0): no lane needs its own scale, so its codes need
+ * not be transposed. */
 #define INFER__XK_GROUP 320
 static size_t infer__xk_row_bytes(int64_t K) { return (size_t)(K / INFER_QK_K) * INFER__XK_GROUP; }
-static void infer__xk_quant_blocks(const float *x, uint8_t *dst, int64_t b0, int64_t b1) {
+static void infer__xk_quant_blocks(const float *x, uint8_t *dst, int64_t b0, int64_t b1, int xlay) {
     for (int64_t b = b0; b < b1; b++) {
         infer_block_q8_k q;
         infer__quant_q8_k_fast(x + b * INFER_QK_K, &q, INFER_QK_K);
         uint8_t *g = dst + (size_t)b * INFER__XK_GROUP;
-        for (int v = 0; v < 4; v++)
-            for (int L = 0; L < 16; L++) memcpy(g + 64 * v + 4 * L, q.qs + 16 * L + 4 * v, 4);
-        memcpy(g + 256, q.bsums, 32);
+        if (xlay == INFER__XLAY_XK) {
+            for (int v = 0; v < 4; v++)
+                for (int L = 0; L < 16; L++) memcpy(g + 64 * v + 4 * L, q.qs + 16 * L + 4 * v, 4);
+            memcpy(g + 256, q.bsums, 32);
+        } else {
+            memcpy(g, q.qs, 256);
+            for (int L = 0; L < 16; L++) {
+                int16_t s = 0;
+                for (int v = 0; v < 4; v++) for (int i = 0; i < 4; i++) s = (int16_t)(s + q.qs[64 * v + 4 * L + i]);
+                memcpy(g + 256 + 2 * L, &s, 2);
+            }
+        }
         memcpy(g + 288, &q.d, 4);
         memset(g + 292, 0, INFER__XK_GROUP - 292);
     }
@@ -5387,8 +5400,8 @@ static void infer__xk_quant_blocks(const float *x, uint8_t *dst, int64_t b0, int
  *   s   = dpbusd(dpbusd(dpbusd(dpbusd(s0, q[0], y[0]), q[1], y[1]), q[2], y[2]), q[3], y[3])
  *   acc = fma(cvt(s), dsc * dy, acc)           and for the types with mins:
  *   acc = fnmadd(cvt(bsums) * dy, mn, acc)
- * s0 = -off * bsums removes the offset of codes stored as value + off (Q3_K 4, Q6_K 32,
- * IQ4_XS 128: its levels -127..113 as 1..241) in the integers, so every lane of s is the
+ * s0 = -off * bsums removes the offset of codes stored as value + off (TQ2_0 1, Q3_K 4,
+ * Q6_K 32, IQ4_XS 128: its levels -127..113 as 1..241) in the integers, so every lane of s is the
  * exact sum of its 16 values' products; zero for the types with mins. The 16 float lanes
  * are added once, at the end of the row. That order is not the scalar dot's (one float sum
  * per block), so a tile differs from it by f32 rounding (tested within 2e-6 of sum |w x|, as
@@ -5435,6 +5448,13 @@ static inline void infer__kq_hibits(const uint8_t *p, __m512i e[4], int add) {
     const __m256i h = _mm256_loadu_si256((const __m256i *)p);
     const __m512i h2 = _mm512_inserti64x4(_mm512_castsi256_si512(h), _mm256_srli_epi16(h, 1), 1), a = _mm512_set1_epi8((char)add);
     INFER__UNROLL for (int u = 0; u < 4; u++) e[u] = _mm512_mask_add_epi8(e[u], _mm512_test_epi8_mask(h2, _mm512_set1_epi8((char)(1 << 2 * u))), e[u], a);
+}
+/* TQ2_0: Q2_K's crumbs (codes 0..2, value code - 1), one scale: against XE, in element order */
+static inline void infer__kq_unpack_tq2_0(const uint8_t *p, infer__kq_w *u) {
+    const infer_block_tq2_0 *b = (const infer_block_tq2_0 *)p;
+    infer__kq_crumbs(b->qs, &u->q[0], &u->q[1]);
+    infer__kq_crumbs(b->qs + 32, &u->q[2], &u->q[3]);
+    u->dsc = _mm512_set1_ps(infer__h2f(b->d));
 }
 /* Q4_K / Q5_K nibbles: 64 code bytes hold elements 128h + l (low nibble of byte l < 32),
  * + 32 + l (high), + 64 + l (low of byte 32 + l), + 96 + l (high) */
@@ -5569,6 +5589,7 @@ static inline void NAME(const uint8_t *g, infer__kq_x *p) {                     
     p->dy = infer__kq_dy(g);                                                                          \
     p->s0 = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(infer__kq_bsums(g), LOG2_OFF)); \
 }
+INFER__KQ_PREP_OFF(infer__kq_prep_off1, 0)
 INFER__KQ_PREP_OFF(infer__kq_prep_off4, 2)
 INFER__KQ_PREP_OFF(infer__kq_prep_off32, 5)
 INFER__KQ_PREP_OFF(infer__kq_prep_off128, 7)
@@ -5651,6 +5672,7 @@ INFER__KQTILES(q4_k, infer__kq_unpack_q4_k, infer__kq_prep_min, infer__kq_step_m
 INFER__KQTILES(q5_k, infer__kq_unpack_q5_k, infer__kq_prep_min, infer__kq_step_min, 176)
 INFER__KQTILES(q6_k, infer__kq_unpack_q6_k, infer__kq_prep_off32, infer__kq_step_off, 210)
 INFER__KQTILES(iq4_xs, infer__kq_unpack_iq4_xs, infer__kq_prep_off128, infer__kq_step_off, 136)
+INFER__KQTILES(tq2_0, infer__kq_unpack_tq2_0, infer__kq_prep_off1, infer__kq_step_off, 66)
 #endif /* XK tiles */
 
 /* one tile through the type's fast tile, or through the reference tile with its dot */
@@ -5683,9 +5705,13 @@ static infer__tile infer__tile_for(infer_type t) {
         static const struct { infer_type t; infer__tile_fn fn; infer__mv_fn mv; } kq[] = {
             { INFER_TYPE_Q2_K, infer__kqtile_q2_k, infer__kqmv_q2_k }, { INFER_TYPE_Q3_K, infer__kqtile_q3_k, infer__kqmv_q3_k },
             { INFER_TYPE_Q4_K, infer__kqtile_q4_k, infer__kqmv_q4_k }, { INFER_TYPE_Q5_K, infer__kqtile_q5_k, infer__kqmv_q5_k },
-            { INFER_TYPE_Q6_K, infer__kqtile_q6_k, infer__kqmv_q6_k }, { INFER_TYPE_IQ4_XS, infer__kqtile_iq4_xs, infer__kqmv_iq4_xs } };
+            { INFER_TYPE_Q6_K, infer__kqtile_q6_k, infer__kqmv_q6_k }, { INFER_TYPE_IQ4_XS, infer__kqtile_iq4_xs, infer__kqmv_iq4_xs },
+            { INFER_TYPE_TQ2_0, infer__kqtile_tq2_0, infer__kqmv_tq2_0 } };
         for (size_t i = 0; i < sizeof kq / sizeof kq[0]; i++)
-            if (t == kq[i].t) { k.fn = kq[i].fn; k.mv = kq[i].mv; k.xlay = INFER__XLAY_XK; k.rows = INFER__KQ_ROWS; }
+            if (t == kq[i].t) {
+                k.fn = kq[i].fn; k.mv = kq[i].mv; k.rows = INFER__KQ_ROWS;
+                k.xlay = t == INFER_TYPE_TQ2_0 ? INFER__XLAY_XE : INFER__XLAY_XK;
+            }
     }
 #endif
     (void)t;
@@ -6232,7 +6258,7 @@ static void infer__prep_task(void *arg, int ith, int nth) {
         const float *xr = j->x + (size_t)r * (size_t)j->K;
         uint8_t *dr = j->dst + (size_t)r * j->row_bytes;
         if (j->xlay == INFER__XLAY_X4) infer__x4_quant_groups(xr, j->K, dr, e0 / 128, (e1 + 127) / 128);
-        else if (j->xlay == INFER__XLAY_XK) infer__xk_quant_blocks(xr, dr, e0 / INFER_QK_K, e1 / INFER_QK_K);
+        else if (j->xlay == INFER__XLAY_XK || j->xlay == INFER__XLAY_XE) infer__xk_quant_blocks(xr, dr, e0 / INFER_QK_K, e1 / INFER_QK_K, j->xlay);
         else quant(xr + e0, dr + (size_t)(e0 / blck) * bbytes, e1 - e0);
     }
 }
@@ -6259,9 +6285,10 @@ static const void *infer__cpu_prepare_x(infer__cpu_ctx *c, const infer_tensor *w
         *row_bytes = (size_t)K * sizeof(float);
         return x;
     }
-    const int blck = tile->xlay == INFER__XLAY_X4 ? 128 : tile->xlay == INFER__XLAY_XK ? INFER_QK_K : infer__type(dt)->blck;
+    const int xk = tile->xlay == INFER__XLAY_XK || tile->xlay == INFER__XLAY_XE;
+    const int blck = tile->xlay == INFER__XLAY_X4 ? 128 : xk ? INFER_QK_K : infer__type(dt)->blck;
     const int64_t Kp = (K + blck - 1) / blck * blck;   /* I2_S rows of 128 k: padded to Q8_K blocks */
-    *row_bytes = tile->xlay == INFER__XLAY_X4 ? infer__x4_row_bytes(K) : tile->xlay == INFER__XLAY_XK ? infer__xk_row_bytes(K) : infer_type_row_size(dt, Kp);
+    *row_bytes = tile->xlay == INFER__XLAY_X4 ? infer__x4_row_bytes(K) : xk ? infer__xk_row_bytes(K) : infer_type_row_size(dt, Kp);
     if (!infer__cpu_reserve(&c->xq, &c->xq_size, *row_bytes * (size_t)rows + 64)) return NULL;
     uint8_t *xq = (uint8_t *)c->xq + (-(uintptr_t)c->xq & 63);   /* 64-byte aligned: tile loads split no line */
     if (tile->xlay != INFER__XLAY_DOT || Kp == K) {

@@ -1391,7 +1391,7 @@ static void test_simd_tiles(void) {
                     simd_make_acts(&rng, (mode + c) % 4, K, x + c * K);
                     simd_prepare_acts(tt->dot_type, x + c * K, K, xq + c * xdrow, xd + c * K);
                     if (tile.xlay == INFER__XLAY_X4) infer__x4_quant_row(x + c * K, K, x4 + c * infer__x4_row_bytes(K));
-                    if (tile.xlay == INFER__XLAY_XK) infer__xk_quant_blocks(x + c * K, x4 + c * infer__xk_row_bytes(K), 0, K / 256);
+                    if (tile.xlay == INFER__XLAY_XK || tile.xlay == INFER__XLAY_XE) infer__xk_quant_blocks(x + c * K, x4 + c * infer__xk_row_bytes(K), 0, K / 256, tile.xlay);
                 }
                 const uint8_t *xin = tile.xlay != INFER__XLAY_DOT ? x4 : (const uint8_t *)x;
                 if (tile.xlay != INFER__XLAY_DOT) xrow = tile.xlay == INFER__XLAY_X4 ? infer__x4_row_bytes(K) : infer__xk_row_bytes(K);
@@ -1424,7 +1424,7 @@ static void test_simd_tiles(void) {
                     }
             }
         }
-        printf("    %s tile %dx%d (%s): largest |tile - ref| / M = %.2g\n", tt->name, NR, NC, tile.xlay == INFER__XLAY_X4 ? "X4 int8" : tile.xlay == INFER__XLAY_XK ? "XK int8" : "f32", worst);
+        printf("    %s tile %dx%d (%s): largest |tile - ref| / M = %.2g\n", tt->name, NR, NC, tile.xlay == INFER__XLAY_X4 ? "X4 int8" : tile.xlay == INFER__XLAY_XK ? "XK int8" : tile.xlay == INFER__XLAY_XE ? "XE int8" : "f32", worst);
     }
     printf("    %d weight types with fast tiles in this build\n", nfast);
     free(tmp); free(x); free(xd); free(wd); free(wq); free(xq); free(x4);
