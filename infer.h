@@ -4953,9 +4953,11 @@ static infer__dot_fn infer__type_dot(infer_type t) {
  *                  to f32 once per 16 for all nc tokens), one horizontal sum at the end;
  *                  tiles of up to 6 rows x 4 tokens
  *   Q2_K Q3_K Q4_K Q5_K Q6_K IQ4_XS TQ2_0
- *                  int8 sums against activations quantized to Q8_K and stored in 64-byte
- *                  aligned groups ("XK", below); each weight block unpacked to 256 codes in
- *                  element order, sub-block scales applied to the int16 pair sums (vpdpwssd)
+ *                  int8 dot products (vpdpbusd) against activations quantized to Q8_K and
+ *                  stored transposed in 64-byte aligned groups ("XK", below), so that each
+ *                  int32 lane sums one 16-value piece of a sub-block and the sub-block
+ *                  scales and mins are applied per lane in float, once per block; tiles of
+ *                  up to 2 rows x 4 tokens
  *   Q4_0 Q8_0      int8 dot products against activations quantized to Q8_0 and laid out in
  *                  groups of 4 blocks ("X4", below) so a block's codes line up with a
  *                  weight group unpacked by one byte permute (AVX512-VBMI) and multiplied
@@ -4964,7 +4966,9 @@ static infer__dot_fn infer__type_dot(infer_type t) {
  * position of the tile, or the thread that runs it: results do not depend on the thread
  * count or the batch size. A single token (decode) goes through the type's row kernel
  * (`mv`), which gives the 1 x 1 tile's bits: a token decoded alone must equal the same token
- * decoded beside other sequences (>>kv).
+ * decoded beside other sequences (>>kv). The row kernels stream the weights in address
+ * order with a software prefetch ahead; decode is bound by memory bandwidth, so what
+ * matters there is few vector operations per byte (each type's unpack says its count).
  * ---------------------------------------------------------------------------------------- */
 typedef void (*infer__tile_fn)(int64_t K, const uint8_t *w, size_t w_stride, int nr,
                                const uint8_t *x, size_t x_stride, int nc, float *out, size_t ldo);
@@ -5497,7 +5501,8 @@ static inline void infer__kq_scales_k4(const void *block, float d, float dmin, i
  * two-source byte permute (AVX512-VBMI) per vector gathers those bytes from the 128, a
  * per-lane shift picks the nibble. The scales: the 8 scales and 8 mins widened to 16 floats
  * at once, times [d x 8 | dmin x 8], then spread over the lanes. (Per block 36 vector
- * operations instead of 47: decode from cache 19 -> 25 GB/s on one core.) */
+ * operations instead of 47: decode of a 1024 x 1024 matrix held in cache, one core, 19.9 ->
+ * 23.1 GB/s.) */
 #if defined(__AVX512VBMI__)
 static inline void infer__kq_unpack_q4_k(const uint8_t *p, infer__kq_w *u) {
     static const uint8_t idx0[64] = { 0, 1, 2, 3, 16, 17, 18, 19, 0, 1, 2, 3, 16, 17, 18, 19, 32, 33, 34, 35, 48, 49, 50, 51, 32, 33, 34, 35,
@@ -5634,19 +5639,25 @@ static void infer__kqtile_##T##_##NR##_##NC(int64_t K, const uint8_t *w, size_t 
  * n consecutive rows, each as the 1 x 1 tile, one row at a time (2 or 4 rows side by side
  * streamed 10-20% slower), the weights prefetched INFER__KQ_AHEAD bytes ahead in address
  * order (Q4_K, 1 thread: none 6.6 GB/s, 512 B 8-9, 1 KiB 10-10.4, 2 KiB 10.9-11.3). */
-#define INFER__KQ_ROWS 2
+#ifndef INFER__KQ_ROWS
+#define INFER__KQ_ROWS 2        /* 3 and 4 measured the same on prompts */
+#endif
 #ifndef INFER__KQ_AHEAD
 #define INFER__KQ_AHEAD 2048
 #endif
+#define INFER__KQTILE_X(T, UNPACK, PREP, STEP, BBYTES, NR, NC) INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, NR, NC)
+#define INFER__KQ_NAME_X(T, NR, NC) infer__kqtile_##T##_r_##NR##_##NC
+#define INFER__KQ_NAME_Y(T, NR, NC) INFER__KQ_NAME_X(T, NR, NC)
+#define INFER__KQ_NAME(T, NC) INFER__KQ_NAME_Y(T, INFER__KQ_ROWS, NC)
 #define INFER__KQTILES(T, UNPACK, PREP, STEP, BBYTES)                                                     \
     INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, 1, 1) INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, 1, 2) \
     INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, 1, 3) INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, 1, 4) \
-    INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, 2, 1) INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, 2, 2) \
-    INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, 2, 3) INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, 2, 4) \
+    INFER__KQTILE_X(T##_r, UNPACK, PREP, STEP, BBYTES, INFER__KQ_ROWS, 1) INFER__KQTILE_X(T##_r, UNPACK, PREP, STEP, BBYTES, INFER__KQ_ROWS, 2) \
+    INFER__KQTILE_X(T##_r, UNPACK, PREP, STEP, BBYTES, INFER__KQ_ROWS, 3) INFER__KQTILE_X(T##_r, UNPACK, PREP, STEP, BBYTES, INFER__KQ_ROWS, 4) \
     static void infer__kqtile_##T(int64_t K, const uint8_t *w, size_t ws, int nr, const uint8_t *x, size_t xs, int nc, float *out, size_t ldo) { \
         typedef void (*f)(int64_t, const uint8_t *, size_t, const uint8_t *, size_t, float *, size_t);  \
         static const f tab[2][4] = { { infer__kqtile_##T##_1_1, infer__kqtile_##T##_1_2, infer__kqtile_##T##_1_3, infer__kqtile_##T##_1_4 }, \
-                                     { infer__kqtile_##T##_2_1, infer__kqtile_##T##_2_2, infer__kqtile_##T##_2_3, infer__kqtile_##T##_2_4 } }; \
+                                     { INFER__KQ_NAME(T, 1), INFER__KQ_NAME(T, 2), INFER__KQ_NAME(T, 3), INFER__KQ_NAME(T, 4) } }; \
         if (nr == INFER__KQ_ROWS) { tab[1][nc - 1](K, w, ws, x, xs, out, ldo); return; }                \
         for (int r = 0; r < nr; r++) tab[0][nc - 1](K, w + (size_t)r * ws, ws, x, xs, out + r, ldo);   \
     }                                                                                                 \
