@@ -5156,12 +5156,19 @@ INFER__FTILES(f32, infer__wvec_f32, 4)
 INFER__FTILES(f16, infer__wvec_f16, 2)
 INFER__FTILES(bf16, infer__wvec_bf16, 2)
 
-/* one token against n consecutive rows: each row exactly as the 1 x 1 tile computes it (one
- * chain of FMAs along k, so the same bits), INFER__FMV_ROWS rows side by side so that as
- * many chains overlap (one chain retires an FMA per 4 cycles: 32 bytes of F16 weights, less
- * than a core streams), each row's weights prefetched INFER__FMV_AHEAD bytes ahead; past its
- * end, the prefetch goes to the same place in the row that follows this group */
-#define INFER__FMV_ROWS 4
+/* The decode row kernels (`mv`) of every type: one token against n consecutive weight rows,
+ * each row computed exactly as the type's 1 x 1 tile computes it (the same bits), taken
+ * INFER__MV_ROWS rows side by side: as many streams in flight for the memory system and, for
+ * the float types, as many FMA chains (one chain retires an FMA per 4 cycles: 32 bytes of
+ * F16 weights, less than a core streams). Each row's weights are prefetched a fixed distance
+ * ahead; past the row's end the prefetch goes to the same place in the row that follows the
+ * group, so no prefetch is spent on a line the group already reads. Measured from memory on
+ * one core against one row at a time: F16 11.4 -> 15.3 GB/s, Q8_0 10.6-10.8 -> 12.8-12.9,
+ * Q4_0, Q4_K, Q6_K +0-10%; side by side without that redirection it was 10-20% slower. */
+#define INFER__MV_ROWS 4
+
+/* F32 F16 BF16: prefetch 1 KiB ahead (512 B 14.5-14.8 GB/s, 1 KiB 15.3, 2 KiB 14.6, 4 KiB
+ * 14.4-14.9: F16, one core) */
 #ifndef INFER__FMV_AHEAD
 #define INFER__FMV_AHEAD 1024
 #endif
@@ -5189,7 +5196,7 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
 static void NAME(int64_t K, const uint8_t *w, size_t ws, int64_t n, const uint8_t *x, float *out) {   \
     const size_t rb = (size_t)(ESZ * K);                                                              \
     int64_t i = 0;                                                                                    \
-    for (; i + INFER__FMV_ROWS <= n; i += INFER__FMV_ROWS, w += INFER__FMV_ROWS * ws) INFER__FMV_GROUP(WVEC, ESZ, INFER__FMV_ROWS) \
+    for (; i + INFER__MV_ROWS <= n; i += INFER__MV_ROWS, w += INFER__MV_ROWS * ws) INFER__FMV_GROUP(WVEC, ESZ, INFER__MV_ROWS) \
     for (; i < n; i++, w += ws) INFER__FMV_GROUP(WVEC, ESZ, 1)                                        \
 }
 INFER__FMV(infer__fmv_f32, infer__wvec_f32, 4)
@@ -5318,35 +5325,43 @@ static void NAME(int64_t K, const uint8_t *w, size_t ws, const uint8_t *x, size_
     }
 INFER__QTILES(q4_0, infer__x4_unpack_q4_0, 72, 3)     /* Q4_0: codes q + 8, offset 8 = 1 << 3 */
 
-/* One token (decode): n consecutive weight rows, each exactly as the 1 x 1 tile computes it
- * (same bits), in one call, with a software prefetch 2 KiB ahead in the weight stream.
- * Measured for Q4_0 against the 1 x 1 tile per row, 2 threads streaming 600 MB: 1.1x (K =
- * 2048) and 1.0-1.05x (K = 8192); from cache 1.2x. */
+/* One token (decode): the row kernel of the X4 types (see INFER__MV_ROWS), prefetching 2 KiB
+ * ahead per row. */
 #ifndef INFER__QMV_AHEAD
 #define INFER__QMV_AHEAD 2048
 #endif
+#define INFER__QMV_G(T, UNPACK, GBYTES, SHIFT, NR)                                                       \
+    {   __m512 acc[NR];                                                                               \
+        INFER__UNROLL for (int r = 0; r < NR; r++) acc[r] = _mm512_setzero_ps();                       \
+        int64_t g = 0;                                                                                \
+        for (; 4 * g + 4 <= nb; g++) {                                                                \
+            const size_t ahead = (size_t)g * GBYTES + INFER__QMV_AHEAD, skip = ahead >= rb ? (size_t)(NR - 1) * ws : 0; \
+            INFER__UNROLL for (int r = 0; r < NR; r++) {                                              \
+                const uint8_t *p = w + (size_t)r * ws + (size_t)g * GBYTES;                           \
+                __m512i lo, hi; __m512 dw;                                                            \
+                _mm_prefetch((const char *)(w + (size_t)r * ws + ahead + skip), _MM_HINT_T0);         \
+                _mm_prefetch((const char *)(w + (size_t)r * ws + ahead + skip) + 64, _MM_HINT_T0);    \
+                if (GBYTES > 128) _mm_prefetch((const char *)(w + (size_t)r * ws + ahead + skip) + 128, _MM_HINT_T0); \
+                UNPACK(p, 4, &lo, &hi, &dw);                                                          \
+                acc[r] = infer__x4_step(acc[r], lo, hi, dw, x + (size_t)g * INFER__X4_GROUP, SHIFT);  \
+            }                                                                                         \
+        }                                                                                             \
+        if (4 * g < nb)                                                                               \
+            INFER__UNROLL for (int r = 0; r < NR; r++) {                                              \
+                __m512i lo, hi; __m512 dw;                                                            \
+                UNPACK(w + (size_t)r * ws + (size_t)g * GBYTES, (int)(nb - 4 * g), &lo, &hi, &dw);    \
+                acc[r] = infer__x4_step(acc[r], lo, hi, dw, x + (size_t)g * INFER__X4_GROUP, SHIFT);  \
+            }                                                                                         \
+        INFER__UNROLL for (int r = 0; r < NR; r++) out[i + r] = _mm512_reduce_add_ps(acc[r]);         \
+    }
 #define INFER__QMV(T, UNPACK, GBYTES, SHIFT)                                                              \
 static void infer__qmv_##T(int64_t K, const uint8_t *w, size_t ws, int64_t n, const uint8_t *x, float *out) { \
     pthread_once(&infer__x4_once, infer__x4_init);                                                    \
     const int64_t nb = K / 32;                                                                        \
-    for (int64_t i = 0; i < n; i++, w += ws) {                                                        \
-        __m512 acc = _mm512_setzero_ps();                                                             \
-        int64_t g = 0;                                                                                \
-        for (; 4 * g + 4 <= nb; g++) {                                                                \
-            __m512i lo, hi; __m512 dw;                                                                \
-            _mm_prefetch((const char *)(w + (size_t)g * GBYTES) + INFER__QMV_AHEAD, _MM_HINT_T0);     \
-            _mm_prefetch((const char *)(w + (size_t)g * GBYTES) + INFER__QMV_AHEAD + 64, _MM_HINT_T0); \
-            if (GBYTES > 128) _mm_prefetch((const char *)(w + (size_t)g * GBYTES) + INFER__QMV_AHEAD + 128, _MM_HINT_T0); \
-            UNPACK(w + (size_t)g * GBYTES, 4, &lo, &hi, &dw);                                         \
-            acc = infer__x4_step(acc, lo, hi, dw, x + (size_t)g * INFER__X4_GROUP, SHIFT);            \
-        }                                                                                             \
-        if (4 * g < nb) {                                                                             \
-            __m512i lo, hi; __m512 dw;                                                                \
-            UNPACK(w + (size_t)g * GBYTES, (int)(nb - 4 * g), &lo, &hi, &dw);                         \
-            acc = infer__x4_step(acc, lo, hi, dw, x + (size_t)g * INFER__X4_GROUP, SHIFT);            \
-        }                                                                                             \
-        out[i] = _mm512_reduce_add_ps(acc);                                                           \
-    }                                                                                                 \
+    const size_t rb = ws;                                                                             \
+    int64_t i = 0;                                                                                    \
+    for (; i + INFER__MV_ROWS <= n; i += INFER__MV_ROWS, w += INFER__MV_ROWS * ws) INFER__QMV_G(T, UNPACK, GBYTES, SHIFT, INFER__MV_ROWS)               \
+    for (; i < n; i++, w += ws) INFER__QMV_G(T, UNPACK, GBYTES, SHIFT, 1)                              \
 }
 INFER__QMV(q4_0, infer__x4_unpack_q4_0, 72, 3)
 INFER__QTILES(q8_0, infer__x4_unpack_q8_0, 136, 7)    /* Q8_0: codes q + 128, offset 128 = 1 << 7 */
@@ -5636,9 +5651,9 @@ static void infer__kqtile_##T##_##NR##_##NC(int64_t K, const uint8_t *w, size_t 
 }
 /* Tiles of 1 or INFER__KQ_ROWS rows by 1..4 tokens; a tile with fewer rows than that runs
  * as one-row tiles (the same operations per output, so the same bits). One token (decode):
- * n consecutive rows, each as the 1 x 1 tile, one row at a time (2 or 4 rows side by side
- * streamed 10-20% slower), the weights prefetched INFER__KQ_AHEAD bytes ahead in address
- * order (Q4_K, 1 thread: none 6.6 GB/s, 512 B 8-9, 1 KiB 10-10.4, 2 KiB 10.9-11.3). */
+ * the row kernel (see INFER__MV_ROWS), prefetching INFER__KQ_AHEAD bytes ahead per row
+ * (Q4_K, one row at a time, one core: none 6.6 GB/s, 512 B 8-9, 1 KiB 10-10.4, 2 KiB
+ * 10.9-11.3). */
 #ifndef INFER__KQ_ROWS
 #define INFER__KQ_ROWS 2        /* 3 and 4 measured the same on prompts */
 #endif
@@ -5649,6 +5664,21 @@ static void infer__kqtile_##T##_##NR##_##NC(int64_t K, const uint8_t *w, size_t 
 #define INFER__KQ_NAME_X(T, NR, NC) infer__kqtile_##T##_r_##NR##_##NC
 #define INFER__KQ_NAME_Y(T, NR, NC) INFER__KQ_NAME_X(T, NR, NC)
 #define INFER__KQ_NAME(T, NC) INFER__KQ_NAME_Y(T, INFER__KQ_ROWS, NC)
+#define INFER__KQMV_G(UNPACK, STEP, BBYTES, NR)                                                           \
+    {   __m512 acc[NR];                                                                               \
+        INFER__UNROLL for (int r = 0; r < NR; r++) acc[r] = _mm512_setzero_ps();                       \
+        for (int64_t b = 0; b < nb; b++) {                                                            \
+            const size_t ahead = (size_t)b * BBYTES + INFER__KQ_AHEAD, skip = ahead >= ws ? (size_t)(NR - 1) * ws : 0; \
+            INFER__UNROLL for (int r = 0; r < NR; r++) {                                              \
+                const uint8_t *p = w + (size_t)r * ws + (size_t)b * BBYTES;                           \
+                infer__kq_w u;                                                                        \
+                INFER__UNROLL for (int o = 0; o < BBYTES; o += 64) _mm_prefetch((const char *)(w + (size_t)r * ws + ahead + skip) + o, _MM_HINT_T0); \
+                UNPACK(p, &u);                                                                        \
+                acc[r] = STEP(acc[r], &u, x + (size_t)b * INFER__XK_GROUP, &xp[b]);                   \
+            }                                                                                         \
+        }                                                                                             \
+        INFER__UNROLL for (int r = 0; r < NR; r++) out[i + r] = _mm512_reduce_add_ps(acc[r]);         \
+    }
 #define INFER__KQTILES(T, UNPACK, PREP, STEP, BBYTES)                                                     \
     INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, 1, 1) INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, 1, 2) \
     INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, 1, 3) INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, 1, 4) \
@@ -5665,17 +5695,9 @@ static void infer__kqtile_##T##_##NR##_##NC(int64_t K, const uint8_t *w, size_t 
         const int64_t nb = K / INFER_QK_K;                                                            \
         infer__kq_x xp[nb];                     /* the token's per-block terms, once for all rows */  \
         for (int64_t b = 0; b < nb; b++) PREP(x + (size_t)b * INFER__XK_GROUP, &xp[b]);               \
-        for (int64_t i = 0; i < n; i++, w += ws) {                                                    \
-            __m512 acc = _mm512_setzero_ps();                                                         \
-            for (int64_t b = 0; b < nb; b++) {                                                        \
-                const uint8_t *p = w + (size_t)b * BBYTES;                                            \
-                infer__kq_w u;                                                                        \
-                INFER__UNROLL for (int o = 0; o < BBYTES; o += 64) _mm_prefetch((const char *)p + INFER__KQ_AHEAD + o, _MM_HINT_T0); \
-                UNPACK(p, &u);                                                                        \
-                acc = STEP(acc, &u, x + (size_t)b * INFER__XK_GROUP, &xp[b]);                         \
-            }                                                                                         \
-            out[i] = _mm512_reduce_add_ps(acc);                                                       \
-        }                                                                                             \
+        int64_t i = 0;                                                                                \
+        for (; i + INFER__MV_ROWS <= n; i += INFER__MV_ROWS, w += INFER__MV_ROWS * ws) INFER__KQMV_G(UNPACK, STEP, BBYTES, INFER__MV_ROWS)              \
+        for (; i < n; i++, w += ws) INFER__KQMV_G(UNPACK, STEP, BBYTES, 1)                             \
     }
 INFER__KQTILES(q2_k, infer__kq_unpack_q2_k, infer__kq_prep_min, infer__kq_step_min, 84)
 INFER__KQTILES(q3_k, infer__kq_unpack_q3_k, infer__kq_prep_off4, infer__kq_step_off, 110)

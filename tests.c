@@ -1382,7 +1382,7 @@ static void test_simd_tiles(void) {
             if (K % (tt->blck > 1 ? tt->blck : 1)) continue;
             const size_t wrow = infer_type_row_size((infer_type)t, K);
             for (int mode = 0; mode < 3; mode++) {
-                for (int r = 0; r < NR; r++) {
+                for (int r = 0; r < RMAX; r++) {                  /* NR for the tiles, RMAX for the decode kernel */
                     simd_make_weights(&rng, (infer_type)t, mode, K, tmp, wq + r * wrow);
                     tt->dequant(wq + r * wrow, wd + r * K, K);
                 }
@@ -1415,12 +1415,15 @@ static void test_simd_tiles(void) {
                                 CHECK_MSG(one[c * NR + r] == full[(c0 + c) * NR + r0 + r], "%s tile K=%lld %dx%d at (%d,%d): %.9g != %.9g", tt->name,
                                           (long long)K, nr, nc, r0 + r, c0 + c, one[c * NR + r], full[(c0 + c) * NR + r0 + r]);
                     }
-                if (tile.mv)                             /* the decode kernel: the tile's bits, row after row */
+                if (tile.mv)                             /* the decode kernel over RMAX rows: each the 1 x 1 tile's bits */
                     for (int c = 0; c < NC; c++) {
-                        tile.mv(K, wq, wrow, NR, xin + c * xrow, one);
-                        for (int r = 0; r < NR; r++)
-                            CHECK_MSG(one[r] == full[c * NR + r], "%s decode kernel K=%lld row %d token %d: %.9g != tile %.9g", tt->name,
-                                      (long long)K, r, c, one[r], full[c * NR + r]);
+                        float single[RMAX];
+                        tile.mv(K, wq, wrow, RMAX, xin + c * xrow, one);
+                        for (int r = 0; r < RMAX; r++) {
+                            tile.fn(K, wq + r * wrow, wrow, 1, xin + c * xrow, xrow, 1, single + r, 1);
+                            CHECK_MSG(one[r] == single[r], "%s decode kernel K=%lld row %d token %d: %.9g != tile %.9g", tt->name,
+                                      (long long)K, r, c, one[r], single[r]);
+                        }
                     }
             }
         }
