@@ -5165,7 +5165,9 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
  * group, so no prefetch is spent on a line the group already reads. Measured from memory on
  * one core against one row at a time: F16 11.4 -> 15.3 GB/s, Q8_0 10.6-10.8 -> 12.8-12.9,
  * Q4_0, Q4_K, Q6_K +0-10%; side by side without that redirection it was 10-20% slower. */
+#ifndef INFER__MV_ROWS
 #define INFER__MV_ROWS 4
+#endif
 
 /* F32 F16 BF16: prefetch 1 KiB ahead (512 B 14.5-14.8 GB/s, 1 KiB 15.3, 2 KiB 14.6, 4 KiB
  * 14.4-14.9: F16, one core) */
