@@ -78,7 +78,7 @@ fuzz-seeds: tools/fuzz.c $(HDR)
 # Speed table. Models are synthesized once into bench-cache/ (git-ignored). Each entry of
 # BENCH_MODELS is ARCH:PRESET:TYPE (see tools/convert synth).
 BENCH_DIR   ?= bench-cache
-BENCH_TYPES ?= q4_0 q8_0 f16
+BENCH_TYPES ?= q4_0 q8_0 f16 q4_K_M
 BENCH_MODELS ?= $(foreach t,$(BENCH_TYPES),llama:llama-1b:$(t)) bitnet:bitnet-2b:tq2_0 qwen35:qwen35-0.8b:q8_0 \
                 qwen35moe:qwen35moe-small:q8_0 deepseek4:deepseek4-small:q8_0
 BENCH_THREADS ?= $(shell nproc)
@@ -88,8 +88,8 @@ bench: infer tools/convert
 	  a=$${m%%:*}; r=$${m#*:}; p=$${r%%:*}; t=$${r#*:}; f=$(BENCH_DIR)/$$p-$$t.gguf; \
 	  [ -f $$f ] || ./tools/convert synth $$a $$p $$f --type $$t || exit 1; \
 	done
-	@bw=$$(./infer --membw -t $(BENCH_THREADS) | sed -n 's/membw_gbs=\([0-9.]*\).*/\1/p'); \
-	printf '\nmemory read bandwidth (measured, %s threads): %s GB/s\n\n' $(BENCH_THREADS) $$bw; \
+	@mb=$$(./infer --membw -t $(BENCH_THREADS)); bw=$$(echo "$$mb" | sed -n 's/membw_gbs=\([0-9.]*\).*/\1/p'); \
+	printf '\nmemory read bandwidth (measured, %s threads): %s GB/s  (%s)\n\n' $(BENCH_THREADS) $$bw "$$(echo "$$mb" | cut -d' ' -f3-)"; \
 	printf '%-12s %-6s %7s %10s %10s %10s %8s %8s\n' model type threads pp128_t/s tg64_t/s decode_GB/s roofline rss_MB; \
 	for m in $(BENCH_MODELS); do \
 	  r=$${m#*:}; p=$${r%%:*}; t=$${r#*:}; f=$(BENCH_DIR)/$$p-$$t.gguf; \

@@ -529,38 +529,84 @@ static double peak_rss_mb(void) {
     return kb / 1024.0;
 }
 
-/* memory read bandwidth: threads sum disjoint parts of a buffer much larger than the caches */
-typedef struct { const uint64_t *p; size_t n; uint64_t sum; } bw_part;
+/* Memory read bandwidth: the roofline a decode step (which streams every weight once) is
+ * held against. Threads read disjoint parts of a 1 GiB buffer (larger than the caches)
+ * with full-width vector loads, four independent accumulators and a software prefetch 2 KiB
+ * ahead, as the decode kernels do; each trial times 3 passes, and the best of 4 trials of
+ * each variant counts. Variants: the buffer in 4 KiB pages, and in 2 MiB pages where the
+ * kernel grants them (transparent huge pages: fewer TLB misses), each read with and without
+ * the prefetch. Prints the best and each variant's figure. */
+#include <sys/mman.h>
+typedef uint64_t bw_vec __attribute__((vector_size(64)));   /* one cache line: one AVX-512 load */
+typedef struct { const bw_vec *p; size_t n; int passes, prefetch; uint64_t sum; } bw_part;
 __attribute__((optimize("O3"))) static void *bw_worker(void *arg) {
     bw_part *b = arg;
-    uint64_t s[8] = { 0 };
-    for (size_t i = 0; i + 8 <= b->n; i += 8)
-        for (int k = 0; k < 8; k++) s[k] ^= b->p[i + k];      /* vectorizes to full-width loads */
+    bw_vec s0 = { 0 }, s1 = { 0 }, s2 = { 0 }, s3 = { 0 };
+    for (int pass = 0; pass < b->passes; pass++) {
+        const bw_vec *p = b->p;
+        if (b->prefetch)
+            for (size_t i = 0; i + 4 <= b->n; i += 4) {
+                for (int k = 0; k < 4; k++) __builtin_prefetch(p + i + 32 + k, 0, 3);   /* 2 KiB ahead */
+                s0 ^= p[i]; s1 ^= p[i + 1]; s2 ^= p[i + 2]; s3 ^= p[i + 3];
+            }
+        else
+            for (size_t i = 0; i + 4 <= b->n; i += 4) { s0 ^= p[i]; s1 ^= p[i + 1]; s2 ^= p[i + 2]; s3 ^= p[i + 3]; }
+    }
+    const bw_vec s = s0 ^ s1 ^ s2 ^ s3;
     b->sum = s[0] ^ s[1] ^ s[2] ^ s[3] ^ s[4] ^ s[5] ^ s[6] ^ s[7];
     return NULL;
 }
-static double measure_bw(int threads) {
-    const size_t bytes = (size_t)1 << 30, n = bytes / 8;
-    uint64_t *buf = malloc(bytes);
-    pthread_t *th = malloc(sizeof *th * (size_t)threads);
-    bw_part *part = malloc(sizeof *part * (size_t)threads);
+/* GB/s of one variant: best of 4 trials of `passes` passes */
+static double bw_run(const bw_vec *buf, size_t n, int threads, int prefetch) {
+    const int passes = 3;
     double best = 0;
-    for (size_t i = 0; buf && i < n; i++) buf[i] = i;
-    for (int rep = 0; buf && th && part && rep < 5; rep++) {
-        double t0 = infer_time_seconds();
-        int started = 0;
+    for (int trial = 0; trial < 4; trial++) {
+        pthread_t th[256];
+        bw_part part[256];
+        const double t0 = infer_time_seconds();
         for (int t = 0; t < threads; t++) {
-            part[t].p = buf + n / threads * t;
-            part[t].n = n / threads;
-            if (pthread_create(&th[t], NULL, bw_worker, &part[t]) != 0) bw_worker(&part[t]);   /* no thread: read it here */
-            else th[started++] = th[t];
+            part[t] = (bw_part){ buf + n / threads * t, n / threads, passes, prefetch, 0 };
+            pthread_create(&th[t], NULL, bw_worker, &part[t]);
         }
-        for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
-        double dt = infer_time_seconds() - t0, gbs = bytes / dt / 1e9;
+        for (int t = 0; t < threads; t++) pthread_join(th[t], NULL);
+        const double gbs = (double)(n / threads * threads) * sizeof(bw_vec) * passes / (infer_time_seconds() - t0) / 1e9;
         if (gbs > best) best = gbs;
     }
-    free(buf); free(th); free(part);
     return best;
+}
+/* kB of anonymous huge pages this process holds (smaps_rollup; 0 where there is none) */
+static long anon_huge_kb(void) {
+    FILE *f = fopen("/proc/self/smaps_rollup", "r");
+    char line[256];
+    long kb = 0;
+    while (f && fgets(line, sizeof line, f)) if (!strncmp(line, "AnonHugePages:", 14)) kb = atol(line + 14);
+    if (f) fclose(f);
+    return kb;
+}
+static void measure_bw(int threads) {
+    if (threads > 256) threads = 256;
+    const size_t bytes = (size_t)1 << 30, align = (size_t)2 << 20, n = bytes / sizeof(bw_vec);
+    double gbs[2][2] = { { 0, 0 }, { 0, 0 } };     /* [huge pages][prefetch] */
+    int huge_ok = 0;
+    for (int huge = 0; huge < 2; huge++) {
+        uint8_t *raw = mmap(NULL, bytes + align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (raw == MAP_FAILED) die("%s", "--membw: cannot map 1 GiB");
+        bw_vec *buf = (bw_vec *)(raw + (-(uintptr_t)raw & (align - 1)));
+        const long before = anon_huge_kb();
+#ifdef MADV_HUGEPAGE
+        madvise(buf, bytes, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+#endif
+        memset(buf, 1, bytes);
+        if (huge) huge_ok = anon_huge_kb() - before >= (long)(bytes / 2048);   /* at least half of it */
+        if (!huge || huge_ok)
+            for (int pf = 0; pf < 2; pf++) gbs[huge][pf] = bw_run(buf, n, threads, pf);
+        munmap(raw, bytes + align);
+    }
+    double best = 0;
+    for (int h = 0; h < 2; h++) for (int p = 0; p < 2; p++) if (gbs[h][p] > best) best = gbs[h][p];
+    printf("membw_gbs=%.2f threads=%d pages_4k=%.2f pages_4k_prefetch=%.2f", best, threads, gbs[0][0], gbs[0][1]);
+    if (huge_ok) printf(" pages_2m=%.2f pages_2m_prefetch=%.2f\n", gbs[1][0], gbs[1][1]);
+    else printf(" pages_2m=none\n");
 }
 
 static int run_bench(const options *o, infer_model *m, infer_session *s) {
@@ -914,7 +960,7 @@ static int run_tokenize(const options *o, const infer_model *m, const char *text
 int main(int argc, char **argv) {
     options o;
     parse_args(argc, argv, &o);
-    if (o.membw) { printf("membw_gbs=%.2f threads=%d\n", measure_bw(o.n_threads), o.n_threads); return 0; }
+    if (o.membw) { measure_bw(o.n_threads ? o.n_threads : (int)sysconf(_SC_NPROCESSORS_ONLN)); return 0; }
     infer_error err;
     const infer_kernels *gpu = NULL;
     if ((o.gpu || o.diff) && infer_gpu_kernels(&gpu, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.diff ? "--diff" : "--gpu", err.msg); return 1; }

@@ -1978,6 +1978,18 @@ static double simd_term_mag(infer_type t, const uint8_t *wq, const float *wd, co
         double m = 0;
         if (t == INFER_TYPE_Q4_1) m = infer__fp16_to_fp32(((const infer_block_q4_1 *)wq)[i / 32].m);
         if (t == INFER_TYPE_Q5_1) m = infer__fp16_to_fp32(((const infer_block_q5_1 *)wq)[i / 32].m);
+        if (t == INFER_TYPE_Q2_K) {                      /* w = d sc q - dmin m: the terms are d sc q and dmin m */
+            const infer_block_q2_k *b = (const infer_block_q2_k *)wq + i / 256;
+            m = -infer__fp16_to_fp32(b->dmin) * (b->scales[i % 256 / 16] >> 4);
+        }
+        if (t == INFER_TYPE_Q4_K || t == INFER_TYPE_Q5_K) {
+            const uint8_t *b = wq + (size_t)(i / 256) * (t == INFER_TYPE_Q4_K ? sizeof(infer_block_q4_k) : sizeof(infer_block_q5_k));
+            int sc, mn;
+            infer__k4_scale_min(b + 4, (int)(i % 256 / 32), &sc, &mn);
+            infer_half dmin;
+            memcpy(&dmin, b + 2, 2);
+            m = -infer__fp16_to_fp32(dmin) * mn;
+        }
         mag += (fabs(wd[i] - m) + fabs(m)) * fabs((double)xd[i]);
     }
     return mag;
@@ -2168,7 +2180,7 @@ static void test_simd_tiles(void) {
             if (K % (tt->blck > 1 ? tt->blck : 1)) continue;
             const size_t wrow = infer_type_row_size((infer_type)t, K);
             for (int mode = 0; mode < 3; mode++) {
-                for (int r = 0; r < NR; r++) {
+                for (int r = 0; r < RMAX; r++) {                  /* NR for the tiles, RMAX for the decode kernel */
                     simd_make_weights(&rng, (infer_type)t, mode, K, tmp, wq + r * wrow);
                     tt->dequant(wq + r * wrow, wd + r * K, K);
                 }
@@ -2177,7 +2189,7 @@ static void test_simd_tiles(void) {
                     simd_make_acts(&rng, (mode + c) % 4, K, x + c * K);
                     simd_prepare_acts(tt->dot_type, x + c * K, K, xq + c * xdrow, xd + c * K);
                     if (tile.xlay == INFER__XLAY_X4) infer__x4_quant_row(x + c * K, K, x4 + c * infer__x4_row_bytes(K));
-                    if (tile.xlay == INFER__XLAY_XK) infer__xk_quant_blocks(x + c * K, x4 + c * infer__xk_row_bytes(K), 0, K / 256);
+                    if (tile.xlay == INFER__XLAY_XK || tile.xlay == INFER__XLAY_XE) infer__xk_quant_blocks(x + c * K, x4 + c * infer__xk_row_bytes(K), 0, K / 256, tile.xlay);
                 }
                 const uint8_t *xin = tile.xlay != INFER__XLAY_DOT ? x4 : (const uint8_t *)x;
                 if (tile.xlay != INFER__XLAY_DOT) xrow = tile.xlay == INFER__XLAY_X4 ? infer__x4_row_bytes(K) : infer__xk_row_bytes(K);
@@ -2189,12 +2201,8 @@ static void test_simd_tiles(void) {
                         const double mag = simd_term_mag((infer_type)t, wq + r * wrow, wd + r * K, xd + c * K, K);
                         const double err = fabs((double)full[c * NR + r] - ref);
                         if (mag > 0 && err / mag > worst) worst = err / mag;
-                        if (simd_exact_type((infer_type)t))     /* super-block tiles: the scalar dot's bits */
-                            CHECK_MSG(full[c * NR + r] == ref, "%s tile K=%lld mode %d (%d,%d): %.9g != reference %.9g",
-                                      tt->name, (long long)K, mode, r, c, full[c * NR + r], ref);
-                        else
-                            CHECK_MSG(err <= (tt->blck == 1 ? 1e-5 : 2e-6) * mag, "%s tile K=%lld mode %d (%d,%d): %.9g vs reference %.9g (M %.4g)",
-                                      tt->name, (long long)K, mode, r, c, full[c * NR + r], ref, mag);
+                        CHECK_MSG(err <= (tt->blck == 1 ? 1e-5 : 2e-6) * mag, "%s tile K=%lld mode %d (%d,%d): %.9g vs reference %.9g (M %.4g)",
+                                  tt->name, (long long)K, mode, r, c, full[c * NR + r], ref, mag);
                     }
                 for (int nr = 1; nr <= NR; nr++)         /* every shape, anchored anywhere: the same bits */
                     for (int nc = 1; nc <= NC; nc++) {
@@ -2205,16 +2213,19 @@ static void test_simd_tiles(void) {
                                 CHECK_MSG(one[c * NR + r] == full[(c0 + c) * NR + r0 + r], "%s tile K=%lld %dx%d at (%d,%d): %.9g != %.9g", tt->name,
                                           (long long)K, nr, nc, r0 + r, c0 + c, one[c * NR + r], full[(c0 + c) * NR + r0 + r]);
                     }
-                if (tile.mv)                             /* the decode kernel: the tile's bits, row after row */
+                if (tile.mv)                             /* the decode kernel over RMAX rows: each the 1 x 1 tile's bits */
                     for (int c = 0; c < NC; c++) {
-                        tile.mv(K, wq, wrow, NR, xin + c * xrow, one);
-                        for (int r = 0; r < NR; r++)
-                            CHECK_MSG(one[r] == full[c * NR + r], "%s decode kernel K=%lld row %d token %d: %.9g != tile %.9g", tt->name,
-                                      (long long)K, r, c, one[r], full[c * NR + r]);
+                        float single[RMAX];
+                        tile.mv(K, wq, wrow, RMAX, xin + c * xrow, one);
+                        for (int r = 0; r < RMAX; r++) {
+                            tile.fn(K, wq + r * wrow, wrow, 1, xin + c * xrow, xrow, 1, single + r, 1);
+                            CHECK_MSG(one[r] == single[r], "%s decode kernel K=%lld row %d token %d: %.9g != tile %.9g", tt->name,
+                                      (long long)K, r, c, one[r], single[r]);
+                        }
                     }
             }
         }
-        printf("    %s tile %dx%d (%s): largest |tile - ref| / M = %.2g\n", tt->name, NR, NC, tile.xlay == INFER__XLAY_X4 ? "X4 int8" : tile.xlay == INFER__XLAY_XK ? "XK int8" : "f32", worst);
+        printf("    %s tile %dx%d (%s): largest |tile - ref| / M = %.2g\n", tt->name, NR, NC, tile.xlay == INFER__XLAY_X4 ? "X4 int8" : tile.xlay == INFER__XLAY_XK ? "XK int8" : tile.xlay == INFER__XLAY_XE ? "XE int8" : "f32", worst);
     }
     printf("    %d weight types with fast tiles in this build\n", nfast);
     free(tmp); free(x); free(xd); free(wd); free(wq); free(xq); free(x4);
@@ -6426,9 +6437,9 @@ static void test_robust_act_quant_nonfinite(void) {
             infer__quant_q8_1(x, q1, N);
             CHECK(!isfinite(infer__fp16_to_fp32(q1[N / 32 - 1 - (where == 1 ? 7 : where == 2 ? 3 : 0)].d)));
             infer__x4_quant_row(x, N, x4);
-            infer__xk_quant_blocks(x, xk, 0, N / 256);
+            infer__xk_quant_blocks(x, xk, 0, N / 256, INFER__XLAY_XK);
             float dk;
-            memcpy(&dk, xk + (N / 256 - 1) * INFER__XK_GROUP + 256, 4);
+            memcpy(&dk, xk + (N / 256 - 1) * INFER__XK_GROUP + 288, 4);
             CHECK(!isfinite(dk));
         }
     }

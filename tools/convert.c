@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <errno.h>
 
 static void die(const char *fmt, ...) {
@@ -77,7 +78,7 @@ static void usage(FILE *f, int code) {
           "  convert HF_FOLDER OUT.gguf [--type FTYPE]\n"
           "  convert vocab TOKENIZER.json OUT.gguf\n"
           "  convert llama2c MODEL.bin TOKENIZER.bin OUT.gguf\n"
-          "  convert synth ARCH PRESET OUT.gguf [--type TYPE] [--vocab TOKENIZER.json]\n"
+          "  convert synth ARCH PRESET OUT.gguf [--type TYPE|Q4_K_M] [--vocab TOKENIZER.json]\n"
           "\n"
           "TYPE: a ggml type name, any case (q4_0, Q8_0, q4_k, tq2_0, i2_s, ...).\n"
           "FTYPE: a file type as llama-quantize names them -- Q4_K_M, Q4_K_S, Q5_K_M, Q5_K_S, Q6_K, Q3_K_M,\n"
@@ -1212,12 +1213,16 @@ static int cmd_synth(int argc, char **argv) {
     preset_t sized = *p;
     sized.n_vocab = synth_n_vocab(p->n_vocab);
     p = &sized;
-    infer_type type = argc == 7 ? parse_type(argv[6]) : INFER_TYPE_F16;
+    /* Q4_K_M (llama and bitnet presets): the reference quantizer's mix -- Q4_K, with Q6_K for
+     * the embedding and for attn_v and ffn_down in the first and last eighth of the layers and
+     * every third between (what quantize --type Q4_K_M gives these shapes) */
+    const int q4km = argc == 7 && !strcasecmp(argv[6], "q4_K_M");
+    infer_type type = q4km ? INFER_TYPE_Q4_K : argc == 7 ? parse_type(argv[6]) : INFER_TYPE_F16;
     if (type != INFER_TYPE_I2_S && !infer__traits[type].quant) die("type %s has no quantizer", argv[6]);
     /* bitnet: sub-norms before Wo and W_down, ReLU^2, logits from token_embd; with a ternary
      * type the embedding is Q6_K, as llama.cpp's TQ1_0/TQ2_0 quantization writes it */
     const int bitnet = !strcmp(p->arch, "bitnet");
-    const infer_type embd_type = is_ternary(type) ? INFER_TYPE_Q6_K : type;
+    const infer_type embd_type = is_ternary(type) || q4km ? INFER_TYPE_Q6_K : type;
     const int64_t E = p->n_embd, Q = (int64_t)p->n_head * p->head_dim, KV = (int64_t)p->n_head_kv * p->head_dim;
     if (E % infer_type_block(type) || p->n_ff % infer_type_block(type) || Q % infer_type_block(type)) die("%s rows are not a whole number of %s blocks", p->name, infer_type_name(type));
     infer__rng rng;
@@ -1230,18 +1235,22 @@ static int cmd_synth(int argc, char **argv) {
     if (!p->tied) synth_tensor(&L, "output.weight", type, E, p->n_vocab, 3.0f * s_in, &rng);
     for (int l = 0; l < p->n_layer; l++) {
         fprintf(stderr, "\rsynth %s: layer %d/%d", p->name, l + 1, p->n_layer);
-#define T(suffix, ne0, ne1, sigma) (snprintf(name, sizeof name, "blk.%d." suffix, l), synth_tensor(&L, name, type, ne0, ne1, sigma, &rng))
+        const int n8 = p->n_layer / 8, more_bits = l < n8 || l >= 7 * p->n_layer / 8 || (l - n8) % 3 == 2;
+        const infer_type vd_type = q4km && more_bits ? INFER_TYPE_Q6_K : type;    /* attn_v, ffn_down */
+#define TT(suffix, t, ne0, ne1, sigma) (snprintf(name, sizeof name, "blk.%d." suffix, l), synth_tensor(&L, name, t, ne0, ne1, sigma, &rng))
+#define T(suffix, ne0, ne1, sigma) TT(suffix, type, ne0, ne1, sigma)
         T("attn_norm.weight", E, 0, 0);
         T("attn_q.weight", E, Q, s_in);
         T("attn_k.weight", E, KV, s_in);
-        T("attn_v.weight", E, KV, s_in);
+        TT("attn_v.weight", vd_type, E, KV, s_in);
         T("attn_output.weight", Q, E, s_res);
         T("ffn_norm.weight", E, 0, 0);
         T("ffn_gate.weight", E, p->n_ff, s_in);
         T("ffn_up.weight", E, p->n_ff, s_in);
-        T("ffn_down.weight", p->n_ff, E, s_res / sqrtf((float)p->n_ff / E));
+        TT("ffn_down.weight", vd_type, p->n_ff, E, s_res / sqrtf((float)p->n_ff / E));
         if (bitnet) { T("attn_sub_norm.weight", Q, 0, 0); T("ffn_sub_norm.weight", p->n_ff, 0, 0); }
 #undef T
+#undef TT
     }
     fprintf(stderr, "\n");
     char k[16][64];
