@@ -31,7 +31,7 @@
  *   >>traits             51  the type traits table: one row per weight type
  *   >>ternary           440  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1141  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles             871  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles             881  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1468  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
@@ -5282,9 +5282,19 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
  * ahead; past the row's end the prefetch goes to the same place in the row that follows the
  * group, so no prefetch is spent on a line the group already reads. Measured from memory on
  * one core against one row at a time: F16 11.4 -> 15.3 GB/s, Q8_0 10.6-10.8 -> 12.8-12.9,
- * Q4_0, Q4_K, Q6_K +0-10%; side by side without that redirection it was 10-20% slower. */
+ * Q4_0, Q4_K, Q6_K +0-10%; side by side without that redirection it was 10-20% slower.
+ * Eight rows beat four on two threads (llama-1b decode, tok/s, 4 -> 8 rows: Q4_0 26.9-27.2 ->
+ * 28.9-29.6, Q8_0 19.0 -> 19.5, Q4_K_M 26.9 -> 27.9, F16 11.0 -> 11.4-11.5; 12 and 16 rows
+ * no better). */
 #ifndef INFER__MV_ROWS
-#define INFER__MV_ROWS 4
+#define INFER__MV_ROWS 8
+#endif
+/* The decode prefetches go to L2 (T1), not L1: a line the kernel reaches a few hundred cycles
+ * later need not hold one of the core's few L1 miss buffers meanwhile. Measured, llama-1b
+ * Q8_0 decode on 2 threads: 17.9-18.0 tok/s with T0, 18.2-18.5 with T1, 18.1-18.6 with T2,
+ * 9.9-10.2 with NTA. */
+#ifndef INFER__MV_HINT
+#define INFER__MV_HINT _MM_HINT_T1
 #endif
 
 /* F32 F16 BF16: prefetch 1 KiB ahead (512 B 14.5-14.8 GB/s, 1 KiB 15.3, 2 KiB 14.6, 4 KiB
@@ -5301,7 +5311,7 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
             const int line = ((k * ESZ) & 63) == 0;                                                   \
             const size_t ahead = (size_t)(ESZ * k) + INFER__FMV_AHEAD, skip = ahead >= rb ? (size_t)(NR - 1) * ws : 0; \
             INFER__UNROLL for (int r = 0; r < NR; r++) {                                              \
-                if (line) _mm_prefetch((const char *)(w + (size_t)r * ws + ahead + skip), _MM_HINT_T0); \
+                if (line) _mm_prefetch((const char *)(w + (size_t)r * ws + ahead + skip), INFER__MV_HINT); \
                 acc[r] = _mm512_fmadd_ps(WVEC(w + (size_t)r * ws, k, (__mmask16)0xFFFF), xv, acc[r]);  \
             }                                                                                         \
         }                                                                                             \
@@ -5459,9 +5469,9 @@ INFER__QTILES(q4_0, infer__x4_unpack_q4_0, 72, 3)     /* Q4_0: codes q + 8, offs
             INFER__UNROLL for (int r = 0; r < NR; r++) {                                              \
                 const uint8_t *p = w + (size_t)r * ws + (size_t)g * GBYTES;                           \
                 __m512i lo, hi; __m512 dw;                                                            \
-                _mm_prefetch((const char *)(w + (size_t)r * ws + ahead + skip), _MM_HINT_T0);         \
-                _mm_prefetch((const char *)(w + (size_t)r * ws + ahead + skip) + 64, _MM_HINT_T0);    \
-                if (GBYTES > 128) _mm_prefetch((const char *)(w + (size_t)r * ws + ahead + skip) + 128, _MM_HINT_T0); \
+                _mm_prefetch((const char *)(w + (size_t)r * ws + ahead + skip), INFER__MV_HINT);         \
+                _mm_prefetch((const char *)(w + (size_t)r * ws + ahead + skip) + 64, INFER__MV_HINT);    \
+                if (GBYTES > 128) _mm_prefetch((const char *)(w + (size_t)r * ws + ahead + skip) + 128, INFER__MV_HINT); \
                 UNPACK(p, 4, &lo, &hi, &dw);                                                          \
                 acc[r] = infer__x4_step(acc[r], lo, hi, dw, x + (size_t)g * INFER__X4_GROUP, SHIFT);  \
             }                                                                                         \
@@ -5792,7 +5802,7 @@ static void infer__kqtile_##T##_##NR##_##NC(int64_t K, const uint8_t *w, size_t 
             INFER__UNROLL for (int r = 0; r < NR; r++) {                                              \
                 const uint8_t *p = w + (size_t)r * ws + (size_t)b * BBYTES;                           \
                 infer__kq_w u;                                                                        \
-                INFER__UNROLL for (int o = 0; o < BBYTES; o += 64) _mm_prefetch((const char *)(w + (size_t)r * ws + ahead + skip) + o, _MM_HINT_T0); \
+                INFER__UNROLL for (int o = 0; o < BBYTES; o += 64) _mm_prefetch((const char *)(w + (size_t)r * ws + ahead + skip) + o, INFER__MV_HINT); \
                 UNPACK(p, &u);                                                                        \
                 acc[r] = STEP(acc[r], &u, x + (size_t)b * INFER__XK_GROUP, &xp[b]);                   \
             }                                                                                         \

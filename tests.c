@@ -937,7 +937,7 @@ static void test_tiles_act_quant_vs_scalar(void) {
  * makes results independent of thread count and batch size; row lengths cover partial
  * X4 groups (1, 2, 3 blocks left over) and float tails that are not a multiple of 16. */
 static void test_tiles_vs_dot(void) {
-    enum { KMAX = 2048 + 96, RMAX = 6, CMAX = 4 };
+    enum { KMAX = 2048 + 96, RMAX = INFER__MV_ROWS + 2, CMAX = 4 };   /* RMAX: a decode group and two rows alone */
     infer__rng rng;
     infer__rng_seed(&rng, 77);
     float *tmp = malloc(KMAX * 4), *x = malloc(CMAX * KMAX * 4), *xd = malloc(CMAX * KMAX * 4), *wd = malloc(RMAX * KMAX * 4);
