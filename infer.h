@@ -26,14 +26,14 @@
  *   >>api-kernels       183  the kernel table every backend fills
  *   >>api               310  model, session, tokenizer, sampler, generation
  *   >>util              333  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
- *   >>quant            1619  every weight type: byte layouts, dequantize, quantize, dot (scalar)
- *   >>quant-iq          459  the grid i-quants IQ1..IQ3: codebooks, signs, dots
+ *   >>quant            1620  every weight type: byte layouts, dequantize, quantize, dot (scalar)
+ *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
  *   >>traits             51  the type traits table: one row per weight type
- *   >>ternary           440  fast ternary dots: TQ1_0, TQ2_0, I2_S
- *   >>simd             1141  vectorized dot products (AVX2, AVX-512, NEON)
+ *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
+ *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
  *   >>tiles             881  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
- *   >>cpu              1468  the CPU kernel table: thread pool, matmul, attention, every op
+ *   >>cpu              1469  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
  *   >>safetensors       633  Hugging Face checkpoints, read as GGUF
  *   >>hf-tensors        534  HF tensor names and shapes, the converter's transforms
@@ -52,8 +52,8 @@
  *   >>eval              167  the evaluation API: batches of sequences, logits out
  *   >>sampler           112  logits -> next token
  *   >>generate           79  the generation loop; a model's chat template, rendered
- *   >>backends          655  the GPU backend of this build; any backend diffed against the CPU
- *   >>iq-tables        1110  the i-quant grids and sign table
+ *   >>backends          656  the GPU backend of this build; any backend diffed against the CPU
+ *   >>iq-tables        1112  the i-quant grids and sign table
  *   >>unicode-tables    800  generated Unicode tables
  *   >>license            25  the MIT licence
  *   toc>>
@@ -2162,6 +2162,7 @@ static void infer__quant_q2_0(const float *src, void *dst, int64_t n) {
     }
 }
 
+/* infer__dot_q1_0's walk with 2-bit codes (a deliberate twin: each scalar dot reads alone) */
 static float infer__dot_q2_0(int64_t n, const void *w, const void *x) {
     const infer_block_q2_0 *a = (const infer_block_q2_0 *)w;
     const infer_block_q8_0 *y = (const infer_block_q8_0 *)x;
@@ -2978,6 +2979,11 @@ static float infer__dot_iq4_xs(int64_t n, const void *w, const void *x) {
  * Multi-byte fields are read byte by byte (little-endian, as stored in the file), so
  * the code does not depend on the host's byte order. Every function takes n, a
  * multiple of INFER_QK_K (256) weights.
+ *
+ * Each format's dequantize and dot are deliberate twins: the dot walks the block exactly
+ * as the dequantize does, with integer products where the dequantize writes floats. A
+ * shared walker taking a callback would hide the one line that differs; the tests hold
+ * every dot to its dequantize.
  * ---------------------------------------------------------------------------------------- */
 
 /* Lookup tables, defined in >>iq-tables at the end of the file (these are C tentative
@@ -3509,6 +3515,45 @@ static const infer__type_traits *infer__type(infer_type t) {
 #include <arm_neon.h>
 #endif
 
+/* The byte dot product every integer kernel is built on (here and in >>simd, >>tiles):
+ * acc + (a0*b0 + a1*b1 + a2*b2 + a3*b3) per int32 lane, a unsigned bytes, b signed bytes.
+ * One VNNI instruction where the CPU has it; else maddubs (pairs to int16) and madd by 1
+ * (pairs to int32), which needs every pair sum a0*b0 + a1*b1 within +-32767. */
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#include <immintrin.h>
+static inline __m256i infer__dpbusd256(__m256i acc, __m256i a, __m256i b) {
+#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
+    return _mm256_dpbusd_epi32(acc, a, b);
+#elif defined(__AVXVNNI__)
+    return _mm256_dpbusd_avx_epi32(acc, a, b);
+#else
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), _mm256_set1_epi16(1)));
+#endif
+}
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+static inline __m512i infer__dpbusd512(__m512i acc, __m512i a, __m512i b) {
+#ifdef __AVX512VNNI__
+    return _mm512_dpbusd_epi32(acc, a, b);
+#else
+    return _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_maddubs_epi16(a, b), _mm512_set1_epi16(1)));
+#endif
+}
+#endif
+#endif
+/* NEON's: acc + sums of s8*s8 products of 16 bytes, spread over 4 int32 lanes (sdot with the
+ * dot-product extension; else widening multiplies and pairwise add-accumulates) */
+#if defined(__ARM_NEON) && defined(__aarch64__)
+#include <arm_neon.h>
+static inline int32x4_t infer__sdot16(int32x4_t acc, int8x16_t a, int8x16_t b) {
+#ifdef __ARM_FEATURE_DOTPROD
+    return vdotq_s32(acc, a, b);
+#else
+    acc = vpadalq_s16(acc, vmull_s8(vget_low_s8(a), vget_low_s8(b)));
+    return vpadalq_s16(acc, vmull_high_s8(a, b));
+#endif
+}
+#endif
+
 /* I2_S codes against Q8_K activations (the scalar reference): sum_k (code_k - 1) y_k over
  * n = 128 m weights, unscaled (the caller multiplies by the tensor scale). Q8_K block b
  * covers chunks 2b and 2b+1; with m odd the last block holds one chunk. */
@@ -3547,16 +3592,6 @@ static float infer__dot_i2_s_q8_k(int64_t n, const void *w, const void *x) {
 #define INFER__TERN_PREFETCH 4096
 static inline void infer__tern_prefetch(const void *p) { _mm_prefetch((const char *)p + INFER__TERN_PREFETCH, _MM_HINT_T0); }
 
-/* acc (8 x int32) += sums of 4 adjacent products u8 * s8 */
-static inline __m256i infer__tern_dp256(__m256i acc, __m256i u, __m256i s) {
-#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
-    return _mm256_dpbusd_epi32(acc, u, s);
-#elif defined(__AVXVNNI__)
-    return _mm256_dpbusd_avx_epi32(acc, u, s);
-#else
-    return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
-#endif
-}
 
 static inline float infer__tern_hsum256_ps(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -3579,7 +3614,7 @@ static inline __m256i infer__tern_2bit256(__m256i acc, const uint8_t *q, const i
     __m256i v = _mm256_loadu_si256((const __m256i *)q);
     for (int f = 0; f < 4; f++, v = _mm256_srli_epi16(v, 2)) {      /* bits shifted in from the next byte are masked off */
         const int g = reversed ? 3 - f : f;
-        acc = infer__tern_dp256(acc, _mm256_and_si256(v, m3), _mm256_loadu_si256((const __m256i *)(y + 32 * g)));
+        acc = infer__dpbusd256(acc, _mm256_and_si256(v, m3), _mm256_loadu_si256((const __m256i *)(y + 32 * g)));
     }
     return acc;
 }
@@ -3652,10 +3687,10 @@ static float infer__dot_tq1_0_avx2_t(int64_t n, const void *w, const void *x) {
         __m256i acc = infer__tern_neg_bsums256(y[i].bsums, 2);
         int pow3 = 1;
         for (int k = 0; k < 5; k++, pow3 *= 3)
-            acc = infer__tern_dp256(acc, infer__tern_trits256(q0, _mm256_set1_epi16((short)pow3)), _mm256_loadu_si256((const __m256i *)(yq + 32 * k)));
-        acc = infer__tern_dp256(acc, infer__tern_trits256(q11, m01), _mm256_loadu_si256((const __m256i *)(yq + 160)));
-        acc = infer__tern_dp256(acc, infer__tern_trits256(q11, m23), _mm256_loadu_si256((const __m256i *)(yq + 192)));
-        acc = infer__tern_dp256(acc, infer__tern_trits256(q1h, mtail), _mm256_loadu_si256((const __m256i *)(yq + 224)));
+            acc = infer__dpbusd256(acc, infer__tern_trits256(q0, _mm256_set1_epi16((short)pow3)), _mm256_loadu_si256((const __m256i *)(yq + 32 * k)));
+        acc = infer__dpbusd256(acc, infer__tern_trits256(q11, m01), _mm256_loadu_si256((const __m256i *)(yq + 160)));
+        acc = infer__dpbusd256(acc, infer__tern_trits256(q11, m23), _mm256_loadu_si256((const __m256i *)(yq + 192)));
+        acc = infer__dpbusd256(acc, infer__tern_trits256(q1h, mtail), _mm256_loadu_si256((const __m256i *)(yq + 224)));
         accf = infer__tern_scale256(accf, acc, _cvtsh_ss(b[i].d) * y[i].d);
     }
     return infer__tern_hsum256_ps(accf);
@@ -3667,16 +3702,9 @@ static float infer__dot_tq1_0_avx2_t(int64_t n, const void *w, const void *x) {
  * AVX-512. Registers hold 64 bytes. The 2-bit types put a code group of 32 bytes in both
  * halves of a register and shift each half to a different field (vpsrlvw), so one register
  * is 64 consecutive weights and the activations load straight. TQ1_0 builds 4 registers of
- * 64 consecutive trits from the same pieces as the AVX2 version.
+ * 64 consecutive trits from the same pieces as the AVX2 version. The kernels here are
+ * deliberate twins of the AVX2 ones, step for step at twice the width.
  * =================================================================================== */
-static inline __m512i infer__tern_dp512(__m512i acc, __m512i u, __m512i s) {
-#ifdef __AVX512VNNI__
-    return _mm512_dpbusd_epi32(acc, u, s);
-#else
-    return _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_maddubs_epi16(u, s), _mm512_set1_epi16(1)));
-#endif
-}
-
 static inline __m512i infer__tern_neg_bsums512(const int16_t *bsums, int halves) {
     return _mm512_zextsi256_si512(infer__tern_neg_bsums256(bsums, halves));
 }
@@ -3695,8 +3723,8 @@ static inline __m512i infer__tern_pair16(short a, short b) {
 static inline __m512i infer__tern_2bit512(__m512i acc, const uint8_t *q, const int8_t *y, __m512i lo, __m512i hi) {
     const __m512i m3 = _mm512_set1_epi8(3);
     const __m512i v = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)q));
-    acc = infer__tern_dp512(acc, _mm512_and_si512(_mm512_srlv_epi16(v, lo), m3), _mm512_loadu_si512(y));
-    return infer__tern_dp512(acc, _mm512_and_si512(_mm512_srlv_epi16(v, hi), m3), _mm512_loadu_si512(y + 64));
+    acc = infer__dpbusd512(acc, _mm512_and_si512(_mm512_srlv_epi16(v, lo), m3), _mm512_loadu_si512(y));
+    return infer__dpbusd512(acc, _mm512_and_si512(_mm512_srlv_epi16(v, hi), m3), _mm512_loadu_si512(y + 64));
 }
 
 static float infer__dot_tq2_0_avx512_t(int64_t n, const void *w, const void *x) {
@@ -3761,10 +3789,10 @@ static float infer__dot_tq1_0_avx512_t(int64_t n, const void *w, const void *x) 
         const __m512i z3 = _mm512_inserti32x4(_mm512_broadcast_i32x4(q1), _mm_set1_epi32((int)qh), 3);
         const int8_t *yq = y[i].qs;
         __m512i acc = infer__tern_neg_bsums512(y[i].bsums, 2);
-        acc = infer__tern_dp512(acc, infer__tern_trits512(z0, m0), _mm512_loadu_si512(yq));
-        acc = infer__tern_dp512(acc, infer__tern_trits512(z0, m1), _mm512_loadu_si512(yq + 64));
-        acc = infer__tern_dp512(acc, infer__tern_trits512(z2, m2), _mm512_loadu_si512(yq + 128));
-        acc = infer__tern_dp512(acc, infer__tern_trits512(z3, m3), _mm512_loadu_si512(yq + 192));
+        acc = infer__dpbusd512(acc, infer__tern_trits512(z0, m0), _mm512_loadu_si512(yq));
+        acc = infer__dpbusd512(acc, infer__tern_trits512(z0, m1), _mm512_loadu_si512(yq + 64));
+        acc = infer__dpbusd512(acc, infer__tern_trits512(z2, m2), _mm512_loadu_si512(yq + 128));
+        acc = infer__dpbusd512(acc, infer__tern_trits512(z3, m3), _mm512_loadu_si512(yq + 192));
         accf = infer__tern_scale512(accf, acc, _cvtsh_ss(b[i].d) * y[i].d);
     }
     return _mm512_reduce_add_ps(accf);
@@ -3778,13 +3806,7 @@ static float infer__dot_tq1_0_avx512_t(int64_t n, const void *w, const void *x) 
  * (q >= 86) + (q >= 171), from two compares.
  * =================================================================================== */
 static inline int32x4_t infer__tern_dp16(int32x4_t acc, uint8x16_t u, const int8_t *y) {
-    const int8x16_t a = vreinterpretq_s8_u8(u), b = vld1q_s8(y);   /* codes <= 3 are valid int8 */
-#ifdef __ARM_FEATURE_DOTPROD
-    return vdotq_s32(acc, a, b);
-#else
-    acc = vpadalq_s16(acc, vmull_s8(vget_low_s8(a), vget_low_s8(b)));
-    return vpadalq_s16(acc, vmull_high_s8(a, b));
-#endif
+    return infer__sdot16(acc, vreinterpretq_s8_u8(u), vld1q_s8(y));   /* codes <= 3 are valid int8 */
 }
 
 static inline int32_t infer__tern_bsum_neon(const int16_t *bsums, int halves) {
@@ -3992,17 +4014,6 @@ static inline int32_t infer__hsum_epi32_256(__m256i v) {
     return _mm_cvtsi128_si32(s);
 }
 
-/* acc + (a0*b0 + a1*b1 + a2*b2 + a3*b3) per int32 lane; a unsigned bytes, b signed bytes.
- * The maddubs fallback needs every pair sum a0*b0 + a1*b1 within +-32767. */
-static inline __m256i infer__dpbusd256(__m256i acc, __m256i a, __m256i b) {
-#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
-    return _mm256_dpbusd_epi32(acc, a, b);
-#elif defined(__AVXVNNI__)
-    return _mm256_dpbusd_avx_epi32(acc, a, b);
-#else
-    return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), _mm256_set1_epi16(1)));
-#endif
-}
 
 /* The same for signed a and b (the sign trick; b must not hold -128). With |a| <= 128 and
  * |b| <= 127 a pair sum is at most 2*128*127 = 32512: the maddubs fallback cannot saturate. */
@@ -4560,13 +4571,6 @@ static inline __m512i infer__cat512(__m256i lo, __m256i hi) { return _mm512_inse
 /* float lanes 0..7 = lo, 8..15 = hi: the scales of two 32-blocks side by side */
 static inline __m512 infer__halves512(float lo, float hi) { return _mm512_mask_blend_ps(0xFF00, _mm512_set1_ps(lo), _mm512_set1_ps(hi)); }
 
-static inline __m512i infer__dpbusd512(__m512i acc, __m512i a, __m512i b) {
-#ifdef __AVX512VNNI__
-    return _mm512_dpbusd_epi32(acc, a, b);
-#else
-    return _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_maddubs_epi16(a, b), _mm512_set1_epi16(1)));
-#endif
-}
 /* The sign trick without vpsignb (AVX-512 has none): negate b under the mask of a's sign
  * bits. Where a == 0 b stays, but |a| = 0 already zeroes the product. */
 static inline __m512i infer__signed_b512(__m512i a, __m512i b) {
@@ -4868,15 +4872,6 @@ static infer__dot_fn infer__simd_dot_avx512(infer_type t) {
  * The 256-element kernels take one horizontal sum per sub-block: plain, and exact.
  * =================================================================================== */
 
-/* acc + sums of s8*s8 products of 16 bytes, spread over 4 int32 lanes */
-static inline int32x4_t infer__sdot16(int32x4_t acc, int8x16_t a, int8x16_t b) {
-#ifdef __ARM_FEATURE_DOTPROD
-    return vdotq_s32(acc, a, b);
-#else
-    acc = vpadalq_s16(acc, vmull_s8(vget_low_s8(a), vget_low_s8(b)));
-    return vpadalq_s16(acc, vmull_high_s8(a, b));
-#endif
-}
 /* 32 signed codes (two vectors) times 32 activation bytes */
 static inline int32x4_t infer__sdot32(int8x16_t a0, int8x16_t a1, const int8_t *y) {
     return infer__sdot16(infer__sdot16(vdupq_n_s32(0), a0, vld1q_s8(y)), a1, vld1q_s8(y + 16));
@@ -6687,6 +6682,7 @@ static float infer__yarn_corr_dim(int n_rot, int n_ctx_orig, float beta, float b
  *   sector % 3 == 2 and sector < 3*sections[2]  -> w
  *   otherwise                                    -> e
  * For text, t = h = w = the token position and e = 0. */
+/* (infer_cuda.cu's imrope_stream is this function's deliberate twin, for the device) */
 static int infer__imrope_stream(int i, const int32_t *sec) {
     const int n = sec[0] + sec[1] + sec[2] + sec[3];
     const int sector = n > 0 ? i % n : i;
@@ -17275,6 +17271,7 @@ typedef struct infer__diff {
 
 typedef struct infer__pair { void *a, *b; size_t bytes; } infer__pair;   /* one buffer on each backend */
 
+/* (the varargs shape of infer__fail and infer__jfail: format, then hand the line on) */
 static void infer__diff_say(infer__diff *d, const char *fmt, ...) {
     char line[512];
     va_list ap;
@@ -17892,6 +17889,8 @@ int infer_backend_diff(const infer_kernels *k, infer_model *m, int n_tokens, int
  *   infer__iq3s_grid      512        4        0x01 0x03 0x05 ... 0x0f   (odd 1..15)
  *   infer__iq1s_grid     2048        8        0xff 0x00 0x01            (int8: -1, 0, +1)
  *
+ * The larger grids extend the smaller (their first rows coincide in places): separate
+ * codebooks, not copies.
  * The grids are the points of a lattice-like codebook chosen (by the format's author)
  * to cover typical weight groups well; entries are sorted by their level indices
  * read as a base-4 (2-bit) or base-8 (3-bit) number with weight 0 least significant.

@@ -1052,6 +1052,7 @@ typedef struct infer_cuda_rope {
     int rot_first, inverse;       /* the first rotated dim of a head; rotate by -theta */
 } infer_cuda_rope;
 
+/* infer__imrope_stream of infer.h, on the device (a deliberate twin) */
 __device__ int imrope_stream(int i, const int *sec) {
     const int n = sec[0] + sec[1] + sec[2] + sec[3];
     const int sector = n > 0 ? i % n : i;
@@ -1388,6 +1389,8 @@ static void infer_cuda_moe_route(void *ctx, int32_t *ids, float *weights, const 
 /* causal depthwise conv1d + SiLU: a thread per channel carries its last K-1 inputs in
  * registers through the tokens and writes the state back once (the CPU's loop, per thread) */
 #define INFER_CUDA_MAX_CONV 16
+/* a thread per channel: the loop of infer__cpu_conv1d_silu's scalar path, line for line (a
+ * deliberate twin: the diff tests hold the two to each other) */
 __global__ void k_conv1d_silu(float *out, const float *x, float *state, const float *w, int rows, int channels, int kernel) {
     const int c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= channels) return;

@@ -519,20 +519,24 @@ static int run_ppl(const options *o, infer_model *m, infer_session *s) {
 }
 
 
-/* peak resident set size in MB, from the kernel's high-water mark */
-static double peak_rss_mb(void) {
-    FILE *f = fopen("/proc/self/status", "r");
+/* the kB figure after `key` in one of the kernel's /proc/self files (0 where there is none) */
+static double proc_kb(const char *file, const char *key) {
+    FILE *f = fopen(file, "r");
     char line[256];
     double kb = 0;
-    while (f && fgets(line, sizeof line, f)) if (!strncmp(line, "VmHWM:", 6)) kb = atof(line + 6);
+    const size_t n = strlen(key);
+    while (f && fgets(line, sizeof line, f)) if (!strncmp(line, key, n)) kb = atof(line + n);
     if (f) fclose(f);
-    return kb / 1024.0;
+    return kb;
 }
+
+/* peak resident set size in MB, from the kernel's high-water mark */
+static double peak_rss_mb(void) { return proc_kb("/proc/self/status", "VmHWM:") / 1024.0; }
 
 /* Memory read bandwidth: the roofline a decode step (which streams every weight once) is
  * held against. Threads read disjoint parts of a 1 GiB buffer (larger than the caches)
  * with full-width vector loads, four independent accumulators and a software prefetch 2 KiB
- * ahead, as the decode kernels do; each trial times 3 passes, and the best of 4 trials of
+ * ahead into L2, as the decode kernels do; each trial times 3 passes, and the best of 4 trials of
  * each variant counts. Variants: the buffer in 4 KiB pages, and in 2 MiB pages where the
  * kernel grants them (transparent huge pages: fewer TLB misses), each read with and without
  * the prefetch. Prints the best and each variant's figure. */
@@ -546,7 +550,7 @@ __attribute__((optimize("O3"))) static void *bw_worker(void *arg) {
         const bw_vec *p = b->p;
         if (b->prefetch)
             for (size_t i = 0; i + 4 <= b->n; i += 4) {
-                for (int k = 0; k < 4; k++) __builtin_prefetch(p + i + 32 + k, 0, 3);   /* 2 KiB ahead */
+                for (int k = 0; k < 4; k++) __builtin_prefetch(p + i + 32 + k, 0, 2);   /* 2 KiB ahead, into L2 */
                 s0 ^= p[i]; s1 ^= p[i + 1]; s2 ^= p[i + 2]; s3 ^= p[i + 3];
             }
         else
@@ -575,14 +579,7 @@ static double bw_run(const bw_vec *buf, size_t n, int threads, int prefetch) {
     return best;
 }
 /* kB of anonymous huge pages this process holds (smaps_rollup; 0 where there is none) */
-static long anon_huge_kb(void) {
-    FILE *f = fopen("/proc/self/smaps_rollup", "r");
-    char line[256];
-    long kb = 0;
-    while (f && fgets(line, sizeof line, f)) if (!strncmp(line, "AnonHugePages:", 14)) kb = atol(line + 14);
-    if (f) fclose(f);
-    return kb;
-}
+static long anon_huge_kb(void) { return (long)proc_kb("/proc/self/smaps_rollup", "AnonHugePages:"); }
 static void measure_bw(int threads) {
     if (threads > 256) threads = 256;
     const size_t bytes = (size_t)1 << 30, align = (size_t)2 << 20, n = bytes / sizeof(bw_vec);

@@ -4271,13 +4271,17 @@ static int ds4_case(const char *which, int32_t *ids, float **ref, const char *su
     return rows;
 }
 
+/* the golden DeepSeek-V4 model, loaded; NULL after a SKIP (no ../shared) or a failed check */
+static infer_model *ds4_golden_model(void) {
+    if (!file_exists(DS4_DIR "/model-F32.gguf")) SKIP_WITH(NULL, "../shared/golden/deepseek4 not found");
+    return load_model(DS4_DIR "/model-F32.gguf", 0);
+}
+
 /* exact maths: every row within 2e-3, as one batch, one token at a time and in chunks of 7,
  * on 1 and 2 threads -- and all of these give the same bits */
 static void test_golden_deepseek4(void) {
-    if (!file_exists(DS4_DIR "/model-F32.gguf")) SKIP("../shared/golden/deepseek4 not found");
-    infer_model *m;
-    infer_error err;
-    if (infer_model_load(&m, DS4_DIR "/model-F32.gguf", NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
+    infer_model *m = ds4_golden_model();
+    if (!m) return;
     const char *prompts[2] = { "short", "long" };
     for (int p = 0; p < 2; p++) {
         int32_t ids[256];
@@ -4307,10 +4311,8 @@ static void test_golden_deepseek4(void) {
 /* The default fast path (int8 activations against the MXFP4 experts, F16 caches): the
  * argmax agrees with the reference on at least 90% of the 16 generated rows. */
 static void test_golden_deepseek4_fast(void) {
-    if (!file_exists(DS4_DIR "/model-F32.gguf")) SKIP("../shared/golden/deepseek4 not found");
-    infer_model *m;
-    infer_error err;
-    if (infer_model_load(&m, DS4_DIR "/model-F32.gguf", NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
+    infer_model *m = ds4_golden_model();
+    if (!m) return;
     const char *prompts[2] = { "short", "long" };
     for (int p = 0; p < 2; p++) {
         int32_t ids[256];
@@ -4342,10 +4344,9 @@ static void test_golden_deepseek4_fast(void) {
  * layer grows by one entry (and one indexer key) per 4 tokens; the prompt's chunking does
  * not matter. */
 static void test_deepseek4_cache_bytes(void) {
-    if (!file_exists(DS4_DIR "/model-F32.gguf")) SKIP("../shared/golden/deepseek4 not found");
-    infer_model *m;
+    infer_model *m = ds4_golden_model();
+    if (!m) return;
     infer_error err;
-    if (infer_model_load(&m, DS4_DIR "/model-F32.gguf", NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
     const infer_config *c = infer_model_config(m);
     int32_t *ids = malloc(2000 * sizeof(int32_t));
     for (int i = 0; i < 2000; i++) ids[i] = (i * 37 + 11) % 320;
@@ -4636,10 +4637,9 @@ static void test_deepseek4_ops(void) {
  * layers with compress_rope_freq_base and the file's YaRN, its magnitude factor cancelled
  * (a rotation keeps every pair's length); always the last n_rot dims of a head */
 static void test_deepseek4_rope(void) {
-    if (!file_exists(DS4_DIR "/model-F32.gguf")) SKIP("../shared/golden/deepseek4 not found");
-    infer_model *m;
+    infer_model *m = ds4_golden_model();
+    if (!m) return;
     infer_error err;
-    if (infer_model_load(&m, DS4_DIR "/model-F32.gguf", NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
     infer_session *s;
     if (infer_session_create(&s, m, NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); infer_model_free(m); return; }
     s->rope.freq_scale = 1.0f / 16;                  /* as a YaRN file (factor 16) sets it */

@@ -896,6 +896,17 @@ static int32_t synth_n_vocab(int32_t n) {
     return n;
 }
 
+
+/* the synthesized model to `path` (32-byte alignment); the tensors and the vocabulary freed */
+static int synth_write(const char *path, const infer_gguf_kv *kv, int nkv, tensor_list *L, synth_vocab_t *vocab) {
+    infer_error err;
+    if (infer_gguf_write(path, kv, nkv, L->t, L->n, 32, &err) != INFER_OK) die("%s", err.msg);
+    for (int i = 0; i < L->n; i++) { free((void *)L->t[i].name); free((void *)L->t[i].data); }
+    free(L->t);
+    synth_vocab_free(vocab);
+    return 0;
+}
+
 /* qwen35 / qwen35moe: the Qwen3.5 hybrid. Layer l is gated attention when (l+1) % interval
  * == 0, else a gated DeltaNet layer (fused qkv, z gate, alpha/beta projections, A, dt bias,
  * conv taps). The MoE variant (n_expert > 0) replaces every dense FFN by a softmax router
@@ -1018,12 +1029,7 @@ static int cmd_synth_qwen35(int argc, char **argv) {
 #undef KEY
     synth_vocab_t vocab;
     nkv += synth_tokenizer(kv + nkv, &vocab, &vocab_qwen35, p->n_vocab, synth_vocab_path);
-    infer_error err;
-    if (infer_gguf_write(argv[4], kv, nkv, L.t, L.n, 32, &err) != INFER_OK) die("%s", err.msg);
-    for (int i = 0; i < L.n; i++) { free((void *)L.t[i].name); free((void *)L.t[i].data); }
-    free(L.t);
-    synth_vocab_free(&vocab);
-    return 0;
+    return synth_write(argv[4], kv, nkv, &L, &vocab);
 }
 
 /* deepseek4: DeepSeek-V4's layout as the official converter writes it (>>deepseek4 in
@@ -1187,12 +1193,7 @@ static int cmd_synth_deepseek4(int argc, char **argv) {
     synth_vocab_t vocab;
     memset(&vocab, 0, sizeof vocab);
     if (p->n_vocab >= 1024 || synth_vocab_path) nkv += synth_tokenizer(kv + nkv, &vocab, &vocab_deepseek, p->n_vocab, synth_vocab_path);
-    infer_error err;
-    if (infer_gguf_write(argv[4], kv, nkv, L.t, L.n, 32, &err) != INFER_OK) die("%s", err.msg);
-    for (int i = 0; i < L.n; i++) { free((void *)L.t[i].name); free((void *)L.t[i].data); }
-    free(L.t);
-    synth_vocab_free(&vocab);
-    return 0;
+    return synth_write(argv[4], kv, nkv, &L, &vocab);
 }
 
 static int cmd_synth(int argc, char **argv) {
@@ -1275,12 +1276,7 @@ static int cmd_synth(int argc, char **argv) {
 #undef KEY
     synth_vocab_t vocab;
     nkv += synth_tokenizer(kv + nkv, &vocab, &vocab_llama3, p->n_vocab, synth_vocab_path);   /* Llama-3's tokenizer, as both models have */
-    infer_error err;
-    if (infer_gguf_write(argv[4], kv, nkv, L.t, L.n, 32, &err) != INFER_OK) die("%s", err.msg);
-    for (int i = 0; i < L.n; i++) { free((void *)L.t[i].name); free((void *)L.t[i].data); }
-    free(L.t);
-    synth_vocab_free(&vocab);
-    return 0;
+    return synth_write(argv[4], kv, nkv, &L, &vocab);
 }
 
 /* ---- llama2c: llama2.c's checkpoint and tokenizer formats ----
