@@ -31,7 +31,7 @@
  *   >>traits             51  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles             921  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles             995  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1469  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
@@ -5060,11 +5060,11 @@ static infer__dot_fn infer__type_dot(infer_type t) {
  *                  scales and mins are applied per lane in float, once per block; tiles of
  *                  up to 2 rows x 4 tokens
  *   Q4_0 Q8_0      int8 dot products against activations quantized to Q8_0 and laid out in
- *   MXFP4          groups of 4 blocks ("X4", below) so a block's codes line up with a
+ *   MXFP4 NVFP4    groups of 4 blocks ("X4", below) so a block's codes line up with a
  *                  weight group unpacked by one byte permute (AVX512-VBMI) and multiplied
- *                  by vpdpbusd (AVX512-VNNI); MXFP4's codes go through a 16-entry table
- *                  first (DeepSeek-V4's experts: prompts 2.2x, decode 1.7x faster than one
- *                  dot per output)
+ *                  by vpdpbusd (AVX512-VNNI); the FP4 codes go through a 16-entry table
+ *                  first (DeepSeek-V4's experts, against one dot per output: MXFP4 prompts
+ *                  2.2x and decode 1.7x faster, NVFP4 2.2x and 1.4x)
  * Every output is computed by the same sequence of operations whatever the tile shape, the
  * position of the tile, or the thread that runs it: results do not depend on the thread
  * count or the batch size. A single token (decode) goes through the type's row kernel
@@ -5333,7 +5333,7 @@ INFER__FMV(infer__fmv_bf16, infer__wvec_bf16, 2)
 
 #if defined(INFER__SIMD_AVX512) && defined(__AVX512VBMI__) && defined(__AVX512VNNI__)
 #define INFER__TILE_X4 1
-/* ---- Q4_0, Q8_0 and MXFP4 weights against X4 activations ----
+/* ---- Q4_0, Q8_0, MXFP4 and NVFP4 weights against X4 activations ----
  * A weight group is 4 consecutive blocks (Q4_0: 72 bytes, Q8_0: 136). Unpacking it gives
  *   lo, hi  the 64 unsigned codes that line up with ylo and yhi (Q4_0: the low and high
  *           nibbles of the 4 x 16 code bytes; Q8_0: the codes + 128)
@@ -5347,9 +5347,10 @@ INFER__FMV(infer__fmv_bf16, infer__wvec_bf16, 2)
 static __m512i infer__x4_idx_q4_0, infer__x4_idx_q4_0_full, infer__x4_idx_q4_0_d; /* built once, see below */
 static __m512i infer__x4_idx_q8_0_lo, infer__x4_idx_q8_0_hi, infer__x4_idx_q8_0_d;
 static __m512i infer__x4_idx_mxfp4, infer__x4_idx_mxfp4_full, infer__x4_idx_mxfp4_e;
+static __m512i infer__x4_idx_nvfp4[2][2], infer__x4_idx_nvfp4_d[2];   /* [lo/hi][partial/full], [lo/hi] */
 static pthread_once_t infer__x4_once = PTHREAD_ONCE_INIT;
 static void infer__x4_init(void) {
-    uint8_t a[64], b[64], c[64], d[64], e[64], f[64], g[64], h[64], m[64];
+    uint8_t a[64], b[64], c[64], d[64], e[64], f[64], g[64], h[64], m[64], nv[2][2][64], nd[2][64];
     for (int j = 0; j < 64; j++) {
         /* output byte j: int32 lane j/4 = 4 jj + blk, its byte k = j % 4: code i = 4 jj + k */
         const int blk = (j / 4) % 4, i = 4 * (j / 16) + j % 4;
@@ -5367,6 +5368,16 @@ static void infer__x4_init(void) {
         g[j] = (uint8_t)(17 * blk + 1 + i);
         h[j] = (uint8_t)(g[j] < 64 ? g[j] : 64 + g[j] - 4);
         m[j] = (uint8_t)(17 * ((j / 4) % 4));
+        /* NVFP4 (36-byte blocks of 64, two a group): Q8_0 block blk is NVFP4 block blk / 2, its
+         * codes 0..15 sub-block sb = 2 (blk % 2) and 16..31 sub-block sb + 1; element i of a
+         * sub-block sits in byte 8 sb + i % 8 of the codes (high nibble for i >= 8); the scale
+         * bytes come first (a full group: bytes 0..63 and 8..71) */
+        for (int half = 0; half < 2; half++) {
+            const int sb = 2 * (blk % 2) + half, off = 36 * (blk / 2) + 4 + 8 * sb + i % 8;
+            nv[half][0][j] = (uint8_t)off;
+            nv[half][1][j] = (uint8_t)(off < 64 ? off : 64 + off - 8);
+            nd[half][j] = (uint8_t)(36 * (blk / 2) + sb);
+        }
     }
     infer__x4_idx_q4_0 = _mm512_loadu_si512(a);
     infer__x4_idx_q4_0_full = _mm512_loadu_si512(f);
@@ -5377,12 +5388,21 @@ static void infer__x4_init(void) {
     infer__x4_idx_mxfp4 = _mm512_loadu_si512(g);
     infer__x4_idx_mxfp4_full = _mm512_loadu_si512(h);
     infer__x4_idx_mxfp4_e = _mm512_loadu_si512(m);
+    for (int half = 0; half < 2; half++) {
+        infer__x4_idx_nvfp4[half][0] = _mm512_loadu_si512(nv[half][0]);
+        infer__x4_idx_nvfp4[half][1] = _mm512_loadu_si512(nv[half][1]);
+        infer__x4_idx_nvfp4_d[half] = _mm512_loadu_si512(nd[half]);
+    }
 }
+/* a weight group unpacked: the codes lined up with ylo and yhi, and the 4 block scales */
+typedef struct { __m512i lo, hi; __m512 dw; } infer__x4_w;
 static inline __mmask64 infer__bytes_mask(int64_t n) { return n >= 64 ? ~(__mmask64)0 : n <= 0 ? 0 : (((__mmask64)1 << n) - 1); }
 
 /* unpack the group at p holding nb (1..4) blocks (a full group: two plain loads, which
  * measured 1.2x faster than masked ones; a partial one reads only its own bytes) */
-static inline void infer__x4_unpack_q4_0(const uint8_t *p, int nb, __m512i *lo, __m512i *hi, __m512 *dw) {
+static inline void infer__x4_unpack_q4_0(const uint8_t *p, int nb, infer__x4_w *u) {
+    __m512i *lo = &u->lo, *hi = &u->hi;
+    __m512 *dw = &u->dw;
     const int64_t n = 18 * nb;
     __m512i A, q;
     if (nb == 4) {
@@ -5397,7 +5417,9 @@ static inline void infer__x4_unpack_q4_0(const uint8_t *p, int nb, __m512i *lo, 
     *hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), m);
     *dw = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi8(infer__x4_idx_q4_0_d, A)));
 }
-static inline void infer__x4_unpack_q8_0(const uint8_t *p, int nb, __m512i *lo, __m512i *hi, __m512 *dw) {
+static inline void infer__x4_unpack_q8_0(const uint8_t *p, int nb, infer__x4_w *u) {
+    __m512i *lo = &u->lo, *hi = &u->hi;
+    __m512 *dw = &u->dw;
     const int64_t n = 34 * nb;
     const __m512i A = _mm512_maskz_loadu_epi8(infer__bytes_mask(n), p), B = _mm512_maskz_loadu_epi8(infer__bytes_mask(n - 64), p + 64);
     const __m512i C = _mm512_maskz_loadu_epi8(infer__bytes_mask(n - 16), p + 16), D = _mm512_maskz_loadu_epi8(infer__bytes_mask(n - 80), p + 80);
@@ -5417,38 +5439,41 @@ static inline __m512 infer__x4_step(__m512 acc, __m512i lo, __m512i hi, __m512 d
     const __m512 t = _mm512_mul_ps(_mm512_cvtepi32_ps(s), _mm512_broadcast_f32x4(_mm_loadu_ps((const float *)(g + 160))));
     return _mm512_fmadd_ps(t, dw, acc);
 }
+static inline __m512 infer__x4_step_3(__m512 acc, const infer__x4_w *u, const uint8_t *g) { return infer__x4_step(acc, u->lo, u->hi, u->dw, g, 3); }
+static inline __m512 infer__x4_step_4(__m512 acc, const infer__x4_w *u, const uint8_t *g) { return infer__x4_step(acc, u->lo, u->hi, u->dw, g, 4); }
+static inline __m512 infer__x4_step_7(__m512 acc, const infer__x4_w *u, const uint8_t *g) { return infer__x4_step(acc, u->lo, u->hi, u->dw, g, 7); }
 
-#define INFER__QTILE_GROUP(UNPACK, GBYTES, SHIFT, NR, NC, n)                                             \
-    {   __m512i lo[NR], hi[NR]; __m512 dw[NR];                                                        \
+#define INFER__QTILE_GROUP(W, UNPACK, STEP, GBYTES, NR, NC, n)                                          \
+    {   W u[NR];                                                                                      \
         INFER__UNROLL for (int r = 0; r < NR; r++) {                                                  \
-            UNPACK(w + (size_t)r * ws + (size_t)g * GBYTES, n, &lo[r], &hi[r], &dw[r]);               \
+            UNPACK(w + (size_t)r * ws + (size_t)g * GBYTES, n, &u[r]);                                 \
             _mm_prefetch((const char *)(w + (size_t)(r + NR) * ws + (size_t)g * GBYTES), _MM_HINT_T0);\
             _mm_prefetch((const char *)(w + (size_t)(r + NR) * ws + (size_t)g * GBYTES) + 64, _MM_HINT_T0);\
         }                                                                                             \
         INFER__UNROLL for (int c = 0; c < NC; c++) {                                                  \
             const uint8_t *xg = x + (size_t)c * xs + (size_t)g * INFER__X4_GROUP;                     \
-            INFER__UNROLL for (int r = 0; r < NR; r++) acc[r][c] = infer__x4_step(acc[r][c], lo[r], hi[r], dw[r], xg, SHIFT); \
+            INFER__UNROLL for (int r = 0; r < NR; r++) acc[r][c] = STEP(acc[r][c], &u[r], xg);                      \
         }                                                                                             \
     }
-#define INFER__QTILE(NAME, UNPACK, GBYTES, SHIFT, NR, NC)                                                 \
+#define INFER__QTILE(NAME, W, UNPACK, STEP, GBYTES, NR, NC)                                              \
 static void NAME(int64_t K, const uint8_t *w, size_t ws, const uint8_t *x, size_t xs, float *out, size_t ldo) { \
     const int64_t nb = K / 32;                                                                        \
     __m512 acc[NR][NC];                                                                               \
     INFER__UNROLL for (int r = 0; r < NR; r++) INFER__UNROLL for (int c = 0; c < NC; c++) acc[r][c] = _mm512_setzero_ps(); \
     int64_t g = 0;                                                                                    \
-    for (; 4 * g + 4 <= nb; g++) INFER__QTILE_GROUP(UNPACK, GBYTES, SHIFT, NR, NC, 4)                  \
-    if (4 * g < nb) { const int n = (int)(nb - 4 * g); INFER__QTILE_GROUP(UNPACK, GBYTES, SHIFT, NR, NC, n) } \
+    for (; 4 * g + 4 <= nb; g++) INFER__QTILE_GROUP(W, UNPACK, STEP, GBYTES, NR, NC, 4)               \
+    if (4 * g < nb) { const int n = (int)(nb - 4 * g); INFER__QTILE_GROUP(W, UNPACK, STEP, GBYTES, NR, NC, n) } \
     INFER__UNROLL for (int c = 0; c < NC; c++) INFER__UNROLL for (int r = 0; r < NR; r++) out[(size_t)c * ldo + r] = _mm512_reduce_add_ps(acc[r][c]); \
 }
-#define INFER__QTILES(T, UNPACK, GBYTES, SHIFT)                                                           \
-    INFER__QTILE(infer__qtile_##T##_1_1, UNPACK, GBYTES, SHIFT, 1, 1) INFER__QTILE(infer__qtile_##T##_1_2, UNPACK, GBYTES, SHIFT, 1, 2) \
-    INFER__QTILE(infer__qtile_##T##_1_3, UNPACK, GBYTES, SHIFT, 1, 3) INFER__QTILE(infer__qtile_##T##_1_4, UNPACK, GBYTES, SHIFT, 1, 4) \
-    INFER__QTILE(infer__qtile_##T##_2_1, UNPACK, GBYTES, SHIFT, 2, 1) INFER__QTILE(infer__qtile_##T##_2_2, UNPACK, GBYTES, SHIFT, 2, 2) \
-    INFER__QTILE(infer__qtile_##T##_2_3, UNPACK, GBYTES, SHIFT, 2, 3) INFER__QTILE(infer__qtile_##T##_2_4, UNPACK, GBYTES, SHIFT, 2, 4) \
-    INFER__QTILE(infer__qtile_##T##_3_1, UNPACK, GBYTES, SHIFT, 3, 1) INFER__QTILE(infer__qtile_##T##_3_2, UNPACK, GBYTES, SHIFT, 3, 2) \
-    INFER__QTILE(infer__qtile_##T##_3_3, UNPACK, GBYTES, SHIFT, 3, 3) INFER__QTILE(infer__qtile_##T##_3_4, UNPACK, GBYTES, SHIFT, 3, 4) \
-    INFER__QTILE(infer__qtile_##T##_4_1, UNPACK, GBYTES, SHIFT, 4, 1) INFER__QTILE(infer__qtile_##T##_4_2, UNPACK, GBYTES, SHIFT, 4, 2) \
-    INFER__QTILE(infer__qtile_##T##_4_3, UNPACK, GBYTES, SHIFT, 4, 3) INFER__QTILE(infer__qtile_##T##_4_4, UNPACK, GBYTES, SHIFT, 4, 4) \
+#define INFER__QTILES(T, W, UNPACK, STEP, GBYTES)                                                        \
+    INFER__QTILE(infer__qtile_##T##_1_1, W, UNPACK, STEP, GBYTES, 1, 1) INFER__QTILE(infer__qtile_##T##_1_2, W, UNPACK, STEP, GBYTES, 1, 2) \
+    INFER__QTILE(infer__qtile_##T##_1_3, W, UNPACK, STEP, GBYTES, 1, 3) INFER__QTILE(infer__qtile_##T##_1_4, W, UNPACK, STEP, GBYTES, 1, 4) \
+    INFER__QTILE(infer__qtile_##T##_2_1, W, UNPACK, STEP, GBYTES, 2, 1) INFER__QTILE(infer__qtile_##T##_2_2, W, UNPACK, STEP, GBYTES, 2, 2) \
+    INFER__QTILE(infer__qtile_##T##_2_3, W, UNPACK, STEP, GBYTES, 2, 3) INFER__QTILE(infer__qtile_##T##_2_4, W, UNPACK, STEP, GBYTES, 2, 4) \
+    INFER__QTILE(infer__qtile_##T##_3_1, W, UNPACK, STEP, GBYTES, 3, 1) INFER__QTILE(infer__qtile_##T##_3_2, W, UNPACK, STEP, GBYTES, 3, 2) \
+    INFER__QTILE(infer__qtile_##T##_3_3, W, UNPACK, STEP, GBYTES, 3, 3) INFER__QTILE(infer__qtile_##T##_3_4, W, UNPACK, STEP, GBYTES, 3, 4) \
+    INFER__QTILE(infer__qtile_##T##_4_1, W, UNPACK, STEP, GBYTES, 4, 1) INFER__QTILE(infer__qtile_##T##_4_2, W, UNPACK, STEP, GBYTES, 4, 2) \
+    INFER__QTILE(infer__qtile_##T##_4_3, W, UNPACK, STEP, GBYTES, 4, 3) INFER__QTILE(infer__qtile_##T##_4_4, W, UNPACK, STEP, GBYTES, 4, 4) \
     static void infer__qtile_##T(int64_t K, const uint8_t *w, size_t ws, int nr, const uint8_t *x, size_t xs, int nc, float *out, size_t ldo) { \
         typedef void (*f)(int64_t, const uint8_t *, size_t, const uint8_t *, size_t, float *, size_t);  \
         static const f tab[4][4] = {                                                                  \
@@ -5459,14 +5484,14 @@ static void NAME(int64_t K, const uint8_t *w, size_t ws, const uint8_t *x, size_
         pthread_once(&infer__x4_once, infer__x4_init);                                                \
         tab[nr - 1][nc - 1](K, w, ws, x, xs, out, ldo);                                               \
     }
-INFER__QTILES(q4_0, infer__x4_unpack_q4_0, 72, 3)     /* Q4_0: codes q + 8, offset 8 = 1 << 3 */
+INFER__QTILES(q4_0, infer__x4_w, infer__x4_unpack_q4_0, infer__x4_step_3, 72)     /* Q4_0: codes q + 8, offset 8 = 1 << 3 */
 
 /* One token (decode): the row kernel of the X4 types (see INFER__MV_ROWS), prefetching 2 KiB
  * ahead per row. */
 #ifndef INFER__QMV_AHEAD
 #define INFER__QMV_AHEAD 2048
 #endif
-#define INFER__QMV_G(T, UNPACK, GBYTES, SHIFT, NR)                                                       \
+#define INFER__QMV_G(T, W, UNPACK, STEP, GBYTES, NR)                                                       \
     {   __m512 acc[NR];                                                                               \
         INFER__UNROLL for (int r = 0; r < NR; r++) acc[r] = _mm512_setzero_ps();                       \
         int64_t g = 0;                                                                                \
@@ -5474,34 +5499,34 @@ INFER__QTILES(q4_0, infer__x4_unpack_q4_0, 72, 3)     /* Q4_0: codes q + 8, offs
             const size_t ahead = (size_t)g * GBYTES + INFER__QMV_AHEAD, skip = ahead >= rb ? (size_t)(NR - 1) * ws : 0; \
             INFER__UNROLL for (int r = 0; r < NR; r++) {                                              \
                 const uint8_t *p = w + (size_t)r * ws + (size_t)g * GBYTES;                           \
-                __m512i lo, hi; __m512 dw;                                                            \
+                W u;                                                                                  \
                 _mm_prefetch((const char *)(w + (size_t)r * ws + ahead + skip), INFER__MV_HINT);         \
                 _mm_prefetch((const char *)(w + (size_t)r * ws + ahead + skip) + 64, INFER__MV_HINT);    \
                 if (GBYTES > 128) _mm_prefetch((const char *)(w + (size_t)r * ws + ahead + skip) + 128, INFER__MV_HINT); \
-                UNPACK(p, 4, &lo, &hi, &dw);                                                          \
-                acc[r] = infer__x4_step(acc[r], lo, hi, dw, x + (size_t)g * INFER__X4_GROUP, SHIFT);  \
+                UNPACK(p, 4, &u);                                                                     \
+                acc[r] = STEP(acc[r], &u, x + (size_t)g * INFER__X4_GROUP);                           \
             }                                                                                         \
         }                                                                                             \
         if (4 * g < nb)                                                                               \
             INFER__UNROLL for (int r = 0; r < NR; r++) {                                              \
-                __m512i lo, hi; __m512 dw;                                                            \
-                UNPACK(w + (size_t)r * ws + (size_t)g * GBYTES, (int)(nb - 4 * g), &lo, &hi, &dw);    \
-                acc[r] = infer__x4_step(acc[r], lo, hi, dw, x + (size_t)g * INFER__X4_GROUP, SHIFT);  \
+                W u;                                                                                  \
+                UNPACK(w + (size_t)r * ws + (size_t)g * GBYTES, (int)(nb - 4 * g), &u);                \
+                acc[r] = STEP(acc[r], &u, x + (size_t)g * INFER__X4_GROUP);                           \
             }                                                                                         \
         INFER__UNROLL for (int r = 0; r < NR; r++) out[i + r] = _mm512_reduce_add_ps(acc[r]);         \
     }
-#define INFER__QMV(T, UNPACK, GBYTES, SHIFT)                                                              \
+#define INFER__QMV(T, W, UNPACK, STEP, GBYTES)                                                           \
 static void infer__qmv_##T(int64_t K, const uint8_t *w, size_t ws, int64_t n, const uint8_t *x, float *out) { \
     pthread_once(&infer__x4_once, infer__x4_init);                                                    \
     const int64_t nb = K / 32;                                                                        \
     const size_t rb = ws;                                                                             \
     int64_t i = 0;                                                                                    \
-    for (; i + INFER__MV_ROWS <= n; i += INFER__MV_ROWS, w += INFER__MV_ROWS * ws) INFER__QMV_G(T, UNPACK, GBYTES, SHIFT, INFER__MV_ROWS)               \
-    for (; i < n; i++, w += ws) INFER__QMV_G(T, UNPACK, GBYTES, SHIFT, 1)                              \
+    for (; i + INFER__MV_ROWS <= n; i += INFER__MV_ROWS, w += INFER__MV_ROWS * ws) INFER__QMV_G(T, W, UNPACK, STEP, GBYTES, INFER__MV_ROWS)               \
+    for (; i < n; i++, w += ws) INFER__QMV_G(T, W, UNPACK, STEP, GBYTES, 1)                              \
 }
-INFER__QMV(q4_0, infer__x4_unpack_q4_0, 72, 3)
-INFER__QTILES(q8_0, infer__x4_unpack_q8_0, 136, 7)    /* Q8_0: codes q + 128, offset 128 = 1 << 7 */
-INFER__QMV(q8_0, infer__x4_unpack_q8_0, 136, 7)
+INFER__QMV(q4_0, infer__x4_w, infer__x4_unpack_q4_0, infer__x4_step_3, 72)
+INFER__QTILES(q8_0, infer__x4_w, infer__x4_unpack_q8_0, infer__x4_step_7, 136)    /* Q8_0: codes q + 128, offset 128 = 1 << 7 */
+INFER__QMV(q8_0, infer__x4_w, infer__x4_unpack_q8_0, infer__x4_step_7, 136)
 
 /* MXFP4 (17-byte blocks, 68 bytes a group) as Q4_0 is read, then each nibble through a
  * 16-entry table to its doubled E2M1 value plus 16 (4..28: unsigned, as dpbusd wants), the
@@ -5509,7 +5534,9 @@ INFER__QMV(q8_0, infer__x4_unpack_q8_0, 136, 7)
  * built from the exponent byte's bits as infer__e8m0_to_fp32_half builds it (2^-128 and
  * 2^-127 for e = 0, 1 are subnormal). A power of two times dy is exact, so the scales round
  * as the scalar dot's do; the sums differ from it only by the lanes' float accumulation. */
-static inline void infer__x4_unpack_mxfp4(const uint8_t *p, int nb, __m512i *lo, __m512i *hi, __m512 *dw) {
+static inline void infer__x4_unpack_mxfp4(const uint8_t *p, int nb, infer__x4_w *u) {
+    __m512i *lo = &u->lo, *hi = &u->hi;
+    __m512 *dw = &u->dw;
     const int64_t n = 17 * nb;
     __m512i A, q;
     if (nb == 4) {
@@ -5528,8 +5555,54 @@ static inline void infer__x4_unpack_mxfp4(const uint8_t *p, int nb, __m512i *lo,
     const __m512i sub = _mm512_sllv_epi32(_mm512_set1_epi32(0x00200000), e);
     *dw = _mm512_castsi512_ps(_mm512_mask_blend_epi32(_mm512_cmplt_epu32_mask(e, _mm512_set1_epi32(2)), normal, sub));
 }
-INFER__QTILES(mxfp4, infer__x4_unpack_mxfp4, 68, 4)
-INFER__QMV(mxfp4, infer__x4_unpack_mxfp4, 68, 4)
+INFER__QTILES(mxfp4, infer__x4_w, infer__x4_unpack_mxfp4, infer__x4_step_4, 68)
+INFER__QMV(mxfp4, infer__x4_w, infer__x4_unpack_mxfp4, infer__x4_step_4, 68)
+
+/* NVFP4: a scale per 16 weights, so the codes that meet ylo (a Q8_0 block's first 16) and
+ * those that meet yhi (its last 16) have scales of their own: two integer sums per lane and
+ * two float steps. The E2M1 codes go in as magnitudes (a table of |value| x 2) with their
+ * signs moved onto the activations (y negated where the code's sign bit is set; Q8_0 codes
+ * stay within +-127, so the negation is exact); the UE4M3 scales are built from their bits
+ * as infer__ue4m3_to_fp32 computes them. */
+typedef struct { __m512i lo, hi; __mmask64 nlo, nhi; __m512 dlo, dhi; } infer__x4n_w;
+static inline __m512 infer__ue4m3_half512(__m512i x) {   /* x: one byte per int32 lane */
+    const __m512i e = _mm512_and_si512(_mm512_srli_epi32(x, 3), _mm512_set1_epi32(15)), m = _mm512_and_si512(x, _mm512_set1_epi32(7));
+    const __m512i normal = _mm512_or_si512(_mm512_slli_epi32(_mm512_add_epi32(e, _mm512_set1_epi32(119)), 23), _mm512_slli_epi32(m, 20));
+    const __m512 sub = _mm512_mul_ps(_mm512_cvtepi32_ps(m), _mm512_set1_ps(1.0f / 1024.0f));
+    const __m512 r = _mm512_mask_blend_ps(_mm512_cmpeq_epi32_mask(e, _mm512_setzero_si512()), _mm512_castsi512_ps(normal), sub);
+    const __mmask16 zero = _mm512_cmpeq_epi32_mask(x, _mm512_setzero_si512()) | _mm512_cmpeq_epi32_mask(x, _mm512_set1_epi32(0x7F));
+    return _mm512_maskz_mov_ps((__mmask16)~zero, r);
+}
+static inline void infer__x4_unpack_nvfp4(const uint8_t *p, int nb, infer__x4n_w *u) {
+    const int64_t n = 18 * nb;
+    const int full = nb == 4;
+    const __m512i A = full ? _mm512_loadu_si512(p) : _mm512_maskz_loadu_epi8(infer__bytes_mask(n), p);
+    const __m512i B = full ? _mm512_loadu_si512(p + 8) : _mm512_maskz_loadu_epi8(infer__bytes_mask(n - 64), p + 64);
+    const __m512i m = _mm512_set1_epi8(15), sign = _mm512_set1_epi8(8);
+    const __m512i mag = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, 3, 4, 6, 8, 12, 0, 1, 2, 3, 4, 6, 8, 12));
+    const __mmask64 high = 0xFFFFFFFF00000000ull;   /* bytes 32..63: elements 8..15, high nibbles */
+    __m512i c[2];
+    for (int half = 0; half < 2; half++) {
+        const __m512i q = _mm512_permutex2var_epi8(A, infer__x4_idx_nvfp4[half][full], B);
+        c[half] = _mm512_mask_blend_epi8(high, _mm512_and_si512(q, m), _mm512_and_si512(_mm512_srli_epi16(q, 4), m));
+    }
+    u->lo = _mm512_shuffle_epi8(mag, c[0]);
+    u->hi = _mm512_shuffle_epi8(mag, c[1]);
+    u->nlo = _mm512_test_epi8_mask(c[0], sign);
+    u->nhi = _mm512_test_epi8_mask(c[1], sign);
+    u->dlo = infer__ue4m3_half512(_mm512_maskz_permutexvar_epi8(0x1111111111111111ull, infer__x4_idx_nvfp4_d[0], A));
+    u->dhi = infer__ue4m3_half512(_mm512_maskz_permutexvar_epi8(0x1111111111111111ull, infer__x4_idx_nvfp4_d[1], A));
+}
+static inline __m512 infer__x4n_step(__m512 acc, const infer__x4n_w *u, const uint8_t *g) {
+    const __m512i z = _mm512_setzero_si512(), ylo = _mm512_loadu_si512(g), yhi = _mm512_loadu_si512(g + 64);
+    const __m512i slo = _mm512_dpbusd_epi32(z, u->lo, _mm512_mask_sub_epi8(ylo, u->nlo, z, ylo));
+    const __m512i shi = _mm512_dpbusd_epi32(z, u->hi, _mm512_mask_sub_epi8(yhi, u->nhi, z, yhi));
+    const __m512 dy = _mm512_broadcast_f32x4(_mm_loadu_ps((const float *)(g + 160)));
+    acc = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(slo), dy), u->dlo, acc);
+    return _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(shi), dy), u->dhi, acc);
+}
+INFER__QTILES(nvfp4, infer__x4n_w, infer__x4_unpack_nvfp4, infer__x4n_step, 72)
+INFER__QMV(nvfp4, infer__x4n_w, infer__x4_unpack_nvfp4, infer__x4n_step, 72)
 #endif /* X4 tiles */
 
 /* XK: activations for the super-block tiles (Q2_K..Q6_K, IQ4_XS, TQ2_0). Each 256-value block is
@@ -5897,6 +5970,7 @@ static infer__tile infer__tile_for(infer_type t) {
      * row kernel. */
     if (t == INFER_TYPE_Q8_0) { k.fn = infer__qtile_q8_0; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q8_0; }
     if (t == INFER_TYPE_MXFP4) { k.fn = infer__qtile_mxfp4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_mxfp4; }
+    if (t == INFER_TYPE_NVFP4) { k.fn = infer__qtile_nvfp4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_nvfp4; }
 #endif
 #if defined(INFER__TILE_XK)
     {   /* the super-block types: XK tiles and their decode row kernels */
