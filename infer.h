@@ -31,7 +31,7 @@
  *   >>traits             51  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles             995  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles             987  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1469  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
@@ -5398,35 +5398,36 @@ static void infer__x4_init(void) {
 typedef struct { __m512i lo, hi; __m512 dw; } infer__x4_w;
 static inline __mmask64 infer__bytes_mask(int64_t n) { return n >= 64 ? ~(__mmask64)0 : n <= 0 ? 0 : (((__mmask64)1 << n) - 1); }
 
-/* unpack the group at p holding nb (1..4) blocks (a full group: two plain loads, which
- * measured 1.2x faster than masked ones; a partial one reads only its own bytes) */
-static inline void infer__x4_unpack_q4_0(const uint8_t *p, int nb, infer__x4_w *u) {
-    __m512i *lo = &u->lo, *hi = &u->hi;
-    __m512 *dw = &u->dw;
-    const int64_t n = 18 * nb;
-    __m512i A, q;
-    if (nb == 4) {
-        A = _mm512_loadu_si512(p);
-        q = _mm512_permutex2var_epi8(A, infer__x4_idx_q4_0_full, _mm512_loadu_si512(p + 8));
-    } else {
-        A = _mm512_maskz_loadu_epi8(infer__bytes_mask(n), p);
-        q = _mm512_permutex2var_epi8(A, infer__x4_idx_q4_0, _mm512_maskz_loadu_epi8(infer__bytes_mask(n - 64), p + 64));
-    }
+/* The n bytes of a group of 4-bit blocks (at most 128) in two registers: A = bytes 0..63,
+ * B = the rest. A full group takes two plain loads, B = bytes n-64..n-1 (measured 1.2x faster
+ * than masked loads); a partial one reads only its own bytes, B = bytes 64.. -- each type's
+ * index tables (a full and a partial one) read B accordingly. */
+static inline void infer__x4_load(const uint8_t *p, int64_t n, int full, __m512i *A, __m512i *B) {
+    *A = full ? _mm512_loadu_si512(p) : _mm512_maskz_loadu_epi8(infer__bytes_mask(n), p);
+    *B = full ? _mm512_loadu_si512(p + n - 64) : _mm512_maskz_loadu_epi8(infer__bytes_mask(n - 64), p + 64);
+}
+/* the low and the high nibbles of q's bytes */
+static inline void infer__x4_nibbles(__m512i q, __m512i *lo, __m512i *hi) {
     const __m512i m = _mm512_set1_epi8(15);
     *lo = _mm512_and_si512(q, m);
     *hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), m);
-    *dw = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi8(infer__x4_idx_q4_0_d, A)));
+}
+
+/* unpack the group at p holding nb (1..4) blocks */
+static inline void infer__x4_unpack_q4_0(const uint8_t *p, int nb, infer__x4_w *u) {
+    __m512i A, B;
+    infer__x4_load(p, 18 * nb, nb == 4, &A, &B);
+    infer__x4_nibbles(_mm512_permutex2var_epi8(A, nb == 4 ? infer__x4_idx_q4_0_full : infer__x4_idx_q4_0, B), &u->lo, &u->hi);
+    u->dw = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi8(infer__x4_idx_q4_0_d, A)));
 }
 static inline void infer__x4_unpack_q8_0(const uint8_t *p, int nb, infer__x4_w *u) {
-    __m512i *lo = &u->lo, *hi = &u->hi;
-    __m512 *dw = &u->dw;
     const int64_t n = 34 * nb;
     const __m512i A = _mm512_maskz_loadu_epi8(infer__bytes_mask(n), p), B = _mm512_maskz_loadu_epi8(infer__bytes_mask(n - 64), p + 64);
     const __m512i C = _mm512_maskz_loadu_epi8(infer__bytes_mask(n - 16), p + 16), D = _mm512_maskz_loadu_epi8(infer__bytes_mask(n - 80), p + 80);
     const __m512i flip = _mm512_set1_epi8((char)0x80);
-    *lo = _mm512_xor_si512(_mm512_permutex2var_epi8(A, infer__x4_idx_q8_0_lo, B), flip);
-    *hi = _mm512_xor_si512(_mm512_permutex2var_epi8(C, infer__x4_idx_q8_0_hi, D), flip);
-    *dw = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutex2var_epi8(A, infer__x4_idx_q8_0_d, B)));
+    u->lo = _mm512_xor_si512(_mm512_permutex2var_epi8(A, infer__x4_idx_q8_0_lo, B), flip);
+    u->hi = _mm512_xor_si512(_mm512_permutex2var_epi8(C, infer__x4_idx_q8_0_hi, D), flip);
+    u->dw = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutex2var_epi8(A, infer__x4_idx_q8_0_d, B)));
 }
 
 /* one (row, token) step on a group; every output of every tile goes through this:
@@ -5535,25 +5536,16 @@ INFER__QMV(q8_0, infer__x4_w, infer__x4_unpack_q8_0, infer__x4_step_7, 136)
  * 2^-127 for e = 0, 1 are subnormal). A power of two times dy is exact, so the scales round
  * as the scalar dot's do; the sums differ from it only by the lanes' float accumulation. */
 static inline void infer__x4_unpack_mxfp4(const uint8_t *p, int nb, infer__x4_w *u) {
-    __m512i *lo = &u->lo, *hi = &u->hi;
-    __m512 *dw = &u->dw;
-    const int64_t n = 17 * nb;
-    __m512i A, q;
-    if (nb == 4) {
-        A = _mm512_loadu_si512(p);
-        q = _mm512_permutex2var_epi8(A, infer__x4_idx_mxfp4_full, _mm512_loadu_si512(p + 4));
-    } else {
-        A = _mm512_maskz_loadu_epi8(infer__bytes_mask(n), p);
-        q = _mm512_permutex2var_epi8(A, infer__x4_idx_mxfp4, _mm512_maskz_loadu_epi8(infer__bytes_mask(n - 64), p + 64));
-    }
-    const __m512i m = _mm512_set1_epi8(15);
+    __m512i A, B, lo, hi;
+    infer__x4_load(p, 17 * nb, nb == 4, &A, &B);
+    infer__x4_nibbles(_mm512_permutex2var_epi8(A, nb == 4 ? infer__x4_idx_mxfp4_full : infer__x4_idx_mxfp4, B), &lo, &hi);
     const __m512i tbl = _mm512_broadcast_i32x4(_mm_setr_epi8(16, 17, 18, 19, 20, 22, 24, 28, 16, 15, 14, 13, 12, 10, 8, 4));
-    *lo = _mm512_shuffle_epi8(tbl, _mm512_and_si512(q, m));
-    *hi = _mm512_shuffle_epi8(tbl, _mm512_and_si512(_mm512_srli_epi16(q, 4), m));
+    u->lo = _mm512_shuffle_epi8(tbl, lo);
+    u->hi = _mm512_shuffle_epi8(tbl, hi);
     const __m512i e = _mm512_maskz_permutexvar_epi8(0x1111111111111111ull, infer__x4_idx_mxfp4_e, A);
     const __m512i normal = _mm512_slli_epi32(_mm512_sub_epi32(e, _mm512_set1_epi32(1)), 23);
     const __m512i sub = _mm512_sllv_epi32(_mm512_set1_epi32(0x00200000), e);
-    *dw = _mm512_castsi512_ps(_mm512_mask_blend_epi32(_mm512_cmplt_epu32_mask(e, _mm512_set1_epi32(2)), normal, sub));
+    u->dw = _mm512_castsi512_ps(_mm512_mask_blend_epi32(_mm512_cmplt_epu32_mask(e, _mm512_set1_epi32(2)), normal, sub));
 }
 INFER__QTILES(mxfp4, infer__x4_w, infer__x4_unpack_mxfp4, infer__x4_step_4, 68)
 INFER__QMV(mxfp4, infer__x4_w, infer__x4_unpack_mxfp4, infer__x4_step_4, 68)
@@ -5574,17 +5566,17 @@ static inline __m512 infer__ue4m3_half512(__m512i x) {   /* x: one byte per int3
     return _mm512_maskz_mov_ps((__mmask16)~zero, r);
 }
 static inline void infer__x4_unpack_nvfp4(const uint8_t *p, int nb, infer__x4n_w *u) {
-    const int64_t n = 18 * nb;
     const int full = nb == 4;
-    const __m512i A = full ? _mm512_loadu_si512(p) : _mm512_maskz_loadu_epi8(infer__bytes_mask(n), p);
-    const __m512i B = full ? _mm512_loadu_si512(p + 8) : _mm512_maskz_loadu_epi8(infer__bytes_mask(n - 64), p + 64);
-    const __m512i m = _mm512_set1_epi8(15), sign = _mm512_set1_epi8(8);
+    __m512i A, B;
+    infer__x4_load(p, 18 * nb, full, &A, &B);
+    const __m512i sign = _mm512_set1_epi8(8);
     const __m512i mag = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, 3, 4, 6, 8, 12, 0, 1, 2, 3, 4, 6, 8, 12));
     const __mmask64 high = 0xFFFFFFFF00000000ull;   /* bytes 32..63: elements 8..15, high nibbles */
     __m512i c[2];
     for (int half = 0; half < 2; half++) {
-        const __m512i q = _mm512_permutex2var_epi8(A, infer__x4_idx_nvfp4[half][full], B);
-        c[half] = _mm512_mask_blend_epi8(high, _mm512_and_si512(q, m), _mm512_and_si512(_mm512_srli_epi16(q, 4), m));
+        __m512i lo, hi;
+        infer__x4_nibbles(_mm512_permutex2var_epi8(A, infer__x4_idx_nvfp4[half][full], B), &lo, &hi);
+        c[half] = _mm512_mask_blend_epi8(high, lo, hi);
     }
     u->lo = _mm512_shuffle_epi8(mag, c[0]);
     u->hi = _mm512_shuffle_epi8(mag, c[1]);
