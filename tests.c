@@ -272,7 +272,7 @@ static double max_abs_diff(const float *a, const float *b, size_t n) {
 static infer_model *load_model(const char *path, int vocab_only) {
     infer_model *m;
     infer_error err;
-    infer_model_params mp = { vocab_only };
+    infer_model_params mp = { vocab_only, 0 };
     if (infer_model_load(&m, path, &mp, &err) == INFER_OK) return m;
     CHECK_MSG(0, "%s: %s", path, err.msg);
     return NULL;
@@ -471,6 +471,55 @@ static void test_util_fp16_bf16(void) {
     CHECK(infer__fp32_to_fp16(1.0f + 1.0f / 2048) == 0x3c00);            /* tie to even */
     CHECK(infer__fp32_to_fp16(1.0f + 3.0f / 2048) == 0x3c02);
     CHECK(infer__fp32_to_bf16(1.0f) == 0x3f80 && infer__bf16_to_fp32(0x3f80) == 1.0f);
+}
+
+/* ---- >>util: a weight file in 2 MiB pages ----
+ * A file written in 4 KiB pieces sits in the page cache in small folios; mapped as weights
+ * it must come back mapped mostly in 2 MiB pages (the cache re-read in huge folios), with
+ * its bytes intact. Skips where the system maps no file in 2 MiB pages at all (checked by
+ * doing the same steps by hand). */
+static void test_util_map_huge(void) {
+#ifndef INFER__HUGE_WEIGHTS
+    SKIP("no huge-page mapping of files on this system");
+#else
+    char path[] = "/tmp/infer_huge_XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd < 0) SKIP("cannot create a file in /tmp");
+    const size_t size = INFER__HUGE_MIN + ((size_t)4 << 20);
+    uint32_t page[1024];
+    int ok = 1;
+    for (size_t off = 0; off < size && ok; off += sizeof page) {
+        for (int i = 0; i < 1024; i++) page[i] = (uint32_t)(off / 4 + (size_t)i) * 2654435761u;
+        ok = write(fd, page, sizeof page) == (ssize_t)sizeof page;
+    }
+    ok = ok && fsync(fd) == 0;   /* clean pages: only those can be dropped and re-read */
+    close(fd);
+    if (!ok) { unlink(path); SKIP("cannot write %zu bytes to /tmp", size); }
+    infer__mapping m;
+    infer_error err;
+    CHECK(infer__map_file(&m, path, 1, &err) == INFER_OK);
+    if (!m.addr) { unlink(path); return; }
+    CHECK(m.size == size);
+    const uint32_t *w = (const uint32_t *)m.addr;
+    size_t bad = 0;
+    for (size_t i = 0; i < size / 4; i += 4099) bad += w[i] != (uint32_t)i * 2654435761u;
+    CHECK_MSG(bad == 0, "%zu sampled words differ from the file's", bad);
+    const double share = infer__huge_share(m.addr, m.size);
+    infer__unmap(&m);
+    if (share < 0) { unlink(path); SKIP("the kernel reports no FilePmdMapped"); }
+    if (share < 0.5) {   /* can this system do it at all? the steps by hand */
+        const int fd2 = open(path, O_RDONLY);
+        posix_fadvise(fd2, 0, 0, POSIX_FADV_DONTNEED);
+        void *p = infer__map_aligned(fd2, size);
+        close(fd2);
+        const double by_hand = p != MAP_FAILED && madvise(p, size, MADV_POPULATE_READ) == 0 ? infer__huge_share(p, size) : -1;
+        if (p != MAP_FAILED) munmap(p, size);
+        if (by_hand < 0.5) { unlink(path); SKIP("this system maps no file in 2 MiB pages (%.2f by hand)", by_hand); }
+    }
+    CHECK_MSG(share >= 0.5, "%.2f of the weight file mapped in 2 MiB pages", share);
+    printf("  %.2f of a %zu MiB file written in 4 KiB pieces mapped in 2 MiB pages\n", share, size >> 20);
+    unlink(path);
+#endif
 }
 
 /* ---- >>quant, >>quant-iq, >>traits: every type against ../shared/golden/quants; its dot ---- */
@@ -2468,7 +2517,7 @@ done:
 static void hf_vectors(const char *dir, const char *expect_pre, const char *vectors) {
     infer_model *m;
     infer_error err;
-    infer_model_params mp = { 1 };
+    infer_model_params mp = { 1, 0 };
     if (infer_model_load(&m, dir, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", dir, err.msg); return; }
     const infer_gguf_kv *pre = infer_gguf_find(infer_model_gguf(m), "tokenizer.ggml.pre");
     const int is_str = pre && pre->type == INFER_GGUF_STRING;
@@ -2528,7 +2577,7 @@ static infer_model *hf_vocab_model(const char *json, const char *gguf_path, infe
     infer_model *m = NULL;
     if (infer_hf_vocab(g, json, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", json, err.msg); return NULL; }
     CHECK(infer_gguf_write(gguf_path, g->kv, g->n_kv, NULL, 0, 32, &err) == INFER_OK);
-    infer_model_params mp = { 1 };
+    infer_model_params mp = { 1, 0 };
     if (infer_model_load(&m, gguf_path, &mp, &err) != INFER_OK) CHECK_MSG(0, "%s: %s", gguf_path, err.msg);
     return m;
 }
@@ -2733,7 +2782,7 @@ static void test_tokenizer_vocab_vectors(void) {
         found++;
         infer_model *m;
         infer_error err;
-        infer_model_params mp = { 1 };
+        infer_model_params mp = { 1, 0 };
         if (infer_model_load(&m, path, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", names[i], err.msg); continue; }
         CHECK(infer_model_tokenizer(m) != NULL);
         if (infer_model_tokenizer(m)) check_vocab_vectors(names[i], infer_model_tokenizer(m));
@@ -2746,7 +2795,7 @@ static void test_tokenizer_vocab_vectors(void) {
 static void test_tokenizer_detok_stream(void) {
     infer_model *m;
     infer_error err;
-    infer_model_params mp = { 1 };
+    infer_model_params mp = { 1, 0 };
     if (infer_model_load(&m, SHARED "/vocab/ggml-vocab-llama-spm.gguf", &mp, &err) != INFER_OK) SKIP("../shared/vocab not found");
     const infer_tokenizer *t = infer_model_tokenizer(m);
     const char *text = "Hi \xf0\x9f\xa6\x99 there";   /* a 4-byte emoji with no token of its own */
@@ -2792,7 +2841,7 @@ static void test_tokenizer_special_rstrip(void) {
         if (!file_exists(path)) SKIP("%s not found", path);
         infer_model *m;
         infer_error err;
-        infer_model_params mp = { 1 };
+        infer_model_params mp = { 1, 0 };
         if (infer_model_load(&m, path, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", path, err.msg); continue; }
         int32_t ids[64];
         int n = infer_tokenize(infer_model_tokenizer(m), cases[i].text, strlen(cases[i].text), 0, cases[i].parse, ids, 64);
@@ -3000,7 +3049,7 @@ static void test_jinja_shared_templates(void) {
     for (size_t k = 0; k < sizeof models / sizeof models[0]; k++) {
         infer_model *m;
         infer_error err;
-        infer_model_params mp = { 1 };
+        infer_model_params mp = { 1, 0 };
         if (infer_model_load(&m, models[k].path, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", models[k].path, err.msg); continue; }
         CHECK(infer_model_chat_template(m, NULL, NULL) != NULL);
         for (size_t i = 0; i < models[k].n; i++) {
@@ -6229,7 +6278,7 @@ static void test_convert_hf_folder(void) {
     if (file_exists(SHARED "/tokenizers/qwen3/tokenizer.json")) {
         CHECK(run_cmd("./tools/convert vocab " SHARED "/tokenizers/qwen3/tokenizer.json $INFER_TMP/infer_hfcv.gguf 2>&1", out, sizeof out) == 0 && strstr(out, "151669 tokens"));
         infer_model *m;
-        infer_model_params mp = { 1 };
+        infer_model_params mp = { 1, 0 };
         const infer_status rc = infer_model_load(&m, tmp_path("infer_hfcv.gguf"), &mp, &err);
         CHECK(rc == INFER_OK && infer_model_tokenizer(m));
         if (rc == INFER_OK) infer_model_free(m);
@@ -6671,6 +6720,7 @@ typedef struct { const char *name; void (*fn)(void); } test_case;
 static const test_case tests[] = {
     { "toc_matches_anchors", test_toc_matches_anchors },
     { "util_fp16_bf16", test_util_fp16_bf16 },
+    { "util_map_huge", test_util_map_huge },
     { "quant_golden", test_quant_golden },
     { "quant_dot_vs_dequant", test_quant_dot_vs_dequant },
     { "quant_i2_s", test_quant_i2_s },
