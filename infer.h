@@ -25,7 +25,7 @@
  *   >>api-tensor         52  tensors, GGUF files, model config
  *   >>api-kernels       183  the kernel table every backend fills
  *   >>api               311  model, session, tokenizer, sampler, generation
- *   >>util              433  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
+ *   >>util              437  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1620  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
  *   >>traits             51  the type traits table: one row per weight type
@@ -1170,14 +1170,18 @@ double infer_time_seconds(void) {
  * Huge pages. A decode step streams every weight once, so its speed is the memory's read
  * speed -- and that depends on the page size. In 4 KiB pages the hardware prefetchers stop
  * at every page boundary and each page costs a TLB entry; in 2 MiB pages one page covers a
- * long run of rows. Measured on the 2-core development VM (llama-1b Q4_0, 2 threads): the
- * Q4_0 decode kernel streams 20.4 GB/s through 4 KiB pages and 28.8 GB/s through 2 MiB ones;
- * whole decode 29.5 -> 35.9 tok/s, the same file mapped either way. The kernel (Linux 6.x on
- * a filesystem with large folios, ext4 and xfs among them) keeps a file's cache in huge
- * folios when it reads the file in large pieces, and maps a huge folio with one 2 MiB page
- * table entry when the mapping is 2 MiB-aligned. Whether a file's cache is huge depends on
- * how it got there: a file read from disk through a mapping marked MADV_HUGEPAGE is; a file
- * just written in small pieces (a download, a converter's output) is not.
+ * long run of rows. Measured on the 2-core development VM (a virtual machine, where a TLB
+ * miss also walks the host's tables), the Q4_0 decode kernel on 2 threads over 600 MB:
+ * 21.3-28.6 GB/s through 4 KiB pages, varying from run to run, and 28.1-29.3 GB/s through
+ * 2 MiB pages. Whole decode, the same file either way (llama-1b, 2 threads): Q4_0 29.5 ->
+ * 35.9 tok/s at a time when 4 KiB pages were slow; at a time when they were not, +0-5% (Q4_0
+ * 29.7-30.8 -> 31.2-32.0, Q8_0, F16, Q4_K_M +0.2-2%). So the huge pages take away the slow
+ * case. The kernel (Linux 6.x on a filesystem with large folios, ext4 and xfs among them)
+ * keeps a file's cache in huge folios when it reads the file in large pieces, and maps a
+ * huge folio with one 2 MiB page table entry when the mapping is 2 MiB-aligned. Whether a
+ * file's cache is huge depends on how it got there: a file read from disk through a mapping
+ * marked MADV_HUGEPAGE is; a file just written in small pieces (a download, a converter's
+ * output) is not.
  * So for a weight file of INFER__HUGE_MIN bytes or more, that fits in half the available
  * memory:
  *   1. map it at a 2 MiB-aligned address and mark the mapping MADV_HUGEPAGE;
