@@ -25,7 +25,7 @@
  *   >>api-tensor         52  tensors, GGUF files, model config
  *   >>api-kernels       183  the kernel table every backend fills
  *   >>api               311  model, session, tokenizer, sampler, generation
- *   >>util              437  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
+ *   >>util              438  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1620  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
  *   >>traits             51  the type traits table: one row per weight type
@@ -1235,14 +1235,15 @@ static double infer__huge_share(const void *p, size_t size) {
 }
 /* map fd read-only at a 2 MiB-aligned address (an ordinary mapping where that fails) */
 static void *infer__map_aligned(int fd, size_t size) {
-    uint8_t *raw = (uint8_t *)mmap(NULL, size + INFER__HUGE_PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    const size_t pg = (size_t)sysconf(_SC_PAGESIZE), len = (size + pg - 1) / pg * pg, span = len + INFER__HUGE_PAGE;
+    uint8_t *raw = (uint8_t *)mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED) return mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     uint8_t *a = raw + (-(uintptr_t)raw & (INFER__HUGE_PAGE - 1));
     void *p = mmap(a, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
-    if (p == MAP_FAILED) { munmap(raw, size + INFER__HUGE_PAGE); return mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0); }
-    if (a > raw) munmap(raw, (size_t)(a - raw));                          /* the reservation's slack */
-    const size_t tail = (size_t)(raw + size + INFER__HUGE_PAGE - (a + size)) & ~(size_t)4095;
-    if (tail) munmap(raw + size + INFER__HUGE_PAGE - tail, tail);
+    if (p == MAP_FAILED) { munmap(raw, span); return mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0); }
+    /* the reservation's slack before and after the file's pages [a, a + len) */
+    if (a > raw) munmap(raw, (size_t)(a - raw));
+    if (raw + span > a + len) munmap(a + len, (size_t)(raw + span - (a + len)));
     madvise(p, size, MADV_HUGEPAGE);
     return p;
 }
