@@ -25,7 +25,7 @@
  *   >>api-tensor         52  tensors, GGUF files, model config
  *   >>api-kernels       183  the kernel table every backend fills
  *   >>api               311  model, session, tokenizer, sampler, generation
- *   >>util              438  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
+ *   >>util              479  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1620  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
  *   >>traits             51  the type traits table: one row per weight type
@@ -33,7 +33,7 @@
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
  *   >>tiles             987  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
- *   >>cpu              1469  the CPU kernel table: thread pool, matmul, attention, every op
+ *   >>cpu              1472  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
  *   >>safetensors       633  Hugging Face checkpoints, read as GGUF
  *   >>hf-tensors        534  HF tensor names and shapes, the converter's transforms
@@ -1432,6 +1432,47 @@ static void infer__pool_free(infer__pool *p) {
     pthread_cond_destroy(&p->cv);
     INFER_FREE(p->threads);
     INFER_FREE(p);
+}
+
+/* Handing out a job's pieces. A job cut into P pieces (runs of weight rows, say) is dealt as
+ * n runs of consecutive pieces, one per thread: a thread takes the pieces of its own run
+ * front to back, and when that is empty it takes from the back of another's, so the threads
+ * still finish together when one runs slower. Each thread thus reads memory in one forward
+ * stream for nearly the whole job, which the hardware prefetchers follow; dealt from one
+ * shared counter instead, the two threads' pieces alternate and each thread's stream jumps
+ * a piece ahead every time (measured, Q4_0 decode kernel on 2 threads, 400 MB of weights:
+ * 28-29 GB/s in pieces of 32 or 128 rows either way when each thread's pieces are
+ * consecutive, 18-19 GB/s for 32-row and 24-25 GB/s for 128-row pieces when they alternate).
+ * A run is one 64-bit word, (end << 32) | next, so taking from either end is one
+ * compare-and-swap. Which thread computes a piece never changes what it computes. */
+#define INFER__DEAL_MAX 64
+typedef struct infer__deal {
+    int n;                                  /* runs */
+    atomic_ullong run[INFER__DEAL_MAX];     /* pieces next .. end-1 of run r are not yet taken */
+} infer__deal;
+static void infer__deal_init(infer__deal *d, int64_t pieces, int threads) {
+    d->n = threads < 1 ? 1 : threads > INFER__DEAL_MAX ? INFER__DEAL_MAX : threads;
+    for (int r = 0; r < d->n; r++) {
+        const unsigned long long lo = (unsigned long long)(pieces * r / d->n), hi = (unsigned long long)(pieces * (r + 1) / d->n);
+        atomic_init(&d->run[r], hi << 32 | lo);
+    }
+}
+/* the next piece for thread ith, or -1 when none is left; *from (start: ith % d->n) is the
+ * run it last took from */
+static int64_t infer__deal_take(infer__deal *d, int ith, int *from) {
+    const int own = ith % d->n;
+    for (int tried = 0; tried < d->n; tried++, *from = (*from + 1) % d->n) {
+        atomic_ullong *a = &d->run[*from];
+        unsigned long long v = atomic_load_explicit(a, memory_order_relaxed);
+        for (;;) {
+            const unsigned long long lo = v & 0xFFFFFFFFull, hi = v >> 32;
+            if (lo >= hi) break;
+            const unsigned long long nv = *from == own ? v + 1 : v - (1ull << 32);
+            if (atomic_compare_exchange_weak_explicit(a, &v, nv, memory_order_relaxed, memory_order_relaxed))
+                return (int64_t)(*from == own ? lo : hi - 1);
+        }
+    }
+    return -1;
 }
 
 static int infer__n_cores(void) {
@@ -6756,13 +6797,13 @@ typedef struct infer__matmul_job {
     atomic_int prepped;                       /* threads done with their share of prep */
     infer__tile tile;
     int rows;
-    atomic_llong next;                        /* the next piece to take */
+    infer__deal deal;                         /* the pieces, a run of them per thread */
 } infer__matmul_job;
 
 #define INFER__MM_XBLOCK ((size_t)1 << 20)
-/* The output rows are cut into pieces of whole tiles, which the threads take one after
- * another from a shared counter: a thread that runs slower (another process on its core, a
- * busier memory channel) simply takes fewer pieces. Where a tile starts never depends on
+/* The output rows are cut into pieces of whole tiles, dealt to the threads as runs of
+ * consecutive pieces (infer__deal): a thread that runs slower (another process on its core,
+ * a busier memory channel) simply ends up with fewer pieces. Where a tile starts never depends on
  * the thread count, and each output is computed the same way by any thread, so no result
  * depends on it either. Within a piece, a thread walks weight-row tiles and, for each, the
  * tokens a tile at a time, so a tile's weight rows are read from memory once and stay in
@@ -6796,9 +6837,9 @@ static void infer__matmul_task(void *arg, int ith, int nth) {
     const size_t fit = INFER__MM_XBLOCK / j->xq_row / (size_t)C * (size_t)C;   /* tokens, whole tiles */
     const int TB = fit >= (size_t)j->rows ? j->rows : fit > (size_t)C ? (int)fit : C;
     const uint8_t *xq = (const uint8_t *)j->xq;
-    for (;;) {
-        const int64_t piece = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
-        if (piece >= j->first[j->nw]) break;
+    for (int from = ith % j->deal.n;;) {
+        const int64_t piece = infer__deal_take(&j->deal, ith, &from);
+        if (piece < 0) break;
         int m = 0;
         while (piece >= j->first[m + 1]) m++;
         const infer_tensor *w = j->w[m];
@@ -6846,8 +6887,11 @@ static void infer__cpu_matmul_n(void *ctx, int nw, float *const *outs, const inf
             for (size_t i = 0; i < (size_t)rows * (size_t)ws[m]->ne[1]; i++) outs[m][i] = NAN;
         return;
     }
-    /* about 8 pieces per thread and weight, each a whole number of tiles (at least 16 rows);
-     * measured in decode: one piece per thread streams at 18 GB/s, 4 or 8 at 25 GB/s, 16 at 24 */
+    /* about 8 pieces per thread and weight, each a whole number of tiles (at least 16 rows):
+     * a thread streams its run of them in one pass, and the last pieces are small enough
+     * for a thread that is done early to take some of another's (llama-1b decode, 2 threads,
+     * interleaved, tok/s: Q4_0 32.2 -> 33.0, Q4_K_M 29.8 -> 30.4 against pieces dealt one by
+     * one from a shared counter) */
     for (int m = 0; m < nw; m++) {
         const int64_t N = ws[m]->ne[1], unit = job.tile.rows;
         int64_t chunk = (N + 8 * c->n_threads - 1) / (8 * c->n_threads);
@@ -6856,7 +6900,7 @@ static void infer__cpu_matmul_n(void *ctx, int nw, float *const *outs, const inf
         job.chunk[m] = (chunk + unit - 1) / unit * unit;
         job.first[m + 1] = job.first[m] + (N + job.chunk[m] - 1) / job.chunk[m];
     }
-    atomic_init(&job.next, 0);
+    infer__deal_init(&job.deal, job.first[nw], c->n_threads);
     atomic_init(&job.prepped, 0);
     infer__pool_run(c->pool, infer__matmul_task, &job);
 }

@@ -473,6 +473,61 @@ static void test_util_fp16_bf16(void) {
     CHECK(infer__fp32_to_bf16(1.0f) == 0x3f80 && infer__bf16_to_fp32(0x3f80) == 1.0f);
 }
 
+/* ---- >>util: dealing a job's pieces ----
+ * Every piece is taken exactly once, however many threads take and however the pieces
+ * divide among them; a thread's pieces from its own run come front to back and consecutive;
+ * one thread alone takes its run, then every other run from its back. */
+typedef struct { infer__deal *d; int ith; int64_t *got; int n; } deal_taker;
+static void *deal_take_all(void *arg) {
+    deal_taker *t = (deal_taker *)arg;
+    for (int from = t->ith % t->d->n;;) {
+        const int64_t p = infer__deal_take(t->d, t->ith, &from);
+        if (p < 0) break;
+        t->got[t->n++] = p;
+    }
+    return NULL;
+}
+static void test_util_deal(void) {
+    static const int64_t pieces[] = { 0, 1, 3, 7, 64, 1000, 20000 };
+    for (int threads = 1; threads <= 4; threads++)
+        for (size_t pi = 0; pi < sizeof pieces / sizeof *pieces; pi++) {
+            const int64_t P = pieces[pi];
+            infer__deal d;
+            infer__deal_init(&d, P, threads);
+            pthread_t th[4];
+            deal_taker tk[4];
+            int64_t *got = calloc((size_t)(threads * P + 1), sizeof *got);
+            int *seen = calloc((size_t)P + 1, sizeof *seen);
+            for (int t = 0; t < threads; t++) {
+                tk[t] = (deal_taker){ &d, t, got + (size_t)t * P, 0 };
+                pthread_create(&th[t], NULL, deal_take_all, &tk[t]);
+            }
+            for (int t = 0; t < threads; t++) pthread_join(th[t], NULL);
+            int bad_range = 0, bad_order = 0;
+            for (int t = 0; t < threads; t++)
+                for (int i = 0; i < tk[t].n; i++) {
+                    const int64_t p = tk[t].got[i];
+                    if (p < 0 || p >= P) { bad_range++; continue; }
+                    seen[p]++;
+                    /* a piece of its own run that follows another of its own: the next one */
+                    const int64_t lo = P * t / threads, hi = P * (t + 1) / threads;
+                    if (i > 0 && p >= lo && p < hi && tk[t].got[i - 1] >= lo && tk[t].got[i - 1] < hi && p != tk[t].got[i - 1] + 1) bad_order++;
+                }
+            int bad_count = 0;
+            for (int64_t p = 0; p < P; p++) bad_count += seen[p] != 1;
+            CHECK_MSG(bad_range == 0 && bad_count == 0 && bad_order == 0, "%d threads, %lld pieces: %d out of range, %d not taken once, %d out of order",
+                      threads, (long long)P, bad_range, bad_count, bad_order);
+            free(got); free(seen);
+        }
+    /* one taker, three runs of 3 pieces: its own run, then run 1 and run 2 from the back */
+    infer__deal d;
+    infer__deal_init(&d, 9, 3);
+    int64_t order[9], n = 0;
+    for (int from = 0, p; (p = (int)infer__deal_take(&d, 0, &from)) >= 0 && n < 9;) order[n++] = p;
+    static const int64_t want[9] = { 0, 1, 2, 5, 4, 3, 8, 7, 6 };
+    CHECK(n == 9 && memcmp(order, want, sizeof want) == 0);
+}
+
 /* ---- >>util: a weight file in 2 MiB pages ----
  * A file written in 4 KiB pieces sits in the page cache in small folios; mapped as weights
  * it must come back mapped mostly in 2 MiB pages (the cache re-read in huge folios), with
@@ -6720,6 +6775,7 @@ typedef struct { const char *name; void (*fn)(void); } test_case;
 static const test_case tests[] = {
     { "toc_matches_anchors", test_toc_matches_anchors },
     { "util_fp16_bf16", test_util_fp16_bf16 },
+    { "util_deal", test_util_deal },
     { "util_map_huge", test_util_map_huge },
     { "quant_golden", test_quant_golden },
     { "quant_dot_vs_dequant", test_quant_dot_vs_dequant },
