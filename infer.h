@@ -33,7 +33,7 @@
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
  *   >>tiles             987  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
- *   >>cpu              1472  the CPU kernel table: thread pool, matmul, attention, every op
+ *   >>cpu              1490  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
  *   >>safetensors       633  Hugging Face checkpoints, read as GGUF
  *   >>hf-tensors        534  HF tensor names and shapes, the converter's transforms
@@ -50,7 +50,7 @@
  *   >>forward           320  the transformer, once for every family: one step through every layer
  *   >>deepseek4         204  DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
  *   >>eval              167  the evaluation API: batches of sequences, logits out
- *   >>sampler           112  logits -> next token
+ *   >>sampler           138  logits -> next token
  *   >>generate           79  the generation loop; a model's chat template, rendered
  *   >>backends          656  the GPU backend of this build; any backend diffed against the CPU
  *   >>iq-tables        1112  the i-quant grids and sign table
@@ -6809,6 +6809,9 @@ typedef struct infer__matmul_job {
 } infer__matmul_job;
 
 #define INFER__MM_XBLOCK ((size_t)1 << 20)
+#ifndef INFER__MM_PIECES
+#define INFER__MM_PIECES 8
+#endif
 /* The output rows are cut into pieces of whole tiles, dealt to the threads as runs of
  * consecutive pieces (infer__deal): a thread that runs slower (another process on its core,
  * a busier memory channel) simply ends up with fewer pieces. Where a tile starts never depends on
@@ -6902,7 +6905,7 @@ static void infer__cpu_matmul_n(void *ctx, int nw, float *const *outs, const inf
      * one from a shared counter) */
     for (int m = 0; m < nw; m++) {
         const int64_t N = ws[m]->ne[1], unit = job.tile.rows;
-        int64_t chunk = (N + 8 * c->n_threads - 1) / (8 * c->n_threads);
+        int64_t chunk = (N + INFER__MM_PIECES * c->n_threads - 1) / (INFER__MM_PIECES * c->n_threads);
         chunk = chunk < 16 ? 16 : chunk;
         job.out[m] = outs[m]; job.w[m] = ws[m];
         job.chunk[m] = (chunk + unit - 1) / unit * unit;
@@ -7011,6 +7014,22 @@ static size_t infer__kv_row(const infer_kv_view *kv, int32_t p) {
  * relative terms. A NaN stays NaN (the comparisons are false for it), so an overflow that
  * already happened is still reported by the forward pass. The CUDA cache does the same. */
 static inline float infer__f16_saturate(float x) { return x > 65504.0f ? 65504.0f : x < -65504.0f ? -65504.0f : x; }
+/* d[i] = the saturated binary16 of x[i], i < n. With AVX-512, 16 at a time by vcvtps2ph
+ * rounding to nearest even, which gives infer__fp32_to_fp16's bits for every finite input
+ * (subnormal results included; tested over every class of value); a group holding a NaN
+ * goes through the scalar code, whose NaN is the canonical one. */
+static void infer__f16_store(infer_half *d, const float *x, int64_t n) {
+    int64_t i = 0;
+#if defined(INFER__SIMD_AVX512)
+    const __m512 hi = _mm512_set1_ps(65504.0f), lo = _mm512_set1_ps(-65504.0f);
+    for (; i + 16 <= n; i += 16) {
+        const __m512 v = _mm512_loadu_ps(x + i);
+        if (_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q)) break;
+        _mm256_storeu_si256((__m256i *)(d + i), _mm512_cvtps_ph(_mm512_min_ps(_mm512_max_ps(v, lo), hi), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    }
+#endif
+    for (; i < n; i++) d[i] = infer__fp32_to_fp16(infer__f16_saturate(x[i]));
+}
 
 /* cache rows pos[r] <- k[r] (and v[r]; v NULL: a cache whose values are its keys) */
 static void infer__cpu_kv_store(void *ctx, const infer_kv_view *kv, const float *k, const float *v, const int32_t *pos, int rows) {
@@ -7021,8 +7040,7 @@ static void infer__cpu_kv_store(void *ctx, const infer_kv_view *kv, const float 
             const float *src = (pass ? v : k) + (size_t)r * kv->kv_dim;
             void *pool = pass ? kv->v : kv->k;
             if (kv->type == INFER_TYPE_F16) {
-                infer_half *d = (infer_half *)pool + off;
-                for (int i = 0; i < kv->kv_dim; i++) d[i] = infer__fp32_to_fp16(infer__f16_saturate(src[i]));
+                infer__f16_store((infer_half *)pool + off, src, kv->kv_dim);
             } else {
                 memcpy((float *)pool + off, src, (size_t)kv->kv_dim * sizeof(float));
             }
@@ -17311,6 +17329,36 @@ struct infer_sampler {
 };
 typedef struct infer__cand infer__cand;
 
+/* The greedy pick: the index of the largest of x[0..n), the first of equals; a NaN is never
+ * larger than anything (x[0] NaN: 0). That is the scalar loop's answer, kept as the
+ * reference; the AVX-512 path finds the largest non-NaN value 16 lanes at a time and then
+ * its first index (a 248k-entry vocabulary: one pass of the logits per pick instead of a
+ * compare chain through memory). */
+static int32_t infer__argmax_ref(const float *x, int32_t n) {
+    int32_t best = 0;
+    for (int32_t i = 1; i < n; i++) if (x[i] > x[best]) best = i;
+    return best;
+}
+static int32_t infer__argmax(const float *x, int32_t n) {
+#if defined(INFER__SIMD_AVX512)
+    if (n < 16 || x[0] != x[0]) return infer__argmax_ref(x, n);
+    __m512 m = _mm512_set1_ps(x[0]);
+    int32_t i = 0;
+    for (; i + 16 <= n; i += 16) m = _mm512_max_ps(_mm512_loadu_ps(x + i), m);   /* a NaN lane keeps m */
+    if (i < n) m = _mm512_max_ps(_mm512_mask_loadu_ps(m, infer__tail_mask(n - i), x + i), m);
+    const float top = _mm512_reduce_max_ps(m);
+    const __m512 t = _mm512_set1_ps(top);
+    for (i = 0; i + 16 <= n; i += 16) {
+        const __mmask16 eq = _mm512_cmp_ps_mask(_mm512_loadu_ps(x + i), t, _CMP_EQ_OQ);
+        if (eq) return i + __builtin_ctz(eq);
+    }
+    for (; i < n; i++) if (x[i] == top) return i;
+    return 0;
+#else
+    return infer__argmax_ref(x, n);
+#endif
+}
+
 infer_sampler_params infer_sampler_default_params(void) {
     infer_sampler_params p;
     p.temp = 0.8f; p.top_k = 40; p.top_p = 0.95f; p.min_p = 0.05f;
@@ -17355,11 +17403,7 @@ static int infer__cand_cmp(const void *a, const void *b) {
 int32_t infer_sampler_sample(infer_sampler *s, const float *logits) {
     const int32_t V = s->n_vocab;
     infer__cand *c = s->cand;
-    if (s->p.temp <= 0 && s->p.repeat_penalty == 1.0f) {                /* plain greedy */
-        int32_t best = 0;
-        for (int32_t i = 1; i < V; i++) if (logits[i] > logits[best]) best = i;
-        return best;
-    }
+    if (s->p.temp <= 0 && s->p.repeat_penalty == 1.0f) return infer__argmax(logits, V);   /* plain greedy */
     for (int32_t i = 0; i < V; i++) { c[i].id = i; c[i].logit = logits[i]; }
     if (s->p.repeat_penalty != 1.0f) {                                  /* 1. penalty, once per distinct token */
         for (int32_t i = 0; i < s->n_recent; i++) {

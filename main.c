@@ -618,6 +618,10 @@ static int run_bench(const options *o, infer_model *m, infer_session *s) {
     float *logits = xmalloc(sizeof(float) * (size_t)c->n_vocab, "the logits");
     double best_pp = 0, best_tg = 0;
     infer_error err;
+    infer_sampler_params gp = infer_sampler_default_params();
+    gp.temp = 0;                         /* greedy, as generation with --temp 0 picks */
+    infer_sampler *greedy = infer_sampler_create(&gp, c->n_vocab);
+    if (!greedy) die("%s", "out of memory for the sampler");
     for (int rep = 0; rep < o->bench_reps; rep++) {
         infer_session_reset(s);
         double t0 = infer_time_seconds();
@@ -625,8 +629,7 @@ static int run_bench(const options *o, infer_model *m, infer_session *s) {
         double t_pp = infer_time_seconds() - t0;
         t0 = infer_time_seconds();
         for (int g = 0; g < tg; g++) {
-            int32_t t = 0;
-            for (int v = 1; v < c->n_vocab; v++) if (logits[v] > logits[t]) t = v;
+            int32_t t = infer_sampler_sample(greedy, logits);
             if (infer_eval(s, &t, 1, logits, 0, &err) != INFER_OK) die("%s", err.msg);
         }
         double t_tg = infer_time_seconds() - t0;
@@ -652,6 +655,7 @@ static int run_bench(const options *o, infer_model *m, infer_session *s) {
     printf("bench pp=%d tg=%d pp_tok_s=%.2f tg_tok_s=%.2f rss_mb=%.0f\n", pp, tg, best_pp, best_tg, peak_rss_mb());
     printf("weights_mb=%.0f decode_mb=%.1f threads=%d\n", wbytes / 1048576.0, dbytes / 1e6, o->n_threads);
     free(ids); free(logits);
+    infer_sampler_free(greedy);
     return 0;
 }
 
@@ -676,6 +680,10 @@ static int run_bench_batch(const options *o, infer_model *m, const infer_session
         infer_batch_item *items = xmalloc(sizeof(infer_batch_item) * (size_t)B, "the batch");
         for (int i = 0; i < B * pp; i++) ids[i] = (int32_t)(((int64_t)i * 7919 + 13) % V);
         double best_pp = 0, best_tg = 0;
+        infer_sampler_params gp = infer_sampler_default_params();
+        gp.temp = 0;
+        infer_sampler *greedy = infer_sampler_create(&gp, V);
+        if (!greedy) die("%s", "out of memory for the sampler");
         for (int rep = 0; rep < o->bench_reps; rep++) {
             infer_session_reset(s);
             for (int b = 0; b < B; b++) {
@@ -689,10 +697,7 @@ static int run_bench_batch(const options *o, infer_model *m, const infer_session
             t0 = infer_time_seconds();
             for (int g = 0; g < tg; g++) {
                 for (int b = 0; b < B; b++) {
-                    const float *l = logits + (size_t)b * V;
-                    int32_t t = 0;
-                    for (int v = 1; v < V; v++) if (l[v] > l[t]) t = v;
-                    next[b] = t;
+                    next[b] = infer_sampler_sample(greedy, logits + (size_t)b * V);
                     items[b] = (infer_batch_item){ seq[b], &next[b], 1, logits + (size_t)b * V, 0 };
                 }
                 if (infer_eval_batch(s, items, B, &err) != INFER_OK) die("%s", err.msg);
@@ -705,6 +710,7 @@ static int run_bench_batch(const options *o, infer_model *m, const infer_session
         printf("bench pp=%d tg=%d pp_tok_s=%.2f tg_tok_s=%.2f rss_mb=%.0f batch=%d\n", pp, tg, best_pp, best_tg, peak_rss_mb(), B);
         fflush(stdout);
         free(ids); free(seq); free(next); free(logits); free(items);
+        infer_sampler_free(greedy);
         infer_session_free(s);
     }
     return 0;

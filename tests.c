@@ -1386,6 +1386,38 @@ static void test_robust_gguf_type_ids(void) {
 static float qw_uniform(infer__rng *r, float lo, float hi) { return lo + (hi - lo) * (float)infer__rng_uniform(r); }
 static void qw_fill(infer__rng *r, float *x, size_t n, float lo, float hi) { for (size_t i = 0; i < n; i++) x[i] = qw_uniform(r, lo, hi); }
 
+/* the F16 cache's row store (vector path where there is one) against the scalar conversion
+ * of the saturated value: every binary16 value, the midpoints between neighbours (ties to
+ * even) and one f32 step either side, f32 subnormals, zeros, values beyond 65504, Inf;
+ * and a NaN, which must come out as the scalar's canonical NaN with the rest unchanged */
+static void test_cpu_f16_store(void) {
+    float *x = malloc(sizeof(float) * 65536 * 4);
+    infer_half *got = malloc(sizeof(infer_half) * 65536 * 4);
+    size_t n = 0;
+    for (uint32_t h = 0; h < 65536; h++) {
+        if ((h & 0x7c00) == 0x7c00) continue;
+        const float a = infer__fp16_to_fp32((infer_half)h), b = infer__fp16_to_fp32((infer_half)(h + 1));
+        x[n++] = a;
+        if ((h & 0x7fff) == 0x7bff) { x[n++] = a * 1.0001f; x[n++] = a * 1e3f; x[n++] = a * INFINITY; continue; }
+        const float mid = (a + b) / 2;                   /* exact: a and b are binary16 neighbours */
+        x[n++] = mid; x[n++] = nextafterf(mid, -INFINITY); x[n++] = nextafterf(mid, INFINITY);
+    }
+    x[n++] = 1e-40f; x[n++] = -1e-42f; x[n++] = -0.0f; x[n++] = 3e-8f; x[n++] = 2.98e-8f;
+    n = n / 16 * 16;
+    infer__f16_store(got, x, (int64_t)n);
+    size_t bad = 0, first = n;
+    for (size_t i = 0; i < n; i++)
+        if (got[i] != infer__fp32_to_fp16(infer__f16_saturate(x[i]))) { bad++; if (first == n) first = i; }
+    CHECK_MSG(bad == 0, "%zu of %zu values differ from the scalar conversion (first: %.9g -> 0x%04x, scalar 0x%04x)", bad, n,
+              first < n ? x[first] : 0.0, first < n ? got[first] : 0, first < n ? infer__fp32_to_fp16(infer__f16_saturate(x[first])) : 0);
+    x[37] = NAN; x[38] = -NAN;
+    infer__f16_store(got, x, 64);
+    bad = 0;
+    for (size_t i = 0; i < 64; i++) bad += got[i] != infer__fp32_to_fp16(infer__f16_saturate(x[i]));
+    CHECK_MSG(bad == 0 && (got[37] & 0x7fff) == 0x7e00, "with a NaN: %zu differ, NaN -> 0x%04x", bad, got[37]);
+    free(x); free(got);
+}
+
 /* random DeltaNet inputs shaped like the model's: unit q and k, decays exp(g) in (exp(g_min), 1),
  * beta in (0, 1), a random starting state */
 typedef struct { int T, n_k, n_v, d_k, d_v; float *q, *k, *v, *g, *beta, *s0; } qw_dn_case;
@@ -5129,6 +5161,32 @@ static void test_seq_rewind_shared(void) {
 }
 
 /* ---- >>sampler ---- */
+/* the greedy pick's fast path against the scalar loop: every length up to 100 and a
+ * vocabulary's, with ties, -Inf, signed zeros and NaNs (one at 0 too) */
+static void test_sampler_argmax(void) {
+    infer__rng r;
+    infer__rng_seed(&r, 7);
+    float *x = malloc(sizeof(float) * 152064);
+    int bad = 0, cases = 0;
+    for (int trial = 0; trial < 2000; trial++) {
+        const int32_t n = trial < 1900 ? 1 + trial % 100 : 152064 - trial % 50;
+        const int kind = trial % 7;
+        for (int32_t i = 0; i < n; i++) {
+            const double u = infer__rng_uniform(&r);
+            x[i] = kind == 0 ? (float)u : kind == 1 ? (float)(int)(u * 4) : kind == 2 ? (u < 0.5 ? 0.0f : -0.0f) : (float)(u * 20 - 10);
+            if (kind == 3 && u < 0.2) x[i] = NAN;
+            if (kind == 4 && u < 0.3) x[i] = -INFINITY;
+            if (kind == 5 && u < 0.01) x[i] = INFINITY;
+        }
+        if (kind == 6) x[0] = NAN;
+        if (kind == 3 && trial % 2) x[n - 1] = NAN;
+        cases++;
+        const int32_t want = infer__argmax_ref(x, n), got = infer__argmax(x, n);
+        if (got != want && bad++ < 3) printf("    n %d kind %d: %d, the scalar loop %d\n", n, kind, got, want);
+    }
+    CHECK_MSG(bad == 0, "%d of %d cases differ", bad, cases);
+    free(x);
+}
 static void test_sampler_chain(void) {
     float logits[8] = { 0.1f, 2.0f, -1.0f, 1.9f, 0.0f, 0.5f, -3.0f, 1.0f };
     infer_sampler_params p = infer_sampler_default_params();
@@ -6791,6 +6849,7 @@ static const test_case tests[] = {
     { "gguf_corrupt", test_gguf_corrupt },
     { "robust_gguf_alignment", test_robust_gguf_alignment },
     { "robust_gguf_type_ids", test_robust_gguf_type_ids },
+    { "cpu_f16_store", test_cpu_f16_store },
     { "cpu_attention", test_cpu_attention },
     { "cpu_matmul_n", test_cpu_matmul_n },
     { "cpu_softmax", test_cpu_softmax },
@@ -6860,6 +6919,7 @@ static const test_case tests[] = {
     { "seq_prefix_cache", test_seq_prefix_cache },
     { "seq_pool_stress", test_seq_pool_stress },
     { "seq_rewind_shared", test_seq_rewind_shared },
+    { "sampler_argmax", test_sampler_argmax },
     { "sampler_chain", test_sampler_chain },
     { "generate_streaming", test_generate_streaming },
     { "backend_fake_device", test_backend_fake_device },
