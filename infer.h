@@ -47,7 +47,7 @@
  *   >>load              882  from GGUF tensors to model weights, with shape checks; the vocabulary
  *   >>kv                215  the paged KV cache, the prefix cache, the recurrent state
  *   >>session           511  a session: backend, activations, caches, sequences
- *   >>forward           320  the transformer, once for every family: one step through every layer
+ *   >>forward           325  the transformer, once for every family: one step through every layer
  *   >>deepseek4         204  DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
  *   >>eval              167  the evaluation API: batches of sequences, logits out
  *   >>sampler           138  logits -> next token
@@ -16929,6 +16929,11 @@ static infer_status infer__forward_step(infer_session *s, int T, const int32_t *
             xr = s->h;
         }
         k->rmsnorm(kc, s->h, xr, (const float *)s->w.output_norm->data, nl, E, c->rms_eps);
+        if (k->host_memory && nl == 1) {     /* one row (decode): straight into the caller's buffer */
+            k->matmul(kc, dst[r0], s->w.output, s->h, 1);
+            INFER__TRY(infer__check_finite(s, dst[r0], 1, (int)V, want + r0, -1, err));
+            continue;
+        }
         k->matmul(kc, s->logits, s->w.output, s->h, nl);
         INFER__TRY(k->download(kc, s->lstage, s->logits, (size_t)nl * V * sizeof(float)));
         INFER__TRY(infer__check_finite(s, s->lstage, nl, (int)V, want + r0, -1, err));
