@@ -25,7 +25,7 @@
  *   >>api-tensor         52  tensors, GGUF files, model config
  *   >>api-kernels       183  the kernel table every backend fills
  *   >>api               311  model, session, tokenizer, sampler, generation
- *   >>util              487  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
+ *   >>util              497  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1620  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
  *   >>traits             51  the type traits table: one row per weight type
@@ -33,7 +33,7 @@
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
  *   >>tiles             987  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
- *   >>cpu              1490  the CPU kernel table: thread pool, matmul, attention, every op
+ *   >>cpu              1597  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
  *   >>safetensors       633  Hugging Face checkpoints, read as GGUF
  *   >>hf-tensors        534  HF tensor names and shapes, the converter's transforms
@@ -1339,6 +1339,8 @@ typedef struct infer__pool {
     atomic_int pending;       /* parts not yet finished */
     atomic_int quit;
     atomic_int sleepers;      /* threads asleep (or about to be) on cv */
+    void (*after)(void *user, int ith);   /* a worker's own work after its part of a job is done */
+    void *after_user;
 } infer__pool;
 
 typedef struct { infer__pool *p; int ith; } infer__worker_arg;
@@ -1383,6 +1385,7 @@ static void *infer__worker(void *varg) {
         if (atomic_load(&p->quit)) return NULL;
         p->fn(p->arg, ith, p->n_threads);
         if (atomic_fetch_sub(&p->pending, 1) == 1) infer__pool_wake(p);
+        if (p->after) p->after(p->after_user, ith);    /* the job (p->arg) may be gone by now */
     }
 }
 
@@ -1451,8 +1454,11 @@ static void infer__pool_free(infer__pool *p) {
  * a piece ahead every time (measured, Q4_0 decode kernel on 2 threads, 400 MB of weights:
  * 28-29 GB/s in pieces of 32 or 128 rows either way when each thread's pieces are
  * consecutive, 18-19 GB/s for 32-row and 24-25 GB/s for 128-row pieces when they alternate).
- * A run is one 64-bit word, (end << 32) | next, so taking from either end is one
- * compare-and-swap. Which thread computes a piece never changes what it computes. */
+ * A thread takes half of what is left of its own run at a time (at least one piece), and
+ * one piece at a time from another's: the pieces can then be small, so the threads finish
+ * within a small piece of each other, while the owner still works through long stretches
+ * in single calls. A run is one 64-bit word, (end << 32) | next, so taking from either end
+ * is one compare-and-swap. Which thread computes a piece never changes what it computes. */
 #define INFER__DEAL_MAX 64
 typedef struct infer__deal {
     int n;                                  /* runs */
@@ -1465,21 +1471,25 @@ static void infer__deal_init(infer__deal *d, int64_t pieces, int threads) {
         atomic_init(&d->run[r], hi << 32 | lo);
     }
 }
-/* the next piece for thread ith, or -1 when none is left; *from (start: ith % d->n) is the
- * run it last took from */
-static int64_t infer__deal_take(infer__deal *d, int ith, int *from) {
+/* the next pieces for thread ith: the first is returned (-1 when none is left) and *count
+ * says how many consecutive ones from it are this thread's; *from (start: ith % d->n) is
+ * the run it last took from */
+static int64_t infer__deal_take(infer__deal *d, int ith, int *from, int64_t *count) {
     const int own = ith % d->n;
     for (int tried = 0; tried < d->n; tried++, *from = (*from + 1) % d->n) {
         atomic_ullong *a = &d->run[*from];
         unsigned long long v = atomic_load_explicit(a, memory_order_relaxed);
         for (;;) {
-            const unsigned long long lo = v & 0xFFFFFFFFull, hi = v >> 32;
+            const unsigned long long lo = v & 0xFFFFFFFFull, hi = v >> 32, k = *from == own ? (hi - lo + 1) / 2 : 1;
             if (lo >= hi) break;
-            const unsigned long long nv = *from == own ? v + 1 : v - (1ull << 32);
-            if (atomic_compare_exchange_weak_explicit(a, &v, nv, memory_order_relaxed, memory_order_relaxed))
+            const unsigned long long nv = *from == own ? v + k : v - (1ull << 32);
+            if (atomic_compare_exchange_weak_explicit(a, &v, nv, memory_order_relaxed, memory_order_relaxed)) {
+                *count = (int64_t)k;
                 return (int64_t)(*from == own ? lo : hi - 1);
+            }
         }
     }
+    *count = 0;
     return -1;
 }
 
@@ -6599,6 +6609,15 @@ void infer_gguf_describe(const infer_gguf *g, void (*print)(void *user, const ch
  * ---------------------------------------------------------------------------------------- */
 #include <assert.h>
 
+#define INFER__MM_MAX 4         /* weights in one matmul job (>>cpu's matmul) */
+/* a matmul job's weights and how they are cut into pieces (infer__mm_cut) */
+struct infer__mm_plan {
+    int nw;
+    const infer_tensor *w[INFER__MM_MAX];
+    int64_t chunk[INFER__MM_MAX], first[INFER__MM_MAX + 1];
+};
+struct infer__mm_next { const infer_tensor *key, *w[INFER__MM_MAX]; int nw; };   /* key's job, then w's */
+static void infer__cpu_after_job(void *user, int ith);
 typedef struct infer__cpu_ctx {
     infer__pool *pool;
     int n_threads, precise;
@@ -6607,6 +6626,10 @@ typedef struct infer__cpu_ctx {
     void *xq;           /* activations quantized to a dot format */
     size_t xq_size;
     const char *error;  /* the first op that ran out of memory for its scratch (NULL: none) */
+    struct infer__mm_next *next;   /* [INFER__NEXT_SLOTS] which decode matmul followed which */
+    const infer_tensor *prev[INFER__MM_MAX];   /* the last decode matmul's weights */
+    int prev_n;
+    struct infer__mm_plan *ahead;  /* [n_threads] what each worker warms once its part of a job is done */
 } infer__cpu_ctx;
 
 /* An op that cannot get its scratch memory writes NaN (never stale numbers) where it can,
@@ -6621,10 +6644,16 @@ static infer__cpu_ctx *infer__cpu_ctx_create(int n_threads, int precise) {
     c->pool = infer__pool_create(c->n_threads);
     if (!c->pool) { INFER_FREE(c); return NULL; }
     c->n_threads = c->pool->n_threads;        /* fewer when the system gave fewer threads */
+    if (c->n_threads > 1 && (c->ahead = (struct infer__mm_plan *)infer__calloc((size_t)c->n_threads, sizeof *c->ahead)) != NULL) {
+        c->pool->after = infer__cpu_after_job;   /* no plan, no warming: only a speed matter */
+        c->pool->after_user = c;
+    }
     return c;
 }
 static void infer__cpu_ctx_free(infer__cpu_ctx *c) {
     if (!c) return;
+    INFER_FREE(c->next);
+    INFER_FREE(c->ahead);
     infer__pool_free(c->pool);
     INFER_FREE(c->wrow);
     INFER_FREE(c->xq);
@@ -6644,7 +6673,9 @@ static int infer__cpu_reserve(void **p, size_t *cap, size_t need) {
  * INFER__PAR_MIN elementary steps (a decode step's ops) waking the pool costs more than it
  * saves, and they run on the calling thread. Every unit is computed the same way either
  * way. ctx may be NULL (tests call ops directly): then inline too. */
+#ifndef INFER__PAR_MIN
 #define INFER__PAR_MIN 16384
+#endif
 typedef void (*infer__range_fn)(void *arg, int64_t i0, int64_t i1);
 typedef struct { infer__range_fn fn; void *arg; int64_t n; } infer__par_job;
 static void infer__par_task(void *arg, int ith, int nth) {
@@ -6791,7 +6822,6 @@ static const void *infer__cpu_prepare_x(infer__cpu_ctx *c, const infer_tensor *w
 /* One job computes up to INFER__MM_MAX matmuls that share their activations (q, k and v
  * of a layer; gate and up): one quantization of x, one pass of the pool, and the pieces of
  * all of them handed out from one counter, so a thread that finishes k goes on with v. */
-#define INFER__MM_MAX 4
 typedef struct infer__matmul_job {
     infer__cpu_ctx *c;
     int nw;                                   /* weights in this job */
@@ -6806,12 +6836,84 @@ typedef struct infer__matmul_job {
     infer__tile tile;
     int rows;
     infer__deal deal;                         /* the pieces, a run of them per thread */
+    struct infer__mm_plan next;               /* decode: the matmul expected next (nw = 0: none) */
 } infer__matmul_job;
 
 #define INFER__MM_XBLOCK ((size_t)1 << 20)
 #ifndef INFER__MM_PIECES
 #define INFER__MM_PIECES 8
 #endif
+/* Decode streams each weight once per token, and between two matmuls the memory idles: while
+ * a thread waits for the others at a job's end, while the calling thread runs the small ops
+ * (norms, rope, attention), while the activations are quantized. Two things fill those
+ * gaps with the weights that come next:
+ *   - a thread starting a job first asks for the first INFER__MM_WARM bytes of each weight
+ *     in its run (the row kernels' own prefetches reach only ahead of where they read);
+ *   - the decode matmuls come in the same order every token, so the backend notes which
+ *     job followed which (a table keyed by the first weight, INFER__NEXT_SLOTS entries), and
+ *     a worker thread that has finished its part of a job asks for the first
+ *     INFER__MM_NEXT bytes of its run of the job foreseen next, into its L2, while it waits.
+ *     A wrong guess costs only those reads. The calling thread does not: it goes on to the
+ *     small ops, which a burst of prefetches would hold up. */
+#ifndef INFER__MM_WARM
+#define INFER__MM_WARM 8192
+#endif
+#ifndef INFER__MM_NEXT
+#define INFER__MM_NEXT (256 << 10)
+#endif
+#define INFER__NEXT_SLOTS 1024
+/* the pieces of a job over nw weights: chunk[m] rows each, weight m's first piece first[m]
+ * (first[nw]: all of them) -- about INFER__MM_PIECES per thread and weight, each a whole
+ * number of `unit`-row tiles, at least 16 rows */
+static void infer__mm_cut(const infer_tensor *const *ws, int nw, int64_t unit, int threads, int64_t *chunk, int64_t *first) {
+    first[0] = 0;
+    for (int m = 0; m < nw; m++) {
+        const int64_t N = ws[m]->ne[1];
+        int64_t ch = (N + INFER__MM_PIECES * threads - 1) / (INFER__MM_PIECES * threads);
+        ch = ch < 16 ? 16 : ch;
+        chunk[m] = (ch + unit - 1) / unit * unit;
+        first[m + 1] = first[m] + (N + chunk[m] - 1) / chunk[m];
+    }
+}
+/* ask for the first `bytes` of each weight in thread ith's run (of n runs) of a job so cut */
+static void infer__mm_warm(const infer_tensor *const *ws, int nw, const int64_t *chunk, const int64_t *first, int ith, int n, size_t bytes) {
+    const int64_t P = first[nw], lo = P * (ith % n) / n, hi = P * (ith % n + 1) / n;
+    for (int m = 0; m < nw && bytes > 0; m++) {
+        const int64_t a = lo > first[m] ? lo : first[m], b = hi < first[m + 1] ? hi : first[m + 1];
+        if (a >= b) continue;
+        const infer_tensor *w = ws[m];
+        const size_t rb = infer_type_row_size(w->type, w->ne[0]), n0 = (size_t)((a - first[m]) * chunk[m]);
+        const size_t n1 = (size_t)((b - first[m]) * chunk[m]) < (size_t)w->ne[1] ? (size_t)((b - first[m]) * chunk[m]) : (size_t)w->ne[1];
+        const size_t len = (n1 - n0) * rb < bytes ? (n1 - n0) * rb : bytes;
+        const char *p = (const char *)w->data + n0 * rb;
+        for (size_t o = 0; o < len; o += 64) __builtin_prefetch(p + o, 0, 2);
+    }
+}
+/* decode: note that weights ws follow c->prev, and return what followed ws last time */
+static int infer__mm_foresee(infer__cpu_ctx *c, const infer_tensor *const *ws, int nw, const infer_tensor **next) {
+    if (!c->next && !(c->next = (struct infer__mm_next *)infer__calloc(INFER__NEXT_SLOTS, sizeof *c->next))) return 0;
+    const uintptr_t h = ((uintptr_t)ws[0] >> 4) * 0x9E3779B97F4A7C15ull >> 20;
+    struct infer__mm_next *e = NULL;
+    for (int i = 0; i < 8 && !e; i++) {           /* linear probing, 8 slots at most */
+        struct infer__mm_next *t = &c->next[(h + (uintptr_t)i) % INFER__NEXT_SLOTS];
+        if (t->key == ws[0]) e = t;
+    }
+    int found = 0;
+    if (e) { found = e->nw; for (int m = 0; m < e->nw; m++) next[m] = e->w[m]; }
+    if (c->prev_n > 0) {                          /* prev -> ws */
+        const uintptr_t hp = ((uintptr_t)c->prev[0] >> 4) * 0x9E3779B97F4A7C15ull >> 20;
+        for (int i = 0; i < 8; i++) {
+            struct infer__mm_next *t = &c->next[(hp + (uintptr_t)i) % INFER__NEXT_SLOTS];
+            if (t->key && t->key != c->prev[0]) continue;
+            t->key = c->prev[0]; t->nw = nw;
+            for (int m = 0; m < nw; m++) t->w[m] = ws[m];
+            break;
+        }
+    }
+    c->prev_n = nw;
+    for (int m = 0; m < nw; m++) c->prev[m] = ws[m];
+    return found;
+}
 /* The output rows are cut into pieces of whole tiles, dealt to the threads as runs of
  * consecutive pieces (infer__deal): a thread that runs slower (another process on its core,
  * a busier memory channel) simply ends up with fewer pieces. Where a tile starts never depends on
@@ -6833,6 +6935,10 @@ static void infer__matmul_task(void *arg, int ith, int nth) {
         }
         return;
     }
+#ifndef INFER__MM_WARM
+#define INFER__MM_WARM 8192
+#endif
+    if (j->rows == 1) infer__mm_warm(j->w, j->nw, j->chunk, j->first, ith, j->deal.n, INFER__MM_WARM);
     if (j->prep.x) {                     /* the activations: every thread a share, then all wait */
         infer__prep_task(&j->prep, ith, nth);
         infer__pool_barrier(j->c->pool, &j->prepped, nth);
@@ -6848,18 +6954,22 @@ static void infer__matmul_task(void *arg, int ith, int nth) {
     const size_t fit = INFER__MM_XBLOCK / j->xq_row / (size_t)C * (size_t)C;   /* tokens, whole tiles */
     const int TB = fit >= (size_t)j->rows ? j->rows : fit > (size_t)C ? (int)fit : C;
     const uint8_t *xq = (const uint8_t *)j->xq;
+    int64_t piece = 0, count = 0;
     for (int from = ith % j->deal.n;;) {
-        const int64_t piece = infer__deal_take(&j->deal, ith, &from);
-        if (piece < 0) break;
+        if (count == 0 && (piece = infer__deal_take(&j->deal, ith, &from, &count)) < 0) break;
         int m = 0;
         while (piece >= j->first[m + 1]) m++;
+        /* the pieces taken that belong to weight m: rows n0 .. n1-1 of it, in one go */
+        const int64_t last = piece + count < j->first[m + 1] ? piece + count : j->first[m + 1];
         const infer_tensor *w = j->w[m];
         const int64_t K = w->ne[0], N = w->ne[1];
         const size_t wrow_bytes = infer_type_row_size(w->type, K);
         const uint8_t *wdata = (const uint8_t *)w->data;
         const infer__dot_fn dot = infer__matmul_dot(w->type);
         float *out = j->out[m];
-        const int64_t n0 = (piece - j->first[m]) * j->chunk[m], n1 = n0 + j->chunk[m] < N ? n0 + j->chunk[m] : N;
+        const int64_t n0 = (piece - j->first[m]) * j->chunk[m], n1 = (last - j->first[m]) * j->chunk[m] < N ? (last - j->first[m]) * j->chunk[m] : N;
+        count -= last - piece;
+        piece = last;
         if (j->rows == 1 && j->tile.mv) j->tile.mv(K, wdata + (size_t)n0 * wrow_bytes, wrow_bytes, n1 - n0, xq, out + n0);
         else for (int tb = 0; tb < j->rows; tb += TB)       /* a block of tokens whose activations stay in L2 */
             for (int64_t n = n0; n < n1; n += R) {
@@ -6874,6 +6984,15 @@ static void infer__matmul_task(void *arg, int ith, int nth) {
             for (int r = 0; r < j->rows; r++)
                 for (int64_t n = n0; n < n1; n++) out[(size_t)r * N + n] *= w->scale;
     }
+    if (ith > 0 && j->c->ahead) j->c->ahead[ith] = j->next;   /* warmed by infer__cpu_after_job */
+}
+/* a worker, its part of a job done (the caller may have moved on): the start of its run of
+ * the job foreseen next, into its L2 */
+static void infer__cpu_after_job(void *user, int ith) {
+    infer__cpu_ctx *c = (infer__cpu_ctx *)user;
+    struct infer__mm_plan *a = &c->ahead[ith];
+    if (a->nw > 0) infer__mm_warm(a->w, a->nw, a->chunk, a->first, ith, c->n_threads, INFER__MM_NEXT);
+    a->nw = 0;
 }
 
 /* out[m][r, n] = sum_k W_m[n, k] x[r, k] for the nw weights W_m (ne = {K, N_m}) that share
@@ -6898,20 +7017,18 @@ static void infer__cpu_matmul_n(void *ctx, int nw, float *const *outs, const inf
             for (size_t i = 0; i < (size_t)rows * (size_t)ws[m]->ne[1]; i++) outs[m][i] = NAN;
         return;
     }
-    /* about 8 pieces per thread and weight, each a whole number of tiles (at least 16 rows):
-     * a thread streams its run of them in one pass, and the last pieces are small enough
+    /* a thread streams its run of pieces in one pass, and the last pieces are small enough
      * for a thread that is done early to take some of another's (llama-1b decode, 2 threads,
      * interleaved, tok/s: Q4_0 32.2 -> 33.0, Q4_K_M 29.8 -> 30.4 against pieces dealt one by
      * one from a shared counter) */
-    for (int m = 0; m < nw; m++) {
-        const int64_t N = ws[m]->ne[1], unit = job.tile.rows;
-        int64_t chunk = (N + INFER__MM_PIECES * c->n_threads - 1) / (INFER__MM_PIECES * c->n_threads);
-        chunk = chunk < 16 ? 16 : chunk;
-        job.out[m] = outs[m]; job.w[m] = ws[m];
-        job.chunk[m] = (chunk + unit - 1) / unit * unit;
-        job.first[m + 1] = job.first[m] + (N + job.chunk[m] - 1) / job.chunk[m];
-    }
+    for (int m = 0; m < nw; m++) { job.out[m] = outs[m]; job.w[m] = ws[m]; }
+    infer__mm_cut(ws, nw, job.tile.rows, c->n_threads, job.chunk, job.first);
     infer__deal_init(&job.deal, job.first[nw], c->n_threads);
+    if (rows == 1 && job.xq && c->ahead && INFER__MM_NEXT > 0) {
+        job.next.nw = infer__mm_foresee(c, ws, nw, job.next.w);
+        if (job.next.nw > 0)
+            infer__mm_cut(job.next.w, job.next.nw, infer__tile_for(job.next.w[0]->type).rows, c->n_threads, job.next.chunk, job.next.first);
+    }
     atomic_init(&job.prepped, 0);
     infer__pool_run(c->pool, infer__matmul_task, &job);
 }

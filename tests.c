@@ -476,14 +476,15 @@ static void test_util_fp16_bf16(void) {
 /* ---- >>util: dealing a job's pieces ----
  * Every piece is taken exactly once, however many threads take and however the pieces
  * divide among them; a thread's pieces from its own run come front to back and consecutive;
- * one thread alone takes its run, then every other run from its back. */
+ * one thread alone takes its run in halves, then every other run from its back. */
 typedef struct { infer__deal *d; int ith; int64_t *got; int n; } deal_taker;
 static void *deal_take_all(void *arg) {
     deal_taker *t = (deal_taker *)arg;
     for (int from = t->ith % t->d->n;;) {
-        const int64_t p = infer__deal_take(t->d, t->ith, &from);
+        int64_t count;
+        const int64_t p = infer__deal_take(t->d, t->ith, &from, &count);
         if (p < 0) break;
-        t->got[t->n++] = p;
+        for (int64_t i = 0; i < count; i++) t->got[t->n++] = p + i;
     }
     return NULL;
 }
@@ -519,13 +520,14 @@ static void test_util_deal(void) {
                       threads, (long long)P, bad_range, bad_count, bad_order);
             free(got); free(seen);
         }
-    /* one taker, three runs of 3 pieces: its own run, then run 1 and run 2 from the back */
+    /* one taker, three runs of 5 pieces: its own run front to back, half of what is left at
+     * a time (3, 1, 1), then run 1 and run 2 from the back, a piece at a time */
     infer__deal d;
-    infer__deal_init(&d, 9, 3);
-    int64_t order[9], n = 0;
-    for (int from = 0, p; (p = (int)infer__deal_take(&d, 0, &from)) >= 0 && n < 9;) order[n++] = p;
-    static const int64_t want[9] = { 0, 1, 2, 5, 4, 3, 8, 7, 6 };
-    CHECK(n == 9 && memcmp(order, want, sizeof want) == 0);
+    infer__deal_init(&d, 15, 3);
+    int64_t first[16], counts[16], n = 0, count;
+    for (int from = 0, p; n < 16 && (p = (int)infer__deal_take(&d, 0, &from, &count)) >= 0; n++) { first[n] = p; counts[n] = count; }
+    static const int64_t want_first[13] = { 0, 3, 4, 9, 8, 7, 6, 5, 14, 13, 12, 11, 10 }, want_count[13] = { 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+    CHECK(n == 13 && memcmp(first, want_first, sizeof want_first) == 0 && memcmp(counts, want_count, sizeof want_count) == 0);
 }
 
 /* ---- >>util: a weight file in 2 MiB pages ----
@@ -1526,6 +1528,44 @@ static infer_tensor mmn_tensor(infer__rng *r, infer_type t, int64_t K, int64_t N
     infer_tensor w = { "w", t, 2, { K, N, 1, 1 }, d, bytes, 1.0f };
     return w;
 }
+/* the decode matmuls' order, learnt: after one pass over a sequence of jobs, each job
+ * foresees the one that followed it (also past the table's size, where some are forgotten
+ * but none is mistaken); the cut of a job covers every row once */
+static void test_cpu_matmul_foresee(void) {
+    infer__cpu_ctx *c = infer__cpu_ctx_create(2, 0);
+    enum { N = 3000 };
+    infer_tensor *t = calloc(N, sizeof *t);
+    for (int i = 0; i < N; i++) { t[i].type = INFER_TYPE_Q4_0; t[i].ne[0] = 64; t[i].ne[1] = 16 + i % 200; }
+    static const int lens[] = { 3, 300, N };
+    for (int li = 0; li < 3; li++) {
+        const int len = lens[li];
+        int first_round = 0, right = 0, wrong = 0;
+        for (int round = 0; round < 2; round++)
+            for (int i = 0; i < len; i++) {
+                const infer_tensor *ws[2] = { &t[i], &t[(i + 1) % N] }, *next[INFER__MM_MAX];
+                const int nw = infer__mm_foresee(c, ws, 1 + i % 2, next);
+                if (round == 0) { first_round += nw > 0 && i > 0; continue; }
+                const int j = (i + 1) % len;
+                if (nw == 0) continue;
+                if (nw == 1 + j % 2 && next[0] == &t[j] && (nw == 1 || next[1] == &t[(j + 1) % N])) right++; else wrong++;
+            }
+        CHECK_MSG(first_round == 0 && wrong == 0 && right >= (len < INFER__NEXT_SLOTS / 2 ? len : INFER__NEXT_SLOTS / 2),
+                  "%d jobs: %d foreseen in the first pass, then %d right, %d wrong", len, first_round, right, wrong);
+        c->prev_n = 0;
+        memset(c->next, 0, sizeof *c->next * INFER__NEXT_SLOTS);
+    }
+    for (int threads = 1; threads <= 5; threads++) {          /* the cut: every row of every weight once */
+        const infer_tensor *ws[3] = { &t[7], &t[150], &t[199] };
+        int64_t chunk[3], first[4];
+        infer__mm_cut(ws, 3, 4, threads, chunk, first);
+        int ok = first[0] == 0;
+        for (int m = 0; m < 3; m++) ok &= chunk[m] % 4 == 0 && chunk[m] >= 16 && (first[m + 1] - first[m] - 1) * chunk[m] < ws[m]->ne[1] && (first[m + 1] - first[m]) * chunk[m] >= ws[m]->ne[1];
+        CHECK_MSG(ok, "%d threads: the cut misses or repeats rows", threads);
+    }
+    free(t);
+    infer__cpu_ctx_free(c);
+}
+
 static void test_cpu_matmul_n(void) {
     infer__rng rng;
     infer__rng_seed(&rng, 5);
@@ -6852,6 +6892,7 @@ static const test_case tests[] = {
     { "cpu_f16_store", test_cpu_f16_store },
     { "cpu_attention", test_cpu_attention },
     { "cpu_matmul_n", test_cpu_matmul_n },
+    { "cpu_matmul_foresee", test_cpu_matmul_foresee },
     { "cpu_softmax", test_cpu_softmax },
     { "cpu_deltanet_chunked_vs_step", test_cpu_deltanet_chunked_vs_step },
     { "cpu_deltanet_step_equations", test_cpu_deltanet_step_equations },
