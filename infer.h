@@ -25,7 +25,7 @@
  *   >>api-tensor         52  tensors, GGUF files, model config
  *   >>api-kernels       183  the kernel table every backend fills
  *   >>api               311  model, session, tokenizer, sampler, generation
- *   >>util              497  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
+ *   >>util              499  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1620  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
  *   >>traits             51  the type traits table: one row per weight type
@@ -33,7 +33,7 @@
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
  *   >>tiles             987  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
- *   >>cpu              1597  the CPU kernel table: thread pool, matmul, attention, every op
+ *   >>cpu              1634  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
  *   >>safetensors       633  Hugging Face checkpoints, read as GGUF
  *   >>hf-tensors        534  HF tensor names and shapes, the converter's transforms
@@ -1454,7 +1454,7 @@ static void infer__pool_free(infer__pool *p) {
  * a piece ahead every time (measured, Q4_0 decode kernel on 2 threads, 400 MB of weights:
  * 28-29 GB/s in pieces of 32 or 128 rows either way when each thread's pieces are
  * consecutive, 18-19 GB/s for 32-row and 24-25 GB/s for 128-row pieces when they alternate).
- * A thread takes half of what is left of its own run at a time (at least one piece), and
+ * A thread may take half of what is left of its own run at a time (at least one piece), and
  * one piece at a time from another's: the pieces can then be small, so the threads finish
  * within a small piece of each other, while the owner still works through long stretches
  * in single calls. A run is one 64-bit word, (end << 32) | next, so taking from either end
@@ -1472,15 +1472,17 @@ static void infer__deal_init(infer__deal *d, int64_t pieces, int threads) {
     }
 }
 /* the next pieces for thread ith: the first is returned (-1 when none is left) and *count
- * says how many consecutive ones from it are this thread's; *from (start: ith % d->n) is
- * the run it last took from */
-static int64_t infer__deal_take(infer__deal *d, int ith, int *from, int64_t *count) {
+ * says how many consecutive ones from it are this thread's (from its own run: half of what
+ * is left, at most `most`; from another's: one); *from (start: ith % d->n) is the run it
+ * last took from */
+static int64_t infer__deal_take(infer__deal *d, int ith, int *from, int64_t most, int64_t *count) {
     const int own = ith % d->n;
     for (int tried = 0; tried < d->n; tried++, *from = (*from + 1) % d->n) {
         atomic_ullong *a = &d->run[*from];
         unsigned long long v = atomic_load_explicit(a, memory_order_relaxed);
         for (;;) {
-            const unsigned long long lo = v & 0xFFFFFFFFull, hi = v >> 32, k = *from == own ? (hi - lo + 1) / 2 : 1;
+            const unsigned long long lo = v & 0xFFFFFFFFull, hi = v >> 32, half = (hi - lo + 1) / 2;
+            const unsigned long long k = *from != own ? 1 : half < (unsigned long long)most ? half : (unsigned long long)most;
             if (lo >= hi) break;
             const unsigned long long nv = *from == own ? v + k : v - (1ull << 32);
             if (atomic_compare_exchange_weak_explicit(a, &v, nv, memory_order_relaxed, memory_order_relaxed)) {
@@ -6618,6 +6620,7 @@ struct infer__mm_plan {
 };
 struct infer__mm_next { const infer_tensor *key, *w[INFER__MM_MAX]; int nw; };   /* key's job, then w's */
 static void infer__cpu_after_job(void *user, int ith);
+#define INFER__ROPE_MAX 256     /* rotated pairs per head the decode rotation keeps (more: computed each time) */
 typedef struct infer__cpu_ctx {
     infer__pool *pool;
     int n_threads, precise;
@@ -6630,6 +6633,9 @@ typedef struct infer__cpu_ctx {
     const infer_tensor *prev[INFER__MM_MAX];   /* the last decode matmul's weights */
     int prev_n;
     struct infer__mm_plan *ahead;  /* [n_threads] what each worker warms once its part of a job is done */
+    int rope_ok, rope_pos;         /* decode: the last rotation's angles (infer__cpu_rope) */
+    infer_rope rope;
+    float rope_cs[INFER__ROPE_MAX], rope_sn[INFER__ROPE_MAX];
 } infer__cpu_ctx;
 
 /* An op that cannot get its scratch memory writes NaN (never stale numbers) where it can,
@@ -6652,9 +6658,9 @@ static infer__cpu_ctx *infer__cpu_ctx_create(int n_threads, int precise) {
 }
 static void infer__cpu_ctx_free(infer__cpu_ctx *c) {
     if (!c) return;
+    infer__pool_free(c->pool);           /* first: a worker may still be warming (infer__cpu_after_job) */
     INFER_FREE(c->next);
     INFER_FREE(c->ahead);
-    infer__pool_free(c->pool);
     INFER_FREE(c->wrow);
     INFER_FREE(c->xq);
     INFER_FREE(c);
@@ -6956,7 +6962,9 @@ static void infer__matmul_task(void *arg, int ith, int nth) {
     const uint8_t *xq = (const uint8_t *)j->xq;
     int64_t piece = 0, count = 0;
     for (int from = ith % j->deal.n;;) {
-        if (count == 0 && (piece = infer__deal_take(&j->deal, ith, &from, &count)) < 0) break;
+        /* decode takes long stretches; a prompt a piece at a time, so that the weight rows it
+         * works on stay in L2 while each block of tokens passes over them */
+        if (count == 0 && (piece = infer__deal_take(&j->deal, ith, &from, j->rows == 1 ? INT64_MAX : 1, &count)) < 0) break;
         int m = 0;
         while (piece >= j->first[m + 1]) m++;
         /* the pieces taken that belong to weight m: rows n0 .. n1-1 of it, in one go */
@@ -7076,42 +7084,73 @@ static int infer__imrope_stream(int i, const int32_t *sec) {
     return 3;
 }
 
-/* pos: [n_streams, rows]; sections NULL: one stream */
-static void infer__rope_apply(float *x, int rows, int n_heads, int head_dim, const int32_t *pos, const int32_t *sections, const infer_rope *rp) {
-    const int half = rp->n_rot / 2;
-    float lo = 0, hi = 0;
+/* YaRN's ramp between the pair indices lo and hi (both 0 without YaRN) */
+static void infer__rope_ramp(const infer_rope *rp, float *lo, float *hi) {
+    *lo = *hi = 0;
+    if (rp->ext_factor == 0) return;
+    *lo = floorf(infer__yarn_corr_dim(rp->n_rot, rp->n_ctx_orig, rp->beta_fast, rp->freq_base));
+    *hi = ceilf(infer__yarn_corr_dim(rp->n_rot, rp->n_ctx_orig, rp->beta_slow, rp->freq_base));
+    if (*lo < 0) *lo = 0;
+    if (*hi > rp->n_rot - 1) *hi = (float)(rp->n_rot - 1);
+}
+/* the rotation of pair i (< n_rot/2) at position p: cos and sin of its angle, times YaRN's
+ * magnitude scale (sin negated for an inverse rotation) */
+static void infer__rope_angle(const infer_rope *rp, float lo, float hi, int32_t p, int i, float *cs, float *sn) {
+    double theta_base = p * pow(rp->freq_base, -2.0 * i / rp->n_rot);
+    if (rp->freq_factors) theta_base /= rp->freq_factors[i];
+    double theta = rp->freq_scale * theta_base, mscale = rp->attn_factor;
     if (rp->ext_factor != 0) {
-        lo = floorf(infer__yarn_corr_dim(rp->n_rot, rp->n_ctx_orig, rp->beta_fast, rp->freq_base));
-        hi = ceilf(infer__yarn_corr_dim(rp->n_rot, rp->n_ctx_orig, rp->beta_slow, rp->freq_base));
-        if (lo < 0) lo = 0;
-        if (hi > rp->n_rot - 1) hi = (float)(rp->n_rot - 1);
+        double y = (i - lo) / fmax(0.001, hi - lo);
+        double ramp = (1 - fmin(1, fmax(0, y))) * rp->ext_factor;
+        theta = theta * (1 - ramp) + theta_base * ramp;
+        mscale *= 1 + 0.1 * log(1 / rp->freq_scale);
     }
-    for (int r = 0; r < rows; r++) {
-        for (int i = 0; i < half; i++) {
-            const int32_t p = pos[(size_t)(sections ? infer__imrope_stream(i, sections) : 0) * rows + r];
-            double theta_base = p * pow(rp->freq_base, -2.0 * i / rp->n_rot);
-            if (rp->freq_factors) theta_base /= rp->freq_factors[i];
-            double theta = rp->freq_scale * theta_base, mscale = rp->attn_factor;
-            if (rp->ext_factor != 0) {
-                double y = (i - lo) / fmax(0.001, hi - lo);
-                double ramp = (1 - fmin(1, fmax(0, y))) * rp->ext_factor;
-                theta = theta * (1 - ramp) + theta_base * ramp;
-                mscale *= 1 + 0.1 * log(1 / rp->freq_scale);
-            }
-            const float cs = (float)(cos(theta) * mscale), sn = (float)(sin(theta) * mscale) * (rp->inverse ? -1.0f : 1.0f);
-            for (int h = 0; h < n_heads; h++) {
-                float *v = x + ((size_t)r * n_heads + h) * head_dim + rp->rot_first;
-                const int a = rp->neox ? i : 2 * i, b = rp->neox ? i + half : 2 * i + 1;
-                const float x0 = v[a], x1 = v[b];
-                v[a] = x0 * cs - x1 * sn;
-                v[b] = x0 * sn + x1 * cs;
-            }
-        }
+    *cs = (float)(cos(theta) * mscale);
+    *sn = (float)(sin(theta) * mscale) * (rp->inverse ? -1.0f : 1.0f);
+}
+/* rotate pair i of every head of row x by (cs, sn) */
+static inline void infer__rope_pair(float *x, int n_heads, int head_dim, const infer_rope *rp, int i, float cs, float sn) {
+    const int half = rp->n_rot / 2, a = rp->neox ? i : 2 * i, b = rp->neox ? i + half : 2 * i + 1;
+    for (int h = 0; h < n_heads; h++) {
+        float *v = x + (size_t)h * head_dim + rp->rot_first;
+        const float x0 = v[a], x1 = v[b];
+        v[a] = x0 * cs - x1 * sn;
+        v[b] = x0 * sn + x1 * cs;
     }
 }
+/* pos: [n_streams, rows]; sections NULL: one stream */
+static void infer__rope_apply(float *x, int rows, int n_heads, int head_dim, const int32_t *pos, const int32_t *sections, const infer_rope *rp) {
+    float lo, hi;
+    infer__rope_ramp(rp, &lo, &hi);
+    for (int r = 0; r < rows; r++)
+        for (int i = 0; i < rp->n_rot / 2; i++) {
+            float cs, sn;
+            infer__rope_angle(rp, lo, hi, pos[(size_t)(sections ? infer__imrope_stream(i, sections) : 0) * rows + r], i, &cs, &sn);
+            infer__rope_pair(x + (size_t)r * n_heads * head_dim, n_heads, head_dim, rp, i, cs, sn);
+        }
+}
+static int infer__rope_same(const infer_rope *a, const infer_rope *b) {
+    return a->n_rot == b->n_rot && a->neox == b->neox && a->freq_base == b->freq_base && a->freq_scale == b->freq_scale &&
+           a->freq_factors == b->freq_factors && a->ext_factor == b->ext_factor && a->attn_factor == b->attn_factor &&
+           a->beta_fast == b->beta_fast && a->beta_slow == b->beta_slow && a->n_ctx_orig == b->n_ctx_orig && a->inverse == b->inverse;
+}
+/* One token (decode) is rotated by every layer's q and k at the same position, and usually
+ * with the same parameters: its angles (a pow, a cos and a sin per pair) are kept from the
+ * last call and reused while the position and the parameters are the same. The same
+ * numbers either way. */
 static void infer__cpu_rope(void *ctx, float *x, int rows, int n_heads, int head_dim, const int32_t *pos, const infer_rope *rp) {
-    (void)ctx;
-    infer__rope_apply(x, rows, n_heads, head_dim, pos, NULL, rp);
+    infer__cpu_ctx *c = (infer__cpu_ctx *)ctx;
+    const int half = rp->n_rot / 2;
+    if (!c || rows != 1 || half > INFER__ROPE_MAX) { infer__rope_apply(x, rows, n_heads, head_dim, pos, NULL, rp); return; }
+    if (!c->rope_ok || c->rope_pos != pos[0] || !infer__rope_same(&c->rope, rp)) {
+        float lo, hi;
+        infer__rope_ramp(rp, &lo, &hi);
+        for (int i = 0; i < half; i++) infer__rope_angle(rp, lo, hi, pos[0], i, &c->rope_cs[i], &c->rope_sn[i]);
+        c->rope = *rp;
+        c->rope_pos = pos[0];
+        c->rope_ok = 1;
+    }
+    for (int i = 0; i < half; i++) infer__rope_pair(x, n_heads, head_dim, rp, i, c->rope_cs[i], c->rope_sn[i]);
 }
 static void infer__cpu_rope_multi(void *ctx, float *x, int rows, int n_heads, int head_dim, const int32_t *pos,
                                   const infer_rope *rp, const int32_t *sections) {

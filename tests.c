@@ -482,7 +482,7 @@ static void *deal_take_all(void *arg) {
     deal_taker *t = (deal_taker *)arg;
     for (int from = t->ith % t->d->n;;) {
         int64_t count;
-        const int64_t p = infer__deal_take(t->d, t->ith, &from, &count);
+        const int64_t p = infer__deal_take(t->d, t->ith, &from, t->ith % 2 ? 1 : INT64_MAX, &count);
         if (p < 0) break;
         for (int64_t i = 0; i < count; i++) t->got[t->n++] = p + i;
     }
@@ -525,9 +525,16 @@ static void test_util_deal(void) {
     infer__deal d;
     infer__deal_init(&d, 15, 3);
     int64_t first[16], counts[16], n = 0, count;
-    for (int from = 0, p; n < 16 && (p = (int)infer__deal_take(&d, 0, &from, &count)) >= 0; n++) { first[n] = p; counts[n] = count; }
+    for (int from = 0, p; n < 16 && (p = (int)infer__deal_take(&d, 0, &from, INT64_MAX, &count)) >= 0; n++) { first[n] = p; counts[n] = count; }
     static const int64_t want_first[13] = { 0, 3, 4, 9, 8, 7, 6, 5, 14, 13, 12, 11, 10 }, want_count[13] = { 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
     CHECK(n == 13 && memcmp(first, want_first, sizeof want_first) == 0 && memcmp(counts, want_count, sizeof want_count) == 0);
+    infer__deal_init(&d, 15, 3);                  /* at most one at a time: 0 1 2 3 4, then as before */
+    n = 0;
+    for (int from = 0, p; n < 16 && (p = (int)infer__deal_take(&d, 0, &from, 1, &count)) >= 0; n++) { first[n] = p; counts[n] = count; }
+    static const int64_t want_one[15] = { 0, 1, 2, 3, 4, 9, 8, 7, 6, 5, 14, 13, 12, 11, 10 };
+    int ones = 1;
+    for (int i = 0; i < n; i++) ones &= counts[i] == 1;
+    CHECK(n == 15 && ones && memcmp(first, want_one, sizeof want_one) == 0);
 }
 
 /* ---- >>util: a weight file in 2 MiB pages ----
@@ -1563,6 +1570,30 @@ static void test_cpu_matmul_foresee(void) {
         CHECK_MSG(ok, "%d threads: the cut misses or repeats rows", threads);
     }
     free(t);
+    infer__cpu_ctx_free(c);
+}
+
+/* decode rotations through the backend (which keeps the last position's angles) give the
+ * bits of the plain rotation, as positions and parameters change between calls */
+static void test_cpu_rope_decode(void) {
+    infer__cpu_ctx *c = infer__cpu_ctx_create(1, 0);
+    const float factors[32] = { 1, 1, 2, 4, 8, 1, 1, 2, 3, 1, 1, 1, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+    infer_rope rp[3] = { { 64, 0, 10000.0f, 1.0f, NULL, 0, 1, 32, 1, 4096, 0, 0 },
+                         { 64, 1, 500000.0f, 0.25f, factors, 1.0f, 1, 32, 1, 8192, 0, 0 },
+                         { 32, 1, 10000.0f, 1.0f, NULL, 0, 1, 32, 1, 4096, 32, 1 } };
+    infer__rng r;
+    infer__rng_seed(&r, 3);
+    float a[4 * 64], b[4 * 64];
+    int bad = 0;
+    for (int step = 0; step < 60; step++) {
+        const int32_t pos = step / 3 * 7 + (step % 5 == 4);             /* repeats, and changes */
+        const infer_rope *p = &rp[(step * 7 / 3) % 3];
+        for (int i = 0; i < 4 * 64; i++) a[i] = b[i] = (float)infer__rng_uniform(&r) - 0.5f;
+        infer__cpu_rope(c, a, 1, 4, 64, &pos, p);
+        infer__rope_apply(b, 1, 4, 64, &pos, NULL, p);
+        bad += memcmp(a, b, sizeof a) != 0;
+    }
+    CHECK_MSG(bad == 0, "%d of 60 rotations differ from the plain one", bad);
     infer__cpu_ctx_free(c);
 }
 
@@ -6891,6 +6922,7 @@ static const test_case tests[] = {
     { "robust_gguf_type_ids", test_robust_gguf_type_ids },
     { "cpu_f16_store", test_cpu_f16_store },
     { "cpu_attention", test_cpu_attention },
+    { "cpu_rope_decode", test_cpu_rope_decode },
     { "cpu_matmul_n", test_cpu_matmul_n },
     { "cpu_matmul_foresee", test_cpu_matmul_foresee },
     { "cpu_softmax", test_cpu_softmax },
