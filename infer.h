@@ -33,7 +33,7 @@
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
  *   >>tiles             987  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
- *   >>cpu              1634  the CPU kernel table: thread pool, matmul, attention, every op
+ *   >>cpu              1637  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
  *   >>safetensors       633  Hugging Face checkpoints, read as GGUF
  *   >>hf-tensors        534  HF tensor names and shapes, the converter's transforms
@@ -6839,7 +6839,7 @@ typedef struct infer__matmul_job {
     const void *xq; size_t xq_row;            /* prepared activations and their row stride */
     infer__prep_job prep;                     /* prep.x != NULL: quantize x first, then wait */
     atomic_int prepped;                       /* threads done with their share of prep */
-    infer__tile tile;
+    infer__tile tile[INFER__MM_MAX];          /* each weight's (one activation layout for all) */
     int rows;
     infer__deal deal;                         /* the pieces, a run of them per thread */
     struct infer__mm_plan next;               /* decode: the matmul expected next (nw = 0: none) */
@@ -6870,11 +6870,11 @@ typedef struct infer__matmul_job {
 #define INFER__NEXT_SLOTS 1024
 /* the pieces of a job over nw weights: chunk[m] rows each, weight m's first piece first[m]
  * (first[nw]: all of them) -- about INFER__MM_PIECES per thread and weight, each a whole
- * number of `unit`-row tiles, at least 16 rows */
-static void infer__mm_cut(const infer_tensor *const *ws, int nw, int64_t unit, int threads, int64_t *chunk, int64_t *first) {
+ * number of the weight's tiles, at least 16 rows */
+static void infer__mm_cut(const infer_tensor *const *ws, int nw, int threads, int64_t *chunk, int64_t *first) {
     first[0] = 0;
     for (int m = 0; m < nw; m++) {
-        const int64_t N = ws[m]->ne[1];
+        const int64_t N = ws[m]->ne[1], unit = infer__tile_for(ws[m]->type).rows;
         int64_t ch = (N + INFER__MM_PIECES * threads - 1) / (INFER__MM_PIECES * threads);
         ch = ch < 16 ? 16 : ch;
         chunk[m] = (ch + unit - 1) / unit * unit;
@@ -6941,24 +6941,11 @@ static void infer__matmul_task(void *arg, int ith, int nth) {
         }
         return;
     }
-#ifndef INFER__MM_WARM
-#define INFER__MM_WARM 8192
-#endif
     if (j->rows == 1) infer__mm_warm(j->w, j->nw, j->chunk, j->first, ith, j->deal.n, INFER__MM_WARM);
     if (j->prep.x) {                     /* the activations: every thread a share, then all wait */
         infer__prep_task(&j->prep, ith, nth);
         infer__pool_barrier(j->c->pool, &j->prepped, nth);
     }
-    /* one token (decode): one weight row at a time, so the weights stream from memory in
-     * address order, which the hardware prefetchers follow best (measured: 4 interleaved
-     * rows streamed 35% slower) */
-    const int R = j->rows == 1 ? 1 : j->tile.rows, C = j->tile.cols;
-    /* Each row tile reads the activations of all tokens again: from L2 while they fit there,
-     * from L3 when they do not (F16, K = 8192: 4 MiB for 128 tokens, a third slower). So
-     * the tokens go in blocks of INFER__MM_XBLOCK bytes of activations (whole tiles: the
-     * same tiles, so the same bits), each block against the whole piece of weight rows. */
-    const size_t fit = INFER__MM_XBLOCK / j->xq_row / (size_t)C * (size_t)C;   /* tokens, whole tiles */
-    const int TB = fit >= (size_t)j->rows ? j->rows : fit > (size_t)C ? (int)fit : C;
     const uint8_t *xq = (const uint8_t *)j->xq;
     int64_t piece = 0, count = 0;
     for (int from = ith % j->deal.n;;) {
@@ -6978,13 +6965,24 @@ static void infer__matmul_task(void *arg, int ith, int nth) {
         const int64_t n0 = (piece - j->first[m]) * j->chunk[m], n1 = (last - j->first[m]) * j->chunk[m] < N ? (last - j->first[m]) * j->chunk[m] : N;
         count -= last - piece;
         piece = last;
-        if (j->rows == 1 && j->tile.mv) j->tile.mv(K, wdata + (size_t)n0 * wrow_bytes, wrow_bytes, n1 - n0, xq, out + n0);
+        const infer__tile *tile = &j->tile[m];
+        /* one token without a row kernel: one weight row at a time, so the weights stream
+         * from memory in address order */
+        const int R = j->rows == 1 ? 1 : tile->rows, C = tile->cols;
+        /* Each row tile reads the activations of all tokens again: from L2 while they fit
+         * there, from L3 when they do not (F16, K = 8192: 4 MiB for 128 tokens, a third
+         * slower). So the tokens go in blocks of INFER__MM_XBLOCK bytes of activations (whole
+         * tiles: the same tiles, so the same bits), each block against the whole piece of
+         * weight rows. */
+        const size_t fit = INFER__MM_XBLOCK / j->xq_row / (size_t)C * (size_t)C;   /* tokens, whole tiles */
+        const int TB = fit >= (size_t)j->rows ? j->rows : fit > (size_t)C ? (int)fit : C;
+        if (j->rows == 1 && tile->mv) tile->mv(K, wdata + (size_t)n0 * wrow_bytes, wrow_bytes, n1 - n0, xq, out + n0);
         else for (int tb = 0; tb < j->rows; tb += TB)       /* a block of tokens whose activations stay in L2 */
             for (int64_t n = n0; n < n1; n += R) {
                 const int nr = n1 - n < R ? (int)(n1 - n) : R, te = tb + TB < j->rows ? tb + TB : j->rows;
                 for (int r = tb; r < te; r += C) {
                     const int nc = te - r < C ? te - r : C;
-                    infer__tile_run(&j->tile, dot, K, wdata + (size_t)n * wrow_bytes, wrow_bytes, nr, xq + (size_t)r * j->xq_row, j->xq_row, nc,
+                    infer__tile_run(tile, dot, K, wdata + (size_t)n * wrow_bytes, wrow_bytes, nr, xq + (size_t)r * j->xq_row, j->xq_row, nc,
                                     out + (size_t)r * N + n, (size_t)N);
                 }
             }
@@ -7008,17 +7006,22 @@ static void infer__cpu_after_job(void *user, int ith) {
  * that mixes them, one job each. */
 static void infer__cpu_matmul_n(void *ctx, int nw, float *const *outs, const infer_tensor *const *ws, const float *x, int rows) {
     infer__cpu_ctx *c = (infer__cpu_ctx *)ctx;
+    infer__matmul_job job;
+    memset(&job, 0, sizeof job);
+    /* weights of different types share a job when their activations are prepared alike (the
+     * same K, the same layout and dot format: Q4_K_M's q and k in Q4_K beside v in Q6_K) */
     int same = nw <= INFER__MM_MAX;
-    for (int m = 1; m < nw && same; m++) same = ws[m]->type == ws[0]->type && ws[m]->ne[0] == ws[0]->ne[0];
+    for (int m = 0; m < nw && same; m++) {
+        job.tile[m] = infer__tile_for(ws[m]->type);
+        same = ws[m]->ne[0] == ws[0]->ne[0] && job.tile[m].xlay == job.tile[0].xlay &&
+               infer__matmul_dot_type(ws[m]->type) == infer__matmul_dot_type(ws[0]->type);
+    }
     if (!same) {
         for (int m = 0; m < nw; m++) infer__cpu_matmul_n(ctx, 1, outs + m, ws + m, x, rows);
         return;
     }
-    infer__matmul_job job;
-    memset(&job, 0, sizeof job);
     job.c = c; job.nw = nw; job.x = x; job.rows = rows;
-    job.tile = infer__tile_for(ws[0]->type);
-    job.xq = infer__cpu_prepare_x(c, ws[0], &job.tile, x, rows, &job.xq_row, &job.prep);
+    job.xq = infer__cpu_prepare_x(c, ws[0], &job.tile[0], x, rows, &job.xq_row, &job.prep);
     if (!job.xq && (!c->precise || !c->wrow)) {   /* out of memory for scratch: NaN, never stale numbers */
         infer__cpu_oom(c, "out of memory for a matmul's scratch");
         for (int m = 0; m < nw; m++)
@@ -7030,12 +7033,12 @@ static void infer__cpu_matmul_n(void *ctx, int nw, float *const *outs, const inf
      * interleaved, tok/s: Q4_0 32.2 -> 33.0, Q4_K_M 29.8 -> 30.4 against pieces dealt one by
      * one from a shared counter) */
     for (int m = 0; m < nw; m++) { job.out[m] = outs[m]; job.w[m] = ws[m]; }
-    infer__mm_cut(ws, nw, job.tile.rows, c->n_threads, job.chunk, job.first);
+    infer__mm_cut(ws, nw, c->n_threads, job.chunk, job.first);
     infer__deal_init(&job.deal, job.first[nw], c->n_threads);
     if (rows == 1 && job.xq && c->ahead && INFER__MM_NEXT > 0) {
         job.next.nw = infer__mm_foresee(c, ws, nw, job.next.w);
         if (job.next.nw > 0)
-            infer__mm_cut(job.next.w, job.next.nw, infer__tile_for(job.next.w[0]->type).rows, c->n_threads, job.next.chunk, job.next.first);
+            infer__mm_cut(job.next.w, job.next.nw, c->n_threads, job.next.chunk, job.next.first);
     }
     atomic_init(&job.prepped, 0);
     infer__pool_run(c->pool, infer__matmul_task, &job);

@@ -1564,9 +1564,9 @@ static void test_cpu_matmul_foresee(void) {
     for (int threads = 1; threads <= 5; threads++) {          /* the cut: every row of every weight once */
         const infer_tensor *ws[3] = { &t[7], &t[150], &t[199] };
         int64_t chunk[3], first[4];
-        infer__mm_cut(ws, 3, 4, threads, chunk, first);
+        infer__mm_cut(ws, 3, threads, chunk, first);
         int ok = first[0] == 0;
-        for (int m = 0; m < 3; m++) ok &= chunk[m] % 4 == 0 && chunk[m] >= 16 && (first[m + 1] - first[m] - 1) * chunk[m] < ws[m]->ne[1] && (first[m + 1] - first[m]) * chunk[m] >= ws[m]->ne[1];
+        for (int m = 0; m < 3; m++) ok &= chunk[m] % infer__tile_for(ws[m]->type).rows == 0 && chunk[m] >= 16 && (first[m + 1] - first[m] - 1) * chunk[m] < ws[m]->ne[1] && (first[m + 1] - first[m]) * chunk[m] >= ws[m]->ne[1];
         CHECK_MSG(ok, "%d threads: the cut misses or repeats rows", threads);
     }
     free(t);
@@ -1600,12 +1600,16 @@ static void test_cpu_rope_decode(void) {
 static void test_cpu_matmul_n(void) {
     infer__rng rng;
     infer__rng_seed(&rng, 5);
-    const int64_t K = 384, Ns[4] = { 96, 32, 32, 50 };
-    const infer_type sets[2][4] = { { INFER_TYPE_Q4_0, INFER_TYPE_Q4_0, INFER_TYPE_Q4_0, INFER_TYPE_Q4_0 },
+    /* one type; types that share a job (X4: Q8_0 and Q4_0; XK: Q4_K and Q6_K, as Q4_K_M's
+     * q, k, v); types that cannot (F32 among them: each its own job) */
+    const int64_t K = 512, Ns[4] = { 96, 32, 32, 50 };
+    const infer_type sets[4][4] = { { INFER_TYPE_Q4_0, INFER_TYPE_Q4_0, INFER_TYPE_Q4_0, INFER_TYPE_Q4_0 },
+                                    { INFER_TYPE_Q8_0, INFER_TYPE_Q4_0, INFER_TYPE_Q4_0, INFER_TYPE_Q8_0 },
+                                    { INFER_TYPE_Q4_K, INFER_TYPE_Q4_K, INFER_TYPE_Q6_K, INFER_TYPE_Q4_K },
                                     { INFER_TYPE_Q8_0, INFER_TYPE_Q4_0, INFER_TYPE_F32, INFER_TYPE_Q8_0 } };
     float *x = malloc(sizeof(float) * 5 * K);
     for (int i = 0; i < 5 * K; i++) x[i] = sinf(i * 0.37f);
-    for (int set = 0; set < 2; set++) {
+    for (int set = 0; set < 4; set++) {
         infer_tensor w[4];
         const infer_tensor *wp[4];
         float *a[4], *b[4];
@@ -1625,7 +1629,7 @@ static void test_cpu_matmul_n(void) {
                               "set %d, %d threads, %s, %d rows: weight %d (%s) differs from its own matmul", set, 1 + cfg % 2,
                               cfg / 2 ? "precise" : "fast", rows, m, infer_type_name(w[m].type));
                 double d = 0;                /* and the products are the products */
-                float wr[384];
+                float wr[512];
                 infer__dequant_row(&w[1], 7, wr);
                 for (int64_t k = 0; k < K; k++) d += (double)wr[k] * x[(size_t)(rows - 1) * K + k];
                 CHECK_MSG(fabs(a[1][(size_t)(rows - 1) * Ns[1] + 7] - d) < 0.05 * (1 + fabs(d)), "set %d: W x = %g, expected about %g", set,
