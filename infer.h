@@ -33,7 +33,7 @@
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
  *   >>tiles             987  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
- *   >>cpu              1637  the CPU kernel table: thread pool, matmul, attention, every op
+ *   >>cpu              1640  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
  *   >>safetensors       633  Hugging Face checkpoints, read as GGUF
  *   >>hf-tensors        534  HF tensor names and shapes, the converter's transforms
@@ -6867,7 +6867,8 @@ typedef struct infer__matmul_job {
 #ifndef INFER__MM_NEXT
 #define INFER__MM_NEXT (256 << 10)
 #endif
-#define INFER__NEXT_SLOTS 1024
+#define INFER__NEXT_BITS 10
+#define INFER__NEXT_SLOTS (1 << INFER__NEXT_BITS)
 /* the pieces of a job over nw weights: chunk[m] rows each, weight m's first piece first[m]
  * (first[nw]: all of them) -- about INFER__MM_PIECES per thread and weight, each a whole
  * number of the weight's tiles, at least 16 rows */
@@ -6895,26 +6896,28 @@ static void infer__mm_warm(const infer_tensor *const *ws, int nw, const int64_t 
         for (size_t o = 0; o < len; o += 64) __builtin_prefetch(p + o, 0, 2);
     }
 }
-/* decode: note that weights ws follow c->prev, and return what followed ws last time */
+/* the table's slot for the job whose first weight is key: the one that holds it, else (add)
+ * a free one among the 8 after its hash; NULL when neither is there */
+static struct infer__mm_next *infer__mm_slot(infer__cpu_ctx *c, const infer_tensor *key, int add) {
+    const uint64_t h = (uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull >> (64 - INFER__NEXT_BITS);   /* Fibonacci hashing */
+    for (int i = 0; i < 8; i++) {
+        struct infer__mm_next *t = &c->next[(h + (uint64_t)i) % INFER__NEXT_SLOTS];
+        if (t->key == key || (add && !t->key)) return t;
+    }
+    return NULL;
+}
+/* decode: note that weights ws follow c->prev, and return what followed ws last time (its
+ * weights in next; 0: nothing known) */
 static int infer__mm_foresee(infer__cpu_ctx *c, const infer_tensor *const *ws, int nw, const infer_tensor **next) {
     if (!c->next && !(c->next = (struct infer__mm_next *)infer__calloc(INFER__NEXT_SLOTS, sizeof *c->next))) return 0;
-    const uintptr_t h = ((uintptr_t)ws[0] >> 4) * 0x9E3779B97F4A7C15ull >> 20;
-    struct infer__mm_next *e = NULL;
-    for (int i = 0; i < 8 && !e; i++) {           /* linear probing, 8 slots at most */
-        struct infer__mm_next *t = &c->next[(h + (uintptr_t)i) % INFER__NEXT_SLOTS];
-        if (t->key == ws[0]) e = t;
-    }
-    int found = 0;
-    if (e) { found = e->nw; for (int m = 0; m < e->nw; m++) next[m] = e->w[m]; }
-    if (c->prev_n > 0) {                          /* prev -> ws */
-        const uintptr_t hp = ((uintptr_t)c->prev[0] >> 4) * 0x9E3779B97F4A7C15ull >> 20;
-        for (int i = 0; i < 8; i++) {
-            struct infer__mm_next *t = &c->next[(hp + (uintptr_t)i) % INFER__NEXT_SLOTS];
-            if (t->key && t->key != c->prev[0]) continue;
-            t->key = c->prev[0]; t->nw = nw;
-            for (int m = 0; m < nw; m++) t->w[m] = ws[m];
-            break;
-        }
+    const struct infer__mm_next *e = infer__mm_slot(c, ws[0], 0);
+    const int found = e ? e->nw : 0;
+    for (int m = 0; m < found; m++) next[m] = e->w[m];
+    struct infer__mm_next *t = c->prev_n > 0 ? infer__mm_slot(c, c->prev[0], 1) : NULL;
+    if (t) {                                      /* prev -> ws */
+        t->key = c->prev[0];
+        t->nw = nw;
+        for (int m = 0; m < nw; m++) t->w[m] = ws[m];
     }
     c->prev_n = nw;
     for (int m = 0; m < nw; m++) c->prev[m] = ws[m];

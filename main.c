@@ -609,6 +609,15 @@ static void measure_bw(int threads) {
     else printf(" pages_2m=none\n");
 }
 
+/* the tokens a benchmark generates: picked greedily, as generation with --temp 0 picks them */
+static infer_sampler *greedy_sampler(int32_t n_vocab) {
+    infer_sampler_params gp = infer_sampler_default_params();
+    gp.temp = 0;
+    infer_sampler *smp = infer_sampler_create(&gp, n_vocab);
+    if (!smp) die("%s", "out of memory for the sampler");
+    return smp;
+}
+
 static int run_bench(const options *o, infer_model *m, infer_session *s) {
     const infer_config *c = infer_model_config(m);
     const int pp = o->bench_pp, tg = o->bench_tg;
@@ -618,10 +627,7 @@ static int run_bench(const options *o, infer_model *m, infer_session *s) {
     float *logits = xmalloc(sizeof(float) * (size_t)c->n_vocab, "the logits");
     double best_pp = 0, best_tg = 0;
     infer_error err;
-    infer_sampler_params gp = infer_sampler_default_params();
-    gp.temp = 0;                         /* greedy, as generation with --temp 0 picks */
-    infer_sampler *greedy = infer_sampler_create(&gp, c->n_vocab);
-    if (!greedy) die("%s", "out of memory for the sampler");
+    infer_sampler *greedy = greedy_sampler(c->n_vocab);
     for (int rep = 0; rep < o->bench_reps; rep++) {
         infer_session_reset(s);
         double t0 = infer_time_seconds();
@@ -680,10 +686,7 @@ static int run_bench_batch(const options *o, infer_model *m, const infer_session
         infer_batch_item *items = xmalloc(sizeof(infer_batch_item) * (size_t)B, "the batch");
         for (int i = 0; i < B * pp; i++) ids[i] = (int32_t)(((int64_t)i * 7919 + 13) % V);
         double best_pp = 0, best_tg = 0;
-        infer_sampler_params gp = infer_sampler_default_params();
-        gp.temp = 0;
-        infer_sampler *greedy = infer_sampler_create(&gp, V);
-        if (!greedy) die("%s", "out of memory for the sampler");
+        infer_sampler *greedy = greedy_sampler(V);
         for (int rep = 0; rep < o->bench_reps; rep++) {
             infer_session_reset(s);
             for (int b = 0; b < B; b++) {
