@@ -33,7 +33,7 @@
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
  *   >>tiles             993  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
- *   >>cpu              1640  the CPU kernel table: thread pool, matmul, attention, every op
+ *   >>cpu              1634  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
  *   >>safetensors       633  Hugging Face checkpoints, read as GGUF
  *   >>hf-tensors        534  HF tensor names and shapes, the converter's transforms
@@ -1449,7 +1449,7 @@ static void infer__pool_free(infer__pool *p) {
  * n runs of consecutive pieces, one per thread: a thread takes the pieces of its own run
  * front to back, and when that is empty it takes from the back of another's, so the threads
  * still finish together when one runs slower. Each thread thus reads memory in one forward
- * stream for nearly the whole job, which the hardware prefetchers follow; dealt from one
+ * stream for nearly the whole job, which its prefetches run ahead along; dealt from one
  * shared counter instead, the two threads' pieces alternate and each thread's stream jumps
  * a piece ahead every time (measured, Q4_0 decode kernel on 2 threads, 400 MB of weights:
  * 28-29 GB/s in pieces of 32 or 128 rows either way when each thread's pieces are
@@ -6620,9 +6620,10 @@ void infer_gguf_describe(const infer_gguf *g, void (*print)(void *user, const ch
 #define INFER__MM_MAX 4         /* weights in one matmul job (>>cpu's matmul) */
 /* a matmul job's weights and how they are cut into pieces (infer__mm_cut) */
 struct infer__mm_plan {
-    int nw;
+    int nw;                                   /* weights */
     const infer_tensor *w[INFER__MM_MAX];
-    int64_t chunk[INFER__MM_MAX], first[INFER__MM_MAX + 1];
+    int64_t chunk[INFER__MM_MAX];             /* output rows per piece (a multiple of the tile's) */
+    int64_t first[INFER__MM_MAX + 1];         /* the first piece of each weight; first[nw]: all */
 };
 struct infer__mm_next { const infer_tensor *key, *w[INFER__MM_MAX]; int nw; };   /* key's job, then w's */
 static void infer__cpu_after_job(void *user, int ith);
@@ -6685,9 +6686,7 @@ static int infer__cpu_reserve(void **p, size_t *cap, size_t need) {
  * INFER__PAR_MIN elementary steps (a decode step's ops) waking the pool costs more than it
  * saves, and they run on the calling thread. Every unit is computed the same way either
  * way. ctx may be NULL (tests call ops directly): then inline too. */
-#ifndef INFER__PAR_MIN
 #define INFER__PAR_MIN 16384
-#endif
 typedef void (*infer__range_fn)(void *arg, int64_t i0, int64_t i1);
 typedef struct { infer__range_fn fn; void *arg; int64_t n; } infer__par_job;
 static void infer__par_task(void *arg, int ith, int nth) {
@@ -6833,14 +6832,11 @@ static const void *infer__cpu_prepare_x(infer__cpu_ctx *c, const infer_tensor *w
 
 /* One job computes up to INFER__MM_MAX matmuls that share their activations (q, k and v
  * of a layer; gate and up): one quantization of x, one pass of the pool, and the pieces of
- * all of them handed out from one counter, so a thread that finishes k goes on with v. */
+ * all of them dealt together, so a thread that finishes k goes on with v. */
 typedef struct infer__matmul_job {
     infer__cpu_ctx *c;
-    int nw;                                   /* weights in this job */
+    struct infer__mm_plan plan;               /* the weights and their pieces */
     float *out[INFER__MM_MAX];
-    const infer_tensor *w[INFER__MM_MAX];
-    int64_t chunk[INFER__MM_MAX];             /* output rows per piece (a multiple of the tile's) */
-    int64_t first[INFER__MM_MAX + 1];         /* the first piece of each weight; first[nw]: all */
     const float *x;
     const void *xq; size_t xq_row;            /* prepared activations and their row stride */
     infer__prep_job prep;                     /* prep.x != NULL: quantize x first, then wait */
@@ -6878,28 +6874,28 @@ typedef struct infer__matmul_job {
 /* the pieces of a job over nw weights: chunk[m] rows each, weight m's first piece first[m]
  * (first[nw]: all of them) -- about INFER__MM_PIECES per thread and weight, each a whole
  * number of the weight's tiles, at least 16 rows */
-static void infer__mm_cut(const infer_tensor *const *ws, int nw, int threads, int64_t *chunk, int64_t *first) {
-    first[0] = 0;
-    for (int m = 0; m < nw; m++) {
-        const int64_t N = ws[m]->ne[1], unit = infer__tile_for(ws[m]->type).rows;
+static void infer__mm_cut(struct infer__mm_plan *p, int threads) {
+    p->first[0] = 0;
+    for (int m = 0; m < p->nw; m++) {
+        const int64_t N = p->w[m]->ne[1], unit = infer__tile_for(p->w[m]->type).rows;
         int64_t ch = (N + INFER__MM_PIECES * threads - 1) / (INFER__MM_PIECES * threads);
         ch = ch < 16 ? 16 : ch;
-        chunk[m] = (ch + unit - 1) / unit * unit;
-        first[m + 1] = first[m] + (N + chunk[m] - 1) / chunk[m];
+        p->chunk[m] = (ch + unit - 1) / unit * unit;
+        p->first[m + 1] = p->first[m] + (N + p->chunk[m] - 1) / p->chunk[m];
     }
 }
 /* ask for the first `bytes` of each weight in thread ith's run (of n runs) of a job so cut */
-static void infer__mm_warm(const infer_tensor *const *ws, int nw, const int64_t *chunk, const int64_t *first, int ith, int n, size_t bytes) {
-    const int64_t P = first[nw], lo = P * (ith % n) / n, hi = P * (ith % n + 1) / n;
-    for (int m = 0; m < nw && bytes > 0; m++) {
+static void infer__mm_warm(const struct infer__mm_plan *p, int ith, int n, size_t bytes) {
+    const int64_t *first = p->first, *chunk = p->chunk, P = first[p->nw], lo = P * (ith % n) / n, hi = P * (ith % n + 1) / n;
+    for (int m = 0; m < p->nw && bytes > 0; m++) {
         const int64_t a = lo > first[m] ? lo : first[m], b = hi < first[m + 1] ? hi : first[m + 1];
         if (a >= b) continue;
-        const infer_tensor *w = ws[m];
+        const infer_tensor *w = p->w[m];
         const size_t rb = infer_type_row_size(w->type, w->ne[0]), n0 = (size_t)((a - first[m]) * chunk[m]);
         const size_t n1 = (size_t)((b - first[m]) * chunk[m]) < (size_t)w->ne[1] ? (size_t)((b - first[m]) * chunk[m]) : (size_t)w->ne[1];
         const size_t len = (n1 - n0) * rb < bytes ? (n1 - n0) * rb : bytes;
-        const char *p = (const char *)w->data + n0 * rb;
-        for (size_t o = 0; o < len; o += 64) __builtin_prefetch(p + o, 0, 2);
+        const char *d = (const char *)w->data + n0 * rb;
+        for (size_t o = 0; o < len; o += 64) __builtin_prefetch(d + o, 0, 2);
     }
 }
 /* the table's slot for the job whose first weight is key: the one that holds it, else (add)
@@ -6940,8 +6936,8 @@ static void infer__matmul_task(void *arg, int ith, int nth) {
     infer__matmul_job *j = (infer__matmul_job *)arg;
     if (j->xq == NULL) {                 /* precise: one dequantized row serves every token */
         float *wr = j->c->wrow + (size_t)ith * j->c->wrow_len;
-        for (int m = 0; m < j->nw; m++) {
-            const infer_tensor *w = j->w[m];
+        for (int m = 0; m < j->plan.nw; m++) {
+            const infer_tensor *w = j->plan.w[m];
             const int64_t K = w->ne[0], N = w->ne[1], n0 = N * ith / nth, n1 = N * (ith + 1) / nth;
             for (int64_t n = n0; n < n1; n++) {
                 infer__dequant_row(w, n, wr);
@@ -6950,7 +6946,8 @@ static void infer__matmul_task(void *arg, int ith, int nth) {
         }
         return;
     }
-    if (j->rows == 1) infer__mm_warm(j->w, j->nw, j->chunk, j->first, ith, j->deal.n, INFER__MM_WARM);
+    if (j->rows == 1) infer__mm_warm(&j->plan, ith, j->deal.n, INFER__MM_WARM);
+    const int64_t *first = j->plan.first, *chunk = j->plan.chunk;
     if (j->prep.x) {                     /* the activations: every thread a share, then all wait */
         infer__prep_task(&j->prep, ith, nth);
         infer__pool_barrier(j->c->pool, &j->prepped, nth);
@@ -6962,16 +6959,16 @@ static void infer__matmul_task(void *arg, int ith, int nth) {
          * works on stay in L2 while each block of tokens passes over them */
         if (count == 0 && (piece = infer__deal_take(&j->deal, ith, &from, j->rows == 1 ? INT64_MAX : 1, &count)) < 0) break;
         int m = 0;
-        while (piece >= j->first[m + 1]) m++;
+        while (piece >= first[m + 1]) m++;
         /* the pieces taken that belong to weight m: rows n0 .. n1-1 of it, in one go */
-        const int64_t last = piece + count < j->first[m + 1] ? piece + count : j->first[m + 1];
-        const infer_tensor *w = j->w[m];
+        const int64_t last = piece + count < first[m + 1] ? piece + count : first[m + 1];
+        const infer_tensor *w = j->plan.w[m];
         const int64_t K = w->ne[0], N = w->ne[1];
         const size_t wrow_bytes = infer_type_row_size(w->type, K);
         const uint8_t *wdata = (const uint8_t *)w->data;
         const infer__dot_fn dot = infer__matmul_dot(w->type);
         float *out = j->out[m];
-        const int64_t n0 = (piece - j->first[m]) * j->chunk[m], n1 = (last - j->first[m]) * j->chunk[m] < N ? (last - j->first[m]) * j->chunk[m] : N;
+        const int64_t n0 = (piece - first[m]) * chunk[m], n1 = (last - first[m]) * chunk[m] < N ? (last - first[m]) * chunk[m] : N;
         count -= last - piece;
         piece = last;
         const infer__tile *tile = &j->tile[m];
@@ -7006,7 +7003,7 @@ static void infer__matmul_task(void *arg, int ith, int nth) {
 static void infer__cpu_after_job(void *user, int ith) {
     infer__cpu_ctx *c = (infer__cpu_ctx *)user;
     struct infer__mm_plan *a = &c->ahead[ith];
-    if (a->nw > 0) infer__mm_warm(a->w, a->nw, a->chunk, a->first, ith, c->n_threads, INFER__MM_NEXT);
+    if (a->nw > 0) infer__mm_warm(a, ith, c->n_threads, INFER__MM_NEXT);
     a->nw = 0;
 }
 
@@ -7029,7 +7026,7 @@ static void infer__cpu_matmul_n(void *ctx, int nw, float *const *outs, const inf
         for (int m = 0; m < nw; m++) infer__cpu_matmul_n(ctx, 1, outs + m, ws + m, x, rows);
         return;
     }
-    job.c = c; job.nw = nw; job.x = x; job.rows = rows;
+    job.c = c; job.plan.nw = nw; job.x = x; job.rows = rows;
     job.xq = infer__cpu_prepare_x(c, ws[0], &job.tile[0], x, rows, &job.xq_row, &job.prep);
     if (!job.xq && (!c->precise || !c->wrow)) {   /* out of memory for scratch: NaN, never stale numbers */
         infer__cpu_oom(c, "out of memory for a matmul's scratch");
@@ -7041,14 +7038,11 @@ static void infer__cpu_matmul_n(void *ctx, int nw, float *const *outs, const inf
      * for a thread that is done early to take some of another's (llama-1b decode, 2 threads,
      * interleaved, tok/s: Q4_0 32.2 -> 33.0, Q4_K_M 29.8 -> 30.4 against pieces dealt one by
      * one from a shared counter) */
-    for (int m = 0; m < nw; m++) { job.out[m] = outs[m]; job.w[m] = ws[m]; }
-    infer__mm_cut(ws, nw, c->n_threads, job.chunk, job.first);
-    infer__deal_init(&job.deal, job.first[nw], c->n_threads);
-    if (rows == 1 && job.xq && c->ahead && INFER__MM_NEXT > 0) {
-        job.next.nw = infer__mm_foresee(c, ws, nw, job.next.w);
-        if (job.next.nw > 0)
-            infer__mm_cut(job.next.w, job.next.nw, c->n_threads, job.next.chunk, job.next.first);
-    }
+    for (int m = 0; m < nw; m++) { job.out[m] = outs[m]; job.plan.w[m] = ws[m]; }
+    infer__mm_cut(&job.plan, c->n_threads);
+    infer__deal_init(&job.deal, job.plan.first[nw], c->n_threads);
+    if (rows == 1 && job.xq && c->ahead && INFER__MM_NEXT > 0 && (job.next.nw = infer__mm_foresee(c, ws, nw, job.next.w)) > 0)
+        infer__mm_cut(&job.next, c->n_threads);
     atomic_init(&job.prepped, 0);
     infer__pool_run(c->pool, infer__matmul_task, &job);
 }

@@ -1562,11 +1562,11 @@ static void test_cpu_matmul_foresee(void) {
         memset(c->next, 0, sizeof *c->next * INFER__NEXT_SLOTS);
     }
     for (int threads = 1; threads <= 5; threads++) {          /* the cut: every row of every weight once */
-        const infer_tensor *ws[3] = { &t[7], &t[150], &t[199] };
-        int64_t chunk[3], first[4];
-        infer__mm_cut(ws, 3, threads, chunk, first);
+        struct infer__mm_plan p = { 3, { &t[7], &t[150], &t[199] }, { 0 }, { 0 } };
+        infer__mm_cut(&p, threads);
+        const int64_t *chunk = p.chunk, *first = p.first;
         int ok = first[0] == 0;
-        for (int m = 0; m < 3; m++) ok &= chunk[m] % infer__tile_for(ws[m]->type).rows == 0 && chunk[m] >= 16 && (first[m + 1] - first[m] - 1) * chunk[m] < ws[m]->ne[1] && (first[m + 1] - first[m]) * chunk[m] >= ws[m]->ne[1];
+        for (int m = 0; m < 3; m++) ok &= chunk[m] % infer__tile_for(p.w[m]->type).rows == 0 && chunk[m] >= 16 && (first[m + 1] - first[m] - 1) * chunk[m] < p.w[m]->ne[1] && (first[m + 1] - first[m]) * chunk[m] >= p.w[m]->ne[1];
         CHECK_MSG(ok, "%d threads: the cut misses or repeats rows", threads);
     }
     free(t);
