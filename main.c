@@ -52,6 +52,8 @@ static const char *usage_text =
     "  --gpu                   run on the GPU (a build made with `make cuda`: ./infer-cuda)\n"
     "  --no-hugepages          map the model file as it is (default: in 2 MiB pages where the\n"
     "                          system allows, re-reading a file cached in small pages once)\n"
+    "  --no-repack             read Q4_K/Q6_K weights in the file's layout (default on AVX-512\n"
+    "                          CPUs: a copy in the order the matmul tiles read, made at load)\n"
     "\n"
     "modes:\n"
     "  --logits-out FILE       write float32 logits, one n_vocab row per evaluated token\n"
@@ -93,7 +95,7 @@ static void *xrealloc(void *p, size_t n, const char *what) {
 typedef struct {
     const char *model, *prompt, *file, *prompt_ids, *logits_out, *ppl, *chat_template, *chat_render, *system;
     int n_predict, n_ctx, n_threads, n_ubatch, precise, tokenize, info, no_bos, no_special, seed_set, chat;
-    int bench, bench_pp, bench_tg, bench_reps, membw, gpu, diff, no_hugepages;
+    int bench, bench_pp, bench_tg, bench_reps, membw, gpu, diff, no_hugepages, no_repack;
     int parallel;                /* --parallel N: each line of -f a prompt, N at once */
     int bench_batch[16], n_bench_batch;
     infer_type kv_type;
@@ -180,6 +182,7 @@ static void parse_args(int argc, char **argv, options *o) {
         else if (!strcmp(a, "--bench-reps")) o->bench_reps = (int)parse_int(a, NEXT(), 1, 1000);
         else if (!strcmp(a, "--membw")) o->membw = 1;
         else if (!strcmp(a, "--no-hugepages")) o->no_hugepages = 1;
+        else if (!strcmp(a, "--no-repack")) o->no_repack = 1;
         else if (!strcmp(a, "--parallel") || !strcmp(a, "-np")) o->parallel = (int)parse_int(a, NEXT(), 1, 4096);
         else if (!strcmp(a, "--bench-batch")) {
             const char *v = NEXT(), *p = v;
@@ -982,6 +985,7 @@ int main(int argc, char **argv) {
     memset(&mp, 0, sizeof mp);
     mp.vocab_only = (o.tokenize || o.chat_render) && !o.info;
     mp.no_hugepages = o.no_hugepages || o.info;   /* --info reads no weights: no reason to fault them in */
+    mp.no_repack = o.no_repack || o.info || o.gpu;   /* the repacked copy serves CPU sessions only */
     if (o.model && infer_model_load(&m, o.model, &mp, &err) != INFER_OK) {
         /* --info shows what it can: a vocab-only file, or a family we cannot run */
         mp.vocab_only = 1;

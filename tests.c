@@ -272,7 +272,7 @@ static double max_abs_diff(const float *a, const float *b, size_t n) {
 static infer_model *load_model(const char *path, int vocab_only) {
     infer_model *m;
     infer_error err;
-    infer_model_params mp = { vocab_only, 0 };
+    infer_model_params mp = { vocab_only, 0, 0 };
     if (infer_model_load(&m, path, &mp, &err) == INFER_OK) return m;
     CHECK_MSG(0, "%s: %s", path, err.msg);
     return NULL;
@@ -1597,6 +1597,162 @@ static void test_cpu_rope_decode(void) {
     infer__cpu_ctx_free(c);
 }
 
+/* ---- Q4_K and Q6_K repacked into the XK order (>>quant "repacked", >>load "repack") ---- */
+/* n blocks of type t (Q4_K or Q6_K) of random bytes -- every code pattern -- with sane d, dmin */
+static void xk_random_blocks(infer__rng *r, infer_type t, uint8_t *dst, int n) {
+    const size_t bb = infer_type_row_size(t, 256);
+    for (size_t i = 0; i < (size_t)n * bb; i++) dst[i] = (uint8_t)infer__rng_next(r);
+    for (int b = 0; b < n; b++) {
+        uint8_t *p = dst + (size_t)b * bb;
+        const infer_half d = infer__fp32_to_fp16(0.01f + 0.001f * (float)b), dm = infer__fp32_to_fp16(0.003f);
+        if (t == INFER_TYPE_Q4_K) { memcpy(p, &d, 2); memcpy(p + 2, &dm, 2); }
+        else memcpy(p + offsetof(infer_block_q6_k, d), &d, 2);
+    }
+}
+static void test_quant_xk_repack(void) {
+    enum { NB = 12 };
+    infer__rng rng;
+    infer__rng_seed(&rng, 101);
+    const infer_type base[2] = { INFER_TYPE_Q4_K, INFER_TYPE_Q6_K }, xk[2] = { INFER__TYPE_Q4_K_XK, INFER__TYPE_Q6_K_XK };
+    static uint8_t w[NB * 210], p[NB * 210], u[NB * 210], q8[NB * sizeof(infer_block_q8_k)];
+    static float x[NB * 256], a[NB * 256], b[NB * 256];
+    for (int i = 0; i < NB * 256; i++) x[i] = sinf(0.37f * (float)i) * (1.0f + (float)(i % 7));
+    infer__quant_q8_k(x, q8, NB * 256);
+    for (int ti = 0; ti < 2; ti++) {
+        const infer_type t = base[ti], tx = xk[ti];
+        const size_t bb = infer_type_row_size(t, 256);
+        CHECK(infer_type_row_size(tx, 256) == bb && infer_type_block(tx) == 256 && infer__cpu_supports_type(tx));
+        CHECK_MSG(strcmp(infer_type_name(tx), ti ? "q6_K_xk" : "q4_K_xk") == 0, "%s", infer_type_name(tx));
+        xk_random_blocks(&rng, t, w, NB);
+        for (int k = 0; k < NB; k++) {
+            if (ti == 0) infer__pack_q4_k_block((const infer_block_q4_k *)(w + k * bb), (infer_block_q4_k *)(p + k * bb));
+            else infer__pack_q6_k_block((const infer_block_q6_k *)(w + k * bb), (infer_block_q6_k *)(p + k * bb));
+            if (ti == 0) infer__unpack_q4_k_block((const infer_block_q4_k *)(p + k * bb), (infer_block_q4_k *)(u + k * bb));
+            else infer__unpack_q6_k_block((const infer_block_q6_k *)(p + k * bb), (infer_block_q6_k *)(u + k * bb));
+        }
+        CHECK_MSG(memcmp(p, w, NB * bb) != 0, "%s: packing changed nothing", infer_type_name(tx));
+        CHECK_MSG(memcmp(u, w, NB * bb) == 0, "%s: unpack(pack(block)) is not the block", infer_type_name(tx));
+        /* where a packed vector's bytes come from: the code of element 16L + 4v + i at byte 4L + i */
+        int bad = 0;
+        for (int v = 0; v < 4; v++)
+            for (int j = 0; j < 64; j++) {
+                const int e = 16 * (j / 4) + 4 * v + j % 4;
+                const infer_block_q4_k *o4 = (const infer_block_q4_k *)w, *p4 = (const infer_block_q4_k *)p;
+                const infer_block_q6_k *o6 = (const infer_block_q6_k *)w, *p6 = (const infer_block_q6_k *)p;
+                const int want = ti == 0 ? infer__q4k_nibble(o4->qs, e) : infer__q6k_code(o6->ql, o6->qh, e);
+                const int got = ti == 0 ? (p4->qs[64 * (v / 2) + j] >> 4 * (v % 2)) & 15
+                                        : ((p6->ql[64 * (v / 2) + j] >> 4 * (v % 2)) & 15) | ((p6->qh[j] >> 2 * v) & 3) << 4;
+                bad += want != got;
+            }
+        CHECK_MSG(bad == 0, "%s: %d codes not where the layout says", infer_type_name(tx), bad);
+#if defined(INFER__REPACK)
+        static uint8_t f[NB * 210];
+        for (int k = 0; k < NB; k++) {
+            if (ti == 0) infer__pack_q4_k_fast(w + k * bb, f + k * bb);
+            else infer__pack_q6_k_fast(w + k * bb, f + k * bb);
+        }
+        CHECK_MSG(memcmp(f, p, NB * bb) == 0, "%s: the vector packer differs from the scalar one", infer_type_name(tx));
+#endif
+        /* the copy's scalar dequantize and dot are the original's, bit for bit */
+        infer__type(tx)->dequant(p, a, NB * 256);
+        infer__type(t)->dequant(w, b, NB * 256);
+        CHECK_MSG(memcmp(a, b, sizeof(float) * NB * 256) == 0, "%s: dequantized values differ from %s's", infer_type_name(tx), infer_type_name(t));
+        for (int n = 1; n <= NB; n += 5) {
+            const float d1 = infer__type(tx)->dot(256 * n, p, q8), d2 = infer__type(t)->dot(256 * n, w, q8);
+            CHECK_MSG(memcmp(&d1, &d2, 4) == 0, "%s dot over %d blocks: %.9g vs %.9g", infer_type_name(tx), n, d1, d2);
+        }
+    }
+}
+
+#if defined(INFER__REPACK)
+/* the tiles and the decode row kernel on the copies: the original type's bits, every shape */
+static void test_tiles_xk_repacked(void) {
+    enum { R = INFER__MV_ROWS + 3, KMAX = 2304 };
+    infer__rng rng;
+    infer__rng_seed(&rng, 202);
+    const infer_type base[2] = { INFER_TYPE_Q4_K, INFER_TYPE_Q6_K }, xk[2] = { INFER__TYPE_Q4_K_XK, INFER__TYPE_Q6_K_XK };
+    uint8_t *w = malloc(R * KMAX), *p = malloc(R * KMAX), *xq = malloc(4 * infer__xk_row_bytes(KMAX));
+    float *x = malloc(sizeof(float) * 4 * KMAX), o1[4 * R], o2[4 * R];
+    const int64_t Ks[] = { 256, 512, 2048, 2304 };
+    for (int ti = 0; ti < 2; ti++) {
+        const infer__tile t0 = infer__tile_for(base[ti]), t1 = infer__tile_for(xk[ti]);
+        CHECK(t0.fn && t1.fn && t1.mv && t1.xlay == t0.xlay && t1.rows == t0.rows && t1.cols == t0.cols);
+        int bad = 0, runs = 0;
+        for (size_t ki = 0; ki < sizeof Ks / sizeof Ks[0]; ki++) {
+            const int64_t K = Ks[ki];
+            const size_t ws = infer_type_row_size(base[ti], K), xs = infer__xk_row_bytes(K);
+            xk_random_blocks(&rng, base[ti], w, (int)(R * K / 256));
+            for (int64_t k = 0; k < R * K / 256; k++) {
+                if (ti == 0) infer__pack_q4_k_block((const infer_block_q4_k *)w + k, (infer_block_q4_k *)p + k);
+                else infer__pack_q6_k_block((const infer_block_q6_k *)w + k, (infer_block_q6_k *)p + k);
+            }
+            for (int64_t i = 0; i < 4 * K; i++) x[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+            for (int c = 0; c < 4; c++) infer__xk_quant_blocks(x + c * K, xq + c * xs, 0, K / 256, t0.xlay);
+            for (int nr = 1; nr <= t0.rows; nr++)
+                for (int nc = 1; nc <= t0.cols; nc++) {
+                    t0.fn(K, w, ws, nr, xq, xs, nc, o1, (size_t)nr);
+                    t1.fn(K, p, ws, nr, xq, xs, nc, o2, (size_t)nr);
+                    bad += memcmp(o1, o2, sizeof(float) * (size_t)(nr * nc)) != 0;
+                    runs++;
+                }
+            for (int c = 0; c < 4; c++) {
+                t0.mv(K, w, ws, R, xq + c * xs, o1);
+                t1.mv(K, p, ws, R, xq + c * xs, o2);
+                bad += memcmp(o1, o2, sizeof(float) * R) != 0;
+                runs++;
+            }
+        }
+        CHECK_MSG(bad == 0, "%s: %d of %d tile and row-kernel runs differ from %s's", infer_type_name(xk[ti]), bad, runs, infer_type_name(base[ti]));
+    }
+    free(w); free(p); free(xq); free(x);
+}
+#endif
+
+/* A model's Q4_K and Q6_K weights are read by the CPU from a repacked copy: the same logits,
+ * bit for bit, as the file's layout, batched and token by token; --precise reads the file's */
+static void test_model_repack(void) {
+    const char *path = SHARED "/golden/llama/model-Q4_K_M.gguf";
+    if (!file_exists(path)) SKIP("../shared/golden/llama not found");
+    infer_model *m1, *m2;
+    infer_error err;
+    infer_model_params mp = { 0, 0, 1 };
+    if (infer_model_load(&m1, path, NULL, &err) != INFER_OK || infer_model_load(&m2, path, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
+    CHECK(m2->xk.layers == NULL);
+#if defined(INFER__REPACK)
+    int packed = 0, kept = 0;
+    for (int64_t i = 0; m1->xk.tensors && i < m1->gguf.n_tensors; i++) {
+        const infer_tensor *t = &m1->xk.tensors[i], *h = &m1->gguf.tensors[i];
+        if (!t->data) continue;
+        if (h->type == INFER_TYPE_Q4_K || h->type == INFER_TYPE_Q6_K) packed += t->type == infer__xk_type(h->type) && t->data != h->data;
+        else kept += t->type == h->type && t->data == h->data;
+    }
+    CHECK_MSG(packed > 0 && kept > 0, "%d tensors repacked, %d kept", packed, kept);
+    infer_session *s;
+    infer_session_params sp = infer_session_default_params();
+    sp.n_ctx = 32;
+    CHECK(infer_session_create(&s, m1, &sp, &err) == INFER_OK);
+    CHECK(s->w.layers[0].ffn_gate->type == INFER__TYPE_Q4_K_XK && s->w.output->type == INFER__TYPE_Q6_K_XK);
+    infer_session_free(s);
+    sp.precise = 1;
+    CHECK(infer_session_create(&s, m1, &sp, &err) == INFER_OK);
+    CHECK(s->w.layers[0].ffn_gate->type == INFER_TYPE_Q4_K);
+    infer_session_free(s);
+#else
+    printf("    this build has no XK tiles: nothing is repacked\n");
+    CHECK(m1->xk.layers == NULL);
+#endif
+    const int32_t ids[10] = { 1, 15, 4, 99, 23, 7, 250, 3, 42, 8 };
+    const size_t V = (size_t)infer_model_config(m1)->n_vocab;
+    for (int threads = 1; threads <= 2; threads++) {
+        run_opts o = { 0, 0, threads, 0, NULL };
+        float *a = eval_logits(m1, ids, 10, 6, o), *b = eval_logits(m2, ids, 10, 6, o);
+        CHECK_MSG(a && b && memcmp(a, b, sizeof(float) * V * 10) == 0, "%d threads: the repacked weights give other logits", threads);
+        free(a); free(b);
+    }
+    infer_model_free(m1);
+    infer_model_free(m2);
+}
+
 static void test_cpu_matmul_n(void) {
     infer__rng rng;
     infer__rng_seed(&rng, 5);
@@ -2680,7 +2836,7 @@ done:
 static void hf_vectors(const char *dir, const char *expect_pre, const char *vectors) {
     infer_model *m;
     infer_error err;
-    infer_model_params mp = { 1, 0 };
+    infer_model_params mp = { 1, 0, 0 };
     if (infer_model_load(&m, dir, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", dir, err.msg); return; }
     const infer_gguf_kv *pre = infer_gguf_find(infer_model_gguf(m), "tokenizer.ggml.pre");
     const int is_str = pre && pre->type == INFER_GGUF_STRING;
@@ -2740,7 +2896,7 @@ static infer_model *hf_vocab_model(const char *json, const char *gguf_path, infe
     infer_model *m = NULL;
     if (infer_hf_vocab(g, json, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", json, err.msg); return NULL; }
     CHECK(infer_gguf_write(gguf_path, g->kv, g->n_kv, NULL, 0, 32, &err) == INFER_OK);
-    infer_model_params mp = { 1, 0 };
+    infer_model_params mp = { 1, 0, 0 };
     if (infer_model_load(&m, gguf_path, &mp, &err) != INFER_OK) CHECK_MSG(0, "%s: %s", gguf_path, err.msg);
     return m;
 }
@@ -2945,7 +3101,7 @@ static void test_tokenizer_vocab_vectors(void) {
         found++;
         infer_model *m;
         infer_error err;
-        infer_model_params mp = { 1, 0 };
+        infer_model_params mp = { 1, 0, 0 };
         if (infer_model_load(&m, path, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", names[i], err.msg); continue; }
         CHECK(infer_model_tokenizer(m) != NULL);
         if (infer_model_tokenizer(m)) check_vocab_vectors(names[i], infer_model_tokenizer(m));
@@ -2958,7 +3114,7 @@ static void test_tokenizer_vocab_vectors(void) {
 static void test_tokenizer_detok_stream(void) {
     infer_model *m;
     infer_error err;
-    infer_model_params mp = { 1, 0 };
+    infer_model_params mp = { 1, 0, 0 };
     if (infer_model_load(&m, SHARED "/vocab/ggml-vocab-llama-spm.gguf", &mp, &err) != INFER_OK) SKIP("../shared/vocab not found");
     const infer_tokenizer *t = infer_model_tokenizer(m);
     const char *text = "Hi \xf0\x9f\xa6\x99 there";   /* a 4-byte emoji with no token of its own */
@@ -3004,7 +3160,7 @@ static void test_tokenizer_special_rstrip(void) {
         if (!file_exists(path)) SKIP("%s not found", path);
         infer_model *m;
         infer_error err;
-        infer_model_params mp = { 1, 0 };
+        infer_model_params mp = { 1, 0, 0 };
         if (infer_model_load(&m, path, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", path, err.msg); continue; }
         int32_t ids[64];
         int n = infer_tokenize(infer_model_tokenizer(m), cases[i].text, strlen(cases[i].text), 0, cases[i].parse, ids, 64);
@@ -3212,7 +3368,7 @@ static void test_jinja_shared_templates(void) {
     for (size_t k = 0; k < sizeof models / sizeof models[0]; k++) {
         infer_model *m;
         infer_error err;
-        infer_model_params mp = { 1, 0 };
+        infer_model_params mp = { 1, 0, 0 };
         if (infer_model_load(&m, models[k].path, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", models[k].path, err.msg); continue; }
         CHECK(infer_model_chat_template(m, NULL, NULL) != NULL);
         for (size_t i = 0; i < models[k].n; i++) {
@@ -6467,7 +6623,7 @@ static void test_convert_hf_folder(void) {
     if (file_exists(SHARED "/tokenizers/qwen3/tokenizer.json")) {
         CHECK(run_cmd("./tools/convert vocab " SHARED "/tokenizers/qwen3/tokenizer.json $INFER_TMP/infer_hfcv.gguf 2>&1", out, sizeof out) == 0 && strstr(out, "151669 tokens"));
         infer_model *m;
-        infer_model_params mp = { 1, 0 };
+        infer_model_params mp = { 1, 0, 0 };
         const infer_status rc = infer_model_load(&m, tmp_path("infer_hfcv.gguf"), &mp, &err);
         CHECK(rc == INFER_OK && infer_model_tokenizer(m));
         if (rc == INFER_OK) infer_model_free(m);
@@ -6918,6 +7074,11 @@ static const test_case tests[] = {
     { "simd_dot_vs_scalar", test_simd_dot_vs_scalar },
     { "tiles_act_quant_vs_scalar", test_tiles_act_quant_vs_scalar },
     { "tiles_vs_dot", test_tiles_vs_dot },
+    { "quant_xk_repack", test_quant_xk_repack },
+#if defined(INFER__REPACK)
+    { "tiles_xk_repacked", test_tiles_xk_repacked },
+#endif
+    { "model_repack", test_model_repack },
     { "robust_act_quant_nonfinite", test_robust_act_quant_nonfinite },
     { "gguf_parse_valid", test_gguf_parse_valid },
     { "gguf_truncated", test_gguf_truncated },
