@@ -23,7 +23,7 @@
  *   >>api-status         27  status codes and the error object
  *   >>api-types         328  ggml tensor types and the quant block structs
  *   >>api-tensor         52  tensors, GGUF files, model config
- *   >>api-kernels       183  the kernel table every backend fills
+ *   >>api-kernels       185  the kernel table every backend fills
  *   >>api               312  model, session, tokenizer, sampler, generation
  *   >>util              499  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1690  every weight type: byte layouts, dequantize, quantize, dot (scalar)
@@ -16132,7 +16132,9 @@ static void infer__xk_free(infer_model *m) {
     m->xk_bytes = 0;
 }
 /* drop this process's mapping of the file's pages under [p, p + n) (the whole pages inside:
- * a page shared with a neighbour stays), where that memory is the model's file mapping */
+ * a page shared with a neighbour stays), where that memory is the model's file mapping. The
+ * mapping is private and read-only, so a page dropped too early costs a fault on the next
+ * read, never its contents. */
 static void infer__release_pages(const infer_model *m, const void *p, size_t n) {
     if (!m->map.addr) return;
     const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), lo = (uintptr_t)m->map.addr, hi = lo + m->map.size;
@@ -16140,6 +16142,7 @@ static void infer__release_pages(const infer_model *m, const void *p, size_t n) 
     if (a >= lo && b <= hi && b > a) madvise((void *)a, (size_t)(b - a), MADV_DONTNEED);
 }
 #if defined(INFER__REPACK)
+#define INFER__REPACK_CHUNK 16384            /* blocks: 2.3-3.4 MB */
 /* thread ith of nth packs its share of every repacked tensor's blocks (contiguous, so each
  * thread first-touches its own pages of the copy), then releases the file's pages under it */
 static void infer__repack_part(void *arg, int ith, int nth) {
@@ -16151,11 +16154,14 @@ static void infer__repack_part(void *arg, int ith, int nth) {
         const size_t b0 = nb * (size_t)ith / (size_t)nth, b1 = nb * (size_t)(ith + 1) / (size_t)nth;
         const uint8_t *src = (const uint8_t *)h->data;
         uint8_t *dst = (uint8_t *)(uintptr_t)t->data;
-        for (size_t b = b0; b < b1; b++) {
-            if (h->type == INFER_TYPE_Q4_K) infer__pack_q4_k_fast(src + b * bb, dst + b * bb);
-            else infer__pack_q6_k_fast(src + b * bb, dst + b * bb);
+        for (size_t c0 = b0; c0 < b1; c0 += INFER__REPACK_CHUNK) {   /* released as it goes: the peak stays low */
+            const size_t c1 = c0 + INFER__REPACK_CHUNK < b1 ? c0 + INFER__REPACK_CHUNK : b1;
+            for (size_t b = c0; b < c1; b++) {
+                if (h->type == INFER_TYPE_Q4_K) infer__pack_q4_k_fast(src + b * bb, dst + b * bb);
+                else infer__pack_q6_k_fast(src + b * bb, dst + b * bb);
+            }
+            infer__release_pages(m, src + c0 * bb, (c1 - c0) * bb);
         }
-        infer__release_pages(m, src + b0 * bb, (b1 - b0) * bb);
     }
 }
 #endif
