@@ -26,12 +26,12 @@
  *   >>api-kernels       185  the kernel table every backend fills
  *   >>api               312  model, session, tokenizer, sampler, generation
  *   >>util              499  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
- *   >>quant            1690  every weight type: byte layouts, dequantize, quantize, dot (scalar)
+ *   >>quant            1767  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
- *   >>traits             56  the type traits table: one row per weight type
+ *   >>traits             60  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1023  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1045  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1634  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
@@ -44,9 +44,9 @@
  *   >>tokenizer        1056  SentencePiece BPE, byte-level BPE, WordPiece
  *   >>jinja            3243  chat templates: a Jinja interpreter that renders as transformers does
  *   >>arch               72  model families as descriptors
- *   >>load             1029  from GGUF tensors to model weights, with shape checks; the vocabulary
+ *   >>load             1064  from GGUF tensors to model weights, with shape checks; the vocabulary
  *   >>kv                215  the paged KV cache, the prefix cache, the recurrent state
- *   >>session           513  a session: backend, activations, caches, sequences
+ *   >>session           514  a session: backend, activations, caches, sequences
  *   >>forward           325  the transformer, once for every family: one step through every layer
  *   >>deepseek4         204  DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
  *   >>eval              167  the evaluation API: batches of sequences, logits out
@@ -149,7 +149,7 @@ typedef enum infer_type {
     INFER_TYPE_COUNT = 43,
     /* I2_S is not a ggml type; it gets a private id outside the file range. */
     INFER_TYPE_I2_S = 100
-    /* 101, 102: the CPU's repacked Q4_K and Q6_K (>>quant), private to the implementation */
+    /* 101-104: the CPU's repacked Q4_K, Q6_K, Q4_0, Q8_0 (>>quant), private to the implementation */
 } infer_type;
 
 typedef uint16_t infer_half;   /* IEEE binary16 bits */
@@ -550,7 +550,7 @@ typedef struct infer_kernels {
     infer_status (*download)(void *ctx, void *dst, const void *src, size_t bytes);
     infer_status (*sync)(void *ctx);
     /* a weight type it has kernels for; a host-memory backend that answers yes for this
-     * engine's ids 101 and 102 gets the CPU's repacked Q4_K / Q6_K copies (>>load, "repack") */
+     * engine's ids 101-104 gets the CPU's repacked copies (>>load, "repack") */
     int (*supports_type)(infer_type t);
     /* ops */
     void (*embed)(void *ctx, float *out, const infer_tensor *table, const int32_t *tokens, int rows);
@@ -3124,7 +3124,7 @@ static float infer__dot_iq4_xs(int64_t n, const void *w, const void *x) {
     return sum;
 }
 
-/* ---- Q4_K and Q6_K repacked: the CPU's copies in the order its tiles read ----
+/* ---- Q4_K, Q6_K, Q4_0 and Q8_0 repacked: the CPU's copies in the order its tiles read ----
  * The AVX-512 tiles (>>tiles) multiply a super-block as 4 vectors of 64 codes in the "XK
  * order": byte 4L + i of vector v (L = 0..15, i = 0..3) is the code of element 16L + 4v + i,
  * so that each 32-bit lane L of a dot product sums 16 elements of one sub-block. The file
@@ -3144,9 +3144,9 @@ static float infer__dot_iq4_xs(int64_t n, const void *w, const void *x) {
  *     scales[16], d              18 bytes, as in Q6_K
  *
  * so a vector is one AND of the low or the shifted high nibbles (Q6_K: OR its top bits).
- * Ids 101 and 102 are this engine's, never a file's. A copy is dequantized and dotted by
- * unpacking each block back to the file's layout, so its scalar results are the original
- * type's, bit for bit. */
+ * Ids 101 to 104 (these two, and Q4_0_X4 and Q8_0_X4 below) are this engine's, never a
+ * file's. A copy is dequantized and dotted by unpacking each block back to the file's
+ * layout, so its scalar results are the original type's, bit for bit. */
 static inline int infer__xk_element(int v, int j) { return 16 * (j >> 2) + 4 * v + (j & 3); }   /* vector v, byte j */
 INFER__MAYBE_UNUSED static void infer__pack_q4_k_block(const infer_block_q4_k *b, infer_block_q4_k *o) {
     infer_block_q4_k t = *b;
@@ -3193,6 +3193,83 @@ static void infer__unpack_q6_k_block(const infer_block_q6_k *b, infer_block_q6_k
 #define INFER__XK_TWINS(T, BLOCK)                                                                         static void infer__dequant_##T##_xk(const void *src, float *dst, int64_t n) {                              const BLOCK *b = (const BLOCK *)src;                                                                   for (int64_t i = 0; i < n / INFER_QK_K; i++) {                                                             BLOCK t;                                                                                               infer__unpack_##T##_block(b + i, &t);                                                                  infer__dequant_##T(&t, dst + i * INFER_QK_K, INFER_QK_K);                                          }                                                                                                  }                                                                                                      static float infer__dot_##T##_xk(int64_t n, const void *w, const void *x) {                                const BLOCK *b = (const BLOCK *)w;                                                                     const infer_block_q8_k *a = (const infer_block_q8_k *)x;                                               float sum = 0;                       /* block by block, as the original's dot adds them */           for (int64_t i = 0; i < n / INFER_QK_K; i++) {                                                             BLOCK t;                                                                                               infer__unpack_##T##_block(b + i, &t);                                                                  sum += infer__dot_##T(INFER_QK_K, &t, a + i);                                                      }                                                                                                      return sum;                                                                                        }
 INFER__XK_TWINS(q4_k, infer_block_q4_k)
 INFER__XK_TWINS(q6_k, infer_block_q6_k)
+
+/* The X4 tiles (>>tiles) read Q4_0 and Q8_0 as groups of 4 blocks (128 elements), byte j of
+ * a 64-byte vector being code i = 4 (j / 16) + j % 4 of block (j / 4) % 4; the file keeps each
+ * block's 2-byte scale before its codes, so a group's codes are gathered with byte permutes
+ * at every use. The copies store each group as its 4 scales, then its codes in that order:
+ *
+ *   Q4_0_X4, 72 bytes (128 elements):
+ *     d[4]          the 4 blocks' scales
+ *     qs[j]         byte i = 4 (j / 16) + j % 4 of block (j / 4) % 4 (low nibble: element i,
+ *                   high: element i + 16 of that block, as in Q4_0)
+ *   Q8_0_X4, 136 bytes (128 elements):
+ *     d[4]          the 4 blocks' scales
+ *     qs[j]         code i of block (j / 4) % 4, plus 128 (unsigned, as the dot products take it)
+ *     qs[64 + j]    code 16 + i of that block, plus 128
+ *
+ * A tensor is repacked so only when its rows are whole groups (K a multiple of 128). */
+typedef struct { infer_half d[4]; uint8_t qs[64]; } infer_block_q4_0_x4;
+INFER__STATIC_ASSERT(sizeof(infer_block_q4_0_x4) == 4 * sizeof(infer_block_q4_0), "q4_0_x4 size");
+typedef struct { infer_half d[4]; uint8_t qs[128]; } infer_block_q8_0_x4;
+INFER__STATIC_ASSERT(sizeof(infer_block_q8_0_x4) == 4 * sizeof(infer_block_q8_0), "q8_0_x4 size");
+static inline int infer__x4_byte(int blk, int i) { return 16 * (i >> 2) + 4 * blk + (i & 3); }   /* block blk's byte i (< 16) */
+INFER__MAYBE_UNUSED static void infer__pack_q4_0_group(const infer_block_q4_0 *b, infer_block_q4_0_x4 *o) {
+    infer_block_q4_0_x4 t;
+    for (int blk = 0; blk < 4; blk++) {
+        t.d[blk] = b[blk].d;
+        for (int i = 0; i < 16; i++) t.qs[infer__x4_byte(blk, i)] = b[blk].qs[i];
+    }
+    *o = t;
+}
+static void infer__unpack_q4_0_group(const infer_block_q4_0_x4 *g, infer_block_q4_0 *o) {
+    for (int blk = 0; blk < 4; blk++) {
+        o[blk].d = g->d[blk];
+        for (int i = 0; i < 16; i++) o[blk].qs[i] = g->qs[infer__x4_byte(blk, i)];
+    }
+}
+INFER__MAYBE_UNUSED static void infer__pack_q8_0_group(const infer_block_q8_0 *b, infer_block_q8_0_x4 *o) {
+    infer_block_q8_0_x4 t;
+    for (int blk = 0; blk < 4; blk++) {
+        t.d[blk] = b[blk].d;
+        for (int i = 0; i < 16; i++) {
+            t.qs[infer__x4_byte(blk, i)] = (uint8_t)(b[blk].qs[i] + 128);
+            t.qs[64 + infer__x4_byte(blk, i)] = (uint8_t)(b[blk].qs[16 + i] + 128);
+        }
+    }
+    *o = t;
+}
+static void infer__unpack_q8_0_group(const infer_block_q8_0_x4 *g, infer_block_q8_0 *o) {
+    for (int blk = 0; blk < 4; blk++) {
+        o[blk].d = g->d[blk];
+        for (int i = 0; i < 16; i++) {
+            o[blk].qs[i] = (int8_t)(g->qs[infer__x4_byte(blk, i)] - 128);
+            o[blk].qs[16 + i] = (int8_t)(g->qs[64 + infer__x4_byte(blk, i)] - 128);
+        }
+    }
+}
+#define INFER__X4_TWINS(T, GROUP, BLOCK)                                                                  \
+static void infer__dequant_##T##_x4(const void *src, float *dst, int64_t n) {                          \
+    const GROUP *g = (const GROUP *)src;                                                               \
+    for (int64_t i = 0; i < n / 128; i++) {                                                            \
+        BLOCK t[4];                                                                                    \
+        infer__unpack_##T##_group(g + i, t);                                                           \
+        infer__dequant_##T(t, dst + i * 128, 128);                                                     \
+    }                                                                                                  \
+}                                                                                                      \
+static float infer__dot_##T##_x4(int64_t n, const void *w, const void *x) {                            \
+    const GROUP *g = (const GROUP *)w;                                                                 \
+    const infer_block_q8_0 *a = (const infer_block_q8_0 *)x;                                           \
+    float sum = 0;                       /* block by block, as the original's dot adds them */       \
+    for (int64_t i = 0; i < n / 128; i++) {                                                            \
+        BLOCK t[4];                                                                                    \
+        infer__unpack_##T##_group(g + i, t);                                                           \
+        for (int b = 0; b < 4; b++) sum += infer__dot_##T(32, t + b, a + 4 * i + b);                  \
+    }                                                                                                  \
+    return sum;                                                                                        \
+}
+INFER__X4_TWINS(q4_0, infer_block_q4_0_x4, infer_block_q4_0)
+INFER__X4_TWINS(q8_0, infer_block_q8_0_x4, infer_block_q8_0)
 
 /* ------------------------------------------------------------------------------------------
  * >>quant-iq -- the grid i-quants IQ1_S IQ1_M IQ2_XXS IQ2_XS IQ2_S IQ3_XXS IQ3_S: their
@@ -3671,7 +3748,9 @@ static float infer__dot_iq1_m(int64_t n, const void *w, const void *x) {
  * ---------------------------------------------------------------------------------------- */
 #define INFER__TYPE_Q4_K_XK ((infer_type)101)
 #define INFER__TYPE_Q6_K_XK ((infer_type)102)
-#define INFER__TYPE_END 103
+#define INFER__TYPE_Q4_0_X4 ((infer_type)103)
+#define INFER__TYPE_Q8_0_X4 ((infer_type)104)
+#define INFER__TYPE_END 105
 static const infer__type_traits infer__traits[INFER__TYPE_END] = {
     [INFER_TYPE_F32]     = { "f32",     1,              sizeof(float),               infer__dequant_f32,     infer__quant_f32,    infer__dot_f32,     INFER_TYPE_F32  },
     [INFER_TYPE_I32]     = { "i32",     1,              sizeof(int32_t),             infer__dequant_i32,     NULL,                NULL,               INFER_TYPE_F32  },
@@ -3695,6 +3774,8 @@ static const infer__type_traits infer__traits[INFER__TYPE_END] = {
     [INFER_TYPE_Q6_K]    = { "q6_K",    INFER_QK_K,     sizeof(infer_block_q6_k),    infer__dequant_q6_k,    infer__quant_q6_k,   infer__dot_q6_k,    INFER_TYPE_Q8_K },
     [INFER__TYPE_Q4_K_XK] = { "q4_K_xk", INFER_QK_K,    sizeof(infer_block_q4_k),    infer__dequant_q4_k_xk, NULL,                infer__dot_q4_k_xk, INFER_TYPE_Q8_K },
     [INFER__TYPE_Q6_K_XK] = { "q6_K_xk", INFER_QK_K,    sizeof(infer_block_q6_k),    infer__dequant_q6_k_xk, NULL,                infer__dot_q6_k_xk, INFER_TYPE_Q8_K },
+    [INFER__TYPE_Q4_0_X4] = { "q4_0_x4", 128,           sizeof(infer_block_q4_0_x4), infer__dequant_q4_0_x4, NULL,                infer__dot_q4_0_x4, INFER_TYPE_Q8_0 },
+    [INFER__TYPE_Q8_0_X4] = { "q8_0_x4", 128,           sizeof(infer_block_q8_0_x4), infer__dequant_q8_0_x4, NULL,                infer__dot_q8_0_x4, INFER_TYPE_Q8_0 },
     [INFER_TYPE_IQ4_NL]  = { "iq4_nl",  INFER_QK4_NL,   sizeof(infer_block_iq4_nl),  infer__dequant_iq4_nl,  infer__quant_iq4_nl, infer__dot_iq4_nl,  INFER_TYPE_Q8_0 },
     [INFER_TYPE_IQ4_XS]  = { "iq4_xs",  INFER_QK_K,     sizeof(infer_block_iq4_xs),  infer__dequant_iq4_xs,  infer__quant_iq4_xs, infer__dot_iq4_xs,  INFER_TYPE_Q8_K },
     [INFER_TYPE_IQ2_XXS] = { "iq2_xxs", INFER_QK_K,     sizeof(infer_block_iq2_xxs), infer__dequant_iq2_xxs, NULL,                infer__dot_iq2_xxs, INFER_TYPE_Q8_K },
@@ -5775,6 +5856,26 @@ INFER__QMV(q4_0, infer__x4_w, infer__x4_unpack_q4_0, infer__x4_step_3, 72)
 INFER__QTILES(q8_0, infer__x4_w, infer__x4_unpack_q8_0, infer__x4_step_7, 136)    /* Q8_0: codes q + 128, offset 128 = 1 << 7 */
 INFER__QMV(q8_0, infer__x4_w, infer__x4_unpack_q8_0, infer__x4_step_7, 136)
 
+/* Q4_0_X4 and Q8_0_X4 (>>quant): the groups stored as the tiles read them, scales first and
+ * the codes in lane order, so a group is one load per 64 codes and one conversion of its 4
+ * scales, no byte permutes (whole groups only: only whole-group rows are repacked) */
+static inline __m512 infer__x4_scales4(const uint8_t *p) { return _mm512_broadcast_f32x4(_mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)p))); }
+static inline void infer__x4_unpack_q4_0_x4(const uint8_t *p, int nb, infer__x4_w *u) {
+    (void)nb;
+    infer__x4_nibbles(_mm512_loadu_si512(p + 8), &u->lo, &u->hi);
+    u->dw = infer__x4_scales4(p);
+}
+static inline void infer__x4_unpack_q8_0_x4(const uint8_t *p, int nb, infer__x4_w *u) {
+    (void)nb;
+    u->lo = _mm512_loadu_si512(p + 8);
+    u->hi = _mm512_loadu_si512(p + 72);
+    u->dw = infer__x4_scales4(p);
+}
+INFER__QTILES(q4_0_x4, infer__x4_w, infer__x4_unpack_q4_0_x4, infer__x4_step_3, 72)
+INFER__QMV(q4_0_x4, infer__x4_w, infer__x4_unpack_q4_0_x4, infer__x4_step_3, 72)
+INFER__QTILES(q8_0_x4, infer__x4_w, infer__x4_unpack_q8_0_x4, infer__x4_step_7, 136)
+INFER__QMV(q8_0_x4, infer__x4_w, infer__x4_unpack_q8_0_x4, infer__x4_step_7, 136)
+
 /* MXFP4 (17-byte blocks, 68 bytes a group) as Q4_0 is read, then each nibble through a
  * 16-entry table to its doubled E2M1 value plus 16 (4..28: unsigned, as dpbusd wants), the
  * 16 taken back exactly by the integer sums (offset 16 = 1 << 4). The scale 2^(e - 128) is
@@ -6242,6 +6343,8 @@ static infer__tile infer__tile_for(infer_type t) {
      * alone equal the same token among other sequences' (>>kv): decode takes the tile's
      * row kernel. */
     if (t == INFER_TYPE_Q8_0) { k.fn = infer__qtile_q8_0; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q8_0; }
+    if (t == INFER__TYPE_Q4_0_X4) { k.fn = infer__qtile_q4_0_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q4_0_x4; }
+    if (t == INFER__TYPE_Q8_0_X4) { k.fn = infer__qtile_q8_0_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q8_0_x4; }
     if (t == INFER_TYPE_MXFP4) { k.fn = infer__qtile_mxfp4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_mxfp4; }
     if (t == INFER_TYPE_NVFP4) { k.fn = infer__qtile_nvfp4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_nvfp4; }
 #endif
@@ -16074,18 +16177,21 @@ static infer_status infer__upload_weights(infer_model *m, infer_error *err) {
     return INFER_OK;
 }
 
-/* ---- repack: the CPU's copy of the Q4_K and Q6_K weights in the XK order ----
- * What the AVX-512 tiles read fastest (>>quant, "Q4_K and Q6_K repacked"): at load, every
- * Q4_K and Q6_K tensor the forward pass reads is copied once into Q4_K_XK / Q6_K_XK, in
- * anonymous memory marked for 2 MiB pages, and CPU sessions read the copies; device
- * backends upload the file's layout as before. The copy costs a pass over those tensors at
- * load (on the 2-core VM, llama-1b Q4_K_M: ~0.3 s for 800 MB) and buys the decode and
- * prompt tiles their gathers: llama-1b Q4_K_M decode, 2 threads, interleaved, 32.4 -> 35.1
- * tok/s. The file's pages under a copied tensor are then released from this process
- * (madvise MADV_DONTNEED: they stay in the page cache, and a later read of the original --
- * an upload to a GPU -- maps them again), so the process holds each weight once: resident
- * memory stays near the file's size. Only builds with the XK tiles repack;
- * infer_model_params.no_repack keeps the file's layout. */
+/* ---- repack: the CPU's copy of the weights in the order its tiles read ----
+ * What the AVX-512 tiles read fastest (>>quant, "Q4_K, Q6_K, Q4_0 and Q8_0 repacked"): at
+ * load, every Q4_K, Q6_K, Q4_0 and Q8_0 tensor the forward pass reads is copied once into
+ * Q4_K_XK, Q6_K_XK, Q4_0_X4 or Q8_0_X4, in anonymous memory marked for 2 MiB pages, and CPU
+ * sessions read the copies; device backends upload the file's layout, and --precise reads
+ * it too. The copy costs a pass over those tensors at load (llama-1b Q4_K_M, 800 MB, on the
+ * 2-core VM: 0.15 s, and up to 1.1 s when the hypervisor must first back fresh 2 MiB pages)
+ * and spares every decode step and prompt tile the byte permutes that gather the codes:
+ * llama-1b decode on 2 threads, interleaved: Q4_K_M 30.2 -> 33.5 tok/s (prompts 160 -> 190),
+ * Q6_K 24.4 -> 26.2. The file's pages under a copied tensor are released from this process
+ * as the copy is made (madvise MADV_DONTNEED: they stay in the page cache, and a later read
+ * of the original -- an upload to a GPU -- maps them again), so the process holds each
+ * weight once: resident memory stays near the file's size. Builds without the tiles do not
+ * repack; infer_model_params.no_repack keeps the file's layout. */
+typedef void (*infer__pack_fn)(const uint8_t *src, uint8_t *dst);   /* one block of the copy's type */
 #if defined(INFER__TILE_XK)
 #define INFER__REPACK 1
 /* one block into the XK order by the tiles' own unpacking (its codes in XK order), then
@@ -16093,7 +16199,7 @@ static infer_status infer__upload_weights(infer_model *m, infer_error *err) {
 static void infer__pack_q4_k_fast(const uint8_t *p, uint8_t *o) {
     infer__kq_w u;
     infer__kq_unpack_q4_k(p, &u);
-    memmove(o, p, offsetof(infer_block_q4_k, qs));                     /* d, dmin, scales */
+    memcpy(o, p, offsetof(infer_block_q4_k, qs));                      /* d, dmin, scales */
     _mm512_storeu_si512(o + offsetof(infer_block_q4_k, qs), _mm512_or_si512(u.q[0], _mm512_slli_epi16(u.q[1], 4)));
     _mm512_storeu_si512(o + offsetof(infer_block_q4_k, qs) + 64, _mm512_or_si512(u.q[2], _mm512_slli_epi16(u.q[3], 4)));
 }
@@ -16106,17 +16212,48 @@ static void infer__pack_q6_k_fast(const uint8_t *p, uint8_t *o) {
     const __m512i ql0 = _mm512_or_si512(_mm512_and_si512(u.q[0], f), _mm512_slli_epi16(_mm512_and_si512(u.q[1], f), 4));
     const __m512i ql1 = _mm512_or_si512(_mm512_and_si512(u.q[2], f), _mm512_slli_epi16(_mm512_and_si512(u.q[3], f), 4));
     const __m512i qh = _mm512_or_si512(_mm512_or_si512(hi[0], _mm512_slli_epi16(hi[1], 2)), _mm512_or_si512(_mm512_slli_epi16(hi[2], 4), _mm512_slli_epi16(hi[3], 6)));
-    memmove(o + offsetof(infer_block_q6_k, scales), p + offsetof(infer_block_q6_k, scales), sizeof(infer_block_q6_k) - offsetof(infer_block_q6_k, scales));
+    memcpy(o + offsetof(infer_block_q6_k, scales), p + offsetof(infer_block_q6_k, scales), sizeof(infer_block_q6_k) - offsetof(infer_block_q6_k, scales));
     _mm512_storeu_si512(o + offsetof(infer_block_q6_k, ql), ql0);
     _mm512_storeu_si512(o + offsetof(infer_block_q6_k, ql) + 64, ql1);
     _mm512_storeu_si512(o + offsetof(infer_block_q6_k, qh), qh);
 }
 #endif
-/* the XK type a tensor is repacked into (0: none) */
-static infer_type infer__xk_type(infer_type t) {
-    return t == INFER_TYPE_Q4_K ? INFER__TYPE_Q4_K_XK : t == INFER_TYPE_Q6_K ? INFER__TYPE_Q6_K_XK : (infer_type)0;
+#if defined(INFER__TILE_X4)
+/* a group of 4 blocks through the X4 tiles' unpacking (codes in lane order), stored after
+ * the 4 scales: the same bytes as infer__pack_q4_0_group / _q8_0_group */
+static void infer__pack_q4_0_fast(const uint8_t *p, uint8_t *o) {
+    infer__x4_w u;
+    pthread_once(&infer__x4_once, infer__x4_init);                     /* the unpacking's tables */
+    infer__x4_unpack_q4_0(p, 4, &u);
+    for (int b = 0; b < 4; b++) memcpy(o + 2 * b, p + sizeof(infer_block_q4_0) * b, 2);
+    _mm512_storeu_si512(o + 8, _mm512_or_si512(u.lo, _mm512_slli_epi16(u.hi, 4)));
 }
-static int infer__xk_packs(const infer_tensor *t) { return infer__xk_type(t->type) != 0 && t->data && t->nbytes; }
+static void infer__pack_q8_0_fast(const uint8_t *p, uint8_t *o) {
+    infer__x4_w u;
+    pthread_once(&infer__x4_once, infer__x4_init);                     /* the unpacking's tables */
+    infer__x4_unpack_q8_0(p, 4, &u);
+    for (int b = 0; b < 4; b++) memcpy(o + 2 * b, p + sizeof(infer_block_q8_0) * b, 2);
+    _mm512_storeu_si512(o + 8, u.lo);
+    _mm512_storeu_si512(o + 72, u.hi);
+}
+#endif
+/* what is repacked into what, in this build */
+typedef struct { infer_type from, to; infer__pack_fn pack; } infer__repack_rule;
+static const infer__repack_rule infer__repack_rules[] = {
+#if defined(INFER__TILE_XK)
+    { INFER_TYPE_Q4_K, INFER__TYPE_Q4_K_XK, infer__pack_q4_k_fast }, { INFER_TYPE_Q6_K, INFER__TYPE_Q6_K_XK, infer__pack_q6_k_fast },
+#endif
+#if defined(INFER__TILE_X4)
+    { INFER_TYPE_Q4_0, INFER__TYPE_Q4_0_X4, infer__pack_q4_0_fast }, { INFER_TYPE_Q8_0, INFER__TYPE_Q8_0_X4, infer__pack_q8_0_fast },
+#endif
+    { INFER_TYPE_F32, INFER_TYPE_F32, NULL } };
+/* the rule for a tensor of the model's own (NULL: it stays as it is): its rows must be whole
+ * blocks of the copy's type */
+static const infer__repack_rule *infer__repack_rule_for(const infer_tensor *t) {
+    for (const infer__repack_rule *r = infer__repack_rules; r->pack; r++)
+        if (t->type == r->from && t->data && t->nbytes && t->ne[0] % infer_type_block(r->to) == 0) return r;
+    return NULL;
+}
 /* pass 1: the set starts as the model's own tensors */
 static infer_status infer__keep_place(infer_model *m, infer__device_weights *d, const infer_tensor *h, infer_tensor *dt, infer_error *err) {
     (void)m; (void)d; (void)err;
@@ -16150,15 +16287,15 @@ static void infer__repack_part(void *arg, int ith, int nth) {
     for (int64_t i = 0; i < m->gguf.n_tensors; i++) {
         const infer_tensor *t = &m->xk.tensors[i], *h = &m->gguf.tensors[i];
         if (!t->data || t->data == h->data) continue;
-        const size_t bb = infer_type_row_size(h->type, INFER_QK_K), nb = h->nbytes / bb;
+        const infer__repack_rule *rule = infer__repack_rule_for(h);
+        const size_t bb = infer_type_row_size(t->type, infer_type_block(t->type)), nb = h->nbytes / bb;
         const size_t b0 = nb * (size_t)ith / (size_t)nth, b1 = nb * (size_t)(ith + 1) / (size_t)nth;
         const uint8_t *src = (const uint8_t *)h->data;
         uint8_t *dst = (uint8_t *)(uintptr_t)t->data;
         for (size_t c0 = b0; c0 < b1; c0 += INFER__REPACK_CHUNK) {   /* released as it goes: the peak stays low */
             const size_t c1 = c0 + INFER__REPACK_CHUNK < b1 ? c0 + INFER__REPACK_CHUNK : b1;
             for (size_t b = c0; b < c1; b++) {
-                if (h->type == INFER_TYPE_Q4_K) infer__pack_q4_k_fast(src + b * bb, dst + b * bb);
-                else infer__pack_q6_k_fast(src + b * bb, dst + b * bb);
+                rule->pack(src + b * bb, dst + b * bb);
             }
             infer__release_pages(m, src + c0 * bb, (c1 - c0) * bb);
         }
@@ -16171,7 +16308,7 @@ static infer_status infer__repack(infer_model *m, infer_error *err) {
     infer_status st = infer__place_weights(m, d, infer__keep_place, err);
     size_t total = 0;
     for (int64_t i = 0; st == INFER_OK && i < m->gguf.n_tensors; i++)
-        if (infer__xk_packs(&d->tensors[i])) total += (d->tensors[i].nbytes + 63) / 64 * 64;
+        if (infer__repack_rule_for(&d->tensors[i])) total += (d->tensors[i].nbytes + 63) / 64 * 64;
     if (st != INFER_OK || total == 0) { infer__xk_free(m); return st; }
     uint8_t *mem = (uint8_t *)mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mem == MAP_FAILED) { infer__xk_free(m); return infer__fail(err, INFER_ERR_NOMEM, "no memory for the repacked weights (%zu bytes)", total); }
@@ -16183,8 +16320,9 @@ static infer_status infer__repack(infer_model *m, infer_error *err) {
     size_t off = 0;
     for (int64_t i = 0; i < m->gguf.n_tensors; i++) {
         infer_tensor *t = &d->tensors[i];
-        if (!infer__xk_packs(t)) continue;
-        t->type = infer__xk_type(t->type);
+        const infer__repack_rule *rule = infer__repack_rule_for(t);
+        if (!rule) continue;
+        t->type = rule->to;
         t->data = mem + off;
         off += (t->nbytes + 63) / 64 * 64;
     }
@@ -16982,7 +17120,8 @@ infer_status infer_session_create(infer_session **out, infer_model *m, const inf
     s->m = m;
     s->k = k;
     s->p = p;
-    if (k->host_memory && !p.precise && m->xk.layers && k->supports_type(INFER__TYPE_Q4_K_XK) && k->supports_type(INFER__TYPE_Q6_K_XK)) {
+    if (k->host_memory && !p.precise && m->xk.layers && k->supports_type(INFER__TYPE_Q4_K_XK) && k->supports_type(INFER__TYPE_Q6_K_XK) &&
+        k->supports_type(INFER__TYPE_Q4_0_X4) && k->supports_type(INFER__TYPE_Q8_0_X4)) {
         s->w = m->xk.w;                       /* the fast CPU path reads the repacked copies (>>load, "repack") */
     } else if (k->host_memory) {
         s->w.tok_embd = m->tok_embd; s->w.output_norm = m->output_norm; s->w.output = m->output;

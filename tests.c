@@ -1597,97 +1597,130 @@ static void test_cpu_rope_decode(void) {
     infer__cpu_ctx_free(c);
 }
 
-/* ---- Q4_K and Q6_K repacked into the XK order (>>quant "repacked", >>load "repack") ---- */
-/* n blocks of type t (Q4_K or Q6_K) of random bytes -- every code pattern -- with sane d, dmin */
-static void xk_random_blocks(infer__rng *r, infer_type t, uint8_t *dst, int n) {
-    const size_t bb = infer_type_row_size(t, 256);
-    for (size_t i = 0; i < (size_t)n * bb; i++) dst[i] = (uint8_t)infer__rng_next(r);
-    for (int b = 0; b < n; b++) {
+/* ---- the CPU's repacked copies of Q4_K, Q6_K, Q4_0, Q8_0 (>>quant "repacked", >>load "repack") ---- */
+static void rp_pack_q4_k(const uint8_t *s, uint8_t *d) { infer__pack_q4_k_block((const infer_block_q4_k *)s, (infer_block_q4_k *)d); }
+static void rp_unpack_q4_k(const uint8_t *s, uint8_t *d) { infer__unpack_q4_k_block((const infer_block_q4_k *)s, (infer_block_q4_k *)d); }
+static void rp_pack_q6_k(const uint8_t *s, uint8_t *d) { infer__pack_q6_k_block((const infer_block_q6_k *)s, (infer_block_q6_k *)d); }
+static void rp_unpack_q6_k(const uint8_t *s, uint8_t *d) { infer__unpack_q6_k_block((const infer_block_q6_k *)s, (infer_block_q6_k *)d); }
+static void rp_pack_q4_0(const uint8_t *s, uint8_t *d) { infer__pack_q4_0_group((const infer_block_q4_0 *)s, (infer_block_q4_0_x4 *)d); }
+static void rp_unpack_q4_0(const uint8_t *s, uint8_t *d) { infer__unpack_q4_0_group((const infer_block_q4_0_x4 *)s, (infer_block_q4_0 *)d); }
+static void rp_pack_q8_0(const uint8_t *s, uint8_t *d) { infer__pack_q8_0_group((const infer_block_q8_0 *)s, (infer_block_q8_0_x4 *)d); }
+static void rp_unpack_q8_0(const uint8_t *s, uint8_t *d) { infer__unpack_q8_0_group((const infer_block_q8_0_x4 *)s, (infer_block_q8_0 *)d); }
+typedef struct { infer_type base, copy; void (*pack)(const uint8_t *, uint8_t *), (*unpack)(const uint8_t *, uint8_t *); } rp_case;
+static const rp_case rp_cases[4] = { { INFER_TYPE_Q4_K, INFER__TYPE_Q4_K_XK, rp_pack_q4_k, rp_unpack_q4_k },
+                                     { INFER_TYPE_Q6_K, INFER__TYPE_Q6_K_XK, rp_pack_q6_k, rp_unpack_q6_k },
+                                     { INFER_TYPE_Q4_0, INFER__TYPE_Q4_0_X4, rp_pack_q4_0, rp_unpack_q4_0 },
+                                     { INFER_TYPE_Q8_0, INFER__TYPE_Q8_0_X4, rp_pack_q8_0, rp_unpack_q8_0 } };
+/* n elements of type t as random bytes -- every code pattern -- with sane scales */
+static void rp_random(infer__rng *r, infer_type t, uint8_t *dst, int64_t n) {
+    const int blk = infer_type_block(t);
+    const size_t bb = infer_type_row_size(t, blk);
+    for (size_t i = 0; i < (size_t)(n / blk) * bb; i++) dst[i] = (uint8_t)infer__rng_next(r);
+    for (int64_t b = 0; b < n / blk; b++) {
         uint8_t *p = dst + (size_t)b * bb;
-        const infer_half d = infer__fp32_to_fp16(0.01f + 0.001f * (float)b), dm = infer__fp32_to_fp16(0.003f);
-        if (t == INFER_TYPE_Q4_K) { memcpy(p, &d, 2); memcpy(p + 2, &dm, 2); }
-        else memcpy(p + offsetof(infer_block_q6_k, d), &d, 2);
+        const infer_half d = infer__fp32_to_fp16(0.01f + 0.001f * (float)(b % 13)), dm = infer__fp32_to_fp16(0.003f);
+        if (t == INFER_TYPE_Q6_K) memcpy(p + offsetof(infer_block_q6_k, d), &d, 2);
+        else memcpy(p, &d, 2);                                           /* d first */
+        if (t == INFER_TYPE_Q4_K) memcpy(p + 2, &dm, 2);
     }
 }
-static void test_quant_xk_repack(void) {
-    enum { NB = 12 };
+/* the layouts round-trip, put each code where the layout says, and the copies' scalar
+ * dequantize and dot are the originals', bit for bit; the vector packer makes the same bytes */
+static void test_quant_repack(void) {
+    enum { N = 12 * 256 };
     infer__rng rng;
     infer__rng_seed(&rng, 101);
-    const infer_type base[2] = { INFER_TYPE_Q4_K, INFER_TYPE_Q6_K }, xk[2] = { INFER__TYPE_Q4_K_XK, INFER__TYPE_Q6_K_XK };
-    static uint8_t w[NB * 210], p[NB * 210], u[NB * 210], q8[NB * sizeof(infer_block_q8_k)];
-    static float x[NB * 256], a[NB * 256], b[NB * 256];
-    for (int i = 0; i < NB * 256; i++) x[i] = sinf(0.37f * (float)i) * (1.0f + (float)(i % 7));
-    infer__quant_q8_k(x, q8, NB * 256);
-    for (int ti = 0; ti < 2; ti++) {
-        const infer_type t = base[ti], tx = xk[ti];
-        const size_t bb = infer_type_row_size(t, 256);
-        CHECK(infer_type_row_size(tx, 256) == bb && infer_type_block(tx) == 256 && infer__cpu_supports_type(tx));
-        CHECK_MSG(strcmp(infer_type_name(tx), ti ? "q6_K_xk" : "q4_K_xk") == 0, "%s", infer_type_name(tx));
-        xk_random_blocks(&rng, t, w, NB);
-        for (int k = 0; k < NB; k++) {
-            if (ti == 0) infer__pack_q4_k_block((const infer_block_q4_k *)(w + k * bb), (infer_block_q4_k *)(p + k * bb));
-            else infer__pack_q6_k_block((const infer_block_q6_k *)(w + k * bb), (infer_block_q6_k *)(p + k * bb));
-            if (ti == 0) infer__unpack_q4_k_block((const infer_block_q4_k *)(p + k * bb), (infer_block_q4_k *)(u + k * bb));
-            else infer__unpack_q6_k_block((const infer_block_q6_k *)(p + k * bb), (infer_block_q6_k *)(u + k * bb));
-        }
-        CHECK_MSG(memcmp(p, w, NB * bb) != 0, "%s: packing changed nothing", infer_type_name(tx));
-        CHECK_MSG(memcmp(u, w, NB * bb) == 0, "%s: unpack(pack(block)) is not the block", infer_type_name(tx));
-        /* where a packed vector's bytes come from: the code of element 16L + 4v + i at byte 4L + i */
+    static uint8_t w[N * 2], p[N * 2], u[N * 2], f[N * 2], q8[N * 2];
+    static float x[N], a[N], b[N];
+    for (int i = 0; i < N; i++) x[i] = sinf(0.37f * (float)i) * (1.0f + (float)(i % 7));
+    for (int ci = 0; ci < 4; ci++) {
+        const rp_case *c = &rp_cases[ci];
+        const int unit = infer_type_block(c->copy);                      /* elements per block of the copy */
+        const size_t ub = infer_type_row_size(c->copy, unit), bytes = infer_type_row_size(c->base, N);
+        const char *name = infer_type_name(c->copy);
+        CHECK_MSG(ub == infer_type_row_size(c->base, unit) && infer__cpu_supports_type(c->copy) && strstr(name, "_x"), "%s", name);
+        rp_random(&rng, c->base, w, N);
+        for (int k = 0; k < N / unit; k++) { c->pack(w + k * ub, p + k * ub); c->unpack(p + k * ub, u + k * ub); }
+        CHECK_MSG(memcmp(p, w, bytes) != 0, "%s: packing changed nothing", name);
+        CHECK_MSG(memcmp(u, w, bytes) == 0, "%s: unpack(pack(block)) is not the block", name);
+        /* where the codes went, by the layouts' own words */
         int bad = 0;
         for (int v = 0; v < 4; v++)
             for (int j = 0; j < 64; j++) {
-                const int e = 16 * (j / 4) + 4 * v + j % 4;
-                const infer_block_q4_k *o4 = (const infer_block_q4_k *)w, *p4 = (const infer_block_q4_k *)p;
-                const infer_block_q6_k *o6 = (const infer_block_q6_k *)w, *p6 = (const infer_block_q6_k *)p;
-                const int want = ti == 0 ? infer__q4k_nibble(o4->qs, e) : infer__q6k_code(o6->ql, o6->qh, e);
-                const int got = ti == 0 ? (p4->qs[64 * (v / 2) + j] >> 4 * (v % 2)) & 15
-                                        : ((p6->ql[64 * (v / 2) + j] >> 4 * (v % 2)) & 15) | ((p6->qh[j] >> 2 * v) & 3) << 4;
+                int want, got;
+                if (c->base == INFER_TYPE_Q4_K || c->base == INFER_TYPE_Q6_K) {   /* byte j of XK vector v: element 16 (j/4) + 4v + j%4 */
+                    const int e = 16 * (j / 4) + 4 * v + j % 4;
+                    const infer_block_q6_k *o6 = (const infer_block_q6_k *)w, *p6 = (const infer_block_q6_k *)p;
+                    want = c->base == INFER_TYPE_Q4_K ? infer__q4k_nibble(((const infer_block_q4_k *)w)->qs, e) : infer__q6k_code(o6->ql, o6->qh, e);
+                    got = c->base == INFER_TYPE_Q4_K ? (((const infer_block_q4_k *)p)->qs[64 * (v / 2) + j] >> 4 * (v % 2)) & 15
+                                                     : ((p6->ql[64 * (v / 2) + j] >> 4 * (v % 2)) & 15) | ((p6->qh[j] >> 2 * v) & 3) << 4;
+                } else {                                                         /* byte j: code i = 4 (j/16) + j%4 of block (j/4)%4 */
+                    const int blk = (j / 4) % 4, i = 4 * (j / 16) + j % 4;
+                    if (c->base == INFER_TYPE_Q4_0) {
+                        const infer_block_q4_0 *o = (const infer_block_q4_0 *)w + blk;
+                        want = v < 2 ? o->qs[i] : infer__fp16_to_fp32(o->d) == infer__fp16_to_fp32(((const infer_block_q4_0_x4 *)p)->d[blk]);
+                        got = v < 2 ? ((const infer_block_q4_0_x4 *)p)->qs[j] : 1;
+                    } else {
+                        const infer_block_q8_0 *o = (const infer_block_q8_0 *)w + blk;
+                        want = (uint8_t)(o->qs[i + 16 * (v & 1)] + 128);
+                        got = ((const infer_block_q8_0_x4 *)p)->qs[64 * (v & 1) + j];
+                    }
+                }
                 bad += want != got;
             }
-        CHECK_MSG(bad == 0, "%s: %d codes not where the layout says", infer_type_name(tx), bad);
+        CHECK_MSG(bad == 0, "%s: %d codes not where the layout says", name, bad);
 #if defined(INFER__REPACK)
-        static uint8_t f[NB * 210];
-        for (int k = 0; k < NB; k++) {
-            if (ti == 0) infer__pack_q4_k_fast(w + k * bb, f + k * bb);
-            else infer__pack_q6_k_fast(w + k * bb, f + k * bb);
+        const infer_tensor ht = { "t", c->base, 2, { N, 1, 1, 1 }, w, bytes, 1.0f };
+        const infer__repack_rule *rule = infer__repack_rule_for(&ht);
+        CHECK_MSG(rule && rule->to == c->copy, "%s: no repack rule", name);
+        if (rule) {
+            for (int k = 0; k < N / unit; k++) rule->pack(w + k * ub, f + k * ub);
+            CHECK_MSG(memcmp(f, p, bytes) == 0, "%s: the vector packer differs from the scalar one", name);
         }
-        CHECK_MSG(memcmp(f, p, NB * bb) == 0, "%s: the vector packer differs from the scalar one", infer_type_name(tx));
+        const infer_tensor odd = { "t", c->base, 2, { unit + infer_type_block(c->base), 1, 1, 1 }, w, bytes, 1.0f };
+        CHECK_MSG(unit == infer_type_block(c->base) || infer__repack_rule_for(&odd) == NULL, "%s: rows of part of a group repacked", name);
 #endif
-        /* the copy's scalar dequantize and dot are the original's, bit for bit */
-        infer__type(tx)->dequant(p, a, NB * 256);
-        infer__type(t)->dequant(w, b, NB * 256);
-        CHECK_MSG(memcmp(a, b, sizeof(float) * NB * 256) == 0, "%s: dequantized values differ from %s's", infer_type_name(tx), infer_type_name(t));
-        for (int n = 1; n <= NB; n += 5) {
-            const float d1 = infer__type(tx)->dot(256 * n, p, q8), d2 = infer__type(t)->dot(256 * n, w, q8);
-            CHECK_MSG(memcmp(&d1, &d2, 4) == 0, "%s dot over %d blocks: %.9g vs %.9g", infer_type_name(tx), n, d1, d2);
+        const infer_type dt = infer__type(c->base)->dot_type;
+        CHECK(infer__type(c->copy)->dot_type == dt);
+        infer__type(dt)->quant(x, q8, N);
+        infer__type(c->copy)->dequant(p, a, N);
+        infer__type(c->base)->dequant(w, b, N);
+        CHECK_MSG(memcmp(a, b, sizeof(float) * N) == 0, "%s: dequantized values differ from %s's", name, infer_type_name(c->base));
+        for (int n = 256; n <= N; n += 5 * 256) {
+            const float d1 = infer__type(c->copy)->dot(n, p, q8), d2 = infer__type(c->base)->dot(n, w, q8);
+            CHECK_MSG(memcmp(&d1, &d2, 4) == 0, "%s dot over %d values: %.9g vs %.9g", name, n, d1, d2);
         }
     }
 }
 
 #if defined(INFER__REPACK)
-/* the tiles and the decode row kernel on the copies: the original type's bits, every shape */
-static void test_tiles_xk_repacked(void) {
+/* the tiles and the decode row kernel on the copies: the originals' bits, every shape */
+static void test_tiles_repacked(void) {
     enum { R = INFER__MV_ROWS + 3, KMAX = 2304 };
     infer__rng rng;
     infer__rng_seed(&rng, 202);
-    const infer_type base[2] = { INFER_TYPE_Q4_K, INFER_TYPE_Q6_K }, xk[2] = { INFER__TYPE_Q4_K_XK, INFER__TYPE_Q6_K_XK };
-    uint8_t *w = malloc(R * KMAX), *p = malloc(R * KMAX), *xq = malloc(4 * infer__xk_row_bytes(KMAX));
+    uint8_t *w = malloc(R * KMAX * 2), *p = malloc(R * KMAX * 2), *xq = malloc(4 * infer__xk_row_bytes(KMAX) + 4 * infer__x4_row_bytes(KMAX));
     float *x = malloc(sizeof(float) * 4 * KMAX), o1[4 * R], o2[4 * R];
     const int64_t Ks[] = { 256, 512, 2048, 2304 };
-    for (int ti = 0; ti < 2; ti++) {
-        const infer__tile t0 = infer__tile_for(base[ti]), t1 = infer__tile_for(xk[ti]);
-        CHECK(t0.fn && t1.fn && t1.mv && t1.xlay == t0.xlay && t1.rows == t0.rows && t1.cols == t0.cols);
+    for (int ci = 0; ci < 4; ci++) {
+        const rp_case *c = &rp_cases[ci];
+        const infer__tile t0 = infer__tile_for(c->base), t1 = infer__tile_for(c->copy);
+        if (!t0.fn) continue;                                            /* Q4_0, Q8_0 without VBMI */
+        CHECK(t1.fn && t1.mv && t1.xlay == t0.xlay && t1.rows == t0.rows && t1.cols == t0.cols);
+        if (!t1.fn) continue;
+        const int unit = infer_type_block(c->copy);
+        const size_t ub = infer_type_row_size(c->copy, unit);
         int bad = 0, runs = 0;
         for (size_t ki = 0; ki < sizeof Ks / sizeof Ks[0]; ki++) {
             const int64_t K = Ks[ki];
-            const size_t ws = infer_type_row_size(base[ti], K), xs = infer__xk_row_bytes(K);
-            xk_random_blocks(&rng, base[ti], w, (int)(R * K / 256));
-            for (int64_t k = 0; k < R * K / 256; k++) {
-                if (ti == 0) infer__pack_q4_k_block((const infer_block_q4_k *)w + k, (infer_block_q4_k *)p + k);
-                else infer__pack_q6_k_block((const infer_block_q6_k *)w + k, (infer_block_q6_k *)p + k);
-            }
+            const size_t ws = infer_type_row_size(c->base, K), xs = t0.xlay == INFER__XLAY_X4 ? infer__x4_row_bytes(K) : infer__xk_row_bytes(K);
+            rp_random(&rng, c->base, w, R * K);
+            for (int64_t k = 0; k < R * K / unit; k++) c->pack(w + k * ub, p + k * ub);
             for (int64_t i = 0; i < 4 * K; i++) x[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
-            for (int c = 0; c < 4; c++) infer__xk_quant_blocks(x + c * K, xq + c * xs, 0, K / 256, t0.xlay);
+            for (int cc = 0; cc < 4; cc++) {
+                if (t0.xlay == INFER__XLAY_X4) infer__x4_quant_row(x + cc * K, K, xq + cc * xs);
+                else infer__xk_quant_blocks(x + cc * K, xq + cc * xs, 0, K / 256, t0.xlay);
+            }
             for (int nr = 1; nr <= t0.rows; nr++)
                 for (int nc = 1; nc <= t0.cols; nc++) {
                     t0.fn(K, w, ws, nr, xq, xs, nc, o1, (size_t)nr);
@@ -1695,14 +1728,14 @@ static void test_tiles_xk_repacked(void) {
                     bad += memcmp(o1, o2, sizeof(float) * (size_t)(nr * nc)) != 0;
                     runs++;
                 }
-            for (int c = 0; c < 4; c++) {
-                t0.mv(K, w, ws, R, xq + c * xs, o1);
-                t1.mv(K, p, ws, R, xq + c * xs, o2);
+            for (int cc = 0; cc < 4; cc++) {
+                t0.mv(K, w, ws, R, xq + cc * xs, o1);
+                t1.mv(K, p, ws, R, xq + cc * xs, o2);
                 bad += memcmp(o1, o2, sizeof(float) * R) != 0;
                 runs++;
             }
         }
-        CHECK_MSG(bad == 0, "%s: %d of %d tile and row-kernel runs differ from %s's", infer_type_name(xk[ti]), bad, runs, infer_type_name(base[ti]));
+        CHECK_MSG(bad == 0, "%s: %d of %d tile and row-kernel runs differ from %s's", infer_type_name(c->copy), bad, runs, infer_type_name(c->base));
     }
     free(w); free(p); free(xq); free(x);
 }
@@ -1723,7 +1756,8 @@ static void test_model_repack(void) {
     for (int64_t i = 0; m1->xk.tensors && i < m1->gguf.n_tensors; i++) {
         const infer_tensor *t = &m1->xk.tensors[i], *h = &m1->gguf.tensors[i];
         if (!t->data) continue;
-        if (h->type == INFER_TYPE_Q4_K || h->type == INFER_TYPE_Q6_K) packed += t->type == infer__xk_type(h->type) && t->data != h->data;
+        const infer__repack_rule *rule = infer__repack_rule_for(h);
+        if (rule) packed += t->type == rule->to && t->data != h->data;
         else kept += t->type == h->type && t->data == h->data;
     }
     CHECK_MSG(packed > 0 && kept > 0, "%d tensors repacked, %d kept", packed, kept);
@@ -7074,9 +7108,9 @@ static const test_case tests[] = {
     { "simd_dot_vs_scalar", test_simd_dot_vs_scalar },
     { "tiles_act_quant_vs_scalar", test_tiles_act_quant_vs_scalar },
     { "tiles_vs_dot", test_tiles_vs_dot },
-    { "quant_xk_repack", test_quant_xk_repack },
+    { "quant_repack", test_quant_repack },
 #if defined(INFER__REPACK)
-    { "tiles_xk_repacked", test_tiles_xk_repacked },
+    { "tiles_repacked", test_tiles_repacked },
 #endif
     { "model_repack", test_model_repack },
     { "robust_act_quant_nonfinite", test_robust_act_quant_nonfinite },
