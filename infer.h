@@ -26,12 +26,12 @@
  *   >>api-kernels       185  the kernel table every backend fills
  *   >>api               312  model, session, tokenizer, sampler, generation
  *   >>util              499  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
- *   >>quant            1767  every weight type: byte layouts, dequantize, quantize, dot (scalar)
+ *   >>quant            1832  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
- *   >>traits             60  the type traits table: one row per weight type
+ *   >>traits             68  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1045  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1109  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1634  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
@@ -44,7 +44,7 @@
  *   >>tokenizer        1056  SentencePiece BPE, byte-level BPE, WordPiece
  *   >>jinja            3243  chat templates: a Jinja interpreter that renders as transformers does
  *   >>arch               72  model families as descriptors
- *   >>load             1064  from GGUF tensors to model weights, with shape checks; the vocabulary
+ *   >>load             1083  from GGUF tensors to model weights, with shape checks; the vocabulary
  *   >>kv                215  the paged KV cache, the prefix cache, the recurrent state
  *   >>session           514  a session: backend, activations, caches, sequences
  *   >>forward           325  the transformer, once for every family: one step through every layer
@@ -149,7 +149,7 @@ typedef enum infer_type {
     INFER_TYPE_COUNT = 43,
     /* I2_S is not a ggml type; it gets a private id outside the file range. */
     INFER_TYPE_I2_S = 100
-    /* 101-104: the CPU's repacked Q4_K, Q6_K, Q4_0, Q8_0 (>>quant), private to the implementation */
+    /* 101-108: the CPU's repacked copies of Q2_K..Q6_K, IQ4_XS, Q4_0, Q8_0 (>>quant), private to the implementation */
 } infer_type;
 
 typedef uint16_t infer_half;   /* IEEE binary16 bits */
@@ -3124,75 +3124,140 @@ static float infer__dot_iq4_xs(int64_t n, const void *w, const void *x) {
     return sum;
 }
 
-/* ---- Q4_K, Q6_K, Q4_0 and Q8_0 repacked: the CPU's copies in the order its tiles read ----
+/* ---- Q2_K..Q6_K and IQ4_XS repacked: the CPU's copies in the order its tiles read ----
  * The AVX-512 tiles (>>tiles) multiply a super-block as 4 vectors of 64 codes in the "XK
  * order": byte 4L + i of vector v (L = 0..15, i = 0..3) is the code of element 16L + 4v + i,
  * so that each 32-bit lane L of a dot product sums 16 elements of one sub-block. The file
  * layouts keep other elements together in a byte, so the codes must first be gathered across
  * the block (byte permutes), once per block per row, in every decode step. A CPU session
- * therefore reads a copy of the model's Q4_K and Q6_K tensors whose blocks hold their codes
- * in that order already (made at load: >>load, "repack"). The scales, d and dmin stay where
- * they were, and a block keeps its size:
+ * therefore reads a copy of the model's super-block tensors whose blocks hold their codes in
+ * that order already (made at load: >>load, "repack"). The scales, d and dmin stay where they
+ * were, the code bytes keep their places in the block, and a block keeps its size. A code is
+ * what the tiles multiply: Q2_K the crumb, Q3_K crumb + 4 x high bit, Q4_K the nibble, Q5_K
+ * nibble + 16 x fifth bit, Q6_K its 6 bits, IQ4_XS the index into its levels. In the copy
+ * (byte j = 0..63 of vector v = 0..3):
  *
- *   Q4_K_XK, 144 bytes:
- *     d, dmin, scales[12]        16 bytes, as in Q4_K
- *     qs[64h + j]  (h = 0, 1)    low nibble: the code at byte j of vector 2h
- *                                high nibble: the code at byte j of vector 2h + 1
- *   Q6_K_XK, 210 bytes:
- *     ql[64h + j]                the low 4 bits of the codes, placed as Q4_K_XK's qs
- *     qh[j]                      bits 2v..2v+1: the top 2 bits of the code at byte j of vector v
- *     scales[16], d              18 bytes, as in Q6_K
+ *   nibbles  (Q4_K qs, Q5_K qs, Q6_K ql, IQ4_XS qs: 128 bytes)
+ *            byte 64 (v / 2) + j, low nibble for even v, high for odd: the code's low 4 bits
+ *   crumbs   (Q2_K qs, Q3_K qs: 64 bytes)   byte j, bits 2v..2v+1: the code's low 2 bits
+ *   bits     (Q3_K hmask: the code's bit 2; Q5_K qh: bit 4; 32 bytes)
+ *            byte 8v + j / 8, bit j % 8 -- each vector's 64 bits make one mask register
+ *   Q6_K qh  (64 bytes)  byte j, bits 2v..2v+1: the code's top 2 bits
  *
- * so a vector is one AND of the low or the shifted high nibbles (Q6_K: OR its top bits).
- * Ids 101 to 104 (these two, and Q4_0_X4 and Q8_0_X4 below) are this engine's, never a
- * file's. A copy is dequantized and dotted by unpacking each block back to the file's
- * layout, so its scalar results are the original type's, bit for bit. */
+ * so a vector comes out of a load with shifts and ANDs (and a masked add for the bits).
+ * Ids 101 on (these, and Q4_0_X4 and Q8_0_X4 below) are this engine's, never a file's. A copy
+ * is dequantized and dotted by unpacking each block back to the file's layout, so its scalar
+ * results are the original type's, bit for bit. */
 static inline int infer__xk_element(int v, int j) { return 16 * (j >> 2) + 4 * v + (j & 3); }   /* vector v, byte j */
-INFER__MAYBE_UNUSED static void infer__pack_q4_k_block(const infer_block_q4_k *b, infer_block_q4_k *o) {
-    infer_block_q4_k t = *b;
-    for (int h = 0; h < 2; h++)
-        for (int j = 0; j < 64; j++)
-            t.qs[64 * h + j] = (uint8_t)(infer__q4k_nibble(b->qs, infer__xk_element(2 * h, j)) | infer__q4k_nibble(b->qs, infer__xk_element(2 * h + 1, j)) << 4);
-    *o = t;
+/* the offsets of a super-block type's code bytes: nibbles or crumbs (c), extra bits (x:
+ * Q3_K hmask, Q5_K qh, Q6_K qh), -1 where there are none */
+static void infer__kq_code_bytes(infer_type t, int *c, int *x) {
+    *x = -1;
+    switch ((int)t) {
+    case INFER_TYPE_Q2_K: *c = (int)offsetof(infer_block_q2_k, qs); break;
+    case INFER_TYPE_Q3_K: *c = (int)offsetof(infer_block_q3_k, qs); *x = (int)offsetof(infer_block_q3_k, hmask); break;
+    case INFER_TYPE_Q4_K: *c = (int)offsetof(infer_block_q4_k, qs); break;
+    case INFER_TYPE_Q5_K: *c = (int)offsetof(infer_block_q5_k, qs); *x = (int)offsetof(infer_block_q5_k, qh); break;
+    case INFER_TYPE_Q6_K: *c = (int)offsetof(infer_block_q6_k, ql); *x = (int)offsetof(infer_block_q6_k, qh); break;
+    default: *c = (int)offsetof(infer_block_iq4_xs, qs); break;       /* IQ4_XS */
+    }
 }
-static void infer__unpack_q4_k_block(const infer_block_q4_k *b, infer_block_q4_k *o) {
-    infer_block_q4_k t = *b;
-    memset(t.qs, 0, sizeof t.qs);
+static int infer__kq_has_crumbs(infer_type t) { return t == INFER_TYPE_Q2_K || t == INFER_TYPE_Q3_K; }
+/* the code of element e in the file's layout */
+static int infer__kq_code(infer_type t, const uint8_t *b, int e) {
+    int c, x;
+    infer__kq_code_bytes(t, &c, &x);
+    switch ((int)t) {
+    case INFER_TYPE_Q2_K: return infer__q2_crumb(b + c, e);
+    case INFER_TYPE_Q3_K: return infer__q2_crumb(b + c, e) + 4 * infer__hibit(b + x, e);
+    case INFER_TYPE_Q4_K: return infer__q4k_nibble(b + c, e);
+    case INFER_TYPE_Q5_K: return infer__q4k_nibble(b + c, e) + 16 * infer__hibit(b + x, e);
+    case INFER_TYPE_Q6_K: return infer__q6k_code(b + c, b + x, e);
+    default: return infer__iq4_nibble(b + c, e);
+    }
+}
+/* or code k of element e into a block whose code bytes are zero (the inverse of the above) */
+static void infer__kq_code_put(infer_type t, uint8_t *b, int e, int k) {
+    int c, x;
+    infer__kq_code_bytes(t, &c, &x);
+    switch ((int)t) {
+    case INFER_TYPE_Q2_K: case INFER_TYPE_Q3_K:
+        b[c + 32 * (e >> 7) + (e & 31)] |= (uint8_t)((k & 3) << 2 * ((e >> 5) & 3));
+        if (x >= 0) b[x + (e & 31)] |= (uint8_t)((k >> 2) << (e >> 5));
+        break;
+    case INFER_TYPE_Q4_K: case INFER_TYPE_Q5_K:
+        b[c + 32 * (e >> 6) + (e & 31)] |= (uint8_t)((k & 15) << 4 * ((e >> 5) & 1));
+        if (x >= 0) b[x + (e & 31)] |= (uint8_t)((k >> 4) << (e >> 5));
+        break;
+    case INFER_TYPE_Q6_K: {
+        const int h = e >> 7, q = (e >> 5) & 3, l = e & 31;
+        b[c + 64 * h + 32 * (q & 1) + l] |= (uint8_t)((k & 15) << 4 * (q >> 1));
+        b[x + 32 * h + l] |= (uint8_t)((k >> 4) << 2 * q);
+        break;
+    }
+    default: b[c + 16 * (e >> 5) + (e & 15)] |= (uint8_t)(k << 4 * ((e >> 4) & 1));
+    }
+}
+/* the copy's code at byte j of vector v, and its inverse */
+static int infer__xk_code(infer_type t, const uint8_t *b, int v, int j) {
+    int c, x;
+    infer__kq_code_bytes(t, &c, &x);
+    const int lo = infer__kq_has_crumbs(t) ? (b[c + j] >> 2 * v) & 3 : (b[c + 64 * (v >> 1) + j] >> 4 * (v & 1)) & 15;
+    if (x < 0) return lo;
+    if (t == INFER_TYPE_Q6_K) return lo | ((b[x + j] >> 2 * v) & 3) << 4;
+    return lo + (((b[x + 8 * v + (j >> 3)] >> (j & 7)) & 1) << (t == INFER_TYPE_Q3_K ? 2 : 4));
+}
+static void infer__xk_code_put(infer_type t, uint8_t *b, int v, int j, int k) {
+    int c, x;
+    infer__kq_code_bytes(t, &c, &x);
+    if (infer__kq_has_crumbs(t)) b[c + j] |= (uint8_t)((k & 3) << 2 * v);
+    else b[c + 64 * (v >> 1) + j] |= (uint8_t)((k & 15) << 4 * (v & 1));
+    if (t == INFER_TYPE_Q6_K) b[x + j] |= (uint8_t)((k >> 4) << 2 * v);
+    else if (x >= 0) b[x + 8 * v + (j >> 3)] |= (uint8_t)(((k >> (t == INFER_TYPE_Q3_K ? 2 : 4)) & 1) << (j & 7));
+}
+/* a block of type t (Q2_K..Q6_K, IQ4_XS) into the XK order (pack) and back (unpack) */
+static void infer__kq_repack_block(infer_type t, const uint8_t *b, uint8_t *o, int pack) {
+    uint8_t tmp[256];                                                     /* the largest block: Q6_K's 210 */
+    const size_t bb = infer_type_row_size(t, INFER_QK_K);
+    int c, x;
+    infer__kq_code_bytes(t, &c, &x);
+    memcpy(tmp, b, bb);
+    memset(tmp + c, 0, infer__kq_has_crumbs(t) ? 64 : 128);
+    if (x >= 0) memset(tmp + x, 0, t == INFER_TYPE_Q6_K ? 64 : 32);
     for (int v = 0; v < 4; v++)
         for (int j = 0; j < 64; j++) {
-            const int e = infer__xk_element(v, j), c = (b->qs[64 * (v >> 1) + j] >> 4 * (v & 1)) & 15;
-            t.qs[32 * (e >> 6) + (e & 31)] |= (uint8_t)(c << 4 * ((e >> 5) & 1));   /* where infer__q4k_nibble reads */
+            const int e = infer__xk_element(v, j);
+            if (pack) infer__xk_code_put(t, tmp, v, j, infer__kq_code(t, b, e));
+            else infer__kq_code_put(t, tmp, e, infer__xk_code(t, b, v, j));
         }
-    *o = t;
+    memcpy(o, tmp, bb);
 }
-INFER__MAYBE_UNUSED static void infer__pack_q6_k_block(const infer_block_q6_k *b, infer_block_q6_k *o) {
-    infer_block_q6_k t = *b;
-    memset(t.qh, 0, sizeof t.qh);
-    for (int v = 0; v < 4; v++)
-        for (int j = 0; j < 64; j++) {
-            const int c = infer__q6k_code(b->ql, b->qh, infer__xk_element(v, j));
-            if (!(v & 1)) t.ql[64 * (v >> 1) + j] = (uint8_t)(c & 15);
-            else t.ql[64 * (v >> 1) + j] |= (uint8_t)((c & 15) << 4);
-            t.qh[j] |= (uint8_t)((c >> 4) << 2 * v);
-        }
-    *o = t;
+#define INFER__XK_TWINS(T, BLOCK, TYPE)                                                                   \
+static void infer__dequant_##T##_xk(const void *src, float *dst, int64_t n) {                          \
+    const BLOCK *b = (const BLOCK *)src;                                                               \
+    for (int64_t i = 0; i < n / INFER_QK_K; i++) {                                                     \
+        BLOCK t;                                                                                       \
+        infer__kq_repack_block(TYPE, (const uint8_t *)(b + i), (uint8_t *)&t, 0);                      \
+        infer__dequant_##T(&t, dst + i * INFER_QK_K, INFER_QK_K);                                      \
+    }                                                                                                  \
+}                                                                                                      \
+static float infer__dot_##T##_xk(int64_t n, const void *w, const void *x) {                            \
+    const BLOCK *b = (const BLOCK *)w;                                                                 \
+    const infer_block_q8_k *a = (const infer_block_q8_k *)x;                                           \
+    float sum = 0;                       /* block by block, as the original's dot adds them */       \
+    for (int64_t i = 0; i < n / INFER_QK_K; i++) {                                                     \
+        BLOCK t;                                                                                       \
+        infer__kq_repack_block(TYPE, (const uint8_t *)(b + i), (uint8_t *)&t, 0);                      \
+        sum += infer__dot_##T(INFER_QK_K, &t, a + i);                                                  \
+    }                                                                                                  \
+    return sum;                                                                                        \
 }
-static void infer__unpack_q6_k_block(const infer_block_q6_k *b, infer_block_q6_k *o) {
-    infer_block_q6_k t = *b;
-    memset(t.ql, 0, sizeof t.ql);
-    memset(t.qh, 0, sizeof t.qh);
-    for (int v = 0; v < 4; v++)
-        for (int j = 0; j < 64; j++) {
-            const int e = infer__xk_element(v, j), h = e >> 7, k = (e >> 5) & 3, l = e & 31;
-            const int c = ((b->ql[64 * (v >> 1) + j] >> 4 * (v & 1)) & 15) | ((b->qh[j] >> 2 * v) & 3) << 4;
-            t.ql[64 * h + 32 * (k & 1) + l] |= (uint8_t)((c & 15) << 4 * (k >> 1));   /* where infer__q6k_code reads */
-            t.qh[32 * h + l] |= (uint8_t)((c >> 4) << 2 * k);
-        }
-    *o = t;
-}
-#define INFER__XK_TWINS(T, BLOCK)                                                                         static void infer__dequant_##T##_xk(const void *src, float *dst, int64_t n) {                              const BLOCK *b = (const BLOCK *)src;                                                                   for (int64_t i = 0; i < n / INFER_QK_K; i++) {                                                             BLOCK t;                                                                                               infer__unpack_##T##_block(b + i, &t);                                                                  infer__dequant_##T(&t, dst + i * INFER_QK_K, INFER_QK_K);                                          }                                                                                                  }                                                                                                      static float infer__dot_##T##_xk(int64_t n, const void *w, const void *x) {                                const BLOCK *b = (const BLOCK *)w;                                                                     const infer_block_q8_k *a = (const infer_block_q8_k *)x;                                               float sum = 0;                       /* block by block, as the original's dot adds them */           for (int64_t i = 0; i < n / INFER_QK_K; i++) {                                                             BLOCK t;                                                                                               infer__unpack_##T##_block(b + i, &t);                                                                  sum += infer__dot_##T(INFER_QK_K, &t, a + i);                                                      }                                                                                                      return sum;                                                                                        }
-INFER__XK_TWINS(q4_k, infer_block_q4_k)
-INFER__XK_TWINS(q6_k, infer_block_q6_k)
+INFER__XK_TWINS(q2_k, infer_block_q2_k, INFER_TYPE_Q2_K)
+INFER__XK_TWINS(q3_k, infer_block_q3_k, INFER_TYPE_Q3_K)
+INFER__XK_TWINS(q4_k, infer_block_q4_k, INFER_TYPE_Q4_K)
+INFER__XK_TWINS(q5_k, infer_block_q5_k, INFER_TYPE_Q5_K)
+INFER__XK_TWINS(q6_k, infer_block_q6_k, INFER_TYPE_Q6_K)
+INFER__XK_TWINS(iq4_xs, infer_block_iq4_xs, INFER_TYPE_IQ4_XS)
 
 /* The X4 tiles (>>tiles) read Q4_0 and Q8_0 as groups of 4 blocks (128 elements), byte j of
  * a 64-byte vector being code i = 4 (j / 16) + j % 4 of block (j / 4) % 4; the file keeps each
@@ -3750,7 +3815,11 @@ static float infer__dot_iq1_m(int64_t n, const void *w, const void *x) {
 #define INFER__TYPE_Q6_K_XK ((infer_type)102)
 #define INFER__TYPE_Q4_0_X4 ((infer_type)103)
 #define INFER__TYPE_Q8_0_X4 ((infer_type)104)
-#define INFER__TYPE_END 105
+#define INFER__TYPE_Q2_K_XK ((infer_type)105)
+#define INFER__TYPE_Q3_K_XK ((infer_type)106)
+#define INFER__TYPE_Q5_K_XK ((infer_type)107)
+#define INFER__TYPE_IQ4_XS_XK ((infer_type)108)
+#define INFER__TYPE_END 109
 static const infer__type_traits infer__traits[INFER__TYPE_END] = {
     [INFER_TYPE_F32]     = { "f32",     1,              sizeof(float),               infer__dequant_f32,     infer__quant_f32,    infer__dot_f32,     INFER_TYPE_F32  },
     [INFER_TYPE_I32]     = { "i32",     1,              sizeof(int32_t),             infer__dequant_i32,     NULL,                NULL,               INFER_TYPE_F32  },
@@ -3774,6 +3843,10 @@ static const infer__type_traits infer__traits[INFER__TYPE_END] = {
     [INFER_TYPE_Q6_K]    = { "q6_K",    INFER_QK_K,     sizeof(infer_block_q6_k),    infer__dequant_q6_k,    infer__quant_q6_k,   infer__dot_q6_k,    INFER_TYPE_Q8_K },
     [INFER__TYPE_Q4_K_XK] = { "q4_K_xk", INFER_QK_K,    sizeof(infer_block_q4_k),    infer__dequant_q4_k_xk, NULL,                infer__dot_q4_k_xk, INFER_TYPE_Q8_K },
     [INFER__TYPE_Q6_K_XK] = { "q6_K_xk", INFER_QK_K,    sizeof(infer_block_q6_k),    infer__dequant_q6_k_xk, NULL,                infer__dot_q6_k_xk, INFER_TYPE_Q8_K },
+    [INFER__TYPE_Q2_K_XK] = { "q2_K_xk", INFER_QK_K,    sizeof(infer_block_q2_k),    infer__dequant_q2_k_xk, NULL,                infer__dot_q2_k_xk, INFER_TYPE_Q8_K },
+    [INFER__TYPE_Q3_K_XK] = { "q3_K_xk", INFER_QK_K,    sizeof(infer_block_q3_k),    infer__dequant_q3_k_xk, NULL,                infer__dot_q3_k_xk, INFER_TYPE_Q8_K },
+    [INFER__TYPE_Q5_K_XK] = { "q5_K_xk", INFER_QK_K,    sizeof(infer_block_q5_k),    infer__dequant_q5_k_xk, NULL,                infer__dot_q5_k_xk, INFER_TYPE_Q8_K },
+    [INFER__TYPE_IQ4_XS_XK] = { "iq4_xs_xk", INFER_QK_K, sizeof(infer_block_iq4_xs), infer__dequant_iq4_xs_xk, NULL,              infer__dot_iq4_xs_xk, INFER_TYPE_Q8_K },
     [INFER__TYPE_Q4_0_X4] = { "q4_0_x4", 128,           sizeof(infer_block_q4_0_x4), infer__dequant_q4_0_x4, NULL,                infer__dot_q4_0_x4, INFER_TYPE_Q8_0 },
     [INFER__TYPE_Q8_0_X4] = { "q8_0_x4", 128,           sizeof(infer_block_q8_0_x4), infer__dequant_q8_0_x4, NULL,                infer__dot_q8_0_x4, INFER_TYPE_Q8_0 },
     [INFER_TYPE_IQ4_NL]  = { "iq4_nl",  INFER_QK4_NL,   sizeof(infer_block_iq4_nl),  infer__dequant_iq4_nl,  infer__quant_iq4_nl, infer__dot_iq4_nl,  INFER_TYPE_Q8_0 },
@@ -6063,15 +6136,18 @@ static inline void infer__kq_nibbles_k4(const uint8_t *qs, __m512i e[4]) {
     }
 }
 
+static inline void infer__kq_scales_q2_k(const infer_block_q2_k *b, infer__kq_w *u) {
+    const __m128i s = _mm_loadu_si128((const __m128i *)b->scales), f = _mm_set1_epi8(15);
+    u->dsc = infer__kq_lanes16(_mm_and_si128(s, f), 0, infer__h2f(b->d));
+    u->mn = infer__kq_lanes16(_mm_and_si128(_mm_srli_epi16(s, 4), f), 0, infer__h2f(b->dmin));
+}
 static inline void infer__kq_unpack_q2_k(const uint8_t *p, infer__kq_w *u) {
     const infer_block_q2_k *b = (const infer_block_q2_k *)p;
     __m512i e[4];
     infer__kq_crumbs(b->qs, &e[0], &e[1]);
     infer__kq_crumbs(b->qs + 32, &e[2], &e[3]);
     infer__kq_transpose(e, u->q);
-    const __m128i s = _mm_loadu_si128((const __m128i *)b->scales), f = _mm_set1_epi8(15);
-    u->dsc = infer__kq_lanes16(_mm_and_si128(s, f), 0, infer__h2f(b->d));
-    u->mn = infer__kq_lanes16(_mm_and_si128(_mm_srli_epi16(s, 4), f), 0, infer__h2f(b->dmin));
+    infer__kq_scales_q2_k(b, u);
 }
 static inline void infer__kq_unpack_q3_k(const uint8_t *p, infer__kq_w *u) {
     const infer_block_q3_k *b = (const infer_block_q3_k *)p;
@@ -6097,28 +6173,6 @@ static inline void infer__kq_scales_q4_k(const infer_block_q4_k *b, infer__kq_w 
     const __m512 sm = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(infer__k4_scales128(b))), d2);   /* d sc[0..7], dmin m[0..7] */
     u->dsc = _mm512_permutexvar_ps(_mm512_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7), sm);
     u->mn = _mm512_permutexvar_ps(_mm512_setr_epi32(8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15), sm);
-}
-/* Q4_K_XK and Q6_K_XK (>>quant): the codes are stored in the XK order, so a vector is one
- * AND of the low or the shifted high nibbles (Q6_K: OR its top 2 bits, moved to bits 4..5) */
-static inline void infer__kq_unpack_q4_k_xk(const uint8_t *p, infer__kq_w *u) {
-    const infer_block_q4_k *b = (const infer_block_q4_k *)p;
-    const __m512i A = _mm512_loadu_si512(b->qs), B = _mm512_loadu_si512(b->qs + 64), f = _mm512_set1_epi8(15);
-    u->q[0] = _mm512_and_si512(A, f);
-    u->q[1] = _mm512_and_si512(_mm512_srli_epi16(A, 4), f);
-    u->q[2] = _mm512_and_si512(B, f);
-    u->q[3] = _mm512_and_si512(_mm512_srli_epi16(B, 4), f);
-    infer__kq_scales_q4_k(b, u);
-}
-static inline void infer__kq_unpack_q6_k_xk(const uint8_t *p, infer__kq_w *u) {
-    const infer_block_q6_k *b = (const infer_block_q6_k *)p;
-    const __m512i A = _mm512_loadu_si512(b->ql), B = _mm512_loadu_si512(b->ql + 64), H = _mm512_loadu_si512(b->qh);
-    const __m512i f = _mm512_set1_epi8(15), m30 = _mm512_set1_epi8(0x30);
-    /* ternary logic 0xF8: a | (b & c) */
-    u->q[0] = _mm512_ternarylogic_epi32(_mm512_and_si512(A, f), _mm512_slli_epi16(H, 4), m30, 0xF8);
-    u->q[1] = _mm512_ternarylogic_epi32(_mm512_and_si512(_mm512_srli_epi16(A, 4), f), _mm512_slli_epi16(H, 2), m30, 0xF8);
-    u->q[2] = _mm512_ternarylogic_epi32(_mm512_and_si512(B, f), H, m30, 0xF8);
-    u->q[3] = _mm512_ternarylogic_epi32(_mm512_and_si512(_mm512_srli_epi16(B, 4), f), _mm512_srli_epi16(H, 2), m30, 0xF8);
-    u->dsc = infer__kq_lanes16(_mm_loadu_si128((const __m128i *)b->scales), 1, infer__h2f(b->d));
 }
 /* Q4_K straight into the XK order: byte 4L + i of vector v is the code of element
  * e = 16L + 4v + i, the nibble (L/2) % 2 of code byte 32 (L/4) + 16 (L%2) + 4v + i. One
@@ -6174,19 +6228,23 @@ static inline void infer__kq_unpack_q6_k(const uint8_t *p, infer__kq_w *u) {
     u->dsc = infer__kq_lanes16(_mm_loadu_si128((const __m128i *)b->scales), 1, infer__h2f(b->d));
 }
 /* IQ4_XS: sub-block j's 16 bytes hold elements 32j + l (low nibble) and 32j + 16 + l (high);
- * levels + 128 by one pshufb */
-static inline void infer__kq_unpack_iq4_xs(const uint8_t *p, infer__kq_w *u) {
+ * the indices in XK order, then their levels + 128 by one pshufb */
+static inline __m512i infer__kq_iq4_levels(void) {
     static const uint8_t lut[16] = { 1, 24, 45, 63, 79, 93, 106, 118, 129, 141, 153, 166, 181, 197, 217, 241 };  /* kvalues_iq4nl + 128 */
-    const infer_block_iq4_xs *b = (const infer_block_iq4_xs *)p;
-    const __m512i tbl = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)lut)), f = _mm512_set1_epi8(15);
+    return _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)lut));
+}
+static inline void infer__kq_iq4_xs_idx(const infer_block_iq4_xs *b, __m512i q[4]) {
+    const __m512i f = _mm512_set1_epi8(15);
     __m512i e[4];
     INFER__UNROLL for (int v = 0; v < 4; v++) {
         const __m256i c = _mm256_loadu_si256((const __m256i *)(b->qs + 32 * v));   /* sub-blocks 2v, 2v + 1 */
         const __m512i n = _mm512_and_si512(_mm512_inserti64x4(_mm512_castsi256_si512(c), _mm256_srli_epi16(c, 4), 1), f);
         /* n = [lo(2v) lo(2v+1) | hi(2v) hi(2v+1)] in 128-bit lanes 0 1 | 2 3: element order is 0 2 1 3 */
-        e[v] = _mm512_shuffle_epi8(tbl, _mm512_shuffle_i64x2(n, n, _MM_SHUFFLE(3, 1, 2, 0)));
+        e[v] = _mm512_shuffle_i64x2(n, n, _MM_SHUFFLE(3, 1, 2, 0));
     }
-    infer__kq_transpose(e, u->q);
+    infer__kq_transpose(e, q);
+}
+static inline void infer__kq_scales_iq4_xs(const infer_block_iq4_xs *b, infer__kq_w *u) {
     uint32_t sl;
     memcpy(&sl, b->scales_l, 4);
     const __m256i lo = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32((int)sl), _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28)), _mm256_set1_epi32(15));
@@ -6195,6 +6253,79 @@ static inline void infer__kq_unpack_iq4_xs(const uint8_t *p, infer__kq_w *u) {
     const __m512i s = _mm512_permutexvar_epi32(_mm512_srli_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), 1),
                                                _mm512_castsi256_si512(s32));
     u->dsc = _mm512_mul_ps(_mm512_cvtepi32_ps(s), _mm512_set1_ps(infer__h2f(b->d)));
+}
+static inline void infer__kq_unpack_iq4_xs(const uint8_t *p, infer__kq_w *u) {
+    const infer_block_iq4_xs *b = (const infer_block_iq4_xs *)p;
+    const __m512i tbl = infer__kq_iq4_levels();
+    infer__kq_iq4_xs_idx(b, u->q);
+    INFER__UNROLL for (int v = 0; v < 4; v++) u->q[v] = _mm512_shuffle_epi8(tbl, u->q[v]);
+    infer__kq_scales_iq4_xs(b, u);
+}
+
+/* Q2_K_XK .. IQ4_XS_XK (>>quant): the codes are stored in the XK order, so a vector is one
+ * AND of the low or the shifted high nibbles (or crumbs); Q6_K ORs in its top 2 bits, Q3_K
+ * and Q5_K add their extra bit where the vector's 64-bit mask has it */
+static inline void infer__kq_nibbles_xk(const uint8_t *qs, __m512i q[4]) {
+    const __m512i A = _mm512_loadu_si512(qs), B = _mm512_loadu_si512(qs + 64), f = _mm512_set1_epi8(15);
+    q[0] = _mm512_and_si512(A, f);
+    q[1] = _mm512_and_si512(_mm512_srli_epi16(A, 4), f);
+    q[2] = _mm512_and_si512(B, f);
+    q[3] = _mm512_and_si512(_mm512_srli_epi16(B, 4), f);
+}
+static inline void infer__kq_crumbs_xk(const uint8_t *qs, __m512i q[4]) {
+    const __m512i C = _mm512_loadu_si512(qs), m3 = _mm512_set1_epi8(3);
+    q[0] = _mm512_and_si512(C, m3);
+    q[1] = _mm512_and_si512(_mm512_srli_epi16(C, 2), m3);
+    q[2] = _mm512_and_si512(_mm512_srli_epi16(C, 4), m3);
+    q[3] = _mm512_and_si512(_mm512_srli_epi16(C, 6), m3);
+}
+static inline void infer__kq_bits_xk(const uint8_t *bits, __m512i q[4], int add) {
+    const __m512i a = _mm512_set1_epi8((char)add);
+    INFER__UNROLL for (int v = 0; v < 4; v++) {
+        uint64_t m;
+        memcpy(&m, bits + 8 * v, 8);
+        q[v] = _mm512_mask_add_epi8(q[v], _cvtu64_mask64(m), q[v], a);
+    }
+}
+static inline void infer__kq_unpack_q2_k_xk(const uint8_t *p, infer__kq_w *u) {
+    const infer_block_q2_k *b = (const infer_block_q2_k *)p;
+    infer__kq_crumbs_xk(b->qs, u->q);
+    infer__kq_scales_q2_k(b, u);
+}
+static inline void infer__kq_unpack_q3_k_xk(const uint8_t *p, infer__kq_w *u) {
+    const infer_block_q3_k *b = (const infer_block_q3_k *)p;
+    infer__kq_crumbs_xk(b->qs, u->q);
+    infer__kq_bits_xk(b->hmask, u->q, 4);
+    u->dsc = infer__kq_lanes16(infer__q3k_scales128(b), 1, infer__h2f(b->d));
+}
+static inline void infer__kq_unpack_q4_k_xk(const uint8_t *p, infer__kq_w *u) {
+    infer__kq_nibbles_xk(((const infer_block_q4_k *)p)->qs, u->q);
+    infer__kq_scales_q4_k((const infer_block_q4_k *)p, u);
+}
+static inline void infer__kq_unpack_q5_k_xk(const uint8_t *p, infer__kq_w *u) {
+    const infer_block_q5_k *b = (const infer_block_q5_k *)p;
+    INFER__STATIC_ASSERT(offsetof(infer_block_q5_k, qh) == offsetof(infer_block_q4_k, qs), "q5_K: d, dmin, scales as in q4_K");
+    infer__kq_nibbles_xk(b->qs, u->q);
+    infer__kq_bits_xk(b->qh, u->q, 16);
+    infer__kq_scales_q4_k((const infer_block_q4_k *)p, u);
+}
+static inline void infer__kq_unpack_q6_k_xk(const uint8_t *p, infer__kq_w *u) {
+    const infer_block_q6_k *b = (const infer_block_q6_k *)p;
+    const __m512i H = _mm512_loadu_si512(b->qh), m30 = _mm512_set1_epi8(0x30);
+    infer__kq_nibbles_xk(b->ql, u->q);
+    /* ternary logic 0xF8: a | (b & c) */
+    u->q[0] = _mm512_ternarylogic_epi32(u->q[0], _mm512_slli_epi16(H, 4), m30, 0xF8);
+    u->q[1] = _mm512_ternarylogic_epi32(u->q[1], _mm512_slli_epi16(H, 2), m30, 0xF8);
+    u->q[2] = _mm512_ternarylogic_epi32(u->q[2], H, m30, 0xF8);
+    u->q[3] = _mm512_ternarylogic_epi32(u->q[3], _mm512_srli_epi16(H, 2), m30, 0xF8);
+    u->dsc = infer__kq_lanes16(_mm_loadu_si128((const __m128i *)b->scales), 1, infer__h2f(b->d));
+}
+static inline void infer__kq_unpack_iq4_xs_xk(const uint8_t *p, infer__kq_w *u) {
+    const infer_block_iq4_xs *b = (const infer_block_iq4_xs *)p;
+    infer__kq_nibbles_xk(b->qs, u->q);
+    const __m512i tbl = infer__kq_iq4_levels();
+    INFER__UNROLL for (int v = 0; v < 4; v++) u->q[v] = _mm512_shuffle_epi8(tbl, u->q[v]);
+    infer__kq_scales_iq4_xs(b, u);
 }
 
 /* per token and block, once for all rows of a tile: s0 (the offset terms) and dy, or the
@@ -6311,8 +6442,12 @@ static void infer__kqtile_##T##_##NR##_##NC(int64_t K, const uint8_t *w, size_t 
 INFER__KQTILES(q2_k, infer__kq_unpack_q2_k, infer__kq_prep_min, infer__kq_step_min, 84, INFER__MV_ROWS)
 INFER__KQTILES(q3_k, infer__kq_unpack_q3_k, infer__kq_prep_off4, infer__kq_step_off, 110, INFER__MV_ROWS)
 INFER__KQTILES(q4_k, infer__kq_unpack_q4_k, infer__kq_prep_min, infer__kq_step_min, 144, 4)
+INFER__KQTILES(q2_k_xk, infer__kq_unpack_q2_k_xk, infer__kq_prep_min, infer__kq_step_min, 84, INFER__MV_ROWS)
+INFER__KQTILES(q3_k_xk, infer__kq_unpack_q3_k_xk, infer__kq_prep_off4, infer__kq_step_off, 110, INFER__MV_ROWS)
 INFER__KQTILES(q4_k_xk, infer__kq_unpack_q4_k_xk, infer__kq_prep_min, infer__kq_step_min, 144, 4)
+INFER__KQTILES(q5_k_xk, infer__kq_unpack_q5_k_xk, infer__kq_prep_min, infer__kq_step_min, 176, INFER__MV_ROWS)
 INFER__KQTILES(q6_k_xk, infer__kq_unpack_q6_k_xk, infer__kq_prep_off32, infer__kq_step_off, 210, INFER__MV_ROWS)
+INFER__KQTILES(iq4_xs_xk, infer__kq_unpack_iq4_xs_xk, infer__kq_prep_off128, infer__kq_step_off, 136, INFER__MV_ROWS)
 INFER__KQTILES(q5_k, infer__kq_unpack_q5_k, infer__kq_prep_min, infer__kq_step_min, 176, INFER__MV_ROWS)
 INFER__KQTILES(q6_k, infer__kq_unpack_q6_k, infer__kq_prep_off32, infer__kq_step_off, 210, INFER__MV_ROWS)
 INFER__KQTILES(iq4_xs, infer__kq_unpack_iq4_xs, infer__kq_prep_off128, infer__kq_step_off, 136, INFER__MV_ROWS)
@@ -6354,7 +6489,9 @@ static infer__tile infer__tile_for(infer_type t) {
             { INFER_TYPE_Q2_K, infer__kqtile_q2_k, infer__kqmv_q2_k }, { INFER_TYPE_Q3_K, infer__kqtile_q3_k, infer__kqmv_q3_k },
             { INFER_TYPE_Q4_K, infer__kqtile_q4_k, infer__kqmv_q4_k }, { INFER_TYPE_Q5_K, infer__kqtile_q5_k, infer__kqmv_q5_k },
             { INFER_TYPE_Q6_K, infer__kqtile_q6_k, infer__kqmv_q6_k }, { INFER_TYPE_IQ4_XS, infer__kqtile_iq4_xs, infer__kqmv_iq4_xs },
-            { INFER__TYPE_Q4_K_XK, infer__kqtile_q4_k_xk, infer__kqmv_q4_k_xk }, { INFER__TYPE_Q6_K_XK, infer__kqtile_q6_k_xk, infer__kqmv_q6_k_xk },
+            { INFER__TYPE_Q2_K_XK, infer__kqtile_q2_k_xk, infer__kqmv_q2_k_xk }, { INFER__TYPE_Q3_K_XK, infer__kqtile_q3_k_xk, infer__kqmv_q3_k_xk },
+            { INFER__TYPE_Q4_K_XK, infer__kqtile_q4_k_xk, infer__kqmv_q4_k_xk }, { INFER__TYPE_Q5_K_XK, infer__kqtile_q5_k_xk, infer__kqmv_q5_k_xk },
+            { INFER__TYPE_Q6_K_XK, infer__kqtile_q6_k_xk, infer__kqmv_q6_k_xk }, { INFER__TYPE_IQ4_XS_XK, infer__kqtile_iq4_xs_xk, infer__kqmv_iq4_xs_xk },
             { INFER_TYPE_TQ2_0, infer__kqtile_tq2_0, infer__kqmv_tq2_0 } };
         for (size_t i = 0; i < sizeof kq / sizeof kq[0]; i++)
             if (t == kq[i].t) {
@@ -16194,29 +16331,46 @@ static infer_status infer__upload_weights(infer_model *m, infer_error *err) {
 typedef void (*infer__pack_fn)(const uint8_t *src, uint8_t *dst);   /* one block of the copy's type */
 #if defined(INFER__TILE_XK)
 #define INFER__REPACK 1
-/* one block into the XK order by the tiles' own unpacking (its codes in XK order), then
- * the codes packed two per byte: the same bytes as infer__pack_q4_k_block / _q6_k_block */
-static void infer__pack_q4_k_fast(const uint8_t *p, uint8_t *o) {
-    infer__kq_w u;
-    infer__kq_unpack_q4_k(p, &u);
-    memcpy(o, p, offsetof(infer_block_q4_k, qs));                      /* d, dmin, scales */
-    _mm512_storeu_si512(o + offsetof(infer_block_q4_k, qs), _mm512_or_si512(u.q[0], _mm512_slli_epi16(u.q[1], 4)));
-    _mm512_storeu_si512(o + offsetof(infer_block_q4_k, qs) + 64, _mm512_or_si512(u.q[2], _mm512_slli_epi16(u.q[3], 4)));
-}
-static void infer__pack_q6_k_fast(const uint8_t *p, uint8_t *o) {
-    infer__kq_w u;
-    infer__kq_unpack_q6_k(p, &u);
+/* one block into the XK order: the file layout's codes in XK order (the tiles' own
+ * unpacking), stored as the copy keeps them; the same bytes as infer__kq_repack_block */
+static void infer__pack_xk_codes(infer_type t, const __m512i q[4], uint8_t *o) {
+    int c, x;
+    infer__kq_code_bytes(t, &c, &x);
     const __m512i f = _mm512_set1_epi8(15), m3 = _mm512_set1_epi8(3);
-    __m512i hi[4];
-    INFER__UNROLL for (int v = 0; v < 4; v++) hi[v] = _mm512_and_si512(_mm512_srli_epi16(u.q[v], 4), m3);
-    const __m512i ql0 = _mm512_or_si512(_mm512_and_si512(u.q[0], f), _mm512_slli_epi16(_mm512_and_si512(u.q[1], f), 4));
-    const __m512i ql1 = _mm512_or_si512(_mm512_and_si512(u.q[2], f), _mm512_slli_epi16(_mm512_and_si512(u.q[3], f), 4));
-    const __m512i qh = _mm512_or_si512(_mm512_or_si512(hi[0], _mm512_slli_epi16(hi[1], 2)), _mm512_or_si512(_mm512_slli_epi16(hi[2], 4), _mm512_slli_epi16(hi[3], 6)));
-    memcpy(o + offsetof(infer_block_q6_k, scales), p + offsetof(infer_block_q6_k, scales), sizeof(infer_block_q6_k) - offsetof(infer_block_q6_k, scales));
-    _mm512_storeu_si512(o + offsetof(infer_block_q6_k, ql), ql0);
-    _mm512_storeu_si512(o + offsetof(infer_block_q6_k, ql) + 64, ql1);
-    _mm512_storeu_si512(o + offsetof(infer_block_q6_k, qh), qh);
+    if (infer__kq_has_crumbs(t)) {
+        const __m512i a = _mm512_or_si512(_mm512_and_si512(q[0], m3), _mm512_slli_epi16(_mm512_and_si512(q[1], m3), 2));
+        const __m512i b = _mm512_or_si512(_mm512_slli_epi16(_mm512_and_si512(q[2], m3), 4), _mm512_slli_epi16(_mm512_and_si512(q[3], m3), 6));
+        _mm512_storeu_si512(o + c, _mm512_or_si512(a, b));
+    } else {
+        _mm512_storeu_si512(o + c, _mm512_or_si512(_mm512_and_si512(q[0], f), _mm512_slli_epi16(_mm512_and_si512(q[1], f), 4)));
+        _mm512_storeu_si512(o + c + 64, _mm512_or_si512(_mm512_and_si512(q[2], f), _mm512_slli_epi16(_mm512_and_si512(q[3], f), 4)));
+    }
+    if (t == INFER_TYPE_Q6_K) {
+        __m512i hi[4];
+        INFER__UNROLL for (int v = 0; v < 4; v++) hi[v] = _mm512_and_si512(_mm512_srli_epi16(q[v], 4), m3);
+        _mm512_storeu_si512(o + x, _mm512_or_si512(_mm512_or_si512(hi[0], _mm512_slli_epi16(hi[1], 2)),
+                                                   _mm512_or_si512(_mm512_slli_epi16(hi[2], 4), _mm512_slli_epi16(hi[3], 6))));
+    } else if (x >= 0) {
+        const __m512i bit = _mm512_set1_epi8(t == INFER_TYPE_Q3_K ? 4 : 16);
+        INFER__UNROLL for (int v = 0; v < 4; v++) {
+            const uint64_t m = _cvtmask64_u64(_mm512_test_epi8_mask(q[v], bit));
+            memcpy(o + x + 8 * v, &m, 8);
+        }
+    }
 }
+#define INFER__PACK_XK(T, TYPE, CODES)                                                                    \
+static void infer__pack_##T##_fast(const uint8_t *p, uint8_t *o) {                                     \
+    infer__kq_w u;                                                                                     \
+    CODES;                                                                                             \
+    memcpy(o, p, sizeof(infer_block_##T));    /* scales, d, dmin; the codes are written over next */ \
+    infer__pack_xk_codes(TYPE, u.q, o);                                                                \
+}
+INFER__PACK_XK(q2_k, INFER_TYPE_Q2_K, infer__kq_unpack_q2_k(p, &u))
+INFER__PACK_XK(q3_k, INFER_TYPE_Q3_K, infer__kq_unpack_q3_k(p, &u))
+INFER__PACK_XK(q4_k, INFER_TYPE_Q4_K, infer__kq_unpack_q4_k(p, &u))
+INFER__PACK_XK(q5_k, INFER_TYPE_Q5_K, infer__kq_unpack_q5_k(p, &u))
+INFER__PACK_XK(q6_k, INFER_TYPE_Q6_K, infer__kq_unpack_q6_k(p, &u))
+INFER__PACK_XK(iq4_xs, INFER_TYPE_IQ4_XS, infer__kq_iq4_xs_idx((const infer_block_iq4_xs *)p, u.q))
 #endif
 #if defined(INFER__TILE_X4)
 /* a group of 4 blocks through the X4 tiles' unpacking (codes in lane order), stored after
@@ -16241,7 +16395,9 @@ static void infer__pack_q8_0_fast(const uint8_t *p, uint8_t *o) {
 typedef struct { infer_type from, to; infer__pack_fn pack; } infer__repack_rule;
 static const infer__repack_rule infer__repack_rules[] = {
 #if defined(INFER__TILE_XK)
-    { INFER_TYPE_Q4_K, INFER__TYPE_Q4_K_XK, infer__pack_q4_k_fast }, { INFER_TYPE_Q6_K, INFER__TYPE_Q6_K_XK, infer__pack_q6_k_fast },
+    { INFER_TYPE_Q2_K, INFER__TYPE_Q2_K_XK, infer__pack_q2_k_fast }, { INFER_TYPE_Q3_K, INFER__TYPE_Q3_K_XK, infer__pack_q3_k_fast },
+    { INFER_TYPE_Q4_K, INFER__TYPE_Q4_K_XK, infer__pack_q4_k_fast }, { INFER_TYPE_Q5_K, INFER__TYPE_Q5_K_XK, infer__pack_q5_k_fast },
+    { INFER_TYPE_Q6_K, INFER__TYPE_Q6_K_XK, infer__pack_q6_k_fast }, { INFER_TYPE_IQ4_XS, INFER__TYPE_IQ4_XS_XK, infer__pack_iq4_xs_fast },
 #endif
 #if defined(INFER__TILE_X4)
     { INFER_TYPE_Q4_0, INFER__TYPE_Q4_0_X4, infer__pack_q4_0_fast }, { INFER_TYPE_Q8_0, INFER__TYPE_Q8_0_X4, infer__pack_q8_0_fast },

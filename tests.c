@@ -1598,19 +1598,22 @@ static void test_cpu_rope_decode(void) {
 }
 
 /* ---- the CPU's repacked copies of Q4_K, Q6_K, Q4_0, Q8_0 (>>quant "repacked", >>load "repack") ---- */
-static void rp_pack_q4_k(const uint8_t *s, uint8_t *d) { infer__pack_q4_k_block((const infer_block_q4_k *)s, (infer_block_q4_k *)d); }
-static void rp_unpack_q4_k(const uint8_t *s, uint8_t *d) { infer__unpack_q4_k_block((const infer_block_q4_k *)s, (infer_block_q4_k *)d); }
-static void rp_pack_q6_k(const uint8_t *s, uint8_t *d) { infer__pack_q6_k_block((const infer_block_q6_k *)s, (infer_block_q6_k *)d); }
-static void rp_unpack_q6_k(const uint8_t *s, uint8_t *d) { infer__unpack_q6_k_block((const infer_block_q6_k *)s, (infer_block_q6_k *)d); }
+#define RP_KQ(T, TYPE) \
+    static void rp_pack_##T(const uint8_t *s, uint8_t *d) { infer__kq_repack_block(TYPE, s, d, 1); } \
+    static void rp_unpack_##T(const uint8_t *s, uint8_t *d) { infer__kq_repack_block(TYPE, s, d, 0); }
+RP_KQ(q2_k, INFER_TYPE_Q2_K) RP_KQ(q3_k, INFER_TYPE_Q3_K) RP_KQ(q4_k, INFER_TYPE_Q4_K)
+RP_KQ(q5_k, INFER_TYPE_Q5_K) RP_KQ(q6_k, INFER_TYPE_Q6_K) RP_KQ(iq4_xs, INFER_TYPE_IQ4_XS)
 static void rp_pack_q4_0(const uint8_t *s, uint8_t *d) { infer__pack_q4_0_group((const infer_block_q4_0 *)s, (infer_block_q4_0_x4 *)d); }
 static void rp_unpack_q4_0(const uint8_t *s, uint8_t *d) { infer__unpack_q4_0_group((const infer_block_q4_0_x4 *)s, (infer_block_q4_0 *)d); }
 static void rp_pack_q8_0(const uint8_t *s, uint8_t *d) { infer__pack_q8_0_group((const infer_block_q8_0 *)s, (infer_block_q8_0_x4 *)d); }
 static void rp_unpack_q8_0(const uint8_t *s, uint8_t *d) { infer__unpack_q8_0_group((const infer_block_q8_0_x4 *)s, (infer_block_q8_0 *)d); }
 typedef struct { infer_type base, copy; void (*pack)(const uint8_t *, uint8_t *), (*unpack)(const uint8_t *, uint8_t *); } rp_case;
-static const rp_case rp_cases[4] = { { INFER_TYPE_Q4_K, INFER__TYPE_Q4_K_XK, rp_pack_q4_k, rp_unpack_q4_k },
-                                     { INFER_TYPE_Q6_K, INFER__TYPE_Q6_K_XK, rp_pack_q6_k, rp_unpack_q6_k },
-                                     { INFER_TYPE_Q4_0, INFER__TYPE_Q4_0_X4, rp_pack_q4_0, rp_unpack_q4_0 },
-                                     { INFER_TYPE_Q8_0, INFER__TYPE_Q8_0_X4, rp_pack_q8_0, rp_unpack_q8_0 } };
+enum { RP_CASES = 8 };
+static const rp_case rp_cases[RP_CASES] = {
+    { INFER_TYPE_Q2_K, INFER__TYPE_Q2_K_XK, rp_pack_q2_k, rp_unpack_q2_k }, { INFER_TYPE_Q3_K, INFER__TYPE_Q3_K_XK, rp_pack_q3_k, rp_unpack_q3_k },
+    { INFER_TYPE_Q4_K, INFER__TYPE_Q4_K_XK, rp_pack_q4_k, rp_unpack_q4_k }, { INFER_TYPE_Q5_K, INFER__TYPE_Q5_K_XK, rp_pack_q5_k, rp_unpack_q5_k },
+    { INFER_TYPE_Q6_K, INFER__TYPE_Q6_K_XK, rp_pack_q6_k, rp_unpack_q6_k }, { INFER_TYPE_IQ4_XS, INFER__TYPE_IQ4_XS_XK, rp_pack_iq4_xs, rp_unpack_iq4_xs },
+    { INFER_TYPE_Q4_0, INFER__TYPE_Q4_0_X4, rp_pack_q4_0, rp_unpack_q4_0 }, { INFER_TYPE_Q8_0, INFER__TYPE_Q8_0_X4, rp_pack_q8_0, rp_unpack_q8_0 } };
 /* n elements of type t as random bytes -- every code pattern -- with sane scales */
 static void rp_random(infer__rng *r, infer_type t, uint8_t *dst, int64_t n) {
     const int blk = infer_type_block(t);
@@ -1620,8 +1623,10 @@ static void rp_random(infer__rng *r, infer_type t, uint8_t *dst, int64_t n) {
         uint8_t *p = dst + (size_t)b * bb;
         const infer_half d = infer__fp32_to_fp16(0.01f + 0.001f * (float)(b % 13)), dm = infer__fp32_to_fp16(0.003f);
         if (t == INFER_TYPE_Q6_K) memcpy(p + offsetof(infer_block_q6_k, d), &d, 2);
+        else if (t == INFER_TYPE_Q3_K) memcpy(p + offsetof(infer_block_q3_k, d), &d, 2);
+        else if (t == INFER_TYPE_Q2_K) { memcpy(p + offsetof(infer_block_q2_k, d), &d, 2); memcpy(p + offsetof(infer_block_q2_k, dmin), &dm, 2); }
         else memcpy(p, &d, 2);                                           /* d first */
-        if (t == INFER_TYPE_Q4_K) memcpy(p + 2, &dm, 2);
+        if (t == INFER_TYPE_Q4_K || t == INFER_TYPE_Q5_K) memcpy(p + 2, &dm, 2);
     }
 }
 /* the layouts round-trip, put each code where the layout says, and the copies' scalar
@@ -1633,7 +1638,7 @@ static void test_quant_repack(void) {
     static uint8_t w[N * 2], p[N * 2], u[N * 2], f[N * 2], q8[N * 2];
     static float x[N], a[N], b[N];
     for (int i = 0; i < N; i++) x[i] = sinf(0.37f * (float)i) * (1.0f + (float)(i % 7));
-    for (int ci = 0; ci < 4; ci++) {
+    for (int ci = 0; ci < RP_CASES; ci++) {
         const rp_case *c = &rp_cases[ci];
         const int unit = infer_type_block(c->copy);                      /* elements per block of the copy */
         const size_t ub = infer_type_row_size(c->copy, unit), bytes = infer_type_row_size(c->base, N);
@@ -1643,31 +1648,31 @@ static void test_quant_repack(void) {
         for (int k = 0; k < N / unit; k++) { c->pack(w + k * ub, p + k * ub); c->unpack(p + k * ub, u + k * ub); }
         CHECK_MSG(memcmp(p, w, bytes) != 0, "%s: packing changed nothing", name);
         CHECK_MSG(memcmp(u, w, bytes) == 0, "%s: unpack(pack(block)) is not the block", name);
-        /* where the codes went, by the layouts' own words */
+        /* where the codes went: byte j of XK vector v holds element 16 (j/4) + 4v + j%4 (K
+         * types); byte j of an X4 vector holds code 4 (j/16) + j%4 of block (j/4) % 4 */
         int bad = 0;
-        for (int v = 0; v < 4; v++)
-            for (int j = 0; j < 64; j++) {
-                int want, got;
-                if (c->base == INFER_TYPE_Q4_K || c->base == INFER_TYPE_Q6_K) {   /* byte j of XK vector v: element 16 (j/4) + 4v + j%4 */
-                    const int e = 16 * (j / 4) + 4 * v + j % 4;
-                    const infer_block_q6_k *o6 = (const infer_block_q6_k *)w, *p6 = (const infer_block_q6_k *)p;
-                    want = c->base == INFER_TYPE_Q4_K ? infer__q4k_nibble(((const infer_block_q4_k *)w)->qs, e) : infer__q6k_code(o6->ql, o6->qh, e);
-                    got = c->base == INFER_TYPE_Q4_K ? (((const infer_block_q4_k *)p)->qs[64 * (v / 2) + j] >> 4 * (v % 2)) & 15
-                                                     : ((p6->ql[64 * (v / 2) + j] >> 4 * (v % 2)) & 15) | ((p6->qh[j] >> 2 * v) & 3) << 4;
-                } else {                                                         /* byte j: code i = 4 (j/16) + j%4 of block (j/4)%4 */
-                    const int blk = (j / 4) % 4, i = 4 * (j / 16) + j % 4;
-                    if (c->base == INFER_TYPE_Q4_0) {
-                        const infer_block_q4_0 *o = (const infer_block_q4_0 *)w + blk;
-                        want = v < 2 ? o->qs[i] : infer__fp16_to_fp32(o->d) == infer__fp16_to_fp32(((const infer_block_q4_0_x4 *)p)->d[blk]);
-                        got = v < 2 ? ((const infer_block_q4_0_x4 *)p)->qs[j] : 1;
+        for (int k = 0; k < N / unit; k++)
+            for (int v = 0; v < 4; v++)
+                for (int j = 0; j < 64; j++) {
+                    int want, got;
+                    if (unit == 256) {
+                        want = infer__kq_code(c->base, w + k * ub, 16 * (j / 4) + 4 * v + j % 4);
+                        got = infer__xk_code(c->base, p + k * ub, v, j);
                     } else {
-                        const infer_block_q8_0 *o = (const infer_block_q8_0 *)w + blk;
-                        want = (uint8_t)(o->qs[i + 16 * (v & 1)] + 128);
-                        got = ((const infer_block_q8_0_x4 *)p)->qs[64 * (v & 1) + j];
+                        const int blk = (j / 4) % 4, i = 4 * (j / 16) + j % 4;
+                        if (c->base == INFER_TYPE_Q4_0) {      /* v = 0, 1: the byte holding codes i, i + 16; v = 2, 3: the scales */
+                            const infer_block_q4_0 *o = (const infer_block_q4_0 *)(w + k * ub) + blk;
+                            const infer_block_q4_0_x4 *g = (const infer_block_q4_0_x4 *)(p + k * ub);
+                            want = v < 2 ? o->qs[i] : o->d;
+                            got = v < 2 ? g->qs[j] : g->d[blk];
+                        } else {
+                            const infer_block_q8_0 *o = (const infer_block_q8_0 *)(w + k * ub) + blk;
+                            want = (uint8_t)(o->qs[i + 16 * (v & 1)] + 128);
+                            got = ((const infer_block_q8_0_x4 *)(p + k * ub))->qs[64 * (v & 1) + j];
+                        }
                     }
+                    bad += want != got;
                 }
-                bad += want != got;
-            }
         CHECK_MSG(bad == 0, "%s: %d codes not where the layout says", name, bad);
 #if defined(INFER__REPACK)
         const infer_tensor ht = { "t", c->base, 2, { N, 1, 1, 1 }, w, bytes, 1.0f };
@@ -1702,7 +1707,7 @@ static void test_tiles_repacked(void) {
     uint8_t *w = malloc(R * KMAX * 2), *p = malloc(R * KMAX * 2), *xq = malloc(4 * infer__xk_row_bytes(KMAX) + 4 * infer__x4_row_bytes(KMAX));
     float *x = malloc(sizeof(float) * 4 * KMAX), o1[4 * R], o2[4 * R];
     const int64_t Ks[] = { 256, 512, 2048, 2304 };
-    for (int ci = 0; ci < 4; ci++) {
+    for (int ci = 0; ci < RP_CASES; ci++) {
         const rp_case *c = &rp_cases[ci];
         const infer__tile t0 = infer__tile_for(c->base), t1 = infer__tile_for(c->copy);
         if (!t0.fn) continue;                                            /* Q4_0, Q8_0 without VBMI */
