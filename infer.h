@@ -28,7 +28,7 @@
  *   >>util              499  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1832  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
- *   >>traits             68  the type traits table: one row per weight type
+ *   >>traits             69  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
  *   >>tiles            1109  matrix-matrix tiles for prompts, and the decode row kernels
@@ -44,7 +44,7 @@
  *   >>tokenizer        1056  SentencePiece BPE, byte-level BPE, WordPiece
  *   >>jinja            3243  chat templates: a Jinja interpreter that renders as transformers does
  *   >>arch               72  model families as descriptors
- *   >>load             1083  from GGUF tensors to model weights, with shape checks; the vocabulary
+ *   >>load             1085  from GGUF tensors to model weights, with shape checks; the vocabulary
  *   >>kv                215  the paged KV cache, the prefix cache, the recurrent state
  *   >>session           514  a session: backend, activations, caches, sequences
  *   >>forward           325  the transformer, once for every family: one step through every layer
@@ -3809,7 +3809,8 @@ static float infer__dot_iq1_m(int64_t n, const void *w, const void *x) {
  * weights to dequantize or dot), and dot_type, the activation format the dot expects:
  * 32-blocks -> Q8_0 (Q8_1 with an offset m), 256-blocks -> Q8_K, 64/128-blocks -> 2 or 4
  * Q8_0 blocks, float types -> plain f32. I2_S is not here: its one scale per tensor makes
- * it no block type (>>ternary dots it).
+ * it no block type (>>ternary dots it). Rows 101-108 are the CPU's repacked copies (>>quant,
+ * "repacked"): no quantizer, only the loader makes them, and no file id reaches them.
  * ---------------------------------------------------------------------------------------- */
 #define INFER__TYPE_Q4_K_XK ((infer_type)101)
 #define INFER__TYPE_Q6_K_XK ((infer_type)102)
@@ -16315,19 +16316,21 @@ static infer_status infer__upload_weights(infer_model *m, infer_error *err) {
 }
 
 /* ---- repack: the CPU's copy of the weights in the order its tiles read ----
- * What the AVX-512 tiles read fastest (>>quant, "Q4_K, Q6_K, Q4_0 and Q8_0 repacked"): at
- * load, every Q4_K, Q6_K, Q4_0 and Q8_0 tensor the forward pass reads is copied once into
- * Q4_K_XK, Q6_K_XK, Q4_0_X4 or Q8_0_X4, in anonymous memory marked for 2 MiB pages, and CPU
- * sessions read the copies; device backends upload the file's layout, and --precise reads
- * it too. The copy costs a pass over those tensors at load (llama-1b Q4_K_M, 800 MB, on the
- * 2-core VM: 0.15 s, and up to 1.1 s when the hypervisor must first back fresh 2 MiB pages)
- * and spares every decode step and prompt tile the byte permutes that gather the codes:
- * llama-1b decode on 2 threads, interleaved: Q4_K_M 30.2 -> 33.5 tok/s (prompts 160 -> 190),
- * Q6_K 24.4 -> 26.2. The file's pages under a copied tensor are released from this process
- * as the copy is made (madvise MADV_DONTNEED: they stay in the page cache, and a later read
- * of the original -- an upload to a GPU -- maps them again), so the process holds each
- * weight once: resident memory stays near the file's size. Builds without the tiles do not
- * repack; infer_model_params.no_repack keeps the file's layout. */
+ * What the AVX-512 tiles read fastest (>>quant, "repacked"): at load, every Q2_K..Q6_K,
+ * IQ4_XS, Q4_0 and Q8_0 tensor the forward pass reads is copied once into its XK or X4
+ * twin, in anonymous memory marked for 2 MiB pages, and CPU sessions read the copies; device
+ * backends upload the file's layout, and --precise reads it too. The copy costs a pass over
+ * those tensors at load (llama-1b Q4_K_M, 800 MB, on the 2-core VM: 0.15 s, and up to 1.1 s
+ * when the hypervisor must first back fresh 2 MiB pages) and spares every decode step and
+ * prompt tile the byte permutes that gather the codes. llama-1b on 2 threads, interleaved,
+ * with and without (--no-repack): decode Q4_K_M 30.2 -> 33.5 tok/s, Q6_K 24.4 -> 26.2, Q4_0
+ * 33.0 -> 36.5; prompts Q4_K_M 160 -> 190, Q4_0 171 -> 203. Part of that, on this VM, is the
+ * copy's memory itself: the same read loop streams a file's cached pages at 27-29 GB/s and
+ * an anonymous copy of them at 32-33. The file's pages under a copied tensor are released
+ * from this process as the copy is made (madvise MADV_DONTNEED: they stay in the page cache,
+ * and a later read of the original -- an upload to a GPU -- maps them again), so the process
+ * holds each weight once: resident memory stays near the file's size. Builds without the
+ * tiles do not repack; infer_model_params.no_repack keeps the file's layout. */
 typedef void (*infer__pack_fn)(const uint8_t *src, uint8_t *dst);   /* one block of the copy's type */
 #if defined(INFER__TILE_XK)
 #define INFER__REPACK 1
