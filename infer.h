@@ -26,12 +26,12 @@
  *   >>api-kernels       185  the kernel table every backend fills
  *   >>api               312  model, session, tokenizer, sampler, generation
  *   >>util              499  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
- *   >>quant            1832  every weight type: byte layouts, dequantize, quantize, dot (scalar)
+ *   >>quant            1851  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
- *   >>traits             69  the type traits table: one row per weight type
+ *   >>traits             71  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1109  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1127  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1634  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
@@ -44,9 +44,9 @@
  *   >>tokenizer        1056  SentencePiece BPE, byte-level BPE, WordPiece
  *   >>jinja            3243  chat templates: a Jinja interpreter that renders as transformers does
  *   >>arch               72  model families as descriptors
- *   >>load             1085  from GGUF tensors to model weights, with shape checks; the vocabulary
+ *   >>load             1093  from GGUF tensors to model weights, with shape checks; the vocabulary
  *   >>kv                215  the paged KV cache, the prefix cache, the recurrent state
- *   >>session           514  a session: backend, activations, caches, sequences
+ *   >>session           515  a session: backend, activations, caches, sequences
  *   >>forward           325  the transformer, once for every family: one step through every layer
  *   >>deepseek4         204  DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
  *   >>eval              167  the evaluation API: batches of sequences, logits out
@@ -149,7 +149,7 @@ typedef enum infer_type {
     INFER_TYPE_COUNT = 43,
     /* I2_S is not a ggml type; it gets a private id outside the file range. */
     INFER_TYPE_I2_S = 100
-    /* 101-108: the CPU's repacked copies of Q2_K..Q6_K, IQ4_XS, Q4_0, Q8_0 (>>quant), private to the implementation */
+    /* 101-109: the CPU's repacked copies of Q2_K..Q6_K, IQ4_XS, Q4_0, Q8_0, MXFP4 (>>quant), private to the implementation */
 } infer_type;
 
 typedef uint16_t infer_half;   /* IEEE binary16 bits */
@@ -550,7 +550,7 @@ typedef struct infer_kernels {
     infer_status (*download)(void *ctx, void *dst, const void *src, size_t bytes);
     infer_status (*sync)(void *ctx);
     /* a weight type it has kernels for; a host-memory backend that answers yes for this
-     * engine's ids 101-104 gets the CPU's repacked copies (>>load, "repack") */
+     * engine's ids 101-109 gets the CPU's repacked copies (>>load, "repack") */
     int (*supports_type)(infer_type t);
     /* ops */
     void (*embed)(void *ctx, float *out, const infer_tensor *table, const int32_t *tokens, int rows);
@@ -3145,7 +3145,7 @@ static float infer__dot_iq4_xs(int64_t n, const void *w, const void *x) {
  *   Q6_K qh  (64 bytes)  byte j, bits 2v..2v+1: the code's top 2 bits
  *
  * so a vector comes out of a load with shifts and ANDs (and a masked add for the bits).
- * Ids 101 on (these, and Q4_0_X4 and Q8_0_X4 below) are this engine's, never a file's. A copy
+ * Ids 101 on (these, and Q4_0_X4, Q8_0_X4 and MXFP4_X4 below) are this engine's, never a file's. A copy
  * is dequantized and dotted by unpacking each block back to the file's layout, so its scalar
  * results are the original type's, bit for bit. */
 static inline int infer__xk_element(int v, int j) { return 16 * (j >> 2) + 4 * v + (j & 3); }   /* vector v, byte j */
@@ -3333,7 +3333,26 @@ static float infer__dot_##T##_x4(int64_t n, const void *w, const void *x) {     
     }                                                                                                  \
     return sum;                                                                                        \
 }
+/* MXFP4_X4, 68 bytes (128 elements): e[4], the 4 blocks' exponent bytes, then qs[64] placed
+ * as Q4_0_X4's (MXFP4 keeps its E2M1 codes in nibbles as Q4_0 keeps its) */
+typedef struct { uint8_t e[4]; uint8_t qs[64]; } infer_block_mxfp4_x4;
+INFER__STATIC_ASSERT(sizeof(infer_block_mxfp4_x4) == 4 * sizeof(infer_block_mxfp4), "mxfp4_x4 size");
+INFER__MAYBE_UNUSED static void infer__pack_mxfp4_group(const infer_block_mxfp4 *b, infer_block_mxfp4_x4 *o) {
+    infer_block_mxfp4_x4 t;
+    for (int blk = 0; blk < 4; blk++) {
+        t.e[blk] = b[blk].e;
+        for (int i = 0; i < 16; i++) t.qs[infer__x4_byte(blk, i)] = b[blk].qs[i];
+    }
+    *o = t;
+}
+static void infer__unpack_mxfp4_group(const infer_block_mxfp4_x4 *g, infer_block_mxfp4 *o) {
+    for (int blk = 0; blk < 4; blk++) {
+        o[blk].e = g->e[blk];
+        for (int i = 0; i < 16; i++) o[blk].qs[i] = g->qs[infer__x4_byte(blk, i)];
+    }
+}
 INFER__X4_TWINS(q4_0, infer_block_q4_0_x4, infer_block_q4_0)
+INFER__X4_TWINS(mxfp4, infer_block_mxfp4_x4, infer_block_mxfp4)
 INFER__X4_TWINS(q8_0, infer_block_q8_0_x4, infer_block_q8_0)
 
 /* ------------------------------------------------------------------------------------------
@@ -3809,7 +3828,7 @@ static float infer__dot_iq1_m(int64_t n, const void *w, const void *x) {
  * weights to dequantize or dot), and dot_type, the activation format the dot expects:
  * 32-blocks -> Q8_0 (Q8_1 with an offset m), 256-blocks -> Q8_K, 64/128-blocks -> 2 or 4
  * Q8_0 blocks, float types -> plain f32. I2_S is not here: its one scale per tensor makes
- * it no block type (>>ternary dots it). Rows 101-108 are the CPU's repacked copies (>>quant,
+ * it no block type (>>ternary dots it). Rows 101-109 are the CPU's repacked copies (>>quant,
  * "repacked"): no quantizer, only the loader makes them, and no file id reaches them.
  * ---------------------------------------------------------------------------------------- */
 #define INFER__TYPE_Q4_K_XK ((infer_type)101)
@@ -3820,7 +3839,8 @@ static float infer__dot_iq1_m(int64_t n, const void *w, const void *x) {
 #define INFER__TYPE_Q3_K_XK ((infer_type)106)
 #define INFER__TYPE_Q5_K_XK ((infer_type)107)
 #define INFER__TYPE_IQ4_XS_XK ((infer_type)108)
-#define INFER__TYPE_END 109
+#define INFER__TYPE_MXFP4_X4 ((infer_type)109)
+#define INFER__TYPE_END 110
 static const infer__type_traits infer__traits[INFER__TYPE_END] = {
     [INFER_TYPE_F32]     = { "f32",     1,              sizeof(float),               infer__dequant_f32,     infer__quant_f32,    infer__dot_f32,     INFER_TYPE_F32  },
     [INFER_TYPE_I32]     = { "i32",     1,              sizeof(int32_t),             infer__dequant_i32,     NULL,                NULL,               INFER_TYPE_F32  },
@@ -3849,6 +3869,7 @@ static const infer__type_traits infer__traits[INFER__TYPE_END] = {
     [INFER__TYPE_Q5_K_XK] = { "q5_K_xk", INFER_QK_K,    sizeof(infer_block_q5_k),    infer__dequant_q5_k_xk, NULL,                infer__dot_q5_k_xk, INFER_TYPE_Q8_K },
     [INFER__TYPE_IQ4_XS_XK] = { "iq4_xs_xk", INFER_QK_K, sizeof(infer_block_iq4_xs), infer__dequant_iq4_xs_xk, NULL,              infer__dot_iq4_xs_xk, INFER_TYPE_Q8_K },
     [INFER__TYPE_Q4_0_X4] = { "q4_0_x4", 128,           sizeof(infer_block_q4_0_x4), infer__dequant_q4_0_x4, NULL,                infer__dot_q4_0_x4, INFER_TYPE_Q8_0 },
+    [INFER__TYPE_MXFP4_X4] = { "mxfp4_x4", 128,         sizeof(infer_block_mxfp4_x4), infer__dequant_mxfp4_x4, NULL,             infer__dot_mxfp4_x4, INFER_TYPE_Q8_0 },
     [INFER__TYPE_Q8_0_X4] = { "q8_0_x4", 128,           sizeof(infer_block_q8_0_x4), infer__dequant_q8_0_x4, NULL,                infer__dot_q8_0_x4, INFER_TYPE_Q8_0 },
     [INFER_TYPE_IQ4_NL]  = { "iq4_nl",  INFER_QK4_NL,   sizeof(infer_block_iq4_nl),  infer__dequant_iq4_nl,  infer__quant_iq4_nl, infer__dot_iq4_nl,  INFER_TYPE_Q8_0 },
     [INFER_TYPE_IQ4_XS]  = { "iq4_xs",  INFER_QK_K,     sizeof(infer_block_iq4_xs),  infer__dequant_iq4_xs,  infer__quant_iq4_xs, infer__dot_iq4_xs,  INFER_TYPE_Q8_K },
@@ -5970,6 +5991,23 @@ static inline void infer__x4_unpack_mxfp4(const uint8_t *p, int nb, infer__x4_w 
 }
 INFER__QTILES(mxfp4, infer__x4_w, infer__x4_unpack_mxfp4, infer__x4_step_4, 68)
 INFER__QMV(mxfp4, infer__x4_w, infer__x4_unpack_mxfp4, infer__x4_step_4, 68)
+/* MXFP4_X4 (>>quant): the 4 exponents first, the codes in lane order: one load, no permutes */
+static inline void infer__x4_unpack_mxfp4_x4(const uint8_t *p, int nb, infer__x4_w *u) {
+    (void)nb;
+    __m512i lo, hi;
+    infer__x4_nibbles(_mm512_loadu_si512(p + 4), &lo, &hi);
+    const __m512i tbl = _mm512_broadcast_i32x4(_mm_setr_epi8(16, 17, 18, 19, 20, 22, 24, 28, 16, 15, 14, 13, 12, 10, 8, 4));
+    u->lo = _mm512_shuffle_epi8(tbl, lo);
+    u->hi = _mm512_shuffle_epi8(tbl, hi);
+    uint32_t e4;
+    memcpy(&e4, p, 4);
+    const __m512i e = _mm512_broadcast_i32x4(_mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)e4)));   /* lane L: block L % 4's */
+    const __m512i normal = _mm512_slli_epi32(_mm512_sub_epi32(e, _mm512_set1_epi32(1)), 23);
+    const __m512i sub = _mm512_sllv_epi32(_mm512_set1_epi32(0x00200000), e);
+    u->dw = _mm512_castsi512_ps(_mm512_mask_blend_epi32(_mm512_cmplt_epu32_mask(e, _mm512_set1_epi32(2)), normal, sub));
+}
+INFER__QTILES(mxfp4_x4, infer__x4_w, infer__x4_unpack_mxfp4_x4, infer__x4_step_4, 68)
+INFER__QMV(mxfp4_x4, infer__x4_w, infer__x4_unpack_mxfp4_x4, infer__x4_step_4, 68)
 
 /* NVFP4: a scale per 16 weights, so the codes that meet ylo (a Q8_0 block's first 16) and
  * those that meet yhi (its last 16) have scales of their own: two integer sums per lane and
@@ -6481,6 +6519,7 @@ static infer__tile infer__tile_for(infer_type t) {
     if (t == INFER_TYPE_Q8_0) { k.fn = infer__qtile_q8_0; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q8_0; }
     if (t == INFER__TYPE_Q4_0_X4) { k.fn = infer__qtile_q4_0_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q4_0_x4; }
     if (t == INFER__TYPE_Q8_0_X4) { k.fn = infer__qtile_q8_0_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q8_0_x4; }
+    if (t == INFER__TYPE_MXFP4_X4) { k.fn = infer__qtile_mxfp4_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_mxfp4_x4; }
     if (t == INFER_TYPE_MXFP4) { k.fn = infer__qtile_mxfp4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_mxfp4; }
     if (t == INFER_TYPE_NVFP4) { k.fn = infer__qtile_nvfp4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_nvfp4; }
 #endif
@@ -16385,6 +16424,13 @@ static void infer__pack_q4_0_fast(const uint8_t *p, uint8_t *o) {
     for (int b = 0; b < 4; b++) memcpy(o + 2 * b, p + sizeof(infer_block_q4_0) * b, 2);
     _mm512_storeu_si512(o + 8, _mm512_or_si512(u.lo, _mm512_slli_epi16(u.hi, 4)));
 }
+static void infer__pack_mxfp4_fast(const uint8_t *p, uint8_t *o) {
+    __m512i A, B;
+    pthread_once(&infer__x4_once, infer__x4_init);                     /* the permute's table */
+    infer__x4_load(p, 68, 1, &A, &B);
+    for (int b = 0; b < 4; b++) o[b] = p[sizeof(infer_block_mxfp4) * b];
+    _mm512_storeu_si512(o + 4, _mm512_permutex2var_epi8(A, infer__x4_idx_mxfp4_full, B));   /* the code bytes in lane order */
+}
 static void infer__pack_q8_0_fast(const uint8_t *p, uint8_t *o) {
     infer__x4_w u;
     pthread_once(&infer__x4_once, infer__x4_init);                     /* the unpacking's tables */
@@ -16404,6 +16450,7 @@ static const infer__repack_rule infer__repack_rules[] = {
 #endif
 #if defined(INFER__TILE_X4)
     { INFER_TYPE_Q4_0, INFER__TYPE_Q4_0_X4, infer__pack_q4_0_fast }, { INFER_TYPE_Q8_0, INFER__TYPE_Q8_0_X4, infer__pack_q8_0_fast },
+    { INFER_TYPE_MXFP4, INFER__TYPE_MXFP4_X4, infer__pack_mxfp4_fast },
 #endif
     { INFER_TYPE_F32, INFER_TYPE_F32, NULL } };
 /* the rule for a tensor of the model's own (NULL: it stays as it is): its rows must be whole
@@ -17279,8 +17326,9 @@ infer_status infer_session_create(infer_session **out, infer_model *m, const inf
     s->m = m;
     s->k = k;
     s->p = p;
-    if (k->host_memory && !p.precise && m->xk.layers && k->supports_type(INFER__TYPE_Q4_K_XK) && k->supports_type(INFER__TYPE_Q6_K_XK) &&
-        k->supports_type(INFER__TYPE_Q4_0_X4) && k->supports_type(INFER__TYPE_Q8_0_X4)) {
+    int twins = k->host_memory && !p.precise && m->xk.layers != NULL;
+    for (int t = INFER__TYPE_Q4_K_XK; twins && t < INFER__TYPE_END; t++) twins = k->supports_type((infer_type)t);
+    if (twins) {
         s->w = m->xk.w;                       /* the fast CPU path reads the repacked copies (>>load, "repack") */
     } else if (k->host_memory) {
         s->w.tok_embd = m->tok_embd; s->w.output_norm = m->output_norm; s->w.output = m->output;

@@ -1605,15 +1605,18 @@ RP_KQ(q2_k, INFER_TYPE_Q2_K) RP_KQ(q3_k, INFER_TYPE_Q3_K) RP_KQ(q4_k, INFER_TYPE
 RP_KQ(q5_k, INFER_TYPE_Q5_K) RP_KQ(q6_k, INFER_TYPE_Q6_K) RP_KQ(iq4_xs, INFER_TYPE_IQ4_XS)
 static void rp_pack_q4_0(const uint8_t *s, uint8_t *d) { infer__pack_q4_0_group((const infer_block_q4_0 *)s, (infer_block_q4_0_x4 *)d); }
 static void rp_unpack_q4_0(const uint8_t *s, uint8_t *d) { infer__unpack_q4_0_group((const infer_block_q4_0_x4 *)s, (infer_block_q4_0 *)d); }
+static void rp_pack_mxfp4(const uint8_t *s, uint8_t *d) { infer__pack_mxfp4_group((const infer_block_mxfp4 *)s, (infer_block_mxfp4_x4 *)d); }
+static void rp_unpack_mxfp4(const uint8_t *s, uint8_t *d) { infer__unpack_mxfp4_group((const infer_block_mxfp4_x4 *)s, (infer_block_mxfp4 *)d); }
 static void rp_pack_q8_0(const uint8_t *s, uint8_t *d) { infer__pack_q8_0_group((const infer_block_q8_0 *)s, (infer_block_q8_0_x4 *)d); }
 static void rp_unpack_q8_0(const uint8_t *s, uint8_t *d) { infer__unpack_q8_0_group((const infer_block_q8_0_x4 *)s, (infer_block_q8_0 *)d); }
 typedef struct { infer_type base, copy; void (*pack)(const uint8_t *, uint8_t *), (*unpack)(const uint8_t *, uint8_t *); } rp_case;
-enum { RP_CASES = 8 };
+enum { RP_CASES = 9 };
 static const rp_case rp_cases[RP_CASES] = {
     { INFER_TYPE_Q2_K, INFER__TYPE_Q2_K_XK, rp_pack_q2_k, rp_unpack_q2_k }, { INFER_TYPE_Q3_K, INFER__TYPE_Q3_K_XK, rp_pack_q3_k, rp_unpack_q3_k },
     { INFER_TYPE_Q4_K, INFER__TYPE_Q4_K_XK, rp_pack_q4_k, rp_unpack_q4_k }, { INFER_TYPE_Q5_K, INFER__TYPE_Q5_K_XK, rp_pack_q5_k, rp_unpack_q5_k },
     { INFER_TYPE_Q6_K, INFER__TYPE_Q6_K_XK, rp_pack_q6_k, rp_unpack_q6_k }, { INFER_TYPE_IQ4_XS, INFER__TYPE_IQ4_XS_XK, rp_pack_iq4_xs, rp_unpack_iq4_xs },
-    { INFER_TYPE_Q4_0, INFER__TYPE_Q4_0_X4, rp_pack_q4_0, rp_unpack_q4_0 }, { INFER_TYPE_Q8_0, INFER__TYPE_Q8_0_X4, rp_pack_q8_0, rp_unpack_q8_0 } };
+    { INFER_TYPE_Q4_0, INFER__TYPE_Q4_0_X4, rp_pack_q4_0, rp_unpack_q4_0 }, { INFER_TYPE_Q8_0, INFER__TYPE_Q8_0_X4, rp_pack_q8_0, rp_unpack_q8_0 },
+    { INFER_TYPE_MXFP4, INFER__TYPE_MXFP4_X4, rp_pack_mxfp4, rp_unpack_mxfp4 } };
 /* n elements of type t as random bytes -- every code pattern -- with sane scales */
 static void rp_random(infer__rng *r, infer_type t, uint8_t *dst, int64_t n) {
     const int blk = infer_type_block(t);
@@ -1625,6 +1628,7 @@ static void rp_random(infer__rng *r, infer_type t, uint8_t *dst, int64_t n) {
         if (t == INFER_TYPE_Q6_K) memcpy(p + offsetof(infer_block_q6_k, d), &d, 2);
         else if (t == INFER_TYPE_Q3_K) memcpy(p + offsetof(infer_block_q3_k, d), &d, 2);
         else if (t == INFER_TYPE_Q2_K) { memcpy(p + offsetof(infer_block_q2_k, d), &d, 2); memcpy(p + offsetof(infer_block_q2_k, dmin), &dm, 2); }
+        else if (t == INFER_TYPE_MXFP4) { p[0] = (uint8_t)(118 + b % 16); continue; }   /* exponent byte: 2^-10 .. 2^5 */
         else memcpy(p, &d, 2);                                           /* d first */
         if (t == INFER_TYPE_Q4_K || t == INFER_TYPE_Q5_K) memcpy(p + 2, &dm, 2);
     }
@@ -1660,7 +1664,12 @@ static void test_quant_repack(void) {
                         got = infer__xk_code(c->base, p + k * ub, v, j);
                     } else {
                         const int blk = (j / 4) % 4, i = 4 * (j / 16) + j % 4;
-                        if (c->base == INFER_TYPE_Q4_0) {      /* v = 0, 1: the byte holding codes i, i + 16; v = 2, 3: the scales */
+                        if (c->base == INFER_TYPE_MXFP4) {     /* as Q4_0, the exponent bytes for the scales */
+                            const infer_block_mxfp4 *o = (const infer_block_mxfp4 *)(w + k * ub) + blk;
+                            const infer_block_mxfp4_x4 *g = (const infer_block_mxfp4_x4 *)(p + k * ub);
+                            want = v < 2 ? o->qs[i] : o->e;
+                            got = v < 2 ? g->qs[j] : g->e[blk];
+                        } else if (c->base == INFER_TYPE_Q4_0) {      /* v = 0, 1: the byte holding codes i, i + 16; v = 2, 3: the scales */
                             const infer_block_q4_0 *o = (const infer_block_q4_0 *)(w + k * ub) + blk;
                             const infer_block_q4_0_x4 *g = (const infer_block_q4_0_x4 *)(p + k * ub);
                             want = v < 2 ? o->qs[i] : o->d;
