@@ -16356,7 +16356,7 @@ static infer_status infer__upload_weights(infer_model *m, infer_error *err) {
 
 /* ---- repack: the CPU's copy of the weights in the order its tiles read ----
  * What the AVX-512 tiles read fastest (>>quant, "repacked"): at load, every Q2_K..Q6_K,
- * IQ4_XS, Q4_0 and Q8_0 tensor the forward pass reads is copied once into its XK or X4
+ * IQ4_XS, Q4_0, Q8_0 and MXFP4 tensor the forward pass reads is copied once into its XK or X4
  * twin, in anonymous memory marked for 2 MiB pages, and CPU sessions read the copies; device
  * backends upload the file's layout, and --precise reads it too. The copy costs a pass over
  * those tensors at load (llama-1b Q4_K_M, 800 MB, on the 2-core VM: 0.15 s, and up to 1.1 s
