@@ -1799,6 +1799,26 @@ static void test_model_repack(void) {
     }
     infer_model_free(m1);
     infer_model_free(m2);
+    /* every other repacked type, by a file quantized from the golden F32 model: the same logits
+     * repacked and not */
+    static const char *types[] = { "Q2_K", "Q3_K_M", "Q5_K_M", "IQ4_XS", "Q4_0", "Q8_0", "mxfp4" };
+    char cmd[512], out[4096];
+    for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+        snprintf(cmd, sizeof cmd, "./tools/convert quantize " SHARED "/golden/llama/model-F32.gguf $INFER_TMP/infer_test_rp.gguf --type %s 2>&1", types[ti]);
+        if (run_cmd(cmd, out, sizeof out) != 0) { CHECK_MSG(0, "convert %s: %s", types[ti], out); continue; }
+        if (infer_model_load(&m1, tmp_path("infer_test_rp.gguf"), NULL, &err) != INFER_OK ||
+            infer_model_load(&m2, tmp_path("infer_test_rp.gguf"), &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); continue; }
+#if defined(INFER__TILE_X4)
+        CHECK_MSG(m1->xk.layers && m1->xk.w.layers[0].ffn_up->type != m2->layers[0].ffn_up->type, "%s: ffn_up not repacked", types[ti]);
+#endif
+        run_opts o = { 0, 0, 2, 0, NULL };
+        float *a = eval_logits(m1, ids, 10, 6, o), *b = eval_logits(m2, ids, 10, 6, o);
+        CHECK_MSG(a && b && memcmp(a, b, sizeof(float) * V * 10) == 0, "%s: the repacked weights give other logits", types[ti]);
+        free(a); free(b);
+        infer_model_free(m1);
+        infer_model_free(m2);
+    }
+    remove(tmp_path("infer_test_rp.gguf"));
 }
 
 static void test_cpu_matmul_n(void) {
