@@ -994,7 +994,7 @@ int main(int argc, char **argv) {
     memset(&mp, 0, sizeof mp);
     mp.vocab_only = (o.tokenize || o.chat_render) && !o.info;
     mp.no_hugepages = o.no_hugepages || o.info;   /* --info reads no weights: no reason to fault them in */
-    mp.no_repack = o.no_repack || o.info || o.gpu;   /* the repacked copy serves CPU sessions only */
+    mp.no_repack = o.no_repack || o.info || o.gpu || o.precise;   /* the repacked copy serves fast CPU sessions only */
     if (o.model && infer_model_load(&m, o.model, &mp, &err) != INFER_OK) {
         /* --info shows what it can: a vocab-only file, or a family we cannot run */
         mp.vocab_only = 1;

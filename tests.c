@@ -1819,6 +1819,21 @@ static void test_model_repack(void) {
         infer_model_free(m2);
     }
     remove(tmp_path("infer_test_rp.gguf"));
+    /* the command line: --no-repack writes the same logits, and bad use of it is refused */
+    uint8_t *la = NULL, *lb = NULL;
+    size_t na = 0, nb = 0;
+    snprintf(cmd, sizeof cmd, "./infer -m %s --prompt-ids 1,15,4,99 -n 3 --temp 0 --logits-out $INFER_TMP/infer_test_rp_a.bin 2>/dev/null", path);
+    CHECK(run_cmd(cmd, out, sizeof out) == 0);
+    snprintf(cmd, sizeof cmd, "./infer -m %s --prompt-ids 1,15,4,99 -n 3 --temp 0 --no-repack --logits-out $INFER_TMP/infer_test_rp_b.bin 2>/dev/null", path);
+    CHECK(run_cmd(cmd, out, sizeof out) == 0);
+    la = slurp(tmp_path("infer_test_rp_a.bin"), &na);
+    lb = slurp(tmp_path("infer_test_rp_b.bin"), &nb);
+    CHECK_MSG(la && lb && na == nb && na == (size_t)(4 + 3) * V * 4 && memcmp(la, lb, na) == 0, "--no-repack logits differ (%zu, %zu bytes)", na, nb);
+    free(la); free(lb);
+    remove(tmp_path("infer_test_rp_a.bin"));
+    remove(tmp_path("infer_test_rp_b.bin"));
+    snprintf(cmd, sizeof cmd, "./infer -m %s --no-repack=1 -p hi 2>&1", path);
+    CHECK(run_cmd(cmd, out, sizeof out) != 0 && strstr(out, "--no-repack=1"));
 }
 
 static void test_cpu_matmul_n(void) {
