@@ -26,12 +26,12 @@
  *   >>api-kernels       185  the kernel table every backend fills
  *   >>api               312  model, session, tokenizer, sampler, generation
  *   >>util              499  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
- *   >>quant            1851  every weight type: byte layouts, dequantize, quantize, dot (scalar)
+ *   >>quant            1839  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
  *   >>traits             71  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1127  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1125  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1634  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
@@ -44,7 +44,7 @@
  *   >>tokenizer        1056  SentencePiece BPE, byte-level BPE, WordPiece
  *   >>jinja            3243  chat templates: a Jinja interpreter that renders as transformers does
  *   >>arch               72  model families as descriptors
- *   >>load             1093  from GGUF tensors to model weights, with shape checks; the vocabulary
+ *   >>load             1091  from GGUF tensors to model weights, with shape checks; the vocabulary
  *   >>kv                215  the paged KV cache, the prefix cache, the recurrent state
  *   >>session           515  a session: backend, activations, caches, sequences
  *   >>forward           325  the transformer, once for every family: one step through every layer
@@ -747,7 +747,7 @@ typedef struct infer_config {
 typedef struct infer_model_params {
     int vocab_only;              /* load only the tokenizer (works on files with no tensors) */
     int no_hugepages;            /* map a GGUF file as it is, no 2 MiB pages (>>util, "huge pages") */
-    int no_repack;               /* CPU sessions read Q4_K / Q6_K in the file's layout, not a repacked copy (>>load, "repack") */
+    int no_repack;               /* CPU sessions read the file's layout, not a repacked copy of the quantized matrices (>>load, "repack") */
 } infer_model_params;
 
 infer_status infer_model_load(infer_model **out, const char *path, const infer_model_params *p, infer_error *err);
@@ -3279,20 +3279,20 @@ INFER__STATIC_ASSERT(sizeof(infer_block_q4_0_x4) == 4 * sizeof(infer_block_q4_0)
 typedef struct { infer_half d[4]; uint8_t qs[128]; } infer_block_q8_0_x4;
 INFER__STATIC_ASSERT(sizeof(infer_block_q8_0_x4) == 4 * sizeof(infer_block_q8_0), "q8_0_x4 size");
 static inline int infer__x4_byte(int blk, int i) { return 16 * (i >> 2) + 4 * blk + (i & 3); }   /* block blk's byte i (< 16) */
-INFER__MAYBE_UNUSED static void infer__pack_q4_0_group(const infer_block_q4_0 *b, infer_block_q4_0_x4 *o) {
-    infer_block_q4_0_x4 t;
+/* a group of 4 nibble blocks (Q4_0, MXFP4: `sb` scale bytes, then 16 code bytes) into the
+ * copy's group (the 4 scales, then the code bytes in lane order): pack; or back: unpack */
+static void infer__x4_nibble_group(const uint8_t *src, uint8_t *dst, int sb, int pack) {
     for (int blk = 0; blk < 4; blk++) {
-        t.d[blk] = b[blk].d;
-        for (int i = 0; i < 16; i++) t.qs[infer__x4_byte(blk, i)] = b[blk].qs[i];
-    }
-    *o = t;
-}
-static void infer__unpack_q4_0_group(const infer_block_q4_0_x4 *g, infer_block_q4_0 *o) {
-    for (int blk = 0; blk < 4; blk++) {
-        o[blk].d = g->d[blk];
-        for (int i = 0; i < 16; i++) o[blk].qs[i] = g->qs[infer__x4_byte(blk, i)];
+        const size_t bo = (size_t)(sb + 16) * (size_t)blk, so = (size_t)sb * (size_t)blk;   /* block blk; its scale in the group */
+        memcpy(dst + (pack ? so : bo), src + (pack ? bo : so), (size_t)sb);
+        for (int i = 0; i < 16; i++) {
+            const size_t qb = bo + (size_t)sb + (size_t)i, qg = 4 * (size_t)sb + (size_t)infer__x4_byte(blk, i);
+            dst[pack ? qg : qb] = src[pack ? qb : qg];
+        }
     }
 }
+INFER__MAYBE_UNUSED static void infer__pack_q4_0_group(const infer_block_q4_0 *b, infer_block_q4_0_x4 *o) { infer__x4_nibble_group((const uint8_t *)b, (uint8_t *)o, 2, 1); }
+static void infer__unpack_q4_0_group(const infer_block_q4_0_x4 *g, infer_block_q4_0 *o) { infer__x4_nibble_group((const uint8_t *)g, (uint8_t *)o, 2, 0); }
 INFER__MAYBE_UNUSED static void infer__pack_q8_0_group(const infer_block_q8_0 *b, infer_block_q8_0_x4 *o) {
     infer_block_q8_0_x4 t;
     for (int blk = 0; blk < 4; blk++) {
@@ -3337,20 +3337,8 @@ static float infer__dot_##T##_x4(int64_t n, const void *w, const void *x) {     
  * as Q4_0_X4's (MXFP4 keeps its E2M1 codes in nibbles as Q4_0 keeps its) */
 typedef struct { uint8_t e[4]; uint8_t qs[64]; } infer_block_mxfp4_x4;
 INFER__STATIC_ASSERT(sizeof(infer_block_mxfp4_x4) == 4 * sizeof(infer_block_mxfp4), "mxfp4_x4 size");
-INFER__MAYBE_UNUSED static void infer__pack_mxfp4_group(const infer_block_mxfp4 *b, infer_block_mxfp4_x4 *o) {
-    infer_block_mxfp4_x4 t;
-    for (int blk = 0; blk < 4; blk++) {
-        t.e[blk] = b[blk].e;
-        for (int i = 0; i < 16; i++) t.qs[infer__x4_byte(blk, i)] = b[blk].qs[i];
-    }
-    *o = t;
-}
-static void infer__unpack_mxfp4_group(const infer_block_mxfp4_x4 *g, infer_block_mxfp4 *o) {
-    for (int blk = 0; blk < 4; blk++) {
-        o[blk].e = g->e[blk];
-        for (int i = 0; i < 16; i++) o[blk].qs[i] = g->qs[infer__x4_byte(blk, i)];
-    }
-}
+INFER__MAYBE_UNUSED static void infer__pack_mxfp4_group(const infer_block_mxfp4 *b, infer_block_mxfp4_x4 *o) { infer__x4_nibble_group((const uint8_t *)b, (uint8_t *)o, 1, 1); }
+static void infer__unpack_mxfp4_group(const infer_block_mxfp4_x4 *g, infer_block_mxfp4 *o) { infer__x4_nibble_group((const uint8_t *)g, (uint8_t *)o, 1, 0); }
 INFER__X4_TWINS(q4_0, infer_block_q4_0_x4, infer_block_q4_0)
 INFER__X4_TWINS(mxfp4, infer_block_mxfp4_x4, infer_block_mxfp4)
 INFER__X4_TWINS(q8_0, infer_block_q8_0_x4, infer_block_q8_0)
@@ -5977,34 +5965,32 @@ INFER__QMV(q8_0_x4, infer__x4_w, infer__x4_unpack_q8_0_x4, infer__x4_step_7, 136
  * built from the exponent byte's bits as infer__e8m0_to_fp32_half builds it (2^-128 and
  * 2^-127 for e = 0, 1 are subnormal). A power of two times dy is exact, so the scales round
  * as the scalar dot's do; the sums differ from it only by the lanes' float accumulation. */
-static inline void infer__x4_unpack_mxfp4(const uint8_t *p, int nb, infer__x4_w *u) {
-    __m512i A, B, lo, hi;
-    infer__x4_load(p, 17 * nb, nb == 4, &A, &B);
-    infer__x4_nibbles(_mm512_permutex2var_epi8(A, nb == 4 ? infer__x4_idx_mxfp4_full : infer__x4_idx_mxfp4, B), &lo, &hi);
+/* the code bytes' nibbles through the table, and the scales from the exponent bytes (one
+ * per int32 lane) */
+static inline void infer__x4_mxfp4_values(__m512i q, __m512i e, infer__x4_w *u) {
+    __m512i lo, hi;
+    infer__x4_nibbles(q, &lo, &hi);
     const __m512i tbl = _mm512_broadcast_i32x4(_mm_setr_epi8(16, 17, 18, 19, 20, 22, 24, 28, 16, 15, 14, 13, 12, 10, 8, 4));
     u->lo = _mm512_shuffle_epi8(tbl, lo);
     u->hi = _mm512_shuffle_epi8(tbl, hi);
-    const __m512i e = _mm512_maskz_permutexvar_epi8(0x1111111111111111ull, infer__x4_idx_mxfp4_e, A);
     const __m512i normal = _mm512_slli_epi32(_mm512_sub_epi32(e, _mm512_set1_epi32(1)), 23);
     const __m512i sub = _mm512_sllv_epi32(_mm512_set1_epi32(0x00200000), e);
     u->dw = _mm512_castsi512_ps(_mm512_mask_blend_epi32(_mm512_cmplt_epu32_mask(e, _mm512_set1_epi32(2)), normal, sub));
+}
+static inline void infer__x4_unpack_mxfp4(const uint8_t *p, int nb, infer__x4_w *u) {
+    __m512i A, B;
+    infer__x4_load(p, 17 * nb, nb == 4, &A, &B);
+    infer__x4_mxfp4_values(_mm512_permutex2var_epi8(A, nb == 4 ? infer__x4_idx_mxfp4_full : infer__x4_idx_mxfp4, B),
+                           _mm512_maskz_permutexvar_epi8(0x1111111111111111ull, infer__x4_idx_mxfp4_e, A), u);
 }
 INFER__QTILES(mxfp4, infer__x4_w, infer__x4_unpack_mxfp4, infer__x4_step_4, 68)
 INFER__QMV(mxfp4, infer__x4_w, infer__x4_unpack_mxfp4, infer__x4_step_4, 68)
 /* MXFP4_X4 (>>quant): the 4 exponents first, the codes in lane order: one load, no permutes */
 static inline void infer__x4_unpack_mxfp4_x4(const uint8_t *p, int nb, infer__x4_w *u) {
     (void)nb;
-    __m512i lo, hi;
-    infer__x4_nibbles(_mm512_loadu_si512(p + 4), &lo, &hi);
-    const __m512i tbl = _mm512_broadcast_i32x4(_mm_setr_epi8(16, 17, 18, 19, 20, 22, 24, 28, 16, 15, 14, 13, 12, 10, 8, 4));
-    u->lo = _mm512_shuffle_epi8(tbl, lo);
-    u->hi = _mm512_shuffle_epi8(tbl, hi);
     uint32_t e4;
     memcpy(&e4, p, 4);
-    const __m512i e = _mm512_broadcast_i32x4(_mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)e4)));   /* lane L: block L % 4's */
-    const __m512i normal = _mm512_slli_epi32(_mm512_sub_epi32(e, _mm512_set1_epi32(1)), 23);
-    const __m512i sub = _mm512_sllv_epi32(_mm512_set1_epi32(0x00200000), e);
-    u->dw = _mm512_castsi512_ps(_mm512_mask_blend_epi32(_mm512_cmplt_epu32_mask(e, _mm512_set1_epi32(2)), normal, sub));
+    infer__x4_mxfp4_values(_mm512_loadu_si512(p + 4), _mm512_broadcast_i32x4(_mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)e4))), u);   /* lane L: block L % 4's */
 }
 INFER__QTILES(mxfp4_x4, infer__x4_w, infer__x4_unpack_mxfp4_x4, infer__x4_step_4, 68)
 INFER__QMV(mxfp4_x4, infer__x4_w, infer__x4_unpack_mxfp4_x4, infer__x4_step_4, 68)
@@ -15670,7 +15656,7 @@ struct infer_model {
     const infer_tensor *output_hc_scale;      /* [1] */
     infer__layer *layers;                     /* [n_layer + n_layer_nextn] */
     infer__device_weights dev;                /* the weights on a device backend, if uploaded */
-    infer__device_weights xk;                 /* the CPU's set: Q4_K, Q6_K repacked (>>load, "repack"), the rest the model's own */
+    infer__device_weights xk;                 /* the CPU's set: the XK / X4 twins (>>load, "repack"), the rest the model's own */
     void *xk_mem;                             /* the repacked tensors' memory (anonymous pages) */
     size_t xk_bytes;
 };
@@ -16415,22 +16401,20 @@ INFER__PACK_XK(q6_k, INFER_TYPE_Q6_K, infer__kq_unpack_q6_k(p, &u))
 INFER__PACK_XK(iq4_xs, INFER_TYPE_IQ4_XS, infer__kq_iq4_xs_idx((const infer_block_iq4_xs *)p, u.q))
 #endif
 #if defined(INFER__TILE_X4)
-/* a group of 4 blocks through the X4 tiles' unpacking (codes in lane order), stored after
- * the 4 scales: the same bytes as infer__pack_q4_0_group / _q8_0_group */
-static void infer__pack_q4_0_fast(const uint8_t *p, uint8_t *o) {
-    infer__x4_w u;
-    pthread_once(&infer__x4_once, infer__x4_init);                     /* the unpacking's tables */
-    infer__x4_unpack_q4_0(p, 4, &u);
-    for (int b = 0; b < 4; b++) memcpy(o + 2 * b, p + sizeof(infer_block_q4_0) * b, 2);
-    _mm512_storeu_si512(o + 8, _mm512_or_si512(u.lo, _mm512_slli_epi16(u.hi, 4)));
-}
-static void infer__pack_mxfp4_fast(const uint8_t *p, uint8_t *o) {
+/* a group of 4 nibble blocks (Q4_0, MXFP4: sb scale bytes each): its scales, then its code
+ * bytes put in lane order by the X4 tiles' own byte permute (idx: the table for a full group);
+ * the same bytes as infer__x4_nibble_group */
+static void infer__pack_x4_nibbles(const uint8_t *p, uint8_t *o, int sb, const __m512i *idx) {
     __m512i A, B;
-    pthread_once(&infer__x4_once, infer__x4_init);                     /* the permute's table */
-    infer__x4_load(p, 68, 1, &A, &B);
-    for (int b = 0; b < 4; b++) o[b] = p[sizeof(infer_block_mxfp4) * b];
-    _mm512_storeu_si512(o + 4, _mm512_permutex2var_epi8(A, infer__x4_idx_mxfp4_full, B));   /* the code bytes in lane order */
+    pthread_once(&infer__x4_once, infer__x4_init);                     /* the permute's tables */
+    infer__x4_load(p, 4 * (sb + 16), 1, &A, &B);
+    for (int b = 0; b < 4; b++) memcpy(o + sb * b, p + (sb + 16) * b, (size_t)sb);
+    _mm512_storeu_si512(o + 4 * sb, _mm512_permutex2var_epi8(A, *idx, B));
 }
+static void infer__pack_q4_0_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_nibbles(p, o, 2, &infer__x4_idx_q4_0_full); }
+static void infer__pack_mxfp4_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_nibbles(p, o, 1, &infer__x4_idx_mxfp4_full); }
+/* Q8_0: the codes + 128 in lane order from the tiles' unpacking, after the 4 scales; the
+ * same bytes as infer__pack_q8_0_group */
 static void infer__pack_q8_0_fast(const uint8_t *p, uint8_t *o) {
     infer__x4_w u;
     pthread_once(&infer__x4_once, infer__x4_init);                     /* the unpacking's tables */

@@ -52,7 +52,7 @@ static const char *usage_text =
     "  --gpu                   run on the GPU (a build made with `make cuda`: ./infer-cuda)\n"
     "  --no-hugepages          map the model file as it is (default: in 2 MiB pages where the\n"
     "                          system allows, re-reading a file cached in small pages once)\n"
-    "  --no-repack             read Q4_K/Q6_K weights in the file's layout (default on AVX-512\n"
+    "  --no-repack             read quantized weights in the file's layout (default on AVX-512\n"
     "                          CPUs: a copy in the order the matmul tiles read, made at load)\n"
     "\n"
     "modes:\n"
