@@ -1597,7 +1597,7 @@ static void test_cpu_rope_decode(void) {
     infer__cpu_ctx_free(c);
 }
 
-/* ---- the CPU's repacked copies of Q4_K, Q6_K, Q4_0, Q8_0 (>>quant "repacked", >>load "repack") ---- */
+/* ---- the CPU's repacked copies: Q2_K..Q6_K, IQ4_XS, Q4_0, Q8_0, MXFP4 (>>quant "repacked", >>load "repack") ---- */
 #define RP_KQ(T, TYPE) \
     static void rp_pack_##T(const uint8_t *s, uint8_t *d) { infer__kq_repack_block(TYPE, s, d, 1); } \
     static void rp_unpack_##T(const uint8_t *s, uint8_t *d) { infer__kq_repack_block(TYPE, s, d, 0); }
