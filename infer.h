@@ -31,7 +31,7 @@
  *   >>traits             71  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1125  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1129  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1634  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
@@ -5692,7 +5692,11 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
  * Q4_0, Q4_K, Q6_K +0-10%; side by side without that redirection it was 10-20% slower.
  * Eight rows beat four on two threads (llama-1b decode, tok/s, 4 -> 8 rows: Q4_0 26.9-27.2 ->
  * 28.9-29.6, Q8_0 19.0 -> 19.5, Q4_K_M 26.9 -> 27.9, F16 11.0 -> 11.4-11.5; 12 and 16 rows
- * no better). */
+ * no better). Many streams cost the memory system something: a plain read loop over 2.4 GB
+ * (2 threads, 2 MiB pages) gets 35.1 GB/s from one stream per thread and 28.8 from 8 rows
+ * side by side. But the Q4_K/Q6_K row kernels reading the same bytes as one stream (8 rows'
+ * blocks interleaved, a throwaway build) decoded llama-1b Q4_K_M no faster: 34.6-35.7 tok/s
+ * against 35.1-36.2, prefetching 2-8 KiB ahead. */
 #ifndef INFER__MV_ROWS
 #define INFER__MV_ROWS 8
 #endif
