@@ -31,7 +31,7 @@
  *   >>traits             71  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1129  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1093  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1634  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
@@ -5682,24 +5682,25 @@ INFER__FTILES(f16, infer__wvec_f16, 2)
 INFER__FTILES(bf16, infer__wvec_bf16, 2)
 
 /* The decode row kernels (`mv`) of every type: one token against n consecutive weight rows,
- * each row computed exactly as the type's 1 x 1 tile computes it (the same bits), taken
- * INFER__MV_ROWS rows side by side: as many streams in flight for the memory system and, for
- * the float types, as many FMA chains (one chain retires an FMA per 4 cycles: 32 bytes of
- * F16 weights, less than a core streams). Each row's weights are prefetched a fixed distance
- * ahead; past the row's end the prefetch goes to the same place in the row that follows the
- * group, so no prefetch is spent on a line the group already reads. Measured from memory on
- * one core against one row at a time: F16 11.4 -> 15.3 GB/s, Q8_0 10.6-10.8 -> 12.8-12.9,
- * Q4_0, Q4_K, Q6_K +0-10%; side by side without that redirection it was 10-20% slower.
- * Eight rows beat four on two threads (llama-1b decode, tok/s, 4 -> 8 rows: Q4_0 26.9-27.2 ->
- * 28.9-29.6, Q8_0 19.0 -> 19.5, Q4_K_M 26.9 -> 27.9, F16 11.0 -> 11.4-11.5; 12 and 16 rows
- * no better). Many streams cost the memory system something: a plain read loop over 2.4 GB
- * (2 threads, 2 MiB pages) gets 35.1 GB/s from one stream per thread and 28.8 from 8 rows
- * side by side. But the Q4_K/Q6_K row kernels reading the same bytes as one stream (8 rows'
- * blocks interleaved, a throwaway build) decoded llama-1b Q4_K_M no faster: 34.6-35.7 tok/s
- * against 35.1-36.2, prefetching 2-8 KiB ahead. */
-#ifndef INFER__MV_ROWS
-#define INFER__MV_ROWS 8
-#endif
+ * one row after the other, each computed exactly as the type's 1 x 1 tile computes it (the
+ * same bits). Consecutive rows are consecutive bytes, so a thread's run of rows is one
+ * sequential stream, and a prefetch a fixed distance ahead of the read simply runs on into
+ * the rows that follow. Each cache line is prefetched once, just before the step that
+ * reaches its distance (infer__prefetch_lines), so prefetches and loads alternate evenly.
+ * Both matter to the memory system, more than the number of streams one would think a core
+ * needs (measured from memory, 2 threads, 1 GiB of Q4_0 groups in 2 MiB pages, K = 2048,
+ * in one program, GB/s):
+ *   plain read loops:    one stream, each line's prefetch before its load      34.6-35.4
+ *                        8 rows side by side, the same                         30.1-31.2
+ *                        one stream, 9 lines' prefetches then their loads      30.0-31.2
+ *   the Q4_0 row kernel: 8 rows side by side, 2 prefetches per group, 2 KiB    29.7-30.7
+ *                        one row, each line once, 3 KiB ahead                  33.6-34.1
+ * A row's accumulator is one FMA chain (4 cycles per step: 32 bytes of F16, 72 of Q4_0),
+ * which still outruns a core's share of the memory. llama-1b decode on 2 threads, tok/s,
+ * interleaved, 8 rows side by side -> one row: Q4_0 40.1-40.8 -> 42.2-42.6 (3 KiB ahead),
+ * F16 11.9-12.0 -> 13.8-13.9 (4 KiB; 13.1-13.4 at 3 KiB and 6 KiB), Q8_0 22.0 -> 22.4-22.7
+ * (2.5 KiB; 22.0-22.5 at 3 KiB), BitNet TQ2_0 30.0 -> 32.4, Q4_K_M unchanged: 34.7-34.9 -> 34.8-35.0
+ * (2.5 KiB; 32.3-32.4 at 1.5 KiB, 34.5-34.6 at 3 KiB, 34.2-34.4 at 3.5 KiB). */
 /* The decode prefetches go to L2 (T1), not L1: a line the kernel reaches a few hundred cycles
  * later need not hold one of the core's few L1 miss buffers meanwhile. Measured, llama-1b
  * Q8_0 decode on 2 threads: 17.9-18.0 tok/s with T0, 18.2-18.5 with T1, 18.1-18.6 with T2,
@@ -5707,38 +5708,31 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
 #ifndef INFER__MV_HINT
 #define INFER__MV_HINT _MM_HINT_T1
 #endif
+/* prefetch every cache line that starts in [p, p + n): called with consecutive spans, it
+ * asks for each line once */
+static inline void infer__prefetch_lines(const uint8_t *p, size_t n) {
+    for (uintptr_t c = ((uintptr_t)p + 63) & ~(uintptr_t)63; c < (uintptr_t)p + n; c += 64) _mm_prefetch((const char *)c, INFER__MV_HINT);
+}
 
-/* F32 F16 BF16: prefetch 1 KiB ahead (512 B 14.5-14.8 GB/s, 1 KiB 15.3, 2 KiB 14.6, 4 KiB
- * 14.4-14.9: F16, one core) */
+/* F32 F16 BF16: prefetch 4 KiB ahead, a line per 64 bytes of the row */
 #ifndef INFER__FMV_AHEAD
-#define INFER__FMV_AHEAD 1024
+#define INFER__FMV_AHEAD 4096
 #endif
-#define INFER__FMV_GROUP(WVEC, ESZ, NR)                                                                   \
-    {   __m512 acc[NR];                                                                               \
-        INFER__UNROLL for (int r = 0; r < NR; r++) acc[r] = _mm512_setzero_ps();                       \
+#define INFER__FMV(NAME, WVEC, ESZ)                                                                       \
+static void NAME(int64_t K, const uint8_t *w, size_t ws, int64_t n, const uint8_t *x, float *out) {   \
+    for (int64_t i = 0; i < n; i++, w += ws) {                                                        \
+        __m512 acc = _mm512_setzero_ps();                                                             \
         int64_t k = 0;                                                                                \
         for (; k + 16 <= K; k += 16) {                                                                \
-            const __m512 xv = _mm512_loadu_ps((const float *)x + k);                                  \
-            const int line = ((k * ESZ) & 63) == 0;                                                   \
-            const size_t ahead = (size_t)(ESZ * k) + INFER__FMV_AHEAD, skip = ahead >= rb ? (size_t)(NR - 1) * ws : 0; \
-            INFER__UNROLL for (int r = 0; r < NR; r++) {                                              \
-                if (line) _mm_prefetch((const char *)(w + (size_t)r * ws + ahead + skip), INFER__MV_HINT); \
-                acc[r] = _mm512_fmadd_ps(WVEC(w + (size_t)r * ws, k, (__mmask16)0xFFFF), xv, acc[r]);  \
-            }                                                                                         \
+            if (((k * ESZ) & 63) == 0) _mm_prefetch((const char *)(w + (size_t)(ESZ * k) + INFER__FMV_AHEAD), INFER__MV_HINT); \
+            acc = _mm512_fmadd_ps(WVEC(w, k, (__mmask16)0xFFFF), _mm512_loadu_ps((const float *)x + k), acc); \
         }                                                                                             \
         if (k < K) {                                                                                  \
             const __mmask16 m = infer__tail_mask(K - k);                                              \
-            const __m512 xv = _mm512_maskz_loadu_ps(m, (const float *)x + k);                         \
-            INFER__UNROLL for (int r = 0; r < NR; r++) acc[r] = _mm512_fmadd_ps(WVEC(w + (size_t)r * ws, k, m), xv, acc[r]); \
+            acc = _mm512_fmadd_ps(WVEC(w, k, m), _mm512_maskz_loadu_ps(m, (const float *)x + k), acc);  \
         }                                                                                             \
-        INFER__UNROLL for (int r = 0; r < NR; r++) out[i + r] = _mm512_reduce_add_ps(acc[r]);         \
-    }
-#define INFER__FMV(NAME, WVEC, ESZ)                                                                       \
-static void NAME(int64_t K, const uint8_t *w, size_t ws, int64_t n, const uint8_t *x, float *out) {   \
-    const size_t rb = (size_t)(ESZ * K);                                                              \
-    int64_t i = 0;                                                                                    \
-    for (; i + INFER__MV_ROWS <= n; i += INFER__MV_ROWS, w += INFER__MV_ROWS * ws) INFER__FMV_GROUP(WVEC, ESZ, INFER__MV_ROWS) \
-    for (; i < n; i++, w += ws) INFER__FMV_GROUP(WVEC, ESZ, 1)                                        \
+        out[i] = _mm512_reduce_add_ps(acc);                                                           \
+    }                                                                                                 \
 }
 INFER__FMV(infer__fmv_f32, infer__wvec_f32, 4)
 INFER__FMV(infer__fmv_f16, infer__wvec_f16, 2)
@@ -5901,47 +5895,33 @@ static void NAME(int64_t K, const uint8_t *w, size_t ws, const uint8_t *x, size_
     }
 INFER__QTILES(q4_0, infer__x4_w, infer__x4_unpack_q4_0, infer__x4_step_3, 72)     /* Q4_0: codes q + 8, offset 8 = 1 << 3 */
 
-/* One token (decode): the row kernel of the X4 types (see INFER__MV_ROWS), prefetching 2 KiB
- * ahead per row. */
-#ifndef INFER__QMV_AHEAD
-#define INFER__QMV_AHEAD 2048
-#endif
-#define INFER__QMV_G(T, W, UNPACK, STEP, GBYTES, NR)                                                       \
-    {   __m512 acc[NR];                                                                               \
-        INFER__UNROLL for (int r = 0; r < NR; r++) acc[r] = _mm512_setzero_ps();                       \
-        int64_t g = 0;                                                                                \
-        for (; 4 * g + 4 <= nb; g++) {                                                                \
-            const size_t ahead = (size_t)g * GBYTES + INFER__QMV_AHEAD, skip = ahead >= rb ? (size_t)(NR - 1) * ws : 0; \
-            INFER__UNROLL for (int r = 0; r < NR; r++) {                                              \
-                const uint8_t *p = w + (size_t)r * ws + (size_t)g * GBYTES;                           \
-                W u;                                                                                  \
-                _mm_prefetch((const char *)(w + (size_t)r * ws + ahead + skip), INFER__MV_HINT);         \
-                _mm_prefetch((const char *)(w + (size_t)r * ws + ahead + skip) + 64, INFER__MV_HINT);    \
-                if (GBYTES > 128) _mm_prefetch((const char *)(w + (size_t)r * ws + ahead + skip) + 128, INFER__MV_HINT); \
-                UNPACK(p, 4, &u);                                                                     \
-                acc[r] = STEP(acc[r], &u, x + (size_t)g * INFER__X4_GROUP);                           \
-            }                                                                                         \
-        }                                                                                             \
-        if (4 * g < nb)                                                                               \
-            INFER__UNROLL for (int r = 0; r < NR; r++) {                                              \
-                W u;                                                                                  \
-                UNPACK(w + (size_t)r * ws + (size_t)g * GBYTES, (int)(nb - 4 * g), &u);                \
-                acc[r] = STEP(acc[r], &u, x + (size_t)g * INFER__X4_GROUP);                           \
-            }                                                                                         \
-        INFER__UNROLL for (int r = 0; r < NR; r++) out[i + r] = _mm512_reduce_add_ps(acc[r]);         \
-    }
-#define INFER__QMV(T, W, UNPACK, STEP, GBYTES)                                                           \
+/* One token (decode): the row kernel of the X4 types (see infer__prefetch_lines), prefetching
+ * AHEAD bytes ahead (Q4_0 3 KiB; Q8_0 2.5 KiB, its groups being twice the bytes for the same
+ * work) */
+#define INFER__QMV(T, W, UNPACK, STEP, GBYTES, AHEAD)                                                    \
 static void infer__qmv_##T(int64_t K, const uint8_t *w, size_t ws, int64_t n, const uint8_t *x, float *out) { \
     pthread_once(&infer__x4_once, infer__x4_init);                                                    \
     const int64_t nb = K / 32;                                                                        \
-    const size_t rb = ws;                                                                             \
-    int64_t i = 0;                                                                                    \
-    for (; i + INFER__MV_ROWS <= n; i += INFER__MV_ROWS, w += INFER__MV_ROWS * ws) INFER__QMV_G(T, W, UNPACK, STEP, GBYTES, INFER__MV_ROWS)               \
-    for (; i < n; i++, w += ws) INFER__QMV_G(T, W, UNPACK, STEP, GBYTES, 1)                              \
+    for (int64_t i = 0; i < n; i++, w += ws) {                                                        \
+        __m512 acc = _mm512_setzero_ps();                                                             \
+        int64_t g = 0;                                                                                \
+        for (; 4 * g + 4 <= nb; g++) {                                                                \
+            W u;                                                                                      \
+            infer__prefetch_lines(w + (size_t)g * GBYTES + (AHEAD), GBYTES);                           \
+            UNPACK(w + (size_t)g * GBYTES, 4, &u);                                                    \
+            acc = STEP(acc, &u, x + (size_t)g * INFER__X4_GROUP);                                     \
+        }                                                                                             \
+        if (4 * g < nb) {                                                                             \
+            W u;                                                                                      \
+            UNPACK(w + (size_t)g * GBYTES, (int)(nb - 4 * g), &u);                                    \
+            acc = STEP(acc, &u, x + (size_t)g * INFER__X4_GROUP);                                     \
+        }                                                                                             \
+        out[i] = _mm512_reduce_add_ps(acc);                                                           \
+    }                                                                                                 \
 }
-INFER__QMV(q4_0, infer__x4_w, infer__x4_unpack_q4_0, infer__x4_step_3, 72)
+INFER__QMV(q4_0, infer__x4_w, infer__x4_unpack_q4_0, infer__x4_step_3, 72, 3072)
 INFER__QTILES(q8_0, infer__x4_w, infer__x4_unpack_q8_0, infer__x4_step_7, 136)    /* Q8_0: codes q + 128, offset 128 = 1 << 7 */
-INFER__QMV(q8_0, infer__x4_w, infer__x4_unpack_q8_0, infer__x4_step_7, 136)
+INFER__QMV(q8_0, infer__x4_w, infer__x4_unpack_q8_0, infer__x4_step_7, 136, 2560)
 
 /* Q4_0_X4 and Q8_0_X4 (>>quant): the groups stored as the tiles read them, scales first and
  * the codes in lane order, so a group is one load per 64 codes and one conversion of its 4
@@ -5959,9 +5939,9 @@ static inline void infer__x4_unpack_q8_0_x4(const uint8_t *p, int nb, infer__x4_
     u->dw = infer__x4_scales4(p);
 }
 INFER__QTILES(q4_0_x4, infer__x4_w, infer__x4_unpack_q4_0_x4, infer__x4_step_3, 72)
-INFER__QMV(q4_0_x4, infer__x4_w, infer__x4_unpack_q4_0_x4, infer__x4_step_3, 72)
+INFER__QMV(q4_0_x4, infer__x4_w, infer__x4_unpack_q4_0_x4, infer__x4_step_3, 72, 3072)
 INFER__QTILES(q8_0_x4, infer__x4_w, infer__x4_unpack_q8_0_x4, infer__x4_step_7, 136)
-INFER__QMV(q8_0_x4, infer__x4_w, infer__x4_unpack_q8_0_x4, infer__x4_step_7, 136)
+INFER__QMV(q8_0_x4, infer__x4_w, infer__x4_unpack_q8_0_x4, infer__x4_step_7, 136, 2560)
 
 /* MXFP4 (17-byte blocks, 68 bytes a group) as Q4_0 is read, then each nibble through a
  * 16-entry table to its doubled E2M1 value plus 16 (4..28: unsigned, as dpbusd wants), the
@@ -5988,7 +5968,7 @@ static inline void infer__x4_unpack_mxfp4(const uint8_t *p, int nb, infer__x4_w 
                            _mm512_maskz_permutexvar_epi8(0x1111111111111111ull, infer__x4_idx_mxfp4_e, A), u);
 }
 INFER__QTILES(mxfp4, infer__x4_w, infer__x4_unpack_mxfp4, infer__x4_step_4, 68)
-INFER__QMV(mxfp4, infer__x4_w, infer__x4_unpack_mxfp4, infer__x4_step_4, 68)
+INFER__QMV(mxfp4, infer__x4_w, infer__x4_unpack_mxfp4, infer__x4_step_4, 68, 3072)
 /* MXFP4_X4 (>>quant): the 4 exponents first, the codes in lane order: one load, no permutes */
 static inline void infer__x4_unpack_mxfp4_x4(const uint8_t *p, int nb, infer__x4_w *u) {
     (void)nb;
@@ -5997,7 +5977,7 @@ static inline void infer__x4_unpack_mxfp4_x4(const uint8_t *p, int nb, infer__x4
     infer__x4_mxfp4_values(_mm512_loadu_si512(p + 4), _mm512_broadcast_i32x4(_mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)e4))), u);   /* lane L: block L % 4's */
 }
 INFER__QTILES(mxfp4_x4, infer__x4_w, infer__x4_unpack_mxfp4_x4, infer__x4_step_4, 68)
-INFER__QMV(mxfp4_x4, infer__x4_w, infer__x4_unpack_mxfp4_x4, infer__x4_step_4, 68)
+INFER__QMV(mxfp4_x4, infer__x4_w, infer__x4_unpack_mxfp4_x4, infer__x4_step_4, 68, 3072)
 
 /* NVFP4: a scale per 16 weights, so the codes that meet ylo (a Q8_0 block's first 16) and
  * those that meet yhi (its last 16) have scales of their own: two integer sums per lane and
@@ -6043,7 +6023,7 @@ static inline __m512 infer__x4n_step(__m512 acc, const infer__x4n_w *u, const ui
     return _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(shi), dy), u->dhi, acc);
 }
 INFER__QTILES(nvfp4, infer__x4n_w, infer__x4_unpack_nvfp4, infer__x4n_step, 72)
-INFER__QMV(nvfp4, infer__x4n_w, infer__x4_unpack_nvfp4, infer__x4n_step, 72)
+INFER__QMV(nvfp4, infer__x4n_w, infer__x4_unpack_nvfp4, infer__x4n_step, 72, 3072)
 #endif /* X4 tiles */
 
 /* XK: activations for the super-block tiles (Q2_K..Q6_K, IQ4_XS, TQ2_0). Each 256-value block is
@@ -6414,39 +6394,18 @@ static void infer__kqtile_##T##_##NR##_##NC(int64_t K, const uint8_t *w, size_t 
 }
 /* Tiles of 1 or INFER__KQ_ROWS rows by 1..4 tokens; a tile with fewer rows than that runs
  * as one-row tiles (the same operations per output, so the same bits). One token (decode):
- * the row kernel (see INFER__MV_ROWS), prefetching INFER__KQ_AHEAD bytes ahead per row
- * (Q4_K, one row at a time, one core: none 6.6 GB/s, 512 B 8-9, 1 KiB 10-10.4, 2 KiB
- * 10.9-11.3). */
+ * the row kernel (see infer__prefetch_lines), prefetching INFER__KQ_AHEAD bytes ahead. */
 #ifndef INFER__KQ_ROWS
 #define INFER__KQ_ROWS 2        /* 3 and 4 measured the same on prompts */
 #endif
 #ifndef INFER__KQ_AHEAD
-#define INFER__KQ_AHEAD 2048
+#define INFER__KQ_AHEAD 2560
 #endif
 #define INFER__KQTILE_X(T, UNPACK, PREP, STEP, BBYTES, NR, NC) INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, NR, NC)
 #define INFER__KQ_NAME_X(T, NR, NC) infer__kqtile_##T##_r_##NR##_##NC
 #define INFER__KQ_NAME_Y(T, NR, NC) INFER__KQ_NAME_X(T, NR, NC)
 #define INFER__KQ_NAME(T, NC) INFER__KQ_NAME_Y(T, INFER__KQ_ROWS, NC)
-#define INFER__KQMV_G(UNPACK, STEP, BBYTES, NR)                                                           \
-    {   __m512 acc[NR];                                                                               \
-        INFER__UNROLL for (int r = 0; r < NR; r++) acc[r] = _mm512_setzero_ps();                       \
-        for (int64_t b = 0; b < nb; b++) {                                                            \
-            const size_t ahead = (size_t)b * BBYTES + INFER__KQ_AHEAD, skip = ahead >= ws ? (size_t)(NR - 1) * ws : 0; \
-            INFER__UNROLL for (int r = 0; r < NR; r++) {                                              \
-                const uint8_t *p = w + (size_t)r * ws + (size_t)b * BBYTES;                           \
-                infer__kq_w u;                                                                        \
-                INFER__UNROLL for (int o = 0; o < BBYTES; o += 64) _mm_prefetch((const char *)(w + (size_t)r * ws + ahead + skip) + o, INFER__MV_HINT); \
-                UNPACK(p, &u);                                                                        \
-                acc[r] = STEP(acc[r], &u, x + (size_t)b * INFER__XK_GROUP, &xp[b]);                   \
-            }                                                                                         \
-        }                                                                                             \
-        INFER__UNROLL for (int r = 0; r < NR; r++) out[i + r] = _mm512_reduce_add_ps(acc[r]);         \
-    }
-/* Rows side by side in decode: INFER__MV_ROWS, except SHORT for rows under 2 KiB (Q4_K: 4;
- * its row kernel alone, 600 MB from memory on 2 threads, K = 2048: 4 rows 27.0-27.6 GB/s
- * against 25.9-26.2 for 8, while at K = 8192, and for Q6_K at either K, 8 rows stream
- * faster; llama-1b Q4_K_M decode, interleaved: 31.0-31.1 -> 31.3-31.6 tok/s) */
-#define INFER__KQTILES(T, UNPACK, PREP, STEP, BBYTES, SHORT)                                              \
+#define INFER__KQTILES(T, UNPACK, PREP, STEP, BBYTES)                                                     \
     INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, 1, 1) INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, 1, 2) \
     INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, 1, 3) INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, 1, 4) \
     INFER__KQTILE_X(T##_r, UNPACK, PREP, STEP, BBYTES, INFER__KQ_ROWS, 1) INFER__KQTILE_X(T##_r, UNPACK, PREP, STEP, BBYTES, INFER__KQ_ROWS, 2) \
@@ -6462,25 +6421,30 @@ static void infer__kqtile_##T##_##NR##_##NC(int64_t K, const uint8_t *w, size_t 
         const int64_t nb = K / INFER_QK_K;                                                            \
         infer__kq_x xp[nb];                     /* the token's per-block terms, once for all rows */  \
         for (int64_t b = 0; b < nb; b++) PREP(x + (size_t)b * INFER__XK_GROUP, &xp[b]);               \
-        int64_t i = 0;                                                                                \
-        if (SHORT != INFER__MV_ROWS && ws < 2048)                                                     \
-            for (; i + SHORT <= n; i += SHORT, w += SHORT * ws) INFER__KQMV_G(UNPACK, STEP, BBYTES, SHORT) \
-        for (; i + INFER__MV_ROWS <= n; i += INFER__MV_ROWS, w += INFER__MV_ROWS * ws) INFER__KQMV_G(UNPACK, STEP, BBYTES, INFER__MV_ROWS)              \
-        for (; i < n; i++, w += ws) INFER__KQMV_G(UNPACK, STEP, BBYTES, 1)                             \
+        for (int64_t i = 0; i < n; i++, w += ws) {                                                    \
+            __m512 acc = _mm512_setzero_ps();                                                         \
+            for (int64_t b = 0; b < nb; b++) {                                                        \
+                infer__kq_w u;                                                                        \
+                infer__prefetch_lines(w + (size_t)b * BBYTES + INFER__KQ_AHEAD, BBYTES);               \
+                UNPACK(w + (size_t)b * BBYTES, &u);                                                   \
+                acc = STEP(acc, &u, x + (size_t)b * INFER__XK_GROUP, &xp[b]);                         \
+            }                                                                                         \
+            out[i] = _mm512_reduce_add_ps(acc);                                                       \
+        }                                                                                             \
     }
-INFER__KQTILES(q2_k, infer__kq_unpack_q2_k, infer__kq_prep_min, infer__kq_step_min, 84, INFER__MV_ROWS)
-INFER__KQTILES(q3_k, infer__kq_unpack_q3_k, infer__kq_prep_off4, infer__kq_step_off, 110, INFER__MV_ROWS)
-INFER__KQTILES(q4_k, infer__kq_unpack_q4_k, infer__kq_prep_min, infer__kq_step_min, 144, 4)
-INFER__KQTILES(q2_k_xk, infer__kq_unpack_q2_k_xk, infer__kq_prep_min, infer__kq_step_min, 84, INFER__MV_ROWS)
-INFER__KQTILES(q3_k_xk, infer__kq_unpack_q3_k_xk, infer__kq_prep_off4, infer__kq_step_off, 110, INFER__MV_ROWS)
-INFER__KQTILES(q4_k_xk, infer__kq_unpack_q4_k_xk, infer__kq_prep_min, infer__kq_step_min, 144, 4)
-INFER__KQTILES(q5_k_xk, infer__kq_unpack_q5_k_xk, infer__kq_prep_min, infer__kq_step_min, 176, INFER__MV_ROWS)
-INFER__KQTILES(q6_k_xk, infer__kq_unpack_q6_k_xk, infer__kq_prep_off32, infer__kq_step_off, 210, INFER__MV_ROWS)
-INFER__KQTILES(iq4_xs_xk, infer__kq_unpack_iq4_xs_xk, infer__kq_prep_off128, infer__kq_step_off, 136, INFER__MV_ROWS)
-INFER__KQTILES(q5_k, infer__kq_unpack_q5_k, infer__kq_prep_min, infer__kq_step_min, 176, INFER__MV_ROWS)
-INFER__KQTILES(q6_k, infer__kq_unpack_q6_k, infer__kq_prep_off32, infer__kq_step_off, 210, INFER__MV_ROWS)
-INFER__KQTILES(iq4_xs, infer__kq_unpack_iq4_xs, infer__kq_prep_off128, infer__kq_step_off, 136, INFER__MV_ROWS)
-INFER__KQTILES(tq2_0, infer__kq_unpack_tq2_0, infer__kq_prep_off1, infer__kq_step_off, 66, INFER__MV_ROWS)
+INFER__KQTILES(q2_k, infer__kq_unpack_q2_k, infer__kq_prep_min, infer__kq_step_min, 84)
+INFER__KQTILES(q3_k, infer__kq_unpack_q3_k, infer__kq_prep_off4, infer__kq_step_off, 110)
+INFER__KQTILES(q4_k, infer__kq_unpack_q4_k, infer__kq_prep_min, infer__kq_step_min, 144)
+INFER__KQTILES(q2_k_xk, infer__kq_unpack_q2_k_xk, infer__kq_prep_min, infer__kq_step_min, 84)
+INFER__KQTILES(q3_k_xk, infer__kq_unpack_q3_k_xk, infer__kq_prep_off4, infer__kq_step_off, 110)
+INFER__KQTILES(q4_k_xk, infer__kq_unpack_q4_k_xk, infer__kq_prep_min, infer__kq_step_min, 144)
+INFER__KQTILES(q5_k_xk, infer__kq_unpack_q5_k_xk, infer__kq_prep_min, infer__kq_step_min, 176)
+INFER__KQTILES(q6_k_xk, infer__kq_unpack_q6_k_xk, infer__kq_prep_off32, infer__kq_step_off, 210)
+INFER__KQTILES(iq4_xs_xk, infer__kq_unpack_iq4_xs_xk, infer__kq_prep_off128, infer__kq_step_off, 136)
+INFER__KQTILES(q5_k, infer__kq_unpack_q5_k, infer__kq_prep_min, infer__kq_step_min, 176)
+INFER__KQTILES(q6_k, infer__kq_unpack_q6_k, infer__kq_prep_off32, infer__kq_step_off, 210)
+INFER__KQTILES(iq4_xs, infer__kq_unpack_iq4_xs, infer__kq_prep_off128, infer__kq_step_off, 136)
+INFER__KQTILES(tq2_0, infer__kq_unpack_tq2_0, infer__kq_prep_off1, infer__kq_step_off, 66)
 #endif /* XK tiles */
 
 /* one tile through the type's fast tile, or through the reference tile with its dot */

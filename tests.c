@@ -1051,7 +1051,7 @@ static void test_tiles_act_quant_vs_scalar(void) {
  * makes results independent of thread count and batch size; row lengths cover partial
  * X4 groups (1, 2, 3 blocks left over) and float tails that are not a multiple of 16. */
 static void test_tiles_vs_dot(void) {
-    enum { KMAX = 2048 + 96, RMAX = INFER__MV_ROWS + 2, CMAX = 4 };   /* RMAX: a decode group and two rows alone */
+    enum { KMAX = 2048 + 96, RMAX = 10, CMAX = 4 };   /* RMAX: tiles of every height, and a decode run of several rows */
     infer__rng rng;
     infer__rng_seed(&rng, 77);
     float *tmp = malloc(KMAX * 4), *x = malloc(CMAX * KMAX * 4), *xd = malloc(CMAX * KMAX * 4), *wd = malloc(RMAX * KMAX * 4);
@@ -1710,7 +1710,7 @@ static void test_quant_repack(void) {
 #if defined(INFER__REPACK)
 /* the tiles and the decode row kernel on the copies: the originals' bits, every shape */
 static void test_tiles_repacked(void) {
-    enum { R = INFER__MV_ROWS + 3, KMAX = 2304 };
+    enum { R = 11, KMAX = 2304 };
     infer__rng rng;
     infer__rng_seed(&rng, 202);
     uint8_t *w = malloc(R * KMAX * 2), *p = malloc(R * KMAX * 2), *xq = malloc(4 * infer__xk_row_bytes(KMAX) + 4 * infer__x4_row_bytes(KMAX));
