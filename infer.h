@@ -31,7 +31,7 @@
  *   >>traits             71  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1093  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1104  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1634  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
@@ -5686,7 +5686,7 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
  * same bits). Consecutive rows are consecutive bytes, so a thread's run of rows is one
  * sequential stream, and a prefetch a fixed distance ahead of the read simply runs on into
  * the rows that follow. Each cache line is prefetched once, just before the step that
- * reaches its distance (infer__prefetch_lines), so prefetches and loads alternate evenly.
+ * reaches its distance (infer__prefetch_to), so prefetches and loads alternate evenly.
  * Both matter to the memory system, more than the number of streams one would think a core
  * needs (measured from memory, 2 threads, 1 GiB of Q4_0 groups in 2 MiB pages, K = 2048,
  * in one program, GB/s):
@@ -5700,7 +5700,12 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
  * interleaved, 8 rows side by side -> one row: Q4_0 40.1-40.8 -> 42.2-42.6 (3 KiB ahead),
  * F16 11.9-12.0 -> 13.8-13.9 (4 KiB; 13.1-13.4 at 3 KiB and 6 KiB), Q8_0 22.0 -> 22.4-22.7
  * (2.5 KiB; 22.0-22.5 at 3 KiB), BitNet TQ2_0 30.0 -> 32.4, Q4_K_M unchanged: 34.7-34.9 -> 34.8-35.0
- * (2.5 KiB; 32.3-32.4 at 1.5 KiB, 34.5-34.6 at 3 KiB, 34.2-34.4 at 3.5 KiB). */
+ * (2.5 KiB; 32.3-32.4 at 1.5 KiB, 34.5-34.6 at 3 KiB, 34.2-34.4 at 3.5 KiB).
+ * What is left: the same program's kernel alone over 1 GiB reads at 87% of `--membw`'s
+ * paced loop (34 of 39 GB/s); a whole decode step adds about a tenth more (the threads
+ * waiting at the ends of jobs, attention, norms). A paced read loop beating a free-running
+ * one says the memory system wants requests at an even rate. The kernels' work per byte
+ * matters too: F16, with the fewest instructions per byte, decodes closest to the roofline. */
 /* The decode prefetches go to L2 (T1), not L1: a line the kernel reaches a few hundred cycles
  * later need not hold one of the core's few L1 miss buffers meanwhile. Measured, llama-1b
  * Q8_0 decode on 2 threads: 17.9-18.0 tok/s with T0, 18.2-18.5 with T1, 18.1-18.6 with T2,
@@ -5708,10 +5713,14 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
 #ifndef INFER__MV_HINT
 #define INFER__MV_HINT _MM_HINT_T1
 #endif
-/* prefetch every cache line that starts in [p, p + n): called with consecutive spans, it
- * asks for each line once */
-static inline void infer__prefetch_lines(const uint8_t *p, size_t n) {
-    for (uintptr_t c = ((uintptr_t)p + 63) & ~(uintptr_t)63; c < (uintptr_t)p + n; c += 64) _mm_prefetch((const char *)c, INFER__MV_HINT);
+/* A row kernel's prefetch cursor: *pf is the next line to ask for; infer__prefetch_to asks
+ * for every line from there up to `end` (exclusive), so a kernel that calls it once per block
+ * with the end of the block's bytes plus its distance asks for each line once, in order
+ * (fewer instructions than finding each block's first line anew: llama-1b decode, tok/s,
+ * interleaved, Q8_0 22.9-23.2 -> 23.5-23.8, Q4_K_M 35.0-35.2 -> 35.9-36.0, Q4_0 the same). */
+static inline const uint8_t *infer__prefetch_start(const uint8_t *p) { return (const uint8_t *)((uintptr_t)p & ~(uintptr_t)63); }
+static inline void infer__prefetch_to(const uint8_t **pf, const uint8_t *end) {
+    for (; *pf < end; *pf += 64) _mm_prefetch((const char *)*pf, INFER__MV_HINT);
 }
 
 /* F32 F16 BF16: prefetch 4 KiB ahead, a line per 64 bytes of the row */
@@ -5895,19 +5904,20 @@ static void NAME(int64_t K, const uint8_t *w, size_t ws, const uint8_t *x, size_
     }
 INFER__QTILES(q4_0, infer__x4_w, infer__x4_unpack_q4_0, infer__x4_step_3, 72)     /* Q4_0: codes q + 8, offset 8 = 1 << 3 */
 
-/* One token (decode): the row kernel of the X4 types (see infer__prefetch_lines), prefetching
+/* One token (decode): the row kernel of the X4 types (see infer__prefetch_to), prefetching
  * AHEAD bytes ahead (Q4_0 3 KiB; Q8_0 2.5 KiB, its groups being twice the bytes for the same
  * work) */
 #define INFER__QMV(T, W, UNPACK, STEP, GBYTES, AHEAD)                                                    \
 static void infer__qmv_##T(int64_t K, const uint8_t *w, size_t ws, int64_t n, const uint8_t *x, float *out) { \
     pthread_once(&infer__x4_once, infer__x4_init);                                                    \
     const int64_t nb = K / 32;                                                                        \
+    const uint8_t *pf = infer__prefetch_start(w + (AHEAD));                                           \
     for (int64_t i = 0; i < n; i++, w += ws) {                                                        \
         __m512 acc = _mm512_setzero_ps();                                                             \
         int64_t g = 0;                                                                                \
         for (; 4 * g + 4 <= nb; g++) {                                                                \
             W u;                                                                                      \
-            infer__prefetch_lines(w + (size_t)g * GBYTES + (AHEAD), GBYTES);                           \
+            infer__prefetch_to(&pf, w + (size_t)(g + 1) * GBYTES + (AHEAD));                          \
             UNPACK(w + (size_t)g * GBYTES, 4, &u);                                                    \
             acc = STEP(acc, &u, x + (size_t)g * INFER__X4_GROUP);                                     \
         }                                                                                             \
@@ -6394,7 +6404,7 @@ static void infer__kqtile_##T##_##NR##_##NC(int64_t K, const uint8_t *w, size_t 
 }
 /* Tiles of 1 or INFER__KQ_ROWS rows by 1..4 tokens; a tile with fewer rows than that runs
  * as one-row tiles (the same operations per output, so the same bits). One token (decode):
- * the row kernel (see infer__prefetch_lines), prefetching INFER__KQ_AHEAD bytes ahead. */
+ * the row kernel (see infer__prefetch_to), prefetching INFER__KQ_AHEAD bytes ahead. */
 #ifndef INFER__KQ_ROWS
 #define INFER__KQ_ROWS 2        /* 3 and 4 measured the same on prompts */
 #endif
@@ -6421,11 +6431,12 @@ static void infer__kqtile_##T##_##NR##_##NC(int64_t K, const uint8_t *w, size_t 
         const int64_t nb = K / INFER_QK_K;                                                            \
         infer__kq_x xp[nb];                     /* the token's per-block terms, once for all rows */  \
         for (int64_t b = 0; b < nb; b++) PREP(x + (size_t)b * INFER__XK_GROUP, &xp[b]);               \
+        const uint8_t *pf = infer__prefetch_start(w + INFER__KQ_AHEAD);                               \
         for (int64_t i = 0; i < n; i++, w += ws) {                                                    \
             __m512 acc = _mm512_setzero_ps();                                                         \
             for (int64_t b = 0; b < nb; b++) {                                                        \
                 infer__kq_w u;                                                                        \
-                infer__prefetch_lines(w + (size_t)b * BBYTES + INFER__KQ_AHEAD, BBYTES);               \
+                infer__prefetch_to(&pf, w + (size_t)(b + 1) * BBYTES + INFER__KQ_AHEAD);              \
                 UNPACK(w + (size_t)b * BBYTES, &u);                                                   \
                 acc = STEP(acc, &u, x + (size_t)b * INFER__XK_GROUP, &xp[b]);                         \
             }                                                                                         \
