@@ -31,7 +31,7 @@
  *   >>traits             71  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1104  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1108  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1634  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
@@ -5698,7 +5698,7 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
  * A row's accumulator is one FMA chain (4 cycles per step: 32 bytes of F16, 72 of Q4_0),
  * which still outruns a core's share of the memory. llama-1b decode on 2 threads, tok/s,
  * interleaved, 8 rows side by side -> one row: Q4_0 40.1-40.8 -> 42.2-42.6 (3 KiB ahead),
- * F16 11.9-12.0 -> 13.8-13.9 (4 KiB; 13.1-13.4 at 3 KiB and 6 KiB), Q8_0 22.0 -> 22.4-22.7
+ * F16 11.9-12.0 -> 13.8-13.9 (see INFER__FMV_AHEAD for the distance), Q8_0 22.0 -> 22.4-22.7
  * (2.5 KiB; 22.0-22.5 at 3 KiB), BitNet TQ2_0 30.0 -> 32.4, Q4_K_M unchanged: 34.7-34.9 -> 34.8-35.0
  * (2.5 KiB; 32.3-32.4 at 1.5 KiB, 34.5-34.6 at 3 KiB, 34.2-34.4 at 3.5 KiB).
  * What is left: the same program's kernel alone over 1 GiB reads at 87% of `--membw`'s
@@ -5723,9 +5723,13 @@ static inline void infer__prefetch_to(const uint8_t **pf, const uint8_t *end) {
     for (; *pf < end; *pf += 64) _mm_prefetch((const char *)*pf, INFER__MV_HINT);
 }
 
-/* F32 F16 BF16: prefetch 4 KiB ahead, a line per 64 bytes of the row */
+/* F32 F16 BF16: prefetch 3 KiB ahead, a line per 64 bytes of the row. Not a multiple of
+ * 4 KiB: at 4 KiB (and 8 KiB) how fast an F16 file decodes depended on where its tensors sit
+ * within a 4 KiB page -- llama-1b F16, 2 threads, tok/s, the same weights with the data
+ * section moved by a few hundred bytes: 11.0-11.3 at some offsets, 13.2 and 14.2-14.9 at
+ * others; at 3 KiB 13.1-14.2 over the same files (6 KiB 12.6-14.1, 2 KiB 13.1-13.4) */
 #ifndef INFER__FMV_AHEAD
-#define INFER__FMV_AHEAD 4096
+#define INFER__FMV_AHEAD 3072
 #endif
 #define INFER__FMV(NAME, WVEC, ESZ)                                                                       \
 static void NAME(int64_t K, const uint8_t *w, size_t ws, int64_t n, const uint8_t *x, float *out) {   \
