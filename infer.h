@@ -31,7 +31,7 @@
  *   >>traits             71  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1108  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1112  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1634  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
@@ -5705,7 +5705,11 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
  * paced loop (34 of 39 GB/s); a whole decode step adds about a tenth more (the threads
  * waiting at the ends of jobs, attention, norms). A paced read loop beating a free-running
  * one says the memory system wants requests at an even rate. The kernels' work per byte
- * matters too: F16, with the fewest instructions per byte, decodes closest to the roofline. */
+ * matters too: F16, with the fewest instructions per byte, decodes closest to the roofline.
+ * Tried and not kept: the X4 token terms of every group (nls << shift, dy spread over the
+ * lanes) prepared once per call as full vectors, saving 3 instructions per group and row,
+ * decoded slower (Q8_0 23.5-24.0 -> 21.2-21.5 tok/s, Q4_0 42.9-45.1 -> 42.0-43.3): they add
+ * 128 bytes per group to what each row's step reads from L1. */
 /* The decode prefetches go to L2 (T1), not L1: a line the kernel reaches a few hundred cycles
  * later need not hold one of the core's few L1 miss buffers meanwhile. Measured, llama-1b
  * Q8_0 decode on 2 threads: 17.9-18.0 tok/s with T0, 18.2-18.5 with T1, 18.1-18.6 with T2,
