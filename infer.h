@@ -5913,8 +5913,8 @@ static void NAME(int64_t K, const uint8_t *w, size_t ws, const uint8_t *x, size_
 INFER__QTILES(q4_0, infer__x4_w, infer__x4_unpack_q4_0, infer__x4_step_3, 72)     /* Q4_0: codes q + 8, offset 8 = 1 << 3 */
 
 /* One token (decode): the row kernel of the X4 types (see infer__prefetch_to), prefetching
- * AHEAD bytes ahead (Q4_0 3 KiB; Q8_0 2.5 KiB, its groups being twice the bytes for the same
- * work) */
+ * AHEAD bytes ahead (Q4_0, MXFP4, NVFP4 3 KiB; Q8_0 2.5 KiB, measured against 3 KiB in the
+ * decode-kernel comment above) */
 #define INFER__QMV(T, W, UNPACK, STEP, GBYTES, AHEAD)                                                    \
 static void infer__qmv_##T(int64_t K, const uint8_t *w, size_t ws, int64_t n, const uint8_t *x, float *out) { \
     pthread_once(&infer__x4_once, infer__x4_init);                                                    \

@@ -637,7 +637,7 @@ static void measure_bw(int threads) {
         munmap(raw, bytes + align);
     }
     double best = 0;
-    for (int h = 0; h < 2; h++) for (int p = 0; p < 4; p++) if (gbs[h][p] > best) best = gbs[h][p];
+    for (int h = 0; h < 2; h++) for (int p = 0; p < BW_VARIANTS; p++) if (gbs[h][p] > best) best = gbs[h][p];
     printf("membw_gbs=%.2f threads=%d pages_4k=%.2f pages_4k_prefetch=%.2f pages_4k_linewise=%.2f", best, threads, gbs[0][0], gbs[0][1], gbs[0][2]);
     if (BW_VARIANTS == 4) printf(" pages_4k_paced=%.2f", gbs[0][3]);
     if (huge_ok) {
