@@ -31,7 +31,7 @@
  *   >>traits             71  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1112  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1136  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1634  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
@@ -5685,8 +5685,9 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
  * one row after the other, each computed exactly as the type's 1 x 1 tile computes it (the
  * same bits). Consecutive rows are consecutive bytes, so a thread's run of rows is one
  * sequential stream, and a prefetch a fixed distance ahead of the read simply runs on into
- * the rows that follow. Each cache line is prefetched once, just before the step that
- * reaches its distance (infer__prefetch_to), so prefetches and loads alternate evenly.
+ * the rows that follow. Each cache line is prefetched once, in the part of the step that
+ * reaches its distance (infer__prefetch_to, infer__pf_spread), so prefetches and loads
+ * alternate evenly.
  * Both matter to the memory system, more than the number of streams one would think a core
  * needs (measured from memory, 2 threads, 1 GiB of Q4_0 groups in 2 MiB pages, K = 2048,
  * in one program, GB/s):
@@ -5698,7 +5699,7 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
  * A row's accumulator is one FMA chain (4 cycles per step: 32 bytes of F16, 72 of Q4_0),
  * which still outruns a core's share of the memory. llama-1b decode on 2 threads, tok/s,
  * interleaved, 8 rows side by side -> one row: Q4_0 40.1-40.8 -> 42.2-42.6 (3 KiB ahead),
- * F16 11.9-12.0 -> 13.8-13.9 (see INFER__FMV_AHEAD for the distance), Q8_0 22.0 -> 22.4-22.7
+ * F16 11.9-12.0 -> 13.8-13.9 (see INFER__MV_AHEAD for the distance), Q8_0 22.0 -> 22.4-22.7
  * (2.5 KiB; 22.0-22.5 at 3 KiB), BitNet TQ2_0 30.0 -> 32.4, Q4_K_M unchanged: 34.7-34.9 -> 34.8-35.0
  * (2.5 KiB; 32.3-32.4 at 1.5 KiB, 34.5-34.6 at 3 KiB, 34.2-34.4 at 3.5 KiB).
  * What is left: the same program's kernel alone over 1 GiB reads at 87% of `--membw`'s
@@ -5726,22 +5727,41 @@ static inline const uint8_t *infer__prefetch_start(const uint8_t *p) { return (c
 static inline void infer__prefetch_to(const uint8_t **pf, const uint8_t *end) {
     for (; *pf < end; *pf += 64) _mm_prefetch((const char *)*pf, INFER__MV_HINT);
 }
+/* A block's prefetches spread over its step: a step of n parts (its dot-product
+ * instructions) asks, before part v, for the lines up to (v + 1) / n of the way through the
+ * block's `len` bytes, `at` being where the block starts plus the distance ahead. The tiles
+ * pass NULL (no prefetches here: the code folds away). All of a block's lines asked for at
+ * once, before its step, read slower: measured from memory, 2 threads, 1 GiB, GB/s, in one
+ * program with --membw's paced loop at 37.5-38.2: the Q6_K row kernel (210-byte blocks, 3-4
+ * lines each) 29.9-31.4 -> 33.9-35.4 spread over its 4 parts; Q4_0 (72-byte groups) 31.7-32.0
+ * -> 32.9-33.0 and Q8_0 (136) 32.6 -> 33.7-33.8 over 2; and two Q4_0 groups a step, their
+ * 2-3 lines at once, 28.7-29.0. The memory system serves requests that come at an even
+ * pace faster than the same requests in bursts (as --membw's paced loop shows). */
+typedef struct { const uint8_t **cur; const uint8_t *at; int len; } infer__pf_spread;
+static inline void infer__pf_part(const infer__pf_spread *sp, int v, int n) {
+    if (sp) infer__prefetch_to(sp->cur, sp->at + sp->len * (v + 1) / n);
+}
 
-/* F32 F16 BF16: prefetch 3 KiB ahead, a line per 64 bytes of the row. Not a multiple of
- * 4 KiB: at 4 KiB (and 8 KiB) how fast an F16 file decodes depended on where its tensors sit
- * within a 4 KiB page -- llama-1b F16, 2 threads, tok/s, the same weights with the data
- * section moved by a few hundred bytes: 11.0-11.3 at some offsets, 13.2 and 14.2-14.9 at
- * others; at 3 KiB 13.1-14.2 over the same files (6 KiB 12.6-14.1, 2 KiB 13.1-13.4) */
-#ifndef INFER__FMV_AHEAD
-#define INFER__FMV_AHEAD 3072
+/* How far ahead every row kernel prefetches: 3 KiB. Not a multiple of 4 KiB: at 4 KiB (and
+ * 8 KiB) how fast an F16 file decodes depended on where its tensors sit within a 4 KiB page
+ * -- llama-1b F16, 2 threads, tok/s, the same weights with the data section moved by a few
+ * hundred bytes: 11.0-11.3 at some offsets, 13.2 and 14.2-14.9 at others; at 3 KiB 13.1-14.2
+ * over the same files (6 KiB 12.6-14.1, 2 KiB 13.1-13.4). With the prefetches spread over
+ * each step (infer__pf_spread), 3 KiB is also the best distance measured for the quantized
+ * kernels (llama-1b decode, tok/s, interleaved: Q4_K_M 36.2 at 2 KiB, 37.6 at 2.5, 38.6 at
+ * 3, 37.4 at 3.5; Q6_K 28.8, 30.1, 30.8, 29.6; Q8_0 24.0 at 2.5, 24.4 at 3; Q4_0 38.9 at
+ * 2.5, 39.7 at 3, 39.7 at 3.5). */
+#ifndef INFER__MV_AHEAD
+#define INFER__MV_AHEAD 3072
 #endif
+/* F32 F16 BF16: a line's prefetch per 64 bytes of the row, in the step that reads them */
 #define INFER__FMV(NAME, WVEC, ESZ)                                                                       \
 static void NAME(int64_t K, const uint8_t *w, size_t ws, int64_t n, const uint8_t *x, float *out) {   \
     for (int64_t i = 0; i < n; i++, w += ws) {                                                        \
         __m512 acc = _mm512_setzero_ps();                                                             \
         int64_t k = 0;                                                                                \
         for (; k + 16 <= K; k += 16) {                                                                \
-            if (((k * ESZ) & 63) == 0) _mm_prefetch((const char *)(w + (size_t)(ESZ * k) + INFER__FMV_AHEAD), INFER__MV_HINT); \
+            if (((k * ESZ) & 63) == 0) _mm_prefetch((const char *)(w + (size_t)(ESZ * k) + INFER__MV_AHEAD), INFER__MV_HINT);  \
             acc = _mm512_fmadd_ps(WVEC(w, k, (__mmask16)0xFFFF), _mm512_loadu_ps((const float *)x + k), acc); \
         }                                                                                             \
         if (k < K) {                                                                                  \
@@ -5858,16 +5878,18 @@ static inline void infer__x4_unpack_q8_0(const uint8_t *p, int nb, infer__x4_w *
 /* one (row, token) step on a group; every output of every tile goes through this:
  *   s   = dpbusd(dpbusd(nls << shift, lo, ylo), hi, yhi)   shift 3 (Q4_0: -8 ls) or 7 (Q8_0: -128 ls)
  *   acc = fma(cvt(s) * dy, dw, acc) */
-static inline __m512 infer__x4_step(__m512 acc, __m512i lo, __m512i hi, __m512 dw, const uint8_t *g, int shift) {
+static inline __m512 infer__x4_step(__m512 acc, __m512i lo, __m512i hi, __m512 dw, const uint8_t *g, int shift, const infer__pf_spread *sp) {
     __m512i s = _mm512_slli_epi32(_mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)(g + 128))), shift);
+    infer__pf_part(sp, 0, 2);
     s = _mm512_dpbusd_epi32(s, lo, _mm512_loadu_si512(g));
+    infer__pf_part(sp, 1, 2);
     s = _mm512_dpbusd_epi32(s, hi, _mm512_loadu_si512(g + 64));
     const __m512 t = _mm512_mul_ps(_mm512_cvtepi32_ps(s), _mm512_broadcast_f32x4(_mm_loadu_ps((const float *)(g + 160))));
     return _mm512_fmadd_ps(t, dw, acc);
 }
-static inline __m512 infer__x4_step_3(__m512 acc, const infer__x4_w *u, const uint8_t *g) { return infer__x4_step(acc, u->lo, u->hi, u->dw, g, 3); }
-static inline __m512 infer__x4_step_4(__m512 acc, const infer__x4_w *u, const uint8_t *g) { return infer__x4_step(acc, u->lo, u->hi, u->dw, g, 4); }
-static inline __m512 infer__x4_step_7(__m512 acc, const infer__x4_w *u, const uint8_t *g) { return infer__x4_step(acc, u->lo, u->hi, u->dw, g, 7); }
+static inline __m512 infer__x4_step_3(__m512 acc, const infer__x4_w *u, const uint8_t *g, const infer__pf_spread *sp) { return infer__x4_step(acc, u->lo, u->hi, u->dw, g, 3, sp); }
+static inline __m512 infer__x4_step_4(__m512 acc, const infer__x4_w *u, const uint8_t *g, const infer__pf_spread *sp) { return infer__x4_step(acc, u->lo, u->hi, u->dw, g, 4, sp); }
+static inline __m512 infer__x4_step_7(__m512 acc, const infer__x4_w *u, const uint8_t *g, const infer__pf_spread *sp) { return infer__x4_step(acc, u->lo, u->hi, u->dw, g, 7, sp); }
 
 #define INFER__QTILE_GROUP(W, UNPACK, STEP, GBYTES, NR, NC, n)                                          \
     {   W u[NR];                                                                                      \
@@ -5878,7 +5900,7 @@ static inline __m512 infer__x4_step_7(__m512 acc, const infer__x4_w *u, const ui
         }                                                                                             \
         INFER__UNROLL for (int c = 0; c < NC; c++) {                                                  \
             const uint8_t *xg = x + (size_t)c * xs + (size_t)g * INFER__X4_GROUP;                     \
-            INFER__UNROLL for (int r = 0; r < NR; r++) acc[r][c] = STEP(acc[r][c], &u[r], xg);                      \
+            INFER__UNROLL for (int r = 0; r < NR; r++) acc[r][c] = STEP(acc[r][c], &u[r], xg, NULL);                      \
         }                                                                                             \
     }
 #define INFER__QTILE(NAME, W, UNPACK, STEP, GBYTES, NR, NC)                                              \
@@ -5912,34 +5934,33 @@ static void NAME(int64_t K, const uint8_t *w, size_t ws, const uint8_t *x, size_
     }
 INFER__QTILES(q4_0, infer__x4_w, infer__x4_unpack_q4_0, infer__x4_step_3, 72)     /* Q4_0: codes q + 8, offset 8 = 1 << 3 */
 
-/* One token (decode): the row kernel of the X4 types (see infer__prefetch_to), prefetching
- * AHEAD bytes ahead (Q4_0, MXFP4, NVFP4 3 KiB; Q8_0 2.5 KiB, measured against 3 KiB in the
- * decode-kernel comment above) */
-#define INFER__QMV(T, W, UNPACK, STEP, GBYTES, AHEAD)                                                    \
+/* One token (decode): the row kernel of the X4 types (see infer__prefetch_to), its
+ * prefetches INFER__MV_AHEAD bytes ahead, spread over each group's two dot products */
+#define INFER__QMV(T, W, UNPACK, STEP, GBYTES)                                                           \
 static void infer__qmv_##T(int64_t K, const uint8_t *w, size_t ws, int64_t n, const uint8_t *x, float *out) { \
     pthread_once(&infer__x4_once, infer__x4_init);                                                    \
     const int64_t nb = K / 32;                                                                        \
-    const uint8_t *pf = infer__prefetch_start(w + (AHEAD));                                           \
+    const uint8_t *pf = infer__prefetch_start(w + INFER__MV_AHEAD);                                   \
     for (int64_t i = 0; i < n; i++, w += ws) {                                                        \
         __m512 acc = _mm512_setzero_ps();                                                             \
         int64_t g = 0;                                                                                \
         for (; 4 * g + 4 <= nb; g++) {                                                                \
             W u;                                                                                      \
-            infer__prefetch_to(&pf, w + (size_t)(g + 1) * GBYTES + (AHEAD));                          \
+            const infer__pf_spread sp = { &pf, w + (size_t)g * GBYTES + INFER__MV_AHEAD, GBYTES };    \
             UNPACK(w + (size_t)g * GBYTES, 4, &u);                                                    \
-            acc = STEP(acc, &u, x + (size_t)g * INFER__X4_GROUP);                                     \
+            acc = STEP(acc, &u, x + (size_t)g * INFER__X4_GROUP, &sp);                                \
         }                                                                                             \
         if (4 * g < nb) {                                                                             \
             W u;                                                                                      \
             UNPACK(w + (size_t)g * GBYTES, (int)(nb - 4 * g), &u);                                    \
-            acc = STEP(acc, &u, x + (size_t)g * INFER__X4_GROUP);                                     \
+            acc = STEP(acc, &u, x + (size_t)g * INFER__X4_GROUP, NULL);                               \
         }                                                                                             \
         out[i] = _mm512_reduce_add_ps(acc);                                                           \
     }                                                                                                 \
 }
-INFER__QMV(q4_0, infer__x4_w, infer__x4_unpack_q4_0, infer__x4_step_3, 72, 3072)
+INFER__QMV(q4_0, infer__x4_w, infer__x4_unpack_q4_0, infer__x4_step_3, 72)
 INFER__QTILES(q8_0, infer__x4_w, infer__x4_unpack_q8_0, infer__x4_step_7, 136)    /* Q8_0: codes q + 128, offset 128 = 1 << 7 */
-INFER__QMV(q8_0, infer__x4_w, infer__x4_unpack_q8_0, infer__x4_step_7, 136, 2560)
+INFER__QMV(q8_0, infer__x4_w, infer__x4_unpack_q8_0, infer__x4_step_7, 136)
 
 /* Q4_0_X4 and Q8_0_X4 (>>quant): the groups stored as the tiles read them, scales first and
  * the codes in lane order, so a group is one load per 64 codes and one conversion of its 4
@@ -5957,9 +5978,9 @@ static inline void infer__x4_unpack_q8_0_x4(const uint8_t *p, int nb, infer__x4_
     u->dw = infer__x4_scales4(p);
 }
 INFER__QTILES(q4_0_x4, infer__x4_w, infer__x4_unpack_q4_0_x4, infer__x4_step_3, 72)
-INFER__QMV(q4_0_x4, infer__x4_w, infer__x4_unpack_q4_0_x4, infer__x4_step_3, 72, 3072)
+INFER__QMV(q4_0_x4, infer__x4_w, infer__x4_unpack_q4_0_x4, infer__x4_step_3, 72)
 INFER__QTILES(q8_0_x4, infer__x4_w, infer__x4_unpack_q8_0_x4, infer__x4_step_7, 136)
-INFER__QMV(q8_0_x4, infer__x4_w, infer__x4_unpack_q8_0_x4, infer__x4_step_7, 136, 2560)
+INFER__QMV(q8_0_x4, infer__x4_w, infer__x4_unpack_q8_0_x4, infer__x4_step_7, 136)
 
 /* MXFP4 (17-byte blocks, 68 bytes a group) as Q4_0 is read, then each nibble through a
  * 16-entry table to its doubled E2M1 value plus 16 (4..28: unsigned, as dpbusd wants), the
@@ -5986,7 +6007,7 @@ static inline void infer__x4_unpack_mxfp4(const uint8_t *p, int nb, infer__x4_w 
                            _mm512_maskz_permutexvar_epi8(0x1111111111111111ull, infer__x4_idx_mxfp4_e, A), u);
 }
 INFER__QTILES(mxfp4, infer__x4_w, infer__x4_unpack_mxfp4, infer__x4_step_4, 68)
-INFER__QMV(mxfp4, infer__x4_w, infer__x4_unpack_mxfp4, infer__x4_step_4, 68, 3072)
+INFER__QMV(mxfp4, infer__x4_w, infer__x4_unpack_mxfp4, infer__x4_step_4, 68)
 /* MXFP4_X4 (>>quant): the 4 exponents first, the codes in lane order: one load, no permutes */
 static inline void infer__x4_unpack_mxfp4_x4(const uint8_t *p, int nb, infer__x4_w *u) {
     (void)nb;
@@ -5995,7 +6016,7 @@ static inline void infer__x4_unpack_mxfp4_x4(const uint8_t *p, int nb, infer__x4
     infer__x4_mxfp4_values(_mm512_loadu_si512(p + 4), _mm512_broadcast_i32x4(_mm_cvtepu8_epi32(_mm_cvtsi32_si128((int)e4))), u);   /* lane L: block L % 4's */
 }
 INFER__QTILES(mxfp4_x4, infer__x4_w, infer__x4_unpack_mxfp4_x4, infer__x4_step_4, 68)
-INFER__QMV(mxfp4_x4, infer__x4_w, infer__x4_unpack_mxfp4_x4, infer__x4_step_4, 68, 3072)
+INFER__QMV(mxfp4_x4, infer__x4_w, infer__x4_unpack_mxfp4_x4, infer__x4_step_4, 68)
 
 /* NVFP4: a scale per 16 weights, so the codes that meet ylo (a Q8_0 block's first 16) and
  * those that meet yhi (its last 16) have scales of their own: two integer sums per lane and
@@ -6032,16 +6053,18 @@ static inline void infer__x4_unpack_nvfp4(const uint8_t *p, int nb, infer__x4n_w
     u->dlo = infer__ue4m3_half512(_mm512_maskz_permutexvar_epi8(0x1111111111111111ull, infer__x4_idx_nvfp4_d[0], A));
     u->dhi = infer__ue4m3_half512(_mm512_maskz_permutexvar_epi8(0x1111111111111111ull, infer__x4_idx_nvfp4_d[1], A));
 }
-static inline __m512 infer__x4n_step(__m512 acc, const infer__x4n_w *u, const uint8_t *g) {
+static inline __m512 infer__x4n_step(__m512 acc, const infer__x4n_w *u, const uint8_t *g, const infer__pf_spread *sp) {
     const __m512i z = _mm512_setzero_si512(), ylo = _mm512_loadu_si512(g), yhi = _mm512_loadu_si512(g + 64);
+    infer__pf_part(sp, 0, 2);
     const __m512i slo = _mm512_dpbusd_epi32(z, u->lo, _mm512_mask_sub_epi8(ylo, u->nlo, z, ylo));
+    infer__pf_part(sp, 1, 2);
     const __m512i shi = _mm512_dpbusd_epi32(z, u->hi, _mm512_mask_sub_epi8(yhi, u->nhi, z, yhi));
     const __m512 dy = _mm512_broadcast_f32x4(_mm_loadu_ps((const float *)(g + 160)));
     acc = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(slo), dy), u->dlo, acc);
     return _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(shi), dy), u->dhi, acc);
 }
 INFER__QTILES(nvfp4, infer__x4n_w, infer__x4_unpack_nvfp4, infer__x4n_step, 72)
-INFER__QMV(nvfp4, infer__x4n_w, infer__x4_unpack_nvfp4, infer__x4n_step, 72, 3072)
+INFER__QMV(nvfp4, infer__x4n_w, infer__x4_unpack_nvfp4, infer__x4n_step, 72)
 #endif /* X4 tiles */
 
 /* XK: activations for the super-block tiles (Q2_K..Q6_K, IQ4_XS, TQ2_0). Each 256-value block is
@@ -6376,16 +6399,19 @@ INFER__KQ_PREP_OFF(infer__kq_prep_off32, 5)
 INFER__KQ_PREP_OFF(infer__kq_prep_off128, 7)
 
 /* one (row, token) step on a block, see above; g = the token's XK group */
-static inline __m512i infer__kq_sum(const infer__kq_w *u, const uint8_t *g, __m512i s) {
-    INFER__UNROLL for (int v = 0; v < 4; v++) s = _mm512_dpbusd_epi32(s, u->q[v], _mm512_loadu_si512(g + 64 * v));
+static inline __m512i infer__kq_sum(const infer__kq_w *u, const uint8_t *g, __m512i s, const infer__pf_spread *sp) {
+    INFER__UNROLL for (int v = 0; v < 4; v++) {
+        infer__pf_part(sp, v, 4);
+        s = _mm512_dpbusd_epi32(s, u->q[v], _mm512_loadu_si512(g + 64 * v));
+    }
     return s;
 }
-static inline __m512 infer__kq_step_min(__m512 acc, const infer__kq_w *u, const uint8_t *g, const infer__kq_x *p) {
-    acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(infer__kq_sum(u, g, p->s0)), _mm512_mul_ps(u->dsc, p->dy), acc);
+static inline __m512 infer__kq_step_min(__m512 acc, const infer__kq_w *u, const uint8_t *g, const infer__kq_x *p, const infer__pf_spread *sp) {
+    acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(infer__kq_sum(u, g, p->s0, sp)), _mm512_mul_ps(u->dsc, p->dy), acc);
     return _mm512_fnmadd_ps(p->bs, u->mn, acc);
 }
-static inline __m512 infer__kq_step_off(__m512 acc, const infer__kq_w *u, const uint8_t *g, const infer__kq_x *p) {
-    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(infer__kq_sum(u, g, p->s0)), _mm512_mul_ps(u->dsc, p->dy), acc);
+static inline __m512 infer__kq_step_off(__m512 acc, const infer__kq_w *u, const uint8_t *g, const infer__kq_x *p, const infer__pf_spread *sp) {
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(infer__kq_sum(u, g, p->s0, sp)), _mm512_mul_ps(u->dsc, p->dy), acc);
 }
 
 /* A tile of NR rows x NC tokens; each block's weights are unpacked once for the NC tokens
@@ -6405,19 +6431,17 @@ static void infer__kqtile_##T##_##NR##_##NC(int64_t K, const uint8_t *w, size_t 
             const uint8_t *g = x + (size_t)c * xs + (size_t)b * INFER__XK_GROUP;                      \
             infer__kq_x xp;                                                                           \
             PREP(g, &xp);                                                                             \
-            INFER__UNROLL for (int r = 0; r < NR; r++) acc[r][c] = STEP(acc[r][c], &u[r], g, &xp);    \
+            INFER__UNROLL for (int r = 0; r < NR; r++) acc[r][c] = STEP(acc[r][c], &u[r], g, &xp, NULL);    \
         }                                                                                             \
     }                                                                                                 \
     INFER__UNROLL for (int c = 0; c < NC; c++) INFER__UNROLL for (int r = 0; r < NR; r++) out[(size_t)c * ldo + r] = _mm512_reduce_add_ps(acc[r][c]); \
 }
 /* Tiles of 1 or INFER__KQ_ROWS rows by 1..4 tokens; a tile with fewer rows than that runs
  * as one-row tiles (the same operations per output, so the same bits). One token (decode):
- * the row kernel (see infer__prefetch_to), prefetching INFER__KQ_AHEAD bytes ahead. */
+ * the row kernel (see infer__prefetch_to), its prefetches INFER__MV_AHEAD bytes ahead,
+ * spread over each block's four dot products. */
 #ifndef INFER__KQ_ROWS
 #define INFER__KQ_ROWS 2        /* 3 and 4 measured the same on prompts */
-#endif
-#ifndef INFER__KQ_AHEAD
-#define INFER__KQ_AHEAD 2560
 #endif
 #define INFER__KQTILE_X(T, UNPACK, PREP, STEP, BBYTES, NR, NC) INFER__KQTILE(T, UNPACK, PREP, STEP, BBYTES, NR, NC)
 #define INFER__KQ_NAME_X(T, NR, NC) infer__kqtile_##T##_r_##NR##_##NC
@@ -6439,14 +6463,14 @@ static void infer__kqtile_##T##_##NR##_##NC(int64_t K, const uint8_t *w, size_t 
         const int64_t nb = K / INFER_QK_K;                                                            \
         infer__kq_x xp[nb];                     /* the token's per-block terms, once for all rows */  \
         for (int64_t b = 0; b < nb; b++) PREP(x + (size_t)b * INFER__XK_GROUP, &xp[b]);               \
-        const uint8_t *pf = infer__prefetch_start(w + INFER__KQ_AHEAD);                               \
+        const uint8_t *pf = infer__prefetch_start(w + INFER__MV_AHEAD);                               \
         for (int64_t i = 0; i < n; i++, w += ws) {                                                    \
             __m512 acc = _mm512_setzero_ps();                                                         \
             for (int64_t b = 0; b < nb; b++) {                                                        \
                 infer__kq_w u;                                                                        \
-                infer__prefetch_to(&pf, w + (size_t)(b + 1) * BBYTES + INFER__KQ_AHEAD);              \
+                const infer__pf_spread sp = { &pf, w + (size_t)b * BBYTES + INFER__MV_AHEAD, BBYTES };  \
                 UNPACK(w + (size_t)b * BBYTES, &u);                                                   \
-                acc = STEP(acc, &u, x + (size_t)b * INFER__XK_GROUP, &xp[b]);                         \
+                acc = STEP(acc, &u, x + (size_t)b * INFER__XK_GROUP, &xp[b], &sp);                    \
             }                                                                                         \
             out[i] = _mm512_reduce_add_ps(acc);                                                       \
         }                                                                                             \
