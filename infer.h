@@ -44,7 +44,7 @@
  *   >>tokenizer        1056  SentencePiece BPE, byte-level BPE, WordPiece
  *   >>jinja            3243  chat templates: a Jinja interpreter that renders as transformers does
  *   >>arch               72  model families as descriptors
- *   >>load             1091  from GGUF tensors to model weights, with shape checks; the vocabulary
+ *   >>load             1105  from GGUF tensors to model weights, with shape checks; the vocabulary
  *   >>kv                215  the paged KV cache, the prefix cache, the recurrent state
  *   >>session           515  a session: backend, activations, caches, sequences
  *   >>forward           325  the transformer, once for every family: one step through every layer
@@ -16354,7 +16354,8 @@ static infer_status infer__upload_weights(infer_model *m, infer_error *err) {
 /* ---- repack: the CPU's copy of the weights in the order its tiles read ----
  * What the AVX-512 tiles read fastest (>>quant, "repacked"): at load, every Q2_K..Q6_K,
  * IQ4_XS, Q4_0, Q8_0 and MXFP4 tensor the forward pass reads is copied once into its XK or X4
- * twin, in anonymous memory marked for 2 MiB pages, and CPU sessions read the copies; device
+ * twin (F16 and BF16 into a plain copy, see below), in anonymous memory marked for 2 MiB
+ * pages, and CPU sessions read the copies; device
  * backends upload the file's layout, and --precise reads it too. The copy costs a pass over
  * those tensors at load (llama-1b Q4_K_M, 800 MB, on the 2-core VM: 0.15 s, and up to 1.1 s
  * when the hypervisor must first back fresh 2 MiB pages) and spares every decode step and
@@ -16366,7 +16367,14 @@ static infer_status infer__upload_weights(infer_model *m, infer_error *err) {
  * from this process as the copy is made (madvise MADV_DONTNEED: they stay in the page cache,
  * and a later read of the original -- an upload to a GPU -- maps them again), so the process
  * holds each weight once: resident memory stays near the file's size. Builds without the
- * tiles do not repack; infer_model_params.no_repack keeps the file's layout. */
+ * tiles do not repack; infer_model_params.no_repack keeps the file's layout.
+ * F16 and BF16 tensors are copied as they are, for the memory alone: on this VM how fast
+ * decode streams a file's cached pages depends on which pages the cache happens to hold
+ * (llama-1b F16, 2 threads, tok/s: the same file 14.1 in one run, 10.2-10.5 an hour later,
+ * 5.9-8.5 right after it was dropped from the cache and read again), while the copy decodes
+ * at 13.9-14.5 whatever the cache holds (interleaved with --no-repack: 10.2-10.5 -> 13.9-14.4;
+ * a synthesized F16 file 13.0-13.2 -> 14.0-14.5). The price is the copy at load: 2.4 GB took
+ * 1.7-3.0 s, against 0.15-0.2 s mapped; peak resident memory 2491 MB against 2438. */
 typedef void (*infer__pack_fn)(const uint8_t *src, uint8_t *dst);   /* one block of the copy's type */
 #if defined(INFER__TILE_XK)
 #define INFER__REPACK 1
@@ -16435,6 +16443,9 @@ static void infer__pack_q8_0_fast(const uint8_t *p, uint8_t *o) {
     _mm512_storeu_si512(o + 72, u.hi);
 }
 #endif
+/* F16 and BF16 keep their layout: the copy is the file's bytes (repack_part copies them a
+ * chunk at a time; this is never called) */
+static void infer__pack_same(const uint8_t *p, uint8_t *o) { (void)p; (void)o; }
 /* what is repacked into what, in this build */
 typedef struct { infer_type from, to; infer__pack_fn pack; } infer__repack_rule;
 static const infer__repack_rule infer__repack_rules[] = {
@@ -16446,6 +16457,9 @@ static const infer__repack_rule infer__repack_rules[] = {
 #if defined(INFER__TILE_X4)
     { INFER_TYPE_Q4_0, INFER__TYPE_Q4_0_X4, infer__pack_q4_0_fast }, { INFER_TYPE_Q8_0, INFER__TYPE_Q8_0_X4, infer__pack_q8_0_fast },
     { INFER_TYPE_MXFP4, INFER__TYPE_MXFP4_X4, infer__pack_mxfp4_fast },
+#endif
+#if defined(INFER__REPACK)
+    { INFER_TYPE_F16, INFER_TYPE_F16, infer__pack_same }, { INFER_TYPE_BF16, INFER_TYPE_BF16, infer__pack_same },
 #endif
     { INFER_TYPE_F32, INFER_TYPE_F32, NULL } };
 /* the rule for a tensor of the model's own (NULL: it stays as it is): its rows must be whole
@@ -16493,11 +16507,11 @@ static void infer__repack_part(void *arg, int ith, int nth) {
         const size_t b0 = nb * (size_t)ith / (size_t)nth, b1 = nb * (size_t)(ith + 1) / (size_t)nth;
         const uint8_t *src = (const uint8_t *)h->data;
         uint8_t *dst = (uint8_t *)(uintptr_t)t->data;
-        for (size_t c0 = b0; c0 < b1; c0 += INFER__REPACK_CHUNK) {   /* released as it goes: the peak stays low */
-            const size_t c1 = c0 + INFER__REPACK_CHUNK < b1 ? c0 + INFER__REPACK_CHUNK : b1;
-            for (size_t b = c0; b < c1; b++) {
-                rule->pack(src + b * bb, dst + b * bb);
-            }
+        const size_t chunk = rule->from == rule->to ? ((size_t)2 << 20) / bb : INFER__REPACK_CHUNK;   /* a copy: 2 MiB at a time */
+        for (size_t c0 = b0; c0 < b1; c0 += chunk) {   /* released as it goes: the peak stays low */
+            const size_t c1 = c0 + chunk < b1 ? c0 + chunk : b1;
+            if (rule->from == rule->to) memcpy(dst + c0 * bb, src + c0 * bb, (c1 - c0) * bb);
+            else for (size_t b = c0; b < c1; b++) rule->pack(src + b * bb, dst + b * bb);
             infer__release_pages(m, src + c0 * bb, (c1 - c0) * bb);
         }
     }
