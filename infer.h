@@ -44,7 +44,7 @@
  *   >>tokenizer        1056  SentencePiece BPE, byte-level BPE, WordPiece
  *   >>jinja            3243  chat templates: a Jinja interpreter that renders as transformers does
  *   >>arch               72  model families as descriptors
- *   >>load             1105  from GGUF tensors to model weights, with shape checks; the vocabulary
+ *   >>load             1123  from GGUF tensors to model weights, with shape checks; the vocabulary
  *   >>kv                215  the paged KV cache, the prefix cache, the recurrent state
  *   >>session           515  a session: backend, activations, caches, sequences
  *   >>forward           325  the transformer, once for every family: one step through every layer
@@ -16487,11 +16487,29 @@ static void infer__xk_free(infer_model *m) {
  * a page shared with a neighbour stays), where that memory is the model's file mapping. The
  * mapping is private and read-only, so a page dropped too early costs a fault on the next
  * read, never its contents. */
+static int infer__in_map(const infer__mapping *mp, const void *p, size_t n) {
+    return mp->addr && (uintptr_t)p >= (uintptr_t)mp->addr && (uintptr_t)p + n <= (uintptr_t)mp->addr + mp->size;
+}
+/* whether [p, p + n) lies in a file the model maps: the GGUF, or a Hugging Face shard */
+static int infer__mapped(const infer_model *m, const void *p, size_t n) {
+    if (infer__in_map(&m->map, p, n)) return 1;
+    if (m->gguf.owner_free != infer__hf_owner_free) return 0;
+    const infer__hf_owner *o = (const infer__hf_owner *)m->gguf.owner;
+    for (ptrdiff_t i = 0; o && i < arrlen(o->maps); i++) if (infer__in_map(&o->maps[i], p, n)) return 1;
+    return 0;
+}
 static void infer__release_pages(const infer_model *m, const void *p, size_t n) {
-    if (!m->map.addr) return;
-    const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), lo = (uintptr_t)m->map.addr, hi = lo + m->map.size;
+    if (!infer__mapped(m, p, n)) return;
+    const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
     const uintptr_t a = ((uintptr_t)p + pg - 1) / pg * pg, b = ((uintptr_t)p + n) / pg * pg;
-    if (a >= lo && b <= hi && b > a) madvise((void *)a, (size_t)(b - a), MADV_DONTNEED);
+    if (b > a) madvise((void *)a, (size_t)(b - a), MADV_DONTNEED);
+}
+/* the rule a model's tensor is copied by: a plain copy (F16, BF16) only of bytes in a mapped
+ * file, whose pages the copy then releases -- a tensor the Hugging Face loader transformed
+ * already lives in memory of its own */
+static const infer__repack_rule *infer__repack_rule_of(const infer_model *m, const infer_tensor *t) {
+    const infer__repack_rule *r = infer__repack_rule_for(t);
+    return r && (r->from != r->to || infer__mapped(m, t->data, t->nbytes)) ? r : NULL;
 }
 #if defined(INFER__REPACK)
 #define INFER__REPACK_CHUNK 16384            /* blocks: 2.3-3.4 MB */
@@ -16523,7 +16541,7 @@ static infer_status infer__repack(infer_model *m, infer_error *err) {
     infer_status st = infer__place_weights(m, d, infer__keep_place, err);
     size_t total = 0;
     for (int64_t i = 0; st == INFER_OK && i < m->gguf.n_tensors; i++)
-        if (infer__repack_rule_for(&d->tensors[i])) total += (d->tensors[i].nbytes + 63) / 64 * 64;
+        if (infer__repack_rule_of(m, &d->tensors[i])) total += (d->tensors[i].nbytes + 63) / 64 * 64;
     if (st != INFER_OK || total == 0) { infer__xk_free(m); return st; }
     uint8_t *mem = (uint8_t *)mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mem == MAP_FAILED) { infer__xk_free(m); return infer__fail(err, INFER_ERR_NOMEM, "no memory for the repacked weights (%zu bytes)", total); }
@@ -16535,7 +16553,7 @@ static infer_status infer__repack(infer_model *m, infer_error *err) {
     size_t off = 0;
     for (int64_t i = 0; i < m->gguf.n_tensors; i++) {
         infer_tensor *t = &d->tensors[i];
-        const infer__repack_rule *rule = infer__repack_rule_for(t);
+        const infer__repack_rule *rule = infer__repack_rule_of(m, t);
         if (!rule) continue;
         t->type = rule->to;
         t->data = mem + off;

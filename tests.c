@@ -1814,6 +1814,19 @@ static void test_model_repack(void) {
                       m1->xk.w.layers[0].ffn_up->data != m2->layers[0].ffn_up->data &&
                       memcmp(m1->xk.w.layers[0].ffn_up->data, m2->layers[0].ffn_up->data, m2->layers[0].ffn_up->nbytes) == 0, "%s: ffn_up not copied", types[ti]);
         else CHECK_MSG(m1->xk.layers && m1->xk.w.layers[0].ffn_up->type != m2->layers[0].ffn_up->type, "%s: ffn_up not repacked", types[ti]);
+        if (types[ti][0] == 'F') {   /* bytes in no mapped file (a model from memory) are not copied again */
+            size_t n = 0;
+            uint8_t *f = slurp(tmp_path("infer_test_rp.gguf"), &n);
+            infer_model *m3 = NULL;
+            CHECK(f && infer_model_load_memory(&m3, f, n, NULL, &err) == INFER_OK);
+            if (m3) {
+                const infer_tensor *u = infer_gguf_tensor(&m3->gguf, "blk.0.ffn_up.weight");
+                CHECK(u && infer__repack_rule_for(u) && !infer__repack_rule_of(m3, u) && infer__repack_rule_of(m1, infer_gguf_tensor(&m1->gguf, "blk.0.ffn_up.weight")));
+                CHECK(m3->xk.layers == NULL || m3->xk.w.layers[0].ffn_up->data == u->data);
+                infer_model_free(m3);
+            }
+            free(f);
+        }
 #endif
         run_opts o = { 0, 0, 2, 0, NULL };
         float *a = eval_logits(m1, ids, 10, 6, o), *b = eval_logits(m2, ids, 10, 6, o);
