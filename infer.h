@@ -31,7 +31,7 @@
  *   >>traits             71  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1136  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1142  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1634  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
@@ -5696,15 +5696,21 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
  *                        one stream, 9 lines' prefetches then their loads      30.0-31.2
  *   the Q4_0 row kernel: 8 rows side by side, 2 prefetches per group, 2 KiB    29.7-30.7
  *                        one row, each line once, 3 KiB ahead                  33.6-34.1
+ * (the two kernel rows ran on activations whose scale was near the smallest float, so some
+ * products were denormal: compare them with each other, not with the read loops)
  * A row's accumulator is one FMA chain (4 cycles per step: 32 bytes of F16, 72 of Q4_0),
  * which still outruns a core's share of the memory. llama-1b decode on 2 threads, tok/s,
  * interleaved, 8 rows side by side -> one row: Q4_0 40.1-40.8 -> 42.2-42.6 (3 KiB ahead),
  * F16 11.9-12.0 -> 13.8-13.9 (see INFER__MV_AHEAD for the distance), Q8_0 22.0 -> 22.4-22.7
  * (2.5 KiB; 22.0-22.5 at 3 KiB), BitNet TQ2_0 30.0 -> 32.4, Q4_K_M unchanged: 34.7-34.9 -> 34.8-35.0
  * (2.5 KiB; 32.3-32.4 at 1.5 KiB, 34.5-34.6 at 3 KiB, 34.2-34.4 at 3.5 KiB).
- * What is left: the same program's kernel alone over 1 GiB reads at 87% of `--membw`'s
- * paced loop (34 of 39 GB/s); a whole decode step adds about a tenth more (the threads
- * waiting at the ends of jobs, attention, norms). A paced read loop beating a free-running
+ * What is left: each kernel alone over 1 GiB, in one program with `--membw`'s paced loop
+ * (37.7-37.8 GB/s there), with the prefetches spread (infer__pf_spread) and weights of
+ * realistic scales (random scale bits make denormal products, whose microcode assists slow
+ * every kernel by a tenth or more): Q4_0 32.3 GB/s (85%), Q8_0 33.4-33.9 (89%), Q4_K
+ * 33.0-33.7 (88%), Q6_K 33.4-33.7 (89%), F16 35.3-35.7 (94%); a whole decode step spends
+ * about 8% of its time outside the kernels (perf: attention, the threads waiting at the ends
+ * of jobs and while the calling thread runs the small ops). A paced read loop beating a free-running
  * one says the memory system wants requests at an even rate. The kernels' work per byte
  * matters too: F16, with the fewest instructions per byte, decodes closest to the roofline.
  * Tried and not kept: the X4 token terms of every group (nls << shift, dy spread over the
