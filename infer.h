@@ -31,7 +31,7 @@
  *   >>traits             71  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1142  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1150  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1634  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
@@ -5716,7 +5716,15 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
  * Tried and not kept: the X4 token terms of every group (nls << shift, dy spread over the
  * lanes) prepared once per call as full vectors, saving 3 instructions per group and row,
  * decoded slower (Q8_0 23.5-24.0 -> 21.2-21.5 tok/s, Q4_0 42.9-45.1 -> 42.0-43.3): they add
- * 128 bytes per group to what each row's step reads from L1. */
+ * 128 bytes per group to what each row's step reads from L1. Also measured and not kept
+ * (kernel alone, GB/s, in one program): for Q4_0, the high nibbles by one gf2p8affine, the
+ * scales by a broadcast load and one conversion and the offset terms prepared, all three:
+ * 34.2-34.3, the same as this kernel beside it; 8 groups' scales gathered into one line so
+ * that no load splits a line: 32.8-33.4 against 33.7-33.8; a dependent dummy chain of 2-6
+ * vpdpbusd per Q6_K block, to pace the loop as --membw's paced loop is paced: 34.0-34.5
+ * against 34.0. And in a whole decode, the next matmul's start (256 KiB-1 MiB per thread)
+ * asked for during attention, a little per 16 positions: llama-1b Q4_0 and Q4_K_M at
+ * context 128-192, tok/s unchanged (38.5-39.8 either way). */
 /* The decode prefetches go to L2 (T1), not L1: a line the kernel reaches a few hundred cycles
  * later need not hold one of the core's few L1 miss buffers meanwhile. Measured, llama-1b
  * Q8_0 decode on 2 threads: 17.9-18.0 tok/s with T0, 18.2-18.5 with T1, 18.1-18.6 with T2,
