@@ -44,7 +44,7 @@
  *   >>tokenizer        1056  SentencePiece BPE, byte-level BPE, WordPiece
  *   >>jinja            3243  chat templates: a Jinja interpreter that renders as transformers does
  *   >>arch               72  model families as descriptors
- *   >>load             1123  from GGUF tensors to model weights, with shape checks; the vocabulary
+ *   >>load             1124  from GGUF tensors to model weights, with shape checks; the vocabulary
  *   >>kv                215  the paged KV cache, the prefix cache, the recurrent state
  *   >>session           515  a session: backend, activations, caches, sequences
  *   >>forward           325  the transformer, once for every family: one step through every layer
@@ -16539,10 +16539,11 @@ static void infer__repack_part(void *arg, int ith, int nth) {
         const size_t b0 = nb * (size_t)ith / (size_t)nth, b1 = nb * (size_t)(ith + 1) / (size_t)nth;
         const uint8_t *src = (const uint8_t *)h->data;
         uint8_t *dst = (uint8_t *)(uintptr_t)t->data;
-        const size_t chunk = rule->from == rule->to ? ((size_t)2 << 20) / bb : INFER__REPACK_CHUNK;   /* a copy: 2 MiB at a time */
+        const int same = rule->from == rule->to;                        /* F16, BF16: the bytes as they are */
+        const size_t chunk = same ? ((size_t)2 << 20) / bb : INFER__REPACK_CHUNK;   /* a copy: 2 MiB at a time */
         for (size_t c0 = b0; c0 < b1; c0 += chunk) {   /* released as it goes: the peak stays low */
             const size_t c1 = c0 + chunk < b1 ? c0 + chunk : b1;
-            if (rule->from == rule->to) memcpy(dst + c0 * bb, src + c0 * bb, (c1 - c0) * bb);
+            if (same) memcpy(dst + c0 * bb, src + c0 * bb, (c1 - c0) * bb);
             else for (size_t b = c0; b < c1; b++) rule->pack(src + b * bb, dst + b * bb);
             infer__release_pages(m, src + c0 * bb, (c1 - c0) * bb);
         }
