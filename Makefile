@@ -101,7 +101,7 @@ bench: infer tools/convert
 	done
 	@f=$(BENCH_DIR)/qwen35-0.8b-q8_0.gguf; if [ -f $$f ]; then \
 	  printf '\nqwen35-0.8b decode at context 128 vs 2048 (DeltaNet state is O(1); only the 6 attention layers grow):\n'; \
-	  for pp in 128 2048; do ./infer -m $$f --bench --bench-pp $$pp --bench-tg 32 --bench-reps 1 -t $(BENCH_THREADS) -c 2200 2>/dev/null | \
+	  for pp in 128 2048; do ./infer -m $$f --bench --bench-depth $$pp --bench-pp 16 --bench-tg 32 --bench-reps 1 -t $(BENCH_THREADS) -c 2200 2>/dev/null | \
 	    awk -v pp=$$pp '/^bench/ { split($$5, kv, "="); printf "  context %5d: tg %s tok/s\n", pp, kv[2] }'; done; fi
 	@f=$(BENCH_DIR)/llama-1b-q4_0.gguf; if [ -f $$f ]; then \
 	  printf '\nllama-1b q4_0, B sequences at once (tok/s summed over the B sequences):\n'; \

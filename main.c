@@ -61,9 +61,12 @@ static const char *usage_text =
     "  --tokenize              print the prompt's token ids and exit (works on vocab-only files)\n"
     "  --ppl FILE              perplexity of FILE's text\n"
     "  --info                  print metadata and the tensor table (works on vocab-only files)\n"
-    "  --bench                 speed: a --bench-pp token prompt (default 128), then --bench-tg\n"
-    "                          generated tokens (default 64), best of --bench-reps runs (3);\n"
-    "                          prints 'bench pp=.. tg=.. pp_tok_s=.. tg_tok_s=.. rss_mb=..'\n"
+    "  --bench                 speed: a --bench-pp token prompt (default 128) and, apart, --bench-tg\n"
+    "                          generated tokens (default 64), each from an empty context (as the\n"
+    "                          reference's pp and tg tests), best of --bench-reps runs (3); prints\n"
+    "                          'bench pp=.. tg=.. pp_tok_s=.. tg_tok_s=.. rss_mb=..'\n"
+    "  --bench-depth N         with --bench: both tests after N tokens already in the context\n"
+    "                          (not timed; ' depth=N' ends the bench line)\n"
     "  --bench-batch 1,4,16    with --bench: B sequences at once for each B, one 'bench ... batch=B'\n"
     "                          line each (tok/s summed over the B sequences)\n"
     "  --parallel N, -np N     every line of -f FILE is a prompt; run up to N at once (one KV pool,\n"
@@ -96,7 +99,7 @@ static void *xrealloc(void *p, size_t n, const char *what) {
 typedef struct {
     const char *model, *prompt, *file, *prompt_ids, *logits_out, *ppl, *chat_template, *chat_render, *system;
     int n_predict, n_ctx, n_threads, n_ubatch, precise, tokenize, info, no_bos, no_special, seed_set, chat;
-    int bench, bench_pp, bench_tg, bench_reps, membw, gpu, diff, no_hugepages, no_repack;
+    int bench, bench_pp, bench_tg, bench_reps, bench_depth, membw, gpu, diff, no_hugepages, no_repack;
     int parallel;                /* --parallel N: each line of -f a prompt, N at once */
     int bench_batch[16], n_bench_batch;
     infer_type kv_type;
@@ -181,6 +184,7 @@ static void parse_args(int argc, char **argv, options *o) {
         else if (!strcmp(a, "--bench-pp")) o->bench_pp = (int)parse_int(a, NEXT(), 1, 1 << 20);
         else if (!strcmp(a, "--bench-tg")) o->bench_tg = (int)parse_int(a, NEXT(), 0, 1 << 20);
         else if (!strcmp(a, "--bench-reps")) o->bench_reps = (int)parse_int(a, NEXT(), 1, 1000);
+        else if (!strcmp(a, "--bench-depth")) o->bench_depth = (int)parse_int(a, NEXT(), 0, 1 << 20);
         else if (!strcmp(a, "--membw")) o->membw = 1;
         else if (!strcmp(a, "--no-hugepages")) o->no_hugepages = 1;
         else if (!strcmp(a, "--no-repack")) o->no_repack = 1;
@@ -211,6 +215,8 @@ static void parse_args(int argc, char **argv, options *o) {
     if (o->parallel && !o->file) die("%s", "--parallel N takes its prompts from -f FILE, one per line");
     if (o->parallel && o->chat) die("%s", "--parallel and --chat do not go together");
     if (o->n_bench_batch && !o->bench) die("%s", "--bench-batch goes with --bench");
+    if (o->bench_depth && !o->bench) die("%s", "--bench-depth goes with --bench");
+    if (o->bench_depth && o->n_bench_batch) die("%s", "--bench-depth does not go with --bench-batch (its decode follows its prompts)");
     if (o->chat && (o->prompt_ids || o->logits_out || o->tokenize)) die("%s", "--chat takes text: not --prompt-ids, --logits-out or --tokenize");
     if (o->chat && o->system && (o->prompt || o->file)) die("%s", "give the chat's system message once: --system, -p or -f");
     if (!o->seed_set) o->sp.seed = random_seed();
@@ -657,27 +663,40 @@ static infer_sampler *greedy_sampler(int32_t n_vocab) {
     return smp;
 }
 
+/* --bench: the reference's two tests, each from a fresh context: a prompt of bench_pp tokens in
+ * one call (pp), and bench_tg tokens generated one at a time (tg: the first token a fixed
+ * one, then each the greedy pick of the last logits). With --bench-depth N both start after
+ * an untimed prompt of N tokens, as the reference's -d N. Best of --bench-reps runs. */
 static int run_bench(const options *o, infer_model *m, infer_session *s) {
     const infer_config *c = infer_model_config(m);
-    const int pp = o->bench_pp, tg = o->bench_tg;
-    if (pp + tg > infer_session_n_ctx(s)) die("--bench-pp + --bench-tg exceed the context size (use -c)", "");
-    int32_t *ids = xmalloc(sizeof(int32_t) * (size_t)pp, "the bench prompt");
-    for (int i = 0; i < pp; i++) ids[i] = (int32_t)((i * 7919 + 13) % c->n_vocab);
+    const int pp = o->bench_pp, tg = o->bench_tg, depth = o->bench_depth;
+    const int need = depth + (pp > tg ? pp : tg), n_ctx = infer_session_n_ctx(s);
+    if (need > n_ctx) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "%d tokens; it is %d", need, n_ctx);
+        die("--bench needs a context of %s (--bench-depth + the larger of --bench-pp and --bench-tg; use -c)", msg);
+    }
+    const int n_ids = depth + pp;
+    int32_t *ids = xmalloc(sizeof(int32_t) * (size_t)n_ids, "the bench prompt");   /* the depth prompt, then the pp one */
+    for (int i = 0; i < n_ids; i++) ids[i] = (int32_t)((i * 7919 + 13) % c->n_vocab);
     float *logits = xmalloc(sizeof(float) * (size_t)c->n_vocab, "the logits");
     double best_pp = 0, best_tg = 0;
     infer_error err;
     infer_sampler *greedy = greedy_sampler(c->n_vocab);
     for (int rep = 0; rep < o->bench_reps; rep++) {
         infer_session_reset(s);
+        if (depth && infer_eval(s, ids, depth, logits, 0, &err) != INFER_OK) die("%s", err.msg);
         double t0 = infer_time_seconds();
-        if (infer_eval(s, ids, pp, logits, 0, &err) != INFER_OK) die("%s", err.msg);
-        double t_pp = infer_time_seconds() - t0;
+        if (infer_eval(s, ids + depth, pp, logits, 0, &err) != INFER_OK) die("%s", err.msg);
+        const double t_pp = infer_time_seconds() - t0;
+        infer_session_reset(s);
+        if (depth && infer_eval(s, ids, depth, logits, 0, &err) != INFER_OK) die("%s", err.msg);
         t0 = infer_time_seconds();
         for (int g = 0; g < tg; g++) {
-            int32_t t = infer_sampler_sample(greedy, logits);
+            int32_t t = g == 0 && depth == 0 ? ids[0] : infer_sampler_sample(greedy, logits);
             if (infer_eval(s, &t, 1, logits, 0, &err) != INFER_OK) die("%s", err.msg);
         }
-        double t_tg = infer_time_seconds() - t0;
+        const double t_tg = infer_time_seconds() - t0;
         if (pp / t_pp > best_pp) best_pp = pp / t_pp;
         if (tg && tg / t_tg > best_tg) best_tg = tg / t_tg;
         fprintf(stderr, "rep %d: pp %.2f tok/s, tg %.2f tok/s\n", rep, pp / t_pp, tg ? tg / t_tg : 0.0);
@@ -697,7 +716,9 @@ static int run_bench(const options *o, infer_model *m, infer_session *s) {
         if ((!strcmp(t->name, "token_embd.weight") && !tied) || t->type == INFER_TYPE_I32) continue;   /* a table reads one row */
         dbytes += strstr(t->name, "_exps.") && c->n_expert > 0 ? (double)t->nbytes * c->n_expert_used / c->n_expert : (double)t->nbytes;
     }
-    printf("bench pp=%d tg=%d pp_tok_s=%.2f tg_tok_s=%.2f rss_mb=%.0f\n", pp, tg, best_pp, best_tg, peak_rss_mb());
+    printf("bench pp=%d tg=%d pp_tok_s=%.2f tg_tok_s=%.2f rss_mb=%.0f", pp, tg, best_pp, best_tg, peak_rss_mb());
+    if (depth) printf(" depth=%d", depth);
+    printf("\n");
     printf("weights_mb=%.0f decode_mb=%.1f threads=%d\n", wbytes / 1048576.0, dbytes / 1e6, o->n_threads);
     free(ids); free(logits);
     infer_sampler_free(greedy);

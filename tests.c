@@ -6048,7 +6048,7 @@ static void test_cli_contracts(void) {
     CHECK(run_cmd(cmd, out, sizeof out) == 0 && strstr(out, "token_embd.weight"));
 }
 
-/* the command line's habits: -n -1, --seed, -f -, directories, --version, -n 1's speed, --bench's threads */
+/* the command line's habits: -n -1, --seed, -f -, directories, --version, -n 1's speed, --bench's threads and contexts */
 static void test_cli_habits(void) {
     if (!file_exists("./infer")) SKIP("./infer not built");
     char out[8192], out2[8192];
@@ -6086,6 +6086,14 @@ static void test_cli_habits(void) {
     /* --bench reports the threads it ran with */
     CHECK(run_cmd("./infer -m " M " --bench --bench-pp 4 --bench-tg 2 --bench-reps 1 -t 1 2>/dev/null", out, sizeof out) == 0 && strstr(out, "threads=1\n"));
     CHECK(run_cmd("./infer -m " M " --bench --bench-pp 4 --bench-tg 2 --bench-reps 1 2>/dev/null", out, sizeof out) == 0 && num_after(out, "threads=") > 0);
+    /* each test from an empty context, as the reference's: a 16-token context holds a 16-token
+     * prompt and 16 generated tokens; --bench-depth puts tokens before both, so one more does
+     * not fit */
+    CHECK(run_cmd("./infer -m " M " --bench --bench-pp 16 --bench-tg 16 --bench-reps 1 -c 16 2>&1", out, sizeof out) == 0 && strstr(out, "bench pp=16 tg=16 ") && !strstr(out, "depth="));
+    CHECK(run_cmd("./infer -m " M " --bench --bench-pp 8 --bench-tg 8 --bench-depth 8 --bench-reps 1 -c 16 2>/dev/null", out, sizeof out) == 0 && strstr(out, " depth=8\n"));
+    CHECK(run_cmd("./infer -m " M " --bench --bench-pp 16 --bench-tg 4 --bench-depth 1 --bench-reps 1 -c 16 2>&1", out, sizeof out) != 0 && strstr(out, "needs a context of 17 tokens; it is 16"));
+    CHECK(run_cmd("./infer -m " M " --bench-depth 4 2>&1", out, sizeof out) != 0 && strstr(out, "--bench-depth goes with --bench"));
+    CHECK(run_cmd("./infer -m " M " --bench --bench-depth 4 --bench-batch 1 2>&1", out, sizeof out) != 0 && strstr(out, "--bench-batch"));
     /* --info on a vocab-only file, and on one whose family we cannot run */
     if (file_exists(SHARED "/vocab/ggml-vocab-phi-3.gguf")) {
         CHECK(run_cmd("./infer -m " SHARED "/vocab/ggml-vocab-phi-3.gguf --info", out, sizeof out) == 0 && strstr(out, "phi3.block_count"));
