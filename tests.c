@@ -1573,6 +1573,78 @@ static void test_cpu_matmul_foresee(void) {
     infer__cpu_ctx_free(c);
 }
 
+/* backend memory: a big buffer is a mapping of its own (2 MiB-aligned, zero, writable, given
+ * back by free, in any order), a small one comes from calloc; a session's KV cache is one
+ * such buffer holding every layer's K and V pools, 4 KiB-aligned, none overlapping */
+static void test_cpu_big_alloc(void) {
+    infer__cpu_ctx *c = infer__cpu_ctx_create(1, 0);
+    const size_t sizes[3] = { (size_t)3 << 20, INFER__BIG_BYTES, ((size_t)5 << 20) + 12345 };
+    uint8_t *p[3];
+    for (int i = 0; i < 3; i++) {
+        p[i] = (uint8_t *)infer__cpu_alloc(c, sizes[i]);
+        CHECK(p[i] != NULL);
+        if (!p[i]) { infer__cpu_ctx_free(c); return; }
+        int zero = 1;
+        for (size_t o = 0; o < sizes[i]; o += 4093) zero &= p[i][o] == 0;
+        CHECK_MSG(zero && p[i][sizes[i] - 1] == 0, "buffer %d is not zero", i);
+        memset(p[i], 0xA5, sizes[i]);
+#if defined(INFER__HUGE_WEIGHTS)
+        CHECK_MSG((uintptr_t)p[i] % INFER__HUGE_PAGE == 0, "buffer %d of %zu bytes is not 2 MiB-aligned", i, sizes[i]);
+        CHECK(c->n_big == i + 1);
+#endif
+    }
+    uint8_t *small = (uint8_t *)infer__cpu_alloc(c, 1000);
+    CHECK(small != NULL && small[999] == 0);
+#if defined(INFER__HUGE_WEIGHTS)
+    CHECK(c->n_big == 3);
+#endif
+    infer__cpu_free(c, p[1]);
+    infer__cpu_free(c, small);
+#if defined(INFER__HUGE_WEIGHTS)
+    CHECK(c->n_big == 2 && (c->big[0].p == p[0] || c->big[1].p == p[0]) && (c->big[0].p == p[2] || c->big[1].p == p[2]));
+#endif
+    CHECK(p[0][0] == 0xA5 && p[2][sizes[2] - 1] == 0xA5);
+    infer__cpu_free(c, p[0]);
+    infer__cpu_free(c, p[2]);
+#if defined(INFER__HUGE_WEIGHTS)
+    CHECK(c->n_big == 0);
+#endif
+    p[0] = (uint8_t *)infer__cpu_alloc(c, (size_t)3 << 20);      /* left for ctx_free to give back */
+    CHECK(p[0] != NULL);
+    infer__cpu_ctx_free(c);
+    if (!file_exists(SHARED "/models/stories260K.gguf")) SKIP("../shared/models not found");
+    infer_model *m = load_model(SHARED "/models/stories260K.gguf", 0);
+    if (!m) return;
+    infer_error err;
+    infer_session_params sp = infer_session_default_params();
+    sp.n_ctx = 4096;
+    sp.n_threads = 1;
+    infer_session *s;
+    CHECK(infer_session_create(&s, m, &sp, &err) == INFER_OK);
+    const infer__cache *ch = &s->cache[0];
+    const int n = infer_model_config(m)->n_layer;
+    const size_t esz = ch->type == INFER_TYPE_F16 ? 2 : 4, pool = (size_t)ch->n_blocks * ch->block_size * (size_t)ch->k_dim * esz;
+    int ok = ch->mem != NULL && ch->v_dim == ch->k_dim;
+    for (int l = 0; ok && l < n; l++) {
+        const uint8_t *k = (const uint8_t *)ch->k[l], *v = (const uint8_t *)ch->v[l], *base = (const uint8_t *)ch->mem;
+        ok &= k >= base && (uintptr_t)k % 4096 == 0 && (uintptr_t)v % 4096 == 0 && v >= k + pool;
+        if (l + 1 < n) ok &= (const uint8_t *)ch->k[l + 1] >= v + pool;
+    }
+    CHECK_MSG(ok, "the KV pools are not carved from one buffer, aligned and apart");
+#if defined(INFER__HUGE_WEIGHTS)
+    const infer__cpu_ctx *kc = (const infer__cpu_ctx *)s->kctx;
+    int found = 0;
+    for (int i = 0; i < kc->n_big; i++) found |= kc->big[i].p == ch->mem;
+    CHECK_MSG(pool * 2 * (size_t)n < INFER__BIG_BYTES || found, "a KV cache of %zu bytes is not a mapping of its own", pool * 2 * (size_t)n);
+#endif
+    int32_t ids[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+    float *logits = malloc(sizeof(float) * (size_t)infer_model_config(m)->n_vocab);
+    CHECK(infer_eval(s, ids, 8, logits, 0, &err) == INFER_OK);
+    free(logits);
+    infer_session_free(s);
+    infer_model_free(m);
+}
+
 /* decode rotations through the backend (which keeps the last position's angles) give the
  * bits of the plain rotation, as positions and parameters change between calls */
 static void test_cpu_rope_decode(void) {
@@ -7198,6 +7270,7 @@ static const test_case tests[] = {
     { "cpu_rope_decode", test_cpu_rope_decode },
     { "cpu_matmul_n", test_cpu_matmul_n },
     { "cpu_matmul_foresee", test_cpu_matmul_foresee },
+    { "cpu_big_alloc", test_cpu_big_alloc },
     { "cpu_softmax", test_cpu_softmax },
     { "cpu_deltanet_chunked_vs_step", test_cpu_deltanet_chunked_vs_step },
     { "cpu_deltanet_step_equations", test_cpu_deltanet_step_equations },
