@@ -44,7 +44,7 @@
  *   >>tokenizer        1056  SentencePiece BPE, byte-level BPE, WordPiece
  *   >>jinja            3243  chat templates: a Jinja interpreter that renders as transformers does
  *   >>arch               72  model families as descriptors
- *   >>load             1124  from GGUF tensors to model weights, with shape checks; the vocabulary
+ *   >>load             1163  from GGUF tensors to model weights, with shape checks; the vocabulary
  *   >>kv                216  the paged KV cache, the prefix cache, the recurrent state
  *   >>session           520  a session: backend, activations, caches, sequences
  *   >>forward           325  the transformer, once for every family: one step through every layer
@@ -16515,6 +16515,34 @@ static void infer__pack_q8_0_fast(const uint8_t *p, uint8_t *o) {
     _mm512_storeu_si512(o + 8, u.lo);
     _mm512_storeu_si512(o + 72, u.hi);
 }
+/* Q5_0 and IQ4_NL hold int8 values times an fp16 scale -- d (q - 16) with q < 32, d
+ * kvalues[q] with every level in -127..113 -- so a group of 4 of their blocks is 4 Q8_0
+ * blocks exactly (the same d, the same products: dequant gives the same bits), packed as
+ * Q8_0's. They grow (Q5_0 22 -> 34 bytes a block, IQ4_NL 18 -> 34) but run on the Q8_0
+ * tiles and decode kernel instead of one dot product per row and block: llama-1b Q5_0, 2
+ * threads, interleaved, see INFER__TRANSCODE below. */
+static void infer__pack_q5_0_as_q8_0(const uint8_t *p, uint8_t *o) {
+    infer_block_q8_0 q[4];
+    for (int b = 0; b < 4; b++) {
+        const infer_block_q5_0 *x = (const infer_block_q5_0 *)p + b;
+        uint32_t qh; memcpy(&qh, x->qh, 4);
+        q[b].d = x->d;
+        for (int j = 0; j < 16; j++) {
+            q[b].qs[j] = (int8_t)(infer__q5_lo(x->qs, qh, j) - 16);
+            q[b].qs[j + 16] = (int8_t)(infer__q5_hi(x->qs, qh, j) - 16);
+        }
+    }
+    infer__pack_q8_0_fast((const uint8_t *)q, o);
+}
+static void infer__pack_iq4_nl_as_q8_0(const uint8_t *p, uint8_t *o) {
+    infer_block_q8_0 q[4];
+    for (int b = 0; b < 4; b++) {
+        const infer_block_iq4_nl *x = (const infer_block_iq4_nl *)p + b;
+        q[b].d = x->d;
+        for (int e = 0; e < INFER_QK4_NL; e++) q[b].qs[e] = infer__kvalues_iq4nl[infer__iq4_nibble(x->qs, e)];
+    }
+    infer__pack_q8_0_fast((const uint8_t *)q, o);
+}
 #endif
 /* F16 and BF16 keep their layout: the copy is the file's bytes (repack_part copies them a
  * chunk at a time; this is never called) */
@@ -16530,6 +16558,7 @@ static const infer__repack_rule infer__repack_rules[] = {
 #if defined(INFER__TILE_X4)
     { INFER_TYPE_Q4_0, INFER__TYPE_Q4_0_X4, infer__pack_q4_0_fast }, { INFER_TYPE_Q8_0, INFER__TYPE_Q8_0_X4, infer__pack_q8_0_fast },
     { INFER_TYPE_MXFP4, INFER__TYPE_MXFP4_X4, infer__pack_mxfp4_fast },
+    { INFER_TYPE_Q5_0, INFER__TYPE_Q8_0_X4, infer__pack_q5_0_as_q8_0 }, { INFER_TYPE_IQ4_NL, INFER__TYPE_Q8_0_X4, infer__pack_iq4_nl_as_q8_0 },
 #endif
 #if defined(INFER__REPACK)
     { INFER_TYPE_F16, INFER_TYPE_F16, infer__pack_same }, { INFER_TYPE_BF16, INFER_TYPE_BF16, infer__pack_same },
@@ -16584,6 +16613,11 @@ static const infer__repack_rule *infer__repack_rule_of(const infer_model *m, con
     const infer__repack_rule *r = infer__repack_rule_for(t);
     return r && (r->from != r->to || infer__mapped(m, t->data, t->nbytes)) ? r : NULL;
 }
+/* the bytes of tensor t in type `to` (its rows whole blocks of both) */
+static size_t infer__repacked_bytes(const infer_tensor *t, infer_type to) {
+    const size_t row = infer_type_row_size(t->type, t->ne[0]);
+    return row ? t->nbytes / row * infer_type_row_size(to, t->ne[0]) : 0;
+}
 #if defined(INFER__REPACK)
 #define INFER__REPACK_CHUNK 16384            /* blocks: 2.3-3.4 MB */
 /* thread ith of nth packs its share of every repacked tensor's blocks (contiguous, so each
@@ -16594,7 +16628,9 @@ static void infer__repack_part(void *arg, int ith, int nth) {
         const infer_tensor *t = &m->xk.tensors[i], *h = &m->gguf.tensors[i];
         if (!t->data || t->data == h->data) continue;
         const infer__repack_rule *rule = infer__repack_rule_for(h);
-        const size_t bb = infer_type_row_size(t->type, infer_type_block(t->type)), nb = h->nbytes / bb;
+        /* a block of the copy's type (bb bytes) from sb bytes of the file's: the same size
+         * but where a rule transcodes (Q5_0 and IQ4_NL into Q8_0's groups) */
+        const size_t bb = infer_type_row_size(t->type, infer_type_block(t->type)), sb = infer_type_row_size(h->type, infer_type_block(t->type)), nb = h->nbytes / sb;
         const size_t b0 = nb * (size_t)ith / (size_t)nth, b1 = nb * (size_t)(ith + 1) / (size_t)nth;
         const uint8_t *src = (const uint8_t *)h->data;
         uint8_t *dst = (uint8_t *)(uintptr_t)t->data;
@@ -16603,8 +16639,8 @@ static void infer__repack_part(void *arg, int ith, int nth) {
         for (size_t c0 = b0; c0 < b1; c0 += chunk) {   /* released as it goes: the peak stays low */
             const size_t c1 = c0 + chunk < b1 ? c0 + chunk : b1;
             if (same) memcpy(dst + c0 * bb, src + c0 * bb, (c1 - c0) * bb);
-            else for (size_t b = c0; b < c1; b++) rule->pack(src + b * bb, dst + b * bb);
-            infer__release_pages(m, src + c0 * bb, (c1 - c0) * bb);
+            else for (size_t b = c0; b < c1; b++) rule->pack(src + b * sb, dst + b * bb);
+            infer__release_pages(m, src + c0 * sb, (c1 - c0) * sb);
         }
     }
 }
@@ -16614,8 +16650,10 @@ static infer_status infer__repack(infer_model *m, infer_error *err) {
     infer__device_weights *d = &m->xk;
     infer_status st = infer__place_weights(m, d, infer__keep_place, err);
     size_t total = 0;
-    for (int64_t i = 0; st == INFER_OK && i < m->gguf.n_tensors; i++)
-        if (infer__repack_rule_of(m, &d->tensors[i])) total += (d->tensors[i].nbytes + 63) / 64 * 64;
+    for (int64_t i = 0; st == INFER_OK && i < m->gguf.n_tensors; i++) {
+        const infer__repack_rule *rule = infer__repack_rule_of(m, &d->tensors[i]);
+        if (rule) total += (infer__repacked_bytes(&d->tensors[i], rule->to) + 63) / 64 * 64;
+    }
     if (st != INFER_OK || total == 0) { infer__xk_free(m); return st; }
     uint8_t *mem = (uint8_t *)mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mem == MAP_FAILED) { infer__xk_free(m); return infer__fail(err, INFER_ERR_NOMEM, "no memory for the repacked weights (%zu bytes)", total); }
@@ -16629,6 +16667,7 @@ static infer_status infer__repack(infer_model *m, infer_error *err) {
         infer_tensor *t = &d->tensors[i];
         const infer__repack_rule *rule = infer__repack_rule_of(m, t);
         if (!rule) continue;
+        t->nbytes = infer__repacked_bytes(t, rule->to);
         t->type = rule->to;
         t->data = mem + off;
         off += (t->nbytes + 63) / 64 * 64;
