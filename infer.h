@@ -16519,8 +16519,9 @@ static void infer__pack_q8_0_fast(const uint8_t *p, uint8_t *o) {
  * kvalues[q] with every level in -127..113 -- so a group of 4 of their blocks is 4 Q8_0
  * blocks exactly (the same d, the same products: dequant gives the same bits), packed as
  * Q8_0's. They grow (Q5_0 22 -> 34 bytes a block, IQ4_NL 18 -> 34) but run on the Q8_0
- * tiles and decode kernel instead of one dot product per row and block: llama-1b Q5_0, 2
- * threads, interleaved, see INFER__TRANSCODE below. */
+ * tiles and decode kernel instead of one dot product per row and block. Measured, llama-1b
+ * Q5_0 (the reference quantizer's file), 2 threads, tok/s: prompt 37.5 -> 201.6, decode
+ * 10.1 -> 23.7 (bench-kit, 2026-11-26); resident memory 859 -> 1367 MB (our synth file). */
 static void infer__pack_q5_0_as_q8_0(const uint8_t *p, uint8_t *o) {
     infer_block_q8_0 q[4];
     for (int b = 0; b < 4; b++) {
