@@ -44,7 +44,7 @@
  *   >>tokenizer        1056  SentencePiece BPE, byte-level BPE, WordPiece
  *   >>jinja            3243  chat templates: a Jinja interpreter that renders as transformers does
  *   >>arch               72  model families as descriptors
- *   >>load             1163  from GGUF tensors to model weights, with shape checks; the vocabulary
+ *   >>load             1164  from GGUF tensors to model weights, with shape checks; the vocabulary
  *   >>kv                216  the paged KV cache, the prefix cache, the recurrent state
  *   >>session           520  a session: backend, activations, caches, sequences
  *   >>forward           325  the transformer, once for every family: one step through every layer
