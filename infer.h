@@ -25,7 +25,7 @@
  *   >>api-tensor         52  tensors, GGUF files, model config
  *   >>api-kernels       185  the kernel table every backend fills
  *   >>api               312  model, session, tokenizer, sampler, generation
- *   >>util              499  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
+ *   >>util              501  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1839  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
  *   >>traits             71  the type traits table: one row per weight type
@@ -33,7 +33,7 @@
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
  *   >>tiles            1150  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
- *   >>cpu              1693  the CPU kernel table: thread pool, matmul, attention, every op
+ *   >>cpu              1689  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
  *   >>safetensors       633  Hugging Face checkpoints, read as GGUF
  *   >>hf-tensors        534  HF tensor names and shapes, the converter's transforms
@@ -1244,15 +1244,17 @@ static double infer__huge_share(const void *p, size_t size) {
     const size_t whole = size / INFER__HUGE_PAGE * INFER__HUGE_PAGE;
     return pmd < 0 || whole == 0 ? -1.0 : (double)pmd * 1024.0 / (double)whole;
 }
-/* map fd read-only at a 2 MiB-aligned address (an ordinary mapping where that fails) */
+/* map fd read-only at a 2 MiB-aligned address, or (fd < 0) fresh zero memory to read and
+ * write (infer__cpu_alloc); an ordinary mapping where that fails */
 static void *infer__map_aligned(int fd, size_t size) {
+    const int prot = fd < 0 ? PROT_READ | PROT_WRITE : PROT_READ, flags = MAP_PRIVATE | (fd < 0 ? MAP_ANONYMOUS : 0);
     const size_t pg = (size_t)sysconf(_SC_PAGESIZE), len = (size + pg - 1) / pg * pg, span = len + INFER__HUGE_PAGE;
     uint8_t *raw = (uint8_t *)mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (raw == MAP_FAILED) return mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (raw == MAP_FAILED) return mmap(NULL, size, prot, flags, fd, 0);
     uint8_t *a = raw + (-(uintptr_t)raw & (INFER__HUGE_PAGE - 1));
-    void *p = mmap(a, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
-    if (p == MAP_FAILED) { munmap(raw, span); return mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0); }
-    /* the reservation's slack before and after the file's pages [a, a + len) */
+    void *p = mmap(a, size, prot, flags | MAP_FIXED, fd, 0);
+    if (p == MAP_FAILED) { munmap(raw, span); return mmap(NULL, size, prot, flags, fd, 0); }
+    /* the reservation's slack before and after the mapping's pages [a, a + len) */
     if (a > raw) munmap(raw, (size_t)(a - raw));
     if (raw + span > a + len) munmap(a + len, (size_t)(raw + span - (a + len)));
     madvise(p, size, MADV_HUGEPAGE);
@@ -7125,13 +7127,9 @@ static void *infer__cpu_alloc(void *ctx, size_t bytes) {
             if (!nb) return NULL;
             c->big = nb; c->cap_big = cap;
         }
-        const size_t n = (bytes + INFER__HUGE_PAGE - 1) / INFER__HUGE_PAGE * INFER__HUGE_PAGE, span = n + INFER__HUGE_PAGE;
-        uint8_t *raw = (uint8_t *)mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (raw == MAP_FAILED) return NULL;
-        uint8_t *p = raw + (-(uintptr_t)raw & (INFER__HUGE_PAGE - 1));
-        if (p > raw) munmap(raw, (size_t)(p - raw));              /* the slack before and after */
-        if (raw + span > p + n) munmap(p + n, (size_t)(raw + span - (p + n)));
-        madvise(p, n, MADV_HUGEPAGE);
+        const size_t n = (bytes + INFER__HUGE_PAGE - 1) / INFER__HUGE_PAGE * INFER__HUGE_PAGE;   /* whole 2 MiB pages */
+        void *p = infer__map_aligned(-1, n);
+        if (p == MAP_FAILED) return NULL;
         c->big[c->n_big].p = p;
         c->big[c->n_big++].n = n;
         return p;
