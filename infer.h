@@ -149,7 +149,7 @@ typedef enum infer_type {
     INFER_TYPE_COUNT = 43,
     /* I2_S is not a ggml type; it gets a private id outside the file range. */
     INFER_TYPE_I2_S = 100
-    /* 101-109: the CPU's repacked copies of Q2_K..Q6_K, IQ4_XS, Q4_0, Q8_0, MXFP4 (>>quant), private to the implementation */
+    /* 101-111: the CPU's repacked copies of Q2_K..Q6_K, IQ4_XS, Q4_0, Q8_0, MXFP4, Q4_1, Q5_1 (>>quant), private to the implementation */
 } infer_type;
 
 typedef uint16_t infer_half;   /* IEEE binary16 bits */
@@ -550,7 +550,7 @@ typedef struct infer_kernels {
     infer_status (*download)(void *ctx, void *dst, const void *src, size_t bytes);
     infer_status (*sync)(void *ctx);
     /* a weight type it has kernels for; a host-memory backend that answers yes for this
-     * engine's ids 101-109 gets the CPU's repacked copies (>>load, "repack") */
+     * engine's ids 101-111 gets the CPU's repacked copies (>>load, "repack") */
     int (*supports_type)(infer_type t);
     /* ops */
     void (*embed)(void *ctx, float *out, const infer_tensor *table, const int32_t *tokens, int rows);
@@ -3315,7 +3315,7 @@ static void infer__unpack_q8_0_group(const infer_block_q8_0_x4 *g, infer_block_q
         }
     }
 }
-#define INFER__X4_TWINS(T, GROUP, BLOCK)                                                                  \
+#define INFER__X4_TWINS(T, GROUP, BLOCK, ABLOCK)                                                          \
 static void infer__dequant_##T##_x4(const void *src, float *dst, int64_t n) {                          \
     const GROUP *g = (const GROUP *)src;                                                               \
     for (int64_t i = 0; i < n / 128; i++) {                                                            \
@@ -3326,7 +3326,7 @@ static void infer__dequant_##T##_x4(const void *src, float *dst, int64_t n) {   
 }                                                                                                      \
 static float infer__dot_##T##_x4(int64_t n, const void *w, const void *x) {                            \
     const GROUP *g = (const GROUP *)w;                                                                 \
-    const infer_block_q8_0 *a = (const infer_block_q8_0 *)x;                                           \
+    const ABLOCK *a = (const ABLOCK *)x;                                                               \
     float sum = 0;                       /* block by block, as the original's dot adds them */       \
     for (int64_t i = 0; i < n / 128; i++) {                                                            \
         BLOCK t[4];                                                                                    \
@@ -3341,9 +3341,42 @@ typedef struct { uint8_t e[4]; uint8_t qs[64]; } infer_block_mxfp4_x4;
 INFER__STATIC_ASSERT(sizeof(infer_block_mxfp4_x4) == 4 * sizeof(infer_block_mxfp4), "mxfp4_x4 size");
 INFER__MAYBE_UNUSED static void infer__pack_mxfp4_group(const infer_block_mxfp4 *b, infer_block_mxfp4_x4 *o) { infer__x4_nibble_group((const uint8_t *)b, (uint8_t *)o, 1, 1); }
 static void infer__unpack_mxfp4_group(const infer_block_mxfp4_x4 *g, infer_block_mxfp4 *o) { infer__x4_nibble_group((const uint8_t *)g, (uint8_t *)o, 1, 0); }
-INFER__X4_TWINS(q4_0, infer_block_q4_0_x4, infer_block_q4_0)
-INFER__X4_TWINS(mxfp4, infer_block_mxfp4_x4, infer_block_mxfp4)
-INFER__X4_TWINS(q8_0, infer_block_q8_0_x4, infer_block_q8_0)
+/* Q4_1_X4, 80 bytes (128 elements), and Q5_1_X4, 96: the affine blocks (w = d q + m) as
+ * Q4_0_X4 groups them: the 4 scales d, the 4 offsets m, for Q5_1 the 4 blocks' 32-bit words
+ * of fifth bits qh as they are, then the code bytes in Q4_0_X4's lane order (each code's low
+ * 4 bits; the fifth stays in qh, where the tiles pick it out a lane's bits at a time):
+ *
+ *   byte 0     8      16               32 (Q5_1)                                   80 / 96
+ *        | d[4] | m[4] | qh[4][4] (Q5_1) | qs[64]: byte j = codes i, i + 16 of block (j/4)%4 |
+ */
+typedef struct { infer_half d[4], m[4]; uint8_t qs[64]; } infer_block_q4_1_x4;
+INFER__STATIC_ASSERT(sizeof(infer_block_q4_1_x4) == 4 * sizeof(infer_block_q4_1), "q4_1_x4 size");
+typedef struct { infer_half d[4], m[4]; uint8_t qh[4][4]; uint8_t qs[64]; } infer_block_q5_1_x4;
+INFER__STATIC_ASSERT(sizeof(infer_block_q5_1_x4) == 4 * sizeof(infer_block_q5_1), "q5_1_x4 size");
+/* 4 affine blocks (`qh`: Q5_1's, else Q4_1's) into the copy's group: pack; or back: unpack */
+static void infer__x4_affine_group(const uint8_t *src, uint8_t *dst, int qh, int pack) {
+    const size_t bb = qh ? sizeof(infer_block_q5_1) : sizeof(infer_block_q4_1), hb = qh ? 32 : 16;   /* block bytes; group header */
+    for (int blk = 0; blk < 4; blk++) {
+        const size_t bo = bb * (size_t)blk;
+        /* d, m and qh: where each sits in the block and in the group, and its size */
+        const size_t in_block[3] = { 0, 2, 4 }, in_group[3] = { 2 * (size_t)blk, 8 + 2 * (size_t)blk, 16 + 4 * (size_t)blk }, len[3] = { 2, 2, 4 };
+        for (int f = 0; f < (qh ? 3 : 2); f++)
+            memcpy(dst + (pack ? in_group[f] : bo + in_block[f]), src + (pack ? bo + in_block[f] : in_group[f]), len[f]);
+        for (int i = 0; i < 16; i++) {
+            const size_t qb = bo + bb - 16 + (size_t)i, qg = hb + (size_t)infer__x4_byte(blk, i);
+            dst[pack ? qg : qb] = src[pack ? qb : qg];
+        }
+    }
+}
+INFER__MAYBE_UNUSED static void infer__pack_q4_1_group(const infer_block_q4_1 *b, infer_block_q4_1_x4 *o) { infer__x4_affine_group((const uint8_t *)b, (uint8_t *)o, 0, 1); }
+static void infer__unpack_q4_1_group(const infer_block_q4_1_x4 *g, infer_block_q4_1 *o) { infer__x4_affine_group((const uint8_t *)g, (uint8_t *)o, 0, 0); }
+INFER__MAYBE_UNUSED static void infer__pack_q5_1_group(const infer_block_q5_1 *b, infer_block_q5_1_x4 *o) { infer__x4_affine_group((const uint8_t *)b, (uint8_t *)o, 1, 1); }
+static void infer__unpack_q5_1_group(const infer_block_q5_1_x4 *g, infer_block_q5_1 *o) { infer__x4_affine_group((const uint8_t *)g, (uint8_t *)o, 1, 0); }
+INFER__X4_TWINS(q4_0, infer_block_q4_0_x4, infer_block_q4_0, infer_block_q8_0)
+INFER__X4_TWINS(mxfp4, infer_block_mxfp4_x4, infer_block_mxfp4, infer_block_q8_0)
+INFER__X4_TWINS(q8_0, infer_block_q8_0_x4, infer_block_q8_0, infer_block_q8_0)
+INFER__X4_TWINS(q4_1, infer_block_q4_1_x4, infer_block_q4_1, infer_block_q8_1)
+INFER__X4_TWINS(q5_1, infer_block_q5_1_x4, infer_block_q5_1, infer_block_q8_1)
 
 /* ------------------------------------------------------------------------------------------
  * >>quant-iq -- the grid i-quants IQ1_S IQ1_M IQ2_XXS IQ2_XS IQ2_S IQ3_XXS IQ3_S: their
@@ -3818,7 +3851,7 @@ static float infer__dot_iq1_m(int64_t n, const void *w, const void *x) {
  * weights to dequantize or dot), and dot_type, the activation format the dot expects:
  * 32-blocks -> Q8_0 (Q8_1 with an offset m), 256-blocks -> Q8_K, 64/128-blocks -> 2 or 4
  * Q8_0 blocks, float types -> plain f32. I2_S is not here: its one scale per tensor makes
- * it no block type (>>ternary dots it). Rows 101-109 are the CPU's repacked copies (>>quant,
+ * it no block type (>>ternary dots it). Rows 101-111 are the CPU's repacked copies (>>quant,
  * "repacked"): no quantizer, only the loader makes them, and no file id reaches them.
  * ---------------------------------------------------------------------------------------- */
 #define INFER__TYPE_Q4_K_XK ((infer_type)101)
@@ -3830,7 +3863,9 @@ static float infer__dot_iq1_m(int64_t n, const void *w, const void *x) {
 #define INFER__TYPE_Q5_K_XK ((infer_type)107)
 #define INFER__TYPE_IQ4_XS_XK ((infer_type)108)
 #define INFER__TYPE_MXFP4_X4 ((infer_type)109)
-#define INFER__TYPE_END 110
+#define INFER__TYPE_Q4_1_X4 ((infer_type)110)
+#define INFER__TYPE_Q5_1_X4 ((infer_type)111)
+#define INFER__TYPE_END 112
 static const infer__type_traits infer__traits[INFER__TYPE_END] = {
     [INFER_TYPE_F32]     = { "f32",     1,              sizeof(float),               infer__dequant_f32,     infer__quant_f32,    infer__dot_f32,     INFER_TYPE_F32  },
     [INFER_TYPE_I32]     = { "i32",     1,              sizeof(int32_t),             infer__dequant_i32,     NULL,                NULL,               INFER_TYPE_F32  },
@@ -3861,6 +3896,8 @@ static const infer__type_traits infer__traits[INFER__TYPE_END] = {
     [INFER__TYPE_Q4_0_X4] = { "q4_0_x4", 128,           sizeof(infer_block_q4_0_x4), infer__dequant_q4_0_x4, NULL,                infer__dot_q4_0_x4, INFER_TYPE_Q8_0 },
     [INFER__TYPE_MXFP4_X4] = { "mxfp4_x4", 128,         sizeof(infer_block_mxfp4_x4), infer__dequant_mxfp4_x4, NULL,             infer__dot_mxfp4_x4, INFER_TYPE_Q8_0 },
     [INFER__TYPE_Q8_0_X4] = { "q8_0_x4", 128,           sizeof(infer_block_q8_0_x4), infer__dequant_q8_0_x4, NULL,                infer__dot_q8_0_x4, INFER_TYPE_Q8_0 },
+    [INFER__TYPE_Q4_1_X4] = { "q4_1_x4", 128,           sizeof(infer_block_q4_1_x4), infer__dequant_q4_1_x4, NULL,                infer__dot_q4_1_x4, INFER_TYPE_Q8_1 },
+    [INFER__TYPE_Q5_1_X4] = { "q5_1_x4", 128,           sizeof(infer_block_q5_1_x4), infer__dequant_q5_1_x4, NULL,                infer__dot_q5_1_x4, INFER_TYPE_Q8_1 },
     [INFER_TYPE_IQ4_NL]  = { "iq4_nl",  INFER_QK4_NL,   sizeof(infer_block_iq4_nl),  infer__dequant_iq4_nl,  infer__quant_iq4_nl, infer__dot_iq4_nl,  INFER_TYPE_Q8_0 },
     [INFER_TYPE_IQ4_XS]  = { "iq4_xs",  INFER_QK_K,     sizeof(infer_block_iq4_xs),  infer__dequant_iq4_xs,  infer__quant_iq4_xs, infer__dot_iq4_xs,  INFER_TYPE_Q8_K },
     [INFER_TYPE_IQ2_XXS] = { "iq2_xxs", INFER_QK_K,     sizeof(infer_block_iq2_xxs), infer__dequant_iq2_xxs, NULL,                infer__dot_iq2_xxs, INFER_TYPE_Q8_K },
@@ -5809,10 +5846,34 @@ static __m512i infer__x4_idx_q4_0, infer__x4_idx_q4_0_full, infer__x4_idx_q4_0_d
 static __m512i infer__x4_idx_q8_0_lo, infer__x4_idx_q8_0_hi, infer__x4_idx_q8_0_d;
 static __m512i infer__x4_idx_mxfp4, infer__x4_idx_mxfp4_full, infer__x4_idx_mxfp4_e;
 static __m512i infer__x4_idx_nvfp4[2][2], infer__x4_idx_nvfp4_d[2];   /* [lo/hi][partial/full], [lo/hi] */
+static __m512i infer__x4_idx_q4_1[2], infer__x4_idx_q4_1_dm, infer__x4_idx_q5_1[2], infer__x4_idx_q5_1_dm[2], infer__x4_idx_q5_1_qh[2];   /* [partial/full] */
+static __m512i infer__x4_ctl_q5_1[2];   /* [lo/hi] */
 static pthread_once_t infer__x4_once = PTHREAD_ONCE_INIT;
+/* a byte at offset x of a group of n bytes, as an index into (A, B) of infer__x4_load: a
+ * partial group's B holds bytes 64.., a full one's bytes n - 64.. */
+static uint8_t infer__x4_at(int x, int n, int full) { return (uint8_t)(x < 64 || !full ? x : 64 + x - (n - 64)); }
 static void infer__x4_init(void) {
     uint8_t a[64], b[64], c[64], d[64], e[64], f[64], g[64], h[64], m[64], nv[2][2][64], nd[2][64];
+    uint8_t a41[2][64], dm41[64], a51[2][64], dm51[2][64], qh51[2][64], ctl[2][64];
     for (int j = 0; j < 64; j++) {
+        {   /* Q4_1 (20-byte blocks: d, m, 16 code bytes) and Q5_1 (24: d, m, qh, 16 code bytes):
+             * the code bytes as Q4_0's; bytes 0..31 of the scale vector the d words, 32..63
+             * the m words (word w: block w mod 4's); Q5_1's qh words as [qh0 qh1 qh2 qh3] in
+             * every 16 bytes; and which qh bit is each code byte's fifth (vpshufbitqmb picks
+             * bit ctl within the 64-bit word holding the byte: lane L's word holds the qh of
+             * block L mod 4 in its half L mod 2) */
+            const int blk = (j / 4) % 4, i = 4 * (j / 16) + j % 4, w = (j % 32) / 2, half = j & 1;
+            for (int full = 0; full < 2; full++) {
+                a41[full][j] = infer__x4_at(20 * blk + 4 + i, 80, full);
+                a51[full][j] = infer__x4_at(24 * blk + 8 + i, 96, full);
+                dm51[full][j] = infer__x4_at(24 * (w % 4) + 2 * (j / 32) + half, 96, full);
+                qh51[full][j] = infer__x4_at(24 * ((j % 16) / 4) + 4 + j % 4, 96, full);
+            }
+            dm41[j] = (uint8_t)(20 * (w % 4) + 2 * (j / 32) + half);
+            const int lane = j / 4;
+            ctl[0][j] = (uint8_t)(32 * (lane % 2) + i);
+            ctl[1][j] = (uint8_t)(32 * (lane % 2) + 16 + i);
+        }
         /* output byte j: int32 lane j/4 = 4 jj + blk, its byte k = j % 4: code i = 4 jj + k */
         const int blk = (j / 4) % 4, i = 4 * (j / 16) + j % 4;
         a[j] = (uint8_t)(18 * blk + 2 + i);           /* Q4_0: code byte i of block blk */
@@ -5854,6 +5915,14 @@ static void infer__x4_init(void) {
         infer__x4_idx_nvfp4[half][1] = _mm512_loadu_si512(nv[half][1]);
         infer__x4_idx_nvfp4_d[half] = _mm512_loadu_si512(nd[half]);
     }
+    for (int k = 0; k < 2; k++) {
+        infer__x4_idx_q4_1[k] = _mm512_loadu_si512(a41[k]);
+        infer__x4_idx_q5_1[k] = _mm512_loadu_si512(a51[k]);
+        infer__x4_idx_q5_1_dm[k] = _mm512_loadu_si512(dm51[k]);
+        infer__x4_idx_q5_1_qh[k] = _mm512_loadu_si512(qh51[k]);
+        infer__x4_ctl_q5_1[k] = _mm512_loadu_si512(ctl[k]);
+    }
+    infer__x4_idx_q4_1_dm = _mm512_loadu_si512(dm41);
 }
 /* a weight group unpacked: the codes lined up with ylo and yhi, and the 4 block scales */
 typedef struct { __m512i lo, hi; __m512 dw; } infer__x4_w;
@@ -5997,6 +6066,76 @@ INFER__QTILES(q4_0_x4, infer__x4_w, infer__x4_unpack_q4_0_x4, infer__x4_step_3, 
 INFER__QMV(q4_0_x4, infer__x4_w, infer__x4_unpack_q4_0_x4, infer__x4_step_3, 72)
 INFER__QTILES(q8_0_x4, infer__x4_w, infer__x4_unpack_q8_0_x4, infer__x4_step_7, 136)
 INFER__QMV(q8_0_x4, infer__x4_w, infer__x4_unpack_q8_0_x4, infer__x4_step_7, 136)
+
+/* Q4_1 and Q5_1: affine blocks, w = d q + m with unsigned codes q (0..15, 0..31). Against an
+ * activation block d_y c (the X4 group's codes c, nls = -(the lane's sum of c)):
+ *   w . y = d_y (d sum(q c) + m sum(c))
+ * so a lane's integer sum needs no offset (dpbusd takes the unsigned q as they are), and
+ * the offset term comes from nls, which the group already carries:
+ *   s   = dpbusd(dpbusd(0, lo, ylo), hi, yhi)
+ *   acc = fma(cvt(s) dw - cvt(nls) mw, dy, acc)
+ * Q5_1's fifth bits: one vpshufbitqmb per 64 codes picks each code's bit out of its
+ * block's qh word (the 4 words repeated in every 16 bytes) into a mask, and a masked add
+ * puts it in as 16. */
+typedef struct { __m512i lo, hi; __m512 dw, mw; } infer__x4a_w;
+static inline void infer__x4a_fifth(__m512i qh, infer__x4a_w *u) {
+    const __m512i b16 = _mm512_set1_epi8(16);
+    u->lo = _mm512_mask_add_epi8(u->lo, _mm512_bitshuffle_epi64_mask(qh, infer__x4_ctl_q5_1[0]), u->lo, b16);
+    u->hi = _mm512_mask_add_epi8(u->hi, _mm512_bitshuffle_epi64_mask(qh, infer__x4_ctl_q5_1[1]), u->hi, b16);
+}
+/* dm: 16 d words then 16 m words, word w being block (w mod 4)'s */
+static inline void infer__x4a_dm(__m512i dm, infer__x4a_w *u) {
+    u->dw = _mm512_cvtph_ps(_mm512_castsi512_si256(dm));
+    u->mw = _mm512_cvtph_ps(_mm512_extracti64x4_epi64(dm, 1));
+}
+static inline void infer__x4_unpack_q4_1(const uint8_t *p, int nb, infer__x4a_w *u) {
+    __m512i A, B;
+    infer__x4_load(p, 20 * nb, nb == 4, &A, &B);
+    infer__x4_nibbles(_mm512_permutex2var_epi8(A, infer__x4_idx_q4_1[nb == 4], B), &u->lo, &u->hi);
+    infer__x4a_dm(_mm512_permutexvar_epi8(infer__x4_idx_q4_1_dm, A), u);   /* the scales all lie in bytes 0..63 */
+}
+static inline void infer__x4_unpack_q5_1(const uint8_t *p, int nb, infer__x4a_w *u) {
+    __m512i A, B;
+    const int full = nb == 4;
+    infer__x4_load(p, 24 * nb, full, &A, &B);
+    infer__x4_nibbles(_mm512_permutex2var_epi8(A, infer__x4_idx_q5_1[full], B), &u->lo, &u->hi);
+    infer__x4a_dm(_mm512_permutex2var_epi8(A, infer__x4_idx_q5_1_dm[full], B), u);
+    infer__x4a_fifth(_mm512_permutex2var_epi8(A, infer__x4_idx_q5_1_qh[full], B), u);
+}
+/* the copies: d[4] m[4] converted together, each broadcast to its 16 lanes */
+static inline void infer__x4a_scales(const uint8_t *p, infer__x4a_w *u) {
+    const __m512 v = _mm512_castps256_ps512(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)));
+    u->dw = _mm512_shuffle_f32x4(v, v, 0x00);
+    u->mw = _mm512_shuffle_f32x4(v, v, 0x55);
+}
+static inline void infer__x4_unpack_q4_1_x4(const uint8_t *p, int nb, infer__x4a_w *u) {
+    (void)nb;
+    infer__x4a_scales(p, u);
+    infer__x4_nibbles(_mm512_loadu_si512(p + 16), &u->lo, &u->hi);
+}
+static inline void infer__x4_unpack_q5_1_x4(const uint8_t *p, int nb, infer__x4a_w *u) {
+    (void)nb;
+    infer__x4a_scales(p, u);
+    infer__x4_nibbles(_mm512_loadu_si512(p + 32), &u->lo, &u->hi);
+    infer__x4a_fifth(_mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(p + 16))), u);
+}
+static inline __m512 infer__x4a_step(__m512 acc, const infer__x4a_w *u, const uint8_t *g, const infer__pf_spread *sp) {
+    infer__pf_part(sp, 0, 2);
+    __m512i s = _mm512_dpbusd_epi32(_mm512_setzero_si512(), u->lo, _mm512_loadu_si512(g));
+    infer__pf_part(sp, 1, 2);
+    s = _mm512_dpbusd_epi32(s, u->hi, _mm512_loadu_si512(g + 64));
+    const __m512 nls = _mm512_cvtepi32_ps(_mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)(g + 128))));
+    const __m512 t = _mm512_fnmadd_ps(nls, u->mw, _mm512_mul_ps(_mm512_cvtepi32_ps(s), u->dw));
+    return _mm512_fmadd_ps(t, _mm512_broadcast_f32x4(_mm_loadu_ps((const float *)(g + 160))), acc);
+}
+INFER__QTILES(q4_1, infer__x4a_w, infer__x4_unpack_q4_1, infer__x4a_step, 80)
+INFER__QMV(q4_1, infer__x4a_w, infer__x4_unpack_q4_1, infer__x4a_step, 80)
+INFER__QTILES(q5_1, infer__x4a_w, infer__x4_unpack_q5_1, infer__x4a_step, 96)
+INFER__QMV(q5_1, infer__x4a_w, infer__x4_unpack_q5_1, infer__x4a_step, 96)
+INFER__QTILES(q4_1_x4, infer__x4a_w, infer__x4_unpack_q4_1_x4, infer__x4a_step, 80)
+INFER__QMV(q4_1_x4, infer__x4a_w, infer__x4_unpack_q4_1_x4, infer__x4a_step, 80)
+INFER__QTILES(q5_1_x4, infer__x4a_w, infer__x4_unpack_q5_1_x4, infer__x4a_step, 96)
+INFER__QMV(q5_1_x4, infer__x4a_w, infer__x4_unpack_q5_1_x4, infer__x4a_step, 96)
 
 /* MXFP4 (17-byte blocks, 68 bytes a group) as Q4_0 is read, then each nibble through a
  * 16-entry table to its doubled E2M1 value plus 16 (4..28: unsigned, as dpbusd wants), the
@@ -6533,6 +6672,10 @@ static infer__tile infer__tile_for(infer_type t) {
     if (t == INFER__TYPE_Q4_0_X4) { k.fn = infer__qtile_q4_0_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q4_0_x4; }
     if (t == INFER__TYPE_Q8_0_X4) { k.fn = infer__qtile_q8_0_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q8_0_x4; }
     if (t == INFER__TYPE_MXFP4_X4) { k.fn = infer__qtile_mxfp4_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_mxfp4_x4; }
+    if (t == INFER_TYPE_Q4_1) { k.fn = infer__qtile_q4_1; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q4_1; }
+    if (t == INFER_TYPE_Q5_1) { k.fn = infer__qtile_q5_1; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q5_1; }
+    if (t == INFER__TYPE_Q4_1_X4) { k.fn = infer__qtile_q4_1_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q4_1_x4; }
+    if (t == INFER__TYPE_Q5_1_X4) { k.fn = infer__qtile_q5_1_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q5_1_x4; }
     if (t == INFER_TYPE_MXFP4) { k.fn = infer__qtile_mxfp4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_mxfp4; }
     if (t == INFER_TYPE_NVFP4) { k.fn = infer__qtile_nvfp4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_nvfp4; }
 #endif
@@ -16513,6 +16656,22 @@ static void infer__pack_q8_0_fast(const uint8_t *p, uint8_t *o) {
     _mm512_storeu_si512(o + 8, u.lo);
     _mm512_storeu_si512(o + 72, u.hi);
 }
+/* Q4_1 and Q5_1: d, m (and qh) moved to the group's head, the code bytes put in lane order
+ * by the tiles' own permute; the same bytes as infer__x4_affine_group */
+static void infer__pack_x4_affine(const uint8_t *p, uint8_t *o, int qh) {
+    const int bb = qh ? 24 : 20, hb = qh ? 32 : 16;
+    __m512i A, B;
+    pthread_once(&infer__x4_once, infer__x4_init);
+    infer__x4_load(p, 4 * bb, 1, &A, &B);
+    for (int b = 0; b < 4; b++) {
+        memcpy(o + 2 * b, p + bb * b, 2);
+        memcpy(o + 8 + 2 * b, p + bb * b + 2, 2);
+        if (qh) memcpy(o + 16 + 4 * b, p + bb * b + 4, 4);
+    }
+    _mm512_storeu_si512(o + hb, _mm512_permutex2var_epi8(A, qh ? infer__x4_idx_q5_1[1] : infer__x4_idx_q4_1[1], B));
+}
+static void infer__pack_q4_1_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_affine(p, o, 0); }
+static void infer__pack_q5_1_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_affine(p, o, 1); }
 /* Q5_0 and IQ4_NL hold int8 values times an fp16 scale -- d (q - 16) with q < 32, d
  * kvalues[q] with every level in -127..113 -- so a group of 4 of their blocks is 4 Q8_0
  * blocks exactly (the same d, the same products: dequant gives the same bits), packed as
@@ -16558,6 +16717,7 @@ static const infer__repack_rule infer__repack_rules[] = {
     { INFER_TYPE_Q4_0, INFER__TYPE_Q4_0_X4, infer__pack_q4_0_fast }, { INFER_TYPE_Q8_0, INFER__TYPE_Q8_0_X4, infer__pack_q8_0_fast },
     { INFER_TYPE_MXFP4, INFER__TYPE_MXFP4_X4, infer__pack_mxfp4_fast },
     { INFER_TYPE_Q5_0, INFER__TYPE_Q8_0_X4, infer__pack_q5_0_as_q8_0 }, { INFER_TYPE_IQ4_NL, INFER__TYPE_Q8_0_X4, infer__pack_iq4_nl_as_q8_0 },
+    { INFER_TYPE_Q4_1, INFER__TYPE_Q4_1_X4, infer__pack_q4_1_fast }, { INFER_TYPE_Q5_1, INFER__TYPE_Q5_1_X4, infer__pack_q5_1_fast },
 #endif
 #if defined(INFER__REPACK)
     { INFER_TYPE_F16, INFER_TYPE_F16, infer__pack_same }, { INFER_TYPE_BF16, INFER_TYPE_BF16, infer__pack_same },

@@ -1669,7 +1669,7 @@ static void test_cpu_rope_decode(void) {
     infer__cpu_ctx_free(c);
 }
 
-/* ---- the CPU's repacked copies: Q2_K..Q6_K, IQ4_XS, Q4_0, Q8_0, MXFP4, and F16/BF16 as they are (>>quant "repacked", >>load "repack") ---- */
+/* ---- the CPU's repacked copies: Q2_K..Q6_K, IQ4_XS, Q4_0, Q8_0, MXFP4, Q4_1, Q5_1, and F16/BF16 as they are (>>quant "repacked", >>load "repack") ---- */
 #define RP_KQ(T, TYPE) \
     static void rp_pack_##T(const uint8_t *s, uint8_t *d) { infer__kq_repack_block(TYPE, s, d, 1); } \
     static void rp_unpack_##T(const uint8_t *s, uint8_t *d) { infer__kq_repack_block(TYPE, s, d, 0); }
@@ -1681,14 +1681,19 @@ static void rp_pack_mxfp4(const uint8_t *s, uint8_t *d) { infer__pack_mxfp4_grou
 static void rp_unpack_mxfp4(const uint8_t *s, uint8_t *d) { infer__unpack_mxfp4_group((const infer_block_mxfp4_x4 *)s, (infer_block_mxfp4 *)d); }
 static void rp_pack_q8_0(const uint8_t *s, uint8_t *d) { infer__pack_q8_0_group((const infer_block_q8_0 *)s, (infer_block_q8_0_x4 *)d); }
 static void rp_unpack_q8_0(const uint8_t *s, uint8_t *d) { infer__unpack_q8_0_group((const infer_block_q8_0_x4 *)s, (infer_block_q8_0 *)d); }
+static void rp_pack_q4_1(const uint8_t *s, uint8_t *d) { infer__pack_q4_1_group((const infer_block_q4_1 *)s, (infer_block_q4_1_x4 *)d); }
+static void rp_unpack_q4_1(const uint8_t *s, uint8_t *d) { infer__unpack_q4_1_group((const infer_block_q4_1_x4 *)s, (infer_block_q4_1 *)d); }
+static void rp_pack_q5_1(const uint8_t *s, uint8_t *d) { infer__pack_q5_1_group((const infer_block_q5_1 *)s, (infer_block_q5_1_x4 *)d); }
+static void rp_unpack_q5_1(const uint8_t *s, uint8_t *d) { infer__unpack_q5_1_group((const infer_block_q5_1_x4 *)s, (infer_block_q5_1 *)d); }
 typedef struct { infer_type base, copy; void (*pack)(const uint8_t *, uint8_t *), (*unpack)(const uint8_t *, uint8_t *); } rp_case;
-enum { RP_CASES = 9 };
+enum { RP_CASES = 11 };
 static const rp_case rp_cases[RP_CASES] = {
     { INFER_TYPE_Q2_K, INFER__TYPE_Q2_K_XK, rp_pack_q2_k, rp_unpack_q2_k }, { INFER_TYPE_Q3_K, INFER__TYPE_Q3_K_XK, rp_pack_q3_k, rp_unpack_q3_k },
     { INFER_TYPE_Q4_K, INFER__TYPE_Q4_K_XK, rp_pack_q4_k, rp_unpack_q4_k }, { INFER_TYPE_Q5_K, INFER__TYPE_Q5_K_XK, rp_pack_q5_k, rp_unpack_q5_k },
     { INFER_TYPE_Q6_K, INFER__TYPE_Q6_K_XK, rp_pack_q6_k, rp_unpack_q6_k }, { INFER_TYPE_IQ4_XS, INFER__TYPE_IQ4_XS_XK, rp_pack_iq4_xs, rp_unpack_iq4_xs },
     { INFER_TYPE_Q4_0, INFER__TYPE_Q4_0_X4, rp_pack_q4_0, rp_unpack_q4_0 }, { INFER_TYPE_Q8_0, INFER__TYPE_Q8_0_X4, rp_pack_q8_0, rp_unpack_q8_0 },
-    { INFER_TYPE_MXFP4, INFER__TYPE_MXFP4_X4, rp_pack_mxfp4, rp_unpack_mxfp4 } };
+    { INFER_TYPE_MXFP4, INFER__TYPE_MXFP4_X4, rp_pack_mxfp4, rp_unpack_mxfp4 },
+    { INFER_TYPE_Q4_1, INFER__TYPE_Q4_1_X4, rp_pack_q4_1, rp_unpack_q4_1 }, { INFER_TYPE_Q5_1, INFER__TYPE_Q5_1_X4, rp_pack_q5_1, rp_unpack_q5_1 } };
 /* n elements of type t as random bytes -- every code pattern -- with sane scales */
 static void rp_random(infer__rng *r, infer_type t, uint8_t *dst, int64_t n) {
     const int blk = infer_type_block(t);
@@ -1702,7 +1707,7 @@ static void rp_random(infer__rng *r, infer_type t, uint8_t *dst, int64_t n) {
         else if (t == INFER_TYPE_Q2_K) { memcpy(p + offsetof(infer_block_q2_k, d), &d, 2); memcpy(p + offsetof(infer_block_q2_k, dmin), &dm, 2); }
         else if (t == INFER_TYPE_MXFP4) { p[0] = (uint8_t)(118 + b % 16); continue; }   /* exponent byte: 2^-10 .. 2^5 */
         else memcpy(p, &d, 2);                                           /* d first */
-        if (t == INFER_TYPE_Q4_K || t == INFER_TYPE_Q5_K) memcpy(p + 2, &dm, 2);
+        if (t == INFER_TYPE_Q4_K || t == INFER_TYPE_Q5_K || t == INFER_TYPE_Q4_1 || t == INFER_TYPE_Q5_1) memcpy(p + 2, &dm, 2);   /* then dmin / m */
     }
 }
 /* the layouts round-trip, put each code where the layout says, and the copies' scalar
@@ -1741,6 +1746,14 @@ static void test_quant_repack(void) {
                             const infer_block_mxfp4_x4 *g = (const infer_block_mxfp4_x4 *)(p + k * ub);
                             want = v < 2 ? o->qs[i] : o->e;
                             got = v < 2 ? g->qs[j] : g->e[blk];
+                        } else if (c->base == INFER_TYPE_Q4_1 || c->base == INFER_TYPE_Q5_1) {   /* v = 0, 1: code byte; 2: d; 3: m, or (Q5_1) qh */
+                            const int q5 = c->base == INFER_TYPE_Q5_1;
+                            const uint8_t *o = w + k * ub + (q5 ? sizeof(infer_block_q5_1) : sizeof(infer_block_q4_1)) * (size_t)blk;
+                            const uint8_t *g = p + k * ub;
+                            uint16_t ow, gw;
+                            if (v < 2) { want = o[(q5 ? 8 : 4) + i]; got = g[(q5 ? 32 : 16) + j]; }
+                            else if (v == 3 && q5) { want = o[4 + j % 4]; got = g[16 + 4 * blk + j % 4]; }
+                            else { memcpy(&ow, o + 2 * (v - 2), 2); memcpy(&gw, g + 8 * (v - 2) + 2 * blk, 2); want = ow; got = gw; }
                         } else if (c->base == INFER_TYPE_Q4_0) {      /* v = 0, 1: the byte holding codes i, i + 16; v = 2, 3: the scales */
                             const infer_block_q4_0 *o = (const infer_block_q4_0 *)(w + k * ub) + blk;
                             const infer_block_q4_0_x4 *g = (const infer_block_q4_0_x4 *)(p + k * ub);
@@ -1873,7 +1886,7 @@ static void test_model_repack(void) {
     infer_model_free(m2);
     /* every other repacked type, by a file quantized from the golden F32 model: the same logits
      * repacked and not */
-    static const char *types[] = { "Q2_K", "Q3_K_M", "Q5_K_M", "IQ4_XS", "Q4_0", "Q8_0", "mxfp4", "F16", "BF16", "Q5_0", "IQ4_NL" };
+    static const char *types[] = { "Q2_K", "Q3_K_M", "Q5_K_M", "IQ4_XS", "Q4_0", "Q8_0", "mxfp4", "F16", "BF16", "Q5_0", "IQ4_NL", "Q4_1", "Q5_1" };
     char cmd[512], out[4096];
     for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
         snprintf(cmd, sizeof cmd, "./tools/convert quantize " SHARED "/golden/llama/model-F32.gguf $INFER_TMP/infer_test_rp.gguf --type %s 2>&1", types[ti]);
