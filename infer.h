@@ -149,7 +149,7 @@ typedef enum infer_type {
     INFER_TYPE_COUNT = 43,
     /* I2_S is not a ggml type; it gets a private id outside the file range. */
     INFER_TYPE_I2_S = 100
-    /* 101-111: the CPU's repacked copies of Q2_K..Q6_K, IQ4_XS, Q4_0, Q8_0, MXFP4, Q4_1, Q5_1 (>>quant), private to the implementation */
+    /* 101-113: the CPU's repacked copies of Q2_K..Q6_K, IQ4_XS, Q4_0, Q8_0, MXFP4, Q4_1, Q5_1, Q5_0, IQ4_NL (>>quant), private to the implementation */
 } infer_type;
 
 typedef uint16_t infer_half;   /* IEEE binary16 bits */
@@ -550,7 +550,7 @@ typedef struct infer_kernels {
     infer_status (*download)(void *ctx, void *dst, const void *src, size_t bytes);
     infer_status (*sync)(void *ctx);
     /* a weight type it has kernels for; a host-memory backend that answers yes for this
-     * engine's ids 101-111 gets the CPU's repacked copies (>>load, "repack") */
+     * engine's ids 101-113 gets the CPU's repacked copies (>>load, "repack") */
     int (*supports_type)(infer_type t);
     /* ops */
     void (*embed)(void *ctx, float *out, const infer_tensor *table, const int32_t *tokens, int rows);
@@ -3341,42 +3341,63 @@ typedef struct { uint8_t e[4]; uint8_t qs[64]; } infer_block_mxfp4_x4;
 INFER__STATIC_ASSERT(sizeof(infer_block_mxfp4_x4) == 4 * sizeof(infer_block_mxfp4), "mxfp4_x4 size");
 INFER__MAYBE_UNUSED static void infer__pack_mxfp4_group(const infer_block_mxfp4 *b, infer_block_mxfp4_x4 *o) { infer__x4_nibble_group((const uint8_t *)b, (uint8_t *)o, 1, 1); }
 static void infer__unpack_mxfp4_group(const infer_block_mxfp4_x4 *g, infer_block_mxfp4 *o) { infer__x4_nibble_group((const uint8_t *)g, (uint8_t *)o, 1, 0); }
-/* Q4_1_X4, 80 bytes (128 elements), and Q5_1_X4, 96: the affine blocks (w = d q + m) as
- * Q4_0_X4 groups them: the 4 scales d, the 4 offsets m, for Q5_1 the 4 blocks' 32-bit words
- * of fifth bits qh as they are, then the code bytes in Q4_0_X4's lane order (each code's low
- * 4 bits; the fifth stays in qh, where the tiles pick it out a lane's bits at a time):
+/* Q4_1_X4, 80 bytes (128 elements), Q5_1_X4, 96, and Q5_0_X4, 88: blocks whose codes are
+ * 16 nibble bytes after a header, grouped as Q4_0_X4: each header field of the 4 blocks
+ * side by side (Q4_1: the scales d, the offsets m; Q5_1: d, m and the 32-bit words of fifth
+ * bits qh as they are; Q5_0: d and qh), then the code bytes in Q4_0_X4's lane order (each
+ * code's low 4 bits; a fifth bit stays in qh, where the tiles pick it out):
  *
- *   byte 0     8      16               32 (Q5_1)                                   80 / 96
- *        | d[4] | m[4] | qh[4][4] (Q5_1) | qs[64]: byte j = codes i, i + 16 of block (j/4)%4 |
- */
+ *   Q4_1_X4  | d[4] 8 | m[4] 8 |                  | qs[64] |        80 bytes
+ *   Q5_1_X4  | d[4] 8 | m[4] 8 | qh[4][4] 16      | qs[64] |        96
+ *   Q5_0_X4  | d[4] 8 | qh[4][4] 16               | qs[64] |        88
+ *   qs byte j = codes i, i + 16 (low, high nibble) of block (j/4)%4, i = 4 (j/16) + j%4
+ * IQ4_NL keeps its blocks as Q4_0 does (a scale, 16 code bytes), so its copy is Q4_0_X4's
+ * layout exactly. */
 typedef struct { infer_half d[4], m[4]; uint8_t qs[64]; } infer_block_q4_1_x4;
 INFER__STATIC_ASSERT(sizeof(infer_block_q4_1_x4) == 4 * sizeof(infer_block_q4_1), "q4_1_x4 size");
 typedef struct { infer_half d[4], m[4]; uint8_t qh[4][4]; uint8_t qs[64]; } infer_block_q5_1_x4;
 INFER__STATIC_ASSERT(sizeof(infer_block_q5_1_x4) == 4 * sizeof(infer_block_q5_1), "q5_1_x4 size");
-/* 4 affine blocks (`qh`: Q5_1's, else Q4_1's) into the copy's group: pack; or back: unpack */
-static void infer__x4_affine_group(const uint8_t *src, uint8_t *dst, int qh, int pack) {
-    const size_t bb = qh ? sizeof(infer_block_q5_1) : sizeof(infer_block_q4_1), hb = qh ? 32 : 16;   /* block bytes; group header */
+typedef struct { infer_half d[4]; uint8_t qh[4][4]; uint8_t qs[64]; } infer_block_q5_0_x4;
+INFER__STATIC_ASSERT(sizeof(infer_block_q5_0_x4) == 4 * sizeof(infer_block_q5_0), "q5_0_x4 size");
+typedef infer_block_q4_0_x4 infer_block_iq4_nl_x4;
+/* a block type's header fields: the block's bytes, and each field's offset and size */
+typedef struct { int bb, nf, off[3], len[3]; } infer__x4_fields;
+static const infer__x4_fields infer__x4_fields_q4_1 = { 20, 2, { 0, 2, 0 }, { 2, 2, 0 } };
+static const infer__x4_fields infer__x4_fields_q5_1 = { 24, 3, { 0, 2, 4 }, { 2, 2, 4 } };
+static const infer__x4_fields infer__x4_fields_q5_0 = { 22, 2, { 0, 2, 0 }, { 2, 4, 0 } };
+/* 4 blocks into the copy's group: pack; or back: unpack */
+static void infer__x4_field_group(const uint8_t *src, uint8_t *dst, const infer__x4_fields *fl, int pack) {
+    size_t hb = 0;                                            /* the group's header bytes */
+    for (int f = 0; f < fl->nf; f++) hb += 4 * (size_t)fl->len[f];
     for (int blk = 0; blk < 4; blk++) {
-        const size_t bo = bb * (size_t)blk;
-        /* d, m and qh: where each sits in the block and in the group, and its size */
-        const size_t in_block[3] = { 0, 2, 4 }, in_group[3] = { 2 * (size_t)blk, 8 + 2 * (size_t)blk, 16 + 4 * (size_t)blk }, len[3] = { 2, 2, 4 };
-        for (int f = 0; f < (qh ? 3 : 2); f++)
-            memcpy(dst + (pack ? in_group[f] : bo + in_block[f]), src + (pack ? bo + in_block[f] : in_group[f]), len[f]);
+        const size_t bo = (size_t)fl->bb * (size_t)blk;
+        size_t at = 0;                                        /* field f's first byte in the group */
+        for (int f = 0; f < fl->nf; f++) {
+            const size_t n = (size_t)fl->len[f], gb = at + n * (size_t)blk, sb = bo + (size_t)fl->off[f];
+            memcpy(dst + (pack ? gb : sb), src + (pack ? sb : gb), n);
+            at += 4 * n;
+        }
         for (int i = 0; i < 16; i++) {
-            const size_t qb = bo + bb - 16 + (size_t)i, qg = hb + (size_t)infer__x4_byte(blk, i);
+            const size_t qb = bo + (size_t)fl->bb - 16 + (size_t)i, qg = hb + (size_t)infer__x4_byte(blk, i);
             dst[pack ? qg : qb] = src[pack ? qb : qg];
         }
     }
 }
-INFER__MAYBE_UNUSED static void infer__pack_q4_1_group(const infer_block_q4_1 *b, infer_block_q4_1_x4 *o) { infer__x4_affine_group((const uint8_t *)b, (uint8_t *)o, 0, 1); }
-static void infer__unpack_q4_1_group(const infer_block_q4_1_x4 *g, infer_block_q4_1 *o) { infer__x4_affine_group((const uint8_t *)g, (uint8_t *)o, 0, 0); }
-INFER__MAYBE_UNUSED static void infer__pack_q5_1_group(const infer_block_q5_1 *b, infer_block_q5_1_x4 *o) { infer__x4_affine_group((const uint8_t *)b, (uint8_t *)o, 1, 1); }
-static void infer__unpack_q5_1_group(const infer_block_q5_1_x4 *g, infer_block_q5_1 *o) { infer__x4_affine_group((const uint8_t *)g, (uint8_t *)o, 1, 0); }
+#define INFER__X4_FIELD_PACKERS(T, GROUP, BLOCK)                                                         \
+INFER__MAYBE_UNUSED static void infer__pack_##T##_group(const BLOCK *b, GROUP *o) { infer__x4_field_group((const uint8_t *)b, (uint8_t *)o, &infer__x4_fields_##T, 1); } \
+static void infer__unpack_##T##_group(const GROUP *g, BLOCK *o) { infer__x4_field_group((const uint8_t *)g, (uint8_t *)o, &infer__x4_fields_##T, 0); }
+INFER__X4_FIELD_PACKERS(q4_1, infer_block_q4_1_x4, infer_block_q4_1)
+INFER__X4_FIELD_PACKERS(q5_1, infer_block_q5_1_x4, infer_block_q5_1)
+INFER__X4_FIELD_PACKERS(q5_0, infer_block_q5_0_x4, infer_block_q5_0)
+INFER__MAYBE_UNUSED static void infer__pack_iq4_nl_group(const infer_block_iq4_nl *b, infer_block_iq4_nl_x4 *o) { infer__x4_nibble_group((const uint8_t *)b, (uint8_t *)o, 2, 1); }
+static void infer__unpack_iq4_nl_group(const infer_block_iq4_nl_x4 *g, infer_block_iq4_nl *o) { infer__x4_nibble_group((const uint8_t *)g, (uint8_t *)o, 2, 0); }
 INFER__X4_TWINS(q4_0, infer_block_q4_0_x4, infer_block_q4_0, infer_block_q8_0)
 INFER__X4_TWINS(mxfp4, infer_block_mxfp4_x4, infer_block_mxfp4, infer_block_q8_0)
 INFER__X4_TWINS(q8_0, infer_block_q8_0_x4, infer_block_q8_0, infer_block_q8_0)
 INFER__X4_TWINS(q4_1, infer_block_q4_1_x4, infer_block_q4_1, infer_block_q8_1)
 INFER__X4_TWINS(q5_1, infer_block_q5_1_x4, infer_block_q5_1, infer_block_q8_1)
+INFER__X4_TWINS(q5_0, infer_block_q5_0_x4, infer_block_q5_0, infer_block_q8_0)
+INFER__X4_TWINS(iq4_nl, infer_block_iq4_nl_x4, infer_block_iq4_nl, infer_block_q8_0)
 
 /* ------------------------------------------------------------------------------------------
  * >>quant-iq -- the grid i-quants IQ1_S IQ1_M IQ2_XXS IQ2_XS IQ2_S IQ3_XXS IQ3_S: their
@@ -3851,7 +3872,7 @@ static float infer__dot_iq1_m(int64_t n, const void *w, const void *x) {
  * weights to dequantize or dot), and dot_type, the activation format the dot expects:
  * 32-blocks -> Q8_0 (Q8_1 with an offset m), 256-blocks -> Q8_K, 64/128-blocks -> 2 or 4
  * Q8_0 blocks, float types -> plain f32. I2_S is not here: its one scale per tensor makes
- * it no block type (>>ternary dots it). Rows 101-111 are the CPU's repacked copies (>>quant,
+ * it no block type (>>ternary dots it). Rows 101-113 are the CPU's repacked copies (>>quant,
  * "repacked"): no quantizer, only the loader makes them, and no file id reaches them.
  * ---------------------------------------------------------------------------------------- */
 #define INFER__TYPE_Q4_K_XK ((infer_type)101)
@@ -3865,7 +3886,9 @@ static float infer__dot_iq1_m(int64_t n, const void *w, const void *x) {
 #define INFER__TYPE_MXFP4_X4 ((infer_type)109)
 #define INFER__TYPE_Q4_1_X4 ((infer_type)110)
 #define INFER__TYPE_Q5_1_X4 ((infer_type)111)
-#define INFER__TYPE_END 112
+#define INFER__TYPE_Q5_0_X4 ((infer_type)112)
+#define INFER__TYPE_IQ4_NL_X4 ((infer_type)113)
+#define INFER__TYPE_END 114
 static const infer__type_traits infer__traits[INFER__TYPE_END] = {
     [INFER_TYPE_F32]     = { "f32",     1,              sizeof(float),               infer__dequant_f32,     infer__quant_f32,    infer__dot_f32,     INFER_TYPE_F32  },
     [INFER_TYPE_I32]     = { "i32",     1,              sizeof(int32_t),             infer__dequant_i32,     NULL,                NULL,               INFER_TYPE_F32  },
@@ -3898,6 +3921,8 @@ static const infer__type_traits infer__traits[INFER__TYPE_END] = {
     [INFER__TYPE_Q8_0_X4] = { "q8_0_x4", 128,           sizeof(infer_block_q8_0_x4), infer__dequant_q8_0_x4, NULL,                infer__dot_q8_0_x4, INFER_TYPE_Q8_0 },
     [INFER__TYPE_Q4_1_X4] = { "q4_1_x4", 128,           sizeof(infer_block_q4_1_x4), infer__dequant_q4_1_x4, NULL,                infer__dot_q4_1_x4, INFER_TYPE_Q8_1 },
     [INFER__TYPE_Q5_1_X4] = { "q5_1_x4", 128,           sizeof(infer_block_q5_1_x4), infer__dequant_q5_1_x4, NULL,                infer__dot_q5_1_x4, INFER_TYPE_Q8_1 },
+    [INFER__TYPE_Q5_0_X4] = { "q5_0_x4", 128,           sizeof(infer_block_q5_0_x4), infer__dequant_q5_0_x4, NULL,                infer__dot_q5_0_x4, INFER_TYPE_Q8_0 },
+    [INFER__TYPE_IQ4_NL_X4] = { "iq4_nl_x4", 128,       sizeof(infer_block_iq4_nl_x4), infer__dequant_iq4_nl_x4, NULL,           infer__dot_iq4_nl_x4, INFER_TYPE_Q8_0 },
     [INFER_TYPE_IQ4_NL]  = { "iq4_nl",  INFER_QK4_NL,   sizeof(infer_block_iq4_nl),  infer__dequant_iq4_nl,  infer__quant_iq4_nl, infer__dot_iq4_nl,  INFER_TYPE_Q8_0 },
     [INFER_TYPE_IQ4_XS]  = { "iq4_xs",  INFER_QK_K,     sizeof(infer_block_iq4_xs),  infer__dequant_iq4_xs,  infer__quant_iq4_xs, infer__dot_iq4_xs,  INFER_TYPE_Q8_K },
     [INFER_TYPE_IQ2_XXS] = { "iq2_xxs", INFER_QK_K,     sizeof(infer_block_iq2_xxs), infer__dequant_iq2_xxs, NULL,                infer__dot_iq2_xxs, INFER_TYPE_Q8_K },
@@ -5847,27 +5872,31 @@ static __m512i infer__x4_idx_q8_0_lo, infer__x4_idx_q8_0_hi, infer__x4_idx_q8_0_
 static __m512i infer__x4_idx_mxfp4, infer__x4_idx_mxfp4_full, infer__x4_idx_mxfp4_e;
 static __m512i infer__x4_idx_nvfp4[2][2], infer__x4_idx_nvfp4_d[2];   /* [lo/hi][partial/full], [lo/hi] */
 static __m512i infer__x4_idx_q4_1[2], infer__x4_idx_q4_1_dm, infer__x4_idx_q5_1[2], infer__x4_idx_q5_1_dm[2], infer__x4_idx_q5_1_qh[2];   /* [partial/full] */
-static __m512i infer__x4_ctl_q5_1[2];   /* [lo/hi] */
+static __m512i infer__x4_idx_q5_0[2], infer__x4_idx_q5_0_d[2], infer__x4_idx_q5_0_qh[2];                  /* [partial/full] */
+static __m512i infer__x4_ctl_q5[2];   /* [lo/hi] */
 static pthread_once_t infer__x4_once = PTHREAD_ONCE_INIT;
 /* a byte at offset x of a group of n bytes, as an index into (A, B) of infer__x4_load: a
  * partial group's B holds bytes 64.., a full one's bytes n - 64.. */
 static uint8_t infer__x4_at(int x, int n, int full) { return (uint8_t)(x < 64 || !full ? x : 64 + x - (n - 64)); }
 static void infer__x4_init(void) {
     uint8_t a[64], b[64], c[64], d[64], e[64], f[64], g[64], h[64], m[64], nv[2][2][64], nd[2][64];
-    uint8_t a41[2][64], dm41[64], a51[2][64], dm51[2][64], qh51[2][64], ctl[2][64];
+    uint8_t a41[2][64], dm41[64], a51[2][64], dm51[2][64], qh51[2][64], ctl[2][64], a50[2][64], d50[2][64], qh50[2][64];
     for (int j = 0; j < 64; j++) {
-        {   /* Q4_1 (20-byte blocks: d, m, 16 code bytes) and Q5_1 (24: d, m, qh, 16 code bytes):
-             * the code bytes as Q4_0's; bytes 0..31 of the scale vector the d words, 32..63
-             * the m words (word w: block w mod 4's); Q5_1's qh words as [qh0 qh1 qh2 qh3] in
-             * every 16 bytes; and which qh bit is each code byte's fifth (vpshufbitqmb picks
-             * bit ctl within the 64-bit word holding the byte: lane L's word holds the qh of
-             * block L mod 4 in its half L mod 2) */
+        {   /* Q4_1 (20-byte blocks: d, m, 16 code bytes), Q5_1 (24: d, m, qh, 16 code bytes)
+             * and Q5_0 (22: d, qh, 16 code bytes): the code bytes as Q4_0's; bytes 0..31 of
+             * the scale vector the d words, 32..63 the m words (word w: block w mod 4's); the
+             * qh words as [qh0 qh1 qh2 qh3] in every 16 bytes; and which qh bit is each code
+             * byte's fifth (vpshufbitqmb picks bit ctl within the 64-bit word holding the
+             * byte: lane L's word holds the qh of block L mod 4 in its half L mod 2) */
             const int blk = (j / 4) % 4, i = 4 * (j / 16) + j % 4, w = (j % 32) / 2, half = j & 1;
             for (int full = 0; full < 2; full++) {
                 a41[full][j] = infer__x4_at(20 * blk + 4 + i, 80, full);
                 a51[full][j] = infer__x4_at(24 * blk + 8 + i, 96, full);
                 dm51[full][j] = infer__x4_at(24 * (w % 4) + 2 * (j / 32) + half, 96, full);
                 qh51[full][j] = infer__x4_at(24 * ((j % 16) / 4) + 4 + j % 4, 96, full);
+                a50[full][j] = infer__x4_at(22 * blk + 6 + i, 88, full);
+                d50[full][j] = j < 32 ? infer__x4_at(22 * (w % 4) + half, 88, full) : 0;
+                qh50[full][j] = infer__x4_at(22 * ((j % 16) / 4) + 2 + j % 4, 88, full);
             }
             dm41[j] = (uint8_t)(20 * (w % 4) + 2 * (j / 32) + half);
             const int lane = j / 4;
@@ -5920,7 +5949,10 @@ static void infer__x4_init(void) {
         infer__x4_idx_q5_1[k] = _mm512_loadu_si512(a51[k]);
         infer__x4_idx_q5_1_dm[k] = _mm512_loadu_si512(dm51[k]);
         infer__x4_idx_q5_1_qh[k] = _mm512_loadu_si512(qh51[k]);
-        infer__x4_ctl_q5_1[k] = _mm512_loadu_si512(ctl[k]);
+        infer__x4_ctl_q5[k] = _mm512_loadu_si512(ctl[k]);
+        infer__x4_idx_q5_0[k] = _mm512_loadu_si512(a50[k]);
+        infer__x4_idx_q5_0_d[k] = _mm512_loadu_si512(d50[k]);
+        infer__x4_idx_q5_0_qh[k] = _mm512_loadu_si512(qh50[k]);
     }
     infer__x4_idx_q4_1_dm = _mm512_loadu_si512(dm41);
 }
@@ -6078,10 +6110,10 @@ INFER__QMV(q8_0_x4, infer__x4_w, infer__x4_unpack_q8_0_x4, infer__x4_step_7, 136
  * block's qh word (the 4 words repeated in every 16 bytes) into a mask, and a masked add
  * puts it in as 16. */
 typedef struct { __m512i lo, hi; __m512 dw, mw; } infer__x4a_w;
-static inline void infer__x4a_fifth(__m512i qh, infer__x4a_w *u) {
+static inline void infer__x4_fifth(__m512i qh, __m512i *lo, __m512i *hi) {
     const __m512i b16 = _mm512_set1_epi8(16);
-    u->lo = _mm512_mask_add_epi8(u->lo, _mm512_bitshuffle_epi64_mask(qh, infer__x4_ctl_q5_1[0]), u->lo, b16);
-    u->hi = _mm512_mask_add_epi8(u->hi, _mm512_bitshuffle_epi64_mask(qh, infer__x4_ctl_q5_1[1]), u->hi, b16);
+    *lo = _mm512_mask_add_epi8(*lo, _mm512_bitshuffle_epi64_mask(qh, infer__x4_ctl_q5[0]), *lo, b16);
+    *hi = _mm512_mask_add_epi8(*hi, _mm512_bitshuffle_epi64_mask(qh, infer__x4_ctl_q5[1]), *hi, b16);
 }
 /* dm: 16 d words then 16 m words, word w being block (w mod 4)'s */
 static inline void infer__x4a_dm(__m512i dm, infer__x4a_w *u) {
@@ -6100,7 +6132,7 @@ static inline void infer__x4_unpack_q5_1(const uint8_t *p, int nb, infer__x4a_w 
     infer__x4_load(p, 24 * nb, full, &A, &B);
     infer__x4_nibbles(_mm512_permutex2var_epi8(A, infer__x4_idx_q5_1[full], B), &u->lo, &u->hi);
     infer__x4a_dm(_mm512_permutex2var_epi8(A, infer__x4_idx_q5_1_dm[full], B), u);
-    infer__x4a_fifth(_mm512_permutex2var_epi8(A, infer__x4_idx_q5_1_qh[full], B), u);
+    infer__x4_fifth(_mm512_permutex2var_epi8(A, infer__x4_idx_q5_1_qh[full], B), &u->lo, &u->hi);
 }
 /* the copies: d[4] m[4] converted together, each broadcast to its 16 lanes */
 static inline void infer__x4a_scales(const uint8_t *p, infer__x4a_w *u) {
@@ -6117,7 +6149,7 @@ static inline void infer__x4_unpack_q5_1_x4(const uint8_t *p, int nb, infer__x4a
     (void)nb;
     infer__x4a_scales(p, u);
     infer__x4_nibbles(_mm512_loadu_si512(p + 32), &u->lo, &u->hi);
-    infer__x4a_fifth(_mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(p + 16))), u);
+    infer__x4_fifth(_mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(p + 16))), &u->lo, &u->hi);
 }
 static inline __m512 infer__x4a_step(__m512 acc, const infer__x4a_w *u, const uint8_t *g, const infer__pf_spread *sp) {
     infer__pf_part(sp, 0, 2);
@@ -6136,6 +6168,39 @@ INFER__QTILES(q4_1_x4, infer__x4a_w, infer__x4_unpack_q4_1_x4, infer__x4a_step, 
 INFER__QMV(q4_1_x4, infer__x4a_w, infer__x4_unpack_q4_1_x4, infer__x4a_step, 80)
 INFER__QTILES(q5_1_x4, infer__x4a_w, infer__x4_unpack_q5_1_x4, infer__x4a_step, 96)
 INFER__QMV(q5_1_x4, infer__x4a_w, infer__x4_unpack_q5_1_x4, infer__x4a_step, 96)
+
+/* Q5_0: codes q in 0..31 (the fifth bits as Q5_1's), w = d (q - 16): Q4_0's step with the
+ * offset 16. IQ4_NL: Q4_0's bytes, each nibble through a table of its 16 levels plus 128
+ * (1..241, unsigned as dpbusd wants), w = d (level): the step with the offset 128. */
+static inline void infer__x4_unpack_q5_0(const uint8_t *p, int nb, infer__x4_w *u) {
+    __m512i A, B;
+    const int full = nb == 4;
+    infer__x4_load(p, 22 * nb, full, &A, &B);
+    infer__x4_nibbles(_mm512_permutex2var_epi8(A, infer__x4_idx_q5_0[full], B), &u->lo, &u->hi);
+    u->dw = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutex2var_epi8(A, infer__x4_idx_q5_0_d[full], B)));
+    infer__x4_fifth(_mm512_permutex2var_epi8(A, infer__x4_idx_q5_0_qh[full], B), &u->lo, &u->hi);
+}
+static inline void infer__x4_unpack_q5_0_x4(const uint8_t *p, int nb, infer__x4_w *u) {
+    (void)nb;
+    u->dw = infer__x4_scales4(p);
+    infer__x4_nibbles(_mm512_loadu_si512(p + 24), &u->lo, &u->hi);
+    infer__x4_fifth(_mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(p + 8))), &u->lo, &u->hi);
+}
+static inline void infer__x4_iq4_nl_levels(infer__x4_w *u) {
+    const __m512i tbl = _mm512_broadcast_i32x4(_mm_xor_si128(_mm_loadu_si128((const __m128i *)infer__kvalues_iq4nl), _mm_set1_epi8((char)0x80)));
+    u->lo = _mm512_shuffle_epi8(tbl, u->lo);
+    u->hi = _mm512_shuffle_epi8(tbl, u->hi);
+}
+static inline void infer__x4_unpack_iq4_nl(const uint8_t *p, int nb, infer__x4_w *u) { infer__x4_unpack_q4_0(p, nb, u); infer__x4_iq4_nl_levels(u); }
+static inline void infer__x4_unpack_iq4_nl_x4(const uint8_t *p, int nb, infer__x4_w *u) { infer__x4_unpack_q4_0_x4(p, nb, u); infer__x4_iq4_nl_levels(u); }
+INFER__QTILES(q5_0, infer__x4_w, infer__x4_unpack_q5_0, infer__x4_step_4, 88)
+INFER__QMV(q5_0, infer__x4_w, infer__x4_unpack_q5_0, infer__x4_step_4, 88)
+INFER__QTILES(q5_0_x4, infer__x4_w, infer__x4_unpack_q5_0_x4, infer__x4_step_4, 88)
+INFER__QMV(q5_0_x4, infer__x4_w, infer__x4_unpack_q5_0_x4, infer__x4_step_4, 88)
+INFER__QTILES(iq4_nl, infer__x4_w, infer__x4_unpack_iq4_nl, infer__x4_step_7, 72)
+INFER__QMV(iq4_nl, infer__x4_w, infer__x4_unpack_iq4_nl, infer__x4_step_7, 72)
+INFER__QTILES(iq4_nl_x4, infer__x4_w, infer__x4_unpack_iq4_nl_x4, infer__x4_step_7, 72)
+INFER__QMV(iq4_nl_x4, infer__x4_w, infer__x4_unpack_iq4_nl_x4, infer__x4_step_7, 72)
 
 /* MXFP4 (17-byte blocks, 68 bytes a group) as Q4_0 is read, then each nibble through a
  * 16-entry table to its doubled E2M1 value plus 16 (4..28: unsigned, as dpbusd wants), the
@@ -6676,6 +6741,10 @@ static infer__tile infer__tile_for(infer_type t) {
     if (t == INFER_TYPE_Q5_1) { k.fn = infer__qtile_q5_1; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q5_1; }
     if (t == INFER__TYPE_Q4_1_X4) { k.fn = infer__qtile_q4_1_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q4_1_x4; }
     if (t == INFER__TYPE_Q5_1_X4) { k.fn = infer__qtile_q5_1_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q5_1_x4; }
+    if (t == INFER_TYPE_Q5_0) { k.fn = infer__qtile_q5_0; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q5_0; }
+    if (t == INFER_TYPE_IQ4_NL) { k.fn = infer__qtile_iq4_nl; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_iq4_nl; }
+    if (t == INFER__TYPE_Q5_0_X4) { k.fn = infer__qtile_q5_0_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q5_0_x4; }
+    if (t == INFER__TYPE_IQ4_NL_X4) { k.fn = infer__qtile_iq4_nl_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_iq4_nl_x4; }
     if (t == INFER_TYPE_MXFP4) { k.fn = infer__qtile_mxfp4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_mxfp4; }
     if (t == INFER_TYPE_NVFP4) { k.fn = infer__qtile_nvfp4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_nvfp4; }
 #endif
@@ -16656,51 +16725,23 @@ static void infer__pack_q8_0_fast(const uint8_t *p, uint8_t *o) {
     _mm512_storeu_si512(o + 8, u.lo);
     _mm512_storeu_si512(o + 72, u.hi);
 }
-/* Q4_1 and Q5_1: d, m (and qh) moved to the group's head, the code bytes put in lane order
- * by the tiles' own permute; the same bytes as infer__x4_affine_group */
-static void infer__pack_x4_affine(const uint8_t *p, uint8_t *o, int qh) {
-    const int bb = qh ? 24 : 20, hb = qh ? 32 : 16;
+/* Q4_1, Q5_1, Q5_0: the header fields moved to the group's head, the code bytes put in lane
+ * order by the tiles' own permute (idx: the table for a full group); the same bytes as
+ * infer__x4_field_group. IQ4_NL's blocks are Q4_0's, packed as those. */
+static void infer__pack_x4_fields(const uint8_t *p, uint8_t *o, const infer__x4_fields *fl, const __m512i *idx) {
     __m512i A, B;
     pthread_once(&infer__x4_once, infer__x4_init);
-    infer__x4_load(p, 4 * bb, 1, &A, &B);
-    for (int b = 0; b < 4; b++) {
-        memcpy(o + 2 * b, p + bb * b, 2);
-        memcpy(o + 8 + 2 * b, p + bb * b + 2, 2);
-        if (qh) memcpy(o + 16 + 4 * b, p + bb * b + 4, 4);
+    infer__x4_load(p, 4 * fl->bb, 1, &A, &B);
+    size_t at = 0;
+    for (int f = 0; f < fl->nf; f++) {
+        for (int b = 0; b < 4; b++) memcpy(o + at + (size_t)fl->len[f] * (size_t)b, p + fl->bb * b + fl->off[f], (size_t)fl->len[f]);
+        at += 4 * (size_t)fl->len[f];
     }
-    _mm512_storeu_si512(o + hb, _mm512_permutex2var_epi8(A, qh ? infer__x4_idx_q5_1[1] : infer__x4_idx_q4_1[1], B));
+    _mm512_storeu_si512(o + at, _mm512_permutex2var_epi8(A, *idx, B));
 }
-static void infer__pack_q4_1_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_affine(p, o, 0); }
-static void infer__pack_q5_1_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_affine(p, o, 1); }
-/* Q5_0 and IQ4_NL hold int8 values times an fp16 scale -- d (q - 16) with q < 32, d
- * kvalues[q] with every level in -127..113 -- so a group of 4 of their blocks is 4 Q8_0
- * blocks exactly (the same d, the same products: dequant gives the same bits), packed as
- * Q8_0's. They grow (Q5_0 22 -> 34 bytes a block, IQ4_NL 18 -> 34) but run on the Q8_0
- * tiles and decode kernel instead of one dot product per row and block. Measured, llama-1b
- * Q5_0 (the reference quantizer's file), 2 threads, tok/s: prompt 37.5 -> 201.6, decode
- * 10.1 -> 23.7 (bench-kit, 2026-11-26); resident memory 859 -> 1367 MB (our synth file). */
-static void infer__pack_q5_0_as_q8_0(const uint8_t *p, uint8_t *o) {
-    infer_block_q8_0 q[4];
-    for (int b = 0; b < 4; b++) {
-        const infer_block_q5_0 *x = (const infer_block_q5_0 *)p + b;
-        uint32_t qh; memcpy(&qh, x->qh, 4);
-        q[b].d = x->d;
-        for (int j = 0; j < 16; j++) {
-            q[b].qs[j] = (int8_t)(infer__q5_lo(x->qs, qh, j) - 16);
-            q[b].qs[j + 16] = (int8_t)(infer__q5_hi(x->qs, qh, j) - 16);
-        }
-    }
-    infer__pack_q8_0_fast((const uint8_t *)q, o);
-}
-static void infer__pack_iq4_nl_as_q8_0(const uint8_t *p, uint8_t *o) {
-    infer_block_q8_0 q[4];
-    for (int b = 0; b < 4; b++) {
-        const infer_block_iq4_nl *x = (const infer_block_iq4_nl *)p + b;
-        q[b].d = x->d;
-        for (int e = 0; e < INFER_QK4_NL; e++) q[b].qs[e] = infer__kvalues_iq4nl[infer__iq4_nibble(x->qs, e)];
-    }
-    infer__pack_q8_0_fast((const uint8_t *)q, o);
-}
+static void infer__pack_q4_1_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_fields(p, o, &infer__x4_fields_q4_1, &infer__x4_idx_q4_1[1]); }
+static void infer__pack_q5_1_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_fields(p, o, &infer__x4_fields_q5_1, &infer__x4_idx_q5_1[1]); }
+static void infer__pack_q5_0_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_fields(p, o, &infer__x4_fields_q5_0, &infer__x4_idx_q5_0[1]); }
 #endif
 /* F16 and BF16 keep their layout: the copy is the file's bytes (repack_part copies them a
  * chunk at a time; this is never called) */
@@ -16716,7 +16757,7 @@ static const infer__repack_rule infer__repack_rules[] = {
 #if defined(INFER__TILE_X4)
     { INFER_TYPE_Q4_0, INFER__TYPE_Q4_0_X4, infer__pack_q4_0_fast }, { INFER_TYPE_Q8_0, INFER__TYPE_Q8_0_X4, infer__pack_q8_0_fast },
     { INFER_TYPE_MXFP4, INFER__TYPE_MXFP4_X4, infer__pack_mxfp4_fast },
-    { INFER_TYPE_Q5_0, INFER__TYPE_Q8_0_X4, infer__pack_q5_0_as_q8_0 }, { INFER_TYPE_IQ4_NL, INFER__TYPE_Q8_0_X4, infer__pack_iq4_nl_as_q8_0 },
+    { INFER_TYPE_Q5_0, INFER__TYPE_Q5_0_X4, infer__pack_q5_0_fast }, { INFER_TYPE_IQ4_NL, INFER__TYPE_IQ4_NL_X4, infer__pack_q4_0_fast },
     { INFER_TYPE_Q4_1, INFER__TYPE_Q4_1_X4, infer__pack_q4_1_fast }, { INFER_TYPE_Q5_1, INFER__TYPE_Q5_1_X4, infer__pack_q5_1_fast },
 #endif
 #if defined(INFER__REPACK)
@@ -16772,11 +16813,6 @@ static const infer__repack_rule *infer__repack_rule_of(const infer_model *m, con
     const infer__repack_rule *r = infer__repack_rule_for(t);
     return r && (r->from != r->to || infer__mapped(m, t->data, t->nbytes)) ? r : NULL;
 }
-/* the bytes of tensor t in type `to` (its rows whole blocks of both) */
-static size_t infer__repacked_bytes(const infer_tensor *t, infer_type to) {
-    const size_t row = infer_type_row_size(t->type, t->ne[0]);
-    return row ? t->nbytes / row * infer_type_row_size(to, t->ne[0]) : 0;
-}
 #if defined(INFER__REPACK)
 #define INFER__REPACK_CHUNK 16384            /* blocks: 2.3-3.4 MB */
 /* thread ith of nth packs its share of every repacked tensor's blocks (contiguous, so each
@@ -16787,9 +16823,7 @@ static void infer__repack_part(void *arg, int ith, int nth) {
         const infer_tensor *t = &m->xk.tensors[i], *h = &m->gguf.tensors[i];
         if (!t->data || t->data == h->data) continue;
         const infer__repack_rule *rule = infer__repack_rule_for(h);
-        /* a block of the copy's type (bb bytes) from sb bytes of the file's: the same size
-         * but where a rule transcodes (Q5_0 and IQ4_NL into Q8_0's groups) */
-        const size_t bb = infer_type_row_size(t->type, infer_type_block(t->type)), sb = infer_type_row_size(h->type, infer_type_block(t->type)), nb = h->nbytes / sb;
+        const size_t bb = infer_type_row_size(t->type, infer_type_block(t->type)), nb = h->nbytes / bb;   /* a copy's block is a file's */
         const size_t b0 = nb * (size_t)ith / (size_t)nth, b1 = nb * (size_t)(ith + 1) / (size_t)nth;
         const uint8_t *src = (const uint8_t *)h->data;
         uint8_t *dst = (uint8_t *)(uintptr_t)t->data;
@@ -16798,8 +16832,8 @@ static void infer__repack_part(void *arg, int ith, int nth) {
         for (size_t c0 = b0; c0 < b1; c0 += chunk) {   /* released as it goes: the peak stays low */
             const size_t c1 = c0 + chunk < b1 ? c0 + chunk : b1;
             if (same) memcpy(dst + c0 * bb, src + c0 * bb, (c1 - c0) * bb);
-            else for (size_t b = c0; b < c1; b++) rule->pack(src + b * sb, dst + b * bb);
-            infer__release_pages(m, src + c0 * sb, (c1 - c0) * sb);
+            else for (size_t b = c0; b < c1; b++) rule->pack(src + b * bb, dst + b * bb);
+            infer__release_pages(m, src + c0 * bb, (c1 - c0) * bb);
         }
     }
 }
@@ -16811,7 +16845,7 @@ static infer_status infer__repack(infer_model *m, infer_error *err) {
     size_t total = 0;
     for (int64_t i = 0; st == INFER_OK && i < m->gguf.n_tensors; i++) {
         const infer__repack_rule *rule = infer__repack_rule_of(m, &d->tensors[i]);
-        if (rule) total += (infer__repacked_bytes(&d->tensors[i], rule->to) + 63) / 64 * 64;
+        if (rule) total += (d->tensors[i].nbytes + 63) / 64 * 64;
     }
     if (st != INFER_OK || total == 0) { infer__xk_free(m); return st; }
     uint8_t *mem = (uint8_t *)mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -16826,7 +16860,6 @@ static infer_status infer__repack(infer_model *m, infer_error *err) {
         infer_tensor *t = &d->tensors[i];
         const infer__repack_rule *rule = infer__repack_rule_of(m, t);
         if (!rule) continue;
-        t->nbytes = infer__repacked_bytes(t, rule->to);
         t->type = rule->to;
         t->data = mem + off;
         off += (t->nbytes + 63) / 64 * 64;
