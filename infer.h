@@ -26,12 +26,12 @@
  *   >>api-kernels       185  the kernel table every backend fills
  *   >>api               312  model, session, tokenizer, sampler, generation
  *   >>util              501  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
- *   >>quant            1839  every weight type: byte layouts, dequantize, quantize, dot (scalar)
+ *   >>quant            1893  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
- *   >>traits             71  the type traits table: one row per weight type
+ *   >>traits             79  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1150  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1315  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1689  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
@@ -44,7 +44,7 @@
  *   >>tokenizer        1056  SentencePiece BPE, byte-level BPE, WordPiece
  *   >>jinja            3243  chat templates: a Jinja interpreter that renders as transformers does
  *   >>arch               72  model families as descriptors
- *   >>load             1164  from GGUF tensors to model weights, with shape checks; the vocabulary
+ *   >>load             1147  from GGUF tensors to model weights, with shape checks; the vocabulary
  *   >>kv                216  the paged KV cache, the prefix cache, the recurrent state
  *   >>session           520  a session: backend, activations, caches, sequences
  *   >>forward           325  the transformer, once for every family: one step through every layer
@@ -5533,12 +5533,14 @@ static infer__dot_fn infer__type_dot(infer_type t) {
  *                  int32 lane sums one 16-value piece of a sub-block and the sub-block
  *                  scales and mins are applied per lane in float, once per block; tiles of
  *                  up to 2 rows x 4 tokens
- *   Q4_0 Q8_0      int8 dot products against activations quantized to Q8_0 and laid out in
- *   MXFP4 NVFP4    groups of 4 blocks ("X4", below) so a block's codes line up with a
- *                  weight group unpacked by one byte permute (AVX512-VBMI) and multiplied
- *                  by vpdpbusd (AVX512-VNNI); the FP4 codes go through a 16-entry table
- *                  first (DeepSeek-V4's experts, against one dot per output: MXFP4 prompts
- *                  2.2x and decode 1.7x faster, NVFP4 2.2x and 1.4x)
+ *   Q4_0 Q4_1 Q5_0 int8 dot products against activations quantized to Q8_0 and laid out in
+ *   Q5_1 Q8_0      groups of 4 blocks ("X4", below) so a block's codes line up with a
+ *   IQ4_NL MXFP4   weight group unpacked by one byte permute (AVX512-VBMI) and multiplied
+ *   NVFP4          by vpdpbusd (AVX512-VNNI); Q5_0/Q5_1's fifth bits join the codes by a
+ *                  bit shuffle (AVX512-BITALG), IQ4_NL's and the FP4 codes go through a
+ *                  16-entry table first (DeepSeek-V4's experts, against one dot per output:
+ *                  MXFP4 prompts 2.2x and decode 1.7x faster, NVFP4 2.2x and 1.4x; llama-1b
+ *                  Q4_1: 4.5x and 4.6x, Q5_1: 5.2x and 2.7x)
  * Every output is computed by the same sequence of operations whatever the tile shape, the
  * position of the tile, or the thread that runs it: results do not depend on the thread
  * count or the batch size. A single token (decode) goes through the type's row kernel
@@ -5856,7 +5858,7 @@ INFER__FMV(infer__fmv_bf16, infer__wvec_bf16, 2)
 
 #if defined(INFER__SIMD_AVX512) && defined(__AVX512VBMI__) && defined(__AVX512VNNI__)
 #define INFER__TILE_X4 1
-/* ---- Q4_0, Q8_0, MXFP4 and NVFP4 weights against X4 activations ----
+/* ---- Q4_0, Q8_0, MXFP4, NVFP4 (and below, Q4_1, Q5_1, Q5_0, IQ4_NL) weights against X4 activations ----
  * A weight group is 4 consecutive blocks (Q4_0: 72 bytes, Q8_0: 136). Unpacking it gives
  *   lo, hi  the 64 unsigned codes that line up with ylo and yhi (Q4_0: the low and high
  *           nibbles of the 4 x 16 code bytes; Q8_0: the codes + 128)
@@ -6110,11 +6112,14 @@ INFER__QMV(q8_0_x4, infer__x4_w, infer__x4_unpack_q8_0_x4, infer__x4_step_7, 136
  * block's qh word (the 4 words repeated in every 16 bytes) into a mask, and a masked add
  * puts it in as 16. */
 typedef struct { __m512i lo, hi; __m512 dw, mw; } infer__x4a_w;
+#if defined(__AVX512BITALG__)
+#define INFER__TILE_X4_Q5 1   /* Q5_0 and Q5_1 (vpshufbitqmb is AVX512_BITALG's) */
 static inline void infer__x4_fifth(__m512i qh, __m512i *lo, __m512i *hi) {
     const __m512i b16 = _mm512_set1_epi8(16);
     *lo = _mm512_mask_add_epi8(*lo, _mm512_bitshuffle_epi64_mask(qh, infer__x4_ctl_q5[0]), *lo, b16);
     *hi = _mm512_mask_add_epi8(*hi, _mm512_bitshuffle_epi64_mask(qh, infer__x4_ctl_q5[1]), *hi, b16);
 }
+#endif
 /* dm: 16 d words then 16 m words, word w being block (w mod 4)'s */
 static inline void infer__x4a_dm(__m512i dm, infer__x4a_w *u) {
     u->dw = _mm512_cvtph_ps(_mm512_castsi512_si256(dm));
@@ -6126,6 +6131,7 @@ static inline void infer__x4_unpack_q4_1(const uint8_t *p, int nb, infer__x4a_w 
     infer__x4_nibbles(_mm512_permutex2var_epi8(A, infer__x4_idx_q4_1[nb == 4], B), &u->lo, &u->hi);
     infer__x4a_dm(_mm512_permutexvar_epi8(infer__x4_idx_q4_1_dm, A), u);   /* the scales all lie in bytes 0..63 */
 }
+#if defined(INFER__TILE_X4_Q5)
 static inline void infer__x4_unpack_q5_1(const uint8_t *p, int nb, infer__x4a_w *u) {
     __m512i A, B;
     const int full = nb == 4;
@@ -6134,6 +6140,7 @@ static inline void infer__x4_unpack_q5_1(const uint8_t *p, int nb, infer__x4a_w 
     infer__x4a_dm(_mm512_permutex2var_epi8(A, infer__x4_idx_q5_1_dm[full], B), u);
     infer__x4_fifth(_mm512_permutex2var_epi8(A, infer__x4_idx_q5_1_qh[full], B), &u->lo, &u->hi);
 }
+#endif
 /* the copies: d[4] m[4] converted together, each broadcast to its 16 lanes */
 static inline void infer__x4a_scales(const uint8_t *p, infer__x4a_w *u) {
     const __m512 v = _mm512_castps256_ps512(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)));
@@ -6145,12 +6152,14 @@ static inline void infer__x4_unpack_q4_1_x4(const uint8_t *p, int nb, infer__x4a
     infer__x4a_scales(p, u);
     infer__x4_nibbles(_mm512_loadu_si512(p + 16), &u->lo, &u->hi);
 }
+#if defined(INFER__TILE_X4_Q5)
 static inline void infer__x4_unpack_q5_1_x4(const uint8_t *p, int nb, infer__x4a_w *u) {
     (void)nb;
     infer__x4a_scales(p, u);
     infer__x4_nibbles(_mm512_loadu_si512(p + 32), &u->lo, &u->hi);
     infer__x4_fifth(_mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(p + 16))), &u->lo, &u->hi);
 }
+#endif
 static inline __m512 infer__x4a_step(__m512 acc, const infer__x4a_w *u, const uint8_t *g, const infer__pf_spread *sp) {
     infer__pf_part(sp, 0, 2);
     __m512i s = _mm512_dpbusd_epi32(_mm512_setzero_si512(), u->lo, _mm512_loadu_si512(g));
@@ -6162,16 +6171,19 @@ static inline __m512 infer__x4a_step(__m512 acc, const infer__x4a_w *u, const ui
 }
 INFER__QTILES(q4_1, infer__x4a_w, infer__x4_unpack_q4_1, infer__x4a_step, 80)
 INFER__QMV(q4_1, infer__x4a_w, infer__x4_unpack_q4_1, infer__x4a_step, 80)
-INFER__QTILES(q5_1, infer__x4a_w, infer__x4_unpack_q5_1, infer__x4a_step, 96)
-INFER__QMV(q5_1, infer__x4a_w, infer__x4_unpack_q5_1, infer__x4a_step, 96)
 INFER__QTILES(q4_1_x4, infer__x4a_w, infer__x4_unpack_q4_1_x4, infer__x4a_step, 80)
 INFER__QMV(q4_1_x4, infer__x4a_w, infer__x4_unpack_q4_1_x4, infer__x4a_step, 80)
+#if defined(INFER__TILE_X4_Q5)
+INFER__QTILES(q5_1, infer__x4a_w, infer__x4_unpack_q5_1, infer__x4a_step, 96)
+INFER__QMV(q5_1, infer__x4a_w, infer__x4_unpack_q5_1, infer__x4a_step, 96)
 INFER__QTILES(q5_1_x4, infer__x4a_w, infer__x4_unpack_q5_1_x4, infer__x4a_step, 96)
 INFER__QMV(q5_1_x4, infer__x4a_w, infer__x4_unpack_q5_1_x4, infer__x4a_step, 96)
+#endif
 
 /* Q5_0: codes q in 0..31 (the fifth bits as Q5_1's), w = d (q - 16): Q4_0's step with the
  * offset 16. IQ4_NL: Q4_0's bytes, each nibble through a table of its 16 levels plus 128
  * (1..241, unsigned as dpbusd wants), w = d (level): the step with the offset 128. */
+#if defined(INFER__TILE_X4_Q5)
 static inline void infer__x4_unpack_q5_0(const uint8_t *p, int nb, infer__x4_w *u) {
     __m512i A, B;
     const int full = nb == 4;
@@ -6186,6 +6198,11 @@ static inline void infer__x4_unpack_q5_0_x4(const uint8_t *p, int nb, infer__x4_
     infer__x4_nibbles(_mm512_loadu_si512(p + 24), &u->lo, &u->hi);
     infer__x4_fifth(_mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(p + 8))), &u->lo, &u->hi);
 }
+INFER__QTILES(q5_0, infer__x4_w, infer__x4_unpack_q5_0, infer__x4_step_4, 88)
+INFER__QMV(q5_0, infer__x4_w, infer__x4_unpack_q5_0, infer__x4_step_4, 88)
+INFER__QTILES(q5_0_x4, infer__x4_w, infer__x4_unpack_q5_0_x4, infer__x4_step_4, 88)
+INFER__QMV(q5_0_x4, infer__x4_w, infer__x4_unpack_q5_0_x4, infer__x4_step_4, 88)
+#endif
 static inline void infer__x4_iq4_nl_levels(infer__x4_w *u) {
     const __m512i tbl = _mm512_broadcast_i32x4(_mm_xor_si128(_mm_loadu_si128((const __m128i *)infer__kvalues_iq4nl), _mm_set1_epi8((char)0x80)));
     u->lo = _mm512_shuffle_epi8(tbl, u->lo);
@@ -6193,10 +6210,6 @@ static inline void infer__x4_iq4_nl_levels(infer__x4_w *u) {
 }
 static inline void infer__x4_unpack_iq4_nl(const uint8_t *p, int nb, infer__x4_w *u) { infer__x4_unpack_q4_0(p, nb, u); infer__x4_iq4_nl_levels(u); }
 static inline void infer__x4_unpack_iq4_nl_x4(const uint8_t *p, int nb, infer__x4_w *u) { infer__x4_unpack_q4_0_x4(p, nb, u); infer__x4_iq4_nl_levels(u); }
-INFER__QTILES(q5_0, infer__x4_w, infer__x4_unpack_q5_0, infer__x4_step_4, 88)
-INFER__QMV(q5_0, infer__x4_w, infer__x4_unpack_q5_0, infer__x4_step_4, 88)
-INFER__QTILES(q5_0_x4, infer__x4_w, infer__x4_unpack_q5_0_x4, infer__x4_step_4, 88)
-INFER__QMV(q5_0_x4, infer__x4_w, infer__x4_unpack_q5_0_x4, infer__x4_step_4, 88)
 INFER__QTILES(iq4_nl, infer__x4_w, infer__x4_unpack_iq4_nl, infer__x4_step_7, 72)
 INFER__QMV(iq4_nl, infer__x4_w, infer__x4_unpack_iq4_nl, infer__x4_step_7, 72)
 INFER__QTILES(iq4_nl_x4, infer__x4_w, infer__x4_unpack_iq4_nl_x4, infer__x4_step_7, 72)
@@ -6738,15 +6751,17 @@ static infer__tile infer__tile_for(infer_type t) {
     if (t == INFER__TYPE_Q8_0_X4) { k.fn = infer__qtile_q8_0_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q8_0_x4; }
     if (t == INFER__TYPE_MXFP4_X4) { k.fn = infer__qtile_mxfp4_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_mxfp4_x4; }
     if (t == INFER_TYPE_Q4_1) { k.fn = infer__qtile_q4_1; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q4_1; }
-    if (t == INFER_TYPE_Q5_1) { k.fn = infer__qtile_q5_1; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q5_1; }
     if (t == INFER__TYPE_Q4_1_X4) { k.fn = infer__qtile_q4_1_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q4_1_x4; }
-    if (t == INFER__TYPE_Q5_1_X4) { k.fn = infer__qtile_q5_1_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q5_1_x4; }
-    if (t == INFER_TYPE_Q5_0) { k.fn = infer__qtile_q5_0; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q5_0; }
     if (t == INFER_TYPE_IQ4_NL) { k.fn = infer__qtile_iq4_nl; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_iq4_nl; }
-    if (t == INFER__TYPE_Q5_0_X4) { k.fn = infer__qtile_q5_0_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q5_0_x4; }
     if (t == INFER__TYPE_IQ4_NL_X4) { k.fn = infer__qtile_iq4_nl_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_iq4_nl_x4; }
     if (t == INFER_TYPE_MXFP4) { k.fn = infer__qtile_mxfp4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_mxfp4; }
     if (t == INFER_TYPE_NVFP4) { k.fn = infer__qtile_nvfp4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_nvfp4; }
+#endif
+#if defined(INFER__TILE_X4_Q5)
+    if (t == INFER_TYPE_Q5_1) { k.fn = infer__qtile_q5_1; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q5_1; }
+    if (t == INFER__TYPE_Q5_1_X4) { k.fn = infer__qtile_q5_1_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q5_1_x4; }
+    if (t == INFER_TYPE_Q5_0) { k.fn = infer__qtile_q5_0; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q5_0; }
+    if (t == INFER__TYPE_Q5_0_X4) { k.fn = infer__qtile_q5_0_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q5_0_x4; }
 #endif
 #if defined(INFER__TILE_XK)
     {   /* the super-block types: XK tiles and their decode row kernels */
@@ -16636,7 +16651,7 @@ static infer_status infer__upload_weights(infer_model *m, infer_error *err) {
 
 /* ---- repack: the CPU's copy of the weights in the order its tiles read ----
  * What the AVX-512 tiles read fastest (>>quant, "repacked"): at load, every Q2_K..Q6_K,
- * IQ4_XS, Q4_0, Q8_0 and MXFP4 tensor the forward pass reads is copied once into its XK or X4
+ * IQ4_XS, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL and MXFP4 tensor the forward pass reads is copied once into its XK or X4
  * twin (F16 and BF16 into a plain copy, see below), in anonymous memory marked for 2 MiB
  * pages, and CPU sessions read the copies; device
  * backends upload the file's layout, and --precise reads it too. The copy costs a pass over
@@ -16740,8 +16755,8 @@ static void infer__pack_x4_fields(const uint8_t *p, uint8_t *o, const infer__x4_
     _mm512_storeu_si512(o + at, _mm512_permutex2var_epi8(A, *idx, B));
 }
 static void infer__pack_q4_1_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_fields(p, o, &infer__x4_fields_q4_1, &infer__x4_idx_q4_1[1]); }
-static void infer__pack_q5_1_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_fields(p, o, &infer__x4_fields_q5_1, &infer__x4_idx_q5_1[1]); }
-static void infer__pack_q5_0_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_fields(p, o, &infer__x4_fields_q5_0, &infer__x4_idx_q5_0[1]); }
+INFER__MAYBE_UNUSED static void infer__pack_q5_1_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_fields(p, o, &infer__x4_fields_q5_1, &infer__x4_idx_q5_1[1]); }
+INFER__MAYBE_UNUSED static void infer__pack_q5_0_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_fields(p, o, &infer__x4_fields_q5_0, &infer__x4_idx_q5_0[1]); }
 #endif
 /* F16 and BF16 keep their layout: the copy is the file's bytes (repack_part copies them a
  * chunk at a time; this is never called) */
@@ -16757,8 +16772,10 @@ static const infer__repack_rule infer__repack_rules[] = {
 #if defined(INFER__TILE_X4)
     { INFER_TYPE_Q4_0, INFER__TYPE_Q4_0_X4, infer__pack_q4_0_fast }, { INFER_TYPE_Q8_0, INFER__TYPE_Q8_0_X4, infer__pack_q8_0_fast },
     { INFER_TYPE_MXFP4, INFER__TYPE_MXFP4_X4, infer__pack_mxfp4_fast },
-    { INFER_TYPE_Q5_0, INFER__TYPE_Q5_0_X4, infer__pack_q5_0_fast }, { INFER_TYPE_IQ4_NL, INFER__TYPE_IQ4_NL_X4, infer__pack_q4_0_fast },
-    { INFER_TYPE_Q4_1, INFER__TYPE_Q4_1_X4, infer__pack_q4_1_fast }, { INFER_TYPE_Q5_1, INFER__TYPE_Q5_1_X4, infer__pack_q5_1_fast },
+    { INFER_TYPE_Q4_1, INFER__TYPE_Q4_1_X4, infer__pack_q4_1_fast }, { INFER_TYPE_IQ4_NL, INFER__TYPE_IQ4_NL_X4, infer__pack_q4_0_fast },
+#endif
+#if defined(INFER__TILE_X4_Q5)
+    { INFER_TYPE_Q5_0, INFER__TYPE_Q5_0_X4, infer__pack_q5_0_fast }, { INFER_TYPE_Q5_1, INFER__TYPE_Q5_1_X4, infer__pack_q5_1_fast },
 #endif
 #if defined(INFER__REPACK)
     { INFER_TYPE_F16, INFER_TYPE_F16, infer__pack_same }, { INFER_TYPE_BF16, INFER_TYPE_BF16, infer__pack_same },

@@ -54,7 +54,7 @@ static const char *usage_text =
     "                          system allows, re-reading a file cached in small pages once)\n"
     "  --no-repack             read the weights from the file's mapping (default on AVX-512\n"
     "                          CPUs: quantized weights copied at load in the order the matmul\n"
-    "                          tiles read, Q5_0/IQ4_NL as Q8_0, F16/BF16 copied as they are)\n"
+    "                          tiles read, F16/BF16 copied as they are)\n"
     "\n"
     "modes:\n"
     "  --logits-out FILE       write float32 logits, one n_vocab row per evaluated token\n"
