@@ -31,7 +31,7 @@
  *   >>traits             79  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1315  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1327  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1689  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
@@ -5790,7 +5790,19 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
  * vpdpbusd per Q6_K block, to pace the loop as --membw's paced loop is paced: 34.0-34.5
  * against 34.0. And in a whole decode, the next matmul's start (256 KiB-1 MiB per thread)
  * asked for during attention, a little per 16 positions: llama-1b Q4_0 and Q4_K_M at
- * context 128-192, tok/s unchanged (38.5-39.8 either way). */
+ * context 128-192, tok/s unchanged (38.5-39.8 either way).
+ * Where Q4_0's last tenth goes (kernel alone, 1 GiB of Q4_0_X4 groups, K = 2048, 2 threads,
+ * best of 2 a round, variants interleaved over 3-6 rounds, `--membw` 37-39 after; all with
+ * the row kernel's loads and prefetches): the kernel as it is 28.4-30.3 GB/s; only the two dpbusd
+ * per group into one integer sum (no scales, no offsets, no float) 32.6-33.8; plus the float
+ * step with the activation scale only 31.4-33.0; the float step (offset, both scales, the
+ * mul and the FMA) done once per two groups, as a layout of 8 blocks a group would allow
+ * (16 lanes = 8 blocks x 2, each lane 16 codes), 29.9-32.9, +8% on the median. Removing one
+ * or two instructions a group (the scales by a broadcast load, the offsets prepared as int32
+ * once per call) measured the same as the kernel. So an X8 layout (activations 320 bytes a
+ * 256 values, Q4_0 and Q8_0 copies of 8 blocks a group) is the next lever for the 32-weight
+ * types' decode; it changes the sums' order, so the copies would no longer give the file
+ * layout's bits unless the file tiles move to it too. */
 /* The decode prefetches go to L2 (T1), not L1: a line the kernel reaches a few hundred cycles
  * later need not hold one of the core's few L1 miss buffers meanwhile. Measured, llama-1b
  * Q8_0 decode on 2 threads: 17.9-18.0 tok/s with T0, 18.2-18.5 with T1, 18.1-18.6 with T2,
