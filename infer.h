@@ -31,7 +31,7 @@
  *   >>traits             79  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1327  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1329  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1689  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
@@ -5799,10 +5799,12 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
  * mul and the FMA) done once per two groups, as a layout of 8 blocks a group would allow
  * (16 lanes = 8 blocks x 2, each lane 16 codes), 29.9-32.9, +8% on the median. Removing one
  * or two instructions a group (the scales by a broadcast load, the offsets prepared as int32
- * once per call) measured the same as the kernel. So an X8 layout (activations 320 bytes a
- * 256 values, Q4_0 and Q8_0 copies of 8 blocks a group) is the next lever for the 32-weight
- * types' decode; it changes the sums' order, so the copies would no longer give the file
- * layout's bits unless the file tiles move to it too. */
+ * once per call) measured the same as the kernel. For Q8_0 (twice the bytes per float step)
+ * the float step once per two groups measured the same (32.8-33.2 GB/s against 32.1-33.5).
+ * So an X8 layout (activations 320 bytes a 256 values, copies of 8 blocks a group) is a
+ * lever for Q4_0's decode only, about 8% of its kernel and 5% of a step (its output matrix
+ * being Q6_K); it changes the sums' order, so the copy would no longer give the file
+ * layout's bits unless the file tile moved to it too. */
 /* The decode prefetches go to L2 (T1), not L1: a line the kernel reaches a few hundred cycles
  * later need not hold one of the core's few L1 miss buffers meanwhile. Measured, llama-1b
  * Q8_0 decode on 2 threads: 17.9-18.0 tok/s with T0, 18.2-18.5 with T1, 18.1-18.6 with T2,
