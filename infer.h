@@ -5576,7 +5576,7 @@ typedef struct infer__tile {
  *   dy[b]  = d_b, block b's scale: loaded as [d0 d1 d2 d3] x 4, lane i gets d_(i mod 4)
  * nls serves the code offsets: Q4_0 weights arrive as q+8 and Q8_0's are made unsigned by
  * +128 (vpdpbusd multiplies unsigned by signed bytes), so a lane's integer sum starts at
- * offset * nls (a shift of nls) and is then exact. A last, partial group is padded with
+ * offset * nls (a shift of nls) and is then exact; and Q4_1/Q5_1's offset term m d_y sum(c). A last, partial group is padded with
  * zero blocks. Every line a decode streams past is one the next group reads (176 of 176
  * bytes; in a 320-byte layout with the scales and offsets as 16 floats each, a 8192-wide
  * row no longer fit the L1 cache beside the streamed weights: 25 vs 32 GB/s, measured). */
