@@ -26,14 +26,14 @@
  *   >>api-kernels       185  the kernel table every backend fills
  *   >>api               312  model, session, tokenizer, sampler, generation
  *   >>util              501  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
- *   >>quant            1893  every weight type: byte layouts, dequantize, quantize, dot (scalar)
+ *   >>quant            1936  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
- *   >>traits             79  the type traits table: one row per weight type
+ *   >>traits             81  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1329  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1406  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
- *   >>cpu              1689  the CPU kernel table: thread pool, matmul, attention, every op
+ *   >>cpu              1691  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
  *   >>safetensors       633  Hugging Face checkpoints, read as GGUF
  *   >>hf-tensors        534  HF tensor names and shapes, the converter's transforms
@@ -44,7 +44,7 @@
  *   >>tokenizer        1056  SentencePiece BPE, byte-level BPE, WordPiece
  *   >>jinja            3243  chat templates: a Jinja interpreter that renders as transformers does
  *   >>arch               72  model families as descriptors
- *   >>load             1147  from GGUF tensors to model weights, with shape checks; the vocabulary
+ *   >>load             1160  from GGUF tensors to model weights, with shape checks; the vocabulary
  *   >>kv                216  the paged KV cache, the prefix cache, the recurrent state
  *   >>session           520  a session: backend, activations, caches, sequences
  *   >>forward           325  the transformer, once for every family: one step through every layer
@@ -149,7 +149,7 @@ typedef enum infer_type {
     INFER_TYPE_COUNT = 43,
     /* I2_S is not a ggml type; it gets a private id outside the file range. */
     INFER_TYPE_I2_S = 100
-    /* 101-113: the CPU's repacked copies of Q2_K..Q6_K, IQ4_XS, Q4_0, Q8_0, MXFP4, Q4_1, Q5_1, Q5_0, IQ4_NL (>>quant), private to the implementation */
+    /* 101-114: the CPU's repacked copies of Q2_K..Q6_K, IQ4_XS, Q4_0, Q8_0, MXFP4, Q4_1, Q5_1, Q5_0, IQ4_NL (>>quant), private to the implementation */
 } infer_type;
 
 typedef uint16_t infer_half;   /* IEEE binary16 bits */
@@ -550,7 +550,7 @@ typedef struct infer_kernels {
     infer_status (*download)(void *ctx, void *dst, const void *src, size_t bytes);
     infer_status (*sync)(void *ctx);
     /* a weight type it has kernels for; a host-memory backend that answers yes for this
-     * engine's ids 101-113 gets the CPU's repacked copies (>>load, "repack") */
+     * engine's ids 101-114 gets the CPU's repacked copies (>>load, "repack") */
     int (*supports_type)(infer_type t);
     /* ops */
     void (*embed)(void *ctx, float *out, const infer_tensor *table, const int32_t *tokens, int rows);
@@ -3398,6 +3398,49 @@ INFER__X4_TWINS(q4_1, infer_block_q4_1_x4, infer_block_q4_1, infer_block_q8_1)
 INFER__X4_TWINS(q5_1, infer_block_q5_1_x4, infer_block_q5_1, infer_block_q8_1)
 INFER__X4_TWINS(q5_0, infer_block_q5_0_x4, infer_block_q5_0, infer_block_q8_0)
 INFER__X4_TWINS(iq4_nl, infer_block_iq4_nl_x4, infer_block_iq4_nl, infer_block_q8_0)
+/* Q4_0_X8, 144 bytes (256 elements): the copy of a Q4_0 row whose length is a multiple of 256,
+ * 8 blocks a group, for the X8 tiles (>>tiles), whose one float step serves 8 blocks:
+ *
+ *   byte 0        16                   80                   144
+ *        | d[8]    | qs[0..63]          | qs[64..127]        |
+ *   qs[64 k + 4 i + e] = code byte 8 k + 4 h + e of block b, where i = 8 h + b (int32 lane i
+ *   of a vector holds block i mod 8's bytes): its low nibble is code 8k + 4h + e, its high
+ *   nibble code 16 + 8k + 4h + e */
+typedef struct { infer_half d[8]; uint8_t qs[128]; } infer_block_q4_0_x8;
+INFER__STATIC_ASSERT(sizeof(infer_block_q4_0_x8) == 8 * sizeof(infer_block_q4_0), "q4_0_x8 size");
+static inline int infer__x8_byte(int blk, int m) { return 64 * (m / 8) + 4 * (8 * ((m % 8) / 4) + blk) + m % 4; }   /* block blk's code byte m */
+/* 8 Q4_0 blocks into the copy's group: pack; or back: unpack */
+static void infer__x8_q4_0_group(const uint8_t *src, uint8_t *dst, int pack) {
+    for (int blk = 0; blk < 8; blk++) {
+        const size_t bo = sizeof(infer_block_q4_0) * (size_t)blk;
+        memcpy(dst + (pack ? 2 * (size_t)blk : bo), src + (pack ? bo : 2 * (size_t)blk), 2);
+        for (int m = 0; m < 16; m++) {
+            const size_t qb = bo + 2 + (size_t)m, qg = 16 + (size_t)infer__x8_byte(blk, m);
+            dst[pack ? qg : qb] = src[pack ? qb : qg];
+        }
+    }
+}
+INFER__MAYBE_UNUSED static void infer__pack_q4_0_x8_group(const infer_block_q4_0 *b, infer_block_q4_0_x8 *o) { infer__x8_q4_0_group((const uint8_t *)b, (uint8_t *)o, 1); }
+static void infer__unpack_q4_0_x8_group(const infer_block_q4_0_x8 *g, infer_block_q4_0 *o) { infer__x8_q4_0_group((const uint8_t *)g, (uint8_t *)o, 0); }
+static void infer__dequant_q4_0_x8(const void *src, float *dst, int64_t n) {
+    const infer_block_q4_0_x8 *g = (const infer_block_q4_0_x8 *)src;
+    for (int64_t i = 0; i < n / 256; i++) {
+        infer_block_q4_0 t[8];
+        infer__unpack_q4_0_x8_group(g + i, t);
+        infer__dequant_q4_0(t, dst + i * 256, 256);
+    }
+}
+static float infer__dot_q4_0_x8(int64_t n, const void *w, const void *x) {
+    const infer_block_q4_0_x8 *g = (const infer_block_q4_0_x8 *)w;
+    const infer_block_q8_0 *a = (const infer_block_q8_0 *)x;
+    float sum = 0;                       /* block by block, as the original's dot adds them */
+    for (int64_t i = 0; i < n / 256; i++) {
+        infer_block_q4_0 t[8];
+        infer__unpack_q4_0_x8_group(g + i, t);
+        for (int b = 0; b < 8; b++) sum += infer__dot_q4_0(32, t + b, a + 8 * i + b);
+    }
+    return sum;
+}
 
 /* ------------------------------------------------------------------------------------------
  * >>quant-iq -- the grid i-quants IQ1_S IQ1_M IQ2_XXS IQ2_XS IQ2_S IQ3_XXS IQ3_S: their
@@ -3872,7 +3915,7 @@ static float infer__dot_iq1_m(int64_t n, const void *w, const void *x) {
  * weights to dequantize or dot), and dot_type, the activation format the dot expects:
  * 32-blocks -> Q8_0 (Q8_1 with an offset m), 256-blocks -> Q8_K, 64/128-blocks -> 2 or 4
  * Q8_0 blocks, float types -> plain f32. I2_S is not here: its one scale per tensor makes
- * it no block type (>>ternary dots it). Rows 101-113 are the CPU's repacked copies (>>quant,
+ * it no block type (>>ternary dots it). Rows 101-114 are the CPU's repacked copies (>>quant,
  * "repacked"): no quantizer, only the loader makes them, and no file id reaches them.
  * ---------------------------------------------------------------------------------------- */
 #define INFER__TYPE_Q4_K_XK ((infer_type)101)
@@ -3888,7 +3931,8 @@ static float infer__dot_iq1_m(int64_t n, const void *w, const void *x) {
 #define INFER__TYPE_Q5_1_X4 ((infer_type)111)
 #define INFER__TYPE_Q5_0_X4 ((infer_type)112)
 #define INFER__TYPE_IQ4_NL_X4 ((infer_type)113)
-#define INFER__TYPE_END 114
+#define INFER__TYPE_Q4_0_X8 ((infer_type)114)
+#define INFER__TYPE_END 115
 static const infer__type_traits infer__traits[INFER__TYPE_END] = {
     [INFER_TYPE_F32]     = { "f32",     1,              sizeof(float),               infer__dequant_f32,     infer__quant_f32,    infer__dot_f32,     INFER_TYPE_F32  },
     [INFER_TYPE_I32]     = { "i32",     1,              sizeof(int32_t),             infer__dequant_i32,     NULL,                NULL,               INFER_TYPE_F32  },
@@ -3923,6 +3967,7 @@ static const infer__type_traits infer__traits[INFER__TYPE_END] = {
     [INFER__TYPE_Q5_1_X4] = { "q5_1_x4", 128,           sizeof(infer_block_q5_1_x4), infer__dequant_q5_1_x4, NULL,                infer__dot_q5_1_x4, INFER_TYPE_Q8_1 },
     [INFER__TYPE_Q5_0_X4] = { "q5_0_x4", 128,           sizeof(infer_block_q5_0_x4), infer__dequant_q5_0_x4, NULL,                infer__dot_q5_0_x4, INFER_TYPE_Q8_0 },
     [INFER__TYPE_IQ4_NL_X4] = { "iq4_nl_x4", 128,       sizeof(infer_block_iq4_nl_x4), infer__dequant_iq4_nl_x4, NULL,           infer__dot_iq4_nl_x4, INFER_TYPE_Q8_0 },
+    [INFER__TYPE_Q4_0_X8] = { "q4_0_x8", 256,           sizeof(infer_block_q4_0_x8), infer__dequant_q4_0_x8, NULL,                infer__dot_q4_0_x8, INFER_TYPE_Q8_0 },
     [INFER_TYPE_IQ4_NL]  = { "iq4_nl",  INFER_QK4_NL,   sizeof(infer_block_iq4_nl),  infer__dequant_iq4_nl,  infer__quant_iq4_nl, infer__dot_iq4_nl,  INFER_TYPE_Q8_0 },
     [INFER_TYPE_IQ4_XS]  = { "iq4_xs",  INFER_QK_K,     sizeof(infer_block_iq4_xs),  infer__dequant_iq4_xs,  infer__quant_iq4_xs, infer__dot_iq4_xs,  INFER_TYPE_Q8_K },
     [INFER_TYPE_IQ2_XXS] = { "iq2_xxs", INFER_QK_K,     sizeof(infer_block_iq2_xxs), infer__dequant_iq2_xxs, NULL,                infer__dot_iq2_xxs, INFER_TYPE_Q8_K },
@@ -5555,7 +5600,7 @@ typedef void (*infer__tile_fn)(int64_t K, const uint8_t *w, size_t w_stride, int
  * type's 1 x 1 tile */
 typedef void (*infer__mv_fn)(int64_t K, const uint8_t *w, size_t w_stride, int64_t n, const uint8_t *x, float *out);
 /* how a tile wants its activations: as the type's dot takes them, or in a tile layout */
-enum { INFER__XLAY_DOT = 0, INFER__XLAY_X4 = 1, INFER__XLAY_XK = 2, INFER__XLAY_XE = 3 };
+enum { INFER__XLAY_DOT = 0, INFER__XLAY_X4 = 1, INFER__XLAY_XK = 2, INFER__XLAY_XE = 3, INFER__XLAY_X8 = 4 };
 typedef struct infer__tile {
     infer__tile_fn fn;
     int xlay;        /* INFER__XLAY_*: the activation layout */
@@ -5679,6 +5724,43 @@ static void infer__x4_quant_groups(const float *x, int64_t K, uint8_t *dst, int6
     }
 }
 static inline void infer__x4_quant_row(const float *x, int64_t K, uint8_t *dst) { infer__x4_quant_groups(x, K, dst, 0, (K + 127) / 128); }
+
+/* X8: the activations of the Q4_0_X8 copies: the same Q8_0 blocks, 8 a group (256 values)
+ * in 320 bytes, so that one float step (convert, scale, accumulate) serves the integer sums
+ * of 8 blocks instead of 4 (>>tiles, "X8"):
+ *
+ *   byte 0      64     128    192    256               288            320
+ *        | Y0    | Y1    | Y2    | Y3    | nls[16] int16    | dy[8] f32     |
+ *   int32 lane i = 8 h + b of a vector holds block b's codes (b = i mod 8, h = i / 8):
+ *   Y(2k + u) bytes 4i..4i+3 = q_b[16u + 8k + 4h .. 16u + 8k + 4h + 3]
+ *   nls[i] = -(the 16 codes lane i meets over Y0..Y3);  dy[b] = d_b
+ * A last, partial group is padded with zero blocks. */
+#define INFER__X8_GROUP 320
+static size_t infer__x8_row_bytes(int64_t K) { return (size_t)((K + 255) / 256) * INFER__X8_GROUP; }
+static void infer__x8_quant_groups(const float *x, int64_t K, uint8_t *dst, int64_t g0, int64_t g1) {
+    const int64_t nb = K / INFER_QK8_0;
+    for (int64_t g = g0; g < g1; g++) {
+        uint8_t *gp = dst + (size_t)g * INFER__X8_GROUP;
+        memset(gp, 0, INFER__X8_GROUP);
+        for (int b = 0; b < 8 && 8 * g + b < nb; b++) {
+            infer_block_q8_0 q;
+            infer__quant_q8_0_fast(x + (8 * g + b) * INFER_QK8_0, &q, INFER_QK8_0);
+            const float d = infer__fp16_to_fp32(q.d);
+            memcpy(gp + 288 + 4 * b, &d, 4);
+            for (int h = 0; h < 2; h++) {
+                const int lane = 8 * h + b;
+                int16_t nls = 0;
+                for (int v = 0; v < 4; v++) {                /* v = 2k + u */
+                    const int c0 = 16 * (v & 1) + 8 * (v >> 1) + 4 * h;
+                    memcpy(gp + 64 * v + 4 * lane, q.qs + c0, 4);
+                    for (int e = 0; e < 4; e++) nls = (int16_t)(nls - q.qs[c0 + e]);
+                }
+                memcpy(gp + 256 + 2 * lane, &nls, 2);
+            }
+        }
+    }
+}
+static inline void infer__x8_quant_row(const float *x, int64_t K, uint8_t *dst) { infer__x8_quant_groups(x, K, dst, 0, (K + 255) / 256); }
 
 /* the reference: one dot per output (the fast-path dot of the type) */
 static void infer__tile_ref(infer__dot_fn dot, int64_t K, const uint8_t *w, size_t ws, int nr,
@@ -5890,6 +5972,7 @@ static __m512i infer__x4_idx_nvfp4[2][2], infer__x4_idx_nvfp4_d[2];   /* [lo/hi]
 static __m512i infer__x4_idx_q4_1[2], infer__x4_idx_q4_1_dm, infer__x4_idx_q5_1[2], infer__x4_idx_q5_1_dm[2], infer__x4_idx_q5_1_qh[2];   /* [partial/full] */
 static __m512i infer__x4_idx_q5_0[2], infer__x4_idx_q5_0_d[2], infer__x4_idx_q5_0_qh[2];                  /* [partial/full] */
 static __m512i infer__x4_ctl_q5[2];   /* [lo/hi] */
+static __m512i infer__x8_idx[2];      /* Q4_0_X8's code vectors from two X4 groups' codes */
 static pthread_once_t infer__x4_once = PTHREAD_ONCE_INIT;
 /* a byte at offset x of a group of n bytes, as an index into (A, B) of infer__x4_load: a
  * partial group's B holds bytes 64.., a full one's bytes n - 64.. */
@@ -5971,6 +6054,14 @@ static void infer__x4_init(void) {
         infer__x4_idx_q5_0_qh[k] = _mm512_loadu_si512(qh50[k]);
     }
     infer__x4_idx_q4_1_dm = _mm512_loadu_si512(dm41);
+    for (int k = 0; k < 2; k++) {
+        uint8_t ix[64];
+        for (int j = 0; j < 64; j++) {   /* lane i = 8h + b, byte e: code byte m = 8k + 4h + e of block b */
+            const int i = j / 4, e = j % 4, b = i % 8, h = i / 8, m = 8 * k + 4 * h + e;
+            ix[j] = (uint8_t)((b < 4 ? 0 : 64) + 16 * (m / 4) + 4 * (b % 4) + m % 4);
+        }
+        infer__x8_idx[k] = _mm512_loadu_si512(ix);
+    }
 }
 /* a weight group unpacked: the codes lined up with ylo and yhi, and the 4 block scales */
 typedef struct { __m512i lo, hi; __m512 dw; } infer__x4_w;
@@ -6024,7 +6115,7 @@ static inline __m512 infer__x4_step_3(__m512 acc, const infer__x4_w *u, const ui
 static inline __m512 infer__x4_step_4(__m512 acc, const infer__x4_w *u, const uint8_t *g, const infer__pf_spread *sp) { return infer__x4_step(acc, u->lo, u->hi, u->dw, g, 4, sp); }
 static inline __m512 infer__x4_step_7(__m512 acc, const infer__x4_w *u, const uint8_t *g, const infer__pf_spread *sp) { return infer__x4_step(acc, u->lo, u->hi, u->dw, g, 7, sp); }
 
-#define INFER__QTILE_GROUP(W, UNPACK, STEP, GBYTES, NR, NC, n)                                          \
+#define INFER__QTILE_GROUP(W, UNPACK, STEP, GBYTES, XG, NR, NC, n)                                      \
     {   W u[NR];                                                                                      \
         INFER__UNROLL for (int r = 0; r < NR; r++) {                                                  \
             UNPACK(w + (size_t)r * ws + (size_t)g * GBYTES, n, &u[r]);                                 \
@@ -6032,29 +6123,29 @@ static inline __m512 infer__x4_step_7(__m512 acc, const infer__x4_w *u, const ui
             _mm_prefetch((const char *)(w + (size_t)(r + NR) * ws + (size_t)g * GBYTES) + 64, _MM_HINT_T0);\
         }                                                                                             \
         INFER__UNROLL for (int c = 0; c < NC; c++) {                                                  \
-            const uint8_t *xg = x + (size_t)c * xs + (size_t)g * INFER__X4_GROUP;                     \
+            const uint8_t *xg = x + (size_t)c * xs + (size_t)g * (XG);                                 \
             INFER__UNROLL for (int r = 0; r < NR; r++) acc[r][c] = STEP(acc[r][c], &u[r], xg, NULL);                      \
         }                                                                                             \
     }
-#define INFER__QTILE(NAME, W, UNPACK, STEP, GBYTES, NR, NC)                                              \
+#define INFER__QTILE(NAME, W, UNPACK, STEP, GBYTES, XG, BG, NR, NC)                                    \
 static void NAME(int64_t K, const uint8_t *w, size_t ws, const uint8_t *x, size_t xs, float *out, size_t ldo) { \
     const int64_t nb = K / 32;                                                                        \
     __m512 acc[NR][NC];                                                                               \
     INFER__UNROLL for (int r = 0; r < NR; r++) INFER__UNROLL for (int c = 0; c < NC; c++) acc[r][c] = _mm512_setzero_ps(); \
     int64_t g = 0;                                                                                    \
-    for (; 4 * g + 4 <= nb; g++) INFER__QTILE_GROUP(W, UNPACK, STEP, GBYTES, NR, NC, 4)               \
-    if (4 * g < nb) { const int n = (int)(nb - 4 * g); INFER__QTILE_GROUP(W, UNPACK, STEP, GBYTES, NR, NC, n) } \
+    for (; (BG) * g + (BG) <= nb; g++) INFER__QTILE_GROUP(W, UNPACK, STEP, GBYTES, XG, NR, NC, BG)    \
+    if ((BG) * g < nb) { const int n = (int)(nb - (BG) * g); INFER__QTILE_GROUP(W, UNPACK, STEP, GBYTES, XG, NR, NC, n) } \
     INFER__UNROLL for (int c = 0; c < NC; c++) INFER__UNROLL for (int r = 0; r < NR; r++) out[(size_t)c * ldo + r] = _mm512_reduce_add_ps(acc[r][c]); \
 }
-#define INFER__QTILES(T, W, UNPACK, STEP, GBYTES)                                                        \
-    INFER__QTILE(infer__qtile_##T##_1_1, W, UNPACK, STEP, GBYTES, 1, 1) INFER__QTILE(infer__qtile_##T##_1_2, W, UNPACK, STEP, GBYTES, 1, 2) \
-    INFER__QTILE(infer__qtile_##T##_1_3, W, UNPACK, STEP, GBYTES, 1, 3) INFER__QTILE(infer__qtile_##T##_1_4, W, UNPACK, STEP, GBYTES, 1, 4) \
-    INFER__QTILE(infer__qtile_##T##_2_1, W, UNPACK, STEP, GBYTES, 2, 1) INFER__QTILE(infer__qtile_##T##_2_2, W, UNPACK, STEP, GBYTES, 2, 2) \
-    INFER__QTILE(infer__qtile_##T##_2_3, W, UNPACK, STEP, GBYTES, 2, 3) INFER__QTILE(infer__qtile_##T##_2_4, W, UNPACK, STEP, GBYTES, 2, 4) \
-    INFER__QTILE(infer__qtile_##T##_3_1, W, UNPACK, STEP, GBYTES, 3, 1) INFER__QTILE(infer__qtile_##T##_3_2, W, UNPACK, STEP, GBYTES, 3, 2) \
-    INFER__QTILE(infer__qtile_##T##_3_3, W, UNPACK, STEP, GBYTES, 3, 3) INFER__QTILE(infer__qtile_##T##_3_4, W, UNPACK, STEP, GBYTES, 3, 4) \
-    INFER__QTILE(infer__qtile_##T##_4_1, W, UNPACK, STEP, GBYTES, 4, 1) INFER__QTILE(infer__qtile_##T##_4_2, W, UNPACK, STEP, GBYTES, 4, 2) \
-    INFER__QTILE(infer__qtile_##T##_4_3, W, UNPACK, STEP, GBYTES, 4, 3) INFER__QTILE(infer__qtile_##T##_4_4, W, UNPACK, STEP, GBYTES, 4, 4) \
+#define INFER__QTILES_G(T, W, UNPACK, STEP, GBYTES, XG, BG)                                            \
+    INFER__QTILE(infer__qtile_##T##_1_1, W, UNPACK, STEP, GBYTES, XG, BG, 1, 1) INFER__QTILE(infer__qtile_##T##_1_2, W, UNPACK, STEP, GBYTES, XG, BG, 1, 2) \
+    INFER__QTILE(infer__qtile_##T##_1_3, W, UNPACK, STEP, GBYTES, XG, BG, 1, 3) INFER__QTILE(infer__qtile_##T##_1_4, W, UNPACK, STEP, GBYTES, XG, BG, 1, 4) \
+    INFER__QTILE(infer__qtile_##T##_2_1, W, UNPACK, STEP, GBYTES, XG, BG, 2, 1) INFER__QTILE(infer__qtile_##T##_2_2, W, UNPACK, STEP, GBYTES, XG, BG, 2, 2) \
+    INFER__QTILE(infer__qtile_##T##_2_3, W, UNPACK, STEP, GBYTES, XG, BG, 2, 3) INFER__QTILE(infer__qtile_##T##_2_4, W, UNPACK, STEP, GBYTES, XG, BG, 2, 4) \
+    INFER__QTILE(infer__qtile_##T##_3_1, W, UNPACK, STEP, GBYTES, XG, BG, 3, 1) INFER__QTILE(infer__qtile_##T##_3_2, W, UNPACK, STEP, GBYTES, XG, BG, 3, 2) \
+    INFER__QTILE(infer__qtile_##T##_3_3, W, UNPACK, STEP, GBYTES, XG, BG, 3, 3) INFER__QTILE(infer__qtile_##T##_3_4, W, UNPACK, STEP, GBYTES, XG, BG, 3, 4) \
+    INFER__QTILE(infer__qtile_##T##_4_1, W, UNPACK, STEP, GBYTES, XG, BG, 4, 1) INFER__QTILE(infer__qtile_##T##_4_2, W, UNPACK, STEP, GBYTES, XG, BG, 4, 2) \
+    INFER__QTILE(infer__qtile_##T##_4_3, W, UNPACK, STEP, GBYTES, XG, BG, 4, 3) INFER__QTILE(infer__qtile_##T##_4_4, W, UNPACK, STEP, GBYTES, XG, BG, 4, 4) \
     static void infer__qtile_##T(int64_t K, const uint8_t *w, size_t ws, int nr, const uint8_t *x, size_t xs, int nc, float *out, size_t ldo) { \
         typedef void (*f)(int64_t, const uint8_t *, size_t, const uint8_t *, size_t, float *, size_t);  \
         static const f tab[4][4] = {                                                                  \
@@ -6065,11 +6156,13 @@ static void NAME(int64_t K, const uint8_t *w, size_t ws, const uint8_t *x, size_
         pthread_once(&infer__x4_once, infer__x4_init);                                                \
         tab[nr - 1][nc - 1](K, w, ws, x, xs, out, ldo);                                               \
     }
+/* the X4 types: groups of 4 blocks against INFER__X4_GROUP bytes of activations */
+#define INFER__QTILES(T, W, UNPACK, STEP, GBYTES) INFER__QTILES_G(T, W, UNPACK, STEP, GBYTES, INFER__X4_GROUP, 4)
 INFER__QTILES(q4_0, infer__x4_w, infer__x4_unpack_q4_0, infer__x4_step_3, 72)     /* Q4_0: codes q + 8, offset 8 = 1 << 3 */
 
 /* One token (decode): the row kernel of the X4 types (see infer__prefetch_to), its
  * prefetches INFER__MV_AHEAD bytes ahead, spread over each group's two dot products */
-#define INFER__QMV(T, W, UNPACK, STEP, GBYTES)                                                           \
+#define INFER__QMV_G(T, W, UNPACK, STEP, GBYTES, XG, BG)                                                    \
 static void infer__qmv_##T(int64_t K, const uint8_t *w, size_t ws, int64_t n, const uint8_t *x, float *out) { \
     pthread_once(&infer__x4_once, infer__x4_init);                                                    \
     const int64_t nb = K / 32;                                                                        \
@@ -6077,20 +6170,21 @@ static void infer__qmv_##T(int64_t K, const uint8_t *w, size_t ws, int64_t n, co
     for (int64_t i = 0; i < n; i++, w += ws) {                                                        \
         __m512 acc = _mm512_setzero_ps();                                                             \
         int64_t g = 0;                                                                                \
-        for (; 4 * g + 4 <= nb; g++) {                                                                \
+        for (; (BG) * g + (BG) <= nb; g++) {                                                          \
             W u;                                                                                      \
             const infer__pf_spread sp = { &pf, w + (size_t)g * GBYTES + INFER__MV_AHEAD, GBYTES };    \
-            UNPACK(w + (size_t)g * GBYTES, 4, &u);                                                    \
-            acc = STEP(acc, &u, x + (size_t)g * INFER__X4_GROUP, &sp);                                \
+            UNPACK(w + (size_t)g * GBYTES, BG, &u);                                                   \
+            acc = STEP(acc, &u, x + (size_t)g * (XG), &sp);                                           \
         }                                                                                             \
-        if (4 * g < nb) {                                                                             \
+        if ((BG) * g < nb) {                                                                          \
             W u;                                                                                      \
-            UNPACK(w + (size_t)g * GBYTES, (int)(nb - 4 * g), &u);                                    \
-            acc = STEP(acc, &u, x + (size_t)g * INFER__X4_GROUP, NULL);                               \
+            UNPACK(w + (size_t)g * GBYTES, (int)(nb - (BG) * g), &u);                                 \
+            acc = STEP(acc, &u, x + (size_t)g * (XG), NULL);                                          \
         }                                                                                             \
         out[i] = _mm512_reduce_add_ps(acc);                                                           \
     }                                                                                                 \
 }
+#define INFER__QMV(T, W, UNPACK, STEP, GBYTES) INFER__QMV_G(T, W, UNPACK, STEP, GBYTES, INFER__X4_GROUP, 4)
 INFER__QMV(q4_0, infer__x4_w, infer__x4_unpack_q4_0, infer__x4_step_3, 72)
 INFER__QTILES(q8_0, infer__x4_w, infer__x4_unpack_q8_0, infer__x4_step_7, 136)    /* Q8_0: codes q + 128, offset 128 = 1 << 7 */
 INFER__QMV(q8_0, infer__x4_w, infer__x4_unpack_q8_0, infer__x4_step_7, 136)
@@ -6114,6 +6208,33 @@ INFER__QTILES(q4_0_x4, infer__x4_w, infer__x4_unpack_q4_0_x4, infer__x4_step_3, 
 INFER__QMV(q4_0_x4, infer__x4_w, infer__x4_unpack_q4_0_x4, infer__x4_step_3, 72)
 INFER__QTILES(q8_0_x4, infer__x4_w, infer__x4_unpack_q8_0_x4, infer__x4_step_7, 136)
 INFER__QMV(q8_0_x4, infer__x4_w, infer__x4_unpack_q8_0_x4, infer__x4_step_7, 136)
+
+/* Q4_0_X8 against X8 activations: 4 vectors of 64 codes (the low and high nibbles of the
+ * group's two code vectors) and the 8 scales (lane i: block i mod 8's), then
+ *   s   = dpbusd(... dpbusd(8 nls, c0, Y0) ..., c3, Y3)    int32 lane i: 16 products
+ *   acc = fma(cvt(s) * dy, dw, acc)
+ * the float step of X4, once per 8 blocks. Measured, the row kernel alone over 1 GiB (K =
+ * 2048, 2 threads, interleaved, best of 2 in each of 6 rounds): 28.4-30.3 GB/s as Q4_0_X4,
+ * 29.9-32.9 as X8. Tiles of up to 3 rows (4 rows' 20 weight registers and 16 sums would not
+ * fit the 32 vector registers). */
+typedef struct { __m512i c[4]; __m512 dw; } infer__x8_w;
+static inline void infer__x8_unpack_q4_0(const uint8_t *p, int nb, infer__x8_w *u) {
+    (void)nb;
+    u->dw = _mm512_cvtph_ps(_mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)p)));
+    infer__x4_nibbles(_mm512_loadu_si512(p + 16), &u->c[0], &u->c[1]);
+    infer__x4_nibbles(_mm512_loadu_si512(p + 80), &u->c[2], &u->c[3]);
+}
+static inline __m512 infer__x8_step_3(__m512 acc, const infer__x8_w *u, const uint8_t *g, const infer__pf_spread *sp) {
+    __m512i s = _mm512_slli_epi32(_mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)(g + 256))), 3);
+    INFER__UNROLL for (int v = 0; v < 4; v++) {
+        infer__pf_part(sp, v, 4);
+        s = _mm512_dpbusd_epi32(s, u->c[v], _mm512_loadu_si512(g + 64 * v));
+    }
+    const __m512 dy = _mm512_castpd_ps(_mm512_broadcast_f64x4(_mm256_loadu_pd((const double *)(g + 288))));
+    return _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(s), dy), u->dw, acc);
+}
+INFER__QTILES_G(q4_0_x8, infer__x8_w, infer__x8_unpack_q4_0, infer__x8_step_3, 144, INFER__X8_GROUP, 8)
+INFER__QMV_G(q4_0_x8, infer__x8_w, infer__x8_unpack_q4_0, infer__x8_step_3, 144, INFER__X8_GROUP, 8)
 
 /* Q4_1 and Q5_1: affine blocks, w = d q + m with unsigned codes q (0..15, 0..31). Against an
  * activation block d_y c (the X4 group's codes c, nls = -(the lane's sum of c)):
@@ -6762,6 +6883,7 @@ static infer__tile infer__tile_for(infer_type t) {
      * row kernel. */
     if (t == INFER_TYPE_Q8_0) { k.fn = infer__qtile_q8_0; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q8_0; }
     if (t == INFER__TYPE_Q4_0_X4) { k.fn = infer__qtile_q4_0_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q4_0_x4; }
+    if (t == INFER__TYPE_Q4_0_X8) { k.fn = infer__qtile_q4_0_x8; k.xlay = INFER__XLAY_X8; k.mv = infer__qmv_q4_0_x8; k.rows = 3; }
     if (t == INFER__TYPE_Q8_0_X4) { k.fn = infer__qtile_q8_0_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q8_0_x4; }
     if (t == INFER__TYPE_MXFP4_X4) { k.fn = infer__qtile_mxfp4_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_mxfp4_x4; }
     if (t == INFER_TYPE_Q4_1) { k.fn = infer__qtile_q4_1; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q4_1; }
@@ -7468,6 +7590,7 @@ static void infer__prep_task(void *arg, int ith, int nth) {
         const float *xr = j->x + (size_t)r * (size_t)j->K;
         uint8_t *dr = j->dst + (size_t)r * j->row_bytes;
         if (j->xlay == INFER__XLAY_X4) infer__x4_quant_groups(xr, j->K, dr, e0 / 128, (e1 + 127) / 128);
+        else if (j->xlay == INFER__XLAY_X8) infer__x8_quant_groups(xr, j->K, dr, e0 / 256, (e1 + 255) / 256);
         else if (j->xlay == INFER__XLAY_XK || j->xlay == INFER__XLAY_XE) infer__xk_quant_blocks(xr, dr, e0 / INFER_QK_K, e1 / INFER_QK_K, j->xlay);
         else quant(xr + e0, dr + (size_t)(e0 / blck) * bbytes, e1 - e0);
     }
@@ -7496,9 +7619,10 @@ static const void *infer__cpu_prepare_x(infer__cpu_ctx *c, const infer_tensor *w
         return x;
     }
     const int xk = tile->xlay == INFER__XLAY_XK || tile->xlay == INFER__XLAY_XE;
-    const int blck = tile->xlay == INFER__XLAY_X4 ? 128 : xk ? INFER_QK_K : infer__type(dt)->blck;
+    const int blck = tile->xlay == INFER__XLAY_X4 ? 128 : tile->xlay == INFER__XLAY_X8 || xk ? INFER_QK_K : infer__type(dt)->blck;
     const int64_t Kp = (K + blck - 1) / blck * blck;   /* I2_S rows of 128 k: padded to Q8_K blocks */
-    *row_bytes = tile->xlay == INFER__XLAY_X4 ? infer__x4_row_bytes(K) : xk ? infer__xk_row_bytes(K) : infer_type_row_size(dt, Kp);
+    *row_bytes = tile->xlay == INFER__XLAY_X4 ? infer__x4_row_bytes(K) : tile->xlay == INFER__XLAY_X8 ? infer__x8_row_bytes(K)
+               : xk ? infer__xk_row_bytes(K) : infer_type_row_size(dt, Kp);
     if (!infer__cpu_reserve(&c->xq, &c->xq_size, *row_bytes * (size_t)rows + 64)) return NULL;
     uint8_t *xq = (uint8_t *)c->xq + (-(uintptr_t)c->xq & 63);   /* 64-byte aligned: tile loads split no line */
     if (tile->xlay != INFER__XLAY_DOT || Kp == K) {
@@ -16743,6 +16867,18 @@ static void infer__pack_x4_nibbles(const uint8_t *p, uint8_t *o, int sb, const _
     _mm512_storeu_si512(o + 4 * sb, _mm512_permutex2var_epi8(A, *idx, B));
 }
 static void infer__pack_q4_0_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_nibbles(p, o, 2, &infer__x4_idx_q4_0_full); }
+/* Q4_0_X8: two Q4_0_X4 groups, then their code bytes moved to X8's lanes (byte j of an X4
+ * group's codes is code byte 4 (j/16) + j%4 of its block (j/4) % 4) */
+static void infer__pack_q4_0_x8_fast(const uint8_t *p, uint8_t *o) {
+    uint8_t t[2 * sizeof(infer_block_q4_0_x4)];
+    infer__pack_q4_0_fast(p, t);
+    infer__pack_q4_0_fast(p + 4 * sizeof(infer_block_q4_0), t + sizeof(infer_block_q4_0_x4));
+    memcpy(o, t, 8);
+    memcpy(o + 8, t + sizeof(infer_block_q4_0_x4), 8);
+    const __m512i A = _mm512_loadu_si512(t + 8), B = _mm512_loadu_si512(t + sizeof(infer_block_q4_0_x4) + 8);
+    _mm512_storeu_si512(o + 16, _mm512_permutex2var_epi8(A, infer__x8_idx[0], B));
+    _mm512_storeu_si512(o + 80, _mm512_permutex2var_epi8(A, infer__x8_idx[1], B));
+}
 static void infer__pack_mxfp4_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_nibbles(p, o, 1, &infer__x4_idx_mxfp4_full); }
 /* Q8_0: the codes + 128 in lane order from the tiles' unpacking, after the 4 scales; the
  * same bytes as infer__pack_q8_0_group */
@@ -16784,6 +16920,7 @@ static const infer__repack_rule infer__repack_rules[] = {
     { INFER_TYPE_Q6_K, INFER__TYPE_Q6_K_XK, infer__pack_q6_k_fast }, { INFER_TYPE_IQ4_XS, INFER__TYPE_IQ4_XS_XK, infer__pack_iq4_xs_fast },
 #endif
 #if defined(INFER__TILE_X4)
+    { INFER_TYPE_Q4_0, INFER__TYPE_Q4_0_X8, infer__pack_q4_0_x8_fast },   /* rows of whole 256s; else: */
     { INFER_TYPE_Q4_0, INFER__TYPE_Q4_0_X4, infer__pack_q4_0_fast }, { INFER_TYPE_Q8_0, INFER__TYPE_Q8_0_X4, infer__pack_q8_0_fast },
     { INFER_TYPE_MXFP4, INFER__TYPE_MXFP4_X4, infer__pack_mxfp4_fast },
     { INFER_TYPE_Q4_1, INFER__TYPE_Q4_1_X4, infer__pack_q4_1_fast }, { INFER_TYPE_IQ4_NL, INFER__TYPE_IQ4_NL_X4, infer__pack_q4_0_fast },

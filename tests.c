@@ -1689,8 +1689,10 @@ static void rp_pack_q5_0(const uint8_t *s, uint8_t *d) { infer__pack_q5_0_group(
 static void rp_unpack_q5_0(const uint8_t *s, uint8_t *d) { infer__unpack_q5_0_group((const infer_block_q5_0_x4 *)s, (infer_block_q5_0 *)d); }
 static void rp_pack_iq4_nl(const uint8_t *s, uint8_t *d) { infer__pack_iq4_nl_group((const infer_block_iq4_nl *)s, (infer_block_iq4_nl_x4 *)d); }
 static void rp_unpack_iq4_nl(const uint8_t *s, uint8_t *d) { infer__unpack_iq4_nl_group((const infer_block_iq4_nl_x4 *)s, (infer_block_iq4_nl *)d); }
+static void rp_pack_q4_0_x8(const uint8_t *s, uint8_t *d) { infer__pack_q4_0_x8_group((const infer_block_q4_0 *)s, (infer_block_q4_0_x8 *)d); }
+static void rp_unpack_q4_0_x8(const uint8_t *s, uint8_t *d) { infer__unpack_q4_0_x8_group((const infer_block_q4_0_x8 *)s, (infer_block_q4_0 *)d); }
 typedef struct { infer_type base, copy; void (*pack)(const uint8_t *, uint8_t *), (*unpack)(const uint8_t *, uint8_t *); } rp_case;
-enum { RP_CASES = 13 };
+enum { RP_CASES = 14 };
 static const rp_case rp_cases[RP_CASES] = {
     { INFER_TYPE_Q2_K, INFER__TYPE_Q2_K_XK, rp_pack_q2_k, rp_unpack_q2_k }, { INFER_TYPE_Q3_K, INFER__TYPE_Q3_K_XK, rp_pack_q3_k, rp_unpack_q3_k },
     { INFER_TYPE_Q4_K, INFER__TYPE_Q4_K_XK, rp_pack_q4_k, rp_unpack_q4_k }, { INFER_TYPE_Q5_K, INFER__TYPE_Q5_K_XK, rp_pack_q5_k, rp_unpack_q5_k },
@@ -1698,7 +1700,8 @@ static const rp_case rp_cases[RP_CASES] = {
     { INFER_TYPE_Q4_0, INFER__TYPE_Q4_0_X4, rp_pack_q4_0, rp_unpack_q4_0 }, { INFER_TYPE_Q8_0, INFER__TYPE_Q8_0_X4, rp_pack_q8_0, rp_unpack_q8_0 },
     { INFER_TYPE_MXFP4, INFER__TYPE_MXFP4_X4, rp_pack_mxfp4, rp_unpack_mxfp4 },
     { INFER_TYPE_Q4_1, INFER__TYPE_Q4_1_X4, rp_pack_q4_1, rp_unpack_q4_1 }, { INFER_TYPE_Q5_1, INFER__TYPE_Q5_1_X4, rp_pack_q5_1, rp_unpack_q5_1 },
-    { INFER_TYPE_Q5_0, INFER__TYPE_Q5_0_X4, rp_pack_q5_0, rp_unpack_q5_0 }, { INFER_TYPE_IQ4_NL, INFER__TYPE_IQ4_NL_X4, rp_pack_iq4_nl, rp_unpack_iq4_nl } };
+    { INFER_TYPE_Q5_0, INFER__TYPE_Q5_0_X4, rp_pack_q5_0, rp_unpack_q5_0 }, { INFER_TYPE_IQ4_NL, INFER__TYPE_IQ4_NL_X4, rp_pack_iq4_nl, rp_unpack_iq4_nl },
+    { INFER_TYPE_Q4_0, INFER__TYPE_Q4_0_X8, rp_pack_q4_0_x8, rp_unpack_q4_0_x8 } };
 /* n elements of type t as random bytes -- every code pattern -- with sane scales */
 static void rp_random(infer__rng *r, infer_type t, uint8_t *dst, int64_t n) {
     const int blk = infer_type_block(t);
@@ -1746,7 +1749,13 @@ static void test_quant_repack(void) {
             for (int v = 0; v < 4; v++)
                 for (int j = 0; j < 64; j++) {
                     int want, got;
-                    if (unit == 256) {
+                    if (c->copy == INFER__TYPE_Q4_0_X8) {   /* v = 0, 1: code vector v (lane i = 8h + b: code byte 8v + 4h + j%4 of block b); 2, 3: d */
+                        const int i = j / 4, b = i % 8, m = 8 * (v & 1) + 4 * (i / 8) + j % 4;
+                        const infer_block_q4_0 *o = (const infer_block_q4_0 *)(w + k * ub) + (v < 2 ? b : j % 8);
+                        const infer_block_q4_0_x8 *g = (const infer_block_q4_0_x8 *)(p + k * ub);
+                        want = v < 2 ? o->qs[m] : o->d;
+                        got = v < 2 ? g->qs[64 * v + j] : g->d[j % 8];
+                    } else if (unit == 256) {
                         want = infer__kq_code(c->base, w + k * ub, 16 * (j / 4) + 4 * v + j % 4);
                         got = infer__xk_code(c->base, p + k * ub, v, j);
                     } else {
@@ -1784,7 +1793,9 @@ static void test_quant_repack(void) {
                 }
         CHECK_MSG(bad == 0, "%s: %d codes not where the layout says", name, bad);
 #if defined(INFER__REPACK)
-        const infer_tensor ht = { "t", c->base, 2, { N, 1, 1, 1 }, w, bytes, 1.0f };
+        /* rows of whole 256s take the X8 copy where there is one, others the X4 */
+        const int64_t len = unit == 128 && c->base == INFER_TYPE_Q4_0 ? N - 128 : N;
+        const infer_tensor ht = { "t", c->base, 2, { len, 1, 1, 1 }, w, infer_type_row_size(c->base, len), 1.0f };
         const infer__repack_rule *rule = infer__repack_rule_for(&ht);
         const int tiled = infer__tile_for(c->copy).fn != NULL;           /* a copy is made only for a tile of this build */
         CHECK_MSG(tiled ? rule && rule->to == c->copy : rule == NULL, "%s: %s repack rule", name, tiled ? "no" : "a");
@@ -1821,6 +1832,7 @@ static void test_tiles_repacked(void) {
         const rp_case *c = &rp_cases[ci];
         const infer__tile t0 = infer__tile_for(c->base), t1 = infer__tile_for(c->copy);
         if (!t0.fn) continue;                                            /* Q4_0, Q8_0 without VBMI */
+        if (t1.xlay == INFER__XLAY_X8) { CHECK(t1.fn && t1.mv); continue; }   /* sums in another order: test_tiles_x8 */
         CHECK(t1.fn && t1.mv && t1.xlay == t0.xlay && t1.rows == t0.rows && t1.cols == t0.cols);
         if (!t1.fn) continue;
         const int unit = infer_type_block(c->copy);
@@ -1853,6 +1865,79 @@ static void test_tiles_repacked(void) {
         CHECK_MSG(bad == 0, "%s: %d of %d tile and row-kernel runs differ from %s's", infer_type_name(c->copy), bad, runs, infer_type_name(c->base));
     }
     free(w); free(p); free(xq); free(x);
+}
+
+/* The X8 copy (Q4_0_X8) sums 8 blocks per float step, so its bits are its own: every output
+ * of its tiles against the scalar dot of the original rows (the tolerance of
+ * test_tiles_vs_dot), every tile shape the same bits, and the decode row kernel the 1 x 1
+ * tile's; the X8 activations hold the Q8_0 blocks' codes where the layout says */
+static void test_tiles_x8(void) {
+    enum { R = 7, KMAX = 2304 };
+    const infer__tile t = infer__tile_for(INFER__TYPE_Q4_0_X8);
+    if (!t.fn) SKIP("this build has no X8 tiles (AVX-512 VBMI and VNNI)");
+    CHECK(t.xlay == INFER__XLAY_X8 && t.mv && t.rows >= 1 && t.rows <= 4 && t.cols >= 1 && t.cols <= 4);
+    infer__rng rng;
+    infer__rng_seed(&rng, 303);
+    uint8_t *w = malloc(R * KMAX), *p = malloc(R * KMAX), *xq = malloc(4 * infer__x8_row_bytes(KMAX)), *q8 = malloc(4 * 2 * KMAX);
+    float *tmp = malloc(sizeof(float) * KMAX), *x = malloc(sizeof(float) * 4 * KMAX), *wd = malloc(sizeof(float) * R * KMAX), *xd = malloc(sizeof(float) * 4 * KMAX);
+    float full[4 * R], one[4 * R], single[R];
+    const int64_t Ks[] = { 256, 512, 2048, 2304 };
+    double worst = 0;
+    int bad_layout = 0;
+    for (size_t ki = 0; ki < sizeof Ks / sizeof Ks[0]; ki++)
+        for (int mode = 0; mode < 3; mode++) {
+            const int64_t K = Ks[ki];
+            const size_t ws = infer_type_row_size(INFER_TYPE_Q4_0, K), xs = infer__x8_row_bytes(K), qs = infer_type_row_size(INFER_TYPE_Q8_0, K);
+            for (int r = 0; r < R; r++) {
+                simd_make_weights(&rng, INFER_TYPE_Q4_0, mode, K, tmp, w + r * ws);
+                infer__dequant_q4_0(w + r * ws, wd + r * K, K);
+            }
+            for (int64_t g = 0; g < R * K / 256; g++) infer__pack_q4_0_x8_group((const infer_block_q4_0 *)(w + g * 144), (infer_block_q4_0_x8 *)(p + g * 144));
+            for (int c = 0; c < 4; c++) {
+                simd_make_acts(&rng, (mode + c) % 4, K, x + c * K);
+                simd_prepare_acts(INFER_TYPE_Q8_0, x + c * K, K, q8 + c * qs, xd + c * K);
+                infer__x8_quant_row(x + c * K, K, xq + c * xs);
+                for (int64_t b = 0; b < K / 32; b++) {   /* the layout: block b's code m, its scale */
+                    const infer_block_q8_0 *o = (const infer_block_q8_0 *)(q8 + c * qs) + b;
+                    const uint8_t *gp = xq + c * xs + (size_t)(b / 8) * INFER__X8_GROUP;
+                    float d;
+                    memcpy(&d, gp + 288 + 4 * (b % 8), 4);
+                    bad_layout += d != infer__fp16_to_fp32(o->d);
+                    for (int m = 0; m < 32; m++) {
+                        const int u = m / 16, k = (m % 16) / 8, h = (m % 8) / 4, lane = 8 * h + (int)(b % 8);
+                        bad_layout += (int8_t)gp[64 * (2 * k + u) + 4 * lane + m % 4] != o->qs[m];
+                    }
+                }
+            }
+            t.fn(K, p, ws, t.rows, xq, xs, t.cols, full, (size_t)t.rows);
+            for (int c = 0; c < t.cols; c++)
+                for (int r = 0; r < t.rows; r++) {
+                    const float ref = infer__dot_q4_0(K, w + r * ws, q8 + c * qs);
+                    const double mag = simd_term_mag(INFER_TYPE_Q4_0, w + r * ws, wd + r * K, xd + c * K, K);
+                    const double err = fabs((double)full[c * t.rows + r] - ref);
+                    if (mag > 0 && err / mag > worst) worst = err / mag;
+                    CHECK_MSG(err <= 2e-6 * mag, "q4_0_x8 tile K=%lld mode %d (%d,%d): %.9g vs reference %.9g (M %.4g)", (long long)K, mode, r, c,
+                              full[c * t.rows + r], ref, mag);
+                }
+            for (int nr = 1; nr <= t.rows; nr++)
+                for (int nc = 1; nc <= t.cols; nc++) {
+                    const int r0 = t.rows - nr, c0 = (nr + nc) % (t.cols - nc + 1);
+                    t.fn(K, p + r0 * ws, ws, nr, xq + c0 * xs, xs, nc, one, (size_t)t.rows);
+                    for (int c = 0; c < nc; c++)
+                        for (int r = 0; r < nr; r++)
+                            CHECK_MSG(one[c * t.rows + r] == full[(c0 + c) * t.rows + r0 + r], "q4_0_x8 tile K=%lld %dx%d at (%d,%d) differs", (long long)K, nr, nc, r0 + r, c0 + c);
+                }
+            for (int c = 0; c < 4; c++) {
+                t.mv(K, p, ws, R, xq + c * xs, one);
+                for (int r = 0; r < R; r++) {
+                    t.fn(K, p + r * ws, ws, 1, xq + c * xs, xs, 1, single + r, 1);
+                    CHECK_MSG(one[r] == single[r], "q4_0_x8 decode kernel K=%lld row %d token %d: %.9g != tile %.9g", (long long)K, r, c, one[r], single[r]);
+                }
+            }
+        }
+    CHECK_MSG(bad_layout == 0, "%d X8 activation codes or scales not where the layout says", bad_layout);
+    printf("    q4_0_x8 tile %dx%d (X8 int8): largest |tile - ref| / M = %.2g\n", t.rows, t.cols, worst);
+    free(w); free(p); free(xq); free(q8); free(tmp); free(x); free(wd); free(xd);
 }
 #endif
 
@@ -1933,7 +2018,32 @@ static void test_model_repack(void) {
 #endif
         run_opts o = { 0, 0, 2, 0, NULL };
         float *a = eval_logits(m1, ids, 10, 6, o), *b = eval_logits(m2, ids, 10, 6, o);
-        CHECK_MSG(a && b && memcmp(a, b, sizeof(float) * V * 10) == 0, "%s: the repacked weights give other logits", types[ti]);
+        const infer_tensor *up = m1->xk.layers ? m1->xk.w.layers[0].ffn_up : NULL;
+        if (!up || up->type != INFER__TYPE_Q4_0_X8)
+            CHECK_MSG(a && b && memcmp(a, b, sizeof(float) * V * 10) == 0, "%s: the repacked weights give other logits", types[ti]);
+        else if (a && b) {
+            /* Q4_0 rows of whole 256s become Q4_0_X8 groups: the same weights, bit for bit,
+             * summed 8 blocks per float step, so logits as close to the exact ones as the
+             * file's own fast path gets (a last-bit change can move an activation's int8
+             * rounding) */
+            const infer_tensor *h = m2->layers[0].ffn_up;
+            const int64_t n = h->ne[0] * h->ne[1];
+            float *da = malloc(sizeof(float) * (size_t)n), *db = malloc(sizeof(float) * (size_t)n);
+            infer__type(h->type)->dequant(h->data, da, n);
+            infer__type(up->type)->dequant(up->data, db, n);
+            CHECK_MSG(memcmp(da, db, sizeof(float) * (size_t)n) == 0, "%s: ffn_up is not the same weights in X8 groups", types[ti]);
+            free(da); free(db);
+            run_opts po = { 1, 0, 2, 0, NULL };
+            float *e = eval_logits(m2, ids, 10, 6, po);
+            double ea = 0, eb = 0;
+            for (size_t i = 0; e && i < V * 10; i++) {
+                ea = fmax(ea, fabs((double)a[i] - e[i]));
+                eb = fmax(eb, fabs((double)b[i] - e[i]));
+            }
+            CHECK_MSG(e && ea <= 1.25 * eb + 1e-3, "%s: X8 max |logit - exact| %.4g, the file's fast path %.4g", types[ti], ea, eb);
+            CHECK_MSG(memcmp(a, b, sizeof(float) * V * 10) != 0, "%s: X8 logits equal to the file's, bit for bit (not the X8 path?)", types[ti]);
+            free(e);
+        }
         free(a); free(b);
         infer_model_free(m1);
         infer_model_free(m2);
@@ -7288,6 +7398,7 @@ static const test_case tests[] = {
     { "quant_repack", test_quant_repack },
 #if defined(INFER__REPACK)
     { "tiles_repacked", test_tiles_repacked },
+    { "tiles_x8", test_tiles_x8 },
 #endif
     { "model_repack", test_model_repack },
     { "robust_act_quant_nonfinite", test_robust_act_quant_nonfinite },
