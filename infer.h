@@ -31,7 +31,7 @@
  *   >>traits             81  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1406  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1407  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1691  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
@@ -44,7 +44,7 @@
  *   >>tokenizer        1056  SentencePiece BPE, byte-level BPE, WordPiece
  *   >>jinja            3243  chat templates: a Jinja interpreter that renders as transformers does
  *   >>arch               72  model families as descriptors
- *   >>load             1160  from GGUF tensors to model weights, with shape checks; the vocabulary
+ *   >>load             1162  from GGUF tensors to model weights, with shape checks; the vocabulary
  *   >>kv                216  the paged KV cache, the prefix cache, the recurrent state
  *   >>session           520  a session: backend, activations, caches, sequences
  *   >>forward           325  the transformer, once for every family: one step through every layer
@@ -5579,7 +5579,7 @@ static infer__dot_fn infer__type_dot(infer_type t) {
  *                  scales and mins are applied per lane in float, once per block; tiles of
  *                  up to 2 rows x 4 tokens
  *   Q4_0 Q4_1 Q5_0 int8 dot products against activations quantized to Q8_0 and laid out in
- *   Q5_1 Q8_0      groups of 4 blocks ("X4", below) so a block's codes line up with a
+ *   Q5_1 Q8_0      groups of 4 blocks ("X4", below; Q4_0's copies: 8 blocks, "X8") so a block's codes line up with a
  *   IQ4_NL MXFP4   weight group unpacked by one byte permute (AVX512-VBMI) and multiplied
  *   NVFP4          by vpdpbusd (AVX512-VNNI); Q5_0/Q5_1's fifth bits join the codes by a
  *                  bit shuffle (AVX512-BITALG), IQ4_NL's and the FP4 codes go through a
@@ -5883,10 +5883,11 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
  * or two instructions a group (the scales by a broadcast load, the offsets prepared as int32
  * once per call) measured the same as the kernel. For Q8_0 (twice the bytes per float step)
  * the float step once per two groups measured the same (32.8-33.2 GB/s against 32.1-33.5).
- * So an X8 layout (activations 320 bytes a 256 values, copies of 8 blocks a group) is a
- * lever for Q4_0's decode only, about 8% of its kernel and 5% of a step (its output matrix
- * being Q6_K); it changes the sums' order, so the copy would no longer give the file
- * layout's bits unless the file tile moved to it too. */
+ * Hence the X8 layout (>>tiles, "X8": activations of 8 blocks a group, Q4_0 copied as
+ * Q4_0_X8) for Q4_0 only: llama-1b Q4_0 on 2 threads, interleaved, decode 39.5-39.8 ->
+ * 40.5-40.6 tok/s, prompts 201-213 -> 243-270. A Q8_0_X8 copy was built and measured too:
+ * prompts 204-218 -> 259-271, decode 25.1-25.9 -> 24.5-25.0 (also with the 4 dot products
+ * in two chains): not kept, decode being what Q8_0 is short of. */
 /* The decode prefetches go to L2 (T1), not L1: a line the kernel reaches a few hundred cycles
  * later need not hold one of the core's few L1 miss buffers meanwhile. Measured, llama-1b
  * Q8_0 decode on 2 threads: 17.9-18.0 tok/s with T0, 18.2-18.5 with T1, 18.1-18.6 with T2,
@@ -16789,9 +16790,11 @@ static infer_status infer__upload_weights(infer_model *m, infer_error *err) {
 
 /* ---- repack: the CPU's copy of the weights in the order its tiles read ----
  * What the AVX-512 tiles read fastest (>>quant, "repacked"): at load, every Q2_K..Q6_K,
- * IQ4_XS, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL and MXFP4 tensor the forward pass reads is copied once into its XK or X4
- * twin (F16 and BF16 into a plain copy, see below), in anonymous memory marked for 2 MiB
- * pages, and CPU sessions read the copies; device
+ * IQ4_XS, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL and MXFP4 tensor the forward pass reads is
+ * copied once into its XK, X4 or (Q4_0 rows of whole 256s) X8 twin (F16 and BF16 into a plain
+ * copy, see below), in anonymous memory marked for 2 MiB pages, and CPU sessions read the
+ * copies, with the file layout's results bit for bit but for Q4_0_X8 (8 blocks per float
+ * step: the same weights, the sums in another order); device
  * backends upload the file's layout, and --precise reads it too. The copy costs a pass over
  * those tensors at load (llama-1b Q4_K_M, 800 MB, on the 2-core VM: 0.15 s, and up to 1.1 s
  * when the hypervisor must first back fresh 2 MiB pages) and spares every decode step and
