@@ -26,7 +26,7 @@
  *   >>api-kernels       185  the kernel table every backend fills
  *   >>api               312  model, session, tokenizer, sampler, generation
  *   >>util              501  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
- *   >>quant            1936  every weight type: byte layouts, dequantize, quantize, dot (scalar)
+ *   >>quant            1921  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
  *   >>traits             81  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
@@ -44,7 +44,7 @@
  *   >>tokenizer        1056  SentencePiece BPE, byte-level BPE, WordPiece
  *   >>jinja            3243  chat templates: a Jinja interpreter that renders as transformers does
  *   >>arch               72  model families as descriptors
- *   >>load             1162  from GGUF tensors to model weights, with shape checks; the vocabulary
+ *   >>load             1160  from GGUF tensors to model weights, with shape checks; the vocabulary
  *   >>kv                216  the paged KV cache, the prefix cache, the recurrent state
  *   >>session           520  a session: backend, activations, caches, sequences
  *   >>forward           325  the transformer, once for every family: one step through every layer
@@ -3315,26 +3315,29 @@ static void infer__unpack_q8_0_group(const infer_block_q8_0_x4 *g, infer_block_q
         }
     }
 }
-#define INFER__X4_TWINS(T, GROUP, BLOCK, ABLOCK)                                                          \
-static void infer__dequant_##T##_x4(const void *src, float *dst, int64_t n) {                          \
+/* a copy type's scalar dequantize and dot: its groups of NB blocks unpacked to the
+ * original's blocks (UNPACK), then the original's own functions */
+#define INFER__GROUP_TWINS(COPY, T, UNPACK, GROUP, BLOCK, ABLOCK, NB)                                    \
+static void infer__dequant_##COPY(const void *src, float *dst, int64_t n) {                            \
     const GROUP *g = (const GROUP *)src;                                                               \
-    for (int64_t i = 0; i < n / 128; i++) {                                                            \
-        BLOCK t[4];                                                                                    \
-        infer__unpack_##T##_group(g + i, t);                                                           \
-        infer__dequant_##T(t, dst + i * 128, 128);                                                     \
+    for (int64_t i = 0; i < n / (32 * NB); i++) {                                                      \
+        BLOCK t[NB];                                                                                   \
+        UNPACK(g + i, t);                                                                              \
+        infer__dequant_##T(t, dst + i * 32 * NB, 32 * NB);                                             \
     }                                                                                                  \
 }                                                                                                      \
-static float infer__dot_##T##_x4(int64_t n, const void *w, const void *x) {                            \
+static float infer__dot_##COPY(int64_t n, const void *w, const void *x) {                              \
     const GROUP *g = (const GROUP *)w;                                                                 \
     const ABLOCK *a = (const ABLOCK *)x;                                                               \
     float sum = 0;                       /* block by block, as the original's dot adds them */       \
-    for (int64_t i = 0; i < n / 128; i++) {                                                            \
-        BLOCK t[4];                                                                                    \
-        infer__unpack_##T##_group(g + i, t);                                                           \
-        for (int b = 0; b < 4; b++) sum += infer__dot_##T(32, t + b, a + 4 * i + b);                  \
+    for (int64_t i = 0; i < n / (32 * NB); i++) {                                                      \
+        BLOCK t[NB];                                                                                   \
+        UNPACK(g + i, t);                                                                              \
+        for (int b = 0; b < NB; b++) sum += infer__dot_##T(32, t + b, a + NB * i + b);                \
     }                                                                                                  \
     return sum;                                                                                        \
 }
+#define INFER__X4_TWINS(T, GROUP, BLOCK, ABLOCK) INFER__GROUP_TWINS(T##_x4, T, infer__unpack_##T##_group, GROUP, BLOCK, ABLOCK, 4)
 /* MXFP4_X4, 68 bytes (128 elements): e[4], the 4 blocks' exponent bytes, then qs[64] placed
  * as Q4_0_X4's (MXFP4 keeps its E2M1 codes in nibbles as Q4_0 keeps its) */
 typedef struct { uint8_t e[4]; uint8_t qs[64]; } infer_block_mxfp4_x4;
@@ -3422,25 +3425,7 @@ static void infer__x8_q4_0_group(const uint8_t *src, uint8_t *dst, int pack) {
 }
 INFER__MAYBE_UNUSED static void infer__pack_q4_0_x8_group(const infer_block_q4_0 *b, infer_block_q4_0_x8 *o) { infer__x8_q4_0_group((const uint8_t *)b, (uint8_t *)o, 1); }
 static void infer__unpack_q4_0_x8_group(const infer_block_q4_0_x8 *g, infer_block_q4_0 *o) { infer__x8_q4_0_group((const uint8_t *)g, (uint8_t *)o, 0); }
-static void infer__dequant_q4_0_x8(const void *src, float *dst, int64_t n) {
-    const infer_block_q4_0_x8 *g = (const infer_block_q4_0_x8 *)src;
-    for (int64_t i = 0; i < n / 256; i++) {
-        infer_block_q4_0 t[8];
-        infer__unpack_q4_0_x8_group(g + i, t);
-        infer__dequant_q4_0(t, dst + i * 256, 256);
-    }
-}
-static float infer__dot_q4_0_x8(int64_t n, const void *w, const void *x) {
-    const infer_block_q4_0_x8 *g = (const infer_block_q4_0_x8 *)w;
-    const infer_block_q8_0 *a = (const infer_block_q8_0 *)x;
-    float sum = 0;                       /* block by block, as the original's dot adds them */
-    for (int64_t i = 0; i < n / 256; i++) {
-        infer_block_q4_0 t[8];
-        infer__unpack_q4_0_x8_group(g + i, t);
-        for (int b = 0; b < 8; b++) sum += infer__dot_q4_0(32, t + b, a + 8 * i + b);
-    }
-    return sum;
-}
+INFER__GROUP_TWINS(q4_0_x8, q4_0, infer__unpack_q4_0_x8_group, infer_block_q4_0_x8, infer_block_q4_0, infer_block_q8_0, 8)
 
 /* ------------------------------------------------------------------------------------------
  * >>quant-iq -- the grid i-quants IQ1_S IQ1_M IQ2_XXS IQ2_XS IQ2_S IQ3_XXS IQ3_S: their
@@ -5579,13 +5564,13 @@ static infer__dot_fn infer__type_dot(infer_type t) {
  *                  scales and mins are applied per lane in float, once per block; tiles of
  *                  up to 2 rows x 4 tokens
  *   Q4_0 Q4_1 Q5_0 int8 dot products against activations quantized to Q8_0 and laid out in
- *   Q5_1 Q8_0      groups of 4 blocks ("X4", below; Q4_0's copies: 8 blocks, "X8") so a block's codes line up with a
- *   IQ4_NL MXFP4   weight group unpacked by one byte permute (AVX512-VBMI) and multiplied
- *   NVFP4          by vpdpbusd (AVX512-VNNI); Q5_0/Q5_1's fifth bits join the codes by a
- *                  bit shuffle (AVX512-BITALG), IQ4_NL's and the FP4 codes go through a
- *                  16-entry table first (DeepSeek-V4's experts, against one dot per output:
- *                  MXFP4 prompts 2.2x and decode 1.7x faster, NVFP4 2.2x and 1.4x; llama-1b
- *                  Q4_1: 4.5x and 4.6x, Q5_1: 5.2x and 2.7x)
+ *   Q5_1 Q8_0      groups of 4 blocks ("X4", below; Q4_0's copies: 8 blocks, "X8") so a
+ *   IQ4_NL MXFP4   block's codes line up with a weight group unpacked by one byte permute
+ *   NVFP4          (AVX512-VBMI) and multiplied by vpdpbusd (AVX512-VNNI); Q5_0/Q5_1's
+ *                  fifth bits join the codes by a bit shuffle (AVX512-BITALG), IQ4_NL's and
+ *                  the FP4 codes go through a 16-entry table first (against one dot per
+ *                  output, DeepSeek-V4's experts: MXFP4 prompts 2.2x and decode 1.7x faster,
+ *                  NVFP4 2.2x and 1.4x; llama-1b Q4_1: 4.5x and 4.6x, Q5_1: 5.2x and 2.7x)
  * Every output is computed by the same sequence of operations whatever the tile shape, the
  * position of the tile, or the thread that runs it: results do not depend on the thread
  * count or the batch size. A single token (decode) goes through the type's row kernel
@@ -5621,8 +5606,8 @@ typedef struct infer__tile {
  *   dy[b]  = d_b, block b's scale: loaded as [d0 d1 d2 d3] x 4, lane i gets d_(i mod 4)
  * nls serves the code offsets: Q4_0 weights arrive as q+8 and Q8_0's are made unsigned by
  * +128 (vpdpbusd multiplies unsigned by signed bytes), so a lane's integer sum starts at
- * offset * nls (a shift of nls) and is then exact; and Q4_1/Q5_1's offset term m d_y sum(c). A last, partial group is padded with
- * zero blocks. Every line a decode streams past is one the next group reads (176 of 176
+ * offset * nls (a shift of nls) and is then exact; nls also gives Q4_1/Q5_1's offset term
+ * m d_y sum(c). A last, partial group is padded with zero blocks. Every line a decode streams past is one the next group reads (176 of 176
  * bytes; in a 320-byte layout with the scales and offsets as 16 floats each, a 8192-wide
  * row no longer fit the L1 cache beside the streamed weights: 25 vs 32 GB/s, measured). */
 #define INFER__X4_GROUP 176
@@ -5875,8 +5860,8 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
  * context 128-192, tok/s unchanged (38.5-39.8 either way).
  * Where Q4_0's last tenth goes (kernel alone, 1 GiB of Q4_0_X4 groups, K = 2048, 2 threads,
  * best of 2 a round, variants interleaved over 3-6 rounds, `--membw` 37-39 after; all with
- * the row kernel's loads and prefetches): the kernel as it is 28.4-30.3 GB/s; only the two dpbusd
- * per group into one integer sum (no scales, no offsets, no float) 32.6-33.8; plus the float
+ * the row kernel's loads and prefetches): the kernel as it is 28.4-30.3 GB/s; only the two
+ * dpbusd per group into one integer sum (no scales, no offsets, no float) 32.6-33.8; plus the float
  * step with the activation scale only 31.4-33.0; the float step (offset, both scales, the
  * mul and the FMA) done once per two groups, as a layout of 8 blocks a group would allow
  * (16 lanes = 8 blocks x 2, each lane 16 codes), 29.9-32.9, +8% on the median. Removing one
@@ -5955,7 +5940,7 @@ INFER__FMV(infer__fmv_bf16, infer__wvec_bf16, 2)
 
 #if defined(INFER__SIMD_AVX512) && defined(__AVX512VBMI__) && defined(__AVX512VNNI__)
 #define INFER__TILE_X4 1
-/* ---- Q4_0, Q8_0, MXFP4, NVFP4 (and below, Q4_1, Q5_1, Q5_0, IQ4_NL) weights against X4 activations ----
+/* ---- Q4_0, Q8_0, MXFP4, NVFP4 (below them Q4_1, Q5_1, Q5_0, IQ4_NL) against X4 activations ----
  * A weight group is 4 consecutive blocks (Q4_0: 72 bytes, Q8_0: 136). Unpacking it gives
  *   lo, hi  the 64 unsigned codes that line up with ylo and yhi (Q4_0: the low and high
  *           nibbles of the 4 x 16 code bytes; Q8_0: the codes + 128)
@@ -17014,10 +16999,8 @@ static infer_status infer__repack(infer_model *m, infer_error *err) {
     infer__device_weights *d = &m->xk;
     infer_status st = infer__place_weights(m, d, infer__keep_place, err);
     size_t total = 0;
-    for (int64_t i = 0; st == INFER_OK && i < m->gguf.n_tensors; i++) {
-        const infer__repack_rule *rule = infer__repack_rule_of(m, &d->tensors[i]);
-        if (rule) total += (d->tensors[i].nbytes + 63) / 64 * 64;
-    }
+    for (int64_t i = 0; st == INFER_OK && i < m->gguf.n_tensors; i++)
+        if (infer__repack_rule_of(m, &d->tensors[i])) total += (d->tensors[i].nbytes + 63) / 64 * 64;
     if (st != INFER_OK || total == 0) { infer__xk_free(m); return st; }
     uint8_t *mem = (uint8_t *)mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mem == MAP_FAILED) { infer__xk_free(m); return infer__fail(err, INFER_ERR_NOMEM, "no memory for the repacked weights (%zu bytes)", total); }
