@@ -1045,6 +1045,33 @@ static void test_tiles_act_quant_vs_scalar(void) {
     free(x); free(a); free(b);
 }
 
+/* A fast tile's own consistency, given `full`, its outputs for the whole NR x NC tile at w
+ * and x (leading dimension NR): every smaller shape, anchored anywhere, gives the same bits,
+ * and the decode row kernel over nmv rows gives each row the 1 x 1 tile's bits */
+static void tile_shapes_and_mv(const char *name, const infer__tile *t, int64_t K, const uint8_t *w, size_t wrow, const uint8_t *x, size_t xrow,
+                               const float *full, int nmv) {
+    const int NR = t->rows, NC = t->cols;
+    float one[64], single[64];
+    CHECK(NR * NC <= 64 && nmv <= 64);
+    for (int nr = 1; nr <= NR; nr++)
+        for (int nc = 1; nc <= NC; nc++) {
+            const int r0 = NR - nr, c0 = (nr + nc) % (NC - nc + 1);
+            t->fn(K, w + r0 * wrow, wrow, nr, x + c0 * xrow, xrow, nc, one, (size_t)NR);
+            for (int c = 0; c < nc; c++)
+                for (int r = 0; r < nr; r++)
+                    CHECK_MSG(one[c * NR + r] == full[(c0 + c) * NR + r0 + r], "%s tile K=%lld %dx%d at (%d,%d): %.9g != %.9g", name,
+                              (long long)K, nr, nc, r0 + r, c0 + c, one[c * NR + r], full[(c0 + c) * NR + r0 + r]);
+        }
+    if (t->mv)
+        for (int c = 0; c < NC; c++) {
+            t->mv(K, w, wrow, nmv, x + c * xrow, one);
+            for (int r = 0; r < nmv; r++) {
+                t->fn(K, w + r * wrow, wrow, 1, x + c * xrow, xrow, 1, single + r, 1);
+                CHECK_MSG(one[r] == single[r], "%s decode kernel K=%lld row %d token %d: %.9g != tile %.9g", name, (long long)K, r, c, one[r], single[r]);
+            }
+        }
+}
+
 /* The matmul tiles (>>tiles): every output of a fast tile against the type's scalar dot of
  * the same weight row and the activations in the dot's format (same tolerance as above);
  * every tile shape (1..6 rows x 1..4 tokens) must give bit-identical outputs, which is what
@@ -1084,7 +1111,7 @@ static void test_tiles_vs_dot(void) {
                 }
                 const uint8_t *xin = tile.xlay != INFER__XLAY_DOT ? x4 : (const uint8_t *)x;
                 if (tile.xlay != INFER__XLAY_DOT) xrow = tile.xlay == INFER__XLAY_X4 ? infer__x4_row_bytes(K) : infer__xk_row_bytes(K);
-                float full[CMAX * RMAX], one[CMAX * RMAX];
+                float full[CMAX * RMAX];
                 tile.fn(K, wq, wrow, NR, xin, xrow, NC, full, NR);
                 for (int c = 0; c < NC; c++)
                     for (int r = 0; r < NR; r++) {
@@ -1095,25 +1122,7 @@ static void test_tiles_vs_dot(void) {
                         CHECK_MSG(err <= (tt->blck == 1 ? 1e-5 : 2e-6) * mag, "%s tile K=%lld mode %d (%d,%d): %.9g vs reference %.9g (M %.4g)",
                                   tt->name, (long long)K, mode, r, c, full[c * NR + r], ref, mag);
                     }
-                for (int nr = 1; nr <= NR; nr++)         /* every shape, anchored anywhere: the same bits */
-                    for (int nc = 1; nc <= NC; nc++) {
-                        const int r0 = NR - nr, c0 = (nr + nc) % (NC - nc + 1);
-                        tile.fn(K, wq + r0 * wrow, wrow, nr, xin + c0 * xrow, xrow, nc, one, NR);
-                        for (int c = 0; c < nc; c++)
-                            for (int r = 0; r < nr; r++)
-                                CHECK_MSG(one[c * NR + r] == full[(c0 + c) * NR + r0 + r], "%s tile K=%lld %dx%d at (%d,%d): %.9g != %.9g", tt->name,
-                                          (long long)K, nr, nc, r0 + r, c0 + c, one[c * NR + r], full[(c0 + c) * NR + r0 + r]);
-                    }
-                if (tile.mv)                             /* the decode kernel over RMAX rows: each the 1 x 1 tile's bits */
-                    for (int c = 0; c < NC; c++) {
-                        float single[RMAX];
-                        tile.mv(K, wq, wrow, RMAX, xin + c * xrow, one);
-                        for (int r = 0; r < RMAX; r++) {
-                            tile.fn(K, wq + r * wrow, wrow, 1, xin + c * xrow, xrow, 1, single + r, 1);
-                            CHECK_MSG(one[r] == single[r], "%s decode kernel K=%lld row %d token %d: %.9g != tile %.9g", tt->name,
-                                      (long long)K, r, c, one[r], single[r]);
-                        }
-                    }
+                tile_shapes_and_mv(tt->name, &tile, K, wq, wrow, xin, xrow, full, RMAX);   /* the decode kernel over RMAX rows */
             }
         }
         printf("    %s tile %dx%d (%s): largest |tile - ref| / M = %.2g\n", tt->name, NR, NC, tile.xlay == INFER__XLAY_X4 ? "X4 int8" : tile.xlay == INFER__XLAY_XK ? "XK int8" : tile.xlay == INFER__XLAY_XE ? "XE int8" : "f32", worst);
@@ -1880,7 +1889,7 @@ static void test_tiles_x8(void) {
     infer__rng_seed(&rng, 303);
     uint8_t *w = malloc(R * KMAX), *p = malloc(R * KMAX), *xq = malloc(4 * infer__x8_row_bytes(KMAX)), *q8 = malloc(4 * 2 * KMAX);
     float *tmp = malloc(sizeof(float) * KMAX), *x = malloc(sizeof(float) * 4 * KMAX), *wd = malloc(sizeof(float) * R * KMAX), *xd = malloc(sizeof(float) * 4 * KMAX);
-    float full[4 * R], one[4 * R], single[R];
+    float full[4 * R];
     const int64_t Ks[] = { 256, 512, 2048, 2304 };
     double worst = 0;
     int bad_layout = 0;
@@ -1919,21 +1928,7 @@ static void test_tiles_x8(void) {
                     CHECK_MSG(err <= 2e-6 * mag, "q4_0_x8 tile K=%lld mode %d (%d,%d): %.9g vs reference %.9g (M %.4g)", (long long)K, mode, r, c,
                               full[c * t.rows + r], ref, mag);
                 }
-            for (int nr = 1; nr <= t.rows; nr++)
-                for (int nc = 1; nc <= t.cols; nc++) {
-                    const int r0 = t.rows - nr, c0 = (nr + nc) % (t.cols - nc + 1);
-                    t.fn(K, p + r0 * ws, ws, nr, xq + c0 * xs, xs, nc, one, (size_t)t.rows);
-                    for (int c = 0; c < nc; c++)
-                        for (int r = 0; r < nr; r++)
-                            CHECK_MSG(one[c * t.rows + r] == full[(c0 + c) * t.rows + r0 + r], "q4_0_x8 tile K=%lld %dx%d at (%d,%d) differs", (long long)K, nr, nc, r0 + r, c0 + c);
-                }
-            for (int c = 0; c < 4; c++) {
-                t.mv(K, p, ws, R, xq + c * xs, one);
-                for (int r = 0; r < R; r++) {
-                    t.fn(K, p + r * ws, ws, 1, xq + c * xs, xs, 1, single + r, 1);
-                    CHECK_MSG(one[r] == single[r], "q4_0_x8 decode kernel K=%lld row %d token %d: %.9g != tile %.9g", (long long)K, r, c, one[r], single[r]);
-                }
-            }
+            tile_shapes_and_mv("q4_0_x8", &t, K, p, ws, xq, xs, full, R);
         }
     CHECK_MSG(bad_layout == 0, "%d X8 activation codes or scales not where the layout says", bad_layout);
     printf("    q4_0_x8 tile %dx%d (X8 int8): largest |tile - ref| / M = %.2g\n", t.rows, t.cols, worst);
