@@ -25,15 +25,15 @@
  *   >>api-tensor         52  tensors, GGUF files, model config
  *   >>api-kernels       185  the kernel table every backend fills
  *   >>api               312  model, session, tokenizer, sampler, generation
- *   >>util              501  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
+ *   >>util              513  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1921  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
  *   >>traits             81  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1407  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1417  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
- *   >>cpu              1691  the CPU kernel table: thread pool, matmul, attention, every op
+ *   >>cpu              1721  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
  *   >>safetensors       633  Hugging Face checkpoints, read as GGUF
  *   >>hf-tensors        534  HF tensor names and shapes, the converter's transforms
@@ -1122,14 +1122,26 @@ static inline infer_bf16 infer__fp32_to_bf16(float f) {
     return (infer_bf16)((u + 0x7fff + ((u >> 16) & 1)) >> 16);                   /* nearest even */
 }
 
+/* Plain loops in lanes. GCC at -O2 (what most builds use) vectorizes a loop only where
+ * vector code replaces the scalar loop whole: a loop over a fixed count, not one whose count
+ * is known only at run time (that needs a scalar remainder) or whose arrays may overlap. So
+ * the elementwise ops a decode step runs between its matmuls go INFER__LANES at a time, the
+ * inner loop over a fixed count, the remainder after it: same results in any build,
+ * vectorized in all. */
+#define INFER__LANES 16
+
 /* index of the first NaN or Inf among x[0..n), or -1 when all are finite */
 static int64_t infer__first_nonfinite(const float *x, int64_t n) {
-    for (int64_t i0 = 0; i0 < n; i0 += 256) {    /* an all-ones exponent is NaN or Inf; OR-ed, it vectorizes */
-        const int64_t i1 = i0 + 256 < n ? i0 + 256 : n;
+    /* An all-ones exponent is NaN or Inf. OR-ed over a fixed count of 256 values, the test
+     * vectorizes even at -O2 (a loop whose count is only known at run time does not there:
+     * it would need a scalar remainder; 128k logits took 150 us a token that way). */
+    int64_t i0 = 0;
+    for (; i0 + 256 <= n; i0 += 256) {
         uint32_t bad = 0;
-        for (int64_t i = i0; i < i1; i++) bad |= (infer__fp32_to_bits(x[i]) & 0x7f800000u) == 0x7f800000u;
-        if (bad) for (int64_t i = i0; i < i1; i++) if (!isfinite(x[i])) return i;
+        for (int i = 0; i < 256; i++) bad |= (infer__fp32_to_bits(x[i0 + i]) & 0x7f800000u) == 0x7f800000u;
+        if (bad) break;
     }
+    for (int64_t i = i0; i < n; i++) if (!isfinite(x[i])) return i;   /* the block that failed (if any), then the rest */
     return -1;
 }
 
@@ -5904,7 +5916,17 @@ static inline void infer__pf_part(const infer__pf_spread *sp, int v, int n) {
     if (sp) infer__prefetch_to(sp->cur, sp->at + sp->len * (v + 1) / n);
 }
 
-/* How far ahead every row kernel prefetches: 3 KiB. Not a multiple of 4 KiB: at 4 KiB (and
+/* How far ahead every row kernel prefetches: 6.5 KiB. Far enough to cover the time a line
+ * takes to come from memory at a core's share of the bandwidth, and not near a multiple of
+ * 4 KiB. Measured on two hosts of the development VM. On the first (Intel, older), 3 KiB was
+ * best (below). On the second (Intel, 2 MiB L2 a core, 480 MiB L3; llama-1b decode, 2
+ * threads, tok/s, interleaved, 2-3 rounds): Q4_K_M 40.3-41.4 at 3 KiB, 41.1-43.2 at 4.5,
+ * 41.2-43.5 at 5.5, 40.8-43.7 at 6.5, 38.5-39.3 at 7.5, 41.0-41.5 at 8.5; Q4_0 41.3-44.6,
+ * 41.6-43.9, 43.3-45.7, 42.2-45.3, 42.5-42.9, 42.1-42.4; Q6_K 32.0 -> 33.2-33.3 (6.5), Q5_K_M
+ * 34.8 -> 36.4-37.3, IQ4_XS 42.2-42.7 -> 43.2-43.8, Q8_0 25.3-25.8 -> 25.4-26.1, F16 and
+ * BF16 the same. What the distance is modulo 4 KiB matters as much as the distance: 3.5 and
+ * 7.5 KiB were the worst on both hosts.
+ * The first host: not a multiple of 4 KiB: at 4 KiB (and
  * 8 KiB) how fast an F16 file decodes depended on where its tensors sit within a 4 KiB page
  * -- llama-1b F16, 2 threads, tok/s, the same weights with the data section moved by a few
  * hundred bytes: 11.0-11.3 at some offsets, 13.2 and 14.2-14.9 at others; at 3 KiB 13.1-14.2
@@ -5914,7 +5936,7 @@ static inline void infer__pf_part(const infer__pf_spread *sp, int v, int n) {
  * 3, 37.4 at 3.5; Q6_K 28.8, 30.1, 30.8, 29.6; Q8_0 24.0 at 2.5, 24.4 at 3; Q4_0 38.9 at
  * 2.5, 39.7 at 3, 39.7 at 3.5). */
 #ifndef INFER__MV_AHEAD
-#define INFER__MV_AHEAD 3072
+#define INFER__MV_AHEAD 6656
 #endif
 /* F32 F16 BF16: a line's prefetch per 64 bytes of the row, in the step that reads them */
 #define INFER__FMV(NAME, WVEC, ESZ)                                                                       \
@@ -7529,10 +7551,23 @@ static void infer__rmsnorm_rows(void *arg, int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; r++) {
         const float *xr = a->x + (size_t)r * dim;
         float *o = a->out + (size_t)r * dim;
-        double ss = 0;
-        for (int i = 0; i < dim; i++) ss += (double)xr[i] * xr[i];
+        /* 16 partial sums, added up in a fixed order at the end: loops over a fixed count
+         * vectorize at -O2 (one chain of double adds took 4.5 us a call for 2048 values) */
+        double part[INFER__LANES] = { 0 }, ss = 0;
+        int i = 0;
+        for (; i + INFER__LANES <= dim; i += INFER__LANES)
+            for (int l = 0; l < INFER__LANES; l++) part[l] += (double)xr[i + l] * xr[i + l];
+        for (int l = 0; l < INFER__LANES; l++) ss += part[l];
+        for (; i < dim; i++) ss += (double)xr[i] * xr[i];
         const float scale = (float)(1.0 / sqrt(ss / dim + a->eps));
-        for (int i = 0; i < dim; i++) o[i] = xr[i] * scale * (a->w ? a->w[i] : 1.0f);
+        i = 0;
+        for (; i + INFER__LANES <= dim; i += INFER__LANES) {   /* out may be x: each lane read before any is written */
+            float t[INFER__LANES];
+            if (a->w) for (int l = 0; l < INFER__LANES; l++) t[l] = xr[i + l] * scale * a->w[i + l];
+            else for (int l = 0; l < INFER__LANES; l++) t[l] = xr[i + l] * scale;
+            for (int l = 0; l < INFER__LANES; l++) o[i + l] = t[l];
+        }
+        for (; i < dim; i++) o[i] = xr[i] * scale * (a->w ? a->w[i] : 1.0f);
     }
 }
 static void infer__cpu_rmsnorm(void *ctx, float *out, const float *x, const float *w, int rows, int dim, float eps) {
@@ -7651,6 +7686,15 @@ typedef struct infer__matmul_job {
 #ifndef INFER__MM_PIECES
 #define INFER__MM_PIECES 8
 #endif
+/* Decode cuts finer: a thread takes half of what is left of its own run at a time (so a
+ * run is still streamed in a few long calls), and the pieces only decide how evenly the
+ * threads end. With 8 a thread, the one that finished first waited on average 2.4% of a
+ * job's time for the other's last piece (llama-1b Q4_0, 2 threads, timed per job: the two
+ * threads' ends 180-190 M cycles apart over 128 tokens, 7.4 G in the jobs); with 128, 45-60 M,
+ * and decode went 43.2-43.3 -> 43.65 tok/s. */
+#ifndef INFER__MM_PIECES_DECODE
+#define INFER__MM_PIECES_DECODE 128
+#endif
 /* Decode streams each weight once per token, and between two matmuls the memory idles: while
  * a thread waits for the others at a job's end, while the calling thread runs the small ops
  * (norms, rope, attention), while the activations are quantized. Two things fill those
@@ -7672,13 +7716,15 @@ typedef struct infer__matmul_job {
 #define INFER__NEXT_BITS 10
 #define INFER__NEXT_SLOTS (1 << INFER__NEXT_BITS)
 /* the pieces of a job over nw weights: chunk[m] rows each, weight m's first piece first[m]
- * (first[nw]: all of them) -- about INFER__MM_PIECES per thread and weight, each a whole
- * number of the weight's tiles, at least 16 rows */
-static void infer__mm_cut(struct infer__mm_plan *p, int threads) {
+ * (first[nw]: all of them) -- about INFER__MM_PIECES per thread and weight
+ * (INFER__MM_PIECES_DECODE for one token), each a whole number of the weight's tiles, at
+ * least 16 rows */
+static void infer__mm_cut(struct infer__mm_plan *p, int threads, int rows) {
+    const int64_t per = (int64_t)(rows == 1 ? INFER__MM_PIECES_DECODE : INFER__MM_PIECES) * threads;
     p->first[0] = 0;
     for (int m = 0; m < p->nw; m++) {
         const int64_t N = p->w[m]->ne[1], unit = infer__tile_for(p->w[m]->type).rows;
-        int64_t ch = (N + INFER__MM_PIECES * threads - 1) / (INFER__MM_PIECES * threads);
+        int64_t ch = (N + per - 1) / per;
         ch = ch < 16 ? 16 : ch;
         p->chunk[m] = (ch + unit - 1) / unit * unit;
         p->first[m + 1] = p->first[m] + (N + p->chunk[m] - 1) / p->chunk[m];
@@ -7839,10 +7885,10 @@ static void infer__cpu_matmul_n(void *ctx, int nw, float *const *outs, const inf
      * interleaved, tok/s: Q4_0 32.2 -> 33.0, Q4_K_M 29.8 -> 30.4 against pieces dealt one by
      * one from a shared counter) */
     for (int m = 0; m < nw; m++) { job.out[m] = outs[m]; job.plan.w[m] = ws[m]; }
-    infer__mm_cut(&job.plan, c->n_threads);
+    infer__mm_cut(&job.plan, c->n_threads, rows);
     infer__deal_init(&job.deal, job.plan.first[nw], c->n_threads);
     if (rows == 1 && job.xq && c->ahead && INFER__MM_NEXT > 0 && (job.next.nw = infer__mm_foresee(c, ws, nw, job.next.w)) > 0)
-        infer__mm_cut(&job.next, c->n_threads);
+        infer__mm_cut(&job.next, c->n_threads, rows);
     atomic_init(&job.prepped, 0);
     infer__pool_run(c->pool, infer__matmul_task, &job);
 }
@@ -7854,7 +7900,13 @@ static void infer__cpu_matmul(void *ctx, float *out, const infer_tensor *w, cons
 
 static void infer__cpu_add(void *ctx, float *y, const float *x, int64_t n) {
     (void)ctx;
-    for (int64_t i = 0; i < n; i++) y[i] += x[i];
+    int64_t i = 0;
+    for (; i + INFER__LANES <= n; i += INFER__LANES) {   /* in lanes: vectorized at -O2 (see INFER__LANES) */
+        float t[INFER__LANES];
+        for (int l = 0; l < INFER__LANES; l++) t[l] = y[i + l] + x[i + l];
+        for (int l = 0; l < INFER__LANES; l++) y[i + l] = t[l];
+    }
+    for (; i < n; i++) y[i] += x[i];
 }
 static void infer__cpu_add_rows(void *ctx, float *y, const float *b, int rows, int dim) {
     (void)ctx;

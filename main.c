@@ -550,22 +550,26 @@ static double peak_rss_mb(void) { return proc_kb("/proc/self/status", "VmHWM:") 
  * held against. Threads read disjoint parts of a 1 GiB buffer (larger than the caches)
  * with full-width vector loads; each trial times 3 passes, and the best of 4 trials of each
  * variant counts. Variants: the buffer in 4 KiB pages, and in 2 MiB pages where the kernel
- * grants them (transparent huge pages: fewer TLB misses), each read four ways: plain loads
+ * grants them (transparent huge pages: fewer TLB misses), each read these ways: plain loads
  * into four accumulators; the same with a software prefetch 2 KiB ahead into L2 (four
  * lines' prefetches, then their four loads); line by line, each line's prefetch just before
- * its load, one accumulator; and (AVX-512 VNNI builds) "paced": line by line again, 3 KiB
- * ahead, each line fed through two dependent dot-product instructions into one accumulator,
- * which holds the loop to about 10 cycles a line. On the 2-core development VM (2 threads, 2 MiB
- * pages) the first two read 31-32 GB/s, line by line 35-37, paced 39-40: how loads and
- * prefetches are spaced, and how far the core runs ahead of the work they feed, matter to
- * the memory system as much as their number. (The same pacing with other dependent chains,
- * a multiply or shift-add per line, read no faster than line by line.) Prints the best and
- * each variant's figure. */
+ * its load, one accumulator; and (AVX-512 VNNI builds) "paced": line by line again, each
+ * line fed through two dependent dot-product instructions into one accumulator, which holds
+ * the loop to about 10 cycles a line, with the prefetch 3, 4.5 and 6.5 KiB ahead (the best of
+ * the three counts; 6.5 KiB is the row kernels' distance, INFER__MV_AHEAD). On the 2-core
+ * development VM (2 threads, 2 MiB pages) the first two read 31-32 GB/s, line by line 35-37,
+ * paced 39-40 at 3 KiB and 40.0-40.7 at 4.5 and 6.5 KiB on a host whose memory answers later:
+ * how loads and prefetches are spaced, how far ahead they ask, and how far the core runs
+ * ahead of the work they feed matter to the memory system as much as their number. (The
+ * same pacing with other dependent chains, a multiply or shift-add per line, read no faster
+ * than line by line.) Prints the best and each variant's figure (paced: the best distance's,
+ * and which it was). */
 #include <sys/mman.h>
 typedef uint64_t bw_vec __attribute__((vector_size(64)));   /* one cache line: one AVX-512 load */
 #if defined(__AVX512VNNI__) && defined(__AVX512F__)
 #include <immintrin.h>
-#define BW_VARIANTS 4
+#define BW_VARIANTS 6      /* 3..5: paced, 3, 4.5 and 6.5 KiB ahead */
+static const int bw_paced_ahead[3] = { 48, 72, 104 };   /* lines */
 #else
 #define BW_VARIANTS 3
 #endif
@@ -575,12 +579,13 @@ __attribute__((optimize("O3"))) static void *bw_worker(void *arg) {
     bw_vec s0 = { 0 }, s1 = { 0 }, s2 = { 0 }, s3 = { 0 };
     for (int pass = 0; pass < b->passes; pass++) {
         const bw_vec *p = b->p;
-#if BW_VARIANTS == 4
-        if (b->prefetch == 3) {
+#if BW_VARIANTS == 6
+        if (b->prefetch >= 3) {
             __m512i acc = _mm512_setzero_si512();
             const __m512i one = _mm512_set1_epi8(1);
+            const size_t ahead = (size_t)bw_paced_ahead[b->prefetch - 3];
             for (size_t i = 0; i < b->n; i++) {
-                __builtin_prefetch(p + i + 48, 0, 2);                              /* this line's, 3 KiB ahead */
+                __builtin_prefetch(p + i + ahead, 0, 2);                           /* this line's, 3-6.5 KiB ahead */
                 const __m512i v = _mm512_load_si512((const void *)(p + i));
                 acc = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(acc, v, one), v, one);
             }
@@ -627,7 +632,7 @@ static long anon_huge_kb(void) { return (long)proc_kb("/proc/self/smaps_rollup",
 static void measure_bw(int threads) {
     if (threads > 256) threads = 256;
     const size_t bytes = (size_t)1 << 30, align = (size_t)2 << 20, n = bytes / sizeof(bw_vec);
-    double gbs[2][4] = { { 0, 0, 0, 0 }, { 0, 0, 0, 0 } };   /* [huge pages][none, prefetch, line by line, paced] */
+    double gbs[2][6] = { { 0 }, { 0 } };   /* [huge pages][none, prefetch, line by line, paced 3 / 4.5 / 6.5 KiB] */
     int huge_ok = 0;
     for (int huge = 0; huge < 2; huge++) {
         uint8_t *raw = mmap(NULL, bytes + align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -646,10 +651,18 @@ static void measure_bw(int threads) {
     double best = 0;
     for (int h = 0; h < 2; h++) for (int p = 0; p < BW_VARIANTS; p++) if (gbs[h][p] > best) best = gbs[h][p];
     printf("membw_gbs=%.2f threads=%d pages_4k=%.2f pages_4k_prefetch=%.2f pages_4k_linewise=%.2f", best, threads, gbs[0][0], gbs[0][1], gbs[0][2]);
-    if (BW_VARIANTS == 4) printf(" pages_4k_paced=%.2f", gbs[0][3]);
+#if BW_VARIANTS == 6
+    for (int h = 0; h < 2; h++) {        /* the paced loop's best distance */
+        int d = 3;
+        for (int p = 4; p < BW_VARIANTS; p++) if (gbs[h][p] > gbs[h][d]) d = p;
+        gbs[h][3] = gbs[h][d];
+        gbs[h][4] = bw_paced_ahead[d - 3] * 64 / 1024.0;
+    }
+#endif
+    if (BW_VARIANTS == 6) printf(" pages_4k_paced=%.2f pages_4k_paced_kib=%.1f", gbs[0][3], gbs[0][4]);
     if (huge_ok) {
         printf(" pages_2m=%.2f pages_2m_prefetch=%.2f pages_2m_linewise=%.2f", gbs[1][0], gbs[1][1], gbs[1][2]);
-        if (BW_VARIANTS == 4) printf(" pages_2m_paced=%.2f", gbs[1][3]);
+        if (BW_VARIANTS == 6) printf(" pages_2m_paced=%.2f pages_2m_paced_kib=%.1f", gbs[1][3], gbs[1][4]);
         printf("\n");
     } else printf(" pages_2m=none\n");
 }

@@ -1570,14 +1570,17 @@ static void test_cpu_matmul_foresee(void) {
         c->prev_n = 0;
         memset(c->next, 0, sizeof *c->next * INFER__NEXT_SLOTS);
     }
-    for (int threads = 1; threads <= 5; threads++) {          /* the cut: every row of every weight once */
-        struct infer__mm_plan p = { 3, { &t[7], &t[150], &t[199] }, { 0 }, { 0 } };
-        infer__mm_cut(&p, threads);
-        const int64_t *chunk = p.chunk, *first = p.first;
-        int ok = first[0] == 0;
-        for (int m = 0; m < 3; m++) ok &= chunk[m] % infer__tile_for(p.w[m]->type).rows == 0 && chunk[m] >= 16 && (first[m + 1] - first[m] - 1) * chunk[m] < p.w[m]->ne[1] && (first[m + 1] - first[m]) * chunk[m] >= p.w[m]->ne[1];
-        CHECK_MSG(ok, "%d threads: the cut misses or repeats rows", threads);
-    }
+    for (int threads = 1; threads <= 5; threads++)            /* the cut: every row of every weight once */
+        for (int rows = 1; rows <= 2; rows++) {                /* decode's finer cut, and a prompt's */
+            infer_tensor big = t[199];                          /* an output matrix's many rows */
+            big.ne[1] = 100003;
+            struct infer__mm_plan p = { 3, { &t[7], &t[150], &big }, { 0 }, { 0 } };
+            infer__mm_cut(&p, threads, rows);
+            const int64_t *chunk = p.chunk, *first = p.first;
+            int ok = first[0] == 0;
+            for (int m = 0; m < 3; m++) ok &= chunk[m] % infer__tile_for(p.w[m]->type).rows == 0 && chunk[m] >= 16 && (first[m + 1] - first[m] - 1) * chunk[m] < p.w[m]->ne[1] && (first[m + 1] - first[m]) * chunk[m] >= p.w[m]->ne[1];
+            CHECK_MSG(ok, "%d threads, %d rows: the cut misses or repeats rows", threads, rows);
+        }
     free(t);
     infer__cpu_ctx_free(c);
 }
