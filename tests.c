@@ -1879,6 +1879,55 @@ static void test_tiles_repacked(void) {
     free(w); free(p); free(xq); free(x);
 }
 
+/* The activation groups' vector quantizers (X4, X8, XK) against their references, byte for
+ * byte over whole rows (every byte written: the two outputs start from different junk):
+ * blocks of scales from 1e-3 to 1e3, ties (values k + 0.5 in code units), all zeros, f32
+ * subnormals, scales past f16's range, and rows with a NaN or an Inf; partial last groups */
+static void test_act_groups_fast(void) {
+    enum { KMAX = 8192 };
+    infer__rng rng;
+    infer__rng_seed(&rng, 404);
+    float *x = malloc(sizeof(float) * KMAX);
+    uint8_t *a = malloc(infer__x8_row_bytes(KMAX) + infer__x4_row_bytes(KMAX)), *b = malloc(infer__x8_row_bytes(KMAX) + infer__x4_row_bytes(KMAX));
+    const int64_t Ks[] = { 128, 160, 256, 384, 2048, 8192 };
+    int bad = 0, rows = 0;
+    for (size_t ki = 0; ki < sizeof Ks / sizeof Ks[0]; ki++)
+        for (int mode = 0; mode < 6; mode++) {
+            const int64_t K = Ks[ki];
+            for (int64_t blk = 0; blk < K / 32; blk++) {           /* each block its own scale and kind */
+                const int kind = (int)(infer__rng_next(&rng) % 8);
+                const float sc = powf(10.0f, qw_uniform(&rng, -3, 3));
+                for (int i = 0; i < 32; i++) {
+                    float v = qw_uniform(&rng, -sc, sc);
+                    if (kind == 1) v = 0;
+                    if (kind == 2) v = (i == 0 ? 127.0f : (float)((int)(infer__rng_next(&rng) % 254) - 127) + 0.5f);   /* amax 127+: ties */
+                    if (kind == 3) v = qw_uniform(&rng, -1, 1) * 1e-40f;
+                    if (kind == 4) v = qw_uniform(&rng, -1, 1) * 1e30f;
+                    x[blk * 32 + i] = v;
+                }
+            }
+            if (mode == 4) x[infer__rng_next(&rng) % K] = NAN;
+            if (mode == 5) x[infer__rng_next(&rng) % K] = -INFINITY;
+            for (int lay = 0; lay < 3; lay++) {
+                if (lay == 2 && K % 256) continue;
+                const size_t n = lay == 0 ? infer__x4_row_bytes(K) : lay == 1 ? infer__x8_row_bytes(K) : infer__xk_row_bytes(K);
+                memset(a, 0xAA, n);
+                memset(b, 0x55, n);
+                if (lay == 0) { infer__x4_quant_groups(x, K, a, 0, (K + 127) / 128); infer__x4_quant_groups_ref(x, K, b, 0, (K + 127) / 128); }
+                if (lay == 1) { infer__x8_quant_groups(x, K, a, 0, (K + 255) / 256); infer__x8_quant_groups_ref(x, K, b, 0, (K + 255) / 256); }
+                if (lay == 2) { infer__xk_quant_blocks(x, a, 0, K / 256, INFER__XLAY_XK); infer__xk_quant_blocks_x(x, b, 0, K / 256, INFER__XLAY_XK, 0); }
+                rows++;
+                if (memcmp(a, b, n)) {
+                    size_t at = 0;
+                    while (a[at] == b[at]) at++;
+                    if (bad++ < 4) fprintf(stderr, "    layout %d, K %lld, mode %d: byte %zu of %zu differs (%02x vs %02x)\n", lay, (long long)K, mode, at, n, a[at], b[at]);
+                }
+            }
+        }
+    CHECK_MSG(bad == 0, "%d of %d rows differ from the reference", bad, rows);
+    free(x); free(a); free(b);
+}
+
 /* The X8 copy (Q4_0_X8) sums 8 blocks per float step, so its bits are its own: every output
  * of its tiles against the scalar dot of the original rows (the tolerance of
  * test_tiles_vs_dot), every tile shape the same bits, and the decode row kernel the 1 x 1
@@ -7397,6 +7446,7 @@ static const test_case tests[] = {
 #if defined(INFER__REPACK)
     { "tiles_repacked", test_tiles_repacked },
     { "tiles_x8", test_tiles_x8 },
+    { "act_groups_fast", test_act_groups_fast },
 #endif
     { "model_repack", test_model_repack },
     { "robust_act_quant_nonfinite", test_robust_act_quant_nonfinite },
