@@ -31,7 +31,7 @@
  *   >>traits             81  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1527  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1540  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1732  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
@@ -5767,7 +5767,6 @@ static void infer__x8_quant_groups_ref(const float *x, int64_t K, uint8_t *dst, 
  * ones. A group with a NaN, or a partial last group, takes the reference (the same bytes;
  * tested). */
 #if defined(INFER__SIMD_AVX512) && defined(__AVX512VNNI__)
-#define INFER__GROUP_QUANT_FAST 1
 /* n blocks of x quantized: c[k] holds blocks 2k and 2k+1 (int32 lanes 0..7 and 8..15), d[b]
  * block b's scale through f16; 0 when a value is NaN (then nothing is usable) */
 static inline int infer__q8_0_blocks_fast(const float *x, int n, __m512i c[4], float d[8]) {
@@ -5967,6 +5966,20 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
  * 40.5-40.6 tok/s, prompts 201-213 -> 243-270. A Q8_0_X8 copy was built and measured too:
  * prompts 204-218 -> 259-271, decode 25.1-25.9 -> 24.5-25.0 (also with the 4 dot products
  * in two chains): not kept, decode being what Q8_0 is short of. */
+/* How compute-heavy the row kernels are: each alone on weights held in L2 (512 KiB, K =
+ * 2048, one core) streams Q4_0_X8 34.7 GB/s, Q4_K_XK 32.3, Q6_K_XK 37.2, Q8_0_X4 54.2 -- not
+ * even twice the ~20 GB/s a core gets from memory, so the work of a block must overlap its
+ * lines' arrival almost perfectly. A loop with Q4_K_XK's loads and prefetches (144-byte
+ * blocks, the cursor spread over 4 parts) but two vpdpbusd for all its work streams at
+ * 40.4-40.6 GB/s from memory, level with --membw's paced loop; the kernels at 35-36. So what
+ * is left of the roofline is the kernels' instructions. The prefetch bookkeeping is a part
+ * of them (without it, in L2: 40.6, 36.0, 42.7, 60.7 GB/s), but the two ways tried to cut it
+ * lost more than they saved: each part asking for fixed offsets of its block (no cursor, so
+ * some lines twice) streamed from memory at 25-28 GB/s against 34-36 -- a line asked for again
+ * while it is on its way costs the memory system; and the cursor moved without branches (each
+ * part asks for the next line or, when none is due, for the block just read, which is in L1)
+ * decoded slower in the engine (llama-1b, 2 threads, 4 rounds interleaved: Q4_K_M 41.9-42.4 ->
+ * 41.1-41.5 tok/s, Q6_K 33.6-33.8 -> 32.2-32.7, Q4_0 the same). */
 /* The decode prefetches go to L2 (T1), not L1: a line the kernel reaches a few hundred cycles
  * later need not hold one of the core's few L1 miss buffers meanwhile. Measured, llama-1b
  * Q8_0 decode on 2 threads: 17.9-18.0 tok/s with T0, 18.2-18.5 with T1, 18.1-18.6 with T2,
@@ -17065,7 +17078,7 @@ INFER__MAYBE_UNUSED static void infer__pack_q5_0_fast(const uint8_t *p, uint8_t 
 #endif
 /* F16 and BF16 keep their layout: the copy is the file's bytes (repack_part copies them a
  * chunk at a time; this is never called) */
-static void infer__pack_same(const uint8_t *p, uint8_t *o) { (void)p; (void)o; }
+INFER__MAYBE_UNUSED static void infer__pack_same(const uint8_t *p, uint8_t *o) { (void)p; (void)o; }
 /* what is repacked into what, in this build */
 typedef struct { infer_type from, to; infer__pack_fn pack; } infer__repack_rule;
 static const infer__repack_rule infer__repack_rules[] = {
@@ -17095,7 +17108,7 @@ static const infer__repack_rule *infer__repack_rule_for(const infer_tensor *t) {
     return NULL;
 }
 /* pass 1: the set starts as the model's own tensors */
-static infer_status infer__keep_place(infer_model *m, infer__device_weights *d, const infer_tensor *h, infer_tensor *dt, infer_error *err) {
+INFER__MAYBE_UNUSED static infer_status infer__keep_place(infer_model *m, infer__device_weights *d, const infer_tensor *h, infer_tensor *dt, infer_error *err) {
     (void)m; (void)d; (void)err;
     *dt = *h;
     return INFER_OK;
@@ -17123,7 +17136,7 @@ static int infer__mapped(const infer_model *m, const void *p, size_t n) {
     for (ptrdiff_t i = 0; o && i < arrlen(o->maps); i++) if (infer__in_map(&o->maps[i], p, n)) return 1;
     return 0;
 }
-static void infer__release_pages(const infer_model *m, const void *p, size_t n) {
+INFER__MAYBE_UNUSED static void infer__release_pages(const infer_model *m, const void *p, size_t n) {
     if (!infer__mapped(m, p, n)) return;
     const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
     const uintptr_t a = ((uintptr_t)p + pg - 1) / pg * pg, b = ((uintptr_t)p + n) / pg * pg;
@@ -17132,7 +17145,7 @@ static void infer__release_pages(const infer_model *m, const void *p, size_t n) 
 /* the rule a model's tensor is copied by: a plain copy (F16, BF16) only of bytes in a mapped
  * file, whose pages the copy then releases -- a tensor the Hugging Face loader transformed
  * already lives in memory of its own */
-static const infer__repack_rule *infer__repack_rule_of(const infer_model *m, const infer_tensor *t) {
+INFER__MAYBE_UNUSED static const infer__repack_rule *infer__repack_rule_of(const infer_model *m, const infer_tensor *t) {
     const infer__repack_rule *r = infer__repack_rule_for(t);
     return r && (r->from != r->to || infer__mapped(m, t->data, t->nbytes)) ? r : NULL;
 }

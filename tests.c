@@ -1736,7 +1736,10 @@ static void test_quant_repack(void) {
     enum { N = 12 * 256 };
     infer__rng rng;
     infer__rng_seed(&rng, 101);
-    static uint8_t w[N * 2], p[N * 2], u[N * 2], f[N * 2], q8[N * 2];
+    static uint8_t w[N * 2], p[N * 2], u[N * 2], q8[N * 2];
+#if defined(INFER__REPACK)
+    static uint8_t f[N * 2];                 /* the vector packer's bytes */
+#endif
     static float x[N], a[N], b[N];
     for (int i = 0; i < N; i++) x[i] = sinf(0.37f * (float)i) * (1.0f + (float)(i % 7));
     for (const infer__repack_rule *r = infer__repack_rules; r->pack; r++) {   /* the repack copies block for block */
