@@ -31,7 +31,7 @@
  *   >>traits             81  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1540  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1537  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1732  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
@@ -5800,39 +5800,36 @@ static inline __m512i infer__group_idx(int x8, int v) {
     }
     return _mm512_loadu_si512(idx);
 }
-static void infer__x4_quant_groups(const float *x, int64_t K, uint8_t *dst, int64_t g0, int64_t g1) {
-    const __m512i i0 = infer__group_idx(0, 0), i1 = infer__group_idx(0, 1), ones = _mm512_set1_epi8(1);
-    for (int64_t g = g0; g < g1; g++) {
-        uint8_t *gp = dst + (size_t)g * INFER__X4_GROUP;
-        __m512i c[4];
-        float d[8];
-        if (128 * (g + 1) > K || !infer__q8_0_blocks_fast(x + 128 * g, 4, c, d)) { infer__x4_quant_groups_ref(x, K, dst, g, g + 1); continue; }
-        const __m512i ylo = _mm512_permutex2var_epi32(c[0], i0, c[1]), yhi = _mm512_permutex2var_epi32(c[0], i1, c[1]);
-        const __m512i s = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), ones, ylo), ones, yhi);
-        _mm512_storeu_si512(gp, ylo);
-        _mm512_storeu_si512(gp + 64, yhi);
-        _mm256_storeu_si256((__m256i *)(gp + 128), _mm512_cvtepi32_epi16(_mm512_sub_epi32(_mm512_setzero_si512(), s)));
-        memcpy(gp + 160, d, 16);
-    }
-}
-static void infer__x8_quant_groups(const float *x, int64_t K, uint8_t *dst, int64_t g0, int64_t g1) {
+/* groups g0..g1-1 of n = 4 (X4) or 8 (X8) blocks: output vector v (of n / 2) gathers its
+ * lanes from c[0..1] and, for X8's blocks 4-7, from c[2..3]; then the lane sums (nls) and
+ * the scales after the vectors */
+static void infer__xn_quant_groups(const float *x, int64_t K, uint8_t *dst, int64_t g0, int64_t g1, int n) {
+    const int nv = n / 2, vals = 32 * n;
+    const size_t gbytes = n == 8 ? INFER__X8_GROUP : INFER__X4_GROUP;
     __m512i idx[4];
-    for (int v = 0; v < 4; v++) idx[v] = infer__group_idx(1, v);
+    for (int v = 0; v < nv; v++) idx[v] = infer__group_idx(n == 8, v);
     const __m512i ones = _mm512_set1_epi8(1);
     for (int64_t g = g0; g < g1; g++) {
-        uint8_t *gp = dst + (size_t)g * INFER__X8_GROUP;
+        uint8_t *gp = dst + (size_t)g * gbytes;
         __m512i c[4], s = _mm512_setzero_si512();
         float d[8];
-        if (256 * (g + 1) > K || !infer__q8_0_blocks_fast(x + 256 * g, 8, c, d)) { infer__x8_quant_groups_ref(x, K, dst, g, g + 1); continue; }
-        for (int v = 0; v < 4; v++) {                 /* lanes of blocks 0-3 from c[0..1], of 4-7 from c[2..3] */
-            const __m512i y = _mm512_mask_blend_epi32(0xF0F0, _mm512_permutex2var_epi32(c[0], idx[v], c[1]), _mm512_permutex2var_epi32(c[2], idx[v], c[3]));
+        if (vals * (g + 1) > K || !infer__q8_0_blocks_fast(x + vals * g, n, c, d)) {
+            if (n == 8) infer__x8_quant_groups_ref(x, K, dst, g, g + 1);
+            else infer__x4_quant_groups_ref(x, K, dst, g, g + 1);
+            continue;
+        }
+        for (int v = 0; v < nv; v++) {
+            __m512i y = _mm512_permutex2var_epi32(c[0], idx[v], c[1]);
+            if (n == 8) y = _mm512_mask_blend_epi32(0xF0F0, y, _mm512_permutex2var_epi32(c[2], idx[v], c[3]));
             s = _mm512_dpbusd_epi32(s, ones, y);
             _mm512_storeu_si512(gp + 64 * v, y);
         }
-        _mm256_storeu_si256((__m256i *)(gp + 256), _mm512_cvtepi32_epi16(_mm512_sub_epi32(_mm512_setzero_si512(), s)));
-        memcpy(gp + 288, d, 32);
+        _mm256_storeu_si256((__m256i *)(gp + 64 * nv), _mm512_cvtepi32_epi16(_mm512_sub_epi32(_mm512_setzero_si512(), s)));
+        memcpy(gp + 64 * nv + 32, d, 4 * (size_t)n);
     }
 }
+static void infer__x4_quant_groups(const float *x, int64_t K, uint8_t *dst, int64_t g0, int64_t g1) { infer__xn_quant_groups(x, K, dst, g0, g1, 4); }
+static void infer__x8_quant_groups(const float *x, int64_t K, uint8_t *dst, int64_t g0, int64_t g1) { infer__xn_quant_groups(x, K, dst, g0, g1, 8); }
 #else
 static void infer__x4_quant_groups(const float *x, int64_t K, uint8_t *dst, int64_t g0, int64_t g1) { infer__x4_quant_groups_ref(x, K, dst, g0, g1); }
 static void infer__x8_quant_groups(const float *x, int64_t K, uint8_t *dst, int64_t g0, int64_t g1) { infer__x8_quant_groups_ref(x, K, dst, g0, g1); }
