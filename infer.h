@@ -5976,7 +5976,31 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
  * while it is on its way costs the memory system; and the cursor moved without branches (each
  * part asks for the next line or, when none is due, for the block just read, which is in L1)
  * decoded slower in the engine (llama-1b, 2 threads, 4 rounds interleaved: Q4_K_M 41.9-42.4 ->
- * 41.1-41.5 tok/s, Q6_K 33.6-33.8 -> 32.2-32.7, Q4_0 the same). */
+ * 41.1-41.5 tok/s, Q6_K 33.6-33.8 -> 32.2-32.7, Q4_0 the same).
+ * But instructions are not the whole story: Q8_0_X4, which runs 2.7x faster than memory in
+ * L2, streams from memory no faster than the others (alone, 1 GiB: 33.5-37 GB/s, the paced
+ * loop 40-42). What the memory system rewards is how the loop's loads are spaced in time.
+ * Measured inside the engine (llama-1b Q8_0 decode, 2 threads, tok/s, several interleaved
+ * runs), with the Q8_0 row kernel replaced by loops that read the same bytes and compute
+ * nothing useful:
+ *   the real kernel                                               24.8-26.8
+ *   --membw's paced loop (aligned lines, two dependent dpbusd)    28.0-29.1
+ *   the same, one dpbusd + 1..3 adds a line (6-8 cycles)          28.8-30.7
+ *   the same, one dpbusd a line (5 cycles)                        26.3-26.4
+ *   the same, four independent sums (free-running)                22.9-23.0
+ *   Q8_0_X4's group loads and prefetch cursor, one dpbusd chain   25.9-26.5
+ *     ... with a chain of four dpbusd a group (9.4 cycles a line)  27.1-28.6
+ *     ... and the activations' loads                               26.6-26.8
+ *     ... and the float step                                       26.2-26.5
+ * (--membw 40.6-40.9 that hour: the best of those loops decodes at 92-96% of it.) So the
+ * engine around the kernels (jobs, threads, the small ops) costs a few percent of the
+ * roofline, and a read loop whose running sum passes through every line it reads, at 6 or
+ * more cycles a line, keeps the memory busiest -- where a loop free to run ahead (the
+ * kernels' float sums are 4 cycles a group) loses 10-20%. The kernels' sums cannot be chained that way
+ * (each group has its own scales), and a false dependency (the next group's integer sum
+ * seeded with the last one's AND a zero the compiler cannot see) gained 0-3% and lost 1%
+ * for Q4_K_M (12-22 cycles a group; 27 cycles: slower); spreading the X4 prefetches over four
+ * parts instead of two, +4% alone, nothing in the engine. */
 /* The decode prefetches go to L2 (T1), not L1: a line the kernel reaches a few hundred cycles
  * later need not hold one of the core's few L1 miss buffers meanwhile. Measured, llama-1b
  * Q8_0 decode on 2 threads: 17.9-18.0 tok/s with T0, 18.2-18.5 with T1, 18.1-18.6 with T2,

@@ -554,22 +554,26 @@ static double peak_rss_mb(void) { return proc_kb("/proc/self/status", "VmHWM:") 
  * into four accumulators; the same with a software prefetch 2 KiB ahead into L2 (four
  * lines' prefetches, then their four loads); line by line, each line's prefetch just before
  * its load, one accumulator; and (AVX-512 VNNI builds) "paced": line by line again, each
- * line fed through two dependent dot-product instructions into one accumulator, which holds
- * the loop to about 10 cycles a line, with the prefetch 3, 4.5 and 6.5 KiB ahead (the best of
- * the three counts; 6.5 KiB is the row kernels' distance, INFER__MV_AHEAD). On the 2-core
- * development VM (2 threads, 2 MiB pages) the first two read 31-32 GB/s, line by line 35-37,
- * paced 39-40 at 3 KiB and 40.0-40.7 at 4.5 and 6.5 KiB on a host whose memory answers later:
- * how loads and prefetches are spaced, how far ahead they ask, and how far the core runs
- * ahead of the work they feed matter to the memory system as much as their number. (The
- * same pacing with other dependent chains, a multiply or shift-add per line, read no faster
- * than line by line.) Prints the best and each variant's figure (paced: the best distance's,
- * and which it was). */
+ * line fed into one accumulator through a dependent chain that holds the loop to a steady
+ * pace -- two dot-product instructions (about 10 cycles a line) or one and three adds (about
+ * 8) -- with the prefetch 3, 4.5 and 6.5 KiB ahead (the best of the six counts; 6.5 KiB is
+ * the row kernels' distance, INFER__MV_AHEAD). On the 2-core development VM (2 threads, 2 MiB
+ * pages) the first two read 31-32 GB/s, line by line 35-39, paced 39-41 on a host whose
+ * memory answers later: how loads and prefetches are spaced, how far ahead they ask, and how
+ * far the core runs ahead of the work they feed matter to the memory system as much as their
+ * number. The pace must be slow enough to hold the loop steady and fast enough not to be the
+ * limit: the same loop with one dot product a line (5 cycles) read 35-37 GB/s, with 6 to 10
+ * cycles 39.5-41 (2 threads); on one thread the 10-cycle loop is the limit (20.2-20.6 GB/s,
+ * 22.0-22.3 at 8 cycles), hence both. (Pacing by a multiply or shift-add per line read no
+ * faster than line by line.) Prints the best and each variant's figure (paced: the best
+ * distance's and pace's, and which they were). */
 #include <sys/mman.h>
 typedef uint64_t bw_vec __attribute__((vector_size(64)));   /* one cache line: one AVX-512 load */
 #if defined(__AVX512VNNI__) && defined(__AVX512F__)
 #include <immintrin.h>
-#define BW_VARIANTS 6      /* 3..5: paced, 3, 4.5 and 6.5 KiB ahead */
+#define BW_VARIANTS 9      /* 3..8: paced, 3, 4.5 and 6.5 KiB ahead at 10 cycles a line, then at 8 */
 static const int bw_paced_ahead[3] = { 48, 72, 104 };   /* lines */
+static const int bw_paced_cycles[2] = { 10, 8 };
 #else
 #define BW_VARIANTS 3
 #endif
@@ -579,16 +583,23 @@ __attribute__((optimize("O3"))) static void *bw_worker(void *arg) {
     bw_vec s0 = { 0 }, s1 = { 0 }, s2 = { 0 }, s3 = { 0 };
     for (int pass = 0; pass < b->passes; pass++) {
         const bw_vec *p = b->p;
-#if BW_VARIANTS == 6
+#if BW_VARIANTS == 9
         if (b->prefetch >= 3) {
             __m512i acc = _mm512_setzero_si512();
             const __m512i one = _mm512_set1_epi8(1);
-            const size_t ahead = (size_t)bw_paced_ahead[b->prefetch - 3];
-            for (size_t i = 0; i < b->n; i++) {
-                __builtin_prefetch(p + i + ahead, 0, 2);                           /* this line's, 3-6.5 KiB ahead */
-                const __m512i v = _mm512_load_si512((const void *)(p + i));
-                acc = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(acc, v, one), v, one);
-            }
+            const size_t ahead = (size_t)bw_paced_ahead[(b->prefetch - 3) % 3];
+            if (b->prefetch < 6)
+                for (size_t i = 0; i < b->n; i++) {
+                    __builtin_prefetch(p + i + ahead, 0, 2);                       /* this line's, 3-6.5 KiB ahead */
+                    const __m512i v = _mm512_load_si512((const void *)(p + i));
+                    acc = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(acc, v, one), v, one);                 /* 2 x 5 cycles */
+                }
+            else
+                for (size_t i = 0; i < b->n; i++) {
+                    __builtin_prefetch(p + i + ahead, 0, 2);
+                    const __m512i v = _mm512_load_si512((const void *)(p + i));
+                    acc = _mm512_add_epi32(_mm512_add_epi32(_mm512_add_epi32(_mm512_dpbusd_epi32(acc, v, one), v), v), v); /* 5 + 3 x 1 */
+                }
             s0[0] ^= (uint64_t)_mm512_reduce_add_epi32(acc);
         } else
 #endif
@@ -632,7 +643,8 @@ static long anon_huge_kb(void) { return (long)proc_kb("/proc/self/smaps_rollup",
 static void measure_bw(int threads) {
     if (threads > 256) threads = 256;
     const size_t bytes = (size_t)1 << 30, align = (size_t)2 << 20, n = bytes / sizeof(bw_vec);
-    double gbs[2][6] = { { 0 }, { 0 } };   /* [huge pages][none, prefetch, line by line, paced 3 / 4.5 / 6.5 KiB] */
+    double gbs[2][9] = { { 0 }, { 0 } };   /* [huge pages][none, prefetch, line by line, paced 3 / 4.5 / 6.5 KiB at 10 and at 8 cycles] */
+    int paced_at[2] = { 3, 3 };            /* the paced variant that read fastest */
     int huge_ok = 0;
     for (int huge = 0; huge < 2; huge++) {
         uint8_t *raw = mmap(NULL, bytes + align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -651,18 +663,18 @@ static void measure_bw(int threads) {
     double best = 0;
     for (int h = 0; h < 2; h++) for (int p = 0; p < BW_VARIANTS; p++) if (gbs[h][p] > best) best = gbs[h][p];
     printf("membw_gbs=%.2f threads=%d pages_4k=%.2f pages_4k_prefetch=%.2f pages_4k_linewise=%.2f", best, threads, gbs[0][0], gbs[0][1], gbs[0][2]);
-#if BW_VARIANTS == 6
-    for (int h = 0; h < 2; h++) {        /* the paced loop's best distance */
-        int d = 3;
-        for (int p = 4; p < BW_VARIANTS; p++) if (gbs[h][p] > gbs[h][d]) d = p;
-        gbs[h][3] = gbs[h][d];
-        gbs[h][4] = bw_paced_ahead[d - 3] * 64 / 1024.0;
-    }
+#if BW_VARIANTS == 9
+    for (int h = 0; h < 2; h++)          /* the paced loop's best distance and pace */
+        for (int p = 4; p < BW_VARIANTS; p++) if (gbs[h][p] > gbs[h][paced_at[h]]) paced_at[h] = p;
+    printf(" pages_4k_paced=%.2f pages_4k_paced_kib=%.1f pages_4k_paced_cycles=%d", gbs[0][paced_at[0]],
+           bw_paced_ahead[(paced_at[0] - 3) % 3] * 64 / 1024.0, bw_paced_cycles[(paced_at[0] - 3) / 3]);
 #endif
-    if (BW_VARIANTS == 6) printf(" pages_4k_paced=%.2f pages_4k_paced_kib=%.1f", gbs[0][3], gbs[0][4]);
     if (huge_ok) {
         printf(" pages_2m=%.2f pages_2m_prefetch=%.2f pages_2m_linewise=%.2f", gbs[1][0], gbs[1][1], gbs[1][2]);
-        if (BW_VARIANTS == 6) printf(" pages_2m_paced=%.2f pages_2m_paced_kib=%.1f", gbs[1][3], gbs[1][4]);
+#if BW_VARIANTS == 9
+        printf(" pages_2m_paced=%.2f pages_2m_paced_kib=%.1f pages_2m_paced_cycles=%d", gbs[1][paced_at[1]],
+               bw_paced_ahead[(paced_at[1] - 3) % 3] * 64 / 1024.0, bw_paced_cycles[(paced_at[1] - 3) / 3]);
+#endif
         printf("\n");
     } else printf(" pages_2m=none\n");
 }

@@ -6566,9 +6566,10 @@ static void test_robust_threads(void) {
     if (!file_exists("./tools/convert") || !file_exists("./infer")) SKIP("./tools/convert or ./infer not built");
     char out[8192], want[8192], cmd[256];
     CHECK(run_cmd("./infer --membw -t 1024 2>&1", out, sizeof out) == 0 && strstr(out, "membw_gbs="));
-    {   /* the paced loop (VNNI builds) names its best distance, one of the three it tries */
-        const char *k = strstr(out, "pages_4k_paced_kib=");
+    {   /* the paced loop (VNNI builds) names its best distance and pace, among those it tries */
+        const char *k = strstr(out, "pages_4k_paced_kib="), *c = strstr(out, "pages_4k_paced_cycles=");
         CHECK_MSG(!strstr(out, "pages_4k_paced=") || (k && (atof(k + 19) == 3.0 || atof(k + 19) == 4.5 || atof(k + 19) == 6.5)), "--membw: %s", out);
+        CHECK_MSG(!strstr(out, "pages_4k_paced=") || (c && (atoi(c + 22) == 8 || atoi(c + 22) == 10)), "--membw: %s", out);
     }
     CHECK(run_cmd("./infer --membw -t 1025 2>&1", out, sizeof out) == 1 && strstr(out, "bad value"));
     CHECK(run_cmd("./tools/convert synth llama tiny $INFER_TMP/infer_rb_t.gguf --type q4_0 2>&1", out, sizeof out) == 0);
