@@ -31,7 +31,7 @@
  *   >>traits             81  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1563  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1566  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1732  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
@@ -5992,17 +5992,20 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
  *     ... with a chain of four dpbusd a group (9.4 cycles a line)  27.1-28.6
  *     ... and the activations' loads                               26.6-26.8
  *     ... and the float step                                       26.2-26.5
- * (--membw 40.6-40.9 that hour: the best of those loops decodes at 92-96% of it.) So the
- * engine around the kernels (jobs, threads, the small ops) costs a few percent of the
- * roofline, and a read loop whose running sum passes through every line it reads, at 6 or
- * more cycles a line, keeps the memory busiest -- where a loop free to run ahead (the
- * kernels' float sums are 4 cycles a group) loses 10-20%. The kernels' sums cannot be chained that way
- * (each group has its own scales), and a false dependency (the next group's integer sum
- * seeded with the last one's AND a zero the compiler cannot see) gained 0-3% and lost 1%
- * for Q4_K_M (12-22 cycles a group; 27 cycles: slower); a true running integer sum carried
- * across the groups (each group's sum the difference, the same bits), 0%, and with each dot
- * product split into two masked halves to lengthen it, -3%; spreading the X4 prefetches
- * over four parts instead of two, +4% alone, nothing in the engine. */
+ * (--membw 40.6-40.9 that hour, at its 10-cycle pace: the best of those loops decodes at
+ * 92-96% of it.) So the engine around the kernels (jobs, threads, the small ops) costs a few
+ * percent of the roofline, and a read loop whose running sum passes through every line it
+ * reads, at 6 or more cycles a line, keeps the memory busiest -- where a loop free to run
+ * ahead (the kernels' float sums are 4 cycles a group) loses 10-20%: after a late line, a
+ * chained loop retires, and so asks for new lines, no faster than its chain, a free one in a
+ * burst. F16's row kernel has that shape by nature (one FMA chain, 8 cycles a line) and
+ * decodes nearest the roofline. The quantized kernels' sums cannot be chained that way (each
+ * group has its own scales), and a false dependency (the next group's integer sum seeded
+ * with the last one's AND a zero the compiler cannot see) gained 0-3% and lost 1% for Q4_K_M
+ * (12-22 cycles a group; 27 cycles: slower); a true running integer sum carried across the
+ * groups (each group's sum the difference, the same bits), 0%, and with each dot product
+ * split into two masked halves to lengthen it, -3%; spreading the X4 prefetches over four
+ * parts instead of two, +4% alone, nothing in the engine. */
 /* The decode prefetches go to L2 (T1), not L1: a line the kernel reaches a few hundred cycles
  * later need not hold one of the core's few L1 miss buffers meanwhile. Measured, llama-1b
  * Q8_0 decode on 2 threads: 17.9-18.0 tok/s with T0, 18.2-18.5 with T1, 18.1-18.6 with T2,

@@ -558,13 +558,13 @@ static double peak_rss_mb(void) { return proc_kb("/proc/self/status", "VmHWM:") 
  * pace -- two dot-product instructions (about 10 cycles a line) or one and three adds (about
  * 8) -- with the prefetch 3, 4.5 and 6.5 KiB ahead (the best of the six counts; 6.5 KiB is
  * the row kernels' distance, INFER__MV_AHEAD). On the 2-core development VM (2 threads, 2 MiB
- * pages) the first two read 31-32 GB/s, line by line 35-39, paced 39-41 on a host whose
+ * pages) the first two read 31-32 GB/s, line by line 35-39, paced 39-45 on a host whose
  * memory answers later: how loads and prefetches are spaced, how far ahead they ask, and how
  * far the core runs ahead of the work they feed matter to the memory system as much as their
  * number. The pace must be slow enough to hold the loop steady and fast enough not to be the
- * limit: the same loop with one dot product a line (5 cycles) read 35-37 GB/s, with 6 to 10
- * cycles 39.5-41 (2 threads); on one thread the 10-cycle loop is the limit (20.2-20.6 GB/s,
- * 22.0-22.3 at 8 cycles), hence both. (Pacing by a multiply or shift-add per line read no
+ * limit: the same loop with one dot product a line (5 cycles) read 35-41 GB/s, with 6 to 8
+ * cycles 39.5-45.4, with 10 cycles 39.7-41.7 (2 threads, two runs); on one thread the 10-cycle
+ * loop is the limit (20.2-20.6 GB/s against 21.5-22.3), hence both. (Pacing by a multiply or shift-add per line read no
  * faster than line by line.) Prints the best and each variant's figure (paced: the best
  * distance's and pace's, and which they were). */
 #include <sys/mman.h>
@@ -598,7 +598,9 @@ __attribute__((optimize("O3"))) static void *bw_worker(void *arg) {
                 for (size_t i = 0; i < b->n; i++) {
                     __builtin_prefetch(p + i + ahead, 0, 2);
                     const __m512i v = _mm512_load_si512((const void *)(p + i));
-                    acc = _mm512_add_epi32(_mm512_add_epi32(_mm512_add_epi32(_mm512_dpbusd_epi32(acc, v, one), v), v), v); /* 5 + 3 x 1 */
+                    /* 5 + 3 x 1 cycles: an add, an xor and an add, which the compiler cannot regroup
+                       to shorten the chain (three adds it would: v + v + v off the chain) */
+                    acc = _mm512_add_epi32(_mm512_xor_si512(_mm512_add_epi32(_mm512_dpbusd_epi32(acc, v, one), v), v), v);
                 }
             s0[0] ^= (uint64_t)_mm512_reduce_add_epi32(acc);
         } else
