@@ -5968,8 +5968,8 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
  * even twice the ~20 GB/s a core gets from memory, so the work of a block must overlap its
  * lines' arrival almost perfectly. A loop with Q4_K_XK's loads and prefetches (144-byte
  * blocks, the cursor spread over 4 parts) but two vpdpbusd for all its work streams at
- * 40.4-40.6 GB/s from memory, level with --membw's paced loop; the kernels at 35-36. So what
- * is left of the roofline is the kernels' instructions. The prefetch bookkeeping is a part
+ * 40.4-40.6 GB/s from memory, level with --membw's paced loop; the kernels at 35-36, which
+ * pointed at the kernels' instructions (but see below). The prefetch bookkeeping is a part
  * of them (without it, in L2: 40.6, 36.0, 42.7, 60.7 GB/s), but the two ways tried to cut it
  * lost more than they saved: each part asking for fixed offsets of its block (no cursor, so
  * some lines twice) streamed from memory at 25-28 GB/s against 34-36 -- a line asked for again

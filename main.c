@@ -555,18 +555,18 @@ static double peak_rss_mb(void) { return proc_kb("/proc/self/status", "VmHWM:") 
  * lines' prefetches, then their four loads); line by line, each line's prefetch just before
  * its load, one accumulator; and (AVX-512 VNNI builds) "paced": line by line again, each
  * line fed into one accumulator through a dependent chain that holds the loop to a steady
- * pace -- two dot-product instructions (about 10 cycles a line) or one and three adds (about
- * 8) -- with the prefetch 3, 4.5 and 6.5 KiB ahead (the best of the six counts; 6.5 KiB is
- * the row kernels' distance, INFER__MV_AHEAD). On the 2-core development VM (2 threads, 2 MiB
- * pages) the first two read 31-32 GB/s, line by line 35-39, paced 39-45 on a host whose
+ * pace -- two dot-product instructions (about 10 cycles a line) or one and three
+ * single-cycle ops (about 8) -- with the prefetch 3, 4.5 and 6.5 KiB ahead (the best of the
+ * six counts; 6.5 KiB is the row kernels' distance, INFER__MV_AHEAD). On the 2-core
+ * development VM (2 threads, 2 MiB pages) the first two read 31-32 GB/s, line by line 35-39, paced 39-45 on a host whose
  * memory answers later: how loads and prefetches are spaced, how far ahead they ask, and how
  * far the core runs ahead of the work they feed matter to the memory system as much as their
  * number. The pace must be slow enough to hold the loop steady and fast enough not to be the
  * limit: the same loop with one dot product a line (5 cycles) read 35-41 GB/s, with 6 to 8
  * cycles 39.5-45.4, with 10 cycles 39.7-41.7 (2 threads, two runs); on one thread the 10-cycle
- * loop is the limit (20.2-20.6 GB/s against 21.5-22.3), hence both. (Pacing by a multiply or shift-add per line read no
- * faster than line by line.) Prints the best and each variant's figure (paced: the best
- * distance's and pace's, and which they were). */
+ * loop is the limit (20.2-20.6 GB/s against 21.5-22.3), hence both. (Pacing by a multiply or
+ * shift-add per line read no faster than line by line.) Prints the best and each variant's
+ * figure (paced: the best distance's and pace's, and which they were). */
 #include <sys/mman.h>
 typedef uint64_t bw_vec __attribute__((vector_size(64)));   /* one cache line: one AVX-512 load */
 #if defined(__AVX512VNNI__) && defined(__AVX512F__)
@@ -588,20 +588,15 @@ __attribute__((optimize("O3"))) static void *bw_worker(void *arg) {
             __m512i acc = _mm512_setzero_si512();
             const __m512i one = _mm512_set1_epi8(1);
             const size_t ahead = (size_t)bw_paced_ahead[(b->prefetch - 3) % 3];
-            if (b->prefetch < 6)
-                for (size_t i = 0; i < b->n; i++) {
-                    __builtin_prefetch(p + i + ahead, 0, 2);                       /* this line's, 3-6.5 KiB ahead */
-                    const __m512i v = _mm512_load_si512((const void *)(p + i));
-                    acc = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(acc, v, one), v, one);                 /* 2 x 5 cycles */
-                }
-            else
-                for (size_t i = 0; i < b->n; i++) {
-                    __builtin_prefetch(p + i + ahead, 0, 2);
-                    const __m512i v = _mm512_load_si512((const void *)(p + i));
-                    /* 5 + 3 x 1 cycles: an add, an xor and an add, which the compiler cannot regroup
-                       to shorten the chain (three adds it would: v + v + v off the chain) */
-                    acc = _mm512_add_epi32(_mm512_xor_si512(_mm512_add_epi32(_mm512_dpbusd_epi32(acc, v, one), v), v), v);
-                }
+            const int slow = bw_paced_cycles[(b->prefetch - 3) / 3] == 10;
+            for (size_t i = 0; i < b->n; i++) {
+                __builtin_prefetch(p + i + ahead, 0, 2);                           /* this line's, 3-6.5 KiB ahead */
+                const __m512i v = _mm512_load_si512((const void *)(p + i));
+                /* 5 cycles, then 5 more or 3 x 1: an add, an xor and an add, which the compiler
+                   cannot regroup to shorten the chain (three adds it would: v + v + v off it) */
+                acc = _mm512_dpbusd_epi32(acc, v, one);
+                acc = slow ? _mm512_dpbusd_epi32(acc, v, one) : _mm512_add_epi32(_mm512_xor_si512(_mm512_add_epi32(acc, v), v), v);
+            }
             s0[0] ^= (uint64_t)_mm512_reduce_add_epi32(acc);
         } else
 #endif
@@ -642,6 +637,15 @@ static double bw_run(const bw_vec *buf, size_t n, int threads, int prefetch) {
 }
 /* kB of anonymous huge pages this process holds (smaps_rollup; 0 where there is none) */
 static long anon_huge_kb(void) { return (long)proc_kb("/proc/self/smaps_rollup", "AnonHugePages:"); }
+/* the paced loop's best figure, distance and pace (VNNI builds; nothing otherwise) */
+static void bw_print_paced(const char *pages, const double *gbs, int at) {
+#if BW_VARIANTS == 9
+    printf(" pages_%s_paced=%.2f pages_%s_paced_kib=%.1f pages_%s_paced_cycles=%d", pages, gbs[at], pages,
+           bw_paced_ahead[(at - 3) % 3] * 64 / 1024.0, pages, bw_paced_cycles[(at - 3) / 3]);
+#else
+    (void)pages; (void)gbs; (void)at;
+#endif
+}
 static void measure_bw(int threads) {
     if (threads > 256) threads = 256;
     const size_t bytes = (size_t)1 << 30, align = (size_t)2 << 20, n = bytes / sizeof(bw_vec);
@@ -668,15 +672,11 @@ static void measure_bw(int threads) {
 #if BW_VARIANTS == 9
     for (int h = 0; h < 2; h++)          /* the paced loop's best distance and pace */
         for (int p = 4; p < BW_VARIANTS; p++) if (gbs[h][p] > gbs[h][paced_at[h]]) paced_at[h] = p;
-    printf(" pages_4k_paced=%.2f pages_4k_paced_kib=%.1f pages_4k_paced_cycles=%d", gbs[0][paced_at[0]],
-           bw_paced_ahead[(paced_at[0] - 3) % 3] * 64 / 1024.0, bw_paced_cycles[(paced_at[0] - 3) / 3]);
 #endif
+    bw_print_paced("4k", gbs[0], paced_at[0]);
     if (huge_ok) {
         printf(" pages_2m=%.2f pages_2m_prefetch=%.2f pages_2m_linewise=%.2f", gbs[1][0], gbs[1][1], gbs[1][2]);
-#if BW_VARIANTS == 9
-        printf(" pages_2m_paced=%.2f pages_2m_paced_kib=%.1f pages_2m_paced_cycles=%d", gbs[1][paced_at[1]],
-               bw_paced_ahead[(paced_at[1] - 3) % 3] * 64 / 1024.0, bw_paced_cycles[(paced_at[1] - 3) / 3]);
-#endif
+        bw_print_paced("2m", gbs[1], paced_at[1]);
         printf("\n");
     } else printf(" pages_2m=none\n");
 }
