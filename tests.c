@@ -2229,6 +2229,34 @@ static void test_cpu_deltanet_chunked_vs_step(void) {
     infer__cpu_ctx_free(ctx);
 }
 
+/* the step's 16-column AVX-512 form (d_k, d_v multiples of 16: qwen35's 128 x 128 heads)
+ * against the plain reference loops: outputs and state within 1e-5 (relative to 1) over
+ * 200 tokens of slow decay, the state carried; the same bits on 1 and 2 threads */
+static void test_cpu_deltanet_step_wide(void) {
+    const int shapes[][4] = { { 2, 4, 128, 128 }, { 3, 3, 16, 48 }, { 1, 2, 64, 32 } };   /* n_k n_v d_k d_v */
+    infer__cpu_ctx *c1 = infer__cpu_ctx_create(1, 0), *c2 = infer__cpu_ctx_create(2, 0);
+    for (int si = 0; si < 3; si++) {
+        const int n_k = shapes[si][0], n_v = shapes[si][1], d_k = shapes[si][2], d_v = shapes[si][3], T = 200;
+        qw_dn_case c = qw_dn_make(T, n_k, n_v, d_k, d_v, -0.05f, 300 + si);
+        const size_t no = (size_t)T * n_v * d_v, ns = (size_t)n_v * d_v * d_k;
+        float *o_ref = malloc(sizeof(float) * no), *s_ref = malloc(sizeof(float) * ns);
+        float *o1 = malloc(sizeof(float) * no), *s1 = malloc(sizeof(float) * ns), *o2 = malloc(sizeof(float) * no), *s2 = malloc(sizeof(float) * ns);
+        qw_dn_run(c1, infer__cpu_deltanet_step_plain, &c, 1, o_ref, s_ref);
+        qw_dn_run(c1, infer__cpu_deltanet_step, &c, 1, o1, s1);
+        qw_dn_run(c2, infer__cpu_deltanet_step, &c, 3, o2, s2);
+        double eo = 0, es = 0, mo = 0;
+        for (size_t i = 0; i < no; i++) { eo = fmax(eo, fabs(o1[i] - o_ref[i]) / (1 + fabs(o_ref[i]))); mo = fmax(mo, fabs(o_ref[i])); }
+        for (size_t i = 0; i < ns; i++) es = fmax(es, fabs(s1[i] - s_ref[i]) / (1 + fabs(s_ref[i])));
+        CHECK_MSG(eo < 1e-5 && es < 1e-5, "n_k %d n_v %d d_k %d d_v %d: wide vs plain, out %.3g, state %.3g", n_k, n_v, d_k, d_v, eo, es);
+        CHECK_MSG(mo > 0.1, "outputs too small to compare (largest %g)", mo);
+        CHECK(memcmp(o1, o2, sizeof(float) * no) == 0 && memcmp(s1, s2, sizeof(float) * ns) == 0);
+        printf("    n_k %d n_v %d d_k %3d d_v %3d: wide vs plain after %d tokens, out %.2g, state %.2g\n", n_k, n_v, d_k, d_v, T, eo, es);
+        free(o_ref); free(s_ref); free(o1); free(s1); free(o2); free(s2);
+        qw_dn_free(&c);
+    }
+    infer__cpu_ctx_free(c1); infer__cpu_ctx_free(c2);
+}
+
 /* the recurrence itself, for one head, against the equations written out with the full
  * matrix S (decay, recall, delta update, readout) */
 static void test_cpu_deltanet_step_equations(void) {
@@ -7472,6 +7500,7 @@ static const test_case tests[] = {
     { "cpu_softmax", test_cpu_softmax },
     { "cpu_deltanet_chunked_vs_step", test_cpu_deltanet_chunked_vs_step },
     { "cpu_deltanet_step_equations", test_cpu_deltanet_step_equations },
+    { "cpu_deltanet_step_wide", test_cpu_deltanet_step_wide },
     { "cpu_conv1d_state", test_cpu_conv1d_state },
     { "cpu_rope_multi", test_cpu_rope_multi },
     { "cpu_moe_route", test_cpu_moe_route },
