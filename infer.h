@@ -6005,7 +6005,17 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
  * (12-22 cycles a group; 27 cycles: slower); a true running integer sum carried across the
  * groups (each group's sum the difference, the same bits), 0%, and with each dot product
  * split into two masked halves to lengthen it, -3%; spreading the X4 prefetches over four
- * parts instead of two, +4% alone, nothing in the engine. */
+ * parts instead of two, +4% alone, nothing in the engine. Nor does a loop shaped like F16's
+ * help a quantized type: a Q8_0 row kernel that widens each code to float and FMA-chains it
+ * with float activations (the scale applied once a block; two or four chains a group; a
+ * stand-in that reads the same bytes, its sums meaningless) decoded llama-1b Q8_0 at
+ * 21.5-22.9 tok/s against the real kernel's 24.8-26.2 (2 threads, interleaved; it would also
+ * give a decoded row other bits than the same row in a prompt). Also measured and not kept:
+ * a second prefetch per line into L1, 1 or 2 KiB ahead of the read, besides the L2 one (Q8_0
+ * 24.3-25.1 against 24.8-25.6, Q4_0 43.2-44.0 against 43.1-43.6); each thread pinned to its
+ * own core (the same); for TQ2_0, its 64 code bytes unpacked from one load by four
+ * shift-and-masks instead of two 32-byte loads widened (an order the activations would
+ * follow): fewer instructions, slower (bitnet-2b decode 32.7-33.9 against 35.8-36.4). */
 /* The decode prefetches go to L2 (T1), not L1: a line the kernel reaches a few hundred cycles
  * later need not hold one of the core's few L1 miss buffers meanwhile. Measured, llama-1b
  * Q8_0 decode on 2 threads: 17.9-18.0 tok/s with T0, 18.2-18.5 with T1, 18.1-18.6 with T2,
