@@ -31,7 +31,7 @@
  *   >>traits             81  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1566  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1576  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1791  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
