@@ -31,7 +31,7 @@
  *   >>traits             81  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1576  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1581  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1791  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
@@ -6015,7 +6015,12 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
  * 24.3-25.1 against 24.8-25.6, Q4_0 43.2-44.0 against 43.1-43.6); each thread pinned to its
  * own core (the same); for TQ2_0, its 64 code bytes unpacked from one load by four
  * shift-and-masks instead of two 32-byte loads widened (an order the activations would
- * follow): fewer instructions, slower (bitnet-2b decode 32.7-33.9 against 35.8-36.4). */
+ * follow): fewer instructions, slower (bitnet-2b decode 32.7-33.9 against 35.8-36.4).
+ * Where the steady stream stands, each decode matmul timed (llama-1b, 2 threads, 200 tokens,
+ * --membw about 40.5 GB/s that hour): the output matrix, one long run per thread (279 MB of
+ * Q8_0, 216 MB of Q4_0), streamed at 34.9 and 35.2 GB/s (86-87%); the 14-27 MB jobs at
+ * 33.7-34.0; the 2-6 MB jobs at 30.8-32.6, so the short jobs' starts and ends cost about 3%
+ * of a token, and the kernels' steady pace is what stands between decode and 85%. */
 /* The decode prefetches go to L2 (T1), not L1: a line the kernel reaches a few hundred cycles
  * later need not hold one of the core's few L1 miss buffers meanwhile. Measured, llama-1b
  * Q8_0 decode on 2 threads: 17.9-18.0 tok/s with T0, 18.2-18.5 with T1, 18.1-18.6 with T2,
