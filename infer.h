@@ -8261,7 +8261,7 @@ static inline const float *infer__kv_row_f32(const infer_kv_view *kv, const void
  * them together position by position (a contiguous 512 bytes of every row instead of 128,
  * the same operations per query head, so the same bits): 27.5-28.1 -> 27.6-28.3 tok/s at
  * 4096; prefetching 64 and 96 positions ahead instead of 16 and 32: slower (29.3-30.1
- * against 29.7-30.0). */
+ * against 30.5-31.7). */
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 /* an asm statement: GCC 12 deleted these builtin prefetches as dead code here */
 #define INFER__PF(p) __asm__ __volatile__("prefetcht0 %0" : : "m"(*(const char *)(p)))
