@@ -33,7 +33,7 @@
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
  *   >>tiles            1581  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
- *   >>cpu              1799  the CPU kernel table: thread pool, matmul, attention, every op
+ *   >>cpu              1800  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
  *   >>safetensors       633  Hugging Face checkpoints, read as GGUF
  *   >>hf-tensors        534  HF tensor names and shapes, the converter's transforms
@@ -8830,7 +8830,8 @@ static void infer__cpu_deltanet_gates(void *ctx, float *g, float *beta, const fl
  *   o_t = scale * S^T q_t                                                       [d_v]
  * The state is stored by value column: state[h, j, :] = S[:, j] (d_k contiguous floats), and
  * every column is independent, so the step walks a column twice (recall, then update and
- * readout) and writes it once, in place. The plain loops below are the reference; with
+ * readout) and writes it once, in place. The plain loops below are the reference (and what
+ * --precise runs); with
  * AVX-512 and d_k, d_v multiples of 16, 16 columns go at a time (infer__dn_cols16): each
  * column's two dot products over d_k by FMA in 16 lanes, the 16 columns' lanes summed by one
  * infer__hsum16x16, so their u and o come out as one vector. Same equations, other rounding
