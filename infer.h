@@ -33,7 +33,7 @@
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
  *   >>tiles            1581  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
- *   >>cpu              1800  the CPU kernel table: thread pool, matmul, attention, every op
+ *   >>cpu              1799  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>json              385  a small validating JSON parser
  *   >>safetensors       633  Hugging Face checkpoints, read as GGUF
  *   >>hf-tensors        534  HF tensor names and shapes, the converter's transforms
@@ -8831,10 +8831,9 @@ static void infer__cpu_deltanet_gates(void *ctx, float *g, float *beta, const fl
  * The state is stored by value column: state[h, j, :] = S[:, j] (d_k contiguous floats), and
  * every column is independent, so the step walks a column twice (recall, then update and
  * readout) and writes it once, in place. The plain loops below are the reference (and what
- * --precise runs); with
- * AVX-512 and d_k, d_v multiples of 16, 16 columns go at a time (infer__dn_cols16): each
- * column's two dot products over d_k by FMA in 16 lanes, the 16 columns' lanes summed by one
- * infer__hsum16x16, so their u and o come out as one vector. Same equations, other rounding
+ * --precise runs); with AVX-512 and d_k, d_v multiples of 16, 16 columns go at a time
+ * (infer__dn_cols16): each column's two dot products over d_k by FMA in 16 lanes, the 16
+ * columns' lanes summed by one infer__hsum16x16, so their u and o come out as one vector. Same equations, other rounding
  * (FMA, another order of the sums: within 1e-5 of the plain loops after many tokens, tested).
  * The plain loops' sums go one add after another (4 cycles each, d_k of them twice a
  * column), so qwen35-0.8b decode spent a tenth of its time in them; qwen35 Q8_0 decode on 2

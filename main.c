@@ -560,10 +560,10 @@ static double peak_rss_mb(void) { return proc_kb("/proc/self/status", "VmHWM:") 
  * pace -- two dot-product instructions (about 10 cycles a line) or one and three
  * single-cycle ops (about 8) -- with the prefetch 3, 4.5 and 6.5 KiB ahead (the best of the
  * six counts; 6.5 KiB is the row kernels' distance, INFER__MV_AHEAD). On the 2-core
- * development VM (2 threads, 2 MiB pages) the first two read 31-32 GB/s, line by line 35-39, paced 39-45 on a host whose
- * memory answers later: how loads and prefetches are spaced, how far ahead they ask, and how
- * far the core runs ahead of the work they feed matter to the memory system as much as their
- * number. The pace must be slow enough to hold the loop steady and fast enough not to be the
+ * development VM (2 threads, 2 MiB pages) the first two read 31-32 GB/s, line by line
+ * 35-39, paced 39-45 on a host whose memory answers later: how loads and prefetches are
+ * spaced, how far ahead they ask, and how far the core runs ahead of the work they feed
+ * matter to the memory system as much as their number. The pace must be slow enough to hold the loop steady and fast enough not to be the
  * limit: the same loop with one dot product a line (5 cycles) read 35-41 GB/s, with 6 to 8
  * cycles 39.5-45.4, with 10 cycles 39.7-41.7 (2 threads, two runs); on one thread the 10-cycle
  * loop is the limit (20.2-20.6 GB/s against 21.5-22.3), hence both. (Pacing by a multiply or
