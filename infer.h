@@ -663,6 +663,14 @@ typedef struct infer_kernels {
                              const infer_kv_view *comp, int ratio, const int32_t *sel, const int32_t *n_sel, int top_k);
     /* optional (NULL: through the host): dst[0..bytes) = src[0..bytes), both backend memory */
     infer_status (*copy)(void *ctx, void *dst, const void *src, size_t bytes);
+    /* optional (NULL: nothing to do): a forward step's ops come between step_begin and
+     * step_end, after its uploads and before its download, so a device backend may keep
+     * them and run the step as one replayable unit (a CUDA graph); step_end returns the
+     * backend's status. step_info: the number of launches of the last step and whether it
+     * ran as such a unit (1) or as separate launches (0). */
+    void (*step_begin)(void *ctx);
+    infer_status (*step_end)(void *ctx);
+    void (*step_info)(void *ctx, int *launches, int *graph);
 } infer_kernels;
 /* The function pointers of infer_kernels by name, for code that visits them all: those
  * every backend fills, deepseek4's (needed by that family only) and the optional ones (NULL:
@@ -675,7 +683,7 @@ typedef struct infer_kernels {
     X(moe_sum) X(conv1d_silu) X(deltanet_gates) X(deltanet_step) X(deltanet_chunked) X(glu)     \
     X(ctx_create) X(ctx_free) X(last_error) X(supports_config)
 #define INFER_KERNELS_DEEPSEEK4(X) X(hc_pre) X(hc_post) X(compress) X(indexer_topk) X(attention_sparse)
-#define INFER_KERNELS_OPTIONAL(X) X(matmul_n) X(copy)
+#define INFER_KERNELS_OPTIONAL(X) X(matmul_n) X(copy) X(step_begin) X(step_end) X(step_info)
 /* Memory that stays on the host whatever the backend: the kernel table itself, the tensor
  * structs (only their `data` is backend memory), infer_rope (its freq_factors *is* backend
  * memory), infer_kv_view (its k, v and block_table are backend memory), and the 4 sections
@@ -840,6 +848,9 @@ void infer_session_free(infer_session *s);
 void infer_session_reset(infer_session *s);           /* forget all tokens (of every sequence) */
 int32_t infer_session_n_past(const infer_session *s); /* sequence 0's */
 int32_t infer_session_n_ctx(const infer_session *s);
+/* The backend's launches in the session's last forward step and whether that step ran as
+ * one replayed graph (1) or launch by launch (0); both 0 on the CPU, which launches nothing. */
+void infer_session_step_info(const infer_session *s, int *launches, int *graph);
 /* Bytes of cache the session holds for one layer (-1: all layers): its KV blocks in use,
  * compressed entries and recurrent state. A sliding-window layer's stays bounded as the
  * sequence grows; a full-attention layer's grows with it. */
@@ -17722,6 +17733,11 @@ struct infer_session {
 
 int32_t infer_session_n_past(const infer_session *s) { return s->seqs[0].live ? s->seqs[0].n_past : 0; }
 int32_t infer_session_n_ctx(const infer_session *s) { return s->n_ctx; }
+void infer_session_step_info(const infer_session *s, int *launches, int *graph) {
+    if (launches) *launches = 0;
+    if (graph) *graph = 0;
+    if (s->k->step_info) s->k->step_info(s->kctx, launches, graph);
+}
 int32_t infer_seq_n_past(const infer_session *s, int32_t seq) {
     return seq >= 0 && seq < s->p.n_seq_max && s->seqs[seq].live ? s->seqs[seq].n_past : -1;
 }
@@ -18420,13 +18436,11 @@ static infer_status infer__check_finite(const infer_session *s, const float *x, 
  * the logits of the rows listed in want[0..n_want) go to dst[i] (host memory): the rows are
  * gathered, n_ubatch at most INFER__LOGIT_ROWS at a time, through the output projection. Only
  * the tokens, positions and row lists go to the backend, only those logits come back. */
+static infer_status infer__forward_ops(infer_session *s, int T, const int32_t *want, float *const *dst, int n_want, infer_error *err);
 static infer_status infer__forward_step(infer_session *s, int T, const int32_t *want, float *const *dst, int n_want, infer_error *err) {
     const infer_model *m = s->m;
-    const infer_config *c = &m->cfg;
     const infer_kernels *k = s->k;
     void *kc = s->kctx;
-    const int E = c->n_embd, n_hc = c->n_hc > 1 ? c->n_hc : 1;
-    const size_t SD = infer__stream_dim(c);
     int32_t *pos = s->pos_host;
     for (int g = 0; g < s->n_segs; g++)      /* text: streams t, h, w = the position, e = 0 */
         for (int i = 0; i < s->segs[g].n; i++) {
@@ -18436,7 +18450,26 @@ static infer_status infer__forward_step(infer_session *s, int T, const int32_t *
         }
     INFER__TRY(k->upload(kc, s->pos, pos, 4 * (size_t)T * sizeof(int32_t)));
     INFER__TRY(k->upload(kc, s->tok, s->tok_host, (size_t)T * sizeof(int32_t)));
+    if (n_want) INFER__TRY(k->upload(kc, s->lrows, want, (size_t)n_want * sizeof(int32_t)));
     if (m->arch->csa) INFER__TRY(infer__dsv4_prepare(s));
+    /* from here to the logits' download only ops: a device backend may run them as one unit */
+    if (k->step_begin) k->step_begin(kc);
+    const infer_status st = infer__forward_ops(s, T, want, dst, n_want, err);
+    if (k->step_end) {
+        const infer_status st_end = k->step_end(kc);
+        if (st == INFER_OK && st_end != INFER_OK) return st_end;
+    }
+    return st;
+}
+
+/* infer__forward_step's ops: the layers, then (n_want > 0) the logits of the wanted rows */
+static infer_status infer__forward_ops(infer_session *s, int T, const int32_t *want, float *const *dst, int n_want, infer_error *err) {
+    const infer_model *m = s->m;
+    const infer_config *c = &m->cfg;
+    const infer_kernels *k = s->k;
+    void *kc = s->kctx;
+    const int E = c->n_embd, n_hc = c->n_hc > 1 ? c->n_hc : 1;
+    const size_t SD = infer__stream_dim(c);
     if (n_hc > 1) {                          /* every stream starts as the embedding */
         k->embed(kc, s->h, s->w.tok_embd, s->tok, T);
         for (int i = 0; i < n_hc; i++) k->copy_rows(kc, s->x + (size_t)i * E, (int)SD, s->h, E, T, E);
@@ -18462,7 +18495,6 @@ static infer_status infer__forward_step(infer_session *s, int T, const int32_t *
     const size_t V = (size_t)c->n_vocab;
     /* the residual rows as a table, so `embed` gathers the wanted ones */
     const infer_tensor xs = { "residual", INFER_TYPE_F32, 2, { (int64_t)SD, T, 1, 1 }, s->x, (size_t)T * SD * sizeof(float), 1.0f };
-    INFER__TRY(k->upload(kc, s->lrows, want, (size_t)n_want * sizeof(int32_t)));
     for (int r0 = 0; r0 < n_want; r0 += INFER__LOGIT_ROWS) {
         const int nl = n_want - r0 < INFER__LOGIT_ROWS ? n_want - r0 : INFER__LOGIT_ROWS;
         k->embed(kc, s->xg, &xs, s->lrows + r0, nl);
@@ -18481,6 +18513,7 @@ static infer_status infer__forward_step(infer_session *s, int T, const int32_t *
             continue;
         }
         k->matmul(kc, s->logits, s->w.output, s->h, nl);
+        if (k->step_end) INFER__TRY(k->step_end(kc));   /* the step's unit ends at its first download */
         INFER__TRY(k->download(kc, s->lstage, s->logits, (size_t)nl * V * sizeof(float)));
         INFER__TRY(infer__check_finite(s, s->lstage, nl, (int)V, want + r0, -1, err));
         for (int i = 0; i < nl; i++) memcpy(dst[r0 + i], s->lstage + (size_t)i * V, V * sizeof(float));

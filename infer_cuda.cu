@@ -77,11 +77,12 @@
 
 #ifdef INFER_CUDA_EMU          /* the kernels on the CPU, for tests without a GPU: tools/cuda_emu.h */
 #include "tools/cuda_emu.h"
+#define INFER_CUDA_RAW_LAUNCH(g, b, shm, stream, k, ...) (emu_launch((g), (b), (shm), (k))(__VA_ARGS__), cudaSuccess)
 #else
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
 #include <mma.h>
-#define INFER_CUDA_LAUNCH(grid, block, shm, stream, ...) __VA_ARGS__<<<(grid), (block), (shm), (stream)>>>
+#define INFER_CUDA_RAW_LAUNCH(g, b, shm, stream, k, ...) (k<<<(g), (b), (shm), (stream)>>>(__VA_ARGS__), cudaGetLastError())
 #define INFER_CUDA_DYN_SHARED(type, name) extern __shared__ type name[]
 #endif
 #include <stdarg.h>
@@ -89,17 +90,62 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <functional>
+#include <new>
+#include <vector>
 using namespace nvcuda;
 
 /* ------------------------------------------------------------------------------------------
- * The context: a stream per session, and the first error met on it.
+ * The context: a stream per session, the first error met on it, and the step recorder.
+ *
+ * STEPS AS GRAPHS. A decode step is a few hundred small launches; issued one by one, the
+ * host's cost per launch (a few microseconds) and the gaps between kernels are most of a
+ * token's time on a small model. So the forward pass brackets a step with step_begin and
+ * step_end, and between the two nothing is launched: every kernel launch, memset and
+ * device copy is *recorded* -- as a closure that will issue it, and as bytes (the kernel's
+ * address, grid, block, shared memory and every argument's bytes) appended to the step's
+ * key. step_end then compares the key with the steps it has seen:
+ *   - the key of a cached graph: that graph is replayed, one cudaGraphLaunch for the step;
+ *   - the key of the step before (seen once): the closures are issued under stream capture,
+ *     the graph is instantiated and cached (up to INFER_CUDA_GRAPHS, least recently used
+ *     out), and launched;
+ *   - anything else: the closures are issued as plain launches.
+ * Two steps with the same key are the same launches with the same arguments, so a replay
+ * does exactly what issuing them would. Decode steps repeat their keys because everything
+ * that changes from token to token -- the token id, its position, the block table, the
+ * context length -- is in device memory that the kernels read, never in an argument. A
+ * prompt chunk's key (its row count) rarely repeats, and it runs as plain launches.
+ * Whatever needs the host in the middle of a step (an upload, a download, a sync, a larger
+ * scratch buffer) first issues what was recorded so far and ends the recording: that step
+ * runs unrecorded, correct as before, only without a graph.
  * ---------------------------------------------------------------------------------------- */
+#define INFER_CUDA_GRAPHS 8
+
+typedef struct infer_cuda_graph {
+    std::vector<uint8_t> key;
+#ifdef INFER_CUDA_EMU
+    std::vector<std::function<void()>> ops;   /* the emulator's "graph": the closures kept */
+#else
+    cudaGraphExec_t exec;
+#endif
+    uint64_t used;                            /* the step count when last replayed */
+} infer_cuda_graph;
+
 typedef struct infer_cuda_ctx {
     cudaStream_t stream;
     int precise;
     char error[400];          /* the first failure, "" while there is none */
     void *scratch;            /* attention's split partials; matmul_id's expert grouping */
     size_t scratch_bytes;
+    /* the step recorder (see above) */
+    int recording;            /* between step_begin and step_end, nothing issued yet */
+    int in_step;              /* between step_begin and step_end */
+    int no_graphs;            /* a capture failed once: plain launches from then on */
+    std::vector<std::function<void()>> ops;
+    std::vector<uint8_t> key, prev_key;       /* this step's key; the last unrecorded step's */
+    std::vector<infer_cuda_graph> graphs;
+    uint64_t steps;
+    int step_ops, last_ops, last_graph;       /* launches this step; the last step's, as a graph? */
 } infer_cuda_ctx;
 
 static int infer_cuda_device = -1;       /* set by infer_cuda_init */
@@ -109,7 +155,8 @@ static void infer_cuda_record(infer_cuda_ctx *c, cudaError_t e, const char *what
     if (e == cudaSuccess || c->error[0]) return;
     snprintf(c->error, sizeof c->error, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
 }
-/* after a launch: a bad configuration shows up here, a fault in the kernel at the next sync */
+/* after a launch: a bad configuration shows up here, a fault in the kernel at the next sync.
+ * (A recorded launch is checked when it is issued.) */
 #define INFER_CUDA_LAUNCHED(c, what) infer_cuda_record((c), cudaGetLastError(), (what))
 
 static void infer_cuda_set_error(infer_error *err, infer_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -120,6 +167,160 @@ static void infer_cuda_set_error(infer_error *err, infer_status st, const char *
     err->status = st;
     vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     va_end(ap);
+}
+
+/* ---- the recorder ---- */
+static void infer_cuda_key_add(infer_cuda_ctx *c, const void *p, size_t n) {
+    const uint8_t *b = (const uint8_t *)p;
+    c->key.insert(c->key.end(), b, b + n);
+}
+/* issue what was recorded, in order, as plain launches (or into a capture) */
+static void infer_cuda_issue(std::vector<std::function<void()>> &ops) {
+    for (size_t i = 0; i < ops.size(); i++) ops[i]();
+}
+/* something needs the host mid-step: issue the recording so far and stop recording */
+static void infer_cuda_flush(infer_cuda_ctx *c) {
+    if (!c->recording) return;
+    c->recording = 0;
+    infer_cuda_issue(c->ops);
+    c->ops.clear();
+    c->key.clear();
+}
+/* An operation of the step: issued now, or recorded. `tag` and `args` (the bytes that decide
+ * what it does) go into the key. */
+template <class F> static void infer_cuda_op(infer_cuda_ctx *c, const void *tag, const void *args, size_t n, F &&issue) {
+    if (c->in_step) c->step_ops++;
+    if (!c->recording) { issue(); return; }
+    infer_cuda_key_add(c, &tag, sizeof tag);
+    infer_cuda_key_add(c, args, n);
+    c->ops.push_back(std::function<void()>(issue));
+}
+
+/* INFER_CUDA_LAUNCH(grid, block, shm, c, kernel)(args...): a kernel launch through the
+ * recorder; the arguments are converted to the kernel's parameter types first, so the key
+ * holds exactly the bytes the kernel receives */
+template <typename... P> struct infer_cuda_launch_t {
+    infer_cuda_ctx *c;
+    dim3 g, b;
+    size_t shm;
+    void (*k)(P...);
+    template <typename... A> void operator()(A... a) const { go(((P)a)...); }
+    void go(P... a) const {
+        infer_cuda_ctx *cc = c;
+        const dim3 G = g, B = b;
+        const size_t S = shm;
+        void (*K)(P...) = k;
+        uint8_t head[3 * sizeof(dim3) + sizeof(size_t)];
+        memcpy(head, &G, sizeof G); memcpy(head + sizeof G, &B, sizeof B); memcpy(head + 2 * sizeof G, &S, sizeof S);
+        memset(head + 2 * sizeof G + sizeof S, 0, sizeof head - 2 * sizeof G - sizeof S);
+        std::vector<uint8_t> bytes(head, head + sizeof head);
+        const void *ptrs[] = { (const void *)&a... };
+        const size_t sizes[] = { sizeof(P)... };
+        for (size_t i = 0; i < sizeof...(P); i++) bytes.insert(bytes.end(), (const uint8_t *)ptrs[i], (const uint8_t *)ptrs[i] + sizes[i]);
+        infer_cuda_op(cc, (const void *)K, bytes.data(), bytes.size(), [=]() {
+            infer_cuda_record(cc, INFER_CUDA_RAW_LAUNCH(G, B, S, cc->stream, K, a...), "kernel launch");
+        });
+    }
+};
+template <typename... P> static infer_cuda_launch_t<P...> infer_cuda_launch(infer_cuda_ctx *c, dim3 g, dim3 b, size_t shm, void (*k)(P...)) {
+    infer_cuda_launch_t<P...> l;
+    l.c = c; l.g = g; l.b = b; l.shm = shm; l.k = k;
+    return l;
+}
+#define INFER_CUDA_LAUNCH(grid, block, shm, ctx, ...) infer_cuda_launch((ctx), dim3(grid), dim3(block), (shm), __VA_ARGS__)
+
+static void infer_cuda_graphs_free(infer_cuda_ctx *c) {
+#ifndef INFER_CUDA_EMU
+    for (size_t i = 0; i < c->graphs.size(); i++) cudaGraphExecDestroy(c->graphs[i].exec);
+#endif
+    c->graphs.clear();
+}
+
+static void infer_cuda_step_begin(void *ctx) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    infer_cuda_flush(c);                      /* a step left open (an error path): issue it */
+    c->in_step = 1;
+    c->step_ops = 0;
+    c->recording = 1;
+    c->ops.clear();
+    c->key.clear();
+}
+
+/* the end of a step: replay, capture, or issue (see the context's comment) */
+static infer_status infer_cuda_step_end(void *ctx) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (!c->in_step) return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
+    c->in_step = 0;
+    c->last_ops = c->step_ops;
+    c->last_graph = 0;
+    if (!c->recording) return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;   /* flushed mid-step */
+    c->recording = 0;
+    c->steps++;
+    for (size_t i = 0; i < c->graphs.size(); i++) {
+        infer_cuda_graph &g = c->graphs[i];
+        if (g.key != c->key) continue;
+        g.used = c->steps;
+#ifdef INFER_CUDA_EMU
+        infer_cuda_issue(g.ops);
+#else
+        infer_cuda_record(c, cudaGraphLaunch(g.exec, c->stream), "cudaGraphLaunch");
+#endif
+        c->last_graph = 1;
+        c->ops.clear();
+        return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
+    }
+    if (c->no_graphs || c->key != c->prev_key || c->ops.empty()) {   /* a new shape: plain launches */
+        infer_cuda_issue(c->ops);
+        c->prev_key.swap(c->key);
+        c->ops.clear();
+        return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
+    }
+    /* the same step twice in a row: capture it */
+    infer_cuda_graph g;
+    g.used = c->steps;
+#ifdef INFER_CUDA_EMU
+    g.ops = c->ops;
+    infer_cuda_issue(c->ops);
+#else
+    cudaGraph_t graph = NULL;
+    const int had_error = c->error[0] != 0;
+    cudaError_t e = cudaStreamBeginCapture(c->stream, cudaStreamCaptureModeRelaxed);
+    if (e == cudaSuccess) {
+        infer_cuda_issue(c->ops);
+        e = cudaStreamEndCapture(c->stream, &graph);
+    }
+    if (e == cudaSuccess) e = cudaGraphInstantiate(&g.exec, graph, 0);
+    if (graph) cudaGraphDestroy(graph);
+    if (e != cudaSuccess) {                   /* no graphs here: the launches as they are, for good */
+        (void)cudaGetLastError();
+        c->no_graphs = 1;
+        if (!had_error) c->error[0] = 0;      /* a launch inside the failed capture may have noted it */
+        infer_cuda_issue(c->ops);
+        c->ops.clear();
+        return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
+    }
+    infer_cuda_record(c, cudaGraphLaunch(g.exec, c->stream), "cudaGraphLaunch");
+#endif
+    g.key.swap(c->key);
+    if (c->graphs.size() >= INFER_CUDA_GRAPHS) {           /* the least recently used goes */
+        size_t lru = 0;
+        for (size_t i = 1; i < c->graphs.size(); i++) if (c->graphs[i].used < c->graphs[lru].used) lru = i;
+#ifndef INFER_CUDA_EMU
+        cudaGraphExecDestroy(c->graphs[lru].exec);
+#endif
+        c->graphs.erase(c->graphs.begin() + (long)lru);
+    }
+    c->graphs.push_back(g);
+    c->last_graph = 1;
+    c->ops.clear();
+    c->prev_key.clear();
+    return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
+}
+
+static void infer_cuda_step_info(void *ctx, int *launches, int *graph) {
+    const infer_cuda_ctx *c = (const infer_cuda_ctx *)ctx;
+    if (launches) *launches = c->last_ops;
+    if (graph) *graph = c->last_graph;
 }
 
 /* ---- memory ---- */
@@ -134,6 +335,7 @@ static void *infer_cuda_alloc(void *ctx, size_t bytes) {
 static void infer_cuda_free(void *ctx, void *p) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (!p) return;
+    infer_cuda_flush(c);
     infer_cuda_record(c, cudaStreamSynchronize(c->stream), "cudaStreamSynchronize");
     infer_cuda_record(c, cudaFree(p), "cudaFree");
 }
@@ -142,12 +344,14 @@ static void infer_cuda_free(void *ctx, void *p) {
  * token's logits were already waited for. */
 static infer_status infer_cuda_upload(void *ctx, void *dst, const void *src, size_t bytes) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    infer_cuda_flush(c);
     if (bytes) infer_cuda_record(c, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, c->stream), "upload (cudaMemcpyAsync)");
     infer_cuda_record(c, cudaStreamSynchronize(c->stream), "upload (cudaStreamSynchronize)");
     return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
 }
 static infer_status infer_cuda_download(void *ctx, void *dst, const void *src, size_t bytes) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    infer_cuda_flush(c);
     if (bytes) infer_cuda_record(c, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, c->stream), "download (cudaMemcpyAsync)");
     infer_cuda_record(c, cudaStreamSynchronize(c->stream), "download (cudaStreamSynchronize)");
     return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
@@ -155,25 +359,38 @@ static infer_status infer_cuda_download(void *ctx, void *dst, const void *src, s
 /* within device memory (a prefix block's rows copied for a sequence of its own), in stream order */
 static infer_status infer_cuda_copy(void *ctx, void *dst, const void *src, size_t bytes) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
-    if (bytes) infer_cuda_record(c, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, c->stream), "copy (cudaMemcpyAsync)");
+    if (!bytes) return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
+    const struct { void *d; const void *s; size_t n; } a = { dst, src, bytes };
+    static const char tag = 'c';
+    infer_cuda_op(c, &tag, &a, sizeof a, [=]() {
+        infer_cuda_record(c, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, c->stream), "copy (cudaMemcpyAsync)");
+    });
     return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
 }
 static infer_status infer_cuda_sync(void *ctx) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    infer_cuda_flush(c);
     infer_cuda_record(c, cudaStreamSynchronize(c->stream), "cudaStreamSynchronize");
     return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
 }
 static void infer_cuda_zero(void *ctx, void *p, size_t bytes) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
-    if (bytes) infer_cuda_record(c, cudaMemsetAsync(p, 0, bytes, c->stream), "zero (cudaMemsetAsync)");
+    if (!bytes) return;
+    const struct { void *p; size_t n; } a = { p, bytes };
+    static const char tag = 'z';
+    infer_cuda_op(c, &tag, &a, sizeof a, [=]() { infer_cuda_record(c, cudaMemsetAsync(p, 0, bytes, c->stream), "zero (cudaMemsetAsync)"); });
 }
 /* dst[r, 0..dim) = src[r, 0..dim): a strided 2-D copy, which the copy engine does as is */
 static void infer_cuda_copy_rows(void *ctx, float *dst, int dst_stride, const float *src, int src_stride, int rows, int dim) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (rows <= 0 || dim <= 0) return;
-    infer_cuda_record(c, cudaMemcpy2DAsync(dst, (size_t)dst_stride * sizeof(float), src, (size_t)src_stride * sizeof(float),
-                                           (size_t)dim * sizeof(float), (size_t)rows, cudaMemcpyDeviceToDevice, c->stream),
-                      "copy_rows (cudaMemcpy2DAsync)");
+    const struct { float *d; const float *s; int ds, ss, rows, dim; } a = { dst, src, dst_stride, src_stride, rows, dim };
+    static const char tag = 'r';
+    infer_cuda_op(c, &tag, &a, sizeof a, [=]() {
+        infer_cuda_record(c, cudaMemcpy2DAsync(dst, (size_t)dst_stride * sizeof(float), src, (size_t)src_stride * sizeof(float),
+                                               (size_t)dim * sizeof(float), (size_t)rows, cudaMemcpyDeviceToDevice, c->stream),
+                          "copy_rows (cudaMemcpy2DAsync)");
+    });
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -215,8 +432,10 @@ __device__ float block_max(float v) {
 #define INFER_CUDA_HD __host__ __device__ __forceinline__
 #ifdef __CUDA_ARCH__
 #define INFER_CUDA_UNROLL _Pragma("unroll")
+#define INFER_CUDA_UNROLL2 _Pragma("unroll 2")
 #else
 #define INFER_CUDA_UNROLL
+#define INFER_CUDA_UNROLL2
 #endif
 
 INFER_CUDA_HD float bits_float(uint32_t u) {
@@ -232,20 +451,8 @@ INFER_CUDA_HD float f16(infer_half h) { return __half2float(__ushort_as_half(h))
 INFER_CUDA_HD float bf16(uint16_t b) { return bits_float((uint32_t)b << 16); }
 INFER_CUDA_HD uint32_t u32_le(const uint8_t *p) { return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
 
-/* E2M1 values times 2 (bit 3 = sign); the scales below are halved to match (as in >>quant) */
-#define INFER_CUDA_FP4 { 0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12 }
-/* the 16 IQ4 levels */
-#define INFER_CUDA_IQ4NL { -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113 }
-__constant__ int8_t k_fp4_dev[16] = INFER_CUDA_FP4, k_iq4nl_dev[16] = INFER_CUDA_IQ4NL;
-#ifdef __CUDA_ARCH__
-#define k_fp4 k_fp4_dev
-#define k_iq4nl k_iq4nl_dev
-#else
-static const int8_t k_fp4_host[16] = INFER_CUDA_FP4, k_iq4nl_host[16] = INFER_CUDA_IQ4NL;
-#define k_fp4 k_fp4_host
-#define k_iq4nl k_iq4nl_host
-#endif
-
+/* The FP4 (E2M1) values are stored times 2 (bit 3 = sign), the scales halved to match (as in
+ * >>quant); the FP4 and IQ4 tables are with the decoders below. */
 /* E8M0 byte -> 2^(e-128), half the MX scale (e = 0, 1: the subnormals 2^-128, 2^-127) */
 INFER_CUDA_HD float e8m0_half(uint8_t e) { return bits_float(e < 2 ? 0x00200000u << e : (uint32_t)(e - 1) << 23); }
 /* UE4M3 byte -> half its value; 0x00 and 0x7F (NaN) read as 0, exponent 0 is subnormal */
@@ -263,29 +470,130 @@ INFER_CUDA_HD float ue4m3_half(uint8_t x) {
  * Each is the scalar dequantizer of >>quant restricted to one chunk; the layouts are drawn
  * there. A chunk is one block (32-blocks), half a block (NVFP4, Q2_0), a quarter (Q1_0,
  * I2_S's 128-groups) or an eighth of a 256-super-block (k-quants, TQ*, IQ4_XS).
+ *
+ * Decoding is most of a decode step's instructions, so the common types read their codes
+ * four at a time and turn them into floats without an integer-to-float conversion:
+ *   - a block's bytes are read as 32-bit words (two 16-bit loads where the block is only
+ *     2-byte aligned, as Q4_0's 18 bytes are; 16-byte loads for F32/F16/BF16 rows);
+ *   - the 4-bit (or 5-, 6-, 8-bit) codes of a word are masked in place, one code a byte;
+ *   - byte k of such a word becomes a float by one byte permute: 0x4B0000vv is the float
+ *     2^23 + vv, so subtracting 2^23 + offset leaves vv - offset, exactly (both are
+ *     integers below 2^24);
+ *   - a 16-entry table (IQ4's levels, FP4's values) is looked up four codes at a time by two
+ *     byte permutes over the table's 16 bytes (lut16).
+ * The results are the same floats as the one-byte-at-a-time formulas, bit for bit: the
+ * host build runs this same code (prmt below is __byte_perm's definition), and the test
+ * cuda_decoders holds it to the CPU's dequantizers.
  * ---------------------------------------------------------------------------------------- */
 template <int T> struct Dq;
 
+/* __byte_perm(x, y, s) for selectors 0..7: result byte i = byte (s >> 4i & 7) of y:x */
+INFER_CUDA_HD uint32_t prmt(uint32_t x, uint32_t y, uint32_t s) {
+#ifdef __CUDA_ARCH__
+    return __byte_perm(x, y, s);
+#else
+    const uint64_t v = (uint64_t)y << 32 | x;
+    uint32_t r = 0;
+    for (int i = 0; i < 4; i++) r |= (uint32_t)(v >> (8 * ((s >> (4 * i)) & 7)) & 255) << (8 * i);
+    return r;
+#endif
+}
+/* byte k (0..3) of v, minus off, as a float (exact) */
+INFER_CUDA_HD float byte_f(uint32_t v, int k, float off) { return bits_float(prmt(v, 0x4B000000u, 0x7540u | (uint32_t)k)) - (8388608.0f + off); }
+/* 4 little-endian bytes at p, p 2-byte aligned (two 16-bit loads), or any p (ld1) */
+INFER_CUDA_HD uint32_t ld2(const uint8_t *p) {
+#ifdef __CUDA_ARCH__
+    const uint16_t *h = (const uint16_t *)p;
+    return (uint32_t)h[0] | (uint32_t)h[1] << 16;
+#else
+    return u32_le(p);
+#endif
+}
+INFER_CUDA_HD uint32_t ld1(const uint8_t *p) { return u32_le(p); }
+/* 16 bytes at a 16-byte aligned p, as 4 words */
+INFER_CUDA_HD void ld16(const uint8_t *p, uint32_t *w) {
+#ifdef __CUDA_ARCH__
+    const uint4 v = *(const uint4 *)p;
+    w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
+#else
+    for (int i = 0; i < 4; i++) w[i] = u32_le(p + 4 * i);
+#endif
+}
+/* the 4 bytes of q (each 0..15) looked up in a 16-entry table of int8 values stored + 128
+ * (t: its 16 bytes as 4 words): bytes 0..7 of the table by one permute, 8..15 by another,
+ * the code's bit 3 picks */
+INFER_CUDA_HD uint32_t lut16(uint32_t q, const uint32_t *t) {
+    uint32_t s = q & 0x07070707u;
+    s |= s >> 4;
+    s = (s & 0xFFu) | (s >> 8 & 0xFF00u);             /* the 4 byte indices as 4 nibbles */
+    const uint32_t lo = prmt(t[0], t[1], s), hi = prmt(t[2], t[3], s), m = (q >> 3 & 0x01010101u) * 0xFFu;
+    return (hi & m) | (lo & ~m);
+}
+#define INFER_CUDA_LUTW(a, b, c, d) ((uint32_t)((a) + 128) | (uint32_t)((b) + 128) << 8 | (uint32_t)((c) + 128) << 16 | (uint32_t)((d) + 128) << 24)
+#define INFER_CUDA_FP4_LUT { INFER_CUDA_LUTW(0, 1, 2, 3), INFER_CUDA_LUTW(4, 6, 8, 12), INFER_CUDA_LUTW(0, -1, -2, -3), INFER_CUDA_LUTW(-4, -6, -8, -12) }
+#define INFER_CUDA_IQ4_LUT { INFER_CUDA_LUTW(-127, -104, -83, -65), INFER_CUDA_LUTW(-49, -35, -22, -10), INFER_CUDA_LUTW(1, 13, 25, 38), \
+                             INFER_CUDA_LUTW(53, 69, 89, 113) }
+__constant__ uint32_t k_fp4_lut_dev[4] = INFER_CUDA_FP4_LUT, k_iq4_lut_dev[4] = INFER_CUDA_IQ4_LUT;
+#ifdef __CUDA_ARCH__
+#define k_fp4_lut k_fp4_lut_dev
+#define k_iq4_lut k_iq4_lut_dev
+#else
+static const uint32_t k_fp4_lut_host[4] = INFER_CUDA_FP4_LUT, k_iq4_lut_host[4] = INFER_CUDA_IQ4_LUT;
+#define k_fp4_lut k_fp4_lut_host
+#define k_iq4_lut k_iq4_lut_host
+#endif
+/* 16 bytes of 4-bit codes (4 words): w[j] = lo nibble of byte j, w[j + 16] = hi nibble, each
+ * looked up in `lut` and times d (the layout of Q4_0, IQ4_NL, MXFP4 and an IQ4_XS chunk) */
+INFER_CUDA_HD void nibbles_lut(const uint32_t *q, const uint32_t *lut, float d, float *w) {
+    uint32_t t[4];
+    for (int i = 0; i < 4; i++) t[i] = lut[i];
+INFER_CUDA_UNROLL
+    for (int i = 0; i < 4; i++) {
+        const uint32_t lo = lut16(q[i] & 0x0F0F0F0Fu, t), hi = lut16(q[i] >> 4 & 0x0F0F0F0Fu, t);
+INFER_CUDA_UNROLL
+        for (int k = 0; k < 4; k++) { w[4 * i + k] = byte_f(lo, k, 128.0f) * d; w[16 + 4 * i + k] = byte_f(hi, k, 128.0f) * d; }
+    }
+}
+
+/* F32, F16, BF16: a whole, 16-byte aligned chunk in 16-byte loads; else element by element */
 template <> struct Dq<INFER_TYPE_F32> {
     static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int K, float *w) {
         const float *r = (const float *)row + 32 * c;
+        if (32 * c + 32 <= K && ((uintptr_t)r & 15) == 0) {
+INFER_CUDA_UNROLL
+            for (int i = 0; i < 8; i++) {
+                uint32_t v[4];
+                ld16((const uint8_t *)(r + 4 * i), v);
+INFER_CUDA_UNROLL
+                for (int j = 0; j < 4; j++) w[4 * i + j] = bits_float(v[j]);
+            }
+            return;
+        }
 INFER_CUDA_UNROLL
         for (int i = 0; i < 32; i++) w[i] = 32 * c + i < K ? r[i] : 0.0f;
     }
 };
-template <> struct Dq<INFER_TYPE_F16> {
-    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int K, float *w) {
-        const infer_half *r = (const infer_half *)row + 32 * c;
+template <int BF> INFER_CUDA_HD float half_bits(uint32_t h) { return BF ? bf16((uint16_t)h) : f16((infer_half)h); }
+template <int BF> INFER_CUDA_HD void chunk16(const uint8_t *row, int c, int K, float *w) {
+    const uint16_t *r = (const uint16_t *)row + 32 * c;
+    if (32 * c + 32 <= K && ((uintptr_t)r & 15) == 0) {
 INFER_CUDA_UNROLL
-        for (int i = 0; i < 32; i++) w[i] = 32 * c + i < K ? f16(r[i]) : 0.0f;
+        for (int i = 0; i < 4; i++) {
+            uint32_t v[4];
+            ld16((const uint8_t *)(r + 8 * i), v);
+INFER_CUDA_UNROLL
+            for (int j = 0; j < 4; j++) { w[8 * i + 2 * j] = half_bits<BF>(v[j] & 0xFFFFu); w[8 * i + 2 * j + 1] = half_bits<BF>(v[j] >> 16); }
+        }
+        return;
     }
+INFER_CUDA_UNROLL
+    for (int i = 0; i < 32; i++) w[i] = 32 * c + i < K ? half_bits<BF>(r[i]) : 0.0f;
+}
+template <> struct Dq<INFER_TYPE_F16> {
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int K, float *w) { chunk16<0>(row, c, K, w); }
 };
 template <> struct Dq<INFER_TYPE_BF16> {
-    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int K, float *w) {
-        const uint16_t *r = (const uint16_t *)row + 32 * c;
-INFER_CUDA_UNROLL
-        for (int i = 0; i < 32; i++) w[i] = 32 * c + i < K ? bf16(r[i]) : 0.0f;
-    }
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int K, float *w) { chunk16<1>(row, c, K, w); }
 };
 /* Q4_0: x = (q - 8) d; byte j holds elements j (low nibble) and j + 16 */
 template <> struct Dq<INFER_TYPE_Q4_0> {
@@ -293,7 +601,11 @@ template <> struct Dq<INFER_TYPE_Q4_0> {
         const infer_block_q4_0 *b = (const infer_block_q4_0 *)row + c;
         const float d = f16(b->d);
 INFER_CUDA_UNROLL
-        for (int j = 0; j < 16; j++) { w[j] = (float)((b->qs[j] & 15) - 8) * d; w[j + 16] = (float)((b->qs[j] >> 4) - 8) * d; }
+        for (int i = 0; i < 4; i++) {
+            const uint32_t q = ld2(b->qs + 4 * i), lo = q & 0x0F0F0F0Fu, hi = q >> 4 & 0x0F0F0F0Fu;
+INFER_CUDA_UNROLL
+            for (int k = 0; k < 4; k++) { w[4 * i + k] = byte_f(lo, k, 8.0f) * d; w[16 + 4 * i + k] = byte_f(hi, k, 8.0f) * d; }
+        }
     }
 };
 /* Q4_1: x = q d + m */
@@ -302,19 +614,27 @@ template <> struct Dq<INFER_TYPE_Q4_1> {
         const infer_block_q4_1 *b = (const infer_block_q4_1 *)row + c;
         const float d = f16(b->d), m = f16(b->m);
 INFER_CUDA_UNROLL
-        for (int j = 0; j < 16; j++) { w[j] = (float)(b->qs[j] & 15) * d + m; w[j + 16] = (float)(b->qs[j] >> 4) * d + m; }
+        for (int i = 0; i < 4; i++) {
+            const uint32_t q = ld2(b->qs + 4 * i), lo = q & 0x0F0F0F0Fu, hi = q >> 4 & 0x0F0F0F0Fu;
+INFER_CUDA_UNROLL
+            for (int k = 0; k < 4; k++) { w[4 * i + k] = byte_f(lo, k, 0.0f) * d + m; w[16 + 4 * i + k] = byte_f(hi, k, 0.0f) * d + m; }
+        }
     }
 };
+/* bit 4 of byte k = bit k of h (h < 16): the fifth bits of 4 consecutive elements */
+INFER_CUDA_HD uint32_t spread4(uint32_t h) { return (h & 1) << 4 | (h & 2) << 11 | (h & 4) << 18 | (h & 8) << 25; }
 /* Q5_0: x = (q - 16) d, the fifth bit of element k is bit k of qh (a u32 at an odd offset) */
 template <> struct Dq<INFER_TYPE_Q5_0> {
     static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_q5_0 *b = (const infer_block_q5_0 *)row + c;
         const float d = f16(b->d);
-        const uint32_t qh = u32_le(b->qh);
+        const uint32_t qh = ld2(b->qh);
 INFER_CUDA_UNROLL
-        for (int j = 0; j < 16; j++) {
-            w[j] = (float)(((b->qs[j] & 15) | (int)((qh >> j) << 4 & 16)) - 16) * d;
-            w[j + 16] = (float)(((b->qs[j] >> 4) | (int)((qh >> (j + 12)) & 16)) - 16) * d;
+        for (int i = 0; i < 4; i++) {
+            const uint32_t q = ld2(b->qs + 4 * i);
+            const uint32_t lo = (q & 0x0F0F0F0Fu) | spread4(qh >> (4 * i) & 15), hi = (q >> 4 & 0x0F0F0F0Fu) | spread4(qh >> (16 + 4 * i) & 15);
+INFER_CUDA_UNROLL
+            for (int k = 0; k < 4; k++) { w[4 * i + k] = byte_f(lo, k, 16.0f) * d; w[16 + 4 * i + k] = byte_f(hi, k, 16.0f) * d; }
         }
     }
 };
@@ -323,21 +643,27 @@ template <> struct Dq<INFER_TYPE_Q5_1> {
     static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_q5_1 *b = (const infer_block_q5_1 *)row + c;
         const float d = f16(b->d), m = f16(b->m);
-        const uint32_t qh = u32_le(b->qh);
+        const uint32_t qh = ld2(b->qh);
 INFER_CUDA_UNROLL
-        for (int j = 0; j < 16; j++) {
-            w[j] = (float)((b->qs[j] & 15) | (int)((qh >> j) << 4 & 16)) * d + m;
-            w[j + 16] = (float)((b->qs[j] >> 4) | (int)((qh >> (j + 12)) & 16)) * d + m;
+        for (int i = 0; i < 4; i++) {
+            const uint32_t q = ld2(b->qs + 4 * i);
+            const uint32_t lo = (q & 0x0F0F0F0Fu) | spread4(qh >> (4 * i) & 15), hi = (q >> 4 & 0x0F0F0F0Fu) | spread4(qh >> (16 + 4 * i) & 15);
+INFER_CUDA_UNROLL
+            for (int k = 0; k < 4; k++) { w[4 * i + k] = byte_f(lo, k, 0.0f) * d + m; w[16 + 4 * i + k] = byte_f(hi, k, 0.0f) * d + m; }
         }
     }
 };
-/* Q8_0: x = q d */
+/* Q8_0: x = q d; the signed bytes are read offset by 128 (q ^ 0x80 = q + 128) */
 template <> struct Dq<INFER_TYPE_Q8_0> {
     static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_q8_0 *b = (const infer_block_q8_0 *)row + c;
         const float d = f16(b->d);
 INFER_CUDA_UNROLL
-        for (int j = 0; j < 32; j++) w[j] = (float)b->qs[j] * d;
+        for (int i = 0; i < 8; i++) {
+            const uint32_t q = ld2((const uint8_t *)b->qs + 4 * i) ^ 0x80808080u;
+INFER_CUDA_UNROLL
+            for (int k = 0; k < 4; k++) w[4 * i + k] = byte_f(q, k, 128.0f) * d;
+        }
     }
 };
 
@@ -393,11 +719,17 @@ template <> struct Dq<INFER_TYPE_Q4_K> {
         int sc, m;
         k4_scale_min(b->scales, j, &sc, &m);
         const float dl = f16(b->d) * (float)sc, ml = f16(b->dmin) * (float)m;
+        const uint8_t *qs = b->qs + 32 * (j >> 1);
+        const int sh = 4 * (j & 1);
 INFER_CUDA_UNROLL
-        for (int i = 0; i < 32; i++) w[i] = dl * (float)q4k_nibble(b->qs, 32 * j + i) - ml;
+        for (int i = 0; i < 8; i++) {
+            const uint32_t q = ld2(qs + 4 * i) >> sh & 0x0F0F0F0Fu;
+INFER_CUDA_UNROLL
+            for (int k = 0; k < 4; k++) w[4 * i + k] = dl * byte_f(q, k, 0.0f) - ml;
+        }
     }
 };
-/* Q5_K: Q4_K plus a fifth bit */
+/* Q5_K: Q4_K plus a fifth bit: bit j of qh[i] for element 32 j + i */
 template <> struct Dq<INFER_TYPE_Q5_K> {
     static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_q5_k *b = (const infer_block_q5_k *)row + c / 8;
@@ -405,10 +737,13 @@ template <> struct Dq<INFER_TYPE_Q5_K> {
         int sc, m;
         k4_scale_min(b->scales, j, &sc, &m);
         const float dl = f16(b->d) * (float)sc, ml = f16(b->dmin) * (float)m;
+        const uint8_t *qs = b->qs + 32 * (j >> 1);
+        const int sh = 4 * (j & 1);
 INFER_CUDA_UNROLL
-        for (int i = 0; i < 32; i++) {
-            const int e = 32 * j + i;
-            w[i] = dl * (float)(q4k_nibble(b->qs, e) + 16 * hibit(b->qh, e)) - ml;
+        for (int i = 0; i < 8; i++) {
+            const uint32_t q = (ld2(qs + 4 * i) >> sh & 0x0F0F0F0Fu) | (ld2(b->qh + 4 * i) >> j & 0x01010101u) << 4;
+INFER_CUDA_UNROLL
+            for (int k = 0; k < 4; k++) w[4 * i + k] = dl * byte_f(q, k, 0.0f) - ml;
         }
     }
 };
@@ -419,11 +754,12 @@ template <> struct Dq<INFER_TYPE_Q6_K> {
         const float d = f16(b->d);
         const int e0 = 32 * (c % 8), h = e0 >> 7, k = (e0 >> 5) & 3;   /* one (half, k) per chunk */
         const uint8_t *ql = b->ql + 64 * h + 32 * (k & 1), *qh = b->qh + 32 * h;
+        const float dl0 = d * (float)b->scales[e0 / 16], dl1 = d * (float)b->scales[e0 / 16 + 1];
 INFER_CUDA_UNROLL
-        for (int l = 0; l < 32; l++) {
-            const int code = ((ql[l] >> (4 * (k >> 1))) & 15) | ((qh[l] >> (2 * k)) & 3) << 4;
-            const float dl = d * (float)b->scales[(e0 + l) / 16];
-            w[l] = dl * (float)(code - 32);
+        for (int i = 0; i < 8; i++) {
+            const uint32_t code = (ld2(ql + 4 * i) >> (4 * (k >> 1)) & 0x0F0F0F0Fu) | (ld2(qh + 4 * i) >> (2 * k) & 0x03030303u) << 4;
+INFER_CUDA_UNROLL
+            for (int l = 0; l < 4; l++) w[4 * i + l] = (i < 4 ? dl0 : dl1) * byte_f(code, l, 32.0f);
         }
     }
 };
@@ -431,9 +767,9 @@ INFER_CUDA_UNROLL
 template <> struct Dq<INFER_TYPE_IQ4_NL> {
     static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_iq4_nl *b = (const infer_block_iq4_nl *)row + c;
-        const float d = f16(b->d);
-INFER_CUDA_UNROLL
-        for (int j = 0; j < 16; j++) { w[j] = d * (float)k_iq4nl[b->qs[j] & 15]; w[j + 16] = d * (float)k_iq4nl[b->qs[j] >> 4]; }
+        uint32_t q[4];
+        for (int i = 0; i < 4; i++) q[i] = ld2(b->qs + 4 * i);
+        nibbles_lut(q, k_iq4_lut, f16(b->d), w);
     }
 };
 /* IQ4_XS: w = d sc_j kvalues[q], 6-bit signed sub-block scales split over scales_l/_h */
@@ -442,10 +778,9 @@ template <> struct Dq<INFER_TYPE_IQ4_XS> {
         const infer_block_iq4_xs *b = (const infer_block_iq4_xs *)row + c / 8;
         const int j = c % 8;
         const int ls = ((b->scales_l[j >> 1] >> (4 * (j & 1))) & 15) | ((b->scales_h >> (2 * j)) & 3) << 4;
-        const float dl = f16(b->d) * (float)(ls - 32);
-        const uint8_t *qs = b->qs + 16 * j;
-INFER_CUDA_UNROLL
-        for (int i = 0; i < 16; i++) { w[i] = dl * (float)k_iq4nl[qs[i] & 15]; w[i + 16] = dl * (float)k_iq4nl[qs[i] >> 4]; }
+        uint32_t q[4];
+        for (int i = 0; i < 4; i++) q[i] = ld2(b->qs + 16 * j + 4 * i);
+        nibbles_lut(q, k_iq4_lut, f16(b->d) * (float)(ls - 32), w);
     }
 };
 /* TQ1_0: trits packed base 3, 5 per byte (4 in qh); trit k of a byte = top trit of
@@ -480,29 +815,39 @@ template <> struct Dq<INFER_TYPE_TQ2_0> {
         const int e0 = 32 * (c % 8), sh = 2 * (e0 % 128 / 32);
         const uint8_t *qs = b->qs + 32 * (e0 / 128);
 INFER_CUDA_UNROLL
-        for (int m = 0; m < 32; m++) w[m] = (float)(((qs[m] >> sh) & 3) - 1) * d;
+        for (int i = 0; i < 8; i++) {
+            const uint32_t q = ld2(qs + 4 * i) >> sh & 0x03030303u;
+INFER_CUDA_UNROLL
+            for (int k = 0; k < 4; k++) w[4 * i + k] = byte_f(q, k, 1.0f) * d;
+        }
     }
 };
-/* MXFP4: x = E2M1(code) 2^(e-127) */
+/* MXFP4: x = E2M1(code) 2^(e-127) (17-byte blocks: byte loads) */
 template <> struct Dq<INFER_TYPE_MXFP4> {
     static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_mxfp4 *b = (const infer_block_mxfp4 *)row + c;
-        const float d = e8m0_half(b->e);
-INFER_CUDA_UNROLL
-        for (int j = 0; j < 16; j++) { w[j] = (float)k_fp4[b->qs[j] & 15] * d; w[j + 16] = (float)k_fp4[b->qs[j] >> 4] * d; }
+        uint32_t q[4];
+        for (int i = 0; i < 4; i++) q[i] = ld1(b->qs + 4 * i);
+        nibbles_lut(q, k_fp4_lut, e8m0_half(b->e), w);
     }
 };
-/* NVFP4: 64 codes, a UE4M3 scale per 16; a chunk is sub-blocks 2h and 2h + 1 */
+/* NVFP4: 64 codes, a UE4M3 scale per 16; a chunk is sub-blocks 2h and 2h + 1, each 8 bytes
+ * whose low nibbles are its elements 0..7 and high nibbles 8..15 */
 template <> struct Dq<INFER_TYPE_NVFP4> {
     static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_nvfp4 *b = (const infer_block_nvfp4 *)row + c / 2;
+        uint32_t t[4];
+        for (int i = 0; i < 4; i++) t[i] = k_fp4_lut[i];
 INFER_CUDA_UNROLL
-        for (int t = 0; t < 2; t++) {
-            const int s = 2 * (c % 2) + t;
+        for (int u = 0; u < 2; u++) {
+            const int s = 2 * (c % 2) + u;
             const float d = ue4m3_half(b->d[s]);
-            const uint8_t *q = b->qs + 8 * s;
 INFER_CUDA_UNROLL
-            for (int j = 0; j < 8; j++) { w[16 * t + j] = (float)k_fp4[q[j] & 15] * d; w[16 * t + j + 8] = (float)k_fp4[q[j] >> 4] * d; }
+            for (int i = 0; i < 2; i++) {
+                const uint32_t q = ld1(b->qs + 8 * s + 4 * i), lo = lut16(q & 0x0F0F0F0Fu, t), hi = lut16(q >> 4 & 0x0F0F0F0Fu, t);
+INFER_CUDA_UNROLL
+                for (int k = 0; k < 4; k++) { w[16 * u + 4 * i + k] = byte_f(lo, k, 128.0f) * d; w[16 * u + 8 + 4 * i + k] = byte_f(hi, k, 128.0f) * d; }
+            }
         }
     }
 };
@@ -563,6 +908,7 @@ __device__ __forceinline__ void warp_dot_rows(const uint8_t *wrow, const float *
     const int lane = threadIdx.x & 31, nch = (K + 31) / 32;
 INFER_CUDA_UNROLL
     for (int r = 0; r < R; r++) acc[r] = 0.0f;
+INFER_CUDA_UNROLL2
     for (int c = lane; c < nch; c += 32) {
         float w[32];
         Dq<T>::chunk(wrow, c, K, w);
@@ -582,8 +928,9 @@ INFER_CUDA_UNROLL
             } else if (n == 32) {
 INFER_CUDA_UNROLL
                 for (int i = 0; i < 32; i++) s += w[i] * xr[i];
-            } else {
-                for (int i = 0; i < n; i++) s += w[i] * xr[i];
+            } else {                  /* unrolled with a test: w[] stays in registers */
+INFER_CUDA_UNROLL
+                for (int i = 0; i < 32; i++) if (i < n) s += w[i] * xr[i];
             }
             acc[r] += s;
         }
@@ -592,11 +939,30 @@ INFER_CUDA_UNROLL
     for (int r = 0; r < R; r++) acc[r] = warp_sum(acc[r]);
 }
 
-/* decode-sized matmul: one warp per output column n, rows [blockIdx.y * R, + R) */
+/* Decode-sized matmul: one warp per output column, rows [blockIdx.y * R, + R). One launch
+ * serves up to 4 weights that read the same x (matmul_n: a layer's q, k and v, or gate and
+ * up): their output columns are numbered one after another, start[j] .. start[j+1] being
+ * weight j's, so the launch's blocks cover all of them. */
+#define INFER_CUDA_MV_MAXW 4
+typedef struct infer_cuda_mv {
+    const uint8_t *W[INFER_CUDA_MV_MAXW];
+    float *out[INFER_CUDA_MV_MAXW];
+    float scale[INFER_CUDA_MV_MAXW];
+    int start[INFER_CUDA_MV_MAXW + 1];
+    int n;
+} infer_cuda_mv;
 template <int T, int R>
-__global__ void k_matvec(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, int rows, float scale) {
-    const int n = blockIdx.x * INFER_CUDA_MV_WARPS + (threadIdx.x >> 5), r0 = blockIdx.y * R;
-    if (n >= N) return;
+__global__ void __launch_bounds__(32 * INFER_CUDA_MV_WARPS) k_matvec(infer_cuda_mv mv, size_t row_bytes, const float *x, int K, int rows) {
+    const int g = blockIdx.x * INFER_CUDA_MV_WARPS + (threadIdx.x >> 5), r0 = blockIdx.y * R;
+    /* which weight: constant indices only, so the parameters are not copied to local memory */
+    const uint8_t *W = mv.W[0];
+    float *out = mv.out[0], scale = mv.scale[0];
+    int s0 = 0, s1 = mv.start[1];
+INFER_CUDA_UNROLL
+    for (int i = 1; i < INFER_CUDA_MV_MAXW; i++)
+        if (i < mv.n && g >= mv.start[i]) { W = mv.W[i]; out = mv.out[i]; scale = mv.scale[i]; s0 = mv.start[i]; s1 = mv.start[i + 1]; }
+    if (g >= s1) return;
+    const int n = g - s0, N = s1 - s0;
     const int nr = rows - r0 < R ? rows - r0 : R;
     float acc[R];
     warp_dot_rows<T, R>(W + (size_t)n * row_bytes, x + (size_t)r0 * K, (size_t)K, K, nr, acc);
@@ -816,9 +1182,27 @@ __global__ void k_embed(float *out, const uint8_t *table, size_t row_bytes, cons
     const int t = tokens[r];
     float w[32];
     if (t >= 0 && t < V) Dq<T>::chunk(table + (size_t)t * row_bytes, c, K, w);
-    else for (int i = 0; i < 32; i++) w[i] = 0.0f;
+    else
+INFER_CUDA_UNROLL
+        for (int i = 0; i < 32; i++) w[i] = 0.0f;
     float *o = out + (size_t)r * K + 32 * c;
-    for (int i = 0; i < 32 && 32 * c + i < K; i++) o[i] = w[i] * scale;
+INFER_CUDA_UNROLL
+    for (int i = 0; i < 32; i++) if (32 * c + i < K) o[i] = w[i] * scale;
+}
+
+/* rows <= INFER_CUDA_MV_ROWS against the weights of mv (one type, one K) */
+static void infer_cuda_matvec(infer_cuda_ctx *c, infer_type t, const infer_cuda_mv &mv, size_t rb, const float *x, int K, int rows) {
+    const dim3 grid((mv.start[mv.n] + INFER_CUDA_MV_WARPS - 1) / INFER_CUDA_MV_WARPS, rows > 1 ? (rows + INFER_CUDA_MV_ROWS - 1) / INFER_CUDA_MV_ROWS : 1);
+    switch (t) {
+#define INFER_CUDA_CASE(n) case INFER_TYPE_##n: \
+    if (rows == 1) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c, k_matvec<INFER_TYPE_##n, 1>)(mv, rb, x, K, rows); \
+    else INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c, k_matvec<INFER_TYPE_##n, INFER_CUDA_MV_ROWS>)(mv, rb, x, K, rows); \
+    break;
+    INFER_CUDA_TYPES(INFER_CUDA_CASE)
+#undef INFER_CUDA_CASE
+    default: infer_cuda_record(c, cudaErrorNotSupported, "matmul: weight type without kernels"); return;
+    }
+    INFER_CUDA_LAUNCHED(c, "matmul");
 }
 
 static void infer_cuda_matmul(void *ctx, float *out, const infer_tensor *w, const float *x, int rows) {
@@ -827,35 +1211,46 @@ static void infer_cuda_matmul(void *ctx, float *out, const infer_tensor *w, cons
     const size_t rb = infer_type_row_size(w->type, K);
     const uint8_t *W = (const uint8_t *)w->data;
     if (rows <= 0) return;
-    if (rows == 1) {
-        dim3 grid((N + INFER_CUDA_MV_WARPS - 1) / INFER_CUDA_MV_WARPS, 1);
-        switch (w->type) {
-#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c->stream, k_matvec<INFER_TYPE_##t, 1>)(out, W, rb, x, K, N, rows, w->scale); break;
-        INFER_CUDA_TYPES(INFER_CUDA_CASE)
-#undef INFER_CUDA_CASE
-        default: infer_cuda_record(c, cudaErrorNotSupported, "matmul: weight type without kernels"); return;
-        }
-    } else if (rows <= INFER_CUDA_MV_ROWS) {
-        dim3 grid((N + INFER_CUDA_MV_WARPS - 1) / INFER_CUDA_MV_WARPS, 1);
-        switch (w->type) {
-#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c->stream, k_matvec<INFER_TYPE_##t, INFER_CUDA_MV_ROWS>)(out, W, rb, x, K, N, rows, w->scale); break;
-        INFER_CUDA_TYPES(INFER_CUDA_CASE)
-#undef INFER_CUDA_CASE
-        default: infer_cuda_record(c, cudaErrorNotSupported, "matmul: weight type without kernels"); return;
-        }
+    if (rows <= INFER_CUDA_MV_ROWS) {
+        infer_cuda_mv mv;
+        memset(&mv, 0, sizeof mv);
+        mv.W[0] = W; mv.out[0] = out; mv.scale[0] = w->scale; mv.start[1] = N; mv.n = 1;
+        infer_cuda_matvec(c, w->type, mv, rb, x, K, rows);
     } else {
         dim3 grid((N + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE, (rows + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE);
         switch (w->type) {
 #define INFER_CUDA_CASE(t) case INFER_TYPE_##t: \
-        if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c->stream, k_matmul_tiled<INFER_TYPE_##t, 0>)(out, W, rb, x, K, N, rows, w->scale); \
-        else INFER_CUDA_LAUNCH(grid, 256, 0, c->stream, k_matmul_tiled<INFER_TYPE_##t, 1>)(out, W, rb, x, K, N, rows, w->scale); \
+        if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<INFER_TYPE_##t, 0>)(out, W, rb, x, K, N, rows, w->scale); \
+        else INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<INFER_TYPE_##t, 1>)(out, W, rb, x, K, N, rows, w->scale); \
         break;
         INFER_CUDA_TYPES(INFER_CUDA_CASE)
 #undef INFER_CUDA_CASE
         default: infer_cuda_record(c, cudaErrorNotSupported, "matmul: weight type without kernels"); return;
         }
+        INFER_CUDA_LAUNCHED(c, "matmul");
     }
-    INFER_CUDA_LAUNCHED(c, "matmul");
+}
+
+/* n weights reading the same x: one launch for a decode step when they share a type and K */
+static void infer_cuda_matmul_n(void *ctx, int n, float *const *out, const infer_tensor *const *w, const float *x, int rows) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    int same = n >= 1 && n <= INFER_CUDA_MV_MAXW && rows >= 1 && rows <= INFER_CUDA_MV_ROWS;
+    for (int i = 1; same && i < n; i++) same = w[i]->type == w[0]->type && w[i]->ne[0] == w[0]->ne[0];
+    if (!same) {
+        for (int i = 0; i < n; i++) infer_cuda_matmul(ctx, out[i], w[i], x, rows);
+        return;
+    }
+    infer_cuda_mv mv;
+    memset(&mv, 0, sizeof mv);
+    for (int i = 0; i < n; i++) {
+        mv.W[i] = (const uint8_t *)w[i]->data;
+        mv.out[i] = out[i];
+        mv.scale[i] = w[i]->scale;
+        mv.start[i + 1] = mv.start[i] + (int)w[i]->ne[1];
+    }
+    mv.n = n;
+    const int K = (int)w[0]->ne[0];
+    infer_cuda_matvec(c, w[0]->type, mv, infer_type_row_size(w[0]->type, K), x, K, rows);
 }
 
 static int infer_cuda_reserve(infer_cuda_ctx *c, size_t bytes);
@@ -869,13 +1264,13 @@ static void infer_cuda_matmul_id(void *ctx, float *out, const infer_tensor *w, c
     if (rows > INFER_CUDA_MV_ROWS) {            /* a prompt: group the rows by expert, then tiles */
         if (!infer_cuda_reserve(c, ((size_t)E + 1 + (size_t)E + (size_t)n_out) * sizeof(int32_t))) return;
         int32_t *start = (int32_t *)c->scratch, *fill = start + E + 1, *order = fill + E;
-        INFER_CUDA_LAUNCH(1, 1024, 0, c->stream, k_moe_group)(ids, n_out, E, start, fill, order);
+        INFER_CUDA_LAUNCH(1, 1024, 0, c, k_moe_group)(ids, n_out, E, start, fill, order);
         INFER_CUDA_LAUNCHED(c, "matmul_id (grouping)");
         dim3 grid((N + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE, (n_out + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE, E);
         switch (w->type) {
 #define INFER_CUDA_CASE(t) case INFER_TYPE_##t: \
-        if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c->stream, k_matmul_id_tiled<INFER_TYPE_##t, 0>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale); \
-        else INFER_CUDA_LAUNCH(grid, 256, 0, c->stream, k_matmul_id_tiled<INFER_TYPE_##t, 1>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale); \
+        if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_id_tiled<INFER_TYPE_##t, 0>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale); \
+        else INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_id_tiled<INFER_TYPE_##t, 1>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale); \
         break;
         INFER_CUDA_TYPES(INFER_CUDA_CASE)
 #undef INFER_CUDA_CASE
@@ -886,7 +1281,7 @@ static void infer_cuda_matmul_id(void *ctx, float *out, const infer_tensor *w, c
     }
     dim3 grid((N + INFER_CUDA_MV_WARPS - 1) / INFER_CUDA_MV_WARPS, rows * n_used);
     switch (w->type) {
-#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c->stream, k_matmul_id<INFER_TYPE_##t>)(out, W, rb, x, ids, K, N, E, n_used, x_per_slot, w->scale); break;
+#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c, k_matmul_id<INFER_TYPE_##t>)(out, W, rb, x, ids, K, N, E, n_used, x_per_slot, w->scale); break;
     INFER_CUDA_TYPES(INFER_CUDA_CASE)
 #undef INFER_CUDA_CASE
     default: infer_cuda_record(c, cudaErrorNotSupported, "matmul_id: weight type without kernels"); return;
@@ -902,7 +1297,7 @@ static void infer_cuda_embed(void *ctx, float *out, const infer_tensor *table, c
     if (rows <= 0) return;
     dim3 grid((nch + 127) / 128, rows);
     switch (table->type) {
-#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: INFER_CUDA_LAUNCH(grid, 128, 0, c->stream, k_embed<INFER_TYPE_##t>)(out, W, rb, tokens, K, V, table->scale); break;
+#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: INFER_CUDA_LAUNCH(grid, 128, 0, c, k_embed<INFER_TYPE_##t>)(out, W, rb, tokens, K, V, table->scale); break;
     INFER_CUDA_TYPES(INFER_CUDA_CASE)
 #undef INFER_CUDA_CASE
     default: infer_cuda_record(c, cudaErrorNotSupported, "embed: weight type without kernels"); return;
@@ -913,8 +1308,10 @@ static void infer_cuda_embed(void *ctx, float *out, const infer_tensor *table, c
 /* ------------------------------------------------------------------------------------------
  * Norms and elementwise ops.
  * ---------------------------------------------------------------------------------------- */
-/* RMSNorm, a block per row: out = x / sqrt(mean(x^2) + eps) * w, the sum of squares in
- * double as on the CPU. In place is fine: each thread reads and writes only its elements. */
+/* RMSNorm: out = x / sqrt(mean(x^2) + eps) * w, the sum of squares in double as on the CPU.
+ * Block (r, part) normalises part `part` of row r's elements; every block of a row sums the
+ * whole row itself (a few KiB from L2), so a decode step's one row still spreads over
+ * several blocks. In place (out == x) a row has one part: a block reads only what it writes. */
 __global__ void k_rmsnorm(float *out, const float *x, const float *w, int dim, float eps) {
     const float *xr = x + (size_t)blockIdx.x * dim;
     float *o = out + (size_t)blockIdx.x * dim;
@@ -922,12 +1319,16 @@ __global__ void k_rmsnorm(float *out, const float *x, const float *w, int dim, f
     for (int i = threadIdx.x; i < dim; i += blockDim.x) ss += (double)xr[i] * xr[i];
     ss = block_sum(ss);
     const float scale = (float)(1.0 / sqrt(ss / dim + eps));
-    for (int i = threadIdx.x; i < dim; i += blockDim.x) o[i] = xr[i] * scale * (w ? w[i] : 1.0f);
+    const int per = (dim + gridDim.y - 1) / gridDim.y, i0 = blockIdx.y * per, i1 = i0 + per < dim ? i0 + per : dim;
+    for (int i = i0 + threadIdx.x; i < i1; i += blockDim.x) o[i] = xr[i] * scale * (w ? w[i] : 1.0f);
 }
 static void infer_cuda_rmsnorm(void *ctx, float *out, const float *x, const float *w, int rows, int dim, float eps) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (rows <= 0) return;
-    INFER_CUDA_LAUNCH(rows, dim >= 1024 ? 256 : 128, 0, c->stream, k_rmsnorm)(out, x, w, dim, eps);
+    int parts = out == x || rows >= infer_cuda_sms ? 1 : dim / 256;
+    if (parts > 8) parts = 8;
+    if (parts < 1) parts = 1;
+    INFER_CUDA_LAUNCH(dim3(rows, parts), dim >= 1024 ? 256 : 128, 0, c, k_rmsnorm)(out, x, w, dim, eps);
     INFER_CUDA_LAUNCHED(c, "rmsnorm");
 }
 
@@ -943,7 +1344,7 @@ __global__ void k_l2norm(float *x, int dim, float eps) {
 static void infer_cuda_l2norm(void *ctx, float *x, int rows, int dim, float eps) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (rows <= 0) return;
-    INFER_CUDA_LAUNCH(rows, 128, 0, c->stream, k_l2norm)(x, dim, eps);
+    INFER_CUDA_LAUNCH(rows, 128, 0, c, k_l2norm)(x, dim, eps);
     INFER_CUDA_LAUNCHED(c, "l2norm");
 }
 
@@ -994,47 +1395,48 @@ __global__ void k_deltanet_gates(float *g, float *beta, const float *dt_bias, co
 static void infer_cuda_add(void *ctx, float *y, const float *x, int64_t n) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (n <= 0) return;
-    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_add)(y, x, n);
+    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c, k_add)(y, x, n);
     INFER_CUDA_LAUNCHED(c, "add");
 }
 static void infer_cuda_add_rows(void *ctx, float *y, const float *b, int rows, int dim) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     const int64_t n = (int64_t)rows * dim;
     if (n <= 0) return;
-    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_add_rows)(y, b, n, dim);
+    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c, k_add_rows)(y, b, n, dim);
     INFER_CUDA_LAUNCHED(c, "add_rows");
 }
 static void infer_cuda_glu(void *ctx, float *out, const float *gate, const float *up, int64_t n, int act, float limit) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (n <= 0) return;
-    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_glu)(out, gate, up, n, act, limit);
+    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c, k_glu)(out, gate, up, n, act, limit);
     INFER_CUDA_LAUNCHED(c, "glu");
 }
 static void infer_cuda_mul_sigmoid(void *ctx, float *y, const float *g, int rows, int dim, int g_cols) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     const int64_t n = (int64_t)rows * dim;
     if (n <= 0) return;
-    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_mul_sigmoid)(y, g, n, dim, g_cols);
+    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c, k_mul_sigmoid)(y, g, n, dim, g_cols);
     INFER_CUDA_LAUNCHED(c, "mul_sigmoid");
 }
 static void infer_cuda_moe_sum(void *ctx, float *out, const float *y, const float *w, int rows, int n_used, int dim) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     const int64_t n = (int64_t)rows * dim;
     if (n <= 0) return;
-    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_moe_sum)(out, y, w, n, n_used, dim);
+    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c, k_moe_sum)(out, y, w, n, n_used, dim);
     INFER_CUDA_LAUNCHED(c, "moe_sum");
 }
 static void infer_cuda_deltanet_gates(void *ctx, float *g, float *beta, const float *dt_bias, const float *a, int rows, int n_v) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     const int64_t n = (int64_t)rows * n_v;
     if (n <= 0) return;
-    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_deltanet_gates)(g, beta, dt_bias, a, n, n_v);
+    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c, k_deltanet_gates)(g, beta, dt_bias, a, n, n_v);
     INFER_CUDA_LAUNCHED(c, "deltanet_gates");
 }
 
 /* ------------------------------------------------------------------------------------------
- * RoPE. One thread per (row, pair i), looping over the heads: theta is computed once per
- * pair, in double, with the CPU's formula (>>cpu, infer__rope_apply):
+ * RoPE. One thread per (row, head, pair i): theta is computed by every thread (the heads'
+ * threads of a pair compute the same one), in double, with the CPU's formula (>>cpu,
+ * infer__rope_apply):
  *   theta_base = pos * base^(-2i/n_rot) / freq_factors[i],  theta = freq_scale * theta_base,
  *   YaRN: theta = theta (1 - ramp) + theta_base ramp, mscale *= 1 + 0.1 ln(1/freq_scale).
  * The rotated dims start at rot_first of each head (deepseek4 turns the last n_rot), and
@@ -1065,8 +1467,8 @@ __device__ int imrope_stream(int i, const int *sec) {
 __global__ void k_rope(float *x, int rows, int n_heads, int head_dim, const int32_t *pos, infer_cuda_rope rp) {
     const int half = rp.n_rot / 2;
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= (int64_t)rows * half) return;
-    const int r = (int)(t / half), i = (int)(t % half);
+    if (t >= (int64_t)rows * n_heads * half) return;
+    const int i = (int)(t % half), h = (int)(t / half % n_heads), r = (int)(t / half / n_heads);
     const int32_t p = pos[(size_t)(rp.multi ? imrope_stream(i, rp.sec) : 0) * rows + r];
     double theta_base = p * pow(rp.freq_base, -2.0 * i / rp.n_rot);
     if (rp.freq_factors) theta_base /= rp.freq_factors[i];
@@ -1079,12 +1481,10 @@ __global__ void k_rope(float *x, int rows, int n_heads, int head_dim, const int3
     }
     const float cs = (float)(cos(theta) * mscale), sn = (float)(sin(theta) * mscale) * (rp.inverse ? -1.0f : 1.0f);
     const int a = rp.neox ? i : 2 * i, b = rp.neox ? i + half : 2 * i + 1;
-    for (int h = 0; h < n_heads; h++) {
-        float *v = x + ((size_t)r * n_heads + h) * head_dim + rp.rot_first;
-        const float x0 = v[a], x1 = v[b];
-        v[a] = __fsub_rn(__fmul_rn(x0, cs), __fmul_rn(x1, sn));
-        v[b] = __fadd_rn(__fmul_rn(x0, sn), __fmul_rn(x1, cs));
-    }
+    float *v = x + ((size_t)r * n_heads + h) * head_dim + rp.rot_first;
+    const float x0 = v[a], x1 = v[b];
+    v[a] = __fsub_rn(__fmul_rn(x0, cs), __fmul_rn(x1, sn));
+    v[b] = __fadd_rn(__fmul_rn(x0, sn), __fmul_rn(x1, cs));
 }
 
 /* YaRN's correction dims, as the CPU computes them (float results of a double formula) */
@@ -1113,9 +1513,9 @@ static void infer_cuda_rope_launch(infer_cuda_ctx *c, float *x, int rows, int n_
         rp.yarn_mscale = 1 + 0.1 * log((double)(1 / r->freq_scale));
     }
     if (sections) { rp.multi = 1; for (int i = 0; i < 4; i++) rp.sec[i] = sections[i]; }
-    const int64_t n = (int64_t)rows * (r->n_rot / 2);
+    const int64_t n = (int64_t)rows * n_heads * (r->n_rot / 2);
     if (n <= 0) return;
-    INFER_CUDA_LAUNCH((unsigned)((n + 127) / 128), 128, 0, c->stream, k_rope)(x, rows, n_heads, head_dim, pos, rp);
+    INFER_CUDA_LAUNCH((unsigned)((n + 127) / 128), 128, 0, c, k_rope)(x, rows, n_heads, head_dim, pos, rp);
     INFER_CUDA_LAUNCHED(c, sections ? "rope_multi" : "rope");
 }
 static void infer_cuda_rope_op(void *ctx, float *x, int rows, int n_heads, int head_dim, const int32_t *pos, const infer_rope *r) {
@@ -1132,28 +1532,30 @@ static void infer_cuda_rope_multi(void *ctx, float *x, int rows, int n_heads, in
  * ---------------------------------------------------------------------------------------- */
 __device__ __forceinline__ size_t kv_row(const int32_t *table, int bs, int32_t p) { return (size_t)table[p / bs] * bs + p % bs; }
 
-/* a block per row r: k, v [rows, kv_dim] -> the pools, converted to F16 when the cache is,
+/* a thread per (row r, element): k, v [rows, kv_dim] -> the pools, converted to F16 when the cache is,
  * saturating at +-65504 as the CPU does (infer__f16_saturate: a NaN stays NaN); v NULL: keys
  * only (a cache whose values are its keys) */
 __device__ __forceinline__ float f16_saturate(float x) { return x > 65504.0f ? 65504.0f : x < -65504.0f ? -65504.0f : x; }
 __global__ void k_kv_store(void *kp, void *vp, int f16_cache, const int32_t *table, int bs, int kv_dim, const float *k, const float *v, const int32_t *pos) {
-    const int r = blockIdx.x;
-    const size_t off = kv_row(table, bs, pos[r]) * kv_dim;
-    const float *kr = k + (size_t)r * kv_dim, *vr = v ? v + (size_t)r * kv_dim : NULL;
-    for (int i = threadIdx.x; i < kv_dim; i += blockDim.x) {
-        if (f16_cache) {
-            ((__half *)kp)[off + i] = __float2half_rn(f16_saturate(kr[i]));
-            if (vr) ((__half *)vp)[off + i] = __float2half_rn(f16_saturate(vr[i]));
-        } else {
-            ((float *)kp)[off + i] = kr[i];
-            if (vr) ((float *)vp)[off + i] = vr[i];
-        }
+    const int r = blockIdx.y, i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= kv_dim) return;
+    const size_t off = kv_row(table, bs, pos[r]) * kv_dim + i;
+    const float kr = k[(size_t)r * kv_dim + i];
+    if (f16_cache) {
+        ((__half *)kp)[off] = __float2half_rn(f16_saturate(kr));
+        if (v) ((__half *)vp)[off] = __float2half_rn(f16_saturate(v[(size_t)r * kv_dim + i]));
+    } else {
+        ((float *)kp)[off] = kr;
+        if (v) ((float *)vp)[off] = v[(size_t)r * kv_dim + i];
     }
 }
 static void infer_cuda_kv_store(void *ctx, const infer_kv_view *kv, const float *k, const float *v, const int32_t *pos, int rows) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
-    if (rows <= 0) return;
-    INFER_CUDA_LAUNCH(rows, 128, 0, c->stream, k_kv_store)(kv->k, kv->v, kv->type == INFER_TYPE_F16, kv->block_table, kv->block_size, kv->kv_dim, k, v, pos);
+    if (rows <= 0 || kv->kv_dim <= 0) return;
+    for (; rows > 65535; rows -= 65535, k += (size_t)65535 * kv->kv_dim, v = v ? v + (size_t)65535 * kv->kv_dim : NULL, pos += 65535)
+        infer_cuda_kv_store(ctx, kv, k, v, pos, 65535);
+    INFER_CUDA_LAUNCH(dim3((kv->kv_dim + 127) / 128, rows), 128, 0, c, k_kv_store)(kv->k, kv->v, kv->type == INFER_TYPE_F16, kv->block_table, kv->block_size,
+                                                                              kv->kv_dim, k, v, pos);
     INFER_CUDA_LAUNCHED(c, "kv_store");
 }
 
@@ -1249,6 +1651,7 @@ __global__ void k_attn_merge(float *out, const float *part, int n_head, int hd, 
 
 static int infer_cuda_reserve(infer_cuda_ctx *c, size_t bytes) {
     if (bytes <= c->scratch_bytes) return 1;
+    infer_cuda_flush(c);                      /* recorded launches may use the old buffer */
     if (c->scratch) {
         infer_cuda_record(c, cudaStreamSynchronize(c->stream), "cudaStreamSynchronize");
         infer_cuda_record(c, cudaFree(c->scratch), "cudaFree");
@@ -1285,7 +1688,7 @@ static void infer_cuda_attention(void *ctx, float *out, const float *q, const in
     if (!n_split) return;
     dim3 grid(n_head, rows, n_split);
     const int f16c = kv->type == INFER_TYPE_F16, group = n_head / n_head_kv;
-#define INFER_CUDA_ATT(DPL) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c->stream, k_attention<DPL>)(out, (float *)c->scratch, q, kv->k, kv->v, f16c, \
+#define INFER_CUDA_ATT(DPL) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention<DPL>)(out, (float *)c->scratch, q, kv->k, kv->v, f16c, \
         kv->block_table, kv->block_size, kv->kv_dim, pos, n_head, group, head_dim, scale, n_split)
     const int dpl = (head_dim + 31) / 32;
     if (dpl <= 1) INFER_CUDA_ATT(1);
@@ -1296,7 +1699,7 @@ static void infer_cuda_attention(void *ctx, float *out, const float *q, const in
 #undef INFER_CUDA_ATT
     INFER_CUDA_LAUNCHED(c, "attention");
     if (n_split > 1) {
-        INFER_CUDA_LAUNCH(dim3(n_head, rows), 128, 0, c->stream, k_attn_merge)(out, (const float *)c->scratch, n_head, head_dim, n_split);
+        INFER_CUDA_LAUNCH(dim3(n_head, rows), 128, 0, c, k_attn_merge)(out, (const float *)c->scratch, n_head, head_dim, n_split);
         INFER_CUDA_LAUNCHED(c, "attention (merge)");
     }
 }
@@ -1378,7 +1781,7 @@ static void infer_cuda_moe_route(void *ctx, int32_t *ids, float *weights, const 
         infer_cuda_record(c, cudaErrorInvalidValue, "moe_route: more experts than the kernel supports");
         return;
     }
-    INFER_CUDA_LAUNCH(rows, 256, (size_t)n_expert * sizeof(float), c->stream, k_moe_route)(ids, weights, logits, n_expert, n_used, gating, norm, scale,
+    INFER_CUDA_LAUNCH(rows, 256, (size_t)n_expert * sizeof(float), c, k_moe_route)(ids, weights, logits, n_expert, n_used, gating, norm, scale,
                                                                                            bias, ids_given);
     INFER_CUDA_LAUNCHED(c, "moe_route");
 }
@@ -1412,7 +1815,7 @@ static void infer_cuda_conv1d_silu(void *ctx, float *out, const float *x, float 
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (channels <= 0) return;
     if (kernel > INFER_CUDA_MAX_CONV) { infer_cuda_record(c, cudaErrorInvalidValue, "conv1d_silu: kernel above 16"); return; }
-    INFER_CUDA_LAUNCH((channels + 127) / 128, 128, 0, c->stream, k_conv1d_silu)(out, x, state, w, rows, channels, kernel);
+    INFER_CUDA_LAUNCH((channels + 127) / 128, 128, 0, c, k_conv1d_silu)(out, x, state, w, rows, channels, kernel);
     INFER_CUDA_LAUNCHED(c, "conv1d_silu");
 }
 
@@ -1463,7 +1866,7 @@ static void infer_cuda_deltanet(void *ctx, float *out, const float *q, const flo
     if (d_k > INFER_CUDA_DN_MAXK) { infer_cuda_record(c, cudaErrorInvalidValue, "deltanet: key head size above 512"); return; }
     const unsigned blocks = (unsigned)((n_v * d_v + INFER_CUDA_DN_WARPS - 1) / INFER_CUDA_DN_WARPS);
     const int dkl = (d_k + 31) / 32;
-#define INFER_CUDA_DN(DKL) INFER_CUDA_LAUNCH(blocks, 32 * INFER_CUDA_DN_WARPS, 0, c->stream, k_deltanet<DKL>)(out, q, k, v, g, beta, state, rows, n_k, n_v, d_k, d_v, scale)
+#define INFER_CUDA_DN(DKL) INFER_CUDA_LAUNCH(blocks, 32 * INFER_CUDA_DN_WARPS, 0, c, k_deltanet<DKL>)(out, q, k, v, g, beta, state, rows, n_k, n_v, d_k, d_v, scale)
     if (dkl <= 1) INFER_CUDA_DN(1);
     else if (dkl <= 2) INFER_CUDA_DN(2);
     else if (dkl <= 4) INFER_CUDA_DN(4);
@@ -1551,7 +1954,7 @@ static void infer_cuda_hc_pre(void *ctx, float *u, float *pc, const float *mix, 
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (rows <= 0) return;
     if (n_hc > INFER_CUDA_MAX_HC) { infer_cuda_record(c, cudaErrorInvalidValue, "hc_pre: more than 16 streams"); return; }
-    INFER_CUDA_LAUNCH(rows, 256, 0, c->stream, k_hc_pre)(u, pc, mix, x, base, scale, dim, n_hc, iters, eps);
+    INFER_CUDA_LAUNCH(rows, 256, 0, c, k_hc_pre)(u, pc, mix, x, base, scale, dim, n_hc, iters, eps);
     INFER_CUDA_LAUNCHED(c, "hc_pre");
 }
 static void infer_cuda_hc_post(void *ctx, float *x, const float *h, const float *pc, int rows, int dim, int n_hc) {
@@ -1559,7 +1962,7 @@ static void infer_cuda_hc_post(void *ctx, float *x, const float *h, const float 
     const int64_t n = (int64_t)rows * dim;
     if (n <= 0) return;
     if (n_hc > INFER_CUDA_MAX_HC) { infer_cuda_record(c, cudaErrorInvalidValue, "hc_post: more than 16 streams"); return; }
-    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c->stream, k_hc_post)(x, h, pc, n, dim, n_hc);
+    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c, k_hc_post)(x, h, pc, n, dim, n_hc);
     INFER_CUDA_LAUNCHED(c, "hc_post");
 }
 
@@ -1614,7 +2017,7 @@ static void infer_cuda_compress(void *ctx, float *entries, float *state, const f
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (rows <= 0 || dim <= 0) return;
     if (ratio <= 0) { infer_cuda_record(c, cudaErrorInvalidValue, "compress: ratio must be positive"); return; }
-    INFER_CUDA_LAUNCH((dim + 127) / 128, 128, 0, c->stream, k_compress)(entries, state, kv, gate, ape, pos, rows, dim, ratio, overlap);
+    INFER_CUDA_LAUNCH((dim + 127) / 128, 128, 0, c, k_compress)(entries, state, kv, gate, ape, pos, rows, dim, ratio, overlap);
     INFER_CUDA_LAUNCHED(c, "compress");
 }
 
@@ -1777,7 +2180,7 @@ static void infer_cuda_indexer_topk(void *ctx, int32_t *sel, int32_t *n_sel, con
     const infer_cuda_kv kv = infer_cuda_kv_of(keys);
     const size_t shm = (size_t)INFER_CUDA_IDX_CAP * (sizeof(uint32_t) + sizeof(int32_t));
     const int kpl = head_dim / 16;
-#define INFER_CUDA_IDX(KPL) INFER_CUDA_LAUNCH(rows, INFER_CUDA_IDX_THREADS, shm, c->stream, k_indexer_topk<KPL>)(sel, n_sel, q, w, kv, pos, n_head, head_dim, \
+#define INFER_CUDA_IDX(KPL) INFER_CUDA_LAUNCH(rows, INFER_CUDA_IDX_THREADS, shm, c, k_indexer_topk<KPL>)(sel, n_sel, q, w, kv, pos, n_head, head_dim, \
         ratio, top_k, scale)
     if (kpl <= 2) INFER_CUDA_IDX(2);
     else if (kpl <= 4) INFER_CUDA_IDX(4);
@@ -1848,7 +2251,7 @@ static void infer_cuda_attention_sparse(void *ctx, float *out, const float *q, c
     if (!n_split) return;
     const infer_cuda_kv raw = infer_cuda_kv_of(kv), cmp = infer_cuda_kv_of(comp);
     dim3 grid(n_head, rows, n_split);
-#define INFER_CUDA_SPARSE(DPL) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c->stream, k_attention_sparse<DPL>)(out, (float *)c->scratch, q, raw, cmp, \
+#define INFER_CUDA_SPARSE(DPL) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention_sparse<DPL>)(out, (float *)c->scratch, q, raw, cmp, \
         pos, n_head, head_dim, scale, window, sinks, ratio, sel, n_sel, top_k, n_split)
     const int dpl = (head_dim + 31) / 32;
     if (dpl <= 1) INFER_CUDA_SPARSE(1);
@@ -1859,7 +2262,7 @@ static void infer_cuda_attention_sparse(void *ctx, float *out, const float *q, c
 #undef INFER_CUDA_SPARSE
     INFER_CUDA_LAUNCHED(c, "attention_sparse");
     if (n_split > 1) {
-        INFER_CUDA_LAUNCH(dim3(n_head, rows), 128, 0, c->stream, k_attn_merge)(out, (const float *)c->scratch, n_head, head_dim, n_split);
+        INFER_CUDA_LAUNCH(dim3(n_head, rows), 128, 0, c, k_attn_merge)(out, (const float *)c->scratch, n_head, head_dim, n_split);
         INFER_CUDA_LAUNCHED(c, "attention_sparse (merge)");
     }
 }
@@ -1871,14 +2274,14 @@ static infer_status infer_cuda_ctx_create(void **out, int n_threads, int precise
     (void)n_threads;
     *out = NULL;
     if (infer_cuda_device < 0) { infer_cuda_set_error(err, INFER_ERR_BACKEND, "cuda backend: infer_cuda_init was not called"); return INFER_ERR_BACKEND; }
-    infer_cuda_ctx *c = (infer_cuda_ctx *)calloc(1, sizeof *c);
+    infer_cuda_ctx *c = new (std::nothrow) infer_cuda_ctx();
     if (!c) { infer_cuda_set_error(err, INFER_ERR_NOMEM, "out of memory"); return INFER_ERR_NOMEM; }
     c->precise = precise;
     cudaError_t e = cudaSetDevice(infer_cuda_device);
     if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
     if (e != cudaSuccess) {
         infer_cuda_set_error(err, INFER_ERR_BACKEND, "cuda backend: creating a stream: %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
-        free(c);
+        delete c;
         return INFER_ERR_BACKEND;
     }
     *out = c;
@@ -1887,10 +2290,12 @@ static infer_status infer_cuda_ctx_create(void **out, int n_threads, int precise
 static void infer_cuda_ctx_free(void *ctx) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (!c) return;
+    infer_cuda_flush(c);
     cudaStreamSynchronize(c->stream);
+    infer_cuda_graphs_free(c);
     if (c->scratch) cudaFree(c->scratch);
     cudaStreamDestroy(c->stream);
-    free(c);
+    delete c;
 }
 static const char *infer_cuda_last_error(void *ctx) { return ctx ? ((infer_cuda_ctx *)ctx)->error : ""; }
 
@@ -1926,6 +2331,7 @@ static void infer_cuda_fill_table(void) {
     k->embed = infer_cuda_embed;
     k->rmsnorm = infer_cuda_rmsnorm;
     k->matmul = infer_cuda_matmul;
+    k->matmul_n = infer_cuda_matmul_n;
     k->add = infer_cuda_add;
     k->add_rows = infer_cuda_add_rows;
     k->rope = infer_cuda_rope_op;
@@ -1955,6 +2361,9 @@ static void infer_cuda_fill_table(void) {
     k->indexer_topk = infer_cuda_indexer_topk;
     k->attention_sparse = infer_cuda_attention_sparse;
     k->copy = infer_cuda_copy;
+    k->step_begin = infer_cuda_step_begin;
+    k->step_end = infer_cuda_step_end;
+    k->step_info = infer_cuda_step_info;
 }
 
 infer_status infer_cuda_init(int device, infer_error *err) {

@@ -64,7 +64,9 @@ static const char *usage_text =
     "  --bench                 speed: a --bench-pp token prompt (default 128) and, apart, --bench-tg\n"
     "                          generated tokens (default 64), each from an empty context (as the\n"
     "                          reference's pp and tg tests), best of --bench-reps runs (3); prints\n"
-    "                          'bench pp=.. tg=.. pp_tok_s=.. tg_tok_s=.. rss_mb=..'\n"
+    "                          'bench pp=.. tg=.. pp_tok_s=.. tg_tok_s=.. rss_mb=..', then\n"
+    "                          'weights_mb=.. decode_mb=.. threads=.. launches=.. graph=..' (the last\n"
+    "                          decode step's backend launches, and 1 if it ran as one CUDA graph)\n"
     "  --bench-depth N         with --bench: both tests after N tokens already in the context\n"
     "                          (not timed; ' depth=N' ends the bench line)\n"
     "  --bench-batch 1,4,16    with --bench: B sequences at once for each B, one 'bench ... batch=B'\n"
@@ -710,6 +712,7 @@ static int run_bench(const options *o, infer_model *m, infer_session *s) {
     for (int i = 0; i < n_ids; i++) ids[i] = (int32_t)((i * 7919 + 13) % c->n_vocab);
     float *logits = xmalloc(sizeof(float) * (size_t)c->n_vocab, "the logits");
     double best_pp = 0, best_tg = 0;
+    int launches = 0, graph = 0;
     infer_error err;
     infer_sampler *greedy = greedy_sampler(c->n_vocab);
     for (int rep = 0; rep < o->bench_reps; rep++) {
@@ -726,6 +729,7 @@ static int run_bench(const options *o, infer_model *m, infer_session *s) {
             if (infer_eval(s, &t, 1, logits, 0, &err) != INFER_OK) die("%s", err.msg);
         }
         const double t_tg = infer_time_seconds() - t0;
+        if (tg) infer_session_step_info(s, &launches, &graph);     /* of the last token's step */
         if (pp / t_pp > best_pp) best_pp = pp / t_pp;
         if (tg && tg / t_tg > best_tg) best_tg = tg / t_tg;
         fprintf(stderr, "rep %d: pp %.2f tok/s, tg %.2f tok/s\n", rep, pp / t_pp, tg ? tg / t_tg : 0.0);
@@ -748,7 +752,7 @@ static int run_bench(const options *o, infer_model *m, infer_session *s) {
     printf("bench pp=%d tg=%d pp_tok_s=%.2f tg_tok_s=%.2f rss_mb=%.0f", pp, tg, best_pp, best_tg, peak_rss_mb());
     if (depth) printf(" depth=%d", depth);
     printf("\n");
-    printf("weights_mb=%.0f decode_mb=%.1f threads=%d\n", wbytes / 1048576.0, dbytes / 1e6, o->n_threads);
+    printf("weights_mb=%.0f decode_mb=%.1f threads=%d launches=%d graph=%d\n", wbytes / 1048576.0, dbytes / 1e6, o->n_threads, launches, graph);
     free(ids); free(logits);
     infer_sampler_free(greedy);
     return 0;

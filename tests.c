@@ -4075,6 +4075,7 @@ static void test_session_chunks_threads_reset(void) {
 }
 
 /* ---- >>forward: whole models against the golden logits ---- */
+static const infer_kernels *golden_backend;   /* NULL: the CPU; the GPU tests set it */
 typedef struct { double max_abs, mean_abs; } diff_t;
 
 /* prompt ++ the 16 greedy tokens of the reference file through the model at `path`, the prompt
@@ -4156,7 +4157,7 @@ static void golden_check(const char *family, const char *variant, const char *mo
         for (const golden_run *g = runs; g < runs + n_runs; g++) {
             if (!(g->prompts >> p & 1)) continue;
             double theirs = -1;
-            const run_opts o = { g->precise, g->ubatch, g->threads, 512, NULL };
+            const run_opts o = { g->precise, g->ubatch, g->threads, 512, golden_backend };
             const diff_t d = run_golden(dir, path, prompts[p], ref, o, g->precise ? NULL : fast, &theirs);
             const char *what = g->precise ? "precise" : "fast";
             if (verbose) printf("    %s %s %-5s %s ubatch %3d: max |diff| %.3g, mean %.4g (reference engine %.4f)\n", family, variant, prompts[p], what, g->ubatch,
@@ -7432,6 +7433,76 @@ static void test_gpu_seq_batch(void) {
     }
 }
 
+/* A decode step on the GPU is one graph replay, and its launches stay within the budget:
+ * stories260K (llama, 5 layers), a prompt, then tokens one at a time. The first decode steps
+ * run as plain launches (the first one also grows attention's scratch buffer, which ends its
+ * recording), the next is captured, every later one replays the graph (from the third on); the
+ * launch count is the same each step and at most INFER_TEST_LAUNCHES_PER_LAYER per layer +
+ * 4 (the embedding, and the output's gather, norm and matmul). The logits of the replayed
+ * steps equal the CPU's within the model tolerance, so a replay that read stale positions
+ * or tokens would fail here. */
+#define INFER_TEST_LAUNCHES_PER_LAYER 14
+static void test_gpu_decode_graph(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    if (!file_exists(SHARED "/models/stories260K.gguf")) SKIP("../shared/models not found");
+    infer_model *m = load_model(SHARED "/models/stories260K.gguf", 0);
+    if (!m) return;
+    const int V = infer_model_config(m)->n_vocab, L = infer_model_config(m)->n_layer, NP = 6, NG = 8;
+    int32_t ids[NP + NG];
+    for (int i = 0; i < NP + NG; i++) ids[i] = (i * 37 + 5) % V;
+    float *ref = eval_logits(m, ids, NP + NG, NP, (run_opts){ 1, 512, 1, 64, NULL });
+    infer_session_params sp = infer_session_default_params();
+    sp.backend = k;
+    sp.n_ctx = 64;
+    sp.precise = 1;
+    infer_session *s;
+    infer_error err;
+    float *got = malloc(sizeof(float) * (size_t)V);
+    CHECK(ref && got && infer_session_create(&s, m, &sp, &err) == INFER_OK);
+    int launches = -1, graph = -1, first = -1, n_graph = 0;
+    infer_session_step_info(s, &launches, &graph);
+    CHECK_MSG(launches == 0 && graph == 0, "before any step: %d launches, graph %d", launches, graph);
+    CHECK(infer_eval(s, ids, NP, NULL, 0, &err) == INFER_OK);
+    double mx = 0;
+    for (int g = 0; g < NG; g++) {
+        CHECK_MSG(infer_eval(s, ids + NP + g, 1, got, 0, &err) == INFER_OK, "%s", err.msg);
+        infer_session_step_info(s, &launches, &graph);
+        if (g == 0) first = launches;
+        n_graph += graph;
+        if (g >= 2) CHECK_MSG(graph == 1, "decode step %d ran without a graph", g);
+        CHECK_MSG(launches == first && launches > 0 && launches <= INFER_TEST_LAUNCHES_PER_LAYER * L + 4,
+                  "decode step %d: %d launches (first step %d; budget %d per layer + 4, %d layers)", g, launches, first, INFER_TEST_LAUNCHES_PER_LAYER, L);
+        for (int v = 0; v < V; v++) mx = fmax(mx, fabs((double)got[v] - ref[(size_t)(NP + g) * V + v]));
+    }
+    printf("    %d launches a decode step (%d layers), %d of %d steps as a graph, max |logit - cpu| %.3g\n", launches, L, n_graph, NG, mx);
+    CHECK_MSG(mx <= 2e-3, "replayed decode steps differ from the CPU by %g", mx);
+    infer_session_free(s);
+    /* the CPU runs no graphs and counts no launches */
+    sp.backend = NULL;
+    CHECK(infer_session_create(&s, m, &sp, &err) == INFER_OK && infer_eval(s, ids, 2, NULL, 0, &err) == INFER_OK);
+    infer_session_step_info(s, &launches, &graph);
+    CHECK(launches == 0 && graph == 0);
+    infer_session_free(s);
+    free(ref); free(got);
+    infer_model_free(m);
+}
+
+/* the golden llama models on the GPU, every weight type the file set has, exact and fast,
+ * the prompt batched and token by token (decode steps as graphs): the CPU's tolerances */
+static void test_gpu_golden_llama(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    golden_backend = k;
+    const char *v[] = { "F32", "Q8_0", "Q4_0", "Q4_K", "Q4_K_M", "Q6_K", "MXFP4", "NVFP4" };
+    static const golden_run exact[] = { { 1, 512, 1, 1 } }, fast[] = { { 0, 512, 1, 1 }, { 0, 1, 1, 1 } };
+    for (int i = 0; i < 8; i++) {
+        golden_check("llama", v[i], NULL, exact, N_RUNS(exact), 0);
+        golden_check("llama", v[i], NULL, fast, N_RUNS(fast), 0);
+    }
+    golden_backend = NULL;
+}
+
 /* the golden greedy story on the GPU (F16 KV cache, as the default CLI runs it) */
 static void test_gpu_stories_greedy(void) {
     const infer_kernels *k = gpu_or_skip();
@@ -7599,6 +7670,8 @@ static const test_case tests[] = {
     { "gpu_deepseek4_golden", test_gpu_deepseek4_golden },
     { "gpu_seq_batch", test_gpu_seq_batch },
     { "gpu_stories_greedy", test_gpu_stories_greedy },
+    { "gpu_decode_graph", test_gpu_decode_graph },
+    { "gpu_golden_llama", test_gpu_golden_llama },
 };
 
 int main(int argc, char **argv) {

@@ -284,7 +284,8 @@ static void emu_run_block(void) {
 }
 
 /* kernel<<<grid, block, shared, stream>>>(args) becomes emu_launch(grid, block, shared,
- * kernel)(args): every block in turn, each with all its threads */
+ * kernel)(args): every block in turn, each with all its threads (infer_cuda.cu's recorder
+ * calls it where a GPU build launches) */
 template <typename... P> struct emu_launcher {
     dim3 g, b;
     size_t shm;
@@ -314,6 +315,5 @@ template <typename... P> emu_launcher<P...> emu_launch(dim3 g, dim3 b, size_t sh
     l.g = g; l.b = b; l.shm = shm; l.k = k;
     return l;
 }
-#define INFER_CUDA_LAUNCH(grid, block, shm, stream, ...) emu_launch(dim3(grid), dim3(block), (shm), __VA_ARGS__)
 
 #endif
