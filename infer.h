@@ -23,8 +23,8 @@
  *   >>api-status         27  status codes and the error object
  *   >>api-types         328  ggml tensor types and the quant block structs
  *   >>api-tensor         52  tensors, GGUF files, model config
- *   >>api-kernels       185  the kernel table every backend fills
- *   >>api               312  model, session, tokenizer, sampler, generation
+ *   >>api-kernels       193  the kernel table every backend fills
+ *   >>api               315  model, session, tokenizer, sampler, generation
  *   >>util              507  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1921  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
@@ -46,8 +46,8 @@
  *   >>arch               72  model families as descriptors
  *   >>load             1160  from GGUF tensors to model weights, with shape checks; the vocabulary
  *   >>kv                216  the paged KV cache, the prefix cache, the recurrent state
- *   >>session           520  a session: backend, activations, caches, sequences
- *   >>forward           325  the transformer, once for every family: one step through every layer
+ *   >>session           525  a session: backend, activations, caches, sequences
+ *   >>forward           342  the transformer, once for every family: one step through every layer
  *   >>deepseek4         204  DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
  *   >>eval              167  the evaluation API: batches of sequences, logits out
  *   >>sampler           138  logits -> next token
