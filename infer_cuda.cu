@@ -902,7 +902,6 @@ static int infer_cuda_supports_type(infer_type t) {
  * ---------------------------------------------------------------------------------------- */
 #define INFER_CUDA_MV_WARPS 4        /* output columns per block of k_matvec */
 #define INFER_CUDA_MV_ROWS 8         /* most activation rows one pass of k_matvec serves */
-#define INFER_CUDA_MV_RW 4           /* output columns per warp of k_matvec for one activation row */
 
 /* acc[r] = sum_k wrow[k] x[r, k] over this lane's chunks, then summed over the warp: lane l
  * takes chunks l, l+32, ...; its 32 decoded weights serve all nr (<= R) activation rows */
@@ -954,94 +953,59 @@ typedef struct infer_cuda_mv {
     int start[INFER_CUDA_MV_MAXW + 1];
     int n;
 } infer_cuda_mv;
-/* The activations go through shared memory. A lane dots 32 decoded weights with the 32
+/* The activations go through shared memory. A lane dots its 32 decoded weights with the 32
  * activations of its chunk: read straight from global memory, the 32 lanes of a warp would
  * read 32 segments 128 bytes apart with every load, 8 times the cache traffic of reading
- * the same bytes side by side. So the block stages x (a tile of MV_TILE / R values of each
- * row at a time; one tile covers K up to 8192 at R = 1) into shared memory, read side by
- * side, as rows of 36 floats per chunk: lane l's 16-byte load i is at floats 36 l + 4 i,
- * and the 8 lanes of each quarter-warp phase hit distinct banks.
- * A warp computes RW output columns (4 at R = 1, 1 for more activation rows): per chunk it
- * loads the chunk's activations into registers once and dots them with RW rows of weights,
- * so shared memory is read once for RW columns, and the RW rows' loads are in flight
- * together. Every lane's weights for a chunk are loaded and decoded before it touches the
- * activations, so their latency overlaps the staging. */
-#define INFER_CUDA_MV_TILE 8192
-#define INFER_CUDA_MV_XS 36                   /* floats per staged chunk of 32 */
-template <int T, int R, int RW>
+ * the same bytes side by side. So the block stages x 1024 values (32 chunks, one a lane)
+ * at a time, read side by side, into rows of 33 floats per chunk: lane l's value i is at
+ * 33 l + i, in bank (l + i) mod 32, so the lanes' reads never collide. Each lane's weights
+ * are loaded and decoded before the barrier that waits for the stage, so their latency
+ * overlaps it. */
+#define INFER_CUDA_MV_TILE 1024
+template <int T, int R>
 __global__ void __launch_bounds__(32 * INFER_CUDA_MV_WARPS) k_matvec(infer_cuda_mv mv, size_t row_bytes, const float *x, int K, int rows) {
-    enum { TILE = INFER_CUDA_MV_TILE / R };
-    __shared__ __align__(16) float xs[R][TILE / 32 * INFER_CUDA_MV_XS];
-    const int g0 = (blockIdx.x * INFER_CUDA_MV_WARPS + (threadIdx.x >> 5)) * RW, r0 = blockIdx.y * R, lane = threadIdx.x & 31;
-    const int nch = (K + 31) / 32, nr = rows - r0 < R ? rows - r0 : R;
-    /* this warp's columns g0 .. g0 + RW: each one's weight, row and scale (a column past the
-     * last one reads row 0 of weight 0 and writes nothing). Constant indices only, so the
-     * parameters are not copied to local memory. */
-    const uint8_t *wrow[RW];
-    float *dst[RW], sc[RW];
-    int ncol[RW];                             /* N of the column's weight (its output rows are N apart); 0: no column */
+    __shared__ float xs[R][32 * 33];
+    const int g = blockIdx.x * INFER_CUDA_MV_WARPS + (threadIdx.x >> 5), r0 = blockIdx.y * R, lane = threadIdx.x & 31;
+    /* which weight: constant indices only, so the parameters are not copied to local memory */
+    const uint8_t *W = mv.W[0];
+    float *out = mv.out[0], scale = mv.scale[0];
+    int s0 = 0, s1 = mv.start[1];
 INFER_CUDA_UNROLL
-    for (int j = 0; j < RW; j++) {
-        const int g = g0 + j;
-        const uint8_t *W = mv.W[0];
-        float *out = mv.out[0], scale = mv.scale[0];
-        int s0 = 0, s1 = mv.start[1];
+    for (int i = 1; i < INFER_CUDA_MV_MAXW; i++)
+        if (i < mv.n && g >= mv.start[i]) { W = mv.W[i]; out = mv.out[i]; scale = mv.scale[i]; s0 = mv.start[i]; s1 = mv.start[i + 1]; }
+    const int active = g < s1;               /* a warp past the last column still helps stage x */
+    const int n = g - s0, N = s1 - s0, nch = (K + 31) / 32;
+    const int nr = rows - r0 < R ? rows - r0 : R;
+    const uint8_t *wrow = W + (size_t)(active ? n : 0) * row_bytes;
+    float acc[R];
 INFER_CUDA_UNROLL
-        for (int i = 1; i < INFER_CUDA_MV_MAXW; i++)
-            if (i < mv.n && g >= mv.start[i]) { W = mv.W[i]; out = mv.out[i]; scale = mv.scale[i]; s0 = mv.start[i]; s1 = mv.start[i + 1]; }
-        const int here = g < s1;
-        wrow[j] = here ? W + (size_t)(g - s0) * row_bytes : mv.W[0];
-        dst[j] = here ? out + (g - s0) : NULL;
-        sc[j] = scale;
-        ncol[j] = here ? s1 - s0 : 0;
-    }
-    float acc[RW][R];
-INFER_CUDA_UNROLL
-    for (int j = 0; j < RW; j++)
-INFER_CUDA_UNROLL
-        for (int r = 0; r < R; r++) acc[j][r] = 0.0f;
-    for (int k0 = 0; k0 < K; k0 += TILE) {
+    for (int r = 0; r < R; r++) acc[r] = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += INFER_CUDA_MV_TILE) {
+        const int c = k0 / 32 + lane;
+        float w[32];
+        if (active && c < nch) Dq<T>::chunk(wrow, c, K, w);
         __syncthreads();                      /* the previous tile's reads are done */
-        const int span = K - k0 < TILE ? (K - k0 + 31) / 32 * 32 : TILE;     /* whole chunks: zeros past K */
-        for (int i = threadIdx.x; i < nr * span; i += blockDim.x) {
-            const int r = i / span, e = i % span, k = k0 + e;
-            xs[r][(e >> 5) * INFER_CUDA_MV_XS + (e & 31)] = k < K ? x[(size_t)(r0 + r) * K + k] : 0.0f;
+        for (int i = threadIdx.x; i < R * INFER_CUDA_MV_TILE; i += blockDim.x) {
+            const int r = i / INFER_CUDA_MV_TILE, e = i % INFER_CUDA_MV_TILE, k = k0 + e;
+            xs[r][(e >> 5) * 33 + (e & 31)] = r < nr && k < K ? x[(size_t)(r0 + r) * K + k] : 0.0f;
         }
         __syncthreads();
-        const int c1 = (k0 + TILE) / 32 < nch ? (k0 + TILE) / 32 : nch;
-        for (int c = k0 / 32 + lane; c < c1; c += 32) {
-            float w[RW][32];
+        if (!active || c >= nch) continue;
 INFER_CUDA_UNROLL
-            for (int j = 0; j < RW; j++) Dq<T>::chunk(wrow[j], c, K, w[j]);
-            const float *xc = &xs[0][(c - k0 / 32) * INFER_CUDA_MV_XS];
+        for (int r = 0; r < R; r++) {
+            if (r >= nr) break;
+            const float *xr = &xs[r][33 * lane];
+            float s = 0.0f;
 INFER_CUDA_UNROLL
-            for (int r = 0; r < R; r++) {
-                if (r >= nr) break;
-                float xr[32];
-INFER_CUDA_UNROLL
-                for (int i = 0; i < 8; i++) {
-                    const float4 v = *(const float4 *)(xc + (size_t)r * (TILE / 32 * INFER_CUDA_MV_XS) + 4 * i);
-                    xr[4 * i] = v.x; xr[4 * i + 1] = v.y; xr[4 * i + 2] = v.z; xr[4 * i + 3] = v.w;
-                }
-INFER_CUDA_UNROLL
-                for (int j = 0; j < RW; j++) {
-                    float s = 0.0f;
-INFER_CUDA_UNROLL
-                    for (int i = 0; i < 32; i++) s += w[j][i] * xr[i];
-                    acc[j][r] += s;
-                }
-            }
+            for (int i = 0; i < 32; i++) s += w[i] * xr[i];
+            acc[r] += s;
         }
     }
+    if (!active) return;
 INFER_CUDA_UNROLL
-    for (int j = 0; j < RW; j++)
-INFER_CUDA_UNROLL
-        for (int r = 0; r < R; r++) acc[j][r] = warp_sum(acc[j][r]);
-    if (lane != 0) return;
-INFER_CUDA_UNROLL
-    for (int j = 0; j < RW; j++)
-        if (ncol[j])
-            for (int r = 0; r < nr; r++) dst[j][(size_t)(r0 + r) * ncol[j]] = acc[j][r] * sc[j];
+    for (int r = 0; r < R; r++) acc[r] = warp_sum(acc[r]);
+    if (lane == 0)
+        for (int r = 0; r < nr; r++) out[(size_t)(r0 + r) * N + n] = acc[r] * scale;
 }
 
 /* prompt-sized matmul: a 256-thread block computes a 64x64 tile of out, stepping through K
@@ -1266,12 +1230,11 @@ INFER_CUDA_UNROLL
 
 /* rows <= INFER_CUDA_MV_ROWS against the weights of mv (one type, one K) */
 static void infer_cuda_matvec(infer_cuda_ctx *c, infer_type t, const infer_cuda_mv &mv, size_t rb, const float *x, int K, int rows) {
-    const int cols = mv.start[mv.n], per_block = INFER_CUDA_MV_WARPS * (rows == 1 ? INFER_CUDA_MV_RW : 1);
-    const dim3 grid((cols + per_block - 1) / per_block, rows > 1 ? (rows + INFER_CUDA_MV_ROWS - 1) / INFER_CUDA_MV_ROWS : 1);
+    const dim3 grid((mv.start[mv.n] + INFER_CUDA_MV_WARPS - 1) / INFER_CUDA_MV_WARPS, rows > 1 ? (rows + INFER_CUDA_MV_ROWS - 1) / INFER_CUDA_MV_ROWS : 1);
     switch (t) {
 #define INFER_CUDA_CASE(n) case INFER_TYPE_##n: \
-    if (rows == 1) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c, k_matvec<INFER_TYPE_##n, 1, INFER_CUDA_MV_RW>)(mv, rb, x, K, rows); \
-    else INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c, k_matvec<INFER_TYPE_##n, INFER_CUDA_MV_ROWS, 1>)(mv, rb, x, K, rows); \
+    if (rows == 1) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c, k_matvec<INFER_TYPE_##n, 1>)(mv, rb, x, K, rows); \
+    else INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c, k_matvec<INFER_TYPE_##n, INFER_CUDA_MV_ROWS>)(mv, rb, x, K, rows); \
     break;
     INFER_CUDA_TYPES(INFER_CUDA_CASE)
 #undef INFER_CUDA_CASE
