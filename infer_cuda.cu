@@ -24,12 +24,15 @@
  *
  * KERNELS (one CUDA thread block per row, warp per output, ... as each comment says)
  *   memory      cudaMalloc / cudaMemcpyAsync on the context's stream
+ *   steps       a forward step's launches recorded between step_begin and step_end and
+ *               replayed as one CUDA graph when the same step comes again (decode)
  *   matmul      rows <= 8: k_matvec, one warp per output column, each lane decoding 32
  *               weights at a time ("chunks") in registers and dotting them with up to 8
- *               activation rows; rows > 8: k_matmul_tiled, 64x64 output tiles, weights
- *               dequantized into shared memory 32 columns at a time, then f32 FMAs
- *               (precise) or TF32 tensor-core MMAs (fast)
- *   matmul_id   decode: k_matvec's inner loop per (token, expert slot); a prompt: the rows
+ *               activation rows staged in shared memory; matmul_n does a layer's q, k, v
+ *               (or gate and up) in one launch; rows > 8: k_matmul_tiled, 64x64 output
+ *               tiles, weights dequantized into shared memory 32 columns at a time, then
+ *               f32 FMAs (precise) or TF32 tensor-core MMAs (fast)
+ *   matmul_id   decode: a warp per (token, expert slot, column); a prompt: the rows
  *               grouped by expert on the device, then k_matmul_tiled's tiles per expert
  *   attention   online softmax, one block per (query row, head, split); long contexts with
  *               few query rows are split over positions ("flash-decoding") and the partial
@@ -59,8 +62,10 @@
  *
  * TESTING
  *   ./tests-cuda gpu_       every op and weight type against the CPU (infer_backend_diff),
- *                           whole models layer by layer, the golden greedy story; SKIP
- *                           lines without a device. ./infer-cuda --diff -m MODEL likewise.
+ *                           whole models layer by layer, the golden greedy story, the
+ *                           golden llama logits of every weight type (exact and fast),
+ *                           decode steps as graphs within a launch budget; SKIP lines
+ *                           without a device. ./infer-cuda --diff -m MODEL likewise.
  *   ./tests-cuda cuda_      the weight decoders below, run on the host, bit for bit against
  *                           the CPU's dequantizers (no device needed)
  *   make cuda-emu           the same GPU tests with this file's kernels run on the CPU by
@@ -68,8 +73,9 @@
  *
  * NOT YET
  *   FP16/BF16/int8 tensor-core paths (only TF32 now), a chunked (matrix-product) form
- *   of the delta rule, CUDA graphs for the per-token launches. The matvec decodes every
- *   weight with byte loads and scalar maths; it is correct first, not at the roofline.
+ *   of the delta rule, fused ops (norm + matvec, rope + KV store, gate/up + GLU). The
+ *   matvec is bound by latency and per-weight work, not by bytes: one warp per column and
+ *   a chunk or two per lane at K = 2048 leave too few loads in flight (README: GPU speed).
  *   The indexer scores with scalar dots (a prompt's scores are one matrix product,
  *   Q K^T, that tensor cores would do far faster, at the price of the CPU's exact ties).
  */
