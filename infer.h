@@ -23,7 +23,7 @@
  *   >>api-status         27  status codes and the error object
  *   >>api-types         328  ggml tensor types and the quant block structs
  *   >>api-tensor         52  tensors, GGUF files, model config
- *   >>api-kernels       193  the kernel table every backend fills
+ *   >>api-kernels       203  the kernel table every backend fills
  *   >>api               315  model, session, tokenizer, sampler, generation
  *   >>util              507  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1921  every weight type: byte layouts, dequantize, quantize, dot (scalar)
@@ -46,13 +46,13 @@
  *   >>arch               72  model families as descriptors
  *   >>load             1160  from GGUF tensors to model weights, with shape checks; the vocabulary
  *   >>kv                216  the paged KV cache, the prefix cache, the recurrent state
- *   >>session           525  a session: backend, activations, caches, sequences
- *   >>forward           342  the transformer, once for every family: one step through every layer
+ *   >>session           526  a session: backend, activations, caches, sequences
+ *   >>forward           363  the transformer, once for every family: one step through every layer
  *   >>deepseek4         204  DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
  *   >>eval              167  the evaluation API: batches of sequences, logits out
  *   >>sampler           138  logits -> next token
  *   >>generate           79  the generation loop; a model's chat template, rendered
- *   >>backends          656  the GPU backend of this build; any backend diffed against the CPU
+ *   >>backends          740  the GPU backend of this build; any backend diffed against the CPU
  *   >>iq-tables        1112  the i-quant grids and sign table
  *   >>unicode-tables    800  generated Unicode tables
  *   >>license            25  the MIT licence
@@ -671,6 +671,16 @@ typedef struct infer_kernels {
     void (*step_begin)(void *ctx);
     infer_status (*step_end)(void *ctx);
     void (*step_info)(void *ctx, int *launches, int *graph);
+    /* optional fused ops, for a backend that pays per launch (NULL: the forward pass runs the
+     * ops each stands for, and infer_backend_diff holds each to those):
+     *   matmul_add     y[r] += W x[r]                        (matmul, then add)
+     *   matmul_glu     out = act(Wg x) * (Wu x), limit as glu (matmul_n of wg and wu, then glu)
+     *   rope_kv_store  the cache rows of pos get rope(k) and v; k itself is left as it is
+     *                  (rope on k, then kv_store) */
+    void (*matmul_add)(void *ctx, float *y, const infer_tensor *w, const float *x, int rows);
+    void (*matmul_glu)(void *ctx, float *out, const infer_tensor *wg, const infer_tensor *wu, const float *x, int rows, int act, float limit);
+    void (*rope_kv_store)(void *ctx, const infer_kv_view *kv, const float *k, const float *v, const int32_t *pos, int rows, int n_heads,
+                          int head_dim, const infer_rope *r);
 } infer_kernels;
 /* The function pointers of infer_kernels by name, for code that visits them all: those
  * every backend fills, deepseek4's (needed by that family only) and the optional ones (NULL:
@@ -683,7 +693,7 @@ typedef struct infer_kernels {
     X(moe_sum) X(conv1d_silu) X(deltanet_gates) X(deltanet_step) X(deltanet_chunked) X(glu)     \
     X(ctx_create) X(ctx_free) X(last_error) X(supports_config)
 #define INFER_KERNELS_DEEPSEEK4(X) X(hc_pre) X(hc_post) X(compress) X(indexer_topk) X(attention_sparse)
-#define INFER_KERNELS_OPTIONAL(X) X(matmul_n) X(copy) X(step_begin) X(step_end) X(step_info)
+#define INFER_KERNELS_OPTIONAL(X) X(matmul_n) X(copy) X(step_begin) X(step_end) X(step_info) X(matmul_add) X(matmul_glu) X(rope_kv_store)
 /* Memory that stays on the host whatever the backend: the kernel table itself, the tensor
  * structs (only their `data` is backend memory), infer_rope (its freq_factors *is* backend
  * memory), infer_kv_view (its k, v and block_table are backend memory), and the 4 sections
@@ -17726,6 +17736,7 @@ struct infer_session {
     float *lstage;           /* [min(U, INFER__LOGIT_ROWS), n_vocab] logits on their way to the callers */
     /* called after every layer with the residual stream s->x (backend memory), for the
      * backend diff (>>backends); NULL otherwise */
+    int o_added;             /* the block's output is already in x (infer__block_proj) */
     void (*layer_hook)(void *user, infer_session *s, int layer, int T);
     void *hook_user;
     int32_t *hist;           /* [n_ctx] the ids of the n_past tokens held, in order (infer_eval_prefix) */
@@ -18265,8 +18276,19 @@ static void infer__block_in(infer_session *s, const infer_tensor *norm, const in
  * x_d = post_d o + sum_s C[s, d] x_s for every stream d */
 static void infer__block_out(infer_session *s, int T) {
     const infer_config *c = &s->m->cfg;
+    if (s->o_added) { s->o_added = 0; return; }      /* infer__block_proj added it already */
     if (c->n_hc > 1) s->k->hc_post(s->kctx, s->x, s->o, s->hpc, T, c->n_embd, c->n_hc);
     else s->k->add(s->kctx, s->x, s->o, (int64_t)T * c->n_embd);
+}
+/* A block's last projection, s->o = W a; with one residual stream and a backend that has
+ * matmul_add, x += W a at once, and infer__block_out has nothing left to add */
+static void infer__block_proj(infer_session *s, const infer_tensor *w, const float *a, int T) {
+    if (s->k->matmul_add && s->m->cfg.n_hc <= 1) {
+        s->k->matmul_add(s->kctx, s->x, w, a, T);
+        s->o_added = 1;
+    } else {
+        s->k->matmul(s->kctx, s->o, w, a, T);
+    }
 }
 
 
@@ -18310,24 +18332,28 @@ static void infer__attention_layer(infer_session *s, int l, int T) {
         k->rmsnorm(kc, s->q, s->q, (const float *)L->q_norm->data, T * c->n_head, hd, c->rms_eps);
         k->rmsnorm(kc, s->kk, s->kk, (const float *)L->k_norm->data, T * c->n_head_kv, hd, c->rms_eps);
     }
-    /* multi-axis rope when the file gives sections; without them, plain rope on one stream */
-    if (c->rope_sections[0] + c->rope_sections[1] + c->rope_sections[2] + c->rope_sections[3] > 0) {
+    /* multi-axis rope when the file gives sections; without them, plain rope on one stream
+     * (the keys' rope done by rope_kv_store as they go into the cache, where the backend has it) */
+    const int multi = c->rope_sections[0] + c->rope_sections[1] + c->rope_sections[2] + c->rope_sections[3] > 0;
+    const int rope_in_store = !multi && k->rope_kv_store;
+    if (multi) {
         k->rope_multi(kc, s->q, T, c->n_head, hd, s->pos, &s->rope, c->rope_sections);
         k->rope_multi(kc, s->kk, T, c->n_head_kv, hd, s->pos, &s->rope, c->rope_sections);
     } else {
         k->rope(kc, s->q, T, c->n_head, hd, s->pos, &s->rope);
-        k->rope(kc, s->kk, T, c->n_head_kv, hd, s->pos, &s->rope);
+        if (!rope_in_store) k->rope(kc, s->kk, T, c->n_head_kv, hd, s->pos, &s->rope);
     }
     for (int g = 0; g < s->n_segs; g++) {              /* each sequence: its own cache */
         const infer__seg *sg = &s->segs[g];
         const size_t r = (size_t)sg->row0;
         const infer_kv_view kv = infer__seq_view(s, sg->seq, 0, l, 0);
-        k->kv_store(kc, &kv, s->kk + r * KVD, s->vv + r * KVD, s->pos + r, sg->n);
+        if (rope_in_store) k->rope_kv_store(kc, &kv, s->kk + r * KVD, s->vv + r * KVD, s->pos + r, sg->n, c->n_head_kv, hd, &s->rope);
+        else k->kv_store(kc, &kv, s->kk + r * KVD, s->vv + r * KVD, s->pos + r, sg->n);
         k->attention(kc, s->att + r * QD, s->q + r * QD, &kv, s->pos + r, sg->n, c->n_head, c->n_head_kv, hd, scale);
     }
     if (m->arch->attn_gate) k->mul_sigmoid(kc, s->att, s->agate, T, QD, QD);
     if (L->attn_sub_norm) k->rmsnorm(kc, s->att, s->att, (const float *)L->attn_sub_norm->data, T, QD, c->rms_eps);
-    k->matmul(kc, s->o, L->wo, s->att, T);
+    infer__block_proj(s, L->wo, s->att, T);
 }
 
 /* Gated DeltaNet mixer: s->h -> s->o, carrying each sequence's conv state and S. A prompt
@@ -18362,7 +18388,7 @@ static void infer__deltanet_layer(infer_session *s, int l, int T) {
     }
     k->rmsnorm(kc, s->dout, s->dout, (const float *)L->ssm_norm->data, T * n_v, d_v, c->rms_eps);
     k->glu(kc, s->dout, s->z, s->dout, (int64_t)T * VD, INFER_ACT_SILU, 0.0f);   /* * silu(z) */
-    k->matmul(kc, s->o, L->ssm_out, s->dout, T);
+    infer__block_proj(s, L->ssm_out, s->dout, T);
 }
 
 /* gate = act(gate) * up with the model's activation (SiLU or ReLU^2), inputs clamped to
@@ -18376,12 +18402,17 @@ static void infer__ffn_act(infer_session *s, float *gate, const float *up, int64
 static void infer__glu_ffn(infer_session *s, float *out, const infer_tensor *wg, const infer_tensor *wu, const infer_tensor *wd,
                            const infer_tensor *sub_norm, int n_ff, float limit, int T) {
     const infer_kernels *k = s->k;
-    float *const outs[2] = { s->gate, s->up };
-    const infer_tensor *const ws[2] = { wg, wu };
-    infer__matmuls(s, 2, outs, ws, s->h, T);
-    infer__ffn_act(s, s->gate, s->up, (int64_t)T * n_ff, limit);
+    if (k->matmul_glu) {
+        k->matmul_glu(s->kctx, s->gate, wg, wu, s->h, T, s->m->cfg.ffn_act, limit);
+    } else {
+        float *const outs[2] = { s->gate, s->up };
+        const infer_tensor *const ws[2] = { wg, wu };
+        infer__matmuls(s, 2, outs, ws, s->h, T);
+        infer__ffn_act(s, s->gate, s->up, (int64_t)T * n_ff, limit);
+    }
     if (sub_norm) k->rmsnorm(s->kctx, s->gate, s->gate, (const float *)sub_norm->data, T, n_ff, s->m->cfg.rms_eps);
-    k->matmul(s->kctx, out, wd, s->gate, T);
+    if (out == s->o) infer__block_proj(s, wd, s->gate, T);
+    else k->matmul(s->kctx, out, wd, s->gate, T);
 }
 
 /* Mixture of experts: s->h -> s->o. A hash-routed layer (deepseek4) finds its experts
@@ -18464,6 +18495,7 @@ static infer_status infer__forward_step(infer_session *s, int T, const int32_t *
 
 /* infer__forward_step's ops: the layers, then (n_want > 0) the logits of the wanted rows */
 static infer_status infer__forward_ops(infer_session *s, int T, const int32_t *want, float *const *dst, int n_want, infer_error *err) {
+    s->o_added = 0;
     const infer_model *m = s->m;
     const infer_config *c = &m->cfg;
     const infer_kernels *k = s->k;
@@ -19319,6 +19351,37 @@ static void infer__diff_type(infer__diff *d, infer_type t) {
         }
         infer__pair_free(d, &w.p);
     }
+    /* the fused ops a backend may have, against the ops they stand for on the CPU */
+    if ((d->kb->matmul_add || d->kb->matmul_glu) && !d->broken) {
+        const int64_t K = 512, N = 80;
+        infer__diff_w wg = infer__diff_weights(d, t, K, N, 1, 1.0f), wu = infer__diff_weights(d, t, K, N, 1, t == INFER_TYPE_Q8_0 ? 0.5f : 1.0f);
+        const int rows_list[3] = { 1, 5, 33 };
+        for (int ri = 0; ri < 3 && !d->broken; ri++) {
+            const int rows = rows_list[ri];
+            const size_t n = (size_t)rows * N;
+            infer__pair x = infer__diff_rand_pair(d, (size_t)rows * K, -1, 1), y = infer__diff_rand_pair(d, n, -1, 1);
+            infer__pair ta = infer__pair_new(d, NULL, n * sizeof(float)), tb = infer__pair_new(d, NULL, n * sizeof(float));
+            if (d->broken) break;
+            snprintf(what, sizeof what, "%s K=%lld rows=%d", tn, (long long)K, rows);
+            if (d->kb->matmul_add) {                   /* y += W x */
+                d->ka->matmul(d->ca, (float *)ta.a, &wg.ta, (const float *)x.a, rows);
+                d->ka->add(d->ca, (float *)y.a, (const float *)ta.a, (int64_t)n);
+                d->kb->matmul_add(d->cb, (float *)y.b, &wg.tb, (const float *)x.b, rows);
+                infer__diff_cmp(d, "matmul_add", what, &y, INFER__TOL_SUM);
+            }
+            for (int act = 0; act < 2 && d->kb->matmul_glu; act++) {   /* SiLU, then ReLU^2 clamped at 2 */
+                const int a = act ? INFER_ACT_RELU2 : INFER_ACT_SILU;
+                const float limit = act ? 2.0f : 0.0f;
+                d->ka->matmul(d->ca, (float *)ta.a, &wg.ta, (const float *)x.a, rows);
+                d->ka->matmul(d->ca, (float *)tb.a, &wu.ta, (const float *)x.a, rows);
+                d->ka->glu(d->ca, (float *)ta.a, (const float *)ta.a, (const float *)tb.a, (int64_t)n, a, limit);
+                d->kb->matmul_glu(d->cb, (float *)ta.b, &wg.tb, &wu.tb, (const float *)x.b, rows, a, limit);
+                infer__diff_cmp(d, act ? "matmul_glu relu2" : "matmul_glu silu", what, &ta, INFER__TOL_SUM);
+            }
+            infer__pair_free(d, &x); infer__pair_free(d, &y); infer__pair_free(d, &ta); infer__pair_free(d, &tb);
+        }
+        infer__pair_free(d, &wg.p); infer__pair_free(d, &wu.p);
+    }
     /* matmul_id: 4 experts of [48, 256]; 6 tokens choosing 3 each (decode-sized), 40 tokens
      * choosing 2 (prompt-sized), x shared or per slot */
     const int64_t K = 256, N = 48, E = 4;
@@ -19452,6 +19515,54 @@ static void infer__diff_rope(infer__diff *d) {
 }
 
 /* ---- the paged KV cache and attention ---- */
+/* rope_kv_store against rope, then kv_store: rows at scattered positions of a shuffled block
+ * table, rope on all of a head or on its last dims, F32 and F16 caches. The cache is read back
+ * as floats: rope's cos and sin may round differently on a device (elementwise tolerance;
+ * an F16 cache's rounding step on top) */
+static void infer__diff_rope_kv(infer__diff *d, infer_type kvt, int n_rot, int rot_first) {
+    enum { ROWS = 5, NH = 2, HD = 64, BS = 16, NB = 24 };
+    const int kvd = NH * HD;
+    const size_t esz = kvt == INFER_TYPE_F16 ? 2 : 4, cache = (size_t)NB * BS * kvd;
+    int32_t table[NB], pos[ROWS] = { 0, 17, 100, 101, 350 };
+    for (int b = 0; b < NB; b++) table[b] = (b * 7 + 3) % NB;
+    infer__pair tb = infer__pair_new(d, table, sizeof table), pp = infer__pair_new(d, pos, sizeof pos);
+    infer__pair k = infer__diff_rand_pair(d, (size_t)ROWS * kvd, -1, 1), v = infer__diff_rand_pair(d, (size_t)ROWS * kvd, -1, 1);
+    infer__pair kp = infer__pair_new(d, NULL, cache * esz), vp = infer__pair_new(d, NULL, cache * esz);
+    infer__pair kr = infer__pair_new(d, NULL, (size_t)ROWS * kvd * sizeof(float));
+    float *ha = (float *)INFER_MALLOC(cache * sizeof(float)), *hb = (float *)INFER_MALLOC(cache * sizeof(float));
+    void *raw = INFER_MALLOC(cache * esz);
+    char what[80];
+    snprintf(what, sizeof what, "%s n_rot=%d from dim %d", infer_type_name(kvt), n_rot, rot_first);
+    if (!d->broken && ha && hb && raw) {
+        infer_rope r;
+        memset(&r, 0, sizeof r);
+        r.n_rot = n_rot; r.rot_first = rot_first; r.neox = rot_first > 0; r.freq_base = 10000.0f; r.freq_scale = 1.0f; r.attn_factor = 1.0f;
+        r.beta_fast = 32.0f; r.beta_slow = 1.0f; r.n_ctx_orig = 2048;
+        const infer_kv_view va = { kp.a, vp.a, kvt, BS, (const int32_t *)tb.a, kvd }, vb = { kp.b, vp.b, kvt, BS, (const int32_t *)tb.b, kvd };
+        d->ka->copy_rows(d->ca, (float *)kr.a, kvd, (const float *)k.a, kvd, ROWS, kvd);
+        d->ka->rope(d->ca, (float *)kr.a, ROWS, NH, HD, (const int32_t *)pp.a, &r);
+        d->ka->kv_store(d->ca, &va, (const float *)kr.a, (const float *)v.a, (const int32_t *)pp.a, ROWS);
+        d->kb->rope_kv_store(d->cb, &vb, (const float *)k.b, (const float *)v.b, (const int32_t *)pp.b, ROWS, NH, HD, &r);
+        for (int which = 0; which < 2; which++) {
+            const infer__pair *p = which ? &vp : &kp;
+            float *h[2] = { ha, hb };
+            for (int side = 0; side < 2; side++) {
+                if ((side ? d->kb->download(d->cb, raw, p->b, cache * esz) : d->ka->download(d->ca, raw, p->a, cache * esz)) != INFER_OK) { d->broken = 1; break; }
+                for (size_t i = 0; i < cache; i++) h[side][i] = esz == 2 ? infer__fp16_to_fp32(((const infer_half *)raw)[i]) : ((const float *)raw)[i];
+            }
+            if (d->broken) break;
+            infer__diff_floats(d, which ? "rope_kv_store v" : "rope_kv_store k", what, ha, hb, cache, esz == 2 ? 1e-3 : INFER__TOL_ELEM);
+        }
+        /* k itself is left as it was */
+        d->kb->copy_rows(d->cb, (float *)kr.b, kvd, (const float *)k.b, kvd, ROWS, kvd);
+        d->ka->copy_rows(d->ca, (float *)kr.a, kvd, (const float *)k.a, kvd, ROWS, kvd);
+        infer__diff_exact(d, "rope_kv_store keeps k", what, &kr);
+    }
+    INFER_FREE(ha); INFER_FREE(hb); INFER_FREE(raw);
+    infer__pair_free(d, &tb); infer__pair_free(d, &pp); infer__pair_free(d, &k); infer__pair_free(d, &v);
+    infer__pair_free(d, &kp); infer__pair_free(d, &vp); infer__pair_free(d, &kr);
+}
+
 static void infer__diff_attention(infer__diff *d, infer_type kvt, int n_head, int n_head_kv, int hd, int rows, int32_t last_pos) {
     const int bs = 16, n_pos = last_pos + 1, n_blocks = (n_pos + bs - 1) / bs + 2, kvd = n_head_kv * hd;
     const size_t esz = kvt == INFER_TYPE_F16 ? 2 : 4;
@@ -19716,6 +19827,11 @@ static void infer__diff_ops(infer__diff *d) {
     if (!d->broken) infer__diff_type(d, INFER_TYPE_I2_S);
     if (!d->broken) infer__diff_elementwise(d);
     if (!d->broken) infer__diff_rope(d);
+    if (!d->broken && d->kb->rope_kv_store) {
+        infer__diff_rope_kv(d, INFER_TYPE_F32, 64, 0);
+        infer__diff_rope_kv(d, INFER_TYPE_F16, 64, 0);
+        infer__diff_rope_kv(d, INFER_TYPE_F16, 32, 32);
+    }
     if (!d->broken) infer__diff_attention(d, INFER_TYPE_F32, 8, 2, 64, 6, 35);      /* a prompt chunk, GQA 4 */
     if (!d->broken) infer__diff_attention(d, INFER_TYPE_F16, 4, 4, 128, 1, 200);    /* decode */
     if (!d->broken) infer__diff_attention(d, INFER_TYPE_F16, 2, 1, 256, 3, 90);     /* qwen3.5's head size */

@@ -434,6 +434,16 @@ __device__ float block_max(float v) {
     return warp_max(v);
 }
 
+/* act(g) * u: SiLU g / (1 + e^-g), or ReLU^2 max(g, 0)^2; with limit L > 0 the inputs are
+ * clamped first (DeepSeek-V4): g = min(g, L), u = clamp(u, -L, L). k_glu and the fused
+ * matvec share it. */
+__device__ __forceinline__ float glu_act(float g, float u, int act, float limit) {
+    if (limit > 0) { g = fminf(g, limit); u = fminf(fmaxf(u, -limit), limit); }
+    if (act == INFER_ACT_SILU) return g / (1.0f + expf(-g)) * u;
+    const float r = g > 0 ? g : 0.0f;
+    return r * r * u;
+}
+
 /* The weight decoders below also compile for the host (INFER_CUDA_HD), so that a test can
  * check them against the CPU's dequantizers on a machine without a GPU
  * (infer_cuda_dequant_host at the end of this file). */
@@ -958,6 +968,9 @@ typedef struct infer_cuda_mv {
     float scale[INFER_CUDA_MV_MAXW];
     int start[INFER_CUDA_MV_MAXW + 1];
     int n;
+    int add;                  /* out += W x (matmul_add) instead of out = W x */
+    int act;                  /* GLU mode (k_matvec's G): out[0] = act(W[0] x) * (W[1] x), limit */
+    float limit;
 } infer_cuda_mv;
 /* The activations go through shared memory. A lane dots its 32 decoded weights with the 32
  * activations of its chunk: read straight from global memory, the 32 lanes of a warp would
@@ -968,7 +981,10 @@ typedef struct infer_cuda_mv {
  * are loaded and decoded before the barrier that waits for the stage, so their latency
  * overlaps it. */
 #define INFER_CUDA_MV_TILE 1024
-template <int T, int R>
+/* G = 1 (with R = 1): the GLU mode of matmul_glu -- the warp of column n dots row n of W[0]
+ * (gate) and of W[1] (up) with the same activations, two sums, and writes
+ * act(gate) * up to out[0]; the two columns' weights are decoded one after the other. */
+template <int T, int R, int G>
 __global__ void __launch_bounds__(32 * INFER_CUDA_MV_WARPS) k_matvec(infer_cuda_mv mv, size_t row_bytes, const float *x, int K, int rows) {
     __shared__ float xs[R][32 * 33];
     const int g = blockIdx.x * INFER_CUDA_MV_WARPS + (threadIdx.x >> 5), r0 = blockIdx.y * R, lane = threadIdx.x & 31;
@@ -976,14 +992,15 @@ __global__ void __launch_bounds__(32 * INFER_CUDA_MV_WARPS) k_matvec(infer_cuda_
     const uint8_t *W = mv.W[0];
     float *out = mv.out[0], scale = mv.scale[0];
     int s0 = 0, s1 = mv.start[1];
+    if (!G)
 INFER_CUDA_UNROLL
-    for (int i = 1; i < INFER_CUDA_MV_MAXW; i++)
-        if (i < mv.n && g >= mv.start[i]) { W = mv.W[i]; out = mv.out[i]; scale = mv.scale[i]; s0 = mv.start[i]; s1 = mv.start[i + 1]; }
+        for (int i = 1; i < INFER_CUDA_MV_MAXW; i++)
+            if (i < mv.n && g >= mv.start[i]) { W = mv.W[i]; out = mv.out[i]; scale = mv.scale[i]; s0 = mv.start[i]; s1 = mv.start[i + 1]; }
     const int active = g < s1;               /* a warp past the last column still helps stage x */
     const int n = g - s0, N = s1 - s0, nch = (K + 31) / 32;
     const int nr = rows - r0 < R ? rows - r0 : R;
-    const uint8_t *wrow = W + (size_t)(active ? n : 0) * row_bytes;
-    float acc[R];
+    const uint8_t *wrow = W + (size_t)(active ? n : 0) * row_bytes, *urow = mv.W[G ? 1 : 0] + (size_t)(active ? n : 0) * row_bytes;
+    float acc[R], accu = 0.0f;
 INFER_CUDA_UNROLL
     for (int r = 0; r < R; r++) acc[r] = 0.0f;
     for (int k0 = 0; k0 < K; k0 += INFER_CUDA_MV_TILE) {
@@ -1006,12 +1023,27 @@ INFER_CUDA_UNROLL
             for (int i = 0; i < 32; i++) s += w[i] * xr[i];
             acc[r] += s;
         }
+        if (G) {
+            Dq<T>::chunk(urow, c, K, w);
+            const float *xr = &xs[0][33 * lane];
+            float s = 0.0f;
+INFER_CUDA_UNROLL
+            for (int i = 0; i < 32; i++) s += w[i] * xr[i];
+            accu += s;
+        }
     }
     if (!active) return;
 INFER_CUDA_UNROLL
     for (int r = 0; r < R; r++) acc[r] = warp_sum(acc[r]);
-    if (lane == 0)
-        for (int r = 0; r < nr; r++) out[(size_t)(r0 + r) * N + n] = acc[r] * scale;
+    if (G) accu = warp_sum(accu);
+    if (lane != 0) return;
+    if (G) out[n] = glu_act(acc[0] * scale, accu * mv.scale[1], mv.act, mv.limit);
+    else
+        for (int r = 0; r < nr; r++) {
+            const float v = acc[r] * scale;
+            float *o = &out[(size_t)(r0 + r) * N + n];
+            *o = mv.add ? *o + v : v;
+        }
 }
 
 /* prompt-sized matmul: a 256-thread block computes a 64x64 tile of out, stepping through K
@@ -1058,7 +1090,7 @@ INFER_CUDA_UNROLL
 }
 
 template <int T, class Rows>
-__device__ void tile_matmul(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, float scale, int n0, Rows rows) {
+__device__ void tile_matmul(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, float scale, int n0, Rows rows, int add = 0) {
     __shared__ float Ws[INFER_CUDA_TILE][33], Xs[INFER_CUDA_TILE][33];   /* +1: no bank conflicts on columns */
     __shared__ int xr[INFER_CUDA_TILE];
     const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16, nch = (K + 31) / 32;
@@ -1089,7 +1121,11 @@ INFER_CUDA_UNROLL
 INFER_CUDA_UNROLL
         for (int j = 0; j < 4; j++) {
             const int n = n0 + tx + 16 * j;
-            if (n < N) out[(size_t)o * N + n] = acc[i][j] * scale;
+            if (n < N) {
+                const float v = acc[i][j] * scale;
+                float *d = &out[(size_t)o * N + n];
+                *d = add ? *d + v : v;
+            }
         }
     }
 }
@@ -1105,9 +1141,9 @@ INFER_CUDA_UNROLL
  * 36 and 68 floats keep every fragment pointer 32-byte aligned, as load/store_matrix_sync
  * require. The precise mode keeps tile_matmul's exact f32 products. */
 template <int T, class Rows>
-__device__ void tile_matmul_tc(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, float scale, int n0, Rows rows) {
+__device__ void tile_matmul_tc(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, float scale, int n0, Rows rows, int add = 0) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800          /* no TF32 MMA before Ampere */
-    tile_matmul<T>(out, W, row_bytes, x, K, N, scale, n0, rows);
+    tile_matmul<T>(out, W, row_bytes, x, K, N, scale, n0, rows, add);
 #else
     __shared__ __align__(32) float Ws[INFER_CUDA_TILE][36];
     __shared__ __align__(32) float Xs[INFER_CUDA_TILE][36];
@@ -1148,18 +1184,23 @@ INFER_CUDA_UNROLL
     __syncthreads();
     for (int i = tid; i < INFER_CUDA_TILE * INFER_CUDA_TILE; i += 256) {
         const int r = i / INFER_CUDA_TILE, n = n0 + i % INFER_CUDA_TILE;
-        if (r < rows.n && n < N) out[(size_t)rows.orow(r) * N + n] = Cs[r][i % INFER_CUDA_TILE] * scale;
+        if (r < rows.n && n < N) {
+            const float v = Cs[r][i % INFER_CUDA_TILE] * scale;
+            float *d = &out[(size_t)rows.orow(r) * N + n];
+            *d = add ? *d + v : v;
+        }
     }
 #endif
 }
 
 template <int T, int TC>
-__global__ void __launch_bounds__(256) k_matmul_tiled(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, int rows, float scale) {
+__global__ void __launch_bounds__(256) k_matmul_tiled(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, int rows, float scale,
+                                                      int add) {
     RowsPlain rp;
     rp.r0 = blockIdx.y * INFER_CUDA_TILE;
     rp.n = rows - rp.r0 < INFER_CUDA_TILE ? rows - rp.r0 : INFER_CUDA_TILE;
-    if constexpr (TC) tile_matmul_tc<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp);
-    else tile_matmul<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp);
+    if constexpr (TC) tile_matmul_tc<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp, add);
+    else tile_matmul<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp, add);
 }
 
 /* MoE with many tokens: the (token, slot) rows are first grouped by expert on the device
@@ -1235,12 +1276,15 @@ INFER_CUDA_UNROLL
 }
 
 /* rows <= INFER_CUDA_MV_ROWS against the weights of mv (one type, one K) */
-static void infer_cuda_matvec(infer_cuda_ctx *c, infer_type t, const infer_cuda_mv &mv, size_t rb, const float *x, int K, int rows) {
-    const dim3 grid((mv.start[mv.n] + INFER_CUDA_MV_WARPS - 1) / INFER_CUDA_MV_WARPS, rows > 1 ? (rows + INFER_CUDA_MV_ROWS - 1) / INFER_CUDA_MV_ROWS : 1);
+/* rows <= INFER_CUDA_MV_ROWS against the weights of mv (one type, one K); glu: mv is (gate, up) */
+static void infer_cuda_matvec(infer_cuda_ctx *c, infer_type t, const infer_cuda_mv &mv, size_t rb, const float *x, int K, int rows, int glu = 0) {
+    const int cols = glu ? mv.start[1] : mv.start[mv.n];
+    const dim3 grid((cols + INFER_CUDA_MV_WARPS - 1) / INFER_CUDA_MV_WARPS, rows > 1 ? (rows + INFER_CUDA_MV_ROWS - 1) / INFER_CUDA_MV_ROWS : 1);
     switch (t) {
 #define INFER_CUDA_CASE(n) case INFER_TYPE_##n: \
-    if (rows == 1) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c, k_matvec<INFER_TYPE_##n, 1>)(mv, rb, x, K, rows); \
-    else INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c, k_matvec<INFER_TYPE_##n, INFER_CUDA_MV_ROWS>)(mv, rb, x, K, rows); \
+    if (glu) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c, k_matvec<INFER_TYPE_##n, 1, 1>)(mv, rb, x, K, rows); \
+    else if (rows == 1) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c, k_matvec<INFER_TYPE_##n, 1, 0>)(mv, rb, x, K, rows); \
+    else INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c, k_matvec<INFER_TYPE_##n, INFER_CUDA_MV_ROWS, 0>)(mv, rb, x, K, rows); \
     break;
     INFER_CUDA_TYPES(INFER_CUDA_CASE)
 #undef INFER_CUDA_CASE
@@ -1249,8 +1293,8 @@ static void infer_cuda_matvec(infer_cuda_ctx *c, infer_type t, const infer_cuda_
     INFER_CUDA_LAUNCHED(c, "matmul");
 }
 
-static void infer_cuda_matmul(void *ctx, float *out, const infer_tensor *w, const float *x, int rows) {
-    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+/* out = W x, or (add) out += W x */
+static void infer_cuda_matmul_to(infer_cuda_ctx *c, float *out, const infer_tensor *w, const float *x, int rows, int add) {
     const int K = (int)w->ne[0], N = (int)w->ne[1];
     const size_t rb = infer_type_row_size(w->type, K);
     const uint8_t *W = (const uint8_t *)w->data;
@@ -1258,14 +1302,14 @@ static void infer_cuda_matmul(void *ctx, float *out, const infer_tensor *w, cons
     if (rows <= INFER_CUDA_MV_ROWS) {
         infer_cuda_mv mv;
         memset(&mv, 0, sizeof mv);
-        mv.W[0] = W; mv.out[0] = out; mv.scale[0] = w->scale; mv.start[1] = N; mv.n = 1;
+        mv.W[0] = W; mv.out[0] = out; mv.scale[0] = w->scale; mv.start[1] = N; mv.n = 1; mv.add = add;
         infer_cuda_matvec(c, w->type, mv, rb, x, K, rows);
     } else {
         dim3 grid((N + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE, (rows + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE);
         switch (w->type) {
 #define INFER_CUDA_CASE(t) case INFER_TYPE_##t: \
-        if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<INFER_TYPE_##t, 0>)(out, W, rb, x, K, N, rows, w->scale); \
-        else INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<INFER_TYPE_##t, 1>)(out, W, rb, x, K, N, rows, w->scale); \
+        if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<INFER_TYPE_##t, 0>)(out, W, rb, x, K, N, rows, w->scale, add); \
+        else INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<INFER_TYPE_##t, 1>)(out, W, rb, x, K, N, rows, w->scale, add); \
         break;
         INFER_CUDA_TYPES(INFER_CUDA_CASE)
 #undef INFER_CUDA_CASE
@@ -1273,6 +1317,40 @@ static void infer_cuda_matmul(void *ctx, float *out, const infer_tensor *w, cons
         }
         INFER_CUDA_LAUNCHED(c, "matmul");
     }
+}
+static void infer_cuda_matmul(void *ctx, float *out, const infer_tensor *w, const float *x, int rows) {
+    infer_cuda_matmul_to((infer_cuda_ctx *)ctx, out, w, x, rows, 0);
+}
+/* y += W x: the residual add done by the matmul's own stores */
+static void infer_cuda_matmul_add(void *ctx, float *y, const infer_tensor *w, const float *x, int rows) {
+    infer_cuda_matmul_to((infer_cuda_ctx *)ctx, y, w, x, rows, 1);
+}
+
+/* out = act(Wg x) * (Wu x): one launch for one activation row when the two share a type and
+ * K; otherwise matmul_n of the two into out and a scratch buffer, then glu */
+static void infer_cuda_glu(void *ctx, float *out, const float *gate, const float *up, int64_t n, int act, float limit);
+static int infer_cuda_reserve(infer_cuda_ctx *c, size_t bytes);
+static void infer_cuda_matmul_n(void *ctx, int n, float *const *out, const infer_tensor *const *w, const float *x, int rows);
+static void infer_cuda_matmul_glu(void *ctx, float *out, const infer_tensor *wg, const infer_tensor *wu, const float *x, int rows, int act, float limit) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (rows <= 0) return;
+    const int K = (int)wg->ne[0], N = (int)wg->ne[1];
+    if (rows == 1 && wu->type == wg->type && wu->ne[0] == K && wu->ne[1] == N) {
+        infer_cuda_mv mv;
+        memset(&mv, 0, sizeof mv);
+        mv.W[0] = (const uint8_t *)wg->data; mv.W[1] = (const uint8_t *)wu->data;
+        mv.out[0] = out; mv.scale[0] = wg->scale; mv.scale[1] = wu->scale;
+        mv.start[1] = N; mv.start[2] = 2 * N; mv.n = 2; mv.act = act; mv.limit = limit;
+        infer_cuda_matvec(c, wg->type, mv, infer_type_row_size(wg->type, K), x, K, rows, 1);
+        return;
+    }
+    const size_t n = (size_t)rows * (size_t)wu->ne[1];
+    if (!infer_cuda_reserve(c, n * sizeof(float))) return;
+    float *up = (float *)c->scratch;
+    float *const outs[2] = { out, up };
+    const infer_tensor *const ws[2] = { wg, wu };
+    infer_cuda_matmul_n(ctx, 2, outs, ws, x, rows);
+    infer_cuda_glu(ctx, out, out, up, (int64_t)n, act, limit);
 }
 
 /* n weights reading the same x: one launch for a decode step when they share a type and K */
@@ -1404,12 +1482,7 @@ __global__ void k_add_rows(float *y, const float *b, int64_t n, int dim) { INFER
 /* out = act(gate) * up: SiLU z / (1 + e^-z), or ReLU^2 max(z, 0)^2; with limit L > 0 the
  * inputs are clamped first (DeepSeek-V4): gate = min(gate, L), up = clamp(up, -L, L) */
 __global__ void k_glu(float *out, const float *gate, const float *up, int64_t n, int act, float limit) {
-    INFER_CUDA_FOR(i, n) {
-        float g = gate[i], u = up[i];
-        if (limit > 0) { g = fminf(g, limit); u = fminf(fmaxf(u, -limit), limit); }
-        if (act == INFER_ACT_SILU) out[i] = g / (1.0f + expf(-g)) * u;
-        else { const float r = g > 0 ? g : 0.0f; out[i] = r * r * u; }
-    }
+    INFER_CUDA_FOR(i, n) out[i] = glu_act(gate[i], up[i], act, limit);
 }
 __global__ void k_mul_sigmoid(float *y, const float *g, int64_t n, int dim, int g_cols) {
     INFER_CUDA_FOR(i, n) {
@@ -1508,12 +1581,8 @@ __device__ int imrope_stream(int i, const int *sec) {
     return 3;
 }
 
-__global__ void k_rope(float *x, int rows, int n_heads, int head_dim, const int32_t *pos, infer_cuda_rope rp) {
-    const int half = rp.n_rot / 2;
-    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= (int64_t)rows * n_heads * half) return;
-    const int i = (int)(t % half), h = (int)(t / half % n_heads), r = (int)(t / half / n_heads);
-    const int32_t p = pos[(size_t)(rp.multi ? imrope_stream(i, rp.sec) : 0) * rows + r];
+/* cos and sin (times mscale, sin negated for `inverse`) of pair i at position p */
+__device__ void rope_cs(const infer_cuda_rope &rp, int i, int32_t p, float *cs, float *sn) {
     double theta_base = p * pow(rp.freq_base, -2.0 * i / rp.n_rot);
     if (rp.freq_factors) theta_base /= rp.freq_factors[i];
     double theta = rp.freq_scale * theta_base, mscale = rp.attn_factor;
@@ -1523,7 +1592,16 @@ __global__ void k_rope(float *x, int rows, int n_heads, int head_dim, const int3
         theta = theta * (1 - ramp) + theta_base * ramp;
         mscale *= rp.yarn_mscale;
     }
-    const float cs = (float)(cos(theta) * mscale), sn = (float)(sin(theta) * mscale) * (rp.inverse ? -1.0f : 1.0f);
+    *cs = (float)(cos(theta) * mscale);
+    *sn = (float)(sin(theta) * mscale) * (rp.inverse ? -1.0f : 1.0f);
+}
+__global__ void k_rope(float *x, int rows, int n_heads, int head_dim, const int32_t *pos, infer_cuda_rope rp) {
+    const int half = rp.n_rot / 2;
+    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= (int64_t)rows * n_heads * half) return;
+    const int i = (int)(t % half), h = (int)(t / half % n_heads), r = (int)(t / half / n_heads);
+    float cs, sn;
+    rope_cs(rp, i, pos[(size_t)(rp.multi ? imrope_stream(i, rp.sec) : 0) * rows + r], &cs, &sn);
     const int a = rp.neox ? i : 2 * i, b = rp.neox ? i + half : 2 * i + 1;
     float *v = x + ((size_t)r * n_heads + h) * head_dim + rp.rot_first;
     const float x0 = v[a], x1 = v[b];
@@ -1536,8 +1614,7 @@ static float infer_cuda_yarn_corr_dim(int n_rot, int n_ctx_orig, float beta, flo
     return (float)(n_rot * log((double)n_ctx_orig / ((double)(beta * 2) * M_PI)) / (2 * log((double)base)));
 }
 
-static void infer_cuda_rope_launch(infer_cuda_ctx *c, float *x, int rows, int n_heads, int head_dim, const int32_t *pos, const infer_rope *r,
-                                   const int32_t *sections) {
+static infer_cuda_rope infer_cuda_rope_of(const infer_rope *r, const int32_t *sections) {
     infer_cuda_rope rp;
     memset(&rp, 0, sizeof rp);
     rp.n_rot = r->n_rot;
@@ -1557,6 +1634,11 @@ static void infer_cuda_rope_launch(infer_cuda_ctx *c, float *x, int rows, int n_
         rp.yarn_mscale = 1 + 0.1 * log((double)(1 / r->freq_scale));
     }
     if (sections) { rp.multi = 1; for (int i = 0; i < 4; i++) rp.sec[i] = sections[i]; }
+    return rp;
+}
+static void infer_cuda_rope_launch(infer_cuda_ctx *c, float *x, int rows, int n_heads, int head_dim, const int32_t *pos, const infer_rope *r,
+                                   const int32_t *sections) {
+    const infer_cuda_rope rp = infer_cuda_rope_of(r, sections);
     const int64_t n = (int64_t)rows * n_heads * (r->n_rot / 2);
     if (n <= 0) return;
     INFER_CUDA_LAUNCH((unsigned)((n + 127) / 128), 128, 0, c, k_rope)(x, rows, n_heads, head_dim, pos, rp);
@@ -1601,6 +1683,47 @@ static void infer_cuda_kv_store(void *ctx, const infer_kv_view *kv, const float 
     INFER_CUDA_LAUNCH(dim3((kv->kv_dim + 127) / 128, rows), 128, 0, c, k_kv_store)(kv->k, kv->v, kv->type == INFER_TYPE_F16, kv->block_table, kv->block_size,
                                                                               kv->kv_dim, k, v, pos);
     INFER_CUDA_LAUNCHED(c, "kv_store");
+}
+
+/* rope + kv_store: a thread per (row r, element e of kv_dim) writes the cache's element e of
+ * row pos[r]: k[e] turned by its pair's angle (k_rope's formula; the pair's other value is
+ * read too) or, outside the rotated dims, k[e] as it is; and v[e] */
+__global__ void k_rope_kv_store(void *kp, void *vp, int f16_cache, const int32_t *table, int bs, int kv_dim, const float *k, const float *v,
+                                const int32_t *pos, int head_dim, infer_cuda_rope rp) {
+    const int r = blockIdx.y, e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= kv_dim) return;
+    const float *kr = k + (size_t)r * kv_dim;
+    const int d = e % head_dim - rp.rot_first, half = rp.n_rot / 2;
+    float val = kr[e];
+    if (d >= 0 && d < rp.n_rot) {
+        const int i = rp.neox ? (d < half ? d : d - half) : d / 2, second = rp.neox ? d >= half : d & 1;
+        const int a = rp.neox ? i : 2 * i, b = rp.neox ? i + half : 2 * i + 1;
+        const float *hv = kr + (size_t)(e / head_dim) * head_dim + rp.rot_first;
+        float cs, sn;
+        rope_cs(rp, i, pos[r], &cs, &sn);
+        const float x0 = hv[a], x1 = hv[b];
+        val = second ? __fadd_rn(__fmul_rn(x0, sn), __fmul_rn(x1, cs)) : __fsub_rn(__fmul_rn(x0, cs), __fmul_rn(x1, sn));
+    }
+    const size_t off = kv_row(table, bs, pos[r]) * kv_dim + e;
+    if (f16_cache) {
+        ((__half *)kp)[off] = __float2half_rn(f16_saturate(val));
+        if (v) ((__half *)vp)[off] = __float2half_rn(f16_saturate(v[(size_t)r * kv_dim + e]));
+    } else {
+        ((float *)kp)[off] = val;
+        if (v) ((float *)vp)[off] = v[(size_t)r * kv_dim + e];
+    }
+}
+static void infer_cuda_rope_kv_store(void *ctx, const infer_kv_view *kv, const float *k, const float *v, const int32_t *pos, int rows, int n_heads,
+                                     int head_dim, const infer_rope *r) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (rows <= 0 || kv->kv_dim <= 0) return;
+    if (n_heads * head_dim != kv->kv_dim) { infer_cuda_record(c, cudaErrorInvalidValue, "rope_kv_store: heads x head size is not the cache's row"); return; }
+    for (; rows > 65535; rows -= 65535, k += (size_t)65535 * kv->kv_dim, v = v ? v + (size_t)65535 * kv->kv_dim : NULL, pos += 65535)
+        infer_cuda_rope_kv_store(ctx, kv, k, v, pos, 65535, n_heads, head_dim, r);
+    const infer_cuda_rope rp = infer_cuda_rope_of(r, NULL);
+    INFER_CUDA_LAUNCH(dim3((kv->kv_dim + 127) / 128, rows), 128, 0, c, k_rope_kv_store)(kv->k, kv->v, kv->type == INFER_TYPE_F16, kv->block_table,
+                                                                                   kv->block_size, kv->kv_dim, k, v, pos, head_dim, rp);
+    INFER_CUDA_LAUNCHED(c, "rope_kv_store");
 }
 
 __device__ __forceinline__ float kv_load(const void *pool, int f16_cache, size_t i) {
@@ -2408,6 +2531,9 @@ static void infer_cuda_fill_table(void) {
     k->step_begin = infer_cuda_step_begin;
     k->step_end = infer_cuda_step_end;
     k->step_info = infer_cuda_step_info;
+    k->matmul_add = infer_cuda_matmul_add;
+    k->matmul_glu = infer_cuda_matmul_glu;
+    k->rope_kv_store = infer_cuda_rope_kv_store;
 }
 
 infer_status infer_cuda_init(int device, infer_error *err) {

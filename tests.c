@@ -6903,6 +6903,63 @@ static void test_convert_synth_qwen35(void) {
     CHECK(run_cmd("./tools/convert synth qwen35moe nosuch $INFER_TMP/infer_q35.gguf 2>&1", out, sizeof out) != 0 && strstr(out, "unknown preset"));
 }
 
+/* `convert synth llama tiny --type FTYPE` holds, tensor for tensor, the types `convert
+ * quantize --type FTYPE` gives the same shape (the reference quantizer's choices: the tied
+ * embedding at Q6_K for Q4_0, some attn_v / ffn_down at Q6_K for Q4_K_M, ...); --pure and a
+ * plain type put every matrix in one type */
+static int gguf_of_file(const char *path, infer_gguf *g, void **buf) {
+    size_t n = 0;
+    infer_error err;
+    *buf = slurp(path, &n);
+    if (*buf && infer_gguf_parse(g, *buf, n, &err) == INFER_OK) return 1;
+    printf("    %s: %s\n", path, *buf ? err.msg : "cannot read");
+    free(*buf);
+    *buf = NULL;
+    return 0;
+}
+static void test_convert_synth_ftype(void) {
+    if (!file_exists("./tools/convert")) SKIP("./tools/convert not built");
+    char cmd[512], out[4096];
+    CHECK_MSG(run_cmd("./tools/convert synth llama tiny $INFER_TMP/infer_sf_f32.gguf --type f32 2>&1", out, sizeof out) == 0, "%s", out);
+    const char *ftypes[6] = { "Q4_0", "q8_0", "Q4_K_M", "Q6_K", "Q5_K_M", "Q3_K_M" };
+    for (int i = 0; i < 6; i++) {
+        snprintf(cmd, sizeof cmd, "./tools/convert synth llama tiny $INFER_TMP/infer_sf_a.gguf --type %s 2>&1 && "
+                                  "./tools/convert quantize $INFER_TMP/infer_sf_f32.gguf $INFER_TMP/infer_sf_b.gguf --type %s 2>&1", ftypes[i], ftypes[i]);
+        CHECK_MSG(run_cmd(cmd, out, sizeof out) == 0, "%s: %s", ftypes[i], out);
+        infer_gguf ga, gb;
+        void *ba, *bb;
+        if (!gguf_of_file(tmp_path("infer_sf_a.gguf"), &ga, &ba)) { CHECK(0); continue; }
+        if (!gguf_of_file(tmp_path("infer_sf_b.gguf"), &gb, &bb)) { CHECK(0); infer_gguf_free(&ga); free(ba); continue; }
+        int same = ga.n_tensors == gb.n_tensors, mixed = 0;
+        for (int64_t t = 0; same && t < ga.n_tensors; t++) {
+            const infer_tensor *b = infer_gguf_tensor(&gb, ga.tensors[t].name);
+            same = b && b->type == ga.tensors[t].type;
+            if (!same) printf("    %s %s: synth %s, quantize %s\n", ftypes[i], ga.tensors[t].name, infer_type_name(ga.tensors[t].type), b ? infer_type_name(b->type) : "-");
+            mixed |= ga.tensors[t].type != ga.tensors[0].type && ga.tensors[t].n_dims > 1 && ga.tensors[0].n_dims > 1;
+        }
+        CHECK_MSG(same, "%s: synth's tensor types differ from quantize's", ftypes[i]);
+        if (i != 1 && i != 3) CHECK_MSG(mixed, "%s: every matrix has one type (the output should differ)", ftypes[i]);   /* Q8_0, Q6_K: one type */
+        if (i == 0) {
+            const infer_tensor *e = infer_gguf_tensor(&ga, "token_embd.weight"), *q = infer_gguf_tensor(&ga, "blk.0.attn_q.weight");
+            CHECK(e && q && e->type == INFER_TYPE_Q6_K && q->type == INFER_TYPE_Q4_0);
+        }
+        infer_gguf_free(&ga); infer_gguf_free(&gb);
+        free(ba); free(bb);
+    }
+    /* --pure: every matrix Q4_0 */
+    CHECK_MSG(run_cmd("./tools/convert synth llama tiny $INFER_TMP/infer_sf_a.gguf --type Q4_0 --pure 2>&1", out, sizeof out) == 0, "%s", out);
+    infer_gguf g;
+    void *buf;
+    CHECK(gguf_of_file(tmp_path("infer_sf_a.gguf"), &g, &buf));
+    if (buf) {
+        for (int64_t t = 0; t < g.n_tensors; t++)
+            if (g.tensors[t].n_dims > 1) CHECK_MSG(g.tensors[t].type == INFER_TYPE_Q4_0, "--pure: %s is %s", g.tensors[t].name, infer_type_name(g.tensors[t].type));
+        infer_gguf_free(&g);
+        free(buf);
+    }
+    remove(tmp_path("infer_sf_a.gguf")); remove(tmp_path("infer_sf_b.gguf")); remove(tmp_path("infer_sf_f32.gguf"));
+}
+
 /* `convert synth bitnet tiny` in the three ternary types: the files load and run */
 static void test_convert_synth_bitnet(void) {
     if (!file_exists("./tools/convert")) SKIP("./tools/convert not built");
@@ -7441,7 +7498,7 @@ static void test_gpu_seq_batch(void) {
  * 4 (the embedding, and the output's gather, norm and matmul). The logits of the replayed
  * steps equal the CPU's within the model tolerance, so a replay that read stale positions
  * or tokens would fail here. */
-#define INFER_TEST_LAUNCHES_PER_LAYER 14
+#define INFER_TEST_LAUNCHES_PER_LAYER 10
 static void test_gpu_decode_graph(void) {
     const infer_kernels *k = gpu_or_skip();
     if (!k) return;
@@ -7657,6 +7714,7 @@ static const test_case tests[] = {
     { "convert_llama2c", test_convert_llama2c },
     { "convert_synth_vocab", test_convert_synth_vocab },
     { "convert_synth_qwen35", test_convert_synth_qwen35 },
+    { "convert_synth_ftype", test_convert_synth_ftype },
     { "convert_synth_bitnet", test_convert_synth_bitnet },
     { "convert_synth_deepseek4", test_convert_synth_deepseek4 },
     { "convert_hf_folder", test_convert_hf_folder },

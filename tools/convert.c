@@ -78,7 +78,9 @@ static void usage(FILE *f, int code) {
           "  convert HF_FOLDER OUT.gguf [--type FTYPE]\n"
           "  convert vocab TOKENIZER.json OUT.gguf\n"
           "  convert llama2c MODEL.bin TOKENIZER.bin OUT.gguf\n"
-          "  convert synth ARCH PRESET OUT.gguf [--type TYPE|Q4_K_M] [--vocab TOKENIZER.json]\n"
+          "  convert synth ARCH PRESET OUT.gguf [--type FTYPE [--pure]] [--vocab TOKENIZER.json]\n"
+          "                                          (llama and bitnet presets: an FTYPE's per-tensor\n"
+          "                                          choices as quantize makes them; the others: one type)\n"
           "\n"
           "TYPE: a ggml type name, any case (q4_0, Q8_0, q4_k, tq2_0, i2_s, ...).\n"
           "FTYPE: a file type as llama-quantize names them -- Q4_K_M, Q4_K_S, Q5_K_M, Q5_K_S, Q6_K, Q3_K_M,\n"
@@ -1196,7 +1198,31 @@ static int cmd_synth_deepseek4(int argc, char **argv) {
     return synth_write(argv[4], kv, nkv, &L, &vocab);
 }
 
+/* the type synth gives one matrix: with a file type (ft), the reference quantizer's choice
+ * for that tensor (mixture_type, walked in the reference's order: synth writes the tensors
+ * by layer, and within a layer each category once, so its counters advance alike), fitted
+ * to the row length; else `type` */
+static infer_type synth_type(qmodel_t *q, const ftype_t *ft, infer_type type, const char *name, int64_t ne0, int64_t ne1) {
+    if (!ft || !ne1 || !type_is_quantized(type)) return type;
+    infer_tensor t;
+    memset(&t, 0, sizeof t);
+    t.name = name; t.n_dims = 2; t.ne[0] = ne0; t.ne[1] = ne1; t.ne[2] = t.ne[3] = 1;
+    infer_type mt = mixture_type(q, &t, ft->ftype, type, tensor_category(name));
+    mt = fit_type(&t, mt);
+    if (mt != INFER_TYPE_I2_S && type_is_quantized(mt) && !infer__traits[mt].quant) die("%s: %s needs the %s quantizer, which infer does not have", name, ft->name,
+                                                                                     infer_type_name(mt));
+    return mt;
+}
+
 static int cmd_synth(int argc, char **argv) {
+    int pure = 0;
+    for (int i = 5; i < argc; i++) {       /* --pure */
+        if (strcmp(argv[i], "--pure")) continue;
+        pure = 1;
+        memmove(argv + i, argv + i + 1, sizeof(char *) * (size_t)(argc - i - 1));
+        argc -= 1;
+        break;
+    }
     for (int i = 5; i + 1 < argc; i++) {   /* --vocab FILE */
         if (strcmp(argv[i], "--vocab")) continue;
         synth_vocab_path = argv[i + 1];
@@ -1214,18 +1240,29 @@ static int cmd_synth(int argc, char **argv) {
     preset_t sized = *p;
     sized.n_vocab = synth_n_vocab(p->n_vocab);
     p = &sized;
-    /* Q4_K_M (llama and bitnet presets): the reference quantizer's mix -- Q4_K, with Q6_K for
-     * the embedding and for attn_v and ffn_down in the first and last eighth of the layers and
-     * every third between (what quantize --type Q4_K_M gives these shapes) */
-    const int q4km = argc == 7 && !strcasecmp(argv[6], "q4_K_M");
-    infer_type type = q4km ? INFER_TYPE_Q4_K : argc == 7 ? parse_type(argv[6]) : INFER_TYPE_F16;
+    /* --type: a file type as llama-quantize names it (Q4_0, Q8_0, Q4_K_M, TQ2_0, ... in any
+     * case) gets, tensor by tensor, the type the reference quantizer gives that tensor in
+     * such a file (as `convert quantize`: the output matrix or tied embedding at Q6_K, more
+     * bits for some layers' attn_v and ffn_down, ...); a plain type that names no file type
+     * (mxfp4, nvfp4, i2_s), or --pure, puts every matrix in that one type */
+    const ftype_t *ft = argc == 7 && !pure ? find_ftype(argv[6]) : NULL;
+    infer_type type = ft ? ft->base : argc == 7 ? parse_type(argv[6]) : INFER_TYPE_F16;
     if (type != INFER_TYPE_I2_S && !infer__traits[type].quant) die("type %s has no quantizer", argv[6]);
+    qmodel_t q;
+    memset(&q, 0, sizeof q);
+    q.arch = p->arch;
+    q.n_layer = p->n_layer;
+    q.n_gqa = p->n_head_kv > 0 ? p->n_head / p->n_head_kv : 0;
+    q.is_70b = q.n_layer == 80 && !strcmp(p->arch, "llama") && p->n_head != p->n_head_kv;
+    q.n_attn_v = p->n_layer;
     /* bitnet: sub-norms before Wo and W_down, ReLU^2, logits from token_embd; with a ternary
      * type the embedding is Q6_K, as llama.cpp's TQ1_0/TQ2_0 quantization writes it */
     const int bitnet = !strcmp(p->arch, "bitnet");
-    const infer_type embd_type = is_ternary(type) || q4km ? INFER_TYPE_Q6_K : type;
+    q.tied = p->tied || bitnet;
+    const infer_type embd_type = ft ? synth_type(&q, ft, type, "token_embd.weight", p->n_embd, p->n_vocab) : is_ternary(type) ? INFER_TYPE_Q6_K : type;
     const int64_t E = p->n_embd, Q = (int64_t)p->n_head * p->head_dim, KV = (int64_t)p->n_head_kv * p->head_dim;
-    if (E % infer_type_block(type) || p->n_ff % infer_type_block(type) || Q % infer_type_block(type)) die("%s rows are not a whole number of %s blocks", p->name, infer_type_name(type));
+    if (!ft && (E % infer_type_block(type) || p->n_ff % infer_type_block(type) || Q % infer_type_block(type)))
+        die("%s rows are not a whole number of %s blocks", p->name, infer_type_name(type));
     infer__rng rng;
     infer__rng_seed(&rng, 1234);
     tensor_list L = { xcalloc((size_t)(4 + 11 * p->n_layer), sizeof(infer_tensor), "the tensor table"), 0 };
@@ -1233,25 +1270,22 @@ static int cmd_synth(int argc, char **argv) {
     const float s_in = 1.0f / sqrtf((float)E), s_res = s_in / sqrtf(2.0f * p->n_layer);
     synth_tensor(&L, "token_embd.weight", embd_type, E, p->n_vocab, 3.0f * s_in, &rng);   /* tied logits: std ~3 */
     synth_tensor(&L, "output_norm.weight", type, E, 0, 0, &rng);
-    if (!p->tied) synth_tensor(&L, "output.weight", type, E, p->n_vocab, 3.0f * s_in, &rng);
+    if (!p->tied) synth_tensor(&L, "output.weight", synth_type(&q, ft, type, "output.weight", E, p->n_vocab), E, p->n_vocab, 3.0f * s_in, &rng);
     for (int l = 0; l < p->n_layer; l++) {
         fprintf(stderr, "\rsynth %s: layer %d/%d", p->name, l + 1, p->n_layer);
-        const int n8 = p->n_layer / 8, more_bits = l < n8 || l >= 7 * p->n_layer / 8 || (l - n8) % 3 == 2;
-        const infer_type vd_type = q4km && more_bits ? INFER_TYPE_Q6_K : type;    /* attn_v, ffn_down */
-#define TT(suffix, t, ne0, ne1, sigma) (snprintf(name, sizeof name, "blk.%d." suffix, l), synth_tensor(&L, name, t, ne0, ne1, sigma, &rng))
-#define T(suffix, ne0, ne1, sigma) TT(suffix, type, ne0, ne1, sigma)
+#define T(suffix, ne0, ne1, sigma) (snprintf(name, sizeof name, "blk.%d." suffix, l), \
+                                    synth_tensor(&L, name, synth_type(&q, ft, type, name, ne0, ne1), ne0, ne1, sigma, &rng))
         T("attn_norm.weight", E, 0, 0);
         T("attn_q.weight", E, Q, s_in);
         T("attn_k.weight", E, KV, s_in);
-        TT("attn_v.weight", vd_type, E, KV, s_in);
+        T("attn_v.weight", E, KV, s_in);
         T("attn_output.weight", Q, E, s_res);
         T("ffn_norm.weight", E, 0, 0);
         T("ffn_gate.weight", E, p->n_ff, s_in);
         T("ffn_up.weight", E, p->n_ff, s_in);
-        TT("ffn_down.weight", vd_type, p->n_ff, E, s_res / sqrtf((float)p->n_ff / E));
+        T("ffn_down.weight", p->n_ff, E, s_res / sqrtf((float)p->n_ff / E));
         if (bitnet) { T("attn_sub_norm.weight", Q, 0, 0); T("ffn_sub_norm.weight", p->n_ff, 0, 0); }
 #undef T
-#undef TT
     }
     fprintf(stderr, "\n");
     char k[16][64];
