@@ -50,7 +50,7 @@
  *   >>forward           363  the transformer, once for every family: one step through every layer
  *   >>deepseek4         204  DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
  *   >>eval              167  the evaluation API: batches of sequences, logits out
- *   >>sampler           138  logits -> next token
+ *   >>sampler           193  logits -> next token
  *   >>generate           79  the generation loop; a model's chat template, rendered
  *   >>backends          740  the GPU backend of this build; any backend diffed against the CPU
  *   >>iq-tables        1112  the i-quant grids and sign table
@@ -19016,6 +19016,43 @@ static int infer__cand_cmp(const void *a, const void *b) {
     return x->id - y->id;
 }
 
+/* The sampler keeps the candidates in the sort order above only as far as it must. top-k
+ * is a selection: a heap of the k best seen so far (its root the worst of them) takes each
+ * candidate that beats the root -- one comparison for most of a vocabulary -- and only those
+ * k are sorted. The k best in order are exactly the sorted list's first k, so every sum
+ * and every choice after is the full sort's. Without top-k, the best 64, 256, ... are
+ * sorted until top-p and min-p have found their cut inside them (top-p's normaliser then
+ * sums the sorted part first and the rest in id order, so a cut can differ from a full
+ * sort's only where a cumulative sum lands within rounding of top_p); when nothing cuts,
+ * the whole list is sorted, as before. */
+static int infer__cand_before(const infer__cand *x, const infer__cand *y) { return infer__cand_cmp(x, y) < 0; }
+static void infer__cand_sift(infer__cand *h, int32_t n, int32_t i) {     /* min-heap by the order: root = worst */
+    for (;;) {
+        int32_t w = i;
+        const int32_t l = 2 * i + 1, r = l + 1;
+        if (l < n && infer__cand_before(&h[w], &h[l])) w = l;
+        if (r < n && infer__cand_before(&h[w], &h[r])) w = r;
+        if (w == i) return;
+        const infer__cand t = h[i];
+        h[i] = h[w];
+        h[w] = t;
+        i = w;
+    }
+}
+/* c[0..m) = the m best of c[0..n), sorted (m <= n); the others are left after them */
+static void infer__cand_top(infer__cand *c, int32_t n, int32_t m) {
+    if (m >= n) { qsort(c, (size_t)n, sizeof *c, infer__cand_cmp); return; }
+    for (int32_t i = m / 2 - 1; i >= 0; i--) infer__cand_sift(c, m, i);
+    for (int32_t i = m; i < n; i++)
+        if (infer__cand_before(&c[i], &c[0])) {
+            const infer__cand t = c[0];
+            c[0] = c[i];
+            c[i] = t;
+            infer__cand_sift(c, m, 0);
+        }
+    qsort(c, (size_t)m, sizeof *c, infer__cand_cmp);
+}
+
 int32_t infer_sampler_sample(infer_sampler *s, const float *logits) {
     const int32_t V = s->n_vocab;
     infer__cand *c = s->cand;
@@ -19034,9 +19071,27 @@ int32_t infer_sampler_sample(infer_sampler *s, const float *logits) {
         for (int32_t i = 1; i < V; i++) if (c[i].logit > c[best].logit) best = i;
         return best;
     }
-    qsort(c, (size_t)V, sizeof *c, infer__cand_cmp);
     int32_t n = V;
-    if (s->p.top_k > 0 && s->p.top_k < n) n = s->p.top_k;               /* 2. top-k */
+    if (s->p.top_k > 0 && s->p.top_k < n) {                             /* 2. top-k: the k best, sorted */
+        n = s->p.top_k;
+        infer__cand_top(c, V, n);
+    } else if (s->p.top_p >= 1.0f && s->p.min_p <= 0) {
+        infer__cand_top(c, V, V);                                       /* nothing cuts: all of them, sorted */
+    } else {                                                            /* the best m, sorted, until a cut falls inside */
+        double all = -1;                                                /* top-p's normaliser, once */
+        for (int32_t m = V < 64 ? V : 64;; m = m > V / 4 ? V : 4 * m) {
+            infer__cand_top(c, V, m);
+            if (m == V) break;
+            if (s->p.top_p < 1.0f) {
+                if (all < 0) { all = 0; for (int32_t i = 0; i < V; i++) all += exp((double)c[i].logit - c[0].logit); }
+                double cum = 0;
+                int32_t i = 0;
+                while (i < m && cum < s->p.top_p) cum += exp((double)c[i++].logit - c[0].logit) / all;
+                if (cum >= s->p.top_p) break;                           /* top-p cuts inside */
+            }
+            if (s->p.min_p > 0 && c[m - 1].logit < c[0].logit + log(s->p.min_p)) break;   /* min-p cuts inside */
+        }
+    }
     double sum = 0;
     for (int32_t i = 0; i < n; i++) sum += exp((double)c[i].logit - c[0].logit);
     if (s->p.top_p < 1.0f) {                                            /* 3. top-p */

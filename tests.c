@@ -5810,6 +5810,77 @@ static void test_sampler_argmax(void) {
     CHECK_MSG(bad == 0, "%d of %d cases differ", bad, cases);
     free(x);
 }
+/* the sampler as it was, a full sort of the vocabulary per token: the reference the
+ * selection-based one must match choice for choice */
+static int32_t sample_full_sort(infer_sampler *s, const float *logits) {
+    const int32_t V = s->n_vocab;
+    infer__cand *c = s->cand;
+    for (int32_t i = 0; i < V; i++) { c[i].id = i; c[i].logit = logits[i]; }
+    qsort(c, (size_t)V, sizeof *c, infer__cand_cmp);
+    int32_t n = V;
+    if (s->p.top_k > 0 && s->p.top_k < n) n = s->p.top_k;
+    double sum = 0;
+    for (int32_t i = 0; i < n; i++) sum += exp((double)c[i].logit - c[0].logit);
+    if (s->p.top_p < 1.0f) {
+        double cum = 0;
+        for (int32_t i = 0; i < n; i++) {
+            cum += exp((double)c[i].logit - c[0].logit) / sum;
+            if (cum >= s->p.top_p) { n = i + 1; break; }
+        }
+    }
+    if (s->p.min_p > 0) {
+        const double floor_l = c[0].logit + log(s->p.min_p);
+        int32_t keep = 1;
+        while (keep < n && c[keep].logit >= floor_l) keep++;
+        n = keep;
+    }
+    double total = 0;
+    for (int32_t i = 0; i < n; i++) total += exp(((double)c[i].logit - c[0].logit) / s->p.temp);
+    double u = infer__rng_uniform(&s->rng) * total, acc = 0;
+    for (int32_t i = 0; i < n; i++) {
+        acc += exp(((double)c[i].logit - c[0].logit) / s->p.temp);
+        if (u < acc) return c[i].id;
+    }
+    return c[n - 1].id;
+}
+
+/* The sampler selects instead of sorting the vocabulary: it picks the token the full sort
+ * picked, on random rows of a 50,000-token vocabulary (logits rounded to make many ties, a
+ * few rows flat, some with -inf), for top-k 40 / 1 / 0 (top-k off: the growing sorted
+ * prefix), with and without top-p and min-p, two seeds apart in lockstep */
+static void test_sampler_selection(void) {
+    enum { V = 50000, ROWS = 60 };
+    float *l = malloc(sizeof(float) * V);
+    infer__rng rng;
+    infer__rng_seed(&rng, 7);
+    const struct { int k; float p, m, t; } cfg[] = {
+        { 40, 0.95f, 0.05f, 0.8f }, { 1, 0.95f, 0.05f, 0.8f }, { 40, 1.0f, 0.0f, 1.5f }, { 0, 0.95f, 0.05f, 0.8f },
+        { 0, 0.9f, 0.0f, 1.0f }, { 0, 1.0f, 0.1f, 0.7f }, { 0, 1.0f, 0.0f, 1.0f }, { 5000, 0.99f, 0.0f, 2.0f },
+    };
+    int same = 0, total = 0;
+    for (size_t ci = 0; ci < sizeof cfg / sizeof cfg[0]; ci++) {
+        infer_sampler_params p = infer_sampler_default_params();
+        p.top_k = cfg[ci].k; p.top_p = cfg[ci].p; p.min_p = cfg[ci].m; p.temp = cfg[ci].t; p.seed = 100 + ci;
+        infer_sampler *a = infer_sampler_create(&p, V), *b = infer_sampler_create(&p, V);
+        for (int r = 0; r < ROWS && a && b; r++) {
+            const double spread = r % 10 == 9 ? 0.0 : 1.0 + r % 7;      /* every tenth row flat: ties everywhere */
+            for (int i = 0; i < V; i++) {
+                double z = spread * (2 * infer__rng_uniform(&rng) - 1) * (infer__rng_uniform(&rng) < 0.01 ? 4 : 1);
+                l[i] = (float)(round(z * 4) / 4);                        /* quarter steps: many equal logits */
+            }
+            if (r % 5 == 3) for (int i = 0; i < V; i += 97) l[i] = -INFINITY;
+            const int32_t x = infer_sampler_sample(a, l), y = sample_full_sort(b, l);
+            same += x == y;
+            total++;
+            if (x != y) printf("    top_k %d top_p %.2f min_p %.2f temp %.1f, row %d: %d, the full sort %d\n", p.top_k, p.top_p, p.min_p, p.temp, r, x, y);
+        }
+        infer_sampler_free(a);
+        infer_sampler_free(b);
+    }
+    CHECK_MSG(same == total && total == ROWS * 8, "%d of %d choices as the full sort's", same, total);
+    free(l);
+}
+
 static void test_sampler_chain(void) {
     float logits[8] = { 0.1f, 2.0f, -1.0f, 1.9f, 0.0f, 0.5f, -3.0f, 1.0f };
     infer_sampler_params p = infer_sampler_default_params();
@@ -7695,6 +7766,7 @@ static const test_case tests[] = {
     { "seq_rewind_shared", test_seq_rewind_shared },
     { "sampler_argmax", test_sampler_argmax },
     { "sampler_chain", test_sampler_chain },
+    { "sampler_selection", test_sampler_selection },
     { "generate_streaming", test_generate_streaming },
     { "backend_fake_device", test_backend_fake_device },
     { "backend_refuses", test_backend_refuses },
