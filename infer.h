@@ -52,7 +52,7 @@
  *   >>eval              167  the evaluation API: batches of sequences, logits out
  *   >>sampler           193  logits -> next token
  *   >>generate           79  the generation loop; a model's chat template, rendered
- *   >>backends          740  the GPU backend of this build; any backend diffed against the CPU
+ *   >>backends          745  the GPU backend of this build; any backend diffed against the CPU
  *   >>iq-tables        1112  the i-quant grids and sign table
  *   >>unicode-tables    800  generated Unicode tables
  *   >>license            25  the MIT licence
@@ -19373,12 +19373,14 @@ static void infer__diff_type(infer__diff *d, infer_type t) {
         return;
     }
     const int is_float = t == INFER_TYPE_F32 || t == INFER_TYPE_F16 || t == INFER_TYPE_BF16;
-    const int64_t Ks[2] = { 512, 72 };                 /* 72: a row that is not whole 32-chunks */
-    for (int ki = 0; ki < (is_float ? 2 : 1); ki++) {
+    /* 72: a row that is not whole 32-chunks; 2304: rows longer than a decode kernel's tile of
+     * activations (decode sizes only) */
+    const int64_t Ks[3] = { 512, 2304, 72 };
+    for (int ki = 0; ki < (is_float ? 3 : 2); ki++) {
         const int64_t K = Ks[ki], N = 80;
         infer__diff_w w = infer__diff_weights(d, t, K, N, 1, t == INFER_TYPE_Q8_0 ? 0.5f : 1.0f);
         const int rows_list[4] = { 1, 5, 33, 70 };     /* decode, small batch, partial tiles */
-        for (int ri = 0; ri < 4 && !d->broken; ri++) {
+        for (int ri = 0; ri < (K == 2304 ? 2 : 4) && !d->broken; ri++) {
             const int rows = rows_list[ri];
             infer__pair x = infer__diff_rand_pair(d, (size_t)rows * K, -1, 1), o = infer__pair_new(d, NULL, (size_t)rows * N * sizeof(float));
             if (!d->broken) {
@@ -19438,29 +19440,32 @@ static void infer__diff_type(infer__diff *d, infer_type t) {
         infer__pair_free(d, &wg.p); infer__pair_free(d, &wu.p);
     }
     /* matmul_id: 4 experts of [48, 256]; 6 tokens choosing 3 each (decode-sized), 40 tokens
-     * choosing 2 (prompt-sized), x shared or per slot */
-    const int64_t K = 256, N = 48, E = 4;
-    infer__diff_w w = infer__diff_weights(d, t, K, N, E, 1.0f);
-    for (int c = 0; c < 4 && !d->broken; c++) {
-        const int rows = c < 2 ? 6 : 40, n_used = c < 2 ? 3 : 2, per_slot = c % 2;
-        int32_t ids_h[80];
-        for (int r = 0; r < rows; r++) for (int s = 0; s < n_used; s++) ids_h[r * n_used + s] = (r * 3 + s) % (int)E;
-        infer__pair ids = infer__pair_new(d, ids_h, (size_t)rows * n_used * sizeof(int32_t));
-        infer__pair x = infer__diff_rand_pair(d, (size_t)rows * (per_slot ? n_used : 1) * K, -1, 1);
-        infer__pair o = infer__pair_new(d, NULL, (size_t)rows * n_used * N * sizeof(float));
-        if (!d->broken) {
-            d->ka->matmul_id(d->ca, (float *)o.a, &w.ta, (const float *)x.a, (const int32_t *)ids.a, rows, n_used, per_slot);
-            d->kb->matmul_id(d->cb, (float *)o.b, &w.tb, (const float *)x.b, (const int32_t *)ids.b, rows, n_used, per_slot);
-            snprintf(what, sizeof what, "%s rows=%d x_per_slot=%d", tn, rows, per_slot);
-            infer__diff_cmp(d, "matmul_id", what, &o, INFER__TOL_SUM);
-            if (rows > 8) {
-                d->kb->matmul_id(d->cb_fast, (float *)o.b, &w.tb, (const float *)x.b, (const int32_t *)ids.b, rows, n_used, per_slot);
-                infer__diff_cmp(d, "matmul_id fast", what, &o, INFER__TOL_FAST);
+     * choosing 2 (prompt-sized), x shared or per slot; then experts of [48, 1280] (rows
+     * longer than a decode kernel's tile), 2 tokens choosing 2 */
+    for (int kc = 0; kc < 2 && !d->broken; kc++) {
+        const int64_t K = kc ? 1280 : 256, N = 48, E = 4;
+        infer__diff_w w = infer__diff_weights(d, t, K, N, E, 1.0f);
+        for (int c = 0; c < (kc ? 1 : 4) && !d->broken; c++) {
+            const int rows = kc ? 2 : c < 2 ? 6 : 40, n_used = kc ? 2 : c < 2 ? 3 : 2, per_slot = c % 2;
+            int32_t ids_h[80];
+            for (int r = 0; r < rows; r++) for (int s = 0; s < n_used; s++) ids_h[r * n_used + s] = (r * 3 + s) % (int)E;
+            infer__pair ids = infer__pair_new(d, ids_h, (size_t)rows * n_used * sizeof(int32_t));
+            infer__pair x = infer__diff_rand_pair(d, (size_t)rows * (per_slot ? n_used : 1) * K, -1, 1);
+            infer__pair o = infer__pair_new(d, NULL, (size_t)rows * n_used * N * sizeof(float));
+            if (!d->broken) {
+                d->ka->matmul_id(d->ca, (float *)o.a, &w.ta, (const float *)x.a, (const int32_t *)ids.a, rows, n_used, per_slot);
+                d->kb->matmul_id(d->cb, (float *)o.b, &w.tb, (const float *)x.b, (const int32_t *)ids.b, rows, n_used, per_slot);
+                snprintf(what, sizeof what, "%s K=%lld rows=%d x_per_slot=%d", tn, (long long)K, rows, per_slot);
+                infer__diff_cmp(d, "matmul_id", what, &o, INFER__TOL_SUM);
+                if (rows > 8) {
+                    d->kb->matmul_id(d->cb_fast, (float *)o.b, &w.tb, (const float *)x.b, (const int32_t *)ids.b, rows, n_used, per_slot);
+                    infer__diff_cmp(d, "matmul_id fast", what, &o, INFER__TOL_FAST);
+                }
             }
+            infer__pair_free(d, &ids); infer__pair_free(d, &x); infer__pair_free(d, &o);
         }
-        infer__pair_free(d, &ids); infer__pair_free(d, &x); infer__pair_free(d, &o);
+        infer__pair_free(d, &w.p);
     }
-    infer__pair_free(d, &w.p);
 }
 
 /* ---- elementwise ops, norms, copies ---- */

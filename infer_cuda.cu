@@ -450,10 +450,8 @@ __device__ __forceinline__ float glu_act(float g, float u, int act, float limit)
 #define INFER_CUDA_HD __host__ __device__ __forceinline__
 #ifdef __CUDA_ARCH__
 #define INFER_CUDA_UNROLL _Pragma("unroll")
-#define INFER_CUDA_UNROLL2 _Pragma("unroll 2")
 #else
 #define INFER_CUDA_UNROLL
-#define INFER_CUDA_UNROLL2
 #endif
 
 INFER_CUDA_HD float bits_float(uint32_t u) {
@@ -919,44 +917,6 @@ static int infer_cuda_supports_type(infer_type t) {
 #define INFER_CUDA_MV_WARPS 4        /* output columns per block of k_matvec */
 #define INFER_CUDA_MV_ROWS 8         /* most activation rows one pass of k_matvec serves */
 
-/* acc[r] = sum_k wrow[k] x[r, k] over this lane's chunks, then summed over the warp: lane l
- * takes chunks l, l+32, ...; its 32 decoded weights serve all nr (<= R) activation rows */
-template <int T, int R>
-__device__ __forceinline__ void warp_dot_rows(const uint8_t *wrow, const float *x, size_t x_stride, int K, int nr, float *acc) {
-    const int lane = threadIdx.x & 31, nch = (K + 31) / 32;
-INFER_CUDA_UNROLL
-    for (int r = 0; r < R; r++) acc[r] = 0.0f;
-INFER_CUDA_UNROLL2
-    for (int c = lane; c < nch; c += 32) {
-        float w[32];
-        Dq<T>::chunk(wrow, c, K, w);
-        const int n = K - 32 * c < 32 ? K - 32 * c : 32;
-INFER_CUDA_UNROLL
-        for (int r = 0; r < R; r++) {
-            if (r >= nr) break;
-            const float *xr = x + (size_t)r * x_stride + 32 * c;
-            float s = 0.0f;
-            if (n == 32 && ((uintptr_t)xr & 15) == 0) {       /* 16-byte loads: a quarter of the instructions */
-                const float4 *x4 = (const float4 *)xr;
-INFER_CUDA_UNROLL
-                for (int i = 0; i < 8; i++) {
-                    const float4 v = x4[i];
-                    s += w[4 * i] * v.x + w[4 * i + 1] * v.y + w[4 * i + 2] * v.z + w[4 * i + 3] * v.w;
-                }
-            } else if (n == 32) {
-INFER_CUDA_UNROLL
-                for (int i = 0; i < 32; i++) s += w[i] * xr[i];
-            } else {                  /* unrolled with a test: w[] stays in registers */
-INFER_CUDA_UNROLL
-                for (int i = 0; i < 32; i++) if (i < n) s += w[i] * xr[i];
-            }
-            acc[r] += s;
-        }
-    }
-INFER_CUDA_UNROLL
-    for (int r = 0; r < R; r++) acc[r] = warp_sum(acc[r]);
-}
-
 /* Decode-sized matmul: one warp per output column, rows [blockIdx.y * R, + R). One launch
  * serves up to 4 weights that read the same x (matmul_n: a layer's q, k and v, or gate and
  * up): their output columns are numbered one after another, start[j] .. start[j+1] being
@@ -1242,21 +1202,34 @@ __global__ void __launch_bounds__(256) k_matmul_id_tiled(float *out, const uint8
 }
 
 /* out[r, s, :] = W_e x[r or (r, s)] with e = ids[r, s]: k_matvec's warp per output column,
- * blockIdx.y = r * n_used + s. Each (token, slot) reads its expert's rows on its own; a
- * prompt that sends many tokens to one expert reads that expert many times (sorting the
- * tokens by expert first is the obvious next step for speed). */
+ * blockIdx.y = r * n_used + s, the block's one activation row staged in shared memory as
+ * there. Each (token, slot) reads its expert's rows on its own; a prompt that sends many
+ * tokens to one expert takes the grouped tiles instead. */
 template <int T>
-__global__ void k_matmul_id(float *out, const uint8_t *W, size_t row_bytes, const float *x, const int32_t *ids, int K, int N, int E,
-                            int n_used, int x_per_slot, float scale) {
-    const int n = blockIdx.x * INFER_CUDA_MV_WARPS + (threadIdx.x >> 5), o = blockIdx.y;
-    if (n >= N) return;
-    const int e = ids[o];
-    float acc[1] = { 0.0f };
-    if (e >= 0 && e < E) {
-        const float *xr = x + (size_t)(x_per_slot ? o : o / n_used) * K;
-        warp_dot_rows<T, 1>(W + ((size_t)e * N + n) * row_bytes, xr, (size_t)K, K, 1, acc);
+__global__ void __launch_bounds__(32 * INFER_CUDA_MV_WARPS) k_matmul_id(float *out, const uint8_t *W, size_t row_bytes, const float *x, const int32_t *ids,
+                                                                     int K, int N, int E, int n_used, int x_per_slot, float scale) {
+    __shared__ float xs[32 * 33];
+    const int n = blockIdx.x * INFER_CUDA_MV_WARPS + (threadIdx.x >> 5), o = blockIdx.y, lane = threadIdx.x & 31, nch = (K + 31) / 32;
+    const int e = ids[o], active = n < N && e >= 0 && e < E;
+    const float *xr = x + (size_t)(x_per_slot ? o : o / n_used) * K;
+    const uint8_t *wrow = W + ((size_t)(active ? e : 0) * N + (active ? n : 0)) * row_bytes;
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += INFER_CUDA_MV_TILE) {
+        const int c = k0 / 32 + lane;
+        float w[32];
+        if (active && c < nch) Dq<T>::chunk(wrow, c, K, w);
+        __syncthreads();
+        for (int i = threadIdx.x; i < INFER_CUDA_MV_TILE; i += blockDim.x) xs[(i >> 5) * 33 + (i & 31)] = k0 + i < K ? xr[k0 + i] : 0.0f;
+        __syncthreads();
+        if (!active || c >= nch) continue;
+        float sum = 0.0f;
+INFER_CUDA_UNROLL
+        for (int i = 0; i < 32; i++) sum += w[i] * xs[33 * lane + i];
+        acc += sum;
     }
-    if ((threadIdx.x & 31) == 0) out[(size_t)o * N + n] = acc[0] * scale;
+    if (n >= N) return;
+    acc = warp_sum(acc);
+    if (lane == 0) out[(size_t)o * N + n] = acc * scale;
 }
 
 /* embedding: out[r] = scale * table[tokens[r]]; one thread per 32-chunk of a row */
