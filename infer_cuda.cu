@@ -1705,15 +1705,16 @@ __device__ __forceinline__ float kv_load(const void *pool, int f16_cache, size_t
 
 /* Attention with an online softmax. Block (h, r, split): query head h of row r, over the
  * cache positions of this split -- chunks of ATT_CHUNK positions dealt round-robin to the
- * n_split splits. Each of the 4 warps takes every 4th position; lane l holds dimensions
- * l, l+32, ... of q and of its accumulator (DPL of them). Per position p:
- *   s = q . k_p * scale,  m' = max(m, s),  l = l e^(m-m') + e^(s-m'),
- *   acc = acc e^(m-m') + e^(s-m') v_p,  m = m'
+ * n_split splits. The 4 warps take 4 consecutive positions each in turn; lane l holds
+ * dimensions l, l+32, ... of q and of its accumulator (DPL of them). Per group of positions P:
+ *   s_p = q . k_p * scale,  m' = max(m, max_p s_p),  l = l e^(m-m') + sum_p e^(s_p-m'),
+ *   acc = acc e^(m-m') + sum_p e^(s_p-m') v_p,  m = m'
  * and at the end the warps' (m, l, acc) are merged the same way. With one split the block
  * writes out = acc / l; with several it writes its (m, l, acc) and k_attn_merge combines
  * them: flash-decoding, so a single long-context query still fills the GPU. */
 #define INFER_CUDA_ATT_WARPS 4
 #define INFER_CUDA_ATT_CHUNK 64
+#define INFER_CUDA_ATT_POS 4          /* positions a warp reads at once */
 #define INFER_CUDA_ATT_MAXD 512
 
 /* The end of an attention block (k_attention, k_attention_sparse): the warps' (m, l, acc)
@@ -1757,16 +1758,41 @@ INFER_CUDA_UNROLL
     float m = -INFINITY, l = 0.0f;
     for (int c0 = split * INFER_CUDA_ATT_CHUNK; c0 < n; c0 += n_split * INFER_CUDA_ATT_CHUNK) {
         const int c1 = c0 + INFER_CUDA_ATT_CHUNK < n ? c0 + INFER_CUDA_ATT_CHUNK : n;
-        for (int p = c0 + warp; p < c1; p += INFER_CUDA_ATT_WARPS) {
-            const size_t base = kv_row(table, bs, p) * kv_dim + (size_t)g * hd;
-            float s = 0.0f;
+        /* INFER_CUDA_ATT_POS positions a warp at a time: their keys and values are loaded
+         * together (one memory latency for all of them, not one each), then the scores, and
+         * the online softmax takes them as one step */
+        for (int p0 = c0 + warp * INFER_CUDA_ATT_POS; p0 < c1; p0 += INFER_CUDA_ATT_WARPS * INFER_CUDA_ATT_POS) {
+            float s[INFER_CUDA_ATT_POS], vr[INFER_CUDA_ATT_POS][DPL];
 INFER_CUDA_UNROLL
-            for (int j = 0; j < DPL; j++) { const int d = lane + 32 * j; if (d < hd) s += qr[j] * kv_load(kpool, f16_cache, base + d); }
-            s = warp_sum(s) * scale;
-            const float m2 = fmaxf(m, s), corr = expf(m - m2), e = expf(s - m2);
-            l = l * corr + e;
+            for (int i = 0; i < INFER_CUDA_ATT_POS; i++) {
+                const size_t base = kv_row(table, bs, p0 + i < c1 ? p0 + i : c0) * kv_dim + (size_t)g * hd;
+                float t = 0.0f;
 INFER_CUDA_UNROLL
-            for (int j = 0; j < DPL; j++) { const int d = lane + 32 * j; acc[j] = acc[j] * corr + (d < hd ? e * kv_load(vpool, f16_cache, base + d) : 0.0f); }
+                for (int j = 0; j < DPL; j++) {
+                    const int d = lane + 32 * j;
+                    if (d < hd) t += qr[j] * kv_load(kpool, f16_cache, base + d);
+                    vr[i][j] = d < hd ? kv_load(vpool, f16_cache, base + d) : 0.0f;
+                }
+                s[i] = t;
+            }
+            float m2 = m;
+INFER_CUDA_UNROLL
+            for (int i = 0; i < INFER_CUDA_ATT_POS; i++) {
+                s[i] = warp_sum(s[i]) * scale;
+                if (p0 + i < c1) m2 = fmaxf(m2, s[i]);
+            }
+            const float corr = expf(m - m2);
+            float e[INFER_CUDA_ATT_POS];
+            l *= corr;
+INFER_CUDA_UNROLL
+            for (int i = 0; i < INFER_CUDA_ATT_POS; i++) { e[i] = p0 + i < c1 ? expf(s[i] - m2) : 0.0f; l += e[i]; }
+INFER_CUDA_UNROLL
+            for (int j = 0; j < DPL; j++) {
+                float a = acc[j] * corr;
+INFER_CUDA_UNROLL
+                for (int i = 0; i < INFER_CUDA_ATT_POS; i++) a += e[i] * vr[i][j];
+                acc[j] = a;
+            }
             m = m2;
         }
     }
@@ -1804,13 +1830,13 @@ static int infer_cuda_reserve(infer_cuda_ctx *c, size_t bytes) {
     return 1;
 }
 
-/* Splits of an attention launch over `blocks` (row, head) pairs: enough blocks for two waves
+/* Splits of an attention launch over `blocks` (row, head) pairs: enough blocks for four waves
  * over the SMs when the pairs alone are too few, with scratch for their partials (0: no
  * scratch to be had). The host does not know the positions (they are on the device); a
  * split that gets no chunk writes m = -inf and drops out of the merge. */
 static int infer_cuda_att_splits(infer_cuda_ctx *c, int blocks, int hd) {
     int n_split = 1;
-    if (blocks < 2 * infer_cuda_sms) n_split = (2 * infer_cuda_sms + blocks - 1) / blocks;
+    if (blocks < 4 * infer_cuda_sms) n_split = (4 * infer_cuda_sms + blocks - 1) / blocks;
     if (n_split > 32) n_split = 32;
     if (n_split > 1 && !infer_cuda_reserve(c, (size_t)blocks * n_split * (hd + 2) * sizeof(float))) return 0;
     return n_split;
