@@ -372,6 +372,22 @@ static int32_t *chat_tokens(const infer_model *m, const char *tmpl, size_t tlen,
     return ids;
 }
 
+/* The bytes of token t that are complete UTF-8 now (infer_detok_push), in *buf, which grows
+ * to fit the piece: a token's text can be longer than any fixed buffer (vocabularies hold
+ * pieces of hundreds of bytes). Returns the count, 0 for an id the vocabulary lacks. */
+static int detok_piece(infer_detok *dt, int32_t t, char **buf, int *cap) {
+    for (;;) {
+        const int nb = *buf ? infer_detok_push(dt, t, *buf, *cap) : -64;
+        if (nb >= 0) return nb;
+        if (nb == -1) return 0;
+        const int need = -nb + 64;
+        char *nbuf = realloc(*buf, (size_t)need);
+        if (!nbuf) { fprintf(stderr, "infer: out of memory for a token's text\n"); exit(1); }
+        *buf = nbuf;
+        *cap = need;
+    }
+}
+
 static int run_chat(const options *o, infer_model *m, infer_session *s, const char *system) {
     const infer_tokenizer *tok = infer_model_tokenizer(m);
     if (!tok) die("%s", "--chat needs a model with a vocabulary");
@@ -382,6 +398,8 @@ static int run_chat(const options *o, infer_model *m, infer_session *s, const ch
     /* the room a reply needs: -n tokens (at most half the context; a quarter for -n -1) */
     const int room = o->n_predict < 0 ? n_ctx / 4 : o->n_predict < n_ctx / 2 ? (o->n_predict > 0 ? o->n_predict : 1) : n_ctx / 2;
     chat_msg *msgs = calloc(2, sizeof *msgs);
+    char *piece = NULL;                    /* a token's text (detok_piece) */
+    int piece_cap = 0;
     int n_msgs = 0, cap_msgs = 2, n_sys = 0, turn = 0;
     float *logits = malloc(sizeof(float) * (size_t)V);
     if (!msgs || !logits) die("%s", "out of memory");
@@ -447,12 +465,10 @@ static int run_chat(const options *o, infer_model *m, infer_session *s, const ch
             int32_t t = infer_sampler_sample(smp, logits);
             infer_sampler_accept(smp, t);
             if (infer_token_is_eog(tok, t)) break;               /* the end of the turn */
-            char buf[256];
-            int nb = infer_detok_push(&dt, t, buf, sizeof buf);
-            if (nb > (int)sizeof buf) nb = (int)sizeof buf;
-            fwrite(buf, 1, (size_t)nb, stdout);
+            const int nb = detok_piece(&dt, t, &piece, &piece_cap);
+            fwrite(piece, 1, (size_t)nb, stdout);
             fflush(stdout);
-            sb_put(&reply->text, buf, (size_t)nb);
+            sb_put(&reply->text, piece, (size_t)nb);
             n_gen++;
             if (infer_session_n_past(s) >= n_ctx) { fprintf(stderr, "\ninfer: the context is full: the reply stops here\n"); break; }
             if (o->n_predict >= 0 && g + 1 == o->n_predict) break;
@@ -474,7 +490,7 @@ static int run_chat(const options *o, infer_model *m, infer_session *s, const ch
         free(ids);
     }
     for (int i = 0; i < n_msgs; i++) free(msgs[i].text.p);
-    free(msgs); free(line); free(logits); free(tmpl);
+    free(msgs); free(line); free(logits); free(tmpl); free(piece);
     return 0;
 }
 
@@ -846,6 +862,8 @@ static int run_parallel(const options *o, infer_model *m, const infer_session_pa
     /* the prompts, one per line */
     int n_lines = 0, cap = 64, longest = 0;
     par_slot *all = xmalloc(sizeof(par_slot) * (size_t)cap, "the prompts");
+    char *piece = NULL;                    /* a token's text (detok_piece) */
+    int piece_cap = 0;
     for (size_t at = 0; at < len;) {
         size_t e = at;
         while (e < len && text[e] != '\n') e++;
@@ -934,9 +952,8 @@ static int run_parallel(const options *o, infer_model *m, const infer_session_pa
             infer_sampler_accept(q->smp, t);
             const int eog = infer_token_is_eog(tok, t);
             if (!eog) {
-                char buf[256];
-                const int nb = infer_detok_push(&q->dt, t, buf, sizeof buf);
-                par_text(q, buf, nb < (int)sizeof buf ? nb : (int)sizeof buf);
+                const int nb = detok_piece(&q->dt, t, &piece, &piece_cap);
+                par_text(q, piece, nb);
                 q->n_gen++;
             }
             q->last = t;
@@ -957,7 +974,7 @@ static int run_parallel(const options *o, infer_model *m, const infer_session_pa
     fprintf(stderr, "prompt: %d tokens in %.3f s (%.2f tok/s); generation: %d tokens in %.3f s (%.2f tok/s); prefix cache: %d prompt tokens served\n",
             n_prompt_tok, t_prompt, n_prompt_tok / (t_prompt > 0 ? t_prompt : 1e-9), n_gen_tok, t_gen, n_gen_tok / (t_gen > 0 ? t_gen : 1e-9), served);
     for (int i = 0; i < n_lines; i++) free(all[i].prompt);
-    free(all); free(live); free(items);
+    free(all); free(live); free(items); free(piece);
     infer_session_free(s);
     return failed ? 1 : 0;
 }
@@ -980,7 +997,8 @@ static int run_generate(const options *o, infer_model *m, infer_session *s, cons
     int32_t *prompt = NULL;
     float *logits = NULL;
     FILE *lf = NULL;
-    int rc = 1, n_prompt = 0;
+    char *piece = NULL;                    /* a token's text (detok_piece) */
+    int rc = 1, n_prompt = 0, piece_cap = 0;
     if (text || o->prompt_ids) prompt = prompt_tokens(o, m, text, text_len, &n_prompt);
     else {   /* no prompt: start from BOS */
         const infer_tokenizer *tok = infer_model_tokenizer(m);
@@ -1017,9 +1035,8 @@ static int run_generate(const options *o, infer_model *m, infer_session *s, cons
         infer_sampler_accept(smp, t);
         if (tok && infer_token_is_eog(tok, t) && !lf) break;
         if (tok) {
-            char buf[256];
-            int nb = infer_detok_push(&dt, t, buf, sizeof buf);
-            fwrite(buf, 1, (size_t)(nb < (int)sizeof buf ? nb : (int)sizeof buf), stdout);
+            const int nb = detok_piece(&dt, t, &piece, &piece_cap);
+            fwrite(piece, 1, (size_t)nb, stdout);
             fflush(stdout);
         } else {
             printf("%s%d", g ? " " : "", t);
@@ -1042,7 +1059,7 @@ static int run_generate(const options *o, infer_model *m, infer_session *s, cons
 done:
     if (lf && fclose(lf) != 0 && rc == 0) { fprintf(stderr, "infer: cannot write '%s': %s\n", o->logits_out, strerror(errno)); rc = 1; }
     infer_sampler_free(smp);
-    free(logits); free(prompt);
+    free(logits); free(prompt); free(piece);
     return rc;
 }
 

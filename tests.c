@@ -6974,10 +6974,7 @@ static void test_convert_synth_qwen35(void) {
     CHECK(run_cmd("./tools/convert synth qwen35moe nosuch $INFER_TMP/infer_q35.gguf 2>&1", out, sizeof out) != 0 && strstr(out, "unknown preset"));
 }
 
-/* `convert synth llama tiny --type FTYPE` holds, tensor for tensor, the types `convert
- * quantize --type FTYPE` gives the same shape (the reference quantizer's choices: the tied
- * embedding at Q6_K for Q4_0, some attn_v / ffn_down at Q6_K for Q4_K_M, ...); --pure and a
- * plain type put every matrix in one type */
+/* a GGUF file parsed from its bytes (*buf: free it after infer_gguf_free) */
 static int gguf_of_file(const char *path, infer_gguf *g, void **buf) {
     size_t n = 0;
     infer_error err;
@@ -6988,6 +6985,77 @@ static int gguf_of_file(const char *path, infer_gguf *g, void **buf) {
     *buf = NULL;
     return 0;
 }
+
+/* A vocabulary whose pieces are longer than any fixed buffer (every normal token of a tiny
+ * llama replaced by 300 bytes of letters and digits): generation and --parallel print
+ * whole pieces and nothing else (--chat prints through the same helper; its prompt would
+ * need the vocabulary's byte tokens, which this one has lost) */
+static void test_cli_long_pieces(void) {
+    if (!file_exists("./tools/convert") || !file_exists("./infer")) SKIP("./tools/convert or ./infer not built");
+    static char out[16384];
+    CHECK_MSG(run_cmd("./tools/convert synth llama tiny $INFER_TMP/infer_lp_src.gguf --type f32 2>&1", out, sizeof out) == 0, "%s", out);
+    infer_gguf g;
+    void *buf;
+    if (!gguf_of_file(tmp_path("infer_lp_src.gguf"), &g, &buf)) { CHECK(0); return; }
+    const infer_gguf_kv *toks = infer_gguf_find(&g, "tokenizer.ggml.tokens"), *types = infer_gguf_find(&g, "tokenizer.ggml.token_type");
+    CHECK(toks && types && toks->arr_n == types->arr_n && toks->arr_n < 100000);
+    if (!toks || !types || toks->arr_n != types->arr_n || toks->arr_n >= 100000) { infer_gguf_free(&g); free(buf); return; }
+    const uint64_t n = toks->arr_n;
+    uint8_t *enc = malloc((size_t)n * (8 + 300)), *w = enc;
+    const uint8_t *r = toks->arr_data;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t len;
+        memcpy(&len, r, 8);
+        int32_t type;
+        memcpy(&type, types->arr_data + 4 * i, 4);
+        if (type == 3) { memcpy(w, r, 8 + (size_t)len); w += 8 + len; }        /* control tokens keep their text */
+        else {
+            const uint64_t L = 300;
+            memcpy(w, &L, 8);
+            memset(w + 8, 'a' + (int)(i % 26), 294);
+            char id[8];
+            snprintf(id, sizeof id, "%06d", (int)i);
+            memcpy(w + 8 + 294, id, 6);
+            w += 8 + L;
+        }
+        r += 8 + len;
+    }
+    infer_gguf_kv *kv = malloc(sizeof *kv * (size_t)g.n_kv);
+    for (int64_t i = 0; i < g.n_kv; i++) kv[i] = &g.kv[i] == toks ? infer_gguf_kv_array("tokenizer.ggml.tokens", INFER_GGUF_STRING, n, enc) : g.kv[i];
+    infer_error err;
+    CHECK_MSG(infer_gguf_write(tmp_path("infer_lp.gguf"), kv, g.n_kv, g.tensors, g.n_tensors, (uint32_t)g.alignment, &err) == INFER_OK, "%s", err.msg);
+    free(kv); free(enc);
+    infer_gguf_free(&g);
+    free(buf);
+    const char *cmds[2] = { "./infer -m $INFER_TMP/infer_lp.gguf --prompt-ids 5,6,7 -n 8 --temp 0 -t 1 2>/dev/null",
+                            "printf '1,2\\n3,4\\n' > $INFER_TMP/infer_lp.txt; "
+                            "./infer -m $INFER_TMP/infer_lp.gguf -f $INFER_TMP/infer_lp.txt --parallel 2 -n 4 --temp 0 -t 1 2>/dev/null" };
+    for (int c = 0; c < 2; c++) {
+        const int rc = run_cmd(cmds[c], out, sizeof out);
+        size_t len = strlen(out), run = 0, pieces = 0;
+        int clean = 1;
+        for (size_t i = 0; i < len; i++) {                  /* runs of piece bytes, each a whole number of pieces */
+            const char ch = out[i];
+            if (ch == '[' && run == 0) {                        /* --parallel's "[line] " */
+                while (i < len && out[i] != ']') i++;
+                continue;
+            }
+            if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')) { run++; continue; }
+            if (run % 300) clean = 0;
+            pieces += run / 300;
+            run = 0;
+            if (!(ch == '\n' || ch == ' ')) clean = 0;
+        }
+        if (run % 300) clean = 0;
+        pieces += run / 300;
+        CHECK_MSG(rc == 0 && clean && pieces > 0, "%s: rc %d, %zu bytes, %zu pieces, only pieces printed: %d", cmds[c], rc, len, pieces, clean);
+    }
+}
+
+/* `convert synth llama tiny --type FTYPE` holds, tensor for tensor, the types `convert
+ * quantize --type FTYPE` gives the same shape (the reference quantizer's choices: the tied
+ * embedding at Q6_K for Q4_0, some attn_v / ffn_down at Q6_K for Q4_K_M, ...); --pure and a
+ * plain type put every matrix in one type */
 static void test_convert_synth_ftype(void) {
     if (!file_exists("./tools/convert")) SKIP("./tools/convert not built");
     char cmd[512], out[4096];
@@ -7777,6 +7845,7 @@ static const test_case tests[] = {
     { "cli_chat_render", test_cli_chat_render },
     { "cli_chat", test_cli_chat },
     { "cli_parallel", test_cli_parallel },
+    { "cli_long_pieces", test_cli_long_pieces },
     { "cli_without_gpu", test_cli_without_gpu },
     { "robust_huge_context", test_robust_huge_context },
     { "robust_threads", test_robust_threads },
