@@ -46,7 +46,7 @@
  *   >>arch               72  model families as descriptors
  *   >>load             1160  from GGUF tensors to model weights, with shape checks; the vocabulary
  *   >>kv                216  the paged KV cache, the prefix cache, the recurrent state
- *   >>session           526  a session: backend, activations, caches, sequences
+ *   >>session           525  a session: backend, activations, caches, sequences
  *   >>forward           363  the transformer, once for every family: one step through every layer
  *   >>deepseek4         204  DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
  *   >>eval              167  the evaluation API: batches of sequences, logits out
@@ -18149,9 +18149,8 @@ infer_status infer_session_create(infer_session **out, infer_model *m, const inf
         INFER_FREE(s);
         return infer__fail(err, cerr.status, "%s", cerr.msg);
     }
-    const int32_t bs = INFER__KV_BLOCK;
     const size_t U = (size_t)p.n_ubatch, S = (size_t)p.n_seq_max, LR = U < INFER__LOGIT_ROWS ? U : INFER__LOGIT_ROWS;
-    s->n_ctx = (p.n_ctx + bs - 1) / bs * bs;
+    s->n_ctx = p.n_ctx;                 /* the limit asked for; the caches round up to whole blocks */
     s->seqs = (infer__seq *)infer__calloc(S, sizeof(infer__seq));
     s->segs = (infer__seg *)infer__calloc(S, sizeof(infer__seg));
     s->emit_first = (int32_t (*)[INFER__MAX_CACHES])infer__calloc(S, sizeof *s->emit_first);

@@ -6387,6 +6387,12 @@ static void test_cli_contracts(void) {
     /* a prompt longer than the context */
     snprintf(cmd, sizeof cmd, "./infer -m %s -c 16 -p \"one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen\" 2>&1", M);
     CHECK(run_cmd(cmd, out, sizeof out) != 0 && strstr(out, "context"));
+    /* -c is the limit as given, not rounded up to the cache's blocks: 5 tokens do not fit
+     * in 3, fit in 5, and -n 2 after them stops at 6 */
+    snprintf(cmd, sizeof cmd, "./infer -m %s -c 3 --prompt-ids 1,403,407,410,412 -n 1 2>&1", M);
+    CHECK_MSG(run_cmd(cmd, out, sizeof out) != 0 && strstr(out, "context"), "-c 3: %s", out);
+    snprintf(cmd, sizeof cmd, "./infer -m %s -c 6 --prompt-ids 1,403,407,410,412 -n 8 --temp 0 2>&1", M);
+    CHECK_MSG(run_cmd(cmd, out, sizeof out) == 0 && strstr(out, "context full"), "-c 6: %s", out);
     /* --logits-out: n_prompt + n rows; -n 0 gives only the prompt rows */
     snprintf(cmd, sizeof cmd, "./infer -m %s --prompt-ids 1,403,407 -n 5 --temp 0 --logits-out $INFER_TMP/infer_test_logits.bin 2>/dev/null", M);
     CHECK(run_cmd(cmd, out, sizeof out) == 0);
