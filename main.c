@@ -221,6 +221,11 @@ static void parse_args(int argc, char **argv, options *o) {
     if (o->bench_depth && o->n_bench_batch) die("%s", "--bench-depth does not go with --bench-batch (its decode follows its prompts)");
     if (o->chat && (o->prompt_ids || o->logits_out || o->tokenize)) die("%s", "--chat takes text: not --prompt-ids, --logits-out or --tokenize");
     if (o->chat && o->system && (o->prompt || o->file)) die("%s", "give the chat's system message once: --system, -p or -f");
+    /* options that would be ignored in the company they are in */
+    if (o->system && !o->chat) die("%s", "--system goes with --chat");
+    if (o->ppl && (o->logits_out || o->bench || o->tokenize || o->chat || inputs)) die("%s", "--ppl takes its text from its own file: not with -p, -f, --prompt-ids, --logits-out, --bench, --tokenize or --chat");
+    if (o->bench && (inputs || o->logits_out || o->tokenize || o->chat)) die("%s", "--bench makes its own prompts: not with -p, -f, --prompt-ids, --logits-out, --tokenize or --chat");
+    if (o->tokenize && o->info) die("%s", "give one of --tokenize and --info");
     if (!o->seed_set) o->sp.seed = random_seed();
     if (!o->n_threads) o->n_threads = (int)(sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1);   /* what the library's default is */
 }
@@ -253,16 +258,25 @@ static int32_t *prompt_tokens(const options *o, const infer_model *m, const char
     if (o->prompt_ids) {
         int cap = 16, n = 0;
         int32_t *ids = xmalloc(sizeof(int32_t) * cap, "--prompt-ids");
+        /* ids separated by one comma or by spaces: no empty entry anywhere */
         const char *p = o->prompt_ids;
-        while (*p) {
+        while (*p == ' ') p++;
+        if (!*p) die("%s", "--prompt-ids: no token ids given");
+        for (;;) {
             char *end;
             errno = 0;
-            long v = strtol(p, &end, 10);
-            if (end == p || errno || v < 0 || v > INT32_MAX) die("bad token id list '%s' for --prompt-ids", o->prompt_ids);
+            long v = *p >= '0' && *p <= '9' ? strtol(p, &end, 10) : (end = (char *)p, 0);
+            if (end == p || errno || v < 0 || v > INT32_MAX) die("bad token id list '%s' for --prompt-ids (expected ids like 1,403,407)", o->prompt_ids);
             if (n == cap) { cap *= 2; ids = xrealloc(ids, sizeof(int32_t) * (size_t)cap, "--prompt-ids"); }
             ids[n++] = (int32_t)v;
             p = end;
-            while (*p == ',' || *p == ' ') p++;
+            while (*p == ' ') p++;
+            if (!*p) break;
+            if (*p == ',') {
+                p++;
+                while (*p == ' ') p++;
+                if (!*p) die("bad token id list '%s' for --prompt-ids (it ends with a comma)", o->prompt_ids);
+            }
         }
         *n_out = n;
         return ids;
@@ -1018,7 +1032,7 @@ static int run_generate(const options *o, infer_model *m, infer_session *s, cons
     infer_detok dt;
     if (tok) {
         infer_detok_init(&dt, tok);
-        if (text && o->prompt) { fwrite(text, 1, text_len, stdout); dt.at_start = 0; }   /* a continuation keeps its leading space */
+        if (text && o->prompt && text_len) { fwrite(text, 1, text_len, stdout); dt.at_start = 0; }   /* a continuation keeps its leading space */
         fflush(stdout);
     }
     double t0 = infer_time_seconds();

@@ -6418,6 +6418,47 @@ static void test_cli_contracts(void) {
 }
 
 /* the command line's habits: -n -1, --seed, -f -, directories, --version, -n 1's speed, --bench's threads and contexts */
+/* options that cannot do what they say together are refused, naming them; --prompt-ids
+ * takes ids separated by one comma or by spaces and nothing emptier; -p "" prints no
+ * leading space */
+static void test_cli_conflicts(void) {
+    if (!file_exists("./infer")) SKIP("./infer not built");
+    if (!file_exists(SHARED "/models/stories260K.gguf")) SKIP("../shared/models not found");
+    char out[8192];
+#define M SHARED "/models/stories260K.gguf"
+    const char *bad[][2] = {
+        { "--prompt-ids 1,,3", "prompt-ids" }, { "--prompt-ids 1,3,", "prompt-ids" }, { "--prompt-ids ,1,3", "prompt-ids" },
+        { "--prompt-ids ''", "prompt-ids" }, { "--prompt-ids 1,x", "prompt-ids" }, { "-p hi --system terse", "--system" },
+        { "--ppl README.md --logits-out $INFER_TMP/infer_cc.bin", "--ppl" }, { "-p hi --bench", "--bench" },
+        { "--bench --ppl README.md", "--ppl" }, { "-p hi --tokenize --info", "--tokenize" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "./infer -m " M " %s -n 2 2>&1", bad[i][0]);
+        const int rc = run_cmd(cmd, out, sizeof out);
+        CHECK_MSG(rc == 1 && strstr(out, bad[i][1]) && !strchr(strchr(out, '\n') ? strchr(out, '\n') + 1 : "", '\n'),
+                  "%s: rc %d, %s", bad[i][0], rc, out);
+    }
+    char a[8192];
+    CHECK(run_cmd("./infer -m " M " --prompt-ids 1,403,407 -n 4 --temp 0 2>/dev/null", a, sizeof a) == 0);
+    CHECK(run_cmd("./infer -m " M " --prompt-ids ' 1 , 403 407' -n 4 --temp 0 2>/dev/null", out, sizeof out) == 0 && !strcmp(a, out));
+    CHECK(run_cmd("./infer -m " M " -p '' -n 6 --temp 0 2>/dev/null", out, sizeof out) == 0);
+    CHECK_MSG(out[0] && out[0] != ' ', "-p '': [%s]", out);
+#undef M
+}
+
+/* the test runner and the converter say what they were asked that they do not know */
+static void test_cli_tools_usage(void) {
+    if (!file_exists("./tests") || !file_exists("./tools/convert")) SKIP("./tests or ./tools/convert not built");
+    char out[16384];
+    CHECK(run_cmd("./tests --help", out, sizeof out) == 0 && strstr(out, "usage") && strstr(out, "cli_tools_usage"));
+    CHECK(run_cmd("./tests --list", out, sizeof out) == 0 && strstr(out, "\ncli_tools_usage\n"));
+    CHECK(run_cmd("./tests no_test_has_this_name 2>&1", out, sizeof out) == 2 && strstr(out, "no test name"));
+    CHECK(run_cmd("./tests --bogus 2>&1", out, sizeof out) == 2 && strstr(out, "--bogus"));
+    CHECK(run_cmd("./tools/convert bogus 2>&1", out, sizeof out) == 1 && strstr(out, "unknown command 'bogus'"));
+    CHECK(run_cmd("./tools/convert synth qwen35 tiny $INFER_TMP/infer_tu.gguf --type Q4_K_M 2>&1", out, sizeof out) == 1 && strstr(out, "file type"));
+}
+
 static void test_cli_habits(void) {
     if (!file_exists("./infer")) SKIP("./infer not built");
     char out[8192], out2[8192];
@@ -7848,6 +7889,8 @@ static const test_case tests[] = {
     { "robust_nonfinite_model", test_robust_nonfinite_model },
     { "cli_contracts", test_cli_contracts },
     { "cli_habits", test_cli_habits },
+    { "cli_conflicts", test_cli_conflicts },
+    { "cli_tools_usage", test_cli_tools_usage },
     { "cli_chat_render", test_cli_chat_render },
     { "cli_chat", test_cli_chat },
     { "cli_parallel", test_cli_parallel },
@@ -7882,6 +7925,17 @@ static const test_case tests[] = {
 int main(int argc, char **argv) {
     int passed = 0, failed = 0, skipped = 0;
     if (argc == 2 && !strcmp(argv[1], "--write-toc")) return write_toc("infer.h");
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--list"))) {
+        if (strcmp(argv[1], "--list"))
+            printf("usage: ./tests [PART ...]   run the tests whose names contain one of the parts (all without any)\n"
+                   "       ./tests --list       the test names\n"
+                   "       ./tests --write-toc  rewrite infer.h's table of contents to match its sections\n"
+                   "the last line is 'N passed, N failed, N skipped'; tests that need ../shared print SKIP lines without it\n\ntests:\n");
+        for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) printf("%s%s\n", strcmp(argv[1], "--list") ? "  " : "", tests[i].name);
+        return 0;
+    }
+    for (int a = 1; a < argc; a++)
+        if (argv[a][0] == '-') { fprintf(stderr, "tests: unknown option '%s' (see --help)\n", argv[a]); return 2; }
     const char *tmp = getenv("TMPDIR");
     snprintf(t_tmpdir, sizeof t_tmpdir, "%s/infer-tests-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(t_tmpdir) || setenv("INFER_TMP", t_tmpdir, 1) != 0) { perror("tests: a temporary folder"); return 2; }
@@ -7902,6 +7956,7 @@ int main(int argc, char **argv) {
         fflush(stdout);
     }
     nftw(t_tmpdir, tmp_remove, 16, FTW_DEPTH | FTW_PHYS);
+    if (argc > 1 && passed + failed + skipped == 0) { fprintf(stderr, "tests: no test name contains any of the parts given (./tests --list)\n"); return 2; }
     printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
     return failed ? 1 : 0;
 }

@@ -292,6 +292,15 @@ static const ftype_t *find_ftype(const char *name) {
     return NULL;
 }
 
+/* the one type of a synth preset that takes no file type (qwen35, qwen35moe, deepseek4) */
+static infer_type synth_plain_type(const char *arch, const char *name) {
+    const int t = infer_type_from_name(name);
+    if ((t < 0 || infer_type_block((infer_type)t) == 0) && find_ftype(name))
+        die("synth %s writes every matrix in one type: '%s' is a file type (a mix of types); give a plain type (q4_K, q8_0, ...), "
+            "or synth f16 and `convert quantize` the file with --type %s", arch, name, name);
+    return parse_type(name);
+}
+
 enum { CAT_OTHER, CAT_OUTPUT, CAT_TOKEN_EMBD, CAT_ATTN_QKV, CAT_ATTN_KV_B, CAT_ATTN_V, CAT_ATTN_K, CAT_ATTN_Q,
        CAT_ATTN_OUTPUT, CAT_FFN_UP, CAT_FFN_GATE, CAT_FFN_DOWN };
 static int tensor_category(const char *n) {
@@ -938,7 +947,7 @@ static int cmd_synth_qwen35(int argc, char **argv) {
     sized.n_vocab = synth_n_vocab(p->n_vocab);
     p = &sized;
     const char *A = p->arch;
-    infer_type type = argc == 7 ? parse_type(argv[6]) : INFER_TYPE_F16;
+    infer_type type = argc == 7 ? synth_plain_type(argv[2], argv[6]) : INFER_TYPE_F16;
     if (type == INFER_TYPE_I2_S || !infer__traits[type].quant) die("type %s has no quantizer", argv[6]);
     const int64_t E = p->n_embd, F = p->n_ff, hd = p->head_dim, H = p->n_head, HKV = p->n_head_kv;
     const int64_t D = p->d_state, KD = (int64_t)p->k_heads * D, VD = (int64_t)p->v_heads * D, CD = 2 * KD + VD;
@@ -1065,7 +1074,7 @@ static int cmd_synth_deepseek4(int argc, char **argv) {
     dsv4_t sized = *p;
     sized.n_vocab = synth_n_vocab(p->n_vocab);
     p = &sized;
-    infer_type type = argc == 7 ? parse_type(argv[6]) : INFER_TYPE_F16;
+    infer_type type = argc == 7 ? synth_plain_type(argv[2], argv[6]) : INFER_TYPE_F16;
     if (type == INFER_TYPE_I2_S || !infer__traits[type].quant) die("type %s has no quantizer", argv[6]);
     const int64_t E = p->n_embd, H = p->n_head, d = p->head_dim, QL = p->q_lora, G = p->o_groups, R = p->o_lora, X = p->n_expert, F = p->n_ff;
     const int64_t HC = 4, n_mix = HC * (2 + HC), nI = p->idx_heads, dI = p->idx_dim;
