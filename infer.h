@@ -44,7 +44,7 @@
  *   >>tokenizer        1056  SentencePiece BPE, byte-level BPE, WordPiece
  *   >>jinja            3243  chat templates: a Jinja interpreter that renders as transformers does
  *   >>arch               72  model families as descriptors
- *   >>load             1160  from GGUF tensors to model weights, with shape checks; the vocabulary
+ *   >>load             1162  from GGUF tensors to model weights, with shape checks; the vocabulary
  *   >>kv                216  the paged KV cache, the prefix cache, the recurrent state
  *   >>session           525  a session: backend, activations, caches, sequences
  *   >>forward           363  the transformer, once for every family: one step through every layer
@@ -17341,6 +17341,8 @@ static infer_status infer__repack(infer_model *m, infer_error *err) {
 static infer_status infer__model_init(infer_model *m, const infer_model_params *p, infer_error *err) {
     INFER__TRY(infer__load_tokenizer(m, err));
     if (p && p->vocab_only) return INFER_OK;
+    if (m->gguf.n_tensors == 0)
+        return infer__fail(err, INFER_ERR_FORMAT, "the file holds no tensors (a vocabulary-only file: it can tokenize and describe itself, not run)");
     INFER__TRY(infer__load_config(m, err));
     /* the vocabulary size: the embedding's rows (the tokenizer must not exceed them) */
     const infer_tensor *te = infer_gguf_tensor(&m->gguf, "token_embd.weight");

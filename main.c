@@ -282,7 +282,11 @@ static int32_t *prompt_tokens(const options *o, const infer_model *m, const char
         return ids;
     }
     const infer_tokenizer *tok = infer_model_tokenizer(m);
-    if (!tok) die("%s", "the model has no vocabulary; give the prompt with --prompt-ids");
+    if (!tok) {
+        struct stat sb;
+        if (o->model && stat(o->model, &sb) == 0 && S_ISDIR(sb.st_mode)) die("the model has no vocabulary: the folder '%s' has no tokenizer.json; give the prompt with --prompt-ids", o->model);
+        die("%s", "the model has no vocabulary; give the prompt with --prompt-ids");
+    }
     if (len > (size_t)INT32_MAX - 16) die("%s", "the prompt is too long");
     int cap = (int)len + 16;
     int32_t *ids = xmalloc(sizeof(int32_t) * (size_t)cap, "the prompt's tokens");
@@ -1090,6 +1094,12 @@ static int run_tokenize(const options *o, const infer_model *m, const char *text
 
 /* The command line: one mode per run. main loads the model (and makes a session where the
  * mode wants one) and releases what it holds on every way out; each mode is a function. */
+/* a load error, with the model's path in front unless the message names it already */
+static void model_error(const char *path, const char *msg) {
+    if (strstr(msg, path)) fprintf(stderr, "infer: %s\n", msg);
+    else fprintf(stderr, "infer: %s: %s\n", path, msg);
+}
+
 int main(int argc, char **argv) {
     options o;
     parse_args(argc, argv, &o);
@@ -1110,12 +1120,12 @@ int main(int argc, char **argv) {
     if (o.model && infer_model_load(&m, o.model, &mp, &err) != INFER_OK) {
         /* --info shows what it can: a vocab-only file, or a family we cannot run */
         mp.vocab_only = 1;
-        if (!o.info || infer_model_load(&m, o.model, &mp, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.model, err.msg); return 1; }
+        if (!o.info || infer_model_load(&m, o.model, &mp, &err) != INFER_OK) { model_error(o.model, err.msg); return 1; }
     }
     if (o.diff) { rc = run_diff(m, gpu); goto done; }
     if (o.info) { infer_gguf_describe(infer_model_gguf(m), print_line, NULL); rc = 0; goto done; }
     if (o.chat_render) { rc = run_chat_render(&o, m); goto done; }
-    if (gpu && !o.tokenize && infer_model_upload(m, gpu, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.model, err.msg); goto done; }
+    if (gpu && !o.tokenize && infer_model_upload(m, gpu, &err) != INFER_OK) { model_error(o.model, err.msg); goto done; }
     if (o.file) text = read_file(o.file, &text_len);
     else if (o.prompt) { text_len = strlen(o.prompt); text = memcpy(xmalloc(text_len + 1, "the prompt"), o.prompt, text_len + 1); }
     if (o.tokenize) { rc = run_tokenize(&o, m, text, text_len); goto done; }

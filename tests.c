@@ -3212,6 +3212,11 @@ static void test_hf_dtypes(void) {
         infer_model_free(m);
     }
     remove(tmp_path("infer_hf_dtypes.gguf"));
+    if (file_exists("./infer")) {              /* the folder has no tokenizer.json: a prompt needs one, and the error says so */
+        char out[1024];
+        snprintf(cmd, sizeof cmd, "./infer -m %s -p hi -n 1 2>&1", dir);
+        CHECK_MSG(run_cmd(cmd, out, sizeof out) == 1 && strstr(out, "tokenizer.json"), "%s", out);
+    }
 done:
     for (int i = 0; i < c.n; i++) free(c.t[i].data);
     free(c.t);
@@ -6444,6 +6449,12 @@ static void test_cli_conflicts(void) {
     CHECK(run_cmd("./infer -m " M " --prompt-ids ' 1 , 403 407' -n 4 --temp 0 2>/dev/null", out, sizeof out) == 0 && !strcmp(a, out));
     CHECK(run_cmd("./infer -m " M " -p '' -n 6 --temp 0 2>/dev/null", out, sizeof out) == 0);
     CHECK_MSG(out[0] && out[0] != ' ', "-p '': [%s]", out);
+    /* a load error names the path once; a vocabulary-only file says it is one */
+    CHECK(run_cmd("./infer -m /nonexistent/infer.gguf -p hi 2>&1", out, sizeof out) == 1);
+    const char *at = strstr(out, "/nonexistent/infer.gguf");
+    CHECK_MSG(at && !strstr(at + 1, "/nonexistent/infer.gguf"), "%s", out);
+    if (file_exists(SHARED "/vocab/ggml-vocab-llama-spm.gguf"))
+        CHECK(run_cmd("./infer -m " SHARED "/vocab/ggml-vocab-llama-spm.gguf -p hi 2>&1", out, sizeof out) == 1 && strstr(out, "vocabulary-only"));
 #undef M
 }
 
