@@ -17341,8 +17341,8 @@ static infer_status infer__repack(infer_model *m, infer_error *err) {
 static infer_status infer__model_init(infer_model *m, const infer_model_params *p, infer_error *err) {
     INFER__TRY(infer__load_tokenizer(m, err));
     if (p && p->vocab_only) return INFER_OK;
-    if (m->gguf.n_tensors == 0)
-        return infer__fail(err, INFER_ERR_FORMAT, "the file holds no tensors (a vocabulary-only file: it can tokenize and describe itself, not run)");
+    if (m->gguf.n_tensors == 0 && m->tok)
+        return infer__fail(err, INFER_ERR_FORMAT, "the file holds a vocabulary and no tensors (a vocabulary-only file: it can tokenize and describe itself, not run)");
     INFER__TRY(infer__load_config(m, err));
     /* the vocabulary size: the embedding's rows (the tokenizer must not exceed them) */
     const infer_tensor *te = infer_gguf_tensor(&m->gguf, "token_embd.weight");
