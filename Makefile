@@ -28,7 +28,7 @@ tests: tests.c $(HDR)
 tools/convert: tools/convert.c $(HDR)
 	$(CC) $(CFLAGS) -o $@ tools/convert.c $(LDLIBS)
 
-test: tests infer tools/convert check-cxx
+test: tests infer tools/convert check-cxx check-c11
 	./tests
 
 # infer.h's table of contents made true to the file (section lengths, new sections)
@@ -39,6 +39,13 @@ toc: tests
 CXX ?= c++
 check-cxx: infer.h
 	@printf '#include "infer.h"\nint main(void) { return infer_status_str(INFER_OK) == 0; }\n' | $(CXX) -std=c++11 -Wall -Wextra -pedantic -I. $(STB_CFLAGS) -x c++ -fsyntax-only - && echo "infer.h public part compiles as C++"
+
+# the implementation compiles in strict C11 (no _GNU_SOURCE from the including file), whether
+# infer.h comes before or after the file's own system headers
+check-c11: infer.h
+	@printf '#define INFER_IMPLEMENTATION\n#include "infer.h"\nint main(void) { return infer_time_seconds() < 0; }\n' | $(CC) -std=c11 -Wall -Wextra -Werror -O2 -march=native -I. $(STB_CFLAGS) -x c -fsyntax-only - && \
+	printf '#include <stdio.h>\n#include <time.h>\n#define INFER_IMPLEMENTATION\n#include "infer.h"\nint main(void) { return infer_time_seconds() < 0; }\n' | $(CC) -std=c11 -Wall -Wextra -Werror -O2 -march=native -I. $(STB_CFLAGS) -x c -fsyntax-only - && \
+	echo "infer.h's implementation compiles as strict C11"
 
 # the tests and the command line under AddressSanitizer + UBSan (+ LeakSanitizer; a UBSan
 # report stops the run); the tests run ./infer-asan where they check the command line's
@@ -166,4 +173,4 @@ clean:
 	rm -rf fuzz-out
 	rm -rf $(CUDA_DIR)
 
-.PHONY: all test test-asan clean bench check-cxx cuda cuda-emu fuzz fuzz-seeds toc
+.PHONY: all test test-asan clean bench check-cxx check-c11 cuda cuda-emu fuzz fuzz-seeds toc

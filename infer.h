@@ -4,7 +4,9 @@
  *   In exactly one C file:
  *       #define INFER_IMPLEMENTATION
  *       #include "infer.h"
- *   Everywhere else just #include "infer.h". Link with -lm -lpthread.
+ *   Everywhere else just #include "infer.h". Link with -lm -lpthread. Any C11 compiler
+ *   mode does (-std=c11 included): the implementation asks libc for the POSIX parts it uses
+ *   itself, and has fallbacks where a file included system headers before it.
  *
  *       infer_error err;
  *       infer_model *model;
@@ -24,8 +26,8 @@
  *   >>api-types         328  ggml tensor types and the quant block structs
  *   >>api-tensor         52  tensors, GGUF files, model config
  *   >>api-kernels       203  the kernel table every backend fills
- *   >>api               315  model, session, tokenizer, sampler, generation
- *   >>util              507  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
+ *   >>api               317  model, session, tokenizer, sampler, generation
+ *   >>util              511  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1921  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
  *   >>traits             81  the type traits table: one row per weight type
@@ -42,9 +44,9 @@
  *   >>unicode           101  categories, white space, case, NFD base, UTF-8
  *   >>regex             434  a backtracking regex matcher for pre-tokenizer patterns
  *   >>tokenizer        1056  SentencePiece BPE, byte-level BPE, WordPiece
- *   >>jinja            3243  chat templates: a Jinja interpreter that renders as transformers does
+ *   >>jinja            3247  chat templates: a Jinja interpreter that renders as transformers does
  *   >>arch               72  model families as descriptors
- *   >>load             1162  from GGUF tensors to model weights, with shape checks; the vocabulary
+ *   >>load             1175  from GGUF tensors to model weights, with shape checks; the vocabulary
  *   >>kv                216  the paged KV cache, the prefix cache, the recurrent state
  *   >>session           525  a session: backend, activations, caches, sequences
  *   >>forward           363  the transformer, once for every family: one step through every layer
@@ -84,6 +86,13 @@
  */
 #ifndef INFER_H
 #define INFER_H
+
+/* The implementation uses POSIX and BSD parts of libc (clock_gettime, madvise, localtime_r)
+ * that a strict -std=c11 hides; asked for here, before the first system header, when the
+ * implementation's file includes infer.h first. */
+#if defined(INFER_IMPLEMENTATION) && !defined(_GNU_SOURCE) && !defined(_DEFAULT_SOURCE) && !defined(_POSIX_C_SOURCE)
+#define _DEFAULT_SOURCE
+#endif
 
 #define INFER_VERSION "0.1.0"
 
@@ -1019,6 +1028,8 @@ double infer_time_seconds(void);
 #error "define all of INFER_MALLOC, INFER_REALLOC and INFER_FREE, or none"
 #endif
 
+#define INFER__PI 3.14159265358979323846
+
 #define STBDS_REALLOC(c, p, n) INFER_REALLOC(p, n)
 #define STBDS_FREE(c, p) INFER_FREE(p)
 #ifndef STB_DS_IMPLEMENTATION
@@ -1196,7 +1207,11 @@ static double infer__rng_uniform(infer__rng *r) { return (double)(infer__rng_nex
 
 double infer_time_seconds(void) {
     struct timespec ts;
+#ifdef CLOCK_MONOTONIC
     clock_gettime(CLOCK_MONOTONIC, &ts);
+#else                                   /* libc hid the POSIX clocks: C11's wall clock */
+    timespec_get(&ts, TIME_UTC);
+#endif
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -8106,7 +8121,7 @@ static void infer__cpu_add_rows(void *ctx, float *y, const float *b, int rows, i
 /* YaRN's correction range: the pair indices whose wavelength passes through n_ctx_orig at
  * beta rotations. */
 static float infer__yarn_corr_dim(int n_rot, int n_ctx_orig, float beta, float base) {
-    return (float)(n_rot * log((double)n_ctx_orig / (beta * 2 * M_PI)) / (2 * log((double)base)));
+    return (float)(n_rot * log((double)n_ctx_orig / (beta * 2 * INFER__PI)) / (2 * log((double)base)));
 }
 
 /* RoPE: rotate each pair of a head's n_rot dims (the first ones, or those from rot_first on)
@@ -10876,7 +10891,7 @@ static infer_status infer__hf_rope_freqs(infer__hf *h, infer_error *err) {
     if (!ff) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
     for (int64_t i = 0; i < n; i++) {
         const float freq = 1.0f / powf((float)base, (float)(2 * i) / (float)dim);
-        const double wavelen = 2 * M_PI / freq;
+        const double wavelen = 2 * INFER__PI / freq;
         if (wavelen < old / hi) ff[i] = 1.0f;
         else if (wavelen > old / lo) ff[i] = (float)factor;
         else {
@@ -15820,7 +15835,11 @@ static infer__jv infer__jcall_global(infer__jctx *J, const char *fn, const infer
         snprintf(fmt, sizeof fmt, "%.*s", (int)(f.n < 255 ? f.n : 255), f.u.s);
         time_t now = time(NULL);
         struct tm tmv;
+#ifdef CLOCK_MONOTONIC                  /* <time.h> shows POSIX: localtime_r is there too */
         localtime_r(&now, &tmv);
+#else                                   /* a strict C11 libc: no localtime_r */
+        tmv = *localtime(&now);
+#endif
         size_t n = strftime(out, sizeof out, fmt, &tmv);
         char *s = (char *)infer__jalloc(J, n + 1);
         memcpy(s, out, n);
@@ -17243,7 +17262,11 @@ INFER__MAYBE_UNUSED static infer_status infer__keep_place(infer_model *m, infer_
     return INFER_OK;
 }
 static void infer__xk_free(infer_model *m) {
+#ifdef MAP_ANONYMOUS
     if (m->xk_mem) munmap(m->xk_mem, m->xk_bytes);
+#else
+    free(m->xk_mem);
+#endif
     INFER_FREE(m->xk.tensors);
     INFER_FREE(m->xk.layers);
     memset(&m->xk, 0, sizeof m->xk);
@@ -17269,7 +17292,11 @@ INFER__MAYBE_UNUSED static void infer__release_pages(const infer_model *m, const
     if (!infer__mapped(m, p, n)) return;
     const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
     const uintptr_t a = ((uintptr_t)p + pg - 1) / pg * pg, b = ((uintptr_t)p + n) / pg * pg;
+#ifdef MADV_DONTNEED
     if (b > a) madvise((void *)a, (size_t)(b - a), MADV_DONTNEED);
+#else
+    (void)a; (void)b;                   /* libc hid madvise: the pages stay until unmapped */
+#endif
 }
 /* the rule a model's tensor is copied by: a plain copy (F16, BF16) only of bytes in a mapped
  * file, whose pages the copy then releases -- a tensor the Hugging Face loader transformed
@@ -17311,7 +17338,12 @@ static infer_status infer__repack(infer_model *m, infer_error *err) {
     for (int64_t i = 0; st == INFER_OK && i < m->gguf.n_tensors; i++)
         if (infer__repack_rule_of(m, &d->tensors[i])) total += (d->tensors[i].nbytes + 63) / 64 * 64;
     if (st != INFER_OK || total == 0) { infer__xk_free(m); return st; }
+#ifdef MAP_ANONYMOUS
     uint8_t *mem = (uint8_t *)mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+#else                                   /* libc hid anonymous maps (strict C11): the heap */
+    uint8_t *mem = (uint8_t *)aligned_alloc(64, total);
+    if (!mem) mem = (uint8_t *)MAP_FAILED;
+#endif
     if (mem == MAP_FAILED) { infer__xk_free(m); return infer__fail(err, INFER_ERR_NOMEM, "no memory for the repacked weights (%zu bytes)", total); }
 #if defined(MADV_HUGEPAGE)
     madvise(mem, total, MADV_HUGEPAGE);
