@@ -6954,6 +6954,14 @@ static void test_convert_llama2c(void) {
     remove(tmp_path("infer_l2c.gguf"));
     /* a truncated checkpoint is refused with a message */
     CHECK(run_cmd("head -c 5000 " SHARED "/models/stories260K.bin > $INFER_TMP/infer_l2c_cut.bin && ./tools/convert llama2c $INFER_TMP/infer_l2c_cut.bin " SHARED "/models/tok512.bin $INFER_TMP/infer_l2c.gguf 2>&1", out, sizeof out) != 0 && strstr(out, "truncated"));
+    /* a header whose vocab_size is INT32_MIN (its negation is undefined): the clean error, nothing else */
+    {
+        FILE *f = fopen(tmp_path("infer_l2c_min.bin"), "wb");
+        const int32_t hdr[7] = { 64, 128, 1, 4, 4, INT32_MIN, 32 };
+        if (f) { fwrite(hdr, sizeof hdr, 1, f); fclose(f); }
+        CHECK(run_cmd("./tools/convert llama2c $INFER_TMP/infer_l2c_min.bin " SHARED "/models/tok512.bin $INFER_TMP/infer_l2c.gguf 2>&1", out, sizeof out) == 1 &&
+              strstr(out, "implausible") && !strstr(out, "runtime error"));
+    }
     remove(tmp_path("infer_l2c_cut.bin"));
 }
 

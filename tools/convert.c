@@ -1343,7 +1343,7 @@ static int cmd_llama2c(int argc, char **argv) {
     if (n < sizeof cfg) die("'%s' is too short for a llama2.c header", argv[2]);
     memcpy(cfg, mb, sizeof cfg);
     const int dim = cfg[0], hidden = cfg[1], L = cfg[2], H = cfg[3], HKV = cfg[4], seq = cfg[6];
-    const int shared = cfg[5] > 0, V = shared ? cfg[5] : -cfg[5];
+    const int shared = cfg[5] > 0, V = shared ? cfg[5] : cfg[5] == INT32_MIN ? 0 : -cfg[5];   /* (INT32_MIN has no negation) */
     if (dim <= 0 || hidden <= 0 || L <= 0 || H <= 0 || HKV <= 0 || V <= 0 || seq <= 0 || dim % H || H % HKV || dim > (1 << 16) || hidden > (1 << 18) || L > 1024 || V > (1 << 22))
         die("'%s': implausible llama2.c header (dim %d hidden %d layers %d heads %d kv_heads %d vocab %d seq %d)", argv[2], dim, hidden, L, H, HKV, V, seq);
     const int64_t hs = dim / H, kvd = (int64_t)HKV * hs;
