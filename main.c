@@ -915,7 +915,7 @@ static int run_parallel(const options *o, infer_model *m, const infer_session_pa
     infer_seq_remove(s, 0);
     par_slot **live = xmalloc(sizeof(par_slot *) * (size_t)N, "the sequences");
     infer_batch_item *items = xmalloc(sizeof(infer_batch_item) * (size_t)N, "the batch");
-    int next = 0, n_live = 0, served = 0, n_prompt_tok = 0, n_gen_tok = 0, failed = 0;
+    int next = 0, n_live = 0, served = 0, n_prompt_tok = 0, n_gen_tok = 0, n_out_tok = 0, failed = 0;
     double t_prompt = 0, t_gen = 0;
     while (next < n_lines || n_live > 0) {
         /* admit: while there is a slot and the pool has room for the next prompt and its -n tokens */
@@ -966,17 +966,21 @@ static int run_parallel(const options *o, infer_model *m, const infer_session_pa
         for (int i = 0; i < n_live; i++) {
             par_slot *q = live[i];
             q->done_prompt = 1;
-            const int32_t t = infer_sampler_sample(q->smp, q->logits);
-            infer_sampler_accept(q->smp, t);
-            const int eog = infer_token_is_eog(tok, t);
-            if (!eog) {
-                const int nb = detok_piece(&q->dt, t, &piece, &piece_cap);
-                par_text(q, piece, nb);
-                q->n_gen++;
+            int eog = 0;
+            if (K != 0) {                    /* -n 0: the prompt only */
+                const int32_t t = infer_sampler_sample(q->smp, q->logits);
+                infer_sampler_accept(q->smp, t);
+                eog = infer_token_is_eog(tok, t);
+                if (!eog) {
+                    const int nb = detok_piece(&q->dt, t, &piece, &piece_cap);
+                    par_text(q, piece, nb);
+                    q->n_gen++;
+                    n_out_tok++;
+                }
+                q->last = t;
             }
-            q->last = t;
             const int full = infer_seq_n_past(s, q->seq) + 1 >= infer_session_n_ctx(s);
-            if (!eog && q->n_gen < K && !full) continue;
+            if (K != 0 && !eog && (K < 0 || q->n_gen < K) && !full) continue;   /* -n -1: to the end of generation or context */
             char buf[64];
             const int nb = infer_detok_flush(&q->dt, buf, sizeof buf);
             par_text(q, buf, nb);
@@ -989,8 +993,10 @@ static int run_parallel(const options *o, infer_model *m, const infer_session_pa
             live[i--] = live[--n_live];
         }
     }
-    fprintf(stderr, "prompt: %d tokens in %.3f s (%.2f tok/s); generation: %d tokens in %.3f s (%.2f tok/s); prefix cache: %d prompt tokens served\n",
-            n_prompt_tok, t_prompt, n_prompt_tok / (t_prompt > 0 ? t_prompt : 1e-9), n_gen_tok, t_gen, n_gen_tok / (t_gen > 0 ? t_gen : 1e-9), served);
+    /* generated tokens, and the decode rows they took after the prompts' steps (the first
+     * token of each comes from its prompt's step), with the decode rate */
+    fprintf(stderr, "prompt: %d tokens in %.3f s (%.2f tok/s); generation: %d tokens, %d decoded in %.3f s (%.2f tok/s); prefix cache: %d prompt tokens served\n",
+            n_prompt_tok, t_prompt, n_prompt_tok / (t_prompt > 0 ? t_prompt : 1e-9), n_out_tok, n_gen_tok, t_gen, n_gen_tok / (t_gen > 0 ? t_gen : 1e-9), served);
     for (int i = 0; i < n_lines; i++) free(all[i].prompt);
     free(all); free(live); free(items); free(piece);
     infer_session_free(s);

@@ -6629,7 +6629,14 @@ static void test_cli_parallel(void) {
     const char *pc = err ? strstr(err, "prefix cache: ") : NULL;
     if (pc) served = atoi(pc + strlen("prefix cache: "));
     CHECK_MSG(served > 0, "stderr: %s", err ? err : "(none)");
+    /* the stats count tokens generated (5 prompts x 12, none ended early on this model) */
+    CHECK_MSG(err && num_after(err, "generation: ") == 60, "stderr: %s", err ? err : "(none)");
     free(err);
+    /* -n 0: the prompts only, every line an empty completion; -n -1: to the end of the context */
+    CHECK(run_cmd("./infer -m " SHARED "/models/stories260K.gguf -f $INFER_TMP/infer_par.txt --parallel 2 -n 0 --temp 0 2>&1", out, sizeof out) == 0);
+    CHECK_MSG(strstr(out, "[1] \n") && strstr(out, "[6] \n") && num_after(out, "generation: ") == 0, "%s", out);
+    CHECK(run_cmd("./infer -m " SHARED "/models/stories260K.gguf -f $INFER_TMP/infer_par.txt --parallel 2 -n -1 -c 48 --temp 0 2>&1", out, sizeof out) == 0);
+    CHECK_MSG(num_after(out, "generation: ") > 5 * 12, "%s", out);
     CHECK(run_cmd("./infer -m " SHARED "/models/stories260K.gguf -p hi --parallel 2 2>&1", out, sizeof out) != 0 && strstr(out, "-f FILE"));
     CHECK(run_cmd("./infer -m " SHARED "/models/stories260K.gguf --bench --bench-batch 1,x 2>&1", out, sizeof out) != 0 && strstr(out, "--bench-batch"));
     CHECK(run_cmd("./infer -m " SHARED "/models/stories260K.gguf --bench --bench-batch 1,3 --bench-pp 8 --bench-tg 4 --bench-reps 1 2>/dev/null", out, sizeof out) == 0);
