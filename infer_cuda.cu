@@ -2487,7 +2487,11 @@ static int infer_cuda_table_ready;
 static void infer_cuda_fill_table(void) {
     infer_kernels *k = &infer_cuda_table;
     memset(k, 0, sizeof *k);
+#ifdef INFER_CUDA_EMU
+    k->name = "cuda-emu";                 /* the kernels run on the CPU (tools/cuda_emu.h) */
+#else
     k->name = "cuda";
+#endif
     k->alloc = infer_cuda_alloc;
     k->free = infer_cuda_free;
     k->upload = infer_cuda_upload;
