@@ -161,6 +161,8 @@ static void infer_cuda_record(infer_cuda_ctx *c, cudaError_t e, const char *what
     if (e == cudaSuccess || c->error[0]) return;
     snprintf(c->error, sizeof c->error, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
 }
+/* what a call that can fail answers: the first error met, if any */
+static infer_status infer_cuda_status(const infer_cuda_ctx *c) { return c->error[0] ? INFER_ERR_BACKEND : INFER_OK; }
 /* after a launch: a bad configuration shows up here, a fault in the kernel at the next sync.
  * (A recorded launch is checked when it is issued.) */
 #define INFER_CUDA_LAUNCHED(c, what) do { if (!(c)->recording) infer_cuda_record((c), cudaGetLastError(), (what)); } while (0)
@@ -257,11 +259,11 @@ static void infer_cuda_step_begin(void *ctx) {
 /* the end of a step: replay, capture, or issue (see the context's comment) */
 static infer_status infer_cuda_step_end(void *ctx) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
-    if (!c->in_step) return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
+    if (!c->in_step) return infer_cuda_status(c);
     c->in_step = 0;
     c->last_ops = c->step_ops;
     c->last_graph = 0;
-    if (!c->recording) return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;   /* flushed mid-step */
+    if (!c->recording) return infer_cuda_status(c);   /* flushed mid-step */
     c->recording = 0;
     c->steps++;
     for (size_t i = 0; i < c->graphs.size(); i++) {
@@ -275,13 +277,13 @@ static infer_status infer_cuda_step_end(void *ctx) {
 #endif
         c->last_graph = 1;
         c->ops.clear();
-        return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
+        return infer_cuda_status(c);
     }
     if (c->no_graphs || c->key != c->prev_key || c->ops.empty()) {   /* a new shape: plain launches */
         infer_cuda_issue(c->ops);
         c->prev_key.swap(c->key);
         c->ops.clear();
-        return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
+        return infer_cuda_status(c);
     }
     /* the same step twice in a row: capture it */
     infer_cuda_graph g;
@@ -305,7 +307,7 @@ static infer_status infer_cuda_step_end(void *ctx) {
         if (!had_error) c->error[0] = 0;      /* a launch inside the failed capture may have noted it */
         infer_cuda_issue(c->ops);
         c->ops.clear();
-        return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
+        return infer_cuda_status(c);
     }
     infer_cuda_record(c, cudaGraphLaunch(g.exec, c->stream), "cudaGraphLaunch");
 #endif
@@ -322,7 +324,7 @@ static infer_status infer_cuda_step_end(void *ctx) {
     c->last_graph = 1;
     c->ops.clear();
     c->prev_key.clear();
-    return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
+    return infer_cuda_status(c);
 }
 
 static void infer_cuda_step_info(void *ctx, int *launches, int *graph) {
@@ -355,31 +357,31 @@ static infer_status infer_cuda_upload(void *ctx, void *dst, const void *src, siz
     infer_cuda_flush(c);
     if (bytes) infer_cuda_record(c, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, c->stream), "upload (cudaMemcpyAsync)");
     infer_cuda_record(c, cudaStreamSynchronize(c->stream), "upload (cudaStreamSynchronize)");
-    return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
+    return infer_cuda_status(c);
 }
 static infer_status infer_cuda_download(void *ctx, void *dst, const void *src, size_t bytes) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     infer_cuda_flush(c);
     if (bytes) infer_cuda_record(c, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, c->stream), "download (cudaMemcpyAsync)");
     infer_cuda_record(c, cudaStreamSynchronize(c->stream), "download (cudaStreamSynchronize)");
-    return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
+    return infer_cuda_status(c);
 }
 /* within device memory (a prefix block's rows copied for a sequence of its own), in stream order */
 static infer_status infer_cuda_copy(void *ctx, void *dst, const void *src, size_t bytes) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
-    if (!bytes) return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
+    if (!bytes) return infer_cuda_status(c);
     const struct { void *d; const void *s; size_t n; } a = { dst, src, bytes };
     static const char tag = 'c';
     infer_cuda_op(c, &tag, &a, sizeof a, [=]() {
         infer_cuda_record(c, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, c->stream), "copy (cudaMemcpyAsync)");
     });
-    return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
+    return infer_cuda_status(c);
 }
 static infer_status infer_cuda_sync(void *ctx) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     infer_cuda_flush(c);
     infer_cuda_record(c, cudaStreamSynchronize(c->stream), "cudaStreamSynchronize");
-    return c->error[0] ? INFER_ERR_BACKEND : INFER_OK;
+    return infer_cuda_status(c);
 }
 static void infer_cuda_zero(void *ctx, void *p, size_t bytes) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
@@ -941,6 +943,22 @@ typedef struct infer_cuda_mv {
  * are loaded and decoded before the barrier that waits for the stage, so their latency
  * overlaps it. */
 #define INFER_CUDA_MV_TILE 1024
+/* the block stages rows r0 .. r0 + nr of x (K apart), values k0 .. k0 + MV_TILE, into xs
+ * (zeros past K and for the rows it lacks); every thread of the block takes part */
+template <int R> __device__ __forceinline__ void mv_stage(float (*xs)[32 * 33], const float *x, int K, int nr, int k0) {
+    for (int i = threadIdx.x; i < R * INFER_CUDA_MV_TILE; i += blockDim.x) {
+        const int r = i / INFER_CUDA_MV_TILE, e = i % INFER_CUDA_MV_TILE, k = k0 + e;
+        xs[r][(e >> 5) * 33 + (e & 31)] = r < nr && k < K ? x[(size_t)r * K + k] : 0.0f;
+    }
+}
+/* a lane's 32 decoded weights dotted with its chunk of a staged row, in order */
+__device__ __forceinline__ float mv_dot32(const float *w, const float *xs_row, int lane) {
+    const float *xr = xs_row + 33 * lane;
+    float s = 0.0f;
+INFER_CUDA_UNROLL
+    for (int i = 0; i < 32; i++) s += w[i] * xr[i];
+    return s;
+}
 /* G = 1 (with R = 1): the GLU mode of matmul_glu -- the warp of column n dots row n of W[0]
  * (gate) and of W[1] (up) with the same activations, two sums, and writes
  * act(gate) * up to out[0]; the two columns' weights are decoded one after the other. */
@@ -968,28 +986,17 @@ INFER_CUDA_UNROLL
         float w[32];
         if (active && c < nch) Dq<T>::chunk(wrow, c, K, w);
         __syncthreads();                      /* the previous tile's reads are done */
-        for (int i = threadIdx.x; i < R * INFER_CUDA_MV_TILE; i += blockDim.x) {
-            const int r = i / INFER_CUDA_MV_TILE, e = i % INFER_CUDA_MV_TILE, k = k0 + e;
-            xs[r][(e >> 5) * 33 + (e & 31)] = r < nr && k < K ? x[(size_t)(r0 + r) * K + k] : 0.0f;
-        }
+        mv_stage<R>(xs, x + (size_t)r0 * K, K, nr, k0);
         __syncthreads();
         if (!active || c >= nch) continue;
 INFER_CUDA_UNROLL
         for (int r = 0; r < R; r++) {
             if (r >= nr) break;
-            const float *xr = &xs[r][33 * lane];
-            float s = 0.0f;
-INFER_CUDA_UNROLL
-            for (int i = 0; i < 32; i++) s += w[i] * xr[i];
-            acc[r] += s;
+            acc[r] += mv_dot32(w, xs[r], lane);
         }
         if (G) {
             Dq<T>::chunk(urow, c, K, w);
-            const float *xr = &xs[0][33 * lane];
-            float s = 0.0f;
-INFER_CUDA_UNROLL
-            for (int i = 0; i < 32; i++) s += w[i] * xr[i];
-            accu += s;
+            accu += mv_dot32(w, xs[0], lane);
         }
     }
     if (!active) return;
@@ -1208,7 +1215,7 @@ __global__ void __launch_bounds__(256) k_matmul_id_tiled(float *out, const uint8
 template <int T>
 __global__ void __launch_bounds__(32 * INFER_CUDA_MV_WARPS) k_matmul_id(float *out, const uint8_t *W, size_t row_bytes, const float *x, const int32_t *ids,
                                                                      int K, int N, int E, int n_used, int x_per_slot, float scale) {
-    __shared__ float xs[32 * 33];
+    __shared__ float xs[1][32 * 33];
     const int n = blockIdx.x * INFER_CUDA_MV_WARPS + (threadIdx.x >> 5), o = blockIdx.y, lane = threadIdx.x & 31, nch = (K + 31) / 32;
     const int e = ids[o], active = n < N && e >= 0 && e < E;
     const float *xr = x + (size_t)(x_per_slot ? o : o / n_used) * K;
@@ -1219,13 +1226,10 @@ __global__ void __launch_bounds__(32 * INFER_CUDA_MV_WARPS) k_matmul_id(float *o
         float w[32];
         if (active && c < nch) Dq<T>::chunk(wrow, c, K, w);
         __syncthreads();
-        for (int i = threadIdx.x; i < INFER_CUDA_MV_TILE; i += blockDim.x) xs[(i >> 5) * 33 + (i & 31)] = k0 + i < K ? xr[k0 + i] : 0.0f;
+        mv_stage<1>(xs, xr, K, 1, k0);
         __syncthreads();
         if (!active || c >= nch) continue;
-        float sum = 0.0f;
-INFER_CUDA_UNROLL
-        for (int i = 0; i < 32; i++) sum += w[i] * xs[33 * lane + i];
-        acc += sum;
+        acc += mv_dot32(w, xs[0], lane);
     }
     if (n >= N) return;
     acc = warp_sum(acc);
@@ -1568,6 +1572,11 @@ __device__ void rope_cs(const infer_cuda_rope &rp, int i, int32_t p, float *cs, 
     *cs = (float)(cos(theta) * mscale);
     *sn = (float)(sin(theta) * mscale) * (rp.inverse ? -1.0f : 1.0f);
 }
+/* the pair (x0, x1) turned by the angle of (cs, sn): its first value (second = 0) or its
+ * second, each product rounded on its own */
+__device__ __forceinline__ float rope_turn(float x0, float x1, float cs, float sn, int second) {
+    return second ? __fadd_rn(__fmul_rn(x0, sn), __fmul_rn(x1, cs)) : __fsub_rn(__fmul_rn(x0, cs), __fmul_rn(x1, sn));
+}
 __global__ void k_rope(float *x, int rows, int n_heads, int head_dim, const int32_t *pos, infer_cuda_rope rp) {
     const int half = rp.n_rot / 2;
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -1578,8 +1587,8 @@ __global__ void k_rope(float *x, int rows, int n_heads, int head_dim, const int3
     const int a = rp.neox ? i : 2 * i, b = rp.neox ? i + half : 2 * i + 1;
     float *v = x + ((size_t)r * n_heads + h) * head_dim + rp.rot_first;
     const float x0 = v[a], x1 = v[b];
-    v[a] = __fsub_rn(__fmul_rn(x0, cs), __fmul_rn(x1, sn));
-    v[b] = __fadd_rn(__fmul_rn(x0, sn), __fmul_rn(x1, cs));
+    v[a] = rope_turn(x0, x1, cs, sn, 0);
+    v[b] = rope_turn(x0, x1, cs, sn, 1);
 }
 
 /* YaRN's correction dims, as the CPU computes them (float results of a double formula) */
@@ -1635,18 +1644,21 @@ __device__ __forceinline__ size_t kv_row(const int32_t *table, int bs, int32_t p
  * saturating at +-65504 as the CPU does (infer__f16_saturate: a NaN stays NaN); v NULL: keys
  * only (a cache whose values are its keys) */
 __device__ __forceinline__ float f16_saturate(float x) { return x > 65504.0f ? 65504.0f : x < -65504.0f ? -65504.0f : x; }
+/* element `off` of the pools: key kval, and (v not NULL) value *v */
+__device__ __forceinline__ void kv_put(void *kp, void *vp, int f16_cache, size_t off, float kval, const float *v) {
+    if (f16_cache) {
+        ((__half *)kp)[off] = __float2half_rn(f16_saturate(kval));
+        if (v) ((__half *)vp)[off] = __float2half_rn(f16_saturate(*v));
+    } else {
+        ((float *)kp)[off] = kval;
+        if (v) ((float *)vp)[off] = *v;
+    }
+}
 __global__ void k_kv_store(void *kp, void *vp, int f16_cache, const int32_t *table, int bs, int kv_dim, const float *k, const float *v, const int32_t *pos) {
     const int r = blockIdx.y, i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= kv_dim) return;
-    const size_t off = kv_row(table, bs, pos[r]) * kv_dim + i;
-    const float kr = k[(size_t)r * kv_dim + i];
-    if (f16_cache) {
-        ((__half *)kp)[off] = __float2half_rn(f16_saturate(kr));
-        if (v) ((__half *)vp)[off] = __float2half_rn(f16_saturate(v[(size_t)r * kv_dim + i]));
-    } else {
-        ((float *)kp)[off] = kr;
-        if (v) ((float *)vp)[off] = v[(size_t)r * kv_dim + i];
-    }
+    const size_t e = (size_t)r * kv_dim + i;
+    kv_put(kp, vp, f16_cache, kv_row(table, bs, pos[r]) * kv_dim + i, k[e], v ? v + e : NULL);
 }
 static void infer_cuda_kv_store(void *ctx, const infer_kv_view *kv, const float *k, const float *v, const int32_t *pos, int rows) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
@@ -1674,17 +1686,9 @@ __global__ void k_rope_kv_store(void *kp, void *vp, int f16_cache, const int32_t
         const float *hv = kr + (size_t)(e / head_dim) * head_dim + rp.rot_first;
         float cs, sn;
         rope_cs(rp, i, pos[r], &cs, &sn);
-        const float x0 = hv[a], x1 = hv[b];
-        val = second ? __fadd_rn(__fmul_rn(x0, sn), __fmul_rn(x1, cs)) : __fsub_rn(__fmul_rn(x0, cs), __fmul_rn(x1, sn));
+        val = rope_turn(hv[a], hv[b], cs, sn, second);
     }
-    const size_t off = kv_row(table, bs, pos[r]) * kv_dim + e;
-    if (f16_cache) {
-        ((__half *)kp)[off] = __float2half_rn(f16_saturate(val));
-        if (v) ((__half *)vp)[off] = __float2half_rn(f16_saturate(v[(size_t)r * kv_dim + e]));
-    } else {
-        ((float *)kp)[off] = val;
-        if (v) ((float *)vp)[off] = v[(size_t)r * kv_dim + e];
-    }
+    kv_put(kp, vp, f16_cache, kv_row(table, bs, pos[r]) * kv_dim + e, val, v ? v + (size_t)r * kv_dim + e : NULL);
 }
 static void infer_cuda_rope_kv_store(void *ctx, const infer_kv_view *kv, const float *k, const float *v, const int32_t *pos, int rows, int n_heads,
                                      int head_dim, const infer_rope *r) {
