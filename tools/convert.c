@@ -494,6 +494,12 @@ static infer_type fit_type(const infer_tensor *t, infer_type type) {
 
 static int type_is_quantized(infer_type t) { return t != INFER_TYPE_F32 && t != INFER_TYPE_F16 && t != INFER_TYPE_BF16; }
 
+/* a tensor that `spec` puts in a type infer has no quantizer for stops the run, named */
+static void need_quantizer(const char *tensor, const char *spec, infer_type type) {
+    if (type != INFER_TYPE_I2_S && type_is_quantized(type) && !infer__type(type)->quant)
+        die("%s: %s needs the %s quantizer, which infer does not have", tensor, spec, infer_type_name(type));
+}
+
 /* the sort order of the reference's tensor walk: by layer (none first), then by name */
 static const infer_tensor *sort_base;
 static int by_layer_name(const void *a, const void *b) {
@@ -554,8 +560,7 @@ static int quant_plan(const infer_gguf *g, const char *spec, int pure, infer_typ
                            type == INFER_TYPE_IQ2_S || type == INFER_TYPE_IQ1_M || type == INFER_TYPE_IQ1_S;
             const int cat = tensor_category(t->name);
             if (cat != CAT_OUTPUT && cat != CAT_TOKEN_EMBD && (iq || (type == INFER_TYPE_Q2_K && ft && ft->ftype == FT_Q2_K_S))) needs_imatrix = 1;
-            if (type != INFER_TYPE_I2_S && type_is_quantized(type) && !infer__type(type)->quant)
-                die("%s: %s needs the %s quantizer, which infer does not have", t->name, spec, infer_type_name(type));
+            need_quantizer(t->name, spec, type);
         }
         plan[order[k]] = type;
     }
@@ -1218,8 +1223,7 @@ static infer_type synth_type(qmodel_t *q, const ftype_t *ft, infer_type type, co
     t.name = name; t.n_dims = 2; t.ne[0] = ne0; t.ne[1] = ne1; t.ne[2] = t.ne[3] = 1;
     infer_type mt = mixture_type(q, &t, ft->ftype, type, tensor_category(name));
     mt = fit_type(&t, mt);
-    if (mt != INFER_TYPE_I2_S && type_is_quantized(mt) && !infer__traits[mt].quant) die("%s: %s needs the %s quantizer, which infer does not have", name, ft->name,
-                                                                                     infer_type_name(mt));
+    need_quantizer(name, ft->name, mt);
     return mt;
 }
 
