@@ -420,11 +420,8 @@ static int detok_piece(infer_detok *dt, int32_t t, char **buf, int *cap) {
         const int nb = *buf ? infer_detok_push(dt, t, *buf, *cap) : -64;
         if (nb >= 0) return nb;
         if (nb == -1) return 0;
-        const int need = -nb + 64;
-        char *nbuf = realloc(*buf, (size_t)need);
-        if (!nbuf) { fprintf(stderr, "infer: out of memory for a token's text\n"); exit(1); }
-        *buf = nbuf;
-        *cap = need;
+        *cap = -nb + 64;
+        *buf = xrealloc(*buf, (size_t)*cap, "a token's text");
     }
 }
 
