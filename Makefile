@@ -28,7 +28,7 @@ tests: tests.c $(HDR)
 tools/convert: tools/convert.c $(HDR)
 	$(CC) $(CFLAGS) -o $@ tools/convert.c $(LDLIBS)
 
-test: tests infer tools/convert check-cxx check-c11
+test: tests infer tools/convert check-cxx check-c11 check-min
 	./tests
 
 # infer.h's table of contents made true to the file (section lengths, new sections)
@@ -46,6 +46,16 @@ check-c11: infer.h
 	@printf '#define INFER_IMPLEMENTATION\n#include "infer.h"\nint main(void) { return infer_time_seconds() < 0; }\n' | $(CC) -std=c11 -Wall -Wextra -Werror -O2 -march=native -I. $(STB_CFLAGS) -x c -fsyntax-only - && \
 	printf '#include <stdio.h>\n#include <time.h>\n#define INFER_IMPLEMENTATION\n#include "infer.h"\nint main(void) { return infer_time_seconds() < 0; }\n' | $(CC) -std=c11 -Wall -Wextra -Werror -O2 -march=native -I. $(STB_CFLAGS) -x c -fsyntax-only - && \
 	echo "infer.h's implementation compiles as strict C11"
+
+# the engine without its optional appendices (chat templates, Hugging Face import) builds and
+# runs a GGUF model, and a call that needs an appendix fails with a message naming it
+check-min: infer.h main.c tools/convert
+	@$(CC) -std=c11 -D_GNU_SOURCE -O0 -Wall -Wextra -Werror -DINFER_NO_JINJA -DINFER_NO_HF -I. $(STB_CFLAGS) -o infer-min main.c $(LDLIBS) && \
+	d=$$(mktemp -d) && ./tools/convert synth llama tiny $$d/m.gguf > /dev/null 2>&1 && \
+	./infer-min -m $$d/m.gguf -p "hi" -n 3 --temp 0 > $$d/out 2>&1 && \
+	{ echo hi | ./infer-min -m $$d/m.gguf --chat -n 3 > $$d/chat 2>&1; grep -q INFER_NO_JINJA $$d/chat; } && \
+	{ ./infer-min -m $$d 2> $$d/hf; grep -q INFER_NO_HF $$d/hf; } && \
+	rm -rf $$d && echo "infer.h builds and runs a GGUF model with -DINFER_NO_JINJA -DINFER_NO_HF"
 
 # the tests and the command line under AddressSanitizer + UBSan (+ LeakSanitizer; a UBSan
 # report stops the run); the tests run ./infer-asan where they check the command line's

@@ -26,35 +26,35 @@
  *   >>api-types         328  ggml tensor types and the quant block structs
  *   >>api-tensor         52  tensors, GGUF files, model config
  *   >>api-kernels       203  the kernel table every backend fills
- *   >>api               317  model, session, tokenizer, sampler, generation
- *   >>util              511  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
- *   >>quant            1921  every weight type: byte layouts, dequantize, quantize, dot (scalar)
+ *   >>api               325  model, session, tokenizer, sampler, generation
+ *   >>util              514  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
+ *   >>quant            1923  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
- *   >>traits             81  the type traits table: one row per weight type
+ *   >>traits            125  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1581  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1539  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1799  the CPU kernel table: thread pool, matmul, attention, every op
- *   >>json              385  a small validating JSON parser
- *   >>safetensors       633  Hugging Face checkpoints, read as GGUF
- *   >>hf-tensors        534  HF tensor names and shapes, the converter's transforms
- *   >>hf-tokenizer      368  tokenizer.json -> tokenizer.ggml.* keys
- *   >>hf-folder         112  a Hugging Face folder as one GGUF
- *   >>unicode           101  categories, white space, case, NFD base, UTF-8
- *   >>regex             434  a backtracking regex matcher for pre-tokenizer patterns
- *   >>tokenizer        1056  SentencePiece BPE, byte-level BPE, WordPiece
- *   >>jinja            3247  chat templates: a Jinja interpreter that renders as transformers does
  *   >>arch               72  model families as descriptors
- *   >>load             1175  from GGUF tensors to model weights, with shape checks; the vocabulary
+ *   >>load             1067  from GGUF tensors to model weights, with shape checks
  *   >>kv                216  the paged KV cache, the prefix cache, the recurrent state
- *   >>session           525  a session: backend, activations, caches, sequences
- *   >>forward           363  the transformer, once for every family: one step through every layer
+ *   >>session           551  a session: backend, activations, caches, sequences
  *   >>deepseek4         204  DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
+ *   >>forward           335  the transformer, once for every family: one step through every layer
  *   >>eval              167  the evaluation API: batches of sequences, logits out
  *   >>sampler           193  logits -> next token
- *   >>generate           79  the generation loop; a model's chat template, rendered
+ *   >>generate           47  the generation loop (the engine ends here; appendices follow)
  *   >>backends          745  the GPU backend of this build; any backend diffed against the CPU
+ *   >>unicode           101  categories, white space, case, NFD base, UTF-8
+ *   >>regex             434  a backtracking regex matcher for pre-tokenizer patterns
+ *   >>tokenizer        1161  SentencePiece BPE, byte-level BPE, WordPiece; the GGUF's vocabulary
+ *   >>json              388  a small validating JSON parser
+ *   >>jinja            3294  chat templates: a Jinja interpreter that renders as transformers does
+ *   >>safetensors       645  Hugging Face checkpoints, read as GGUF
+ *   >>hf-tensors        534  HF tensor names and shapes, the converter's transforms
+ *   >>hf-tokenizer      368  tokenizer.json -> tokenizer.ggml.* keys
+ *   >>hf-folder         128  a Hugging Face folder as one GGUF
  *   >>iq-tables        1112  the i-quant grids and sign table
  *   >>unicode-tables    800  generated Unicode tables
  *   >>license            25  the MIT licence
@@ -65,13 +65,29 @@
  *   INFER_NO_SIMD                              use the scalar kernels only
  *   INFER_CUDA                                 infer_cuda.cu is linked in: infer_gpu_kernels
  *                                              returns its table (`make cuda` sets this)
+ *   INFER_NO_JINJA                             leave out the chat templates (>>jinja): rendering
+ *                                              then fails with INFER_ERR_UNSUPPORTED
+ *   INFER_NO_HF                                leave out safetensors and Hugging Face folders
+ *                                              (>>safetensors .. >>hf-folder): GGUF files only
+ *   INFER_NO_STB_DS_IMPLEMENTATION             the program implements stb_ds.h itself (infer.h
+ *                                              then only includes it; default allocator only)
  *
  * HOW TO READ THIS FILE
- *   Start at >>forward: it is the model, written as the equations. Every call there goes
- *   through the kernel table (>>api-kernels), whose CPU version (>>cpu) is plain C. The
- *   weights it uses come from >>load, which reads a GGUF file (>>gguf) whose tensors are
- *   stored in one of the block formats of >>quant. Shapes are written [rows, cols] with
- *   the last index varying fastest, so a matrix W[out, in] is stored as `out` rows of `in`.
+ *   Top to bottom, it is a book about running a model. The public part (>>api-*) names
+ *   everything; the implementation then goes from the bottom up: small tools (>>util), how
+ *   weights are stored (>>quant, >>traits) and multiplied (>>ternary, >>simd, >>tiles), the
+ *   file they come in (>>gguf), the CPU's kernel table (>>cpu), model families (>>arch),
+ *   loading (>>load), the paged cache and sessions (>>kv, >>session), the forward pass
+ *   (>>forward, with DeepSeek-V4's own layers just before it), evaluation, sampling and
+ *   generation. A reader who stops at >>backends has seen the whole engine. The appendices
+ *   after it -- text (>>unicode, >>regex, >>tokenizer), >>json, chat templates (>>jinja),
+ *   Hugging Face import (>>safetensors .. >>hf-folder), then the big tables -- are reached
+ *   only through the functions >>api declares and two entry points declared at the top of
+ *   the implementation, so no section calls into a later one otherwise.
+ *   In a hurry: start at >>forward, the model written as the equations. Every call there
+ *   goes through the kernel table (>>api-kernels), whose CPU version (>>cpu) is plain C.
+ *   Shapes are written [rows, cols] with the last index varying fastest, so a matrix
+ *   W[out, in] is stored as `out` rows of `in`.
  *
  * SUPPORTED
  *   families: llama (1/2/3, llama-3.1 rope scaling, mistral-style), qwen2, qwen2moe, qwen3,
@@ -1032,10 +1048,18 @@ double infer_time_seconds(void);
 
 #define STBDS_REALLOC(c, p, n) INFER_REALLOC(p, n)
 #define STBDS_FREE(c, p) INFER_FREE(p)
-#ifndef STB_DS_IMPLEMENTATION
+#if !defined(STB_DS_IMPLEMENTATION) && !defined(INFER_NO_STB_DS_IMPLEMENTATION)
 #define STB_DS_IMPLEMENTATION
 #endif
 #include <stb/stb_ds.h>
+
+/* The appendices' entry points. The engine (>>util .. >>backends) reads top to bottom: a call
+ * reaches back to an earlier section, or through the kernel table. The appendices after it
+ * (text and tokenizers, JSON, chat templates, Hugging Face import) are reached only through
+ * the public functions >>api declares (infer_tokenize, infer_chat_render, infer_hf_load, ...)
+ * and these two: */
+static infer_status infer__load_tokenizer(infer_model *m, infer_error *err);   /* >>tokenizer: tokenizer.ggml.* keys -> m->tok */
+static int infer__hf_maps(const infer_gguf *g, const void *p, size_t n);         /* >>safetensors: [p, p + n) in a mapped shard? */
 
 /* ------------------------------------------------------------------------------------------
  * >>util -- small tools the rest is built from.
@@ -1084,6 +1108,9 @@ static int infer__add_ok(uint64_t a, uint64_t b, uint64_t *out) {
     *out = a + b;
     return 1;
 }
+
+/* memory the library handed out (a rendered template, a detokenized text) goes back here */
+void infer_free(void *p) { INFER_FREE(p); }
 
 static void *infer__calloc(size_t n, size_t size) {
     uint64_t bytes;
@@ -3262,7 +3289,9 @@ static void infer__xk_code_put(infer_type t, uint8_t *b, int v, int j, int k) {
 /* a block of type t (Q2_K..Q6_K, IQ4_XS) into the XK order (pack) and back (unpack) */
 static void infer__kq_repack_block(infer_type t, const uint8_t *b, uint8_t *o, int pack) {
     uint8_t tmp[256];                                                     /* the largest block: Q6_K's 210 */
-    const size_t bb = infer_type_row_size(t, INFER_QK_K);
+    const size_t bb = t == INFER_TYPE_Q2_K ? sizeof(infer_block_q2_k) : t == INFER_TYPE_Q3_K ? sizeof(infer_block_q3_k)
+                    : t == INFER_TYPE_Q4_K ? sizeof(infer_block_q4_k) : t == INFER_TYPE_Q5_K ? sizeof(infer_block_q5_k)
+                    : t == INFER_TYPE_Q6_K ? sizeof(infer_block_q6_k) : sizeof(infer_block_iq4_xs);
     int c, x;
     infer__kq_code_bytes(t, &c, &x);
     memcpy(tmp, b, bb);
@@ -4012,6 +4041,50 @@ static const infer__type_traits infer__traits[INFER__TYPE_END] = {
 static const infer__type_traits *infer__type(infer_type t) {
     if ((unsigned)t < INFER__TYPE_END && infer__traits[t].blck) return &infer__traits[t];
     return NULL;
+}
+
+const char *infer_type_name(infer_type t) {
+    if (t == INFER_TYPE_I2_S) return "i2_s";
+    const infer__type_traits *tt = infer__type(t);
+    return tt ? tt->name : "unknown";
+}
+int infer_type_block(infer_type t) {
+    if (t == INFER_TYPE_I2_S) return 128;
+    const infer__type_traits *tt = infer__type(t);
+    return tt && tt->dequant ? tt->blck : 0;
+}
+size_t infer_type_row_size(infer_type t, int64_t n) {
+    if (t == INFER_TYPE_I2_S) return (size_t)(n / 4);
+    const infer__type_traits *tt = infer__type(t);
+    return tt ? (size_t)(n / tt->blck) * (size_t)tt->bytes : 0;
+}
+static int infer__same_name(const char *a, const char *b) {   /* ASCII, any case */
+    for (; *a && *b; a++, b++) if ((*a | (*a >= 'A' && *a <= 'Z' ? 32 : 0)) != (*b | (*b >= 'A' && *b <= 'Z' ? 32 : 0))) return 0;
+    return *a == *b;
+}
+
+int infer_type_from_name(const char *name) {
+    if (infer__same_name(name, "i2_s")) return INFER_TYPE_I2_S;
+    for (int t = 0; t < INFER_TYPE_COUNT; t++)
+        if (infer__traits[t].name && infer__same_name(infer__traits[t].name, name)) return t;
+    return -1;
+}
+
+infer_status infer_dequantize(infer_type t, const void *src, float *dst, int64_t n, infer_error *err) {
+    const infer__type_traits *tt = infer__type(t);
+    if (!tt || !tt->dequant) return infer__fail(err, INFER_ERR_UNSUPPORTED, "no dequantizer for type %s", infer_type_name(t));
+    if (n % tt->blck) return infer__fail(err, INFER_ERR_ARG, "%lld values is not a whole number of %s blocks (%d)", (long long)n, tt->name, tt->blck);
+    tt->dequant(src, dst, n);
+    return INFER_OK;
+}
+infer_status infer_quantize(infer_type t, const float *src, void *dst, int64_t n, infer_error *err) {
+    const infer__type_traits *tt = infer__type(t);
+    if (!tt || !tt->quant) return infer__fail(err, INFER_ERR_UNSUPPORTED, "no quantizer for type %s", infer_type_name(t));
+    if (n % tt->blck) return infer__fail(err, INFER_ERR_ARG, "%lld values is not a whole number of %s blocks (%d)", (long long)n, tt->name, tt->blck);
+    const int64_t bad = infer__first_nonfinite(src, n);
+    if (bad >= 0) return infer__fail(err, INFER_ERR_NUMERIC, "value %lld is %g: only finite numbers can be quantized", (long long)bad, (double)src[bad]);
+    tt->quant(src, dst, n);
+    return INFER_OK;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -7122,49 +7195,7 @@ static infer__tile infer__tile_for(infer_type t) {
     return k;
 }
 
-const char *infer_type_name(infer_type t) {
-    if (t == INFER_TYPE_I2_S) return "i2_s";
-    const infer__type_traits *tt = infer__type(t);
-    return tt ? tt->name : "unknown";
-}
-int infer_type_block(infer_type t) {
-    if (t == INFER_TYPE_I2_S) return 128;
-    const infer__type_traits *tt = infer__type(t);
-    return tt && tt->dequant ? tt->blck : 0;
-}
-size_t infer_type_row_size(infer_type t, int64_t n) {
-    if (t == INFER_TYPE_I2_S) return (size_t)(n / 4);
-    const infer__type_traits *tt = infer__type(t);
-    return tt ? (size_t)(n / tt->blck) * (size_t)tt->bytes : 0;
-}
-static int infer__same_name(const char *a, const char *b) {   /* ASCII, any case */
-    for (; *a && *b; a++, b++) if ((*a | (*a >= 'A' && *a <= 'Z' ? 32 : 0)) != (*b | (*b >= 'A' && *b <= 'Z' ? 32 : 0))) return 0;
-    return *a == *b;
-}
 
-int infer_type_from_name(const char *name) {
-    if (infer__same_name(name, "i2_s")) return INFER_TYPE_I2_S;
-    for (int t = 0; t < INFER_TYPE_COUNT; t++)
-        if (infer__traits[t].name && infer__same_name(infer__traits[t].name, name)) return t;
-    return -1;
-}
-
-infer_status infer_dequantize(infer_type t, const void *src, float *dst, int64_t n, infer_error *err) {
-    const infer__type_traits *tt = infer__type(t);
-    if (!tt || !tt->dequant) return infer__fail(err, INFER_ERR_UNSUPPORTED, "no dequantizer for type %s", infer_type_name(t));
-    if (n % tt->blck) return infer__fail(err, INFER_ERR_ARG, "%lld values is not a whole number of %s blocks (%d)", (long long)n, tt->name, tt->blck);
-    tt->dequant(src, dst, n);
-    return INFER_OK;
-}
-infer_status infer_quantize(infer_type t, const float *src, void *dst, int64_t n, infer_error *err) {
-    const infer__type_traits *tt = infer__type(t);
-    if (!tt || !tt->quant) return infer__fail(err, INFER_ERR_UNSUPPORTED, "no quantizer for type %s", infer_type_name(t));
-    if (n % tt->blck) return infer__fail(err, INFER_ERR_ARG, "%lld values is not a whole number of %s blocks (%d)", (long long)n, tt->name, tt->blck);
-    const int64_t bad = infer__first_nonfinite(src, n);
-    if (bad >= 0) return infer__fail(err, INFER_ERR_NUMERIC, "value %lld is %g: only finite numbers can be quantized", (long long)bad, (double)src[bad]);
-    tt->quant(src, dst, n);
-    return INFER_OK;
-}
 /* ------------------------------------------------------------------------------------------
  * >>gguf -- the GGUF container.
  *
@@ -9366,2037 +9397,3602 @@ static const infer_kernels infer__cpu_kernels = {
 const infer_kernels *infer_cpu_kernels(void) { return &infer__cpu_kernels; }
 
 /* ------------------------------------------------------------------------------------------
- * >>json -- a small validating JSON parser (RFC 8259): (ptr, len) into a read-only tree,
- * for tokenizer.json, tokenizer_config.json, config.json and safetensors headers.
+ * >>arch -- model families as descriptors.
  *
- * The whole input is validated: strict grammar (no comments, trailing commas or leading
- * zeros), strings must be valid UTF-8 without raw control characters, escapes include
- * \uXXXX with surrogate pairs, nesting is bounded by INFER__JSON_MAX_DEPTH, and nothing
- * may follow the top-level value. Errors name the byte offset. No input can crash it:
- * every read is bounds-checked and recursion depth is capped.
+ * The families differ in small ways around one transformer block; each difference is a
+ * field here instead of a separate forward pass:
+ *   rope        NORM rotates (2i, 2i+1) pairs, NEOX (i, i+n/2), IMROPE is NEOX whose pairs
+ *               take one of 4 position streams (rope.dimension_sections)
+ *   qk_norm     RMSNorm over each head of q and k before rope            qwen3, qwen3.5
+ *   attn_gate   attn_q also yields a per-head output gate:               qwen3.5
+ *               out = Wo (attention * sigmoid(gate))
+ *   hybrid      gated DeltaNet layers, full attention every               qwen3.5
+ *               full_attention_interval-th layer
+ *   expert_norm renormalise the router's top-k weights (unless the file says otherwise)
+ *   ffn_norm    name of the norm before the feed-forward
+ *   bitlinear   BitNet b1.58's projections: an RMSNorm inside each block before its output
+ *               projection (attn_sub_norm before Wo, ffn_sub_norm before W_down), and an
+ *               optional one-value `<name>.scale` tensor per projection that multiplies
+ *               its output                                               bitnet*
+ *   ffn_act     the gate activation when <arch>.hidden_activation is absent: SiLU, or
+ *               ReLU^2 for BitNet's own "bitnet-b1.58" files (b1.58-2B-4T was trained so)
+ *   embd_logits logits always from token_embd; an `output` tensor is never read   bitnet
+ *   csa         DeepSeek-V4's block (>>deepseek4): low-rank q, one K=V head over a sliding
+ *               window plus compressed entries, grouped output projection, a residual of
+ *               several hyper-connected streams, hash-routed or biased MoE   deepseek4
+ * Shapes and the rest come from the file: q/k/v biases, MoE layers (a layer with
+ * ffn_gate_inp routes its tokens through experts, plus a shared expert when one is stored),
+ * tied embeddings.
  *
- * Tree: every value is an infer__json node. Arrays and objects hold their children in
- * one contiguous block (`items[0..len)`), so indexing is O(1); object members carry their
- * name in `key`. Strings are unescaped copies, NUL-terminated for convenience (they may
- * also contain "\u0000", so use `len`). Numbers keep the double and, when the value is an
- * integer in int64 range, the exact integer (a literal like 9007199254740993 keeps all
- * its digits in `i`). All nodes and strings live in chunks owned by the infer__json_doc.
- *
- *   infer__json_doc doc;
- *   if (infer__json_parse(&doc, text, len, err) == INFER_OK) {
- *       const infer__json *v = infer__json_get(doc.root, "model");
- *       ...
- *       infer__json_free(&doc);
- *   }
- * --------------------------------------------------------------------------------------- */
-
-#include <locale.h> /* localeconv: the decimal point strtod expects */
-
-#ifndef INFER__JSON_MAX_DEPTH
-#define INFER__JSON_MAX_DEPTH 64
-#endif
-
-enum { INFER__JSON_NULL, INFER__JSON_FALSE, INFER__JSON_TRUE, INFER__JSON_NUMBER,
-       INFER__JSON_STRING, INFER__JSON_ARRAY, INFER__JSON_OBJECT };
-
-typedef struct infer__json {
-    uint8_t type;     /* INFER__JSON_* */
-    uint8_t is_int;   /* NUMBER: `i` holds the exact integer value */
-    uint8_t is_float; /* NUMBER: written with a fraction or an exponent (1.0 is a float, 1 is not) */
-    uint32_t len;     /* STRING: bytes (without the NUL); ARRAY/OBJECT: number of items */
-    uint32_t key_len; /* object member: length of its key */
-    const char *key;  /* object member: its name (NUL-terminated), else NULL */
-    const char *str;  /* STRING */
-    struct infer__json *items; /* ARRAY/OBJECT children */
-    double num;       /* NUMBER */
-    int64_t i;        /* NUMBER when is_int */
-} infer__json;
-
-typedef struct infer__json_chunk { struct infer__json_chunk *next; size_t used, cap; } infer__json_chunk;
-typedef struct infer__json_doc {
-    infer__json *root;
-    infer__json_chunk *chunks; /* storage of all nodes and strings */
-} infer__json_doc;
-
-typedef struct infer__json_parser {
-    const unsigned char *s, *p, *end;
-    infer__json_doc *doc;
-    infer__json *stack;  /* stb_ds: children of the arrays/objects being parsed */
-    char *sbuf;          /* stb_ds: the string being unescaped */
-    infer_error *err;    /* the first failure's message (may be NULL) */
-    int failed;
-} infer__json_parser;
-
-static void infer__json_free(infer__json_doc *doc) {
-    infer__json_chunk *c = doc->chunks;
-    while (c) {
-        infer__json_chunk *next = c->next;
-        INFER_FREE(c);
-        c = next;
-    }
-    doc->chunks = NULL;
-    doc->root = NULL;
-}
-
-/* 16-byte aligned storage from the document's chunks (NULL when out of memory) */
-static void *infer__json_alloc(infer__json_doc *doc, size_t n) {
-    infer__json_chunk *c = doc->chunks;
-    const size_t head = (sizeof(infer__json_chunk) + 15) & ~(size_t)15;
-    n = (n + 15) & ~(size_t)15;
-    if (!c || c->cap - c->used < n) {
-        size_t cap = n > ((size_t)1 << 20) ? n : ((size_t)1 << 20);
-        c = (infer__json_chunk *)INFER_MALLOC(head + cap);
-        if (!c) return NULL;
-        c->next = doc->chunks;
-        c->used = 0;
-        c->cap = cap;
-        doc->chunks = c;
-    }
-    c->used += n;
-    return (char *)c + head + c->used - n;
-}
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static int infer__json_fail(infer__json_parser *P, const char *fmt, ...) {
-    if (!P->failed) {
-        char msg[160];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof msg, fmt, ap);
-        va_end(ap);
-        infer__fail(P->err, strcmp(msg, "out of memory") ? INFER_ERR_FORMAT : INFER_ERR_NOMEM, "json: %s at byte %zu", msg, (size_t)(P->p - P->s));
-    }
-    P->failed = 1;
-    return -1;
-}
-
-static void infer__json_ws(infer__json_parser *P) {
-    while (P->p < P->end && (*P->p == ' ' || *P->p == '\t' || *P->p == '\n' || *P->p == '\r')) P->p++;
-}
-
-static int infer__json_hex4(infer__json_parser *P, uint32_t *v) {
-    *v = 0;
-    if (P->end - P->p < 4) return infer__json_fail(P, "truncated \\u escape");
-    for (int k = 0; k < 4; k++) {
-        unsigned char c = *P->p++;
-        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-        if (d < 0) { P->p--; return infer__json_fail(P, "bad hex digit in \\u escape"); }
-        *v = *v * 16 + (uint32_t)d;
-    }
-    return 0;
-}
-
-static void infer__json_put_utf8(infer__json_parser *P, uint32_t cp) {
-    if (cp < 0x80) { arrput(P->sbuf, (char)cp); return; }
-    if (cp < 0x800) { arrput(P->sbuf, (char)(0xC0 | (cp >> 6))); }
-    else {
-        if (cp < 0x10000) arrput(P->sbuf, (char)(0xE0 | (cp >> 12)));
-        else { arrput(P->sbuf, (char)(0xF0 | (cp >> 18))); arrput(P->sbuf, (char)(0x80 | ((cp >> 12) & 0x3F))); }
-        arrput(P->sbuf, (char)(0x80 | ((cp >> 6) & 0x3F)));
-    }
-    arrput(P->sbuf, (char)(0x80 | (cp & 0x3F)));
-}
-
-/* one escape after '\'; the decoded bytes go to sbuf */
-static int infer__json_escape(infer__json_parser *P) {
-    uint32_t cp, lo;
-    if (P->p >= P->end) return infer__json_fail(P, "truncated escape");
-    switch (*P->p++) {
-    case '"': arrput(P->sbuf, '"'); return 0;
-    case '\\': arrput(P->sbuf, '\\'); return 0;
-    case '/': arrput(P->sbuf, '/'); return 0;
-    case 'b': arrput(P->sbuf, '\b'); return 0;
-    case 'f': arrput(P->sbuf, '\f'); return 0;
-    case 'n': arrput(P->sbuf, '\n'); return 0;
-    case 'r': arrput(P->sbuf, '\r'); return 0;
-    case 't': arrput(P->sbuf, '\t'); return 0;
-    case 'u':
-        if (infer__json_hex4(P, &cp) < 0) return -1;
-        if (cp >= 0xDC00 && cp <= 0xDFFF) return infer__json_fail(P, "unpaired low surrogate");
-        if (cp >= 0xD800 && cp <= 0xDBFF) { /* UTF-16 pair: \uD83D\uDE00 -> U+1F600 */
-            if (P->end - P->p < 2 || P->p[0] != '\\' || P->p[1] != 'u') return infer__json_fail(P, "unpaired high surrogate");
-            P->p += 2;
-            if (infer__json_hex4(P, &lo) < 0) return -1;
-            if (lo < 0xDC00 || lo > 0xDFFF) return infer__json_fail(P, "bad low surrogate");
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-        }
-        infer__json_put_utf8(P, cp);
-        return 0;
-    default:
-        P->p--;
-        return infer__json_fail(P, "bad escape");
-    }
-}
-
-/* strict UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF */
-static int infer__json_utf8(infer__json_parser *P) {
-    const unsigned char *s = P->p;
-    size_t n = (size_t)(P->end - s), len;
-    uint32_t cp, min;
-    if (s[0] < 0xC2 || s[0] > 0xF4) return infer__json_fail(P, "invalid UTF-8");
-    len = s[0] < 0xE0 ? 2 : s[0] < 0xF0 ? 3 : 4;
-    min = len == 2 ? 0x80 : len == 3 ? 0x800 : 0x10000;
-    if (n < len) return infer__json_fail(P, "truncated UTF-8");
-    cp = s[0] & (0x7F >> len);
-    for (size_t k = 1; k < len; k++) {
-        if ((s[k] & 0xC0) != 0x80) return infer__json_fail(P, "invalid UTF-8");
-        cp = (cp << 6) | (s[k] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return infer__json_fail(P, "invalid UTF-8");
-    for (size_t k = 0; k < len; k++) arrput(P->sbuf, (char)s[k]);
-    P->p += len;
-    return 0;
-}
-
-/* a string starting at '"'; on success *out is a NUL-terminated copy in the document */
-static int infer__json_string(infer__json_parser *P, const char **out, uint32_t *len) {
-    char *copy;
-    arrsetlen(P->sbuf, 0);
-    P->p++; /* '"' */
-    for (;;) {
-        if (P->p >= P->end) return infer__json_fail(P, "unterminated string");
-        unsigned char c = *P->p;
-        if (c == '"') { P->p++; break; }
-        if (c < 0x20) return infer__json_fail(P, "control character in string");
-        if (c == '\\') { P->p++; if (infer__json_escape(P) < 0) return -1; }
-        else if (c >= 0x80) { if (infer__json_utf8(P) < 0) return -1; }
-        else { arrput(P->sbuf, (char)c); P->p++; }
-    }
-    if (arrlenu(P->sbuf) >= 0xFFFFFFFFu) return infer__json_fail(P, "string too long");
-    copy = (char *)infer__json_alloc(P->doc, arrlenu(P->sbuf) + 1);
-    if (!copy) return infer__json_fail(P, "out of memory");
-    if (arrlen(P->sbuf)) memcpy(copy, P->sbuf, arrlenu(P->sbuf));
-    copy[arrlen(P->sbuf)] = '\0';
-    *out = copy;
-    *len = (uint32_t)arrlenu(P->sbuf);
-    return 0;
-}
-
-/* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
-static int infer__json_number(infer__json_parser *P, infer__json *v) {
-    const unsigned char *start = P->p;
-    int neg = 0, integral = 1, overflow = 0;
-    uint64_t mag = 0;
-    char small[64], *buf = small, *dot;
-    size_t n;
-    if (P->p < P->end && *P->p == '-') { neg = 1; P->p++; }
-    if (P->p >= P->end || *P->p < '0' || *P->p > '9') return infer__json_fail(P, "bad number");
-    if (*P->p == '0' && P->end - P->p > 1 && P->p[1] >= '0' && P->p[1] <= '9') return infer__json_fail(P, "leading zero");
-    while (P->p < P->end && *P->p >= '0' && *P->p <= '9') {
-        unsigned d = (unsigned)(*P->p++ - '0');
-        if (mag > (UINT64_MAX - d) / 10) overflow = 1; else mag = mag * 10 + d;
-    }
-    if (P->p < P->end && *P->p == '.') {
-        integral = 0;
-        P->p++;
-        if (P->p >= P->end || *P->p < '0' || *P->p > '9') return infer__json_fail(P, "bad fraction");
-        while (P->p < P->end && *P->p >= '0' && *P->p <= '9') P->p++;
-    }
-    if (P->p < P->end && (*P->p == 'e' || *P->p == 'E')) {
-        integral = 0;
-        P->p++;
-        if (P->p < P->end && (*P->p == '+' || *P->p == '-')) P->p++;
-        if (P->p >= P->end || *P->p < '0' || *P->p > '9') return infer__json_fail(P, "bad exponent");
-        while (P->p < P->end && *P->p >= '0' && *P->p <= '9') P->p++;
-    }
-    /* strtod wants a NUL-terminated string and reads the locale's decimal point */
-    n = (size_t)(P->p - start);
-    if (n >= sizeof small && !(buf = (char *)INFER_MALLOC(n + 1))) return infer__json_fail(P, "out of memory");
-    memcpy(buf, start, n);
-    buf[n] = '\0';
-    if ((dot = strchr(buf, '.')) != NULL) *dot = localeconv()->decimal_point[0];
-    v->type = INFER__JSON_NUMBER;
-    v->is_float = (uint8_t)!integral;
-    v->num = strtod(buf, NULL);
-    if (buf != small) INFER_FREE(buf);
-    if (integral && !overflow && mag <= (uint64_t)INT64_MAX + (uint64_t)neg) {
-        v->is_int = 1;
-        v->i = neg ? (int64_t)(0 - mag) : (int64_t)mag;
-    } else if (v->num == floor(v->num) && fabs(v->num) < 9.2e18) {
-        v->is_int = 1;
-        v->i = (int64_t)v->num;
-    }
-    return 0;
-}
-
-static int infer__json_value(infer__json_parser *P, infer__json *v, int depth);
-
-/* array or object; P->p is at '[' or '{' */
-static int infer__json_container(infer__json_parser *P, infer__json *v, int depth) {
-    int is_obj = *P->p == '{';
-    unsigned char close = is_obj ? '}' : ']';
-    size_t base = arrlenu(P->stack), n;
-    if (depth >= INFER__JSON_MAX_DEPTH) return infer__json_fail(P, "nesting deeper than %d", INFER__JSON_MAX_DEPTH);
-    P->p++;
-    infer__json_ws(P);
-    if (P->p < P->end && *P->p == close) P->p++;
-    else for (;;) {
-        infer__json item;
-        memset(&item, 0, sizeof item);
-        infer__json_ws(P);
-        if (is_obj) {
-            if (P->p >= P->end || *P->p != '"') return infer__json_fail(P, "expected a member name");
-            if (infer__json_string(P, &item.key, &item.key_len) < 0) return -1;
-            infer__json_ws(P);
-            if (P->p >= P->end || *P->p != ':') return infer__json_fail(P, "expected ':'");
-            P->p++;
-        }
-        if (infer__json_value(P, &item, depth + 1) < 0) return -1;
-        arrput(P->stack, item);
-        infer__json_ws(P);
-        if (P->p < P->end && *P->p == ',') { P->p++; continue; }
-        if (P->p < P->end && *P->p == close) { P->p++; break; }
-        return infer__json_fail(P, is_obj ? "expected ',' or '}'" : "expected ',' or ']'");
-    }
-    n = arrlenu(P->stack) - base;
-    if (n >= 0xFFFFFFFFu) return infer__json_fail(P, "too many items");
-    v->type = (uint8_t)(is_obj ? INFER__JSON_OBJECT : INFER__JSON_ARRAY);
-    v->len = (uint32_t)n;
-    v->items = NULL;
-    if (n) {
-        v->items = (infer__json *)infer__json_alloc(P->doc, n * sizeof(infer__json));
-        if (!v->items) return infer__json_fail(P, "out of memory");
-        memcpy(v->items, P->stack + base, n * sizeof(infer__json));
-    }
-    arrsetlen(P->stack, base);
-    return 0;
-}
-
-static int infer__json_literal(infer__json_parser *P, const char *word, int type, infer__json *v) {
-    size_t n = strlen(word);
-    if ((size_t)(P->end - P->p) < n || memcmp(P->p, word, n) != 0) return infer__json_fail(P, "unexpected character");
-    P->p += n;
-    v->type = (uint8_t)type;
-    return 0;
-}
-
-/* fills v's value fields (its key, if any, is set by the caller) */
-static int infer__json_value(infer__json_parser *P, infer__json *v, int depth) {
-    infer__json_ws(P);
-    if (P->p >= P->end) return infer__json_fail(P, "unexpected end of input");
-    switch (*P->p) {
-    case '{': case '[': return infer__json_container(P, v, depth);
-    case '"': v->type = INFER__JSON_STRING; return infer__json_string(P, &v->str, &v->len);
-    case 't': return infer__json_literal(P, "true", INFER__JSON_TRUE, v);
-    case 'f': return infer__json_literal(P, "false", INFER__JSON_FALSE, v);
-    case 'n': return infer__json_literal(P, "null", INFER__JSON_NULL, v);
-    default:
-        if (*P->p != '-' && (*P->p < '0' || *P->p > '9')) return infer__json_fail(P, "unexpected character");
-        return infer__json_number(P, v);
-    }
-}
-
-/* Parses text[0..len). Returns INFER_OK and fills doc, or an error with "json: <what> at
- * byte <n>" in err (doc is then empty). Free with infer__json_free(). */
-static infer_status infer__json_parse(infer__json_doc *doc, const char *text, size_t len, infer_error *err) {
-    infer__json_parser P;
-    infer__json *root;
-    memset(doc, 0, sizeof *doc);
-    memset(&P, 0, sizeof P);
-    P.s = P.p = (const unsigned char *)(text ? text : "");
-    P.end = P.s + (text ? len : 0);
-    P.doc = doc;
-    P.err = err;
-    root = (infer__json *)infer__json_alloc(doc, sizeof *root);
-    if (!root) return infer__json_fail(&P, "out of memory");
-    memset(root, 0, sizeof *root);
-    if (infer__json_value(&P, root, 0) == 0) {
-        infer__json_ws(&P);
-        if (P.p != P.end) infer__json_fail(&P, "trailing characters after the value");
-    }
-    arrfree(P.stack);
-    arrfree(P.sbuf);
-    if (P.failed) { infer__json_free(doc); return err ? err->status : INFER_ERR_FORMAT; }
-    doc->root = root;
-    return INFER_OK;
-}
-
-/* ---- lookups: all accept NULL and wrong types and then answer NULL / -1 ---- */
-
-/* first member of object `obj` named `key` */
-static const infer__json *infer__json_get(const infer__json *obj, const char *key) {
-    size_t n = strlen(key);
-    if (!obj || obj->type != INFER__JSON_OBJECT) return NULL;
-    for (uint32_t i = 0; i < obj->len; i++)
-        if (obj->items[i].key_len == n && memcmp(obj->items[i].key, key, n) == 0) return &obj->items[i];
-    return NULL;
-}
-
-static const infer__json *infer__json_at(const infer__json *arr, size_t i) {
-    if (!arr || arr->type != INFER__JSON_ARRAY || i >= arr->len) return NULL;
-    return &arr->items[i];
-}
-
-static const char *infer__json_str(const infer__json *v) {
-    return v && v->type == INFER__JSON_STRING ? v->str : NULL;
-}
-
-static int infer__json_int(const infer__json *v, int64_t *out) {
-    if (!v || v->type != INFER__JSON_NUMBER || !v->is_int) return -1;
-    *out = v->i;
-    return 0;
-}
-
-static int infer__json_num(const infer__json *v, double *out) {
-    if (!v || v->type != INFER__JSON_NUMBER) return -1;
-    *out = v->num;
-    return 0;
-}
-
-static int infer__json_bool(const infer__json *v, int *out) {
-    if (!v || (v->type != INFER__JSON_TRUE && v->type != INFER__JSON_FALSE)) return -1;
-    *out = v->type == INFER__JSON_TRUE;
-    return 0;
-}
-/* ------------------------------------------------------------------------------------------
- * >>safetensors -- Hugging Face checkpoints, read as GGUF.
- *
- * A .safetensors file:
- *
- *   bytes 0..7     u64 N, little-endian: the header length (we refuse N > 100 MB)
- *   bytes 8..8+N   JSON: { "<name>": { "dtype": "BF16", "shape": [4096, 4096],
- *                                       "data_offsets": [begin, end] }, ...,
- *                          "__metadata__": { "format": "pt" } }
- *                  (the JSON may end in spaces that pad the data to a multiple of 8)
- *   bytes 8+N..    the data area: tensor t is bytes [begin, end) of it, row-major with the
- *                  outermost dimension first (PyTorch order), little-endian
- *
- * Rules the parser enforces (every violation is an error that names the tensor):
- *   - end - begin == product(shape) * sizeof(dtype), computed without overflow;
- *   - sorted by begin, the tensors tile the data area: each starts where the previous one
- *     ended (no gap, no overlap) and the last ends at the end of the file;
- *   - names are unique, non-empty, without NUL; at most INFER_ST_MAX_DIMS dimensions.
- *
- * PyTorch's W[out, in] (in varying fastest) is byte for byte GGUF's ne = {in, out}: a
- * shape is reversed, the bytes are not touched. That is why most tensors of a checkpoint
- * can be used in place, straight from the mapped file.
+ * BitNet comes in two GGUF flavours. llama.cpp's "bitnet" stores ternary weights as F32,
+ * TQ1_0 or TQ2_0 with the absmean scale baked into the values (or in `.scale` tensors) and
+ * defaults to SiLU: its graph was written for the 1bitLLM models. BitNet's fork writes
+ * "bitnet-b1.58" (and "bitnet-25"): I2_S tensors whose per-tensor scale follows the packed
+ * codes, an F16 token_embd, ReLU^2. Both run the same forward; a `hidden_activation` key
+ * ("silu", "relu2", ...) overrides either default.
  * ---------------------------------------------------------------------------------------- */
-#define INFER__ST_MAX_HEADER ((uint64_t)100 << 20)
+enum { INFER__ROPE_NORM = 0, INFER__ROPE_NEOX = 1, INFER__ROPE_IMROPE = 2 };
 
-typedef struct infer__st_dtype { const char *name; int32_t size; } infer__st_dtype;
+typedef struct infer__arch {
+    const char *name;
+    int rope;
+    int qk_norm;
+    int attn_gate;
+    int hybrid;
+    int expert_norm;
+    const char *ffn_norm;
+    int bitlinear;
+    int ffn_act;              /* INFER__ACT_* (>>cpu) */
+    int embd_logits;
+    int csa;
+} infer__arch;
 
-/* the dtypes a safetensors header may name; only the float ones (and BitNet's packed U8,
- * FP8 with block scales) become model weights, the rest are readable for `convert info` */
-static const infer__st_dtype infer__st_dtypes[] = {
-    { "F32", 4 }, { "F16", 2 }, { "BF16", 2 }, { "F64", 8 },
-    { "I8", 1 }, { "I16", 2 }, { "I32", 4 }, { "I64", 8 },
-    { "U8", 1 }, { "U16", 2 }, { "U32", 4 }, { "U64", 8 }, { "BOOL", 1 },
-    { "F8_E4M3", 1 }, { "F8_E5M2", 1 }, { "F8_E8M0", 1 },
+static const infer__arch infer__archs[] = {
+    /* name           rope                qk_norm attn_gate hybrid expert_norm ffn_norm               bitlinear ffn_act            embd_logits csa */
+    { "llama",        INFER__ROPE_NORM,   0,      0,        0,     1,          "ffn_norm",            0,        INFER__ACT_SILU,  0,          0 },
+    { "qwen2",        INFER__ROPE_NEOX,   0,      0,        0,     0,          "ffn_norm",            0,        INFER__ACT_SILU,  0,          0 },
+    { "qwen2moe",     INFER__ROPE_NEOX,   0,      0,        0,     0,          "ffn_norm",            0,        INFER__ACT_SILU,  0,          0 },
+    { "qwen3",        INFER__ROPE_NEOX,   1,      0,        0,     1,          "ffn_norm",            0,        INFER__ACT_SILU,  0,          0 },
+    { "qwen3moe",     INFER__ROPE_NEOX,   1,      0,        0,     1,          "ffn_norm",            0,        INFER__ACT_SILU,  0,          0 },
+    { "qwen35",       INFER__ROPE_IMROPE, 1,      1,        1,     1,          "post_attention_norm", 0,        INFER__ACT_SILU,  0,          0 },
+    { "qwen35moe",    INFER__ROPE_IMROPE, 1,      1,        1,     1,          "post_attention_norm", 0,        INFER__ACT_SILU,  0,          0 },
+    { "bitnet",       INFER__ROPE_NEOX,   0,      0,        0,     1,          "ffn_norm",            1,        INFER__ACT_SILU,  1,          0 },
+    { "bitnet-b1.58", INFER__ROPE_NEOX,   0,      0,        0,     1,          "ffn_norm",            1,        INFER__ACT_RELU2, 0,          0 },
+    { "bitnet-25",    INFER__ROPE_NEOX,   0,      0,        0,     1,          "ffn_norm",            1,        INFER__ACT_RELU2, 0,          0 },
+    { "deepseek4",    INFER__ROPE_NORM,   0,      0,        0,     1,          "ffn_norm",            0,        INFER__ACT_SILU,  0,          1 },
 };
 
-static const infer__st_dtype *infer__st_find_dtype(const char *name) {
-    for (size_t i = 0; i < sizeof infer__st_dtypes / sizeof infer__st_dtypes[0]; i++)
-        if (strcmp(infer__st_dtypes[i].name, name) == 0) return &infer__st_dtypes[i];
-    return NULL;
-}
-
-/* "[4096, 4096]" for messages */
-static const char *infer__st_shape_str(char *buf, size_t size, const int64_t *shape, int n) {
-    size_t at = (size_t)snprintf(buf, size, "[");
-    for (int d = 0; d < n && at < size; d++) at += (size_t)snprintf(buf + at, size - at, "%s%lld", d ? ", " : "", (long long)shape[d]);
-    if (at < size) snprintf(buf + at, size - at, "]");
-    return buf;
-}
-
-/* one header entry: dtype, shape and byte range, checked against the data area's size */
-static infer_status infer__st_tensor_info(infer_st_tensor *t, const infer__json *e, uint64_t data_size, infer_error *err) {
-    const char *nm = e->key;
-    char shp[160];
-    if (e->key_len == 0 || strlen(nm) != e->key_len) return infer__fail(err, INFER_ERR_FORMAT, "safetensors: a tensor name is empty or contains a NUL byte");
-    t->name = nm;
-    if (e->type != INFER__JSON_OBJECT) return infer__fail(err, INFER_ERR_FORMAT, "safetensors: tensor '%.100s': entry is not an object", nm);
-    const char *dt = infer__json_str(infer__json_get(e, "dtype"));
-    const infer__st_dtype *d = dt ? infer__st_find_dtype(dt) : NULL;
-    if (!d) return infer__fail(err, INFER_ERR_UNSUPPORTED, "safetensors: tensor '%.100s': unknown dtype '%.32s'", nm, dt ? dt : "(missing)");
-    t->dtype = d->name;
-    t->dtype_size = d->size;
-    const infer__json *shape = infer__json_get(e, "shape"), *off = infer__json_get(e, "data_offsets");
-    if (!shape || shape->type != INFER__JSON_ARRAY || shape->len > INFER_ST_MAX_DIMS)
-        return infer__fail(err, INFER_ERR_FORMAT, "safetensors: tensor '%.100s': shape must be an array of at most %d sizes", nm, INFER_ST_MAX_DIMS);
-    uint64_t numel = 1, bytes = 0;
-    t->n_dims = (int32_t)shape->len;
-    for (uint32_t i = 0; i < shape->len; i++) {
-        if (infer__json_int(&shape->items[i], &t->shape[i]) < 0 || t->shape[i] < 0)
-            return infer__fail(err, INFER_ERR_FORMAT, "safetensors: tensor '%.100s': dimension %u is not a non-negative integer", nm, i);
-        if (!infer__mul_ok(numel, (uint64_t)t->shape[i], &numel)) return infer__fail(err, INFER_ERR_FORMAT, "safetensors: tensor '%.100s': element count overflows", nm);
-    }
-    int64_t b, en;
-    if (!off || off->type != INFER__JSON_ARRAY || off->len != 2 || infer__json_int(&off->items[0], &b) < 0 ||
-        infer__json_int(&off->items[1], &en) < 0 || b < 0 || en < b)
-        return infer__fail(err, INFER_ERR_FORMAT, "safetensors: tensor '%.100s': data_offsets must be two integers [begin, end] with 0 <= begin <= end", nm);
-    if ((uint64_t)en > data_size)
-        return infer__fail(err, INFER_ERR_FORMAT, "safetensors: tensor '%.100s': data [%lld, %lld) runs past the %llu-byte data area", nm, (long long)b, (long long)en, (unsigned long long)data_size);
-    if (!infer__mul_ok(numel, (uint64_t)d->size, &bytes)) return infer__fail(err, INFER_ERR_FORMAT, "safetensors: tensor '%.100s': byte size overflows", nm);
-    if (bytes != (uint64_t)(en - b))
-        return infer__fail(err, INFER_ERR_FORMAT, "safetensors: tensor '%.100s': dtype %s with shape %s needs %llu bytes but data_offsets hold %lld", nm, d->name,
-                           infer__st_shape_str(shp, sizeof shp, t->shape, t->n_dims), (unsigned long long)bytes, (long long)(en - b));
-    t->offset = (uint64_t)b;
-    t->nbytes = (size_t)bytes;
-    return INFER_OK;
-}
-
-static int infer__st_cmp_offset(const void *a, const void *b) {
-    const infer_st_tensor *x = (const infer_st_tensor *)a, *y = (const infer_st_tensor *)b;
-    if (x->offset != y->offset) return x->offset < y->offset ? -1 : 1;
-    return x->nbytes < y->nbytes ? -1 : x->nbytes > y->nbytes;
-}
-
-/* the tensors, sorted by offset, must tile [0, data_size) exactly */
-static infer_status infer__st_check_tiling(const infer_safetensors *st, uint64_t data_size, infer_error *err) {
-    uint64_t pos = 0;
-    for (int64_t i = 0; i < st->n_tensors; i++) {
-        const infer_st_tensor *t = &st->tensors[i];
-        if (t->offset < pos)
-            return infer__fail(err, INFER_ERR_FORMAT, "safetensors: tensors '%.100s' and '%.100s' overlap (the second starts at byte %llu, the first ends at %llu)",
-                               st->tensors[i - 1].name, t->name, (unsigned long long)t->offset, (unsigned long long)pos);
-        if (t->offset > pos)
-            return infer__fail(err, INFER_ERR_FORMAT, "safetensors: data bytes [%llu, %llu) before tensor '%.100s' belong to no tensor",
-                               (unsigned long long)pos, (unsigned long long)t->offset, t->name);
-        pos = t->offset + t->nbytes;
-    }
-    if (pos != data_size)
-        return infer__fail(err, INFER_ERR_FORMAT, "safetensors: the data area has %llu bytes but the tensors end at byte %llu", (unsigned long long)data_size, (unsigned long long)pos);
-    return INFER_OK;
-}
-
-static infer_status infer__st_read_meta(infer_safetensors *st, const infer__json *m, infer_error *err) {
-    if (m->type != INFER__JSON_OBJECT) return infer__fail(err, INFER_ERR_FORMAT, "safetensors: __metadata__ is not an object");
-    st->meta = (const char **)infer__calloc((size_t)m->len * 2 + 1, sizeof(char *));
-    if (!st->meta) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-    for (uint32_t i = 0; i < m->len; i++) {
-        if (m->items[i].type != INFER__JSON_STRING) return infer__fail(err, INFER_ERR_FORMAT, "safetensors: __metadata__ value '%.100s' is not a string", m->items[i].key);
-        st->meta[2 * i] = m->items[i].key;
-        st->meta[2 * i + 1] = m->items[i].str;
-    }
-    st->n_meta = m->len;
-    return INFER_OK;
-}
-
-static infer_status infer__st_read_header(infer_safetensors *st, const infer__json *root, infer_error *err) {
-    const uint64_t data_size = st->size - st->data_offset;
-    struct { char *key; int value; } *seen = NULL;
-    infer_status rc = INFER_OK;
-    if (root->type != INFER__JSON_OBJECT) return infer__fail(err, INFER_ERR_FORMAT, "safetensors: the header is not a JSON object");
-    const int has_meta = infer__json_get(root, "__metadata__") != NULL;
-    st->tensors = (infer_st_tensor *)infer__calloc(root->len, sizeof(infer_st_tensor));
-    if (!st->tensors) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-    for (uint32_t i = 0; i < root->len && rc == INFER_OK; i++) {
-        const infer__json *e = &root->items[i];
-        if (has_meta && strcmp(e->key, "__metadata__") == 0) {
-            if (st->meta) rc = infer__fail(err, INFER_ERR_FORMAT, "safetensors: __metadata__ appears twice");
-            else rc = infer__st_read_meta(st, e, err);
-            continue;
-        }
-        infer_st_tensor *t = &st->tensors[st->n_tensors];
-        if ((rc = infer__st_tensor_info(t, e, data_size, err)) != INFER_OK) break;
-        if (shgeti(seen, t->name) >= 0) rc = infer__fail(err, INFER_ERR_FORMAT, "safetensors: tensor '%.100s' appears twice", t->name);
-        shput(seen, (char *)t->name, 1);
-        st->n_tensors++;
-    }
-    shfree(seen);
-    if (rc != INFER_OK) return rc;
-    qsort(st->tensors, (size_t)st->n_tensors, sizeof(infer_st_tensor), infer__st_cmp_offset);
-    if ((rc = infer__st_check_tiling(st, data_size, err)) != INFER_OK) return rc;
-    for (int64_t i = 0; i < st->n_tensors; i++) st->tensors[i].data = st->base + st->data_offset + st->tensors[i].offset;
-    return INFER_OK;
-}
-
-infer_status infer_safetensors_parse(infer_safetensors *st, const void *data, size_t size, infer_error *err) {
-    const uint8_t *p = (const uint8_t *)data;
-    uint64_t n;
-    memset(st, 0, sizeof *st);
-    if (size < 8) return infer__fail(err, INFER_ERR_FORMAT, "safetensors: a %zu-byte file is too short for the 8-byte header length", size);
-    memcpy(&n, p, 8);
-    if (n > INFER__ST_MAX_HEADER) return infer__fail(err, INFER_ERR_FORMAT, "safetensors: header length %llu exceeds the 100 MB limit", (unsigned long long)n);
-    if (n > size - 8) return infer__fail(err, INFER_ERR_FORMAT, "safetensors: header length %llu runs past the end of the %zu-byte file", (unsigned long long)n, size);
-    if (n == 0 || p[8] != '{') return infer__fail(err, INFER_ERR_FORMAT, "safetensors: the header must be a JSON object starting at byte 8");
-    infer__json_doc *doc = (infer__json_doc *)infer__calloc(1, sizeof *doc);
-    if (!doc) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-    infer_error jerr;
-    const infer_status js = infer__json_parse(doc, (const char *)p + 8, (size_t)n, &jerr);
-    if (js != INFER_OK) {
-        INFER_FREE(doc);
-        return infer__fail(err, js, "safetensors header: %.400s", jerr.msg);
-    }
-    st->header = doc;
-    st->base = p;
-    st->size = size;
-    st->data_offset = (size_t)(8 + n);
-    infer_status rc = infer__st_read_header(st, doc->root, err);
-    if (rc != INFER_OK) infer_safetensors_free(st);
-    return rc;
-}
-
-void infer_safetensors_free(infer_safetensors *st) {
-    if (st->header) infer__json_free((infer__json_doc *)st->header);
-    INFER_FREE(st->header);
-    INFER_FREE(st->tensors);
-    INFER_FREE((void *)st->meta);
-    memset(st, 0, sizeof *st);
-}
-
-const infer_st_tensor *infer_safetensors_tensor(const infer_safetensors *st, const char *name) {
-    for (int64_t i = 0; i < st->n_tensors; i++) if (strcmp(st->tensors[i].name, name) == 0) return &st->tensors[i];
+static const infer__arch *infer__find_arch(infer_str name) {
+    for (size_t i = 0; i < sizeof infer__archs / sizeof infer__archs[0]; i++)
+        if (infer__str_eq(name, infer__archs[i].name)) return &infer__archs[i];
     return NULL;
 }
 
 /* ------------------------------------------------------------------------------------------
- * Hugging Face folder -> GGUF, in memory.
+ * >>load -- from GGUF tensors to model weights.
  *
- * infer_hf_load builds the infer_gguf the official converter (llama.cpp's
- * convert_hf_to_gguf.py) would write for the folder, so the GGUF loader and the GGUF writer
- * need to know nothing about Hugging Face:
- *   config.json            -> `<arch>.*` hyper-parameter keys (the converter's key names)
- *   *.safetensors          -> tensors renamed to GGUF names, shapes reversed, and the few
- *                             value transforms the converter applies (listed at >>hf-tensors)
- *   tokenizer.json (+ tokenizer_config.json)  -> `tokenizer.ggml.*` keys (>>hf-tokenizer)
- * Tensors the converter leaves alone point into the mapped shards (no copy); transformed
- * ones are owned copies. Everything lives in an infer__hf_owner that infer_gguf_free frees.
+ * Weights are pointers into the mmapped file: loading copies nothing, and the OS pages
+ * weights in as the first forward pass touches them. Every tensor's shape is checked
+ * against the hyper-parameters here, so the forward pass can trust them.
+ * Shapes below are [rows, cols] (ne reversed): W[out, in].
  * ---------------------------------------------------------------------------------------- */
-typedef struct infer__hf_owner {
-    infer__mapping *maps;       /* stb_ds: the mapped shards */
-    void **blocks;              /* stb_ds: every allocation the GGUF points into */
-} infer__hf_owner;
+typedef struct infer__layer {
+    int recurrent;                            /* 1: gated DeltaNet, 0: attention */
+    int compress;                             /* deepseek4: compress ratio m (0 none, 4 CSA, else HCA) */
+    float clamp_exp, clamp_shexp;             /* deepseek4: SwiGLU clamp of experts / shared expert (0: none) */
+    const infer_tensor *attn_norm;            /* [n_embd] */
+    /* attention */
+    const infer_tensor *wq;                   /* [n_head*head_dim (x2 with attn_gate), n_embd] */
+    const infer_tensor *wk, *wv;              /* [n_head_kv*head_dim, n_embd] */
+    const infer_tensor *bq, *bk, *bv;         /* biases of the same out sizes, or NULL */
+    const infer_tensor *q_norm, *k_norm;      /* [head_dim], or NULL */
+    const infer_tensor *attn_sub_norm;        /* [n_head*head_dim] before Wo (bitlinear), or NULL */
+    const infer_tensor *wo;                   /* [n_embd, n_head*head_dim] */
+    /* gated DeltaNet: n_k key heads of d_k, n_v value heads of d_v, conv_dim = 2 n_k d_k + n_v d_v */
+    const infer_tensor *wqkv;                 /* attn_qkv  [conv_dim, n_embd]: rows [q | k | v] */
+    const infer_tensor *wz;                   /* attn_gate [n_v*d_v, n_embd]: the output gate z */
+    const infer_tensor *ssm_beta, *ssm_alpha; /* [n_v, n_embd] */
+    const infer_tensor *ssm_conv1d;           /* [conv_dim, K] */
+    const infer_tensor *ssm_dt, *ssm_a;       /* [n_v]: dt bias, a = -exp(A_log) */
+    const infer_tensor *ssm_norm;             /* [d_v] */
+    const infer_tensor *ssm_out;              /* [n_embd, n_v*d_v] */
+    /* feed-forward */
+    const infer_tensor *ffn_norm;             /* [n_embd] */
+    const infer_tensor *ffn_gate, *ffn_up;    /* [n_ff, n_embd], or NULL in a MoE layer */
+    const infer_tensor *ffn_sub_norm;         /* [n_ff] before W_down (bitlinear), or NULL */
+    const infer_tensor *ffn_down;             /* [n_embd, n_ff] */
+    const infer_tensor *ffn_gate_inp;         /* router [n_expert, n_embd], or NULL: dense */
+    const infer_tensor *ffn_gate_exps, *ffn_up_exps;  /* [n_expert, n_ff_exp, n_embd] */
+    const infer_tensor *ffn_down_exps;        /* [n_expert, n_embd, n_ff_exp] */
+    const infer_tensor *ffn_gate_shexp, *ffn_up_shexp;/* shared expert [n_ff_shexp, n_embd], or NULL */
+    const infer_tensor *ffn_down_shexp;       /* [n_embd, n_ff_shexp] */
+    const infer_tensor *ffn_gate_inp_shexp;   /* [1, n_embd]: the shared expert's sigmoid gate, or NULL */
+    /* multi-token prediction (layers n_layer.. only) */
+    const infer_tensor *nextn_eh_proj;        /* [n_embd, 2*n_embd] */
+    const infer_tensor *nextn_enorm, *nextn_hnorm, *nextn_head_norm; /* [n_embd] */
+    /* deepseek4 (>>deepseek4): H heads of d, rank q_lora, G output groups of rank o_lora, n_hc
+     * residual streams, n_mix = n_hc (2 + n_hc), m = compress, coff = 2 when m = 4 else 1 */
+    const infer_tensor *attn_sinks;           /* [H] */
+    const infer_tensor *wq_a, *q_a_norm;      /* [q_lora, n_embd], [q_lora] */
+    const infer_tensor *wq_b;                 /* [H*d, q_lora] */
+    const infer_tensor *wkv, *kv_a_norm;      /* [d, n_embd], [d]: the one K = V head */
+    const infer_tensor *wo_a;                 /* [G*o_lora, H*d/G]: group g uses rows g*o_lora.. */
+    const infer_tensor *wo_b;                 /* [n_embd, G*o_lora] */
+    const infer_tensor *hc_attn_fn, *hc_attn_base, *hc_attn_scale; /* [n_mix, n_hc*n_embd], [n_mix], [3] */
+    const infer_tensor *hc_ffn_fn, *hc_ffn_base, *hc_ffn_scale;
+    const infer_tensor *comp_kv, *comp_gate;  /* [coff*d, n_embd] (m > 0) */
+    const infer_tensor *comp_ape;             /* [m, coff*d] */
+    const infer_tensor *comp_norm;            /* [d] */
+    const infer_tensor *idx_proj;             /* [n_idx, n_embd] (m = 4): the indexer's head weights */
+    const infer_tensor *idx_q_b;              /* [n_idx*d_idx, q_lora] */
+    const infer_tensor *idx_comp_kv, *idx_comp_gate, *idx_comp_ape, *idx_comp_norm; /* its compressor (d_idx) */
+    const infer_tensor *exp_probs_b;          /* [n_expert] selection bias (routed layers) */
+    const infer_tensor *tid2eid;              /* [n_vocab, n_used] i32: the experts of each token id (hash layers) */
+} infer__layer;
 
-static void infer__hf_owner_free(void *p) {
-    infer__hf_owner *o = (infer__hf_owner *)p;
-    if (!o) return;
-    for (ptrdiff_t i = 0; i < arrlen(o->maps); i++) infer__unmap(&o->maps[i]);
-    for (ptrdiff_t i = 0; i < arrlen(o->blocks); i++) INFER_FREE(o->blocks[i]);
-    arrfree(o->maps);
-    arrfree(o->blocks);
-    INFER_FREE(o);
+/* Every tensor field of infer__layer, for walking them all (infer_model_upload). The size
+ * check catches a field added to the struct but not to this list. */
+#define INFER__LAYER_TENSORS(X) X(attn_norm) X(wq) X(wk) X(wv) X(bq) X(bk) X(bv) X(q_norm) X(k_norm) \
+    X(attn_sub_norm) X(wo) X(wqkv) X(wz) X(ssm_beta) X(ssm_alpha) X(ssm_conv1d) X(ssm_dt) X(ssm_a) X(ssm_norm) \
+    X(ssm_out) X(ffn_norm) X(ffn_gate) X(ffn_up) X(ffn_sub_norm) X(ffn_down) X(ffn_gate_inp) X(ffn_gate_exps) \
+    X(ffn_up_exps) X(ffn_down_exps) X(ffn_gate_shexp) X(ffn_up_shexp) X(ffn_down_shexp) X(ffn_gate_inp_shexp) \
+    X(nextn_eh_proj) X(nextn_enorm) X(nextn_hnorm) X(nextn_head_norm) \
+    X(attn_sinks) X(wq_a) X(q_a_norm) X(wq_b) X(wkv) X(kv_a_norm) X(wo_a) X(wo_b) X(hc_attn_fn) X(hc_attn_base) \
+    X(hc_attn_scale) X(hc_ffn_fn) X(hc_ffn_base) X(hc_ffn_scale) X(comp_kv) X(comp_gate) X(comp_ape) X(comp_norm) \
+    X(idx_proj) X(idx_q_b) X(idx_comp_kv) X(idx_comp_gate) X(idx_comp_ape) X(idx_comp_norm) X(exp_probs_b) X(tid2eid)
+#define INFER__COUNT_ONE(f) + 1
+INFER__STATIC_ASSERT(sizeof(infer__layer) == offsetof(infer__layer, attn_norm) + (0 INFER__LAYER_TENSORS(INFER__COUNT_ONE)) * sizeof(const infer_tensor *),
+                     "INFER__LAYER_TENSORS must list every tensor of infer__layer");
+
+/* What the forward pass reads: the model's own tensors (host memory, mmapped), or their
+ * copies on a device. Same structs either way; only the `data` pointers differ. */
+typedef struct infer__weights {
+    const infer_tensor *tok_embd, *output_norm, *output, *rope_freqs;
+    const infer_tensor *output_hc_fn, *output_hc_base, *output_hc_scale;   /* deepseek4's head */
+    const infer__layer *layers;               /* [n_layer] */
+} infer__weights;
+
+/* The weights on a device backend (infer_model_upload): tensor structs parallel to
+ * gguf.tensors with device `data` (NULL for tensors the forward never reads, e.g. the MTP
+ * blocks), and layers pointing at them. Shared by every session on that backend. */
+typedef struct infer__device_weights {
+    const infer_kernels *k;                   /* NULL: nothing uploaded */
+    void *kctx;                               /* the context that owns the allocations */
+    infer_tensor *tensors;                    /* [gguf.n_tensors] */
+    infer__layer *layers;                     /* [n_layer] */
+    infer__weights w;
+} infer__device_weights;
+
+struct infer_model {
+    infer__mapping map;
+    infer_gguf gguf;
+    infer_config cfg;
+    const infer__arch *arch;
+    infer_tokenizer *tok;
+    const infer_tensor *tok_embd;             /* [n_vocab, n_embd] */
+    const infer_tensor *output_norm;          /* [n_embd] */
+    const infer_tensor *output;               /* [n_vocab, n_embd]; = tok_embd when tied */
+    const infer_tensor *rope_freqs;           /* [n_rot/2] llama-3.1 frequency divisors, or NULL */
+    const infer_tensor *output_hc_fn;         /* [n_hc, n_hc*n_embd] deepseek4: the streams' collapse before the head */
+    const infer_tensor *output_hc_base;       /* [n_hc] */
+    const infer_tensor *output_hc_scale;      /* [1] */
+    infer__layer *layers;                     /* [n_layer + n_layer_nextn] */
+    infer__device_weights dev;                /* the weights on a device backend, if uploaded */
+    infer__device_weights xk;                 /* the CPU's set: the XK / X4 twins (>>load, "repack"), the rest the model's own */
+    void *xk_mem;                             /* the repacked tensors' memory (anonymous pages) */
+    size_t xk_bytes;
+};
+
+const infer_config *infer_model_config(const infer_model *m) { return &m->cfg; }
+const infer_gguf *infer_model_gguf(const infer_model *m) { return &m->gguf; }
+const infer_tokenizer *infer_model_tokenizer(const infer_model *m) { return m->tok; }
+
+/* read `<arch>.<suffix>` as an int; `need` makes absence an error */
+static infer_status infer__cfg_int(const infer_model *m, const char *suffix, int32_t *out, int need, int64_t lo, int64_t hi, infer_error *err) {
+    char key[128];
+    int64_t v;
+    snprintf(key, sizeof key, "%s.%s", m->cfg.arch, suffix);
+    int r = infer__get_int(&m->gguf, key, &v, err);
+    if (r < 0) return INFER_ERR_FORMAT;
+    if (r == 0) return need ? infer__fail(err, INFER_ERR_FORMAT, "missing metadata key '%s'", key) : INFER_OK;
+    if (v < lo || v > hi) return infer__fail(err, INFER_ERR_FORMAT, "metadata '%s' = %lld is out of range [%lld, %lld]", key, (long long)v, (long long)lo, (long long)hi);
+    *out = (int32_t)v;
+    return INFER_OK;
+}
+static infer_status infer__cfg_float(const infer_model *m, const char *suffix, float *out, infer_error *err) {
+    char key[128];
+    double v;
+    snprintf(key, sizeof key, "%s.%s", m->cfg.arch, suffix);
+    int r = infer__get_float(&m->gguf, key, &v, err);
+    if (r < 0) return INFER_ERR_FORMAT;
+    if (r == 1) {
+        if (!isfinite(v)) return infer__fail(err, INFER_ERR_FORMAT, "metadata '%s' is not finite", key);
+        *out = (float)v;
+    }
+    return INFER_OK;
 }
 
-/* zeroed memory that lives as long as the GGUF */
-static void *infer__hf_keep(infer__hf_owner *o, size_t n) {
-    void *p = infer__calloc(1, n ? n : 1);
-    if (p) arrput(o->blocks, p);
+/* element i of an integer (or bool) array kv */
+static int64_t infer__arr_int(const infer_gguf_kv *kv, uint64_t i) {
+    infer_gguf_kv e;
+    memset(&e, 0, sizeof e);
+    e.type = kv->arr_type;
+    infer__gguf_scalar(&e, (int)kv->arr_type, kv->arr_data + i * infer__gguf_vsize[kv->arr_type]);
+    return infer__kv_int(&e);
+}
+/* find `<arch>.<suffix>` as an array of integers (or bools); returns 1 found, 0 absent, -1 error */
+static int infer__cfg_int_array(const infer_model *m, const char *suffix, const infer_gguf_kv **out, infer_error *err) {
+    char key[128];
+    snprintf(key, sizeof key, "%s.%s", m->cfg.arch, suffix);
+    const infer_gguf_kv *kv = infer_gguf_find(&m->gguf, key);
+    if (!kv) return 0;
+    if (kv->type != INFER_GGUF_ARRAY || kv->arr_type == INFER_GGUF_STRING || kv->arr_type == INFER_GGUF_ARRAY ||
+        kv->arr_type == INFER_GGUF_F32 || kv->arr_type == INFER_GGUF_F64 || kv->arr_type >= INFER_GGUF_VTYPE_COUNT) {
+        infer__fail(err, INFER_ERR_FORMAT, "metadata '%s' must be an array of integers", key);
+        return -1;
+    }
+    *out = kv;
+    return 1;
+}
+
+static infer_status infer__load_rope_config(infer_model *m, infer_error *err) {
+    infer_config *c = &m->cfg;
+    c->n_rot = c->head_dim;
+    INFER__TRY(infer__cfg_int(m, "rope.dimension_count", &c->n_rot, 0, 2, c->head_dim, err));
+    if (c->n_rot % 2) return infer__fail(err, INFER_ERR_FORMAT, "rope.dimension_count %d is odd", c->n_rot);
+    c->rope_base = 10000.0f;
+    INFER__TRY(infer__cfg_float(m, "rope.freq_base", &c->rope_base, err));
+    c->rope_scale_factor = 1.0f;
+    INFER__TRY(infer__cfg_float(m, "rope.scaling.factor", &c->rope_scale_factor, err));
+    c->rope_orig_ctx = c->n_ctx_train;
+    INFER__TRY(infer__cfg_int(m, "rope.scaling.original_context_length", &c->rope_orig_ctx, 0, 1, 1 << 30, err));
+    char key[128];
+    infer_str st;
+    snprintf(key, sizeof key, "%s.rope.scaling.type", c->arch);
+    int r = infer__get_str(&m->gguf, key, &st, err);
+    if (r < 0) return INFER_ERR_FORMAT;
+    if (r == 1 && !infer__str_eq(st, "none")) {
+        if (infer__str_eq(st, "linear")) c->rope_scaling = INFER_ROPE_SCALING_LINEAR;
+        else if (infer__str_eq(st, "yarn")) c->rope_scaling = INFER_ROPE_SCALING_YARN;
+        else return infer__fail(err, INFER_ERR_UNSUPPORTED, "unsupported rope.scaling.type '%.*s'", (int)(st.len > 32 ? 32 : st.len), st.ptr);
+        if (!(c->rope_scale_factor > 0)) return infer__fail(err, INFER_ERR_FORMAT, "rope.scaling.factor must be > 0");
+    }
+    /* multi-axis rope: up to 4 section sizes, in pairs; they must cover no more than n_rot/2 */
+    const infer_gguf_kv *sec;
+    r = infer__cfg_int_array(m, "rope.dimension_sections", &sec, err);
+    if (r < 0) return INFER_ERR_FORMAT;
+    if (r == 1 && m->arch->rope == INFER__ROPE_IMROPE) {
+        int64_t sum = 0;
+        for (uint64_t i = 0; i < sec->arr_n && i < 4; i++) {
+            int64_t v = infer__arr_int(sec, i);
+            if (v < 0 || v > c->n_rot) return infer__fail(err, INFER_ERR_FORMAT, "%s.rope.dimension_sections[%d] = %lld is out of range", c->arch, (int)i, (long long)v);
+            c->rope_sections[i] = (int32_t)v;
+            sum += v;
+        }
+        if (sum == 0 || sum > c->n_rot / 2)
+            return infer__fail(err, INFER_ERR_FORMAT, "%s.rope.dimension_sections sum to %lld, expected 1..%d (rope.dimension_count / 2)", c->arch, (long long)sum, c->n_rot / 2);
+    }
+    return INFER_OK;
+}
+
+static infer_status infer__load_moe_config(infer_model *m, infer_error *err) {
+    infer_config *c = &m->cfg;
+    INFER__TRY(infer__cfg_int(m, "expert_count", &c->n_expert, 0, 0, 1 << 16, err));
+    c->expert_gating = 1;
+    c->expert_norm = m->arch->expert_norm;
+    c->expert_weights_scale = 1.0f;
+    if (c->n_expert == 0) return INFER_OK;
+    INFER__TRY(infer__cfg_int(m, "expert_used_count", &c->n_expert_used, 1, 1, c->n_expert, err));
+    INFER__TRY(infer__cfg_int(m, "expert_feed_forward_length", &c->n_ff_exp, 0, 1, 1 << 24, err));
+    INFER__TRY(infer__cfg_int(m, "expert_shared_feed_forward_length", &c->n_ff_shexp, 0, 1, 1 << 24, err));
+    INFER__TRY(infer__cfg_int(m, "expert_gating_func", &c->expert_gating, 0, 1, 4, err));
+    if (c->expert_gating == 3)
+        return infer__fail(err, INFER_ERR_UNSUPPORTED, "%s.expert_gating_func = 3 is not supported (1 softmax, 2 sigmoid, 4 sqrt-softplus)", c->arch);
+    INFER__TRY(infer__cfg_int(m, "expert_weights_norm", &c->expert_norm, 0, 0, 1, err));
+    INFER__TRY(infer__cfg_float(m, "expert_weights_scale", &c->expert_weights_scale, err));
+    if (c->expert_weights_scale == 0.0f) c->expert_weights_scale = 1.0f;
+    return INFER_OK;
+}
+
+/* gated DeltaNet sizes (ssm.*) and the multi-token-prediction block count */
+static infer_status infer__load_hybrid_config(infer_model *m, infer_error *err) {
+    infer_config *c = &m->cfg;
+    const int64_t BIG = 1 << 20;
+    c->full_attention_interval = 4;
+    INFER__TRY(infer__cfg_int(m, "full_attention_interval", &c->full_attention_interval, 0, 1, 4096, err));
+    INFER__TRY(infer__cfg_int(m, "ssm.conv_kernel", &c->ssm_conv_kernel, 1, 1, INFER__MAX_CONV, err));
+    INFER__TRY(infer__cfg_int(m, "ssm.state_size", &c->ssm_d_state, 1, 1, 4096, err));
+    INFER__TRY(infer__cfg_int(m, "ssm.group_count", &c->ssm_n_group, 1, 1, 4096, err));
+    INFER__TRY(infer__cfg_int(m, "ssm.time_step_rank", &c->ssm_dt_rank, 1, 1, 4096, err));
+    INFER__TRY(infer__cfg_int(m, "ssm.inner_size", &c->ssm_d_inner, 1, 1, BIG, err));
+    if (c->ssm_dt_rank % c->ssm_n_group)
+        return infer__fail(err, INFER_ERR_FORMAT, "%s.ssm.time_step_rank (value heads) %d is not a multiple of ssm.group_count (key heads) %d", c->arch, c->ssm_dt_rank, c->ssm_n_group);
+    if (c->ssm_d_inner % c->ssm_dt_rank)
+        return infer__fail(err, INFER_ERR_FORMAT, "%s.ssm.inner_size %d is not a multiple of ssm.time_step_rank %d", c->arch, c->ssm_d_inner, c->ssm_dt_rank);
+    return INFER_OK;
+}
+
+/* deepseek4's hyper-parameters (>>deepseek4). The per-layer ones (compress ratios, SwiGLU
+ * clamps) are read with the layers, by infer__load_dsv4_layers. */
+static infer_status infer__load_dsv4_config(infer_model *m, infer_error *err) {
+    infer_config *c = &m->cfg;
+    const int64_t BIG = 1 << 20;
+    if (c->n_head_kv != 1) return infer__fail(err, INFER_ERR_FORMAT, "%s.attention.head_count_kv = %d, expected 1 (one shared K = V head)", c->arch, c->n_head_kv);
+    INFER__TRY(infer__cfg_int(m, "attention.q_lora_rank", &c->q_lora_rank, 1, 1, BIG, err));
+    INFER__TRY(infer__cfg_int(m, "attention.sliding_window", &c->sliding_window, 1, 0, 1 << 30, err));
+    INFER__TRY(infer__cfg_int(m, "hyper_connection.count", &c->n_hc, 1, 1, 16, err));
+    INFER__TRY(infer__cfg_int(m, "hyper_connection.sinkhorn_iterations", &c->hc_sinkhorn_iters, 1, 1, 1000, err));
+    c->hc_eps = 1e-6f;
+    INFER__TRY(infer__cfg_float(m, "hyper_connection.epsilon", &c->hc_eps, err));
+    c->compress_rope_base = c->rope_base;
+    INFER__TRY(infer__cfg_float(m, "attention.compress_rope_freq_base", &c->compress_rope_base, err));
+    if (!(c->compress_rope_base > 0) || !(c->hc_eps >= 0))
+        return infer__fail(err, INFER_ERR_FORMAT, "%s: compress_rope_freq_base must be > 0 and hyper_connection.epsilon >= 0", c->arch);
+    INFER__TRY(infer__cfg_int(m, "hash_layer_count", &c->n_hash_layers, 0, 0, c->n_layer, err));
+    INFER__TRY(infer__cfg_int(m, "attention.output_group_count", &c->o_groups, 1, 1, c->n_head, err));
+    INFER__TRY(infer__cfg_int(m, "attention.output_lora_rank", &c->o_lora_rank, 1, 1, BIG, err));
+    if (c->n_head % c->o_groups)
+        return infer__fail(err, INFER_ERR_FORMAT, "%s.attention.output_group_count %d does not divide head_count %d", c->arch, c->o_groups, c->n_head);
+    INFER__TRY(infer__cfg_int(m, "attention.indexer.head_count", &c->idx_n_head, 0, 1, 4096, err));
+    INFER__TRY(infer__cfg_int(m, "attention.indexer.key_length", &c->idx_head_dim, 0, 1, 65536, err));
+    INFER__TRY(infer__cfg_int(m, "attention.indexer.top_k", &c->idx_top_k, 0, 1, BIG, err));
+    if (c->n_expert == 0) return infer__fail(err, INFER_ERR_FORMAT, "%s: missing metadata key '%s.expert_count'", c->arch, c->arch);
+    if (c->expert_gating != INFER__GATING_SQRT_SOFTPLUS)
+        return infer__fail(err, INFER_ERR_UNSUPPORTED, "%s.expert_gating_func = %d, expected 4 (sqrt-softplus)", c->arch, c->expert_gating);
+    return INFER_OK;
+}
+
+/* The gate activation: <arch>.hidden_activation when present (the names Hugging Face configs
+ * use for hidden_act), else the family's default. An unknown name is refused rather than
+ * silently run as SiLU. */
+static infer_status infer__load_ffn_act(infer_model *m, infer_error *err) {
+    static const struct { const char *name; int act; } acts[] = {
+        { "silu", INFER__ACT_SILU }, { "swish", INFER__ACT_SILU }, { "swiglu", INFER__ACT_SILU },
+        { "relu2", INFER__ACT_RELU2 }, { "relu_sqr", INFER__ACT_RELU2 }, { "relu_squared", INFER__ACT_RELU2 },
+        { "squared_relu", INFER__ACT_RELU2 },
+    };
+    char key[128];
+    infer_str v;
+    m->cfg.ffn_act = m->arch->ffn_act;
+    snprintf(key, sizeof key, "%s.hidden_activation", m->cfg.arch);
+    const int r = infer__get_str(&m->gguf, key, &v, err);
+    if (r <= 0) return r < 0 ? INFER_ERR_FORMAT : INFER_OK;
+    for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++)
+        if (infer__str_eq(v, acts[i].name)) { m->cfg.ffn_act = acts[i].act; return INFER_OK; }
+    return infer__fail(err, INFER_ERR_UNSUPPORTED, "metadata '%s' = '%.*s' is not a supported activation (silu, relu2)", key, (int)(v.len > 32 ? 32 : v.len), v.ptr);
+}
+
+static infer_status infer__load_config(infer_model *m, infer_error *err) {
+    infer_config *c = &m->cfg;
+    infer_str arch;
+    int r = infer__get_str(&m->gguf, "general.architecture", &arch, err);
+    if (r < 0) return INFER_ERR_FORMAT;
+    if (r == 0) return infer__fail(err, INFER_ERR_FORMAT, "missing metadata key 'general.architecture'");
+    m->arch = infer__find_arch(arch);
+    if (!m->arch) return infer__fail(err, INFER_ERR_UNSUPPORTED, "unsupported architecture '%.*s'", (int)(arch.len > 64 ? 64 : arch.len), arch.ptr);
+    snprintf(c->arch, sizeof c->arch, "%s", m->arch->name);
+    const int64_t BIG = 1 << 24;
+    INFER__TRY(infer__cfg_int(m, "embedding_length", &c->n_embd, 1, 1, BIG, err));
+    INFER__TRY(infer__cfg_int(m, "block_count", &c->n_layer, 1, 1, 4096, err));
+    INFER__TRY(infer__cfg_int(m, "nextn_predict_layers", &c->n_layer_nextn, 0, 0, c->n_layer - 1, err));
+    c->n_layer -= c->n_layer_nextn;
+    INFER__TRY(infer__cfg_int(m, "attention.head_count", &c->n_head, 1, 1, 4096, err));
+    c->n_head_kv = c->n_head;
+    INFER__TRY(infer__cfg_int(m, "attention.head_count_kv", &c->n_head_kv, 0, 1, 4096, err));
+    INFER__TRY(infer__cfg_int(m, "feed_forward_length", &c->n_ff, 0, 1, BIG, err));
+    c->n_ctx_train = 4096;
+    INFER__TRY(infer__cfg_int(m, "context_length", &c->n_ctx_train, 0, 1, 1 << 30, err));
+    if (c->n_head % c->n_head_kv) return infer__fail(err, INFER_ERR_FORMAT, "head_count %d is not a multiple of head_count_kv %d", c->n_head, c->n_head_kv);
+    c->head_dim = c->n_embd / c->n_head;
+    INFER__TRY(infer__cfg_int(m, "attention.key_length", &c->head_dim, 0, 1, 65536, err));
+    if (c->head_dim < 1) return infer__fail(err, INFER_ERR_FORMAT, "head size %d (embedding_length / head_count) is invalid", c->head_dim);
+    c->head_dim_v = c->head_dim;
+    INFER__TRY(infer__cfg_int(m, "attention.value_length", &c->head_dim_v, 0, 1, 65536, err));
+    if (c->head_dim_v != c->head_dim) return infer__fail(err, INFER_ERR_UNSUPPORTED, "key_length %d != value_length %d", c->head_dim, c->head_dim_v);
+    c->rms_eps = 1e-5f;
+    INFER__TRY(infer__cfg_float(m, "attention.layer_norm_rms_epsilon", &c->rms_eps, err));
+    INFER__TRY(infer__cfg_float(m, "attention.scale", &c->attn_scale, err));
+    INFER__TRY(infer__load_rope_config(m, err));
+    if (!(c->rms_eps > 0) || !(c->rope_base > 0)) return infer__fail(err, INFER_ERR_FORMAT, "rms epsilon and rope.freq_base must be > 0");
+    INFER__TRY(infer__load_moe_config(m, err));
+    INFER__TRY(infer__load_ffn_act(m, err));
+    if (m->arch->hybrid) INFER__TRY(infer__load_hybrid_config(m, err));
+    if (m->arch->csa) INFER__TRY(infer__load_dsv4_config(m, err));
+    return INFER_OK;
+}
+
+/* find a tensor and check its type and shape {ne0, ne1, ne2} (trailing 0s: fewer dims) */
+static infer_status infer__want_v(const infer_model *m, const infer_tensor **out, int need, int f32_only,
+                                  int64_t ne0, int64_t ne1, int64_t ne2, infer_error *err, const char *fmt, va_list ap) {
+    char name[96];
+    vsnprintf(name, sizeof name, fmt, ap);
+    const infer_tensor *t = infer_gguf_tensor(&m->gguf, name);
+    *out = t;
+    if (!t) return need ? infer__fail(err, INFER_ERR_FORMAT, "missing tensor '%s'", name) : INFER_OK;
+    const int64_t want[4] = { ne0, ne1 ? ne1 : 1, ne2 ? ne2 : 1, 1 };
+    int ok = 1;
+    for (int d = 0; d < 4; d++) ok &= t->ne[d] == want[d];
+    if (!ok) return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s' has shape [%lld, %lld, %lld, %lld], expected [%lld, %lld, %lld]", name,
+                                (long long)t->ne[0], (long long)t->ne[1], (long long)t->ne[2], (long long)t->ne[3],
+                                (long long)want[0], (long long)want[1], (long long)want[2]);
+    if (f32_only && t->type != INFER_TYPE_F32) return infer__fail(err, INFER_ERR_UNSUPPORTED, "tensor '%s' has type %s, expected f32", name, infer_type_name(t->type));
+    if (!infer__cpu_supports_type(t->type)) return infer__fail(err, INFER_ERR_UNSUPPORTED, "tensor '%s' has type %s, which has no kernels", name, infer_type_name(t->type));
+    if (t->type == INFER_TYPE_I2_S && !isfinite(t->scale)) return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s': the i2_s scale is not finite", name);
+    return INFER_OK;
+}
+/* a vector or matrix {ne0, ne1} (ne1 = 0: a vector) */
+static infer_status infer__want(const infer_model *m, const infer_tensor **out, int need, int f32_only, int64_t ne0, int64_t ne1, infer_error *err, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    infer_status st = infer__want_v(m, out, need, f32_only, ne0, ne1, 0, err, fmt, ap);
+    va_end(ap);
+    return st;
+}
+/* a stack of ne2 matrices {ne0, ne1} (one per expert) */
+static infer_status infer__want3(const infer_model *m, const infer_tensor **out, int64_t ne0, int64_t ne1, int64_t ne2, infer_error *err, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    infer_status st = infer__want_v(m, out, 1, 0, ne0, ne1, ne2, err, fmt, ap);
+    va_end(ap);
+    return st;
+}
+/* the out size (ne[1]) of an optional tensor, to size a layer whose key is absent */
+static int32_t infer__tensor_rows(const infer_model *m, const char *fmt, int l) {
+    char name[96];
+    snprintf(name, sizeof name, fmt, l);
+    const infer_tensor *t = infer_gguf_tensor(&m->gguf, name);
+    return t && t->ne[1] > 0 && t->ne[1] <= INT32_MAX ? (int32_t)t->ne[1] : 0;
+}
+
+/* Which layers are gated DeltaNet: the explicit `<arch>.attention.recurrent_layers` array when
+ * present, else every layer but each full_attention_interval-th (layers 3, 7, 11, ... for 4).
+ * The multi-token-prediction blocks after the main layers are attention blocks. */
+static infer_status infer__layer_kinds(infer_model *m, infer_error *err) {
+    const infer_config *c = &m->cfg;
+    const infer_gguf_kv *arr;
+    int r = infer__cfg_int_array(m, "attention.recurrent_layers", &arr, err);
+    if (r < 0) return INFER_ERR_FORMAT;
+    if (r == 1 && arr->arr_n < (uint64_t)c->n_layer)
+        return infer__fail(err, INFER_ERR_FORMAT, "%s.attention.recurrent_layers has %llu entries, expected at least %d", c->arch, (unsigned long long)arr->arr_n, c->n_layer);
+    for (int l = 0; l < c->n_layer; l++)
+        m->layers[l].recurrent = r == 1 ? infer__arr_int(arr, (uint64_t)l) != 0 : (l + 1) % c->full_attention_interval != 0;
+    return INFER_OK;
+}
+
+/* BitNet's optional per-projection scale `<name>.scale` (one f32) multiplies the projection's
+ * output; it is folded into the weight tensor's `scale`, which every matmul applies (and which
+ * an I2_S tensor already carries), so the forward pass never sees it. */
+static infer_status infer__load_scale(infer_model *m, const infer_tensor *w, infer_error *err) {
+    const infer_tensor *st;
+    const size_t len = strlen(w->name), suffix = strlen(".weight");
+    if (len <= suffix) return INFER_OK;
+    INFER__TRY(infer__want(m, &st, 0, 1, 1, 0, err, "%.*s.scale", (int)(len - suffix), w->name));
+    if (!st) return INFER_OK;
+    float v;
+    memcpy(&v, st->data, sizeof v);
+    if (!isfinite(v) || v == 0) return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s' = %g is not a usable scale", st->name, (double)v);
+    m->gguf.tensors[w - m->gguf.tensors].scale *= v;
+    return INFER_OK;
+}
+
+static infer_status infer__load_attention(infer_model *m, infer__layer *L, int l, infer_error *err) {
+    const infer_config *c = &m->cfg;
+    const int64_t E = c->n_embd, Q = (int64_t)c->n_head * c->head_dim, KV = (int64_t)c->n_head_kv * c->head_dim;
+    INFER__TRY(infer__want(m, &L->wq, 1, 0, E, m->arch->attn_gate ? 2 * Q : Q, err, "blk.%d.attn_q.weight", l));
+    INFER__TRY(infer__want(m, &L->wk, 1, 0, E, KV, err, "blk.%d.attn_k.weight", l));
+    INFER__TRY(infer__want(m, &L->wv, 1, 0, E, KV, err, "blk.%d.attn_v.weight", l));
+    INFER__TRY(infer__want(m, &L->bq, 0, 1, m->arch->attn_gate ? 2 * Q : Q, 0, err, "blk.%d.attn_q.bias", l));
+    INFER__TRY(infer__want(m, &L->bk, 0, 1, KV, 0, err, "blk.%d.attn_k.bias", l));
+    INFER__TRY(infer__want(m, &L->bv, 0, 1, KV, 0, err, "blk.%d.attn_v.bias", l));
+    INFER__TRY(infer__want(m, &L->q_norm, m->arch->qk_norm, 1, c->head_dim, 0, err, "blk.%d.attn_q_norm.weight", l));
+    INFER__TRY(infer__want(m, &L->k_norm, m->arch->qk_norm, 1, c->head_dim, 0, err, "blk.%d.attn_k_norm.weight", l));
+    INFER__TRY(infer__want(m, &L->wo, 1, 0, Q, E, err, "blk.%d.attn_output.weight", l));
+    if (!m->arch->bitlinear) return INFER_OK;
+    INFER__TRY(infer__want(m, &L->attn_sub_norm, 1, 1, Q, 0, err, "blk.%d.attn_sub_norm.weight", l));
+    const infer_tensor *proj[4] = { L->wq, L->wk, L->wv, L->wo };
+    for (int i = 0; i < 4; i++) INFER__TRY(infer__load_scale(m, proj[i], err));
+    return INFER_OK;
+}
+
+static infer_status infer__load_deltanet(infer_model *m, infer__layer *L, int l, infer_error *err) {
+    const infer_config *c = &m->cfg;
+    const int64_t E = c->n_embd, n_v = c->ssm_dt_rank, d_v = c->ssm_d_inner / c->ssm_dt_rank;
+    const int64_t VD = c->ssm_d_inner, CD = 2 * (int64_t)c->ssm_n_group * c->ssm_d_state + VD;
+    INFER__TRY(infer__want(m, &L->wqkv, 1, 0, E, CD, err, "blk.%d.attn_qkv.weight", l));
+    INFER__TRY(infer__want(m, &L->wz, 1, 0, E, VD, err, "blk.%d.attn_gate.weight", l));
+    INFER__TRY(infer__want(m, &L->ssm_beta, 1, 0, E, n_v, err, "blk.%d.ssm_beta.weight", l));
+    INFER__TRY(infer__want(m, &L->ssm_alpha, 1, 0, E, n_v, err, "blk.%d.ssm_alpha.weight", l));
+    INFER__TRY(infer__want(m, &L->ssm_conv1d, 1, 1, c->ssm_conv_kernel, CD, err, "blk.%d.ssm_conv1d.weight", l));
+    INFER__TRY(infer__want(m, &L->ssm_dt, 1, 1, n_v, 0, err, "blk.%d.ssm_dt.bias", l));
+    INFER__TRY(infer__want(m, &L->ssm_a, 1, 1, n_v, 0, err, "blk.%d.ssm_a", l));
+    INFER__TRY(infer__want(m, &L->ssm_norm, 1, 1, d_v, 0, err, "blk.%d.ssm_norm.weight", l));
+    return infer__want(m, &L->ssm_out, 1, 0, VD, E, err, "blk.%d.ssm_out.weight", l);
+}
+
+/* dense gated FFN (with its sub-norm and scales when bitlinear), or router + experts
+ * (+ shared expert) when the layer stores a router */
+static infer_status infer__load_ffn(infer_model *m, infer__layer *L, int l, infer_error *err) {
+    infer_config *c = &m->cfg;
+    const int64_t E = c->n_embd;
+    INFER__TRY(infer__want(m, &L->ffn_norm, 1, 1, E, 0, err, "blk.%d.%s.weight", l, m->arch->ffn_norm));
+    char router[64];
+    snprintf(router, sizeof router, "blk.%d.ffn_gate_inp.weight", l);
+    if (infer_gguf_tensor(&m->gguf, router) && c->n_expert == 0)
+        return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s' is present but %s.expert_count is not", router, c->arch);
+    INFER__TRY(infer__want(m, &L->ffn_gate_inp, 0, 0, E, c->n_expert, err, "%s", router));
+    if (!L->ffn_gate_inp) {
+        if (c->n_ff == 0) c->n_ff = infer__tensor_rows(m, "blk.%d.ffn_up.weight", l);
+        INFER__TRY(infer__want(m, &L->ffn_gate, 1, 0, E, c->n_ff, err, "blk.%d.ffn_gate.weight", l));
+        INFER__TRY(infer__want(m, &L->ffn_up, 1, 0, E, c->n_ff, err, "blk.%d.ffn_up.weight", l));
+        INFER__TRY(infer__want(m, &L->ffn_down, 1, 0, c->n_ff, E, err, "blk.%d.ffn_down.weight", l));
+        if (!m->arch->bitlinear) return INFER_OK;
+        INFER__TRY(infer__want(m, &L->ffn_sub_norm, 1, 1, c->n_ff, 0, err, "blk.%d.ffn_sub_norm.weight", l));
+        const infer_tensor *proj[3] = { L->ffn_gate, L->ffn_up, L->ffn_down };
+        for (int i = 0; i < 3; i++) INFER__TRY(infer__load_scale(m, proj[i], err));
+        return INFER_OK;
+    }
+    if (c->n_ff_exp == 0) c->n_ff_exp = infer__tensor_rows(m, "blk.%d.ffn_up_exps.weight", l);
+    INFER__TRY(infer__want3(m, &L->ffn_gate_exps, E, c->n_ff_exp, c->n_expert, err, "blk.%d.ffn_gate_exps.weight", l));
+    INFER__TRY(infer__want3(m, &L->ffn_up_exps, E, c->n_ff_exp, c->n_expert, err, "blk.%d.ffn_up_exps.weight", l));
+    INFER__TRY(infer__want3(m, &L->ffn_down_exps, c->n_ff_exp, E, c->n_expert, err, "blk.%d.ffn_down_exps.weight", l));
+    if (c->n_ff_shexp == 0) c->n_ff_shexp = infer__tensor_rows(m, "blk.%d.ffn_up_shexp.weight", l);
+    INFER__TRY(infer__want(m, &L->ffn_up_shexp, 0, 0, E, c->n_ff_shexp, err, "blk.%d.ffn_up_shexp.weight", l));
+    if (!L->ffn_up_shexp) return INFER_OK;
+    INFER__TRY(infer__want(m, &L->ffn_gate_shexp, 1, 0, E, c->n_ff_shexp, err, "blk.%d.ffn_gate_shexp.weight", l));
+    INFER__TRY(infer__want(m, &L->ffn_down_shexp, 1, 0, c->n_ff_shexp, E, err, "blk.%d.ffn_down_shexp.weight", l));
+    return infer__want(m, &L->ffn_gate_inp_shexp, 0, 0, E, 0, err, "blk.%d.ffn_gate_inp_shexp.weight", l);
+}
+
+/* A multi-token-prediction block (qwen3.5's MTP) drafts the token after next from the last
+ * hidden state and the next token's embedding, for speculative decoding:
+ *   h' = attention block( W_eh [RMSNorm(embed(next)) * enorm | RMSNorm(h) * hnorm] ).
+ * Plain decoding never runs it; it is loaded and checked so the file is known to be whole. */
+static infer_status infer__load_nextn(infer_model *m, infer__layer *L, int l, infer_error *err) {
+    const int64_t E = m->cfg.n_embd;
+    INFER__TRY(infer__want(m, &L->nextn_eh_proj, 1, 0, 2 * E, E, err, "blk.%d.nextn.eh_proj.weight", l));
+    INFER__TRY(infer__want(m, &L->nextn_enorm, 1, 1, E, 0, err, "blk.%d.nextn.enorm.weight", l));
+    INFER__TRY(infer__want(m, &L->nextn_hnorm, 1, 1, E, 0, err, "blk.%d.nextn.hnorm.weight", l));
+    return infer__want(m, &L->nextn_head_norm, 0, 1, E, 0, err, "blk.%d.nextn.shared_head_norm.weight", l);
+}
+
+/* deepseek4's per-layer keys: compress ratios (one per block, MTP blocks included) and the
+ * SwiGLU clamps (an array per block, or one number for all) */
+static infer_status infer__cfg_layer_float(infer_model *m, const char *suffix, int l, float *out, infer_error *err) {
+    char key[128];
+    snprintf(key, sizeof key, "%s.%s", m->cfg.arch, suffix);
+    const infer_gguf_kv *kv = infer_gguf_find(&m->gguf, key);
+    if (!kv) return INFER_OK;
+    infer_gguf_kv e = *kv;
+    if (kv->type == INFER_GGUF_ARRAY) {
+        if (kv->arr_type == INFER_GGUF_STRING || kv->arr_type == INFER_GGUF_ARRAY || kv->arr_type == INFER_GGUF_BOOL || kv->arr_type >= INFER_GGUF_VTYPE_COUNT)
+            return infer__fail(err, INFER_ERR_FORMAT, "metadata '%s' must be a number or an array of numbers", key);
+        if (kv->arr_n <= (uint64_t)l) return infer__fail(err, INFER_ERR_FORMAT, "metadata '%s' has %llu entries, expected one per block", key, (unsigned long long)kv->arr_n);
+        memset(&e, 0, sizeof e);
+        e.type = kv->arr_type;
+        infer__gguf_scalar(&e, (int)kv->arr_type, kv->arr_data + (size_t)l * infer__gguf_vsize[kv->arr_type]);
+    } else if (kv->type == INFER_GGUF_STRING || kv->type == INFER_GGUF_BOOL) {
+        return infer__fail(err, INFER_ERR_FORMAT, "metadata '%s' must be a number or an array of numbers", key);
+    }
+    if (!isfinite(e.v.f) || e.v.f < 0) return infer__fail(err, INFER_ERR_FORMAT, "metadata '%s' entry %d = %g is not a usable clamp", key, l, e.v.f);
+    *out = (float)e.v.f;
+    return INFER_OK;
+}
+
+static infer_status infer__load_dsv4_layers(infer_model *m, infer_error *err) {
+    const infer_config *c = &m->cfg;
+    const int n_all = c->n_layer + c->n_layer_nextn;
+    const infer_gguf_kv *arr;
+    const int r = infer__cfg_int_array(m, "attention.compress_ratios", &arr, err);
+    if (r < 0) return INFER_ERR_FORMAT;
+    if (r == 0) return infer__fail(err, INFER_ERR_FORMAT, "missing metadata key '%s.attention.compress_ratios'", c->arch);
+    if (arr->arr_n != (uint64_t)n_all)
+        return infer__fail(err, INFER_ERR_FORMAT, "%s.attention.compress_ratios has %llu entries, expected %d (one per block)", c->arch, (unsigned long long)arr->arr_n, n_all);
+    for (int l = 0; l < n_all; l++) {
+        infer__layer *L = &m->layers[l];
+        const int64_t v = infer__arr_int(arr, (uint64_t)l);
+        if (v != 0 && (v < 2 || v > 65536))
+            return infer__fail(err, INFER_ERR_FORMAT, "%s.attention.compress_ratios[%d] = %lld (expected 0, 4 or another ratio in 2..65536)", c->arch, l, (long long)v);
+        if (v == 4 && (c->idx_n_head == 0 || c->idx_head_dim == 0 || c->idx_top_k == 0))
+            return infer__fail(err, INFER_ERR_FORMAT, "%s: layer %d compresses by 4 but the attention.indexer.* keys are missing", c->arch, l);
+        L->compress = (int)v;
+        INFER__TRY(infer__cfg_layer_float(m, "swiglu_clamp_exp", l, &L->clamp_exp, err));
+        L->clamp_shexp = L->clamp_exp;
+        INFER__TRY(infer__cfg_layer_float(m, "swiglu_clamp_shexp", l, &L->clamp_shexp, err));
+    }
+    return INFER_OK;
+}
+
+/* deepseek4's attention block (>>deepseek4); shapes as in infer__layer */
+static infer_status infer__load_dsv4_attention(infer_model *m, infer__layer *L, int l, infer_error *err) {
+    const infer_config *c = &m->cfg;
+    const int64_t E = c->n_embd, d = c->head_dim, H = c->n_head, G = c->o_groups, R = c->o_lora_rank, QL = c->q_lora_rank;
+    const int64_t n_mix = (int64_t)c->n_hc * (2 + c->n_hc), coff = L->compress == 4 ? 2 : 1;
+    INFER__TRY(infer__want(m, &L->attn_sinks, 1, 1, H, 0, err, "blk.%d.attn_sinks.weight", l));
+    INFER__TRY(infer__want(m, &L->wq_a, 1, 0, E, QL, err, "blk.%d.attn_q_a.weight", l));
+    INFER__TRY(infer__want(m, &L->q_a_norm, 1, 1, QL, 0, err, "blk.%d.attn_q_a_norm.weight", l));
+    INFER__TRY(infer__want(m, &L->wq_b, 1, 0, QL, H * d, err, "blk.%d.attn_q_b.weight", l));
+    INFER__TRY(infer__want(m, &L->wkv, 1, 0, E, d, err, "blk.%d.attn_kv.weight", l));
+    INFER__TRY(infer__want(m, &L->kv_a_norm, 1, 1, d, 0, err, "blk.%d.attn_kv_a_norm.weight", l));
+    INFER__TRY(infer__want(m, &L->wo_a, 1, 0, H * d / G, G * R, err, "blk.%d.attn_output_a.weight", l));
+    INFER__TRY(infer__want(m, &L->wo_b, 1, 0, G * R, E, err, "blk.%d.attn_output_b.weight", l));
+    INFER__TRY(infer__want(m, &L->hc_attn_fn, 1, 0, c->n_hc * E, n_mix, err, "blk.%d.hc_attn_fn.weight", l));
+    INFER__TRY(infer__want(m, &L->hc_attn_base, 1, 1, n_mix, 0, err, "blk.%d.hc_attn_base.weight", l));
+    INFER__TRY(infer__want(m, &L->hc_attn_scale, 1, 1, 3, 0, err, "blk.%d.hc_attn_scale.weight", l));
+    INFER__TRY(infer__want(m, &L->hc_ffn_fn, 1, 0, c->n_hc * E, n_mix, err, "blk.%d.hc_ffn_fn.weight", l));
+    INFER__TRY(infer__want(m, &L->hc_ffn_base, 1, 1, n_mix, 0, err, "blk.%d.hc_ffn_base.weight", l));
+    INFER__TRY(infer__want(m, &L->hc_ffn_scale, 1, 1, 3, 0, err, "blk.%d.hc_ffn_scale.weight", l));
+    if (L->compress == 0) return INFER_OK;
+    INFER__TRY(infer__want(m, &L->comp_kv, 1, 0, E, coff * d, err, "blk.%d.attn_compressor_kv.weight", l));
+    INFER__TRY(infer__want(m, &L->comp_gate, 1, 0, E, coff * d, err, "blk.%d.attn_compressor_gate.weight", l));
+    INFER__TRY(infer__want(m, &L->comp_ape, 1, 1, coff * d, L->compress, err, "blk.%d.attn_compressor_ape.weight", l));
+    INFER__TRY(infer__want(m, &L->comp_norm, 1, 1, d, 0, err, "blk.%d.attn_compressor_norm.weight", l));
+    if (L->compress != 4) return INFER_OK;
+    const int64_t nI = c->idx_n_head, dI = c->idx_head_dim;
+    if (dI < c->n_rot) return infer__fail(err, INFER_ERR_FORMAT, "%s.attention.indexer.key_length %lld is below rope.dimension_count %d", c->arch, (long long)dI, c->n_rot);
+    INFER__TRY(infer__want(m, &L->idx_proj, 1, 0, E, nI, err, "blk.%d.indexer.proj.weight", l));
+    INFER__TRY(infer__want(m, &L->idx_q_b, 1, 0, QL, nI * dI, err, "blk.%d.indexer.attn_q_b.weight", l));
+    INFER__TRY(infer__want(m, &L->idx_comp_kv, 1, 0, E, 2 * dI, err, "blk.%d.indexer_compressor_kv.weight", l));
+    INFER__TRY(infer__want(m, &L->idx_comp_gate, 1, 0, E, 2 * dI, err, "blk.%d.indexer_compressor_gate.weight", l));
+    INFER__TRY(infer__want(m, &L->idx_comp_ape, 1, 1, 2 * dI, 4, err, "blk.%d.indexer_compressor_ape.weight", l));
+    return infer__want(m, &L->idx_comp_norm, 1, 1, dI, 0, err, "blk.%d.indexer_compressor_norm.weight", l);
+}
+
+/* deepseek4's routing: hash layers map each token id to its experts through an i32 table
+ * (every entry checked here, so routing can trust it), the others add a selection bias */
+static infer_status infer__load_dsv4_routing(infer_model *m, infer__layer *L, int l, infer_error *err) {
+    const infer_config *c = &m->cfg;
+    if (l >= c->n_hash_layers) return infer__want(m, &L->exp_probs_b, 1, 1, c->n_expert, 0, err, "blk.%d.exp_probs_b.bias", l);
+    char name[64];
+    snprintf(name, sizeof name, "blk.%d.ffn_gate_tid2eid.weight", l);
+    const infer_tensor *t = infer_gguf_tensor(&m->gguf, name);
+    if (!t) return infer__fail(err, INFER_ERR_FORMAT, "missing tensor '%s'", name);
+    if (t->type != INFER_TYPE_I32) return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s' has type %s, expected i32", name, infer_type_name(t->type));
+    if (t->n_dims != 2 || t->ne[0] != c->n_expert_used || t->ne[1] != c->n_vocab)
+        return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s' has shape [%lld, %lld, %lld, %lld], expected [%d, %d]", name, (long long)t->ne[0],
+                           (long long)t->ne[1], (long long)t->ne[2], (long long)t->ne[3], c->n_expert_used, c->n_vocab);
+    for (int64_t i = 0; i < t->ne[0] * t->ne[1]; i++) {
+        int32_t e;
+        memcpy(&e, (const uint8_t *)t->data + 4 * i, 4);
+        if (e < 0 || e >= c->n_expert)
+            return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s': token %lld, slot %lld names expert %d (the model has %d)", name,
+                               (long long)(i / t->ne[0]), (long long)(i % t->ne[0]), (int)e, c->n_expert);
+    }
+    L->tid2eid = t;
+    return INFER_OK;
+}
+
+static infer_status infer__load_weights(infer_model *m, infer_error *err) {
+    const infer_config *c = &m->cfg;
+    const int64_t E = c->n_embd, V = c->n_vocab;
+    INFER__TRY(infer__want(m, &m->tok_embd, 1, 0, E, V, err, "token_embd.weight"));
+    INFER__TRY(infer__want(m, &m->output_norm, 1, 1, E, 0, err, "output_norm.weight"));
+    if (!m->arch->embd_logits) INFER__TRY(infer__want(m, &m->output, 0, 0, E, V, err, "output.weight"));
+    if (!m->output) { m->output = m->tok_embd; m->cfg.tied_output = 1; }
+    INFER__TRY(infer__want(m, &m->rope_freqs, 0, 1, c->n_rot / 2, 0, err, "rope_freqs.weight"));
+    const int n_all = c->n_layer + c->n_layer_nextn;
+    m->layers = (infer__layer *)infer__calloc((size_t)n_all, sizeof(infer__layer));
+    if (!m->layers) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    if (m->arch->hybrid) INFER__TRY(infer__layer_kinds(m, err));
+    if (m->arch->csa) {
+        INFER__TRY(infer__load_dsv4_layers(m, err));
+        const int64_t n_hc = c->n_hc;
+        INFER__TRY(infer__want(m, &m->output_hc_fn, 1, 0, n_hc * E, n_hc, err, "output_hc_fn.weight"));
+        INFER__TRY(infer__want(m, &m->output_hc_base, 1, 1, n_hc, 0, err, "output_hc_base.weight"));
+        INFER__TRY(infer__want(m, &m->output_hc_scale, 1, 1, 1, 0, err, "output_hc_scale.weight"));
+    }
+    for (int l = 0; l < n_all; l++) {
+        infer__layer *L = &m->layers[l];
+        if (m->arch->csa && l >= c->n_layer) continue;   /* deepseek4's MTP block: not run, not read */
+        INFER__TRY(infer__want(m, &L->attn_norm, 1, 1, E, 0, err, "blk.%d.attn_norm.weight", l));
+        if (m->arch->csa) INFER__TRY(infer__load_dsv4_attention(m, L, l, err));
+        else INFER__TRY(L->recurrent ? infer__load_deltanet(m, L, l, err) : infer__load_attention(m, L, l, err));
+        INFER__TRY(infer__load_ffn(m, L, l, err));
+        if (m->arch->csa) INFER__TRY(infer__load_dsv4_routing(m, L, l, err));
+        if (l >= c->n_layer) INFER__TRY(infer__load_nextn(m, L, l, err));
+    }
+    return INFER_OK;
+}
+
+/* A weight set parallel to the model's own (an upload, or the CPU's repacked copy): walk
+ * every tensor the forward pass reads (the MTP blocks after n_layer are not run) and point
+ * the set's fields at its copies; `place` makes a tensor's copy the first time the tensor is
+ * met (tied embeddings: output and token_embd are one tensor, placed once). A tensor `place`
+ * leaves without data stays the model's own. */
+typedef infer_status (*infer__place_fn)(infer_model *m, infer__device_weights *d, const infer_tensor *h, infer_tensor *dt, infer_error *err);
+static infer_status infer__place_tensor(infer_model *m, infer__device_weights *d, infer__place_fn place, const infer_tensor **t, infer_error *err) {
+    if (!*t) return INFER_OK;
+    infer_tensor *dt = &d->tensors[*t - m->gguf.tensors];
+    if (!dt->data) INFER__TRY(place(m, d, *t, dt, err));
+    if (dt->data) *t = dt;
+    return INFER_OK;
+}
+static infer_status infer__place_weights(infer_model *m, infer__device_weights *d, infer__place_fn place, infer_error *err) {
+    const int n = m->cfg.n_layer;
+    d->tensors = (infer_tensor *)infer__calloc((size_t)m->gguf.n_tensors, sizeof(infer_tensor));
+    d->layers = (infer__layer *)infer__calloc((size_t)n, sizeof(infer__layer));
+    if (!d->tensors || !d->layers) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    d->w.tok_embd = m->tok_embd; d->w.output_norm = m->output_norm; d->w.output = m->output; d->w.rope_freqs = m->rope_freqs;
+    d->w.output_hc_fn = m->output_hc_fn; d->w.output_hc_base = m->output_hc_base; d->w.output_hc_scale = m->output_hc_scale;
+    INFER__TRY(infer__place_tensor(m, d, place, &d->w.output_hc_fn, err));
+    INFER__TRY(infer__place_tensor(m, d, place, &d->w.output_hc_base, err));
+    INFER__TRY(infer__place_tensor(m, d, place, &d->w.output_hc_scale, err));
+    INFER__TRY(infer__place_tensor(m, d, place, &d->w.tok_embd, err));
+    INFER__TRY(infer__place_tensor(m, d, place, &d->w.output_norm, err));
+    INFER__TRY(infer__place_tensor(m, d, place, &d->w.output, err));
+    INFER__TRY(infer__place_tensor(m, d, place, &d->w.rope_freqs, err));
+    for (int l = 0; l < n; l++) {
+        infer__layer *L = &d->layers[l];
+        *L = m->layers[l];
+#define INFER__PLACE_FIELD(f) INFER__TRY(infer__place_tensor(m, d, place, &L->f, err));
+        INFER__LAYER_TENSORS(INFER__PLACE_FIELD)
+#undef INFER__PLACE_FIELD
+    }
+    d->w.layers = d->layers;
+    return INFER_OK;
+}
+
+/* an upload: the tensor copied to the device (integer tables stay on the host) */
+static infer_status infer__upload_place(infer_model *m, infer__device_weights *d, const infer_tensor *h, infer_tensor *dt, infer_error *err) {
+    (void)m;
+    if (h->type == INFER_TYPE_I32) return INFER_OK;           /* integer tables are read on the host */
+    if (!d->k->supports_type(h->type))
+        return infer__fail(err, INFER_ERR_UNSUPPORTED, "tensor '%s' has type %s, which the %s backend has no kernels for",
+                           h->name, infer_type_name(h->type), d->k->name);
+    void *p = d->k->alloc(d->kctx, h->nbytes);
+    if (!p) return infer__fail(err, INFER_ERR_NOMEM, "%s backend: no memory for tensor '%s' (%zu bytes): %s", d->k->name, h->name, h->nbytes, d->k->last_error(d->kctx));
+    if (d->k->upload(d->kctx, p, h->data, h->nbytes) != INFER_OK) {
+        d->k->free(d->kctx, p);
+        return infer__fail(err, INFER_ERR_BACKEND, "%s backend: uploading tensor '%s': %s", d->k->name, h->name, d->k->last_error(d->kctx));
+    }
+    *dt = *h;
+    dt->data = p;
+    return INFER_OK;
+}
+
+static infer_status infer__upload_weights(infer_model *m, infer_error *err) {
+    infer__device_weights *d = &m->dev;
+    INFER__TRY(infer__place_weights(m, d, infer__upload_place, err));
+    if (d->k->sync(d->kctx) != INFER_OK)
+        return infer__fail(err, INFER_ERR_BACKEND, "%s backend: uploading the weights: %s", d->k->name, d->k->last_error(d->kctx));
+    return INFER_OK;
+}
+
+/* ---- repack: the CPU's copy of the weights in the order its tiles read ----
+ * What the AVX-512 tiles read fastest (>>quant, "repacked"): at load, every Q2_K..Q6_K,
+ * IQ4_XS, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL and MXFP4 tensor the forward pass reads is
+ * copied once into its XK, X4 or (Q4_0 rows of whole 256s) X8 twin (F16 and BF16 into a plain
+ * copy, see below), in anonymous memory marked for 2 MiB pages, and CPU sessions read the
+ * copies, with the file layout's results bit for bit but for Q4_0_X8 (8 blocks per float
+ * step: the same weights, the sums in another order); device
+ * backends upload the file's layout, and --precise reads it too. The copy costs a pass over
+ * those tensors at load (llama-1b Q4_K_M, 800 MB, on the 2-core VM: 0.15 s, and up to 1.1 s
+ * when the hypervisor must first back fresh 2 MiB pages) and spares every decode step and
+ * prompt tile the byte permutes that gather the codes. llama-1b on 2 threads, interleaved,
+ * with and without (--no-repack): decode Q4_K_M 30.2 -> 33.5 tok/s, Q6_K 24.4 -> 26.2, Q4_0
+ * 33.0 -> 36.5; prompts Q4_K_M 160 -> 190, Q4_0 171 -> 203. Part of that, on this VM, is the
+ * copy's memory itself: the same read loop streams a file's cached pages at 27-29 GB/s and
+ * an anonymous copy of them at 32-33. The file's pages under a copied tensor are released
+ * from this process as the copy is made (madvise MADV_DONTNEED: they stay in the page cache,
+ * and a later read of the original -- an upload to a GPU -- maps them again), so the process
+ * holds each weight once: resident memory stays near the file's size. Builds without the
+ * tiles do not repack; infer_model_params.no_repack keeps the file's layout.
+ * F16 and BF16 tensors are copied as they are, for the memory alone: on this VM how fast
+ * decode streams a file's cached pages depends on which pages the cache happens to hold
+ * (llama-1b F16, 2 threads, tok/s: the same file 14.1 in one run, 10.2-10.5 an hour later,
+ * 5.9-8.5 right after it was dropped from the cache and read again), while the copy decodes
+ * at 13.9-14.5 whatever the cache holds (interleaved with --no-repack: 10.2-10.5 -> 13.9-14.4;
+ * a synthesized F16 file 13.0-13.2 -> 14.0-14.5). The price is the copy at load: 2.4 GB took
+ * 1.7-3.0 s, against 0.15-0.2 s mapped; peak resident memory 2491 MB against 2438. */
+typedef void (*infer__pack_fn)(const uint8_t *src, uint8_t *dst);   /* one block of the copy's type */
+#if defined(INFER__TILE_XK)
+#define INFER__REPACK 1
+/* one block into the XK order: the file layout's codes in XK order (the tiles' own
+ * unpacking), stored as the copy keeps them; the same bytes as infer__kq_repack_block */
+static void infer__pack_xk_codes(infer_type t, const __m512i q[4], uint8_t *o) {
+    int c, x;
+    infer__kq_code_bytes(t, &c, &x);
+    const __m512i f = _mm512_set1_epi8(15), m3 = _mm512_set1_epi8(3);
+    if (infer__kq_has_crumbs(t)) {
+        const __m512i a = _mm512_or_si512(_mm512_and_si512(q[0], m3), _mm512_slli_epi16(_mm512_and_si512(q[1], m3), 2));
+        const __m512i b = _mm512_or_si512(_mm512_slli_epi16(_mm512_and_si512(q[2], m3), 4), _mm512_slli_epi16(_mm512_and_si512(q[3], m3), 6));
+        _mm512_storeu_si512(o + c, _mm512_or_si512(a, b));
+    } else {
+        _mm512_storeu_si512(o + c, _mm512_or_si512(_mm512_and_si512(q[0], f), _mm512_slli_epi16(_mm512_and_si512(q[1], f), 4)));
+        _mm512_storeu_si512(o + c + 64, _mm512_or_si512(_mm512_and_si512(q[2], f), _mm512_slli_epi16(_mm512_and_si512(q[3], f), 4)));
+    }
+    if (t == INFER_TYPE_Q6_K) {
+        __m512i hi[4];
+        INFER__UNROLL for (int v = 0; v < 4; v++) hi[v] = _mm512_and_si512(_mm512_srli_epi16(q[v], 4), m3);
+        _mm512_storeu_si512(o + x, _mm512_or_si512(_mm512_or_si512(hi[0], _mm512_slli_epi16(hi[1], 2)),
+                                                   _mm512_or_si512(_mm512_slli_epi16(hi[2], 4), _mm512_slli_epi16(hi[3], 6))));
+    } else if (x >= 0) {
+        const __m512i bit = _mm512_set1_epi8(t == INFER_TYPE_Q3_K ? 4 : 16);
+        INFER__UNROLL for (int v = 0; v < 4; v++) {
+            const uint64_t m = _cvtmask64_u64(_mm512_test_epi8_mask(q[v], bit));
+            memcpy(o + x + 8 * v, &m, 8);
+        }
+    }
+}
+#define INFER__PACK_XK(T, TYPE, CODES)                                                                    \
+static void infer__pack_##T##_fast(const uint8_t *p, uint8_t *o) {                                     \
+    infer__kq_w u;                                                                                     \
+    CODES;                                                                                             \
+    memcpy(o, p, sizeof(infer_block_##T));    /* scales, d, dmin; the codes are written over next */ \
+    infer__pack_xk_codes(TYPE, u.q, o);                                                                \
+}
+INFER__PACK_XK(q2_k, INFER_TYPE_Q2_K, infer__kq_unpack_q2_k(p, &u))
+INFER__PACK_XK(q3_k, INFER_TYPE_Q3_K, infer__kq_unpack_q3_k(p, &u))
+INFER__PACK_XK(q4_k, INFER_TYPE_Q4_K, infer__kq_unpack_q4_k(p, &u))
+INFER__PACK_XK(q5_k, INFER_TYPE_Q5_K, infer__kq_unpack_q5_k(p, &u))
+INFER__PACK_XK(q6_k, INFER_TYPE_Q6_K, infer__kq_unpack_q6_k(p, &u))
+INFER__PACK_XK(iq4_xs, INFER_TYPE_IQ4_XS, infer__kq_iq4_xs_idx((const infer_block_iq4_xs *)p, u.q))
+#endif
+#if defined(INFER__TILE_X4)
+/* a group of 4 nibble blocks (Q4_0, MXFP4: sb scale bytes each): its scales, then its code
+ * bytes put in lane order by the X4 tiles' own byte permute (idx: the table for a full group);
+ * the same bytes as infer__x4_nibble_group */
+static void infer__pack_x4_nibbles(const uint8_t *p, uint8_t *o, int sb, const __m512i *idx) {
+    __m512i A, B;
+    pthread_once(&infer__x4_once, infer__x4_init);                     /* the permute's tables */
+    infer__x4_load(p, 4 * (sb + 16), 1, &A, &B);
+    for (int b = 0; b < 4; b++) memcpy(o + sb * b, p + (sb + 16) * b, (size_t)sb);
+    _mm512_storeu_si512(o + 4 * sb, _mm512_permutex2var_epi8(A, *idx, B));
+}
+static void infer__pack_q4_0_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_nibbles(p, o, 2, &infer__x4_idx_q4_0_full); }
+/* Q4_0_X8: two Q4_0_X4 groups, then their code bytes moved to X8's lanes (byte j of an X4
+ * group's codes is code byte 4 (j/16) + j%4 of its block (j/4) % 4) */
+static void infer__pack_q4_0_x8_fast(const uint8_t *p, uint8_t *o) {
+    uint8_t t[2 * sizeof(infer_block_q4_0_x4)];
+    infer__pack_q4_0_fast(p, t);
+    infer__pack_q4_0_fast(p + 4 * sizeof(infer_block_q4_0), t + sizeof(infer_block_q4_0_x4));
+    memcpy(o, t, 8);
+    memcpy(o + 8, t + sizeof(infer_block_q4_0_x4), 8);
+    const __m512i A = _mm512_loadu_si512(t + 8), B = _mm512_loadu_si512(t + sizeof(infer_block_q4_0_x4) + 8);
+    _mm512_storeu_si512(o + 16, _mm512_permutex2var_epi8(A, infer__x8_idx[0], B));
+    _mm512_storeu_si512(o + 80, _mm512_permutex2var_epi8(A, infer__x8_idx[1], B));
+}
+static void infer__pack_mxfp4_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_nibbles(p, o, 1, &infer__x4_idx_mxfp4_full); }
+/* Q8_0: the codes + 128 in lane order from the tiles' unpacking, after the 4 scales; the
+ * same bytes as infer__pack_q8_0_group */
+static void infer__pack_q8_0_fast(const uint8_t *p, uint8_t *o) {
+    infer__x4_w u;
+    pthread_once(&infer__x4_once, infer__x4_init);                     /* the unpacking's tables */
+    infer__x4_unpack_q8_0(p, 4, &u);
+    for (int b = 0; b < 4; b++) memcpy(o + 2 * b, p + sizeof(infer_block_q8_0) * b, 2);
+    _mm512_storeu_si512(o + 8, u.lo);
+    _mm512_storeu_si512(o + 72, u.hi);
+}
+/* Q4_1, Q5_1, Q5_0: the header fields moved to the group's head, the code bytes put in lane
+ * order by the tiles' own permute (idx: the table for a full group); the same bytes as
+ * infer__x4_field_group. IQ4_NL's blocks are Q4_0's, packed as those. */
+static void infer__pack_x4_fields(const uint8_t *p, uint8_t *o, const infer__x4_fields *fl, const __m512i *idx) {
+    __m512i A, B;
+    pthread_once(&infer__x4_once, infer__x4_init);
+    infer__x4_load(p, 4 * fl->bb, 1, &A, &B);
+    size_t at = 0;
+    for (int f = 0; f < fl->nf; f++) {
+        for (int b = 0; b < 4; b++) memcpy(o + at + (size_t)fl->len[f] * (size_t)b, p + fl->bb * b + fl->off[f], (size_t)fl->len[f]);
+        at += 4 * (size_t)fl->len[f];
+    }
+    _mm512_storeu_si512(o + at, _mm512_permutex2var_epi8(A, *idx, B));
+}
+static void infer__pack_q4_1_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_fields(p, o, &infer__x4_fields_q4_1, &infer__x4_idx_q4_1[1]); }
+INFER__MAYBE_UNUSED static void infer__pack_q5_1_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_fields(p, o, &infer__x4_fields_q5_1, &infer__x4_idx_q5_1[1]); }
+INFER__MAYBE_UNUSED static void infer__pack_q5_0_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_fields(p, o, &infer__x4_fields_q5_0, &infer__x4_idx_q5_0[1]); }
+#endif
+/* F16 and BF16 keep their layout: the copy is the file's bytes (repack_part copies them a
+ * chunk at a time; this is never called) */
+INFER__MAYBE_UNUSED static void infer__pack_same(const uint8_t *p, uint8_t *o) { (void)p; (void)o; }
+/* what is repacked into what, in this build */
+typedef struct { infer_type from, to; infer__pack_fn pack; } infer__repack_rule;
+static const infer__repack_rule infer__repack_rules[] = {
+#if defined(INFER__TILE_XK)
+    { INFER_TYPE_Q2_K, INFER__TYPE_Q2_K_XK, infer__pack_q2_k_fast }, { INFER_TYPE_Q3_K, INFER__TYPE_Q3_K_XK, infer__pack_q3_k_fast },
+    { INFER_TYPE_Q4_K, INFER__TYPE_Q4_K_XK, infer__pack_q4_k_fast }, { INFER_TYPE_Q5_K, INFER__TYPE_Q5_K_XK, infer__pack_q5_k_fast },
+    { INFER_TYPE_Q6_K, INFER__TYPE_Q6_K_XK, infer__pack_q6_k_fast }, { INFER_TYPE_IQ4_XS, INFER__TYPE_IQ4_XS_XK, infer__pack_iq4_xs_fast },
+#endif
+#if defined(INFER__TILE_X4)
+    { INFER_TYPE_Q4_0, INFER__TYPE_Q4_0_X8, infer__pack_q4_0_x8_fast },   /* rows of whole 256s; else: */
+    { INFER_TYPE_Q4_0, INFER__TYPE_Q4_0_X4, infer__pack_q4_0_fast }, { INFER_TYPE_Q8_0, INFER__TYPE_Q8_0_X4, infer__pack_q8_0_fast },
+    { INFER_TYPE_MXFP4, INFER__TYPE_MXFP4_X4, infer__pack_mxfp4_fast },
+    { INFER_TYPE_Q4_1, INFER__TYPE_Q4_1_X4, infer__pack_q4_1_fast }, { INFER_TYPE_IQ4_NL, INFER__TYPE_IQ4_NL_X4, infer__pack_q4_0_fast },
+#endif
+#if defined(INFER__TILE_X4_Q5)
+    { INFER_TYPE_Q5_0, INFER__TYPE_Q5_0_X4, infer__pack_q5_0_fast }, { INFER_TYPE_Q5_1, INFER__TYPE_Q5_1_X4, infer__pack_q5_1_fast },
+#endif
+#if defined(INFER__REPACK)
+    { INFER_TYPE_F16, INFER_TYPE_F16, infer__pack_same }, { INFER_TYPE_BF16, INFER_TYPE_BF16, infer__pack_same },
+#endif
+    { INFER_TYPE_F32, INFER_TYPE_F32, NULL } };
+/* the rule for a tensor of the model's own (NULL: it stays as it is): its rows must be whole
+ * blocks of the copy's type */
+static const infer__repack_rule *infer__repack_rule_for(const infer_tensor *t) {
+    for (const infer__repack_rule *r = infer__repack_rules; r->pack; r++)
+        if (t->type == r->from && t->data && t->nbytes && t->ne[0] % infer_type_block(r->to) == 0) return r;
+    return NULL;
+}
+/* pass 1: the set starts as the model's own tensors */
+INFER__MAYBE_UNUSED static infer_status infer__keep_place(infer_model *m, infer__device_weights *d, const infer_tensor *h, infer_tensor *dt, infer_error *err) {
+    (void)m; (void)d; (void)err;
+    *dt = *h;
+    return INFER_OK;
+}
+static void infer__xk_free(infer_model *m) {
+#ifdef MAP_ANONYMOUS
+    if (m->xk_mem) munmap(m->xk_mem, m->xk_bytes);
+#else
+    free(m->xk_mem);
+#endif
+    INFER_FREE(m->xk.tensors);
+    INFER_FREE(m->xk.layers);
+    memset(&m->xk, 0, sizeof m->xk);
+    m->xk_mem = NULL;
+    m->xk_bytes = 0;
+}
+/* drop this process's mapping of the file's pages under [p, p + n) (the whole pages inside:
+ * a page shared with a neighbour stays), where that memory is the model's file mapping. The
+ * mapping is private and read-only, so a page dropped too early costs a fault on the next
+ * read, never its contents. */
+static int infer__in_map(const infer__mapping *mp, const void *p, size_t n) {
+    return mp->addr && (uintptr_t)p >= (uintptr_t)mp->addr && (uintptr_t)p + n <= (uintptr_t)mp->addr + mp->size;
+}
+/* whether [p, p + n) lies in a file the model maps: the GGUF, or a Hugging Face shard */
+static int infer__mapped(const infer_model *m, const void *p, size_t n) {
+    if (infer__in_map(&m->map, p, n)) return 1;
+    return infer__hf_maps(&m->gguf, p, n);
+}
+INFER__MAYBE_UNUSED static void infer__release_pages(const infer_model *m, const void *p, size_t n) {
+    if (!infer__mapped(m, p, n)) return;
+    const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+    const uintptr_t a = ((uintptr_t)p + pg - 1) / pg * pg, b = ((uintptr_t)p + n) / pg * pg;
+#ifdef MADV_DONTNEED
+    if (b > a) madvise((void *)a, (size_t)(b - a), MADV_DONTNEED);
+#else
+    (void)a; (void)b;                   /* libc hid madvise: the pages stay until unmapped */
+#endif
+}
+/* the rule a model's tensor is copied by: a plain copy (F16, BF16) only of bytes in a mapped
+ * file, whose pages the copy then releases -- a tensor the Hugging Face loader transformed
+ * already lives in memory of its own */
+INFER__MAYBE_UNUSED static const infer__repack_rule *infer__repack_rule_of(const infer_model *m, const infer_tensor *t) {
+    const infer__repack_rule *r = infer__repack_rule_for(t);
+    return r && (r->from != r->to || infer__mapped(m, t->data, t->nbytes)) ? r : NULL;
+}
+#if defined(INFER__REPACK)
+#define INFER__REPACK_CHUNK 16384            /* blocks: 2.3-3.4 MB */
+/* thread ith of nth packs its share of every repacked tensor's blocks (contiguous, so each
+ * thread first-touches its own pages of the copy), then releases the file's pages under it */
+static void infer__repack_part(void *arg, int ith, int nth) {
+    const infer_model *m = (const infer_model *)arg;
+    for (int64_t i = 0; i < m->gguf.n_tensors; i++) {
+        const infer_tensor *t = &m->xk.tensors[i], *h = &m->gguf.tensors[i];
+        if (!t->data || t->data == h->data) continue;
+        const infer__repack_rule *rule = infer__repack_rule_for(h);
+        const size_t bb = infer_type_row_size(t->type, infer_type_block(t->type)), nb = h->nbytes / bb;   /* a copy's block is a file's */
+        const size_t b0 = nb * (size_t)ith / (size_t)nth, b1 = nb * (size_t)(ith + 1) / (size_t)nth;
+        const uint8_t *src = (const uint8_t *)h->data;
+        uint8_t *dst = (uint8_t *)(uintptr_t)t->data;
+        const int same = rule->from == rule->to;                        /* F16, BF16: the bytes as they are */
+        const size_t chunk = same ? ((size_t)2 << 20) / bb : INFER__REPACK_CHUNK;   /* a copy: 2 MiB at a time */
+        for (size_t c0 = b0; c0 < b1; c0 += chunk) {   /* released as it goes: the peak stays low */
+            const size_t c1 = c0 + chunk < b1 ? c0 + chunk : b1;
+            if (same) memcpy(dst + c0 * bb, src + c0 * bb, (c1 - c0) * bb);
+            else for (size_t b = c0; b < c1; b++) rule->pack(src + b * bb, dst + b * bb);
+            infer__release_pages(m, src + c0 * bb, (c1 - c0) * bb);
+        }
+    }
+}
+#endif
+static infer_status infer__repack(infer_model *m, infer_error *err) {
+#if defined(INFER__REPACK)
+    infer__device_weights *d = &m->xk;
+    infer_status st = infer__place_weights(m, d, infer__keep_place, err);
+    size_t total = 0;
+    for (int64_t i = 0; st == INFER_OK && i < m->gguf.n_tensors; i++)
+        if (infer__repack_rule_of(m, &d->tensors[i])) total += (d->tensors[i].nbytes + 63) / 64 * 64;
+    if (st != INFER_OK || total == 0) { infer__xk_free(m); return st; }
+#ifdef MAP_ANONYMOUS
+    uint8_t *mem = (uint8_t *)mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+#else                                   /* libc hid anonymous maps (strict C11): the heap */
+    uint8_t *mem = (uint8_t *)aligned_alloc(64, total);
+    if (!mem) mem = (uint8_t *)MAP_FAILED;
+#endif
+    if (mem == MAP_FAILED) { infer__xk_free(m); return infer__fail(err, INFER_ERR_NOMEM, "no memory for the repacked weights (%zu bytes)", total); }
+#if defined(MADV_HUGEPAGE)
+    madvise(mem, total, MADV_HUGEPAGE);
+#endif
+    m->xk_mem = mem;
+    m->xk_bytes = total;
+    size_t off = 0;
+    for (int64_t i = 0; i < m->gguf.n_tensors; i++) {
+        infer_tensor *t = &d->tensors[i];
+        const infer__repack_rule *rule = infer__repack_rule_of(m, t);
+        if (!rule) continue;
+        t->type = rule->to;
+        t->data = mem + off;
+        off += (t->nbytes + 63) / 64 * 64;
+    }
+    /* on every core: the first touches of fresh memory cost more than the packing (2-core
+     * VM, llama-1b Q4_K_M, 800 MB on one thread: 0.3 s in 4 KiB pages, 0.7-1.9 s in 2 MiB) */
+    infer__pool *pool = infer__pool_create(infer__n_cores());
+    infer__pool_run(pool, infer__repack_part, m);
+    infer__pool_free(pool);
+#else
+    (void)m; (void)err;
+#endif
+    return INFER_OK;
+}
+
+static infer_status infer__model_init(infer_model *m, const infer_model_params *p, infer_error *err) {
+    INFER__TRY(infer__load_tokenizer(m, err));
+    if (p && p->vocab_only) return INFER_OK;
+    if (m->gguf.n_tensors == 0 && m->tok)
+        return infer__fail(err, INFER_ERR_FORMAT, "the file holds a vocabulary and no tensors (a vocabulary-only file: it can tokenize and describe itself, not run)");
+    INFER__TRY(infer__load_config(m, err));
+    /* the vocabulary size: the embedding's rows (the tokenizer must not exceed them) */
+    const infer_tensor *te = infer_gguf_tensor(&m->gguf, "token_embd.weight");
+    if (!te) return infer__fail(err, INFER_ERR_FORMAT, "missing tensor 'token_embd.weight'");
+    if (te->ne[1] < 1 || te->ne[1] > INT32_MAX) return infer__fail(err, INFER_ERR_FORMAT, "token_embd.weight has %lld rows", (long long)te->ne[1]);
+    m->cfg.n_vocab = (int32_t)te->ne[1];
+    if (m->tok && m->tok->n_vocab > m->cfg.n_vocab)
+        return infer__fail(err, INFER_ERR_FORMAT, "tokenizer has %d tokens but token_embd.weight only %d rows", m->tok->n_vocab, m->cfg.n_vocab);
+    INFER__TRY(infer__load_weights(m, err));
+    return p && p->no_repack ? INFER_OK : infer__repack(m, err);
+}
+
+/* a model over a GGUF in memory; `map` (or NULL): the file mapping that memory is, which
+ * the model then owns, even when this fails */
+static infer_status infer__model_open(infer_model **out, const void *data, size_t size, const infer__mapping *map, const infer_model_params *p, infer_error *err) {
+    *out = NULL;
+    infer_model *m = (infer_model *)infer__calloc(1, sizeof *m);
+    if (!m) {
+        if (map) { infer__mapping mm = *map; infer__unmap(&mm); }
+        return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    }
+    if (map) m->map = *map;
+    infer_status st = infer_gguf_parse(&m->gguf, data, size, err);
+    if (st == INFER_OK) st = infer__model_init(m, p, err);
+    if (st != INFER_OK) { infer_model_free(m); return st; }
+    *out = m;
+    return INFER_OK;
+}
+infer_status infer_model_load_memory(infer_model **out, const void *data, size_t size, const infer_model_params *p, infer_error *err) {
+    return infer__model_open(out, data, size, NULL, p, err);
+}
+infer_status infer_model_load(infer_model **out, const char *path, const infer_model_params *p, infer_error *err) {
+    infer__mapping map;
+    struct stat sb;
+    *out = NULL;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {     /* a Hugging Face folder (>>safetensors) */
+        infer_model *m = (infer_model *)infer__calloc(1, sizeof *m);
+        if (!m) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+        char tj[4096];
+        snprintf(tj, sizeof tj, "%s/tokenizer.json", path);
+        /* vocab-only needs no weights: tokenizer.json (+ tokenizer_config.json) is enough */
+        infer_status st = p && p->vocab_only ? infer_hf_vocab(&m->gguf, tj, err) : infer_hf_load(&m->gguf, path, err);
+        if (st == INFER_OK) st = infer__model_init(m, p, err);
+        if (st != INFER_OK) { infer_model_free(m); return st; }
+        *out = m;
+        return INFER_OK;
+    }
+    INFER__TRY(infer__map_file(&map, path, !(p && (p->vocab_only || p->no_hugepages)), err));
+    return infer__model_open(out, map.addr, map.size, &map, p, err);
+}
+
+/* A backend must fill every entry of the table the forward pass may call: one left NULL
+ * (an op it lacks) refuses the model when it is put on that backend, by the op's name,
+ * instead of failing in the middle of a run. */
+static infer_status infer__backend_check(const infer_kernels *k, const infer_model *m, infer_error *err) {
+#define INFER__NEED(f) if (!k->f) return infer__fail(err, INFER_ERR_UNSUPPORTED, "the %s backend has no '%s' op", k->name ? k->name : "?", #f);
+    INFER_KERNELS_REQUIRED(INFER__NEED)
+    if (m && m->arch && m->arch->csa) { INFER_KERNELS_DEEPSEEK4(INFER__NEED) }   /* only for that family */
+#undef INFER__NEED
+    return INFER_OK;
+}
+/* infer_kernels is `name`, `host_memory` and function pointers: as many as the lists name */
+#define INFER__ONE(f) +1
+enum { INFER__N_KERNEL_FNS = 0 INFER_KERNELS_REQUIRED(INFER__ONE) INFER_KERNELS_DEEPSEEK4(INFER__ONE) INFER_KERNELS_OPTIONAL(INFER__ONE) };
+#undef INFER__ONE
+typedef struct { const char *name; int host_memory; void (*fn[INFER__N_KERNEL_FNS])(void); } infer__kernels_shape;
+INFER__STATIC_ASSERT(sizeof(infer_kernels) == sizeof(infer__kernels_shape), "infer_kernels has a function pointer the INFER_KERNELS_* lists do not name");
+
+/* ---- device copies of the weights ---- */
+static void infer__device_weights_free(infer_model *m) {
+    infer__device_weights *d = &m->dev;
+    if (!d->k) return;
+    for (int64_t i = 0; d->tensors && i < m->gguf.n_tensors; i++)
+        if (d->tensors[i].data) d->k->free(d->kctx, (void *)d->tensors[i].data);
+    d->k->ctx_free(d->kctx);
+    INFER_FREE(d->tensors);
+    INFER_FREE(d->layers);
+    memset(d, 0, sizeof *d);
+}
+
+infer_status infer_model_upload(infer_model *m, const infer_kernels *k, infer_error *err) {
+    if (!m->layers) return infer__fail(err, INFER_ERR_ARG, "model was loaded vocab-only; it cannot run");
+    INFER__TRY(infer__backend_check(k, m, err));
+    if (k->host_memory || m->dev.k == k) return INFER_OK;
+    if (m->dev.k) return infer__fail(err, INFER_ERR_ARG, "the model's weights are already on the %s backend", m->dev.k->name);
+    char why[256] = "";
+    if (!k->supports_config(&m->cfg, why, sizeof why)) return infer__fail(err, INFER_ERR_UNSUPPORTED, "the %s backend cannot run this model: %s", k->name, why);
+    infer__device_weights *d = &m->dev;
+    memset(d, 0, sizeof *d);
+    INFER__TRY(k->ctx_create(&d->kctx, 1, 0, err));
+    d->k = k;
+    infer_status st = infer__upload_weights(m, err);
+    if (st != INFER_OK) infer__device_weights_free(m);
+    return st;
+}
+
+void infer_model_free(infer_model *m) {
+    if (!m) return;
+    infer__device_weights_free(m);
+    infer__xk_free(m);
+    if (m->tok) { infer_tokenizer_free(m->tok); INFER_FREE(m->tok); }
+    INFER_FREE(m->layers);
+    infer_gguf_free(&m->gguf);
+    infer__unmap(&m->map);
+    INFER_FREE(m);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * >>kv -- the paged KV cache, many sequences, the prefix cache, and the recurrent state.
+ *
+ * Keys and values of past tokens live in fixed-size blocks of `block_size` rows taken from
+ * a pool. Each sequence owns a block table (logical block i -> physical block), so its cache
+ * need not be contiguous, many sequences share one pool without fragmenting it, and blocks
+ * return to the pool when a sequence ends. Attention reads row p of a sequence at
+ *   table[p / block_size] * block_size + p % block_size.
+ *
+ *   pool (one per attention layer, for K and for V):  [n_blocks * block_size, n_head_kv * head_dim]
+ *
+ * One such paged cache serves every attention layer of the families with plain attention:
+ * a row per token, all layers' rows of a token in the same logical block, so one block table
+ * per sequence covers them all. deepseek4 (>>deepseek4) has more caches, with the same
+ * machinery:
+ *   raw keys     a row per token, but only the last `window` positions are ever read: the
+ *                blocks that slide out of the window go back to the pool at once, so a
+ *                sequence holds W + one chunk of rows whatever its length
+ *   compressed   a row per `ratio` tokens (one cache per ratio in use, shared by the layers
+ *                with that ratio), with the lightning indexer's keys beside the entries
+ *                (its V pool) on ratio-4 layers
+ *
+ * The prefix cache. Two sequences that start with the same tokens (a system prompt, a
+ * few-shot preamble, a chat history) have the same keys and values for them. A full block
+ * is named by a hash of its tokens chained after its predecessor's hash, so a name stands for
+ * the whole prefix up to the block's end; a map from names to blocks finds them. A sequence
+ * that starts with a cached prefix (infer_seq_reuse) points its table at those blocks (a
+ * reference count says how many sequences hold one), and, where its prompt then shares only
+ * the first rows of a block, copies those rows into a block of its own (copy-on-write: the
+ * shared block is never written again). Blocks whose last holder has gone stay cached, and
+ * the pool hands them out again, least recently used first, only when no free block is left.
+ * Only families whose whole past is in the token cache use it; the hybrid families (a
+ * recurrent state) and deepseek4 (windows and compressor states) start every sequence afresh.
+ *
+ * A gated DeltaNet layer keeps no per-token cache: its whole past is a fixed-size state,
+ * owned by the sequence beside its block table and updated in place by every token:
+ *   conv state  [K-1, conv_dim]     the last K-1 inputs of the causal conv
+ *   S           [n_v, d_v, d_k]     one d_k x d_v memory per value head (stored by column)
+ * deepseek4's compressors likewise carry their open windows as a fixed-size state per layer.
+ * ---------------------------------------------------------------------------------------- */
+#define INFER__KV_BLOCK 16
+#define INFER__MAX_CACHES 8            /* the token cache + one per compress ratio in use */
+
+typedef struct infer__cache {
+    int32_t ratio;           /* tokens per row: 1 for the token cache, m for compressed entries */
+    int32_t window;          /* > 0: only the rows of the last `window` positions are kept */
+    int32_t block_size, n_blocks;
+    int32_t max_logical;     /* logical blocks a sequence may have (its table's length) */
+    int32_t k_dim, v_dim;    /* floats per row; v_dim 0: no V pool */
+    infer_type type;
+    void **k, **v;           /* [n_layer] pool bases, NULL for layers that keep nothing here */
+    void *mem;               /* one backend allocation holding every layer's pools */
+    int32_t *free_list;      /* stack of free physical blocks */
+    int32_t n_free;
+    int32_t *ref;            /* [n_blocks] sequences holding each block */
+    /* the prefix cache (`prefix` set): per block its rows' tokens, the rows written, its hash
+     * and its predecessor's, whether the map names it, and when it was last let go */
+    int prefix;
+    int32_t *tokens, *fill;  /* [n_blocks, block_size], [n_blocks] */
+    uint64_t *hash, *parent, *stamp, clock;
+    uint8_t *cached;
+    int32_t n_evictable;     /* cached blocks no sequence holds */
+    uint64_t *map_key;       /* the map, block hash -> block: open addressing, keys never 0, */
+    int32_t *map_val;        /* [map_mask + 1] slots, at least twice the blocks */
+    uint32_t map_mask;
+} infer__cache;
+
+/* One sequence: its block tables (one per cache, host and backend copies), position and
+ * recurrent state. */
+typedef struct infer__seq {
+    int live;
+    int32_t n_past;
+    int32_t *table[INFER__MAX_CACHES];       /* [max_logical]: logical -> physical, -1 slid out */
+    int32_t n_table[INFER__MAX_CACHES];      /* logical blocks handed out */
+    int32_t *dev_table[INFER__MAX_CACHES];   /* in backend memory */
+    int32_t synced[INFER__MAX_CACHES];       /* leading entries the backend copy has */
+    float **conv_state, **ssm_state;         /* [n_layer] gated DeltaNet, NULL elsewhere */
+    float **comp_state, **idx_state;         /* [n_layer] deepseek4's compressors, NULL elsewhere */
+    int32_t *hist;                           /* [n_ctx] the ids of the n_past tokens, in order */
+} infer__seq;
+
+/* The map of named blocks: linear probing from the hash's low bits; a deletion moves later
+ * entries of the same run back, so no tombstones are needed. It never fills up (a block
+ * has at most one name, and there are twice as many slots as blocks). */
+static int32_t infer__name_find(const infer__cache *c, uint64_t key) {
+    for (uint32_t i = (uint32_t)key & c->map_mask;; i = (i + 1) & c->map_mask) {
+        if (c->map_key[i] == key) return c->map_val[i];
+        if (!c->map_key[i]) return -1;
+    }
+}
+static void infer__name_add(infer__cache *c, uint64_t key, int32_t b) {
+    uint32_t i = (uint32_t)key & c->map_mask;
+    while (c->map_key[i] && c->map_key[i] != key) i = (i + 1) & c->map_mask;
+    c->map_key[i] = key;
+    c->map_val[i] = b;
+}
+static void infer__name_drop(infer__cache *c, uint64_t key) {
+    uint32_t i = (uint32_t)key & c->map_mask;
+    while (c->map_key[i] != key) { if (!c->map_key[i]) return; i = (i + 1) & c->map_mask; }
+    for (uint32_t j = (i + 1) & c->map_mask; c->map_key[j]; j = (j + 1) & c->map_mask) {
+        const uint32_t home = (uint32_t)c->map_key[j] & c->map_mask;
+        /* the entry at j may fill the hole at i unless its home lies cyclically in (i, j] */
+        const int stays = i < j ? (home > i && home <= j) : (home > i || home <= j);
+        if (stays) continue;
+        c->map_key[i] = c->map_key[j];
+        c->map_val[i] = c->map_val[j];
+        i = j;
+    }
+    c->map_key[i] = 0;
+}
+
+/* a free block: from the free list, else the least recently used cached block, whose name
+ * is forgotten; -1 when neither is left */
+static int32_t infer__cache_take(infer__cache *c) {
+    int32_t b = -1;
+    if (c->n_free > 0) b = c->free_list[--c->n_free];
+    else if (c->n_evictable > 0) {
+        for (int32_t i = 0; i < c->n_blocks; i++)
+            if (c->ref[i] == 0 && c->cached[i] && (b < 0 || c->stamp[i] < c->stamp[b])) b = i;
+        infer__name_drop(c, c->hash[b]);
+        c->cached[b] = 0;
+        c->n_evictable--;
+    }
+    if (b < 0) return -1;
+    c->ref[b] = 1;
+    if (c->prefix) { c->fill[b] = 0; c->parent[b] = 0; }
+    return b;
+}
+/* a holder lets go of block b: back to the free list, or, when the map names it, kept */
+static void infer__cache_release(infer__cache *c, int32_t b) {
+    if (--c->ref[b] > 0) return;
+    if (c->prefix && c->cached[b]) { c->stamp[b] = ++c->clock; c->n_evictable++; }
+    else c->free_list[c->n_free++] = b;
+}
+/* blocks a new request could get */
+static int32_t infer__cache_available(const infer__cache *c) { return c->n_free + c->n_evictable; }
+
+/* rows held for positions [0, n_pos): one per `ratio` positions, ended windows only */
+static int32_t infer__cache_rows(const infer__cache *c, int32_t n_pos) { return n_pos / c->ratio; }
+/* blocks a sequence's table needs for positions [0, end) */
+static int32_t infer__cache_blocks(const infer__cache *c, int32_t end) { return (infer__cache_rows(c, end) + c->block_size - 1) / c->block_size; }
+
+/* With a window, give back the blocks that no query from position `from` on can read. */
+static void infer__seq_trim(infer__cache *c, infer__seq *q, int ci, int32_t from) {
+    if (c->window <= 0) return;
+    const int32_t first_needed = from - c->window + 1 > 0 ? from - c->window + 1 : 0;
+    for (int32_t b = 0; b < q->n_table[ci] && (b + 1) * c->block_size <= first_needed; b++)
+        if (q->table[ci][b] >= 0) { infer__cache_release(c, q->table[ci][b]); q->table[ci][b] = -1; }
+}
+
+/* Make room in the sequence's table for positions [0, end). 0 when the pool is exhausted
+ * (callers check infer__cache_available first where a failure must change nothing). */
+static int infer__seq_grow(infer__cache *c, infer__seq *q, int ci, int32_t end) {
+    const int32_t need = infer__cache_blocks(c, end);
+    while (q->n_table[ci] < need) {
+        const int32_t b = infer__cache_take(c);
+        if (b < 0) return 0;
+        q->table[ci][q->n_table[ci]++] = b;
+    }
+    return 1;
+}
+
+/* every block of the sequence back (the cached ones stay named) */
+static void infer__seq_release(infer__cache *caches, int n_caches, infer__seq *q) {
+    for (int ci = 0; ci < n_caches; ci++) {
+        for (int32_t b = q->n_table[ci] - 1; b >= 0; b--)
+            if (q->table[ci][b] >= 0) infer__cache_release(&caches[ci], q->table[ci][b]);
+        q->n_table[ci] = 0;
+        q->synced[ci] = 0;
+    }
+    q->n_past = 0;
+}
+
+/* The name of a full block: its tokens hashed after its predecessor's name (splitmix64 as
+ * the mixing step). Names are checked against the stored tokens before use, so a collision
+ * costs a miss, never a wrong prefix. */
+#define INFER__PREFIX_SEED 0x9e3779b97f4a7c15ull
+static uint64_t infer__block_hash(uint64_t parent, const int32_t *tokens, int n) {
+    uint64_t h = parent ^ 0xd6e8feb86659fd93ull;
+    for (int i = 0; i < n; i++) {
+        uint64_t z = (h ^ (uint32_t)tokens[i]) + 0x9e3779b97f4a7c15ull;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        h = z ^ (z >> 31);
+    }
+    return h ? h : 1;                            /* 0 marks an empty slot of the map */
+}
+
+/* After a sequence wrote positions [from, to) into the token cache: record their tokens, and
+ * name the blocks that filled up (chained after their predecessors), so later sequences
+ * can find them. A block whose name another block already has stays unnamed. */
+static void infer__prefix_note(infer__cache *c, infer__seq *q, const int32_t *tokens, int32_t from, int32_t to) {
+    const int32_t bs = c->block_size;
+    for (int32_t p = from; p < to; p++) {
+        const int32_t b = q->table[0][p / bs];
+        c->tokens[(size_t)b * bs + p % bs] = tokens[p - from];
+        if (c->fill[b] < p % bs + 1) c->fill[b] = p % bs + 1;
+    }
+    for (int32_t i = from / bs; i <= (to - 1) / bs; i++) {
+        const int32_t b = q->table[0][i];
+        c->parent[b] = i ? c->hash[q->table[0][i - 1]] : INFER__PREFIX_SEED;
+        if (c->fill[b] < bs || c->cached[b]) continue;
+        c->hash[b] = infer__block_hash(c->parent[b], c->tokens + (size_t)b * bs, bs);
+        if (infer__name_find(c, c->hash[b]) >= 0) continue;
+        infer__name_add(c, c->hash[b], b);
+        c->cached[b] = 1;
+    }
+}
+
+/* sizes of one gated DeltaNet layer's recurrent state, in floats */
+static size_t infer__conv_state_len(const infer_config *c) {
+    return (size_t)(c->ssm_conv_kernel - 1) * (size_t)(2 * c->ssm_n_group * c->ssm_d_state + c->ssm_d_inner);
+}
+static size_t infer__ssm_state_len(const infer_config *c) { return (size_t)c->ssm_d_inner * (size_t)c->ssm_d_state; }
+/* a deepseek4 compressor's open windows: 2 running softmaxes (max, sum, acc) of `dim` channels */
+static size_t infer__comp_state_len(int dim) { return 6 * (size_t)dim; }
+/* ------------------------------------------------------------------------------------------
+ * >>session -- what a model needs to run: a backend, activations, caches, sequences.
+ *
+ * The model (>>load) is read-only and can serve many sessions. A session holds the rest: the
+ * kernel table it runs on (>>api-kernels) and the weights as that backend sees them, the
+ * activation buffers of one step of up to n_ubatch tokens, the caches of >>kv, and up to
+ * n_seq_max sequences, each with its block tables, recurrent state and token history.
+ * Everything is sized once, at creation, from the model's config and the session params.
+ *
+ *   infer_session_create       backend, buffers, cache pools, rope; sequence 0 live
+ *   infer_seq_add / _remove    more sequences; a removed one's blocks go back to the pool
+ *   infer_seq_reuse            a sequence whose first tokens are found in the prefix cache
+ *   infer_session_reset        every sequence back to position 0
+ *   infer_session_free
+ * Running the model on a session is >>forward (one step) and >>eval (the API around it).
+ * ---------------------------------------------------------------------------------------- */
+/* The output projection runs over at most this many rows at a time, so a long prompt with
+ * all logits wanted needs [32, n_vocab] of scratch, not [n_ubatch, n_vocab]. */
+#define INFER__LOGIT_ROWS 32
+
+/* a step's rows [row0, row0 + n) belong to sequence `seq`, at its positions p0.. */
+typedef struct infer__seg { int32_t seq, row0, n, p0; } infer__seg;
+
+struct infer_session {
+    infer_model *m;
+    const infer_kernels *k;
+    void *kctx;
+    infer__weights w;        /* the weights in this backend's memory */
+    infer_session_params p;
+    int32_t n_ctx;           /* positions the token cache's pool holds, for all sequences together */
+    infer__cache cache[INFER__MAX_CACHES];   /* [0]: a row per token; then one per compress ratio */
+    int n_caches;
+    int8_t *comp_cache;      /* [n_layer] deepseek4: the cache of the layer's compressed entries, -1: none */
+    infer__seq *seqs;        /* [n_seq_max] */
+    /* the step being computed: its rows sequence by sequence, and (deepseek4) the entries each
+     * segment closes per compressed cache: the first one's row in s->cent and the count */
+    infer__seg *segs;        /* [n_seq_max] */
+    int n_segs;
+    int32_t (*emit_first)[INFER__MAX_CACHES], (*emit_n)[INFER__MAX_CACHES];   /* [n_seq_max] */
+    int32_t n_emit[INFER__MAX_CACHES];       /* entries the step closes, per cache */
+    infer_rope rope;
+    /* activations for up to U = n_ubatch tokens (NULL when the model has no use for one) */
+    float *x, *h, *o;        /* [U, n_hc or 1, n_embd] residual stream(s); [U, n_embd] normed input, block output */
+    float *logits;           /* [min(U, INFER__LOGIT_ROWS), n_vocab] */
+    float *xg;               /* [min(U, INFER__LOGIT_ROWS), n_hc or 1, n_embd] the rows whose logits are wanted */
+    float *q, *kk, *vv, *att;/* attention: [U, n_head*head_dim], [U, kv_dim] x2, [U, n_head*head_dim] */
+    float *qg, *agate;       /* attn_gate: [U, 2*n_head*head_dim], [U, n_head*head_dim] */
+    float *gate, *up;        /* feed-forward hidden: [U, max(n_ff, n_ff_shexp, n_used*n_ff_exp)] */
+    float *router, *ew, *ey, *shg;  /* MoE: [U, n_expert], [U, n_used], [U, n_used, n_embd], [U] */
+    int32_t *eid;            /* MoE: [U, n_used] chosen experts */
+    float *mixed, *conv;     /* DeltaNet: [U, conv_dim] before and after the conv */
+    float *dq, *dk, *dv, *z, *da, *db, *dout; /* [U, n_k d_k] x2, [U, n_v d_v] x2, [U, n_v] x2, [U, n_v d_v] */
+    /* deepseek4 (>>deepseek4) */
+    float *hcn, *hmix, *hpc; /* [U, n_hc*n_embd] RMS(streams), [U, n_mix] mixes, [U, n_hc + n_hc^2] post and C */
+    float *qr;               /* [U, q_lora] */
+    float *ckv, *cgate;      /* compressor inputs [U, 2*max(d, d_idx)] */
+    float *cent;             /* entries closed by the step [U, max(d, d_idx)] */
+    float *iq, *iw;          /* indexer queries [U, n_idx*d_idx], head weights [U, n_idx] */
+    int32_t *isel, *insel;   /* indexer choice [U, top_k], its count [U] */
+    float *oa;               /* [U, G*o_lora] grouped output projection */
+    int32_t *gids;           /* [U, G]: 0..G-1 on every row, the groups as matmul_id's experts */
+    int32_t *epos;           /* [n_caches, 2, U]: per compressed cache, the closing entries' rope positions and indices */
+    int32_t *eid_host;       /* [U, n_used] hash-routed experts before upload */
+    /* the ops' integer inputs, in backend memory, uploaded from the host copies */
+    int32_t *pos;            /* [4, T] positions of the step (4 streams for multi-axis rope) */
+    int32_t *tok;            /* [T] token ids of the step */
+    int32_t *lrows;          /* [U] the rows whose logits are wanted */
+    int32_t *pos_host;       /* [4, U] */
+    int32_t *tok_host;       /* [U] the step's tokens */
+    float *lstage;           /* [min(U, INFER__LOGIT_ROWS), n_vocab] logits on their way to the callers */
+    /* called after every layer with the residual stream s->x (backend memory), for the
+     * backend diff (>>backends); NULL otherwise */
+    int o_added;             /* the block's output is already in x (infer__block_proj) */
+    void (*layer_hook)(void *user, infer_session *s, int layer, int T);
+    void *hook_user;
+    int32_t *hist;           /* [n_ctx] the ids of the n_past tokens held, in order (infer_eval_prefix) */
+};
+
+int32_t infer_session_n_past(const infer_session *s) { return s->seqs[0].live ? s->seqs[0].n_past : 0; }
+int32_t infer_session_n_ctx(const infer_session *s) { return s->n_ctx; }
+void infer_session_step_info(const infer_session *s, int *launches, int *graph) {
+    if (launches) *launches = 0;
+    if (graph) *graph = 0;
+    if (s->k->step_info) s->k->step_info(s->kctx, launches, graph);
+}
+int32_t infer_seq_n_past(const infer_session *s, int32_t seq) {
+    return seq >= 0 && seq < s->p.n_seq_max && s->seqs[seq].live ? s->seqs[seq].n_past : -1;
+}
+
+infer_session_params infer_session_default_params(void) {
+    infer_session_params p;
+    memset(&p, 0, sizeof p);
+    p.kv_type = INFER_TYPE_F16;
+    p.prefix_cache = 1;
     return p;
 }
 
-/* Families. `hf` is config.json's architectures[0]; `gguf` is general.architecture. */
-enum {
-    INFER__HF_PERMUTE_QK = 1,   /* llama: q/k rows reordered for adjacent-pair rope (>>hf-tensors) */
-    INFER__HF_LLAMA_KEYS = 2,   /* vocab_size, rope.dimension_count, llama-3 rope_freqs */
-    INFER__HF_NORM_PLUS1 = 4,   /* RMSNorm weights stored as w - 1 (HF computes (1 + w) x) */
-    INFER__HF_HYBRID = 8,       /* gated DeltaNet layers: ssm keys, tiled value heads, MTP */
-    INFER__HF_MOE = 16,         /* experts stacked into 3-D tensors */
-    INFER__HF_BITNET = 32       /* ternary projections, sub-norms */
-};
+/* floats per token of the residual stream: n_embd, times n_hc with hyper-connections */
+static size_t infer__stream_dim(const infer_config *c) { return (size_t)c->n_embd * (size_t)(c->n_hc > 1 ? c->n_hc : 1); }
 
-typedef struct infer__hf_arch { const char *hf, *gguf; unsigned flags; } infer__hf_arch;
+/* The activation buffers with their sizes in bytes (0: not needed by this model). One list
+ * serves allocation and freeing. */
+typedef struct infer__buf { void **p; size_t bytes; } infer__buf;
 
-static const infer__hf_arch infer__hf_archs[] = {
-    { "LlamaForCausalLM", "llama", INFER__HF_PERMUTE_QK | INFER__HF_LLAMA_KEYS },
-    { "MistralForCausalLM", "llama", INFER__HF_PERMUTE_QK | INFER__HF_LLAMA_KEYS },
-    { "Qwen2ForCausalLM", "qwen2", 0 },
-    { "Qwen3ForCausalLM", "qwen3", 0 },
-    { "Qwen3MoeForCausalLM", "qwen3moe", INFER__HF_MOE },
-    { "Qwen3_5ForCausalLM", "qwen35", INFER__HF_NORM_PLUS1 | INFER__HF_HYBRID },
-    { "Qwen3_5ForConditionalGeneration", "qwen35", INFER__HF_NORM_PLUS1 | INFER__HF_HYBRID },
-    { "Qwen3_5MoeForCausalLM", "qwen35moe", INFER__HF_NORM_PLUS1 | INFER__HF_HYBRID | INFER__HF_MOE },
-    { "Qwen3_5MoeForConditionalGeneration", "qwen35moe", INFER__HF_NORM_PLUS1 | INFER__HF_HYBRID | INFER__HF_MOE },
-    /* 1bitLLM checkpoints: float weights that the converter ternarizes */
-    { "BitnetForCausalLM", "bitnet", INFER__HF_BITNET },
-    /* Microsoft's: 2-bit packed weights + inverted scales; with ReLU^2 (hidden_act "relu2")
-     * it is BitNet's own "bitnet-b1.58" GGUF architecture */
-    { "BitNetForCausalLM", "bitnet", INFER__HF_BITNET },
-};
-
-typedef struct infer__hf {
-    infer__hf_owner *own;
-    infer_gguf_kv *kv;                 /* stb_ds: the metadata being built */
-    infer_tensor *tensors;             /* stb_ds: the tensors being built */
-    const infer__hf_arch *arch;
-    char arch_name[32];                /* general.architecture */
-    const char *dir;
-    infer__json_doc cfg_doc;
-    const infer__json *cfg, *text;     /* config.json, and its text_config (else cfg itself) */
-    infer_safetensors *files;          /* stb_ds: the parsed shards */
-    uint8_t **done;                    /* stb_ds: per shard, per tensor: already used */
-    struct { char *key; int64_t value; } *where;   /* stb_ds: tensor name -> shard << 32 | index */
-    /* the hyper-parameters the transforms need */
-    int64_t n_head, n_head_kv, n_layer, n_mtp, n_expert;
-    int64_t ssm_nk, ssm_nv, ssm_dk, ssm_dv;   /* gated DeltaNet: key heads, value heads, head sizes */
-    int64_t fp8_block[2];              /* FP8 weight_scale_inv block size (rows, cols) */
-} infer__hf;
-
-/* ---- metadata builders: keys and strings are copied into the owner ---- */
-static const char *infer__hf_str(infer__hf *h, const char *s) {
-    size_t n = strlen(s);
-    char *p = (char *)infer__hf_keep(h->own, n + 1);
-    if (p) memcpy(p, s, n);
-    return p ? p : "";
+static int infer__session_bufs(infer_session *s, infer__buf *b) {
+    const infer_config *c = &s->m->cfg;
+    const size_t U = (size_t)s->p.n_ubatch, E = (size_t)c->n_embd, QD = (size_t)c->n_head * c->head_dim;
+    const size_t KVD = (size_t)c->n_head_kv * c->head_dim, F = sizeof(float), I = sizeof(int32_t);
+    const size_t k_used = (size_t)c->n_expert_used, moe = c->n_expert > 0, LR = U < INFER__LOGIT_ROWS ? U : INFER__LOGIT_ROWS;
+    size_t ff = (size_t)c->n_ff;
+    if ((size_t)c->n_ff_shexp > ff) ff = (size_t)c->n_ff_shexp;
+    if (k_used * c->n_ff_exp > ff) ff = k_used * c->n_ff_exp;
+    const int gated = s->m->arch->attn_gate, dn = s->m->arch->hybrid, ds = s->m->arch->csa;
+    const size_t KD = (size_t)c->ssm_n_group * c->ssm_d_state, VD = (size_t)c->ssm_d_inner, NV = (size_t)c->ssm_dt_rank;
+    const size_t HC = (size_t)c->n_hc, CD = (size_t)(c->head_dim > c->idx_head_dim ? c->head_dim : c->idx_head_dim);
+    const size_t NI = (size_t)c->idx_n_head, DI = (size_t)c->idx_head_dim, TK = (size_t)c->idx_top_k, G = (size_t)c->o_groups;
+    int n = 0;
+#define INFER__BUF(field, size) (b[n].p = (void **)&s->field, b[n].bytes = (size), n++)
+    INFER__BUF(x, U * infer__stream_dim(c) * F); INFER__BUF(h, U * E * F); INFER__BUF(o, U * E * F);
+    INFER__BUF(logits, LR * (size_t)c->n_vocab * F); INFER__BUF(xg, LR * infer__stream_dim(c) * F);
+    INFER__BUF(q, U * QD * F); INFER__BUF(kk, U * KVD * F); INFER__BUF(vv, ds ? 0 : U * KVD * F); INFER__BUF(att, U * QD * F);
+    INFER__BUF(qg, gated ? U * 2 * QD * F : 0); INFER__BUF(agate, gated ? U * QD * F : 0);
+    INFER__BUF(gate, U * ff * F); INFER__BUF(up, U * ff * F);
+    INFER__BUF(router, moe * U * (size_t)c->n_expert * F); INFER__BUF(ew, moe * U * k_used * F);
+    INFER__BUF(ey, moe * U * k_used * E * F); INFER__BUF(shg, moe * U * F); INFER__BUF(eid, moe * U * k_used * I);
+    INFER__BUF(mixed, dn * U * (2 * KD + VD) * F); INFER__BUF(conv, dn * U * (2 * KD + VD) * F);
+    INFER__BUF(dq, dn * U * KD * F); INFER__BUF(dk, dn * U * KD * F); INFER__BUF(dv, dn * U * VD * F);
+    INFER__BUF(z, dn * U * VD * F); INFER__BUF(da, dn * U * NV * F); INFER__BUF(db, dn * U * NV * F);
+    INFER__BUF(dout, dn * U * VD * F);
+    INFER__BUF(hcn, ds * U * HC * E * F); INFER__BUF(hmix, ds * U * HC * (2 + HC) * F); INFER__BUF(hpc, ds * U * HC * (1 + HC) * F);
+    INFER__BUF(qr, ds * U * (size_t)c->q_lora_rank * F);
+    INFER__BUF(ckv, ds * U * 2 * CD * F); INFER__BUF(cgate, ds * U * 2 * CD * F); INFER__BUF(cent, ds * U * CD * F);
+    INFER__BUF(iq, ds * U * NI * DI * F); INFER__BUF(iw, ds * U * NI * F);
+    INFER__BUF(isel, ds * U * TK * I); INFER__BUF(insel, ds * U * I);
+    INFER__BUF(oa, ds * U * G * (size_t)c->o_lora_rank * F); INFER__BUF(gids, ds * U * G * I);
+    INFER__BUF(epos, ds * (size_t)INFER__MAX_CACHES * 2 * U * I);
+    INFER__BUF(pos, 4 * U * I); INFER__BUF(tok, U * I); INFER__BUF(lrows, U * I);
+#undef INFER__BUF
+    return n;
 }
-static const char *infer__hf_akey(infer__hf *h, const char *suffix) {
-    char k[128];
-    snprintf(k, sizeof k, "%s.%s", h->arch_name, suffix);
-    return infer__hf_str(h, k);
-}
-static void infer__hf_put_u32(infer__hf *h, const char *key, int64_t v) { arrput(h->kv, infer_gguf_kv_u32(key, (uint32_t)v)); }
-static void infer__hf_put_f32(infer__hf *h, const char *key, double v) { arrput(h->kv, infer_gguf_kv_f32(key, (float)v)); }
-static void infer__hf_put_str(infer__hf *h, const char *key, const char *v) { arrput(h->kv, infer_gguf_kv_str(key, infer__hf_str(h, v))); }
-static void infer__hf_put_bool(infer__hf *h, const char *key, int v) { arrput(h->kv, infer_gguf_kv_bool(key, v)); }
+#define INFER__MAX_BUFS 48   /* >= the entries above */
 
-/* ---- reading files of the folder ---- */
-static infer_status infer__hf_path(char *out, size_t size, const char *dir, const char *name, infer_error *err) {
-    if ((size_t)snprintf(out, size, "%s/%s", dir, name) >= size) return infer__fail(err, INFER_ERR_ARG, "path '%.200s/%.100s' is too long", dir, name);
-    return INFER_OK;
-}
-static int infer__hf_exists(const char *dir, const char *name) {
-    char p[4096];
-    struct stat st;
-    return (size_t)snprintf(p, sizeof p, "%s/%s", dir, name) < sizeof p && stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* parse a JSON file of the folder into doc */
-static infer_status infer__hf_read_json(infer__json_doc *doc, const char *dir, const char *name, infer_error *err) {
-    char path[4096];
-    infer__mapping m;
-    infer_error jerr;
-    memset(doc, 0, sizeof *doc);
-    INFER__TRY(infer__hf_path(path, sizeof path, dir, name, err));
-    INFER__TRY(infer__map_file(&m, path, 0, err));
-    const infer_status st = infer__json_parse(doc, (const char *)m.addr, m.size, &jerr);
-    infer__unmap(&m);
-    if (st != INFER_OK) return infer__fail(err, st, "%.100s: %.400s", name, jerr.msg);
-    if (doc->root->type != INFER__JSON_OBJECT) { infer__json_free(doc); return infer__fail(err, INFER_ERR_FORMAT, "%.100s: not a JSON object", name); }
-    return INFER_OK;
-}
-
-/* ---- config.json ---- */
-
-/* a config value: text_config first (multimodal checkpoints keep the language model's
- * settings there), then the top level; JSON null counts as absent */
-static const infer__json *infer__hf_cfg(const infer__hf *h, const char *key) {
-    const infer__json *v = h->text != h->cfg ? infer__json_get(h->text, key) : NULL;
-    if (!v || v->type == INFER__JSON_NULL) v = infer__json_get(h->cfg, key);
-    return v && v->type != INFER__JSON_NULL ? v : NULL;
-}
-
-/* rope settings moved from top-level keys (rope_theta, partial_rotary_factor, rope_scaling)
- * into one rope_parameters object in newer configs; look in both */
-static const infer__json *infer__hf_rope_cfg(const infer__hf *h, const char *key) {
-    const infer__json *v = infer__json_get(infer__hf_cfg(h, "rope_parameters"), key);
-    if (!v) v = infer__json_get(infer__hf_cfg(h, "rope_scaling"), key);
-    if (!v) v = infer__hf_cfg(h, key);
-    return v && v->type != INFER__JSON_NULL ? v : NULL;
-}
-
-/* an integer hyper-parameter in [lo, hi]: 1 found, 0 absent, -1 malformed (message in err) */
-static int infer__hf_int_v(const infer__json *v, const char *key, int64_t lo, int64_t hi, int64_t *out, infer_error *err) {
-    if (!v) return 0;
-    if (infer__json_int(v, out) < 0 || *out < lo || *out > hi) {
-        infer__fail(err, INFER_ERR_FORMAT, "config.json: '%s' must be an integer in [%lld, %lld]", key, (long long)lo, (long long)hi);
-        return -1;
+/* the recurrent states of a sequence (layers that keep one), zeroed: a fresh past */
+static void infer__seq_zero_state(infer_session *s, infer__seq *q) {
+    const infer_config *c = &s->m->cfg;
+    for (int l = 0; q->conv_state && l < c->n_layer; l++) {
+        if (q->conv_state[l]) s->k->zero(s->kctx, q->conv_state[l], infer__conv_state_len(c) * sizeof(float));
+        if (q->ssm_state[l]) s->k->zero(s->kctx, q->ssm_state[l], infer__ssm_state_len(c) * sizeof(float));
+        if (q->comp_state[l]) s->k->zero(s->kctx, q->comp_state[l], infer__comp_state_len(c->head_dim) * sizeof(float));
+        if (q->idx_state[l]) s->k->zero(s->kctx, q->idx_state[l], infer__comp_state_len(c->idx_head_dim) * sizeof(float));
     }
+}
+
+/* a sequence slot's tables and state, made the first time the slot is used (0: out of memory) */
+static int infer__seq_alloc(infer_session *s, infer__seq *q) {
+    if (q->conv_state) return 1;
+    const infer_config *c = &s->m->cfg;
+    const infer_kernels *k = s->k;
+    const size_t n = (size_t)c->n_layer;
+    for (int ci = 0; ci < s->n_caches; ci++) {
+        q->table[ci] = (int32_t *)infer__calloc((size_t)s->cache[ci].max_logical, sizeof(int32_t));
+        q->dev_table[ci] = (int32_t *)k->alloc(s->kctx, (size_t)s->cache[ci].max_logical * sizeof(int32_t));
+        if (!q->table[ci] || !q->dev_table[ci]) return 0;
+    }
+    q->hist = (int32_t *)infer__calloc((size_t)s->n_ctx, sizeof(int32_t));
+    q->ssm_state = (float **)infer__calloc(n, sizeof(float *));
+    q->comp_state = (float **)infer__calloc(n, sizeof(float *));
+    q->idx_state = (float **)infer__calloc(n, sizeof(float *));
+    q->conv_state = (float **)infer__calloc(n, sizeof(float *));   /* last: it marks the slot as made */
+    if (!q->conv_state || !q->ssm_state || !q->comp_state || !q->idx_state || !q->hist) return 0;
+    for (int l = 0; l < c->n_layer; l++) {
+        const infer__layer *L = &s->m->layers[l];
+        if (L->recurrent) {
+            if (!(q->conv_state[l] = (float *)k->alloc(s->kctx, infer__conv_state_len(c) * sizeof(float)))) return 0;
+            if (!(q->ssm_state[l] = (float *)k->alloc(s->kctx, infer__ssm_state_len(c) * sizeof(float)))) return 0;
+        }
+        if (L->compress && !(q->comp_state[l] = (float *)k->alloc(s->kctx, infer__comp_state_len(c->head_dim) * sizeof(float)))) return 0;
+        if (L->compress == 4 && !(q->idx_state[l] = (float *)k->alloc(s->kctx, infer__comp_state_len(c->idx_head_dim) * sizeof(float)))) return 0;
+    }
+    infer__seq_zero_state(s, q);
     return 1;
 }
-static int infer__hf_int(const infer__hf *h, const char *key, int64_t lo, int64_t hi, int64_t *out, infer_error *err) {
-    return infer__hf_int_v(infer__hf_cfg(h, key), key, lo, hi, out, err);
-}
-static int infer__hf_num_v(const infer__json *v, const char *key, double *out, infer_error *err) {
-    if (!v) return 0;
-    if (infer__json_num(v, out) < 0 || !isfinite(*out)) {
-        infer__fail(err, INFER_ERR_FORMAT, "config.json: '%s' must be a number", key);
-        return -1;
+
+static void infer__seq_free(infer_session *s, infer__seq *q) {
+    const infer_kernels *k = s->k;
+    for (int ci = 0; ci < s->n_caches; ci++) {
+        INFER_FREE(q->table[ci]);
+        if (q->dev_table[ci]) k->free(s->kctx, q->dev_table[ci]);
     }
+    float **states[4] = { q->conv_state, q->ssm_state, q->comp_state, q->idx_state };
+    for (int i = 0; i < 4; i++) {
+        for (int l = 0; states[i] && l < s->m->cfg.n_layer; l++) if (states[i][l]) k->free(s->kctx, states[i][l]);
+        INFER_FREE(states[i]);
+    }
+    INFER_FREE(q->hist);
+}
+
+/* every sequence empty (its id stays valid) */
+void infer_session_reset(infer_session *s) {
+    for (int i = 0; i < s->p.n_seq_max; i++) {
+        infer__seq *q = &s->seqs[i];
+        if (!q->live) continue;
+        infer__seq_release(s->cache, s->n_caches, q);
+        infer__seq_zero_state(s, q);
+    }
+}
+
+infer_status infer_seq_add(infer_session *s, int32_t *seq, infer_error *err) {
+    *seq = -1;
+    for (int i = 0; i < s->p.n_seq_max; i++) {
+        infer__seq *q = &s->seqs[i];
+        if (q->live) continue;
+        if (!infer__seq_alloc(s, q)) return infer__fail(err, INFER_ERR_NOMEM, "out of %s memory for sequence %d's state", s->k->name, i);
+        infer__seq_zero_state(s, q);
+        q->live = 1;
+        q->n_past = 0;
+        *seq = i;
+        return INFER_OK;
+    }
+    return infer__fail(err, INFER_ERR_CONTEXT, "all %d sequences of the session are in use", s->p.n_seq_max);
+}
+
+void infer_seq_remove(infer_session *s, int32_t seq) {
+    if (seq < 0 || seq >= s->p.n_seq_max || !s->seqs[seq].live) return;
+    infer__seq_release(s->cache, s->n_caches, &s->seqs[seq]);
+    s->seqs[seq].live = 0;
+}
+
+int32_t infer_session_free_tokens(const infer_session *s) {
+    const infer__cache *c = &s->cache[0];
+    return c->window > 0 ? s->n_ctx : infer__cache_available(c) * c->block_size;
+}
+
+/* Copy rows [0, rows) of block `from` into block `to` in every layer's K and V pools, on the
+ * backend (through the host when it has no copy op). */
+static int infer__cache_copy_rows(infer_session *s, infer__cache *c, int32_t to, int32_t from, int32_t rows) {
+    const size_t es = c->type == INFER_TYPE_F16 ? 2 : 4, bs = (size_t)c->block_size;
+    for (int l = 0; l < s->m->cfg.n_layer; l++)
+        for (int kv = 0; kv < 2; kv++) {
+            void *pool = kv ? (c->v_dim ? c->v[l] : NULL) : c->k[l];
+            const size_t row = (size_t)(kv ? c->v_dim : c->k_dim) * es, n = (size_t)rows * row;
+            if (!pool) continue;
+            uint8_t *dst = (uint8_t *)pool + (size_t)to * bs * row;
+            const uint8_t *src = (const uint8_t *)pool + (size_t)from * bs * row;
+            if (s->k->copy) { if (s->k->copy(s->kctx, dst, src, n) != INFER_OK) return 0; continue; }
+            void *tmp = INFER_MALLOC(n);
+            const int ok = tmp && s->k->download(s->kctx, tmp, src, n) == INFER_OK && s->k->upload(s->kctx, dst, tmp, n) == INFER_OK;
+            INFER_FREE(tmp);
+            if (!ok) return 0;
+        }
     return 1;
 }
-static infer_status infer__hf_need_int(const infer__hf *h, const char *key, int64_t lo, int64_t hi, int64_t *out, infer_error *err) {
-    int r = infer__hf_int(h, key, lo, hi, out, err);
-    if (r < 0) return INFER_ERR_FORMAT;
-    if (r == 0) return infer__fail(err, INFER_ERR_FORMAT, "config.json: missing '%s'", key);
-    return INFER_OK;
-}
 
-/* copy an optional integer config value to a u32 GGUF key */
-static infer_status infer__hf_opt_u32(infer__hf *h, const char *cfg_key, const char *gguf_suffix, infer_error *err) {
-    int64_t v;
-    int r = infer__hf_int(h, cfg_key, 0, UINT32_MAX, &v, err);
-    if (r < 0) return INFER_ERR_FORMAT;
-    if (r) infer__hf_put_u32(h, infer__hf_akey(h, gguf_suffix), v);
-    return INFER_OK;
-}
-
-/* architectures[0] -> the family (and BitNet with ReLU^2 -> BitNet's own "bitnet-b1.58") */
-static infer_status infer__hf_find_arch(infer__hf *h, infer_error *err) {
-    const char *name = infer__json_str(infer__json_at(infer__json_get(h->cfg, "architectures"), 0));
-    if (!name) return infer__fail(err, INFER_ERR_FORMAT, "config.json: no \"architectures\" entry");
-    for (size_t i = 0; i < sizeof infer__hf_archs / sizeof infer__hf_archs[0]; i++)
-        if (strcmp(name, infer__hf_archs[i].hf) == 0) h->arch = &infer__hf_archs[i];
-    if (!h->arch) return infer__fail(err, INFER_ERR_UNSUPPORTED, "config.json: architecture '%.64s' is not supported", name);
-    const char *act = infer__json_str(infer__hf_cfg(h, "hidden_act"));
-    const int relu2 = (h->arch->flags & INFER__HF_BITNET) && act && strcmp(act, "relu2") == 0;
-    snprintf(h->arch_name, sizeof h->arch_name, "%s", relu2 ? "bitnet-b1.58" : h->arch->gguf);
-    return INFER_OK;
-}
-
-/* rope_scaling: linear (llama) and yarn become keys; llama3 becomes the rope_freqs tensor */
-static infer_status infer__hf_rope_scaling(infer__hf *h, infer_error *err) {
-    const infer__json *rs = infer__hf_cfg(h, "rope_scaling");
-    if (!rs) rs = infer__hf_cfg(h, "rope_parameters");
-    const char *type = infer__json_str(infer__json_get(rs, "rope_type"));
-    double factor, orig;
-    if (!type) type = infer__json_str(infer__json_get(rs, "type"));
-    int r = infer__hf_num_v(infer__json_get(rs, "factor"), "rope_scaling.factor", &factor, err);
-    if (r < 0) return INFER_ERR_FORMAT;
-    if (!type || r == 0) return INFER_OK;
-    if (strcmp(type, "linear") == 0 && (h->arch->flags & INFER__HF_LLAMA_KEYS)) {
-        infer__hf_put_str(h, infer__hf_akey(h, "rope.scaling.type"), "linear");
-        infer__hf_put_f32(h, infer__hf_akey(h, "rope.scaling.factor"), factor);
-    } else if (strcmp(type, "yarn") == 0) {
-        if (infer__hf_num_v(infer__json_get(rs, "original_max_position_embeddings"), "rope_scaling.original_max_position_embeddings", &orig, err) != 1)
-            return infer__fail(err, INFER_ERR_FORMAT, "config.json: yarn rope_scaling needs original_max_position_embeddings");
-        infer__hf_put_str(h, infer__hf_akey(h, "rope.scaling.type"), "yarn");
-        infer__hf_put_f32(h, infer__hf_akey(h, "rope.scaling.factor"), factor);
-        infer__hf_put_u32(h, infer__hf_akey(h, "rope.scaling.original_context_length"), (int64_t)orig);
+int32_t infer_seq_reuse(infer_session *s, int32_t seq, const int32_t *tokens, int32_t n) {
+    infer__cache *c = &s->cache[0];
+    if (seq < 0 || seq >= s->p.n_seq_max || !s->seqs[seq].live || s->seqs[seq].n_past != 0 || !c->prefix || n < 2) return 0;
+    infer__seq *q = &s->seqs[seq];
+    const int32_t bs = c->block_size;
+    uint64_t h = INFER__PREFIX_SEED;
+    int32_t i = 0;
+    /* whole blocks, as long as the chain of names matches (and one token stays to evaluate) */
+    while ((i + 1) * bs <= n - 1 && i < c->max_logical) {
+        const uint64_t hi = infer__block_hash(h, tokens + (size_t)i * bs, bs);
+        const int32_t b = infer__name_find(c, hi);
+        if (b < 0) break;
+        if (c->parent[b] != h || memcmp(c->tokens + (size_t)b * bs, tokens + (size_t)i * bs, (size_t)bs * sizeof(int32_t)) != 0) break;
+        if (c->ref[b]++ == 0) c->n_evictable--;
+        q->table[0][i++] = b;
+        h = hi;
     }
-    return INFER_OK;
+    q->n_table[0] = i;
+    q->n_past = i * bs;
+    /* then the first rows of a block that continues this prefix, copied into one of its own */
+    const int32_t rest = n - 1 - i * bs < bs ? n - 1 - i * bs : bs;
+    int32_t best = -1, best_j = 0;
+    for (int32_t b = 0; b < c->n_blocks && rest > 0 && i < c->max_logical; b++) {
+        if ((c->ref[b] == 0 && !c->cached[b]) || c->fill[b] == 0 || c->parent[b] != h) continue;
+        int32_t j = 0;
+        while (j < c->fill[b] && j < rest && c->tokens[(size_t)b * bs + j] == tokens[(size_t)i * bs + j]) j++;
+        if (j > best_j) { best = b; best_j = j; }
+    }
+    if (best >= 0) {
+        if (c->ref[best]++ == 0 && c->cached[best]) c->n_evictable--;   /* hold it while it is copied */
+        const int32_t nb = infer__cache_take(c);
+        if (nb >= 0 && infer__cache_copy_rows(s, c, nb, best, best_j)) {
+            memcpy(c->tokens + (size_t)nb * bs, tokens + (size_t)i * bs, (size_t)best_j * sizeof(int32_t));
+            c->fill[nb] = best_j;
+            c->parent[nb] = h;
+            q->table[0][q->n_table[0]++] = nb;
+            q->n_past += best_j;
+        } else if (nb >= 0) {
+            infer__cache_release(c, nb);
+        }
+        infer__cache_release(c, best);
+    }
+    memcpy(q->hist, tokens, (size_t)q->n_past * sizeof(int32_t));
+    return q->n_past;
 }
 
-/* qwen3.5's gated DeltaNet sizes, and the interleaved multi-axis rope (for text all axes
- * see the same position, so only the section sizes are recorded) */
-static infer_status infer__hf_hybrid_keys(infer__hf *h, int64_t head_dim, infer_error *err) {
-    int64_t kernel, interval = 4;
-    double partial = 1.0;
-    INFER__TRY(infer__hf_need_int(h, "linear_conv_kernel_dim", 1, 64, &kernel, err));
-    INFER__TRY(infer__hf_need_int(h, "linear_key_head_dim", 1, 65536, &h->ssm_dk, err));
-    INFER__TRY(infer__hf_need_int(h, "linear_num_key_heads", 1, 4096, &h->ssm_nk, err));
-    INFER__TRY(infer__hf_need_int(h, "linear_num_value_heads", 1, 4096, &h->ssm_nv, err));
-    INFER__TRY(infer__hf_need_int(h, "linear_value_head_dim", 1, 65536, &h->ssm_dv, err));
-    if (h->ssm_nv % h->ssm_nk) return infer__fail(err, INFER_ERR_FORMAT, "config.json: %lld value heads are not a multiple of %lld key heads", (long long)h->ssm_nv, (long long)h->ssm_nk);
-    if (infer__hf_int(h, "full_attention_interval", 1, 4096, &interval, err) < 0) return INFER_ERR_FORMAT;
-    if (infer__hf_num_v(infer__hf_rope_cfg(h, "partial_rotary_factor"), "partial_rotary_factor", &partial, err) < 0) return INFER_ERR_FORMAT;
-    infer__hf_put_u32(h, infer__hf_akey(h, "ssm.conv_kernel"), kernel);
-    infer__hf_put_u32(h, infer__hf_akey(h, "ssm.state_size"), h->ssm_dk);
-    infer__hf_put_u32(h, infer__hf_akey(h, "ssm.group_count"), h->ssm_nk);
-    infer__hf_put_u32(h, infer__hf_akey(h, "ssm.time_step_rank"), h->ssm_nv);
-    infer__hf_put_u32(h, infer__hf_akey(h, "ssm.inner_size"), h->ssm_nv * h->ssm_dv);
-    infer__hf_put_u32(h, infer__hf_akey(h, "full_attention_interval"), interval);
-    infer__hf_put_u32(h, infer__hf_akey(h, "rope.dimension_count"), (int64_t)(head_dim * partial));
-    if (h->n_mtp) infer__hf_put_u32(h, infer__hf_akey(h, "nextn_predict_layers"), h->n_mtp);
-    return INFER_OK;
+size_t infer_session_cache_bytes(const infer_session *s, int layer) {
+    const infer_config *c = &s->m->cfg;
+    size_t total = 0;
+    for (int l = 0; l < c->n_layer; l++) {
+        if (layer >= 0 && l != layer) continue;
+        for (int i = 0; i < s->n_caches; i++) {
+            const infer__cache *ch = &s->cache[i];
+            if (!ch->k[l]) continue;
+            const size_t esz = ch->type == INFER_TYPE_F16 ? 2 : 4;
+            int32_t held = 0;
+            for (int32_t b = 0; b < ch->n_blocks; b++) held += ch->ref[b] > 0;
+            total += (size_t)held * (size_t)ch->block_size * (size_t)(ch->k_dim + ch->v_dim) * esz;
+        }
+        for (int i = 0; i < s->p.n_seq_max; i++) {
+            const infer__seq *q = &s->seqs[i];
+            if (!q->live || !q->conv_state) continue;
+            if (q->conv_state[l]) total += (infer__conv_state_len(c) + infer__ssm_state_len(c)) * sizeof(float);
+            if (q->comp_state[l]) total += infer__comp_state_len(c->head_dim) * sizeof(float);
+            if (q->idx_state[l]) total += infer__comp_state_len(c->idx_head_dim) * sizeof(float);
+        }
+    }
+    return total;
 }
 
-/* rope.dimension_sections: mrope_section padded to 4 axes ([11, 11, 10, 0] when absent) */
-static infer_status infer__hf_rope_sections(infer__hf *h, infer_error *err) {
-    const infer__json *ms = infer__hf_rope_cfg(h, "mrope_section");
-    int32_t *s = (int32_t *)infer__hf_keep(h->own, 4 * sizeof(int32_t));
+void infer_session_free(infer_session *s) {
+    if (!s) return;
+    const infer_kernels *k = s->k;
+    for (int i = 0; s->seqs && i < s->p.n_seq_max; i++) infer__seq_free(s, &s->seqs[i]);
+    for (int i = 0; i < s->n_caches; i++) {
+        infer__cache *ch = &s->cache[i];
+        if (ch->mem) k->free(s->kctx, ch->mem);
+        INFER_FREE(ch->k); INFER_FREE(ch->v); INFER_FREE(ch->free_list); INFER_FREE(ch->ref);
+        INFER_FREE(ch->tokens); INFER_FREE(ch->fill); INFER_FREE(ch->hash); INFER_FREE(ch->parent); INFER_FREE(ch->stamp); INFER_FREE(ch->cached);
+        INFER_FREE(ch->map_key); INFER_FREE(ch->map_val);
+    }
+    INFER_FREE(s->seqs); INFER_FREE(s->segs); INFER_FREE(s->emit_first); INFER_FREE(s->emit_n);
+    INFER_FREE(s->comp_cache);
+    infer__buf bufs[INFER__MAX_BUFS];
+    const int nb = infer__session_bufs(s, bufs);
+    for (int i = 0; i < nb; i++) if (*bufs[i].p) k->free(s->kctx, *bufs[i].p);
+    INFER_FREE(s->pos_host); INFER_FREE(s->tok_host); INFER_FREE(s->eid_host); INFER_FREE(s->lstage);
+    k->ctx_free(s->kctx);
+    INFER_FREE(s);
+}
+
+/* A pool of `blocks` blocks for the layers marked in `use`; a sequence's table may reach
+ * max_rows rows. With `prefix`, the prefix cache's bookkeeping too. */
+static int infer__cache_init(infer_session *s, infer__cache *ch, const uint8_t *use, int32_t ratio, int32_t window, int64_t blocks,
+                             int64_t max_rows, int32_t k_dim, int32_t v_dim, int prefix) {
+    const infer_kernels *k = s->k;
+    const int n = s->m->cfg.n_layer;
+    const int32_t bs = INFER__KV_BLOCK;
+    ch->ratio = ratio; ch->window = window; ch->block_size = bs;
+    ch->n_blocks = (int32_t)(blocks > 0 ? blocks : 1);
+    ch->max_logical = (int32_t)((max_rows + bs - 1) / bs + 1);
+    ch->k_dim = k_dim; ch->v_dim = v_dim;
+    ch->type = s->p.kv_type;
+    ch->prefix = prefix;
+    const size_t nb = (size_t)ch->n_blocks;
+    ch->k = (void **)infer__calloc((size_t)n, sizeof(void *));
+    ch->v = (void **)infer__calloc((size_t)n, sizeof(void *));
+    ch->free_list = (int32_t *)infer__calloc(nb, sizeof(int32_t));
+    ch->ref = (int32_t *)infer__calloc(nb, sizeof(int32_t));
+    if (!ch->k || !ch->v || !ch->free_list || !ch->ref) return 0;
+    if (prefix) {
+        ch->tokens = (int32_t *)infer__calloc(nb * (size_t)bs, sizeof(int32_t));
+        ch->fill = (int32_t *)infer__calloc(nb, sizeof(int32_t));
+        ch->hash = (uint64_t *)infer__calloc(nb, sizeof(uint64_t));
+        ch->parent = (uint64_t *)infer__calloc(nb, sizeof(uint64_t));
+        ch->stamp = (uint64_t *)infer__calloc(nb, sizeof(uint64_t));
+        ch->cached = (uint8_t *)infer__calloc(nb, 1);
+        ch->map_mask = 1;
+        while (ch->map_mask < 2 * nb) ch->map_mask <<= 1;
+        ch->map_key = (uint64_t *)infer__calloc((size_t)ch->map_mask, sizeof(uint64_t));
+        ch->map_val = (int32_t *)infer__calloc((size_t)ch->map_mask, sizeof(int32_t));
+        ch->map_mask--;
+        if (!ch->tokens || !ch->fill || !ch->hash || !ch->parent || !ch->stamp || !ch->cached || !ch->map_key || !ch->map_val) return 0;
+    }
+    /* every layer's pools in one allocation, each pool 4 KiB-aligned: on the CPU one mapping
+     * in 2 MiB pages (infer__cpu_alloc), not a few dozen buffers of small pages that an
+     * attention over a long context walks through one TLB miss every 4 positions */
+    const size_t esz = ch->type == INFER_TYPE_F16 ? 2 : 4, pool_rows = nb * bs;
+    const size_t kb = (pool_rows * (size_t)k_dim * esz + 4095) / 4096 * 4096, vb = (pool_rows * (size_t)v_dim * esz + 4095) / 4096 * 4096;
+    size_t total = 0;
+    for (int l = 0; l < n; l++) total += use[l] ? kb + vb : 0;
+    if (total && !(ch->mem = k->alloc(s->kctx, total))) return 0;
+    size_t off = 0;
+    for (int l = 0; l < n; l++) {
+        if (!use[l]) continue;
+        ch->k[l] = (uint8_t *)ch->mem + off;
+        if (v_dim) ch->v[l] = (uint8_t *)ch->mem + off + kb;
+        off += kb + vb;
+    }
+    for (int32_t b = ch->n_blocks - 1; b >= 0; b--) ch->free_list[ch->n_free++] = b;
+    return 1;
+}
+
+/* the pools (>>kv): the token cache for every attention layer, one per compress ratio */
+static int infer__session_alloc_caches(infer_session *s) {
+    const infer_config *c = &s->m->cfg;
+    const int n = c->n_layer, bs = INFER__KV_BLOCK;
+    const int64_t U = s->p.n_ubatch, S = s->p.n_seq_max;
+    s->comp_cache = (int8_t *)infer__calloc((size_t)n, 1);
+    uint8_t *use = (uint8_t *)infer__calloc((size_t)n, 1);
+    int ok = s->comp_cache && use, plain = !s->m->arch->csa;
+    for (int l = 0; ok && l < n; l++) { use[l] = !s->m->layers[l].recurrent; plain &= use[l]; }
+    /* the token cache: n_ctx positions; with a sliding window, W - 1 positions per sequence
+     * between steps plus a step's rows, a partial block at each end of every sequence's run */
+    const int32_t W = c->sliding_window;
+    const int64_t full = (s->n_ctx + bs - 1) / bs, windowed = S * ((W - 1 + bs - 1) / bs + 2) + (U + bs - 1) / bs;
+    const int32_t kvd = c->n_head_kv * c->head_dim;
+    if (ok) ok = infer__cache_init(s, &s->cache[s->n_caches++], use, 1, W, W > 0 && windowed < full ? windowed : full, s->n_ctx, kvd,
+                                   s->m->arch->csa ? 0 : kvd, plain && W == 0 && s->p.prefix_cache);
+    for (int l = 0; ok && l < n; l++) {
+        const infer__layer *L = &s->m->layers[l];
+        s->comp_cache[l] = -1;
+        if (!L->compress) continue;
+        int i = 1;                                       /* the cache of this ratio, made on first use */
+        while (i < s->n_caches && s->cache[i].ratio != L->compress) i++;
+        s->comp_cache[l] = (int8_t)i;
+        if (i < s->n_caches) continue;
+        if (i == INFER__MAX_CACHES) { ok = 0; break; }
+        for (int j = 0; j < n; j++) use[j] = s->m->layers[j].compress == L->compress;
+        const int64_t entries = s->n_ctx / L->compress;
+        ok = infer__cache_init(s, &s->cache[s->n_caches++], use, L->compress, 0, (entries + bs - 1) / bs, entries, c->head_dim,
+                               L->compress == 4 ? c->idx_head_dim : 0, 0);
+    }
+    INFER_FREE(use);
+    return ok;
+}
+static void infer__session_rope(infer_session *s) {
+    const infer_config *c = &s->m->cfg;
+    infer_rope *r = &s->rope;
+    r->n_rot = c->n_rot;
+    r->neox = s->m->arch->rope != INFER__ROPE_NORM;
+    r->freq_base = c->rope_base;
+    r->freq_scale = c->rope_scaling != INFER_ROPE_SCALING_NONE ? 1.0f / c->rope_scale_factor : 1.0f;
+    r->freq_factors = s->w.rope_freqs ? (const float *)s->w.rope_freqs->data : NULL;
+    r->attn_factor = 1.0f;
+    r->ext_factor = c->rope_scaling == INFER_ROPE_SCALING_YARN ? 1.0f : 0.0f;
+    r->beta_fast = 32.0f;
+    r->beta_slow = 1.0f;
+    r->n_ctx_orig = c->rope_orig_ctx;
+}
+
+
+infer_status infer_session_create(infer_session **out, infer_model *m, const infer_session_params *pp, infer_error *err) {
+    *out = NULL;
+    if (!m->layers) return infer__fail(err, INFER_ERR_ARG, "model was loaded vocab-only; it cannot run");
+    infer_session_params p = pp ? *pp : infer_session_default_params();
+    const infer_config *c = &m->cfg;
+    if (p.n_ctx < 0 || p.n_ubatch < 0 || p.n_threads < 0 || p.n_seq_max < 0) return infer__fail(err, INFER_ERR_ARG, "negative session parameter");
+    if (p.n_threads > 4096) return infer__fail(err, INFER_ERR_ARG, "%d threads: at most 4096", (int)p.n_threads);
+    if (p.n_ctx == 0) p.n_ctx = c->n_ctx_train < 4096 ? c->n_ctx_train : 4096;
+    if (p.n_ubatch == 0) p.n_ubatch = 512;
+    if (p.n_threads == 0) p.n_threads = infer__n_cores();
+    if (p.n_seq_max == 0) p.n_seq_max = 1;
+    if (p.n_seq_max > 4096) return infer__fail(err, INFER_ERR_ARG, "%d sequences is more than a session holds (4096)", p.n_seq_max);
+    if (p.precise) p.kv_type = INFER_TYPE_F32;
+    if (p.kv_type != INFER_TYPE_F32 && p.kv_type != INFER_TYPE_F16) return infer__fail(err, INFER_ERR_ARG, "KV cache type must be f32 or f16");
+    const infer_kernels *k = p.backend ? p.backend : infer_cpu_kernels();
+    INFER__TRY(infer__backend_check(k, m, err));
+    char why[256] = "";
+    if (!k->supports_config(c, why, sizeof why)) return infer__fail(err, INFER_ERR_UNSUPPORTED, "the %s backend cannot run this model: %s", k->name, why);
+    if (!k->host_memory) INFER__TRY(infer_model_upload(m, k, err));   /* once per model */
+    infer_session *s = (infer_session *)infer__calloc(1, sizeof *s);
     if (!s) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-    if (!ms) { s[0] = 11; s[1] = 11; s[2] = 10; }
-    for (uint32_t i = 0; ms && i < ms->len; i++) {
-        int64_t v;
-        if (i >= 4 || infer__hf_int_v(&ms->items[i], "mrope_section", 0, 65536, &v, err) != 1)
-            return infer__fail(err, INFER_ERR_FORMAT, "config.json: mrope_section must be at most 4 small integers");
-        s[i] = (int32_t)v;
+    s->m = m;
+    s->k = k;
+    s->p = p;
+    int twins = k->host_memory && !p.precise && m->xk.layers != NULL;
+    for (int t = INFER__TYPE_Q4_K_XK; twins && t < INFER__TYPE_END; t++) twins = k->supports_type((infer_type)t);
+    if (twins) {
+        s->w = m->xk.w;                       /* the fast CPU path reads the repacked copies (>>load, "repack") */
+    } else if (k->host_memory) {
+        s->w.tok_embd = m->tok_embd; s->w.output_norm = m->output_norm; s->w.output = m->output;
+        s->w.rope_freqs = m->rope_freqs; s->w.layers = m->layers;
+        s->w.output_hc_fn = m->output_hc_fn; s->w.output_hc_base = m->output_hc_base; s->w.output_hc_scale = m->output_hc_scale;
+    } else {
+        s->w = m->dev.w;
     }
-    arrput(h->kv, infer_gguf_kv_array(infer__hf_akey(h, "rope.dimension_sections"), INFER_GGUF_I32, 4, s));
+    infer_error cerr;
+    if (k->ctx_create(&s->kctx, p.n_threads, p.precise, &cerr) != INFER_OK) {
+        INFER_FREE(s);
+        return infer__fail(err, cerr.status, "%s", cerr.msg);
+    }
+    const size_t U = (size_t)p.n_ubatch, S = (size_t)p.n_seq_max, LR = U < INFER__LOGIT_ROWS ? U : INFER__LOGIT_ROWS;
+    s->n_ctx = p.n_ctx;                 /* the limit asked for; the caches round up to whole blocks */
+    s->seqs = (infer__seq *)infer__calloc(S, sizeof(infer__seq));
+    s->segs = (infer__seg *)infer__calloc(S, sizeof(infer__seg));
+    s->emit_first = (int32_t (*)[INFER__MAX_CACHES])infer__calloc(S, sizeof *s->emit_first);
+    s->emit_n = (int32_t (*)[INFER__MAX_CACHES])infer__calloc(S, sizeof *s->emit_n);
+    int ok = s->kctx && s->seqs && s->segs && s->emit_first && s->emit_n && infer__session_alloc_caches(s);
+    infer__buf bufs[INFER__MAX_BUFS];
+    const int nb = infer__session_bufs(s, bufs);
+    for (int i = 0; ok && i < nb; i++) {
+        if (bufs[i].bytes) *bufs[i].p = s->k->alloc(s->kctx, bufs[i].bytes);
+        ok = !bufs[i].bytes || *bufs[i].p;
+    }
+    if (ok) {
+        s->pos_host = (int32_t *)infer__calloc(4 * U, sizeof(int32_t));
+        s->tok_host = (int32_t *)infer__calloc(U, sizeof(int32_t));
+        s->eid_host = (int32_t *)infer__calloc(U * (size_t)(c->n_expert_used > 0 ? c->n_expert_used : 1), sizeof(int32_t));
+        s->lstage = (float *)INFER_MALLOC(LR * (size_t)c->n_vocab * sizeof(float));
+        ok = s->pos_host && s->tok_host && s->eid_host && s->lstage;
+    }
+    if (ok && m->arch->csa) {                 /* the output groups as matmul_id's "experts": 0..G-1 on every row */
+        const size_t G = (size_t)c->o_groups;
+        int32_t *g = (int32_t *)infer__calloc(U * G, sizeof(int32_t));
+        ok = g != NULL;
+        for (size_t i = 0; ok && i < U * G; i++) g[i] = (int32_t)(i % G);
+        ok = ok && k->upload(s->kctx, s->gids, g, U * G * sizeof(int32_t)) == INFER_OK;
+        INFER_FREE(g);
+    }
+    if (ok) ok = infer__seq_alloc(s, &s->seqs[0]);   /* sequence 0: the one infer_eval feeds */
+    if (!ok) {
+        infer__fail(err, INFER_ERR_NOMEM, "out of %s memory for a %d-token session%s%s", k->name, (int)s->n_ctx,
+                    s->kctx && *k->last_error(s->kctx) ? ": " : "", s->kctx ? k->last_error(s->kctx) : "");
+        infer_session_free(s);
+        return INFER_ERR_NOMEM;
+    }
+    s->seqs[0].live = 1;
+    infer__session_rope(s);
+    *out = s;
     return INFER_OK;
 }
 
-/* the folder's name, for general.name */
-static const char *infer__hf_basename(infer__hf *h) {
-    char buf[256];
-    size_t n = strlen(h->dir);
-    while (n > 1 && h->dir[n - 1] == '/') n--;
-    size_t b = n;
-    while (b > 0 && h->dir[b - 1] != '/') b--;
-    snprintf(buf, sizeof buf, "%.*s", (int)(n - b), h->dir + b);
-    return infer__hf_str(h, buf);
+/* ---- the step's shared helpers: the forward and deepseek4's layers use both ---- */
+/* out[i] = W_i x for n weights reading the same activations: one call where the backend
+ * has matmul_n, else one matmul each */
+static void infer__matmuls(infer_session *s, int n, float *const *out, const infer_tensor *const *w, const float *x, int T) {
+    if (s->k->matmul_n) { s->k->matmul_n(s->kctx, n, out, w, x, T); return; }
+    for (int i = 0; i < n; i++) s->k->matmul(s->kctx, out[i], w[i], x, T);
 }
 
-/* config.json -> `<arch>.*` keys, with the converter's names and order:
- *   num_hidden_layers         block_count (+ multi-token-prediction layers, qwen3.5)
- *   max_position_embeddings   context_length
- *   hidden_size               embedding_length
- *   intermediate_size         feed_forward_length
- *   num_attention_heads       attention.head_count
- *   num_key_value_heads       attention.head_count_kv
- *   rope_theta                rope.freq_base
- *   rms_norm_eps              attention.layer_norm_rms_epsilon
- *   num_experts(_per_tok)     expert_count, expert_used_count
- *   head_dim                  attention.key_length, attention.value_length
- * then each family's own keys. */
-static infer_status infer__hf_params(infer__hf *h, infer_error *err) {
-    int64_t n_embd, head_dim = 0;
-    double f;
-    INFER__TRY(infer__hf_need_int(h, "num_hidden_layers", 1, 4096, &h->n_layer, err));
-    INFER__TRY(infer__hf_need_int(h, "hidden_size", 1, 1 << 24, &n_embd, err));
-    INFER__TRY(infer__hf_need_int(h, "num_attention_heads", 1, 4096, &h->n_head, err));
-    h->n_head_kv = h->n_head;
-    if (infer__hf_int(h, "num_key_value_heads", 1, 4096, &h->n_head_kv, err) < 0) return INFER_ERR_FORMAT;
-    if (infer__hf_int(h, "head_dim", 1, 65536, &head_dim, err) < 0) return INFER_ERR_FORMAT;
-    if (h->n_mtp && infer__hf_int(h, "mtp_num_hidden_layers", 1, 64, &h->n_mtp, err) < 0) return INFER_ERR_FORMAT;   /* mtp.* tensors present */
-    infer__hf_put_str(h, "general.architecture", h->arch_name);
-    infer__hf_put_str(h, "general.type", "model");
-    arrput(h->kv, infer_gguf_kv_str("general.name", infer__hf_basename(h)));
-    infer__hf_put_u32(h, infer__hf_akey(h, "block_count"), h->n_layer + h->n_mtp);
-    INFER__TRY(infer__hf_opt_u32(h, "max_position_embeddings", "context_length", err));
-    infer__hf_put_u32(h, infer__hf_akey(h, "embedding_length"), n_embd);
-    INFER__TRY(infer__hf_opt_u32(h, "intermediate_size", "feed_forward_length", err));
-    infer__hf_put_u32(h, infer__hf_akey(h, "attention.head_count"), h->n_head);
-    INFER__TRY(infer__hf_opt_u32(h, "num_key_value_heads", "attention.head_count_kv", err));
-    int r = infer__hf_num_v(infer__hf_rope_cfg(h, "rope_theta"), "rope_theta", &f, err);
-    if (r < 0) return INFER_ERR_FORMAT;
-    if (r) infer__hf_put_f32(h, infer__hf_akey(h, "rope.freq_base"), f);
-    if ((r = infer__hf_num_v(infer__hf_cfg(h, "rms_norm_eps"), "rms_norm_eps", &f, err)) < 0) return INFER_ERR_FORMAT;
-    if (r) infer__hf_put_f32(h, infer__hf_akey(h, "attention.layer_norm_rms_epsilon"), f);
-    if (h->arch->flags & INFER__HF_HYBRID) INFER__TRY(infer__hf_rope_sections(h, err));
-    if (h->arch->flags & INFER__HF_MOE) {
-        const char *ek = infer__hf_cfg(h, "num_experts") ? "num_experts" : "num_local_experts";
-        INFER__TRY(infer__hf_need_int(h, ek, 1, 65536, &h->n_expert, err));
-        infer__hf_put_u32(h, infer__hf_akey(h, "expert_count"), h->n_expert);
-        INFER__TRY(infer__hf_opt_u32(h, "num_experts_per_tok", "expert_used_count", err));
-    }
-    if (head_dim) {
-        infer__hf_put_u32(h, infer__hf_akey(h, "attention.key_length"), head_dim);
-        infer__hf_put_u32(h, infer__hf_akey(h, "attention.value_length"), head_dim);
-    }
-    if (!head_dim) head_dim = n_embd / h->n_head;
-    if (h->arch->flags & INFER__HF_LLAMA_KEYS) {
-        int64_t vocab;
-        INFER__TRY(infer__hf_need_int(h, "vocab_size", 1, 1 << 24, &vocab, err));
-        infer__hf_put_u32(h, infer__hf_akey(h, "vocab_size"), vocab);
-        infer__hf_put_u32(h, infer__hf_akey(h, "rope.dimension_count"), head_dim);
-    }
-    INFER__TRY(infer__hf_rope_scaling(h, err));
-    if (h->arch->flags & INFER__HF_MOE) {
-        INFER__TRY(infer__hf_opt_u32(h, "moe_intermediate_size", "expert_feed_forward_length", err));
-        INFER__TRY(infer__hf_opt_u32(h, "shared_expert_intermediate_size", "expert_shared_feed_forward_length", err));
-    }
-    if (h->arch->flags & INFER__HF_HYBRID) INFER__TRY(infer__hf_hybrid_keys(h, head_dim, err));
-    if (h->arch->flags & INFER__HF_BITNET) {
-        /* what the bitnet converter writes: linear scaling by 1 (no scaling) */
-        infer__hf_put_str(h, infer__hf_akey(h, "rope.scaling.type"), "linear");
-        infer__hf_put_f32(h, infer__hf_akey(h, "rope.scaling.factor"), 1.0);
-    }
-    return INFER_OK;
-}
-
-/* ---- the shards ---- */
-
-/* HF name -> the name the tables below use: the prefixes of multimodal wrappers removed
- * (Qwen3.5's model.language_model., llava's language_model.model.); NULL for what the
- * converter drops (vision tower, projector, rotary caches) */
-static const char *infer__hf_normalize(char *buf, size_t size, const char *name) {
-    static const char *const skip[] = { "model.visual.", "visual.", "model.vision_tower.", "vision_tower.", "model.multi_modal_projector.",
-                                        "multi_modal_projector.", "model.audio_tower.", "audio_tower." };
-    static const char *const from[] = { "model.language_model.", "language_model.model.", "language_model.lm_head." };
-    static const char *const to[] = { "model.", "model.", "lm_head." };
-    if (strstr(name, "rotary_emb.inv_freq")) return NULL;
-    for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++) if (strncmp(name, skip[i], strlen(skip[i])) == 0) return NULL;
-    for (size_t i = 0; i < sizeof from / sizeof from[0]; i++)
-        if (strncmp(name, from[i], strlen(from[i])) == 0) {
-            snprintf(buf, size, "%s%s", to[i], name + strlen(from[i]));
-            return buf;
-        }
-    return name;
-}
-
-/* a shard's file name from the index must name a file inside the folder */
-static int infer__hf_plain_name(const char *f) {
-    return *f && !strchr(f, '/') && !strchr(f, '\\') && strcmp(f, ".") != 0 && strcmp(f, "..") != 0 && strlen(f) < 256;
-}
-
-static infer_status infer__hf_open_shard(infer__hf *h, const char *file, infer_error *err) {
-    char path[4096];
-    infer__mapping m;
-    infer_safetensors st;
-    if (!infer__hf_plain_name(file)) return infer__fail(err, INFER_ERR_FORMAT, "model.safetensors.index.json: shard name '%.100s' is not a plain file name", file);
-    INFER__TRY(infer__hf_path(path, sizeof path, h->dir, file, err));
-    INFER__TRY(infer__map_file(&m, path, 1, err));
-    arrput(h->own->maps, m);
-    if (infer_safetensors_parse(&st, m.addr, m.size, err) != INFER_OK) {
-        char msg[sizeof err->msg];
-        snprintf(msg, sizeof msg, "%s", err->msg);
-        return infer__fail(err, err->status, "%.100s: %s", file, msg);
-    }
-    uint8_t *done = (uint8_t *)infer__calloc((size_t)st.n_tensors + 1, 1);
-    if (!done) { infer_safetensors_free(&st); return infer__fail(err, INFER_ERR_NOMEM, "out of memory"); }
-    arrput(h->files, st);
-    arrput(h->done, done);
-    return INFER_OK;
-}
-
-/* index every tensor of every shard by its normalized name */
-static infer_status infer__hf_index(infer__hf *h, infer_error *err) {
-    char buf[512];
-    sh_new_strdup(h->where);
-    for (ptrdiff_t f = 0; f < arrlen(h->files); f++)
-        for (int64_t i = 0; i < h->files[f].n_tensors; i++) {
-            const char *name = infer__hf_normalize(buf, sizeof buf, h->files[f].tensors[i].name);
-            if (!name) { h->done[f][i] = 1; continue; }
-            if (shgeti(h->where, name) >= 0) return infer__fail(err, INFER_ERR_FORMAT, "tensor '%.100s' appears in two shards", name);
-            shput(h->where, name, (int64_t)f << 32 | i);
-            if (strncmp(name, "mtp.", 4) == 0 && (h->arch->flags & INFER__HF_HYBRID)) h->n_mtp = 1;
-        }
-    return INFER_OK;
-}
-
-/* model.safetensors.index.json ({"weight_map": {name: shard}}) or one model.safetensors */
-static infer_status infer__hf_open_shards(infer__hf *h, infer_error *err) {
-    if (!infer__hf_exists(h->dir, "model.safetensors.index.json")) {
-        if (!infer__hf_exists(h->dir, "model.safetensors"))
-            return infer__fail(err, INFER_ERR_IO, "'%.200s' has neither model.safetensors nor model.safetensors.index.json", h->dir);
-        INFER__TRY(infer__hf_open_shard(h, "model.safetensors", err));
-        return infer__hf_index(h, err);
-    }
-    infer__json_doc doc;
-    struct { char *key; int value; } *files = NULL;
-    INFER__TRY(infer__hf_read_json(&doc, h->dir, "model.safetensors.index.json", err));
-    const infer__json *map = infer__json_get(doc.root, "weight_map");
-    infer_status rc = INFER_OK;
-    if (!map || map->type != INFER__JSON_OBJECT) rc = infer__fail(err, INFER_ERR_FORMAT, "model.safetensors.index.json: no weight_map object");
-    for (uint32_t i = 0; rc == INFER_OK && i < map->len; i++) {
-        const char *f = infer__json_str(&map->items[i]);
-        if (!f) rc = infer__fail(err, INFER_ERR_FORMAT, "model.safetensors.index.json: weight_map['%.100s'] is not a file name", map->items[i].key);
-        else if (shgeti(files, f) < 0) {
-            const int index = (int)shlen(files);   /* the shard's index in h->files */
-            shput(files, (char *)f, index);
-            rc = infer__hf_open_shard(h, f, err);
-        }
-    }
-    if (rc == INFER_OK) rc = infer__hf_index(h, err);
-    /* every tensor the map names is in the shard it names */
-    for (uint32_t i = 0; rc == INFER_OK && i < map->len; i++) {
-        char buf[512];
-        const char *name = infer__hf_normalize(buf, sizeof buf, map->items[i].key);
-        ptrdiff_t at = name ? shgeti(h->where, name) : -1;
-        if (name && (at < 0 || (h->where[at].value >> 32) != shget(files, (char *)map->items[i].str)))
-            rc = infer__fail(err, INFER_ERR_FORMAT, "model.safetensors.index.json: tensor '%.100s' is not in %.100s", map->items[i].key, map->items[i].str);
-    }
-    shfree(files);
-    infer__json_free(&doc);
-    return rc;
-}
-
-/* a tensor by normalized name (NULL if absent); `take` marks it used */
-static const infer_st_tensor *infer__hf_lookup(infer__hf *h, const char *name, int take) {
-    ptrdiff_t at = shgeti(h->where, name);
-    if (at < 0) return NULL;
-    const int64_t v = h->where[at].value, f = v >> 32, i = v & 0xffffffff;
-    if (take) h->done[f][i] = 1;
-    return &h->files[f].tensors[i];
-}
-
-/* ------------------------------------------------------------------------------------------
- * >>hf-tensors -- Hugging Face tensor names and shapes, and the converter's value transforms.
- *
- * Names (N = layer; a trailing .weight or .bias carries over):
- *   model.embed_tokens                   token_embd
- *   model.norm                           output_norm
- *   lm_head                              output            (absent: tied to token_embd)
- *   model.layers.N.<infer__hf_layer[]>   blk.N.<...>
- *   mtp.layers.0.<infer__hf_layer[]>     blk.<n_layer>.<...>  (qwen3.5 multi-token prediction)
- *   mtp.fc, mtp.pre_fc_norm_embedding, mtp.pre_fc_norm_hidden, mtp.norm
- *                                        blk.<n_layer>.nextn.eh_proj, .enorm, .hnorm, .shared_head_norm
- *   mlp.experts.E.{gate,up,down}_proj    stacked: ffn_{gate,up,down}_exps, ne {in, out, n_expert}
- *   mlp.experts.gate_up_proj [E, 2F, D]  split into ffn_gate_exps and ffn_up_exps
- *   mlp.experts.down_proj [E, D, F]      ffn_down_exps
- *
- * Value transforms, and why the converter makes them:
- *   llama q_proj, k_proj  HF's rope rotates the halves (i, i + d/2) of each head, GGUF llama
- *                         rotates adjacent pairs (2i, 2i+1). Moving row i + j*d/2 of each head
- *                         to row 2i + j turns one into the other: q.k is unchanged.
- *   qwen3.5 norms         HF's RMSNorm computes (1 + w) * x_hat and stores w; GGUF stores 1 + w
- *                         (every norm but the gated linear_attn.norm).
- *   A_log                 the DeltaNet decay is a = -exp(A_log); GGUF stores a.
- *   value heads           HF groups DeltaNet value heads by key head (h = k*r + i, r = n_v/n_k);
- *                         qwen35 GGUFs tile them (j = i*n_k + k) so value head j reads key head
- *                         j % n_k. Every per-value-head tensor is reordered: the v rows of
- *                         in_proj_qkv and conv1d, in_proj_z/a/b, dt_bias, A_log, and the input
- *                         columns of out_proj.
- *   conv1d                [C, 1, K] squeezed to [C, K].
- *   BitNet                Microsoft's checkpoints pack 4 ternary rows per byte: row r + i*R/4
- *                         is bits 2i..2i+1 of byte row r, value = code - 1, and store the scale
- *                         inverted: W = (code - 1) / weight_scale. Float (1bitLLM) checkpoints
- *                         are ternarized with their absmean s: W' = clamp(round(W/s), -1, 1) s.
- *   FP8 (E4M3)            W = fp8 * weight_scale_inv, the scale broadcast over blocks (128x128).
- * Norms, biases and other 1-D tensors, routers, conv1d, dt and A become F32, as in the
- * converter; the other tensors keep their dtype (F32, F16, BF16; FP8 becomes BF16).
- * Arithmetic on a 16-bit source (+1, -exp) is rounded back to that dtype before widening to
- * F32, as the converter's tensor arithmetic in the source dtype does.
- * ---------------------------------------------------------------------------------------- */
-typedef enum infer__hf_op {
-    INFER__HF_COPY,      /* values unchanged */
-    INFER__HF_Q,         /* attention q: llama permutes per query head */
-    INFER__HF_K,         /* attention k: llama permutes per key head */
-    INFER__HF_NORM,      /* an RMSNorm weight: F32, +1 where HF stores w - 1 */
-    INFER__HF_SMALL,     /* F32 as it is: routers, the gated norm */
-    INFER__HF_V_ROWS,    /* rows grouped per value head -> tiled order */
-    INFER__HF_QKV_ROWS,  /* [q | k | v] rows (or conv channels): only the v part reordered */
-    INFER__HF_V_COLS,    /* input columns grouped per value head -> tiled order */
-    INFER__HF_CONV,      /* conv1d: squeezed, F32, v channels reordered */
-    INFER__HF_DT,        /* dt_bias: F32, reordered */
-    INFER__HF_A_LOG      /* -exp(A_log): F32, reordered */
-} infer__hf_op;
-
-typedef struct infer__hf_name { const char *hf, *gguf; uint8_t op, proj; } infer__hf_name;   /* proj: a BitNet ternary projection */
-
-static const infer__hf_name infer__hf_layer[] = {
-    { "input_layernorm", "attn_norm", INFER__HF_NORM, 0 },
-    { "post_attention_layernorm", "ffn_norm", INFER__HF_NORM, 0 },   /* hybrid families: post_attention_norm */
-    { "self_attn.q_proj", "attn_q", INFER__HF_Q, 1 },
-    { "self_attn.k_proj", "attn_k", INFER__HF_K, 1 },
-    { "self_attn.v_proj", "attn_v", INFER__HF_COPY, 1 },
-    { "self_attn.o_proj", "attn_output", INFER__HF_COPY, 1 },
-    { "self_attn.q_norm", "attn_q_norm", INFER__HF_NORM, 0 },
-    { "self_attn.k_norm", "attn_k_norm", INFER__HF_NORM, 0 },
-    { "self_attn.attn_sub_norm", "attn_sub_norm", INFER__HF_NORM, 0 },
-    { "mlp.gate_proj", "ffn_gate", INFER__HF_COPY, 1 },
-    { "mlp.up_proj", "ffn_up", INFER__HF_COPY, 1 },
-    { "mlp.down_proj", "ffn_down", INFER__HF_COPY, 1 },
-    { "mlp.ffn_sub_norm", "ffn_sub_norm", INFER__HF_NORM, 0 },
-    { "mlp.gate", "ffn_gate_inp", INFER__HF_SMALL, 0 },
-    { "mlp.shared_expert.gate_proj", "ffn_gate_shexp", INFER__HF_COPY, 0 },
-    { "mlp.shared_expert.up_proj", "ffn_up_shexp", INFER__HF_COPY, 0 },
-    { "mlp.shared_expert.down_proj", "ffn_down_shexp", INFER__HF_COPY, 0 },
-    { "mlp.shared_expert_gate", "ffn_gate_inp_shexp", INFER__HF_SMALL, 0 },
-    { "linear_attn.in_proj_qkv", "attn_qkv", INFER__HF_QKV_ROWS, 0 },
-    { "linear_attn.in_proj_z", "attn_gate", INFER__HF_V_ROWS, 0 },
-    { "linear_attn.in_proj_b", "ssm_beta", INFER__HF_V_ROWS, 0 },
-    { "linear_attn.in_proj_a", "ssm_alpha", INFER__HF_V_ROWS, 0 },
-    { "linear_attn.conv1d", "ssm_conv1d", INFER__HF_CONV, 0 },
-    { "linear_attn.dt_bias", "ssm_dt.bias", INFER__HF_DT, 0 },        /* no .weight in either name */
-    { "linear_attn.A_log", "ssm_a", INFER__HF_A_LOG, 0 },
-    { "linear_attn.norm", "ssm_norm", INFER__HF_SMALL, 0 },          /* gated norm: plain w */
-    { "linear_attn.out_proj", "ssm_out", INFER__HF_V_COLS, 0 },
-};
-
-static const infer__hf_name infer__hf_global[] = {
-    { "model.embed_tokens", "token_embd", INFER__HF_COPY, 0 },
-    { "model.norm", "output_norm", INFER__HF_NORM, 0 },
-    { "lm_head", "output", INFER__HF_COPY, 0 },
-};
-
-static const infer__hf_name infer__hf_mtp[] = {     /* GGUF names under blk.<n_layer>. */
-    { "mtp.fc", "nextn.eh_proj", INFER__HF_COPY, 0 },
-    { "mtp.pre_fc_norm_embedding", "nextn.enorm", INFER__HF_NORM, 0 },
-    { "mtp.pre_fc_norm_hidden", "nextn.hnorm", INFER__HF_NORM, 0 },
-    { "mtp.norm", "nextn.shared_head_norm", INFER__HF_NORM, 0 },
-};
-
-/* FP8 E4M3 ("fn"): sign | 4-bit exponent (bias 7) | 3-bit mantissa; no infinities, S.1111.111 is nan */
-static float infer__e4m3_to_f32(uint8_t b) {
-    const int e = (b >> 3) & 15, m = b & 7;
-    if (e == 15 && m == 7) return NAN;
-    const float v = e == 0 ? ldexpf((float)m, -9) : ldexpf((float)(8 + m), e - 10);   /* m/8 * 2^-6, (1 + m/8) * 2^(e-7) */
-    return (b & 0x80) ? -v : v;
-}
-
-/* element i of a small float tensor (scales) */
-static float infer__hf_scalar(const infer_st_tensor *t, int64_t i) {
-    const uint8_t *p = (const uint8_t *)t->data + (size_t)i * (size_t)t->dtype_size;
-    uint16_t u;
-    float f;
-    if (strcmp(t->dtype, "F32") == 0) { memcpy(&f, p, 4); return f; }
-    memcpy(&u, p, 2);
-    return strcmp(t->dtype, "BF16") == 0 ? infer__bf16_to_fp32(u) : infer__fp16_to_fp32(u);
-}
-
-static int infer__hf_is_float(const char *dtype) { return !strcmp(dtype, "F32") || !strcmp(dtype, "F16") || !strcmp(dtype, "BF16"); }
-static infer_type infer__hf_gguf_type(const char *dtype) {
-    return !strcmp(dtype, "F16") ? INFER_TYPE_F16 : !strcmp(dtype, "BF16") ? INFER_TYPE_BF16 : INFER_TYPE_F32;
-}
-static float infer__hf_round_as(float v, const char *dtype) {
-    if (!strcmp(dtype, "BF16")) return infer__bf16_to_fp32(infer__fp32_to_bf16(v));
-    if (!strcmp(dtype, "F16")) return infer__fp16_to_fp32(infer__fp32_to_fp16(v));
+/* a layer's view of cache ci through sequence seq's block table: its K pool's rows as keys
+ * (and its V pool's as values; none: K = V), or, v_pool, its V pool's rows as the keys
+ * (deepseek4's indexer keys) */
+static infer_kv_view infer__seq_view(const infer_session *s, int32_t seq, int ci, int l, int v_pool) {
+    const infer__cache *c = &s->cache[ci];
+    infer_kv_view v;
+    memset(&v, 0, sizeof v);
+    v.type = c->type;
+    v.block_size = c->block_size;
+    v.block_table = s->seqs[seq].dev_table[ci];
+    if (v_pool) { v.k = v.v = c->v[l]; v.kv_dim = c->v_dim; return v; }
+    v.k = c->k[l];
+    v.v = c->v_dim ? c->v[l] : c->k[l];
+    v.kv_dim = c->k_dim;
     return v;
 }
 
-/* BitNet's packed weight: rows4 x cols bytes, 4 rows per byte -> [4*rows4, cols] floats */
-static infer_status infer__hf_unpack_bitnet(const infer_st_tensor *t, const infer_st_tensor *scale, float *out, infer_error *err) {
-    if (t->n_dims != 2 || scale->nbytes == 0 || !infer__hf_is_float(scale->dtype))
-        return infer__fail(err, INFER_ERR_FORMAT, "tensor '%.100s': a packed BitNet weight needs 2 dimensions and a float weight_scale", t->name);
-    const float ws = infer__hf_scalar(scale, 0);
-    if (!(ws != 0) || !isfinite(ws)) return infer__fail(err, INFER_ERR_FORMAT, "tensor '%.100s': weight_scale %g is not a usable scale", t->name, ws);
-    const int64_t rows4 = t->shape[0], cols = t->shape[1];
-    const uint8_t *p = (const uint8_t *)t->data;
-    for (int64_t i = 0; i < 4; i++)
-        for (int64_t r = 0; r < rows4; r++)
-            for (int64_t c = 0; c < cols; c++)
-                out[((i * rows4) + r) * cols + c] = (float)((p[r * cols + c] >> (2 * i) & 3) - 1) / ws;
-    return INFER_OK;
+/* ------------------------------------------------------------------------------------------
+ * >>deepseek4 -- DeepSeek-V4: compressed sparse attention and hyper-connections.
+ *
+ * A long context costs attention two things: the cache (a row per token per layer) and the
+ * reading of it (every query reads every row). DeepSeek-V4 keeps only a short window of raw
+ * keys and summarises the rest: every `m` tokens are pooled into one compressed entry, so
+ * the cache grows as W + n/m rows, not n. Its layers come in three kinds, by the file's
+ * compress_ratios[layer] = m:
+ *   m = 0     sliding window only: the last W tokens
+ *   m = 128   HCA, heavily compressed: the window plus every entry so far (n/128 of them)
+ *   m = 4     CSA, compressed sparse: the window plus the top_k entries (of n/4) that a small
+ *             "lightning indexer" scores highest for this query
+ *
+ * One token through a CSA layer (m = 4), at position t, with h = the block's normed input
+ * [n_embd] (hyper-connections below) and d = head_dim:
+ *   1. queries, low rank:   qr = RMSNorm(W_qa h) * q_a_norm                       [q_lora]
+ *                           q_i = RMSNorm(W_qb qr)_i  per head, no weight         [H, d]
+ *   2. one key, which is also the value:  kv = RMSNorm(W_kv h) * kv_a_norm        [d]
+ *      q and kv are roped on their last n_rot dims (theta: compress_rope_freq_base on
+ *      layers with m > 0, rope.freq_base on window-only layers); kv joins the token cache,
+ *      whose blocks older than the window go back to the pool.
+ *   3. the compressor: kv_t = W_ckv h, g_t = W_cg h, each [2d]. Entry w pools the 8 tokens
+ *      4(w-1) .. 4w+3, channel by channel, with softmax weights over the 8 slots:
+ *        slots from the previous window use kv_t[c],   score g_t[c]   + ape[r, c]
+ *        slots from its own window      use kv_t[d+c], score g_t[d+c] + ape[r, d+c]
+ *      (r = the token's offset in its window; entry 0 has no previous window). When token
+ *      t = 4w+3 closes window w, entry w = RMSNorm(pooled) * compressor_norm, roped at
+ *      position 4w (the window's first token), is appended to the compressed cache. A
+ *      window's partial sums wait in a small state between chunks, so a token costs O(d)
+ *      compressor work however long the sequence: the same whether the prompt came in one
+ *      batch or one token at a time. HCA pools its 128 tokens the same way, with no overlap
+ *      (kv_t, g_t of width d).
+ *   4. the indexer: its own compressor makes keys K_s [d_idx] the same way; its queries are
+ *      q_I = rope(W_Iqb qr) [n_idx, d_idx], its head weights w = W_Iproj h [n_idx], and
+ *        score_s = sum_h w_h relu(q_I,h . K_s) / sqrt(n_idx d_idx)
+ *      over the entries already closed (s < (t+1)/4): the top_k of them (ties: the lower
+ *      index) are this query's compressed keys.
+ *   5. attention, one K = V head shared by all H query heads:
+ *        keys = kv_j for t-W < j <= t  plus the chosen entries;   scale 1/sqrt(d)
+ *        o_i = sum_j p_ij v_j,  p_ij = e^(s_ij) / (sum_j e^(s_ij) + e^(sink_i))
+ *      a learned per-head "sink" logit takes a share of the softmax without adding a value.
+ *      Each o_i is rotated back by its query's rope (inverse rope on its last n_rot dims),
+ *      so what leaves the head does not depend on the absolute position.
+ *   6. grouped low-rank output: the H heads form G groups; group g's concatenated heads go
+ *      through rows g*o_lora .. of W_oa (one matmul_id with the groups as "experts"), and
+ *      out = W_ob [a_0 | .. | a_G-1].
+ *
+ * Hyper-connections: the residual is n_hc streams X [n_hc, n_embd] (the embedding copied to
+ * each). Around every block, mixes are read off all the streams at once,
+ *   mix = W_fn (X / rms(X))                                   [n_hc (2 + n_hc)]
+ *   pre = sigmoid(mix_pre * s0 + b) + eps,  post = 2 sigmoid(mix_post * s1 + b)
+ *   C   = Sinkhorn(softmax over d (mix_comb * s2 + b) + eps)  a nearly doubly stochastic [n_hc, n_hc]
+ * the block reads u = sum_i pre_i X_i (normalised as usual) and writes back
+ *   X'_d = post_d block(u) + sum_s C[s, d] X_s
+ * Before the head the streams collapse once more with pre weights from output_hc_*.
+ *
+ * The feed-forward is a MoE scored by sqrt(softplus(W_router h)), with a bias that only
+ * steers the choice (load balancing); the first hash_layer_count layers instead take the
+ * experts a fixed table assigns to the token id. Both use the clamped SwiGLU:
+ * down(silu(min(gate, L)) * clamp(up, -L, L)).
+ * ---------------------------------------------------------------------------------------- */
+
+/* the rope of a deepseek4 layer: the last n_rot dims of a head of head_dim; compressed
+ * layers turn with compress_rope_freq_base (and the file's YaRN, whose magnitude factor is
+ * cancelled, as the reference does), window-only layers with rope.freq_base, unscaled */
+static infer_rope infer__dsv4_rope(const infer_session *s, int compressed, int head_dim) {
+    const infer_config *c = &s->m->cfg;
+    infer_rope r = s->rope;
+    r.rot_first = head_dim - r.n_rot;
+    if (!compressed) {
+        r.freq_scale = 1.0f;
+        r.ext_factor = 0.0f;
+    } else {
+        r.freq_base = c->compress_rope_base;
+        if (r.ext_factor != 0) r.attn_factor = 1.0f / (1.0f + 0.1f * logf(1.0f / r.freq_scale));
+    }
+    return r;
 }
 
-/* FP8 weight times its block scales (scale: [ceil(rows/b0), ceil(cols/b1)]) */
-static infer_status infer__hf_dequant_fp8(const infer__hf *h, const infer_st_tensor *t, const infer_st_tensor *scale, float *out, infer_error *err) {
-    const int64_t b0 = h->fp8_block[0], b1 = h->fp8_block[1];
-    if (t->n_dims != 2 || scale->n_dims != 2 || scale->shape[0] != (t->shape[0] + b0 - 1) / b0 || scale->shape[1] != (t->shape[1] + b1 - 1) / b1 ||
-        !infer__hf_is_float(scale->dtype))
-        return infer__fail(err, INFER_ERR_FORMAT, "tensor '%.100s': weight_scale_inv does not match %lldx%lld blocks", t->name, (long long)b0, (long long)b1);
-    const int64_t rows = t->shape[0], cols = t->shape[1];
-    const uint8_t *p = (const uint8_t *)t->data;
-    for (int64_t r = 0; r < rows; r++)
-        for (int64_t c = 0; c < cols; c++)
-            out[r * cols + c] = infer__e4m3_to_f32(p[r * cols + c]) * infer__hf_scalar(scale, (r / b0) * scale->shape[1] + c / b1);
-    return INFER_OK;
-}
 
-/* the n values of t as floats */
-static infer_status infer__hf_decode(const infer__hf *h, const infer_st_tensor *t, const infer_st_tensor *scale, float *out, int64_t n, infer_error *err) {
-    const uint8_t *p = (const uint8_t *)t->data;
-    uint16_t u;
-    if (!strcmp(t->dtype, "F32")) { memcpy(out, p, (size_t)n * 4); return INFER_OK; }
-    if (!strcmp(t->dtype, "BF16")) { for (int64_t i = 0; i < n; i++) { memcpy(&u, p + 2 * i, 2); out[i] = infer__bf16_to_fp32(u); } return INFER_OK; }
-    if (!strcmp(t->dtype, "F16")) { for (int64_t i = 0; i < n; i++) { memcpy(&u, p + 2 * i, 2); out[i] = infer__fp16_to_fp32(u); } return INFER_OK; }
-    if (!strcmp(t->dtype, "U8") && scale) return infer__hf_unpack_bitnet(t, scale, out, err);
-    if (!strcmp(t->dtype, "F8_E4M3") && scale) return infer__hf_dequant_fp8(h, t, scale, out, err);
-    if (!strcmp(t->dtype, "F8_E4M3")) return infer__fail(err, INFER_ERR_UNSUPPORTED, "tensor '%.100s': FP8 weights need block scales (weight_scale_inv)", t->name);
-    return infer__fail(err, INFER_ERR_UNSUPPORTED, "tensor '%.100s': dtype %s is not supported", t->name, t->dtype);
-}
-
-/* floats -> the output type's bytes (F32, F16 or BF16) */
-static void infer__hf_encode(const float *x, void *dst, int64_t n, infer_type ty) {
-    uint16_t *o = (uint16_t *)dst;
-    if (ty == INFER_TYPE_F32) { if ((const void *)x != dst) memcpy(dst, x, (size_t)n * 4); return; }
-    for (int64_t i = 0; i < n; i++) o[i] = ty == INFER_TYPE_BF16 ? infer__fp32_to_bf16(x[i]) : infer__fp32_to_fp16(x[i]);
-}
-
-/* the converter's absmean ternarization (float BitNet checkpoints):
- * s = max(mean|W|, 1e-5), W' = clamp(round(W/s), -1, 1) * s, in the source dtype */
-static void infer__hf_ternarize(float *w, int64_t n, const char *dtype) {
-    double sum = 0;
-    for (int64_t i = 0; i < n; i++) sum += fabs((double)w[i]);
-    float s = n ? (float)(sum / (double)n) : 0.0f;
-    if (!(s >= 1e-5f)) s = 1e-5f;
-    const float is = 1.0f / s;
-    for (int64_t i = 0; i < n; i++) {
-        float q = rintf(w[i] * is);                 /* round half to even, like torch.round */
-        q = q > 1 ? 1 : q < -1 ? -1 : q;
-        w[i] = infer__hf_round_as(q / is, dtype);
+/* One compressor: project s->h, pool each sequence's windows that close in this step (its
+ * open windows in `state`), normalise, rope at each window's first position and append the
+ * entries to the sequence's cache (step 3 above). state: [n_layer] per sequence, v_pool: the
+ * entries go to the V pool (the indexer's keys). */
+static void infer__dsv4_compress(infer_session *s, int l, int ci, int v_pool, const infer_tensor *wkv, const infer_tensor *wgate,
+                                 const infer_tensor *ape, const infer_tensor *norm, int dim, int T, const infer_rope *rope) {
+    const infer_kernels *k = s->k;
+    void *kc = s->kctx;
+    const int ratio = s->cache[ci].ratio, overlap = ratio == 4, W = overlap ? 2 * dim : dim, n = s->n_emit[ci];
+    float *const outs[2] = { s->ckv, s->cgate };
+    const infer_tensor *const ws[2] = { wkv, wgate };
+    infer__matmuls(s, 2, outs, ws, s->h, T);
+    for (int g = 0; g < s->n_segs; g++) {
+        const infer__seg *sg = &s->segs[g];
+        const size_t r = (size_t)sg->row0;
+        float *state = v_pool ? s->seqs[sg->seq].idx_state[l] : s->seqs[sg->seq].comp_state[l];
+        k->compress(kc, s->cent + (size_t)s->emit_first[g][ci] * dim, state, s->ckv + r * W, s->cgate + r * W, (const float *)ape->data,
+                    s->pos + r, sg->n, dim, ratio, overlap);
+    }
+    if (n == 0) return;
+    const int32_t *epos = s->epos + (size_t)ci * 2 * s->p.n_ubatch, *eidx = epos + s->p.n_ubatch;
+    k->rmsnorm(kc, s->cent, s->cent, (const float *)norm->data, n, dim, s->m->cfg.rms_eps);
+    k->rope(kc, s->cent, n, 1, dim, epos, rope);
+    for (int g = 0; g < s->n_segs; g++) {
+        const int32_t first = s->emit_first[g][ci], cnt = s->emit_n[g][ci];
+        if (!cnt) continue;
+        const infer_kv_view dst = infer__seq_view(s, s->segs[g].seq, ci, l, v_pool);
+        k->kv_store(kc, &dst, s->cent + (size_t)first * dim, NULL, eidx + first, cnt);
     }
 }
 
-/* tiled value-head order: GGUF head j holds HF head (j % n_k) * (n_v / n_k) + j / n_k */
-static int64_t infer__hf_vhead(const infer__hf *h, int64_t j) { return (j % h->ssm_nk) * (h->ssm_nv / h->ssm_nk) + j / h->ssm_nk; }
-
-static int infer__hf_reorders_v(const infer__hf *h) { return (h->arch->flags & INFER__HF_HYBRID) && h->ssm_nk != h->ssm_nv; }
-
-/* The source row of every destination row, or *out = NULL when the op keeps the order.
- * `rows` is the outermost dimension (the element count of a 1-D tensor). */
-static infer_status infer__hf_row_perm(const infer__hf *h, infer__hf_op op, const char *name, int64_t rows, int64_t **out, infer_error *err) {
-    int64_t first = 0, heads = 0, hd;
-    *out = NULL;
-    if ((op == INFER__HF_Q || op == INFER__HF_K) && (h->arch->flags & INFER__HF_PERMUTE_QK)) {
-        heads = op == INFER__HF_Q ? h->n_head : h->n_head_kv;
-        if (rows % (2 * heads)) return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s': %lld rows are not %lld heads of even size", name, (long long)rows, (long long)heads);
-    } else if (infer__hf_reorders_v(h) && (op == INFER__HF_V_ROWS || op == INFER__HF_DT || op == INFER__HF_A_LOG)) {
-        heads = h->ssm_nv;
-        if (rows % heads) return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s': %lld rows are not %lld value heads", name, (long long)rows, (long long)heads);
-    } else if (infer__hf_reorders_v(h) && (op == INFER__HF_QKV_ROWS || op == INFER__HF_CONV)) {
-        first = 2 * h->ssm_nk * h->ssm_dk;
-        heads = h->ssm_nv;
-        if (rows != first + h->ssm_nv * h->ssm_dv)
-            return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s': %lld rows, expected q, k and v: 2*%lld*%lld + %lld*%lld", name, (long long)rows,
-                               (long long)h->ssm_nk, (long long)h->ssm_dk, (long long)h->ssm_nv, (long long)h->ssm_dv);
-    } else return INFER_OK;
-    int64_t *p = (int64_t *)infer__calloc((size_t)rows, sizeof(int64_t));
-    if (!p) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-    for (int64_t r = 0; r < first; r++) p[r] = r;
-    hd = (rows - first) / heads;
-    for (int64_t j = 0; j < heads; j++)
-        for (int64_t i = 0; i < hd; i++) {
-            if (op == INFER__HF_Q || op == INFER__HF_K)   /* row 2a + b of the head <- row a + b*hd/2 */
-                p[j * hd + i] = j * hd + (i % 2) * (hd / 2) + i / 2;
-            else
-                p[first + j * hd + i] = first + infer__hf_vhead(h, j) * hd + i;
+/* The deepseek4 mixer: s->h -> s->o (steps 1-6 above) */
+static void infer__csa_layer(infer_session *s, int l, int T) {
+    const infer_config *c = &s->m->cfg;
+    const infer__layer *L = &s->w.layers[l];
+    const infer_kernels *k = s->k;
+    void *kc = s->kctx;
+    const int hd = c->head_dim, H = c->n_head, m = L->compress, ci = s->comp_cache[l], nI = c->idx_n_head, dI = c->idx_head_dim;
+    const int top_k = c->idx_top_k;
+    const float eps = c->rms_eps;
+    infer_rope rope = infer__dsv4_rope(s, m > 0, hd);
+    const infer_rope ri = infer__dsv4_rope(s, 1, dI);
+    float *const outs[2] = { s->qr, s->kk };
+    const infer_tensor *const ws[2] = { L->wq_a, L->wkv };
+    infer__matmuls(s, 2, outs, ws, s->h, T);
+    k->rmsnorm(kc, s->qr, s->qr, (const float *)L->q_a_norm->data, T, c->q_lora_rank, eps);
+    k->matmul(kc, s->q, L->wq_b, s->qr, T);                                       /* 1. */
+    k->rmsnorm(kc, s->q, s->q, NULL, T * H, hd, eps);
+    k->rope(kc, s->q, T, H, hd, s->pos, &rope);
+    k->rmsnorm(kc, s->kk, s->kk, (const float *)L->kv_a_norm->data, T, hd, eps);  /* 2. */
+    k->rope(kc, s->kk, T, 1, hd, s->pos, &rope);
+    for (int g = 0; g < s->n_segs; g++) {
+        const infer_kv_view raw = infer__seq_view(s, s->segs[g].seq, 0, l, 0);
+        k->kv_store(kc, &raw, s->kk + (size_t)s->segs[g].row0 * hd, NULL, s->pos + s->segs[g].row0, s->segs[g].n);
+    }
+    if (m > 0)                                                                    /* 3. */
+        infer__dsv4_compress(s, l, ci, 0, L->comp_kv, L->comp_gate, L->comp_ape, L->comp_norm, hd, T, &rope);
+    if (m == 4) {                                                                 /* 4. */
+        infer__dsv4_compress(s, l, ci, 1, L->idx_comp_kv, L->idx_comp_gate, L->idx_comp_ape, L->idx_comp_norm, dI, T, &ri);
+        k->matmul(kc, s->iq, L->idx_q_b, s->qr, T);
+        k->rope(kc, s->iq, T, nI, dI, s->pos, &ri);
+        k->matmul(kc, s->iw, L->idx_proj, s->h, T);
+    }
+    for (int g = 0; g < s->n_segs; g++) {                                        /* 4., 5. per sequence */
+        const infer__seg *sg = &s->segs[g];
+        const size_t r = (size_t)sg->row0;
+        const infer_kv_view raw = infer__seq_view(s, sg->seq, 0, l, 0);
+        infer_kv_view comp;
+        if (m > 0) { comp = infer__seq_view(s, sg->seq, ci, l, 0); comp.v = comp.k; }   /* entries are keys and values */
+        if (m == 4) {
+            const infer_kv_view keys = infer__seq_view(s, sg->seq, ci, l, 1);
+            k->indexer_topk(kc, s->isel + r * top_k, s->insel + r, s->iq + r * nI * dI, s->iw + r * nI, &keys, s->pos + r, sg->n, nI, dI, m,
+                            top_k, 1.0f / sqrtf((float)nI * (float)dI));
         }
-    *out = p;
-    return INFER_OK;
-}
-
-static void infer__hf_permute_rows(uint8_t *dst, const uint8_t *src, const int64_t *perm, int64_t rows, size_t row_bytes) {
-    for (int64_t r = 0; r < rows; r++) memcpy(dst + (size_t)r * row_bytes, src + (size_t)perm[r] * row_bytes, row_bytes);
-}
-
-/* out_proj: in each row, the column block of value head j comes from head vhead(j) */
-static void infer__hf_permute_vcols(const infer__hf *h, uint8_t *dst, const uint8_t *src, int64_t rows, int64_t cols, size_t es) {
-    const int64_t d = cols / h->ssm_nv;
-    for (int64_t r = 0; r < rows; r++)
-        for (int64_t j = 0; j < h->ssm_nv; j++)
-            memcpy(dst + (size_t)(r * cols + j * d) * es, src + (size_t)(r * cols + infer__hf_vhead(h, j) * d) * es, (size_t)d * es);
-}
-
-static infer_status infer__hf_push(infer__hf *h, const char *gguf_name, infer_type ty, const int64_t *dims, int nd, const void *data, size_t nbytes, infer_error *err) {
-    infer_tensor t;
-    memset(&t, 0, sizeof t);
-    if (strlen(gguf_name) >= 64) return infer__fail(err, INFER_ERR_FORMAT, "GGUF tensor name '%s' is longer than 63 bytes", gguf_name);
-    t.name = infer__hf_str(h, gguf_name);
-    t.type = ty;
-    t.n_dims = nd;
-    for (int d = 0; d < INFER_MAX_DIMS; d++) t.ne[d] = d < nd ? dims[nd - 1 - d] : 1;   /* PyTorch order reversed */
-    t.data = data;
-    t.nbytes = nbytes;
-    t.scale = 1.0f;
-    arrput(h->tensors, t);
-    return INFER_OK;
-}
-
-/* the companion of a weight: BitNet's ".weight_scale" or FP8's ".weight_scale_inv" */
-static const infer_st_tensor *infer__hf_companion(infer__hf *h, const char *name, const char *suffix) {
-    char n[600];
-    snprintf(n, sizeof n, "%s%s", name, suffix);
-    return infer__hf_lookup(h, n, 1);
-}
-
-/* the n values of t (named `name`) as type ty in dst: a plain copy when nothing changes,
- * else decoded to floats, the op's arithmetic or BitNet's ternarization applied, encoded */
-static infer_status infer__hf_fill(infer__hf *h, const char *name, const infer_st_tensor *t, infer__hf_op op, int proj,
-                                   infer_type ty, int64_t n, void *dst, infer_error *err) {
-    const infer_st_tensor *scale = NULL;
-    if (!strcmp(t->dtype, "U8")) scale = infer__hf_companion(h, name, "_scale");
-    if (!strcmp(t->dtype, "F8_E4M3")) scale = infer__hf_companion(h, name, "_scale_inv");
-    const int plus1 = op == INFER__HF_NORM && (h->arch->flags & INFER__HF_NORM_PLUS1);
-    const int tern = proj && (h->arch->flags & INFER__HF_BITNET) && infer__hf_is_float(t->dtype);
-    if (infer__hf_is_float(t->dtype) && !plus1 && !tern && op != INFER__HF_A_LOG && ty == infer__hf_gguf_type(t->dtype)) {
-        memcpy(dst, t->data, t->nbytes);
-        return INFER_OK;
+        k->attention_sparse(kc, s->att + r * H * hd, s->q + r * H * hd, &raw, s->pos + r, sg->n, H, hd, 1.0f / sqrtf((float)hd),
+                            c->sliding_window, (const float *)L->attn_sinks->data, m > 0 ? &comp : NULL, m,
+                            m == 4 ? s->isel + r * top_k : NULL, s->insel + r, top_k);
     }
-    float *f = ty == INFER_TYPE_F32 ? (float *)dst : (float *)infer__calloc((size_t)n, sizeof(float));
-    if (!f) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-    infer_status rc = infer__hf_decode(h, t, scale, f, n, err);
-    for (int64_t i = 0; rc == INFER_OK && i < n && (plus1 || op == INFER__HF_A_LOG); i++)
-        f[i] = infer__hf_round_as(plus1 ? f[i] + 1.0f : -expf(f[i]), t->dtype);
-    if (rc == INFER_OK && tern) infer__hf_ternarize(f, n, t->dtype);
-    if (rc == INFER_OK) infer__hf_encode(f, dst, n, ty);
-    if ((void *)f != dst) INFER_FREE(f);
-    return rc;
+    rope.inverse = 1;
+    k->rope(kc, s->att, T, H, hd, s->pos, &rope);
+    infer_tensor wo_a = *L->wo_a;                                                 /* 6. [G, o_lora, H*d/G] */
+    wo_a.n_dims = 3;
+    wo_a.ne[1] = c->o_lora_rank;
+    wo_a.ne[2] = c->o_groups;
+    k->matmul_id(kc, s->oa, &wo_a, s->att, s->gids, T, c->o_groups, 1);
+    k->matmul(kc, s->o, L->wo_b, s->oa, T);
 }
 
-/* One GGUF tensor from one HF tensor: zero-copy when nothing changes, else an owned copy */
-static infer_status infer__hf_emit(infer__hf *h, const char *gguf_name, const char *name, const infer_st_tensor *t, infer__hf_op op, int proj, infer_error *err) {
-    int64_t dims[INFER_ST_MAX_DIMS], n = 1, *perm = NULL;
-    int nd = t->n_dims;
-    const int packed = !strcmp(t->dtype, "U8"), fp8 = !strcmp(t->dtype, "F8_E4M3");
-    if (!infer__hf_is_float(t->dtype) && !packed && !fp8)
-        return infer__fail(err, INFER_ERR_UNSUPPORTED, "tensor '%.100s': dtype %s is not supported", name, t->dtype);
-    memcpy(dims, t->shape, sizeof dims);
-    if (nd == 0) { nd = 1; dims[0] = 1; }
-    if (packed) dims[0] *= 4;
-    if (op == INFER__HF_CONV && nd == 3 && dims[1] == 1) { dims[1] = dims[2]; nd = 2; }
-    if (nd > INFER_MAX_DIMS || (op == INFER__HF_CONV && nd != 2)) return infer__fail(err, INFER_ERR_FORMAT, "tensor '%.100s' has %d dimensions", name, t->n_dims);
-    for (int d = 0; d < nd; d++) n *= dims[d];
-    const int small = nd == 1 || op == INFER__HF_NORM || op == INFER__HF_SMALL || op == INFER__HF_CONV || op == INFER__HF_DT || op == INFER__HF_A_LOG;
-    const infer_type ty = small || packed ? INFER_TYPE_F32 : fp8 ? INFER_TYPE_BF16 : infer__hf_gguf_type(t->dtype);
-    const size_t es = ty == INFER_TYPE_F32 ? 4 : 2, nbytes = (size_t)n * es;
-    const int plus1 = op == INFER__HF_NORM && (h->arch->flags & INFER__HF_NORM_PLUS1);
-    const int tern = proj && (h->arch->flags & INFER__HF_BITNET);
-    const int vcols = op == INFER__HF_V_COLS && infer__hf_reorders_v(h);
-    INFER__TRY(infer__hf_row_perm(h, op, gguf_name, dims[0], &perm, err));
-    if (vcols && dims[nd - 1] != h->ssm_nv * h->ssm_dv) {
-        INFER_FREE(perm);
-        return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s': %lld columns are not %lld value heads of %lld", gguf_name, (long long)dims[nd - 1], (long long)h->ssm_nv, (long long)h->ssm_dv);
-    }
-    const int same = !plus1 && !tern && op != INFER__HF_A_LOG && !perm && !vcols && ty == infer__hf_gguf_type(t->dtype) && infer__hf_is_float(t->dtype);
-    if (same && (uintptr_t)t->data % es == 0) return infer__hf_push(h, gguf_name, ty, dims, nd, t->data, nbytes, err);
-    uint8_t *buf = (uint8_t *)infer__hf_keep(h->own, nbytes), *tmp = NULL;
-    infer_status rc = buf ? infer__hf_fill(h, name, t, op, proj, ty, n, buf, err) : infer__fail(err, INFER_ERR_NOMEM, "out of memory for tensor '%s'", gguf_name);
-    if (rc == INFER_OK && (perm || vcols)) {
-        tmp = (uint8_t *)INFER_MALLOC(nbytes ? nbytes : 1);
-        if (!tmp) rc = infer__fail(err, INFER_ERR_NOMEM, "out of memory for tensor '%s'", gguf_name);
-        else {
-            memcpy(tmp, buf, nbytes);
-            if (perm) infer__hf_permute_rows(buf, tmp, perm, dims[0], nbytes / (size_t)(dims[0] ? dims[0] : 1));
-            else infer__hf_permute_vcols(h, buf, tmp, n / dims[nd - 1], dims[nd - 1], es);
-        }
-    }
-    INFER_FREE(tmp);
-    INFER_FREE(perm);
-    if (rc == INFER_OK) rc = infer__hf_push(h, gguf_name, ty, dims, nd, buf, nbytes, err);
-    return rc;
-}
-
-/* <prefix>mlp.experts.E.<proj>.weight for E = 0..n_expert-1 -> blk.B.ffn_<gate|up|down>_exps,
- * ne {in, out, n_expert}: expert e is the e-th [out, in] slab */
-static infer_status infer__hf_stack_experts(infer__hf *h, const char *prefix, int64_t blk, const char *proj, infer_error *err) {
-    char name[600], gg[96];
-    const infer_st_tensor *t0 = NULL;
-    uint8_t *buf = NULL;
-    int64_t dims[3] = { h->n_expert, 0, 0 };
-    size_t each = 0;
-    infer_type ty = INFER_TYPE_F32;
-    snprintf(gg, sizeof gg, "blk.%lld.ffn_%.*s_exps.weight", (long long)blk, (int)(strlen(proj) - 5), proj);   /* "gate_proj" -> "gate" */
-    for (int64_t e = 0; e < h->n_expert; e++) {
-        snprintf(name, sizeof name, "%smlp.experts.%lld.%s.weight", prefix, (long long)e, proj);
-        const infer_st_tensor *t = infer__hf_lookup(h, name, 1);
-        if (!t) return infer__fail(err, INFER_ERR_FORMAT, "missing expert tensor '%.100s' (config.json says %lld experts)", name, (long long)h->n_expert);
-        if (!t0) {
-            const int packed = !strcmp(t->dtype, "U8");
-            if (t->n_dims != 2) return infer__fail(err, INFER_ERR_FORMAT, "expert tensor '%.100s' is not 2-D", name);
-            t0 = t;
-            ty = packed ? INFER_TYPE_F32 : !strcmp(t->dtype, "F8_E4M3") ? INFER_TYPE_BF16 : infer__hf_gguf_type(t->dtype);
-            dims[1] = t->shape[0] * (packed ? 4 : 1);
-            dims[2] = t->shape[1];
-            each = (size_t)(dims[1] * dims[2]) * (ty == INFER_TYPE_F32 ? 4 : 2);
-            if (!(buf = (uint8_t *)infer__hf_keep(h->own, each * (size_t)h->n_expert))) return infer__fail(err, INFER_ERR_NOMEM, "out of memory for '%s'", gg);
-        } else if (strcmp(t->dtype, t0->dtype) || t->n_dims != 2 || t->shape[0] != t0->shape[0] || t->shape[1] != t0->shape[1])
-            return infer__fail(err, INFER_ERR_FORMAT, "expert tensor '%.100s' differs in dtype or shape from expert 0", name);
-        if (!infer__hf_is_float(t->dtype) && strcmp(t->dtype, "U8") && strcmp(t->dtype, "F8_E4M3"))
-            return infer__fail(err, INFER_ERR_UNSUPPORTED, "tensor '%.100s': dtype %s is not supported", name, t->dtype);
-        INFER__TRY(infer__hf_fill(h, name, t, INFER__HF_COPY, 0, ty, dims[1] * dims[2], buf + each * (size_t)e, err));
-    }
-    return infer__hf_push(h, gg, ty, dims, 3, buf, each * (size_t)h->n_expert, err);
-}
-
-/* fused experts (newer checkpoints): gate_up_proj [E, 2F, D], rows [0, F) of each expert
- * are the gate projection and rows [F, 2F) the up projection */
-static infer_status infer__hf_split_gate_up(infer__hf *h, const char *name, const infer_st_tensor *t, int64_t blk, infer_error *err) {
-    char gg[96], gu[96];
-    if (t->n_dims != 3 || t->shape[1] % 2 || !infer__hf_is_float(t->dtype))
-        return infer__fail(err, INFER_ERR_FORMAT, "tensor '%.100s': expected a float [experts, 2*ff, n_embd] tensor", name);
-    const int64_t E = t->shape[0], F = t->shape[1] / 2, D = t->shape[2], dims[3] = { E, F, D };
-    const size_t half = (size_t)(F * D) * (size_t)t->dtype_size;
-    uint8_t *gate = (uint8_t *)infer__hf_keep(h->own, half * (size_t)E), *up = (uint8_t *)infer__hf_keep(h->own, half * (size_t)E);
-    const uint8_t *src = (const uint8_t *)t->data;
-    if (!gate || !up) return infer__fail(err, INFER_ERR_NOMEM, "out of memory for '%.100s'", name);
-    for (int64_t e = 0; e < E; e++) {
-        memcpy(gate + half * (size_t)e, src + 2 * half * (size_t)e, half);
-        memcpy(up + half * (size_t)e, src + 2 * half * (size_t)e + half, half);
-    }
-    snprintf(gg, sizeof gg, "blk.%lld.ffn_gate_exps.weight", (long long)blk);
-    snprintf(gu, sizeof gu, "blk.%lld.ffn_up_exps.weight", (long long)blk);
-    INFER__TRY(infer__hf_push(h, gg, infer__hf_gguf_type(t->dtype), dims, 3, gate, half * (size_t)E, err));
-    return infer__hf_push(h, gu, infer__hf_gguf_type(t->dtype), dims, 3, up, half * (size_t)E, err);
-}
-
-/* the part after "mlp.experts." */
-static infer_status infer__hf_map_experts(infer__hf *h, const char *name, const char *prefix, const char *x, int64_t blk, const infer_st_tensor *t, infer_error *err) {
-    static const char *const projs[] = { "gate_proj", "up_proj", "down_proj" };
-    char gg[96];
-    if (!(h->arch->flags & INFER__HF_MOE)) return infer__fail(err, INFER_ERR_FORMAT, "tensor '%.100s': experts in a %s model", name, h->arch_name);
-    if (*x >= '0' && *x <= '9') {
-        const char *dot = strchr(x, '.');
-        for (int k = 0; dot && k < 3; k++)
-            if (strncmp(dot + 1, projs[k], strlen(projs[k])) == 0 && strcmp(dot + 1 + strlen(projs[k]), ".weight") == 0)
-                return infer__hf_stack_experts(h, prefix, blk, projs[k], err);
-    } else if (!strcmp(x, "gate_up_proj") || !strcmp(x, "gate_up_proj.weight")) {
-        return infer__hf_split_gate_up(h, name, t, blk, err);
-    } else if (!strcmp(x, "down_proj") || !strcmp(x, "down_proj.weight")) {
-        snprintf(gg, sizeof gg, "blk.%lld.ffn_down_exps.weight", (long long)blk);
-        return infer__hf_emit(h, gg, name, t, INFER__HF_COPY, 0, err);
-    }
-    return infer__fail(err, INFER_ERR_UNSUPPORTED, "tensor '%.100s' has no GGUF name", name);
-}
-
-/* "x.weight" -> base "x", suffix ".weight" (also ".bias"; anything else: no suffix) */
-static const char *infer__hf_split_suffix(const char *s, char *base, size_t size) {
-    static const char *const suffixes[] = { ".weight", ".bias" };
-    size_t n = strlen(s);
-    for (int k = 0; k < 2; k++) {
-        size_t l = strlen(suffixes[k]);
-        if (n > l && strcmp(s + n - l, suffixes[k]) == 0) { snprintf(base, size, "%.*s", (int)(n - l), s); return suffixes[k]; }
-    }
-    snprintf(base, size, "%s", s);
-    return "";
-}
-
-static const infer__hf_name *infer__hf_find_name(const infer__hf_name *table, size_t n, const char *base) {
-    for (size_t i = 0; i < n; i++) if (strcmp(table[i].hf, base) == 0) return &table[i];
-    return NULL;
-}
-
-/* prefix "model.layers.N." (or "mtp.layers.L."), GGUF block blk */
-static infer_status infer__hf_map_layer(infer__hf *h, const char *name, size_t prefix_len, int64_t blk, const infer_st_tensor *t, infer_error *err) {
-    char prefix[128], base[256], gg[160];
-    const char *rest = name + prefix_len;
-    snprintf(prefix, sizeof prefix, "%.*s", (int)prefix_len, name);
-    if (strncmp(rest, "mlp.experts.", 12) == 0) return infer__hf_map_experts(h, name, prefix, rest + 12, blk, t, err);
-    const char *suffix = infer__hf_split_suffix(rest, base, sizeof base);
-    const infer__hf_name *e = infer__hf_find_name(infer__hf_layer, sizeof infer__hf_layer / sizeof infer__hf_layer[0], base);
-    if (!e) return infer__fail(err, INFER_ERR_UNSUPPORTED, "tensor '%.100s' has no GGUF name for %s", name, h->arch_name);
-    const char *g = (h->arch->flags & INFER__HF_HYBRID) && !strcmp(e->gguf, "ffn_norm") ? "post_attention_norm" : e->gguf;
-    snprintf(gg, sizeof gg, "blk.%lld.%s%s", (long long)blk, g, suffix);
-    return infer__hf_emit(h, gg, name, t, (infer__hf_op)e->op, e->proj, err);
-}
-
-static infer_status infer__hf_map(infer__hf *h, const char *name, const infer_st_tensor *t, infer_error *err) {
-    static const char *const prefixes[] = { "model.layers.", "mtp.layers." };
-    char base[256], gg[160];
-    for (int k = 0; k < 2; k++) {
-        const size_t pl = strlen(prefixes[k]);
-        if (strncmp(name, prefixes[k], pl) != 0 || (k == 1 && !h->n_mtp)) continue;
-        const char *p = name + pl;
-        int64_t l = 0;
-        while (*p >= '0' && *p <= '9' && l < (1 << 20)) l = l * 10 + (*p++ - '0');
-        if (p == name + pl || *p != '.' || l >= (k ? h->n_mtp : h->n_layer))
-            return infer__fail(err, INFER_ERR_FORMAT, "tensor '%.100s': bad layer index (the model has %lld)", name, (long long)(k ? h->n_mtp : h->n_layer));
-        return infer__hf_map_layer(h, name, (size_t)(p + 1 - name), k ? h->n_layer + l : l, t, err);
-    }
-    const char *suffix = infer__hf_split_suffix(name, base, sizeof base);
-    const infer__hf_name *e = infer__hf_find_name(infer__hf_global, sizeof infer__hf_global / sizeof infer__hf_global[0], base);
-    if (e) {
-        snprintf(gg, sizeof gg, "%s%s", e->gguf, suffix);
-        return infer__hf_emit(h, gg, name, t, (infer__hf_op)e->op, 0, err);
-    }
-    if (h->n_mtp && (e = infer__hf_find_name(infer__hf_mtp, sizeof infer__hf_mtp / sizeof infer__hf_mtp[0], base)) != NULL) {
-        snprintf(gg, sizeof gg, "blk.%lld.%s%s", (long long)h->n_layer, e->gguf, suffix);
-        return infer__hf_emit(h, gg, name, t, (infer__hf_op)e->op, 0, err);
-    }
-    return infer__fail(err, INFER_ERR_UNSUPPORTED, "tensor '%.100s' has no GGUF name for %s", name, h->arch_name);
-}
-
-static int infer__hf_ends_with(const char *s, const char *end) {
-    size_t n = strlen(s), m = strlen(end);
-    return n >= m && strcmp(s + n - m, end) == 0;
-}
-
-/* every tensor of every shard, in file order; scales are taken by their weights */
-static infer_status infer__hf_tensors(infer__hf *h, infer_error *err) {
-    char buf[512];
-    for (int pass = 0; pass < 2; pass++)
-        for (ptrdiff_t f = 0; f < arrlen(h->files); f++)
-            for (int64_t i = 0; i < h->files[f].n_tensors; i++) {
-                if (h->done[f][i]) continue;
-                const infer_st_tensor *t = &h->files[f].tensors[i];
-                const char *name = infer__hf_normalize(buf, sizeof buf, t->name);
-                if (pass == 1) return infer__fail(err, INFER_ERR_FORMAT, "tensor '%.100s' has no use (a scale without its weight?)", name);
-                if (infer__hf_ends_with(name, ".weight_scale") || infer__hf_ends_with(name, ".weight_scale_inv")) continue;
-                h->done[f][i] = 1;
-                if (infer__hf_ends_with(name, ".input_scale")) continue;   /* FP8 activation scales: we compute in float */
-                INFER__TRY(infer__hf_map(h, name, t, err));
+/* The host's share of a deepseek4 step: which compressed entries each sequence's rows close
+ * (index w, rope position w*m, per compressed cache), uploaded once for the step. */
+static infer_status infer__dsv4_prepare(infer_session *s) {
+    const infer_kernels *k = s->k;
+    const size_t U = (size_t)s->p.n_ubatch;
+    int32_t *host = s->pos_host;                       /* free once the positions are uploaded */
+    for (int ci = 1; ci < s->n_caches; ci++) {
+        const int32_t m = s->cache[ci].ratio;
+        int n = 0;
+        for (int g = 0; g < s->n_segs; g++) {
+            s->emit_first[g][ci] = n;
+            for (int32_t p = s->segs[g].p0; p < s->segs[g].p0 + s->segs[g].n; p++) {
+                if (p % m != m - 1) continue;
+                host[U + (size_t)n] = (p + 1) / m - 1;     /* the entry's index ... */
+                host[n] = host[U + (size_t)n] * m;         /* ... and its rope position */
+                n++;
             }
+            s->emit_n[g][ci] = n - s->emit_first[g][ci];
+        }
+        s->n_emit[ci] = n;
+        if (n && (k->upload(s->kctx, s->epos + (size_t)ci * 2 * U, host, (size_t)n * sizeof(int32_t)) != INFER_OK ||
+                  k->upload(s->kctx, s->epos + (size_t)ci * 2 * U + U, host + U, (size_t)n * sizeof(int32_t)) != INFER_OK))
+            return INFER_ERR_BACKEND;
+    }
     return INFER_OK;
 }
 
-/* llama-3.1 rope scaling: the converter precomputes one divisor per rotated pair:
- *   freq_i = 1 / base^(2i/d), wavelen = 2 pi / freq_i
- *   wavelen < old_ctx / high_freq_factor -> 1;  wavelen > old_ctx / low_freq_factor -> factor
- *   else smooth = (old_ctx / wavelen - low) / (high - low), 1 / ((1 - smooth) / factor + smooth)
- * with freq_i computed in f32 and the rest in f64 (as the converter's f32 tensor of
- * frequencies and Python floats do), which gives its table bit for bit. */
-static infer_status infer__hf_rope_freqs(infer__hf *h, infer_error *err) {
-    const infer__json *rs = infer__hf_cfg(h, "rope_scaling");
-    if (!rs) rs = infer__hf_cfg(h, "rope_parameters");
-    const char *type = infer__json_str(infer__json_get(rs, "rope_type"));
-    double base = 10000, factor = 8, lo = 1, hi = 4, old = 8192;
-    int64_t dim, n_embd;
-    if (!type || strcmp(type, "llama3") != 0 || !(h->arch->flags & INFER__HF_LLAMA_KEYS)) return INFER_OK;
-    if (infer__hf_num_v(infer__hf_rope_cfg(h, "rope_theta"), "rope_theta", &base, err) < 0 ||
-        infer__hf_num_v(infer__json_get(rs, "factor"), "rope_scaling.factor", &factor, err) < 0 ||
-        infer__hf_num_v(infer__json_get(rs, "low_freq_factor"), "rope_scaling.low_freq_factor", &lo, err) < 0 ||
-        infer__hf_num_v(infer__json_get(rs, "high_freq_factor"), "rope_scaling.high_freq_factor", &hi, err) < 0 ||
-        infer__hf_num_v(infer__json_get(rs, "original_max_position_embeddings"), "rope_scaling.original_max_position_embeddings", &old, err) < 0)
-        return INFER_ERR_FORMAT;
-    if (!(hi > lo) || !(factor > 0) || !(base > 0)) return infer__fail(err, INFER_ERR_FORMAT, "config.json: llama3 rope_scaling needs high_freq_factor > low_freq_factor and positive factor and base");
-    INFER__TRY(infer__hf_need_int(h, "hidden_size", 1, 1 << 24, &n_embd, err));
-    dim = n_embd / h->n_head;
-    if (infer__hf_int(h, "head_dim", 1, 65536, &dim, err) < 0) return INFER_ERR_FORMAT;
-    const int64_t n = dim / 2;
-    float *ff = (float *)infer__hf_keep(h->own, (size_t)n * sizeof(float));
-    if (!ff) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-    for (int64_t i = 0; i < n; i++) {
-        const float freq = 1.0f / powf((float)base, (float)(2 * i) / (float)dim);
-        const double wavelen = 2 * INFER__PI / freq;
-        if (wavelen < old / hi) ff[i] = 1.0f;
-        else if (wavelen > old / lo) ff[i] = (float)factor;
-        else {
-            const double smooth = (old / wavelen - lo) / (hi - lo);
-            ff[i] = (float)(1.0 / ((1.0 - smooth) / factor + smooth));
-        }
-    }
-    return infer__hf_push(h, "rope_freqs.weight", INFER_TYPE_F32, &n, 1, ff, (size_t)n * sizeof(float), err);
-}
-
-/* a readable order: rope_freqs, token_embd, blocks by number, output_norm, output */
-static int infer__hf_tensor_rank(const char *n, long *blk) {
-    *blk = 0;
-    if (!strncmp(n, "blk.", 4)) { *blk = strtol(n + 4, NULL, 10); return 1; }
-    return !strncmp(n, "output", 6) ? 2 : 0;
-}
-static int infer__hf_cmp_tensor(const void *a, const void *b) {
-    const infer_tensor *x = (const infer_tensor *)a, *y = (const infer_tensor *)b;
-    long bx, by;
-    const int rx = infer__hf_tensor_rank(x->name, &bx), ry = infer__hf_tensor_rank(y->name, &by);
-    if (rx != ry) return rx - ry;
-    if (bx != by) return bx < by ? -1 : 1;
-    return strcmp(x->name, y->name);
+/* hash routing: the experts of the step's tokens, from the layer's table (host memory) */
+static infer_status infer__dsv4_hash_ids(infer_session *s, int l, int T) {
+    const infer_tensor *t = s->m->layers[l].tid2eid;
+    const int n_used = s->m->cfg.n_expert_used;
+    for (int r = 0; r < T; r++)
+        memcpy(s->eid_host + (size_t)r * n_used, (const int32_t *)t->data + (size_t)s->tok_host[r] * n_used, (size_t)n_used * sizeof(int32_t));
+    return s->k->upload(s->kctx, s->eid, s->eid_host, (size_t)T * n_used * sizeof(int32_t));
 }
 
 /* ------------------------------------------------------------------------------------------
- * >>hf-tokenizer -- tokenizer.json (+ tokenizer_config.json) -> tokenizer.ggml.* keys.
+ * >>forward -- the transformer, once for every family.
  *
- * Byte-level BPE ("gpt2"): model.vocab maps token text -> id, model.merges ranks the pairs
- *   ("a b" strings; newer files write ["a", "b"] pairs, whose spaces become U+0120 as in
- *   GPT-2's byte alphabet). added_tokens are CONTROL when marked special or when they look
- *   special ("<|...|>", "<pad>", ...), else USER_DEFINED. The pre-tokenizer is recognised by
- *   its Split regex (llama-bpe, qwen2, qwen35) or a bare ByteLevel with use_regex (gpt-2).
- * SentencePiece-style BPE (byte_fallback: true; "llama"): "<0xXX>" pieces are BYTE, the
- *   unk piece UNKNOWN. tokenizer.json has no scores, but SentencePiece merges by piece score
- *   and its pieces are numbered in score order; we rebuild an order-equivalent score: a piece
- *   made by merge r scores -r, a piece no merge makes scores -(n_merges + its rank among the
- *   normal pieces).
- * Ids in neither list become "[PAD<id>]" (UNUSED), up to config.json's vocab_size.
- * Special ids: tokenizer_config.json's bos/eos/unk/sep/pad/cls/mask token texts are looked
- * up among the added tokens, then config.json's <type>_token_id fills the gaps. add_bos /
- * add_eos come from a TemplateProcessing post-processor, overridden by tokenizer_config.json.
+ *   x = token_embd[tokens]                                          x: [T, n_embd]
+ *   for each layer:
+ *       x = x + Mixer(RMSNorm(x) * attn_norm)        attention, or gated DeltaNet (hybrid)
+ *       x = x + FFN(RMSNorm(x) * ffn_norm)           gated (SwiGLU / ReLU^2), or MoE
+ *   logits = W_out (RMSNorm(x) * output_norm)                       [T, n_vocab]
+ *
+ * Attention (h = the normed input):
+ *   q = Wq h (+bq),  k = Wk h (+bk),  v = Wv h (+bv)         per head: [head_dim]
+ *       with attn_gate, Wq h is [q | gate] per head: [n_head, 2, head_dim]
+ *   q, k = RMSNorm per head * q_norm, k_norm                 (qk_norm)
+ *   q, k = RoPE(q, pos), RoPE(k, pos)                        first n_rot dims of each head
+ *   cache k, v at pos;  a = softmax(q K^T * scale) V          causal, GQA
+ *   a = a * sigmoid(gate)                                    (attn_gate)
+ *   a = RMSNorm(a) * attn_sub_norm                           (bitlinear)
+ *   out = Wo a
+ *
+ * Gated DeltaNet (n_k key heads of d_k, n_v value heads of d_v, value head i reads key head
+ * i % n_k -- the order the qwen3.5 converter stores the value heads in):
+ *   [q | k | v] = conv1d_causal(W_qkv h), then SiLU      [n_k d_k | n_k d_k | n_v d_v]
+ *   z = W_gate h                                         [n_v d_v]
+ *   beta = sigmoid(W_beta h),  g = softplus(W_alpha h + dt_bias) * a      [n_v]
+ *   q, k = q / ||q||, k / ||k||                          per head
+ *   o = gated delta rule(q / sqrt(d_k), k, v, g, beta; S)                 [n_v, d_v]
+ *   out = W_out (RMSNorm(o) * ssm_norm * silu(z))        per value head
+ *
+ * Feed-forward (act = SiLU, or ReLU^2 = max(z, 0)^2 per cfg.ffn_act):
+ *   GLU:     W_down( act(W_gate h) * (W_up h) )
+ *            bitlinear: W_down( RMSNorm(act(W_gate h) * (W_up h)) * ffn_sub_norm )
+ *   MoE:     sum over the router's top-k experts e of w_e GLU_e(h)
+ *            (+ sigmoid(w_shexp . h) GLU_shared(h) when a shared expert is stored)
+ * A BitNet `.scale` tensor multiplies its projection's output; it is folded into the weight
+ * tensor's `scale` at load, which every matmul applies.
+ *
+ * deepseek4 keeps this loop but widens the residual to n_hc streams, mixed around every
+ * block by hyper-connections (infer__block_in / infer__block_out below), and its mixer is
+ * the compressed sparse attention of >>deepseek4.
+ *
+ * Many sequences at once. The T rows of a step may belong to several sequences (continuous
+ * batching: prompts and single decode tokens side by side, each at its own positions). The
+ * matmuls, norms and elementwise ops run over all T rows together, so each weight is read
+ * once per step for every sequence in it; the ops that read or write one sequence's past
+ * (kv_store, attention, the conv and delta-rule states, the compressors, the indexer) run
+ * once per sequence, on its rows, with its block table and state. Each row is computed by
+ * the same operations whichever rows share its step, so a sequence's logits do not depend
+ * on the others.
  * ---------------------------------------------------------------------------------------- */
-#define INFER__HF_RX_LLAMA3 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}" \
-    "| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
-#define INFER__HF_RX_QWEN2 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}" \
-    "| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
-#define INFER__HF_RX_QWEN35 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}" \
-    "| ?[^\\s\\p{L}\\p{M}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
 
-enum { INFER__TT_NORMAL = 1, INFER__TT_UNKNOWN = 2, INFER__TT_CONTROL = 3, INFER__TT_USER = 4, INFER__TT_UNUSED = 5, INFER__TT_BYTE = 6 };
 
-static const char *const infer__hf_special_names[7] = { "bos", "eos", "unk", "sep", "pad", "cls", "mask" };
-static const char *const infer__hf_special_keys[7] = { "bos", "eos", "unknown", "seperator", "padding", "cls", "mask" };   /* (sic) */
-
-typedef struct infer__hf_tok {
-    infer__json_doc doc, cfg;
-    const infer__json *model, *added;
-    int spm;                     /* SentencePiece-style (byte_fallback) */
-    int32_t n;                   /* vocabulary size */
-    const char **text;           /* [n] token texts (in the documents, or owned) */
-    uint32_t *len;               /* [n] */
-    int32_t *type;               /* [n] */
-    float *score;                /* [n] SentencePiece-style only */
-    int32_t special[7];          /* bos eos unk sep pad cls mask; -1 = none */
-    int add_bos, add_eos;        /* -1 = not stated */
-    const char *pre;
-} infer__hf_tok;
-
-static void infer__hf_tok_free(infer__hf_tok *k) {
-    infer__json_free(&k->doc);
-    infer__json_free(&k->cfg);
-    INFER_FREE((void *)k->text);
-    INFER_FREE(k->len);
-    INFER_FREE(k->type);
-    INFER_FREE(k->score);
+/* A block's input, s->h = RMSNorm(x) * norm. With hyper-connections (n_hc streams, deepseek4)
+ * the streams are first collapsed by this block's mixes (>>deepseek4):
+ *   mix = W_fn RMS(x)  over all n_hc * n_embd values,   u = sum_i pre_i x_i,   h = RMSNorm(u) * norm
+ * and the post weights and the stream-mixing matrix C wait in s->hpc for infer__block_out. */
+static void infer__block_in(infer_session *s, const infer_tensor *norm, const infer_tensor *fn, const infer_tensor *base,
+                            const infer_tensor *scale, int T) {
+    const infer_config *c = &s->m->cfg;
+    const infer_kernels *k = s->k;
+    void *kc = s->kctx;
+    const int E = c->n_embd;
+    if (c->n_hc > 1) {
+        k->rmsnorm(kc, s->hcn, s->x, NULL, T, c->n_hc * E, c->rms_eps);
+        k->matmul(kc, s->hmix, fn, s->hcn, T);
+        k->hc_pre(kc, s->h, s->hpc, s->hmix, s->x, (const float *)base->data, (const float *)scale->data, T, E, c->n_hc,
+                  c->hc_sinkhorn_iters, c->hc_eps);
+        k->rmsnorm(kc, s->h, s->h, (const float *)norm->data, T, E, c->rms_eps);
+    } else {
+        k->rmsnorm(kc, s->h, s->x, (const float *)norm->data, T, E, c->rms_eps);
+    }
+}
+/* ... and its output s->o back into the residual: x += o, or, with hyper-connections,
+ * x_d = post_d o + sum_s C[s, d] x_s for every stream d */
+static void infer__block_out(infer_session *s, int T) {
+    const infer_config *c = &s->m->cfg;
+    if (s->o_added) { s->o_added = 0; return; }      /* infer__block_proj added it already */
+    if (c->n_hc > 1) s->k->hc_post(s->kctx, s->x, s->o, s->hpc, T, c->n_embd, c->n_hc);
+    else s->k->add(s->kctx, s->x, s->o, (int64_t)T * c->n_embd);
+}
+/* A block's last projection, s->o = W a; with one residual stream and a backend that has
+ * matmul_add, x += W a at once, and infer__block_out has nothing left to add */
+static void infer__block_proj(infer_session *s, const infer_tensor *w, const float *a, int T) {
+    if (s->k->matmul_add && s->m->cfg.n_hc <= 1) {
+        s->k->matmul_add(s->kctx, s->x, w, a, T);
+        s->o_added = 1;
+    } else {
+        s->k->matmul(s->kctx, s->o, w, a, T);
+    }
 }
 
-static int infer__hf_looks_special_tok(const char *s, size_t n) {
-    if ((n == 5 && !memcmp(s, "<pad>", 5)) || (n == 6 && !memcmp(s, "<mask>", 6)) || (n == 7 && !memcmp(s, "<2mass>", 7)) || (n == 7 && !memcmp(s, "[@BOS@]", 7))) return 1;
-    if (n >= 4 && !memcmp(s, "<|", 2) && !memcmp(s + n - 2, "|>", 2)) return 1;
-    if (n >= 8 && !memcmp(s, "<\xEF\xBD\x9C", 4) && !memcmp(s + n - 4, "\xEF\xBD\x9C>", 4)) return 1;   /* <｜...｜> */
-    return n >= 8 && !memcmp(s, "<unused", 7) && s[n - 1] == '>';
+
+/* Attention mixer: s->h -> s->o (see the block comment above) */
+static void infer__attention_layer(infer_session *s, int l, int T) {
+    const infer_model *m = s->m;
+    const infer_config *c = &m->cfg;
+    const infer__layer *L = &s->w.layers[l];
+    const infer_kernels *k = s->k;
+    void *kc = s->kctx;
+    const int hd = c->head_dim, QD = c->n_head * hd, KVD = c->n_head_kv * hd;
+    const float scale = c->attn_scale > 0 ? c->attn_scale : 1.0f / sqrtf((float)hd);
+    float *const outs[3] = { m->arch->attn_gate ? s->qg : s->q, s->kk, s->vv };
+    const infer_tensor *const ws[3] = { L->wq, L->wk, L->wv };
+    infer__matmuls(s, 3, outs, ws, s->h, T);
+    if (m->arch->attn_gate) {                          /* [T, n_head, 2, hd] -> q, gate */
+        if (L->bq) k->add_rows(kc, s->qg, (const float *)L->bq->data, T, 2 * QD);
+        k->copy_rows(kc, s->q, hd, s->qg, 2 * hd, T * c->n_head, hd);
+        k->copy_rows(kc, s->agate, hd, s->qg + hd, 2 * hd, T * c->n_head, hd);
+    } else if (L->bq) k->add_rows(kc, s->q, (const float *)L->bq->data, T, QD);
+    if (L->bk) k->add_rows(kc, s->kk, (const float *)L->bk->data, T, KVD);
+    if (L->bv) k->add_rows(kc, s->vv, (const float *)L->bv->data, T, KVD);
+    if (L->q_norm) {
+        k->rmsnorm(kc, s->q, s->q, (const float *)L->q_norm->data, T * c->n_head, hd, c->rms_eps);
+        k->rmsnorm(kc, s->kk, s->kk, (const float *)L->k_norm->data, T * c->n_head_kv, hd, c->rms_eps);
+    }
+    /* multi-axis rope when the file gives sections; without them, plain rope on one stream
+     * (the keys' rope done by rope_kv_store as they go into the cache, where the backend has it) */
+    const int multi = c->rope_sections[0] + c->rope_sections[1] + c->rope_sections[2] + c->rope_sections[3] > 0;
+    const int rope_in_store = !multi && k->rope_kv_store;
+    if (multi) {
+        k->rope_multi(kc, s->q, T, c->n_head, hd, s->pos, &s->rope, c->rope_sections);
+        k->rope_multi(kc, s->kk, T, c->n_head_kv, hd, s->pos, &s->rope, c->rope_sections);
+    } else {
+        k->rope(kc, s->q, T, c->n_head, hd, s->pos, &s->rope);
+        if (!rope_in_store) k->rope(kc, s->kk, T, c->n_head_kv, hd, s->pos, &s->rope);
+    }
+    for (int g = 0; g < s->n_segs; g++) {              /* each sequence: its own cache */
+        const infer__seg *sg = &s->segs[g];
+        const size_t r = (size_t)sg->row0;
+        const infer_kv_view kv = infer__seq_view(s, sg->seq, 0, l, 0);
+        if (rope_in_store) k->rope_kv_store(kc, &kv, s->kk + r * KVD, s->vv + r * KVD, s->pos + r, sg->n, c->n_head_kv, hd, &s->rope);
+        else k->kv_store(kc, &kv, s->kk + r * KVD, s->vv + r * KVD, s->pos + r, sg->n);
+        k->attention(kc, s->att + r * QD, s->q + r * QD, &kv, s->pos + r, sg->n, c->n_head, c->n_head_kv, hd, scale);
+    }
+    if (m->arch->attn_gate) k->mul_sigmoid(kc, s->att, s->agate, T, QD, QD);
+    if (L->attn_sub_norm) k->rmsnorm(kc, s->att, s->att, (const float *)L->attn_sub_norm->data, T, QD, c->rms_eps);
+    infer__block_proj(s, L->wo, s->att, T);
 }
 
-/* the GGUF pre-tokenizer name of a tokenizer.json pre_tokenizer, or NULL */
-static const char *infer__hf_tok_pre(const infer__json *pre) {
-    const infer__json *list = infer__json_get(pre, "pretokenizers");
-    int use_regex = 0;
-    for (uint32_t i = 0; i < (list ? list->len : 1); i++) {
-        const infer__json *p = list ? &list->items[i] : pre;
-        const char *t = infer__json_str(infer__json_get(p, "type"));
-        const char *rx = infer__json_str(infer__json_get(infer__json_get(p, "pattern"), "Regex"));
-        if (t && !strcmp(t, "Split") && rx) {
-            if (!strcmp(rx, INFER__HF_RX_LLAMA3)) return "llama-bpe";
-            if (!strcmp(rx, INFER__HF_RX_QWEN2)) return "qwen2";
-            if (!strcmp(rx, INFER__HF_RX_QWEN35)) return "qwen35";
-            return NULL;
+/* Gated DeltaNet mixer: s->h -> s->o, carrying each sequence's conv state and S. A prompt
+ * uses the chunked form of the delta rule, a single token the recurrence. */
+static void infer__deltanet_layer(infer_session *s, int l, int T) {
+    const infer_config *c = &s->m->cfg;
+    const infer__layer *L = &s->w.layers[l];
+    const infer_kernels *k = s->k;
+    void *kc = s->kctx;
+    const int n_k = c->ssm_n_group, n_v = c->ssm_dt_rank, d_k = c->ssm_d_state, d_v = c->ssm_d_inner / n_v;
+    const int KD = n_k * d_k, VD = n_v * d_v, CD = 2 * KD + VD;
+    float *const outs[4] = { s->mixed, s->z, s->db, s->da };                   /* mixed: [T, q | k | v] */
+    const infer_tensor *const ws[4] = { L->wqkv, L->wz, L->ssm_beta, L->ssm_alpha };
+    infer__matmuls(s, 4, outs, ws, s->h, T);
+    k->deltanet_gates(kc, s->da, s->db, (const float *)L->ssm_dt->data, (const float *)L->ssm_a->data, T, n_v);
+    for (int g = 0; g < s->n_segs; g++) {
+        const size_t r = (size_t)s->segs[g].row0;
+        k->conv1d_silu(kc, s->conv + r * CD, s->mixed + r * CD, s->seqs[s->segs[g].seq].conv_state[l], (const float *)L->ssm_conv1d->data,
+                       s->segs[g].n, CD, c->ssm_conv_kernel);
+    }
+    k->copy_rows(kc, s->dq, KD, s->conv, CD, T, KD);
+    k->copy_rows(kc, s->dk, KD, s->conv + KD, CD, T, KD);
+    k->copy_rows(kc, s->dv, VD, s->conv + 2 * KD, CD, T, VD);
+    k->l2norm(kc, s->dq, T * n_k, d_k, c->rms_eps);
+    k->l2norm(kc, s->dk, T * n_k, d_k, c->rms_eps);
+    for (int g = 0; g < s->n_segs; g++) {
+        const infer__seg *sg = &s->segs[g];
+        const size_t r = (size_t)sg->row0;
+        (sg->n == 1 ? k->deltanet_step : k->deltanet_chunked)(kc, s->dout + r * VD, s->dq + r * KD, s->dk + r * KD, s->dv + r * VD,
+                                                              s->da + r * n_v, s->db + r * n_v, s->seqs[sg->seq].ssm_state[l],
+                                                              sg->n, n_k, n_v, d_k, d_v, 1.0f / sqrtf((float)d_k));
+    }
+    k->rmsnorm(kc, s->dout, s->dout, (const float *)L->ssm_norm->data, T * n_v, d_v, c->rms_eps);
+    k->glu(kc, s->dout, s->z, s->dout, (int64_t)T * VD, INFER_ACT_SILU, 0.0f);   /* * silu(z) */
+    infer__block_proj(s, L->ssm_out, s->dout, T);
+}
+
+/* gate = act(gate) * up with the model's activation (SiLU or ReLU^2), inputs clamped to
+ * `limit` first when it is > 0 */
+static void infer__ffn_act(infer_session *s, float *gate, const float *up, int64_t n, float limit) {
+    s->k->glu(s->kctx, gate, gate, up, n, s->m->cfg.ffn_act, limit);
+}
+
+/* out = W_down( act(W_gate h) * (W_up h) ), hidden size n_ff; BitLinear models normalise the
+ * hidden vector (RMSNorm * ffn_sub_norm) before W_down */
+static void infer__glu_ffn(infer_session *s, float *out, const infer_tensor *wg, const infer_tensor *wu, const infer_tensor *wd,
+                           const infer_tensor *sub_norm, int n_ff, float limit, int T) {
+    const infer_kernels *k = s->k;
+    if (k->matmul_glu) {
+        k->matmul_glu(s->kctx, s->gate, wg, wu, s->h, T, s->m->cfg.ffn_act, limit);
+    } else {
+        float *const outs[2] = { s->gate, s->up };
+        const infer_tensor *const ws[2] = { wg, wu };
+        infer__matmuls(s, 2, outs, ws, s->h, T);
+        infer__ffn_act(s, s->gate, s->up, (int64_t)T * n_ff, limit);
+    }
+    if (sub_norm) k->rmsnorm(s->kctx, s->gate, s->gate, (const float *)sub_norm->data, T, n_ff, s->m->cfg.rms_eps);
+    if (out == s->o) infer__block_proj(s, wd, s->gate, T);
+    else k->matmul(s->kctx, out, wd, s->gate, T);
+}
+
+/* Mixture of experts: s->h -> s->o. A hash-routed layer (deepseek4) finds its experts
+ * already in s->eid (infer__forward_step puts them there). */
+static void infer__moe_ffn(infer_session *s, const infer__layer *L, int T) {
+    const infer_config *c = &s->m->cfg;
+    const infer_kernels *k = s->k;
+    void *kc = s->kctx;
+    const int E = c->n_embd, n_used = c->n_expert_used;
+    k->matmul(kc, s->router, L->ffn_gate_inp, s->h, T);                          /* [T, n_expert] */
+    k->moe_route(kc, s->eid, s->ew, s->router, T, c->n_expert, n_used, c->expert_gating, c->expert_norm, c->expert_weights_scale,
+                 L->exp_probs_b ? (const float *)L->exp_probs_b->data : NULL, L->tid2eid != NULL);
+    k->matmul_id(kc, s->gate, L->ffn_gate_exps, s->h, s->eid, T, n_used, 0);      /* [T, n_used, n_ff_exp] */
+    k->matmul_id(kc, s->up, L->ffn_up_exps, s->h, s->eid, T, n_used, 0);
+    infer__ffn_act(s, s->gate, s->up, (int64_t)T * n_used * c->n_ff_exp, L->clamp_exp);
+    k->matmul_id(kc, s->ey, L->ffn_down_exps, s->gate, s->eid, T, n_used, 1);     /* [T, n_used, n_embd] */
+    k->moe_sum(kc, s->o, s->ey, s->ew, T, n_used, E);
+    if (!L->ffn_up_shexp) return;
+    infer__glu_ffn(s, s->ey, L->ffn_gate_shexp, L->ffn_up_shexp, L->ffn_down_shexp, NULL, c->n_ff_shexp, L->clamp_shexp, T);
+    if (L->ffn_gate_inp_shexp) {
+        k->matmul(kc, s->shg, L->ffn_gate_inp_shexp, s->h, T);                    /* [T, 1] */
+        k->mul_sigmoid(kc, s->ey, s->shg, T, E, 1);
+    }
+    k->add(kc, s->o, s->ey, (int64_t)T * E);
+}
+
+/* Activations that overflowed (NaN or Inf) make every later number meaningless, so a run
+ * stops at them with INFER_ERR_NUMERIC. A host backend's residual stream is checked after
+ * every layer (T times the stream's width, next to nothing beside the layer's matmuls), so
+ * the error names the first layer that produced them; a device backend's logits are checked
+ * when they come back. `layer` < 0: x holds logits, row r being the step's row rows[r]. An
+ * op that ran out of memory writes NaN too: its own error is reported instead
+ * (INFER_ERR_BACKEND, with the backend's last_error). */
+static infer_status infer__check_finite(const infer_session *s, const float *x, int n, int dim, const int32_t *rows, int layer, infer_error *err) {
+    const int64_t bad = infer__first_nonfinite(x, (int64_t)n * dim);
+    if (bad < 0) return INFER_OK;
+    if (*s->k->last_error(s->kctx)) return INFER_ERR_BACKEND;
+    const int row = rows ? rows[bad / dim] : (int)(bad / dim);
+    int g = 0;                                       /* the sequence of that row, and its position */
+    while (g + 1 < s->n_segs && row >= s->segs[g + 1].row0) g++;
+    const int seq = s->segs[g].seq, pos = s->segs[g].p0 + row - s->segs[g].row0;
+    const char *what = x[bad] != x[bad] ? "NaN" : "Inf";
+    if (layer >= 0)
+        return infer__fail(err, INFER_ERR_NUMERIC, "layer %d (blk.%d) made the hidden state %s at position %d of sequence %d: the model's "
+                           "activations overflow (its weights or the input are out of range); reset the sequence before reusing it", layer, layer, what, pos, seq);
+    return infer__fail(err, INFER_ERR_NUMERIC, "the logits at position %d of sequence %d are %s: %s; reset the sequence before reusing it", pos, seq, what,
+                       s->k->host_memory ? "the output norm or projection overflowed (every layer's output was finite)"
+                                         : "the activations overflowed (this backend does not check each layer; the CPU names the first bad one)");
+}
+
+/* One step of T <= n_ubatch rows (s->tok_host, segments s->segs) through every layer. Then
+ * the logits of the rows listed in want[0..n_want) go to dst[i] (host memory): the rows are
+ * gathered, n_ubatch at most INFER__LOGIT_ROWS at a time, through the output projection. Only
+ * the tokens, positions and row lists go to the backend, only those logits come back. */
+static infer_status infer__forward_ops(infer_session *s, int T, const int32_t *want, float *const *dst, int n_want, infer_error *err);
+static infer_status infer__forward_step(infer_session *s, int T, const int32_t *want, float *const *dst, int n_want, infer_error *err) {
+    const infer_model *m = s->m;
+    const infer_kernels *k = s->k;
+    void *kc = s->kctx;
+    int32_t *pos = s->pos_host;
+    for (int g = 0; g < s->n_segs; g++)      /* text: streams t, h, w = the position, e = 0 */
+        for (int i = 0; i < s->segs[g].n; i++) {
+            const int r = s->segs[g].row0 + i;
+            pos[r] = pos[T + r] = pos[2 * T + r] = s->segs[g].p0 + i;
+            pos[3 * T + r] = 0;
         }
-        if (t && !strcmp(t, "ByteLevel")) infer__json_bool(infer__json_get(p, "use_regex"), &use_regex);
+    INFER__TRY(k->upload(kc, s->pos, pos, 4 * (size_t)T * sizeof(int32_t)));
+    INFER__TRY(k->upload(kc, s->tok, s->tok_host, (size_t)T * sizeof(int32_t)));
+    if (n_want) INFER__TRY(k->upload(kc, s->lrows, want, (size_t)n_want * sizeof(int32_t)));
+    if (m->arch->csa) INFER__TRY(infer__dsv4_prepare(s));
+    /* from here to the logits' download only ops: a device backend may run them as one unit */
+    if (k->step_begin) k->step_begin(kc);
+    const infer_status st = infer__forward_ops(s, T, want, dst, n_want, err);
+    if (k->step_end) {
+        const infer_status st_end = k->step_end(kc);
+        if (st == INFER_OK && st_end != INFER_OK) return st_end;
     }
-    return use_regex ? "gpt-2" : NULL;
+    return st;
 }
 
-/* ids of model.vocab and added_tokens -> the token table */
-static infer_status infer__hf_tok_vocab(infer__hf_tok *k, int64_t n_hint, infer_error *err) {
-    const infer__json *vocab = infer__json_get(k->model, "vocab");
-    int64_t n = 0, id;
-    if (!vocab || vocab->type != INFER__JSON_OBJECT) return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.json: model.vocab is not an object");
-    if (k->added && k->added->type != INFER__JSON_ARRAY) return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.json: added_tokens is not an array");
-    for (uint32_t i = 0; i < vocab->len; i++) {
-        if (infer__json_int(&vocab->items[i], &id) < 0 || id < 0 || id >= (1 << 24)) return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.json: vocab entry %u has a bad id", i);
-        if (id >= n) n = id + 1;
+/* infer__forward_step's ops: the layers, then (n_want > 0) the logits of the wanted rows */
+static infer_status infer__forward_ops(infer_session *s, int T, const int32_t *want, float *const *dst, int n_want, infer_error *err) {
+    s->o_added = 0;
+    const infer_model *m = s->m;
+    const infer_config *c = &m->cfg;
+    const infer_kernels *k = s->k;
+    void *kc = s->kctx;
+    const int E = c->n_embd, n_hc = c->n_hc > 1 ? c->n_hc : 1;
+    const size_t SD = infer__stream_dim(c);
+    if (n_hc > 1) {                          /* every stream starts as the embedding */
+        k->embed(kc, s->h, s->w.tok_embd, s->tok, T);
+        for (int i = 0; i < n_hc; i++) k->copy_rows(kc, s->x + (size_t)i * E, (int)SD, s->h, E, T, E);
+    } else {
+        k->embed(kc, s->x, s->w.tok_embd, s->tok, T);
     }
-    for (uint32_t i = 0; k->added && i < k->added->len; i++) {
-        const infer__json *a = &k->added->items[i];
-        if (infer__json_int(infer__json_get(a, "id"), &id) < 0 || id < 0 || id >= (1 << 24) || !infer__json_str(infer__json_get(a, "content")))
-            return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.json: added_tokens[%u] needs an id and a content", i);
-        if (id >= n) n = id + 1;
+    for (int l = 0; l < c->n_layer; l++) {  /* the MTP blocks after n_layer are not run */
+        const infer__layer *L = &s->w.layers[l];
+        infer__block_in(s, L->attn_norm, L->hc_attn_fn, L->hc_attn_base, L->hc_attn_scale, T);
+        if (m->arch->csa) infer__csa_layer(s, l, T);
+        else if (L->recurrent) infer__deltanet_layer(s, l, T);
+        else infer__attention_layer(s, l, T);
+        infer__block_out(s, T);
+        infer__block_in(s, L->ffn_norm, L->hc_ffn_fn, L->hc_ffn_base, L->hc_ffn_scale, T);
+        if (L->tid2eid) INFER__TRY(infer__dsv4_hash_ids(s, l, T));
+        if (L->ffn_gate_inp) infer__moe_ffn(s, L, T);
+        else infer__glu_ffn(s, s->o, L->ffn_gate, L->ffn_up, L->ffn_down, L->ffn_sub_norm, c->n_ff, 0.0f, T);
+        infer__block_out(s, T);
+        if (s->layer_hook) s->layer_hook(s->hook_user, s, l, T);
+        if (k->host_memory) INFER__TRY(infer__check_finite(s, s->x, T, (int)SD, NULL, l, err));
     }
-    if (n_hint > n) n = n_hint;
-    k->n = (int32_t)n;
-    k->text = (const char **)infer__calloc((size_t)n + 1, sizeof(char *));
-    k->len = (uint32_t *)infer__calloc((size_t)n + 1, sizeof(uint32_t));
-    k->type = (int32_t *)infer__calloc((size_t)n + 1, sizeof(int32_t));
-    if (!k->text || !k->len || !k->type) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-    for (uint32_t i = 0; i < vocab->len; i++) {
-        const infer__json *v = &vocab->items[i];
-        if (k->text[v->i]) return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.json: id %lld is used twice", (long long)v->i);
-        k->text[v->i] = v->key;
-        k->len[v->i] = v->key_len;
-        k->type[v->i] = INFER__TT_NORMAL;
-        if (k->spm && v->key_len == 6 && !memcmp(v->key, "<0x", 3) && v->key[5] == '>') k->type[v->i] = INFER__TT_BYTE;
+    if (n_want == 0) return INFER_OK;
+    const size_t V = (size_t)c->n_vocab;
+    /* the residual rows as a table, so `embed` gathers the wanted ones */
+    const infer_tensor xs = { "residual", INFER_TYPE_F32, 2, { (int64_t)SD, T, 1, 1 }, s->x, (size_t)T * SD * sizeof(float), 1.0f };
+    for (int r0 = 0; r0 < n_want; r0 += INFER__LOGIT_ROWS) {
+        const int nl = n_want - r0 < INFER__LOGIT_ROWS ? n_want - r0 : INFER__LOGIT_ROWS;
+        k->embed(kc, s->xg, &xs, s->lrows + r0, nl);
+        const float *xr = s->xg;
+        if (n_hc > 1) {                      /* the streams' last collapse: u = sum_i pre_i x_i */
+            k->rmsnorm(kc, s->hcn, xr, NULL, nl, (int)SD, c->rms_eps);
+            k->matmul(kc, s->hmix, s->w.output_hc_fn, s->hcn, nl);
+            k->hc_pre(kc, s->h, NULL, s->hmix, xr, (const float *)s->w.output_hc_base->data, (const float *)s->w.output_hc_scale->data,
+                      nl, E, n_hc, 0, c->hc_eps);
+            xr = s->h;
+        }
+        k->rmsnorm(kc, s->h, xr, (const float *)s->w.output_norm->data, nl, E, c->rms_eps);
+        if (k->host_memory && nl == 1) {     /* one row (decode): straight into the caller's buffer */
+            k->matmul(kc, dst[r0], s->w.output, s->h, 1);
+            INFER__TRY(infer__check_finite(s, dst[r0], 1, (int)V, want + r0, -1, err));
+            continue;
+        }
+        k->matmul(kc, s->logits, s->w.output, s->h, nl);
+        if (k->step_end) INFER__TRY(k->step_end(kc));   /* the step's unit ends at its first download */
+        INFER__TRY(k->download(kc, s->lstage, s->logits, (size_t)nl * V * sizeof(float)));
+        INFER__TRY(infer__check_finite(s, s->lstage, nl, (int)V, want + r0, -1, err));
+        for (int i = 0; i < nl; i++) memcpy(dst[r0 + i], s->lstage + (size_t)i * V, V * sizeof(float));
     }
-    for (uint32_t i = 0; k->added && i < k->added->len; i++) {
-        const infer__json *a = &k->added->items[i], *c = infer__json_get(a, "content");
-        int special = 0;
-        if (infer__json_int(infer__json_get(a, "id"), &id) < 0) continue;   /* checked above */
-        infer__json_bool(infer__json_get(a, "special"), &special);
-        k->text[id] = c->str;
-        k->len[id] = c->len;
-        k->type[id] = special || infer__hf_looks_special_tok(c->str, c->len) ? INFER__TT_CONTROL : INFER__TT_USER;
-    }
-    for (int64_t i = 0; i < n; i++) if (!k->text[i]) k->type[i] = INFER__TT_UNUSED;   /* "[PAD<i>]" */
     return INFER_OK;
 }
 
-/* SentencePiece-style scores from the merge order (see above) */
-static infer_status infer__hf_tok_scores(infer__hf_tok *k, const infer__json *merges, infer_error *err) {
-    struct { char *key; int32_t value; } *ids = NULL;
-    char pair[1024];
-    int64_t rank = 0;
-    k->score = (float *)infer__calloc((size_t)k->n + 1, sizeof(float));
-    if (!k->score) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-    for (int32_t i = 0; i < k->n; i++) {
-        k->score[i] = 1.0f;                       /* 1 = not yet scored */
-        if (k->type[i] == INFER__TT_NORMAL && k->text[i]) shput(ids, (char *)k->text[i], i);
+/* ------------------------------------------------------------------------------------------
+ * >>eval -- the evaluation API: batches of sequences cut into steps, logits out.
+ *
+ * infer_eval_batch takes one item per sequence (its new tokens, which logits it wants),
+ * reserves the cache blocks every item needs before anything runs (a batch that does not
+ * fit changes nothing), lays the items' rows out side by side and runs them through
+ * infer__forward_step n_ubatch rows at a time. infer_eval is a batch of one item on
+ * sequence 0; infer_session_rewind and infer_eval_prefix move a sequence's position back,
+ * for edits and for prompts that share a start with what the session already holds.
+ * ---------------------------------------------------------------------------------------- */
+/* The new part of each sequence's block tables, on the backend */
+static infer_status infer__tables_sync(infer_session *s, infer__seq *q) {
+    for (int ci = 0; ci < s->n_caches; ci++) {
+        const int32_t from = q->synced[ci], to = q->n_table[ci];
+        if (to > from && s->k->upload(s->kctx, q->dev_table[ci] + from, q->table[ci] + from, (size_t)(to - from) * sizeof(int32_t)) != INFER_OK)
+            return INFER_ERR_BACKEND;
+        q->synced[ci] = to;
     }
-    for (uint32_t r = 0; merges && r < merges->len; r++) {
-        const infer__json *m = &merges->items[r];
-        if (m->type == INFER__JSON_STRING) snprintf(pair, sizeof pair, "%s", m->str);
-        else if (m->type == INFER__JSON_ARRAY && m->len == 2 && m->items[0].str && m->items[1].str) snprintf(pair, sizeof pair, "%s %s", m->items[0].str, m->items[1].str);
-        else { shfree(ids); return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.json: merge %u is neither \"a b\" nor [\"a\", \"b\"]", r); }
-        char *sp = strchr(pair, ' ');
-        if (!sp) continue;
-        memmove(sp, sp + 1, strlen(sp));          /* "a b" -> "ab", the merged piece */
-        const ptrdiff_t at = shgeti(ids, pair);
-        if (at >= 0 && k->score[ids[at].value] > 0) k->score[ids[at].value] = -(float)r;
-    }
-    const int64_t n_merges = merges ? merges->len : 0;
-    for (int32_t i = 0; i < k->n; i++) {
-        if (k->type[i] != INFER__TT_NORMAL) k->score[i] = 0.0f;
-        else if (k->score[i] > 0) k->score[i] = -(float)(n_merges + rank);
-        if (k->type[i] == INFER__TT_NORMAL) rank++;
-    }
-    shfree(ids);
     return INFER_OK;
 }
 
-/* the id of a config entry ("text" or {"content": "text"}) among the added tokens, or -1 */
-static int32_t infer__hf_tok_added_id(const infer__hf_tok *k, const infer__json *v) {
-    const char *text = infer__json_str(v);
-    int64_t id;
-    if (!text) text = infer__json_str(infer__json_get(v, "content"));
-    for (uint32_t i = 0; text && k->added && i < k->added->len; i++)
-        if (!strcmp(infer__json_str(infer__json_get(&k->added->items[i], "content")), text) &&
-            infer__json_int(infer__json_get(&k->added->items[i], "id"), &id) == 0)
-            return (int32_t)id;
-    return -1;
+infer_status infer_eval_batch(infer_session *s, const infer_batch_item *items, int n_items, infer_error *err) {
+    const int32_t V = s->m->cfg.n_vocab, U = s->p.n_ubatch;
+    if (n_items <= 0 || n_items > s->p.n_seq_max) return infer__fail(err, INFER_ERR_ARG, "%d batch items (the session holds %d sequences)", n_items, s->p.n_seq_max);
+    for (int i = 0; i < n_items; i++) {
+        const infer_batch_item *it = &items[i];
+        if (it->seq < 0 || it->seq >= s->p.n_seq_max || !s->seqs[it->seq].live)
+            return infer__fail(err, INFER_ERR_ARG, "batch item %d: sequence %d does not exist", i, it->seq);
+        for (int j = 0; j < i; j++)
+            if (items[j].seq == it->seq) return infer__fail(err, INFER_ERR_ARG, "batch items %d and %d both feed sequence %d", j, i, it->seq);
+        if (it->n <= 0 || !it->tokens) return infer__fail(err, INFER_ERR_ARG, "batch item %d: no tokens to evaluate", i);
+        const int32_t n_past = s->seqs[it->seq].n_past;
+        if ((int64_t)n_past + it->n > s->n_ctx)
+            return infer__fail(err, INFER_ERR_CONTEXT, "%d tokens do not fit: %d of the context's %d are used", it->n, n_past, s->n_ctx);
+        for (int t = 0; t < it->n; t++)
+            if (it->tokens[t] < 0 || it->tokens[t] >= V)
+                return infer__fail(err, INFER_ERR_ARG, "token id %d at index %d is outside the vocabulary (0..%d)", it->tokens[t], t, V - 1);
+    }
+    /* the blocks of the caches without a window, for the whole call at once: either every
+     * sequence gets what it needs, or nothing changes */
+    for (int ci = 0; ci < s->n_caches; ci++) {
+        infer__cache *c = &s->cache[ci];
+        if (c->window > 0) continue;
+        int64_t need = 0;
+        for (int i = 0; i < n_items; i++) {
+            const infer__seq *q = &s->seqs[items[i].seq];
+            const int32_t b = infer__cache_blocks(c, q->n_past + items[i].n);
+            need += b > q->n_table[ci] ? b - q->n_table[ci] : 0;
+        }
+        if (need > infer__cache_available(c))
+            return infer__fail(err, INFER_ERR_CONTEXT, "KV cache pool exhausted: %lld more blocks of %d %s needed, %d free (a larger -c, or fewer sequences at once)",
+                               (long long)need, c->block_size * c->ratio, "positions", infer__cache_available(c));
+        for (int i = 0; i < n_items; i++) infer__seq_grow(c, &s->seqs[items[i].seq], ci, s->seqs[items[i].seq].n_past + items[i].n);
+    }
+    const infer_kernels *k = s->k;
+    int32_t *want = (int32_t *)INFER_MALLOC((size_t)U * sizeof(int32_t));
+    float **dst = (float **)INFER_MALLOC((size_t)U * sizeof(float *));
+    if (!want || !dst) { INFER_FREE(want); INFER_FREE(dst); return infer__fail(err, INFER_ERR_NOMEM, "out of memory"); }
+    infer_status st = INFER_OK;
+    int item = 0, done = 0;                     /* the next token to place: items[item].tokens[done] */
+    while (item < n_items && st == INFER_OK) {
+        /* a step: up to U rows, whole items where they fit, the last one possibly cut */
+        int T = 0, n_want = 0;
+        s->n_segs = 0;
+        while (item < n_items && T < U) {
+            const infer_batch_item *it = &items[item];
+            infer__seq *q = &s->seqs[it->seq];
+            const int n = it->n - done < U - T ? it->n - done : U - T;
+            infer__seg *sg = &s->segs[s->n_segs++];
+            sg->seq = it->seq; sg->row0 = T; sg->n = n; sg->p0 = q->n_past;
+            memcpy(s->tok_host + T, it->tokens + done, (size_t)n * sizeof(int32_t));
+            for (int i = 0; i < n && it->logits; i++)
+                if (it->all_logits || done + i == it->n - 1) { want[n_want] = T + i; dst[n_want++] = it->logits + (it->all_logits ? (size_t)(done + i) * V : 0); }
+            for (int ci = 0; ci < s->n_caches && st == INFER_OK; ci++)      /* windowed caches grow step by step */
+                if (s->cache[ci].window > 0 && !infer__seq_grow(&s->cache[ci], q, ci, q->n_past + n))
+                    st = infer__fail(err, INFER_ERR_CONTEXT, "KV cache pool exhausted");
+            if (st == INFER_OK && infer__tables_sync(s, q) != INFER_OK)
+                st = infer__fail(err, INFER_ERR_BACKEND, "%s backend: uploading a block table: %s", k->name, k->last_error(s->kctx));
+            T += n;
+            done += n;
+            if (done == it->n) { item++; done = 0; }
+        }
+        if (st != INFER_OK) break;
+        if ((st = infer__forward_step(s, T, want, dst, n_want, err)) != INFER_OK) {
+            if (st != INFER_ERR_NUMERIC) st = infer__fail(err, INFER_ERR_BACKEND, "%s backend: %s", k->name, k->last_error(s->kctx));
+            break;
+        }
+        for (int g = 0; g < s->n_segs; g++) {
+            const infer__seg *sg = &s->segs[g];
+            infer__seq *q = &s->seqs[sg->seq];
+            memcpy(q->hist + sg->p0, s->tok_host + sg->row0, (size_t)sg->n * sizeof(int32_t));
+            q->n_past = sg->p0 + sg->n;
+            if (s->cache[0].prefix) infer__prefix_note(&s->cache[0], q, s->tok_host + sg->row0, sg->p0, q->n_past);
+            for (int ci = 0; ci < s->n_caches; ci++) infer__seq_trim(&s->cache[ci], q, ci, q->n_past);
+        }
+    }
+    INFER_FREE(want);
+    INFER_FREE(dst);
+    if (st == INFER_OK && k->sync(s->kctx) != INFER_OK) st = infer__fail(err, INFER_ERR_BACKEND, "%s backend: %s", k->name, k->last_error(s->kctx));
+    return st;
 }
 
-/* add_bos / add_eos as a TemplateProcessing post-processor implies: the single-sequence
- * template starting (ending) with the bos (eos) special token */
-static void infer__hf_tok_template(infer__hf_tok *k, const infer__json *pp) {
-    const infer__json *list = infer__json_get(pp, "processors");
-    const char *bos = infer__json_str(infer__json_get(k->cfg.root, "bos_token"));
-    const char *eos = infer__json_str(infer__json_get(k->cfg.root, "eos_token"));
-    if (!bos) bos = infer__json_str(infer__json_get(infer__json_get(k->cfg.root, "bos_token"), "content"));
-    if (!eos) eos = infer__json_str(infer__json_get(infer__json_get(k->cfg.root, "eos_token"), "content"));
-    for (uint32_t i = 0; pp && i < (list ? list->len : 1); i++) {
-        const infer__json *p = list ? &list->items[i] : pp;
-        const infer__json *single = infer__json_get(p, "single");
-        const char *t = infer__json_str(infer__json_get(p, "type"));
-        if (!t || strcmp(t, "TemplateProcessing") || !single || single->type != INFER__JSON_ARRAY || single->len < 2) continue;
-        const char *first = infer__json_str(infer__json_get(infer__json_get(&single->items[0], "SpecialToken"), "id"));
-        const char *last = infer__json_str(infer__json_get(infer__json_get(&single->items[single->len - 1], "SpecialToken"), "id"));
-        if (first) k->add_bos = bos && !strcmp(first, bos);
-        if (last) k->add_eos = eos && !strcmp(last, eos);
+infer_status infer_eval(infer_session *s, const int32_t *tokens, int n, float *logits, int all_logits, infer_error *err) {
+    if (!s->seqs[0].live) return infer__fail(err, INFER_ERR_ARG, "sequence 0 was removed; use infer_eval_batch");
+    const infer_batch_item it = { 0, tokens, n, logits, all_logits };
+    return infer_eval_batch(s, &it, 1, err);
+}
+
+const int32_t *infer_session_tokens(const infer_session *s) { return s->seqs[0].hist; }
+
+/* Wind sequence q back to its first n tokens. Rows from n on are overwritten by the next
+ * tokens; the blocks wholly past n go back to the pool, and a block that keeps some rows
+ * but is shared (another sequence holds it, or the prefix cache names it) is first copied,
+ * those rows only, into a block of the sequence's own. A recurrent state, a sliding window
+ * or a compressor state cannot be wound back: only to 0 (empty) or to where it is. */
+static infer_status infer__seq_rewind(infer_session *s, infer__seq *q, int32_t n, infer_error *err) {
+    if (n < 0 || n > q->n_past) return infer__fail(err, INFER_ERR_ARG, "cannot rewind to %d: the sequence holds %d tokens", n, q->n_past);
+    if (n == q->n_past) return INFER_OK;
+    if (n == 0) { infer__seq_release(s->cache, s->n_caches, q); infer__seq_zero_state(s, q); return INFER_OK; }
+    int rewindable = s->n_caches == 1 && s->cache[0].window == 0;
+    for (int l = 0; l < s->m->cfg.n_layer; l++) rewindable &= !q->conv_state[l];
+    if (!rewindable) return infer__fail(err, INFER_ERR_UNSUPPORTED, "a recurrent or windowed state cannot be rewound (from %d to %d tokens)", q->n_past, n);
+    infer__cache *c = &s->cache[0];
+    const int32_t bs = c->block_size, keep = (n + bs - 1) / bs;
+    while (q->n_table[0] > keep) infer__cache_release(c, q->table[0][--q->n_table[0]]);
+    if (q->synced[0] > keep) q->synced[0] = keep;
+    const int32_t i = n / bs, b = i < keep ? q->table[0][i] : -1;
+    if (b >= 0 && n % bs && (c->ref[b] > 1 || (c->prefix && c->cached[b]))) {
+        const int32_t nb = infer__cache_take(c);
+        if (nb < 0 || !infer__cache_copy_rows(s, c, nb, b, n % bs)) {
+            if (nb >= 0) infer__cache_release(c, nb);
+            return infer__fail(err, INFER_ERR_CONTEXT, "KV cache pool exhausted while rewinding");
+        }
+        if (c->prefix) {
+            memcpy(c->tokens + (size_t)nb * bs, c->tokens + (size_t)b * bs, (size_t)(n % bs) * sizeof(int32_t));
+            c->parent[nb] = c->parent[b];
+        }
+        infer__cache_release(c, b);
+        q->table[0][i] = nb;
+        if (q->synced[0] > i) q->synced[0] = i;
+    }
+    if (b >= 0 && c->prefix && !c->cached[q->table[0][i]]) c->fill[q->table[0][i]] = n % bs ? n % bs : bs;
+    q->n_past = n;
+    return INFER_OK;
+}
+
+infer_status infer_session_rewind(infer_session *s, int32_t n, infer_error *err) {
+    if (!s->seqs[0].live) return infer__fail(err, INFER_ERR_ARG, "sequence 0 was removed");
+    return infer__seq_rewind(s, &s->seqs[0], n, err);
+}
+
+infer_status infer_eval_prefix(infer_session *s, const int32_t *tokens, int n, float *logits, int *n_eval, infer_error *err) {
+    int32_t keep = 0;
+    if (n_eval) *n_eval = 0;
+    if (n <= 0) return infer__fail(err, INFER_ERR_ARG, "no tokens to evaluate");
+    if (!s->seqs[0].live) return infer__fail(err, INFER_ERR_ARG, "sequence 0 was removed");
+    const infer__seq *q = &s->seqs[0];
+    while (keep < q->n_past && keep < n && q->hist[keep] == tokens[keep]) keep++;
+    if (keep == n) keep = n - 1;                 /* the last token again: its logits are wanted */
+    if (keep < q->n_past && infer_session_rewind(s, keep, NULL) != INFER_OK) {
+        infer_session_reset(s);                  /* a recurrent state: from the start */
+        keep = 0;
+    }
+    if (n_eval) *n_eval = n - keep;
+    return infer_eval(s, tokens + keep, n - keep, logits, 0, err);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * >>sampler -- from logits to the next token.
+ *
+ * The chain, in this order (llama.cpp's default order, minus the samplers we do not have):
+ *   1. repetition penalty over the last repeat_last_n tokens: l > 0 ? l / r : l * r
+ *   2. top-k: keep the k largest logits
+ *   3. top-p: keep the smallest prefix (by probability) whose mass reaches p
+ *   4. min-p: keep tokens with p_i >= min_p * p_max
+ *   5. temperature: l / temp
+ *   6. draw from softmax of what is left with the seeded RNG
+ * temp <= 0 applies only the penalty and returns the argmax (greedy), ties to the lowest id.
+ * ---------------------------------------------------------------------------------------- */
+struct infer_sampler {
+    infer_sampler_params p;
+    int32_t n_vocab;
+    infer__rng rng;
+    int32_t *recent; int32_t n_recent, recent_cap, recent_head;
+    struct infer__cand { int32_t id; float logit; } *cand;   /* [n_vocab] */
+};
+typedef struct infer__cand infer__cand;
+
+/* The greedy pick: the index of the largest of x[0..n), the first of equals; a NaN is never
+ * larger than anything (x[0] NaN: 0). That is the scalar loop's answer, kept as the
+ * reference; the AVX-512 path finds the largest non-NaN value 16 lanes at a time and then
+ * its first index (a 248k-entry vocabulary: one pass of the logits per pick instead of a
+ * compare chain through memory). */
+static int32_t infer__argmax_ref(const float *x, int32_t n) {
+    int32_t best = 0;
+    for (int32_t i = 1; i < n; i++) if (x[i] > x[best]) best = i;
+    return best;
+}
+static int32_t infer__argmax(const float *x, int32_t n) {
+#if defined(INFER__SIMD_AVX512)
+    if (n < 16 || x[0] != x[0]) return infer__argmax_ref(x, n);
+    __m512 m = _mm512_set1_ps(x[0]);
+    int32_t i = 0;
+    for (; i + 16 <= n; i += 16) m = _mm512_max_ps(_mm512_loadu_ps(x + i), m);   /* a NaN lane keeps m */
+    if (i < n) m = _mm512_max_ps(_mm512_mask_loadu_ps(m, infer__tail_mask(n - i), x + i), m);
+    const float top = _mm512_reduce_max_ps(m);
+    const __m512 t = _mm512_set1_ps(top);
+    for (i = 0; i + 16 <= n; i += 16) {
+        const __mmask16 eq = _mm512_cmp_ps_mask(_mm512_loadu_ps(x + i), t, _CMP_EQ_OQ);
+        if (eq) return i + __builtin_ctz(eq);
+    }
+    for (; i < n; i++) if (x[i] == top) return i;
+    return 0;
+#else
+    return infer__argmax_ref(x, n);
+#endif
+}
+
+infer_sampler_params infer_sampler_default_params(void) {
+    infer_sampler_params p;
+    p.temp = 0.8f; p.top_k = 40; p.top_p = 0.95f; p.min_p = 0.05f;
+    p.repeat_penalty = 1.0f; p.repeat_last_n = 64; p.seed = 0x5eed;
+    return p;
+}
+
+infer_sampler *infer_sampler_create(const infer_sampler_params *p, int32_t n_vocab) {
+    infer_sampler *s = (infer_sampler *)infer__calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->p = p ? *p : infer_sampler_default_params();
+    s->n_vocab = n_vocab;
+    infer__rng_seed(&s->rng, s->p.seed);
+    s->recent_cap = s->p.repeat_last_n > 0 ? s->p.repeat_last_n : 0;
+    s->recent = (int32_t *)infer__calloc((size_t)s->recent_cap + 1, sizeof(int32_t));
+    s->cand = (infer__cand *)infer__calloc((size_t)n_vocab, sizeof(infer__cand));
+    if (!s->recent || !s->cand) { infer_sampler_free(s); return NULL; }
+    return s;
+}
+void infer_sampler_free(infer_sampler *s) {
+    if (!s) return;
+    INFER_FREE(s->recent);
+    INFER_FREE(s->cand);
+    INFER_FREE(s);
+}
+void infer_sampler_accept(infer_sampler *s, int32_t token) {
+    if (s->recent_cap == 0) return;
+    s->recent[s->recent_head] = token;
+    s->recent_head = (s->recent_head + 1) % s->recent_cap;
+    if (s->n_recent < s->recent_cap) s->n_recent++;
+}
+
+/* larger logit first, then lower id; a NaN logit sorts as -Inf, so the order stays a total
+ * order (qsort's contract) whatever the logits hold */
+static int infer__cand_cmp(const void *a, const void *b) {
+    const infer__cand *x = (const infer__cand *)a, *y = (const infer__cand *)b;
+    const float lx = x->logit == x->logit ? x->logit : -INFINITY, ly = y->logit == y->logit ? y->logit : -INFINITY;
+    if (lx != ly) return lx < ly ? 1 : -1;
+    return x->id - y->id;
+}
+
+/* The sampler keeps the candidates in the sort order above only as far as it must. top-k
+ * is a selection: a heap of the k best seen so far (its root the worst of them) takes each
+ * candidate that beats the root -- one comparison for most of a vocabulary -- and only those
+ * k are sorted. The k best in order are exactly the sorted list's first k, so every sum
+ * and every choice after is the full sort's. Without top-k, the best 64, 256, ... are
+ * sorted until top-p and min-p have found their cut inside them (top-p's normaliser then
+ * sums the sorted part first and the rest in id order, so a cut can differ from a full
+ * sort's only where a cumulative sum lands within rounding of top_p); when nothing cuts,
+ * the whole list is sorted, as before. */
+static int infer__cand_before(const infer__cand *x, const infer__cand *y) { return infer__cand_cmp(x, y) < 0; }
+static void infer__cand_sift(infer__cand *h, int32_t n, int32_t i) {     /* min-heap by the order: root = worst */
+    for (;;) {
+        int32_t w = i;
+        const int32_t l = 2 * i + 1, r = l + 1;
+        if (l < n && infer__cand_before(&h[w], &h[l])) w = l;
+        if (r < n && infer__cand_before(&h[w], &h[r])) w = r;
+        if (w == i) return;
+        const infer__cand t = h[i];
+        h[i] = h[w];
+        h[w] = t;
+        i = w;
+    }
+}
+/* c[0..m) = the m best of c[0..n), sorted (m <= n); the others are left after them */
+static void infer__cand_top(infer__cand *c, int32_t n, int32_t m) {
+    if (m >= n) { qsort(c, (size_t)n, sizeof *c, infer__cand_cmp); return; }
+    for (int32_t i = m / 2 - 1; i >= 0; i--) infer__cand_sift(c, m, i);
+    for (int32_t i = m; i < n; i++)
+        if (infer__cand_before(&c[i], &c[0])) {
+            const infer__cand t = c[0];
+            c[0] = c[i];
+            c[i] = t;
+            infer__cand_sift(c, m, 0);
+        }
+    qsort(c, (size_t)m, sizeof *c, infer__cand_cmp);
+}
+
+int32_t infer_sampler_sample(infer_sampler *s, const float *logits) {
+    const int32_t V = s->n_vocab;
+    infer__cand *c = s->cand;
+    if (s->p.temp <= 0 && s->p.repeat_penalty == 1.0f) return infer__argmax(logits, V);   /* plain greedy */
+    for (int32_t i = 0; i < V; i++) { c[i].id = i; c[i].logit = logits[i]; }
+    if (s->p.repeat_penalty != 1.0f) {                                  /* 1. penalty, once per distinct token */
+        for (int32_t i = 0; i < s->n_recent; i++) {
+            int32_t t = s->recent[i], seen = 0;
+            for (int32_t j = 0; j < i; j++) seen |= s->recent[j] == t;
+            if (seen || t < 0 || t >= V) continue;
+            c[t].logit = c[t].logit > 0 ? c[t].logit / s->p.repeat_penalty : c[t].logit * s->p.repeat_penalty;
+        }
+    }
+    if (s->p.temp <= 0) {                                               /* greedy: the argmax after the penalty */
+        int32_t best = 0;
+        for (int32_t i = 1; i < V; i++) if (c[i].logit > c[best].logit) best = i;
+        return best;
+    }
+    int32_t n = V;
+    if (s->p.top_k > 0 && s->p.top_k < n) {                             /* 2. top-k: the k best, sorted */
+        n = s->p.top_k;
+        infer__cand_top(c, V, n);
+    } else if (s->p.top_p >= 1.0f && s->p.min_p <= 0) {
+        infer__cand_top(c, V, V);                                       /* nothing cuts: all of them, sorted */
+    } else {                                                            /* the best m, sorted, until a cut falls inside */
+        double all = -1;                                                /* top-p's normaliser, once */
+        for (int32_t m = V < 64 ? V : 64;; m = m > V / 4 ? V : 4 * m) {
+            infer__cand_top(c, V, m);
+            if (m == V) break;
+            if (s->p.top_p < 1.0f) {
+                if (all < 0) { all = 0; for (int32_t i = 0; i < V; i++) all += exp((double)c[i].logit - c[0].logit); }
+                double cum = 0;
+                int32_t i = 0;
+                while (i < m && cum < s->p.top_p) cum += exp((double)c[i++].logit - c[0].logit) / all;
+                if (cum >= s->p.top_p) break;                           /* top-p cuts inside */
+            }
+            if (s->p.min_p > 0 && c[m - 1].logit < c[0].logit + log(s->p.min_p)) break;   /* min-p cuts inside */
+        }
+    }
+    double sum = 0;
+    for (int32_t i = 0; i < n; i++) sum += exp((double)c[i].logit - c[0].logit);
+    if (s->p.top_p < 1.0f) {                                            /* 3. top-p */
+        double cum = 0;
+        for (int32_t i = 0; i < n; i++) {
+            cum += exp((double)c[i].logit - c[0].logit) / sum;
+            if (cum >= s->p.top_p) { n = i + 1; break; }
+        }
+    }
+    if (s->p.min_p > 0) {                                               /* 4. min-p */
+        const double floor_l = c[0].logit + log(s->p.min_p);
+        int32_t keep = 1;
+        while (keep < n && c[keep].logit >= floor_l) keep++;
+        n = keep;
+    }
+    double total = 0;                                                   /* 5. temperature, 6. draw */
+    for (int32_t i = 0; i < n; i++) total += exp(((double)c[i].logit - c[0].logit) / s->p.temp);
+    double u = infer__rng_uniform(&s->rng) * total, acc = 0;
+    for (int32_t i = 0; i < n; i++) {
+        acc += exp(((double)c[i].logit - c[0].logit) / s->p.temp);
+        if (u < acc) return c[i].id;
+    }
+    return c[n - 1].id;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * >>generate -- prompt in, tokens out.
+ * ---------------------------------------------------------------------------------------- */
+infer_status infer_generate(infer_session *s, const int32_t *prompt, int n_prompt, int n_predict,
+                            const infer_sampler_params *sp, infer_token_fn on_token, void *user,
+                            infer_gen_stats *stats, infer_error *err) {
+    const int32_t V = s->m->cfg.n_vocab;
+    infer_gen_stats st;
+    memset(&st, 0, sizeof st);
+    float *logits = (float *)INFER_MALLOC((size_t)V * sizeof(float));
+    infer_sampler *smp = infer_sampler_create(sp, V);
+    infer_status rc = INFER_OK;
+    if (!logits || !smp) { rc = infer__fail(err, INFER_ERR_NOMEM, "out of memory"); goto done; }
+    for (int i = 0; i < n_prompt; i++) infer_sampler_accept(smp, prompt[i]);
+    double t0 = infer_time_seconds();
+    if ((rc = infer_eval(s, prompt, n_prompt, logits, 0, err)) != INFER_OK) goto done;
+    st.n_prompt = n_prompt;
+    st.prompt_seconds = infer_time_seconds() - t0;
+    t0 = infer_time_seconds();
+    for (int g = 0; g < n_predict; g++) {
+        int32_t tok = infer_sampler_sample(smp, logits);
+        infer_sampler_accept(smp, tok);
+        if (s->m->tok && infer_token_is_eog(s->m->tok, tok)) break;
+        st.n_gen++;
+        if (on_token && on_token(user, tok, logits)) break;
+        if (g + 1 == n_predict) break;
+        if (infer_session_n_past(s) >= s->n_ctx) break;
+        if ((rc = infer_eval(s, &tok, 1, logits, 0, err)) != INFER_OK) goto done;
+    }
+    st.gen_seconds = infer_time_seconds() - t0;
+done:
+    if (stats) *stats = st;
+    INFER_FREE(logits);
+    infer_sampler_free(smp);
+    return rc;
+}
+/* a model's chat template, by name (NULL: the default one); >>jinja renders it */
+const char *infer_model_chat_template(const infer_model *m, const char *name, size_t *len) {
+    char key[128];
+    snprintf(key, sizeof key, name ? "tokenizer.chat_template.%s" : "tokenizer.chat_template", name);
+    const infer_gguf_kv *kv = infer_gguf_find(&m->gguf, key);
+    if (!kv || kv->type != INFER_GGUF_STRING) return NULL;
+    if (len) *len = (size_t)kv->v.s.len;
+    return kv->v.s.ptr;
+}
+
+
+/* ------------------------------------------------------------------------------------------
+ * >>backends -- choosing the GPU backend, and checking any backend against the CPU.
+ *
+ * infer_gpu_kernels is the one place that knows whether this build has a GPU backend: a
+ * build with INFER_CUDA defined (make cuda) links infer_cuda.cu, any other build answers
+ * with a clear error, so callers never need their own #ifdef.
+ *
+ * infer_backend_diff runs a backend next to the CPU table in its precise mode, the
+ * reference: every op on random inputs of awkward sizes (partial tiles, K not a multiple of
+ * 32, GQA, a shuffled block table, a context long enough for split-K attention, a DeltaNet
+ * prompt longer than one 64-token chunk), then whole models layer by layer. Errors:
+ *   max_abs = max_i |b_i - a_i|          max_rel = max_abs / max_i |a_i|
+ * max_rel is measured against the output's own scale; an elementwise relative error would
+ * blow up wherever the reference crosses zero. A result fails when max_rel > tol:
+ *   1e-5  elementwise ops, copies, norms, embeddings (same formula, at most a different
+ *         rounding of exp or a fused multiply-add)
+ *   1e-4  reductions over long rows (matmul, attention, the delta rule): f32 sums taken in
+ *         a different order differ by a few ulp times sqrt(K)
+ *   2e-3  whole-model hidden states and logits, where those differences compound
+ *   1e-2  prompt-sized matmuls in the backend's fast mode (split-TF32 tensor cores on the
+ *         GPU, int8 activations on the CPU) against the same exact reference
+ * Integer results (the router's expert ids) and the KV cache bytes must match exactly.
+ * ---------------------------------------------------------------------------------------- */
+#ifdef INFER_CUDA
+infer_status infer_gpu_kernels(const infer_kernels **out, infer_error *err) {
+    *out = NULL;
+    INFER__TRY(infer_cuda_init(0, err));
+    *out = infer_cuda_kernels();
+    return INFER_OK;
+}
+#else
+infer_status infer_gpu_kernels(const infer_kernels **out, infer_error *err) {
+    *out = NULL;
+    return infer__fail(err, INFER_ERR_UNSUPPORTED, "this build has no GPU backend (build one with `make cuda`, which needs nvcc, and run ./infer-cuda)");
+}
+#endif
+
+#define INFER__TOL_ELEM 1e-5
+#define INFER__TOL_SUM  1e-4
+#define INFER__TOL_MODEL 2e-3
+#define INFER__TOL_FAST 1e-2
+
+typedef struct infer__diff {
+    const infer_kernels *ka, *kb;     /* a: the CPU reference (precise), b: the backend under test */
+    void *ca, *cb, *cb_fast;          /* cb_fast: the backend in its fast (not precise) mode */
+    void (*print)(void *user, const char *line);
+    void *user;
+    int n_bad;                        /* results beyond tolerance */
+    int broken;                       /* an allocation or copy failed: stop */
+    infer__rng rng;
+} infer__diff;
+
+typedef struct infer__pair { void *a, *b; size_t bytes; } infer__pair;   /* one buffer on each backend */
+
+/* (the varargs shape of infer__fail and infer__jfail: format, then hand the line on) */
+static void infer__diff_say(infer__diff *d, const char *fmt, ...) {
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    d->print(d->user, line);
+}
+
+static float *infer__diff_rand(infer__diff *d, size_t n, float lo, float hi) {
+    float *x = (float *)INFER_MALLOC((n ? n : 1) * sizeof(float));
+    for (size_t i = 0; x && i < n; i++) x[i] = lo + (hi - lo) * (float)infer__rng_uniform(&d->rng);
+    return x;
+}
+
+/* the same bytes on both backends (zeros when src is NULL) */
+static infer__pair infer__pair_new(infer__diff *d, const void *src, size_t bytes) {
+    infer__pair p = { NULL, NULL, bytes };
+    if (d->broken || !(p.a = d->ka->alloc(d->ca, bytes)) || !(p.b = d->kb->alloc(d->cb, bytes))) { d->broken = 1; return p; }
+    if (src) {
+        if (d->ka->upload(d->ca, p.a, src, bytes) != INFER_OK || d->kb->upload(d->cb, p.b, src, bytes) != INFER_OK) d->broken = 1;
+    } else {
+        d->ka->zero(d->ca, p.a, bytes);
+        d->kb->zero(d->cb, p.b, bytes);
+    }
+    return p;
+}
+static void infer__pair_free(infer__diff *d, infer__pair *p) {
+    if (p->a) d->ka->free(d->ca, p->a);
+    if (p->b) d->kb->free(d->cb, p->b);
+    p->a = p->b = NULL;
+}
+
+/* both results back on the host; 0 (and the run marked broken) when a copy fails */
+static int infer__pair_get(infer__diff *d, const infer__pair *p, void *a, void *b) {
+    if (d->broken) return 0;
+    if (d->ka->download(d->ca, a, p->a, p->bytes) != INFER_OK || d->kb->download(d->cb, b, p->b, p->bytes) != INFER_OK) {
+        infer__diff_say(d, "FAIL  %s backend: %s", d->kb->name, d->kb->last_error(d->cb));
+        d->broken = 1;
+        return 0;
+    }
+    return 1;
+}
+
+/* one line: max_abs and max_rel of b against a over n floats */
+static void infer__diff_floats(infer__diff *d, const char *op, const char *what, const float *a, const float *b, size_t n, double tol) {
+    double mabs = 0, mref = 0;
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double e = fabs((double)a[i] - b[i]);
+        if (isnan(a[i]) != isnan(b[i]) || (!isnan(a[i]) && !(e <= mabs))) {
+            if (isnan(e) || isinf(e)) bad = 1; else mabs = e;
+        }
+        if (fabs(a[i]) > mref) mref = fabs(a[i]);
+    }
+    const double rel = mref > 0 ? mabs / mref : mabs;
+    bad |= !(rel <= tol);
+    d->n_bad += bad;
+    infer__diff_say(d, "%-5s %-18s %-38s max_abs %9.3e  max_rel %9.3e  (tol %.0e)", bad ? "FAIL" : "ok", op, what, mabs, rel, tol);
+}
+static void infer__diff_cmp(infer__diff *d, const char *op, const char *what, const infer__pair *p, double tol) {
+    float *a = (float *)INFER_MALLOC(p->bytes + 4), *b = (float *)INFER_MALLOC(p->bytes + 4);
+    if (a && b && infer__pair_get(d, p, a, b)) infer__diff_floats(d, op, what, a, b, p->bytes / sizeof(float), tol);
+    INFER_FREE(a); INFER_FREE(b);
+}
+/* bytes that must be identical (expert ids, the KV cache) */
+static void infer__diff_exact(infer__diff *d, const char *op, const char *what, const infer__pair *p) {
+    uint8_t *a = (uint8_t *)INFER_MALLOC(p->bytes + 1), *b = (uint8_t *)INFER_MALLOC(p->bytes + 1);
+    if (a && b && infer__pair_get(d, p, a, b)) {
+        size_t n = 0;
+        for (size_t i = 0; i < p->bytes; i++) n += a[i] != b[i];
+        d->n_bad += n > 0;
+        infer__diff_say(d, "%-5s %-18s %-38s %zu of %zu bytes differ", n ? "FAIL" : "ok", op, what, n, p->bytes);
+    }
+    INFER_FREE(a); INFER_FREE(b);
+}
+
+/* ---- weights: random values quantized to a type, as a tensor on each backend ---- */
+typedef struct infer__diff_w { infer__pair p; infer_tensor ta, tb; } infer__diff_w;
+
+static int infer__diff_can_quantize(infer_type t) {
+    const infer__type_traits *tt = infer__type(t);
+    return t == INFER_TYPE_I2_S || (tt && tt->quant && tt->dequant);
+}
+static infer__diff_w infer__diff_weights(infer__diff *d, infer_type t, int64_t K, int64_t N, int64_t E, float scale) {
+    infer__diff_w w;
+    memset(&w, 0, sizeof w);
+    const int64_t n = K * N * E;
+    const size_t bytes = infer_type_row_size(t, K) * (size_t)(N * E) + (t == INFER_TYPE_I2_S ? 32 : 0);
+    float *f = infer__diff_rand(d, (size_t)n, -1.0f, 1.0f);
+    void *q = infer__calloc(1, bytes);
+    if (f && q) {
+        if (t == INFER_TYPE_I2_S) { infer__quant_i2_s(f, q, n); scale = infer__i2_s_scale(q, n); }
+        else infer__type(t)->quant(f, q, n);
+        w.p = infer__pair_new(d, q, bytes);
+    } else {
+        d->broken = 1;
+    }
+    const infer_tensor t0 = { "diff.weight", t, E > 1 ? 3 : 2, { K, N, E, 1 }, NULL, bytes, scale };
+    w.ta = w.tb = t0;
+    w.ta.data = w.p.a;
+    w.tb.data = w.p.b;
+    INFER_FREE(f); INFER_FREE(q);
+    return w;
+}
+
+static infer__pair infer__diff_rand_pair(infer__diff *d, size_t n, float lo, float hi) {
+    float *x = infer__diff_rand(d, n, lo, hi);
+    infer__pair p = infer__pair_new(d, x, n * sizeof(float));
+    INFER_FREE(x);
+    return p;
+}
+
+/* ---- per-type ops: embed, matmul, matmul_id ---- */
+static void infer__diff_type(infer__diff *d, infer_type t) {
+    const char *tn = infer_type_name(t);
+    char what[64];
+    if (!d->kb->supports_type(t)) {
+        infer__diff_say(d, "%-5s %-18s %-38s not supported by the %s backend (models using it fail to load there)", "--", "matmul", tn, d->kb->name);
         return;
     }
+    const int is_float = t == INFER_TYPE_F32 || t == INFER_TYPE_F16 || t == INFER_TYPE_BF16;
+    /* 72: a row that is not whole 32-chunks; 2304: rows longer than a decode kernel's tile of
+     * activations (decode sizes only) */
+    const int64_t Ks[3] = { 512, 2304, 72 };
+    for (int ki = 0; ki < (is_float ? 3 : 2); ki++) {
+        const int64_t K = Ks[ki], N = 80;
+        infer__diff_w w = infer__diff_weights(d, t, K, N, 1, t == INFER_TYPE_Q8_0 ? 0.5f : 1.0f);
+        const int rows_list[4] = { 1, 5, 33, 70 };     /* decode, small batch, partial tiles */
+        for (int ri = 0; ri < (K == 2304 ? 2 : 4) && !d->broken; ri++) {
+            const int rows = rows_list[ri];
+            infer__pair x = infer__diff_rand_pair(d, (size_t)rows * K, -1, 1), o = infer__pair_new(d, NULL, (size_t)rows * N * sizeof(float));
+            if (!d->broken) {
+                d->ka->matmul(d->ca, (float *)o.a, &w.ta, (const float *)x.a, rows);
+                d->kb->matmul(d->cb, (float *)o.b, &w.tb, (const float *)x.b, rows);
+                snprintf(what, sizeof what, "%s K=%lld rows=%d", tn, (long long)K, rows);
+                infer__diff_cmp(d, "matmul", what, &o, INFER__TOL_SUM);
+                if (rows > 8) {               /* prompt-sized: the fast mode against the same reference */
+                    d->kb->matmul(d->cb_fast, (float *)o.b, &w.tb, (const float *)x.b, rows);
+                    infer__diff_cmp(d, "matmul fast", what, &o, INFER__TOL_FAST);
+                }
+            }
+            infer__pair_free(d, &x); infer__pair_free(d, &o);
+        }
+        if (ki == 0 && !d->broken) {                   /* embed: rows of the same table */
+            const int32_t tok[5] = { 0, 79, 7, 7, 41 };
+            infer__pair ids = infer__pair_new(d, tok, sizeof tok), o = infer__pair_new(d, NULL, 5 * (size_t)K * sizeof(float));
+            if (!d->broken) {
+                d->ka->embed(d->ca, (float *)o.a, &w.ta, (const int32_t *)ids.a, 5);
+                d->kb->embed(d->cb, (float *)o.b, &w.tb, (const int32_t *)ids.b, 5);
+                snprintf(what, sizeof what, "%s K=%lld rows=5", tn, (long long)K);
+                infer__diff_cmp(d, "embed", what, &o, INFER__TOL_ELEM);
+            }
+            infer__pair_free(d, &ids); infer__pair_free(d, &o);
+        }
+        infer__pair_free(d, &w.p);
+    }
+    /* the fused ops a backend may have, against the ops they stand for on the CPU */
+    if ((d->kb->matmul_add || d->kb->matmul_glu) && !d->broken) {
+        const int64_t K = 512, N = 80;
+        infer__diff_w wg = infer__diff_weights(d, t, K, N, 1, 1.0f), wu = infer__diff_weights(d, t, K, N, 1, t == INFER_TYPE_Q8_0 ? 0.5f : 1.0f);
+        const int rows_list[3] = { 1, 5, 33 };
+        for (int ri = 0; ri < 3 && !d->broken; ri++) {
+            const int rows = rows_list[ri];
+            const size_t n = (size_t)rows * N;
+            infer__pair x = infer__diff_rand_pair(d, (size_t)rows * K, -1, 1), y = infer__diff_rand_pair(d, n, -1, 1);
+            infer__pair ta = infer__pair_new(d, NULL, n * sizeof(float)), tb = infer__pair_new(d, NULL, n * sizeof(float));
+            if (d->broken) break;
+            snprintf(what, sizeof what, "%s K=%lld rows=%d", tn, (long long)K, rows);
+            if (d->kb->matmul_add) {                   /* y += W x */
+                d->ka->matmul(d->ca, (float *)ta.a, &wg.ta, (const float *)x.a, rows);
+                d->ka->add(d->ca, (float *)y.a, (const float *)ta.a, (int64_t)n);
+                d->kb->matmul_add(d->cb, (float *)y.b, &wg.tb, (const float *)x.b, rows);
+                infer__diff_cmp(d, "matmul_add", what, &y, INFER__TOL_SUM);
+            }
+            for (int act = 0; act < 2 && d->kb->matmul_glu; act++) {   /* SiLU, then ReLU^2 clamped at 2 */
+                const int a = act ? INFER_ACT_RELU2 : INFER_ACT_SILU;
+                const float limit = act ? 2.0f : 0.0f;
+                d->ka->matmul(d->ca, (float *)ta.a, &wg.ta, (const float *)x.a, rows);
+                d->ka->matmul(d->ca, (float *)tb.a, &wu.ta, (const float *)x.a, rows);
+                d->ka->glu(d->ca, (float *)ta.a, (const float *)ta.a, (const float *)tb.a, (int64_t)n, a, limit);
+                d->kb->matmul_glu(d->cb, (float *)ta.b, &wg.tb, &wu.tb, (const float *)x.b, rows, a, limit);
+                infer__diff_cmp(d, act ? "matmul_glu relu2" : "matmul_glu silu", what, &ta, INFER__TOL_SUM);
+            }
+            infer__pair_free(d, &x); infer__pair_free(d, &y); infer__pair_free(d, &ta); infer__pair_free(d, &tb);
+        }
+        infer__pair_free(d, &wg.p); infer__pair_free(d, &wu.p);
+    }
+    /* matmul_id: 4 experts of [48, 256]; 6 tokens choosing 3 each (decode-sized), 40 tokens
+     * choosing 2 (prompt-sized), x shared or per slot; then experts of [48, 1280] (rows
+     * longer than a decode kernel's tile), 2 tokens choosing 2 */
+    for (int kc = 0; kc < 2 && !d->broken; kc++) {
+        const int64_t K = kc ? 1280 : 256, N = 48, E = 4;
+        infer__diff_w w = infer__diff_weights(d, t, K, N, E, 1.0f);
+        for (int c = 0; c < (kc ? 1 : 4) && !d->broken; c++) {
+            const int rows = kc ? 2 : c < 2 ? 6 : 40, n_used = kc ? 2 : c < 2 ? 3 : 2, per_slot = c % 2;
+            int32_t ids_h[80];
+            for (int r = 0; r < rows; r++) for (int s = 0; s < n_used; s++) ids_h[r * n_used + s] = (r * 3 + s) % (int)E;
+            infer__pair ids = infer__pair_new(d, ids_h, (size_t)rows * n_used * sizeof(int32_t));
+            infer__pair x = infer__diff_rand_pair(d, (size_t)rows * (per_slot ? n_used : 1) * K, -1, 1);
+            infer__pair o = infer__pair_new(d, NULL, (size_t)rows * n_used * N * sizeof(float));
+            if (!d->broken) {
+                d->ka->matmul_id(d->ca, (float *)o.a, &w.ta, (const float *)x.a, (const int32_t *)ids.a, rows, n_used, per_slot);
+                d->kb->matmul_id(d->cb, (float *)o.b, &w.tb, (const float *)x.b, (const int32_t *)ids.b, rows, n_used, per_slot);
+                snprintf(what, sizeof what, "%s K=%lld rows=%d x_per_slot=%d", tn, (long long)K, rows, per_slot);
+                infer__diff_cmp(d, "matmul_id", what, &o, INFER__TOL_SUM);
+                if (rows > 8) {
+                    d->kb->matmul_id(d->cb_fast, (float *)o.b, &w.tb, (const float *)x.b, (const int32_t *)ids.b, rows, n_used, per_slot);
+                    infer__diff_cmp(d, "matmul_id fast", what, &o, INFER__TOL_FAST);
+                }
+            }
+            infer__pair_free(d, &ids); infer__pair_free(d, &x); infer__pair_free(d, &o);
+        }
+        infer__pair_free(d, &w.p);
+    }
 }
 
-/* special ids and add_* flags; `cfg` is config.json (may be NULL) */
-static void infer__hf_tok_specials(infer__hf_tok *k, const infer__hf *h) {
-    const infer__json *tc = k->cfg.root;
-    for (int s = 0; s < 7; s++) {
-        char key[32];
-        int64_t id;
-        snprintf(key, sizeof key, "%s_token", infer__hf_special_names[s]);
-        k->special[s] = infer__hf_tok_added_id(k, infer__json_get(tc, key));
-        snprintf(key, sizeof key, "%s_token_id", infer__hf_special_names[s]);
-        if (k->special[s] < 0 && h && infer__json_int(infer__hf_cfg(h, key), &id) == 0 && id >= 0 && id < k->n) k->special[s] = (int32_t)id;
-    }
-    k->add_bos = k->add_eos = -1;
-    infer__hf_tok_template(k, infer__json_get(k->doc.root, "post_processor"));
-    infer__json_bool(infer__json_get(tc, "add_bos_token"), &k->add_bos);
-    infer__json_bool(infer__json_get(tc, "add_eos_token"), &k->add_eos);
-    if (k->spm && k->special[2] < 0) {           /* the model's own unk piece */
-        const char *unk = infer__json_str(infer__json_get(k->model, "unk_token"));
-        int64_t id;
-        if (unk && infer__json_int(infer__json_get(infer__json_get(k->model, "vocab"), unk), &id) == 0) k->special[2] = (int32_t)id;
-    }
-    if (k->spm && k->special[2] >= 0) k->type[k->special[2]] = INFER__TT_UNKNOWN;
-}
-
-/* token i as GGUF stores it: missing ids are "[PAD<i>]", and a user-defined token of a
- * byte-level vocabulary has SentencePiece's "▁" written back as a space (as the converter
- * does). out = NULL only measures. */
-static size_t infer__hf_token_bytes(const infer__hf_tok *k, int32_t i, uint8_t *out) {
-    char pad[32];
-    const char *s = k->text[i];
-    size_t n = k->len[i], o = 0;
-    if (!s) { n = (size_t)snprintf(pad, sizeof pad, "[PAD%d]", i); s = pad; }
-    const int fix = !k->spm && k->type[i] == INFER__TT_USER;
-    for (size_t j = 0; j < n; j++, o++) {
-        if (fix && j + 3 <= n && !memcmp(s + j, "\xE2\x96\x81", 3)) { if (out) out[o] = ' '; j += 2; continue; }
-        if (out) out[o] = (uint8_t)s[j];
-    }
-    return o;
-}
-
-/* merge r as "a b"; in the pair form a space inside a part is written as U+0120 */
-static size_t infer__hf_merge_bytes(const infer__json *m, uint8_t *out) {
-    size_t o = 0;
-    if (m->type == INFER__JSON_STRING) { if (out) memcpy(out, m->str, m->len); return m->len; }
-    for (uint32_t part = 0; part < 2; part++) {
-        if (part) { if (out) out[o] = ' '; o++; }
-        for (uint32_t j = 0; j < m->items[part].len; j++) {
-            const char c = m->items[part].str[j];
-            if (c == ' ') { if (out) { out[o] = 0xC4; out[o + 1] = 0xA0; } o += 2; }
-            else { if (out) out[o] = (uint8_t)c; o++; }
+/* ---- elementwise ops, norms, copies ---- */
+static void infer__diff_elementwise(infer__diff *d) {
+    const int rows = 7, dim = 320;
+    const size_t n = (size_t)rows * dim, F = sizeof(float);
+    infer__pair x = infer__diff_rand_pair(d, n, -2, 2), y = infer__diff_rand_pair(d, n, -2, 2), w = infer__diff_rand_pair(d, dim, 0.5f, 1.5f);
+    infer__pair o = infer__pair_new(d, NULL, n * F), g1 = infer__diff_rand_pair(d, rows, -3, 3);
+    infer__pair big = infer__diff_rand_pair(d, 70 * 13, -1, 1), cp = infer__pair_new(d, NULL, 50 * 13 * F);
+    if (d->broken) goto done;
+#define A(p) ((float *)(p).a)
+#define B(p) ((float *)(p).b)
+    d->ka->rmsnorm(d->ca, A(o), A(x), A(w), rows, dim, 1e-5f); d->kb->rmsnorm(d->cb, B(o), B(x), B(w), rows, dim, 1e-5f);
+    infer__diff_cmp(d, "rmsnorm", "rows=7 dim=320", &o, INFER__TOL_ELEM);
+    d->ka->rmsnorm(d->ca, A(o), A(o), NULL, 35, 64, 1e-6f); d->kb->rmsnorm(d->cb, B(o), B(o), NULL, 35, 64, 1e-6f);
+    infer__diff_cmp(d, "rmsnorm", "in place, no weight, dim=64", &o, INFER__TOL_ELEM);
+    d->ka->add(d->ca, A(o), A(x), (int64_t)n); d->kb->add(d->cb, B(o), B(x), (int64_t)n);
+    infer__diff_cmp(d, "add", "n=2240", &o, INFER__TOL_ELEM);
+    d->ka->add_rows(d->ca, A(o), A(w), rows, dim); d->kb->add_rows(d->cb, B(o), B(w), rows, dim);
+    infer__diff_cmp(d, "add_rows", "rows=7 dim=320", &o, INFER__TOL_ELEM);
+    for (int act = INFER_ACT_SILU; act <= INFER_ACT_RELU2; act++)
+        for (int clamp = 0; clamp < 2; clamp++) {     /* limit 1.5 binds: x, y are in [-2, 2] */
+            const float lim = clamp ? 1.5f : 0.0f;
+            d->ka->glu(d->ca, A(o), A(x), A(y), (int64_t)n, act, lim); d->kb->glu(d->cb, B(o), B(x), B(y), (int64_t)n, act, lim);
+            infer__diff_cmp(d, "glu", act == INFER_ACT_SILU ? (clamp ? "silu, clamped at 1.5" : "silu") : (clamp ? "relu2, clamped at 1.5" : "relu2"), &o, INFER__TOL_ELEM);
+        }
+    d->ka->mul_sigmoid(d->ca, A(o), A(y), rows, dim, dim); d->kb->mul_sigmoid(d->cb, B(o), B(y), rows, dim, dim);
+    infer__diff_cmp(d, "mul_sigmoid", "g_cols=dim", &o, INFER__TOL_ELEM);
+    d->ka->mul_sigmoid(d->ca, A(o), A(g1), rows, dim, 1); d->kb->mul_sigmoid(d->cb, B(o), B(g1), rows, dim, 1);
+    infer__diff_cmp(d, "mul_sigmoid", "g_cols=1", &o, INFER__TOL_ELEM);
+    d->ka->l2norm(d->ca, A(o), rows * 5, dim / 5, 1e-6f); d->kb->l2norm(d->cb, B(o), rows * 5, dim / 5, 1e-6f);
+    infer__diff_cmp(d, "l2norm", "rows=35 dim=64", &o, INFER__TOL_ELEM);
+    d->ka->copy_rows(d->ca, A(cp), 50, A(big) + 3, 70, 13, 30); d->kb->copy_rows(d->cb, B(cp), 50, B(big) + 3, 70, 13, 30);
+    infer__diff_cmp(d, "copy_rows", "strides 50 <- 70, dim=30", &cp, 0);
+    {   /* zero and copy are compared on the bytes they wrote: the rest of o still holds
+         * l2norm's results, which may differ in the last bit */
+        const infer__pair zh = { o.a, o.b, n * F / 2 }, ch = { o.a, o.b, 1003 * F };
+        d->ka->zero(d->ca, A(o), n * F / 2); d->kb->zero(d->cb, B(o), n * F / 2);
+        infer__diff_exact(d, "zero", "half the buffer", &zh);
+        if (d->kb->copy) {
+            d->ka->copy(d->ca, A(o) + 3, A(x) + 5, 1000 * F); d->kb->copy(d->cb, B(o) + 3, B(x) + 5, 1000 * F);
+            infer__diff_exact(d, "copy", "1000 floats, within the backend", &ch);
         }
     }
-    return o;
-}
-
-/* a GGUF string array: for each element a u64 length and the bytes */
-static infer_status infer__hf_put_strings(infer__hf *h, const char *key, const infer__hf_tok *k, const infer__json *merges, infer_error *err) {
-    const int64_t n = merges ? (int64_t)merges->len : (int64_t)k->n;
-    size_t total = 0;
-    for (int64_t i = 0; i < n; i++) total += 8 + (merges ? infer__hf_merge_bytes(&merges->items[i], NULL) : infer__hf_token_bytes(k, (int32_t)i, NULL));
-    uint8_t *buf = (uint8_t *)infer__hf_keep(h->own, total), *p = buf;
-    if (!buf) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-    for (int64_t i = 0; i < n; i++) {
-        const uint64_t len = merges ? infer__hf_merge_bytes(&merges->items[i], p + 8) : infer__hf_token_bytes(k, (int32_t)i, p + 8);
-        memcpy(p, &len, 8);
-        p += 8 + len;
+    {   /* DeltaNet gates: g, beta in place */
+        infer__pair g = infer__diff_rand_pair(d, 5 * 8, -30, 30), beta = infer__diff_rand_pair(d, 5 * 8, -4, 4);
+        infer__pair bias = infer__diff_rand_pair(d, 8, -1, 1), a = infer__diff_rand_pair(d, 8, -3, -0.1f);
+        if (!d->broken) {
+            d->ka->deltanet_gates(d->ca, A(g), A(beta), A(bias), A(a), 5, 8);
+            d->kb->deltanet_gates(d->cb, B(g), B(beta), B(bias), B(a), 5, 8);
+            infer__diff_cmp(d, "deltanet_gates", "g", &g, INFER__TOL_ELEM);
+            infer__diff_cmp(d, "deltanet_gates", "beta", &beta, INFER__TOL_ELEM);
+        }
+        infer__pair_free(d, &g); infer__pair_free(d, &beta); infer__pair_free(d, &bias); infer__pair_free(d, &a);
     }
-    arrput(h->kv, infer_gguf_kv_array(key, INFER_GGUF_STRING, (uint64_t)n, buf));
-    return INFER_OK;
-}
-
-static infer_status infer__hf_put_array(infer__hf *h, const char *key, infer_gguf_vtype et, const void *src, int64_t n, infer_error *err) {
-    void *p = infer__hf_keep(h->own, (size_t)n * 4);
-    if (!p) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-    memcpy(p, src, (size_t)n * 4);
-    arrput(h->kv, infer_gguf_kv_array(key, et, (uint64_t)n, p));
-    return INFER_OK;
-}
-
-/* SentencePiece prepends a space unless the tokenizer says otherwise (Prepend normalizer,
- * or a Metaspace pre-tokenizer whose prepend_scheme is not "never") */
-static int infer__hf_spm_space_prefix(const infer__json *root) {
-    const infer__json *norm = infer__json_get(root, "normalizer"), *pre = infer__json_get(root, "pre_tokenizer");
-    const infer__json *list = infer__json_get(norm, "normalizers");
-    for (uint32_t i = 0; norm && i < (list ? list->len : 1); i++) {
-        const char *t = infer__json_str(infer__json_get(list ? &list->items[i] : norm, "type"));
-        if (t && !strcmp(t, "Prepend")) return 1;
+    {   /* moe_sum: 5 tokens, 3 slots, dim 64 */
+        infer__pair ys = infer__diff_rand_pair(d, 5 * 3 * 64, -1, 1), ws = infer__diff_rand_pair(d, 5 * 3, 0, 1);
+        if (!d->broken) {
+            d->ka->moe_sum(d->ca, A(o), A(ys), A(ws), 5, 3, 64); d->kb->moe_sum(d->cb, B(o), B(ys), B(ws), 5, 3, 64);
+            infer__diff_cmp(d, "moe_sum", "rows=5 n_used=3 dim=64", &o, INFER__TOL_ELEM);
+        }
+        infer__pair_free(d, &ys); infer__pair_free(d, &ws);
     }
-    list = infer__json_get(pre, "pretokenizers");
-    for (uint32_t i = 0; pre && i < (list ? list->len : 1); i++) {
-        const infer__json *p = list ? &list->items[i] : pre;
-        const char *t = infer__json_str(infer__json_get(p, "type")), *scheme = infer__json_str(infer__json_get(p, "prepend_scheme"));
-        if (t && !strcmp(t, "Metaspace")) return !scheme || strcmp(scheme, "never") != 0;
+done:
+    infer__pair_free(d, &x); infer__pair_free(d, &y); infer__pair_free(d, &w); infer__pair_free(d, &o);
+    infer__pair_free(d, &g1); infer__pair_free(d, &big); infer__pair_free(d, &cp);
+}
+#undef A
+#undef B
+
+/* ---- RoPE: plain, NeoX with partial rotation and frequency factors, YaRN, multi-axis ---- */
+static void infer__diff_rope(infer__diff *d) {
+    const int rows = 4, nh = 3, hd = 64;
+    const int32_t pos1[4] = { 0, 5, 300, 5000 }, pos4[16] = { 0, 5, 300, 5000, 1, 6, 301, 5001, 2, 7, 302, 5002, 0, 0, 0, 0 };
+    const int32_t sections[4] = { 11, 11, 10, 0 };
+    float ff[16];
+    for (int i = 0; i < 16; i++) ff[i] = 1.0f + (float)i / 4;
+    infer__pair p1 = infer__pair_new(d, pos1, sizeof pos1), p4 = infer__pair_new(d, pos4, sizeof pos4), f = infer__pair_new(d, ff, sizeof ff);
+    float *x = infer__diff_rand(d, (size_t)rows * nh * hd, -1, 1);
+    for (int c = 0; c < 5 && !d->broken; c++) {
+        infer_rope r;
+        memset(&r, 0, sizeof r);
+        r.n_rot = hd; r.freq_base = 10000.0f; r.freq_scale = 1.0f; r.attn_factor = 1.0f;
+        r.beta_fast = 32.0f; r.beta_slow = 1.0f; r.n_ctx_orig = 2048;
+        const char *what = "norm";
+        if (c == 1) { what = "neox n_rot=32 freq_factors linear"; r.neox = 1; r.n_rot = 32; r.freq_scale = 0.25f; }
+        if (c == 2) { what = "neox yarn x4"; r.neox = 1; r.freq_scale = 0.25f; r.ext_factor = 1.0f; r.freq_base = 500000.0f; }
+        if (c == 3) { what = "multi sections 11,11,10,0"; r.neox = 1; }
+        if (c == 4) { what = "last 16 dims, inverse"; r.n_rot = 16; r.rot_first = hd - 16; r.inverse = 1; r.freq_base = 160000.0f; }
+        infer_rope ra = r, rb = r;
+        if (c == 1) { ra.freq_factors = (const float *)f.a; rb.freq_factors = (const float *)f.b; }
+        infer__pair o = infer__pair_new(d, x, (size_t)rows * nh * hd * sizeof(float));
+        if (d->broken) break;
+        if (c != 3) {
+            d->ka->rope(d->ca, (float *)o.a, rows, nh, hd, (const int32_t *)p1.a, &ra);
+            d->kb->rope(d->cb, (float *)o.b, rows, nh, hd, (const int32_t *)p1.b, &rb);
+            infer__diff_cmp(d, "rope", what, &o, INFER__TOL_ELEM);
+        } else {
+            d->ka->rope_multi(d->ca, (float *)o.a, rows, nh, hd, (const int32_t *)p4.a, &ra, sections);
+            d->kb->rope_multi(d->cb, (float *)o.b, rows, nh, hd, (const int32_t *)p4.b, &rb, sections);
+            infer__diff_cmp(d, "rope_multi", what, &o, INFER__TOL_ELEM);
+        }
+        infer__pair_free(d, &o);
     }
-    return 0;
+    INFER_FREE(x);
+    infer__pair_free(d, &p1); infer__pair_free(d, &p4); infer__pair_free(d, &f);
 }
 
-/* tokenizer_config.json's chat_template (a string, or the "default" of a list), else the
- * folder's chat_template.jinja */
-static infer_status infer__hf_chat_template(infer__hf *h, const infer__hf_tok *k, const char *dir, infer_error *err) {
-    const infer__json *ct = infer__json_get(k->cfg.root, "chat_template");
-    const char *s = infer__json_str(ct);
-    for (uint32_t i = 0; !s && ct && ct->type == INFER__JSON_ARRAY && i < ct->len; i++) {
-        const char *name = infer__json_str(infer__json_get(&ct->items[i], "name"));
-        const char *t = infer__json_str(infer__json_get(&ct->items[i], "template"));
-        if (!name || !t) continue;
-        if (!strcmp(name, "default")) s = t;
-        else {   /* the other named templates as the converter writes them: tokenizer.chat_template.<name> */
-            char key[160];
-            snprintf(key, sizeof key, "tokenizer.chat_template.%.100s", name);
-            infer__hf_put_str(h, infer__hf_str(h, key), t);
+/* ---- the paged KV cache and attention ---- */
+/* rope_kv_store against rope, then kv_store: rows at scattered positions of a shuffled block
+ * table, rope on all of a head or on its last dims, F32 and F16 caches. The cache is read back
+ * as floats: rope's cos and sin may round differently on a device (elementwise tolerance;
+ * an F16 cache's rounding step on top) */
+static void infer__diff_rope_kv(infer__diff *d, infer_type kvt, int n_rot, int rot_first) {
+    enum { ROWS = 5, NH = 2, HD = 64, BS = 16, NB = 24 };
+    const int kvd = NH * HD;
+    const size_t esz = kvt == INFER_TYPE_F16 ? 2 : 4, cache = (size_t)NB * BS * kvd;
+    int32_t table[NB], pos[ROWS] = { 0, 17, 100, 101, 350 };
+    for (int b = 0; b < NB; b++) table[b] = (b * 7 + 3) % NB;
+    infer__pair tb = infer__pair_new(d, table, sizeof table), pp = infer__pair_new(d, pos, sizeof pos);
+    infer__pair k = infer__diff_rand_pair(d, (size_t)ROWS * kvd, -1, 1), v = infer__diff_rand_pair(d, (size_t)ROWS * kvd, -1, 1);
+    infer__pair kp = infer__pair_new(d, NULL, cache * esz), vp = infer__pair_new(d, NULL, cache * esz);
+    infer__pair kr = infer__pair_new(d, NULL, (size_t)ROWS * kvd * sizeof(float));
+    float *ha = (float *)INFER_MALLOC(cache * sizeof(float)), *hb = (float *)INFER_MALLOC(cache * sizeof(float));
+    void *raw = INFER_MALLOC(cache * esz);
+    char what[80];
+    snprintf(what, sizeof what, "%s n_rot=%d from dim %d", infer_type_name(kvt), n_rot, rot_first);
+    if (!d->broken && ha && hb && raw) {
+        infer_rope r;
+        memset(&r, 0, sizeof r);
+        r.n_rot = n_rot; r.rot_first = rot_first; r.neox = rot_first > 0; r.freq_base = 10000.0f; r.freq_scale = 1.0f; r.attn_factor = 1.0f;
+        r.beta_fast = 32.0f; r.beta_slow = 1.0f; r.n_ctx_orig = 2048;
+        const infer_kv_view va = { kp.a, vp.a, kvt, BS, (const int32_t *)tb.a, kvd }, vb = { kp.b, vp.b, kvt, BS, (const int32_t *)tb.b, kvd };
+        d->ka->copy_rows(d->ca, (float *)kr.a, kvd, (const float *)k.a, kvd, ROWS, kvd);
+        d->ka->rope(d->ca, (float *)kr.a, ROWS, NH, HD, (const int32_t *)pp.a, &r);
+        d->ka->kv_store(d->ca, &va, (const float *)kr.a, (const float *)v.a, (const int32_t *)pp.a, ROWS);
+        d->kb->rope_kv_store(d->cb, &vb, (const float *)k.b, (const float *)v.b, (const int32_t *)pp.b, ROWS, NH, HD, &r);
+        for (int which = 0; which < 2; which++) {
+            const infer__pair *p = which ? &vp : &kp;
+            float *h[2] = { ha, hb };
+            for (int side = 0; side < 2; side++) {
+                if ((side ? d->kb->download(d->cb, raw, p->b, cache * esz) : d->ka->download(d->ca, raw, p->a, cache * esz)) != INFER_OK) { d->broken = 1; break; }
+                for (size_t i = 0; i < cache; i++) h[side][i] = esz == 2 ? infer__fp16_to_fp32(((const infer_half *)raw)[i]) : ((const float *)raw)[i];
+            }
+            if (d->broken) break;
+            infer__diff_floats(d, which ? "rope_kv_store v" : "rope_kv_store k", what, ha, hb, cache, esz == 2 ? 1e-3 : INFER__TOL_ELEM);
+        }
+        /* k itself is left as it was */
+        d->kb->copy_rows(d->cb, (float *)kr.b, kvd, (const float *)k.b, kvd, ROWS, kvd);
+        d->ka->copy_rows(d->ca, (float *)kr.a, kvd, (const float *)k.a, kvd, ROWS, kvd);
+        infer__diff_exact(d, "rope_kv_store keeps k", what, &kr);
+    }
+    INFER_FREE(ha); INFER_FREE(hb); INFER_FREE(raw);
+    infer__pair_free(d, &tb); infer__pair_free(d, &pp); infer__pair_free(d, &k); infer__pair_free(d, &v);
+    infer__pair_free(d, &kp); infer__pair_free(d, &vp); infer__pair_free(d, &kr);
+}
+
+static void infer__diff_attention(infer__diff *d, infer_type kvt, int n_head, int n_head_kv, int hd, int rows, int32_t last_pos) {
+    const int bs = 16, n_pos = last_pos + 1, n_blocks = (n_pos + bs - 1) / bs + 2, kvd = n_head_kv * hd;
+    const size_t esz = kvt == INFER_TYPE_F16 ? 2 : 4;
+    int32_t *table = (int32_t *)INFER_MALLOC((size_t)n_blocks * sizeof(int32_t));
+    int32_t *all = (int32_t *)INFER_MALLOC((size_t)n_pos * sizeof(int32_t)), qpos[64];
+    for (int b = 0; table && b < n_blocks; b++) table[b] = n_blocks - 1 - b;      /* reversed: physical != logical */
+    for (int32_t p = 0; all && p < n_pos; p++) all[p] = p;
+    for (int r = 0; r < rows; r++) qpos[r] = last_pos - (rows - 1) + r;   /* the last `rows` positions: a chunk */
+    infer__pair tb = infer__pair_new(d, table, (size_t)n_blocks * sizeof(int32_t)), pa = infer__pair_new(d, all, (size_t)n_pos * sizeof(int32_t));
+    infer__pair pq = infer__pair_new(d, qpos, (size_t)rows * sizeof(int32_t));
+    infer__pair kp = infer__pair_new(d, NULL, (size_t)n_blocks * bs * kvd * esz), vp = infer__pair_new(d, NULL, (size_t)n_blocks * bs * kvd * esz);
+    infer__pair k = infer__diff_rand_pair(d, (size_t)n_pos * kvd, -1, 1), v = infer__diff_rand_pair(d, (size_t)n_pos * kvd, -1, 1);
+    infer__pair q = infer__diff_rand_pair(d, (size_t)rows * n_head * hd, -1, 1), o = infer__pair_new(d, NULL, (size_t)rows * n_head * hd * sizeof(float));
+    char what[80];
+    snprintf(what, sizeof what, "%s heads=%d/%d hd=%d rows=%d pos=%d", infer_type_name(kvt), n_head, n_head_kv, hd, rows, (int)last_pos);
+    if (!d->broken && table && all) {
+        infer_kv_view va = { kp.a, vp.a, kvt, bs, (const int32_t *)tb.a, kvd }, vb = { kp.b, vp.b, kvt, bs, (const int32_t *)tb.b, kvd };
+        d->ka->kv_store(d->ca, &va, (const float *)k.a, (const float *)v.a, (const int32_t *)pa.a, n_pos);
+        d->kb->kv_store(d->cb, &vb, (const float *)k.b, (const float *)v.b, (const int32_t *)pa.b, n_pos);
+        infer__diff_exact(d, "kv_store k", what, &kp);
+        infer__diff_exact(d, "kv_store v", what, &vp);
+        const float scale = 1.0f / sqrtf((float)hd);
+        d->ka->attention(d->ca, (float *)o.a, (const float *)q.a, &va, (const int32_t *)pq.a, rows, n_head, n_head_kv, hd, scale);
+        d->kb->attention(d->cb, (float *)o.b, (const float *)q.b, &vb, (const int32_t *)pq.b, rows, n_head, n_head_kv, hd, scale);
+        infer__diff_cmp(d, "attention", what, &o, INFER__TOL_SUM);
+    }
+    INFER_FREE(table); INFER_FREE(all);
+    infer__pair_free(d, &tb); infer__pair_free(d, &pa); infer__pair_free(d, &pq); infer__pair_free(d, &kp); infer__pair_free(d, &vp);
+    infer__pair_free(d, &k); infer__pair_free(d, &v); infer__pair_free(d, &q); infer__pair_free(d, &o);
+}
+
+/* ---- mixture-of-experts routing ---- */
+/* with_bias: a selection bias; hashed: the ids given (a token table's), only weights computed */
+static void infer__diff_route(infer__diff *d, int n_expert, int n_used, int gating, int norm, float scale, int with_bias, int hashed) {
+    const int rows = 6;
+    int32_t given[6 * 64];
+    for (int i = 0; i < rows * n_used; i++) given[i] = (i * 7 + i / n_used) % n_expert;
+    infer__pair lg = infer__diff_rand_pair(d, (size_t)rows * n_expert, -4, 4), bias = infer__diff_rand_pair(d, (size_t)n_expert, -0.5f, 0.5f);
+    infer__pair ids = infer__pair_new(d, hashed ? given : NULL, (size_t)rows * n_used * sizeof(int32_t)), w = infer__pair_new(d, NULL, (size_t)rows * n_used * sizeof(float));
+    char what[80];
+    snprintf(what, sizeof what, "experts=%d used=%d gating=%d norm=%d%s%s", n_expert, n_used, gating, norm, with_bias ? " bias" : "", hashed ? " hashed" : "");
+    if (!d->broken) {
+        d->ka->moe_route(d->ca, (int32_t *)ids.a, (float *)w.a, (const float *)lg.a, rows, n_expert, n_used, gating, norm, scale,
+                         with_bias ? (const float *)bias.a : NULL, hashed);
+        d->kb->moe_route(d->cb, (int32_t *)ids.b, (float *)w.b, (const float *)lg.b, rows, n_expert, n_used, gating, norm, scale,
+                         with_bias ? (const float *)bias.b : NULL, hashed);
+        infer__diff_exact(d, "moe_route ids", what, &ids);
+        infer__diff_cmp(d, "moe_route w", what, &w, INFER__TOL_ELEM);
+    }
+    infer__pair_free(d, &lg); infer__pair_free(d, &bias); infer__pair_free(d, &ids); infer__pair_free(d, &w);
+}
+
+/* ---- deepseek4: hyper-connections, the compressor, the indexer, sparse attention ---- */
+static void infer__diff_dsv4(infer__diff *d) {
+    if (!d->kb->hc_pre || !d->kb->hc_post || !d->kb->compress || !d->kb->indexer_topk || !d->kb->attention_sparse) {
+        infer__diff_say(d, "%-5s %-18s %-38s not supported by the %s backend (deepseek4 models fail to load there)", "--", "deepseek4 ops", "", d->kb->name);
+        return;
+    }
+    const size_t F = sizeof(float), I = sizeof(int32_t);
+#define A(p) ((float *)(p).a)
+#define B(p) ((float *)(p).b)
+    {   /* hyper-connections: 4 streams of 96, 5 tokens; then the head's collapse */
+        const int rows = 5, dim = 96, hc = 4, n_mix = hc * (2 + hc);
+        infer__pair x = infer__diff_rand_pair(d, (size_t)rows * hc * dim, -2, 2), mix = infer__diff_rand_pair(d, (size_t)rows * n_mix, -2, 2);
+        infer__pair base = infer__diff_rand_pair(d, (size_t)n_mix, -1, 1), scale = infer__diff_rand_pair(d, 3, 0.2f, 1.5f);
+        infer__pair h = infer__diff_rand_pair(d, (size_t)rows * dim, -2, 2), u = infer__pair_new(d, NULL, (size_t)rows * dim * F);
+        infer__pair pc = infer__pair_new(d, NULL, (size_t)rows * (hc + hc * hc) * F);
+        if (!d->broken) {
+            d->ka->hc_pre(d->ca, A(u), A(pc), A(mix), A(x), A(base), A(scale), rows, dim, hc, 20, 1e-6f);
+            d->kb->hc_pre(d->cb, B(u), B(pc), B(mix), B(x), B(base), B(scale), rows, dim, hc, 20, 1e-6f);
+            infer__diff_cmp(d, "hc_pre u", "4 streams of 96, 20 Sinkhorn steps", &u, INFER__TOL_ELEM);
+            infer__diff_cmp(d, "hc_pre post, C", "4 streams of 96, 20 Sinkhorn steps", &pc, INFER__TOL_ELEM);
+            d->ka->hc_post(d->ca, A(x), A(h), A(pc), rows, dim, hc);
+            d->kb->hc_post(d->cb, B(x), B(h), B(pc), rows, dim, hc);
+            infer__diff_cmp(d, "hc_post", "4 streams of 96", &x, INFER__TOL_ELEM);
+            d->ka->hc_pre(d->ca, A(u), NULL, A(mix), A(x), A(base), A(scale), rows, dim, hc, 0, 1e-6f);
+            d->kb->hc_pre(d->cb, B(u), NULL, B(mix), B(x), B(base), B(scale), rows, dim, hc, 0, 1e-6f);
+            infer__diff_cmp(d, "hc_pre", "the head's collapse", &u, INFER__TOL_ELEM);
+        }
+        infer__pair_free(d, &x); infer__pair_free(d, &mix); infer__pair_free(d, &base); infer__pair_free(d, &scale);
+        infer__pair_free(d, &h); infer__pair_free(d, &u); infer__pair_free(d, &pc);
+    }
+    for (int kind = 0; kind < 2 && !d->broken; kind++) {   /* the compressor: CSA (ratio 4, overlapping), HCA-style (ratio 8) */
+        const int dim = 40, ratio = kind ? 8 : 4, overlap = !kind, W = overlap ? 2 * dim : dim, rows = 23;
+        int32_t pos[23];
+        for (int r = 0; r < rows; r++) pos[r] = r;
+        infer__pair kv = infer__diff_rand_pair(d, (size_t)rows * W, -2, 2), g = infer__diff_rand_pair(d, (size_t)rows * W, -3, 3);
+        infer__pair ape = infer__diff_rand_pair(d, (size_t)ratio * W, -1, 1), pp = infer__pair_new(d, pos, sizeof pos);
+        infer__pair st = infer__pair_new(d, NULL, 6 * (size_t)dim * F), e = infer__pair_new(d, NULL, (size_t)rows * dim * F);
+        char what[64];
+        snprintf(what, sizeof what, "ratio %d%s, 23 tokens in chunks of 9 and 14", ratio, overlap ? " overlapping" : "");
+        if (!d->broken) {
+            const int n1 = 9 / ratio;                     /* entries closed by the first chunk */
+            d->ka->compress(d->ca, A(e), A(st), A(kv), A(g), A(ape), (const int32_t *)pp.a, 9, dim, ratio, overlap);
+            d->kb->compress(d->cb, B(e), B(st), B(kv), B(g), B(ape), (const int32_t *)pp.b, 9, dim, ratio, overlap);
+            d->ka->compress(d->ca, A(e) + (size_t)n1 * dim, A(st), A(kv) + 9 * W, A(g) + 9 * W, A(ape), (const int32_t *)pp.a + 9, 14, dim, ratio, overlap);
+            d->kb->compress(d->cb, B(e) + (size_t)n1 * dim, B(st), B(kv) + 9 * W, B(g) + 9 * W, B(ape), (const int32_t *)pp.b + 9, 14, dim, ratio, overlap);
+            infer__diff_cmp(d, "compress", what, &e, INFER__TOL_ELEM);
+            infer__diff_cmp(d, "compress state", what, &st, INFER__TOL_ELEM);
+        }
+        infer__pair_free(d, &kv); infer__pair_free(d, &g); infer__pair_free(d, &ape); infer__pair_free(d, &pp);
+        infer__pair_free(d, &st); infer__pair_free(d, &e);
+    }
+    if (d->broken) return;
+    /* a compressed cache of 30 entries (head 32, a shuffled block table), a token cache of
+     * 125 positions (head 64), queries at positions where 0, few and many entries are visible */
+    const int bs = 16, n_ent = 30, n_tok = 125, hd = 64, dI = 32, nI = 3, H = 4, top_k = 8, rows = 5;
+    const int32_t qpos[5] = { 2, 20, 50, 99, 124 };
+    int32_t table[16], all[125], sel[5 * 8], nsel[5];
+    for (int b = 0; b < 16; b++) table[b] = 15 - b;
+    for (int p = 0; p < n_tok; p++) all[p] = p;
+    for (int r = 0; r < rows; r++) {                     /* a hand-made choice for the attention */
+        const int vis = (qpos[r] + 1) / 4;
+        nsel[r] = vis < top_k ? vis : top_k;
+        for (int i = 0; i < nsel[r]; i++) sel[r * top_k + i] = vis <= top_k ? i : (i * vis) / top_k;
+    }
+    infer__pair tb = infer__pair_new(d, table, sizeof table), pa = infer__pair_new(d, all, sizeof all), pq = infer__pair_new(d, qpos, sizeof qpos);
+    infer__pair keys = infer__diff_rand_pair(d, (size_t)n_ent * dI, -1, 1), ent = infer__diff_rand_pair(d, (size_t)n_ent * hd, -1, 1);
+    infer__pair raw = infer__diff_rand_pair(d, (size_t)n_tok * hd, -1, 1);
+    infer__pair kpool = infer__pair_new(d, NULL, 16 * (size_t)bs * dI * F), epool = infer__pair_new(d, NULL, 16 * (size_t)bs * hd * F);
+    infer__pair rpool = infer__pair_new(d, NULL, 16 * (size_t)bs * hd * F);
+    infer__pair q = infer__diff_rand_pair(d, (size_t)rows * nI * dI, -1, 1), w = infer__diff_rand_pair(d, (size_t)rows * nI, -1, 1);
+    infer__pair s_out = infer__pair_new(d, NULL, (size_t)rows * top_k * I), n_out = infer__pair_new(d, NULL, (size_t)rows * I);
+    infer__pair hsel = infer__pair_new(d, sel, sizeof sel), hn = infer__pair_new(d, nsel, sizeof nsel);
+    infer__pair qa = infer__diff_rand_pair(d, (size_t)rows * H * hd, -1, 1), sinks = infer__diff_rand_pair(d, (size_t)H, -1, 2);
+    infer__pair o = infer__pair_new(d, NULL, (size_t)rows * H * hd * F);
+    if (!d->broken) {
+        const infer_type kvt = INFER_TYPE_F32;
+        infer_kv_view ka = { kpool.a, kpool.a, kvt, bs, (const int32_t *)tb.a, dI }, kb = { kpool.b, kpool.b, kvt, bs, (const int32_t *)tb.b, dI };
+        infer_kv_view ea = { epool.a, epool.a, kvt, bs, (const int32_t *)tb.a, hd }, eb = { epool.b, epool.b, kvt, bs, (const int32_t *)tb.b, hd };
+        infer_kv_view ra = { rpool.a, rpool.a, kvt, bs, (const int32_t *)tb.a, hd }, rb = { rpool.b, rpool.b, kvt, bs, (const int32_t *)tb.b, hd };
+        d->ka->kv_store(d->ca, &ka, A(keys), NULL, (const int32_t *)pa.a, n_ent); d->kb->kv_store(d->cb, &kb, B(keys), NULL, (const int32_t *)pa.b, n_ent);
+        d->ka->kv_store(d->ca, &ea, A(ent), NULL, (const int32_t *)pa.a, n_ent); d->kb->kv_store(d->cb, &eb, B(ent), NULL, (const int32_t *)pa.b, n_ent);
+        d->ka->kv_store(d->ca, &ra, A(raw), NULL, (const int32_t *)pa.a, n_tok); d->kb->kv_store(d->cb, &rb, B(raw), NULL, (const int32_t *)pa.b, n_tok);
+        infer__diff_exact(d, "kv_store", "keys only (K = V)", &rpool);
+        const float sc = 1.0f / sqrtf((float)(nI * dI));
+        d->ka->indexer_topk(d->ca, (int32_t *)s_out.a, (int32_t *)n_out.a, A(q), A(w), &ka, (const int32_t *)pq.a, rows, nI, dI, 4, top_k, sc);
+        d->kb->indexer_topk(d->cb, (int32_t *)s_out.b, (int32_t *)n_out.b, B(q), B(w), &kb, (const int32_t *)pq.b, rows, nI, dI, 4, top_k, sc);
+        infer__diff_exact(d, "indexer_topk n", "30 entries, top 8", &n_out);
+        infer__diff_exact(d, "indexer_topk sel", "30 entries, top 8", &s_out);
+        const float asc = 1.0f / sqrtf((float)hd);
+        for (int c = 0; c < 3 && !d->broken; c++) {      /* window only; + every entry (ratio 4); + chosen entries */
+            static const char *what[3] = { "window 16, sinks", "window 16 + all entries", "window 16 + chosen entries" };
+            d->ka->attention_sparse(d->ca, A(o), A(qa), &ra, (const int32_t *)pq.a, rows, H, hd, asc, 16, A(sinks), c ? &ea : NULL, c ? 4 : 0,
+                                    c == 2 ? (const int32_t *)hsel.a : NULL, (const int32_t *)hn.a, top_k);
+            d->kb->attention_sparse(d->cb, B(o), B(qa), &rb, (const int32_t *)pq.b, rows, H, hd, asc, 16, B(sinks), c ? &eb : NULL, c ? 4 : 0,
+                                    c == 2 ? (const int32_t *)hsel.b : NULL, (const int32_t *)hn.b, top_k);
+            infer__diff_cmp(d, "attention_sparse", what[c], &o, INFER__TOL_SUM);
         }
     }
-    if (s) { infer__hf_put_str(h, "tokenizer.chat_template", s); return INFER_OK; }
-    if (!infer__hf_exists(dir, "chat_template.jinja")) return INFER_OK;
-    char path[4096];
-    infer__mapping m;
-    INFER__TRY(infer__hf_path(path, sizeof path, dir, "chat_template.jinja", err));
-    INFER__TRY(infer__map_file(&m, path, 0, err));
-    char *copy = (char *)infer__hf_keep(h->own, m.size + 1);
-    if (copy) memcpy(copy, m.addr, m.size);
-    infer__unmap(&m);
-    if (!copy) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-    arrput(h->kv, infer_gguf_kv_str("tokenizer.chat_template", copy));
-    return INFER_OK;
+    infer__pair *all_p[] = { &tb, &pa, &pq, &keys, &ent, &raw, &kpool, &epool, &rpool, &q, &w, &s_out, &n_out, &hsel, &hn, &qa, &sinks, &o };
+    for (size_t i = 0; i < sizeof all_p / sizeof all_p[0]; i++) infer__pair_free(d, all_p[i]);
+#undef A
+#undef B
 }
 
-static infer_status infer__hf_tok_keys(infer__hf *h, infer__hf_tok *k, const infer__json *merges, const char *dir, infer_error *err) {
-    infer__hf_put_str(h, "tokenizer.ggml.model", k->spm ? "llama" : "gpt2");
-    infer__hf_put_str(h, "tokenizer.ggml.pre", k->pre);
-    INFER__TRY(infer__hf_put_strings(h, "tokenizer.ggml.tokens", k, NULL, err));
-    if (k->spm) INFER__TRY(infer__hf_put_array(h, "tokenizer.ggml.scores", INFER_GGUF_F32, k->score, k->n, err));
-    INFER__TRY(infer__hf_put_array(h, "tokenizer.ggml.token_type", INFER_GGUF_I32, k->type, k->n, err));
-    if (!k->spm && merges && merges->len) INFER__TRY(infer__hf_put_strings(h, "tokenizer.ggml.merges", k, merges, err));
-    for (int s = 0; s < 7; s++) {
-        char key[64];
-        snprintf(key, sizeof key, "tokenizer.ggml.%s_token_id", infer__hf_special_keys[s]);
-        if (k->special[s] >= 0) infer__hf_put_u32(h, infer__hf_str(h, key), k->special[s]);
+/* ---- gated DeltaNet: the conv state and the delta rule ---- */
+static void infer__diff_conv(infer__diff *d, int rows) {
+    const int ch = 100, kern = 4;
+    infer__pair x = infer__diff_rand_pair(d, (size_t)rows * ch, -2, 2), st = infer__diff_rand_pair(d, (size_t)(kern - 1) * ch, -2, 2);
+    infer__pair w = infer__diff_rand_pair(d, (size_t)ch * kern, -1, 1), o = infer__pair_new(d, NULL, (size_t)rows * ch * sizeof(float));
+    char what[64];
+    snprintf(what, sizeof what, "rows=%d channels=%d kernel=%d", rows, ch, kern);
+    if (!d->broken) {
+        d->ka->conv1d_silu(d->ca, (float *)o.a, (const float *)x.a, (float *)st.a, (const float *)w.a, rows, ch, kern);
+        d->kb->conv1d_silu(d->cb, (float *)o.b, (const float *)x.b, (float *)st.b, (const float *)w.b, rows, ch, kern);
+        infer__diff_cmp(d, "conv1d_silu", what, &o, INFER__TOL_ELEM);
+        infer__diff_cmp(d, "conv1d_silu st", what, &st, INFER__TOL_ELEM);
     }
-    if (k->add_bos >= 0) infer__hf_put_bool(h, "tokenizer.ggml.add_bos_token", k->add_bos);
-    if (k->add_eos >= 0) infer__hf_put_bool(h, "tokenizer.ggml.add_eos_token", k->add_eos);
-    if (k->spm && !infer__hf_spm_space_prefix(k->doc.root)) infer__hf_put_bool(h, "tokenizer.ggml.add_space_prefix", 0);
-    return infer__hf_chat_template(h, k, dir, err);
+    infer__pair_free(d, &x); infer__pair_free(d, &st); infer__pair_free(d, &w); infer__pair_free(d, &o);
 }
 
-/* tokenizer.json `file` in `dir` (and tokenizer_config.json beside it) -> tokenizer keys;
- * n_hint: config.json's vocab_size (0 if unknown) */
-static infer_status infer__hf_tokenizer(infer__hf *h, const char *dir, const char *file, int64_t n_hint, infer_error *err) {
-    infer__hf_tok k;
-    int bf = 0;
-    memset(&k, 0, sizeof k);
-    infer_status rc = infer__hf_read_json(&k.doc, dir, file, err);
-    if (rc == INFER_OK && infer__hf_exists(dir, "tokenizer_config.json")) rc = infer__hf_read_json(&k.cfg, dir, "tokenizer_config.json", err);
-    const char *type = NULL;
-    const infer__json *merges = NULL;
-    if (rc == INFER_OK) {
-        k.model = infer__json_get(k.doc.root, "model");
-        k.added = infer__json_get(k.doc.root, "added_tokens");
-        type = infer__json_str(infer__json_get(k.model, "type"));
-        merges = infer__json_get(k.model, "merges");
-        infer__json_bool(infer__json_get(k.model, "byte_fallback"), &bf);
-        k.spm = bf;
-        if (!type || strcmp(type, "BPE")) rc = infer__fail(err, INFER_ERR_UNSUPPORTED, "tokenizer.json: model type '%.32s' is not supported (BPE only)", type ? type : "(none)");
-        else if (merges && merges->type != INFER__JSON_ARRAY) rc = infer__fail(err, INFER_ERR_FORMAT, "tokenizer.json: model.merges is not an array");
+static void infer__diff_deltanet(infer__diff *d, int chunked, int rows, int n_k, int n_v, int d_k, int d_v) {
+    const size_t nq = (size_t)rows * n_k * d_k, nv = (size_t)rows * n_v * d_v, ng = (size_t)rows * n_v;
+    float *q = infer__diff_rand(d, nq, -1, 1), *k = infer__diff_rand(d, nq, -1, 1);
+    for (size_t h = 0; q && k && h < nq / d_k; h++) {          /* unit-norm q, k as the layer gives them */
+        double sq = 0, sk = 0;
+        for (int i = 0; i < d_k; i++) { sq += (double)q[h * d_k + i] * q[h * d_k + i]; sk += (double)k[h * d_k + i] * k[h * d_k + i]; }
+        for (int i = 0; i < d_k; i++) { q[h * d_k + i] /= (float)sqrt(sq); k[h * d_k + i] /= (float)sqrt(sk); }
     }
-    for (uint32_t r = 0; rc == INFER_OK && merges && r < merges->len; r++) {
-        const infer__json *m = &merges->items[r];
-        if (m->type != INFER__JSON_STRING && !(m->type == INFER__JSON_ARRAY && m->len == 2 && m->items[0].type == INFER__JSON_STRING && m->items[1].type == INFER__JSON_STRING))
-            rc = infer__fail(err, INFER_ERR_FORMAT, "tokenizer.json: merge %u is neither \"a b\" nor [\"a\", \"b\"]", r);
+    infer__pair pq = infer__pair_new(d, q, nq * sizeof(float)), pk = infer__pair_new(d, k, nq * sizeof(float));
+    infer__pair pv = infer__diff_rand_pair(d, nv, -1, 1), pg = infer__diff_rand_pair(d, ng, -0.7f, -0.01f), pb = infer__diff_rand_pair(d, ng, 0.05f, 0.95f);
+    infer__pair st = infer__diff_rand_pair(d, (size_t)n_v * d_v * d_k, -0.3f, 0.3f), o = infer__pair_new(d, NULL, nv * sizeof(float));
+    char what[80];
+    snprintf(what, sizeof what, "rows=%d n_k=%d n_v=%d d_k=%d d_v=%d", rows, n_k, n_v, d_k, d_v);
+    const char *op = chunked ? "deltanet_chunked" : "deltanet_step";
+    if (!d->broken) {
+        const float scale = 1.0f / sqrtf((float)d_k);
+#define INFER__DN_ARGS(s) (float *)o.s, (const float *)pq.s, (const float *)pk.s, (const float *)pv.s, (const float *)pg.s, (const float *)pb.s, (float *)st.s, rows, n_k, n_v, d_k, d_v, scale
+        if (chunked) { d->ka->deltanet_chunked(d->ca, INFER__DN_ARGS(a)); d->kb->deltanet_chunked(d->cb, INFER__DN_ARGS(b)); }
+        else { d->ka->deltanet_step(d->ca, INFER__DN_ARGS(a)); d->kb->deltanet_step(d->cb, INFER__DN_ARGS(b)); }
+#undef INFER__DN_ARGS
+        infer__diff_cmp(d, op, what, &o, INFER__TOL_SUM);
+        infer__diff_cmp(d, chunked ? "deltanet_chunked S" : "deltanet_step S", what, &st, INFER__TOL_SUM);
     }
-    if (rc == INFER_OK) rc = infer__hf_tok_vocab(&k, n_hint, err);
-    if (rc == INFER_OK && k.spm) { k.pre = "default"; rc = infer__hf_tok_scores(&k, merges, err); }
-    if (rc == INFER_OK && !k.spm && !(k.pre = infer__hf_tok_pre(infer__json_get(k.doc.root, "pre_tokenizer"))))
-        rc = infer__fail(err, INFER_ERR_UNSUPPORTED, "tokenizer.json: unrecognized pre_tokenizer (known: the llama-bpe, qwen2, qwen35 and gpt-2 patterns)");
-    if (rc == INFER_OK) {
-        infer__hf_tok_specials(&k, h);
-        rc = infer__hf_tok_keys(h, &k, merges, dir, err);
+    INFER_FREE(q); INFER_FREE(k);
+    infer__pair_free(d, &pq); infer__pair_free(d, &pk); infer__pair_free(d, &pv); infer__pair_free(d, &pg);
+    infer__pair_free(d, &pb); infer__pair_free(d, &st); infer__pair_free(d, &o);
+}
+
+/* ---- whole models: the residual stream after every layer, then the logits ---- */
+typedef struct infer__diff_run {
+    infer__diff *d;
+    float *x;                 /* [n_layer, T, n_embd] captured by the hook */
+    int E, ok;
+} infer__diff_run;
+
+static void infer__diff_hook(void *user, infer_session *s, int l, int T) {
+    infer__diff_run *r = (infer__diff_run *)user;
+    const size_t n = (size_t)T * r->E;       /* E: floats of one token's residual stream(s) */
+    if (s->k->download(s->kctx, r->x + (size_t)l * n, s->x, n * sizeof(float)) != INFER_OK) r->ok = 0;
+}
+
+static void infer__diff_model(infer__diff *d, infer_model *m, int n_tokens, infer_error *err) {
+    const infer_config *c = &m->cfg;
+    const int E = (int)infer__stream_dim(c), V = c->n_vocab, L = c->n_layer, T = n_tokens - 1;
+    infer_session *sa = NULL, *sb = NULL;
+    infer_session_params p = infer_session_default_params();
+    p.n_ctx = n_tokens + 16;
+    p.n_ubatch = T;
+    p.precise = 1;
+    p.backend = d->ka;
+    infer__diff_run ra = { d, NULL, E, 1 }, rb = { d, NULL, E, 1 };
+    int32_t *tok = (int32_t *)INFER_MALLOC((size_t)n_tokens * sizeof(int32_t));
+    float *la = (float *)INFER_MALLOC((size_t)T * V * sizeof(float)), *lb = (float *)INFER_MALLOC((size_t)T * V * sizeof(float));
+    ra.x = (float *)INFER_MALLOC((size_t)L * T * E * sizeof(float));
+    rb.x = (float *)INFER_MALLOC((size_t)L * T * E * sizeof(float));
+    if (!tok || !la || !lb || !ra.x || !rb.x) { infer__fail(err, INFER_ERR_NOMEM, "out of memory"); d->broken = 1; goto done; }
+    for (int i = 0; i < n_tokens; i++) tok[i] = (int32_t)(infer__rng_next(&d->rng) % (uint64_t)V);
+    if (infer_session_create(&sa, m, &p, err) != INFER_OK) { d->broken = 1; goto done; }
+    p.backend = d->kb;
+    if (infer_session_create(&sb, m, &p, err) != INFER_OK) { d->broken = 1; goto done; }
+    sa->layer_hook = sb->layer_hook = infer__diff_hook;
+    sa->hook_user = &ra;
+    sb->hook_user = &rb;
+    for (int step = 0; step < 2; step++) {           /* the prompt (T tokens, all logits), then one decode step */
+        const int n = step ? 1 : T;
+        if (infer_eval(sa, tok + (step ? T : 0), n, la, 1, err) != INFER_OK || infer_eval(sb, tok + (step ? T : 0), n, lb, 1, err) != INFER_OK ||
+            !ra.ok || !rb.ok) {
+            if (!ra.ok || !rb.ok) infer__fail(err, INFER_ERR_BACKEND, "reading a layer's output back failed");
+            d->broken = 1;
+            goto done;
+        }
+        char what[64];
+        for (int l = 0; l < L; l++) {
+            snprintf(what, sizeof what, "%s, layer %d%s", step ? "decode" : "prompt", l, m->layers[l].recurrent ? " (deltanet)" : "");
+            infer__diff_floats(d, "model hidden", what, ra.x + (size_t)l * n * E, rb.x + (size_t)l * n * E, (size_t)n * E, INFER__TOL_MODEL);
+        }
+        snprintf(what, sizeof what, "%s, %d token%s", step ? "decode" : "prompt", n, n > 1 ? "s" : "");
+        infer__diff_floats(d, "model logits", what, la, lb, (size_t)n * V, INFER__TOL_MODEL);
     }
-    infer__hf_tok_free(&k);
+done:
+    infer_session_free(sa);
+    infer_session_free(sb);
+    INFER_FREE(tok); INFER_FREE(la); INFER_FREE(lb); INFER_FREE(ra.x); INFER_FREE(rb.x);
+}
+
+/* every op, on shapes chosen to reach every code path of a backend */
+static void infer__diff_ops(infer__diff *d) {
+    for (int t = 0; t < INFER_TYPE_COUNT && !d->broken; t++)
+        if (infer_type_block((infer_type)t) && infer__diff_can_quantize((infer_type)t)) infer__diff_type(d, (infer_type)t);
+    if (!d->broken) infer__diff_type(d, INFER_TYPE_I2_S);
+    if (!d->broken) infer__diff_elementwise(d);
+    if (!d->broken) infer__diff_rope(d);
+    if (!d->broken && d->kb->rope_kv_store) {
+        infer__diff_rope_kv(d, INFER_TYPE_F32, 64, 0);
+        infer__diff_rope_kv(d, INFER_TYPE_F16, 64, 0);
+        infer__diff_rope_kv(d, INFER_TYPE_F16, 32, 32);
+    }
+    if (!d->broken) infer__diff_attention(d, INFER_TYPE_F32, 8, 2, 64, 6, 35);      /* a prompt chunk, GQA 4 */
+    if (!d->broken) infer__diff_attention(d, INFER_TYPE_F16, 4, 4, 128, 1, 200);    /* decode */
+    if (!d->broken) infer__diff_attention(d, INFER_TYPE_F16, 2, 1, 256, 3, 90);     /* qwen3.5's head size */
+    if (!d->broken) infer__diff_attention(d, INFER_TYPE_F32, 16, 2, 128, 1, 3000);  /* long context: split-K */
+    if (!d->broken) infer__diff_route(d, 64, 8, 1, 1, 1.0f, 0, 0);
+    if (!d->broken) infer__diff_route(d, 256, 8, 2, 0, 2.5f, 0, 0);
+    if (!d->broken) infer__diff_route(d, 256, 6, 4, 1, 1.5f, 1, 0);       /* deepseek4: sqrt-softplus + bias */
+    if (!d->broken) infer__diff_route(d, 16, 2, 4, 1, 1.5f, 0, 1);        /* deepseek4's hash layers */
+    if (!d->broken) infer__diff_dsv4(d);
+    if (!d->broken) infer__diff_conv(d, 1);
+    if (!d->broken) infer__diff_conv(d, 9);
+    if (!d->broken) infer__diff_deltanet(d, 0, 1, 2, 4, 32, 16);
+    if (!d->broken) infer__diff_deltanet(d, 0, 3, 1, 2, 128, 128);
+    if (!d->broken) infer__diff_deltanet(d, 1, 70, 2, 4, 32, 16);
+    if (!d->broken) infer__diff_deltanet(d, 1, 65, 1, 2, 128, 128);
+}
+
+int infer_backend_diff(const infer_kernels *k, infer_model *m, int n_tokens, int what, void (*print)(void *user, const char *line),
+                       void *user, infer_error *err) {
+    infer__diff d;
+    memset(&d, 0, sizeof d);
+    d.ka = infer_cpu_kernels();
+    d.kb = k;
+    d.print = print;
+    d.user = user;
+    infer__rng_seed(&d.rng, 1234);
+    if (n_tokens < 2) n_tokens = 2;
+    if (d.ka->ctx_create(&d.ca, infer__n_cores(), 1, err) != INFER_OK) return -1;
+    if (k->ctx_create(&d.cb, infer__n_cores(), 1, err) != INFER_OK) { d.ka->ctx_free(d.ca); return -1; }
+    if (k->ctx_create(&d.cb_fast, infer__n_cores(), 0, err) != INFER_OK) { k->ctx_free(d.cb); d.ka->ctx_free(d.ca); return -1; }
+    infer__diff_say(&d, "backend diff: %s against the cpu (precise)", k->name);
+    if (what & INFER_DIFF_OPS) infer__diff_ops(&d);
+    infer_error merr;
+    merr.msg[0] = 0;
+    if (!d.broken && m && (what & INFER_DIFF_MODEL)) infer__diff_model(&d, m, n_tokens, &merr);
+    int rc = d.n_bad;
+    if (d.broken) {
+        const char *why = merr.msg[0] ? merr.msg : k->last_error(d.cb);
+        infer__fail(err, INFER_ERR_BACKEND, "backend diff stopped: %s", why && *why ? why : "an allocation or copy failed");
+        rc = -1;
+    } else {
+        infer__diff_say(&d, "%d result%s beyond tolerance", d.n_bad, d.n_bad == 1 ? "" : "s");
+    }
+    k->ctx_free(d.cb_fast);
+    k->ctx_free(d.cb);
+    d.ka->ctx_free(d.ca);
     return rc;
 }
 
-/* ------------------------------------------------------------------------------------------
- * >>hf-folder -- a Hugging Face folder as one GGUF: config.json's hyperparameters, the
- * shards' tensors (renamed, and transformed where the converter would), tokenizer.json's
- * vocabulary, all as the metadata and tensor list of an infer_gguf (infer_hf_load), or the
- * vocabulary alone (infer_hf_vocab).
- * ---------------------------------------------------------------------------------------- */
-
-/* general.file_type as the converter states it: what the 2-D weights mostly are */
-static void infer__hf_file_type(infer__hf *h) {
-    int ft = 0;
-    for (ptrdiff_t i = 0; i < arrlen(h->tensors); i++) {
-        if (h->tensors[i].n_dims < 2) continue;
-        if (h->tensors[i].type == INFER_TYPE_BF16) ft = 32;
-        else if (h->tensors[i].type == INFER_TYPE_F16 && ft == 0) ft = 1;
-    }
-    infer__hf_put_u32(h, "general.file_type", ft);
-    infer__hf_put_u32(h, "general.quantization_version", 2);
-}
-
-/* move the built metadata and tensors into g (plain arrays, as infer_gguf_free expects) */
-static infer_status infer__hf_finish(infer__hf *h, infer_gguf *g, infer_error *err) {
-    const size_t nkv = (size_t)arrlen(h->kv), nt = (size_t)arrlen(h->tensors);
-    g->kv = (infer_gguf_kv *)infer__calloc(nkv + 1, sizeof(infer_gguf_kv));
-    g->tensors = (infer_tensor *)infer__calloc(nt + 1, sizeof(infer_tensor));
-    if (!g->kv || !g->tensors) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-    if (nkv) memcpy(g->kv, h->kv, nkv * sizeof(infer_gguf_kv));
-    if (nt) memcpy(g->tensors, h->tensors, nt * sizeof(infer_tensor));
-    g->n_kv = (int64_t)nkv;
-    g->n_tensors = (int64_t)nt;
-    g->version = 3;
-    g->alignment = 32;
-    g->owner = h->own;
-    g->owner_free = infer__hf_owner_free;
-    h->own = NULL;
-    return INFER_OK;
-}
-
-static void infer__hf_free(infer__hf *h) {
-    for (ptrdiff_t i = 0; i < arrlen(h->files); i++) { infer_safetensors_free(&h->files[i]); INFER_FREE(h->done[i]); }
-    arrfree(h->files);
-    arrfree(h->done);
-    shfree(h->where);
-    arrfree(h->kv);
-    arrfree(h->tensors);
-    infer__json_free(&h->cfg_doc);
-    infer__hf_owner_free(h->own);
-}
-
-/* config.json: the family, and the text_config of multimodal wrappers */
-static infer_status infer__hf_read_config(infer__hf *h, infer_error *err) {
-    INFER__TRY(infer__hf_read_json(&h->cfg_doc, h->dir, "config.json", err));
-    h->cfg = h->cfg_doc.root;
-    h->text = infer__json_get(h->cfg, "text_config");
-    if (!h->text || h->text->type != INFER__JSON_OBJECT) h->text = h->cfg;
-    INFER__TRY(infer__hf_find_arch(h, err));
-    const infer__json *q = infer__json_get(h->cfg, "quantization_config"), *bs = infer__json_get(q, "weight_block_size");
-    h->fp8_block[0] = h->fp8_block[1] = 128;
-    for (uint32_t i = 0; bs && i < 2; i++)
-        if (infer__hf_int_v(infer__json_at(bs, i), "quantization_config.weight_block_size", 1, 1 << 20, &h->fp8_block[i], err) != 1) return INFER_ERR_FORMAT;
-    return INFER_OK;
-}
-
-static infer_status infer__hf_begin(infer__hf *h, infer_gguf *g, const char *dir, infer_error *err) {
-    memset(g, 0, sizeof *g);
-    memset(h, 0, sizeof *h);
-    h->dir = dir;
-    h->own = (infer__hf_owner *)infer__calloc(1, sizeof(infer__hf_owner));
-    if (!h->own) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-    return INFER_OK;
-}
-
-infer_status infer_hf_load(infer_gguf *g, const char *dir, infer_error *err) {
-    infer__hf h;
-    int64_t n_vocab = 0;
-    infer_status rc = infer__hf_begin(&h, g, dir, err);
-    if (rc == INFER_OK) rc = infer__hf_read_config(&h, err);
-    if (rc == INFER_OK) rc = infer__hf_open_shards(&h, err);
-    if (rc == INFER_OK) rc = infer__hf_params(&h, err);
-    if (rc == INFER_OK) rc = infer__hf_rope_freqs(&h, err);
-    if (rc == INFER_OK) rc = infer__hf_tensors(&h, err);
-    if (rc == INFER_OK) {
-        qsort(h.tensors, (size_t)arrlen(h.tensors), sizeof(infer_tensor), infer__hf_cmp_tensor);
-        infer__hf_file_type(&h);
-        if (infer__hf_int(&h, "vocab_size", 1, 1 << 24, &n_vocab, err) < 0) rc = INFER_ERR_FORMAT;
-    }
-    if (rc == INFER_OK && infer__hf_exists(dir, "tokenizer.json")) rc = infer__hf_tokenizer(&h, dir, "tokenizer.json", n_vocab, err);
-    if (rc == INFER_OK) rc = infer__hf_finish(&h, g, err);
-    infer__hf_free(&h);
-    if (rc != INFER_OK) infer_gguf_free(g);
-    return rc;
-}
-
-infer_status infer_hf_vocab(infer_gguf *g, const char *tokenizer_json, infer_error *err) {
-    char dir[4096];
-    const char *slash = strrchr(tokenizer_json, '/');
-    infer__hf h;
-    int64_t n_vocab = 0;
-    if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - tokenizer_json), tokenizer_json);
-    else snprintf(dir, sizeof dir, ".");
-    infer_status rc = infer__hf_begin(&h, g, dir, err);
-    /* with a config.json beside it: the family's name and its vocab_size */
-    if (rc == INFER_OK && infer__hf_exists(dir, "config.json") && infer__hf_read_config(&h, err) == INFER_OK) {
-        infer__hf_put_str(&h, "general.architecture", h.arch_name);
-        if (infer__hf_int(&h, "vocab_size", 1, 1 << 24, &n_vocab, err) < 0) rc = INFER_ERR_FORMAT;
-    }
-    if (rc == INFER_OK) arrput(h.kv, infer_gguf_kv_str("general.name", infer__hf_basename(&h)));
-    if (rc == INFER_OK) rc = infer__hf_tokenizer(&h, dir, slash ? slash + 1 : tokenizer_json, n_vocab, err);
-    if (rc == INFER_OK) rc = infer__hf_finish(&h, g, err);
-    infer__hf_free(&h);
-    if (rc != INFER_OK) infer_gguf_free(g);
-    return rc;
-}
 /* ------------------------------------------------------------------------------------------
  * >>unicode -- what the tokenizers need to know about characters.
  *
@@ -12987,7 +14583,500 @@ int infer_detok_flush(infer_detok *d, char *out, int size) {
 }
 
 
-static int infer__tok_n_vocab(const infer_tokenizer *t) { return t->n_vocab; }
+
+/* The tokenizer, from the tokenizer.ggml.* keys (absent: the model works on ids only):
+ * the keys -> an infer__tok_src -> infer__tok_init (>>tokenizer). */
+
+/* string array -> pointer/length arrays (pointing into the file) */
+static infer_status infer__str_array(const infer_gguf_kv *kv, const char ***ptrs, uint64_t **lens, infer_error *err) {
+    *ptrs = (const char **)infer__calloc((size_t)kv->arr_n, sizeof(char *));
+    *lens = (uint64_t *)infer__calloc((size_t)kv->arr_n, sizeof(uint64_t));
+    if (!*ptrs || !*lens) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    infer__cursor c = { kv->arr_data, (size_t)-1, 0 };   /* already validated by the parser */
+    for (uint64_t i = 0; i < kv->arr_n; i++) {
+        infer_str s = { NULL, 0 };
+        infer__read_str(&c, &s);
+        (*ptrs)[i] = s.ptr;
+        (*lens)[i] = s.len;
+    }
+    return INFER_OK;
+}
+
+static infer_status infer__load_tokenizer(infer_model *m, infer_error *err) {
+    const infer_gguf *g = &m->gguf;
+    infer__tok_src src;
+    memset(&src, 0, sizeof src);
+    const infer_gguf_kv *tokens = NULL, *scores = NULL, *types = NULL, *merges = NULL;
+    infer_str model = { NULL, 0 }, pre = { NULL, 0 };
+    char model_z[32] = "", pre_z[64] = "";
+    if (infer__get_str(g, "tokenizer.ggml.model", &model, err) < 0) return INFER_ERR_FORMAT;
+    if (infer__get_str(g, "tokenizer.ggml.pre", &pre, err) < 0) return INFER_ERR_FORMAT;
+    if (infer__get_arr(g, "tokenizer.ggml.tokens", INFER_GGUF_STRING, &tokens, err) < 0) return INFER_ERR_FORMAT;
+    if (infer__get_arr(g, "tokenizer.ggml.scores", INFER_GGUF_F32, &scores, err) < 0) return INFER_ERR_FORMAT;
+    if (infer__get_arr(g, "tokenizer.ggml.token_type", INFER_GGUF_I32, &types, err) < 0) return INFER_ERR_FORMAT;
+    if (infer__get_arr(g, "tokenizer.ggml.merges", INFER_GGUF_STRING, &merges, err) < 0) return INFER_ERR_FORMAT;
+    if (!tokens || !model.ptr || infer__str_eq(model, "none")) return INFER_OK;      /* ids only */
+    if (tokens->arr_n == 0 || tokens->arr_n > INT32_MAX) return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.ggml.tokens has %llu entries", (unsigned long long)tokens->arr_n);
+    if (scores && scores->arr_n != tokens->arr_n) return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.ggml.scores has %llu entries for %llu tokens", (unsigned long long)scores->arr_n, (unsigned long long)tokens->arr_n);
+    if (types && types->arr_n != tokens->arr_n) return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.ggml.token_type has %llu entries for %llu tokens", (unsigned long long)types->arr_n, (unsigned long long)tokens->arr_n);
+    snprintf(model_z, sizeof model_z, "%.*s", (int)(model.len < 31 ? model.len : 31), model.ptr);
+    if (pre.ptr) snprintf(pre_z, sizeof pre_z, "%.*s", (int)(pre.len < 63 ? pre.len : 63), pre.ptr);
+    src.model = model_z;
+    src.pre = pre.ptr ? pre_z : NULL;
+    char name_z[256] = "", arch_z[64] = "";
+    infer_str gname = { NULL, 0 }, garch = { NULL, 0 };
+    infer_error ignored;
+    if (infer__get_str(g, "general.name", &gname, &ignored) == 1) snprintf(name_z, sizeof name_z, "%.*s", (int)(gname.len < 255 ? gname.len : 255), gname.ptr);
+    if (infer__get_str(g, "general.architecture", &garch, &ignored) == 1) snprintf(arch_z, sizeof arch_z, "%.*s", (int)(garch.len < 63 ? garch.len : 63), garch.ptr);
+    src.name = name_z;
+    src.arch = arch_z;
+    src.n_vocab = (int32_t)tokens->arr_n;
+    const char **tp = NULL, **mp = NULL;
+    uint64_t *tl = NULL, *ml = NULL;
+    float *sc = NULL;
+    int32_t *ty = NULL;
+    infer_status st = infer__str_array(tokens, &tp, &tl, err);
+    if (st == INFER_OK && merges) {
+        if (merges->arr_n > INT32_MAX) st = infer__fail(err, INFER_ERR_FORMAT, "too many merges");
+        else st = infer__str_array(merges, &mp, &ml, err);
+    }
+    if (st == INFER_OK && scores) {   /* copied: array data in the file need not be aligned */
+        sc = (float *)infer__calloc((size_t)scores->arr_n, sizeof(float));
+        if (sc) memcpy(sc, scores->arr_data, (size_t)scores->arr_n * 4);
+    }
+    if (st == INFER_OK && types) {
+        ty = (int32_t *)infer__calloc((size_t)types->arr_n, sizeof(int32_t));
+        if (ty) memcpy(ty, types->arr_data, (size_t)types->arr_n * 4);
+    }
+    src.tokens = tp; src.token_lens = tl; src.scores = sc; src.types = ty;
+    src.n_merges = merges ? (int32_t)merges->arr_n : 0;
+    src.merges = mp; src.merge_lens = ml;
+    static const char *id_keys[] = { "bos", "eos", "eot", "eom", "unknown", "padding", "seperator", "cls", "mask" };
+    int32_t *ids[] = { &src.bos, &src.eos, &src.eot, &src.eom, &src.unk, &src.pad, &src.sep, &src.cls, &src.mask };
+    for (int i = 0; i < 9 && st == INFER_OK; i++) {
+        char key[64];
+        int64_t v;
+        snprintf(key, sizeof key, "tokenizer.ggml.%s_token_id", id_keys[i]);
+        *ids[i] = -1;
+        int r = infer__get_int(g, key, &v, err);
+        if (r < 0) st = INFER_ERR_FORMAT;
+        else if (r == 1) {
+            /* converters write -1 (as u32 0xffffffff) for "none"; any id outside the
+             * vocabulary cannot name a token, so it counts as absent */
+            if (v >= 0 && v < src.n_vocab) *ids[i] = (int32_t)v;
+        }
+    }
+    static const char *flag_keys[] = { "add_bos_token", "add_eos_token", "add_space_prefix" };
+    int *flags[] = { &src.add_bos, &src.add_eos, &src.add_space_prefix };
+    for (int i = 0; i < 3 && st == INFER_OK; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "tokenizer.ggml.%s", flag_keys[i]);
+        const infer_gguf_kv *kv = infer_gguf_find(g, key);
+        *flags[i] = -1;
+        if (kv && kv->type != INFER_GGUF_BOOL) st = infer__fail(err, INFER_ERR_FORMAT, "gguf: key '%s' must be a bool", key);
+        else if (kv) *flags[i] = kv->v.u != 0;
+    }
+    if (st == INFER_OK && (!tp || (scores && !sc) || (types && !ty))) st = infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    if (st == INFER_OK) {
+        m->tok = (infer_tokenizer *)infer__calloc(1, sizeof(infer_tokenizer));
+        if (!m->tok) st = infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+        else if ((st = infer__tok_init(m->tok, &src, err)) != INFER_OK) {
+            INFER_FREE(m->tok);
+            m->tok = NULL;
+        }
+    }
+    INFER_FREE(tp); INFER_FREE(tl); INFER_FREE(mp); INFER_FREE(ml); INFER_FREE(sc); INFER_FREE(ty);
+    return st;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * >>json -- a small validating JSON parser (RFC 8259): (ptr, len) into a read-only tree,
+ * for tokenizer.json, tokenizer_config.json, config.json and safetensors headers.
+ *
+ * The whole input is validated: strict grammar (no comments, trailing commas or leading
+ * zeros), strings must be valid UTF-8 without raw control characters, escapes include
+ * \uXXXX with surrogate pairs, nesting is bounded by INFER__JSON_MAX_DEPTH, and nothing
+ * may follow the top-level value. Errors name the byte offset. No input can crash it:
+ * every read is bounds-checked and recursion depth is capped.
+ *
+ * Tree: every value is an infer__json node. Arrays and objects hold their children in
+ * one contiguous block (`items[0..len)`), so indexing is O(1); object members carry their
+ * name in `key`. Strings are unescaped copies, NUL-terminated for convenience (they may
+ * also contain "\u0000", so use `len`). Numbers keep the double and, when the value is an
+ * integer in int64 range, the exact integer (a literal like 9007199254740993 keeps all
+ * its digits in `i`). All nodes and strings live in chunks owned by the infer__json_doc.
+ *
+ *   infer__json_doc doc;
+ *   if (infer__json_parse(&doc, text, len, err) == INFER_OK) {
+ *       const infer__json *v = infer__json_get(doc.root, "model");
+ *       ...
+ *       infer__json_free(&doc);
+ *   }
+ * --------------------------------------------------------------------------------------- */
+#if !defined(INFER_NO_JINJA) || !defined(INFER_NO_HF)   /* the appendices that read JSON */
+
+#include <locale.h> /* localeconv: the decimal point strtod expects */
+
+#ifndef INFER__JSON_MAX_DEPTH
+#define INFER__JSON_MAX_DEPTH 64
+#endif
+
+enum { INFER__JSON_NULL, INFER__JSON_FALSE, INFER__JSON_TRUE, INFER__JSON_NUMBER,
+       INFER__JSON_STRING, INFER__JSON_ARRAY, INFER__JSON_OBJECT };
+
+typedef struct infer__json {
+    uint8_t type;     /* INFER__JSON_* */
+    uint8_t is_int;   /* NUMBER: `i` holds the exact integer value */
+    uint8_t is_float; /* NUMBER: written with a fraction or an exponent (1.0 is a float, 1 is not) */
+    uint32_t len;     /* STRING: bytes (without the NUL); ARRAY/OBJECT: number of items */
+    uint32_t key_len; /* object member: length of its key */
+    const char *key;  /* object member: its name (NUL-terminated), else NULL */
+    const char *str;  /* STRING */
+    struct infer__json *items; /* ARRAY/OBJECT children */
+    double num;       /* NUMBER */
+    int64_t i;        /* NUMBER when is_int */
+} infer__json;
+
+typedef struct infer__json_chunk { struct infer__json_chunk *next; size_t used, cap; } infer__json_chunk;
+typedef struct infer__json_doc {
+    infer__json *root;
+    infer__json_chunk *chunks; /* storage of all nodes and strings */
+} infer__json_doc;
+
+typedef struct infer__json_parser {
+    const unsigned char *s, *p, *end;
+    infer__json_doc *doc;
+    infer__json *stack;  /* stb_ds: children of the arrays/objects being parsed */
+    char *sbuf;          /* stb_ds: the string being unescaped */
+    infer_error *err;    /* the first failure's message (may be NULL) */
+    int failed;
+} infer__json_parser;
+
+static void infer__json_free(infer__json_doc *doc) {
+    infer__json_chunk *c = doc->chunks;
+    while (c) {
+        infer__json_chunk *next = c->next;
+        INFER_FREE(c);
+        c = next;
+    }
+    doc->chunks = NULL;
+    doc->root = NULL;
+}
+
+/* 16-byte aligned storage from the document's chunks (NULL when out of memory) */
+static void *infer__json_alloc(infer__json_doc *doc, size_t n) {
+    infer__json_chunk *c = doc->chunks;
+    const size_t head = (sizeof(infer__json_chunk) + 15) & ~(size_t)15;
+    n = (n + 15) & ~(size_t)15;
+    if (!c || c->cap - c->used < n) {
+        size_t cap = n > ((size_t)1 << 20) ? n : ((size_t)1 << 20);
+        c = (infer__json_chunk *)INFER_MALLOC(head + cap);
+        if (!c) return NULL;
+        c->next = doc->chunks;
+        c->used = 0;
+        c->cap = cap;
+        doc->chunks = c;
+    }
+    c->used += n;
+    return (char *)c + head + c->used - n;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static int infer__json_fail(infer__json_parser *P, const char *fmt, ...) {
+    if (!P->failed) {
+        char msg[160];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        infer__fail(P->err, strcmp(msg, "out of memory") ? INFER_ERR_FORMAT : INFER_ERR_NOMEM, "json: %s at byte %zu", msg, (size_t)(P->p - P->s));
+    }
+    P->failed = 1;
+    return -1;
+}
+
+static void infer__json_ws(infer__json_parser *P) {
+    while (P->p < P->end && (*P->p == ' ' || *P->p == '\t' || *P->p == '\n' || *P->p == '\r')) P->p++;
+}
+
+static int infer__json_hex4(infer__json_parser *P, uint32_t *v) {
+    *v = 0;
+    if (P->end - P->p < 4) return infer__json_fail(P, "truncated \\u escape");
+    for (int k = 0; k < 4; k++) {
+        unsigned char c = *P->p++;
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0) { P->p--; return infer__json_fail(P, "bad hex digit in \\u escape"); }
+        *v = *v * 16 + (uint32_t)d;
+    }
+    return 0;
+}
+
+static void infer__json_put_utf8(infer__json_parser *P, uint32_t cp) {
+    if (cp < 0x80) { arrput(P->sbuf, (char)cp); return; }
+    if (cp < 0x800) { arrput(P->sbuf, (char)(0xC0 | (cp >> 6))); }
+    else {
+        if (cp < 0x10000) arrput(P->sbuf, (char)(0xE0 | (cp >> 12)));
+        else { arrput(P->sbuf, (char)(0xF0 | (cp >> 18))); arrput(P->sbuf, (char)(0x80 | ((cp >> 12) & 0x3F))); }
+        arrput(P->sbuf, (char)(0x80 | ((cp >> 6) & 0x3F)));
+    }
+    arrput(P->sbuf, (char)(0x80 | (cp & 0x3F)));
+}
+
+/* one escape after '\'; the decoded bytes go to sbuf */
+static int infer__json_escape(infer__json_parser *P) {
+    uint32_t cp, lo;
+    if (P->p >= P->end) return infer__json_fail(P, "truncated escape");
+    switch (*P->p++) {
+    case '"': arrput(P->sbuf, '"'); return 0;
+    case '\\': arrput(P->sbuf, '\\'); return 0;
+    case '/': arrput(P->sbuf, '/'); return 0;
+    case 'b': arrput(P->sbuf, '\b'); return 0;
+    case 'f': arrput(P->sbuf, '\f'); return 0;
+    case 'n': arrput(P->sbuf, '\n'); return 0;
+    case 'r': arrput(P->sbuf, '\r'); return 0;
+    case 't': arrput(P->sbuf, '\t'); return 0;
+    case 'u':
+        if (infer__json_hex4(P, &cp) < 0) return -1;
+        if (cp >= 0xDC00 && cp <= 0xDFFF) return infer__json_fail(P, "unpaired low surrogate");
+        if (cp >= 0xD800 && cp <= 0xDBFF) { /* UTF-16 pair: \uD83D\uDE00 -> U+1F600 */
+            if (P->end - P->p < 2 || P->p[0] != '\\' || P->p[1] != 'u') return infer__json_fail(P, "unpaired high surrogate");
+            P->p += 2;
+            if (infer__json_hex4(P, &lo) < 0) return -1;
+            if (lo < 0xDC00 || lo > 0xDFFF) return infer__json_fail(P, "bad low surrogate");
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        }
+        infer__json_put_utf8(P, cp);
+        return 0;
+    default:
+        P->p--;
+        return infer__json_fail(P, "bad escape");
+    }
+}
+
+/* strict UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF */
+static int infer__json_utf8(infer__json_parser *P) {
+    const unsigned char *s = P->p;
+    size_t n = (size_t)(P->end - s), len;
+    uint32_t cp, min;
+    if (s[0] < 0xC2 || s[0] > 0xF4) return infer__json_fail(P, "invalid UTF-8");
+    len = s[0] < 0xE0 ? 2 : s[0] < 0xF0 ? 3 : 4;
+    min = len == 2 ? 0x80 : len == 3 ? 0x800 : 0x10000;
+    if (n < len) return infer__json_fail(P, "truncated UTF-8");
+    cp = s[0] & (0x7F >> len);
+    for (size_t k = 1; k < len; k++) {
+        if ((s[k] & 0xC0) != 0x80) return infer__json_fail(P, "invalid UTF-8");
+        cp = (cp << 6) | (s[k] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return infer__json_fail(P, "invalid UTF-8");
+    for (size_t k = 0; k < len; k++) arrput(P->sbuf, (char)s[k]);
+    P->p += len;
+    return 0;
+}
+
+/* a string starting at '"'; on success *out is a NUL-terminated copy in the document */
+static int infer__json_string(infer__json_parser *P, const char **out, uint32_t *len) {
+    char *copy;
+    arrsetlen(P->sbuf, 0);
+    P->p++; /* '"' */
+    for (;;) {
+        if (P->p >= P->end) return infer__json_fail(P, "unterminated string");
+        unsigned char c = *P->p;
+        if (c == '"') { P->p++; break; }
+        if (c < 0x20) return infer__json_fail(P, "control character in string");
+        if (c == '\\') { P->p++; if (infer__json_escape(P) < 0) return -1; }
+        else if (c >= 0x80) { if (infer__json_utf8(P) < 0) return -1; }
+        else { arrput(P->sbuf, (char)c); P->p++; }
+    }
+    if (arrlenu(P->sbuf) >= 0xFFFFFFFFu) return infer__json_fail(P, "string too long");
+    copy = (char *)infer__json_alloc(P->doc, arrlenu(P->sbuf) + 1);
+    if (!copy) return infer__json_fail(P, "out of memory");
+    if (arrlen(P->sbuf)) memcpy(copy, P->sbuf, arrlenu(P->sbuf));
+    copy[arrlen(P->sbuf)] = '\0';
+    *out = copy;
+    *len = (uint32_t)arrlenu(P->sbuf);
+    return 0;
+}
+
+/* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+static int infer__json_number(infer__json_parser *P, infer__json *v) {
+    const unsigned char *start = P->p;
+    int neg = 0, integral = 1, overflow = 0;
+    uint64_t mag = 0;
+    char small[64], *buf = small, *dot;
+    size_t n;
+    if (P->p < P->end && *P->p == '-') { neg = 1; P->p++; }
+    if (P->p >= P->end || *P->p < '0' || *P->p > '9') return infer__json_fail(P, "bad number");
+    if (*P->p == '0' && P->end - P->p > 1 && P->p[1] >= '0' && P->p[1] <= '9') return infer__json_fail(P, "leading zero");
+    while (P->p < P->end && *P->p >= '0' && *P->p <= '9') {
+        unsigned d = (unsigned)(*P->p++ - '0');
+        if (mag > (UINT64_MAX - d) / 10) overflow = 1; else mag = mag * 10 + d;
+    }
+    if (P->p < P->end && *P->p == '.') {
+        integral = 0;
+        P->p++;
+        if (P->p >= P->end || *P->p < '0' || *P->p > '9') return infer__json_fail(P, "bad fraction");
+        while (P->p < P->end && *P->p >= '0' && *P->p <= '9') P->p++;
+    }
+    if (P->p < P->end && (*P->p == 'e' || *P->p == 'E')) {
+        integral = 0;
+        P->p++;
+        if (P->p < P->end && (*P->p == '+' || *P->p == '-')) P->p++;
+        if (P->p >= P->end || *P->p < '0' || *P->p > '9') return infer__json_fail(P, "bad exponent");
+        while (P->p < P->end && *P->p >= '0' && *P->p <= '9') P->p++;
+    }
+    /* strtod wants a NUL-terminated string and reads the locale's decimal point */
+    n = (size_t)(P->p - start);
+    if (n >= sizeof small && !(buf = (char *)INFER_MALLOC(n + 1))) return infer__json_fail(P, "out of memory");
+    memcpy(buf, start, n);
+    buf[n] = '\0';
+    if ((dot = strchr(buf, '.')) != NULL) *dot = localeconv()->decimal_point[0];
+    v->type = INFER__JSON_NUMBER;
+    v->is_float = (uint8_t)!integral;
+    v->num = strtod(buf, NULL);
+    if (buf != small) INFER_FREE(buf);
+    if (integral && !overflow && mag <= (uint64_t)INT64_MAX + (uint64_t)neg) {
+        v->is_int = 1;
+        v->i = neg ? (int64_t)(0 - mag) : (int64_t)mag;
+    } else if (v->num == floor(v->num) && fabs(v->num) < 9.2e18) {
+        v->is_int = 1;
+        v->i = (int64_t)v->num;
+    }
+    return 0;
+}
+
+static int infer__json_value(infer__json_parser *P, infer__json *v, int depth);
+
+/* array or object; P->p is at '[' or '{' */
+static int infer__json_container(infer__json_parser *P, infer__json *v, int depth) {
+    int is_obj = *P->p == '{';
+    unsigned char close = is_obj ? '}' : ']';
+    size_t base = arrlenu(P->stack), n;
+    if (depth >= INFER__JSON_MAX_DEPTH) return infer__json_fail(P, "nesting deeper than %d", INFER__JSON_MAX_DEPTH);
+    P->p++;
+    infer__json_ws(P);
+    if (P->p < P->end && *P->p == close) P->p++;
+    else for (;;) {
+        infer__json item;
+        memset(&item, 0, sizeof item);
+        infer__json_ws(P);
+        if (is_obj) {
+            if (P->p >= P->end || *P->p != '"') return infer__json_fail(P, "expected a member name");
+            if (infer__json_string(P, &item.key, &item.key_len) < 0) return -1;
+            infer__json_ws(P);
+            if (P->p >= P->end || *P->p != ':') return infer__json_fail(P, "expected ':'");
+            P->p++;
+        }
+        if (infer__json_value(P, &item, depth + 1) < 0) return -1;
+        arrput(P->stack, item);
+        infer__json_ws(P);
+        if (P->p < P->end && *P->p == ',') { P->p++; continue; }
+        if (P->p < P->end && *P->p == close) { P->p++; break; }
+        return infer__json_fail(P, is_obj ? "expected ',' or '}'" : "expected ',' or ']'");
+    }
+    n = arrlenu(P->stack) - base;
+    if (n >= 0xFFFFFFFFu) return infer__json_fail(P, "too many items");
+    v->type = (uint8_t)(is_obj ? INFER__JSON_OBJECT : INFER__JSON_ARRAY);
+    v->len = (uint32_t)n;
+    v->items = NULL;
+    if (n) {
+        v->items = (infer__json *)infer__json_alloc(P->doc, n * sizeof(infer__json));
+        if (!v->items) return infer__json_fail(P, "out of memory");
+        memcpy(v->items, P->stack + base, n * sizeof(infer__json));
+    }
+    arrsetlen(P->stack, base);
+    return 0;
+}
+
+static int infer__json_literal(infer__json_parser *P, const char *word, int type, infer__json *v) {
+    size_t n = strlen(word);
+    if ((size_t)(P->end - P->p) < n || memcmp(P->p, word, n) != 0) return infer__json_fail(P, "unexpected character");
+    P->p += n;
+    v->type = (uint8_t)type;
+    return 0;
+}
+
+/* fills v's value fields (its key, if any, is set by the caller) */
+static int infer__json_value(infer__json_parser *P, infer__json *v, int depth) {
+    infer__json_ws(P);
+    if (P->p >= P->end) return infer__json_fail(P, "unexpected end of input");
+    switch (*P->p) {
+    case '{': case '[': return infer__json_container(P, v, depth);
+    case '"': v->type = INFER__JSON_STRING; return infer__json_string(P, &v->str, &v->len);
+    case 't': return infer__json_literal(P, "true", INFER__JSON_TRUE, v);
+    case 'f': return infer__json_literal(P, "false", INFER__JSON_FALSE, v);
+    case 'n': return infer__json_literal(P, "null", INFER__JSON_NULL, v);
+    default:
+        if (*P->p != '-' && (*P->p < '0' || *P->p > '9')) return infer__json_fail(P, "unexpected character");
+        return infer__json_number(P, v);
+    }
+}
+
+/* Parses text[0..len). Returns INFER_OK and fills doc, or an error with "json: <what> at
+ * byte <n>" in err (doc is then empty). Free with infer__json_free(). */
+static infer_status infer__json_parse(infer__json_doc *doc, const char *text, size_t len, infer_error *err) {
+    infer__json_parser P;
+    infer__json *root;
+    memset(doc, 0, sizeof *doc);
+    memset(&P, 0, sizeof P);
+    P.s = P.p = (const unsigned char *)(text ? text : "");
+    P.end = P.s + (text ? len : 0);
+    P.doc = doc;
+    P.err = err;
+    root = (infer__json *)infer__json_alloc(doc, sizeof *root);
+    if (!root) return infer__json_fail(&P, "out of memory");
+    memset(root, 0, sizeof *root);
+    if (infer__json_value(&P, root, 0) == 0) {
+        infer__json_ws(&P);
+        if (P.p != P.end) infer__json_fail(&P, "trailing characters after the value");
+    }
+    arrfree(P.stack);
+    arrfree(P.sbuf);
+    if (P.failed) { infer__json_free(doc); return err ? err->status : INFER_ERR_FORMAT; }
+    doc->root = root;
+    return INFER_OK;
+}
+
+/* ---- lookups: all accept NULL and wrong types and then answer NULL / -1 ---- */
+
+/* first member of object `obj` named `key` */
+static const infer__json *infer__json_get(const infer__json *obj, const char *key) {
+    size_t n = strlen(key);
+    if (!obj || obj->type != INFER__JSON_OBJECT) return NULL;
+    for (uint32_t i = 0; i < obj->len; i++)
+        if (obj->items[i].key_len == n && memcmp(obj->items[i].key, key, n) == 0) return &obj->items[i];
+    return NULL;
+}
+
+static const infer__json *infer__json_at(const infer__json *arr, size_t i) {
+    if (!arr || arr->type != INFER__JSON_ARRAY || i >= arr->len) return NULL;
+    return &arr->items[i];
+}
+
+static const char *infer__json_str(const infer__json *v) {
+    return v && v->type == INFER__JSON_STRING ? v->str : NULL;
+}
+
+static int infer__json_int(const infer__json *v, int64_t *out) {
+    if (!v || v->type != INFER__JSON_NUMBER || !v->is_int) return -1;
+    *out = v->i;
+    return 0;
+}
+
+static int infer__json_num(const infer__json *v, double *out) {
+    if (!v || v->type != INFER__JSON_NUMBER) return -1;
+    *out = v->num;
+    return 0;
+}
+
+static int infer__json_bool(const infer__json *v, int *out) {
+    if (!v || (v->type != INFER__JSON_TRUE && v->type != INFER__JSON_FALSE)) return -1;
+    *out = v->type == INFER__JSON_TRUE;
+    return 0;
+}
+#endif /* JSON */
+
 /* -----------------------------------------------------------------------------------------
  * >>jinja -- chat templates: a small Jinja interpreter.
  *
@@ -13028,6 +15117,7 @@ static int infer__tok_n_vocab(const infer_tokenizer *t) { return t->n_vocab; }
  * render comes from an arena that is freed at once, so an error can unwind from any depth
  * (longjmp) without leaking.
  * --------------------------------------------------------------------------------------- */
+#ifndef INFER_NO_JINJA
 #include <setjmp.h>
 
 #define INFER__J_MAX_OUT ((size_t)64 << 20)   /* output and string size limit, bytes */
@@ -16233,2968 +18323,6 @@ done:
     return st;
 }
 
-void infer_free(void *p) { INFER_FREE(p); }
-
-/* ------------------------------------------------------------------------------------------
- * >>arch -- model families as descriptors.
- *
- * The families differ in small ways around one transformer block; each difference is a
- * field here instead of a separate forward pass:
- *   rope        NORM rotates (2i, 2i+1) pairs, NEOX (i, i+n/2), IMROPE is NEOX whose pairs
- *               take one of 4 position streams (rope.dimension_sections)
- *   qk_norm     RMSNorm over each head of q and k before rope            qwen3, qwen3.5
- *   attn_gate   attn_q also yields a per-head output gate:               qwen3.5
- *               out = Wo (attention * sigmoid(gate))
- *   hybrid      gated DeltaNet layers, full attention every               qwen3.5
- *               full_attention_interval-th layer
- *   expert_norm renormalise the router's top-k weights (unless the file says otherwise)
- *   ffn_norm    name of the norm before the feed-forward
- *   bitlinear   BitNet b1.58's projections: an RMSNorm inside each block before its output
- *               projection (attn_sub_norm before Wo, ffn_sub_norm before W_down), and an
- *               optional one-value `<name>.scale` tensor per projection that multiplies
- *               its output                                               bitnet*
- *   ffn_act     the gate activation when <arch>.hidden_activation is absent: SiLU, or
- *               ReLU^2 for BitNet's own "bitnet-b1.58" files (b1.58-2B-4T was trained so)
- *   embd_logits logits always from token_embd; an `output` tensor is never read   bitnet
- *   csa         DeepSeek-V4's block (>>deepseek4): low-rank q, one K=V head over a sliding
- *               window plus compressed entries, grouped output projection, a residual of
- *               several hyper-connected streams, hash-routed or biased MoE   deepseek4
- * Shapes and the rest come from the file: q/k/v biases, MoE layers (a layer with
- * ffn_gate_inp routes its tokens through experts, plus a shared expert when one is stored),
- * tied embeddings.
- *
- * BitNet comes in two GGUF flavours. llama.cpp's "bitnet" stores ternary weights as F32,
- * TQ1_0 or TQ2_0 with the absmean scale baked into the values (or in `.scale` tensors) and
- * defaults to SiLU: its graph was written for the 1bitLLM models. BitNet's fork writes
- * "bitnet-b1.58" (and "bitnet-25"): I2_S tensors whose per-tensor scale follows the packed
- * codes, an F16 token_embd, ReLU^2. Both run the same forward; a `hidden_activation` key
- * ("silu", "relu2", ...) overrides either default.
- * ---------------------------------------------------------------------------------------- */
-enum { INFER__ROPE_NORM = 0, INFER__ROPE_NEOX = 1, INFER__ROPE_IMROPE = 2 };
-
-typedef struct infer__arch {
-    const char *name;
-    int rope;
-    int qk_norm;
-    int attn_gate;
-    int hybrid;
-    int expert_norm;
-    const char *ffn_norm;
-    int bitlinear;
-    int ffn_act;              /* INFER__ACT_* (>>cpu) */
-    int embd_logits;
-    int csa;
-} infer__arch;
-
-static const infer__arch infer__archs[] = {
-    /* name           rope                qk_norm attn_gate hybrid expert_norm ffn_norm               bitlinear ffn_act            embd_logits csa */
-    { "llama",        INFER__ROPE_NORM,   0,      0,        0,     1,          "ffn_norm",            0,        INFER__ACT_SILU,  0,          0 },
-    { "qwen2",        INFER__ROPE_NEOX,   0,      0,        0,     0,          "ffn_norm",            0,        INFER__ACT_SILU,  0,          0 },
-    { "qwen2moe",     INFER__ROPE_NEOX,   0,      0,        0,     0,          "ffn_norm",            0,        INFER__ACT_SILU,  0,          0 },
-    { "qwen3",        INFER__ROPE_NEOX,   1,      0,        0,     1,          "ffn_norm",            0,        INFER__ACT_SILU,  0,          0 },
-    { "qwen3moe",     INFER__ROPE_NEOX,   1,      0,        0,     1,          "ffn_norm",            0,        INFER__ACT_SILU,  0,          0 },
-    { "qwen35",       INFER__ROPE_IMROPE, 1,      1,        1,     1,          "post_attention_norm", 0,        INFER__ACT_SILU,  0,          0 },
-    { "qwen35moe",    INFER__ROPE_IMROPE, 1,      1,        1,     1,          "post_attention_norm", 0,        INFER__ACT_SILU,  0,          0 },
-    { "bitnet",       INFER__ROPE_NEOX,   0,      0,        0,     1,          "ffn_norm",            1,        INFER__ACT_SILU,  1,          0 },
-    { "bitnet-b1.58", INFER__ROPE_NEOX,   0,      0,        0,     1,          "ffn_norm",            1,        INFER__ACT_RELU2, 0,          0 },
-    { "bitnet-25",    INFER__ROPE_NEOX,   0,      0,        0,     1,          "ffn_norm",            1,        INFER__ACT_RELU2, 0,          0 },
-    { "deepseek4",    INFER__ROPE_NORM,   0,      0,        0,     1,          "ffn_norm",            0,        INFER__ACT_SILU,  0,          1 },
-};
-
-static const infer__arch *infer__find_arch(infer_str name) {
-    for (size_t i = 0; i < sizeof infer__archs / sizeof infer__archs[0]; i++)
-        if (infer__str_eq(name, infer__archs[i].name)) return &infer__archs[i];
-    return NULL;
-}
-
-/* ------------------------------------------------------------------------------------------
- * >>load -- from GGUF tensors to model weights.
- *
- * Weights are pointers into the mmapped file: loading copies nothing, and the OS pages
- * weights in as the first forward pass touches them. Every tensor's shape is checked
- * against the hyper-parameters here, so the forward pass can trust them.
- * Shapes below are [rows, cols] (ne reversed): W[out, in].
- * ---------------------------------------------------------------------------------------- */
-typedef struct infer__layer {
-    int recurrent;                            /* 1: gated DeltaNet, 0: attention */
-    int compress;                             /* deepseek4: compress ratio m (0 none, 4 CSA, else HCA) */
-    float clamp_exp, clamp_shexp;             /* deepseek4: SwiGLU clamp of experts / shared expert (0: none) */
-    const infer_tensor *attn_norm;            /* [n_embd] */
-    /* attention */
-    const infer_tensor *wq;                   /* [n_head*head_dim (x2 with attn_gate), n_embd] */
-    const infer_tensor *wk, *wv;              /* [n_head_kv*head_dim, n_embd] */
-    const infer_tensor *bq, *bk, *bv;         /* biases of the same out sizes, or NULL */
-    const infer_tensor *q_norm, *k_norm;      /* [head_dim], or NULL */
-    const infer_tensor *attn_sub_norm;        /* [n_head*head_dim] before Wo (bitlinear), or NULL */
-    const infer_tensor *wo;                   /* [n_embd, n_head*head_dim] */
-    /* gated DeltaNet: n_k key heads of d_k, n_v value heads of d_v, conv_dim = 2 n_k d_k + n_v d_v */
-    const infer_tensor *wqkv;                 /* attn_qkv  [conv_dim, n_embd]: rows [q | k | v] */
-    const infer_tensor *wz;                   /* attn_gate [n_v*d_v, n_embd]: the output gate z */
-    const infer_tensor *ssm_beta, *ssm_alpha; /* [n_v, n_embd] */
-    const infer_tensor *ssm_conv1d;           /* [conv_dim, K] */
-    const infer_tensor *ssm_dt, *ssm_a;       /* [n_v]: dt bias, a = -exp(A_log) */
-    const infer_tensor *ssm_norm;             /* [d_v] */
-    const infer_tensor *ssm_out;              /* [n_embd, n_v*d_v] */
-    /* feed-forward */
-    const infer_tensor *ffn_norm;             /* [n_embd] */
-    const infer_tensor *ffn_gate, *ffn_up;    /* [n_ff, n_embd], or NULL in a MoE layer */
-    const infer_tensor *ffn_sub_norm;         /* [n_ff] before W_down (bitlinear), or NULL */
-    const infer_tensor *ffn_down;             /* [n_embd, n_ff] */
-    const infer_tensor *ffn_gate_inp;         /* router [n_expert, n_embd], or NULL: dense */
-    const infer_tensor *ffn_gate_exps, *ffn_up_exps;  /* [n_expert, n_ff_exp, n_embd] */
-    const infer_tensor *ffn_down_exps;        /* [n_expert, n_embd, n_ff_exp] */
-    const infer_tensor *ffn_gate_shexp, *ffn_up_shexp;/* shared expert [n_ff_shexp, n_embd], or NULL */
-    const infer_tensor *ffn_down_shexp;       /* [n_embd, n_ff_shexp] */
-    const infer_tensor *ffn_gate_inp_shexp;   /* [1, n_embd]: the shared expert's sigmoid gate, or NULL */
-    /* multi-token prediction (layers n_layer.. only) */
-    const infer_tensor *nextn_eh_proj;        /* [n_embd, 2*n_embd] */
-    const infer_tensor *nextn_enorm, *nextn_hnorm, *nextn_head_norm; /* [n_embd] */
-    /* deepseek4 (>>deepseek4): H heads of d, rank q_lora, G output groups of rank o_lora, n_hc
-     * residual streams, n_mix = n_hc (2 + n_hc), m = compress, coff = 2 when m = 4 else 1 */
-    const infer_tensor *attn_sinks;           /* [H] */
-    const infer_tensor *wq_a, *q_a_norm;      /* [q_lora, n_embd], [q_lora] */
-    const infer_tensor *wq_b;                 /* [H*d, q_lora] */
-    const infer_tensor *wkv, *kv_a_norm;      /* [d, n_embd], [d]: the one K = V head */
-    const infer_tensor *wo_a;                 /* [G*o_lora, H*d/G]: group g uses rows g*o_lora.. */
-    const infer_tensor *wo_b;                 /* [n_embd, G*o_lora] */
-    const infer_tensor *hc_attn_fn, *hc_attn_base, *hc_attn_scale; /* [n_mix, n_hc*n_embd], [n_mix], [3] */
-    const infer_tensor *hc_ffn_fn, *hc_ffn_base, *hc_ffn_scale;
-    const infer_tensor *comp_kv, *comp_gate;  /* [coff*d, n_embd] (m > 0) */
-    const infer_tensor *comp_ape;             /* [m, coff*d] */
-    const infer_tensor *comp_norm;            /* [d] */
-    const infer_tensor *idx_proj;             /* [n_idx, n_embd] (m = 4): the indexer's head weights */
-    const infer_tensor *idx_q_b;              /* [n_idx*d_idx, q_lora] */
-    const infer_tensor *idx_comp_kv, *idx_comp_gate, *idx_comp_ape, *idx_comp_norm; /* its compressor (d_idx) */
-    const infer_tensor *exp_probs_b;          /* [n_expert] selection bias (routed layers) */
-    const infer_tensor *tid2eid;              /* [n_vocab, n_used] i32: the experts of each token id (hash layers) */
-} infer__layer;
-
-/* Every tensor field of infer__layer, for walking them all (infer_model_upload). The size
- * check catches a field added to the struct but not to this list. */
-#define INFER__LAYER_TENSORS(X) X(attn_norm) X(wq) X(wk) X(wv) X(bq) X(bk) X(bv) X(q_norm) X(k_norm) \
-    X(attn_sub_norm) X(wo) X(wqkv) X(wz) X(ssm_beta) X(ssm_alpha) X(ssm_conv1d) X(ssm_dt) X(ssm_a) X(ssm_norm) \
-    X(ssm_out) X(ffn_norm) X(ffn_gate) X(ffn_up) X(ffn_sub_norm) X(ffn_down) X(ffn_gate_inp) X(ffn_gate_exps) \
-    X(ffn_up_exps) X(ffn_down_exps) X(ffn_gate_shexp) X(ffn_up_shexp) X(ffn_down_shexp) X(ffn_gate_inp_shexp) \
-    X(nextn_eh_proj) X(nextn_enorm) X(nextn_hnorm) X(nextn_head_norm) \
-    X(attn_sinks) X(wq_a) X(q_a_norm) X(wq_b) X(wkv) X(kv_a_norm) X(wo_a) X(wo_b) X(hc_attn_fn) X(hc_attn_base) \
-    X(hc_attn_scale) X(hc_ffn_fn) X(hc_ffn_base) X(hc_ffn_scale) X(comp_kv) X(comp_gate) X(comp_ape) X(comp_norm) \
-    X(idx_proj) X(idx_q_b) X(idx_comp_kv) X(idx_comp_gate) X(idx_comp_ape) X(idx_comp_norm) X(exp_probs_b) X(tid2eid)
-#define INFER__COUNT_ONE(f) + 1
-INFER__STATIC_ASSERT(sizeof(infer__layer) == offsetof(infer__layer, attn_norm) + (0 INFER__LAYER_TENSORS(INFER__COUNT_ONE)) * sizeof(const infer_tensor *),
-                     "INFER__LAYER_TENSORS must list every tensor of infer__layer");
-
-/* What the forward pass reads: the model's own tensors (host memory, mmapped), or their
- * copies on a device. Same structs either way; only the `data` pointers differ. */
-typedef struct infer__weights {
-    const infer_tensor *tok_embd, *output_norm, *output, *rope_freqs;
-    const infer_tensor *output_hc_fn, *output_hc_base, *output_hc_scale;   /* deepseek4's head */
-    const infer__layer *layers;               /* [n_layer] */
-} infer__weights;
-
-/* The weights on a device backend (infer_model_upload): tensor structs parallel to
- * gguf.tensors with device `data` (NULL for tensors the forward never reads, e.g. the MTP
- * blocks), and layers pointing at them. Shared by every session on that backend. */
-typedef struct infer__device_weights {
-    const infer_kernels *k;                   /* NULL: nothing uploaded */
-    void *kctx;                               /* the context that owns the allocations */
-    infer_tensor *tensors;                    /* [gguf.n_tensors] */
-    infer__layer *layers;                     /* [n_layer] */
-    infer__weights w;
-} infer__device_weights;
-
-struct infer_model {
-    infer__mapping map;
-    infer_gguf gguf;
-    infer_config cfg;
-    const infer__arch *arch;
-    infer_tokenizer *tok;
-    const infer_tensor *tok_embd;             /* [n_vocab, n_embd] */
-    const infer_tensor *output_norm;          /* [n_embd] */
-    const infer_tensor *output;               /* [n_vocab, n_embd]; = tok_embd when tied */
-    const infer_tensor *rope_freqs;           /* [n_rot/2] llama-3.1 frequency divisors, or NULL */
-    const infer_tensor *output_hc_fn;         /* [n_hc, n_hc*n_embd] deepseek4: the streams' collapse before the head */
-    const infer_tensor *output_hc_base;       /* [n_hc] */
-    const infer_tensor *output_hc_scale;      /* [1] */
-    infer__layer *layers;                     /* [n_layer + n_layer_nextn] */
-    infer__device_weights dev;                /* the weights on a device backend, if uploaded */
-    infer__device_weights xk;                 /* the CPU's set: the XK / X4 twins (>>load, "repack"), the rest the model's own */
-    void *xk_mem;                             /* the repacked tensors' memory (anonymous pages) */
-    size_t xk_bytes;
-};
-
-const infer_config *infer_model_config(const infer_model *m) { return &m->cfg; }
-const infer_gguf *infer_model_gguf(const infer_model *m) { return &m->gguf; }
-const infer_tokenizer *infer_model_tokenizer(const infer_model *m) { return m->tok; }
-
-/* read `<arch>.<suffix>` as an int; `need` makes absence an error */
-static infer_status infer__cfg_int(const infer_model *m, const char *suffix, int32_t *out, int need, int64_t lo, int64_t hi, infer_error *err) {
-    char key[128];
-    int64_t v;
-    snprintf(key, sizeof key, "%s.%s", m->cfg.arch, suffix);
-    int r = infer__get_int(&m->gguf, key, &v, err);
-    if (r < 0) return INFER_ERR_FORMAT;
-    if (r == 0) return need ? infer__fail(err, INFER_ERR_FORMAT, "missing metadata key '%s'", key) : INFER_OK;
-    if (v < lo || v > hi) return infer__fail(err, INFER_ERR_FORMAT, "metadata '%s' = %lld is out of range [%lld, %lld]", key, (long long)v, (long long)lo, (long long)hi);
-    *out = (int32_t)v;
-    return INFER_OK;
-}
-static infer_status infer__cfg_float(const infer_model *m, const char *suffix, float *out, infer_error *err) {
-    char key[128];
-    double v;
-    snprintf(key, sizeof key, "%s.%s", m->cfg.arch, suffix);
-    int r = infer__get_float(&m->gguf, key, &v, err);
-    if (r < 0) return INFER_ERR_FORMAT;
-    if (r == 1) {
-        if (!isfinite(v)) return infer__fail(err, INFER_ERR_FORMAT, "metadata '%s' is not finite", key);
-        *out = (float)v;
-    }
-    return INFER_OK;
-}
-
-/* element i of an integer (or bool) array kv */
-static int64_t infer__arr_int(const infer_gguf_kv *kv, uint64_t i) {
-    infer_gguf_kv e;
-    memset(&e, 0, sizeof e);
-    e.type = kv->arr_type;
-    infer__gguf_scalar(&e, (int)kv->arr_type, kv->arr_data + i * infer__gguf_vsize[kv->arr_type]);
-    return infer__kv_int(&e);
-}
-/* find `<arch>.<suffix>` as an array of integers (or bools); returns 1 found, 0 absent, -1 error */
-static int infer__cfg_int_array(const infer_model *m, const char *suffix, const infer_gguf_kv **out, infer_error *err) {
-    char key[128];
-    snprintf(key, sizeof key, "%s.%s", m->cfg.arch, suffix);
-    const infer_gguf_kv *kv = infer_gguf_find(&m->gguf, key);
-    if (!kv) return 0;
-    if (kv->type != INFER_GGUF_ARRAY || kv->arr_type == INFER_GGUF_STRING || kv->arr_type == INFER_GGUF_ARRAY ||
-        kv->arr_type == INFER_GGUF_F32 || kv->arr_type == INFER_GGUF_F64 || kv->arr_type >= INFER_GGUF_VTYPE_COUNT) {
-        infer__fail(err, INFER_ERR_FORMAT, "metadata '%s' must be an array of integers", key);
-        return -1;
-    }
-    *out = kv;
-    return 1;
-}
-
-static infer_status infer__load_rope_config(infer_model *m, infer_error *err) {
-    infer_config *c = &m->cfg;
-    c->n_rot = c->head_dim;
-    INFER__TRY(infer__cfg_int(m, "rope.dimension_count", &c->n_rot, 0, 2, c->head_dim, err));
-    if (c->n_rot % 2) return infer__fail(err, INFER_ERR_FORMAT, "rope.dimension_count %d is odd", c->n_rot);
-    c->rope_base = 10000.0f;
-    INFER__TRY(infer__cfg_float(m, "rope.freq_base", &c->rope_base, err));
-    c->rope_scale_factor = 1.0f;
-    INFER__TRY(infer__cfg_float(m, "rope.scaling.factor", &c->rope_scale_factor, err));
-    c->rope_orig_ctx = c->n_ctx_train;
-    INFER__TRY(infer__cfg_int(m, "rope.scaling.original_context_length", &c->rope_orig_ctx, 0, 1, 1 << 30, err));
-    char key[128];
-    infer_str st;
-    snprintf(key, sizeof key, "%s.rope.scaling.type", c->arch);
-    int r = infer__get_str(&m->gguf, key, &st, err);
-    if (r < 0) return INFER_ERR_FORMAT;
-    if (r == 1 && !infer__str_eq(st, "none")) {
-        if (infer__str_eq(st, "linear")) c->rope_scaling = INFER_ROPE_SCALING_LINEAR;
-        else if (infer__str_eq(st, "yarn")) c->rope_scaling = INFER_ROPE_SCALING_YARN;
-        else return infer__fail(err, INFER_ERR_UNSUPPORTED, "unsupported rope.scaling.type '%.*s'", (int)(st.len > 32 ? 32 : st.len), st.ptr);
-        if (!(c->rope_scale_factor > 0)) return infer__fail(err, INFER_ERR_FORMAT, "rope.scaling.factor must be > 0");
-    }
-    /* multi-axis rope: up to 4 section sizes, in pairs; they must cover no more than n_rot/2 */
-    const infer_gguf_kv *sec;
-    r = infer__cfg_int_array(m, "rope.dimension_sections", &sec, err);
-    if (r < 0) return INFER_ERR_FORMAT;
-    if (r == 1 && m->arch->rope == INFER__ROPE_IMROPE) {
-        int64_t sum = 0;
-        for (uint64_t i = 0; i < sec->arr_n && i < 4; i++) {
-            int64_t v = infer__arr_int(sec, i);
-            if (v < 0 || v > c->n_rot) return infer__fail(err, INFER_ERR_FORMAT, "%s.rope.dimension_sections[%d] = %lld is out of range", c->arch, (int)i, (long long)v);
-            c->rope_sections[i] = (int32_t)v;
-            sum += v;
-        }
-        if (sum == 0 || sum > c->n_rot / 2)
-            return infer__fail(err, INFER_ERR_FORMAT, "%s.rope.dimension_sections sum to %lld, expected 1..%d (rope.dimension_count / 2)", c->arch, (long long)sum, c->n_rot / 2);
-    }
-    return INFER_OK;
-}
-
-static infer_status infer__load_moe_config(infer_model *m, infer_error *err) {
-    infer_config *c = &m->cfg;
-    INFER__TRY(infer__cfg_int(m, "expert_count", &c->n_expert, 0, 0, 1 << 16, err));
-    c->expert_gating = 1;
-    c->expert_norm = m->arch->expert_norm;
-    c->expert_weights_scale = 1.0f;
-    if (c->n_expert == 0) return INFER_OK;
-    INFER__TRY(infer__cfg_int(m, "expert_used_count", &c->n_expert_used, 1, 1, c->n_expert, err));
-    INFER__TRY(infer__cfg_int(m, "expert_feed_forward_length", &c->n_ff_exp, 0, 1, 1 << 24, err));
-    INFER__TRY(infer__cfg_int(m, "expert_shared_feed_forward_length", &c->n_ff_shexp, 0, 1, 1 << 24, err));
-    INFER__TRY(infer__cfg_int(m, "expert_gating_func", &c->expert_gating, 0, 1, 4, err));
-    if (c->expert_gating == 3)
-        return infer__fail(err, INFER_ERR_UNSUPPORTED, "%s.expert_gating_func = 3 is not supported (1 softmax, 2 sigmoid, 4 sqrt-softplus)", c->arch);
-    INFER__TRY(infer__cfg_int(m, "expert_weights_norm", &c->expert_norm, 0, 0, 1, err));
-    INFER__TRY(infer__cfg_float(m, "expert_weights_scale", &c->expert_weights_scale, err));
-    if (c->expert_weights_scale == 0.0f) c->expert_weights_scale = 1.0f;
-    return INFER_OK;
-}
-
-/* gated DeltaNet sizes (ssm.*) and the multi-token-prediction block count */
-static infer_status infer__load_hybrid_config(infer_model *m, infer_error *err) {
-    infer_config *c = &m->cfg;
-    const int64_t BIG = 1 << 20;
-    c->full_attention_interval = 4;
-    INFER__TRY(infer__cfg_int(m, "full_attention_interval", &c->full_attention_interval, 0, 1, 4096, err));
-    INFER__TRY(infer__cfg_int(m, "ssm.conv_kernel", &c->ssm_conv_kernel, 1, 1, INFER__MAX_CONV, err));
-    INFER__TRY(infer__cfg_int(m, "ssm.state_size", &c->ssm_d_state, 1, 1, 4096, err));
-    INFER__TRY(infer__cfg_int(m, "ssm.group_count", &c->ssm_n_group, 1, 1, 4096, err));
-    INFER__TRY(infer__cfg_int(m, "ssm.time_step_rank", &c->ssm_dt_rank, 1, 1, 4096, err));
-    INFER__TRY(infer__cfg_int(m, "ssm.inner_size", &c->ssm_d_inner, 1, 1, BIG, err));
-    if (c->ssm_dt_rank % c->ssm_n_group)
-        return infer__fail(err, INFER_ERR_FORMAT, "%s.ssm.time_step_rank (value heads) %d is not a multiple of ssm.group_count (key heads) %d", c->arch, c->ssm_dt_rank, c->ssm_n_group);
-    if (c->ssm_d_inner % c->ssm_dt_rank)
-        return infer__fail(err, INFER_ERR_FORMAT, "%s.ssm.inner_size %d is not a multiple of ssm.time_step_rank %d", c->arch, c->ssm_d_inner, c->ssm_dt_rank);
-    return INFER_OK;
-}
-
-/* deepseek4's hyper-parameters (>>deepseek4). The per-layer ones (compress ratios, SwiGLU
- * clamps) are read with the layers, by infer__load_dsv4_layers. */
-static infer_status infer__load_dsv4_config(infer_model *m, infer_error *err) {
-    infer_config *c = &m->cfg;
-    const int64_t BIG = 1 << 20;
-    if (c->n_head_kv != 1) return infer__fail(err, INFER_ERR_FORMAT, "%s.attention.head_count_kv = %d, expected 1 (one shared K = V head)", c->arch, c->n_head_kv);
-    INFER__TRY(infer__cfg_int(m, "attention.q_lora_rank", &c->q_lora_rank, 1, 1, BIG, err));
-    INFER__TRY(infer__cfg_int(m, "attention.sliding_window", &c->sliding_window, 1, 0, 1 << 30, err));
-    INFER__TRY(infer__cfg_int(m, "hyper_connection.count", &c->n_hc, 1, 1, 16, err));
-    INFER__TRY(infer__cfg_int(m, "hyper_connection.sinkhorn_iterations", &c->hc_sinkhorn_iters, 1, 1, 1000, err));
-    c->hc_eps = 1e-6f;
-    INFER__TRY(infer__cfg_float(m, "hyper_connection.epsilon", &c->hc_eps, err));
-    c->compress_rope_base = c->rope_base;
-    INFER__TRY(infer__cfg_float(m, "attention.compress_rope_freq_base", &c->compress_rope_base, err));
-    if (!(c->compress_rope_base > 0) || !(c->hc_eps >= 0))
-        return infer__fail(err, INFER_ERR_FORMAT, "%s: compress_rope_freq_base must be > 0 and hyper_connection.epsilon >= 0", c->arch);
-    INFER__TRY(infer__cfg_int(m, "hash_layer_count", &c->n_hash_layers, 0, 0, c->n_layer, err));
-    INFER__TRY(infer__cfg_int(m, "attention.output_group_count", &c->o_groups, 1, 1, c->n_head, err));
-    INFER__TRY(infer__cfg_int(m, "attention.output_lora_rank", &c->o_lora_rank, 1, 1, BIG, err));
-    if (c->n_head % c->o_groups)
-        return infer__fail(err, INFER_ERR_FORMAT, "%s.attention.output_group_count %d does not divide head_count %d", c->arch, c->o_groups, c->n_head);
-    INFER__TRY(infer__cfg_int(m, "attention.indexer.head_count", &c->idx_n_head, 0, 1, 4096, err));
-    INFER__TRY(infer__cfg_int(m, "attention.indexer.key_length", &c->idx_head_dim, 0, 1, 65536, err));
-    INFER__TRY(infer__cfg_int(m, "attention.indexer.top_k", &c->idx_top_k, 0, 1, BIG, err));
-    if (c->n_expert == 0) return infer__fail(err, INFER_ERR_FORMAT, "%s: missing metadata key '%s.expert_count'", c->arch, c->arch);
-    if (c->expert_gating != INFER__GATING_SQRT_SOFTPLUS)
-        return infer__fail(err, INFER_ERR_UNSUPPORTED, "%s.expert_gating_func = %d, expected 4 (sqrt-softplus)", c->arch, c->expert_gating);
-    return INFER_OK;
-}
-
-/* The gate activation: <arch>.hidden_activation when present (the names Hugging Face configs
- * use for hidden_act), else the family's default. An unknown name is refused rather than
- * silently run as SiLU. */
-static infer_status infer__load_ffn_act(infer_model *m, infer_error *err) {
-    static const struct { const char *name; int act; } acts[] = {
-        { "silu", INFER__ACT_SILU }, { "swish", INFER__ACT_SILU }, { "swiglu", INFER__ACT_SILU },
-        { "relu2", INFER__ACT_RELU2 }, { "relu_sqr", INFER__ACT_RELU2 }, { "relu_squared", INFER__ACT_RELU2 },
-        { "squared_relu", INFER__ACT_RELU2 },
-    };
-    char key[128];
-    infer_str v;
-    m->cfg.ffn_act = m->arch->ffn_act;
-    snprintf(key, sizeof key, "%s.hidden_activation", m->cfg.arch);
-    const int r = infer__get_str(&m->gguf, key, &v, err);
-    if (r <= 0) return r < 0 ? INFER_ERR_FORMAT : INFER_OK;
-    for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++)
-        if (infer__str_eq(v, acts[i].name)) { m->cfg.ffn_act = acts[i].act; return INFER_OK; }
-    return infer__fail(err, INFER_ERR_UNSUPPORTED, "metadata '%s' = '%.*s' is not a supported activation (silu, relu2)", key, (int)(v.len > 32 ? 32 : v.len), v.ptr);
-}
-
-static infer_status infer__load_config(infer_model *m, infer_error *err) {
-    infer_config *c = &m->cfg;
-    infer_str arch;
-    int r = infer__get_str(&m->gguf, "general.architecture", &arch, err);
-    if (r < 0) return INFER_ERR_FORMAT;
-    if (r == 0) return infer__fail(err, INFER_ERR_FORMAT, "missing metadata key 'general.architecture'");
-    m->arch = infer__find_arch(arch);
-    if (!m->arch) return infer__fail(err, INFER_ERR_UNSUPPORTED, "unsupported architecture '%.*s'", (int)(arch.len > 64 ? 64 : arch.len), arch.ptr);
-    snprintf(c->arch, sizeof c->arch, "%s", m->arch->name);
-    const int64_t BIG = 1 << 24;
-    INFER__TRY(infer__cfg_int(m, "embedding_length", &c->n_embd, 1, 1, BIG, err));
-    INFER__TRY(infer__cfg_int(m, "block_count", &c->n_layer, 1, 1, 4096, err));
-    INFER__TRY(infer__cfg_int(m, "nextn_predict_layers", &c->n_layer_nextn, 0, 0, c->n_layer - 1, err));
-    c->n_layer -= c->n_layer_nextn;
-    INFER__TRY(infer__cfg_int(m, "attention.head_count", &c->n_head, 1, 1, 4096, err));
-    c->n_head_kv = c->n_head;
-    INFER__TRY(infer__cfg_int(m, "attention.head_count_kv", &c->n_head_kv, 0, 1, 4096, err));
-    INFER__TRY(infer__cfg_int(m, "feed_forward_length", &c->n_ff, 0, 1, BIG, err));
-    c->n_ctx_train = 4096;
-    INFER__TRY(infer__cfg_int(m, "context_length", &c->n_ctx_train, 0, 1, 1 << 30, err));
-    if (c->n_head % c->n_head_kv) return infer__fail(err, INFER_ERR_FORMAT, "head_count %d is not a multiple of head_count_kv %d", c->n_head, c->n_head_kv);
-    c->head_dim = c->n_embd / c->n_head;
-    INFER__TRY(infer__cfg_int(m, "attention.key_length", &c->head_dim, 0, 1, 65536, err));
-    if (c->head_dim < 1) return infer__fail(err, INFER_ERR_FORMAT, "head size %d (embedding_length / head_count) is invalid", c->head_dim);
-    c->head_dim_v = c->head_dim;
-    INFER__TRY(infer__cfg_int(m, "attention.value_length", &c->head_dim_v, 0, 1, 65536, err));
-    if (c->head_dim_v != c->head_dim) return infer__fail(err, INFER_ERR_UNSUPPORTED, "key_length %d != value_length %d", c->head_dim, c->head_dim_v);
-    c->rms_eps = 1e-5f;
-    INFER__TRY(infer__cfg_float(m, "attention.layer_norm_rms_epsilon", &c->rms_eps, err));
-    INFER__TRY(infer__cfg_float(m, "attention.scale", &c->attn_scale, err));
-    INFER__TRY(infer__load_rope_config(m, err));
-    if (!(c->rms_eps > 0) || !(c->rope_base > 0)) return infer__fail(err, INFER_ERR_FORMAT, "rms epsilon and rope.freq_base must be > 0");
-    INFER__TRY(infer__load_moe_config(m, err));
-    INFER__TRY(infer__load_ffn_act(m, err));
-    if (m->arch->hybrid) INFER__TRY(infer__load_hybrid_config(m, err));
-    if (m->arch->csa) INFER__TRY(infer__load_dsv4_config(m, err));
-    return INFER_OK;
-}
-
-/* find a tensor and check its type and shape {ne0, ne1, ne2} (trailing 0s: fewer dims) */
-static infer_status infer__want_v(const infer_model *m, const infer_tensor **out, int need, int f32_only,
-                                  int64_t ne0, int64_t ne1, int64_t ne2, infer_error *err, const char *fmt, va_list ap) {
-    char name[96];
-    vsnprintf(name, sizeof name, fmt, ap);
-    const infer_tensor *t = infer_gguf_tensor(&m->gguf, name);
-    *out = t;
-    if (!t) return need ? infer__fail(err, INFER_ERR_FORMAT, "missing tensor '%s'", name) : INFER_OK;
-    const int64_t want[4] = { ne0, ne1 ? ne1 : 1, ne2 ? ne2 : 1, 1 };
-    int ok = 1;
-    for (int d = 0; d < 4; d++) ok &= t->ne[d] == want[d];
-    if (!ok) return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s' has shape [%lld, %lld, %lld, %lld], expected [%lld, %lld, %lld]", name,
-                                (long long)t->ne[0], (long long)t->ne[1], (long long)t->ne[2], (long long)t->ne[3],
-                                (long long)want[0], (long long)want[1], (long long)want[2]);
-    if (f32_only && t->type != INFER_TYPE_F32) return infer__fail(err, INFER_ERR_UNSUPPORTED, "tensor '%s' has type %s, expected f32", name, infer_type_name(t->type));
-    if (!infer__cpu_supports_type(t->type)) return infer__fail(err, INFER_ERR_UNSUPPORTED, "tensor '%s' has type %s, which has no kernels", name, infer_type_name(t->type));
-    if (t->type == INFER_TYPE_I2_S && !isfinite(t->scale)) return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s': the i2_s scale is not finite", name);
-    return INFER_OK;
-}
-/* a vector or matrix {ne0, ne1} (ne1 = 0: a vector) */
-static infer_status infer__want(const infer_model *m, const infer_tensor **out, int need, int f32_only, int64_t ne0, int64_t ne1, infer_error *err, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    infer_status st = infer__want_v(m, out, need, f32_only, ne0, ne1, 0, err, fmt, ap);
-    va_end(ap);
-    return st;
-}
-/* a stack of ne2 matrices {ne0, ne1} (one per expert) */
-static infer_status infer__want3(const infer_model *m, const infer_tensor **out, int64_t ne0, int64_t ne1, int64_t ne2, infer_error *err, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    infer_status st = infer__want_v(m, out, 1, 0, ne0, ne1, ne2, err, fmt, ap);
-    va_end(ap);
-    return st;
-}
-/* the out size (ne[1]) of an optional tensor, to size a layer whose key is absent */
-static int32_t infer__tensor_rows(const infer_model *m, const char *fmt, int l) {
-    char name[96];
-    snprintf(name, sizeof name, fmt, l);
-    const infer_tensor *t = infer_gguf_tensor(&m->gguf, name);
-    return t && t->ne[1] > 0 && t->ne[1] <= INT32_MAX ? (int32_t)t->ne[1] : 0;
-}
-
-/* Which layers are gated DeltaNet: the explicit `<arch>.attention.recurrent_layers` array when
- * present, else every layer but each full_attention_interval-th (layers 3, 7, 11, ... for 4).
- * The multi-token-prediction blocks after the main layers are attention blocks. */
-static infer_status infer__layer_kinds(infer_model *m, infer_error *err) {
-    const infer_config *c = &m->cfg;
-    const infer_gguf_kv *arr;
-    int r = infer__cfg_int_array(m, "attention.recurrent_layers", &arr, err);
-    if (r < 0) return INFER_ERR_FORMAT;
-    if (r == 1 && arr->arr_n < (uint64_t)c->n_layer)
-        return infer__fail(err, INFER_ERR_FORMAT, "%s.attention.recurrent_layers has %llu entries, expected at least %d", c->arch, (unsigned long long)arr->arr_n, c->n_layer);
-    for (int l = 0; l < c->n_layer; l++)
-        m->layers[l].recurrent = r == 1 ? infer__arr_int(arr, (uint64_t)l) != 0 : (l + 1) % c->full_attention_interval != 0;
-    return INFER_OK;
-}
-
-/* BitNet's optional per-projection scale `<name>.scale` (one f32) multiplies the projection's
- * output; it is folded into the weight tensor's `scale`, which every matmul applies (and which
- * an I2_S tensor already carries), so the forward pass never sees it. */
-static infer_status infer__load_scale(infer_model *m, const infer_tensor *w, infer_error *err) {
-    const infer_tensor *st;
-    const size_t len = strlen(w->name), suffix = strlen(".weight");
-    if (len <= suffix) return INFER_OK;
-    INFER__TRY(infer__want(m, &st, 0, 1, 1, 0, err, "%.*s.scale", (int)(len - suffix), w->name));
-    if (!st) return INFER_OK;
-    float v;
-    memcpy(&v, st->data, sizeof v);
-    if (!isfinite(v) || v == 0) return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s' = %g is not a usable scale", st->name, (double)v);
-    m->gguf.tensors[w - m->gguf.tensors].scale *= v;
-    return INFER_OK;
-}
-
-static infer_status infer__load_attention(infer_model *m, infer__layer *L, int l, infer_error *err) {
-    const infer_config *c = &m->cfg;
-    const int64_t E = c->n_embd, Q = (int64_t)c->n_head * c->head_dim, KV = (int64_t)c->n_head_kv * c->head_dim;
-    INFER__TRY(infer__want(m, &L->wq, 1, 0, E, m->arch->attn_gate ? 2 * Q : Q, err, "blk.%d.attn_q.weight", l));
-    INFER__TRY(infer__want(m, &L->wk, 1, 0, E, KV, err, "blk.%d.attn_k.weight", l));
-    INFER__TRY(infer__want(m, &L->wv, 1, 0, E, KV, err, "blk.%d.attn_v.weight", l));
-    INFER__TRY(infer__want(m, &L->bq, 0, 1, m->arch->attn_gate ? 2 * Q : Q, 0, err, "blk.%d.attn_q.bias", l));
-    INFER__TRY(infer__want(m, &L->bk, 0, 1, KV, 0, err, "blk.%d.attn_k.bias", l));
-    INFER__TRY(infer__want(m, &L->bv, 0, 1, KV, 0, err, "blk.%d.attn_v.bias", l));
-    INFER__TRY(infer__want(m, &L->q_norm, m->arch->qk_norm, 1, c->head_dim, 0, err, "blk.%d.attn_q_norm.weight", l));
-    INFER__TRY(infer__want(m, &L->k_norm, m->arch->qk_norm, 1, c->head_dim, 0, err, "blk.%d.attn_k_norm.weight", l));
-    INFER__TRY(infer__want(m, &L->wo, 1, 0, Q, E, err, "blk.%d.attn_output.weight", l));
-    if (!m->arch->bitlinear) return INFER_OK;
-    INFER__TRY(infer__want(m, &L->attn_sub_norm, 1, 1, Q, 0, err, "blk.%d.attn_sub_norm.weight", l));
-    const infer_tensor *proj[4] = { L->wq, L->wk, L->wv, L->wo };
-    for (int i = 0; i < 4; i++) INFER__TRY(infer__load_scale(m, proj[i], err));
-    return INFER_OK;
-}
-
-static infer_status infer__load_deltanet(infer_model *m, infer__layer *L, int l, infer_error *err) {
-    const infer_config *c = &m->cfg;
-    const int64_t E = c->n_embd, n_v = c->ssm_dt_rank, d_v = c->ssm_d_inner / c->ssm_dt_rank;
-    const int64_t VD = c->ssm_d_inner, CD = 2 * (int64_t)c->ssm_n_group * c->ssm_d_state + VD;
-    INFER__TRY(infer__want(m, &L->wqkv, 1, 0, E, CD, err, "blk.%d.attn_qkv.weight", l));
-    INFER__TRY(infer__want(m, &L->wz, 1, 0, E, VD, err, "blk.%d.attn_gate.weight", l));
-    INFER__TRY(infer__want(m, &L->ssm_beta, 1, 0, E, n_v, err, "blk.%d.ssm_beta.weight", l));
-    INFER__TRY(infer__want(m, &L->ssm_alpha, 1, 0, E, n_v, err, "blk.%d.ssm_alpha.weight", l));
-    INFER__TRY(infer__want(m, &L->ssm_conv1d, 1, 1, c->ssm_conv_kernel, CD, err, "blk.%d.ssm_conv1d.weight", l));
-    INFER__TRY(infer__want(m, &L->ssm_dt, 1, 1, n_v, 0, err, "blk.%d.ssm_dt.bias", l));
-    INFER__TRY(infer__want(m, &L->ssm_a, 1, 1, n_v, 0, err, "blk.%d.ssm_a", l));
-    INFER__TRY(infer__want(m, &L->ssm_norm, 1, 1, d_v, 0, err, "blk.%d.ssm_norm.weight", l));
-    return infer__want(m, &L->ssm_out, 1, 0, VD, E, err, "blk.%d.ssm_out.weight", l);
-}
-
-/* dense gated FFN (with its sub-norm and scales when bitlinear), or router + experts
- * (+ shared expert) when the layer stores a router */
-static infer_status infer__load_ffn(infer_model *m, infer__layer *L, int l, infer_error *err) {
-    infer_config *c = &m->cfg;
-    const int64_t E = c->n_embd;
-    INFER__TRY(infer__want(m, &L->ffn_norm, 1, 1, E, 0, err, "blk.%d.%s.weight", l, m->arch->ffn_norm));
-    char router[64];
-    snprintf(router, sizeof router, "blk.%d.ffn_gate_inp.weight", l);
-    if (infer_gguf_tensor(&m->gguf, router) && c->n_expert == 0)
-        return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s' is present but %s.expert_count is not", router, c->arch);
-    INFER__TRY(infer__want(m, &L->ffn_gate_inp, 0, 0, E, c->n_expert, err, "%s", router));
-    if (!L->ffn_gate_inp) {
-        if (c->n_ff == 0) c->n_ff = infer__tensor_rows(m, "blk.%d.ffn_up.weight", l);
-        INFER__TRY(infer__want(m, &L->ffn_gate, 1, 0, E, c->n_ff, err, "blk.%d.ffn_gate.weight", l));
-        INFER__TRY(infer__want(m, &L->ffn_up, 1, 0, E, c->n_ff, err, "blk.%d.ffn_up.weight", l));
-        INFER__TRY(infer__want(m, &L->ffn_down, 1, 0, c->n_ff, E, err, "blk.%d.ffn_down.weight", l));
-        if (!m->arch->bitlinear) return INFER_OK;
-        INFER__TRY(infer__want(m, &L->ffn_sub_norm, 1, 1, c->n_ff, 0, err, "blk.%d.ffn_sub_norm.weight", l));
-        const infer_tensor *proj[3] = { L->ffn_gate, L->ffn_up, L->ffn_down };
-        for (int i = 0; i < 3; i++) INFER__TRY(infer__load_scale(m, proj[i], err));
-        return INFER_OK;
-    }
-    if (c->n_ff_exp == 0) c->n_ff_exp = infer__tensor_rows(m, "blk.%d.ffn_up_exps.weight", l);
-    INFER__TRY(infer__want3(m, &L->ffn_gate_exps, E, c->n_ff_exp, c->n_expert, err, "blk.%d.ffn_gate_exps.weight", l));
-    INFER__TRY(infer__want3(m, &L->ffn_up_exps, E, c->n_ff_exp, c->n_expert, err, "blk.%d.ffn_up_exps.weight", l));
-    INFER__TRY(infer__want3(m, &L->ffn_down_exps, c->n_ff_exp, E, c->n_expert, err, "blk.%d.ffn_down_exps.weight", l));
-    if (c->n_ff_shexp == 0) c->n_ff_shexp = infer__tensor_rows(m, "blk.%d.ffn_up_shexp.weight", l);
-    INFER__TRY(infer__want(m, &L->ffn_up_shexp, 0, 0, E, c->n_ff_shexp, err, "blk.%d.ffn_up_shexp.weight", l));
-    if (!L->ffn_up_shexp) return INFER_OK;
-    INFER__TRY(infer__want(m, &L->ffn_gate_shexp, 1, 0, E, c->n_ff_shexp, err, "blk.%d.ffn_gate_shexp.weight", l));
-    INFER__TRY(infer__want(m, &L->ffn_down_shexp, 1, 0, c->n_ff_shexp, E, err, "blk.%d.ffn_down_shexp.weight", l));
-    return infer__want(m, &L->ffn_gate_inp_shexp, 0, 0, E, 0, err, "blk.%d.ffn_gate_inp_shexp.weight", l);
-}
-
-/* A multi-token-prediction block (qwen3.5's MTP) drafts the token after next from the last
- * hidden state and the next token's embedding, for speculative decoding:
- *   h' = attention block( W_eh [RMSNorm(embed(next)) * enorm | RMSNorm(h) * hnorm] ).
- * Plain decoding never runs it; it is loaded and checked so the file is known to be whole. */
-static infer_status infer__load_nextn(infer_model *m, infer__layer *L, int l, infer_error *err) {
-    const int64_t E = m->cfg.n_embd;
-    INFER__TRY(infer__want(m, &L->nextn_eh_proj, 1, 0, 2 * E, E, err, "blk.%d.nextn.eh_proj.weight", l));
-    INFER__TRY(infer__want(m, &L->nextn_enorm, 1, 1, E, 0, err, "blk.%d.nextn.enorm.weight", l));
-    INFER__TRY(infer__want(m, &L->nextn_hnorm, 1, 1, E, 0, err, "blk.%d.nextn.hnorm.weight", l));
-    return infer__want(m, &L->nextn_head_norm, 0, 1, E, 0, err, "blk.%d.nextn.shared_head_norm.weight", l);
-}
-
-/* deepseek4's per-layer keys: compress ratios (one per block, MTP blocks included) and the
- * SwiGLU clamps (an array per block, or one number for all) */
-static infer_status infer__cfg_layer_float(infer_model *m, const char *suffix, int l, float *out, infer_error *err) {
-    char key[128];
-    snprintf(key, sizeof key, "%s.%s", m->cfg.arch, suffix);
-    const infer_gguf_kv *kv = infer_gguf_find(&m->gguf, key);
-    if (!kv) return INFER_OK;
-    infer_gguf_kv e = *kv;
-    if (kv->type == INFER_GGUF_ARRAY) {
-        if (kv->arr_type == INFER_GGUF_STRING || kv->arr_type == INFER_GGUF_ARRAY || kv->arr_type == INFER_GGUF_BOOL || kv->arr_type >= INFER_GGUF_VTYPE_COUNT)
-            return infer__fail(err, INFER_ERR_FORMAT, "metadata '%s' must be a number or an array of numbers", key);
-        if (kv->arr_n <= (uint64_t)l) return infer__fail(err, INFER_ERR_FORMAT, "metadata '%s' has %llu entries, expected one per block", key, (unsigned long long)kv->arr_n);
-        memset(&e, 0, sizeof e);
-        e.type = kv->arr_type;
-        infer__gguf_scalar(&e, (int)kv->arr_type, kv->arr_data + (size_t)l * infer__gguf_vsize[kv->arr_type]);
-    } else if (kv->type == INFER_GGUF_STRING || kv->type == INFER_GGUF_BOOL) {
-        return infer__fail(err, INFER_ERR_FORMAT, "metadata '%s' must be a number or an array of numbers", key);
-    }
-    if (!isfinite(e.v.f) || e.v.f < 0) return infer__fail(err, INFER_ERR_FORMAT, "metadata '%s' entry %d = %g is not a usable clamp", key, l, e.v.f);
-    *out = (float)e.v.f;
-    return INFER_OK;
-}
-
-static infer_status infer__load_dsv4_layers(infer_model *m, infer_error *err) {
-    const infer_config *c = &m->cfg;
-    const int n_all = c->n_layer + c->n_layer_nextn;
-    const infer_gguf_kv *arr;
-    const int r = infer__cfg_int_array(m, "attention.compress_ratios", &arr, err);
-    if (r < 0) return INFER_ERR_FORMAT;
-    if (r == 0) return infer__fail(err, INFER_ERR_FORMAT, "missing metadata key '%s.attention.compress_ratios'", c->arch);
-    if (arr->arr_n != (uint64_t)n_all)
-        return infer__fail(err, INFER_ERR_FORMAT, "%s.attention.compress_ratios has %llu entries, expected %d (one per block)", c->arch, (unsigned long long)arr->arr_n, n_all);
-    for (int l = 0; l < n_all; l++) {
-        infer__layer *L = &m->layers[l];
-        const int64_t v = infer__arr_int(arr, (uint64_t)l);
-        if (v != 0 && (v < 2 || v > 65536))
-            return infer__fail(err, INFER_ERR_FORMAT, "%s.attention.compress_ratios[%d] = %lld (expected 0, 4 or another ratio in 2..65536)", c->arch, l, (long long)v);
-        if (v == 4 && (c->idx_n_head == 0 || c->idx_head_dim == 0 || c->idx_top_k == 0))
-            return infer__fail(err, INFER_ERR_FORMAT, "%s: layer %d compresses by 4 but the attention.indexer.* keys are missing", c->arch, l);
-        L->compress = (int)v;
-        INFER__TRY(infer__cfg_layer_float(m, "swiglu_clamp_exp", l, &L->clamp_exp, err));
-        L->clamp_shexp = L->clamp_exp;
-        INFER__TRY(infer__cfg_layer_float(m, "swiglu_clamp_shexp", l, &L->clamp_shexp, err));
-    }
-    return INFER_OK;
-}
-
-/* deepseek4's attention block (>>deepseek4); shapes as in infer__layer */
-static infer_status infer__load_dsv4_attention(infer_model *m, infer__layer *L, int l, infer_error *err) {
-    const infer_config *c = &m->cfg;
-    const int64_t E = c->n_embd, d = c->head_dim, H = c->n_head, G = c->o_groups, R = c->o_lora_rank, QL = c->q_lora_rank;
-    const int64_t n_mix = (int64_t)c->n_hc * (2 + c->n_hc), coff = L->compress == 4 ? 2 : 1;
-    INFER__TRY(infer__want(m, &L->attn_sinks, 1, 1, H, 0, err, "blk.%d.attn_sinks.weight", l));
-    INFER__TRY(infer__want(m, &L->wq_a, 1, 0, E, QL, err, "blk.%d.attn_q_a.weight", l));
-    INFER__TRY(infer__want(m, &L->q_a_norm, 1, 1, QL, 0, err, "blk.%d.attn_q_a_norm.weight", l));
-    INFER__TRY(infer__want(m, &L->wq_b, 1, 0, QL, H * d, err, "blk.%d.attn_q_b.weight", l));
-    INFER__TRY(infer__want(m, &L->wkv, 1, 0, E, d, err, "blk.%d.attn_kv.weight", l));
-    INFER__TRY(infer__want(m, &L->kv_a_norm, 1, 1, d, 0, err, "blk.%d.attn_kv_a_norm.weight", l));
-    INFER__TRY(infer__want(m, &L->wo_a, 1, 0, H * d / G, G * R, err, "blk.%d.attn_output_a.weight", l));
-    INFER__TRY(infer__want(m, &L->wo_b, 1, 0, G * R, E, err, "blk.%d.attn_output_b.weight", l));
-    INFER__TRY(infer__want(m, &L->hc_attn_fn, 1, 0, c->n_hc * E, n_mix, err, "blk.%d.hc_attn_fn.weight", l));
-    INFER__TRY(infer__want(m, &L->hc_attn_base, 1, 1, n_mix, 0, err, "blk.%d.hc_attn_base.weight", l));
-    INFER__TRY(infer__want(m, &L->hc_attn_scale, 1, 1, 3, 0, err, "blk.%d.hc_attn_scale.weight", l));
-    INFER__TRY(infer__want(m, &L->hc_ffn_fn, 1, 0, c->n_hc * E, n_mix, err, "blk.%d.hc_ffn_fn.weight", l));
-    INFER__TRY(infer__want(m, &L->hc_ffn_base, 1, 1, n_mix, 0, err, "blk.%d.hc_ffn_base.weight", l));
-    INFER__TRY(infer__want(m, &L->hc_ffn_scale, 1, 1, 3, 0, err, "blk.%d.hc_ffn_scale.weight", l));
-    if (L->compress == 0) return INFER_OK;
-    INFER__TRY(infer__want(m, &L->comp_kv, 1, 0, E, coff * d, err, "blk.%d.attn_compressor_kv.weight", l));
-    INFER__TRY(infer__want(m, &L->comp_gate, 1, 0, E, coff * d, err, "blk.%d.attn_compressor_gate.weight", l));
-    INFER__TRY(infer__want(m, &L->comp_ape, 1, 1, coff * d, L->compress, err, "blk.%d.attn_compressor_ape.weight", l));
-    INFER__TRY(infer__want(m, &L->comp_norm, 1, 1, d, 0, err, "blk.%d.attn_compressor_norm.weight", l));
-    if (L->compress != 4) return INFER_OK;
-    const int64_t nI = c->idx_n_head, dI = c->idx_head_dim;
-    if (dI < c->n_rot) return infer__fail(err, INFER_ERR_FORMAT, "%s.attention.indexer.key_length %lld is below rope.dimension_count %d", c->arch, (long long)dI, c->n_rot);
-    INFER__TRY(infer__want(m, &L->idx_proj, 1, 0, E, nI, err, "blk.%d.indexer.proj.weight", l));
-    INFER__TRY(infer__want(m, &L->idx_q_b, 1, 0, QL, nI * dI, err, "blk.%d.indexer.attn_q_b.weight", l));
-    INFER__TRY(infer__want(m, &L->idx_comp_kv, 1, 0, E, 2 * dI, err, "blk.%d.indexer_compressor_kv.weight", l));
-    INFER__TRY(infer__want(m, &L->idx_comp_gate, 1, 0, E, 2 * dI, err, "blk.%d.indexer_compressor_gate.weight", l));
-    INFER__TRY(infer__want(m, &L->idx_comp_ape, 1, 1, 2 * dI, 4, err, "blk.%d.indexer_compressor_ape.weight", l));
-    return infer__want(m, &L->idx_comp_norm, 1, 1, dI, 0, err, "blk.%d.indexer_compressor_norm.weight", l);
-}
-
-/* deepseek4's routing: hash layers map each token id to its experts through an i32 table
- * (every entry checked here, so routing can trust it), the others add a selection bias */
-static infer_status infer__load_dsv4_routing(infer_model *m, infer__layer *L, int l, infer_error *err) {
-    const infer_config *c = &m->cfg;
-    if (l >= c->n_hash_layers) return infer__want(m, &L->exp_probs_b, 1, 1, c->n_expert, 0, err, "blk.%d.exp_probs_b.bias", l);
-    char name[64];
-    snprintf(name, sizeof name, "blk.%d.ffn_gate_tid2eid.weight", l);
-    const infer_tensor *t = infer_gguf_tensor(&m->gguf, name);
-    if (!t) return infer__fail(err, INFER_ERR_FORMAT, "missing tensor '%s'", name);
-    if (t->type != INFER_TYPE_I32) return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s' has type %s, expected i32", name, infer_type_name(t->type));
-    if (t->n_dims != 2 || t->ne[0] != c->n_expert_used || t->ne[1] != c->n_vocab)
-        return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s' has shape [%lld, %lld, %lld, %lld], expected [%d, %d]", name, (long long)t->ne[0],
-                           (long long)t->ne[1], (long long)t->ne[2], (long long)t->ne[3], c->n_expert_used, c->n_vocab);
-    for (int64_t i = 0; i < t->ne[0] * t->ne[1]; i++) {
-        int32_t e;
-        memcpy(&e, (const uint8_t *)t->data + 4 * i, 4);
-        if (e < 0 || e >= c->n_expert)
-            return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s': token %lld, slot %lld names expert %d (the model has %d)", name,
-                               (long long)(i / t->ne[0]), (long long)(i % t->ne[0]), (int)e, c->n_expert);
-    }
-    L->tid2eid = t;
-    return INFER_OK;
-}
-
-static infer_status infer__load_weights(infer_model *m, infer_error *err) {
-    const infer_config *c = &m->cfg;
-    const int64_t E = c->n_embd, V = c->n_vocab;
-    INFER__TRY(infer__want(m, &m->tok_embd, 1, 0, E, V, err, "token_embd.weight"));
-    INFER__TRY(infer__want(m, &m->output_norm, 1, 1, E, 0, err, "output_norm.weight"));
-    if (!m->arch->embd_logits) INFER__TRY(infer__want(m, &m->output, 0, 0, E, V, err, "output.weight"));
-    if (!m->output) { m->output = m->tok_embd; m->cfg.tied_output = 1; }
-    INFER__TRY(infer__want(m, &m->rope_freqs, 0, 1, c->n_rot / 2, 0, err, "rope_freqs.weight"));
-    const int n_all = c->n_layer + c->n_layer_nextn;
-    m->layers = (infer__layer *)infer__calloc((size_t)n_all, sizeof(infer__layer));
-    if (!m->layers) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-    if (m->arch->hybrid) INFER__TRY(infer__layer_kinds(m, err));
-    if (m->arch->csa) {
-        INFER__TRY(infer__load_dsv4_layers(m, err));
-        const int64_t n_hc = c->n_hc;
-        INFER__TRY(infer__want(m, &m->output_hc_fn, 1, 0, n_hc * E, n_hc, err, "output_hc_fn.weight"));
-        INFER__TRY(infer__want(m, &m->output_hc_base, 1, 1, n_hc, 0, err, "output_hc_base.weight"));
-        INFER__TRY(infer__want(m, &m->output_hc_scale, 1, 1, 1, 0, err, "output_hc_scale.weight"));
-    }
-    for (int l = 0; l < n_all; l++) {
-        infer__layer *L = &m->layers[l];
-        if (m->arch->csa && l >= c->n_layer) continue;   /* deepseek4's MTP block: not run, not read */
-        INFER__TRY(infer__want(m, &L->attn_norm, 1, 1, E, 0, err, "blk.%d.attn_norm.weight", l));
-        if (m->arch->csa) INFER__TRY(infer__load_dsv4_attention(m, L, l, err));
-        else INFER__TRY(L->recurrent ? infer__load_deltanet(m, L, l, err) : infer__load_attention(m, L, l, err));
-        INFER__TRY(infer__load_ffn(m, L, l, err));
-        if (m->arch->csa) INFER__TRY(infer__load_dsv4_routing(m, L, l, err));
-        if (l >= c->n_layer) INFER__TRY(infer__load_nextn(m, L, l, err));
-    }
-    return INFER_OK;
-}
-
-/* The tokenizer, from the tokenizer.ggml.* keys (absent: the model works on ids only):
- * the keys -> an infer__tok_src -> infer__tok_init (>>tokenizer). */
-
-/* string array -> pointer/length arrays (pointing into the file) */
-static infer_status infer__str_array(const infer_gguf_kv *kv, const char ***ptrs, uint64_t **lens, infer_error *err) {
-    *ptrs = (const char **)infer__calloc((size_t)kv->arr_n, sizeof(char *));
-    *lens = (uint64_t *)infer__calloc((size_t)kv->arr_n, sizeof(uint64_t));
-    if (!*ptrs || !*lens) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-    infer__cursor c = { kv->arr_data, (size_t)-1, 0 };   /* already validated by the parser */
-    for (uint64_t i = 0; i < kv->arr_n; i++) {
-        infer_str s = { NULL, 0 };
-        infer__read_str(&c, &s);
-        (*ptrs)[i] = s.ptr;
-        (*lens)[i] = s.len;
-    }
-    return INFER_OK;
-}
-
-static infer_status infer__load_tokenizer(infer_model *m, infer_error *err) {
-    const infer_gguf *g = &m->gguf;
-    infer__tok_src src;
-    memset(&src, 0, sizeof src);
-    const infer_gguf_kv *tokens = NULL, *scores = NULL, *types = NULL, *merges = NULL;
-    infer_str model = { NULL, 0 }, pre = { NULL, 0 };
-    char model_z[32] = "", pre_z[64] = "";
-    if (infer__get_str(g, "tokenizer.ggml.model", &model, err) < 0) return INFER_ERR_FORMAT;
-    if (infer__get_str(g, "tokenizer.ggml.pre", &pre, err) < 0) return INFER_ERR_FORMAT;
-    if (infer__get_arr(g, "tokenizer.ggml.tokens", INFER_GGUF_STRING, &tokens, err) < 0) return INFER_ERR_FORMAT;
-    if (infer__get_arr(g, "tokenizer.ggml.scores", INFER_GGUF_F32, &scores, err) < 0) return INFER_ERR_FORMAT;
-    if (infer__get_arr(g, "tokenizer.ggml.token_type", INFER_GGUF_I32, &types, err) < 0) return INFER_ERR_FORMAT;
-    if (infer__get_arr(g, "tokenizer.ggml.merges", INFER_GGUF_STRING, &merges, err) < 0) return INFER_ERR_FORMAT;
-    if (!tokens || !model.ptr || infer__str_eq(model, "none")) return INFER_OK;      /* ids only */
-    if (tokens->arr_n == 0 || tokens->arr_n > INT32_MAX) return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.ggml.tokens has %llu entries", (unsigned long long)tokens->arr_n);
-    if (scores && scores->arr_n != tokens->arr_n) return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.ggml.scores has %llu entries for %llu tokens", (unsigned long long)scores->arr_n, (unsigned long long)tokens->arr_n);
-    if (types && types->arr_n != tokens->arr_n) return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.ggml.token_type has %llu entries for %llu tokens", (unsigned long long)types->arr_n, (unsigned long long)tokens->arr_n);
-    snprintf(model_z, sizeof model_z, "%.*s", (int)(model.len < 31 ? model.len : 31), model.ptr);
-    if (pre.ptr) snprintf(pre_z, sizeof pre_z, "%.*s", (int)(pre.len < 63 ? pre.len : 63), pre.ptr);
-    src.model = model_z;
-    src.pre = pre.ptr ? pre_z : NULL;
-    char name_z[256] = "", arch_z[64] = "";
-    infer_str gname = { NULL, 0 }, garch = { NULL, 0 };
-    infer_error ignored;
-    if (infer__get_str(g, "general.name", &gname, &ignored) == 1) snprintf(name_z, sizeof name_z, "%.*s", (int)(gname.len < 255 ? gname.len : 255), gname.ptr);
-    if (infer__get_str(g, "general.architecture", &garch, &ignored) == 1) snprintf(arch_z, sizeof arch_z, "%.*s", (int)(garch.len < 63 ? garch.len : 63), garch.ptr);
-    src.name = name_z;
-    src.arch = arch_z;
-    src.n_vocab = (int32_t)tokens->arr_n;
-    const char **tp = NULL, **mp = NULL;
-    uint64_t *tl = NULL, *ml = NULL;
-    float *sc = NULL;
-    int32_t *ty = NULL;
-    infer_status st = infer__str_array(tokens, &tp, &tl, err);
-    if (st == INFER_OK && merges) {
-        if (merges->arr_n > INT32_MAX) st = infer__fail(err, INFER_ERR_FORMAT, "too many merges");
-        else st = infer__str_array(merges, &mp, &ml, err);
-    }
-    if (st == INFER_OK && scores) {   /* copied: array data in the file need not be aligned */
-        sc = (float *)infer__calloc((size_t)scores->arr_n, sizeof(float));
-        if (sc) memcpy(sc, scores->arr_data, (size_t)scores->arr_n * 4);
-    }
-    if (st == INFER_OK && types) {
-        ty = (int32_t *)infer__calloc((size_t)types->arr_n, sizeof(int32_t));
-        if (ty) memcpy(ty, types->arr_data, (size_t)types->arr_n * 4);
-    }
-    src.tokens = tp; src.token_lens = tl; src.scores = sc; src.types = ty;
-    src.n_merges = merges ? (int32_t)merges->arr_n : 0;
-    src.merges = mp; src.merge_lens = ml;
-    static const char *id_keys[] = { "bos", "eos", "eot", "eom", "unknown", "padding", "seperator", "cls", "mask" };
-    int32_t *ids[] = { &src.bos, &src.eos, &src.eot, &src.eom, &src.unk, &src.pad, &src.sep, &src.cls, &src.mask };
-    for (int i = 0; i < 9 && st == INFER_OK; i++) {
-        char key[64];
-        int64_t v;
-        snprintf(key, sizeof key, "tokenizer.ggml.%s_token_id", id_keys[i]);
-        *ids[i] = -1;
-        int r = infer__get_int(g, key, &v, err);
-        if (r < 0) st = INFER_ERR_FORMAT;
-        else if (r == 1) {
-            /* converters write -1 (as u32 0xffffffff) for "none"; any id outside the
-             * vocabulary cannot name a token, so it counts as absent */
-            if (v >= 0 && v < src.n_vocab) *ids[i] = (int32_t)v;
-        }
-    }
-    static const char *flag_keys[] = { "add_bos_token", "add_eos_token", "add_space_prefix" };
-    int *flags[] = { &src.add_bos, &src.add_eos, &src.add_space_prefix };
-    for (int i = 0; i < 3 && st == INFER_OK; i++) {
-        char key[64];
-        snprintf(key, sizeof key, "tokenizer.ggml.%s", flag_keys[i]);
-        const infer_gguf_kv *kv = infer_gguf_find(g, key);
-        *flags[i] = -1;
-        if (kv && kv->type != INFER_GGUF_BOOL) st = infer__fail(err, INFER_ERR_FORMAT, "gguf: key '%s' must be a bool", key);
-        else if (kv) *flags[i] = kv->v.u != 0;
-    }
-    if (st == INFER_OK && (!tp || (scores && !sc) || (types && !ty))) st = infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-    if (st == INFER_OK) {
-        m->tok = (infer_tokenizer *)infer__calloc(1, sizeof(infer_tokenizer));
-        if (!m->tok) st = infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-        else if ((st = infer__tok_init(m->tok, &src, err)) != INFER_OK) {
-            INFER_FREE(m->tok);
-            m->tok = NULL;
-        }
-    }
-    INFER_FREE(tp); INFER_FREE(tl); INFER_FREE(mp); INFER_FREE(ml); INFER_FREE(sc); INFER_FREE(ty);
-    return st;
-}
-
-/* A weight set parallel to the model's own (an upload, or the CPU's repacked copy): walk
- * every tensor the forward pass reads (the MTP blocks after n_layer are not run) and point
- * the set's fields at its copies; `place` makes a tensor's copy the first time the tensor is
- * met (tied embeddings: output and token_embd are one tensor, placed once). A tensor `place`
- * leaves without data stays the model's own. */
-typedef infer_status (*infer__place_fn)(infer_model *m, infer__device_weights *d, const infer_tensor *h, infer_tensor *dt, infer_error *err);
-static infer_status infer__place_tensor(infer_model *m, infer__device_weights *d, infer__place_fn place, const infer_tensor **t, infer_error *err) {
-    if (!*t) return INFER_OK;
-    infer_tensor *dt = &d->tensors[*t - m->gguf.tensors];
-    if (!dt->data) INFER__TRY(place(m, d, *t, dt, err));
-    if (dt->data) *t = dt;
-    return INFER_OK;
-}
-static infer_status infer__place_weights(infer_model *m, infer__device_weights *d, infer__place_fn place, infer_error *err) {
-    const int n = m->cfg.n_layer;
-    d->tensors = (infer_tensor *)infer__calloc((size_t)m->gguf.n_tensors, sizeof(infer_tensor));
-    d->layers = (infer__layer *)infer__calloc((size_t)n, sizeof(infer__layer));
-    if (!d->tensors || !d->layers) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-    d->w.tok_embd = m->tok_embd; d->w.output_norm = m->output_norm; d->w.output = m->output; d->w.rope_freqs = m->rope_freqs;
-    d->w.output_hc_fn = m->output_hc_fn; d->w.output_hc_base = m->output_hc_base; d->w.output_hc_scale = m->output_hc_scale;
-    INFER__TRY(infer__place_tensor(m, d, place, &d->w.output_hc_fn, err));
-    INFER__TRY(infer__place_tensor(m, d, place, &d->w.output_hc_base, err));
-    INFER__TRY(infer__place_tensor(m, d, place, &d->w.output_hc_scale, err));
-    INFER__TRY(infer__place_tensor(m, d, place, &d->w.tok_embd, err));
-    INFER__TRY(infer__place_tensor(m, d, place, &d->w.output_norm, err));
-    INFER__TRY(infer__place_tensor(m, d, place, &d->w.output, err));
-    INFER__TRY(infer__place_tensor(m, d, place, &d->w.rope_freqs, err));
-    for (int l = 0; l < n; l++) {
-        infer__layer *L = &d->layers[l];
-        *L = m->layers[l];
-#define INFER__PLACE_FIELD(f) INFER__TRY(infer__place_tensor(m, d, place, &L->f, err));
-        INFER__LAYER_TENSORS(INFER__PLACE_FIELD)
-#undef INFER__PLACE_FIELD
-    }
-    d->w.layers = d->layers;
-    return INFER_OK;
-}
-
-/* an upload: the tensor copied to the device (integer tables stay on the host) */
-static infer_status infer__upload_place(infer_model *m, infer__device_weights *d, const infer_tensor *h, infer_tensor *dt, infer_error *err) {
-    (void)m;
-    if (h->type == INFER_TYPE_I32) return INFER_OK;           /* integer tables are read on the host */
-    if (!d->k->supports_type(h->type))
-        return infer__fail(err, INFER_ERR_UNSUPPORTED, "tensor '%s' has type %s, which the %s backend has no kernels for",
-                           h->name, infer_type_name(h->type), d->k->name);
-    void *p = d->k->alloc(d->kctx, h->nbytes);
-    if (!p) return infer__fail(err, INFER_ERR_NOMEM, "%s backend: no memory for tensor '%s' (%zu bytes): %s", d->k->name, h->name, h->nbytes, d->k->last_error(d->kctx));
-    if (d->k->upload(d->kctx, p, h->data, h->nbytes) != INFER_OK) {
-        d->k->free(d->kctx, p);
-        return infer__fail(err, INFER_ERR_BACKEND, "%s backend: uploading tensor '%s': %s", d->k->name, h->name, d->k->last_error(d->kctx));
-    }
-    *dt = *h;
-    dt->data = p;
-    return INFER_OK;
-}
-
-static infer_status infer__upload_weights(infer_model *m, infer_error *err) {
-    infer__device_weights *d = &m->dev;
-    INFER__TRY(infer__place_weights(m, d, infer__upload_place, err));
-    if (d->k->sync(d->kctx) != INFER_OK)
-        return infer__fail(err, INFER_ERR_BACKEND, "%s backend: uploading the weights: %s", d->k->name, d->k->last_error(d->kctx));
-    return INFER_OK;
-}
-
-/* ---- repack: the CPU's copy of the weights in the order its tiles read ----
- * What the AVX-512 tiles read fastest (>>quant, "repacked"): at load, every Q2_K..Q6_K,
- * IQ4_XS, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL and MXFP4 tensor the forward pass reads is
- * copied once into its XK, X4 or (Q4_0 rows of whole 256s) X8 twin (F16 and BF16 into a plain
- * copy, see below), in anonymous memory marked for 2 MiB pages, and CPU sessions read the
- * copies, with the file layout's results bit for bit but for Q4_0_X8 (8 blocks per float
- * step: the same weights, the sums in another order); device
- * backends upload the file's layout, and --precise reads it too. The copy costs a pass over
- * those tensors at load (llama-1b Q4_K_M, 800 MB, on the 2-core VM: 0.15 s, and up to 1.1 s
- * when the hypervisor must first back fresh 2 MiB pages) and spares every decode step and
- * prompt tile the byte permutes that gather the codes. llama-1b on 2 threads, interleaved,
- * with and without (--no-repack): decode Q4_K_M 30.2 -> 33.5 tok/s, Q6_K 24.4 -> 26.2, Q4_0
- * 33.0 -> 36.5; prompts Q4_K_M 160 -> 190, Q4_0 171 -> 203. Part of that, on this VM, is the
- * copy's memory itself: the same read loop streams a file's cached pages at 27-29 GB/s and
- * an anonymous copy of them at 32-33. The file's pages under a copied tensor are released
- * from this process as the copy is made (madvise MADV_DONTNEED: they stay in the page cache,
- * and a later read of the original -- an upload to a GPU -- maps them again), so the process
- * holds each weight once: resident memory stays near the file's size. Builds without the
- * tiles do not repack; infer_model_params.no_repack keeps the file's layout.
- * F16 and BF16 tensors are copied as they are, for the memory alone: on this VM how fast
- * decode streams a file's cached pages depends on which pages the cache happens to hold
- * (llama-1b F16, 2 threads, tok/s: the same file 14.1 in one run, 10.2-10.5 an hour later,
- * 5.9-8.5 right after it was dropped from the cache and read again), while the copy decodes
- * at 13.9-14.5 whatever the cache holds (interleaved with --no-repack: 10.2-10.5 -> 13.9-14.4;
- * a synthesized F16 file 13.0-13.2 -> 14.0-14.5). The price is the copy at load: 2.4 GB took
- * 1.7-3.0 s, against 0.15-0.2 s mapped; peak resident memory 2491 MB against 2438. */
-typedef void (*infer__pack_fn)(const uint8_t *src, uint8_t *dst);   /* one block of the copy's type */
-#if defined(INFER__TILE_XK)
-#define INFER__REPACK 1
-/* one block into the XK order: the file layout's codes in XK order (the tiles' own
- * unpacking), stored as the copy keeps them; the same bytes as infer__kq_repack_block */
-static void infer__pack_xk_codes(infer_type t, const __m512i q[4], uint8_t *o) {
-    int c, x;
-    infer__kq_code_bytes(t, &c, &x);
-    const __m512i f = _mm512_set1_epi8(15), m3 = _mm512_set1_epi8(3);
-    if (infer__kq_has_crumbs(t)) {
-        const __m512i a = _mm512_or_si512(_mm512_and_si512(q[0], m3), _mm512_slli_epi16(_mm512_and_si512(q[1], m3), 2));
-        const __m512i b = _mm512_or_si512(_mm512_slli_epi16(_mm512_and_si512(q[2], m3), 4), _mm512_slli_epi16(_mm512_and_si512(q[3], m3), 6));
-        _mm512_storeu_si512(o + c, _mm512_or_si512(a, b));
-    } else {
-        _mm512_storeu_si512(o + c, _mm512_or_si512(_mm512_and_si512(q[0], f), _mm512_slli_epi16(_mm512_and_si512(q[1], f), 4)));
-        _mm512_storeu_si512(o + c + 64, _mm512_or_si512(_mm512_and_si512(q[2], f), _mm512_slli_epi16(_mm512_and_si512(q[3], f), 4)));
-    }
-    if (t == INFER_TYPE_Q6_K) {
-        __m512i hi[4];
-        INFER__UNROLL for (int v = 0; v < 4; v++) hi[v] = _mm512_and_si512(_mm512_srli_epi16(q[v], 4), m3);
-        _mm512_storeu_si512(o + x, _mm512_or_si512(_mm512_or_si512(hi[0], _mm512_slli_epi16(hi[1], 2)),
-                                                   _mm512_or_si512(_mm512_slli_epi16(hi[2], 4), _mm512_slli_epi16(hi[3], 6))));
-    } else if (x >= 0) {
-        const __m512i bit = _mm512_set1_epi8(t == INFER_TYPE_Q3_K ? 4 : 16);
-        INFER__UNROLL for (int v = 0; v < 4; v++) {
-            const uint64_t m = _cvtmask64_u64(_mm512_test_epi8_mask(q[v], bit));
-            memcpy(o + x + 8 * v, &m, 8);
-        }
-    }
-}
-#define INFER__PACK_XK(T, TYPE, CODES)                                                                    \
-static void infer__pack_##T##_fast(const uint8_t *p, uint8_t *o) {                                     \
-    infer__kq_w u;                                                                                     \
-    CODES;                                                                                             \
-    memcpy(o, p, sizeof(infer_block_##T));    /* scales, d, dmin; the codes are written over next */ \
-    infer__pack_xk_codes(TYPE, u.q, o);                                                                \
-}
-INFER__PACK_XK(q2_k, INFER_TYPE_Q2_K, infer__kq_unpack_q2_k(p, &u))
-INFER__PACK_XK(q3_k, INFER_TYPE_Q3_K, infer__kq_unpack_q3_k(p, &u))
-INFER__PACK_XK(q4_k, INFER_TYPE_Q4_K, infer__kq_unpack_q4_k(p, &u))
-INFER__PACK_XK(q5_k, INFER_TYPE_Q5_K, infer__kq_unpack_q5_k(p, &u))
-INFER__PACK_XK(q6_k, INFER_TYPE_Q6_K, infer__kq_unpack_q6_k(p, &u))
-INFER__PACK_XK(iq4_xs, INFER_TYPE_IQ4_XS, infer__kq_iq4_xs_idx((const infer_block_iq4_xs *)p, u.q))
-#endif
-#if defined(INFER__TILE_X4)
-/* a group of 4 nibble blocks (Q4_0, MXFP4: sb scale bytes each): its scales, then its code
- * bytes put in lane order by the X4 tiles' own byte permute (idx: the table for a full group);
- * the same bytes as infer__x4_nibble_group */
-static void infer__pack_x4_nibbles(const uint8_t *p, uint8_t *o, int sb, const __m512i *idx) {
-    __m512i A, B;
-    pthread_once(&infer__x4_once, infer__x4_init);                     /* the permute's tables */
-    infer__x4_load(p, 4 * (sb + 16), 1, &A, &B);
-    for (int b = 0; b < 4; b++) memcpy(o + sb * b, p + (sb + 16) * b, (size_t)sb);
-    _mm512_storeu_si512(o + 4 * sb, _mm512_permutex2var_epi8(A, *idx, B));
-}
-static void infer__pack_q4_0_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_nibbles(p, o, 2, &infer__x4_idx_q4_0_full); }
-/* Q4_0_X8: two Q4_0_X4 groups, then their code bytes moved to X8's lanes (byte j of an X4
- * group's codes is code byte 4 (j/16) + j%4 of its block (j/4) % 4) */
-static void infer__pack_q4_0_x8_fast(const uint8_t *p, uint8_t *o) {
-    uint8_t t[2 * sizeof(infer_block_q4_0_x4)];
-    infer__pack_q4_0_fast(p, t);
-    infer__pack_q4_0_fast(p + 4 * sizeof(infer_block_q4_0), t + sizeof(infer_block_q4_0_x4));
-    memcpy(o, t, 8);
-    memcpy(o + 8, t + sizeof(infer_block_q4_0_x4), 8);
-    const __m512i A = _mm512_loadu_si512(t + 8), B = _mm512_loadu_si512(t + sizeof(infer_block_q4_0_x4) + 8);
-    _mm512_storeu_si512(o + 16, _mm512_permutex2var_epi8(A, infer__x8_idx[0], B));
-    _mm512_storeu_si512(o + 80, _mm512_permutex2var_epi8(A, infer__x8_idx[1], B));
-}
-static void infer__pack_mxfp4_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_nibbles(p, o, 1, &infer__x4_idx_mxfp4_full); }
-/* Q8_0: the codes + 128 in lane order from the tiles' unpacking, after the 4 scales; the
- * same bytes as infer__pack_q8_0_group */
-static void infer__pack_q8_0_fast(const uint8_t *p, uint8_t *o) {
-    infer__x4_w u;
-    pthread_once(&infer__x4_once, infer__x4_init);                     /* the unpacking's tables */
-    infer__x4_unpack_q8_0(p, 4, &u);
-    for (int b = 0; b < 4; b++) memcpy(o + 2 * b, p + sizeof(infer_block_q8_0) * b, 2);
-    _mm512_storeu_si512(o + 8, u.lo);
-    _mm512_storeu_si512(o + 72, u.hi);
-}
-/* Q4_1, Q5_1, Q5_0: the header fields moved to the group's head, the code bytes put in lane
- * order by the tiles' own permute (idx: the table for a full group); the same bytes as
- * infer__x4_field_group. IQ4_NL's blocks are Q4_0's, packed as those. */
-static void infer__pack_x4_fields(const uint8_t *p, uint8_t *o, const infer__x4_fields *fl, const __m512i *idx) {
-    __m512i A, B;
-    pthread_once(&infer__x4_once, infer__x4_init);
-    infer__x4_load(p, 4 * fl->bb, 1, &A, &B);
-    size_t at = 0;
-    for (int f = 0; f < fl->nf; f++) {
-        for (int b = 0; b < 4; b++) memcpy(o + at + (size_t)fl->len[f] * (size_t)b, p + fl->bb * b + fl->off[f], (size_t)fl->len[f]);
-        at += 4 * (size_t)fl->len[f];
-    }
-    _mm512_storeu_si512(o + at, _mm512_permutex2var_epi8(A, *idx, B));
-}
-static void infer__pack_q4_1_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_fields(p, o, &infer__x4_fields_q4_1, &infer__x4_idx_q4_1[1]); }
-INFER__MAYBE_UNUSED static void infer__pack_q5_1_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_fields(p, o, &infer__x4_fields_q5_1, &infer__x4_idx_q5_1[1]); }
-INFER__MAYBE_UNUSED static void infer__pack_q5_0_fast(const uint8_t *p, uint8_t *o) { infer__pack_x4_fields(p, o, &infer__x4_fields_q5_0, &infer__x4_idx_q5_0[1]); }
-#endif
-/* F16 and BF16 keep their layout: the copy is the file's bytes (repack_part copies them a
- * chunk at a time; this is never called) */
-INFER__MAYBE_UNUSED static void infer__pack_same(const uint8_t *p, uint8_t *o) { (void)p; (void)o; }
-/* what is repacked into what, in this build */
-typedef struct { infer_type from, to; infer__pack_fn pack; } infer__repack_rule;
-static const infer__repack_rule infer__repack_rules[] = {
-#if defined(INFER__TILE_XK)
-    { INFER_TYPE_Q2_K, INFER__TYPE_Q2_K_XK, infer__pack_q2_k_fast }, { INFER_TYPE_Q3_K, INFER__TYPE_Q3_K_XK, infer__pack_q3_k_fast },
-    { INFER_TYPE_Q4_K, INFER__TYPE_Q4_K_XK, infer__pack_q4_k_fast }, { INFER_TYPE_Q5_K, INFER__TYPE_Q5_K_XK, infer__pack_q5_k_fast },
-    { INFER_TYPE_Q6_K, INFER__TYPE_Q6_K_XK, infer__pack_q6_k_fast }, { INFER_TYPE_IQ4_XS, INFER__TYPE_IQ4_XS_XK, infer__pack_iq4_xs_fast },
-#endif
-#if defined(INFER__TILE_X4)
-    { INFER_TYPE_Q4_0, INFER__TYPE_Q4_0_X8, infer__pack_q4_0_x8_fast },   /* rows of whole 256s; else: */
-    { INFER_TYPE_Q4_0, INFER__TYPE_Q4_0_X4, infer__pack_q4_0_fast }, { INFER_TYPE_Q8_0, INFER__TYPE_Q8_0_X4, infer__pack_q8_0_fast },
-    { INFER_TYPE_MXFP4, INFER__TYPE_MXFP4_X4, infer__pack_mxfp4_fast },
-    { INFER_TYPE_Q4_1, INFER__TYPE_Q4_1_X4, infer__pack_q4_1_fast }, { INFER_TYPE_IQ4_NL, INFER__TYPE_IQ4_NL_X4, infer__pack_q4_0_fast },
-#endif
-#if defined(INFER__TILE_X4_Q5)
-    { INFER_TYPE_Q5_0, INFER__TYPE_Q5_0_X4, infer__pack_q5_0_fast }, { INFER_TYPE_Q5_1, INFER__TYPE_Q5_1_X4, infer__pack_q5_1_fast },
-#endif
-#if defined(INFER__REPACK)
-    { INFER_TYPE_F16, INFER_TYPE_F16, infer__pack_same }, { INFER_TYPE_BF16, INFER_TYPE_BF16, infer__pack_same },
-#endif
-    { INFER_TYPE_F32, INFER_TYPE_F32, NULL } };
-/* the rule for a tensor of the model's own (NULL: it stays as it is): its rows must be whole
- * blocks of the copy's type */
-static const infer__repack_rule *infer__repack_rule_for(const infer_tensor *t) {
-    for (const infer__repack_rule *r = infer__repack_rules; r->pack; r++)
-        if (t->type == r->from && t->data && t->nbytes && t->ne[0] % infer_type_block(r->to) == 0) return r;
-    return NULL;
-}
-/* pass 1: the set starts as the model's own tensors */
-INFER__MAYBE_UNUSED static infer_status infer__keep_place(infer_model *m, infer__device_weights *d, const infer_tensor *h, infer_tensor *dt, infer_error *err) {
-    (void)m; (void)d; (void)err;
-    *dt = *h;
-    return INFER_OK;
-}
-static void infer__xk_free(infer_model *m) {
-#ifdef MAP_ANONYMOUS
-    if (m->xk_mem) munmap(m->xk_mem, m->xk_bytes);
-#else
-    free(m->xk_mem);
-#endif
-    INFER_FREE(m->xk.tensors);
-    INFER_FREE(m->xk.layers);
-    memset(&m->xk, 0, sizeof m->xk);
-    m->xk_mem = NULL;
-    m->xk_bytes = 0;
-}
-/* drop this process's mapping of the file's pages under [p, p + n) (the whole pages inside:
- * a page shared with a neighbour stays), where that memory is the model's file mapping. The
- * mapping is private and read-only, so a page dropped too early costs a fault on the next
- * read, never its contents. */
-static int infer__in_map(const infer__mapping *mp, const void *p, size_t n) {
-    return mp->addr && (uintptr_t)p >= (uintptr_t)mp->addr && (uintptr_t)p + n <= (uintptr_t)mp->addr + mp->size;
-}
-/* whether [p, p + n) lies in a file the model maps: the GGUF, or a Hugging Face shard */
-static int infer__mapped(const infer_model *m, const void *p, size_t n) {
-    if (infer__in_map(&m->map, p, n)) return 1;
-    if (m->gguf.owner_free != infer__hf_owner_free) return 0;
-    const infer__hf_owner *o = (const infer__hf_owner *)m->gguf.owner;
-    for (ptrdiff_t i = 0; o && i < arrlen(o->maps); i++) if (infer__in_map(&o->maps[i], p, n)) return 1;
-    return 0;
-}
-INFER__MAYBE_UNUSED static void infer__release_pages(const infer_model *m, const void *p, size_t n) {
-    if (!infer__mapped(m, p, n)) return;
-    const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-    const uintptr_t a = ((uintptr_t)p + pg - 1) / pg * pg, b = ((uintptr_t)p + n) / pg * pg;
-#ifdef MADV_DONTNEED
-    if (b > a) madvise((void *)a, (size_t)(b - a), MADV_DONTNEED);
-#else
-    (void)a; (void)b;                   /* libc hid madvise: the pages stay until unmapped */
-#endif
-}
-/* the rule a model's tensor is copied by: a plain copy (F16, BF16) only of bytes in a mapped
- * file, whose pages the copy then releases -- a tensor the Hugging Face loader transformed
- * already lives in memory of its own */
-INFER__MAYBE_UNUSED static const infer__repack_rule *infer__repack_rule_of(const infer_model *m, const infer_tensor *t) {
-    const infer__repack_rule *r = infer__repack_rule_for(t);
-    return r && (r->from != r->to || infer__mapped(m, t->data, t->nbytes)) ? r : NULL;
-}
-#if defined(INFER__REPACK)
-#define INFER__REPACK_CHUNK 16384            /* blocks: 2.3-3.4 MB */
-/* thread ith of nth packs its share of every repacked tensor's blocks (contiguous, so each
- * thread first-touches its own pages of the copy), then releases the file's pages under it */
-static void infer__repack_part(void *arg, int ith, int nth) {
-    const infer_model *m = (const infer_model *)arg;
-    for (int64_t i = 0; i < m->gguf.n_tensors; i++) {
-        const infer_tensor *t = &m->xk.tensors[i], *h = &m->gguf.tensors[i];
-        if (!t->data || t->data == h->data) continue;
-        const infer__repack_rule *rule = infer__repack_rule_for(h);
-        const size_t bb = infer_type_row_size(t->type, infer_type_block(t->type)), nb = h->nbytes / bb;   /* a copy's block is a file's */
-        const size_t b0 = nb * (size_t)ith / (size_t)nth, b1 = nb * (size_t)(ith + 1) / (size_t)nth;
-        const uint8_t *src = (const uint8_t *)h->data;
-        uint8_t *dst = (uint8_t *)(uintptr_t)t->data;
-        const int same = rule->from == rule->to;                        /* F16, BF16: the bytes as they are */
-        const size_t chunk = same ? ((size_t)2 << 20) / bb : INFER__REPACK_CHUNK;   /* a copy: 2 MiB at a time */
-        for (size_t c0 = b0; c0 < b1; c0 += chunk) {   /* released as it goes: the peak stays low */
-            const size_t c1 = c0 + chunk < b1 ? c0 + chunk : b1;
-            if (same) memcpy(dst + c0 * bb, src + c0 * bb, (c1 - c0) * bb);
-            else for (size_t b = c0; b < c1; b++) rule->pack(src + b * bb, dst + b * bb);
-            infer__release_pages(m, src + c0 * bb, (c1 - c0) * bb);
-        }
-    }
-}
-#endif
-static infer_status infer__repack(infer_model *m, infer_error *err) {
-#if defined(INFER__REPACK)
-    infer__device_weights *d = &m->xk;
-    infer_status st = infer__place_weights(m, d, infer__keep_place, err);
-    size_t total = 0;
-    for (int64_t i = 0; st == INFER_OK && i < m->gguf.n_tensors; i++)
-        if (infer__repack_rule_of(m, &d->tensors[i])) total += (d->tensors[i].nbytes + 63) / 64 * 64;
-    if (st != INFER_OK || total == 0) { infer__xk_free(m); return st; }
-#ifdef MAP_ANONYMOUS
-    uint8_t *mem = (uint8_t *)mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-#else                                   /* libc hid anonymous maps (strict C11): the heap */
-    uint8_t *mem = (uint8_t *)aligned_alloc(64, total);
-    if (!mem) mem = (uint8_t *)MAP_FAILED;
-#endif
-    if (mem == MAP_FAILED) { infer__xk_free(m); return infer__fail(err, INFER_ERR_NOMEM, "no memory for the repacked weights (%zu bytes)", total); }
-#if defined(MADV_HUGEPAGE)
-    madvise(mem, total, MADV_HUGEPAGE);
-#endif
-    m->xk_mem = mem;
-    m->xk_bytes = total;
-    size_t off = 0;
-    for (int64_t i = 0; i < m->gguf.n_tensors; i++) {
-        infer_tensor *t = &d->tensors[i];
-        const infer__repack_rule *rule = infer__repack_rule_of(m, t);
-        if (!rule) continue;
-        t->type = rule->to;
-        t->data = mem + off;
-        off += (t->nbytes + 63) / 64 * 64;
-    }
-    /* on every core: the first touches of fresh memory cost more than the packing (2-core
-     * VM, llama-1b Q4_K_M, 800 MB on one thread: 0.3 s in 4 KiB pages, 0.7-1.9 s in 2 MiB) */
-    infer__pool *pool = infer__pool_create(infer__n_cores());
-    infer__pool_run(pool, infer__repack_part, m);
-    infer__pool_free(pool);
-#else
-    (void)m; (void)err;
-#endif
-    return INFER_OK;
-}
-
-static infer_status infer__model_init(infer_model *m, const infer_model_params *p, infer_error *err) {
-    INFER__TRY(infer__load_tokenizer(m, err));
-    if (p && p->vocab_only) return INFER_OK;
-    if (m->gguf.n_tensors == 0 && m->tok)
-        return infer__fail(err, INFER_ERR_FORMAT, "the file holds a vocabulary and no tensors (a vocabulary-only file: it can tokenize and describe itself, not run)");
-    INFER__TRY(infer__load_config(m, err));
-    /* the vocabulary size: the embedding's rows (the tokenizer must not exceed them) */
-    const infer_tensor *te = infer_gguf_tensor(&m->gguf, "token_embd.weight");
-    if (!te) return infer__fail(err, INFER_ERR_FORMAT, "missing tensor 'token_embd.weight'");
-    if (te->ne[1] < 1 || te->ne[1] > INT32_MAX) return infer__fail(err, INFER_ERR_FORMAT, "token_embd.weight has %lld rows", (long long)te->ne[1]);
-    m->cfg.n_vocab = (int32_t)te->ne[1];
-    if (m->tok && infer__tok_n_vocab(m->tok) > m->cfg.n_vocab)
-        return infer__fail(err, INFER_ERR_FORMAT, "tokenizer has %d tokens but token_embd.weight only %d rows", infer__tok_n_vocab(m->tok), m->cfg.n_vocab);
-    INFER__TRY(infer__load_weights(m, err));
-    return p && p->no_repack ? INFER_OK : infer__repack(m, err);
-}
-
-/* a model over a GGUF in memory; `map` (or NULL): the file mapping that memory is, which
- * the model then owns, even when this fails */
-static infer_status infer__model_open(infer_model **out, const void *data, size_t size, const infer__mapping *map, const infer_model_params *p, infer_error *err) {
-    *out = NULL;
-    infer_model *m = (infer_model *)infer__calloc(1, sizeof *m);
-    if (!m) {
-        if (map) { infer__mapping mm = *map; infer__unmap(&mm); }
-        return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-    }
-    if (map) m->map = *map;
-    infer_status st = infer_gguf_parse(&m->gguf, data, size, err);
-    if (st == INFER_OK) st = infer__model_init(m, p, err);
-    if (st != INFER_OK) { infer_model_free(m); return st; }
-    *out = m;
-    return INFER_OK;
-}
-infer_status infer_model_load_memory(infer_model **out, const void *data, size_t size, const infer_model_params *p, infer_error *err) {
-    return infer__model_open(out, data, size, NULL, p, err);
-}
-infer_status infer_model_load(infer_model **out, const char *path, const infer_model_params *p, infer_error *err) {
-    infer__mapping map;
-    struct stat sb;
-    *out = NULL;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {     /* a Hugging Face folder (>>safetensors) */
-        infer_model *m = (infer_model *)infer__calloc(1, sizeof *m);
-        if (!m) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-        char tj[4096];
-        snprintf(tj, sizeof tj, "%s/tokenizer.json", path);
-        /* vocab-only needs no weights: tokenizer.json (+ tokenizer_config.json) is enough */
-        infer_status st = p && p->vocab_only ? infer_hf_vocab(&m->gguf, tj, err) : infer_hf_load(&m->gguf, path, err);
-        if (st == INFER_OK) st = infer__model_init(m, p, err);
-        if (st != INFER_OK) { infer_model_free(m); return st; }
-        *out = m;
-        return INFER_OK;
-    }
-    INFER__TRY(infer__map_file(&map, path, !(p && (p->vocab_only || p->no_hugepages)), err));
-    return infer__model_open(out, map.addr, map.size, &map, p, err);
-}
-
-/* A backend must fill every entry of the table the forward pass may call: one left NULL
- * (an op it lacks) refuses the model when it is put on that backend, by the op's name,
- * instead of failing in the middle of a run. */
-static infer_status infer__backend_check(const infer_kernels *k, const infer_model *m, infer_error *err) {
-#define INFER__NEED(f) if (!k->f) return infer__fail(err, INFER_ERR_UNSUPPORTED, "the %s backend has no '%s' op", k->name ? k->name : "?", #f);
-    INFER_KERNELS_REQUIRED(INFER__NEED)
-    if (m && m->arch && m->arch->csa) { INFER_KERNELS_DEEPSEEK4(INFER__NEED) }   /* only for that family */
-#undef INFER__NEED
-    return INFER_OK;
-}
-/* infer_kernels is `name`, `host_memory` and function pointers: as many as the lists name */
-#define INFER__ONE(f) +1
-enum { INFER__N_KERNEL_FNS = 0 INFER_KERNELS_REQUIRED(INFER__ONE) INFER_KERNELS_DEEPSEEK4(INFER__ONE) INFER_KERNELS_OPTIONAL(INFER__ONE) };
-#undef INFER__ONE
-typedef struct { const char *name; int host_memory; void (*fn[INFER__N_KERNEL_FNS])(void); } infer__kernels_shape;
-INFER__STATIC_ASSERT(sizeof(infer_kernels) == sizeof(infer__kernels_shape), "infer_kernels has a function pointer the INFER_KERNELS_* lists do not name");
-
-/* ---- device copies of the weights ---- */
-static void infer__device_weights_free(infer_model *m) {
-    infer__device_weights *d = &m->dev;
-    if (!d->k) return;
-    for (int64_t i = 0; d->tensors && i < m->gguf.n_tensors; i++)
-        if (d->tensors[i].data) d->k->free(d->kctx, (void *)d->tensors[i].data);
-    d->k->ctx_free(d->kctx);
-    INFER_FREE(d->tensors);
-    INFER_FREE(d->layers);
-    memset(d, 0, sizeof *d);
-}
-
-infer_status infer_model_upload(infer_model *m, const infer_kernels *k, infer_error *err) {
-    if (!m->layers) return infer__fail(err, INFER_ERR_ARG, "model was loaded vocab-only; it cannot run");
-    INFER__TRY(infer__backend_check(k, m, err));
-    if (k->host_memory || m->dev.k == k) return INFER_OK;
-    if (m->dev.k) return infer__fail(err, INFER_ERR_ARG, "the model's weights are already on the %s backend", m->dev.k->name);
-    char why[256] = "";
-    if (!k->supports_config(&m->cfg, why, sizeof why)) return infer__fail(err, INFER_ERR_UNSUPPORTED, "the %s backend cannot run this model: %s", k->name, why);
-    infer__device_weights *d = &m->dev;
-    memset(d, 0, sizeof *d);
-    INFER__TRY(k->ctx_create(&d->kctx, 1, 0, err));
-    d->k = k;
-    infer_status st = infer__upload_weights(m, err);
-    if (st != INFER_OK) infer__device_weights_free(m);
-    return st;
-}
-
-void infer_model_free(infer_model *m) {
-    if (!m) return;
-    infer__device_weights_free(m);
-    infer__xk_free(m);
-    if (m->tok) { infer_tokenizer_free(m->tok); INFER_FREE(m->tok); }
-    INFER_FREE(m->layers);
-    infer_gguf_free(&m->gguf);
-    infer__unmap(&m->map);
-    INFER_FREE(m);
-}
-
-/* ------------------------------------------------------------------------------------------
- * >>kv -- the paged KV cache, many sequences, the prefix cache, and the recurrent state.
- *
- * Keys and values of past tokens live in fixed-size blocks of `block_size` rows taken from
- * a pool. Each sequence owns a block table (logical block i -> physical block), so its cache
- * need not be contiguous, many sequences share one pool without fragmenting it, and blocks
- * return to the pool when a sequence ends. Attention reads row p of a sequence at
- *   table[p / block_size] * block_size + p % block_size.
- *
- *   pool (one per attention layer, for K and for V):  [n_blocks * block_size, n_head_kv * head_dim]
- *
- * One such paged cache serves every attention layer of the families with plain attention:
- * a row per token, all layers' rows of a token in the same logical block, so one block table
- * per sequence covers them all. deepseek4 (>>deepseek4) has more caches, with the same
- * machinery:
- *   raw keys     a row per token, but only the last `window` positions are ever read: the
- *                blocks that slide out of the window go back to the pool at once, so a
- *                sequence holds W + one chunk of rows whatever its length
- *   compressed   a row per `ratio` tokens (one cache per ratio in use, shared by the layers
- *                with that ratio), with the lightning indexer's keys beside the entries
- *                (its V pool) on ratio-4 layers
- *
- * The prefix cache. Two sequences that start with the same tokens (a system prompt, a
- * few-shot preamble, a chat history) have the same keys and values for them. A full block
- * is named by a hash of its tokens chained after its predecessor's hash, so a name stands for
- * the whole prefix up to the block's end; a map from names to blocks finds them. A sequence
- * that starts with a cached prefix (infer_seq_reuse) points its table at those blocks (a
- * reference count says how many sequences hold one), and, where its prompt then shares only
- * the first rows of a block, copies those rows into a block of its own (copy-on-write: the
- * shared block is never written again). Blocks whose last holder has gone stay cached, and
- * the pool hands them out again, least recently used first, only when no free block is left.
- * Only families whose whole past is in the token cache use it; the hybrid families (a
- * recurrent state) and deepseek4 (windows and compressor states) start every sequence afresh.
- *
- * A gated DeltaNet layer keeps no per-token cache: its whole past is a fixed-size state,
- * owned by the sequence beside its block table and updated in place by every token:
- *   conv state  [K-1, conv_dim]     the last K-1 inputs of the causal conv
- *   S           [n_v, d_v, d_k]     one d_k x d_v memory per value head (stored by column)
- * deepseek4's compressors likewise carry their open windows as a fixed-size state per layer.
- * ---------------------------------------------------------------------------------------- */
-#define INFER__KV_BLOCK 16
-#define INFER__MAX_CACHES 8            /* the token cache + one per compress ratio in use */
-
-typedef struct infer__cache {
-    int32_t ratio;           /* tokens per row: 1 for the token cache, m for compressed entries */
-    int32_t window;          /* > 0: only the rows of the last `window` positions are kept */
-    int32_t block_size, n_blocks;
-    int32_t max_logical;     /* logical blocks a sequence may have (its table's length) */
-    int32_t k_dim, v_dim;    /* floats per row; v_dim 0: no V pool */
-    infer_type type;
-    void **k, **v;           /* [n_layer] pool bases, NULL for layers that keep nothing here */
-    void *mem;               /* one backend allocation holding every layer's pools */
-    int32_t *free_list;      /* stack of free physical blocks */
-    int32_t n_free;
-    int32_t *ref;            /* [n_blocks] sequences holding each block */
-    /* the prefix cache (`prefix` set): per block its rows' tokens, the rows written, its hash
-     * and its predecessor's, whether the map names it, and when it was last let go */
-    int prefix;
-    int32_t *tokens, *fill;  /* [n_blocks, block_size], [n_blocks] */
-    uint64_t *hash, *parent, *stamp, clock;
-    uint8_t *cached;
-    int32_t n_evictable;     /* cached blocks no sequence holds */
-    uint64_t *map_key;       /* the map, block hash -> block: open addressing, keys never 0, */
-    int32_t *map_val;        /* [map_mask + 1] slots, at least twice the blocks */
-    uint32_t map_mask;
-} infer__cache;
-
-/* One sequence: its block tables (one per cache, host and backend copies), position and
- * recurrent state. */
-typedef struct infer__seq {
-    int live;
-    int32_t n_past;
-    int32_t *table[INFER__MAX_CACHES];       /* [max_logical]: logical -> physical, -1 slid out */
-    int32_t n_table[INFER__MAX_CACHES];      /* logical blocks handed out */
-    int32_t *dev_table[INFER__MAX_CACHES];   /* in backend memory */
-    int32_t synced[INFER__MAX_CACHES];       /* leading entries the backend copy has */
-    float **conv_state, **ssm_state;         /* [n_layer] gated DeltaNet, NULL elsewhere */
-    float **comp_state, **idx_state;         /* [n_layer] deepseek4's compressors, NULL elsewhere */
-    int32_t *hist;                           /* [n_ctx] the ids of the n_past tokens, in order */
-} infer__seq;
-
-/* The map of named blocks: linear probing from the hash's low bits; a deletion moves later
- * entries of the same run back, so no tombstones are needed. It never fills up (a block
- * has at most one name, and there are twice as many slots as blocks). */
-static int32_t infer__name_find(const infer__cache *c, uint64_t key) {
-    for (uint32_t i = (uint32_t)key & c->map_mask;; i = (i + 1) & c->map_mask) {
-        if (c->map_key[i] == key) return c->map_val[i];
-        if (!c->map_key[i]) return -1;
-    }
-}
-static void infer__name_add(infer__cache *c, uint64_t key, int32_t b) {
-    uint32_t i = (uint32_t)key & c->map_mask;
-    while (c->map_key[i] && c->map_key[i] != key) i = (i + 1) & c->map_mask;
-    c->map_key[i] = key;
-    c->map_val[i] = b;
-}
-static void infer__name_drop(infer__cache *c, uint64_t key) {
-    uint32_t i = (uint32_t)key & c->map_mask;
-    while (c->map_key[i] != key) { if (!c->map_key[i]) return; i = (i + 1) & c->map_mask; }
-    for (uint32_t j = (i + 1) & c->map_mask; c->map_key[j]; j = (j + 1) & c->map_mask) {
-        const uint32_t home = (uint32_t)c->map_key[j] & c->map_mask;
-        /* the entry at j may fill the hole at i unless its home lies cyclically in (i, j] */
-        const int stays = i < j ? (home > i && home <= j) : (home > i || home <= j);
-        if (stays) continue;
-        c->map_key[i] = c->map_key[j];
-        c->map_val[i] = c->map_val[j];
-        i = j;
-    }
-    c->map_key[i] = 0;
-}
-
-/* a free block: from the free list, else the least recently used cached block, whose name
- * is forgotten; -1 when neither is left */
-static int32_t infer__cache_take(infer__cache *c) {
-    int32_t b = -1;
-    if (c->n_free > 0) b = c->free_list[--c->n_free];
-    else if (c->n_evictable > 0) {
-        for (int32_t i = 0; i < c->n_blocks; i++)
-            if (c->ref[i] == 0 && c->cached[i] && (b < 0 || c->stamp[i] < c->stamp[b])) b = i;
-        infer__name_drop(c, c->hash[b]);
-        c->cached[b] = 0;
-        c->n_evictable--;
-    }
-    if (b < 0) return -1;
-    c->ref[b] = 1;
-    if (c->prefix) { c->fill[b] = 0; c->parent[b] = 0; }
-    return b;
-}
-/* a holder lets go of block b: back to the free list, or, when the map names it, kept */
-static void infer__cache_release(infer__cache *c, int32_t b) {
-    if (--c->ref[b] > 0) return;
-    if (c->prefix && c->cached[b]) { c->stamp[b] = ++c->clock; c->n_evictable++; }
-    else c->free_list[c->n_free++] = b;
-}
-/* blocks a new request could get */
-static int32_t infer__cache_available(const infer__cache *c) { return c->n_free + c->n_evictable; }
-
-/* rows held for positions [0, n_pos): one per `ratio` positions, ended windows only */
-static int32_t infer__cache_rows(const infer__cache *c, int32_t n_pos) { return n_pos / c->ratio; }
-/* blocks a sequence's table needs for positions [0, end) */
-static int32_t infer__cache_blocks(const infer__cache *c, int32_t end) { return (infer__cache_rows(c, end) + c->block_size - 1) / c->block_size; }
-
-/* With a window, give back the blocks that no query from position `from` on can read. */
-static void infer__seq_trim(infer__cache *c, infer__seq *q, int ci, int32_t from) {
-    if (c->window <= 0) return;
-    const int32_t first_needed = from - c->window + 1 > 0 ? from - c->window + 1 : 0;
-    for (int32_t b = 0; b < q->n_table[ci] && (b + 1) * c->block_size <= first_needed; b++)
-        if (q->table[ci][b] >= 0) { infer__cache_release(c, q->table[ci][b]); q->table[ci][b] = -1; }
-}
-
-/* Make room in the sequence's table for positions [0, end). 0 when the pool is exhausted
- * (callers check infer__cache_available first where a failure must change nothing). */
-static int infer__seq_grow(infer__cache *c, infer__seq *q, int ci, int32_t end) {
-    const int32_t need = infer__cache_blocks(c, end);
-    while (q->n_table[ci] < need) {
-        const int32_t b = infer__cache_take(c);
-        if (b < 0) return 0;
-        q->table[ci][q->n_table[ci]++] = b;
-    }
-    return 1;
-}
-
-/* every block of the sequence back (the cached ones stay named) */
-static void infer__seq_release(infer__cache *caches, int n_caches, infer__seq *q) {
-    for (int ci = 0; ci < n_caches; ci++) {
-        for (int32_t b = q->n_table[ci] - 1; b >= 0; b--)
-            if (q->table[ci][b] >= 0) infer__cache_release(&caches[ci], q->table[ci][b]);
-        q->n_table[ci] = 0;
-        q->synced[ci] = 0;
-    }
-    q->n_past = 0;
-}
-
-/* The name of a full block: its tokens hashed after its predecessor's name (splitmix64 as
- * the mixing step). Names are checked against the stored tokens before use, so a collision
- * costs a miss, never a wrong prefix. */
-#define INFER__PREFIX_SEED 0x9e3779b97f4a7c15ull
-static uint64_t infer__block_hash(uint64_t parent, const int32_t *tokens, int n) {
-    uint64_t h = parent ^ 0xd6e8feb86659fd93ull;
-    for (int i = 0; i < n; i++) {
-        uint64_t z = (h ^ (uint32_t)tokens[i]) + 0x9e3779b97f4a7c15ull;
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        h = z ^ (z >> 31);
-    }
-    return h ? h : 1;                            /* 0 marks an empty slot of the map */
-}
-
-/* After a sequence wrote positions [from, to) into the token cache: record their tokens, and
- * name the blocks that filled up (chained after their predecessors), so later sequences
- * can find them. A block whose name another block already has stays unnamed. */
-static void infer__prefix_note(infer__cache *c, infer__seq *q, const int32_t *tokens, int32_t from, int32_t to) {
-    const int32_t bs = c->block_size;
-    for (int32_t p = from; p < to; p++) {
-        const int32_t b = q->table[0][p / bs];
-        c->tokens[(size_t)b * bs + p % bs] = tokens[p - from];
-        if (c->fill[b] < p % bs + 1) c->fill[b] = p % bs + 1;
-    }
-    for (int32_t i = from / bs; i <= (to - 1) / bs; i++) {
-        const int32_t b = q->table[0][i];
-        c->parent[b] = i ? c->hash[q->table[0][i - 1]] : INFER__PREFIX_SEED;
-        if (c->fill[b] < bs || c->cached[b]) continue;
-        c->hash[b] = infer__block_hash(c->parent[b], c->tokens + (size_t)b * bs, bs);
-        if (infer__name_find(c, c->hash[b]) >= 0) continue;
-        infer__name_add(c, c->hash[b], b);
-        c->cached[b] = 1;
-    }
-}
-
-/* sizes of one gated DeltaNet layer's recurrent state, in floats */
-static size_t infer__conv_state_len(const infer_config *c) {
-    return (size_t)(c->ssm_conv_kernel - 1) * (size_t)(2 * c->ssm_n_group * c->ssm_d_state + c->ssm_d_inner);
-}
-static size_t infer__ssm_state_len(const infer_config *c) { return (size_t)c->ssm_d_inner * (size_t)c->ssm_d_state; }
-/* a deepseek4 compressor's open windows: 2 running softmaxes (max, sum, acc) of `dim` channels */
-static size_t infer__comp_state_len(int dim) { return 6 * (size_t)dim; }
-/* ------------------------------------------------------------------------------------------
- * >>session -- what a model needs to run: a backend, activations, caches, sequences.
- *
- * The model (>>load) is read-only and can serve many sessions. A session holds the rest: the
- * kernel table it runs on (>>api-kernels) and the weights as that backend sees them, the
- * activation buffers of one step of up to n_ubatch tokens, the caches of >>kv, and up to
- * n_seq_max sequences, each with its block tables, recurrent state and token history.
- * Everything is sized once, at creation, from the model's config and the session params.
- *
- *   infer_session_create       backend, buffers, cache pools, rope; sequence 0 live
- *   infer_seq_add / _remove    more sequences; a removed one's blocks go back to the pool
- *   infer_seq_reuse            a sequence whose first tokens are found in the prefix cache
- *   infer_session_reset        every sequence back to position 0
- *   infer_session_free
- * Running the model on a session is >>forward (one step) and >>eval (the API around it).
- * ---------------------------------------------------------------------------------------- */
-/* The output projection runs over at most this many rows at a time, so a long prompt with
- * all logits wanted needs [32, n_vocab] of scratch, not [n_ubatch, n_vocab]. */
-#define INFER__LOGIT_ROWS 32
-
-/* a step's rows [row0, row0 + n) belong to sequence `seq`, at its positions p0.. */
-typedef struct infer__seg { int32_t seq, row0, n, p0; } infer__seg;
-
-struct infer_session {
-    infer_model *m;
-    const infer_kernels *k;
-    void *kctx;
-    infer__weights w;        /* the weights in this backend's memory */
-    infer_session_params p;
-    int32_t n_ctx;           /* positions the token cache's pool holds, for all sequences together */
-    infer__cache cache[INFER__MAX_CACHES];   /* [0]: a row per token; then one per compress ratio */
-    int n_caches;
-    int8_t *comp_cache;      /* [n_layer] deepseek4: the cache of the layer's compressed entries, -1: none */
-    infer__seq *seqs;        /* [n_seq_max] */
-    /* the step being computed: its rows sequence by sequence, and (deepseek4) the entries each
-     * segment closes per compressed cache: the first one's row in s->cent and the count */
-    infer__seg *segs;        /* [n_seq_max] */
-    int n_segs;
-    int32_t (*emit_first)[INFER__MAX_CACHES], (*emit_n)[INFER__MAX_CACHES];   /* [n_seq_max] */
-    int32_t n_emit[INFER__MAX_CACHES];       /* entries the step closes, per cache */
-    infer_rope rope;
-    /* activations for up to U = n_ubatch tokens (NULL when the model has no use for one) */
-    float *x, *h, *o;        /* [U, n_hc or 1, n_embd] residual stream(s); [U, n_embd] normed input, block output */
-    float *logits;           /* [min(U, INFER__LOGIT_ROWS), n_vocab] */
-    float *xg;               /* [min(U, INFER__LOGIT_ROWS), n_hc or 1, n_embd] the rows whose logits are wanted */
-    float *q, *kk, *vv, *att;/* attention: [U, n_head*head_dim], [U, kv_dim] x2, [U, n_head*head_dim] */
-    float *qg, *agate;       /* attn_gate: [U, 2*n_head*head_dim], [U, n_head*head_dim] */
-    float *gate, *up;        /* feed-forward hidden: [U, max(n_ff, n_ff_shexp, n_used*n_ff_exp)] */
-    float *router, *ew, *ey, *shg;  /* MoE: [U, n_expert], [U, n_used], [U, n_used, n_embd], [U] */
-    int32_t *eid;            /* MoE: [U, n_used] chosen experts */
-    float *mixed, *conv;     /* DeltaNet: [U, conv_dim] before and after the conv */
-    float *dq, *dk, *dv, *z, *da, *db, *dout; /* [U, n_k d_k] x2, [U, n_v d_v] x2, [U, n_v] x2, [U, n_v d_v] */
-    /* deepseek4 (>>deepseek4) */
-    float *hcn, *hmix, *hpc; /* [U, n_hc*n_embd] RMS(streams), [U, n_mix] mixes, [U, n_hc + n_hc^2] post and C */
-    float *qr;               /* [U, q_lora] */
-    float *ckv, *cgate;      /* compressor inputs [U, 2*max(d, d_idx)] */
-    float *cent;             /* entries closed by the step [U, max(d, d_idx)] */
-    float *iq, *iw;          /* indexer queries [U, n_idx*d_idx], head weights [U, n_idx] */
-    int32_t *isel, *insel;   /* indexer choice [U, top_k], its count [U] */
-    float *oa;               /* [U, G*o_lora] grouped output projection */
-    int32_t *gids;           /* [U, G]: 0..G-1 on every row, the groups as matmul_id's experts */
-    int32_t *epos;           /* [n_caches, 2, U]: per compressed cache, the closing entries' rope positions and indices */
-    int32_t *eid_host;       /* [U, n_used] hash-routed experts before upload */
-    /* the ops' integer inputs, in backend memory, uploaded from the host copies */
-    int32_t *pos;            /* [4, T] positions of the step (4 streams for multi-axis rope) */
-    int32_t *tok;            /* [T] token ids of the step */
-    int32_t *lrows;          /* [U] the rows whose logits are wanted */
-    int32_t *pos_host;       /* [4, U] */
-    int32_t *tok_host;       /* [U] the step's tokens */
-    float *lstage;           /* [min(U, INFER__LOGIT_ROWS), n_vocab] logits on their way to the callers */
-    /* called after every layer with the residual stream s->x (backend memory), for the
-     * backend diff (>>backends); NULL otherwise */
-    int o_added;             /* the block's output is already in x (infer__block_proj) */
-    void (*layer_hook)(void *user, infer_session *s, int layer, int T);
-    void *hook_user;
-    int32_t *hist;           /* [n_ctx] the ids of the n_past tokens held, in order (infer_eval_prefix) */
-};
-
-int32_t infer_session_n_past(const infer_session *s) { return s->seqs[0].live ? s->seqs[0].n_past : 0; }
-int32_t infer_session_n_ctx(const infer_session *s) { return s->n_ctx; }
-void infer_session_step_info(const infer_session *s, int *launches, int *graph) {
-    if (launches) *launches = 0;
-    if (graph) *graph = 0;
-    if (s->k->step_info) s->k->step_info(s->kctx, launches, graph);
-}
-int32_t infer_seq_n_past(const infer_session *s, int32_t seq) {
-    return seq >= 0 && seq < s->p.n_seq_max && s->seqs[seq].live ? s->seqs[seq].n_past : -1;
-}
-
-infer_session_params infer_session_default_params(void) {
-    infer_session_params p;
-    memset(&p, 0, sizeof p);
-    p.kv_type = INFER_TYPE_F16;
-    p.prefix_cache = 1;
-    return p;
-}
-
-/* floats per token of the residual stream: n_embd, times n_hc with hyper-connections */
-static size_t infer__stream_dim(const infer_config *c) { return (size_t)c->n_embd * (size_t)(c->n_hc > 1 ? c->n_hc : 1); }
-
-/* The activation buffers with their sizes in bytes (0: not needed by this model). One list
- * serves allocation and freeing. */
-typedef struct infer__buf { void **p; size_t bytes; } infer__buf;
-
-static int infer__session_bufs(infer_session *s, infer__buf *b) {
-    const infer_config *c = &s->m->cfg;
-    const size_t U = (size_t)s->p.n_ubatch, E = (size_t)c->n_embd, QD = (size_t)c->n_head * c->head_dim;
-    const size_t KVD = (size_t)c->n_head_kv * c->head_dim, F = sizeof(float), I = sizeof(int32_t);
-    const size_t k_used = (size_t)c->n_expert_used, moe = c->n_expert > 0, LR = U < INFER__LOGIT_ROWS ? U : INFER__LOGIT_ROWS;
-    size_t ff = (size_t)c->n_ff;
-    if ((size_t)c->n_ff_shexp > ff) ff = (size_t)c->n_ff_shexp;
-    if (k_used * c->n_ff_exp > ff) ff = k_used * c->n_ff_exp;
-    const int gated = s->m->arch->attn_gate, dn = s->m->arch->hybrid, ds = s->m->arch->csa;
-    const size_t KD = (size_t)c->ssm_n_group * c->ssm_d_state, VD = (size_t)c->ssm_d_inner, NV = (size_t)c->ssm_dt_rank;
-    const size_t HC = (size_t)c->n_hc, CD = (size_t)(c->head_dim > c->idx_head_dim ? c->head_dim : c->idx_head_dim);
-    const size_t NI = (size_t)c->idx_n_head, DI = (size_t)c->idx_head_dim, TK = (size_t)c->idx_top_k, G = (size_t)c->o_groups;
-    int n = 0;
-#define INFER__BUF(field, size) (b[n].p = (void **)&s->field, b[n].bytes = (size), n++)
-    INFER__BUF(x, U * infer__stream_dim(c) * F); INFER__BUF(h, U * E * F); INFER__BUF(o, U * E * F);
-    INFER__BUF(logits, LR * (size_t)c->n_vocab * F); INFER__BUF(xg, LR * infer__stream_dim(c) * F);
-    INFER__BUF(q, U * QD * F); INFER__BUF(kk, U * KVD * F); INFER__BUF(vv, ds ? 0 : U * KVD * F); INFER__BUF(att, U * QD * F);
-    INFER__BUF(qg, gated ? U * 2 * QD * F : 0); INFER__BUF(agate, gated ? U * QD * F : 0);
-    INFER__BUF(gate, U * ff * F); INFER__BUF(up, U * ff * F);
-    INFER__BUF(router, moe * U * (size_t)c->n_expert * F); INFER__BUF(ew, moe * U * k_used * F);
-    INFER__BUF(ey, moe * U * k_used * E * F); INFER__BUF(shg, moe * U * F); INFER__BUF(eid, moe * U * k_used * I);
-    INFER__BUF(mixed, dn * U * (2 * KD + VD) * F); INFER__BUF(conv, dn * U * (2 * KD + VD) * F);
-    INFER__BUF(dq, dn * U * KD * F); INFER__BUF(dk, dn * U * KD * F); INFER__BUF(dv, dn * U * VD * F);
-    INFER__BUF(z, dn * U * VD * F); INFER__BUF(da, dn * U * NV * F); INFER__BUF(db, dn * U * NV * F);
-    INFER__BUF(dout, dn * U * VD * F);
-    INFER__BUF(hcn, ds * U * HC * E * F); INFER__BUF(hmix, ds * U * HC * (2 + HC) * F); INFER__BUF(hpc, ds * U * HC * (1 + HC) * F);
-    INFER__BUF(qr, ds * U * (size_t)c->q_lora_rank * F);
-    INFER__BUF(ckv, ds * U * 2 * CD * F); INFER__BUF(cgate, ds * U * 2 * CD * F); INFER__BUF(cent, ds * U * CD * F);
-    INFER__BUF(iq, ds * U * NI * DI * F); INFER__BUF(iw, ds * U * NI * F);
-    INFER__BUF(isel, ds * U * TK * I); INFER__BUF(insel, ds * U * I);
-    INFER__BUF(oa, ds * U * G * (size_t)c->o_lora_rank * F); INFER__BUF(gids, ds * U * G * I);
-    INFER__BUF(epos, ds * (size_t)INFER__MAX_CACHES * 2 * U * I);
-    INFER__BUF(pos, 4 * U * I); INFER__BUF(tok, U * I); INFER__BUF(lrows, U * I);
-#undef INFER__BUF
-    return n;
-}
-#define INFER__MAX_BUFS 48   /* >= the entries above */
-
-/* the recurrent states of a sequence (layers that keep one), zeroed: a fresh past */
-static void infer__seq_zero_state(infer_session *s, infer__seq *q) {
-    const infer_config *c = &s->m->cfg;
-    for (int l = 0; q->conv_state && l < c->n_layer; l++) {
-        if (q->conv_state[l]) s->k->zero(s->kctx, q->conv_state[l], infer__conv_state_len(c) * sizeof(float));
-        if (q->ssm_state[l]) s->k->zero(s->kctx, q->ssm_state[l], infer__ssm_state_len(c) * sizeof(float));
-        if (q->comp_state[l]) s->k->zero(s->kctx, q->comp_state[l], infer__comp_state_len(c->head_dim) * sizeof(float));
-        if (q->idx_state[l]) s->k->zero(s->kctx, q->idx_state[l], infer__comp_state_len(c->idx_head_dim) * sizeof(float));
-    }
-}
-
-/* a sequence slot's tables and state, made the first time the slot is used (0: out of memory) */
-static int infer__seq_alloc(infer_session *s, infer__seq *q) {
-    if (q->conv_state) return 1;
-    const infer_config *c = &s->m->cfg;
-    const infer_kernels *k = s->k;
-    const size_t n = (size_t)c->n_layer;
-    for (int ci = 0; ci < s->n_caches; ci++) {
-        q->table[ci] = (int32_t *)infer__calloc((size_t)s->cache[ci].max_logical, sizeof(int32_t));
-        q->dev_table[ci] = (int32_t *)k->alloc(s->kctx, (size_t)s->cache[ci].max_logical * sizeof(int32_t));
-        if (!q->table[ci] || !q->dev_table[ci]) return 0;
-    }
-    q->hist = (int32_t *)infer__calloc((size_t)s->n_ctx, sizeof(int32_t));
-    q->ssm_state = (float **)infer__calloc(n, sizeof(float *));
-    q->comp_state = (float **)infer__calloc(n, sizeof(float *));
-    q->idx_state = (float **)infer__calloc(n, sizeof(float *));
-    q->conv_state = (float **)infer__calloc(n, sizeof(float *));   /* last: it marks the slot as made */
-    if (!q->conv_state || !q->ssm_state || !q->comp_state || !q->idx_state || !q->hist) return 0;
-    for (int l = 0; l < c->n_layer; l++) {
-        const infer__layer *L = &s->m->layers[l];
-        if (L->recurrent) {
-            if (!(q->conv_state[l] = (float *)k->alloc(s->kctx, infer__conv_state_len(c) * sizeof(float)))) return 0;
-            if (!(q->ssm_state[l] = (float *)k->alloc(s->kctx, infer__ssm_state_len(c) * sizeof(float)))) return 0;
-        }
-        if (L->compress && !(q->comp_state[l] = (float *)k->alloc(s->kctx, infer__comp_state_len(c->head_dim) * sizeof(float)))) return 0;
-        if (L->compress == 4 && !(q->idx_state[l] = (float *)k->alloc(s->kctx, infer__comp_state_len(c->idx_head_dim) * sizeof(float)))) return 0;
-    }
-    infer__seq_zero_state(s, q);
-    return 1;
-}
-
-static void infer__seq_free(infer_session *s, infer__seq *q) {
-    const infer_kernels *k = s->k;
-    for (int ci = 0; ci < s->n_caches; ci++) {
-        INFER_FREE(q->table[ci]);
-        if (q->dev_table[ci]) k->free(s->kctx, q->dev_table[ci]);
-    }
-    float **states[4] = { q->conv_state, q->ssm_state, q->comp_state, q->idx_state };
-    for (int i = 0; i < 4; i++) {
-        for (int l = 0; states[i] && l < s->m->cfg.n_layer; l++) if (states[i][l]) k->free(s->kctx, states[i][l]);
-        INFER_FREE(states[i]);
-    }
-    INFER_FREE(q->hist);
-}
-
-/* every sequence empty (its id stays valid) */
-void infer_session_reset(infer_session *s) {
-    for (int i = 0; i < s->p.n_seq_max; i++) {
-        infer__seq *q = &s->seqs[i];
-        if (!q->live) continue;
-        infer__seq_release(s->cache, s->n_caches, q);
-        infer__seq_zero_state(s, q);
-    }
-}
-
-infer_status infer_seq_add(infer_session *s, int32_t *seq, infer_error *err) {
-    *seq = -1;
-    for (int i = 0; i < s->p.n_seq_max; i++) {
-        infer__seq *q = &s->seqs[i];
-        if (q->live) continue;
-        if (!infer__seq_alloc(s, q)) return infer__fail(err, INFER_ERR_NOMEM, "out of %s memory for sequence %d's state", s->k->name, i);
-        infer__seq_zero_state(s, q);
-        q->live = 1;
-        q->n_past = 0;
-        *seq = i;
-        return INFER_OK;
-    }
-    return infer__fail(err, INFER_ERR_CONTEXT, "all %d sequences of the session are in use", s->p.n_seq_max);
-}
-
-void infer_seq_remove(infer_session *s, int32_t seq) {
-    if (seq < 0 || seq >= s->p.n_seq_max || !s->seqs[seq].live) return;
-    infer__seq_release(s->cache, s->n_caches, &s->seqs[seq]);
-    s->seqs[seq].live = 0;
-}
-
-int32_t infer_session_free_tokens(const infer_session *s) {
-    const infer__cache *c = &s->cache[0];
-    return c->window > 0 ? s->n_ctx : infer__cache_available(c) * c->block_size;
-}
-
-/* Copy rows [0, rows) of block `from` into block `to` in every layer's K and V pools, on the
- * backend (through the host when it has no copy op). */
-static int infer__cache_copy_rows(infer_session *s, infer__cache *c, int32_t to, int32_t from, int32_t rows) {
-    const size_t es = c->type == INFER_TYPE_F16 ? 2 : 4, bs = (size_t)c->block_size;
-    for (int l = 0; l < s->m->cfg.n_layer; l++)
-        for (int kv = 0; kv < 2; kv++) {
-            void *pool = kv ? (c->v_dim ? c->v[l] : NULL) : c->k[l];
-            const size_t row = (size_t)(kv ? c->v_dim : c->k_dim) * es, n = (size_t)rows * row;
-            if (!pool) continue;
-            uint8_t *dst = (uint8_t *)pool + (size_t)to * bs * row;
-            const uint8_t *src = (const uint8_t *)pool + (size_t)from * bs * row;
-            if (s->k->copy) { if (s->k->copy(s->kctx, dst, src, n) != INFER_OK) return 0; continue; }
-            void *tmp = INFER_MALLOC(n);
-            const int ok = tmp && s->k->download(s->kctx, tmp, src, n) == INFER_OK && s->k->upload(s->kctx, dst, tmp, n) == INFER_OK;
-            INFER_FREE(tmp);
-            if (!ok) return 0;
-        }
-    return 1;
-}
-
-int32_t infer_seq_reuse(infer_session *s, int32_t seq, const int32_t *tokens, int32_t n) {
-    infer__cache *c = &s->cache[0];
-    if (seq < 0 || seq >= s->p.n_seq_max || !s->seqs[seq].live || s->seqs[seq].n_past != 0 || !c->prefix || n < 2) return 0;
-    infer__seq *q = &s->seqs[seq];
-    const int32_t bs = c->block_size;
-    uint64_t h = INFER__PREFIX_SEED;
-    int32_t i = 0;
-    /* whole blocks, as long as the chain of names matches (and one token stays to evaluate) */
-    while ((i + 1) * bs <= n - 1 && i < c->max_logical) {
-        const uint64_t hi = infer__block_hash(h, tokens + (size_t)i * bs, bs);
-        const int32_t b = infer__name_find(c, hi);
-        if (b < 0) break;
-        if (c->parent[b] != h || memcmp(c->tokens + (size_t)b * bs, tokens + (size_t)i * bs, (size_t)bs * sizeof(int32_t)) != 0) break;
-        if (c->ref[b]++ == 0) c->n_evictable--;
-        q->table[0][i++] = b;
-        h = hi;
-    }
-    q->n_table[0] = i;
-    q->n_past = i * bs;
-    /* then the first rows of a block that continues this prefix, copied into one of its own */
-    const int32_t rest = n - 1 - i * bs < bs ? n - 1 - i * bs : bs;
-    int32_t best = -1, best_j = 0;
-    for (int32_t b = 0; b < c->n_blocks && rest > 0 && i < c->max_logical; b++) {
-        if ((c->ref[b] == 0 && !c->cached[b]) || c->fill[b] == 0 || c->parent[b] != h) continue;
-        int32_t j = 0;
-        while (j < c->fill[b] && j < rest && c->tokens[(size_t)b * bs + j] == tokens[(size_t)i * bs + j]) j++;
-        if (j > best_j) { best = b; best_j = j; }
-    }
-    if (best >= 0) {
-        if (c->ref[best]++ == 0 && c->cached[best]) c->n_evictable--;   /* hold it while it is copied */
-        const int32_t nb = infer__cache_take(c);
-        if (nb >= 0 && infer__cache_copy_rows(s, c, nb, best, best_j)) {
-            memcpy(c->tokens + (size_t)nb * bs, tokens + (size_t)i * bs, (size_t)best_j * sizeof(int32_t));
-            c->fill[nb] = best_j;
-            c->parent[nb] = h;
-            q->table[0][q->n_table[0]++] = nb;
-            q->n_past += best_j;
-        } else if (nb >= 0) {
-            infer__cache_release(c, nb);
-        }
-        infer__cache_release(c, best);
-    }
-    memcpy(q->hist, tokens, (size_t)q->n_past * sizeof(int32_t));
-    return q->n_past;
-}
-
-size_t infer_session_cache_bytes(const infer_session *s, int layer) {
-    const infer_config *c = &s->m->cfg;
-    size_t total = 0;
-    for (int l = 0; l < c->n_layer; l++) {
-        if (layer >= 0 && l != layer) continue;
-        for (int i = 0; i < s->n_caches; i++) {
-            const infer__cache *ch = &s->cache[i];
-            if (!ch->k[l]) continue;
-            const size_t esz = ch->type == INFER_TYPE_F16 ? 2 : 4;
-            int32_t held = 0;
-            for (int32_t b = 0; b < ch->n_blocks; b++) held += ch->ref[b] > 0;
-            total += (size_t)held * (size_t)ch->block_size * (size_t)(ch->k_dim + ch->v_dim) * esz;
-        }
-        for (int i = 0; i < s->p.n_seq_max; i++) {
-            const infer__seq *q = &s->seqs[i];
-            if (!q->live || !q->conv_state) continue;
-            if (q->conv_state[l]) total += (infer__conv_state_len(c) + infer__ssm_state_len(c)) * sizeof(float);
-            if (q->comp_state[l]) total += infer__comp_state_len(c->head_dim) * sizeof(float);
-            if (q->idx_state[l]) total += infer__comp_state_len(c->idx_head_dim) * sizeof(float);
-        }
-    }
-    return total;
-}
-
-void infer_session_free(infer_session *s) {
-    if (!s) return;
-    const infer_kernels *k = s->k;
-    for (int i = 0; s->seqs && i < s->p.n_seq_max; i++) infer__seq_free(s, &s->seqs[i]);
-    for (int i = 0; i < s->n_caches; i++) {
-        infer__cache *ch = &s->cache[i];
-        if (ch->mem) k->free(s->kctx, ch->mem);
-        INFER_FREE(ch->k); INFER_FREE(ch->v); INFER_FREE(ch->free_list); INFER_FREE(ch->ref);
-        INFER_FREE(ch->tokens); INFER_FREE(ch->fill); INFER_FREE(ch->hash); INFER_FREE(ch->parent); INFER_FREE(ch->stamp); INFER_FREE(ch->cached);
-        INFER_FREE(ch->map_key); INFER_FREE(ch->map_val);
-    }
-    INFER_FREE(s->seqs); INFER_FREE(s->segs); INFER_FREE(s->emit_first); INFER_FREE(s->emit_n);
-    INFER_FREE(s->comp_cache);
-    infer__buf bufs[INFER__MAX_BUFS];
-    const int nb = infer__session_bufs(s, bufs);
-    for (int i = 0; i < nb; i++) if (*bufs[i].p) k->free(s->kctx, *bufs[i].p);
-    INFER_FREE(s->pos_host); INFER_FREE(s->tok_host); INFER_FREE(s->eid_host); INFER_FREE(s->lstage);
-    k->ctx_free(s->kctx);
-    INFER_FREE(s);
-}
-
-/* A pool of `blocks` blocks for the layers marked in `use`; a sequence's table may reach
- * max_rows rows. With `prefix`, the prefix cache's bookkeeping too. */
-static int infer__cache_init(infer_session *s, infer__cache *ch, const uint8_t *use, int32_t ratio, int32_t window, int64_t blocks,
-                             int64_t max_rows, int32_t k_dim, int32_t v_dim, int prefix) {
-    const infer_kernels *k = s->k;
-    const int n = s->m->cfg.n_layer;
-    const int32_t bs = INFER__KV_BLOCK;
-    ch->ratio = ratio; ch->window = window; ch->block_size = bs;
-    ch->n_blocks = (int32_t)(blocks > 0 ? blocks : 1);
-    ch->max_logical = (int32_t)((max_rows + bs - 1) / bs + 1);
-    ch->k_dim = k_dim; ch->v_dim = v_dim;
-    ch->type = s->p.kv_type;
-    ch->prefix = prefix;
-    const size_t nb = (size_t)ch->n_blocks;
-    ch->k = (void **)infer__calloc((size_t)n, sizeof(void *));
-    ch->v = (void **)infer__calloc((size_t)n, sizeof(void *));
-    ch->free_list = (int32_t *)infer__calloc(nb, sizeof(int32_t));
-    ch->ref = (int32_t *)infer__calloc(nb, sizeof(int32_t));
-    if (!ch->k || !ch->v || !ch->free_list || !ch->ref) return 0;
-    if (prefix) {
-        ch->tokens = (int32_t *)infer__calloc(nb * (size_t)bs, sizeof(int32_t));
-        ch->fill = (int32_t *)infer__calloc(nb, sizeof(int32_t));
-        ch->hash = (uint64_t *)infer__calloc(nb, sizeof(uint64_t));
-        ch->parent = (uint64_t *)infer__calloc(nb, sizeof(uint64_t));
-        ch->stamp = (uint64_t *)infer__calloc(nb, sizeof(uint64_t));
-        ch->cached = (uint8_t *)infer__calloc(nb, 1);
-        ch->map_mask = 1;
-        while (ch->map_mask < 2 * nb) ch->map_mask <<= 1;
-        ch->map_key = (uint64_t *)infer__calloc((size_t)ch->map_mask, sizeof(uint64_t));
-        ch->map_val = (int32_t *)infer__calloc((size_t)ch->map_mask, sizeof(int32_t));
-        ch->map_mask--;
-        if (!ch->tokens || !ch->fill || !ch->hash || !ch->parent || !ch->stamp || !ch->cached || !ch->map_key || !ch->map_val) return 0;
-    }
-    /* every layer's pools in one allocation, each pool 4 KiB-aligned: on the CPU one mapping
-     * in 2 MiB pages (infer__cpu_alloc), not a few dozen buffers of small pages that an
-     * attention over a long context walks through one TLB miss every 4 positions */
-    const size_t esz = ch->type == INFER_TYPE_F16 ? 2 : 4, pool_rows = nb * bs;
-    const size_t kb = (pool_rows * (size_t)k_dim * esz + 4095) / 4096 * 4096, vb = (pool_rows * (size_t)v_dim * esz + 4095) / 4096 * 4096;
-    size_t total = 0;
-    for (int l = 0; l < n; l++) total += use[l] ? kb + vb : 0;
-    if (total && !(ch->mem = k->alloc(s->kctx, total))) return 0;
-    size_t off = 0;
-    for (int l = 0; l < n; l++) {
-        if (!use[l]) continue;
-        ch->k[l] = (uint8_t *)ch->mem + off;
-        if (v_dim) ch->v[l] = (uint8_t *)ch->mem + off + kb;
-        off += kb + vb;
-    }
-    for (int32_t b = ch->n_blocks - 1; b >= 0; b--) ch->free_list[ch->n_free++] = b;
-    return 1;
-}
-
-/* the pools (>>kv): the token cache for every attention layer, one per compress ratio */
-static int infer__session_alloc_caches(infer_session *s) {
-    const infer_config *c = &s->m->cfg;
-    const int n = c->n_layer, bs = INFER__KV_BLOCK;
-    const int64_t U = s->p.n_ubatch, S = s->p.n_seq_max;
-    s->comp_cache = (int8_t *)infer__calloc((size_t)n, 1);
-    uint8_t *use = (uint8_t *)infer__calloc((size_t)n, 1);
-    int ok = s->comp_cache && use, plain = !s->m->arch->csa;
-    for (int l = 0; ok && l < n; l++) { use[l] = !s->m->layers[l].recurrent; plain &= use[l]; }
-    /* the token cache: n_ctx positions; with a sliding window, W - 1 positions per sequence
-     * between steps plus a step's rows, a partial block at each end of every sequence's run */
-    const int32_t W = c->sliding_window;
-    const int64_t full = (s->n_ctx + bs - 1) / bs, windowed = S * ((W - 1 + bs - 1) / bs + 2) + (U + bs - 1) / bs;
-    const int32_t kvd = c->n_head_kv * c->head_dim;
-    if (ok) ok = infer__cache_init(s, &s->cache[s->n_caches++], use, 1, W, W > 0 && windowed < full ? windowed : full, s->n_ctx, kvd,
-                                   s->m->arch->csa ? 0 : kvd, plain && W == 0 && s->p.prefix_cache);
-    for (int l = 0; ok && l < n; l++) {
-        const infer__layer *L = &s->m->layers[l];
-        s->comp_cache[l] = -1;
-        if (!L->compress) continue;
-        int i = 1;                                       /* the cache of this ratio, made on first use */
-        while (i < s->n_caches && s->cache[i].ratio != L->compress) i++;
-        s->comp_cache[l] = (int8_t)i;
-        if (i < s->n_caches) continue;
-        if (i == INFER__MAX_CACHES) { ok = 0; break; }
-        for (int j = 0; j < n; j++) use[j] = s->m->layers[j].compress == L->compress;
-        const int64_t entries = s->n_ctx / L->compress;
-        ok = infer__cache_init(s, &s->cache[s->n_caches++], use, L->compress, 0, (entries + bs - 1) / bs, entries, c->head_dim,
-                               L->compress == 4 ? c->idx_head_dim : 0, 0);
-    }
-    INFER_FREE(use);
-    return ok;
-}
-static void infer__session_rope(infer_session *s) {
-    const infer_config *c = &s->m->cfg;
-    infer_rope *r = &s->rope;
-    r->n_rot = c->n_rot;
-    r->neox = s->m->arch->rope != INFER__ROPE_NORM;
-    r->freq_base = c->rope_base;
-    r->freq_scale = c->rope_scaling != INFER_ROPE_SCALING_NONE ? 1.0f / c->rope_scale_factor : 1.0f;
-    r->freq_factors = s->w.rope_freqs ? (const float *)s->w.rope_freqs->data : NULL;
-    r->attn_factor = 1.0f;
-    r->ext_factor = c->rope_scaling == INFER_ROPE_SCALING_YARN ? 1.0f : 0.0f;
-    r->beta_fast = 32.0f;
-    r->beta_slow = 1.0f;
-    r->n_ctx_orig = c->rope_orig_ctx;
-}
-
-
-infer_status infer_session_create(infer_session **out, infer_model *m, const infer_session_params *pp, infer_error *err) {
-    *out = NULL;
-    if (!m->layers) return infer__fail(err, INFER_ERR_ARG, "model was loaded vocab-only; it cannot run");
-    infer_session_params p = pp ? *pp : infer_session_default_params();
-    const infer_config *c = &m->cfg;
-    if (p.n_ctx < 0 || p.n_ubatch < 0 || p.n_threads < 0 || p.n_seq_max < 0) return infer__fail(err, INFER_ERR_ARG, "negative session parameter");
-    if (p.n_threads > 4096) return infer__fail(err, INFER_ERR_ARG, "%d threads: at most 4096", (int)p.n_threads);
-    if (p.n_ctx == 0) p.n_ctx = c->n_ctx_train < 4096 ? c->n_ctx_train : 4096;
-    if (p.n_ubatch == 0) p.n_ubatch = 512;
-    if (p.n_threads == 0) p.n_threads = infer__n_cores();
-    if (p.n_seq_max == 0) p.n_seq_max = 1;
-    if (p.n_seq_max > 4096) return infer__fail(err, INFER_ERR_ARG, "%d sequences is more than a session holds (4096)", p.n_seq_max);
-    if (p.precise) p.kv_type = INFER_TYPE_F32;
-    if (p.kv_type != INFER_TYPE_F32 && p.kv_type != INFER_TYPE_F16) return infer__fail(err, INFER_ERR_ARG, "KV cache type must be f32 or f16");
-    const infer_kernels *k = p.backend ? p.backend : infer_cpu_kernels();
-    INFER__TRY(infer__backend_check(k, m, err));
-    char why[256] = "";
-    if (!k->supports_config(c, why, sizeof why)) return infer__fail(err, INFER_ERR_UNSUPPORTED, "the %s backend cannot run this model: %s", k->name, why);
-    if (!k->host_memory) INFER__TRY(infer_model_upload(m, k, err));   /* once per model */
-    infer_session *s = (infer_session *)infer__calloc(1, sizeof *s);
-    if (!s) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
-    s->m = m;
-    s->k = k;
-    s->p = p;
-    int twins = k->host_memory && !p.precise && m->xk.layers != NULL;
-    for (int t = INFER__TYPE_Q4_K_XK; twins && t < INFER__TYPE_END; t++) twins = k->supports_type((infer_type)t);
-    if (twins) {
-        s->w = m->xk.w;                       /* the fast CPU path reads the repacked copies (>>load, "repack") */
-    } else if (k->host_memory) {
-        s->w.tok_embd = m->tok_embd; s->w.output_norm = m->output_norm; s->w.output = m->output;
-        s->w.rope_freqs = m->rope_freqs; s->w.layers = m->layers;
-        s->w.output_hc_fn = m->output_hc_fn; s->w.output_hc_base = m->output_hc_base; s->w.output_hc_scale = m->output_hc_scale;
-    } else {
-        s->w = m->dev.w;
-    }
-    infer_error cerr;
-    if (k->ctx_create(&s->kctx, p.n_threads, p.precise, &cerr) != INFER_OK) {
-        INFER_FREE(s);
-        return infer__fail(err, cerr.status, "%s", cerr.msg);
-    }
-    const size_t U = (size_t)p.n_ubatch, S = (size_t)p.n_seq_max, LR = U < INFER__LOGIT_ROWS ? U : INFER__LOGIT_ROWS;
-    s->n_ctx = p.n_ctx;                 /* the limit asked for; the caches round up to whole blocks */
-    s->seqs = (infer__seq *)infer__calloc(S, sizeof(infer__seq));
-    s->segs = (infer__seg *)infer__calloc(S, sizeof(infer__seg));
-    s->emit_first = (int32_t (*)[INFER__MAX_CACHES])infer__calloc(S, sizeof *s->emit_first);
-    s->emit_n = (int32_t (*)[INFER__MAX_CACHES])infer__calloc(S, sizeof *s->emit_n);
-    int ok = s->kctx && s->seqs && s->segs && s->emit_first && s->emit_n && infer__session_alloc_caches(s);
-    infer__buf bufs[INFER__MAX_BUFS];
-    const int nb = infer__session_bufs(s, bufs);
-    for (int i = 0; ok && i < nb; i++) {
-        if (bufs[i].bytes) *bufs[i].p = s->k->alloc(s->kctx, bufs[i].bytes);
-        ok = !bufs[i].bytes || *bufs[i].p;
-    }
-    if (ok) {
-        s->pos_host = (int32_t *)infer__calloc(4 * U, sizeof(int32_t));
-        s->tok_host = (int32_t *)infer__calloc(U, sizeof(int32_t));
-        s->eid_host = (int32_t *)infer__calloc(U * (size_t)(c->n_expert_used > 0 ? c->n_expert_used : 1), sizeof(int32_t));
-        s->lstage = (float *)INFER_MALLOC(LR * (size_t)c->n_vocab * sizeof(float));
-        ok = s->pos_host && s->tok_host && s->eid_host && s->lstage;
-    }
-    if (ok && m->arch->csa) {                 /* the output groups as matmul_id's "experts": 0..G-1 on every row */
-        const size_t G = (size_t)c->o_groups;
-        int32_t *g = (int32_t *)infer__calloc(U * G, sizeof(int32_t));
-        ok = g != NULL;
-        for (size_t i = 0; ok && i < U * G; i++) g[i] = (int32_t)(i % G);
-        ok = ok && k->upload(s->kctx, s->gids, g, U * G * sizeof(int32_t)) == INFER_OK;
-        INFER_FREE(g);
-    }
-    if (ok) ok = infer__seq_alloc(s, &s->seqs[0]);   /* sequence 0: the one infer_eval feeds */
-    if (!ok) {
-        infer__fail(err, INFER_ERR_NOMEM, "out of %s memory for a %d-token session%s%s", k->name, (int)s->n_ctx,
-                    s->kctx && *k->last_error(s->kctx) ? ": " : "", s->kctx ? k->last_error(s->kctx) : "");
-        infer_session_free(s);
-        return INFER_ERR_NOMEM;
-    }
-    s->seqs[0].live = 1;
-    infer__session_rope(s);
-    *out = s;
-    return INFER_OK;
-}
-/* ------------------------------------------------------------------------------------------
- * >>forward -- the transformer, once for every family.
- *
- *   x = token_embd[tokens]                                          x: [T, n_embd]
- *   for each layer:
- *       x = x + Mixer(RMSNorm(x) * attn_norm)        attention, or gated DeltaNet (hybrid)
- *       x = x + FFN(RMSNorm(x) * ffn_norm)           gated (SwiGLU / ReLU^2), or MoE
- *   logits = W_out (RMSNorm(x) * output_norm)                       [T, n_vocab]
- *
- * Attention (h = the normed input):
- *   q = Wq h (+bq),  k = Wk h (+bk),  v = Wv h (+bv)         per head: [head_dim]
- *       with attn_gate, Wq h is [q | gate] per head: [n_head, 2, head_dim]
- *   q, k = RMSNorm per head * q_norm, k_norm                 (qk_norm)
- *   q, k = RoPE(q, pos), RoPE(k, pos)                        first n_rot dims of each head
- *   cache k, v at pos;  a = softmax(q K^T * scale) V          causal, GQA
- *   a = a * sigmoid(gate)                                    (attn_gate)
- *   a = RMSNorm(a) * attn_sub_norm                           (bitlinear)
- *   out = Wo a
- *
- * Gated DeltaNet (n_k key heads of d_k, n_v value heads of d_v, value head i reads key head
- * i % n_k -- the order the qwen3.5 converter stores the value heads in):
- *   [q | k | v] = conv1d_causal(W_qkv h), then SiLU      [n_k d_k | n_k d_k | n_v d_v]
- *   z = W_gate h                                         [n_v d_v]
- *   beta = sigmoid(W_beta h),  g = softplus(W_alpha h + dt_bias) * a      [n_v]
- *   q, k = q / ||q||, k / ||k||                          per head
- *   o = gated delta rule(q / sqrt(d_k), k, v, g, beta; S)                 [n_v, d_v]
- *   out = W_out (RMSNorm(o) * ssm_norm * silu(z))        per value head
- *
- * Feed-forward (act = SiLU, or ReLU^2 = max(z, 0)^2 per cfg.ffn_act):
- *   GLU:     W_down( act(W_gate h) * (W_up h) )
- *            bitlinear: W_down( RMSNorm(act(W_gate h) * (W_up h)) * ffn_sub_norm )
- *   MoE:     sum over the router's top-k experts e of w_e GLU_e(h)
- *            (+ sigmoid(w_shexp . h) GLU_shared(h) when a shared expert is stored)
- * A BitNet `.scale` tensor multiplies its projection's output; it is folded into the weight
- * tensor's `scale` at load, which every matmul applies.
- *
- * deepseek4 keeps this loop but widens the residual to n_hc streams, mixed around every
- * block by hyper-connections (infer__block_in / infer__block_out below), and its mixer is
- * the compressed sparse attention of >>deepseek4.
- *
- * Many sequences at once. The T rows of a step may belong to several sequences (continuous
- * batching: prompts and single decode tokens side by side, each at its own positions). The
- * matmuls, norms and elementwise ops run over all T rows together, so each weight is read
- * once per step for every sequence in it; the ops that read or write one sequence's past
- * (kv_store, attention, the conv and delta-rule states, the compressors, the indexer) run
- * once per sequence, on its rows, with its block table and state. Each row is computed by
- * the same operations whichever rows share its step, so a sequence's logits do not depend
- * on the others.
- * ---------------------------------------------------------------------------------------- */
-
-/* deepseek4's pieces of the step, defined in >>deepseek4 */
-static void infer__csa_layer(infer_session *s, int l, int T);
-static infer_status infer__dsv4_prepare(infer_session *s);
-static infer_status infer__dsv4_hash_ids(infer_session *s, int l, int T);
-
-/* out[i] = W_i x for n weights reading the same activations: one call where the backend
- * has matmul_n, else one matmul each */
-static void infer__matmuls(infer_session *s, int n, float *const *out, const infer_tensor *const *w, const float *x, int T) {
-    if (s->k->matmul_n) { s->k->matmul_n(s->kctx, n, out, w, x, T); return; }
-    for (int i = 0; i < n; i++) s->k->matmul(s->kctx, out[i], w[i], x, T);
-}
-
-/* A block's input, s->h = RMSNorm(x) * norm. With hyper-connections (n_hc streams, deepseek4)
- * the streams are first collapsed by this block's mixes (>>deepseek4):
- *   mix = W_fn RMS(x)  over all n_hc * n_embd values,   u = sum_i pre_i x_i,   h = RMSNorm(u) * norm
- * and the post weights and the stream-mixing matrix C wait in s->hpc for infer__block_out. */
-static void infer__block_in(infer_session *s, const infer_tensor *norm, const infer_tensor *fn, const infer_tensor *base,
-                            const infer_tensor *scale, int T) {
-    const infer_config *c = &s->m->cfg;
-    const infer_kernels *k = s->k;
-    void *kc = s->kctx;
-    const int E = c->n_embd;
-    if (c->n_hc > 1) {
-        k->rmsnorm(kc, s->hcn, s->x, NULL, T, c->n_hc * E, c->rms_eps);
-        k->matmul(kc, s->hmix, fn, s->hcn, T);
-        k->hc_pre(kc, s->h, s->hpc, s->hmix, s->x, (const float *)base->data, (const float *)scale->data, T, E, c->n_hc,
-                  c->hc_sinkhorn_iters, c->hc_eps);
-        k->rmsnorm(kc, s->h, s->h, (const float *)norm->data, T, E, c->rms_eps);
-    } else {
-        k->rmsnorm(kc, s->h, s->x, (const float *)norm->data, T, E, c->rms_eps);
-    }
-}
-/* ... and its output s->o back into the residual: x += o, or, with hyper-connections,
- * x_d = post_d o + sum_s C[s, d] x_s for every stream d */
-static void infer__block_out(infer_session *s, int T) {
-    const infer_config *c = &s->m->cfg;
-    if (s->o_added) { s->o_added = 0; return; }      /* infer__block_proj added it already */
-    if (c->n_hc > 1) s->k->hc_post(s->kctx, s->x, s->o, s->hpc, T, c->n_embd, c->n_hc);
-    else s->k->add(s->kctx, s->x, s->o, (int64_t)T * c->n_embd);
-}
-/* A block's last projection, s->o = W a; with one residual stream and a backend that has
- * matmul_add, x += W a at once, and infer__block_out has nothing left to add */
-static void infer__block_proj(infer_session *s, const infer_tensor *w, const float *a, int T) {
-    if (s->k->matmul_add && s->m->cfg.n_hc <= 1) {
-        s->k->matmul_add(s->kctx, s->x, w, a, T);
-        s->o_added = 1;
-    } else {
-        s->k->matmul(s->kctx, s->o, w, a, T);
-    }
-}
-
-
-/* a layer's view of cache ci through sequence seq's block table: its K pool's rows as keys
- * (and its V pool's as values; none: K = V), or, v_pool, its V pool's rows as the keys
- * (deepseek4's indexer keys) */
-static infer_kv_view infer__seq_view(const infer_session *s, int32_t seq, int ci, int l, int v_pool) {
-    const infer__cache *c = &s->cache[ci];
-    infer_kv_view v;
-    memset(&v, 0, sizeof v);
-    v.type = c->type;
-    v.block_size = c->block_size;
-    v.block_table = s->seqs[seq].dev_table[ci];
-    if (v_pool) { v.k = v.v = c->v[l]; v.kv_dim = c->v_dim; return v; }
-    v.k = c->k[l];
-    v.v = c->v_dim ? c->v[l] : c->k[l];
-    v.kv_dim = c->k_dim;
-    return v;
-}
-
-/* Attention mixer: s->h -> s->o (see the block comment above) */
-static void infer__attention_layer(infer_session *s, int l, int T) {
-    const infer_model *m = s->m;
-    const infer_config *c = &m->cfg;
-    const infer__layer *L = &s->w.layers[l];
-    const infer_kernels *k = s->k;
-    void *kc = s->kctx;
-    const int hd = c->head_dim, QD = c->n_head * hd, KVD = c->n_head_kv * hd;
-    const float scale = c->attn_scale > 0 ? c->attn_scale : 1.0f / sqrtf((float)hd);
-    float *const outs[3] = { m->arch->attn_gate ? s->qg : s->q, s->kk, s->vv };
-    const infer_tensor *const ws[3] = { L->wq, L->wk, L->wv };
-    infer__matmuls(s, 3, outs, ws, s->h, T);
-    if (m->arch->attn_gate) {                          /* [T, n_head, 2, hd] -> q, gate */
-        if (L->bq) k->add_rows(kc, s->qg, (const float *)L->bq->data, T, 2 * QD);
-        k->copy_rows(kc, s->q, hd, s->qg, 2 * hd, T * c->n_head, hd);
-        k->copy_rows(kc, s->agate, hd, s->qg + hd, 2 * hd, T * c->n_head, hd);
-    } else if (L->bq) k->add_rows(kc, s->q, (const float *)L->bq->data, T, QD);
-    if (L->bk) k->add_rows(kc, s->kk, (const float *)L->bk->data, T, KVD);
-    if (L->bv) k->add_rows(kc, s->vv, (const float *)L->bv->data, T, KVD);
-    if (L->q_norm) {
-        k->rmsnorm(kc, s->q, s->q, (const float *)L->q_norm->data, T * c->n_head, hd, c->rms_eps);
-        k->rmsnorm(kc, s->kk, s->kk, (const float *)L->k_norm->data, T * c->n_head_kv, hd, c->rms_eps);
-    }
-    /* multi-axis rope when the file gives sections; without them, plain rope on one stream
-     * (the keys' rope done by rope_kv_store as they go into the cache, where the backend has it) */
-    const int multi = c->rope_sections[0] + c->rope_sections[1] + c->rope_sections[2] + c->rope_sections[3] > 0;
-    const int rope_in_store = !multi && k->rope_kv_store;
-    if (multi) {
-        k->rope_multi(kc, s->q, T, c->n_head, hd, s->pos, &s->rope, c->rope_sections);
-        k->rope_multi(kc, s->kk, T, c->n_head_kv, hd, s->pos, &s->rope, c->rope_sections);
-    } else {
-        k->rope(kc, s->q, T, c->n_head, hd, s->pos, &s->rope);
-        if (!rope_in_store) k->rope(kc, s->kk, T, c->n_head_kv, hd, s->pos, &s->rope);
-    }
-    for (int g = 0; g < s->n_segs; g++) {              /* each sequence: its own cache */
-        const infer__seg *sg = &s->segs[g];
-        const size_t r = (size_t)sg->row0;
-        const infer_kv_view kv = infer__seq_view(s, sg->seq, 0, l, 0);
-        if (rope_in_store) k->rope_kv_store(kc, &kv, s->kk + r * KVD, s->vv + r * KVD, s->pos + r, sg->n, c->n_head_kv, hd, &s->rope);
-        else k->kv_store(kc, &kv, s->kk + r * KVD, s->vv + r * KVD, s->pos + r, sg->n);
-        k->attention(kc, s->att + r * QD, s->q + r * QD, &kv, s->pos + r, sg->n, c->n_head, c->n_head_kv, hd, scale);
-    }
-    if (m->arch->attn_gate) k->mul_sigmoid(kc, s->att, s->agate, T, QD, QD);
-    if (L->attn_sub_norm) k->rmsnorm(kc, s->att, s->att, (const float *)L->attn_sub_norm->data, T, QD, c->rms_eps);
-    infer__block_proj(s, L->wo, s->att, T);
-}
-
-/* Gated DeltaNet mixer: s->h -> s->o, carrying each sequence's conv state and S. A prompt
- * uses the chunked form of the delta rule, a single token the recurrence. */
-static void infer__deltanet_layer(infer_session *s, int l, int T) {
-    const infer_config *c = &s->m->cfg;
-    const infer__layer *L = &s->w.layers[l];
-    const infer_kernels *k = s->k;
-    void *kc = s->kctx;
-    const int n_k = c->ssm_n_group, n_v = c->ssm_dt_rank, d_k = c->ssm_d_state, d_v = c->ssm_d_inner / n_v;
-    const int KD = n_k * d_k, VD = n_v * d_v, CD = 2 * KD + VD;
-    float *const outs[4] = { s->mixed, s->z, s->db, s->da };                   /* mixed: [T, q | k | v] */
-    const infer_tensor *const ws[4] = { L->wqkv, L->wz, L->ssm_beta, L->ssm_alpha };
-    infer__matmuls(s, 4, outs, ws, s->h, T);
-    k->deltanet_gates(kc, s->da, s->db, (const float *)L->ssm_dt->data, (const float *)L->ssm_a->data, T, n_v);
-    for (int g = 0; g < s->n_segs; g++) {
-        const size_t r = (size_t)s->segs[g].row0;
-        k->conv1d_silu(kc, s->conv + r * CD, s->mixed + r * CD, s->seqs[s->segs[g].seq].conv_state[l], (const float *)L->ssm_conv1d->data,
-                       s->segs[g].n, CD, c->ssm_conv_kernel);
-    }
-    k->copy_rows(kc, s->dq, KD, s->conv, CD, T, KD);
-    k->copy_rows(kc, s->dk, KD, s->conv + KD, CD, T, KD);
-    k->copy_rows(kc, s->dv, VD, s->conv + 2 * KD, CD, T, VD);
-    k->l2norm(kc, s->dq, T * n_k, d_k, c->rms_eps);
-    k->l2norm(kc, s->dk, T * n_k, d_k, c->rms_eps);
-    for (int g = 0; g < s->n_segs; g++) {
-        const infer__seg *sg = &s->segs[g];
-        const size_t r = (size_t)sg->row0;
-        (sg->n == 1 ? k->deltanet_step : k->deltanet_chunked)(kc, s->dout + r * VD, s->dq + r * KD, s->dk + r * KD, s->dv + r * VD,
-                                                              s->da + r * n_v, s->db + r * n_v, s->seqs[sg->seq].ssm_state[l],
-                                                              sg->n, n_k, n_v, d_k, d_v, 1.0f / sqrtf((float)d_k));
-    }
-    k->rmsnorm(kc, s->dout, s->dout, (const float *)L->ssm_norm->data, T * n_v, d_v, c->rms_eps);
-    k->glu(kc, s->dout, s->z, s->dout, (int64_t)T * VD, INFER_ACT_SILU, 0.0f);   /* * silu(z) */
-    infer__block_proj(s, L->ssm_out, s->dout, T);
-}
-
-/* gate = act(gate) * up with the model's activation (SiLU or ReLU^2), inputs clamped to
- * `limit` first when it is > 0 */
-static void infer__ffn_act(infer_session *s, float *gate, const float *up, int64_t n, float limit) {
-    s->k->glu(s->kctx, gate, gate, up, n, s->m->cfg.ffn_act, limit);
-}
-
-/* out = W_down( act(W_gate h) * (W_up h) ), hidden size n_ff; BitLinear models normalise the
- * hidden vector (RMSNorm * ffn_sub_norm) before W_down */
-static void infer__glu_ffn(infer_session *s, float *out, const infer_tensor *wg, const infer_tensor *wu, const infer_tensor *wd,
-                           const infer_tensor *sub_norm, int n_ff, float limit, int T) {
-    const infer_kernels *k = s->k;
-    if (k->matmul_glu) {
-        k->matmul_glu(s->kctx, s->gate, wg, wu, s->h, T, s->m->cfg.ffn_act, limit);
-    } else {
-        float *const outs[2] = { s->gate, s->up };
-        const infer_tensor *const ws[2] = { wg, wu };
-        infer__matmuls(s, 2, outs, ws, s->h, T);
-        infer__ffn_act(s, s->gate, s->up, (int64_t)T * n_ff, limit);
-    }
-    if (sub_norm) k->rmsnorm(s->kctx, s->gate, s->gate, (const float *)sub_norm->data, T, n_ff, s->m->cfg.rms_eps);
-    if (out == s->o) infer__block_proj(s, wd, s->gate, T);
-    else k->matmul(s->kctx, out, wd, s->gate, T);
-}
-
-/* Mixture of experts: s->h -> s->o. A hash-routed layer (deepseek4) finds its experts
- * already in s->eid (infer__forward_step puts them there). */
-static void infer__moe_ffn(infer_session *s, const infer__layer *L, int T) {
-    const infer_config *c = &s->m->cfg;
-    const infer_kernels *k = s->k;
-    void *kc = s->kctx;
-    const int E = c->n_embd, n_used = c->n_expert_used;
-    k->matmul(kc, s->router, L->ffn_gate_inp, s->h, T);                          /* [T, n_expert] */
-    k->moe_route(kc, s->eid, s->ew, s->router, T, c->n_expert, n_used, c->expert_gating, c->expert_norm, c->expert_weights_scale,
-                 L->exp_probs_b ? (const float *)L->exp_probs_b->data : NULL, L->tid2eid != NULL);
-    k->matmul_id(kc, s->gate, L->ffn_gate_exps, s->h, s->eid, T, n_used, 0);      /* [T, n_used, n_ff_exp] */
-    k->matmul_id(kc, s->up, L->ffn_up_exps, s->h, s->eid, T, n_used, 0);
-    infer__ffn_act(s, s->gate, s->up, (int64_t)T * n_used * c->n_ff_exp, L->clamp_exp);
-    k->matmul_id(kc, s->ey, L->ffn_down_exps, s->gate, s->eid, T, n_used, 1);     /* [T, n_used, n_embd] */
-    k->moe_sum(kc, s->o, s->ey, s->ew, T, n_used, E);
-    if (!L->ffn_up_shexp) return;
-    infer__glu_ffn(s, s->ey, L->ffn_gate_shexp, L->ffn_up_shexp, L->ffn_down_shexp, NULL, c->n_ff_shexp, L->clamp_shexp, T);
-    if (L->ffn_gate_inp_shexp) {
-        k->matmul(kc, s->shg, L->ffn_gate_inp_shexp, s->h, T);                    /* [T, 1] */
-        k->mul_sigmoid(kc, s->ey, s->shg, T, E, 1);
-    }
-    k->add(kc, s->o, s->ey, (int64_t)T * E);
-}
-
-/* Activations that overflowed (NaN or Inf) make every later number meaningless, so a run
- * stops at them with INFER_ERR_NUMERIC. A host backend's residual stream is checked after
- * every layer (T times the stream's width, next to nothing beside the layer's matmuls), so
- * the error names the first layer that produced them; a device backend's logits are checked
- * when they come back. `layer` < 0: x holds logits, row r being the step's row rows[r]. An
- * op that ran out of memory writes NaN too: its own error is reported instead
- * (INFER_ERR_BACKEND, with the backend's last_error). */
-static infer_status infer__check_finite(const infer_session *s, const float *x, int n, int dim, const int32_t *rows, int layer, infer_error *err) {
-    const int64_t bad = infer__first_nonfinite(x, (int64_t)n * dim);
-    if (bad < 0) return INFER_OK;
-    if (*s->k->last_error(s->kctx)) return INFER_ERR_BACKEND;
-    const int row = rows ? rows[bad / dim] : (int)(bad / dim);
-    int g = 0;                                       /* the sequence of that row, and its position */
-    while (g + 1 < s->n_segs && row >= s->segs[g + 1].row0) g++;
-    const int seq = s->segs[g].seq, pos = s->segs[g].p0 + row - s->segs[g].row0;
-    const char *what = x[bad] != x[bad] ? "NaN" : "Inf";
-    if (layer >= 0)
-        return infer__fail(err, INFER_ERR_NUMERIC, "layer %d (blk.%d) made the hidden state %s at position %d of sequence %d: the model's "
-                           "activations overflow (its weights or the input are out of range); reset the sequence before reusing it", layer, layer, what, pos, seq);
-    return infer__fail(err, INFER_ERR_NUMERIC, "the logits at position %d of sequence %d are %s: %s; reset the sequence before reusing it", pos, seq, what,
-                       s->k->host_memory ? "the output norm or projection overflowed (every layer's output was finite)"
-                                         : "the activations overflowed (this backend does not check each layer; the CPU names the first bad one)");
-}
-
-/* One step of T <= n_ubatch rows (s->tok_host, segments s->segs) through every layer. Then
- * the logits of the rows listed in want[0..n_want) go to dst[i] (host memory): the rows are
- * gathered, n_ubatch at most INFER__LOGIT_ROWS at a time, through the output projection. Only
- * the tokens, positions and row lists go to the backend, only those logits come back. */
-static infer_status infer__forward_ops(infer_session *s, int T, const int32_t *want, float *const *dst, int n_want, infer_error *err);
-static infer_status infer__forward_step(infer_session *s, int T, const int32_t *want, float *const *dst, int n_want, infer_error *err) {
-    const infer_model *m = s->m;
-    const infer_kernels *k = s->k;
-    void *kc = s->kctx;
-    int32_t *pos = s->pos_host;
-    for (int g = 0; g < s->n_segs; g++)      /* text: streams t, h, w = the position, e = 0 */
-        for (int i = 0; i < s->segs[g].n; i++) {
-            const int r = s->segs[g].row0 + i;
-            pos[r] = pos[T + r] = pos[2 * T + r] = s->segs[g].p0 + i;
-            pos[3 * T + r] = 0;
-        }
-    INFER__TRY(k->upload(kc, s->pos, pos, 4 * (size_t)T * sizeof(int32_t)));
-    INFER__TRY(k->upload(kc, s->tok, s->tok_host, (size_t)T * sizeof(int32_t)));
-    if (n_want) INFER__TRY(k->upload(kc, s->lrows, want, (size_t)n_want * sizeof(int32_t)));
-    if (m->arch->csa) INFER__TRY(infer__dsv4_prepare(s));
-    /* from here to the logits' download only ops: a device backend may run them as one unit */
-    if (k->step_begin) k->step_begin(kc);
-    const infer_status st = infer__forward_ops(s, T, want, dst, n_want, err);
-    if (k->step_end) {
-        const infer_status st_end = k->step_end(kc);
-        if (st == INFER_OK && st_end != INFER_OK) return st_end;
-    }
-    return st;
-}
-
-/* infer__forward_step's ops: the layers, then (n_want > 0) the logits of the wanted rows */
-static infer_status infer__forward_ops(infer_session *s, int T, const int32_t *want, float *const *dst, int n_want, infer_error *err) {
-    s->o_added = 0;
-    const infer_model *m = s->m;
-    const infer_config *c = &m->cfg;
-    const infer_kernels *k = s->k;
-    void *kc = s->kctx;
-    const int E = c->n_embd, n_hc = c->n_hc > 1 ? c->n_hc : 1;
-    const size_t SD = infer__stream_dim(c);
-    if (n_hc > 1) {                          /* every stream starts as the embedding */
-        k->embed(kc, s->h, s->w.tok_embd, s->tok, T);
-        for (int i = 0; i < n_hc; i++) k->copy_rows(kc, s->x + (size_t)i * E, (int)SD, s->h, E, T, E);
-    } else {
-        k->embed(kc, s->x, s->w.tok_embd, s->tok, T);
-    }
-    for (int l = 0; l < c->n_layer; l++) {  /* the MTP blocks after n_layer are not run */
-        const infer__layer *L = &s->w.layers[l];
-        infer__block_in(s, L->attn_norm, L->hc_attn_fn, L->hc_attn_base, L->hc_attn_scale, T);
-        if (m->arch->csa) infer__csa_layer(s, l, T);
-        else if (L->recurrent) infer__deltanet_layer(s, l, T);
-        else infer__attention_layer(s, l, T);
-        infer__block_out(s, T);
-        infer__block_in(s, L->ffn_norm, L->hc_ffn_fn, L->hc_ffn_base, L->hc_ffn_scale, T);
-        if (L->tid2eid) INFER__TRY(infer__dsv4_hash_ids(s, l, T));
-        if (L->ffn_gate_inp) infer__moe_ffn(s, L, T);
-        else infer__glu_ffn(s, s->o, L->ffn_gate, L->ffn_up, L->ffn_down, L->ffn_sub_norm, c->n_ff, 0.0f, T);
-        infer__block_out(s, T);
-        if (s->layer_hook) s->layer_hook(s->hook_user, s, l, T);
-        if (k->host_memory) INFER__TRY(infer__check_finite(s, s->x, T, (int)SD, NULL, l, err));
-    }
-    if (n_want == 0) return INFER_OK;
-    const size_t V = (size_t)c->n_vocab;
-    /* the residual rows as a table, so `embed` gathers the wanted ones */
-    const infer_tensor xs = { "residual", INFER_TYPE_F32, 2, { (int64_t)SD, T, 1, 1 }, s->x, (size_t)T * SD * sizeof(float), 1.0f };
-    for (int r0 = 0; r0 < n_want; r0 += INFER__LOGIT_ROWS) {
-        const int nl = n_want - r0 < INFER__LOGIT_ROWS ? n_want - r0 : INFER__LOGIT_ROWS;
-        k->embed(kc, s->xg, &xs, s->lrows + r0, nl);
-        const float *xr = s->xg;
-        if (n_hc > 1) {                      /* the streams' last collapse: u = sum_i pre_i x_i */
-            k->rmsnorm(kc, s->hcn, xr, NULL, nl, (int)SD, c->rms_eps);
-            k->matmul(kc, s->hmix, s->w.output_hc_fn, s->hcn, nl);
-            k->hc_pre(kc, s->h, NULL, s->hmix, xr, (const float *)s->w.output_hc_base->data, (const float *)s->w.output_hc_scale->data,
-                      nl, E, n_hc, 0, c->hc_eps);
-            xr = s->h;
-        }
-        k->rmsnorm(kc, s->h, xr, (const float *)s->w.output_norm->data, nl, E, c->rms_eps);
-        if (k->host_memory && nl == 1) {     /* one row (decode): straight into the caller's buffer */
-            k->matmul(kc, dst[r0], s->w.output, s->h, 1);
-            INFER__TRY(infer__check_finite(s, dst[r0], 1, (int)V, want + r0, -1, err));
-            continue;
-        }
-        k->matmul(kc, s->logits, s->w.output, s->h, nl);
-        if (k->step_end) INFER__TRY(k->step_end(kc));   /* the step's unit ends at its first download */
-        INFER__TRY(k->download(kc, s->lstage, s->logits, (size_t)nl * V * sizeof(float)));
-        INFER__TRY(infer__check_finite(s, s->lstage, nl, (int)V, want + r0, -1, err));
-        for (int i = 0; i < nl; i++) memcpy(dst[r0 + i], s->lstage + (size_t)i * V, V * sizeof(float));
-    }
-    return INFER_OK;
-}
-
-/* ------------------------------------------------------------------------------------------
- * >>deepseek4 -- DeepSeek-V4: compressed sparse attention and hyper-connections.
- *
- * A long context costs attention two things: the cache (a row per token per layer) and the
- * reading of it (every query reads every row). DeepSeek-V4 keeps only a short window of raw
- * keys and summarises the rest: every `m` tokens are pooled into one compressed entry, so
- * the cache grows as W + n/m rows, not n. Its layers come in three kinds, by the file's
- * compress_ratios[layer] = m:
- *   m = 0     sliding window only: the last W tokens
- *   m = 128   HCA, heavily compressed: the window plus every entry so far (n/128 of them)
- *   m = 4     CSA, compressed sparse: the window plus the top_k entries (of n/4) that a small
- *             "lightning indexer" scores highest for this query
- *
- * One token through a CSA layer (m = 4), at position t, with h = the block's normed input
- * [n_embd] (hyper-connections below) and d = head_dim:
- *   1. queries, low rank:   qr = RMSNorm(W_qa h) * q_a_norm                       [q_lora]
- *                           q_i = RMSNorm(W_qb qr)_i  per head, no weight         [H, d]
- *   2. one key, which is also the value:  kv = RMSNorm(W_kv h) * kv_a_norm        [d]
- *      q and kv are roped on their last n_rot dims (theta: compress_rope_freq_base on
- *      layers with m > 0, rope.freq_base on window-only layers); kv joins the token cache,
- *      whose blocks older than the window go back to the pool.
- *   3. the compressor: kv_t = W_ckv h, g_t = W_cg h, each [2d]. Entry w pools the 8 tokens
- *      4(w-1) .. 4w+3, channel by channel, with softmax weights over the 8 slots:
- *        slots from the previous window use kv_t[c],   score g_t[c]   + ape[r, c]
- *        slots from its own window      use kv_t[d+c], score g_t[d+c] + ape[r, d+c]
- *      (r = the token's offset in its window; entry 0 has no previous window). When token
- *      t = 4w+3 closes window w, entry w = RMSNorm(pooled) * compressor_norm, roped at
- *      position 4w (the window's first token), is appended to the compressed cache. A
- *      window's partial sums wait in a small state between chunks, so a token costs O(d)
- *      compressor work however long the sequence: the same whether the prompt came in one
- *      batch or one token at a time. HCA pools its 128 tokens the same way, with no overlap
- *      (kv_t, g_t of width d).
- *   4. the indexer: its own compressor makes keys K_s [d_idx] the same way; its queries are
- *      q_I = rope(W_Iqb qr) [n_idx, d_idx], its head weights w = W_Iproj h [n_idx], and
- *        score_s = sum_h w_h relu(q_I,h . K_s) / sqrt(n_idx d_idx)
- *      over the entries already closed (s < (t+1)/4): the top_k of them (ties: the lower
- *      index) are this query's compressed keys.
- *   5. attention, one K = V head shared by all H query heads:
- *        keys = kv_j for t-W < j <= t  plus the chosen entries;   scale 1/sqrt(d)
- *        o_i = sum_j p_ij v_j,  p_ij = e^(s_ij) / (sum_j e^(s_ij) + e^(sink_i))
- *      a learned per-head "sink" logit takes a share of the softmax without adding a value.
- *      Each o_i is rotated back by its query's rope (inverse rope on its last n_rot dims),
- *      so what leaves the head does not depend on the absolute position.
- *   6. grouped low-rank output: the H heads form G groups; group g's concatenated heads go
- *      through rows g*o_lora .. of W_oa (one matmul_id with the groups as "experts"), and
- *      out = W_ob [a_0 | .. | a_G-1].
- *
- * Hyper-connections: the residual is n_hc streams X [n_hc, n_embd] (the embedding copied to
- * each). Around every block, mixes are read off all the streams at once,
- *   mix = W_fn (X / rms(X))                                   [n_hc (2 + n_hc)]
- *   pre = sigmoid(mix_pre * s0 + b) + eps,  post = 2 sigmoid(mix_post * s1 + b)
- *   C   = Sinkhorn(softmax over d (mix_comb * s2 + b) + eps)  a nearly doubly stochastic [n_hc, n_hc]
- * the block reads u = sum_i pre_i X_i (normalised as usual) and writes back
- *   X'_d = post_d block(u) + sum_s C[s, d] X_s
- * Before the head the streams collapse once more with pre weights from output_hc_*.
- *
- * The feed-forward is a MoE scored by sqrt(softplus(W_router h)), with a bias that only
- * steers the choice (load balancing); the first hash_layer_count layers instead take the
- * experts a fixed table assigns to the token id. Both use the clamped SwiGLU:
- * down(silu(min(gate, L)) * clamp(up, -L, L)).
- * ---------------------------------------------------------------------------------------- */
-
-/* the rope of a deepseek4 layer: the last n_rot dims of a head of head_dim; compressed
- * layers turn with compress_rope_freq_base (and the file's YaRN, whose magnitude factor is
- * cancelled, as the reference does), window-only layers with rope.freq_base, unscaled */
-static infer_rope infer__dsv4_rope(const infer_session *s, int compressed, int head_dim) {
-    const infer_config *c = &s->m->cfg;
-    infer_rope r = s->rope;
-    r.rot_first = head_dim - r.n_rot;
-    if (!compressed) {
-        r.freq_scale = 1.0f;
-        r.ext_factor = 0.0f;
-    } else {
-        r.freq_base = c->compress_rope_base;
-        if (r.ext_factor != 0) r.attn_factor = 1.0f / (1.0f + 0.1f * logf(1.0f / r.freq_scale));
-    }
-    return r;
-}
-
-
-/* One compressor: project s->h, pool each sequence's windows that close in this step (its
- * open windows in `state`), normalise, rope at each window's first position and append the
- * entries to the sequence's cache (step 3 above). state: [n_layer] per sequence, v_pool: the
- * entries go to the V pool (the indexer's keys). */
-static void infer__dsv4_compress(infer_session *s, int l, int ci, int v_pool, const infer_tensor *wkv, const infer_tensor *wgate,
-                                 const infer_tensor *ape, const infer_tensor *norm, int dim, int T, const infer_rope *rope) {
-    const infer_kernels *k = s->k;
-    void *kc = s->kctx;
-    const int ratio = s->cache[ci].ratio, overlap = ratio == 4, W = overlap ? 2 * dim : dim, n = s->n_emit[ci];
-    float *const outs[2] = { s->ckv, s->cgate };
-    const infer_tensor *const ws[2] = { wkv, wgate };
-    infer__matmuls(s, 2, outs, ws, s->h, T);
-    for (int g = 0; g < s->n_segs; g++) {
-        const infer__seg *sg = &s->segs[g];
-        const size_t r = (size_t)sg->row0;
-        float *state = v_pool ? s->seqs[sg->seq].idx_state[l] : s->seqs[sg->seq].comp_state[l];
-        k->compress(kc, s->cent + (size_t)s->emit_first[g][ci] * dim, state, s->ckv + r * W, s->cgate + r * W, (const float *)ape->data,
-                    s->pos + r, sg->n, dim, ratio, overlap);
-    }
-    if (n == 0) return;
-    const int32_t *epos = s->epos + (size_t)ci * 2 * s->p.n_ubatch, *eidx = epos + s->p.n_ubatch;
-    k->rmsnorm(kc, s->cent, s->cent, (const float *)norm->data, n, dim, s->m->cfg.rms_eps);
-    k->rope(kc, s->cent, n, 1, dim, epos, rope);
-    for (int g = 0; g < s->n_segs; g++) {
-        const int32_t first = s->emit_first[g][ci], cnt = s->emit_n[g][ci];
-        if (!cnt) continue;
-        const infer_kv_view dst = infer__seq_view(s, s->segs[g].seq, ci, l, v_pool);
-        k->kv_store(kc, &dst, s->cent + (size_t)first * dim, NULL, eidx + first, cnt);
-    }
-}
-
-/* The deepseek4 mixer: s->h -> s->o (steps 1-6 above) */
-static void infer__csa_layer(infer_session *s, int l, int T) {
-    const infer_config *c = &s->m->cfg;
-    const infer__layer *L = &s->w.layers[l];
-    const infer_kernels *k = s->k;
-    void *kc = s->kctx;
-    const int hd = c->head_dim, H = c->n_head, m = L->compress, ci = s->comp_cache[l], nI = c->idx_n_head, dI = c->idx_head_dim;
-    const int top_k = c->idx_top_k;
-    const float eps = c->rms_eps;
-    infer_rope rope = infer__dsv4_rope(s, m > 0, hd);
-    const infer_rope ri = infer__dsv4_rope(s, 1, dI);
-    float *const outs[2] = { s->qr, s->kk };
-    const infer_tensor *const ws[2] = { L->wq_a, L->wkv };
-    infer__matmuls(s, 2, outs, ws, s->h, T);
-    k->rmsnorm(kc, s->qr, s->qr, (const float *)L->q_a_norm->data, T, c->q_lora_rank, eps);
-    k->matmul(kc, s->q, L->wq_b, s->qr, T);                                       /* 1. */
-    k->rmsnorm(kc, s->q, s->q, NULL, T * H, hd, eps);
-    k->rope(kc, s->q, T, H, hd, s->pos, &rope);
-    k->rmsnorm(kc, s->kk, s->kk, (const float *)L->kv_a_norm->data, T, hd, eps);  /* 2. */
-    k->rope(kc, s->kk, T, 1, hd, s->pos, &rope);
-    for (int g = 0; g < s->n_segs; g++) {
-        const infer_kv_view raw = infer__seq_view(s, s->segs[g].seq, 0, l, 0);
-        k->kv_store(kc, &raw, s->kk + (size_t)s->segs[g].row0 * hd, NULL, s->pos + s->segs[g].row0, s->segs[g].n);
-    }
-    if (m > 0)                                                                    /* 3. */
-        infer__dsv4_compress(s, l, ci, 0, L->comp_kv, L->comp_gate, L->comp_ape, L->comp_norm, hd, T, &rope);
-    if (m == 4) {                                                                 /* 4. */
-        infer__dsv4_compress(s, l, ci, 1, L->idx_comp_kv, L->idx_comp_gate, L->idx_comp_ape, L->idx_comp_norm, dI, T, &ri);
-        k->matmul(kc, s->iq, L->idx_q_b, s->qr, T);
-        k->rope(kc, s->iq, T, nI, dI, s->pos, &ri);
-        k->matmul(kc, s->iw, L->idx_proj, s->h, T);
-    }
-    for (int g = 0; g < s->n_segs; g++) {                                        /* 4., 5. per sequence */
-        const infer__seg *sg = &s->segs[g];
-        const size_t r = (size_t)sg->row0;
-        const infer_kv_view raw = infer__seq_view(s, sg->seq, 0, l, 0);
-        infer_kv_view comp;
-        if (m > 0) { comp = infer__seq_view(s, sg->seq, ci, l, 0); comp.v = comp.k; }   /* entries are keys and values */
-        if (m == 4) {
-            const infer_kv_view keys = infer__seq_view(s, sg->seq, ci, l, 1);
-            k->indexer_topk(kc, s->isel + r * top_k, s->insel + r, s->iq + r * nI * dI, s->iw + r * nI, &keys, s->pos + r, sg->n, nI, dI, m,
-                            top_k, 1.0f / sqrtf((float)nI * (float)dI));
-        }
-        k->attention_sparse(kc, s->att + r * H * hd, s->q + r * H * hd, &raw, s->pos + r, sg->n, H, hd, 1.0f / sqrtf((float)hd),
-                            c->sliding_window, (const float *)L->attn_sinks->data, m > 0 ? &comp : NULL, m,
-                            m == 4 ? s->isel + r * top_k : NULL, s->insel + r, top_k);
-    }
-    rope.inverse = 1;
-    k->rope(kc, s->att, T, H, hd, s->pos, &rope);
-    infer_tensor wo_a = *L->wo_a;                                                 /* 6. [G, o_lora, H*d/G] */
-    wo_a.n_dims = 3;
-    wo_a.ne[1] = c->o_lora_rank;
-    wo_a.ne[2] = c->o_groups;
-    k->matmul_id(kc, s->oa, &wo_a, s->att, s->gids, T, c->o_groups, 1);
-    k->matmul(kc, s->o, L->wo_b, s->oa, T);
-}
-
-/* The host's share of a deepseek4 step: which compressed entries each sequence's rows close
- * (index w, rope position w*m, per compressed cache), uploaded once for the step. */
-static infer_status infer__dsv4_prepare(infer_session *s) {
-    const infer_kernels *k = s->k;
-    const size_t U = (size_t)s->p.n_ubatch;
-    int32_t *host = s->pos_host;                       /* free once the positions are uploaded */
-    for (int ci = 1; ci < s->n_caches; ci++) {
-        const int32_t m = s->cache[ci].ratio;
-        int n = 0;
-        for (int g = 0; g < s->n_segs; g++) {
-            s->emit_first[g][ci] = n;
-            for (int32_t p = s->segs[g].p0; p < s->segs[g].p0 + s->segs[g].n; p++) {
-                if (p % m != m - 1) continue;
-                host[U + (size_t)n] = (p + 1) / m - 1;     /* the entry's index ... */
-                host[n] = host[U + (size_t)n] * m;         /* ... and its rope position */
-                n++;
-            }
-            s->emit_n[g][ci] = n - s->emit_first[g][ci];
-        }
-        s->n_emit[ci] = n;
-        if (n && (k->upload(s->kctx, s->epos + (size_t)ci * 2 * U, host, (size_t)n * sizeof(int32_t)) != INFER_OK ||
-                  k->upload(s->kctx, s->epos + (size_t)ci * 2 * U + U, host + U, (size_t)n * sizeof(int32_t)) != INFER_OK))
-            return INFER_ERR_BACKEND;
-    }
-    return INFER_OK;
-}
-
-/* hash routing: the experts of the step's tokens, from the layer's table (host memory) */
-static infer_status infer__dsv4_hash_ids(infer_session *s, int l, int T) {
-    const infer_tensor *t = s->m->layers[l].tid2eid;
-    const int n_used = s->m->cfg.n_expert_used;
-    for (int r = 0; r < T; r++)
-        memcpy(s->eid_host + (size_t)r * n_used, (const int32_t *)t->data + (size_t)s->tok_host[r] * n_used, (size_t)n_used * sizeof(int32_t));
-    return s->k->upload(s->kctx, s->eid, s->eid_host, (size_t)T * n_used * sizeof(int32_t));
-}
-
-/* ------------------------------------------------------------------------------------------
- * >>eval -- the evaluation API: batches of sequences cut into steps, logits out.
- *
- * infer_eval_batch takes one item per sequence (its new tokens, which logits it wants),
- * reserves the cache blocks every item needs before anything runs (a batch that does not
- * fit changes nothing), lays the items' rows out side by side and runs them through
- * infer__forward_step n_ubatch rows at a time. infer_eval is a batch of one item on
- * sequence 0; infer_session_rewind and infer_eval_prefix move a sequence's position back,
- * for edits and for prompts that share a start with what the session already holds.
- * ---------------------------------------------------------------------------------------- */
-/* The new part of each sequence's block tables, on the backend */
-static infer_status infer__tables_sync(infer_session *s, infer__seq *q) {
-    for (int ci = 0; ci < s->n_caches; ci++) {
-        const int32_t from = q->synced[ci], to = q->n_table[ci];
-        if (to > from && s->k->upload(s->kctx, q->dev_table[ci] + from, q->table[ci] + from, (size_t)(to - from) * sizeof(int32_t)) != INFER_OK)
-            return INFER_ERR_BACKEND;
-        q->synced[ci] = to;
-    }
-    return INFER_OK;
-}
-
-infer_status infer_eval_batch(infer_session *s, const infer_batch_item *items, int n_items, infer_error *err) {
-    const int32_t V = s->m->cfg.n_vocab, U = s->p.n_ubatch;
-    if (n_items <= 0 || n_items > s->p.n_seq_max) return infer__fail(err, INFER_ERR_ARG, "%d batch items (the session holds %d sequences)", n_items, s->p.n_seq_max);
-    for (int i = 0; i < n_items; i++) {
-        const infer_batch_item *it = &items[i];
-        if (it->seq < 0 || it->seq >= s->p.n_seq_max || !s->seqs[it->seq].live)
-            return infer__fail(err, INFER_ERR_ARG, "batch item %d: sequence %d does not exist", i, it->seq);
-        for (int j = 0; j < i; j++)
-            if (items[j].seq == it->seq) return infer__fail(err, INFER_ERR_ARG, "batch items %d and %d both feed sequence %d", j, i, it->seq);
-        if (it->n <= 0 || !it->tokens) return infer__fail(err, INFER_ERR_ARG, "batch item %d: no tokens to evaluate", i);
-        const int32_t n_past = s->seqs[it->seq].n_past;
-        if ((int64_t)n_past + it->n > s->n_ctx)
-            return infer__fail(err, INFER_ERR_CONTEXT, "%d tokens do not fit: %d of the context's %d are used", it->n, n_past, s->n_ctx);
-        for (int t = 0; t < it->n; t++)
-            if (it->tokens[t] < 0 || it->tokens[t] >= V)
-                return infer__fail(err, INFER_ERR_ARG, "token id %d at index %d is outside the vocabulary (0..%d)", it->tokens[t], t, V - 1);
-    }
-    /* the blocks of the caches without a window, for the whole call at once: either every
-     * sequence gets what it needs, or nothing changes */
-    for (int ci = 0; ci < s->n_caches; ci++) {
-        infer__cache *c = &s->cache[ci];
-        if (c->window > 0) continue;
-        int64_t need = 0;
-        for (int i = 0; i < n_items; i++) {
-            const infer__seq *q = &s->seqs[items[i].seq];
-            const int32_t b = infer__cache_blocks(c, q->n_past + items[i].n);
-            need += b > q->n_table[ci] ? b - q->n_table[ci] : 0;
-        }
-        if (need > infer__cache_available(c))
-            return infer__fail(err, INFER_ERR_CONTEXT, "KV cache pool exhausted: %lld more blocks of %d %s needed, %d free (a larger -c, or fewer sequences at once)",
-                               (long long)need, c->block_size * c->ratio, "positions", infer__cache_available(c));
-        for (int i = 0; i < n_items; i++) infer__seq_grow(c, &s->seqs[items[i].seq], ci, s->seqs[items[i].seq].n_past + items[i].n);
-    }
-    const infer_kernels *k = s->k;
-    int32_t *want = (int32_t *)INFER_MALLOC((size_t)U * sizeof(int32_t));
-    float **dst = (float **)INFER_MALLOC((size_t)U * sizeof(float *));
-    if (!want || !dst) { INFER_FREE(want); INFER_FREE(dst); return infer__fail(err, INFER_ERR_NOMEM, "out of memory"); }
-    infer_status st = INFER_OK;
-    int item = 0, done = 0;                     /* the next token to place: items[item].tokens[done] */
-    while (item < n_items && st == INFER_OK) {
-        /* a step: up to U rows, whole items where they fit, the last one possibly cut */
-        int T = 0, n_want = 0;
-        s->n_segs = 0;
-        while (item < n_items && T < U) {
-            const infer_batch_item *it = &items[item];
-            infer__seq *q = &s->seqs[it->seq];
-            const int n = it->n - done < U - T ? it->n - done : U - T;
-            infer__seg *sg = &s->segs[s->n_segs++];
-            sg->seq = it->seq; sg->row0 = T; sg->n = n; sg->p0 = q->n_past;
-            memcpy(s->tok_host + T, it->tokens + done, (size_t)n * sizeof(int32_t));
-            for (int i = 0; i < n && it->logits; i++)
-                if (it->all_logits || done + i == it->n - 1) { want[n_want] = T + i; dst[n_want++] = it->logits + (it->all_logits ? (size_t)(done + i) * V : 0); }
-            for (int ci = 0; ci < s->n_caches && st == INFER_OK; ci++)      /* windowed caches grow step by step */
-                if (s->cache[ci].window > 0 && !infer__seq_grow(&s->cache[ci], q, ci, q->n_past + n))
-                    st = infer__fail(err, INFER_ERR_CONTEXT, "KV cache pool exhausted");
-            if (st == INFER_OK && infer__tables_sync(s, q) != INFER_OK)
-                st = infer__fail(err, INFER_ERR_BACKEND, "%s backend: uploading a block table: %s", k->name, k->last_error(s->kctx));
-            T += n;
-            done += n;
-            if (done == it->n) { item++; done = 0; }
-        }
-        if (st != INFER_OK) break;
-        if ((st = infer__forward_step(s, T, want, dst, n_want, err)) != INFER_OK) {
-            if (st != INFER_ERR_NUMERIC) st = infer__fail(err, INFER_ERR_BACKEND, "%s backend: %s", k->name, k->last_error(s->kctx));
-            break;
-        }
-        for (int g = 0; g < s->n_segs; g++) {
-            const infer__seg *sg = &s->segs[g];
-            infer__seq *q = &s->seqs[sg->seq];
-            memcpy(q->hist + sg->p0, s->tok_host + sg->row0, (size_t)sg->n * sizeof(int32_t));
-            q->n_past = sg->p0 + sg->n;
-            if (s->cache[0].prefix) infer__prefix_note(&s->cache[0], q, s->tok_host + sg->row0, sg->p0, q->n_past);
-            for (int ci = 0; ci < s->n_caches; ci++) infer__seq_trim(&s->cache[ci], q, ci, q->n_past);
-        }
-    }
-    INFER_FREE(want);
-    INFER_FREE(dst);
-    if (st == INFER_OK && k->sync(s->kctx) != INFER_OK) st = infer__fail(err, INFER_ERR_BACKEND, "%s backend: %s", k->name, k->last_error(s->kctx));
-    return st;
-}
-
-infer_status infer_eval(infer_session *s, const int32_t *tokens, int n, float *logits, int all_logits, infer_error *err) {
-    if (!s->seqs[0].live) return infer__fail(err, INFER_ERR_ARG, "sequence 0 was removed; use infer_eval_batch");
-    const infer_batch_item it = { 0, tokens, n, logits, all_logits };
-    return infer_eval_batch(s, &it, 1, err);
-}
-
-const int32_t *infer_session_tokens(const infer_session *s) { return s->seqs[0].hist; }
-
-/* Wind sequence q back to its first n tokens. Rows from n on are overwritten by the next
- * tokens; the blocks wholly past n go back to the pool, and a block that keeps some rows
- * but is shared (another sequence holds it, or the prefix cache names it) is first copied,
- * those rows only, into a block of the sequence's own. A recurrent state, a sliding window
- * or a compressor state cannot be wound back: only to 0 (empty) or to where it is. */
-static infer_status infer__seq_rewind(infer_session *s, infer__seq *q, int32_t n, infer_error *err) {
-    if (n < 0 || n > q->n_past) return infer__fail(err, INFER_ERR_ARG, "cannot rewind to %d: the sequence holds %d tokens", n, q->n_past);
-    if (n == q->n_past) return INFER_OK;
-    if (n == 0) { infer__seq_release(s->cache, s->n_caches, q); infer__seq_zero_state(s, q); return INFER_OK; }
-    int rewindable = s->n_caches == 1 && s->cache[0].window == 0;
-    for (int l = 0; l < s->m->cfg.n_layer; l++) rewindable &= !q->conv_state[l];
-    if (!rewindable) return infer__fail(err, INFER_ERR_UNSUPPORTED, "a recurrent or windowed state cannot be rewound (from %d to %d tokens)", q->n_past, n);
-    infer__cache *c = &s->cache[0];
-    const int32_t bs = c->block_size, keep = (n + bs - 1) / bs;
-    while (q->n_table[0] > keep) infer__cache_release(c, q->table[0][--q->n_table[0]]);
-    if (q->synced[0] > keep) q->synced[0] = keep;
-    const int32_t i = n / bs, b = i < keep ? q->table[0][i] : -1;
-    if (b >= 0 && n % bs && (c->ref[b] > 1 || (c->prefix && c->cached[b]))) {
-        const int32_t nb = infer__cache_take(c);
-        if (nb < 0 || !infer__cache_copy_rows(s, c, nb, b, n % bs)) {
-            if (nb >= 0) infer__cache_release(c, nb);
-            return infer__fail(err, INFER_ERR_CONTEXT, "KV cache pool exhausted while rewinding");
-        }
-        if (c->prefix) {
-            memcpy(c->tokens + (size_t)nb * bs, c->tokens + (size_t)b * bs, (size_t)(n % bs) * sizeof(int32_t));
-            c->parent[nb] = c->parent[b];
-        }
-        infer__cache_release(c, b);
-        q->table[0][i] = nb;
-        if (q->synced[0] > i) q->synced[0] = i;
-    }
-    if (b >= 0 && c->prefix && !c->cached[q->table[0][i]]) c->fill[q->table[0][i]] = n % bs ? n % bs : bs;
-    q->n_past = n;
-    return INFER_OK;
-}
-
-infer_status infer_session_rewind(infer_session *s, int32_t n, infer_error *err) {
-    if (!s->seqs[0].live) return infer__fail(err, INFER_ERR_ARG, "sequence 0 was removed");
-    return infer__seq_rewind(s, &s->seqs[0], n, err);
-}
-
-infer_status infer_eval_prefix(infer_session *s, const int32_t *tokens, int n, float *logits, int *n_eval, infer_error *err) {
-    int32_t keep = 0;
-    if (n_eval) *n_eval = 0;
-    if (n <= 0) return infer__fail(err, INFER_ERR_ARG, "no tokens to evaluate");
-    if (!s->seqs[0].live) return infer__fail(err, INFER_ERR_ARG, "sequence 0 was removed");
-    const infer__seq *q = &s->seqs[0];
-    while (keep < q->n_past && keep < n && q->hist[keep] == tokens[keep]) keep++;
-    if (keep == n) keep = n - 1;                 /* the last token again: its logits are wanted */
-    if (keep < q->n_past && infer_session_rewind(s, keep, NULL) != INFER_OK) {
-        infer_session_reset(s);                  /* a recurrent state: from the start */
-        keep = 0;
-    }
-    if (n_eval) *n_eval = n - keep;
-    return infer_eval(s, tokens + keep, n - keep, logits, 0, err);
-}
-
-/* ------------------------------------------------------------------------------------------
- * >>sampler -- from logits to the next token.
- *
- * The chain, in this order (llama.cpp's default order, minus the samplers we do not have):
- *   1. repetition penalty over the last repeat_last_n tokens: l > 0 ? l / r : l * r
- *   2. top-k: keep the k largest logits
- *   3. top-p: keep the smallest prefix (by probability) whose mass reaches p
- *   4. min-p: keep tokens with p_i >= min_p * p_max
- *   5. temperature: l / temp
- *   6. draw from softmax of what is left with the seeded RNG
- * temp <= 0 applies only the penalty and returns the argmax (greedy), ties to the lowest id.
- * ---------------------------------------------------------------------------------------- */
-struct infer_sampler {
-    infer_sampler_params p;
-    int32_t n_vocab;
-    infer__rng rng;
-    int32_t *recent; int32_t n_recent, recent_cap, recent_head;
-    struct infer__cand { int32_t id; float logit; } *cand;   /* [n_vocab] */
-};
-typedef struct infer__cand infer__cand;
-
-/* The greedy pick: the index of the largest of x[0..n), the first of equals; a NaN is never
- * larger than anything (x[0] NaN: 0). That is the scalar loop's answer, kept as the
- * reference; the AVX-512 path finds the largest non-NaN value 16 lanes at a time and then
- * its first index (a 248k-entry vocabulary: one pass of the logits per pick instead of a
- * compare chain through memory). */
-static int32_t infer__argmax_ref(const float *x, int32_t n) {
-    int32_t best = 0;
-    for (int32_t i = 1; i < n; i++) if (x[i] > x[best]) best = i;
-    return best;
-}
-static int32_t infer__argmax(const float *x, int32_t n) {
-#if defined(INFER__SIMD_AVX512)
-    if (n < 16 || x[0] != x[0]) return infer__argmax_ref(x, n);
-    __m512 m = _mm512_set1_ps(x[0]);
-    int32_t i = 0;
-    for (; i + 16 <= n; i += 16) m = _mm512_max_ps(_mm512_loadu_ps(x + i), m);   /* a NaN lane keeps m */
-    if (i < n) m = _mm512_max_ps(_mm512_mask_loadu_ps(m, infer__tail_mask(n - i), x + i), m);
-    const float top = _mm512_reduce_max_ps(m);
-    const __m512 t = _mm512_set1_ps(top);
-    for (i = 0; i + 16 <= n; i += 16) {
-        const __mmask16 eq = _mm512_cmp_ps_mask(_mm512_loadu_ps(x + i), t, _CMP_EQ_OQ);
-        if (eq) return i + __builtin_ctz(eq);
-    }
-    for (; i < n; i++) if (x[i] == top) return i;
-    return 0;
-#else
-    return infer__argmax_ref(x, n);
-#endif
-}
-
-infer_sampler_params infer_sampler_default_params(void) {
-    infer_sampler_params p;
-    p.temp = 0.8f; p.top_k = 40; p.top_p = 0.95f; p.min_p = 0.05f;
-    p.repeat_penalty = 1.0f; p.repeat_last_n = 64; p.seed = 0x5eed;
-    return p;
-}
-
-infer_sampler *infer_sampler_create(const infer_sampler_params *p, int32_t n_vocab) {
-    infer_sampler *s = (infer_sampler *)infer__calloc(1, sizeof *s);
-    if (!s) return NULL;
-    s->p = p ? *p : infer_sampler_default_params();
-    s->n_vocab = n_vocab;
-    infer__rng_seed(&s->rng, s->p.seed);
-    s->recent_cap = s->p.repeat_last_n > 0 ? s->p.repeat_last_n : 0;
-    s->recent = (int32_t *)infer__calloc((size_t)s->recent_cap + 1, sizeof(int32_t));
-    s->cand = (infer__cand *)infer__calloc((size_t)n_vocab, sizeof(infer__cand));
-    if (!s->recent || !s->cand) { infer_sampler_free(s); return NULL; }
-    return s;
-}
-void infer_sampler_free(infer_sampler *s) {
-    if (!s) return;
-    INFER_FREE(s->recent);
-    INFER_FREE(s->cand);
-    INFER_FREE(s);
-}
-void infer_sampler_accept(infer_sampler *s, int32_t token) {
-    if (s->recent_cap == 0) return;
-    s->recent[s->recent_head] = token;
-    s->recent_head = (s->recent_head + 1) % s->recent_cap;
-    if (s->n_recent < s->recent_cap) s->n_recent++;
-}
-
-/* larger logit first, then lower id; a NaN logit sorts as -Inf, so the order stays a total
- * order (qsort's contract) whatever the logits hold */
-static int infer__cand_cmp(const void *a, const void *b) {
-    const infer__cand *x = (const infer__cand *)a, *y = (const infer__cand *)b;
-    const float lx = x->logit == x->logit ? x->logit : -INFINITY, ly = y->logit == y->logit ? y->logit : -INFINITY;
-    if (lx != ly) return lx < ly ? 1 : -1;
-    return x->id - y->id;
-}
-
-/* The sampler keeps the candidates in the sort order above only as far as it must. top-k
- * is a selection: a heap of the k best seen so far (its root the worst of them) takes each
- * candidate that beats the root -- one comparison for most of a vocabulary -- and only those
- * k are sorted. The k best in order are exactly the sorted list's first k, so every sum
- * and every choice after is the full sort's. Without top-k, the best 64, 256, ... are
- * sorted until top-p and min-p have found their cut inside them (top-p's normaliser then
- * sums the sorted part first and the rest in id order, so a cut can differ from a full
- * sort's only where a cumulative sum lands within rounding of top_p); when nothing cuts,
- * the whole list is sorted, as before. */
-static int infer__cand_before(const infer__cand *x, const infer__cand *y) { return infer__cand_cmp(x, y) < 0; }
-static void infer__cand_sift(infer__cand *h, int32_t n, int32_t i) {     /* min-heap by the order: root = worst */
-    for (;;) {
-        int32_t w = i;
-        const int32_t l = 2 * i + 1, r = l + 1;
-        if (l < n && infer__cand_before(&h[w], &h[l])) w = l;
-        if (r < n && infer__cand_before(&h[w], &h[r])) w = r;
-        if (w == i) return;
-        const infer__cand t = h[i];
-        h[i] = h[w];
-        h[w] = t;
-        i = w;
-    }
-}
-/* c[0..m) = the m best of c[0..n), sorted (m <= n); the others are left after them */
-static void infer__cand_top(infer__cand *c, int32_t n, int32_t m) {
-    if (m >= n) { qsort(c, (size_t)n, sizeof *c, infer__cand_cmp); return; }
-    for (int32_t i = m / 2 - 1; i >= 0; i--) infer__cand_sift(c, m, i);
-    for (int32_t i = m; i < n; i++)
-        if (infer__cand_before(&c[i], &c[0])) {
-            const infer__cand t = c[0];
-            c[0] = c[i];
-            c[i] = t;
-            infer__cand_sift(c, m, 0);
-        }
-    qsort(c, (size_t)m, sizeof *c, infer__cand_cmp);
-}
-
-int32_t infer_sampler_sample(infer_sampler *s, const float *logits) {
-    const int32_t V = s->n_vocab;
-    infer__cand *c = s->cand;
-    if (s->p.temp <= 0 && s->p.repeat_penalty == 1.0f) return infer__argmax(logits, V);   /* plain greedy */
-    for (int32_t i = 0; i < V; i++) { c[i].id = i; c[i].logit = logits[i]; }
-    if (s->p.repeat_penalty != 1.0f) {                                  /* 1. penalty, once per distinct token */
-        for (int32_t i = 0; i < s->n_recent; i++) {
-            int32_t t = s->recent[i], seen = 0;
-            for (int32_t j = 0; j < i; j++) seen |= s->recent[j] == t;
-            if (seen || t < 0 || t >= V) continue;
-            c[t].logit = c[t].logit > 0 ? c[t].logit / s->p.repeat_penalty : c[t].logit * s->p.repeat_penalty;
-        }
-    }
-    if (s->p.temp <= 0) {                                               /* greedy: the argmax after the penalty */
-        int32_t best = 0;
-        for (int32_t i = 1; i < V; i++) if (c[i].logit > c[best].logit) best = i;
-        return best;
-    }
-    int32_t n = V;
-    if (s->p.top_k > 0 && s->p.top_k < n) {                             /* 2. top-k: the k best, sorted */
-        n = s->p.top_k;
-        infer__cand_top(c, V, n);
-    } else if (s->p.top_p >= 1.0f && s->p.min_p <= 0) {
-        infer__cand_top(c, V, V);                                       /* nothing cuts: all of them, sorted */
-    } else {                                                            /* the best m, sorted, until a cut falls inside */
-        double all = -1;                                                /* top-p's normaliser, once */
-        for (int32_t m = V < 64 ? V : 64;; m = m > V / 4 ? V : 4 * m) {
-            infer__cand_top(c, V, m);
-            if (m == V) break;
-            if (s->p.top_p < 1.0f) {
-                if (all < 0) { all = 0; for (int32_t i = 0; i < V; i++) all += exp((double)c[i].logit - c[0].logit); }
-                double cum = 0;
-                int32_t i = 0;
-                while (i < m && cum < s->p.top_p) cum += exp((double)c[i++].logit - c[0].logit) / all;
-                if (cum >= s->p.top_p) break;                           /* top-p cuts inside */
-            }
-            if (s->p.min_p > 0 && c[m - 1].logit < c[0].logit + log(s->p.min_p)) break;   /* min-p cuts inside */
-        }
-    }
-    double sum = 0;
-    for (int32_t i = 0; i < n; i++) sum += exp((double)c[i].logit - c[0].logit);
-    if (s->p.top_p < 1.0f) {                                            /* 3. top-p */
-        double cum = 0;
-        for (int32_t i = 0; i < n; i++) {
-            cum += exp((double)c[i].logit - c[0].logit) / sum;
-            if (cum >= s->p.top_p) { n = i + 1; break; }
-        }
-    }
-    if (s->p.min_p > 0) {                                               /* 4. min-p */
-        const double floor_l = c[0].logit + log(s->p.min_p);
-        int32_t keep = 1;
-        while (keep < n && c[keep].logit >= floor_l) keep++;
-        n = keep;
-    }
-    double total = 0;                                                   /* 5. temperature, 6. draw */
-    for (int32_t i = 0; i < n; i++) total += exp(((double)c[i].logit - c[0].logit) / s->p.temp);
-    double u = infer__rng_uniform(&s->rng) * total, acc = 0;
-    for (int32_t i = 0; i < n; i++) {
-        acc += exp(((double)c[i].logit - c[0].logit) / s->p.temp);
-        if (u < acc) return c[i].id;
-    }
-    return c[n - 1].id;
-}
-
-/* ------------------------------------------------------------------------------------------
- * >>generate -- prompt in, tokens out.
- * ---------------------------------------------------------------------------------------- */
-infer_status infer_generate(infer_session *s, const int32_t *prompt, int n_prompt, int n_predict,
-                            const infer_sampler_params *sp, infer_token_fn on_token, void *user,
-                            infer_gen_stats *stats, infer_error *err) {
-    const int32_t V = s->m->cfg.n_vocab;
-    infer_gen_stats st;
-    memset(&st, 0, sizeof st);
-    float *logits = (float *)INFER_MALLOC((size_t)V * sizeof(float));
-    infer_sampler *smp = infer_sampler_create(sp, V);
-    infer_status rc = INFER_OK;
-    if (!logits || !smp) { rc = infer__fail(err, INFER_ERR_NOMEM, "out of memory"); goto done; }
-    for (int i = 0; i < n_prompt; i++) infer_sampler_accept(smp, prompt[i]);
-    double t0 = infer_time_seconds();
-    if ((rc = infer_eval(s, prompt, n_prompt, logits, 0, err)) != INFER_OK) goto done;
-    st.n_prompt = n_prompt;
-    st.prompt_seconds = infer_time_seconds() - t0;
-    t0 = infer_time_seconds();
-    for (int g = 0; g < n_predict; g++) {
-        int32_t tok = infer_sampler_sample(smp, logits);
-        infer_sampler_accept(smp, tok);
-        if (s->m->tok && infer_token_is_eog(s->m->tok, tok)) break;
-        st.n_gen++;
-        if (on_token && on_token(user, tok, logits)) break;
-        if (g + 1 == n_predict) break;
-        if (infer_session_n_past(s) >= s->n_ctx) break;
-        if ((rc = infer_eval(s, &tok, 1, logits, 0, err)) != INFER_OK) goto done;
-    }
-    st.gen_seconds = infer_time_seconds() - t0;
-done:
-    if (stats) *stats = st;
-    INFER_FREE(logits);
-    infer_sampler_free(smp);
-    return rc;
-}
-/* ---- chat templates of a model (the interpreter is >>jinja) ---- */
-const char *infer_model_chat_template(const infer_model *m, const char *name, size_t *len) {
-    char key[128];
-    snprintf(key, sizeof key, name ? "tokenizer.chat_template.%s" : "tokenizer.chat_template", name);
-    const infer_gguf_kv *kv = infer_gguf_find(&m->gguf, key);
-    if (!kv || kv->type != INFER_GGUF_STRING) return NULL;
-    if (len) *len = (size_t)kv->v.s.len;
-    return kv->v.s.ptr;
-}
 
 /* the text of the special token the GGUF names with `key`, NUL-terminated in buf; NULL if none */
 static const char *infer__special_text(const infer_model *m, const char *key, char *buf, size_t size) {
@@ -19228,751 +18356,1695 @@ infer_status infer_model_chat_render(const infer_model *m, const char *tmpl, siz
     return infer_chat_render(tmpl, tmpl_len, vars_json, vars_len, infer__special_text(m, "tokenizer.ggml.bos_token_id", bos, sizeof bos),
                              infer__special_text(m, "tokenizer.ggml.eos_token_id", eos, sizeof eos), out, out_len, err);
 }
+#else /* INFER_NO_JINJA: the engine without chat templates */
+infer_status infer_chat_render(const char *tmpl, size_t tmpl_len, const char *vars_json, size_t vars_len, const char *bos_token,
+                               const char *eos_token, char **out, size_t *out_len, infer_error *err) {
+    (void)tmpl; (void)tmpl_len; (void)vars_json; (void)vars_len; (void)bos_token; (void)eos_token;
+    *out = NULL;
+    if (out_len) *out_len = 0;
+    return infer__fail(err, INFER_ERR_UNSUPPORTED, "chat templates are not in this build (INFER_NO_JINJA)");
+}
+infer_status infer_model_chat_render(const infer_model *m, const char *tmpl, size_t tmpl_len, const char *vars_json, size_t vars_len,
+                                     char **out, size_t *out_len, infer_error *err) {
+    (void)m;
+    return infer_chat_render(tmpl, tmpl_len, vars_json, vars_len, NULL, NULL, out, out_len, err);
+}
+#endif /* INFER_NO_JINJA */
 
 /* ------------------------------------------------------------------------------------------
- * >>backends -- choosing the GPU backend, and checking any backend against the CPU.
+ * >>safetensors -- Hugging Face checkpoints, read as GGUF.
  *
- * infer_gpu_kernels is the one place that knows whether this build has a GPU backend: a
- * build with INFER_CUDA defined (make cuda) links infer_cuda.cu, any other build answers
- * with a clear error, so callers never need their own #ifdef.
+ * A .safetensors file:
  *
- * infer_backend_diff runs a backend next to the CPU table in its precise mode, the
- * reference: every op on random inputs of awkward sizes (partial tiles, K not a multiple of
- * 32, GQA, a shuffled block table, a context long enough for split-K attention, a DeltaNet
- * prompt longer than one 64-token chunk), then whole models layer by layer. Errors:
- *   max_abs = max_i |b_i - a_i|          max_rel = max_abs / max_i |a_i|
- * max_rel is measured against the output's own scale; an elementwise relative error would
- * blow up wherever the reference crosses zero. A result fails when max_rel > tol:
- *   1e-5  elementwise ops, copies, norms, embeddings (same formula, at most a different
- *         rounding of exp or a fused multiply-add)
- *   1e-4  reductions over long rows (matmul, attention, the delta rule): f32 sums taken in
- *         a different order differ by a few ulp times sqrt(K)
- *   2e-3  whole-model hidden states and logits, where those differences compound
- *   1e-2  prompt-sized matmuls in the backend's fast mode (split-TF32 tensor cores on the
- *         GPU, int8 activations on the CPU) against the same exact reference
- * Integer results (the router's expert ids) and the KV cache bytes must match exactly.
+ *   bytes 0..7     u64 N, little-endian: the header length (we refuse N > 100 MB)
+ *   bytes 8..8+N   JSON: { "<name>": { "dtype": "BF16", "shape": [4096, 4096],
+ *                                       "data_offsets": [begin, end] }, ...,
+ *                          "__metadata__": { "format": "pt" } }
+ *                  (the JSON may end in spaces that pad the data to a multiple of 8)
+ *   bytes 8+N..    the data area: tensor t is bytes [begin, end) of it, row-major with the
+ *                  outermost dimension first (PyTorch order), little-endian
+ *
+ * Rules the parser enforces (every violation is an error that names the tensor):
+ *   - end - begin == product(shape) * sizeof(dtype), computed without overflow;
+ *   - sorted by begin, the tensors tile the data area: each starts where the previous one
+ *     ended (no gap, no overlap) and the last ends at the end of the file;
+ *   - names are unique, non-empty, without NUL; at most INFER_ST_MAX_DIMS dimensions.
+ *
+ * PyTorch's W[out, in] (in varying fastest) is byte for byte GGUF's ne = {in, out}: a
+ * shape is reversed, the bytes are not touched. That is why most tensors of a checkpoint
+ * can be used in place, straight from the mapped file.
  * ---------------------------------------------------------------------------------------- */
-#ifdef INFER_CUDA
-infer_status infer_gpu_kernels(const infer_kernels **out, infer_error *err) {
-    *out = NULL;
-    INFER__TRY(infer_cuda_init(0, err));
-    *out = infer_cuda_kernels();
+#ifndef INFER_NO_HF
+#define INFER__ST_MAX_HEADER ((uint64_t)100 << 20)
+
+typedef struct infer__st_dtype { const char *name; int32_t size; } infer__st_dtype;
+
+/* the dtypes a safetensors header may name; only the float ones (and BitNet's packed U8,
+ * FP8 with block scales) become model weights, the rest are readable for `convert info` */
+static const infer__st_dtype infer__st_dtypes[] = {
+    { "F32", 4 }, { "F16", 2 }, { "BF16", 2 }, { "F64", 8 },
+    { "I8", 1 }, { "I16", 2 }, { "I32", 4 }, { "I64", 8 },
+    { "U8", 1 }, { "U16", 2 }, { "U32", 4 }, { "U64", 8 }, { "BOOL", 1 },
+    { "F8_E4M3", 1 }, { "F8_E5M2", 1 }, { "F8_E8M0", 1 },
+};
+
+static const infer__st_dtype *infer__st_find_dtype(const char *name) {
+    for (size_t i = 0; i < sizeof infer__st_dtypes / sizeof infer__st_dtypes[0]; i++)
+        if (strcmp(infer__st_dtypes[i].name, name) == 0) return &infer__st_dtypes[i];
+    return NULL;
+}
+
+/* "[4096, 4096]" for messages */
+static const char *infer__st_shape_str(char *buf, size_t size, const int64_t *shape, int n) {
+    size_t at = (size_t)snprintf(buf, size, "[");
+    for (int d = 0; d < n && at < size; d++) at += (size_t)snprintf(buf + at, size - at, "%s%lld", d ? ", " : "", (long long)shape[d]);
+    if (at < size) snprintf(buf + at, size - at, "]");
+    return buf;
+}
+
+/* one header entry: dtype, shape and byte range, checked against the data area's size */
+static infer_status infer__st_tensor_info(infer_st_tensor *t, const infer__json *e, uint64_t data_size, infer_error *err) {
+    const char *nm = e->key;
+    char shp[160];
+    if (e->key_len == 0 || strlen(nm) != e->key_len) return infer__fail(err, INFER_ERR_FORMAT, "safetensors: a tensor name is empty or contains a NUL byte");
+    t->name = nm;
+    if (e->type != INFER__JSON_OBJECT) return infer__fail(err, INFER_ERR_FORMAT, "safetensors: tensor '%.100s': entry is not an object", nm);
+    const char *dt = infer__json_str(infer__json_get(e, "dtype"));
+    const infer__st_dtype *d = dt ? infer__st_find_dtype(dt) : NULL;
+    if (!d) return infer__fail(err, INFER_ERR_UNSUPPORTED, "safetensors: tensor '%.100s': unknown dtype '%.32s'", nm, dt ? dt : "(missing)");
+    t->dtype = d->name;
+    t->dtype_size = d->size;
+    const infer__json *shape = infer__json_get(e, "shape"), *off = infer__json_get(e, "data_offsets");
+    if (!shape || shape->type != INFER__JSON_ARRAY || shape->len > INFER_ST_MAX_DIMS)
+        return infer__fail(err, INFER_ERR_FORMAT, "safetensors: tensor '%.100s': shape must be an array of at most %d sizes", nm, INFER_ST_MAX_DIMS);
+    uint64_t numel = 1, bytes = 0;
+    t->n_dims = (int32_t)shape->len;
+    for (uint32_t i = 0; i < shape->len; i++) {
+        if (infer__json_int(&shape->items[i], &t->shape[i]) < 0 || t->shape[i] < 0)
+            return infer__fail(err, INFER_ERR_FORMAT, "safetensors: tensor '%.100s': dimension %u is not a non-negative integer", nm, i);
+        if (!infer__mul_ok(numel, (uint64_t)t->shape[i], &numel)) return infer__fail(err, INFER_ERR_FORMAT, "safetensors: tensor '%.100s': element count overflows", nm);
+    }
+    int64_t b, en;
+    if (!off || off->type != INFER__JSON_ARRAY || off->len != 2 || infer__json_int(&off->items[0], &b) < 0 ||
+        infer__json_int(&off->items[1], &en) < 0 || b < 0 || en < b)
+        return infer__fail(err, INFER_ERR_FORMAT, "safetensors: tensor '%.100s': data_offsets must be two integers [begin, end] with 0 <= begin <= end", nm);
+    if ((uint64_t)en > data_size)
+        return infer__fail(err, INFER_ERR_FORMAT, "safetensors: tensor '%.100s': data [%lld, %lld) runs past the %llu-byte data area", nm, (long long)b, (long long)en, (unsigned long long)data_size);
+    if (!infer__mul_ok(numel, (uint64_t)d->size, &bytes)) return infer__fail(err, INFER_ERR_FORMAT, "safetensors: tensor '%.100s': byte size overflows", nm);
+    if (bytes != (uint64_t)(en - b))
+        return infer__fail(err, INFER_ERR_FORMAT, "safetensors: tensor '%.100s': dtype %s with shape %s needs %llu bytes but data_offsets hold %lld", nm, d->name,
+                           infer__st_shape_str(shp, sizeof shp, t->shape, t->n_dims), (unsigned long long)bytes, (long long)(en - b));
+    t->offset = (uint64_t)b;
+    t->nbytes = (size_t)bytes;
     return INFER_OK;
 }
-#else
-infer_status infer_gpu_kernels(const infer_kernels **out, infer_error *err) {
-    *out = NULL;
-    return infer__fail(err, INFER_ERR_UNSUPPORTED, "this build has no GPU backend (build one with `make cuda`, which needs nvcc, and run ./infer-cuda)");
-}
-#endif
 
-#define INFER__TOL_ELEM 1e-5
-#define INFER__TOL_SUM  1e-4
-#define INFER__TOL_MODEL 2e-3
-#define INFER__TOL_FAST 1e-2
-
-typedef struct infer__diff {
-    const infer_kernels *ka, *kb;     /* a: the CPU reference (precise), b: the backend under test */
-    void *ca, *cb, *cb_fast;          /* cb_fast: the backend in its fast (not precise) mode */
-    void (*print)(void *user, const char *line);
-    void *user;
-    int n_bad;                        /* results beyond tolerance */
-    int broken;                       /* an allocation or copy failed: stop */
-    infer__rng rng;
-} infer__diff;
-
-typedef struct infer__pair { void *a, *b; size_t bytes; } infer__pair;   /* one buffer on each backend */
-
-/* (the varargs shape of infer__fail and infer__jfail: format, then hand the line on) */
-static void infer__diff_say(infer__diff *d, const char *fmt, ...) {
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    d->print(d->user, line);
+static int infer__st_cmp_offset(const void *a, const void *b) {
+    const infer_st_tensor *x = (const infer_st_tensor *)a, *y = (const infer_st_tensor *)b;
+    if (x->offset != y->offset) return x->offset < y->offset ? -1 : 1;
+    return x->nbytes < y->nbytes ? -1 : x->nbytes > y->nbytes;
 }
 
-static float *infer__diff_rand(infer__diff *d, size_t n, float lo, float hi) {
-    float *x = (float *)INFER_MALLOC((n ? n : 1) * sizeof(float));
-    for (size_t i = 0; x && i < n; i++) x[i] = lo + (hi - lo) * (float)infer__rng_uniform(&d->rng);
-    return x;
-}
-
-/* the same bytes on both backends (zeros when src is NULL) */
-static infer__pair infer__pair_new(infer__diff *d, const void *src, size_t bytes) {
-    infer__pair p = { NULL, NULL, bytes };
-    if (d->broken || !(p.a = d->ka->alloc(d->ca, bytes)) || !(p.b = d->kb->alloc(d->cb, bytes))) { d->broken = 1; return p; }
-    if (src) {
-        if (d->ka->upload(d->ca, p.a, src, bytes) != INFER_OK || d->kb->upload(d->cb, p.b, src, bytes) != INFER_OK) d->broken = 1;
-    } else {
-        d->ka->zero(d->ca, p.a, bytes);
-        d->kb->zero(d->cb, p.b, bytes);
+/* the tensors, sorted by offset, must tile [0, data_size) exactly */
+static infer_status infer__st_check_tiling(const infer_safetensors *st, uint64_t data_size, infer_error *err) {
+    uint64_t pos = 0;
+    for (int64_t i = 0; i < st->n_tensors; i++) {
+        const infer_st_tensor *t = &st->tensors[i];
+        if (t->offset < pos)
+            return infer__fail(err, INFER_ERR_FORMAT, "safetensors: tensors '%.100s' and '%.100s' overlap (the second starts at byte %llu, the first ends at %llu)",
+                               st->tensors[i - 1].name, t->name, (unsigned long long)t->offset, (unsigned long long)pos);
+        if (t->offset > pos)
+            return infer__fail(err, INFER_ERR_FORMAT, "safetensors: data bytes [%llu, %llu) before tensor '%.100s' belong to no tensor",
+                               (unsigned long long)pos, (unsigned long long)t->offset, t->name);
+        pos = t->offset + t->nbytes;
     }
+    if (pos != data_size)
+        return infer__fail(err, INFER_ERR_FORMAT, "safetensors: the data area has %llu bytes but the tensors end at byte %llu", (unsigned long long)data_size, (unsigned long long)pos);
+    return INFER_OK;
+}
+
+static infer_status infer__st_read_meta(infer_safetensors *st, const infer__json *m, infer_error *err) {
+    if (m->type != INFER__JSON_OBJECT) return infer__fail(err, INFER_ERR_FORMAT, "safetensors: __metadata__ is not an object");
+    st->meta = (const char **)infer__calloc((size_t)m->len * 2 + 1, sizeof(char *));
+    if (!st->meta) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < m->len; i++) {
+        if (m->items[i].type != INFER__JSON_STRING) return infer__fail(err, INFER_ERR_FORMAT, "safetensors: __metadata__ value '%.100s' is not a string", m->items[i].key);
+        st->meta[2 * i] = m->items[i].key;
+        st->meta[2 * i + 1] = m->items[i].str;
+    }
+    st->n_meta = m->len;
+    return INFER_OK;
+}
+
+static infer_status infer__st_read_header(infer_safetensors *st, const infer__json *root, infer_error *err) {
+    const uint64_t data_size = st->size - st->data_offset;
+    struct { char *key; int value; } *seen = NULL;
+    infer_status rc = INFER_OK;
+    if (root->type != INFER__JSON_OBJECT) return infer__fail(err, INFER_ERR_FORMAT, "safetensors: the header is not a JSON object");
+    const int has_meta = infer__json_get(root, "__metadata__") != NULL;
+    st->tensors = (infer_st_tensor *)infer__calloc(root->len, sizeof(infer_st_tensor));
+    if (!st->tensors) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < root->len && rc == INFER_OK; i++) {
+        const infer__json *e = &root->items[i];
+        if (has_meta && strcmp(e->key, "__metadata__") == 0) {
+            if (st->meta) rc = infer__fail(err, INFER_ERR_FORMAT, "safetensors: __metadata__ appears twice");
+            else rc = infer__st_read_meta(st, e, err);
+            continue;
+        }
+        infer_st_tensor *t = &st->tensors[st->n_tensors];
+        if ((rc = infer__st_tensor_info(t, e, data_size, err)) != INFER_OK) break;
+        if (shgeti(seen, t->name) >= 0) rc = infer__fail(err, INFER_ERR_FORMAT, "safetensors: tensor '%.100s' appears twice", t->name);
+        shput(seen, (char *)t->name, 1);
+        st->n_tensors++;
+    }
+    shfree(seen);
+    if (rc != INFER_OK) return rc;
+    qsort(st->tensors, (size_t)st->n_tensors, sizeof(infer_st_tensor), infer__st_cmp_offset);
+    if ((rc = infer__st_check_tiling(st, data_size, err)) != INFER_OK) return rc;
+    for (int64_t i = 0; i < st->n_tensors; i++) st->tensors[i].data = st->base + st->data_offset + st->tensors[i].offset;
+    return INFER_OK;
+}
+
+infer_status infer_safetensors_parse(infer_safetensors *st, const void *data, size_t size, infer_error *err) {
+    const uint8_t *p = (const uint8_t *)data;
+    uint64_t n;
+    memset(st, 0, sizeof *st);
+    if (size < 8) return infer__fail(err, INFER_ERR_FORMAT, "safetensors: a %zu-byte file is too short for the 8-byte header length", size);
+    memcpy(&n, p, 8);
+    if (n > INFER__ST_MAX_HEADER) return infer__fail(err, INFER_ERR_FORMAT, "safetensors: header length %llu exceeds the 100 MB limit", (unsigned long long)n);
+    if (n > size - 8) return infer__fail(err, INFER_ERR_FORMAT, "safetensors: header length %llu runs past the end of the %zu-byte file", (unsigned long long)n, size);
+    if (n == 0 || p[8] != '{') return infer__fail(err, INFER_ERR_FORMAT, "safetensors: the header must be a JSON object starting at byte 8");
+    infer__json_doc *doc = (infer__json_doc *)infer__calloc(1, sizeof *doc);
+    if (!doc) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    infer_error jerr;
+    const infer_status js = infer__json_parse(doc, (const char *)p + 8, (size_t)n, &jerr);
+    if (js != INFER_OK) {
+        INFER_FREE(doc);
+        return infer__fail(err, js, "safetensors header: %.400s", jerr.msg);
+    }
+    st->header = doc;
+    st->base = p;
+    st->size = size;
+    st->data_offset = (size_t)(8 + n);
+    infer_status rc = infer__st_read_header(st, doc->root, err);
+    if (rc != INFER_OK) infer_safetensors_free(st);
+    return rc;
+}
+
+void infer_safetensors_free(infer_safetensors *st) {
+    if (st->header) infer__json_free((infer__json_doc *)st->header);
+    INFER_FREE(st->header);
+    INFER_FREE(st->tensors);
+    INFER_FREE((void *)st->meta);
+    memset(st, 0, sizeof *st);
+}
+
+const infer_st_tensor *infer_safetensors_tensor(const infer_safetensors *st, const char *name) {
+    for (int64_t i = 0; i < st->n_tensors; i++) if (strcmp(st->tensors[i].name, name) == 0) return &st->tensors[i];
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Hugging Face folder -> GGUF, in memory.
+ *
+ * infer_hf_load builds the infer_gguf the official converter (llama.cpp's
+ * convert_hf_to_gguf.py) would write for the folder, so the GGUF loader and the GGUF writer
+ * need to know nothing about Hugging Face:
+ *   config.json            -> `<arch>.*` hyper-parameter keys (the converter's key names)
+ *   *.safetensors          -> tensors renamed to GGUF names, shapes reversed, and the few
+ *                             value transforms the converter applies (listed at >>hf-tensors)
+ *   tokenizer.json (+ tokenizer_config.json)  -> `tokenizer.ggml.*` keys (>>hf-tokenizer)
+ * Tensors the converter leaves alone point into the mapped shards (no copy); transformed
+ * ones are owned copies. Everything lives in an infer__hf_owner that infer_gguf_free frees.
+ * ---------------------------------------------------------------------------------------- */
+typedef struct infer__hf_owner {
+    infer__mapping *maps;       /* stb_ds: the mapped shards */
+    void **blocks;              /* stb_ds: every allocation the GGUF points into */
+} infer__hf_owner;
+
+static void infer__hf_owner_free(void *p) {
+    infer__hf_owner *o = (infer__hf_owner *)p;
+    if (!o) return;
+    for (ptrdiff_t i = 0; i < arrlen(o->maps); i++) infer__unmap(&o->maps[i]);
+    for (ptrdiff_t i = 0; i < arrlen(o->blocks); i++) INFER_FREE(o->blocks[i]);
+    arrfree(o->maps);
+    arrfree(o->blocks);
+    INFER_FREE(o);
+}
+
+/* whether [p, p + n) lies in a shard this GGUF (made from a folder) maps; 0 for any other GGUF */
+static int infer__hf_maps(const infer_gguf *g, const void *p, size_t n) {
+    if (g->owner_free != infer__hf_owner_free) return 0;
+    const infer__hf_owner *o = (const infer__hf_owner *)g->owner;
+    for (ptrdiff_t i = 0; o && i < arrlen(o->maps); i++) {
+        const infer__mapping *mp = &o->maps[i];
+        if (mp->addr && (uintptr_t)p >= (uintptr_t)mp->addr && (uintptr_t)p + n <= (uintptr_t)mp->addr + mp->size) return 1;
+    }
+    return 0;
+}
+
+/* zeroed memory that lives as long as the GGUF */
+static void *infer__hf_keep(infer__hf_owner *o, size_t n) {
+    void *p = infer__calloc(1, n ? n : 1);
+    if (p) arrput(o->blocks, p);
     return p;
 }
-static void infer__pair_free(infer__diff *d, infer__pair *p) {
-    if (p->a) d->ka->free(d->ca, p->a);
-    if (p->b) d->kb->free(d->cb, p->b);
-    p->a = p->b = NULL;
+
+/* Families. `hf` is config.json's architectures[0]; `gguf` is general.architecture. */
+enum {
+    INFER__HF_PERMUTE_QK = 1,   /* llama: q/k rows reordered for adjacent-pair rope (>>hf-tensors) */
+    INFER__HF_LLAMA_KEYS = 2,   /* vocab_size, rope.dimension_count, llama-3 rope_freqs */
+    INFER__HF_NORM_PLUS1 = 4,   /* RMSNorm weights stored as w - 1 (HF computes (1 + w) x) */
+    INFER__HF_HYBRID = 8,       /* gated DeltaNet layers: ssm keys, tiled value heads, MTP */
+    INFER__HF_MOE = 16,         /* experts stacked into 3-D tensors */
+    INFER__HF_BITNET = 32       /* ternary projections, sub-norms */
+};
+
+typedef struct infer__hf_arch { const char *hf, *gguf; unsigned flags; } infer__hf_arch;
+
+static const infer__hf_arch infer__hf_archs[] = {
+    { "LlamaForCausalLM", "llama", INFER__HF_PERMUTE_QK | INFER__HF_LLAMA_KEYS },
+    { "MistralForCausalLM", "llama", INFER__HF_PERMUTE_QK | INFER__HF_LLAMA_KEYS },
+    { "Qwen2ForCausalLM", "qwen2", 0 },
+    { "Qwen3ForCausalLM", "qwen3", 0 },
+    { "Qwen3MoeForCausalLM", "qwen3moe", INFER__HF_MOE },
+    { "Qwen3_5ForCausalLM", "qwen35", INFER__HF_NORM_PLUS1 | INFER__HF_HYBRID },
+    { "Qwen3_5ForConditionalGeneration", "qwen35", INFER__HF_NORM_PLUS1 | INFER__HF_HYBRID },
+    { "Qwen3_5MoeForCausalLM", "qwen35moe", INFER__HF_NORM_PLUS1 | INFER__HF_HYBRID | INFER__HF_MOE },
+    { "Qwen3_5MoeForConditionalGeneration", "qwen35moe", INFER__HF_NORM_PLUS1 | INFER__HF_HYBRID | INFER__HF_MOE },
+    /* 1bitLLM checkpoints: float weights that the converter ternarizes */
+    { "BitnetForCausalLM", "bitnet", INFER__HF_BITNET },
+    /* Microsoft's: 2-bit packed weights + inverted scales; with ReLU^2 (hidden_act "relu2")
+     * it is BitNet's own "bitnet-b1.58" GGUF architecture */
+    { "BitNetForCausalLM", "bitnet", INFER__HF_BITNET },
+};
+
+typedef struct infer__hf {
+    infer__hf_owner *own;
+    infer_gguf_kv *kv;                 /* stb_ds: the metadata being built */
+    infer_tensor *tensors;             /* stb_ds: the tensors being built */
+    const infer__hf_arch *arch;
+    char arch_name[32];                /* general.architecture */
+    const char *dir;
+    infer__json_doc cfg_doc;
+    const infer__json *cfg, *text;     /* config.json, and its text_config (else cfg itself) */
+    infer_safetensors *files;          /* stb_ds: the parsed shards */
+    uint8_t **done;                    /* stb_ds: per shard, per tensor: already used */
+    struct { char *key; int64_t value; } *where;   /* stb_ds: tensor name -> shard << 32 | index */
+    /* the hyper-parameters the transforms need */
+    int64_t n_head, n_head_kv, n_layer, n_mtp, n_expert;
+    int64_t ssm_nk, ssm_nv, ssm_dk, ssm_dv;   /* gated DeltaNet: key heads, value heads, head sizes */
+    int64_t fp8_block[2];              /* FP8 weight_scale_inv block size (rows, cols) */
+} infer__hf;
+
+/* ---- metadata builders: keys and strings are copied into the owner ---- */
+static const char *infer__hf_str(infer__hf *h, const char *s) {
+    size_t n = strlen(s);
+    char *p = (char *)infer__hf_keep(h->own, n + 1);
+    if (p) memcpy(p, s, n);
+    return p ? p : "";
+}
+static const char *infer__hf_akey(infer__hf *h, const char *suffix) {
+    char k[128];
+    snprintf(k, sizeof k, "%s.%s", h->arch_name, suffix);
+    return infer__hf_str(h, k);
+}
+static void infer__hf_put_u32(infer__hf *h, const char *key, int64_t v) { arrput(h->kv, infer_gguf_kv_u32(key, (uint32_t)v)); }
+static void infer__hf_put_f32(infer__hf *h, const char *key, double v) { arrput(h->kv, infer_gguf_kv_f32(key, (float)v)); }
+static void infer__hf_put_str(infer__hf *h, const char *key, const char *v) { arrput(h->kv, infer_gguf_kv_str(key, infer__hf_str(h, v))); }
+static void infer__hf_put_bool(infer__hf *h, const char *key, int v) { arrput(h->kv, infer_gguf_kv_bool(key, v)); }
+
+/* ---- reading files of the folder ---- */
+static infer_status infer__hf_path(char *out, size_t size, const char *dir, const char *name, infer_error *err) {
+    if ((size_t)snprintf(out, size, "%s/%s", dir, name) >= size) return infer__fail(err, INFER_ERR_ARG, "path '%.200s/%.100s' is too long", dir, name);
+    return INFER_OK;
+}
+static int infer__hf_exists(const char *dir, const char *name) {
+    char p[4096];
+    struct stat st;
+    return (size_t)snprintf(p, sizeof p, "%s/%s", dir, name) < sizeof p && stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* both results back on the host; 0 (and the run marked broken) when a copy fails */
-static int infer__pair_get(infer__diff *d, const infer__pair *p, void *a, void *b) {
-    if (d->broken) return 0;
-    if (d->ka->download(d->ca, a, p->a, p->bytes) != INFER_OK || d->kb->download(d->cb, b, p->b, p->bytes) != INFER_OK) {
-        infer__diff_say(d, "FAIL  %s backend: %s", d->kb->name, d->kb->last_error(d->cb));
-        d->broken = 1;
-        return 0;
+/* parse a JSON file of the folder into doc */
+static infer_status infer__hf_read_json(infer__json_doc *doc, const char *dir, const char *name, infer_error *err) {
+    char path[4096];
+    infer__mapping m;
+    infer_error jerr;
+    memset(doc, 0, sizeof *doc);
+    INFER__TRY(infer__hf_path(path, sizeof path, dir, name, err));
+    INFER__TRY(infer__map_file(&m, path, 0, err));
+    const infer_status st = infer__json_parse(doc, (const char *)m.addr, m.size, &jerr);
+    infer__unmap(&m);
+    if (st != INFER_OK) return infer__fail(err, st, "%.100s: %.400s", name, jerr.msg);
+    if (doc->root->type != INFER__JSON_OBJECT) { infer__json_free(doc); return infer__fail(err, INFER_ERR_FORMAT, "%.100s: not a JSON object", name); }
+    return INFER_OK;
+}
+
+/* ---- config.json ---- */
+
+/* a config value: text_config first (multimodal checkpoints keep the language model's
+ * settings there), then the top level; JSON null counts as absent */
+static const infer__json *infer__hf_cfg(const infer__hf *h, const char *key) {
+    const infer__json *v = h->text != h->cfg ? infer__json_get(h->text, key) : NULL;
+    if (!v || v->type == INFER__JSON_NULL) v = infer__json_get(h->cfg, key);
+    return v && v->type != INFER__JSON_NULL ? v : NULL;
+}
+
+/* rope settings moved from top-level keys (rope_theta, partial_rotary_factor, rope_scaling)
+ * into one rope_parameters object in newer configs; look in both */
+static const infer__json *infer__hf_rope_cfg(const infer__hf *h, const char *key) {
+    const infer__json *v = infer__json_get(infer__hf_cfg(h, "rope_parameters"), key);
+    if (!v) v = infer__json_get(infer__hf_cfg(h, "rope_scaling"), key);
+    if (!v) v = infer__hf_cfg(h, key);
+    return v && v->type != INFER__JSON_NULL ? v : NULL;
+}
+
+/* an integer hyper-parameter in [lo, hi]: 1 found, 0 absent, -1 malformed (message in err) */
+static int infer__hf_int_v(const infer__json *v, const char *key, int64_t lo, int64_t hi, int64_t *out, infer_error *err) {
+    if (!v) return 0;
+    if (infer__json_int(v, out) < 0 || *out < lo || *out > hi) {
+        infer__fail(err, INFER_ERR_FORMAT, "config.json: '%s' must be an integer in [%lld, %lld]", key, (long long)lo, (long long)hi);
+        return -1;
     }
     return 1;
 }
-
-/* one line: max_abs and max_rel of b against a over n floats */
-static void infer__diff_floats(infer__diff *d, const char *op, const char *what, const float *a, const float *b, size_t n, double tol) {
-    double mabs = 0, mref = 0;
-    int bad = 0;
-    for (size_t i = 0; i < n; i++) {
-        const double e = fabs((double)a[i] - b[i]);
-        if (isnan(a[i]) != isnan(b[i]) || (!isnan(a[i]) && !(e <= mabs))) {
-            if (isnan(e) || isinf(e)) bad = 1; else mabs = e;
-        }
-        if (fabs(a[i]) > mref) mref = fabs(a[i]);
-    }
-    const double rel = mref > 0 ? mabs / mref : mabs;
-    bad |= !(rel <= tol);
-    d->n_bad += bad;
-    infer__diff_say(d, "%-5s %-18s %-38s max_abs %9.3e  max_rel %9.3e  (tol %.0e)", bad ? "FAIL" : "ok", op, what, mabs, rel, tol);
+static int infer__hf_int(const infer__hf *h, const char *key, int64_t lo, int64_t hi, int64_t *out, infer_error *err) {
+    return infer__hf_int_v(infer__hf_cfg(h, key), key, lo, hi, out, err);
 }
-static void infer__diff_cmp(infer__diff *d, const char *op, const char *what, const infer__pair *p, double tol) {
-    float *a = (float *)INFER_MALLOC(p->bytes + 4), *b = (float *)INFER_MALLOC(p->bytes + 4);
-    if (a && b && infer__pair_get(d, p, a, b)) infer__diff_floats(d, op, what, a, b, p->bytes / sizeof(float), tol);
-    INFER_FREE(a); INFER_FREE(b);
-}
-/* bytes that must be identical (expert ids, the KV cache) */
-static void infer__diff_exact(infer__diff *d, const char *op, const char *what, const infer__pair *p) {
-    uint8_t *a = (uint8_t *)INFER_MALLOC(p->bytes + 1), *b = (uint8_t *)INFER_MALLOC(p->bytes + 1);
-    if (a && b && infer__pair_get(d, p, a, b)) {
-        size_t n = 0;
-        for (size_t i = 0; i < p->bytes; i++) n += a[i] != b[i];
-        d->n_bad += n > 0;
-        infer__diff_say(d, "%-5s %-18s %-38s %zu of %zu bytes differ", n ? "FAIL" : "ok", op, what, n, p->bytes);
+static int infer__hf_num_v(const infer__json *v, const char *key, double *out, infer_error *err) {
+    if (!v) return 0;
+    if (infer__json_num(v, out) < 0 || !isfinite(*out)) {
+        infer__fail(err, INFER_ERR_FORMAT, "config.json: '%s' must be a number", key);
+        return -1;
     }
-    INFER_FREE(a); INFER_FREE(b);
+    return 1;
+}
+static infer_status infer__hf_need_int(const infer__hf *h, const char *key, int64_t lo, int64_t hi, int64_t *out, infer_error *err) {
+    int r = infer__hf_int(h, key, lo, hi, out, err);
+    if (r < 0) return INFER_ERR_FORMAT;
+    if (r == 0) return infer__fail(err, INFER_ERR_FORMAT, "config.json: missing '%s'", key);
+    return INFER_OK;
 }
 
-/* ---- weights: random values quantized to a type, as a tensor on each backend ---- */
-typedef struct infer__diff_w { infer__pair p; infer_tensor ta, tb; } infer__diff_w;
-
-static int infer__diff_can_quantize(infer_type t) {
-    const infer__type_traits *tt = infer__type(t);
-    return t == INFER_TYPE_I2_S || (tt && tt->quant && tt->dequant);
-}
-static infer__diff_w infer__diff_weights(infer__diff *d, infer_type t, int64_t K, int64_t N, int64_t E, float scale) {
-    infer__diff_w w;
-    memset(&w, 0, sizeof w);
-    const int64_t n = K * N * E;
-    const size_t bytes = infer_type_row_size(t, K) * (size_t)(N * E) + (t == INFER_TYPE_I2_S ? 32 : 0);
-    float *f = infer__diff_rand(d, (size_t)n, -1.0f, 1.0f);
-    void *q = infer__calloc(1, bytes);
-    if (f && q) {
-        if (t == INFER_TYPE_I2_S) { infer__quant_i2_s(f, q, n); scale = infer__i2_s_scale(q, n); }
-        else infer__type(t)->quant(f, q, n);
-        w.p = infer__pair_new(d, q, bytes);
-    } else {
-        d->broken = 1;
-    }
-    const infer_tensor t0 = { "diff.weight", t, E > 1 ? 3 : 2, { K, N, E, 1 }, NULL, bytes, scale };
-    w.ta = w.tb = t0;
-    w.ta.data = w.p.a;
-    w.tb.data = w.p.b;
-    INFER_FREE(f); INFER_FREE(q);
-    return w;
+/* copy an optional integer config value to a u32 GGUF key */
+static infer_status infer__hf_opt_u32(infer__hf *h, const char *cfg_key, const char *gguf_suffix, infer_error *err) {
+    int64_t v;
+    int r = infer__hf_int(h, cfg_key, 0, UINT32_MAX, &v, err);
+    if (r < 0) return INFER_ERR_FORMAT;
+    if (r) infer__hf_put_u32(h, infer__hf_akey(h, gguf_suffix), v);
+    return INFER_OK;
 }
 
-static infer__pair infer__diff_rand_pair(infer__diff *d, size_t n, float lo, float hi) {
-    float *x = infer__diff_rand(d, n, lo, hi);
-    infer__pair p = infer__pair_new(d, x, n * sizeof(float));
-    INFER_FREE(x);
-    return p;
+/* architectures[0] -> the family (and BitNet with ReLU^2 -> BitNet's own "bitnet-b1.58") */
+static infer_status infer__hf_find_arch(infer__hf *h, infer_error *err) {
+    const char *name = infer__json_str(infer__json_at(infer__json_get(h->cfg, "architectures"), 0));
+    if (!name) return infer__fail(err, INFER_ERR_FORMAT, "config.json: no \"architectures\" entry");
+    for (size_t i = 0; i < sizeof infer__hf_archs / sizeof infer__hf_archs[0]; i++)
+        if (strcmp(name, infer__hf_archs[i].hf) == 0) h->arch = &infer__hf_archs[i];
+    if (!h->arch) return infer__fail(err, INFER_ERR_UNSUPPORTED, "config.json: architecture '%.64s' is not supported", name);
+    const char *act = infer__json_str(infer__hf_cfg(h, "hidden_act"));
+    const int relu2 = (h->arch->flags & INFER__HF_BITNET) && act && strcmp(act, "relu2") == 0;
+    snprintf(h->arch_name, sizeof h->arch_name, "%s", relu2 ? "bitnet-b1.58" : h->arch->gguf);
+    return INFER_OK;
 }
 
-/* ---- per-type ops: embed, matmul, matmul_id ---- */
-static void infer__diff_type(infer__diff *d, infer_type t) {
-    const char *tn = infer_type_name(t);
-    char what[64];
-    if (!d->kb->supports_type(t)) {
-        infer__diff_say(d, "%-5s %-18s %-38s not supported by the %s backend (models using it fail to load there)", "--", "matmul", tn, d->kb->name);
-        return;
+/* rope_scaling: linear (llama) and yarn become keys; llama3 becomes the rope_freqs tensor */
+static infer_status infer__hf_rope_scaling(infer__hf *h, infer_error *err) {
+    const infer__json *rs = infer__hf_cfg(h, "rope_scaling");
+    if (!rs) rs = infer__hf_cfg(h, "rope_parameters");
+    const char *type = infer__json_str(infer__json_get(rs, "rope_type"));
+    double factor, orig;
+    if (!type) type = infer__json_str(infer__json_get(rs, "type"));
+    int r = infer__hf_num_v(infer__json_get(rs, "factor"), "rope_scaling.factor", &factor, err);
+    if (r < 0) return INFER_ERR_FORMAT;
+    if (!type || r == 0) return INFER_OK;
+    if (strcmp(type, "linear") == 0 && (h->arch->flags & INFER__HF_LLAMA_KEYS)) {
+        infer__hf_put_str(h, infer__hf_akey(h, "rope.scaling.type"), "linear");
+        infer__hf_put_f32(h, infer__hf_akey(h, "rope.scaling.factor"), factor);
+    } else if (strcmp(type, "yarn") == 0) {
+        if (infer__hf_num_v(infer__json_get(rs, "original_max_position_embeddings"), "rope_scaling.original_max_position_embeddings", &orig, err) != 1)
+            return infer__fail(err, INFER_ERR_FORMAT, "config.json: yarn rope_scaling needs original_max_position_embeddings");
+        infer__hf_put_str(h, infer__hf_akey(h, "rope.scaling.type"), "yarn");
+        infer__hf_put_f32(h, infer__hf_akey(h, "rope.scaling.factor"), factor);
+        infer__hf_put_u32(h, infer__hf_akey(h, "rope.scaling.original_context_length"), (int64_t)orig);
     }
-    const int is_float = t == INFER_TYPE_F32 || t == INFER_TYPE_F16 || t == INFER_TYPE_BF16;
-    /* 72: a row that is not whole 32-chunks; 2304: rows longer than a decode kernel's tile of
-     * activations (decode sizes only) */
-    const int64_t Ks[3] = { 512, 2304, 72 };
-    for (int ki = 0; ki < (is_float ? 3 : 2); ki++) {
-        const int64_t K = Ks[ki], N = 80;
-        infer__diff_w w = infer__diff_weights(d, t, K, N, 1, t == INFER_TYPE_Q8_0 ? 0.5f : 1.0f);
-        const int rows_list[4] = { 1, 5, 33, 70 };     /* decode, small batch, partial tiles */
-        for (int ri = 0; ri < (K == 2304 ? 2 : 4) && !d->broken; ri++) {
-            const int rows = rows_list[ri];
-            infer__pair x = infer__diff_rand_pair(d, (size_t)rows * K, -1, 1), o = infer__pair_new(d, NULL, (size_t)rows * N * sizeof(float));
-            if (!d->broken) {
-                d->ka->matmul(d->ca, (float *)o.a, &w.ta, (const float *)x.a, rows);
-                d->kb->matmul(d->cb, (float *)o.b, &w.tb, (const float *)x.b, rows);
-                snprintf(what, sizeof what, "%s K=%lld rows=%d", tn, (long long)K, rows);
-                infer__diff_cmp(d, "matmul", what, &o, INFER__TOL_SUM);
-                if (rows > 8) {               /* prompt-sized: the fast mode against the same reference */
-                    d->kb->matmul(d->cb_fast, (float *)o.b, &w.tb, (const float *)x.b, rows);
-                    infer__diff_cmp(d, "matmul fast", what, &o, INFER__TOL_FAST);
-                }
-            }
-            infer__pair_free(d, &x); infer__pair_free(d, &o);
-        }
-        if (ki == 0 && !d->broken) {                   /* embed: rows of the same table */
-            const int32_t tok[5] = { 0, 79, 7, 7, 41 };
-            infer__pair ids = infer__pair_new(d, tok, sizeof tok), o = infer__pair_new(d, NULL, 5 * (size_t)K * sizeof(float));
-            if (!d->broken) {
-                d->ka->embed(d->ca, (float *)o.a, &w.ta, (const int32_t *)ids.a, 5);
-                d->kb->embed(d->cb, (float *)o.b, &w.tb, (const int32_t *)ids.b, 5);
-                snprintf(what, sizeof what, "%s K=%lld rows=5", tn, (long long)K);
-                infer__diff_cmp(d, "embed", what, &o, INFER__TOL_ELEM);
-            }
-            infer__pair_free(d, &ids); infer__pair_free(d, &o);
-        }
-        infer__pair_free(d, &w.p);
-    }
-    /* the fused ops a backend may have, against the ops they stand for on the CPU */
-    if ((d->kb->matmul_add || d->kb->matmul_glu) && !d->broken) {
-        const int64_t K = 512, N = 80;
-        infer__diff_w wg = infer__diff_weights(d, t, K, N, 1, 1.0f), wu = infer__diff_weights(d, t, K, N, 1, t == INFER_TYPE_Q8_0 ? 0.5f : 1.0f);
-        const int rows_list[3] = { 1, 5, 33 };
-        for (int ri = 0; ri < 3 && !d->broken; ri++) {
-            const int rows = rows_list[ri];
-            const size_t n = (size_t)rows * N;
-            infer__pair x = infer__diff_rand_pair(d, (size_t)rows * K, -1, 1), y = infer__diff_rand_pair(d, n, -1, 1);
-            infer__pair ta = infer__pair_new(d, NULL, n * sizeof(float)), tb = infer__pair_new(d, NULL, n * sizeof(float));
-            if (d->broken) break;
-            snprintf(what, sizeof what, "%s K=%lld rows=%d", tn, (long long)K, rows);
-            if (d->kb->matmul_add) {                   /* y += W x */
-                d->ka->matmul(d->ca, (float *)ta.a, &wg.ta, (const float *)x.a, rows);
-                d->ka->add(d->ca, (float *)y.a, (const float *)ta.a, (int64_t)n);
-                d->kb->matmul_add(d->cb, (float *)y.b, &wg.tb, (const float *)x.b, rows);
-                infer__diff_cmp(d, "matmul_add", what, &y, INFER__TOL_SUM);
-            }
-            for (int act = 0; act < 2 && d->kb->matmul_glu; act++) {   /* SiLU, then ReLU^2 clamped at 2 */
-                const int a = act ? INFER_ACT_RELU2 : INFER_ACT_SILU;
-                const float limit = act ? 2.0f : 0.0f;
-                d->ka->matmul(d->ca, (float *)ta.a, &wg.ta, (const float *)x.a, rows);
-                d->ka->matmul(d->ca, (float *)tb.a, &wu.ta, (const float *)x.a, rows);
-                d->ka->glu(d->ca, (float *)ta.a, (const float *)ta.a, (const float *)tb.a, (int64_t)n, a, limit);
-                d->kb->matmul_glu(d->cb, (float *)ta.b, &wg.tb, &wu.tb, (const float *)x.b, rows, a, limit);
-                infer__diff_cmp(d, act ? "matmul_glu relu2" : "matmul_glu silu", what, &ta, INFER__TOL_SUM);
-            }
-            infer__pair_free(d, &x); infer__pair_free(d, &y); infer__pair_free(d, &ta); infer__pair_free(d, &tb);
-        }
-        infer__pair_free(d, &wg.p); infer__pair_free(d, &wu.p);
-    }
-    /* matmul_id: 4 experts of [48, 256]; 6 tokens choosing 3 each (decode-sized), 40 tokens
-     * choosing 2 (prompt-sized), x shared or per slot; then experts of [48, 1280] (rows
-     * longer than a decode kernel's tile), 2 tokens choosing 2 */
-    for (int kc = 0; kc < 2 && !d->broken; kc++) {
-        const int64_t K = kc ? 1280 : 256, N = 48, E = 4;
-        infer__diff_w w = infer__diff_weights(d, t, K, N, E, 1.0f);
-        for (int c = 0; c < (kc ? 1 : 4) && !d->broken; c++) {
-            const int rows = kc ? 2 : c < 2 ? 6 : 40, n_used = kc ? 2 : c < 2 ? 3 : 2, per_slot = c % 2;
-            int32_t ids_h[80];
-            for (int r = 0; r < rows; r++) for (int s = 0; s < n_used; s++) ids_h[r * n_used + s] = (r * 3 + s) % (int)E;
-            infer__pair ids = infer__pair_new(d, ids_h, (size_t)rows * n_used * sizeof(int32_t));
-            infer__pair x = infer__diff_rand_pair(d, (size_t)rows * (per_slot ? n_used : 1) * K, -1, 1);
-            infer__pair o = infer__pair_new(d, NULL, (size_t)rows * n_used * N * sizeof(float));
-            if (!d->broken) {
-                d->ka->matmul_id(d->ca, (float *)o.a, &w.ta, (const float *)x.a, (const int32_t *)ids.a, rows, n_used, per_slot);
-                d->kb->matmul_id(d->cb, (float *)o.b, &w.tb, (const float *)x.b, (const int32_t *)ids.b, rows, n_used, per_slot);
-                snprintf(what, sizeof what, "%s K=%lld rows=%d x_per_slot=%d", tn, (long long)K, rows, per_slot);
-                infer__diff_cmp(d, "matmul_id", what, &o, INFER__TOL_SUM);
-                if (rows > 8) {
-                    d->kb->matmul_id(d->cb_fast, (float *)o.b, &w.tb, (const float *)x.b, (const int32_t *)ids.b, rows, n_used, per_slot);
-                    infer__diff_cmp(d, "matmul_id fast", what, &o, INFER__TOL_FAST);
-                }
-            }
-            infer__pair_free(d, &ids); infer__pair_free(d, &x); infer__pair_free(d, &o);
-        }
-        infer__pair_free(d, &w.p);
-    }
+    return INFER_OK;
 }
 
-/* ---- elementwise ops, norms, copies ---- */
-static void infer__diff_elementwise(infer__diff *d) {
-    const int rows = 7, dim = 320;
-    const size_t n = (size_t)rows * dim, F = sizeof(float);
-    infer__pair x = infer__diff_rand_pair(d, n, -2, 2), y = infer__diff_rand_pair(d, n, -2, 2), w = infer__diff_rand_pair(d, dim, 0.5f, 1.5f);
-    infer__pair o = infer__pair_new(d, NULL, n * F), g1 = infer__diff_rand_pair(d, rows, -3, 3);
-    infer__pair big = infer__diff_rand_pair(d, 70 * 13, -1, 1), cp = infer__pair_new(d, NULL, 50 * 13 * F);
-    if (d->broken) goto done;
-#define A(p) ((float *)(p).a)
-#define B(p) ((float *)(p).b)
-    d->ka->rmsnorm(d->ca, A(o), A(x), A(w), rows, dim, 1e-5f); d->kb->rmsnorm(d->cb, B(o), B(x), B(w), rows, dim, 1e-5f);
-    infer__diff_cmp(d, "rmsnorm", "rows=7 dim=320", &o, INFER__TOL_ELEM);
-    d->ka->rmsnorm(d->ca, A(o), A(o), NULL, 35, 64, 1e-6f); d->kb->rmsnorm(d->cb, B(o), B(o), NULL, 35, 64, 1e-6f);
-    infer__diff_cmp(d, "rmsnorm", "in place, no weight, dim=64", &o, INFER__TOL_ELEM);
-    d->ka->add(d->ca, A(o), A(x), (int64_t)n); d->kb->add(d->cb, B(o), B(x), (int64_t)n);
-    infer__diff_cmp(d, "add", "n=2240", &o, INFER__TOL_ELEM);
-    d->ka->add_rows(d->ca, A(o), A(w), rows, dim); d->kb->add_rows(d->cb, B(o), B(w), rows, dim);
-    infer__diff_cmp(d, "add_rows", "rows=7 dim=320", &o, INFER__TOL_ELEM);
-    for (int act = INFER_ACT_SILU; act <= INFER_ACT_RELU2; act++)
-        for (int clamp = 0; clamp < 2; clamp++) {     /* limit 1.5 binds: x, y are in [-2, 2] */
-            const float lim = clamp ? 1.5f : 0.0f;
-            d->ka->glu(d->ca, A(o), A(x), A(y), (int64_t)n, act, lim); d->kb->glu(d->cb, B(o), B(x), B(y), (int64_t)n, act, lim);
-            infer__diff_cmp(d, "glu", act == INFER_ACT_SILU ? (clamp ? "silu, clamped at 1.5" : "silu") : (clamp ? "relu2, clamped at 1.5" : "relu2"), &o, INFER__TOL_ELEM);
-        }
-    d->ka->mul_sigmoid(d->ca, A(o), A(y), rows, dim, dim); d->kb->mul_sigmoid(d->cb, B(o), B(y), rows, dim, dim);
-    infer__diff_cmp(d, "mul_sigmoid", "g_cols=dim", &o, INFER__TOL_ELEM);
-    d->ka->mul_sigmoid(d->ca, A(o), A(g1), rows, dim, 1); d->kb->mul_sigmoid(d->cb, B(o), B(g1), rows, dim, 1);
-    infer__diff_cmp(d, "mul_sigmoid", "g_cols=1", &o, INFER__TOL_ELEM);
-    d->ka->l2norm(d->ca, A(o), rows * 5, dim / 5, 1e-6f); d->kb->l2norm(d->cb, B(o), rows * 5, dim / 5, 1e-6f);
-    infer__diff_cmp(d, "l2norm", "rows=35 dim=64", &o, INFER__TOL_ELEM);
-    d->ka->copy_rows(d->ca, A(cp), 50, A(big) + 3, 70, 13, 30); d->kb->copy_rows(d->cb, B(cp), 50, B(big) + 3, 70, 13, 30);
-    infer__diff_cmp(d, "copy_rows", "strides 50 <- 70, dim=30", &cp, 0);
-    {   /* zero and copy are compared on the bytes they wrote: the rest of o still holds
-         * l2norm's results, which may differ in the last bit */
-        const infer__pair zh = { o.a, o.b, n * F / 2 }, ch = { o.a, o.b, 1003 * F };
-        d->ka->zero(d->ca, A(o), n * F / 2); d->kb->zero(d->cb, B(o), n * F / 2);
-        infer__diff_exact(d, "zero", "half the buffer", &zh);
-        if (d->kb->copy) {
-            d->ka->copy(d->ca, A(o) + 3, A(x) + 5, 1000 * F); d->kb->copy(d->cb, B(o) + 3, B(x) + 5, 1000 * F);
-            infer__diff_exact(d, "copy", "1000 floats, within the backend", &ch);
-        }
-    }
-    {   /* DeltaNet gates: g, beta in place */
-        infer__pair g = infer__diff_rand_pair(d, 5 * 8, -30, 30), beta = infer__diff_rand_pair(d, 5 * 8, -4, 4);
-        infer__pair bias = infer__diff_rand_pair(d, 8, -1, 1), a = infer__diff_rand_pair(d, 8, -3, -0.1f);
-        if (!d->broken) {
-            d->ka->deltanet_gates(d->ca, A(g), A(beta), A(bias), A(a), 5, 8);
-            d->kb->deltanet_gates(d->cb, B(g), B(beta), B(bias), B(a), 5, 8);
-            infer__diff_cmp(d, "deltanet_gates", "g", &g, INFER__TOL_ELEM);
-            infer__diff_cmp(d, "deltanet_gates", "beta", &beta, INFER__TOL_ELEM);
-        }
-        infer__pair_free(d, &g); infer__pair_free(d, &beta); infer__pair_free(d, &bias); infer__pair_free(d, &a);
-    }
-    {   /* moe_sum: 5 tokens, 3 slots, dim 64 */
-        infer__pair ys = infer__diff_rand_pair(d, 5 * 3 * 64, -1, 1), ws = infer__diff_rand_pair(d, 5 * 3, 0, 1);
-        if (!d->broken) {
-            d->ka->moe_sum(d->ca, A(o), A(ys), A(ws), 5, 3, 64); d->kb->moe_sum(d->cb, B(o), B(ys), B(ws), 5, 3, 64);
-            infer__diff_cmp(d, "moe_sum", "rows=5 n_used=3 dim=64", &o, INFER__TOL_ELEM);
-        }
-        infer__pair_free(d, &ys); infer__pair_free(d, &ws);
-    }
-done:
-    infer__pair_free(d, &x); infer__pair_free(d, &y); infer__pair_free(d, &w); infer__pair_free(d, &o);
-    infer__pair_free(d, &g1); infer__pair_free(d, &big); infer__pair_free(d, &cp);
-}
-#undef A
-#undef B
-
-/* ---- RoPE: plain, NeoX with partial rotation and frequency factors, YaRN, multi-axis ---- */
-static void infer__diff_rope(infer__diff *d) {
-    const int rows = 4, nh = 3, hd = 64;
-    const int32_t pos1[4] = { 0, 5, 300, 5000 }, pos4[16] = { 0, 5, 300, 5000, 1, 6, 301, 5001, 2, 7, 302, 5002, 0, 0, 0, 0 };
-    const int32_t sections[4] = { 11, 11, 10, 0 };
-    float ff[16];
-    for (int i = 0; i < 16; i++) ff[i] = 1.0f + (float)i / 4;
-    infer__pair p1 = infer__pair_new(d, pos1, sizeof pos1), p4 = infer__pair_new(d, pos4, sizeof pos4), f = infer__pair_new(d, ff, sizeof ff);
-    float *x = infer__diff_rand(d, (size_t)rows * nh * hd, -1, 1);
-    for (int c = 0; c < 5 && !d->broken; c++) {
-        infer_rope r;
-        memset(&r, 0, sizeof r);
-        r.n_rot = hd; r.freq_base = 10000.0f; r.freq_scale = 1.0f; r.attn_factor = 1.0f;
-        r.beta_fast = 32.0f; r.beta_slow = 1.0f; r.n_ctx_orig = 2048;
-        const char *what = "norm";
-        if (c == 1) { what = "neox n_rot=32 freq_factors linear"; r.neox = 1; r.n_rot = 32; r.freq_scale = 0.25f; }
-        if (c == 2) { what = "neox yarn x4"; r.neox = 1; r.freq_scale = 0.25f; r.ext_factor = 1.0f; r.freq_base = 500000.0f; }
-        if (c == 3) { what = "multi sections 11,11,10,0"; r.neox = 1; }
-        if (c == 4) { what = "last 16 dims, inverse"; r.n_rot = 16; r.rot_first = hd - 16; r.inverse = 1; r.freq_base = 160000.0f; }
-        infer_rope ra = r, rb = r;
-        if (c == 1) { ra.freq_factors = (const float *)f.a; rb.freq_factors = (const float *)f.b; }
-        infer__pair o = infer__pair_new(d, x, (size_t)rows * nh * hd * sizeof(float));
-        if (d->broken) break;
-        if (c != 3) {
-            d->ka->rope(d->ca, (float *)o.a, rows, nh, hd, (const int32_t *)p1.a, &ra);
-            d->kb->rope(d->cb, (float *)o.b, rows, nh, hd, (const int32_t *)p1.b, &rb);
-            infer__diff_cmp(d, "rope", what, &o, INFER__TOL_ELEM);
-        } else {
-            d->ka->rope_multi(d->ca, (float *)o.a, rows, nh, hd, (const int32_t *)p4.a, &ra, sections);
-            d->kb->rope_multi(d->cb, (float *)o.b, rows, nh, hd, (const int32_t *)p4.b, &rb, sections);
-            infer__diff_cmp(d, "rope_multi", what, &o, INFER__TOL_ELEM);
-        }
-        infer__pair_free(d, &o);
-    }
-    INFER_FREE(x);
-    infer__pair_free(d, &p1); infer__pair_free(d, &p4); infer__pair_free(d, &f);
+/* qwen3.5's gated DeltaNet sizes, and the interleaved multi-axis rope (for text all axes
+ * see the same position, so only the section sizes are recorded) */
+static infer_status infer__hf_hybrid_keys(infer__hf *h, int64_t head_dim, infer_error *err) {
+    int64_t kernel, interval = 4;
+    double partial = 1.0;
+    INFER__TRY(infer__hf_need_int(h, "linear_conv_kernel_dim", 1, 64, &kernel, err));
+    INFER__TRY(infer__hf_need_int(h, "linear_key_head_dim", 1, 65536, &h->ssm_dk, err));
+    INFER__TRY(infer__hf_need_int(h, "linear_num_key_heads", 1, 4096, &h->ssm_nk, err));
+    INFER__TRY(infer__hf_need_int(h, "linear_num_value_heads", 1, 4096, &h->ssm_nv, err));
+    INFER__TRY(infer__hf_need_int(h, "linear_value_head_dim", 1, 65536, &h->ssm_dv, err));
+    if (h->ssm_nv % h->ssm_nk) return infer__fail(err, INFER_ERR_FORMAT, "config.json: %lld value heads are not a multiple of %lld key heads", (long long)h->ssm_nv, (long long)h->ssm_nk);
+    if (infer__hf_int(h, "full_attention_interval", 1, 4096, &interval, err) < 0) return INFER_ERR_FORMAT;
+    if (infer__hf_num_v(infer__hf_rope_cfg(h, "partial_rotary_factor"), "partial_rotary_factor", &partial, err) < 0) return INFER_ERR_FORMAT;
+    infer__hf_put_u32(h, infer__hf_akey(h, "ssm.conv_kernel"), kernel);
+    infer__hf_put_u32(h, infer__hf_akey(h, "ssm.state_size"), h->ssm_dk);
+    infer__hf_put_u32(h, infer__hf_akey(h, "ssm.group_count"), h->ssm_nk);
+    infer__hf_put_u32(h, infer__hf_akey(h, "ssm.time_step_rank"), h->ssm_nv);
+    infer__hf_put_u32(h, infer__hf_akey(h, "ssm.inner_size"), h->ssm_nv * h->ssm_dv);
+    infer__hf_put_u32(h, infer__hf_akey(h, "full_attention_interval"), interval);
+    infer__hf_put_u32(h, infer__hf_akey(h, "rope.dimension_count"), (int64_t)(head_dim * partial));
+    if (h->n_mtp) infer__hf_put_u32(h, infer__hf_akey(h, "nextn_predict_layers"), h->n_mtp);
+    return INFER_OK;
 }
 
-/* ---- the paged KV cache and attention ---- */
-/* rope_kv_store against rope, then kv_store: rows at scattered positions of a shuffled block
- * table, rope on all of a head or on its last dims, F32 and F16 caches. The cache is read back
- * as floats: rope's cos and sin may round differently on a device (elementwise tolerance;
- * an F16 cache's rounding step on top) */
-static void infer__diff_rope_kv(infer__diff *d, infer_type kvt, int n_rot, int rot_first) {
-    enum { ROWS = 5, NH = 2, HD = 64, BS = 16, NB = 24 };
-    const int kvd = NH * HD;
-    const size_t esz = kvt == INFER_TYPE_F16 ? 2 : 4, cache = (size_t)NB * BS * kvd;
-    int32_t table[NB], pos[ROWS] = { 0, 17, 100, 101, 350 };
-    for (int b = 0; b < NB; b++) table[b] = (b * 7 + 3) % NB;
-    infer__pair tb = infer__pair_new(d, table, sizeof table), pp = infer__pair_new(d, pos, sizeof pos);
-    infer__pair k = infer__diff_rand_pair(d, (size_t)ROWS * kvd, -1, 1), v = infer__diff_rand_pair(d, (size_t)ROWS * kvd, -1, 1);
-    infer__pair kp = infer__pair_new(d, NULL, cache * esz), vp = infer__pair_new(d, NULL, cache * esz);
-    infer__pair kr = infer__pair_new(d, NULL, (size_t)ROWS * kvd * sizeof(float));
-    float *ha = (float *)INFER_MALLOC(cache * sizeof(float)), *hb = (float *)INFER_MALLOC(cache * sizeof(float));
-    void *raw = INFER_MALLOC(cache * esz);
-    char what[80];
-    snprintf(what, sizeof what, "%s n_rot=%d from dim %d", infer_type_name(kvt), n_rot, rot_first);
-    if (!d->broken && ha && hb && raw) {
-        infer_rope r;
-        memset(&r, 0, sizeof r);
-        r.n_rot = n_rot; r.rot_first = rot_first; r.neox = rot_first > 0; r.freq_base = 10000.0f; r.freq_scale = 1.0f; r.attn_factor = 1.0f;
-        r.beta_fast = 32.0f; r.beta_slow = 1.0f; r.n_ctx_orig = 2048;
-        const infer_kv_view va = { kp.a, vp.a, kvt, BS, (const int32_t *)tb.a, kvd }, vb = { kp.b, vp.b, kvt, BS, (const int32_t *)tb.b, kvd };
-        d->ka->copy_rows(d->ca, (float *)kr.a, kvd, (const float *)k.a, kvd, ROWS, kvd);
-        d->ka->rope(d->ca, (float *)kr.a, ROWS, NH, HD, (const int32_t *)pp.a, &r);
-        d->ka->kv_store(d->ca, &va, (const float *)kr.a, (const float *)v.a, (const int32_t *)pp.a, ROWS);
-        d->kb->rope_kv_store(d->cb, &vb, (const float *)k.b, (const float *)v.b, (const int32_t *)pp.b, ROWS, NH, HD, &r);
-        for (int which = 0; which < 2; which++) {
-            const infer__pair *p = which ? &vp : &kp;
-            float *h[2] = { ha, hb };
-            for (int side = 0; side < 2; side++) {
-                if ((side ? d->kb->download(d->cb, raw, p->b, cache * esz) : d->ka->download(d->ca, raw, p->a, cache * esz)) != INFER_OK) { d->broken = 1; break; }
-                for (size_t i = 0; i < cache; i++) h[side][i] = esz == 2 ? infer__fp16_to_fp32(((const infer_half *)raw)[i]) : ((const float *)raw)[i];
-            }
-            if (d->broken) break;
-            infer__diff_floats(d, which ? "rope_kv_store v" : "rope_kv_store k", what, ha, hb, cache, esz == 2 ? 1e-3 : INFER__TOL_ELEM);
-        }
-        /* k itself is left as it was */
-        d->kb->copy_rows(d->cb, (float *)kr.b, kvd, (const float *)k.b, kvd, ROWS, kvd);
-        d->ka->copy_rows(d->ca, (float *)kr.a, kvd, (const float *)k.a, kvd, ROWS, kvd);
-        infer__diff_exact(d, "rope_kv_store keeps k", what, &kr);
+/* rope.dimension_sections: mrope_section padded to 4 axes ([11, 11, 10, 0] when absent) */
+static infer_status infer__hf_rope_sections(infer__hf *h, infer_error *err) {
+    const infer__json *ms = infer__hf_rope_cfg(h, "mrope_section");
+    int32_t *s = (int32_t *)infer__hf_keep(h->own, 4 * sizeof(int32_t));
+    if (!s) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    if (!ms) { s[0] = 11; s[1] = 11; s[2] = 10; }
+    for (uint32_t i = 0; ms && i < ms->len; i++) {
+        int64_t v;
+        if (i >= 4 || infer__hf_int_v(&ms->items[i], "mrope_section", 0, 65536, &v, err) != 1)
+            return infer__fail(err, INFER_ERR_FORMAT, "config.json: mrope_section must be at most 4 small integers");
+        s[i] = (int32_t)v;
     }
-    INFER_FREE(ha); INFER_FREE(hb); INFER_FREE(raw);
-    infer__pair_free(d, &tb); infer__pair_free(d, &pp); infer__pair_free(d, &k); infer__pair_free(d, &v);
-    infer__pair_free(d, &kp); infer__pair_free(d, &vp); infer__pair_free(d, &kr);
+    arrput(h->kv, infer_gguf_kv_array(infer__hf_akey(h, "rope.dimension_sections"), INFER_GGUF_I32, 4, s));
+    return INFER_OK;
 }
 
-static void infer__diff_attention(infer__diff *d, infer_type kvt, int n_head, int n_head_kv, int hd, int rows, int32_t last_pos) {
-    const int bs = 16, n_pos = last_pos + 1, n_blocks = (n_pos + bs - 1) / bs + 2, kvd = n_head_kv * hd;
-    const size_t esz = kvt == INFER_TYPE_F16 ? 2 : 4;
-    int32_t *table = (int32_t *)INFER_MALLOC((size_t)n_blocks * sizeof(int32_t));
-    int32_t *all = (int32_t *)INFER_MALLOC((size_t)n_pos * sizeof(int32_t)), qpos[64];
-    for (int b = 0; table && b < n_blocks; b++) table[b] = n_blocks - 1 - b;      /* reversed: physical != logical */
-    for (int32_t p = 0; all && p < n_pos; p++) all[p] = p;
-    for (int r = 0; r < rows; r++) qpos[r] = last_pos - (rows - 1) + r;   /* the last `rows` positions: a chunk */
-    infer__pair tb = infer__pair_new(d, table, (size_t)n_blocks * sizeof(int32_t)), pa = infer__pair_new(d, all, (size_t)n_pos * sizeof(int32_t));
-    infer__pair pq = infer__pair_new(d, qpos, (size_t)rows * sizeof(int32_t));
-    infer__pair kp = infer__pair_new(d, NULL, (size_t)n_blocks * bs * kvd * esz), vp = infer__pair_new(d, NULL, (size_t)n_blocks * bs * kvd * esz);
-    infer__pair k = infer__diff_rand_pair(d, (size_t)n_pos * kvd, -1, 1), v = infer__diff_rand_pair(d, (size_t)n_pos * kvd, -1, 1);
-    infer__pair q = infer__diff_rand_pair(d, (size_t)rows * n_head * hd, -1, 1), o = infer__pair_new(d, NULL, (size_t)rows * n_head * hd * sizeof(float));
-    char what[80];
-    snprintf(what, sizeof what, "%s heads=%d/%d hd=%d rows=%d pos=%d", infer_type_name(kvt), n_head, n_head_kv, hd, rows, (int)last_pos);
-    if (!d->broken && table && all) {
-        infer_kv_view va = { kp.a, vp.a, kvt, bs, (const int32_t *)tb.a, kvd }, vb = { kp.b, vp.b, kvt, bs, (const int32_t *)tb.b, kvd };
-        d->ka->kv_store(d->ca, &va, (const float *)k.a, (const float *)v.a, (const int32_t *)pa.a, n_pos);
-        d->kb->kv_store(d->cb, &vb, (const float *)k.b, (const float *)v.b, (const int32_t *)pa.b, n_pos);
-        infer__diff_exact(d, "kv_store k", what, &kp);
-        infer__diff_exact(d, "kv_store v", what, &vp);
-        const float scale = 1.0f / sqrtf((float)hd);
-        d->ka->attention(d->ca, (float *)o.a, (const float *)q.a, &va, (const int32_t *)pq.a, rows, n_head, n_head_kv, hd, scale);
-        d->kb->attention(d->cb, (float *)o.b, (const float *)q.b, &vb, (const int32_t *)pq.b, rows, n_head, n_head_kv, hd, scale);
-        infer__diff_cmp(d, "attention", what, &o, INFER__TOL_SUM);
-    }
-    INFER_FREE(table); INFER_FREE(all);
-    infer__pair_free(d, &tb); infer__pair_free(d, &pa); infer__pair_free(d, &pq); infer__pair_free(d, &kp); infer__pair_free(d, &vp);
-    infer__pair_free(d, &k); infer__pair_free(d, &v); infer__pair_free(d, &q); infer__pair_free(d, &o);
+/* the folder's name, for general.name */
+static const char *infer__hf_basename(infer__hf *h) {
+    char buf[256];
+    size_t n = strlen(h->dir);
+    while (n > 1 && h->dir[n - 1] == '/') n--;
+    size_t b = n;
+    while (b > 0 && h->dir[b - 1] != '/') b--;
+    snprintf(buf, sizeof buf, "%.*s", (int)(n - b), h->dir + b);
+    return infer__hf_str(h, buf);
 }
 
-/* ---- mixture-of-experts routing ---- */
-/* with_bias: a selection bias; hashed: the ids given (a token table's), only weights computed */
-static void infer__diff_route(infer__diff *d, int n_expert, int n_used, int gating, int norm, float scale, int with_bias, int hashed) {
-    const int rows = 6;
-    int32_t given[6 * 64];
-    for (int i = 0; i < rows * n_used; i++) given[i] = (i * 7 + i / n_used) % n_expert;
-    infer__pair lg = infer__diff_rand_pair(d, (size_t)rows * n_expert, -4, 4), bias = infer__diff_rand_pair(d, (size_t)n_expert, -0.5f, 0.5f);
-    infer__pair ids = infer__pair_new(d, hashed ? given : NULL, (size_t)rows * n_used * sizeof(int32_t)), w = infer__pair_new(d, NULL, (size_t)rows * n_used * sizeof(float));
-    char what[80];
-    snprintf(what, sizeof what, "experts=%d used=%d gating=%d norm=%d%s%s", n_expert, n_used, gating, norm, with_bias ? " bias" : "", hashed ? " hashed" : "");
-    if (!d->broken) {
-        d->ka->moe_route(d->ca, (int32_t *)ids.a, (float *)w.a, (const float *)lg.a, rows, n_expert, n_used, gating, norm, scale,
-                         with_bias ? (const float *)bias.a : NULL, hashed);
-        d->kb->moe_route(d->cb, (int32_t *)ids.b, (float *)w.b, (const float *)lg.b, rows, n_expert, n_used, gating, norm, scale,
-                         with_bias ? (const float *)bias.b : NULL, hashed);
-        infer__diff_exact(d, "moe_route ids", what, &ids);
-        infer__diff_cmp(d, "moe_route w", what, &w, INFER__TOL_ELEM);
+/* config.json -> `<arch>.*` keys, with the converter's names and order:
+ *   num_hidden_layers         block_count (+ multi-token-prediction layers, qwen3.5)
+ *   max_position_embeddings   context_length
+ *   hidden_size               embedding_length
+ *   intermediate_size         feed_forward_length
+ *   num_attention_heads       attention.head_count
+ *   num_key_value_heads       attention.head_count_kv
+ *   rope_theta                rope.freq_base
+ *   rms_norm_eps              attention.layer_norm_rms_epsilon
+ *   num_experts(_per_tok)     expert_count, expert_used_count
+ *   head_dim                  attention.key_length, attention.value_length
+ * then each family's own keys. */
+static infer_status infer__hf_params(infer__hf *h, infer_error *err) {
+    int64_t n_embd, head_dim = 0;
+    double f;
+    INFER__TRY(infer__hf_need_int(h, "num_hidden_layers", 1, 4096, &h->n_layer, err));
+    INFER__TRY(infer__hf_need_int(h, "hidden_size", 1, 1 << 24, &n_embd, err));
+    INFER__TRY(infer__hf_need_int(h, "num_attention_heads", 1, 4096, &h->n_head, err));
+    h->n_head_kv = h->n_head;
+    if (infer__hf_int(h, "num_key_value_heads", 1, 4096, &h->n_head_kv, err) < 0) return INFER_ERR_FORMAT;
+    if (infer__hf_int(h, "head_dim", 1, 65536, &head_dim, err) < 0) return INFER_ERR_FORMAT;
+    if (h->n_mtp && infer__hf_int(h, "mtp_num_hidden_layers", 1, 64, &h->n_mtp, err) < 0) return INFER_ERR_FORMAT;   /* mtp.* tensors present */
+    infer__hf_put_str(h, "general.architecture", h->arch_name);
+    infer__hf_put_str(h, "general.type", "model");
+    arrput(h->kv, infer_gguf_kv_str("general.name", infer__hf_basename(h)));
+    infer__hf_put_u32(h, infer__hf_akey(h, "block_count"), h->n_layer + h->n_mtp);
+    INFER__TRY(infer__hf_opt_u32(h, "max_position_embeddings", "context_length", err));
+    infer__hf_put_u32(h, infer__hf_akey(h, "embedding_length"), n_embd);
+    INFER__TRY(infer__hf_opt_u32(h, "intermediate_size", "feed_forward_length", err));
+    infer__hf_put_u32(h, infer__hf_akey(h, "attention.head_count"), h->n_head);
+    INFER__TRY(infer__hf_opt_u32(h, "num_key_value_heads", "attention.head_count_kv", err));
+    int r = infer__hf_num_v(infer__hf_rope_cfg(h, "rope_theta"), "rope_theta", &f, err);
+    if (r < 0) return INFER_ERR_FORMAT;
+    if (r) infer__hf_put_f32(h, infer__hf_akey(h, "rope.freq_base"), f);
+    if ((r = infer__hf_num_v(infer__hf_cfg(h, "rms_norm_eps"), "rms_norm_eps", &f, err)) < 0) return INFER_ERR_FORMAT;
+    if (r) infer__hf_put_f32(h, infer__hf_akey(h, "attention.layer_norm_rms_epsilon"), f);
+    if (h->arch->flags & INFER__HF_HYBRID) INFER__TRY(infer__hf_rope_sections(h, err));
+    if (h->arch->flags & INFER__HF_MOE) {
+        const char *ek = infer__hf_cfg(h, "num_experts") ? "num_experts" : "num_local_experts";
+        INFER__TRY(infer__hf_need_int(h, ek, 1, 65536, &h->n_expert, err));
+        infer__hf_put_u32(h, infer__hf_akey(h, "expert_count"), h->n_expert);
+        INFER__TRY(infer__hf_opt_u32(h, "num_experts_per_tok", "expert_used_count", err));
     }
-    infer__pair_free(d, &lg); infer__pair_free(d, &bias); infer__pair_free(d, &ids); infer__pair_free(d, &w);
+    if (head_dim) {
+        infer__hf_put_u32(h, infer__hf_akey(h, "attention.key_length"), head_dim);
+        infer__hf_put_u32(h, infer__hf_akey(h, "attention.value_length"), head_dim);
+    }
+    if (!head_dim) head_dim = n_embd / h->n_head;
+    if (h->arch->flags & INFER__HF_LLAMA_KEYS) {
+        int64_t vocab;
+        INFER__TRY(infer__hf_need_int(h, "vocab_size", 1, 1 << 24, &vocab, err));
+        infer__hf_put_u32(h, infer__hf_akey(h, "vocab_size"), vocab);
+        infer__hf_put_u32(h, infer__hf_akey(h, "rope.dimension_count"), head_dim);
+    }
+    INFER__TRY(infer__hf_rope_scaling(h, err));
+    if (h->arch->flags & INFER__HF_MOE) {
+        INFER__TRY(infer__hf_opt_u32(h, "moe_intermediate_size", "expert_feed_forward_length", err));
+        INFER__TRY(infer__hf_opt_u32(h, "shared_expert_intermediate_size", "expert_shared_feed_forward_length", err));
+    }
+    if (h->arch->flags & INFER__HF_HYBRID) INFER__TRY(infer__hf_hybrid_keys(h, head_dim, err));
+    if (h->arch->flags & INFER__HF_BITNET) {
+        /* what the bitnet converter writes: linear scaling by 1 (no scaling) */
+        infer__hf_put_str(h, infer__hf_akey(h, "rope.scaling.type"), "linear");
+        infer__hf_put_f32(h, infer__hf_akey(h, "rope.scaling.factor"), 1.0);
+    }
+    return INFER_OK;
 }
 
-/* ---- deepseek4: hyper-connections, the compressor, the indexer, sparse attention ---- */
-static void infer__diff_dsv4(infer__diff *d) {
-    if (!d->kb->hc_pre || !d->kb->hc_post || !d->kb->compress || !d->kb->indexer_topk || !d->kb->attention_sparse) {
-        infer__diff_say(d, "%-5s %-18s %-38s not supported by the %s backend (deepseek4 models fail to load there)", "--", "deepseek4 ops", "", d->kb->name);
-        return;
-    }
-    const size_t F = sizeof(float), I = sizeof(int32_t);
-#define A(p) ((float *)(p).a)
-#define B(p) ((float *)(p).b)
-    {   /* hyper-connections: 4 streams of 96, 5 tokens; then the head's collapse */
-        const int rows = 5, dim = 96, hc = 4, n_mix = hc * (2 + hc);
-        infer__pair x = infer__diff_rand_pair(d, (size_t)rows * hc * dim, -2, 2), mix = infer__diff_rand_pair(d, (size_t)rows * n_mix, -2, 2);
-        infer__pair base = infer__diff_rand_pair(d, (size_t)n_mix, -1, 1), scale = infer__diff_rand_pair(d, 3, 0.2f, 1.5f);
-        infer__pair h = infer__diff_rand_pair(d, (size_t)rows * dim, -2, 2), u = infer__pair_new(d, NULL, (size_t)rows * dim * F);
-        infer__pair pc = infer__pair_new(d, NULL, (size_t)rows * (hc + hc * hc) * F);
-        if (!d->broken) {
-            d->ka->hc_pre(d->ca, A(u), A(pc), A(mix), A(x), A(base), A(scale), rows, dim, hc, 20, 1e-6f);
-            d->kb->hc_pre(d->cb, B(u), B(pc), B(mix), B(x), B(base), B(scale), rows, dim, hc, 20, 1e-6f);
-            infer__diff_cmp(d, "hc_pre u", "4 streams of 96, 20 Sinkhorn steps", &u, INFER__TOL_ELEM);
-            infer__diff_cmp(d, "hc_pre post, C", "4 streams of 96, 20 Sinkhorn steps", &pc, INFER__TOL_ELEM);
-            d->ka->hc_post(d->ca, A(x), A(h), A(pc), rows, dim, hc);
-            d->kb->hc_post(d->cb, B(x), B(h), B(pc), rows, dim, hc);
-            infer__diff_cmp(d, "hc_post", "4 streams of 96", &x, INFER__TOL_ELEM);
-            d->ka->hc_pre(d->ca, A(u), NULL, A(mix), A(x), A(base), A(scale), rows, dim, hc, 0, 1e-6f);
-            d->kb->hc_pre(d->cb, B(u), NULL, B(mix), B(x), B(base), B(scale), rows, dim, hc, 0, 1e-6f);
-            infer__diff_cmp(d, "hc_pre", "the head's collapse", &u, INFER__TOL_ELEM);
+/* ---- the shards ---- */
+
+/* HF name -> the name the tables below use: the prefixes of multimodal wrappers removed
+ * (Qwen3.5's model.language_model., llava's language_model.model.); NULL for what the
+ * converter drops (vision tower, projector, rotary caches) */
+static const char *infer__hf_normalize(char *buf, size_t size, const char *name) {
+    static const char *const skip[] = { "model.visual.", "visual.", "model.vision_tower.", "vision_tower.", "model.multi_modal_projector.",
+                                        "multi_modal_projector.", "model.audio_tower.", "audio_tower." };
+    static const char *const from[] = { "model.language_model.", "language_model.model.", "language_model.lm_head." };
+    static const char *const to[] = { "model.", "model.", "lm_head." };
+    if (strstr(name, "rotary_emb.inv_freq")) return NULL;
+    for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++) if (strncmp(name, skip[i], strlen(skip[i])) == 0) return NULL;
+    for (size_t i = 0; i < sizeof from / sizeof from[0]; i++)
+        if (strncmp(name, from[i], strlen(from[i])) == 0) {
+            snprintf(buf, size, "%s%s", to[i], name + strlen(from[i]));
+            return buf;
         }
-        infer__pair_free(d, &x); infer__pair_free(d, &mix); infer__pair_free(d, &base); infer__pair_free(d, &scale);
-        infer__pair_free(d, &h); infer__pair_free(d, &u); infer__pair_free(d, &pc);
+    return name;
+}
+
+/* a shard's file name from the index must name a file inside the folder */
+static int infer__hf_plain_name(const char *f) {
+    return *f && !strchr(f, '/') && !strchr(f, '\\') && strcmp(f, ".") != 0 && strcmp(f, "..") != 0 && strlen(f) < 256;
+}
+
+static infer_status infer__hf_open_shard(infer__hf *h, const char *file, infer_error *err) {
+    char path[4096];
+    infer__mapping m;
+    infer_safetensors st;
+    if (!infer__hf_plain_name(file)) return infer__fail(err, INFER_ERR_FORMAT, "model.safetensors.index.json: shard name '%.100s' is not a plain file name", file);
+    INFER__TRY(infer__hf_path(path, sizeof path, h->dir, file, err));
+    INFER__TRY(infer__map_file(&m, path, 1, err));
+    arrput(h->own->maps, m);
+    if (infer_safetensors_parse(&st, m.addr, m.size, err) != INFER_OK) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        return infer__fail(err, err->status, "%.100s: %s", file, msg);
     }
-    for (int kind = 0; kind < 2 && !d->broken; kind++) {   /* the compressor: CSA (ratio 4, overlapping), HCA-style (ratio 8) */
-        const int dim = 40, ratio = kind ? 8 : 4, overlap = !kind, W = overlap ? 2 * dim : dim, rows = 23;
-        int32_t pos[23];
-        for (int r = 0; r < rows; r++) pos[r] = r;
-        infer__pair kv = infer__diff_rand_pair(d, (size_t)rows * W, -2, 2), g = infer__diff_rand_pair(d, (size_t)rows * W, -3, 3);
-        infer__pair ape = infer__diff_rand_pair(d, (size_t)ratio * W, -1, 1), pp = infer__pair_new(d, pos, sizeof pos);
-        infer__pair st = infer__pair_new(d, NULL, 6 * (size_t)dim * F), e = infer__pair_new(d, NULL, (size_t)rows * dim * F);
-        char what[64];
-        snprintf(what, sizeof what, "ratio %d%s, 23 tokens in chunks of 9 and 14", ratio, overlap ? " overlapping" : "");
-        if (!d->broken) {
-            const int n1 = 9 / ratio;                     /* entries closed by the first chunk */
-            d->ka->compress(d->ca, A(e), A(st), A(kv), A(g), A(ape), (const int32_t *)pp.a, 9, dim, ratio, overlap);
-            d->kb->compress(d->cb, B(e), B(st), B(kv), B(g), B(ape), (const int32_t *)pp.b, 9, dim, ratio, overlap);
-            d->ka->compress(d->ca, A(e) + (size_t)n1 * dim, A(st), A(kv) + 9 * W, A(g) + 9 * W, A(ape), (const int32_t *)pp.a + 9, 14, dim, ratio, overlap);
-            d->kb->compress(d->cb, B(e) + (size_t)n1 * dim, B(st), B(kv) + 9 * W, B(g) + 9 * W, B(ape), (const int32_t *)pp.b + 9, 14, dim, ratio, overlap);
-            infer__diff_cmp(d, "compress", what, &e, INFER__TOL_ELEM);
-            infer__diff_cmp(d, "compress state", what, &st, INFER__TOL_ELEM);
+    uint8_t *done = (uint8_t *)infer__calloc((size_t)st.n_tensors + 1, 1);
+    if (!done) { infer_safetensors_free(&st); return infer__fail(err, INFER_ERR_NOMEM, "out of memory"); }
+    arrput(h->files, st);
+    arrput(h->done, done);
+    return INFER_OK;
+}
+
+/* index every tensor of every shard by its normalized name */
+static infer_status infer__hf_index(infer__hf *h, infer_error *err) {
+    char buf[512];
+    sh_new_strdup(h->where);
+    for (ptrdiff_t f = 0; f < arrlen(h->files); f++)
+        for (int64_t i = 0; i < h->files[f].n_tensors; i++) {
+            const char *name = infer__hf_normalize(buf, sizeof buf, h->files[f].tensors[i].name);
+            if (!name) { h->done[f][i] = 1; continue; }
+            if (shgeti(h->where, name) >= 0) return infer__fail(err, INFER_ERR_FORMAT, "tensor '%.100s' appears in two shards", name);
+            shput(h->where, name, (int64_t)f << 32 | i);
+            if (strncmp(name, "mtp.", 4) == 0 && (h->arch->flags & INFER__HF_HYBRID)) h->n_mtp = 1;
         }
-        infer__pair_free(d, &kv); infer__pair_free(d, &g); infer__pair_free(d, &ape); infer__pair_free(d, &pp);
-        infer__pair_free(d, &st); infer__pair_free(d, &e);
+    return INFER_OK;
+}
+
+/* model.safetensors.index.json ({"weight_map": {name: shard}}) or one model.safetensors */
+static infer_status infer__hf_open_shards(infer__hf *h, infer_error *err) {
+    if (!infer__hf_exists(h->dir, "model.safetensors.index.json")) {
+        if (!infer__hf_exists(h->dir, "model.safetensors"))
+            return infer__fail(err, INFER_ERR_IO, "'%.200s' has neither model.safetensors nor model.safetensors.index.json", h->dir);
+        INFER__TRY(infer__hf_open_shard(h, "model.safetensors", err));
+        return infer__hf_index(h, err);
     }
-    if (d->broken) return;
-    /* a compressed cache of 30 entries (head 32, a shuffled block table), a token cache of
-     * 125 positions (head 64), queries at positions where 0, few and many entries are visible */
-    const int bs = 16, n_ent = 30, n_tok = 125, hd = 64, dI = 32, nI = 3, H = 4, top_k = 8, rows = 5;
-    const int32_t qpos[5] = { 2, 20, 50, 99, 124 };
-    int32_t table[16], all[125], sel[5 * 8], nsel[5];
-    for (int b = 0; b < 16; b++) table[b] = 15 - b;
-    for (int p = 0; p < n_tok; p++) all[p] = p;
-    for (int r = 0; r < rows; r++) {                     /* a hand-made choice for the attention */
-        const int vis = (qpos[r] + 1) / 4;
-        nsel[r] = vis < top_k ? vis : top_k;
-        for (int i = 0; i < nsel[r]; i++) sel[r * top_k + i] = vis <= top_k ? i : (i * vis) / top_k;
-    }
-    infer__pair tb = infer__pair_new(d, table, sizeof table), pa = infer__pair_new(d, all, sizeof all), pq = infer__pair_new(d, qpos, sizeof qpos);
-    infer__pair keys = infer__diff_rand_pair(d, (size_t)n_ent * dI, -1, 1), ent = infer__diff_rand_pair(d, (size_t)n_ent * hd, -1, 1);
-    infer__pair raw = infer__diff_rand_pair(d, (size_t)n_tok * hd, -1, 1);
-    infer__pair kpool = infer__pair_new(d, NULL, 16 * (size_t)bs * dI * F), epool = infer__pair_new(d, NULL, 16 * (size_t)bs * hd * F);
-    infer__pair rpool = infer__pair_new(d, NULL, 16 * (size_t)bs * hd * F);
-    infer__pair q = infer__diff_rand_pair(d, (size_t)rows * nI * dI, -1, 1), w = infer__diff_rand_pair(d, (size_t)rows * nI, -1, 1);
-    infer__pair s_out = infer__pair_new(d, NULL, (size_t)rows * top_k * I), n_out = infer__pair_new(d, NULL, (size_t)rows * I);
-    infer__pair hsel = infer__pair_new(d, sel, sizeof sel), hn = infer__pair_new(d, nsel, sizeof nsel);
-    infer__pair qa = infer__diff_rand_pair(d, (size_t)rows * H * hd, -1, 1), sinks = infer__diff_rand_pair(d, (size_t)H, -1, 2);
-    infer__pair o = infer__pair_new(d, NULL, (size_t)rows * H * hd * F);
-    if (!d->broken) {
-        const infer_type kvt = INFER_TYPE_F32;
-        infer_kv_view ka = { kpool.a, kpool.a, kvt, bs, (const int32_t *)tb.a, dI }, kb = { kpool.b, kpool.b, kvt, bs, (const int32_t *)tb.b, dI };
-        infer_kv_view ea = { epool.a, epool.a, kvt, bs, (const int32_t *)tb.a, hd }, eb = { epool.b, epool.b, kvt, bs, (const int32_t *)tb.b, hd };
-        infer_kv_view ra = { rpool.a, rpool.a, kvt, bs, (const int32_t *)tb.a, hd }, rb = { rpool.b, rpool.b, kvt, bs, (const int32_t *)tb.b, hd };
-        d->ka->kv_store(d->ca, &ka, A(keys), NULL, (const int32_t *)pa.a, n_ent); d->kb->kv_store(d->cb, &kb, B(keys), NULL, (const int32_t *)pa.b, n_ent);
-        d->ka->kv_store(d->ca, &ea, A(ent), NULL, (const int32_t *)pa.a, n_ent); d->kb->kv_store(d->cb, &eb, B(ent), NULL, (const int32_t *)pa.b, n_ent);
-        d->ka->kv_store(d->ca, &ra, A(raw), NULL, (const int32_t *)pa.a, n_tok); d->kb->kv_store(d->cb, &rb, B(raw), NULL, (const int32_t *)pa.b, n_tok);
-        infer__diff_exact(d, "kv_store", "keys only (K = V)", &rpool);
-        const float sc = 1.0f / sqrtf((float)(nI * dI));
-        d->ka->indexer_topk(d->ca, (int32_t *)s_out.a, (int32_t *)n_out.a, A(q), A(w), &ka, (const int32_t *)pq.a, rows, nI, dI, 4, top_k, sc);
-        d->kb->indexer_topk(d->cb, (int32_t *)s_out.b, (int32_t *)n_out.b, B(q), B(w), &kb, (const int32_t *)pq.b, rows, nI, dI, 4, top_k, sc);
-        infer__diff_exact(d, "indexer_topk n", "30 entries, top 8", &n_out);
-        infer__diff_exact(d, "indexer_topk sel", "30 entries, top 8", &s_out);
-        const float asc = 1.0f / sqrtf((float)hd);
-        for (int c = 0; c < 3 && !d->broken; c++) {      /* window only; + every entry (ratio 4); + chosen entries */
-            static const char *what[3] = { "window 16, sinks", "window 16 + all entries", "window 16 + chosen entries" };
-            d->ka->attention_sparse(d->ca, A(o), A(qa), &ra, (const int32_t *)pq.a, rows, H, hd, asc, 16, A(sinks), c ? &ea : NULL, c ? 4 : 0,
-                                    c == 2 ? (const int32_t *)hsel.a : NULL, (const int32_t *)hn.a, top_k);
-            d->kb->attention_sparse(d->cb, B(o), B(qa), &rb, (const int32_t *)pq.b, rows, H, hd, asc, 16, B(sinks), c ? &eb : NULL, c ? 4 : 0,
-                                    c == 2 ? (const int32_t *)hsel.b : NULL, (const int32_t *)hn.b, top_k);
-            infer__diff_cmp(d, "attention_sparse", what[c], &o, INFER__TOL_SUM);
+    infer__json_doc doc;
+    struct { char *key; int value; } *files = NULL;
+    INFER__TRY(infer__hf_read_json(&doc, h->dir, "model.safetensors.index.json", err));
+    const infer__json *map = infer__json_get(doc.root, "weight_map");
+    infer_status rc = INFER_OK;
+    if (!map || map->type != INFER__JSON_OBJECT) rc = infer__fail(err, INFER_ERR_FORMAT, "model.safetensors.index.json: no weight_map object");
+    for (uint32_t i = 0; rc == INFER_OK && i < map->len; i++) {
+        const char *f = infer__json_str(&map->items[i]);
+        if (!f) rc = infer__fail(err, INFER_ERR_FORMAT, "model.safetensors.index.json: weight_map['%.100s'] is not a file name", map->items[i].key);
+        else if (shgeti(files, f) < 0) {
+            const int index = (int)shlen(files);   /* the shard's index in h->files */
+            shput(files, (char *)f, index);
+            rc = infer__hf_open_shard(h, f, err);
         }
     }
-    infer__pair *all_p[] = { &tb, &pa, &pq, &keys, &ent, &raw, &kpool, &epool, &rpool, &q, &w, &s_out, &n_out, &hsel, &hn, &qa, &sinks, &o };
-    for (size_t i = 0; i < sizeof all_p / sizeof all_p[0]; i++) infer__pair_free(d, all_p[i]);
-#undef A
-#undef B
-}
-
-/* ---- gated DeltaNet: the conv state and the delta rule ---- */
-static void infer__diff_conv(infer__diff *d, int rows) {
-    const int ch = 100, kern = 4;
-    infer__pair x = infer__diff_rand_pair(d, (size_t)rows * ch, -2, 2), st = infer__diff_rand_pair(d, (size_t)(kern - 1) * ch, -2, 2);
-    infer__pair w = infer__diff_rand_pair(d, (size_t)ch * kern, -1, 1), o = infer__pair_new(d, NULL, (size_t)rows * ch * sizeof(float));
-    char what[64];
-    snprintf(what, sizeof what, "rows=%d channels=%d kernel=%d", rows, ch, kern);
-    if (!d->broken) {
-        d->ka->conv1d_silu(d->ca, (float *)o.a, (const float *)x.a, (float *)st.a, (const float *)w.a, rows, ch, kern);
-        d->kb->conv1d_silu(d->cb, (float *)o.b, (const float *)x.b, (float *)st.b, (const float *)w.b, rows, ch, kern);
-        infer__diff_cmp(d, "conv1d_silu", what, &o, INFER__TOL_ELEM);
-        infer__diff_cmp(d, "conv1d_silu st", what, &st, INFER__TOL_ELEM);
+    if (rc == INFER_OK) rc = infer__hf_index(h, err);
+    /* every tensor the map names is in the shard it names */
+    for (uint32_t i = 0; rc == INFER_OK && i < map->len; i++) {
+        char buf[512];
+        const char *name = infer__hf_normalize(buf, sizeof buf, map->items[i].key);
+        ptrdiff_t at = name ? shgeti(h->where, name) : -1;
+        if (name && (at < 0 || (h->where[at].value >> 32) != shget(files, (char *)map->items[i].str)))
+            rc = infer__fail(err, INFER_ERR_FORMAT, "model.safetensors.index.json: tensor '%.100s' is not in %.100s", map->items[i].key, map->items[i].str);
     }
-    infer__pair_free(d, &x); infer__pair_free(d, &st); infer__pair_free(d, &w); infer__pair_free(d, &o);
-}
-
-static void infer__diff_deltanet(infer__diff *d, int chunked, int rows, int n_k, int n_v, int d_k, int d_v) {
-    const size_t nq = (size_t)rows * n_k * d_k, nv = (size_t)rows * n_v * d_v, ng = (size_t)rows * n_v;
-    float *q = infer__diff_rand(d, nq, -1, 1), *k = infer__diff_rand(d, nq, -1, 1);
-    for (size_t h = 0; q && k && h < nq / d_k; h++) {          /* unit-norm q, k as the layer gives them */
-        double sq = 0, sk = 0;
-        for (int i = 0; i < d_k; i++) { sq += (double)q[h * d_k + i] * q[h * d_k + i]; sk += (double)k[h * d_k + i] * k[h * d_k + i]; }
-        for (int i = 0; i < d_k; i++) { q[h * d_k + i] /= (float)sqrt(sq); k[h * d_k + i] /= (float)sqrt(sk); }
-    }
-    infer__pair pq = infer__pair_new(d, q, nq * sizeof(float)), pk = infer__pair_new(d, k, nq * sizeof(float));
-    infer__pair pv = infer__diff_rand_pair(d, nv, -1, 1), pg = infer__diff_rand_pair(d, ng, -0.7f, -0.01f), pb = infer__diff_rand_pair(d, ng, 0.05f, 0.95f);
-    infer__pair st = infer__diff_rand_pair(d, (size_t)n_v * d_v * d_k, -0.3f, 0.3f), o = infer__pair_new(d, NULL, nv * sizeof(float));
-    char what[80];
-    snprintf(what, sizeof what, "rows=%d n_k=%d n_v=%d d_k=%d d_v=%d", rows, n_k, n_v, d_k, d_v);
-    const char *op = chunked ? "deltanet_chunked" : "deltanet_step";
-    if (!d->broken) {
-        const float scale = 1.0f / sqrtf((float)d_k);
-#define INFER__DN_ARGS(s) (float *)o.s, (const float *)pq.s, (const float *)pk.s, (const float *)pv.s, (const float *)pg.s, (const float *)pb.s, (float *)st.s, rows, n_k, n_v, d_k, d_v, scale
-        if (chunked) { d->ka->deltanet_chunked(d->ca, INFER__DN_ARGS(a)); d->kb->deltanet_chunked(d->cb, INFER__DN_ARGS(b)); }
-        else { d->ka->deltanet_step(d->ca, INFER__DN_ARGS(a)); d->kb->deltanet_step(d->cb, INFER__DN_ARGS(b)); }
-#undef INFER__DN_ARGS
-        infer__diff_cmp(d, op, what, &o, INFER__TOL_SUM);
-        infer__diff_cmp(d, chunked ? "deltanet_chunked S" : "deltanet_step S", what, &st, INFER__TOL_SUM);
-    }
-    INFER_FREE(q); INFER_FREE(k);
-    infer__pair_free(d, &pq); infer__pair_free(d, &pk); infer__pair_free(d, &pv); infer__pair_free(d, &pg);
-    infer__pair_free(d, &pb); infer__pair_free(d, &st); infer__pair_free(d, &o);
-}
-
-/* ---- whole models: the residual stream after every layer, then the logits ---- */
-typedef struct infer__diff_run {
-    infer__diff *d;
-    float *x;                 /* [n_layer, T, n_embd] captured by the hook */
-    int E, ok;
-} infer__diff_run;
-
-static void infer__diff_hook(void *user, infer_session *s, int l, int T) {
-    infer__diff_run *r = (infer__diff_run *)user;
-    const size_t n = (size_t)T * r->E;       /* E: floats of one token's residual stream(s) */
-    if (s->k->download(s->kctx, r->x + (size_t)l * n, s->x, n * sizeof(float)) != INFER_OK) r->ok = 0;
-}
-
-static void infer__diff_model(infer__diff *d, infer_model *m, int n_tokens, infer_error *err) {
-    const infer_config *c = &m->cfg;
-    const int E = (int)infer__stream_dim(c), V = c->n_vocab, L = c->n_layer, T = n_tokens - 1;
-    infer_session *sa = NULL, *sb = NULL;
-    infer_session_params p = infer_session_default_params();
-    p.n_ctx = n_tokens + 16;
-    p.n_ubatch = T;
-    p.precise = 1;
-    p.backend = d->ka;
-    infer__diff_run ra = { d, NULL, E, 1 }, rb = { d, NULL, E, 1 };
-    int32_t *tok = (int32_t *)INFER_MALLOC((size_t)n_tokens * sizeof(int32_t));
-    float *la = (float *)INFER_MALLOC((size_t)T * V * sizeof(float)), *lb = (float *)INFER_MALLOC((size_t)T * V * sizeof(float));
-    ra.x = (float *)INFER_MALLOC((size_t)L * T * E * sizeof(float));
-    rb.x = (float *)INFER_MALLOC((size_t)L * T * E * sizeof(float));
-    if (!tok || !la || !lb || !ra.x || !rb.x) { infer__fail(err, INFER_ERR_NOMEM, "out of memory"); d->broken = 1; goto done; }
-    for (int i = 0; i < n_tokens; i++) tok[i] = (int32_t)(infer__rng_next(&d->rng) % (uint64_t)V);
-    if (infer_session_create(&sa, m, &p, err) != INFER_OK) { d->broken = 1; goto done; }
-    p.backend = d->kb;
-    if (infer_session_create(&sb, m, &p, err) != INFER_OK) { d->broken = 1; goto done; }
-    sa->layer_hook = sb->layer_hook = infer__diff_hook;
-    sa->hook_user = &ra;
-    sb->hook_user = &rb;
-    for (int step = 0; step < 2; step++) {           /* the prompt (T tokens, all logits), then one decode step */
-        const int n = step ? 1 : T;
-        if (infer_eval(sa, tok + (step ? T : 0), n, la, 1, err) != INFER_OK || infer_eval(sb, tok + (step ? T : 0), n, lb, 1, err) != INFER_OK ||
-            !ra.ok || !rb.ok) {
-            if (!ra.ok || !rb.ok) infer__fail(err, INFER_ERR_BACKEND, "reading a layer's output back failed");
-            d->broken = 1;
-            goto done;
-        }
-        char what[64];
-        for (int l = 0; l < L; l++) {
-            snprintf(what, sizeof what, "%s, layer %d%s", step ? "decode" : "prompt", l, m->layers[l].recurrent ? " (deltanet)" : "");
-            infer__diff_floats(d, "model hidden", what, ra.x + (size_t)l * n * E, rb.x + (size_t)l * n * E, (size_t)n * E, INFER__TOL_MODEL);
-        }
-        snprintf(what, sizeof what, "%s, %d token%s", step ? "decode" : "prompt", n, n > 1 ? "s" : "");
-        infer__diff_floats(d, "model logits", what, la, lb, (size_t)n * V, INFER__TOL_MODEL);
-    }
-done:
-    infer_session_free(sa);
-    infer_session_free(sb);
-    INFER_FREE(tok); INFER_FREE(la); INFER_FREE(lb); INFER_FREE(ra.x); INFER_FREE(rb.x);
-}
-
-/* every op, on shapes chosen to reach every code path of a backend */
-static void infer__diff_ops(infer__diff *d) {
-    for (int t = 0; t < INFER_TYPE_COUNT && !d->broken; t++)
-        if (infer_type_block((infer_type)t) && infer__diff_can_quantize((infer_type)t)) infer__diff_type(d, (infer_type)t);
-    if (!d->broken) infer__diff_type(d, INFER_TYPE_I2_S);
-    if (!d->broken) infer__diff_elementwise(d);
-    if (!d->broken) infer__diff_rope(d);
-    if (!d->broken && d->kb->rope_kv_store) {
-        infer__diff_rope_kv(d, INFER_TYPE_F32, 64, 0);
-        infer__diff_rope_kv(d, INFER_TYPE_F16, 64, 0);
-        infer__diff_rope_kv(d, INFER_TYPE_F16, 32, 32);
-    }
-    if (!d->broken) infer__diff_attention(d, INFER_TYPE_F32, 8, 2, 64, 6, 35);      /* a prompt chunk, GQA 4 */
-    if (!d->broken) infer__diff_attention(d, INFER_TYPE_F16, 4, 4, 128, 1, 200);    /* decode */
-    if (!d->broken) infer__diff_attention(d, INFER_TYPE_F16, 2, 1, 256, 3, 90);     /* qwen3.5's head size */
-    if (!d->broken) infer__diff_attention(d, INFER_TYPE_F32, 16, 2, 128, 1, 3000);  /* long context: split-K */
-    if (!d->broken) infer__diff_route(d, 64, 8, 1, 1, 1.0f, 0, 0);
-    if (!d->broken) infer__diff_route(d, 256, 8, 2, 0, 2.5f, 0, 0);
-    if (!d->broken) infer__diff_route(d, 256, 6, 4, 1, 1.5f, 1, 0);       /* deepseek4: sqrt-softplus + bias */
-    if (!d->broken) infer__diff_route(d, 16, 2, 4, 1, 1.5f, 0, 1);        /* deepseek4's hash layers */
-    if (!d->broken) infer__diff_dsv4(d);
-    if (!d->broken) infer__diff_conv(d, 1);
-    if (!d->broken) infer__diff_conv(d, 9);
-    if (!d->broken) infer__diff_deltanet(d, 0, 1, 2, 4, 32, 16);
-    if (!d->broken) infer__diff_deltanet(d, 0, 3, 1, 2, 128, 128);
-    if (!d->broken) infer__diff_deltanet(d, 1, 70, 2, 4, 32, 16);
-    if (!d->broken) infer__diff_deltanet(d, 1, 65, 1, 2, 128, 128);
-}
-
-int infer_backend_diff(const infer_kernels *k, infer_model *m, int n_tokens, int what, void (*print)(void *user, const char *line),
-                       void *user, infer_error *err) {
-    infer__diff d;
-    memset(&d, 0, sizeof d);
-    d.ka = infer_cpu_kernels();
-    d.kb = k;
-    d.print = print;
-    d.user = user;
-    infer__rng_seed(&d.rng, 1234);
-    if (n_tokens < 2) n_tokens = 2;
-    if (d.ka->ctx_create(&d.ca, infer__n_cores(), 1, err) != INFER_OK) return -1;
-    if (k->ctx_create(&d.cb, infer__n_cores(), 1, err) != INFER_OK) { d.ka->ctx_free(d.ca); return -1; }
-    if (k->ctx_create(&d.cb_fast, infer__n_cores(), 0, err) != INFER_OK) { k->ctx_free(d.cb); d.ka->ctx_free(d.ca); return -1; }
-    infer__diff_say(&d, "backend diff: %s against the cpu (precise)", k->name);
-    if (what & INFER_DIFF_OPS) infer__diff_ops(&d);
-    infer_error merr;
-    merr.msg[0] = 0;
-    if (!d.broken && m && (what & INFER_DIFF_MODEL)) infer__diff_model(&d, m, n_tokens, &merr);
-    int rc = d.n_bad;
-    if (d.broken) {
-        const char *why = merr.msg[0] ? merr.msg : k->last_error(d.cb);
-        infer__fail(err, INFER_ERR_BACKEND, "backend diff stopped: %s", why && *why ? why : "an allocation or copy failed");
-        rc = -1;
-    } else {
-        infer__diff_say(&d, "%d result%s beyond tolerance", d.n_bad, d.n_bad == 1 ? "" : "s");
-    }
-    k->ctx_free(d.cb_fast);
-    k->ctx_free(d.cb);
-    d.ka->ctx_free(d.ca);
+    shfree(files);
+    infer__json_free(&doc);
     return rc;
 }
+
+/* a tensor by normalized name (NULL if absent); `take` marks it used */
+static const infer_st_tensor *infer__hf_lookup(infer__hf *h, const char *name, int take) {
+    ptrdiff_t at = shgeti(h->where, name);
+    if (at < 0) return NULL;
+    const int64_t v = h->where[at].value, f = v >> 32, i = v & 0xffffffff;
+    if (take) h->done[f][i] = 1;
+    return &h->files[f].tensors[i];
+}
+
+/* ------------------------------------------------------------------------------------------
+ * >>hf-tensors -- Hugging Face tensor names and shapes, and the converter's value transforms.
+ *
+ * Names (N = layer; a trailing .weight or .bias carries over):
+ *   model.embed_tokens                   token_embd
+ *   model.norm                           output_norm
+ *   lm_head                              output            (absent: tied to token_embd)
+ *   model.layers.N.<infer__hf_layer[]>   blk.N.<...>
+ *   mtp.layers.0.<infer__hf_layer[]>     blk.<n_layer>.<...>  (qwen3.5 multi-token prediction)
+ *   mtp.fc, mtp.pre_fc_norm_embedding, mtp.pre_fc_norm_hidden, mtp.norm
+ *                                        blk.<n_layer>.nextn.eh_proj, .enorm, .hnorm, .shared_head_norm
+ *   mlp.experts.E.{gate,up,down}_proj    stacked: ffn_{gate,up,down}_exps, ne {in, out, n_expert}
+ *   mlp.experts.gate_up_proj [E, 2F, D]  split into ffn_gate_exps and ffn_up_exps
+ *   mlp.experts.down_proj [E, D, F]      ffn_down_exps
+ *
+ * Value transforms, and why the converter makes them:
+ *   llama q_proj, k_proj  HF's rope rotates the halves (i, i + d/2) of each head, GGUF llama
+ *                         rotates adjacent pairs (2i, 2i+1). Moving row i + j*d/2 of each head
+ *                         to row 2i + j turns one into the other: q.k is unchanged.
+ *   qwen3.5 norms         HF's RMSNorm computes (1 + w) * x_hat and stores w; GGUF stores 1 + w
+ *                         (every norm but the gated linear_attn.norm).
+ *   A_log                 the DeltaNet decay is a = -exp(A_log); GGUF stores a.
+ *   value heads           HF groups DeltaNet value heads by key head (h = k*r + i, r = n_v/n_k);
+ *                         qwen35 GGUFs tile them (j = i*n_k + k) so value head j reads key head
+ *                         j % n_k. Every per-value-head tensor is reordered: the v rows of
+ *                         in_proj_qkv and conv1d, in_proj_z/a/b, dt_bias, A_log, and the input
+ *                         columns of out_proj.
+ *   conv1d                [C, 1, K] squeezed to [C, K].
+ *   BitNet                Microsoft's checkpoints pack 4 ternary rows per byte: row r + i*R/4
+ *                         is bits 2i..2i+1 of byte row r, value = code - 1, and store the scale
+ *                         inverted: W = (code - 1) / weight_scale. Float (1bitLLM) checkpoints
+ *                         are ternarized with their absmean s: W' = clamp(round(W/s), -1, 1) s.
+ *   FP8 (E4M3)            W = fp8 * weight_scale_inv, the scale broadcast over blocks (128x128).
+ * Norms, biases and other 1-D tensors, routers, conv1d, dt and A become F32, as in the
+ * converter; the other tensors keep their dtype (F32, F16, BF16; FP8 becomes BF16).
+ * Arithmetic on a 16-bit source (+1, -exp) is rounded back to that dtype before widening to
+ * F32, as the converter's tensor arithmetic in the source dtype does.
+ * ---------------------------------------------------------------------------------------- */
+typedef enum infer__hf_op {
+    INFER__HF_COPY,      /* values unchanged */
+    INFER__HF_Q,         /* attention q: llama permutes per query head */
+    INFER__HF_K,         /* attention k: llama permutes per key head */
+    INFER__HF_NORM,      /* an RMSNorm weight: F32, +1 where HF stores w - 1 */
+    INFER__HF_SMALL,     /* F32 as it is: routers, the gated norm */
+    INFER__HF_V_ROWS,    /* rows grouped per value head -> tiled order */
+    INFER__HF_QKV_ROWS,  /* [q | k | v] rows (or conv channels): only the v part reordered */
+    INFER__HF_V_COLS,    /* input columns grouped per value head -> tiled order */
+    INFER__HF_CONV,      /* conv1d: squeezed, F32, v channels reordered */
+    INFER__HF_DT,        /* dt_bias: F32, reordered */
+    INFER__HF_A_LOG      /* -exp(A_log): F32, reordered */
+} infer__hf_op;
+
+typedef struct infer__hf_name { const char *hf, *gguf; uint8_t op, proj; } infer__hf_name;   /* proj: a BitNet ternary projection */
+
+static const infer__hf_name infer__hf_layer[] = {
+    { "input_layernorm", "attn_norm", INFER__HF_NORM, 0 },
+    { "post_attention_layernorm", "ffn_norm", INFER__HF_NORM, 0 },   /* hybrid families: post_attention_norm */
+    { "self_attn.q_proj", "attn_q", INFER__HF_Q, 1 },
+    { "self_attn.k_proj", "attn_k", INFER__HF_K, 1 },
+    { "self_attn.v_proj", "attn_v", INFER__HF_COPY, 1 },
+    { "self_attn.o_proj", "attn_output", INFER__HF_COPY, 1 },
+    { "self_attn.q_norm", "attn_q_norm", INFER__HF_NORM, 0 },
+    { "self_attn.k_norm", "attn_k_norm", INFER__HF_NORM, 0 },
+    { "self_attn.attn_sub_norm", "attn_sub_norm", INFER__HF_NORM, 0 },
+    { "mlp.gate_proj", "ffn_gate", INFER__HF_COPY, 1 },
+    { "mlp.up_proj", "ffn_up", INFER__HF_COPY, 1 },
+    { "mlp.down_proj", "ffn_down", INFER__HF_COPY, 1 },
+    { "mlp.ffn_sub_norm", "ffn_sub_norm", INFER__HF_NORM, 0 },
+    { "mlp.gate", "ffn_gate_inp", INFER__HF_SMALL, 0 },
+    { "mlp.shared_expert.gate_proj", "ffn_gate_shexp", INFER__HF_COPY, 0 },
+    { "mlp.shared_expert.up_proj", "ffn_up_shexp", INFER__HF_COPY, 0 },
+    { "mlp.shared_expert.down_proj", "ffn_down_shexp", INFER__HF_COPY, 0 },
+    { "mlp.shared_expert_gate", "ffn_gate_inp_shexp", INFER__HF_SMALL, 0 },
+    { "linear_attn.in_proj_qkv", "attn_qkv", INFER__HF_QKV_ROWS, 0 },
+    { "linear_attn.in_proj_z", "attn_gate", INFER__HF_V_ROWS, 0 },
+    { "linear_attn.in_proj_b", "ssm_beta", INFER__HF_V_ROWS, 0 },
+    { "linear_attn.in_proj_a", "ssm_alpha", INFER__HF_V_ROWS, 0 },
+    { "linear_attn.conv1d", "ssm_conv1d", INFER__HF_CONV, 0 },
+    { "linear_attn.dt_bias", "ssm_dt.bias", INFER__HF_DT, 0 },        /* no .weight in either name */
+    { "linear_attn.A_log", "ssm_a", INFER__HF_A_LOG, 0 },
+    { "linear_attn.norm", "ssm_norm", INFER__HF_SMALL, 0 },          /* gated norm: plain w */
+    { "linear_attn.out_proj", "ssm_out", INFER__HF_V_COLS, 0 },
+};
+
+static const infer__hf_name infer__hf_global[] = {
+    { "model.embed_tokens", "token_embd", INFER__HF_COPY, 0 },
+    { "model.norm", "output_norm", INFER__HF_NORM, 0 },
+    { "lm_head", "output", INFER__HF_COPY, 0 },
+};
+
+static const infer__hf_name infer__hf_mtp[] = {     /* GGUF names under blk.<n_layer>. */
+    { "mtp.fc", "nextn.eh_proj", INFER__HF_COPY, 0 },
+    { "mtp.pre_fc_norm_embedding", "nextn.enorm", INFER__HF_NORM, 0 },
+    { "mtp.pre_fc_norm_hidden", "nextn.hnorm", INFER__HF_NORM, 0 },
+    { "mtp.norm", "nextn.shared_head_norm", INFER__HF_NORM, 0 },
+};
+
+/* FP8 E4M3 ("fn"): sign | 4-bit exponent (bias 7) | 3-bit mantissa; no infinities, S.1111.111 is nan */
+static float infer__e4m3_to_f32(uint8_t b) {
+    const int e = (b >> 3) & 15, m = b & 7;
+    if (e == 15 && m == 7) return NAN;
+    const float v = e == 0 ? ldexpf((float)m, -9) : ldexpf((float)(8 + m), e - 10);   /* m/8 * 2^-6, (1 + m/8) * 2^(e-7) */
+    return (b & 0x80) ? -v : v;
+}
+
+/* element i of a small float tensor (scales) */
+static float infer__hf_scalar(const infer_st_tensor *t, int64_t i) {
+    const uint8_t *p = (const uint8_t *)t->data + (size_t)i * (size_t)t->dtype_size;
+    uint16_t u;
+    float f;
+    if (strcmp(t->dtype, "F32") == 0) { memcpy(&f, p, 4); return f; }
+    memcpy(&u, p, 2);
+    return strcmp(t->dtype, "BF16") == 0 ? infer__bf16_to_fp32(u) : infer__fp16_to_fp32(u);
+}
+
+static int infer__hf_is_float(const char *dtype) { return !strcmp(dtype, "F32") || !strcmp(dtype, "F16") || !strcmp(dtype, "BF16"); }
+static infer_type infer__hf_gguf_type(const char *dtype) {
+    return !strcmp(dtype, "F16") ? INFER_TYPE_F16 : !strcmp(dtype, "BF16") ? INFER_TYPE_BF16 : INFER_TYPE_F32;
+}
+static float infer__hf_round_as(float v, const char *dtype) {
+    if (!strcmp(dtype, "BF16")) return infer__bf16_to_fp32(infer__fp32_to_bf16(v));
+    if (!strcmp(dtype, "F16")) return infer__fp16_to_fp32(infer__fp32_to_fp16(v));
+    return v;
+}
+
+/* BitNet's packed weight: rows4 x cols bytes, 4 rows per byte -> [4*rows4, cols] floats */
+static infer_status infer__hf_unpack_bitnet(const infer_st_tensor *t, const infer_st_tensor *scale, float *out, infer_error *err) {
+    if (t->n_dims != 2 || scale->nbytes == 0 || !infer__hf_is_float(scale->dtype))
+        return infer__fail(err, INFER_ERR_FORMAT, "tensor '%.100s': a packed BitNet weight needs 2 dimensions and a float weight_scale", t->name);
+    const float ws = infer__hf_scalar(scale, 0);
+    if (!(ws != 0) || !isfinite(ws)) return infer__fail(err, INFER_ERR_FORMAT, "tensor '%.100s': weight_scale %g is not a usable scale", t->name, ws);
+    const int64_t rows4 = t->shape[0], cols = t->shape[1];
+    const uint8_t *p = (const uint8_t *)t->data;
+    for (int64_t i = 0; i < 4; i++)
+        for (int64_t r = 0; r < rows4; r++)
+            for (int64_t c = 0; c < cols; c++)
+                out[((i * rows4) + r) * cols + c] = (float)((p[r * cols + c] >> (2 * i) & 3) - 1) / ws;
+    return INFER_OK;
+}
+
+/* FP8 weight times its block scales (scale: [ceil(rows/b0), ceil(cols/b1)]) */
+static infer_status infer__hf_dequant_fp8(const infer__hf *h, const infer_st_tensor *t, const infer_st_tensor *scale, float *out, infer_error *err) {
+    const int64_t b0 = h->fp8_block[0], b1 = h->fp8_block[1];
+    if (t->n_dims != 2 || scale->n_dims != 2 || scale->shape[0] != (t->shape[0] + b0 - 1) / b0 || scale->shape[1] != (t->shape[1] + b1 - 1) / b1 ||
+        !infer__hf_is_float(scale->dtype))
+        return infer__fail(err, INFER_ERR_FORMAT, "tensor '%.100s': weight_scale_inv does not match %lldx%lld blocks", t->name, (long long)b0, (long long)b1);
+    const int64_t rows = t->shape[0], cols = t->shape[1];
+    const uint8_t *p = (const uint8_t *)t->data;
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t c = 0; c < cols; c++)
+            out[r * cols + c] = infer__e4m3_to_f32(p[r * cols + c]) * infer__hf_scalar(scale, (r / b0) * scale->shape[1] + c / b1);
+    return INFER_OK;
+}
+
+/* the n values of t as floats */
+static infer_status infer__hf_decode(const infer__hf *h, const infer_st_tensor *t, const infer_st_tensor *scale, float *out, int64_t n, infer_error *err) {
+    const uint8_t *p = (const uint8_t *)t->data;
+    uint16_t u;
+    if (!strcmp(t->dtype, "F32")) { memcpy(out, p, (size_t)n * 4); return INFER_OK; }
+    if (!strcmp(t->dtype, "BF16")) { for (int64_t i = 0; i < n; i++) { memcpy(&u, p + 2 * i, 2); out[i] = infer__bf16_to_fp32(u); } return INFER_OK; }
+    if (!strcmp(t->dtype, "F16")) { for (int64_t i = 0; i < n; i++) { memcpy(&u, p + 2 * i, 2); out[i] = infer__fp16_to_fp32(u); } return INFER_OK; }
+    if (!strcmp(t->dtype, "U8") && scale) return infer__hf_unpack_bitnet(t, scale, out, err);
+    if (!strcmp(t->dtype, "F8_E4M3") && scale) return infer__hf_dequant_fp8(h, t, scale, out, err);
+    if (!strcmp(t->dtype, "F8_E4M3")) return infer__fail(err, INFER_ERR_UNSUPPORTED, "tensor '%.100s': FP8 weights need block scales (weight_scale_inv)", t->name);
+    return infer__fail(err, INFER_ERR_UNSUPPORTED, "tensor '%.100s': dtype %s is not supported", t->name, t->dtype);
+}
+
+/* floats -> the output type's bytes (F32, F16 or BF16) */
+static void infer__hf_encode(const float *x, void *dst, int64_t n, infer_type ty) {
+    uint16_t *o = (uint16_t *)dst;
+    if (ty == INFER_TYPE_F32) { if ((const void *)x != dst) memcpy(dst, x, (size_t)n * 4); return; }
+    for (int64_t i = 0; i < n; i++) o[i] = ty == INFER_TYPE_BF16 ? infer__fp32_to_bf16(x[i]) : infer__fp32_to_fp16(x[i]);
+}
+
+/* the converter's absmean ternarization (float BitNet checkpoints):
+ * s = max(mean|W|, 1e-5), W' = clamp(round(W/s), -1, 1) * s, in the source dtype */
+static void infer__hf_ternarize(float *w, int64_t n, const char *dtype) {
+    double sum = 0;
+    for (int64_t i = 0; i < n; i++) sum += fabs((double)w[i]);
+    float s = n ? (float)(sum / (double)n) : 0.0f;
+    if (!(s >= 1e-5f)) s = 1e-5f;
+    const float is = 1.0f / s;
+    for (int64_t i = 0; i < n; i++) {
+        float q = rintf(w[i] * is);                 /* round half to even, like torch.round */
+        q = q > 1 ? 1 : q < -1 ? -1 : q;
+        w[i] = infer__hf_round_as(q / is, dtype);
+    }
+}
+
+/* tiled value-head order: GGUF head j holds HF head (j % n_k) * (n_v / n_k) + j / n_k */
+static int64_t infer__hf_vhead(const infer__hf *h, int64_t j) { return (j % h->ssm_nk) * (h->ssm_nv / h->ssm_nk) + j / h->ssm_nk; }
+
+static int infer__hf_reorders_v(const infer__hf *h) { return (h->arch->flags & INFER__HF_HYBRID) && h->ssm_nk != h->ssm_nv; }
+
+/* The source row of every destination row, or *out = NULL when the op keeps the order.
+ * `rows` is the outermost dimension (the element count of a 1-D tensor). */
+static infer_status infer__hf_row_perm(const infer__hf *h, infer__hf_op op, const char *name, int64_t rows, int64_t **out, infer_error *err) {
+    int64_t first = 0, heads = 0, hd;
+    *out = NULL;
+    if ((op == INFER__HF_Q || op == INFER__HF_K) && (h->arch->flags & INFER__HF_PERMUTE_QK)) {
+        heads = op == INFER__HF_Q ? h->n_head : h->n_head_kv;
+        if (rows % (2 * heads)) return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s': %lld rows are not %lld heads of even size", name, (long long)rows, (long long)heads);
+    } else if (infer__hf_reorders_v(h) && (op == INFER__HF_V_ROWS || op == INFER__HF_DT || op == INFER__HF_A_LOG)) {
+        heads = h->ssm_nv;
+        if (rows % heads) return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s': %lld rows are not %lld value heads", name, (long long)rows, (long long)heads);
+    } else if (infer__hf_reorders_v(h) && (op == INFER__HF_QKV_ROWS || op == INFER__HF_CONV)) {
+        first = 2 * h->ssm_nk * h->ssm_dk;
+        heads = h->ssm_nv;
+        if (rows != first + h->ssm_nv * h->ssm_dv)
+            return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s': %lld rows, expected q, k and v: 2*%lld*%lld + %lld*%lld", name, (long long)rows,
+                               (long long)h->ssm_nk, (long long)h->ssm_dk, (long long)h->ssm_nv, (long long)h->ssm_dv);
+    } else return INFER_OK;
+    int64_t *p = (int64_t *)infer__calloc((size_t)rows, sizeof(int64_t));
+    if (!p) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    for (int64_t r = 0; r < first; r++) p[r] = r;
+    hd = (rows - first) / heads;
+    for (int64_t j = 0; j < heads; j++)
+        for (int64_t i = 0; i < hd; i++) {
+            if (op == INFER__HF_Q || op == INFER__HF_K)   /* row 2a + b of the head <- row a + b*hd/2 */
+                p[j * hd + i] = j * hd + (i % 2) * (hd / 2) + i / 2;
+            else
+                p[first + j * hd + i] = first + infer__hf_vhead(h, j) * hd + i;
+        }
+    *out = p;
+    return INFER_OK;
+}
+
+static void infer__hf_permute_rows(uint8_t *dst, const uint8_t *src, const int64_t *perm, int64_t rows, size_t row_bytes) {
+    for (int64_t r = 0; r < rows; r++) memcpy(dst + (size_t)r * row_bytes, src + (size_t)perm[r] * row_bytes, row_bytes);
+}
+
+/* out_proj: in each row, the column block of value head j comes from head vhead(j) */
+static void infer__hf_permute_vcols(const infer__hf *h, uint8_t *dst, const uint8_t *src, int64_t rows, int64_t cols, size_t es) {
+    const int64_t d = cols / h->ssm_nv;
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t j = 0; j < h->ssm_nv; j++)
+            memcpy(dst + (size_t)(r * cols + j * d) * es, src + (size_t)(r * cols + infer__hf_vhead(h, j) * d) * es, (size_t)d * es);
+}
+
+static infer_status infer__hf_push(infer__hf *h, const char *gguf_name, infer_type ty, const int64_t *dims, int nd, const void *data, size_t nbytes, infer_error *err) {
+    infer_tensor t;
+    memset(&t, 0, sizeof t);
+    if (strlen(gguf_name) >= 64) return infer__fail(err, INFER_ERR_FORMAT, "GGUF tensor name '%s' is longer than 63 bytes", gguf_name);
+    t.name = infer__hf_str(h, gguf_name);
+    t.type = ty;
+    t.n_dims = nd;
+    for (int d = 0; d < INFER_MAX_DIMS; d++) t.ne[d] = d < nd ? dims[nd - 1 - d] : 1;   /* PyTorch order reversed */
+    t.data = data;
+    t.nbytes = nbytes;
+    t.scale = 1.0f;
+    arrput(h->tensors, t);
+    return INFER_OK;
+}
+
+/* the companion of a weight: BitNet's ".weight_scale" or FP8's ".weight_scale_inv" */
+static const infer_st_tensor *infer__hf_companion(infer__hf *h, const char *name, const char *suffix) {
+    char n[600];
+    snprintf(n, sizeof n, "%s%s", name, suffix);
+    return infer__hf_lookup(h, n, 1);
+}
+
+/* the n values of t (named `name`) as type ty in dst: a plain copy when nothing changes,
+ * else decoded to floats, the op's arithmetic or BitNet's ternarization applied, encoded */
+static infer_status infer__hf_fill(infer__hf *h, const char *name, const infer_st_tensor *t, infer__hf_op op, int proj,
+                                   infer_type ty, int64_t n, void *dst, infer_error *err) {
+    const infer_st_tensor *scale = NULL;
+    if (!strcmp(t->dtype, "U8")) scale = infer__hf_companion(h, name, "_scale");
+    if (!strcmp(t->dtype, "F8_E4M3")) scale = infer__hf_companion(h, name, "_scale_inv");
+    const int plus1 = op == INFER__HF_NORM && (h->arch->flags & INFER__HF_NORM_PLUS1);
+    const int tern = proj && (h->arch->flags & INFER__HF_BITNET) && infer__hf_is_float(t->dtype);
+    if (infer__hf_is_float(t->dtype) && !plus1 && !tern && op != INFER__HF_A_LOG && ty == infer__hf_gguf_type(t->dtype)) {
+        memcpy(dst, t->data, t->nbytes);
+        return INFER_OK;
+    }
+    float *f = ty == INFER_TYPE_F32 ? (float *)dst : (float *)infer__calloc((size_t)n, sizeof(float));
+    if (!f) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    infer_status rc = infer__hf_decode(h, t, scale, f, n, err);
+    for (int64_t i = 0; rc == INFER_OK && i < n && (plus1 || op == INFER__HF_A_LOG); i++)
+        f[i] = infer__hf_round_as(plus1 ? f[i] + 1.0f : -expf(f[i]), t->dtype);
+    if (rc == INFER_OK && tern) infer__hf_ternarize(f, n, t->dtype);
+    if (rc == INFER_OK) infer__hf_encode(f, dst, n, ty);
+    if ((void *)f != dst) INFER_FREE(f);
+    return rc;
+}
+
+/* One GGUF tensor from one HF tensor: zero-copy when nothing changes, else an owned copy */
+static infer_status infer__hf_emit(infer__hf *h, const char *gguf_name, const char *name, const infer_st_tensor *t, infer__hf_op op, int proj, infer_error *err) {
+    int64_t dims[INFER_ST_MAX_DIMS], n = 1, *perm = NULL;
+    int nd = t->n_dims;
+    const int packed = !strcmp(t->dtype, "U8"), fp8 = !strcmp(t->dtype, "F8_E4M3");
+    if (!infer__hf_is_float(t->dtype) && !packed && !fp8)
+        return infer__fail(err, INFER_ERR_UNSUPPORTED, "tensor '%.100s': dtype %s is not supported", name, t->dtype);
+    memcpy(dims, t->shape, sizeof dims);
+    if (nd == 0) { nd = 1; dims[0] = 1; }
+    if (packed) dims[0] *= 4;
+    if (op == INFER__HF_CONV && nd == 3 && dims[1] == 1) { dims[1] = dims[2]; nd = 2; }
+    if (nd > INFER_MAX_DIMS || (op == INFER__HF_CONV && nd != 2)) return infer__fail(err, INFER_ERR_FORMAT, "tensor '%.100s' has %d dimensions", name, t->n_dims);
+    for (int d = 0; d < nd; d++) n *= dims[d];
+    const int small = nd == 1 || op == INFER__HF_NORM || op == INFER__HF_SMALL || op == INFER__HF_CONV || op == INFER__HF_DT || op == INFER__HF_A_LOG;
+    const infer_type ty = small || packed ? INFER_TYPE_F32 : fp8 ? INFER_TYPE_BF16 : infer__hf_gguf_type(t->dtype);
+    const size_t es = ty == INFER_TYPE_F32 ? 4 : 2, nbytes = (size_t)n * es;
+    const int plus1 = op == INFER__HF_NORM && (h->arch->flags & INFER__HF_NORM_PLUS1);
+    const int tern = proj && (h->arch->flags & INFER__HF_BITNET);
+    const int vcols = op == INFER__HF_V_COLS && infer__hf_reorders_v(h);
+    INFER__TRY(infer__hf_row_perm(h, op, gguf_name, dims[0], &perm, err));
+    if (vcols && dims[nd - 1] != h->ssm_nv * h->ssm_dv) {
+        INFER_FREE(perm);
+        return infer__fail(err, INFER_ERR_FORMAT, "tensor '%s': %lld columns are not %lld value heads of %lld", gguf_name, (long long)dims[nd - 1], (long long)h->ssm_nv, (long long)h->ssm_dv);
+    }
+    const int same = !plus1 && !tern && op != INFER__HF_A_LOG && !perm && !vcols && ty == infer__hf_gguf_type(t->dtype) && infer__hf_is_float(t->dtype);
+    if (same && (uintptr_t)t->data % es == 0) return infer__hf_push(h, gguf_name, ty, dims, nd, t->data, nbytes, err);
+    uint8_t *buf = (uint8_t *)infer__hf_keep(h->own, nbytes), *tmp = NULL;
+    infer_status rc = buf ? infer__hf_fill(h, name, t, op, proj, ty, n, buf, err) : infer__fail(err, INFER_ERR_NOMEM, "out of memory for tensor '%s'", gguf_name);
+    if (rc == INFER_OK && (perm || vcols)) {
+        tmp = (uint8_t *)INFER_MALLOC(nbytes ? nbytes : 1);
+        if (!tmp) rc = infer__fail(err, INFER_ERR_NOMEM, "out of memory for tensor '%s'", gguf_name);
+        else {
+            memcpy(tmp, buf, nbytes);
+            if (perm) infer__hf_permute_rows(buf, tmp, perm, dims[0], nbytes / (size_t)(dims[0] ? dims[0] : 1));
+            else infer__hf_permute_vcols(h, buf, tmp, n / dims[nd - 1], dims[nd - 1], es);
+        }
+    }
+    INFER_FREE(tmp);
+    INFER_FREE(perm);
+    if (rc == INFER_OK) rc = infer__hf_push(h, gguf_name, ty, dims, nd, buf, nbytes, err);
+    return rc;
+}
+
+/* <prefix>mlp.experts.E.<proj>.weight for E = 0..n_expert-1 -> blk.B.ffn_<gate|up|down>_exps,
+ * ne {in, out, n_expert}: expert e is the e-th [out, in] slab */
+static infer_status infer__hf_stack_experts(infer__hf *h, const char *prefix, int64_t blk, const char *proj, infer_error *err) {
+    char name[600], gg[96];
+    const infer_st_tensor *t0 = NULL;
+    uint8_t *buf = NULL;
+    int64_t dims[3] = { h->n_expert, 0, 0 };
+    size_t each = 0;
+    infer_type ty = INFER_TYPE_F32;
+    snprintf(gg, sizeof gg, "blk.%lld.ffn_%.*s_exps.weight", (long long)blk, (int)(strlen(proj) - 5), proj);   /* "gate_proj" -> "gate" */
+    for (int64_t e = 0; e < h->n_expert; e++) {
+        snprintf(name, sizeof name, "%smlp.experts.%lld.%s.weight", prefix, (long long)e, proj);
+        const infer_st_tensor *t = infer__hf_lookup(h, name, 1);
+        if (!t) return infer__fail(err, INFER_ERR_FORMAT, "missing expert tensor '%.100s' (config.json says %lld experts)", name, (long long)h->n_expert);
+        if (!t0) {
+            const int packed = !strcmp(t->dtype, "U8");
+            if (t->n_dims != 2) return infer__fail(err, INFER_ERR_FORMAT, "expert tensor '%.100s' is not 2-D", name);
+            t0 = t;
+            ty = packed ? INFER_TYPE_F32 : !strcmp(t->dtype, "F8_E4M3") ? INFER_TYPE_BF16 : infer__hf_gguf_type(t->dtype);
+            dims[1] = t->shape[0] * (packed ? 4 : 1);
+            dims[2] = t->shape[1];
+            each = (size_t)(dims[1] * dims[2]) * (ty == INFER_TYPE_F32 ? 4 : 2);
+            if (!(buf = (uint8_t *)infer__hf_keep(h->own, each * (size_t)h->n_expert))) return infer__fail(err, INFER_ERR_NOMEM, "out of memory for '%s'", gg);
+        } else if (strcmp(t->dtype, t0->dtype) || t->n_dims != 2 || t->shape[0] != t0->shape[0] || t->shape[1] != t0->shape[1])
+            return infer__fail(err, INFER_ERR_FORMAT, "expert tensor '%.100s' differs in dtype or shape from expert 0", name);
+        if (!infer__hf_is_float(t->dtype) && strcmp(t->dtype, "U8") && strcmp(t->dtype, "F8_E4M3"))
+            return infer__fail(err, INFER_ERR_UNSUPPORTED, "tensor '%.100s': dtype %s is not supported", name, t->dtype);
+        INFER__TRY(infer__hf_fill(h, name, t, INFER__HF_COPY, 0, ty, dims[1] * dims[2], buf + each * (size_t)e, err));
+    }
+    return infer__hf_push(h, gg, ty, dims, 3, buf, each * (size_t)h->n_expert, err);
+}
+
+/* fused experts (newer checkpoints): gate_up_proj [E, 2F, D], rows [0, F) of each expert
+ * are the gate projection and rows [F, 2F) the up projection */
+static infer_status infer__hf_split_gate_up(infer__hf *h, const char *name, const infer_st_tensor *t, int64_t blk, infer_error *err) {
+    char gg[96], gu[96];
+    if (t->n_dims != 3 || t->shape[1] % 2 || !infer__hf_is_float(t->dtype))
+        return infer__fail(err, INFER_ERR_FORMAT, "tensor '%.100s': expected a float [experts, 2*ff, n_embd] tensor", name);
+    const int64_t E = t->shape[0], F = t->shape[1] / 2, D = t->shape[2], dims[3] = { E, F, D };
+    const size_t half = (size_t)(F * D) * (size_t)t->dtype_size;
+    uint8_t *gate = (uint8_t *)infer__hf_keep(h->own, half * (size_t)E), *up = (uint8_t *)infer__hf_keep(h->own, half * (size_t)E);
+    const uint8_t *src = (const uint8_t *)t->data;
+    if (!gate || !up) return infer__fail(err, INFER_ERR_NOMEM, "out of memory for '%.100s'", name);
+    for (int64_t e = 0; e < E; e++) {
+        memcpy(gate + half * (size_t)e, src + 2 * half * (size_t)e, half);
+        memcpy(up + half * (size_t)e, src + 2 * half * (size_t)e + half, half);
+    }
+    snprintf(gg, sizeof gg, "blk.%lld.ffn_gate_exps.weight", (long long)blk);
+    snprintf(gu, sizeof gu, "blk.%lld.ffn_up_exps.weight", (long long)blk);
+    INFER__TRY(infer__hf_push(h, gg, infer__hf_gguf_type(t->dtype), dims, 3, gate, half * (size_t)E, err));
+    return infer__hf_push(h, gu, infer__hf_gguf_type(t->dtype), dims, 3, up, half * (size_t)E, err);
+}
+
+/* the part after "mlp.experts." */
+static infer_status infer__hf_map_experts(infer__hf *h, const char *name, const char *prefix, const char *x, int64_t blk, const infer_st_tensor *t, infer_error *err) {
+    static const char *const projs[] = { "gate_proj", "up_proj", "down_proj" };
+    char gg[96];
+    if (!(h->arch->flags & INFER__HF_MOE)) return infer__fail(err, INFER_ERR_FORMAT, "tensor '%.100s': experts in a %s model", name, h->arch_name);
+    if (*x >= '0' && *x <= '9') {
+        const char *dot = strchr(x, '.');
+        for (int k = 0; dot && k < 3; k++)
+            if (strncmp(dot + 1, projs[k], strlen(projs[k])) == 0 && strcmp(dot + 1 + strlen(projs[k]), ".weight") == 0)
+                return infer__hf_stack_experts(h, prefix, blk, projs[k], err);
+    } else if (!strcmp(x, "gate_up_proj") || !strcmp(x, "gate_up_proj.weight")) {
+        return infer__hf_split_gate_up(h, name, t, blk, err);
+    } else if (!strcmp(x, "down_proj") || !strcmp(x, "down_proj.weight")) {
+        snprintf(gg, sizeof gg, "blk.%lld.ffn_down_exps.weight", (long long)blk);
+        return infer__hf_emit(h, gg, name, t, INFER__HF_COPY, 0, err);
+    }
+    return infer__fail(err, INFER_ERR_UNSUPPORTED, "tensor '%.100s' has no GGUF name", name);
+}
+
+/* "x.weight" -> base "x", suffix ".weight" (also ".bias"; anything else: no suffix) */
+static const char *infer__hf_split_suffix(const char *s, char *base, size_t size) {
+    static const char *const suffixes[] = { ".weight", ".bias" };
+    size_t n = strlen(s);
+    for (int k = 0; k < 2; k++) {
+        size_t l = strlen(suffixes[k]);
+        if (n > l && strcmp(s + n - l, suffixes[k]) == 0) { snprintf(base, size, "%.*s", (int)(n - l), s); return suffixes[k]; }
+    }
+    snprintf(base, size, "%s", s);
+    return "";
+}
+
+static const infer__hf_name *infer__hf_find_name(const infer__hf_name *table, size_t n, const char *base) {
+    for (size_t i = 0; i < n; i++) if (strcmp(table[i].hf, base) == 0) return &table[i];
+    return NULL;
+}
+
+/* prefix "model.layers.N." (or "mtp.layers.L."), GGUF block blk */
+static infer_status infer__hf_map_layer(infer__hf *h, const char *name, size_t prefix_len, int64_t blk, const infer_st_tensor *t, infer_error *err) {
+    char prefix[128], base[256], gg[160];
+    const char *rest = name + prefix_len;
+    snprintf(prefix, sizeof prefix, "%.*s", (int)prefix_len, name);
+    if (strncmp(rest, "mlp.experts.", 12) == 0) return infer__hf_map_experts(h, name, prefix, rest + 12, blk, t, err);
+    const char *suffix = infer__hf_split_suffix(rest, base, sizeof base);
+    const infer__hf_name *e = infer__hf_find_name(infer__hf_layer, sizeof infer__hf_layer / sizeof infer__hf_layer[0], base);
+    if (!e) return infer__fail(err, INFER_ERR_UNSUPPORTED, "tensor '%.100s' has no GGUF name for %s", name, h->arch_name);
+    const char *g = (h->arch->flags & INFER__HF_HYBRID) && !strcmp(e->gguf, "ffn_norm") ? "post_attention_norm" : e->gguf;
+    snprintf(gg, sizeof gg, "blk.%lld.%s%s", (long long)blk, g, suffix);
+    return infer__hf_emit(h, gg, name, t, (infer__hf_op)e->op, e->proj, err);
+}
+
+static infer_status infer__hf_map(infer__hf *h, const char *name, const infer_st_tensor *t, infer_error *err) {
+    static const char *const prefixes[] = { "model.layers.", "mtp.layers." };
+    char base[256], gg[160];
+    for (int k = 0; k < 2; k++) {
+        const size_t pl = strlen(prefixes[k]);
+        if (strncmp(name, prefixes[k], pl) != 0 || (k == 1 && !h->n_mtp)) continue;
+        const char *p = name + pl;
+        int64_t l = 0;
+        while (*p >= '0' && *p <= '9' && l < (1 << 20)) l = l * 10 + (*p++ - '0');
+        if (p == name + pl || *p != '.' || l >= (k ? h->n_mtp : h->n_layer))
+            return infer__fail(err, INFER_ERR_FORMAT, "tensor '%.100s': bad layer index (the model has %lld)", name, (long long)(k ? h->n_mtp : h->n_layer));
+        return infer__hf_map_layer(h, name, (size_t)(p + 1 - name), k ? h->n_layer + l : l, t, err);
+    }
+    const char *suffix = infer__hf_split_suffix(name, base, sizeof base);
+    const infer__hf_name *e = infer__hf_find_name(infer__hf_global, sizeof infer__hf_global / sizeof infer__hf_global[0], base);
+    if (e) {
+        snprintf(gg, sizeof gg, "%s%s", e->gguf, suffix);
+        return infer__hf_emit(h, gg, name, t, (infer__hf_op)e->op, 0, err);
+    }
+    if (h->n_mtp && (e = infer__hf_find_name(infer__hf_mtp, sizeof infer__hf_mtp / sizeof infer__hf_mtp[0], base)) != NULL) {
+        snprintf(gg, sizeof gg, "blk.%lld.%s%s", (long long)h->n_layer, e->gguf, suffix);
+        return infer__hf_emit(h, gg, name, t, (infer__hf_op)e->op, 0, err);
+    }
+    return infer__fail(err, INFER_ERR_UNSUPPORTED, "tensor '%.100s' has no GGUF name for %s", name, h->arch_name);
+}
+
+static int infer__hf_ends_with(const char *s, const char *end) {
+    size_t n = strlen(s), m = strlen(end);
+    return n >= m && strcmp(s + n - m, end) == 0;
+}
+
+/* every tensor of every shard, in file order; scales are taken by their weights */
+static infer_status infer__hf_tensors(infer__hf *h, infer_error *err) {
+    char buf[512];
+    for (int pass = 0; pass < 2; pass++)
+        for (ptrdiff_t f = 0; f < arrlen(h->files); f++)
+            for (int64_t i = 0; i < h->files[f].n_tensors; i++) {
+                if (h->done[f][i]) continue;
+                const infer_st_tensor *t = &h->files[f].tensors[i];
+                const char *name = infer__hf_normalize(buf, sizeof buf, t->name);
+                if (pass == 1) return infer__fail(err, INFER_ERR_FORMAT, "tensor '%.100s' has no use (a scale without its weight?)", name);
+                if (infer__hf_ends_with(name, ".weight_scale") || infer__hf_ends_with(name, ".weight_scale_inv")) continue;
+                h->done[f][i] = 1;
+                if (infer__hf_ends_with(name, ".input_scale")) continue;   /* FP8 activation scales: we compute in float */
+                INFER__TRY(infer__hf_map(h, name, t, err));
+            }
+    return INFER_OK;
+}
+
+/* llama-3.1 rope scaling: the converter precomputes one divisor per rotated pair:
+ *   freq_i = 1 / base^(2i/d), wavelen = 2 pi / freq_i
+ *   wavelen < old_ctx / high_freq_factor -> 1;  wavelen > old_ctx / low_freq_factor -> factor
+ *   else smooth = (old_ctx / wavelen - low) / (high - low), 1 / ((1 - smooth) / factor + smooth)
+ * with freq_i computed in f32 and the rest in f64 (as the converter's f32 tensor of
+ * frequencies and Python floats do), which gives its table bit for bit. */
+static infer_status infer__hf_rope_freqs(infer__hf *h, infer_error *err) {
+    const infer__json *rs = infer__hf_cfg(h, "rope_scaling");
+    if (!rs) rs = infer__hf_cfg(h, "rope_parameters");
+    const char *type = infer__json_str(infer__json_get(rs, "rope_type"));
+    double base = 10000, factor = 8, lo = 1, hi = 4, old = 8192;
+    int64_t dim, n_embd;
+    if (!type || strcmp(type, "llama3") != 0 || !(h->arch->flags & INFER__HF_LLAMA_KEYS)) return INFER_OK;
+    if (infer__hf_num_v(infer__hf_rope_cfg(h, "rope_theta"), "rope_theta", &base, err) < 0 ||
+        infer__hf_num_v(infer__json_get(rs, "factor"), "rope_scaling.factor", &factor, err) < 0 ||
+        infer__hf_num_v(infer__json_get(rs, "low_freq_factor"), "rope_scaling.low_freq_factor", &lo, err) < 0 ||
+        infer__hf_num_v(infer__json_get(rs, "high_freq_factor"), "rope_scaling.high_freq_factor", &hi, err) < 0 ||
+        infer__hf_num_v(infer__json_get(rs, "original_max_position_embeddings"), "rope_scaling.original_max_position_embeddings", &old, err) < 0)
+        return INFER_ERR_FORMAT;
+    if (!(hi > lo) || !(factor > 0) || !(base > 0)) return infer__fail(err, INFER_ERR_FORMAT, "config.json: llama3 rope_scaling needs high_freq_factor > low_freq_factor and positive factor and base");
+    INFER__TRY(infer__hf_need_int(h, "hidden_size", 1, 1 << 24, &n_embd, err));
+    dim = n_embd / h->n_head;
+    if (infer__hf_int(h, "head_dim", 1, 65536, &dim, err) < 0) return INFER_ERR_FORMAT;
+    const int64_t n = dim / 2;
+    float *ff = (float *)infer__hf_keep(h->own, (size_t)n * sizeof(float));
+    if (!ff) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    for (int64_t i = 0; i < n; i++) {
+        const float freq = 1.0f / powf((float)base, (float)(2 * i) / (float)dim);
+        const double wavelen = 2 * INFER__PI / freq;
+        if (wavelen < old / hi) ff[i] = 1.0f;
+        else if (wavelen > old / lo) ff[i] = (float)factor;
+        else {
+            const double smooth = (old / wavelen - lo) / (hi - lo);
+            ff[i] = (float)(1.0 / ((1.0 - smooth) / factor + smooth));
+        }
+    }
+    return infer__hf_push(h, "rope_freqs.weight", INFER_TYPE_F32, &n, 1, ff, (size_t)n * sizeof(float), err);
+}
+
+/* a readable order: rope_freqs, token_embd, blocks by number, output_norm, output */
+static int infer__hf_tensor_rank(const char *n, long *blk) {
+    *blk = 0;
+    if (!strncmp(n, "blk.", 4)) { *blk = strtol(n + 4, NULL, 10); return 1; }
+    return !strncmp(n, "output", 6) ? 2 : 0;
+}
+static int infer__hf_cmp_tensor(const void *a, const void *b) {
+    const infer_tensor *x = (const infer_tensor *)a, *y = (const infer_tensor *)b;
+    long bx, by;
+    const int rx = infer__hf_tensor_rank(x->name, &bx), ry = infer__hf_tensor_rank(y->name, &by);
+    if (rx != ry) return rx - ry;
+    if (bx != by) return bx < by ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * >>hf-tokenizer -- tokenizer.json (+ tokenizer_config.json) -> tokenizer.ggml.* keys.
+ *
+ * Byte-level BPE ("gpt2"): model.vocab maps token text -> id, model.merges ranks the pairs
+ *   ("a b" strings; newer files write ["a", "b"] pairs, whose spaces become U+0120 as in
+ *   GPT-2's byte alphabet). added_tokens are CONTROL when marked special or when they look
+ *   special ("<|...|>", "<pad>", ...), else USER_DEFINED. The pre-tokenizer is recognised by
+ *   its Split regex (llama-bpe, qwen2, qwen35) or a bare ByteLevel with use_regex (gpt-2).
+ * SentencePiece-style BPE (byte_fallback: true; "llama"): "<0xXX>" pieces are BYTE, the
+ *   unk piece UNKNOWN. tokenizer.json has no scores, but SentencePiece merges by piece score
+ *   and its pieces are numbered in score order; we rebuild an order-equivalent score: a piece
+ *   made by merge r scores -r, a piece no merge makes scores -(n_merges + its rank among the
+ *   normal pieces).
+ * Ids in neither list become "[PAD<id>]" (UNUSED), up to config.json's vocab_size.
+ * Special ids: tokenizer_config.json's bos/eos/unk/sep/pad/cls/mask token texts are looked
+ * up among the added tokens, then config.json's <type>_token_id fills the gaps. add_bos /
+ * add_eos come from a TemplateProcessing post-processor, overridden by tokenizer_config.json.
+ * ---------------------------------------------------------------------------------------- */
+#define INFER__HF_RX_LLAMA3 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}" \
+    "| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+#define INFER__HF_RX_QWEN2 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}" \
+    "| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+#define INFER__HF_RX_QWEN35 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}" \
+    "| ?[^\\s\\p{L}\\p{M}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+
+enum { INFER__TT_NORMAL = 1, INFER__TT_UNKNOWN = 2, INFER__TT_CONTROL = 3, INFER__TT_USER = 4, INFER__TT_UNUSED = 5, INFER__TT_BYTE = 6 };
+
+static const char *const infer__hf_special_names[7] = { "bos", "eos", "unk", "sep", "pad", "cls", "mask" };
+static const char *const infer__hf_special_keys[7] = { "bos", "eos", "unknown", "seperator", "padding", "cls", "mask" };   /* (sic) */
+
+typedef struct infer__hf_tok {
+    infer__json_doc doc, cfg;
+    const infer__json *model, *added;
+    int spm;                     /* SentencePiece-style (byte_fallback) */
+    int32_t n;                   /* vocabulary size */
+    const char **text;           /* [n] token texts (in the documents, or owned) */
+    uint32_t *len;               /* [n] */
+    int32_t *type;               /* [n] */
+    float *score;                /* [n] SentencePiece-style only */
+    int32_t special[7];          /* bos eos unk sep pad cls mask; -1 = none */
+    int add_bos, add_eos;        /* -1 = not stated */
+    const char *pre;
+} infer__hf_tok;
+
+static void infer__hf_tok_free(infer__hf_tok *k) {
+    infer__json_free(&k->doc);
+    infer__json_free(&k->cfg);
+    INFER_FREE((void *)k->text);
+    INFER_FREE(k->len);
+    INFER_FREE(k->type);
+    INFER_FREE(k->score);
+}
+
+static int infer__hf_looks_special_tok(const char *s, size_t n) {
+    if ((n == 5 && !memcmp(s, "<pad>", 5)) || (n == 6 && !memcmp(s, "<mask>", 6)) || (n == 7 && !memcmp(s, "<2mass>", 7)) || (n == 7 && !memcmp(s, "[@BOS@]", 7))) return 1;
+    if (n >= 4 && !memcmp(s, "<|", 2) && !memcmp(s + n - 2, "|>", 2)) return 1;
+    if (n >= 8 && !memcmp(s, "<\xEF\xBD\x9C", 4) && !memcmp(s + n - 4, "\xEF\xBD\x9C>", 4)) return 1;   /* <｜...｜> */
+    return n >= 8 && !memcmp(s, "<unused", 7) && s[n - 1] == '>';
+}
+
+/* the GGUF pre-tokenizer name of a tokenizer.json pre_tokenizer, or NULL */
+static const char *infer__hf_tok_pre(const infer__json *pre) {
+    const infer__json *list = infer__json_get(pre, "pretokenizers");
+    int use_regex = 0;
+    for (uint32_t i = 0; i < (list ? list->len : 1); i++) {
+        const infer__json *p = list ? &list->items[i] : pre;
+        const char *t = infer__json_str(infer__json_get(p, "type"));
+        const char *rx = infer__json_str(infer__json_get(infer__json_get(p, "pattern"), "Regex"));
+        if (t && !strcmp(t, "Split") && rx) {
+            if (!strcmp(rx, INFER__HF_RX_LLAMA3)) return "llama-bpe";
+            if (!strcmp(rx, INFER__HF_RX_QWEN2)) return "qwen2";
+            if (!strcmp(rx, INFER__HF_RX_QWEN35)) return "qwen35";
+            return NULL;
+        }
+        if (t && !strcmp(t, "ByteLevel")) infer__json_bool(infer__json_get(p, "use_regex"), &use_regex);
+    }
+    return use_regex ? "gpt-2" : NULL;
+}
+
+/* ids of model.vocab and added_tokens -> the token table */
+static infer_status infer__hf_tok_vocab(infer__hf_tok *k, int64_t n_hint, infer_error *err) {
+    const infer__json *vocab = infer__json_get(k->model, "vocab");
+    int64_t n = 0, id;
+    if (!vocab || vocab->type != INFER__JSON_OBJECT) return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.json: model.vocab is not an object");
+    if (k->added && k->added->type != INFER__JSON_ARRAY) return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.json: added_tokens is not an array");
+    for (uint32_t i = 0; i < vocab->len; i++) {
+        if (infer__json_int(&vocab->items[i], &id) < 0 || id < 0 || id >= (1 << 24)) return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.json: vocab entry %u has a bad id", i);
+        if (id >= n) n = id + 1;
+    }
+    for (uint32_t i = 0; k->added && i < k->added->len; i++) {
+        const infer__json *a = &k->added->items[i];
+        if (infer__json_int(infer__json_get(a, "id"), &id) < 0 || id < 0 || id >= (1 << 24) || !infer__json_str(infer__json_get(a, "content")))
+            return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.json: added_tokens[%u] needs an id and a content", i);
+        if (id >= n) n = id + 1;
+    }
+    if (n_hint > n) n = n_hint;
+    k->n = (int32_t)n;
+    k->text = (const char **)infer__calloc((size_t)n + 1, sizeof(char *));
+    k->len = (uint32_t *)infer__calloc((size_t)n + 1, sizeof(uint32_t));
+    k->type = (int32_t *)infer__calloc((size_t)n + 1, sizeof(int32_t));
+    if (!k->text || !k->len || !k->type) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < vocab->len; i++) {
+        const infer__json *v = &vocab->items[i];
+        if (k->text[v->i]) return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.json: id %lld is used twice", (long long)v->i);
+        k->text[v->i] = v->key;
+        k->len[v->i] = v->key_len;
+        k->type[v->i] = INFER__TT_NORMAL;
+        if (k->spm && v->key_len == 6 && !memcmp(v->key, "<0x", 3) && v->key[5] == '>') k->type[v->i] = INFER__TT_BYTE;
+    }
+    for (uint32_t i = 0; k->added && i < k->added->len; i++) {
+        const infer__json *a = &k->added->items[i], *c = infer__json_get(a, "content");
+        int special = 0;
+        if (infer__json_int(infer__json_get(a, "id"), &id) < 0) continue;   /* checked above */
+        infer__json_bool(infer__json_get(a, "special"), &special);
+        k->text[id] = c->str;
+        k->len[id] = c->len;
+        k->type[id] = special || infer__hf_looks_special_tok(c->str, c->len) ? INFER__TT_CONTROL : INFER__TT_USER;
+    }
+    for (int64_t i = 0; i < n; i++) if (!k->text[i]) k->type[i] = INFER__TT_UNUSED;   /* "[PAD<i>]" */
+    return INFER_OK;
+}
+
+/* SentencePiece-style scores from the merge order (see above) */
+static infer_status infer__hf_tok_scores(infer__hf_tok *k, const infer__json *merges, infer_error *err) {
+    struct { char *key; int32_t value; } *ids = NULL;
+    char pair[1024];
+    int64_t rank = 0;
+    k->score = (float *)infer__calloc((size_t)k->n + 1, sizeof(float));
+    if (!k->score) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    for (int32_t i = 0; i < k->n; i++) {
+        k->score[i] = 1.0f;                       /* 1 = not yet scored */
+        if (k->type[i] == INFER__TT_NORMAL && k->text[i]) shput(ids, (char *)k->text[i], i);
+    }
+    for (uint32_t r = 0; merges && r < merges->len; r++) {
+        const infer__json *m = &merges->items[r];
+        if (m->type == INFER__JSON_STRING) snprintf(pair, sizeof pair, "%s", m->str);
+        else if (m->type == INFER__JSON_ARRAY && m->len == 2 && m->items[0].str && m->items[1].str) snprintf(pair, sizeof pair, "%s %s", m->items[0].str, m->items[1].str);
+        else { shfree(ids); return infer__fail(err, INFER_ERR_FORMAT, "tokenizer.json: merge %u is neither \"a b\" nor [\"a\", \"b\"]", r); }
+        char *sp = strchr(pair, ' ');
+        if (!sp) continue;
+        memmove(sp, sp + 1, strlen(sp));          /* "a b" -> "ab", the merged piece */
+        const ptrdiff_t at = shgeti(ids, pair);
+        if (at >= 0 && k->score[ids[at].value] > 0) k->score[ids[at].value] = -(float)r;
+    }
+    const int64_t n_merges = merges ? merges->len : 0;
+    for (int32_t i = 0; i < k->n; i++) {
+        if (k->type[i] != INFER__TT_NORMAL) k->score[i] = 0.0f;
+        else if (k->score[i] > 0) k->score[i] = -(float)(n_merges + rank);
+        if (k->type[i] == INFER__TT_NORMAL) rank++;
+    }
+    shfree(ids);
+    return INFER_OK;
+}
+
+/* the id of a config entry ("text" or {"content": "text"}) among the added tokens, or -1 */
+static int32_t infer__hf_tok_added_id(const infer__hf_tok *k, const infer__json *v) {
+    const char *text = infer__json_str(v);
+    int64_t id;
+    if (!text) text = infer__json_str(infer__json_get(v, "content"));
+    for (uint32_t i = 0; text && k->added && i < k->added->len; i++)
+        if (!strcmp(infer__json_str(infer__json_get(&k->added->items[i], "content")), text) &&
+            infer__json_int(infer__json_get(&k->added->items[i], "id"), &id) == 0)
+            return (int32_t)id;
+    return -1;
+}
+
+/* add_bos / add_eos as a TemplateProcessing post-processor implies: the single-sequence
+ * template starting (ending) with the bos (eos) special token */
+static void infer__hf_tok_template(infer__hf_tok *k, const infer__json *pp) {
+    const infer__json *list = infer__json_get(pp, "processors");
+    const char *bos = infer__json_str(infer__json_get(k->cfg.root, "bos_token"));
+    const char *eos = infer__json_str(infer__json_get(k->cfg.root, "eos_token"));
+    if (!bos) bos = infer__json_str(infer__json_get(infer__json_get(k->cfg.root, "bos_token"), "content"));
+    if (!eos) eos = infer__json_str(infer__json_get(infer__json_get(k->cfg.root, "eos_token"), "content"));
+    for (uint32_t i = 0; pp && i < (list ? list->len : 1); i++) {
+        const infer__json *p = list ? &list->items[i] : pp;
+        const infer__json *single = infer__json_get(p, "single");
+        const char *t = infer__json_str(infer__json_get(p, "type"));
+        if (!t || strcmp(t, "TemplateProcessing") || !single || single->type != INFER__JSON_ARRAY || single->len < 2) continue;
+        const char *first = infer__json_str(infer__json_get(infer__json_get(&single->items[0], "SpecialToken"), "id"));
+        const char *last = infer__json_str(infer__json_get(infer__json_get(&single->items[single->len - 1], "SpecialToken"), "id"));
+        if (first) k->add_bos = bos && !strcmp(first, bos);
+        if (last) k->add_eos = eos && !strcmp(last, eos);
+        return;
+    }
+}
+
+/* special ids and add_* flags; `cfg` is config.json (may be NULL) */
+static void infer__hf_tok_specials(infer__hf_tok *k, const infer__hf *h) {
+    const infer__json *tc = k->cfg.root;
+    for (int s = 0; s < 7; s++) {
+        char key[32];
+        int64_t id;
+        snprintf(key, sizeof key, "%s_token", infer__hf_special_names[s]);
+        k->special[s] = infer__hf_tok_added_id(k, infer__json_get(tc, key));
+        snprintf(key, sizeof key, "%s_token_id", infer__hf_special_names[s]);
+        if (k->special[s] < 0 && h && infer__json_int(infer__hf_cfg(h, key), &id) == 0 && id >= 0 && id < k->n) k->special[s] = (int32_t)id;
+    }
+    k->add_bos = k->add_eos = -1;
+    infer__hf_tok_template(k, infer__json_get(k->doc.root, "post_processor"));
+    infer__json_bool(infer__json_get(tc, "add_bos_token"), &k->add_bos);
+    infer__json_bool(infer__json_get(tc, "add_eos_token"), &k->add_eos);
+    if (k->spm && k->special[2] < 0) {           /* the model's own unk piece */
+        const char *unk = infer__json_str(infer__json_get(k->model, "unk_token"));
+        int64_t id;
+        if (unk && infer__json_int(infer__json_get(infer__json_get(k->model, "vocab"), unk), &id) == 0) k->special[2] = (int32_t)id;
+    }
+    if (k->spm && k->special[2] >= 0) k->type[k->special[2]] = INFER__TT_UNKNOWN;
+}
+
+/* token i as GGUF stores it: missing ids are "[PAD<i>]", and a user-defined token of a
+ * byte-level vocabulary has SentencePiece's "▁" written back as a space (as the converter
+ * does). out = NULL only measures. */
+static size_t infer__hf_token_bytes(const infer__hf_tok *k, int32_t i, uint8_t *out) {
+    char pad[32];
+    const char *s = k->text[i];
+    size_t n = k->len[i], o = 0;
+    if (!s) { n = (size_t)snprintf(pad, sizeof pad, "[PAD%d]", i); s = pad; }
+    const int fix = !k->spm && k->type[i] == INFER__TT_USER;
+    for (size_t j = 0; j < n; j++, o++) {
+        if (fix && j + 3 <= n && !memcmp(s + j, "\xE2\x96\x81", 3)) { if (out) out[o] = ' '; j += 2; continue; }
+        if (out) out[o] = (uint8_t)s[j];
+    }
+    return o;
+}
+
+/* merge r as "a b"; in the pair form a space inside a part is written as U+0120 */
+static size_t infer__hf_merge_bytes(const infer__json *m, uint8_t *out) {
+    size_t o = 0;
+    if (m->type == INFER__JSON_STRING) { if (out) memcpy(out, m->str, m->len); return m->len; }
+    for (uint32_t part = 0; part < 2; part++) {
+        if (part) { if (out) out[o] = ' '; o++; }
+        for (uint32_t j = 0; j < m->items[part].len; j++) {
+            const char c = m->items[part].str[j];
+            if (c == ' ') { if (out) { out[o] = 0xC4; out[o + 1] = 0xA0; } o += 2; }
+            else { if (out) out[o] = (uint8_t)c; o++; }
+        }
+    }
+    return o;
+}
+
+/* a GGUF string array: for each element a u64 length and the bytes */
+static infer_status infer__hf_put_strings(infer__hf *h, const char *key, const infer__hf_tok *k, const infer__json *merges, infer_error *err) {
+    const int64_t n = merges ? (int64_t)merges->len : (int64_t)k->n;
+    size_t total = 0;
+    for (int64_t i = 0; i < n; i++) total += 8 + (merges ? infer__hf_merge_bytes(&merges->items[i], NULL) : infer__hf_token_bytes(k, (int32_t)i, NULL));
+    uint8_t *buf = (uint8_t *)infer__hf_keep(h->own, total), *p = buf;
+    if (!buf) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    for (int64_t i = 0; i < n; i++) {
+        const uint64_t len = merges ? infer__hf_merge_bytes(&merges->items[i], p + 8) : infer__hf_token_bytes(k, (int32_t)i, p + 8);
+        memcpy(p, &len, 8);
+        p += 8 + len;
+    }
+    arrput(h->kv, infer_gguf_kv_array(key, INFER_GGUF_STRING, (uint64_t)n, buf));
+    return INFER_OK;
+}
+
+static infer_status infer__hf_put_array(infer__hf *h, const char *key, infer_gguf_vtype et, const void *src, int64_t n, infer_error *err) {
+    void *p = infer__hf_keep(h->own, (size_t)n * 4);
+    if (!p) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    memcpy(p, src, (size_t)n * 4);
+    arrput(h->kv, infer_gguf_kv_array(key, et, (uint64_t)n, p));
+    return INFER_OK;
+}
+
+/* SentencePiece prepends a space unless the tokenizer says otherwise (Prepend normalizer,
+ * or a Metaspace pre-tokenizer whose prepend_scheme is not "never") */
+static int infer__hf_spm_space_prefix(const infer__json *root) {
+    const infer__json *norm = infer__json_get(root, "normalizer"), *pre = infer__json_get(root, "pre_tokenizer");
+    const infer__json *list = infer__json_get(norm, "normalizers");
+    for (uint32_t i = 0; norm && i < (list ? list->len : 1); i++) {
+        const char *t = infer__json_str(infer__json_get(list ? &list->items[i] : norm, "type"));
+        if (t && !strcmp(t, "Prepend")) return 1;
+    }
+    list = infer__json_get(pre, "pretokenizers");
+    for (uint32_t i = 0; pre && i < (list ? list->len : 1); i++) {
+        const infer__json *p = list ? &list->items[i] : pre;
+        const char *t = infer__json_str(infer__json_get(p, "type")), *scheme = infer__json_str(infer__json_get(p, "prepend_scheme"));
+        if (t && !strcmp(t, "Metaspace")) return !scheme || strcmp(scheme, "never") != 0;
+    }
+    return 0;
+}
+
+/* tokenizer_config.json's chat_template (a string, or the "default" of a list), else the
+ * folder's chat_template.jinja */
+static infer_status infer__hf_chat_template(infer__hf *h, const infer__hf_tok *k, const char *dir, infer_error *err) {
+    const infer__json *ct = infer__json_get(k->cfg.root, "chat_template");
+    const char *s = infer__json_str(ct);
+    for (uint32_t i = 0; !s && ct && ct->type == INFER__JSON_ARRAY && i < ct->len; i++) {
+        const char *name = infer__json_str(infer__json_get(&ct->items[i], "name"));
+        const char *t = infer__json_str(infer__json_get(&ct->items[i], "template"));
+        if (!name || !t) continue;
+        if (!strcmp(name, "default")) s = t;
+        else {   /* the other named templates as the converter writes them: tokenizer.chat_template.<name> */
+            char key[160];
+            snprintf(key, sizeof key, "tokenizer.chat_template.%.100s", name);
+            infer__hf_put_str(h, infer__hf_str(h, key), t);
+        }
+    }
+    if (s) { infer__hf_put_str(h, "tokenizer.chat_template", s); return INFER_OK; }
+    if (!infer__hf_exists(dir, "chat_template.jinja")) return INFER_OK;
+    char path[4096];
+    infer__mapping m;
+    INFER__TRY(infer__hf_path(path, sizeof path, dir, "chat_template.jinja", err));
+    INFER__TRY(infer__map_file(&m, path, 0, err));
+    char *copy = (char *)infer__hf_keep(h->own, m.size + 1);
+    if (copy) memcpy(copy, m.addr, m.size);
+    infer__unmap(&m);
+    if (!copy) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    arrput(h->kv, infer_gguf_kv_str("tokenizer.chat_template", copy));
+    return INFER_OK;
+}
+
+static infer_status infer__hf_tok_keys(infer__hf *h, infer__hf_tok *k, const infer__json *merges, const char *dir, infer_error *err) {
+    infer__hf_put_str(h, "tokenizer.ggml.model", k->spm ? "llama" : "gpt2");
+    infer__hf_put_str(h, "tokenizer.ggml.pre", k->pre);
+    INFER__TRY(infer__hf_put_strings(h, "tokenizer.ggml.tokens", k, NULL, err));
+    if (k->spm) INFER__TRY(infer__hf_put_array(h, "tokenizer.ggml.scores", INFER_GGUF_F32, k->score, k->n, err));
+    INFER__TRY(infer__hf_put_array(h, "tokenizer.ggml.token_type", INFER_GGUF_I32, k->type, k->n, err));
+    if (!k->spm && merges && merges->len) INFER__TRY(infer__hf_put_strings(h, "tokenizer.ggml.merges", k, merges, err));
+    for (int s = 0; s < 7; s++) {
+        char key[64];
+        snprintf(key, sizeof key, "tokenizer.ggml.%s_token_id", infer__hf_special_keys[s]);
+        if (k->special[s] >= 0) infer__hf_put_u32(h, infer__hf_str(h, key), k->special[s]);
+    }
+    if (k->add_bos >= 0) infer__hf_put_bool(h, "tokenizer.ggml.add_bos_token", k->add_bos);
+    if (k->add_eos >= 0) infer__hf_put_bool(h, "tokenizer.ggml.add_eos_token", k->add_eos);
+    if (k->spm && !infer__hf_spm_space_prefix(k->doc.root)) infer__hf_put_bool(h, "tokenizer.ggml.add_space_prefix", 0);
+    return infer__hf_chat_template(h, k, dir, err);
+}
+
+/* tokenizer.json `file` in `dir` (and tokenizer_config.json beside it) -> tokenizer keys;
+ * n_hint: config.json's vocab_size (0 if unknown) */
+static infer_status infer__hf_tokenizer(infer__hf *h, const char *dir, const char *file, int64_t n_hint, infer_error *err) {
+    infer__hf_tok k;
+    int bf = 0;
+    memset(&k, 0, sizeof k);
+    infer_status rc = infer__hf_read_json(&k.doc, dir, file, err);
+    if (rc == INFER_OK && infer__hf_exists(dir, "tokenizer_config.json")) rc = infer__hf_read_json(&k.cfg, dir, "tokenizer_config.json", err);
+    const char *type = NULL;
+    const infer__json *merges = NULL;
+    if (rc == INFER_OK) {
+        k.model = infer__json_get(k.doc.root, "model");
+        k.added = infer__json_get(k.doc.root, "added_tokens");
+        type = infer__json_str(infer__json_get(k.model, "type"));
+        merges = infer__json_get(k.model, "merges");
+        infer__json_bool(infer__json_get(k.model, "byte_fallback"), &bf);
+        k.spm = bf;
+        if (!type || strcmp(type, "BPE")) rc = infer__fail(err, INFER_ERR_UNSUPPORTED, "tokenizer.json: model type '%.32s' is not supported (BPE only)", type ? type : "(none)");
+        else if (merges && merges->type != INFER__JSON_ARRAY) rc = infer__fail(err, INFER_ERR_FORMAT, "tokenizer.json: model.merges is not an array");
+    }
+    for (uint32_t r = 0; rc == INFER_OK && merges && r < merges->len; r++) {
+        const infer__json *m = &merges->items[r];
+        if (m->type != INFER__JSON_STRING && !(m->type == INFER__JSON_ARRAY && m->len == 2 && m->items[0].type == INFER__JSON_STRING && m->items[1].type == INFER__JSON_STRING))
+            rc = infer__fail(err, INFER_ERR_FORMAT, "tokenizer.json: merge %u is neither \"a b\" nor [\"a\", \"b\"]", r);
+    }
+    if (rc == INFER_OK) rc = infer__hf_tok_vocab(&k, n_hint, err);
+    if (rc == INFER_OK && k.spm) { k.pre = "default"; rc = infer__hf_tok_scores(&k, merges, err); }
+    if (rc == INFER_OK && !k.spm && !(k.pre = infer__hf_tok_pre(infer__json_get(k.doc.root, "pre_tokenizer"))))
+        rc = infer__fail(err, INFER_ERR_UNSUPPORTED, "tokenizer.json: unrecognized pre_tokenizer (known: the llama-bpe, qwen2, qwen35 and gpt-2 patterns)");
+    if (rc == INFER_OK) {
+        infer__hf_tok_specials(&k, h);
+        rc = infer__hf_tok_keys(h, &k, merges, dir, err);
+    }
+    infer__hf_tok_free(&k);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * >>hf-folder -- a Hugging Face folder as one GGUF: config.json's hyperparameters, the
+ * shards' tensors (renamed, and transformed where the converter would), tokenizer.json's
+ * vocabulary, all as the metadata and tensor list of an infer_gguf (infer_hf_load), or the
+ * vocabulary alone (infer_hf_vocab).
+ * ---------------------------------------------------------------------------------------- */
+
+/* general.file_type as the converter states it: what the 2-D weights mostly are */
+static void infer__hf_file_type(infer__hf *h) {
+    int ft = 0;
+    for (ptrdiff_t i = 0; i < arrlen(h->tensors); i++) {
+        if (h->tensors[i].n_dims < 2) continue;
+        if (h->tensors[i].type == INFER_TYPE_BF16) ft = 32;
+        else if (h->tensors[i].type == INFER_TYPE_F16 && ft == 0) ft = 1;
+    }
+    infer__hf_put_u32(h, "general.file_type", ft);
+    infer__hf_put_u32(h, "general.quantization_version", 2);
+}
+
+/* move the built metadata and tensors into g (plain arrays, as infer_gguf_free expects) */
+static infer_status infer__hf_finish(infer__hf *h, infer_gguf *g, infer_error *err) {
+    const size_t nkv = (size_t)arrlen(h->kv), nt = (size_t)arrlen(h->tensors);
+    g->kv = (infer_gguf_kv *)infer__calloc(nkv + 1, sizeof(infer_gguf_kv));
+    g->tensors = (infer_tensor *)infer__calloc(nt + 1, sizeof(infer_tensor));
+    if (!g->kv || !g->tensors) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    if (nkv) memcpy(g->kv, h->kv, nkv * sizeof(infer_gguf_kv));
+    if (nt) memcpy(g->tensors, h->tensors, nt * sizeof(infer_tensor));
+    g->n_kv = (int64_t)nkv;
+    g->n_tensors = (int64_t)nt;
+    g->version = 3;
+    g->alignment = 32;
+    g->owner = h->own;
+    g->owner_free = infer__hf_owner_free;
+    h->own = NULL;
+    return INFER_OK;
+}
+
+static void infer__hf_free(infer__hf *h) {
+    for (ptrdiff_t i = 0; i < arrlen(h->files); i++) { infer_safetensors_free(&h->files[i]); INFER_FREE(h->done[i]); }
+    arrfree(h->files);
+    arrfree(h->done);
+    shfree(h->where);
+    arrfree(h->kv);
+    arrfree(h->tensors);
+    infer__json_free(&h->cfg_doc);
+    infer__hf_owner_free(h->own);
+}
+
+/* config.json: the family, and the text_config of multimodal wrappers */
+static infer_status infer__hf_read_config(infer__hf *h, infer_error *err) {
+    INFER__TRY(infer__hf_read_json(&h->cfg_doc, h->dir, "config.json", err));
+    h->cfg = h->cfg_doc.root;
+    h->text = infer__json_get(h->cfg, "text_config");
+    if (!h->text || h->text->type != INFER__JSON_OBJECT) h->text = h->cfg;
+    INFER__TRY(infer__hf_find_arch(h, err));
+    const infer__json *q = infer__json_get(h->cfg, "quantization_config"), *bs = infer__json_get(q, "weight_block_size");
+    h->fp8_block[0] = h->fp8_block[1] = 128;
+    for (uint32_t i = 0; bs && i < 2; i++)
+        if (infer__hf_int_v(infer__json_at(bs, i), "quantization_config.weight_block_size", 1, 1 << 20, &h->fp8_block[i], err) != 1) return INFER_ERR_FORMAT;
+    return INFER_OK;
+}
+
+static infer_status infer__hf_begin(infer__hf *h, infer_gguf *g, const char *dir, infer_error *err) {
+    memset(g, 0, sizeof *g);
+    memset(h, 0, sizeof *h);
+    h->dir = dir;
+    h->own = (infer__hf_owner *)infer__calloc(1, sizeof(infer__hf_owner));
+    if (!h->own) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    return INFER_OK;
+}
+
+infer_status infer_hf_load(infer_gguf *g, const char *dir, infer_error *err) {
+    infer__hf h;
+    int64_t n_vocab = 0;
+    infer_status rc = infer__hf_begin(&h, g, dir, err);
+    if (rc == INFER_OK) rc = infer__hf_read_config(&h, err);
+    if (rc == INFER_OK) rc = infer__hf_open_shards(&h, err);
+    if (rc == INFER_OK) rc = infer__hf_params(&h, err);
+    if (rc == INFER_OK) rc = infer__hf_rope_freqs(&h, err);
+    if (rc == INFER_OK) rc = infer__hf_tensors(&h, err);
+    if (rc == INFER_OK) {
+        qsort(h.tensors, (size_t)arrlen(h.tensors), sizeof(infer_tensor), infer__hf_cmp_tensor);
+        infer__hf_file_type(&h);
+        if (infer__hf_int(&h, "vocab_size", 1, 1 << 24, &n_vocab, err) < 0) rc = INFER_ERR_FORMAT;
+    }
+    if (rc == INFER_OK && infer__hf_exists(dir, "tokenizer.json")) rc = infer__hf_tokenizer(&h, dir, "tokenizer.json", n_vocab, err);
+    if (rc == INFER_OK) rc = infer__hf_finish(&h, g, err);
+    infer__hf_free(&h);
+    if (rc != INFER_OK) infer_gguf_free(g);
+    return rc;
+}
+
+infer_status infer_hf_vocab(infer_gguf *g, const char *tokenizer_json, infer_error *err) {
+    char dir[4096];
+    const char *slash = strrchr(tokenizer_json, '/');
+    infer__hf h;
+    int64_t n_vocab = 0;
+    if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - tokenizer_json), tokenizer_json);
+    else snprintf(dir, sizeof dir, ".");
+    infer_status rc = infer__hf_begin(&h, g, dir, err);
+    /* with a config.json beside it: the family's name and its vocab_size */
+    if (rc == INFER_OK && infer__hf_exists(dir, "config.json") && infer__hf_read_config(&h, err) == INFER_OK) {
+        infer__hf_put_str(&h, "general.architecture", h.arch_name);
+        if (infer__hf_int(&h, "vocab_size", 1, 1 << 24, &n_vocab, err) < 0) rc = INFER_ERR_FORMAT;
+    }
+    if (rc == INFER_OK) arrput(h.kv, infer_gguf_kv_str("general.name", infer__hf_basename(&h)));
+    if (rc == INFER_OK) rc = infer__hf_tokenizer(&h, dir, slash ? slash + 1 : tokenizer_json, n_vocab, err);
+    if (rc == INFER_OK) rc = infer__hf_finish(&h, g, err);
+    infer__hf_free(&h);
+    if (rc != INFER_OK) infer_gguf_free(g);
+    return rc;
+}
+#else /* INFER_NO_HF: the engine reads GGUF files only */
+static infer_status infer__no_hf(infer_error *err) {
+    return infer__fail(err, INFER_ERR_UNSUPPORTED, "safetensors and Hugging Face folders are not in this build (INFER_NO_HF); convert to GGUF");
+}
+infer_status infer_safetensors_parse(infer_safetensors *st, const void *data, size_t size, infer_error *err) {
+    (void)data; (void)size;
+    memset(st, 0, sizeof *st);
+    return infer__no_hf(err);
+}
+void infer_safetensors_free(infer_safetensors *st) { (void)st; }
+const infer_st_tensor *infer_safetensors_tensor(const infer_safetensors *st, const char *name) { (void)st; (void)name; return NULL; }
+infer_status infer_hf_load(infer_gguf *g, const char *dir, infer_error *err) { (void)g; (void)dir; return infer__no_hf(err); }
+infer_status infer_hf_vocab(infer_gguf *g, const char *tokenizer_json, infer_error *err) { (void)g; (void)tokenizer_json; return infer__no_hf(err); }
+static int infer__hf_maps(const infer_gguf *g, const void *p, size_t n) { (void)g; (void)p; (void)n; return 0; }
+#endif /* INFER_NO_HF */
 
 /* ------------------------------------------------------------------------------------------
  * >>iq-tables -- the grids and the sign table of the i-quants (>>quant-iq), at the end of

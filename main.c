@@ -312,9 +312,10 @@ static int run_chat_render(const options *o, const infer_model *m) {
     infer_error err;
     if (infer_model_chat_render(m, tmpl, tlen, conv, clen, &out, &olen, &err) != INFER_OK) {
         fprintf(stderr, "infer: %s: %s\n", o->chat_render, err.msg);
+        free(conv); free(tmpl);
         return 1;
     }
-    fwrite(out, 1, olen, stdout);
+    if (out) fwrite(out, 1, olen, stdout);
     infer_free(out); free(conv); free(tmpl);
     return 0;
 }

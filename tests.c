@@ -425,6 +425,97 @@ static void test_toc_matches_anchors(void) {
 }
 
 /* ./tests --write-toc: infer.h's TOC made true to the file */
+/* ---- infer.h reads top to bottom: no section calls into a later one ----
+ * Except through the kernel table (a pointer, not a name) or into an appendix through a
+ * function declared before the implementation's first section: the public API, and the
+ * appendices' entry points declared at the top of the implementation. The check: comments and string literals blanked, every
+ * function definition (a line at column 0 naming infer...( whose statement opens a body)
+ * gives its name a section; a name used in an earlier section than its definition's is a
+ * forward call, unless the definition is in an appendix (after >>backends) and a prototype
+ * for it stands before >>util. */
+static void hdr_blank(char *s) {         /* comments and literals to spaces, newlines kept */
+    for (char *p = s; *p;) {
+        if (p[0] == '/' && p[1] == '*') {
+            char *e = strstr(p + 2, "*/");
+            e = e ? e + 2 : p + strlen(p);
+            for (; p < e; p++) if (*p != '\n') *p = ' ';
+        } else if (p[0] == '/' && p[1] == '/') {
+            for (; *p && *p != '\n'; p++) *p = ' ';
+        } else if (*p == '"' || *p == '\'') {
+            const char q = *p++;
+            for (; *p && *p != q && *p != '\n'; p++) { if (*p == '\\' && p[1]) *p++ = ' '; *p = ' '; }
+            if (*p == q) p++;
+        } else p++;
+    }
+}
+static int hdr_ident(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+/* the forward calls in the header text `text` (modified); each one reported when `say` */
+static int hdr_forward_calls(char *text, int say) {
+    char *orig = strdup(text), **L, **B;
+    hdr_blank(text);
+    const int n = toc_lines(orig, &L), nb = toc_lines(text, &B);
+    toc_anchor a[128];
+    const int na = toc_find_anchors(L, n, a, 128);
+    int *sec = malloc(sizeof(int) * (size_t)(nb + 1)), first_impl = -1;
+    for (int i = 0, k = -1; i < nb; i++) {
+        while (k + 1 < na && a[k + 1].line <= i) k++;
+        sec[i] = k;
+        if (first_impl < 0 && k >= 0 && !strcmp(a[k].name, "util")) first_impl = i;
+    }
+    struct { char *key; int value; } *def = NULL, *proto = NULL;   /* name -> section; declared early */
+    for (int i = 0; i < nb; i++) {
+        const char *l = B[i];
+        if (!((l[0] >= 'a' && l[0] <= 'z') || (l[0] >= 'A' && l[0] <= 'Z'))) continue;
+        const char *f = l, *q = NULL;                                 /* the first infer...( */
+        int len = 0;
+        while ((f = strstr(f, "infer")) != NULL) {
+            for (len = 0; hdr_ident(f[len]); len++) {}
+            for (q = f + len; *q == ' '; q++) {}
+            if (*q == '(' && (f == l || !hdr_ident(f[-1]))) break;
+            f += len ? len : 1;
+        }
+        if (!f || memchr(l, '=', (size_t)(f - l))) continue;
+        char c = 0;                                                   /* the statement: ';' or '{' first */
+        for (int j = i; j < nb && j < i + 12 && !c; j++)
+            for (const char *p = j == i ? q : B[j]; *p && !c; p++) if (*p == ';' || *p == '{') c = *p;
+        char name[96];
+        snprintf(name, sizeof name, "%.*s", len < 95 ? len : 95, f);
+        if (c == '{' && shgeti(def, name) < 0) shput(def, name, sec[i]);
+        if (c == ';' && i < first_impl) shput(proto, name, 1);
+    }
+    int bad = 0, engine_end = na;                  /* the engine ends with >>backends, the appendices follow */
+    for (int k = 0; k < na; k++) if (!strcmp(a[k].name, "backends")) engine_end = k;
+    for (int i = first_impl; i >= 0 && i < nb; i++)
+        for (const char *p = B[i]; *p; p++) {
+            if (strncmp(p, "infer", 5) || (p > B[i] && hdr_ident(p[-1]))) continue;
+            int len = 0;
+            while (hdr_ident(p[len])) len++;
+            char name[96];
+            snprintf(name, sizeof name, "%.*s", len < 95 ? len : 95, p);
+            p += len - 1;
+            const ptrdiff_t d = shgeti(def, name);
+            if (d < 0 || def[d].value <= sec[i] || (def[d].value > engine_end && shgeti(proto, name) >= 0)) continue;
+            if (say) printf("    line %d, in >>%s: %s is defined later, in >>%s\n", i + 1, a[sec[i]].name, name, a[def[d].value].name);
+            bad++;
+        }
+    shfree(def);
+    shfree(proto);
+    free(sec); free(L); free(B); free(orig);
+    return bad;
+}
+static void test_header_order(void) {
+    /* the check itself: a made-up file whose second section calls into its third */
+    char fake[] = "int infer_c(void);\n/* ----\n * >>util -- tools\n */\nint infer_a(void) { return infer_c(); }\n"
+                  "/* ----\n * >>two -- more\n */\nint infer_b(void) { return infer_c() + infer_a(); } /* infer_c() */\n"
+                  "/* ----\n * >>three -- last\n */\nint infer_c(void) { return \"infer_b()\"[0]; }\n";
+    CHECK_MSG(hdr_forward_calls(fake, 0) == 2, "the forward-call check misses the calls of a made-up file");
+    char *text = slurp("infer.h", NULL);
+    if (!text) { CHECK_MSG(0, "infer.h not found"); return; }
+    const int bad = hdr_forward_calls(text, 1);
+    CHECK_MSG(bad == 0, "%d call%s in infer.h reach forward into a later section", bad, bad == 1 ? "" : "s");
+    free(text);
+}
+
 static int write_toc(const char *path) {
     size_t size;
     char *text = slurp(path, &size), **L;
@@ -7832,6 +7923,7 @@ static void test_gpu_stories_greedy(void) {
 typedef struct { const char *name; void (*fn)(void); } test_case;
 static const test_case tests[] = {
     { "toc_matches_anchors", test_toc_matches_anchors },
+    { "header_order", test_header_order },
     { "util_fp16_bf16", test_util_fp16_bf16 },
     { "util_deal", test_util_deal },
     { "util_map_huge", test_util_map_huge },
