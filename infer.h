@@ -28,14 +28,14 @@
  *   >>api-kernels       203  the kernel table every backend fills
  *   >>api               325  model, session, tokenizer, sampler, generation
  *   >>util              514  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
- *   >>quant            1923  every weight type: byte layouts, dequantize, quantize, dot (scalar)
+ *   >>quant            1944  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
- *   >>traits            125  the type traits table: one row per weight type
- *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
- *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1539  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>traits            122  the type traits table: one row per weight type
+ *   >>ternary           405  fast ternary dots: TQ1_0, TQ2_0, I2_S
+ *   >>simd              919  vectorized dot products (AVX2, AVX-512, NEON)
+ *   >>tiles            1610  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
- *   >>cpu              1799  the CPU kernel table: thread pool, matmul, attention, every op
+ *   >>cpu              1794  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>arch               72  model families as descriptors
  *   >>load             1067  from GGUF tensors to model weights, with shape checks
  *   >>kv                216  the paged KV cache, the prefix cache, the recurrent state
@@ -2464,6 +2464,27 @@ static void infer__dequant_i2_s(const void *packed, float scale, float *dst, int
     for (int64_t k = 0; k < n; k++) dst[k] = (float)(infer__i2_s_code(p, k) - 1) * scale;
 }
 
+/* the traits' dequantizer: the codes as -1, 0, +1 (the tensor's scale multiplies them, as
+ * every weight's infer_tensor.scale does) */
+static void infer__dequant_i2_s_codes(const void *packed, float *dst, int64_t n) { infer__dequant_i2_s(packed, 1.0f, dst, n); }
+
+/* I2_S codes against Q8_K activations (the scalar reference): sum_k (code_k - 1) y_k over
+ * n = 128 m weights, unscaled (the caller multiplies by the tensor scale). Q8_K block b
+ * covers chunks 2b and 2b+1; with m odd the last block holds one chunk. */
+static float infer__dot_i2_s_q8_k(int64_t n, const void *w, const void *x) {
+    const uint8_t *p = (const uint8_t *)w;
+    const infer_block_q8_k *y = (const infer_block_q8_k *)x;
+    float s = 0;
+    for (int64_t b = 0; INFER_QK_K * b < n; b++) {
+        const int len = n - INFER_QK_K * b < INFER_QK_K ? INFER_QK_I2_S : INFER_QK_K;
+        int sumi = 0;
+        for (int j = 0; j < len; j++) sumi += infer__i2_s_code(p + 64 * b, j) * y[b].qs[j];
+        for (int g = 0; g < len / 16; g++) sumi -= y[b].bsums[g];
+        s += (float)sumi * y[b].d;
+    }
+    return s;
+}
+
 static INFER__MAYBE_UNUSED void infer__quant_i2_s(const float *src, void *dst, int64_t n) {
     uint8_t *p = (uint8_t *)dst;
     double asum = 0, nzsum = 0;
@@ -4033,28 +4054,26 @@ static const infer__type_traits infer__traits[INFER__TYPE_END] = {
     [INFER_TYPE_IQ3_S]   = { "iq3_s",   INFER_QK_K,     sizeof(infer_block_iq3_s),   infer__dequant_iq3_s,   NULL,                infer__dot_iq3_s,   INFER_TYPE_Q8_K },
     [INFER_TYPE_IQ1_S]   = { "iq1_s",   INFER_QK_K,     sizeof(infer_block_iq1_s),   infer__dequant_iq1_s,   NULL,                infer__dot_iq1_s,   INFER_TYPE_Q8_K },
     [INFER_TYPE_IQ1_M]   = { "iq1_m",   INFER_QK_K,     sizeof(infer_block_iq1_m),   infer__dequant_iq1_m,   NULL,                infer__dot_iq1_m,   INFER_TYPE_Q8_K },
+    [INFER_TYPE_I2_S]    = { "i2_s",    INFER_QK_I2_S,  INFER_QK_I2_S / 4,           infer__dequant_i2_s_codes, NULL,             infer__dot_i2_s_q8_k, INFER_TYPE_Q8_K },
     [INFER_TYPE_Q8_1]    = { "q8_1",    INFER_QK8_0,    sizeof(infer_block_q8_1),    NULL,                   infer__quant_q8_1,   NULL,               INFER_TYPE_Q8_1 },
     [INFER_TYPE_Q8_K]    = { "q8_K",    INFER_QK_K,     sizeof(infer_block_q8_k),    NULL,                   infer__quant_q8_k,   NULL,               INFER_TYPE_Q8_K },
 };
 
-/* the traits of type t, NULL for an id without a row (unused ids, I2_S) */
+/* the traits of type t, NULL for an id without a row (unused ids) */
 static const infer__type_traits *infer__type(infer_type t) {
     if ((unsigned)t < INFER__TYPE_END && infer__traits[t].blck) return &infer__traits[t];
     return NULL;
 }
 
 const char *infer_type_name(infer_type t) {
-    if (t == INFER_TYPE_I2_S) return "i2_s";
     const infer__type_traits *tt = infer__type(t);
     return tt ? tt->name : "unknown";
 }
 int infer_type_block(infer_type t) {
-    if (t == INFER_TYPE_I2_S) return 128;
     const infer__type_traits *tt = infer__type(t);
     return tt && tt->dequant ? tt->blck : 0;
 }
 size_t infer_type_row_size(infer_type t, int64_t n) {
-    if (t == INFER_TYPE_I2_S) return (size_t)(n / 4);
     const infer__type_traits *tt = infer__type(t);
     return tt ? (size_t)(n / tt->blck) * (size_t)tt->bytes : 0;
 }
@@ -4064,8 +4083,7 @@ static int infer__same_name(const char *a, const char *b) {   /* ASCII, any case
 }
 
 int infer_type_from_name(const char *name) {
-    if (infer__same_name(name, "i2_s")) return INFER_TYPE_I2_S;
-    for (int t = 0; t < INFER_TYPE_COUNT; t++)
+    for (int t = 0; t <= INFER_TYPE_I2_S; t++)           /* past I2_S: the CPU's private copies */
         if (infer__traits[t].name && infer__same_name(infer__traits[t].name, name)) return t;
     return -1;
 }
@@ -4111,15 +4129,14 @@ infer_status infer_quantize(infer_type t, const float *src, void *dst, int64_t n
  * with zeros to a whole Q8_K block and the last block uses its first half only.
  *
  * Exactness. Each kernel computes the same integer sums as the scalar references
- * (infer__dot_tq1_0, infer__dot_tq2_0 in >>quant, infer__dot_i2_s_q8_k below). NEON then
+ * (infer__dot_tq1_0, infer__dot_tq2_0, infer__dot_i2_s_q8_k in >>quant). NEON then
  * applies the scales exactly as they do (bit-identical); the x86 kernels scale partial sums
  * in vector lanes (see the AVX2 section), a difference of float rounding only.
  *
  * Tiers (chosen at compile time, like >>simd): AVX-512 (F+BW+VL, with VNNI when present),
  * AVX2 (with FMA and F16C), NEON (with the dot-product extension when present), else the
  * scalar references.
- * infer__ternary_dot(t) returns the best one for t, or NULL for other types; for I2_S, which
- * has no traits entry, it always returns a kernel (the scalar reference at worst).
+ * Each kernel is a cell of the CPU's kernel table (infer__cpu_rows, at the end of >>tiles).
  * ---------------------------------------------------------------------------------------- */
 
 #if !defined(INFER_NO_SIMD) && defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
@@ -4172,23 +4189,6 @@ static inline int32x4_t infer__sdot16(int32x4_t acc, int8x16_t a, int8x16_t b) {
 #endif
 }
 #endif
-
-/* I2_S codes against Q8_K activations (the scalar reference): sum_k (code_k - 1) y_k over
- * n = 128 m weights, unscaled (the caller multiplies by the tensor scale). Q8_K block b
- * covers chunks 2b and 2b+1; with m odd the last block holds one chunk. */
-static float infer__dot_i2_s_q8_k(int64_t n, const void *w, const void *x) {
-    const uint8_t *p = (const uint8_t *)w;
-    const infer_block_q8_k *y = (const infer_block_q8_k *)x;
-    float s = 0;
-    for (int64_t b = 0; INFER_QK_K * b < n; b++) {
-        const int len = n - INFER_QK_K * b < INFER_QK_K ? INFER_QK_I2_S : INFER_QK_K;
-        int sumi = 0;
-        for (int j = 0; j < len; j++) sumi += infer__i2_s_code(p + 64 * b, j) * y[b].qs[j];
-        for (int g = 0; g < len / 16; g++) sumi -= y[b].bsums[g];
-        s += (float)sumi * y[b].d;
-    }
-    return s;
-}
 
 #ifdef INFER__TERN_AVX2
 /* ===================================================================================
@@ -4509,54 +4509,22 @@ static float infer__dot_tq1_0_neon_t(int64_t n, const void *w, const void *x) {
 }
 #endif /* INFER__TERN_NEON */
 
-/* ===================================================================================
- * Dispatch: the tiers compiled into this build, best first, then the scalar references
- * (the tests run every tier against the last one).
- * =================================================================================== */
-typedef struct { const char *name; infer__dot_fn tq1_0, tq2_0, i2_s; } infer__tern_tier;
-static const infer__tern_tier infer__tern_tiers[] = {
-#ifdef INFER__TERN_AVX512
-    { "avx512", infer__dot_tq1_0_avx512_t, infer__dot_tq2_0_avx512_t, infer__dot_i2_s_avx512 },
-#endif
-#ifdef INFER__TERN_AVX2
-    { "avx2", infer__dot_tq1_0_avx2_t, infer__dot_tq2_0_avx2_t, infer__dot_i2_s_avx2 },
-#endif
-#ifdef INFER__TERN_NEON
-    { "neon", infer__dot_tq1_0_neon_t, infer__dot_tq2_0_neon_t, infer__dot_i2_s_neon },
-#endif
-    { "scalar", infer__dot_tq1_0, infer__dot_tq2_0, infer__dot_i2_s_q8_k },
-};
-#define INFER__TERN_N_TIERS ((int)(sizeof infer__tern_tiers / sizeof infer__tern_tiers[0]))
-
-/* the fast dot for a ternary type (I2_S: unscaled, against Q8_K), NULL for other types and
- * for TQ1_0/TQ2_0 when only the scalar tier exists (the traits table has those) */
-static infer__dot_fn infer__ternary_dot(infer_type t) {
-    const infer__tern_tier *best = &infer__tern_tiers[0];
-    const int simd = INFER__TERN_N_TIERS > 1;
-    switch (t) {
-    case INFER_TYPE_TQ1_0: return simd ? best->tq1_0 : NULL;
-    case INFER_TYPE_TQ2_0: return simd ? best->tq2_0 : NULL;
-    case INFER_TYPE_I2_S:  return best->i2_s;
-    default:               return NULL;
-    }
-}
-/* The dot product the matmul uses: a SIMD version where one exists for this CPU, else the
- * scalar reference from the traits table (tests compare the two). */
 #if !defined(INFER_NO_SIMD)
 /* ------------------------------------------------------------------------------------------
  * >>simd -- vectorized dot products for the CPU matmul.
  *
- * What: for a weight type t, infer__simd_dot(t) returns a SIMD version of the scalar
- * reference infer__traits[t].dot -- same weight row, same activation format (dot_type),
- * same sum -- or NULL when this build has none, and the matmul then uses the scalar one
- * (infer__type_dot). Only the order of float additions may differ, see below.
+ * What: SIMD versions of the scalar references infer__traits[t].dot -- same weight row,
+ * same activation format (dot_type), same sum. Each is one cell of the CPU's kernel table
+ * (infer__cpu_rows, at the end of >>tiles); a type with none at any tier of this build
+ * uses its scalar one. Only the order of float additions may differ, see below.
  *
  * Which code exists is decided by the compiler's target flags (-march=native, -mavx2, ...)
  * at build time, never at run time, so a binary runs only on CPUs that have what it was
  * built for. Tiers, best first; a type missing from a tier falls through to the next:
- *   avx512   AVX-512 F+BW+VL: 512-bit kernels for the types where they measured faster than
- *            the AVX2 ones (the list in infer__simd_dot_avx512, and why, at that tier)
- *   avx2     AVX2 + FMA + F16C: 256-bit kernels for all 19 types in infer__simd_dot_avx2
+ *   avx512   AVX-512 F+BW+VL: 512-bit kernels for the types where they are faster than
+ *            the AVX2 ones (why only those: at that tier)
+ *   avx2     AVX2 + FMA + F16C: 256-bit kernels for the float types, the 32-blocks and the
+ *            K-quants (the ternary types have theirs in >>ternary)
  *   neon     AArch64 NEON (+ the dot-product extension when present): the float types,
  *            Q8_0, Q4_0, Q4_K and Q6_K, written plainly
  * VNNI (AVX512-VNNI or AVX-VNNI) is used inside the x86 tiers when present. Not used on
@@ -5077,99 +5045,6 @@ static float infer__dot_iq4_xs_avx2(int64_t n, const void *w, const void *x) {
     return sum;
 }
 
-/* sum of the 16 bsums of a Q8_K block = sum of its 256 codes. */
-static inline int32_t infer__bsums_total256(const int16_t *bsums) {
-    return infer__hsum_epi32_256(_mm256_madd_epi16(infer__load256(bsums), _mm256_set1_epi16(1)));
-}
-
-/* TQ2_0: 2-bit codes 0..2 laid out like Q2_K's; sum((c - 1) y) = sum(c y) - sum(y). */
-static float infer__dot_tq2_0_avx2(int64_t n, const void *w, const void *x) {
-    const infer_block_tq2_0 *b = (const infer_block_tq2_0 *)w;
-    const infer_block_q8_k *a = (const infer_block_q8_k *)x;
-    const __m256i m3 = _mm256_set1_epi8(3);
-    float s = 0;
-    for (int64_t i = 0; i < n / INFER_QK_K; i++) {
-        __m256i acc = _mm256_setzero_si256();
-        for (int h = 0; h < 2; h++) {
-            __m256i q = infer__load256(b[i].qs + 32 * h);
-            for (int k = 0; k < 4; k++, q = _mm256_srli_epi16(q, 2))
-                acc = infer__dpbusd256(acc, _mm256_and_si256(q, m3), infer__load256(a[i].qs + 128 * h + 32 * k));
-        }
-        const int sumi = infer__hsum_epi32_256(acc) - infer__bsums_total256(a[i].bsums);
-        s += (float)sumi * (infer__h2f(b[i].d) * a[i].d);
-    }
-    return s;
-}
-
-/* TQ1_0 trits. Digit k of a byte is the top trit of the byte times 3^k modulo 256:
- *   u8(byte * 3^k): bytes multiplied as 16-bit lanes, even and odd bytes separately so no
- *                   carry crosses into the neighbour (mul_u8 below);
- *   top trit t = (3q) >> 8 = (q >= 86) + (q >= 171): two unsigned compares (max == q).
- * Per block, 8 vectors of 32 trits in element order:
- *   qs[0..31] times 3^0..3^4                    -> elements   0..159
- *   qs[32..47] times (1 | 3) and (9 | 27)        -> elements 160..223 (one digit per half)
- *   qs[32..47] times 81 | qh[0..3] x4 times 1,3,9,27 -> elements 224..239 | 240..255 */
-static inline __m256i infer__mul_u8_256(__m256i v, __m256i m) {
-    const __m256i lo = _mm256_mullo_epi16(v, _mm256_and_si256(m, _mm256_set1_epi16(0x00FF)));
-    const __m256i hi = _mm256_mullo_epi16(_mm256_and_si256(v, _mm256_set1_epi16((short)0xFF00)), _mm256_srli_epi16(m, 8));
-    return _mm256_or_si256(_mm256_and_si256(lo, _mm256_set1_epi16(0x00FF)), hi);
-}
-static inline __m256i infer__top_trit256(__m256i q) {
-    const __m256i ge1 = _mm256_cmpeq_epi8(_mm256_max_epu8(q, _mm256_set1_epi8(86)), q);
-    const __m256i ge2 = _mm256_cmpeq_epi8(_mm256_max_epu8(q, _mm256_set1_epi8((char)171)), q);
-    return _mm256_sub_epi8(_mm256_sub_epi8(_mm256_setzero_si256(), ge1), ge2);
-}
-
-static float infer__dot_tq1_0_avx2(int64_t n, const void *w, const void *x) {
-    const infer_block_tq1_0 *b = (const infer_block_tq1_0 *)w;
-    const infer_block_q8_k *a = (const infer_block_q8_k *)x;
-    const __m256i pow3[5] = { _mm256_set1_epi8(1), _mm256_set1_epi8(3), _mm256_set1_epi8(9), _mm256_set1_epi8(27), _mm256_set1_epi8(81) };
-    const __m256i p01 = _mm256_set_m128i(_mm_set1_epi8(3), _mm_set1_epi8(1));
-    const __m256i p23 = _mm256_set_m128i(_mm_set1_epi8(27), _mm_set1_epi8(9));
-    const __m256i ptail = _mm256_set_m128i(_mm_setr_epi8(1, 1, 1, 1, 3, 3, 3, 3, 9, 9, 9, 9, 27, 27, 27, 27), _mm_set1_epi8(81));
-    float s = 0;
-    for (int64_t i = 0; i < n / INFER_QK_K; i++) {
-        const __m256i q0 = infer__load256(b[i].qs);
-        const __m256i q1 = _mm256_broadcastsi128_si256(infer__load128(b[i].qs + 32));
-        uint32_t qh; memcpy(&qh, b[i].qh, 4);
-        const __m256i qt = _mm256_set_m128i(_mm_set1_epi32((int)qh), infer__load128(b[i].qs + 32));
-        __m256i v[8];
-        for (int k = 0; k < 5; k++) v[k] = infer__mul_u8_256(q0, pow3[k]);
-        v[5] = infer__mul_u8_256(q1, p01);
-        v[6] = infer__mul_u8_256(q1, p23);
-        v[7] = infer__mul_u8_256(qt, ptail);
-        __m256i acc = _mm256_setzero_si256();
-        for (int k = 0; k < 8; k++) acc = infer__dpbusd256(acc, infer__top_trit256(v[k]), infer__load256(a[i].qs + 32 * k));
-        const int sumi = infer__hsum_epi32_256(acc) - infer__bsums_total256(a[i].bsums);
-        s += (float)sumi * (infer__h2f(b[i].d) * a[i].d);
-    }
-    return s;
-}
-
-static infer__dot_fn infer__simd_dot_avx2(infer_type t) {
-    switch (t) {
-    case INFER_TYPE_F32:    return infer__dot_f32_avx2;
-    case INFER_TYPE_F16:    return infer__dot_f16_avx2;
-    case INFER_TYPE_BF16:   return infer__dot_bf16_avx2;
-    case INFER_TYPE_Q8_0:   return infer__dot_q8_0_avx2;
-    case INFER_TYPE_Q4_0:   return infer__dot_q4_0_avx2;
-    case INFER_TYPE_Q4_1:   return infer__dot_q4_1_avx2;
-    case INFER_TYPE_Q5_0:   return infer__dot_q5_0_avx2;
-    case INFER_TYPE_Q5_1:   return infer__dot_q5_1_avx2;
-    case INFER_TYPE_IQ4_NL: return infer__dot_iq4_nl_avx2;
-    case INFER_TYPE_MXFP4:  return infer__dot_mxfp4_avx2;
-    case INFER_TYPE_NVFP4:  return infer__dot_nvfp4_avx2;
-    case INFER_TYPE_Q2_K:   return infer__dot_q2_k_avx2;
-    case INFER_TYPE_Q3_K:   return infer__dot_q3_k_avx2;
-    case INFER_TYPE_Q4_K:   return infer__dot_q4_k_avx2;
-    case INFER_TYPE_Q5_K:   return infer__dot_q5_k_avx2;
-    case INFER_TYPE_Q6_K:   return infer__dot_q6_k_avx2;
-    case INFER_TYPE_IQ4_XS: return infer__dot_iq4_xs_avx2;
-    case INFER_TYPE_TQ1_0:  return infer__dot_tq1_0_avx2;
-    case INFER_TYPE_TQ2_0:  return infer__dot_tq2_0_avx2;
-    default:                return NULL;
-    }
-}
 #endif /* INFER__SIMD_AVX2 */
 
 #ifdef INFER__SIMD_AVX512
@@ -5423,63 +5298,6 @@ static float infer__dot_q3_k_avx512(int64_t n, const void *w, const void *x) {
     return sum;
 }
 
-/* TQ1_0: the AVX2 digit extraction on 64 bytes at a time; the top trit from two unsigned
- * compares into masks: t = [q >= 86] + [q >= 171]. */
-static inline __m512i infer__mul_u8_512(__m512i v, __m512i m) {
-    const __m512i lo = _mm512_mullo_epi16(v, _mm512_and_si512(m, _mm512_set1_epi16(0x00FF)));
-    const __m512i hi = _mm512_mullo_epi16(_mm512_and_si512(v, _mm512_set1_epi16((short)0xFF00)), _mm512_srli_epi16(m, 8));
-    return _mm512_mask_blend_epi8(0xAAAAAAAAAAAAAAAAull, lo, hi);
-}
-static inline __m512i infer__top_trit512(__m512i q) {
-    const __m512i one = _mm512_set1_epi8(1);
-    const __m512i t = _mm512_maskz_mov_epi8(_mm512_cmpge_epu8_mask(q, _mm512_set1_epi8(86)), one);
-    return _mm512_mask_add_epi8(t, _mm512_cmpge_epu8_mask(q, _mm512_set1_epi8((char)171)), t, one);
-}
-static float infer__dot_tq1_0_avx512(int64_t n, const void *w, const void *x) {
-    const infer_block_tq1_0 *b = (const infer_block_tq1_0 *)w;
-    const infer_block_q8_k *a = (const infer_block_q8_k *)x;
-    const __m512i p[4] = {   /* multipliers per 128-bit lane of the four vectors below */
-        _mm512_setr_epi32(0x01010101, 0x01010101, 0x01010101, 0x01010101, 0x01010101, 0x01010101, 0x01010101, 0x01010101,
-                          0x03030303, 0x03030303, 0x03030303, 0x03030303, 0x03030303, 0x03030303, 0x03030303, 0x03030303),
-        _mm512_setr_epi32(0x09090909, 0x09090909, 0x09090909, 0x09090909, 0x09090909, 0x09090909, 0x09090909, 0x09090909,
-                          0x1b1b1b1b, 0x1b1b1b1b, 0x1b1b1b1b, 0x1b1b1b1b, 0x1b1b1b1b, 0x1b1b1b1b, 0x1b1b1b1b, 0x1b1b1b1b),
-        _mm512_setr_epi32(0x51515151, 0x51515151, 0x51515151, 0x51515151, 0x51515151, 0x51515151, 0x51515151, 0x51515151,
-                          0x01010101, 0x01010101, 0x01010101, 0x01010101, 0x03030303, 0x03030303, 0x03030303, 0x03030303),
-        _mm512_setr_epi32(0x09090909, 0x09090909, 0x09090909, 0x09090909, 0x1b1b1b1b, 0x1b1b1b1b, 0x1b1b1b1b, 0x1b1b1b1b,
-                          0x51515151, 0x51515151, 0x51515151, 0x51515151, 0x01010101, 0x03030303, 0x09090909, 0x1b1b1b1b),
-    };
-    float s = 0;
-    for (int64_t i = 0; i < n / INFER_QK_K; i++) {
-        /* bytes: [qs0..31 | qs0..31], [same], [qs0..31 | qs32..47 x2], [qs32..47 x2 | qs32..47 | qh x4] */
-        const __m256i q0 = infer__load256(b[i].qs);
-        const __m128i q1 = infer__load128(b[i].qs + 32);
-        uint32_t qh; memcpy(&qh, b[i].qh, 4);
-        const __m256i q11 = _mm256_broadcastsi128_si256(q1);
-        const __m512i v[4] = { infer__cat512(q0, q0), infer__cat512(q0, q0), infer__cat512(q0, q11),
-                               infer__cat512(q11, _mm256_set_m128i(_mm_set1_epi32((int)qh), q1)) };
-        __m512i acc = _mm512_setzero_si512();
-        for (int k = 0; k < 4; k++)
-            acc = infer__dpbusd512(acc, infer__top_trit512(infer__mul_u8_512(v[k], p[k])), infer__load512(a[i].qs + 64 * k));
-        const int sumi = _mm512_reduce_add_epi32(acc) - infer__bsums_total256(a[i].bsums);
-        s += (float)sumi * (infer__h2f(b[i].d) * a[i].d);
-    }
-    return s;
-}
-
-static infer__dot_fn infer__simd_dot_avx512(infer_type t) {
-    switch (t) {
-    case INFER_TYPE_F32:    return infer__dot_f32_avx512;
-    case INFER_TYPE_F16:    return infer__dot_f16_avx512;
-    case INFER_TYPE_BF16:   return infer__dot_bf16_avx512;
-    case INFER_TYPE_Q5_1:   return infer__dot_q5_1_avx512;
-    case INFER_TYPE_NVFP4:  return infer__dot_nvfp4_avx512;
-    case INFER_TYPE_Q2_K:   return infer__dot_q2_k_avx512;
-    case INFER_TYPE_Q3_K:   return infer__dot_q3_k_avx512;
-    case INFER_TYPE_Q6_K:   return infer__dot_q6_k_avx512;
-    case INFER_TYPE_TQ1_0:  return infer__dot_tq1_0_avx512;
-    default:                return NULL;
-    }
-}
 #endif /* INFER__SIMD_AVX512 */
 
 #ifdef INFER__SIMD_NEON
@@ -5607,55 +5425,9 @@ static float infer__dot_q6_k_neon(int64_t n, const void *w, const void *x) {
     return sum;
 }
 
-static infer__dot_fn infer__simd_dot_neon(infer_type t) {
-    switch (t) {
-    case INFER_TYPE_F32:  return infer__dot_f32_neon;
-    case INFER_TYPE_F16:  return infer__dot_f16_neon;
-    case INFER_TYPE_BF16: return infer__dot_bf16_neon;
-    case INFER_TYPE_Q8_0: return infer__dot_q8_0_neon;
-    case INFER_TYPE_Q4_0: return infer__dot_q4_0_neon;
-    case INFER_TYPE_Q4_K: return infer__dot_q4_k_neon;
-    case INFER_TYPE_Q6_K: return infer__dot_q6_k_neon;
-    default:              return NULL;
-    }
-}
 #endif /* INFER__SIMD_NEON */
+#endif /* !INFER_NO_SIMD */
 
-/* ===================================================================================
- * Dispatch. Each tier is a lookup by type; infer__simd_tiers lists the tiers compiled
- * into this build, best first (the tests check every tier against the scalar dots).
- * =================================================================================== */
-#define INFER__HAVE_SIMD_TIERS 1
-typedef infer__dot_fn (*infer__simd_tier_fn)(infer_type t);
-typedef struct { const char *name; infer__simd_tier_fn lookup; } infer__simd_tier;
-static const infer__simd_tier infer__simd_tiers[] = {
-#ifdef INFER__SIMD_AVX512
-    { "avx512", infer__simd_dot_avx512 },
-#endif
-#ifdef INFER__SIMD_AVX2
-    { "avx2", infer__simd_dot_avx2 },
-#endif
-#ifdef INFER__SIMD_NEON
-    { "neon", infer__simd_dot_neon },
-#endif
-    { NULL, NULL }
-};
-
-static infer__dot_fn infer__simd_dot(infer_type t) {
-    for (const infer__simd_tier *k = infer__simd_tiers; k->name; k++) {
-        infer__dot_fn f = k->lookup(t);
-        if (f) return f;
-    }
-    return NULL;
-}
-#else
-static infer__dot_fn infer__simd_dot(infer_type t) { (void)t; return NULL; }
-#endif
-static infer__dot_fn infer__type_dot(infer_type t) {
-    infer__dot_fn f = infer__ternary_dot(t);   /* TQ1_0, TQ2_0 (and I2_S): >>ternary */
-    if (!f) f = infer__simd_dot(t);
-    return f ? f : infer__traits[t].dot;
-}
 
 /* ------------------------------------------------------------------------------------------
  * >>tiles -- matrix-matrix tiles for the CPU matmul.
@@ -7140,60 +6912,131 @@ static inline void infer__tile_run(const infer__tile *t, infer__dot_fn dot, int6
     else infer__tile_ref(dot, K, w, ws, nr, x, xs, nc, out, ldo);
 }
 
-/* The fast tile for a weight type, or {NULL}: use infer__tile_ref with the type's dot. */
-static infer__tile infer__tile_for(infer_type t) {
-    infer__tile k = { NULL, 0, 4, 4, NULL };
-#if defined(INFER__SIMD_AVX512)
-    if (t == INFER_TYPE_F32 || t == INFER_TYPE_F16 || t == INFER_TYPE_BF16) k.rows = 6;
-    if (t == INFER_TYPE_F32) { k.fn = infer__ftile_f32; k.mv = infer__fmv_f32; }
-    if (t == INFER_TYPE_F16) { k.fn = infer__ftile_f16; k.mv = infer__fmv_f16; }
-    if (t == INFER_TYPE_BF16) { k.fn = infer__ftile_bf16; k.mv = infer__fmv_bf16; }
+/* ===================================================================================
+ * The CPU's kernels of each weight type: one row per type, chosen once.
+ * A row holds the fast dot of each SIMD tier (NULL where a tier has none: the next tier
+ * down answers, in the end the scalar reference of infer__traits) and the fast tile with
+ * its decode row kernel (none: infer__tile_ref over the dot). Cells for code this build
+ * does not have are NULL, through the macros below, so the table is the same text on every
+ * CPU. A type without a row (the grid i-quants, Q1_0, Q2_0, ...) runs its scalar dot
+ * through the reference tile. What the loader copies into the tiles' layouts is >>load's
+ * "repack" (its rules name the tiled types below).
+ * =================================================================================== */
+enum { INFER__TIER_AVX512, INFER__TIER_AVX2, INFER__TIER_NEON, INFER__N_TIERS };
+static const char *const infer__tier_names[INFER__N_TIERS] = { "avx512", "avx2", "neon" };
+#if defined(INFER__SIMD_AVX512) && defined(INFER__TERN_AVX512)
+#define INFER__ON_AVX512(f) f
+#else
+#define INFER__ON_AVX512(f) NULL
 #endif
-#if defined(INFER__TILE_X4)
-    if (t == INFER_TYPE_Q4_0) { k.fn = infer__qtile_q4_0; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q4_0; }
-    /* Q8_0: unpacking a group (4 loads, 3 permutes) costs more than its 256-bit dot, which
-     * reads each block with one unaligned load (in decode the dot measured 1.3x faster than
-     * the 1 x 1 tile: 36-37 vs 27-28 GB/s), but only the tile's bits let a token decoded
-     * alone equal the same token among other sequences' (>>kv): decode takes the tile's
-     * row kernel. */
-    if (t == INFER_TYPE_Q8_0) { k.fn = infer__qtile_q8_0; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q8_0; }
-    if (t == INFER__TYPE_Q4_0_X4) { k.fn = infer__qtile_q4_0_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q4_0_x4; }
-    if (t == INFER__TYPE_Q4_0_X8) { k.fn = infer__qtile_q4_0_x8; k.xlay = INFER__XLAY_X8; k.mv = infer__qmv_q4_0_x8; k.rows = 3; }
-    if (t == INFER__TYPE_Q8_0_X4) { k.fn = infer__qtile_q8_0_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q8_0_x4; }
-    if (t == INFER__TYPE_MXFP4_X4) { k.fn = infer__qtile_mxfp4_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_mxfp4_x4; }
-    if (t == INFER_TYPE_Q4_1) { k.fn = infer__qtile_q4_1; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q4_1; }
-    if (t == INFER__TYPE_Q4_1_X4) { k.fn = infer__qtile_q4_1_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q4_1_x4; }
-    if (t == INFER_TYPE_IQ4_NL) { k.fn = infer__qtile_iq4_nl; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_iq4_nl; }
-    if (t == INFER__TYPE_IQ4_NL_X4) { k.fn = infer__qtile_iq4_nl_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_iq4_nl_x4; }
-    if (t == INFER_TYPE_MXFP4) { k.fn = infer__qtile_mxfp4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_mxfp4; }
-    if (t == INFER_TYPE_NVFP4) { k.fn = infer__qtile_nvfp4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_nvfp4; }
+#if defined(INFER__SIMD_AVX2) && defined(INFER__TERN_AVX2)
+#define INFER__ON_AVX2(f) f
+#else
+#define INFER__ON_AVX2(f) NULL
+#endif
+#if defined(INFER__SIMD_NEON) && defined(INFER__TERN_NEON)
+#define INFER__ON_NEON(f) f
+#else
+#define INFER__ON_NEON(f) NULL
+#endif
+#define INFER__NO_TILE { NULL, INFER__XLAY_DOT, 4, 4, NULL }
+#if defined(INFER__SIMD_AVX512)                 /* f32 tiles over float weights */
+#define INFER__F32TILE(fn, mv) { fn, INFER__XLAY_DOT, 6, 4, mv }
+#else
+#define INFER__F32TILE(fn, mv) INFER__NO_TILE
+#endif
+#if defined(INFER__TILE_X4)                     /* int8 tiles over 32-blocks, X4 (X8) activations */
+#define INFER__X4TILE(fn, mv) { fn, INFER__XLAY_X4, 4, 4, mv }
+#define INFER__X8TILE(fn, mv) { fn, INFER__XLAY_X8, 3, 4, mv }
+#else
+#define INFER__X4TILE(fn, mv) INFER__NO_TILE
+#define INFER__X8TILE(fn, mv) INFER__NO_TILE
 #endif
 #if defined(INFER__TILE_X4_Q5)
-    if (t == INFER_TYPE_Q5_1) { k.fn = infer__qtile_q5_1; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q5_1; }
-    if (t == INFER__TYPE_Q5_1_X4) { k.fn = infer__qtile_q5_1_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q5_1_x4; }
-    if (t == INFER_TYPE_Q5_0) { k.fn = infer__qtile_q5_0; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q5_0; }
-    if (t == INFER__TYPE_Q5_0_X4) { k.fn = infer__qtile_q5_0_x4; k.xlay = INFER__XLAY_X4; k.mv = infer__qmv_q5_0_x4; }
+#define INFER__X4TILE_Q5(fn, mv) { fn, INFER__XLAY_X4, 4, 4, mv }
+#else
+#define INFER__X4TILE_Q5(fn, mv) INFER__NO_TILE
 #endif
-#if defined(INFER__TILE_XK)
-    {   /* the super-block types: XK tiles and their decode row kernels */
-        static const struct { infer_type t; infer__tile_fn fn; infer__mv_fn mv; } kq[] = {
-            { INFER_TYPE_Q2_K, infer__kqtile_q2_k, infer__kqmv_q2_k }, { INFER_TYPE_Q3_K, infer__kqtile_q3_k, infer__kqmv_q3_k },
-            { INFER_TYPE_Q4_K, infer__kqtile_q4_k, infer__kqmv_q4_k }, { INFER_TYPE_Q5_K, infer__kqtile_q5_k, infer__kqmv_q5_k },
-            { INFER_TYPE_Q6_K, infer__kqtile_q6_k, infer__kqmv_q6_k }, { INFER_TYPE_IQ4_XS, infer__kqtile_iq4_xs, infer__kqmv_iq4_xs },
-            { INFER__TYPE_Q2_K_XK, infer__kqtile_q2_k_xk, infer__kqmv_q2_k_xk }, { INFER__TYPE_Q3_K_XK, infer__kqtile_q3_k_xk, infer__kqmv_q3_k_xk },
-            { INFER__TYPE_Q4_K_XK, infer__kqtile_q4_k_xk, infer__kqmv_q4_k_xk }, { INFER__TYPE_Q5_K_XK, infer__kqtile_q5_k_xk, infer__kqmv_q5_k_xk },
-            { INFER__TYPE_Q6_K_XK, infer__kqtile_q6_k_xk, infer__kqmv_q6_k_xk }, { INFER__TYPE_IQ4_XS_XK, infer__kqtile_iq4_xs_xk, infer__kqmv_iq4_xs_xk },
-            { INFER_TYPE_TQ2_0, infer__kqtile_tq2_0, infer__kqmv_tq2_0 } };
-        for (size_t i = 0; i < sizeof kq / sizeof kq[0]; i++)
-            if (t == kq[i].t) {
-                k.fn = kq[i].fn; k.mv = kq[i].mv; k.rows = INFER__KQ_ROWS;
-                k.xlay = t == INFER_TYPE_TQ2_0 ? INFER__XLAY_XE : INFER__XLAY_XK;
-            }
+#if defined(INFER__TILE_XK)                     /* int8 tiles over super-blocks, XK (XE) activations */
+#define INFER__XKTILE(fn, mv) { fn, INFER__XLAY_XK, INFER__KQ_ROWS, 4, mv }
+#define INFER__XETILE(fn, mv) { fn, INFER__XLAY_XE, INFER__KQ_ROWS, 4, mv }
+#else
+#define INFER__XKTILE(fn, mv) INFER__NO_TILE
+#define INFER__XETILE(fn, mv) INFER__NO_TILE
+#endif
+typedef struct { infer_type type; infer__dot_fn dot[INFER__N_TIERS]; infer__tile tile; } infer__cpu_row;
+static const infer__cpu_row infer__cpu_rows[] = {
+    /* type                  AVX-512                                  AVX2                                  NEON                                  tile and decode row kernel */
+    { INFER_TYPE_F32,    { INFER__ON_AVX512(infer__dot_f32_avx512),  INFER__ON_AVX2(infer__dot_f32_avx2),   INFER__ON_NEON(infer__dot_f32_neon) },  INFER__F32TILE(infer__ftile_f32, infer__fmv_f32) },
+    { INFER_TYPE_F16,    { INFER__ON_AVX512(infer__dot_f16_avx512),  INFER__ON_AVX2(infer__dot_f16_avx2),   INFER__ON_NEON(infer__dot_f16_neon) },  INFER__F32TILE(infer__ftile_f16, infer__fmv_f16) },
+    { INFER_TYPE_BF16,   { INFER__ON_AVX512(infer__dot_bf16_avx512), INFER__ON_AVX2(infer__dot_bf16_avx2),  INFER__ON_NEON(infer__dot_bf16_neon) }, INFER__F32TILE(infer__ftile_bf16, infer__fmv_bf16) },
+    { INFER_TYPE_Q4_0,   { NULL,                                     INFER__ON_AVX2(infer__dot_q4_0_avx2),  INFER__ON_NEON(infer__dot_q4_0_neon) }, INFER__X4TILE(infer__qtile_q4_0, infer__qmv_q4_0) },
+    { INFER_TYPE_Q4_1,   { NULL,                                     INFER__ON_AVX2(infer__dot_q4_1_avx2),  NULL },                                 INFER__X4TILE(infer__qtile_q4_1, infer__qmv_q4_1) },
+    { INFER_TYPE_Q5_0,   { NULL,                                     INFER__ON_AVX2(infer__dot_q5_0_avx2),  NULL },                                 INFER__X4TILE_Q5(infer__qtile_q5_0, infer__qmv_q5_0) },
+    { INFER_TYPE_Q5_1,   { INFER__ON_AVX512(infer__dot_q5_1_avx512), INFER__ON_AVX2(infer__dot_q5_1_avx2),  NULL },                                 INFER__X4TILE_Q5(infer__qtile_q5_1, infer__qmv_q5_1) },
+    /* Q8_0: in decode its 256-bit dot is faster than the 1 x 1 tile, but only the tile's bits
+     * let a token decoded alone equal the same token among other sequences' (>>kv), so
+     * decode takes the tile's row kernel */
+    { INFER_TYPE_Q8_0,   { NULL,                                     INFER__ON_AVX2(infer__dot_q8_0_avx2),  INFER__ON_NEON(infer__dot_q8_0_neon) }, INFER__X4TILE(infer__qtile_q8_0, infer__qmv_q8_0) },
+    { INFER_TYPE_IQ4_NL, { NULL,                                     INFER__ON_AVX2(infer__dot_iq4_nl_avx2), NULL },                                INFER__X4TILE(infer__qtile_iq4_nl, infer__qmv_iq4_nl) },
+    { INFER_TYPE_MXFP4,  { NULL,                                     INFER__ON_AVX2(infer__dot_mxfp4_avx2), NULL },                                 INFER__X4TILE(infer__qtile_mxfp4, infer__qmv_mxfp4) },
+    { INFER_TYPE_NVFP4,  { INFER__ON_AVX512(infer__dot_nvfp4_avx512), INFER__ON_AVX2(infer__dot_nvfp4_avx2), NULL },                                INFER__X4TILE(infer__qtile_nvfp4, infer__qmv_nvfp4) },
+    { INFER_TYPE_Q2_K,   { INFER__ON_AVX512(infer__dot_q2_k_avx512), INFER__ON_AVX2(infer__dot_q2_k_avx2),  NULL },                                 INFER__XKTILE(infer__kqtile_q2_k, infer__kqmv_q2_k) },
+    { INFER_TYPE_Q3_K,   { INFER__ON_AVX512(infer__dot_q3_k_avx512), INFER__ON_AVX2(infer__dot_q3_k_avx2),  NULL },                                 INFER__XKTILE(infer__kqtile_q3_k, infer__kqmv_q3_k) },
+    { INFER_TYPE_Q4_K,   { NULL,                                     INFER__ON_AVX2(infer__dot_q4_k_avx2),  INFER__ON_NEON(infer__dot_q4_k_neon) }, INFER__XKTILE(infer__kqtile_q4_k, infer__kqmv_q4_k) },
+    { INFER_TYPE_Q5_K,   { NULL,                                     INFER__ON_AVX2(infer__dot_q5_k_avx2),  NULL },                                 INFER__XKTILE(infer__kqtile_q5_k, infer__kqmv_q5_k) },
+    { INFER_TYPE_Q6_K,   { INFER__ON_AVX512(infer__dot_q6_k_avx512), INFER__ON_AVX2(infer__dot_q6_k_avx2),  INFER__ON_NEON(infer__dot_q6_k_neon) }, INFER__XKTILE(infer__kqtile_q6_k, infer__kqmv_q6_k) },
+    { INFER_TYPE_IQ4_XS, { NULL,                                     INFER__ON_AVX2(infer__dot_iq4_xs_avx2), NULL },                                INFER__XKTILE(infer__kqtile_iq4_xs, infer__kqmv_iq4_xs) },
+    { INFER_TYPE_TQ1_0,  { INFER__ON_AVX512(infer__dot_tq1_0_avx512_t), INFER__ON_AVX2(infer__dot_tq1_0_avx2_t), INFER__ON_NEON(infer__dot_tq1_0_neon_t) }, INFER__NO_TILE },
+    { INFER_TYPE_TQ2_0,  { INFER__ON_AVX512(infer__dot_tq2_0_avx512_t), INFER__ON_AVX2(infer__dot_tq2_0_avx2_t), INFER__ON_NEON(infer__dot_tq2_0_neon_t) }, INFER__XETILE(infer__kqtile_tq2_0, infer__kqmv_tq2_0) },
+    { INFER_TYPE_I2_S,   { INFER__ON_AVX512(infer__dot_i2_s_avx512),  INFER__ON_AVX2(infer__dot_i2_s_avx2),   INFER__ON_NEON(infer__dot_i2_s_neon) },  INFER__NO_TILE },
+    /* the CPU's repacked copies (>>load, "repack"): their tiles only */
+    { INFER__TYPE_Q4_0_X4,   { NULL, NULL, NULL }, INFER__X4TILE(infer__qtile_q4_0_x4, infer__qmv_q4_0_x4) },
+    { INFER__TYPE_Q4_0_X8,   { NULL, NULL, NULL }, INFER__X8TILE(infer__qtile_q4_0_x8, infer__qmv_q4_0_x8) },
+    { INFER__TYPE_Q8_0_X4,   { NULL, NULL, NULL }, INFER__X4TILE(infer__qtile_q8_0_x4, infer__qmv_q8_0_x4) },
+    { INFER__TYPE_MXFP4_X4,  { NULL, NULL, NULL }, INFER__X4TILE(infer__qtile_mxfp4_x4, infer__qmv_mxfp4_x4) },
+    { INFER__TYPE_Q4_1_X4,   { NULL, NULL, NULL }, INFER__X4TILE(infer__qtile_q4_1_x4, infer__qmv_q4_1_x4) },
+    { INFER__TYPE_IQ4_NL_X4, { NULL, NULL, NULL }, INFER__X4TILE(infer__qtile_iq4_nl_x4, infer__qmv_iq4_nl_x4) },
+    { INFER__TYPE_Q5_0_X4,   { NULL, NULL, NULL }, INFER__X4TILE_Q5(infer__qtile_q5_0_x4, infer__qmv_q5_0_x4) },
+    { INFER__TYPE_Q5_1_X4,   { NULL, NULL, NULL }, INFER__X4TILE_Q5(infer__qtile_q5_1_x4, infer__qmv_q5_1_x4) },
+    { INFER__TYPE_Q2_K_XK,   { NULL, NULL, NULL }, INFER__XKTILE(infer__kqtile_q2_k_xk, infer__kqmv_q2_k_xk) },
+    { INFER__TYPE_Q3_K_XK,   { NULL, NULL, NULL }, INFER__XKTILE(infer__kqtile_q3_k_xk, infer__kqmv_q3_k_xk) },
+    { INFER__TYPE_Q4_K_XK,   { NULL, NULL, NULL }, INFER__XKTILE(infer__kqtile_q4_k_xk, infer__kqmv_q4_k_xk) },
+    { INFER__TYPE_Q5_K_XK,   { NULL, NULL, NULL }, INFER__XKTILE(infer__kqtile_q5_k_xk, infer__kqmv_q5_k_xk) },
+    { INFER__TYPE_Q6_K_XK,   { NULL, NULL, NULL }, INFER__XKTILE(infer__kqtile_q6_k_xk, infer__kqmv_q6_k_xk) },
+    { INFER__TYPE_IQ4_XS_XK, { NULL, NULL, NULL }, INFER__XKTILE(infer__kqtile_iq4_xs_xk, infer__kqmv_iq4_xs_xk) },
+};
+#define INFER__N_CPU_ROWS ((int)(sizeof infer__cpu_rows / sizeof infer__cpu_rows[0]))
+
+/* A type's kernels as the matmul uses them: the best dot this build has, the activations'
+ * format that dot reads, the tile. Resolved for every type at the first call. */
+typedef struct { infer__dot_fn dot; const char *tier; infer_type dot_type; infer__tile tile; } infer__cpu_type_kernels;
+static infer__cpu_type_kernels infer__cpu_resolved[INFER__TYPE_END];
+static pthread_once_t infer__cpu_resolve_once = PTHREAD_ONCE_INIT;
+static void infer__cpu_resolve(void) {
+    const infer__tile none = INFER__NO_TILE;
+    for (int t = 0; t < INFER__TYPE_END; t++) {
+        const infer__type_traits *tt = infer__type((infer_type)t);
+        infer__cpu_type_kernels *k = &infer__cpu_resolved[t];
+        k->dot = tt ? tt->dot : NULL;
+        k->tier = "scalar";
+        k->dot_type = tt ? tt->dot_type : INFER_TYPE_F32;
+        k->tile = none;
     }
-#endif
-    (void)t;
-    return k;
+    for (int i = 0; i < INFER__N_CPU_ROWS; i++) {
+        const infer__cpu_row *r = &infer__cpu_rows[i];
+        infer__cpu_type_kernels *k = &infer__cpu_resolved[r->type];
+        k->tile = r->tile;
+        for (int tier = INFER__N_TIERS - 1; tier >= 0; tier--)
+            if (r->dot[tier]) { k->dot = r->dot[tier]; k->tier = infer__tier_names[tier]; }
+    }
 }
+static const infer__cpu_type_kernels *infer__cpu_kernel(infer_type t) {
+    pthread_once(&infer__cpu_resolve_once, infer__cpu_resolve);
+    return &infer__cpu_resolved[(unsigned)t < INFER__TYPE_END ? t : INFER_TYPE_F32];
+}
+/* the fast tile for a weight type, or {NULL}: use infer__tile_ref with the type's dot */
+static infer__tile infer__tile_for(infer_type t) { return infer__cpu_kernel(t)->tile; }
 
 
 /* ------------------------------------------------------------------------------------------
@@ -7757,7 +7600,6 @@ static int infer__cpu_supports_type(infer_type t) { return infer_type_block(t) !
 static void infer__dequant_row(const infer_tensor *w, int64_t r, float *dst) {
     const int64_t K = w->ne[0];
     const uint8_t *row = (const uint8_t *)w->data + (size_t)r * infer_type_row_size(w->type, K);
-    if (w->type == INFER_TYPE_I2_S) { infer__dequant_i2_s(row, w->scale, dst, K); return; }
     infer__type(w->type)->dequant(row, dst, K);
     if (w->scale != 1.0f) for (int64_t k = 0; k < K; k++) dst[k] *= w->scale;
 }
@@ -7806,14 +7648,10 @@ static float infer__dot_f32_plain(const float *a, const float *b, int64_t n) {
     return s;
 }
 
-/* The dot product of the fast path for a weight type: the traits' (or its SIMD version);
- * I2_S, outside the traits table, dots its codes against Q8_K (>>ternary). */
-static infer__dot_fn infer__matmul_dot(infer_type t) {
-    return t == INFER_TYPE_I2_S ? infer__ternary_dot(t) : infer__type_dot(t);
-}
-static infer_type infer__matmul_dot_type(infer_type t) {
-    return t == INFER_TYPE_I2_S ? INFER_TYPE_Q8_K : infer__type(t)->dot_type;
-}
+/* The dot product of the fast path for a weight type, and the activations' format it reads
+ * (the CPU's kernel table, >>tiles) */
+static infer__dot_fn infer__matmul_dot(infer_type t) { return infer__cpu_kernel(t)->dot; }
+static infer_type infer__matmul_dot_type(infer_type t) { return infer__cpu_kernel(t)->dot_type; }
 
 /* Quantizing the activations of a matmul is spread over the threads: rows x chunks of 512
  * values (whole X4 groups, whole blocks of every dot type), so a single decode row is

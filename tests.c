@@ -828,7 +828,7 @@ static void test_quant_i2_s(void) {
     double ref = 0;
     for (int64_t i = 0; i < n; i++) ref += (double)back[i] / scale * xq[i / INFER_QK_K].d * xq[i / INFER_QK_K].qs[i % INFER_QK_K];
     CHECK_NEAR(infer__dot_i2_s_q8_k(n, q, xq), ref, 1e-4);
-    CHECK_NEAR(infer__ternary_dot(INFER_TYPE_I2_S)(n, q, xq), ref, 1e-4);
+    CHECK_NEAR(infer__matmul_dot(INFER_TYPE_I2_S)(n, q, xq), ref, 1e-4);
     /* non-ternary input: absmean codes, scale = mean |w| over the non-zero codes */
     for (int64_t i = 0; i < n; i++) w[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
     infer__quant_i2_s(w, q, n);
@@ -859,6 +859,18 @@ static double bn_term_mag(const float *wd, const infer_block_q8_k *xq, int64_t n
     return m;
 }
 
+/* the CPU kernel table's row of a type (NULL: none), and the dot the dispatch should pick:
+ * the first tier with a cell, else the scalar reference */
+static const infer__cpu_row *cpu_row(infer_type t) {
+    for (int i = 0; i < INFER__N_CPU_ROWS; i++) if (infer__cpu_rows[i].type == t) return &infer__cpu_rows[i];
+    return NULL;
+}
+static infer__dot_fn cpu_best_dot(infer_type t) {
+    const infer__cpu_row *r = cpu_row(t);
+    for (int tier = 0; r && tier < INFER__N_TIERS; tier++) if (r->dot[tier]) return r->dot[tier];
+    return infer__type(t) ? infer__type(t)->dot : NULL;
+}
+
 static void test_ternary_tiers_vs_scalar(void) {
     infer__rng r;
     infer__rng_seed(&r, 2024);
@@ -867,19 +879,20 @@ static void test_ternary_tiers_vs_scalar(void) {
     uint8_t *w = malloc((size_t)maxn);
     infer_block_q8_k *xq = malloc(sizeof(infer_block_q8_k) * (maxn / 256 + 1));
     static const int tq_blocks[] = { 1, 2, 3, 5, 7, 10, 11, 27 }, i2_chunks[] = { 1, 2, 3, 5, 7, 20, 21, 54, 55 };
-    const infer__tern_tier *ref = &infer__tern_tiers[INFER__TERN_N_TIERS - 1];
-    for (int ti = 0; ti + 1 < INFER__TERN_N_TIERS; ti++) {
-        const infer__tern_tier *k = &infer__tern_tiers[ti];
-        const int exact = !strcmp(k->name, "neon");
+    static const infer_type tern[3] = { INFER_TYPE_TQ1_0, INFER_TYPE_TQ2_0, INFER_TYPE_I2_S };
+    int ntiers = 0;
+    for (int ti = 0; ti < INFER__N_TIERS; ti++) {
+        const char *tier = infer__tier_names[ti];
+        const int exact = !strcmp(tier, "neon");
         double worst = 0;
         int checks = 0;
         for (int type = 0; type < 3; type++) {
+            infer__dot_fn f = cpu_row(tern[type]) ? cpu_row(tern[type])->dot[ti] : NULL, fr = infer__type(tern[type])->dot;
+            if (!f) continue;
             const int ns = type < 2 ? 8 : 9;
             for (int si = 0; si < ns; si++) {
                 const int64_t n = type < 2 ? 256 * tq_blocks[si] : 128 * i2_chunks[si];
                 for (int mode = 0; mode < 3; mode++) {
-                    infer__dot_fn f = type == 0 ? k->tq1_0 : type == 1 ? k->tq2_0 : k->i2_s;
-                    infer__dot_fn fr = type == 0 ? ref->tq1_0 : type == 1 ? ref->tq2_0 : ref->i2_s;
                     const size_t bytes = type == 0 ? infer_type_row_size(INFER_TYPE_TQ1_0, n) : type == 1 ? infer_type_row_size(INFER_TYPE_TQ2_0, n) : (size_t)n / 4;
                     for (size_t i = 0; i < bytes; i++) w[i] = (uint8_t)infer__rng_next(&r);
                     if (type < 2) {                                  /* block scales: +-(1e-3..1), 0, tiny */
@@ -902,14 +915,17 @@ static void test_ternary_tiers_vs_scalar(void) {
                     const double mag = bn_term_mag(wd, xq, n), e = fabs((double)got - want);
                     if (mag > 0 && e / mag > worst) worst = e / mag;
                     checks++;
-                    if (exact) CHECK_MSG(got == want, "%s type %d n=%lld mode %d: %.9g != %.9g", k->name, type, (long long)n, mode, got, want);
-                    else CHECK_MSG(e <= 1e-6 * mag + 1e-30, "%s type %d n=%lld mode %d: %.9g vs %.9g (M %.4g)", k->name, type, (long long)n, mode, got, want, mag);
+                    if (exact) CHECK_MSG(got == want, "%s type %d n=%lld mode %d: %.9g != %.9g", tier, type, (long long)n, mode, got, want);
+                    else CHECK_MSG(e <= 1e-6 * mag + 1e-30, "%s type %d n=%lld mode %d: %.9g vs %.9g (M %.4g)", tier, type, (long long)n, mode, got, want, mag);
                 }
             }
         }
-        printf("    %s: %d rows, largest |fast - ref| / M = %.2g\n", k->name, checks, worst);
+        if (!checks) continue;
+        ntiers++;
+        printf("    %s: %d rows, largest |fast - ref| / M = %.2g\n", tier, checks, worst);
+        CHECK_MSG(checks == (8 + 8 + 9) * 3, "%s: %d rows checked, not the 3 ternary types' 75", tier, checks);
     }
-    if (INFER__TERN_N_TIERS == 1) printf("    no SIMD tier in this build: the scalar references only\n");
+    if (ntiers == 0) printf("    no SIMD tier in this build: the scalar references only\n");
     /* the scalar I2_S reference against dequantize-then-dot (Q8_K values), with an odd chunk count */
     for (int c = 1; c <= 5; c += 2) {
         const int64_t n = 128 * c;
@@ -921,9 +937,10 @@ static void test_ternary_tiers_vs_scalar(void) {
         CHECK_NEAR(infer__dot_i2_s_q8_k(n, w, xq), want, 1e-5 * bn_term_mag(wd, xq, n) + 1e-7);
     }
     /* the dispatch: the best tier for the ternary types */
-    CHECK(infer__ternary_dot(INFER_TYPE_I2_S) == infer__tern_tiers[0].i2_s);
-    CHECK(infer__ternary_dot(INFER_TYPE_Q4_0) == NULL);
-    if (INFER__TERN_N_TIERS > 1) CHECK(infer__type_dot(INFER_TYPE_TQ2_0) == infer__tern_tiers[0].tq2_0 && infer__type_dot(INFER_TYPE_TQ1_0) == infer__tern_tiers[0].tq1_0);
+    for (int type = 0; type < 3; type++) {
+        CHECK(infer__matmul_dot(tern[type]) == cpu_best_dot(tern[type]) && infer__matmul_dot(tern[type]) != NULL);
+        CHECK(infer__matmul_dot_type(tern[type]) == (tern[type] == INFER_TYPE_I2_S ? INFER_TYPE_Q8_K : infer__type(tern[type])->dot_type));
+    }
     free(x); free(wd); free(w); free(xq);
 }
 
@@ -946,7 +963,7 @@ static void test_ternary_tiers_vs_scalar(void) {
  * kernels over 256-element super-blocks (Q2_K..Q6_K, IQ4_XS, TQ1_0, TQ2_0) must agree
  * exactly. */
 
-#ifdef INFER__HAVE_SIMD_TIERS
+#if !defined(INFER_NO_SIMD)
 /* Types whose SIMD kernels return bit-identical results (see >>simd, "Exactness"). */
 static int simd_exact_type(infer_type t) {
     return t == INFER_TYPE_Q2_K || t == INFER_TYPE_Q3_K || t == INFER_TYPE_Q4_K || t == INFER_TYPE_Q5_K ||
@@ -1054,12 +1071,15 @@ static void test_simd_dot_vs_scalar(void) {
     float *tmp = malloc(NMAX * 4), *x = malloc(NMAX * 4), *wd = malloc(NMAX * 4), *xd = malloc(NMAX * 4);
     uint8_t *wq = malloc(NMAX * 4), *xq = malloc(NMAX * 4);
     int ntiers = 0;
-    for (const infer__simd_tier *k = infer__simd_tiers; k->name; k++, ntiers++) {
+    for (int ti = 0; ti < INFER__N_TIERS; ti++) {
+        struct { const char *name; } tier = { infer__tier_names[ti] }, *k = &tier;
         int ntypes = 0, nchecks = 0;
         double worst = 0;
         for (int t = 0; t < INFER_TYPE_COUNT; t++) {
-            const infer__dot_fn f = k->lookup((infer_type)t);
-            if (!f) continue;
+            const infer__cpu_row *row = cpu_row((infer_type)t);
+            const infer__dot_fn f = row ? row->dot[ti] : NULL;
+            /* the ternary types' kernels are checked by ternary_tiers_vs_scalar */
+            if (!f || t == INFER_TYPE_TQ1_0 || t == INFER_TYPE_TQ2_0 || t == INFER_TYPE_I2_S) continue;
             const infer__type_traits *tt = infer__type((infer_type)t);
             CHECK_MSG(tt && tt->dot && tt->dequant && tt->quant, "%s: SIMD dot for type %d without a full traits row", k->name, t);
             if (!tt || !tt->dot || !tt->dequant || !tt->quant) continue;
@@ -1088,18 +1108,18 @@ static void test_simd_dot_vs_scalar(void) {
                 }
             }
         }
+        if (!ntypes) continue;
+        ntiers++;
         printf("    %s: %d types, %d rows, largest |simd - ref| / M = %.2g\n", k->name, ntypes, nchecks, worst);
-        CHECK_MSG(ntypes > 0, "%s: no types", k->name);
     }
     if (ntiers == 0) printf("    no SIMD tier in this build (scalar dots only)\n");
-    /* the dispatch picks the first tier that has the type, else the scalar dot */
-    for (int t = 0; t < INFER_TYPE_COUNT; t++) {
+    /* the dispatch picks the first tier that has the type, else the scalar dot; one row a type */
+    for (int t = 0; t < INFER__TYPE_END; t++) {
         if (!infer__type((infer_type)t)) continue;
-        infer__dot_fn want = infer__traits[t].dot;
-        if (infer__ternary_dot((infer_type)t)) continue;   /* ternary types have their own kernels (>>ternary) */
-        for (const infer__simd_tier *k = infer__simd_tiers; k->name; k++)
-            if (k->lookup((infer_type)t)) { want = k->lookup((infer_type)t); break; }
-        CHECK_MSG(infer__type_dot((infer_type)t) == want, "type %d: dispatch picked the wrong dot", t);
+        CHECK_MSG(infer__matmul_dot((infer_type)t) == cpu_best_dot((infer_type)t), "type %d: dispatch picked the wrong dot", t);
+        int rows = 0;
+        for (int i = 0; i < INFER__N_CPU_ROWS; i++) rows += (int)infer__cpu_rows[i].type == t;
+        CHECK_MSG(rows <= 1, "type %d has %d rows in the CPU kernel table", t, rows);
     }
     free(tmp); free(x); free(wd); free(xd); free(wq); free(xq);
 }
@@ -1226,8 +1246,9 @@ static void test_tiles_vs_dot(void) {
 static void test_simd_dot_vs_scalar(void) {
     for (int t = 0; t < INFER_TYPE_COUNT; t++) {
         if (!infer__type((infer_type)t)) continue;
-        CHECK_MSG(infer__simd_dot((infer_type)t) == NULL, "type %d: SIMD dot in a build without SIMD", t);
-        CHECK_MSG(infer__type_dot((infer_type)t) == infer__traits[t].dot, "type %d: not the scalar dot", t);
+        const infer__cpu_row *row = cpu_row((infer_type)t);
+        for (int ti = 0; row && ti < INFER__N_TIERS; ti++) CHECK_MSG(row->dot[ti] == NULL, "type %d: SIMD dot in a build without SIMD", t);
+        CHECK_MSG(infer__matmul_dot((infer_type)t) == infer__traits[t].dot, "type %d: not the scalar dot", t);
     }
     printf("    SIMD disabled in this build: scalar dots only\n");
 }
