@@ -33,7 +33,7 @@
  *   >>traits            125  the type traits table: one row per weight type
  *   >>ternary           456  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd             1114  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1433  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1432  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1787  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>arch               72  model families as descriptors
@@ -5679,8 +5679,7 @@ static infer__dot_fn infer__type_dot(infer_type t) {
  *   NVFP4          (AVX512-VBMI) and multiplied by vpdpbusd (AVX512-VNNI); Q5_0/Q5_1's
  *                  fifth bits join the codes by a bit shuffle (AVX512-BITALG), IQ4_NL's and
  *                  the FP4 codes go through a 16-entry table first (against one dot per
- *                  output, DeepSeek-V4's experts: MXFP4 prompts 2.2x and decode 1.7x faster,
- *                  NVFP4 2.2x and 1.4x; llama-1b Q4_1: 4.5x and 4.6x, Q5_1: 5.2x and 2.7x)
+ *                  output: faster in prompts and in decode, data/NOTES.md)
  * Every output is computed by the same sequence of operations whatever the tile shape, the
  * position of the tile, or the thread that runs it: results do not depend on the thread
  * count or the batch size. A single token (decode) goes through the type's row kernel
@@ -10282,8 +10281,8 @@ static infer_status infer__repack(infer_model *m, infer_error *err) {
         t->data = mem + off;
         off += (t->nbytes + 63) / 64 * 64;
     }
-    /* on every core: the first touches of fresh memory cost more than the packing (2-core
-     * VM, llama-1b Q4_K_M, 800 MB on one thread: 0.3 s in 4 KiB pages, 0.7-1.9 s in 2 MiB) */
+    /* on every core: the first touches of fresh memory cost more than the packing, more so
+     * in 2 MiB pages on a virtual machine */
     infer__pool *pool = infer__pool_create(infer__n_cores());
     infer__pool_run(pool, infer__repack_part, m);
     infer__pool_free(pool);
