@@ -27,17 +27,17 @@
  *   >>api-tensor         52  tensors, GGUF files, model config
  *   >>api-kernels       203  the kernel table every backend fills
  *   >>api               325  model, session, tokenizer, sampler, generation
- *   >>util              514  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
+ *   >>util              509  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1944  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
  *   >>traits            122  the type traits table: one row per weight type
  *   >>ternary           405  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd              919  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1610  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1504  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
- *   >>cpu              1794  the CPU kernel table: thread pool, matmul, attention, every op
+ *   >>cpu              1782  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>arch               72  model families as descriptors
- *   >>load             1067  from GGUF tensors to model weights, with shape checks
+ *   >>load             1060  from GGUF tensors to model weights, with shape checks
  *   >>kv                216  the paged KV cache, the prefix cache, the recurrent state
  *   >>session           551  a session: backend, activations, caches, sequences
  *   >>deepseek4         204  DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
@@ -1249,18 +1249,14 @@ double infer_time_seconds(void) {
  * Huge pages. A decode step streams every weight once, so its speed is the memory's read
  * speed -- and that depends on the page size. In 4 KiB pages the hardware prefetchers stop
  * at every page boundary and each page costs a TLB entry; in 2 MiB pages one page covers a
- * long run of rows. Measured on the 2-core development VM (a virtual machine, where a TLB
- * miss also walks the host's tables), the Q4_0 decode kernel on 2 threads over 600 MB:
- * 21.3-28.6 GB/s through 4 KiB pages, varying from run to run, and 28.1-29.3 GB/s through
- * 2 MiB pages. Whole decode, the same file either way (llama-1b, 2 threads): Q4_0 29.5 ->
- * 35.9 tok/s at a time when 4 KiB pages were slow; at a time when they were not, +0-5% (Q4_0
- * 29.7-30.8 -> 31.2-32.0, Q8_0, F16, Q4_K_M +0.2-2%). So the huge pages take away the slow
- * case. The kernel (Linux 6.x on a filesystem with large folios, ext4 and xfs among them)
- * keeps a file's cache in huge folios when it reads the file in large pieces, and maps a
- * huge folio with one 2 MiB page table entry when the mapping is 2 MiB-aligned. Whether a
- * file's cache is huge depends on how it got there: a file read from disk through a mapping
- * marked MADV_HUGEPAGE is; a file just written in small pieces (a download, a converter's
- * output) is not.
+ * long run of rows. On a virtual machine, where a TLB miss also walks the host's tables,
+ * decode through 4 KiB pages is slow some of the time, varying from run to run; 2 MiB pages
+ * take that slow case away. The kernel (Linux 6.x on a filesystem with large folios, ext4
+ * and xfs among them) keeps a file's cache in huge folios when it reads the file in large
+ * pieces, and maps a huge folio with one 2 MiB page table entry when the mapping is 2
+ * MiB-aligned. Whether a file's cache is huge depends on how it got there: a file read from
+ * disk through a mapping marked MADV_HUGEPAGE is; a file just written in small pieces (a
+ * download, a converter's output) is not.
  * So for a weight file of INFER__HUGE_MIN bytes or more, that fits in half the available
  * memory:
  *   1. map it at a 2 MiB-aligned address and mark the mapping MADV_HUGEPAGE;
@@ -1272,8 +1268,8 @@ double infer_time_seconds(void) {
  *      and fault it in again, which reads it from disk in huge folios -- once: later loads,
  *      ours or any other program's, find the cache huge. A cache only partly huge is common:
  *      a file read once by a program that did not ask for huge pages, or dropped while parts
- *      were still being written; llama-1b Q4_0 with 78% of its cache in 2 MiB pages decoded 4%
- *      slower than a copy with all of it (2 threads, interleaved: 31.8 vs 33.0 tok/s).
+ *      were still being written; a partly huge cache decodes measurably slower than a
+ *      wholly huge one.
  * Step 3 costs one read of the file from disk (about 1.3 s for 680 MB on the VM), and only
  * when it can pay: the kernel must report FilePmdMapped for the mapping. Any step that the
  * system refuses leaves an ordinary mapping; infer_model_params.no_hugepages skips them all. */
@@ -1526,9 +1522,8 @@ static void infer__pool_free(infer__pool *p) {
  * still finish together when one runs slower. Each thread thus reads memory in one forward
  * stream for nearly the whole job, which its prefetches run ahead along; dealt from one
  * shared counter instead, the two threads' pieces alternate and each thread's stream jumps
- * a piece ahead every time (measured, Q4_0 decode kernel on 2 threads, 400 MB of weights:
- * 28-29 GB/s in pieces of 32 or 128 rows either way when each thread's pieces are
- * consecutive, 18-19 GB/s for 32-row and 24-25 GB/s for 128-row pieces when they alternate).
+ * a piece ahead every time, which runs its prefetches into the other thread's piece and
+ * costs the kernel a large part of its read speed.
  * A thread may take half of what is left of its own run at a time (at least one piece), and
  * one piece at a time from another's: the pieces can then be small, so the threads finish
  * within a small piece of each other, while the owner still works through long stretches
@@ -4206,7 +4201,7 @@ static inline int32x4_t infer__sdot16(int32x4_t acc, int8x16_t a, int8x16_t b) {
  * weight the kernels consume bytes faster than the hardware prefetcher brings them in by
  * itself. Each block asks for the cache line INFER__TERN_PREFETCH bytes ahead; past the end
  * of the row that is the next rows, which the matmul reads next. (One instruction per block,
- * between the arithmetic; measured +40-60% on one thread streaming from memory.)
+ * between the arithmetic; without it one thread streaming from memory falls well behind.)
  * =================================================================================== */
 #define INFER__TERN_PREFETCH 4096
 static inline void infer__tern_prefetch(const void *p) { _mm_prefetch((const char *)p + INFER__TERN_PREFETCH, _MM_HINT_T0); }
@@ -5456,8 +5451,7 @@ static float infer__dot_q6_k_neon(int64_t n, const void *w, const void *x) {
  *   NVFP4          (AVX512-VBMI) and multiplied by vpdpbusd (AVX512-VNNI); Q5_0/Q5_1's
  *                  fifth bits join the codes by a bit shuffle (AVX512-BITALG), IQ4_NL's and
  *                  the FP4 codes go through a 16-entry table first (against one dot per
- *                  output, DeepSeek-V4's experts: MXFP4 prompts 2.2x and decode 1.7x faster,
- *                  NVFP4 2.2x and 1.4x; llama-1b Q4_1: 4.5x and 4.6x, Q5_1: 5.2x and 2.7x)
+ *                  output: faster in prompts and in decode, data/NOTES.md)
  * Every output is computed by the same sequence of operations whatever the tile shape, the
  * position of the tile, or the thread that runs it: results do not depend on the thread
  * count or the batch size. A single token (decode) goes through the type's row kernel
@@ -5495,8 +5489,8 @@ typedef struct infer__tile {
  * +128 (vpdpbusd multiplies unsigned by signed bytes), so a lane's integer sum starts at
  * offset * nls (a shift of nls) and is then exact; nls also gives Q4_1/Q5_1's offset term
  * m d_y sum(c). A last, partial group is padded with zero blocks. Every line a decode streams past is one the next group reads (176 of 176
- * bytes; in a 320-byte layout with the scales and offsets as 16 floats each, a 8192-wide
- * row no longer fit the L1 cache beside the streamed weights: 25 vs 32 GB/s, measured). */
+ * bytes), and an 8192-wide row of activations still fits the L1 cache beside the streamed
+ * weights, which a 320-byte layout with the scales and offsets as 16 floats each did not. */
 #define INFER__X4_GROUP 176
 static size_t infer__x4_row_bytes(int64_t K) { return (size_t)((K + 127) / 128) * INFER__X4_GROUP; }
 
@@ -5792,128 +5786,42 @@ INFER__FTILES(bf16, infer__wvec_bf16, 2)
  * the rows that follow. Each cache line is prefetched once, in the part of the step that
  * reaches its distance (infer__prefetch_to, infer__pf_spread), so prefetches and loads
  * alternate evenly.
- * Both matter to the memory system, more than the number of streams one would think a core
- * needs (measured from memory, 2 threads, 1 GiB of Q4_0 groups in 2 MiB pages, K = 2048,
- * in one program, GB/s):
- *   plain read loops:    one stream, each line's prefetch before its load      34.6-35.4
- *                        8 rows side by side, the same                         30.1-31.2
- *                        one stream, 9 lines' prefetches then their loads      30.0-31.2
- *   the Q4_0 row kernel: 8 rows side by side, 2 prefetches per group, 2 KiB    29.7-30.7
- *                        one row, each line once, 3 KiB ahead                  33.6-34.1
- * (the two kernel rows ran on activations whose scale was near the smallest float, so some
- * products were denormal: compare them with each other, not with the read loops)
- * A row's accumulator is one FMA chain (4 cycles per step: 32 bytes of F16, 72 of Q4_0),
- * which still outruns a core's share of the memory. llama-1b decode on 2 threads, tok/s,
- * interleaved, 8 rows side by side -> one row: Q4_0 40.1-40.8 -> 42.2-42.6 (3 KiB ahead),
- * F16 11.9-12.0 -> 13.8-13.9 (see INFER__MV_AHEAD for the distance), Q8_0 22.0 -> 22.4-22.7
- * (2.5 KiB; 22.0-22.5 at 3 KiB), BitNet TQ2_0 30.0 -> 32.4, Q4_K_M unchanged: 34.7-34.9 -> 34.8-35.0
- * (2.5 KiB; 32.3-32.4 at 1.5 KiB, 34.5-34.6 at 3 KiB, 34.2-34.4 at 3.5 KiB).
- * What is left: each kernel alone over 1 GiB, in one program with `--membw`'s paced loop
- * (37.7-37.8 GB/s there), with the prefetches spread (infer__pf_spread) and weights of
- * realistic scales (random scale bits make denormal products, whose microcode assists slow
- * every kernel by a tenth or more): Q4_0 32.3 GB/s (85%), Q8_0 33.4-33.9 (89%), Q4_K
- * 33.0-33.7 (88%), Q6_K 33.4-33.7 (89%), F16 35.3-35.7 (94%); a whole decode step spends
- * about 8% of its time outside the kernels (perf: attention, the threads waiting at the ends
- * of jobs and while the calling thread runs the small ops). A paced read loop beating a free-running
- * one says the memory system wants requests at an even rate. The kernels' work per byte
- * matters too: F16, with the fewest instructions per byte, decodes closest to the roofline.
- * Tried and not kept: the X4 token terms of every group (nls << shift, dy spread over the
- * lanes) prepared once per call as full vectors, saving 3 instructions per group and row,
- * decoded slower (Q8_0 23.5-24.0 -> 21.2-21.5 tok/s, Q4_0 42.9-45.1 -> 42.0-43.3): they add
- * 128 bytes per group to what each row's step reads from L1. Also measured and not kept
- * (kernel alone, GB/s, in one program): for Q4_0, the high nibbles by one gf2p8affine, the
- * scales by a broadcast load and one conversion and the offset terms prepared, all three:
- * 34.2-34.3, the same as this kernel beside it; 8 groups' scales gathered into one line so
- * that no load splits a line: 32.8-33.4 against 33.7-33.8; a dependent dummy chain of 2-6
- * vpdpbusd per Q6_K block, to pace the loop as --membw's paced loop is paced: 34.0-34.5
- * against 34.0. And in a whole decode, the next matmul's start (256 KiB-1 MiB per thread)
- * asked for during attention, a little per 16 positions: llama-1b Q4_0 and Q4_K_M at
- * context 128-192, tok/s unchanged (38.5-39.8 either way).
- * Where Q4_0's last tenth goes (kernel alone, 1 GiB of Q4_0_X4 groups, K = 2048, 2 threads,
- * best of 2 a round, variants interleaved over 3-6 rounds, `--membw` 37-39 after; all with
- * the row kernel's loads and prefetches): the kernel as it is 28.4-30.3 GB/s; only the two
- * dpbusd per group into one integer sum (no scales, no offsets, no float) 32.6-33.8; plus the float
- * step with the activation scale only 31.4-33.0; the float step (offset, both scales, the
- * mul and the FMA) done once per two groups, as a layout of 8 blocks a group would allow
- * (16 lanes = 8 blocks x 2, each lane 16 codes), 29.9-32.9, +8% on the median. Removing one
- * or two instructions a group (the scales by a broadcast load, the offsets prepared as int32
- * once per call) measured the same as the kernel. For Q8_0 (twice the bytes per float step)
- * the float step once per two groups measured the same (32.8-33.2 GB/s against 32.1-33.5).
- * Hence the X8 layout (>>tiles, "X8": activations of 8 blocks a group, Q4_0 copied as
- * Q4_0_X8) for Q4_0 only: llama-1b Q4_0 on 2 threads, interleaved, decode 39.5-39.8 ->
- * 40.5-40.6 tok/s, prompts 201-213 -> 243-270. A Q8_0_X8 copy was built and measured too:
- * prompts 204-218 -> 259-271, decode 25.1-25.9 -> 24.5-25.0 (also with the 4 dot products
- * in two chains): not kept, decode being what Q8_0 is short of. */
-/* How compute-heavy the row kernels are: each alone on weights held in L2 (512 KiB, K =
- * 2048, one core) streams Q4_0_X8 34.7 GB/s, Q4_K_XK 32.3, Q6_K_XK 37.2, Q8_0_X4 54.2 -- not
- * even twice the ~20 GB/s a core gets from memory, so the work of a block must overlap its
- * lines' arrival almost perfectly. A loop with Q4_K_XK's loads and prefetches (144-byte
- * blocks, the cursor spread over 4 parts) but two vpdpbusd for all its work streams at
- * 40.4-40.6 GB/s from memory, level with --membw's paced loop; the kernels at 35-36, which
- * pointed at the kernels' instructions (but see below). The prefetch bookkeeping is a part
- * of them (without it, in L2: 40.6, 36.0, 42.7, 60.7 GB/s), but the two ways tried to cut it
- * lost more than they saved: each part asking for fixed offsets of its block (no cursor, so
- * some lines twice) streamed from memory at 25-28 GB/s against 34-36 -- a line asked for again
- * while it is on its way costs the memory system; and the cursor moved without branches (each
- * part asks for the next line or, when none is due, for the block just read, which is in L1)
- * decoded slower in the engine (llama-1b, 2 threads, 4 rounds interleaved: Q4_K_M 41.9-42.4 ->
- * 41.1-41.5 tok/s, Q6_K 33.6-33.8 -> 32.2-32.7, Q4_0 the same).
- * But instructions are not the whole story: Q8_0_X4, which runs 2.7x faster than memory in
- * L2, streams from memory no faster than the others (alone, 1 GiB: 33.5-37 GB/s, the paced
- * loop 40-42). What the memory system rewards is how the loop's loads are spaced in time.
- * Measured inside the engine (llama-1b Q8_0 decode, 2 threads, tok/s, several interleaved
- * runs), with the Q8_0 row kernel replaced by loops that read the same bytes and compute
- * nothing useful:
- *   the real kernel                                               24.8-26.8
- *   --membw's paced loop (aligned lines, two dependent dpbusd)    28.0-29.1
- *   the same, one dpbusd + 1..3 adds a line (6-8 cycles)          28.8-30.7
- *   the same, one dpbusd a line (5 cycles)                        26.3-26.4
- *   the same, four independent sums (free-running)                22.9-23.0
- *   Q8_0_X4's group loads and prefetch cursor, one dpbusd chain   25.9-26.5
- *     ... with a chain of four dpbusd a group (9.4 cycles a line)  27.1-28.6
- *     ... and the activations' loads                               26.6-26.8
- *     ... and the float step                                       26.2-26.5
- * (--membw 40.6-40.9 that hour, at its 10-cycle pace: the best of those loops decodes at
- * 92-96% of it.) So the engine around the kernels (jobs, threads, the small ops) costs a few
- * percent of the roofline, and a read loop whose running sum passes through every line it
- * reads, at 6 or more cycles a line, keeps the memory busiest -- where a loop free to run
- * ahead (the kernels' float sums are 4 cycles a group) loses 10-20%: after a late line, a
- * chained loop retires, and so asks for new lines, no faster than its chain, a free one in a
- * burst. F16's row kernel has that shape by nature (one FMA chain, 8 cycles a line) and
- * decodes nearest the roofline. The quantized kernels' sums cannot be chained that way (each
- * group has its own scales), and a false dependency (the next group's integer sum seeded
- * with the last one's AND a zero the compiler cannot see) gained 0-3% and lost 1% for Q4_K_M
- * (12-22 cycles a group; 27 cycles: slower); a true running integer sum carried across the
- * groups (each group's sum the difference, the same bits), 0%, and with each dot product
- * split into two masked halves to lengthen it, -3%; spreading the X4 prefetches over four
- * parts instead of two, +4% alone, nothing in the engine. Nor does a loop shaped like F16's
- * help a quantized type: a Q8_0 row kernel that widens each code to float and FMA-chains it
- * with float activations (the scale applied once a block; two or four chains a group; a
- * stand-in that reads the same bytes, its sums meaningless) decoded llama-1b Q8_0 at
- * 21.5-22.9 tok/s against the real kernel's 24.8-26.2 (2 threads, interleaved; it would also
- * give a decoded row other bits than the same row in a prompt). Also measured and not kept:
- * a second prefetch per line into L1, 1 or 2 KiB ahead of the read, besides the L2 one (Q8_0
- * 24.3-25.1 against 24.8-25.6, Q4_0 43.2-44.0 against 43.1-43.6); each thread pinned to its
- * own core (the same); for TQ2_0, its 64 code bytes unpacked from one load by four
- * shift-and-masks instead of two 32-byte loads widened (an order the activations would
- * follow): fewer instructions, slower (bitnet-2b decode 32.7-33.9 against 35.8-36.4).
- * Where the steady stream stands, each decode matmul timed (llama-1b, 2 threads, 200 tokens,
- * --membw about 40.5 GB/s that hour): the output matrix, one long run per thread (279 MB of
- * Q8_0, 216 MB of Q4_0), streamed at 34.9 and 35.2 GB/s (86-87%); the 14-27 MB jobs at
- * 33.7-34.0; the 2-6 MB jobs at 30.8-32.6, so the short jobs' starts and ends cost about 3%
- * of a token, and the kernels' steady pace is what stands between decode and 85%. */
+ * Both matter to the memory system more than the number of streams one would think a core
+ * needs: one row read at an even pace outruns several rows read side by side, because the
+ * memory serves requests that come at an even rate faster than the same requests in bursts
+ * (as --membw's paced loop shows). A row's accumulator is one FMA chain (4 cycles per step:
+ * 32 bytes of F16, 72 of Q4_0), which still outruns a core's share of the memory. The
+ * kernels' work per byte matters too: F16, with the fewest instructions per byte, decodes
+ * closest to the roofline, and the engine around the kernels (jobs, threads, the small ops)
+ * costs only a few percent of it.
+ * Q4_0 alone gets groups of 8 blocks (>>tiles, "X8": Q4_0 copied as Q4_0_X8): one float step
+ * then serves 8 blocks instead of 4, and the float step is what held Q4_0's row kernel below
+ * the pace of its loads. Q8_0, with twice the bytes per float step, stays in groups of 4: in
+ * groups of 8 its prompts ran faster but its decode slower.
+ *
+ * Why the loops are shaped for an even pace rather than for the fewest instructions: each
+ * row kernel, alone on weights held in L2, streams not even twice as fast as a core's share
+ * of the memory, so the work of a block must overlap its lines' arrival almost perfectly;
+ * yet a kernel far faster in L2 (Q8_0_X4) streams from memory no faster than the others.
+ * What the memory system rewards is how the loop's loads are spaced in time: a loop whose
+ * running sum passes through every line it reads, at 6 or more cycles a line, keeps the
+ * memory busiest, where a loop free to run ahead asks for lines in bursts after a late one.
+ * F16's row kernel has that chained shape by nature (one FMA chain, 8 cycles a line). The
+ * quantized kernels' sums cannot be chained that way (each group has its own scales), and
+ * the variants that tried to pace them, to trim their prefetch bookkeeping or to shape them
+ * like F16's gained nothing; they, and the measurements behind this comment, are in
+ * data/NOTES.md ("Notes moved from infer.h's comments"). */
 /* The decode prefetches go to L2 (T1), not L1: a line the kernel reaches a few hundred cycles
- * later need not hold one of the core's few L1 miss buffers meanwhile. Measured, llama-1b
- * Q8_0 decode on 2 threads: 17.9-18.0 tok/s with T0, 18.2-18.5 with T1, 18.1-18.6 with T2,
- * 9.9-10.2 with NTA. */
+ * later need not hold one of the core's few L1 miss buffers meanwhile (T0 decodes a little
+ * slower, T2 the same, NTA far slower). */
 #ifndef INFER__MV_HINT
 #define INFER__MV_HINT _MM_HINT_T1
 #endif
 /* A row kernel's prefetch cursor: *pf is the next line to ask for; infer__prefetch_to asks
  * for every line from there up to `end` (exclusive), so a kernel that calls it once per block
  * with the end of the block's bytes plus its distance asks for each line once, in order
- * (fewer instructions than finding each block's first line anew: llama-1b decode, tok/s,
- * interleaved, Q8_0 22.9-23.2 -> 23.5-23.8, Q4_K_M 35.0-35.2 -> 35.9-36.0, Q4_0 the same). */
+ * (fewer instructions than finding each block's first line anew, which decode notices for
+ * Q8_0 and Q4_K_M). */
 static inline const uint8_t *infer__prefetch_start(const uint8_t *p) { return (const uint8_t *)((uintptr_t)p & ~(uintptr_t)63); }
 static inline void infer__prefetch_to(const uint8_t **pf, const uint8_t *end) {
     for (; *pf < end; *pf += 64) _mm_prefetch((const char *)*pf, INFER__MV_HINT);
@@ -5922,12 +5830,8 @@ static inline void infer__prefetch_to(const uint8_t **pf, const uint8_t *end) {
  * instructions) asks, before part v, for the lines up to (v + 1) / n of the way through the
  * block's `len` bytes, `at` being where the block starts plus the distance ahead. The tiles
  * pass NULL (no prefetches here: the code folds away). All of a block's lines asked for at
- * once, before its step, read slower: measured from memory, 2 threads, 1 GiB, GB/s, in one
- * program with --membw's paced loop at 37.5-38.2: the Q6_K row kernel (210-byte blocks, 3-4
- * lines each) 29.9-31.4 -> 33.9-35.4 spread over its 4 parts; Q4_0 (72-byte groups) 31.7-32.0
- * -> 32.9-33.0 and Q8_0 (136) 32.6 -> 33.7-33.8 over 2; and two Q4_0 groups a step, their
- * 2-3 lines at once, 28.7-29.0. The memory system serves requests that come at an even
- * pace faster than the same requests in bursts (as --membw's paced loop shows). */
+ * once, before its step, read slower: the memory system serves requests that come at an
+ * even pace faster than the same requests in bursts (as --membw's paced loop shows). */
 typedef struct { const uint8_t **cur; const uint8_t *at; int len; } infer__pf_spread;
 static inline void infer__pf_part(const infer__pf_spread *sp, int v, int n) {
     if (sp) infer__prefetch_to(sp->cur, sp->at + sp->len * (v + 1) / n);
@@ -5935,23 +5839,10 @@ static inline void infer__pf_part(const infer__pf_spread *sp, int v, int n) {
 
 /* How far ahead every row kernel prefetches: 6.5 KiB. Far enough to cover the time a line
  * takes to come from memory at a core's share of the bandwidth, and not near a multiple of
- * 4 KiB. Measured on two hosts of the development VM. On the first (Intel, older), 3 KiB was
- * best (below). On the second (Intel, 2 MiB L2 a core, 480 MiB L3; llama-1b decode, 2
- * threads, tok/s, interleaved, 2-3 rounds): Q4_K_M 40.3-41.4 at 3 KiB, 41.1-43.2 at 4.5,
- * 41.2-43.5 at 5.5, 40.8-43.7 at 6.5, 38.5-39.3 at 7.5, 41.0-41.5 at 8.5; Q4_0 41.3-44.6,
- * 41.6-43.9, 43.3-45.7, 42.2-45.3, 42.5-42.9, 42.1-42.4; Q6_K 32.0 -> 33.2-33.3 (6.5), Q5_K_M
- * 34.8 -> 36.4-37.3, IQ4_XS 42.2-42.7 -> 43.2-43.8, Q8_0 25.3-25.8 -> 25.4-26.1, F16 and
- * BF16 the same. What the distance is modulo 4 KiB matters as much as the distance: 3.5 and
- * 7.5 KiB were the worst on both hosts.
- * The first host: not a multiple of 4 KiB: at 4 KiB (and
- * 8 KiB) how fast an F16 file decodes depended on where its tensors sit within a 4 KiB page
- * -- llama-1b F16, 2 threads, tok/s, the same weights with the data section moved by a few
- * hundred bytes: 11.0-11.3 at some offsets, 13.2 and 14.2-14.9 at others; at 3 KiB 13.1-14.2
- * over the same files (6 KiB 12.6-14.1, 2 KiB 13.1-13.4). With the prefetches spread over
- * each step (infer__pf_spread), 3 KiB is also the best distance measured for the quantized
- * kernels (llama-1b decode, tok/s, interleaved: Q4_K_M 36.2 at 2 KiB, 37.6 at 2.5, 38.6 at
- * 3, 37.4 at 3.5; Q6_K 28.8, 30.1, 30.8, 29.6; Q8_0 24.0 at 2.5, 24.4 at 3; Q4_0 38.9 at
- * 2.5, 39.7 at 3, 39.7 at 3.5). */
+ * 4 KiB: what the distance is modulo 4 KiB matters as much as the distance (at a multiple
+ * of 4 KiB how fast a file decoded depended on where its tensors sit within a page; 3.5 and
+ * 7.5 KiB were the worst distances measured). The best distance depends on the host's memory
+ * (3 KiB on an older host); the measurements are in data/NOTES.md. */
 #ifndef INFER__MV_AHEAD
 #define INFER__MV_AHEAD 6656
 #endif
@@ -6238,10 +6129,9 @@ INFER__QMV(q8_0_x4, infer__x4_w, infer__x4_unpack_q8_0_x4, infer__x4_step_7, 136
  * group's two code vectors) and the 8 scales (lane i: block i mod 8's), then
  *   s   = dpbusd(... dpbusd(8 nls, c0, Y0) ..., c3, Y3)    int32 lane i: 16 products
  *   acc = fma(cvt(s) * dy, dw, acc)
- * the float step of X4, once per 8 blocks. Measured, the row kernel alone over 1 GiB (K =
- * 2048, 2 threads, interleaved, best of 2 in each of 6 rounds): 28.4-30.3 GB/s as Q4_0_X4,
- * 29.9-32.9 as X8. Tiles of up to 3 rows (4 rows' 20 weight registers and 16 sums would not
- * fit the 32 vector registers). */
+ * the float step of X4, once per 8 blocks, which lets the row kernel keep nearer the pace of
+ * its loads than Q4_0_X4's. Tiles of up to 3 rows (4 rows' 20 weight registers and 16 sums
+ * would not fit the 32 vector registers). */
 typedef struct { __m512i c[4]; __m512 dw; } infer__x8_w;
 static inline void infer__x8_unpack_q4_0(const uint8_t *p, int nb, infer__x8_w *u) {
     (void)nb;
@@ -6644,8 +6534,7 @@ static inline void infer__kq_scales_q4_k(const infer_block_q4_k *b, infer__kq_w 
  * two-source byte permute (AVX512-VBMI) per vector gathers those bytes from the 128, a
  * per-lane shift picks the nibble. The scales: the 8 scales and 8 mins widened to 16 floats
  * at once, times [d x 8 | dmin x 8], then spread over the lanes. (Per block 36 vector
- * operations instead of 47: decode of a 1024 x 1024 matrix held in cache, one core, 19.9 ->
- * 23.1 GB/s.) */
+ * operations instead of 47.) */
 #if defined(__AVX512VBMI__)
 static inline void infer__kq_unpack_q4_k(const uint8_t *p, infer__kq_w *u) {
     static const uint8_t idx0[64] = { 0, 1, 2, 3, 16, 17, 18, 19, 0, 1, 2, 3, 16, 17, 18, 19, 32, 33, 34, 35, 48, 49, 50, 51, 32, 33, 34, 35,
@@ -7551,10 +7440,8 @@ static void infer__cpu_par(void *ctx, int64_t n, int64_t steps_per_unit, infer__
  * for in one piece) gets an anonymous mapping of its own, 2 MiB-aligned and marked for huge
  * pages: zero until written, like calloc's, and in 2 MiB pages as it is touched. Attention
  * reads one head's slice of every cached position, 128 bytes in each 1 KiB row (llama-1b):
- * in 4 KiB pages that is a TLB miss every 4 positions. Measured, llama-1b Q4_0 decode on 2
- * threads after a 1024-token prompt, interleaved: attention 250-280 us per layer in 4 KiB
- * pages, 185-200 in 2 MiB pages; 31.1-33.5 -> 32.0-34.8 tok/s. Smaller buffers come from
- * calloc. */
+ * in 4 KiB pages that is a TLB miss every 4 positions, and 2 MiB pages cut attention's time
+ * at long contexts. Smaller buffers come from calloc. */
 #define INFER__BIG_BYTES ((size_t)2 << 20)
 static void *infer__cpu_alloc(void *ctx, size_t bytes) {
     infer__cpu_ctx *c = (infer__cpu_ctx *)ctx;
@@ -7754,9 +7641,7 @@ typedef struct infer__matmul_job {
 /* Decode cuts finer: a thread takes half of what is left of its own run at a time (so a
  * run is still streamed in a few long calls), and the pieces only decide how evenly the
  * threads end. With 8 a thread, the one that finished first waited on average 2.4% of a
- * job's time for the other's last piece (llama-1b Q4_0, 2 threads, timed per job: the two
- * threads' ends 180-190 M cycles apart over 128 tokens, 7.4 G in the jobs); with 128, 45-60 M,
- * and decode went 43.2-43.3 -> 43.65 tok/s. */
+ * job's time for the other's last piece; with 128 the threads end closer together. */
 #ifndef INFER__MM_PIECES_DECODE
 #define INFER__MM_PIECES_DECODE 128
 #endif
@@ -7954,9 +7839,8 @@ static void infer__cpu_matmul_n(void *ctx, int nw, float *const *outs, const inf
         return;
     }
     /* a thread streams its run of pieces in one pass, and the last pieces are small enough
-     * for a thread that is done early to take some of another's (llama-1b decode, 2 threads,
-     * interleaved, tok/s: Q4_0 32.2 -> 33.0, Q4_K_M 29.8 -> 30.4 against pieces dealt one by
-     * one from a shared counter) */
+     * for a thread that is done early to take some of another's (infer__deal: pieces dealt
+     * one by one from a shared counter decode slower) */
     for (int m = 0; m < nw; m++) { job.out[m] = outs[m]; job.plan.w[m] = ws[m]; }
     infer__mm_cut(&job.plan, c->n_threads, rows);
     infer__deal_init(&job.deal, job.plan.first[nw], c->n_threads);
@@ -8159,14 +8043,8 @@ static inline const float *infer__kv_row_f32(const infer_kv_view *kv, const void
  * page), a pattern the hardware prefetchers may not follow (perf showed the old attention
  * loops stalled on these loads at context 128-256; the prefetch alone was within noise
  * end to end, most of the gain came from the vector loops below).
- * At long contexts attention is a large part of decode: llama-1b Q4_0 on 2 threads, 43.7
- * tok/s after an empty prompt, 37.0 after 2048 tokens, 29.7 after 4096 -- 0.68 ms a layer
- * there, for 8 MiB of cache (12 GB/s), about 90 us of K pass, 7 of softmax and 68 of V pass
- * per cache head. Tried and not kept: each thread taking a run of cache heads and reading
- * them together position by position (a contiguous 512 bytes of every row instead of 128,
- * the same operations per query head, so the same bits): 27.5-28.1 -> 27.6-28.3 tok/s at
- * 4096; prefetching 64 and 96 positions ahead instead of 16 and 32: slower (29.3-30.1
- * against 30.5-31.7). */
+ * At long contexts attention is a large part of decode. Reading several cache heads together
+ * and prefetching further ahead were tried and not kept (data/NOTES.md). */
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 /* an asm statement: GCC 12 deleted these builtin prefetches as dead code here */
 #define INFER__PF(p) __asm__ __volatile__("prefetcht0 %0" : : "m"(*(const char *)(p)))
@@ -8269,9 +8147,8 @@ static void infer__softmax_inplace(float *x, int32_t n) {
 
 /* How far ahead attention asks for cache rows: the V pass 32 positions, the K pass (which
  * converts blocks of 16 rows) the block after this one; the first rows of each are asked
- * for before the loop. Measured, llama-1b Q4_0 decode on 2 threads after a 1024-token prompt,
- * the V pass per layer: 8 ahead 92-95 us, 16 77, 32 67-70, 48 72, 64 71-73; the K pass slower
- * at 32 or 64 ahead than at 16 (102-109 against 95-99 us). */
+ * for before the loop. Those are the distances at which the V and K passes measured fastest
+ * (data/NOTES.md). */
 #define INFER__KV_AHEAD 32          /* V rows prefetched this many positions ahead */
 #define INFER__KV_KAHEAD 16         /* K rows: the next block of INFER__ATTN_KROWS */
 #define INFER__ATTN_KROWS 16        /* cache rows converted to f32 at a time (per thread scratch) */
@@ -8741,8 +8618,8 @@ static void infer__cpu_deltanet_gates(void *ctx, float *g, float *beta, const fl
  * columns' lanes summed by one infer__hsum16x16, so their u and o come out as one vector. Same equations, other rounding
  * (FMA, another order of the sums: within 1e-5 of the plain loops after many tokens, tested).
  * The plain loops' sums go one add after another (4 cycles each, d_k of them twice a
- * column), so qwen35-0.8b decode spent a tenth of its time in them; qwen35 Q8_0 decode on 2
- * threads, tok/s, interleaved: 32.6-33.5 plain, 37.1-38.9 by 16 columns. */
+ * column), so qwen35-0.8b decode spent a tenth of its time in them; the 16-column loop keeps
+ * 16 independent FMA chains instead. */
 typedef struct infer__dn_job {
     float *out; const float *q, *k, *v, *g, *beta; float *state;
     int rows, n_k, n_v, d_k, d_v; float scale;
@@ -10003,24 +9880,17 @@ static infer_status infer__upload_weights(infer_model *m, infer_error *err) {
  * copies, with the file layout's results bit for bit but for Q4_0_X8 (8 blocks per float
  * step: the same weights, the sums in another order); device
  * backends upload the file's layout, and --precise reads it too. The copy costs a pass over
- * those tensors at load (llama-1b Q4_K_M, 800 MB, on the 2-core VM: 0.15 s, and up to 1.1 s
- * when the hypervisor must first back fresh 2 MiB pages) and spares every decode step and
- * prompt tile the byte permutes that gather the codes. llama-1b on 2 threads, interleaved,
- * with and without (--no-repack): decode Q4_K_M 30.2 -> 33.5 tok/s, Q6_K 24.4 -> 26.2, Q4_0
- * 33.0 -> 36.5; prompts Q4_K_M 160 -> 190, Q4_0 171 -> 203. Part of that, on this VM, is the
- * copy's memory itself: the same read loop streams a file's cached pages at 27-29 GB/s and
- * an anonymous copy of them at 32-33. The file's pages under a copied tensor are released
+ * those tensors at load and spares every decode step and prompt tile the byte permutes that
+ * gather the codes; on a virtual machine the copy's anonymous 2 MiB pages also stream faster
+ * than a file's cached pages. The file's pages under a copied tensor are released
  * from this process as the copy is made (madvise MADV_DONTNEED: they stay in the page cache,
  * and a later read of the original -- an upload to a GPU -- maps them again), so the process
  * holds each weight once: resident memory stays near the file's size. Builds without the
  * tiles do not repack; infer_model_params.no_repack keeps the file's layout.
- * F16 and BF16 tensors are copied as they are, for the memory alone: on this VM how fast
- * decode streams a file's cached pages depends on which pages the cache happens to hold
- * (llama-1b F16, 2 threads, tok/s: the same file 14.1 in one run, 10.2-10.5 an hour later,
- * 5.9-8.5 right after it was dropped from the cache and read again), while the copy decodes
- * at 13.9-14.5 whatever the cache holds (interleaved with --no-repack: 10.2-10.5 -> 13.9-14.4;
- * a synthesized F16 file 13.0-13.2 -> 14.0-14.5). The price is the copy at load: 2.4 GB took
- * 1.7-3.0 s, against 0.15-0.2 s mapped; peak resident memory 2491 MB against 2438. */
+ * F16 and BF16 tensors are copied as they are, for the memory alone: on a virtual machine how
+ * fast decode streams a file's cached pages depends on which pages the cache happens to hold,
+ * while the copy decodes at one speed whatever the cache holds. The price is the copy's time
+ * at load and a little more peak resident memory. Measurements in data/NOTES.md. */
 typedef void (*infer__pack_fn)(const uint8_t *src, uint8_t *dst);   /* one block of the copy's type */
 #if defined(INFER__TILE_XK)
 #define INFER__REPACK 1
@@ -10250,8 +10120,8 @@ static infer_status infer__repack(infer_model *m, infer_error *err) {
         t->data = mem + off;
         off += (t->nbytes + 63) / 64 * 64;
     }
-    /* on every core: the first touches of fresh memory cost more than the packing (2-core
-     * VM, llama-1b Q4_K_M, 800 MB on one thread: 0.3 s in 4 KiB pages, 0.7-1.9 s in 2 MiB) */
+    /* on every core: the first touches of fresh memory cost more than the packing, more so
+     * in 2 MiB pages on a virtual machine */
     infer__pool *pool = infer__pool_create(infer__n_cores());
     infer__pool_run(pool, infer__repack_part, m);
     infer__pool_free(pool);

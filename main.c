@@ -603,11 +603,10 @@ static double proc_kb(const char *file, const char *key) {
 static double peak_rss_mb(void) { return proc_kb("/proc/self/status", "VmHWM:") / 1024.0; }
 
 /* Memory read bandwidth: the roofline a decode step (which streams every weight once) is
- * held against. Threads read disjoint parts of a 1 GiB buffer (larger than the caches; on a
- * host with a 480 MiB L3 the paced loop read 64 MiB at 47-50 GB/s, 256 MiB at 44.5, 1 GiB at
- * 40.0-40.2 and 4 GiB at 39.6: what the cache still holds of 1 GiB is worth about 1%)
- * with full-width vector loads; each trial times 3 passes, and the best of 4 trials of each
- * variant counts. Variants: the buffer in 4 KiB pages, and in 2 MiB pages where the kernel
+ * held against. Threads read disjoint parts of a 1 GiB buffer (larger than the caches: what
+ * even a large L3 still holds of it is worth about 1%) with full-width vector loads; each
+ * trial times 3 passes, and the best of 4 trials of each variant counts. Variants: the
+ * buffer in 4 KiB pages, and in 2 MiB pages where the kernel
  * grants them (transparent huge pages: fewer TLB misses), each read these ways: plain loads
  * into four accumulators; the same with a software prefetch 2 KiB ahead into L2 (four
  * lines' prefetches, then their four loads); line by line, each line's prefetch just before
@@ -615,16 +614,14 @@ static double peak_rss_mb(void) { return proc_kb("/proc/self/status", "VmHWM:") 
  * line fed into one accumulator through a dependent chain that holds the loop to a steady
  * pace -- two dot-product instructions (about 10 cycles a line) or one and three
  * single-cycle ops (about 8) -- with the prefetch 3, 4.5 and 6.5 KiB ahead (the best of the
- * six counts; 6.5 KiB is the row kernels' distance, INFER__MV_AHEAD). On the 2-core
- * development VM (2 threads, 2 MiB pages) the first two read 31-32 GB/s, line by line
- * 35-39, paced 39-45 on a host whose memory answers later: how loads and prefetches are
- * spaced, how far ahead they ask, and how far the core runs ahead of the work they feed
- * matter to the memory system as much as their number. The pace must be slow enough to hold the loop steady and fast enough not to be the
- * limit: the same loop with one dot product a line (5 cycles) read 35-41 GB/s, with 6 to 8
- * cycles 39.5-45.4, with 10 cycles 39.7-41.7 (2 threads, two runs); on one thread the 10-cycle
- * loop is the limit (20.2-20.6 GB/s against 21.5-22.3), hence both. (Pacing by a multiply or
- * shift-add per line read no faster than line by line.) Prints the best and each variant's
- * figure (paced: the best distance's and pace's, and which they were). */
+ * six counts; 6.5 KiB is the row kernels' distance, INFER__MV_AHEAD). How loads and
+ * prefetches are spaced, how far ahead they ask, and how far the core runs ahead of the work
+ * they feed matter to the memory system as much as their number, so the paced loop usually
+ * reads fastest. The pace must be slow enough to hold the loop steady and fast enough not to
+ * be the limit: 5 cycles a line is too fast to hold it, and on one thread the 10-cycle loop
+ * is itself the limit, hence both paces. (Pacing by a multiply or shift-add per line read no
+ * faster than line by line.) The figures are in data/NOTES.md. Prints the best and each
+ * variant's figure (paced: the best distance's and pace's, and which they were). */
 #include <sys/mman.h>
 typedef uint64_t bw_vec __attribute__((vector_size(64)));   /* one cache line: one AVX-512 load */
 #if defined(__AVX512VNNI__) && defined(__AVX512F__)
