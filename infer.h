@@ -9293,9 +9293,9 @@ struct infer_model {
     const infer_tensor *output_hc_scale;      /* [1] */
     infer__layer *layers;                     /* [n_layer + n_layer_nextn] */
     infer__device_weights dev;                /* the weights on a device backend, if uploaded */
-    infer__device_weights xk;                 /* the CPU's set: the XK / X4 twins (>>load, "repack"), the rest the model's own */
-    void *xk_mem;                             /* the repacked tensors' memory (anonymous pages) */
-    size_t xk_bytes;
+    infer__device_weights repacked;               /* the CPU's set: the XK / X4 twins (>>load, "repack"), the rest the model's own */
+    void *repacked_mem;                           /* the repacked tensors' memory (anonymous pages) */
+    size_t repacked_bytes;
 };
 
 const infer_config *infer_model_config(const infer_model *m) { return &m->cfg; }
@@ -10025,17 +10025,17 @@ INFER__MAYBE_UNUSED static infer_status infer__keep_place(infer_model *m, infer_
     *dt = *h;
     return INFER_OK;
 }
-static void infer__xk_free(infer_model *m) {
+static void infer__repacked_free(infer_model *m) {
 #ifdef MAP_ANONYMOUS
-    if (m->xk_mem) munmap(m->xk_mem, m->xk_bytes);
+    if (m->repacked_mem) munmap(m->repacked_mem, m->repacked_bytes);
 #else
-    free(m->xk_mem);
+    free(m->repacked_mem);
 #endif
-    INFER_FREE(m->xk.tensors);
-    INFER_FREE(m->xk.layers);
-    memset(&m->xk, 0, sizeof m->xk);
-    m->xk_mem = NULL;
-    m->xk_bytes = 0;
+    INFER_FREE(m->repacked.tensors);
+    INFER_FREE(m->repacked.layers);
+    memset(&m->repacked, 0, sizeof m->repacked);
+    m->repacked_mem = NULL;
+    m->repacked_bytes = 0;
 }
 /* drop this process's mapping of the file's pages under [p, p + n) (the whole pages inside:
  * a page shared with a neighbour stays), where that memory is the model's file mapping. The
@@ -10073,7 +10073,7 @@ INFER__MAYBE_UNUSED static const infer__repack_rule *infer__repack_rule_of(const
 static void infer__repack_part(void *arg, int ith, int nth) {
     const infer_model *m = (const infer_model *)arg;
     for (int64_t i = 0; i < m->gguf.n_tensors; i++) {
-        const infer_tensor *t = &m->xk.tensors[i], *h = &m->gguf.tensors[i];
+        const infer_tensor *t = &m->repacked.tensors[i], *h = &m->gguf.tensors[i];
         if (!t->data || t->data == h->data) continue;
         const infer__repack_rule *rule = infer__repack_rule_for(h);
         const size_t bb = infer_type_row_size(t->type, infer_type_block(t->type)), nb = h->nbytes / bb;   /* a copy's block is a file's */
@@ -10093,24 +10093,24 @@ static void infer__repack_part(void *arg, int ith, int nth) {
 #endif
 static infer_status infer__repack(infer_model *m, infer_error *err) {
 #if defined(INFER__REPACK)
-    infer__device_weights *d = &m->xk;
+    infer__device_weights *d = &m->repacked;
     infer_status st = infer__place_weights(m, d, infer__keep_place, err);
     size_t total = 0;
     for (int64_t i = 0; st == INFER_OK && i < m->gguf.n_tensors; i++)
         if (infer__repack_rule_of(m, &d->tensors[i])) total += (d->tensors[i].nbytes + 63) / 64 * 64;
-    if (st != INFER_OK || total == 0) { infer__xk_free(m); return st; }
+    if (st != INFER_OK || total == 0) { infer__repacked_free(m); return st; }
 #ifdef MAP_ANONYMOUS
     uint8_t *mem = (uint8_t *)mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 #else                                   /* libc hid anonymous maps (strict C11): the heap */
     uint8_t *mem = (uint8_t *)aligned_alloc(64, total);
     if (!mem) mem = (uint8_t *)MAP_FAILED;
 #endif
-    if (mem == MAP_FAILED) { infer__xk_free(m); return infer__fail(err, INFER_ERR_NOMEM, "no memory for the repacked weights (%zu bytes)", total); }
+    if (mem == MAP_FAILED) { infer__repacked_free(m); return infer__fail(err, INFER_ERR_NOMEM, "no memory for the repacked weights (%zu bytes)", total); }
 #if defined(MADV_HUGEPAGE)
     madvise(mem, total, MADV_HUGEPAGE);
 #endif
-    m->xk_mem = mem;
-    m->xk_bytes = total;
+    m->repacked_mem = mem;
+    m->repacked_bytes = total;
     size_t off = 0;
     for (int64_t i = 0; i < m->gguf.n_tensors; i++) {
         infer_tensor *t = &d->tensors[i];
@@ -10235,7 +10235,7 @@ infer_status infer_model_upload(infer_model *m, const infer_kernels *k, infer_er
 void infer_model_free(infer_model *m) {
     if (!m) return;
     infer__device_weights_free(m);
-    infer__xk_free(m);
+    infer__repacked_free(m);
     if (m->tok) { infer_tokenizer_free(m->tok); INFER_FREE(m->tok); }
     INFER_FREE(m->layers);
     infer_gguf_free(&m->gguf);
@@ -10504,21 +10504,21 @@ struct infer_session {
     float *x, *h, *o;        /* [U, n_hc or 1, n_embd] residual stream(s); [U, n_embd] normed input, block output */
     float *logits;           /* [min(U, INFER__LOGIT_ROWS), n_vocab] */
     float *xg;               /* [min(U, INFER__LOGIT_ROWS), n_hc or 1, n_embd] the rows whose logits are wanted */
-    float *q, *kk, *vv, *att;/* attention: [U, n_head*head_dim], [U, kv_dim] x2, [U, n_head*head_dim] */
+    float *q, *keys, *values, *att; /* attention: [U, n_head*head_dim], [U, kv_dim] x2, [U, n_head*head_dim] */
     float *qg, *agate;       /* attn_gate: [U, 2*n_head*head_dim], [U, n_head*head_dim] */
     float *gate, *up;        /* feed-forward hidden: [U, max(n_ff, n_ff_shexp, n_used*n_ff_exp)] */
     float *router, *ew, *ey, *shg;  /* MoE: [U, n_expert], [U, n_used], [U, n_used, n_embd], [U] */
     int32_t *eid;            /* MoE: [U, n_used] chosen experts */
     float *mixed, *conv;     /* DeltaNet: [U, conv_dim] before and after the conv */
-    float *dq, *dk, *dv, *z, *da, *db, *dout; /* [U, n_k d_k] x2, [U, n_v d_v] x2, [U, n_v] x2, [U, n_v d_v] */
+    float *dq, *dk, *dv, *z, *g, *beta, *dout; /* [U, n_k d_k] x2, [U, n_v d_v] x2 (v, z), [U, n_v] x2 (log decay g, beta), [U, n_v d_v] */
     /* deepseek4 (>>deepseek4) */
-    float *hcn, *hmix, *hpc; /* [U, n_hc*n_embd] RMS(streams), [U, n_mix] mixes, [U, n_hc + n_hc^2] post and C */
+    float *hc_rms, *hc_mix, *hc_post; /* [U, n_hc*n_embd] RMS(streams), [U, n_mix] mixes, [U, n_hc + n_hc^2] post and C */
     float *qr;               /* [U, q_lora] */
     float *ckv, *cgate;      /* compressor inputs [U, 2*max(d, d_idx)] */
     float *cent;             /* entries closed by the step [U, max(d, d_idx)] */
     float *iq, *iw;          /* indexer queries [U, n_idx*d_idx], head weights [U, n_idx] */
     int32_t *isel, *insel;   /* indexer choice [U, top_k], its count [U] */
-    float *oa;               /* [U, G*o_lora] grouped output projection */
+    float *o_lora;           /* [U, G*o_lora] grouped output projection */
     int32_t *gids;           /* [U, G]: 0..G-1 on every row, the groups as matmul_id's experts */
     int32_t *epos;           /* [n_caches, 2, U]: per compressed cache, the closing entries' rope positions and indices */
     int32_t *eid_host;       /* [U, n_used] hash-routed experts before upload */
@@ -10579,21 +10579,21 @@ static int infer__session_bufs(infer_session *s, infer__buf *b) {
 #define INFER__BUF(field, size) (b[n].p = (void **)&s->field, b[n].bytes = (size), n++)
     INFER__BUF(x, U * infer__stream_dim(c) * F); INFER__BUF(h, U * E * F); INFER__BUF(o, U * E * F);
     INFER__BUF(logits, LR * (size_t)c->n_vocab * F); INFER__BUF(xg, LR * infer__stream_dim(c) * F);
-    INFER__BUF(q, U * QD * F); INFER__BUF(kk, U * KVD * F); INFER__BUF(vv, ds ? 0 : U * KVD * F); INFER__BUF(att, U * QD * F);
+    INFER__BUF(q, U * QD * F); INFER__BUF(keys, U * KVD * F); INFER__BUF(values, ds ? 0 : U * KVD * F); INFER__BUF(att, U * QD * F);
     INFER__BUF(qg, gated ? U * 2 * QD * F : 0); INFER__BUF(agate, gated ? U * QD * F : 0);
     INFER__BUF(gate, U * ff * F); INFER__BUF(up, U * ff * F);
     INFER__BUF(router, moe * U * (size_t)c->n_expert * F); INFER__BUF(ew, moe * U * k_used * F);
     INFER__BUF(ey, moe * U * k_used * E * F); INFER__BUF(shg, moe * U * F); INFER__BUF(eid, moe * U * k_used * I);
     INFER__BUF(mixed, dn * U * (2 * KD + VD) * F); INFER__BUF(conv, dn * U * (2 * KD + VD) * F);
     INFER__BUF(dq, dn * U * KD * F); INFER__BUF(dk, dn * U * KD * F); INFER__BUF(dv, dn * U * VD * F);
-    INFER__BUF(z, dn * U * VD * F); INFER__BUF(da, dn * U * NV * F); INFER__BUF(db, dn * U * NV * F);
+    INFER__BUF(z, dn * U * VD * F); INFER__BUF(g, dn * U * NV * F); INFER__BUF(beta, dn * U * NV * F);
     INFER__BUF(dout, dn * U * VD * F);
-    INFER__BUF(hcn, ds * U * HC * E * F); INFER__BUF(hmix, ds * U * HC * (2 + HC) * F); INFER__BUF(hpc, ds * U * HC * (1 + HC) * F);
+    INFER__BUF(hc_rms, ds * U * HC * E * F); INFER__BUF(hc_mix, ds * U * HC * (2 + HC) * F); INFER__BUF(hc_post, ds * U * HC * (1 + HC) * F);
     INFER__BUF(qr, ds * U * (size_t)c->q_lora_rank * F);
     INFER__BUF(ckv, ds * U * 2 * CD * F); INFER__BUF(cgate, ds * U * 2 * CD * F); INFER__BUF(cent, ds * U * CD * F);
     INFER__BUF(iq, ds * U * NI * DI * F); INFER__BUF(iw, ds * U * NI * F);
     INFER__BUF(isel, ds * U * TK * I); INFER__BUF(insel, ds * U * I);
-    INFER__BUF(oa, ds * U * G * (size_t)c->o_lora_rank * F); INFER__BUF(gids, ds * U * G * I);
+    INFER__BUF(o_lora, ds * U * G * (size_t)c->o_lora_rank * F); INFER__BUF(gids, ds * U * G * I);
     INFER__BUF(epos, ds * (size_t)INFER__MAX_CACHES * 2 * U * I);
     INFER__BUF(pos, 4 * U * I); INFER__BUF(tok, U * I); INFER__BUF(lrows, U * I);
 #undef INFER__BUF
@@ -10928,10 +10928,10 @@ infer_status infer_session_create(infer_session **out, infer_model *m, const inf
     s->m = m;
     s->k = k;
     s->p = p;
-    int twins = k->host_memory && !p.precise && m->xk.layers != NULL;
+    int twins = k->host_memory && !p.precise && m->repacked.layers != NULL;
     for (int t = INFER__TYPE_Q4_K_XK; twins && t < INFER__TYPE_END; t++) twins = k->supports_type((infer_type)t);
     if (twins) {
-        s->w = m->xk.w;                       /* the fast CPU path reads the repacked copies (>>load, "repack") */
+        s->w = m->repacked.w;                       /* the fast CPU path reads the repacked copies (>>load, "repack") */
     } else if (k->host_memory) {
         s->w.tok_embd = m->tok_embd; s->w.output_norm = m->output_norm; s->w.output = m->output;
         s->w.rope_freqs = m->rope_freqs; s->w.layers = m->layers;
@@ -11132,18 +11132,18 @@ static void infer__csa_layer(infer_session *s, int l, int T) {
     const float eps = c->rms_eps;
     infer_rope rope = infer__dsv4_rope(s, m > 0, hd);
     const infer_rope ri = infer__dsv4_rope(s, 1, dI);
-    float *const outs[2] = { s->qr, s->kk };
+    float *const outs[2] = { s->qr, s->keys };
     const infer_tensor *const ws[2] = { L->wq_a, L->wkv };
     infer__matmuls(s, 2, outs, ws, s->h, T);
     k->rmsnorm(kc, s->qr, s->qr, (const float *)L->q_a_norm->data, T, c->q_lora_rank, eps);
     k->matmul(kc, s->q, L->wq_b, s->qr, T);                                       /* 1. */
     k->rmsnorm(kc, s->q, s->q, NULL, T * H, hd, eps);
     k->rope(kc, s->q, T, H, hd, s->pos, &rope);
-    k->rmsnorm(kc, s->kk, s->kk, (const float *)L->kv_a_norm->data, T, hd, eps);  /* 2. */
-    k->rope(kc, s->kk, T, 1, hd, s->pos, &rope);
+    k->rmsnorm(kc, s->keys, s->keys, (const float *)L->kv_a_norm->data, T, hd, eps);  /* 2. */
+    k->rope(kc, s->keys, T, 1, hd, s->pos, &rope);
     for (int g = 0; g < s->n_segs; g++) {
         const infer_kv_view raw = infer__seq_view(s, s->segs[g].seq, 0, l, 0);
-        k->kv_store(kc, &raw, s->kk + (size_t)s->segs[g].row0 * hd, NULL, s->pos + s->segs[g].row0, s->segs[g].n);
+        k->kv_store(kc, &raw, s->keys + (size_t)s->segs[g].row0 * hd, NULL, s->pos + s->segs[g].row0, s->segs[g].n);
     }
     if (m > 0)                                                                    /* 3. */
         infer__dsv4_compress(s, l, ci, 0, L->comp_kv, L->comp_gate, L->comp_ape, L->comp_norm, hd, T, &rope);
@@ -11174,8 +11174,8 @@ static void infer__csa_layer(infer_session *s, int l, int T) {
     wo_a.n_dims = 3;
     wo_a.ne[1] = c->o_lora_rank;
     wo_a.ne[2] = c->o_groups;
-    k->matmul_id(kc, s->oa, &wo_a, s->att, s->gids, T, c->o_groups, 1);
-    k->matmul(kc, s->o, L->wo_b, s->oa, T);
+    k->matmul_id(kc, s->o_lora, &wo_a, s->att, s->gids, T, c->o_groups, 1);
+    k->matmul(kc, s->o, L->wo_b, s->o_lora, T);
 }
 
 /* The host's share of a deepseek4 step: which compressed entries each sequence's rows close
@@ -11268,7 +11268,7 @@ static infer_status infer__dsv4_hash_ids(infer_session *s, int l, int T) {
 /* A block's input, s->h = RMSNorm(x) * norm. With hyper-connections (n_hc streams, deepseek4)
  * the streams are first collapsed by this block's mixes (>>deepseek4):
  *   mix = W_fn RMS(x)  over all n_hc * n_embd values,   u = sum_i pre_i x_i,   h = RMSNorm(u) * norm
- * and the post weights and the stream-mixing matrix C wait in s->hpc for infer__block_out. */
+ * and the post weights and the stream-mixing matrix C wait in s->hc_post for infer__block_out. */
 static void infer__block_in(infer_session *s, const infer_tensor *norm, const infer_tensor *fn, const infer_tensor *base,
                             const infer_tensor *scale, int T) {
     const infer_config *c = &s->m->cfg;
@@ -11276,9 +11276,9 @@ static void infer__block_in(infer_session *s, const infer_tensor *norm, const in
     void *kc = s->kctx;
     const int E = c->n_embd;
     if (c->n_hc > 1) {
-        k->rmsnorm(kc, s->hcn, s->x, NULL, T, c->n_hc * E, c->rms_eps);
-        k->matmul(kc, s->hmix, fn, s->hcn, T);
-        k->hc_pre(kc, s->h, s->hpc, s->hmix, s->x, (const float *)base->data, (const float *)scale->data, T, E, c->n_hc,
+        k->rmsnorm(kc, s->hc_rms, s->x, NULL, T, c->n_hc * E, c->rms_eps);
+        k->matmul(kc, s->hc_mix, fn, s->hc_rms, T);
+        k->hc_pre(kc, s->h, s->hc_post, s->hc_mix, s->x, (const float *)base->data, (const float *)scale->data, T, E, c->n_hc,
                   c->hc_sinkhorn_iters, c->hc_eps);
         k->rmsnorm(kc, s->h, s->h, (const float *)norm->data, T, E, c->rms_eps);
     } else {
@@ -11290,7 +11290,7 @@ static void infer__block_in(infer_session *s, const infer_tensor *norm, const in
 static void infer__block_out(infer_session *s, int T) {
     const infer_config *c = &s->m->cfg;
     if (s->o_added) { s->o_added = 0; return; }      /* infer__block_proj added it already */
-    if (c->n_hc > 1) s->k->hc_post(s->kctx, s->x, s->o, s->hpc, T, c->n_embd, c->n_hc);
+    if (c->n_hc > 1) s->k->hc_post(s->kctx, s->x, s->o, s->hc_post, T, c->n_embd, c->n_hc);
     else s->k->add(s->kctx, s->x, s->o, (int64_t)T * c->n_embd);
 }
 /* A block's last projection, s->o = W a; with one residual stream and a backend that has
@@ -11314,7 +11314,7 @@ static void infer__attention_layer(infer_session *s, int l, int T) {
     void *kc = s->kctx;
     const int hd = c->head_dim, QD = c->n_head * hd, KVD = c->n_head_kv * hd;
     const float scale = c->attn_scale > 0 ? c->attn_scale : 1.0f / sqrtf((float)hd);
-    float *const outs[3] = { m->arch->attn_gate ? s->qg : s->q, s->kk, s->vv };
+    float *const outs[3] = { m->arch->attn_gate ? s->qg : s->q, s->keys, s->values };
     const infer_tensor *const ws[3] = { L->wq, L->wk, L->wv };
     infer__matmuls(s, 3, outs, ws, s->h, T);
     if (m->arch->attn_gate) {                          /* [T, n_head, 2, hd] -> q, gate */
@@ -11322,11 +11322,11 @@ static void infer__attention_layer(infer_session *s, int l, int T) {
         k->copy_rows(kc, s->q, hd, s->qg, 2 * hd, T * c->n_head, hd);
         k->copy_rows(kc, s->agate, hd, s->qg + hd, 2 * hd, T * c->n_head, hd);
     } else if (L->bq) k->add_rows(kc, s->q, (const float *)L->bq->data, T, QD);
-    if (L->bk) k->add_rows(kc, s->kk, (const float *)L->bk->data, T, KVD);
-    if (L->bv) k->add_rows(kc, s->vv, (const float *)L->bv->data, T, KVD);
+    if (L->bk) k->add_rows(kc, s->keys, (const float *)L->bk->data, T, KVD);
+    if (L->bv) k->add_rows(kc, s->values, (const float *)L->bv->data, T, KVD);
     if (L->q_norm) {
         k->rmsnorm(kc, s->q, s->q, (const float *)L->q_norm->data, T * c->n_head, hd, c->rms_eps);
-        k->rmsnorm(kc, s->kk, s->kk, (const float *)L->k_norm->data, T * c->n_head_kv, hd, c->rms_eps);
+        k->rmsnorm(kc, s->keys, s->keys, (const float *)L->k_norm->data, T * c->n_head_kv, hd, c->rms_eps);
     }
     /* multi-axis rope when the file gives sections; without them, plain rope on one stream
      * (the keys' rope done by rope_kv_store as they go into the cache, where the backend has it) */
@@ -11334,17 +11334,17 @@ static void infer__attention_layer(infer_session *s, int l, int T) {
     const int rope_in_store = !multi && k->rope_kv_store;
     if (multi) {
         k->rope_multi(kc, s->q, T, c->n_head, hd, s->pos, &s->rope, c->rope_sections);
-        k->rope_multi(kc, s->kk, T, c->n_head_kv, hd, s->pos, &s->rope, c->rope_sections);
+        k->rope_multi(kc, s->keys, T, c->n_head_kv, hd, s->pos, &s->rope, c->rope_sections);
     } else {
         k->rope(kc, s->q, T, c->n_head, hd, s->pos, &s->rope);
-        if (!rope_in_store) k->rope(kc, s->kk, T, c->n_head_kv, hd, s->pos, &s->rope);
+        if (!rope_in_store) k->rope(kc, s->keys, T, c->n_head_kv, hd, s->pos, &s->rope);
     }
     for (int g = 0; g < s->n_segs; g++) {              /* each sequence: its own cache */
         const infer__seg *sg = &s->segs[g];
         const size_t r = (size_t)sg->row0;
         const infer_kv_view kv = infer__seq_view(s, sg->seq, 0, l, 0);
-        if (rope_in_store) k->rope_kv_store(kc, &kv, s->kk + r * KVD, s->vv + r * KVD, s->pos + r, sg->n, c->n_head_kv, hd, &s->rope);
-        else k->kv_store(kc, &kv, s->kk + r * KVD, s->vv + r * KVD, s->pos + r, sg->n);
+        if (rope_in_store) k->rope_kv_store(kc, &kv, s->keys + r * KVD, s->values + r * KVD, s->pos + r, sg->n, c->n_head_kv, hd, &s->rope);
+        else k->kv_store(kc, &kv, s->keys + r * KVD, s->values + r * KVD, s->pos + r, sg->n);
         k->attention(kc, s->att + r * QD, s->q + r * QD, &kv, s->pos + r, sg->n, c->n_head, c->n_head_kv, hd, scale);
     }
     if (m->arch->attn_gate) k->mul_sigmoid(kc, s->att, s->agate, T, QD, QD);
@@ -11361,10 +11361,10 @@ static void infer__deltanet_layer(infer_session *s, int l, int T) {
     void *kc = s->kctx;
     const int n_k = c->ssm_n_group, n_v = c->ssm_dt_rank, d_k = c->ssm_d_state, d_v = c->ssm_d_inner / n_v;
     const int KD = n_k * d_k, VD = n_v * d_v, CD = 2 * KD + VD;
-    float *const outs[4] = { s->mixed, s->z, s->db, s->da };                   /* mixed: [T, q | k | v] */
+    float *const outs[4] = { s->mixed, s->z, s->beta, s->g };                   /* mixed: [T, q | k | v] */
     const infer_tensor *const ws[4] = { L->wqkv, L->wz, L->ssm_beta, L->ssm_alpha };
     infer__matmuls(s, 4, outs, ws, s->h, T);
-    k->deltanet_gates(kc, s->da, s->db, (const float *)L->ssm_dt->data, (const float *)L->ssm_a->data, T, n_v);
+    k->deltanet_gates(kc, s->g, s->beta, (const float *)L->ssm_dt->data, (const float *)L->ssm_a->data, T, n_v);
     for (int g = 0; g < s->n_segs; g++) {
         const size_t r = (size_t)s->segs[g].row0;
         k->conv1d_silu(kc, s->conv + r * CD, s->mixed + r * CD, s->seqs[s->segs[g].seq].conv_state[l], (const float *)L->ssm_conv1d->data,
@@ -11379,7 +11379,7 @@ static void infer__deltanet_layer(infer_session *s, int l, int T) {
         const infer__seg *sg = &s->segs[g];
         const size_t r = (size_t)sg->row0;
         (sg->n == 1 ? k->deltanet_step : k->deltanet_chunked)(kc, s->dout + r * VD, s->dq + r * KD, s->dk + r * KD, s->dv + r * VD,
-                                                              s->da + r * n_v, s->db + r * n_v, s->seqs[sg->seq].ssm_state[l],
+                                                              s->g + r * n_v, s->beta + r * n_v, s->seqs[sg->seq].ssm_state[l],
                                                               sg->n, n_k, n_v, d_k, d_v, 1.0f / sqrtf((float)d_k));
     }
     k->rmsnorm(kc, s->dout, s->dout, (const float *)L->ssm_norm->data, T * n_v, d_v, c->rms_eps);
@@ -11528,9 +11528,9 @@ static infer_status infer__forward_ops(infer_session *s, int T, const int32_t *w
         k->embed(kc, s->xg, &xs, s->lrows + r0, nl);
         const float *xr = s->xg;
         if (n_hc > 1) {                      /* the streams' last collapse: u = sum_i pre_i x_i */
-            k->rmsnorm(kc, s->hcn, xr, NULL, nl, (int)SD, c->rms_eps);
-            k->matmul(kc, s->hmix, s->w.output_hc_fn, s->hcn, nl);
-            k->hc_pre(kc, s->h, NULL, s->hmix, xr, (const float *)s->w.output_hc_base->data, (const float *)s->w.output_hc_scale->data,
+            k->rmsnorm(kc, s->hc_rms, xr, NULL, nl, (int)SD, c->rms_eps);
+            k->matmul(kc, s->hc_mix, s->w.output_hc_fn, s->hc_rms, nl);
+            k->hc_pre(kc, s->h, NULL, s->hc_mix, xr, (const float *)s->w.output_hc_base->data, (const float *)s->w.output_hc_scale->data,
                       nl, E, n_hc, 0, c->hc_eps);
             xr = s->h;
         }

@@ -2112,11 +2112,11 @@ static void test_model_repack(void) {
     infer_error err;
     infer_model_params mp = { 0, 0, 1 };
     if (infer_model_load(&m1, path, NULL, &err) != INFER_OK || infer_model_load(&m2, path, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
-    CHECK(m2->xk.layers == NULL);
+    CHECK(m2->repacked.layers == NULL);
 #if defined(INFER__REPACK)
     int packed = 0, kept = 0;
-    for (int64_t i = 0; m1->xk.tensors && i < m1->gguf.n_tensors; i++) {
-        const infer_tensor *t = &m1->xk.tensors[i], *h = &m1->gguf.tensors[i];
+    for (int64_t i = 0; m1->repacked.tensors && i < m1->gguf.n_tensors; i++) {
+        const infer_tensor *t = &m1->repacked.tensors[i], *h = &m1->gguf.tensors[i];
         if (!t->data) continue;
         const infer__repack_rule *rule = infer__repack_rule_for(h);
         if (rule) packed += t->type == rule->to && t->data != h->data;
@@ -2135,7 +2135,7 @@ static void test_model_repack(void) {
     infer_session_free(s);
 #else
     printf("    this build has no XK tiles: nothing is repacked\n");
-    CHECK(m1->xk.layers == NULL);
+    CHECK(m1->repacked.layers == NULL);
 #endif
     const int32_t ids[10] = { 1, 15, 4, 99, 23, 7, 250, 3, 42, 8 };
     const size_t V = (size_t)infer_model_config(m1)->n_vocab;
@@ -2158,11 +2158,11 @@ static void test_model_repack(void) {
             infer_model_load(&m2, tmp_path("infer_test_rp.gguf"), &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); continue; }
 #if defined(INFER__TILE_X4)
         if (types[ti][0] == 'F' || types[ti][0] == 'B')   /* F16, BF16: a copy in the same layout */
-            CHECK_MSG(m1->xk.layers && m1->xk.w.layers[0].ffn_up->type == m2->layers[0].ffn_up->type &&
-                      m1->xk.w.layers[0].ffn_up->data != m2->layers[0].ffn_up->data &&
-                      memcmp(m1->xk.w.layers[0].ffn_up->data, m2->layers[0].ffn_up->data, m2->layers[0].ffn_up->nbytes) == 0, "%s: ffn_up not copied", types[ti]);
+            CHECK_MSG(m1->repacked.layers && m1->repacked.w.layers[0].ffn_up->type == m2->layers[0].ffn_up->type &&
+                      m1->repacked.w.layers[0].ffn_up->data != m2->layers[0].ffn_up->data &&
+                      memcmp(m1->repacked.w.layers[0].ffn_up->data, m2->layers[0].ffn_up->data, m2->layers[0].ffn_up->nbytes) == 0, "%s: ffn_up not copied", types[ti]);
         else if (infer__repack_rule_for(m2->layers[0].ffn_up))         /* Q5_0, Q5_1: where this build has their tiles */
-            CHECK_MSG(m1->xk.layers && m1->xk.w.layers[0].ffn_up->type != m2->layers[0].ffn_up->type, "%s: ffn_up not repacked", types[ti]);
+            CHECK_MSG(m1->repacked.layers && m1->repacked.w.layers[0].ffn_up->type != m2->layers[0].ffn_up->type, "%s: ffn_up not repacked", types[ti]);
         else CHECK_MSG(!strncmp(types[ti], "Q5_", 3) && infer__tile_for(m2->layers[0].ffn_up->type).fn == NULL, "%s: no repack rule", types[ti]);
         if (types[ti][0] == 'F') {   /* bytes in no mapped file (a model from memory) are not copied again */
             size_t n = 0;
@@ -2172,7 +2172,7 @@ static void test_model_repack(void) {
             if (m3) {
                 const infer_tensor *u = infer_gguf_tensor(&m3->gguf, "blk.0.ffn_up.weight");
                 CHECK(u && infer__repack_rule_for(u) && !infer__repack_rule_of(m3, u) && infer__repack_rule_of(m1, infer_gguf_tensor(&m1->gguf, "blk.0.ffn_up.weight")));
-                CHECK(m3->xk.layers == NULL || m3->xk.w.layers[0].ffn_up->data == u->data);
+                CHECK(m3->repacked.layers == NULL || m3->repacked.w.layers[0].ffn_up->data == u->data);
                 infer_model_free(m3);
             }
             free(f);
@@ -2180,7 +2180,7 @@ static void test_model_repack(void) {
 #endif
         run_opts o = { 0, 0, 2, 0, NULL };
         float *a = eval_logits(m1, ids, 10, 6, o), *b = eval_logits(m2, ids, 10, 6, o);
-        const infer_tensor *up = m1->xk.layers ? m1->xk.w.layers[0].ffn_up : NULL;
+        const infer_tensor *up = m1->repacked.layers ? m1->repacked.w.layers[0].ffn_up : NULL;
         if (!up || up->type != INFER__TYPE_Q4_0_X8)
             CHECK_MSG(a && b && memcmp(a, b, sizeof(float) * V * 10) == 0, "%s: the repacked weights give other logits", types[ti]);
         else if (a && b) {
