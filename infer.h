@@ -26,7 +26,7 @@
  *   >>api-types         328  ggml tensor types and the quant block structs
  *   >>api-tensor         52  tensors, GGUF files, model config
  *   >>api-kernels       203  the kernel table every backend fills
- *   >>api               325  model, session, tokenizer, sampler, generation
+ *   >>api               350  model, session, tokenizer, sampler, generation
  *   >>util              509  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1944  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
@@ -44,7 +44,7 @@
  *   >>forward           335  the transformer, once for every family: one step through every layer
  *   >>eval              167  the evaluation API: batches of sequences, logits out
  *   >>sampler           193  logits -> next token
- *   >>generate           47  the generation loop (the engine ends here; appendices follow)
+ *   >>generate           69  the generation loop (the engine ends here; appendices follow)
  *   >>backends          745  the GPU backend of this build; any backend diffed against the CPU
  *   >>unicode           101  categories, white space, case, NFD base, UTF-8
  *   >>regex             434  a backtracking regex matcher for pre-tokenizer patterns
@@ -997,14 +997,39 @@ int32_t infer_sampler_sample(infer_sampler *s, const float *logits);
 
 /* Generation (>>generate): feed the prompt, then sample up to n_predict tokens, calling
  * on_token for each (return non-zero to stop). Stops at end-of-generation tokens. */
+typedef enum infer_stop {
+    INFER_STOP_LENGTH,           /* n_predict tokens */
+    INFER_STOP_EOG,              /* an end-of-generation token (not passed to on_token) */
+    INFER_STOP_CONTEXT,          /* the context is full */
+    INFER_STOP_CALLER            /* on_token or on_logits returned non-zero */
+} infer_stop;
 typedef struct infer_gen_stats {
     int32_t n_prompt, n_gen;
     double prompt_seconds, gen_seconds;
+    int32_t n_eval;              /* forward passes after the prompt (one per generated token evaluated) */
+    int32_t n_prompt_eval;       /* prompt tokens evaluated: fewer than n_prompt where a prefix was held */
+    infer_stop stop;             /* why it stopped */
 } infer_gen_stats;
 typedef int (*infer_token_fn)(void *user, int32_t token, const float *logits);
 infer_status infer_generate(infer_session *s, const int32_t *prompt, int n_prompt, int n_predict,
                             const infer_sampler_params *sp, infer_token_fn on_token, void *user,
                             infer_gen_stats *stats, infer_error *err);
+/* ... and with every option: infer_generate is infer_generate_ex with n_predict, on_token and
+ * user set and the rest zero. */
+typedef struct infer_gen_params {
+    int n_predict;               /* tokens to generate; < 0: until end of generation or a full context */
+    int ignore_eos;              /* end-of-generation tokens are sampled and passed on like any other */
+    infer_token_fn on_token;     /* each token sampled, with the logits it came from; non-zero stops */
+    /* every row of logits the steps compute, in order: the prompt's n_prompt rows, then one
+     * per generated token (the last one is evaluated too); non-zero stops. NULL: only the
+     * rows sampling needs are computed. */
+    int (*on_logits)(void *user, const float *rows, int n_rows);
+    void *user;
+    int reuse_prefix;            /* the prompt through infer_eval_prefix: the session keeps what it
+                                    holds of the prompt's start (a conversation's earlier turns) */
+} infer_gen_params;
+infer_status infer_generate_ex(infer_session *s, const int32_t *prompt, int n_prompt, const infer_gen_params *gp,
+                               const infer_sampler_params *sp, infer_gen_stats *stats, infer_error *err);
 
 double infer_time_seconds(void);
 
@@ -11912,31 +11937,43 @@ int32_t infer_sampler_sample(infer_sampler *s, const float *logits) {
 /* ------------------------------------------------------------------------------------------
  * >>generate -- prompt in, tokens out.
  * ---------------------------------------------------------------------------------------- */
-infer_status infer_generate(infer_session *s, const int32_t *prompt, int n_prompt, int n_predict,
-                            const infer_sampler_params *sp, infer_token_fn on_token, void *user,
-                            infer_gen_stats *stats, infer_error *err) {
+infer_status infer_generate_ex(infer_session *s, const int32_t *prompt, int n_prompt, const infer_gen_params *gp,
+                               const infer_sampler_params *sp, infer_gen_stats *stats, infer_error *err) {
     const int32_t V = s->m->cfg.n_vocab;
+    const int all = gp->on_logits != NULL;
     infer_gen_stats st;
     memset(&st, 0, sizeof st);
-    float *logits = (float *)INFER_MALLOC((size_t)V * sizeof(float));
+    float *logits = (float *)infer__calloc((size_t)V * (size_t)(all && n_prompt > 1 ? n_prompt : 1), sizeof(float));
     infer_sampler *smp = infer_sampler_create(sp, V);
     infer_status rc = INFER_OK;
     if (!logits || !smp) { rc = infer__fail(err, INFER_ERR_NOMEM, "out of memory"); goto done; }
+    if (n_prompt < 1) { rc = infer__fail(err, INFER_ERR_ARG, "the prompt is empty (no tokens)"); goto done; }
+    if (all && gp->reuse_prefix) { rc = infer__fail(err, INFER_ERR_ARG, "every row of logits and a held prefix exclude each other"); goto done; }
     for (int i = 0; i < n_prompt; i++) infer_sampler_accept(smp, prompt[i]);
     double t0 = infer_time_seconds();
-    if ((rc = infer_eval(s, prompt, n_prompt, logits, 0, err)) != INFER_OK) goto done;
+    int n_eval = n_prompt;
+    if (gp->reuse_prefix) rc = infer_eval_prefix(s, prompt, n_prompt, logits, &n_eval, err);
+    else rc = infer_eval(s, prompt, n_prompt, logits, all, err);
+    st.n_prompt_eval = n_eval;
+    if (rc != INFER_OK) goto done;
     st.n_prompt = n_prompt;
     st.prompt_seconds = infer_time_seconds() - t0;
+    st.stop = INFER_STOP_LENGTH;
+    if (all && gp->on_logits(gp->user, logits, n_prompt)) { st.stop = INFER_STOP_CALLER; goto done; }
+    const float *last = logits + (all ? (size_t)(n_prompt - 1) * V : 0);
     t0 = infer_time_seconds();
-    for (int g = 0; g < n_predict; g++) {
-        int32_t tok = infer_sampler_sample(smp, logits);
+    for (int g = 0; gp->n_predict < 0 || g < gp->n_predict; g++) {
+        int32_t tok = infer_sampler_sample(smp, last);
         infer_sampler_accept(smp, tok);
-        if (s->m->tok && infer_token_is_eog(s->m->tok, tok)) break;
+        if (!gp->ignore_eos && s->m->tok && infer_token_is_eog(s->m->tok, tok)) { st.stop = INFER_STOP_EOG; break; }
         st.n_gen++;
-        if (on_token && on_token(user, tok, logits)) break;
-        if (g + 1 == n_predict) break;
-        if (infer_session_n_past(s) >= s->n_ctx) break;
+        if (gp->on_token && gp->on_token(gp->user, tok, last)) { st.stop = INFER_STOP_CALLER; break; }
+        if (infer_session_n_past(s) >= s->n_ctx) { st.stop = INFER_STOP_CONTEXT; break; }
+        if (g + 1 == gp->n_predict && !all) break;           /* the last token needs no step, unless its logits are wanted */
         if ((rc = infer_eval(s, &tok, 1, logits, 0, err)) != INFER_OK) goto done;
+        st.n_eval++;
+        last = logits;
+        if (all && gp->on_logits(gp->user, logits, 1)) { st.stop = INFER_STOP_CALLER; break; }
     }
     st.gen_seconds = infer_time_seconds() - t0;
 done:
@@ -11944,6 +11981,16 @@ done:
     INFER_FREE(logits);
     infer_sampler_free(smp);
     return rc;
+}
+infer_status infer_generate(infer_session *s, const int32_t *prompt, int n_prompt, int n_predict,
+                            const infer_sampler_params *sp, infer_token_fn on_token, void *user,
+                            infer_gen_stats *stats, infer_error *err) {
+    infer_gen_params gp;
+    memset(&gp, 0, sizeof gp);
+    gp.n_predict = n_predict;
+    gp.on_token = on_token;
+    gp.user = user;
+    return infer_generate_ex(s, prompt, n_prompt, &gp, sp, stats, err);
 }
 /* a model's chat template, by name (NULL: the default one); >>jinja renders it */
 const char *infer_model_chat_template(const infer_model *m, const char *name, size_t *len) {

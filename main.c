@@ -426,21 +426,32 @@ static int detok_piece(infer_detok *dt, int32_t t, char **buf, int *cap) {
     }
 }
 
+/* a reply's tokens: shown as they come and kept for the conversation */
+typedef struct { infer_detok dt; strbuf *text; char **piece; int *piece_cap; } chat_out;
+static int chat_token(void *user, int32_t t, const float *logits) {
+    chat_out *c = user;
+    (void)logits;
+    const int nb = detok_piece(&c->dt, t, c->piece, c->piece_cap);
+    fwrite(*c->piece, 1, (size_t)nb, stdout);
+    fflush(stdout);
+    sb_put(c->text, *c->piece, (size_t)nb);
+    return 0;
+}
+
 static int run_chat(const options *o, infer_model *m, infer_session *s, const char *system) {
     const infer_tokenizer *tok = infer_model_tokenizer(m);
     if (!tok) die("%s", "--chat needs a model with a vocabulary");
     size_t tlen = 0;
     char *tmpl = chat_template_text(o, &tlen);
     if (!tmpl && !infer_model_chat_template(m, NULL, NULL)) die("%s", "the model has no chat template: give one with --chat-template FILE");
-    const int V = infer_model_config(m)->n_vocab, n_ctx = infer_session_n_ctx(s), tty = isatty(0);
+    const int n_ctx = infer_session_n_ctx(s), tty = isatty(0);
     /* the room a reply needs: -n tokens (at most half the context; a quarter for -n -1) */
     const int room = o->n_predict < 0 ? n_ctx / 4 : o->n_predict < n_ctx / 2 ? (o->n_predict > 0 ? o->n_predict : 1) : n_ctx / 2;
     chat_msg *msgs = calloc(2, sizeof *msgs);
     char *piece = NULL;                    /* a token's text (detok_piece) */
     int piece_cap = 0;
     int n_msgs = 0, cap_msgs = 2, n_sys = 0, turn = 0;
-    float *logits = malloc(sizeof(float) * (size_t)V);
-    if (!msgs || !logits) die("%s", "out of memory");
+    if (!msgs) die("%s", "out of memory");
     if (system) { msgs[0].role = "system"; sb_puts(&msgs[0].text, system); n_msgs = n_sys = 1; }
     char *line = NULL;
     size_t line_cap = 0;
@@ -484,51 +495,30 @@ static int run_chat(const options *o, infer_model *m, infer_session *s, const ch
             free(ids);
             continue;
         }
-        int n_eval = 0;
-        double t0 = infer_time_seconds();
-        if (infer_eval_prefix(s, ids, n, logits, &n_eval, &err) != INFER_OK) die("%s", err.msg);
-        const double t_prompt = infer_time_seconds() - t0;
-        infer_sampler *smp = infer_sampler_create(&o->sp, V);
-        if (!smp) die("%s", "out of memory");
-        for (int i = 0; i < n; i++) infer_sampler_accept(smp, ids[i]);
-        infer_detok dt;
-        infer_detok_init(&dt, tok);
         chat_msg *reply = &msgs[n_msgs++];
         reply->role = "assistant";
         memset(&reply->text, 0, sizeof(strbuf));
         sb_put(&reply->text, "", 0);
-        int n_gen = 0, n_pass = 0;
-        t0 = infer_time_seconds();
-        for (int g = 0; o->n_predict < 0 || g < o->n_predict; g++) {
-            int32_t t = infer_sampler_sample(smp, logits);
-            infer_sampler_accept(smp, t);
-            if (infer_token_is_eog(tok, t)) break;               /* the end of the turn */
-            const int nb = detok_piece(&dt, t, &piece, &piece_cap);
-            fwrite(piece, 1, (size_t)nb, stdout);
-            fflush(stdout);
-            sb_put(&reply->text, piece, (size_t)nb);
-            n_gen++;
-            if (infer_session_n_past(s) >= n_ctx) { fprintf(stderr, "\ninfer: the context is full: the reply stops here\n"); break; }
-            if (o->n_predict >= 0 && g + 1 == o->n_predict) break;
-            if (infer_eval(s, &t, 1, logits, 0, &err) != INFER_OK) die("%s", err.msg);
-            n_pass++;
-        }
+        chat_out co = { { 0 }, &reply->text, &piece, &piece_cap };
+        infer_detok_init(&co.dt, tok);
+        infer_gen_params gp = { o->n_predict, 0, chat_token, NULL, &co, 1 };
+        infer_gen_stats st;
+        if (infer_generate_ex(s, ids, n, &gp, &o->sp, &st, &err) != INFER_OK) die("%s", err.msg);
+        if (st.stop == INFER_STOP_CONTEXT) fprintf(stderr, "\ninfer: the context is full: the reply stops here\n");
         char buf[64];
-        int nb = infer_detok_flush(&dt, buf, sizeof buf);
+        int nb = infer_detok_flush(&co.dt, buf, sizeof buf);
         fwrite(buf, 1, (size_t)nb, stdout);
         sb_put(&reply->text, buf, (size_t)nb);
         fputc('\n', stdout);
         fflush(stdout);
-        const double t_gen = infer_time_seconds() - t0;
         char rate[32] = "-";
-        if (n_pass) snprintf(rate, sizeof rate, "%.2f", n_pass / (t_gen > 0 ? t_gen : 1e-9));
+        if (st.n_eval) snprintf(rate, sizeof rate, "%.2f", st.n_eval / (st.gen_seconds > 0 ? st.gen_seconds : 1e-9));
         fprintf(stderr, "turn %d: prompt %d tokens: %d held, %d evaluated in %.3f s; reply %d tokens (%s tok/s)\n",
-                turn, n, n - n_eval, n_eval, t_prompt, n_gen, rate);
-        infer_sampler_free(smp);
+                turn, n, n - st.n_prompt_eval, st.n_prompt_eval, st.prompt_seconds, st.n_gen, rate);
         free(ids);
     }
     for (int i = 0; i < n_msgs; i++) free(msgs[i].text.p);
-    free(msgs); free(line); free(logits); free(tmpl); free(piece);
+    free(msgs); free(line); free(tmpl); free(piece);
     return 0;
 }
 
@@ -1032,14 +1022,41 @@ static int run_diff(infer_model *m, const infer_kernels *k) {
 
 /* plain generation: the prompt (or BOS), then up to -n tokens streamed to stdout; with
  * --logits-out every evaluated token's logits go to the file */
+/* the generation's output: each token's text as it comes (ids where the model has no
+ * vocabulary), and with --logits-out every row of logits */
+typedef struct {
+    const infer_tokenizer *tok;
+    infer_detok dt;
+    char *piece;
+    int piece_cap, n_out, V;
+    FILE *lf;
+    const char *lf_path;
+} gen_out;
+static int gen_token(void *user, int32_t t, const float *logits) {
+    gen_out *g = user;
+    (void)logits;
+    if (g->tok) {
+        const int nb = detok_piece(&g->dt, t, &g->piece, &g->piece_cap);
+        fwrite(g->piece, 1, (size_t)nb, stdout);
+        fflush(stdout);
+    } else {
+        printf("%s%d", g->n_out ? " " : "", t);
+    }
+    g->n_out++;
+    return 0;
+}
+static int gen_logits(void *user, const float *rows, int n) {
+    gen_out *g = user;
+    write_rows(g->lf, rows, (size_t)g->V * (size_t)n, g->lf_path);
+    return 0;
+}
+
 static int run_generate(const options *o, infer_model *m, infer_session *s, const char *text, size_t text_len) {
     infer_error err;
-    infer_sampler *smp = NULL;
     int32_t *prompt = NULL;
-    float *logits = NULL;
-    FILE *lf = NULL;
-    char *piece = NULL;                    /* a token's text (detok_piece) */
-    int rc = 1, n_prompt = 0, piece_cap = 0;
+    int rc = 1, n_prompt = 0;
+    gen_out g;
+    memset(&g, 0, sizeof g);
     if (text || o->prompt_ids) prompt = prompt_tokens(o, m, text, text_len, &n_prompt);
     else {   /* no prompt: start from BOS */
         const infer_tokenizer *tok = infer_model_tokenizer(m);
@@ -1052,55 +1069,28 @@ static int run_generate(const options *o, infer_model *m, infer_session *s, cons
         fprintf(stderr, "infer: the prompt has %d tokens, more than the context size %d\n", n_prompt, infer_session_n_ctx(s));
         goto done;
     }
-    const int V = infer_model_config(m)->n_vocab;
-    if (o->logits_out && !(lf = fopen(o->logits_out, "wb"))) { fprintf(stderr, "infer: cannot open '%s' for writing: %s\n", o->logits_out, strerror(errno)); goto done; }
-    logits = xmalloc(sizeof(float) * (size_t)V * (size_t)(lf ? n_prompt : 1), "the logits");
-    const infer_tokenizer *tok = infer_model_tokenizer(m);
-    infer_detok dt;
-    if (tok) {
-        infer_detok_init(&dt, tok);
-        if (text && o->prompt && text_len) { fwrite(text, 1, text_len, stdout); dt.at_start = 0; }   /* a continuation keeps its leading space */
+    g.V = infer_model_config(m)->n_vocab;
+    g.lf_path = o->logits_out;
+    if (o->logits_out && !(g.lf = fopen(o->logits_out, "wb"))) { fprintf(stderr, "infer: cannot open '%s' for writing: %s\n", o->logits_out, strerror(errno)); goto done; }
+    if ((g.tok = infer_model_tokenizer(m)) != NULL) {
+        infer_detok_init(&g.dt, g.tok);
+        if (text && o->prompt && text_len) { fwrite(text, 1, text_len, stdout); g.dt.at_start = 0; }   /* a continuation keeps its leading space */
         fflush(stdout);
     }
-    double t0 = infer_time_seconds();
-    if (infer_eval(s, prompt, n_prompt, logits, lf != NULL, &err) != INFER_OK) { fprintf(stderr, "infer: %s\n", err.msg); goto done; }
-    const double t_prompt = infer_time_seconds() - t0;
-    if (lf) write_rows(lf, logits, (size_t)V * n_prompt, o->logits_out);
-    const float *last = logits + (lf ? (size_t)(n_prompt - 1) * V : 0);
-    if (!(smp = infer_sampler_create(&o->sp, V))) die("%s", "out of memory for the sampler");
-    for (int i = 0; i < n_prompt; i++) infer_sampler_accept(smp, prompt[i]);
-    int n_gen = 0, n_pass = 0;   /* tokens printed; forward passes they took after the prompt */
-    t0 = infer_time_seconds();
-    for (int g = 0; o->n_predict < 0 || g < o->n_predict; g++) {
-        int32_t t = infer_sampler_sample(smp, last);
-        infer_sampler_accept(smp, t);
-        if (tok && infer_token_is_eog(tok, t) && !lf) break;
-        if (tok) {
-            const int nb = detok_piece(&dt, t, &piece, &piece_cap);
-            fwrite(piece, 1, (size_t)nb, stdout);
-            fflush(stdout);
-        } else {
-            printf("%s%d", g ? " " : "", t);
-        }
-        n_gen++;
-        if (infer_session_n_past(s) >= infer_session_n_ctx(s)) { fprintf(stderr, "\ninfer: context full\n"); break; }
-        /* every generated token is evaluated when logits are written, so the file has n_prompt + n rows */
-        if (o->n_predict < 0 || g + 1 < o->n_predict || lf) {
-            if (infer_eval(s, &t, 1, logits, 0, &err) != INFER_OK) { fprintf(stderr, "\ninfer: %s\n", err.msg); goto done; }
-            n_pass++;
-            last = logits;
-            if (lf) write_rows(lf, logits, (size_t)V, o->logits_out);
-        }
-    }
-    const double t_gen = infer_time_seconds() - t0;
-    if (tok) { char buf[64]; int nb = infer_detok_flush(&dt, buf, sizeof buf); fwrite(buf, 1, (size_t)nb, stdout); }
+    /* with --logits-out every generated token is evaluated and end-of-generation tokens do not
+     * stop it, so the file has n_prompt + n rows */
+    infer_gen_params gp = { o->n_predict, g.lf != NULL, gen_token, g.lf ? gen_logits : NULL, &g, 0 };
+    infer_gen_stats st;
+    const infer_status gs = infer_generate_ex(s, prompt, n_prompt, &gp, &o->sp, &st, &err);
+    if (gs != INFER_OK) { fprintf(stderr, "%sinfer: %s\n", st.n_gen ? "\n" : "", err.msg); goto done; }
+    if (st.stop == INFER_STOP_CONTEXT) fprintf(stderr, "\ninfer: context full\n");
+    if (g.tok) { char buf[64]; int nb = infer_detok_flush(&g.dt, buf, sizeof buf); fwrite(buf, 1, (size_t)nb, stdout); }
     printf("\n");
-    print_stats(o, n_prompt, t_prompt, n_gen, n_pass, t_gen);
+    print_stats(o, n_prompt, st.prompt_seconds, st.n_gen, st.n_eval, st.gen_seconds);
     rc = 0;
 done:
-    if (lf && fclose(lf) != 0 && rc == 0) { fprintf(stderr, "infer: cannot write '%s': %s\n", o->logits_out, strerror(errno)); rc = 1; }
-    infer_sampler_free(smp);
-    free(logits); free(prompt); free(piece);
+    if (g.lf && fclose(g.lf) != 0 && rc == 0) { fprintf(stderr, "infer: cannot write '%s': %s\n", o->logits_out, strerror(errno)); rc = 1; }
+    free(prompt); free(g.piece);
     return rc;
 }
 

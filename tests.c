@@ -6100,6 +6100,62 @@ static void test_generate_streaming(void) {
     infer_model_free(m);
 }
 
+/* infer_generate_ex: every row of logits, end-of-generation ignored, why it stopped, a held prefix */
+typedef struct { int rows; float first; int32_t toks[64]; int n; } gen_rows;
+static int on_rows(void *user, const float *rows, int n) {
+    gen_rows *g = user;
+    if (!g->rows) g->first = rows[0];
+    g->rows += n;
+    return 0;
+}
+static int on_tok_rows(void *user, int32_t tok, const float *logits) {
+    gen_rows *g = user;
+    (void)logits;
+    if (g->n < 64) g->toks[g->n++] = tok;
+    return 0;
+}
+static void test_generate_options(void) {
+    infer_model *m;
+    infer_error err;
+    if (infer_model_load(&m, SHARED "/models/stories260K.gguf", NULL, &err) != INFER_OK) SKIP("../shared/models not found");
+    infer_session_params p = infer_session_default_params();
+    p.n_ctx = 48;
+    infer_session *s;
+    CHECK(infer_session_create(&s, m, &p, &err) == INFER_OK);
+    infer_sampler_params sp = infer_sampler_default_params();
+    sp.temp = 0;
+    const int32_t prompt[4] = { 1, 403, 407, 261 };
+    float *want = malloc(sizeof(float) * 4 * 512);
+    CHECK(infer_eval(s, prompt, 4, want, 1, &err) == INFER_OK);    /* the prompt's rows, evaluated alone */
+    infer_session_reset(s);
+    gen_rows g = { 0, 0, { 0 }, 0 };
+    infer_gen_params gp = { 6, 1, on_tok_rows, on_rows, &g, 0 };
+    infer_gen_stats st;
+    CHECK(infer_generate_ex(s, prompt, 4, &gp, &sp, &st, &err) == INFER_OK);
+    CHECK_MSG(g.rows == 4 + 6 && st.n_gen == 6 && st.n_eval == 6 && st.stop == INFER_STOP_LENGTH, "%d rows, %d tokens, %d passes, stop %d", g.rows, st.n_gen, st.n_eval, (int)st.stop);
+    CHECK(g.first == want[0] && infer_session_n_past(s) == 10);
+    /* unlimited: runs to the full context */
+    infer_session_reset(s);
+    gen_rows h = { 0, 0, { 0 }, 0 };
+    infer_gen_params gu = { -1, 1, on_tok_rows, NULL, &h, 0 };
+    CHECK(infer_generate_ex(s, prompt, 4, &gu, &sp, &st, &err) == INFER_OK);
+    CHECK_MSG(st.stop == INFER_STOP_CONTEXT && infer_session_n_past(s) == 48 && st.n_gen == 45, "stop %d at %d, %d tokens", (int)st.stop, infer_session_n_past(s), st.n_gen);
+    CHECK(memcmp(h.toks, g.toks, sizeof(int32_t) * 6) == 0);
+    /* a held prefix: the same prompt again evaluates only its last token */
+    infer_session_reset(s);
+    infer_gen_params gq = { 3, 0, NULL, NULL, NULL, 1 };
+    CHECK(infer_generate_ex(s, prompt, 4, &gq, &sp, &st, &err) == INFER_OK && st.n_prompt_eval == 4);
+    CHECK(infer_generate_ex(s, prompt, 4, &gq, &sp, &st, &err) == INFER_OK);
+    CHECK_MSG(st.n_prompt_eval < 4 && st.n_prompt == 4, "%d of the prompt evaluated again", st.n_prompt_eval);
+    /* a held prefix and every row exclude each other; an empty prompt is an error */
+    gq.on_logits = on_rows; gq.user = &g;
+    CHECK(infer_generate_ex(s, prompt, 4, &gq, &sp, &st, &err) == INFER_ERR_ARG);
+    CHECK(infer_generate_ex(s, prompt, 0, &gp, &sp, &st, &err) == INFER_ERR_ARG && strstr(err.msg, "empty"));
+    free(want);
+    infer_session_free(s);
+    infer_model_free(m);
+}
+
 /* ---- >>backends: a disguised CPU "device", a picky one, the backend diff ---- */
 /* The CPU table dressed as a device: host_memory = 0, so a session uploads the weights and
  * every op must be handed backend memory. Allocations are remembered, and the wrapped ops
@@ -8046,6 +8102,7 @@ static const test_case tests[] = {
     { "sampler_chain", test_sampler_chain },
     { "sampler_selection", test_sampler_selection },
     { "generate_streaming", test_generate_streaming },
+    { "generate_options", test_generate_options },
     { "backend_fake_device", test_backend_fake_device },
     { "backend_refuses", test_backend_refuses },
     { "backend_diff_cpu", test_backend_diff_cpu },
