@@ -900,18 +900,34 @@ INFER_CUDA_UNROLL
     }
 };
 
-/* every type with kernels here: X(name) for INFER_TYPE_name */
+/* ------------------------------------------------------------------------------------------
+ * The weight types of this backend, and the one switch over them.
+ *
+ * INFER_CUDA_TYPES lists every type with a decoder above: X(name) stands for the type id
+ * INFER_TYPE_name, whose decoder is Dq<INFER_TYPE_name> (the block struct is the one infer.h
+ * declares, named in the decoder). A type joins the backend by its Dq specialization and
+ * its entry here, nothing else: every kernel that reads weights is a template over the type,
+ * and infer_cuda_with_type is the only place a run-time type picks its instantiation:
+ *
+ *     infer_cuda_with_type(t, [&](auto ty) { kernel<decltype(ty)::id><<<...>>>(...); });
+ *
+ * calls the lambda with ty an infer_cuda_ty<T> (T = t as a compile-time constant) and
+ * returns 1, or returns 0 for a type not in the list. The types without decoders (the grid
+ * i-quants) are refused at upload (supports_type), so no launch ever meets one.
+ * ---------------------------------------------------------------------------------------- */
 #define INFER_CUDA_TYPES(X) X(F32) X(F16) X(BF16) X(Q4_0) X(Q4_1) X(Q5_0) X(Q5_1) X(Q8_0) X(Q2_K) X(Q3_K) X(Q4_K) \
     X(Q5_K) X(Q6_K) X(IQ4_NL) X(IQ4_XS) X(TQ1_0) X(TQ2_0) X(MXFP4) X(NVFP4) X(Q1_0) X(Q2_0) X(I2_S)
 
-static int infer_cuda_supports_type(infer_type t) {
+template <int T> struct infer_cuda_ty { static constexpr int id = T; };
+template <class F> static int infer_cuda_with_type(infer_type t, F &&f) {
     switch (t) {
-#define INFER_CUDA_CASE(n) case INFER_TYPE_##n:
-    INFER_CUDA_TYPES(INFER_CUDA_CASE) return 1;
+#define INFER_CUDA_CASE(n) case INFER_TYPE_##n: f(infer_cuda_ty<INFER_TYPE_##n>()); return 1;
+    INFER_CUDA_TYPES(INFER_CUDA_CASE)
 #undef INFER_CUDA_CASE
     default: return 0;
     }
 }
+static int infer_cuda_supports_type(infer_type t) { return infer_cuda_with_type(t, [](auto) {}); }
 
 /* ------------------------------------------------------------------------------------------
  * matmul: out[r, n] = scale * sum_k W[n, k] x[r, k]   W: [N, K] (row_bytes apart), x: [rows, K]
@@ -1252,22 +1268,29 @@ INFER_CUDA_UNROLL
     for (int i = 0; i < 32; i++) if (32 * c + i < K) o[i] = w[i] * scale;
 }
 
-/* rows <= INFER_CUDA_MV_ROWS against the weights of mv (one type, one K) */
+/* launch(ty), which launches a kernel for the weight type t, through infer_cuda_with_type;
+ * then the launch's check. A type without kernels is an error of the op `what`. */
+template <class F> static void infer_cuda_typed(infer_cuda_ctx *c, infer_type t, const char *what, F &&launch) {
+    if (!infer_cuda_with_type(t, launch)) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "%s: weight type without kernels", what);
+        infer_cuda_record(c, cudaErrorNotSupported, msg);
+        return;
+    }
+    INFER_CUDA_LAUNCHED(c, what);
+}
+
 /* rows <= INFER_CUDA_MV_ROWS against the weights of mv (one type, one K); glu: mv is (gate, up) */
 static void infer_cuda_matvec(infer_cuda_ctx *c, infer_type t, const infer_cuda_mv &mv, size_t rb, const float *x, int K, int rows, int glu = 0) {
     const int cols = glu ? mv.start[1] : mv.start[mv.n];
     const dim3 grid((cols + INFER_CUDA_MV_WARPS - 1) / INFER_CUDA_MV_WARPS, rows > 1 ? (rows + INFER_CUDA_MV_ROWS - 1) / INFER_CUDA_MV_ROWS : 1);
-    switch (t) {
-#define INFER_CUDA_CASE(n) case INFER_TYPE_##n: \
-    if (glu) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c, k_matvec<INFER_TYPE_##n, 1, 1>)(mv, rb, x, K, rows); \
-    else if (rows == 1) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c, k_matvec<INFER_TYPE_##n, 1, 0>)(mv, rb, x, K, rows); \
-    else INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c, k_matvec<INFER_TYPE_##n, INFER_CUDA_MV_ROWS, 0>)(mv, rb, x, K, rows); \
-    break;
-    INFER_CUDA_TYPES(INFER_CUDA_CASE)
-#undef INFER_CUDA_CASE
-    default: infer_cuda_record(c, cudaErrorNotSupported, "matmul: weight type without kernels"); return;
-    }
-    INFER_CUDA_LAUNCHED(c, "matmul");
+    infer_cuda_typed(c, t, "matmul", [&](auto ty) {
+        constexpr int T = decltype(ty)::id;
+        const int threads = 32 * INFER_CUDA_MV_WARPS;
+        if (glu) INFER_CUDA_LAUNCH(grid, threads, 0, c, k_matvec<T, 1, 1>)(mv, rb, x, K, rows);
+        else if (rows == 1) INFER_CUDA_LAUNCH(grid, threads, 0, c, k_matvec<T, 1, 0>)(mv, rb, x, K, rows);
+        else INFER_CUDA_LAUNCH(grid, threads, 0, c, k_matvec<T, INFER_CUDA_MV_ROWS, 0>)(mv, rb, x, K, rows);
+    });
 }
 
 /* out = W x, or (add) out += W x */
@@ -1283,16 +1306,11 @@ static void infer_cuda_matmul_to(infer_cuda_ctx *c, float *out, const infer_tens
         infer_cuda_matvec(c, w->type, mv, rb, x, K, rows);
     } else {
         dim3 grid((N + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE, (rows + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE);
-        switch (w->type) {
-#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: \
-        if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<INFER_TYPE_##t, 0>)(out, W, rb, x, K, N, rows, w->scale, add); \
-        else INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<INFER_TYPE_##t, 1>)(out, W, rb, x, K, N, rows, w->scale, add); \
-        break;
-        INFER_CUDA_TYPES(INFER_CUDA_CASE)
-#undef INFER_CUDA_CASE
-        default: infer_cuda_record(c, cudaErrorNotSupported, "matmul: weight type without kernels"); return;
-        }
-        INFER_CUDA_LAUNCHED(c, "matmul");
+        infer_cuda_typed(c, w->type, "matmul", [&](auto ty) {
+            constexpr int T = decltype(ty)::id;
+            if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<T, 0>)(out, W, rb, x, K, N, rows, w->scale, add);
+            else INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<T, 1>)(out, W, rb, x, K, N, rows, w->scale, add);
+        });
     }
 }
 static void infer_cuda_matmul(void *ctx, float *out, const infer_tensor *w, const float *x, int rows) {
@@ -1366,26 +1384,17 @@ static void infer_cuda_matmul_id(void *ctx, float *out, const infer_tensor *w, c
         INFER_CUDA_LAUNCH(1, 1024, 0, c, k_moe_group)(ids, n_out, E, start, fill, order);
         INFER_CUDA_LAUNCHED(c, "matmul_id (grouping)");
         dim3 grid((N + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE, (n_out + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE, E);
-        switch (w->type) {
-#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: \
-        if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_id_tiled<INFER_TYPE_##t, 0>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale); \
-        else INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_id_tiled<INFER_TYPE_##t, 1>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale); \
-        break;
-        INFER_CUDA_TYPES(INFER_CUDA_CASE)
-#undef INFER_CUDA_CASE
-        default: infer_cuda_record(c, cudaErrorNotSupported, "matmul_id: weight type without kernels"); return;
-        }
-        INFER_CUDA_LAUNCHED(c, "matmul_id");
+        infer_cuda_typed(c, w->type, "matmul_id", [&](auto ty) {
+            constexpr int T = decltype(ty)::id;
+            if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_id_tiled<T, 0>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale);
+            else INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_id_tiled<T, 1>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale);
+        });
         return;
     }
     dim3 grid((N + INFER_CUDA_MV_WARPS - 1) / INFER_CUDA_MV_WARPS, rows * n_used);
-    switch (w->type) {
-#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c, k_matmul_id<INFER_TYPE_##t>)(out, W, rb, x, ids, K, N, E, n_used, x_per_slot, w->scale); break;
-    INFER_CUDA_TYPES(INFER_CUDA_CASE)
-#undef INFER_CUDA_CASE
-    default: infer_cuda_record(c, cudaErrorNotSupported, "matmul_id: weight type without kernels"); return;
-    }
-    INFER_CUDA_LAUNCHED(c, "matmul_id");
+    infer_cuda_typed(c, w->type, "matmul_id", [&](auto ty) {
+        INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c, k_matmul_id<decltype(ty)::id>)(out, W, rb, x, ids, K, N, E, n_used, x_per_slot, w->scale);
+    });
 }
 
 static void infer_cuda_embed(void *ctx, float *out, const infer_tensor *table, const int32_t *tokens, int rows) {
@@ -1395,13 +1404,9 @@ static void infer_cuda_embed(void *ctx, float *out, const infer_tensor *table, c
     const uint8_t *W = (const uint8_t *)table->data;
     if (rows <= 0) return;
     dim3 grid((nch + 127) / 128, rows);
-    switch (table->type) {
-#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: INFER_CUDA_LAUNCH(grid, 128, 0, c, k_embed<INFER_TYPE_##t>)(out, W, rb, tokens, K, V, table->scale); break;
-    INFER_CUDA_TYPES(INFER_CUDA_CASE)
-#undef INFER_CUDA_CASE
-    default: infer_cuda_record(c, cudaErrorNotSupported, "embed: weight type without kernels"); return;
-    }
-    INFER_CUDA_LAUNCHED(c, "embed");
+    infer_cuda_typed(c, table->type, "embed", [&](auto ty) {
+        INFER_CUDA_LAUNCH(grid, 128, 0, c, k_embed<decltype(ty)::id>)(out, W, rb, tokens, K, V, table->scale);
+    });
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -2572,15 +2577,11 @@ const infer_kernels *infer_cuda_kernels(void) { return infer_cuda_device >= 0 ? 
  * kernels apply it. Returns 0 for a type without kernels here. */
 extern "C" int infer_cuda_dequant_host(infer_type t, const void *row, int K, float scale, float *dst) {
     const int nch = (K + 31) / 32;
-    for (int c = 0; c < nch; c++) {
-        float w[32];
-        switch (t) {
-#define INFER_CUDA_CASE(n) case INFER_TYPE_##n: Dq<INFER_TYPE_##n>::chunk((const uint8_t *)row, c, K, w); break;
-        INFER_CUDA_TYPES(INFER_CUDA_CASE)
-#undef INFER_CUDA_CASE
-        default: return 0;
+    return infer_cuda_with_type(t, [&](auto ty) {
+        for (int c = 0; c < nch; c++) {
+            float w[32];
+            Dq<decltype(ty)::id>::chunk((const uint8_t *)row, c, K, w);
+            for (int i = 0; i < 32 && 32 * c + i < K; i++) dst[32 * c + i] = w[i] * scale;
         }
-        for (int i = 0; i < 32 && 32 * c + i < K; i++) dst[32 * c + i] = w[i] * scale;
-    }
-    return 1;
+    });
 }
