@@ -29,9 +29,10 @@
  *   matmul      rows <= 8: k_matvec, one warp per output column, each lane decoding 32
  *               weights at a time ("chunks") in registers and dotting them with up to 8
  *               activation rows staged in shared memory; matmul_n does a layer's q, k, v
- *               (or gate and up) in one launch; rows > 8: k_matmul_tiled, 64x64 output
- *               tiles, weights dequantized into shared memory 32 columns at a time, then
- *               f32 FMAs (precise) or TF32 tensor-core MMAs (fast)
+ *               (or gate and up) in one launch, matmul_glu gate and up with the GLU,
+ *               matmul_add the residual add in the stores; rows > 8: k_matmul_tiled,
+ *               64x64 output tiles, weights dequantized into shared memory 32 columns at a
+ *               time, then f32 FMAs (precise) or TF32 tensor-core MMAs (fast)
  *   matmul_id   decode: a warp per (token, expert slot, column); a prompt: the rows
  *               grouped by expert on the device, then k_matmul_tiled's tiles per expert
  *   attention   online softmax, one block per (query row, head, split); long contexts with
@@ -50,6 +51,8 @@
  *               buffer that a radix select cuts to the top_k whenever it fills.
  *               attention_sparse: attention's online softmax and splits over the window
  *               plus the compressed entries, the sink a logit with no value
+ *   rope        a thread per rotated pair; rope_kv_store turns the keys on their way into
+ *               the cache (a thread per cache element)
  *   the rest    elementwise and per-row reductions, written to match the CPU's formulas
  *               (RMSNorm and L2 norm sum squares in double, as the CPU does)
  *
@@ -71,13 +74,26 @@
  *   make cuda-emu           the same GPU tests with this file's kernels run on the CPU by
  *                           tools/cuda_emu.h: their logic, checked without a GPU
  *
- * NOT YET
- *   FP16/BF16/int8 tensor-core paths (only TF32 now), a chunked (matrix-product) form
- *   of the delta rule, fused ops (norm + matvec, rope + KV store, gate/up + GLU). The
- *   matvec is bound by latency and per-weight work, not by bytes: one warp per column and
- *   a chunk or two per lane at K = 2048 leave too few loads in flight (README: GPU speed).
- *   The indexer scores with scalar dots (a prompt's scores are one matrix product,
- *   Q K^T, that tensor cores would do far faster, at the price of the CPU's exact ties).
+ * WHAT IS NOT HERE
+ *   Every weight is decoded to f32 and multiplied in f32: there is no int8 (dp4a) or
+ *   half2 matvec, and tensor cores serve only the prompt tiles, as TF32. The delta rule
+ *   runs token by token (no chunked matrix form). The indexer scores with scalar dots,
+ *   which is what keeps the CPU's exact ties. RMSNorm is a launch of its own, not part of
+ *   the matvec that reads its output.
+ *
+ * SECTIONS (grep the anchor)
+ *   >>cuda_context   the stream, the error, the step recorder (graphs), memory
+ *   >>cuda_helpers   warp and block reductions, the number formats
+ *   >>cuda_decode    the weight decoders, Dq<T>::chunk, one per type
+ *   >>cuda_types     the list of types and the one switch over them
+ *   >>cuda_matmul    matvec (decode), tiles (prompts), matmul_id (MoE), embed
+ *   >>cuda_elem      norms and elementwise ops
+ *   >>cuda_rope      RoPE
+ *   >>cuda_attention the paged KV cache, rope_kv_store, attention and its split merge
+ *   >>cuda_moe       MoE routing
+ *   >>cuda_deltanet  conv1d and the gated delta rule
+ *   >>cuda_deepseek4 hyper-connections, the compressor, the indexer, sparse attention
+ *   >>cuda_table     contexts, shape limits, the kernel table, the host decoder test
  */
 #include "infer.h"
 
@@ -102,7 +118,9 @@
 using namespace nvcuda;
 
 /* ------------------------------------------------------------------------------------------
- * The context: a stream per session, the first error met on it, and the step recorder.
+ * >>cuda_context -- a stream per session, the first error met on it, and the step recorder.
+ * Ops return nothing (the kernel table's contract), so errors are kept here until the next
+ * call that can answer one.
  *
  * STEPS AS GRAPHS. A decode step is a few hundred small launches; issued one by one, the
  * host's cost per launch (a few microseconds) and the gaps between kernels are most of a
@@ -333,7 +351,8 @@ static void infer_cuda_step_info(void *ctx, int *launches, int *graph) {
     if (graph) *graph = c->last_graph;
 }
 
-/* ---- memory ---- */
+/* ---- memory: device buffers and copies, in order on the context's stream. A call that
+ * makes the host wait (upload, download, sync, free) first issues what a recording holds. ---- */
 static void *infer_cuda_alloc(void *ctx, size_t bytes) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     void *p = NULL;
@@ -404,7 +423,9 @@ static void infer_cuda_copy_rows(void *ctx, float *dst, int dst_stride, const fl
 }
 
 /* ------------------------------------------------------------------------------------------
- * Small device helpers: reductions and number formats.
+ * >>cuda_helpers -- reductions and number formats. A warp sums with shuffles (no shared
+ * memory, no barrier), a block through one slot per warp: both add in an order fixed by
+ * the block's shape, so a result never depends on how the threads were scheduled.
  * ---------------------------------------------------------------------------------------- */
 template <typename V> __device__ __forceinline__ V warp_sum(V v) {
     for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
@@ -482,7 +503,7 @@ INFER_CUDA_HD float ue4m3_half(uint8_t x) {
 }
 
 /* ------------------------------------------------------------------------------------------
- * Weight decoding. Every matmul kernel walks a weight row in chunks of 32 consecutive
+ * >>cuda_decode -- weight decoding. Every matmul kernel walks a weight row in chunks of 32 consecutive
  * weights: Dq<T>::chunk(row, c, K, w) writes w[i] = W[32c + i] for i < 32 (zeros past K,
  * which only the float types can have: the block types' K is a multiple of their block).
  * Each is the scalar dequantizer of >>quant restricted to one chunk; the layouts are drawn
@@ -901,7 +922,7 @@ INFER_CUDA_UNROLL
 };
 
 /* ------------------------------------------------------------------------------------------
- * The weight types of this backend, and the one switch over them.
+ * >>cuda_types -- the weight types of this backend, and the one switch over them.
  *
  * INFER_CUDA_TYPES lists every type with a decoder above: X(name) stands for the type id
  * INFER_TYPE_name, whose decoder is Dq<INFER_TYPE_name> (the block struct is the one infer.h
@@ -930,7 +951,13 @@ template <class F> static int infer_cuda_with_type(infer_type t, F &&f) {
 static int infer_cuda_supports_type(infer_type t) { return infer_cuda_with_type(t, [](auto) {}); }
 
 /* ------------------------------------------------------------------------------------------
- * matmul: out[r, n] = scale * sum_k W[n, k] x[r, k]   W: [N, K] (row_bytes apart), x: [rows, K]
+ * >>cuda_matmul -- out[r, n] = scale * sum_k W[n, k] x[r, k]   W: [N, K] (row_bytes apart), x: [rows, K]
+ * Two shapes of work, two kernels. A decode step has 1..8 rows: each weight is used once
+ * per row, so the kernel is built around reading the weights (k_matvec: a warp per output
+ * column, the activations shared through shared memory). A prompt has many rows: each
+ * weight is used many times, so the kernel tiles the output and reuses every decoded
+ * weight over 64 rows from shared memory (k_matmul_tiled). matmul_id is the same two
+ * kernels over the experts' weights, embed a row lookup through the same decoders.
  * ---------------------------------------------------------------------------------------- */
 #define INFER_CUDA_MV_WARPS 4        /* output columns per block of k_matvec */
 #define INFER_CUDA_MV_ROWS 8         /* most activation rows one pass of k_matvec serves */
@@ -1370,8 +1397,6 @@ static void infer_cuda_matmul_n(void *ctx, int n, float *const *out, const infer
     infer_cuda_matvec(c, w[0]->type, mv, infer_type_row_size(w[0]->type, K), x, K, rows);
 }
 
-static int infer_cuda_reserve(infer_cuda_ctx *c, size_t bytes);
-
 static void infer_cuda_matmul_id(void *ctx, float *out, const infer_tensor *w, const float *x, const int32_t *ids, int rows, int n_used, int x_per_slot) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     const int K = (int)w->ne[0], N = (int)w->ne[1], E = (int)w->ne[2], n_out = rows * n_used;
@@ -1410,7 +1435,9 @@ static void infer_cuda_embed(void *ctx, float *out, const infer_tensor *table, c
 }
 
 /* ------------------------------------------------------------------------------------------
- * Norms and elementwise ops.
+ * >>cuda_elem -- norms and elementwise ops. A norm's block sums a whole row (block_sum);
+ * an elementwise op is a grid-stride loop of 256-thread blocks over all the elements. Each
+ * computes the CPU's formula, in the CPU's order where the order decides the rounding.
  * ---------------------------------------------------------------------------------------- */
 /* RMSNorm: out = x / sqrt(mean(x^2) + eps) * w, the sum of squares in double as on the CPU.
  * Block (r, part) normalises part `part` of row r's elements; every block of a row sums the
@@ -1533,7 +1560,7 @@ static void infer_cuda_deltanet_gates(void *ctx, float *g, float *beta, const fl
 }
 
 /* ------------------------------------------------------------------------------------------
- * RoPE. One thread per (row, head, pair i): theta is computed by every thread (the heads'
+ * >>cuda_rope -- RoPE. One thread per (row, head, pair i): theta is computed by every thread (the heads'
  * threads of a pair compute the same one), in double, with the CPU's formula (>>cpu,
  * infer__rope_apply):
  *   theta_base = pos * base^(-2i/n_rot) / freq_factors[i],  theta = freq_scale * theta_base,
@@ -1640,8 +1667,10 @@ static void infer_cuda_rope_multi(void *ctx, float *x, int rows, int n_heads, in
 }
 
 /* ------------------------------------------------------------------------------------------
- * The paged KV cache and attention.
+ * >>cuda_attention -- the paged KV cache and attention over it.
  * Cache row of position p:  table[p / block_size] * block_size + p % block_size.
+ * The cache is F32 or F16 (kv_load reads either); a sequence's blocks are anywhere in the
+ * pool, so every read goes through its block table, as on the CPU.
  * ---------------------------------------------------------------------------------------- */
 __device__ __forceinline__ size_t kv_row(const int32_t *table, int bs, int32_t p) { return (size_t)table[p / bs] * bs + p % bs; }
 
@@ -1880,7 +1909,7 @@ static void infer_cuda_attention(void *ctx, float *out, const float *q, const in
 }
 
 /* ------------------------------------------------------------------------------------------
- * Mixture of experts: routing.
+ * >>cuda_moe -- mixture of experts: routing.
  * A block per token: the probabilities p in shared memory (softmax, sigmoid, or DeepSeek-V4's
  * sqrt(softplus)), then n_used rounds of a block-wide argmax of p + bias (ties to the lower
  * id, like the CPU's strict >; the bias only steers the choice, the weight stays p); a
@@ -1962,7 +1991,9 @@ static void infer_cuda_moe_route(void *ctx, int32_t *ids, float *weights, const 
 }
 
 /* ------------------------------------------------------------------------------------------
- * Gated DeltaNet.
+ * >>cuda_deltanet -- Gated DeltaNet: the short causal convolution and the delta rule. Both
+ * carry a per-sequence state across calls; each kernel reads its part of the state into
+ * registers once, runs the chunk's tokens in order, and writes it back once.
  * ---------------------------------------------------------------------------------------- */
 /* causal depthwise conv1d + SiLU: a thread per channel carries its last K-1 inputs in
  * registers through the tokens and writes the state back once (the CPU's loop, per thread) */
@@ -2052,7 +2083,7 @@ static void infer_cuda_deltanet(void *ctx, float *out, const float *q, const flo
 }
 
 /* ------------------------------------------------------------------------------------------
- * DeepSeek-V4: hyper-connections, the KV compressor, the lightning indexer, and attention
+ * >>cuda_deepseek4 -- hyper-connections, the KV compressor, the lightning indexer, and attention
  * over a sliding window plus compressed entries. The maths is at >>deepseek4 in infer.h and
  * in the table's entries; these kernels follow the CPU's loops (infer__cpu_hc_pre, ...)
  * operation for operation where the order of a sum decides a result.
@@ -2443,7 +2474,9 @@ static void infer_cuda_attention_sparse(void *ctx, float *out, const float *q, c
 }
 
 /* ------------------------------------------------------------------------------------------
- * Contexts, limits, and the table.
+ * >>cuda_table -- contexts, limits, and the table. infer_cuda_init fills the kernel table
+ * once, every entry the forward pass of infer.h calls (the optional fused ones included),
+ * and that forward pass runs on it unchanged.
  * ---------------------------------------------------------------------------------------- */
 static infer_status infer_cuda_ctx_create(void **out, int n_threads, int precise, infer_error *err) {
     (void)n_threads;
