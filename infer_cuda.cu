@@ -49,8 +49,9 @@
  *               indexer_topk: a block per query row; half-warps score the entries with the
  *               CPU's exact sums (ties decide the choice), into a bounded shared-memory
  *               buffer that a radix select cuts to the top_k whenever it fills.
- *               attention_sparse: attention's online softmax and splits over the window
- *               plus the compressed entries, the sink a logit with no value
+ *               attention_sparse: attention's blocks, steps and splits (the same code,
+ *               another list of positions) over the window plus the compressed entries,
+ *               the sink a logit with no value
  *   rope        a thread per rotated pair; rope_kv_store turns the keys on their way into
  *               the cache (a thread per cache element)
  *   the rest    elementwise and per-row reductions, written to match the CPU's formulas
@@ -1674,6 +1675,21 @@ static void infer_cuda_rope_multi(void *ctx, float *x, int rows, int n_heads, in
  * ---------------------------------------------------------------------------------------- */
 __device__ __forceinline__ size_t kv_row(const int32_t *table, int bs, int32_t p) { return (size_t)table[p / bs] * bs + p % bs; }
 
+/* a paged cache as a kernel reads it: the host's infer_kv_view, passed by value */
+typedef struct infer_cuda_kv {
+    const void *k, *v;
+    const int32_t *table;
+    int bs, dim, f16;
+    int unused;               /* no padding bytes: a recorded launch's key holds the struct's bytes */
+} infer_cuda_kv;
+static infer_cuda_kv infer_cuda_kv_of(const infer_kv_view *v) {
+    infer_cuda_kv d;
+    memset(&d, 0, sizeof d);
+    if (!v) return d;
+    d.k = v->k; d.v = v->v; d.table = v->block_table; d.bs = v->block_size; d.dim = v->kv_dim; d.f16 = v->type == INFER_TYPE_F16;
+    return d;
+}
+
 /* a thread per (row r, element): k, v [rows, kv_dim] -> the pools, converted to F16 when the cache is,
  * saturating at +-65504 as the CPU does (infer__f16_saturate: a NaN stays NaN); v NULL: keys
  * only (a cache whose values are its keys) */
@@ -1784,58 +1800,97 @@ INFER_CUDA_UNROLL
     if (n_split > 1 && threadIdx.x == 0) { slot[0] = M; slot[1] = L; }
 }
 
-template <int DPL>
-__global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention(float *out, float *part, const float *q, const void *kpool, const void *vpool,
-                            int f16_cache, const int32_t *table, int bs, int kv_dim, const int32_t *pos, int n_head, int group, int hd, float scale, int n_split) {
-    const int h = blockIdx.x, r = blockIdx.y, split = blockIdx.z, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int g = h / group, n = pos[r] + 1;
-    const float *qh = q + ((size_t)r * n_head + h) * hd;
+/* Where a position's key and value are: the rows at k and v (F16 when f16, else F32).
+ * A list of positions -- the cache in order for k_attention, a window plus chosen entries for
+ * k_attention_sparse -- is a functor from the position's index in the list to its attn_kv;
+ * its may_share says whether k == v can happen (then a row is loaded once for both). */
+struct attn_kv {
+    const void *k, *v;        /* pointers, not pool + offset: fewer registers while 4 rows load */
+    int f16;
+};
+struct KeysCache {            /* index p = cache position p, query head's KV head at `head` */
+    static constexpr int may_share = 0;
+    infer_cuda_kv kv;
+    size_t head;
+    __device__ attn_kv operator()(int p) const {
+        const size_t at = (kv_row(kv.table, kv.bs, p) * kv.dim + head) << (kv.f16 ? 1 : 2);
+        attn_kv a = { (const char *)kv.k + at, (const char *)kv.v + at, kv.f16 };
+        return a;
+    }
+};
+
+/* One step of a warp's online softmax over the list's positions p0 .. p0 + ATT_POS (those
+ * at or past c1 are read at c0 instead, in bounds, and count for nothing): all their keys
+ * and values are loaded first -- one memory latency for the group, not one each -- then
+ * the scores, then the update above as one step. Lane l holds dims l, l+32, ... of q, acc. */
+template <int DPL, class Keys>
+__device__ __forceinline__ void attn_step(const Keys &keys, int p0, int c0, int c1, const float *qr, float *acc, float &m, float &l,
+                                          int hd, float scale, int lane) {
+    float s[INFER_CUDA_ATT_POS], vr[INFER_CUDA_ATT_POS][DPL];
+INFER_CUDA_UNROLL
+    for (int i = 0; i < INFER_CUDA_ATT_POS; i++) {
+        const attn_kv a = keys(p0 + i < c1 ? p0 + i : c0);
+        const int same = Keys::may_share && a.k == a.v;
+        float t = 0.0f;
+INFER_CUDA_UNROLL
+        for (int j = 0; j < DPL; j++) {
+            const int d = lane + 32 * j;
+            const float kd = d < hd ? kv_load(a.k, a.f16, d) : 0.0f;
+            if (d < hd) t += qr[j] * kd;
+            vr[i][j] = d >= hd ? 0.0f : same ? kd : kv_load(a.v, a.f16, d);
+        }
+        s[i] = t;
+    }
+    float m2 = m;
+INFER_CUDA_UNROLL
+    for (int i = 0; i < INFER_CUDA_ATT_POS; i++) {
+        s[i] = warp_sum(s[i]) * scale;
+        if (p0 + i < c1) m2 = fmaxf(m2, s[i]);
+    }
+    const float corr = expf(m - m2);
+    float e[INFER_CUDA_ATT_POS];
+    l *= corr;
+INFER_CUDA_UNROLL
+    for (int i = 0; i < INFER_CUDA_ATT_POS; i++) { e[i] = p0 + i < c1 ? expf(s[i] - m2) : 0.0f; l += e[i]; }
+INFER_CUDA_UNROLL
+    for (int j = 0; j < DPL; j++) {
+        float a = acc[j] * corr;
+INFER_CUDA_UNROLL
+        for (int i = 0; i < INFER_CUDA_ATT_POS; i++) a += e[i] * vr[i][j];
+        acc[j] = a;
+    }
+    m = m2;
+}
+
+/* A block's share of a list of n positions: chunks of `chunk` positions dealt round-robin to
+ * the n_split splits, the warps of the block taking ATT_POS consecutive positions each in
+ * turn, each warp's (m, l) starting as given ((-inf, 0), or a sink's (s, 1)); then
+ * attn_finish. qh: the query head's hd floats; o, slot: as attn_finish's. */
+template <int DPL, class Keys>
+__device__ void attn_block(const Keys &keys, int n, int chunk, const float *qh, float m, float l, float *o, float *slot, int hd, float scale,
+                           int split, int n_split) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     float qr[DPL], acc[DPL];
 INFER_CUDA_UNROLL
     for (int j = 0; j < DPL; j++) { const int d = lane + 32 * j; qr[j] = d < hd ? qh[d] : 0.0f; acc[j] = 0.0f; }
-    float m = -INFINITY, l = 0.0f;
-    for (int c0 = split * INFER_CUDA_ATT_CHUNK; c0 < n; c0 += n_split * INFER_CUDA_ATT_CHUNK) {
-        const int c1 = c0 + INFER_CUDA_ATT_CHUNK < n ? c0 + INFER_CUDA_ATT_CHUNK : n;
-        /* INFER_CUDA_ATT_POS positions a warp at a time: their keys and values are loaded
-         * together (one memory latency for all of them, not one each), then the scores, and
-         * the online softmax takes them as one step */
-        for (int p0 = c0 + warp * INFER_CUDA_ATT_POS; p0 < c1; p0 += INFER_CUDA_ATT_WARPS * INFER_CUDA_ATT_POS) {
-            float s[INFER_CUDA_ATT_POS], vr[INFER_CUDA_ATT_POS][DPL];
-INFER_CUDA_UNROLL
-            for (int i = 0; i < INFER_CUDA_ATT_POS; i++) {
-                const size_t base = kv_row(table, bs, p0 + i < c1 ? p0 + i : c0) * kv_dim + (size_t)g * hd;
-                float t = 0.0f;
-INFER_CUDA_UNROLL
-                for (int j = 0; j < DPL; j++) {
-                    const int d = lane + 32 * j;
-                    if (d < hd) t += qr[j] * kv_load(kpool, f16_cache, base + d);
-                    vr[i][j] = d < hd ? kv_load(vpool, f16_cache, base + d) : 0.0f;
-                }
-                s[i] = t;
-            }
-            float m2 = m;
-INFER_CUDA_UNROLL
-            for (int i = 0; i < INFER_CUDA_ATT_POS; i++) {
-                s[i] = warp_sum(s[i]) * scale;
-                if (p0 + i < c1) m2 = fmaxf(m2, s[i]);
-            }
-            const float corr = expf(m - m2);
-            float e[INFER_CUDA_ATT_POS];
-            l *= corr;
-INFER_CUDA_UNROLL
-            for (int i = 0; i < INFER_CUDA_ATT_POS; i++) { e[i] = p0 + i < c1 ? expf(s[i] - m2) : 0.0f; l += e[i]; }
-INFER_CUDA_UNROLL
-            for (int j = 0; j < DPL; j++) {
-                float a = acc[j] * corr;
-INFER_CUDA_UNROLL
-                for (int i = 0; i < INFER_CUDA_ATT_POS; i++) a += e[i] * vr[i][j];
-                acc[j] = a;
-            }
-            m = m2;
-        }
+    for (int c0 = split * chunk; c0 < n; c0 += n_split * chunk) {
+        const int c1 = c0 + chunk < n ? c0 + chunk : n;
+        for (int p0 = c0 + warp * INFER_CUDA_ATT_POS; p0 < c1; p0 += INFER_CUDA_ATT_WARPS * INFER_CUDA_ATT_POS)
+            attn_step<DPL>(keys, p0, c0, c1, qr, acc, m, l, hd, scale, lane);
     }
-    const size_t slot = ((size_t)r * n_head + h) * n_split + split;
-    attn_finish<DPL>(m, l, acc, out + ((size_t)r * n_head + h) * hd, part ? part + slot * (hd + 2) : NULL, hd, n_split);
+    attn_finish<DPL>(m, l, acc, o, slot, hd, n_split);
+}
+
+template <int DPL>
+__global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention(float *out, float *part, const float *q, infer_cuda_kv kv, const int32_t *pos,
+                                                                         int n_head, int group, int hd, float scale, int n_split) {
+    const int h = blockIdx.x, r = blockIdx.y, split = blockIdx.z;
+    const size_t row = (size_t)r * n_head + h, slot = row * n_split + split;
+    KeysCache keys;
+    keys.kv = kv;
+    keys.head = (size_t)(h / group) * hd;
+    attn_block<DPL>(keys, pos[r] + 1, INFER_CUDA_ATT_CHUNK, q + row * hd, -INFINITY, 0.0f, out + row * hd, part ? part + slot * (hd + 2) : NULL, hd,
+                    scale, split, n_split);
 }
 
 /* merge the splits of (row r, head h): out = sum_s acc_s e^(m_s - M) / sum_s l_s e^(m_s - M) */
@@ -1891,9 +1946,10 @@ static void infer_cuda_attention(void *ctx, float *out, const float *q, const in
     const int n_split = infer_cuda_att_splits(c, rows * n_head, head_dim);
     if (!n_split) return;
     dim3 grid(n_head, rows, n_split);
-    const int f16c = kv->type == INFER_TYPE_F16, group = n_head / n_head_kv;
-#define INFER_CUDA_ATT(DPL) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention<DPL>)(out, (float *)c->scratch, q, kv->k, kv->v, f16c, \
-        kv->block_table, kv->block_size, kv->kv_dim, pos, n_head, group, head_dim, scale, n_split)
+    const infer_cuda_kv cache = infer_cuda_kv_of(kv);
+    const int group = n_head / n_head_kv;
+#define INFER_CUDA_ATT(DPL) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention<DPL>)(out, (float *)c->scratch, q, cache, pos, n_head, \
+        group, head_dim, scale, n_split)
     const int dpl = (head_dim + 31) / 32;
     if (dpl <= 1) INFER_CUDA_ATT(1);
     else if (dpl <= 2) INFER_CUDA_ATT(2);
@@ -2227,20 +2283,6 @@ static void infer_cuda_compress(void *ctx, float *entries, float *state, const f
     INFER_CUDA_LAUNCHED(c, "compress");
 }
 
-/* a paged cache as a kernel reads it: the host's infer_kv_view, passed by value */
-typedef struct infer_cuda_kv {
-    const void *k, *v;
-    const int32_t *table;
-    int bs, dim, f16;
-} infer_cuda_kv;
-static infer_cuda_kv infer_cuda_kv_of(const infer_kv_view *v) {
-    infer_cuda_kv d;
-    memset(&d, 0, sizeof d);
-    if (!v) return d;
-    d.k = v->k; d.v = v->v; d.table = v->block_table; d.bs = v->block_size; d.dim = v->kv_dim; d.f16 = v->type == INFER_TYPE_F16;
-    return d;
-}
-
 /* The lightning indexer, a block per query row r (256 threads: 16 half-warps, a visible
  * entry s each at a time). A score
  *   score_s = scale * sum_h w[r, h] relu(q[r, h] . K_s)
@@ -2267,9 +2309,6 @@ __device__ __forceinline__ uint32_t score_key(float s) {
     uint32_t u;
     memcpy(&u, &s, 4);
     return u & 0x80000000u ? ~u : u | 0x80000000u;
-}
-__device__ __forceinline__ float kv_loadv(const void *pool, int f16, size_t i) {
-    return f16 ? __half2float(((const __half *)pool)[i]) : ((const float *)pool)[i];
 }
 
 /* exclusive prefix count of `flag` over the block in thread order, and the block's total */
@@ -2350,7 +2389,7 @@ __global__ void __launch_bounds__(INFER_CUDA_IDX_THREADS) k_indexer_topk(int32_t
             const size_t base = kv_row(keys.table, keys.bs, s0 + e) * keys.dim;
             float kr[KPL];
 INFER_CUDA_UNROLL
-            for (int j = 0; j < KPL; j++) kr[j] = j < nfull ? kv_loadv(keys.k, keys.f16, base + l16 + 16 * j) : 0.0f;
+            for (int j = 0; j < KPL; j++) kr[j] = j < nfull ? kv_load(keys.k, keys.f16, base + l16 + 16 * j) : 0.0f;
             float acc = 0.0f;
             for (int h = 0; h < n_head; h++) {
                 const float *qh = qr + (size_t)h * hd;
@@ -2358,7 +2397,7 @@ INFER_CUDA_UNROLL
 INFER_CUDA_UNROLL
                 for (int j = 0; j < KPL; j++) if (j < nfull) part = __fadd_rn(part, __fmul_rn(qh[l16 + 16 * j], kr[j]));
                 if (l16 == 0)
-                    for (int i = 16 * nfull; i < hd; i++) part = __fadd_rn(part, __fmul_rn(qh[i], kv_loadv(keys.k, keys.f16, base + i)));
+                    for (int i = 16 * nfull; i < hd; i++) part = __fadd_rn(part, __fmul_rn(qh[i], kv_load(keys.k, keys.f16, base + i)));
                 part = __fadd_rn(part, __shfl_xor_sync(0xffffffffu, part, 8));    /* s[k] + s[k+8] */
                 part = __fadd_rn(part, __shfl_xor_sync(0xffffffffu, part, 1));    /* ((s0+s1) + (s2+s3)) + ((s4+s5) + (s6+s7)) */
                 part = __fadd_rn(part, __shfl_xor_sync(0xffffffffu, part, 2));
@@ -2397,52 +2436,42 @@ static void infer_cuda_indexer_topk(void *ctx, int32_t *sel, int32_t *n_sel, con
     INFER_CUDA_LAUNCHED(c, "indexer_topk");
 }
 
-/* Attention over a sliding window plus compressed entries: k_attention's online softmax,
- * a block per (head h, row r, split), over the row's list of keys -- the window positions
- * pos-W < j <= pos of the token cache first, then the compressed entries (the chosen ones
- * sel[r, ..], or every visible one) -- dealt in chunks of SPARSE_CHUNK to the splits. The one
- * K = V head is shared by all query heads; when a cache's values are its keys (k == v, as
- * deepseek4's are) a key row is loaded once for both. The sink is a logit with no value:
+/* Attention over a sliding window plus compressed entries: k_attention's blocks, steps and
+ * splits over the row's list of keys -- the window positions pos-W < j <= pos of the token
+ * cache first, then the compressed entries (the chosen ones sel[r, ..], or every visible
+ * one). The one K = V head is shared by all query heads; a cache whose values are its keys
+ * (k == v, as deepseek4's are) has each row loaded once. The sink is a logit with no value:
  * split 0's first warp starts from (m, l) = (sink, 1) instead of (-inf, 0), which puts
- * e^(sink - M) in the denominator once. The splits are merged by k_attn_merge. */
+ * e^(sink - M) in the denominator once. Chunks are half k_attention's: a list holds at most
+ * window + top_k keys, and smaller chunks still give every split a share. */
 #define INFER_CUDA_SPARSE_CHUNK 32
+struct KeysSparse {           /* index i < nw: window position j0 + i; else entry sel[i - nw] (or i - nw) */
+    infer_cuda_kv raw, comp;
+    int32_t j0, nw;
+    const int32_t *sel;
+    static constexpr int may_share = 1;
+    __device__ attn_kv operator()(int i) const {
+        const int w = i < nw;                 /* field by field: a reference to raw or comp would put both in local memory */
+        const int32_t at = w ? j0 + i : sel ? sel[i - nw] : i - nw;
+        const int f16 = w ? raw.f16 : comp.f16;
+        const size_t off = (kv_row(w ? raw.table : comp.table, w ? raw.bs : comp.bs, at) * (w ? raw.dim : comp.dim)) << (f16 ? 1 : 2);
+        attn_kv a = { (const char *)(w ? raw.k : comp.k) + off, (const char *)(w ? raw.v : comp.v) + off, f16 };
+        return a;
+    }
+};
 template <int DPL>
 __global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention_sparse(float *out, float *part, const float *q, infer_cuda_kv raw, infer_cuda_kv comp,
         const int32_t *pos, int n_head, int hd, float scale, int window, const float *sinks, int ratio, const int32_t *sel, const int32_t *n_sel,
         int top_k, int n_split) {
-    const int h = blockIdx.x, r = blockIdx.y, split = blockIdx.z, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int h = blockIdx.x, r = blockIdx.y, split = blockIdx.z;
     const int32_t t = pos[r], j0 = window > 0 && t - window + 1 > 0 ? t - window + 1 : 0, nw = t - j0 + 1;
-    const int32_t nc = !comp.k || ratio <= 0 ? 0 : sel ? n_sel[r] : (t + 1) / ratio, n = nw + nc;
-    const float *qh = q + ((size_t)r * n_head + h) * hd;
-    float qr[DPL], acc[DPL], kr[DPL];
-INFER_CUDA_UNROLL
-    for (int j = 0; j < DPL; j++) { const int d = lane + 32 * j; qr[j] = d < hd ? qh[d] : 0.0f; acc[j] = 0.0f; }
-    float m = -INFINITY, l = 0.0f;
-    if (sinks && split == 0 && warp == 0) { m = sinks[h]; l = 1.0f; }
-    for (int c0 = split * INFER_CUDA_SPARSE_CHUNK; c0 < n; c0 += n_split * INFER_CUDA_SPARSE_CHUNK) {
-        const int c1 = c0 + INFER_CUDA_SPARSE_CHUNK < n ? c0 + INFER_CUDA_SPARSE_CHUNK : n;
-        for (int i = c0 + warp; i < c1; i += INFER_CUDA_ATT_WARPS) {
-            const infer_cuda_kv v = i < nw ? raw : comp;
-            const int32_t at = i < nw ? j0 + i : sel ? sel[(size_t)r * top_k + (i - nw)] : i - nw;
-            const size_t base = kv_row(v.table, v.bs, at) * v.dim;
-            float s = 0.0f;
-INFER_CUDA_UNROLL
-            for (int j = 0; j < DPL; j++) { const int d = lane + 32 * j; kr[j] = d < hd ? kv_loadv(v.k, v.f16, base + d) : 0.0f; s += qr[j] * kr[j]; }
-            s = warp_sum(s) * scale;
-            const float m2 = fmaxf(m, s), corr = expf(m - m2), e = expf(s - m2);
-            l = l * corr + e;
-            const int same = v.k == v.v;
-INFER_CUDA_UNROLL
-            for (int j = 0; j < DPL; j++) {
-                const int d = lane + 32 * j;
-                const float vv = same ? kr[j] : d < hd ? kv_loadv(v.v, v.f16, base + d) : 0.0f;
-                acc[j] = acc[j] * corr + e * vv;
-            }
-            m = m2;
-        }
-    }
-    const size_t slot = ((size_t)r * n_head + h) * n_split + split;
-    attn_finish<DPL>(m, l, acc, out + ((size_t)r * n_head + h) * hd, part ? part + slot * (hd + 2) : NULL, hd, n_split);
+    const int32_t nc = !comp.k || ratio <= 0 ? 0 : sel ? n_sel[r] : (t + 1) / ratio;
+    const size_t row = (size_t)r * n_head + h, slot = row * n_split + split;
+    KeysSparse keys;
+    keys.raw = raw; keys.comp = comp; keys.j0 = j0; keys.nw = nw; keys.sel = sel ? sel + (size_t)r * top_k : NULL;
+    const int sink = sinks && split == 0 && threadIdx.x < 32;
+    attn_block<DPL>(keys, nw + nc, INFER_CUDA_SPARSE_CHUNK, q + row * hd, sink ? sinks[h] : -INFINITY, sink ? 1.0f : 0.0f, out + row * hd,
+                    part ? part + slot * (hd + 2) : NULL, hd, scale, split, n_split);
 }
 static void infer_cuda_attention_sparse(void *ctx, float *out, const float *q, const infer_kv_view *kv, const int32_t *pos, int rows,
                                         int n_head, int head_dim, float scale, int window, const float *sinks,
