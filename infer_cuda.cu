@@ -109,6 +109,7 @@
 #define INFER_CUDA_DYN_SHARED(type, name) extern __shared__ type name[]
 #endif
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -952,7 +953,8 @@ template <class F> static int infer_cuda_with_type(infer_type t, F &&f) {
 static int infer_cuda_supports_type(infer_type t) { return infer_cuda_with_type(t, [](auto) {}); }
 
 /* ------------------------------------------------------------------------------------------
- * >>cuda_matmul -- out[r, n] = scale * sum_k W[n, k] x[r, k]   W: [N, K] (row_bytes apart), x: [rows, K]
+ * >>cuda_matmul -- matmul, matmul_n, matmul_glu, matmul_add, matmul_id, embed:
+ *   out[r, n] = scale * sum_k W[n, k] x[r, k]    W: [N, K] (row_bytes apart), x: [rows, K]
  * Two shapes of work, two kernels. A decode step has 1..8 rows: each weight is used once
  * per row, so the kernel is built around reading the weights (k_matvec: a warp per output
  * column, the activations shared through shared memory). A prompt has many rows: each
@@ -977,7 +979,9 @@ typedef struct infer_cuda_mv {
     int add;                  /* out += W x (matmul_add) instead of out = W x */
     int act;                  /* GLU mode (k_matvec's G): out[0] = act(W[0] x) * (W[1] x), limit */
     float limit;
+    int unused;               /* no padding bytes: a recorded launch's key holds the struct's bytes */
 } infer_cuda_mv;
+static_assert(offsetof(infer_cuda_mv, unused) + sizeof(int) == sizeof(infer_cuda_mv), "infer_cuda_mv has tail padding");
 /* The activations go through shared memory. A lane dots its 32 decoded weights with the 32
  * activations of its chunk: read straight from global memory, the 32 lanes of a warp would
  * read 32 segments 128 bytes apart with every load, 8 times the cache traffic of reading
@@ -1561,9 +1565,9 @@ static void infer_cuda_deltanet_gates(void *ctx, float *g, float *beta, const fl
 }
 
 /* ------------------------------------------------------------------------------------------
- * >>cuda_rope -- RoPE. One thread per (row, head, pair i): theta is computed by every thread (the heads'
- * threads of a pair compute the same one), in double, with the CPU's formula (>>cpu,
- * infer__rope_apply):
+ * >>cuda_rope -- RoPE. One thread per (row, head, pair i): theta is computed by every
+ * thread (the heads' threads of a pair compute the same one), in double, with the CPU's
+ * formula (>>cpu, infer__rope_apply):
  *   theta_base = pos * base^(-2i/n_rot) / freq_factors[i],  theta = freq_scale * theta_base,
  *   YaRN: theta = theta (1 - ramp) + theta_base ramp, mscale *= 1 + 0.1 ln(1/freq_scale).
  * The rotated dims start at rot_first of each head (deepseek4 turns the last n_rot), and
@@ -1579,7 +1583,9 @@ typedef struct infer_cuda_rope {
     int sec[4];                   /* multi-axis sections; all 0 for one stream */
     int multi;
     int rot_first, inverse;       /* the first rotated dim of a head; rotate by -theta */
+    int unused;                   /* no padding bytes: a recorded launch's key holds the struct's bytes */
 } infer_cuda_rope;
+static_assert(offsetof(infer_cuda_rope, unused) + sizeof(int) == sizeof(infer_cuda_rope), "infer_cuda_rope has tail padding");
 
 /* infer__imrope_stream of infer.h, on the device (a deliberate twin) */
 __device__ int imrope_stream(int i, const int *sec) {
@@ -1682,6 +1688,7 @@ typedef struct infer_cuda_kv {
     int bs, dim, f16;
     int unused;               /* no padding bytes: a recorded launch's key holds the struct's bytes */
 } infer_cuda_kv;
+static_assert(offsetof(infer_cuda_kv, unused) + sizeof(int) == sizeof(infer_cuda_kv), "infer_cuda_kv has tail padding");
 static infer_cuda_kv infer_cuda_kv_of(const infer_kv_view *v) {
     infer_cuda_kv d;
     memset(&d, 0, sizeof d);
@@ -1808,7 +1815,7 @@ struct attn_kv {
     const void *k, *v;        /* pointers, not pool + offset: fewer registers while 4 rows load */
     int f16;
 };
-struct KeysCache {            /* index p = cache position p, query head's KV head at `head` */
+struct KeysCache {            /* index p: cache position p; head: the KV head's first element in a row */
     static constexpr int may_share = 0;
     infer_cuda_kv kv;
     size_t head;
