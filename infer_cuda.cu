@@ -2058,33 +2058,43 @@ static void infer_cuda_moe_route(void *ctx, int32_t *ids, float *weights, const 
  * carry a per-sequence state across calls; each kernel reads its part of the state into
  * registers once, runs the chunk's tokens in order, and writes it back once.
  * ---------------------------------------------------------------------------------------- */
-/* causal depthwise conv1d + SiLU: a thread per channel carries its last K-1 inputs in
- * registers through the tokens and writes the state back once (the CPU's loop, per thread) */
+/* causal depthwise conv1d + SiLU: a thread per channel carries its last K-1 inputs through
+ * the tokens and writes the state back once -- the loop of infer__cpu_conv1d_silu's scalar
+ * path, line for line (a deliberate twin: the diff tests hold the two to each other). The
+ * history is sized by a template bound KM >= K (4 for the usual kernel of 4, else 16) and
+ * its loops run to KM with the tail skipped, so they unroll and the history stays in
+ * registers; indexed by a run-time j it would live in local memory. */
 #define INFER_CUDA_MAX_CONV 16
-/* a thread per channel: the loop of infer__cpu_conv1d_silu's scalar path, line for line (a
- * deliberate twin: the diff tests hold the two to each other) */
+template <int KM>
 __global__ void k_conv1d_silu(float *out, const float *x, float *state, const float *w, int rows, int channels, int kernel) {
     const int c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= channels) return;
     const int H = kernel - 1;
-    float hist[INFER_CUDA_MAX_CONV];
+    float hist[KM - 1];
     const float *wc = w + (size_t)c * kernel;
-    for (int j = 0; j < H; j++) hist[j] = state[(size_t)j * channels + c];
+INFER_CUDA_UNROLL
+    for (int j = 0; j < KM - 1; j++) hist[j] = j < H ? state[(size_t)j * channels + c] : 0.0f;
     for (int t = 0; t < rows; t++) {
         const float xt = x[(size_t)t * channels + c];
         float y = wc[H] * xt;
-        for (int j = 0; j < H; j++) y += wc[j] * hist[j];
-        for (int j = 0; j + 1 < H; j++) hist[j] = hist[j + 1];
-        if (H > 0) hist[H - 1] = xt;
+INFER_CUDA_UNROLL
+        for (int j = 0; j < KM - 1; j++) if (j < H) y += wc[j] * hist[j];
+INFER_CUDA_UNROLL
+        for (int j = 0; j + 1 < KM - 1; j++) if (j + 1 < H) hist[j] = hist[j + 1];
+INFER_CUDA_UNROLL
+        for (int j = 0; j < KM - 1; j++) if (j == H - 1) hist[j] = xt;
         out[(size_t)t * channels + c] = y / (1.0f + expf(-y));
     }
-    for (int j = 0; j < H; j++) state[(size_t)j * channels + c] = hist[j];
+INFER_CUDA_UNROLL
+    for (int j = 0; j < KM - 1; j++) if (j < H) state[(size_t)j * channels + c] = hist[j];
 }
 static void infer_cuda_conv1d_silu(void *ctx, float *out, const float *x, float *state, const float *w, int rows, int channels, int kernel) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (channels <= 0) return;
     if (kernel > INFER_CUDA_MAX_CONV) { infer_cuda_record(c, cudaErrorInvalidValue, "conv1d_silu: kernel above 16"); return; }
-    INFER_CUDA_LAUNCH((channels + 127) / 128, 128, 0, c, k_conv1d_silu)(out, x, state, w, rows, channels, kernel);
+    const unsigned blocks = (unsigned)((channels + 127) / 128);
+    if (kernel <= 4) INFER_CUDA_LAUNCH(blocks, 128, 0, c, k_conv1d_silu<4>)(out, x, state, w, rows, channels, kernel);
+    else INFER_CUDA_LAUNCH(blocks, 128, 0, c, k_conv1d_silu<INFER_CUDA_MAX_CONV>)(out, x, state, w, rows, channels, kernel);
     INFER_CUDA_LAUNCHED(c, "conv1d_silu");
 }
 
@@ -2202,17 +2212,22 @@ __global__ void k_hc_pre(float *u, float *pc, const float *mix, const float *x, 
 }
 
 /* Hyper-connections after a block, in place: a thread per (row, element e) reads the n_hc
- * streams' x[s, e] first, then writes x[d, e] = post_d h[e] + sum_s C[s, d] x_old[s, e]. */
+ * streams' x[s, e] first, then writes x[d, e] = post_d h[e] + sum_s C[s, d] x_old[s, e].
+ * The streams' values are held in registers: loops over a template bound HM >= n_hc (4, the
+ * usual count, else 16), the tail skipped, as k_conv1d_silu's history. */
+template <int HM>
 __global__ void k_hc_post(float *x, const float *h, const float *pc, int64_t n, int dim, int n_hc) {
     INFER_CUDA_FOR(i, n) {
         const int64_t r = i / dim, e = i % dim;
         const float *post = pc + r * (n_hc + n_hc * n_hc), *C = post + n_hc;
         float *xr = x + r * n_hc * dim;
-        float old[INFER_CUDA_MAX_HC];
-        for (int s = 0; s < n_hc; s++) old[s] = xr[(size_t)s * dim + e];
+        float old[HM];
+INFER_CUDA_UNROLL
+        for (int s = 0; s < HM; s++) old[s] = s < n_hc ? xr[(size_t)s * dim + e] : 0.0f;
         for (int d = 0; d < n_hc; d++) {
             float acc = post[d] * h[i];
-            for (int s = 0; s < n_hc; s++) acc += C[s * n_hc + d] * old[s];
+INFER_CUDA_UNROLL
+            for (int s = 0; s < HM; s++) if (s < n_hc) acc += C[s * n_hc + d] * old[s];
             xr[(size_t)d * dim + e] = acc;
         }
     }
@@ -2231,7 +2246,8 @@ static void infer_cuda_hc_post(void *ctx, float *x, const float *h, const float 
     const int64_t n = (int64_t)rows * dim;
     if (n <= 0) return;
     if (n_hc > INFER_CUDA_MAX_HC) { infer_cuda_record(c, cudaErrorInvalidValue, "hc_post: more than 16 streams"); return; }
-    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c, k_hc_post)(x, h, pc, n, dim, n_hc);
+    if (n_hc <= 4) INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c, k_hc_post<4>)(x, h, pc, n, dim, n_hc);
+    else INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c, k_hc_post<INFER_CUDA_MAX_HC>)(x, h, pc, n, dim, n_hc);
     INFER_CUDA_LAUNCHED(c, "hc_post");
 }
 

@@ -7669,6 +7669,49 @@ static void test_gpu_attention_sparse(void) {
     }
 }
 
+/* conv1d_silu and hc_post hold their per-thread arrays in registers up to a bound fixed at
+ * compile time (4, else 16): both sides of each bound, the GPU against the CPU, outputs and
+ * the state or streams they update in place */
+static void test_gpu_bounded_ops(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    const infer_kernels *kc = infer_cpu_kernels();
+    infer__rng rng;
+    infer__rng_seed(&rng, 5);
+    static const int sizes[2][5] = { { 2, 3, 4, 5, 16 }, { 2, 3, 4, 6, 16 } };   /* conv kernels, streams */
+    for (int t = 0; t < 10; t++) {
+        const int conv = t < 5, p = sizes[!conv][t % 5], rows = 3, ch = 70;
+        /* conv: x [rows, ch] | state [p-1, ch] | w [ch, p] | out [rows, ch];  hc: x [rows, p, ch] | h [rows, ch] | pc [rows, p + p^2] */
+        const size_t n0 = (size_t)rows * ch * (conv ? 1 : p), n1 = (size_t)(conv ? p - 1 : rows) * ch, n2 = conv ? (size_t)ch * p : (size_t)rows * (p + p * p);
+        const size_t n = n0 + n1 + n2 + (conv ? (size_t)rows * ch : 0);
+        float *in = malloc(sizeof(float) * n), *res[2] = { calloc(n, sizeof(float)), calloc(n, sizeof(float)) };
+        for (size_t i = 0; i < n; i++) in[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+        for (int b = 0; b < 2; b++) {                     /* the CPU (0), the GPU (1) */
+            const infer_kernels *kb = b ? k : kc;
+            void *c = NULL;
+            infer_error err;
+            if (kb->ctx_create(&c, 2, 1, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); continue; }
+            float *d = kb->alloc(c, sizeof(float) * n);
+            CHECK(d != NULL);
+            if (d) {
+                kb->upload(c, d, in, sizeof(float) * n);
+                if (conv) kb->conv1d_silu(c, d + n0 + n1 + n2, d, d + n0, d + n0 + n1, rows, ch, p);
+                else kb->hc_post(c, d, d + n0, d + n0 + n1, rows, ch, p);
+                CHECK_MSG(kb->download(c, res[b], d, sizeof(float) * n) == INFER_OK, "%s backend: %s", kb->name, kb->last_error(c));
+                kb->free(c, d);
+            }
+            kb->ctx_free(c);
+        }
+        double worst = 0;
+        for (size_t i = 0; i < n; i++) {
+            const double e = fabs((double)res[0][i] - res[1][i]);
+            worst = isnan(e) ? INFINITY : fmax(worst, e);
+        }
+        CHECK_MSG(worst < 1e-5, "%s %d: max |gpu - cpu| %g", conv ? "conv1d_silu kernel" : "hc_post streams", p, worst);
+        free(in); free(res[0]); free(res[1]);
+    }
+}
+
 /* the first largest of x[0..n) (greedy's tie rule: the lowest id) */
 static int argmax_f(const float *x, int n) {
     int best = 0;
@@ -8029,6 +8072,7 @@ static const test_case tests[] = {
     { "gpu_diff_models", test_gpu_diff_models },
     { "gpu_indexer_ties", test_gpu_indexer_ties },
     { "gpu_attention_sparse", test_gpu_attention_sparse },
+    { "gpu_bounded_ops", test_gpu_bounded_ops },
     { "gpu_deepseek4_golden", test_gpu_deepseek4_golden },
     { "gpu_seq_batch", test_gpu_seq_batch },
     { "gpu_stories_greedy", test_gpu_stories_greedy },
