@@ -708,10 +708,7 @@ INFER_CUDA_UNROLL
     }
 };
 
-/* k-quant element accessors (>>quant: infer__q2_crumb, infer__hibit, infer__q4k_nibble, ...) */
-INFER_CUDA_HD int q2_crumb(const uint8_t *qs, int e) { return (qs[32 * (e >> 7) + (e & 31)] >> (2 * ((e >> 5) & 3))) & 3; }
-INFER_CUDA_HD int hibit(const uint8_t *h, int e) { return (h[e & 31] >> (e >> 5)) & 1; }
-INFER_CUDA_HD int q4k_nibble(const uint8_t *qs, int e) { return (qs[32 * (e >> 6) + (e & 31)] >> (4 * ((e >> 5) & 1))) & 15; }
+/* k-quant sub-block scales (>>quant: the packed 6-bit scales of Q3_K, Q4_K and Q5_K) */
 INFER_CUDA_HD int q3k_scale(const uint8_t *s, int j) {
     const int lo = j < 8 ? s[j] & 15 : s[j - 8] >> 4;
     const int hi = (s[8 + (j & 3)] >> (2 * (j >> 2))) & 3;
@@ -724,31 +721,41 @@ INFER_CUDA_HD void k4_scale_min(const uint8_t *s, int j, int *sc, int *m) {
     *m = (s[j + 4] >> 4) | (s[j] >> 6) << 4;
 }
 
+/* Q2_K and Q3_K share the 2-bit layout (>>quant's infer__q2_crumb and infer__hibit, which
+ * address one element at a time): a chunk's element i is bits sh..sh+1 of byte i of one
+ * 32-byte row of qs, sh = 2 ((e0 / 32) % 4), so its codes are read 4 to a word as Q6_K's
+ * are; Q3_K's third bit is bit e0 / 32 of hmask[i]. The chunk's first 16 elements have
+ * sub-block scale j = e0 / 16, the last 16 scale j + 1. */
 /* Q2_K: w = d sc_j q - dmin m_j, j = e / 16 */
 template <> struct Dq<INFER_TYPE_Q2_K> {
     static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_q2_k *b = (const infer_block_q2_k *)row + c / 8;
         const float d = f16(b->d), dmin = f16(b->dmin);
-        const int e0 = 32 * (c % 8);
+        const int e0 = 32 * (c % 8), j = e0 / 16, sh = 2 * ((e0 >> 5) & 3);
+        const uint8_t *qs = b->qs + 32 * (e0 >> 7);
+        const float dl0 = d * (float)(b->scales[j] & 15), ml0 = dmin * (float)(b->scales[j] >> 4);
+        const float dl1 = d * (float)(b->scales[j + 1] & 15), ml1 = dmin * (float)(b->scales[j + 1] >> 4);
 INFER_CUDA_UNROLL
-        for (int i = 0; i < 32; i++) {
-            const int e = e0 + i, j = e / 16;
-            const float dl = d * (float)(b->scales[j] & 15), ml = dmin * (float)(b->scales[j] >> 4);
-            w[i] = dl * (float)q2_crumb(b->qs, e) - ml;
+        for (int i = 0; i < 8; i++) {
+            const uint32_t q = ld2(qs + 4 * i) >> sh & 0x03030303u;
+INFER_CUDA_UNROLL
+            for (int k = 0; k < 4; k++) w[4 * i + k] = (i < 4 ? dl0 : dl1) * byte_f(q, k, 0.0f) - (i < 4 ? ml0 : ml1);
         }
     }
 };
-/* Q3_K: w = d sc_j (q - 4 + 4 h) */
+/* Q3_K: w = d sc_j (q - 4 + 4 h): the code q | h << 2, less 4 */
 template <> struct Dq<INFER_TYPE_Q3_K> {
     static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_q3_k *b = (const infer_block_q3_k *)row + c / 8;
         const float d = f16(b->d);
-        const int e0 = 32 * (c % 8);
+        const int e0 = 32 * (c % 8), j = e0 / 16, sh = 2 * ((e0 >> 5) & 3), hb = e0 >> 5;
+        const uint8_t *qs = b->qs + 32 * (e0 >> 7);
+        const float dl0 = d * (float)q3k_scale(b->scales, j), dl1 = d * (float)q3k_scale(b->scales, j + 1);
 INFER_CUDA_UNROLL
-        for (int i = 0; i < 32; i++) {
-            const int e = e0 + i;
-            const float dl = d * (float)q3k_scale(b->scales, e / 16);
-            w[i] = dl * (float)(q2_crumb(b->qs, e) - (hibit(b->hmask, e) ? 0 : 4));
+        for (int i = 0; i < 8; i++) {
+            const uint32_t code = (ld2(qs + 4 * i) >> sh & 0x03030303u) | (ld2(b->hmask + 4 * i) >> hb & 0x01010101u) << 2;
+INFER_CUDA_UNROLL
+            for (int k = 0; k < 4; k++) w[4 * i + k] = (i < 4 ? dl0 : dl1) * byte_f(code, k, 4.0f);
         }
     }
 };
