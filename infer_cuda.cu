@@ -29,9 +29,10 @@
  *   matmul      rows <= 8: k_matvec, one warp per output column, each lane decoding 32
  *               weights at a time ("chunks") in registers and dotting them with up to 8
  *               activation rows staged in shared memory; matmul_n does a layer's q, k, v
- *               (or gate and up) in one launch; rows > 8: k_matmul_tiled, 64x64 output
- *               tiles, weights dequantized into shared memory 32 columns at a time, then
- *               f32 FMAs (precise) or TF32 tensor-core MMAs (fast)
+ *               (or gate and up) in one launch, matmul_glu gate and up with the GLU,
+ *               matmul_add the residual add in the stores; rows > 8: k_matmul_tiled,
+ *               64x64 output tiles, weights dequantized into shared memory 32 columns at a
+ *               time, then f32 FMAs (precise) or TF32 tensor-core MMAs (fast)
  *   matmul_id   decode: a warp per (token, expert slot, column); a prompt: the rows
  *               grouped by expert on the device, then k_matmul_tiled's tiles per expert
  *   attention   online softmax, one block per (query row, head, split); long contexts with
@@ -48,8 +49,11 @@
  *               indexer_topk: a block per query row; half-warps score the entries with the
  *               CPU's exact sums (ties decide the choice), into a bounded shared-memory
  *               buffer that a radix select cuts to the top_k whenever it fills.
- *               attention_sparse: attention's online softmax and splits over the window
- *               plus the compressed entries, the sink a logit with no value
+ *               attention_sparse: attention's blocks, steps and splits (the same code,
+ *               another list of positions) over the window plus the compressed entries,
+ *               the sink a logit with no value
+ *   rope        a thread per rotated pair; rope_kv_store turns the keys on their way into
+ *               the cache (a thread per cache element)
  *   the rest    elementwise and per-row reductions, written to match the CPU's formulas
  *               (RMSNorm and L2 norm sum squares in double, as the CPU does)
  *
@@ -71,13 +75,26 @@
  *   make cuda-emu           the same GPU tests with this file's kernels run on the CPU by
  *                           tools/cuda_emu.h: their logic, checked without a GPU
  *
- * NOT YET
- *   FP16/BF16/int8 tensor-core paths (only TF32 now), a chunked (matrix-product) form
- *   of the delta rule, fused ops (norm + matvec, rope + KV store, gate/up + GLU). The
- *   matvec is bound by latency and per-weight work, not by bytes: one warp per column and
- *   a chunk or two per lane at K = 2048 leave too few loads in flight (README: GPU speed).
- *   The indexer scores with scalar dots (a prompt's scores are one matrix product,
- *   Q K^T, that tensor cores would do far faster, at the price of the CPU's exact ties).
+ * WHAT IS NOT HERE
+ *   Every weight is decoded to f32 and multiplied in f32: there is no int8 (dp4a) or
+ *   half2 matvec, and tensor cores serve only the prompt tiles, as TF32. The delta rule
+ *   runs token by token (no chunked matrix form). The indexer scores with scalar dots,
+ *   which is what keeps the CPU's exact ties. RMSNorm is a launch of its own, not part of
+ *   the matvec that reads its output.
+ *
+ * SECTIONS (grep the anchor)
+ *   >>cuda_context   the stream, the error, the step recorder (graphs), memory
+ *   >>cuda_helpers   warp and block reductions, the number formats
+ *   >>cuda_decode    the weight decoders, Dq<T>::chunk, one per type
+ *   >>cuda_types     the list of types and the one switch over them
+ *   >>cuda_matmul    matvec (decode), tiles (prompts), matmul_id (MoE), embed
+ *   >>cuda_elem      norms and elementwise ops
+ *   >>cuda_rope      RoPE
+ *   >>cuda_attention the paged KV cache, rope_kv_store, attention and its split merge
+ *   >>cuda_moe       MoE routing
+ *   >>cuda_deltanet  conv1d and the gated delta rule
+ *   >>cuda_deepseek4 hyper-connections, the compressor, the indexer, sparse attention
+ *   >>cuda_table     contexts, shape limits, the kernel table, the host decoder test
  */
 #include "infer.h"
 
@@ -92,6 +109,7 @@
 #define INFER_CUDA_DYN_SHARED(type, name) extern __shared__ type name[]
 #endif
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,7 +120,9 @@
 using namespace nvcuda;
 
 /* ------------------------------------------------------------------------------------------
- * The context: a stream per session, the first error met on it, and the step recorder.
+ * >>cuda_context -- a stream per session, the first error met on it, and the step recorder.
+ * Ops return nothing (the kernel table's contract), so errors are kept here until the next
+ * call that can answer one.
  *
  * STEPS AS GRAPHS. A decode step is a few hundred small launches; issued one by one, the
  * host's cost per launch (a few microseconds) and the gaps between kernels are most of a
@@ -333,7 +353,8 @@ static void infer_cuda_step_info(void *ctx, int *launches, int *graph) {
     if (graph) *graph = c->last_graph;
 }
 
-/* ---- memory ---- */
+/* ---- memory: device buffers and copies, in order on the context's stream. A call that
+ * makes the host wait (upload, download, sync, free) first issues what a recording holds. ---- */
 static void *infer_cuda_alloc(void *ctx, size_t bytes) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     void *p = NULL;
@@ -404,7 +425,9 @@ static void infer_cuda_copy_rows(void *ctx, float *dst, int dst_stride, const fl
 }
 
 /* ------------------------------------------------------------------------------------------
- * Small device helpers: reductions and number formats.
+ * >>cuda_helpers -- reductions and number formats. A warp sums with shuffles (no shared
+ * memory, no barrier), a block through one slot per warp: both add in an order fixed by
+ * the block's shape, so a result never depends on how the threads were scheduled.
  * ---------------------------------------------------------------------------------------- */
 template <typename V> __device__ __forceinline__ V warp_sum(V v) {
     for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
@@ -482,7 +505,7 @@ INFER_CUDA_HD float ue4m3_half(uint8_t x) {
 }
 
 /* ------------------------------------------------------------------------------------------
- * Weight decoding. Every matmul kernel walks a weight row in chunks of 32 consecutive
+ * >>cuda_decode -- weight decoding. Every matmul kernel walks a weight row in chunks of 32 consecutive
  * weights: Dq<T>::chunk(row, c, K, w) writes w[i] = W[32c + i] for i < 32 (zeros past K,
  * which only the float types can have: the block types' K is a multiple of their block).
  * Each is the scalar dequantizer of >>quant restricted to one chunk; the layouts are drawn
@@ -685,10 +708,7 @@ INFER_CUDA_UNROLL
     }
 };
 
-/* k-quant element accessors (>>quant: infer__q2_crumb, infer__hibit, infer__q4k_nibble, ...) */
-INFER_CUDA_HD int q2_crumb(const uint8_t *qs, int e) { return (qs[32 * (e >> 7) + (e & 31)] >> (2 * ((e >> 5) & 3))) & 3; }
-INFER_CUDA_HD int hibit(const uint8_t *h, int e) { return (h[e & 31] >> (e >> 5)) & 1; }
-INFER_CUDA_HD int q4k_nibble(const uint8_t *qs, int e) { return (qs[32 * (e >> 6) + (e & 31)] >> (4 * ((e >> 5) & 1))) & 15; }
+/* k-quant sub-block scales (>>quant: the packed 6-bit scales of Q3_K, Q4_K and Q5_K) */
 INFER_CUDA_HD int q3k_scale(const uint8_t *s, int j) {
     const int lo = j < 8 ? s[j] & 15 : s[j - 8] >> 4;
     const int hi = (s[8 + (j & 3)] >> (2 * (j >> 2))) & 3;
@@ -701,31 +721,41 @@ INFER_CUDA_HD void k4_scale_min(const uint8_t *s, int j, int *sc, int *m) {
     *m = (s[j + 4] >> 4) | (s[j] >> 6) << 4;
 }
 
+/* Q2_K and Q3_K share the 2-bit layout (>>quant's infer__q2_crumb and infer__hibit, which
+ * address one element at a time): a chunk's element i is bits sh..sh+1 of byte i of one
+ * 32-byte row of qs, sh = 2 ((e0 / 32) % 4), so its codes are read 4 to a word as Q6_K's
+ * are; Q3_K's third bit is bit e0 / 32 of hmask[i]. The chunk's first 16 elements have
+ * sub-block scale j = e0 / 16, the last 16 scale j + 1. */
 /* Q2_K: w = d sc_j q - dmin m_j, j = e / 16 */
 template <> struct Dq<INFER_TYPE_Q2_K> {
     static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_q2_k *b = (const infer_block_q2_k *)row + c / 8;
         const float d = f16(b->d), dmin = f16(b->dmin);
-        const int e0 = 32 * (c % 8);
+        const int e0 = 32 * (c % 8), j = e0 / 16, sh = 2 * ((e0 >> 5) & 3);
+        const uint8_t *qs = b->qs + 32 * (e0 >> 7);
+        const float dl0 = d * (float)(b->scales[j] & 15), ml0 = dmin * (float)(b->scales[j] >> 4);
+        const float dl1 = d * (float)(b->scales[j + 1] & 15), ml1 = dmin * (float)(b->scales[j + 1] >> 4);
 INFER_CUDA_UNROLL
-        for (int i = 0; i < 32; i++) {
-            const int e = e0 + i, j = e / 16;
-            const float dl = d * (float)(b->scales[j] & 15), ml = dmin * (float)(b->scales[j] >> 4);
-            w[i] = dl * (float)q2_crumb(b->qs, e) - ml;
+        for (int i = 0; i < 8; i++) {
+            const uint32_t q = ld2(qs + 4 * i) >> sh & 0x03030303u;
+INFER_CUDA_UNROLL
+            for (int k = 0; k < 4; k++) w[4 * i + k] = (i < 4 ? dl0 : dl1) * byte_f(q, k, 0.0f) - (i < 4 ? ml0 : ml1);
         }
     }
 };
-/* Q3_K: w = d sc_j (q - 4 + 4 h) */
+/* Q3_K: w = d sc_j (q - 4 + 4 h): the code q | h << 2, less 4 */
 template <> struct Dq<INFER_TYPE_Q3_K> {
     static INFER_CUDA_HD void chunk(const uint8_t *row, int c, int, float *w) {
         const infer_block_q3_k *b = (const infer_block_q3_k *)row + c / 8;
         const float d = f16(b->d);
-        const int e0 = 32 * (c % 8);
+        const int e0 = 32 * (c % 8), j = e0 / 16, sh = 2 * ((e0 >> 5) & 3), hb = e0 >> 5;
+        const uint8_t *qs = b->qs + 32 * (e0 >> 7);
+        const float dl0 = d * (float)q3k_scale(b->scales, j), dl1 = d * (float)q3k_scale(b->scales, j + 1);
 INFER_CUDA_UNROLL
-        for (int i = 0; i < 32; i++) {
-            const int e = e0 + i;
-            const float dl = d * (float)q3k_scale(b->scales, e / 16);
-            w[i] = dl * (float)(q2_crumb(b->qs, e) - (hibit(b->hmask, e) ? 0 : 4));
+        for (int i = 0; i < 8; i++) {
+            const uint32_t code = (ld2(qs + 4 * i) >> sh & 0x03030303u) | (ld2(b->hmask + 4 * i) >> hb & 0x01010101u) << 2;
+INFER_CUDA_UNROLL
+            for (int k = 0; k < 4; k++) w[4 * i + k] = (i < 4 ? dl0 : dl1) * byte_f(code, k, 4.0f);
         }
     }
 };
@@ -900,21 +930,44 @@ INFER_CUDA_UNROLL
     }
 };
 
-/* every type with kernels here: X(name) for INFER_TYPE_name */
+/* ------------------------------------------------------------------------------------------
+ * >>cuda_types -- the weight types of this backend, and the one switch over them.
+ *
+ * INFER_CUDA_TYPES lists every type with a decoder above: X(name) stands for the type id
+ * INFER_TYPE_name, whose decoder is Dq<INFER_TYPE_name> (the block struct is the one infer.h
+ * declares, named in the decoder). A type joins the backend by its Dq specialization and
+ * its entry here, nothing else: every kernel that reads weights is a template over the type,
+ * and infer_cuda_with_type is the only place a run-time type picks its instantiation:
+ *
+ *     infer_cuda_with_type(t, [&](auto ty) { kernel<decltype(ty)::id><<<...>>>(...); });
+ *
+ * calls the lambda with ty an infer_cuda_ty<T> (T = t as a compile-time constant) and
+ * returns 1, or returns 0 for a type not in the list. The types without decoders (the grid
+ * i-quants) are refused at upload (supports_type), so no launch ever meets one.
+ * ---------------------------------------------------------------------------------------- */
 #define INFER_CUDA_TYPES(X) X(F32) X(F16) X(BF16) X(Q4_0) X(Q4_1) X(Q5_0) X(Q5_1) X(Q8_0) X(Q2_K) X(Q3_K) X(Q4_K) \
     X(Q5_K) X(Q6_K) X(IQ4_NL) X(IQ4_XS) X(TQ1_0) X(TQ2_0) X(MXFP4) X(NVFP4) X(Q1_0) X(Q2_0) X(I2_S)
 
-static int infer_cuda_supports_type(infer_type t) {
+template <int T> struct infer_cuda_ty { static constexpr int id = T; };
+template <class F> static int infer_cuda_with_type(infer_type t, F &&f) {
     switch (t) {
-#define INFER_CUDA_CASE(n) case INFER_TYPE_##n:
-    INFER_CUDA_TYPES(INFER_CUDA_CASE) return 1;
+#define INFER_CUDA_CASE(n) case INFER_TYPE_##n: f(infer_cuda_ty<INFER_TYPE_##n>()); return 1;
+    INFER_CUDA_TYPES(INFER_CUDA_CASE)
 #undef INFER_CUDA_CASE
     default: return 0;
     }
 }
+static int infer_cuda_supports_type(infer_type t) { return infer_cuda_with_type(t, [](auto) {}); }
 
 /* ------------------------------------------------------------------------------------------
- * matmul: out[r, n] = scale * sum_k W[n, k] x[r, k]   W: [N, K] (row_bytes apart), x: [rows, K]
+ * >>cuda_matmul -- matmul, matmul_n, matmul_glu, matmul_add, matmul_id, embed:
+ *   out[r, n] = scale * sum_k W[n, k] x[r, k]    W: [N, K] (row_bytes apart), x: [rows, K]
+ * Two shapes of work, two kernels. A decode step has 1..8 rows: each weight is used once
+ * per row, so the kernel is built around reading the weights (k_matvec: a warp per output
+ * column, the activations shared through shared memory). A prompt has many rows: each
+ * weight is used many times, so the kernel tiles the output and reuses every decoded
+ * weight over 64 rows from shared memory (k_matmul_tiled). matmul_id is the same two
+ * kernels over the experts' weights, embed a row lookup through the same decoders.
  * ---------------------------------------------------------------------------------------- */
 #define INFER_CUDA_MV_WARPS 4        /* output columns per block of k_matvec */
 #define INFER_CUDA_MV_ROWS 8         /* most activation rows one pass of k_matvec serves */
@@ -933,7 +986,9 @@ typedef struct infer_cuda_mv {
     int add;                  /* out += W x (matmul_add) instead of out = W x */
     int act;                  /* GLU mode (k_matvec's G): out[0] = act(W[0] x) * (W[1] x), limit */
     float limit;
+    int unused;               /* no padding bytes: a recorded launch's key holds the struct's bytes */
 } infer_cuda_mv;
+static_assert(offsetof(infer_cuda_mv, unused) + sizeof(int) == sizeof(infer_cuda_mv), "infer_cuda_mv has tail padding");
 /* The activations go through shared memory. A lane dots its 32 decoded weights with the 32
  * activations of its chunk: read straight from global memory, the 32 lanes of a warp would
  * read 32 segments 128 bytes apart with every load, 8 times the cache traffic of reading
@@ -1252,22 +1307,29 @@ INFER_CUDA_UNROLL
     for (int i = 0; i < 32; i++) if (32 * c + i < K) o[i] = w[i] * scale;
 }
 
-/* rows <= INFER_CUDA_MV_ROWS against the weights of mv (one type, one K) */
+/* launch(ty), which launches a kernel for the weight type t, through infer_cuda_with_type;
+ * then the launch's check. A type without kernels is an error of the op `what`. */
+template <class F> static void infer_cuda_typed(infer_cuda_ctx *c, infer_type t, const char *what, F &&launch) {
+    if (!infer_cuda_with_type(t, launch)) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "%s: weight type without kernels", what);
+        infer_cuda_record(c, cudaErrorNotSupported, msg);
+        return;
+    }
+    INFER_CUDA_LAUNCHED(c, what);
+}
+
 /* rows <= INFER_CUDA_MV_ROWS against the weights of mv (one type, one K); glu: mv is (gate, up) */
 static void infer_cuda_matvec(infer_cuda_ctx *c, infer_type t, const infer_cuda_mv &mv, size_t rb, const float *x, int K, int rows, int glu = 0) {
     const int cols = glu ? mv.start[1] : mv.start[mv.n];
     const dim3 grid((cols + INFER_CUDA_MV_WARPS - 1) / INFER_CUDA_MV_WARPS, rows > 1 ? (rows + INFER_CUDA_MV_ROWS - 1) / INFER_CUDA_MV_ROWS : 1);
-    switch (t) {
-#define INFER_CUDA_CASE(n) case INFER_TYPE_##n: \
-    if (glu) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c, k_matvec<INFER_TYPE_##n, 1, 1>)(mv, rb, x, K, rows); \
-    else if (rows == 1) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c, k_matvec<INFER_TYPE_##n, 1, 0>)(mv, rb, x, K, rows); \
-    else INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c, k_matvec<INFER_TYPE_##n, INFER_CUDA_MV_ROWS, 0>)(mv, rb, x, K, rows); \
-    break;
-    INFER_CUDA_TYPES(INFER_CUDA_CASE)
-#undef INFER_CUDA_CASE
-    default: infer_cuda_record(c, cudaErrorNotSupported, "matmul: weight type without kernels"); return;
-    }
-    INFER_CUDA_LAUNCHED(c, "matmul");
+    infer_cuda_typed(c, t, "matmul", [&](auto ty) {
+        constexpr int T = decltype(ty)::id;
+        const int threads = 32 * INFER_CUDA_MV_WARPS;
+        if (glu) INFER_CUDA_LAUNCH(grid, threads, 0, c, k_matvec<T, 1, 1>)(mv, rb, x, K, rows);
+        else if (rows == 1) INFER_CUDA_LAUNCH(grid, threads, 0, c, k_matvec<T, 1, 0>)(mv, rb, x, K, rows);
+        else INFER_CUDA_LAUNCH(grid, threads, 0, c, k_matvec<T, INFER_CUDA_MV_ROWS, 0>)(mv, rb, x, K, rows);
+    });
 }
 
 /* out = W x, or (add) out += W x */
@@ -1283,16 +1345,11 @@ static void infer_cuda_matmul_to(infer_cuda_ctx *c, float *out, const infer_tens
         infer_cuda_matvec(c, w->type, mv, rb, x, K, rows);
     } else {
         dim3 grid((N + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE, (rows + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE);
-        switch (w->type) {
-#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: \
-        if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<INFER_TYPE_##t, 0>)(out, W, rb, x, K, N, rows, w->scale, add); \
-        else INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<INFER_TYPE_##t, 1>)(out, W, rb, x, K, N, rows, w->scale, add); \
-        break;
-        INFER_CUDA_TYPES(INFER_CUDA_CASE)
-#undef INFER_CUDA_CASE
-        default: infer_cuda_record(c, cudaErrorNotSupported, "matmul: weight type without kernels"); return;
-        }
-        INFER_CUDA_LAUNCHED(c, "matmul");
+        infer_cuda_typed(c, w->type, "matmul", [&](auto ty) {
+            constexpr int T = decltype(ty)::id;
+            if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<T, 0>)(out, W, rb, x, K, N, rows, w->scale, add);
+            else INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<T, 1>)(out, W, rb, x, K, N, rows, w->scale, add);
+        });
     }
 }
 static void infer_cuda_matmul(void *ctx, float *out, const infer_tensor *w, const float *x, int rows) {
@@ -1352,8 +1409,6 @@ static void infer_cuda_matmul_n(void *ctx, int n, float *const *out, const infer
     infer_cuda_matvec(c, w[0]->type, mv, infer_type_row_size(w[0]->type, K), x, K, rows);
 }
 
-static int infer_cuda_reserve(infer_cuda_ctx *c, size_t bytes);
-
 static void infer_cuda_matmul_id(void *ctx, float *out, const infer_tensor *w, const float *x, const int32_t *ids, int rows, int n_used, int x_per_slot) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     const int K = (int)w->ne[0], N = (int)w->ne[1], E = (int)w->ne[2], n_out = rows * n_used;
@@ -1366,26 +1421,17 @@ static void infer_cuda_matmul_id(void *ctx, float *out, const infer_tensor *w, c
         INFER_CUDA_LAUNCH(1, 1024, 0, c, k_moe_group)(ids, n_out, E, start, fill, order);
         INFER_CUDA_LAUNCHED(c, "matmul_id (grouping)");
         dim3 grid((N + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE, (n_out + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE, E);
-        switch (w->type) {
-#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: \
-        if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_id_tiled<INFER_TYPE_##t, 0>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale); \
-        else INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_id_tiled<INFER_TYPE_##t, 1>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale); \
-        break;
-        INFER_CUDA_TYPES(INFER_CUDA_CASE)
-#undef INFER_CUDA_CASE
-        default: infer_cuda_record(c, cudaErrorNotSupported, "matmul_id: weight type without kernels"); return;
-        }
-        INFER_CUDA_LAUNCHED(c, "matmul_id");
+        infer_cuda_typed(c, w->type, "matmul_id", [&](auto ty) {
+            constexpr int T = decltype(ty)::id;
+            if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_id_tiled<T, 0>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale);
+            else INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_id_tiled<T, 1>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale);
+        });
         return;
     }
     dim3 grid((N + INFER_CUDA_MV_WARPS - 1) / INFER_CUDA_MV_WARPS, rows * n_used);
-    switch (w->type) {
-#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c, k_matmul_id<INFER_TYPE_##t>)(out, W, rb, x, ids, K, N, E, n_used, x_per_slot, w->scale); break;
-    INFER_CUDA_TYPES(INFER_CUDA_CASE)
-#undef INFER_CUDA_CASE
-    default: infer_cuda_record(c, cudaErrorNotSupported, "matmul_id: weight type without kernels"); return;
-    }
-    INFER_CUDA_LAUNCHED(c, "matmul_id");
+    infer_cuda_typed(c, w->type, "matmul_id", [&](auto ty) {
+        INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MV_WARPS, 0, c, k_matmul_id<decltype(ty)::id>)(out, W, rb, x, ids, K, N, E, n_used, x_per_slot, w->scale);
+    });
 }
 
 static void infer_cuda_embed(void *ctx, float *out, const infer_tensor *table, const int32_t *tokens, int rows) {
@@ -1395,17 +1441,15 @@ static void infer_cuda_embed(void *ctx, float *out, const infer_tensor *table, c
     const uint8_t *W = (const uint8_t *)table->data;
     if (rows <= 0) return;
     dim3 grid((nch + 127) / 128, rows);
-    switch (table->type) {
-#define INFER_CUDA_CASE(t) case INFER_TYPE_##t: INFER_CUDA_LAUNCH(grid, 128, 0, c, k_embed<INFER_TYPE_##t>)(out, W, rb, tokens, K, V, table->scale); break;
-    INFER_CUDA_TYPES(INFER_CUDA_CASE)
-#undef INFER_CUDA_CASE
-    default: infer_cuda_record(c, cudaErrorNotSupported, "embed: weight type without kernels"); return;
-    }
-    INFER_CUDA_LAUNCHED(c, "embed");
+    infer_cuda_typed(c, table->type, "embed", [&](auto ty) {
+        INFER_CUDA_LAUNCH(grid, 128, 0, c, k_embed<decltype(ty)::id>)(out, W, rb, tokens, K, V, table->scale);
+    });
 }
 
 /* ------------------------------------------------------------------------------------------
- * Norms and elementwise ops.
+ * >>cuda_elem -- norms and elementwise ops. A norm's block sums a whole row (block_sum);
+ * an elementwise op is a grid-stride loop of 256-thread blocks over all the elements. Each
+ * computes the CPU's formula, in the CPU's order where the order decides the rounding.
  * ---------------------------------------------------------------------------------------- */
 /* RMSNorm: out = x / sqrt(mean(x^2) + eps) * w, the sum of squares in double as on the CPU.
  * Block (r, part) normalises part `part` of row r's elements; every block of a row sums the
@@ -1528,9 +1572,9 @@ static void infer_cuda_deltanet_gates(void *ctx, float *g, float *beta, const fl
 }
 
 /* ------------------------------------------------------------------------------------------
- * RoPE. One thread per (row, head, pair i): theta is computed by every thread (the heads'
- * threads of a pair compute the same one), in double, with the CPU's formula (>>cpu,
- * infer__rope_apply):
+ * >>cuda_rope -- RoPE. One thread per (row, head, pair i): theta is computed by every
+ * thread (the heads' threads of a pair compute the same one), in double, with the CPU's
+ * formula (>>cpu, infer__rope_apply):
  *   theta_base = pos * base^(-2i/n_rot) / freq_factors[i],  theta = freq_scale * theta_base,
  *   YaRN: theta = theta (1 - ramp) + theta_base ramp, mscale *= 1 + 0.1 ln(1/freq_scale).
  * The rotated dims start at rot_first of each head (deepseek4 turns the last n_rot), and
@@ -1546,7 +1590,9 @@ typedef struct infer_cuda_rope {
     int sec[4];                   /* multi-axis sections; all 0 for one stream */
     int multi;
     int rot_first, inverse;       /* the first rotated dim of a head; rotate by -theta */
+    int unused;                   /* no padding bytes: a recorded launch's key holds the struct's bytes */
 } infer_cuda_rope;
+static_assert(offsetof(infer_cuda_rope, unused) + sizeof(int) == sizeof(infer_cuda_rope), "infer_cuda_rope has tail padding");
 
 /* infer__imrope_stream of infer.h, on the device (a deliberate twin) */
 __device__ int imrope_stream(int i, const int *sec) {
@@ -1635,10 +1681,28 @@ static void infer_cuda_rope_multi(void *ctx, float *x, int rows, int n_heads, in
 }
 
 /* ------------------------------------------------------------------------------------------
- * The paged KV cache and attention.
+ * >>cuda_attention -- the paged KV cache and attention over it.
  * Cache row of position p:  table[p / block_size] * block_size + p % block_size.
+ * The cache is F32 or F16 (kv_load reads either); a sequence's blocks are anywhere in the
+ * pool, so every read goes through its block table, as on the CPU.
  * ---------------------------------------------------------------------------------------- */
 __device__ __forceinline__ size_t kv_row(const int32_t *table, int bs, int32_t p) { return (size_t)table[p / bs] * bs + p % bs; }
+
+/* a paged cache as a kernel reads it: the host's infer_kv_view, passed by value */
+typedef struct infer_cuda_kv {
+    const void *k, *v;
+    const int32_t *table;
+    int bs, dim, f16;
+    int unused;               /* no padding bytes: a recorded launch's key holds the struct's bytes */
+} infer_cuda_kv;
+static_assert(offsetof(infer_cuda_kv, unused) + sizeof(int) == sizeof(infer_cuda_kv), "infer_cuda_kv has tail padding");
+static infer_cuda_kv infer_cuda_kv_of(const infer_kv_view *v) {
+    infer_cuda_kv d;
+    memset(&d, 0, sizeof d);
+    if (!v) return d;
+    d.k = v->k; d.v = v->v; d.table = v->block_table; d.bs = v->block_size; d.dim = v->kv_dim; d.f16 = v->type == INFER_TYPE_F16;
+    return d;
+}
 
 /* a thread per (row r, element): k, v [rows, kv_dim] -> the pools, converted to F16 when the cache is,
  * saturating at +-65504 as the CPU does (infer__f16_saturate: a NaN stays NaN); v NULL: keys
@@ -1750,58 +1814,97 @@ INFER_CUDA_UNROLL
     if (n_split > 1 && threadIdx.x == 0) { slot[0] = M; slot[1] = L; }
 }
 
-template <int DPL>
-__global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention(float *out, float *part, const float *q, const void *kpool, const void *vpool,
-                            int f16_cache, const int32_t *table, int bs, int kv_dim, const int32_t *pos, int n_head, int group, int hd, float scale, int n_split) {
-    const int h = blockIdx.x, r = blockIdx.y, split = blockIdx.z, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int g = h / group, n = pos[r] + 1;
-    const float *qh = q + ((size_t)r * n_head + h) * hd;
+/* Where a position's key and value are: the rows at k and v (F16 when f16, else F32).
+ * A list of positions -- the cache in order for k_attention, a window plus chosen entries for
+ * k_attention_sparse -- is a functor from the position's index in the list to its attn_kv;
+ * its may_share says whether k == v can happen (then a row is loaded once for both). */
+struct attn_kv {
+    const void *k, *v;        /* pointers, not pool + offset: fewer registers while 4 rows load */
+    int f16;
+};
+struct KeysCache {            /* index p: cache position p; head: the KV head's first element in a row */
+    static constexpr int may_share = 0;
+    infer_cuda_kv kv;
+    size_t head;
+    __device__ attn_kv operator()(int p) const {
+        const size_t at = (kv_row(kv.table, kv.bs, p) * kv.dim + head) << (kv.f16 ? 1 : 2);
+        attn_kv a = { (const char *)kv.k + at, (const char *)kv.v + at, kv.f16 };
+        return a;
+    }
+};
+
+/* One step of a warp's online softmax over the list's positions p0 .. p0 + ATT_POS (those
+ * at or past c1 are read at c0 instead, in bounds, and count for nothing): all their keys
+ * and values are loaded first -- one memory latency for the group, not one each -- then
+ * the scores, then the update above as one step. Lane l holds dims l, l+32, ... of q, acc. */
+template <int DPL, class Keys>
+__device__ __forceinline__ void attn_step(const Keys &keys, int p0, int c0, int c1, const float *qr, float *acc, float &m, float &l,
+                                          int hd, float scale, int lane) {
+    float s[INFER_CUDA_ATT_POS], vr[INFER_CUDA_ATT_POS][DPL];
+INFER_CUDA_UNROLL
+    for (int i = 0; i < INFER_CUDA_ATT_POS; i++) {
+        const attn_kv a = keys(p0 + i < c1 ? p0 + i : c0);
+        const int same = Keys::may_share && a.k == a.v;
+        float t = 0.0f;
+INFER_CUDA_UNROLL
+        for (int j = 0; j < DPL; j++) {
+            const int d = lane + 32 * j;
+            const float kd = d < hd ? kv_load(a.k, a.f16, d) : 0.0f;
+            if (d < hd) t += qr[j] * kd;
+            vr[i][j] = d >= hd ? 0.0f : same ? kd : kv_load(a.v, a.f16, d);
+        }
+        s[i] = t;
+    }
+    float m2 = m;
+INFER_CUDA_UNROLL
+    for (int i = 0; i < INFER_CUDA_ATT_POS; i++) {
+        s[i] = warp_sum(s[i]) * scale;
+        if (p0 + i < c1) m2 = fmaxf(m2, s[i]);
+    }
+    const float corr = expf(m - m2);
+    float e[INFER_CUDA_ATT_POS];
+    l *= corr;
+INFER_CUDA_UNROLL
+    for (int i = 0; i < INFER_CUDA_ATT_POS; i++) { e[i] = p0 + i < c1 ? expf(s[i] - m2) : 0.0f; l += e[i]; }
+INFER_CUDA_UNROLL
+    for (int j = 0; j < DPL; j++) {
+        float a = acc[j] * corr;
+INFER_CUDA_UNROLL
+        for (int i = 0; i < INFER_CUDA_ATT_POS; i++) a += e[i] * vr[i][j];
+        acc[j] = a;
+    }
+    m = m2;
+}
+
+/* A block's share of a list of n positions: chunks of `chunk` positions dealt round-robin to
+ * the n_split splits, the warps of the block taking ATT_POS consecutive positions each in
+ * turn, each warp's (m, l) starting as given ((-inf, 0), or a sink's (s, 1)); then
+ * attn_finish. qh: the query head's hd floats; o, slot: as attn_finish's. */
+template <int DPL, class Keys>
+__device__ void attn_block(const Keys &keys, int n, int chunk, const float *qh, float m, float l, float *o, float *slot, int hd, float scale,
+                           int split, int n_split) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     float qr[DPL], acc[DPL];
 INFER_CUDA_UNROLL
     for (int j = 0; j < DPL; j++) { const int d = lane + 32 * j; qr[j] = d < hd ? qh[d] : 0.0f; acc[j] = 0.0f; }
-    float m = -INFINITY, l = 0.0f;
-    for (int c0 = split * INFER_CUDA_ATT_CHUNK; c0 < n; c0 += n_split * INFER_CUDA_ATT_CHUNK) {
-        const int c1 = c0 + INFER_CUDA_ATT_CHUNK < n ? c0 + INFER_CUDA_ATT_CHUNK : n;
-        /* INFER_CUDA_ATT_POS positions a warp at a time: their keys and values are loaded
-         * together (one memory latency for all of them, not one each), then the scores, and
-         * the online softmax takes them as one step */
-        for (int p0 = c0 + warp * INFER_CUDA_ATT_POS; p0 < c1; p0 += INFER_CUDA_ATT_WARPS * INFER_CUDA_ATT_POS) {
-            float s[INFER_CUDA_ATT_POS], vr[INFER_CUDA_ATT_POS][DPL];
-INFER_CUDA_UNROLL
-            for (int i = 0; i < INFER_CUDA_ATT_POS; i++) {
-                const size_t base = kv_row(table, bs, p0 + i < c1 ? p0 + i : c0) * kv_dim + (size_t)g * hd;
-                float t = 0.0f;
-INFER_CUDA_UNROLL
-                for (int j = 0; j < DPL; j++) {
-                    const int d = lane + 32 * j;
-                    if (d < hd) t += qr[j] * kv_load(kpool, f16_cache, base + d);
-                    vr[i][j] = d < hd ? kv_load(vpool, f16_cache, base + d) : 0.0f;
-                }
-                s[i] = t;
-            }
-            float m2 = m;
-INFER_CUDA_UNROLL
-            for (int i = 0; i < INFER_CUDA_ATT_POS; i++) {
-                s[i] = warp_sum(s[i]) * scale;
-                if (p0 + i < c1) m2 = fmaxf(m2, s[i]);
-            }
-            const float corr = expf(m - m2);
-            float e[INFER_CUDA_ATT_POS];
-            l *= corr;
-INFER_CUDA_UNROLL
-            for (int i = 0; i < INFER_CUDA_ATT_POS; i++) { e[i] = p0 + i < c1 ? expf(s[i] - m2) : 0.0f; l += e[i]; }
-INFER_CUDA_UNROLL
-            for (int j = 0; j < DPL; j++) {
-                float a = acc[j] * corr;
-INFER_CUDA_UNROLL
-                for (int i = 0; i < INFER_CUDA_ATT_POS; i++) a += e[i] * vr[i][j];
-                acc[j] = a;
-            }
-            m = m2;
-        }
+    for (int c0 = split * chunk; c0 < n; c0 += n_split * chunk) {
+        const int c1 = c0 + chunk < n ? c0 + chunk : n;
+        for (int p0 = c0 + warp * INFER_CUDA_ATT_POS; p0 < c1; p0 += INFER_CUDA_ATT_WARPS * INFER_CUDA_ATT_POS)
+            attn_step<DPL>(keys, p0, c0, c1, qr, acc, m, l, hd, scale, lane);
     }
-    const size_t slot = ((size_t)r * n_head + h) * n_split + split;
-    attn_finish<DPL>(m, l, acc, out + ((size_t)r * n_head + h) * hd, part ? part + slot * (hd + 2) : NULL, hd, n_split);
+    attn_finish<DPL>(m, l, acc, o, slot, hd, n_split);
+}
+
+template <int DPL>
+__global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention(float *out, float *part, const float *q, infer_cuda_kv kv, const int32_t *pos,
+                                                                         int n_head, int group, int hd, float scale, int n_split) {
+    const int h = blockIdx.x, r = blockIdx.y, split = blockIdx.z;
+    const size_t row = (size_t)r * n_head + h, slot = row * n_split + split;
+    KeysCache keys;
+    keys.kv = kv;
+    keys.head = (size_t)(h / group) * hd;
+    attn_block<DPL>(keys, pos[r] + 1, INFER_CUDA_ATT_CHUNK, q + row * hd, -INFINITY, 0.0f, out + row * hd, part ? part + slot * (hd + 2) : NULL, hd,
+                    scale, split, n_split);
 }
 
 /* merge the splits of (row r, head h): out = sum_s acc_s e^(m_s - M) / sum_s l_s e^(m_s - M) */
@@ -1857,9 +1960,10 @@ static void infer_cuda_attention(void *ctx, float *out, const float *q, const in
     const int n_split = infer_cuda_att_splits(c, rows * n_head, head_dim);
     if (!n_split) return;
     dim3 grid(n_head, rows, n_split);
-    const int f16c = kv->type == INFER_TYPE_F16, group = n_head / n_head_kv;
-#define INFER_CUDA_ATT(DPL) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention<DPL>)(out, (float *)c->scratch, q, kv->k, kv->v, f16c, \
-        kv->block_table, kv->block_size, kv->kv_dim, pos, n_head, group, head_dim, scale, n_split)
+    const infer_cuda_kv cache = infer_cuda_kv_of(kv);
+    const int group = n_head / n_head_kv;
+#define INFER_CUDA_ATT(DPL) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention<DPL>)(out, (float *)c->scratch, q, cache, pos, n_head, \
+        group, head_dim, scale, n_split)
     const int dpl = (head_dim + 31) / 32;
     if (dpl <= 1) INFER_CUDA_ATT(1);
     else if (dpl <= 2) INFER_CUDA_ATT(2);
@@ -1875,7 +1979,7 @@ static void infer_cuda_attention(void *ctx, float *out, const float *q, const in
 }
 
 /* ------------------------------------------------------------------------------------------
- * Mixture of experts: routing.
+ * >>cuda_moe -- mixture of experts: routing.
  * A block per token: the probabilities p in shared memory (softmax, sigmoid, or DeepSeek-V4's
  * sqrt(softplus)), then n_used rounds of a block-wide argmax of p + bias (ties to the lower
  * id, like the CPU's strict >; the bias only steers the choice, the weight stays p); a
@@ -1957,35 +2061,47 @@ static void infer_cuda_moe_route(void *ctx, int32_t *ids, float *weights, const 
 }
 
 /* ------------------------------------------------------------------------------------------
- * Gated DeltaNet.
+ * >>cuda_deltanet -- Gated DeltaNet: the short causal convolution and the delta rule. Both
+ * carry a per-sequence state across calls; each kernel reads its part of the state into
+ * registers once, runs the chunk's tokens in order, and writes it back once.
  * ---------------------------------------------------------------------------------------- */
-/* causal depthwise conv1d + SiLU: a thread per channel carries its last K-1 inputs in
- * registers through the tokens and writes the state back once (the CPU's loop, per thread) */
+/* causal depthwise conv1d + SiLU: a thread per channel carries its last K-1 inputs through
+ * the tokens and writes the state back once -- the loop of infer__cpu_conv1d_silu's scalar
+ * path, line for line (a deliberate twin: the diff tests hold the two to each other). The
+ * history is sized by a template bound KM >= K (4 for the usual kernel of 4, else 16) and
+ * its loops run to KM with the tail skipped, so they unroll and the history stays in
+ * registers; indexed by a run-time j it would live in local memory. */
 #define INFER_CUDA_MAX_CONV 16
-/* a thread per channel: the loop of infer__cpu_conv1d_silu's scalar path, line for line (a
- * deliberate twin: the diff tests hold the two to each other) */
+template <int KM>
 __global__ void k_conv1d_silu(float *out, const float *x, float *state, const float *w, int rows, int channels, int kernel) {
     const int c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= channels) return;
     const int H = kernel - 1;
-    float hist[INFER_CUDA_MAX_CONV];
+    float hist[KM - 1];
     const float *wc = w + (size_t)c * kernel;
-    for (int j = 0; j < H; j++) hist[j] = state[(size_t)j * channels + c];
+INFER_CUDA_UNROLL
+    for (int j = 0; j < KM - 1; j++) hist[j] = j < H ? state[(size_t)j * channels + c] : 0.0f;
     for (int t = 0; t < rows; t++) {
         const float xt = x[(size_t)t * channels + c];
         float y = wc[H] * xt;
-        for (int j = 0; j < H; j++) y += wc[j] * hist[j];
-        for (int j = 0; j + 1 < H; j++) hist[j] = hist[j + 1];
-        if (H > 0) hist[H - 1] = xt;
+INFER_CUDA_UNROLL
+        for (int j = 0; j < KM - 1; j++) if (j < H) y += wc[j] * hist[j];
+INFER_CUDA_UNROLL
+        for (int j = 0; j + 1 < KM - 1; j++) if (j + 1 < H) hist[j] = hist[j + 1];
+INFER_CUDA_UNROLL
+        for (int j = 0; j < KM - 1; j++) if (j == H - 1) hist[j] = xt;
         out[(size_t)t * channels + c] = y / (1.0f + expf(-y));
     }
-    for (int j = 0; j < H; j++) state[(size_t)j * channels + c] = hist[j];
+INFER_CUDA_UNROLL
+    for (int j = 0; j < KM - 1; j++) if (j < H) state[(size_t)j * channels + c] = hist[j];
 }
 static void infer_cuda_conv1d_silu(void *ctx, float *out, const float *x, float *state, const float *w, int rows, int channels, int kernel) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (channels <= 0) return;
     if (kernel > INFER_CUDA_MAX_CONV) { infer_cuda_record(c, cudaErrorInvalidValue, "conv1d_silu: kernel above 16"); return; }
-    INFER_CUDA_LAUNCH((channels + 127) / 128, 128, 0, c, k_conv1d_silu)(out, x, state, w, rows, channels, kernel);
+    const unsigned blocks = (unsigned)((channels + 127) / 128);
+    if (kernel <= 4) INFER_CUDA_LAUNCH(blocks, 128, 0, c, k_conv1d_silu<4>)(out, x, state, w, rows, channels, kernel);
+    else INFER_CUDA_LAUNCH(blocks, 128, 0, c, k_conv1d_silu<INFER_CUDA_MAX_CONV>)(out, x, state, w, rows, channels, kernel);
     INFER_CUDA_LAUNCHED(c, "conv1d_silu");
 }
 
@@ -2047,7 +2163,7 @@ static void infer_cuda_deltanet(void *ctx, float *out, const float *q, const flo
 }
 
 /* ------------------------------------------------------------------------------------------
- * DeepSeek-V4: hyper-connections, the KV compressor, the lightning indexer, and attention
+ * >>cuda_deepseek4 -- hyper-connections, the KV compressor, the lightning indexer, and attention
  * over a sliding window plus compressed entries. The maths is at >>deepseek4 in infer.h and
  * in the table's entries; these kernels follow the CPU's loops (infer__cpu_hc_pre, ...)
  * operation for operation where the order of a sum decides a result.
@@ -2103,17 +2219,22 @@ __global__ void k_hc_pre(float *u, float *pc, const float *mix, const float *x, 
 }
 
 /* Hyper-connections after a block, in place: a thread per (row, element e) reads the n_hc
- * streams' x[s, e] first, then writes x[d, e] = post_d h[e] + sum_s C[s, d] x_old[s, e]. */
+ * streams' x[s, e] first, then writes x[d, e] = post_d h[e] + sum_s C[s, d] x_old[s, e].
+ * The streams' values are held in registers: loops over a template bound HM >= n_hc (4, the
+ * usual count, else 16), the tail skipped, as k_conv1d_silu's history. */
+template <int HM>
 __global__ void k_hc_post(float *x, const float *h, const float *pc, int64_t n, int dim, int n_hc) {
     INFER_CUDA_FOR(i, n) {
         const int64_t r = i / dim, e = i % dim;
         const float *post = pc + r * (n_hc + n_hc * n_hc), *C = post + n_hc;
         float *xr = x + r * n_hc * dim;
-        float old[INFER_CUDA_MAX_HC];
-        for (int s = 0; s < n_hc; s++) old[s] = xr[(size_t)s * dim + e];
+        float old[HM];
+INFER_CUDA_UNROLL
+        for (int s = 0; s < HM; s++) old[s] = s < n_hc ? xr[(size_t)s * dim + e] : 0.0f;
         for (int d = 0; d < n_hc; d++) {
             float acc = post[d] * h[i];
-            for (int s = 0; s < n_hc; s++) acc += C[s * n_hc + d] * old[s];
+INFER_CUDA_UNROLL
+            for (int s = 0; s < HM; s++) if (s < n_hc) acc += C[s * n_hc + d] * old[s];
             xr[(size_t)d * dim + e] = acc;
         }
     }
@@ -2132,7 +2253,8 @@ static void infer_cuda_hc_post(void *ctx, float *x, const float *h, const float 
     const int64_t n = (int64_t)rows * dim;
     if (n <= 0) return;
     if (n_hc > INFER_CUDA_MAX_HC) { infer_cuda_record(c, cudaErrorInvalidValue, "hc_post: more than 16 streams"); return; }
-    INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c, k_hc_post)(x, h, pc, n, dim, n_hc);
+    if (n_hc <= 4) INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c, k_hc_post<4>)(x, h, pc, n, dim, n_hc);
+    else INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c, k_hc_post<INFER_CUDA_MAX_HC>)(x, h, pc, n, dim, n_hc);
     INFER_CUDA_LAUNCHED(c, "hc_post");
 }
 
@@ -2191,20 +2313,6 @@ static void infer_cuda_compress(void *ctx, float *entries, float *state, const f
     INFER_CUDA_LAUNCHED(c, "compress");
 }
 
-/* a paged cache as a kernel reads it: the host's infer_kv_view, passed by value */
-typedef struct infer_cuda_kv {
-    const void *k, *v;
-    const int32_t *table;
-    int bs, dim, f16;
-} infer_cuda_kv;
-static infer_cuda_kv infer_cuda_kv_of(const infer_kv_view *v) {
-    infer_cuda_kv d;
-    memset(&d, 0, sizeof d);
-    if (!v) return d;
-    d.k = v->k; d.v = v->v; d.table = v->block_table; d.bs = v->block_size; d.dim = v->kv_dim; d.f16 = v->type == INFER_TYPE_F16;
-    return d;
-}
-
 /* The lightning indexer, a block per query row r (256 threads: 16 half-warps, a visible
  * entry s each at a time). A score
  *   score_s = scale * sum_h w[r, h] relu(q[r, h] . K_s)
@@ -2231,9 +2339,6 @@ __device__ __forceinline__ uint32_t score_key(float s) {
     uint32_t u;
     memcpy(&u, &s, 4);
     return u & 0x80000000u ? ~u : u | 0x80000000u;
-}
-__device__ __forceinline__ float kv_loadv(const void *pool, int f16, size_t i) {
-    return f16 ? __half2float(((const __half *)pool)[i]) : ((const float *)pool)[i];
 }
 
 /* exclusive prefix count of `flag` over the block in thread order, and the block's total */
@@ -2314,7 +2419,7 @@ __global__ void __launch_bounds__(INFER_CUDA_IDX_THREADS) k_indexer_topk(int32_t
             const size_t base = kv_row(keys.table, keys.bs, s0 + e) * keys.dim;
             float kr[KPL];
 INFER_CUDA_UNROLL
-            for (int j = 0; j < KPL; j++) kr[j] = j < nfull ? kv_loadv(keys.k, keys.f16, base + l16 + 16 * j) : 0.0f;
+            for (int j = 0; j < KPL; j++) kr[j] = j < nfull ? kv_load(keys.k, keys.f16, base + l16 + 16 * j) : 0.0f;
             float acc = 0.0f;
             for (int h = 0; h < n_head; h++) {
                 const float *qh = qr + (size_t)h * hd;
@@ -2322,7 +2427,7 @@ INFER_CUDA_UNROLL
 INFER_CUDA_UNROLL
                 for (int j = 0; j < KPL; j++) if (j < nfull) part = __fadd_rn(part, __fmul_rn(qh[l16 + 16 * j], kr[j]));
                 if (l16 == 0)
-                    for (int i = 16 * nfull; i < hd; i++) part = __fadd_rn(part, __fmul_rn(qh[i], kv_loadv(keys.k, keys.f16, base + i)));
+                    for (int i = 16 * nfull; i < hd; i++) part = __fadd_rn(part, __fmul_rn(qh[i], kv_load(keys.k, keys.f16, base + i)));
                 part = __fadd_rn(part, __shfl_xor_sync(0xffffffffu, part, 8));    /* s[k] + s[k+8] */
                 part = __fadd_rn(part, __shfl_xor_sync(0xffffffffu, part, 1));    /* ((s0+s1) + (s2+s3)) + ((s4+s5) + (s6+s7)) */
                 part = __fadd_rn(part, __shfl_xor_sync(0xffffffffu, part, 2));
@@ -2361,52 +2466,42 @@ static void infer_cuda_indexer_topk(void *ctx, int32_t *sel, int32_t *n_sel, con
     INFER_CUDA_LAUNCHED(c, "indexer_topk");
 }
 
-/* Attention over a sliding window plus compressed entries: k_attention's online softmax,
- * a block per (head h, row r, split), over the row's list of keys -- the window positions
- * pos-W < j <= pos of the token cache first, then the compressed entries (the chosen ones
- * sel[r, ..], or every visible one) -- dealt in chunks of SPARSE_CHUNK to the splits. The one
- * K = V head is shared by all query heads; when a cache's values are its keys (k == v, as
- * deepseek4's are) a key row is loaded once for both. The sink is a logit with no value:
+/* Attention over a sliding window plus compressed entries: k_attention's blocks, steps and
+ * splits over the row's list of keys -- the window positions pos-W < j <= pos of the token
+ * cache first, then the compressed entries (the chosen ones sel[r, ..], or every visible
+ * one). The one K = V head is shared by all query heads; a cache whose values are its keys
+ * (k == v, as deepseek4's are) has each row loaded once. The sink is a logit with no value:
  * split 0's first warp starts from (m, l) = (sink, 1) instead of (-inf, 0), which puts
- * e^(sink - M) in the denominator once. The splits are merged by k_attn_merge. */
+ * e^(sink - M) in the denominator once. Chunks are half k_attention's: a list holds at most
+ * window + top_k keys, and smaller chunks still give every split a share. */
 #define INFER_CUDA_SPARSE_CHUNK 32
+struct KeysSparse {           /* index i < nw: window position j0 + i; else entry sel[i - nw] (or i - nw) */
+    infer_cuda_kv raw, comp;
+    int32_t j0, nw;
+    const int32_t *sel;
+    static constexpr int may_share = 1;
+    __device__ attn_kv operator()(int i) const {
+        const int w = i < nw;                 /* field by field: a reference to raw or comp would put both in local memory */
+        const int32_t at = w ? j0 + i : sel ? sel[i - nw] : i - nw;
+        const int f16 = w ? raw.f16 : comp.f16;
+        const size_t off = (kv_row(w ? raw.table : comp.table, w ? raw.bs : comp.bs, at) * (w ? raw.dim : comp.dim)) << (f16 ? 1 : 2);
+        attn_kv a = { (const char *)(w ? raw.k : comp.k) + off, (const char *)(w ? raw.v : comp.v) + off, f16 };
+        return a;
+    }
+};
 template <int DPL>
 __global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention_sparse(float *out, float *part, const float *q, infer_cuda_kv raw, infer_cuda_kv comp,
         const int32_t *pos, int n_head, int hd, float scale, int window, const float *sinks, int ratio, const int32_t *sel, const int32_t *n_sel,
         int top_k, int n_split) {
-    const int h = blockIdx.x, r = blockIdx.y, split = blockIdx.z, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int h = blockIdx.x, r = blockIdx.y, split = blockIdx.z;
     const int32_t t = pos[r], j0 = window > 0 && t - window + 1 > 0 ? t - window + 1 : 0, nw = t - j0 + 1;
-    const int32_t nc = !comp.k || ratio <= 0 ? 0 : sel ? n_sel[r] : (t + 1) / ratio, n = nw + nc;
-    const float *qh = q + ((size_t)r * n_head + h) * hd;
-    float qr[DPL], acc[DPL], kr[DPL];
-INFER_CUDA_UNROLL
-    for (int j = 0; j < DPL; j++) { const int d = lane + 32 * j; qr[j] = d < hd ? qh[d] : 0.0f; acc[j] = 0.0f; }
-    float m = -INFINITY, l = 0.0f;
-    if (sinks && split == 0 && warp == 0) { m = sinks[h]; l = 1.0f; }
-    for (int c0 = split * INFER_CUDA_SPARSE_CHUNK; c0 < n; c0 += n_split * INFER_CUDA_SPARSE_CHUNK) {
-        const int c1 = c0 + INFER_CUDA_SPARSE_CHUNK < n ? c0 + INFER_CUDA_SPARSE_CHUNK : n;
-        for (int i = c0 + warp; i < c1; i += INFER_CUDA_ATT_WARPS) {
-            const infer_cuda_kv v = i < nw ? raw : comp;
-            const int32_t at = i < nw ? j0 + i : sel ? sel[(size_t)r * top_k + (i - nw)] : i - nw;
-            const size_t base = kv_row(v.table, v.bs, at) * v.dim;
-            float s = 0.0f;
-INFER_CUDA_UNROLL
-            for (int j = 0; j < DPL; j++) { const int d = lane + 32 * j; kr[j] = d < hd ? kv_loadv(v.k, v.f16, base + d) : 0.0f; s += qr[j] * kr[j]; }
-            s = warp_sum(s) * scale;
-            const float m2 = fmaxf(m, s), corr = expf(m - m2), e = expf(s - m2);
-            l = l * corr + e;
-            const int same = v.k == v.v;
-INFER_CUDA_UNROLL
-            for (int j = 0; j < DPL; j++) {
-                const int d = lane + 32 * j;
-                const float vv = same ? kr[j] : d < hd ? kv_loadv(v.v, v.f16, base + d) : 0.0f;
-                acc[j] = acc[j] * corr + e * vv;
-            }
-            m = m2;
-        }
-    }
-    const size_t slot = ((size_t)r * n_head + h) * n_split + split;
-    attn_finish<DPL>(m, l, acc, out + ((size_t)r * n_head + h) * hd, part ? part + slot * (hd + 2) : NULL, hd, n_split);
+    const int32_t nc = !comp.k || ratio <= 0 ? 0 : sel ? n_sel[r] : (t + 1) / ratio;
+    const size_t row = (size_t)r * n_head + h, slot = row * n_split + split;
+    KeysSparse keys;
+    keys.raw = raw; keys.comp = comp; keys.j0 = j0; keys.nw = nw; keys.sel = sel ? sel + (size_t)r * top_k : NULL;
+    const int sink = sinks && split == 0 && threadIdx.x < 32;
+    attn_block<DPL>(keys, nw + nc, INFER_CUDA_SPARSE_CHUNK, q + row * hd, sink ? sinks[h] : -INFINITY, sink ? 1.0f : 0.0f, out + row * hd,
+                    part ? part + slot * (hd + 2) : NULL, hd, scale, split, n_split);
 }
 static void infer_cuda_attention_sparse(void *ctx, float *out, const float *q, const infer_kv_view *kv, const int32_t *pos, int rows,
                                         int n_head, int head_dim, float scale, int window, const float *sinks,
@@ -2438,7 +2533,9 @@ static void infer_cuda_attention_sparse(void *ctx, float *out, const float *q, c
 }
 
 /* ------------------------------------------------------------------------------------------
- * Contexts, limits, and the table.
+ * >>cuda_table -- contexts, limits, and the table. infer_cuda_init fills the kernel table
+ * once, every entry the forward pass of infer.h calls (the optional fused ones included),
+ * and that forward pass runs on it unchanged.
  * ---------------------------------------------------------------------------------------- */
 static infer_status infer_cuda_ctx_create(void **out, int n_threads, int precise, infer_error *err) {
     (void)n_threads;
@@ -2572,15 +2669,11 @@ const infer_kernels *infer_cuda_kernels(void) { return infer_cuda_device >= 0 ? 
  * kernels apply it. Returns 0 for a type without kernels here. */
 extern "C" int infer_cuda_dequant_host(infer_type t, const void *row, int K, float scale, float *dst) {
     const int nch = (K + 31) / 32;
-    for (int c = 0; c < nch; c++) {
-        float w[32];
-        switch (t) {
-#define INFER_CUDA_CASE(n) case INFER_TYPE_##n: Dq<INFER_TYPE_##n>::chunk((const uint8_t *)row, c, K, w); break;
-        INFER_CUDA_TYPES(INFER_CUDA_CASE)
-#undef INFER_CUDA_CASE
-        default: return 0;
+    return infer_cuda_with_type(t, [&](auto ty) {
+        for (int c = 0; c < nch; c++) {
+            float w[32];
+            Dq<decltype(ty)::id>::chunk((const uint8_t *)row, c, K, w);
+            for (int i = 0; i < 32 && 32 * c + i < K; i++) dst[32 * c + i] = w[i] * scale;
         }
-        for (int i = 0; i < 32 && 32 * c + i < K; i++) dst[32 * c + i] = w[i] * scale;
-    }
-    return 1;
+    });
 }

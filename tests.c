@@ -7775,6 +7775,111 @@ static void test_gpu_indexer_ties(void) {
     free(all); free(keys); free(keys16); free(sel[0]); free(sel[1]);
 }
 
+/* attention_sparse on the GPU against the CPU where its kernel's cases meet: windows that end
+ * inside a warp's group of 4 positions (window rows and entries in one step), an F16 token
+ * cache whose values are apart from its keys next to F32 entries that are their own values,
+ * head sizes that leave lanes idle (40) and fill 16 dims a lane (512), sinks, and both the
+ * chosen and every visible entry. */
+static void test_gpu_attention_sparse(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    const infer_kernels *kc = infer_cpu_kernels();
+    enum { ROWS = 4, NH = 3, BS = 16, NB = 4, N_TOK = 62, N_ENT = 16, TOP_K = 5, WINDOW = 7 };
+    /* ints: block table, positions 0.., query positions, chosen entries, their counts */
+    enum { I_TABLE = 0, I_ALL = NB, I_POS = I_ALL + N_TOK, I_SEL = I_POS + ROWS, I_NSEL = I_SEL + ROWS * TOP_K, N_INTS = I_NSEL + ROWS };
+    int32_t ints[N_INTS] = { 2, 0, 3, 1 };
+    const int32_t pos[ROWS] = { 0, 5, 30, 61 }, sel[ROWS * TOP_K] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 1, 4, 0, 2, 14, 3, 9, 11, 7 };
+    const int32_t nsel[ROWS] = { 0, 1, 5, 5 };
+    for (int i = 0; i < N_TOK; i++) ints[I_ALL + i] = i;
+    memcpy(ints + I_POS, pos, sizeof pos); memcpy(ints + I_SEL, sel, sizeof sel); memcpy(ints + I_NSEL, nsel, sizeof nsel);
+    infer__rng rng;
+    infer__rng_seed(&rng, 91);
+    for (int big = 0; big < 2; big++) {
+        const int hd = big ? 512 : 40;
+        const size_t nk = (size_t)N_TOK * hd, ne = (size_t)N_ENT * hd, nq = (size_t)ROWS * NH * hd, n_in = 2 * nk + ne + nq + NH;
+        float *in = malloc(sizeof(float) * n_in), *out[2] = { calloc(nq, sizeof(float)), calloc(nq, sizeof(float)) };
+        for (size_t i = 0; i < n_in; i++) in[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+        for (int mode = 0; mode < 2; mode++) {           /* the chosen entries, then every visible one */
+            for (int b = 0; b < 2; b++) {                 /* the CPU (0), the GPU (1) */
+                const infer_kernels *kb = b ? k : kc;
+                void *c = NULL;
+                infer_error err;
+                if (kb->ctx_create(&c, 2, 1, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); continue; }
+                const size_t pool16 = (size_t)NB * BS * hd * 2, pool32 = (size_t)NB * BS * hd * 4;
+                float *d_in = kb->alloc(c, sizeof(float) * n_in), *d_out = kb->alloc(c, sizeof(float) * nq);
+                void *d_k = kb->alloc(c, pool16), *d_v = kb->alloc(c, pool16), *d_e = kb->alloc(c, pool32);
+                int32_t *d_i = kb->alloc(c, sizeof ints);
+                CHECK(d_in && d_out && d_k && d_v && d_e && d_i);
+                if (d_in && d_out && d_k && d_v && d_e && d_i) {
+                    kb->upload(c, d_in, in, sizeof(float) * n_in);
+                    kb->upload(c, d_i, ints, sizeof ints);
+                    const float *keys = d_in, *vals = keys + nk, *ents = vals + nk, *q = ents + ne, *sinks = q + nq;
+                    const infer_kv_view raw = { d_k, d_v, INFER_TYPE_F16, BS, d_i + I_TABLE, hd }, comp = { d_e, d_e, INFER_TYPE_F32, BS, d_i + I_TABLE, hd };
+                    kb->kv_store(c, &raw, keys, vals, d_i + I_ALL, N_TOK);
+                    kb->kv_store(c, &comp, ents, NULL, d_i + I_ALL, N_ENT);
+                    kb->attention_sparse(c, d_out, q, &raw, d_i + I_POS, ROWS, NH, hd, 1.0f / sqrtf((float)hd), WINDOW, sinks, &comp, 4,
+                                         mode ? NULL : d_i + I_SEL, d_i + I_NSEL, TOP_K);
+                    CHECK_MSG(kb->download(c, out[b], d_out, sizeof(float) * nq) == INFER_OK, "%s backend: %s", kb->name, kb->last_error(c));
+                }
+                void *bufs[] = { d_in, d_out, d_k, d_v, d_e, d_i };
+                for (int i = 0; i < 6; i++) if (bufs[i]) kb->free(c, bufs[i]);
+                kb->ctx_free(c);
+            }
+            double worst = 0;
+            for (size_t i = 0; i < nq; i++) {
+                const double d = fabs((double)out[0][i] - out[1][i]);
+                worst = isnan(d) ? INFINITY : fmax(worst, d);     /* fmax alone would drop a NaN */
+            }
+            printf("    head %3d, %s entries: max |gpu - cpu| %.3g\n", hd, mode ? "all" : "chosen", worst);
+            CHECK_MSG(worst < 1e-5, "head %d, %s entries: max |gpu - cpu| %g", hd, mode ? "all" : "chosen", worst);
+        }
+        free(in); free(out[0]); free(out[1]);
+    }
+}
+
+/* conv1d_silu and hc_post hold their per-thread arrays in registers up to a bound fixed at
+ * compile time (4, else 16): both sides of each bound, the GPU against the CPU, outputs and
+ * the state or streams they update in place */
+static void test_gpu_bounded_ops(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    const infer_kernels *kc = infer_cpu_kernels();
+    infer__rng rng;
+    infer__rng_seed(&rng, 5);
+    static const int sizes[2][5] = { { 2, 3, 4, 5, 16 }, { 2, 3, 4, 6, 16 } };   /* conv kernels, streams */
+    for (int t = 0; t < 10; t++) {
+        const int conv = t < 5, p = sizes[!conv][t % 5], rows = 3, ch = 70;
+        /* conv: x [rows, ch] | state [p-1, ch] | w [ch, p] | out [rows, ch];  hc: x [rows, p, ch] | h [rows, ch] | pc [rows, p + p^2] */
+        const size_t n0 = (size_t)rows * ch * (conv ? 1 : p), n1 = (size_t)(conv ? p - 1 : rows) * ch, n2 = conv ? (size_t)ch * p : (size_t)rows * (p + p * p);
+        const size_t n = n0 + n1 + n2 + (conv ? (size_t)rows * ch : 0);
+        float *in = malloc(sizeof(float) * n), *res[2] = { calloc(n, sizeof(float)), calloc(n, sizeof(float)) };
+        for (size_t i = 0; i < n; i++) in[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+        for (int b = 0; b < 2; b++) {                     /* the CPU (0), the GPU (1) */
+            const infer_kernels *kb = b ? k : kc;
+            void *c = NULL;
+            infer_error err;
+            if (kb->ctx_create(&c, 2, 1, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); continue; }
+            float *d = kb->alloc(c, sizeof(float) * n);
+            CHECK(d != NULL);
+            if (d) {
+                kb->upload(c, d, in, sizeof(float) * n);
+                if (conv) kb->conv1d_silu(c, d + n0 + n1 + n2, d, d + n0, d + n0 + n1, rows, ch, p);
+                else kb->hc_post(c, d, d + n0, d + n0 + n1, rows, ch, p);
+                CHECK_MSG(kb->download(c, res[b], d, sizeof(float) * n) == INFER_OK, "%s backend: %s", kb->name, kb->last_error(c));
+                kb->free(c, d);
+            }
+            kb->ctx_free(c);
+        }
+        double worst = 0;
+        for (size_t i = 0; i < n; i++) {
+            const double e = fabs((double)res[0][i] - res[1][i]);
+            worst = isnan(e) ? INFINITY : fmax(worst, e);
+        }
+        CHECK_MSG(worst < 1e-5, "%s %d: max |gpu - cpu| %g", conv ? "conv1d_silu kernel" : "hc_post streams", p, worst);
+        free(in); free(res[0]); free(res[1]);
+    }
+}
+
 /* the first largest of x[0..n) (greedy's tie rule: the lowest id) */
 static int argmax_f(const float *x, int n) {
     int best = 0;
@@ -8136,6 +8241,8 @@ static const test_case tests[] = {
     { "gpu_diff_ops", test_gpu_diff_ops },
     { "gpu_diff_models", test_gpu_diff_models },
     { "gpu_indexer_ties", test_gpu_indexer_ties },
+    { "gpu_attention_sparse", test_gpu_attention_sparse },
+    { "gpu_bounded_ops", test_gpu_bounded_ops },
     { "gpu_deepseek4_golden", test_gpu_deepseek4_golden },
     { "gpu_seq_batch", test_gpu_seq_batch },
     { "gpu_stories_greedy", test_gpu_stories_greedy },
