@@ -26,8 +26,8 @@
  *   >>api-types         328  ggml tensor types and the quant block structs
  *   >>api-tensor         52  tensors, GGUF files, model config
  *   >>api-kernels       203  the kernel table every backend fills
- *   >>api               350  model, session, tokenizer, sampler, generation
- *   >>util              509  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
+ *   >>api               351  model, session, tokenizer, sampler, generation
+ *   >>util              517  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1944  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
  *   >>traits            122  the type traits table: one row per weight type
@@ -1032,6 +1032,7 @@ infer_status infer_generate_ex(infer_session *s, const int32_t *prompt, int n_pr
                                const infer_sampler_params *sp, infer_gen_stats *stats, infer_error *err);
 
 double infer_time_seconds(void);
+int infer_default_threads(void);   /* what n_threads = 0 means: the cores this process may use */
 
 #ifdef __cplusplus
 }
@@ -1590,10 +1591,18 @@ static int64_t infer__deal_take(infer__deal *d, int ith, int *from, int64_t most
     return -1;
 }
 
+/* The default thread count: the cores this process may run on (its affinity mask, as
+ * `taskset` sets it), else the cores online. One thread a core: a second thread on a busy
+ * core waits for it. */
 static int infer__n_cores(void) {
+#if defined(__linux__) && defined(CPU_COUNT)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 1) return CPU_COUNT(&set);
+#endif
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : (int)n;
 }
+int infer_default_threads(void) { return infer__n_cores(); }
 
 /* ------------------------------------------------------------------------------------------
  * >>quant -- every weight type.

@@ -227,7 +227,7 @@ static void parse_args(int argc, char **argv, options *o) {
     if (o->bench && (inputs || o->logits_out || o->tokenize || o->chat)) die("%s", "--bench makes its own prompts: not with -p, -f, --prompt-ids, --logits-out, --tokenize or --chat");
     if (o->tokenize && o->info) die("%s", "give one of --tokenize and --info");
     if (!o->seed_set) o->sp.seed = random_seed();
-    if (!o->n_threads) o->n_threads = (int)(sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1);   /* what the library's default is */
+    if (!o->n_threads) o->n_threads = infer_default_threads();
 }
 
 /* the whole of a file, NUL-terminated; "-" is standard input */
@@ -1116,7 +1116,7 @@ static void model_error(const char *path, const char *msg) {
 int main(int argc, char **argv) {
     options o;
     parse_args(argc, argv, &o);
-    if (o.membw) { measure_bw(o.n_threads ? o.n_threads : (int)sysconf(_SC_NPROCESSORS_ONLN)); return 0; }
+    if (o.membw) { measure_bw(o.n_threads ? o.n_threads : infer_default_threads()); return 0; }
     infer_error err;
     const infer_kernels *gpu = NULL;
     if ((o.gpu || o.diff) && infer_gpu_kernels(&gpu, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.diff ? "--diff" : "--gpu", err.msg); return 1; }

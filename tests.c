@@ -550,6 +550,24 @@ static int write_toc(const char *path) {
     return ok ? 0 : 1;
 }
 
+/* ---- >>util: the default thread count follows the affinity mask ---- */
+static void test_util_default_threads(void) {
+#if defined(__linux__) && defined(CPU_COUNT)
+    cpu_set_t all, one;
+    if (sched_getaffinity(0, sizeof all, &all) != 0) SKIP("sched_getaffinity failed");
+    CHECK_MSG(infer_default_threads() == CPU_COUNT(&all), "default %d threads, %d cores allowed", infer_default_threads(), CPU_COUNT(&all));
+    int first = 0;
+    while (first < CPU_SETSIZE && !CPU_ISSET(first, &all)) first++;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    CHECK(sched_setaffinity(0, sizeof one, &one) == 0);
+    CHECK_MSG(infer_default_threads() == 1, "one allowed core, default %d threads", infer_default_threads());
+    CHECK(sched_setaffinity(0, sizeof all, &all) == 0);
+#else
+    SKIP("no affinity mask here");
+#endif
+}
+
 /* ---- >>util: fp16 / bf16 conversions ---- */
 static void test_util_fp16_bf16(void) {
     int bad = 0;
@@ -8106,6 +8124,7 @@ typedef struct { const char *name; void (*fn)(void); } test_case;
 static const test_case tests[] = {
     { "toc_matches_anchors", test_toc_matches_anchors },
     { "header_order", test_header_order },
+    { "util_default_threads", test_util_default_threads },
     { "util_fp16_bf16", test_util_fp16_bf16 },
     { "util_deal", test_util_deal },
     { "util_map_huge", test_util_map_huge },
