@@ -19,8 +19,18 @@ HDR := infer.h
 
 all: infer tests tools/convert
 
-infer: main.c $(HDR)
-	$(CC) $(CFLAGS) -o $@ main.c $(LDLIBS)
+# --server (tools/server.c) needs GNU libmicrohttpd; without it ./infer is built without the
+# server and says so when asked for one
+MHD_OK     := $(shell pkg-config --exists libmicrohttpd 2>/dev/null && echo 1)
+ifeq ($(MHD_OK),1)
+SERVER_CFLAGS := -DINFER_SERVER $(shell pkg-config --cflags libmicrohttpd)
+SERVER_LIBS   := $(shell pkg-config --libs libmicrohttpd)
+else
+$(info note: libmicrohttpd not found (apt-get install libmicrohttpd-dev): ./infer is built without --server)
+endif
+
+infer: main.c tools/server.c $(HDR)
+	$(CC) $(CFLAGS) $(SERVER_CFLAGS) -o $@ main.c $(LDLIBS) $(SERVER_LIBS)
 
 tests: tests.c $(HDR)
 	$(CC) $(CFLAGS) -o $@ tests.c $(LDLIBS)
@@ -53,7 +63,7 @@ check-c11: infer.h
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 test-asan: $(HDR) tests.c main.c infer tools/convert
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o tests-asan tests.c $(LDLIBS)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o infer-asan main.c $(LDLIBS)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(SERVER_CFLAGS) -o infer-asan main.c $(LDLIBS) $(SERVER_LIBS)
 	./tests-asan
 
 # Fuzzing (tools/fuzz.c; its header lists the targets): tools/fuzz under ASan + UBSan, with
