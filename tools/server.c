@@ -406,7 +406,7 @@ static void srv_step(srv *S, infer_batch_item *items, int *idx, char **piece, in
         if (sl->emit.oom || sl->hold.oom || r->text.oom) { sl->finish = "error"; snprintf(err.msg, sizeof err.msg, "out of memory"); }
         if (sl->finish) {
             if (!strcmp(sl->finish, "error")) { srv_req_fail(r, 500, err.msg); S->n_errors++; }
-            else { r->finish = sl->finish; r->done = 1; }
+            else { r->finish = sl->finish; r->done = 1; pthread_cond_broadcast(&r->cv); }
             srv_req_unref(r);
             srv_slot_free(S, sl);
             S->slots[i--] = S->slots[--S->n_live];
@@ -1005,7 +1005,8 @@ static enum MHD_Result srv_tokenize_ep(srv *S, struct MHD_Connection *c, const c
     return srv_send(c, MHD_HTTP_OK, &b, "application/json");
 }
 
-/* POST /detokenize {"tokens": [...]} -> {"content": text} */
+/* POST /detokenize {"tokens": [...]} -> {"content": text}: a leading BOS (and trailing EOS)
+ * the model adds are dropped, as the tokenizer's add_special puts them there */
 static enum MHD_Result srv_detokenize_ep(srv *S, struct MHD_Connection *c, const char *body, size_t len) {
     infer__json_doc doc;
     infer_error jerr;
@@ -1018,9 +1019,9 @@ static enum MHD_Result srv_detokenize_ep(srv *S, struct MHD_Connection *c, const
     ok = ok && srv_ids(S, t, "tokens", &ids, &n, &e);
     infer__json_free(&doc);
     if (!ok) return srv_error(c, (unsigned)e.status, e.code, "%s", e.msg);
-    const int need = infer_detokenize(S->tok, ids, n, 0, 0, NULL, 0);
+    const int need = infer_detokenize(S->tok, ids, n, 1, 0, NULL, 0);
     char *text = need > 0 ? malloc((size_t)need) : NULL;
-    const int got = text ? infer_detokenize(S->tok, ids, n, 0, 0, text, need) : 0;
+    const int got = text ? infer_detokenize(S->tok, ids, n, 1, 0, text, need) : 0;
     free(ids);
     if (need > 0 && (!text || got != need)) { free(text); return srv_error(c, 500, NULL, "detokenizing failed"); }
     srv_buf b = { 0 };
