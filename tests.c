@@ -6948,6 +6948,9 @@ static int cli_greedy(const char *model, const char *prompt, int n, char *out, s
     return 1;
 }
 
+/* ./infer --chat's reply: its output less the line end it adds */
+static void strip_nl(char *s) { const size_t n = strlen(s); if (n && s[n - 1] == '\n') s[n - 1] = 0; }
+
 /* the value of one /metrics line */
 static double srv_metric(int port, const char *name) {
     buf_t out = { 0 };
@@ -7027,7 +7030,7 @@ static void test_server_endpoints(void) {
     if (srv_complete(p.port, 0, 0, "{\"prompt\":\"Once upon a time\",\"max_tokens\":24,\"temperature\":0,\"stop\":\"qqq\"}", &b)) CHECK(!strcmp(b.text, want));
     /* chat: ./infer --chat's first reply with the same template, whole and streamed, and its usage */
     CHECK(run_cmd("printf 'Hi\\n' | ./infer -m " SRV_MODEL " --chat --chat-template data/chat/phi-3.5.jinja -n 16 --temp 0 2>/dev/null", want2, sizeof want2) == 0);
-    want2[strcspn(want2, "\n")] = 0;
+    strip_nl(want2);
     const char *creq = "{\"model\":\"x\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"max_tokens\":16,\"temperature\":0,\"stream_options\":{\"include_usage\":true}}";
     if (srv_complete(p.port, 1, 0, creq, &a)) CHECK_MSG(!strcmp(a.text, want2) && a.completion_tokens > 0 && a.prompt_tokens > 5, "chat [%s], ./infer [%s]", a.text, want2);
     if (srv_complete(p.port, 1, 1, creq, &b)) CHECK_MSG(!strcmp(b.text, want2) && b.prompt_tokens == a.prompt_tokens && b.completion_tokens == a.completion_tokens, "streamed chat [%s] usage %ld", b.text, b.prompt_tokens);
@@ -7218,6 +7221,81 @@ static void test_server_disconnect(void) {
     CHECK(srv_metric(p.port, "infer_kv_blocks_free") + srv_metric(p.port, "infer_kv_blocks_cached") == idle_free);
     srv_answer a;
     CHECK(srv_complete(p.port, 0, 0, "{\"prompt\":\"Once\",\"max_tokens\":4,\"temperature\":0}", &a) && a.completion_tokens == 4);
+    CHECK(server_stop(&p) == 0);
+}
+
+/* NODE_PATH for the npm packages the tools/ scripts use (a global install's folder too);
+ * 0 when node or the package is missing */
+static int node_has(const char *pkg, char *env, size_t size) {
+    char out[512], cmd[1024];
+    if (run_cmd("command -v node >/dev/null 2>&1 && npm root -g 2>/dev/null", out, sizeof out) != 0) return 0;
+    out[strcspn(out, "\n")] = 0;
+    snprintf(env, size, "NODE_PATH='%s'", out);
+    snprintf(cmd, sizeof cmd, "%s node -e \"require('%s')\" 2>/dev/null", env, pkg);
+    return run_cmd(cmd, out, sizeof out) == 0;
+}
+
+/* The official OpenAI JavaScript SDK (npm openai) against the server on stories260K and on
+ * a synthesized llama (its own chat template): chat and completions, whole and streamed,
+ * each the same as ./infer's greedy text; n = 2 comes back as the SDK's APIError 400 */
+static void test_server_openai_sdk(void) {
+    SRV_SKIP();
+    char env[600];
+    if (!node_has("openai", env, sizeof env)) SKIP("node or its openai package is missing (npm install -g openai)");
+    if (!file_exists("./tools/convert")) SKIP("./tools/convert not built");
+    char out[16384], cmd[4096], want[8192], want_chat[8192];
+    CHECK(run_cmd("./tools/convert synth llama tiny $INFER_TMP/infer_srv_synth.gguf --type q8_0 2>&1", out, sizeof out) == 0);
+    const char *models[2][2] = { { SRV_MODEL, "--chat-template data/chat/phi-3.5.jinja" }, { tmp_path("infer_srv_synth.gguf"), "" } };
+    for (int mi = 0; mi < 2; mi++) {
+        CHECK(cli_greedy(models[mi][0], "Once upon a time", 16, want, sizeof want));
+        snprintf(cmd, sizeof cmd, "printf 'Hi\\n' | ./infer -m %s %s --chat -n 16 --temp 0 2>/dev/null", models[mi][0], models[mi][1]);
+        CHECK(run_cmd(cmd, want_chat, sizeof want_chat) == 0);
+        strip_nl(want_chat);
+        srv_proc p;
+        snprintf(cmd, sizeof cmd, "-m %s %s -np 2 -t 1", models[mi][0], models[mi][1]);
+        if (!server_start(&p, cmd)) { CHECK(0); continue; }
+        snprintf(cmd, sizeof cmd, "%s node tools/server_openai.js http://127.0.0.1:%d/v1 none 'Once upon a time' Hi 16 2>&1", env, p.port);
+        const int rc = run_cmd(cmd, out, sizeof out);
+        infer__json_doc d;
+        infer_error err;
+        CHECK_MSG(rc == 0, "%s: %s", models[mi][0], out);
+        if (rc == 0 && infer__json_parse(&d, out, strlen(out), &err) == INFER_OK) {
+            const char *c = jstr(d.root, "completion"), *cs = jstr(d.root, "completion_stream"), *ch = jstr(d.root, "chat"), *chs = jstr(d.root, "chat_stream");
+            CHECK_MSG(c && cs && !strcmp(c, want) && !strcmp(cs, want), "%s: completion [%s] streamed [%s], ./infer [%s]", models[mi][0], c, cs, want);
+            CHECK_MSG(ch && chs && !strcmp(ch, want_chat) && !strcmp(chs, want_chat), "%s: chat [%s] streamed [%s], ./infer --chat [%s]", models[mi][0], ch, chs, want_chat);
+            const char *f[4] = { "completion_finish", "completion_stream_finish", "chat_finish", "chat_stream_finish" };
+            for (int i = 0; i < 4; i++) CHECK(jstr(d.root, f[i]) && (!strcmp(jstr(d.root, f[i]), "length") || !strcmp(jstr(d.root, f[i]), "stop")));
+            CHECK(jint(d.root, "completion_usage.prompt_tokens") > 0 && jint(d.root, "chat_stream_usage.completion_tokens") == jint(d.root, "chat_usage.completion_tokens"));
+            CHECK(jint(d.root, "error_status") == 400 && jstr(d.root, "error_code") && !strcmp(jstr(d.root, "error_code"), "invalid_value"));
+            infer__json_free(&d);
+        } else CHECK_MSG(0, "not JSON: %s", out);
+        CHECK(server_stop(&p) == 0);
+    }
+    remove(tmp_path("infer_srv_synth.gguf"));
+}
+
+/* The chat page in a headless browser (Debian's chromium, driven by tools/server_page.js):
+ * it loads, sends ?prompt=, and shows the reply streamed in several events -- the same text
+ * ./infer --chat gives */
+static void test_server_page_browser(void) {
+    SRV_SKIP();
+    char env[600], out[8192], want[8192], cmd[1024];
+    if (!node_has("child_process", env, sizeof env)) SKIP("node is missing");
+    if (run_cmd("command -v chromium >/dev/null 2>&1", out, sizeof out) != 0) SKIP("chromium is missing (apt-get install chromium)");
+    CHECK(run_cmd("printf 'Hi\\n' | ./infer -m " SRV_MODEL " --chat-template data/chat/phi-3.5.jinja --chat -n 16 --temp 0 2>/dev/null", want, sizeof want) == 0);
+    strip_nl(want);
+    srv_proc p;
+    if (!server_start(&p, "-m " SRV_MODEL " --chat-template data/chat/phi-3.5.jinja -np 2 -t 1")) { CHECK(0); return; }
+    snprintf(cmd, sizeof cmd, "node tools/server_page.js 'http://127.0.0.1:%d/?prompt=Hi&max=16&temp=0' 30000 2>&1", p.port);
+    const int rc = run_cmd(cmd, out, sizeof out);
+    infer__json_doc d;
+    infer_error err;
+    if (rc == 0 && infer__json_parse(&d, out, strlen(out), &err) == INFER_OK) {
+        const infer__json *done = jpath(d.root, "done");
+        const char *reply = jstr(d.root, "reply");
+        CHECK_MSG(done && done->type == INFER__JSON_TRUE && reply && !strcmp(reply, want) && jint(d.root, "events") > 1, "page: %s; ./infer --chat [%s]", out, want);
+        infer__json_free(&d);
+    } else CHECK_MSG(0, "tools/server_page.js: rc %d: %s", rc, out);
     CHECK(server_stop(&p) == 0);
 }
 
@@ -8448,6 +8526,8 @@ static const test_case tests[] = {
     { "server_errors", test_server_errors },
     { "server_concurrent", test_server_concurrent },
     { "server_disconnect", test_server_disconnect },
+    { "server_openai_sdk", test_server_openai_sdk },
+    { "server_page_browser", test_server_page_browser },
     { "robust_huge_context", test_robust_huge_context },
     { "robust_threads", test_robust_threads },
     { "robust_cli_leaks", test_robust_cli_leaks },

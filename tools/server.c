@@ -146,6 +146,8 @@ typedef struct srv_req {
     /* shared, under srv.mu */
     pthread_cond_t cv;
     srv_buf text;                                              /* the completion so far */
+    size_t *cuts;                                              /* text's end after each step that added to it: */
+    int n_cuts, cap_cuts;                                      /* one event per token when streamed */
     int done, cancelled, refs, n_gen, n_cached, error_status;
     const char *finish;                                        /* "stop" / "length" */
     char error[512];                                           /* error_status != 0: the message */
@@ -200,6 +202,7 @@ static void srv_req_free(srv_req *r) {
     free(r->prompt);
     for (int i = 0; i < r->n_stop; i++) free(r->stop[i]);
     free(r->text.p);
+    free(r->cuts);
     free(r);
 }
 /* one holder lets go (srv.mu held) */
@@ -401,7 +404,16 @@ static void srv_step(srv *S, infer_batch_item *items, int *idx, char **piece, in
             const int nb = infer_detok_flush(&sl->dt, buf, sizeof buf);
             if (!srv_slot_text(sl, buf, (size_t)(nb > 0 ? nb : 0), 1) && sl->hold.n) srv_put(&sl->emit, sl->hold.p, sl->hold.n);
         }
-        if (sl->emit.n) { srv_put(&r->text, sl->emit.p, sl->emit.n); sl->emit.n = 0; }
+        if (sl->emit.n) {
+            srv_put(&r->text, sl->emit.p, sl->emit.n);
+            sl->emit.n = 0;
+            if (r->n_cuts == r->cap_cuts) {
+                size_t *c = realloc(r->cuts, sizeof(size_t) * (size_t)(r->cap_cuts = r->cap_cuts ? 2 * r->cap_cuts : 64));
+                if (c) r->cuts = c;
+                else r->text.oom = 1;
+            }
+            if (!r->text.oom) r->cuts[r->n_cuts++] = r->text.n;
+        }
         r->n_gen = sl->n_gen;
         if (sl->emit.oom || sl->hold.oom || r->text.oom) { sl->finish = "error"; snprintf(err.msg, sizeof err.msg, "out of memory"); }
         if (sl->finish) {
@@ -769,6 +781,7 @@ typedef struct {
     struct MHD_Connection *c;
     int fd;
     size_t sent;         /* bytes of r->text written */
+    int cut;             /* the next of r->cuts */
     int phase;           /* streaming: 0 role chunk, 1 content, 2 usage, 3 [DONE], 4 end */
     srv_buf pend;        /* formatted, not yet handed to libmicrohttpd */
 } srv_stream;
@@ -852,9 +865,10 @@ static ssize_t srv_stream_cb(void *cls, uint64_t pos, char *buf, size_t max) {
         }
         pthread_mutex_lock(&S->mu);
         if (st->phase == 1 && !srv_wait(S, r, st->sent, st->fd)) { pthread_mutex_unlock(&S->mu); return MHD_CONTENT_READER_END_WITH_ERROR; }
-        if (st->phase == 1 && r->text.n > st->sent) {
-            srv_chunk(S, &st->pend, r, r->text.p + st->sent, r->text.n - st->sent, 0, NULL);
-            st->sent = r->text.n;
+        if (st->phase == 1 && r->text.n > st->sent) {    /* an event per step's text (a token, or text a stop string held) */
+            const size_t end = st->cut < r->n_cuts ? r->cuts[st->cut++] : r->text.n;
+            srv_chunk(S, &st->pend, r, r->text.p + st->sent, end - st->sent, 0, NULL);
+            st->sent = end;
         } else if (st->phase == 1 && r->error_status) {
             srv_puts(&st->pend, "data: {\"error\":{\"message\":");
             srv_json_str(&st->pend, r->error, strlen(r->error));
@@ -1105,7 +1119,7 @@ static const char srv_page[] =
 "  const rd=r.body.getReader(),dec=new TextDecoder();let buf='';\n"
 "  for(;;){const {value,done}=await rd.read();if(done)break;buf+=dec.decode(value,{stream:true});let i;\n"
 "   while((i=buf.indexOf('\\n\\n'))>=0){const ev=buf.slice(0,i);buf=buf.slice(i+2);if(!ev.startsWith('data: '))continue;const data=ev.slice(6);if(data==='[DONE]')continue;\n"
-"    const j=JSON.parse(data);if(j.error)throw new Error(j.error.message);const c=j.choices[0];if(c&&c.delta&&c.delta.content){reply+=c.delta.content;out.textContent=reply;}}}\n"
+"    const j=JSON.parse(data);if(j.error)throw new Error(j.error.message);const c=j.choices[0];if(c&&c.delta&&c.delta.content){reply+=c.delta.content;out.textContent=reply;window.inferEvents=(window.inferEvents||0)+1;}}}\n"
 "  msgs.push({role:'assistant',content:reply});out.parentNode.dataset.done='1';\n"
 " }catch(e){$('err').textContent='error: '+e.message;msgs.pop();}busy=false;}\n"
 "$('f').onsubmit=e=>{e.preventDefault();const t=$('in').value;$('in').value='';send(t);};\n"
