@@ -6747,16 +6747,16 @@ static int server_built(void) {
     return strstr(out, "built without the HTTP server") == NULL;
 }
 
-/* ./infer --server --port 0 ARGS in the background; 0 when it did not start listening */
-static int server_start(srv_proc *p, const char *args) {
+/* PROGRAM --server --port 0 ARGS in the background; 0 when it did not start listening */
+static int server_start_with(srv_proc *p, const char *program, const char *args) {
     static int k;
     snprintf(p->log, sizeof p->log, "infer_srv_%d.log", k++);
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "exec ./infer --server --port 0 %s 2>%s >/dev/null", args, tmp_path(p->log));
+    snprintf(cmd, sizeof cmd, "exec env %s --server --port 0 %s 2>%s >/dev/null", program, args, tmp_path(p->log));
     p->port = 0;
     fflush(stdout);
     if ((p->pid = fork()) == 0) { execl("/bin/sh", "sh", "-c", cmd, (char *)NULL); _exit(127); }
-    for (int i = 0; i < 400 && p->pid > 0; i++) {           /* up to 20 s */
+    for (int i = 0; i < 1200 && p->pid > 0; i++) {          /* up to 60 s (an ASan build starts slower) */
         char *log = slurp(tmp_path(p->log), NULL);
         const long port = num_after(log, "listening on port ");
         free(log);
@@ -6770,6 +6770,7 @@ static int server_start(srv_proc *p, const char *args) {
     free(log);
     return 0;
 }
+static int server_start(srv_proc *p, const char *args) { return server_start_with(p, "./infer", args); }
 /* SIGTERM; its exit status (0: a clean stop), -1 if it had to be killed */
 static int server_stop(srv_proc *p) {
     if (p->pid <= 0) return -1;
@@ -7297,6 +7298,103 @@ static void test_server_page_browser(void) {
         infer__json_free(&d);
     } else CHECK_MSG(0, "tools/server_page.js: rc %d: %s", rc, out);
     CHECK(server_stop(&p) == 0);
+}
+
+/* Mutated requests: valid bodies with bytes flipped, cut, doubled and swapped for JSON
+ * punctuation (a fixed seed), 300 of them at the completion, chat and tokenizer endpoints;
+ * each answer is 200 or an error status with an OpenAI error object, and the server keeps
+ * answering */
+static void test_server_fuzz_requests(void) {
+    SRV_SKIP();
+    srv_proc p;
+    if (!server_start(&p, "-m " SRV_MODEL " -np 4 -c 512 -n 8 -t 1 --chat-template data/chat/phi-3.5.jinja")) { CHECK(0); return; }
+    static const struct { const char *path, *body; } seeds[] = {
+        { "/v1/completions", "{\"prompt\":\"Once upon a time\",\"max_tokens\":4,\"temperature\":0.5,\"top_k\":10,\"stop\":[\"a\",\"b\"],\"seed\":3}" },
+        { "/v1/completions", "{\"prompt\":[1,403,407],\"max_tokens\":3,\"stream\":true,\"stream_options\":{\"include_usage\":true},\"presence_penalty\":0.5}" },
+        { "/v1/chat/completions", "{\"messages\":[{\"role\":\"system\",\"content\":\"Be brief.\"},{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Hi\"}]}],\"max_tokens\":4,\"n\":1}" },
+        { "/v1/chat/completions", "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi \\u00e9\\ud83d\\ude00\"}],\"stream\":true,\"max_completion_tokens\":3,\"top_p\":0.9,\"min_p\":0.1}" },
+        { "/tokenize", "{\"content\":\"Once upon a time\",\"add_special\":true}" },
+        { "/detokenize", "{\"tokens\":[1,403,407,410]}" },
+    };
+    static const char punct[] = "{}[]\":,\\0-e.9 tfn\xff\xc3";
+    uint64_t st = 0x5eedf00dull;
+    buf_t out = { 0 }, body = { 0 };
+    int bad = 0;
+    for (int i = 0; i < 300 && !bad; i++) {
+        const int s = (int)(i % (sizeof seeds / sizeof seeds[0]));
+        body.n = 0;
+        hb_str(&body, seeds[s].body);
+        for (int m = 0, nm = 1 + (int)((st >> 7) % 4); m < nm && body.n > 0; m++) {
+            st = st * 6364136223846793005ull + 1442695040888963407ull;
+            const size_t at = (size_t)(st >> 33) % body.n;
+            switch ((st >> 20) % 4) {
+            case 0: body.p[at] = (uint8_t)punct[(st >> 40) % (sizeof punct - 1)]; break;
+            case 1: body.n = at; break;                                          /* cut */
+            case 2: { uint8_t c = body.p[at]; b_put(&body, &c, 1); memmove(body.p + at + 1, body.p + at, body.n - at - 1); break; }
+            default: body.p[at] ^= (uint8_t)(1u << ((st >> 50) % 8)); break;  /* a bit flipped */
+            }
+        }
+        b_put(&body, "", 1);
+        /* a NUL in the body ends it here: the body is sent up to its first NUL */
+        const int status = http_req(p.port, "POST", seeds[s].path, NULL, (const char *)body.p, &out, NULL);
+        int ok = status == 200;
+        if (status >= 400 && status < 500) {
+            infer__json_doc d;
+            infer_error err;
+            ok = infer__json_parse(&d, (const char *)out.p, out.n, &err) == INFER_OK && jstr(d.root, "error.message") && jstr(d.root, "error.type");
+            if (ok) infer__json_free(&d);
+        }
+        if (!ok) { bad = 1; CHECK_MSG(0, "request %d to %s [%s]: status %d: %.300s", i, seeds[s].path, (const char *)body.p, status, out.p ? (const char *)out.p : ""); }
+    }
+    srv_answer a;
+    CHECK(srv_complete(p.port, 0, 0, "{\"prompt\":\"Once\",\"max_tokens\":4,\"temperature\":0}", &a) && a.completion_tokens == 4);
+    CHECK(srv_metric(p.port, "infer_requests_processing") == 0 && srv_metric(p.port, "infer_kv_blocks_used") == 0);
+    CHECK(server_stop(&p) == 0);
+    free(out.p); free(body.p);
+}
+
+/* The server under AddressSanitizer + UBSan + LeakSanitizer (./infer-asan, which make
+ * test-asan builds): whole and streamed answers, bad input, clients that leave mid-answer,
+ * a queue beyond the sequences, then SIGTERM: a clean exit, no sanitizer report */
+static void test_server_asan(void) {
+    if (!file_exists("./infer-asan")) SKIP("./infer-asan not built (make test-asan builds it)");
+    char out[4096];
+    run_cmd("./infer-asan --server -m /nonexistent/x.gguf 2>&1", out, sizeof out);
+    if (strstr(out, "built without the HTTP server")) SKIP("./infer-asan was built without the server");
+    if (!file_exists(SRV_MODEL)) SKIP("../shared/models not found");
+    srv_proc p;
+    if (!server_start_with(&p, "ASAN_OPTIONS=detect_leaks=1 ./infer-asan", "-m " SRV_MODEL " -np 2 -t 1 --chat-template data/chat/phi-3.5.jinja")) { CHECK(0); return; }
+    srv_answer a;
+    buf_t o = { 0 };
+    CHECK(srv_complete(p.port, 0, 0, "{\"prompt\":\"Once upon a time\",\"max_tokens\":8,\"temperature\":0,\"stop\":\"girl\"}", &a));
+    CHECK(srv_complete(p.port, 1, 1, "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"max_tokens\":8,\"frequency_penalty\":1,\"stream_options\":{\"include_usage\":true}}", &a));
+    CHECK(http_req(p.port, "POST", "/v1/completions", NULL, "{\"prompt\":[1,99999]}", &o, NULL) == 400);
+    CHECK(http_req(p.port, "POST", "/v1/chat/completions", NULL, "{\"messages\":[{\"role\":\"user\",\"content\":\"\xff\"}]}", &o, NULL) == 400);
+    CHECK(http_req(p.port, "POST", "/tokenize", NULL, "{\"content\":\"Once\"}", &o, NULL) == 200);
+    CHECK(http_req(p.port, "POST", "/detokenize", NULL, "{\"tokens\":[1,403]}", &o, NULL) == 200);
+    CHECK(http_req(p.port, "GET", "/metrics", NULL, NULL, &o, NULL) == 200);
+    /* three clients that leave (two decoding, one queued behind them) */
+    const char *req = "{\"prompt\":\"Once upon a time\",\"max_tokens\":1500,\"temperature\":0,\"stream\":true}";
+    int fds[3];
+    for (int i = 0; i < 3; i++) { fds[i] = http_connect(p.port); CHECK(fds[i] >= 0 && http_write(fds[i], "POST", "/v1/completions", NULL, req, strlen(req))); }
+    usleep(200 * 1000);
+    for (int i = 0; i < 3; i++) if (fds[i] >= 0) close(fds[i]);
+    double busy = 1;
+    for (int i = 0; i < 200 && busy; i++) {
+        usleep(25 * 1000);
+        busy = srv_metric(p.port, "infer_requests_processing") + srv_metric(p.port, "infer_requests_queued");
+    }
+    CHECK(busy == 0 && srv_metric(p.port, "infer_kv_blocks_used") == 0);
+    /* one still running when the server stops: answered with an error, then a clean exit */
+    const int fd = http_connect(p.port);
+    CHECK(fd >= 0 && http_write(fd, "POST", "/v1/completions", NULL, req, strlen(req)));
+    usleep(100 * 1000);
+    const int rc = server_stop(&p);
+    if (fd >= 0) close(fd);
+    char *log = slurp(tmp_path(p.log), NULL);
+    CHECK_MSG(rc == 0 && log && !strstr(log, "Sanitizer") && !strstr(log, "runtime error"), "exit %d: %s", rc, log ? log : "(no log)");
+    free(log);
+    free(o.p);
 }
 
 /* --ppl with a context far beyond memory (-c 2^24): the logits are kept a ubatch at a
@@ -8528,6 +8626,8 @@ static const test_case tests[] = {
     { "server_disconnect", test_server_disconnect },
     { "server_openai_sdk", test_server_openai_sdk },
     { "server_page_browser", test_server_page_browser },
+    { "server_fuzz_requests", test_server_fuzz_requests },
+    { "server_asan", test_server_asan },
     { "robust_huge_context", test_robust_huge_context },
     { "robust_threads", test_robust_threads },
     { "robust_cli_leaks", test_robust_cli_leaks },
