@@ -6877,7 +6877,7 @@ static const char *jstr(const infer__json *v, const char *path) { v = jpath(v, p
 static long jint(const infer__json *v, const char *path) { v = jpath(v, path); return v && v->type == INFER__JSON_NUMBER ? (long)v->num : -1; }
 
 /* a whole answer: text (choices[0].text or .message.content) into text, finish_reason and usage */
-typedef struct { char text[8192]; char finish[16]; long prompt_tokens, completion_tokens; int status, chunks; } srv_answer;
+typedef struct { char text[8192]; char finish[16]; long prompt_tokens, completion_tokens; int status, chunks, comments; } srv_answer;
 static int srv_answer_of(const buf_t *body, int chat, srv_answer *a) {
     infer__json_doc d;
     if (!srv_json(body, &d)) return 0;
@@ -6902,6 +6902,7 @@ static int srv_sse_of(const buf_t *body, int chat, srv_answer *a) {
     size_t tn = 0;
     while (*p) {
         const char *end = strstr(p, "\n\n");
+        if (!done && *p == ':' && end) { a->comments++; p = end + 2; continue; }   /* a comment (keep-alive) */
         if (done || strncmp(p, "data: ", 6) || !end) { CHECK_MSG(0, "SSE framing at: %.200s", p); return 0; }
         if (end - p == 12 && !strncmp(p + 6, "[DONE]", 6)) { done = 1; p = end + 2; continue; }
         infer__json_doc d;
@@ -7297,6 +7298,45 @@ static void test_server_page_browser(void) {
         CHECK_MSG(done && done->type == INFER__JSON_TRUE && reply && !strcmp(reply, want) && jint(d.root, "events") > 1, "page: %s; ./infer --chat [%s]", out, want);
         infer__json_free(&d);
     } else CHECK_MSG(0, "tools/server_page.js: rc %d: %s", rc, out);
+    CHECK(server_stop(&p) == 0);
+}
+
+/* --timeout: a client that stalls in its headers is dropped after it; a stream queued
+ * behind a long answer for longer than that is kept open by SSE comments and answered */
+typedef struct { int port; srv_answer a; int ok; } srv_bg;
+static void *srv_long_request(void *arg) {
+    srv_bg *b = arg;
+    b->ok = srv_complete(b->port, 0, 0, "{\"prompt\":\"Once upon a time\",\"max_tokens\":1200,\"temperature\":0}", &b->a);
+    return NULL;
+}
+static void test_server_timeout(void) {
+    SRV_SKIP();
+    char want[8192];
+    CHECK(cli_greedy(SRV_MODEL, "Once upon a time", 6, want, sizeof want));
+    srv_proc p;
+    if (!server_start(&p, "-m " SRV_MODEL " -np 1 -t 1 --timeout 1")) { CHECK(0); return; }
+    const int fd = http_connect(p.port);
+    CHECK(fd >= 0 && http_send_all(fd, "POST /v1/completions HTTP/1.1\r\nHost: x\r\n", 40));
+    srv_bg bg;
+    memset(&bg, 0, sizeof bg);
+    bg.port = p.port;
+    pthread_t th;
+    pthread_create(&th, NULL, srv_long_request, &bg);
+    usleep(100 * 1000);
+    const double t0 = infer_time_seconds();
+    srv_answer a;
+    CHECK(srv_complete(p.port, 0, 1, "{\"prompt\":\"Once upon a time\",\"max_tokens\":6,\"temperature\":0}", &a) && !strcmp(a.text, want));
+    const double waited = infer_time_seconds() - t0;
+    CHECK_MSG(waited < 0.6 || a.comments > 0, "queued %.2f s, %d comments", waited, a.comments);
+    pthread_join(th, NULL);
+    CHECK(bg.ok && bg.a.completion_tokens == 1200);
+    /* the stalled client was closed by now (1 s of silence; its connection thread checks each second) */
+    char c;
+    struct timeval tv = { 4, 0 };
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    const double t1 = infer_time_seconds();
+    CHECK_MSG(fd >= 0 && recv(fd, &c, 1, 0) == 0 && infer_time_seconds() - t1 < 3.5, "the stalled connection was not closed");
+    if (fd >= 0) close(fd);
     CHECK(server_stop(&p) == 0);
 }
 
@@ -8626,6 +8666,7 @@ static const test_case tests[] = {
     { "server_disconnect", test_server_disconnect },
     { "server_openai_sdk", test_server_openai_sdk },
     { "server_page_browser", test_server_page_browser },
+    { "server_timeout", test_server_timeout },
     { "server_fuzz_requests", test_server_fuzz_requests },
     { "server_asan", test_server_asan },
     { "robust_huge_context", test_robust_huge_context },

@@ -793,12 +793,14 @@ static int srv_gone(int fd) {
     return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
 }
 
-/* Wait (srv.mu held) until the request has new text or is done; 0 when the client left or
- * the server stops */
-static int srv_wait(srv *S, srv_req *r, size_t sent, int fd) {
+/* Wait (srv.mu held) until the request has new text or is done: 1; 0 when the client left
+ * or the server stops; 2 when `patience` seconds passed first (< 0: no limit) */
+static int srv_wait(srv *S, srv_req *r, size_t sent, int fd, double patience) {
+    const double t0 = infer_time_seconds();
     while (!r->done && r->text.n <= sent) {
         if (S->stopping && !r->done) return 0;
         if (srv_gone(fd)) return 0;
+        if (patience >= 0 && infer_time_seconds() - t0 >= patience) return 2;
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_nsec += 100 * 1000 * 1000;
@@ -864,8 +866,12 @@ static ssize_t srv_stream_cb(void *cls, uint64_t pos, char *buf, size_t max) {
             if (r->kind == SRV_CHAT) { srv_chunk(S, &st->pend, r, "", 0, 1, NULL); break; }
         }
         pthread_mutex_lock(&S->mu);
-        if (st->phase == 1 && !srv_wait(S, r, st->sent, st->fd)) { pthread_mutex_unlock(&S->mu); return MHD_CONTENT_READER_END_WITH_ERROR; }
-        if (st->phase == 1 && r->text.n > st->sent) {    /* an event per step's text (a token, or text a stop string held) */
+        /* a stream waits for its next token; while it waits longer than half of --timeout
+         * (queued behind others), an SSE comment keeps the connection from timing out */
+        const int w = st->phase == 1 ? srv_wait(S, r, st->sent, st->fd, S->cfg.timeout_s / 2.0) : 1;
+        if (w == 0) { pthread_mutex_unlock(&S->mu); return MHD_CONTENT_READER_END_WITH_ERROR; }
+        if (w == 2) srv_puts(&st->pend, ": waiting\n\n");
+        else if (st->phase == 1 && r->text.n > st->sent) {    /* an event per step's text (a token, or text a stop string held) */
             const size_t end = st->cut < r->n_cuts ? r->cuts[st->cut++] : r->text.n;
             srv_chunk(S, &st->pend, r, r->text.p + st->sent, end - st->sent, 0, NULL);
             st->sent = end;
@@ -961,7 +967,7 @@ static enum MHD_Result srv_generate(srv *S, struct MHD_Connection *c, const char
         return res;
     }
     while (!r->done)
-        if (!srv_wait(S, r, (size_t)-1 >> 1, fd)) {       /* the client left (or the server stops) */
+        if (!srv_wait(S, r, (size_t)-1 >> 1, fd, -1)) {       /* the client left (or the server stops) */
             srv_cancel(S, r);
             pthread_mutex_unlock(&S->mu);
             return MHD_NO;
