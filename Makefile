@@ -157,8 +157,13 @@ $(CUDA_DIR)/%.o: %.c $(HDR)
 	@mkdir -p $(CUDA_DIR)
 	$(CC) $(CFLAGS) -DINFER_CUDA -c -o $@ $<
 
+# ./infer-cuda has --server too when libmicrohttpd is there
+$(CUDA_DIR)/main.o: main.c tools/server.c $(HDR)
+	@mkdir -p $(CUDA_DIR)
+	$(CC) $(CFLAGS) -DINFER_CUDA $(SERVER_CFLAGS) -c -o $@ main.c
+
 infer-cuda: $(CUDA_DIR)/main.o $(CUDA_DIR)/infer_cuda.o
-	$(NVCC) -o $@ $^ $(LDLIBS)
+	$(NVCC) -o $@ $^ $(LDLIBS) $(SERVER_LIBS)
 
 tests-cuda: $(CUDA_DIR)/tests.o $(CUDA_DIR)/infer_cuda.o
 	$(NVCC) -o $@ $^ $(LDLIBS)
@@ -174,7 +179,7 @@ tests-cuda-emu: $(CUDA_DIR)/tests.o $(CUDA_DIR)/infer_cuda_emu.o
 	$(CXX) -o $@ $^ $(LDLIBS)
 
 infer-cuda-emu: $(CUDA_DIR)/main.o $(CUDA_DIR)/infer_cuda_emu.o
-	$(CXX) -o $@ $^ $(LDLIBS)
+	$(CXX) -o $@ $^ $(LDLIBS) $(SERVER_LIBS)
 
 cuda-emu: tests-cuda-emu infer-cuda-emu
 

@@ -7344,10 +7344,9 @@ static void test_server_timeout(void) {
  * punctuation (a fixed seed), 300 of them at the completion, chat and tokenizer endpoints;
  * each answer is 200 or an error status with an OpenAI error object, and the server keeps
  * answering */
-static void test_server_fuzz_requests(void) {
-    SRV_SKIP();
-    srv_proc p;
-    if (!server_start(&p, "-m " SRV_MODEL " -np 4 -c 512 -n 8 -t 1 --chat-template data/chat/phi-3.5.jinja")) { CHECK(0); return; }
+/* n mutated requests to the server at port; 0 (after a failed check) at the first answer
+ * that is neither a 200 nor an error object */
+static int srv_fuzz(int port, int n) {
     static const struct { const char *path, *body; } seeds[] = {
         { "/v1/completions", "{\"prompt\":\"Once upon a time\",\"max_tokens\":4,\"temperature\":0.5,\"top_k\":10,\"stop\":[\"a\",\"b\"],\"seed\":3}" },
         { "/v1/completions", "{\"prompt\":[1,403,407],\"max_tokens\":3,\"stream\":true,\"stream_options\":{\"include_usage\":true},\"presence_penalty\":0.5}" },
@@ -7359,8 +7358,8 @@ static void test_server_fuzz_requests(void) {
     static const char punct[] = "{}[]\":,\\0-e.9 tfn\xff\xc3";
     uint64_t st = 0x5eedf00dull;
     buf_t out = { 0 }, body = { 0 };
-    int bad = 0;
-    for (int i = 0; i < 300 && !bad; i++) {
+    int ok = 1;
+    for (int i = 0; i < n && ok; i++) {
         const int s = (int)(i % (sizeof seeds / sizeof seeds[0]));
         body.n = 0;
         hb_str(&body, seeds[s].body);
@@ -7374,23 +7373,30 @@ static void test_server_fuzz_requests(void) {
             default: body.p[at] ^= (uint8_t)(1u << ((st >> 50) % 8)); break;  /* a bit flipped */
             }
         }
-        b_put(&body, "", 1);
-        /* a NUL in the body ends it here: the body is sent up to its first NUL */
-        const int status = http_req(p.port, "POST", seeds[s].path, NULL, (const char *)body.p, &out, NULL);
-        int ok = status == 200;
+        b_put(&body, "", 1);                  /* the body is sent up to its first NUL */
+        const int status = http_req(port, "POST", seeds[s].path, NULL, (const char *)body.p, &out, NULL);
+        ok = status == 200;
         if (status >= 400 && status < 500) {
             infer__json_doc d;
             infer_error err;
             ok = infer__json_parse(&d, (const char *)out.p, out.n, &err) == INFER_OK && jstr(d.root, "error.message") && jstr(d.root, "error.type");
             if (ok) infer__json_free(&d);
         }
-        if (!ok) { bad = 1; CHECK_MSG(0, "request %d to %s [%s]: status %d: %.300s", i, seeds[s].path, (const char *)body.p, status, out.p ? (const char *)out.p : ""); }
+        CHECK_MSG(ok, "request %d to %s [%s]: status %d: %.300s", i, seeds[s].path, (const char *)body.p, status, out.p ? (const char *)out.p : "");
     }
+    free(out.p); free(body.p);
+    return ok;
+}
+
+static void test_server_fuzz_requests(void) {
+    SRV_SKIP();
+    srv_proc p;
+    if (!server_start(&p, "-m " SRV_MODEL " -np 4 -c 512 -n 8 -t 1 --chat-template data/chat/phi-3.5.jinja")) { CHECK(0); return; }
+    srv_fuzz(p.port, 300);
     srv_answer a;
     CHECK(srv_complete(p.port, 0, 0, "{\"prompt\":\"Once\",\"max_tokens\":4,\"temperature\":0}", &a) && a.completion_tokens == 4);
     CHECK(srv_metric(p.port, "infer_requests_processing") == 0 && srv_metric(p.port, "infer_kv_blocks_used") == 0);
     CHECK(server_stop(&p) == 0);
-    free(out.p); free(body.p);
 }
 
 /* The server under AddressSanitizer + UBSan + LeakSanitizer (./infer-asan, which make
@@ -7403,7 +7409,7 @@ static void test_server_asan(void) {
     if (strstr(out, "built without the HTTP server")) SKIP("./infer-asan was built without the server");
     if (!file_exists(SRV_MODEL)) SKIP("../shared/models not found");
     srv_proc p;
-    if (!server_start_with(&p, "ASAN_OPTIONS=detect_leaks=1 ./infer-asan", "-m " SRV_MODEL " -np 2 -t 1 --chat-template data/chat/phi-3.5.jinja")) { CHECK(0); return; }
+    if (!server_start_with(&p, "ASAN_OPTIONS=detect_leaks=1 ./infer-asan", "-m " SRV_MODEL " -np 2 -n 8 -t 1 --chat-template data/chat/phi-3.5.jinja")) { CHECK(0); return; }
     srv_answer a;
     buf_t o = { 0 };
     CHECK(srv_complete(p.port, 0, 0, "{\"prompt\":\"Once upon a time\",\"max_tokens\":8,\"temperature\":0,\"stop\":\"girl\"}", &a));
@@ -7413,6 +7419,7 @@ static void test_server_asan(void) {
     CHECK(http_req(p.port, "POST", "/tokenize", NULL, "{\"content\":\"Once\"}", &o, NULL) == 200);
     CHECK(http_req(p.port, "POST", "/detokenize", NULL, "{\"tokens\":[1,403]}", &o, NULL) == 200);
     CHECK(http_req(p.port, "GET", "/metrics", NULL, NULL, &o, NULL) == 200);
+    srv_fuzz(p.port, 100);
     /* three clients that leave (two decoding, one queued behind them) */
     const char *req = "{\"prompt\":\"Once upon a time\",\"max_tokens\":1500,\"temperature\":0,\"stream\":true}";
     int fds[3];
