@@ -1,9 +1,10 @@
 /* tools/server.c -- `infer --server`: an OpenAI-compatible HTTP server on the batched engine.
  *
- * Compiled inside main.c's translation unit (main.c includes it after infer.h's
- * implementation when INFER_SERVER is defined; the Makefile defines it when pkg-config finds
- * GNU libmicrohttpd), so it can use the header's private parts: the JSON parser
- * (infer__json_*) and the KV pool's counters for /metrics.
+ * Compiled inside main.c's translation unit (main.c includes it, after infer.h's
+ * implementation and its own helpers, when INFER_SERVER is defined; the Makefile defines it
+ * when pkg-config finds GNU libmicrohttpd), so it can use the header's private parts -- the
+ * JSON parser (infer__json_*) and the KV pool's counters for /metrics -- and main.c's
+ * utf8_valid_len and chat_template_text.
  *
  * THE SHAPE
  *   One process, one model, one session whose KV pool holds up to N sequences (-np N).
