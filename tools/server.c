@@ -4,7 +4,7 @@
  * implementation and its own helpers, when INFER_SERVER is defined; the Makefile defines it
  * when pkg-config finds GNU libmicrohttpd), so it can use the header's private parts -- the
  * JSON parser (infer__json_*) and the KV pool's counters for /metrics -- and main.c's
- * utf8_valid_len and chat_template_text.
+ * utf8_valid_len.
  *
  * THE SHAPE
  *   One process, one model, one session whose KV pool holds up to N sequences (-np N).
