@@ -19,8 +19,18 @@ HDR := infer.h
 
 all: infer tests tools/convert
 
-infer: main.c $(HDR)
-	$(CC) $(CFLAGS) -o $@ main.c $(LDLIBS)
+# --server (tools/server.c) needs GNU libmicrohttpd; without it ./infer is built without the
+# server and says so when asked for one
+MHD_OK     := $(shell pkg-config --exists libmicrohttpd 2>/dev/null && echo 1)
+ifeq ($(MHD_OK),1)
+SERVER_CFLAGS := -DINFER_SERVER $(shell pkg-config --cflags libmicrohttpd)
+SERVER_LIBS   := $(shell pkg-config --libs libmicrohttpd)
+else
+$(info note: libmicrohttpd not found (apt-get install libmicrohttpd-dev): ./infer is built without --server)
+endif
+
+infer: main.c tools/server.c $(HDR)
+	$(CC) $(CFLAGS) $(SERVER_CFLAGS) -o $@ main.c $(LDLIBS) $(SERVER_LIBS)
 
 tests: tests.c $(HDR)
 	$(CC) $(CFLAGS) -o $@ tests.c $(LDLIBS)
@@ -63,7 +73,7 @@ check-min: infer.h main.c tools/convert
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 test-asan: $(HDR) tests.c main.c infer tools/convert
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o tests-asan tests.c $(LDLIBS)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o infer-asan main.c $(LDLIBS)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(SERVER_CFLAGS) -o infer-asan main.c $(LDLIBS) $(SERVER_LIBS)
 	./tests-asan
 
 # Fuzzing (tools/fuzz.c; its header lists the targets): tools/fuzz under ASan + UBSan, with
@@ -157,8 +167,13 @@ $(CUDA_DIR)/%.o: %.c $(HDR)
 	@mkdir -p $(CUDA_DIR)
 	$(CC) $(CFLAGS) -DINFER_CUDA -c -o $@ $<
 
+# ./infer-cuda has --server too when libmicrohttpd is there
+$(CUDA_DIR)/main.o: main.c tools/server.c $(HDR)
+	@mkdir -p $(CUDA_DIR)
+	$(CC) $(CFLAGS) -DINFER_CUDA $(SERVER_CFLAGS) -c -o $@ main.c
+
 infer-cuda: $(CUDA_DIR)/main.o $(CUDA_DIR)/infer_cuda.o
-	$(NVCC) -o $@ $^ $(LDLIBS)
+	$(NVCC) -o $@ $^ $(LDLIBS) $(SERVER_LIBS)
 
 tests-cuda: $(CUDA_DIR)/tests.o $(CUDA_DIR)/infer_cuda.o
 	$(NVCC) -o $@ $^ $(LDLIBS)
@@ -174,7 +189,7 @@ tests-cuda-emu: $(CUDA_DIR)/tests.o $(CUDA_DIR)/infer_cuda_emu.o
 	$(CXX) -o $@ $^ $(LDLIBS)
 
 infer-cuda-emu: $(CUDA_DIR)/main.o $(CUDA_DIR)/infer_cuda_emu.o
-	$(CXX) -o $@ $^ $(LDLIBS)
+	$(CXX) -o $@ $^ $(LDLIBS) $(SERVER_LIBS)
 
 cuda-emu: tests-cuda-emu infer-cuda-emu
 

@@ -76,6 +76,17 @@ static const char *usage_text =
     "  --membw                 measure memory read bandwidth (GB/s) with -t threads and exit\n"
     "  --diff                  check the GPU against the CPU: every kernel on random inputs, then\n"
     "                          (with -m) the model layer by layer; exit 1 beyond tolerance\n"
+    "  --server                serve the model over HTTP, OpenAI-compatible (a build with\n"
+    "                          libmicrohttpd): POST /v1/chat/completions, /v1/completions, /tokenize,\n"
+    "                          /detokenize; GET /v1/models, /health, /metrics, / (a chat page).\n"
+    "                          -np N sequences decode at once (default 4), more requests queue;\n"
+    "                          -c is the context of all of them together (default N x min(training\n"
+    "                          context, 4096)); -n the default max_tokens; the sampling options\n"
+    "                          the defaults of what a request leaves out\n"
+    "  --host ADDR             --server: the address to listen on (default 127.0.0.1)\n"
+    "  --port N                --server: the port (default 8080; 0 = any free one, printed)\n"
+    "  --api-key KEY           --server: requests need 'Authorization: Bearer KEY' (not /health, /)\n"
+    "  --timeout S             --server: close a connection silent for S seconds (default 600)\n"
     "  --version               print the version and exit\n"
     "  -h, --help              this text\n";
 
@@ -103,6 +114,8 @@ typedef struct {
     int n_predict, n_ctx, n_threads, n_ubatch, precise, tokenize, info, no_bos, no_special, seed_set, chat;
     int bench, bench_pp, bench_tg, bench_reps, bench_depth, membw, gpu, diff, no_hugepages, no_repack;
     int parallel;                /* --parallel N: each line of -f a prompt, N at once */
+    int server, port, timeout, n_predict_set;   /* --server */
+    const char *host, *api_key;
     int bench_batch[16], n_bench_batch;
     infer_type kv_type;
     infer_sampler_params sp;
@@ -147,6 +160,9 @@ static void parse_args(int argc, char **argv, options *o) {
     o->bench_pp = 128;
     o->bench_tg = 64;
     o->bench_reps = 3;
+    o->host = "127.0.0.1";
+    o->port = 8080;
+    o->timeout = 600;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
 #define NEXT() (i + 1 < argc ? argv[++i] : (die("option %s needs a value", a), ""))
@@ -156,7 +172,7 @@ static void parse_args(int argc, char **argv, options *o) {
         else if (!strcmp(a, "-p") || !strcmp(a, "--prompt")) o->prompt = NEXT();
         else if (!strcmp(a, "-f") || !strcmp(a, "--file")) o->file = NEXT();
         else if (!strcmp(a, "--prompt-ids")) o->prompt_ids = NEXT();
-        else if (!strcmp(a, "-n") || !strcmp(a, "--n-predict")) o->n_predict = (int)parse_int(a, NEXT(), -1, 1 << 30);
+        else if (!strcmp(a, "-n") || !strcmp(a, "--n-predict")) { o->n_predict = (int)parse_int(a, NEXT(), -1, 1 << 30); o->n_predict_set = 1; }
         else if (!strcmp(a, "--temp")) o->sp.temp = parse_float(a, NEXT(), 0, 1e6);
         else if (!strcmp(a, "--top-k")) o->sp.top_k = (int)parse_int(a, NEXT(), 0, 1 << 30);
         else if (!strcmp(a, "--top-p")) o->sp.top_p = parse_float(a, NEXT(), 0, 1);
@@ -204,6 +220,11 @@ static void parse_args(int argc, char **argv, options *o) {
                 else if (*p) die("bad value '%s' for --bench-batch (expected up to 16 batch sizes in 1..4096, e.g. 1,4,16,64)", v);
             }
         }
+        else if (!strcmp(a, "--server")) o->server = 1;
+        else if (!strcmp(a, "--host")) o->host = NEXT();
+        else if (!strcmp(a, "--port")) o->port = (int)parse_int(a, NEXT(), 0, 65535);
+        else if (!strcmp(a, "--api-key")) o->api_key = NEXT();
+        else if (!strcmp(a, "--timeout")) o->timeout = (int)parse_int(a, NEXT(), 1, 86400);
         else if (!strcmp(a, "--gpu")) o->gpu = 1;
         else if (!strcmp(a, "--diff")) o->diff = 1;
         else if (!strcmp(a, "--no-bos")) o->no_bos = 1;
@@ -211,10 +232,17 @@ static void parse_args(int argc, char **argv, options *o) {
         else die("unknown option '%s' (see --help)", a);
 #undef NEXT
     }
+#ifndef INFER_SERVER
+    if (o->server) die("%s", "this infer was built without the HTTP server: install libmicrohttpd (apt-get install libmicrohttpd-dev) and run make again");
+#endif
     if (!o->model && !o->membw && !o->diff) die("%s", "no model given (use -m MODEL; see --help)");
     int inputs = !!o->prompt + !!o->file + !!o->prompt_ids;
     if (inputs > 1) die("%s", "give only one of -p, -f and --prompt-ids");
-    if (o->parallel && !o->file) die("%s", "--parallel N takes its prompts from -f FILE, one per line");
+    if (o->server && (inputs || o->chat || o->bench || o->tokenize || o->info || o->ppl || o->logits_out || o->chat_render))
+        die("%s", "--server takes its prompts from HTTP: not with -p, -f, --prompt-ids, --chat, --bench, --tokenize, --info, --ppl, --logits-out or --chat-render");
+    if (!o->server && (strcmp(o->host, "127.0.0.1") || o->port != 8080 || o->api_key || o->timeout != 600)) die("%s", "--host, --port, --api-key and --timeout go with --server");
+    if (o->server && o->api_key && !*o->api_key) die("%s", "--api-key needs a non-empty key");
+    if (o->parallel && !o->file && !o->server) die("%s", "--parallel N takes its prompts from -f FILE, one per line");
     if (o->parallel && o->chat) die("%s", "--parallel and --chat do not go together");
     if (o->n_bench_batch && !o->bench) die("%s", "--bench-batch goes with --bench");
     if (o->bench_depth && !o->bench) die("%s", "--bench-depth goes with --bench");
@@ -1105,6 +1133,30 @@ static int run_tokenize(const options *o, const infer_model *m, const char *text
     return 0;
 }
 
+#ifdef INFER_SERVER
+/* --server (tools/server.c, compiled here: it uses the header's private parts and the
+ * helpers above) */
+#include "tools/server.c"
+
+static int run_server(const options *o, infer_model *m, const infer_session_params *sp) {
+    srv_cfg c;
+    memset(&c, 0, sizeof c);
+    size_t tlen = 0;
+    char *tmpl = chat_template_text(o, &tlen);
+    c.host = o->host; c.port = o->port; c.api_key = o->api_key; c.timeout_s = o->timeout;
+    c.model_path = o->model;
+    c.chat_template = tmpl; c.chat_template_len = tlen;
+    c.n_seq = o->parallel ? o->parallel : 4;
+    c.n_ctx = o->n_ctx;
+    c.n_predict = o->n_predict_set ? o->n_predict : -1;
+    c.sp = o->sp;
+    c.seed_set = o->seed_set;
+    const int rc = srv_run(&c, m, sp);
+    free(tmpl);
+    return rc;
+}
+#endif
+
 /* The command line: one mode per run. main loads the model (and makes a session where the
  * mode wants one) and releases what it holds on every way out; each mode is a function. */
 /* a load error, with the model's path in front unless the message names it already */
@@ -1150,6 +1202,9 @@ int main(int argc, char **argv) {
     sp.kv_type = o.kv_type;
     sp.precise = o.precise;
     sp.backend = gpu;
+#ifdef INFER_SERVER
+    if (o.server) { rc = run_server(&o, m, &sp); goto done; }
+#endif
     if (o.parallel) { rc = run_parallel(&o, m, &sp, text, text_len); goto done; }
     if (o.bench && o.n_bench_batch) { rc = run_bench_batch(&o, m, &sp); goto done; }
     if (infer_session_create(&s, m, &sp, &err) != INFER_OK) { fprintf(stderr, "infer: %s\n", err.msg); goto done; }

@@ -6911,6 +6911,725 @@ static int write_vocab_model(const char *path) {
     return ok;
 }
 
+/* ---- the HTTP server (tools/server.c, ./infer --server) ----
+ * Each test starts ./infer --server on a free port (--port 0; the port is read from its
+ * "listening on port N" line), talks HTTP/1.1 to it over plain sockets, and stops it with
+ * SIGTERM (a clean exit: status 0). They SKIP when ./infer was built without the server or
+ * ../shared is absent. */
+#include <signal.h>
+#include <pthread.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+typedef struct { pid_t pid; int port; char log[64]; } srv_proc;
+
+/* 1 when ./infer has --server (a build without it says so when asked) */
+static int server_built(void) {
+    char out[4096];
+    if (!file_exists("./infer")) return 0;
+    run_cmd("./infer --server -m /nonexistent/x.gguf 2>&1", out, sizeof out);
+    return strstr(out, "built without the HTTP server") == NULL;
+}
+
+/* PROGRAM --server --port 0 ARGS in the background; 0 when it did not start listening */
+static int server_start_with(srv_proc *p, const char *program, const char *args) {
+    static int k;
+    snprintf(p->log, sizeof p->log, "infer_srv_%d.log", k++);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "exec env %s --server --port 0 %s 2>%s >/dev/null", program, args, tmp_path(p->log));
+    p->port = 0;
+    fflush(stdout);
+    if ((p->pid = fork()) == 0) { execl("/bin/sh", "sh", "-c", cmd, (char *)NULL); _exit(127); }
+    for (int i = 0; i < 1200 && p->pid > 0; i++) {          /* up to 60 s (an ASan build starts slower) */
+        char *log = slurp(tmp_path(p->log), NULL);
+        const long port = num_after(log, "listening on port ");
+        free(log);
+        if (port > 0) { p->port = (int)port; return 1; }
+        int st;
+        if (waitpid(p->pid, &st, WNOHANG) == p->pid) { p->pid = 0; break; }
+        usleep(50 * 1000);
+    }
+    char *log = slurp(tmp_path(p->log), NULL);
+    printf("    the server did not start: %s\n", log ? log : "(no log)");
+    free(log);
+    return 0;
+}
+static int server_start(srv_proc *p, const char *args) { return server_start_with(p, "./infer", args); }
+/* SIGTERM; its exit status (0: a clean stop), -1 if it had to be killed */
+static int server_stop(srv_proc *p) {
+    if (p->pid <= 0) return -1;
+    kill(p->pid, SIGTERM);
+    for (int i = 0; i < 200; i++) {
+        int st;
+        if (waitpid(p->pid, &st, WNOHANG) == p->pid) { p->pid = 0; return WIFEXITED(st) ? WEXITSTATUS(st) : -1; }
+        usleep(25 * 1000);
+    }
+    kill(p->pid, SIGKILL);
+    waitpid(p->pid, NULL, 0);
+    p->pid = 0;
+    return -1;
+}
+
+static int http_connect(int port) {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    struct timeval tv = { 30, 0 };
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) { if (fd >= 0) close(fd); return -1; }
+    return fd;
+}
+static int http_send_all(int fd, const char *p, size_t n) {
+    while (n > 0) {
+        const ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+        if (k <= 0) return 0;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 1;
+}
+/* the request line and headers (Connection: close) and the body */
+static int http_write(int fd, const char *method, const char *path, const char *headers, const char *body, size_t blen) {
+    buf_t r = { 0 };
+    hb_fmt(&r, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n", method, path);
+    if (body) hb_fmt(&r, "Content-Type: application/json\r\nContent-Length: %zu\r\n", blen);
+    if (headers) hb_str(&r, headers);
+    hb_str(&r, "\r\n");
+    int ok = http_send_all(fd, (const char *)r.p, r.n);
+    if (ok && body && blen) ok = http_send_all(fd, body, blen);
+    free(r.p);
+    return ok;
+}
+/* One request; the status (-1: no answer) and the body (chunked transfer decoded) in *out,
+ * NUL-terminated; the raw headers in *head when asked. */
+static int http_req(int port, const char *method, const char *path, const char *headers, const char *body, buf_t *out, buf_t *head) {
+    out->n = 0;
+    if (head) head->n = 0;
+    const int fd = http_connect(port);
+    if (fd < 0) return -1;
+    buf_t raw = { 0 };
+    if (http_write(fd, method, path, headers, body, body ? strlen(body) : 0)) {
+        char tmp[65536];
+        ssize_t k;
+        while ((k = recv(fd, tmp, sizeof tmp, 0)) > 0) b_put(&raw, tmp, (size_t)k);
+    }
+    close(fd);
+    b_put(&raw, "", 1);
+    int status = -1;
+    const char *hend = raw.p ? strstr((const char *)raw.p, "\r\n\r\n") : NULL;
+    if (raw.p && !strncmp((const char *)raw.p, "HTTP/1.", 7) && hend) {
+        status = atoi((const char *)raw.p + 9);
+        if (head) { b_put(head, raw.p, (size_t)(hend - (const char *)raw.p)); b_put(head, "", 1); head->n--; }
+        const char *b = hend + 4;
+        if (strcasestr((const char *)raw.p, "transfer-encoding: chunked") && strcasestr((const char *)raw.p, "transfer-encoding: chunked") < hend) {
+            for (;;) {
+                char *e;
+                const long n = strtol(b, &e, 16);
+                if (e == b || n <= 0 || !(e = strstr(e, "\r\n"))) break;
+                b_put(out, e + 2, (size_t)n);
+                b = e + 2 + n + 2;
+            }
+        } else hb_str(out, b);
+    }
+    b_put(out, "", 1);
+    out->n--;
+    free(raw.p);
+    return status;
+}
+
+/* the parsed body, or NULL (with a failed check) */
+static int srv_json(const buf_t *body, infer__json_doc *doc) {
+    infer_error err;
+    if (infer__json_parse(doc, body->p ? (const char *)body->p : "", body->n, &err) == INFER_OK) return 1;
+    CHECK_MSG(0, "not JSON (%s): %.300s", err.msg, body->p ? (const char *)body->p : "");
+    return 0;
+}
+static const infer__json *jpath(const infer__json *v, const char *path) {   /* "choices.0.message.content" */
+    char key[64];
+    while (v && *path) {
+        size_t n = strcspn(path, ".");
+        snprintf(key, sizeof key, "%.*s", (int)n, path);
+        v = v->type == INFER__JSON_ARRAY ? infer__json_at(v, (size_t)atoi(key)) : v->type == INFER__JSON_OBJECT ? infer__json_get(v, key) : NULL;
+        path += n + (path[n] == '.');
+    }
+    return v;
+}
+static const char *jstr(const infer__json *v, const char *path) { v = jpath(v, path); return v && v->type == INFER__JSON_STRING ? v->str : NULL; }
+static long jint(const infer__json *v, const char *path) { v = jpath(v, path); return v && v->type == INFER__JSON_NUMBER ? (long)v->num : -1; }
+
+/* a whole answer: text (choices[0].text or .message.content) into text, finish_reason and usage */
+typedef struct { char text[8192]; char finish[16]; long prompt_tokens, completion_tokens; int status, chunks, comments; } srv_answer;
+static int srv_answer_of(const buf_t *body, int chat, srv_answer *a) {
+    infer__json_doc d;
+    if (!srv_json(body, &d)) return 0;
+    const char *t = jstr(d.root, chat ? "choices.0.message.content" : "choices.0.text"), *f = jstr(d.root, "choices.0.finish_reason");
+    snprintf(a->text, sizeof a->text, "%s", t ? t : "");
+    snprintf(a->finish, sizeof a->finish, "%s", f ? f : "");
+    a->prompt_tokens = jint(d.root, "usage.prompt_tokens");
+    a->completion_tokens = jint(d.root, "usage.completion_tokens");
+    const int ok = t && f && !strcmp(jstr(d.root, "object") ? jstr(d.root, "object") : "", chat ? "chat.completion" : "text_completion");
+    CHECK_MSG(ok, "answer: %.400s", (const char *)body->p);
+    infer__json_free(&d);
+    return ok;
+}
+/* A streamed answer: every event "data: JSON\n\n", the last "data: [DONE]\n\n"; the deltas
+ * joined into text, the one finish_reason (the last JSON event's, null before), usage from
+ * the usage event when there is one. 0 (with a failed check) when the framing is wrong. */
+static int srv_sse_of(const buf_t *body, int chat, srv_answer *a) {
+    const char *p = body->p ? (const char *)body->p : "";
+    memset(a, 0, sizeof *a);
+    a->prompt_tokens = a->completion_tokens = -1;
+    int done = 0, finishes = 0;
+    size_t tn = 0;
+    while (*p) {
+        const char *end = strstr(p, "\n\n");
+        if (!done && *p == ':' && end) { a->comments++; p = end + 2; continue; }   /* a comment (keep-alive) */
+        if (done || strncmp(p, "data: ", 6) || !end) { CHECK_MSG(0, "SSE framing at: %.200s", p); return 0; }
+        if (end - p == 12 && !strncmp(p + 6, "[DONE]", 6)) { done = 1; p = end + 2; continue; }
+        infer__json_doc d;
+        infer_error err;
+        if (infer__json_parse(&d, p + 6, (size_t)(end - p - 6), &err) != INFER_OK) { CHECK_MSG(0, "an event is not JSON: %.200s", p); return 0; }
+        const char *obj = jstr(d.root, "object"), *t = jstr(d.root, chat ? "choices.0.delta.content" : "choices.0.text");
+        const infer__json *fr = jpath(d.root, "choices.0.finish_reason"), *ch = jpath(d.root, "choices");
+        CHECK_MSG(obj && !strcmp(obj, chat ? "chat.completion.chunk" : "text_completion") && ch && ch->type == INFER__JSON_ARRAY, "event: %.200s", p);
+        if (finishes && ch && ch->len) CHECK_MSG(0, "an event after the finish_reason: %.200s", p);
+        if (t) { const size_t n = strlen(t); if (tn + n < sizeof a->text) { memcpy(a->text + tn, t, n); tn += n; } }
+        if (fr && fr->type == INFER__JSON_STRING) { finishes++; snprintf(a->finish, sizeof a->finish, "%s", fr->str); }
+        if (jpath(d.root, "usage.prompt_tokens")) { a->prompt_tokens = jint(d.root, "usage.prompt_tokens"); a->completion_tokens = jint(d.root, "usage.completion_tokens"); }
+        a->chunks++;
+        infer__json_free(&d);
+        p = end + 2;
+    }
+    a->text[tn] = 0;
+    CHECK_MSG(done && finishes == 1, "SSE: [DONE] %d, %d finish_reasons: %.300s", done, finishes, (const char *)body->p);
+    return done && finishes == 1;
+}
+
+/* POST a completion (chat or not, streamed or not) and read the answer */
+static int srv_complete(int port, int chat, int stream, const char *body_json, srv_answer *a) {
+    buf_t out = { 0 }, body = { 0 };
+    hb_str(&body, body_json);
+    if (stream) { body.n--; hb_str(&body, ",\"stream\":true}"); }
+    b_put(&body, "", 1);
+    memset(a, 0, sizeof *a);
+    a->status = http_req(port, "POST", chat ? "/v1/chat/completions" : "/v1/completions", NULL, (const char *)body.p, &out, NULL);
+    int ok = a->status == 200;
+    CHECK_MSG(ok, "status %d: %.300s", a->status, out.p ? (const char *)out.p : "");
+    if (ok) ok = stream ? srv_sse_of(&out, chat, a) : srv_answer_of(&out, chat, a);
+    free(out.p); free(body.p);
+    return ok;
+}
+
+/* ./infer's greedy continuation of a prompt (what follows the echoed prompt) */
+static int cli_greedy(const char *model, const char *prompt, int n, char *out, size_t size) {
+    char cmd[1024], raw[8192];
+    snprintf(cmd, sizeof cmd, "./infer -m %s -p '%s' -n %d --temp 0 2>/dev/null", model, prompt, n);
+    if (run_cmd(cmd, raw, sizeof raw) != 0 || strncmp(raw, prompt, strlen(prompt))) return 0;
+    snprintf(out, size, "%s", raw + strlen(prompt));
+    size_t l = strlen(out);
+    if (l && out[l - 1] == '\n') out[l - 1] = 0;             /* the line's end */
+    return 1;
+}
+
+/* ./infer --chat's reply: its output less the line end it adds */
+static void strip_nl(char *s) { const size_t n = strlen(s); if (n && s[n - 1] == '\n') s[n - 1] = 0; }
+
+/* the value of one /metrics line */
+static double srv_metric(int port, const char *name) {
+    buf_t out = { 0 };
+    double v = -1;
+    if (http_req(port, "GET", "/metrics", NULL, NULL, &out, NULL) == 200) {
+        char key[128];
+        snprintf(key, sizeof key, "\n%s ", name);
+        const char *at = strstr((const char *)out.p, key);
+        if (at) v = atof(at + strlen(key));
+    }
+    free(out.p);
+    return v;
+}
+
+#define SRV_MODEL SHARED "/models/stories260K.gguf"
+#define SRV_SKIP() do { \
+        if (!server_built()) SKIP("./infer was built without the server (libmicrohttpd-dev)"); \
+        if (!file_exists(SRV_MODEL)) SKIP("../shared/models not found"); } while (0)
+
+/* the options: --server refuses what it cannot do; a build without libmicrohttpd says how to get it */
+static void test_server_cli(void) {
+    if (!file_exists("./infer")) SKIP("./infer not built");
+    char out[4096];
+    if (!server_built()) {
+        CHECK(run_cmd("./infer --server 2>&1", out, sizeof out) != 0 && strstr(out, "libmicrohttpd"));
+        SKIP("./infer was built without the server (libmicrohttpd-dev)");
+    }
+    CHECK(run_cmd("./infer --server 2>&1", out, sizeof out) == 1 && strstr(out, "no model"));
+    CHECK(run_cmd("./infer -m x --server --port 70000 2>&1", out, sizeof out) == 1 && strstr(out, "--port"));
+    CHECK(run_cmd("./infer -m x --port 8081 -p hi 2>&1", out, sizeof out) == 1 && strstr(out, "go with --server"));
+    CHECK(run_cmd("./infer -m x --server -p hi 2>&1", out, sizeof out) == 1 && strstr(out, "--server takes"));
+    CHECK(run_cmd("./infer -m x --server --api-key '' 2>&1", out, sizeof out) == 1 && strstr(out, "--api-key"));
+    if (!file_exists(SRV_MODEL)) SKIP("../shared/models not found");
+    CHECK(run_cmd("./infer -m " SRV_MODEL " --server --host 203.0.113.7 --port 0 2>&1", out, sizeof out) == 1 && strstr(out, "cannot listen"));
+    CHECK(run_cmd("./infer -m " SRV_MODEL " --server -np 8 -c 16 --port 0 2>&1", out, sizeof out) == 1 && strstr(out, "-c"));
+}
+
+/* One client at a time on stories260K: every endpoint, greedy text the same as ./infer's,
+ * streamed the same as whole, stop strings, lengths and usage, seeds, penalties, the page */
+static void test_server_endpoints(void) {
+    SRV_SKIP();
+    srv_proc p;
+    if (!server_start(&p, "-m " SRV_MODEL " -np 2 -t 1 --chat-template data/chat/phi-3.5.jinja")) { CHECK(0); return; }
+    buf_t out = { 0 }, head = { 0 };
+    infer__json_doc d;
+    CHECK(http_req(p.port, "GET", "/health", NULL, NULL, &out, NULL) == 200 && strstr((const char *)out.p, "\"ok\""));
+    CHECK(http_req(p.port, "GET", "/v1/models", NULL, NULL, &out, NULL) == 200);
+    if (srv_json(&out, &d)) { CHECK(jstr(d.root, "data.0.id") && !strcmp(jstr(d.root, "data.0.id"), "stories260K.gguf")); infer__json_free(&d); }
+    /* text completion, greedy: ./infer's continuation, whole and streamed */
+    char want[8192], want2[8192];
+    srv_answer a, b;
+    CHECK(cli_greedy(SRV_MODEL, "Once upon a time", 24, want, sizeof want));
+    const char *req = "{\"prompt\":\"Once upon a time\",\"max_tokens\":24,\"temperature\":0}";
+    if (srv_complete(p.port, 0, 0, req, &a)) {
+        CHECK_MSG(!strcmp(a.text, want), "server [%s] ./infer [%s]", a.text, want);
+        CHECK(!strcmp(a.finish, "length") && a.completion_tokens == 24 && a.prompt_tokens == 5);
+    }
+    if (srv_complete(p.port, 0, 1, req, &b)) CHECK_MSG(!strcmp(b.text, want) && !strcmp(b.finish, "length") && b.chunks >= 2, "streamed [%s]", b.text);
+    /* the prompt as token ids (no BOS added): the same ids ./infer --tokenize gives */
+    char ids[1024];
+    CHECK(run_cmd("./infer -m " SRV_MODEL " -p 'Once upon a time' --tokenize", ids, sizeof ids) == 0);
+    CHECK(http_req(p.port, "POST", "/tokenize", NULL, "{\"content\":\"Once upon a time\",\"add_special\":true}", &out, NULL) == 200);
+    for (char *c = ids; *c; c++) if (*c == ' ') *c = ',';
+    ids[strcspn(ids, "\n")] = 0;
+    char expect[1100];
+    snprintf(expect, sizeof expect, "{\"tokens\":[%s]}", ids);
+    CHECK_MSG(!strncmp((const char *)out.p, expect, strlen(expect)), "/tokenize: %s, --tokenize %s", (const char *)out.p, ids);
+    char body[2048];
+    snprintf(body, sizeof body, "{\"prompt\":[%s],\"max_tokens\":24,\"temperature\":0}", ids);
+    if (srv_complete(p.port, 0, 0, body, &b)) CHECK_MSG(!strcmp(b.text, want), "ids: [%s]", b.text);
+    snprintf(body, sizeof body, "{\"tokens\":[%s]}", ids);
+    CHECK(http_req(p.port, "POST", "/detokenize", NULL, body, &out, NULL) == 200 && strstr((const char *)out.p, "Once upon a time\"}"));
+    /* stop strings: the text up to the first one, finish_reason stop; a stop that never comes changes nothing */
+    const char *at = strstr(want, "Lily");
+    if (at && srv_complete(p.port, 0, 1, "{\"prompt\":\"Once upon a time\",\"max_tokens\":24,\"temperature\":0,\"stop\":[\"zzz\",\"Lily\"]}", &b))
+        CHECK_MSG(strlen(b.text) == (size_t)(at - want) && !strncmp(b.text, want, (size_t)(at - want)) && !strcmp(b.finish, "stop"), "stop: [%s] %s", b.text, b.finish);
+    if (srv_complete(p.port, 0, 0, "{\"prompt\":\"Once upon a time\",\"max_tokens\":24,\"temperature\":0,\"stop\":\"qqq\"}", &b)) CHECK(!strcmp(b.text, want));
+    /* chat: ./infer --chat's first reply with the same template, whole and streamed, and its usage */
+    CHECK(run_cmd("printf 'Hi\\n' | ./infer -m " SRV_MODEL " --chat --chat-template data/chat/phi-3.5.jinja -n 16 --temp 0 2>/dev/null", want2, sizeof want2) == 0);
+    strip_nl(want2);
+    const char *creq = "{\"model\":\"x\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"max_tokens\":16,\"temperature\":0,\"stream_options\":{\"include_usage\":true}}";
+    if (srv_complete(p.port, 1, 0, creq, &a)) CHECK_MSG(!strcmp(a.text, want2) && a.completion_tokens > 0 && a.prompt_tokens > 5, "chat [%s], ./infer [%s]", a.text, want2);
+    if (srv_complete(p.port, 1, 1, creq, &b)) CHECK_MSG(!strcmp(b.text, want2) && b.prompt_tokens == a.prompt_tokens && b.completion_tokens == a.completion_tokens, "streamed chat [%s] usage %ld", b.text, b.prompt_tokens);
+    /* content as an array of text parts is the same message */
+    if (srv_complete(p.port, 1, 0, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"H\"},{\"type\":\"text\",\"text\":\"i\"}]}],\"max_tokens\":16,\"temperature\":0}", &b))
+        CHECK(!strcmp(b.text, want2));
+    /* seeds reproduce a sampled reply; penalties change the greedy one */
+    if (srv_complete(p.port, 0, 0, "{\"prompt\":\"Once\",\"max_tokens\":32,\"temperature\":1,\"seed\":7}", &a) &&
+        srv_complete(p.port, 0, 1, "{\"prompt\":\"Once\",\"max_tokens\":32,\"temperature\":1,\"seed\":7}", &b)) CHECK_MSG(!strcmp(a.text, b.text), "[%s] vs [%s]", a.text, b.text);
+    CHECK(cli_greedy(SRV_MODEL, "Once upon a time", 60, want, sizeof want));
+    const char *pen[] = { "\"frequency_penalty\":1.5", "\"presence_penalty\":1.5", "\"repeat_penalty\":1.5" };
+    for (int i = 0; i < 3; i++) {
+        snprintf(body, sizeof body, "{\"prompt\":\"Once upon a time\",\"max_tokens\":60,\"temperature\":0,%s}", pen[i]);
+        if (srv_complete(p.port, 0, 0, body, &b)) CHECK_MSG(strcmp(b.text, want) != 0, "%s changed nothing", pen[i]);
+    }
+    snprintf(body, sizeof body, "{\"prompt\":\"Once upon a time\",\"max_tokens\":60,\"temperature\":0,\"frequency_penalty\":0,\"presence_penalty\":0}");
+    if (srv_complete(p.port, 0, 0, body, &b)) CHECK(!strcmp(b.text, want));
+    /* the page: one HTML file, no external assets, streaming from the chat endpoint */
+    CHECK(http_req(p.port, "GET", "/", NULL, NULL, &out, &head) == 200 && strcasestr((const char *)head.p, "text/html"));
+    CHECK(strstr((const char *)out.p, "<html") && strstr((const char *)out.p, "/v1/chat/completions") && strstr((const char *)out.p, "stream:true") &&
+          !strstr((const char *)out.p, "src=\"http") && !strstr((const char *)out.p, "href=\"http"));
+    /* /metrics: Prometheus text with the figures */
+    CHECK(http_req(p.port, "GET", "/metrics", NULL, NULL, &out, &head) == 200 && strcasestr((const char *)head.p, "text/plain"));
+    CHECK(strstr((const char *)out.p, "# TYPE infer_requests_processing gauge\n") && strstr((const char *)out.p, "\ninfer_kv_blocks_free "));
+    CHECK(srv_metric(p.port, "infer_tokens_predicted_total") > 100 && srv_metric(p.port, "infer_requests_total") >= 12 && srv_metric(p.port, "infer_requests_processing") == 0);
+    CHECK(server_stop(&p) == 0);
+    free(out.p); free(head.p);
+}
+
+/* Bad input: each case gets its status and an OpenAI error object, and the next good
+ * request is answered */
+static void test_server_errors(void) {
+    SRV_SKIP();
+    srv_proc p;
+    if (!server_start(&p, "-m " SRV_MODEL " -np 2 -c 128 -t 1 --api-key sesame")) { CHECK(0); return; }
+    const char *auth = "Authorization: Bearer sesame\r\n";
+    static const char big_prompt[] = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen "
+                                     "nineteen twenty twenty-one twenty-two twenty-three twenty-four twenty-five twenty-six twenty-seven";
+    char toolong[1024];
+    snprintf(toolong, sizeof toolong, "{\"prompt\":\"%s %s\"}", big_prompt, big_prompt);
+    const struct { const char *method, *path, *headers, *body; int status; const char *code; } cases[] = {
+        { "POST", "/v1/completions", "", "{\"prompt\":\"hi\",\"max_tokens\":2}", 401, "invalid_api_key" },
+        { "POST", "/v1/completions", "Authorization: Bearer sesamf\r\n", "{\"prompt\":\"hi\",\"max_tokens\":2}", 401, "invalid_api_key" },
+        { "POST", "/v1/completions", "Authorization: Bearer sesame2\r\n", "{\"prompt\":\"hi\",\"max_tokens\":2}", 401, "invalid_api_key" },
+        { "GET", "/v1/models", "Authorization: Basic sesame\r\n", NULL, 401, "invalid_api_key" },
+        { "GET", "/nowhere", NULL, NULL, 404, "not_found" },
+        { "GET", "/v1/completions", NULL, NULL, 405, "method_not_allowed" },
+        { "POST", "/v1/completions", NULL, "{\"prompt\":\"hi\"", 400, "invalid_json" },
+        { "POST", "/v1/completions", NULL, "{\"prompt\":\"hi\",}", 400, "invalid_json" },
+        { "POST", "/v1/completions", NULL, "{\"prompt\":\"h\xff\xfei\"}", 400, "invalid_json" },
+        { "POST", "/v1/completions", NULL, "", 400, "invalid_json" },
+        { "POST", "/v1/completions", NULL, "[1,2]", 400, "invalid_type" },
+        { "POST", "/v1/completions", NULL, "{\"max_tokens\":2}", 400, "missing_field" },
+        { "POST", "/v1/completions", NULL, "{\"prompt\":7}", 400, "invalid_type" },
+        { "POST", "/v1/completions", NULL, "{\"prompt\":[1,99999]}", 400, "invalid_value" },
+        { "POST", "/v1/completions", NULL, "{\"prompt\":[1,-3]}", 400, "invalid_value" },
+        { "POST", "/v1/completions", NULL, "{\"prompt\":[\"a\",\"b\"]}", 400, "unsupported_value" },
+        { "POST", "/v1/completions", NULL, "{\"prompt\":\"hi\",\"temperature\":\"hot\"}", 400, "invalid_type" },
+        { "POST", "/v1/completions", NULL, "{\"prompt\":\"hi\",\"temperature\":-1}", 400, "invalid_value" },
+        { "POST", "/v1/completions", NULL, "{\"prompt\":\"hi\",\"top_p\":1.5}", 400, "invalid_value" },
+        { "POST", "/v1/completions", NULL, "{\"prompt\":\"hi\",\"max_tokens\":1.5}", 400, "invalid_type" },
+        { "POST", "/v1/completions", NULL, "{\"prompt\":\"hi\",\"max_tokens\":\"5\"}", 400, "invalid_type" },
+        { "POST", "/v1/completions", NULL, "{\"prompt\":\"hi\",\"stream\":1}", 400, "invalid_type" },
+        { "POST", "/v1/completions", NULL, "{\"prompt\":\"hi\",\"n\":2}", 400, "invalid_value" },
+        { "POST", "/v1/completions", NULL, "{\"prompt\":\"hi\",\"stop\":[1]}", 400, "invalid_type" },
+        { "POST", "/v1/completions", NULL, "{\"prompt\":\"hi\",\"stop\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\",\"j\",\"k\",\"l\",\"m\",\"n\",\"o\",\"p\",\"q\"]}", 400, "invalid_value" },
+        { "POST", "/v1/completions", NULL, "{\"prompt\":\"hi\",\"logprobs\":true}", 400, "unsupported_value" },
+        { "POST", "/v1/completions", NULL, toolong, 400, "context_length_exceeded" },
+        { "POST", "/v1/chat/completions", NULL, "{\"messages\":[]}", 400, "invalid_type" },
+        { "POST", "/v1/chat/completions", NULL, "{\"messages\":\"hi\"}", 400, "invalid_type" },
+        { "POST", "/v1/chat/completions", NULL, "{\"messages\":[{\"content\":\"hi\"}]}", 400, "invalid_type" },
+        { "POST", "/v1/chat/completions", NULL, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\"}]}]}", 400, "unsupported_value" },
+        { "POST", "/v1/chat/completions", NULL, "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}", 400, "invalid_value" },   /* no chat template */
+        { "POST", "/tokenize", NULL, "{\"content\":5}", 400, "invalid_type" },
+        { "POST", "/detokenize", NULL, "{\"tokens\":[\"a\"]}", 400, "invalid_value" },
+        { "POST", "/v1/completions", "Content-Length: 999999999\r\n", NULL, 413, "body_too_large" },
+    };
+    buf_t out = { 0 };
+    srv_answer a;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char headers[256];
+        snprintf(headers, sizeof headers, "%s", cases[i].headers ? cases[i].headers : auth);
+        const int st = http_req(p.port, cases[i].method, cases[i].path, headers, cases[i].body, &out, NULL);
+        infer__json_doc d;
+        int ok = st == cases[i].status;
+        if (ok && srv_json(&out, &d)) {
+            const char *code = jstr(d.root, "error.code"), *msg = jstr(d.root, "error.message"), *type = jstr(d.root, "error.type");
+            ok = code && !strcmp(code, cases[i].code) && msg && *msg && type && jpath(d.root, "error.param");
+            infer__json_free(&d);
+        } else ok = 0;
+        CHECK_MSG(ok, "case %zu (%s %s %.60s): status %d, want %d %s: %.300s", i, cases[i].method, cases[i].path, cases[i].body ? cases[i].body : "",
+                  st, cases[i].status, cases[i].code, out.p ? (const char *)out.p : "");
+        /* and the server still answers */
+        const int good = http_req(p.port, "POST", "/v1/completions", auth, "{\"prompt\":\"Once\",\"max_tokens\":3,\"temperature\":0}", &out, NULL);
+        CHECK_MSG(good == 200 && srv_answer_of(&out, 0, &a) && a.completion_tokens == 3, "after case %zu: %d %.200s", i, good, out.p ? (const char *)out.p : "");
+    }
+    /* /health needs no key; a body over the limit actually sent is refused too */
+    CHECK(http_req(p.port, "GET", "/health", NULL, NULL, &out, NULL) == 200);
+    size_t nb = (8u << 20) + 100;
+    char *big = malloc(nb + 1);
+    memset(big, ' ', nb);
+    big[nb] = 0;
+    big[0] = '{'; big[nb - 1] = '}';
+    const int st = http_req(p.port, "POST", "/v1/completions", auth, big, &out, NULL);
+    CHECK_MSG(st == 413 || st == -1, "an oversized body: %d", st);       /* the server may close before the body is sent */
+    free(big);
+    CHECK(http_req(p.port, "POST", "/v1/completions", auth, "{\"prompt\":\"Once\",\"max_tokens\":3}", &out, NULL) == 200);
+    /* a stalled client (headers never finished) does not hold the others up */
+    const int fd = http_connect(p.port);
+    CHECK(fd >= 0 && http_send_all(fd, "POST /v1/completions HTTP/1.1\r\nHost: x\r\n", 40));
+    CHECK(http_req(p.port, "POST", "/v1/completions", auth, "{\"prompt\":\"Once\",\"max_tokens\":3}", &out, NULL) == 200);
+    if (fd >= 0) close(fd);
+    CHECK(server_stop(&p) == 0);
+    free(out.p);
+}
+
+/* Many clients at once: 32 requests (16 prompts, some sharing a long start, each asked
+ * whole and streamed) over 8 sequences; every reply equals its prompt's ./infer --temp 0
+ * run, none lost or mixed; the shared starts come from the prefix cache; afterwards the
+ * pool is idle */
+typedef struct { int port, chat, stream; char prompt[256]; srv_answer a; int ok; } srv_client;
+static void *srv_client_run(void *arg) {
+    srv_client *c = arg;
+    char body[1024];
+    snprintf(body, sizeof body, "{\"prompt\":\"%s\",\"max_tokens\":20,\"temperature\":0}", c->prompt);
+    c->ok = srv_complete(c->port, 0, c->stream, body, &c->a);
+    return NULL;
+}
+static void test_server_concurrent(void) {
+    SRV_SKIP();
+    static const char *starts[4] = { "Once upon a time", "The little dog", "Lily wanted to", "One day, a big bear walked into the forest and saw a tree with" };
+    static const char *ends[4] = { "", " and", " the sun", " a red ball" };
+    srv_client cl[32];
+    char want[16][8192];
+    for (int i = 0; i < 16; i++) {
+        snprintf(cl[i].prompt, sizeof cl[i].prompt, "%s%s", starts[i % 4], ends[i / 4]);
+        CHECK(cli_greedy(SRV_MODEL, cl[i].prompt, 20, want[i], sizeof want[i]));
+    }
+    srv_proc p;
+    if (!server_start(&p, "-m " SRV_MODEL " -np 8 -t 2")) { CHECK(0); return; }
+    pthread_t th[32];
+    for (int i = 0; i < 32; i++) {
+        if (i >= 16) memcpy(cl[i].prompt, cl[i - 16].prompt, sizeof cl[i].prompt);
+        cl[i].port = p.port;
+        cl[i].stream = i >= 16;
+        pthread_create(&th[i], NULL, srv_client_run, &cl[i]);
+    }
+    for (int i = 0; i < 32; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < 32; i++)
+        CHECK_MSG(cl[i].ok && !strcmp(cl[i].a.text, want[i % 16]) && cl[i].a.completion_tokens != 0, "client %d (%s): [%s], alone [%s]", i, cl[i].prompt, cl[i].a.text, want[i % 16]);
+    CHECK_MSG(srv_metric(p.port, "infer_prefix_cache_hit_tokens_total") > 16, "prefix cache hits: %g", srv_metric(p.port, "infer_prefix_cache_hit_tokens_total"));
+    CHECK(srv_metric(p.port, "infer_requests_total") == 32 && srv_metric(p.port, "infer_requests_processing") == 0 && srv_metric(p.port, "infer_requests_queued") == 0);
+    CHECK(srv_metric(p.port, "infer_kv_blocks_used") == 0);
+    CHECK(server_stop(&p) == 0);
+}
+
+/* Clients that leave: a stream closed after its first events and a whole answer whose
+ * client closes at once are cancelled; their sequences end and their blocks come back
+ * (/metrics at its idle figures); the server then answers as before */
+static void test_server_disconnect(void) {
+    SRV_SKIP();
+    srv_proc p;
+    if (!server_start(&p, "-m " SRV_MODEL " -np 2 -t 1")) { CHECK(0); return; }
+    const double idle_free = srv_metric(p.port, "infer_kv_blocks_free");
+    const char *req = "{\"prompt\":\"Once upon a time\",\"max_tokens\":1900,\"temperature\":0,\"stream\":true}";
+    int fd = http_connect(p.port);
+    CHECK(fd >= 0 && http_write(fd, "POST", "/v1/completions", NULL, req, strlen(req)));
+    char tmp[4096];
+    size_t got = 0;
+    while (got < 2000) { const ssize_t k = recv(fd, tmp, sizeof tmp, 0); if (k <= 0) break; got += (size_t)k; }
+    CHECK(got >= 2000);
+    CHECK(srv_metric(p.port, "infer_requests_processing") == 1 && srv_metric(p.port, "infer_kv_blocks_used") > 0);
+    close(fd);
+    const char *req2 = "{\"prompt\":\"Once upon a time\",\"max_tokens\":1900,\"temperature\":0}";
+    fd = http_connect(p.port);
+    CHECK(fd >= 0 && http_write(fd, "POST", "/v1/completions", NULL, req2, strlen(req2)));
+    usleep(50 * 1000);
+    close(fd);
+    double cancelled = 0, busy = 1, used = 1;
+    for (int i = 0; i < 100 && (cancelled < 2 || busy || used); i++) {
+        usleep(20 * 1000);
+        cancelled = srv_metric(p.port, "infer_requests_cancelled_total");
+        busy = srv_metric(p.port, "infer_requests_processing") + srv_metric(p.port, "infer_requests_queued");
+        used = srv_metric(p.port, "infer_kv_blocks_used");
+    }
+    CHECK_MSG(cancelled == 2 && busy == 0 && used == 0, "cancelled %g, in flight %g, blocks used %g", cancelled, busy, used);
+    CHECK(srv_metric(p.port, "infer_tokens_predicted_total") < 1900);
+    CHECK(srv_metric(p.port, "infer_kv_blocks_free") + srv_metric(p.port, "infer_kv_blocks_cached") == idle_free);
+    srv_answer a;
+    CHECK(srv_complete(p.port, 0, 0, "{\"prompt\":\"Once\",\"max_tokens\":4,\"temperature\":0}", &a) && a.completion_tokens == 4);
+    CHECK(server_stop(&p) == 0);
+}
+
+/* NODE_PATH for the npm packages the tools/ scripts use (a global install's folder too);
+ * 0 when node or the package is missing */
+static int node_has(const char *pkg, char *env, size_t size) {
+    char out[512], cmd[1024];
+    if (run_cmd("command -v node >/dev/null 2>&1 && npm root -g 2>/dev/null", out, sizeof out) != 0) return 0;
+    out[strcspn(out, "\n")] = 0;
+    snprintf(env, size, "NODE_PATH='%s'", out);
+    snprintf(cmd, sizeof cmd, "%s node -e \"require('%s')\" 2>/dev/null", env, pkg);
+    return run_cmd(cmd, out, sizeof out) == 0;
+}
+
+/* The official OpenAI JavaScript SDK (npm openai) against the server on stories260K and on
+ * a synthesized llama (its own chat template): chat and completions, whole and streamed,
+ * each the same as ./infer's greedy text; n = 2 comes back as the SDK's APIError 400 */
+static void test_server_openai_sdk(void) {
+    SRV_SKIP();
+    char env[600];
+    if (!node_has("openai", env, sizeof env)) SKIP("node or its openai package is missing (npm install -g openai)");
+    if (!file_exists("./tools/convert")) SKIP("./tools/convert not built");
+    char out[16384], cmd[4096], want[8192], want_chat[8192];
+    CHECK(run_cmd("./tools/convert synth llama tiny $INFER_TMP/infer_srv_synth.gguf --type q8_0 2>&1", out, sizeof out) == 0);
+    const char *models[2][2] = { { SRV_MODEL, "--chat-template data/chat/phi-3.5.jinja" }, { tmp_path("infer_srv_synth.gguf"), "" } };
+    for (int mi = 0; mi < 2; mi++) {
+        CHECK(cli_greedy(models[mi][0], "Once upon a time", 16, want, sizeof want));
+        snprintf(cmd, sizeof cmd, "printf 'Hi\\n' | ./infer -m %s %s --chat -n 16 --temp 0 2>/dev/null", models[mi][0], models[mi][1]);
+        CHECK(run_cmd(cmd, want_chat, sizeof want_chat) == 0);
+        strip_nl(want_chat);
+        srv_proc p;
+        snprintf(cmd, sizeof cmd, "-m %s %s -np 2 -t 1", models[mi][0], models[mi][1]);
+        if (!server_start(&p, cmd)) { CHECK(0); continue; }
+        snprintf(cmd, sizeof cmd, "%s node tools/server_openai.js http://127.0.0.1:%d/v1 none 'Once upon a time' Hi 16 2>&1", env, p.port);
+        const int rc = run_cmd(cmd, out, sizeof out);
+        infer__json_doc d;
+        infer_error err;
+        CHECK_MSG(rc == 0, "%s: %s", models[mi][0], out);
+        if (rc == 0 && infer__json_parse(&d, out, strlen(out), &err) == INFER_OK) {
+            const char *c = jstr(d.root, "completion"), *cs = jstr(d.root, "completion_stream"), *ch = jstr(d.root, "chat"), *chs = jstr(d.root, "chat_stream");
+            CHECK_MSG(c && cs && !strcmp(c, want) && !strcmp(cs, want), "%s: completion [%s] streamed [%s], ./infer [%s]", models[mi][0], c, cs, want);
+            CHECK_MSG(ch && chs && !strcmp(ch, want_chat) && !strcmp(chs, want_chat), "%s: chat [%s] streamed [%s], ./infer --chat [%s]", models[mi][0], ch, chs, want_chat);
+            const char *f[4] = { "completion_finish", "completion_stream_finish", "chat_finish", "chat_stream_finish" };
+            for (int i = 0; i < 4; i++) CHECK(jstr(d.root, f[i]) && (!strcmp(jstr(d.root, f[i]), "length") || !strcmp(jstr(d.root, f[i]), "stop")));
+            CHECK(jint(d.root, "completion_usage.prompt_tokens") > 0 && jint(d.root, "chat_stream_usage.completion_tokens") == jint(d.root, "chat_usage.completion_tokens"));
+            CHECK(jint(d.root, "error_status") == 400 && jstr(d.root, "error_code") && !strcmp(jstr(d.root, "error_code"), "invalid_value"));
+            infer__json_free(&d);
+        } else CHECK_MSG(0, "not JSON: %s", out);
+        CHECK(server_stop(&p) == 0);
+    }
+    remove(tmp_path("infer_srv_synth.gguf"));
+}
+
+/* The chat page in a headless browser (Debian's chromium, driven by tools/server_page.js):
+ * it loads, sends ?prompt=, and shows the reply streamed in several events -- the same text
+ * ./infer --chat gives */
+static void test_server_page_browser(void) {
+    SRV_SKIP();
+    char env[600], out[8192], want[8192], cmd[1024];
+    if (!node_has("child_process", env, sizeof env)) SKIP("node is missing");
+    if (run_cmd("command -v chromium >/dev/null 2>&1", out, sizeof out) != 0) SKIP("chromium is missing (apt-get install chromium)");
+    CHECK(run_cmd("printf 'Hi\\n' | ./infer -m " SRV_MODEL " --chat-template data/chat/phi-3.5.jinja --chat -n 16 --temp 0 2>/dev/null", want, sizeof want) == 0);
+    strip_nl(want);
+    srv_proc p;
+    if (!server_start(&p, "-m " SRV_MODEL " --chat-template data/chat/phi-3.5.jinja -np 2 -t 1")) { CHECK(0); return; }
+    snprintf(cmd, sizeof cmd, "node tools/server_page.js 'http://127.0.0.1:%d/?prompt=Hi&max=16&temp=0' 30000 2>&1", p.port);
+    const int rc = run_cmd(cmd, out, sizeof out);
+    infer__json_doc d;
+    infer_error err;
+    if (rc == 0 && infer__json_parse(&d, out, strlen(out), &err) == INFER_OK) {
+        const infer__json *done = jpath(d.root, "done");
+        const char *reply = jstr(d.root, "reply");
+        CHECK_MSG(done && done->type == INFER__JSON_TRUE && reply && !strcmp(reply, want) && jint(d.root, "events") > 1, "page: %s; ./infer --chat [%s]", out, want);
+        infer__json_free(&d);
+    } else CHECK_MSG(0, "tools/server_page.js: rc %d: %s", rc, out);
+    CHECK(server_stop(&p) == 0);
+}
+
+/* --timeout: a client that stalls in its headers is dropped after it; a stream queued
+ * behind a long answer for longer than that is kept open by SSE comments and answered */
+typedef struct { int port; srv_answer a; int ok; } srv_bg;
+static void *srv_long_request(void *arg) {
+    srv_bg *b = arg;
+    b->ok = srv_complete(b->port, 0, 0, "{\"prompt\":\"Once upon a time\",\"max_tokens\":1200,\"temperature\":0}", &b->a);
+    return NULL;
+}
+static void test_server_timeout(void) {
+    SRV_SKIP();
+    char want[8192];
+    CHECK(cli_greedy(SRV_MODEL, "Once upon a time", 6, want, sizeof want));
+    srv_proc p;
+    if (!server_start(&p, "-m " SRV_MODEL " -np 1 -t 1 --timeout 1")) { CHECK(0); return; }
+    const int fd = http_connect(p.port);
+    CHECK(fd >= 0 && http_send_all(fd, "POST /v1/completions HTTP/1.1\r\nHost: x\r\n", 40));
+    srv_bg bg;
+    memset(&bg, 0, sizeof bg);
+    bg.port = p.port;
+    pthread_t th;
+    pthread_create(&th, NULL, srv_long_request, &bg);
+    usleep(100 * 1000);
+    const double t0 = infer_time_seconds();
+    srv_answer a;
+    CHECK(srv_complete(p.port, 0, 1, "{\"prompt\":\"Once upon a time\",\"max_tokens\":6,\"temperature\":0}", &a) && !strcmp(a.text, want));
+    const double waited = infer_time_seconds() - t0;
+    CHECK_MSG(waited < 0.6 || a.comments > 0, "queued %.2f s, %d comments", waited, a.comments);
+    pthread_join(th, NULL);
+    CHECK(bg.ok && bg.a.completion_tokens == 1200);
+    /* the stalled client was closed by now (1 s of silence; its connection thread checks each second) */
+    char c;
+    struct timeval tv = { 4, 0 };
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    const double t1 = infer_time_seconds();
+    CHECK_MSG(fd >= 0 && recv(fd, &c, 1, 0) == 0 && infer_time_seconds() - t1 < 3.5, "the stalled connection was not closed");
+    if (fd >= 0) close(fd);
+    CHECK(server_stop(&p) == 0);
+}
+
+/* Mutated requests: valid bodies with bytes flipped, cut, doubled and swapped for JSON
+ * punctuation (a fixed seed), 300 of them at the completion, chat and tokenizer endpoints;
+ * each answer is 200 or an error status with an OpenAI error object, and the server keeps
+ * answering */
+/* n mutated requests to the server at port; 0 (after a failed check) at the first answer
+ * that is neither a 200 nor an error object */
+static int srv_fuzz(int port, int n) {
+    static const struct { const char *path, *body; } seeds[] = {
+        { "/v1/completions", "{\"prompt\":\"Once upon a time\",\"max_tokens\":4,\"temperature\":0.5,\"top_k\":10,\"stop\":[\"a\",\"b\"],\"seed\":3}" },
+        { "/v1/completions", "{\"prompt\":[1,403,407],\"max_tokens\":3,\"stream\":true,\"stream_options\":{\"include_usage\":true},\"presence_penalty\":0.5}" },
+        { "/v1/chat/completions", "{\"messages\":[{\"role\":\"system\",\"content\":\"Be brief.\"},{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Hi\"}]}],\"max_tokens\":4,\"n\":1}" },
+        { "/v1/chat/completions", "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi \\u00e9\\ud83d\\ude00\"}],\"stream\":true,\"max_completion_tokens\":3,\"top_p\":0.9,\"min_p\":0.1}" },
+        { "/tokenize", "{\"content\":\"Once upon a time\",\"add_special\":true}" },
+        { "/detokenize", "{\"tokens\":[1,403,407,410]}" },
+    };
+    static const char punct[] = "{}[]\":,\\0-e.9 tfn\xff\xc3";
+    uint64_t st = 0x5eedf00dull;
+    buf_t out = { 0 }, body = { 0 };
+    int ok = 1;
+    for (int i = 0; i < n && ok; i++) {
+        const int s = (int)(i % (sizeof seeds / sizeof seeds[0]));
+        body.n = 0;
+        hb_str(&body, seeds[s].body);
+        for (int m = 0, nm = 1 + (int)((st >> 7) % 4); m < nm && body.n > 0; m++) {
+            st = st * 6364136223846793005ull + 1442695040888963407ull;
+            const size_t at = (size_t)(st >> 33) % body.n;
+            switch ((st >> 20) % 4) {
+            case 0: body.p[at] = (uint8_t)punct[(st >> 40) % (sizeof punct - 1)]; break;
+            case 1: body.n = at; break;                                          /* cut */
+            case 2: { uint8_t c = body.p[at]; b_put(&body, &c, 1); memmove(body.p + at + 1, body.p + at, body.n - at - 1); break; }
+            default: body.p[at] ^= (uint8_t)(1u << ((st >> 50) % 8)); break;  /* a bit flipped */
+            }
+        }
+        b_put(&body, "", 1);                  /* the body is sent up to its first NUL */
+        const int status = http_req(port, "POST", seeds[s].path, NULL, (const char *)body.p, &out, NULL);
+        ok = status == 200;
+        if (status >= 400 && status < 500) {
+            infer__json_doc d;
+            infer_error err;
+            ok = infer__json_parse(&d, (const char *)out.p, out.n, &err) == INFER_OK && jstr(d.root, "error.message") && jstr(d.root, "error.type");
+            if (ok) infer__json_free(&d);
+        }
+        CHECK_MSG(ok, "request %d to %s [%s]: status %d: %.300s", i, seeds[s].path, (const char *)body.p, status, out.p ? (const char *)out.p : "");
+    }
+    free(out.p); free(body.p);
+    return ok;
+}
+
+static void test_server_fuzz_requests(void) {
+    SRV_SKIP();
+    srv_proc p;
+    if (!server_start(&p, "-m " SRV_MODEL " -np 4 -c 512 -n 8 -t 1 --chat-template data/chat/phi-3.5.jinja")) { CHECK(0); return; }
+    srv_fuzz(p.port, 300);
+    srv_answer a;
+    CHECK(srv_complete(p.port, 0, 0, "{\"prompt\":\"Once\",\"max_tokens\":4,\"temperature\":0}", &a) && a.completion_tokens == 4);
+    CHECK(srv_metric(p.port, "infer_requests_processing") == 0 && srv_metric(p.port, "infer_kv_blocks_used") == 0);
+    CHECK(server_stop(&p) == 0);
+}
+
+/* The server under AddressSanitizer + UBSan + LeakSanitizer (./infer-asan, which make
+ * test-asan builds): whole and streamed answers, bad input, clients that leave mid-answer,
+ * a queue beyond the sequences, then SIGTERM: a clean exit, no sanitizer report */
+static void test_server_asan(void) {
+    if (!file_exists("./infer-asan")) SKIP("./infer-asan not built (make test-asan builds it)");
+    char out[4096];
+    run_cmd("./infer-asan --server -m /nonexistent/x.gguf 2>&1", out, sizeof out);
+    if (strstr(out, "built without the HTTP server")) SKIP("./infer-asan was built without the server");
+    if (!file_exists(SRV_MODEL)) SKIP("../shared/models not found");
+    srv_proc p;
+    if (!server_start_with(&p, "ASAN_OPTIONS=detect_leaks=1 ./infer-asan", "-m " SRV_MODEL " -np 2 -n 8 -t 1 --chat-template data/chat/phi-3.5.jinja")) { CHECK(0); return; }
+    srv_answer a;
+    buf_t o = { 0 };
+    CHECK(srv_complete(p.port, 0, 0, "{\"prompt\":\"Once upon a time\",\"max_tokens\":8,\"temperature\":0,\"stop\":\"girl\"}", &a));
+    CHECK(srv_complete(p.port, 1, 1, "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"max_tokens\":8,\"frequency_penalty\":1,\"stream_options\":{\"include_usage\":true}}", &a));
+    CHECK(http_req(p.port, "POST", "/v1/completions", NULL, "{\"prompt\":[1,99999]}", &o, NULL) == 400);
+    CHECK(http_req(p.port, "POST", "/v1/chat/completions", NULL, "{\"messages\":[{\"role\":\"user\",\"content\":\"\xff\"}]}", &o, NULL) == 400);
+    CHECK(http_req(p.port, "POST", "/tokenize", NULL, "{\"content\":\"Once\"}", &o, NULL) == 200);
+    CHECK(http_req(p.port, "POST", "/detokenize", NULL, "{\"tokens\":[1,403]}", &o, NULL) == 200);
+    CHECK(http_req(p.port, "GET", "/metrics", NULL, NULL, &o, NULL) == 200);
+    srv_fuzz(p.port, 100);
+    /* three clients that leave (two decoding, one queued behind them) */
+    const char *req = "{\"prompt\":\"Once upon a time\",\"max_tokens\":1500,\"temperature\":0,\"stream\":true}";
+    int fds[3];
+    for (int i = 0; i < 3; i++) { fds[i] = http_connect(p.port); CHECK(fds[i] >= 0 && http_write(fds[i], "POST", "/v1/completions", NULL, req, strlen(req))); }
+    usleep(200 * 1000);
+    for (int i = 0; i < 3; i++) if (fds[i] >= 0) close(fds[i]);
+    double busy = 1;
+    for (int i = 0; i < 200 && busy; i++) {
+        usleep(25 * 1000);
+        busy = srv_metric(p.port, "infer_requests_processing") + srv_metric(p.port, "infer_requests_queued");
+    }
+    CHECK(busy == 0 && srv_metric(p.port, "infer_kv_blocks_used") == 0);
+    /* one still running when the server stops: answered with an error, then a clean exit */
+    const int fd = http_connect(p.port);
+    CHECK(fd >= 0 && http_write(fd, "POST", "/v1/completions", NULL, req, strlen(req)));
+    usleep(100 * 1000);
+    const int rc = server_stop(&p);
+    if (fd >= 0) close(fd);
+    char *log = slurp(tmp_path(p.log), NULL);
+    CHECK_MSG(rc == 0 && log && !strstr(log, "Sanitizer") && !strstr(log, "runtime error"), "exit %d: %s", rc, log ? log : "(no log)");
+    free(log);
+    free(o.p);
+}
+
 /* --ppl with a context far beyond memory (-c 2^24): the logits are kept a ubatch at a
  * time, so it runs; the perplexity is the same whatever the ubatch and the context (the
  * text fits one window), in exact maths */
@@ -8241,6 +8960,16 @@ static const test_case tests[] = {
     { "cli_parallel", test_cli_parallel },
     { "cli_long_pieces", test_cli_long_pieces },
     { "cli_without_gpu", test_cli_without_gpu },
+    { "server_cli", test_server_cli },
+    { "server_endpoints", test_server_endpoints },
+    { "server_errors", test_server_errors },
+    { "server_concurrent", test_server_concurrent },
+    { "server_disconnect", test_server_disconnect },
+    { "server_openai_sdk", test_server_openai_sdk },
+    { "server_page_browser", test_server_page_browser },
+    { "server_timeout", test_server_timeout },
+    { "server_fuzz_requests", test_server_fuzz_requests },
+    { "server_asan", test_server_asan },
     { "robust_huge_context", test_robust_huge_context },
     { "robust_threads", test_robust_threads },
     { "robust_cli_leaks", test_robust_cli_leaks },
