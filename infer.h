@@ -18957,6 +18957,8 @@ static int32_t infer__gs_step(const infer_grammar *g, int32_t **a, int32_t **tmp
     uint32_t cp = (uint32_t)(*a)[from + INFER__GS_CP];
     if (need > 0) {                                  /* a continuation byte */
         if ((b & 0xC0) != 0x80) return -1;
+        if ((need == 2 && cp == 0 && b < 0xA0) || (need == 3 && cp == 0 && b < 0x90)) return -1;   /* E0, F0: overlong */
+        if ((need == 2 && cp == 0xD && b >= 0xA0) || (need == 3 && cp == 4 && b >= 0x90)) return -1; /* ED: surrogates; F4: past U+10FFFF */
         cp = cp << 6 | (b & 0x3F);
         need--;
     } else if (b < 0x80) {
@@ -18970,7 +18972,10 @@ static int32_t infer__gs_step(const infer_grammar *g, int32_t **a, int32_t **tmp
     int32_t at = from + INFER__GS_HEAD;
     const int32_t n_stacks = (*a)[from + INFER__GS_N];
     if (need > 0) {                                  /* keep the stacks whose class could still take the character */
-        const uint32_t lo = cp << (6 * need), hi = lo | ((1u << (6 * need)) - 1);
+        static const uint32_t least[4] = { 0, 0x80, 0x800, 0x10000 };   /* the shortest form's floor */
+        uint32_t lo = cp << (6 * need), hi = lo | ((1u << (6 * need)) - 1);
+        if (lo < least[need]) lo = least[need];
+        if (hi > 0x10FFFF) hi = 0x10FFFF;
         for (int32_t i = 0; i < n_stacks; i++) {
             const int32_t len = (*a)[at];
             if (len > 0 && infer__gclass_meets(g, g->elems[(*a)[at + len]].arg, lo, hi)) {
