@@ -18968,7 +18968,7 @@ static int32_t infer__gs_step(const infer_grammar *g, int32_t **a, int32_t **tmp
         if (!need) return -1;
         cp = b & (0x3Fu >> need);
     }
-    const int32_t st = infer__gs_begin(a, need, (int32_t)cp);
+    const int32_t st = infer__gs_begin(a, need, need ? (int32_t)cp : 0);
     int32_t at = from + INFER__GS_HEAD;
     const int32_t n_stacks = (*a)[from + INFER__GS_N];
     if (need > 0) {                                  /* keep the stacks whose class could still take the character */
@@ -19107,16 +19107,28 @@ fail:
     return NULL;
 }
 
-/* ---- the sampler's matcher ---- */
+/* ---- the sampler's matcher ----
+ * The walk meets the same few states again and again (inside a JSON string every ordinary
+ * character leads back to the state it left), so states are interned -- each distinct one
+ * stored once, with an id -- and each id gets a row of 256 transitions, filled as bytes are
+ * first tried from it. After the first walks, most trie nodes cost one load from a row that
+ * stays in cache. The table is emptied before a walk when it has grown past a bound. */
 #define INFER__GM_CACHE 8
+#define INFER__GM_MAX_STATES 16384           /* 16384 rows of 256 transitions: 16 MiB */
+enum { INFER__GM_UNKNOWN = -2 };
 struct infer__gmatch {
     const infer_grammar *g;
     const infer_tokenizer *tok;
     struct infer__vocab_trie *trie;
     int32_t *cur;              /* stb_ds: the state after the output so far (at offset 0) */
-    int32_t *walk, *tmp;       /* stb_ds: the trie walk's states; expansion scratch */
-    int32_t *at_depth;         /* [2 * (max_depth + 1)]: where the walk's state at each depth starts, then where each ends */
-    struct { int32_t *key, *ids; uint64_t hash, used; } cache[INFER__GM_CACHE];
+    int32_t *walk, *tmp;       /* stb_ds: a step's scratch; expansion scratch */
+    int32_t *at_depth;         /* [max_depth + 1]: the walk's state id at each trie depth */
+    int32_t *pool;             /* stb_ds: the interned states, one after another */
+    int32_t *st_off;           /* stb_ds: [id] where state id starts in pool ([id + 1] where it ends) */
+    int32_t *next;             /* stb_ds: [id * 256 + byte] the state after byte, -1 refused, or UNKNOWN */
+    int32_t *slots;            /* open addressing over the states' hashes: id + 1, 0 empty */
+    int32_t n_slots;
+    struct { int32_t *key, *ids; uint64_t hash, used; } cache[INFER__GM_CACHE];   /* state -> allowed tokens */
     uint64_t clock;
     int32_t dead;              /* a token the grammar refused was accepted */
 };
@@ -19124,18 +19136,70 @@ struct infer__gmatch {
 static void infer__gmatch_free(struct infer__gmatch *m) {
     if (!m) return;
     arrfree(m->cur); arrfree(m->walk); arrfree(m->tmp);
+    arrfree(m->pool); arrfree(m->st_off); arrfree(m->next);
+    INFER_FREE(m->slots);
     INFER_FREE(m->at_depth);
     for (int i = 0; i < INFER__GM_CACHE; i++) { arrfree(m->cache[i].key); arrfree(m->cache[i].ids); }
     INFER_FREE(m);
 }
 
+static uint64_t infer__gs_hash(const int32_t *v, ptrdiff_t n) {
+    uint64_t h = 1469598103934665603ull;             /* FNV-1a */
+    for (ptrdiff_t i = 0; i < n; i++) h = (h ^ (uint32_t)v[i]) * 1099511628211ull;
+    return h;
+}
+/* the id of state v[0..n), interned if new; -1 out of memory */
+static int32_t infer__gm_intern(struct infer__gmatch *m, const int32_t *v, int32_t n) {
+    const int32_t n_states = (int32_t)arrlen(m->st_off) - 1;
+    if (2 * (n_states + 1) > m->n_slots) {           /* grow the index to keep it half empty */
+        const int32_t cap = m->n_slots ? 2 * m->n_slots : 1024;
+        int32_t *slots = (int32_t *)infer__calloc((size_t)cap, sizeof *slots);
+        if (!slots) return -1;
+        for (int32_t id = 0; id < n_states; id++) {
+            uint64_t h = infer__gs_hash(m->pool + m->st_off[id], m->st_off[id + 1] - m->st_off[id]);
+            while (slots[h & (uint64_t)(cap - 1)]) h++;
+            slots[h & (uint64_t)(cap - 1)] = id + 1;
+        }
+        INFER_FREE(m->slots);
+        m->slots = slots;
+        m->n_slots = cap;
+    }
+    uint64_t h = infer__gs_hash(v, n);
+    for (;; h++) {
+        const int32_t id = m->slots[h & (uint64_t)(m->n_slots - 1)] - 1;
+        if (id < 0) break;
+        if (m->st_off[id + 1] - m->st_off[id] == n && !memcmp(m->pool + m->st_off[id], v, (size_t)n * sizeof *v)) return id;
+    }
+    m->slots[h & (uint64_t)(m->n_slots - 1)] = n_states + 1;
+    memcpy(arraddnptr(m->pool, n), v, (size_t)n * sizeof *v);
+    arrput(m->st_off, (int32_t)arrlen(m->pool));
+    int32_t *row = arraddnptr(m->next, 256);
+    for (int i = 0; i < 256; i++) row[i] = INFER__GM_UNKNOWN;
+    return n_states;
+}
+static void infer__gm_forget(struct infer__gmatch *m) {
+    arrsetlen(m->pool, 0); arrsetlen(m->next, 0); arrsetlen(m->st_off, 0);
+    arrput(m->st_off, 0);
+    if (m->slots) memset(m->slots, 0, (size_t)m->n_slots * sizeof *m->slots);
+}
+/* the state after byte b from state id, through its row */
+static int32_t infer__gm_next(struct infer__gmatch *m, int32_t id, uint8_t b) {
+    int32_t nx = m->next[(size_t)id * 256 + b];
+    if (nx != INFER__GM_UNKNOWN) return nx;
+    arrsetlen(m->walk, 0);
+    memcpy(arraddnptr(m->walk, m->st_off[id + 1] - m->st_off[id]), m->pool + m->st_off[id], (size_t)(m->st_off[id + 1] - m->st_off[id]) * sizeof(int32_t));
+    const int32_t st = infer__gs_step(m->g, &m->walk, &m->tmp, 0, b);
+    nx = st < 0 ? -1 : infer__gm_intern(m, m->walk + st, (int32_t)(arrlen(m->walk) - st));
+    m->next[(size_t)id * 256 + b] = nx;
+    return nx;
+}
+
 /* The tokens allowed next: every token whose whole piece the grammar takes from the current
  * state, plus the end-of-generation tokens where it can end. Returns a list (stb_ds, owned by
- * the cache) */
+ * the cache). */
 static const int32_t *infer__gmatch_allowed(struct infer__gmatch *m) {
     const ptrdiff_t n_key = arrlen(m->cur);
-    uint64_t h = 1469598103934665603ull;             /* FNV-1a over the state */
-    for (ptrdiff_t i = 0; i < n_key; i++) h = (h ^ (uint32_t)m->cur[i]) * 1099511628211ull;
+    const uint64_t h = infer__gs_hash(m->cur, n_key);
     int slot = 0;
     for (int i = 0; i < INFER__GM_CACHE; i++) {
         if (m->cache[i].hash == h && arrlen(m->cache[i].key) == n_key && !memcmp(m->cache[i].key, m->cur, (size_t)n_key * sizeof *m->cur)) {
@@ -19147,18 +19211,14 @@ static const int32_t *infer__gmatch_allowed(struct infer__gmatch *m) {
     int32_t **ids = &m->cache[slot].ids;
     arrsetlen(*ids, 0);
     const struct infer__vocab_trie *t = m->trie;
-    arrsetlen(m->walk, 0);
-    for (ptrdiff_t i = 0; i < n_key; i++) arrput(m->walk, m->cur[i]);
-    int32_t *start = m->at_depth, *end = m->at_depth + t->max_depth + 1;
-    start[0] = 0;
-    end[0] = (int32_t)n_key;
-    for (int32_t i = 1; i < t->n_nodes;) {
+    if (arrlen(m->st_off) == 0 || arrlen(m->st_off) > INFER__GM_MAX_STATES) infer__gm_forget(m);
+    int32_t *at = m->at_depth;
+    at[0] = infer__gm_intern(m, m->cur, (int32_t)n_key);
+    for (int32_t i = 1; at[0] >= 0 && i < t->n_nodes;) {
         const infer__trie_node *nd = &t->nodes[i];
-        arrsetlen(m->walk, end[nd->depth - 1]);     /* drop the states deeper than the parent's */
-        const int32_t st = infer__gs_step(m->g, &m->walk, &m->tmp, start[nd->depth - 1], nd->byte);
+        const int32_t st = infer__gm_next(m, at[nd->depth - 1], nd->byte);
         if (st < 0) { i = nd->end; continue; }     /* the whole subtree is refused */
-        start[nd->depth] = st;
-        end[nd->depth] = (int32_t)arrlen(m->walk);
+        at[nd->depth] = st;
         for (int32_t k = 0; k < nd->n_tok; k++) arrput(*ids, t->ids[nd->tok + k]);
         i++;
     }
@@ -19207,7 +19267,7 @@ infer_status infer_sampler_set_grammar(infer_sampler *s, const infer_grammar *g,
     if (!m || !(m->trie = infer__vocab_trie_get(tok))) { INFER_FREE(m); return infer__fail(err, INFER_ERR_NOMEM, "out of memory"); }
     m->g = g;
     m->tok = tok;
-    m->at_depth = (int32_t *)infer__calloc(2 * ((size_t)m->trie->max_depth + 1), sizeof(int32_t));
+    m->at_depth = (int32_t *)infer__calloc((size_t)m->trie->max_depth + 1, sizeof(int32_t));
     if (!s->masked) s->masked = (float *)infer__calloc((size_t)s->n_vocab, sizeof(float));
     if (!m->at_depth || !s->masked) { infer__gmatch_free(m); return infer__fail(err, INFER_ERR_NOMEM, "out of memory"); }
     infer__gs_init(g, &m->cur, &m->tmp);
