@@ -18494,6 +18494,17 @@ static int infer__gclass_meets(const infer_grammar *g, int32_t c, uint32_t lo, u
     return k->negate;
 }
 
+/* does class c take every code point in [lo, hi]? */
+static int infer__gclass_covers(const infer_grammar *g, int32_t c, uint32_t lo, uint32_t hi) {
+    const infer__gclass *k = &g->classes[c];
+    const uint32_t *r = g->ranges + 2 * k->off;
+    for (int32_t i = 0; i < k->n; i++) {
+        if (!k->negate && r[2 * i] <= lo && r[2 * i + 1] >= hi) return 1;
+        if (k->negate && r[2 * i] <= hi && r[2 * i + 1] >= lo) return 0;
+    }
+    return k->negate;
+}
+
 /* ---- the parser ---- */
 
 typedef struct infer__gparser {
@@ -18894,6 +18905,7 @@ infer_status infer_grammar_parse(infer_grammar **out, const char *text, size_t l
  * its element positions, bottom first]. need > 0: a UTF-8 character is half read, cp holds
  * its bits so far and `need` continuation bytes are still to come. */
 enum { INFER__GS_NEED, INFER__GS_CP, INFER__GS_N, INFER__GS_HEAD };
+#define INFER__GS_ANY (-1)   /* in the cp slot: see infer__gs_step */
 
 /* append stack stk[0..n) to the state at st (the last thing in *a) unless it is there */
 static void infer__gs_add(int32_t **a, int32_t st, const int32_t *stk, int32_t n) {
@@ -18955,11 +18967,12 @@ static int infer__gs_can_end(const int32_t *a, int32_t st) {
 static int32_t infer__gs_step(const infer_grammar *g, int32_t **a, int32_t **tmp, int32_t from, uint8_t b) {
     int32_t need = (*a)[from + INFER__GS_NEED];
     uint32_t cp = (uint32_t)(*a)[from + INFER__GS_CP];
+    const int any = need == 1 && (*a)[from + INFER__GS_CP] == INFER__GS_ANY;   /* every stack takes whatever ends it */
     if (need > 0) {                                  /* a continuation byte */
         if ((b & 0xC0) != 0x80) return -1;
         if ((need == 2 && cp == 0 && b < 0xA0) || (need == 3 && cp == 0 && b < 0x90)) return -1;   /* E0, F0: overlong */
         if ((need == 2 && cp == 0xD && b >= 0xA0) || (need == 3 && cp == 4 && b >= 0x90)) return -1; /* ED: surrogates; F4: past U+10FFFF */
-        cp = cp << 6 | (b & 0x3F);
+        cp = any ? 0 : cp << 6 | (b & 0x3F);
         need--;
     } else if (b < 0x80) {
         cp = b;
@@ -18976,22 +18989,28 @@ static int32_t infer__gs_step(const infer_grammar *g, int32_t **a, int32_t **tmp
         uint32_t lo = cp << (6 * need), hi = lo | ((1u << (6 * need)) - 1);
         if (lo < least[need]) lo = least[need];
         if (hi > 0x10FFFF) hi = 0x10FFFF;
+        int all = 1;
         for (int32_t i = 0; i < n_stacks; i++) {
             const int32_t len = (*a)[at];
             if (len > 0 && infer__gclass_meets(g, g->elems[(*a)[at + len]].arg, lo, hi)) {
                 arrsetlen(*tmp, 0);
                 for (int32_t j = 0; j < len; j++) arrput(*tmp, (*a)[at + 1 + j]);
                 infer__gs_add(a, st, *tmp, len);
+                all &= infer__gclass_covers(g, g->elems[(*a)[at + len]].arg, lo, hi);
             }
             at += 1 + len;
         }
+        /* One byte to go and every class takes all 64 characters it can make: which character
+         * it is no longer matters, and forgetting its bits makes the states inside a string
+         * one state instead of one per character begun. */
+        if (need == 1 && all) (*a)[st + INFER__GS_CP] = INFER__GS_ANY;
     } else {                                         /* a whole code point: match the tops, pop, expand */
-        if (cp >= 0xD800 && cp <= 0xDFFF) { arrsetlen(*a, st); return -1; }
+        if (!any && cp >= 0xD800 && cp <= 0xDFFF) { arrsetlen(*a, st); return -1; }
         for (int32_t i = 0; i < n_stacks; i++) {
             const int32_t len = (*a)[at];
             if (len > 0) {
                 const int32_t top = (*a)[at + len];
-                if (infer__gclass_has(g, g->elems[top].arg, cp)) {
+                if (any || infer__gclass_has(g, g->elems[top].arg, cp)) {
                     arrsetlen(*tmp, 0);
                     for (int32_t j = 0; j < len - 1; j++) arrput(*tmp, (*a)[at + 1 + j]);
                     if (g->elems[top + 1].kind != INFER__G_END) arrput(*tmp, top + 1);
