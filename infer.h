@@ -23,10 +23,10 @@
  * `make toc` rewrites the counts after an edit.
  *   <<toc
  *   >>api-status         27  status codes and the error object
- *   >>api-types         328  ggml tensor types and the quant block structs
+ *   >>api-types         329  ggml tensor types and the quant block structs
  *   >>api-tensor         52  tensors, GGUF files, model config
  *   >>api-kernels       203  the kernel table every backend fills
- *   >>api               325  model, session, tokenizer, sampler, generation
+ *   >>api               355  model, session, tokenizer, sampler, generation
  *   >>util              514  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1923  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
@@ -43,14 +43,15 @@
  *   >>deepseek4         204  DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
  *   >>forward           335  the transformer, once for every family: one step through every layer
  *   >>eval              167  the evaluation API: batches of sequences, logits out
- *   >>sampler           193  logits -> next token
- *   >>generate           47  the generation loop (the engine ends here; appendices follow)
+ *   >>sampler           209  logits -> next token
+ *   >>generate           48  the generation loop (the engine ends here; appendices follow)
  *   >>backends          745  the GPU backend of this build; any backend diffed against the CPU
  *   >>unicode           101  categories, white space, case, NFD base, UTF-8
  *   >>regex             434  a backtracking regex matcher for pre-tokenizer patterns
- *   >>tokenizer        1161  SentencePiece BPE, byte-level BPE, WordPiece; the GGUF's vocabulary
+ *   >>tokenizer        1162  SentencePiece BPE, byte-level BPE, WordPiece; the GGUF's vocabulary
  *   >>json              388  a small validating JSON parser
  *   >>jinja            3294  chat templates: a Jinja interpreter that renders as transformers does
+ *   >>grammar          1210  constrained output: GBNF grammars, a byte matcher, a vocabulary trie, JSON Schema
  *   >>safetensors       645  Hugging Face checkpoints, read as GGUF
  *   >>hf-tensors        534  HF tensor names and shapes, the converter's transforms
  *   >>hf-tokenizer      368  tokenizer.json -> tokenizer.ggml.* keys
