@@ -8179,6 +8179,41 @@ static void test_grammar_json_schema(void) {
         free(out);
     }
 }
+/* the command line: a bad grammar or schema is a message naming where, options that do not go
+ * together are refused, and --json-schema @FILE's output is JSON that validates */
+static void test_grammar_cli(void) {
+    if (!file_exists("./infer") || !file_exists("./tools/convert")) SKIP("./infer or ./tools/convert not built");
+    char out[8192];
+    CHECK(run_cmd("./tools/convert synth llama tiny $INFER_TMP/infer_gc.gguf --type q8_0 2>&1", out, sizeof out) == 0);
+#define GM "./infer -m $INFER_TMP/infer_gc.gguf -p hi -n 200 "
+    static const char *bad[][2] = {
+        { "--grammar 'root ::= \"a\" | b' 2>&1", "line 1, column 16: rule 'b' is used but not defined" },
+        { "--grammar 'root ::= x\nx ::= x \"a\"' 2>&1", "'x' is left-recursive" },
+        { "--json --grammar 'root ::= \"a\"' 2>&1", "give one of --grammar" },
+        { "--json-schema '{\"type\": \"string\", \"pattern\": \"a\"}' 2>&1", "unsupported keyword 'pattern'" },
+        { "--json-schema @$INFER_TMP/no_such.json 2>&1", "no_such.json" },
+        { "--json --tokenize 2>&1", "constrain generated text" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, GM "%s", bad[i][0]);
+        const int rc = run_cmd(cmd, out, sizeof out);
+        CHECK_MSG(rc != 0 && strstr(out, bad[i][1]), "%s: rc %d, '%s'", cmd, rc, out);
+    }
+    CHECK(run_cmd("printf '{\"type\": \"array\", \"items\": {\"type\": \"boolean\"}, \"maxItems\": 3}' > $INFER_TMP/infer_gc.json", out, sizeof out) == 0);
+    for (int seed = 1; seed <= 3; seed++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, GM "--seed %d --json-schema @$INFER_TMP/infer_gc.json 2>/dev/null", seed);
+        CHECK(run_cmd(cmd, out, sizeof out) == 0 && !strncmp(out, "hi", 2));
+        infer__json_doc d;
+        infer_error err;
+        const int ok = infer__json_parse(&d, out + 2, strlen(out + 2), &err) == INFER_OK;
+        CHECK_MSG(ok && d.root->type == INFER__JSON_ARRAY && d.root->len <= 3, "seed %d: '%s'", seed, out + 2);
+        for (uint32_t k = 0; ok && k < d.root->len; k++) CHECK(d.root->items[k].type == INFER__JSON_TRUE || d.root->items[k].type == INFER__JSON_FALSE);
+        if (ok) infer__json_free(&d);
+    }
+#undef GM
+}
 #endif
 
 /* infer_generate's tokens as text */
@@ -8464,6 +8499,7 @@ static const test_case tests[] = {
     { "grammar_errors", test_grammar_errors },
 #if !defined(INFER_NO_JINJA) || !defined(INFER_NO_HF)
     { "grammar_json_schema", test_grammar_json_schema },
+    { "grammar_cli", test_grammar_cli },
 #endif
     { "grammar_generate", test_grammar_generate },
 };
