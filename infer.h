@@ -18550,11 +18550,13 @@ static int32_t infer__g_find_rule(const infer_grammar *g, const char *name, size
         if (strlen(g->rules[i].name) == len && !memcmp(g->rules[i].name, name, len)) return (int32_t)i;
     return -1;
 }
-/* a rule for a group or a repetition, named after the rule it serves: expr_3 */
-static int32_t infer__g_gen_rule(infer__gparser *ps) {
+/* a rule for a group or a repetition written at `at`, named after the rule it serves: expr_3 */
+static int32_t infer__g_gen_rule(infer__gparser *ps, const char *at) {
     char name[160];
+    int32_t line, col;
     snprintf(name, sizeof name, "%s_%d", ps->rule >= 0 ? ps->g->rules[ps->rule].name : "g", ++ps->n_gen);
-    const int32_t r = infer__g_add_rule(ps->g, name, strlen(name), 0, 0);
+    infer__g_linecol(ps->src, at, &line, &col);
+    const int32_t r = infer__g_add_rule(ps->g, name, strlen(name), line, col);
     if (r >= 0) ps->g->rules[r].defined = 1;
     return r;
 }
@@ -18639,14 +18641,14 @@ static int infer__gp_char(infer__gparser *ps, uint32_t *cp) {
 static int infer__gp_alts(infer__gparser *ps, infer__gelem **out, int nested);
 
 /* x (seq[from..]) repeated min..max times (max < 0: no bound), in place of x */
-static int infer__gp_repeat(infer__gparser *ps, infer__gelem **seq, ptrdiff_t from, long min, long max) {
+static int infer__gp_repeat(infer__gparser *ps, infer__gelem **seq, ptrdiff_t from, long min, long max, const char *at) {
     infer__gelem *x = NULL, *alt = NULL;
     const ptrdiff_t nx = arrlen(*seq) - from;
     for (ptrdiff_t i = 0; i < nx; i++) arrput(x, (*seq)[from + i]);
     arrsetlen(*seq, from);
     for (long i = 0; i < min; i++) for (ptrdiff_t j = 0; j < nx; j++) arrput(*seq, x[j]);
     if (nx > 0 && max < 0) {                        /* R ::= x R | */
-        const int32_t r = infer__g_gen_rule(ps);
+        const int32_t r = infer__g_gen_rule(ps, at);
         for (ptrdiff_t j = 0; j < nx; j++) arrput(alt, x[j]);
         infer__g_put(&alt, INFER__G_REF, r);
         infer__g_put(&alt, INFER__G_END, 0);
@@ -18656,7 +18658,7 @@ static int infer__gp_repeat(infer__gparser *ps, infer__gelem **seq, ptrdiff_t fr
     } else if (nx > 0 && max > min) {               /* R_1 ::= x R_2 |, ..., R_k ::= x | */
         int32_t inner = -1;
         for (long k = max - min; k >= 1; k--) {
-            const int32_t r = infer__g_gen_rule(ps);
+            const int32_t r = infer__g_gen_rule(ps, at);
             arrsetlen(alt, 0);
             for (ptrdiff_t j = 0; j < nx; j++) arrput(alt, x[j]);
             if (inner >= 0) infer__g_put(&alt, INFER__G_REF, inner);
@@ -18716,7 +18718,7 @@ static int infer__gp_element(infer__gparser *ps, infer__gelem **seq, int nested)
         infer__gelem *body = NULL;
         ps->p++;
         infer__gp_space(ps, 1);
-        const int32_t r = infer__g_gen_rule(ps);
+        const int32_t r = infer__g_gen_rule(ps, at);
         if (!infer__gp_alts(ps, &body, 1)) { arrfree(body); return 0; }
         if (ps->p >= ps->end || *ps->p != ')') { arrfree(body); return infer__gp_fail(ps, at, "'(' without its ')'"); }
         ps->p++;
@@ -18768,7 +18770,7 @@ static int infer__gp_element(infer__gparser *ps, infer__gelem **seq, int nested)
             if (max >= 0 && max < min) return infer__gp_fail(ps, at, "a repetition {m,n} needs m <= n");
             if (min > 10000 || max > 10000) return infer__gp_fail(ps, at, "a repetition count above 10000");
         } else break;
-        if (!infer__gp_repeat(ps, seq, from, min, max)) return 0;
+        if (!infer__gp_repeat(ps, seq, from, min, max, at)) return 0;
         infer__gp_space(ps, nested);
     }
     return 1;
@@ -18834,7 +18836,8 @@ static infer_status infer__g_check(infer_grammar *g, infer_error *err) {
             k += (size_t)snprintf(chain + k, sizeof chain - k, "%s%s", i > first ? " -> " : "", g->rules[path[i]].name);
         const infer__grule *lr = &g->rules[path[first]];
         rc = infer__fail(err, INFER_ERR_ARG, "grammar: line %d, column %d: rule '%s' is left-recursive (%s), which this matcher cannot run; "
-                         "rewrite it with repetition, e.g. expr ::= term (\"+\" term)*", lr->line, lr->col, lr->name, chain);
+                         "rewrite it with repetition, e.g. expr ::= term (\"+\" term)*, and repeat nothing that can be empty",
+                         lr->line, lr->col, lr->name, chain);
     }
     arrfree(path);
     INFER_FREE(nullable);

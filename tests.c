@@ -8020,6 +8020,7 @@ static void test_grammar_errors(void) {
         { "root ::= (\"a\" | \"b\"\n", { "line 1, column 10", "')'" } },
         { "root ::= \"a\" )\n", { "line 1, column 14", "without its '('" } },
         { "root ::= [z-a]\n", { "runs backwards" } },
+        { "root ::= \"x\" (\"a\"?)*\n", { "line 1, column 20", "'root_3' is left-recursive", "can be empty" } },   /* a repeated nullable */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         infer_grammar *g = NULL;
