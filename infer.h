@@ -19557,6 +19557,12 @@ static int infer__js_body(infer__js *js, const infer__json *s, const char *type,
                 arrput(kv, m);
                 n_req += pass == 0;
             }
+        for (uint32_t j = 0; req && j < req->len; j++)       /* a required name with no schema would be left out */
+            if (req->items[j].type != INFER__JSON_STRING || !infer__json_get(props, req->items[j].str)) {
+                for (ptrdiff_t k = 0; k < arrlen(kv); k++) arrfree(kv[k]);
+                arrfree(kv);
+                return infer__js_fail(js, path, "a required property not in properties:", req->items[j].type == INFER__JSON_STRING ? req->items[j].str : "(not a string)");
+            }
         const int n = (int)arrlen(kv);
         infer__js_put(b, "\"{\" space ");
         if (n_req > 0) {

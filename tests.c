@@ -8022,6 +8022,16 @@ static void test_grammar_errors(void) {
         { "root ::= [z-a]\n", { "runs backwards" } },
         { "root ::= \"x\" (\"a\"?)*\n", { "line 1, column 20", "'root_3' is left-recursive", "can be empty" } },   /* a repeated nullable */
     };
+    /* every prefix of a grammar parses or fails with a message, and a parsed one matches */
+    for (size_t n = 0; n <= strlen(grammar_json); n++) {
+        infer_grammar *g = NULL;
+        infer_error err;
+        err.msg[0] = 0;
+        if (infer_grammar_parse(&g, grammar_json, n, &err) == INFER_OK)    /* root ::= (nothing) until "object" */
+            CHECK_MSG(infer_grammar_match(g, "{\"a\":[1]}", 9) == 1 || (n < 18 && infer_grammar_match(g, "", 0) == 1), "prefix %zu", n);
+        else CHECK_MSG(!strncmp(err.msg, "grammar: ", 9), "prefix %zu: '%s'", n, err.msg);
+        infer_grammar_free(g);
+    }
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         infer_grammar *g = NULL;
         infer_error err;
@@ -8171,6 +8181,7 @@ static void test_grammar_json_schema(void) {
         { "{\"type\": \"string\", \"format\": \"email\"}", "'email'" },
         { "{\"type\": \"tuple\"}", "'tuple'" },
         { "{\"type\": \"array\", \"prefixItems\": []}", "'prefixItems'" },
+        { "{\"type\": \"object\", \"properties\": {\"a\": {}}, \"required\": [\"a\", \"b\"]}", "'b'" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         infer_error err;
