@@ -51,7 +51,7 @@
  *   >>tokenizer        1162  SentencePiece BPE, byte-level BPE, WordPiece; the GGUF's vocabulary
  *   >>json              388  a small validating JSON parser
  *   >>jinja            3294  chat templates: a Jinja interpreter that renders as transformers does
- *   >>grammar          1210  constrained output: GBNF grammars, a byte matcher, a vocabulary trie, JSON Schema
+ *   >>grammar          1219  constrained output: GBNF grammars, a byte matcher, a vocabulary trie, JSON Schema
  *   >>safetensors       645  Hugging Face checkpoints, read as GGUF
  *   >>hf-tensors        534  HF tensor names and shapes, the converter's transforms
  *   >>hf-tokenizer      368  tokenizer.json -> tokenizer.ggml.* keys

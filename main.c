@@ -290,7 +290,8 @@ static void load_grammar(options *o) {
     }
     infer_grammar *g;
     if (infer_grammar_parse(&g, text, len, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", what, err.msg); exit(1); }
-    free(text);
+    if (gbnf) infer_free(gbnf);   /* the library's allocation */
+    else free(text);
     o->sp.grammar = g;
 }
 /* a fresh sampler follows the grammar from here on (after the prompt) */
