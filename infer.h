@@ -23,10 +23,10 @@
  * `make toc` rewrites the counts after an edit.
  *   <<toc
  *   >>api-status         27  status codes and the error object
- *   >>api-types         328  ggml tensor types and the quant block structs
+ *   >>api-types         329  ggml tensor types and the quant block structs
  *   >>api-tensor         52  tensors, GGUF files, model config
  *   >>api-kernels       203  the kernel table every backend fills
- *   >>api               351  model, session, tokenizer, sampler, generation
+ *   >>api               381  model, session, tokenizer, sampler, generation
  *   >>util              517  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1944  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
@@ -43,14 +43,15 @@
  *   >>deepseek4         204  DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
  *   >>forward           335  the transformer, once for every family: one step through every layer
  *   >>eval              167  the evaluation API: batches of sequences, logits out
- *   >>sampler           193  logits -> next token
- *   >>generate           69  the generation loop (the engine ends here; appendices follow)
+ *   >>sampler           209  logits -> next token
+ *   >>generate           70  the generation loop (the engine ends here; appendices follow)
  *   >>backends          745  the GPU backend of this build; any backend diffed against the CPU
  *   >>unicode           101  categories, white space, case, NFD base, UTF-8
  *   >>regex             434  a backtracking regex matcher for pre-tokenizer patterns
- *   >>tokenizer        1161  SentencePiece BPE, byte-level BPE, WordPiece; the GGUF's vocabulary
+ *   >>tokenizer        1162  SentencePiece BPE, byte-level BPE, WordPiece; the GGUF's vocabulary
  *   >>json              388  a small validating JSON parser
  *   >>jinja            3294  chat templates: a Jinja interpreter that renders as transformers does
+ *   >>grammar          1219  constrained output: GBNF grammars, a byte matcher, a vocabulary trie, JSON Schema
  *   >>safetensors       645  Hugging Face checkpoints, read as GGUF
  *   >>hf-tensors        534  HF tensor names and shapes, the converter's transforms
  *   >>hf-tokenizer      368  tokenizer.json -> tokenizer.ggml.* keys
@@ -448,6 +449,7 @@ typedef struct infer_tokenizer {
     int32_t byte_token[256]; /* SPM byte fallback: id of "<0xXX>", -1 if absent */
     struct infer__regex **regex; /* BPE pre-tokenizer, applied in order */
     int32_t n_regex;
+    struct infer__vocab_trie *trie; /* the pieces as a trie, built when a grammar first needs it (>>grammar) */
 } infer_tokenizer;
 
 /* Streaming detokenizer state: see infer_detok_push(). */
@@ -986,6 +988,7 @@ typedef struct infer_sampler_params {
     float repeat_penalty;        /* 1.0 = off */
     int32_t repeat_last_n;       /* 64 */
     uint64_t seed;
+    const struct infer_grammar *grammar; /* NULL; else infer_generate constrains its output to it (>>grammar) */
 } infer_sampler_params;
 infer_sampler_params infer_sampler_default_params(void);
 
@@ -994,6 +997,27 @@ infer_sampler *infer_sampler_create(const infer_sampler_params *p, int32_t n_voc
 void infer_sampler_free(infer_sampler *s);
 void infer_sampler_accept(infer_sampler *s, int32_t token);   /* remember for the penalty */
 int32_t infer_sampler_sample(infer_sampler *s, const float *logits);
+
+/* Constrained output (>>grammar). A grammar in GBNF, llama.cpp's notation: rules
+ * `name ::= alternatives`, "literals" with escapes, [classes] with ranges and [^negation],
+ * `.` (any character), ( groups ), x* x+ x? x{m} x{m,} x{m,n}, # comments; the output starts
+ * at rule `root`. Errors name the line, column and rule; left recursion is refused. */
+typedef struct infer_grammar infer_grammar;
+infer_status infer_grammar_parse(infer_grammar **out, const char *gbnf, size_t len, infer_error *err);
+void infer_grammar_free(infer_grammar *g);
+/* 1: text is a whole sentence of the grammar; 0: only a prefix of one; -1: neither */
+int infer_grammar_match(const infer_grammar *g, const char *text, size_t len);
+/* A JSON Schema as a GBNF text (release it with infer_free): type, properties, required,
+ * additionalProperties, items, minItems, maxItems, enum, const, anyOf, oneOf, local $ref and
+ * $defs, minLength, maxLength, format date/time/date-time/uuid; any other keyword is an
+ * INFER_ERR_UNSUPPORTED error naming it. {"type":"object"} is any JSON object. */
+infer_status infer_json_schema_to_grammar(const char *schema, size_t len, char **gbnf, infer_error *err);
+/* From now on each token infer_sampler_sample draws keeps the output (the pieces of the tokens
+ * it drew since this call) a prefix of g's language, and is an end-of-generation token only
+ * where the grammar can end; the other stages apply to the tokens allowed. The sampled token
+ * advances the grammar (infer_sampler_accept does not). g and tok must outlive the sampler;
+ * g NULL removes the constraint. */
+infer_status infer_sampler_set_grammar(infer_sampler *s, const infer_grammar *g, const infer_tokenizer *tok, infer_error *err);
 
 /* Generation (>>generate): feed the prompt, then sample up to n_predict tokens, calling
  * on_token for each (return non-zero to stop). Stops at end-of-generation tokens. */
@@ -1086,6 +1110,14 @@ int infer_default_threads(void);   /* what n_threads = 0 means: the cores this p
  * and these two: */
 static infer_status infer__load_tokenizer(infer_model *m, infer_error *err);   /* >>tokenizer: tokenizer.ggml.* keys -> m->tok */
 static int infer__hf_maps(const infer_gguf *g, const void *p, size_t n);         /* >>safetensors: [p, p + n) in a mapped shard? */
+/* >>grammar, for the sampler: logits masked to the tokens the grammar allows, the grammar
+ * moved over a drawn token, and the matcher and the tokenizer's trie released */
+struct infer__gmatch;
+struct infer__vocab_trie;
+static int32_t infer__gmatch_mask(struct infer__gmatch *m, const float *logits, float *out, int32_t V);
+static void infer__gmatch_accept(struct infer__gmatch *m, int32_t t);
+static void infer__gmatch_free(struct infer__gmatch *m);
+static void infer__vocab_trie_free(struct infer__vocab_trie *t);
 
 /* ------------------------------------------------------------------------------------------
  * >>util -- small tools the rest is built from.
@@ -11768,6 +11800,8 @@ struct infer_sampler {
     infer__rng rng;
     int32_t *recent; int32_t n_recent, recent_cap, recent_head;
     struct infer__cand { int32_t id; float logit; } *cand;   /* [n_vocab] */
+    struct infer__gmatch *gm;    /* the grammar's matcher (infer_sampler_set_grammar), else NULL */
+    float *masked;               /* [n_vocab] the logits with the refused tokens at -inf */
 };
 typedef struct infer__cand infer__cand;
 
@@ -11805,6 +11839,7 @@ infer_sampler_params infer_sampler_default_params(void) {
     infer_sampler_params p;
     p.temp = 0.8f; p.top_k = 40; p.top_p = 0.95f; p.min_p = 0.05f;
     p.repeat_penalty = 1.0f; p.repeat_last_n = 64; p.seed = 0x5eed;
+    p.grammar = NULL;
     return p;
 }
 
@@ -11824,6 +11859,8 @@ void infer_sampler_free(infer_sampler *s) {
     if (!s) return;
     INFER_FREE(s->recent);
     INFER_FREE(s->cand);
+    infer__gmatch_free(s->gm);
+    INFER_FREE(s->masked);
     INFER_FREE(s);
 }
 void infer_sampler_accept(infer_sampler *s, int32_t token) {
@@ -11879,7 +11916,7 @@ static void infer__cand_top(infer__cand *c, int32_t n, int32_t m) {
     qsort(c, (size_t)m, sizeof *c, infer__cand_cmp);
 }
 
-int32_t infer_sampler_sample(infer_sampler *s, const float *logits) {
+static int32_t infer__sampler_draw(infer_sampler *s, const float *logits) {
     const int32_t V = s->n_vocab;
     infer__cand *c = s->cand;
     if (s->p.temp <= 0 && s->p.repeat_penalty == 1.0f) return infer__argmax(logits, V);   /* plain greedy */
@@ -11933,6 +11970,7 @@ int32_t infer_sampler_sample(infer_sampler *s, const float *logits) {
         while (keep < n && c[keep].logit >= floor_l) keep++;
         n = keep;
     }
+    while (n > 1 && c[n - 1].logit == -INFINITY) n--;                   /* tokens a grammar refused */
     double total = 0;                                                   /* 5. temperature, 6. draw */
     for (int32_t i = 0; i < n; i++) total += exp(((double)c[i].logit - c[0].logit) / s->p.temp);
     double u = infer__rng_uniform(&s->rng) * total, acc = 0;
@@ -11941,6 +11979,16 @@ int32_t infer_sampler_sample(infer_sampler *s, const float *logits) {
         if (u < acc) return c[i].id;
     }
     return c[n - 1].id;
+}
+
+/* With a grammar, the chain runs on the logits of the tokens it allows (the others at -inf)
+ * and the drawn token moves the grammar on. */
+int32_t infer_sampler_sample(infer_sampler *s, const float *logits) {
+    if (!s->gm) return infer__sampler_draw(s, logits);
+    const int32_t end = infer__gmatch_mask(s->gm, logits, s->masked, s->n_vocab);
+    const int32_t t = end >= 0 ? end : infer__sampler_draw(s, s->masked);
+    infer__gmatch_accept(s->gm, t);
+    return t;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -11959,6 +12007,7 @@ infer_status infer_generate_ex(infer_session *s, const int32_t *prompt, int n_pr
     if (n_prompt < 1) { rc = infer__fail(err, INFER_ERR_ARG, "the prompt is empty (no tokens)"); goto done; }
     if (all && gp->reuse_prefix) { rc = infer__fail(err, INFER_ERR_ARG, "every row of logits and a held prefix exclude each other"); goto done; }
     for (int i = 0; i < n_prompt; i++) infer_sampler_accept(smp, prompt[i]);
+    if (sp && sp->grammar && (rc = infer_sampler_set_grammar(smp, sp->grammar, s->m->tok, err)) != INFER_OK) goto done;
     double t0 = infer_time_seconds();
     int n_eval = n_prompt;
     if (gp->reuse_prefix) rc = infer_eval_prefix(s, prompt, n_prompt, logits, &n_eval, err);
@@ -13550,6 +13599,7 @@ void infer_tokenizer_free(infer_tokenizer *t) {
     INFER_FREE(t->specials);
     for (int32_t i = 0; i < t->n_regex; i++) infer__regex_free(t->regex[i]);
     INFER_FREE(t->regex);
+    infer__vocab_trie_free(t->trie);
     memset(t, 0, sizeof *t);
 }
 
@@ -18134,6 +18184,1225 @@ infer_status infer_model_chat_render(const infer_model *m, const char *tmpl, siz
     return infer_chat_render(tmpl, tmpl_len, vars_json, vars_len, NULL, NULL, out, out_len, err);
 }
 #endif /* INFER_NO_JINJA */
+
+/* ------------------------------------------------------------------------------------------
+ * >>grammar -- constrained output: GBNF grammars, a matcher over bytes, JSON Schema -> GBNF.
+ *
+ * What: a grammar in GBNF, the notation of llama.cpp's grammars (`name ::= alternatives`,
+ * "literals", [classes], ( groups ), * + ? {m,n}, # comments), parsed into rules; a matcher
+ * that reads output byte by byte and knows at each point whether the text so far is a prefix
+ * of the grammar's language and whether it may end there; and the sampler's use of it: before
+ * each draw, every token whose bytes would leave the language gets logit -inf, and EOS is
+ * allowed only where the grammar can end. A JSON Schema becomes a GBNF text first.
+ *
+ * Why this shape. The parser desugars everything into one form: a rule is a list of
+ * alternatives, an alternative a run of elements ending in END, an element a character class
+ * (a literal is one single-character class per code point) or a reference to a rule. Groups
+ * and repetitions become generated rules: x* is R ::= x R | (nothing), x? is R ::= x |,
+ * x{m,n} is m copies of x then n-m nested optionals. The matcher is then a pushdown
+ * automaton run on every path at once, as llama.cpp's grammar stacks do: a *stack* lists
+ * the element positions still to match (top last), the top always a class; a *state* is the
+ * set of stacks alive after the text so far (plus the bits of a UTF-8 character begun but
+ * not finished). Reading a code point keeps the stacks whose top class holds it, pops that
+ * element, and expands again until every top is a class: a reference at the top is replaced
+ * by its rule's alternatives. The empty stack means "the grammar can end here". Left
+ * recursion would expand forever, so the parser refuses it (a nullable prefix counted).
+ *
+ * Tokens. A token's bytes run through the matcher one by one, so a token may span several
+ * literals, classes and rules, and may end in the middle of a UTF-8 character (the state
+ * keeps the partial character; the next token must finish it): no token healing is needed
+ * for validity. To find the allowed tokens without running all n_vocab of them, the
+ * vocabulary's pieces form a trie (built once per tokenizer, kept on it) in depth-first
+ * order; the walk carries one state per depth and skips a whole subtree the moment its
+ * prefix is refused. A small cache of (state -> allowed tokens) serves the states that recur,
+ * as the inside of a string does at every character.
+ * ---------------------------------------------------------------------------------------- */
+enum { INFER__G_END, INFER__G_CLASS, INFER__G_REF };
+typedef struct infer__gelem { int32_t kind, arg; } infer__gelem;     /* arg: class or rule index */
+typedef struct infer__gclass { int32_t off, n, negate; } infer__gclass; /* ranges[2*off ..) lo,hi pairs */
+typedef struct infer__grule {
+    char *name;
+    int32_t line, col;     /* where defined, else where first referenced */
+    int32_t defined;
+    int32_t *alts;         /* stb_ds: the elems index where each alternative starts */
+} infer__grule;
+
+struct infer_grammar {
+    infer__gelem *elems;   /* stb_ds: every alternative's elements, each run ending in END */
+    infer__gclass *classes;/* stb_ds */
+    uint32_t *ranges;      /* stb_ds: code point ranges, lo and hi inclusive */
+    infer__grule *rules;   /* stb_ds */
+    int32_t start;         /* elems index of [REF root, END]: the first stack */
+};
+
+void infer_grammar_free(infer_grammar *g) {
+    if (!g) return;
+    for (ptrdiff_t i = 0; i < arrlen(g->rules); i++) { INFER_FREE(g->rules[i].name); arrfree(g->rules[i].alts); }
+    arrfree(g->rules); arrfree(g->elems); arrfree(g->classes); arrfree(g->ranges);
+    INFER_FREE(g);
+}
+
+static int infer__gclass_has(const infer_grammar *g, int32_t c, uint32_t cp) {
+    const infer__gclass *k = &g->classes[c];
+    const uint32_t *r = g->ranges + 2 * k->off;
+    for (int32_t i = 0; i < k->n; i++) if (cp >= r[2 * i] && cp <= r[2 * i + 1]) return !k->negate;
+    return k->negate;
+}
+/* can some code point in [lo, hi] be in class c? (a UTF-8 character half read) */
+static int infer__gclass_meets(const infer_grammar *g, int32_t c, uint32_t lo, uint32_t hi) {
+    const infer__gclass *k = &g->classes[c];
+    const uint32_t *r = g->ranges + 2 * k->off;
+    for (int32_t i = 0; i < k->n; i++) {
+        if (!k->negate && r[2 * i] <= hi && r[2 * i + 1] >= lo) return 1;
+        if (k->negate && r[2 * i] <= lo && r[2 * i + 1] >= hi) return 0;   /* the whole span excluded */
+    }
+    return k->negate;
+}
+
+/* does class c take every code point in [lo, hi]? */
+static int infer__gclass_covers(const infer_grammar *g, int32_t c, uint32_t lo, uint32_t hi) {
+    const infer__gclass *k = &g->classes[c];
+    const uint32_t *r = g->ranges + 2 * k->off;
+    for (int32_t i = 0; i < k->n; i++) {
+        if (!k->negate && r[2 * i] <= lo && r[2 * i + 1] >= hi) return 1;
+        if (k->negate && r[2 * i] <= hi && r[2 * i + 1] >= lo) return 0;
+    }
+    return k->negate;
+}
+
+/* ---- the parser ---- */
+
+typedef struct infer__gparser {
+    infer_grammar *g;
+    const char *src, *p, *end;
+    int32_t rule;          /* the named rule being parsed, for messages */
+    int32_t n_gen;         /* generated rules so far */
+    infer_error *err;
+    int failed;
+} infer__gparser;
+
+static void infer__g_linecol(const char *src, const char *at, int32_t *line, int32_t *col) {
+    *line = 1; *col = 1;
+    for (const char *q = src; q < at; q++) { if (*q == '\n') { (*line)++; *col = 1; } else (*col)++; }
+}
+
+static int infer__gp_fail(infer__gparser *ps, const char *at, const char *what) {
+    if (ps->failed) return 0;
+    int32_t line, col;
+    infer__g_linecol(ps->src, at, &line, &col);
+    if (ps->rule >= 0)
+        infer__fail(ps->err, INFER_ERR_ARG, "grammar: line %d, column %d, in rule '%s': %s", line, col, ps->g->rules[ps->rule].name, what);
+    else
+        infer__fail(ps->err, INFER_ERR_ARG, "grammar: line %d, column %d: %s", line, col, what);
+    ps->failed = 1;
+    return 0;
+}
+
+static int32_t infer__g_add_rule(infer_grammar *g, const char *name, size_t len, int32_t line, int32_t col) {
+    infer__grule r;
+    memset(&r, 0, sizeof r);
+    r.name = (char *)INFER_MALLOC(len + 1);
+    if (!r.name) return -1;
+    memcpy(r.name, name, len);
+    r.name[len] = 0;
+    r.line = line; r.col = col;
+    arrput(g->rules, r);
+    return (int32_t)arrlen(g->rules) - 1;
+}
+static int32_t infer__g_find_rule(const infer_grammar *g, const char *name, size_t len) {
+    for (ptrdiff_t i = 0; i < arrlen(g->rules); i++)
+        if (strlen(g->rules[i].name) == len && !memcmp(g->rules[i].name, name, len)) return (int32_t)i;
+    return -1;
+}
+/* a rule for a group or a repetition written at `at`, named after the rule it serves: expr_3 */
+static int32_t infer__g_gen_rule(infer__gparser *ps, const char *at) {
+    char name[160];
+    int32_t line, col;
+    snprintf(name, sizeof name, "%s_%d", ps->rule >= 0 ? ps->g->rules[ps->rule].name : "g", ++ps->n_gen);
+    infer__g_linecol(ps->src, at, &line, &col);
+    const int32_t r = infer__g_add_rule(ps->g, name, strlen(name), line, col);
+    if (r >= 0) ps->g->rules[r].defined = 1;
+    return r;
+}
+/* rule r's alternatives: seq holds them one after another, each ending in END */
+static void infer__g_set_alts(infer_grammar *g, int32_t r, const infer__gelem *seq, ptrdiff_t n) {
+    int at_start = 1;
+    for (ptrdiff_t i = 0; i < n; i++) {
+        if (at_start) arrput(g->rules[r].alts, (int32_t)arrlen(g->elems));
+        arrput(g->elems, seq[i]);
+        at_start = seq[i].kind == INFER__G_END;
+    }
+}
+static int32_t infer__g_class(infer_grammar *g, const uint32_t *ranges, int32_t n, int negate) {
+    infer__gclass k = { (int32_t)(arrlen(g->ranges) / 2), n, negate };
+    for (int32_t i = 0; i < 2 * n; i++) arrput(g->ranges, ranges[i]);
+    arrput(g->classes, k);
+    return (int32_t)arrlen(g->classes) - 1;
+}
+static void infer__g_put(infer__gelem **seq, int32_t kind, int32_t arg) {
+    infer__gelem e = { kind, arg };
+    arrput(*seq, e);
+}
+
+/* skip blanks and # comments; newlines too when nl */
+static void infer__gp_space(infer__gparser *ps, int nl) {
+    while (ps->p < ps->end) {
+        const char c = *ps->p;
+        if (c == '#') { while (ps->p < ps->end && *ps->p != '\n') ps->p++; }
+        else if (c == ' ' || c == '\t' || c == '\r' || (nl && c == '\n')) ps->p++;
+        else break;
+    }
+}
+static int infer__gp_is_name(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_'; }
+
+static int infer__g_hex(const char *p, const char *end, int n, uint32_t *out) {
+    uint32_t v = 0;
+    for (int i = 0; i < n; i++) {
+        if (p + i >= end) return 0;
+        const char c = p[i];
+        const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0) return 0;
+        v = v * 16 + (uint32_t)d;
+    }
+    *out = v;
+    return 1;
+}
+/* one character of a literal or class: a UTF-8 code point or an escape */
+static int infer__gp_char(infer__gparser *ps, uint32_t *cp) {
+    const char *at = ps->p;
+    if (ps->p >= ps->end) return infer__gp_fail(ps, at, "unexpected end of the grammar");
+    unsigned char c = (unsigned char)*ps->p++;
+    if (c == '\\') {
+        if (ps->p >= ps->end) return infer__gp_fail(ps, at, "unexpected end after '\\'");
+        const char e = *ps->p++;
+        int n = e == 'x' ? 2 : e == 'u' ? 4 : e == 'U' ? 8 : 0;
+        if (n) {
+            if (!infer__g_hex(ps->p, ps->end, n, cp) || *cp > 0x10FFFF) return infer__gp_fail(ps, at, "bad hexadecimal escape");
+            ps->p += n;
+            return 1;
+        }
+        switch (e) {
+        case 'n': *cp = '\n'; return 1;
+        case 'r': *cp = '\r'; return 1;
+        case 't': *cp = '\t'; return 1;
+        case '0': *cp = 0; return 1;
+        case '\\': case '"': case '\'': case '[': case ']': case '-': case '^': *cp = (uint32_t)e; return 1;
+        default: return infer__gp_fail(ps, at, "unknown escape (\\n \\r \\t \\0 \\\\ \\\" \\[ \\] \\- \\^ \\xHH \\uHHHH \\UHHHHHHHH)");
+        }
+    }
+    if (c < 0x80) { *cp = c; return 1; }
+    const int n = c >= 0xF0 && c <= 0xF4 ? 3 : c >= 0xE0 ? 2 : c >= 0xC2 && c < 0xE0 ? 1 : -1;
+    if (n < 0 || c > 0xF4) return infer__gp_fail(ps, at, "invalid UTF-8");
+    uint32_t v = c & (0x3F >> n);
+    for (int i = 0; i < n; i++) {
+        if (ps->p >= ps->end || ((unsigned char)*ps->p & 0xC0) != 0x80) return infer__gp_fail(ps, at, "invalid UTF-8");
+        v = v << 6 | ((unsigned char)*ps->p++ & 0x3F);
+    }
+    *cp = v;
+    return 1;
+}
+
+static int infer__gp_alts(infer__gparser *ps, infer__gelem **out, int nested);
+
+/* x (seq[from..]) repeated min..max times (max < 0: no bound), in place of x */
+static int infer__gp_repeat(infer__gparser *ps, infer__gelem **seq, ptrdiff_t from, long min, long max, const char *at) {
+    infer__gelem *x = NULL, *alt = NULL;
+    const ptrdiff_t nx = arrlen(*seq) - from;
+    for (ptrdiff_t i = 0; i < nx; i++) arrput(x, (*seq)[from + i]);
+    arrsetlen(*seq, from);
+    for (long i = 0; i < min; i++) for (ptrdiff_t j = 0; j < nx; j++) arrput(*seq, x[j]);
+    if (nx > 0 && max < 0) {                        /* R ::= x R | */
+        const int32_t r = infer__g_gen_rule(ps, at);
+        for (ptrdiff_t j = 0; j < nx; j++) arrput(alt, x[j]);
+        infer__g_put(&alt, INFER__G_REF, r);
+        infer__g_put(&alt, INFER__G_END, 0);
+        infer__g_put(&alt, INFER__G_END, 0);
+        infer__g_set_alts(ps->g, r, alt, arrlen(alt));
+        infer__g_put(seq, INFER__G_REF, r);
+    } else if (nx > 0 && max > min) {               /* R_1 ::= x R_2 |, ..., R_k ::= x | */
+        int32_t inner = -1;
+        for (long k = max - min; k >= 1; k--) {
+            const int32_t r = infer__g_gen_rule(ps, at);
+            arrsetlen(alt, 0);
+            for (ptrdiff_t j = 0; j < nx; j++) arrput(alt, x[j]);
+            if (inner >= 0) infer__g_put(&alt, INFER__G_REF, inner);
+            infer__g_put(&alt, INFER__G_END, 0);
+            infer__g_put(&alt, INFER__G_END, 0);
+            infer__g_set_alts(ps->g, r, alt, arrlen(alt));
+            inner = r;
+        }
+        infer__g_put(seq, INFER__G_REF, inner);
+    }
+    arrfree(x);
+    arrfree(alt);
+    return 1;
+}
+
+/* one element and its repetition suffix, appended to seq */
+static int infer__gp_element(infer__gparser *ps, infer__gelem **seq, int nested) {
+    const ptrdiff_t from = arrlen(*seq);
+    const char *at = ps->p;
+    const char c = *ps->p;
+    if (c == '"') {                                  /* "literal" */
+        ps->p++;
+        while (ps->p < ps->end && *ps->p != '"') {
+            uint32_t cp, r[2];
+            if (*ps->p == '\n') return infer__gp_fail(ps, at, "unterminated literal");
+            if (!infer__gp_char(ps, &cp)) return 0;
+            r[0] = r[1] = cp;
+            infer__g_put(seq, INFER__G_CLASS, infer__g_class(ps->g, r, 1, 0));
+        }
+        if (ps->p >= ps->end) return infer__gp_fail(ps, at, "unterminated literal");
+        ps->p++;
+    } else if (c == '[') {                           /* [class] */
+        uint32_t *r = NULL;
+        int negate = 0;
+        ps->p++;
+        if (ps->p < ps->end && *ps->p == '^') { negate = 1; ps->p++; }
+        while (ps->p < ps->end && *ps->p != ']') {
+            uint32_t lo, hi;
+            if (*ps->p == '\n' || !infer__gp_char(ps, &lo)) { arrfree(r); return infer__gp_fail(ps, at, "unterminated character class"); }
+            hi = lo;
+            if (ps->p + 1 < ps->end && *ps->p == '-' && ps->p[1] != ']') {
+                ps->p++;
+                if (!infer__gp_char(ps, &hi)) { arrfree(r); return 0; }
+                if (hi < lo) { arrfree(r); return infer__gp_fail(ps, at, "a range in a character class runs backwards"); }
+            }
+            arrput(r, lo);
+            arrput(r, hi);
+        }
+        if (ps->p >= ps->end) { arrfree(r); return infer__gp_fail(ps, at, "unterminated character class"); }
+        ps->p++;
+        infer__g_put(seq, INFER__G_CLASS, infer__g_class(ps->g, r, (int32_t)(arrlen(r) / 2), negate));
+        arrfree(r);
+    } else if (c == '.') {                           /* any character */
+        ps->p++;
+        infer__g_put(seq, INFER__G_CLASS, infer__g_class(ps->g, NULL, 0, 1));
+    } else if (c == '(') {                           /* ( group ) */
+        infer__gelem *body = NULL;
+        ps->p++;
+        infer__gp_space(ps, 1);
+        const int32_t r = infer__g_gen_rule(ps, at);
+        if (!infer__gp_alts(ps, &body, 1)) { arrfree(body); return 0; }
+        if (ps->p >= ps->end || *ps->p != ')') { arrfree(body); return infer__gp_fail(ps, at, "'(' without its ')'"); }
+        ps->p++;
+        infer__g_set_alts(ps->g, r, body, arrlen(body));
+        arrfree(body);
+        infer__g_put(seq, INFER__G_REF, r);
+    } else if (infer__gp_is_name(c)) {               /* rule reference */
+        const char *q = ps->p;
+        while (ps->p < ps->end && infer__gp_is_name(*ps->p)) ps->p++;
+        int32_t r = infer__g_find_rule(ps->g, q, (size_t)(ps->p - q));
+        if (r < 0) {
+            int32_t line, col;
+            infer__g_linecol(ps->src, q, &line, &col);
+            r = infer__g_add_rule(ps->g, q, (size_t)(ps->p - q), line, col);
+        }
+        infer__g_put(seq, INFER__G_REF, r);
+    } else if (c == '<') {
+        return infer__gp_fail(ps, at, "token references (<...>) are not supported");
+    } else {
+        return infer__gp_fail(ps, at, "expected a literal, a [class], '.', a rule name or '('");
+    }
+    infer__gp_space(ps, nested);
+    for (;;) {                                       /* repetition suffixes */
+        if (ps->p >= ps->end) break;
+        const char op = *ps->p;
+        long min, max;
+        at = ps->p;
+        if (op == '*') { min = 0; max = -1; ps->p++; }
+        else if (op == '+') { min = 1; max = -1; ps->p++; }
+        else if (op == '?') { min = 0; max = 1; ps->p++; }
+        else if (op == '{') {
+            char *q;
+            ps->p++;
+            infer__gp_space(ps, 0);
+            min = strtol(ps->p, &q, 10);
+            if (q == ps->p || min < 0) return infer__gp_fail(ps, at, "expected a count after '{'");
+            ps->p = q;
+            infer__gp_space(ps, 0);
+            max = min;
+            if (ps->p < ps->end && *ps->p == ',') {
+                ps->p++;
+                infer__gp_space(ps, 0);
+                max = -1;
+                if (ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9') { max = strtol(ps->p, &q, 10); ps->p = q; }
+                infer__gp_space(ps, 0);
+            }
+            if (ps->p >= ps->end || *ps->p != '}') return infer__gp_fail(ps, at, "expected '}' closing a repetition count");
+            ps->p++;
+            if (max >= 0 && max < min) return infer__gp_fail(ps, at, "a repetition {m,n} needs m <= n");
+            if (min > 10000 || max > 10000) return infer__gp_fail(ps, at, "a repetition count above 10000");
+        } else break;
+        if (!infer__gp_repeat(ps, seq, from, min, max, at)) return 0;
+        infer__gp_space(ps, nested);
+    }
+    return 1;
+}
+
+/* alternatives separated by '|' into out, each ending in END */
+static int infer__gp_alts(infer__gparser *ps, infer__gelem **out, int nested) {
+    for (;;) {
+        while (ps->p < ps->end && *ps->p != '|' && *ps->p != ')' && *ps->p != '\n') {
+            if (!infer__gp_element(ps, out, nested)) return 0;
+        }
+        infer__g_put(out, INFER__G_END, 0);
+        if (ps->p < ps->end && *ps->p == '|') { ps->p++; infer__gp_space(ps, 1); continue; }
+        return 1;
+    }
+}
+
+/* Left recursion: a rule that can reach itself again before reading a character. nullable[r]
+ * (rule r matches the empty text) is found by iterating to a fixed point; then a depth-first
+ * search follows the "leftmost" references (those preceded only by nullable ones). */
+static int infer__g_nullable_seq(const infer_grammar *g, int32_t at, const uint8_t *nullable) {
+    for (; g->elems[at].kind != INFER__G_END; at++)
+        if (g->elems[at].kind == INFER__G_CLASS || !nullable[g->elems[at].arg]) return 0;
+    return 1;
+}
+static int infer__g_left_dfs(const infer_grammar *g, int32_t r, const uint8_t *nullable, uint8_t *mark, int32_t **path) {
+    if (mark[r] == 2) return 0;
+    arrput(*path, r);
+    if (mark[r] == 1) return 1;                      /* back on the path: a cycle */
+    mark[r] = 1;
+    for (ptrdiff_t a = 0; a < arrlen(g->rules[r].alts); a++)
+        for (int32_t at = g->rules[r].alts[a]; g->elems[at].kind == INFER__G_REF; at++) {
+            if (infer__g_left_dfs(g, g->elems[at].arg, nullable, mark, path)) return 1;
+            if (!nullable[g->elems[at].arg]) break;
+        }
+    mark[r] = 2;
+    arrpop(*path);
+    return 0;
+}
+static infer_status infer__g_check(infer_grammar *g, infer_error *err) {
+    const int32_t n = (int32_t)arrlen(g->rules);
+    for (int32_t r = 0; r < n; r++)
+        if (!g->rules[r].defined)
+            return infer__fail(err, INFER_ERR_ARG, "grammar: line %d, column %d: rule '%s' is used but not defined", g->rules[r].line, g->rules[r].col, g->rules[r].name);
+    uint8_t *nullable = (uint8_t *)infer__calloc((size_t)n, 2), *mark = nullable + n;
+    if (!nullable) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int32_t r = 0; r < n; r++)
+            for (ptrdiff_t a = 0; !nullable[r] && a < arrlen(g->rules[r].alts); a++)
+                if (infer__g_nullable_seq(g, g->rules[r].alts[a], nullable)) nullable[r] = 1, changed = 1;
+    }
+    int32_t *path = NULL;
+    infer_status rc = INFER_OK;
+    for (int32_t r = 0; r < n && rc == INFER_OK; r++) {
+        arrsetlen(path, 0);
+        if (!infer__g_left_dfs(g, r, nullable, mark, &path)) continue;
+        char chain[512];
+        size_t k = 0;
+        ptrdiff_t first = 0;                         /* the cycle starts where its last rule first appears */
+        while (path[first] != path[arrlen(path) - 1]) first++;
+        for (ptrdiff_t i = first; i < arrlen(path) && k + 4 < sizeof chain; i++)
+            k += (size_t)snprintf(chain + k, sizeof chain - k, "%s%s", i > first ? " -> " : "", g->rules[path[i]].name);
+        const infer__grule *lr = &g->rules[path[first]];
+        rc = infer__fail(err, INFER_ERR_ARG, "grammar: line %d, column %d: rule '%s' is left-recursive (%s), which this matcher cannot run; "
+                         "rewrite it with repetition, e.g. expr ::= term (\"+\" term)*, and repeat nothing that can be empty",
+                         lr->line, lr->col, lr->name, chain);
+    }
+    arrfree(path);
+    INFER_FREE(nullable);
+    return rc;
+}
+
+infer_status infer_grammar_parse(infer_grammar **out, const char *text, size_t len, infer_error *err) {
+    infer__gparser P;
+    infer__gparser *ps = &P;
+    *out = NULL;
+    memset(ps, 0, sizeof *ps);
+    ps->g = (infer_grammar *)infer__calloc(1, sizeof *ps->g);
+    if (!ps->g) return infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+    ps->src = ps->p = text;
+    ps->end = text + len;
+    ps->err = err;
+    ps->rule = -1;
+    for (;;) {
+        ps->rule = -1;
+        infer__gp_space(ps, 1);
+        if (ps->p >= ps->end) break;
+        const char *name = ps->p;
+        while (ps->p < ps->end && infer__gp_is_name(*ps->p)) ps->p++;
+        if (ps->p == name) { infer__gp_fail(ps, name, "expected a rule name"); break; }
+        const size_t nlen = (size_t)(ps->p - name);
+        int32_t r = infer__g_find_rule(ps->g, name, nlen), line, col;
+        infer__g_linecol(ps->src, name, &line, &col);
+        if (r >= 0 && ps->g->rules[r].defined) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "rule '%.*s' is defined twice (first on line %d)", (int)nlen, name, ps->g->rules[r].line);
+            infer__gp_fail(ps, name, msg);
+            break;
+        }
+        if (r < 0) r = infer__g_add_rule(ps->g, name, nlen, line, col);
+        ps->g->rules[r].defined = 1;
+        ps->g->rules[r].line = line; ps->g->rules[r].col = col;
+        ps->rule = r;
+        ps->n_gen = 0;
+        infer__gp_space(ps, 0);
+        if (ps->end - ps->p < 3 || memcmp(ps->p, "::=", 3)) { infer__gp_fail(ps, ps->p, "expected '::=' after the rule name"); break; }
+        ps->p += 3;
+        infer__gp_space(ps, 1);
+        infer__gelem *body = NULL;
+        const int ok = infer__gp_alts(ps, &body, 0);
+        if (ok && ps->p < ps->end && *ps->p != '\n') infer__gp_fail(ps, ps->p, *ps->p == ')' ? "')' without its '('" : "expected the end of the line");
+        if (!ps->failed) infer__g_set_alts(ps->g, r, body, arrlen(body));
+        arrfree(body);
+        if (ps->failed) break;
+    }
+    infer_grammar *g = ps->g;
+    infer_status rc = ps->failed ? INFER_ERR_ARG : INFER_OK;
+    if (rc == INFER_OK) {
+        const int32_t root = infer__g_find_rule(g, "root", 4);
+        if (root < 0) rc = infer__fail(err, INFER_ERR_ARG, "grammar: no rule named 'root' (where the output starts)");
+        else {
+            g->start = (int32_t)arrlen(g->elems);
+            infer__g_put(&g->elems, INFER__G_REF, root);
+            infer__g_put(&g->elems, INFER__G_END, 0);
+            rc = infer__g_check(g, err);
+        }
+    }
+    if (rc != INFER_OK) { infer_grammar_free(g); return rc; }
+    *out = g;
+    return INFER_OK;
+}
+
+/* ---- the matcher ----
+ * A state lives in an int32 array: [need, cp, n_stacks, then each stack as its length and
+ * its element positions, bottom first]. need > 0: a UTF-8 character is half read, cp holds
+ * its bits so far and `need` continuation bytes are still to come. */
+enum { INFER__GS_NEED, INFER__GS_CP, INFER__GS_N, INFER__GS_HEAD };
+#define INFER__GS_ANY (-1)   /* in the cp slot: see infer__gs_step */
+
+/* append stack stk[0..n) to the state at st (the last thing in *a) unless it is there */
+static void infer__gs_add(int32_t **a, int32_t st, const int32_t *stk, int32_t n) {
+    int32_t *s = *a + st;
+    int32_t at = st + INFER__GS_HEAD;
+    for (int32_t i = 0; i < s[INFER__GS_N]; i++) {
+        const int32_t len = (*a)[at];
+        if (len == n && !memcmp(*a + at + 1, stk, (size_t)n * sizeof *stk)) return;
+        at += 1 + len;
+    }
+    arrput(*a, n);
+    for (int32_t i = 0; i < n; i++) arrput(*a, stk[i]);
+    (*a)[st + INFER__GS_N]++;
+}
+
+/* expand the stack (*tmp)[s0 .. s0+n) until its top is a class (or it is empty), into the
+ * state at st: a rule reference at the top becomes each of its alternatives in turn, with
+ * the element after the reference (unless that ends the alternative) beneath it */
+static void infer__gs_expand(const infer_grammar *g, int32_t **a, int32_t st, int32_t **tmp, ptrdiff_t s0, int32_t n) {
+    if (n == 0 || g->elems[(*tmp)[s0 + n - 1]].kind == INFER__G_CLASS) { infer__gs_add(a, st, *tmp + s0, n); return; }
+    const int32_t pos = (*tmp)[s0 + n - 1];
+    if (g->elems[pos].kind == INFER__G_END) { infer__gs_expand(g, a, st, tmp, s0, n - 1); return; }
+    const infer__grule *r = &g->rules[g->elems[pos].arg];
+    for (ptrdiff_t k = 0; k < arrlen(r->alts); k++) {
+        const ptrdiff_t s1 = arrlen(*tmp);
+        for (int32_t i = 0; i < n - 1; i++) arrput(*tmp, (*tmp)[s0 + i]);
+        if (g->elems[pos + 1].kind != INFER__G_END) arrput(*tmp, pos + 1);
+        if (g->elems[r->alts[k]].kind != INFER__G_END) arrput(*tmp, r->alts[k]);
+        infer__gs_expand(g, a, st, tmp, s1, (int32_t)(arrlen(*tmp) - s1));
+        arrsetlen(*tmp, s1);
+    }
+}
+
+static int32_t infer__gs_begin(int32_t **a, int32_t need, int32_t cp) {
+    const int32_t st = (int32_t)arrlen(*a);
+    arrput(*a, need); arrput(*a, cp); arrput(*a, 0);
+    return st;
+}
+
+/* the first state: the stack [REF root] expanded */
+static int32_t infer__gs_init(const infer_grammar *g, int32_t **a, int32_t **tmp) {
+    const int32_t st = infer__gs_begin(a, 0, 0);
+    arrsetlen(*tmp, 0);
+    arrput(*tmp, g->start);
+    infer__gs_expand(g, a, st, tmp, 0, 1);
+    return st;
+}
+
+/* may the text end in state st? (an empty stack, no character half read) */
+static int infer__gs_can_end(const int32_t *a, int32_t st) {
+    if (a[st + INFER__GS_NEED]) return 0;
+    int32_t at = st + INFER__GS_HEAD;
+    for (int32_t i = 0; i < a[st + INFER__GS_N]; i++) { if (a[at] == 0) return 1; at += 1 + a[at]; }
+    return 0;
+}
+
+/* The state after byte b from the state at `from`, appended to *a; its offset, or -1 when
+ * b leaves the language (nothing is left appended then). */
+static int32_t infer__gs_step(const infer_grammar *g, int32_t **a, int32_t **tmp, int32_t from, uint8_t b) {
+    int32_t need = (*a)[from + INFER__GS_NEED];
+    uint32_t cp = (uint32_t)(*a)[from + INFER__GS_CP];
+    const int any = need == 1 && (*a)[from + INFER__GS_CP] == INFER__GS_ANY;   /* every stack takes whatever ends it */
+    if (need > 0) {                                  /* a continuation byte */
+        if ((b & 0xC0) != 0x80) return -1;
+        if ((need == 2 && cp == 0 && b < 0xA0) || (need == 3 && cp == 0 && b < 0x90)) return -1;   /* E0, F0: overlong */
+        if ((need == 2 && cp == 0xD && b >= 0xA0) || (need == 3 && cp == 4 && b >= 0x90)) return -1; /* ED: surrogates; F4: past U+10FFFF */
+        cp = any ? 0 : cp << 6 | (b & 0x3F);
+        need--;
+    } else if (b < 0x80) {
+        cp = b;
+    } else {                                         /* a lead byte */
+        need = b >= 0xC2 && b <= 0xDF ? 1 : b >= 0xE0 && b <= 0xEF ? 2 : b >= 0xF0 && b <= 0xF4 ? 3 : 0;
+        if (!need) return -1;
+        cp = b & (0x3Fu >> need);
+    }
+    const int32_t st = infer__gs_begin(a, need, need ? (int32_t)cp : 0);
+    int32_t at = from + INFER__GS_HEAD;
+    const int32_t n_stacks = (*a)[from + INFER__GS_N];
+    if (need > 0) {                                  /* keep the stacks whose class could still take the character */
+        static const uint32_t least[4] = { 0, 0x80, 0x800, 0x10000 };   /* the shortest form's floor */
+        uint32_t lo = cp << (6 * need), hi = lo | ((1u << (6 * need)) - 1);
+        if (lo < least[need]) lo = least[need];
+        if (hi > 0x10FFFF) hi = 0x10FFFF;
+        int all = 1;
+        for (int32_t i = 0; i < n_stacks; i++) {
+            const int32_t len = (*a)[at];
+            if (len > 0 && infer__gclass_meets(g, g->elems[(*a)[at + len]].arg, lo, hi)) {
+                arrsetlen(*tmp, 0);
+                for (int32_t j = 0; j < len; j++) arrput(*tmp, (*a)[at + 1 + j]);
+                infer__gs_add(a, st, *tmp, len);
+                all &= infer__gclass_covers(g, g->elems[(*a)[at + len]].arg, lo, hi);
+            }
+            at += 1 + len;
+        }
+        /* One byte to go and every class takes all 64 characters it can make: which character
+         * it is no longer matters, and forgetting its bits makes the states inside a string
+         * one state instead of one per character begun. */
+        if (need == 1 && all) (*a)[st + INFER__GS_CP] = INFER__GS_ANY;
+    } else {                                         /* a whole code point: match the tops, pop, expand */
+        if (!any && cp >= 0xD800 && cp <= 0xDFFF) { arrsetlen(*a, st); return -1; }
+        for (int32_t i = 0; i < n_stacks; i++) {
+            const int32_t len = (*a)[at];
+            if (len > 0) {
+                const int32_t top = (*a)[at + len];
+                if (any || infer__gclass_has(g, g->elems[top].arg, cp)) {
+                    arrsetlen(*tmp, 0);
+                    for (int32_t j = 0; j < len - 1; j++) arrput(*tmp, (*a)[at + 1 + j]);
+                    if (g->elems[top + 1].kind != INFER__G_END) arrput(*tmp, top + 1);
+                    infer__gs_expand(g, a, st, tmp, 0, (int32_t)arrlen(*tmp));
+                }
+            }
+            at += 1 + len;
+        }
+    }
+    if ((*a)[st + INFER__GS_N] == 0) { arrsetlen(*a, st); return -1; }
+    return st;
+}
+
+int infer_grammar_match(const infer_grammar *g, const char *text, size_t len) {
+    int32_t *a = NULL, *tmp = NULL;
+    int32_t st = infer__gs_init(g, &a, &tmp);
+    int rc = 0;
+    for (size_t i = 0; i < len; i++) {
+        const int32_t next = infer__gs_step(g, &a, &tmp, st, (uint8_t)text[i]);
+        if (next < 0) { rc = -1; break; }
+        memmove(a, a + next, (arrlen(a) - next) * sizeof *a);   /* keep only the new state */
+        arrsetlen(a, arrlen(a) - next);
+        st = 0;
+    }
+    if (rc == 0) rc = infer__gs_can_end(a, st);
+    arrfree(a);
+    arrfree(tmp);
+    return rc;
+}
+
+/* ---- the vocabulary as a trie ----
+ * Every token's piece (its decoded bytes; control tokens have none and stay out), sorted
+ * bytewise, makes the trie in depth-first order: node i's subtree is nodes [i, end), its
+ * tokens ids[tok .. tok + n_tok) are those whose piece ends at it. The walk visits nodes in
+ * order and jumps to `end` when a prefix is refused. Built once per tokenizer. */
+typedef struct infer__trie_node { int32_t end, tok; uint16_t depth, n_tok; uint8_t byte; } infer__trie_node;
+struct infer__vocab_trie {
+    infer__trie_node *nodes;   /* [n_nodes]; node 0 is the root (the empty prefix) */
+    int32_t n_nodes, max_depth;
+    int32_t *ids;              /* token ids in piece order */
+    int32_t *eog;              /* stb_ds: the end-of-generation tokens */
+};
+static void infer__vocab_trie_free(struct infer__vocab_trie *t) {
+    if (!t) return;
+    INFER_FREE(t->nodes);
+    INFER_FREE(t->ids);
+    arrfree(t->eog);
+    INFER_FREE(t);
+}
+
+static const infer_tokenizer *infer__trie_sort_tok;   /* qsort has no user pointer; guarded by the lock */
+static int infer__trie_cmp(const void *x, const void *y) {
+    int la, lb;
+    const char *a = infer__tok_piece(infer__trie_sort_tok, *(const int32_t *)x, 0, &la);
+    const char *b = infer__tok_piece(infer__trie_sort_tok, *(const int32_t *)y, 0, &lb);
+    const int c = memcmp(a, b, (size_t)(la < lb ? la : lb));
+    if (c) return c;
+    if (la != lb) return la - lb;
+    return *(const int32_t *)x - *(const int32_t *)y;
+}
+
+static pthread_mutex_t infer__trie_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct infer__vocab_trie *infer__vocab_trie_get(const infer_tokenizer *tok) {
+    pthread_mutex_lock(&infer__trie_lock);
+    struct infer__vocab_trie *t = tok->trie;
+    if (t) { pthread_mutex_unlock(&infer__trie_lock); return t; }
+    t = (struct infer__vocab_trie *)infer__calloc(1, sizeof *t);
+    int32_t *ids = (int32_t *)infer__calloc((size_t)tok->n_vocab + 1, sizeof *ids), n = 0;
+    size_t total = 1;
+    if (!t || !ids) goto fail;
+    for (int32_t i = 0; i < tok->n_vocab; i++) {
+        int len;
+        infer__tok_piece(tok, i, 0, &len);
+        if (infer_token_is_eog(tok, i)) arrput(t->eog, i);
+        if (len > 0 && len < 65536) { ids[n++] = i; total += (size_t)len; }
+    }
+    infer__trie_sort_tok = tok;
+    qsort(ids, (size_t)n, sizeof *ids, infer__trie_cmp);
+    t->ids = ids;
+    t->nodes = (infer__trie_node *)infer__calloc(total, sizeof *t->nodes);   /* at most one node per byte */
+    int32_t *path = (int32_t *)infer__calloc((size_t)tok->max_piece_len + 2, sizeof *path);
+    if (!t->nodes || !path) { INFER_FREE(path); goto fail; }
+    t->n_nodes = 1;
+    int32_t depth = 0, prev_len = 0;                 /* path[0..depth]: the nodes of the last piece */
+    const char *prev = "";
+    for (int32_t k = 0; k < n; k++) {
+        int len;
+        const char *p = infer__tok_piece(tok, ids[k], 0, &len);
+        int32_t l = 0;                               /* the prefix shared with the previous piece */
+        while (l < len && l < prev_len && p[l] == prev[l]) l++;
+        for (; depth > l; depth--) t->nodes[path[depth]].end = t->n_nodes;   /* subtrees now closed */
+        for (; depth < len; depth++) {
+            infer__trie_node *nd = &t->nodes[t->n_nodes];
+            nd->byte = (uint8_t)p[depth];
+            nd->depth = (uint16_t)(depth + 1);
+            nd->tok = k;
+            path[depth + 1] = t->n_nodes++;
+        }
+        infer__trie_node *at = &t->nodes[path[len]];
+        if (at->n_tok == 0) at->tok = k;
+        at->n_tok++;
+        if (len > t->max_depth) t->max_depth = len;
+        prev = p; prev_len = len;
+    }
+    for (; depth >= 0; depth--) t->nodes[path[depth]].end = t->n_nodes;
+    INFER_FREE(path);
+    ((infer_tokenizer *)tok)->trie = t;              /* a cache on a const tokenizer: the lock guards it */
+    pthread_mutex_unlock(&infer__trie_lock);
+    return t;
+fail:
+    if (t) { t->ids = ids; infer__vocab_trie_free(t); } else INFER_FREE(ids);
+    pthread_mutex_unlock(&infer__trie_lock);
+    return NULL;
+}
+
+/* ---- the sampler's matcher ----
+ * The walk meets the same few states again and again (inside a JSON string every ordinary
+ * character leads back to the state it left), so states are interned -- each distinct one
+ * stored once, with an id -- and each id gets a row of 256 transitions, filled as bytes are
+ * first tried from it. After the first walks, most trie nodes cost one load from a row that
+ * stays in cache. The table is emptied before a walk when it has grown past a bound. */
+#define INFER__GM_CACHE 8
+#define INFER__GM_MAX_STATES 16384           /* 16384 rows of 256 transitions: 16 MiB */
+enum { INFER__GM_UNKNOWN = -2 };
+struct infer__gmatch {
+    const infer_grammar *g;
+    const infer_tokenizer *tok;
+    struct infer__vocab_trie *trie;
+    int32_t *cur;              /* stb_ds: the state after the output so far (at offset 0) */
+    int32_t *walk, *tmp;       /* stb_ds: a step's scratch; expansion scratch */
+    int32_t *at_depth;         /* [max_depth + 1]: the walk's state id at each trie depth */
+    int32_t *pool;             /* stb_ds: the interned states, one after another */
+    int32_t *st_off;           /* stb_ds: [id] where state id starts in pool ([id + 1] where it ends) */
+    int32_t *next;             /* stb_ds: [id * 256 + byte] the state after byte, -1 refused, or UNKNOWN */
+    int32_t *slots;            /* open addressing over the states' hashes: id + 1, 0 empty */
+    int32_t n_slots;
+    struct { int32_t *key, *ids; uint64_t hash, used; } cache[INFER__GM_CACHE];   /* state -> allowed tokens */
+    uint64_t clock;
+    int32_t dead;              /* a token the grammar refused was accepted */
+};
+
+static void infer__gmatch_free(struct infer__gmatch *m) {
+    if (!m) return;
+    arrfree(m->cur); arrfree(m->walk); arrfree(m->tmp);
+    arrfree(m->pool); arrfree(m->st_off); arrfree(m->next);
+    INFER_FREE(m->slots);
+    INFER_FREE(m->at_depth);
+    for (int i = 0; i < INFER__GM_CACHE; i++) { arrfree(m->cache[i].key); arrfree(m->cache[i].ids); }
+    INFER_FREE(m);
+}
+
+static uint64_t infer__gs_hash(const int32_t *v, ptrdiff_t n) {
+    uint64_t h = 1469598103934665603ull;             /* FNV-1a */
+    for (ptrdiff_t i = 0; i < n; i++) h = (h ^ (uint32_t)v[i]) * 1099511628211ull;
+    return h;
+}
+/* the id of state v[0..n), interned if new; -1 out of memory */
+static int32_t infer__gm_intern(struct infer__gmatch *m, const int32_t *v, int32_t n) {
+    const int32_t n_states = (int32_t)arrlen(m->st_off) - 1;
+    if (2 * (n_states + 1) > m->n_slots) {           /* grow the index to keep it half empty */
+        const int32_t cap = m->n_slots ? 2 * m->n_slots : 1024;
+        int32_t *slots = (int32_t *)infer__calloc((size_t)cap, sizeof *slots);
+        if (!slots) return -1;
+        for (int32_t id = 0; id < n_states; id++) {
+            uint64_t h = infer__gs_hash(m->pool + m->st_off[id], m->st_off[id + 1] - m->st_off[id]);
+            while (slots[h & (uint64_t)(cap - 1)]) h++;
+            slots[h & (uint64_t)(cap - 1)] = id + 1;
+        }
+        INFER_FREE(m->slots);
+        m->slots = slots;
+        m->n_slots = cap;
+    }
+    uint64_t h = infer__gs_hash(v, n);
+    for (;; h++) {
+        const int32_t id = m->slots[h & (uint64_t)(m->n_slots - 1)] - 1;
+        if (id < 0) break;
+        if (m->st_off[id + 1] - m->st_off[id] == n && !memcmp(m->pool + m->st_off[id], v, (size_t)n * sizeof *v)) return id;
+    }
+    m->slots[h & (uint64_t)(m->n_slots - 1)] = n_states + 1;
+    memcpy(arraddnptr(m->pool, n), v, (size_t)n * sizeof *v);
+    arrput(m->st_off, (int32_t)arrlen(m->pool));
+    int32_t *row = arraddnptr(m->next, 256);
+    for (int i = 0; i < 256; i++) row[i] = INFER__GM_UNKNOWN;
+    return n_states;
+}
+static void infer__gm_forget(struct infer__gmatch *m) {
+    arrsetlen(m->pool, 0); arrsetlen(m->next, 0); arrsetlen(m->st_off, 0);
+    arrput(m->st_off, 0);
+    if (m->slots) memset(m->slots, 0, (size_t)m->n_slots * sizeof *m->slots);
+}
+/* the state after byte b from state id, through its row */
+static int32_t infer__gm_next(struct infer__gmatch *m, int32_t id, uint8_t b) {
+    int32_t nx = m->next[(size_t)id * 256 + b];
+    if (nx != INFER__GM_UNKNOWN) return nx;
+    arrsetlen(m->walk, 0);
+    memcpy(arraddnptr(m->walk, m->st_off[id + 1] - m->st_off[id]), m->pool + m->st_off[id], (size_t)(m->st_off[id + 1] - m->st_off[id]) * sizeof(int32_t));
+    const int32_t st = infer__gs_step(m->g, &m->walk, &m->tmp, 0, b);
+    nx = st < 0 ? -1 : infer__gm_intern(m, m->walk + st, (int32_t)(arrlen(m->walk) - st));
+    m->next[(size_t)id * 256 + b] = nx;
+    return nx;
+}
+
+/* The tokens allowed next: every token whose whole piece the grammar takes from the current
+ * state, plus the end-of-generation tokens where it can end. Returns a list (stb_ds, owned by
+ * the cache). */
+static const int32_t *infer__gmatch_allowed(struct infer__gmatch *m) {
+    const ptrdiff_t n_key = arrlen(m->cur);
+    const uint64_t h = infer__gs_hash(m->cur, n_key);
+    int slot = 0;
+    for (int i = 0; i < INFER__GM_CACHE; i++) {
+        if (m->cache[i].hash == h && arrlen(m->cache[i].key) == n_key && !memcmp(m->cache[i].key, m->cur, (size_t)n_key * sizeof *m->cur)) {
+            m->cache[i].used = ++m->clock;
+            return m->cache[i].ids;
+        }
+        if (m->cache[i].used < m->cache[slot].used) slot = i;
+    }
+    int32_t **ids = &m->cache[slot].ids;
+    arrsetlen(*ids, 0);
+    const struct infer__vocab_trie *t = m->trie;
+    if (arrlen(m->st_off) == 0 || arrlen(m->st_off) > INFER__GM_MAX_STATES) infer__gm_forget(m);
+    int32_t *at = m->at_depth;
+    at[0] = infer__gm_intern(m, m->cur, (int32_t)n_key);
+    for (int32_t i = 1; at[0] >= 0 && i < t->n_nodes;) {
+        const infer__trie_node *nd = &t->nodes[i];
+        const int32_t st = infer__gm_next(m, at[nd->depth - 1], nd->byte);
+        if (st < 0) { i = nd->end; continue; }     /* the whole subtree is refused */
+        at[nd->depth] = st;
+        for (int32_t k = 0; k < nd->n_tok; k++) arrput(*ids, t->ids[nd->tok + k]);
+        i++;
+    }
+    if (infer__gs_can_end(m->cur, 0)) for (ptrdiff_t k = 0; k < arrlen(t->eog); k++) arrput(*ids, t->eog[k]);
+    arrsetlen(m->cache[slot].key, 0);
+    for (ptrdiff_t i = 0; i < n_key; i++) arrput(m->cache[slot].key, m->cur[i]);
+    m->cache[slot].hash = h;
+    m->cache[slot].used = ++m->clock;
+    return *ids;
+}
+
+/* The sampler's step (>>sampler): out = logits with every token the grammar refuses at -inf.
+ * Returns -1, or, when no token at all can follow (the grammar is finished and the
+ * vocabulary has no end-of-generation token, or a refused token was forced in), the token to
+ * end with. */
+static int32_t infer__gmatch_mask(struct infer__gmatch *m, const float *logits, float *out, int32_t V) {
+    const int32_t *ids = infer__gmatch_allowed(m);
+    for (int32_t i = 0; i < V; i++) out[i] = -INFINITY;
+    int32_t n = 0;
+    for (ptrdiff_t k = 0; k < arrlen(ids); k++) if (ids[k] < V) { out[ids[k]] = logits[ids[k]]; n++; }
+    if (n > 0 && !m->dead) return -1;
+    return m->tok->eos >= 0 ? m->tok->eos : m->tok->eot >= 0 ? m->tok->eot : 0;
+}
+
+/* the output goes on with token t: the state moves over its bytes */
+static void infer__gmatch_accept(struct infer__gmatch *m, int32_t t) {
+    if (t < 0 || t >= m->tok->n_vocab || infer_token_is_eog(m->tok, t)) return;
+    int len;
+    const char *p = infer__tok_piece(m->tok, t, 0, &len);
+    int32_t st = 0;
+    for (int i = 0; i < len; i++) {
+        const int32_t next = infer__gs_step(m->g, &m->cur, &m->tmp, st, (uint8_t)p[i]);
+        if (next < 0) { m->dead = 1; return; }   /* not a token the mask allowed: the output has left the grammar */
+        st = next;
+    }
+    memmove(m->cur, m->cur + st, (size_t)(arrlen(m->cur) - st) * sizeof *m->cur);
+    arrsetlen(m->cur, arrlen(m->cur) - st);
+}
+
+infer_status infer_sampler_set_grammar(infer_sampler *s, const infer_grammar *g, const infer_tokenizer *tok, infer_error *err) {
+    infer__gmatch_free(s->gm);
+    s->gm = NULL;
+    if (!g) return INFER_OK;
+    if (!tok || tok->kind == INFER_TOK_NONE) return infer__fail(err, INFER_ERR_ARG, "a grammar needs the model's vocabulary (this model has none)");
+    struct infer__gmatch *m = (struct infer__gmatch *)infer__calloc(1, sizeof *m);
+    if (!m || !(m->trie = infer__vocab_trie_get(tok))) { INFER_FREE(m); return infer__fail(err, INFER_ERR_NOMEM, "out of memory"); }
+    m->g = g;
+    m->tok = tok;
+    m->at_depth = (int32_t *)infer__calloc((size_t)m->trie->max_depth + 1, sizeof(int32_t));
+    if (!s->masked) s->masked = (float *)infer__calloc((size_t)s->n_vocab, sizeof(float));
+    if (!m->at_depth || !s->masked) { infer__gmatch_free(m); return infer__fail(err, INFER_ERR_NOMEM, "out of memory"); }
+    infer__gs_init(g, &m->cur, &m->tmp);
+    s->gm = m;
+    return INFER_OK;
+}
+
+/* ---- JSON Schema -> GBNF ----
+ * Each schema becomes a rule; values end in `space`, which allows what llama.cpp's converter
+ * allows between tokens (nothing, a blank, or a newline and up to 20 blanks of indent), so
+ * every rule's language is finite where the schema bounds it. Objects list the required
+ * properties in the schema's order, then the optional ones, each either present or not, in
+ * that order; additional properties only when additionalProperties says so. A keyword the
+ * converter does not implement is an error that names it: a looser grammar would let
+ * through output the caller's schema forbids. */
+#if !defined(INFER_NO_JINJA) || !defined(INFER_NO_HF)   /* >>json is in the build */
+
+static const char infer__js_base[] =
+    "space ::= | \" \" | \"\\n\" [ \\t]{0,20}\n"
+    "boolean ::= (\"true\" | \"false\") space\n"
+    "null ::= \"null\" space\n"
+    "char ::= [^\"\\\\\\x7F\\x00-\\x1F] | [\\\\] ([\"\\\\/bfnrt] | \"u\" [0-9a-fA-F]{4})\n"
+    "string ::= \"\\\"\" char* \"\\\"\" space\n"
+    "integral-part ::= [0] | [1-9] [0-9]{0,15}\n"
+    "decimal-part ::= [0-9]{1,16}\n"
+    "integer ::= \"-\"? integral-part space\n"
+    "number ::= \"-\"? integral-part (\".\" decimal-part)? ([eE] [-+]? integral-part)? space\n"
+    "value ::= object | array | string | number | boolean | null\n"
+    "object ::= \"{\" space (string \":\" space value (\",\" space string \":\" space value)*)? \"}\" space\n"
+    "array ::= \"[\" space (value (\",\" space value)*)? \"]\" space\n"
+    "date ::= [0-9]{4} \"-\" (\"0\" [1-9] | \"1\" [0-2]) \"-\" (\"0\" [1-9] | [12] [0-9] | \"3\" [01])\n"
+    "time ::= ([01] [0-9] | \"2\" [0-3]) \":\" [0-5] [0-9] \":\" [0-5] [0-9] (\".\" [0-9]{3})? (\"Z\" | [+-] ([01] [0-9] | \"2\" [0-3]) \":\" [0-5] [0-9])\n"
+    "uuid ::= [0-9a-fA-F]{8} \"-\" [0-9a-fA-F]{4} \"-\" [0-9a-fA-F]{4} \"-\" [0-9a-fA-F]{4} \"-\" [0-9a-fA-F]{12}\n";
+
+typedef struct infer__js {
+    const infer__json *root;
+    char *out;           /* stb_ds: the rules written so far */
+    char **names;        /* stb_ds: rule names taken */
+    infer_error *err;
+    int failed;
+} infer__js;
+
+static void infer__js_put(char **s, const char *fmt, ...) {
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < (int)sizeof buf) { memcpy(arraddnptr(*s, n), buf, (size_t)n); return; }
+    va_start(ap, fmt);
+    vsnprintf(arraddnptr(*s, n + 1), (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    arrpop(*s);
+}
+static int infer__js_fail(infer__js *js, const char *path, const char *what, const char *name) {
+    if (!js->failed) infer__fail(js->err, INFER_ERR_UNSUPPORTED, "json schema: %s%s%s%s at %s", what, name ? " '" : "", name ? name : "", name ? "'" : "", path);
+    js->failed = 1;
+    return 0;
+}
+
+/* v as compact JSON, each byte escaped for a GBNF literal */
+static void infer__js_lit_str(char **s, const char *p, size_t n, int json_quote) {
+    if (json_quote) infer__js_put(s, "\\\"");
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char c = (unsigned char)p[i];
+        if (json_quote && (c == '"' || c == '\\')) infer__js_put(s, "\\\\\\%c", c);   /* JSON's \" and \\ , escaped again */
+        else if (json_quote && c < 0x20) infer__js_put(s, "\\\\u%04x", c);
+        else if (c == '"' || c == '\\') infer__js_put(s, "\\%c", c);
+        else if (c < 0x20) infer__js_put(s, "\\x%02X", c);
+        else arrput(*s, (char)c);
+    }
+    if (json_quote) infer__js_put(s, "\\\"");
+}
+static void infer__js_lit(char **s, const infer__json *v) {
+    switch (v->type) {
+    case INFER__JSON_NULL: infer__js_put(s, "null"); break;
+    case INFER__JSON_TRUE: infer__js_put(s, "true"); break;
+    case INFER__JSON_FALSE: infer__js_put(s, "false"); break;
+    case INFER__JSON_NUMBER:
+        if (v->is_int) infer__js_put(s, "%lld", (long long)v->i);
+        else infer__js_put(s, "%.17g", v->num);
+        break;
+    case INFER__JSON_STRING: infer__js_lit_str(s, v->str, v->len, 1); break;
+    default: {
+        const int obj = v->type == INFER__JSON_OBJECT;
+        arrput(*s, obj ? '{' : '[');
+        for (uint32_t i = 0; i < v->len; i++) {
+            if (i) arrput(*s, ',');
+            if (obj) { infer__js_lit_str(s, v->items[i].key, v->items[i].key_len, 1); arrput(*s, ':'); }
+            infer__js_lit(s, &v->items[i]);
+        }
+        arrput(*s, obj ? '}' : ']');
+    }
+    }
+}
+
+/* a fresh rule name from a hint: [A-Za-z0-9-], numbered when taken */
+static const char *infer__js_name(infer__js *js, const char *hint) {
+    char base[96], name[112];
+    size_t k = 0;
+    for (const char *p = hint; *p && k + 1 < sizeof base; p++) {
+        const char c = *p;
+        base[k++] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ? c : '-';
+    }
+    base[k] = 0;
+    snprintf(name, sizeof name, "%s", base);
+    for (int n = 1;; n++) {
+        int taken = !strcmp(name, "root") && strcmp(hint, "root");
+        for (ptrdiff_t i = 0; !taken && i < arrlen(js->names); i++) taken = !strcmp(js->names[i], name);
+        static const char *fixed[] = { "space", "boolean", "null", "char", "string", "integral-part", "decimal-part", "integer",
+                                       "number", "value", "object", "array", "date", "time", "uuid" };
+        for (size_t i = 0; !taken && i < sizeof fixed / sizeof fixed[0]; i++) taken = !strcmp(fixed[i], name);
+        if (!taken) break;
+        snprintf(name, sizeof name, "%s-%d", base, n);
+    }
+    char *copy = (char *)INFER_MALLOC(strlen(name) + 1);
+    if (!copy) return NULL;
+    strcpy(copy, name);
+    arrput(js->names, copy);
+    return copy;
+}
+
+static const char *infer__js_rule(infer__js *js, const infer__json *s, const char *path, const char *hint);
+
+static int infer__js_count(infer__js *js, const infer__json *s, const char *key, const char *path, int64_t *out) {
+    const infer__json *v = infer__json_get(s, key);
+    if (!v) return 1;
+    if (infer__json_int(v, out) != 0 || *out < 0 || *out > 10000) return infer__js_fail(js, path, "a count from 0 to 10000 expected for", key);
+    return 1;
+}
+
+/* the body of schema s's rule, for one type (NULL: from the keywords present) */
+static int infer__js_body(infer__js *js, const infer__json *s, const char *type, const char *path, const char *hint, char **b) {
+    char sub[512], subhint[128];
+    const infer__json *v;
+    if ((v = infer__json_get(s, "$ref"))) {
+        const char *ref = infer__json_str(v), *name = NULL;
+        const infer__json *target = NULL;
+        if (ref && !strncmp(ref, "#/$defs/", 8)) { name = ref + 8; target = infer__json_get(infer__json_get(js->root, "$defs"), name); }
+        else if (ref && !strncmp(ref, "#/definitions/", 14)) { name = ref + 14; target = infer__json_get(infer__json_get(js->root, "definitions"), name); }
+        else if (ref && !strcmp(ref, "#")) { infer__js_put(b, "root"); return 1; }
+        if (!target) return infer__js_fail(js, path, "a $ref that is not a local #/$defs/ or #/definitions/ name:", ref ? ref : "(not a string)");
+        char rule[128];
+        snprintf(rule, sizeof rule, "ref-%s", name);
+        for (char *p = rule; *p; p++) if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))) *p = '-';
+        int done = 0;
+        for (ptrdiff_t i = 0; i < arrlen(js->names); i++) done |= !strcmp(js->names[i], rule);
+        if (!done) {
+            snprintf(sub, sizeof sub, "%s", ref);
+            if (!infer__js_rule(js, target, sub, rule)) return 0;
+        }
+        infer__js_put(b, "%s", rule);
+        return 1;
+    }
+    if ((v = infer__json_get(s, "const"))) { arrput(*b, '"'); infer__js_lit(b, v); infer__js_put(b, "\" space"); return 1; }
+    if ((v = infer__json_get(s, "enum"))) {
+        if (v->type != INFER__JSON_ARRAY || v->len == 0) return infer__js_fail(js, path, "enum needs a non-empty array", NULL);
+        arrput(*b, '(');
+        for (uint32_t i = 0; i < v->len; i++) { infer__js_put(b, i ? " | \"" : "\""); infer__js_lit(b, &v->items[i]); arrput(*b, '"'); }
+        infer__js_put(b, ") space");
+        return 1;
+    }
+    const char *alts_key = infer__json_get(s, "anyOf") ? "anyOf" : infer__json_get(s, "oneOf") ? "oneOf" : NULL;
+    if (alts_key) {
+        v = infer__json_get(s, alts_key);
+        if (v->type != INFER__JSON_ARRAY || v->len == 0) return infer__js_fail(js, path, "needs a non-empty array:", alts_key);
+        arrput(*b, '(');
+        for (uint32_t i = 0; i < v->len; i++) {
+            snprintf(sub, sizeof sub, "%s/%s/%u", path, alts_key, i);
+            snprintf(subhint, sizeof subhint, "%s-%u", hint, i);
+            const char *r = infer__js_rule(js, &v->items[i], sub, subhint);
+            if (!r) return 0;
+            infer__js_put(b, "%s%s", i ? " | " : "", r);
+        }
+        arrput(*b, ')');
+        return 1;
+    }
+    if (!type) {
+        v = infer__json_get(s, "type");
+        if (v && v->type == INFER__JSON_ARRAY) {     /* "type": ["string", "null"] */
+            arrput(*b, '(');
+            for (uint32_t i = 0; i < v->len; i++) {
+                if (!infer__json_str(&v->items[i])) return infer__js_fail(js, path, "type names must be strings", NULL);
+                if (i) infer__js_put(b, " | ");
+                if (!infer__js_body(js, s, v->items[i].str, path, hint, b)) return 0;
+            }
+            arrput(*b, ')');
+            return 1;
+        }
+        type = v ? infer__json_str(v) : NULL;
+        if (v && !type) return infer__js_fail(js, path, "type must be a string or an array of strings", NULL);
+        if (!type) type = infer__json_get(s, "properties") || infer__json_get(s, "additionalProperties") ? "object"
+                        : infer__json_get(s, "items") ? "array" : "any";
+    }
+    if (!strcmp(type, "any")) { infer__js_put(b, "value"); return 1; }
+    if (!strcmp(type, "boolean") || !strcmp(type, "null") || !strcmp(type, "integer") || !strcmp(type, "number")) { infer__js_put(b, "%s", type); return 1; }
+    if (!strcmp(type, "string")) {
+        const char *fmt = infer__json_str(infer__json_get(s, "format"));
+        if (fmt) {
+            if (!strcmp(fmt, "date") || !strcmp(fmt, "time") || !strcmp(fmt, "uuid")) infer__js_put(b, "\"\\\"\" %s \"\\\"\" space", fmt);
+            else if (!strcmp(fmt, "date-time")) infer__js_put(b, "\"\\\"\" date \"T\" time \"\\\"\" space");
+            else return infer__js_fail(js, path, "unsupported format", fmt);
+            return 1;
+        }
+        int64_t lo = 0, hi = -1;
+        if (!infer__js_count(js, s, "minLength", path, &lo) || !infer__js_count(js, s, "maxLength", path, &hi)) return 0;
+        if (hi >= 0 && hi < lo) return infer__js_fail(js, path, "maxLength is below minLength", NULL);
+        if (hi < 0) infer__js_put(b, "\"\\\"\" char{%lld,} \"\\\"\" space", (long long)lo);
+        else infer__js_put(b, "\"\\\"\" char{%lld,%lld} \"\\\"\" space", (long long)lo, (long long)hi);
+        return 1;
+    }
+    if (!strcmp(type, "array")) {
+        const char *item = "value";
+        if ((v = infer__json_get(s, "items"))) {
+            snprintf(sub, sizeof sub, "%s/items", path);
+            snprintf(subhint, sizeof subhint, "%s-item", hint);
+            if (!(item = infer__js_rule(js, v, sub, subhint))) return 0;
+        }
+        int64_t lo = 0, hi = -1;
+        if (!infer__js_count(js, s, "minItems", path, &lo) || !infer__js_count(js, s, "maxItems", path, &hi)) return 0;
+        if (hi >= 0 && hi < lo) return infer__js_fail(js, path, "maxItems is below minItems", NULL);
+        infer__js_put(b, "\"[\" space ");
+        if (hi == 0) { infer__js_put(b, "\"]\" space"); return 1; }
+        if (lo == 0) arrput(*b, '(');
+        infer__js_put(b, "%s (\",\" space %s)", item, item);
+        if (hi < 0) infer__js_put(b, "{%lld,}", (long long)(lo > 0 ? lo - 1 : 0));
+        else infer__js_put(b, "{%lld,%lld}", (long long)(lo > 0 ? lo - 1 : 0), (long long)hi - 1);
+        if (lo == 0) infer__js_put(b, ")?");
+        infer__js_put(b, " \"]\" space");
+        return 1;
+    }
+    if (!strcmp(type, "object")) {
+        const infer__json *props = infer__json_get(s, "properties"), *req = infer__json_get(s, "required");
+        const infer__json *add = infer__json_get(s, "additionalProperties");
+        if (props && props->type != INFER__JSON_OBJECT) return infer__js_fail(js, path, "properties must be an object", NULL);
+        if (req && req->type != INFER__JSON_ARRAY) return infer__js_fail(js, path, "required must be an array", NULL);
+        const char *extra = NULL;                    /* the rule of an additional member's value */
+        if (!props || (add && add->type == INFER__JSON_TRUE)) extra = "value";
+        if (add && add->type == INFER__JSON_OBJECT) {
+            snprintf(sub, sizeof sub, "%s/additionalProperties", path);
+            snprintf(subhint, sizeof subhint, "%s-additional", hint);
+            if (!(extra = infer__js_rule(js, add, sub, subhint))) return 0;
+        }
+        if (add && add->type == INFER__JSON_FALSE) extra = NULL;
+        /* kv[i]: property i as a member: "\"name\"" space ":" space rule; required ones first */
+        char **kv = NULL;
+        int n_req = 0;
+        for (int pass = 0; pass < 2 && props; pass++)
+            for (uint32_t i = 0; i < props->len; i++) {
+                const infer__json *p = &props->items[i];
+                int is_req = 0;
+                for (uint32_t j = 0; req && j < req->len; j++)
+                    is_req |= req->items[j].type == INFER__JSON_STRING && req->items[j].len == p->key_len && !memcmp(req->items[j].str, p->key, p->key_len);
+                if (is_req != (pass == 0)) continue;
+                snprintf(sub, sizeof sub, "%s/properties/%s", path, p->key);
+                snprintf(subhint, sizeof subhint, "%s-%s", hint, p->key);
+                const char *r = infer__js_rule(js, p, sub, subhint);
+                if (!r) { for (ptrdiff_t k = 0; k < arrlen(kv); k++) arrfree(kv[k]); arrfree(kv); return 0; }
+                char *m = NULL;
+                arrput(m, '"');
+                infer__js_lit_str(&m, p->key, p->key_len, 1);
+                infer__js_put(&m, "\" space \":\" space %s", r);
+                arrput(m, 0);
+                arrput(kv, m);
+                n_req += pass == 0;
+            }
+        for (uint32_t j = 0; req && j < req->len; j++)       /* a required name with no schema would be left out */
+            if (req->items[j].type != INFER__JSON_STRING || !infer__json_get(props, req->items[j].str)) {
+                for (ptrdiff_t k = 0; k < arrlen(kv); k++) arrfree(kv[k]);
+                arrfree(kv);
+                return infer__js_fail(js, path, "a required property not in properties:", req->items[j].type == INFER__JSON_STRING ? req->items[j].str : "(not a string)");
+            }
+        const int n = (int)arrlen(kv);
+        infer__js_put(b, "\"{\" space ");
+        if (n_req > 0) {
+            for (int i = 0; i < n_req; i++) infer__js_put(b, "%s%s ", i ? "\",\" space " : "", kv[i]);
+            for (int i = n_req; i < n; i++) infer__js_put(b, "(\",\" space %s)? ", kv[i]);
+            if (extra) infer__js_put(b, "(\",\" space string \":\" space %s)* ", extra);
+        } else if (n > 0 || extra) {                 /* no member required: which one comes first? */
+            arrput(*b, '(');
+            for (int i = 0; i < n; i++) {
+                infer__js_put(b, "%s%s ", i ? " | " : "", kv[i]);
+                for (int j = i + 1; j < n; j++) infer__js_put(b, "(\",\" space %s)? ", kv[j]);
+                if (extra) infer__js_put(b, "(\",\" space string \":\" space %s)* ", extra);
+            }
+            if (extra) infer__js_put(b, "%sstring \":\" space %s (\",\" space string \":\" space %s)*", n ? " | " : "", extra, extra);
+            infer__js_put(b, ")? ");
+        }
+        infer__js_put(b, "\"}\" space");
+        for (ptrdiff_t k = 0; k < arrlen(kv); k++) arrfree(kv[k]);
+        arrfree(kv);
+        return 1;
+    }
+    return infer__js_fail(js, path, "unknown type", type);
+}
+
+/* schema s as a new rule (named from hint); its name, or NULL after an error */
+static const char *infer__js_rule(infer__js *js, const infer__json *s, const char *path, const char *hint) {
+    static const char *known[] = { "type", "properties", "required", "additionalProperties", "items", "minItems", "maxItems",
+                                   "enum", "const", "anyOf", "oneOf", "$ref", "$defs", "definitions", "minLength", "maxLength",
+                                   "format", "title", "description", "$schema", "$id", "$comment", "default", "examples" };
+    if (s->type == INFER__JSON_TRUE) return "value";
+    if (s->type != INFER__JSON_OBJECT) { infer__js_fail(js, path, "a schema must be an object or true", NULL); return NULL; }
+    for (uint32_t i = 0; i < s->len; i++) {
+        int ok = 0;
+        for (size_t k = 0; !ok && k < sizeof known / sizeof known[0]; k++) ok = !strcmp(s->items[i].key, known[k]);
+        if (!ok) { infer__js_fail(js, path, "unsupported keyword", s->items[i].key); return NULL; }
+    }
+    const char *name = infer__js_name(js, hint);
+    char *body = NULL;
+    if (!name || !infer__js_body(js, s, NULL, path, name, &body)) { arrfree(body); return NULL; }
+    infer__js_put(&js->out, "%s ::= ", name);
+    if (arrlen(body)) memcpy(arraddnptr(js->out, arrlen(body)), body, (size_t)arrlen(body));
+    arrput(js->out, '\n');
+    arrfree(body);
+    return name;
+}
+
+infer_status infer_json_schema_to_grammar(const char *schema, size_t len, char **gbnf, infer_error *err) {
+    infer__json_doc doc;
+    infer__js js;
+    *gbnf = NULL;
+    if (infer__json_parse(&doc, schema, len, err) != INFER_OK) return err ? err->status : INFER_ERR_FORMAT;
+    memset(&js, 0, sizeof js);
+    js.root = doc.root;
+    js.err = err;
+    infer__js_put(&js.out, "%s", infer__js_base);
+    const char *root = infer__js_rule(&js, doc.root, "#", "root");
+    if (root && strcmp(root, "root")) infer__js_put(&js.out, "root ::= %s\n", root);   /* a root that is true */
+    infer_status rc = js.failed ? INFER_ERR_UNSUPPORTED : INFER_OK;
+    if (rc == INFER_OK) {
+        *gbnf = (char *)INFER_MALLOC((size_t)arrlen(js.out) + 1);
+        if (!*gbnf) rc = infer__fail(err, INFER_ERR_NOMEM, "out of memory");
+        else { memcpy(*gbnf, js.out, (size_t)arrlen(js.out)); (*gbnf)[arrlen(js.out)] = 0; }
+    }
+    for (ptrdiff_t i = 0; i < arrlen(js.names); i++) INFER_FREE(js.names[i]);
+    arrfree(js.names);
+    arrfree(js.out);
+    infer__json_free(&doc);
+    return rc;
+}
+#else /* no >>json in this build */
+infer_status infer_json_schema_to_grammar(const char *schema, size_t len, char **gbnf, infer_error *err) {
+    (void)schema; (void)len;
+    *gbnf = NULL;
+    return infer__fail(err, INFER_ERR_UNSUPPORTED, "JSON schemas need >>json, which this build leaves out (INFER_NO_JINJA and INFER_NO_HF)");
+}
+#endif
 
 /* ------------------------------------------------------------------------------------------
  * >>safetensors -- Hugging Face checkpoints, read as GGUF.

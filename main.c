@@ -43,6 +43,12 @@ static const char *usage_text =
     "  --no-bos                do not add the BOS token\n"
     "  --no-special            treat special-token text in the prompt as plain text\n"
     "\n"
+    "constrained output (one of; every sampled token keeps the output inside the grammar):\n"
+    "  --grammar TEXT          a GBNF grammar (llama.cpp's notation; the output starts at 'root')\n"
+    "  --grammar-file FILE     the grammar from FILE\n"
+    "  --json-schema TEXT|@FILE  JSON that validates against this JSON Schema\n"
+    "  --json                  any JSON object\n"
+    "\n"
     "runtime:\n"
     "  -c, --ctx-size N        context length (default: min(training context, 4096))\n"
     "  -t, --threads N         threads (default: all cores)\n"
@@ -119,6 +125,8 @@ typedef struct {
     int bench_batch[16], n_bench_batch;
     infer_type kv_type;
     infer_sampler_params sp;
+    const char *grammar, *grammar_file, *json_schema;   /* constrained output: sp.grammar, made from one of these */
+    int json, n_grammar_opts;
 } options;
 
 static long parse_int(const char *opt, const char *v, long lo, long hi) {
@@ -229,6 +237,10 @@ static void parse_args(int argc, char **argv, options *o) {
         else if (!strcmp(a, "--diff")) o->diff = 1;
         else if (!strcmp(a, "--no-bos")) o->no_bos = 1;
         else if (!strcmp(a, "--no-special")) o->no_special = 1;
+        else if (!strcmp(a, "--grammar")) { o->grammar = NEXT(); o->n_grammar_opts++; }
+        else if (!strcmp(a, "--grammar-file")) { o->grammar_file = NEXT(); o->n_grammar_opts++; }
+        else if (!strcmp(a, "--json-schema")) { o->json_schema = NEXT(); o->n_grammar_opts++; }
+        else if (!strcmp(a, "--json")) { o->json = 1; o->n_grammar_opts++; }
         else die("unknown option '%s' (see --help)", a);
 #undef NEXT
     }
@@ -254,6 +266,9 @@ static void parse_args(int argc, char **argv, options *o) {
     if (o->ppl && (o->logits_out || o->bench || o->tokenize || o->chat || inputs)) die("%s", "--ppl takes its text from its own file: not with -p, -f, --prompt-ids, --logits-out, --bench, --tokenize or --chat");
     if (o->bench && (inputs || o->logits_out || o->tokenize || o->chat)) die("%s", "--bench makes its own prompts: not with -p, -f, --prompt-ids, --logits-out, --tokenize or --chat");
     if (o->tokenize && o->info) die("%s", "give one of --tokenize and --info");
+    if (o->n_grammar_opts > 1) die("%s", "give one of --grammar, --grammar-file, --json-schema and --json");
+    if (o->n_grammar_opts && (o->bench || o->ppl || o->tokenize || o->info || o->logits_out || o->chat_render || o->diff || o->membw))
+        die("%s", "--grammar, --grammar-file, --json-schema and --json constrain generated text: not with --bench, --ppl, --tokenize, --info, --logits-out, --chat-render, --diff or --membw");
     if (!o->seed_set) o->sp.seed = random_seed();
     if (!o->n_threads) o->n_threads = infer_default_threads();
 }
@@ -279,6 +294,38 @@ static char *read_file(const char *path, size_t *len) {
     buf[n] = 0;
     *len = n;
     return buf;
+}
+
+/* --grammar, --grammar-file, --json-schema, --json -> o->sp.grammar (a bad grammar or schema
+ * is a message naming where it goes wrong) */
+static void load_grammar(options *o) {
+    if (!o->n_grammar_opts) return;
+    char *text = NULL, *gbnf = NULL;
+    size_t len = 0;
+    infer_error err;
+    const char *what = o->grammar ? "--grammar" : o->grammar_file ? o->grammar_file : "--json-schema";
+    if (o->grammar) { text = strdup(o->grammar); len = strlen(text); }
+    else if (o->grammar_file) text = read_file(o->grammar_file, &len);
+    else if (o->json) { text = strdup("{\"type\": \"object\"}"); len = strlen(text); what = "--json"; }
+    else if (o->json_schema[0] == '@') text = read_file(o->json_schema + 1, &len), what = o->json_schema + 1;
+    else { text = strdup(o->json_schema); len = strlen(text); }
+    if (!text) die("%s", "out of memory");
+    if (o->json_schema || o->json) {
+        if (infer_json_schema_to_grammar(text, len, &gbnf, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", what, err.msg); exit(1); }
+        free(text);
+        text = gbnf;
+        len = strlen(gbnf);
+    }
+    infer_grammar *g;
+    if (infer_grammar_parse(&g, text, len, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", what, err.msg); exit(1); }
+    if (gbnf) infer_free(gbnf);   /* the library's allocation */
+    else free(text);
+    o->sp.grammar = g;
+}
+/* a fresh sampler follows the grammar from here on (after the prompt) */
+static void constrain(infer_sampler *smp, const options *o, const infer_tokenizer *tok) {
+    infer_error err;
+    if (o->sp.grammar && infer_sampler_set_grammar(smp, o->sp.grammar, tok, &err) != INFER_OK) die("%s", err.msg);
 }
 
 /* token ids for the prompt: from --prompt-ids, or by tokenizing -p / -f text */
@@ -969,6 +1016,7 @@ static int run_parallel(const options *o, infer_model *m, const infer_session_pa
             smp.seed += (uint64_t)q->line;
             q->smp = infer_sampler_create(&smp, V);
             for (int i = 0; i < q->n_prompt; i++) infer_sampler_accept(q->smp, q->prompt[i]);
+            constrain(q->smp, o, tok);
             infer_detok_init(&q->dt, tok);
             q->logits = xmalloc(sizeof(float) * (size_t)V, "the logits");
             live[n_live++] = q;
@@ -1168,6 +1216,7 @@ static void model_error(const char *path, const char *msg) {
 int main(int argc, char **argv) {
     options o;
     parse_args(argc, argv, &o);
+    load_grammar(&o);
     if (o.membw) { measure_bw(o.n_threads ? o.n_threads : infer_default_threads()); return 0; }
     infer_error err;
     const infer_kernels *gpu = NULL;
@@ -1216,5 +1265,6 @@ done:
     free(text);
     infer_session_free(s);
     infer_model_free(m);
+    infer_grammar_free((infer_grammar *)o.sp.grammar);
     return rc;
 }

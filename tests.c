@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ctype.h>
 #include <ftw.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -8840,6 +8841,449 @@ static void test_gpu_stories_greedy(void) {
 
 /* ---- the table of tests ---- */
 typedef struct { const char *name; void (*fn)(void); } test_case;
+
+/* ---- grammars (>>grammar) ---- */
+
+/* the grammar from GBNF text; NULL after a failed check naming the error */
+static infer_grammar *grammar_of(const char *gbnf) {
+    infer_grammar *g;
+    infer_error err;
+    if (infer_grammar_parse(&g, gbnf, strlen(gbnf), &err) == INFER_OK) return g;
+    CHECK_MSG(0, "%s: %s", gbnf, err.msg);
+    return NULL;
+}
+
+/* each string in yes[] is a sentence of the grammar and each of its prefixes a prefix; no
+ * string in no[] is a sentence */
+static void grammar_verdicts(const char *gbnf, const char *const *yes, const char *const *no) {
+    infer_grammar *g = grammar_of(gbnf);
+    if (!g) return;
+    for (int i = 0; yes[i]; i++) {
+        CHECK_MSG(infer_grammar_match(g, yes[i], strlen(yes[i])) == 1, "%s: '%s' refused", gbnf, yes[i]);
+        for (size_t k = 0; k < strlen(yes[i]); k++)
+            if (infer_grammar_match(g, yes[i], k) < 0) { CHECK_MSG(0, "%s: prefix %zu of '%s' refused", gbnf, k, yes[i]); break; }
+    }
+    for (int i = 0; no[i]; i++) CHECK_MSG(infer_grammar_match(g, no[i], strlen(no[i])) != 1, "%s: '%s' accepted", gbnf, no[i]);
+    infer_grammar_free(g);
+}
+
+static const char grammar_arith[] =
+    "# arithmetic, with precedence by rule\n"
+    "root   ::= expr\n"
+    "expr   ::= term ((\"+\" | \"-\") term)*\n"
+    "term   ::= factor ((\"*\" | \"/\") factor)*\n"
+    "factor ::= [0-9]+ | \"(\" expr \")\" | \"-\" factor\n";
+static const char grammar_json[] =
+    "root   ::= object\n"
+    "value  ::= object | array | string | number | (\"true\" | \"false\" | \"null\") ws\n"
+    "object ::=\n"
+    "  \"{\" ws (\n"
+    "            string \":\" ws value\n"
+    "    (\",\" ws string \":\" ws value)*\n"
+    "  )? \"}\" ws\n"
+    "array  ::=\n"
+    "  \"[\" ws (\n"
+    "            value\n"
+    "    (\",\" ws value)*\n"
+    "  )? \"]\" ws\n"
+    "string ::=\n"
+    "  \"\\\"\" (\n"
+    "    [^\"\\\\\\x7F\\x00-\\x1F] |\n"
+    "    \"\\\\\" ([\"\\\\/bfnrt] | \"u\" [0-9a-fA-F]{4}) # escapes\n"
+    "  )* \"\\\"\" ws\n"
+    "number ::= (\"-\"? ([0-9] | [1-9] [0-9]{0,15})) (\".\" [0-9]+)? ([eE] [-+]? [0-9]+)? ws\n"
+    "ws ::= | \" \" | \"\\n\" [ \\t]{0,20}\n";
+
+static void test_grammar_suite(void) {
+    { const char *yes[] = { "1", "12+3", "(1+2)*3", "-4/(2-7)", "((((0))))", "1*2*3-4-5", "--3", NULL };
+      const char *no[] = { "", "+", "1+", "(1", "1)", "1 + 2", "a", "()", "1**2", "(1+2)(3)", NULL };
+      grammar_verdicts(grammar_arith, yes, no); }
+    { const char *yes[] = { "{}", "{\"a\":1}", "{\"a\": [1, 2.5, -3e10, true, null, \"x\\u00e9\\n\"], \"b\": {\"c\": {}}}",
+                            "{\n  \"k\": \"v\"\n}", "{\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\":false} ", NULL };
+      const char *no[] = { "[]", "{", "{\"a\"}", "{\"a\":}", "{\"a\":1,}", "{a:1}", "{\"a\":01}", "{\"a\":\"\x01\"}", "{\"a\":\"\\x\"}",
+                           "{\"a\":tru}", "{\"a\":[1 2]}", "{\"a\":\"\xc3\"}", "{\"a\":\"\xed\xa0\x80\"}", "{\"a\":\"\xe0\x80\xaf\"}", NULL };
+      grammar_verdicts(grammar_json, yes, no); }
+    { const char *yes[] = { "apple", "apple, pear,fig", "a,b,c,d,e,f", NULL };
+      const char *no[] = { "", ",", "apple,", "apple pear", "Apple", "a,,b", NULL };
+      grammar_verdicts("root ::= item (\",\" \" \"? item)*\nitem ::= [a-z]+\n", yes, no); }
+    { const char *yes[] = { "", "()", "[]", "([])", "[()()[[]]]", "(((([]))))[]", NULL };
+      const char *no[] = { "(", ")", "(]", "([)]", "[[]", "()]", "x", NULL };
+      grammar_verdicts("root ::= b*\nb ::= \"(\" b* \")\" | \"[\" b* \"]\"\n", yes, no); }
+    { const char *yes[] = { "\xce\xb1\xce\xb2 \xe2\x82\xac\xe2\x82\xac", "\xcf\x89 \xd0\xaf" "1\xe2\x82\xac", "\xce\xb1 AB", NULL };   /* αβ €€, ω Я1€, α AB */
+      const char *no[] = { "a \xe2\x82\xac\xe2\x82\xac", "\xce\xb1 ab", "\xce\xb1 A", "\xce\xb1\xce\xb2 \xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac", "\xce\xb1 \xe2\x82", NULL };
+      grammar_verdicts("root ::= [\xce\xb1-\xcf\x89]+ \" \" [^a-z\\n]{2} \"\\u20ac\"?\n", yes, no); }
+    { const char *yes[] = { "aabbbc", "aaaabbbccc", "aaabbbc", NULL };
+      const char *no[] = { "abbbc", "aaaaabbbc", "aabbc", "aabbbbc", "aabbb", NULL };
+      grammar_verdicts("root ::= \"a\"{2,4} \"b\"{3} \"c\"{1,}\n", yes, no); }
+    { const char *yes[] = { "x", "xyz", "xyzyz", NULL };
+      const char *no[] = { "", "y", "xyzyzyz", "xy", NULL };
+      grammar_verdicts("root ::= \"x\" (\"y\" \"z\"){0,2}\n", yes, no); }
+    { const char *yes[] = { "A\t\xc3\xa9-", "A\n\xc3\xa9]", "<a>b>", NULL };
+      const char *no[] = { "A \xc3\xa9-", "a\t\xc3\xa9-", "A\t\xc3\xa9-]", "<a", NULL };
+      grammar_verdicts("root ::= \"\\x41\" [\\t\\n] \"\\u00e9\" [\\-\\]] | \"<\" .* \">\"   # escapes, a comment\n", yes, no); }
+}
+
+/* a bad grammar's message names the line, the column and the rule */
+static void test_grammar_errors(void) {
+    static const struct { const char *gbnf, *want[3]; } bad[] = {
+        { "root ::= \"a\"\nitem \"b\"\n", { "line 2, column 6", "'::='" } },
+        { "root ::= list\nlist ::= \"[\" itm \"]\"\n", { "line 2, column 14", "'itm'", "not defined" } },
+        { "root ::= \"abc\n", { "line 1, column 10", "rule 'root'", "unterminated literal" } },
+        { "root ::= x\nx ::= [a-z\n", { "line 2, column 7", "rule 'x'", "character class" } },
+        { "root ::= expr\nexpr ::= expr \"+\" term | term\nterm ::= [0-9]\n", { "line 2, column 1", "'expr' is left-recursive", "expr -> expr" } },
+        { "root ::= a\na ::= b \"x\"\nb ::= \"y\"? a\n", { "left-recursive", "a -> b -> a" } },
+        { "item ::= \"a\"\n", { "no rule named 'root'" } },
+        { "root ::= \"a\"\nroot ::= \"b\"\n", { "line 2, column 1", "defined twice" } },
+        { "root ::= \"a\"{3,1}\n", { "line 1, column 13", "m <= n" } },
+        { "root ::= \"\\q\"\n", { "line 1, column 11", "unknown escape" } },
+        { "root ::= (\"a\" | \"b\"\n", { "line 1, column 10", "')'" } },
+        { "root ::= \"a\" )\n", { "line 1, column 14", "without its '('" } },
+        { "root ::= [z-a]\n", { "runs backwards" } },
+        { "root ::= \"x\" (\"a\"?)*\n", { "line 1, column 20", "'root_3' is left-recursive", "can be empty" } },   /* a repeated nullable */
+    };
+    /* every prefix of a grammar parses or fails with a message, and a parsed one matches */
+    for (size_t n = 0; n <= strlen(grammar_json); n++) {
+        infer_grammar *g = NULL;
+        infer_error err;
+        err.msg[0] = 0;
+        if (infer_grammar_parse(&g, grammar_json, n, &err) == INFER_OK)    /* root ::= (nothing) until "object" */
+            CHECK_MSG(infer_grammar_match(g, "{\"a\":[1]}", 9) == 1 || (n < 18 && infer_grammar_match(g, "", 0) == 1), "prefix %zu", n);
+        else CHECK_MSG(!strncmp(err.msg, "grammar: ", 9), "prefix %zu: '%s'", n, err.msg);
+        infer_grammar_free(g);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        infer_grammar *g = NULL;
+        infer_error err;
+        CHECK_MSG(infer_grammar_parse(&g, bad[i].gbnf, strlen(bad[i].gbnf), &err) == INFER_ERR_ARG && !g, "%s: parsed", bad[i].gbnf);
+        for (int k = 0; k < 3 && bad[i].want[k]; k++) CHECK_MSG(strstr(err.msg, bad[i].want[k]), "%s: '%s' lacks '%s'", bad[i].gbnf, err.msg, bad[i].want[k]);
+        infer_grammar_free(g);
+    }
+}
+
+#if !defined(INFER_NO_JINJA) || !defined(INFER_NO_HF)
+/* A small validator for the keywords the tests' schemas use: 1 when v satisfies s. */
+static size_t utf8_chars(const char *s, size_t n) { size_t k = 0; for (size_t i = 0; i < n; i++) k += ((unsigned char)s[i] & 0xC0) != 0x80; return k; }
+static int schema_valid(const infer__json *root, const infer__json *s, const infer__json *v) {
+    const infer__json *k;
+    if ((k = infer__json_get(s, "$ref"))) return schema_valid(root, infer__json_get(infer__json_get(root, "$defs"), k->str + 8), v);
+    if ((k = infer__json_get(s, "anyOf"))) { for (uint32_t i = 0; i < k->len; i++) if (schema_valid(root, &k->items[i], v)) return 1; return 0; }
+    if ((k = infer__json_get(s, "enum")) || (k = infer__json_get(s, "const"))) {
+        const int is_enum = k->type == INFER__JSON_ARRAY && infer__json_get(s, "enum");
+        for (uint32_t i = 0; i < (is_enum ? k->len : 1); i++) {
+            const infer__json *e = is_enum ? &k->items[i] : k;
+            if (e->type == v->type && (e->type != INFER__JSON_STRING || !strcmp(e->str, v->str)) && (e->type != INFER__JSON_NUMBER || e->num == v->num)) return 1;
+        }
+        return 0;
+    }
+    const char *type = infer__json_str(infer__json_get(s, "type"));
+    int64_t n;
+    if (!type) return 1;
+    if (!strcmp(type, "null")) return v->type == INFER__JSON_NULL;
+    if (!strcmp(type, "boolean")) return v->type == INFER__JSON_TRUE || v->type == INFER__JSON_FALSE;
+    if (!strcmp(type, "integer")) return v->type == INFER__JSON_NUMBER && !v->is_float;
+    if (!strcmp(type, "number")) return v->type == INFER__JSON_NUMBER;
+    if (!strcmp(type, "string")) {
+        if (v->type != INFER__JSON_STRING) return 0;
+        if (infer__json_int(infer__json_get(s, "maxLength"), &n) == 0 && utf8_chars(v->str, v->len) > (size_t)n) return 0;
+        if (infer__json_int(infer__json_get(s, "minLength"), &n) == 0 && utf8_chars(v->str, v->len) < (size_t)n) return 0;
+        const char *f = infer__json_str(infer__json_get(s, "format"));
+        if (f && !strcmp(f, "date")) {
+            int y, mo, d, end = 0;
+            if (v->len != 10 || sscanf(v->str, "%4d-%2d-%2d%n", &y, &mo, &d, &end) != 3 || end != 10 || mo < 1 || mo > 12 || d < 1 || d > 31) return 0;
+        }
+        if (f && !strcmp(f, "uuid")) {
+            if (v->len != 36) return 0;
+            for (int i = 0; i < 36; i++) if ((i == 8 || i == 13 || i == 18 || i == 23) ? v->str[i] != '-' : !isxdigit((unsigned char)v->str[i])) return 0;
+        }
+        return 1;
+    }
+    if (!strcmp(type, "array")) {
+        if (v->type != INFER__JSON_ARRAY) return 0;
+        if (infer__json_int(infer__json_get(s, "maxItems"), &n) == 0 && v->len > n) return 0;
+        if (infer__json_int(infer__json_get(s, "minItems"), &n) == 0 && v->len < n) return 0;
+        for (uint32_t i = 0; (k = infer__json_get(s, "items")) && i < v->len; i++) if (!schema_valid(root, k, &v->items[i])) return 0;
+        return 1;
+    }
+    if (!strcmp(type, "object")) {
+        const infer__json *props = infer__json_get(s, "properties"), *req = infer__json_get(s, "required");
+        if (v->type != INFER__JSON_OBJECT) return 0;
+        for (uint32_t i = 0; req && i < req->len; i++) if (!infer__json_get(v, req->items[i].str)) return 0;
+        for (uint32_t i = 0; i < v->len; i++) {
+            const infer__json *ps = infer__json_get(props, v->items[i].key);
+            for (uint32_t j = 0; j < i; j++) if (!strcmp(v->items[j].key, v->items[i].key)) return 0;   /* a key twice */
+            if (!ps) { if (infer__json_get(s, "additionalProperties") && infer__json_get(s, "additionalProperties")->type == INFER__JSON_FALSE) return 0; continue; }
+            if (!schema_valid(root, ps, &v->items[i])) return 0;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+static const char test_schema[] =
+    "{\"type\": \"object\", \"additionalProperties\": false,\n"
+    " \"properties\": {\n"
+    "   \"name\": {\"type\": \"string\", \"minLength\": 1, \"maxLength\": 6},\n"
+    "   \"age\": {\"type\": \"integer\"},\n"
+    "   \"tags\": {\"type\": \"array\", \"items\": {\"enum\": [\"red\", \"green\", 7, null]}, \"minItems\": 1, \"maxItems\": 3},\n"
+    "   \"born\": {\"type\": \"string\", \"format\": \"date\"},\n"
+    "   \"id\": {\"type\": \"string\", \"format\": \"uuid\"},\n"
+    "   \"pet\": {\"$ref\": \"#/$defs/pet\"},\n"
+    "   \"score\": {\"anyOf\": [{\"type\": \"null\"}, {\"type\": \"number\"}, {\"type\": \"boolean\"}]}\n"
+    " },\n"
+    " \"required\": [\"name\", \"tags\", \"pet\"],\n"
+    " \"$defs\": {\"pet\": {\"type\": \"object\", \"properties\": {\"kind\": {\"const\": \"cat\"}, \"lives\": {\"type\": \"integer\"}},\n"
+    "                    \"required\": [\"kind\"], \"additionalProperties\": false}}}";
+
+static char *schema_gbnf(const char *schema) {
+    char *gbnf = NULL;
+    infer_error err;
+    CHECK_MSG(infer_json_schema_to_grammar(schema, strlen(schema), &gbnf, &err) == INFER_OK, "%s: %s", schema, err.msg);
+    return gbnf;
+}
+
+/* JSON Schema -> GBNF: what the grammar takes validates, what it refuses does not; keywords
+ * it cannot honour are named */
+static void test_grammar_json_schema(void) {
+    char *gbnf = schema_gbnf(test_schema);
+    infer_grammar *g = gbnf ? grammar_of(gbnf) : NULL;
+    if (g) {
+        const char *yes[] = {
+            "{\"name\": \"ab\", \"tags\": [\"red\"], \"pet\": {\"kind\": \"cat\"}}",
+            "{\"name\":\"\xc3\xa9t\xc3\xa9\",\"tags\":[7,null,\"green\"],\"pet\":{\"kind\":\"cat\",\"lives\":9},\"age\":-3,\"born\":\"2024-02-29\","
+            "\"id\":\"123e4567-e89b-12d3-a456-426614174000\",\"score\":1.5e3}",
+            "{\n  \"name\": \"x\",\n  \"tags\": [\n    null\n  ],\n  \"pet\": {\"kind\": \"cat\"},\n  \"score\": false\n}",
+            NULL };
+        const char *no[] = {
+            "{\"name\": \"\", \"tags\": [\"red\"], \"pet\": {\"kind\": \"cat\"}}",                      /* minLength */
+            "{\"name\": \"abcdefg\", \"tags\": [\"red\"], \"pet\": {\"kind\": \"cat\"}}",               /* maxLength */
+            "{\"name\": \"a\", \"tags\": [], \"pet\": {\"kind\": \"cat\"}}",                            /* minItems */
+            "{\"name\": \"a\", \"tags\": [7, 7, 7, 7], \"pet\": {\"kind\": \"cat\"}}",                  /* maxItems */
+            "{\"name\": \"a\", \"tags\": [\"blue\"], \"pet\": {\"kind\": \"cat\"}}",                    /* enum */
+            "{\"name\": \"a\", \"tags\": [7], \"pet\": {\"kind\": \"dog\"}}",                           /* const */
+            "{\"name\": \"a\", \"tags\": [7]}",                                                         /* required */
+            "{\"name\": \"a\", \"tags\": [7], \"pet\": {\"kind\": \"cat\"}, \"x\": 1}",                 /* additionalProperties */
+            "{\"name\": \"a\", \"tags\": [7], \"pet\": {\"kind\": \"cat\"}, \"age\": 1.5}",             /* integer */
+            "{\"name\": \"a\", \"tags\": [7], \"pet\": {\"kind\": \"cat\"}, \"born\": \"2024-13-01\"}", /* date */
+            "{\"name\": \"a\", \"tags\": [7], \"pet\": {\"kind\": \"cat\"}, \"id\": \"123\"}",          /* uuid */
+            "{\"name\": \"a\", \"tags\": [7], \"pet\": {\"kind\": \"cat\"}, \"score\": \"1\"}",         /* anyOf */
+            NULL };
+        grammar_verdicts(gbnf, yes, no);
+        /* the validator agrees with the grammar on all of them */
+        for (int set = 0; set < 2; set++)
+            for (const char *const *t = set ? no : yes; *t; t++) {
+                infer__json_doc sd, vd;
+                infer_error err;
+                if (infer__json_parse(&sd, test_schema, strlen(test_schema), &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); continue; }
+                if (infer__json_parse(&vd, *t, strlen(*t), &err) == INFER_OK) {
+                    CHECK_MSG(schema_valid(sd.root, sd.root, vd.root) == !set, "validator on %s", *t);
+                    infer__json_free(&vd);
+                }
+                infer__json_free(&sd);
+            }
+    }
+    infer_grammar_free(g);
+    free(gbnf);
+    /* any object: --json */
+    gbnf = schema_gbnf("{\"type\": \"object\"}");
+    g = gbnf ? grammar_of(gbnf) : NULL;
+    if (g) {
+        const char *yes[] = { "{}", "{\"a\": {\"b\": [1, \"x\", null]}}", NULL };
+        const char *no[] = { "[]", "1", "\"s\"", "{\"a\"}", NULL };
+        grammar_verdicts(gbnf, yes, no);
+    }
+    infer_grammar_free(g);
+    free(gbnf);
+    static const struct { const char *schema, *want; } bad[] = {
+        { "{\"type\": \"string\", \"pattern\": \"^a+$\"}", "'pattern'" },
+        { "{\"type\": \"object\", \"properties\": {\"n\": {\"type\": \"integer\", \"minimum\": 0}}}", "'minimum' at #/properties/n" },
+        { "{\"$ref\": \"https://example.com/s.json\"}", "https://example.com/s.json" },
+        { "{\"type\": \"string\", \"format\": \"email\"}", "'email'" },
+        { "{\"type\": \"tuple\"}", "'tuple'" },
+        { "{\"type\": \"array\", \"prefixItems\": []}", "'prefixItems'" },
+        { "{\"type\": \"object\", \"properties\": {\"a\": {}}, \"required\": [\"a\", \"b\"]}", "'b'" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        infer_error err;
+        char *out = NULL;
+        CHECK_MSG(infer_json_schema_to_grammar(bad[i].schema, strlen(bad[i].schema), &out, &err) == INFER_ERR_UNSUPPORTED && !out, "%s converted", bad[i].schema);
+        CHECK_MSG(strstr(err.msg, bad[i].want), "%s: '%s' lacks '%s'", bad[i].schema, err.msg, bad[i].want);
+        free(out);
+    }
+}
+/* the command line: a bad grammar or schema is a message naming where, options that do not go
+ * together are refused, and --json-schema @FILE's output is JSON that validates */
+static void test_grammar_cli(void) {
+    if (!file_exists("./infer") || !file_exists("./tools/convert")) SKIP("./infer or ./tools/convert not built");
+    char out[8192];
+    CHECK(run_cmd("./tools/convert synth llama tiny $INFER_TMP/infer_gc.gguf --type q8_0 2>&1", out, sizeof out) == 0);
+#define GM "./infer -m $INFER_TMP/infer_gc.gguf -p hi -n 200 "
+    static const char *bad[][2] = {
+        { "--grammar 'root ::= \"a\" | b' 2>&1", "line 1, column 16: rule 'b' is used but not defined" },
+        { "--grammar 'root ::= x\nx ::= x \"a\"' 2>&1", "'x' is left-recursive" },
+        { "--json --grammar 'root ::= \"a\"' 2>&1", "give one of --grammar" },
+        { "--json-schema '{\"type\": \"string\", \"pattern\": \"a\"}' 2>&1", "unsupported keyword 'pattern'" },
+        { "--json-schema @$INFER_TMP/no_such.json 2>&1", "no_such.json" },
+        { "--json --tokenize 2>&1", "constrain generated text" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, GM "%s", bad[i][0]);
+        const int rc = run_cmd(cmd, out, sizeof out);
+        CHECK_MSG(rc != 0 && strstr(out, bad[i][1]), "%s: rc %d, '%s'", cmd, rc, out);
+    }
+    CHECK(run_cmd("printf '{\"type\": \"array\", \"items\": {\"type\": \"boolean\"}, \"maxItems\": 3}' > $INFER_TMP/infer_gc.json", out, sizeof out) == 0);
+    for (int seed = 1; seed <= 3; seed++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, GM "--seed %d --json-schema @$INFER_TMP/infer_gc.json 2>/dev/null", seed);
+        CHECK(run_cmd(cmd, out, sizeof out) == 0 && !strncmp(out, "hi", 2));
+        infer__json_doc d;
+        infer_error err;
+        const int ok = infer__json_parse(&d, out + 2, strlen(out + 2), &err) == INFER_OK;
+        CHECK_MSG(ok && d.root->type == INFER__JSON_ARRAY && d.root->len <= 3, "seed %d: '%s'", seed, out + 2);
+        for (uint32_t k = 0; ok && k < d.root->len; k++) CHECK(d.root->items[k].type == INFER__JSON_TRUE || d.root->items[k].type == INFER__JSON_FALSE);
+        if (ok) infer__json_free(&d);
+    }
+#undef GM
+}
+#endif
+
+/* infer_generate's tokens as text */
+typedef struct { char text[512]; int len; infer_model *m; } gen_text;
+static int collect_piece(void *user, int32_t t, const float *logits) {
+    gen_text *g = (gen_text *)user;
+    (void)logits;
+    const int k = infer_token_to_piece(infer_model_tokenizer(g->m), t, 0, g->text + g->len, (int)sizeof g->text - 1 - g->len);
+    if (k > 0 && g->len + k < (int)sizeof g->text) g->len += k;
+    g->text[g->len] = 0;
+    return 0;
+}
+
+/* the tokens the grammar allows in the matcher's state, found the slow way: every token's
+ * piece run through the matcher on its own; compared with the trie walk's list */
+static int grammar_allowed_agree(struct infer__gmatch *m) {
+    const infer_tokenizer *tok = m->tok;
+    const int32_t *fast = infer__gmatch_allowed(m);
+    uint8_t *in = (uint8_t *)calloc((size_t)tok->n_vocab, 1);
+    int ok = 1, n_slow = 0;
+    for (ptrdiff_t k = 0; k < arrlen(fast); k++) in[fast[k]]++;
+    for (int32_t t = 0; t < tok->n_vocab; t++) {
+        int len, yes = 0;
+        const char *p = infer__tok_piece(tok, t, 0, &len);
+        if (infer_token_is_eog(tok, t)) yes = infer__gs_can_end(m->cur, 0);
+        else if (len > 0) {
+            int32_t *a = NULL, *tmp = NULL, st = 0;
+            for (ptrdiff_t i = 0; i < arrlen(m->cur); i++) arrput(a, m->cur[i]);
+            yes = 1;
+            for (int i = 0; i < len && yes; i++) yes = (st = infer__gs_step(m->g, &a, &tmp, st, (uint8_t)p[i])) >= 0;
+            arrfree(a); arrfree(tmp);
+        }
+        n_slow += yes;
+        if (in[t] != yes) ok = 0;
+    }
+    free(in);
+    return ok && n_slow == arrlen(fast);
+}
+
+/* Generate from m under g until an end-of-generation token: the text into out (NUL-ended).
+ * temp 0 is greedy. Returns the tokens drawn, -1 when max_tokens ran out first. With
+ * check, every step's allowed set is checked against the slow scan. */
+static int grammar_generate(infer_model *m, infer_session *s, const infer_grammar *g, float temp, uint64_t seed, int max_tokens,
+                            char *out, int cap, int check) {
+    const infer_tokenizer *tok = infer_model_tokenizer(m);
+    const int V = infer_model_config(m)->n_vocab;
+    infer_sampler_params sp = infer_sampler_default_params();
+    sp.temp = temp;
+    sp.seed = seed;
+    infer_sampler *smp = infer_sampler_create(&sp, V);
+    float *logits = (float *)malloc(sizeof(float) * (size_t)V);
+    infer_error err;
+    int32_t ids[8];
+    const int n_prompt = infer_tokenize(tok, "Output:", 7, 1, 0, ids, 8);
+    int n = 0, len = 0, rc = -1;
+    infer_session_reset(s);
+    if (!smp || !logits || n_prompt <= 0 || infer_eval(s, ids, n_prompt, logits, 0, &err) != INFER_OK ||
+        infer_sampler_set_grammar(smp, g, tok, &err) != INFER_OK) { CHECK_MSG(0, "setting up: %s", err.msg); goto done; }
+    for (n = 0; n < max_tokens; n++) {
+        if (check && !grammar_allowed_agree(smp->gm)) { CHECK_MSG(0, "the trie walk and the slow scan differ after '%.*s'", len, out); check = 0; }
+        const int32_t t = infer_sampler_sample(smp, logits);
+        if (infer_token_is_eog(tok, t)) { rc = n; break; }
+        const int k = infer_token_to_piece(tok, t, 0, out + len, cap - 1 - len);
+        if (k < 0 || len + k >= cap - 1) break;
+        len += k;
+        if (infer_eval(s, &t, 1, logits, 0, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); break; }
+    }
+done:
+    out[len] = 0;
+    infer_sampler_free(smp);
+    free(logits);
+    return rc;
+}
+
+/* Random-weight models (the hardest case: they would emit anything) generate under grammars
+ * whose languages are finite, greedy and sampled: every sample ends with an end-of-generation
+ * token, is a sentence of the grammar, and for the schema parses as JSON that validates. */
+static void test_grammar_generate(void) {
+    static const char *grammars[] = {
+        "root ::= \"(\" num ((\"+\" | \"*\") num){0,4} \")\"\nnum ::= \"-\"? [0-9]{1,3}\n",
+        "root ::= b{1,3}\nb ::= \"(\" c{0,2} \")\" | \"[\" c{0,2} \"]\"\nc ::= \"<\" [a-z]{0,3} \">\" | b2\nb2 ::= \"{\" [0-9]? \"}\"\n",
+        "root ::= [\xce\xb1-\xcf\x89\xd0\x90-\xd1\x8f]{1,5} (\" \" [\xe4\xb8\x80-\xe4\xb8\x8f]{1,2})? \"!\"\n",   /* Greek, Cyrillic, then CJK: tokens end mid-character */
+        NULL,   /* test_schema */
+    };
+    static const char *arch[] = { "llama", "qwen35" };
+    for (int a = 0; a < 2; a++) {
+        char file[64];
+        snprintf(file, sizeof file, "infer_gr_%s.gguf", arch[a]);
+        infer_model *m = synth_tiny(arch[a], "q8_0", file);
+        if (!m) return;
+        infer_session *s;
+        infer_error err;
+        if (infer_session_create(&s, m, NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); infer_model_free(m); return; }
+        for (int gi = 0; gi < 4; gi++) {
+#if defined(INFER_NO_JINJA) && defined(INFER_NO_HF)
+            if (!grammars[gi]) continue;
+#endif
+            char *gbnf = grammars[gi] ? NULL : schema_gbnf(test_schema);
+            infer_grammar *g = grammar_of(grammars[gi] ? grammars[gi] : gbnf);
+            if (!g) { free(gbnf); continue; }
+            const int n_samples = 10;
+            for (int k = 0; k <= n_samples; k++) {
+                char out[4096];
+                const int n = grammar_generate(m, s, g, k == 0 ? 0.0f : 1.5f, 1000 + (uint64_t)k, 1500, out, sizeof out, k < 2);
+                CHECK_MSG(n >= 0, "%s, grammar %d, sample %d: no end within 1500 tokens: '%s'", arch[a], gi, k, out);
+                CHECK_MSG(infer_grammar_match(g, out, strlen(out)) == 1, "%s, grammar %d, sample %d not a sentence: '%s'", arch[a], gi, k, out);
+#if !defined(INFER_NO_JINJA) || !defined(INFER_NO_HF)
+                if (!grammars[gi]) {
+                    infer__json_doc sd, vd;
+                    CHECK(infer__json_parse(&sd, test_schema, strlen(test_schema), &err) == INFER_OK);
+                    if (infer__json_parse(&vd, out, strlen(out), &err) != INFER_OK) CHECK_MSG(0, "%s sample %d is not JSON (%s): '%s'", arch[a], k, err.msg, out);
+                    else { CHECK_MSG(schema_valid(sd.root, sd.root, vd.root), "%s sample %d does not validate: '%s'", arch[a], k, out); infer__json_free(&vd); }
+                    infer__json_free(&sd);
+                }
+#endif
+            }
+            infer_grammar_free(g);
+            free(gbnf);
+        }
+        /* infer_generate takes the grammar from the sampler's parameters */
+        infer_grammar *g = grammar_of("root ::= \"yes\" | \"no\" | \"maybe\"\n");
+        if (g) {
+            infer_sampler_params sp = infer_sampler_default_params();
+            sp.grammar = g;
+            int32_t ids[8];
+            const int n_prompt = infer_tokenize(infer_model_tokenizer(m), "Answer:", 7, 1, 0, ids, 8);
+            gen_text got;
+            memset(&got, 0, sizeof got);
+            infer_session_reset(s);
+            got.m = m;
+            CHECK(infer_generate(s, ids, n_prompt, 50, &sp, collect_piece, &got, NULL, &err) == INFER_OK);
+            CHECK_MSG(!strcmp(got.text, "yes") || !strcmp(got.text, "no") || !strcmp(got.text, "maybe"), "infer_generate: '%s'", got.text);
+            infer_grammar_free(g);
+        }
+        infer_session_free(s);
+        infer_model_free(m);
+    }
+}
+
 static const test_case tests[] = {
     { "toc_matches_anchors", test_toc_matches_anchors },
     { "header_order", test_header_order },
@@ -8996,6 +9440,13 @@ static const test_case tests[] = {
     { "gpu_stories_greedy", test_gpu_stories_greedy },
     { "gpu_decode_graph", test_gpu_decode_graph },
     { "gpu_golden_llama", test_gpu_golden_llama },
+    { "grammar_suite", test_grammar_suite },
+    { "grammar_errors", test_grammar_errors },
+#if !defined(INFER_NO_JINJA) || !defined(INFER_NO_HF)
+    { "grammar_json_schema", test_grammar_json_schema },
+    { "grammar_cli", test_grammar_cli },
+#endif
+    { "grammar_generate", test_grammar_generate },
 };
 
 int main(int argc, char **argv) {
