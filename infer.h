@@ -26,7 +26,7 @@
  *   >>api-types         329  ggml tensor types and the quant block structs
  *   >>api-tensor         52  tensors, GGUF files, model config
  *   >>api-kernels       203  the kernel table every backend fills
- *   >>api               381  model, session, tokenizer, sampler, generation
+ *   >>api               387  model, session, tokenizer, sampler, generation
  *   >>util              517  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1944  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
@@ -43,7 +43,7 @@
  *   >>deepseek4         204  DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
  *   >>forward           335  the transformer, once for every family: one step through every layer
  *   >>eval              167  the evaluation API: batches of sequences, logits out
- *   >>sampler           209  logits -> next token
+ *   >>sampler           220  logits -> next token
  *   >>generate           70  the generation loop (the engine ends here; appendices follow)
  *   >>backends          745  the GPU backend of this build; any backend diffed against the CPU
  *   >>unicode           101  categories, white space, case, NFD base, UTF-8
@@ -978,8 +978,10 @@ const char *infer_model_chat_template(const infer_model *m, const char *name, si
 infer_status infer_model_chat_render(const infer_model *m, const char *tmpl, size_t tmpl_len, const char *vars_json, size_t vars_len,
                                      char **out, size_t *out_len, infer_error *err);
 
-/* Sampler (>>sampler). Chain order: repetition penalty -> top-k -> top-p -> min-p ->
- * temperature -> random draw; temp <= 0 is greedy (the argmax after the penalty). */
+/* Sampler (>>sampler). Chain order: logit biases -> penalties (repetition, presence,
+ * frequency) -> top-k -> top-p -> min-p -> temperature -> random draw; temp <= 0 is greedy
+ * (the argmax after the biases and penalties). */
+typedef struct infer_logit_bias { int32_t token; float bias; } infer_logit_bias;
 typedef struct infer_sampler_params {
     float temp;                  /* 0.8; <= 0 greedy */
     int32_t top_k;               /* 40; <= 0 off */
@@ -989,6 +991,10 @@ typedef struct infer_sampler_params {
     int32_t repeat_last_n;       /* 64 */
     uint64_t seed;
     const struct infer_grammar *grammar; /* NULL; else infer_generate constrains its output to it (>>grammar) */
+    float presence_penalty;      /* 0 = off: subtracted once from each token seen in the last repeat_last_n */
+    float frequency_penalty;     /* 0 = off: subtracted once per time it was seen there */
+    const infer_logit_bias *logit_bias;  /* n_logit_bias (token, bias) pairs added to those tokens' logits */
+    int32_t n_logit_bias;
 } infer_sampler_params;
 infer_sampler_params infer_sampler_default_params(void);
 
@@ -11840,6 +11846,9 @@ infer_sampler_params infer_sampler_default_params(void) {
     p.temp = 0.8f; p.top_k = 40; p.top_p = 0.95f; p.min_p = 0.05f;
     p.repeat_penalty = 1.0f; p.repeat_last_n = 64; p.seed = 0x5eed;
     p.grammar = NULL;
+    p.presence_penalty = p.frequency_penalty = 0;
+    p.logit_bias = NULL;
+    p.n_logit_bias = 0;
     return p;
 }
 
@@ -11919,14 +11928,22 @@ static void infer__cand_top(infer__cand *c, int32_t n, int32_t m) {
 static int32_t infer__sampler_draw(infer_sampler *s, const float *logits) {
     const int32_t V = s->n_vocab;
     infer__cand *c = s->cand;
-    if (s->p.temp <= 0 && s->p.repeat_penalty == 1.0f) return infer__argmax(logits, V);   /* plain greedy */
+    const int penalties = s->p.repeat_penalty != 1.0f || s->p.presence_penalty != 0 || s->p.frequency_penalty != 0;
+    if (s->p.temp <= 0 && !penalties && s->p.n_logit_bias <= 0) return infer__argmax(logits, V);   /* plain greedy */
     for (int32_t i = 0; i < V; i++) { c[i].id = i; c[i].logit = logits[i]; }
-    if (s->p.repeat_penalty != 1.0f) {                                  /* 1. penalty, once per distinct token */
+    for (int32_t i = 0; i < s->p.n_logit_bias; i++) {                   /* 0. the caller's biases */
+        const int32_t t = s->p.logit_bias[i].token;
+        if (t >= 0 && t < V) c[t].logit += s->p.logit_bias[i].bias;
+    }
+    if (penalties) {                                                    /* 1. penalties, once per distinct token */
         for (int32_t i = 0; i < s->n_recent; i++) {
-            int32_t t = s->recent[i], seen = 0;
+            int32_t t = s->recent[i], seen = 0, count = 1;
             for (int32_t j = 0; j < i; j++) seen |= s->recent[j] == t;
             if (seen || t < 0 || t >= V) continue;
-            c[t].logit = c[t].logit > 0 ? c[t].logit / s->p.repeat_penalty : c[t].logit * s->p.repeat_penalty;
+            for (int32_t j = i + 1; j < s->n_recent; j++) count += s->recent[j] == t;
+            float l = c[t].logit;
+            if (s->p.repeat_penalty != 1.0f) l = l > 0 ? l / s->p.repeat_penalty : l * s->p.repeat_penalty;
+            c[t].logit = l - (float)count * s->p.frequency_penalty - s->p.presence_penalty;
         }
     }
     if (s->p.temp <= 0) {                                               /* greedy: the argmax after the penalty */

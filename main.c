@@ -38,7 +38,11 @@ static const char *usage_text =
     "  --top-p P               (default 0.95; 1 = off)\n"
     "  --min-p P               (default 0.05; 0 = off)\n"
     "  --repeat-penalty R      (default 1.0 = off)\n"
-    "  --repeat-last-n N       tokens the penalty looks back over (default 64)\n"
+    "  --repeat-last-n N       tokens the penalties look back over (default 64)\n"
+    "  --presence-penalty F    subtract F from each token seen there (default 0 = off)\n"
+    "  --frequency-penalty F   subtract F per time a token was seen there (default 0 = off)\n"
+    "  --logit-bias ID(+|-)B   add B to token ID's logit (e.g. 15043+1, 2-inf); repeatable\n"
+    "  --ignore-eos            end-of-generation tokens do not stop it\n"
     "  --seed S                RNG seed (default, or -1: a random one; the stats line shows it)\n"
     "  --no-bos                do not add the BOS token\n"
     "  --no-special            treat special-token text in the prompt as plain text\n"
@@ -118,7 +122,7 @@ static void *xrealloc(void *p, size_t n, const char *what) {
 typedef struct {
     const char *model, *prompt, *file, *prompt_ids, *logits_out, *ppl, *chat_template, *chat_render, *system;
     int n_predict, n_ctx, n_threads, n_ubatch, precise, tokenize, info, no_bos, no_special, seed_set, chat;
-    int bench, bench_pp, bench_tg, bench_reps, bench_depth, membw, gpu, diff, no_hugepages, no_repack;
+    int bench, bench_pp, bench_tg, bench_reps, bench_depth, membw, gpu, diff, no_hugepages, no_repack, ignore_eos;
     int parallel;                /* --parallel N: each line of -f a prompt, N at once */
     int server, port, timeout, n_predict_set;   /* --server */
     const char *host, *api_key;
@@ -127,6 +131,7 @@ typedef struct {
     infer_sampler_params sp;
     const char *grammar, *grammar_file, *json_schema;   /* constrained output: sp.grammar, made from one of these */
     int json, n_grammar_opts;
+    infer_logit_bias *bias;      /* --logit-bias pairs (sp.logit_bias points here) */
 } options;
 
 static long parse_int(const char *opt, const char *v, long lo, long hi) {
@@ -187,6 +192,23 @@ static void parse_args(int argc, char **argv, options *o) {
         else if (!strcmp(a, "--min-p")) o->sp.min_p = parse_float(a, NEXT(), 0, 1);
         else if (!strcmp(a, "--repeat-penalty")) o->sp.repeat_penalty = parse_float(a, NEXT(), 1e-6, 1e6);
         else if (!strcmp(a, "--repeat-last-n")) o->sp.repeat_last_n = (int)parse_int(a, NEXT(), 0, 1 << 20);
+        else if (!strcmp(a, "--presence-penalty")) o->sp.presence_penalty = parse_float(a, NEXT(), -1e6, 1e6);
+        else if (!strcmp(a, "--frequency-penalty")) o->sp.frequency_penalty = parse_float(a, NEXT(), -1e6, 1e6);
+        else if (!strcmp(a, "--ignore-eos")) o->ignore_eos = 1;
+        else if (!strcmp(a, "--logit-bias")) {               /* ID+B or ID-B, B a number or inf */
+            const char *v = NEXT();
+            char *end;
+            errno = 0;
+            const long id = strtol(v, &end, 10);
+            if (end == v || errno || id < 0 || id > INT32_MAX || (*end != '+' && *end != '-')) die("bad value '%s' for --logit-bias (expected TOKEN_ID+BIAS or TOKEN_ID-BIAS, e.g. 15043+1)", v);
+            const char *b = end;
+            const double bias = !strcmp(b + 1, "inf") ? (b[0] == '-' ? -INFINITY : INFINITY) : strtod(b, &end);
+            if (strcmp(b + 1, "inf") && (end == b || *end || bias != bias)) die("bad value '%s' for --logit-bias (expected TOKEN_ID+BIAS or TOKEN_ID-BIAS, e.g. 15043+1)", v);
+            o->bias = xrealloc(o->bias, sizeof *o->bias * (size_t)(o->sp.n_logit_bias + 1), "--logit-bias");
+            o->bias[o->sp.n_logit_bias].token = (int32_t)id;
+            o->bias[o->sp.n_logit_bias++].bias = (float)bias;
+            o->sp.logit_bias = o->bias;
+        }
         else if (!strcmp(a, "--seed")) { long v = parse_int(a, NEXT(), -1, 0x7fffffffffffffffL); o->sp.seed = (uint64_t)v; o->seed_set = v >= 0; }
         else if (!strcmp(a, "-c") || !strcmp(a, "--ctx-size")) o->n_ctx = (int)parse_int(a, NEXT(), 1, 1 << 24);
         else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) o->n_threads = (int)parse_int(a, NEXT(), 1, 1024);
@@ -611,44 +633,62 @@ static void write_rows(FILE *f, const float *rows, size_t n, const char *path) {
     if (fwrite(rows, sizeof(float), n, f) != n) die("cannot write '%s'", path);
 }
 
+/* --ppl FILE: perplexity as llama-perplexity computes it, so the two figures compare. The
+ * text's tokens (BOS first where the model adds one) are cut into chunks of the context
+ * size; each chunk is evaluated from an empty cache with its first token replaced by BOS
+ * (where the model adds one), and only the second half of each chunk is scored, every token
+ * there seeing at least half a context: position j predicts token j + 1 for j in
+ * [ctx/2, ctx - 1). A text shorter than two contexts is cut into two chunks of half its
+ * length instead (said on stderr). The last line is `perplexity: X +/- E`, E the estimate's
+ * standard error. */
 static int run_ppl(const options *o, infer_model *m, infer_session *s) {
     size_t len;
     char *text = read_file(o->ppl, &len);
     const infer_tokenizer *tok = infer_model_tokenizer(m);
     if (!tok) die("%s", "--ppl needs a model with a vocabulary");
     int32_t *ids = xmalloc(sizeof(int32_t) * (len + 16), "the text's tokens");
-    int n = infer_tokenize(tok, text, len, !o->no_bos, 0, ids, (int)len + 16);
-    if (n < 2) die("'%s' has fewer than two tokens", o->ppl);
-    const int V = infer_model_config(m)->n_vocab, ctx = infer_session_n_ctx(s);
-    /* a window is evaluated a ubatch at a time (the chunks infer_eval would cut it into
+    const int n = infer_tokenize(tok, text, len, !o->no_bos, 0, ids, (int)len + 16);
+    if (n < 4) die("'%s' has fewer than four tokens", o->ppl);
+    const int V = infer_model_config(m)->n_vocab;
+    int ctx = infer_session_n_ctx(s);
+    if (n < 2 * ctx) {
+        ctx = n / 2;
+        fprintf(stderr, "infer: the text has %d tokens, fewer than two contexts: chunks of %d tokens\n", n, ctx);
+    }
+    const int n_chunk = n / ctx, first = ctx / 2, bos = !o->no_bos && tok->add_bos && tok->bos >= 0;
+    /* a chunk is evaluated a ubatch at a time (the pieces infer_eval would cut it into
      * anyway, so the logits are the same): logits for [ubatch, V], not [ctx, V] */
-    const int chunk = o->n_ubatch ? o->n_ubatch : 512;
-    float *logits = xmalloc(sizeof(float) * (size_t)V * (size_t)chunk, "the logits");
-    double nll = 0;
-    long n_pred = 0;
+    const int piece = o->n_ubatch ? o->n_ubatch : 512;
+    float *logits = xmalloc(sizeof(float) * (size_t)V * (size_t)piece, "the logits");
+    int32_t *chunk = xmalloc(sizeof(int32_t) * (size_t)ctx, "a chunk");
+    double nll = 0, nll2 = 0;
+    long count = 0;
     infer_error err;
-    /* windows of the context size; each window predicts its tokens 1..len-1 */
-    for (int w0 = 0; w0 < n - 1; w0 += ctx) {
-        int wl = n - w0 < ctx ? n - w0 : ctx;
-        if (wl < 2) break;
+    for (int c = 0; c < n_chunk; c++) {
+        memcpy(chunk, ids + (size_t)c * ctx, sizeof(int32_t) * (size_t)ctx);
+        if (bos) chunk[0] = tok->bos;
         infer_session_reset(s);
-        for (int c0 = 0; c0 < wl; c0 += chunk) {
-            const int cl = wl - c0 < chunk ? wl - c0 : chunk;
-            if (infer_eval(s, ids + w0 + c0, cl, logits, 1, &err) != INFER_OK) die("%s", err.msg);
-            for (int i = c0; i < c0 + cl && i + 1 < wl; i++) {
-                const float *l = logits + (size_t)(i - c0) * V;
+        for (int p0 = 0; p0 < ctx - 1; p0 += piece) {          /* the last position predicts nothing */
+            const int pl = ctx - p0 < piece ? ctx - p0 : piece;
+            if (infer_eval(s, chunk + p0, pl, logits, 1, &err) != INFER_OK) die("%s", err.msg);
+            for (int j = p0 > first ? p0 : first; j < p0 + pl && j < ctx - 1; j++) {
+                const float *l = logits + (size_t)(j - p0) * V;
                 double mx = l[0], sum = 0;
                 for (int v = 1; v < V; v++) if (l[v] > mx) mx = l[v];
                 for (int v = 0; v < V; v++) sum += exp(l[v] - mx);
-                nll += -(l[ids[w0 + i + 1]] - mx - log(sum));
-                n_pred++;
+                const double x = -(l[ids[(size_t)c * ctx + j + 1]] - mx - log(sum));
+                nll += x;
+                nll2 += x * x;
+                count++;
             }
         }
-        fprintf(stderr, "window at token %d: running perplexity %.4f\n", w0, exp(nll / n_pred));
+        fprintf(stderr, "[%d]%.4f%s", c + 1, exp(nll / count), c + 1 == n_chunk ? "\n" : ",");
     }
-    printf("tokens: %d, predicted: %ld, nll: %.6f\n", n, n_pred, nll);
-    printf("perplexity: %.6f\n", exp(nll / n_pred));
-    free(logits); free(ids); free(text);
+    const double mean = nll / count, var = nll2 / count - mean * mean;
+    const double se = count > 1 && var > 0 ? sqrt(var / (count - 1)) * exp(mean) : 0;
+    printf("tokens: %d, chunks: %d of %d tokens, scored: %ld, nll: %.6f\n", n, n_chunk, ctx, count, nll);
+    printf("perplexity: %.6f +/- %.5f\n", exp(mean), se);
+    free(chunk); free(logits); free(ids); free(text);
     return 0;
 }
 
@@ -1053,7 +1093,7 @@ static int run_parallel(const options *o, infer_model *m, const infer_session_pa
             if (K != 0) {                    /* -n 0: the prompt only */
                 const int32_t t = infer_sampler_sample(q->smp, q->logits);
                 infer_sampler_accept(q->smp, t);
-                eog = infer_token_is_eog(tok, t);
+                eog = !o->ignore_eos && infer_token_is_eog(tok, t);
                 if (!eog) {
                     const int nb = detok_piece(&q->dt, t, &piece, &piece_cap);
                     par_text(q, piece, nb);
@@ -1155,7 +1195,7 @@ static int run_generate(const options *o, infer_model *m, infer_session *s, cons
     }
     /* with --logits-out every generated token is evaluated and end-of-generation tokens do not
      * stop it, so the file has n_prompt + n rows */
-    infer_gen_params gp = { o->n_predict, g.lf != NULL, gen_token, g.lf ? gen_logits : NULL, &g, 0 };
+    infer_gen_params gp = { o->n_predict, g.lf != NULL || o->ignore_eos, gen_token, g.lf ? gen_logits : NULL, &g, 0 };
     infer_gen_stats st;
     const infer_status gs = infer_generate_ex(s, prompt, n_prompt, &gp, &o->sp, &st, &err);
     if (gs != INFER_OK) { fprintf(stderr, "%sinfer: %s\n", st.n_gen ? "\n" : "", err.msg); goto done; }
@@ -1220,7 +1260,7 @@ int main(int argc, char **argv) {
     if (o.membw) { measure_bw(o.n_threads ? o.n_threads : infer_default_threads()); return 0; }
     infer_error err;
     const infer_kernels *gpu = NULL;
-    if ((o.gpu || o.diff) && infer_gpu_kernels(&gpu, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.diff ? "--diff" : "--gpu", err.msg); return 1; }
+    if ((o.gpu || o.diff) && infer_gpu_kernels(&gpu, &err) != INFER_OK) { fprintf(stderr, "infer: %s: %s\n", o.diff ? "--diff" : "--gpu", err.msg); free(o.bias); return 1; }
     infer_model *m = NULL;
     infer_session *s = NULL;
     char *text = NULL;
@@ -1234,7 +1274,7 @@ int main(int argc, char **argv) {
     if (o.model && infer_model_load(&m, o.model, &mp, &err) != INFER_OK) {
         /* --info shows what it can: a vocab-only file, or a family we cannot run */
         mp.vocab_only = 1;
-        if (!o.info || infer_model_load(&m, o.model, &mp, &err) != INFER_OK) { model_error(o.model, err.msg); return 1; }
+        if (!o.info || infer_model_load(&m, o.model, &mp, &err) != INFER_OK) { model_error(o.model, err.msg); free(o.bias); return 1; }
     }
     if (o.diff) { rc = run_diff(m, gpu); goto done; }
     if (o.info) { infer_gguf_describe(infer_model_gguf(m), print_line, NULL); rc = 0; goto done; }
@@ -1266,5 +1306,6 @@ done:
     infer_session_free(s);
     infer_model_free(m);
     infer_grammar_free((infer_grammar *)o.sp.grammar);
+    free(o.bias);
     return rc;
 }

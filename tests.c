@@ -464,6 +464,8 @@ static int hdr_forward_calls(char *text, int say) {
         if (first_impl < 0 && k >= 0 && !strcmp(a[k].name, "util")) first_impl = i;
     }
     struct { char *key; int value; } *def = NULL, *proto = NULL;   /* name -> section; declared early */
+    sh_new_strdup(def);                                           /* the maps keep their own copies of the names */
+    sh_new_strdup(proto);
     for (int i = 0; i < nb; i++) {
         const char *l = B[i];
         if (!((l[0] >= 'a' && l[0] <= 'z') || (l[0] >= 'A' && l[0] <= 'Z'))) continue;
@@ -6120,6 +6122,48 @@ static void test_generate_streaming(void) {
 }
 
 /* infer_generate_ex: every row of logits, end-of-generation ignored, why it stopped, a held prefix */
+/* logit biases, presence and frequency penalties (OpenAI's and llama.cpp's: over the last
+ * repeat_last_n tokens, minus presence once and frequency per occurrence); --logit-bias and
+ * --ignore-eos on the command line */
+static int32_t draw_with(const float *l, int n, const int32_t *seen, int n_seen, float presence, float frequency, const infer_logit_bias *b, int nb) {
+    infer_sampler_params p = infer_sampler_default_params();
+    p.temp = 0;
+    p.presence_penalty = presence;
+    p.frequency_penalty = frequency;
+    p.logit_bias = b;
+    p.n_logit_bias = nb;
+    infer_sampler *s = infer_sampler_create(&p, n);
+    for (int i = 0; i < n_seen; i++) infer_sampler_accept(s, seen[i]);
+    const int32_t t = infer_sampler_sample(s, l);
+    infer_sampler_free(s);
+    return t;
+}
+static void test_sampler_bias_penalties(void) {
+    const float l[8] = { 0, 0, 0, 0, 0, 2.0f, 1.5f, 0 };
+    const int32_t seen[3] = { 5, 6, 5 };
+    CHECK(draw_with(l, 8, seen, 3, 0, 0, NULL, 0) == 5);
+    CHECK(draw_with(l, 8, seen, 3, 0, 0.3f, NULL, 0) == 5);       /* 2 - 0.6 = 1.4 against 1.5 - 0.3 = 1.2 */
+    CHECK(draw_with(l, 8, seen, 3, 0, 0.5f, NULL, 0) == 5);       /* 1.0 and 1.0: the lower id */
+    CHECK(draw_with(l, 8, seen, 3, 0, 0.6f, NULL, 0) == 6);       /* 0.8 against 0.9 */
+    CHECK(draw_with(l, 8, seen, 3, 0.6f, 0, NULL, 0) == 5);       /* once each: 1.4 against 0.9 */
+    CHECK(draw_with(l, 8, seen, 3, 2.5f, 0, NULL, 0) == 0);       /* both below the unseen zeros */
+    const infer_logit_bias b[2] = { { 3, 2.5f }, { 99, 100.0f } }; /* an id outside the vocabulary is ignored */
+    CHECK(draw_with(l, 8, seen, 0, 0, 0, b, 2) == 3);
+    const infer_logit_bias ban = { 5, -INFINITY };
+    CHECK(draw_with(l, 8, seen, 0, 0, 0, &ban, 1) == 6);
+    if (!file_exists("./infer") || !file_exists(SHARED "/models/stories260K.gguf")) SKIP("./infer or ../shared/models not found");
+    char out[4096];
+    CHECK(run_cmd("./infer -m " SHARED "/models/stories260K.gguf -p Once -n 5 --temp 0 --logit-bias 2+inf 2>&1", out, sizeof out) == 0 && strstr(out, "generation: 0 tokens"));
+    CHECK(run_cmd("./infer -m " SHARED "/models/stories260K.gguf -p Once -n 5 --temp 0 --logit-bias 2+inf --ignore-eos 2>&1", out, sizeof out) == 0 && strstr(out, "generation: 5 tokens"));
+    CHECK(run_cmd("./infer -m " SHARED "/models/stories260K.gguf -p Once -n 3 --temp 0 --logit-bias 300+100 2>&1", out, sizeof out) == 0 && strstr(out, "Once ha ha ha"));
+    static const char *bad[] = { "3x", "3+", "-1+2", "3+nan", "+2", "99999999999+1" };
+    for (int i = 0; i < 6; i++) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "./infer -m " SHARED "/models/stories260K.gguf --logit-bias '%s' 2>&1", bad[i]);
+        CHECK_MSG(run_cmd(cmd, out, sizeof out) == 1 && strstr(out, "--logit-bias"), "%s: %s", bad[i], out);
+    }
+}
+
 typedef struct { int rows; float first; int32_t toks[64]; int n; } gen_rows;
 static int on_rows(void *user, const float *rows, int n) {
     gen_rows *g = user;
@@ -6600,10 +6644,47 @@ static void test_cli_contracts(void) {
     FILE *f = fopen(tmp_path("infer_test_ppl.txt"), "w");
     fputs("One day, a clever fox found a shiny key under the old oak tree.", f);
     fclose(f);
-    snprintf(cmd, sizeof cmd, "./infer -m %s --precise --ppl $INFER_TMP/infer_test_ppl.txt 2>/dev/null", M);
+    snprintf(cmd, sizeof cmd, "./infer -m %s --precise --ppl $INFER_TMP/infer_test_ppl.txt -c 8 2>/dev/null", M);
     CHECK(run_cmd(cmd, out, sizeof out) == 0);
     char *pl = strstr(out, "perplexity: ");
-    CHECK(pl && fabs(atof(pl + 12) - 4.9536) < 0.001);
+    CHECK(pl != NULL);
+    const double got = pl ? atof(pl + 12) : 0;
+    /* llama-perplexity's recipe, recomputed from the generation path's --logits-out: chunks
+     * of 8 tokens (BOS in front of each), the second half of each scored */
+    snprintf(cmd, sizeof cmd, "./infer -m %s --tokenize -f $INFER_TMP/infer_test_ppl.txt", M);
+    CHECK(run_cmd(cmd, out, sizeof out) == 0);
+    int32_t tid[64];
+    int nt = 0;
+    for (char *p = out; nt < 64;) {
+        char *e;
+        const long v = strtol(p, &e, 10);
+        if (e == p) break;
+        tid[nt++] = (int32_t)v;
+        p = e;
+    }
+    CHECK(nt >= 16);
+    double nll = 0;
+    int count = 0;
+    for (int c = 0; c + 1 <= nt / 8; c++) {
+        char ids[256] = "", *w = ids;
+        for (int j = 0; j < 8; j++) w += snprintf(w, sizeof ids - (size_t)(w - ids), "%s%d", j ? "," : "", j ? tid[8 * c + j] : 1);
+        snprintf(cmd, sizeof cmd, "./infer -m %s --precise --prompt-ids %s -n 1 --temp 0 --logits-out $INFER_TMP/infer_test_ppl.bin 2>/dev/null", M, ids);
+        CHECK(run_cmd(cmd, out, sizeof out) == 0);
+        size_t nb = 0;
+        float *rows = slurp(tmp_path("infer_test_ppl.bin"), &nb);
+        CHECK(rows && nb == (size_t)9 * 512 * 4);
+        for (int j = 4; rows && j < 7; j++) {
+            const float *l = rows + (size_t)j * 512;
+            double mx = l[0], sum = 0;
+            for (int v = 1; v < 512; v++) if (l[v] > mx) mx = l[v];
+            for (int v = 0; v < 512; v++) sum += exp(l[v] - mx);
+            nll += -(l[tid[8 * c + j + 1]] - mx - log(sum));
+            count++;
+        }
+        free(rows);
+    }
+    CHECK_MSG(count > 0 && fabs(got - exp(nll / count)) < 1e-4 * got, "--ppl %.6f, recomputed %.6f over %d tokens", got, count ? exp(nll / count) : 0, count);
+    remove(tmp_path("infer_test_ppl.bin"));
     remove(tmp_path("infer_test_ppl.txt"));
     snprintf(cmd, sizeof cmd, "./infer -m %s --info", M);
     CHECK(run_cmd(cmd, out, sizeof out) == 0 && strstr(out, "token_embd.weight"));
@@ -9390,6 +9471,7 @@ static const test_case tests[] = {
     { "sampler_selection", test_sampler_selection },
     { "generate_streaming", test_generate_streaming },
     { "generate_options", test_generate_options },
+    { "sampler_bias_penalties", test_sampler_bias_penalties },
     { "backend_fake_device", test_backend_fake_device },
     { "backend_refuses", test_backend_refuses },
     { "backend_diff_cpu", test_backend_diff_cpu },
