@@ -29,7 +29,7 @@ else
 $(info note: libmicrohttpd not found (apt-get install libmicrohttpd-dev): ./infer is built without --server)
 endif
 
-infer: main.c tools/server.c $(HDR)
+infer: main.c tools/server.c tools/bench.c $(HDR)
 	$(CC) $(CFLAGS) $(SERVER_CFLAGS) -o $@ main.c $(LDLIBS) $(SERVER_LIBS)
 
 tests: tests.c $(HDR)
@@ -59,7 +59,7 @@ check-c11: infer.h
 
 # the engine without its optional appendices (chat templates, Hugging Face import) builds and
 # runs a GGUF model, and a call that needs an appendix fails with a message naming it
-check-min: infer.h main.c tools/convert
+check-min: infer.h main.c tools/bench.c tools/convert
 	@$(CC) -std=c11 -D_GNU_SOURCE -O0 -Wall -Wextra -Werror -DINFER_NO_JINJA -DINFER_NO_HF -I. $(STB_CFLAGS) -o infer-min main.c $(LDLIBS) && \
 	d=$$(mktemp -d) && ./tools/convert synth llama tiny $$d/m.gguf > /dev/null 2>&1 && \
 	./infer-min -m $$d/m.gguf -p "hi" -n 3 --temp 0 > $$d/out 2>&1 && \
@@ -71,7 +71,7 @@ check-min: infer.h main.c tools/convert
 # report stops the run); the tests run ./infer-asan where they check the command line's
 # error paths for leaks
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-test-asan: $(HDR) tests.c main.c infer tools/convert
+test-asan: $(HDR) tests.c main.c tools/server.c tools/bench.c infer tools/convert
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o tests-asan tests.c $(LDLIBS)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(SERVER_CFLAGS) -o infer-asan main.c $(LDLIBS) $(SERVER_LIBS)
 	./tests-asan
@@ -168,7 +168,7 @@ $(CUDA_DIR)/%.o: %.c $(HDR)
 	$(CC) $(CFLAGS) -DINFER_CUDA -c -o $@ $<
 
 # ./infer-cuda has --server too when libmicrohttpd is there
-$(CUDA_DIR)/main.o: main.c tools/server.c $(HDR)
+$(CUDA_DIR)/main.o: main.c tools/server.c tools/bench.c $(HDR)
 	@mkdir -p $(CUDA_DIR)
 	$(CC) $(CFLAGS) -DINFER_CUDA $(SERVER_CFLAGS) -c -o $@ main.c
 
