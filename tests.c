@@ -2577,1377 +2577,6 @@ static void test_cpu_i2_s_matmul_glu(void) {
     for (int i = 0; i < 6; i++) CHECK_NEAR(o[i], g[i] / (1 + exp(-g[i])) * u[i], 1e-6);
 }
 
-/* ---- >>safetensors: the parser ---- */
-
-/* a file from a header text and `data` zero bytes */
-static buf_t st_raw(const char *header, size_t data) {
-    buf_t b = { 0 };
-    b_u64(&b, strlen(header));
-    b_put(&b, header, strlen(header));
-    for (size_t i = 0; i < data; i++) b_put(&b, "", 1);
-    return b;
-}
-/* parse must fail with `want` in the message */
-static void st_bad(const char *header, size_t data, const char *want) {
-    buf_t b = st_raw(header, data);
-    infer_safetensors st;
-    infer_error err;
-    err.msg[0] = 0;
-    const infer_status rc = infer_safetensors_parse(&st, b.p, b.n, &err);
-    if (rc == INFER_OK) infer_safetensors_free(&st);
-    CHECK_MSG(rc != INFER_OK && strstr(err.msg, want), "header %.60s: status %d, message '%s', expected '%s'", header, rc, err.msg, want);
-    free(b.p);
-}
-
-/* three tensors of three dtypes, metadata, an empty tensor */
-static buf_t st_valid(void) {
-    float a[6] = { 1, 2, 3, 4, 5, 6 };
-    uint16_t bf[4] = { 0x3f80, 0x4000, 0xbf80, 0x0000 };   /* 1, 2, -1, 0 */
-    uint16_t hf[4] = { 0x3c00, 0x4000, 0xbc00, 0x3800 };   /* 1, 2, -1, 0.5 */
-    hft_t t[4];
-    memset(t, 0, sizeof t);
-    snprintf(t[0].name, sizeof t[0].name, "a.weight"); t[0].dtype = "F32"; t[0].nd = 2; t[0].shape[0] = 2; t[0].shape[1] = 3; t[0].data = (uint8_t *)a; t[0].nbytes = 24;
-    snprintf(t[1].name, sizeof t[1].name, "b"); t[1].dtype = "BF16"; t[1].nd = 1; t[1].shape[0] = 4; t[1].data = (uint8_t *)bf; t[1].nbytes = 8;
-    snprintf(t[2].name, sizeof t[2].name, "empty"); t[2].dtype = "I32"; t[2].nd = 2; t[2].shape[0] = 0; t[2].shape[1] = 5; t[2].data = (uint8_t *)a; t[2].nbytes = 0;
-    snprintf(t[3].name, sizeof t[3].name, "c \"quoted\""); t[3].dtype = "F16"; t[3].nd = 2; t[3].shape[0] = 2; t[3].shape[1] = 2; t[3].data = (uint8_t *)hf; t[3].nbytes = 8;
-    buf_t b = { 0 };
-    hft_st_bytes(&b, t, 4);
-    return b;
-}
-
-static void test_safetensors_parse(void) {
-    buf_t b = st_valid();
-    infer_safetensors st;
-    infer_error err;
-    CHECK(infer_safetensors_parse(&st, b.p, b.n, &err) == INFER_OK);
-    CHECK(st.n_tensors == 4 && st.n_meta == 1 && !strcmp(st.meta[0], "format") && !strcmp(st.meta[1], "pt"));
-    const infer_st_tensor *a = infer_safetensors_tensor(&st, "a.weight"), *bt = infer_safetensors_tensor(&st, "b");
-    const infer_st_tensor *c = infer_safetensors_tensor(&st, "c \"quoted\""), *e = infer_safetensors_tensor(&st, "empty");
-    CHECK(a && a->n_dims == 2 && a->shape[0] == 2 && a->shape[1] == 3 && a->nbytes == 24 && ((const float *)a->data)[5] == 6.0f);
-    CHECK(bt && !strcmp(bt->dtype, "BF16") && bt->dtype_size == 2 && bt->offset == 24);
-    CHECK(c && !strcmp(c->dtype, "F16") && c->offset == 32 && (const uint8_t *)c->data == b.p + st.data_offset + 32);
-    CHECK(e && e->nbytes == 0 && !strcmp(e->dtype, "I32"));
-    CHECK(st.data_offset % 8 == 0 && st.tensors[0].offset == 0);   /* header padded; tensors in data order */
-    infer_safetensors_free(&st);
-    /* FP8 E4M3 values: sign | exponent (bias 7) | 3-bit mantissa */
-    CHECK(infer__e4m3_to_f32(0x38) == 1.0f && infer__e4m3_to_f32(0xB8) == -1.0f && infer__e4m3_to_f32(0x7E) == 448.0f);
-    CHECK(infer__e4m3_to_f32(0x01) == ldexpf(1, -9) && infer__e4m3_to_f32(0x07) == 7 * ldexpf(1, -9));   /* subnormals: m/8 * 2^-6 */
-    CHECK(infer__e4m3_to_f32(0x08) == ldexpf(1, -6) && infer__e4m3_to_f32(0x0F) == 15 * ldexpf(1, -9) && isnan(infer__e4m3_to_f32(0x7F)));
-    /* the converter's absmean ternarization */
-    float w[8] = { 0.9f, -0.1f, 0.4f, -1.2f, 0.0f, 0.6f, -0.5f, 0.3f }, s = 0;
-    for (int i = 0; i < 8; i++) s += fabsf(w[i]) / 8;
-    infer__hf_ternarize(w, 8, "F32");
-    for (int i = 0; i < 8; i++) CHECK(w[i] == 0 || fabsf(fabsf(w[i]) - s) < 1e-6f);
-    CHECK(w[0] > 0 && w[1] == 0 && w[3] < 0 && w[4] == 0);
-    free(b.p);
-}
-
-static void test_safetensors_corrupt(void) {
-    buf_t b = st_valid();
-    infer_safetensors st;
-    infer_error err;
-    int bad = 0;
-    for (size_t cut = 0; cut < b.n; cut++) {     /* every prefix fails: the tensors must end at the end */
-        uint8_t *p = malloc(cut ? cut : 1);
-        memcpy(p, b.p, cut);
-        if (infer_safetensors_parse(&st, p, cut, &err) == INFER_OK) { bad++; infer_safetensors_free(&st); }
-        free(p);
-    }
-    CHECK_MSG(bad == 0, "%d truncated files parsed", bad);
-    /* the header length */
-    uint64_t huge = (uint64_t)1 << 63, big = ((uint64_t)100 << 20) + 1, over = b.n;
-    uint8_t *p = malloc(b.n);
-    const uint64_t lens[3] = { huge, big, over };
-    const char *msgs[3] = { "100 MB", "100 MB", "runs past" };
-    for (int i = 0; i < 3; i++) {
-        memcpy(p, b.p, b.n);
-        memcpy(p, &lens[i], 8);
-        CHECK(infer_safetensors_parse(&st, p, b.n, &err) != INFER_OK && strstr(err.msg, msgs[i]));
-    }
-    free(p);
-    CHECK(infer_safetensors_parse(&st, b.p, 5, &err) != INFER_OK && strstr(err.msg, "too short"));
-    /* headers that lie */
-    const char *T = "\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":";
-    char h[512];
-    snprintf(h, sizeof h, "{\"a\":{%s[0,8]},\"b\":{%s[4,12]}}", T, T); st_bad(h, 12, "overlap");
-    snprintf(h, sizeof h, "{\"a\":{%s[0,8]},\"b\":{%s[12,20]}}", T, T); st_bad(h, 20, "belong to no tensor");
-    snprintf(h, sizeof h, "{\"a\":{%s[0,8]}}", T); st_bad(h, 4, "runs past");
-    snprintf(h, sizeof h, "{\"a\":{%s[0,8]}}", T); st_bad(h, 16, "end at byte 8");
-    snprintf(h, sizeof h, "{\"a\":{%s[8,0]}}", T); st_bad(h, 8, "data_offsets");
-    snprintf(h, sizeof h, "{\"a\":{%s[\"0\",8]}}", T); st_bad(h, 8, "data_offsets");
-    snprintf(h, sizeof h, "{\"a\":{%s[0]}}", T); st_bad(h, 8, "data_offsets");
-    snprintf(h, sizeof h, "{\"a\":{%s[0,8]},\"a\":{%s[8,16]}}", T, T); st_bad(h, 16, "twice");
-    st_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,8]}}", 8, "needs 12 bytes");
-    st_bad("{\"a\":{\"dtype\":\"BF16\",\"shape\":[2,2],\"data_offsets\":[0,16]}}", 16, "needs 8 bytes");
-    st_bad("{\"a\":{\"dtype\":\"F12\",\"shape\":[2],\"data_offsets\":[0,8]}}", 8, "unknown dtype");
-    st_bad("{\"a\":{\"shape\":[2],\"data_offsets\":[0,8]}}", 8, "unknown dtype");
-    st_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[-2],\"data_offsets\":[0,8]}}", 8, "dimension 0");
-    st_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[2.5],\"data_offsets\":[0,8]}}", 8, "dimension 0");
-    st_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[1,1,1,1,1,1,1,1,1],\"data_offsets\":[0,4]}}", 4, "at most 8");
-    st_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296,4294967296],\"data_offsets\":[0,4]}}", 4, "overflows");
-    st_bad("{\"a\":{\"dtype\":\"F64\",\"shape\":[4611686018427387904],\"data_offsets\":[0,4]}}", 4, "overflows");
-    st_bad("{\"a\":[1,2]}", 0, "not an object");
-    st_bad("{\"a\\u0000b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", 8, "NUL");
-    st_bad("{\"__metadata__\":{\"k\":1}}", 0, "not a string");
-    st_bad("[1,2]", 0, "JSON object");
-    st_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},}", 8, "json");
-    st_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]", 8, "json");
-    st_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}} x", 8, "json");
-    /* random byte flips never crash, and whatever parses lies inside the file */
-    infer__rng rng;
-    infer__rng_seed(&rng, 11);
-    for (int it = 0; it < 3000; it++) {
-        uint8_t *q = malloc(b.n);
-        memcpy(q, b.p, b.n);
-        for (int k = 0; k < 3; k++) q[infer__rng_next(&rng) % b.n] ^= (uint8_t)(1 + infer__rng_next(&rng) % 255);
-        if (infer_safetensors_parse(&st, q, b.n, &err) == INFER_OK) {
-            for (int64_t i = 0; i < st.n_tensors; i++) {
-                const uint8_t *d = st.tensors[i].data;
-                CHECK(d >= q + st.data_offset && d + st.tensors[i].nbytes <= q + b.n);
-            }
-            infer_safetensors_free(&st);
-        }
-        free(q);
-    }
-    free(b.p);
-}
-
-/* ---- >>hf-tensors, >>hf-folder: GGUF -> the Hugging Face checkpoint it came from, and back ----
- * The round trip: each golden GGUF is written out as the Hugging Face folder it was
- * converted from -- config.json, safetensors, tokenizer.json, tokenizer_config.json -- by
- * undoing the converter's transforms here, with this file's own name table and formulas
- * (ARCH_FACTS section 2 and the family sections), not the loader's. infer_hf_load must then
- * give back every tensor bit for bit and the same metadata, and the GGUF it writes must
- * give the same logits as the original. Two transforms cannot always be inverted exactly in
- * floats -- -exp(A_log) and BitNet's 1/weight_scale skip some outputs -- so those values may
- * come back 1 ulp off (the test counts them), and BitNet's ternary codes cannot say -0. */
-
-typedef struct {
-    const infer_gguf *g;
-    const char *arch;          /* general.architecture */
-    int llama, hybrid, bitnet, fused_experts;
-    const char *prefix;        /* "model." or "model.language_model." */
-    int64_t n_head, n_head_kv, n_main, nk, nv, dk, dv;
-    hft_t *t; int n, cap;
-    int n_inexact;             /* values no float input reproduces exactly: -exp(A_log), 1/weight_scale */
-} hft_ctx;
-
-static int64_t hft_int(const infer_gguf *g, const char *arch, const char *suffix, int64_t dflt) {
-    char k[128];
-    int64_t v;
-    snprintf(k, sizeof k, "%s.%s", arch, suffix);
-    return infer__get_int(g, k, &v, NULL) == 1 ? v : dflt;
-}
-static double hft_float(const infer_gguf *g, const char *arch, const char *suffix, double dflt) {
-    char k[128];
-    double v;
-    snprintf(k, sizeof k, "%s.%s", arch, suffix);
-    return infer__get_float(g, k, &v, NULL) == 1 ? v : dflt;
-}
-
-static hft_t *hft_add(hft_ctx *c, const char *name, const char *dtype, int nd, const int64_t *shape, size_t nbytes) {
-    if (c->n == c->cap) { c->cap = c->cap * 2 + 16; c->t = realloc(c->t, sizeof(hft_t) * (size_t)c->cap); }
-    hft_t *t = &c->t[c->n++];
-    memset(t, 0, sizeof *t);
-    snprintf(t->name, sizeof t->name, "%s", name);
-    t->dtype = dtype;
-    t->nd = nd;
-    memcpy(t->shape, shape, sizeof(int64_t) * (size_t)nd);
-    t->nbytes = nbytes;
-    t->data = calloc(1, nbytes ? nbytes : 1);
-    return t;
-}
-
-/* the float x closest to guess with f(x) == want, searching 64 ulps each way; else guess */
-static float hft_preimage(float want, float guess, float (*f)(float), int *exact) {
-    float lo = guess, hi = guess;
-    *exact = 1;
-    for (int k = 0; k < 64; k++) {
-        if (f(lo) == want) return lo;
-        if (f(hi) == want) return hi;
-        lo = nextafterf(lo, -INFINITY);
-        hi = nextafterf(hi, INFINITY);
-    }
-    *exact = 0;
-    return guess;
-}
-static float hft_plus1(float x) { return x + 1.0f; }
-static float hft_negexp(float x) { return -expf(x); }
-static float hft_recip(float x) { return 1.0f / x; }   /* bitnet: (code - 1) / ws with code - 1 = 1 */
-
-/* GGUF's tiled value heads back to HF's grouped order: HF head k*r + i is GGUF head i*nk + k
- * (a view [nk, r, d] with its first two axes swapped). dst/src hold nv blocks of d floats. */
-static void hft_unreorder(const hft_ctx *c, float *dst, const float *src, int64_t d) {
-    const int64_t r = c->nv / c->nk;
-    for (int64_t k = 0; k < c->nk; k++)
-        for (int64_t i = 0; i < r; i++) memcpy(dst + (k * r + i) * d, src + (i * c->nk + k) * d, sizeof(float) * (size_t)d);
-}
-
-/* GGUF llama's adjacent-pair rows back to HF's rotate-half rows: the converter's
- * reshape(n_head, 2, hd/2, cols).swapaxes(1, 2) puts HF row j*hd/2 + i of a head at 2i + j */
-static void hft_unpermute(float *dst, const float *src, int64_t rows, int64_t cols, int64_t n_head) {
-    const int64_t hd = rows / n_head;
-    for (int64_t h = 0; h < n_head; h++)
-        for (int64_t i = 0; i < hd / 2; i++)
-            for (int64_t j = 0; j < 2; j++)
-                memcpy(dst + (h * hd + j * hd / 2 + i) * cols, src + (h * hd + 2 * i + j) * cols, sizeof(float) * (size_t)cols);
-}
-
-/* the 7 BitNet projections as Microsoft's packed U8 + inverted scale */
-static void hft_pack_bitnet(hft_ctx *c, const char *hf, const float *w, int64_t rows, int64_t cols) {
-    float s = 0;
-    for (int64_t i = 0; i < rows * cols; i++) s = fmaxf(s, fabsf(w[i]));
-    const int64_t sh[2] = { rows / 4, cols }, one = 1;
-    hft_t *p = hft_add(c, hf, "U8", 2, sh, (size_t)(rows / 4 * cols));
-    for (int64_t r = 0; r < rows; r++)
-        for (int64_t k = 0; k < cols; k++) {
-            const int code = w[r * cols + k] > 0 ? 2 : w[r * cols + k] < 0 ? 0 : 1;
-            p->data[(r % (rows / 4)) * cols + k] |= (uint8_t)(code << (2 * (r / (rows / 4))));
-        }
-    char nm[220];
-    int exact;
-    snprintf(nm, sizeof nm, "%.200s_scale", hf);
-    hft_t *sc = hft_add(c, nm, "F32", 1, &one, 4);
-    const float ws = hft_preimage(s, 1.0f / s, hft_recip, &exact);
-    memcpy(sc->data, &ws, 4);
-    c->n_inexact += !exact;
-}
-
-/* "blk.N.<rest>" -> HF name; NULL for tensors HF does not store */
-static const char *hft_name(const hft_ctx *c, const char *gg, char *out, size_t size) {
-    static const char *const map[][2] = {
-        { "attn_norm", "input_layernorm" }, { "ffn_norm", "post_attention_layernorm" }, { "post_attention_norm", "post_attention_layernorm" },
-        { "attn_q", "self_attn.q_proj" }, { "attn_k", "self_attn.k_proj" }, { "attn_v", "self_attn.v_proj" }, { "attn_output", "self_attn.o_proj" },
-        { "attn_q_norm", "self_attn.q_norm" }, { "attn_k_norm", "self_attn.k_norm" }, { "attn_sub_norm", "self_attn.attn_sub_norm" },
-        { "ffn_gate", "mlp.gate_proj" }, { "ffn_up", "mlp.up_proj" }, { "ffn_down", "mlp.down_proj" }, { "ffn_sub_norm", "mlp.ffn_sub_norm" },
-        { "ffn_gate_inp", "mlp.gate" }, { "ffn_gate_shexp", "mlp.shared_expert.gate_proj" }, { "ffn_up_shexp", "mlp.shared_expert.up_proj" },
-        { "ffn_down_shexp", "mlp.shared_expert.down_proj" }, { "ffn_gate_inp_shexp", "mlp.shared_expert_gate" },
-        { "attn_qkv", "linear_attn.in_proj_qkv" }, { "attn_gate", "linear_attn.in_proj_z" }, { "ssm_beta", "linear_attn.in_proj_b" },
-        { "ssm_alpha", "linear_attn.in_proj_a" }, { "ssm_conv1d", "linear_attn.conv1d" }, { "ssm_norm", "linear_attn.norm" },
-        { "ssm_out", "linear_attn.out_proj" },
-    };
-    static const char *const mtp[][2] = { { "nextn.eh_proj", "fc" }, { "nextn.enorm", "pre_fc_norm_embedding" }, { "nextn.hnorm", "pre_fc_norm_hidden" },
-                                          { "nextn.shared_head_norm", "norm" } };
-    if (!strcmp(gg, "token_embd.weight")) { snprintf(out, size, "%sembed_tokens.weight", c->prefix); return out; }
-    if (!strcmp(gg, "output_norm.weight")) { snprintf(out, size, "%snorm.weight", c->prefix); return out; }
-    if (!strcmp(gg, "output.weight")) return "lm_head.weight";
-    if (strncmp(gg, "blk.", 4)) return NULL;
-    char *end;
-    const long blk = strtol(gg + 4, &end, 10);
-    const char *rest = end + 1;
-    char lay[64];
-    if (blk >= c->n_main) snprintf(lay, sizeof lay, "mtp.layers.%ld.", blk - c->n_main);
-    else snprintf(lay, sizeof lay, "%slayers.%ld.", c->prefix, blk);
-    if (!strcmp(rest, "ssm_a")) { snprintf(out, size, "%slinear_attn.A_log", lay); return out; }
-    if (!strcmp(rest, "ssm_dt.bias")) { snprintf(out, size, "%slinear_attn.dt_bias", lay); return out; }
-    const char *dot = strrchr(rest, '.');
-    const size_t bl = (size_t)(dot - rest);
-    for (size_t i = 0; i < sizeof mtp / sizeof mtp[0]; i++)
-        if (strlen(mtp[i][0]) == bl && !strncmp(rest, mtp[i][0], bl)) { snprintf(out, size, "mtp.%s%s", mtp[i][1], dot); return out; }
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (strlen(map[i][0]) == bl && !strncmp(rest, map[i][0], bl)) { snprintf(out, size, "%s%s%s", lay, map[i][1], dot); return out; }
-    return NULL;
-}
-
-/* ffn_{gate,up,down}_exps [E, out, in]: one HF tensor per expert, or fused gate_up / down */
-static void hft_experts(hft_ctx *c, const infer_tensor *t, const char *gg) {
-    const int64_t E = t->ne[2], out = t->ne[1], in = t->ne[0];
-    const char *proj = strstr(gg, "gate_exps") ? "gate_proj" : strstr(gg, "up_exps") ? "up_proj" : "down_proj";
-    const long blk = strtol(gg + 4, NULL, 10);
-    const float *w = (const float *)t->data;
-    char nm[200];
-    if (c->fused_experts) {
-        if (!strcmp(proj, "down_proj")) {
-            const int64_t sh[3] = { E, out, in };
-            snprintf(nm, sizeof nm, "%slayers.%ld.mlp.experts.down_proj", c->prefix, blk);
-            memcpy(hft_add(c, nm, "F32", 3, sh, t->nbytes)->data, w, t->nbytes);
-            return;
-        }
-        snprintf(nm, sizeof nm, "%slayers.%ld.mlp.experts.gate_up_proj", c->prefix, blk);
-        hft_t *f = NULL;
-        for (int i = 0; i < c->n; i++) if (!strcmp(c->t[i].name, nm)) f = &c->t[i];
-        if (!f) { const int64_t sh[3] = { E, 2 * out, in }; f = hft_add(c, nm, "F32", 3, sh, t->nbytes * 2); }
-        const size_t slab = (size_t)(out * in) * 4;
-        for (int64_t e = 0; e < E; e++) memcpy(f->data + (2 * e + (proj[0] == 'u')) * slab, (const uint8_t *)w + e * slab, slab);
-        return;
-    }
-    for (int64_t e = 0; e < E; e++) {
-        const int64_t sh[2] = { out, in };
-        snprintf(nm, sizeof nm, "%slayers.%ld.mlp.experts.%lld.%s.weight", c->prefix, blk, (long long)e, proj);
-        memcpy(hft_add(c, nm, "F32", 2, sh, (size_t)(out * in) * 4)->data, w + e * out * in, (size_t)(out * in) * 4);
-    }
-}
-
-static void hft_tensor(hft_ctx *c, const infer_tensor *t) {
-    char nm[200];
-    const char *gg = t->name, *hf = hft_name(c, gg, nm, sizeof nm);
-    if (strstr(gg, "_exps.weight")) { hft_experts(c, t, gg); return; }
-    if (!hf) return;   /* rope_freqs: config.json's rope_scaling regenerates it */
-    int64_t sh[4];
-    int nd = t->n_dims;
-    for (int d = 0; d < nd; d++) sh[d] = t->ne[nd - 1 - d];
-    const int64_t n = t->nbytes / 4, rows = sh[0], cols = n / (rows ? rows : 1);
-    const float *w = (const float *)t->data;
-    const char *rest = strncmp(gg, "blk.", 4) ? gg : strchr(gg + 4, '.') + 1;
-    if (c->bitnet && t->n_dims == 2 && !strstr(gg, "token_embd") && strncmp(gg, "output", 6)) { hft_pack_bitnet(c, hf, w, rows, cols); return; }
-    if (strstr(gg, "ssm_conv1d")) { sh[2] = sh[1]; sh[1] = 1; nd = 3; }
-    hft_t *o = hft_add(c, hf, "F32", nd, sh, t->nbytes);
-    float *x = (float *)o->data;
-    memcpy(x, w, t->nbytes);
-    if (c->llama && (!strncmp(rest, "attn_q.", 7) || !strncmp(rest, "attn_k.", 7)))
-        hft_unpermute(x, w, rows, cols, rest[5] == 'q' ? c->n_head : c->n_head_kv);
-    if (c->hybrid && strstr(gg, "norm.weight") && !strstr(gg, "ssm_norm"))
-        for (int64_t i = 0; i < n; i++) { int ex; x[i] = hft_preimage(w[i], w[i] - 1.0f, hft_plus1, &ex); CHECK(ex); }
-    if (c->hybrid && !strcmp(rest, "ssm_a"))
-        for (int64_t i = 0; i < n; i++) { int ex; x[i] = hft_preimage(w[i], logf(-w[i]), hft_negexp, &ex); c->n_inexact += !ex; }
-    if (c->hybrid && c->nk != c->nv) {
-        float *tmp = malloc(t->nbytes);
-        memcpy(tmp, x, t->nbytes);
-        const int64_t vfirst = 2 * c->nk * c->dk;
-        if (!strcmp(rest, "attn_qkv.weight") || !strcmp(rest, "ssm_conv1d.weight")) hft_unreorder(c, x + vfirst * cols, tmp + vfirst * cols, c->dv * cols);
-        if (!strcmp(rest, "attn_gate.weight") || !strcmp(rest, "ssm_beta.weight") || !strcmp(rest, "ssm_alpha.weight") || !strcmp(rest, "ssm_a") || !strcmp(rest, "ssm_dt.bias"))
-            hft_unreorder(c, x, tmp, n / c->nv);
-        if (!strcmp(rest, "ssm_out.weight"))
-            for (int64_t r = 0; r < rows; r++) hft_unreorder(c, x + r * cols, tmp + r * cols, c->dv);
-        free(tmp);
-    }
-}
-
-/* config.json from the GGUF's metadata (and rope_scaling from the golden's manifest) */
-static void hft_config(buf_t *b, const hft_ctx *c, const char *hf_arch, const char *manifest, int text_config) {
-    const infer_gguf *g = c->g;
-    const char *a = c->arch;
-    const infer_tensor *te = infer_gguf_tensor(g, "token_embd.weight");
-    const int64_t nextn = hft_int(g, a, "nextn_predict_layers", 0), head_dim = hft_int(g, a, "attention.key_length", 0);
-    hb_fmt(b, "{\"architectures\": [\"%s\"], \"model_type\": \"x\",%s\n", hf_arch, text_config ? " \"text_config\": {" : "");
-    hb_fmt(b, "\"hidden_size\": %lld, \"num_hidden_layers\": %lld, ", (long long)hft_int(g, a, "embedding_length", 0), (long long)(hft_int(g, a, "block_count", 0) - nextn));
-    hb_fmt(b, "\"num_attention_heads\": %lld, \"num_key_value_heads\": %lld, ", (long long)c->n_head, (long long)c->n_head_kv);
-    hb_fmt(b, "\"max_position_embeddings\": %lld, \"rms_norm_eps\": %.9g, ", (long long)hft_int(g, a, "context_length", 0), hft_float(g, a, "attention.layer_norm_rms_epsilon", 0));
-    hb_fmt(b, "\"vocab_size\": %lld, \"tie_word_embeddings\": %s", (long long)te->ne[1], infer_gguf_tensor(g, "output.weight") ? "false" : "true");
-    if (hft_int(g, a, "feed_forward_length", 0)) hb_fmt(b, ", \"intermediate_size\": %lld", (long long)hft_int(g, a, "feed_forward_length", 0));
-    if (head_dim) hb_fmt(b, ", \"head_dim\": %lld", (long long)head_dim);
-    if (!c->hybrid) hb_fmt(b, ", \"rope_theta\": %.9g", hft_float(g, a, "rope.freq_base", 10000));
-    if (hft_int(g, a, "expert_count", 0)) {
-        hb_fmt(b, ", \"num_experts\": %lld, \"num_experts_per_tok\": %lld", (long long)hft_int(g, a, "expert_count", 0), (long long)hft_int(g, a, "expert_used_count", 0));
-        hb_fmt(b, ", \"moe_intermediate_size\": %lld", (long long)hft_int(g, a, "expert_feed_forward_length", 0));
-        if (hft_int(g, a, "expert_shared_feed_forward_length", 0)) hb_fmt(b, ", \"shared_expert_intermediate_size\": %lld", (long long)hft_int(g, a, "expert_shared_feed_forward_length", 0));
-    }
-    if (c->hybrid) {
-        const infer_gguf_kv *sec = infer_gguf_find(g, "qwen35.rope.dimension_sections");
-        if (!sec) sec = infer_gguf_find(g, "qwen35moe.rope.dimension_sections");
-        int32_t s[4] = { 0 };
-        if (sec) memcpy(s, sec->arr_data, 12);
-        hb_fmt(b, ", \"linear_conv_kernel_dim\": %lld, \"linear_key_head_dim\": %lld, \"linear_num_key_heads\": %lld", (long long)hft_int(g, a, "ssm.conv_kernel", 0), (long long)c->dk, (long long)c->nk);
-        hb_fmt(b, ", \"linear_num_value_heads\": %lld, \"linear_value_head_dim\": %lld", (long long)c->nv, (long long)c->dv);
-        hb_fmt(b, ", \"full_attention_interval\": %lld, \"mtp_num_hidden_layers\": %lld", (long long)hft_int(g, a, "full_attention_interval", 4), (long long)nextn);
-        hb_fmt(b, ", \"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": %.9g, \"partial_rotary_factor\": %.9g, \"mrope_section\": [%d, %d, %d], \"mrope_interleaved\": true}",
-               hft_float(g, a, "rope.freq_base", 0), (double)hft_int(g, a, "rope.dimension_count", 0) / (double)head_dim, s[0], s[1], s[2]);
-    }
-    if (c->bitnet) hb_str(b, ", \"hidden_act\": \"silu\", \"quantization_config\": {\"quant_method\": \"bitnet\", \"linear_class\": \"bitlinear\"}");
-    /* the special ids, as config.json also lists them */
-    static const char *const sp[][2] = { { "bos", "bos" }, { "eos", "eos" }, { "padding", "pad" } };
-    for (int i = 0; i < 3; i++) {
-        char k[64];
-        int64_t v;
-        snprintf(k, sizeof k, "tokenizer.ggml.%s_token_id", sp[i][0]);
-        if (infer__get_int(g, k, &v, NULL) == 1) hb_fmt(b, ", \"%s_token_id\": %lld", sp[i][1], (long long)v);
-    }
-    char *m = manifest ? slurp(manifest, NULL) : NULL;
-    infer__json_doc d;
-    if (m && infer__json_parse(&d, m, strlen(m), NULL) == INFER_OK) {
-        const infer__json *rs = infer__json_get(infer__json_get(d.root, "synth_config"), "rope_scaling");
-        if (rs && rs->type == INFER__JSON_OBJECT) {
-            hb_str(b, ", \"rope_scaling\": {");
-            for (uint32_t i = 0; i < rs->len; i++) {
-                if (rs->items[i].type == INFER__JSON_STRING) hb_fmt(b, "%s\"%s\": \"%s\"", i ? ", " : "", rs->items[i].key, rs->items[i].str);
-                else hb_fmt(b, "%s\"%s\": %.17g", i ? ", " : "", rs->items[i].key, rs->items[i].num);
-            }
-            hb_str(b, "}");
-        }
-        infer__json_free(&d);
-    }
-    free(m);
-    hb_str(b, text_config ? "}}\n" : "}\n");
-}
-
-/* the Split regexes of real tokenizer.json files, as JSON text */
-static const char *hft_pre_json(const char *pre) {
-    if (!strcmp(pre, "llama-bpe"))
-        return "{\"type\": \"Split\", \"pattern\": {\"Regex\": \"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}{1,3}| ?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"}, \"behavior\": \"Isolated\", \"invert\": false}";
-    if (!strcmp(pre, "qwen2"))
-        return "{\"type\": \"Split\", \"pattern\": {\"Regex\": \"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}| ?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"}, \"behavior\": \"Isolated\", \"invert\": false}";
-    return "{\"type\": \"Split\", \"pattern\": {\"Regex\": \"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?[\\\\p{L}\\\\p{M}]+|\\\\p{N}| ?[^\\\\s\\\\p{L}\\\\p{M}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"}, \"behavior\": \"Isolated\", \"invert\": false}";
-}
-
-/* tokenizer.json and tokenizer_config.json from the GGUF vocabulary */
-static void hft_tokenizer(const infer_gguf *g, const char *dir) {
-    const infer_gguf_kv *toks = infer_gguf_find(g, "tokenizer.ggml.tokens"), *types = infer_gguf_find(g, "tokenizer.ggml.token_type");
-    const infer_gguf_kv *merges = infer_gguf_find(g, "tokenizer.ggml.merges");
-    infer_str model = { 0 }, pre = { 0 };
-    infer__get_str(g, "tokenizer.ggml.model", &model, NULL);
-    infer__get_str(g, "tokenizer.ggml.pre", &pre, NULL);
-    const int spm = infer__str_eq(model, "llama");
-    char pre_z[32];
-    snprintf(pre_z, sizeof pre_z, "%.*s", (int)pre.len, pre.ptr);
-    const char **txt;
-    uint64_t *len;
-    infer_error err;
-    infer__str_array(toks, &txt, &len, &err);
-    int32_t *ty = malloc(sizeof(int32_t) * (size_t)types->arr_n);   /* GGUF arrays need not be aligned */
-    memcpy(ty, types->arr_data, sizeof(int32_t) * (size_t)types->arr_n);
-    buf_t b = { 0 }, c = { 0 };
-    hb_fmt(&b, "{\"version\": \"1.0\", \"added_tokens\": [");
-    int first = 1;
-    for (uint64_t i = 0; i < toks->arr_n; i++) {
-        if (ty[i] != 3 && ty[i] != 4 && !(spm && ty[i] == 2)) continue;
-        hb_fmt(&b, "%s{\"id\": %llu, \"content\": ", first ? "" : ", ", (unsigned long long)i);
-        hb_json(&b, txt[i], len[i]);
-        hb_fmt(&b, ", \"single_word\": false, \"lstrip\": false, \"rstrip\": false, \"normalized\": false, \"special\": %s}", ty[i] == 4 ? "false" : "true");
-        first = 0;
-    }
-    if (spm) hb_str(&b, "], \"normalizer\": {\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"Prepend\", \"prepend\": \"\xe2\x96\x81\"}, "
-                        "{\"type\": \"Replace\", \"pattern\": {\"String\": \" \"}, \"content\": \"\xe2\x96\x81\"}]}, \"pre_tokenizer\": null");
-    else hb_fmt(&b, "], \"normalizer\": null, \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [%s, "
-                    "{\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": true, \"use_regex\": false}]}", hft_pre_json(pre_z));
-    hb_fmt(&b, ", \"post_processor\": null, \"decoder\": null, \"model\": {\"type\": \"BPE\", \"dropout\": null, \"unk_token\": %s, "
-               "\"byte_fallback\": %s, \"ignore_merges\": %s, \"vocab\": {", spm ? "\"<unk>\"" : "null", spm ? "true" : "false", !strcmp(pre_z, "llama-bpe") ? "true" : "false");
-    first = 1;
-    for (uint64_t i = 0; i < toks->arr_n; i++) {
-        if (!spm && ty[i] != 1) continue;
-        hb_str(&b, first ? "" : ", ");
-        hb_json(&b, txt[i], len[i]);
-        hb_fmt(&b, ": %llu", (unsigned long long)i);
-        first = 0;
-    }
-    hb_str(&b, "}, \"merges\": [");
-    const char **mt = NULL;
-    uint64_t *ml = NULL;
-    if (merges) infer__str_array(merges, &mt, &ml, &err);
-    for (uint64_t i = 0; merges && i < merges->arr_n; i++) {
-        hb_str(&b, i ? ", " : "");
-        hb_json(&b, mt[i], ml[i]);
-    }
-    hb_str(&b, "]}}\n");
-    CHECK(hb_save(&b, dir, "tokenizer.json"));
-    /* tokenizer_config.json: the special tokens by text, and the add_* flags */
-    hb_str(&c, "{\"tokenizer_class\": \"x\"");
-    static const char *const sp[][2] = { { "bos", "bos" }, { "eos", "eos" }, { "unknown", "unk" }, { "padding", "pad" } };
-    for (int i = 0; i < 4; i++) {
-        char k[64];
-        int64_t v;
-        snprintf(k, sizeof k, "tokenizer.ggml.%s_token_id", sp[i][0]);
-        if (infer__get_int(g, k, &v, NULL) != 1) continue;
-        hb_fmt(&c, ", \"%s_token\": ", sp[i][1]);
-        hb_json(&c, txt[v], len[v]);
-    }
-    const infer_gguf_kv *ab = infer_gguf_find(g, "tokenizer.ggml.add_bos_token"), *ae = infer_gguf_find(g, "tokenizer.ggml.add_eos_token");
-    if (ab) hb_fmt(&c, ", \"add_bos_token\": %s", ab->v.u ? "true" : "false");
-    if (ae) hb_fmt(&c, ", \"add_eos_token\": %s", ae->v.u ? "true" : "false");
-    hb_str(&c, "}\n");
-    CHECK(hb_save(&c, dir, "tokenizer_config.json"));
-    free(txt); free(len); free(mt); free(ml); free(b.p); free(c.p); free(ty);
-}
-
-static void hft_rmdir(const char *dir) {
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) printf("    could not remove %s\n", dir);
-}
-
-/* writes the folder; shards > 1 splits the tensors over model-0000i-of-0000n.safetensors */
-static int hft_write_folder(hft_ctx *c, const char *dir, const char *hf_arch, const char *manifest, int shards, int text_config) {
-    char cmd[600];
-    hft_rmdir(dir);
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
-    if (system(cmd) != 0) return 0;
-    for (int64_t i = 0; i < c->g->n_tensors; i++) hft_tensor(c, &c->g->tensors[i]);
-    if (text_config) {   /* a multimodal wrapper also carries a vision tower the loader must skip */
-        const int64_t sh[2] = { 4, 8 };
-        hft_add(c, "model.visual.patch_embed.proj.weight", "F32", 2, sh, 128);
-    }
-    buf_t b = { 0 };
-    hft_config(&b, c, hf_arch, manifest, text_config);
-    int ok = hb_save(&b, dir, "config.json");
-    free(b.p);
-    if (shards <= 1) ok &= hft_write_st(dir, "model.safetensors", c->t, c->n);
-    else {
-        buf_t ix = { 0 };
-        hb_str(&ix, "{\"metadata\": {\"total_size\": 0}, \"weight_map\": {");
-        for (int s = 0, at = 0; s < shards; s++) {
-            char f[64];
-            const int end = (int)((int64_t)c->n * (s + 1) / shards);
-            snprintf(f, sizeof f, "model-%05d-of-%05d.safetensors", s + 1, shards);
-            ok &= hft_write_st(dir, f, c->t + at, end - at);
-            for (int i = at; i < end; i++) hb_fmt(&ix, "%s\"%s\": \"%s\"", i ? ", " : "", c->t[i].name, f);
-            at = end;
-        }
-        hb_str(&ix, "}}\n");
-        ok &= hb_save(&ix, dir, "model.safetensors.index.json");
-        free(ix.p);
-    }
-    hft_tokenizer(c->g, dir);
-    return ok;
-}
-
-/* every metadata entry of a against b, except the free-text general.* ones */
-static int hft_same_kv(const infer_gguf *a, const infer_gguf *b, int verbose) {
-    int bad = 0;
-    for (int64_t i = 0; i < a->n_kv; i++) {
-        const infer_gguf_kv *x = &a->kv[i];
-        char key[128];
-        snprintf(key, sizeof key, "%.*s", (int)x->key.len, x->key.ptr);
-        if (!strcmp(key, "general.name") || !strcmp(key, "general.size_label")) continue;
-        const infer_gguf_kv *y = infer_gguf_find(b, key);
-        int same = y && y->type == x->type;
-        if (same && x->type == INFER_GGUF_STRING) same = x->v.s.len == y->v.s.len && !memcmp(x->v.s.ptr, y->v.s.ptr, x->v.s.len);
-        else if (same && x->type == INFER_GGUF_ARRAY) same = x->arr_type == y->arr_type && x->arr_n == y->arr_n && infer__gguf_arr_bytes(x) == infer__gguf_arr_bytes(y) &&
-                                                             !memcmp(x->arr_data, y->arr_data, infer__gguf_arr_bytes(x));
-        else if (same && infer__kv_is_int(x)) same = infer__kv_int(x) == infer__kv_int(y);
-        else if (same) same = (float)x->v.f == (float)y->v.f || (isnan(x->v.f) && isnan(y->v.f));
-        if (!same && verbose && bad < 5) printf("    metadata '%s' differs or is missing\n", key);
-        bad += !same;
-    }
-    return bad;
-}
-
-/* a golden GGUF and the Hugging Face folder written from it */
-typedef struct { uint8_t *file; size_t size; infer_gguf g; hft_ctx c; char arch[32]; char dir[256]; } hft_golden;
-
-static void hft_close(hft_golden *x) {
-    for (int i = 0; i < x->c.n; i++) free(x->c.t[i].data);
-    free(x->c.t);
-    infer_gguf_free(&x->g);
-    free(x->file);
-    hft_rmdir(x->dir);
-}
-
-static int hft_open(hft_golden *x, const char *family, const char *hf_arch, int shards, int text_config, int fused_experts) {
-    char gpath[256], man[256];
-    infer_error err;
-    memset(x, 0, sizeof *x);
-    snprintf(gpath, sizeof gpath, SHARED "/golden/%s/model-F32.gguf", family);
-    snprintf(man, sizeof man, SHARED "/golden/%s/manifest.json", family);
-    snprintf(x->dir, sizeof x->dir, "%s", tmp_path(family));
-    if (!(x->file = slurp(gpath, &x->size))) return 0;
-    if (infer_gguf_parse(&x->g, x->file, x->size, &err) != INFER_OK) { free(x->file); x->file = NULL; return 0; }
-    hft_ctx *c = &x->c;
-    const infer_gguf *g = &x->g;
-    infer_str arch;
-    infer__get_str(g, "general.architecture", &arch, NULL);
-    snprintf(x->arch, sizeof x->arch, "%.*s", (int)arch.len, arch.ptr);
-    c->g = g;
-    c->arch = x->arch;
-    c->llama = !strcmp(x->arch, "llama");
-    c->hybrid = !strncmp(x->arch, "qwen35", 6);
-    c->bitnet = !strcmp(x->arch, "bitnet");
-    c->fused_experts = fused_experts;
-    c->prefix = text_config ? "model.language_model." : "model.";
-    c->n_head = hft_int(g, x->arch, "attention.head_count", 0);
-    c->n_head_kv = hft_int(g, x->arch, "attention.head_count_kv", c->n_head);
-    c->n_main = hft_int(g, x->arch, "block_count", 0) - hft_int(g, x->arch, "nextn_predict_layers", 0);
-    c->nk = hft_int(g, x->arch, "ssm.group_count", 1);
-    c->nv = hft_int(g, x->arch, "ssm.time_step_rank", 1);
-    c->dk = hft_int(g, x->arch, "ssm.state_size", 0);
-    c->dv = hft_int(g, x->arch, "ssm.inner_size", 0) / c->nv;
-    return hft_write_folder(c, x->dir, hf_arch, man, shards, text_config);
-}
-
-/* the tensors of h against the golden's: names, types, shapes, bytes (-0 and values with
- * no exact preimage aside, see above); returns how many only match to 1 ulp, or -1 */
-static int hft_compare_tensors(const hft_golden *x, const infer_gguf *h, const char *what) {
-    int same = 0, close = 0;
-    for (int64_t i = 0; i < x->g.n_tensors; i++) {
-        const infer_tensor *a = &x->g.tensors[i], *b = infer_gguf_tensor(h, a->name);
-        if (!b) { printf("    %s: tensor %s missing\n", what, a->name); continue; }
-        const int shape = a->type == b->type && a->n_dims == b->n_dims && !memcmp(a->ne, b->ne, sizeof a->ne) && a->nbytes == b->nbytes;
-        if (shape && !memcmp(a->data, b->data, a->nbytes)) { same++; continue; }
-        const float *fa = (const float *)a->data, *fb = (const float *)b->data;
-        int eq = shape && a->type == INFER_TYPE_F32, ulp = eq;
-        for (size_t k = 0; eq && k < a->nbytes / 4; k++) eq &= fa[k] == fb[k];     /* -0 == +0 */
-        for (size_t k = 0; ulp && k < a->nbytes / 4; k++) ulp &= fabsf(fa[k] - fb[k]) <= fabsf(fa[k]) * 2e-7f;
-        if (eq && x->c.bitnet) { same++; continue; }                             /* a ternary code has no -0 */
-        if (ulp && (x->c.bitnet || strstr(a->name, "ssm_a"))) { close++; continue; }
-        printf("    %s: tensor %s differs (type %s/%s, ne[0] %lld/%lld)\n", what, a->name, infer_type_name(a->type), infer_type_name(b->type), (long long)a->ne[0], (long long)b->ne[0]);
-    }
-    CHECK_MSG(same + close == x->g.n_tensors && h->n_tensors == x->g.n_tensors, "%s: %d + %d (within 1 ulp) of %lld tensors match; got %lld", what, same, close,
-              (long long)x->g.n_tensors, (long long)h->n_tensors);
-    /* 1-ulp tensors only where -exp(A_log) or 1/weight_scale cannot hit the value exactly */
-    CHECK_MSG(close <= x->c.n_inexact, "%s: %d inexact tensors but %d values without an exact preimage", what, close, x->c.n_inexact);
-    return same + close == x->g.n_tensors ? close : -1;
-}
-
-/* the whole round trip for one golden family */
-static void hf_roundtrip(const char *family, const char *hf_arch, int shards, int text_config, int fused_experts) {
-    hft_golden x;
-    infer_gguf h;
-    infer_error err;
-    char out[300], gd[256];
-    if (!hft_open(&x, family, hf_arch, shards, text_config, fused_experts)) {
-        if (!x.file) SKIP(SHARED "/golden/%s not found", family);
-        CHECK_MSG(0, "%s: could not write the folder", family);
-        hft_close(&x);
-        return;
-    }
-    snprintf(out, sizeof out, "%s.gguf", x.dir);
-    snprintf(gd, sizeof gd, SHARED "/golden/%s", family);
-    if (infer_hf_load(&h, x.dir, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", family, err.msg); hft_close(&x); return; }
-    const int close = hft_compare_tensors(&x, &h, family);
-    CHECK_MSG(hft_same_kv(&x.g, &h, 1) == 0 && hft_same_kv(&h, &x.g, 1) == 0, "%s: metadata differs", family);
-    /* through a GGUF file: the same logits as the original */
-    CHECK(infer_gguf_write(out, h.kv, h.n_kv, h.tensors, h.n_tensors, 32, &err) == INFER_OK);
-    infer_gguf_free(&h);
-    infer_model *m;
-    if (infer_model_load_memory(&m, x.file, x.size, NULL, &err) != INFER_OK) printf("  (%s: logits not compared: %s)\n", family, err.msg);
-    else {
-        infer_model_free(m);
-        int va = 0, vb = 0;
-        char gpath[300];
-        snprintf(gpath, sizeof gpath, "%s/model-F32.gguf", gd);
-        int32_t ids[12];                       /* the first 12 ids of the short prompt, exact maths */
-        const int n = read_prompt(gd, "short", ids, 12);
-        const run_opts o = { .precise = 1, .threads = 2, .n_ctx = 64 };
-        float *la = n ? file_logits(gpath, ids, n, o, &va) : NULL, *lb = n ? file_logits(out, ids, n, o, &vb) : NULL;
-        double mx = la && lb && va == vb ? 0 : INFINITY;
-        for (size_t k = 0; la && lb && va == vb && k < (size_t)va * 12; k++) mx = fmax(mx, fabs((double)la[k] - lb[k]));
-        /* bit-identical tensors give bit-identical logits; a 1-ulp ssm_a a tiny difference */
-        CHECK_MSG(close == 0 ? mx == 0 : mx <= 1e-4, "%s: logits from the folder differ by %g", family, mx);
-        free(la); free(lb);
-    }
-    hft_close(&x);
-    remove(out);
-}
-
-static void test_hf_roundtrip_llama(void) { hf_roundtrip("llama", "LlamaForCausalLM", 1, 0, 0); }
-static void test_hf_roundtrip_llama3_ropescale(void) { hf_roundtrip("llama3_ropescale", "LlamaForCausalLM", 1, 0, 0); }
-static void test_hf_roundtrip_qwen3(void) { hf_roundtrip("qwen3", "Qwen3ForCausalLM", 2, 0, 0); }
-static void test_hf_roundtrip_qwen3moe(void) { hf_roundtrip("qwen3moe", "Qwen3MoeForCausalLM", 1, 0, 0); }
-static void test_hf_roundtrip_qwen35(void) { hf_roundtrip("qwen35", "Qwen3_5ForCausalLM", 3, 0, 0); }
-static void test_hf_roundtrip_qwen35moe(void) { hf_roundtrip("qwen35moe", "Qwen3_5MoeForConditionalGeneration", 1, 1, 1); }
-static void test_hf_roundtrip_bitnet(void) {
-    hf_roundtrip("bitnet", "BitNetForCausalLM", 1, 0, 0);
-    /* with ReLU^2 it is BitNet's own GGUF architecture, "bitnet-b1.58" */
-    hft_golden x;
-    infer_gguf g;
-    infer_error err;
-    char path[300];
-    if (!hft_open(&x, "bitnet", "BitNetForCausalLM", 1, 0, 0)) { hft_close(&x); return; }
-    snprintf(path, sizeof path, "%s/config.json", x.dir);
-    char *cfg = slurp(path, NULL);
-    buf_t b = { 0 };
-    hb_replace(&b, cfg, "\"silu\"", "\"relu2\"");
-    CHECK(hb_save(&b, x.dir, "config.json"));
-    infer_str a;
-    if (infer_hf_load(&g, x.dir, &err) != INFER_OK) CHECK_MSG(0, "%s", err.msg);
-    else {
-        CHECK(infer__get_str(&g, "general.architecture", &a, NULL) == 1 && infer__str_eq(a, "bitnet-b1.58"));
-        CHECK(infer_gguf_find(&g, "bitnet-b1.58.block_count") && !infer_gguf_find(&g, "bitnet.block_count"));
-        infer_gguf_free(&g);
-    }
-    free(b.p); free(cfg);
-    hft_close(&x);
-}
-
-/* dtypes and transforms on a hand-made llama folder:
- * BF16 and F16 weights stay as they are (mapped, not copied) except the norms, which become
- * F32; q is permuted in its own dtype; FP8 with block scales becomes BF16. */
-static float st_bf16(uint16_t u) { return infer__bf16_to_fp32(u); }
-
-static void test_hf_dtypes(void) {
-    const char *dir = tmp_path("infer_hf_dtypes");
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
-    CHECK(system(cmd) == 0);
-    enum { E = 64, H = 4, KV = 2, HD = 16, F = 128, V = 64 };
-    hft_ctx c;
-    memset(&c, 0, sizeof c);
-    infer__rng rng;
-    infer__rng_seed(&rng, 5);
-    const int64_t s_emb[2] = { V, E }, s_norm[1] = { E }, s_q[2] = { H * HD, E }, s_k[2] = { KV * HD, E }, s_o[2] = { E, H * HD };
-    const int64_t s_up[2] = { F, E }, s_down[2] = { E, F }, s_sc[2] = { 1, 1 };
-    hft_t *t[12];
-    t[0] = hft_add(&c, "model.embed_tokens.weight", "BF16", 2, s_emb, V * E * 2);
-    t[1] = hft_add(&c, "model.layers.0.input_layernorm.weight", "BF16", 1, s_norm, E * 2);
-    t[2] = hft_add(&c, "model.layers.0.self_attn.q_proj.weight", "F16", 2, s_q, H * HD * E * 2);
-    t[3] = hft_add(&c, "model.layers.0.self_attn.k_proj.weight", "BF16", 2, s_k, KV * HD * E * 2);
-    t[4] = hft_add(&c, "model.layers.0.self_attn.v_proj.weight", "F8_E4M3", 2, s_k, KV * HD * E);
-    t[5] = hft_add(&c, "model.layers.0.self_attn.v_proj.weight_scale_inv", "F32", 2, s_sc, 4);
-    const int64_t one = 1;   /* a skipped 2-byte tensor: the F32 o_proj after it is misaligned in the file */
-    hft_add(&c, "model.layers.0.self_attn.rotary_emb.inv_freq", "BF16", 1, &one, 2);
-    t[6] = hft_add(&c, "model.layers.0.self_attn.o_proj.weight", "F32", 2, s_o, E * H * HD * 4);
-    t[7] = hft_add(&c, "model.layers.0.post_attention_layernorm.weight", "F32", 1, s_norm, E * 4);
-    t[8] = hft_add(&c, "model.layers.0.mlp.gate_proj.weight", "BF16", 2, s_up, F * E * 2);
-    t[9] = hft_add(&c, "model.layers.0.mlp.up_proj.weight", "BF16", 2, s_up, F * E * 2);
-    t[10] = hft_add(&c, "model.layers.0.mlp.down_proj.weight", "BF16", 2, s_down, E * F * 2);
-    t[11] = hft_add(&c, "model.norm.weight", "F16", 1, s_norm, E * 2);
-    for (int i = 0; i < 12; i++) {
-        const int n = (int)(t[i]->nbytes / (size_t)(i == 4 ? 1 : !strcmp(t[i]->dtype, "F32") ? 4 : 2));
-        for (int k = 0; k < n; k++) {
-            const float v = (float)(infer__rng_uniform(&rng) - 0.5) * (strstr(t[i]->name, "norm") ? 0.2f : 0.5f) + (strstr(t[i]->name, "norm") ? 1.0f : 0.0f);
-            if (i == 4) t[i]->data[k] = (uint8_t)(infer__rng_next(&rng) & 0x77);   /* finite E4M3 codes */
-            else if (!strcmp(t[i]->dtype, "F32")) memcpy(t[i]->data + 4 * k, &v, 4);
-            else { uint16_t u = !strcmp(t[i]->dtype, "BF16") ? infer__fp32_to_bf16(v) : infer__fp32_to_fp16(v); memcpy(t[i]->data + 2 * k, &u, 2); }
-        }
-    }
-    const float vscale = 0.25f;
-    memcpy(t[5]->data, &vscale, 4);
-    CHECK(hft_write_st(dir, "model.safetensors", c.t, c.n));
-    buf_t cfg = { 0 };
-    hb_fmt(&cfg, "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": %d, \"num_hidden_layers\": 1, \"num_attention_heads\": %d, "
-                 "\"num_key_value_heads\": %d, \"intermediate_size\": %d, \"vocab_size\": %d, \"max_position_embeddings\": 256, \"rms_norm_eps\": 1e-5, "
-                 "\"rope_theta\": 10000.0, \"rope_scaling\": {\"type\": \"linear\", \"factor\": 2.0}, "
-                 "\"quantization_config\": {\"quant_method\": \"fp8\", \"weight_block_size\": [128, 128]}}", E, H, KV, F, V);
-    CHECK(hb_save(&cfg, dir, "config.json"));
-    free(cfg.p);
-    infer_gguf g;
-    infer_error err;
-    if (infer_hf_load(&g, dir, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); goto done; }
-    const infer__hf_owner *own = (const infer__hf_owner *)g.owner;
-    const uint8_t *map = own->maps[0].addr, *map_end = map + own->maps[0].size;
-    const infer_tensor *emb = infer_gguf_tensor(&g, "token_embd.weight"), *an = infer_gguf_tensor(&g, "blk.0.attn_norm.weight");
-    const infer_tensor *q = infer_gguf_tensor(&g, "blk.0.attn_q.weight"), *v = infer_gguf_tensor(&g, "blk.0.attn_v.weight");
-    const infer_tensor *on = infer_gguf_tensor(&g, "output_norm.weight"), *up = infer_gguf_tensor(&g, "blk.0.ffn_up.weight");
-    CHECK(emb && emb->type == INFER_TYPE_BF16 && (const uint8_t *)emb->data >= map && (const uint8_t *)emb->data < map_end);   /* mapped, not copied */
-    CHECK(up && up->type == INFER_TYPE_BF16 && (const uint8_t *)up->data >= map && (const uint8_t *)up->data < map_end);
-    CHECK(an && an->type == INFER_TYPE_F32 && ((const float *)an->data)[3] == st_bf16(((const uint16_t *)(const void *)t[1]->data)[3]));
-    CHECK(on && on->type == INFER_TYPE_F32 && ((const float *)on->data)[7] == infer__fp16_to_fp32(((const uint16_t *)(const void *)t[11]->data)[7]));
-    /* q: F16 kept, rows of head 1 moved: GGUF row 2i + j <- HF row j*HD/2 + i */
-    int perm_ok = q && q->type == INFER_TYPE_F16 && q->ne[0] == E && q->ne[1] == H * HD;
-    for (int i = 0; perm_ok && i < HD / 2; i++)
-        for (int j = 0; j < 2; j++)
-            perm_ok &= !memcmp((const uint8_t *)q->data + (size_t)(HD + 2 * i + j) * E * 2, t[2]->data + (size_t)(HD + j * HD / 2 + i) * E * 2, E * 2);
-    CHECK(perm_ok);
-    /* v: FP8 x block scale -> BF16 */
-    int v_ok = v && v->type == INFER_TYPE_BF16;
-    for (int k = 0; v_ok && k < KV * HD * E; k++)
-        v_ok &= ((const uint16_t *)v->data)[k] == infer__fp32_to_bf16(infer__e4m3_to_f32(t[4]->data[k]) * vscale);
-    CHECK(v_ok);
-    const infer_tensor *o = infer_gguf_tensor(&g, "blk.0.attn_output.weight");   /* copied to an aligned place */
-    CHECK(o && o->type == INFER_TYPE_F32 && (uintptr_t)o->data % 4 == 0 && !memcmp(o->data, t[6]->data, t[6]->nbytes));
-    int64_t ft = -1;
-    CHECK(infer__get_int(&g, "general.file_type", &ft, NULL) == 1 && ft == 32);
-    infer_str rs;
-    CHECK(infer__get_str(&g, "llama.rope.scaling.type", &rs, NULL) == 1 && infer__str_eq(rs, "linear"));
-    CHECK(!infer_gguf_find(&g, "tokenizer.ggml.tokens"));   /* no tokenizer.json: no vocabulary */
-    /* the GGUF it writes runs */
-    CHECK(infer_gguf_write(tmp_path("infer_hf_dtypes.gguf"), g.kv, g.n_kv, g.tensors, g.n_tensors, 32, &err) == INFER_OK);
-    infer_gguf_free(&g);
-    infer_model *m;
-    infer_session *s;
-    float logits[3 * V];
-    int32_t ids[3] = { 1, 7, 42 };
-    if (infer_model_load(&m, tmp_path("infer_hf_dtypes.gguf"), NULL, &err) != INFER_OK) CHECK_MSG(0, "%s", err.msg);
-    else {
-        CHECK(infer_session_create(&s, m, NULL, &err) == INFER_OK && infer_eval(s, ids, 3, logits, 1, &err) == INFER_OK);
-        int finite = 1;
-        for (int k = 0; k < 3 * V; k++) finite &= isfinite(logits[k]);
-        CHECK(finite);
-        infer_session_free(s);
-        infer_model_free(m);
-    }
-    remove(tmp_path("infer_hf_dtypes.gguf"));
-    if (file_exists("./infer")) {              /* the folder has no tokenizer.json: a prompt needs one, and the error says so */
-        char out[1024];
-        snprintf(cmd, sizeof cmd, "./infer -m %s -p hi -n 1 2>&1", dir);
-        CHECK_MSG(run_cmd(cmd, out, sizeof out) == 1 && strstr(out, "tokenizer.json"), "%s", out);
-    }
-done:
-    for (int i = 0; i < c.n; i++) free(c.t[i].data);
-    free(c.t);
-    hft_rmdir(dir);
-}
-
-/* ---- >>hf-tokenizer: tokenizer.json files as vocabularies ---- */
-/* tokenizer.json folders (Hugging Face) loaded the way users load them -- infer_model_load
- * on the folder, vocabulary only, through >>hf-tokenizer's converter -- against the llama-bpe,
- * qwen2 and qwen35 golden vectors, with the pre-tokenizer the converter recognised checked by
- * name. Qwen 3.5's tokenizer.json differs from Qwen 3's only in its Split regex (letters and
- * marks together): the test writes that file from Qwen 3's, so recognising it is tested too. */
-static void hf_vectors(const char *dir, const char *expect_pre, const char *vectors) {
-    infer_model *m;
-    infer_error err;
-    infer_model_params mp = { 1, 0, 0 };
-    if (infer_model_load(&m, dir, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", dir, err.msg); return; }
-    const infer_gguf_kv *pre = infer_gguf_find(infer_model_gguf(m), "tokenizer.ggml.pre");
-    const int is_str = pre && pre->type == INFER_GGUF_STRING;
-    CHECK_MSG(is_str && pre->v.s.len == strlen(expect_pre) && !memcmp(pre->v.s.ptr, expect_pre, pre->v.s.len), "%s: pre-tokenizer recognised as %.*s, expected %s",
-              dir, is_str ? (int)pre->v.s.len : 6, is_str ? pre->v.s.ptr : "(none)", expect_pre);
-    if (infer_model_tokenizer(m)) check_vocab_vectors(vectors, infer_model_tokenizer(m));
-    else CHECK_MSG(0, "%s: no tokenizer", dir);
-    infer_model_free(m);
-}
-/* s with every `from` replaced by `to` (one at least), or NULL */
-static char *replace_all(const char *s, size_t n, const char *from, const char *to, size_t *out_n) {
-    const size_t fl = strlen(from), tl = strlen(to);
-    size_t k = 0;
-    for (const char *p = s; (p = memmem(p, n - (size_t)(p - s), from, fl)); p += fl) k++;
-    if (!k) return NULL;
-    char *o = malloc(n + k * tl + 1), *w = o;
-    for (const char *p = s, *q; p < s + n; p = q + fl) {
-        q = memmem(p, n - (size_t)(p - s), from, fl);
-        if (!q) { memcpy(w, p, n - (size_t)(p - s)); w += n - (size_t)(p - s); break; }
-        memcpy(w, p, (size_t)(q - p)); w += q - p;
-        memcpy(w, to, tl); w += tl;
-    }
-    *out_n = (size_t)(w - o);
-    return o;
-}
-static void test_hf_tokenizer_vectors(void) {
-    if (!file_exists(SHARED "/tokenizers/qwen3/tokenizer.json")) SKIP("../shared/tokenizers not found");
-    hf_vectors(SHARED "/tokenizers/llama3", "llama-bpe", "llama-bpe");
-    hf_vectors(SHARED "/tokenizers/qwen3", "qwen2", "qwen2");
-    /* Qwen 3.5: \p{L}+ -> [\p{L}\p{M}]+ and [^\s\p{L}\p{N}]+ -> [^\s\p{L}\p{M}\p{N}]+ (JSON-escaped) */
-    size_t n, n1, n2;
-    char *js = slurp(SHARED "/tokenizers/qwen3/tokenizer.json", &n);
-    char *j1 = js ? replace_all(js, n, "]?\\\\p{L}+|", "]?[\\\\p{L}\\\\p{M}]+|", &n1) : NULL;
-    char *j2 = j1 ? replace_all(j1, n1, "[^\\\\s\\\\p{L}\\\\p{N}]+", "[^\\\\s\\\\p{L}\\\\p{M}\\\\p{N}]+", &n2) : NULL;
-    CHECK_MSG(j2 != NULL, "Qwen 3's tokenizer.json has not the expected Split regex");
-    if (j2) {
-        char path[512];
-        size_t cn;
-        char *cfg = slurp(SHARED "/tokenizers/qwen3/tokenizer_config.json", &cn);
-        CHECK(cfg != NULL);
-        snprintf(path, sizeof path, "%s/tokenizer.json", tmp_path("qwen35-tok"));
-        mkdir(tmp_path("qwen35-tok"), 0755);
-        write_file(path, j2, n2);
-        snprintf(path, sizeof path, "%s/tokenizer_config.json", tmp_path("qwen35-tok"));
-        if (cfg) write_file(path, cfg, cn);
-        hf_vectors(tmp_path("qwen35-tok"), "qwen35", "qwen35");
-        free(cfg);
-    }
-    free(js); free(j1); free(j2);
-}
-
-/* vocabularies from real tokenizer.json files */
-
-/* tokenizer.json -> vocab-only GGUF file -> loaded tokenizer; NULL (and a message) on failure */
-static infer_model *hf_vocab_model(const char *json, const char *gguf_path, infer_gguf *g) {
-    infer_error err;
-    infer_model *m = NULL;
-    if (infer_hf_vocab(g, json, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", json, err.msg); return NULL; }
-    CHECK(infer_gguf_write(gguf_path, g->kv, g->n_kv, NULL, 0, 32, &err) == INFER_OK);
-    infer_model_params mp = { 1, 0, 0 };
-    if (infer_model_load(&m, gguf_path, &mp, &err) != INFER_OK) CHECK_MSG(0, "%s: %s", gguf_path, err.msg);
-    return m;
-}
-
-static int64_t hf_key_int(const infer_gguf *g, const char *key) {
-    int64_t v = -1;
-    infer__get_int(g, key, &v, NULL);
-    return v;
-}
-
-static void test_hf_tokenizer_vocab(void) {
-    if (!file_exists(SHARED "/tokenizers/llama3/tokenizer.json")) SKIP(SHARED "/tokenizers not found");
-    infer_gguf g;
-    infer_str s;
-    /* Llama 3: byte-level BPE, llama-bpe pre-tokenizer */
-    infer_model *m = hf_vocab_model(SHARED "/tokenizers/llama3/tokenizer.json", tmp_path("infer_vocab_llama3.gguf"), &g);
-    if (m) {
-        CHECK(infer__get_str(&g, "tokenizer.ggml.pre", &s, NULL) == 1 && infer__str_eq(s, "llama-bpe"));
-        CHECK(infer_gguf_find(&g, "tokenizer.ggml.tokens")->arr_n == 128256 && infer_gguf_find(&g, "tokenizer.ggml.merges")->arr_n == 280147);
-        CHECK(hf_key_int(&g, "tokenizer.ggml.bos_token_id") == 128000 && hf_key_int(&g, "tokenizer.ggml.eos_token_id") == 128001);
-        check_vocab_vectors("llama-bpe", infer_model_tokenizer(m));
-        infer_model_free(m);
-        infer_gguf_free(&g);
-    }
-    /* Qwen 3: qwen2 pre-tokenizer, merges as ["a", "b"] pairs */
-    m = hf_vocab_model(SHARED "/tokenizers/qwen3/tokenizer.json", tmp_path("infer_vocab_qwen3.gguf"), &g);
-    if (m) {
-        CHECK(infer__get_str(&g, "tokenizer.ggml.pre", &s, NULL) == 1 && infer__str_eq(s, "qwen2"));
-        CHECK(hf_key_int(&g, "tokenizer.ggml.eos_token_id") == 151645 && hf_key_int(&g, "tokenizer.ggml.padding_token_id") == 151643);
-        CHECK(hf_key_int(&g, "tokenizer.ggml.bos_token_id") == -1);
-        const infer_gguf_kv *ab = infer_gguf_find(&g, "tokenizer.ggml.add_bos_token");
-        CHECK(ab && ab->type == INFER_GGUF_BOOL && ab->v.u == 0);
-        CHECK(infer_gguf_find(&g, "tokenizer.chat_template") != NULL);
-        const int32_t *ty = (const int32_t *)infer_gguf_find(&g, "tokenizer.ggml.token_type")->arr_data;
-        CHECK(ty[151643] == 3 && ty[151665] == 4 && ty[100] == 1);   /* <|endoftext|> control, <tool_response> user-defined */
-        check_vocab_vectors("qwen2", infer_model_tokenizer(m));
-        infer_model_free(m);
-        infer_gguf_free(&g);
-    }
-    /* SentencePiece-style (byte_fallback): types, scores in merge order, round trip of text */
-    m = hf_vocab_model(SHARED "/tokenizers/llama2/tokenizer.json", tmp_path("infer_vocab_llama2.gguf"), &g);
-    if (m) {
-        CHECK(infer__get_str(&g, "tokenizer.ggml.model", &s, NULL) == 1 && infer__str_eq(s, "llama"));
-        const int32_t *ty = (const int32_t *)infer_gguf_find(&g, "tokenizer.ggml.token_type")->arr_data;
-        const float *sc = (const float *)infer_gguf_find(&g, "tokenizer.ggml.scores")->arr_data;
-        CHECK(ty[0] == 2 && ty[1] == 3 && ty[2] == 3 && ty[3] == 6 && ty[258] == 6 && ty[300] == 1);
-        CHECK(sc[0] == 0 && sc[3] == 0 && sc[261] == 0.0f && sc[262] == -1.0f && sc[259] < -50000);   /* "▁t" is merge 0, "▁▁" among the last */
-        CHECK(hf_key_int(&g, "tokenizer.ggml.bos_token_id") == 1 && hf_key_int(&g, "tokenizer.ggml.unknown_token_id") == 0);
-        const infer_tokenizer *t = infer_model_tokenizer(m);
-        const char *texts[] = { "Hello world", "The quick brown fox jumps over the lazy dog.", "  spaces\tand\nnewlines", "naïve café 東京 🙂" };
-        for (int i = 0; i < 4; i++) {
-            int32_t ids[128];
-            char back[256];
-            const int n = infer_tokenize(t, texts[i], strlen(texts[i]), 0, 0, ids, 128);
-            const int k = n > 0 ? infer_detokenize(t, ids, n, 0, 0, back, sizeof back - 1) : -1;
-            CHECK_MSG(n > 0 && k == (int)strlen(texts[i]) && !memcmp(back, texts[i], (size_t)k), "'%s': %d tokens, back '%.*s'", texts[i], n, k > 0 ? k : 0, back);
-        }
-        infer_model_free(m);
-        infer_gguf_free(&g);
-    }
-    remove(tmp_path("infer_vocab_llama3.gguf"));
-    remove(tmp_path("infer_vocab_qwen3.gguf"));
-    remove(tmp_path("infer_vocab_llama2.gguf"));
-}
-
-/* ---- >>hf-folder: broken folders fail with a message ---- */
-
-/* infer_hf_load must fail with `want` in the message */
-static void hf_bad(const char *dir, const char *want, const char *what) {
-    infer_gguf g;
-    infer_error err;
-    err.msg[0] = 0;
-    const infer_status rc = infer_hf_load(&g, dir, &err);
-    if (rc == INFER_OK) infer_gguf_free(&g);
-    CHECK_MSG(rc != INFER_OK && strstr(err.msg, want), "%s: status %d, message '%s', expected '%s'", what, rc, err.msg, want);
-}
-
-/* write `name` in dir as `text` with one replacement, then expect failure */
-static void hf_bad_text(const char *dir, const char *name, const char *text, const char *from, const char *to, const char *want) {
-    buf_t b = { 0 };
-    hb_replace(&b, text, from, to);
-    CHECK(hb_save(&b, dir, name));
-    char what[160];
-    snprintf(what, sizeof what, "%s: '%s' -> '%s'", name, from, to);
-    hf_bad(dir, want, what);
-    free(b.p);
-}
-
-/* rewrite model.safetensors with tensor i renamed (or dtype changed), expect failure */
-static void hf_bad_tensor(hft_golden *x, int i, const char *name, const char *dtype, const char *want) {
-    hft_t keep = x->c.t[i];
-    if (name) snprintf(x->c.t[i].name, sizeof x->c.t[i].name, "%s", name);
-    if (dtype) {   /* same bytes, a 1-byte dtype: shape [nbytes] */
-        x->c.t[i].dtype = dtype;
-        x->c.t[i].nd = 2;
-        x->c.t[i].shape[0] = 4;
-        x->c.t[i].shape[1] = (int64_t)keep.nbytes / 4;
-    }
-    CHECK(hft_write_st(x->dir, "model.safetensors", x->c.t, x->c.n));
-    hf_bad(x->dir, want, name ? name : dtype);
-    x->c.t[i] = keep;
-}
-
-static void test_hf_folder_errors(void) {
-    hft_golden x;
-    char path[512];
-    if (!hft_open(&x, "llama", "LlamaForCausalLM", 1, 0, 0)) {
-        if (!x.file) SKIP(SHARED "/golden/llama not found");
-        CHECK(0);
-        hft_close(&x);
-        return;
-    }
-    /* config.json */
-    char *cfg = NULL, *tok = NULL;
-    snprintf(path, sizeof path, "%s/config.json", x.dir);
-    cfg = slurp(path, NULL);
-    snprintf(path, sizeof path, "%s/tokenizer.json", x.dir);
-    tok = slurp(path, NULL);
-    CHECK(cfg && tok);
-    if (!cfg || !tok) goto done;
-    hf_bad_text(x.dir, "config.json", cfg, "{", "{[", "config.json: json");
-    hf_bad_text(x.dir, "config.json", cfg, "LlamaForCausalLM", "FooForCausalLM", "not supported");
-    hf_bad_text(x.dir, "config.json", cfg, "\"hidden_size\"", "\"hidden_sizes\"", "missing 'hidden_size'");
-    hf_bad_text(x.dir, "config.json", cfg, "\"hidden_size\": 256", "\"hidden_size\": \"256\"", "must be an integer");
-    hf_bad_text(x.dir, "config.json", cfg, "\"num_attention_heads\": 8", "\"num_attention_heads\": 7", "heads of even size");
-    hf_bad_text(x.dir, "config.json", cfg, "\"num_hidden_layers\": 3", "\"num_hidden_layers\": 2", "bad layer index");
-    hf_bad_text(x.dir, "config.json", cfg, "\"num_hidden_layers\": 3", "\"num_hidden_layers\": -3", "must be an integer");
-    buf_t b = { 0 };
-    hb_str(&b, cfg);
-    CHECK(hb_save(&b, x.dir, "config.json"));
-    free(b.p);
-    /* tokenizer.json */
-    hf_bad_text(x.dir, "tokenizer.json", tok, "\"vocab\": {", "\"vocab\": [", "tokenizer.json");
-    hf_bad_text(x.dir, "tokenizer.json", tok, "\\\\p{N}{1,3}", "\\\\p{N}{1,4}", "unrecognized pre_tokenizer");
-    hf_bad_text(x.dir, "tokenizer.json", tok, "\"type\": \"BPE\"", "\"type\": \"Unigram\"", "not supported");
-    hf_bad_text(x.dir, "tokenizer.json", tok, ": 0,", ": -1,", "bad id");
-    hf_bad_text(x.dir, "tokenizer.json", tok, "\"merges\": [", "\"merges\": [7, ", "merge 0");
-    hf_bad_text(x.dir, "tokenizer.json", tok, "\"version\"", "\"version\" \"", "tokenizer.json: json");
-    b.p = NULL; b.n = b.cap = 0;
-    hb_str(&b, tok);
-    CHECK(hb_save(&b, x.dir, "tokenizer.json"));
-    free(b.p);
-    /* tensors */
-    hf_bad_tensor(&x, 3, "model.layers.0.self_attn.foo.weight", NULL, "has no GGUF name");
-    hf_bad_tensor(&x, 3, "model.layers.9.input_layernorm.weight", NULL, "bad layer index");
-    hf_bad_tensor(&x, 3, "model.layers.x.input_layernorm.weight", NULL, "bad layer index");
-    hf_bad_tensor(&x, 3, "model.layers.0.mlp.up_proj.weight_scale", NULL, "has no use");
-    hf_bad_tensor(&x, 3, "model.layers.0.mlp.experts.0.up_proj.weight", NULL, "experts in a llama model");
-    hf_bad_tensor(&x, 3, NULL, "U8", "dtype U8 is not supported");
-    hf_bad_tensor(&x, 3, NULL, "I8", "dtype I8 is not supported");
-    hf_bad_tensor(&x, 3, NULL, "F8_E4M3", "weight_scale_inv");
-    CHECK(hft_write_st(x.dir, "model.safetensors", x.c.t, x.c.n));
-    snprintf(path, sizeof path, "%s/model.safetensors", x.dir);
-    FILE *f = fopen(path, "r+b");
-    CHECK(f && ftruncate(fileno(f), 5000) == 0);
-    if (f) fclose(f);
-    hf_bad(x.dir, "model.safetensors: safetensors", "truncated shard");
-    remove(path);
-    hf_bad(x.dir, "neither model.safetensors", "no weights");
-    /* the shard index */
-    CHECK(hft_write_st(x.dir, "model-00001-of-00002.safetensors", x.c.t, 10));
-    CHECK(hft_write_st(x.dir, "model-00002-of-00002.safetensors", x.c.t + 10, x.c.n - 10));
-    const char *ix = "{\"weight_map\": {\"model.norm.weight\": \"model-00002-of-00002.safetensors\", \"lm_head.weight\": \"model-00001-of-00002.safetensors\"}}";
-    hf_bad_text(x.dir, "model.safetensors.index.json", ix, "00002-of", "00003-of", "cannot open");
-    hf_bad_text(x.dir, "model.safetensors.index.json", ix, "model-00002-of-00002.safetensors", "../model-00002-of-00002.safetensors", "not a plain file name");
-    hf_bad_text(x.dir, "model.safetensors.index.json", ix, "\"model-00002-of-00002", "\"model-00001-of-00002", "is not in");
-    hf_bad_text(x.dir, "model.safetensors.index.json", ix, "\"weight_map\"", "\"weights\"", "no weight_map");
-    hf_bad_text(x.dir, "model.safetensors.index.json", ix, "\"lm_head.weight\": \"model", "\"lm_head.weight\": 3, \"x\": \"model", "not a file name");
-    CHECK(hft_write_st(x.dir, "model-00002-of-00002.safetensors", x.c.t + 9, x.c.n - 9));
-    hf_bad_text(x.dir, "model.safetensors.index.json", ix, "", "", "appears in two shards");
-    snprintf(path, sizeof path, "%s/config.json", x.dir);
-    remove(path);
-    hf_bad(x.dir, "config.json", "no config.json");
-    hf_bad("/nonexistent/dir", "cannot open", "no folder");
-done:
-    free(cfg); free(tok);
-    hft_close(&x);
-    /* a mixture of experts with an expert missing */
-    if (!hft_open(&x, "qwen3moe", "Qwen3MoeForCausalLM", 1, 0, 0)) { hft_close(&x); return; }
-    for (int i = 0; i < x.c.n; i++)
-        if (strstr(x.c.t[i].name, "layers.1.mlp.experts.5.up_proj")) {
-            free(x.c.t[i].data);
-            x.c.t[i] = x.c.t[--x.c.n];
-            break;
-        }
-    CHECK(hft_write_st(x.dir, "model.safetensors", x.c.t, x.c.n));
-    hf_bad(x.dir, "missing expert tensor 'model.layers.1.mlp.experts.5.up_proj.weight'", "missing expert");
-    hft_close(&x);
-}
-
-/* ---- >>tokenizer: ../shared/vocab's vocabularies, streaming detokenization, stripping specials ---- */
-static void test_tokenizer_vocab_vectors(void) {
-    const char *names[] = { "llama-spm", "gpt-2", "deepseek-llm", "deepseek-coder", "falcon", "phi-3", "mpt", "starcoder", "refact", "gpt-neox", "baichuan", "bert-bge" };
-    int found = 0;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        char path[256];
-        snprintf(path, sizeof path, SHARED "/vocab/ggml-vocab-%s.gguf", names[i]);
-        if (!file_exists(path)) continue;
-        snprintf(path, sizeof path, SHARED "/vocab/ggml-vocab-%s.gguf.out", names[i]);
-        if (!file_exists(path)) { printf("  (%s: no golden vectors)\n", names[i]); continue; }
-        snprintf(path, sizeof path, SHARED "/vocab/ggml-vocab-%s.gguf", names[i]);
-        found++;
-        infer_model *m;
-        infer_error err;
-        infer_model_params mp = { 1, 0, 0 };
-        if (infer_model_load(&m, path, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", names[i], err.msg); continue; }
-        CHECK(infer_model_tokenizer(m) != NULL);
-        if (infer_model_tokenizer(m)) check_vocab_vectors(names[i], infer_model_tokenizer(m));
-        infer_model_free(m);
-    }
-    if (!found) SKIP("../shared/vocab not found");
-}
-
-/* streaming detokenization: byte tokens that split a UTF-8 character come out whole */
-static void test_tokenizer_detok_stream(void) {
-    infer_model *m;
-    infer_error err;
-    infer_model_params mp = { 1, 0, 0 };
-    if (infer_model_load(&m, SHARED "/vocab/ggml-vocab-llama-spm.gguf", &mp, &err) != INFER_OK) SKIP("../shared/vocab not found");
-    const infer_tokenizer *t = infer_model_tokenizer(m);
-    const char *text = "Hi \xf0\x9f\xa6\x99 there";   /* a 4-byte emoji with no token of its own */
-    int32_t ids[64];
-    int n = infer_tokenize(t, text, strlen(text), 1, 0, ids, 64);
-    CHECK(n > 4 && ids[0] == 1);
-    infer_detok d;
-    infer_detok_init(&d, t);
-    char out[256], piece[64];
-    size_t len = 0;
-    int partial_seen = 0;
-    for (int i = 0; i < n; i++) {
-        int k = infer_detok_push(&d, ids[i], piece, sizeof piece);
-        CHECK(k >= 0);
-        for (int j = 0; j < k; j++) if ((unsigned char)piece[j] == 0xf0 && j + 3 >= k) partial_seen = 1;
-        memcpy(out + len, piece, (size_t)k);
-        len += (size_t)k;
-    }
-    len += (size_t)infer_detok_flush(&d, out + len, 16);
-    CHECK(!partial_seen);
-    CHECK(len == strlen(text) && memcmp(out, text, len) == 0);
-    /* special tokens: "<s>" is BOS only when special parsing is on */
-    n = infer_tokenize(t, "<s>x", 4, 0, 1, ids, 64);
-    CHECK(n >= 2 && ids[0] == 1);
-    n = infer_tokenize(t, "<s>x", 4, 0, 0, ids, 64);
-    CHECK(n >= 2 && ids[0] != 1);
-    infer_model_free(m);
-}
-
-/* special tokens that eat blanks: llama.cpp gives Phi-3's special tokens and </s> (not <s>,
- * <unk>, <|endoftext|>) the rstrip attribute, so the ids below are the reference's */
-static void test_tokenizer_special_rstrip(void) {
-    static const struct { const char *vocab, *text; int parse; int32_t ids[12]; int n; } cases[] = {
-        { "phi-3", "<|user|>\nHello<|end|>\n<|assistant|>\n", 1, { 32010, 15043, 32007, 32001 }, 4 },
-        { "phi-3", "Hi</s> there<|endoftext|> x<s> y", 1, { 6324, 2, 727, 32000, 29871, 921, 1, 29871, 343 }, 9 },
-        { "phi-3", "a<|end|> \t\n b", 1, { 263, 32007, 289 }, 3 },
-        /* the same text in a vocabulary whose model does not strip: the blanks stay */
-        { "llama-spm", "Hi</s> there", 1, { 6324, 2, 29871, 727 }, 4 },
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char path[256];
-        snprintf(path, sizeof path, SHARED "/vocab/ggml-vocab-%s.gguf", cases[i].vocab);
-        if (!file_exists(path)) SKIP("%s not found", path);
-        infer_model *m;
-        infer_error err;
-        infer_model_params mp = { 1, 0, 0 };
-        if (infer_model_load(&m, path, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", path, err.msg); continue; }
-        int32_t ids[64];
-        int n = infer_tokenize(infer_model_tokenizer(m), cases[i].text, strlen(cases[i].text), 0, cases[i].parse, ids, 64);
-        int same = n == cases[i].n;
-        for (int k = 0; same && k < n; k++) same = ids[k] == cases[i].ids[k];
-        CHECK_MSG(same, "case %zu: %d ids, first %d", i, n, n > 0 ? ids[0] : -1);
-        infer_model_free(m);
-    }
-}
-
-/* ---- >>jinja: chat templates ----
- * Every expected string below is what Python's jinja2, set up as transformers'
- * apply_chat_template sets it up (tools/chat_ref.py), renders for the same template and
- * variables. */
-
-/* render and compare; `what` names the case in a failure */
-static void chat_check(const char *tmpl, const char *vars, const char *bos, const char *eos, const char *want, const char *what) {
-    char *out = NULL;
-    size_t n = 0;
-    infer_error err;
-    if (infer_chat_render(tmpl, strlen(tmpl), vars, strlen(vars), bos, eos, &out, &n, &err) != INFER_OK) {
-        CHECK_MSG(0, "%s: %s", what, err.msg);
-        return;
-    }
-    CHECK_MSG(n == strlen(want) && !memcmp(out, want, n), "%s:\n      got  [%s]\n      want [%s]", what, out, want);
-    infer_free(out);
-}
-
-static void test_jinja_language(void) {
-    static const char *const cases[][3] = {
-        { "{% if true %}\n  x\n{% endif %}\n  {{ 'y' }}\n{# c #}\nz\n",
-          "{}",
-          "  x\n  y\nz" },
-        { "a  {%- if true -%}  b  {%- endif -%}  c\n{{- ' d ' -}}\n e",
-          "{}",
-          "abc d e" },
-        { "  {%+ if true %}k{% endif +%}\nm  {# note #}\n  n",
-          "{}",
-          "  k\nm    n" },
-        { "{% raw %}{{ not parsed }}{% endraw %}|{%- raw -%} x {%- endraw -%}|",
-          "{}",
-          "{{ not parsed }}|x|" },
-        { "line\r\nbreaks\rand\n\n",
-          "{}",
-          "line\nbreaks\nand\n" },
-        { "{% for m in messages %}{{ loop.index }}/{{ loop.length }}:{{ m.role }}{% if not loop.last %},{% endif %}{% endfor %}",
-          "{\"messages\": [{\"role\": \"user\"}, {\"role\": \"assistant\"}, {\"role\": \"tool\"}]}",
-          "1/3:user,2/3:assistant,3/3:tool" },
-        { "{% for x in xs if x > 1 %}{{ loop.index0 }}{{ loop.previtem }}{{ loop.nextitem }};{% else %}none{% endfor %}|{% for x in [] %}a{% else %}empty{% endfor %}",
-          "{\"xs\": [1, 2, 3]}",
-          "03;12;|empty" },
-        { "{% set y = 5 %}{% for x in [1,2] %}[{{ y }}]{% set y = x %}[{{ y }}]{% endfor %}{{ y }}",
-          "{}",
-          "[5][1][5][2]5" },
-        { "{% set ns = namespace(total=0, seen=[]) %}{% for i in range(4) %}{% if i == 2 %}{% continue %}{% endif %}{% set ns.total = ns.total + i %}{% endfor %}{{ ns.total }}",
-          "{}",
-          "4" },
-        { "{% for i in range(5) %}{{ i }}{% if i == 2 %}{% break %}{% endif %}{% else %}E{% endfor %}",
-          "{}",
-          "012" },
-        { "{% macro tag(name, body='', attrs=none) %}<{{ name }}{% if attrs %} {{ attrs|tojson }}{% endif %}>{{ body }}</{{ name }}>{% endmacro %}{{ tag('b', 'x') }}{{ tag('i', attrs={'k': 1}) }}",
-          "{}",
-          "<b>x</b><i {\"k\": 1}></i>" },
-        { "{% macro m() %}{{ varargs }}{{ kwargs }}{% endmacro %}{{ m(1, 2, k='v') }}",
-          "{}",
-          "(1, 2){'k': 'v'}" },
-        { "{% set s %}  body {{ 1 + 1 }}  {% endset %}[{{ s }}][{{ s|trim }}]{% filter upper %}shout{% endfilter %}",
-          "{}",
-          "[  body 2  ][body 2]SHOUT" },
-        { "{{ 1 }} {{ 1.0 }} {{ 0.1 + 0.2 }} {{ 1e16 }} {{ 1e-05 }} {{ 2.5e-4 }} {{ -0.0 }} {{ 7 / 2 }} {{ 7 // 2 }} {{ -7 // 2 }} {{ -7 % 3 }} {{ 2 ** 10 }} {{ none }} {{ true }}",
-          "{}",
-          "1 1.0 0.30000000000000004 1e+16 1e-05 0.00025 -0.0 3.5 3 -4 2 1024 None True" },
-        { "{{ [1, 'a', none, true, 1.5, {'k': [2]}] }} {{ ('x',) }} {{ \"it's\" }} {{ [\"it's\", 'q\"', 'tab\\t'] }}",
-          "{}",
-          "[1, 'a', None, True, 1.5, {'k': [2]}] ('x',) it's [\"it's\", 'q\"', 'tab\\t']" },
-        { "{{ d|tojson }}|{{ d|tojson(indent=2) }}|{{ d|tojson(sort_keys=true, separators=(',', ':')) }}|{{ '\303\251\\n\"'|tojson }}|{{ '\303\251'|tojson(ensure_ascii=true) }}",
-          "{\"d\": {\"b\": [1, 2.5, null, true], \"a\": \"x\303\251\", \"c\": {}}}",
-          "{\"b\": [1, 2.5, null, true], \"a\": \"x\303\251\", \"c\": {}}|{\n  \"b\": [\n    1,\n    2.5,\n    null,\n    true\n  ],\n  \"a\": \"x\303\251\",\n  \"c\": {}\n}|{\"a\":\"x\303\251\",\"b\":[1,2.5,null,true],\"c\":{}}|\"\303\251\\n\\\"\"|\"\\u00e9\"" },
-        { "{{ '  Hello World  '|trim|lower }}|{{ 'hello world'|title }}|{{ 'hello'|capitalize }}|{{ 'abc'|upper }}|{{ 'a,b,,c'.split(',') }}|{{ '  a  b '.split() }}|{{ 'x-y-z'.rsplit('-', 1) }}",
-          "{}",
-          "hello world|Hello World|Hello|ABC|['a', 'b', '', 'c']|['a', 'b']|['x-y', 'z']" },
-        { "{{ s.startswith('He') }}{{ s.endswith(('x', 'd')) }}{{ s.strip('Hd') }}{{ s.lstrip('H') }}{{ s.replace('l', 'L', 2) }}{{ s.find('o') }}{{ s[1:4] }}{{ s[::-1] }}{{ s[-1] }}{{ s|length }}",
-          "{\"s\": \"Hello World\"}",
-          "TrueTrueello Worlello WorldHeLLo World4elldlroW olleHd11" },
-        { "{{ 'h\303\251llo w\303\266rld'|upper }}|{{ '\303\200\303\211\303\216'|lower }}|{{ 'h\303\251llo'[1:3] }}|{{ 'h\303\251llo'|length }}|{{ 'h\303\251llo'|reverse }}",
-          "{}",
-          "H\303\211LLO W\303\226RLD|\303\240\303\251\303\256|\303\251l|5|oll\303\251h" },
-        { "{{ xs|length }}{{ xs|first }}{{ xs|last }}{{ xs|sort }}{{ xs|sort(reverse=true) }}{{ xs|unique|list }}{{ xs|sum }}{{ xs|max }}{{ xs|min }}{{ xs|join('-') }}{{ xs|select('odd')|list }}{{ xs|reject('odd')|list }}",
-          "{\"xs\": [3, 1, 2, 3]}",
-          "433[1, 2, 3, 3][3, 3, 2, 1][3, 1, 2]9313-1-2-3[3, 1, 3][2]" },
-        { "{{ ms|selectattr('role', 'equalto', 'user')|map(attribute='content')|join(' ') }}|{{ ms|rejectattr('role', 'equalto', 'user')|list|length }}|{{ ms|map(attribute='role')|unique|list }}",
-          "{\"ms\": [{\"role\": \"user\", \"content\": \"a\"}, {\"role\": \"assistant\", \"content\": \"b\"}, {\"role\": \"user\", \"content\": \"c\"}]}",
-          "a c|1|['user', 'assistant']" },
-        { "{% for k, v in d|dictsort %}{{ k }}={{ v }};{% endfor %}{% for k, v in d.items() %}{{ k }}{% endfor %}{{ d|items|list }}{{ d.get('zz', 'dflt') }}{{ d.keys()|list }}",
-          "{\"d\": {\"b\": 2, \"A\": 1, \"c\": 3}}",
-          "A=1;b=2;c=3;bAc[('b', 2), ('A', 1), ('c', 3)]dflt['b', 'A', 'c']" },
-        { "{{ x is defined }}{{ y is defined }}{{ y is undefined }}{{ none is none }}{{ 'a' is string }}{{ 1 is number }}{{ 1 is integer }}{{ 1.0 is float }}{{ {} is mapping }}{{ [] is iterable }}{{ 'a' is sequence }}{{ 3 is odd }}{{ 4 is even }}{{ 6 is divisibleby(3) }}{{ x is equalto 1 }}{{ true is boolean }}{{ x is not none }}",
-          "{\"x\": 1}",
-          "TrueFalseTrueTrueTrueTrueTrueTrueTrueTrueTrueTrueTrueTrueTrueTrueTrue" },
-        { "{{ y|default('d') }}{{ ''|default('e', true) }}{{ 'ab' ~ 1 ~ none }}{{ 'a' in 'cat' }}{{ 2 in [1,2] }}{{ 'k' in {'k':1} }}{{ 'z' not in 'abc' }}{{ 1 < 2 < 3 }}{{ x if x else 'no' }}{{ 'yes' if y }}|",
-          "{\"x\": 0}",
-          "deab1NoneTrueTrueTrueTrueTrueno|" },
-        { "{{ '12'|int + 1 }} {{ 'x'|int }} {{ 3.7|int }} {{ '2.5'|float }} {{ 2.5|round }} {{ 3.5|round }} {{ 2.675|round(2) }} {{ -3|abs }} {{ '%s=%d'|format('a', 3) }} {{ '{}-{}'.format(1, 'b') }}",
-          "{}",
-          "13 0 3 2.5 2.0 4.0 2.67 3 a=3 1-b" },
-        { "{{ 'a<b>&'|e }} {{ ('<x>'|safe) + '<y>' }} {{ 'text'|center(10) }}| {{ 'one\\ntwo'|indent(2, true) }} {{ 'a b c'|wordcount }} {{ 'hello world'|truncate(8) }} {{ [1,2,3]|batch(2)|list }}",
-          "{}",
-          "a&lt;b&gt;&amp; <x>&lt;y&gt;    text   |   one\n  two 3 hello world [[1, 2], [3]]" },
-        { "{{ strftime_now('%Y') is string }} {{ range(3)|list }} {{ range(1, 7, 2)|list }} {{ dict(a=1, b=2) }}",
-          "{}",
-          "True [0, 1, 2] [1, 3, 5] {'a': 1, 'b': 2}" },
-        { "{{ tools }} {{ documents }} {{ add_generation_prompt }} {{ bos_token }}{{ eos_token }}",
-          "{}",
-          "None None False <s></s>" },
-        { "{%- set msgs = messages[1:] if messages[0].role == 'system' else messages -%}{%- for m in msgs -%}<{{ m.role }}>{{ m.content }}{{ '\\n' }}{%- endfor -%}{%- if add_generation_prompt %}<assistant>{% endif %}",
-          "{\"messages\": [{\"role\": \"system\", \"content\": \"S\"}, {\"role\": \"user\", \"content\": \"U\"}], \"add_generation_prompt\": true}",
-          "<user>U\n<assistant>" },
-        { "{% generation %}{{ 'kept' }}{% endgeneration %}{% set x = 1 %}{% with x = 2 %}{{ x }}{% endwith %}{{ x }}",
-          "{}",
-          "kept21" },
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char what[32];
-        snprintf(what, sizeof what, "case %zu", i);
-        chat_check(cases[i][0], cases[i][1], "<s>", "</s>", cases[i][2], what);
-    }
-    /* numbers keep their JSON kind: 1 is an int, 1.0 a float */
-    chat_check("{{ a }} {{ b }} {{ a is integer }} {{ b is float }} {{ c }}", "{\"a\": 1, \"b\": 1.0, \"c\": 1e2}", NULL, NULL, "1 1.0 True True 100.0", "json numbers");
-    /* without bos/eos they are undefined: they print nothing */
-    chat_check("[{{ bos_token }}{{ eos_token }}]{{ bos_token is defined }}", "{}", NULL, NULL, "[]False", "no special tokens");
-    /* errors: what jinja2 refuses, we refuse, naming the template line */
-    static const char *const bad[][3] = {
-        { "a\nb\n{% if x %}\n{{ x.y.z }}\n{% endif %}", "{\"x\": {\"q\": 1}}", "line 4: 'dict object' has no attribute 'y'" },
-        { "{% for %}", "{}", "line 1: expected an expression" },
-        { "\n{{ 1 +* 2 }}", "{}", "line 2: expected an expression, got '*'" },
-        { "{% include 'x' %}", "{}", "unsupported tag 'include'" },
-        { "x\n{{ x|nosuch }}", "{}", "line 2: no filter named 'nosuch'" },
-        { "{% if true %}open", "{}", "missing {% endif %}" },
-        { "\n\n{{ raise_exception('bad roles') }}", "{}", "line 3: raise_exception: bad roles" },
-        { "{{ 'a' + 1 }}", "{}", "can only concatenate str" },
-        { "{{ messages.append(1) }}", "{\"messages\": []}", "unsafe" },
-        { "{% break %}", "{}", "'break' outside a loop" },
-        { "{{ x|tojson }}", "{}", "not JSON serializable" },
-        { "{{ range(1000000)|length }}", "{}", "range too big" },
-        { "{% macro f(a) %}{% endmacro %}{{ f(1, 2) }}", "{}", "takes not more than 1" },
-        { "{{ '\\N{BULLET}' }}", "{}", "not supported" },
-        { "{{ x }}", "[1, 2]", "expected a JSON object" },
-        { "{{ x }}", "{\"x\": ", "json:" },
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char *out = NULL;
-        infer_error err;
-        infer_status st = infer_chat_render(bad[i][0], strlen(bad[i][0]), bad[i][1], strlen(bad[i][1]), NULL, NULL, &out, NULL, &err);
-        CHECK_MSG(st != INFER_OK && out == NULL && strstr(err.msg, bad[i][2]), "bad case %zu: got '%s', want '%s'", i, st == INFER_OK ? "(no error)" : err.msg, bad[i][2]);
-        infer_free(out);
-    }
-    /* a template that would run (nearly) forever stops with an error: its steps or its memory run out */
-    const char *forever = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}";
-    char *out = NULL;
-    infer_error err;
-    CHECK(infer_chat_render(forever, strlen(forever), "{}", 2, NULL, NULL, &out, NULL, &err) != INFER_OK && (strstr(err.msg, "too long") || strstr(err.msg, "MiB")));
-}
-
-/* the real templates in ../shared: Llama-3's and Qwen3's tokenizer_config.json (through the
- * Hugging Face folder, vocabulary only) and Phi-3's, inside its vocab GGUF */
-static void test_jinja_shared_templates(void) {
-    static const char *const llama3_cases[][2] = {
-        { "{\"messages\": [{\"role\": \"user\", \"content\": \"Hi\"}], \"add_generation_prompt\": true}",
-          "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n" },
-        { "{\"messages\": [{\"role\": \"system\", \"content\": \"You are terse.\"}, {\"role\": \"user\", \"content\": \"  What is 2+2?\\n\"}], \"add_generation_prompt\": true}",
-          "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nYou are terse.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nWhat is 2+2?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n" },
-        { "{\"messages\": [{\"role\": \"system\", \"content\": \"Be kind.\"}, {\"role\": \"user\", \"content\": \"Hello\"}, {\"role\": \"assistant\", \"content\": \"Hi! How can I help?\"}, {\"role\": \"user\", \"content\": \"Tell me about \\\"caf\303\251s\\\" & <tags>\"}], \"add_generation_prompt\": true}",
-          "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nBe kind.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHello<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nHi! How can I help?<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nTell me about \"caf\303\251s\" & <tags><|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n" },
-        { "{\"messages\": [{\"role\": \"user\", \"content\": \"Q\"}, {\"role\": \"assistant\", \"content\": \"A\"}], \"add_generation_prompt\": false}",
-          "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nQ<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nA<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n" },
-    };
-    static const char *const qwen3_cases[][2] = {
-        { "{\"messages\": [{\"role\": \"user\", \"content\": \"Hi\"}], \"add_generation_prompt\": true}",
-          "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n" },
-        { "{\"messages\": [{\"role\": \"system\", \"content\": \"You are terse.\"}, {\"role\": \"user\", \"content\": \"  What is 2+2?\\n\"}], \"add_generation_prompt\": true}",
-          "<|im_start|>system\nYou are terse.<|im_end|>\n<|im_start|>user\n  What is 2+2?\n<|im_end|>\n<|im_start|>assistant\n" },
-        { "{\"messages\": [{\"role\": \"system\", \"content\": \"Be kind.\"}, {\"role\": \"user\", \"content\": \"Hello\"}, {\"role\": \"assistant\", \"content\": \"Hi! How can I help?\"}, {\"role\": \"user\", \"content\": \"Tell me about \\\"caf\303\251s\\\" & <tags>\"}], \"add_generation_prompt\": true}",
-          "<|im_start|>system\nBe kind.<|im_end|>\n<|im_start|>user\nHello<|im_end|>\n<|im_start|>assistant\nHi! How can I help?<|im_end|>\n<|im_start|>user\nTell me about \"caf\303\251s\" & <tags><|im_end|>\n<|im_start|>assistant\n" },
-        { "{\"messages\": [{\"role\": \"user\", \"content\": \"Q\"}, {\"role\": \"assistant\", \"content\": \"A\"}], \"add_generation_prompt\": false}",
-          "<|im_start|>user\nQ<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\nA<|im_end|>\n" },
-        { "{\"messages\": [{\"role\": \"system\", \"content\": \"Use tools.\"}, {\"role\": \"user\", \"content\": \"Weather in Paris?\"}, {\"role\": \"assistant\", \"content\": \"\", \"tool_calls\": [{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 2}}}]}, {\"role\": \"tool\", \"content\": \"{\\\"temp\\\": 21}\"}, {\"role\": \"user\", \"content\": \"Thanks\"}], \"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"description\": \"Weather of a city\", \"parameters\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}, \"days\": {\"type\": \"integer\"}}, \"required\": [\"city\"]}}}], \"add_generation_prompt\": true}",
-          "<|im_start|>system\nUse tools.\n\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>\n{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"description\": \"Weather of a city\", \"parameters\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}, \"days\": {\"type\": \"integer\"}}, \"required\": [\"city\"]}}}\n</tools>\n\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call><|im_end|>\n<|im_start|>user\nWeather in Paris?<|im_end|>\n<|im_start|>assistant\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 2}}\n</tool_call><|im_end|>\n<|im_start|>user\n<tool_response>\n{\"temp\": 21}\n</tool_response><|im_end|>\n<|im_start|>user\nThanks<|im_end|>\n<|im_start|>assistant\n" },
-        { "{\"messages\": [{\"role\": \"user\", \"content\": \"1+1?\"}, {\"role\": \"assistant\", \"content\": \"<think>\\nsimple\\n</think>\\n\\n2\"}, {\"role\": \"user\", \"content\": \"Sure?\"}], \"add_generation_prompt\": true, \"enable_thinking\": false}",
-          "<|im_start|>user\n1+1?<|im_end|>\n<|im_start|>assistant\n2<|im_end|>\n<|im_start|>user\nSure?<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n" },
-    };
-    static const char *const phi3_cases[][2] = {
-        { "{\"messages\": [{\"role\": \"user\", \"content\": \"Hi\"}], \"add_generation_prompt\": true}",
-          "<s><|user|>\nHi<|end|>\n<|assistant|>\n" },
-        { "{\"messages\": [{\"role\": \"system\", \"content\": \"Be kind.\"}, {\"role\": \"user\", \"content\": \"Hello\"}, {\"role\": \"assistant\", \"content\": \"Hi! How can I help?\"}, {\"role\": \"user\", \"content\": \"Tell me about \\\"caf\303\251s\\\" & <tags>\"}], \"add_generation_prompt\": true}",
-          "<s><|user|>\nHello<|end|>\n<|assistant|>\nHi! How can I help?<|end|>\n<|user|>\nTell me about \"caf\303\251s\" & <tags><|end|>\n<|assistant|>\n" },
-        { "{\"messages\": [{\"role\": \"user\", \"content\": \"Q\"}, {\"role\": \"assistant\", \"content\": \"A\"}], \"add_generation_prompt\": false}",
-          "<s><|user|>\nQ<|end|>\n<|assistant|>\nA<|end|>\n" },
-    };
-    static const struct { const char *path, *name; const char *const (*cases)[2]; size_t n; } models[] = {
-        { SHARED "/tokenizers/llama3", "llama3", llama3_cases, sizeof llama3_cases / sizeof llama3_cases[0] },
-        { SHARED "/tokenizers/qwen3", "qwen3", qwen3_cases, sizeof qwen3_cases / sizeof qwen3_cases[0] },
-        { SHARED "/vocab/ggml-vocab-phi-3.gguf", "phi3", phi3_cases, sizeof phi3_cases / sizeof phi3_cases[0] },
-    };
-    if (!file_exists(SHARED "/tokenizers/qwen3/tokenizer.json")) SKIP("../shared/tokenizers not found");
-    for (size_t k = 0; k < sizeof models / sizeof models[0]; k++) {
-        infer_model *m;
-        infer_error err;
-        infer_model_params mp = { 1, 0, 0 };
-        if (infer_model_load(&m, models[k].path, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", models[k].path, err.msg); continue; }
-        CHECK(infer_model_chat_template(m, NULL, NULL) != NULL);
-        for (size_t i = 0; i < models[k].n; i++) {
-            char *out = NULL;
-            size_t n = 0;
-            const char *vars = models[k].cases[i][0], *want = models[k].cases[i][1];
-            if (infer_model_chat_render(m, NULL, 0, vars, strlen(vars), &out, &n, &err) != INFER_OK) { CHECK_MSG(0, "%s case %zu: %s", models[k].name, i, err.msg); continue; }
-            CHECK_MSG(n == strlen(want) && !memcmp(out, want, n), "%s case %zu:\n      got  [%s]\n      want [%s]", models[k].name, i, out, want);
-            infer_free(out);
-        }
-        infer_model_free(m);
-    }
-}
-
-/* data/chat: templates of permissively licensed models x conversations, against jinja2's
- * renderings stored beside them (an .out starting "ERROR:" means jinja2 refused it too) */
-static void test_jinja_data_chat(void) {
-    static const struct { const char *name, *bos, *eos; } t[] = {
-        { "qwen3.5", NULL, "<|im_end|>" },
-        { "mistral-nemo", "<s>", "</s>" },
-        { "deepseek-r1-distill", "<\xEF\xBD\x9C" "begin\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>", "<\xEF\xBD\x9C" "end\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>" },
-        { "phi-3.5", "<s>", "<|endoftext|>" },
-    };
-    static const char *const convs[] = { "chat", "tools", "toolstr", "think" };
-    int compared = 0, refused = 0;
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        char path[256];
-        size_t tn;
-        snprintf(path, sizeof path, "data/chat/%s.jinja", t[i].name);
-        char *tmpl = slurp(path, &tn);
-        if (!tmpl) { CHECK_MSG(0, "cannot read %s", path); continue; }
-        for (size_t c = 0; c < sizeof convs / sizeof convs[0]; c++) {
-            size_t vn, wn, n;
-            snprintf(path, sizeof path, "data/chat/conv-%s.json", convs[c]);
-            char *vars = slurp(path, &vn), *out = NULL;
-            snprintf(path, sizeof path, "data/chat/%s.%s.out", t[i].name, convs[c]);
-            char *want = slurp(path, &wn);
-            infer_error err;
-            if (!vars || !want) { CHECK_MSG(0, "cannot read the files of %s", path); free(vars); free(want); continue; }
-            infer_status st = infer_chat_render(tmpl, tn, vars, vn, t[i].bos, t[i].eos, &out, &n, &err);
-            if (!strncmp(want, "ERROR:", 6)) { CHECK_MSG(st != INFER_OK, "%s: rendered, but jinja2 refuses it", path); refused++; }
-            else if (st != INFER_OK) CHECK_MSG(0, "%s: %s", path, err.msg);
-            else { CHECK_MSG(n == wn && !memcmp(out, want, n), "%s:\n      got  [%s]\n      want [%s]", path, out, want); compared++; }
-            infer_free(out); free(vars); free(want);
-        }
-        free(tmpl);
-    }
-    CHECK(compared >= 12 && refused >= 1);
-}
-
 /* ---- >>arch, >>load: what is refused, with a message naming the key or the tensor ---- */
 /* a model file whose known key has the wrong type fails with the key's name */
 static void test_load_errors_keys(void) {
@@ -6482,6 +5111,1377 @@ static void test_backend_diff_cpu(void) {
     CHECK(fake_bad == 0);
     infer_model_free(m);
     CHECK(fake_mem.count == 0);
+}
+
+/* ---- >>safetensors: the parser ---- */
+
+/* a file from a header text and `data` zero bytes */
+static buf_t st_raw(const char *header, size_t data) {
+    buf_t b = { 0 };
+    b_u64(&b, strlen(header));
+    b_put(&b, header, strlen(header));
+    for (size_t i = 0; i < data; i++) b_put(&b, "", 1);
+    return b;
+}
+/* parse must fail with `want` in the message */
+static void st_bad(const char *header, size_t data, const char *want) {
+    buf_t b = st_raw(header, data);
+    infer_safetensors st;
+    infer_error err;
+    err.msg[0] = 0;
+    const infer_status rc = infer_safetensors_parse(&st, b.p, b.n, &err);
+    if (rc == INFER_OK) infer_safetensors_free(&st);
+    CHECK_MSG(rc != INFER_OK && strstr(err.msg, want), "header %.60s: status %d, message '%s', expected '%s'", header, rc, err.msg, want);
+    free(b.p);
+}
+
+/* three tensors of three dtypes, metadata, an empty tensor */
+static buf_t st_valid(void) {
+    float a[6] = { 1, 2, 3, 4, 5, 6 };
+    uint16_t bf[4] = { 0x3f80, 0x4000, 0xbf80, 0x0000 };   /* 1, 2, -1, 0 */
+    uint16_t hf[4] = { 0x3c00, 0x4000, 0xbc00, 0x3800 };   /* 1, 2, -1, 0.5 */
+    hft_t t[4];
+    memset(t, 0, sizeof t);
+    snprintf(t[0].name, sizeof t[0].name, "a.weight"); t[0].dtype = "F32"; t[0].nd = 2; t[0].shape[0] = 2; t[0].shape[1] = 3; t[0].data = (uint8_t *)a; t[0].nbytes = 24;
+    snprintf(t[1].name, sizeof t[1].name, "b"); t[1].dtype = "BF16"; t[1].nd = 1; t[1].shape[0] = 4; t[1].data = (uint8_t *)bf; t[1].nbytes = 8;
+    snprintf(t[2].name, sizeof t[2].name, "empty"); t[2].dtype = "I32"; t[2].nd = 2; t[2].shape[0] = 0; t[2].shape[1] = 5; t[2].data = (uint8_t *)a; t[2].nbytes = 0;
+    snprintf(t[3].name, sizeof t[3].name, "c \"quoted\""); t[3].dtype = "F16"; t[3].nd = 2; t[3].shape[0] = 2; t[3].shape[1] = 2; t[3].data = (uint8_t *)hf; t[3].nbytes = 8;
+    buf_t b = { 0 };
+    hft_st_bytes(&b, t, 4);
+    return b;
+}
+
+static void test_safetensors_parse(void) {
+    buf_t b = st_valid();
+    infer_safetensors st;
+    infer_error err;
+    CHECK(infer_safetensors_parse(&st, b.p, b.n, &err) == INFER_OK);
+    CHECK(st.n_tensors == 4 && st.n_meta == 1 && !strcmp(st.meta[0], "format") && !strcmp(st.meta[1], "pt"));
+    const infer_st_tensor *a = infer_safetensors_tensor(&st, "a.weight"), *bt = infer_safetensors_tensor(&st, "b");
+    const infer_st_tensor *c = infer_safetensors_tensor(&st, "c \"quoted\""), *e = infer_safetensors_tensor(&st, "empty");
+    CHECK(a && a->n_dims == 2 && a->shape[0] == 2 && a->shape[1] == 3 && a->nbytes == 24 && ((const float *)a->data)[5] == 6.0f);
+    CHECK(bt && !strcmp(bt->dtype, "BF16") && bt->dtype_size == 2 && bt->offset == 24);
+    CHECK(c && !strcmp(c->dtype, "F16") && c->offset == 32 && (const uint8_t *)c->data == b.p + st.data_offset + 32);
+    CHECK(e && e->nbytes == 0 && !strcmp(e->dtype, "I32"));
+    CHECK(st.data_offset % 8 == 0 && st.tensors[0].offset == 0);   /* header padded; tensors in data order */
+    infer_safetensors_free(&st);
+    /* FP8 E4M3 values: sign | exponent (bias 7) | 3-bit mantissa */
+    CHECK(infer__e4m3_to_f32(0x38) == 1.0f && infer__e4m3_to_f32(0xB8) == -1.0f && infer__e4m3_to_f32(0x7E) == 448.0f);
+    CHECK(infer__e4m3_to_f32(0x01) == ldexpf(1, -9) && infer__e4m3_to_f32(0x07) == 7 * ldexpf(1, -9));   /* subnormals: m/8 * 2^-6 */
+    CHECK(infer__e4m3_to_f32(0x08) == ldexpf(1, -6) && infer__e4m3_to_f32(0x0F) == 15 * ldexpf(1, -9) && isnan(infer__e4m3_to_f32(0x7F)));
+    /* the converter's absmean ternarization */
+    float w[8] = { 0.9f, -0.1f, 0.4f, -1.2f, 0.0f, 0.6f, -0.5f, 0.3f }, s = 0;
+    for (int i = 0; i < 8; i++) s += fabsf(w[i]) / 8;
+    infer__hf_ternarize(w, 8, "F32");
+    for (int i = 0; i < 8; i++) CHECK(w[i] == 0 || fabsf(fabsf(w[i]) - s) < 1e-6f);
+    CHECK(w[0] > 0 && w[1] == 0 && w[3] < 0 && w[4] == 0);
+    free(b.p);
+}
+
+static void test_safetensors_corrupt(void) {
+    buf_t b = st_valid();
+    infer_safetensors st;
+    infer_error err;
+    int bad = 0;
+    for (size_t cut = 0; cut < b.n; cut++) {     /* every prefix fails: the tensors must end at the end */
+        uint8_t *p = malloc(cut ? cut : 1);
+        memcpy(p, b.p, cut);
+        if (infer_safetensors_parse(&st, p, cut, &err) == INFER_OK) { bad++; infer_safetensors_free(&st); }
+        free(p);
+    }
+    CHECK_MSG(bad == 0, "%d truncated files parsed", bad);
+    /* the header length */
+    uint64_t huge = (uint64_t)1 << 63, big = ((uint64_t)100 << 20) + 1, over = b.n;
+    uint8_t *p = malloc(b.n);
+    const uint64_t lens[3] = { huge, big, over };
+    const char *msgs[3] = { "100 MB", "100 MB", "runs past" };
+    for (int i = 0; i < 3; i++) {
+        memcpy(p, b.p, b.n);
+        memcpy(p, &lens[i], 8);
+        CHECK(infer_safetensors_parse(&st, p, b.n, &err) != INFER_OK && strstr(err.msg, msgs[i]));
+    }
+    free(p);
+    CHECK(infer_safetensors_parse(&st, b.p, 5, &err) != INFER_OK && strstr(err.msg, "too short"));
+    /* headers that lie */
+    const char *T = "\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":";
+    char h[512];
+    snprintf(h, sizeof h, "{\"a\":{%s[0,8]},\"b\":{%s[4,12]}}", T, T); st_bad(h, 12, "overlap");
+    snprintf(h, sizeof h, "{\"a\":{%s[0,8]},\"b\":{%s[12,20]}}", T, T); st_bad(h, 20, "belong to no tensor");
+    snprintf(h, sizeof h, "{\"a\":{%s[0,8]}}", T); st_bad(h, 4, "runs past");
+    snprintf(h, sizeof h, "{\"a\":{%s[0,8]}}", T); st_bad(h, 16, "end at byte 8");
+    snprintf(h, sizeof h, "{\"a\":{%s[8,0]}}", T); st_bad(h, 8, "data_offsets");
+    snprintf(h, sizeof h, "{\"a\":{%s[\"0\",8]}}", T); st_bad(h, 8, "data_offsets");
+    snprintf(h, sizeof h, "{\"a\":{%s[0]}}", T); st_bad(h, 8, "data_offsets");
+    snprintf(h, sizeof h, "{\"a\":{%s[0,8]},\"a\":{%s[8,16]}}", T, T); st_bad(h, 16, "twice");
+    st_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,8]}}", 8, "needs 12 bytes");
+    st_bad("{\"a\":{\"dtype\":\"BF16\",\"shape\":[2,2],\"data_offsets\":[0,16]}}", 16, "needs 8 bytes");
+    st_bad("{\"a\":{\"dtype\":\"F12\",\"shape\":[2],\"data_offsets\":[0,8]}}", 8, "unknown dtype");
+    st_bad("{\"a\":{\"shape\":[2],\"data_offsets\":[0,8]}}", 8, "unknown dtype");
+    st_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[-2],\"data_offsets\":[0,8]}}", 8, "dimension 0");
+    st_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[2.5],\"data_offsets\":[0,8]}}", 8, "dimension 0");
+    st_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[1,1,1,1,1,1,1,1,1],\"data_offsets\":[0,4]}}", 4, "at most 8");
+    st_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296,4294967296],\"data_offsets\":[0,4]}}", 4, "overflows");
+    st_bad("{\"a\":{\"dtype\":\"F64\",\"shape\":[4611686018427387904],\"data_offsets\":[0,4]}}", 4, "overflows");
+    st_bad("{\"a\":[1,2]}", 0, "not an object");
+    st_bad("{\"a\\u0000b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", 8, "NUL");
+    st_bad("{\"__metadata__\":{\"k\":1}}", 0, "not a string");
+    st_bad("[1,2]", 0, "JSON object");
+    st_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},}", 8, "json");
+    st_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]", 8, "json");
+    st_bad("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}} x", 8, "json");
+    /* random byte flips never crash, and whatever parses lies inside the file */
+    infer__rng rng;
+    infer__rng_seed(&rng, 11);
+    for (int it = 0; it < 3000; it++) {
+        uint8_t *q = malloc(b.n);
+        memcpy(q, b.p, b.n);
+        for (int k = 0; k < 3; k++) q[infer__rng_next(&rng) % b.n] ^= (uint8_t)(1 + infer__rng_next(&rng) % 255);
+        if (infer_safetensors_parse(&st, q, b.n, &err) == INFER_OK) {
+            for (int64_t i = 0; i < st.n_tensors; i++) {
+                const uint8_t *d = st.tensors[i].data;
+                CHECK(d >= q + st.data_offset && d + st.tensors[i].nbytes <= q + b.n);
+            }
+            infer_safetensors_free(&st);
+        }
+        free(q);
+    }
+    free(b.p);
+}
+
+/* ---- >>hf-tensors, >>hf-folder: GGUF -> the Hugging Face checkpoint it came from, and back ----
+ * The round trip: each golden GGUF is written out as the Hugging Face folder it was
+ * converted from -- config.json, safetensors, tokenizer.json, tokenizer_config.json -- by
+ * undoing the converter's transforms here, with this file's own name table and formulas
+ * (ARCH_FACTS section 2 and the family sections), not the loader's. infer_hf_load must then
+ * give back every tensor bit for bit and the same metadata, and the GGUF it writes must
+ * give the same logits as the original. Two transforms cannot always be inverted exactly in
+ * floats -- -exp(A_log) and BitNet's 1/weight_scale skip some outputs -- so those values may
+ * come back 1 ulp off (the test counts them), and BitNet's ternary codes cannot say -0. */
+
+typedef struct {
+    const infer_gguf *g;
+    const char *arch;          /* general.architecture */
+    int llama, hybrid, bitnet, fused_experts;
+    const char *prefix;        /* "model." or "model.language_model." */
+    int64_t n_head, n_head_kv, n_main, nk, nv, dk, dv;
+    hft_t *t; int n, cap;
+    int n_inexact;             /* values no float input reproduces exactly: -exp(A_log), 1/weight_scale */
+} hft_ctx;
+
+static int64_t hft_int(const infer_gguf *g, const char *arch, const char *suffix, int64_t dflt) {
+    char k[128];
+    int64_t v;
+    snprintf(k, sizeof k, "%s.%s", arch, suffix);
+    return infer__get_int(g, k, &v, NULL) == 1 ? v : dflt;
+}
+static double hft_float(const infer_gguf *g, const char *arch, const char *suffix, double dflt) {
+    char k[128];
+    double v;
+    snprintf(k, sizeof k, "%s.%s", arch, suffix);
+    return infer__get_float(g, k, &v, NULL) == 1 ? v : dflt;
+}
+
+static hft_t *hft_add(hft_ctx *c, const char *name, const char *dtype, int nd, const int64_t *shape, size_t nbytes) {
+    if (c->n == c->cap) { c->cap = c->cap * 2 + 16; c->t = realloc(c->t, sizeof(hft_t) * (size_t)c->cap); }
+    hft_t *t = &c->t[c->n++];
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->dtype = dtype;
+    t->nd = nd;
+    memcpy(t->shape, shape, sizeof(int64_t) * (size_t)nd);
+    t->nbytes = nbytes;
+    t->data = calloc(1, nbytes ? nbytes : 1);
+    return t;
+}
+
+/* the float x closest to guess with f(x) == want, searching 64 ulps each way; else guess */
+static float hft_preimage(float want, float guess, float (*f)(float), int *exact) {
+    float lo = guess, hi = guess;
+    *exact = 1;
+    for (int k = 0; k < 64; k++) {
+        if (f(lo) == want) return lo;
+        if (f(hi) == want) return hi;
+        lo = nextafterf(lo, -INFINITY);
+        hi = nextafterf(hi, INFINITY);
+    }
+    *exact = 0;
+    return guess;
+}
+static float hft_plus1(float x) { return x + 1.0f; }
+static float hft_negexp(float x) { return -expf(x); }
+static float hft_recip(float x) { return 1.0f / x; }   /* bitnet: (code - 1) / ws with code - 1 = 1 */
+
+/* GGUF's tiled value heads back to HF's grouped order: HF head k*r + i is GGUF head i*nk + k
+ * (a view [nk, r, d] with its first two axes swapped). dst/src hold nv blocks of d floats. */
+static void hft_unreorder(const hft_ctx *c, float *dst, const float *src, int64_t d) {
+    const int64_t r = c->nv / c->nk;
+    for (int64_t k = 0; k < c->nk; k++)
+        for (int64_t i = 0; i < r; i++) memcpy(dst + (k * r + i) * d, src + (i * c->nk + k) * d, sizeof(float) * (size_t)d);
+}
+
+/* GGUF llama's adjacent-pair rows back to HF's rotate-half rows: the converter's
+ * reshape(n_head, 2, hd/2, cols).swapaxes(1, 2) puts HF row j*hd/2 + i of a head at 2i + j */
+static void hft_unpermute(float *dst, const float *src, int64_t rows, int64_t cols, int64_t n_head) {
+    const int64_t hd = rows / n_head;
+    for (int64_t h = 0; h < n_head; h++)
+        for (int64_t i = 0; i < hd / 2; i++)
+            for (int64_t j = 0; j < 2; j++)
+                memcpy(dst + (h * hd + j * hd / 2 + i) * cols, src + (h * hd + 2 * i + j) * cols, sizeof(float) * (size_t)cols);
+}
+
+/* the 7 BitNet projections as Microsoft's packed U8 + inverted scale */
+static void hft_pack_bitnet(hft_ctx *c, const char *hf, const float *w, int64_t rows, int64_t cols) {
+    float s = 0;
+    for (int64_t i = 0; i < rows * cols; i++) s = fmaxf(s, fabsf(w[i]));
+    const int64_t sh[2] = { rows / 4, cols }, one = 1;
+    hft_t *p = hft_add(c, hf, "U8", 2, sh, (size_t)(rows / 4 * cols));
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t k = 0; k < cols; k++) {
+            const int code = w[r * cols + k] > 0 ? 2 : w[r * cols + k] < 0 ? 0 : 1;
+            p->data[(r % (rows / 4)) * cols + k] |= (uint8_t)(code << (2 * (r / (rows / 4))));
+        }
+    char nm[220];
+    int exact;
+    snprintf(nm, sizeof nm, "%.200s_scale", hf);
+    hft_t *sc = hft_add(c, nm, "F32", 1, &one, 4);
+    const float ws = hft_preimage(s, 1.0f / s, hft_recip, &exact);
+    memcpy(sc->data, &ws, 4);
+    c->n_inexact += !exact;
+}
+
+/* "blk.N.<rest>" -> HF name; NULL for tensors HF does not store */
+static const char *hft_name(const hft_ctx *c, const char *gg, char *out, size_t size) {
+    static const char *const map[][2] = {
+        { "attn_norm", "input_layernorm" }, { "ffn_norm", "post_attention_layernorm" }, { "post_attention_norm", "post_attention_layernorm" },
+        { "attn_q", "self_attn.q_proj" }, { "attn_k", "self_attn.k_proj" }, { "attn_v", "self_attn.v_proj" }, { "attn_output", "self_attn.o_proj" },
+        { "attn_q_norm", "self_attn.q_norm" }, { "attn_k_norm", "self_attn.k_norm" }, { "attn_sub_norm", "self_attn.attn_sub_norm" },
+        { "ffn_gate", "mlp.gate_proj" }, { "ffn_up", "mlp.up_proj" }, { "ffn_down", "mlp.down_proj" }, { "ffn_sub_norm", "mlp.ffn_sub_norm" },
+        { "ffn_gate_inp", "mlp.gate" }, { "ffn_gate_shexp", "mlp.shared_expert.gate_proj" }, { "ffn_up_shexp", "mlp.shared_expert.up_proj" },
+        { "ffn_down_shexp", "mlp.shared_expert.down_proj" }, { "ffn_gate_inp_shexp", "mlp.shared_expert_gate" },
+        { "attn_qkv", "linear_attn.in_proj_qkv" }, { "attn_gate", "linear_attn.in_proj_z" }, { "ssm_beta", "linear_attn.in_proj_b" },
+        { "ssm_alpha", "linear_attn.in_proj_a" }, { "ssm_conv1d", "linear_attn.conv1d" }, { "ssm_norm", "linear_attn.norm" },
+        { "ssm_out", "linear_attn.out_proj" },
+    };
+    static const char *const mtp[][2] = { { "nextn.eh_proj", "fc" }, { "nextn.enorm", "pre_fc_norm_embedding" }, { "nextn.hnorm", "pre_fc_norm_hidden" },
+                                          { "nextn.shared_head_norm", "norm" } };
+    if (!strcmp(gg, "token_embd.weight")) { snprintf(out, size, "%sembed_tokens.weight", c->prefix); return out; }
+    if (!strcmp(gg, "output_norm.weight")) { snprintf(out, size, "%snorm.weight", c->prefix); return out; }
+    if (!strcmp(gg, "output.weight")) return "lm_head.weight";
+    if (strncmp(gg, "blk.", 4)) return NULL;
+    char *end;
+    const long blk = strtol(gg + 4, &end, 10);
+    const char *rest = end + 1;
+    char lay[64];
+    if (blk >= c->n_main) snprintf(lay, sizeof lay, "mtp.layers.%ld.", blk - c->n_main);
+    else snprintf(lay, sizeof lay, "%slayers.%ld.", c->prefix, blk);
+    if (!strcmp(rest, "ssm_a")) { snprintf(out, size, "%slinear_attn.A_log", lay); return out; }
+    if (!strcmp(rest, "ssm_dt.bias")) { snprintf(out, size, "%slinear_attn.dt_bias", lay); return out; }
+    const char *dot = strrchr(rest, '.');
+    const size_t bl = (size_t)(dot - rest);
+    for (size_t i = 0; i < sizeof mtp / sizeof mtp[0]; i++)
+        if (strlen(mtp[i][0]) == bl && !strncmp(rest, mtp[i][0], bl)) { snprintf(out, size, "mtp.%s%s", mtp[i][1], dot); return out; }
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strlen(map[i][0]) == bl && !strncmp(rest, map[i][0], bl)) { snprintf(out, size, "%s%s%s", lay, map[i][1], dot); return out; }
+    return NULL;
+}
+
+/* ffn_{gate,up,down}_exps [E, out, in]: one HF tensor per expert, or fused gate_up / down */
+static void hft_experts(hft_ctx *c, const infer_tensor *t, const char *gg) {
+    const int64_t E = t->ne[2], out = t->ne[1], in = t->ne[0];
+    const char *proj = strstr(gg, "gate_exps") ? "gate_proj" : strstr(gg, "up_exps") ? "up_proj" : "down_proj";
+    const long blk = strtol(gg + 4, NULL, 10);
+    const float *w = (const float *)t->data;
+    char nm[200];
+    if (c->fused_experts) {
+        if (!strcmp(proj, "down_proj")) {
+            const int64_t sh[3] = { E, out, in };
+            snprintf(nm, sizeof nm, "%slayers.%ld.mlp.experts.down_proj", c->prefix, blk);
+            memcpy(hft_add(c, nm, "F32", 3, sh, t->nbytes)->data, w, t->nbytes);
+            return;
+        }
+        snprintf(nm, sizeof nm, "%slayers.%ld.mlp.experts.gate_up_proj", c->prefix, blk);
+        hft_t *f = NULL;
+        for (int i = 0; i < c->n; i++) if (!strcmp(c->t[i].name, nm)) f = &c->t[i];
+        if (!f) { const int64_t sh[3] = { E, 2 * out, in }; f = hft_add(c, nm, "F32", 3, sh, t->nbytes * 2); }
+        const size_t slab = (size_t)(out * in) * 4;
+        for (int64_t e = 0; e < E; e++) memcpy(f->data + (2 * e + (proj[0] == 'u')) * slab, (const uint8_t *)w + e * slab, slab);
+        return;
+    }
+    for (int64_t e = 0; e < E; e++) {
+        const int64_t sh[2] = { out, in };
+        snprintf(nm, sizeof nm, "%slayers.%ld.mlp.experts.%lld.%s.weight", c->prefix, blk, (long long)e, proj);
+        memcpy(hft_add(c, nm, "F32", 2, sh, (size_t)(out * in) * 4)->data, w + e * out * in, (size_t)(out * in) * 4);
+    }
+}
+
+static void hft_tensor(hft_ctx *c, const infer_tensor *t) {
+    char nm[200];
+    const char *gg = t->name, *hf = hft_name(c, gg, nm, sizeof nm);
+    if (strstr(gg, "_exps.weight")) { hft_experts(c, t, gg); return; }
+    if (!hf) return;   /* rope_freqs: config.json's rope_scaling regenerates it */
+    int64_t sh[4];
+    int nd = t->n_dims;
+    for (int d = 0; d < nd; d++) sh[d] = t->ne[nd - 1 - d];
+    const int64_t n = t->nbytes / 4, rows = sh[0], cols = n / (rows ? rows : 1);
+    const float *w = (const float *)t->data;
+    const char *rest = strncmp(gg, "blk.", 4) ? gg : strchr(gg + 4, '.') + 1;
+    if (c->bitnet && t->n_dims == 2 && !strstr(gg, "token_embd") && strncmp(gg, "output", 6)) { hft_pack_bitnet(c, hf, w, rows, cols); return; }
+    if (strstr(gg, "ssm_conv1d")) { sh[2] = sh[1]; sh[1] = 1; nd = 3; }
+    hft_t *o = hft_add(c, hf, "F32", nd, sh, t->nbytes);
+    float *x = (float *)o->data;
+    memcpy(x, w, t->nbytes);
+    if (c->llama && (!strncmp(rest, "attn_q.", 7) || !strncmp(rest, "attn_k.", 7)))
+        hft_unpermute(x, w, rows, cols, rest[5] == 'q' ? c->n_head : c->n_head_kv);
+    if (c->hybrid && strstr(gg, "norm.weight") && !strstr(gg, "ssm_norm"))
+        for (int64_t i = 0; i < n; i++) { int ex; x[i] = hft_preimage(w[i], w[i] - 1.0f, hft_plus1, &ex); CHECK(ex); }
+    if (c->hybrid && !strcmp(rest, "ssm_a"))
+        for (int64_t i = 0; i < n; i++) { int ex; x[i] = hft_preimage(w[i], logf(-w[i]), hft_negexp, &ex); c->n_inexact += !ex; }
+    if (c->hybrid && c->nk != c->nv) {
+        float *tmp = malloc(t->nbytes);
+        memcpy(tmp, x, t->nbytes);
+        const int64_t vfirst = 2 * c->nk * c->dk;
+        if (!strcmp(rest, "attn_qkv.weight") || !strcmp(rest, "ssm_conv1d.weight")) hft_unreorder(c, x + vfirst * cols, tmp + vfirst * cols, c->dv * cols);
+        if (!strcmp(rest, "attn_gate.weight") || !strcmp(rest, "ssm_beta.weight") || !strcmp(rest, "ssm_alpha.weight") || !strcmp(rest, "ssm_a") || !strcmp(rest, "ssm_dt.bias"))
+            hft_unreorder(c, x, tmp, n / c->nv);
+        if (!strcmp(rest, "ssm_out.weight"))
+            for (int64_t r = 0; r < rows; r++) hft_unreorder(c, x + r * cols, tmp + r * cols, c->dv);
+        free(tmp);
+    }
+}
+
+/* config.json from the GGUF's metadata (and rope_scaling from the golden's manifest) */
+static void hft_config(buf_t *b, const hft_ctx *c, const char *hf_arch, const char *manifest, int text_config) {
+    const infer_gguf *g = c->g;
+    const char *a = c->arch;
+    const infer_tensor *te = infer_gguf_tensor(g, "token_embd.weight");
+    const int64_t nextn = hft_int(g, a, "nextn_predict_layers", 0), head_dim = hft_int(g, a, "attention.key_length", 0);
+    hb_fmt(b, "{\"architectures\": [\"%s\"], \"model_type\": \"x\",%s\n", hf_arch, text_config ? " \"text_config\": {" : "");
+    hb_fmt(b, "\"hidden_size\": %lld, \"num_hidden_layers\": %lld, ", (long long)hft_int(g, a, "embedding_length", 0), (long long)(hft_int(g, a, "block_count", 0) - nextn));
+    hb_fmt(b, "\"num_attention_heads\": %lld, \"num_key_value_heads\": %lld, ", (long long)c->n_head, (long long)c->n_head_kv);
+    hb_fmt(b, "\"max_position_embeddings\": %lld, \"rms_norm_eps\": %.9g, ", (long long)hft_int(g, a, "context_length", 0), hft_float(g, a, "attention.layer_norm_rms_epsilon", 0));
+    hb_fmt(b, "\"vocab_size\": %lld, \"tie_word_embeddings\": %s", (long long)te->ne[1], infer_gguf_tensor(g, "output.weight") ? "false" : "true");
+    if (hft_int(g, a, "feed_forward_length", 0)) hb_fmt(b, ", \"intermediate_size\": %lld", (long long)hft_int(g, a, "feed_forward_length", 0));
+    if (head_dim) hb_fmt(b, ", \"head_dim\": %lld", (long long)head_dim);
+    if (!c->hybrid) hb_fmt(b, ", \"rope_theta\": %.9g", hft_float(g, a, "rope.freq_base", 10000));
+    if (hft_int(g, a, "expert_count", 0)) {
+        hb_fmt(b, ", \"num_experts\": %lld, \"num_experts_per_tok\": %lld", (long long)hft_int(g, a, "expert_count", 0), (long long)hft_int(g, a, "expert_used_count", 0));
+        hb_fmt(b, ", \"moe_intermediate_size\": %lld", (long long)hft_int(g, a, "expert_feed_forward_length", 0));
+        if (hft_int(g, a, "expert_shared_feed_forward_length", 0)) hb_fmt(b, ", \"shared_expert_intermediate_size\": %lld", (long long)hft_int(g, a, "expert_shared_feed_forward_length", 0));
+    }
+    if (c->hybrid) {
+        const infer_gguf_kv *sec = infer_gguf_find(g, "qwen35.rope.dimension_sections");
+        if (!sec) sec = infer_gguf_find(g, "qwen35moe.rope.dimension_sections");
+        int32_t s[4] = { 0 };
+        if (sec) memcpy(s, sec->arr_data, 12);
+        hb_fmt(b, ", \"linear_conv_kernel_dim\": %lld, \"linear_key_head_dim\": %lld, \"linear_num_key_heads\": %lld", (long long)hft_int(g, a, "ssm.conv_kernel", 0), (long long)c->dk, (long long)c->nk);
+        hb_fmt(b, ", \"linear_num_value_heads\": %lld, \"linear_value_head_dim\": %lld", (long long)c->nv, (long long)c->dv);
+        hb_fmt(b, ", \"full_attention_interval\": %lld, \"mtp_num_hidden_layers\": %lld", (long long)hft_int(g, a, "full_attention_interval", 4), (long long)nextn);
+        hb_fmt(b, ", \"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": %.9g, \"partial_rotary_factor\": %.9g, \"mrope_section\": [%d, %d, %d], \"mrope_interleaved\": true}",
+               hft_float(g, a, "rope.freq_base", 0), (double)hft_int(g, a, "rope.dimension_count", 0) / (double)head_dim, s[0], s[1], s[2]);
+    }
+    if (c->bitnet) hb_str(b, ", \"hidden_act\": \"silu\", \"quantization_config\": {\"quant_method\": \"bitnet\", \"linear_class\": \"bitlinear\"}");
+    /* the special ids, as config.json also lists them */
+    static const char *const sp[][2] = { { "bos", "bos" }, { "eos", "eos" }, { "padding", "pad" } };
+    for (int i = 0; i < 3; i++) {
+        char k[64];
+        int64_t v;
+        snprintf(k, sizeof k, "tokenizer.ggml.%s_token_id", sp[i][0]);
+        if (infer__get_int(g, k, &v, NULL) == 1) hb_fmt(b, ", \"%s_token_id\": %lld", sp[i][1], (long long)v);
+    }
+    char *m = manifest ? slurp(manifest, NULL) : NULL;
+    infer__json_doc d;
+    if (m && infer__json_parse(&d, m, strlen(m), NULL) == INFER_OK) {
+        const infer__json *rs = infer__json_get(infer__json_get(d.root, "synth_config"), "rope_scaling");
+        if (rs && rs->type == INFER__JSON_OBJECT) {
+            hb_str(b, ", \"rope_scaling\": {");
+            for (uint32_t i = 0; i < rs->len; i++) {
+                if (rs->items[i].type == INFER__JSON_STRING) hb_fmt(b, "%s\"%s\": \"%s\"", i ? ", " : "", rs->items[i].key, rs->items[i].str);
+                else hb_fmt(b, "%s\"%s\": %.17g", i ? ", " : "", rs->items[i].key, rs->items[i].num);
+            }
+            hb_str(b, "}");
+        }
+        infer__json_free(&d);
+    }
+    free(m);
+    hb_str(b, text_config ? "}}\n" : "}\n");
+}
+
+/* the Split regexes of real tokenizer.json files, as JSON text */
+static const char *hft_pre_json(const char *pre) {
+    if (!strcmp(pre, "llama-bpe"))
+        return "{\"type\": \"Split\", \"pattern\": {\"Regex\": \"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}{1,3}| ?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"}, \"behavior\": \"Isolated\", \"invert\": false}";
+    if (!strcmp(pre, "qwen2"))
+        return "{\"type\": \"Split\", \"pattern\": {\"Regex\": \"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}| ?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"}, \"behavior\": \"Isolated\", \"invert\": false}";
+    return "{\"type\": \"Split\", \"pattern\": {\"Regex\": \"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?[\\\\p{L}\\\\p{M}]+|\\\\p{N}| ?[^\\\\s\\\\p{L}\\\\p{M}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"}, \"behavior\": \"Isolated\", \"invert\": false}";
+}
+
+/* tokenizer.json and tokenizer_config.json from the GGUF vocabulary */
+static void hft_tokenizer(const infer_gguf *g, const char *dir) {
+    const infer_gguf_kv *toks = infer_gguf_find(g, "tokenizer.ggml.tokens"), *types = infer_gguf_find(g, "tokenizer.ggml.token_type");
+    const infer_gguf_kv *merges = infer_gguf_find(g, "tokenizer.ggml.merges");
+    infer_str model = { 0 }, pre = { 0 };
+    infer__get_str(g, "tokenizer.ggml.model", &model, NULL);
+    infer__get_str(g, "tokenizer.ggml.pre", &pre, NULL);
+    const int spm = infer__str_eq(model, "llama");
+    char pre_z[32];
+    snprintf(pre_z, sizeof pre_z, "%.*s", (int)pre.len, pre.ptr);
+    const char **txt;
+    uint64_t *len;
+    infer_error err;
+    infer__str_array(toks, &txt, &len, &err);
+    int32_t *ty = malloc(sizeof(int32_t) * (size_t)types->arr_n);   /* GGUF arrays need not be aligned */
+    memcpy(ty, types->arr_data, sizeof(int32_t) * (size_t)types->arr_n);
+    buf_t b = { 0 }, c = { 0 };
+    hb_fmt(&b, "{\"version\": \"1.0\", \"added_tokens\": [");
+    int first = 1;
+    for (uint64_t i = 0; i < toks->arr_n; i++) {
+        if (ty[i] != 3 && ty[i] != 4 && !(spm && ty[i] == 2)) continue;
+        hb_fmt(&b, "%s{\"id\": %llu, \"content\": ", first ? "" : ", ", (unsigned long long)i);
+        hb_json(&b, txt[i], len[i]);
+        hb_fmt(&b, ", \"single_word\": false, \"lstrip\": false, \"rstrip\": false, \"normalized\": false, \"special\": %s}", ty[i] == 4 ? "false" : "true");
+        first = 0;
+    }
+    if (spm) hb_str(&b, "], \"normalizer\": {\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"Prepend\", \"prepend\": \"\xe2\x96\x81\"}, "
+                        "{\"type\": \"Replace\", \"pattern\": {\"String\": \" \"}, \"content\": \"\xe2\x96\x81\"}]}, \"pre_tokenizer\": null");
+    else hb_fmt(&b, "], \"normalizer\": null, \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [%s, "
+                    "{\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": true, \"use_regex\": false}]}", hft_pre_json(pre_z));
+    hb_fmt(&b, ", \"post_processor\": null, \"decoder\": null, \"model\": {\"type\": \"BPE\", \"dropout\": null, \"unk_token\": %s, "
+               "\"byte_fallback\": %s, \"ignore_merges\": %s, \"vocab\": {", spm ? "\"<unk>\"" : "null", spm ? "true" : "false", !strcmp(pre_z, "llama-bpe") ? "true" : "false");
+    first = 1;
+    for (uint64_t i = 0; i < toks->arr_n; i++) {
+        if (!spm && ty[i] != 1) continue;
+        hb_str(&b, first ? "" : ", ");
+        hb_json(&b, txt[i], len[i]);
+        hb_fmt(&b, ": %llu", (unsigned long long)i);
+        first = 0;
+    }
+    hb_str(&b, "}, \"merges\": [");
+    const char **mt = NULL;
+    uint64_t *ml = NULL;
+    if (merges) infer__str_array(merges, &mt, &ml, &err);
+    for (uint64_t i = 0; merges && i < merges->arr_n; i++) {
+        hb_str(&b, i ? ", " : "");
+        hb_json(&b, mt[i], ml[i]);
+    }
+    hb_str(&b, "]}}\n");
+    CHECK(hb_save(&b, dir, "tokenizer.json"));
+    /* tokenizer_config.json: the special tokens by text, and the add_* flags */
+    hb_str(&c, "{\"tokenizer_class\": \"x\"");
+    static const char *const sp[][2] = { { "bos", "bos" }, { "eos", "eos" }, { "unknown", "unk" }, { "padding", "pad" } };
+    for (int i = 0; i < 4; i++) {
+        char k[64];
+        int64_t v;
+        snprintf(k, sizeof k, "tokenizer.ggml.%s_token_id", sp[i][0]);
+        if (infer__get_int(g, k, &v, NULL) != 1) continue;
+        hb_fmt(&c, ", \"%s_token\": ", sp[i][1]);
+        hb_json(&c, txt[v], len[v]);
+    }
+    const infer_gguf_kv *ab = infer_gguf_find(g, "tokenizer.ggml.add_bos_token"), *ae = infer_gguf_find(g, "tokenizer.ggml.add_eos_token");
+    if (ab) hb_fmt(&c, ", \"add_bos_token\": %s", ab->v.u ? "true" : "false");
+    if (ae) hb_fmt(&c, ", \"add_eos_token\": %s", ae->v.u ? "true" : "false");
+    hb_str(&c, "}\n");
+    CHECK(hb_save(&c, dir, "tokenizer_config.json"));
+    free(txt); free(len); free(mt); free(ml); free(b.p); free(c.p); free(ty);
+}
+
+static void hft_rmdir(const char *dir) {
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) printf("    could not remove %s\n", dir);
+}
+
+/* writes the folder; shards > 1 splits the tensors over model-0000i-of-0000n.safetensors */
+static int hft_write_folder(hft_ctx *c, const char *dir, const char *hf_arch, const char *manifest, int shards, int text_config) {
+    char cmd[600];
+    hft_rmdir(dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    if (system(cmd) != 0) return 0;
+    for (int64_t i = 0; i < c->g->n_tensors; i++) hft_tensor(c, &c->g->tensors[i]);
+    if (text_config) {   /* a multimodal wrapper also carries a vision tower the loader must skip */
+        const int64_t sh[2] = { 4, 8 };
+        hft_add(c, "model.visual.patch_embed.proj.weight", "F32", 2, sh, 128);
+    }
+    buf_t b = { 0 };
+    hft_config(&b, c, hf_arch, manifest, text_config);
+    int ok = hb_save(&b, dir, "config.json");
+    free(b.p);
+    if (shards <= 1) ok &= hft_write_st(dir, "model.safetensors", c->t, c->n);
+    else {
+        buf_t ix = { 0 };
+        hb_str(&ix, "{\"metadata\": {\"total_size\": 0}, \"weight_map\": {");
+        for (int s = 0, at = 0; s < shards; s++) {
+            char f[64];
+            const int end = (int)((int64_t)c->n * (s + 1) / shards);
+            snprintf(f, sizeof f, "model-%05d-of-%05d.safetensors", s + 1, shards);
+            ok &= hft_write_st(dir, f, c->t + at, end - at);
+            for (int i = at; i < end; i++) hb_fmt(&ix, "%s\"%s\": \"%s\"", i ? ", " : "", c->t[i].name, f);
+            at = end;
+        }
+        hb_str(&ix, "}}\n");
+        ok &= hb_save(&ix, dir, "model.safetensors.index.json");
+        free(ix.p);
+    }
+    hft_tokenizer(c->g, dir);
+    return ok;
+}
+
+/* every metadata entry of a against b, except the free-text general.* ones */
+static int hft_same_kv(const infer_gguf *a, const infer_gguf *b, int verbose) {
+    int bad = 0;
+    for (int64_t i = 0; i < a->n_kv; i++) {
+        const infer_gguf_kv *x = &a->kv[i];
+        char key[128];
+        snprintf(key, sizeof key, "%.*s", (int)x->key.len, x->key.ptr);
+        if (!strcmp(key, "general.name") || !strcmp(key, "general.size_label")) continue;
+        const infer_gguf_kv *y = infer_gguf_find(b, key);
+        int same = y && y->type == x->type;
+        if (same && x->type == INFER_GGUF_STRING) same = x->v.s.len == y->v.s.len && !memcmp(x->v.s.ptr, y->v.s.ptr, x->v.s.len);
+        else if (same && x->type == INFER_GGUF_ARRAY) same = x->arr_type == y->arr_type && x->arr_n == y->arr_n && infer__gguf_arr_bytes(x) == infer__gguf_arr_bytes(y) &&
+                                                             !memcmp(x->arr_data, y->arr_data, infer__gguf_arr_bytes(x));
+        else if (same && infer__kv_is_int(x)) same = infer__kv_int(x) == infer__kv_int(y);
+        else if (same) same = (float)x->v.f == (float)y->v.f || (isnan(x->v.f) && isnan(y->v.f));
+        if (!same && verbose && bad < 5) printf("    metadata '%s' differs or is missing\n", key);
+        bad += !same;
+    }
+    return bad;
+}
+
+/* a golden GGUF and the Hugging Face folder written from it */
+typedef struct { uint8_t *file; size_t size; infer_gguf g; hft_ctx c; char arch[32]; char dir[256]; } hft_golden;
+
+static void hft_close(hft_golden *x) {
+    for (int i = 0; i < x->c.n; i++) free(x->c.t[i].data);
+    free(x->c.t);
+    infer_gguf_free(&x->g);
+    free(x->file);
+    hft_rmdir(x->dir);
+}
+
+static int hft_open(hft_golden *x, const char *family, const char *hf_arch, int shards, int text_config, int fused_experts) {
+    char gpath[256], man[256];
+    infer_error err;
+    memset(x, 0, sizeof *x);
+    snprintf(gpath, sizeof gpath, SHARED "/golden/%s/model-F32.gguf", family);
+    snprintf(man, sizeof man, SHARED "/golden/%s/manifest.json", family);
+    snprintf(x->dir, sizeof x->dir, "%s", tmp_path(family));
+    if (!(x->file = slurp(gpath, &x->size))) return 0;
+    if (infer_gguf_parse(&x->g, x->file, x->size, &err) != INFER_OK) { free(x->file); x->file = NULL; return 0; }
+    hft_ctx *c = &x->c;
+    const infer_gguf *g = &x->g;
+    infer_str arch;
+    infer__get_str(g, "general.architecture", &arch, NULL);
+    snprintf(x->arch, sizeof x->arch, "%.*s", (int)arch.len, arch.ptr);
+    c->g = g;
+    c->arch = x->arch;
+    c->llama = !strcmp(x->arch, "llama");
+    c->hybrid = !strncmp(x->arch, "qwen35", 6);
+    c->bitnet = !strcmp(x->arch, "bitnet");
+    c->fused_experts = fused_experts;
+    c->prefix = text_config ? "model.language_model." : "model.";
+    c->n_head = hft_int(g, x->arch, "attention.head_count", 0);
+    c->n_head_kv = hft_int(g, x->arch, "attention.head_count_kv", c->n_head);
+    c->n_main = hft_int(g, x->arch, "block_count", 0) - hft_int(g, x->arch, "nextn_predict_layers", 0);
+    c->nk = hft_int(g, x->arch, "ssm.group_count", 1);
+    c->nv = hft_int(g, x->arch, "ssm.time_step_rank", 1);
+    c->dk = hft_int(g, x->arch, "ssm.state_size", 0);
+    c->dv = hft_int(g, x->arch, "ssm.inner_size", 0) / c->nv;
+    return hft_write_folder(c, x->dir, hf_arch, man, shards, text_config);
+}
+
+/* the tensors of h against the golden's: names, types, shapes, bytes (-0 and values with
+ * no exact preimage aside, see above); returns how many only match to 1 ulp, or -1 */
+static int hft_compare_tensors(const hft_golden *x, const infer_gguf *h, const char *what) {
+    int same = 0, close = 0;
+    for (int64_t i = 0; i < x->g.n_tensors; i++) {
+        const infer_tensor *a = &x->g.tensors[i], *b = infer_gguf_tensor(h, a->name);
+        if (!b) { printf("    %s: tensor %s missing\n", what, a->name); continue; }
+        const int shape = a->type == b->type && a->n_dims == b->n_dims && !memcmp(a->ne, b->ne, sizeof a->ne) && a->nbytes == b->nbytes;
+        if (shape && !memcmp(a->data, b->data, a->nbytes)) { same++; continue; }
+        const float *fa = (const float *)a->data, *fb = (const float *)b->data;
+        int eq = shape && a->type == INFER_TYPE_F32, ulp = eq;
+        for (size_t k = 0; eq && k < a->nbytes / 4; k++) eq &= fa[k] == fb[k];     /* -0 == +0 */
+        for (size_t k = 0; ulp && k < a->nbytes / 4; k++) ulp &= fabsf(fa[k] - fb[k]) <= fabsf(fa[k]) * 2e-7f;
+        if (eq && x->c.bitnet) { same++; continue; }                             /* a ternary code has no -0 */
+        if (ulp && (x->c.bitnet || strstr(a->name, "ssm_a"))) { close++; continue; }
+        printf("    %s: tensor %s differs (type %s/%s, ne[0] %lld/%lld)\n", what, a->name, infer_type_name(a->type), infer_type_name(b->type), (long long)a->ne[0], (long long)b->ne[0]);
+    }
+    CHECK_MSG(same + close == x->g.n_tensors && h->n_tensors == x->g.n_tensors, "%s: %d + %d (within 1 ulp) of %lld tensors match; got %lld", what, same, close,
+              (long long)x->g.n_tensors, (long long)h->n_tensors);
+    /* 1-ulp tensors only where -exp(A_log) or 1/weight_scale cannot hit the value exactly */
+    CHECK_MSG(close <= x->c.n_inexact, "%s: %d inexact tensors but %d values without an exact preimage", what, close, x->c.n_inexact);
+    return same + close == x->g.n_tensors ? close : -1;
+}
+
+/* the whole round trip for one golden family */
+static void hf_roundtrip(const char *family, const char *hf_arch, int shards, int text_config, int fused_experts) {
+    hft_golden x;
+    infer_gguf h;
+    infer_error err;
+    char out[300], gd[256];
+    if (!hft_open(&x, family, hf_arch, shards, text_config, fused_experts)) {
+        if (!x.file) SKIP(SHARED "/golden/%s not found", family);
+        CHECK_MSG(0, "%s: could not write the folder", family);
+        hft_close(&x);
+        return;
+    }
+    snprintf(out, sizeof out, "%s.gguf", x.dir);
+    snprintf(gd, sizeof gd, SHARED "/golden/%s", family);
+    if (infer_hf_load(&h, x.dir, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", family, err.msg); hft_close(&x); return; }
+    const int close = hft_compare_tensors(&x, &h, family);
+    CHECK_MSG(hft_same_kv(&x.g, &h, 1) == 0 && hft_same_kv(&h, &x.g, 1) == 0, "%s: metadata differs", family);
+    /* through a GGUF file: the same logits as the original */
+    CHECK(infer_gguf_write(out, h.kv, h.n_kv, h.tensors, h.n_tensors, 32, &err) == INFER_OK);
+    infer_gguf_free(&h);
+    infer_model *m;
+    if (infer_model_load_memory(&m, x.file, x.size, NULL, &err) != INFER_OK) printf("  (%s: logits not compared: %s)\n", family, err.msg);
+    else {
+        infer_model_free(m);
+        int va = 0, vb = 0;
+        char gpath[300];
+        snprintf(gpath, sizeof gpath, "%s/model-F32.gguf", gd);
+        int32_t ids[12];                       /* the first 12 ids of the short prompt, exact maths */
+        const int n = read_prompt(gd, "short", ids, 12);
+        const run_opts o = { .precise = 1, .threads = 2, .n_ctx = 64 };
+        float *la = n ? file_logits(gpath, ids, n, o, &va) : NULL, *lb = n ? file_logits(out, ids, n, o, &vb) : NULL;
+        double mx = la && lb && va == vb ? 0 : INFINITY;
+        for (size_t k = 0; la && lb && va == vb && k < (size_t)va * 12; k++) mx = fmax(mx, fabs((double)la[k] - lb[k]));
+        /* bit-identical tensors give bit-identical logits; a 1-ulp ssm_a a tiny difference */
+        CHECK_MSG(close == 0 ? mx == 0 : mx <= 1e-4, "%s: logits from the folder differ by %g", family, mx);
+        free(la); free(lb);
+    }
+    hft_close(&x);
+    remove(out);
+}
+
+static void test_hf_roundtrip_llama(void) { hf_roundtrip("llama", "LlamaForCausalLM", 1, 0, 0); }
+static void test_hf_roundtrip_llama3_ropescale(void) { hf_roundtrip("llama3_ropescale", "LlamaForCausalLM", 1, 0, 0); }
+static void test_hf_roundtrip_qwen3(void) { hf_roundtrip("qwen3", "Qwen3ForCausalLM", 2, 0, 0); }
+static void test_hf_roundtrip_qwen3moe(void) { hf_roundtrip("qwen3moe", "Qwen3MoeForCausalLM", 1, 0, 0); }
+static void test_hf_roundtrip_qwen35(void) { hf_roundtrip("qwen35", "Qwen3_5ForCausalLM", 3, 0, 0); }
+static void test_hf_roundtrip_qwen35moe(void) { hf_roundtrip("qwen35moe", "Qwen3_5MoeForConditionalGeneration", 1, 1, 1); }
+static void test_hf_roundtrip_bitnet(void) {
+    hf_roundtrip("bitnet", "BitNetForCausalLM", 1, 0, 0);
+    /* with ReLU^2 it is BitNet's own GGUF architecture, "bitnet-b1.58" */
+    hft_golden x;
+    infer_gguf g;
+    infer_error err;
+    char path[300];
+    if (!hft_open(&x, "bitnet", "BitNetForCausalLM", 1, 0, 0)) { hft_close(&x); return; }
+    snprintf(path, sizeof path, "%s/config.json", x.dir);
+    char *cfg = slurp(path, NULL);
+    buf_t b = { 0 };
+    hb_replace(&b, cfg, "\"silu\"", "\"relu2\"");
+    CHECK(hb_save(&b, x.dir, "config.json"));
+    infer_str a;
+    if (infer_hf_load(&g, x.dir, &err) != INFER_OK) CHECK_MSG(0, "%s", err.msg);
+    else {
+        CHECK(infer__get_str(&g, "general.architecture", &a, NULL) == 1 && infer__str_eq(a, "bitnet-b1.58"));
+        CHECK(infer_gguf_find(&g, "bitnet-b1.58.block_count") && !infer_gguf_find(&g, "bitnet.block_count"));
+        infer_gguf_free(&g);
+    }
+    free(b.p); free(cfg);
+    hft_close(&x);
+}
+
+/* dtypes and transforms on a hand-made llama folder:
+ * BF16 and F16 weights stay as they are (mapped, not copied) except the norms, which become
+ * F32; q is permuted in its own dtype; FP8 with block scales becomes BF16. */
+static float st_bf16(uint16_t u) { return infer__bf16_to_fp32(u); }
+
+static void test_hf_dtypes(void) {
+    const char *dir = tmp_path("infer_hf_dtypes");
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
+    CHECK(system(cmd) == 0);
+    enum { E = 64, H = 4, KV = 2, HD = 16, F = 128, V = 64 };
+    hft_ctx c;
+    memset(&c, 0, sizeof c);
+    infer__rng rng;
+    infer__rng_seed(&rng, 5);
+    const int64_t s_emb[2] = { V, E }, s_norm[1] = { E }, s_q[2] = { H * HD, E }, s_k[2] = { KV * HD, E }, s_o[2] = { E, H * HD };
+    const int64_t s_up[2] = { F, E }, s_down[2] = { E, F }, s_sc[2] = { 1, 1 };
+    hft_t *t[12];
+    t[0] = hft_add(&c, "model.embed_tokens.weight", "BF16", 2, s_emb, V * E * 2);
+    t[1] = hft_add(&c, "model.layers.0.input_layernorm.weight", "BF16", 1, s_norm, E * 2);
+    t[2] = hft_add(&c, "model.layers.0.self_attn.q_proj.weight", "F16", 2, s_q, H * HD * E * 2);
+    t[3] = hft_add(&c, "model.layers.0.self_attn.k_proj.weight", "BF16", 2, s_k, KV * HD * E * 2);
+    t[4] = hft_add(&c, "model.layers.0.self_attn.v_proj.weight", "F8_E4M3", 2, s_k, KV * HD * E);
+    t[5] = hft_add(&c, "model.layers.0.self_attn.v_proj.weight_scale_inv", "F32", 2, s_sc, 4);
+    const int64_t one = 1;   /* a skipped 2-byte tensor: the F32 o_proj after it is misaligned in the file */
+    hft_add(&c, "model.layers.0.self_attn.rotary_emb.inv_freq", "BF16", 1, &one, 2);
+    t[6] = hft_add(&c, "model.layers.0.self_attn.o_proj.weight", "F32", 2, s_o, E * H * HD * 4);
+    t[7] = hft_add(&c, "model.layers.0.post_attention_layernorm.weight", "F32", 1, s_norm, E * 4);
+    t[8] = hft_add(&c, "model.layers.0.mlp.gate_proj.weight", "BF16", 2, s_up, F * E * 2);
+    t[9] = hft_add(&c, "model.layers.0.mlp.up_proj.weight", "BF16", 2, s_up, F * E * 2);
+    t[10] = hft_add(&c, "model.layers.0.mlp.down_proj.weight", "BF16", 2, s_down, E * F * 2);
+    t[11] = hft_add(&c, "model.norm.weight", "F16", 1, s_norm, E * 2);
+    for (int i = 0; i < 12; i++) {
+        const int n = (int)(t[i]->nbytes / (size_t)(i == 4 ? 1 : !strcmp(t[i]->dtype, "F32") ? 4 : 2));
+        for (int k = 0; k < n; k++) {
+            const float v = (float)(infer__rng_uniform(&rng) - 0.5) * (strstr(t[i]->name, "norm") ? 0.2f : 0.5f) + (strstr(t[i]->name, "norm") ? 1.0f : 0.0f);
+            if (i == 4) t[i]->data[k] = (uint8_t)(infer__rng_next(&rng) & 0x77);   /* finite E4M3 codes */
+            else if (!strcmp(t[i]->dtype, "F32")) memcpy(t[i]->data + 4 * k, &v, 4);
+            else { uint16_t u = !strcmp(t[i]->dtype, "BF16") ? infer__fp32_to_bf16(v) : infer__fp32_to_fp16(v); memcpy(t[i]->data + 2 * k, &u, 2); }
+        }
+    }
+    const float vscale = 0.25f;
+    memcpy(t[5]->data, &vscale, 4);
+    CHECK(hft_write_st(dir, "model.safetensors", c.t, c.n));
+    buf_t cfg = { 0 };
+    hb_fmt(&cfg, "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": %d, \"num_hidden_layers\": 1, \"num_attention_heads\": %d, "
+                 "\"num_key_value_heads\": %d, \"intermediate_size\": %d, \"vocab_size\": %d, \"max_position_embeddings\": 256, \"rms_norm_eps\": 1e-5, "
+                 "\"rope_theta\": 10000.0, \"rope_scaling\": {\"type\": \"linear\", \"factor\": 2.0}, "
+                 "\"quantization_config\": {\"quant_method\": \"fp8\", \"weight_block_size\": [128, 128]}}", E, H, KV, F, V);
+    CHECK(hb_save(&cfg, dir, "config.json"));
+    free(cfg.p);
+    infer_gguf g;
+    infer_error err;
+    if (infer_hf_load(&g, dir, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); goto done; }
+    const infer__hf_owner *own = (const infer__hf_owner *)g.owner;
+    const uint8_t *map = own->maps[0].addr, *map_end = map + own->maps[0].size;
+    const infer_tensor *emb = infer_gguf_tensor(&g, "token_embd.weight"), *an = infer_gguf_tensor(&g, "blk.0.attn_norm.weight");
+    const infer_tensor *q = infer_gguf_tensor(&g, "blk.0.attn_q.weight"), *v = infer_gguf_tensor(&g, "blk.0.attn_v.weight");
+    const infer_tensor *on = infer_gguf_tensor(&g, "output_norm.weight"), *up = infer_gguf_tensor(&g, "blk.0.ffn_up.weight");
+    CHECK(emb && emb->type == INFER_TYPE_BF16 && (const uint8_t *)emb->data >= map && (const uint8_t *)emb->data < map_end);   /* mapped, not copied */
+    CHECK(up && up->type == INFER_TYPE_BF16 && (const uint8_t *)up->data >= map && (const uint8_t *)up->data < map_end);
+    CHECK(an && an->type == INFER_TYPE_F32 && ((const float *)an->data)[3] == st_bf16(((const uint16_t *)(const void *)t[1]->data)[3]));
+    CHECK(on && on->type == INFER_TYPE_F32 && ((const float *)on->data)[7] == infer__fp16_to_fp32(((const uint16_t *)(const void *)t[11]->data)[7]));
+    /* q: F16 kept, rows of head 1 moved: GGUF row 2i + j <- HF row j*HD/2 + i */
+    int perm_ok = q && q->type == INFER_TYPE_F16 && q->ne[0] == E && q->ne[1] == H * HD;
+    for (int i = 0; perm_ok && i < HD / 2; i++)
+        for (int j = 0; j < 2; j++)
+            perm_ok &= !memcmp((const uint8_t *)q->data + (size_t)(HD + 2 * i + j) * E * 2, t[2]->data + (size_t)(HD + j * HD / 2 + i) * E * 2, E * 2);
+    CHECK(perm_ok);
+    /* v: FP8 x block scale -> BF16 */
+    int v_ok = v && v->type == INFER_TYPE_BF16;
+    for (int k = 0; v_ok && k < KV * HD * E; k++)
+        v_ok &= ((const uint16_t *)v->data)[k] == infer__fp32_to_bf16(infer__e4m3_to_f32(t[4]->data[k]) * vscale);
+    CHECK(v_ok);
+    const infer_tensor *o = infer_gguf_tensor(&g, "blk.0.attn_output.weight");   /* copied to an aligned place */
+    CHECK(o && o->type == INFER_TYPE_F32 && (uintptr_t)o->data % 4 == 0 && !memcmp(o->data, t[6]->data, t[6]->nbytes));
+    int64_t ft = -1;
+    CHECK(infer__get_int(&g, "general.file_type", &ft, NULL) == 1 && ft == 32);
+    infer_str rs;
+    CHECK(infer__get_str(&g, "llama.rope.scaling.type", &rs, NULL) == 1 && infer__str_eq(rs, "linear"));
+    CHECK(!infer_gguf_find(&g, "tokenizer.ggml.tokens"));   /* no tokenizer.json: no vocabulary */
+    /* the GGUF it writes runs */
+    CHECK(infer_gguf_write(tmp_path("infer_hf_dtypes.gguf"), g.kv, g.n_kv, g.tensors, g.n_tensors, 32, &err) == INFER_OK);
+    infer_gguf_free(&g);
+    infer_model *m;
+    infer_session *s;
+    float logits[3 * V];
+    int32_t ids[3] = { 1, 7, 42 };
+    if (infer_model_load(&m, tmp_path("infer_hf_dtypes.gguf"), NULL, &err) != INFER_OK) CHECK_MSG(0, "%s", err.msg);
+    else {
+        CHECK(infer_session_create(&s, m, NULL, &err) == INFER_OK && infer_eval(s, ids, 3, logits, 1, &err) == INFER_OK);
+        int finite = 1;
+        for (int k = 0; k < 3 * V; k++) finite &= isfinite(logits[k]);
+        CHECK(finite);
+        infer_session_free(s);
+        infer_model_free(m);
+    }
+    remove(tmp_path("infer_hf_dtypes.gguf"));
+    if (file_exists("./infer")) {              /* the folder has no tokenizer.json: a prompt needs one, and the error says so */
+        char out[1024];
+        snprintf(cmd, sizeof cmd, "./infer -m %s -p hi -n 1 2>&1", dir);
+        CHECK_MSG(run_cmd(cmd, out, sizeof out) == 1 && strstr(out, "tokenizer.json"), "%s", out);
+    }
+done:
+    for (int i = 0; i < c.n; i++) free(c.t[i].data);
+    free(c.t);
+    hft_rmdir(dir);
+}
+
+/* ---- >>hf-tokenizer: tokenizer.json files as vocabularies ---- */
+/* tokenizer.json folders (Hugging Face) loaded the way users load them -- infer_model_load
+ * on the folder, vocabulary only, through >>hf-tokenizer's converter -- against the llama-bpe,
+ * qwen2 and qwen35 golden vectors, with the pre-tokenizer the converter recognised checked by
+ * name. Qwen 3.5's tokenizer.json differs from Qwen 3's only in its Split regex (letters and
+ * marks together): the test writes that file from Qwen 3's, so recognising it is tested too. */
+static void hf_vectors(const char *dir, const char *expect_pre, const char *vectors) {
+    infer_model *m;
+    infer_error err;
+    infer_model_params mp = { 1, 0, 0 };
+    if (infer_model_load(&m, dir, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", dir, err.msg); return; }
+    const infer_gguf_kv *pre = infer_gguf_find(infer_model_gguf(m), "tokenizer.ggml.pre");
+    const int is_str = pre && pre->type == INFER_GGUF_STRING;
+    CHECK_MSG(is_str && pre->v.s.len == strlen(expect_pre) && !memcmp(pre->v.s.ptr, expect_pre, pre->v.s.len), "%s: pre-tokenizer recognised as %.*s, expected %s",
+              dir, is_str ? (int)pre->v.s.len : 6, is_str ? pre->v.s.ptr : "(none)", expect_pre);
+    if (infer_model_tokenizer(m)) check_vocab_vectors(vectors, infer_model_tokenizer(m));
+    else CHECK_MSG(0, "%s: no tokenizer", dir);
+    infer_model_free(m);
+}
+/* s with every `from` replaced by `to` (one at least), or NULL */
+static char *replace_all(const char *s, size_t n, const char *from, const char *to, size_t *out_n) {
+    const size_t fl = strlen(from), tl = strlen(to);
+    size_t k = 0;
+    for (const char *p = s; (p = memmem(p, n - (size_t)(p - s), from, fl)); p += fl) k++;
+    if (!k) return NULL;
+    char *o = malloc(n + k * tl + 1), *w = o;
+    for (const char *p = s, *q; p < s + n; p = q + fl) {
+        q = memmem(p, n - (size_t)(p - s), from, fl);
+        if (!q) { memcpy(w, p, n - (size_t)(p - s)); w += n - (size_t)(p - s); break; }
+        memcpy(w, p, (size_t)(q - p)); w += q - p;
+        memcpy(w, to, tl); w += tl;
+    }
+    *out_n = (size_t)(w - o);
+    return o;
+}
+static void test_hf_tokenizer_vectors(void) {
+    if (!file_exists(SHARED "/tokenizers/qwen3/tokenizer.json")) SKIP("../shared/tokenizers not found");
+    hf_vectors(SHARED "/tokenizers/llama3", "llama-bpe", "llama-bpe");
+    hf_vectors(SHARED "/tokenizers/qwen3", "qwen2", "qwen2");
+    /* Qwen 3.5: \p{L}+ -> [\p{L}\p{M}]+ and [^\s\p{L}\p{N}]+ -> [^\s\p{L}\p{M}\p{N}]+ (JSON-escaped) */
+    size_t n, n1, n2;
+    char *js = slurp(SHARED "/tokenizers/qwen3/tokenizer.json", &n);
+    char *j1 = js ? replace_all(js, n, "]?\\\\p{L}+|", "]?[\\\\p{L}\\\\p{M}]+|", &n1) : NULL;
+    char *j2 = j1 ? replace_all(j1, n1, "[^\\\\s\\\\p{L}\\\\p{N}]+", "[^\\\\s\\\\p{L}\\\\p{M}\\\\p{N}]+", &n2) : NULL;
+    CHECK_MSG(j2 != NULL, "Qwen 3's tokenizer.json has not the expected Split regex");
+    if (j2) {
+        char path[512];
+        size_t cn;
+        char *cfg = slurp(SHARED "/tokenizers/qwen3/tokenizer_config.json", &cn);
+        CHECK(cfg != NULL);
+        snprintf(path, sizeof path, "%s/tokenizer.json", tmp_path("qwen35-tok"));
+        mkdir(tmp_path("qwen35-tok"), 0755);
+        write_file(path, j2, n2);
+        snprintf(path, sizeof path, "%s/tokenizer_config.json", tmp_path("qwen35-tok"));
+        if (cfg) write_file(path, cfg, cn);
+        hf_vectors(tmp_path("qwen35-tok"), "qwen35", "qwen35");
+        free(cfg);
+    }
+    free(js); free(j1); free(j2);
+}
+
+/* vocabularies from real tokenizer.json files */
+
+/* tokenizer.json -> vocab-only GGUF file -> loaded tokenizer; NULL (and a message) on failure */
+static infer_model *hf_vocab_model(const char *json, const char *gguf_path, infer_gguf *g) {
+    infer_error err;
+    infer_model *m = NULL;
+    if (infer_hf_vocab(g, json, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", json, err.msg); return NULL; }
+    CHECK(infer_gguf_write(gguf_path, g->kv, g->n_kv, NULL, 0, 32, &err) == INFER_OK);
+    infer_model_params mp = { 1, 0, 0 };
+    if (infer_model_load(&m, gguf_path, &mp, &err) != INFER_OK) CHECK_MSG(0, "%s: %s", gguf_path, err.msg);
+    return m;
+}
+
+static int64_t hf_key_int(const infer_gguf *g, const char *key) {
+    int64_t v = -1;
+    infer__get_int(g, key, &v, NULL);
+    return v;
+}
+
+static void test_hf_tokenizer_vocab(void) {
+    if (!file_exists(SHARED "/tokenizers/llama3/tokenizer.json")) SKIP(SHARED "/tokenizers not found");
+    infer_gguf g;
+    infer_str s;
+    /* Llama 3: byte-level BPE, llama-bpe pre-tokenizer */
+    infer_model *m = hf_vocab_model(SHARED "/tokenizers/llama3/tokenizer.json", tmp_path("infer_vocab_llama3.gguf"), &g);
+    if (m) {
+        CHECK(infer__get_str(&g, "tokenizer.ggml.pre", &s, NULL) == 1 && infer__str_eq(s, "llama-bpe"));
+        CHECK(infer_gguf_find(&g, "tokenizer.ggml.tokens")->arr_n == 128256 && infer_gguf_find(&g, "tokenizer.ggml.merges")->arr_n == 280147);
+        CHECK(hf_key_int(&g, "tokenizer.ggml.bos_token_id") == 128000 && hf_key_int(&g, "tokenizer.ggml.eos_token_id") == 128001);
+        check_vocab_vectors("llama-bpe", infer_model_tokenizer(m));
+        infer_model_free(m);
+        infer_gguf_free(&g);
+    }
+    /* Qwen 3: qwen2 pre-tokenizer, merges as ["a", "b"] pairs */
+    m = hf_vocab_model(SHARED "/tokenizers/qwen3/tokenizer.json", tmp_path("infer_vocab_qwen3.gguf"), &g);
+    if (m) {
+        CHECK(infer__get_str(&g, "tokenizer.ggml.pre", &s, NULL) == 1 && infer__str_eq(s, "qwen2"));
+        CHECK(hf_key_int(&g, "tokenizer.ggml.eos_token_id") == 151645 && hf_key_int(&g, "tokenizer.ggml.padding_token_id") == 151643);
+        CHECK(hf_key_int(&g, "tokenizer.ggml.bos_token_id") == -1);
+        const infer_gguf_kv *ab = infer_gguf_find(&g, "tokenizer.ggml.add_bos_token");
+        CHECK(ab && ab->type == INFER_GGUF_BOOL && ab->v.u == 0);
+        CHECK(infer_gguf_find(&g, "tokenizer.chat_template") != NULL);
+        const int32_t *ty = (const int32_t *)infer_gguf_find(&g, "tokenizer.ggml.token_type")->arr_data;
+        CHECK(ty[151643] == 3 && ty[151665] == 4 && ty[100] == 1);   /* <|endoftext|> control, <tool_response> user-defined */
+        check_vocab_vectors("qwen2", infer_model_tokenizer(m));
+        infer_model_free(m);
+        infer_gguf_free(&g);
+    }
+    /* SentencePiece-style (byte_fallback): types, scores in merge order, round trip of text */
+    m = hf_vocab_model(SHARED "/tokenizers/llama2/tokenizer.json", tmp_path("infer_vocab_llama2.gguf"), &g);
+    if (m) {
+        CHECK(infer__get_str(&g, "tokenizer.ggml.model", &s, NULL) == 1 && infer__str_eq(s, "llama"));
+        const int32_t *ty = (const int32_t *)infer_gguf_find(&g, "tokenizer.ggml.token_type")->arr_data;
+        const float *sc = (const float *)infer_gguf_find(&g, "tokenizer.ggml.scores")->arr_data;
+        CHECK(ty[0] == 2 && ty[1] == 3 && ty[2] == 3 && ty[3] == 6 && ty[258] == 6 && ty[300] == 1);
+        CHECK(sc[0] == 0 && sc[3] == 0 && sc[261] == 0.0f && sc[262] == -1.0f && sc[259] < -50000);   /* "▁t" is merge 0, "▁▁" among the last */
+        CHECK(hf_key_int(&g, "tokenizer.ggml.bos_token_id") == 1 && hf_key_int(&g, "tokenizer.ggml.unknown_token_id") == 0);
+        const infer_tokenizer *t = infer_model_tokenizer(m);
+        const char *texts[] = { "Hello world", "The quick brown fox jumps over the lazy dog.", "  spaces\tand\nnewlines", "naïve café 東京 🙂" };
+        for (int i = 0; i < 4; i++) {
+            int32_t ids[128];
+            char back[256];
+            const int n = infer_tokenize(t, texts[i], strlen(texts[i]), 0, 0, ids, 128);
+            const int k = n > 0 ? infer_detokenize(t, ids, n, 0, 0, back, sizeof back - 1) : -1;
+            CHECK_MSG(n > 0 && k == (int)strlen(texts[i]) && !memcmp(back, texts[i], (size_t)k), "'%s': %d tokens, back '%.*s'", texts[i], n, k > 0 ? k : 0, back);
+        }
+        infer_model_free(m);
+        infer_gguf_free(&g);
+    }
+    remove(tmp_path("infer_vocab_llama3.gguf"));
+    remove(tmp_path("infer_vocab_qwen3.gguf"));
+    remove(tmp_path("infer_vocab_llama2.gguf"));
+}
+
+/* ---- >>hf-folder: broken folders fail with a message ---- */
+
+/* infer_hf_load must fail with `want` in the message */
+static void hf_bad(const char *dir, const char *want, const char *what) {
+    infer_gguf g;
+    infer_error err;
+    err.msg[0] = 0;
+    const infer_status rc = infer_hf_load(&g, dir, &err);
+    if (rc == INFER_OK) infer_gguf_free(&g);
+    CHECK_MSG(rc != INFER_OK && strstr(err.msg, want), "%s: status %d, message '%s', expected '%s'", what, rc, err.msg, want);
+}
+
+/* write `name` in dir as `text` with one replacement, then expect failure */
+static void hf_bad_text(const char *dir, const char *name, const char *text, const char *from, const char *to, const char *want) {
+    buf_t b = { 0 };
+    hb_replace(&b, text, from, to);
+    CHECK(hb_save(&b, dir, name));
+    char what[160];
+    snprintf(what, sizeof what, "%s: '%s' -> '%s'", name, from, to);
+    hf_bad(dir, want, what);
+    free(b.p);
+}
+
+/* rewrite model.safetensors with tensor i renamed (or dtype changed), expect failure */
+static void hf_bad_tensor(hft_golden *x, int i, const char *name, const char *dtype, const char *want) {
+    hft_t keep = x->c.t[i];
+    if (name) snprintf(x->c.t[i].name, sizeof x->c.t[i].name, "%s", name);
+    if (dtype) {   /* same bytes, a 1-byte dtype: shape [nbytes] */
+        x->c.t[i].dtype = dtype;
+        x->c.t[i].nd = 2;
+        x->c.t[i].shape[0] = 4;
+        x->c.t[i].shape[1] = (int64_t)keep.nbytes / 4;
+    }
+    CHECK(hft_write_st(x->dir, "model.safetensors", x->c.t, x->c.n));
+    hf_bad(x->dir, want, name ? name : dtype);
+    x->c.t[i] = keep;
+}
+
+static void test_hf_folder_errors(void) {
+    hft_golden x;
+    char path[512];
+    if (!hft_open(&x, "llama", "LlamaForCausalLM", 1, 0, 0)) {
+        if (!x.file) SKIP(SHARED "/golden/llama not found");
+        CHECK(0);
+        hft_close(&x);
+        return;
+    }
+    /* config.json */
+    char *cfg = NULL, *tok = NULL;
+    snprintf(path, sizeof path, "%s/config.json", x.dir);
+    cfg = slurp(path, NULL);
+    snprintf(path, sizeof path, "%s/tokenizer.json", x.dir);
+    tok = slurp(path, NULL);
+    CHECK(cfg && tok);
+    if (!cfg || !tok) goto done;
+    hf_bad_text(x.dir, "config.json", cfg, "{", "{[", "config.json: json");
+    hf_bad_text(x.dir, "config.json", cfg, "LlamaForCausalLM", "FooForCausalLM", "not supported");
+    hf_bad_text(x.dir, "config.json", cfg, "\"hidden_size\"", "\"hidden_sizes\"", "missing 'hidden_size'");
+    hf_bad_text(x.dir, "config.json", cfg, "\"hidden_size\": 256", "\"hidden_size\": \"256\"", "must be an integer");
+    hf_bad_text(x.dir, "config.json", cfg, "\"num_attention_heads\": 8", "\"num_attention_heads\": 7", "heads of even size");
+    hf_bad_text(x.dir, "config.json", cfg, "\"num_hidden_layers\": 3", "\"num_hidden_layers\": 2", "bad layer index");
+    hf_bad_text(x.dir, "config.json", cfg, "\"num_hidden_layers\": 3", "\"num_hidden_layers\": -3", "must be an integer");
+    buf_t b = { 0 };
+    hb_str(&b, cfg);
+    CHECK(hb_save(&b, x.dir, "config.json"));
+    free(b.p);
+    /* tokenizer.json */
+    hf_bad_text(x.dir, "tokenizer.json", tok, "\"vocab\": {", "\"vocab\": [", "tokenizer.json");
+    hf_bad_text(x.dir, "tokenizer.json", tok, "\\\\p{N}{1,3}", "\\\\p{N}{1,4}", "unrecognized pre_tokenizer");
+    hf_bad_text(x.dir, "tokenizer.json", tok, "\"type\": \"BPE\"", "\"type\": \"Unigram\"", "not supported");
+    hf_bad_text(x.dir, "tokenizer.json", tok, ": 0,", ": -1,", "bad id");
+    hf_bad_text(x.dir, "tokenizer.json", tok, "\"merges\": [", "\"merges\": [7, ", "merge 0");
+    hf_bad_text(x.dir, "tokenizer.json", tok, "\"version\"", "\"version\" \"", "tokenizer.json: json");
+    b.p = NULL; b.n = b.cap = 0;
+    hb_str(&b, tok);
+    CHECK(hb_save(&b, x.dir, "tokenizer.json"));
+    free(b.p);
+    /* tensors */
+    hf_bad_tensor(&x, 3, "model.layers.0.self_attn.foo.weight", NULL, "has no GGUF name");
+    hf_bad_tensor(&x, 3, "model.layers.9.input_layernorm.weight", NULL, "bad layer index");
+    hf_bad_tensor(&x, 3, "model.layers.x.input_layernorm.weight", NULL, "bad layer index");
+    hf_bad_tensor(&x, 3, "model.layers.0.mlp.up_proj.weight_scale", NULL, "has no use");
+    hf_bad_tensor(&x, 3, "model.layers.0.mlp.experts.0.up_proj.weight", NULL, "experts in a llama model");
+    hf_bad_tensor(&x, 3, NULL, "U8", "dtype U8 is not supported");
+    hf_bad_tensor(&x, 3, NULL, "I8", "dtype I8 is not supported");
+    hf_bad_tensor(&x, 3, NULL, "F8_E4M3", "weight_scale_inv");
+    CHECK(hft_write_st(x.dir, "model.safetensors", x.c.t, x.c.n));
+    snprintf(path, sizeof path, "%s/model.safetensors", x.dir);
+    FILE *f = fopen(path, "r+b");
+    CHECK(f && ftruncate(fileno(f), 5000) == 0);
+    if (f) fclose(f);
+    hf_bad(x.dir, "model.safetensors: safetensors", "truncated shard");
+    remove(path);
+    hf_bad(x.dir, "neither model.safetensors", "no weights");
+    /* the shard index */
+    CHECK(hft_write_st(x.dir, "model-00001-of-00002.safetensors", x.c.t, 10));
+    CHECK(hft_write_st(x.dir, "model-00002-of-00002.safetensors", x.c.t + 10, x.c.n - 10));
+    const char *ix = "{\"weight_map\": {\"model.norm.weight\": \"model-00002-of-00002.safetensors\", \"lm_head.weight\": \"model-00001-of-00002.safetensors\"}}";
+    hf_bad_text(x.dir, "model.safetensors.index.json", ix, "00002-of", "00003-of", "cannot open");
+    hf_bad_text(x.dir, "model.safetensors.index.json", ix, "model-00002-of-00002.safetensors", "../model-00002-of-00002.safetensors", "not a plain file name");
+    hf_bad_text(x.dir, "model.safetensors.index.json", ix, "\"model-00002-of-00002", "\"model-00001-of-00002", "is not in");
+    hf_bad_text(x.dir, "model.safetensors.index.json", ix, "\"weight_map\"", "\"weights\"", "no weight_map");
+    hf_bad_text(x.dir, "model.safetensors.index.json", ix, "\"lm_head.weight\": \"model", "\"lm_head.weight\": 3, \"x\": \"model", "not a file name");
+    CHECK(hft_write_st(x.dir, "model-00002-of-00002.safetensors", x.c.t + 9, x.c.n - 9));
+    hf_bad_text(x.dir, "model.safetensors.index.json", ix, "", "", "appears in two shards");
+    snprintf(path, sizeof path, "%s/config.json", x.dir);
+    remove(path);
+    hf_bad(x.dir, "config.json", "no config.json");
+    hf_bad("/nonexistent/dir", "cannot open", "no folder");
+done:
+    free(cfg); free(tok);
+    hft_close(&x);
+    /* a mixture of experts with an expert missing */
+    if (!hft_open(&x, "qwen3moe", "Qwen3MoeForCausalLM", 1, 0, 0)) { hft_close(&x); return; }
+    for (int i = 0; i < x.c.n; i++)
+        if (strstr(x.c.t[i].name, "layers.1.mlp.experts.5.up_proj")) {
+            free(x.c.t[i].data);
+            x.c.t[i] = x.c.t[--x.c.n];
+            break;
+        }
+    CHECK(hft_write_st(x.dir, "model.safetensors", x.c.t, x.c.n));
+    hf_bad(x.dir, "missing expert tensor 'model.layers.1.mlp.experts.5.up_proj.weight'", "missing expert");
+    hft_close(&x);
+}
+
+/* ---- >>tokenizer: ../shared/vocab's vocabularies, streaming detokenization, stripping specials ---- */
+static void test_tokenizer_vocab_vectors(void) {
+    const char *names[] = { "llama-spm", "gpt-2", "deepseek-llm", "deepseek-coder", "falcon", "phi-3", "mpt", "starcoder", "refact", "gpt-neox", "baichuan", "bert-bge" };
+    int found = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char path[256];
+        snprintf(path, sizeof path, SHARED "/vocab/ggml-vocab-%s.gguf", names[i]);
+        if (!file_exists(path)) continue;
+        snprintf(path, sizeof path, SHARED "/vocab/ggml-vocab-%s.gguf.out", names[i]);
+        if (!file_exists(path)) { printf("  (%s: no golden vectors)\n", names[i]); continue; }
+        snprintf(path, sizeof path, SHARED "/vocab/ggml-vocab-%s.gguf", names[i]);
+        found++;
+        infer_model *m;
+        infer_error err;
+        infer_model_params mp = { 1, 0, 0 };
+        if (infer_model_load(&m, path, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", names[i], err.msg); continue; }
+        CHECK(infer_model_tokenizer(m) != NULL);
+        if (infer_model_tokenizer(m)) check_vocab_vectors(names[i], infer_model_tokenizer(m));
+        infer_model_free(m);
+    }
+    if (!found) SKIP("../shared/vocab not found");
+}
+
+/* streaming detokenization: byte tokens that split a UTF-8 character come out whole */
+static void test_tokenizer_detok_stream(void) {
+    infer_model *m;
+    infer_error err;
+    infer_model_params mp = { 1, 0, 0 };
+    if (infer_model_load(&m, SHARED "/vocab/ggml-vocab-llama-spm.gguf", &mp, &err) != INFER_OK) SKIP("../shared/vocab not found");
+    const infer_tokenizer *t = infer_model_tokenizer(m);
+    const char *text = "Hi \xf0\x9f\xa6\x99 there";   /* a 4-byte emoji with no token of its own */
+    int32_t ids[64];
+    int n = infer_tokenize(t, text, strlen(text), 1, 0, ids, 64);
+    CHECK(n > 4 && ids[0] == 1);
+    infer_detok d;
+    infer_detok_init(&d, t);
+    char out[256], piece[64];
+    size_t len = 0;
+    int partial_seen = 0;
+    for (int i = 0; i < n; i++) {
+        int k = infer_detok_push(&d, ids[i], piece, sizeof piece);
+        CHECK(k >= 0);
+        for (int j = 0; j < k; j++) if ((unsigned char)piece[j] == 0xf0 && j + 3 >= k) partial_seen = 1;
+        memcpy(out + len, piece, (size_t)k);
+        len += (size_t)k;
+    }
+    len += (size_t)infer_detok_flush(&d, out + len, 16);
+    CHECK(!partial_seen);
+    CHECK(len == strlen(text) && memcmp(out, text, len) == 0);
+    /* special tokens: "<s>" is BOS only when special parsing is on */
+    n = infer_tokenize(t, "<s>x", 4, 0, 1, ids, 64);
+    CHECK(n >= 2 && ids[0] == 1);
+    n = infer_tokenize(t, "<s>x", 4, 0, 0, ids, 64);
+    CHECK(n >= 2 && ids[0] != 1);
+    infer_model_free(m);
+}
+
+/* special tokens that eat blanks: llama.cpp gives Phi-3's special tokens and </s> (not <s>,
+ * <unk>, <|endoftext|>) the rstrip attribute, so the ids below are the reference's */
+static void test_tokenizer_special_rstrip(void) {
+    static const struct { const char *vocab, *text; int parse; int32_t ids[12]; int n; } cases[] = {
+        { "phi-3", "<|user|>\nHello<|end|>\n<|assistant|>\n", 1, { 32010, 15043, 32007, 32001 }, 4 },
+        { "phi-3", "Hi</s> there<|endoftext|> x<s> y", 1, { 6324, 2, 727, 32000, 29871, 921, 1, 29871, 343 }, 9 },
+        { "phi-3", "a<|end|> \t\n b", 1, { 263, 32007, 289 }, 3 },
+        /* the same text in a vocabulary whose model does not strip: the blanks stay */
+        { "llama-spm", "Hi</s> there", 1, { 6324, 2, 29871, 727 }, 4 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[256];
+        snprintf(path, sizeof path, SHARED "/vocab/ggml-vocab-%s.gguf", cases[i].vocab);
+        if (!file_exists(path)) SKIP("%s not found", path);
+        infer_model *m;
+        infer_error err;
+        infer_model_params mp = { 1, 0, 0 };
+        if (infer_model_load(&m, path, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", path, err.msg); continue; }
+        int32_t ids[64];
+        int n = infer_tokenize(infer_model_tokenizer(m), cases[i].text, strlen(cases[i].text), 0, cases[i].parse, ids, 64);
+        int same = n == cases[i].n;
+        for (int k = 0; same && k < n; k++) same = ids[k] == cases[i].ids[k];
+        CHECK_MSG(same, "case %zu: %d ids, first %d", i, n, n > 0 ? ids[0] : -1);
+        infer_model_free(m);
+    }
+}
+
+/* ---- >>jinja: chat templates ----
+ * Every expected string below is what Python's jinja2, set up as transformers'
+ * apply_chat_template sets it up (tools/chat_ref.py), renders for the same template and
+ * variables. */
+
+/* render and compare; `what` names the case in a failure */
+static void chat_check(const char *tmpl, const char *vars, const char *bos, const char *eos, const char *want, const char *what) {
+    char *out = NULL;
+    size_t n = 0;
+    infer_error err;
+    if (infer_chat_render(tmpl, strlen(tmpl), vars, strlen(vars), bos, eos, &out, &n, &err) != INFER_OK) {
+        CHECK_MSG(0, "%s: %s", what, err.msg);
+        return;
+    }
+    CHECK_MSG(n == strlen(want) && !memcmp(out, want, n), "%s:\n      got  [%s]\n      want [%s]", what, out, want);
+    infer_free(out);
+}
+
+static void test_jinja_language(void) {
+    static const char *const cases[][3] = {
+        { "{% if true %}\n  x\n{% endif %}\n  {{ 'y' }}\n{# c #}\nz\n",
+          "{}",
+          "  x\n  y\nz" },
+        { "a  {%- if true -%}  b  {%- endif -%}  c\n{{- ' d ' -}}\n e",
+          "{}",
+          "abc d e" },
+        { "  {%+ if true %}k{% endif +%}\nm  {# note #}\n  n",
+          "{}",
+          "  k\nm    n" },
+        { "{% raw %}{{ not parsed }}{% endraw %}|{%- raw -%} x {%- endraw -%}|",
+          "{}",
+          "{{ not parsed }}|x|" },
+        { "line\r\nbreaks\rand\n\n",
+          "{}",
+          "line\nbreaks\nand\n" },
+        { "{% for m in messages %}{{ loop.index }}/{{ loop.length }}:{{ m.role }}{% if not loop.last %},{% endif %}{% endfor %}",
+          "{\"messages\": [{\"role\": \"user\"}, {\"role\": \"assistant\"}, {\"role\": \"tool\"}]}",
+          "1/3:user,2/3:assistant,3/3:tool" },
+        { "{% for x in xs if x > 1 %}{{ loop.index0 }}{{ loop.previtem }}{{ loop.nextitem }};{% else %}none{% endfor %}|{% for x in [] %}a{% else %}empty{% endfor %}",
+          "{\"xs\": [1, 2, 3]}",
+          "03;12;|empty" },
+        { "{% set y = 5 %}{% for x in [1,2] %}[{{ y }}]{% set y = x %}[{{ y }}]{% endfor %}{{ y }}",
+          "{}",
+          "[5][1][5][2]5" },
+        { "{% set ns = namespace(total=0, seen=[]) %}{% for i in range(4) %}{% if i == 2 %}{% continue %}{% endif %}{% set ns.total = ns.total + i %}{% endfor %}{{ ns.total }}",
+          "{}",
+          "4" },
+        { "{% for i in range(5) %}{{ i }}{% if i == 2 %}{% break %}{% endif %}{% else %}E{% endfor %}",
+          "{}",
+          "012" },
+        { "{% macro tag(name, body='', attrs=none) %}<{{ name }}{% if attrs %} {{ attrs|tojson }}{% endif %}>{{ body }}</{{ name }}>{% endmacro %}{{ tag('b', 'x') }}{{ tag('i', attrs={'k': 1}) }}",
+          "{}",
+          "<b>x</b><i {\"k\": 1}></i>" },
+        { "{% macro m() %}{{ varargs }}{{ kwargs }}{% endmacro %}{{ m(1, 2, k='v') }}",
+          "{}",
+          "(1, 2){'k': 'v'}" },
+        { "{% set s %}  body {{ 1 + 1 }}  {% endset %}[{{ s }}][{{ s|trim }}]{% filter upper %}shout{% endfilter %}",
+          "{}",
+          "[  body 2  ][body 2]SHOUT" },
+        { "{{ 1 }} {{ 1.0 }} {{ 0.1 + 0.2 }} {{ 1e16 }} {{ 1e-05 }} {{ 2.5e-4 }} {{ -0.0 }} {{ 7 / 2 }} {{ 7 // 2 }} {{ -7 // 2 }} {{ -7 % 3 }} {{ 2 ** 10 }} {{ none }} {{ true }}",
+          "{}",
+          "1 1.0 0.30000000000000004 1e+16 1e-05 0.00025 -0.0 3.5 3 -4 2 1024 None True" },
+        { "{{ [1, 'a', none, true, 1.5, {'k': [2]}] }} {{ ('x',) }} {{ \"it's\" }} {{ [\"it's\", 'q\"', 'tab\\t'] }}",
+          "{}",
+          "[1, 'a', None, True, 1.5, {'k': [2]}] ('x',) it's [\"it's\", 'q\"', 'tab\\t']" },
+        { "{{ d|tojson }}|{{ d|tojson(indent=2) }}|{{ d|tojson(sort_keys=true, separators=(',', ':')) }}|{{ '\303\251\\n\"'|tojson }}|{{ '\303\251'|tojson(ensure_ascii=true) }}",
+          "{\"d\": {\"b\": [1, 2.5, null, true], \"a\": \"x\303\251\", \"c\": {}}}",
+          "{\"b\": [1, 2.5, null, true], \"a\": \"x\303\251\", \"c\": {}}|{\n  \"b\": [\n    1,\n    2.5,\n    null,\n    true\n  ],\n  \"a\": \"x\303\251\",\n  \"c\": {}\n}|{\"a\":\"x\303\251\",\"b\":[1,2.5,null,true],\"c\":{}}|\"\303\251\\n\\\"\"|\"\\u00e9\"" },
+        { "{{ '  Hello World  '|trim|lower }}|{{ 'hello world'|title }}|{{ 'hello'|capitalize }}|{{ 'abc'|upper }}|{{ 'a,b,,c'.split(',') }}|{{ '  a  b '.split() }}|{{ 'x-y-z'.rsplit('-', 1) }}",
+          "{}",
+          "hello world|Hello World|Hello|ABC|['a', 'b', '', 'c']|['a', 'b']|['x-y', 'z']" },
+        { "{{ s.startswith('He') }}{{ s.endswith(('x', 'd')) }}{{ s.strip('Hd') }}{{ s.lstrip('H') }}{{ s.replace('l', 'L', 2) }}{{ s.find('o') }}{{ s[1:4] }}{{ s[::-1] }}{{ s[-1] }}{{ s|length }}",
+          "{\"s\": \"Hello World\"}",
+          "TrueTrueello Worlello WorldHeLLo World4elldlroW olleHd11" },
+        { "{{ 'h\303\251llo w\303\266rld'|upper }}|{{ '\303\200\303\211\303\216'|lower }}|{{ 'h\303\251llo'[1:3] }}|{{ 'h\303\251llo'|length }}|{{ 'h\303\251llo'|reverse }}",
+          "{}",
+          "H\303\211LLO W\303\226RLD|\303\240\303\251\303\256|\303\251l|5|oll\303\251h" },
+        { "{{ xs|length }}{{ xs|first }}{{ xs|last }}{{ xs|sort }}{{ xs|sort(reverse=true) }}{{ xs|unique|list }}{{ xs|sum }}{{ xs|max }}{{ xs|min }}{{ xs|join('-') }}{{ xs|select('odd')|list }}{{ xs|reject('odd')|list }}",
+          "{\"xs\": [3, 1, 2, 3]}",
+          "433[1, 2, 3, 3][3, 3, 2, 1][3, 1, 2]9313-1-2-3[3, 1, 3][2]" },
+        { "{{ ms|selectattr('role', 'equalto', 'user')|map(attribute='content')|join(' ') }}|{{ ms|rejectattr('role', 'equalto', 'user')|list|length }}|{{ ms|map(attribute='role')|unique|list }}",
+          "{\"ms\": [{\"role\": \"user\", \"content\": \"a\"}, {\"role\": \"assistant\", \"content\": \"b\"}, {\"role\": \"user\", \"content\": \"c\"}]}",
+          "a c|1|['user', 'assistant']" },
+        { "{% for k, v in d|dictsort %}{{ k }}={{ v }};{% endfor %}{% for k, v in d.items() %}{{ k }}{% endfor %}{{ d|items|list }}{{ d.get('zz', 'dflt') }}{{ d.keys()|list }}",
+          "{\"d\": {\"b\": 2, \"A\": 1, \"c\": 3}}",
+          "A=1;b=2;c=3;bAc[('b', 2), ('A', 1), ('c', 3)]dflt['b', 'A', 'c']" },
+        { "{{ x is defined }}{{ y is defined }}{{ y is undefined }}{{ none is none }}{{ 'a' is string }}{{ 1 is number }}{{ 1 is integer }}{{ 1.0 is float }}{{ {} is mapping }}{{ [] is iterable }}{{ 'a' is sequence }}{{ 3 is odd }}{{ 4 is even }}{{ 6 is divisibleby(3) }}{{ x is equalto 1 }}{{ true is boolean }}{{ x is not none }}",
+          "{\"x\": 1}",
+          "TrueFalseTrueTrueTrueTrueTrueTrueTrueTrueTrueTrueTrueTrueTrueTrueTrue" },
+        { "{{ y|default('d') }}{{ ''|default('e', true) }}{{ 'ab' ~ 1 ~ none }}{{ 'a' in 'cat' }}{{ 2 in [1,2] }}{{ 'k' in {'k':1} }}{{ 'z' not in 'abc' }}{{ 1 < 2 < 3 }}{{ x if x else 'no' }}{{ 'yes' if y }}|",
+          "{\"x\": 0}",
+          "deab1NoneTrueTrueTrueTrueTrueno|" },
+        { "{{ '12'|int + 1 }} {{ 'x'|int }} {{ 3.7|int }} {{ '2.5'|float }} {{ 2.5|round }} {{ 3.5|round }} {{ 2.675|round(2) }} {{ -3|abs }} {{ '%s=%d'|format('a', 3) }} {{ '{}-{}'.format(1, 'b') }}",
+          "{}",
+          "13 0 3 2.5 2.0 4.0 2.67 3 a=3 1-b" },
+        { "{{ 'a<b>&'|e }} {{ ('<x>'|safe) + '<y>' }} {{ 'text'|center(10) }}| {{ 'one\\ntwo'|indent(2, true) }} {{ 'a b c'|wordcount }} {{ 'hello world'|truncate(8) }} {{ [1,2,3]|batch(2)|list }}",
+          "{}",
+          "a&lt;b&gt;&amp; <x>&lt;y&gt;    text   |   one\n  two 3 hello world [[1, 2], [3]]" },
+        { "{{ strftime_now('%Y') is string }} {{ range(3)|list }} {{ range(1, 7, 2)|list }} {{ dict(a=1, b=2) }}",
+          "{}",
+          "True [0, 1, 2] [1, 3, 5] {'a': 1, 'b': 2}" },
+        { "{{ tools }} {{ documents }} {{ add_generation_prompt }} {{ bos_token }}{{ eos_token }}",
+          "{}",
+          "None None False <s></s>" },
+        { "{%- set msgs = messages[1:] if messages[0].role == 'system' else messages -%}{%- for m in msgs -%}<{{ m.role }}>{{ m.content }}{{ '\\n' }}{%- endfor -%}{%- if add_generation_prompt %}<assistant>{% endif %}",
+          "{\"messages\": [{\"role\": \"system\", \"content\": \"S\"}, {\"role\": \"user\", \"content\": \"U\"}], \"add_generation_prompt\": true}",
+          "<user>U\n<assistant>" },
+        { "{% generation %}{{ 'kept' }}{% endgeneration %}{% set x = 1 %}{% with x = 2 %}{{ x }}{% endwith %}{{ x }}",
+          "{}",
+          "kept21" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char what[32];
+        snprintf(what, sizeof what, "case %zu", i);
+        chat_check(cases[i][0], cases[i][1], "<s>", "</s>", cases[i][2], what);
+    }
+    /* numbers keep their JSON kind: 1 is an int, 1.0 a float */
+    chat_check("{{ a }} {{ b }} {{ a is integer }} {{ b is float }} {{ c }}", "{\"a\": 1, \"b\": 1.0, \"c\": 1e2}", NULL, NULL, "1 1.0 True True 100.0", "json numbers");
+    /* without bos/eos they are undefined: they print nothing */
+    chat_check("[{{ bos_token }}{{ eos_token }}]{{ bos_token is defined }}", "{}", NULL, NULL, "[]False", "no special tokens");
+    /* errors: what jinja2 refuses, we refuse, naming the template line */
+    static const char *const bad[][3] = {
+        { "a\nb\n{% if x %}\n{{ x.y.z }}\n{% endif %}", "{\"x\": {\"q\": 1}}", "line 4: 'dict object' has no attribute 'y'" },
+        { "{% for %}", "{}", "line 1: expected an expression" },
+        { "\n{{ 1 +* 2 }}", "{}", "line 2: expected an expression, got '*'" },
+        { "{% include 'x' %}", "{}", "unsupported tag 'include'" },
+        { "x\n{{ x|nosuch }}", "{}", "line 2: no filter named 'nosuch'" },
+        { "{% if true %}open", "{}", "missing {% endif %}" },
+        { "\n\n{{ raise_exception('bad roles') }}", "{}", "line 3: raise_exception: bad roles" },
+        { "{{ 'a' + 1 }}", "{}", "can only concatenate str" },
+        { "{{ messages.append(1) }}", "{\"messages\": []}", "unsafe" },
+        { "{% break %}", "{}", "'break' outside a loop" },
+        { "{{ x|tojson }}", "{}", "not JSON serializable" },
+        { "{{ range(1000000)|length }}", "{}", "range too big" },
+        { "{% macro f(a) %}{% endmacro %}{{ f(1, 2) }}", "{}", "takes not more than 1" },
+        { "{{ '\\N{BULLET}' }}", "{}", "not supported" },
+        { "{{ x }}", "[1, 2]", "expected a JSON object" },
+        { "{{ x }}", "{\"x\": ", "json:" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *out = NULL;
+        infer_error err;
+        infer_status st = infer_chat_render(bad[i][0], strlen(bad[i][0]), bad[i][1], strlen(bad[i][1]), NULL, NULL, &out, NULL, &err);
+        CHECK_MSG(st != INFER_OK && out == NULL && strstr(err.msg, bad[i][2]), "bad case %zu: got '%s', want '%s'", i, st == INFER_OK ? "(no error)" : err.msg, bad[i][2]);
+        infer_free(out);
+    }
+    /* a template that would run (nearly) forever stops with an error: its steps or its memory run out */
+    const char *forever = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}";
+    char *out = NULL;
+    infer_error err;
+    CHECK(infer_chat_render(forever, strlen(forever), "{}", 2, NULL, NULL, &out, NULL, &err) != INFER_OK && (strstr(err.msg, "too long") || strstr(err.msg, "MiB")));
+}
+
+/* the real templates in ../shared: Llama-3's and Qwen3's tokenizer_config.json (through the
+ * Hugging Face folder, vocabulary only) and Phi-3's, inside its vocab GGUF */
+static void test_jinja_shared_templates(void) {
+    static const char *const llama3_cases[][2] = {
+        { "{\"messages\": [{\"role\": \"user\", \"content\": \"Hi\"}], \"add_generation_prompt\": true}",
+          "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n" },
+        { "{\"messages\": [{\"role\": \"system\", \"content\": \"You are terse.\"}, {\"role\": \"user\", \"content\": \"  What is 2+2?\\n\"}], \"add_generation_prompt\": true}",
+          "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nYou are terse.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nWhat is 2+2?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n" },
+        { "{\"messages\": [{\"role\": \"system\", \"content\": \"Be kind.\"}, {\"role\": \"user\", \"content\": \"Hello\"}, {\"role\": \"assistant\", \"content\": \"Hi! How can I help?\"}, {\"role\": \"user\", \"content\": \"Tell me about \\\"caf\303\251s\\\" & <tags>\"}], \"add_generation_prompt\": true}",
+          "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nBe kind.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHello<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nHi! How can I help?<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nTell me about \"caf\303\251s\" & <tags><|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n" },
+        { "{\"messages\": [{\"role\": \"user\", \"content\": \"Q\"}, {\"role\": \"assistant\", \"content\": \"A\"}], \"add_generation_prompt\": false}",
+          "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nQ<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nA<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n" },
+    };
+    static const char *const qwen3_cases[][2] = {
+        { "{\"messages\": [{\"role\": \"user\", \"content\": \"Hi\"}], \"add_generation_prompt\": true}",
+          "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n" },
+        { "{\"messages\": [{\"role\": \"system\", \"content\": \"You are terse.\"}, {\"role\": \"user\", \"content\": \"  What is 2+2?\\n\"}], \"add_generation_prompt\": true}",
+          "<|im_start|>system\nYou are terse.<|im_end|>\n<|im_start|>user\n  What is 2+2?\n<|im_end|>\n<|im_start|>assistant\n" },
+        { "{\"messages\": [{\"role\": \"system\", \"content\": \"Be kind.\"}, {\"role\": \"user\", \"content\": \"Hello\"}, {\"role\": \"assistant\", \"content\": \"Hi! How can I help?\"}, {\"role\": \"user\", \"content\": \"Tell me about \\\"caf\303\251s\\\" & <tags>\"}], \"add_generation_prompt\": true}",
+          "<|im_start|>system\nBe kind.<|im_end|>\n<|im_start|>user\nHello<|im_end|>\n<|im_start|>assistant\nHi! How can I help?<|im_end|>\n<|im_start|>user\nTell me about \"caf\303\251s\" & <tags><|im_end|>\n<|im_start|>assistant\n" },
+        { "{\"messages\": [{\"role\": \"user\", \"content\": \"Q\"}, {\"role\": \"assistant\", \"content\": \"A\"}], \"add_generation_prompt\": false}",
+          "<|im_start|>user\nQ<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\nA<|im_end|>\n" },
+        { "{\"messages\": [{\"role\": \"system\", \"content\": \"Use tools.\"}, {\"role\": \"user\", \"content\": \"Weather in Paris?\"}, {\"role\": \"assistant\", \"content\": \"\", \"tool_calls\": [{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 2}}}]}, {\"role\": \"tool\", \"content\": \"{\\\"temp\\\": 21}\"}, {\"role\": \"user\", \"content\": \"Thanks\"}], \"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"description\": \"Weather of a city\", \"parameters\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}, \"days\": {\"type\": \"integer\"}}, \"required\": [\"city\"]}}}], \"add_generation_prompt\": true}",
+          "<|im_start|>system\nUse tools.\n\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>\n{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"description\": \"Weather of a city\", \"parameters\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}, \"days\": {\"type\": \"integer\"}}, \"required\": [\"city\"]}}}\n</tools>\n\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call><|im_end|>\n<|im_start|>user\nWeather in Paris?<|im_end|>\n<|im_start|>assistant\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 2}}\n</tool_call><|im_end|>\n<|im_start|>user\n<tool_response>\n{\"temp\": 21}\n</tool_response><|im_end|>\n<|im_start|>user\nThanks<|im_end|>\n<|im_start|>assistant\n" },
+        { "{\"messages\": [{\"role\": \"user\", \"content\": \"1+1?\"}, {\"role\": \"assistant\", \"content\": \"<think>\\nsimple\\n</think>\\n\\n2\"}, {\"role\": \"user\", \"content\": \"Sure?\"}], \"add_generation_prompt\": true, \"enable_thinking\": false}",
+          "<|im_start|>user\n1+1?<|im_end|>\n<|im_start|>assistant\n2<|im_end|>\n<|im_start|>user\nSure?<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n" },
+    };
+    static const char *const phi3_cases[][2] = {
+        { "{\"messages\": [{\"role\": \"user\", \"content\": \"Hi\"}], \"add_generation_prompt\": true}",
+          "<s><|user|>\nHi<|end|>\n<|assistant|>\n" },
+        { "{\"messages\": [{\"role\": \"system\", \"content\": \"Be kind.\"}, {\"role\": \"user\", \"content\": \"Hello\"}, {\"role\": \"assistant\", \"content\": \"Hi! How can I help?\"}, {\"role\": \"user\", \"content\": \"Tell me about \\\"caf\303\251s\\\" & <tags>\"}], \"add_generation_prompt\": true}",
+          "<s><|user|>\nHello<|end|>\n<|assistant|>\nHi! How can I help?<|end|>\n<|user|>\nTell me about \"caf\303\251s\" & <tags><|end|>\n<|assistant|>\n" },
+        { "{\"messages\": [{\"role\": \"user\", \"content\": \"Q\"}, {\"role\": \"assistant\", \"content\": \"A\"}], \"add_generation_prompt\": false}",
+          "<s><|user|>\nQ<|end|>\n<|assistant|>\nA<|end|>\n" },
+    };
+    static const struct { const char *path, *name; const char *const (*cases)[2]; size_t n; } models[] = {
+        { SHARED "/tokenizers/llama3", "llama3", llama3_cases, sizeof llama3_cases / sizeof llama3_cases[0] },
+        { SHARED "/tokenizers/qwen3", "qwen3", qwen3_cases, sizeof qwen3_cases / sizeof qwen3_cases[0] },
+        { SHARED "/vocab/ggml-vocab-phi-3.gguf", "phi3", phi3_cases, sizeof phi3_cases / sizeof phi3_cases[0] },
+    };
+    if (!file_exists(SHARED "/tokenizers/qwen3/tokenizer.json")) SKIP("../shared/tokenizers not found");
+    for (size_t k = 0; k < sizeof models / sizeof models[0]; k++) {
+        infer_model *m;
+        infer_error err;
+        infer_model_params mp = { 1, 0, 0 };
+        if (infer_model_load(&m, models[k].path, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", models[k].path, err.msg); continue; }
+        CHECK(infer_model_chat_template(m, NULL, NULL) != NULL);
+        for (size_t i = 0; i < models[k].n; i++) {
+            char *out = NULL;
+            size_t n = 0;
+            const char *vars = models[k].cases[i][0], *want = models[k].cases[i][1];
+            if (infer_model_chat_render(m, NULL, 0, vars, strlen(vars), &out, &n, &err) != INFER_OK) { CHECK_MSG(0, "%s case %zu: %s", models[k].name, i, err.msg); continue; }
+            CHECK_MSG(n == strlen(want) && !memcmp(out, want, n), "%s case %zu:\n      got  [%s]\n      want [%s]", models[k].name, i, out, want);
+            infer_free(out);
+        }
+        infer_model_free(m);
+    }
+}
+
+/* data/chat: templates of permissively licensed models x conversations, against jinja2's
+ * renderings stored beside them (an .out starting "ERROR:" means jinja2 refused it too) */
+static void test_jinja_data_chat(void) {
+    static const struct { const char *name, *bos, *eos; } t[] = {
+        { "qwen3.5", NULL, "<|im_end|>" },
+        { "mistral-nemo", "<s>", "</s>" },
+        { "deepseek-r1-distill", "<\xEF\xBD\x9C" "begin\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>", "<\xEF\xBD\x9C" "end\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>" },
+        { "phi-3.5", "<s>", "<|endoftext|>" },
+    };
+    static const char *const convs[] = { "chat", "tools", "toolstr", "think" };
+    int compared = 0, refused = 0;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        char path[256];
+        size_t tn;
+        snprintf(path, sizeof path, "data/chat/%s.jinja", t[i].name);
+        char *tmpl = slurp(path, &tn);
+        if (!tmpl) { CHECK_MSG(0, "cannot read %s", path); continue; }
+        for (size_t c = 0; c < sizeof convs / sizeof convs[0]; c++) {
+            size_t vn, wn, n;
+            snprintf(path, sizeof path, "data/chat/conv-%s.json", convs[c]);
+            char *vars = slurp(path, &vn), *out = NULL;
+            snprintf(path, sizeof path, "data/chat/%s.%s.out", t[i].name, convs[c]);
+            char *want = slurp(path, &wn);
+            infer_error err;
+            if (!vars || !want) { CHECK_MSG(0, "cannot read the files of %s", path); free(vars); free(want); continue; }
+            infer_status st = infer_chat_render(tmpl, tn, vars, vn, t[i].bos, t[i].eos, &out, &n, &err);
+            if (!strncmp(want, "ERROR:", 6)) { CHECK_MSG(st != INFER_OK, "%s: rendered, but jinja2 refuses it", path); refused++; }
+            else if (st != INFER_OK) CHECK_MSG(0, "%s: %s", path, err.msg);
+            else { CHECK_MSG(n == wn && !memcmp(out, want, n), "%s:\n      got  [%s]\n      want [%s]", path, out, want); compared++; }
+            infer_free(out); free(vars); free(want);
+        }
+        free(tmpl);
+    }
+    CHECK(compared >= 12 && refused >= 1);
 }
 
 /* ---- >>forward, >>backends: bad input: activations that overflow ----
@@ -9407,25 +9407,6 @@ static const test_case tests[] = {
     { "cpu_moe_route", test_cpu_moe_route },
     { "cpu_matmul_id", test_cpu_matmul_id },
     { "cpu_i2_s_matmul_glu", test_cpu_i2_s_matmul_glu },
-    { "safetensors_parse", test_safetensors_parse },
-    { "safetensors_corrupt", test_safetensors_corrupt },
-    { "hf_roundtrip_llama", test_hf_roundtrip_llama },
-    { "hf_roundtrip_llama3_ropescale", test_hf_roundtrip_llama3_ropescale },
-    { "hf_roundtrip_qwen3", test_hf_roundtrip_qwen3 },
-    { "hf_roundtrip_qwen3moe", test_hf_roundtrip_qwen3moe },
-    { "hf_roundtrip_qwen35", test_hf_roundtrip_qwen35 },
-    { "hf_roundtrip_qwen35moe", test_hf_roundtrip_qwen35moe },
-    { "hf_roundtrip_bitnet", test_hf_roundtrip_bitnet },
-    { "hf_dtypes", test_hf_dtypes },
-    { "hf_tokenizer_vectors", test_hf_tokenizer_vectors },
-    { "hf_tokenizer_vocab", test_hf_tokenizer_vocab },
-    { "hf_folder_errors", test_hf_folder_errors },
-    { "tokenizer_vocab_vectors", test_tokenizer_vocab_vectors },
-    { "tokenizer_detok_stream", test_tokenizer_detok_stream },
-    { "tokenizer_special_rstrip", test_tokenizer_special_rstrip },
-    { "jinja_language", test_jinja_language },
-    { "jinja_shared_templates", test_jinja_shared_templates },
-    { "jinja_data_chat", test_jinja_data_chat },
     { "load_errors_keys", test_load_errors_keys },
     { "load_errors_qwen35", test_load_errors_qwen35 },
     { "load_errors_bitnet", test_load_errors_bitnet },
@@ -9475,6 +9456,25 @@ static const test_case tests[] = {
     { "backend_fake_device", test_backend_fake_device },
     { "backend_refuses", test_backend_refuses },
     { "backend_diff_cpu", test_backend_diff_cpu },
+    { "safetensors_parse", test_safetensors_parse },
+    { "safetensors_corrupt", test_safetensors_corrupt },
+    { "hf_roundtrip_llama", test_hf_roundtrip_llama },
+    { "hf_roundtrip_llama3_ropescale", test_hf_roundtrip_llama3_ropescale },
+    { "hf_roundtrip_qwen3", test_hf_roundtrip_qwen3 },
+    { "hf_roundtrip_qwen3moe", test_hf_roundtrip_qwen3moe },
+    { "hf_roundtrip_qwen35", test_hf_roundtrip_qwen35 },
+    { "hf_roundtrip_qwen35moe", test_hf_roundtrip_qwen35moe },
+    { "hf_roundtrip_bitnet", test_hf_roundtrip_bitnet },
+    { "hf_dtypes", test_hf_dtypes },
+    { "hf_tokenizer_vectors", test_hf_tokenizer_vectors },
+    { "hf_tokenizer_vocab", test_hf_tokenizer_vocab },
+    { "hf_folder_errors", test_hf_folder_errors },
+    { "tokenizer_vocab_vectors", test_tokenizer_vocab_vectors },
+    { "tokenizer_detok_stream", test_tokenizer_detok_stream },
+    { "tokenizer_special_rstrip", test_tokenizer_special_rstrip },
+    { "jinja_language", test_jinja_language },
+    { "jinja_shared_templates", test_jinja_shared_templates },
+    { "jinja_data_chat", test_jinja_data_chat },
     { "robust_nonfinite_model", test_robust_nonfinite_model },
     { "cli_contracts", test_cli_contracts },
     { "cli_habits", test_cli_habits },
