@@ -43,6 +43,7 @@ static const char *usage_text =
     "  --frequency-penalty F   subtract F per time a token was seen there (default 0 = off)\n"
     "  --logit-bias ID(+|-)B   add B to token ID's logit (e.g. 15043+1, 2-inf); repeatable\n"
     "  --ignore-eos            end-of-generation tokens do not stop it\n"
+    "  -r, --reverse-prompt S  stop once the output holds S (up to 16; a reply in --chat too)\n"
     "  --seed S                RNG seed (default, or -1: a random one; the stats line shows it)\n"
     "  --no-bos                do not add the BOS token\n"
     "  --no-special            treat special-token text in the prompt as plain text\n"
@@ -132,6 +133,8 @@ typedef struct {
     const char *grammar, *grammar_file, *json_schema;   /* constrained output: sp.grammar, made from one of these */
     int json, n_grammar_opts;
     infer_logit_bias *bias;      /* --logit-bias pairs (sp.logit_bias points here) */
+    const char *stop[16];        /* -r: the output stops once it holds one of these */
+    int n_stop;
 } options;
 
 static long parse_int(const char *opt, const char *v, long lo, long hi) {
@@ -195,6 +198,12 @@ static void parse_args(int argc, char **argv, options *o) {
         else if (!strcmp(a, "--presence-penalty")) o->sp.presence_penalty = parse_float(a, NEXT(), -1e6, 1e6);
         else if (!strcmp(a, "--frequency-penalty")) o->sp.frequency_penalty = parse_float(a, NEXT(), -1e6, 1e6);
         else if (!strcmp(a, "--ignore-eos")) o->ignore_eos = 1;
+        else if (!strcmp(a, "-r") || !strcmp(a, "--reverse-prompt")) {
+            const char *v = NEXT();
+            if (!*v || strlen(v) > 256) die("%s", "-r: a stop string has 1 to 256 bytes");
+            if (o->n_stop == 16) die("%s", "-r: at most 16 stop strings");
+            o->stop[o->n_stop++] = v;
+        }
         else if (!strcmp(a, "--logit-bias")) {               /* ID+B or ID-B, B a number or inf */
             const char *v = NEXT();
             char *end;
@@ -523,8 +532,28 @@ static int detok_piece(infer_detok *dt, int32_t t, char **buf, int *cap) {
     }
 }
 
+/* -r: the last bytes written, and whether they now hold a stop string (the first time they
+ * do: the caller stops there) */
+typedef struct { char buf[512]; int n; } stop_tail;
+static int stop_seen(const options *o, stop_tail *t, const char *s, int n) {
+    if (!o->n_stop || n <= 0) return 0;
+    if (n >= (int)sizeof t->buf) { s += n - (int)(sizeof t->buf - 1); n = (int)sizeof t->buf - 1; }
+    if (t->n + n >= (int)sizeof t->buf) {                    /* keep the newest bytes */
+        const int drop = t->n + n - (int)(sizeof t->buf - 1);
+        memmove(t->buf, t->buf + drop, (size_t)(t->n - drop));
+        t->n -= drop;
+    }
+    memcpy(t->buf + t->n, s, (size_t)n);
+    t->n += n;
+    for (int i = 0; i < o->n_stop; i++) {
+        const size_t k = strlen(o->stop[i]);
+        for (int at = 0; at + (int)k <= t->n; at++) if (!memcmp(t->buf + at, o->stop[i], k)) return 1;
+    }
+    return 0;
+}
+
 /* a reply's tokens: shown as they come and kept for the conversation */
-typedef struct { infer_detok dt; strbuf *text; char **piece; int *piece_cap; } chat_out;
+typedef struct { infer_detok dt; strbuf *text; char **piece; int *piece_cap; const options *o; stop_tail tail; } chat_out;
 static int chat_token(void *user, int32_t t, const float *logits) {
     chat_out *c = user;
     (void)logits;
@@ -532,7 +561,7 @@ static int chat_token(void *user, int32_t t, const float *logits) {
     fwrite(*c->piece, 1, (size_t)nb, stdout);
     fflush(stdout);
     sb_put(c->text, *c->piece, (size_t)nb);
-    return 0;
+    return stop_seen(c->o, &c->tail, *c->piece, nb);
 }
 
 static int run_chat(const options *o, infer_model *m, infer_session *s, const char *system) {
@@ -596,7 +625,7 @@ static int run_chat(const options *o, infer_model *m, infer_session *s, const ch
         reply->role = "assistant";
         memset(&reply->text, 0, sizeof(strbuf));
         sb_put(&reply->text, "", 0);
-        chat_out co = { { 0 }, &reply->text, &piece, &piece_cap };
+        chat_out co = { { 0 }, &reply->text, &piece, &piece_cap, o, { { 0 }, 0 } };
         infer_detok_init(&co.dt, tok);
         infer_gen_params gp = { o->n_predict, 0, chat_token, NULL, &co, 1 };
         infer_gen_stats st;
@@ -875,6 +904,8 @@ typedef struct {
     int piece_cap, n_out, V;
     FILE *lf;
     const char *lf_path;
+    const options *o;
+    stop_tail tail;
 } gen_out;
 static int gen_token(void *user, int32_t t, const float *logits) {
     gen_out *g = user;
@@ -883,9 +914,10 @@ static int gen_token(void *user, int32_t t, const float *logits) {
         const int nb = detok_piece(&g->dt, t, &g->piece, &g->piece_cap);
         fwrite(g->piece, 1, (size_t)nb, stdout);
         fflush(stdout);
-    } else {
-        printf("%s%d", g->n_out ? " " : "", t);
+        g->n_out++;
+        return stop_seen(g->o, &g->tail, g->piece, nb);
     }
+    printf("%s%d", g->n_out ? " " : "", t);
     g->n_out++;
     return 0;
 }
@@ -915,6 +947,7 @@ static int run_generate(const options *o, infer_model *m, infer_session *s, cons
     }
     g.V = infer_model_config(m)->n_vocab;
     g.lf_path = o->logits_out;
+    g.o = o;
     if (o->logits_out && !(g.lf = fopen(o->logits_out, "wb"))) { fprintf(stderr, "infer: cannot open '%s' for writing: %s\n", o->logits_out, strerror(errno)); goto done; }
     if ((g.tok = infer_model_tokenizer(m)) != NULL) {
         infer_detok_init(&g.dt, g.tok);

@@ -4793,6 +4793,22 @@ static void test_sampler_bias_penalties(void) {
     }
 }
 
+/* -r: the output stops once it holds a stop string (which is printed); none seen: the full
+ * length; bad stop strings are refused */
+static void test_cli_stop_strings(void) {
+    if (!file_exists("./infer") || !file_exists(SHARED "/models/stories260K.gguf")) SKIP("./infer or ../shared/models not found");
+    char out[8192];
+    CHECK(run_cmd("./infer -m " SHARED "/models/stories260K.gguf -n 60 --temp 0 -r zzz -r Lily 2>/dev/null", out, sizeof out) == 0);
+    CHECK_MSG(!strcmp(out, "Once upon a time, there was a little girl named Lily\n"), "%s", out);
+    CHECK(run_cmd("./infer -m " SHARED "/models/stories260K.gguf -n 60 --temp 0 -r ' girl' 2>&1 >/dev/null", out, sizeof out) == 0 && strstr(out, "generation: 12 tokens"));
+    CHECK(run_cmd("./infer -m " SHARED "/models/stories260K.gguf -n 20 --temp 0 -r zzz 2>&1 >/dev/null", out, sizeof out) == 0 && strstr(out, "generation: 20 tokens"));
+    CHECK(run_cmd("./infer -m " SHARED "/models/stories260K.gguf -r '' 2>&1", out, sizeof out) == 1 && strstr(out, "-r:"));
+    char cmd[1024] = "./infer -m " SHARED "/models/stories260K.gguf";
+    for (int i = 0; i < 17; i++) strcat(cmd, " -r x");
+    strcat(cmd, " 2>&1");
+    CHECK(run_cmd(cmd, out, sizeof out) == 1 && strstr(out, "at most 16"));
+}
+
 typedef struct { int rows; float first; int32_t toks[64]; int n; } gen_rows;
 static int on_rows(void *user, const float *rows, int n) {
     gen_rows *g = user;
@@ -9453,6 +9469,7 @@ static const test_case tests[] = {
     { "generate_streaming", test_generate_streaming },
     { "generate_options", test_generate_options },
     { "sampler_bias_penalties", test_sampler_bias_penalties },
+    { "cli_stop_strings", test_cli_stop_strings },
     { "backend_fake_device", test_backend_fake_device },
     { "backend_refuses", test_backend_refuses },
     { "backend_diff_cpu", test_backend_diff_cpu },
