@@ -9326,11 +9326,17 @@ static void test_grammar_generate(void) {
         "root ::= [\xce\xb1-\xcf\x89\xd0\x90-\xd1\x8f]{1,5} (\" \" [\xe4\xb8\x80-\xe4\xb8\x8f]{1,2})? \"!\"\n",   /* Greek, Cyrillic, then CJK: tokens end mid-character */
         NULL,   /* test_schema */
     };
-    static const char *arch[] = { "llama", "qwen35" };
-    for (int a = 0; a < 2; a++) {
+    static const char *arch[] = { "llama", "qwen35", "qwen3" };   /* qwen3: the golden set's random-weight model */
+    for (int a = 0; a < 3; a++) {
         char file[64];
         snprintf(file, sizeof file, "infer_gr_%s.gguf", arch[a]);
-        infer_model *m = synth_tiny(arch[a], "q8_0", file);
+        infer_model *m = NULL;
+        if (a < 2) m = synth_tiny(arch[a], "q8_0", file);
+        else {
+            infer_error lerr;
+            if (!file_exists(SHARED "/golden/qwen3/model-F32.gguf")) { printf("    qwen3: ../shared/golden not found, skipped\n"); continue; }
+            if (infer_model_load(&m, SHARED "/golden/qwen3/model-F32.gguf", NULL, &lerr) != INFER_OK) { CHECK_MSG(0, "%s", lerr.msg); return; }
+        }
         if (!m) return;
         infer_session *s;
         infer_error err;
