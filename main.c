@@ -327,6 +327,9 @@ static char *read_file(const char *path, size_t *len) {
     return buf;
 }
 
+/* --json's schema: any JSON object (the server's response_format json_object too) */
+static const char json_object_schema[] = "{\"type\": \"object\"}";
+
 /* --grammar, --grammar-file, --json-schema, --json -> o->sp.grammar (a bad grammar or schema
  * is a message naming where it goes wrong) */
 static void load_grammar(options *o) {
@@ -337,7 +340,7 @@ static void load_grammar(options *o) {
     const char *what = o->grammar ? "--grammar" : o->grammar_file ? o->grammar_file : "--json-schema";
     if (o->grammar) { text = strdup(o->grammar); len = strlen(text); }
     else if (o->grammar_file) text = read_file(o->grammar_file, &len);
-    else if (o->json) { text = strdup("{\"type\": \"object\"}"); len = strlen(text); what = "--json"; }
+    else if (o->json) { text = strdup(json_object_schema); len = strlen(text); what = "--json"; }
     else if (o->json_schema[0] == '@') text = read_file(o->json_schema + 1, &len), what = o->json_schema + 1;
     else { text = strdup(o->json_schema); len = strlen(text); }
     if (!text) die("%s", "out of memory");

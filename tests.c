@@ -7683,6 +7683,184 @@ static void test_server_fuzz_requests(void) {
     CHECK(server_stop(&p) == 0);
 }
 
+/* response_format, and llama-server's grammar and json_schema fields, on a random-weight llama
+ * (it would emit anything, so a constraint not applied shows): chat and completions, whole and
+ * streamed, greedy and at temperature 1 -- json_object replies are JSON objects, json_schema
+ * replies have the required properties with their types, a GBNF grammar's replies are its
+ * sentences; a constrained request beside an unconstrained one leaves the other's text as it
+ * is alone; a bad schema, an unsupported keyword or a bad grammar is a 400 naming it, and the
+ * next request is answered; a constrained stream whose client leaves is cancelled */
+typedef struct { int port, chat, stream; char body[1024]; srv_answer a; int ok; } srv_rf_client;
+static void *srv_rf_run(void *arg) {
+    srv_rf_client *c = arg;
+    c->ok = srv_complete(c->port, c->chat, c->stream, c->body, &c->a);
+    return NULL;
+}
+/* A json_object reply: a sentence of the any-object grammar gobj that parses as a JSON
+ * object (1, with its parse in *d), or, cut by max_tokens, a prefix of one (0; a random model
+ * can open arrays for as long as it is let). A failed check otherwise. */
+static int srv_rf_object(const srv_answer *a, const infer_grammar *gobj, const char *what, infer__json_doc *d) {
+    infer_error err;
+    const int m = gobj ? infer_grammar_match(gobj, a->text, strlen(a->text)) : -1;
+    if (!strcmp(a->finish, "length")) { CHECK_MSG(m >= 0, "%s: cut, and not the start of a JSON object: '%s'", what, a->text); return 0; }
+    CHECK_MSG(m == 1 && !strcmp(a->finish, "stop"), "%s: finish_reason %s, not a JSON object: '%s'", what, a->finish, a->text);
+    if (infer__json_parse(d, a->text, strlen(a->text), &err) != INFER_OK) {
+        CHECK_MSG(strstr(err.msg, "nesting deeper"), "%s: not JSON (%s): '%s'", what, err.msg, a->text);   /* deeper than the parser goes */
+        return 0;
+    }
+    if (d->root->type == INFER__JSON_OBJECT) return 1;
+    CHECK_MSG(0, "%s: not an object: '%s'", what, a->text);
+    infer__json_free(d);
+    return 0;
+}
+static void test_server_response_format(void) {
+    if (!server_built()) SKIP("./infer was built without the server (libmicrohttpd-dev)");
+    if (!file_exists("./tools/convert")) SKIP("./tools/convert not built");
+    char out[4096], body[2048], what[256];
+    CHECK(run_cmd("./tools/convert synth llama tiny $INFER_TMP/infer_srv_rf.gguf --type q8_0 2>&1", out, sizeof out) == 0);
+    srv_proc p;
+    snprintf(body, sizeof body, "-m %s -np 4 -t 1", tmp_path("infer_srv_rf.gguf"));
+    if (!server_start(&p, body)) { CHECK(0); return; }
+    static const char schema[] = "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"maxLength\":12},\"age\":{\"type\":\"integer\"},"
+                                 "\"ok\":{\"type\":\"boolean\"},\"tags\":{\"type\":\"array\",\"items\":{\"enum\":[\"a\",\"b\"]},\"maxItems\":3},"
+                                 "\"note\":{\"type\":\"string\",\"maxLength\":4}},\"required\":[\"name\",\"age\",\"ok\",\"tags\"],\"additionalProperties\":false}";
+    static const char gbnf[] = "root ::= \"(\" num ((\"+\" | \"*\") num){0,4} \")\"\nnum ::= \"-\"? [0-9]{1,3}\n";
+    char gbnf_json[256];                                  /* the grammar as a JSON string */
+    { buf_t gj = { 0 }; hb_str(&gj, "\""); for (const char *c = gbnf; *c; c++) { if (*c == '"' || *c == '\\') hb_str(&gj, "\\"); if (*c == '\n') hb_str(&gj, "\\n"); else b_put(&gj, c, 1); }
+      hb_str(&gj, "\""); b_put(&gj, "", 1); snprintf(gbnf_json, sizeof gbnf_json, "%s", (const char *)gj.p); free(gj.p); }
+    infer_grammar *g = NULL;
+    infer_error gerr;
+    CHECK_MSG(infer_grammar_parse(&g, gbnf, strlen(gbnf), &gerr) == INFER_OK, "%s", gerr.msg);
+    infer_grammar *gobj = NULL;                           /* --json's: any JSON object */
+    char *obj_gbnf = NULL;
+    CHECK(infer_json_schema_to_grammar("{\"type\": \"object\"}", 18, &obj_gbnf, &gerr) == INFER_OK &&
+          infer_grammar_parse(&gobj, obj_gbnf, strlen(obj_gbnf), &gerr) == INFER_OK);
+    infer_free(obj_gbnf);
+    int n_objects = 0, n_whole = 0;
+    const char *forms[4];
+    char f_schema[1024], f_js[1024], f_gr[512];
+    snprintf(f_schema, sizeof f_schema, "\"response_format\":{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"person\",\"schema\":%s,\"strict\":true}}", schema);
+    snprintf(f_js, sizeof f_js, "\"json_schema\":%s", schema);
+    snprintf(f_gr, sizeof f_gr, "\"grammar\":%s", gbnf_json);
+    forms[0] = "\"response_format\":{\"type\":\"json_object\"}";
+    forms[1] = f_schema;
+    forms[2] = f_js;
+    forms[3] = f_gr;
+    for (int fi = 0; fi < 4; fi++)
+        for (int chat = 0; chat < 2; chat++)
+            for (int stream = 0; stream < 2; stream++)
+                for (int t = 0; t < 2; t++) {
+                    srv_answer a;
+                    snprintf(body, sizeof body, "{%s,\"max_tokens\":600,\"temperature\":%d,\"seed\":%d,%s}",
+                             chat ? "\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]" : "\"prompt\":\"Once upon a time\"", t, 11 + fi * 8 + chat * 4 + stream * 2 + t, forms[fi]);
+                    snprintf(what, sizeof what, "form %d, %s, %s, temperature %d", fi, chat ? "chat" : "completion", stream ? "streamed" : "whole", t);
+                    if (!srv_complete(p.port, chat, stream, body, &a)) continue;
+                    if (fi == 3) {
+                        CHECK_MSG(g && infer_grammar_match(g, a.text, strlen(a.text)) == 1 && !strcmp(a.finish, "stop"), "%s: not a sentence of the grammar: '%s' (%s)", what, a.text, a.finish);
+                        continue;
+                    }
+                    infer__json_doc d;
+                    if (fi == 0) {
+                        n_objects++;
+                        if (srv_rf_object(&a, gobj, what, &d)) { n_whole++; infer__json_free(&d); }
+                        continue;
+                    }
+                    infer_error err;
+                    CHECK_MSG(!strcmp(a.finish, "stop"), "%s: finish_reason %s: '%s'", what, a.finish, a.text);
+                    if (infer__json_parse(&d, a.text, strlen(a.text), &err) != INFER_OK) { CHECK_MSG(0, "%s: not JSON (%s): '%s'", what, err.msg, a.text); continue; }
+                    const infer__json *name = infer__json_get(d.root, "name"), *age = infer__json_get(d.root, "age"), *ok = infer__json_get(d.root, "ok");
+                    const infer__json *tags = infer__json_get(d.root, "tags"), *note = infer__json_get(d.root, "note");
+                    int good = d.root->type == INFER__JSON_OBJECT && name && name->type == INFER__JSON_STRING && name->len <= 12 && age && age->type == INFER__JSON_NUMBER && age->is_int &&
+                               ok && (ok->type == INFER__JSON_TRUE || ok->type == INFER__JSON_FALSE) && tags && tags->type == INFER__JSON_ARRAY && tags->len <= 3 &&
+                               (!note || (note->type == INFER__JSON_STRING && note->len <= 4));
+                    for (uint32_t k = 0; good && k < tags->len; k++) good = tags->items[k].type == INFER__JSON_STRING && (!strcmp(tags->items[k].str, "a") || !strcmp(tags->items[k].str, "b"));
+                    for (uint32_t k = 0; good && k < d.root->len; k++) good = !!strstr(" name age ok tags note ", d.root->items[k].key);
+                    CHECK_MSG(good, "%s: does not follow the schema: '%s'", what, a.text);
+                    infer__json_free(&d);
+                }
+    CHECK_MSG(n_whole * 4 >= n_objects * 3, "%d of %d json_object replies were whole objects", n_whole, n_objects);
+    /* a constrained request beside unconstrained ones: the grammar is on its sequence only */
+    srv_answer alone;
+    const char *plain = "{\"prompt\":\"Once upon a time\",\"max_tokens\":40,\"temperature\":0}";
+    if (srv_complete(p.port, 0, 0, plain, &alone)) {
+        srv_rf_client cl[4];
+        pthread_t th[4];
+        for (int i = 0; i < 4; i++) {
+            memset(&cl[i], 0, sizeof cl[i]);
+            cl[i].port = p.port;
+            cl[i].stream = i & 1;
+            if (i < 2) snprintf(cl[i].body, sizeof cl[i].body, "%s", plain);
+            else snprintf(cl[i].body, sizeof cl[i].body, "{\"prompt\":\"Once upon a time\",\"max_tokens\":600,\"temperature\":0,%s}", i == 2 ? forms[0] : f_gr);
+            pthread_create(&th[i], NULL, srv_rf_run, &cl[i]);
+        }
+        for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
+        for (int i = 0; i < 2; i++) CHECK_MSG(cl[i].ok && !strcmp(cl[i].a.text, alone.text), "unconstrained beside constrained: '%s', alone '%s'", cl[i].a.text, alone.text);
+        infer__json_doc d;
+        if (cl[2].ok && srv_rf_object(&cl[2].a, gobj, "json_object beside others", &d)) infer__json_free(&d);
+        CHECK_MSG(cl[3].ok && g && infer_grammar_match(g, cl[3].a.text, strlen(cl[3].a.text)) == 1, "grammar beside others: '%s'", cl[3].a.text);
+    }
+    /* bad forms: 400 with the problem named; the server goes on */
+    const struct { const char *form, *code, *says; } bad[] = {
+        { "\"response_format\":{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"x\",\"schema\":{\"type\":\"object\",\"patternProperties\":{\"a\":{}}}}}", "unsupported_value", "unsupported keyword 'patternProperties'" },
+        { "\"json_schema\":{\"type\":\"objet\"}", "unsupported_value", "unknown type 'objet'" },
+        { "\"json_schema\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\",\"pattern\":\"^a\"}}}", "unsupported_value", "'pattern'" },
+        { "\"grammar\":\"root ::= \\\"a\\\" | b\"", "invalid_value", "line 1, column 16: rule 'b' is used but not defined" },
+        { "\"grammar\":\"root ::= \\\"a\"", "invalid_value", "line 1" },
+        { "\"grammar\":\"start ::= \\\"a\\\"\"", "invalid_value", "no rule named 'root'" },
+        { "\"grammar\":5", "invalid_type", "'grammar'" },
+        { "\"response_format\":{\"type\":\"xml\"}", "unsupported_value", "\"xml\"" },
+        { "\"response_format\":\"json\"", "invalid_type", "'response_format'" },
+        { "\"response_format\":{\"type\":\"json_schema\"}", "missing_field", "'response_format.json_schema'" },
+        { "\"response_format\":{\"type\":\"json_object\"},\"grammar\":\"root ::= \\\"a\\\"\"", "invalid_value", "give one of" },
+    };
+    buf_t o = { 0 };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        for (int chat = 0; chat < 2; chat++) {
+            snprintf(body, sizeof body, "{%s,\"max_tokens\":8,%s}", chat ? "\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]" : "\"prompt\":\"Once\"", bad[i].form);
+            const int st = http_req(p.port, "POST", chat ? "/v1/chat/completions" : "/v1/completions", NULL, body, &o, NULL);
+            infer__json_doc d;
+            int ok = st == 400 && srv_json(&o, &d);
+            if (ok) {
+                const char *code = jstr(d.root, "error.code"), *msg = jstr(d.root, "error.message"), *type = jstr(d.root, "error.type");
+                ok = code && !strcmp(code, bad[i].code) && msg && strstr(msg, bad[i].says) && type && !strcmp(type, "invalid_request_error");
+                infer__json_free(&d);
+            }
+            CHECK_MSG(ok, "bad form %zu (%s): status %d, want 400 %s '%s': %.300s", i, bad[i].form, st, bad[i].code, bad[i].says, o.p ? (const char *)o.p : "");
+        }
+        srv_answer a;
+        snprintf(body, sizeof body, "{\"prompt\":\"Once\",\"max_tokens\":600,\"temperature\":1,%s}", i & 1 ? forms[0] : f_gr);
+        if (srv_complete(p.port, 0, (int)(i & 1), body, &a)) {
+            infer__json_doc d;
+            if (i & 1) { if (srv_rf_object(&a, gobj, "after a bad form", &d)) infer__json_free(&d); }
+            else CHECK_MSG(g && infer_grammar_match(g, a.text, strlen(a.text)) == 1, "after bad form %zu: '%s'", i, a.text);
+        }
+    }
+    /* "text" is unconstrained: the same text as no response_format */
+    srv_answer a;
+    if (srv_complete(p.port, 0, 0, "{\"prompt\":\"Once upon a time\",\"max_tokens\":40,\"temperature\":0,\"response_format\":{\"type\":\"text\"},\"grammar\":\"\"}", &a))
+        CHECK_MSG(!strcmp(a.text, alone.text), "text: '%s', none: '%s'", a.text, alone.text);
+    /* a constrained stream whose client leaves: cancelled, its blocks back */
+    const char *req = "{\"prompt\":\"Once\",\"max_tokens\":1500,\"temperature\":1,\"stream\":true,\"grammar\":\"root ::= [a-z]{1400,}\"}";
+    const int fd = http_connect(p.port);
+    CHECK(fd >= 0 && http_write(fd, "POST", "/v1/completions", NULL, req, strlen(req)));
+    size_t got = 0;
+    while (got < 3000) { const ssize_t k = recv(fd, out, sizeof out, 0); if (k <= 0) break; got += (size_t)k; }
+    CHECK(got >= 3000);
+    if (fd >= 0) close(fd);
+    double busy = 1, used = 1;
+    for (int i = 0; i < 200 && (busy || used); i++) {
+        usleep(20 * 1000);
+        busy = srv_metric(p.port, "infer_requests_processing") + srv_metric(p.port, "infer_requests_queued");
+        used = srv_metric(p.port, "infer_kv_blocks_used");
+    }
+    CHECK_MSG(busy == 0 && used == 0 && srv_metric(p.port, "infer_requests_cancelled_total") == 1, "in flight %g, blocks used %g", busy, used);
+    CHECK(server_stop(&p) == 0);
+    infer_grammar_free(g);
+    infer_grammar_free(gobj);
+    free(o.p);
+    remove(tmp_path("infer_srv_rf.gguf"));
+}
+
 /* The server under AddressSanitizer + UBSan + LeakSanitizer (./infer-asan, which make
  * test-asan builds): whole and streamed answers, bad input, clients that leave mid-answer,
  * a queue beyond the sequences, then SIGTERM: a clean exit, no sanitizer report */
@@ -7704,10 +7882,14 @@ static void test_server_asan(void) {
     CHECK(http_req(p.port, "POST", "/detokenize", NULL, "{\"tokens\":[1,403]}", &o, NULL) == 200);
     CHECK(http_req(p.port, "GET", "/metrics", NULL, NULL, &o, NULL) == 200);
     srv_fuzz(p.port, 100);
-    /* three clients that leave (two decoding, one queued behind them) */
+    /* constrained output: a schema's grammar made and freed, a bad grammar refused */
+    CHECK(srv_complete(p.port, 0, 1, "{\"prompt\":\"Once\",\"response_format\":{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"x\",\"schema\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}}}}}}", &a));
+    CHECK(http_req(p.port, "POST", "/v1/completions", NULL, "{\"prompt\":\"Once\",\"grammar\":\"root ::= x\"}", &o, NULL) == 400);
+    /* three clients that leave (two decoding, one under a grammar, one queued behind them) */
     const char *req = "{\"prompt\":\"Once upon a time\",\"max_tokens\":1500,\"temperature\":0,\"stream\":true}";
+    const char *req_g = "{\"prompt\":\"Once upon a time\",\"max_tokens\":1500,\"temperature\":0,\"stream\":true,\"grammar\":\"root ::= [a-z ]{1400,}\"}";
     int fds[3];
-    for (int i = 0; i < 3; i++) { fds[i] = http_connect(p.port); CHECK(fds[i] >= 0 && http_write(fds[i], "POST", "/v1/completions", NULL, req, strlen(req))); }
+    for (int i = 0; i < 3; i++) { fds[i] = http_connect(p.port); CHECK(fds[i] >= 0 && http_write(fds[i], "POST", "/v1/completions", NULL, i ? req : req_g, strlen(i ? req : req_g))); }
     usleep(200 * 1000);
     for (int i = 0; i < 3; i++) if (fds[i] >= 0) close(fds[i]);
     double busy = 1;
@@ -7716,9 +7898,9 @@ static void test_server_asan(void) {
         busy = srv_metric(p.port, "infer_requests_processing") + srv_metric(p.port, "infer_requests_queued");
     }
     CHECK(busy == 0 && srv_metric(p.port, "infer_kv_blocks_used") == 0);
-    /* one still running when the server stops: answered with an error, then a clean exit */
+    /* one still running (under a grammar) when the server stops: answered with an error, then a clean exit */
     const int fd = http_connect(p.port);
-    CHECK(fd >= 0 && http_write(fd, "POST", "/v1/completions", NULL, req, strlen(req)));
+    CHECK(fd >= 0 && http_write(fd, "POST", "/v1/completions", NULL, req_g, strlen(req_g)));
     usleep(100 * 1000);
     const int rc = server_stop(&p);
     if (fd >= 0) close(fd);
@@ -9518,6 +9700,7 @@ static const test_case tests[] = {
     { "server_page_browser", test_server_page_browser },
     { "server_timeout", test_server_timeout },
     { "server_fuzz_requests", test_server_fuzz_requests },
+    { "server_response_format", test_server_response_format },
     { "server_asan", test_server_asan },
     { "robust_huge_context", test_robust_huge_context },
     { "robust_threads", test_robust_threads },

@@ -140,7 +140,8 @@ typedef struct srv_req {
     long long created;
     int32_t *prompt;
     int n_prompt, max_tokens;                                  /* max_tokens -1: to the end of the slot */
-    infer_sampler_params sp;
+    infer_sampler_params sp;                                   /* sp.grammar: the output's grammar, or NULL */
+    infer_grammar *grammar;                                    /* the request's own grammar (freed with it), or NULL */
     float presence, frequency;
     char *stop[SRV_MAX_STOP];
     int n_stop;
@@ -204,6 +205,7 @@ static void srv_req_free(srv_req *r) {
     for (int i = 0; i < r->n_stop; i++) free(r->stop[i]);
     free(r->text.p);
     free(r->cuts);
+    infer_grammar_free(r->grammar);
     free(r);
 }
 /* one holder lets go (srv.mu held) */
@@ -257,8 +259,9 @@ static void srv_admit(srv *S) {
         srv_slot *sl = &S->slots[i];
         if (!sl->r->cancelled) continue;
         S->n_cancelled++;
-        srv_req_unref(sl->r);
-        srv_slot_free(S, sl);
+        srv_req *r = sl->r;
+        srv_slot_free(S, sl);                        /* the sampler before the request: it uses the request's grammar */
+        srv_req_unref(r);
         S->slots[i--] = S->slots[--S->n_live];
     }
     for (srv_req **pp = &S->q_head; *pp;) {          /* cancelled while queued */
@@ -283,9 +286,11 @@ static void srv_admit(srv *S) {
         S->q_head = r->next;
         if (!S->q_head) S->q_tail = NULL;
         S->n_queued--;
-        if (!sl->logits || !sl->smp || ((r->presence != 0 || r->frequency != 0) && !sl->counts) || infer_seq_add(S->s, &sl->seq, &err) != INFER_OK) {
+        int bad_grammar = 0;
+        if (sl->smp && r->sp.grammar && infer_sampler_set_grammar(sl->smp, r->sp.grammar, S->tok, &err) != INFER_OK) bad_grammar = 1;
+        if (bad_grammar || !sl->logits || !sl->smp || ((r->presence != 0 || r->frequency != 0) && !sl->counts) || infer_seq_add(S->s, &sl->seq, &err) != INFER_OK) {
             infer_sampler_free(sl->smp); free(sl->logits); free(sl->counts);
-            srv_req_fail(r, 503, "the server is out of memory or sequences");
+            srv_req_fail(r, bad_grammar ? 500 : 503, bad_grammar ? err.msg : "the server is out of memory or sequences");
             S->n_errors++;
             srv_req_unref(r);
             continue;
@@ -420,8 +425,8 @@ static void srv_step(srv *S, infer_batch_item *items, int *idx, char **piece, in
         if (sl->finish) {
             if (!strcmp(sl->finish, "error")) { srv_req_fail(r, 500, err.msg); S->n_errors++; }
             else { r->finish = sl->finish; r->done = 1; pthread_cond_broadcast(&r->cv); }
-            srv_req_unref(r);
             srv_slot_free(S, sl);
+            srv_req_unref(r);
             S->slots[i--] = S->slots[--S->n_live];
             continue;
         }
@@ -449,9 +454,10 @@ static void *srv_engine(void *arg) {
     /* shutting down: every request still here ends with an error */
     while (S->n_live > 0) {
         srv_slot *sl = &S->slots[--S->n_live];
-        srv_req_fail(sl->r, 503, "the server is shutting down");
-        srv_req_unref(sl->r);
+        srv_req *r = sl->r;
+        srv_req_fail(r, 503, "the server is shutting down");
         srv_slot_free(S, sl);
+        srv_req_unref(r);
     }
     while (S->q_head) {
         srv_req *r = S->q_head;
@@ -523,7 +529,7 @@ static int srv_authorized(const srv *S, struct MHD_Connection *c) {
 /* ---- requests: reading the JSON ---- */
 
 /* error reporting while parsing a request: status, code and message */
-typedef struct { int status; const char *code; char msg[256]; } srv_perr;
+typedef struct { int status; const char *code; char msg[512]; } srv_perr;
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
 #endif
@@ -632,6 +638,72 @@ static int srv_parse_params(srv *S, const infer__json *o, srv_req *r, srv_perr *
             r->n_stop++;
         }
     }
+    return 1;
+}
+
+/* The output's form: OpenAI's response_format ({"type": "text"}, {"type": "json_object"},
+ * {"type": "json_schema", "json_schema": {"name", "schema", "strict"}}) or llama-server's
+ * "grammar" (GBNF text) and "json_schema" (a schema). The schema is written back as JSON for
+ * the converter, its GBNF parsed here, once, into r->grammar (freed with the request) and
+ * r->sp.grammar, which admitting the request puts on its sequence's sampler. A request that
+ * names none keeps the server's own (--grammar, --json, ... on its command line); "text"
+ * drops it. */
+static int srv_parse_format(const infer__json *o, srv_req *r, srv_perr *e) {
+    const infer__json *rf = srv_member(o, "response_format"), *gr = srv_member(o, "grammar"), *js = srv_member(o, "json_schema");
+    const infer__json *schema = NULL;
+    const char *what = NULL;                         /* where the schema or grammar came from, for messages */
+    int n_forms = 0, json_object = 0;
+    if (rf) {
+        if (rf->type != INFER__JSON_OBJECT) return srv_bad(e, 400, "invalid_type", "'response_format' must be an object");
+        const infer__json *t = srv_member(rf, "type");
+        if (!t || t->type != INFER__JSON_STRING) return srv_bad(e, 400, "invalid_type", "'response_format.type' must be \"text\", \"json_object\" or \"json_schema\"");
+        if (!strcmp(t->str, "text")) r->sp.grammar = NULL;
+        else if (!strcmp(t->str, "json_object")) {  /* llama-server's: a "schema" beside the type */
+            n_forms++;
+            if ((schema = srv_member(rf, "schema"))) what = "response_format.schema";
+            else json_object = 1;
+        } else if (!strcmp(t->str, "json_schema")) {
+            n_forms++;
+            const infer__json *w = srv_member(rf, "json_schema");
+            if (!w || w->type != INFER__JSON_OBJECT)
+                return srv_bad(e, 400, w ? "invalid_type" : "missing_field", "'response_format.json_schema' must be an object with the schema in 'schema'");
+            if (!(schema = srv_member(w, "schema"))) return srv_bad(e, 400, "missing_field", "'response_format.json_schema.schema' is required");
+            what = "response_format.json_schema.schema";
+        } else return srv_bad(e, 400, "unsupported_value", "'response_format.type' \"%.64s\" is not supported: give \"text\", \"json_object\" or \"json_schema\"", t->str);
+    }
+    if (gr) {
+        if (gr->type != INFER__JSON_STRING) return srv_bad(e, 400, "invalid_type", "'grammar' must be a string (GBNF)");
+        if (gr->len == 0) gr = NULL;                 /* llama-server's clients send "" for none */
+        else n_forms++;
+    }
+    if (js) {
+        n_forms++;
+        schema = js;
+        what = "json_schema";
+    }
+    if (n_forms > 1) return srv_bad(e, 400, "invalid_value", "give one of 'response_format' (json_object or json_schema), 'json_schema' and 'grammar'");
+    if (n_forms == 0) return 1;
+    infer_error err;
+    char *gbnf = NULL;
+    infer_status st;
+    if (schema || json_object) {
+        srv_buf text = { 0 };
+        if (json_object) srv_puts(&text, json_object_schema);
+        else srv_json_write(&text, schema);
+        if (text.oom) { free(text.p); return srv_bad(e, 500, NULL, "out of memory"); }
+        st = infer_json_schema_to_grammar(text.p, text.n, &gbnf, &err);
+        free(text.p);
+        if (st != INFER_OK)
+            return srv_bad(e, st == INFER_ERR_NOMEM ? 500 : 400, st == INFER_ERR_NOMEM ? NULL : st == INFER_ERR_UNSUPPORTED ? "unsupported_value" : "invalid_value",
+                           "'%s': %s", json_object ? "response_format" : what, err.msg);
+        st = infer_grammar_parse(&r->grammar, gbnf, strlen(gbnf), &err);
+        infer_free(gbnf);
+        if (st != INFER_OK) return srv_bad(e, 500, NULL, "the grammar made from '%s': %s", json_object ? "response_format" : what, err.msg);
+    } else {
+        st = infer_grammar_parse(&r->grammar, gr->str, gr->len, &err);
+        if (st != INFER_OK) return srv_bad(e, st == INFER_ERR_NOMEM ? 500 : 400, st == INFER_ERR_NOMEM ? NULL : "invalid_value", "'grammar': %s", err.msg);
+    }
+    r->sp.grammar = r->grammar;
     return 1;
 }
 
@@ -927,6 +999,7 @@ static enum MHD_Result srv_generate(srv *S, struct MHD_Connection *c, const char
     int ok = doc.root->type == INFER__JSON_OBJECT ? 1 : srv_bad(&e, 400, "invalid_type", "the body must be a JSON object");
     ok = ok && srv_parse_params(S, doc.root, r, &e);
     ok = ok && (kind == SRV_CHAT ? srv_parse_chat(S, doc.root, r, &e) : srv_parse_completion(S, doc.root, r, &e));
+    ok = ok && srv_parse_format(doc.root, r, &e);
     infer__json_free(&doc);
     if (ok && r->n_prompt == 0) ok = srv_bad(&e, 400, "invalid_value", "the prompt is empty (no tokens)");
     if (ok && r->n_prompt + 1 > S->slot_ctx)
