@@ -9530,7 +9530,8 @@ static void test_grammar_generate(void) {
             char *gbnf = grammars[gi] ? NULL : schema_gbnf(test_schema);
             infer_grammar *g = grammar_of(grammars[gi] ? grammars[gi] : gbnf);
             if (!g) { free(gbnf); continue; }
-            const int n_samples = 10;
+            /* 10 sampled runs by default; INFER_GRAMMAR_SAMPLES=100 for the long check */
+            const int n_samples = getenv("INFER_GRAMMAR_SAMPLES") ? atoi(getenv("INFER_GRAMMAR_SAMPLES")) : 10;
             for (int k = 0; k <= n_samples; k++) {
                 char out[4096];
                 const int n = grammar_generate(m, s, g, k == 0 ? 0.0f : 1.5f, 1000 + (uint64_t)k, 1500, out, sizeof out, k < 2);
