@@ -1025,8 +1025,8 @@ infer_status infer_json_schema_to_grammar(const char *schema, size_t len, char *
  * g NULL removes the constraint. */
 infer_status infer_sampler_set_grammar(infer_sampler *s, const infer_grammar *g, const infer_tokenizer *tok, infer_error *err);
 
-/* Generation (>>generate): feed the prompt, then sample up to n_predict tokens, calling
- * on_token for each (return non-zero to stop). Stops at end-of-generation tokens. */
+/* Generation (>>generate): feed the prompt, then sample up to n_predict tokens (< 0: no
+ * limit), calling on_token for each (non-zero stops). Stops at end-of-generation tokens. */
 typedef enum infer_stop {
     INFER_STOP_LENGTH,           /* n_predict tokens */
     INFER_STOP_EOG,              /* an end-of-generation token (not passed to on_token) */
