@@ -7861,11 +7861,22 @@ static void test_server_response_format(void) {
     remove(tmp_path("infer_srv_rf.gguf"));
 }
 
+/* ./infer-asan is left by the last `make test-asan`: older than a source it is built from, it
+ * would test an old command line (make test-asan rebuilds it before its run) */
+static int asan_binary_stale(void) {
+    struct stat b, s;
+    if (stat("./infer-asan", &b) != 0) return 1;
+    static const char *src[] = { "main.c", "infer.h", "tools/server.c", "tools/bench.c" };
+    for (int i = 0; i < 4; i++) if (stat(src[i], &s) == 0 && s.st_mtime > b.st_mtime) return 1;
+    return 0;
+}
+
 /* The server under AddressSanitizer + UBSan + LeakSanitizer (./infer-asan, which make
  * test-asan builds): whole and streamed answers, bad input, clients that leave mid-answer,
  * a queue beyond the sequences, then SIGTERM: a clean exit, no sanitizer report */
 static void test_server_asan(void) {
     if (!file_exists("./infer-asan")) SKIP("./infer-asan not built (make test-asan builds it)");
+    if (asan_binary_stale()) SKIP("./infer-asan is older than its sources (make test-asan rebuilds it)");
     char out[4096];
     run_cmd("./infer-asan --server -m /nonexistent/x.gguf 2>&1", out, sizeof out);
     if (strstr(out, "built without the HTTP server")) SKIP("./infer-asan was built without the server");
@@ -7970,6 +7981,7 @@ static void test_robust_threads(void) {
  * command line that `make test-asan` makes (./infer-asan), skipped without it */
 static void test_robust_cli_leaks(void) {
     if (!file_exists("./infer-asan") || !file_exists("./tools/convert")) SKIP("./infer-asan not built (make test-asan builds it)");
+    if (asan_binary_stale()) SKIP("./infer-asan is older than its sources (make test-asan rebuilds it)");
     size_t n;
     uint8_t *p = robust_model("q4_K", &n);
     if (!p) { CHECK(0); return; }
