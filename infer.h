@@ -33,7 +33,7 @@
  *   >>traits            122  the type traits table: one row per weight type
  *   >>ternary           405  fast ternary dots: TQ1_0, TQ2_0, I2_S
  *   >>simd              919  vectorized dot products (AVX2, AVX-512, NEON)
- *   >>tiles            1504  matrix-matrix tiles for prompts, and the decode row kernels
+ *   >>tiles            1503  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
  *   >>cpu              1782  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>arch               72  model families as descriptors
@@ -52,7 +52,7 @@
  *   >>json              388  a small validating JSON parser
  *   >>jinja            3294  chat templates: a Jinja interpreter that renders as transformers does
  *   >>grammar          1219  constrained output: GBNF grammars, a byte matcher, a vocabulary trie, JSON Schema
- *   >>safetensors       645  Hugging Face checkpoints, read as GGUF
+ *   >>safetensors       642  Hugging Face checkpoints, read as GGUF
  *   >>hf-tensors        534  HF tensor names and shapes, the converter's transforms
  *   >>hf-tokenizer      368  tokenizer.json -> tokenizer.ggml.* keys
  *   >>hf-folder         128  a Hugging Face folder as one GGUF
@@ -6971,7 +6971,7 @@ static const infer__cpu_row infer__cpu_rows[] = {
 
 /* A type's kernels as the matmul uses them: the best dot this build has, the activations'
  * format that dot reads, the tile. Resolved for every type at the first call. */
-typedef struct { infer__dot_fn dot; const char *tier; infer_type dot_type; infer__tile tile; } infer__cpu_type_kernels;
+typedef struct { infer__dot_fn dot; infer_type dot_type; infer__tile tile; } infer__cpu_type_kernels;
 static infer__cpu_type_kernels infer__cpu_resolved[INFER__TYPE_END];
 static pthread_once_t infer__cpu_resolve_once = PTHREAD_ONCE_INIT;
 static void infer__cpu_resolve(void) {
@@ -6980,7 +6980,6 @@ static void infer__cpu_resolve(void) {
         const infer__type_traits *tt = infer__type((infer_type)t);
         infer__cpu_type_kernels *k = &infer__cpu_resolved[t];
         k->dot = tt ? tt->dot : NULL;
-        k->tier = "scalar";
         k->dot_type = tt ? tt->dot_type : INFER_TYPE_F32;
         k->tile = none;
     }
@@ -6989,7 +6988,7 @@ static void infer__cpu_resolve(void) {
         infer__cpu_type_kernels *k = &infer__cpu_resolved[r->type];
         k->tile = r->tile;
         for (int tier = INFER__N_TIERS - 1; tier >= 0; tier--)
-            if (r->dot[tier]) { k->dot = r->dot[tier]; k->tier = infer__tier_names[tier]; }
+            if (r->dot[tier]) k->dot = r->dot[tier];
     }
 }
 static const infer__cpu_type_kernels *infer__cpu_kernel(infer_type t) {
@@ -19646,10 +19645,7 @@ static void infer__hf_owner_free(void *p) {
 static int infer__hf_maps(const infer_gguf *g, const void *p, size_t n) {
     if (g->owner_free != infer__hf_owner_free) return 0;
     const infer__hf_owner *o = (const infer__hf_owner *)g->owner;
-    for (ptrdiff_t i = 0; o && i < arrlen(o->maps); i++) {
-        const infer__mapping *mp = &o->maps[i];
-        if (mp->addr && (uintptr_t)p >= (uintptr_t)mp->addr && (uintptr_t)p + n <= (uintptr_t)mp->addr + mp->size) return 1;
-    }
+    for (ptrdiff_t i = 0; o && i < arrlen(o->maps); i++) if (infer__in_map(&o->maps[i], p, n)) return 1;   /* >>load */
     return 0;
 }
 

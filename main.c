@@ -555,18 +555,35 @@ static int stop_seen(const options *o, stop_tail *t, const char *s, int n) {
     return 0;
 }
 
-/* a reply's tokens: shown as they come and kept for the conversation */
-typedef struct { infer_detok dt; strbuf *text; char **piece; int *piece_cap; const options *o; stop_tail tail; } chat_out;
-static int chat_token(void *user, int32_t t, const float *logits) {
-    chat_out *c = user;
+/* the generation's output: each token's text as it comes (ids where the model has no
+ * vocabulary), kept too where `keep` is set (a chat's reply), and with --logits-out every
+ * row of logits */
+typedef struct {
+    const infer_tokenizer *tok;
+    infer_detok dt;
+    char *piece;
+    int piece_cap, n_out, V;
+    FILE *lf;
+    const char *lf_path;
+    const options *o;
+    stop_tail tail;
+    strbuf *keep;
+} gen_out;
+static int gen_token(void *user, int32_t t, const float *logits) {
+    gen_out *g = user;
     (void)logits;
-    const int nb = detok_piece(&c->dt, t, c->piece, c->piece_cap);
-    fwrite(*c->piece, 1, (size_t)nb, stdout);
-    fflush(stdout);
-    sb_put(c->text, *c->piece, (size_t)nb);
-    return stop_seen(c->o, &c->tail, *c->piece, nb);
+    if (g->tok) {
+        const int nb = detok_piece(&g->dt, t, &g->piece, &g->piece_cap);
+        fwrite(g->piece, 1, (size_t)nb, stdout);
+        fflush(stdout);
+        if (g->keep) sb_put(g->keep, g->piece, (size_t)nb);
+        g->n_out++;
+        return stop_seen(g->o, &g->tail, g->piece, nb);
+    }
+    printf("%s%d", g->n_out ? " " : "", t);
+    g->n_out++;
+    return 0;
 }
-
 static int run_chat(const options *o, infer_model *m, infer_session *s, const char *system) {
     const infer_tokenizer *tok = infer_model_tokenizer(m);
     if (!tok) die("%s", "--chat needs a model with a vocabulary");
@@ -577,8 +594,10 @@ static int run_chat(const options *o, infer_model *m, infer_session *s, const ch
     /* the room a reply needs: -n tokens (at most half the context; a quarter for -n -1) */
     const int room = o->n_predict < 0 ? n_ctx / 4 : o->n_predict < n_ctx / 2 ? (o->n_predict > 0 ? o->n_predict : 1) : n_ctx / 2;
     chat_msg *msgs = calloc(2, sizeof *msgs);
-    char *piece = NULL;                    /* a token's text (detok_piece) */
-    int piece_cap = 0;
+    gen_out g;                             /* a reply's tokens, shown and kept */
+    memset(&g, 0, sizeof g);
+    g.tok = tok;
+    g.o = o;
     int n_msgs = 0, cap_msgs = 2, n_sys = 0, turn = 0;
     if (!msgs) die("%s", "out of memory");
     if (system) { msgs[0].role = "system"; sb_puts(&msgs[0].text, system); n_msgs = n_sys = 1; }
@@ -628,14 +647,15 @@ static int run_chat(const options *o, infer_model *m, infer_session *s, const ch
         reply->role = "assistant";
         memset(&reply->text, 0, sizeof(strbuf));
         sb_put(&reply->text, "", 0);
-        chat_out co = { { 0 }, &reply->text, &piece, &piece_cap, o, { { 0 }, 0 } };
-        infer_detok_init(&co.dt, tok);
-        infer_gen_params gp = { o->n_predict, 0, chat_token, NULL, &co, 1 };
+        infer_detok_init(&g.dt, tok);
+        g.tail.n = 0;
+        g.keep = &reply->text;
+        infer_gen_params gp = { o->n_predict, 0, gen_token, NULL, &g, 1 };
         infer_gen_stats st;
         if (infer_generate_ex(s, ids, n, &gp, &o->sp, &st, &err) != INFER_OK) die("%s", err.msg);
         if (st.stop == INFER_STOP_CONTEXT) fprintf(stderr, "\ninfer: the context is full: the reply stops here\n");
         char buf[64];
-        int nb = infer_detok_flush(&co.dt, buf, sizeof buf);
+        int nb = infer_detok_flush(&g.dt, buf, sizeof buf);
         fwrite(buf, 1, (size_t)nb, stdout);
         sb_put(&reply->text, buf, (size_t)nb);
         fputc('\n', stdout);
@@ -647,7 +667,7 @@ static int run_chat(const options *o, infer_model *m, infer_session *s, const ch
         free(ids);
     }
     for (int i = 0; i < n_msgs; i++) free(msgs[i].text.p);
-    free(msgs); free(line); free(tmpl); free(piece);
+    free(msgs); free(line); free(tmpl); free(g.piece);
     return 0;
 }
 
@@ -898,32 +918,6 @@ static int run_diff(infer_model *m, const infer_kernels *k) {
 
 /* plain generation: the prompt (or BOS), then up to -n tokens streamed to stdout; with
  * --logits-out every evaluated token's logits go to the file */
-/* the generation's output: each token's text as it comes (ids where the model has no
- * vocabulary), and with --logits-out every row of logits */
-typedef struct {
-    const infer_tokenizer *tok;
-    infer_detok dt;
-    char *piece;
-    int piece_cap, n_out, V;
-    FILE *lf;
-    const char *lf_path;
-    const options *o;
-    stop_tail tail;
-} gen_out;
-static int gen_token(void *user, int32_t t, const float *logits) {
-    gen_out *g = user;
-    (void)logits;
-    if (g->tok) {
-        const int nb = detok_piece(&g->dt, t, &g->piece, &g->piece_cap);
-        fwrite(g->piece, 1, (size_t)nb, stdout);
-        fflush(stdout);
-        g->n_out++;
-        return stop_seen(g->o, &g->tail, g->piece, nb);
-    }
-    printf("%s%d", g->n_out ? " " : "", t);
-    g->n_out++;
-    return 0;
-}
 static int gen_logits(void *user, const float *rows, int n) {
     gen_out *g = user;
     write_rows(g->lf, rows, (size_t)g->V * (size_t)n, g->lf_path);

@@ -1093,7 +1093,7 @@ static void test_simd_dot_vs_scalar(void) {
     uint8_t *wq = malloc(NMAX * 4), *xq = malloc(NMAX * 4);
     int ntiers = 0;
     for (int ti = 0; ti < INFER__N_TIERS; ti++) {
-        struct { const char *name; } tier = { infer__tier_names[ti] }, *k = &tier;
+        const char *tier = infer__tier_names[ti];
         int ntypes = 0, nchecks = 0;
         double worst = 0;
         for (int t = 0; t < INFER_TYPE_COUNT; t++) {
@@ -1102,7 +1102,7 @@ static void test_simd_dot_vs_scalar(void) {
             /* the ternary types' kernels are checked by ternary_tiers_vs_scalar */
             if (!f || t == INFER_TYPE_TQ1_0 || t == INFER_TYPE_TQ2_0 || t == INFER_TYPE_I2_S) continue;
             const infer__type_traits *tt = infer__type((infer_type)t);
-            CHECK_MSG(tt && tt->dot && tt->dequant && tt->quant, "%s: SIMD dot for type %d without a full traits row", k->name, t);
+            CHECK_MSG(tt && tt->dot && tt->dequant && tt->quant, "%s: SIMD dot for type %d without a full traits row", tier, t);
             if (!tt || !tt->dot || !tt->dequant || !tt->quant) continue;
             ntypes++;
             const int64_t B = tt->blck > 1 ? tt->blck : 1;
@@ -1121,17 +1121,17 @@ static void test_simd_dot_vs_scalar(void) {
                         if (mag > 0 && err / mag > worst) worst = err / mag;
                         nchecks++;
                         if (simd_exact_type((infer_type)t))
-                            CHECK_MSG(got == ref, "%s %s n=%lld w%d x%d: %.9g != reference %.9g", k->name, tt->name, (long long)n, wm, am, got, ref);
+                            CHECK_MSG(got == ref, "%s %s n=%lld w%d x%d: %.9g != reference %.9g", tier, tt->name, (long long)n, wm, am, got, ref);
                         else
                             CHECK_MSG(err <= (tt->blck == 1 ? 1e-5 : 2e-6) * mag, "%s %s n=%lld w%d x%d: %.9g vs reference %.9g (M %.4g)",
-                                      k->name, tt->name, (long long)n, wm, am, got, ref, mag);
+                                      tier, tt->name, (long long)n, wm, am, got, ref, mag);
                     }
                 }
             }
         }
         if (!ntypes) continue;
         ntiers++;
-        printf("    %s: %d types, %d rows, largest |simd - ref| / M = %.2g\n", k->name, ntypes, nchecks, worst);
+        printf("    %s: %d types, %d rows, largest |simd - ref| / M = %.2g\n", tier, ntypes, nchecks, worst);
     }
     if (ntiers == 0) printf("    no SIMD tier in this build (scalar dots only)\n");
     /* the dispatch picks the first tier that has the type, else the scalar dot; one row a type */
