@@ -1,6 +1,9 @@
 # infer -- build, test, benchmark.
 #   make            ./infer, ./tests, ./tools/convert
-#   make test       build and run the tests (fast; skips what needs ../shared when it is absent)
+#   make run        install what is missing (tools/setup.sh), build, write a story with the
+#                   built-in model (data/tales.gguf)
+#   make test       install what is missing, build and run the tests (fast; skips what needs
+#                   ../shared when it is absent)
 #   make test-asan  the tests under AddressSanitizer + UBSan
 #   make fuzz       the fuzzer (tools/fuzz.c) over every input format, FUZZ_SECONDS in all
 #   make bench      speed table (not part of the tests)
@@ -38,7 +41,19 @@ tests: tests.c $(HDR)
 tools/convert: tools/convert.c $(HDR)
 	$(CC) $(CFLAGS) -o $@ tools/convert.c $(LDLIBS)
 
-test: tests infer tools/convert check-cxx check-c11 check-min
+# what the build needs, installed when missing and this user may (tools/setup.sh --deps); the
+# builds then run in a new make, which sees what was just installed
+deps:
+	@sh tools/setup.sh --deps
+
+run:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory infer
+	./infer -p "Once upon a time"
+
+test:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory tests infer tools/convert check-cxx check-c11 check-min
 	./tests
 
 # infer.h's table of contents made true to the file (section lengths, new sections)
@@ -198,4 +213,4 @@ clean:
 	rm -rf fuzz-out
 	rm -rf $(CUDA_DIR)
 
-.PHONY: all test test-asan clean bench check-cxx check-c11 cuda cuda-emu fuzz fuzz-seeds toc
+.PHONY: all deps run test test-asan clean bench check-cxx check-c11 cuda cuda-emu fuzz fuzz-seeds toc

@@ -26,8 +26,8 @@
  *   >>api-types         329  ggml tensor types and the quant block structs
  *   >>api-tensor         52  tensors, GGUF files, model config
  *   >>api-kernels       203  the kernel table every backend fills
- *   >>api               387  model, session, tokenizer, sampler, generation
- *   >>util              517  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
+ *   >>api               393  model, session, tokenizer, sampler, generation
+ *   >>util              573  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1944  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
  *   >>traits            122  the type traits table: one row per weight type
@@ -35,9 +35,9 @@
  *   >>simd              919  vectorized dot products (AVX2, AVX-512, NEON)
  *   >>tiles            1503  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
- *   >>cpu              1782  the CPU kernel table: thread pool, matmul, attention, every op
+ *   >>cpu              1788  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>arch               72  model families as descriptors
- *   >>load             1060  from GGUF tensors to model weights, with shape checks
+ *   >>load             1070  from GGUF tensors to model weights, with shape checks
  *   >>kv                216  the paged KV cache, the prefix cache, the recurrent state
  *   >>session           551  a session: backend, activations, caches, sequences
  *   >>deepseek4         204  DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
@@ -52,7 +52,7 @@
  *   >>json              388  a small validating JSON parser
  *   >>jinja            3294  chat templates: a Jinja interpreter that renders as transformers does
  *   >>grammar          1219  constrained output: GBNF grammars, a byte matcher, a vocabulary trie, JSON Schema
- *   >>safetensors       642  Hugging Face checkpoints, read as GGUF
+ *   >>safetensors       643  Hugging Face checkpoints, read as GGUF
  *   >>hf-tensors        534  HF tensor names and shapes, the converter's transforms
  *   >>hf-tokenizer      368  tokenizer.json -> tokenizer.ggml.* keys
  *   >>hf-folder         128  a Hugging Face folder as one GGUF
@@ -793,6 +793,12 @@ typedef struct infer_model_params {
     int vocab_only;              /* load only the tokenizer (works on files with no tensors) */
     int no_hugepages;            /* map a GGUF file as it is, no 2 MiB pages (>>util, "huge pages") */
     int no_repack;               /* CPU sessions read the file's layout, not a repacked copy of the quantized matrices (>>load, "repack") */
+    /* called now and then while a load reads the file in and repacks it (the slow parts of a
+     * large model's load), on the loading thread: stage "reading", "reading again in 2 MiB
+     * pages" (>>util, huge pages) or "repacking", done in [0, 1], 1 at each stage's end;
+     * NULL: nothing */
+    void (*progress)(void *user, const char *stage, double done);
+    void *progress_user;
 } infer_model_params;
 
 infer_status infer_model_load(infer_model **out, const char *path, const infer_model_params *p, infer_error *err);
@@ -871,7 +877,7 @@ typedef struct infer_session_params {
     int32_t n_ctx;               /* 0 = min(training context, 4096) */
     infer_type kv_type;          /* INFER_TYPE_F32 or INFER_TYPE_F16 (forced F32 by precise) */
     int32_t n_ubatch;            /* tokens per forward chunk; 0 = 512 */
-    int32_t n_threads;           /* 0 = all cores */
+    int32_t n_threads;           /* 0 = all cores; more than the cores counts as all of them */
     int32_t precise;             /* F32 activations, F32 KV: the exact maths */
     const infer_kernels *backend;/* NULL = the CPU; e.g. from infer_gpu_kernels() */
     int32_t n_seq_max;           /* sequences the session holds at once; 0 = 1 (see infer_seq_add) */
@@ -1395,26 +1401,38 @@ static void *infer__map_aligned(int fd, size_t size) {
     madvise(p, size, MADV_HUGEPAGE);
     return p;
 }
+/* fault in [p, p + size) (MADV_POPULATE_READ), 64 MiB at a time so that a long read can
+ * tell how far it is; 0 on success */
+static int infer__populate(void *p, size_t size, const infer_model_params *mp, const char *stage) {
+    const size_t step = (size_t)64 << 20;
+    for (size_t o = 0; o < size; o += step) {
+        if (mp && mp->progress) mp->progress(mp->progress_user, stage, (double)o / (double)size);
+        if (madvise((uint8_t *)p + o, size - o < step ? size - o : step, MADV_POPULATE_READ) != 0) return -1;
+    }
+    if (mp && mp->progress) mp->progress(mp->progress_user, stage, 1.0);
+    return 0;
+}
 /* steps 1-3 above; returns the mapping (MAP_FAILED where mmap fails) */
-static void *infer__map_huge(int fd, size_t size) {
+static void *infer__map_huge(int fd, size_t size, const infer_model_params *mp) {
     void *p = infer__map_aligned(fd, size);
     if (p == MAP_FAILED) return p;
     const long avail_kb = infer__proc_kb("/proc/meminfo", NULL, "MemAvailable:");
     if (avail_kb < 0 || (double)size > 0.5 * 1024.0 * (double)avail_kb) return p;
-    if (madvise(p, size, MADV_POPULATE_READ) != 0) return p;
+    if (infer__populate(p, size, mp, "reading") != 0) return p;
     const double share = infer__huge_share(p, size);
     if (share < 0 || share >= INFER__HUGE_ENOUGH) return p;
     munmap(p, size);
     fdatasync(fd);                       /* pages still to be written back cannot be dropped */
     posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
     p = infer__map_aligned(fd, size);
-    if (p != MAP_FAILED) madvise(p, size, MADV_POPULATE_READ);
+    if (p != MAP_FAILED) infer__populate(p, size, mp, "reading again in 2 MiB pages");
     return p;
 }
 #endif
 
-/* map a file; `weights`: a model's weight file, given huge pages as above */
-static infer_status infer__map_file(infer__mapping *m, const char *path, int weights, infer_error *err) {
+/* map a file; `weights` (non-NULL): a model's weight file, given huge pages as above, with
+ * the model's load parameters (for the progress of its reading) */
+static infer_status infer__map_file(infer__mapping *m, const char *path, const infer_model_params *weights, infer_error *err) {
     m->addr = NULL; m->size = 0;
     int fd = open(path, O_RDONLY);
     if (fd < 0) return infer__fail(err, INFER_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
@@ -1426,7 +1444,7 @@ static infer_status infer__map_file(infer__mapping *m, const char *path, int wei
     if (st.st_size == 0) { close(fd); return infer__fail(err, INFER_ERR_FORMAT, "'%s' is empty", path); }
     void *p;
 #ifdef INFER__HUGE_WEIGHTS
-    if (weights && (size_t)st.st_size >= INFER__HUGE_MIN) p = infer__map_huge(fd, (size_t)st.st_size);
+    if (weights && (size_t)st.st_size >= INFER__HUGE_MIN) p = infer__map_huge(fd, (size_t)st.st_size, weights);
     else
 #endif
     p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -1442,21 +1460,35 @@ static void infer__unmap(infer__mapping *m) { if (m->addr) munmap(m->addr, m->si
  * A decode step is ~100 short jobs (one per matmul), a few microseconds to a millisecond
  * each, so handing a job over must cost far less than a microsecond. Waking a sleeping
  * thread through the kernel costs 5-50 us; instead a thread that waits (a worker for the
- * next job, the caller for the workers, a job's threads waiting for its activations) first spins on the
- * counter it waits for, with the pause instruction, which tells the core it is a spin loop.
- *   publish:  fn, arg, pending = n-1, then generation++ (the job is visible first)
- *   worker:   sees generation change, runs fn(arg, ith, n), pending--
- *   caller:   runs part 0, waits for pending == 0 (the workers' writes are then visible)
+ * next job, the caller for the job's last part, a job's threads waiting for its
+ * activations) first spins on the counter it waits for, with the pause instruction, which
+ * tells the core it is a spin loop.
+ *
+ * A job is cut into n parts (n = the pool's threads) and the parts are *taken*, not
+ * assigned: whoever is running takes the next part from a counter, the caller included.
+ *   publish:  fn, arg, n, done = 0, then work = (generation + 1, part 0), generation++
+ *   any thread of the pool, caller or worker: while a part of this generation is left,
+ *             take it (one compare-and-swap on work), run fn(arg, part, n), done++
+ *   caller:   takes parts like the others, then waits for done == n
+ * On an idle machine each thread takes one part and the job ends when the slowest does.
+ * On a busy one -- another program holds a core, so a worker is not running when the job
+ * is published -- the caller takes that worker's part too instead of waiting for the
+ * scheduler to give the worker a time slice; the worker, when it runs again, finds the
+ * job's parts gone (or a newer job: `work` carries the generation, so a late thread can
+ * never take a part of a job it did not see published). Which thread runs a part never
+ * changes what the part computes, and a part's scratch is the part's, not the thread's.
+ *
  * Spinning is only free while every thread has a core of its own. With more threads than
- * free cores (-t above the core count, or other processes busy), a spinning thread holds
- * the core that the thread it waits for needs, and a step crawls at the scheduler's time
- * slices (measured: 300x slower at twice the cores). So a spinning thread yields the core
- * every INFER__SPIN_YIELD pauses (a microsecond or two; sched_yield costs about as much when
- * no one else wants the core), and after INFER__SPIN_US without success it sleeps on the
- * pool's condition variable. A thread that moves a counter wakes the sleepers, if any: the
- * counters and `sleepers` are sequentially consistent, so either the waiter sees the new
- * value or the waker sees the waiter and takes the mutex, which the waiter holds until
- * it sleeps -- no wake-up is lost. */
+ * free cores a spinning thread holds the core that the thread it waits for needs, and a
+ * step crawls at the scheduler's time slices (measured: 300x slower at twice the cores).
+ * So a spinning thread yields the core every INFER__SPIN_YIELD pauses (a microsecond or
+ * two; sched_yield costs about as much when no one else wants the core), and after
+ * INFER__SPIN_US without success it sleeps on the pool's condition variable. A thread that
+ * moves a counter wakes the sleepers, if any: the counters and `sleepers` are sequentially
+ * consistent, so either the waiter sees the new value or the waker sees the waiter and
+ * takes the mutex, which the waiter holds until it sleeps -- no wake-up is lost. And a
+ * session never starts more threads than the cores it may run on (infer_session_new):
+ * extra threads cannot add compute, only take turns. */
 #include <stdatomic.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -1469,20 +1501,29 @@ static void infer__unmap(infer__mapping *m) { if (m->addr) munmap(m->addr, m->si
 #define INFER__SPIN_US 1000
 #define INFER__SPIN_YIELD 64
 
-typedef void (*infer__task_fn)(void *arg, int ith, int nth);
+typedef void (*infer__task_fn)(void *arg, int part, int n_parts);
 typedef struct infer__pool {
     int n_threads;
     pthread_t *threads;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    infer__task_fn fn; void *arg;
+    infer__task_fn fn; void *arg; int n_parts;   /* the job, valid for the parts of `work`'s generation */
+    atomic_ullong work;       /* (generation << 32) | the next part to take */
     atomic_int generation;    /* bumped for each job (wraps around) */
-    atomic_int pending;       /* parts not yet finished */
+    atomic_int done;          /* parts finished */
     atomic_int quit;
     atomic_int sleepers;      /* threads asleep (or about to be) on cv */
-    void (*after)(void *user, int ith);   /* a worker's own work after its part of a job is done */
+    void (*after)(void *user, int ith);   /* a worker's own work after it ran parts of a job */
     void *after_user;
 } infer__pool;
+
+/* the pool thread the caller is on: 0 for the thread that runs the jobs, i for worker i
+ * (a part's code may keep per-thread state beside its per-part scratch) */
+#ifdef __cplusplus
+static thread_local int infer__pool_self;
+#else
+static _Thread_local int infer__pool_self;
+#endif
 
 typedef struct { infer__pool *p; int ith; } infer__worker_arg;
 
@@ -1515,18 +1556,35 @@ static void infer__pool_wake(infer__pool *p) {
     pthread_mutex_unlock(&p->mu);
 }
 
+/* take and run the parts of job `gen` while any is left; returns how many this thread ran.
+ * The compare-and-swap only succeeds on the generation seen, and the job's fields are read
+ * after it: they are then the job's, which cannot be replaced before its parts are done. */
+static int infer__pool_take(infer__pool *p, unsigned gen) {
+    int ran = 0;
+    unsigned long long v = atomic_load(&p->work);
+    while ((unsigned)(v >> 32) == gen && (long long)(v & 0xFFFFFFFFull) < (long long)p->n_parts) {
+        if (!atomic_compare_exchange_weak(&p->work, &v, v + 1)) continue;   /* v reloaded */
+        const int n = p->n_parts;
+        p->fn(p->arg, (int)(v & 0xFFFFFFFFull), n);
+        ran++;
+        if (atomic_fetch_add(&p->done, 1) + 1 == n) infer__pool_wake(p);
+        v = atomic_load(&p->work);
+    }
+    return ran;
+}
+
 static void *infer__worker(void *varg) {
     infer__worker_arg *wa = (infer__worker_arg *)varg;
     infer__pool *p = wa->p;
     const int ith = wa->ith;
     INFER_FREE(wa);
+    infer__pool_self = ith;
     int seen = 0;
     for (;;) {
         seen = infer__pool_wait(p, &p->generation, seen, 1);
         if (atomic_load(&p->quit)) return NULL;
-        p->fn(p->arg, ith, p->n_threads);
-        if (atomic_fetch_sub(&p->pending, 1) == 1) infer__pool_wake(p);
-        if (p->after) p->after(p->after_user, ith);    /* the job (p->arg) may be gone by now */
+        if (infer__pool_take(p, (unsigned)seen) > 0 && p->after)
+            p->after(p->after_user, ith);    /* the job (p->arg) may be gone by now */
     }
 }
 
@@ -1536,8 +1594,9 @@ static infer__pool *infer__pool_create(int n_threads) {
     p->n_threads = n_threads < 1 ? 1 : n_threads;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
+    atomic_init(&p->work, 0);
     atomic_init(&p->generation, 0);
-    atomic_init(&p->pending, 0);
+    atomic_init(&p->done, 0);
     atomic_init(&p->quit, 0);
     atomic_init(&p->sleepers, 0);
     p->threads = (pthread_t *)infer__calloc((size_t)p->n_threads, sizeof(pthread_t));
@@ -1554,25 +1613,28 @@ static infer__pool *infer__pool_create(int n_threads) {
     return p;
 }
 
-static void infer__pool_publish(infer__pool *p, infer__task_fn fn, void *arg) {
-    p->fn = fn; p->arg = arg;
-    atomic_store(&p->pending, p->n_threads - 1);
-    atomic_fetch_add(&p->generation, 1);
+/* a new job of n parts; returns its generation */
+static unsigned infer__pool_publish(infer__pool *p, infer__task_fn fn, void *arg, int n) {
+    const unsigned gen = (unsigned)atomic_load(&p->generation) + 1u;
+    p->fn = fn; p->arg = arg; p->n_parts = n;
+    atomic_store(&p->done, 0);
+    atomic_store(&p->work, (unsigned long long)gen << 32);
+    atomic_store(&p->generation, (int)gen);
     infer__pool_wake(p);
+    return gen;
 }
-
 
 static void infer__pool_run(infer__pool *p, infer__task_fn fn, void *arg) {
     if (!p || p->n_threads == 1) { fn(arg, 0, 1); return; }
-    infer__pool_publish(p, fn, arg);
-    fn(arg, 0, p->n_threads);
-    infer__pool_wait(p, &p->pending, 0, 0);
+    const int n = p->n_threads;
+    infer__pool_take(p, infer__pool_publish(p, fn, arg, n));
+    infer__pool_wait(p, &p->done, n, 0);
 }
 
 static void infer__pool_free(infer__pool *p) {
     if (!p) return;
     atomic_store(&p->quit, 1);
-    infer__pool_publish(p, NULL, NULL);
+    infer__pool_publish(p, NULL, NULL, 0);
     for (int i = 1; i < p->n_threads; i++) pthread_join(p->threads[i], NULL);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);
@@ -7716,6 +7778,11 @@ typedef struct infer__matmul_job {
 #ifndef INFER__MM_PIECES_DECODE
 #define INFER__MM_PIECES_DECODE 128
 #endif
+/* ... and takes at most INFER__MM_TAKE of them in one go: a thread that loses its core in
+ * the middle (another process wants it) holds back only what it took, which the others
+ * cannot take over, so that is kept to an eighth of its run; consecutive takes from its
+ * own run still read one forward stream. */
+#define INFER__MM_TAKE 16
 /* Decode streams each weight once per token, and between two matmuls the memory idles: while
  * a thread waits for the others at a job's end, while the calling thread runs the small ops
  * (norms, rope, attention), while the activations are quantized. Two things fill those
@@ -7832,7 +7899,7 @@ static void infer__matmul_task(void *arg, int ith, int nth) {
     for (int from = ith % j->deal.n;;) {
         /* decode takes long stretches; a prompt a piece at a time, so that the weight rows it
          * works on stay in L2 while each block of tokens passes over them */
-        if (count == 0 && (piece = infer__deal_take(&j->deal, ith, &from, j->rows == 1 ? INT64_MAX : 1, &count)) < 0) break;
+        if (count == 0 && (piece = infer__deal_take(&j->deal, ith, &from, j->rows == 1 ? INFER__MM_TAKE : 1, &count)) < 0) break;
         int m = 0;
         while (piece >= first[m + 1]) m++;
         /* the pieces taken that belong to weight m: rows n0 .. n1-1 of it, in one go */
@@ -7871,7 +7938,8 @@ static void infer__matmul_task(void *arg, int ith, int nth) {
             for (int r = 0; r < j->rows; r++)
                 for (int64_t n = n0; n < n1; n++) out[(size_t)r * N + n] *= w->scale;
     }
-    if (ith > 0 && j->c->ahead) j->c->ahead[ith] = j->next;   /* warmed by infer__cpu_after_job */
+    const int self = infer__pool_self;   /* the thread (a part may run on any of them) */
+    if (self > 0 && j->c->ahead) j->c->ahead[self] = j->next;   /* warmed by infer__cpu_after_job */
 }
 /* a worker, its part of a job done (the caller may have moved on): the start of its run of
  * the job foreseen next, into its L2 */
@@ -10139,10 +10207,13 @@ INFER__MAYBE_UNUSED static const infer__repack_rule *infer__repack_rule_of(const
 }
 #if defined(INFER__REPACK)
 #define INFER__REPACK_CHUNK 16384            /* blocks: 2.3-3.4 MB */
-/* thread ith of nth packs its share of every repacked tensor's blocks (contiguous, so each
- * thread first-touches its own pages of the copy), then releases the file's pages under it */
+/* part ith of nth packs its share of every repacked tensor's blocks (contiguous, so each
+ * thread first-touches its own pages of the copy), then releases the file's pages under it;
+ * the loading thread tells the progress */
+typedef struct { const infer_model *m; const infer_model_params *p; atomic_size_t done; size_t total; } infer__repack_job;
 static void infer__repack_part(void *arg, int ith, int nth) {
-    const infer_model *m = (const infer_model *)arg;
+    infer__repack_job *j = (infer__repack_job *)arg;
+    const infer_model *m = j->m;
     for (int64_t i = 0; i < m->gguf.n_tensors; i++) {
         const infer_tensor *t = &m->repacked.tensors[i], *h = &m->gguf.tensors[i];
         if (!t->data || t->data == h->data) continue;
@@ -10158,11 +10229,13 @@ static void infer__repack_part(void *arg, int ith, int nth) {
             if (same) memcpy(dst + c0 * bb, src + c0 * bb, (c1 - c0) * bb);
             else for (size_t b = c0; b < c1; b++) rule->pack(src + b * bb, dst + b * bb);
             infer__release_pages(m, src + c0 * bb, (c1 - c0) * bb);
+            const size_t done = atomic_fetch_add(&j->done, (c1 - c0) * bb) + (c1 - c0) * bb;
+            if (infer__pool_self == 0 && j->p && j->p->progress) j->p->progress(j->p->progress_user, "repacking", (double)done / (double)j->total);
         }
     }
 }
 #endif
-static infer_status infer__repack(infer_model *m, infer_error *err) {
+static infer_status infer__repack(infer_model *m, const infer_model_params *p, infer_error *err) {
 #if defined(INFER__REPACK)
     infer__device_weights *d = &m->repacked;
     infer_status st = infer__place_weights(m, d, infer__keep_place, err);
@@ -10193,11 +10266,15 @@ static infer_status infer__repack(infer_model *m, infer_error *err) {
     }
     /* on every core: the first touches of fresh memory cost more than the packing, more so
      * in 2 MiB pages on a virtual machine */
+    infer__repack_job job = { m, p, 0, 0 };
+    for (int64_t i = 0; i < m->gguf.n_tensors; i++)
+        if (d->tensors[i].data && d->tensors[i].data != m->gguf.tensors[i].data) job.total += m->gguf.tensors[i].nbytes;
     infer__pool *pool = infer__pool_create(infer__n_cores());
-    infer__pool_run(pool, infer__repack_part, m);
+    infer__pool_run(pool, infer__repack_part, &job);
     infer__pool_free(pool);
+    if (p && p->progress) p->progress(p->progress_user, "repacking", 1.0);
 #else
-    (void)m; (void)err;
+    (void)m; (void)p; (void)err;
 #endif
     return INFER_OK;
 }
@@ -10216,7 +10293,7 @@ static infer_status infer__model_init(infer_model *m, const infer_model_params *
     if (m->tok && m->tok->n_vocab > m->cfg.n_vocab)
         return infer__fail(err, INFER_ERR_FORMAT, "tokenizer has %d tokens but token_embd.weight only %d rows", m->tok->n_vocab, m->cfg.n_vocab);
     INFER__TRY(infer__load_weights(m, err));
-    return p && p->no_repack ? INFER_OK : infer__repack(m, err);
+    return p && p->no_repack ? INFER_OK : infer__repack(m, p, err);
 }
 
 /* a model over a GGUF in memory; `map` (or NULL): the file mapping that memory is, which
@@ -10254,7 +10331,8 @@ infer_status infer_model_load(infer_model **out, const char *path, const infer_m
         *out = m;
         return INFER_OK;
     }
-    INFER__TRY(infer__map_file(&map, path, !(p && (p->vocab_only || p->no_hugepages)), err));
+    static const infer_model_params none;
+    INFER__TRY(infer__map_file(&map, path, p && (p->vocab_only || p->no_hugepages) ? NULL : p ? p : &none, err));
     return infer__model_open(out, map.addr, map.size, &map, p, err);
 }
 
@@ -10984,7 +11062,7 @@ infer_status infer_session_create(infer_session **out, infer_model *m, const inf
     if (p.n_threads > 4096) return infer__fail(err, INFER_ERR_ARG, "%d threads: at most 4096", (int)p.n_threads);
     if (p.n_ctx == 0) p.n_ctx = c->n_ctx_train < 4096 ? c->n_ctx_train : 4096;
     if (p.n_ubatch == 0) p.n_ubatch = 512;
-    if (p.n_threads == 0) p.n_threads = infer__n_cores();
+    if (p.n_threads == 0 || p.n_threads > infer__n_cores()) p.n_threads = infer__n_cores();   /* more only take turns */
     if (p.n_seq_max == 0) p.n_seq_max = 1;
     if (p.n_seq_max > 4096) return infer__fail(err, INFER_ERR_ARG, "%d sequences is more than a session holds (4096)", p.n_seq_max);
     if (p.precise) p.kv_type = INFER_TYPE_F32;
@@ -19738,7 +19816,7 @@ static infer_status infer__hf_read_json(infer__json_doc *doc, const char *dir, c
     infer_error jerr;
     memset(doc, 0, sizeof *doc);
     INFER__TRY(infer__hf_path(path, sizeof path, dir, name, err));
-    INFER__TRY(infer__map_file(&m, path, 0, err));
+    INFER__TRY(infer__map_file(&m, path, NULL, err));
     const infer_status st = infer__json_parse(doc, (const char *)m.addr, m.size, &jerr);
     infer__unmap(&m);
     if (st != INFER_OK) return infer__fail(err, st, "%.100s: %.400s", name, jerr.msg);
@@ -19987,7 +20065,8 @@ static infer_status infer__hf_open_shard(infer__hf *h, const char *file, infer_e
     infer_safetensors st;
     if (!infer__hf_plain_name(file)) return infer__fail(err, INFER_ERR_FORMAT, "model.safetensors.index.json: shard name '%.100s' is not a plain file name", file);
     INFER__TRY(infer__hf_path(path, sizeof path, h->dir, file, err));
-    INFER__TRY(infer__map_file(&m, path, 1, err));
+    static const infer_model_params none;
+    INFER__TRY(infer__map_file(&m, path, &none, err));
     arrput(h->own->maps, m);
     if (infer_safetensors_parse(&st, m.addr, m.size, err) != INFER_OK) {
         char msg[sizeof err->msg];
@@ -20900,7 +20979,7 @@ static infer_status infer__hf_chat_template(infer__hf *h, const infer__hf_tok *k
     char path[4096];
     infer__mapping m;
     INFER__TRY(infer__hf_path(path, sizeof path, dir, "chat_template.jinja", err));
-    INFER__TRY(infer__map_file(&m, path, 0, err));
+    INFER__TRY(infer__map_file(&m, path, NULL, err));
     char *copy = (char *)infer__hf_keep(h->own, m.size + 1);
     if (copy) memcpy(copy, m.addr, m.size);
     infer__unmap(&m);

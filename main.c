@@ -2,6 +2,7 @@
 #define INFER_IMPLEMENTATION
 #include "infer.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +12,9 @@
 #include <sys/stat.h>
 
 static const char *usage_text =
-    "usage: infer -m MODEL [options]\n"
-    "  MODEL: a GGUF file, or a Hugging Face folder (config.json, *.safetensors, tokenizer.json)\n"
+    "usage: infer [-m MODEL] [options]\n"
+    "  MODEL: a GGUF file, or a Hugging Face folder (config.json, *.safetensors, tokenizer.json);\n"
+    "         without -m, data/tales.gguf (a small model that writes children's stories)\n"
     "\n"
     "input (one of):\n"
     "  -p, --prompt TEXT       prompt text\n"
@@ -56,7 +58,7 @@ static const char *usage_text =
     "\n"
     "runtime:\n"
     "  -c, --ctx-size N        context length (default: min(training context, 4096))\n"
-    "  -t, --threads N         threads (default: all cores)\n"
+    "  -t, --threads N         threads (default and most: the cores this process may use)\n"
     "  --kv-type f32|f16       KV cache element type (default f16)\n"
     "  --ubatch N              process the prompt in chunks of N tokens (default 512)\n"
     "  --precise               exact maths: f32 activations and KV cache, no int8 dot products\n"
@@ -101,7 +103,9 @@ static const char *usage_text =
     "  --version               print the version and exit\n"
     "  -h, --help              this text\n";
 
+static void progress_clear(void);
 static void die(const char *fmt, const char *arg) {
+    progress_clear();
     fprintf(stderr, "infer: ");
     fprintf(stderr, fmt, arg);
     fputc('\n', stderr);
@@ -118,6 +122,59 @@ static void *xrealloc(void *p, size_t n, const char *what) {
     void *q = realloc(p, n ? n : 1);
     if (!q) { free(p); fprintf(stderr, "infer: out of memory for %s (%zu bytes)\n", what, n); exit(1); }
     return q;
+}
+
+/* The model a run without -m uses: data/tales.gguf, a small story-writing model this
+ * project trains itself (data/README.md, tools/train.c), looked for in the directory the
+ * program is in (where `make` builds it), then in the working directory. */
+#define DEFAULT_MODEL "tales.gguf"
+static const char *default_model(void) {
+    static char path[4096];
+    char exe[3900];
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char *slash = n > 0 ? (exe[n] = 0, strrchr(exe, '/')) : NULL;
+    if (slash) {
+        *slash = 0;
+        snprintf(path, sizeof path, "%s/data/" DEFAULT_MODEL, exe);
+        if (access(path, R_OK) == 0) return path;
+    }
+    return access("data/" DEFAULT_MODEL, R_OK) == 0 ? "data/" DEFAULT_MODEL : NULL;
+}
+
+/* A one-line progress indication for what takes a while (a large model's load, the
+ * benchmarks): on a terminal only, once the work has gone on for INFER_PROGRESS_AFTER
+ * seconds (default 0.5: a quick load shows nothing), redrawn at most ten times a second (at
+ * every step when 0), and cleared before anything else is printed. progress_start() marks
+ * where the work begins. */
+static struct { int tty; double t0, last, after; int shown; } progress = { -1, 0, 0, 0.5, 0 };
+static void progress_start(void) {
+    if (progress.tty < 0) {
+        progress.tty = isatty(2);
+        const char *a = getenv("INFER_PROGRESS_AFTER");
+        if (a && *a) progress.after = atof(a);
+    }
+    progress.t0 = infer_time_seconds();
+    progress.last = 0;
+}
+static void progress_show(const char *fmt, ...) {
+    if (progress.tty <= 0) return;
+    const double t = infer_time_seconds();
+    if (t - progress.t0 < progress.after || t - progress.last < (progress.after < 0.1 ? progress.after : 0.1)) return;
+    progress.last = t;
+    va_list ap;
+    va_start(ap, fmt);
+    fputc('\r', stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs("\033[K", stderr);
+    va_end(ap);
+    progress.shown = 1;
+}
+static void progress_clear(void) {
+    if (progress.shown) fputs("\r\033[K", stderr);
+    progress.shown = 0;
+}
+static void load_progress(void *user, const char *stage, double done) {
+    progress_show("loading %s: %s %.0f%%", (const char *)user, stage, 100 * done);
 }
 
 typedef struct {
@@ -278,7 +335,10 @@ static void parse_args(int argc, char **argv, options *o) {
 #ifndef INFER_SERVER
     if (o->server) die("%s", "this infer was built without the HTTP server: install libmicrohttpd (apt-get install libmicrohttpd-dev) and run make again");
 #endif
-    if (!o->model && !o->membw && !o->diff) die("%s", "no model given (use -m MODEL; see --help)");
+    if (!o->model && !o->membw && !o->diff) {
+        if (!(o->model = default_model())) die("%s", "no model given (use -m MODEL; see --help), and the default model, data/" DEFAULT_MODEL ", is neither beside the program nor in the working directory");
+        if (!o->server) fprintf(stderr, "infer: no -m given: the default model, %s\n", o->model);
+    }
     int inputs = !!o->prompt + !!o->file + !!o->prompt_ids;
     if (inputs > 1) die("%s", "give only one of -p, -f and --prompt-ids");
     if (o->server && (inputs || o->chat || o->bench || o->tokenize || o->info || o->ppl || o->logits_out || o->chat_render))
@@ -302,6 +362,10 @@ static void parse_args(int argc, char **argv, options *o) {
         die("%s", "--grammar, --grammar-file, --json-schema and --json constrain generated text: not with --bench, --ppl, --tokenize, --info, --logits-out, --chat-render, --diff or --membw");
     if (!o->seed_set) o->sp.seed = random_seed();
     if (!o->n_threads) o->n_threads = infer_default_threads();
+    else if (o->n_threads > infer_default_threads()) {   /* as the library does: more threads only take turns */
+        fprintf(stderr, "note: -t %d is more than the %d cores this process may use; running %d threads\n", o->n_threads, infer_default_threads(), infer_default_threads());
+        o->n_threads = infer_default_threads();
+    }
 }
 
 /* the whole of a file, NUL-terminated; "-" is standard input */
@@ -1029,11 +1093,15 @@ int main(int argc, char **argv) {
     mp.vocab_only = (o.tokenize || o.chat_render) && !o.info;
     mp.no_hugepages = o.no_hugepages || o.info;   /* --info reads no weights: no reason to fault them in */
     mp.no_repack = o.no_repack || o.info || o.gpu || o.precise;   /* the repacked copy serves fast CPU sessions only */
+    mp.progress = load_progress;
+    mp.progress_user = (void *)o.model;
+    progress_start();
     if (o.model && infer_model_load(&m, o.model, &mp, &err) != INFER_OK) {
         /* --info shows what it can: a vocab-only file, or a family we cannot run */
         mp.vocab_only = 1;
-        if (!o.info || infer_model_load(&m, o.model, &mp, &err) != INFER_OK) { model_error(o.model, err.msg); free(o.bias); return 1; }
+        if (!o.info || infer_model_load(&m, o.model, &mp, &err) != INFER_OK) { progress_clear(); model_error(o.model, err.msg); free(o.bias); return 1; }
     }
+    progress_clear();
     if (o.diff) { rc = run_diff(m, gpu); goto done; }
     if (o.info) { infer_gguf_describe(infer_model_gguf(m), print_line, NULL); rc = 0; goto done; }
     if (o.chat_render) { rc = run_chat_render(&o, m); goto done; }

@@ -273,7 +273,7 @@ static double max_abs_diff(const float *a, const float *b, size_t n) {
 static infer_model *load_model(const char *path, int vocab_only) {
     infer_model *m;
     infer_error err;
-    infer_model_params mp = { vocab_only, 0, 0 };
+    infer_model_params mp = { .vocab_only = vocab_only };
     if (infer_model_load(&m, path, &mp, &err) == INFER_OK) return m;
     CHECK_MSG(0, "%s: %s", path, err.msg);
     return NULL;
@@ -571,6 +571,57 @@ static void test_util_default_threads(void) {
 #endif
 }
 
+/* ---- >>util: the pool's parts go to whoever runs ----
+ * A worker that is not running (here: held in its after-job hook, as a worker descheduled
+ * by a busy machine would be) must not hold a job up: the caller takes its part. Job 1's
+ * two parts wait for each other, so both threads run one and the worker then sits in the
+ * hook; job 2 must then finish with both parts run on the caller's thread. (A pool that
+ * assigns part i to thread i would wait for the hook's 5 s and run part 1 on the worker.)
+ * Then many small jobs: every part runs exactly once. */
+typedef struct { atomic_int started, release, runs[64]; int by[2]; } pool_probe;
+static void pool_probe_meet(void *arg, int part, int n) {
+    pool_probe *pp = (pool_probe *)arg;
+    atomic_fetch_add(&pp->started, 1);
+    const double t0 = infer_time_seconds();
+    while (atomic_load(&pp->started) < n && infer_time_seconds() - t0 < 5) sched_yield();
+    (void)part;
+}
+static void pool_probe_who(void *arg, int part, int n) {
+    pool_probe *pp = (pool_probe *)arg;
+    if (part < 2) pp->by[part] = infer__pool_self;
+    (void)n;
+}
+static void pool_probe_count(void *arg, int part, int n) {
+    pool_probe *pp = (pool_probe *)arg;
+    if (part < 64) atomic_fetch_add(&pp->runs[part], 1);
+    (void)n;
+}
+static void pool_probe_hold(void *user, int ith) {
+    pool_probe *pp = (pool_probe *)user;
+    const double t0 = infer_time_seconds();
+    while (!atomic_load(&pp->release) && infer_time_seconds() - t0 < 5) usleep(1000);
+    (void)ith;
+}
+static void test_util_pool_parts(void) {
+    pool_probe *pp = (pool_probe *)calloc(1, sizeof *pp);
+    infer__pool *p = infer__pool_create(2);
+    CHECK(pp && p && p->n_threads == 2);
+    if (!pp || !p || p->n_threads != 2) { free(pp); infer__pool_free(p); return; }
+    p->after = pool_probe_hold; p->after_user = pp;
+    infer__pool_run(p, pool_probe_meet, pp);
+    CHECK_MSG(atomic_load(&pp->started) == 2, "job 1: %d parts ran", atomic_load(&pp->started));
+    pp->by[0] = pp->by[1] = -1;
+    infer__pool_run(p, pool_probe_who, pp);           /* the worker is in the hook */
+    CHECK_MSG(pp->by[0] == 0 && pp->by[1] == 0, "job 2's parts ran on threads %d and %d, not both on the caller's", pp->by[0], pp->by[1]);
+    atomic_store(&pp->release, 1);
+    p->after = NULL;
+    for (int i = 0; i < 2000; i++) infer__pool_run(p, pool_probe_count, pp);
+    CHECK_MSG(atomic_load(&pp->runs[0]) == 2000 && atomic_load(&pp->runs[1]) == 2000, "parts ran %d and %d times in 2000 jobs",
+              atomic_load(&pp->runs[0]), atomic_load(&pp->runs[1]));
+    infer__pool_free(p);
+    free(pp);
+}
+
 /* ---- >>util: fp16 / bf16 conversions ---- */
 static void test_util_fp16_bf16(void) {
     int bad = 0;
@@ -673,7 +724,8 @@ static void test_util_map_huge(void) {
     if (!ok) { unlink(path); SKIP("cannot write %zu bytes to /tmp", size); }
     infer__mapping m;
     infer_error err;
-    CHECK(infer__map_file(&m, path, 1, &err) == INFER_OK);
+    const infer_model_params mp = { 0 };
+    CHECK(infer__map_file(&m, path, &mp, &err) == INFER_OK);
     if (!m.addr) { unlink(path); return; }
     CHECK(m.size == size);
     const uint32_t *w = (const uint32_t *)m.addr;
@@ -2124,6 +2176,58 @@ static void test_tiles_x8(void) {
 }
 #endif
 
+/* infer_model_params.progress: each stage's calls come from the loading thread, in [0, 1],
+ * never going back, and end at 1. The file: the golden Q4_0 model with 40 MiB of padding
+ * after its tensors, so that it is large enough to be read in (>>util, huge pages) before
+ * its Q4_0 matrices are repacked. */
+typedef struct { pthread_t self; int calls[3], other_thread, bad; double last[3]; } load_watch;
+static void load_watch_fn(void *user, const char *stage, double done) {
+    load_watch *w = (load_watch *)user;
+    const int st = !strcmp(stage, "reading") ? 0 : !strcmp(stage, "repacking") ? 1 : !strcmp(stage, "reading again in 2 MiB pages") ? 2 : -1;
+    if (st < 0) { w->bad++; return; }
+    w->other_thread += !pthread_equal(pthread_self(), w->self);
+    w->bad += done < 0 || done > 1 || done < w->last[st];
+    w->last[st] = done;
+    w->calls[st]++;
+}
+static void test_model_load_progress(void) {
+    const char *src = SHARED "/golden/llama/model-Q4_0.gguf";
+    if (!file_exists(src)) SKIP("../shared/golden/llama not found");
+    size_t n;
+    char *bytes = (char *)slurp(src, &n);
+    FILE *f = bytes ? fopen(tmp_path("infer_progress.gguf"), "wb") : NULL;
+    CHECK(f != NULL);
+    if (!f) { free(bytes); return; }
+    char *zero = (char *)calloc(1, (size_t)1 << 20);
+    int ok = zero && fwrite(bytes, 1, n, f) == n;
+    for (int i = 0; ok && i < 40; i++) ok = fwrite(zero, 1, (size_t)1 << 20, f) == (size_t)1 << 20;
+    ok &= fclose(f) == 0;
+    free(zero); free(bytes);
+    CHECK(ok);
+    load_watch w;
+    memset(&w, 0, sizeof w);
+    w.self = pthread_self();
+    infer_model_params mp;
+    memset(&mp, 0, sizeof mp);
+    mp.progress = load_watch_fn;
+    mp.progress_user = &w;
+    infer_model *m;
+    infer_error err;
+    CHECK_MSG(infer_model_load(&m, tmp_path("infer_progress.gguf"), &mp, &err) == INFER_OK, "%s", err.msg);
+    if (m) infer_model_free(m);
+    CHECK_MSG(w.bad == 0 && w.other_thread == 0, "%d calls out of order or range, %d from another thread", w.bad, w.other_thread);
+#if defined(INFER__REPACK)
+    CHECK_MSG(w.calls[1] > 0 && w.last[1] == 1.0, "repacking: %d calls, the last at %g", w.calls[1], w.last[1]);
+#endif
+#if defined(INFER__HUGE_WEIGHTS)
+    if (w.calls[0] == 0) printf("    the file was not read in (too little memory available?)\n");
+    else CHECK_MSG(w.calls[0] >= 2 && w.last[0] == 1.0, "reading: %d calls, the last at %g", w.calls[0], w.last[0]);
+#endif
+    if (w.calls[2]) CHECK_MSG(w.last[2] == 1.0, "reading again: the last call at %g", w.last[2]);
+    printf("    %d reading, %d reading again and %d repacking calls\n", w.calls[0], w.calls[2], w.calls[1]);
+    remove(tmp_path("infer_progress.gguf"));
+}
+
 /* A model's Q4_K and Q6_K weights are read by the CPU from a repacked copy: the same logits,
  * bit for bit, as the file's layout, batched and token by token; --precise reads the file's */
 static void test_model_repack(void) {
@@ -2131,7 +2235,7 @@ static void test_model_repack(void) {
     if (!file_exists(path)) SKIP("../shared/golden/llama not found");
     infer_model *m1, *m2;
     infer_error err;
-    infer_model_params mp = { 0, 0, 1 };
+    infer_model_params mp = { .no_repack = 1 };
     if (infer_model_load(&m1, path, NULL, &err) != INFER_OK || infer_model_load(&m2, path, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
     CHECK(m2->repacked.layers == NULL);
 #if defined(INFER__REPACK)
@@ -5917,7 +6021,7 @@ done:
 static void hf_vectors(const char *dir, const char *expect_pre, const char *vectors) {
     infer_model *m;
     infer_error err;
-    infer_model_params mp = { 1, 0, 0 };
+    infer_model_params mp = { .vocab_only = 1 };
     if (infer_model_load(&m, dir, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", dir, err.msg); return; }
     const infer_gguf_kv *pre = infer_gguf_find(infer_model_gguf(m), "tokenizer.ggml.pre");
     const int is_str = pre && pre->type == INFER_GGUF_STRING;
@@ -5977,7 +6081,7 @@ static infer_model *hf_vocab_model(const char *json, const char *gguf_path, infe
     infer_model *m = NULL;
     if (infer_hf_vocab(g, json, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", json, err.msg); return NULL; }
     CHECK(infer_gguf_write(gguf_path, g->kv, g->n_kv, NULL, 0, 32, &err) == INFER_OK);
-    infer_model_params mp = { 1, 0, 0 };
+    infer_model_params mp = { .vocab_only = 1 };
     if (infer_model_load(&m, gguf_path, &mp, &err) != INFER_OK) CHECK_MSG(0, "%s: %s", gguf_path, err.msg);
     return m;
 }
@@ -6182,7 +6286,7 @@ static void test_tokenizer_vocab_vectors(void) {
         found++;
         infer_model *m;
         infer_error err;
-        infer_model_params mp = { 1, 0, 0 };
+        infer_model_params mp = { .vocab_only = 1 };
         if (infer_model_load(&m, path, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", names[i], err.msg); continue; }
         CHECK(infer_model_tokenizer(m) != NULL);
         if (infer_model_tokenizer(m)) check_vocab_vectors(names[i], infer_model_tokenizer(m));
@@ -6195,7 +6299,7 @@ static void test_tokenizer_vocab_vectors(void) {
 static void test_tokenizer_detok_stream(void) {
     infer_model *m;
     infer_error err;
-    infer_model_params mp = { 1, 0, 0 };
+    infer_model_params mp = { .vocab_only = 1 };
     if (infer_model_load(&m, SHARED "/vocab/ggml-vocab-llama-spm.gguf", &mp, &err) != INFER_OK) SKIP("../shared/vocab not found");
     const infer_tokenizer *t = infer_model_tokenizer(m);
     const char *text = "Hi \xf0\x9f\xa6\x99 there";   /* a 4-byte emoji with no token of its own */
@@ -6241,7 +6345,7 @@ static void test_tokenizer_special_rstrip(void) {
         if (!file_exists(path)) SKIP("%s not found", path);
         infer_model *m;
         infer_error err;
-        infer_model_params mp = { 1, 0, 0 };
+        infer_model_params mp = { .vocab_only = 1 };
         if (infer_model_load(&m, path, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", path, err.msg); continue; }
         int32_t ids[64];
         int n = infer_tokenize(infer_model_tokenizer(m), cases[i].text, strlen(cases[i].text), 0, cases[i].parse, ids, 64);
@@ -6449,7 +6553,7 @@ static void test_jinja_shared_templates(void) {
     for (size_t k = 0; k < sizeof models / sizeof models[0]; k++) {
         infer_model *m;
         infer_error err;
-        infer_model_params mp = { 1, 0, 0 };
+        infer_model_params mp = { .vocab_only = 1 };
         if (infer_model_load(&m, models[k].path, &mp, &err) != INFER_OK) { CHECK_MSG(0, "%s: %s", models[k].path, err.msg); continue; }
         CHECK(infer_model_chat_template(m, NULL, NULL) != NULL);
         for (size_t i = 0; i < models[k].n; i++) {
@@ -6777,6 +6881,29 @@ static void test_cli_tools_usage(void) {
     CHECK(run_cmd("./tools/convert synth qwen35 tiny $INFER_TMP/infer_tu.gguf --type Q4_K_M 2>&1", out, sizeof out) == 1 && strstr(out, "file type"));
 }
 
+/* tools/setup.sh --deps: nothing to do here (make test has run it); on a machine missing
+ * stb_ds.h where this user may not install (shims for cc, id and apt-get first on PATH), it
+ * names the package and the command, installs nothing and fails */
+static void test_cli_setup(void) {
+    if (!file_exists("./tools/setup.sh")) SKIP("tools/setup.sh not found");
+    char out[4096], cmd[2048];
+    CHECK_MSG(run_cmd("sh tools/setup.sh --deps 2>&1", out, sizeof out) == 0 && !strstr(out, "missing"), "[%s]", out);
+    const char *d = tmp_path("infer_setup_bin");
+    snprintf(cmd, sizeof cmd,
+             "rm -rf %s && mkdir -p %s && cd %s && "
+             "printf '#!/bin/sh\\ncase \"$*\" in *-E*) exit 1;; esac\\nexit 0\\n' > cc && "
+             "printf '#!/bin/sh\\necho 1000\\n' > id && "
+             "printf '#!/bin/sh\\ntouch %s/apt-get-ran\\n' > apt-get && "
+             "printf '#!/bin/sh\\nexit 1\\n' > sudo && chmod +x cc id apt-get sudo", d, d, d, d);
+    CHECK(run_cmd(cmd, out, sizeof out) == 0);
+    snprintf(cmd, sizeof cmd, "PATH=%s:$PATH sh tools/setup.sh --deps 2>&1", d);
+    CHECK_MSG(run_cmd(cmd, out, sizeof out) == 1 && strstr(out, "missing: libstb-dev") && strstr(out, "apt-get install -y libstb-dev"), "[%s]", out);
+    snprintf(cmd, sizeof cmd, "%s/apt-get-ran", d);
+    CHECK(!file_exists(cmd));
+    snprintf(cmd, sizeof cmd, "rm -rf %s", d);
+    run_cmd(cmd, out, sizeof out);
+}
+
 static void test_cli_habits(void) {
     if (!file_exists("./infer")) SKIP("./infer not built");
     char out[8192], out2[8192];
@@ -6814,6 +6941,15 @@ static void test_cli_habits(void) {
     /* --bench reports the threads it ran with */
     CHECK(run_cmd("./infer -m " M " --bench --bench-pp 4 --bench-tg 2 --bench-reps 1 -t 1 2>/dev/null", out, sizeof out) == 0 && strstr(out, "threads=1 launches="));
     CHECK(run_cmd("./infer -m " M " --bench --bench-pp 4 --bench-tg 2 --bench-reps 1 2>/dev/null", out, sizeof out) == 0 && num_after(out, "threads=") > 0);
+    /* a progress line on a terminal only (script(1) gives the run one) */
+    CHECK(run_cmd("INFER_PROGRESS_AFTER=0 ./infer -m " M " --bench --bench-pp 4 --bench-tg 8 --bench-reps 2 2>&1", out, sizeof out) == 0 && !strchr(out, '\r'));
+    if (run_cmd("command -v script", out2, sizeof out2) == 0) {
+        CHECK(run_cmd("INFER_PROGRESS_AFTER=0 script -qec './infer -m " M " --bench --bench-pp 4 --bench-tg 8 --bench-reps 2' /dev/null 2>&1", out, sizeof out) == 0);
+        CHECK_MSG(strstr(out, "\rbench rep 2 of 2: tg8, token 8\033[K") && strstr(out, "\r\033[Krep 0: pp"), "[%s]", out);
+    }
+    /* more threads than cores run as many as there are cores, and say so */
+    snprintf(cmd, sizeof cmd, "./infer -m " M " --bench --bench-pp 4 --bench-tg 2 --bench-reps 1 -t %d 2>&1", 4 * infer_default_threads());
+    CHECK(run_cmd(cmd, out, sizeof out) == 0 && num_after(out, "threads=") == infer_default_threads() && strstr(out, "cores this process may use"));
     /* each test from an empty context, as the reference's: a 16-token context holds a 16-token
      * prompt and 16 generated tokens; --bench-depth puts tokens before both, so one more does
      * not fit */
@@ -8517,7 +8653,7 @@ static void test_convert_hf_folder(void) {
     if (file_exists(SHARED "/tokenizers/qwen3/tokenizer.json")) {
         CHECK(run_cmd("./tools/convert vocab " SHARED "/tokenizers/qwen3/tokenizer.json $INFER_TMP/infer_hfcv.gguf 2>&1", out, sizeof out) == 0 && strstr(out, "151669 tokens"));
         infer_model *m;
-        infer_model_params mp = { 1, 0, 0 };
+        infer_model_params mp = { .vocab_only = 1 };
         const infer_status rc = infer_model_load(&m, tmp_path("infer_hfcv.gguf"), &mp, &err);
         CHECK(rc == INFER_OK && infer_model_tokenizer(m));
         if (rc == INFER_OK) infer_model_free(m);
@@ -9586,6 +9722,7 @@ static const test_case tests[] = {
     { "toc_matches_anchors", test_toc_matches_anchors },
     { "header_order", test_header_order },
     { "util_default_threads", test_util_default_threads },
+    { "util_pool_parts", test_util_pool_parts },
     { "util_fp16_bf16", test_util_fp16_bf16 },
     { "util_deal", test_util_deal },
     { "util_map_huge", test_util_map_huge },
@@ -9602,6 +9739,7 @@ static const test_case tests[] = {
     { "tiles_x8", test_tiles_x8 },
     { "act_groups_fast", test_act_groups_fast },
 #endif
+    { "model_load_progress", test_model_load_progress },
     { "model_repack", test_model_repack },
     { "robust_act_quant_nonfinite", test_robust_act_quant_nonfinite },
     { "gguf_parse_valid", test_gguf_parse_valid },
@@ -9695,6 +9833,7 @@ static const test_case tests[] = {
     { "jinja_data_chat", test_jinja_data_chat },
     { "robust_nonfinite_model", test_robust_nonfinite_model },
     { "cli_contracts", test_cli_contracts },
+    { "cli_setup", test_cli_setup },
     { "cli_habits", test_cli_habits },
     { "cli_conflicts", test_cli_conflicts },
     { "cli_tools_usage", test_cli_tools_usage },

@@ -119,6 +119,7 @@ static void bw_print_paced(const char *pages, const double *gbs, int at) {
 static void measure_bw(int threads) {
     if (threads > 256) threads = 256;
     const size_t bytes = (size_t)1 << 30, align = (size_t)2 << 20, n = bytes / sizeof(bw_vec);
+    progress_start();
     double gbs[2][9] = { { 0 }, { 0 } };   /* [huge pages][none, prefetch, line by line, paced 3 / 4.5 / 6.5 KiB at 10 and at 8 cycles] */
     int paced_at[2] = { 3, 3 };            /* the paced variant that read fastest */
     int huge_ok = 0;
@@ -133,9 +134,13 @@ static void measure_bw(int threads) {
         memset(buf, 1, bytes);
         if (huge) huge_ok = anon_huge_kb() - before >= (long)(bytes / 2048);   /* at least half of it */
         if (!huge || huge_ok)
-            for (int pf = 0; pf < BW_VARIANTS; pf++) gbs[huge][pf] = bw_run(buf, n, threads, pf);
+            for (int pf = 0; pf < BW_VARIANTS; pf++) {
+                progress_show("--membw: %s pages, loop %d of %d", huge ? "2 MiB" : "4 KiB", pf + 1, BW_VARIANTS);
+                gbs[huge][pf] = bw_run(buf, n, threads, pf);
+            }
         munmap(raw, bytes + align);
     }
+    progress_clear();
     double best = 0;
     for (int h = 0; h < 2; h++) for (int p = 0; p < BW_VARIANTS; p++) if (gbs[h][p] > best) best = gbs[h][p];
     printf("membw_gbs=%.2f threads=%d pages_4k=%.2f pages_4k_prefetch=%.2f pages_4k_linewise=%.2f", best, threads, gbs[0][0], gbs[0][1], gbs[0][2]);
@@ -181,8 +186,10 @@ static int run_bench(const options *o, infer_model *m, infer_session *s) {
     int launches = 0, graph = 0;
     infer_error err;
     infer_sampler *greedy = greedy_sampler(c->n_vocab);
+    progress_start();
     for (int rep = 0; rep < o->bench_reps; rep++) {
         infer_session_reset(s);
+        progress_show("bench rep %d of %d: pp%d", rep + 1, o->bench_reps, pp);
         if (depth && infer_eval(s, ids, depth, logits, 0, &err) != INFER_OK) die("%s", err.msg);
         double t0 = infer_time_seconds();
         if (infer_eval(s, ids + depth, pp, logits, 0, &err) != INFER_OK) die("%s", err.msg);
@@ -193,11 +200,13 @@ static int run_bench(const options *o, infer_model *m, infer_session *s) {
         for (int g = 0; g < tg; g++) {
             int32_t t = g == 0 && depth == 0 ? ids[0] : infer_sampler_sample(greedy, logits);
             if (infer_eval(s, &t, 1, logits, 0, &err) != INFER_OK) die("%s", err.msg);
+            progress_show("bench rep %d of %d: tg%d, token %d", rep + 1, o->bench_reps, tg, g + 1);
         }
         const double t_tg = infer_time_seconds() - t0;
         if (tg) infer_session_step_info(s, &launches, &graph);     /* of the last token's step */
         if (pp / t_pp > best_pp) best_pp = pp / t_pp;
         if (tg && tg / t_tg > best_tg) best_tg = tg / t_tg;
+        progress_clear();
         fprintf(stderr, "rep %d: pp %.2f tok/s, tg %.2f tok/s\n", rep, pp / t_pp, tg ? tg / t_tg : 0.0);
     }
     /* weight bytes a decoded token reads: every tensor of the n_layer blocks run, the routed
@@ -246,7 +255,9 @@ static int run_bench_batch(const options *o, infer_model *m, const infer_session
         for (int i = 0; i < B * pp; i++) ids[i] = (int32_t)(((int64_t)i * 7919 + 13) % V);
         double best_pp = 0, best_tg = 0;
         infer_sampler *greedy = greedy_sampler(V);
+        progress_start();
         for (int rep = 0; rep < o->bench_reps; rep++) {
+            progress_show("bench batch %d, rep %d of %d: pp%d", B, rep + 1, o->bench_reps, pp);
             infer_session_reset(s);
             for (int b = 0; b < B; b++) {
                 if (rep == 0 && b > 0 && infer_seq_add(s, &seq[b], &err) != INFER_OK) die("%s", err.msg);
@@ -263,10 +274,12 @@ static int run_bench_batch(const options *o, infer_model *m, const infer_session
                     items[b] = (infer_batch_item){ seq[b], &next[b], 1, logits + (size_t)b * V, 0 };
                 }
                 if (infer_eval_batch(s, items, B, &err) != INFER_OK) die("%s", err.msg);
+                progress_show("bench batch %d, rep %d of %d: tg%d, step %d", B, rep + 1, o->bench_reps, tg, g + 1);
             }
             const double t_tg = infer_time_seconds() - t0;
             if (B * pp / t_pp > best_pp) best_pp = B * pp / t_pp;
             if (tg && B * tg / t_tg > best_tg) best_tg = B * tg / t_tg;
+            progress_clear();
             fprintf(stderr, "batch %d rep %d: pp %.2f tok/s, tg %.2f tok/s\n", B, rep, B * pp / t_pp, tg ? B * tg / t_tg : 0.0);
         }
         printf("bench pp=%d tg=%d pp_tok_s=%.2f tg_tok_s=%.2f rss_mb=%.0f batch=%d\n", pp, tg, best_pp, best_tg, peak_rss_mb(), B);

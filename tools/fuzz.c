@@ -294,7 +294,7 @@ static void fuzz_tokenizer(const uint8_t *d, size_t n) {
     infer_error err;
     if (fuzz_write(fuzz_path("tokenizer.json"), d, n) && infer_hf_vocab(&g, fuzz_path("tokenizer.json"), &err) == INFER_OK) {
         if (infer_gguf_write(fuzz_path("vocab.gguf"), g.kv, g.n_kv, NULL, 0, 32, &err) == INFER_OK) {
-            infer_model_params mp = { 1, 0, 0 };
+            infer_model_params mp = { .vocab_only = 1 };
             infer_model *m;
             if (infer_model_load(&m, fuzz_path("vocab.gguf"), &mp, &err) == INFER_OK) {
                 fuzz_say("vocabulary GGUF loaded", NULL);
@@ -806,7 +806,7 @@ static void fuzz_hf_seed(fuzz_buf *archive, fuzz_buf *st) {
 static infer_model *fuzz_vocab_models[4];
 static void fuzz_text_init(void) {
     if (fuzz_vocab_models[0]) return;
-    infer_model_params mp = { 1, 0, 0 };
+    infer_model_params mp = { .vocab_only = 1 };
     infer_error err;
     for (int k = 0; k < 4; k++) {
         infer_gguf g;
