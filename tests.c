@@ -8525,6 +8525,14 @@ static void test_convert_synth_ftype(void) {
         infer_gguf_free(&g);
         free(buf);
     }
+    /* -t: the same bytes from one thread as from three, synth and quantize alike */
+    CHECK(run_cmd("./tools/convert synth llama tiny $INFER_TMP/infer_sf_a.gguf --type Q4_K_M -t 1 2>&1 && "
+                  "./tools/convert -t 3 synth llama tiny $INFER_TMP/infer_sf_b.gguf --type Q4_K_M 2>&1 && "
+                  "cmp $INFER_TMP/infer_sf_a.gguf $INFER_TMP/infer_sf_b.gguf 2>&1 && "
+                  "./tools/convert quantize $INFER_TMP/infer_sf_f32.gguf $INFER_TMP/infer_sf_a.gguf --type Q5_K_M -t 1 2>&1 && "
+                  "./tools/convert quantize $INFER_TMP/infer_sf_f32.gguf $INFER_TMP/infer_sf_b.gguf --type Q5_K_M -t 3 2>&1 && "
+                  "cmp $INFER_TMP/infer_sf_a.gguf $INFER_TMP/infer_sf_b.gguf 2>&1", out, sizeof out) == 0);
+    CHECK(run_cmd("./tools/convert quantize $INFER_TMP/infer_sf_f32.gguf $INFER_TMP/infer_sf_a.gguf --type Q4_0 -t 0 2>&1", out, sizeof out) == 1 && strstr(out, "-t 0"));
     remove(tmp_path("infer_sf_a.gguf")); remove(tmp_path("infer_sf_b.gguf")); remove(tmp_path("infer_sf_f32.gguf"));
 }
 

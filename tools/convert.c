@@ -23,6 +23,9 @@
  *                                            and GGUF layout (for benchmarks), with a tokenizer
  *                                            of its family (generated, or --vocab's); presets below
  *
+ * -t N (any command): threads for quantizing (default: the cores this process may use);
+ * which thread quantizes a row never changes its bytes.
+ *
  * TYPE is a ggml type name, in any case: f32 f16 bf16 q4_0 q4_1 q5_0 q5_1 q8_0 q2_K q3_K q4_K
  * q5_K q6_K iq1_s iq1_m iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s iq4_nl iq4_xs tq1_0 tq2_0 mxfp4 nvfp4
  * q1_0 q2_0 i2_s.
@@ -37,6 +40,8 @@
 #include <errno.h>
 
 static void die(const char *fmt, ...) {
+    static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;   /* quantizing threads: one message, one exit */
+    pthread_mutex_lock(&once);
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "convert: ");
@@ -56,6 +61,42 @@ static void *xcalloc(size_t n, size_t size, const char *what) {
     void *p = calloc(n ? n : 1, size ? size : 1);
     if (!p) die("out of memory for %s (%zu x %zu bytes)", what, n, size);
     return p;
+}
+
+/* ---- quantizing rows on every core ----
+ * The rows of a matrix are independent, so they are quantized by -t threads at once, each
+ * taking 16 rows at a time from a counter. With `from` set, a row is first decoded from that
+ * tensor and checked (quantize, and a Hugging Face folder with --type); otherwise x holds the
+ * rows as floats (synth). */
+static int n_threads;             /* -t N; 0 until main sets it */
+static void check_row(const infer_tensor *t, int64_t r, const float *x, int64_t K);
+typedef struct {
+    infer_type to; int64_t K, rows; size_t row_bytes;
+    const float *x; const infer_tensor *from;
+    uint8_t *q;
+    atomic_llong next;
+} quant_job;
+static void *quant_rows_part(void *arg) {
+    quant_job *j = (quant_job *)arg;
+    float *row = j->from ? xmalloc((size_t)j->K * sizeof(float), "a row") : NULL;
+    for (int64_t r0; (r0 = atomic_fetch_add(&j->next, 16)) < j->rows;)
+        for (int64_t r = r0; r < r0 + 16 && r < j->rows; r++) {
+            const float *x = j->x + (size_t)r * (size_t)j->K;
+            if (j->from) { infer__dequant_row(j->from, r, row); check_row(j->from, r, row, j->K); x = row; }
+            infer__traits[j->to].quant(x, j->q + (size_t)r * j->row_bytes, j->K);
+        }
+    free(row);
+    return NULL;
+}
+static void quant_rows(infer_type to, int64_t K, int64_t rows, const float *x, const infer_tensor *from, uint8_t *q) {
+    quant_job j = { to, K, rows, infer_type_row_size(to, K), x, from, q, 0 };
+    int n = n_threads < 1 ? 1 : n_threads;
+    if (n > (rows + 15) / 16) n = (int)((rows + 15) / 16);
+    pthread_t th[256];
+    int started = 0;
+    while (started < n - 1 && started < 256 && pthread_create(&th[started], NULL, quant_rows_part, &j) == 0) started++;
+    quant_rows_part(&j);
+    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
 }
 
 /* every synth preset, for usage and the unknown-preset message */
@@ -81,6 +122,7 @@ static void usage(FILE *f, int code) {
           "  convert synth ARCH PRESET OUT.gguf [--type FTYPE [--pure]] [--vocab TOKENIZER.json]\n"
           "                                          (llama and bitnet presets: an FTYPE's per-tensor\n"
           "                                          choices as quantize makes them; the others: one type)\n"
+          "  -t N (with any command): threads for quantizing (default: every core)\n"
           "\n"
           "TYPE: a ggml type name, any case (q4_0, Q8_0, q4_k, tq2_0, i2_s, ...).\n"
           "FTYPE: a file type as llama-quantize names them -- Q4_K_M, Q4_K_S, Q5_K_M, Q5_K_S, Q6_K, Q3_K_M,\n"
@@ -599,11 +641,8 @@ static void *requant(const infer_tensor *t, infer_type to, infer_tensor *out) {
         out->scale = infer__i2_s_scale(q, K * rows);
         free(all);
     } else {
-        for (int64_t r = 0; r < rows; r++) {
-            infer__dequant_row(t, r, row);
-            check_row(t, r, row, K);
-            tt->quant(row, q + (size_t)r * infer_type_row_size(to, K), K);
-        }
+        (void)tt;
+        quant_rows(to, K, rows, NULL, t, q);
     }
     free(row);
     return q;
@@ -696,13 +735,19 @@ static void synth_tensor3(tensor_list *L, const char *name, infer_type type, int
     const int i2_s = type == INFER_TYPE_I2_S;   /* one scale for the whole tensor: quantized at once */
     t->nbytes = i2_s ? (size_t)(ne0 * rows) / 4 + 32 : row_bytes * (size_t)rows;
     uint8_t *data = xcalloc(1, t->nbytes, name);
-    float *row = xmalloc((size_t)ne0 * (size_t)(i2_s ? rows : 1) * sizeof(float), name);
+    /* the rows drawn in order (the same numbers whatever -t is), a chunk of up to 4M values
+     * at a time, each chunk quantized on every core; I2_S's one scale needs all rows at once */
+    const int64_t chunk = i2_s ? rows : (((int64_t)4 << 20) / ne0 > 0 ? ((int64_t)4 << 20) / ne0 : 1);
+    float *row = xmalloc((size_t)ne0 * (size_t)(chunk < rows ? chunk : rows) * sizeof(float), name);
     const float s3 = sigma * sqrtf(1.5f);
-    for (int64_t r = 0; r < rows; r++) {
-        float *x = row + (i2_s ? r * ne0 : 0);
-        for (int64_t i = 0; i < ne0; i++)
-            x[i] = sigma == 0 ? 1.0f : is_ternary(type) ? s3 * (float)((int)(infer__rng_next(rng) % 3) - 1) : sigma * gauss(rng);
-        if (!i2_s) infer__traits[type].quant(x, data + (size_t)r * row_bytes, ne0);
+    for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
+        const int64_t n = rows - r0 < chunk ? rows - r0 : chunk;
+        for (int64_t r = 0; r < n; r++) {
+            float *x = row + r * ne0;
+            for (int64_t i = 0; i < ne0; i++)
+                x[i] = sigma == 0 ? 1.0f : is_ternary(type) ? s3 * (float)((int)(infer__rng_next(rng) % 3) - 1) : sigma * gauss(rng);
+        }
+        if (!i2_s) quant_rows(type, ne0, n, row, NULL, data + (size_t)r0 * row_bytes);
     }
     if (i2_s) {
         infer__quant_i2_s(row, data, ne0 * rows);
@@ -1504,6 +1549,17 @@ static int cmd_vocab(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+    for (int i = 1; i + 1 < argc; i++) {          /* -t N, wherever it is */
+        if (strcmp(argv[i], "-t")) continue;
+        char *end;
+        const long v = strtol(argv[i + 1], &end, 10);
+        if (*end || v < 1 || v > 256) die("-t %s: give a thread count from 1 to 256", argv[i + 1]);
+        n_threads = (int)v;
+        memmove(argv + i, argv + i + 2, sizeof(char *) * (size_t)(argc - i - 2));
+        argc -= 2;
+        break;
+    }
+    if (n_threads == 0) n_threads = infer_default_threads();
     if (argc < 2) usage(stderr, 1);
     if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) usage(stdout, 0);
     if (!strcmp(argv[1], "dequant")) return cmd_dequant(argc, argv);
