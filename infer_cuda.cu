@@ -17,23 +17,31 @@
  *
  * PRECISION
  *   precise: f32 arithmetic everywhere on weights dequantized in registers, F32 KV cache.
- *   fast (the default): the same, except that prompt-sized matmuls (more than 8 rows) run
- *   on tensor cores as split TF32 products ("3xTF32", about f32 accuracy, see
- *   tile_matmul_tc) and the KV cache is F16 unless asked otherwise. The CPU's fast path
- *   quantizes activations to int8 blocks; this is closer to the reference than that.
+ *   fast (the default): the same, except that decode-sized matmuls (up to 8 rows) of
+ *   quantized weights quantize their activations to int8 blocks exactly as the CPU's fast
+ *   path does and multiply in integers (k_quant_x, k_mvq: the CPU fast path's result up to
+ *   the order of f32 sums), prompt-sized matmuls (more than 8 rows) run on tensor cores as
+ *   split TF32 products ("3xTF32", about f32 accuracy, see tile_matmul_tc; closer to the
+ *   reference than the CPU's int8 activations), and the KV cache is F16 unless asked
+ *   otherwise.
  *
  * KERNELS (one CUDA thread block per row, warp per output, ... as each comment says)
  *   memory      cudaMalloc / cudaMemcpyAsync on the context's stream
  *   steps       a forward step's launches recorded between step_begin and step_end and
  *               replayed as one CUDA graph when the same step comes again (decode)
- *   matmul      rows <= 8: k_matvec, one warp per output column, each lane decoding 32
- *               weights at a time ("chunks") in registers and dotting them with up to 8
- *               activation rows staged in shared memory; matmul_n does a layer's q, k, v
- *               (or gate and up) in one launch, matmul_glu gate and up with the GLU,
- *               matmul_add the residual add in the stores; rows > 8: k_matmul_tiled,
+ *   matmul      rows <= 8, precise: k_matvec, one warp per output column, each lane
+ *               decoding 32 weights at a time ("chunks") in registers and dotting them
+ *               with up to 8 activation rows staged in shared memory; fast: k_quant_x
+ *               quantizes the rows to int8 once (the CPU's Q8_0 or Q8_K codes), then
+ *               k_mvq, a block of up to 128 threads per 2 output columns, each thread
+ *               taking 16-weight slices of the rows through __dp4a (the float types: 8
+ *               weights in one 16-byte load, f32 FMAs); in both, matmul_n does a layer's
+ *               q, k, v (or gate and up) in one launch, matmul_glu gate and up with the
+ *               GLU, matmul_add the residual add in the stores; rows > 8: k_matmul_tiled,
  *               64x64 output tiles, weights dequantized into shared memory 32 columns at a
  *               time, then f32 FMAs (precise) or TF32 tensor-core MMAs (fast)
- *   matmul_id   decode: a warp per (token, expert slot, column); a prompt: the rows
+ *   matmul_id   decode: a warp per (token, expert slot, column), in the fast mode
+ *               k_mvq_id (k_mvq's blocks per (token, slot)); a prompt: the rows
  *               grouped by expert on the device, then k_matmul_tiled's tiles per expert
  *   attention   online softmax, one block per (query row, head, split); long contexts with
  *               few query rows are split over positions ("flash-decoding") and the partial
@@ -70,14 +78,20 @@
  *                           golden llama logits of every weight type (exact and fast),
  *                           decode steps as graphs within a launch budget; SKIP lines
  *                           without a device. ./infer-cuda --diff -m MODEL likewise.
+ *   ./tests-cuda gpu_matvec_fast, gpu_act_quant
+ *                           the fast decode matvec of every type it covers against the
+ *                           CPU's fast path and the exact reference, its activation
+ *                           quantizer byte for byte against the CPU's
  *   ./tests-cuda cuda_      the weight decoders below, run on the host, bit for bit against
  *                           the CPU's dequantizers (no device needed)
  *   make cuda-emu           the same GPU tests with this file's kernels run on the CPU by
  *                           tools/cuda_emu.h: their logic, checked without a GPU
  *
  * WHAT IS NOT HERE
- *   Every weight is decoded to f32 and multiplied in f32: there is no int8 (dp4a) or
- *   half2 matvec, and tensor cores serve only the prompt tiles, as TF32. The delta rule
+ *   The precise mode decodes every weight to f32 and multiplies in f32. The fast matvec
+ *   has no slices for Q1_0, Q2_0, TQ1_0 and I2_S (k_matvec serves them in both modes),
+ *   and its activations are quantized by a launch of their own, not by the norm that
+ *   writes them. Tensor cores serve only the prompt tiles, as TF32. The delta rule
  *   runs token by token (no chunked matrix form). The indexer scores with scalar dots,
  *   which is what keeps the CPU's exact ties. RMSNorm is a launch of its own, not part of
  *   the matvec that reads its output.
@@ -967,7 +981,8 @@ static int infer_cuda_supports_type(infer_type t) { return infer_cuda_with_type(
  *   out[r, n] = scale * sum_k W[n, k] x[r, k]    W: [N, K] (row_bytes apart), x: [rows, K]
  * Two shapes of work, two kernels. A decode step has 1..8 rows: each weight is used once
  * per row, so the kernel is built around reading the weights (k_matvec: a warp per output
- * column, the activations shared through shared memory). A prompt has many rows: each
+ * column, the activations shared through shared memory; in the fast mode k_mvq, integer
+ * dot products against int8 activations, below k_matvec). A prompt has many rows: each
  * weight is used many times, so the kernel tiles the output and reuses every decoded
  * weight over 64 rows from shared memory (k_matmul_tiled). matmul_id is the same two
  * kernels over the experts' weights, embed a row lookup through the same decoders.
@@ -1076,8 +1091,9 @@ INFER_CUDA_UNROLL
  * few integer operations, a conversion and an FMA, and the decode step was bound by that
  * work rather than by the bytes. The fast mode (the context's precise flag off) instead
  * does what the CPU's fast path does (>>quant, "Why quantized activations"): the
- * activation rows are quantized once to int8 with a scale per block of 32, and a weight
- * block times an activation block is d_w d_x sum(q_w q_x), the inner sum in integers, four
+ * activation rows are quantized once to int8 with a scale per block (of 32 values, or 256
+ * for the k-quants), and a weight block times an activation block is d_w d_x sum(q_w q_x),
+ * the inner sum in integers, four
  * byte products and their sum in one __dp4a. The codes are the CPU's codes bit for bit
  * (k_quant_x), so this path's result is the CPU fast path's up to the order of the float
  * sums. The float weight types (F32, F16, BF16) keep f32 activations and f32 sums and get
@@ -1096,17 +1112,21 @@ INFER_CUDA_UNROLL
  * the row is a quarter of the f32 bytes, read by all blocks from L2, and one quantization
  * serves matmul_n's q, k and v and matmul_glu's gate and up.
  *
- * THE MATVEC (k_mvq): a block of 128 threads computes MVQ_COLS output columns for up to 8
- * activation rows. A weight row is cut into slices of 16 weights (8 for the float types):
- * half a 32-block, a sixteenth of a 256-super-block, so several lanes share a block and
- * a warp's loads of one slice each cover consecutive bytes. Thread t takes slices t,
- * t + 128, ...: for each slice it decodes the weight words of each of its columns once,
- * then dots them with each row's activation words (integer sums, then one float multiply
- * by the scales per slice). At the end the 128 partial sums of each (column, row) are
- * added by a transposing warp reduction (V values in V - 1 + 5 - log2 V shuffles instead
- * of 5 V) and one shared-memory step over the 4 warps, in an order fixed by the block's
- * shape. Mv<T> holds each type's slice: which activation bytes it pairs with (the
- * element offsets elo, ehi of two runs of 8), its weight words, and the dot.
+ * THE MATVEC (k_mvq): a block of 128 threads (fewer, in whole warps, when a row has fewer
+ * slices) computes MVQ_COLS output columns for up to 8 activation rows. A weight row is
+ * cut into slices of 16 weights (8 for the float types): half a 32-block, a sixteenth of a
+ * 256-super-block, so several lanes share a block and a warp's loads of one slice each
+ * cover consecutive bytes. Thread t takes slices t, t + 128, ... (t + the block's
+ * threads): for each slice it
+ * decodes the weight words of each of its columns once, then dots them with each row's
+ * activation words (integer sums, then one float multiply by the scales per slice). Many
+ * threads per column keep many loads in flight even where N is small (a k or v
+ * projection), and a decode's K = 2048 is one slice a thread. At the end the partial sums
+ * of each (column, row) are added by a transposing warp reduction (V values in V - 1 +
+ * 5 - log2 V shuffles instead of 5 V) and one shared-memory step over the warps, in an
+ * order fixed by the block's shape. Mv<T> holds each type's slice: which activation bytes
+ * it pairs with (the element offsets elo, ehi of two runs of 8), its weight words, and the
+ * dot.
  * ---------------------------------------------------------------------------------------- */
 #define INFER_CUDA_MVQ_THREADS 128
 #define INFER_CUDA_MVQ_COLS 2          /* output columns per block (each thread's slices of both) */
