@@ -8725,9 +8725,10 @@ static void test_gpu_diff_models(void) {
 
 /* The GPU quantizes a matvec's activations as the CPU's fast path does, byte for byte: Q8_0
  * blocks (for the 32-block weight types) and Q8_K blocks (the k-quants), each 32-block's
- * scale and code sum. Row 0 has ties of the two roundings (2.5 with scale 1: roundf gives 3
- * for Q8_0, rint 2 for Q8_K), row 1 a zero super-block, one with a NaN and one with an
- * Inf, row 2 its largest magnitude twice with opposite signs (the first sets Q8_K's sign). */
+ * scale and code sum. Row 0 has halves where the two rules round differently (2.5: Q8_0's
+ * roundf at scale 1 makes 3, Q8_K's rint at scale -1 makes -2), row 1 a zero super-block,
+ * one with a NaN and one with an Inf, row 2 its largest magnitude twice with opposite signs
+ * (the first sets Q8_K's sign). */
 static void test_gpu_act_quant(void) {
 #ifndef INFER_CUDA
     SKIP("not a CUDA build (make cuda or make cuda-emu)");
