@@ -17,23 +17,31 @@
  *
  * PRECISION
  *   precise: f32 arithmetic everywhere on weights dequantized in registers, F32 KV cache.
- *   fast (the default): the same, except that prompt-sized matmuls (more than 8 rows) run
- *   on tensor cores as split TF32 products ("3xTF32", about f32 accuracy, see
- *   tile_matmul_tc) and the KV cache is F16 unless asked otherwise. The CPU's fast path
- *   quantizes activations to int8 blocks; this is closer to the reference than that.
+ *   fast (the default): the same, except that decode-sized matmuls (up to 8 rows) of
+ *   quantized weights quantize their activations to int8 blocks exactly as the CPU's fast
+ *   path does and multiply in integers (k_quant_x, k_mvq: the CPU fast path's result up to
+ *   the order of f32 sums), prompt-sized matmuls (more than 8 rows) run on tensor cores as
+ *   split TF32 products ("3xTF32", about f32 accuracy, see tile_matmul_tc; closer to the
+ *   reference than the CPU's int8 activations), and the KV cache is F16 unless asked
+ *   otherwise.
  *
  * KERNELS (one CUDA thread block per row, warp per output, ... as each comment says)
  *   memory      cudaMalloc / cudaMemcpyAsync on the context's stream
  *   steps       a forward step's launches recorded between step_begin and step_end and
  *               replayed as one CUDA graph when the same step comes again (decode)
- *   matmul      rows <= 8: k_matvec, one warp per output column, each lane decoding 32
- *               weights at a time ("chunks") in registers and dotting them with up to 8
- *               activation rows staged in shared memory; matmul_n does a layer's q, k, v
- *               (or gate and up) in one launch, matmul_glu gate and up with the GLU,
- *               matmul_add the residual add in the stores; rows > 8: k_matmul_tiled,
+ *   matmul      rows <= 8, precise: k_matvec, one warp per output column, each lane
+ *               decoding 32 weights at a time ("chunks") in registers and dotting them
+ *               with up to 8 activation rows staged in shared memory; fast: k_quant_x
+ *               quantizes the rows to int8 once (the CPU's Q8_0 or Q8_K codes), then
+ *               k_mvq, a block of up to 128 threads per 2 output columns, each thread
+ *               taking 16-weight slices of the rows through __dp4a (the float types: 8
+ *               weights in one 16-byte load, f32 FMAs); in both, matmul_n does a layer's
+ *               q, k, v (or gate and up) in one launch, matmul_glu gate and up with the
+ *               GLU, matmul_add the residual add in the stores; rows > 8: k_matmul_tiled,
  *               64x64 output tiles, weights dequantized into shared memory 32 columns at a
  *               time, then f32 FMAs (precise) or TF32 tensor-core MMAs (fast)
- *   matmul_id   decode: a warp per (token, expert slot, column); a prompt: the rows
+ *   matmul_id   decode: a warp per (token, expert slot, column), in the fast mode
+ *               k_mvq_id (k_mvq's blocks per (token, slot)); a prompt: the rows
  *               grouped by expert on the device, then k_matmul_tiled's tiles per expert
  *   attention   online softmax, one block per (query row, head, split); long contexts with
  *               few query rows are split over positions ("flash-decoding") and the partial
@@ -70,14 +78,20 @@
  *                           golden llama logits of every weight type (exact and fast),
  *                           decode steps as graphs within a launch budget; SKIP lines
  *                           without a device. ./infer-cuda --diff -m MODEL likewise.
+ *   ./tests-cuda gpu_matvec_fast, gpu_act_quant
+ *                           the fast decode matvec of every type it covers against the
+ *                           CPU's fast path and the exact reference, its activation
+ *                           quantizer byte for byte against the CPU's
  *   ./tests-cuda cuda_      the weight decoders below, run on the host, bit for bit against
  *                           the CPU's dequantizers (no device needed)
  *   make cuda-emu           the same GPU tests with this file's kernels run on the CPU by
  *                           tools/cuda_emu.h: their logic, checked without a GPU
  *
  * WHAT IS NOT HERE
- *   Every weight is decoded to f32 and multiplied in f32: there is no int8 (dp4a) or
- *   half2 matvec, and tensor cores serve only the prompt tiles, as TF32. The delta rule
+ *   The precise mode decodes every weight to f32 and multiplies in f32. The fast matvec
+ *   has no slices for Q1_0, Q2_0, TQ1_0 and I2_S (k_matvec serves them in both modes),
+ *   and its activations are quantized by a launch of their own, not by the norm that
+ *   writes them. Tensor cores serve only the prompt tiles, as TF32. The delta rule
  *   runs token by token (no chunked matrix form). The indexer scores with scalar dots,
  *   which is what keeps the CPU's exact ties. RMSNorm is a launch of its own, not part of
  *   the matvec that reads its output.
@@ -116,6 +130,7 @@
 #include <math.h>
 #include <functional>
 #include <new>
+#include <type_traits>
 #include <vector>
 using namespace nvcuda;
 
@@ -163,6 +178,8 @@ typedef struct infer_cuda_ctx {
     char error[400];          /* the first failure, "" while there is none */
     void *scratch;            /* attention's split partials; matmul_id's expert grouping */
     size_t scratch_bytes;
+    void *xq;                 /* the fast matvec's quantized activations (k_quant_x) */
+    size_t xq_bytes;
     /* the step recorder (see above) */
     int recording;            /* between step_begin and step_end, nothing issued yet */
     int in_step;              /* between step_begin and step_end */
@@ -964,7 +981,8 @@ static int infer_cuda_supports_type(infer_type t) { return infer_cuda_with_type(
  *   out[r, n] = scale * sum_k W[n, k] x[r, k]    W: [N, K] (row_bytes apart), x: [rows, K]
  * Two shapes of work, two kernels. A decode step has 1..8 rows: each weight is used once
  * per row, so the kernel is built around reading the weights (k_matvec: a warp per output
- * column, the activations shared through shared memory). A prompt has many rows: each
+ * column, the activations shared through shared memory; in the fast mode k_mvq, integer
+ * dot products against int8 activations, below k_matvec). A prompt has many rows: each
  * weight is used many times, so the kernel tiles the output and reuses every decoded
  * weight over 64 rows from shared memory (k_matmul_tiled). matmul_id is the same two
  * kernels over the experts' weights, embed a row lookup through the same decoders.
@@ -1068,6 +1086,670 @@ INFER_CUDA_UNROLL
         }
 }
 
+/* ---- the fast mode's matvec: int8 dot products against quantized activations ----
+ * k_matvec above decodes every weight to f32 and multiplies in f32; per weight that is a
+ * few integer operations, a conversion and an FMA, and the decode step was bound by that
+ * work rather than by the bytes. The fast mode (the context's precise flag off) instead
+ * does what the CPU's fast path does (>>quant, "Why quantized activations"): the
+ * activation rows are quantized once to int8 with a scale per block (of 32 values, or 256
+ * for the k-quants), and a weight block times an activation block is d_w d_x sum(q_w q_x),
+ * the inner sum in integers, four
+ * byte products and their sum in one __dp4a. The codes are the CPU's codes bit for bit
+ * (k_quant_x), so this path's result is the CPU fast path's up to the order of the float
+ * sums. The float weight types (F32, F16, BF16) keep f32 activations and f32 sums and get
+ * only the kernel's shape (16-byte loads, 8 weights a slice).
+ *
+ * ACTIVATIONS (k_quant_x, a launch of its own into the context's xq buffer): x [rows, K]
+ * becomes codes int8 [rows, K] and xds float2 [rows, K / 32], one (d, sum of the 32 codes)
+ * per 32-block, the sum's int32 bits stored in the float. Two rules, as the weight type's
+ * dot_type says (>>traits):
+ *   Q8_0 (32-blocks)   d = max|x| / 127 rounded to f16, q = roundf(x 127 / max|x|)
+ *   Q8_K (256-blocks)  d = max / -127 in f32 for the signed value of largest magnitude,
+ *                      q = rint(x -127 / max) at most 127; each 32-block's pair repeats d
+ * (Q4_1, Q5_1 and the k-quants with mins dot against the sums.) Why a launch of its own
+ * rather than quantizing inside the matvec: a matvec launch has thousands of blocks, and
+ * every one of them would redo the whole row's max, scale and rounding; quantized once,
+ * the row is a quarter of the f32 bytes, read by all blocks from L2, and one quantization
+ * serves matmul_n's q, k and v and matmul_glu's gate and up.
+ *
+ * THE MATVEC (k_mvq): a block of 128 threads (fewer, in whole warps, when a row has fewer
+ * slices) computes MVQ_COLS output columns for up to 8 activation rows. A weight row is
+ * cut into slices of 16 weights (8 for the float types): half a 32-block, a sixteenth of a
+ * 256-super-block, so several lanes share a block and a warp's loads of one slice each
+ * cover consecutive bytes. Thread t takes slices t, t + 128, ... (t + the block's
+ * threads): for each slice it
+ * decodes the weight words of each of its columns once, then dots them with each row's
+ * activation words (integer sums, then one float multiply by the scales per slice). Many
+ * threads per column keep many loads in flight even where N is small (a k or v
+ * projection), and a decode's K = 2048 is one slice a thread. At the end the partial sums
+ * of each (column, row) are added by a transposing warp reduction (V values in V - 1 +
+ * 5 - log2 V shuffles instead of 5 V) and one shared-memory step over the warps, in an
+ * order fixed by the block's shape. Mv<T> holds each type's slice: which activation bytes
+ * it pairs with (the element offsets elo, ehi of two runs of 8), its weight words, and the
+ * dot.
+ * ---------------------------------------------------------------------------------------- */
+#define INFER_CUDA_MVQ_THREADS 128
+#define INFER_CUDA_MVQ_COLS 2          /* output columns per block (each thread's slices of both) */
+
+/* loads of a whole vector at an address aligned to its size (the emulator: memcpy) */
+template <class V> __device__ __forceinline__ V ldv(const void *p) {
+#ifdef __CUDA_ARCH__
+    return *(const V *)p;
+#else
+    V v;
+    memcpy(&v, p, sizeof v);
+    return v;
+#endif
+}
+template <class V> __device__ __forceinline__ void stv(void *p, V v) {
+#ifdef __CUDA_ARCH__
+    *(V *)p = v;
+#else
+    memcpy(p, &v, sizeof v);
+#endif
+}
+/* 4 bytes at a 4-byte aligned p */
+INFER_CUDA_HD uint32_t ld4(const uint8_t *p) {
+#ifdef __CUDA_ARCH__
+    return *(const uint32_t *)p;
+#else
+    return u32_le(p);
+#endif
+}
+/* two f16 (low half first) or two bf16 as floats */
+__device__ __forceinline__ float2 f16x2(uint32_t w) {
+    __half2 h;
+    memcpy(&h, &w, 4);
+    return __half22float2(h);
+}
+__device__ __forceinline__ float2 bf16x2(uint32_t w) { float2 f = { bits_float(w << 16), bits_float(w & 0xFFFF0000u) }; return f; }
+/* 4 codes 0..63, one a byte, less 32, as signed bytes: + 0x60 never carries out of a byte,
+ * and the xor turns 0x60 + c into c - 32 in two's complement */
+__device__ __forceinline__ int minus32(uint32_t c) { return (int)((c + 0x60606060u) ^ 0x80808080u); }
+
+/* the activation words a slice pairs with: bytes elo..elo+7 and ehi..ehi+7 of a row's codes
+ * (8-byte aligned), and the (d, sum) of their 32-blocks. CONTIG: ehi = elo + 8 (one 16-byte
+ * load); DS: 0 both in one 32-block, 1 in the adjacent blocks 2j, 2j + 1 (one 16-byte load
+ * of the pairs), 2 anywhere. */
+struct MvX {
+    int lo[2], hi[2];
+    float dlo, dhi;
+    int slo, shi;
+};
+template <int CONTIG, int DS> __device__ __forceinline__ void mvx_load(const int8_t *q, const float2 *ds, int elo, int ehi, MvX &x) {
+    if (CONTIG) {
+        const int4 a = ldv<int4>(q + elo);
+        x.lo[0] = a.x; x.lo[1] = a.y; x.hi[0] = a.z; x.hi[1] = a.w;
+    } else {
+        const int2 a = ldv<int2>(q + elo), b = ldv<int2>(q + ehi);
+        x.lo[0] = a.x; x.lo[1] = a.y; x.hi[0] = b.x; x.hi[1] = b.y;
+    }
+    float2 u, v;
+    if (DS == 1) {
+        const float4 f = ldv<float4>(ds + (elo >> 5));
+        u.x = f.x; u.y = f.y; v.x = f.z; v.y = f.w;
+    } else {
+        u = ds[elo >> 5];
+        v = DS == 0 ? u : ds[ehi >> 5];
+    }
+    x.dlo = u.x; x.slo = __float_as_int(u.y);
+    x.dhi = v.x; x.shi = __float_as_int(v.y);
+}
+/* sum over the 16 pairs of (lo, hi) weight codes with the activation codes */
+__device__ __forceinline__ int dp16(const int *lo, const int *hi, const MvX &x) {
+    return __dp4a(hi[1], x.hi[1], __dp4a(hi[0], x.hi[0], __dp4a(lo[1], x.lo[1], __dp4a(lo[0], x.lo[0], 0))));
+}
+/* the codes of 4-bit nibbles: low and high nibbles of two words */
+__device__ __forceinline__ void nib2(uint32_t w0, uint32_t w1, int *lo, int *hi) {
+    lo[0] = (int)(w0 & 0x0F0F0F0Fu); lo[1] = (int)(w1 & 0x0F0F0F0Fu);
+    hi[0] = (int)(w0 >> 4 & 0x0F0F0F0Fu); hi[1] = (int)(w1 >> 4 & 0x0F0F0F0Fu);
+}
+
+/* Mv<T>: KIND 0 (no fast kernel: k_matvec serves the type in both modes), 1 (Q8_0
+ * activations), 2 (Q8_K activations), 3 (f32 activations); QK weights a block, SPB slices a
+ * block, ALIGN the alignment its loads need of a weight row. */
+template <int T> struct Mv { enum { KIND = 0 }; };
+
+/* the 32-block types with Q4_0's nibble order (byte j: elements j and j + 16): slice p takes
+ * bytes 8p..8p+7 of qs, elements 8p.. (low nibbles) and 16 + 8p.. (high) */
+struct MvNib {
+    enum { KIND = 1, QK = 32, SPB = 2 };
+    typedef MvX X;
+    static __device__ __forceinline__ void x(const int8_t *q, const float2 *ds, int b, int p, X &o) { mvx_load<0, 0>(q, ds, 32 * b + 8 * p, 32 * b + 16 + 8 * p, o); }
+};
+/* Q4_0: (q - 8) d; the -8 sum(x) of the block is slice 0's */
+template <> struct Mv<INFER_TYPE_Q4_0> : MvNib {
+    enum { ALIGN = 2 };
+    struct W { int lo[2], hi[2]; float d; };
+    static __device__ __forceinline__ void w(const uint8_t *row, int b, int p, W &o) {
+        const infer_block_q4_0 *k = (const infer_block_q4_0 *)row + b;
+        nib2(ld2(k->qs + 8 * p), ld2(k->qs + 8 * p + 4), o.lo, o.hi);
+        o.d = f16(k->d);
+    }
+    static __device__ __forceinline__ float dot(const W &w, const X &x, int p) {
+        return (float)(dp16(w.lo, w.hi, x) - (p ? 0 : 8 * x.slo)) * (w.d * x.dlo);
+    }
+};
+/* Q4_1: q d + m; the m sum(x) of the block is slice 0's */
+template <> struct Mv<INFER_TYPE_Q4_1> : MvNib {
+    enum { ALIGN = 4 };
+    struct W { int lo[2], hi[2]; float d, m; };
+    static __device__ __forceinline__ void w(const uint8_t *row, int b, int p, W &o) {
+        const infer_block_q4_1 *k = (const infer_block_q4_1 *)row + b;
+        const uint32_t dm = ld4((const uint8_t *)k);
+        nib2(ld4(k->qs + 8 * p), ld4(k->qs + 8 * p + 4), o.lo, o.hi);
+        o.d = f16((infer_half)(dm & 0xFFFF)); o.m = f16((infer_half)(dm >> 16));
+    }
+    static __device__ __forceinline__ float dot(const W &w, const X &x, int p) {
+        const float v = (float)dp16(w.lo, w.hi, x) * (w.d * x.dlo);
+        return p ? v : v + (float)x.slo * (w.m * x.dlo);
+    }
+};
+/* the fifth bits of Q5_0/Q5_1: element j's is bit j of qh */
+__device__ __forceinline__ void q5_high(uint32_t qh, int p, int *lo, int *hi) {
+    lo[0] |= (int)spread4(qh >> (8 * p) & 15); lo[1] |= (int)spread4(qh >> (8 * p + 4) & 15);
+    hi[0] |= (int)spread4(qh >> (16 + 8 * p) & 15); hi[1] |= (int)spread4(qh >> (20 + 8 * p) & 15);
+}
+/* Q5_0: (q - 16) d */
+template <> struct Mv<INFER_TYPE_Q5_0> : MvNib {
+    enum { ALIGN = 2 };
+    struct W { int lo[2], hi[2]; float d; };
+    static __device__ __forceinline__ void w(const uint8_t *row, int b, int p, W &o) {
+        const infer_block_q5_0 *k = (const infer_block_q5_0 *)row + b;
+        nib2(ld2(k->qs + 8 * p), ld2(k->qs + 8 * p + 4), o.lo, o.hi);
+        q5_high(ld2(k->qh), p, o.lo, o.hi);
+        o.d = f16(k->d);
+    }
+    static __device__ __forceinline__ float dot(const W &w, const X &x, int p) {
+        return (float)(dp16(w.lo, w.hi, x) - (p ? 0 : 16 * x.slo)) * (w.d * x.dlo);
+    }
+};
+/* Q5_1: q d + m */
+template <> struct Mv<INFER_TYPE_Q5_1> : MvNib {
+    enum { ALIGN = 4 };
+    struct W { int lo[2], hi[2]; float d, m; };
+    static __device__ __forceinline__ void w(const uint8_t *row, int b, int p, W &o) {
+        const infer_block_q5_1 *k = (const infer_block_q5_1 *)row + b;
+        const uint32_t dm = ld4((const uint8_t *)k);
+        nib2(ld4(k->qs + 8 * p), ld4(k->qs + 8 * p + 4), o.lo, o.hi);
+        q5_high(ld4(k->qh), p, o.lo, o.hi);
+        o.d = f16((infer_half)(dm & 0xFFFF)); o.m = f16((infer_half)(dm >> 16));
+    }
+    static __device__ __forceinline__ float dot(const W &w, const X &x, int p) {
+        const float v = (float)dp16(w.lo, w.hi, x) * (w.d * x.dlo);
+        return p ? v : v + (float)x.slo * (w.m * x.dlo);
+    }
+};
+/* 16-entry tables of signed bytes for lut16 (IQ4_NL's levels; FP4's values times 2) */
+#define INFER_CUDA_SLUTW(a, b, c, d) ((uint32_t)(uint8_t)(a) | (uint32_t)(uint8_t)(b) << 8 | (uint32_t)(uint8_t)(c) << 16 | (uint32_t)(uint8_t)(d) << 24)
+/* the codes of two words of nibbles looked up in a signed table */
+__device__ __forceinline__ void nib2_lut(uint32_t w0, uint32_t w1, const uint32_t *t, int *lo, int *hi) {
+    lo[0] = (int)lut16(w0 & 0x0F0F0F0Fu, t); lo[1] = (int)lut16(w1 & 0x0F0F0F0Fu, t);
+    hi[0] = (int)lut16(w0 >> 4 & 0x0F0F0F0Fu, t); hi[1] = (int)lut16(w1 >> 4 & 0x0F0F0F0Fu, t);
+}
+/* IQ4_NL: d kvalues[q] */
+template <> struct Mv<INFER_TYPE_IQ4_NL> : MvNib {
+    enum { ALIGN = 2 };
+    struct W { int lo[2], hi[2]; float d; };
+    static __device__ __forceinline__ void w(const uint8_t *row, int b, int p, W &o) {
+        const infer_block_iq4_nl *k = (const infer_block_iq4_nl *)row + b;
+        const uint32_t t[4] = { INFER_CUDA_SLUTW(-127, -104, -83, -65), INFER_CUDA_SLUTW(-49, -35, -22, -10), INFER_CUDA_SLUTW(1, 13, 25, 38),
+                                INFER_CUDA_SLUTW(53, 69, 89, 113) };
+        nib2_lut(ld2(k->qs + 8 * p), ld2(k->qs + 8 * p + 4), t, o.lo, o.hi);
+        o.d = f16(k->d);
+    }
+    static __device__ __forceinline__ float dot(const W &w, const X &x, int) { return (float)dp16(w.lo, w.hi, x) * (w.d * x.dlo); }
+};
+/* MXFP4: E2M1(q) 2^(e-127) = (2 E2M1(q)) 2^(e-128) (17-byte blocks: byte loads) */
+template <> struct Mv<INFER_TYPE_MXFP4> : MvNib {
+    enum { ALIGN = 1 };
+    struct W { int lo[2], hi[2]; float d; };
+    static __device__ __forceinline__ void w(const uint8_t *row, int b, int p, W &o) {
+        const infer_block_mxfp4 *k = (const infer_block_mxfp4 *)row + b;
+        const uint32_t t[4] = { INFER_CUDA_SLUTW(0, 1, 2, 3), INFER_CUDA_SLUTW(4, 6, 8, 12), INFER_CUDA_SLUTW(0, -1, -2, -3), INFER_CUDA_SLUTW(-4, -6, -8, -12) };
+        nib2_lut(ld1(k->qs + 8 * p), ld1(k->qs + 8 * p + 4), t, o.lo, o.hi);
+        o.d = e8m0_half(k->e);
+    }
+    static __device__ __forceinline__ float dot(const W &w, const X &x, int) { return (float)dp16(w.lo, w.hi, x) * (w.d * x.dlo); }
+};
+/* Q8_0: q d; slice p is elements 16p..16p+15 */
+template <> struct Mv<INFER_TYPE_Q8_0> {
+    enum { KIND = 1, QK = 32, SPB = 2, ALIGN = 2 };
+    typedef MvX X;
+    struct W { int lo[2], hi[2]; float d; };
+    static __device__ __forceinline__ void x(const int8_t *q, const float2 *ds, int b, int p, X &o) { mvx_load<1, 0>(q, ds, 32 * b + 16 * p, 32 * b + 16 * p + 8, o); }
+    static __device__ __forceinline__ void w(const uint8_t *row, int b, int p, W &o) {
+        const infer_block_q8_0 *k = (const infer_block_q8_0 *)row + b;
+        const uint8_t *q = (const uint8_t *)k->qs + 16 * p;
+        o.lo[0] = (int)ld2(q); o.lo[1] = (int)ld2(q + 4); o.hi[0] = (int)ld2(q + 8); o.hi[1] = (int)ld2(q + 12);
+        o.d = f16(k->d);
+    }
+    static __device__ __forceinline__ float dot(const W &w, const X &x, int) { return (float)dp16(w.lo, w.hi, x) * (w.d * x.dlo); }
+};
+
+/* byte j (0..11) of the 12 packed scale bytes of Q4_K/Q5_K, held as 3 words */
+__device__ __forceinline__ int sbyte(uint32_t s0, uint32_t s1, uint32_t s2, int j) {
+    const uint32_t w = j < 4 ? s0 : j < 8 ? s1 : s2;
+    return (int)(w >> (8 * (j & 3)) & 255);
+}
+/* the 6-bit scale and min of sub-block j (>>quant's infer__k4_scale_min) from the 3 words */
+__device__ __forceinline__ void k4_sm(uint32_t s0, uint32_t s1, uint32_t s2, int j, int *sc, int *m) {
+    if (j < 4) { *sc = sbyte(s0, s1, s2, j) & 63; *m = sbyte(s0, s1, s2, j + 4) & 63; return; }
+    *sc = (sbyte(s0, s1, s2, j + 4) & 15) | (sbyte(s0, s1, s2, j - 4) >> 6) << 4;
+    *m = (sbyte(s0, s1, s2, j + 4) >> 4) | (sbyte(s0, s1, s2, j) >> 6) << 4;
+}
+/* Q4_K and Q5_K: 32-byte rows of qs hold sub-blocks 2i (low nibbles) and 2i + 1 (high);
+ * slice p = 4i + u takes bytes 8u..8u+7 of row i: elements 64i + 8u.. and 64i + 32 + 8u..
+ * (16-byte aligned blocks: the header of d, dmin and the scales is one load). Per slice:
+ * d_x (d sum sc_j S_j - dmin sum m_j sum_j(x)), the mins' term the u = 0 slice's. */
+struct MvK4 {
+    enum { KIND = 2, QK = 256, SPB = 16, ALIGN = 16 };
+    typedef MvX X;
+    struct W { int lo[2], hi[2], sc[2], m[2]; float d, dmin; };
+    static __device__ __forceinline__ void x(const int8_t *q, const float2 *ds, int b, int p, X &o) {
+        mvx_load<0, 1>(q, ds, 256 * b + 64 * (p >> 2) + 8 * (p & 3), 256 * b + 64 * (p >> 2) + 32 + 8 * (p & 3), o);
+    }
+    /* the header (16 bytes at the block's start) */
+    static __device__ __forceinline__ void head(const uint8_t *blk, int p, W &o) {
+        const uint4 h = ldv<uint4>(blk);
+        o.d = f16((infer_half)(h.x & 0xFFFF)); o.dmin = f16((infer_half)(h.x >> 16));
+        k4_sm(h.y, h.z, h.w, 2 * (p >> 2), &o.sc[0], &o.m[0]);
+        k4_sm(h.y, h.z, h.w, 2 * (p >> 2) + 1, &o.sc[1], &o.m[1]);
+    }
+    static __device__ __forceinline__ float dot(const W &w, const X &x, int p) {
+        const int slo = __dp4a(w.lo[1], x.lo[1], __dp4a(w.lo[0], x.lo[0], 0)), shi = __dp4a(w.hi[1], x.hi[1], __dp4a(w.hi[0], x.hi[0], 0));
+        const int isum = w.sc[0] * slo + w.sc[1] * shi, msum = p & 3 ? 0 : w.m[0] * x.slo + w.m[1] * x.shi;
+        return x.dlo * (w.d * (float)isum - w.dmin * (float)msum);
+    }
+};
+template <> struct Mv<INFER_TYPE_Q4_K> : MvK4 {
+    static __device__ __forceinline__ void w(const uint8_t *row, int b, int p, W &o) {
+        const infer_block_q4_k *k = (const infer_block_q4_k *)row + b;
+        head((const uint8_t *)k, p, o);
+        const int2 q = ldv<int2>(k->qs + 32 * (p >> 2) + 8 * (p & 3));
+        nib2((uint32_t)q.x, (uint32_t)q.y, o.lo, o.hi);
+    }
+};
+/* Q5_K: the fifth bit of element 32j + m is bit j of qh[m] */
+template <> struct Mv<INFER_TYPE_Q5_K> : MvK4 {
+    static __device__ __forceinline__ void w(const uint8_t *row, int b, int p, W &o) {
+        const infer_block_q5_k *k = (const infer_block_q5_k *)row + b;
+        head((const uint8_t *)k, p, o);
+        const int i = p >> 2, u = p & 3;
+        const int2 q = ldv<int2>(k->qs + 32 * i + 8 * u), h = ldv<int2>(k->qh + 8 * u);
+        nib2((uint32_t)q.x, (uint32_t)q.y, o.lo, o.hi);
+        o.lo[0] |= (int)((uint32_t)h.x >> (2 * i) & 0x01010101u) << 4; o.lo[1] |= (int)((uint32_t)h.y >> (2 * i) & 0x01010101u) << 4;
+        o.hi[0] |= (int)((uint32_t)h.x >> (2 * i + 1) & 0x01010101u) << 4; o.hi[1] |= (int)((uint32_t)h.y >> (2 * i + 1) & 0x01010101u) << 4;
+    }
+};
+/* Q6_K: in half h of the super-block, element 128h + 32k + m has low bits from byte
+ * 64h + 32(k & 1) + m of ql (nibble k >> 1) and high bits from byte 32h + m of qh (bits
+ * 2k, 2k+1). Slice p = 8h + 4a + u takes ql bytes 64h + 32a + 8u.. (both nibbles: k = a and
+ * k = a + 2) and qh bytes 32h + 8u..: elements 128h + 32a + 8u.. and 64 further; one scale
+ * each. Per slice: d d_x sum sc_j S_j, codes less 32 as signed bytes. */
+template <> struct Mv<INFER_TYPE_Q6_K> {
+    enum { KIND = 2, QK = 256, SPB = 16, ALIGN = 2 };
+    typedef MvX X;
+    struct W { int lo[2], hi[2], sc[2]; float d; };
+    static __device__ __forceinline__ void x(const int8_t *q, const float2 *ds, int b, int p, X &o) {
+        const int e = 256 * b + 128 * (p >> 3) + 32 * (p >> 2 & 1) + 8 * (p & 3);
+        mvx_load<0, 2>(q, ds, e, e + 64, o);
+    }
+    static __device__ __forceinline__ void w(const uint8_t *row, int b, int p, W &o) {
+        const infer_block_q6_k *k = (const infer_block_q6_k *)row + b;
+        const int h = p >> 3, a = p >> 2 & 1, u = p & 3;
+        const uint8_t *ql = k->ql + 64 * h + 32 * a + 8 * u, *qh = k->qh + 32 * h + 8 * u;
+        const uint32_t l0 = ld2(ql), l1 = ld2(ql + 4), h0 = ld2(qh) >> (2 * a), h1 = ld2(qh + 4) >> (2 * a);
+        o.lo[0] = minus32((l0 & 0x0F0F0F0Fu) | (h0 & 0x03030303u) << 4);
+        o.lo[1] = minus32((l1 & 0x0F0F0F0Fu) | (h1 & 0x03030303u) << 4);
+        o.hi[0] = minus32((l0 >> 4 & 0x0F0F0F0Fu) | (h0 >> 4 & 0x03030303u) << 4);
+        o.hi[1] = minus32((l1 >> 4 & 0x0F0F0F0Fu) | (h1 >> 4 & 0x03030303u) << 4);
+        const int j = 8 * h + 2 * a + (u >> 1);              /* the scale of the low run; the high run's is j + 4 */
+        o.sc[0] = k->scales[j]; o.sc[1] = k->scales[j + 4];
+        o.d = f16(k->d);
+    }
+    static __device__ __forceinline__ float dot(const W &w, const X &x, int) {
+        const int slo = __dp4a(w.lo[1], x.lo[1], __dp4a(w.lo[0], x.lo[0], 0)), shi = __dp4a(w.hi[1], x.hi[1], __dp4a(w.hi[0], x.hi[0], 0));
+        return (w.d * x.dlo) * (float)(w.sc[0] * slo + w.sc[1] * shi);
+    }
+};
+
+/* IQ4_XS: d (ls_j - 32) kvalues[q]; sub-block j's 16 bytes of qs in IQ4_NL's nibble order.
+ * Slice p = 2j + u takes bytes 8u..8u+7 of them: elements 32j + 8u.. and 32j + 16 + 8u..
+ * (8-byte aligned blocks: d, scales_h and scales_l are one load). */
+template <> struct Mv<INFER_TYPE_IQ4_XS> {
+    enum { KIND = 2, QK = 256, SPB = 16, ALIGN = 8 };
+    typedef MvX X;
+    struct W { int lo[2], hi[2], sc; float d; };
+    static __device__ __forceinline__ void x(const int8_t *q, const float2 *ds, int b, int p, X &o) {
+        mvx_load<0, 0>(q, ds, 256 * b + 32 * (p >> 1) + 8 * (p & 1), 256 * b + 32 * (p >> 1) + 16 + 8 * (p & 1), o);
+    }
+    static __device__ __forceinline__ void w(const uint8_t *row, int b, int p, W &o) {
+        const infer_block_iq4_xs *k = (const infer_block_iq4_xs *)row + b;
+        const int j = p >> 1;
+        const int2 h = ldv<int2>(k), q = ldv<int2>(k->qs + 16 * j + 8 * (p & 1));
+        const uint32_t t[4] = { INFER_CUDA_SLUTW(-127, -104, -83, -65), INFER_CUDA_SLUTW(-49, -35, -22, -10), INFER_CUDA_SLUTW(1, 13, 25, 38),
+                                INFER_CUDA_SLUTW(53, 69, 89, 113) };
+        nib2_lut((uint32_t)q.x, (uint32_t)q.y, t, o.lo, o.hi);
+        o.d = f16((infer_half)(h.x & 0xFFFF));
+        o.sc = (int)(((uint32_t)h.y >> (4 * j) & 15) | ((uint32_t)h.x >> (16 + 2 * j) & 3) << 4) - 32;
+    }
+    static __device__ __forceinline__ float dot(const W &w, const X &x, int) { return (w.d * x.dlo) * (float)(w.sc * dp16(w.lo, w.hi, x)); }
+};
+/* Q2_K, Q3_K and TQ2_0 share the 2-bit layout: element 128h + 32k + m is bits 2k, 2k+1 of
+ * byte 32h + m of qs. Slice p = 8h + 2u + a takes qs bytes 32h + 8u.. at k = 2a (elements
+ * 128h + 64a + 8u..) and k = 2a + 1 (32 further): each run of 8 in one 16-sub-block. */
+struct Mv2b {
+    enum { KIND = 2, QK = 256, SPB = 16 };
+    typedef MvX X;
+    static __device__ __forceinline__ int e0(int b, int p) { return 256 * b + 128 * (p >> 3) + 64 * (p & 1) + 8 * (p >> 1 & 3); }
+    static __device__ __forceinline__ void x(const int8_t *q, const float2 *ds, int b, int p, X &o) { mvx_load<0, 1>(q, ds, e0(b, p), e0(b, p) + 32, o); }
+    /* the two runs' codes from the 8 bytes at qs: low bits of k = 2a, then of 2a + 1 */
+    static __device__ __forceinline__ void crumbs(uint32_t w0, uint32_t w1, int a, int *lo, int *hi) {
+        lo[0] = (int)(w0 >> (4 * a) & 0x03030303u); lo[1] = (int)(w1 >> (4 * a) & 0x03030303u);
+        hi[0] = (int)(w0 >> (4 * a + 2) & 0x03030303u); hi[1] = (int)(w1 >> (4 * a + 2) & 0x03030303u);
+    }
+};
+/* 4 codes 0..7 less 4 as signed bytes (0x7C + c never carries out of a byte) */
+__device__ __forceinline__ int minus4(uint32_t c) { return (int)((c + 0x7C7C7C7Cu) ^ 0x80808080u); }
+__device__ __forceinline__ int minus1(uint32_t c) { return (int)((c + 0x7F7F7F7Fu) ^ 0x80808080u); }
+/* Q2_K: d sc_j q - dmin m_j with 4-bit sc, m per 16: d_x (d sum sc_j S_j - dmin sum m_j
+ * sum_j(x)); the runs' activation sums by dp4a against ones (the 32-block sums span two
+ * sub-blocks) */
+template <> struct Mv<INFER_TYPE_Q2_K> : Mv2b {
+    enum { ALIGN = 4 };
+    struct W { int lo[2], hi[2], sc[2], m[2]; float d, dmin; };
+    static __device__ __forceinline__ void w(const uint8_t *row, int b, int p, W &o) {
+        const infer_block_q2_k *k = (const infer_block_q2_k *)row + b;
+        const uint8_t *q = k->qs + 32 * (p >> 3) + 8 * (p >> 1 & 3);
+        crumbs(ld4(q), ld4(q + 4), p & 1, o.lo, o.hi);
+        const int j = (e0(0, p)) >> 4, s0 = k->scales[j], s1 = k->scales[j + 2];
+        o.sc[0] = s0 & 15; o.m[0] = s0 >> 4; o.sc[1] = s1 & 15; o.m[1] = s1 >> 4;
+        const uint32_t dd = ld4((const uint8_t *)&k->d);
+        o.d = f16((infer_half)(dd & 0xFFFF)); o.dmin = f16((infer_half)(dd >> 16));
+    }
+    static __device__ __forceinline__ float dot(const W &w, const X &x, int) {
+        const int slo = __dp4a(w.lo[1], x.lo[1], __dp4a(w.lo[0], x.lo[0], 0)), shi = __dp4a(w.hi[1], x.hi[1], __dp4a(w.hi[0], x.hi[0], 0));
+        const int xlo = __dp4a(0x01010101, x.lo[1], __dp4a(0x01010101, x.lo[0], 0)), xhi = __dp4a(0x01010101, x.hi[1], __dp4a(0x01010101, x.hi[0], 0));
+        return x.dlo * (w.d * (float)(w.sc[0] * slo + w.sc[1] * shi) - w.dmin * (float)(w.m[0] * xlo + w.m[1] * xhi));
+    }
+};
+/* Q3_K: d sc_j (q - 4 + 4 h): the code q | h << 2, less 4; h is bit 4h' + k of hmask[m]
+ * (h' the half) */
+template <> struct Mv<INFER_TYPE_Q3_K> : Mv2b {
+    enum { ALIGN = 2 };
+    struct W { int lo[2], hi[2], sc[2]; float d; };
+    static __device__ __forceinline__ void w(const uint8_t *row, int b, int p, W &o) {
+        const infer_block_q3_k *k = (const infer_block_q3_k *)row + b;
+        const int h = p >> 3, a = p & 1, u = p >> 1 & 3;
+        const uint8_t *q = k->qs + 32 * h + 8 * u;
+        crumbs(ld2(q), ld2(q + 4), a, o.lo, o.hi);
+        const uint32_t m0 = ld2(k->hmask + 8 * u) >> (4 * h + 2 * a), m1 = ld2(k->hmask + 8 * u + 4) >> (4 * h + 2 * a);
+        o.lo[0] = minus4((uint32_t)o.lo[0] | (m0 & 0x01010101u) << 2); o.lo[1] = minus4((uint32_t)o.lo[1] | (m1 & 0x01010101u) << 2);
+        o.hi[0] = minus4((uint32_t)o.hi[0] | (m0 >> 1 & 0x01010101u) << 2); o.hi[1] = minus4((uint32_t)o.hi[1] | (m1 >> 1 & 0x01010101u) << 2);
+        const int j = e0(0, p) >> 4;
+        o.sc[0] = q3k_scale(k->scales, j); o.sc[1] = q3k_scale(k->scales, j + 2);
+        o.d = f16(k->d);
+    }
+    static __device__ __forceinline__ float dot(const W &w, const X &x, int) {
+        const int slo = __dp4a(w.lo[1], x.lo[1], __dp4a(w.lo[0], x.lo[0], 0)), shi = __dp4a(w.hi[1], x.hi[1], __dp4a(w.hi[0], x.hi[0], 0));
+        return (w.d * x.dlo) * (float)(w.sc[0] * slo + w.sc[1] * shi);
+    }
+};
+/* TQ2_0: (c - 1) d */
+template <> struct Mv<INFER_TYPE_TQ2_0> : Mv2b {
+    enum { ALIGN = 2 };
+    struct W { int lo[2], hi[2]; float d; };
+    static __device__ __forceinline__ void w(const uint8_t *row, int b, int p, W &o) {
+        const infer_block_tq2_0 *k = (const infer_block_tq2_0 *)row + b;
+        const uint8_t *q = k->qs + 32 * (p >> 3) + 8 * (p >> 1 & 3);
+        crumbs(ld2(q), ld2(q + 4), p & 1, o.lo, o.hi);
+        for (int i = 0; i < 2; i++) { o.lo[i] = minus1((uint32_t)o.lo[i]); o.hi[i] = minus1((uint32_t)o.hi[i]); }
+        o.d = f16(k->d);
+    }
+    static __device__ __forceinline__ float dot(const W &w, const X &x, int) { return (float)dp16(w.lo, w.hi, x) * (w.d * x.dlo); }
+};
+/* NVFP4: 64 codes, a UE4M3 scale per 16; slice p is sub-block p (8 bytes: elements 16p..
+ * low nibbles, 16p + 8.. high), against Q8_0 activations */
+template <> struct Mv<INFER_TYPE_NVFP4> {
+    enum { KIND = 1, QK = 64, SPB = 4, ALIGN = 4 };
+    typedef MvX X;
+    struct W { int lo[2], hi[2]; float d; };
+    static __device__ __forceinline__ void x(const int8_t *q, const float2 *ds, int b, int p, X &o) { mvx_load<1, 0>(q, ds, 64 * b + 16 * p, 64 * b + 16 * p + 8, o); }
+    static __device__ __forceinline__ void w(const uint8_t *row, int b, int p, W &o) {
+        const infer_block_nvfp4 *k = (const infer_block_nvfp4 *)row + b;
+        const uint32_t t[4] = { INFER_CUDA_SLUTW(0, 1, 2, 3), INFER_CUDA_SLUTW(4, 6, 8, 12), INFER_CUDA_SLUTW(0, -1, -2, -3), INFER_CUDA_SLUTW(-4, -6, -8, -12) };
+        const uint32_t w0 = ld4(k->qs + 8 * p), w1 = ld4(k->qs + 8 * p + 4);
+        o.lo[0] = (int)lut16(w0 & 0x0F0F0F0Fu, t); o.lo[1] = (int)lut16(w1 & 0x0F0F0F0Fu, t);
+        o.hi[0] = (int)lut16(w0 >> 4 & 0x0F0F0F0Fu, t); o.hi[1] = (int)lut16(w1 >> 4 & 0x0F0F0F0Fu, t);
+        o.d = ue4m3_half(k->d[p]);
+    }
+    static __device__ __forceinline__ float dot(const W &w, const X &x, int) { return (float)dp16(w.lo, w.hi, x) * (w.d * x.dlo); }
+};
+
+/* the float types: slices of 8 weights in one 16-byte load (two for F32) against 8 f32
+ * activations, f32 FMAs (needs K a multiple of 8 and 16-byte aligned rows of W and x) */
+struct MvF {
+    enum { KIND = 3, QK = 8, SPB = 1, ALIGN = 16 };
+    struct X { float v[8]; };
+    struct W { float v[8]; };
+    static __device__ __forceinline__ void x(const float *f, const float2 *, int b, int, X &o) {
+        const float4 a = ldv<float4>(f + 8 * b), c = ldv<float4>(f + 8 * b + 4);
+        o.v[0] = a.x; o.v[1] = a.y; o.v[2] = a.z; o.v[3] = a.w; o.v[4] = c.x; o.v[5] = c.y; o.v[6] = c.z; o.v[7] = c.w;
+    }
+    static __device__ __forceinline__ float dot(const W &w, const X &x, int) {
+        float s = w.v[0] * x.v[0];
+INFER_CUDA_UNROLL
+        for (int i = 1; i < 8; i++) s += w.v[i] * x.v[i];
+        return s;
+    }
+};
+template <> struct Mv<INFER_TYPE_F32> : MvF {
+    static __device__ __forceinline__ void w(const uint8_t *row, int b, int, W &o) {
+        const float4 a = ldv<float4>(row + 32 * b), c = ldv<float4>(row + 32 * b + 16);
+        o.v[0] = a.x; o.v[1] = a.y; o.v[2] = a.z; o.v[3] = a.w; o.v[4] = c.x; o.v[5] = c.y; o.v[6] = c.z; o.v[7] = c.w;
+    }
+};
+template <int BF> __device__ __forceinline__ void mvf_w16(const uint8_t *row, int b, MvF::W &o) {
+    const uint4 u = ldv<uint4>(row + 16 * b);
+    const uint32_t w[4] = { u.x, u.y, u.z, u.w };
+INFER_CUDA_UNROLL
+    for (int i = 0; i < 4; i++) {
+        const float2 f = BF ? bf16x2(w[i]) : f16x2(w[i]);
+        o.v[2 * i] = f.x; o.v[2 * i + 1] = f.y;
+    }
+}
+template <> struct Mv<INFER_TYPE_F16> : MvF {
+    static __device__ __forceinline__ void w(const uint8_t *row, int b, int, W &o) { mvf_w16<0>(row, b, o); }
+};
+template <> struct Mv<INFER_TYPE_BF16> : MvF {
+    static __device__ __forceinline__ void w(const uint8_t *row, int b, int, W &o) { mvf_w16<1>(row, b, o); }
+};
+
+/* k_quant_x: the activation rows quantized as the CPU's quantizers do (infer__quant_q8_0,
+ * infer__quant_q8_k), into codes [rows, K] and xds [rows, K / 32]; a warp per block of
+ * 32 (KIND 1) or 256 (KIND 2) values, blockIdx.y the row. NaN and Inf follow the CPU: a
+ * NaN makes the block's d NaN (Q8_0) or the whole block zero with d NaN (Q8_K), an Inf
+ * makes d infinite, and a code whose value is not a number in range is 0. */
+template <int KIND>
+__global__ void __launch_bounds__(128) k_quant_x(const float *x, int K, int8_t *codes, float2 *xds) {
+    const int lane = threadIdx.x & 31, blk = blockIdx.x * 4 + (threadIdx.x >> 5), r = blockIdx.y;
+    const float *xr = x + (size_t)r * K;
+    int8_t *qr = codes + (size_t)r * K;
+    float2 *dr = xds + (size_t)r * (K / 32);
+    if (KIND == 1) {
+        if (32 * blk >= K) return;                       /* the whole warp: no block barrier follows */
+        const float v = xr[32 * blk + lane];
+        const int nan = __ballot_sync(0xffffffffu, v != v) != 0;
+        const float amax = nan ? NAN : warp_max(fabsf(v));
+        const float d = amax / 127.0f, id = d ? 1.0f / d : 0.0f;
+        const float rq = roundf(v * id);                 /* ties away from zero, as roundf on the CPU */
+        const int q = rq >= -128.0f && rq <= 127.0f ? (int)rq : 0;
+        const int s = warp_sum(q);
+        qr[32 * blk + lane] = (int8_t)q;
+        if (lane == 0) { float2 o = { __half2float(__float2half_rn(d)), __int_as_float(s) }; dr[blk] = o; }
+    } else {
+        if (256 * blk >= K) return;
+        float v[8], amax = 0.0f, mx = 0.0f;
+        int nan = 0;
+INFER_CUDA_UNROLL
+        for (int i = 0; i < 8; i++) {
+            v[i] = xr[256 * blk + 8 * lane + i];
+            const float a = fabsf(v[i]);
+            if (a > amax) { amax = a; mx = v[i]; }        /* the first of the largest magnitude */
+            nan |= a != a;
+        }
+        int from = lane;                                 /* the lower lane wins a tie: the first index */
+        for (int o = 16; o > 0; o >>= 1) {
+            const float a = __shfl_xor_sync(0xffffffffu, amax, o), m = __shfl_xor_sync(0xffffffffu, mx, o);
+            const int f = __shfl_xor_sync(0xffffffffu, from, o);
+            if (a > amax || (a == amax && f < from)) { amax = a; mx = m; from = f; }
+        }
+        nan = __ballot_sync(0xffffffffu, nan) != 0;
+        const int zero = amax == 0.0f || nan;
+        const float iscale = zero ? 0.0f : -127.0f / mx;
+        int q[8], s = 0;
+INFER_CUDA_UNROLL
+        for (int i = 0; i < 8; i++) {
+            const float pv = iscale * v[i];
+            const int c = zero || pv != pv ? 0 : __float2int_rn(pv);
+            q[i] = c < 127 ? c : 127;
+            s += q[i];
+        }
+        int2 w;
+        w.x = (q[0] & 255) | (q[1] & 255) << 8 | (q[2] & 255) << 16 | (int)((uint32_t)q[3] << 24);
+        w.y = (q[4] & 255) | (q[5] & 255) << 8 | (q[6] & 255) << 16 | (int)((uint32_t)q[7] << 24);
+        stv<int2>(qr + 256 * blk + 8 * lane, w);
+        s += __shfl_xor_sync(0xffffffffu, s, 1);
+        s += __shfl_xor_sync(0xffffffffu, s, 2);
+        const float d = nan ? NAN : zero ? 0.0f : 1 / iscale;
+        if ((lane & 3) == 0) { float2 o = { d, __int_as_float(s) }; dr[8 * blk + lane / 4] = o; }
+    }
+}
+
+/* The V partial sums of a lane summed over the warp, transposed: after the call lane l's
+ * v[0] is the warp's sum of value l >> (5 - log2 V), complete in the lanes with
+ * l mod (32 / V) = 0. Each step keeps half the values (the half the lane's bit picks) and
+ * adds the partner's copy of that half: V/2 + V/4 + .. + 1 shuffles, then 5 - log2 V more
+ * for the one value left. V a power of 2, at most 32. */
+template <int V> __device__ __forceinline__ void warp_sum_t(float *v) {
+    static_assert(V >= 1 && V <= 32 && (V & (V - 1)) == 0, "warp_sum_t: V a power of 2");
+    const int lane = threadIdx.x & 31;
+    int o = 16;
+INFER_CUDA_UNROLL
+    for (int h = V / 2; h >= 1; h /= 2, o /= 2) {
+        const int up = (lane & o) != 0;
+INFER_CUDA_UNROLL
+        for (int i = 0; i < h; i++) {
+            const float send = up ? v[i] : v[i + h], keep = up ? v[i + h] : v[i];
+            v[i] = keep + __shfl_xor_sync(0xffffffffu, send, o);
+        }
+    }
+    for (; o > 0; o /= 2) v[0] += __shfl_xor_sync(0xffffffffu, v[0], o);
+}
+
+/* The body of the fast matvec's blocks: the CC weight rows wr[c] (those with bit c of
+ * `cols`) dotted with activation rows 0 .. nr of x0 (codes, xd0 their scales; or f32 x);
+ * the block's total of (c, r) comes back in tot[c R + r] for every thread. The block has 32,
+ * 64, 96 or 128 threads (infer_cuda_mvq_threads). */
+template <int T, int R, int CC>
+__device__ __forceinline__ void mvq_block(const uint8_t *const *wr, unsigned cols, const void *x0, const float2 *xd0, int K, int nr, float *tot) {
+    typedef Mv<T> M;
+    constexpr int V = CC * R;
+    typedef typename std::conditional<M::KIND == 3, float, int8_t>::type XT;
+    __shared__ float part[INFER_CUDA_MVQ_THREADS / 32][V];
+    const int tid = threadIdx.x, lane = tid & 31, nt = blockDim.x;
+    float acc[V];
+INFER_CUDA_UNROLL
+    for (int i = 0; i < V; i++) acc[i] = 0.0f;
+    const int S = K / M::QK * M::SPB;                      /* slices in a row */
+    for (int s = tid; s < S; s += nt) {
+        const int b = s / M::SPB, p = s % M::SPB;
+        typename M::W w[CC];
+INFER_CUDA_UNROLL
+        for (int c = 0; c < CC; c++) if (cols >> c & 1) M::w(wr[c], b, p, w[c]);
+INFER_CUDA_UNROLL
+        for (int r = 0; r < R; r++) {
+            if (r >= nr) break;
+            typename M::X xv;
+            M::x((const XT *)x0 + (size_t)r * K, xd0 ? xd0 + (size_t)r * (K / 32) : NULL, b, p, xv);
+INFER_CUDA_UNROLL
+            for (int c = 0; c < CC; c++) if (cols >> c & 1) acc[c * R + r] += M::dot(w[c], xv, p);
+        }
+    }
+    warp_sum_t<V>(acc);
+    if ((lane & (32 / V - 1)) == 0) part[tid >> 5][lane / (32 / V)] = acc[0];
+    __syncthreads();
+    for (int v = tid; v < V; v += nt) {
+        float t = part[0][v];
+        for (int i = 1; i < nt / 32; i++) t += part[i][v];
+        tot[v] = t;
+    }
+    __syncthreads();
+}
+
+/* The fast matvec. Block bx computes columns n0 .. n0 + MVQ_COLS of one weight of mv (the
+ * weights' columns in blocks one after another, ceil(N_j / MVQ_COLS) each) for activation
+ * rows blockIdx.y * R .. + R; xa is the codes (xds their scales) or, for the float types,
+ * x itself. G: matmul_glu's mode, the same columns of W[0] (gate) and W[1] (up),
+ * out[0] = act(gate) * up. */
+template <int T, int R, int G>
+__global__ void __launch_bounds__(INFER_CUDA_MVQ_THREADS) k_mvq(infer_cuda_mv mv, size_t row_bytes, const void *xa, const float2 *xds, int K, int rows) {
+    constexpr int C = INFER_CUDA_MVQ_COLS, CC = G ? 2 * C : C;
+    typedef typename std::conditional<Mv<T>::KIND == 3, float, int8_t>::type XT;
+    __shared__ float tot[CC * R];
+    const int tid = threadIdx.x, r0 = blockIdx.y * R;
+    const int nr = rows - r0 < R ? rows - r0 : R;
+    /* which weight and columns: constant indices only, so mv stays in the parameter space */
+    const uint8_t *W = mv.W[0];
+    float *out = mv.out[0], scale = mv.scale[0];
+    int N = mv.start[1], n0 = blockIdx.x * C, b0 = 0;
+    if (!G)
+INFER_CUDA_UNROLL
+        for (int i = 0; i < INFER_CUDA_MV_MAXW; i++) {
+            if (i >= mv.n) break;
+            const int Ni = mv.start[i + 1] - mv.start[i];
+            if ((int)blockIdx.x >= b0) { W = mv.W[i]; out = mv.out[i]; scale = mv.scale[i]; N = Ni; n0 = ((int)blockIdx.x - b0) * C; }
+            b0 += (Ni + C - 1) / C;
+        }
+    const uint8_t *wr[CC];
+    unsigned cols = 0;
+INFER_CUDA_UNROLL
+    for (int c = 0; c < CC; c++) {
+        const int n = n0 + c % C;
+        wr[c] = (G && c >= C ? mv.W[1] : W) + (size_t)(n < N ? n : 0) * row_bytes;
+        cols |= (unsigned)(n < N) << c;
+    }
+    mvq_block<T, R, CC>(wr, cols, (const XT *)xa + (size_t)r0 * K, xds ? xds + (size_t)r0 * (K / 32) : NULL, K, nr, tot);
+    if (tid >= C * R) return;
+    const int c = tid / R, r = tid % R, n = n0 + c;
+    if (n >= N || r >= nr) return;
+    const float v = tot[tid] * scale;
+    float *o = &out[(size_t)(r0 + r) * N + n];
+    if (G) *o = glu_act(v, tot[C * R + tid] * mv.scale[1], mv.act, mv.limit);
+    else *o = mv.add ? *o + v : v;
+}
+
+/* matmul_id's decode in the fast mode: out[o, :] = W_e x[o or o / n_used] with e = ids[o],
+ * o = blockIdx.y, as k_mvq's blocks of MVQ_COLS columns; an id out of range gives zeros */
+template <int T>
+__global__ void __launch_bounds__(INFER_CUDA_MVQ_THREADS) k_mvq_id(float *out, const uint8_t *W, size_t row_bytes, const void *xa, const float2 *xds,
+                                                                 const int32_t *ids, int K, int N, int E, int n_used, int x_per_slot, float scale) {
+    constexpr int C = INFER_CUDA_MVQ_COLS;
+    typedef typename std::conditional<Mv<T>::KIND == 3, float, int8_t>::type XT;
+    __shared__ float tot[C];
+    const int o = blockIdx.y, n0 = blockIdx.x * C, e = ids[o], xr = x_per_slot ? o : o / n_used;
+    const uint8_t *wr[C];
+    unsigned cols = 0;
+INFER_CUDA_UNROLL
+    for (int c = 0; c < C; c++) {
+        const int n = n0 + c, ok = n < N && e >= 0 && e < E;
+        wr[c] = W + ((size_t)(ok ? e : 0) * N + (ok ? n : 0)) * row_bytes;
+        cols |= (unsigned)ok << c;
+    }
+    mvq_block<T, 1, C>(wr, cols, (const XT *)xa + (size_t)xr * K, xds ? xds + (size_t)xr * (K / 32) : NULL, K, 1, tot);
+    if ((int)threadIdx.x < C && n0 + (int)threadIdx.x < N) out[(size_t)o * N + n0 + threadIdx.x] = tot[threadIdx.x] * scale;
+}
 /* prompt-sized matmul: a 256-thread block computes a 64x64 tile of out, stepping through K
  * 32 columns at a time. Threads 0..63 decode one weight row's chunk each into Ws; all
  * threads load the activation tile Xs; then thread (ty, tx) accumulates the 4x4 outputs at
@@ -1319,8 +2001,94 @@ template <class F> static void infer_cuda_typed(infer_cuda_ctx *c, infer_type t,
     INFER_CUDA_LAUNCHED(c, what);
 }
 
-/* rows <= INFER_CUDA_MV_ROWS against the weights of mv (one type, one K); glu: mv is (gate, up) */
-static void infer_cuda_matvec(infer_cuda_ctx *c, infer_type t, const infer_cuda_mv &mv, size_t rb, const float *x, int K, int rows, int glu = 0) {
+static int infer_cuda_grow(infer_cuda_ctx *c, void **buf, size_t *have, size_t bytes, const char *what);
+
+/* x [rows, K] quantized by k_quant_x (kind 1: Q8_0 rules, 2: Q8_K) into the context's xq
+ * buffer: the codes, then (16-byte aligned) their scales and sums; 0 when no buffer could
+ * be had (the error is kept) */
+static int infer_cuda_quant_x(infer_cuda_ctx *c, int kind, const float *x, int K, int rows, int8_t **q, float2 **ds) {
+    const size_t codes = ((size_t)rows * (size_t)K + 15) / 16 * 16;
+    if (!infer_cuda_grow(c, &c->xq, &c->xq_bytes, codes + (size_t)rows * (size_t)(K / 32) * sizeof(float2), "cudaMalloc (quantized activations)")) return 0;
+    *q = (int8_t *)c->xq;
+    *ds = (float2 *)(*q + codes);
+    const int groups = (K / (kind == 1 ? 32 : 256) + 3) / 4;      /* a warp per block, 4 a launch block */
+    if (kind == 1) INFER_CUDA_LAUNCH(dim3(groups, rows), 128, 0, c, k_quant_x<1>)(x, K, *q, *ds);
+    else INFER_CUDA_LAUNCH(dim3(groups, rows), 128, 0, c, k_quant_x<2>)(x, K, *q, *ds);
+    INFER_CUDA_LAUNCHED(c, "matmul (activations)");
+    return 1;
+}
+
+/* Mv<T>'s kind and weight alignment as values for the host (0, 1 for a type without) */
+template <int T> static constexpr int infer_cuda_mv_align() {
+    if constexpr (Mv<T>::KIND != 0) return Mv<T>::ALIGN;
+    else return 1;
+}
+/* the kind of the fast matvec of weight type t for these weight rows (n of them, rb bytes
+ * apart) and this x: 0 where the type has none or the pointers do not suit its loads */
+static int infer_cuda_mv_kind(infer_type t, const uint8_t *const *W, int n, size_t rb, const float *x, int K) {
+    int kind = 0, align = 1;
+    infer_cuda_with_type(t, [&](auto ty) { kind = Mv<decltype(ty)::id>::KIND; align = infer_cuda_mv_align<decltype(ty)::id>(); });
+    int ok = kind != 0 && rb % (size_t)align == 0 && (kind != 3 || (K % 8 == 0 && (uintptr_t)x % 16 == 0));
+    for (int i = 0; ok && i < n; i++) ok = (uintptr_t)W[i] % (uintptr_t)align == 0;
+    return ok ? kind : 0;
+}
+/* A call's activations as the fast matvec reads them: the float kinds x itself, the others
+ * x quantized -- once per call: xq remembers what the call's last quantization was, which
+ * matmul_n's groups of weights share (one x, at most two kinds). 0: no buffer (the error is
+ * kept). */
+struct infer_cuda_xq { int kind; int8_t *q; float2 *ds; };
+static int infer_cuda_mv_x(infer_cuda_ctx *c, int kind, const float *x, int K, int rows, infer_cuda_xq *xq, const void **xa, const float2 **xds) {
+    if (kind == 3) { *xa = x; *xds = NULL; return 1; }
+    if (xq->kind != kind) {
+        if (!infer_cuda_quant_x(c, kind, x, K, rows, &xq->q, &xq->ds)) return 0;
+        xq->kind = kind;
+    }
+    *xa = xq->q;
+    *xds = xq->ds;
+    return 1;
+}
+
+/* threads of a k_mvq block for rows of K weights: INFER_CUDA_MVQ_THREADS, or fewer where a
+ * row has fewer slices (whole warps) */
+static int infer_cuda_mvq_threads(infer_type t, int K) {
+    int slices = 0;
+    infer_cuda_with_type(t, [&](auto ty) {
+        typedef Mv<decltype(ty)::id> M;
+        if constexpr (M::KIND != 0) slices = K / M::QK * M::SPB;
+    });
+    const int w = (slices + 31) / 32 * 32;
+    return w < 32 ? 32 : w > INFER_CUDA_MVQ_THREADS ? INFER_CUDA_MVQ_THREADS : w;
+}
+
+/* The fast mode's matvec (k_quant_x, then k_mvq) where the type has one and the pointers
+ * suit its loads; 0: the caller runs k_matvec instead. glu: mv is (gate, up). */
+static int infer_cuda_matvec_fast(infer_cuda_ctx *c, infer_type t, const infer_cuda_mv &mv, size_t rb, const float *x, int K, int rows, int glu,
+                                  infer_cuda_xq *xq) {
+    const int kind = infer_cuda_mv_kind(t, mv.W, glu ? 2 : mv.n, rb, x, K);
+    if (!kind) return 0;
+    infer_cuda_xq own = { 0, NULL, NULL };
+    const void *xa;
+    const float2 *xds;
+    if (!infer_cuda_mv_x(c, kind, x, K, rows, xq ? xq : &own, &xa, &xds)) return 1;
+    int blocks = 0;                           /* ceil(N_j / MVQ_COLS) for each weight */
+    for (int i = 0; i < (glu ? 1 : mv.n); i++) blocks += (mv.start[i + 1] - mv.start[i] + INFER_CUDA_MVQ_COLS - 1) / INFER_CUDA_MVQ_COLS;
+    const dim3 grid(blocks, rows > 1 ? (rows + INFER_CUDA_MV_ROWS - 1) / INFER_CUDA_MV_ROWS : 1);
+    const int nt = infer_cuda_mvq_threads(t, K);
+    infer_cuda_typed(c, t, "matmul", [&](auto ty) {
+        constexpr int T = decltype(ty)::id, R = INFER_CUDA_MV_ROWS;
+        if constexpr (Mv<T>::KIND != 0) {
+            if (glu && rows == 1) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 1>)(mv, rb, xa, xds, K, rows);
+            else if (glu) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, R, 1>)(mv, rb, xa, xds, K, rows);
+            else if (rows == 1) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 0>)(mv, rb, xa, xds, K, rows);
+            else INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, R, 0>)(mv, rb, xa, xds, K, rows);
+        }
+    });
+    return 1;
+}
+
+/* rows <= INFER_CUDA_MV_ROWS against the weights of mv (one type, one K) by k_matvec;
+ * glu (one row): mv is (gate, up) */
+static void infer_cuda_matvec_f32(infer_cuda_ctx *c, infer_type t, const infer_cuda_mv &mv, size_t rb, const float *x, int K, int rows, int glu) {
     const int cols = glu ? mv.start[1] : mv.start[mv.n];
     const dim3 grid((cols + INFER_CUDA_MV_WARPS - 1) / INFER_CUDA_MV_WARPS, rows > 1 ? (rows + INFER_CUDA_MV_ROWS - 1) / INFER_CUDA_MV_ROWS : 1);
     infer_cuda_typed(c, t, "matmul", [&](auto ty) {
@@ -1330,6 +2098,12 @@ static void infer_cuda_matvec(infer_cuda_ctx *c, infer_type t, const infer_cuda_
         else if (rows == 1) INFER_CUDA_LAUNCH(grid, threads, 0, c, k_matvec<T, 1, 0>)(mv, rb, x, K, rows);
         else INFER_CUDA_LAUNCH(grid, threads, 0, c, k_matvec<T, INFER_CUDA_MV_ROWS, 0>)(mv, rb, x, K, rows);
     });
+}
+/* rows <= INFER_CUDA_MV_ROWS: the fast mode's k_mvq where it applies, else k_matvec (the
+ * precise mode always) */
+static void infer_cuda_matvec(infer_cuda_ctx *c, infer_type t, const infer_cuda_mv &mv, size_t rb, const float *x, int K, int rows, infer_cuda_xq *xq = NULL) {
+    if (!c->precise && infer_cuda_matvec_fast(c, t, mv, rb, x, K, rows, 0, xq)) return;
+    infer_cuda_matvec_f32(c, t, mv, rb, x, K, rows, 0);
 }
 
 /* out = W x, or (add) out += W x */
@@ -1360,8 +2134,9 @@ static void infer_cuda_matmul_add(void *ctx, float *y, const infer_tensor *w, co
     infer_cuda_matmul_to((infer_cuda_ctx *)ctx, y, w, x, rows, 1);
 }
 
-/* out = act(Wg x) * (Wu x): one launch for one activation row when the two share a type and
- * K; otherwise matmul_n of the two into out and a scratch buffer, then glu */
+/* out = act(Wg x) * (Wu x): one launch when the two share a type and K -- up to 8 rows in
+ * the fast mode (k_mvq), one row in the precise mode (k_matvec); otherwise matmul_n of the
+ * two into out and a scratch buffer, then glu */
 static void infer_cuda_glu(void *ctx, float *out, const float *gate, const float *up, int64_t n, int act, float limit);
 static int infer_cuda_reserve(infer_cuda_ctx *c, size_t bytes);
 static void infer_cuda_matmul_n(void *ctx, int n, float *const *out, const infer_tensor *const *w, const float *x, int rows);
@@ -1369,14 +2144,15 @@ static void infer_cuda_matmul_glu(void *ctx, float *out, const infer_tensor *wg,
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (rows <= 0) return;
     const int K = (int)wg->ne[0], N = (int)wg->ne[1];
-    if (rows == 1 && wu->type == wg->type && wu->ne[0] == K && wu->ne[1] == N) {
+    if (rows <= INFER_CUDA_MV_ROWS && wu->type == wg->type && wu->ne[0] == K && wu->ne[1] == N) {
         infer_cuda_mv mv;
         memset(&mv, 0, sizeof mv);
         mv.W[0] = (const uint8_t *)wg->data; mv.W[1] = (const uint8_t *)wu->data;
         mv.out[0] = out; mv.scale[0] = wg->scale; mv.scale[1] = wu->scale;
         mv.start[1] = N; mv.start[2] = 2 * N; mv.n = 2; mv.act = act; mv.limit = limit;
-        infer_cuda_matvec(c, wg->type, mv, infer_type_row_size(wg->type, K), x, K, rows, 1);
-        return;
+        const size_t rb = infer_type_row_size(wg->type, K);
+        if (!c->precise && infer_cuda_matvec_fast(c, wg->type, mv, rb, x, K, rows, 1, NULL)) return;
+        if (rows == 1) { infer_cuda_matvec_f32(c, wg->type, mv, rb, x, K, rows, 1); return; }
     }
     const size_t n = (size_t)rows * (size_t)wu->ne[1];
     if (!infer_cuda_reserve(c, n * sizeof(float))) return;
@@ -1387,26 +2163,33 @@ static void infer_cuda_matmul_glu(void *ctx, float *out, const infer_tensor *wg,
     infer_cuda_glu(ctx, out, out, up, (int64_t)n, act, limit);
 }
 
-/* n weights reading the same x: one launch for a decode step when they share a type and K */
+/* n weights reading the same x: for a decode step, one launch per group of weights that share
+ * a type (all of them, usually), and in the fast mode one quantization of x for all groups of
+ * one activation format */
 static void infer_cuda_matmul_n(void *ctx, int n, float *const *out, const infer_tensor *const *w, const float *x, int rows) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
-    int same = n >= 1 && n <= INFER_CUDA_MV_MAXW && rows >= 1 && rows <= INFER_CUDA_MV_ROWS;
-    for (int i = 1; same && i < n; i++) same = w[i]->type == w[0]->type && w[i]->ne[0] == w[0]->ne[0];
-    if (!same) {
+    if (rows < 1 || rows > INFER_CUDA_MV_ROWS || n > 32) {
         for (int i = 0; i < n; i++) infer_cuda_matmul(ctx, out[i], w[i], x, rows);
         return;
     }
-    infer_cuda_mv mv;
-    memset(&mv, 0, sizeof mv);
+    infer_cuda_xq xq = { 0, NULL, NULL };
+    unsigned done = 0;
     for (int i = 0; i < n; i++) {
-        mv.W[i] = (const uint8_t *)w[i]->data;
-        mv.out[i] = out[i];
-        mv.scale[i] = w[i]->scale;
-        mv.start[i + 1] = mv.start[i] + (int)w[i]->ne[1];
+        if (done >> i & 1) continue;
+        infer_cuda_mv mv;
+        memset(&mv, 0, sizeof mv);
+        for (int j = i; j < n && mv.n < INFER_CUDA_MV_MAXW; j++) {
+            if ((done >> j & 1) || w[j]->type != w[i]->type || w[j]->ne[0] != w[i]->ne[0]) continue;
+            mv.W[mv.n] = (const uint8_t *)w[j]->data;
+            mv.out[mv.n] = out[j];
+            mv.scale[mv.n] = w[j]->scale;
+            mv.start[mv.n + 1] = mv.start[mv.n] + (int)w[j]->ne[1];
+            mv.n++;
+            done |= 1u << j;
+        }
+        const int K = (int)w[i]->ne[0];
+        infer_cuda_matvec(c, w[i]->type, mv, infer_type_row_size(w[i]->type, K), x, K, rows, &xq);
     }
-    mv.n = n;
-    const int K = (int)w[0]->ne[0];
-    infer_cuda_matvec(c, w[0]->type, mv, infer_type_row_size(w[0]->type, K), x, K, rows);
 }
 
 static void infer_cuda_matmul_id(void *ctx, float *out, const infer_tensor *w, const float *x, const int32_t *ids, int rows, int n_used, int x_per_slot) {
@@ -1425,6 +2208,20 @@ static void infer_cuda_matmul_id(void *ctx, float *out, const infer_tensor *w, c
             constexpr int T = decltype(ty)::id;
             if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_id_tiled<T, 0>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale);
             else INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_id_tiled<T, 1>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale);
+        });
+        return;
+    }
+    const int kind = c->precise ? 0 : infer_cuda_mv_kind(w->type, &W, 1, rb, x, K);
+    if (kind) {                                 /* the fast mode: k_mvq_id */
+        infer_cuda_xq xq = { 0, NULL, NULL };
+        const void *xa;
+        const float2 *xds;
+        if (!infer_cuda_mv_x(c, kind, x, K, x_per_slot ? n_out : rows, &xq, &xa, &xds)) return;
+        const dim3 grid((N + INFER_CUDA_MVQ_COLS - 1) / INFER_CUDA_MVQ_COLS, n_out);
+        infer_cuda_typed(c, w->type, "matmul_id", [&](auto ty) {
+            constexpr int T = decltype(ty)::id;
+            if constexpr (Mv<T>::KIND != 0)
+                INFER_CUDA_LAUNCH(grid, infer_cuda_mvq_threads(w->type, K), 0, c, k_mvq_id<T>)(out, W, rb, xa, xds, ids, K, N, E, n_used, x_per_slot, w->scale);
         });
         return;
     }
@@ -1922,19 +2719,23 @@ __global__ void k_attn_merge(float *out, const float *part, int n_head, int hd, 
     }
 }
 
-static int infer_cuda_reserve(infer_cuda_ctx *c, size_t bytes) {
-    if (bytes <= c->scratch_bytes) return 1;
+/* a buffer of the context (*buf, *have bytes) of at least `bytes` */
+static int infer_cuda_grow(infer_cuda_ctx *c, void **buf, size_t *have, size_t bytes, const char *what) {
+    if (bytes <= *have) return 1;
     infer_cuda_flush(c);                      /* recorded launches may use the old buffer */
-    if (c->scratch) {
+    if (*buf) {
         infer_cuda_record(c, cudaStreamSynchronize(c->stream), "cudaStreamSynchronize");
-        infer_cuda_record(c, cudaFree(c->scratch), "cudaFree");
-        c->scratch = NULL;
-        c->scratch_bytes = 0;
+        infer_cuda_record(c, cudaFree(*buf), "cudaFree");
+        *buf = NULL;
+        *have = 0;
     }
-    cudaError_t e = cudaMalloc(&c->scratch, bytes);
-    if (e != cudaSuccess) { c->scratch = NULL; infer_cuda_record(c, e, "cudaMalloc (attention scratch)"); return 0; }
-    c->scratch_bytes = bytes;
+    cudaError_t e = cudaMalloc(buf, bytes);
+    if (e != cudaSuccess) { *buf = NULL; infer_cuda_record(c, e, what); return 0; }
+    *have = bytes;
     return 1;
+}
+static int infer_cuda_reserve(infer_cuda_ctx *c, size_t bytes) {
+    return infer_cuda_grow(c, &c->scratch, &c->scratch_bytes, bytes, "cudaMalloc (attention scratch)");
 }
 
 /* Splits of an attention launch over `blocks` (row, head) pairs: enough blocks for four waves
@@ -2561,6 +3362,7 @@ static void infer_cuda_ctx_free(void *ctx) {
     cudaStreamSynchronize(c->stream);
     infer_cuda_graphs_free(c);
     if (c->scratch) cudaFree(c->scratch);
+    if (c->xq) cudaFree(c->xq);
     cudaStreamDestroy(c->stream);
     delete c;
 }
@@ -2676,4 +3478,30 @@ extern "C" int infer_cuda_dequant_host(infer_type t, const void *row, int K, flo
             for (int i = 0; i < 32 && 32 * c + i < K; i++) dst[32 * c + i] = w[i] * scale;
         }
     });
+}
+
+/* For the tests (tests.c declares it under INFER_CUDA): x [rows, K] (host memory) quantized
+ * on the device by k_quant_x as the fast matvec of weight type t quantizes its activations;
+ * back come the codes [rows, K] and, per 32-block [rows, K / 32], the scale d and the sum of
+ * the codes. Returns 0 for a type whose fast matvec takes no int8 activations, or when the
+ * device fails. */
+extern "C" int infer_cuda_quant_x_host(infer_type t, const float *x, int rows, int K, int8_t *codes, float *d, int32_t *sums) {
+    int kind = 0;
+    infer_cuda_with_type(t, [&](auto ty) { kind = Mv<decltype(ty)::id>::KIND; });
+    if (kind != 1 && kind != 2) return 0;
+    void *ctx;
+    if (infer_cuda_ctx_create(&ctx, 1, 0, NULL) != INFER_OK) return 0;
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    const size_t nx = (size_t)rows * (size_t)K, nd = (size_t)rows * (size_t)(K / 32);
+    float *xd = (float *)infer_cuda_alloc(c, nx * sizeof(float));
+    float2 *ds = (float2 *)malloc(nd * sizeof(float2));
+    int8_t *q = NULL;
+    float2 *qds = NULL;
+    int ok = xd && ds && infer_cuda_upload(c, xd, x, nx * sizeof(float)) == INFER_OK && infer_cuda_quant_x(c, kind, xd, K, rows, &q, &qds) &&
+             infer_cuda_download(c, codes, q, nx) == INFER_OK && infer_cuda_download(c, ds, qds, nd * sizeof(float2)) == INFER_OK;
+    for (size_t i = 0; ok && i < nd; i++) { d[i] = ds[i].x; memcpy(&sums[i], &ds[i].y, 4); }
+    free(ds);
+    infer_cuda_free(c, xd);
+    infer_cuda_ctx_free(ctx);
+    return ok;
 }

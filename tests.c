@@ -8784,6 +8784,7 @@ static void test_fuzz_regress(void) {
 /* ---- the GPU builds: the CUDA build's weight decoders, which also compile for the host ---- */
 #ifdef INFER_CUDA
 int infer_cuda_dequant_host(infer_type t, const void *row, int K, float scale, float *dst);
+int infer_cuda_quant_x_host(infer_type t, const float *x, int rows, int K, int8_t *codes, float *d, int32_t *sums);
 #endif
 
 /* every type the GPU decodes gives the CPU's dequantized values bit for bit (run on the
@@ -8862,6 +8863,213 @@ static void test_gpu_diff_models(void) {
         infer_model_free(m);
     }
     if (!found) SKIP("../shared models not found");
+}
+
+/* ---- the fast mode's decode matvec: int8 activations (infer_cuda.cu, k_quant_x and k_mvq) ---- */
+
+/* The GPU quantizes a matvec's activations as the CPU's fast path does, byte for byte: Q8_0
+ * blocks (for the 32-block weight types) and Q8_K blocks (the k-quants), each 32-block's
+ * scale and code sum. Row 0 has halves where the two rules round differently (2.5: Q8_0's
+ * roundf at scale 1 makes 3, Q8_K's rint at scale -1 makes -2), row 1 a zero super-block,
+ * one with a NaN and one with an Inf, row 2 its largest magnitude twice with opposite signs
+ * (the first sets Q8_K's sign). */
+static void test_gpu_act_quant(void) {
+#ifndef INFER_CUDA
+    SKIP("not a CUDA build (make cuda or make cuda-emu)");
+#else
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    enum { ROWS = 3, K = 1024, NB = ROWS * K / 32 };
+    infer__rng rng;
+    infer__rng_seed(&rng, 17);
+    float *x = malloc(sizeof(float) * ROWS * K), d[NB];
+    int8_t *codes = malloc(ROWS * K);
+    int32_t sums[NB];
+    for (int i = 0; i < ROWS * K; i++) x[i] = (float)(infer__rng_uniform(&rng) * 6 - 3);
+    const float ties[4] = { 127.0f, 2.5f, -3.5f, 0.5f };
+    memcpy(x + 32, ties, sizeof ties);
+    for (int i = 0; i < 256; i++) x[K + i] = 0.0f;
+    x[K + 300] = NAN;
+    x[K + 600] = INFINITY;
+    x[2 * K + 10] = -4.0f;
+    x[2 * K + 200] = 4.0f;
+    const infer_type types[2] = { INFER_TYPE_Q4_0, INFER_TYPE_Q4_K };
+    for (int ti = 0; ti < 2; ti++) {
+        if (!infer_cuda_quant_x_host(types[ti], x, ROWS, K, codes, d, sums)) { CHECK_MSG(0, "%s: no quantized activations", infer_type_name(types[ti])); continue; }
+        int bad_codes = 0, bad_d = 0, bad_sums = 0;
+        for (int r = 0; r < ROWS; r++) {
+            if (ti == 0) {
+                infer_block_q8_0 q[K / 32];
+                infer__quant_q8_0(x + (size_t)r * K, q, K);
+                for (int b = 0; b < K / 32; b++) {
+                    const int at = r * (K / 32) + b;
+                    const float dr = infer__fp16_to_fp32(q[b].d);
+                    int sum = 0;
+                    for (int i = 0; i < 32; i++) { sum += q[b].qs[i]; bad_codes += q[b].qs[i] != codes[(size_t)r * K + 32 * b + i]; }
+                    bad_d += isnan(dr) ? !isnan(d[at]) : memcmp(&dr, &d[at], 4) != 0;
+                    bad_sums += sum != sums[at];
+                }
+            } else {
+                infer_block_q8_k q[K / 256];
+                infer__quant_q8_k(x + (size_t)r * K, q, K);
+                for (int b = 0; b < K / 32; b++) {
+                    const int at = r * (K / 32) + b;
+                    const infer_block_q8_k *qb = &q[b / 8];
+                    for (int i = 0; i < 32; i++) bad_codes += qb->qs[32 * (b % 8) + i] != codes[(size_t)r * K + 32 * b + i];
+                    bad_d += isnan(qb->d) ? !isnan(d[at]) : memcmp(&qb->d, &d[at], 4) != 0;
+                    bad_sums += qb->bsums[2 * (b % 8)] + qb->bsums[2 * (b % 8) + 1] != sums[at];
+                }
+            }
+        }
+        CHECK_MSG(bad_codes == 0 && bad_d == 0 && bad_sums == 0, "%s activations: %d codes, %d scales, %d sums differ from the CPU's",
+                  ti ? "Q8_K" : "Q8_0", bad_codes, bad_d, bad_sums);
+        /* the special values did what the comparison was meant to cover */
+        if (ti == 0) CHECK(codes[33] == 3 && codes[34] == -4 && codes[35] == 1);   /* roundf: ties away from zero */
+        else CHECK(codes[33] == -2 && codes[34] == 4 && codes[35] == 0);           /* scale -1, rint: ties to even */
+        CHECK(d[K / 32] == 0.0f && isnan(d[K / 32 + 300 / 32]) && isinf(d[K / 32 + 600 / 32]));
+        CHECK(ti == 0 || d[2 * (K / 32)] > 0);           /* Q8_K: the first of -4 and 4 sets d = -(-4) / 127 */
+    }
+    free(x); free(codes);
+#endif
+}
+
+/* the worst max_rel of each comparison of test_gpu_matvec_fast, and its FAIL lines */
+typedef struct { int lines; double worst_cpu, worst_exact; } mvq_log;
+static void mvq_print(void *user, const char *line) {
+    mvq_log *l = (mvq_log *)user;
+    l->lines++;
+    if (strncmp(line, "FAIL", 4) == 0) printf("    %s\n", line);
+    const char *m = strstr(line, "max_rel");
+    const double v = m ? atof(m + 7) : 0;
+    double *w = strstr(line, "=cpu-fast") ? &l->worst_cpu : &l->worst_exact;
+    if (v > *w) *w = v;
+}
+#define MVQ_TOL_CPU 2e-5        /* the CPU fast path's own codes: only the order of f32 sums differs */
+
+/* The fast mode's decode matvec (rows <= 8) against the CPU's fast path, which has the same
+ * int8 codes, at a tolerance for f32 summation order, and against the exact reference within
+ * the fast modes' bound (INFER__TOL_FAST; the float types, which keep f32 activations,
+ * within INFER__TOL_SUM): every type with a k_mvq slice, 1..8 rows, 37 columns (the last
+ * block of two columns has one), K the smallest multiple of the block, a middle one and one
+ * long enough that every thread takes several slices (and a float K not a multiple of 8,
+ * which k_matvec serves); then the fused ops on the same path: matmul_n of three weights,
+ * matmul_glu (k_mvq's GLU mode) and matmul_add with 1, 3 and 8 rows, and matmul_id's decode. */
+static void test_gpu_matvec_fast(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    static const infer_type types[] = { INFER_TYPE_Q4_0, INFER_TYPE_Q8_0, INFER_TYPE_Q6_K, INFER_TYPE_F16, INFER_TYPE_Q4_K, INFER_TYPE_Q5_K,
+                                        INFER_TYPE_Q5_0, INFER_TYPE_Q4_1, INFER_TYPE_Q5_1, INFER_TYPE_BF16, INFER_TYPE_F32, INFER_TYPE_IQ4_NL,
+                                        INFER_TYPE_MXFP4, INFER_TYPE_IQ4_XS, INFER_TYPE_Q2_K, INFER_TYPE_Q3_K, INFER_TYPE_TQ2_0, INFER_TYPE_NVFP4 };
+    enum { N_TYPES = sizeof types / sizeof types[0] };
+    infer__diff d;
+    memset(&d, 0, sizeof d);
+    mvq_log log = { 0, 0, 0 };
+    d.ka = infer_cpu_kernels();
+    d.kb = k;
+    d.print = mvq_print;
+    d.user = &log;
+    infer__rng_seed(&d.rng, 4321);
+    infer_error err;
+    void *cpu_exact = NULL;
+    if (d.ka->ctx_create(&d.ca, 2, 0, &err) != INFER_OK || d.ka->ctx_create(&cpu_exact, 2, 1, &err) != INFER_OK ||
+        k->ctx_create(&d.cb, 2, 0, &err) != INFER_OK) {
+        CHECK_MSG(0, "%s", err.msg);
+        goto done;
+    }
+    char what[96];
+    int cases = 0;
+    for (int ti = 0; ti < N_TYPES && !d.broken; ti++) {
+        const infer_type t = types[ti];
+        const char *tn = infer_type_name(t);
+        const int blk = infer_type_block(t), is_float = blk == 1;
+        const double exact_tol = is_float ? INFER__TOL_SUM : INFER__TOL_FAST;
+        const int64_t Ks[4] = { is_float ? 8 : blk, is_float ? 1000 : 5 * blk + (blk == 32 ? 40 * 32 : 0), 5120, 100 };
+        for (int ki = 0; ki < (is_float ? 4 : 3) && !d.broken; ki++) {
+            const int64_t K = Ks[ki], N = 37;
+            infer__diff_w w = infer__diff_weights(&d, t, K, N, 1, t == INFER_TYPE_Q8_0 ? 0.5f : 1.0f);
+            for (int rows = 1; rows <= 8 && !d.broken; rows++) {
+                infer__pair x = infer__diff_rand_pair(&d, (size_t)rows * K, -1, 1), o = infer__pair_new(&d, NULL, (size_t)rows * N * sizeof(float));
+                if (!d.broken) {
+                    snprintf(what, sizeof what, "%s K=%lld rows=%d", tn, (long long)K, rows);
+                    d.ka->matmul(d.ca, (float *)o.a, &w.ta, (const float *)x.a, rows);
+                    k->matmul(d.cb, (float *)o.b, &w.tb, (const float *)x.b, rows);
+                    infer__diff_cmp(&d, "mvq =cpu-fast", what, &o, MVQ_TOL_CPU);
+                    d.ka->matmul(cpu_exact, (float *)o.a, &w.ta, (const float *)x.a, rows);
+                    infer__diff_cmp(&d, "mvq ~exact", what, &o, exact_tol);
+                    cases++;
+                }
+                infer__pair_free(&d, &x); infer__pair_free(&d, &o);
+            }
+            infer__pair_free(&d, &w.p);
+        }
+        /* the fused ops: matmul_n of three weights (37, 8 and 21 columns); glu of the first
+         * (gate) and a fourth of its shape (up); add */
+        const int64_t K = Ks[1];
+        infer__diff_w w3[4] = { infer__diff_weights(&d, t, K, 37, 1, 1.0f), infer__diff_weights(&d, t, K, 8, 1, 0.5f), infer__diff_weights(&d, t, K, 21, 1, 1.0f),
+                                infer__diff_weights(&d, t, K, 37, 1, 0.5f) };
+        const int rows_list[3] = { 1, 3, 8 };
+        for (int ri = 0; ri < 3 && !d.broken; ri++) {
+            const int rows = rows_list[ri];
+            infer__pair x = infer__diff_rand_pair(&d, (size_t)rows * K, -1, 1), y = infer__diff_rand_pair(&d, (size_t)rows * 37, -1, 1), o[3];
+            for (int i = 0; i < 3; i++) o[i] = infer__pair_new(&d, NULL, (size_t)rows * (size_t)w3[i].ta.ne[1] * sizeof(float));
+            infer__pair u = infer__pair_new(&d, NULL, (size_t)rows * 37 * sizeof(float));
+            if (!d.broken) {
+                float *oa[3] = { (float *)o[0].a, (float *)o[1].a, (float *)o[2].a }, *ob[3] = { (float *)o[0].b, (float *)o[1].b, (float *)o[2].b };
+                const infer_tensor *wa[3] = { &w3[0].ta, &w3[1].ta, &w3[2].ta }, *wb[3] = { &w3[0].tb, &w3[1].tb, &w3[2].tb };
+                d.ka->matmul_n(d.ca, 3, oa, wa, (const float *)x.a, rows);
+                k->matmul_n(d.cb, 3, ob, wb, (const float *)x.b, rows);
+                for (int i = 0; i < 3; i++) {
+                    snprintf(what, sizeof what, "%s K=%lld rows=%d matmul_n %d", tn, (long long)K, rows, i);
+                    infer__diff_cmp(&d, "mvq =cpu-fast", what, &o[i], MVQ_TOL_CPU);
+                }
+                for (int act = 0; act < 2; act++) {            /* SiLU, then ReLU^2 clamped at 2 */
+                    const int a = act ? INFER_ACT_RELU2 : INFER_ACT_SILU;
+                    const float limit = act ? 2.0f : 0.0f;
+                    d.ka->matmul(d.ca, (float *)o[0].a, &w3[0].ta, (const float *)x.a, rows);
+                    d.ka->matmul(d.ca, (float *)u.a, &w3[3].ta, (const float *)x.a, rows);
+                    d.ka->glu(d.ca, (float *)o[0].a, (const float *)o[0].a, (const float *)u.a, (int64_t)rows * 37, a, limit);
+                    k->matmul_glu(d.cb, (float *)o[0].b, &w3[0].tb, &w3[3].tb, (const float *)x.b, rows, a, limit);
+                    snprintf(what, sizeof what, "%s K=%lld rows=%d matmul_glu %s", tn, (long long)K, rows, act ? "relu2" : "silu");
+                    infer__diff_cmp(&d, "mvq =cpu-fast", what, &o[0], MVQ_TOL_CPU);
+                }
+                d.ka->matmul(d.ca, (float *)u.a, &w3[0].ta, (const float *)x.a, rows);
+                d.ka->add(d.ca, (float *)y.a, (const float *)u.a, (int64_t)rows * 37);
+                k->matmul_add(d.cb, (float *)y.b, &w3[0].tb, (const float *)x.b, rows);
+                snprintf(what, sizeof what, "%s K=%lld rows=%d matmul_add", tn, (long long)K, rows);
+                infer__diff_cmp(&d, "mvq =cpu-fast", what, &y, MVQ_TOL_CPU);
+                cases += 6;
+            }
+            infer__pair_free(&d, &x); infer__pair_free(&d, &y); infer__pair_free(&d, &u);
+            for (int i = 0; i < 3; i++) infer__pair_free(&d, &o[i]);
+        }
+        for (int i = 0; i < 4; i++) infer__pair_free(&d, &w3[i].p);
+        /* matmul_id: 4 experts of [K, 37]; 1 and 3 tokens choosing 2, x shared or per slot */
+        infer__diff_w we = infer__diff_weights(&d, t, K, 37, 4, 1.0f);
+        for (int c = 0; c < 4 && !d.broken; c++) {
+            const int rows = c < 2 ? 1 : 3, n_used = 2, per_slot = c % 2;
+            int32_t ids_h[6] = { 3, 1, 0, 2, 1, 1 };
+            infer__pair ids = infer__pair_new(&d, ids_h, (size_t)rows * n_used * sizeof(int32_t));
+            infer__pair x = infer__diff_rand_pair(&d, (size_t)rows * (per_slot ? n_used : 1) * K, -1, 1);
+            infer__pair o = infer__pair_new(&d, NULL, (size_t)rows * n_used * 37 * sizeof(float));
+            if (!d.broken) {
+                d.ka->matmul_id(d.ca, (float *)o.a, &we.ta, (const float *)x.a, (const int32_t *)ids.a, rows, n_used, per_slot);
+                k->matmul_id(d.cb, (float *)o.b, &we.tb, (const float *)x.b, (const int32_t *)ids.b, rows, n_used, per_slot);
+                snprintf(what, sizeof what, "%s K=%lld rows=%d x_per_slot=%d matmul_id", tn, (long long)K, rows, per_slot);
+                infer__diff_cmp(&d, "mvq =cpu-fast", what, &o, MVQ_TOL_CPU);
+                cases++;
+            }
+            infer__pair_free(&d, &ids); infer__pair_free(&d, &x); infer__pair_free(&d, &o);
+        }
+        infer__pair_free(&d, &we.p);
+    }
+    printf("    %d products, %d beyond tolerance; worst max_rel against the CPU's fast path %.2e (tol %.0e), against the exact path %.2e\n",
+           cases, d.n_bad, log.worst_cpu, MVQ_TOL_CPU, log.worst_exact);
+    CHECK_MSG(!d.broken, "the diff stopped: %s", k->last_error(d.cb));
+    CHECK(d.n_bad == 0 && cases >= N_TYPES * 3 * 8);
+done:
+    if (d.cb) k->ctx_free(d.cb);
+    if (cpu_exact) d.ka->ctx_free(cpu_exact);
+    if (d.ca) d.ka->ctx_free(d.ca);
 }
 
 /* deepseek4's indexer on the GPU chooses the CPU's entries, index for index, where that is
@@ -9880,6 +10088,8 @@ static const test_case tests[] = {
     { "cuda_decoders", test_cuda_decoders },
     { "gpu_diff_ops", test_gpu_diff_ops },
     { "gpu_diff_models", test_gpu_diff_models },
+    { "gpu_act_quant", test_gpu_act_quant },
+    { "gpu_matvec_fast", test_gpu_matvec_fast },
     { "gpu_indexer_ties", test_gpu_indexer_ties },
     { "gpu_attention_sparse", test_gpu_attention_sparse },
     { "gpu_bounded_ops", test_gpu_bounded_ops },

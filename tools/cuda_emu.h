@@ -41,6 +41,11 @@
 
 struct uint3 { unsigned x, y, z; };
 struct float4 { float x, y, z, w; };
+/* the vector types the kernels load and store whole (their alignment as on the device) */
+struct __attribute__((aligned(8))) float2 { float x, y; };
+struct __attribute__((aligned(8))) int2 { int x, y; };
+struct __attribute__((aligned(16))) int4 { int x, y, z, w; };
+struct __attribute__((aligned(16))) uint4 { unsigned x, y, z, w; };
 struct dim3 {
     unsigned x, y, z;
     dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
@@ -107,6 +112,17 @@ static inline __half __float2half_rn(float f) {   /* round to nearest even, over
     h.x = (uint16_t)(sign | b);
     return h;
 }
+/* a pair of halves in one 32-bit word (x the low 16 bits), as float2 */
+struct __half2 { __half x, y; };
+static inline float2 __half22float2(__half2 h) { float2 f = { __half2float(h.x), __half2float(h.y) }; return f; }
+/* dp4a: the 4 signed bytes of a times those of b, summed, plus c */
+static inline int __dp4a(int a, int b, int c) {
+    for (int i = 0; i < 4; i++) c += (int)(int8_t)(a >> (8 * i)) * (int)(int8_t)(b >> (8 * i));
+    return c;
+}
+static inline int __float2int_rn(float f) { return (int)rintf(f); }      /* to nearest, ties to even */
+static inline int __float_as_int(float f) { int i; memcpy(&i, &f, 4); return i; }
+static inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
 static inline int atomicAdd(int *p, int v) { const int old = *p; *p += v; return old; }   /* fibers never interleave inside it */
 static inline float __uint_as_float(uint32_t u) { return emu_bits_float(u); }
 static inline float __fmul_rn(float a, float b) { return a * b; }
