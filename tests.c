@@ -9482,6 +9482,32 @@ static void test_gpu_stories_greedy(void) {
     free(md);
 }
 
+/* The server on the GPU: ./infer-cuda --server --gpu (./infer-cuda-emu under the emulator,
+ * the kernels then run on the CPU) answers a greedy completion, whole and streamed, with the
+ * CPU command line's text; /metrics answers too. */
+static void test_gpu_server(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    const char *program = !strcmp(k->name, "cuda-emu") ? "./infer-cuda-emu" : "./infer-cuda";
+    if (!file_exists(program)) SKIP("%s not built (make cuda / make cuda-emu)", program);
+    if (!file_exists(SRV_MODEL) || !file_exists("./infer")) SKIP("../shared/models or ./infer not found");
+    char out[4096], cmd[512];
+    snprintf(cmd, sizeof cmd, "%s --server -m /nonexistent/x.gguf 2>&1", program);
+    run_cmd(cmd, out, sizeof out);
+    if (strstr(out, "built without the HTTP server")) SKIP("%s was built without the server (libmicrohttpd-dev)", program);
+    char want[1024];
+    CHECK(cli_greedy(SRV_MODEL, "Once upon a time", 8, want, sizeof want));
+    srv_proc p;
+    if (!server_start_with(&p, program, "-m " SRV_MODEL " --gpu -np 2 -t 1")) { CHECK(0); return; }
+    for (int stream = 0; stream < 2; stream++) {
+        srv_answer a;
+        if (srv_complete(p.port, 0, stream, "{\"prompt\":\"Once upon a time\",\"max_tokens\":8,\"temperature\":0}", &a))
+            CHECK_MSG(!strcmp(a.text, want) && (stream || a.completion_tokens == 8), "stream %d: [%s] (%ld tokens), the CPU: [%s]", stream, a.text, a.completion_tokens, want);
+    }
+    CHECK(srv_metric(p.port, "infer_requests_total") >= 2);
+    CHECK(server_stop(&p) == 0);
+}
+
 /* ---- the table of tests ---- */
 typedef struct { const char *name; void (*fn)(void); } test_case;
 
@@ -10096,6 +10122,7 @@ static const test_case tests[] = {
     { "gpu_deepseek4_golden", test_gpu_deepseek4_golden },
     { "gpu_seq_batch", test_gpu_seq_batch },
     { "gpu_stories_greedy", test_gpu_stories_greedy },
+    { "gpu_server", test_gpu_server },
     { "gpu_decode_graph", test_gpu_decode_graph },
     { "gpu_golden_llama", test_gpu_golden_llama },
     { "grammar_suite", test_grammar_suite },
