@@ -36,7 +36,7 @@
 #define __forceinline__ inline
 #define __shared__ static
 #define __constant__
-#define __launch_bounds__(n)
+#define __launch_bounds__(...)
 #define INFER_CUDA_DYN_SHARED(type, name) type *name = (type *)emu_dyn_shared
 
 struct uint3 { unsigned x, y, z; };
@@ -55,7 +55,7 @@ typedef void *cudaStream_t;
 enum { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2, cudaErrorNotSupported = 801 };
 enum cudaMemcpyKind { cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice };
 enum { cudaStreamNonBlocking = 1 };
-enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16 };
+enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16, cudaDevAttrComputeCapabilityMajor = 75 };
 
 static const char *cudaGetErrorString(cudaError_t e) { return e == cudaSuccess ? "no error" : e == cudaErrorMemoryAllocation ? "out of memory" : "emulated error"; }
 static const char *cudaGetErrorName(cudaError_t e) { return e == cudaSuccess ? "cudaSuccess" : "cudaErrorEmulated"; }
@@ -63,8 +63,9 @@ static cudaError_t cudaGetLastError(void) { return cudaSuccess; }
 static cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return cudaSuccess; }
 static cudaError_t cudaSetDevice(int) { return cudaSuccess; }
 /* 16 SMs: few enough that the attention's split-K path is taken with a handful of splits
- * (an H100's 132 would make 32 mostly empty splits, each a block of fibers to run) */
-static cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr, int) { *v = 16; return cudaSuccess; }
+ * (an H100's 132 would make 32 mostly empty splits, each a block of fibers to run); compute
+ * capability 9 (Hopper), which has everything the kernels use, the int8 MMA included */
+static cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int) { *v = a == cudaDevAttrComputeCapabilityMajor ? 9 : 16; return cudaSuccess; }
 static cudaError_t cudaMalloc(void **p, size_t n) {
     *p = aligned_alloc(256, (n + 255) / 256 * 256);
     if (*p) memset(*p, 0xFF, n);                /* NaNs: a read of memory never written shows */
@@ -239,6 +240,47 @@ template <typename V> static V __shfl_xor_sync(unsigned, V v, int o) {
 
 /* a bit per lane: which lanes of the warp pass a true predicate (lanes that have returned
  * count as false) */
+/* ---- int8 tensor-core MMA: mma.sync.aligned.m16n8k{32,16}.row.col.s32.s8.s8.s32, D = A B + C
+ * with A 16 x K, B K x 8, C and D 16 x 8 (int32). infer_cuda.cu issues it as inline PTX
+ * behind mma_s8_k32 / mma_s8_k16 and calls emu_mma_s8<K> instead under the emulator. Unlike
+ * wmma's, these fragments have a documented layout (PTX ISA, "Matrix Fragments for
+ * mma.m16n8k32" and "mma.m16n8k16", integer types), and the emulation keeps it: each lane
+ * deposits its registers, A, B and C are assembled from all 32 lanes by the formulas below,
+ * and each lane gets back the four elements of D it owns. A kernel that loads its fragments
+ * in any other arrangement gets wrong sums here, as it would on the GPU. With g = lane / 4,
+ * t = lane % 4, a register holding four int8 elements e = 4r .. 4r + 3 in bytes 0..3:
+ *   A  a_i (i < K / 2): row g + 8 ((i / 4) % 2), column 4t + i % 4 + 16 (i / 8)
+ *   B  b_i (i < K / 4): row 4t + i % 4 + 16 (i / 4), column g
+ *   C  c_i (i < 4, int32 each): row g + 8 (i / 2), column 2t + i % 2
+ * (for K = 16, i / 8 and i / 4 of B are 0: the m16n8k16 layout is the first half of this.)
+ * The integer sums wrap modulo 2^32, as the hardware's do. */
+static uint32_t emu_mma_a[EMU_MAX_THREADS][4], emu_mma_b[EMU_MAX_THREADS][2];
+static int32_t emu_mma_c[EMU_MAX_THREADS][4];
+template <int K> static void emu_mma_s8(int32_t *d, const uint32_t *a, const uint32_t *b, const int32_t *c) {
+    static_assert(K == 16 || K == 32, "m16n8k16 or m16n8k32");
+    const int me = emu_cur, w = me / 32;
+    for (int r = 0; r < K / 8; r++) emu_mma_a[me][r] = a[r];
+    for (int r = 0; r < K / 16; r++) emu_mma_b[me][r] = b[r];
+    for (int i = 0; i < 4; i++) emu_mma_c[me][i] = c[i];
+    emu_warp_barrier(w);
+    int8_t A[16][K], B[K][8];
+    int32_t C[16][8];
+    for (int l = 0; l < 32; l++) {
+        const int src = w * 32 + l, g = l / 4, t = l % 4;
+        for (int i = 0; i < K / 2; i++) A[g + 8 * ((i / 4) % 2)][4 * t + i % 4 + 16 * (i / 8)] = (int8_t)(emu_mma_a[src][i / 4] >> (8 * (i % 4)));
+        for (int i = 0; i < K / 4; i++) B[4 * t + i % 4 + 16 * (i / 4)][g] = (int8_t)(emu_mma_b[src][i / 4] >> (8 * (i % 4)));
+        for (int i = 0; i < 4; i++) C[g + 8 * (i / 2)][2 * t + i % 2] = emu_mma_c[src][i];
+    }
+    const int g = (me % 32) / 4, t = me % 4;
+    for (int i = 0; i < 4; i++) {
+        const int row = g + 8 * (i / 2), col = 2 * t + i % 2;
+        uint32_t s = (uint32_t)C[row][col];
+        for (int k = 0; k < K; k++) s += (uint32_t)((int32_t)A[row][k] * (int32_t)B[k][col]);
+        d[i] = (int32_t)s;
+    }
+    emu_warp_barrier(w);                 /* nobody deposits the next MMA's registers before all have read */
+}
+
 static unsigned __ballot_sync(unsigned, int pred) {
     const int t = emu_cur, w = t / 32;
     emu_xchg[t] = pred != 0;
