@@ -17,10 +17,16 @@
  *
  * PRECISION
  *   precise: f32 arithmetic everywhere on weights dequantized in registers, F32 KV cache.
- *   fast (the default): the same, except that prompt-sized matmuls (more than 8 rows) run
- *   on tensor cores as split TF32 products ("3xTF32", about f32 accuracy, see
- *   tile_matmul_tc) and the KV cache is F16 unless asked otherwise. The CPU's fast path
- *   quantizes activations to int8 blocks; this is closer to the reference than that.
+ *   fast (the default): the same, except for prompt-sized matmuls (more than 8 rows) and
+ *   the KV cache (F16 unless asked otherwise). A prompt matmul of a quantized type runs as
+ *   the CPU's fast path runs it: the activations quantized to int8 blocks once per matmul
+ *   (Q8_0 or Q8_K, the CPU's bytes exactly), int8 x int8 products on tensor cores, each
+ *   block's integer sum scaled in f32 (tile_matmul_q8) -- so the two fast paths differ only
+ *   in the order of f32 sums, and share the CPU fast path's error bound against exact maths.
+ *   F16 and BF16 weights run on 16-bit tensor cores, the activations rounded to the weight's
+ *   format (tile_matmul_half: exact products, f32 sums; an activation beyond F16's 65504
+ *   becomes infinite there), F32 weights as split TF32 products ("3xTF32", about f32
+ *   accuracy, tile_matmul_tc). Decode-sized matmuls are the precise path's in both modes.
  *
  * KERNELS (one CUDA thread block per row, warp per output, ... as each comment says)
  *   memory      cudaMalloc / cudaMemcpyAsync on the context's stream
@@ -30,11 +36,15 @@
  *               weights at a time ("chunks") in registers and dotting them with up to 8
  *               activation rows staged in shared memory; matmul_n does a layer's q, k, v
  *               (or gate and up) in one launch, matmul_glu gate and up with the GLU,
- *               matmul_add the residual add in the stores; rows > 8: k_matmul_tiled,
- *               64x64 output tiles, weights dequantized into shared memory 32 columns at a
- *               time, then f32 FMAs (precise) or TF32 tensor-core MMAs (fast)
+ *               matmul_add the residual add in the stores; rows > 8: 64x64 output tiles:
+ *               k_matmul_tiled, weights dequantized into shared memory 32 columns at a
+ *               time, then f32 FMAs (precise), or in the fast mode F16/BF16 MMAs (16-bit
+ *               weights) or TF32 MMAs (F32); k_matmul_q8 (fast, quantized weights): x
+ *               quantized by k_quant_act, 8 warps, weights unpacked to int8 codes and
+ *               scales in shared memory 128 columns a step, int8 MMAs (mma.sync m16n8k32,
+ *               or m16n8k16 for the types scaled per 16), each block's sums scaled into f32
  *   matmul_id   decode: a warp per (token, expert slot, column); a prompt: the rows
- *               grouped by expert on the device, then k_matmul_tiled's tiles per expert
+ *               grouped by expert on the device, then the same tiles per expert
  *   attention   online softmax, one block per (query row, head, split); long contexts with
  *               few query rows are split over positions ("flash-decoding") and the partial
  *               (max, sum, accumulator) triples merged by k_attn_merge
@@ -68,19 +78,29 @@
  *   ./tests-cuda gpu_       every op and weight type against the CPU (infer_backend_diff),
  *                           whole models layer by layer, the golden greedy story, the
  *                           golden llama logits of every weight type (exact and fast),
- *                           decode steps as graphs within a launch budget; SKIP lines
- *                           without a device. ./infer-cuda --diff -m MODEL likewise.
- *   ./tests-cuda cuda_      the weight decoders below, run on the host, bit for bit against
- *                           the CPU's dequantizers (no device needed)
+ *                           decode steps as graphs within a launch budget; the int8 tiles
+ *                           (gpu_int8_*): the activation quantizer byte for byte against
+ *                           the CPU's, every type's prompt matmul and matmul_id against the
+ *                           CPU's fast path (1e-5) and exact maths (the fast bound); SKIP
+ *                           lines without a device. ./infer-cuda --diff -m MODEL likewise.
+ *   ./tests-cuda cuda_      the weight decoders below and the int8 tiles' unpackers, run on
+ *                           the host, bit for bit against the CPU's dequantizers (no device
+ *                           needed)
  *   make cuda-emu           the same GPU tests with this file's kernels run on the CPU by
- *                           tools/cuda_emu.h: their logic, checked without a GPU
+ *                           tools/cuda_emu.h: their logic, checked without a GPU (the int8
+ *                           MMA by its documented register layout)
  *
  * WHAT IS NOT HERE
- *   Every weight is decoded to f32 and multiplied in f32: there is no int8 (dp4a) or
- *   half2 matvec, and tensor cores serve only the prompt tiles, as TF32. The delta rule
- *   runs token by token (no chunked matrix form). The indexer scores with scalar dots,
- *   which is what keeps the CPU's exact ties. RMSNorm is a launch of its own, not part of
- *   the matvec that reads its output.
+ *   Decode: every weight is decoded to f32 and multiplied in f32 (no int8 dp4a or half2
+ *   matvec). Prompts: the int8 tiles load each step's operands and then compute, with no
+ *   loads in flight meanwhile (no cp.async double buffering; two resident tiles an SM
+ *   overlap each other), the tile is a fixed 64x64 (no stream-K for grids that leave SMs
+ *   idle, no larger tiles for wide matrices), a matmul_n's weights quantize the same x
+ *   once each; the 16-bit tiles are the TF32 tiles' shape (wmma, no cuBLAS);
+ *   prompt attention is the decode kernel per query row (no flash-attention tiles). The
+ *   delta rule runs token by token (no chunked matrix form). The indexer scores with
+ *   scalar dots, which is what keeps the CPU's exact ties. RMSNorm is a launch of its own,
+ *   not part of the matvec that reads its output.
  *
  * SECTIONS (grep the anchor)
  *   >>cuda_context   the stream, the error, the step recorder (graphs), memory
@@ -104,6 +124,7 @@
 #else
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
+#include <cuda_bf16.h>
 #include <mma.h>
 #define INFER_CUDA_RAW_LAUNCH(g, b, shm, stream, k, ...) (k<<<(g), (b), (shm), (stream)>>>(__VA_ARGS__), cudaGetLastError())
 #define INFER_CUDA_DYN_SHARED(type, name) extern __shared__ type name[]
@@ -969,8 +990,9 @@ static int infer_cuda_supports_type(infer_type t) { return infer_cuda_with_type(
  * per row, so the kernel is built around reading the weights (k_matvec: a warp per output
  * column, the activations shared through shared memory). A prompt has many rows: each
  * weight is used many times, so the kernel tiles the output and reuses every decoded
- * weight over 64 rows from shared memory (k_matmul_tiled). matmul_id is the same two
- * kernels over the experts' weights, embed a row lookup through the same decoders.
+ * weight over 64 rows from shared memory (k_matmul_tiled; in the fast mode, for the
+ * quantized types, k_matmul_q8 on int8 tensor cores). matmul_id is the same kernels over
+ * the experts' weights, embed a row lookup through the same decoders.
  * ---------------------------------------------------------------------------------------- */
 #define INFER_CUDA_MV_WARPS 4        /* output columns per block of k_matvec */
 #define INFER_CUDA_MV_ROWS 8         /* most activation rows one pass of k_matvec serves */
@@ -1155,6 +1177,20 @@ INFER_CUDA_UNROLL
     }
 }
 
+/* the tensor-core tiles' stores: the tile, in Cs (rows 68 floats apart), times scale into
+ * out (or added to it) -- after a barrier, as the warps wrote Cs */
+template <class Rows> __device__ void tile_store(const float (*Cs)[68], float *out, int N, float scale, int n0, Rows rows, int add) {
+    __syncthreads();
+    for (int i = threadIdx.x; i < INFER_CUDA_TILE * INFER_CUDA_TILE; i += 256) {
+        const int r = i / INFER_CUDA_TILE, n = n0 + i % INFER_CUDA_TILE;
+        if (r < rows.n && n < N) {
+            const float v = Cs[r][i % INFER_CUDA_TILE] * scale;
+            float *d = &out[(size_t)rows.orow(r) * N + n];
+            *d = add ? *d + v : v;
+        }
+    }
+}
+
 /* The fast mode's tiles on tensor cores: the same 64x64 tile and 32-column steps, the
  * products on TF32 MMAs (f32 range, 10-bit mantissa, f32 sums). One TF32 product would
  * round every activation to 11 significant bits (a relative error near 5e-4, which a deep
@@ -1206,25 +1242,77 @@ INFER_CUDA_UNROLL
         }
     }
     for (int j = 0; j < 2; j++) wmma::store_matrix_sync(&Cs[16 * wi][16 * (wj + j)], acc[j], 68, wmma::mem_row_major);
-    __syncthreads();
-    for (int i = tid; i < INFER_CUDA_TILE * INFER_CUDA_TILE; i += 256) {
-        const int r = i / INFER_CUDA_TILE, n = n0 + i % INFER_CUDA_TILE;
-        if (r < rows.n && n < N) {
-            const float v = Cs[r][i % INFER_CUDA_TILE] * scale;
-            float *d = &out[(size_t)rows.orow(r) * N + n];
-            *d = add ? *d + v : v;
-        }
-    }
+    tile_store(Cs, out, N, scale, n0, rows, add);
 #endif
 }
 
+/* The fast mode's tiles for F16 and BF16 weights: tile_matmul_tc's tile, steps and warps on
+ * 16-bit tensor cores (wmma m16n16k16, f32 accumulators), one MMA per product where 3xTF32
+ * takes three at half the rate. The weights are exact in their own format; the activations
+ * are rounded to it (F16: a relative error of at most 2^-11 a value, and a value beyond
+ * 65504 becomes infinite; BF16: 2^-8); products and sums are f32. Rows of 40 16-bit values
+ * (80 bytes) keep every fragment pointer 32-byte aligned. */
+template <int T> struct half_of { typedef __half type; static __device__ __forceinline__ __half from(float v) { return __float2half_rn(v); } };
+template <> struct half_of<INFER_TYPE_BF16> {
+    typedef __nv_bfloat16 type;
+    static __device__ __forceinline__ __nv_bfloat16 from(float v) { return __float2bfloat16_rn(v); }
+};
+template <int T, class Rows>
+__device__ void tile_matmul_half(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, float scale, int n0, Rows rows, int add = 0) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800          /* no BF16 MMA before Ampere */
+    tile_matmul<T>(out, W, row_bytes, x, K, N, scale, n0, rows, add);
+#else
+    typedef half_of<T> Hc;
+    typedef typename Hc::type H;
+    __shared__ __align__(32) H Wh[INFER_CUDA_TILE][40], Xh[INFER_CUDA_TILE][40];
+    __shared__ __align__(32) float Cs[INFER_CUDA_TILE][68];
+    __shared__ int xr[INFER_CUDA_TILE];
+    const int tid = threadIdx.x, warp = tid / 32, wi = warp / 2, wj = (warp % 2) * 2, nch = (K + 31) / 32;
+    if (tid < INFER_CUDA_TILE) xr[tid] = tid < rows.n ? rows.xrow(tid) : -1;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[2];
+    wmma::fill_fragment(acc[0], 0.0f);
+    wmma::fill_fragment(acc[1], 0.0f);
+    for (int c = 0; c < nch; c++) {
+        __syncthreads();                  /* the previous step is done with Wh and Xh (and xr is written) */
+        if (tid < INFER_CUDA_TILE) {
+            float w[32];
+            if (n0 + tid < N) Dq<T>::chunk(W + (size_t)(n0 + tid) * row_bytes, c, K, w);
+            else for (int i = 0; i < 32; i++) w[i] = 0.0f;
+INFER_CUDA_UNROLL
+            for (int i = 0; i < 32; i++) Wh[tid][i] = Hc::from(w[i]);
+        }
+        for (int i = tid; i < INFER_CUDA_TILE * 32; i += 256) {
+            const int rr = i / 32, kk = i % 32, k = 32 * c + kk;
+            Xh[rr][kk] = Hc::from(xr[rr] >= 0 && k < K ? x[(size_t)xr[rr] * K + k] : 0.0f);
+        }
+        __syncthreads();
+INFER_CUDA_UNROLL
+        for (int kk = 0; kk < 32; kk += 16) {
+            wmma::fragment<wmma::matrix_a, 16, 16, 16, H, wmma::row_major> a;
+            wmma::load_matrix_sync(a, &Xh[16 * wi][kk], 40);
+INFER_CUDA_UNROLL
+            for (int j = 0; j < 2; j++) {
+                wmma::fragment<wmma::matrix_b, 16, 16, 16, H, wmma::col_major> b;
+                wmma::load_matrix_sync(b, &Wh[16 * (wj + j)][kk], 40);
+                wmma::mma_sync(acc[j], a, b, acc[j]);
+            }
+        }
+    }
+    for (int j = 0; j < 2; j++) wmma::store_matrix_sync(&Cs[16 * wi][16 * (wj + j)], acc[j], 68, wmma::mem_row_major);
+    tile_store(Cs, out, N, scale, n0, rows, add);
+#endif
+}
+
+/* TC: 0 f32 FMAs (the precise mode), 1 split TF32 (the fast mode's F32 weights), 2 16-bit
+ * tensor cores (its F16 and BF16 weights) */
 template <int T, int TC>
 __global__ void __launch_bounds__(256) k_matmul_tiled(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, int rows, float scale,
                                                       int add) {
     RowsPlain rp;
     rp.r0 = blockIdx.y * INFER_CUDA_TILE;
     rp.n = rows - rp.r0 < INFER_CUDA_TILE ? rows - rp.r0 : INFER_CUDA_TILE;
-    if constexpr (TC) tile_matmul_tc<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp, add);
+    if constexpr (TC == 2) tile_matmul_half<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp, add);
+    else if constexpr (TC) tile_matmul_tc<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp, add);
     else tile_matmul<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp, add);
 }
 
@@ -1262,7 +1350,8 @@ __global__ void __launch_bounds__(256) k_matmul_id_tiled(float *out, const uint8
     rr.n_used = n_used;
     rr.x_per_slot = x_per_slot;
     if (rr.n <= 0) return;                  /* the whole block: past this expert's rows */
-    if constexpr (TC) tile_matmul_tc<T>(out, W + (size_t)e * N * row_bytes, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rr);
+    if constexpr (TC == 2) tile_matmul_half<T>(out, W + (size_t)e * N * row_bytes, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rr);
+    else if constexpr (TC) tile_matmul_tc<T>(out, W + (size_t)e * N * row_bytes, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rr);
     else tile_matmul<T>(out, W + (size_t)e * N * row_bytes, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rr);
 }
 
@@ -1272,8 +1361,9 @@ __global__ void __launch_bounds__(256) k_matmul_id_tiled(float *out, const uint8
  * 32-blocks b of K, with w = dw q + mw inside a block (per 16 for the types whose scales are):
  *   out[r, n] = scale * sum_b [ dx[r,b] dw[n,b] sum_{k in b} qx[r,k] qw[n,k]  +  mw[n,b] dx[r,b] sum_{k in b} qx[r,k] ]
  * The activations x [rows, K] are quantized once per matmul (k_quant_act) exactly as the CPU
- * quantizes them for the weight type's dot: Q8_0 (32-blocks, f16 scale, roundf; Q8_1's sums
- * for the types with a min) or Q8_K (256-blocks, f32 scale, rounding to even). The codes and
+ * quantizes them for the weight type's dot: Q8_0 (32-blocks, f16 scale, roundf; with the
+ * sums of the codes for the types with a min) or Q8_K (256-blocks, f32 scale, rounding to
+ * even; sums per 16, Q8_K's bsums). The codes and
  * scales are the CPU's byte for byte (tested), so the two paths differ only in the order of
  * their f32 sums, and the error against exact maths is the CPU fast path's (INFER__TOL_FAST).
  * The weights are unpacked to int8 codes with their scales (Dq8 below) into shared memory,
@@ -1315,8 +1405,13 @@ __global__ void __launch_bounds__(256) k_quant_act(infer_cuda_xq xq, const float
     const int64_t span = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     if (span >= (int64_t)rows * spans) return;                 /* whole warps */
     const int r = (int)(span / spans), k0 = 256 * (int)(span % spans) + 8 * lane, have = k0 < K;
+    const float *xr = x + (size_t)r * K + k0;
     float v[8];
-    for (int i = 0; i < 8; i++) v[i] = have ? x[(size_t)r * K + k0 + i] : 0.0f;
+    if (have && ((uintptr_t)xr & 15) == 0) {                   /* two 16-byte loads where x is aligned */
+        const float4 a = ((const float4 *)xr)[0], b = ((const float4 *)xr)[1];
+        v[0] = a.x; v[1] = a.y; v[2] = a.z; v[3] = a.w; v[4] = b.x; v[5] = b.y; v[6] = b.z; v[7] = b.w;
+    } else
+        for (int i = 0; i < 8; i++) v[i] = have ? xr[i] : 0.0f;
     int q[8];
     float d;
     if (MODE == INFER_CUDA_ACT_Q8_0) {
@@ -1686,13 +1781,16 @@ INFER_CUDA_HD void ld8(const uint8_t *p, uint32_t *lo, uint32_t *hi) {
 #endif
 }
 
-/* The int8 tile: 128 threads compute a 64 x 64 tile of out, stepping through K 128 values (4
+/* The int8 tile: 256 threads compute a 64 x 64 tile of out, stepping through K 128 values (4
  * blocks) at a time. Each step, all threads copy the activation tile's codes (already int8,
  * 16-byte pieces), scales and sums into shared memory and unpack the 64 weight rows' 4 chunks
  * (4 threads a row: its chunks lie side by side in memory); then warp w computes rows
- * 32 (w / 2) .. + 32 and columns 32 (w % 2) .. + 32 as 2 x 4 MMA tiles of 16 x 8, block by
- * block: 8 int8 MMAs (16 of m16n8k16 for the types scaled per 16), each block's int32 sums
- * scaled by dx dw into f32 accumulators (+ mw dx sum(qx) for the types with a min).
+ * 32 (w / 4) .. + 32 and columns 16 (w % 4) .. + 16 as 2 x 2 MMA tiles of 16 x 8, block by
+ * block: 4 int8 MMAs (8 of m16n8k16 for the types scaled per 16), each block's int32 sums
+ * scaled by dx dw into f32 accumulators (+ mw dx sum(qx) for the types with a min). Eight
+ * warps rather than four with twice the columns: a 1B model's 2048-wide matmuls make only
+ * 256 tiles for 132 SMs, and the warps of the two tiles an SM holds are what hides the
+ * loads of each step (nothing is loaded ahead).
  * A lane (g = lane / 4, t = lane % 4) reads the 8 bytes at 8t of a block's row, which the
  * word order 0 4 1 5 2 6 3 7 makes codes 4t..4t+3 and 16+4t..16+4t+3: exactly its A and B
  * fragment words (a0 a2 of row g, a1 a3 of row g + 8, b0 b1 of column g). Rows 160 bytes
@@ -1700,6 +1798,9 @@ INFER_CUDA_HD void ld8(const uint8_t *p, uint32_t *lo, uint32_t *hi) {
 #define INFER_CUDA_QT 64              /* rows and columns of a tile */
 #define INFER_CUDA_QT_B 4             /* 32-blocks of K per step */
 #define INFER_CUDA_QT_S 160           /* bytes between two rows of a step in shared memory */
+#define INFER_CUDA_QT_THREADS 256     /* 8 warps: 2 down the rows, 4 across the columns */
+#define INFER_CUDA_QT_MT 2            /* a warp's MMA tiles down: 32 rows */
+#define INFER_CUDA_QT_NT 2            /* and across: 16 columns */
 static_assert(INFER_CUDA_QT == INFER_CUDA_TILE, "the f32 tiles' grid serves the int8 tiles");
 template <int T, class Rows>
 __device__ void tile_matmul_q8(float *out, const uint8_t *W, size_t row_bytes, infer_cuda_xq xq, int K, int N, float scale, int n0, Rows rows, int add) {
@@ -1711,25 +1812,29 @@ __device__ void tile_matmul_q8(float *out, const uint8_t *W, size_t row_bytes, i
     __shared__ int32_t As[INFER_CUDA_QT_B][INFER_CUDA_QT];                         /* activation half sums */
     __shared__ int xr[INFER_CUDA_QT];
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t = lane & 3, nb = K / 32;
-    const int wr = 32 * (warp >> 1), wc = 32 * (warp & 1);
+    const int wr = 16 * INFER_CUDA_QT_MT * (warp / 4), wc = 8 * INFER_CUDA_QT_NT * (warp % 4);
     if (tid < INFER_CUDA_QT) xr[tid] = tid < rows.n ? rows.xrow(tid) : -1;
-    float acc[2][4][4];
+    float acc[INFER_CUDA_QT_MT][INFER_CUDA_QT_NT][4];
 INFER_CUDA_UNROLL
-    for (int i = 0; i < 32; i++) acc[i / 16][i / 4 % 4][i % 4] = 0.0f;
+    for (int mt = 0; mt < INFER_CUDA_QT_MT; mt++)
+INFER_CUDA_UNROLL
+        for (int nt = 0; nt < INFER_CUDA_QT_NT; nt++)
+INFER_CUDA_UNROLL
+            for (int i = 0; i < 4; i++) acc[mt][nt][i] = 0.0f;
     for (int b0 = 0; b0 < nb; b0 += INFER_CUDA_QT_B) {
         __syncthreads();                  /* the previous step's reads are done (and xr is written) */
-        for (int i = tid; i < INFER_CUDA_QT * INFER_CUDA_QT_B * 2; i += 128) {
+        for (int i = tid; i < INFER_CUDA_QT * INFER_CUDA_QT_B * 2; i += INFER_CUDA_QT_THREADS) {
             const int r = i / (2 * INFER_CUDA_QT_B), p = i % (2 * INFER_CUDA_QT_B), b = b0 + p / 2;
             uint32_t w[4] = { 0, 0, 0, 0 };
             if (xr[r] >= 0 && b < nb) ld16((const uint8_t *)xq.q + (size_t)xr[r] * K + 32 * b + 16 * (p & 1), w);
             st16(Aq + r * INFER_CUDA_QT_S + 16 * p, w);
         }
-        for (int i = tid; i < INFER_CUDA_QT * INFER_CUDA_QT_B; i += 128) {
+        for (int i = tid; i < INFER_CUDA_QT * INFER_CUDA_QT_B; i += INFER_CUDA_QT_THREADS) {
             const int r = i % INFER_CUDA_QT, j = i / INFER_CUDA_QT, b = b0 + j, ok = xr[r] >= 0 && b < nb;
             Ad[j][r] = ok ? xq.d[(size_t)xr[r] * nb + b] : 0.0f;
             if (D::mins) As[j][r] = ok ? xq.s[(size_t)xr[r] * nb + b] : 0;
         }
-        for (int i = tid; i < INFER_CUDA_QT * INFER_CUDA_QT_B; i += 128) {
+        for (int i = tid; i < INFER_CUDA_QT * INFER_CUDA_QT_B; i += INFER_CUDA_QT_THREADS) {
             const int n = i / INFER_CUDA_QT_B, j = i % INFER_CUDA_QT_B, b = b0 + j;
             q8chunk ch;
             if (n0 + n < N && b < nb) D::chunk(W + (size_t)(n0 + n) * row_bytes, b, ch);
@@ -1749,10 +1854,10 @@ INFER_CUDA_UNROLL
         for (int j = 0; j < INFER_CUDA_QT_B; j++) {
             if (b0 + j >= nb) break;      /* the same for the whole block */
             const int kb = 32 * j + 8 * t;
-            uint32_t a[2][4], bw[4][2];
-            float dx[2][2], sx[2][2][2], dw[4][2][2], mw[4][2][2];
+            uint32_t a[INFER_CUDA_QT_MT][4], bw[INFER_CUDA_QT_NT][2];
+            float dx[INFER_CUDA_QT_MT][2], sx[INFER_CUDA_QT_MT][2][2], dw[INFER_CUDA_QT_NT][2][2], mw[INFER_CUDA_QT_NT][2][2];
 INFER_CUDA_UNROLL
-            for (int mt = 0; mt < 2; mt++)
+            for (int mt = 0; mt < INFER_CUDA_QT_MT; mt++)
 INFER_CUDA_UNROLL
                 for (int h = 0; h < 2; h++) {
                     const int r = wr + 16 * mt + g + 8 * h;
@@ -1765,7 +1870,7 @@ INFER_CUDA_UNROLL
                     }
                 }
 INFER_CUDA_UNROLL
-            for (int nt = 0; nt < 4; nt++) {
+            for (int nt = 0; nt < INFER_CUDA_QT_NT; nt++) {
                 const int n = wc + 8 * nt;
                 ld8(Bq + (n + g) * INFER_CUDA_QT_S + kb, &bw[nt][0], &bw[nt][1]);
 INFER_CUDA_UNROLL
@@ -1777,9 +1882,9 @@ INFER_CUDA_UNROLL
                     }
             }
 INFER_CUDA_UNROLL
-            for (int mt = 0; mt < 2; mt++)
+            for (int mt = 0; mt < INFER_CUDA_QT_MT; mt++)
 INFER_CUDA_UNROLL
-                for (int nt = 0; nt < 4; nt++) {
+                for (int nt = 0; nt < INFER_CUDA_QT_NT; nt++) {
                     int32_t c0[4], c1[4];
                     if (D::sub == 32) mma_s8<32>(c0, a[mt], bw[nt], INFER_CUDA_MAGIC);
                     else {
@@ -1801,9 +1906,9 @@ INFER_CUDA_UNROLL
         }
     }
 INFER_CUDA_UNROLL
-    for (int mt = 0; mt < 2; mt++)
+    for (int mt = 0; mt < INFER_CUDA_QT_MT; mt++)
 INFER_CUDA_UNROLL
-        for (int nt = 0; nt < 4; nt++)
+        for (int nt = 0; nt < INFER_CUDA_QT_NT; nt++)
 INFER_CUDA_UNROLL
             for (int i = 0; i < 4; i++) {
                 const int r = wr + 16 * mt + g + 8 * (i >> 1), n = n0 + wc + 8 * nt + 2 * t + (i & 1);
@@ -1816,7 +1921,7 @@ INFER_CUDA_UNROLL
 }
 
 template <int T>
-__global__ void __launch_bounds__(128, 4) k_matmul_q8(float *out, const uint8_t *W, size_t row_bytes, infer_cuda_xq xq, int K, int N, int rows, float scale, int add) {
+__global__ void __launch_bounds__(INFER_CUDA_QT_THREADS, 2) k_matmul_q8(float *out, const uint8_t *W, size_t row_bytes, infer_cuda_xq xq, int K, int N, int rows, float scale, int add) {
     RowsPlain rp;
     rp.r0 = blockIdx.y * INFER_CUDA_QT;
     rp.n = rows - rp.r0 < INFER_CUDA_QT ? rows - rp.r0 : INFER_CUDA_QT;
@@ -1824,7 +1929,7 @@ __global__ void __launch_bounds__(128, 4) k_matmul_q8(float *out, const uint8_t 
 }
 /* matmul_id's grouped tiles (k_matmul_id_tiled) on int8: xq holds every row of x */
 template <int T>
-__global__ void __launch_bounds__(128, 4) k_matmul_id_q8(float *out, const uint8_t *W, size_t row_bytes, infer_cuda_xq xq, const int32_t *start,
+__global__ void __launch_bounds__(INFER_CUDA_QT_THREADS, 2) k_matmul_id_q8(float *out, const uint8_t *W, size_t row_bytes, infer_cuda_xq xq, const int32_t *start,
                                                      const int32_t *order, int K, int N, int n_used, int x_per_slot, float scale) {
     const int e = blockIdx.z;
     RowsRouted rr;
@@ -1950,7 +2055,12 @@ static void infer_cuda_matmul_to(infer_cuda_ctx *c, float *out, const infer_tens
             if constexpr (Dq8<T>::ok)
                 if (!c->precise && infer_cuda_mma8) {      /* the fast mode, a quantized type: int8 tiles */
                     infer_cuda_xq q;
-                    if (infer_cuda_quant_x<T>(c, x, rows, K, &q)) INFER_CUDA_LAUNCH(grid, 128, 0, c, k_matmul_q8<T>)(out, W, rb, q, K, N, rows, w->scale, add);
+                    if (infer_cuda_quant_x<T>(c, x, rows, K, &q)) INFER_CUDA_LAUNCH(grid, INFER_CUDA_QT_THREADS, 0, c, k_matmul_q8<T>)(out, W, rb, q, K, N, rows, w->scale, add);
+                    return;
+                }
+            if constexpr (T == INFER_TYPE_F16 || T == INFER_TYPE_BF16)
+                if (!c->precise && infer_cuda_mma8) {      /* the fast mode, 16-bit weights: 16-bit tensor cores */
+                    INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<T, 2>)(out, W, rb, x, K, N, rows, w->scale, add);
                     return;
                 }
             if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<T, 0>)(out, W, rb, x, K, N, rows, w->scale, add);
@@ -2033,7 +2143,12 @@ static void infer_cuda_matmul_id(void *ctx, float *out, const infer_tensor *w, c
                 if (!c->precise && infer_cuda_mma8) {
                     infer_cuda_xq q;
                     if (infer_cuda_quant_x<T>(c, x, x_per_slot ? n_out : rows, K, &q))
-                        INFER_CUDA_LAUNCH(grid, 128, 0, c, k_matmul_id_q8<T>)(out, W, rb, q, start, order, K, N, n_used, x_per_slot, w->scale);
+                        INFER_CUDA_LAUNCH(grid, INFER_CUDA_QT_THREADS, 0, c, k_matmul_id_q8<T>)(out, W, rb, q, start, order, K, N, n_used, x_per_slot, w->scale);
+                    return;
+                }
+            if constexpr (T == INFER_TYPE_F16 || T == INFER_TYPE_BF16)
+                if (!c->precise && infer_cuda_mma8) {
+                    INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_id_tiled<T, 2>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale);
                     return;
                 }
             if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_id_tiled<T, 0>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale);

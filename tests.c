@@ -8962,8 +8962,10 @@ done:
 /* precise: every row within 2e-3 (the family's exact-maths tolerance) -- the long prompt in
  * one batch (its indexer choices include exact ties at the cut, and its HCA entry closes at
  * t = 127), the short one in chunks of 14 (windows of 4 straddle the chunks, so the
- * compressors' state carries them); fast (F16 caches, split-TF32 matmuls): every generated
- * row's argmax the reference's (its smallest top1-top2 margin there is 0.019) */
+ * compressors' state carries them); fast (F16 caches, int8 activations against the MXFP4
+ * experts as on the CPU, split-TF32 for the F32 weights): the CPU fast path's rule
+ * (golden_deepseek4_fast), the argmax of at least 15 of the 16 generated rows the
+ * reference's */
 static void test_gpu_deepseek4_golden(void) {
     const infer_kernels *k = gpu_or_skip();
     if (!k) return;
@@ -8973,7 +8975,7 @@ static void test_gpu_deepseek4_golden(void) {
     CHECK_MSG(sx >= 0 && sx <= 2e-3, "precise, short prompt in chunks of 14: max abs diff %.3g", sx);
     int ok = 0;
     const double fx = gpu_dsv4_golden(k, "short", 0, 512, &ok);
-    CHECK_MSG(fx >= 0 && ok == 16, "fast, short prompt: %d of 16 generated rows with the reference's argmax (max abs diff %.3g)", ok, fx);
+    CHECK_MSG(fx >= 0 && ok * 10 >= 16 * 9, "fast, short prompt: %d of 16 generated rows with the reference's argmax (max abs diff %.3g)", ok, fx);
     printf("    precise: max abs %.3g (long), %.3g (short, chunks of 14); fast: max abs %.3g, argmax %d of 16\n", lx, sx, fx, ok);
 }
 
@@ -9134,6 +9136,7 @@ static void test_gpu_stories_greedy(void) {
 #ifdef INFER_CUDA
 int infer_cuda_int8_host(infer_type t, const void *row, int K, float *dst);
 int infer_cuda_quant_act(void *ctx, infer_type t, const float *x, int rows, int K, int8_t *q, float *d, int32_t *s);
+static int int8_float_same(float a, float b) { return (a != a && b != b) || memcmp(&a, &b, 4) == 0; }   /* NaNs alike */
 #endif
 
 /* the weight types with int8 tiles, the priority ones first */
@@ -9195,7 +9198,6 @@ static void test_cuda_int8_decoders(void) {
  * block, an Inf (block 2; Q8_K: the first 256) and a NaN (block 1; Q8_K: the second 256); all
  * zeros; values whose f16 scale is subnormal; a large range where the largest magnitude comes
  * twice with both signs (Q8_K takes the first one's sign). */
-static int int8_float_same(float a, float b) { return (a != a && b != b) || memcmp(&a, &b, 4) == 0; }
 static void test_gpu_int8_quant(void) {
     const infer_kernels *k = gpu_or_skip();
     if (!k) return;
@@ -9275,7 +9277,9 @@ static double int8_rel(const float *a, const float *b, size_t n) {
  * on both sides of the decode/tile switch (9, 16, 17) and past one tile (64, 100); 72
  * columns (a tile and a piece); K of 5 blocks for the 32-block types (a step of 4 blocks and
  * a partial one), 512 for the 256-block ones, 384 for I2_S (a half Q8_K block at the end);
- * out = W x and out += W x. */
+ * out = W x and out += W x. INT8_TIGHT: f32 sums of these lengths in another order differ
+ * by a few 1e-7 of the output's scale, while one activation code off by one (a rounding
+ * rule or a scale not the CPU's) moves a result by a few 1e-4 of it. */
 #define INT8_TIGHT 1e-5
 static void test_gpu_int8_matmul(void) {
     const infer_kernels *k = gpu_or_skip();
@@ -9396,6 +9400,101 @@ static void test_gpu_int8_moe(void) {
     }
 done:
     if (cf) cpu->ctx_free(cf);
+    if (cp) cpu->ctx_free(cp);
+    if (g) k->ctx_free(g);
+}
+
+/* The fast mode's prompt matmuls of F16 and BF16 weights, on 16-bit tensor cores: what they
+ * compute is exact maths on activations rounded to the weight's format (the products of two
+ * 16-bit values are exact in f32, the sums f32), so against the CPU's precise path fed the
+ * same rounded activations they agree within INT8_TIGHT, and against exact maths within the
+ * fast bound (the rounding: a relative error of at most 2^-11 a value for F16, 2^-8 for BF16).
+ * K = 72 (a partial chunk) and 512, rows 9..100, out = W x and out += W x, and matmul_id's
+ * grouped tiles (100 tokens x 2 slots over 3 experts). */
+static void half_round(infer_type t, const float *x, float *y, size_t n) {
+    for (size_t i = 0; i < n; i++) y[i] = t == INFER_TYPE_F16 ? infer__fp16_to_fp32(infer__fp32_to_fp16(x[i])) : infer__bf16_to_fp32(infer__fp32_to_bf16(x[i]));
+}
+static void test_gpu_half_matmul(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    const infer_kernels *cpu = infer_cpu_kernels();
+    void *cp = NULL, *g = NULL;
+    infer_error err;
+    if (cpu->ctx_create(&cp, 2, 1, &err) != INFER_OK || k->ctx_create(&g, 1, 0, &err) != INFER_OK) {
+        CHECK_MSG(0, "%s", err.msg);
+        goto done;
+    }
+    infer__rng rng;
+    infer__rng_seed(&rng, 8);
+    static const infer_type types[2] = { INFER_TYPE_F16, INFER_TYPE_BF16 };
+    const int rows_list[4] = { 9, 17, 64, 100 }, N = 72, E = 3, n_used = 2;
+    for (int ti = 0; ti < 2; ti++)
+        for (int ki = 0; ki < 2; ki++) {
+            const infer_type t = types[ti];
+            const int K = ki ? 512 : 72, RMAX = 200;
+            size_t bytes;
+            float scale;
+            uint8_t *q = int8_weights(&rng, t, K, N, E, &bytes, &scale);
+            infer_tensor tc = { "w", t, 2, { K, N, 1, 1 }, q, bytes, scale }, tg = tc, tce = tc, tge;
+            tce.n_dims = 3;
+            tce.ne[2] = E;
+            tge = tce;
+            const size_t xn = (size_t)RMAX * K, on = (size_t)RMAX * N;
+            float *x = malloc(sizeof(float) * xn), *xr = malloc(sizeof(float) * xn), *oe = malloc(sizeof(float) * on), *orr = malloc(sizeof(float) * on);
+            float *og = malloc(sizeof(float) * on), *y = malloc(sizeof(float) * on);
+            int32_t ids[200];
+            for (int r = 0; r < 100; r++) for (int s = 0; s < n_used; s++) ids[r * n_used + s] = (r + s) % E;
+            void *gw = k->alloc(g, bytes), *gx = k->alloc(g, sizeof(float) * xn), *go = k->alloc(g, sizeof(float) * on), *gi = k->alloc(g, sizeof ids);
+            tg.data = gw;
+            tge.data = gw;
+            double worst_r = 0, worst_e = 0;
+            if (!gw || !gx || !go || !gi || k->upload(g, gw, q, bytes) != INFER_OK || k->upload(g, gi, ids, sizeof ids) != INFER_OK) {
+                CHECK_MSG(0, "%s: device memory", infer_type_name(t));
+                goto next;
+            }
+            for (int ri = 0; ri <= 4; ri++) {
+                const int moe = ri == 4, rows = moe ? 100 : rows_list[ri], xrows = moe ? rows * n_used : rows, orows = moe ? rows * n_used : rows;
+                const size_t n = (size_t)orows * N;
+                for (size_t i = 0; i < (size_t)xrows * K; i++) x[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+                for (size_t i = 0; i < n; i++) y[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+                half_round(t, x, xr, (size_t)xrows * K);
+                CHECK(k->upload(g, gx, x, sizeof(float) * (size_t)xrows * K) == INFER_OK);
+                if (moe) {
+                    cpu->matmul_id(cp, oe, &tce, x, ids, rows, n_used, 1);
+                    cpu->matmul_id(cp, orr, &tce, xr, ids, rows, n_used, 1);
+                    k->matmul_id(g, (float *)go, &tge, (const float *)gx, (const int32_t *)gi, rows, n_used, 1);
+                } else {
+                    cpu->matmul(cp, oe, &tc, x, rows);
+                    cpu->matmul(cp, orr, &tc, xr, rows);
+                    CHECK(k->upload(g, go, y, sizeof(float) * n) == INFER_OK);
+                    k->matmul_add(g, (float *)go, &tg, (const float *)gx, rows);
+                    for (size_t i = 0; i < n; i++) { oe[i] += y[i]; orr[i] += y[i]; }
+                }
+                CHECK_MSG(k->download(g, og, go, sizeof(float) * n) == INFER_OK, "%s", k->last_error(g));
+                const double er = int8_rel(orr, og, n), ee = int8_rel(oe, og, n);
+                CHECK_MSG(er <= INT8_TIGHT, "%s K=%d rows=%d%s: max_rel %.3g against exact maths on rounded activations (tol %g)", infer_type_name(t), K, rows,
+                          moe ? " (matmul_id)" : "", er, INT8_TIGHT);
+                CHECK_MSG(ee <= INFER__TOL_FAST, "%s K=%d rows=%d%s: max_rel %.3g against exact maths (tol %g)", infer_type_name(t), K, rows, moe ? " (matmul_id)" : "", ee,
+                          INFER__TOL_FAST);
+                worst_r = fmax(worst_r, er);
+                worst_e = fmax(worst_e, ee);
+            }
+            /* out = W x as well (the stores without the add) */
+            k->matmul(g, (float *)go, &tg, (const float *)gx, 17);
+            cpu->matmul(cp, orr, &tc, xr, 17);
+            CHECK(k->download(g, og, go, sizeof(float) * 17 * N) == INFER_OK);
+            worst_r = fmax(worst_r, int8_rel(orr, og, (size_t)17 * N));
+            CHECK_MSG(worst_r <= INT8_TIGHT, "%s K=%d: out = W x, max_rel %.3g against exact maths on rounded activations", infer_type_name(t), K, worst_r);
+            printf("    %-4s K=%-3d max_rel against exact maths on activations rounded to %s %.2e, against exact maths %.2e\n", infer_type_name(t), K, infer_type_name(t),
+                   worst_r, worst_e);
+        next:
+            if (gw) k->free(g, gw);
+            if (gx) k->free(g, gx);
+            if (go) k->free(g, go);
+            if (gi) k->free(g, gi);
+            free(q); free(x); free(xr); free(oe); free(orr); free(og); free(y);
+        }
+done:
     if (cp) cpu->ctx_free(cp);
     if (g) k->ctx_free(g);
 }
@@ -10015,6 +10114,7 @@ static const test_case tests[] = {
     { "gpu_int8_quant", test_gpu_int8_quant },
     { "gpu_int8_matmul", test_gpu_int8_matmul },
     { "gpu_int8_moe", test_gpu_int8_moe },
+    { "gpu_half_matmul", test_gpu_half_matmul },
     { "grammar_suite", test_grammar_suite },
     { "grammar_errors", test_grammar_errors },
 #if !defined(INFER_NO_JINJA) || !defined(INFER_NO_HF)

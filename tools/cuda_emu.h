@@ -5,15 +5,16 @@
  *
  * A functional emulator, not a performance one: it checks the kernels' *logic* -- indexing,
  * the block and warp reductions, the online softmax and its split merge, the routing
- * argmax, the in-place state updates -- against the CPU reference with the same diff
- * harness the GPU uses (./tests-cuda-emu gpu_). It cannot find what only hardware shows:
+ * argmax, the in-place state updates, which lane holds which element of an int8 MMA's
+ * fragments -- against the CPU reference with the same diff harness the GPU uses
+ * (./tests-cuda-emu gpu_). It cannot find what only hardware shows:
  * races the emulated schedule happens to order, launch limits, register or shared-memory
  * overflow, real memory faults.
  *
  * How: every CUDA thread of a block is a fiber with its own small stack; a block's
  * fibers run round-robin on one OS thread, blocks one after another. A fiber runs until it
- * reaches __syncthreads (a barrier over the block's live fibers) or a warp shuffle or ballot
- * (a value exchange with a barrier over its warp), or returns. threadIdx is set by the scheduler on
+ * reaches __syncthreads (a barrier over the block's live fibers) or a warp shuffle, ballot
+ * or int8 MMA (a value exchange with a barrier over its warp), or returns. threadIdx is set by the scheduler on
  * every switch. Fibers switch with a few instructions of assembly on x86-64 (swapcontext,
  * the portable fallback, makes a system call per switch, which a warp shuffle per position
  * of an attention row multiplies into minutes). `__shared__` variables become `static`: one copy, which is right because
@@ -108,16 +109,26 @@ static inline __half __float2half_rn(float f) {   /* round to nearest even, over
     h.x = (uint16_t)(sign | b);
     return h;
 }
+/* bfloat16: the top 16 bits of an f32, rounded to nearest even (a NaN stays a NaN) */
+struct __nv_bfloat16 { uint16_t x; };
+static inline float __bfloat162float(__nv_bfloat16 h) { return emu_bits_float((uint32_t)h.x << 16); }
+static inline __nv_bfloat16 __float2bfloat16_rn(float f) {
+    const uint32_t u = emu_float_bits(f);
+    __nv_bfloat16 h;
+    h.x = (u & 0x7fffffffu) > 0x7f800000u ? (uint16_t)((u >> 16) | 64) : (uint16_t)((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+    return h;
+}
 static inline int atomicAdd(int *p, int v) { const int old = *p; *p += v; return old; }   /* fibers never interleave inside it */
 static inline float __uint_as_float(uint32_t u) { return emu_bits_float(u); }
 static inline float __fmul_rn(float a, float b) { return a * b; }
 static inline float __fadd_rn(float a, float b) { return a + b; }
 static inline float __fsub_rn(float a, float b) { return a - b; }
 
-/* ---- tensor-core fragments (nvcuda::wmma), the TF32 m16n16k8 shapes this project uses.
- * The real fragments spread a tile over the warp's lanes in an unspecified layout; here
- * every thread holds the whole tile and does the whole product, which is the same
- * observable behaviour (load, mma, store are warp-collective with identical results). ---- */
+/* ---- tensor-core fragments (nvcuda::wmma), the shapes this project uses: TF32 m16n16k8 and
+ * F16 / BF16 m16n16k16, f32 accumulators. The real fragments spread a tile over the warp's
+ * lanes in an unspecified layout; here every thread holds the whole tile (as floats: the
+ * inputs convert exactly) and does the whole product, which is the same observable
+ * behaviour (load, mma, store are warp-collective with identical results). ---- */
 #define __align__(n) __attribute__((aligned(n)))
 namespace nvcuda {
 namespace wmma {
@@ -130,6 +141,30 @@ template <class Use, int M, int N, int K, class T, class Layout = void> struct f
 template <int M, int N, int K> struct fragment<matrix_a, M, N, K, precision::tf32, row_major> : emu_tile<M, K> {};
 template <int M, int N, int K> struct fragment<matrix_b, M, N, K, precision::tf32, col_major> : emu_tile<K, N> {};
 template <int M, int N, int K> struct fragment<accumulator, M, N, K, float, void> : emu_tile<M, N> {};
+template <int M, int N, int K> struct fragment<matrix_a, M, N, K, __half, row_major> : emu_tile<M, K> {};
+template <int M, int N, int K> struct fragment<matrix_b, M, N, K, __half, col_major> : emu_tile<K, N> {};
+template <int M, int N, int K> struct fragment<matrix_a, M, N, K, __nv_bfloat16, row_major> : emu_tile<M, K> {};
+template <int M, int N, int K> struct fragment<matrix_b, M, N, K, __nv_bfloat16, col_major> : emu_tile<K, N> {};
+static inline float emu_value(__half h) { return __half2float(h); }
+static inline float emu_value(__nv_bfloat16 h) { return __bfloat162float(h); }
+/* the 16-bit operands: A row-major, B column-major, as for TF32 below */
+template <int M, int N, int K, class H> static void load_matrix_sync(fragment<matrix_a, M, N, K, H, row_major> &f, const H *p, unsigned ldm) {
+    for (int m = 0; m < M; m++) for (int k = 0; k < K; k++) f.x[m * K + k] = emu_value(p[(size_t)m * ldm + k]);
+}
+template <int M, int N, int K, class H> static void load_matrix_sync(fragment<matrix_b, M, N, K, H, col_major> &f, const H *p, unsigned ldm) {
+    for (int k = 0; k < K; k++) for (int n = 0; n < N; n++) f.x[k * N + n] = emu_value(p[(size_t)n * ldm + k]);
+}
+template <int M, int N, int K, class H> static void mma_sync(fragment<accumulator, M, N, K, float, void> &d, const fragment<matrix_a, M, N, K, H, row_major> &a,
+                                                             const fragment<matrix_b, M, N, K, H, col_major> &b, const fragment<accumulator, M, N, K, float, void> &c) {
+    float r[M * N];
+    for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) {
+            float s = c.x[m * N + n];
+            for (int k = 0; k < K; k++) s += a.x[m * K + k] * b.x[k * N + n];
+            r[m * N + n] = s;
+        }
+    memcpy(d.x, r, sizeof r);
+}
 /* A (M x K) row-major: element (m, k) at p[m ldm + k] */
 template <int M, int N, int K> static void load_matrix_sync(fragment<matrix_a, M, N, K, precision::tf32, row_major> &f, const float *p, unsigned ldm) {
     for (int m = 0; m < M; m++) for (int k = 0; k < K; k++) f.x[m * K + k] = p[(size_t)m * ldm + k];
