@@ -17,13 +17,18 @@
  *
  * PRECISION
  *   precise: f32 arithmetic everywhere on weights dequantized in registers, F32 KV cache.
- *   fast (the default): the same, except that decode-sized matmuls (up to 8 rows) of
- *   quantized weights quantize their activations to int8 blocks exactly as the CPU's fast
- *   path does and multiply in integers (k_quant_x, k_mvq: the CPU fast path's result up to
- *   the order of f32 sums), prompt-sized matmuls (more than 8 rows) run on tensor cores as
- *   split TF32 products ("3xTF32", about f32 accuracy, see tile_matmul_tc; closer to the
- *   reference than the CPU's int8 activations), and the KV cache is F16 unless asked
- *   otherwise.
+ *   fast (the default): the same, except for quantized activations, 16-bit tensor cores
+ *   and the KV cache (F16 unless asked otherwise). A matmul of quantized weights runs as
+ *   the CPU's fast path runs it: the activations quantized to int8 blocks once per matmul
+ *   (Q8_0 or Q8_K, the CPU's bytes exactly), int8 x int8 products -- __dp4a in the decode
+ *   matvec (k_quant_x, k_mvq; up to 8 rows), int8 tensor-core MMAs in the prompt tiles
+ *   (k_quant_act, tile_matmul_q8) -- each block's integer sum scaled in f32: the two fast
+ *   paths differ only in the order of f32 sums, and share the CPU fast path's error bound
+ *   against exact maths. In prompt tiles, F16 and BF16 weights run on 16-bit tensor cores,
+ *   the activations rounded to the weight's format (tile_matmul_half: exact products, f32
+ *   sums; an activation beyond F16's 65504 becomes infinite there), F32 weights as split
+ *   TF32 products ("3xTF32", about f32 accuracy, tile_matmul_tc); in the decode matvec the
+ *   float types read 8 weights a 16-byte load against f32 activations.
  *
  * KERNELS (one CUDA thread block per row, warp per output, ... as each comment says)
  *   memory      cudaMalloc / cudaMemcpyAsync on the context's stream
@@ -37,12 +42,17 @@
  *               taking 16-weight slices of the rows through __dp4a (the float types: 8
  *               weights in one 16-byte load, f32 FMAs); in both, matmul_n does a layer's
  *               q, k, v (or gate and up) in one launch, matmul_glu gate and up with the
- *               GLU, matmul_add the residual add in the stores; rows > 8: k_matmul_tiled,
- *               64x64 output tiles, weights dequantized into shared memory 32 columns at a
- *               time, then f32 FMAs (precise) or TF32 tensor-core MMAs (fast)
+ *               GLU, matmul_add the residual add in the stores. rows > 8: 64x64 output
+ *               tiles: k_matmul_tiled, weights dequantized into shared memory 32 columns
+ *               at a time, then f32 FMAs (precise), or in the fast mode F16/BF16 MMAs
+ *               (16-bit weights) or TF32 MMAs (F32); k_matmul_q8 (fast, quantized
+ *               weights): x quantized by k_quant_act, 8 warps, weights unpacked to int8
+ *               codes and scales in shared memory 128 columns a step, int8 MMAs (mma.sync
+ *               m16n8k32, or m16n8k16 for the types scaled per 16), each block's sums
+ *               scaled into f32
  *   matmul_id   decode: a warp per (token, expert slot, column), in the fast mode
- *               k_mvq_id (k_mvq's blocks per (token, slot)); a prompt: the rows
- *               grouped by expert on the device, then k_matmul_tiled's tiles per expert
+ *               k_mvq_id (k_mvq's blocks per (token, slot)); a prompt: the rows grouped
+ *               by expert on the device, then the same tiles per expert
  *   attention   online softmax, one block per (query row, head, split); long contexts with
  *               few query rows are split over positions ("flash-decoding") and the partial
  *               (max, sum, accumulator) triples merged by k_attn_merge
@@ -76,25 +86,36 @@
  *   ./tests-cuda gpu_       every op and weight type against the CPU (infer_backend_diff),
  *                           whole models layer by layer, the golden greedy story, the
  *                           golden llama logits of every weight type (exact and fast),
- *                           decode steps as graphs within a launch budget; SKIP lines
- *                           without a device. ./infer-cuda --diff -m MODEL likewise.
+ *                           decode steps as graphs within a launch budget; the int8 tiles
+ *                           (gpu_int8_*): the activation quantizer byte for byte against
+ *                           the CPU's, every type's prompt matmul and matmul_id against the
+ *                           CPU's fast path (1e-5) and exact maths (the fast bound); SKIP
+ *                           lines without a device. ./infer-cuda --diff -m MODEL likewise.
  *   ./tests-cuda gpu_matvec_fast, gpu_act_quant
  *                           the fast decode matvec of every type it covers against the
  *                           CPU's fast path and the exact reference, its activation
  *                           quantizer byte for byte against the CPU's
- *   ./tests-cuda cuda_      the weight decoders below, run on the host, bit for bit against
- *                           the CPU's dequantizers (no device needed)
+ *   ./tests-cuda cuda_      the weight decoders below and the int8 tiles' unpackers, run on
+ *                           the host, bit for bit against the CPU's dequantizers (no device
+ *                           needed)
  *   make cuda-emu           the same GPU tests with this file's kernels run on the CPU by
- *                           tools/cuda_emu.h: their logic, checked without a GPU
+ *                           tools/cuda_emu.h: their logic, checked without a GPU (the int8
+ *                           MMA by its documented register layout)
  *
  * WHAT IS NOT HERE
  *   The precise mode decodes every weight to f32 and multiplies in f32. The fast matvec
  *   has no slices for Q1_0, Q2_0, TQ1_0 and I2_S (k_matvec serves them in both modes),
  *   and its activations are quantized by a launch of their own, not by the norm that
- *   writes them. Tensor cores serve only the prompt tiles, as TF32. The delta rule
- *   runs token by token (no chunked matrix form). The indexer scores with scalar dots,
- *   which is what keeps the CPU's exact ties. RMSNorm is a launch of its own, not part of
- *   the matvec that reads its output.
+ *   writes them; the decode and the prompt paths each have their activation quantizer
+ *   (k_quant_x, k_quant_act: the same bytes, other layouts). Prompts: the int8 tiles load
+ *   each step's operands and then compute, with no loads in flight meanwhile (no cp.async
+ *   double buffering; two resident tiles an SM overlap each other), the tile is a fixed
+ *   64x64 (no stream-K for grids that leave SMs idle, no larger tiles for wide matrices), a
+ *   matmul_n's weights quantize the same x once each; the 16-bit tiles are the TF32
+ *   tiles' shape (wmma, no cuBLAS); prompt attention is the decode kernel per query row (no
+ *   flash-attention tiles). The delta rule runs token by token (no chunked matrix form).
+ *   The indexer scores with scalar dots, which is what keeps the CPU's exact ties.
+ *   RMSNorm is a launch of its own, not part of the matvec that reads its output.
  *
  * SECTIONS (grep the anchor)
  *   >>cuda_context   the stream, the error, the step recorder (graphs), memory
@@ -118,6 +139,7 @@
 #else
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
+#include <cuda_bf16.h>
 #include <mma.h>
 #define INFER_CUDA_RAW_LAUNCH(g, b, shm, stream, k, ...) (k<<<(g), (b), (shm), (stream)>>>(__VA_ARGS__), cudaGetLastError())
 #define INFER_CUDA_DYN_SHARED(type, name) extern __shared__ type name[]
@@ -178,7 +200,7 @@ typedef struct infer_cuda_ctx {
     char error[400];          /* the first failure, "" while there is none */
     void *scratch;            /* attention's split partials; matmul_id's expert grouping */
     size_t scratch_bytes;
-    void *xq;                 /* the fast matvec's quantized activations (k_quant_x) */
+    void *xq;                 /* quantized activations: the fast matvec's (k_quant_x), the int8 tiles' (k_quant_act) */
     size_t xq_bytes;
     /* the step recorder (see above) */
     int recording;            /* between step_begin and step_end, nothing issued yet */
@@ -193,6 +215,7 @@ typedef struct infer_cuda_ctx {
 
 static int infer_cuda_device = -1;       /* set by infer_cuda_init */
 static int infer_cuda_sms = 1;           /* streaming multiprocessors, to size split-K */
+static int infer_cuda_mma8;              /* int8 MMA (compute capability 8.0 and later): the fast mode's int8 tiles */
 
 static void infer_cuda_record(infer_cuda_ctx *c, cudaError_t e, const char *what) {
     if (e == cudaSuccess || c->error[0]) return;
@@ -984,8 +1007,9 @@ static int infer_cuda_supports_type(infer_type t) { return infer_cuda_with_type(
  * column, the activations shared through shared memory; in the fast mode k_mvq, integer
  * dot products against int8 activations, below k_matvec). A prompt has many rows: each
  * weight is used many times, so the kernel tiles the output and reuses every decoded
- * weight over 64 rows from shared memory (k_matmul_tiled). matmul_id is the same two
- * kernels over the experts' weights, embed a row lookup through the same decoders.
+ * weight over 64 rows from shared memory (k_matmul_tiled; in the fast mode, for the
+ * quantized types, k_matmul_q8 on int8 tensor cores). matmul_id is the same kernels over
+ * the experts' weights, embed a row lookup through the same decoders.
  * ---------------------------------------------------------------------------------------- */
 #define INFER_CUDA_MV_WARPS 4        /* output columns per block of k_matvec */
 #define INFER_CUDA_MV_ROWS 8         /* most activation rows one pass of k_matvec serves */
@@ -1834,6 +1858,20 @@ INFER_CUDA_UNROLL
     }
 }
 
+/* the tensor-core tiles' stores: the tile, in Cs (rows 68 floats apart), times scale into
+ * out (or added to it) -- after a barrier, as the warps wrote Cs */
+template <class Rows> __device__ void tile_store(const float (*Cs)[68], float *out, int N, float scale, int n0, Rows rows, int add) {
+    __syncthreads();
+    for (int i = threadIdx.x; i < INFER_CUDA_TILE * INFER_CUDA_TILE; i += 256) {
+        const int r = i / INFER_CUDA_TILE, n = n0 + i % INFER_CUDA_TILE;
+        if (r < rows.n && n < N) {
+            const float v = Cs[r][i % INFER_CUDA_TILE] * scale;
+            float *d = &out[(size_t)rows.orow(r) * N + n];
+            *d = add ? *d + v : v;
+        }
+    }
+}
+
 /* The fast mode's tiles on tensor cores: the same 64x64 tile and 32-column steps, the
  * products on TF32 MMAs (f32 range, 10-bit mantissa, f32 sums). One TF32 product would
  * round every activation to 11 significant bits (a relative error near 5e-4, which a deep
@@ -1885,25 +1923,77 @@ INFER_CUDA_UNROLL
         }
     }
     for (int j = 0; j < 2; j++) wmma::store_matrix_sync(&Cs[16 * wi][16 * (wj + j)], acc[j], 68, wmma::mem_row_major);
-    __syncthreads();
-    for (int i = tid; i < INFER_CUDA_TILE * INFER_CUDA_TILE; i += 256) {
-        const int r = i / INFER_CUDA_TILE, n = n0 + i % INFER_CUDA_TILE;
-        if (r < rows.n && n < N) {
-            const float v = Cs[r][i % INFER_CUDA_TILE] * scale;
-            float *d = &out[(size_t)rows.orow(r) * N + n];
-            *d = add ? *d + v : v;
-        }
-    }
+    tile_store(Cs, out, N, scale, n0, rows, add);
 #endif
 }
 
+/* The fast mode's tiles for F16 and BF16 weights: tile_matmul_tc's tile, steps and warps on
+ * 16-bit tensor cores (wmma m16n16k16, f32 accumulators), one MMA per product where 3xTF32
+ * takes three at half the rate. The weights are exact in their own format; the activations
+ * are rounded to it (F16: a relative error of at most 2^-11 a value, and a value beyond
+ * 65504 becomes infinite; BF16: 2^-8); products and sums are f32. Rows of 40 16-bit values
+ * (80 bytes) keep every fragment pointer 32-byte aligned. */
+template <int T> struct half_of { typedef __half type; static __device__ __forceinline__ __half from(float v) { return __float2half_rn(v); } };
+template <> struct half_of<INFER_TYPE_BF16> {
+    typedef __nv_bfloat16 type;
+    static __device__ __forceinline__ __nv_bfloat16 from(float v) { return __float2bfloat16_rn(v); }
+};
+template <int T, class Rows>
+__device__ void tile_matmul_half(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, float scale, int n0, Rows rows, int add = 0) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800          /* no BF16 MMA before Ampere */
+    tile_matmul<T>(out, W, row_bytes, x, K, N, scale, n0, rows, add);
+#else
+    typedef half_of<T> Hc;
+    typedef typename Hc::type H;
+    __shared__ __align__(32) H Wh[INFER_CUDA_TILE][40], Xh[INFER_CUDA_TILE][40];
+    __shared__ __align__(32) float Cs[INFER_CUDA_TILE][68];
+    __shared__ int xr[INFER_CUDA_TILE];
+    const int tid = threadIdx.x, warp = tid / 32, wi = warp / 2, wj = (warp % 2) * 2, nch = (K + 31) / 32;
+    if (tid < INFER_CUDA_TILE) xr[tid] = tid < rows.n ? rows.xrow(tid) : -1;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[2];
+    wmma::fill_fragment(acc[0], 0.0f);
+    wmma::fill_fragment(acc[1], 0.0f);
+    for (int c = 0; c < nch; c++) {
+        __syncthreads();                  /* the previous step is done with Wh and Xh (and xr is written) */
+        if (tid < INFER_CUDA_TILE) {
+            float w[32];
+            if (n0 + tid < N) Dq<T>::chunk(W + (size_t)(n0 + tid) * row_bytes, c, K, w);
+            else for (int i = 0; i < 32; i++) w[i] = 0.0f;
+INFER_CUDA_UNROLL
+            for (int i = 0; i < 32; i++) Wh[tid][i] = Hc::from(w[i]);
+        }
+        for (int i = tid; i < INFER_CUDA_TILE * 32; i += 256) {
+            const int rr = i / 32, kk = i % 32, k = 32 * c + kk;
+            Xh[rr][kk] = Hc::from(xr[rr] >= 0 && k < K ? x[(size_t)xr[rr] * K + k] : 0.0f);
+        }
+        __syncthreads();
+INFER_CUDA_UNROLL
+        for (int kk = 0; kk < 32; kk += 16) {
+            wmma::fragment<wmma::matrix_a, 16, 16, 16, H, wmma::row_major> a;
+            wmma::load_matrix_sync(a, &Xh[16 * wi][kk], 40);
+INFER_CUDA_UNROLL
+            for (int j = 0; j < 2; j++) {
+                wmma::fragment<wmma::matrix_b, 16, 16, 16, H, wmma::col_major> b;
+                wmma::load_matrix_sync(b, &Wh[16 * (wj + j)][kk], 40);
+                wmma::mma_sync(acc[j], a, b, acc[j]);
+            }
+        }
+    }
+    for (int j = 0; j < 2; j++) wmma::store_matrix_sync(&Cs[16 * wi][16 * (wj + j)], acc[j], 68, wmma::mem_row_major);
+    tile_store(Cs, out, N, scale, n0, rows, add);
+#endif
+}
+
+/* TC: 0 f32 FMAs (the precise mode), 1 split TF32 (the fast mode's F32 weights), 2 16-bit
+ * tensor cores (its F16 and BF16 weights) */
 template <int T, int TC>
 __global__ void __launch_bounds__(256) k_matmul_tiled(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, int rows, float scale,
                                                       int add) {
     RowsPlain rp;
     rp.r0 = blockIdx.y * INFER_CUDA_TILE;
     rp.n = rows - rp.r0 < INFER_CUDA_TILE ? rows - rp.r0 : INFER_CUDA_TILE;
-    if constexpr (TC) tile_matmul_tc<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp, add);
+    if constexpr (TC == 2) tile_matmul_half<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp, add);
+    else if constexpr (TC) tile_matmul_tc<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp, add);
     else tile_matmul<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp, add);
 }
 
@@ -1941,8 +2031,596 @@ __global__ void __launch_bounds__(256) k_matmul_id_tiled(float *out, const uint8
     rr.n_used = n_used;
     rr.x_per_slot = x_per_slot;
     if (rr.n <= 0) return;                  /* the whole block: past this expert's rows */
-    if constexpr (TC) tile_matmul_tc<T>(out, W + (size_t)e * N * row_bytes, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rr);
+    if constexpr (TC == 2) tile_matmul_half<T>(out, W + (size_t)e * N * row_bytes, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rr);
+    else if constexpr (TC) tile_matmul_tc<T>(out, W + (size_t)e * N * row_bytes, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rr);
     else tile_matmul<T>(out, W + (size_t)e * N * row_bytes, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rr);
+}
+
+/* ---- int8 tiles: the fast mode's prompt matmuls for the quantized weight types ----
+ *
+ * The CPU's fast mode (>>quant, "Why quantized activations") on tensor cores. Over the
+ * 32-blocks b of K, with w = dw q + mw inside a block (per 16 for the types whose scales are):
+ *   out[r, n] = scale * sum_b [ dx[r,b] dw[n,b] sum_{k in b} qx[r,k] qw[n,k]  +  mw[n,b] dx[r,b] sum_{k in b} qx[r,k] ]
+ * The activations x [rows, K] are quantized once per matmul (k_quant_act) exactly as the CPU
+ * quantizes them for the weight type's dot: Q8_0 (32-blocks, f16 scale, roundf; with the
+ * sums of the codes for the types with a min) or Q8_K (256-blocks, f32 scale, rounding to
+ * even; sums per 16, Q8_K's bsums). The codes and
+ * scales are the CPU's byte for byte (tested), so the two paths differ only in the order of
+ * their f32 sums, and the error against exact maths is the CPU fast path's (INFER__TOL_FAST).
+ * The weights are unpacked to int8 codes with their scales (Dq8 below) into shared memory,
+ * and the integer sums run on int8 MMAs (mma.sync m16n8k32; m16n8k16 for the types with a
+ * scale per 16), each block's int32 sum scaled and added into f32. The types without an
+ * unpacker here (F32, F16, BF16) keep the split-TF32 tiles above. */
+#define INFER_CUDA_ACT_Q8_0 0        /* 32-blocks: d = f16(max|x| / 127), q = roundf(x / d) (infer__quant_q8_0) */
+#define INFER_CUDA_ACT_Q8_K 1        /* 256-blocks: d = -max / 127 (max: the first value of largest |x|), q = rint(x / d) (infer__quant_q8_k) */
+
+/* the quantized activations, [rows, K] (K a multiple of 32). A block's 8 words of codes are
+ * stored in the order 0 4 1 5 2 6 3 7 (see tile_matmul_q8: one 8-byte load then gives a lane
+ * the two words an MMA fragment wants). The sums serve the types with a min. */
+typedef struct infer_cuda_q8x {
+    int8_t *q;                /* [rows, K] codes */
+    float *d;                 /* [rows, K / 32] each block's scale */
+    int32_t *s;               /* [rows, K / 32] the sums of the block's first and last 16 codes, lo | hi << 16 */
+} infer_cuda_q8x;
+
+/* where word i (codes 4i .. 4i + 3) of a 32-block goes */
+INFER_CUDA_HD int q8_slot(int i) { return 2 * (i % 4) + i / 4; }
+/* the CPU's max |x| of a Q8_0 block: a NaN sticks (fmaxf would drop it) */
+__device__ __forceinline__ float nan_max(float a, float b) { return a != a || b != b ? a + b : fmaxf(a, b); }
+/* infer__round_i8: roundf (ties away from zero); what is not a number in range becomes 0 */
+__device__ __forceinline__ int round_i8(float v) {
+    const float r = roundf(v);
+    return r >= -128.0f && r <= 127.0f ? (int)r : 0;
+}
+/* 4 codes as one word, byte e = code e */
+__device__ __forceinline__ uint32_t pack4(const int *q) { return (uint32_t)(q[0] & 255) | (uint32_t)(q[1] & 255) << 8 | (uint32_t)(q[2] & 255) << 16 | (uint32_t)(q[3] & 255) << 24; }
+
+/* One warp per 256 values of a row (lane l: values 8l .. 8l + 7 of them; a lane past K holds
+ * zeros and writes nothing). MODE Q8_0: a block is 4 lanes, its max taken over them with two
+ * shuffles; MODE Q8_K: the block is the whole warp, max |x| over it, then the first value that
+ * has it (the lowest index, as the CPU's loop finds it), whose sign the scale takes. NaN and Inf
+ * give what the CPU's quantizers give (their comment in >>quant). */
+template <int MODE>
+__global__ void __launch_bounds__(256) k_quant_act(infer_cuda_q8x xq, const float *x, int K, int rows) {
+    const int lane = threadIdx.x & 31, spans = (K + 255) / 256, nb = K / 32;
+    const int64_t span = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (span >= (int64_t)rows * spans) return;                 /* whole warps */
+    const int r = (int)(span / spans), k0 = 256 * (int)(span % spans) + 8 * lane, have = k0 < K;
+    const float *xr = x + (size_t)r * K + k0;
+    float v[8];
+    if (have && ((uintptr_t)xr & 15) == 0) {                   /* two 16-byte loads where x is aligned */
+        const float4 a = ((const float4 *)xr)[0], b = ((const float4 *)xr)[1];
+        v[0] = a.x; v[1] = a.y; v[2] = a.z; v[3] = a.w; v[4] = b.x; v[5] = b.y; v[6] = b.z; v[7] = b.w;
+    } else
+        for (int i = 0; i < 8; i++) v[i] = have ? xr[i] : 0.0f;
+    int q[8];
+    float d;
+    if (MODE == INFER_CUDA_ACT_Q8_0) {
+        float amax = 0.0f;
+        for (int i = 0; i < 8; i++) amax = nan_max(amax, fabsf(v[i]));
+        amax = nan_max(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
+        amax = nan_max(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
+        const float dd = amax / 127.0f, id = dd != 0.0f ? 1.0f / dd : 0.0f;   /* a NaN dd is "not 0", as in C */
+        for (int i = 0; i < 8; i++) q[i] = round_i8(v[i] * id);
+        d = __half2float(__float2half_rn(dd));                 /* the dot reads the f16 scale */
+    } else {
+        float amax = 0.0f;
+        int nan = 0;
+        for (int i = 0; i < 8; i++) { amax = fmaxf(amax, fabsf(v[i])); nan |= v[i] != v[i]; }
+        amax = warp_max(amax);
+        nan = __ballot_sync(0xffffffffu, nan) != 0;
+        if (amax == 0.0f || nan) {
+            for (int i = 0; i < 8; i++) q[i] = 0;
+            d = nan ? NAN : 0.0f;
+        } else {
+            int first = 256;                                   /* the first index with |x| = amax */
+            for (int i = 7; i >= 0; i--) if (fabsf(v[i]) == amax) first = 8 * lane + i;
+            for (int o = 16; o > 0; o >>= 1) { const int f = __shfl_xor_sync(0xffffffffu, first, o); first = f < first ? f : first; }
+            float mine = 0.0f;                                 /* that value, to every lane: the one nonzero term of a sum */
+            for (int i = 0; i < 8; i++) if (8 * lane + i == first) mine = v[i];
+            const float iscale = -127.0f / warp_sum(mine);
+            for (int i = 0; i < 8; i++) {
+                const float p = iscale * v[i];
+                const int c = p == p ? (int)rintf(p) : 0;
+                q[i] = c < 127 ? c : 127;
+            }
+            d = 1.0f / iscale;
+        }
+    }
+    /* the sums of each half block: lanes 4j, 4j + 1 hold its first 16 codes, 4j + 2, 4j + 3 the rest */
+    int s = 0;
+    for (int i = 0; i < 8; i++) s += q[i];
+    s += __shfl_xor_sync(0xffffffffu, s, 1);
+    const int other = __shfl_xor_sync(0xffffffffu, s, 2);
+    if (!have) return;
+    const int b = k0 / 32, l4 = lane & 3;
+    int8_t *qb = xq.q + (size_t)r * K + 32 * b;
+    *(uint32_t *)(qb + 4 * q8_slot(2 * l4)) = pack4(q);
+    *(uint32_t *)(qb + 4 * q8_slot(2 * l4 + 1)) = pack4(q + 4);
+    if (l4 == 0) {
+        xq.d[(size_t)r * nb + b] = d;
+        xq.s[(size_t)r * nb + b] = (int32_t)((uint32_t)(s & 0xFFFF) | (uint32_t)other << 16);
+    }
+}
+
+/* Dq8<T>::chunk(row, c, o) unpacks weight chunk c (the 32 weights of Dq<T>::chunk) into
+ * signed codes q_i, four a word (o.q[i / 4] byte i % 4), and the scales and mins with
+ *   W[32c + i] = o.d[i / 16] q_i + o.m[i / 16]
+ * (the dequantizer's own products: the host test cuda_int8_decoders holds them to the CPU's
+ * values bit for bit). sub = 32 where d[0] = d[1] and m[0] = m[1]; mins = 0 where m = 0; act:
+ * the CPU's activation format for the type's dot (>>traits' dot_type). */
+struct q8chunk { uint32_t q[8]; float d[2], m[2]; };
+template <int T> struct Dq8 { enum { ok = 0 }; };
+/* the bytes of v (each 0..127) minus k (at most 128) as signed bytes: the high bit set in
+ * every byte first keeps a borrow from crossing into the next */
+INFER_CUDA_HD uint32_t sub_bytes(uint32_t v, uint32_t k) { return ((v | 0x80808080u) - k * 0x01010101u) ^ 0x80808080u; }
+INFER_CUDA_HD void q8_scales(q8chunk &o, float d0, float d1, float m0, float m1) { o.d[0] = d0; o.d[1] = d1; o.m[0] = m0; o.m[1] = m1; }
+/* 16 bytes of 4-bit codes: lo nibbles are codes 0..15, hi nibbles 16..31, each minus off */
+INFER_CUDA_HD void q8_nibbles(q8chunk &o, const uint32_t *w, uint32_t off) {
+INFER_CUDA_UNROLL
+    for (int i = 0; i < 4; i++) { o.q[i] = sub_bytes(w[i] & 0x0F0F0F0Fu, off); o.q[4 + i] = sub_bytes(w[i] >> 4 & 0x0F0F0F0Fu, off); }
+}
+/* the same through a 16-entry table of int8 values stored + 128 (lut16) */
+INFER_CUDA_HD void q8_nibbles_lut(q8chunk &o, const uint32_t *w, const uint32_t *lut) {
+    uint32_t t[4];
+    for (int i = 0; i < 4; i++) t[i] = lut[i];
+INFER_CUDA_UNROLL
+    for (int i = 0; i < 4; i++) { o.q[i] = lut16(w[i] & 0x0F0F0F0Fu, t) ^ 0x80808080u; o.q[4 + i] = lut16(w[i] >> 4 & 0x0F0F0F0Fu, t) ^ 0x80808080u; }
+}
+template <> struct Dq8<INFER_TYPE_Q8_0> {
+    enum { ok = 1, sub = 32, mins = 0, act = INFER_CUDA_ACT_Q8_0 };
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, q8chunk &o) {
+        const infer_block_q8_0 *b = (const infer_block_q8_0 *)row + c;
+        for (int i = 0; i < 8; i++) o.q[i] = ld2((const uint8_t *)b->qs + 4 * i);
+        const float d = f16(b->d);
+        q8_scales(o, d, d, 0.0f, 0.0f);
+    }
+};
+template <> struct Dq8<INFER_TYPE_Q4_0> {
+    enum { ok = 1, sub = 32, mins = 0, act = INFER_CUDA_ACT_Q8_0 };
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, q8chunk &o) {
+        const infer_block_q4_0 *b = (const infer_block_q4_0 *)row + c;
+        uint32_t w[4];
+        for (int i = 0; i < 4; i++) w[i] = ld2(b->qs + 4 * i);
+        q8_nibbles(o, w, 8);
+        const float d = f16(b->d);
+        q8_scales(o, d, d, 0.0f, 0.0f);
+    }
+};
+template <> struct Dq8<INFER_TYPE_Q4_1> {
+    enum { ok = 1, sub = 32, mins = 1, act = INFER_CUDA_ACT_Q8_0 };
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, q8chunk &o) {
+        const infer_block_q4_1 *b = (const infer_block_q4_1 *)row + c;
+        uint32_t w[4];
+        for (int i = 0; i < 4; i++) w[i] = ld2(b->qs + 4 * i);
+        q8_nibbles(o, w, 0);
+        const float d = f16(b->d), m = f16(b->m);
+        q8_scales(o, d, d, m, m);
+    }
+};
+/* Q5_0 / Q5_1: the fifth bit of code j is bit j of qh (spread4 puts 4 of them in place) */
+INFER_CUDA_HD void q8_fives(q8chunk &o, const uint8_t *qs, uint32_t qh, uint32_t off) {
+INFER_CUDA_UNROLL
+    for (int i = 0; i < 4; i++) {
+        const uint32_t w = ld2(qs + 4 * i);
+        o.q[i] = sub_bytes((w & 0x0F0F0F0Fu) | spread4(qh >> (4 * i) & 15), off);
+        o.q[4 + i] = sub_bytes((w >> 4 & 0x0F0F0F0Fu) | spread4(qh >> (16 + 4 * i) & 15), off);
+    }
+}
+template <> struct Dq8<INFER_TYPE_Q5_0> {
+    enum { ok = 1, sub = 32, mins = 0, act = INFER_CUDA_ACT_Q8_0 };
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, q8chunk &o) {
+        const infer_block_q5_0 *b = (const infer_block_q5_0 *)row + c;
+        q8_fives(o, b->qs, ld2(b->qh), 16);
+        const float d = f16(b->d);
+        q8_scales(o, d, d, 0.0f, 0.0f);
+    }
+};
+template <> struct Dq8<INFER_TYPE_Q5_1> {
+    enum { ok = 1, sub = 32, mins = 1, act = INFER_CUDA_ACT_Q8_0 };
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, q8chunk &o) {
+        const infer_block_q5_1 *b = (const infer_block_q5_1 *)row + c;
+        q8_fives(o, b->qs, ld2(b->qh), 0);
+        const float d = f16(b->d), m = f16(b->m);
+        q8_scales(o, d, d, m, m);
+    }
+};
+/* Q2_K: codes 0..3, scale and min per 16 (w = d sc q - dmin m) */
+template <> struct Dq8<INFER_TYPE_Q2_K> {
+    enum { ok = 1, sub = 16, mins = 1, act = INFER_CUDA_ACT_Q8_K };
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, q8chunk &o) {
+        const infer_block_q2_k *b = (const infer_block_q2_k *)row + c / 8;
+        const float d = f16(b->d), dmin = f16(b->dmin);
+        const int e0 = 32 * (c % 8), j = e0 / 16, sh = 2 * ((e0 >> 5) & 3);
+        const uint8_t *qs = b->qs + 32 * (e0 >> 7);
+        for (int i = 0; i < 8; i++) o.q[i] = ld2(qs + 4 * i) >> sh & 0x03030303u;
+        q8_scales(o, d * (float)(b->scales[j] & 15), d * (float)(b->scales[j + 1] & 15), -(dmin * (float)(b->scales[j] >> 4)),
+                  -(dmin * (float)(b->scales[j + 1] >> 4)));
+    }
+};
+/* Q3_K: codes -4..3, a signed 6-bit scale per 16 */
+template <> struct Dq8<INFER_TYPE_Q3_K> {
+    enum { ok = 1, sub = 16, mins = 0, act = INFER_CUDA_ACT_Q8_K };
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, q8chunk &o) {
+        const infer_block_q3_k *b = (const infer_block_q3_k *)row + c / 8;
+        const float d = f16(b->d);
+        const int e0 = 32 * (c % 8), j = e0 / 16, sh = 2 * ((e0 >> 5) & 3), hb = e0 >> 5;
+        const uint8_t *qs = b->qs + 32 * (e0 >> 7);
+        for (int i = 0; i < 8; i++) o.q[i] = sub_bytes((ld2(qs + 4 * i) >> sh & 0x03030303u) | (ld2(b->hmask + 4 * i) >> hb & 0x01010101u) << 2, 4);
+        q8_scales(o, d * (float)q3k_scale(b->scales, j), d * (float)q3k_scale(b->scales, j + 1), 0.0f, 0.0f);
+    }
+};
+/* Q4_K / Q5_K: a chunk is one sub-block: codes 0..15 (0..31), w = (d sc) q - (dmin m) */
+template <> struct Dq8<INFER_TYPE_Q4_K> {
+    enum { ok = 1, sub = 32, mins = 1, act = INFER_CUDA_ACT_Q8_K };
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, q8chunk &o) {
+        const infer_block_q4_k *b = (const infer_block_q4_k *)row + c / 8;
+        const int j = c % 8, sh = 4 * (j & 1);
+        int sc, m;
+        k4_scale_min(b->scales, j, &sc, &m);
+        const uint8_t *qs = b->qs + 32 * (j >> 1);
+        for (int i = 0; i < 8; i++) o.q[i] = ld2(qs + 4 * i) >> sh & 0x0F0F0F0Fu;
+        const float dl = f16(b->d) * (float)sc, ml = f16(b->dmin) * (float)m;
+        q8_scales(o, dl, dl, -ml, -ml);
+    }
+};
+template <> struct Dq8<INFER_TYPE_Q5_K> {
+    enum { ok = 1, sub = 32, mins = 1, act = INFER_CUDA_ACT_Q8_K };
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, q8chunk &o) {
+        const infer_block_q5_k *b = (const infer_block_q5_k *)row + c / 8;
+        const int j = c % 8, sh = 4 * (j & 1);
+        int sc, m;
+        k4_scale_min(b->scales, j, &sc, &m);
+        const uint8_t *qs = b->qs + 32 * (j >> 1);
+        for (int i = 0; i < 8; i++) o.q[i] = (ld2(qs + 4 * i) >> sh & 0x0F0F0F0Fu) | (ld2(b->qh + 4 * i) >> j & 0x01010101u) << 4;
+        const float dl = f16(b->d) * (float)sc, ml = f16(b->dmin) * (float)m;
+        q8_scales(o, dl, dl, -ml, -ml);
+    }
+};
+/* Q6_K: codes -32..31, a signed 8-bit scale per 16 */
+template <> struct Dq8<INFER_TYPE_Q6_K> {
+    enum { ok = 1, sub = 16, mins = 0, act = INFER_CUDA_ACT_Q8_K };
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, q8chunk &o) {
+        const infer_block_q6_k *b = (const infer_block_q6_k *)row + c / 8;
+        const float d = f16(b->d);
+        const int e0 = 32 * (c % 8), h = e0 >> 7, k = (e0 >> 5) & 3;
+        const uint8_t *ql = b->ql + 64 * h + 32 * (k & 1), *qh = b->qh + 32 * h;
+        for (int i = 0; i < 8; i++) o.q[i] = sub_bytes((ld2(ql + 4 * i) >> (4 * (k >> 1)) & 0x0F0F0F0Fu) | (ld2(qh + 4 * i) >> (2 * k) & 0x03030303u) << 4, 32);
+        q8_scales(o, d * (float)b->scales[e0 / 16], d * (float)b->scales[e0 / 16 + 1], 0.0f, 0.0f);
+    }
+};
+template <> struct Dq8<INFER_TYPE_IQ4_NL> {
+    enum { ok = 1, sub = 32, mins = 0, act = INFER_CUDA_ACT_Q8_0 };
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, q8chunk &o) {
+        const infer_block_iq4_nl *b = (const infer_block_iq4_nl *)row + c;
+        uint32_t w[4];
+        for (int i = 0; i < 4; i++) w[i] = ld2(b->qs + 4 * i);
+        q8_nibbles_lut(o, w, k_iq4_lut);
+        const float d = f16(b->d);
+        q8_scales(o, d, d, 0.0f, 0.0f);
+    }
+};
+template <> struct Dq8<INFER_TYPE_IQ4_XS> {
+    enum { ok = 1, sub = 32, mins = 0, act = INFER_CUDA_ACT_Q8_K };
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, q8chunk &o) {
+        const infer_block_iq4_xs *b = (const infer_block_iq4_xs *)row + c / 8;
+        const int j = c % 8;
+        const int ls = ((b->scales_l[j >> 1] >> (4 * (j & 1))) & 15) | ((b->scales_h >> (2 * j)) & 3) << 4;
+        uint32_t w[4];
+        for (int i = 0; i < 4; i++) w[i] = ld2(b->qs + 16 * j + 4 * i);
+        q8_nibbles_lut(o, w, k_iq4_lut);
+        const float d = f16(b->d) * (float)(ls - 32);
+        q8_scales(o, d, d, 0.0f, 0.0f);
+    }
+};
+/* MXFP4 / NVFP4: the FP4 values doubled (integers -12..12), the scales halved (Dq's) */
+template <> struct Dq8<INFER_TYPE_MXFP4> {
+    enum { ok = 1, sub = 32, mins = 0, act = INFER_CUDA_ACT_Q8_0 };
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, q8chunk &o) {
+        const infer_block_mxfp4 *b = (const infer_block_mxfp4 *)row + c;
+        uint32_t w[4];
+        for (int i = 0; i < 4; i++) w[i] = ld1(b->qs + 4 * i);
+        q8_nibbles_lut(o, w, k_fp4_lut);
+        const float d = e8m0_half(b->e);
+        q8_scales(o, d, d, 0.0f, 0.0f);
+    }
+};
+/* NVFP4: a chunk is sub-blocks 2h, 2h + 1 (a scale each): sub-block u's bytes hold its codes
+ * 0..7 (lo nibbles) and 8..15 (hi) */
+template <> struct Dq8<INFER_TYPE_NVFP4> {
+    enum { ok = 1, sub = 16, mins = 0, act = INFER_CUDA_ACT_Q8_0 };
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, q8chunk &o) {
+        const infer_block_nvfp4 *b = (const infer_block_nvfp4 *)row + c / 2;
+        uint32_t t[4];
+        for (int i = 0; i < 4; i++) t[i] = k_fp4_lut[i];
+        float d[2];
+        for (int u = 0; u < 2; u++) {
+            const int s = 2 * (c % 2) + u;
+            d[u] = ue4m3_half(b->d[s]);
+            for (int i = 0; i < 2; i++) {
+                const uint32_t w = ld1(b->qs + 8 * s + 4 * i);
+                o.q[4 * u + i] = lut16(w & 0x0F0F0F0Fu, t) ^ 0x80808080u;
+                o.q[4 * u + 2 + i] = lut16(w >> 4 & 0x0F0F0F0Fu, t) ^ 0x80808080u;
+            }
+        }
+        q8_scales(o, d[0], d[1], 0.0f, 0.0f);
+    }
+};
+/* TQ1_0: the trits one at a time (trit, Dq's element order), four to a word */
+template <> struct Dq8<INFER_TYPE_TQ1_0> {
+    enum { ok = 1, sub = 32, mins = 0, act = INFER_CUDA_ACT_Q8_K };
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, q8chunk &o) {
+        const infer_block_tq1_0 *b = (const infer_block_tq1_0 *)row + c / 8;
+        const int e0 = 32 * (c % 8);
+INFER_CUDA_UNROLL
+        for (int i = 0; i < 8; i++) {
+            uint32_t w = 0;
+INFER_CUDA_UNROLL
+            for (int k = 0; k < 4; k++) {
+                const int e = e0 + 4 * i + k;
+                const int t = e < 160 ? trit(b->qs[e % 32], e / 32) : e < 240 ? trit(b->qs[32 + (e - 160) % 16], (e - 160) / 16) : trit(b->qh[(e - 240) % 4], (e - 240) / 4);
+                w |= (uint32_t)t << (8 * k);
+            }
+            o.q[i] = sub_bytes(w, 1);
+        }
+        const float d = f16(b->d);
+        q8_scales(o, d, d, 0.0f, 0.0f);
+    }
+};
+template <> struct Dq8<INFER_TYPE_TQ2_0> {
+    enum { ok = 1, sub = 32, mins = 0, act = INFER_CUDA_ACT_Q8_K };
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, q8chunk &o) {
+        const infer_block_tq2_0 *b = (const infer_block_tq2_0 *)row + c / 8;
+        const int e0 = 32 * (c % 8), sh = 2 * (e0 % 128 / 32);
+        const uint8_t *qs = b->qs + 32 * (e0 / 128);
+        for (int i = 0; i < 8; i++) o.q[i] = sub_bytes(ld2(qs + 4 * i) >> sh & 0x03030303u, 1);
+        const float d = f16(b->d);
+        q8_scales(o, d, d, 0.0f, 0.0f);
+    }
+};
+/* Q1_0: code 4i + k is bit k of nibble i: spread4 puts it at bit 4 of byte k, >> 3 makes the
+ * byte 2 bit, and less 1 that is +-1 */
+template <> struct Dq8<INFER_TYPE_Q1_0> {
+    enum { ok = 1, sub = 32, mins = 0, act = INFER_CUDA_ACT_Q8_0 };
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, q8chunk &o) {
+        const infer_block_q1_0 *b = (const infer_block_q1_0 *)row + c / 4;
+        const uint8_t *qs = b->qs + 4 * (c % 4);
+        for (int i = 0; i < 8; i++) o.q[i] = sub_bytes(spread4(qs[i / 2] >> (4 * (i % 2)) & 15) >> 3, 1);
+        const float d = f16(b->d);
+        q8_scales(o, d, d, 0.0f, 0.0f);
+    }
+};
+/* Q2_0: code 4i + k is bits 2k, 2k + 1 of byte i */
+template <> struct Dq8<INFER_TYPE_Q2_0> {
+    enum { ok = 1, sub = 32, mins = 0, act = INFER_CUDA_ACT_Q8_0 };
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, q8chunk &o) {
+        const infer_block_q2_0 *b = (const infer_block_q2_0 *)row + c / 2;
+        const uint8_t *qs = b->qs + 8 * (c % 2);
+        for (int i = 0; i < 8; i++) {
+            const uint32_t v = qs[i];
+            o.q[i] = sub_bytes((v & 3) | (v >> 2 & 3) << 8 | (v >> 4 & 3) << 16 | (v >> 6) << 24, 1);
+        }
+        const float d = f16(b->d);
+        q8_scales(o, d, d, 0.0f, 0.0f);
+    }
+};
+/* I2_S: codes - 1, the scale the tensor's (applied to the output) */
+template <> struct Dq8<INFER_TYPE_I2_S> {
+    enum { ok = 1, sub = 32, mins = 0, act = INFER_CUDA_ACT_Q8_K };
+    static INFER_CUDA_HD void chunk(const uint8_t *row, int c, q8chunk &o) {
+        const uint8_t *p = row + 32 * (c / 4);
+        const int sh = 6 - 2 * (c % 4);
+        for (int i = 0; i < 8; i++) o.q[i] = sub_bytes(ld1(p + 4 * i) >> sh & 0x03030303u, 1);
+        q8_scales(o, 1.0f, 1.0f, 0.0f, 0.0f);
+    }
+};
+
+/* D = A B + C on the int8 tensor cores, a warp at a time: A 16 x K (K / 8 registers a lane),
+ * B K x 8 (K / 16), C and D 16 x 8 int32 (4), C here one constant. The fragments' layout is
+ * the PTX ISA's (tools/cuda_emu.h spells it out and emulates it). */
+template <int K> __device__ __forceinline__ void mma_s8(int32_t *d, const uint32_t *a, const uint32_t *b, int32_t c) {
+#ifdef INFER_CUDA_EMU
+    const int32_t cc[4] = { c, c, c, c };
+    emu_mma_s8<K>(d, a, b, cc);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if (K == 32)
+        asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+            : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c), "r"(c), "r"(c), "r"(c));
+    else
+        asm("mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %8, %9, %10};"
+            : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(b[0]), "r"(c), "r"(c), "r"(c), "r"(c));
+#else
+    (void)a; (void)b;                  /* no int8 MMA before Ampere: the host never picks these tiles there */
+    d[0] = d[1] = d[2] = d[3] = c;
+#endif
+}
+/* An integer sum s (|s| < 2^22) read as a float without a conversion instruction (those run
+ * at a quarter of the FMA rate): the MMA adds it to C = the bits of 1.5 * 2^23, whose mantissa
+ * steps by exactly 1 there, so the result's bits are the float 1.5 * 2^23 + s, exactly; one
+ * subtraction leaves s. A block's sum is at most 32 * 128 * 128 = 2^19. */
+#define INFER_CUDA_MAGIC 0x4B400000
+#define INFER_CUDA_MAGIC_F 12582912.0f
+
+/* 16 bytes (4 words) at a 16-byte aligned p; 8 bytes at an 8-byte aligned p */
+INFER_CUDA_HD void st16(uint8_t *p, const uint32_t *w) {
+#ifdef __CUDA_ARCH__
+    *(uint4 *)p = make_uint4(w[0], w[1], w[2], w[3]);
+#else
+    memcpy(p, w, 16);
+#endif
+}
+INFER_CUDA_HD void ld8(const uint8_t *p, uint32_t *lo, uint32_t *hi) {
+#ifdef __CUDA_ARCH__
+    const uint2 v = *(const uint2 *)p;
+    *lo = v.x;
+    *hi = v.y;
+#else
+    memcpy(lo, p, 4);
+    memcpy(hi, p + 4, 4);
+#endif
+}
+
+/* The int8 tile: 256 threads compute a 64 x 64 tile of out, stepping through K 128 values (4
+ * blocks) at a time. Each step, all threads copy the activation tile's codes (already int8,
+ * 16-byte pieces), scales and sums into shared memory and unpack the 64 weight rows' 4 chunks
+ * (4 threads a row: its chunks lie side by side in memory); then warp w computes rows
+ * 32 (w / 4) .. + 32 and columns 16 (w % 4) .. + 16 as 2 x 2 MMA tiles of 16 x 8, block by
+ * block: 4 int8 MMAs (8 of m16n8k16 for the types scaled per 16), each block's int32 sums
+ * scaled by dx dw into f32 accumulators (+ mw dx sum(qx) for the types with a min). Eight
+ * warps rather than four with twice the columns: a 1B model's 2048-wide matmuls make only
+ * 256 tiles for 132 SMs, and the warps of the two tiles an SM holds are what hides the
+ * loads of each step (nothing is loaded ahead).
+ * A lane (g = lane / 4, t = lane % 4) reads the 8 bytes at 8t of a block's row, which the
+ * word order 0 4 1 5 2 6 3 7 makes codes 4t..4t+3 and 16+4t..16+4t+3: exactly its A and B
+ * fragment words (a0 a2 of row g, a1 a3 of row g + 8, b0 b1 of column g). Rows 160 bytes
+ * apart (32 mod 128) put the 16 lanes of a half-warp's 8-byte loads in distinct banks. */
+#define INFER_CUDA_QT 64              /* rows and columns of a tile */
+#define INFER_CUDA_QT_B 4             /* 32-blocks of K per step */
+#define INFER_CUDA_QT_S 160           /* bytes between two rows of a step in shared memory */
+#define INFER_CUDA_QT_THREADS 256     /* 8 warps: 2 down the rows, 4 across the columns */
+#define INFER_CUDA_QT_MT 2            /* a warp's MMA tiles down: 32 rows */
+#define INFER_CUDA_QT_NT 2            /* and across: 16 columns */
+static_assert(INFER_CUDA_QT == INFER_CUDA_TILE, "the f32 tiles' grid serves the int8 tiles");
+template <int T, class Rows>
+__device__ void tile_matmul_q8(float *out, const uint8_t *W, size_t row_bytes, infer_cuda_q8x xq, int K, int N, float scale, int n0, Rows rows, int add) {
+    typedef Dq8<T> D;
+    __shared__ __align__(16) uint8_t Aq[INFER_CUDA_QT * INFER_CUDA_QT_S], Bq[INFER_CUDA_QT * INFER_CUDA_QT_S];
+    __shared__ __align__(16) float Ad[INFER_CUDA_QT_B][INFER_CUDA_QT];             /* activation scales [block][row] */
+    __shared__ __align__(16) float Bd[2 * INFER_CUDA_QT_B][INFER_CUDA_QT];         /* weight scales [block, half][column] */
+    __shared__ __align__(16) float Bm[2 * INFER_CUDA_QT_B][INFER_CUDA_QT];         /* weight mins, likewise */
+    __shared__ int32_t As[INFER_CUDA_QT_B][INFER_CUDA_QT];                         /* activation half sums */
+    __shared__ int xr[INFER_CUDA_QT];
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t = lane & 3, nb = K / 32;
+    const int wr = 16 * INFER_CUDA_QT_MT * (warp / 4), wc = 8 * INFER_CUDA_QT_NT * (warp % 4);
+    if (tid < INFER_CUDA_QT) xr[tid] = tid < rows.n ? rows.xrow(tid) : -1;
+    float acc[INFER_CUDA_QT_MT][INFER_CUDA_QT_NT][4];
+INFER_CUDA_UNROLL
+    for (int mt = 0; mt < INFER_CUDA_QT_MT; mt++)
+INFER_CUDA_UNROLL
+        for (int nt = 0; nt < INFER_CUDA_QT_NT; nt++)
+INFER_CUDA_UNROLL
+            for (int i = 0; i < 4; i++) acc[mt][nt][i] = 0.0f;
+    for (int b0 = 0; b0 < nb; b0 += INFER_CUDA_QT_B) {
+        __syncthreads();                  /* the previous step's reads are done (and xr is written) */
+        for (int i = tid; i < INFER_CUDA_QT * INFER_CUDA_QT_B * 2; i += INFER_CUDA_QT_THREADS) {
+            const int r = i / (2 * INFER_CUDA_QT_B), p = i % (2 * INFER_CUDA_QT_B), b = b0 + p / 2;
+            uint32_t w[4] = { 0, 0, 0, 0 };
+            if (xr[r] >= 0 && b < nb) ld16((const uint8_t *)xq.q + (size_t)xr[r] * K + 32 * b + 16 * (p & 1), w);
+            st16(Aq + r * INFER_CUDA_QT_S + 16 * p, w);
+        }
+        for (int i = tid; i < INFER_CUDA_QT * INFER_CUDA_QT_B; i += INFER_CUDA_QT_THREADS) {
+            const int r = i % INFER_CUDA_QT, j = i / INFER_CUDA_QT, b = b0 + j, ok = xr[r] >= 0 && b < nb;
+            Ad[j][r] = ok ? xq.d[(size_t)xr[r] * nb + b] : 0.0f;
+            if (D::mins) As[j][r] = ok ? xq.s[(size_t)xr[r] * nb + b] : 0;
+        }
+        for (int i = tid; i < INFER_CUDA_QT * INFER_CUDA_QT_B; i += INFER_CUDA_QT_THREADS) {
+            const int n = i / INFER_CUDA_QT_B, j = i % INFER_CUDA_QT_B, b = b0 + j;
+            q8chunk ch;
+            if (n0 + n < N && b < nb) D::chunk(W + (size_t)(n0 + n) * row_bytes, b, ch);
+            else {
+                for (int k = 0; k < 8; k++) ch.q[k] = 0;
+                q8_scales(ch, 0.0f, 0.0f, 0.0f, 0.0f);
+            }
+            const uint32_t lo[4] = { ch.q[0], ch.q[4], ch.q[1], ch.q[5] }, hi[4] = { ch.q[2], ch.q[6], ch.q[3], ch.q[7] };
+            st16(Bq + n * INFER_CUDA_QT_S + 32 * j, lo);
+            st16(Bq + n * INFER_CUDA_QT_S + 32 * j + 16, hi);
+            Bd[2 * j][n] = ch.d[0];
+            Bd[2 * j + 1][n] = ch.d[1];
+            if (D::mins) { Bm[2 * j][n] = ch.m[0]; Bm[2 * j + 1][n] = ch.m[1]; }
+        }
+        __syncthreads();
+INFER_CUDA_UNROLL
+        for (int j = 0; j < INFER_CUDA_QT_B; j++) {
+            if (b0 + j >= nb) break;      /* the same for the whole block */
+            const int kb = 32 * j + 8 * t;
+            uint32_t a[INFER_CUDA_QT_MT][4], bw[INFER_CUDA_QT_NT][2];
+            float dx[INFER_CUDA_QT_MT][2], sx[INFER_CUDA_QT_MT][2][2], dw[INFER_CUDA_QT_NT][2][2], mw[INFER_CUDA_QT_NT][2][2];
+INFER_CUDA_UNROLL
+            for (int mt = 0; mt < INFER_CUDA_QT_MT; mt++)
+INFER_CUDA_UNROLL
+                for (int h = 0; h < 2; h++) {
+                    const int r = wr + 16 * mt + g + 8 * h;
+                    ld8(Aq + r * INFER_CUDA_QT_S + kb, &a[mt][h], &a[mt][2 + h]);
+                    dx[mt][h] = Ad[j][r];
+                    if (D::mins) {        /* dx times the sums of the block's halves (of the whole block where sub = 32) */
+                        const int32_t s = As[j][r], lo = (int32_t)(int16_t)(s & 0xFFFF), hi = s >> 16;
+                        sx[mt][h][0] = D::sub == 16 ? dx[mt][h] * (float)lo : dx[mt][h] * (float)(lo + hi);
+                        sx[mt][h][1] = dx[mt][h] * (float)hi;
+                    }
+                }
+INFER_CUDA_UNROLL
+            for (int nt = 0; nt < INFER_CUDA_QT_NT; nt++) {
+                const int n = wc + 8 * nt;
+                ld8(Bq + (n + g) * INFER_CUDA_QT_S + kb, &bw[nt][0], &bw[nt][1]);
+INFER_CUDA_UNROLL
+                for (int e = 0; e < 2; e++)
+INFER_CUDA_UNROLL
+                    for (int h = 0; h < 32 / D::sub; h++) {
+                        dw[nt][e][h] = Bd[2 * j + h][n + 2 * t + e];
+                        if (D::mins) mw[nt][e][h] = Bm[2 * j + h][n + 2 * t + e];
+                    }
+            }
+INFER_CUDA_UNROLL
+            for (int mt = 0; mt < INFER_CUDA_QT_MT; mt++)
+INFER_CUDA_UNROLL
+                for (int nt = 0; nt < INFER_CUDA_QT_NT; nt++) {
+                    int32_t c0[4], c1[4];
+                    if (D::sub == 32) mma_s8<32>(c0, a[mt], bw[nt], INFER_CUDA_MAGIC);
+                    else {
+                        mma_s8<16>(c0, a[mt], &bw[nt][0], INFER_CUDA_MAGIC);           /* codes 0..15: a0 a1, b0 */
+                        mma_s8<16>(c1, a[mt] + 2, &bw[nt][1], INFER_CUDA_MAGIC);       /* codes 16..31: a2 a3, b1 */
+                    }
+INFER_CUDA_UNROLL
+                    for (int i = 0; i < 4; i++) {
+                        const int h = i >> 1, e = i & 1;
+                        float v = acc[mt][nt][i] + (bits_float((uint32_t)c0[i]) - INFER_CUDA_MAGIC_F) * (dx[mt][h] * dw[nt][e][0]);
+                        if (D::sub == 16) v += (bits_float((uint32_t)c1[i]) - INFER_CUDA_MAGIC_F) * (dx[mt][h] * dw[nt][e][1]);
+                        if (D::mins) {
+                            v += mw[nt][e][0] * sx[mt][h][0];
+                            if (D::sub == 16) v += mw[nt][e][1] * sx[mt][h][1];
+                        }
+                        acc[mt][nt][i] = v;
+                    }
+                }
+        }
+    }
+INFER_CUDA_UNROLL
+    for (int mt = 0; mt < INFER_CUDA_QT_MT; mt++)
+INFER_CUDA_UNROLL
+        for (int nt = 0; nt < INFER_CUDA_QT_NT; nt++)
+INFER_CUDA_UNROLL
+            for (int i = 0; i < 4; i++) {
+                const int r = wr + 16 * mt + g + 8 * (i >> 1), n = n0 + wc + 8 * nt + 2 * t + (i & 1);
+                if (r < rows.n && n < N) {
+                    const float v = acc[mt][nt][i] * scale;
+                    float *d = &out[(size_t)rows.orow(r) * N + n];
+                    *d = add ? *d + v : v;
+                }
+            }
+}
+
+template <int T>
+__global__ void __launch_bounds__(INFER_CUDA_QT_THREADS, 2) k_matmul_q8(float *out, const uint8_t *W, size_t row_bytes, infer_cuda_q8x xq, int K, int N, int rows, float scale, int add) {
+    RowsPlain rp;
+    rp.r0 = blockIdx.y * INFER_CUDA_QT;
+    rp.n = rows - rp.r0 < INFER_CUDA_QT ? rows - rp.r0 : INFER_CUDA_QT;
+    tile_matmul_q8<T>(out, W, row_bytes, xq, K, N, scale, blockIdx.x * INFER_CUDA_QT, rp, add);
+}
+/* matmul_id's grouped tiles (k_matmul_id_tiled) on int8: xq holds every row of x */
+template <int T>
+__global__ void __launch_bounds__(INFER_CUDA_QT_THREADS, 2) k_matmul_id_q8(float *out, const uint8_t *W, size_t row_bytes, infer_cuda_q8x xq, const int32_t *start,
+                                                     const int32_t *order, int K, int N, int n_used, int x_per_slot, float scale) {
+    const int e = blockIdx.z;
+    RowsRouted rr;
+    rr.order = order;
+    rr.t0 = start[e] + blockIdx.y * INFER_CUDA_QT;
+    rr.n = start[e + 1] - rr.t0 < INFER_CUDA_QT ? start[e + 1] - rr.t0 : INFER_CUDA_QT;
+    rr.n_used = n_used;
+    rr.x_per_slot = x_per_slot;
+    if (rr.n <= 0) return;                  /* the whole block: past this expert's rows */
+    tile_matmul_q8<T>(out, W + (size_t)e * N * row_bytes, row_bytes, xq, K, N, scale, blockIdx.x * INFER_CUDA_QT, rr, 0);
 }
 
 /* out[r, s, :] = W_e x[r or (r, s)] with e = ids[r, s]: k_matvec's warp per output column,
@@ -2086,6 +2764,32 @@ static int infer_cuda_matvec_fast(infer_cuda_ctx *c, infer_type t, const infer_c
     return 1;
 }
 
+/* x [rows, K] quantized for the int8 tiles of weight type T (k_quant_act) into the context's
+ * own buffer -- not `scratch`, which holds matmul_glu's second product and matmul_id's
+ * grouping while the tiles run; 0 when no buffer can be had (the error is kept) */
+template <int T> static int infer_cuda_quant_tiles(infer_cuda_ctx *c, const float *x, int rows, int K, infer_cuda_q8x *xq) {
+    const size_t nb = (size_t)rows * (size_t)(K / 32), qb = ((size_t)rows * (size_t)K + 255) & ~(size_t)255, db = (nb * 4 + 255) & ~(size_t)255;
+    if (qb + 2 * db > c->xq_bytes) {
+        infer_cuda_flush(c);                  /* recorded launches may use the old buffer */
+        if (c->xq) {
+            infer_cuda_record(c, cudaStreamSynchronize(c->stream), "cudaStreamSynchronize");
+            infer_cuda_record(c, cudaFree(c->xq), "cudaFree");
+            c->xq = NULL;
+            c->xq_bytes = 0;
+        }
+        cudaError_t e = cudaMalloc(&c->xq, qb + 2 * db);
+        if (e != cudaSuccess) { c->xq = NULL; infer_cuda_record(c, e, "cudaMalloc (quantized activations)"); return 0; }
+        c->xq_bytes = qb + 2 * db;
+    }
+    xq->q = (int8_t *)c->xq;
+    xq->d = (float *)((char *)c->xq + qb);
+    xq->s = (int32_t *)((char *)c->xq + qb + db);
+    const int64_t warps = (int64_t)rows * ((K + 255) / 256);
+    INFER_CUDA_LAUNCH((unsigned)((warps + 7) / 8), 256, 0, c, k_quant_act<Dq8<T>::act>)(*xq, x, K, rows);
+    INFER_CUDA_LAUNCHED(c, "matmul (quantizing the activations)");
+    return 1;
+}
+
 /* rows <= INFER_CUDA_MV_ROWS against the weights of mv (one type, one K) by k_matvec;
  * glu (one row): mv is (gate, up) */
 static void infer_cuda_matvec_f32(infer_cuda_ctx *c, infer_type t, const infer_cuda_mv &mv, size_t rb, const float *x, int K, int rows, int glu) {
@@ -2121,6 +2825,17 @@ static void infer_cuda_matmul_to(infer_cuda_ctx *c, float *out, const infer_tens
         dim3 grid((N + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE, (rows + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE);
         infer_cuda_typed(c, w->type, "matmul", [&](auto ty) {
             constexpr int T = decltype(ty)::id;
+            if constexpr (Dq8<T>::ok)
+                if (!c->precise && infer_cuda_mma8) {      /* the fast mode, a quantized type: int8 tiles */
+                    infer_cuda_q8x q;
+                    if (infer_cuda_quant_tiles<T>(c, x, rows, K, &q)) INFER_CUDA_LAUNCH(grid, INFER_CUDA_QT_THREADS, 0, c, k_matmul_q8<T>)(out, W, rb, q, K, N, rows, w->scale, add);
+                    return;
+                }
+            if constexpr (T == INFER_TYPE_F16 || T == INFER_TYPE_BF16)
+                if (!c->precise && infer_cuda_mma8) {      /* the fast mode, 16-bit weights: 16-bit tensor cores */
+                    INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<T, 2>)(out, W, rb, x, K, N, rows, w->scale, add);
+                    return;
+                }
             if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<T, 0>)(out, W, rb, x, K, N, rows, w->scale, add);
             else INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<T, 1>)(out, W, rb, x, K, N, rows, w->scale, add);
         });
@@ -2206,6 +2921,18 @@ static void infer_cuda_matmul_id(void *ctx, float *out, const infer_tensor *w, c
         dim3 grid((N + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE, (n_out + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE, E);
         infer_cuda_typed(c, w->type, "matmul_id", [&](auto ty) {
             constexpr int T = decltype(ty)::id;
+            if constexpr (Dq8<T>::ok)
+                if (!c->precise && infer_cuda_mma8) {
+                    infer_cuda_q8x q;
+                    if (infer_cuda_quant_tiles<T>(c, x, x_per_slot ? n_out : rows, K, &q))
+                        INFER_CUDA_LAUNCH(grid, INFER_CUDA_QT_THREADS, 0, c, k_matmul_id_q8<T>)(out, W, rb, q, start, order, K, N, n_used, x_per_slot, w->scale);
+                    return;
+                }
+            if constexpr (T == INFER_TYPE_F16 || T == INFER_TYPE_BF16)
+                if (!c->precise && infer_cuda_mma8) {
+                    INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_id_tiled<T, 2>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale);
+                    return;
+                }
             if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_id_tiled<T, 0>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale);
             else INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_id_tiled<T, 1>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale);
         });
@@ -3453,12 +4180,15 @@ infer_status infer_cuda_init(int device, infer_error *err) {
         infer_cuda_set_error(err, INFER_ERR_ARG, "no CUDA device %d (there are %d)", device, n);
         return INFER_ERR_ARG;
     }
+    int major = 0;
     if ((e = cudaSetDevice(device)) != cudaSuccess ||
-        (e = cudaDeviceGetAttribute(&infer_cuda_sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess) {
+        (e = cudaDeviceGetAttribute(&infer_cuda_sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess ||
+        (e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device)) != cudaSuccess) {
         infer_cuda_set_error(err, INFER_ERR_BACKEND, "CUDA device: %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
         return INFER_ERR_BACKEND;
     }
     if (infer_cuda_sms < 1) infer_cuda_sms = 1;
+    infer_cuda_mma8 = major >= 8;
     infer_cuda_device = device;
     if (!infer_cuda_table_ready) { infer_cuda_fill_table(); infer_cuda_table_ready = 1; }
     return INFER_OK;
@@ -3503,5 +4233,46 @@ extern "C" int infer_cuda_quant_x_host(infer_type t, const float *x, int rows, i
     free(ds);
     infer_cuda_free(c, xd);
     infer_cuda_ctx_free(ctx);
+    return ok;
+}
+
+/* For the tests: the int8 unpackers run on the host over one row of K weights of type t,
+ * giving d q (+ m) per weight (tests.c holds it to the CPU's dequantizer); 0 for a type
+ * without int8 tiles. */
+extern "C" int infer_cuda_int8_host(infer_type t, const void *row, int K, float *dst) {
+    int ok = 0;
+    infer_cuda_with_type(t, [&](auto ty) {
+        constexpr int T = decltype(ty)::id;
+        if constexpr (Dq8<T>::ok) {
+            for (int c = 0; c < K / 32; c++) {
+                q8chunk o;
+                Dq8<T>::chunk((const uint8_t *)row, c, o);
+                for (int i = 0; i < 32; i++) {
+                    const float v = o.d[i / 16] * (float)(int8_t)(o.q[i / 4] >> (8 * (i % 4)));
+                    dst[32 * c + i] = Dq8<T>::mins ? v + o.m[i / 16] : v;      /* (+ 0 would turn a -0 into +0) */
+                }
+            }
+            ok = 1;
+        }
+    });
+    return ok;
+}
+
+/* For the tests: x [rows, K] (device memory) quantized as a prompt matmul of type t would
+ * quantize it, into q [rows, K], d and s [rows, K / 32] (device memory; the layout of
+ * infer_cuda_q8x); 0 for a type without int8 tiles. */
+extern "C" int infer_cuda_quant_act(void *ctx, infer_type t, const float *x, int rows, int K, int8_t *q, float *d, int32_t *s) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    int ok = 0;
+    infer_cuda_with_type(t, [&](auto ty) {
+        constexpr int T = decltype(ty)::id;
+        if constexpr (Dq8<T>::ok) {
+            infer_cuda_q8x xq = { q, d, s };
+            const int64_t warps = (int64_t)rows * ((K + 255) / 256);
+            INFER_CUDA_LAUNCH((unsigned)((warps + 7) / 8), 256, 0, c, k_quant_act<Dq8<T>::act>)(xq, x, K, rows);
+            INFER_CUDA_LAUNCHED(c, "quant_act");
+            ok = 1;
+        }
+    });
     return ok;
 }

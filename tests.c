@@ -9314,8 +9314,10 @@ done:
 /* precise: every row within 2e-3 (the family's exact-maths tolerance) -- the long prompt in
  * one batch (its indexer choices include exact ties at the cut, and its HCA entry closes at
  * t = 127), the short one in chunks of 14 (windows of 4 straddle the chunks, so the
- * compressors' state carries them); fast (F16 caches, split-TF32 matmuls): every generated
- * row's argmax the reference's (its smallest top1-top2 margin there is 0.019) */
+ * compressors' state carries them); fast (F16 caches, int8 activations against the MXFP4
+ * experts as on the CPU, split-TF32 for the F32 weights): the CPU fast path's rule
+ * (golden_deepseek4_fast), the argmax of at least 15 of the 16 generated rows the
+ * reference's */
 static void test_gpu_deepseek4_golden(void) {
     const infer_kernels *k = gpu_or_skip();
     if (!k) return;
@@ -9325,7 +9327,7 @@ static void test_gpu_deepseek4_golden(void) {
     CHECK_MSG(sx >= 0 && sx <= 2e-3, "precise, short prompt in chunks of 14: max abs diff %.3g", sx);
     int ok = 0;
     const double fx = gpu_dsv4_golden(k, "short", 0, 512, &ok);
-    CHECK_MSG(fx >= 0 && ok == 16, "fast, short prompt: %d of 16 generated rows with the reference's argmax (max abs diff %.3g)", ok, fx);
+    CHECK_MSG(fx >= 0 && ok * 10 >= 16 * 9, "fast, short prompt: %d of 16 generated rows with the reference's argmax (max abs diff %.3g)", ok, fx);
     printf("    precise: max abs %.3g (long), %.3g (short, chunks of 14); fast: max abs %.3g, argmax %d of 16\n", lx, sx, fx, ok);
 }
 
@@ -9506,6 +9508,373 @@ static void test_gpu_server(void) {
     }
     CHECK(srv_metric(p.port, "infer_requests_total") >= 2);
     CHECK(server_stop(&p) == 0);
+}
+
+/* ---- the int8 tiles: the fast mode's prompt matmuls for the quantized types ---- */
+#ifdef INFER_CUDA
+int infer_cuda_int8_host(infer_type t, const void *row, int K, float *dst);
+int infer_cuda_quant_act(void *ctx, infer_type t, const float *x, int rows, int K, int8_t *q, float *d, int32_t *s);
+static int int8_float_same(float a, float b) { return (a != a && b != b) || memcmp(&a, &b, 4) == 0; }   /* NaNs alike */
+#endif
+
+/* the weight types with int8 tiles, the priority ones first */
+static const infer_type int8_types[] = {
+    INFER_TYPE_Q8_0, INFER_TYPE_Q4_0, INFER_TYPE_Q6_K, INFER_TYPE_Q4_K, INFER_TYPE_Q5_K, INFER_TYPE_Q5_0, INFER_TYPE_Q4_1, INFER_TYPE_Q5_1,
+    INFER_TYPE_Q2_K, INFER_TYPE_Q3_K, INFER_TYPE_IQ4_NL, INFER_TYPE_IQ4_XS, INFER_TYPE_MXFP4, INFER_TYPE_NVFP4, INFER_TYPE_TQ1_0,
+    INFER_TYPE_TQ2_0, INFER_TYPE_Q1_0, INFER_TYPE_Q2_0, INFER_TYPE_I2_S,
+};
+#define N_INT8_TYPES ((int)(sizeof int8_types / sizeof int8_types[0]))
+
+/* random weights in [-1, 1], [E][N][K] quantized to t (I2_S: *scale is its tensor scale) */
+static uint8_t *int8_weights(infer__rng *rng, infer_type t, int K, int N, int E, size_t *bytes, float *scale) {
+    const int64_t n = (int64_t)K * N * E;
+    *bytes = infer_type_row_size(t, K) * (size_t)N * (size_t)E + (t == INFER_TYPE_I2_S ? 32 : 0);
+    float *f = malloc(sizeof(float) * (size_t)n);
+    uint8_t *q = calloc(1, *bytes);
+    for (int64_t i = 0; i < n; i++) f[i] = (float)(infer__rng_uniform(rng) * 2 - 1);
+    *scale = t == INFER_TYPE_Q8_0 ? 0.5f : 1.0f;         /* a tensor scale, applied in the tiles' stores */
+    if (t == INFER_TYPE_I2_S) { infer__quant_i2_s(f, q, n); *scale = infer__i2_s_scale(q, n); }
+    else infer__type(t)->quant(f, q, n);
+    free(f);
+    return q;
+}
+
+/* the unpackers of the int8 tiles (d q + m per weight) give the CPU's dequantized values bit
+ * for bit, for every type that has them (on the host: a CUDA build, no device) */
+static void test_cuda_int8_decoders(void) {
+#ifndef INFER_CUDA
+    SKIP("not a CUDA build (make cuda; then ./tests-cuda cuda_)");
+#else
+    infer__rng rng;
+    infer__rng_seed(&rng, 7);
+    const int K = 512, N = 3;
+    float ref[512], got[512];
+    for (int i = 0; i < N_INT8_TYPES; i++) {
+        const infer_type t = int8_types[i];
+        size_t bytes;
+        float scale;
+        uint8_t *q = int8_weights(&rng, t, K, N, 1, &bytes, &scale);
+        infer_tensor w = { "w", t, 2, { K, N, 1, 1 }, q, bytes, 1.0f };
+        for (int r = 0; r < N; r++) {
+            infer__dequant_row(&w, r, ref);
+            if (!infer_cuda_int8_host(t, q + (size_t)r * infer_type_row_size(t, K), K, got)) { CHECK_MSG(0, "%s: no int8 unpacker", infer_type_name(t)); break; }
+            int bad = 0;
+            for (int k = 0; k < K; k++) bad += memcmp(&ref[k], &got[k], 4) != 0;
+            CHECK_MSG(bad == 0, "%s row %d: %d of %d values differ", infer_type_name(t), r, bad, K);
+        }
+        free(q);
+    }
+    CHECK(!infer_cuda_int8_host(INFER_TYPE_F16, ref, K, got));     /* the float types keep the TF32 tiles */
+    printf("    %d types unpacked to int8 codes and scales, every value the CPU's\n", N_INT8_TYPES);
+#endif
+}
+
+/* The activation quantizer of the int8 tiles gives the CPU's quantizers' bytes: Q8_0 (for
+ * 32-block types: K = 96, one partial warp's span) and Q8_K (256-blocks: Q4_K; I2_S with
+ * K = 640, whose last block has 128 values and is padded with zeros on the CPU). Rows: random;
+ * exact ties (x / d = k + 1/2: roundf goes away from zero, Q8_K's rounding to even); a zero
+ * block, an Inf (block 2; Q8_K: the first 256) and a NaN (block 1; Q8_K: the second 256); all
+ * zeros; values whose f16 scale is subnormal; a large range where the largest magnitude comes
+ * twice with both signs (Q8_K takes the first one's sign). */
+static void test_gpu_int8_quant(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+#ifdef INFER_CUDA
+    void *ctx = NULL;
+    infer_error err;
+    if (k->ctx_create(&ctx, 1, 0, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
+    static const struct { infer_type t; int K, q8k; } cases[3] = { { INFER_TYPE_Q8_0, 96, 0 }, { INFER_TYPE_Q4_K, 512, 1 }, { INFER_TYPE_I2_S, 640, 1 } };
+    infer__rng rng;
+    infer__rng_seed(&rng, 21);
+    for (int ci = 0; ci < 3; ci++) {
+        const int K = cases[ci].K, R = 6, nb = K / 32, Kp = cases[ci].q8k ? (K + 255) / 256 * 256 : K;
+        float *x = calloc((size_t)R * Kp, sizeof(float)), *gd = malloc(sizeof(float) * (size_t)R * nb);
+        int8_t *gq = malloc((size_t)R * K);
+        int32_t *gs = malloc(sizeof(int32_t) * (size_t)R * nb);
+        for (int r = 0; r < R; r++)
+            for (int j = 0; j < K; j++) {
+                float *v = &x[(size_t)r * Kp + j];
+                const double u = infer__rng_uniform(&rng) * 2 - 1;
+                if (r == 0) *v = (float)u;
+                else if (r == 1) *v = j % 32 == 0 ? (cases[ci].q8k ? (j % 256 == 0 ? -127.0f : 127.0f) : 127.0f) : (j % 2 ? -1 : 1) * (float)(j % 16 + 0.5);
+                else if (r == 2) *v = j == (cases[ci].q8k ? 300 : 37) ? NAN : j == 73 ? -INFINITY : j < 32 ? 0.0f : (float)u;
+                else if (r == 3) *v = 0.0f;
+                else if (r == 4) *v = (float)(u * 1e-5);
+                else *v = j == 3 ? -900.0f : j == 10 ? 900.0f : (float)(u * 899);
+            }
+        const size_t xb = sizeof(float) * (size_t)R * K;
+        float *xk = malloc(xb);
+        for (int r = 0; r < R; r++) memcpy(xk + (size_t)r * K, x + (size_t)r * Kp, sizeof(float) * (size_t)K);
+        void *dx = k->alloc(ctx, xb), *dq = k->alloc(ctx, (size_t)R * K), *dd = k->alloc(ctx, sizeof(float) * (size_t)R * nb), *ds = k->alloc(ctx, sizeof(int32_t) * (size_t)R * nb);
+        CHECK(dx && dq && dd && ds && k->upload(ctx, dx, xk, xb) == INFER_OK);
+        CHECK(infer_cuda_quant_act(ctx, cases[ci].t, (const float *)dx, R, K, (int8_t *)dq, (float *)dd, (int32_t *)ds));
+        CHECK(k->download(ctx, gq, dq, (size_t)R * K) == INFER_OK && k->download(ctx, gd, dd, sizeof(float) * (size_t)R * nb) == INFER_OK &&
+              k->download(ctx, gs, ds, sizeof(int32_t) * (size_t)R * nb) == INFER_OK);
+        int bad_q = 0, bad_d = 0, bad_s = 0;
+        for (int r = 0; r < R; r++) {
+            infer_block_q8_0 b0[32];
+            infer_block_q8_k bk[4];
+            if (cases[ci].q8k) infer__quant_q8_k(x + (size_t)r * Kp, bk, Kp);
+            else infer__quant_q8_0(x + (size_t)r * Kp, b0, K);
+            for (int b = 0; b < nb; b++) {
+                const int8_t *rq = cases[ci].q8k ? bk[b / 8].qs + 32 * (b % 8) : b0[b].qs;
+                const float rd = cases[ci].q8k ? bk[b / 8].d : infer__fp16_to_fp32(b0[b].d);
+                int lo = 0, hi = 0;
+                for (int e = 0; e < 16; e++) { lo += rq[e]; hi += rq[16 + e]; }
+                for (int e = 0; e < 32; e++) bad_q += gq[(size_t)r * K + 32 * b + 4 * (2 * (e / 4 % 4) + e / 16) + e % 4] != rq[e];   /* word e / 4 in slot 2 (i % 4) + i / 4 */
+                bad_d += !int8_float_same(gd[r * nb + b], rd);
+                const int32_t s = gs[r * nb + b];
+                bad_s += (int16_t)(s & 0xFFFF) != lo || (s >> 16) != hi;
+            }
+        }
+        CHECK_MSG(bad_q == 0 && bad_d == 0 && bad_s == 0, "%s activations, K=%d: %d codes, %d scales, %d sums differ from the CPU's", infer_type_name(cases[ci].t), K, bad_q,
+                  bad_d, bad_s);
+        printf("    %s activations (%s), K=%d, %d rows: %d codes, %d scales, %d half-block sums differ from the CPU's\n", infer_type_name(cases[ci].t),
+               cases[ci].q8k ? "q8_K" : "q8_0", K, R, bad_q, bad_d, bad_s);
+        k->free(ctx, dx); k->free(ctx, dq); k->free(ctx, dd); k->free(ctx, ds);
+        free(x); free(xk); free(gd); free(gq); free(gs);
+    }
+    CHECK(!infer_cuda_quant_act(ctx, INFER_TYPE_F32, NULL, 1, 32, NULL, NULL, NULL));
+    k->ctx_free(ctx);
+#endif
+}
+
+/* max |a - b| / max |a| (the diff harness's max_rel); a NaN on one side only is infinitely far */
+static double int8_rel(const float *a, const float *b, size_t n) {
+    double e = 0, m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(a[i]) != isnan(b[i])) return INFINITY;
+        if (!isnan(a[i])) { e = fmax(e, fabs((double)a[i] - b[i])); m = fmax(m, fabs(a[i])); }
+    }
+    return m > 0 ? e / m : e;
+}
+
+/* The fast mode's prompt matmuls on the GPU, every type with int8 tiles: against the CPU's
+ * fast path (the same int8 codes and scales, sums in another order) within INT8_TIGHT, and
+ * against exact maths (the CPU's precise path) within the fast bound, INFER__TOL_FAST. Rows
+ * on both sides of the decode/tile switch (9, 16, 17) and past one tile (64, 100); 72
+ * columns (a tile and a piece); K of 5 blocks for the 32-block types (a step of 4 blocks and
+ * a partial one), 512 for the 256-block ones, 384 for I2_S (a half Q8_K block at the end);
+ * out = W x and out += W x. INT8_TIGHT: f32 sums of these lengths in another order differ
+ * by a few 1e-7 of the output's scale, while one activation code off by one (a rounding
+ * rule or a scale not the CPU's) moves a result by a few 1e-4 of it. */
+#define INT8_TIGHT 1e-5
+static void test_gpu_int8_matmul(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    const infer_kernels *cpu = infer_cpu_kernels();
+    void *cf = NULL, *cp = NULL, *g = NULL;
+    infer_error err;
+    if (cpu->ctx_create(&cf, 2, 0, &err) != INFER_OK || cpu->ctx_create(&cp, 2, 1, &err) != INFER_OK || k->ctx_create(&g, 1, 0, &err) != INFER_OK) {
+        CHECK_MSG(0, "%s", err.msg);
+        goto done;
+    }
+    infer__rng rng;
+    infer__rng_seed(&rng, 5);
+    const int rows_list[5] = { 9, 16, 17, 64, 100 }, N = 72, RMAX = 100;
+    for (int ti = 0; ti < N_INT8_TYPES; ti++) {
+        const infer_type t = int8_types[ti];
+        const int blck = (int)infer_type_block(t);
+        const int K = t == INFER_TYPE_I2_S ? 384 : blck == 256 ? 512 : blck <= 32 ? 160 : 3 * blck;
+        size_t bytes;
+        float scale;
+        uint8_t *q = int8_weights(&rng, t, K, N, 1, &bytes, &scale);
+        infer_tensor tc = { "w", t, 2, { K, N, 1, 1 }, q, bytes, scale }, tg = tc;
+        const size_t xn = (size_t)RMAX * K, on = (size_t)RMAX * N;
+        float *x = malloc(sizeof(float) * xn), *of = malloc(sizeof(float) * on), *op = malloc(sizeof(float) * on), *og = malloc(sizeof(float) * on);
+        float *y = malloc(sizeof(float) * on);
+        void *gw = k->alloc(g, bytes), *gx = k->alloc(g, sizeof(float) * xn), *go = k->alloc(g, sizeof(float) * on);
+        tg.data = gw;
+        if (!gw || !gx || !go || k->upload(g, gw, q, bytes) != INFER_OK) { CHECK_MSG(0, "%s: device memory", infer_type_name(t)); goto next; }
+        double worst_fast = 0, worst_exact = 0, worst_add = 0;
+        for (int ri = 0; ri < 5; ri++) {
+            const int rows = rows_list[ri];
+            const size_t n = (size_t)rows * N;
+            for (size_t i = 0; i < (size_t)rows * K; i++) x[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+            for (size_t i = 0; i < n; i++) y[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+            cpu->matmul(cf, of, &tc, x, rows);
+            cpu->matmul(cp, op, &tc, x, rows);
+            CHECK(k->upload(g, gx, x, sizeof(float) * (size_t)rows * K) == INFER_OK);
+            k->matmul(g, (float *)go, &tg, (const float *)gx, rows);
+            CHECK_MSG(k->download(g, og, go, sizeof(float) * n) == INFER_OK, "%s", k->last_error(g));
+            const double ef = int8_rel(of, og, n), ex = int8_rel(op, og, n);
+            CHECK_MSG(ef <= INT8_TIGHT, "%s rows=%d K=%d: max_rel %.3g against the CPU's fast path (tol %g)", infer_type_name(t), rows, K, ef, INT8_TIGHT);
+            CHECK_MSG(ex <= INFER__TOL_FAST, "%s rows=%d K=%d: max_rel %.3g against exact maths (tol %g)", infer_type_name(t), rows, K, ex, INFER__TOL_FAST);
+            /* y += W x */
+            CHECK(k->upload(g, go, y, sizeof(float) * n) == INFER_OK);
+            k->matmul_add(g, (float *)go, &tg, (const float *)gx, rows);
+            CHECK(k->download(g, og, go, sizeof(float) * n) == INFER_OK);
+            for (size_t i = 0; i < n; i++) of[i] += y[i];
+            const double ea = int8_rel(of, og, n);
+            CHECK_MSG(ea <= INT8_TIGHT, "%s rows=%d K=%d: matmul_add, max_rel %.3g against the CPU's fast path (tol %g)", infer_type_name(t), rows, K, ea, INT8_TIGHT);
+            worst_fast = fmax(worst_fast, ef); worst_exact = fmax(worst_exact, ex); worst_add = fmax(worst_add, ea);
+        }
+        printf("    %-7s K=%-4d max_rel against the CPU's fast path %.2e (matmul_add %.2e), against exact maths %.2e\n", infer_type_name(t), K, worst_fast, worst_add,
+               worst_exact);
+    next:
+        if (gw) k->free(g, gw);
+        if (gx) k->free(g, gx);
+        if (go) k->free(g, go);
+        free(q); free(x); free(of); free(op); free(og); free(y);
+    }
+done:
+    if (cf) cpu->ctx_free(cf);
+    if (cp) cpu->ctx_free(cp);
+    if (g) k->ctx_free(g);
+}
+
+/* matmul_id's prompt path (rows grouped by expert, then int8 tiles per expert): 100 tokens,
+ * 2 slots each over 3 experts (about 67 rows an expert: more than one tile), x shared by the
+ * slots and one per slot, against the CPU's fast path and exact maths as above */
+static void test_gpu_int8_moe(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    const infer_kernels *cpu = infer_cpu_kernels();
+    void *cf = NULL, *cp = NULL, *g = NULL;
+    infer_error err;
+    if (cpu->ctx_create(&cf, 2, 0, &err) != INFER_OK || cpu->ctx_create(&cp, 2, 1, &err) != INFER_OK || k->ctx_create(&g, 1, 0, &err) != INFER_OK) {
+        CHECK_MSG(0, "%s", err.msg);
+        goto done;
+    }
+    infer__rng rng;
+    infer__rng_seed(&rng, 6);
+    static const infer_type types[4] = { INFER_TYPE_Q8_0, INFER_TYPE_Q4_1, INFER_TYPE_Q4_K, INFER_TYPE_Q6_K };
+    const int K = 256, N = 72, E = 3, rows = 100, n_used = 2;
+    int32_t ids[200];
+    for (int r = 0; r < rows; r++) for (int s = 0; s < n_used; s++) ids[r * n_used + s] = (r + s) % E;
+    for (int ti = 0; ti < 4; ti++) {
+        const infer_type t = types[ti];
+        size_t bytes;
+        float scale;
+        uint8_t *q = int8_weights(&rng, t, K, N, E, &bytes, &scale);
+        infer_tensor tc = { "w", t, 3, { K, N, E, 1 }, q, bytes, scale }, tg = tc;
+        const size_t xn = (size_t)rows * n_used * K, on = (size_t)rows * n_used * N;
+        float *x = malloc(sizeof(float) * xn), *of = malloc(sizeof(float) * on), *op = malloc(sizeof(float) * on), *og = malloc(sizeof(float) * on);
+        void *gw = k->alloc(g, bytes), *gx = k->alloc(g, sizeof(float) * xn), *go = k->alloc(g, sizeof(float) * on), *gi = k->alloc(g, sizeof ids);
+        tg.data = gw;
+        for (size_t i = 0; i < xn; i++) x[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+        if (!gw || !gx || !go || !gi || k->upload(g, gw, q, bytes) != INFER_OK || k->upload(g, gx, x, sizeof(float) * xn) != INFER_OK ||
+            k->upload(g, gi, ids, sizeof ids) != INFER_OK) {
+            CHECK_MSG(0, "%s: device memory", infer_type_name(t));
+            goto next;
+        }
+        for (int per_slot = 0; per_slot < 2; per_slot++) {
+            cpu->matmul_id(cf, of, &tc, x, ids, rows, n_used, per_slot);
+            cpu->matmul_id(cp, op, &tc, x, ids, rows, n_used, per_slot);
+            k->matmul_id(g, (float *)go, &tg, (const float *)gx, (const int32_t *)gi, rows, n_used, per_slot);
+            CHECK_MSG(k->download(g, og, go, sizeof(float) * on) == INFER_OK, "%s", k->last_error(g));
+            const double ef = int8_rel(of, og, on), ex = int8_rel(op, og, on);
+            CHECK_MSG(ef <= INT8_TIGHT, "%s x_per_slot=%d: max_rel %.3g against the CPU's fast path (tol %g)", infer_type_name(t), per_slot, ef, INT8_TIGHT);
+            CHECK_MSG(ex <= INFER__TOL_FAST, "%s x_per_slot=%d: max_rel %.3g against exact maths (tol %g)", infer_type_name(t), per_slot, ex, INFER__TOL_FAST);
+            printf("    %-5s %d experts, %d tokens x %d slots, x_per_slot=%d: max_rel against the CPU's fast path %.2e, against exact maths %.2e\n", infer_type_name(t), E,
+                   rows, n_used, per_slot, ef, ex);
+        }
+    next:
+        if (gw) k->free(g, gw);
+        if (gx) k->free(g, gx);
+        if (go) k->free(g, go);
+        if (gi) k->free(g, gi);
+        free(q); free(x); free(of); free(op); free(og);
+    }
+done:
+    if (cf) cpu->ctx_free(cf);
+    if (cp) cpu->ctx_free(cp);
+    if (g) k->ctx_free(g);
+}
+
+/* The fast mode's prompt matmuls of F16 and BF16 weights, on 16-bit tensor cores: what they
+ * compute is exact maths on activations rounded to the weight's format (the products of two
+ * 16-bit values are exact in f32, the sums f32), so against the CPU's precise path fed the
+ * same rounded activations they agree within INT8_TIGHT, and against exact maths within the
+ * fast bound (the rounding: a relative error of at most 2^-11 a value for F16, 2^-8 for BF16).
+ * K = 72 (a partial chunk) and 512, rows 9..100, out = W x and out += W x, and matmul_id's
+ * grouped tiles (100 tokens x 2 slots over 3 experts). */
+static void half_round(infer_type t, const float *x, float *y, size_t n) {
+    for (size_t i = 0; i < n; i++) y[i] = t == INFER_TYPE_F16 ? infer__fp16_to_fp32(infer__fp32_to_fp16(x[i])) : infer__bf16_to_fp32(infer__fp32_to_bf16(x[i]));
+}
+static void test_gpu_half_matmul(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    const infer_kernels *cpu = infer_cpu_kernels();
+    void *cp = NULL, *g = NULL;
+    infer_error err;
+    if (cpu->ctx_create(&cp, 2, 1, &err) != INFER_OK || k->ctx_create(&g, 1, 0, &err) != INFER_OK) {
+        CHECK_MSG(0, "%s", err.msg);
+        goto done;
+    }
+    infer__rng rng;
+    infer__rng_seed(&rng, 8);
+    static const infer_type types[2] = { INFER_TYPE_F16, INFER_TYPE_BF16 };
+    const int rows_list[4] = { 9, 17, 64, 100 }, N = 72, E = 3, n_used = 2;
+    for (int ti = 0; ti < 2; ti++)
+        for (int ki = 0; ki < 2; ki++) {
+            const infer_type t = types[ti];
+            const int K = ki ? 512 : 72, RMAX = 200;
+            size_t bytes;
+            float scale;
+            uint8_t *q = int8_weights(&rng, t, K, N, E, &bytes, &scale);
+            infer_tensor tc = { "w", t, 2, { K, N, 1, 1 }, q, bytes, scale }, tg = tc, tce = tc, tge;
+            tce.n_dims = 3;
+            tce.ne[2] = E;
+            tge = tce;
+            const size_t xn = (size_t)RMAX * K, on = (size_t)RMAX * N;
+            float *x = malloc(sizeof(float) * xn), *xr = malloc(sizeof(float) * xn), *oe = malloc(sizeof(float) * on), *orr = malloc(sizeof(float) * on);
+            float *og = malloc(sizeof(float) * on), *y = malloc(sizeof(float) * on);
+            int32_t ids[200];
+            for (int r = 0; r < 100; r++) for (int s = 0; s < n_used; s++) ids[r * n_used + s] = (r + s) % E;
+            void *gw = k->alloc(g, bytes), *gx = k->alloc(g, sizeof(float) * xn), *go = k->alloc(g, sizeof(float) * on), *gi = k->alloc(g, sizeof ids);
+            tg.data = gw;
+            tge.data = gw;
+            double worst_r = 0, worst_e = 0;
+            if (!gw || !gx || !go || !gi || k->upload(g, gw, q, bytes) != INFER_OK || k->upload(g, gi, ids, sizeof ids) != INFER_OK) {
+                CHECK_MSG(0, "%s: device memory", infer_type_name(t));
+                goto next;
+            }
+            for (int ri = 0; ri <= 4; ri++) {
+                const int moe = ri == 4, rows = moe ? 100 : rows_list[ri], xrows = moe ? rows * n_used : rows, orows = moe ? rows * n_used : rows;
+                const size_t n = (size_t)orows * N;
+                for (size_t i = 0; i < (size_t)xrows * K; i++) x[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+                for (size_t i = 0; i < n; i++) y[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+                half_round(t, x, xr, (size_t)xrows * K);
+                CHECK(k->upload(g, gx, x, sizeof(float) * (size_t)xrows * K) == INFER_OK);
+                if (moe) {
+                    cpu->matmul_id(cp, oe, &tce, x, ids, rows, n_used, 1);
+                    cpu->matmul_id(cp, orr, &tce, xr, ids, rows, n_used, 1);
+                    k->matmul_id(g, (float *)go, &tge, (const float *)gx, (const int32_t *)gi, rows, n_used, 1);
+                } else {
+                    cpu->matmul(cp, oe, &tc, x, rows);
+                    cpu->matmul(cp, orr, &tc, xr, rows);
+                    CHECK(k->upload(g, go, y, sizeof(float) * n) == INFER_OK);
+                    k->matmul_add(g, (float *)go, &tg, (const float *)gx, rows);
+                    for (size_t i = 0; i < n; i++) { oe[i] += y[i]; orr[i] += y[i]; }
+                }
+                CHECK_MSG(k->download(g, og, go, sizeof(float) * n) == INFER_OK, "%s", k->last_error(g));
+                const double er = int8_rel(orr, og, n), ee = int8_rel(oe, og, n);
+                CHECK_MSG(er <= INT8_TIGHT, "%s K=%d rows=%d%s: max_rel %.3g against exact maths on rounded activations (tol %g)", infer_type_name(t), K, rows,
+                          moe ? " (matmul_id)" : "", er, INT8_TIGHT);
+                CHECK_MSG(ee <= INFER__TOL_FAST, "%s K=%d rows=%d%s: max_rel %.3g against exact maths (tol %g)", infer_type_name(t), K, rows, moe ? " (matmul_id)" : "", ee,
+                          INFER__TOL_FAST);
+                worst_r = fmax(worst_r, er);
+                worst_e = fmax(worst_e, ee);
+            }
+            /* out = W x as well (the stores without the add) */
+            k->matmul(g, (float *)go, &tg, (const float *)gx, 17);
+            cpu->matmul(cp, orr, &tc, xr, 17);
+            CHECK(k->download(g, og, go, sizeof(float) * 17 * N) == INFER_OK);
+            worst_r = fmax(worst_r, int8_rel(orr, og, (size_t)17 * N));
+            CHECK_MSG(worst_r <= INT8_TIGHT, "%s K=%d: out = W x, max_rel %.3g against exact maths on rounded activations", infer_type_name(t), K, worst_r);
+            printf("    %-4s K=%-3d max_rel against exact maths on activations rounded to %s %.2e, against exact maths %.2e\n", infer_type_name(t), K, infer_type_name(t),
+                   worst_r, worst_e);
+        next:
+            if (gw) k->free(g, gw);
+            if (gx) k->free(g, gx);
+            if (go) k->free(g, go);
+            if (gi) k->free(g, gi);
+            free(q); free(x); free(xr); free(oe); free(orr); free(og); free(y);
+        }
+done:
+    if (cp) cpu->ctx_free(cp);
+    if (g) k->ctx_free(g);
 }
 
 /* ---- the table of tests ---- */
@@ -10125,6 +10494,11 @@ static const test_case tests[] = {
     { "gpu_server", test_gpu_server },
     { "gpu_decode_graph", test_gpu_decode_graph },
     { "gpu_golden_llama", test_gpu_golden_llama },
+    { "cuda_int8_decoders", test_cuda_int8_decoders },
+    { "gpu_int8_quant", test_gpu_int8_quant },
+    { "gpu_int8_matmul", test_gpu_int8_matmul },
+    { "gpu_int8_moe", test_gpu_int8_moe },
+    { "gpu_half_matmul", test_gpu_half_matmul },
     { "grammar_suite", test_grammar_suite },
     { "grammar_errors", test_grammar_errors },
 #if !defined(INFER_NO_JINJA) || !defined(INFER_NO_HF)

@@ -5,15 +5,16 @@
  *
  * A functional emulator, not a performance one: it checks the kernels' *logic* -- indexing,
  * the block and warp reductions, the online softmax and its split merge, the routing
- * argmax, the in-place state updates -- against the CPU reference with the same diff
- * harness the GPU uses (./tests-cuda-emu gpu_). It cannot find what only hardware shows:
+ * argmax, the in-place state updates, which lane holds which element of an int8 MMA's
+ * fragments -- against the CPU reference with the same diff harness the GPU uses
+ * (./tests-cuda-emu gpu_). It cannot find what only hardware shows:
  * races the emulated schedule happens to order, launch limits, register or shared-memory
  * overflow, real memory faults.
  *
  * How: every CUDA thread of a block is a fiber with its own small stack; a block's
  * fibers run round-robin on one OS thread, blocks one after another. A fiber runs until it
- * reaches __syncthreads (a barrier over the block's live fibers) or a warp shuffle or ballot
- * (a value exchange with a barrier over its warp), or returns. threadIdx is set by the scheduler on
+ * reaches __syncthreads (a barrier over the block's live fibers) or a warp shuffle, ballot
+ * or int8 MMA (a value exchange with a barrier over its warp), or returns. threadIdx is set by the scheduler on
  * every switch. Fibers switch with a few instructions of assembly on x86-64 (swapcontext,
  * the portable fallback, makes a system call per switch, which a warp shuffle per position
  * of an attention row multiplies into minutes). `__shared__` variables become `static`: one copy, which is right because
@@ -36,7 +37,7 @@
 #define __forceinline__ inline
 #define __shared__ static
 #define __constant__
-#define __launch_bounds__(n)
+#define __launch_bounds__(...)
 #define INFER_CUDA_DYN_SHARED(type, name) type *name = (type *)emu_dyn_shared
 
 struct uint3 { unsigned x, y, z; };
@@ -60,7 +61,7 @@ typedef void *cudaStream_t;
 enum { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2, cudaErrorNotSupported = 801 };
 enum cudaMemcpyKind { cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice };
 enum { cudaStreamNonBlocking = 1 };
-enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16 };
+enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16, cudaDevAttrComputeCapabilityMajor = 75 };
 
 static const char *cudaGetErrorString(cudaError_t e) { return e == cudaSuccess ? "no error" : e == cudaErrorMemoryAllocation ? "out of memory" : "emulated error"; }
 static const char *cudaGetErrorName(cudaError_t e) { return e == cudaSuccess ? "cudaSuccess" : "cudaErrorEmulated"; }
@@ -68,8 +69,9 @@ static cudaError_t cudaGetLastError(void) { return cudaSuccess; }
 static cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return cudaSuccess; }
 static cudaError_t cudaSetDevice(int) { return cudaSuccess; }
 /* 16 SMs: few enough that the attention's split-K path is taken with a handful of splits
- * (an H100's 132 would make 32 mostly empty splits, each a block of fibers to run) */
-static cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr, int) { *v = 16; return cudaSuccess; }
+ * (an H100's 132 would make 32 mostly empty splits, each a block of fibers to run); compute
+ * capability 9 (Hopper), which has everything the kernels use, the int8 MMA included */
+static cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int) { *v = a == cudaDevAttrComputeCapabilityMajor ? 9 : 16; return cudaSuccess; }
 static cudaError_t cudaMalloc(void **p, size_t n) {
     *p = aligned_alloc(256, (n + 255) / 256 * 256);
     if (*p) memset(*p, 0xFF, n);                /* NaNs: a read of memory never written shows */
@@ -123,16 +125,26 @@ static inline int __dp4a(int a, int b, int c) {
 static inline int __float2int_rn(float f) { return (int)rintf(f); }      /* to nearest, ties to even */
 static inline int __float_as_int(float f) { int i; memcpy(&i, &f, 4); return i; }
 static inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
+/* bfloat16: the top 16 bits of an f32, rounded to nearest even (a NaN stays a NaN) */
+struct __nv_bfloat16 { uint16_t x; };
+static inline float __bfloat162float(__nv_bfloat16 h) { return emu_bits_float((uint32_t)h.x << 16); }
+static inline __nv_bfloat16 __float2bfloat16_rn(float f) {
+    const uint32_t u = emu_float_bits(f);
+    __nv_bfloat16 h;
+    h.x = (u & 0x7fffffffu) > 0x7f800000u ? (uint16_t)((u >> 16) | 64) : (uint16_t)((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+    return h;
+}
 static inline int atomicAdd(int *p, int v) { const int old = *p; *p += v; return old; }   /* fibers never interleave inside it */
 static inline float __uint_as_float(uint32_t u) { return emu_bits_float(u); }
 static inline float __fmul_rn(float a, float b) { return a * b; }
 static inline float __fadd_rn(float a, float b) { return a + b; }
 static inline float __fsub_rn(float a, float b) { return a - b; }
 
-/* ---- tensor-core fragments (nvcuda::wmma), the TF32 m16n16k8 shapes this project uses.
- * The real fragments spread a tile over the warp's lanes in an unspecified layout; here
- * every thread holds the whole tile and does the whole product, which is the same
- * observable behaviour (load, mma, store are warp-collective with identical results). ---- */
+/* ---- tensor-core fragments (nvcuda::wmma), the shapes this project uses: TF32 m16n16k8 and
+ * F16 / BF16 m16n16k16, f32 accumulators. The real fragments spread a tile over the warp's
+ * lanes in an unspecified layout; here every thread holds the whole tile (as floats: the
+ * inputs convert exactly) and does the whole product, which is the same observable
+ * behaviour (load, mma, store are warp-collective with identical results). ---- */
 #define __align__(n) __attribute__((aligned(n)))
 namespace nvcuda {
 namespace wmma {
@@ -145,6 +157,30 @@ template <class Use, int M, int N, int K, class T, class Layout = void> struct f
 template <int M, int N, int K> struct fragment<matrix_a, M, N, K, precision::tf32, row_major> : emu_tile<M, K> {};
 template <int M, int N, int K> struct fragment<matrix_b, M, N, K, precision::tf32, col_major> : emu_tile<K, N> {};
 template <int M, int N, int K> struct fragment<accumulator, M, N, K, float, void> : emu_tile<M, N> {};
+template <int M, int N, int K> struct fragment<matrix_a, M, N, K, __half, row_major> : emu_tile<M, K> {};
+template <int M, int N, int K> struct fragment<matrix_b, M, N, K, __half, col_major> : emu_tile<K, N> {};
+template <int M, int N, int K> struct fragment<matrix_a, M, N, K, __nv_bfloat16, row_major> : emu_tile<M, K> {};
+template <int M, int N, int K> struct fragment<matrix_b, M, N, K, __nv_bfloat16, col_major> : emu_tile<K, N> {};
+static inline float emu_value(__half h) { return __half2float(h); }
+static inline float emu_value(__nv_bfloat16 h) { return __bfloat162float(h); }
+/* the 16-bit operands: A row-major, B column-major, as for TF32 below */
+template <int M, int N, int K, class H> static void load_matrix_sync(fragment<matrix_a, M, N, K, H, row_major> &f, const H *p, unsigned ldm) {
+    for (int m = 0; m < M; m++) for (int k = 0; k < K; k++) f.x[m * K + k] = emu_value(p[(size_t)m * ldm + k]);
+}
+template <int M, int N, int K, class H> static void load_matrix_sync(fragment<matrix_b, M, N, K, H, col_major> &f, const H *p, unsigned ldm) {
+    for (int k = 0; k < K; k++) for (int n = 0; n < N; n++) f.x[k * N + n] = emu_value(p[(size_t)n * ldm + k]);
+}
+template <int M, int N, int K, class H> static void mma_sync(fragment<accumulator, M, N, K, float, void> &d, const fragment<matrix_a, M, N, K, H, row_major> &a,
+                                                             const fragment<matrix_b, M, N, K, H, col_major> &b, const fragment<accumulator, M, N, K, float, void> &c) {
+    float r[M * N];
+    for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) {
+            float s = c.x[m * N + n];
+            for (int k = 0; k < K; k++) s += a.x[m * K + k] * b.x[k * N + n];
+            r[m * N + n] = s;
+        }
+    memcpy(d.x, r, sizeof r);
+}
 /* A (M x K) row-major: element (m, k) at p[m ldm + k] */
 template <int M, int N, int K> static void load_matrix_sync(fragment<matrix_a, M, N, K, precision::tf32, row_major> &f, const float *p, unsigned ldm) {
     for (int m = 0; m < M; m++) for (int k = 0; k < K; k++) f.x[m * K + k] = p[(size_t)m * ldm + k];
@@ -255,6 +291,47 @@ template <typename V> static V __shfl_xor_sync(unsigned, V v, int o) {
 
 /* a bit per lane: which lanes of the warp pass a true predicate (lanes that have returned
  * count as false) */
+/* ---- int8 tensor-core MMA: mma.sync.aligned.m16n8k{32,16}.row.col.s32.s8.s8.s32, D = A B + C
+ * with A 16 x K, B K x 8, C and D 16 x 8 (int32). infer_cuda.cu issues it as inline PTX
+ * behind mma_s8_k32 / mma_s8_k16 and calls emu_mma_s8<K> instead under the emulator. Unlike
+ * wmma's, these fragments have a documented layout (PTX ISA, "Matrix Fragments for
+ * mma.m16n8k32" and "mma.m16n8k16", integer types), and the emulation keeps it: each lane
+ * deposits its registers, A, B and C are assembled from all 32 lanes by the formulas below,
+ * and each lane gets back the four elements of D it owns. A kernel that loads its fragments
+ * in any other arrangement gets wrong sums here, as it would on the GPU. With g = lane / 4,
+ * t = lane % 4, a register holding four int8 elements e = 4r .. 4r + 3 in bytes 0..3:
+ *   A  a_i (i < K / 2): row g + 8 ((i / 4) % 2), column 4t + i % 4 + 16 (i / 8)
+ *   B  b_i (i < K / 4): row 4t + i % 4 + 16 (i / 4), column g
+ *   C  c_i (i < 4, int32 each): row g + 8 (i / 2), column 2t + i % 2
+ * (for K = 16, i / 8 and i / 4 of B are 0: the m16n8k16 layout is the first half of this.)
+ * The integer sums wrap modulo 2^32, as the hardware's do. */
+static uint32_t emu_mma_a[EMU_MAX_THREADS][4], emu_mma_b[EMU_MAX_THREADS][2];
+static int32_t emu_mma_c[EMU_MAX_THREADS][4];
+template <int K> static void emu_mma_s8(int32_t *d, const uint32_t *a, const uint32_t *b, const int32_t *c) {
+    static_assert(K == 16 || K == 32, "m16n8k16 or m16n8k32");
+    const int me = emu_cur, w = me / 32;
+    for (int r = 0; r < K / 8; r++) emu_mma_a[me][r] = a[r];
+    for (int r = 0; r < K / 16; r++) emu_mma_b[me][r] = b[r];
+    for (int i = 0; i < 4; i++) emu_mma_c[me][i] = c[i];
+    emu_warp_barrier(w);
+    int8_t A[16][K], B[K][8];
+    int32_t C[16][8];
+    for (int l = 0; l < 32; l++) {
+        const int src = w * 32 + l, g = l / 4, t = l % 4;
+        for (int i = 0; i < K / 2; i++) A[g + 8 * ((i / 4) % 2)][4 * t + i % 4 + 16 * (i / 8)] = (int8_t)(emu_mma_a[src][i / 4] >> (8 * (i % 4)));
+        for (int i = 0; i < K / 4; i++) B[4 * t + i % 4 + 16 * (i / 4)][g] = (int8_t)(emu_mma_b[src][i / 4] >> (8 * (i % 4)));
+        for (int i = 0; i < 4; i++) C[g + 8 * (i / 2)][2 * t + i % 2] = emu_mma_c[src][i];
+    }
+    const int g = (me % 32) / 4, t = me % 4;
+    for (int i = 0; i < 4; i++) {
+        const int row = g + 8 * (i / 2), col = 2 * t + i % 2;
+        uint32_t s = (uint32_t)C[row][col];
+        for (int k = 0; k < K; k++) s += (uint32_t)((int32_t)A[row][k] * (int32_t)B[k][col]);
+        d[i] = (int32_t)s;
+    }
+    emu_warp_barrier(w);                 /* nobody deposits the next MMA's registers before all have read */
+}
+
 static unsigned __ballot_sync(unsigned, int pred) {
     const int t = emu_cur, w = t / 32;
     emu_xchg[t] = pred != 0;
