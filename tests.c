@@ -8637,6 +8637,267 @@ static void test_fuzz_regress(void) {
     printf("    %d corpus inputs replayed through the fuzz targets\n", total);
 }
 
+/* ---- the server's request parser and tool-call reader (tools/server_req.c, through
+ * tools/fuzz.c), without a socket: the fuzz target's vocabulary (GPT-2 byte-level BPE, 271
+ * ids), 2048 positions a sequence and its chat template ---- */
+
+/* parse body for endpoint kind; 1 when it parsed. A refusal must carry status, code and a
+ * message containing `says` (when given), and leave nothing held. */
+static int srv_parse_expect(const srv_limits *L, int kind, const char *body, size_t len, int status, const char *code, const char *says, srv_request *q) {
+    srv_perr e;
+    const int ok = srv_parse_request(L, kind, body, len, q, &e);
+    if (status == 200) {
+        CHECK_MSG(ok, "[%.200s]: refused %d %s: %s", body, e.status, e.code ? e.code : "null", e.msg);
+        return ok;
+    }
+    CHECK_MSG(!ok && e.status == status && ((!code && !e.code) || (code && e.code && !strcmp(e.code, code))) && e.msg[0] && (!says || strstr(e.msg, says)),
+              "[%.200s]: want %d %s '%s', got %s %d %s '%s'", body, status, code ? code : "null", says ? says : "", ok ? "parsed" : "refused", e.status,
+              e.code ? e.code : "null", e.msg);
+    CHECK(!q->prompt && !q->grammar && q->n_stop == 0);
+    if (ok) srv_request_free(q);
+    return 0;
+}
+
+/* the text of a parsed prompt (the chat template's output, tokenized): its tokens' pieces */
+static void srv_prompt_text(const srv_limits *L, const srv_request *q, char *out, size_t size) {
+    size_t at = 0;
+    out[0] = 0;
+    for (int i = 0; i < q->n_prompt; i++) {
+        char piece[64];
+        const int n = infer_token_to_piece(L->tok, q->prompt[i], 1, piece, sizeof piece);
+        if (n < 0 || at + (size_t)n + 1 > size) break;
+        memcpy(out + at, piece, (size_t)n);
+        out[at += (size_t)n] = 0;
+    }
+}
+
+static void test_server_parse(void) {
+    srv_limits L;
+    fuzz_server_limits(&L);
+    srv_request q;
+    /* the seeds of data/fuzz/server: each parses as its name says, for its own endpoint;
+     * seed-bad-* is refused by every endpoint, a seed-reply-* (not JSON) too */
+    DIR *dp = opendir("data/fuzz/server");
+    CHECK(dp != NULL);
+    int n_seeds = 0;
+    struct dirent *de;
+    while (dp && (de = readdir(dp))) {
+        const char *nm = de->d_name;
+        if (strncmp(nm, "seed-", 5)) continue;
+        char path[512];
+        snprintf(path, sizeof path, "data/fuzz/server/%s", nm);
+        size_t len;
+        char *body = slurp(path, &len);
+        if (!body) { CHECK_MSG(0, "%s", path); continue; }
+        n_seeds++;
+        const int kind = !strncmp(nm + 5, "chat", 4) ? SRV_CHAT : !strncmp(nm + 5, "completion", 10) ? SRV_COMPLETION
+                       : !strncmp(nm + 5, "tokenize", 8) ? SRV_TOKENIZE : !strncmp(nm + 5, "detokenize", 10) ? SRV_DETOKENIZE : -1;
+        for (int k = SRV_COMPLETION; k <= SRV_DETOKENIZE; k++) {
+            srv_perr e;
+            const int ok = srv_parse_request(&L, k, body, len, &q, &e);
+            CHECK_MSG(ok == (k == kind), "%s as endpoint %d: %s %s", nm, k, ok ? "parsed" : "refused:", ok ? "" : e.msg);
+            if (!ok) CHECK_MSG(e.status == 400 && e.code && e.msg[0], "%s: %d %s", nm, e.status, e.msg);
+            if (!strncmp(nm + 5, "reply-", 6)) CHECK(!ok && e.code && !strcmp(e.code, "invalid_json"));
+            if (ok) srv_request_free(&q);
+        }
+        free(body);
+    }
+    if (dp) closedir(dp);
+    CHECK_MSG(n_seeds >= 20, "%d seeds", n_seeds);
+    /* what valid requests hold */
+    const char *c1 = "{\"prompt\":\"Once upon a time\",\"max_tokens\":16,\"temperature\":0.5,\"top_k\":7,\"seed\":42,\"stop\":[\"\\n\",\"The end\",\"\"],"
+                     "\"stream\":true,\"stream_options\":{\"include_usage\":true}}";
+    if (srv_parse_expect(&L, SRV_COMPLETION, c1, strlen(c1), 200, NULL, NULL, &q)) {
+        CHECK(q.stream && q.include_usage && q.max_tokens == 16 && q.sp.temp == 0.5f && q.sp.top_k == 7 && q.seed_given && q.sp.seed == 42);
+        CHECK(q.n_stop == 2 && !strcmp(q.stop[0], "\n") && !strcmp(q.stop[1], "The end") && !q.tools && !q.grammar);
+        int32_t ids[64];
+        CHECK(q.n_prompt == infer_tokenize(L.tok, "Once upon a time", 16, 1, 1, ids, 64));
+        srv_request_free(&q);
+    }
+    const char *c2 = "{\"prompt\":[5,6,270],\"seed\":-1,\"n\":1.0,\"max_tokens\":-1,\"json_schema\":{\"type\":\"integer\"}}";
+    if (srv_parse_expect(&L, SRV_COMPLETION, c2, strlen(c2), 200, NULL, NULL, &q)) {
+        CHECK(q.n_prompt == 3 && q.prompt[2] == 270 && !q.seed_given && q.max_tokens == -1 && q.grammar && q.sp.grammar == q.grammar);
+        CHECK(infer_grammar_match(q.grammar, "42", 2) == 1 && infer_grammar_match(q.grammar, "x", 1) == -1);
+        srv_request_free(&q);
+    }
+    /* the tool history renders through the template: arguments sent as a JSON string reach
+     * it as the object, null content as "", the tool's reply with its tool_call_id */
+    const char *h = "{\"messages\":[{\"role\":\"user\",\"content\":\"Weather?\"},{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"call_1\",\"type\":\"function\","
+                    "\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\": \\\"Paris\\\"}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"call_1\",\"content\":\"sunny\"}],"
+                    "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":{\"type\":\"object\"}}}]}";
+    char text[8192];
+    if (srv_parse_expect(&L, SRV_CHAT, h, strlen(h), 200, NULL, NULL, &q)) {
+        srv_prompt_text(&L, &q, text, sizeof text);
+        CHECK_MSG(q.tools && strstr(text, "<|im_start|>assistant\n<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}</tool_call><|im_end|>\n") &&
+                  strstr(text, "<|im_start|>tool\n<tool_response id=\"call_1\">sunny</tool_response>") &&
+                  strstr(text, "functions:\n{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"parameters\": {\"type\": \"object\"}}}\n") &&
+                  strlen(text) > 22 && !strcmp(text + strlen(text) - 22, "<|im_start|>assistant\n"), "rendered: %s", text);
+        srv_request_free(&q);
+    }
+    /* a template that wants the arguments as the string (it concatenates them): the string */
+    srv_limits Ls = L;
+    static const char str_tmpl[] = "{%- for m in messages %}{%- for c in m.tool_calls %}{{ '[' + c.function.arguments + ']' }}{%- endfor %}{%- endfor %}";
+    Ls.chat_template = str_tmpl;
+    Ls.chat_template_len = sizeof str_tmpl - 1;
+    if (srv_parse_expect(&Ls, SRV_CHAT, h, strlen(h), 200, NULL, NULL, &q)) {
+        srv_prompt_text(&Ls, &q, text, sizeof text);
+        CHECK_MSG(!strcmp(text, "[{\"city\": \"Paris\"}]"), "rendered: %s", text);
+        srv_request_free(&q);
+    }
+    const char *none = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}],\"tool_choice\":\"none\"}";
+    if (srv_parse_expect(&L, SRV_CHAT, none, strlen(none), 200, NULL, NULL, &q)) { CHECK(!q.tools); srv_request_free(&q); }
+    /* bad bodies: status, code, message */
+    char deep[256], many[8192], longstop[1200];
+    memcpy(deep, "{\"prompt\":", 10);
+    for (int k = 0; k < 100; k++) { deep[10 + k] = '['; deep[110 + k] = ']'; }
+    memcpy(deep + 210, "}", 2);
+    int at = snprintf(many, sizeof many, "{\"prompt\":[");
+    for (int k = 0; k < 2048; k++) at += snprintf(many + at, sizeof many - (size_t)at, k ? ",1" : "1");
+    snprintf(many + at, sizeof many - (size_t)at, "]}");
+    at = snprintf(longstop, sizeof longstop, "{\"prompt\":\"hi\",\"stop\":\"");
+    for (int k = 0; k < 600; k++) longstop[at++] = 'a';
+    snprintf(longstop + at, sizeof longstop - (size_t)at, "\"}");
+    const struct { int kind; const char *body; const char *code, *says; } bad[] = {
+        { SRV_COMPLETION, "", "invalid_json", "not valid JSON" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",}", "invalid_json", "expected a member name at byte 15" },
+        { SRV_COMPLETION, "{\"prompt\":\"h\xff\xfei\"}", "invalid_json", "invalid UTF-8" },
+        { SRV_COMPLETION, "{\"prompt\":\"\xc0\xaf\"}", "invalid_json", "invalid UTF-8" },                 /* an overlong '/' */
+        { SRV_COMPLETION, "{\"prompt\":\"\\ud800\"}", "invalid_json", NULL },                              /* a lone surrogate */
+        { SRV_COMPLETION, deep, "invalid_json", "nesting deeper than 64" },
+        { SRV_COMPLETION, "[1,2]", "invalid_type", "must be a JSON object" },
+        { SRV_COMPLETION, "{\"max_tokens\":2}", "missing_field", "'prompt' is required" },
+        { SRV_COMPLETION, "{\"prompt\":7}", "invalid_type", "'prompt' must be" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"temperature\":\"hot\"}", "invalid_type", "'temperature' must be a number" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"temperature\":1e999}", "invalid_value", "(got inf)" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"top_p\":-0.5}", "invalid_value", "'top_p' must be in [0, 1]" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"max_tokens\":1.5}", "invalid_type", "'max_tokens' must be an integer" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"max_tokens\":-2}", "invalid_value", "'max_tokens' must be in [-1, 2147483647] (got -2)" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"max_completion_tokens\":99999999999999999999}", "invalid_value", "'max_completion_tokens' must be in [-1, 2147483647] (got 1e+20)" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"top_k\":1e300}", "invalid_value", "'top_k' must be in" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"seed\":1e19}", "invalid_value", "'seed' must be in" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"n\":2}", "invalid_value", "'n' must be 1" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"n\":0}", "invalid_value", "(got 0)" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"n\":\"1\"}", "invalid_type", "'n' must be an integer" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"stream\":1}", "invalid_type", "'stream' must be true or false" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"stream_options\":[]}", "invalid_type", "'stream_options' must be an object" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"logprobs\":true}", "unsupported_value", "'logprobs'" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"logprobs\":5}", "unsupported_value", "'logprobs'" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"echo\":true}", "unsupported_value", "'echo'" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"stop\":[1]}", "invalid_type", "'stop'" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"stop\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\",\"j\",\"k\",\"l\",\"m\",\"n\",\"o\",\"p\",\"q\"]}", "invalid_value", "has 17 strings" },
+        { SRV_COMPLETION, longstop, "invalid_value", "1 to 512 bytes" },
+        { SRV_COMPLETION, "{\"prompt\":[0,271]}", "invalid_value", "'prompt'[1] must be a token id in [0, 270]" },
+        { SRV_COMPLETION, "{\"prompt\":[1,-3]}", "invalid_value", "'prompt'[1]" },
+        { SRV_COMPLETION, "{\"prompt\":[1,2.5]}", "invalid_value", "'prompt'[1]" },
+        { SRV_COMPLETION, "{\"prompt\":[]}", "invalid_value", "the prompt is empty" },
+        { SRV_COMPLETION, "{\"prompt\":[\"a\",\"b\"]}", "unsupported_value", "one prompt per request" },
+        { SRV_COMPLETION, many, "context_length_exceeded", "the prompt has 2048 tokens; a sequence's context is 2048" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"response_format\":{\"type\":\"xml\"}}", "unsupported_value", "\"xml\"" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"grammar\":\"root ::= x\"}", "invalid_value", "'grammar'" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"json_schema\":{\"type\":\"objet\"}}", "unsupported_value", "unknown type 'objet'" },
+        { SRV_CHAT, "{\"messages\":[]}", "invalid_type", "'messages' must be a non-empty array" },
+        { SRV_CHAT, "{\"messages\":[{\"content\":\"hi\"}]}", "invalid_type", "messages[0] must be an object with a string 'role'" },
+        { SRV_CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":5}]}", "invalid_type", "messages[0].content must be" },
+        { SRV_CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\"}]}]}", "unsupported_value", "messages[0].content[0]: only text" },
+        { SRV_CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tools\":{}}", "invalid_type", "'tools' must be an array" },
+        { SRV_CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tools\":[{\"type\":\"function\"}]}", "invalid_type", "tools[0] must be" },
+        { SRV_CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tool_choice\":\"sometimes\"}", "invalid_value", "'tool_choice'" },
+        { SRV_CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tool_choice\":{\"type\":\"function\"}}", "invalid_type", "'tool_choice'" },
+        { SRV_CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"parallel_tool_calls\":\"yes\"}", "invalid_type", "'parallel_tool_calls'" },
+        { SRV_CHAT, "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":{}}]}", "invalid_type", "messages[0].tool_calls must be an array" },
+        { SRV_CHAT, "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[{\"function\":{\"arguments\":\"{}\"}}]}]}", "invalid_type", "messages[0].tool_calls[0] must be" },
+        { SRV_CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"chat_template_kwargs\":1}", "invalid_type", "'chat_template_kwargs'" },
+        { SRV_TOKENIZE, "{\"content\":5}", "invalid_type", "string 'content'" },
+        { SRV_TOKENIZE, "{}", "missing_field", "string 'content'" },
+        { SRV_TOKENIZE, "{\"content\":\"a\",\"add_special\":\"no\"}", "invalid_type", "'add_special'" },
+        { SRV_DETOKENIZE, "{\"tokens\":\"a\"}", "invalid_type", "array 'tokens'" },
+        { SRV_DETOKENIZE, "{\"tokens\":[-1]}", "invalid_value", "'tokens'[0]" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) srv_parse_expect(&L, bad[i].kind, bad[i].body, strlen(bad[i].body), 400, bad[i].code, bad[i].says, &q);
+    /* a body with a NUL inside is not JSON */
+    srv_parse_expect(&L, SRV_COMPLETION, "{\"prompt\":\"a\"}\0x", 16, 400, "invalid_json", "trailing", &q);
+    /* without a vocabulary, prompts as ids only; without a model, no chat */
+    srv_limits Ln = L;
+    Ln.tok = NULL;
+    Ln.m = NULL;
+    srv_parse_expect(&Ln, SRV_COMPLETION, "{\"prompt\":\"hi\"}", 15, 400, "unsupported_value", "token ids", &q);
+    const char *hi = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+    srv_parse_expect(&Ln, SRV_CHAT, hi, strlen(hi), 400, "unsupported_value", "no chat template", &q);
+    if (srv_parse_expect(&Ln, SRV_COMPLETION, "{\"prompt\":[1,2]}", 16, 200, NULL, NULL, &q)) srv_request_free(&q);
+    /* the template's own refusal is the client's 400 */
+    Ls.chat_template = "{{ raise_exception('no system messages') }}";
+    Ls.chat_template_len = strlen(Ls.chat_template);
+    srv_parse_expect(&Ls, SRV_CHAT, hi, strlen(hi), 400, "invalid_value", "no system messages", &q);
+}
+
+/* The tool calls of model-like replies: Hermes/Qwen blocks (JSON or Qwen3.5's XML), Mistral's
+ * [TOOL_CALLS], Llama 3.1's JSON reply (after <|python_tag|> or alone); the text around them
+ * as the content; a malformed call left in the content. A stream holds back exactly the part
+ * where calls may be, and that part has the same calls. */
+static void test_server_tool_parse(void) {
+    static const struct { const char *text; int n; const char *calls[3][2]; const char *content; } cases[] = {
+        { "Let me check.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 2}}\n</tool_call>", 1,
+          { { "get_weather", "{\"city\":\"Paris\",\"days\":2}" } }, "Let me check." },
+        { "<tool_call>\n{\"name\": \"a\", \"arguments\": {}}\n</tool_call>\n<tool_call>\n{\"name\": \"b\", \"arguments\": \"{\\\"x\\\": 1}\"}\n</tool_call>\n"
+          "<tool_call>{\"name\":\"c\"}</tool_call>", 3, { { "a", "{}" }, { "b", "{\"x\": 1}" }, { "c", "{}" } }, NULL },
+        { "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=days>\n2\n</parameter>\n<parameter=opts>\n{\"a\": [1]}\n</parameter>\n</function>\n</tool_call>", 1,
+          { { "get_weather", "{\"city\":\"Paris\",\"days\":2,\"opts\":{\"a\":[1]}}" } }, NULL },
+        { "[TOOL_CALLS][{\"name\": \"f\", \"arguments\": {\"q\": \"x\"}}, {\"name\": \"g\", \"arguments\": {}}]", 2, { { "f", "{\"q\":\"x\"}" }, { "g", "{}" } }, NULL },
+        { "<|python_tag|>{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}", 1, { { "get_weather", "{\"city\":\"Paris\"}" } }, NULL },
+        { "  {\"name\": \"f\", \"parameters\": {\"n\": -1.5e3}}\n", 1, { { "f", "{\"n\":-1500}" } }, NULL },
+        { "[{\"name\": \"f\", \"parameters\": {}}, {\"name\": \"g\", \"arguments\": {}}]", 2, { { "f", "{}" }, { "g", "{}" } }, NULL },
+        { "<tool_call>{\"name\":\"f\",\"arguments\":{\"a\":1}}", 1, { { "f", "{\"a\":1}" } }, NULL },                    /* cut at the end, but whole */
+        { "Sure. <tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": </tool_call>", 0, { { 0 } },
+          "Sure. <tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": </tool_call>" },
+        { "A <tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call> B <tool_call>{\"name\": 5}</tool_call> C", 1, { { "f", "{}" } },
+          "A  B <tool_call>{\"name\": 5}</tool_call> C" },
+        { "<tool_call>{\"name\": \"f\", \"arguments\": [1]}</tool_call>", 0, { { 0 } }, "<tool_call>{\"name\": \"f\", \"arguments\": [1]}</tool_call>" },
+        { "<tool_call>\n<function=f>\nstray\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>", 0, { { 0 } }, NULL },
+        { "<tool_call><function=f></function> more</tool_call>", 0, { { 0 } }, "<tool_call><function=f></function> more</tool_call>" },
+        { "[TOOL_CALLS] not json", 0, { { 0 } }, "[TOOL_CALLS] not json" },
+        { "{\"a\": 1}", 0, { { 0 } }, "{\"a\": 1}" },
+        { "[1, 2]", 0, { { 0 } }, "[1, 2]" },
+        { "Just text, no calls.", 0, { { 0 } }, "Just text, no calls." },
+        { "", 0, { { 0 } }, "" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *t = cases[i].text;
+        srv_tools_out o, held;
+        const int n = srv_tool_parse(t, strlen(t), &o);
+        CHECK_MSG(n == cases[i].n, "case %zu: %d calls, want %d: %s", i, n, cases[i].n, t);
+        for (int k = 0; k < n && n == cases[i].n; k++)
+            CHECK_MSG(!strcmp(o.calls[k].name, cases[i].calls[k][0]) && !strcmp(o.calls[k].args, cases[i].calls[k][1]), "case %zu call %d: %s(%s), want %s(%s)",
+                      i, k, o.calls[k].name, o.calls[k].args, cases[i].calls[k][0], cases[i].calls[k][1]);
+        const char *want = cases[i].content ? cases[i].content : "";
+        if (cases[i].n == 0 && !cases[i].content) want = NULL;    /* a malformed XML block: the text as it was (trimmed) */
+        if (want) CHECK_MSG(o.content.n == strlen(want) && (!o.content.n || !memcmp(o.content.p, want, o.content.n)), "case %zu content [%.*s], want [%s]", i,
+                            (int)o.content.n, o.content.p ? o.content.p : "", want);
+        else if (n == 0) CHECK(o.content.n > 0);
+        const size_t p = srv_tool_prefix(t, strlen(t));
+        CHECK_MSG(srv_tool_parse(t + p, strlen(t) - p, &held) == n && fuzz_same_calls(&o, &held), "case %zu: the streamed part from %zu has other calls", i, p);
+        if (n > 0) CHECK_MSG(p <= (size_t)(strstr(t, o.calls[0].name) - t), "case %zu: %zu bytes of a call streamed as content", i, p);
+        srv_tools_out_free(&held);
+        srv_tools_out_free(&o);
+    }
+    /* how much a stream may send as content */
+    static const struct { const char *text; size_t safe; } pre[] = {
+        { "Hello", 5 }, { "Hello <tool", 6 }, { "Hello <tool_call>{\"name\"", 6 }, { "  {\"name\"", 2 }, { "[TOOL_CALLS]", 0 }, { "[", 0 },
+        { "abc [", 4 }, { "abc [TOOL", 4 }, { "abc [x", 6 }, { "   ", 0 }, { "", 0 }, { "Hi <|py", 3 }, { "Hi <", 3 }, { "a < b", 5 },
+    };
+    for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++) {
+        const size_t got = srv_tool_prefix(pre[i].text, strlen(pre[i].text));
+        CHECK_MSG(got == pre[i].safe, "prefix of [%s]: %zu, want %zu", pre[i].text, got, pre[i].safe);
+    }
+    /* it only grows as a reply comes token by token */
+    const char *reply = "I will look. <tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call> done";
+    size_t last = 0;
+    for (size_t k = 0; k <= strlen(reply); k++) {
+        const size_t got = srv_tool_prefix(reply, k);
+        CHECK_MSG(got >= last && got <= k && got <= 13, "prefix of %zu bytes: %zu (before: %zu)", k, got, last);
+        last = got;
+    }
+}
+
 /* ---- the GPU builds: the CUDA build's weight decoders, which also compile for the host ---- */
 #ifdef INFER_CUDA
 int infer_cuda_dequant_host(infer_type t, const void *row, int K, float scale, float *dst);
@@ -9715,6 +9976,8 @@ static const test_case tests[] = {
     { "server_fuzz_requests", test_server_fuzz_requests },
     { "server_response_format", test_server_response_format },
     { "server_asan", test_server_asan },
+    { "server_parse", test_server_parse },
+    { "server_tool_parse", test_server_tool_parse },
     { "robust_huge_context", test_robust_huge_context },
     { "robust_threads", test_robust_threads },
     { "robust_cli_leaks", test_robust_cli_leaks },
