@@ -7861,6 +7861,169 @@ static void test_server_response_format(void) {
     remove(tmp_path("infer_srv_rf.gguf"));
 }
 
+/* Tool calls end to end, on a random-weight llama served with Qwen3.5's template (a random
+ * model never calls a tool by itself, so a GBNF grammar makes it write the call): the
+ * reply's calls come back as message.tool_calls with finish_reason "tool_calls", the text
+ * before them as the content (null when none); streamed, the calls come as delta.tool_calls
+ * and no part of them as content; Hermes JSON, two calls (and a reply cut inside the second:
+ * one call, finish_reason "length"), Qwen3.5's XML and a Llama-style JSON reply; tool_choice "none", a request without tools and a malformed call leave the
+ * text as content. An assistant turn with tool_calls (arguments as a JSON string) and the
+ * tool's reply render through the template as --chat-render renders them with the
+ * arguments as an object. */
+typedef struct { char content[4096], finish[16], names[4][32], args[4][256], ids[4][64]; int n_calls, has_content_null; } srv_tool_answer;
+
+/* a whole chat answer or an SSE stream of one into *a; 0 (with a failed check) when its form is wrong */
+static int srv_tool_answer_of(const buf_t *body, int stream, srv_tool_answer *a) {
+    memset(a, 0, sizeof *a);
+    const char *p = body->p ? (const char *)body->p : "";
+    size_t cn = 0;
+    for (;;) {
+        const char *ev = p, *end = NULL;
+        if (stream) {
+            if (!*p) break;
+            end = strstr(p, "\n\n");
+            if (strncmp(p, "data: ", 6) || !end) { CHECK_MSG(0, "SSE framing at: %.200s", p); return 0; }
+            ev = p + 6;
+            p = end + 2;
+            if (!strncmp(ev, "[DONE]", 6)) continue;
+        }
+        infer__json_doc d;
+        infer_error err;
+        if (infer__json_parse(&d, ev, stream ? (size_t)(end - ev) : strlen(ev), &err) != INFER_OK) { CHECK_MSG(0, "not JSON (%s): %.300s", err.msg, ev); return 0; }
+        const infer__json *m = jpath(d.root, stream ? "choices.0.delta" : "choices.0.message"), *c = jpath(m, "content"), *tc = jpath(m, "tool_calls");
+        const char *f = jstr(d.root, "choices.0.finish_reason");
+        if (f) snprintf(a->finish, sizeof a->finish, "%s", f);
+        if (c && c->type == INFER__JSON_STRING && cn + c->len < sizeof a->content) { memcpy(a->content + cn, c->str, c->len); a->content[cn += c->len] = 0; }
+        if (!stream && c && c->type == INFER__JSON_NULL) a->has_content_null = 1;
+        for (uint32_t k = 0; tc && tc->type == INFER__JSON_ARRAY && k < tc->len && a->n_calls < 4; k++) {
+            const infer__json *call = &tc->items[k];
+            const char *name = jstr(call, "function.name"), *args = jstr(call, "function.arguments"), *id = jstr(call, "id"), *type = jstr(call, "type");
+            const long index = stream ? jint(call, "index") : (long)k;
+            CHECK_MSG(name && args && id && type && !strcmp(type, "function") && index == a->n_calls, "a tool call: %.300s", ev);
+            snprintf(a->names[a->n_calls], 32, "%s", name ? name : "");
+            snprintf(a->args[a->n_calls], 256, "%s", args ? args : "");
+            snprintf(a->ids[a->n_calls], 64, "%s", id ? id : "");
+            a->n_calls++;
+        }
+        infer__json_free(&d);
+        if (!stream) break;
+    }
+    return 1;
+}
+
+/* s as a JSON string literal */
+static void hb_json_str(buf_t *b, const char *s) {
+    hb_str(b, "\"");
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') hb_fmt(b, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20) hb_fmt(b, "\\u%04x", (unsigned)*s);
+        else b_put(b, s, 1);
+    }
+    hb_str(b, "\"");
+}
+
+/* POST a chat request (streamed or whole) and read its answer */
+static int srv_tool_request(int port, const char *body_json, int stream, srv_tool_answer *a) {
+    buf_t out = { 0 }, body = { 0 };
+    hb_str(&body, body_json);
+    if (stream) { body.n--; hb_str(&body, ",\"stream\":true}"); }
+    b_put(&body, "", 1);
+    const int st = http_req(port, "POST", "/v1/chat/completions", NULL, (const char *)body.p, &out, NULL);
+    int ok = st == 200;
+    CHECK_MSG(ok, "status %d: %.300s", st, out.p ? (const char *)out.p : "");
+    if (ok) ok = srv_tool_answer_of(&out, stream, a);
+    free(out.p); free(body.p);
+    return ok;
+}
+
+static void test_server_tool_calls(void) {
+    if (!server_built()) SKIP("./infer was built without the server (libmicrohttpd-dev)");
+    if (!file_exists("./tools/convert")) SKIP("./tools/convert not built");
+    char out[8192], body[4096];
+    CHECK(run_cmd("./tools/convert synth llama tiny $INFER_TMP/infer_srv_tools.gguf --type q8_0 2>&1", out, sizeof out) == 0);
+    srv_proc p;
+    snprintf(body, sizeof body, "-m %s -np 2 -t 1 --chat-template data/chat/qwen3.5.jinja", tmp_path("infer_srv_tools.gguf"));
+    if (!server_start(&p, body)) { CHECK(0); return; }
+    static const char tools[] = "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"description\":\"Weather of a city\","
+                                "\"parameters\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}}}]";
+    /* the grammars (as JSON strings) that make the model write a call */
+    static const char hermes[] = "\"root ::= \\\"Checking. <tool_call>\\\\n{\\\\\\\"name\\\\\\\": \\\\\\\"get_weather\\\\\\\", \\\\\\\"arguments\\\\\\\": {\\\\\\\"city\\\\\\\": \\\\\\\"\\\" "
+                                 "[A-Z] [a-z]{1,8} \\\"\\\\\\\"}}\\\\n</tool_call>\\\"\"";
+    static const char two[] = "\"root ::= call \\\"\\\\n\\\" call\\ncall ::= \\\"<tool_call>\\\\n{\\\\\\\"name\\\\\\\": \\\\\\\"get_weather\\\\\\\", \\\\\\\"arguments\\\\\\\": "
+                              "{\\\\\\\"city\\\\\\\": \\\\\\\"\\\" [a-z]{1,6} \\\"\\\\\\\"}}\\\\n</tool_call>\\\"\"";
+    static const char xml[] = "\"root ::= \\\"<tool_call>\\\\n<function=get_weather>\\\\n<parameter=city>\\\\n\\\" [A-Z] [a-z]{1,8} \\\"\\\\n</parameter>\\\\n</function>\\\\n</tool_call>\\\"\"";
+    static const char llama[] = "\"root ::= \\\"{\\\\\\\"name\\\\\\\": \\\\\\\"get_weather\\\\\\\", \\\\\\\"parameters\\\\\\\": {\\\\\\\"city\\\\\\\": \\\\\\\"Oslo\\\\\\\"}}\\\"\"";
+    static const char bad[] = "\"root ::= \\\"<tool_call>{\\\\\\\"name\\\\\\\": \\\" [0-9] \\\"}</tool_call>\\\"\"";
+    const char *user = "\"messages\":[{\"role\":\"user\",\"content\":\"Weather in Paris?\"}],\"max_tokens\":400,\"temperature\":1";
+    srv_tool_answer a;
+    for (int stream = 0; stream < 2; stream++) {
+        /* one Hermes call after some text */
+        snprintf(body, sizeof body, "{%s,%s,\"seed\":%d,\"grammar\":%s}", user, tools, 3 + stream, hermes);
+        if (srv_tool_request(p.port, body, stream, &a)) {
+            infer__json_doc d;
+            infer_error err;
+            const int args_ok = a.n_calls == 1 && infer__json_parse(&d, a.args[0], strlen(a.args[0]), &err) == INFER_OK;
+            const char *city = args_ok ? jstr(d.root, "city") : NULL;
+            CHECK_MSG(a.n_calls == 1 && !strcmp(a.names[0], "get_weather") && city && city[0] >= 'A' && city[0] <= 'Z' && !strncmp(a.ids[0], "call_", 5) &&
+                      !strcmp(a.finish, "tool_calls") && !strcmp(a.content, stream ? "Checking. " : "Checking."),
+                      "hermes, stream %d: %d calls %s(%s) id %s, content [%s], finish %s", stream, a.n_calls, a.names[0], a.args[0], a.ids[0], a.content, a.finish);
+            if (args_ok) infer__json_free(&d);
+        }
+        /* two calls */
+        snprintf(body, sizeof body, "{%s,%s,\"seed\":%d,\"grammar\":%s}", user, tools, 5 + stream, two);
+        if (srv_tool_request(p.port, body, stream, &a))
+            CHECK_MSG(a.n_calls == 2 && !strcmp(a.names[1], "get_weather") && strstr(a.args[1], "\"city\":\"") && strcmp(a.ids[0], a.ids[1]) &&
+                      !a.content[0] && (stream || a.has_content_null) && !strcmp(a.finish, "tool_calls"),
+                      "two calls, stream %d: %d calls, content [%s], finish %s", stream, a.n_calls, a.content, a.finish);
+        /* cut by max_tokens inside the second: the first is a call, the rest content, finish_reason length */
+        snprintf(body, sizeof body, "{%s,%s,\"seed\":%d,\"grammar\":%s,\"max_completion_tokens\":100}", user, tools, 5 + stream, two);
+        if (srv_tool_request(p.port, body, stream, &a))
+            CHECK_MSG(a.n_calls == 1 && !strncmp(a.content, "<tool_call>\n{\"name\"", 19) && !strcmp(a.finish, "length"),
+                      "cut, stream %d: %d calls, content [%s], finish %s", stream, a.n_calls, a.content, a.finish);
+        /* Qwen3.5's XML form */
+        snprintf(body, sizeof body, "{%s,%s,\"seed\":%d,\"grammar\":%s}", user, tools, 7 + stream, xml);
+        if (srv_tool_request(p.port, body, stream, &a))
+            CHECK_MSG(a.n_calls == 1 && !strncmp(a.args[0], "{\"city\":\"", 9) && !a.content[0] && !strcmp(a.finish, "tool_calls"),
+                      "xml, stream %d: %d calls (%s), content [%s], finish %s", stream, a.n_calls, a.args[0], a.content, a.finish);
+        /* a Llama-style JSON reply: no content streamed at all */
+        snprintf(body, sizeof body, "{%s,%s,\"grammar\":%s}", user, tools, llama);
+        if (srv_tool_request(p.port, body, stream, &a))
+            CHECK_MSG(a.n_calls == 1 && !strcmp(a.args[0], "{\"city\":\"Oslo\"}") && !a.content[0] && !strcmp(a.finish, "tool_calls"),
+                      "llama, stream %d: %d calls (%s), content [%s], finish %s", stream, a.n_calls, a.args[0], a.content, a.finish);
+        /* tool_choice none, no tools, a malformed call: the text as it was, finish_reason stop */
+        for (int k = 0; k < 3; k++) {
+            snprintf(body, sizeof body, "{%s%s%s,\"seed\":9,\"grammar\":%s}", user, k == 1 ? "" : ",", k == 1 ? "" : tools, k == 2 ? bad : hermes);
+            if (k == 0) { body[strlen(body) - 1] = 0; strcat(body, ",\"tool_choice\":\"none\"}"); }
+            if (srv_tool_request(p.port, body, stream, &a))
+                CHECK_MSG(a.n_calls == 0 && !strcmp(a.finish, "stop") && strstr(a.content, "<tool_call>") && strstr(a.content, "</tool_call>") &&
+                          (k == 2 || !strncmp(a.content, "Checking. <tool_call>", 21)), "plain %d, stream %d: %d calls, content [%s], finish %s", k, stream, a.n_calls, a.content, a.finish);
+        }
+    }
+    /* the history: data/chat/conv-tools.json as a client sends it (arguments as a JSON
+     * string) is the prompt --chat-render makes of it (arguments as the object) */
+    char render[8192];
+    snprintf(out, sizeof out, "./infer -m %s --chat-template data/chat/qwen3.5.jinja --chat-render data/chat/conv-tools.json", tmp_path("infer_srv_tools.gguf"));
+    CHECK(run_cmd(out, render, sizeof render) == 0 && strstr(render, "<parameter=city>\nParis\n</parameter>"));
+    buf_t tb = { 0 }, o = { 0 };
+    hb_str(&tb, "{\"add_special\":true,\"content\":");
+    hb_json_str(&tb, render);
+    hb_str(&tb, "}");
+    b_put(&tb, "", 1);
+    long want = -1;
+    if (http_req(p.port, "POST", "/tokenize", NULL, (const char *)tb.p, &o, NULL) == 200) { want = 1; for (const char *c = (const char *)o.p; *c; c++) want += *c == ','; }
+    snprintf(body, sizeof body, "{\"messages\":[{\"role\":\"user\",\"content\":\"Weather in Paris?\"},{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"call00001\","
+             "\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\": \\\"Paris\\\", \\\"days\\\": 2}\"}}]},"
+             "{\"role\":\"tool\",\"tool_call_id\":\"call00001\",\"name\":\"get_weather\",\"content\":\"{\\\"temp\\\": 21}\"},"
+             "{\"role\":\"assistant\",\"content\":\"It is 21 \\u00b0C.\"},{\"role\":\"user\",\"content\":\"Thanks\"}],"
+             "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"description\":\"Weather of a city\",\"parameters\":{\"type\":\"object\","
+             "\"properties\":{\"city\":{\"type\":\"string\",\"description\":\"e.g. \\\"Paris\\\"\"},\"days\":{\"type\":\"integer\"}},\"required\":[\"city\"]}}}],\"max_tokens\":1}");
+    srv_answer sa;
+    if (srv_complete(p.port, 1, 0, body, &sa)) CHECK_MSG(want > 100 && sa.prompt_tokens == want, "the history: %ld prompt tokens, --chat-render's text has %ld", sa.prompt_tokens, want);
+    free(tb.p); free(o.p);
+    CHECK(server_stop(&p) == 0);
+    remove(tmp_path("infer_srv_tools.gguf"));
+}
+
 /* ./infer-asan is left by the last `make test-asan`: older than a source it is built from, it
  * would test an old command line (make test-asan rebuilds it before its run) */
 static int asan_binary_stale(void) {
@@ -9978,6 +10141,7 @@ static const test_case tests[] = {
     { "server_asan", test_server_asan },
     { "server_parse", test_server_parse },
     { "server_tool_parse", test_server_tool_parse },
+    { "server_tool_calls", test_server_tool_calls },
     { "robust_huge_context", test_robust_huge_context },
     { "robust_threads", test_robust_threads },
     { "robust_cli_leaks", test_robust_cli_leaks },

@@ -29,6 +29,12 @@
  *   the engine holds it only between steps. A request is freed by whichever side lets go of
  *   it last (refs).
  *
+ * TOOL CALLS: a chat request that offers tools (tool_choice not "none") has its reply
+ * searched for calls when it ends (srv_tool_parse: Hermes/Qwen <tool_call> blocks, Qwen3.5's
+ * XML form, Mistral's [TOOL_CALLS], a Llama-style JSON reply). A whole answer carries them
+ * as message.tool_calls; a stream sends text as content only up to where a call may begin
+ * (srv_tool_prefix), holds the rest to the end, then sends its calls as delta.tool_calls.
+ *
  * LIMITS: bodies up to SRV_MAX_BODY bytes (413 beyond); a prompt must leave room for one
  * token in its slot's context (n_ctx / N; 400 beyond); generation stops at max_tokens or
  * the slot's context (finish_reason "length"). A connection silent for --timeout seconds is
@@ -547,7 +553,7 @@ static void srv_tool_call_json(srv_buf *b, const srv_req *r, const srv_tool_call
 
 /* The end of a streamed chat whose reply may hold tool calls (srv.mu held): the text not
  * streamed yet, r->text[sent..), is searched; its content and then each call go out as
- * events. Returns the finish_reason. */
+ * events. Returns the finish_reason: "tool_calls" when it made some and ended by itself. */
 static const char *srv_stream_tools(srv *S, srv_buf *b, const srv_req *r, size_t sent) {
     srv_tools_out to;
     const char *rest = r->text.p ? r->text.p + sent : "";
@@ -565,7 +571,7 @@ static const char *srv_stream_tools(srv *S, srv_buf *b, const srv_req *r, size_t
         srv_puts(b, "}\n\n");
     }
     srv_tools_out_free(&to);
-    return nc > 0 ? "tool_calls" : r->finish;
+    return nc > 0 && !strcmp(r->finish, "stop") ? "tool_calls" : r->finish;
 }
 
 static ssize_t srv_stream_cb(void *cls, uint64_t pos, char *buf, size_t max) {
@@ -660,7 +666,7 @@ static void srv_choice(srv_buf *b, const srv_req *r) {
                 srv_tool_call_json(b, r, &to.calls[k], k, 0);
             }
             srv_puts(b, "]");
-            finish = "tool_calls";
+            if (!strcmp(finish, "stop")) finish = "tool_calls";   /* a reply cut by max_tokens says so */
         }
         if (r->q.tools) srv_tools_out_free(&to);
         if (nc < 0) b->oom = 1;
