@@ -8036,7 +8036,7 @@ static int asan_binary_stale(void) {
 
 /* The server under AddressSanitizer + UBSan + LeakSanitizer (./infer-asan, which make
  * test-asan builds): whole and streamed answers, bad input, clients that leave mid-answer,
- * a queue beyond the sequences, then SIGTERM: a clean exit, no sanitizer report */
+ * a queue beyond the sequences, tool calls, then SIGTERM: a clean exit, no sanitizer report */
 static void test_server_asan(void) {
     if (!file_exists("./infer-asan")) SKIP("./infer-asan not built (make test-asan builds it)");
     if (asan_binary_stale()) SKIP("./infer-asan is older than its sources (make test-asan rebuilds it)");
@@ -8059,6 +8059,17 @@ static void test_server_asan(void) {
     /* constrained output: a schema's grammar made and freed, a bad grammar refused */
     CHECK(srv_complete(p.port, 0, 1, "{\"prompt\":\"Once\",\"response_format\":{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"x\",\"schema\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}}}}}}", &a));
     CHECK(http_req(p.port, "POST", "/v1/completions", NULL, "{\"prompt\":\"Once\",\"grammar\":\"root ::= x\"}", &o, NULL) == 400);
+    /* tool calls: one a grammar makes, whole and streamed (held back, then delta.tool_calls);
+     * a history with a call and its result; bad tools refused */
+    const char *tc = "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}],\"max_tokens\":60,"
+                     "\"grammar\":\"root ::= \\\"Ok. <tool_call>{\\\\\\\"name\\\\\\\": \\\\\\\"f\\\\\\\", \\\\\\\"arguments\\\\\\\": {}}</tool_call>\\\"\"}";
+    srv_tool_answer ta;
+    for (int stream = 0; stream < 2; stream++)
+        CHECK(srv_tool_request(p.port, tc, stream, &ta) && ta.n_calls == 1 && !strcmp(ta.names[0], "f") && !strcmp(ta.finish, "tool_calls"));
+    CHECK(srv_complete(p.port, 1, 1, "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"},{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\","
+                                     "\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"a\\\": 1}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"c1\","
+                                     "\"content\":\"done\"}],\"max_tokens\":4}", &a));
+    CHECK(http_req(p.port, "POST", "/v1/chat/completions", NULL, "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"tools\":[{}]}", &o, NULL) == 400);
     /* three clients that leave (two decoding, one under a grammar, one queued behind them) */
     const char *req = "{\"prompt\":\"Once upon a time\",\"max_tokens\":1500,\"temperature\":0,\"stream\":true}";
     const char *req_g = "{\"prompt\":\"Once upon a time\",\"max_tokens\":1500,\"temperature\":0,\"stream\":true,\"grammar\":\"root ::= [a-z ]{1400,}\"}";
