@@ -5,8 +5,8 @@
  * `server` target (and tests.c through it), so the parser a client reaches over a socket is
  * the parser the fuzzer and the unit tests run, without libmicrohttpd and without weights.
  * The includer has infer.h's implementation before it (the JSON parser infer__json_*, the
- * tokenizer, the chat-template renderer, the grammar and JSON-schema converter) and
- * <pthread.h>-free C11 plus <limits.h>, <math.h>, <stdarg.h>.
+ * tokenizer, the chat-template renderer, the grammar and JSON-schema converter) and is
+ * built with _GNU_SOURCE (memmem); nothing here needs threads or sockets.
  *
  * THE SHAPE
  *     body bytes --infer__json_parse--> tree --srv_parse_request(limits, endpoint)-->
