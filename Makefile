@@ -32,10 +32,10 @@ else
 $(info note: libmicrohttpd not found (apt-get install libmicrohttpd-dev): ./infer is built without --server)
 endif
 
-infer: main.c tools/server.c tools/bench.c $(HDR)
+infer: main.c tools/server.c tools/server_req.c tools/bench.c $(HDR)
 	$(CC) $(CFLAGS) $(SERVER_CFLAGS) -o $@ main.c $(LDLIBS) $(SERVER_LIBS)
 
-tests: tests.c $(HDR)
+tests: tests.c tools/fuzz.c tools/server_req.c $(HDR)
 	$(CC) $(CFLAGS) -o $@ tests.c $(LDLIBS)
 
 tools/convert: tools/convert.c $(HDR)
@@ -86,7 +86,7 @@ check-min: infer.h main.c tools/bench.c tools/convert
 # report stops the run); the tests run ./infer-asan where they check the command line's
 # error paths for leaks
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-test-asan: $(HDR) tests.c main.c tools/server.c tools/bench.c infer tools/convert
+test-asan: $(HDR) tests.c tools/fuzz.c main.c tools/server.c tools/server_req.c tools/bench.c infer tools/convert
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o tests-asan tests.c $(LDLIBS)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(SERVER_CFLAGS) -o infer-asan main.c $(LDLIBS) $(SERVER_LIBS)
 	./tests-asan
@@ -94,12 +94,12 @@ test-asan: $(HDR) tests.c main.c tools/server.c tools/bench.c infer tools/conver
 # Fuzzing (tools/fuzz.c; its header lists the targets): tools/fuzz under ASan + UBSan, with
 # clang's libFuzzer where clang has it, else with the built-in mutator ($(CC)). make fuzz
 # replays data/fuzz (the seeds, and every input that ever failed: a failure belongs there once
-# it is fixed), then fuzzes each target for FUZZ_SECONDS / 5 s; new inputs, logs and failing
+# it is fixed), then fuzzes each target for FUZZ_SECONDS / (the number of targets) s; new inputs, logs and failing
 # inputs go to fuzz-out/ (git-ignored). make fuzz-seeds writes the seeds again.
 FUZZ_SECONDS ?= 100
-FUZZ_TARGETS := gguf safetensors hf tokenizer text
+FUZZ_TARGETS := gguf safetensors hf tokenizer text server
 FUZZ_FLAGS   := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-tools/fuzz: tools/fuzz.c $(HDR)
+tools/fuzz: tools/fuzz.c tools/server_req.c $(HDR)
 	@if printf 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }\n' | clang -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null; then \
 	  echo "tools/fuzz: clang's libFuzzer"; clang $(CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -DFUZZ_LIBFUZZER -o $@ tools/fuzz.c $(LDLIBS); \
 	else \
@@ -108,12 +108,12 @@ tools/fuzz: tools/fuzz.c $(HDR)
 fuzz: tools/fuzz
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p fuzz-out/$$t; \
-	  FUZZ_TARGET=$$t ./tools/fuzz -max_total_time=$$(( $(FUZZ_SECONDS) / 5 )) -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+	  FUZZ_TARGET=$$t ./tools/fuzz -max_total_time=$$(( $(FUZZ_SECONDS) / $(words $(FUZZ_TARGETS)) )) -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
 	    -artifact_prefix=fuzz-out/$$t- fuzz-out/$$t data/fuzz/$$t > fuzz-out/$$t.log 2>&1 || \
 	    { tail -60 fuzz-out/$$t.log; echo "fuzz $$t: FAILED (the input is in fuzz-out/)"; exit 1; }; \
 	  echo "fuzz $$t: no failure: $$(ls data/fuzz/$$t | wc -l) corpus inputs replayed; $$(grep -E 'Done [0-9]+ runs|mutated inputs' fuzz-out/$$t.log | tail -1 | sed 's/^fuzz [a-z]*: //')"; \
 	done
-fuzz-seeds: tools/fuzz.c $(HDR)
+fuzz-seeds: tools/fuzz.c tools/server_req.c $(HDR)
 	$(CC) $(CFLAGS) -o tools/fuzz-seeds tools/fuzz.c $(LDLIBS)
 	./tools/fuzz-seeds seeds data/fuzz
 
@@ -183,7 +183,7 @@ $(CUDA_DIR)/%.o: %.c $(HDR)
 	$(CC) $(CFLAGS) -DINFER_CUDA -c -o $@ $<
 
 # ./infer-cuda has --server too when libmicrohttpd is there
-$(CUDA_DIR)/main.o: main.c tools/server.c tools/bench.c $(HDR)
+$(CUDA_DIR)/main.o: main.c tools/server.c tools/server_req.c tools/bench.c $(HDR)
 	@mkdir -p $(CUDA_DIR)
 	$(CC) $(CFLAGS) -DINFER_CUDA $(SERVER_CFLAGS) -c -o $@ main.c
 

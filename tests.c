@@ -7997,19 +7997,182 @@ static void test_server_response_format(void) {
     remove(tmp_path("infer_srv_rf.gguf"));
 }
 
+/* Tool calls end to end, on a random-weight llama served with Qwen3.5's template (a random
+ * model never calls a tool by itself, so a GBNF grammar makes it write the call): the
+ * reply's calls come back as message.tool_calls with finish_reason "tool_calls", the text
+ * before them as the content (null when none); streamed, the calls come as delta.tool_calls
+ * and no part of them as content; Hermes JSON, two calls (and a reply cut inside the second:
+ * one call, finish_reason "length"), Qwen3.5's XML and a Llama-style JSON reply; tool_choice "none", a request without tools and a malformed call leave the
+ * text as content. An assistant turn with tool_calls (arguments as a JSON string) and the
+ * tool's reply render through the template as --chat-render renders them with the
+ * arguments as an object. */
+typedef struct { char content[4096], finish[16], names[4][32], args[4][256], ids[4][64]; int n_calls, has_content_null; } srv_tool_answer;
+
+/* a whole chat answer or an SSE stream of one into *a; 0 (with a failed check) when its form is wrong */
+static int srv_tool_answer_of(const buf_t *body, int stream, srv_tool_answer *a) {
+    memset(a, 0, sizeof *a);
+    const char *p = body->p ? (const char *)body->p : "";
+    size_t cn = 0;
+    for (;;) {
+        const char *ev = p, *end = NULL;
+        if (stream) {
+            if (!*p) break;
+            end = strstr(p, "\n\n");
+            if (strncmp(p, "data: ", 6) || !end) { CHECK_MSG(0, "SSE framing at: %.200s", p); return 0; }
+            ev = p + 6;
+            p = end + 2;
+            if (!strncmp(ev, "[DONE]", 6)) continue;
+        }
+        infer__json_doc d;
+        infer_error err;
+        if (infer__json_parse(&d, ev, stream ? (size_t)(end - ev) : strlen(ev), &err) != INFER_OK) { CHECK_MSG(0, "not JSON (%s): %.300s", err.msg, ev); return 0; }
+        const infer__json *m = jpath(d.root, stream ? "choices.0.delta" : "choices.0.message"), *c = jpath(m, "content"), *tc = jpath(m, "tool_calls");
+        const char *f = jstr(d.root, "choices.0.finish_reason");
+        if (f) snprintf(a->finish, sizeof a->finish, "%s", f);
+        if (c && c->type == INFER__JSON_STRING && cn + c->len < sizeof a->content) { memcpy(a->content + cn, c->str, c->len); a->content[cn += c->len] = 0; }
+        if (!stream && c && c->type == INFER__JSON_NULL) a->has_content_null = 1;
+        for (uint32_t k = 0; tc && tc->type == INFER__JSON_ARRAY && k < tc->len && a->n_calls < 4; k++) {
+            const infer__json *call = &tc->items[k];
+            const char *name = jstr(call, "function.name"), *args = jstr(call, "function.arguments"), *id = jstr(call, "id"), *type = jstr(call, "type");
+            const long index = stream ? jint(call, "index") : (long)k;
+            CHECK_MSG(name && args && id && type && !strcmp(type, "function") && index == a->n_calls, "a tool call: %.300s", ev);
+            snprintf(a->names[a->n_calls], 32, "%s", name ? name : "");
+            snprintf(a->args[a->n_calls], 256, "%s", args ? args : "");
+            snprintf(a->ids[a->n_calls], 64, "%s", id ? id : "");
+            a->n_calls++;
+        }
+        infer__json_free(&d);
+        if (!stream) break;
+    }
+    return 1;
+}
+
+/* s as a JSON string literal */
+static void hb_json_str(buf_t *b, const char *s) {
+    hb_str(b, "\"");
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') hb_fmt(b, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20) hb_fmt(b, "\\u%04x", (unsigned)*s);
+        else b_put(b, s, 1);
+    }
+    hb_str(b, "\"");
+}
+
+/* POST a chat request (streamed or whole) and read its answer */
+static int srv_tool_request(int port, const char *body_json, int stream, srv_tool_answer *a) {
+    buf_t out = { 0 }, body = { 0 };
+    hb_str(&body, body_json);
+    if (stream) { body.n--; hb_str(&body, ",\"stream\":true}"); }
+    b_put(&body, "", 1);
+    const int st = http_req(port, "POST", "/v1/chat/completions", NULL, (const char *)body.p, &out, NULL);
+    int ok = st == 200;
+    CHECK_MSG(ok, "status %d: %.300s", st, out.p ? (const char *)out.p : "");
+    if (ok) ok = srv_tool_answer_of(&out, stream, a);
+    free(out.p); free(body.p);
+    return ok;
+}
+
+static void test_server_tool_calls(void) {
+    if (!server_built()) SKIP("./infer was built without the server (libmicrohttpd-dev)");
+    if (!file_exists("./tools/convert")) SKIP("./tools/convert not built");
+    char out[8192], body[4096];
+    CHECK(run_cmd("./tools/convert synth llama tiny $INFER_TMP/infer_srv_tools.gguf --type q8_0 2>&1", out, sizeof out) == 0);
+    srv_proc p;
+    snprintf(body, sizeof body, "-m %s -np 2 -t 1 --chat-template data/chat/qwen3.5.jinja", tmp_path("infer_srv_tools.gguf"));
+    if (!server_start(&p, body)) { CHECK(0); return; }
+    static const char tools[] = "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"description\":\"Weather of a city\","
+                                "\"parameters\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}}}]";
+    /* the grammars (as JSON strings) that make the model write a call */
+    static const char hermes[] = "\"root ::= \\\"Checking. <tool_call>\\\\n{\\\\\\\"name\\\\\\\": \\\\\\\"get_weather\\\\\\\", \\\\\\\"arguments\\\\\\\": {\\\\\\\"city\\\\\\\": \\\\\\\"\\\" "
+                                 "[A-Z] [a-z]{1,8} \\\"\\\\\\\"}}\\\\n</tool_call>\\\"\"";
+    static const char two[] = "\"root ::= call \\\"\\\\n\\\" call\\ncall ::= \\\"<tool_call>\\\\n{\\\\\\\"name\\\\\\\": \\\\\\\"get_weather\\\\\\\", \\\\\\\"arguments\\\\\\\": "
+                              "{\\\\\\\"city\\\\\\\": \\\\\\\"\\\" [a-z]{1,6} \\\"\\\\\\\"}}\\\\n</tool_call>\\\"\"";
+    static const char xml[] = "\"root ::= \\\"<tool_call>\\\\n<function=get_weather>\\\\n<parameter=city>\\\\n\\\" [A-Z] [a-z]{1,8} \\\"\\\\n</parameter>\\\\n</function>\\\\n</tool_call>\\\"\"";
+    static const char llama[] = "\"root ::= \\\"{\\\\\\\"name\\\\\\\": \\\\\\\"get_weather\\\\\\\", \\\\\\\"parameters\\\\\\\": {\\\\\\\"city\\\\\\\": \\\\\\\"Oslo\\\\\\\"}}\\\"\"";
+    static const char bad[] = "\"root ::= \\\"<tool_call>{\\\\\\\"name\\\\\\\": \\\" [0-9] \\\"}</tool_call>\\\"\"";
+    const char *user = "\"messages\":[{\"role\":\"user\",\"content\":\"Weather in Paris?\"}],\"max_tokens\":400,\"temperature\":1";
+    srv_tool_answer a;
+    for (int stream = 0; stream < 2; stream++) {
+        /* one Hermes call after some text */
+        snprintf(body, sizeof body, "{%s,%s,\"seed\":%d,\"grammar\":%s}", user, tools, 3 + stream, hermes);
+        if (srv_tool_request(p.port, body, stream, &a)) {
+            infer__json_doc d;
+            infer_error err;
+            const int args_ok = a.n_calls == 1 && infer__json_parse(&d, a.args[0], strlen(a.args[0]), &err) == INFER_OK;
+            const char *city = args_ok ? jstr(d.root, "city") : NULL;
+            CHECK_MSG(a.n_calls == 1 && !strcmp(a.names[0], "get_weather") && city && city[0] >= 'A' && city[0] <= 'Z' && !strncmp(a.ids[0], "call_", 5) &&
+                      !strcmp(a.finish, "tool_calls") && !strcmp(a.content, stream ? "Checking. " : "Checking."),
+                      "hermes, stream %d: %d calls %s(%s) id %s, content [%s], finish %s", stream, a.n_calls, a.names[0], a.args[0], a.ids[0], a.content, a.finish);
+            if (args_ok) infer__json_free(&d);
+        }
+        /* two calls */
+        snprintf(body, sizeof body, "{%s,%s,\"seed\":%d,\"grammar\":%s}", user, tools, 5 + stream, two);
+        if (srv_tool_request(p.port, body, stream, &a))
+            CHECK_MSG(a.n_calls == 2 && !strcmp(a.names[1], "get_weather") && strstr(a.args[1], "\"city\":\"") && strcmp(a.ids[0], a.ids[1]) &&
+                      !a.content[0] && (stream || a.has_content_null) && !strcmp(a.finish, "tool_calls"),
+                      "two calls, stream %d: %d calls, content [%s], finish %s", stream, a.n_calls, a.content, a.finish);
+        /* cut by max_tokens inside the second: the first is a call, the rest content, finish_reason length */
+        snprintf(body, sizeof body, "{%s,%s,\"seed\":%d,\"grammar\":%s,\"max_completion_tokens\":100}", user, tools, 5 + stream, two);
+        if (srv_tool_request(p.port, body, stream, &a))
+            CHECK_MSG(a.n_calls == 1 && !strncmp(a.content, "<tool_call>\n{\"name\"", 19) && !strcmp(a.finish, "length"),
+                      "cut, stream %d: %d calls, content [%s], finish %s", stream, a.n_calls, a.content, a.finish);
+        /* Qwen3.5's XML form */
+        snprintf(body, sizeof body, "{%s,%s,\"seed\":%d,\"grammar\":%s}", user, tools, 7 + stream, xml);
+        if (srv_tool_request(p.port, body, stream, &a))
+            CHECK_MSG(a.n_calls == 1 && !strncmp(a.args[0], "{\"city\":\"", 9) && !a.content[0] && !strcmp(a.finish, "tool_calls"),
+                      "xml, stream %d: %d calls (%s), content [%s], finish %s", stream, a.n_calls, a.args[0], a.content, a.finish);
+        /* a Llama-style JSON reply: no content streamed at all */
+        snprintf(body, sizeof body, "{%s,%s,\"grammar\":%s}", user, tools, llama);
+        if (srv_tool_request(p.port, body, stream, &a))
+            CHECK_MSG(a.n_calls == 1 && !strcmp(a.args[0], "{\"city\":\"Oslo\"}") && !a.content[0] && !strcmp(a.finish, "tool_calls"),
+                      "llama, stream %d: %d calls (%s), content [%s], finish %s", stream, a.n_calls, a.args[0], a.content, a.finish);
+        /* tool_choice none, no tools, a malformed call: the text as it was, finish_reason stop */
+        for (int k = 0; k < 3; k++) {
+            snprintf(body, sizeof body, "{%s%s%s,\"seed\":9,\"grammar\":%s}", user, k == 1 ? "" : ",", k == 1 ? "" : tools, k == 2 ? bad : hermes);
+            if (k == 0) { body[strlen(body) - 1] = 0; strcat(body, ",\"tool_choice\":\"none\"}"); }
+            if (srv_tool_request(p.port, body, stream, &a))
+                CHECK_MSG(a.n_calls == 0 && !strcmp(a.finish, "stop") && strstr(a.content, "<tool_call>") && strstr(a.content, "</tool_call>") &&
+                          (k == 2 || !strncmp(a.content, "Checking. <tool_call>", 21)), "plain %d, stream %d: %d calls, content [%s], finish %s", k, stream, a.n_calls, a.content, a.finish);
+        }
+    }
+    /* the history: data/chat/conv-tools.json as a client sends it (arguments as a JSON
+     * string) is the prompt --chat-render makes of it (arguments as the object) */
+    char render[8192];
+    snprintf(out, sizeof out, "./infer -m %s --chat-template data/chat/qwen3.5.jinja --chat-render data/chat/conv-tools.json", tmp_path("infer_srv_tools.gguf"));
+    CHECK(run_cmd(out, render, sizeof render) == 0 && strstr(render, "<parameter=city>\nParis\n</parameter>"));
+    buf_t tb = { 0 }, o = { 0 };
+    hb_str(&tb, "{\"add_special\":true,\"content\":");
+    hb_json_str(&tb, render);
+    hb_str(&tb, "}");
+    b_put(&tb, "", 1);
+    long want = -1;
+    if (http_req(p.port, "POST", "/tokenize", NULL, (const char *)tb.p, &o, NULL) == 200) { want = 1; for (const char *c = (const char *)o.p; *c; c++) want += *c == ','; }
+    snprintf(body, sizeof body, "{\"messages\":[{\"role\":\"user\",\"content\":\"Weather in Paris?\"},{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"call00001\","
+             "\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\": \\\"Paris\\\", \\\"days\\\": 2}\"}}]},"
+             "{\"role\":\"tool\",\"tool_call_id\":\"call00001\",\"name\":\"get_weather\",\"content\":\"{\\\"temp\\\": 21}\"},"
+             "{\"role\":\"assistant\",\"content\":\"It is 21 \\u00b0C.\"},{\"role\":\"user\",\"content\":\"Thanks\"}],"
+             "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"description\":\"Weather of a city\",\"parameters\":{\"type\":\"object\","
+             "\"properties\":{\"city\":{\"type\":\"string\",\"description\":\"e.g. \\\"Paris\\\"\"},\"days\":{\"type\":\"integer\"}},\"required\":[\"city\"]}}}],\"max_tokens\":1}");
+    srv_answer sa;
+    if (srv_complete(p.port, 1, 0, body, &sa)) CHECK_MSG(want > 100 && sa.prompt_tokens == want, "the history: %ld prompt tokens, --chat-render's text has %ld", sa.prompt_tokens, want);
+    free(tb.p); free(o.p);
+    CHECK(server_stop(&p) == 0);
+    remove(tmp_path("infer_srv_tools.gguf"));
+}
+
 /* ./infer-asan is left by the last `make test-asan`: older than a source it is built from, it
  * would test an old command line (make test-asan rebuilds it before its run) */
 static int asan_binary_stale(void) {
     struct stat b, s;
     if (stat("./infer-asan", &b) != 0) return 1;
-    static const char *src[] = { "main.c", "infer.h", "tools/server.c", "tools/bench.c" };
-    for (int i = 0; i < 4; i++) if (stat(src[i], &s) == 0 && s.st_mtime > b.st_mtime) return 1;
+    static const char *src[] = { "main.c", "infer.h", "tools/server.c", "tools/server_req.c", "tools/bench.c" };
+    for (int i = 0; i < 5; i++) if (stat(src[i], &s) == 0 && s.st_mtime > b.st_mtime) return 1;
     return 0;
 }
 
 /* The server under AddressSanitizer + UBSan + LeakSanitizer (./infer-asan, which make
  * test-asan builds): whole and streamed answers, bad input, clients that leave mid-answer,
- * a queue beyond the sequences, then SIGTERM: a clean exit, no sanitizer report */
+ * a queue beyond the sequences, tool calls, then SIGTERM: a clean exit, no sanitizer report */
 static void test_server_asan(void) {
     if (!file_exists("./infer-asan")) SKIP("./infer-asan not built (make test-asan builds it)");
     if (asan_binary_stale()) SKIP("./infer-asan is older than its sources (make test-asan rebuilds it)");
@@ -8032,6 +8195,17 @@ static void test_server_asan(void) {
     /* constrained output: a schema's grammar made and freed, a bad grammar refused */
     CHECK(srv_complete(p.port, 0, 1, "{\"prompt\":\"Once\",\"response_format\":{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"x\",\"schema\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}}}}}}", &a));
     CHECK(http_req(p.port, "POST", "/v1/completions", NULL, "{\"prompt\":\"Once\",\"grammar\":\"root ::= x\"}", &o, NULL) == 400);
+    /* tool calls: one a grammar makes, whole and streamed (held back, then delta.tool_calls);
+     * a history with a call and its result; bad tools refused */
+    const char *tc = "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}],\"max_tokens\":60,"
+                     "\"grammar\":\"root ::= \\\"Ok. <tool_call>{\\\\\\\"name\\\\\\\": \\\\\\\"f\\\\\\\", \\\\\\\"arguments\\\\\\\": {}}</tool_call>\\\"\"}";
+    srv_tool_answer ta;
+    for (int stream = 0; stream < 2; stream++)
+        CHECK(srv_tool_request(p.port, tc, stream, &ta) && ta.n_calls == 1 && !strcmp(ta.names[0], "f") && !strcmp(ta.finish, "tool_calls"));
+    CHECK(srv_complete(p.port, 1, 1, "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"},{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\","
+                                     "\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"a\\\": 1}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"c1\","
+                                     "\"content\":\"done\"}],\"max_tokens\":4}", &a));
+    CHECK(http_req(p.port, "POST", "/v1/chat/completions", NULL, "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"tools\":[{}]}", &o, NULL) == 400);
     /* three clients that leave (two decoding, one under a grammar, one queued behind them) */
     const char *req = "{\"prompt\":\"Once upon a time\",\"max_tokens\":1500,\"temperature\":0,\"stream\":true}";
     const char *req_g = "{\"prompt\":\"Once upon a time\",\"max_tokens\":1500,\"temperature\":0,\"stream\":true,\"grammar\":\"root ::= [a-z ]{1400,}\"}";
@@ -8779,6 +8953,267 @@ static void test_fuzz_regress(void) {
     }
     fuzz_dir_remove();
     printf("    %d corpus inputs replayed through the fuzz targets\n", total);
+}
+
+/* ---- the server's request parser and tool-call reader (tools/server_req.c, through
+ * tools/fuzz.c), without a socket: the fuzz target's vocabulary (GPT-2 byte-level BPE, 271
+ * ids), 2048 positions a sequence and its chat template ---- */
+
+/* parse body for endpoint kind; 1 when it parsed. A refusal must carry status, code and a
+ * message containing `says` (when given), and leave nothing held. */
+static int srv_parse_expect(const srv_limits *L, int kind, const char *body, size_t len, int status, const char *code, const char *says, srv_request *q) {
+    srv_perr e;
+    const int ok = srv_parse_request(L, kind, body, len, q, &e);
+    if (status == 200) {
+        CHECK_MSG(ok, "[%.200s]: refused %d %s: %s", body, e.status, e.code ? e.code : "null", e.msg);
+        return ok;
+    }
+    CHECK_MSG(!ok && e.status == status && ((!code && !e.code) || (code && e.code && !strcmp(e.code, code))) && e.msg[0] && (!says || strstr(e.msg, says)),
+              "[%.200s]: want %d %s '%s', got %s %d %s '%s'", body, status, code ? code : "null", says ? says : "", ok ? "parsed" : "refused", e.status,
+              e.code ? e.code : "null", e.msg);
+    CHECK(!q->prompt && !q->grammar && q->n_stop == 0);
+    if (ok) srv_request_free(q);
+    return 0;
+}
+
+/* the text of a parsed prompt (the chat template's output, tokenized): its tokens' pieces */
+static void srv_prompt_text(const srv_limits *L, const srv_request *q, char *out, size_t size) {
+    size_t at = 0;
+    out[0] = 0;
+    for (int i = 0; i < q->n_prompt; i++) {
+        char piece[64];
+        const int n = infer_token_to_piece(L->tok, q->prompt[i], 1, piece, sizeof piece);
+        if (n < 0 || at + (size_t)n + 1 > size) break;
+        memcpy(out + at, piece, (size_t)n);
+        out[at += (size_t)n] = 0;
+    }
+}
+
+static void test_server_parse(void) {
+    srv_limits L;
+    fuzz_server_limits(&L);
+    srv_request q;
+    /* the seeds of data/fuzz/server: each parses as its name says, for its own endpoint;
+     * seed-bad-* is refused by every endpoint, a seed-reply-* (not JSON) too */
+    DIR *dp = opendir("data/fuzz/server");
+    CHECK(dp != NULL);
+    int n_seeds = 0;
+    struct dirent *de;
+    while (dp && (de = readdir(dp))) {
+        const char *nm = de->d_name;
+        if (strncmp(nm, "seed-", 5)) continue;
+        char path[512];
+        snprintf(path, sizeof path, "data/fuzz/server/%s", nm);
+        size_t len;
+        char *body = slurp(path, &len);
+        if (!body) { CHECK_MSG(0, "%s", path); continue; }
+        n_seeds++;
+        const int kind = !strncmp(nm + 5, "chat", 4) ? SRV_CHAT : !strncmp(nm + 5, "completion", 10) ? SRV_COMPLETION
+                       : !strncmp(nm + 5, "tokenize", 8) ? SRV_TOKENIZE : !strncmp(nm + 5, "detokenize", 10) ? SRV_DETOKENIZE : -1;
+        for (int k = SRV_COMPLETION; k <= SRV_DETOKENIZE; k++) {
+            srv_perr e;
+            const int ok = srv_parse_request(&L, k, body, len, &q, &e);
+            CHECK_MSG(ok == (k == kind), "%s as endpoint %d: %s %s", nm, k, ok ? "parsed" : "refused:", ok ? "" : e.msg);
+            if (!ok) CHECK_MSG(e.status == 400 && e.code && e.msg[0], "%s: %d %s", nm, e.status, e.msg);
+            if (!strncmp(nm + 5, "reply-", 6)) CHECK(!ok && e.code && !strcmp(e.code, "invalid_json"));
+            if (ok) srv_request_free(&q);
+        }
+        free(body);
+    }
+    if (dp) closedir(dp);
+    CHECK_MSG(n_seeds >= 20, "%d seeds", n_seeds);
+    /* what valid requests hold */
+    const char *c1 = "{\"prompt\":\"Once upon a time\",\"max_tokens\":16,\"temperature\":0.5,\"top_k\":7,\"seed\":42,\"stop\":[\"\\n\",\"The end\",\"\"],"
+                     "\"stream\":true,\"stream_options\":{\"include_usage\":true}}";
+    if (srv_parse_expect(&L, SRV_COMPLETION, c1, strlen(c1), 200, NULL, NULL, &q)) {
+        CHECK(q.stream && q.include_usage && q.max_tokens == 16 && q.sp.temp == 0.5f && q.sp.top_k == 7 && q.seed_given && q.sp.seed == 42);
+        CHECK(q.n_stop == 2 && !strcmp(q.stop[0], "\n") && !strcmp(q.stop[1], "The end") && !q.tools && !q.grammar);
+        int32_t ids[64];
+        CHECK(q.n_prompt == infer_tokenize(L.tok, "Once upon a time", 16, 1, 1, ids, 64));
+        srv_request_free(&q);
+    }
+    const char *c2 = "{\"prompt\":[5,6,270],\"seed\":-1,\"n\":1.0,\"max_tokens\":-1,\"json_schema\":{\"type\":\"integer\"}}";
+    if (srv_parse_expect(&L, SRV_COMPLETION, c2, strlen(c2), 200, NULL, NULL, &q)) {
+        CHECK(q.n_prompt == 3 && q.prompt[2] == 270 && !q.seed_given && q.max_tokens == -1 && q.grammar && q.sp.grammar == q.grammar);
+        CHECK(infer_grammar_match(q.grammar, "42", 2) == 1 && infer_grammar_match(q.grammar, "x", 1) == -1);
+        srv_request_free(&q);
+    }
+    /* the tool history renders through the template: arguments sent as a JSON string reach
+     * it as the object, null content as "", the tool's reply with its tool_call_id */
+    const char *h = "{\"messages\":[{\"role\":\"user\",\"content\":\"Weather?\"},{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"call_1\",\"type\":\"function\","
+                    "\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\": \\\"Paris\\\"}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"call_1\",\"content\":\"sunny\"}],"
+                    "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":{\"type\":\"object\"}}}]}";
+    char text[8192];
+    if (srv_parse_expect(&L, SRV_CHAT, h, strlen(h), 200, NULL, NULL, &q)) {
+        srv_prompt_text(&L, &q, text, sizeof text);
+        CHECK_MSG(q.tools && strstr(text, "<|im_start|>assistant\n<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}</tool_call><|im_end|>\n") &&
+                  strstr(text, "<|im_start|>tool\n<tool_response id=\"call_1\">sunny</tool_response>") &&
+                  strstr(text, "functions:\n{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"parameters\": {\"type\": \"object\"}}}\n") &&
+                  strlen(text) > 22 && !strcmp(text + strlen(text) - 22, "<|im_start|>assistant\n"), "rendered: %s", text);
+        srv_request_free(&q);
+    }
+    /* a template that wants the arguments as the string (it concatenates them): the string */
+    srv_limits Ls = L;
+    static const char str_tmpl[] = "{%- for m in messages %}{%- for c in m.tool_calls %}{{ '[' + c.function.arguments + ']' }}{%- endfor %}{%- endfor %}";
+    Ls.chat_template = str_tmpl;
+    Ls.chat_template_len = sizeof str_tmpl - 1;
+    if (srv_parse_expect(&Ls, SRV_CHAT, h, strlen(h), 200, NULL, NULL, &q)) {
+        srv_prompt_text(&Ls, &q, text, sizeof text);
+        CHECK_MSG(!strcmp(text, "[{\"city\": \"Paris\"}]"), "rendered: %s", text);
+        srv_request_free(&q);
+    }
+    const char *none = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}],\"tool_choice\":\"none\"}";
+    if (srv_parse_expect(&L, SRV_CHAT, none, strlen(none), 200, NULL, NULL, &q)) { CHECK(!q.tools); srv_request_free(&q); }
+    /* bad bodies: status, code, message */
+    char deep[256], many[8192], longstop[1200];
+    memcpy(deep, "{\"prompt\":", 10);
+    for (int k = 0; k < 100; k++) { deep[10 + k] = '['; deep[110 + k] = ']'; }
+    memcpy(deep + 210, "}", 2);
+    int at = snprintf(many, sizeof many, "{\"prompt\":[");
+    for (int k = 0; k < 2048; k++) at += snprintf(many + at, sizeof many - (size_t)at, k ? ",1" : "1");
+    snprintf(many + at, sizeof many - (size_t)at, "]}");
+    at = snprintf(longstop, sizeof longstop, "{\"prompt\":\"hi\",\"stop\":\"");
+    for (int k = 0; k < 600; k++) longstop[at++] = 'a';
+    snprintf(longstop + at, sizeof longstop - (size_t)at, "\"}");
+    const struct { int kind; const char *body; const char *code, *says; } bad[] = {
+        { SRV_COMPLETION, "", "invalid_json", "not valid JSON" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",}", "invalid_json", "expected a member name at byte 15" },
+        { SRV_COMPLETION, "{\"prompt\":\"h\xff\xfei\"}", "invalid_json", "invalid UTF-8" },
+        { SRV_COMPLETION, "{\"prompt\":\"\xc0\xaf\"}", "invalid_json", "invalid UTF-8" },                 /* an overlong '/' */
+        { SRV_COMPLETION, "{\"prompt\":\"\\ud800\"}", "invalid_json", NULL },                              /* a lone surrogate */
+        { SRV_COMPLETION, deep, "invalid_json", "nesting deeper than 64" },
+        { SRV_COMPLETION, "[1,2]", "invalid_type", "must be a JSON object" },
+        { SRV_COMPLETION, "{\"max_tokens\":2}", "missing_field", "'prompt' is required" },
+        { SRV_COMPLETION, "{\"prompt\":7}", "invalid_type", "'prompt' must be" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"temperature\":\"hot\"}", "invalid_type", "'temperature' must be a number" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"temperature\":1e999}", "invalid_value", "(got inf)" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"top_p\":-0.5}", "invalid_value", "'top_p' must be in [0, 1]" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"max_tokens\":1.5}", "invalid_type", "'max_tokens' must be an integer" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"max_tokens\":-2}", "invalid_value", "'max_tokens' must be in [-1, 2147483647] (got -2)" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"max_completion_tokens\":99999999999999999999}", "invalid_value", "'max_completion_tokens' must be in [-1, 2147483647] (got 1e+20)" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"top_k\":1e300}", "invalid_value", "'top_k' must be in" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"seed\":1e19}", "invalid_value", "'seed' must be in" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"n\":2}", "invalid_value", "'n' must be 1" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"n\":0}", "invalid_value", "(got 0)" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"n\":\"1\"}", "invalid_type", "'n' must be an integer" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"stream\":1}", "invalid_type", "'stream' must be true or false" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"stream_options\":[]}", "invalid_type", "'stream_options' must be an object" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"logprobs\":true}", "unsupported_value", "'logprobs'" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"logprobs\":5}", "unsupported_value", "'logprobs'" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"echo\":true}", "unsupported_value", "'echo'" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"stop\":[1]}", "invalid_type", "'stop'" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"stop\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\",\"j\",\"k\",\"l\",\"m\",\"n\",\"o\",\"p\",\"q\"]}", "invalid_value", "has 17 strings" },
+        { SRV_COMPLETION, longstop, "invalid_value", "1 to 512 bytes" },
+        { SRV_COMPLETION, "{\"prompt\":[0,271]}", "invalid_value", "'prompt'[1] must be a token id in [0, 270]" },
+        { SRV_COMPLETION, "{\"prompt\":[1,-3]}", "invalid_value", "'prompt'[1]" },
+        { SRV_COMPLETION, "{\"prompt\":[1,2.5]}", "invalid_value", "'prompt'[1]" },
+        { SRV_COMPLETION, "{\"prompt\":[]}", "invalid_value", "the prompt is empty" },
+        { SRV_COMPLETION, "{\"prompt\":[\"a\",\"b\"]}", "unsupported_value", "one prompt per request" },
+        { SRV_COMPLETION, many, "context_length_exceeded", "the prompt has 2048 tokens; a sequence's context is 2048" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"response_format\":{\"type\":\"xml\"}}", "unsupported_value", "\"xml\"" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"grammar\":\"root ::= x\"}", "invalid_value", "'grammar'" },
+        { SRV_COMPLETION, "{\"prompt\":\"hi\",\"json_schema\":{\"type\":\"objet\"}}", "unsupported_value", "unknown type 'objet'" },
+        { SRV_CHAT, "{\"messages\":[]}", "invalid_type", "'messages' must be a non-empty array" },
+        { SRV_CHAT, "{\"messages\":[{\"content\":\"hi\"}]}", "invalid_type", "messages[0] must be an object with a string 'role'" },
+        { SRV_CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":5}]}", "invalid_type", "messages[0].content must be" },
+        { SRV_CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\"}]}]}", "unsupported_value", "messages[0].content[0]: only text" },
+        { SRV_CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tools\":{}}", "invalid_type", "'tools' must be an array" },
+        { SRV_CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tools\":[{\"type\":\"function\"}]}", "invalid_type", "tools[0] must be" },
+        { SRV_CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tool_choice\":\"sometimes\"}", "invalid_value", "'tool_choice'" },
+        { SRV_CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tool_choice\":{\"type\":\"function\"}}", "invalid_type", "'tool_choice'" },
+        { SRV_CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"parallel_tool_calls\":\"yes\"}", "invalid_type", "'parallel_tool_calls'" },
+        { SRV_CHAT, "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":{}}]}", "invalid_type", "messages[0].tool_calls must be an array" },
+        { SRV_CHAT, "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[{\"function\":{\"arguments\":\"{}\"}}]}]}", "invalid_type", "messages[0].tool_calls[0] must be" },
+        { SRV_CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"chat_template_kwargs\":1}", "invalid_type", "'chat_template_kwargs'" },
+        { SRV_TOKENIZE, "{\"content\":5}", "invalid_type", "string 'content'" },
+        { SRV_TOKENIZE, "{}", "missing_field", "string 'content'" },
+        { SRV_TOKENIZE, "{\"content\":\"a\",\"add_special\":\"no\"}", "invalid_type", "'add_special'" },
+        { SRV_DETOKENIZE, "{\"tokens\":\"a\"}", "invalid_type", "array 'tokens'" },
+        { SRV_DETOKENIZE, "{\"tokens\":[-1]}", "invalid_value", "'tokens'[0]" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) srv_parse_expect(&L, bad[i].kind, bad[i].body, strlen(bad[i].body), 400, bad[i].code, bad[i].says, &q);
+    /* a body with a NUL inside is not JSON */
+    srv_parse_expect(&L, SRV_COMPLETION, "{\"prompt\":\"a\"}\0x", 16, 400, "invalid_json", "trailing", &q);
+    /* without a vocabulary, prompts as ids only; without a model, no chat */
+    srv_limits Ln = L;
+    Ln.tok = NULL;
+    Ln.m = NULL;
+    srv_parse_expect(&Ln, SRV_COMPLETION, "{\"prompt\":\"hi\"}", 15, 400, "unsupported_value", "token ids", &q);
+    const char *hi = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+    srv_parse_expect(&Ln, SRV_CHAT, hi, strlen(hi), 400, "unsupported_value", "no chat template", &q);
+    if (srv_parse_expect(&Ln, SRV_COMPLETION, "{\"prompt\":[1,2]}", 16, 200, NULL, NULL, &q)) srv_request_free(&q);
+    /* the template's own refusal is the client's 400 */
+    Ls.chat_template = "{{ raise_exception('no system messages') }}";
+    Ls.chat_template_len = strlen(Ls.chat_template);
+    srv_parse_expect(&Ls, SRV_CHAT, hi, strlen(hi), 400, "invalid_value", "no system messages", &q);
+}
+
+/* The tool calls of model-like replies: Hermes/Qwen blocks (JSON or Qwen3.5's XML), Mistral's
+ * [TOOL_CALLS], Llama 3.1's JSON reply (after <|python_tag|> or alone); the text around them
+ * as the content; a malformed call left in the content. A stream holds back exactly the part
+ * where calls may be, and that part has the same calls. */
+static void test_server_tool_parse(void) {
+    static const struct { const char *text; int n; const char *calls[3][2]; const char *content; } cases[] = {
+        { "Let me check.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 2}}\n</tool_call>", 1,
+          { { "get_weather", "{\"city\":\"Paris\",\"days\":2}" } }, "Let me check." },
+        { "<tool_call>\n{\"name\": \"a\", \"arguments\": {}}\n</tool_call>\n<tool_call>\n{\"name\": \"b\", \"arguments\": \"{\\\"x\\\": 1}\"}\n</tool_call>\n"
+          "<tool_call>{\"name\":\"c\"}</tool_call>", 3, { { "a", "{}" }, { "b", "{\"x\": 1}" }, { "c", "{}" } }, NULL },
+        { "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=days>\n2\n</parameter>\n<parameter=opts>\n{\"a\": [1]}\n</parameter>\n</function>\n</tool_call>", 1,
+          { { "get_weather", "{\"city\":\"Paris\",\"days\":2,\"opts\":{\"a\":[1]}}" } }, NULL },
+        { "[TOOL_CALLS][{\"name\": \"f\", \"arguments\": {\"q\": \"x\"}}, {\"name\": \"g\", \"arguments\": {}}]", 2, { { "f", "{\"q\":\"x\"}" }, { "g", "{}" } }, NULL },
+        { "<|python_tag|>{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}", 1, { { "get_weather", "{\"city\":\"Paris\"}" } }, NULL },
+        { "  {\"name\": \"f\", \"parameters\": {\"n\": -1.5e3}}\n", 1, { { "f", "{\"n\":-1500}" } }, NULL },
+        { "[{\"name\": \"f\", \"parameters\": {}}, {\"name\": \"g\", \"arguments\": {}}]", 2, { { "f", "{}" }, { "g", "{}" } }, NULL },
+        { "<tool_call>{\"name\":\"f\",\"arguments\":{\"a\":1}}", 1, { { "f", "{\"a\":1}" } }, NULL },                    /* cut at the end, but whole */
+        { "Sure. <tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": </tool_call>", 0, { { 0 } },
+          "Sure. <tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": </tool_call>" },
+        { "A <tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call> B <tool_call>{\"name\": 5}</tool_call> C", 1, { { "f", "{}" } },
+          "A  B <tool_call>{\"name\": 5}</tool_call> C" },
+        { "<tool_call>{\"name\": \"f\", \"arguments\": [1]}</tool_call>", 0, { { 0 } }, "<tool_call>{\"name\": \"f\", \"arguments\": [1]}</tool_call>" },
+        { "<tool_call>\n<function=f>\nstray\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>", 0, { { 0 } }, NULL },
+        { "<tool_call><function=f></function> more</tool_call>", 0, { { 0 } }, "<tool_call><function=f></function> more</tool_call>" },
+        { "[TOOL_CALLS] not json", 0, { { 0 } }, "[TOOL_CALLS] not json" },
+        { "{\"a\": 1}", 0, { { 0 } }, "{\"a\": 1}" },
+        { "[1, 2]", 0, { { 0 } }, "[1, 2]" },
+        { "Just text, no calls.", 0, { { 0 } }, "Just text, no calls." },
+        { "", 0, { { 0 } }, "" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *t = cases[i].text;
+        srv_tools_out o, held;
+        const int n = srv_tool_parse(t, strlen(t), &o);
+        CHECK_MSG(n == cases[i].n, "case %zu: %d calls, want %d: %s", i, n, cases[i].n, t);
+        for (int k = 0; k < n && n == cases[i].n; k++)
+            CHECK_MSG(!strcmp(o.calls[k].name, cases[i].calls[k][0]) && !strcmp(o.calls[k].args, cases[i].calls[k][1]), "case %zu call %d: %s(%s), want %s(%s)",
+                      i, k, o.calls[k].name, o.calls[k].args, cases[i].calls[k][0], cases[i].calls[k][1]);
+        const char *want = cases[i].content ? cases[i].content : "";
+        if (cases[i].n == 0 && !cases[i].content) want = NULL;    /* a malformed XML block: the text as it was (trimmed) */
+        if (want) CHECK_MSG(o.content.n == strlen(want) && (!o.content.n || !memcmp(o.content.p, want, o.content.n)), "case %zu content [%.*s], want [%s]", i,
+                            (int)o.content.n, o.content.p ? o.content.p : "", want);
+        else if (n == 0) CHECK(o.content.n > 0);
+        const size_t p = srv_tool_prefix(t, strlen(t));
+        CHECK_MSG(srv_tool_parse(t + p, strlen(t) - p, &held) == n && fuzz_same_calls(&o, &held), "case %zu: the streamed part from %zu has other calls", i, p);
+        if (n > 0) CHECK_MSG(p <= (size_t)(strstr(t, o.calls[0].name) - t), "case %zu: %zu bytes of a call streamed as content", i, p);
+        srv_tools_out_free(&held);
+        srv_tools_out_free(&o);
+    }
+    /* how much a stream may send as content */
+    static const struct { const char *text; size_t safe; } pre[] = {
+        { "Hello", 5 }, { "Hello <tool", 6 }, { "Hello <tool_call>{\"name\"", 6 }, { "  {\"name\"", 2 }, { "[TOOL_CALLS]", 0 }, { "[", 0 },
+        { "abc [", 4 }, { "abc [TOOL", 4 }, { "abc [x", 6 }, { "   ", 0 }, { "", 0 }, { "Hi <|py", 3 }, { "Hi <", 3 }, { "a < b", 5 },
+    };
+    for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++) {
+        const size_t got = srv_tool_prefix(pre[i].text, strlen(pre[i].text));
+        CHECK_MSG(got == pre[i].safe, "prefix of [%s]: %zu, want %zu", pre[i].text, got, pre[i].safe);
+    }
+    /* it only grows as a reply comes token by token */
+    const char *reply = "I will look. <tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call> done";
+    size_t last = 0;
+    for (size_t k = 0; k <= strlen(reply); k++) {
+        const size_t got = srv_tool_prefix(reply, k);
+        CHECK_MSG(got >= last && got <= k && got <= 13, "prefix of %zu bytes: %zu (before: %zu)", k, got, last);
+        last = got;
+    }
 }
 
 /* ---- the GPU builds: the CUDA build's weight decoders, which also compile for the host ---- */
@@ -10465,6 +10900,9 @@ static const test_case tests[] = {
     { "server_fuzz_requests", test_server_fuzz_requests },
     { "server_response_format", test_server_response_format },
     { "server_asan", test_server_asan },
+    { "server_parse", test_server_parse },
+    { "server_tool_parse", test_server_tool_parse },
+    { "server_tool_calls", test_server_tool_calls },
     { "robust_huge_context", test_robust_huge_context },
     { "robust_threads", test_robust_threads },
     { "robust_cli_leaks", test_robust_cli_leaks },

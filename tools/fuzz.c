@@ -13,6 +13,10 @@
  *                loaded; text tokenized and detokenized
  *   text         a prompt: tokenized and detokenized by each seed vocabulary (SentencePiece,
  *                GPT-2 and Llama-3 byte-level BPE, WordPiece)
+ *   server       an HTTP request body (tools/server_req.c): parsed for each endpoint of
+ *                `infer --server` -- completions, chat (its template rendered), tokenize,
+ *                detokenize -- against a vocabulary and a context; and the same bytes as a
+ *                model's reply, searched for tool calls
  * Archive of the hf target: records { u8 file, u32 length (little-endian), bytes }, file
  * indexing fuzz_hf_files[] (modulo its size); a record that runs past the end is cut.
  *
@@ -47,6 +51,8 @@
 #include <dirent.h>
 #include <unistd.h>
 #include <sys/stat.h>
+
+#include "server_req.c"               /* the server target: request bodies, tool calls */
 
 /* ---- small helpers ---- */
 typedef struct { uint8_t *p; size_t n, cap; } fuzz_buf;
@@ -842,10 +848,188 @@ static void fuzz_text(const uint8_t *d, size_t n) {
     free(text);
 }
 
+/* ---- the server target: request bodies and replies (tools/server_req.c) ----
+ * Each input is a request body for the endpoints whose main key it names -- completion
+ * ("prompt"; also a body naming none), chat ("messages", rendered with the template below
+ * over the GPT-2 seed vocabulary), tokenize ("content"), detokenize ("tokens") -- and a
+ * model's reply searched for tool calls. What must hold, else the target aborts (a failure):
+ *   a request parses to ids inside the vocabulary and, for the generating endpoints, a
+ *   prompt of 1 to n_ctx - 1 tokens, at most 16 stop strings, a grammar it owns; or it is
+ *   refused with 400 and an OpenAI code, or 500 "out of memory", a message, nothing held;
+ *   a reply's calls have a name and JSON arguments; the calls found in the part of the reply
+ *   a stream holds back (from srv_tool_prefix on) are the calls of the whole reply; the
+ *   answer written with them is JSON. */
+static const char fuzz_chat_template[] =
+    "{% if tools %}<|im_start|>system\nYou may call these functions:{% for t in tools %}{{ '\\n' }}{{ t | tojson }}{% endfor %}{{ '\\n' }}"
+    "Call one as <tool_call>{\"name\": ..., \"arguments\": {...}}</tool_call><|im_end|>\n{% endif %}"
+    "{% for m in messages %}<|im_start|>{{ m.role }}\n"
+    "{% if m.tool_calls %}{% for c in m.tool_calls %}<tool_call>{\"name\": {{ c.function.name | tojson }}, \"arguments\": {{ c.function.arguments | tojson }}}</tool_call>{% endfor %}"
+    "{% elif m.role == 'tool' %}<tool_response id={{ m.tool_call_id | tojson }}>{{ m.content }}</tool_response>"
+    "{% else %}{{ m.content }}{% endif %}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
+
+static void fuzz_fail(const char *what, const char *detail) {
+    fprintf(stderr, "fuzz server: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
+    abort();
+}
+
+/* text written by srv_json_str / srv_json_write must read back as JSON */
+static void fuzz_json_ok(const srv_buf *b, const char *what) {
+    infer__json_doc d;
+    infer_error err;
+    if (b->oom) return;
+    if (infer__json_parse(&d, b->p ? b->p : "", b->n, &err) != INFER_OK) fuzz_fail(what, err.msg);
+    infer__json_free(&d);
+}
+
+static void fuzz_server_request(const srv_limits *L, int kind, const uint8_t *d, size_t n) {
+    static const char *const codes[] = { "invalid_json", "invalid_type", "invalid_value", "missing_field", "unsupported_value", "context_length_exceeded" };
+    srv_request q;
+    srv_perr e;
+    const int ok = srv_parse_request(L, kind, (const char *)d, n, &q, &e);
+    if (!ok) {
+        int known = 0;
+        for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) known |= e.code && !strcmp(e.code, codes[i]);
+        if (!e.msg[0]) fuzz_fail("an error without a message", NULL);
+        if (e.status == 400 && !known) fuzz_fail("a 400 without a known code", e.msg);
+        if (e.status != 400 && !(e.status == 500 && !e.code && strstr(e.msg, "out of memory"))) fuzz_fail("an error that is not the client's", e.msg);
+        if (q.prompt || q.grammar || q.n_stop) fuzz_fail("a refused request holds memory", e.msg);
+        srv_buf b = { 0 };                                /* the error object as the server writes it */
+        srv_puts(&b, "{\"error\":{\"message\":");
+        srv_json_str(&b, e.msg, strlen(e.msg));
+        srv_puts(&b, "}}");
+        fuzz_json_ok(&b, "the error object");
+        free(b.p);
+        fuzz_say("refused", e.msg);
+        return;
+    }
+    for (int i = 0; i < q.n_prompt; i++) if (q.prompt[i] < 0 || q.prompt[i] >= L->n_vocab) fuzz_fail("a token id outside the vocabulary", NULL);
+    if (kind == SRV_COMPLETION || kind == SRV_CHAT) {
+        if (q.n_prompt < 1 || q.n_prompt + 1 > L->n_ctx) fuzz_fail("a prompt that does not fit", NULL);
+        if (q.n_stop > SRV_MAX_STOP || q.max_tokens < -1 || q.sp.grammar != (q.grammar ? q.grammar : q.sp.grammar)) fuzz_fail("bad parameters", NULL);
+        for (int i = 0; i < q.n_stop; i++) if (!q.stop[i][0] || strlen(q.stop[i]) > SRV_MAX_STOP_LEN) fuzz_fail("a bad stop string", q.stop[i]);
+        if (q.tools && kind != SRV_CHAT) fuzz_fail("tools on a completion", NULL);
+    }
+    if (kind == SRV_DETOKENIZE) {                         /* what /detokenize does with the ids */
+        char out[1024];
+        infer_detokenize(L->tok, q.prompt, q.n_prompt, 1, 0, out, sizeof out);
+    }
+    fuzz_say(kind == SRV_CHAT ? "chat" : kind == SRV_COMPLETION ? "completion" : kind == SRV_TOKENIZE ? "tokenize" : "detokenize", "parsed");
+    srv_request_free(&q);
+}
+
+static int fuzz_same_calls(const srv_tools_out *a, const srv_tools_out *b) {
+    if (a->n_calls != b->n_calls) return 0;
+    for (int k = 0; k < a->n_calls; k++)
+        if (strcmp(a->calls[k].name, b->calls[k].name) || strcmp(a->calls[k].args, b->calls[k].args)) return 0;
+    return 1;
+}
+
+static void fuzz_server_reply(const uint8_t *d, size_t n) {
+    const char *t = (const char *)d;
+    srv_tools_out whole, held;
+    const int nc = srv_tool_parse(t, n, &whole);
+    if (nc < 0) { srv_tools_out_free(&whole); return; }
+    srv_buf b = { 0 };                                    /* the message as the server writes it */
+    srv_puts(&b, "{\"content\":");
+    if (whole.content.n) srv_json_str(&b, whole.content.p, whole.content.n);
+    else srv_puts(&b, "null");
+    srv_puts(&b, ",\"tool_calls\":[");
+    for (int k = 0; k < nc; k++) {
+        const srv_tool_call *c = &whole.calls[k];
+        if (!c->name || !c->name[0] || !c->args) fuzz_fail("a tool call without a name or arguments", NULL);
+        srv_puts(&b, k ? ",{\"name\":" : "{\"name\":");
+        srv_json_str(&b, c->name, strlen(c->name));
+        srv_puts(&b, ",\"arguments\":");
+        srv_json_str(&b, c->args, strlen(c->args));
+        srv_puts(&b, "}");
+    }
+    srv_puts(&b, "]}");
+    fuzz_json_ok(&b, "the tool calls' message");
+    free(b.p);
+    /* streamed: the held-back part has the same calls; the surely-content part only grows */
+    const size_t p = srv_tool_prefix(t, n), half = srv_tool_prefix(t, n / 2);
+    if (p > n || half > p) fuzz_fail("srv_tool_prefix is not a growing prefix", NULL);
+    if (srv_tool_parse(t + p, n - p, &held) >= 0 && !fuzz_same_calls(&whole, &held)) fuzz_fail("the streamed reply's tool calls differ from the whole reply's", NULL);
+    srv_tools_out_free(&held);
+    srv_tools_out_free(&whole);
+    if (nc) fuzz_say("tool calls", NULL);
+}
+
+/* the model the server target parses for: the GPT-2 seed vocabulary (byte-level BPE: any
+ * text tokenizes), 2 sequences of 2048 positions, the template above */
+static void fuzz_server_limits(srv_limits *L) {
+    fuzz_text_init();
+    memset(L, 0, sizeof *L);
+    L->m = fuzz_vocab_models[2];
+    L->tok = infer_model_tokenizer(L->m);
+    L->n_vocab = L->tok->n_vocab;
+    L->n_ctx = 2048;
+    L->n_seq = 2;
+    L->chat_template = fuzz_chat_template;
+    L->chat_template_len = sizeof fuzz_chat_template - 1;
+    L->sp = infer_sampler_default_params();
+    L->n_predict = -1;
+}
+
+static void fuzz_server(const uint8_t *d, size_t n) {
+    if (!d) d = (const uint8_t *)"";
+    srv_limits L;
+    fuzz_server_limits(&L);
+    /* the endpoints whose key the body names (each parse costs the JSON parser's first 1 MiB
+     * chunk, slow under ASan); a body that names none is a completion */
+    static const char *const keys[4] = { "\"prompt\"", "\"messages\"", "\"content\"", "\"tokens\"" };
+    int any = 0;
+    for (int kind = SRV_COMPLETION; kind <= SRV_DETOKENIZE; kind++)
+        if (n && memmem(d, n, keys[kind], strlen(keys[kind]))) { fuzz_server_request(&L, kind, d, n); any = 1; }
+    if (!any) fuzz_server_request(&L, SRV_COMPLETION, d, n);
+    fuzz_server_reply(d, n);
+}
+
+/* the server target's seeds: requests of every endpoint (valid and broken) and model replies */
+static const char *const fuzz_server_seeds[][2] = {
+    { "completion", "{\"prompt\":\"Once upon a time\",\"max_tokens\":16,\"temperature\":0.7,\"top_p\":0.9,\"top_k\":40,\"min_p\":0.05,\"seed\":42,"
+                    "\"stop\":[\"\\n\",\"The end\"],\"stream\":true,\"stream_options\":{\"include_usage\":true}}" },
+    { "completion-ids", "{\"prompt\":[1,2,3,260],\"max_tokens\":-1,\"n\":1,\"presence_penalty\":0.5,\"frequency_penalty\":-0.5,\"repeat_penalty\":1.1,"
+                        "\"repeat_last_n\":64,\"logprobs\":false,\"echo\":false,\"best_of\":1,\"suffix\":\"\",\"model\":\"any\"}" },
+    { "completion-schema", "{\"prompt\":\"Colours as JSON\",\"response_format\":{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"c\",\"strict\":true,\"schema\":"
+                           "{\"type\":\"object\",\"properties\":{\"colours\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":[\"red\",\"green\"]},"
+                           "\"minItems\":1,\"maxItems\":3},\"n\":{\"type\":\"integer\"}},\"required\":[\"colours\"]}}}}" },
+    { "completion-grammar", "{\"prompt\":\"2+2=\",\"grammar\":\"root ::= [0-9]+ (\\\" \\\" [a-z]{1,3})?\\n\",\"n_predict\":8}" },
+    { "completion-json-schema", "{\"prompt\":[\"hello\"],\"json_schema\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"},\"maxItems\":2},\"max_completion_tokens\":4}" },
+    { "chat", "{\"model\":\"m\",\"messages\":[{\"role\":\"system\",\"content\":\"Be brief.\"},{\"role\":\"user\",\"content\":\"Hi \\u00e9\\ud83d\\ude00\"}],"
+              "\"max_completion_tokens\":32,\"stop\":\"<|im_end|>\"}" },
+    { "chat-parts", "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Part one. \"},{\"type\":\"text\",\"text\":\"Part two.\"}]}],"
+                    "\"response_format\":{\"type\":\"json_object\"},\"chat_template_kwargs\":{\"enable_thinking\":false}}" },
+    { "chat-tools", "{\"messages\":[{\"role\":\"user\",\"content\":\"Weather in Paris?\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
+                    "\"description\":\"Weather of a city\",\"parameters\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}}}],"
+                    "\"tool_choice\":\"auto\",\"parallel_tool_calls\":true,\"stream\":true}" },
+    { "chat-tool-history", "{\"messages\":[{\"role\":\"user\",\"content\":\"Weather in Paris?\"},{\"role\":\"assistant\",\"content\":null,\"tool_calls\":"
+                           "[{\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\": \\\"Paris\\\"}\"}}]},"
+                           "{\"role\":\"tool\",\"tool_call_id\":\"call_1\",\"content\":\"{\\\"temp\\\": 21}\"}],\"tools\":[{\"type\":\"function\",\"function\":"
+                           "{\"name\":\"get_weather\",\"parameters\":{\"type\":\"object\"}}}],\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_weather\"}}}" },
+    { "chat-tool-choice-none", "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}],\"tool_choice\":\"none\"}" },
+    { "tokenize", "{\"content\":\"Hello world <|endoftext|>\",\"add_special\":true,\"parse_special\":false}" },
+    { "detokenize", "{\"tokens\":[1,2,3,100,255,270]}" },
+    { "bad-n", "{\"prompt\":\"hi\",\"n\":2}" },
+    { "bad-numbers", "{\"prompt\":\"hi\",\"max_tokens\":-5,\"temperature\":1e999,\"seed\":99999999999999999999}" },
+    { "bad-types", "{\"messages\":[{\"role\":\"user\",\"content\":7}],\"tools\":{\"type\":\"function\"},\"stop\":[1],\"stream\":\"yes\"}" },
+    { "bad-utf8", "{\"prompt\":\"h\xff\xfei\",\"content\":\"\xc3\x28\"}" },
+    { "chat-tool-args-not-json", "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[{\"function\":{\"name\":\"f\",\"arguments\":\"{not json\"}}]},{\"role\":\"user\",\"content\":\"x\"}]}" },
+    { "bad-grammar", "{\"prompt\":\"x\",\"grammar\":\"root ::= \\\"a\\\" | b\",\"response_format\":{\"type\":\"xml\"}}" },
+    { "reply-hermes", "Let me check.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 2}}\n</tool_call>\n"
+                      "<tool_call>\n{\"name\": \"get_time\", \"arguments\": \"{}\"}\n</tool_call>" },
+    { "reply-qwen35", "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=days>\n2\n</parameter>\n</function>\n</tool_call>" },
+    { "reply-mistral", "[TOOL_CALLS][{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}, {\"name\": \"f\", \"arguments\": {}}]" },
+    { "reply-llama", "<|python_tag|>{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}" },
+    { "reply-malformed", "Sure. <tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": </tool_call> and {\"name\": 5}" },
+};
+
 /* ---- dispatch ---- */
 typedef struct { const char *name; void (*fn)(const uint8_t *, size_t); } fuzz_target;
 static const fuzz_target fuzz_targets[] = {
     { "gguf", fuzz_gguf }, { "safetensors", fuzz_safetensors }, { "hf", fuzz_hf }, { "tokenizer", fuzz_tokenizer }, { "text", fuzz_text },
+    { "server", fuzz_server },
 };
 #define FUZZ_N_TARGETS ((int)(sizeof fuzz_targets / sizeof fuzz_targets[0]))
 static const fuzz_target *fuzz_find(const char *name) {
@@ -914,6 +1098,18 @@ static int fuzz_write_seeds(const char *dir) {
     for (size_t i = 0; i < sizeof fuzz_texts / sizeof fuzz_texts[0]; i++) {
         snprintf(p, sizeof p, "%s/text/seed-%zu.txt", dir, i);
         ok &= fuzz_write(p, fuzz_texts[i], strlen(fuzz_texts[i]));
+    }
+    for (size_t i = 0; i < sizeof fuzz_server_seeds / sizeof fuzz_server_seeds[0]; i++) {
+        snprintf(p, sizeof p, "%s/server/seed-%s.json", dir, fuzz_server_seeds[i][0]);
+        ok &= fuzz_write(p, fuzz_server_seeds[i][1], strlen(fuzz_server_seeds[i][1]));
+    }
+    {                                                 /* nesting deeper than the JSON parser takes */
+        char deep[256];
+        memcpy(deep, "{\"prompt\":", 10);
+        for (int k = 0; k < 100; k++) { deep[10 + k] = '['; deep[110 + k] = ']'; }
+        deep[210] = '}';
+        snprintf(p, sizeof p, "%s/server/seed-bad-nesting.json", dir);
+        ok &= fuzz_write(p, deep, 211);
     }
     /* the hf seed must load as a model (it is only useful if it gets that far) */
     fuzz_dir_clear();
@@ -984,7 +1180,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc; (void)argv;
     fuzz_lf_target = fuzz_find(getenv("FUZZ_TARGET"));
     if (!fuzz_lf_target) {
-        fprintf(stderr, "fuzz: set FUZZ_TARGET to one of gguf safetensors hf tokenizer text\n");
+        fprintf(stderr, "fuzz: set FUZZ_TARGET to one of gguf safetensors hf tokenizer text server\n");
         exit(1);
     }
     return 0;
@@ -1114,7 +1310,7 @@ static void fuzz_collect(const char *path) {
 }
 
 static int fuzz_usage(void) {
-    fputs("usage: FUZZ_TARGET=T fuzz [-max_total_time=N] [-seed=S] [-runs=N] DIR...   (T: gguf safetensors hf tokenizer text)\n"
+    fputs("usage: FUZZ_TARGET=T fuzz [-max_total_time=N] [-seed=S] [-runs=N] DIR...   (T: gguf safetensors hf tokenizer text server)\n"
           "       fuzz seeds DIR\n"
           "       fuzz replay DIR\n", stderr);
     return 2;

@@ -1,10 +1,12 @@
 /* tools/server.c -- `infer --server`: an OpenAI-compatible HTTP server on the batched engine.
  *
  * Compiled inside main.c's translation unit (main.c includes it, after infer.h's
- * implementation and its own helpers, when INFER_SERVER is defined; the Makefile defines it
- * when pkg-config finds GNU libmicrohttpd), so it can use the header's private parts -- the
- * JSON parser (infer__json_*) and the KV pool's counters for /metrics -- and main.c's
- * utf8_valid_len.
+ * implementation, when INFER_SERVER is defined; the Makefile defines it when pkg-config
+ * finds GNU libmicrohttpd), so it can use the header's private parts -- the JSON parser
+ * (infer__json_*) and the KV pool's counters for /metrics. Reading a request body (JSON to
+ * a checked srv_request, or an OpenAI error) and finding the tool calls in a reply are in
+ * tools/server_req.c, which has no HTTP in it: the fuzzer and the unit tests run the same
+ * code without a socket.
  *
  * THE SHAPE
  *   One process, one model, one session whose KV pool holds up to N sequences (-np N).
@@ -19,13 +21,19 @@
  *   JSON object otherwise.
  *
  *       connection threads                       engine thread
- *       parse -> tokens -> srv_req --queue-->   admit (slot, prefix reuse)
+ *       srv_parse_request -> srv_req --queue-->  admit (slot, prefix reuse)
  *       wait(cv) <- text, done -----------------  step: eval_batch, sample, stop strings
  *       write SSE chunks / one JSON              drop cancelled (client gone)
  *
  *   One mutex (srv.mu) guards the queue, every request's shared fields and the counters;
  *   the engine holds it only between steps. A request is freed by whichever side lets go of
  *   it last (refs).
+ *
+ * TOOL CALLS: a chat request that offers tools (tool_choice not "none") has its reply
+ * searched for calls when it ends (srv_tool_parse: Hermes/Qwen <tool_call> blocks, Qwen3.5's
+ * XML form, Mistral's [TOOL_CALLS], a Llama-style JSON reply). A whole answer carries them
+ * as message.tool_calls; a stream sends text as content only up to where a call may begin
+ * (srv_tool_prefix), holds the rest to the end, then sends its calls as delta.tool_calls.
  *
  * LIMITS: bodies up to SRV_MAX_BODY bytes (413 beyond); a prompt must leave room for one
  * token in its slot's context (n_ctx / N; 400 beyond); generation stops at max_tokens or
@@ -43,83 +51,7 @@
 #include <strings.h>
 
 #define SRV_MAX_BODY (8u << 20)      /* request bodies: 8 MiB */
-#define SRV_MAX_STOP 16              /* stop strings per request */
-#define SRV_MAX_STOP_LEN 512         /* bytes per stop string */
-
-/* ---- growable byte buffer; an allocation failure sets `oom` and drops writes ---- */
-typedef struct { char *p; size_t n, cap; int oom; } srv_buf;
-static void srv_put(srv_buf *b, const char *s, size_t n) {
-    if (b->oom) return;
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = (b->n + n + 1) * 2;
-        char *p = realloc(b->p, cap);
-        if (!p) { b->oom = 1; return; }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = 0;
-}
-static void srv_puts(srv_buf *b, const char *s) { srv_put(b, s, strlen(s)); }
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void srv_printf(srv_buf *b, const char *fmt, ...) {
-    char tmp[512];
-    va_list ap;
-    va_start(ap, fmt);
-    const int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n > 0) srv_put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
-/* drop the first n bytes */
-static void srv_consume(srv_buf *b, size_t n) {
-    if (n >= b->n) { b->n = 0; if (b->p) b->p[0] = 0; return; }
-    memmove(b->p, b->p + n, b->n - n + 1);
-    b->n -= n;
-}
-/* a JSON string literal; bytes that are not UTF-8 (a model's stray bytes) become U+FFFD */
-static void srv_json_str(srv_buf *b, const char *s, size_t n) {
-    srv_put(b, "\"", 1);
-    for (size_t i = 0; i < n;) {
-        const unsigned char c = (unsigned char)s[i];
-        const size_t len = utf8_valid_len((const unsigned char *)s + i, n - i);
-        if (len == 0) { srv_puts(b, "\\ufffd"); i++; continue; }
-        if (c == '"') srv_puts(b, "\\\"");
-        else if (c == '\\') srv_puts(b, "\\\\");
-        else if (c == '\n') srv_puts(b, "\\n");
-        else if (c == '\r') srv_puts(b, "\\r");
-        else if (c == '\t') srv_puts(b, "\\t");
-        else if (c < 0x20) srv_printf(b, "\\u%04x", c);
-        else srv_put(b, s + i, len);
-        i += len;
-    }
-    srv_put(b, "\"", 1);
-}
-/* a parsed JSON value written back as JSON */
-static void srv_json_write(srv_buf *b, const infer__json *v) {
-    switch (v->type) {
-    case INFER__JSON_NULL: srv_puts(b, "null"); break;
-    case INFER__JSON_FALSE: srv_puts(b, "false"); break;
-    case INFER__JSON_TRUE: srv_puts(b, "true"); break;
-    case INFER__JSON_NUMBER:
-        if (v->is_int && !v->is_float) srv_printf(b, "%lld", (long long)v->i);
-        else srv_printf(b, "%.17g", v->num);
-        break;
-    case INFER__JSON_STRING: srv_json_str(b, v->str, v->len); break;
-    case INFER__JSON_ARRAY:
-    case INFER__JSON_OBJECT:
-        srv_puts(b, v->type == INFER__JSON_ARRAY ? "[" : "{");
-        for (uint32_t i = 0; i < v->len; i++) {
-            if (i) srv_puts(b, ",");
-            if (v->type == INFER__JSON_OBJECT) { srv_json_str(b, v->items[i].key, v->items[i].key_len); srv_puts(b, ":"); }
-            srv_json_write(b, &v->items[i]);
-        }
-        srv_puts(b, v->type == INFER__JSON_ARRAY ? "]" : "}");
-        break;
-    }
-}
+#include "server_req.c"
 
 /* ---- the server's state ---- */
 typedef struct srv_cfg {
@@ -131,20 +63,12 @@ typedef struct srv_cfg {
     int seed_set;
 } srv_cfg;
 
-enum { SRV_COMPLETION, SRV_CHAT };
-
 typedef struct srv_req {
     /* set by the connection thread before it is queued, then read-only */
-    int kind, stream, include_usage;
+    srv_request q;                                             /* the parsed body (tools/server_req.c) */
     char id[40];
+    uint64_t tag;                                              /* random: the tool calls' ids */
     long long created;
-    int32_t *prompt;
-    int n_prompt, max_tokens;                                  /* max_tokens -1: to the end of the slot */
-    infer_sampler_params sp;                                   /* sp.grammar: the output's grammar, or NULL */
-    infer_grammar *grammar;                                    /* the request's own grammar (freed with it), or NULL */
-    float presence, frequency;
-    char *stop[SRV_MAX_STOP];
-    int n_stop;
     /* shared, under srv.mu */
     pthread_cond_t cv;
     srv_buf text;                                              /* the completion so far */
@@ -171,6 +95,7 @@ typedef struct {
 
 typedef struct srv {
     srv_cfg cfg;
+    srv_limits lim;                                            /* what a request is checked against */
     infer_model *m;
     const infer_tokenizer *tok;
     infer_session *s;
@@ -201,11 +126,9 @@ static srv_req *srv_req_new(void) {
 static void srv_req_free(srv_req *r) {
     if (!r) return;
     pthread_cond_destroy(&r->cv);
-    free(r->prompt);
-    for (int i = 0; i < r->n_stop; i++) free(r->stop[i]);
+    srv_request_free(&r->q);
     free(r->text.p);
     free(r->cuts);
-    infer_grammar_free(r->grammar);
     free(r);
 }
 /* one holder lets go (srv.mu held) */
@@ -276,19 +199,19 @@ static void srv_admit(srv *S) {
     for (srv_req *r = S->q_head; r; r = r->next) S->q_tail = r;
     while (S->q_head && S->n_live < S->cfg.n_seq) {
         srv_req *r = S->q_head;
-        if (S->n_live > 0 && infer_session_free_tokens(S->s) < r->n_prompt + 32) break;   /* wait for blocks */
+        if (S->n_live > 0 && infer_session_free_tokens(S->s) < r->q.n_prompt + 32) break;   /* wait for blocks */
         srv_slot *sl = &S->slots[S->n_live];
         infer_error err;
         memset(sl, 0, sizeof *sl);
         sl->logits = malloc(sizeof(float) * (size_t)S->V);
-        sl->smp = infer_sampler_create(&r->sp, S->V);
-        if ((r->presence != 0 || r->frequency != 0)) sl->counts = calloc((size_t)S->V, sizeof(int32_t));
+        sl->smp = infer_sampler_create(&r->q.sp, S->V);
+        if ((r->q.presence != 0 || r->q.frequency != 0)) sl->counts = calloc((size_t)S->V, sizeof(int32_t));
         S->q_head = r->next;
         if (!S->q_head) S->q_tail = NULL;
         S->n_queued--;
         int bad_grammar = 0;
-        if (sl->smp && r->sp.grammar && infer_sampler_set_grammar(sl->smp, r->sp.grammar, S->tok, &err) != INFER_OK) bad_grammar = 1;
-        if (bad_grammar || !sl->logits || !sl->smp || ((r->presence != 0 || r->frequency != 0) && !sl->counts) || infer_seq_add(S->s, &sl->seq, &err) != INFER_OK) {
+        if (sl->smp && r->q.sp.grammar && infer_sampler_set_grammar(sl->smp, r->q.sp.grammar, S->tok, &err) != INFER_OK) bad_grammar = 1;
+        if (bad_grammar || !sl->logits || !sl->smp || ((r->q.presence != 0 || r->q.frequency != 0) && !sl->counts) || infer_seq_add(S->s, &sl->seq, &err) != INFER_OK) {
             infer_sampler_free(sl->smp); free(sl->logits); free(sl->counts);
             srv_req_fail(r, bad_grammar ? 500 : 503, bad_grammar ? err.msg : "the server is out of memory or sequences");
             S->n_errors++;
@@ -297,10 +220,10 @@ static void srv_admit(srv *S) {
         }
         sl->r = r;
         sl->order = S->admitted++;
-        for (int i = 0; i < r->n_prompt; i++) infer_sampler_accept(sl->smp, r->prompt[i]);
+        for (int i = 0; i < r->q.n_prompt; i++) infer_sampler_accept(sl->smp, r->q.prompt[i]);
         infer_detok_init(&sl->dt, S->tok);
-        if (r->kind == SRV_COMPLETION) sl->dt.at_start = 0;      /* a continuation keeps its leading space */
-        sl->fed = infer_seq_reuse(S->s, sl->seq, r->prompt, r->n_prompt);
+        if (r->q.kind == SRV_COMPLETION) sl->dt.at_start = 0;      /* a continuation keeps its leading space */
+        sl->fed = infer_seq_reuse(S->s, sl->seq, r->q.prompt, r->q.n_prompt);
         r->n_cached = sl->fed;
         if (sl->fed > 0) { S->cache_hits++; S->cache_hit_tokens += (unsigned long long)sl->fed; }
         S->n_live++;
@@ -323,13 +246,13 @@ static int srv_slot_text(srv_slot *sl, const char *t, size_t n, int final) {
     srv_put(&sl->hold, t, n);
     size_t cut = sl->hold.n, keep = 0;
     int hit = 0;
-    for (int i = 0; i < r->n_stop; i++) {
-        const char *at = sl->hold.n ? memmem(sl->hold.p, sl->hold.n, r->stop[i], strlen(r->stop[i])) : NULL;
+    for (int i = 0; i < r->q.n_stop; i++) {
+        const char *at = sl->hold.n ? memmem(sl->hold.p, sl->hold.n, r->q.stop[i], strlen(r->q.stop[i])) : NULL;
         if (at && (size_t)(at - sl->hold.p) < cut) { cut = (size_t)(at - sl->hold.p); hit = 1; }
     }
     if (!hit && !final)
-        for (int i = 0; i < r->n_stop; i++) {
-            const size_t k = srv_partial_stop(sl->hold.p, sl->hold.n, r->stop[i]);
+        for (int i = 0; i < r->q.n_stop; i++) {
+            const size_t k = srv_partial_stop(sl->hold.p, sl->hold.n, r->q.stop[i]);
             if (k > keep) keep = k;
         }
     if (!hit) cut = sl->hold.n - keep;
@@ -342,10 +265,10 @@ static int srv_slot_text(srv_slot *sl, const char *t, size_t n, int final) {
 /* one sampled token for a slot whose logits are ready; sets sl->finish when it is the end */
 static void srv_slot_sample(srv *S, srv_slot *sl, char **piece, int *piece_cap) {
     srv_req *r = sl->r;
-    if (r->max_tokens == 0) { sl->finish = "length"; return; }
+    if (r->q.max_tokens == 0) { sl->finish = "length"; return; }
     if (sl->counts)                                     /* OpenAI's penalties: mu[j] -= c[j] * freq + (c[j] > 0) * presence */
         for (int32_t v = 0; v < S->V; v++)
-            if (sl->counts[v]) sl->logits[v] -= (float)sl->counts[v] * r->frequency + r->presence;
+            if (sl->counts[v]) sl->logits[v] -= (float)sl->counts[v] * r->q.frequency + r->q.presence;
     const int32_t t = infer_sampler_sample(sl->smp, sl->logits);
     infer_sampler_accept(sl->smp, t);
     if (infer_token_is_eog(S->tok, t)) { sl->finish = "stop"; return; }
@@ -354,7 +277,7 @@ static void srv_slot_sample(srv *S, srv_slot *sl, char **piece, int *piece_cap) 
     sl->last = t;
     const int nb = srv_piece(&sl->dt, t, piece, piece_cap);
     if (srv_slot_text(sl, *piece, (size_t)nb, 0)) { sl->finish = "stop"; return; }
-    if (r->max_tokens > 0 && sl->n_gen >= r->max_tokens) sl->finish = "length";
+    if (r->q.max_tokens > 0 && sl->n_gen >= r->q.max_tokens) sl->finish = "length";
     else if (infer_seq_n_past(S->s, sl->seq) + 1 > S->slot_ctx) sl->finish = "length";
 }
 
@@ -366,11 +289,11 @@ static void srv_step(srv *S, infer_batch_item *items, int *idx, char **piece, in
     for (int pass = 0; pass < 2; pass++)                  /* decoding sequences first, then prompts */
         for (int i = 0; i < S->n_live; i++) {
             srv_slot *sl = &S->slots[i];
-            const int left = sl->r->n_prompt - sl->fed;
+            const int left = sl->r->q.n_prompt - sl->fed;
             if (pass == 0 && left == 0) { items[n] = (infer_batch_item){ sl->seq, &sl->last, 1, sl->logits, 0 }; idx[n++] = i; }
             if (pass == 1 && left > 0 && budget > 0) {
                 const int c = left < budget ? left : budget;
-                items[n] = (infer_batch_item){ sl->seq, sl->r->prompt + sl->fed, c, c == left ? sl->logits : NULL, 0 };
+                items[n] = (infer_batch_item){ sl->seq, sl->r->q.prompt + sl->fed, c, c == left ? sl->logits : NULL, 0 };
                 idx[n++] = i;
                 budget -= c;
             }
@@ -388,7 +311,7 @@ static void srv_step(srv *S, infer_batch_item *items, int *idx, char **piece, in
     for (int k = 0; k < n; k++) {
         srv_slot *sl = &S->slots[idx[k]];
         if (st != INFER_OK) { sl->finish = "error"; continue; }
-        const int was_prompt = sl->fed < sl->r->n_prompt;
+        const int was_prompt = sl->fed < sl->r->q.n_prompt;
         if (was_prompt) { sl->fed += items[k].n; np += items[k].n; }
         else ng++;
         if (!items[k].logits) continue;
@@ -526,51 +449,6 @@ static int srv_authorized(const srv *S, struct MHD_Connection *c) {
     return diff == 0;
 }
 
-/* ---- requests: reading the JSON ---- */
-
-/* error reporting while parsing a request: status, code and message */
-typedef struct { int status; const char *code; char msg[512]; } srv_perr;
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
-static int srv_bad(srv_perr *e, int status, const char *code, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-    va_end(ap);
-    e->status = status;
-    e->code = code;
-    return 0;
-}
-static const infer__json *srv_member(const infer__json *o, const char *key) {
-    const infer__json *v = infer__json_get(o, key);
-    return v && v->type != INFER__JSON_NULL ? v : NULL;
-}
-/* optional number member within [lo, hi] */
-static int srv_num(const infer__json *o, const char *key, double lo, double hi, double *out, srv_perr *e) {
-    const infer__json *v = srv_member(o, key);
-    if (!v) return 1;
-    if (v->type != INFER__JSON_NUMBER) return srv_bad(e, 400, "invalid_type", "'%s' must be a number", key);
-    if (!(v->num >= lo && v->num <= hi)) return srv_bad(e, 400, "invalid_value", "'%s' must be in [%g, %g] (got %g)", key, lo, hi, v->num);
-    *out = v->num;
-    return 1;
-}
-static int srv_int(const infer__json *o, const char *key, long long lo, long long hi, long long *out, srv_perr *e) {
-    const infer__json *v = srv_member(o, key);
-    if (!v) return 1;
-    if (v->type != INFER__JSON_NUMBER || !v->is_int) return srv_bad(e, 400, "invalid_type", "'%s' must be an integer", key);
-    if (v->i < lo || v->i > hi) return srv_bad(e, 400, "invalid_value", "'%s' must be in [%lld, %lld] (got %lld)", key, lo, hi, (long long)v->i);
-    *out = v->i;
-    return 1;
-}
-static int srv_bool(const infer__json *o, const char *key, int *out, srv_perr *e) {
-    const infer__json *v = srv_member(o, key);
-    if (!v) return 1;
-    if (v->type != INFER__JSON_TRUE && v->type != INFER__JSON_FALSE) return srv_bad(e, 400, "invalid_type", "'%s' must be true or false", key);
-    *out = v->type == INFER__JSON_TRUE;
-    return 1;
-}
-
 static uint64_t srv_random(srv *S) {                  /* splitmix64 over a clock-seeded state (srv.mu held) */
     uint64_t z = (S->seed_state += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -578,273 +456,6 @@ static uint64_t srv_random(srv *S) {                  /* splitmix64 over a clock
     return (z ^ (z >> 31)) & 0x7fffffffffffffffull;
 }
 
-/* the parameters both endpoints share: sampling, lengths, stop strings, stream, n */
-static int srv_parse_params(srv *S, const infer__json *o, srv_req *r, srv_perr *e) {
-    double d;
-    long long i;
-    const infer__json *v;
-    if ((v = srv_member(o, "model")) && v->type != INFER__JSON_STRING) return srv_bad(e, 400, "invalid_type", "'model' must be a string");
-    i = 1;
-    if (!srv_int(o, "n", LLONG_MIN, LLONG_MAX, &i, e)) return 0;
-    if (i != 1) return srv_bad(e, 400, "invalid_value", "'n' must be 1: this server makes one choice per request (got %lld)", i);
-    int lp = 0;
-    if (!srv_bool(o, "stream", &r->stream, e) || !srv_bool(o, "logprobs", &lp, e)) return 0;
-    if (lp) return srv_bad(e, 400, "unsupported_value", "'logprobs' is not supported");
-    if ((v = srv_member(o, "top_logprobs")) || ((v = srv_member(o, "logprobs")) && v->type == INFER__JSON_NUMBER))
-        return srv_bad(e, 400, "unsupported_value", "logprobs are not supported");
-    if ((v = srv_member(o, "stream_options"))) {
-        if (v->type != INFER__JSON_OBJECT) return srv_bad(e, 400, "invalid_type", "'stream_options' must be an object");
-        if (!srv_bool(v, "include_usage", &r->include_usage, e)) return 0;
-    }
-    r->sp = S->cfg.sp;
-    r->max_tokens = S->cfg.n_predict;
-    if (!srv_num(o, "temperature", 0, 1e4, &d, e)) return 0;
-    if (srv_member(o, "temperature")) r->sp.temp = (float)d;
-    if (!srv_num(o, "top_p", 0, 1, &d, e)) return 0;
-    if (srv_member(o, "top_p")) r->sp.top_p = (float)d;
-    if (!srv_num(o, "min_p", 0, 1, &d, e)) return 0;
-    if (srv_member(o, "min_p")) r->sp.min_p = (float)d;
-    if (!srv_int(o, "top_k", 0, INT32_MAX, &i, e)) return 0;
-    if (srv_member(o, "top_k")) r->sp.top_k = (int32_t)i;
-    if (!srv_num(o, "repeat_penalty", 1e-6, 1e6, &d, e)) return 0;
-    if (srv_member(o, "repeat_penalty")) r->sp.repeat_penalty = (float)d;
-    if (!srv_int(o, "repeat_last_n", 0, 1 << 20, &i, e)) return 0;
-    if (srv_member(o, "repeat_last_n")) r->sp.repeat_last_n = (int32_t)i;
-    d = 0;
-    if (!srv_num(o, "presence_penalty", -2, 2, &d, e)) return 0;
-    r->presence = (float)d;
-    d = 0;
-    if (!srv_num(o, "frequency_penalty", -2, 2, &d, e)) return 0;
-    r->frequency = (float)d;
-    if (!srv_int(o, "seed", LLONG_MIN, LLONG_MAX, &i, e)) return 0;
-    if (srv_member(o, "seed") && i >= 0) r->sp.seed = (uint64_t)i;
-    else if (!S->cfg.seed_set) { pthread_mutex_lock(&S->mu); r->sp.seed = srv_random(S); pthread_mutex_unlock(&S->mu); }
-    const char *len_keys[3] = { "max_tokens", "max_completion_tokens", "n_predict" };
-    for (int k = 0; k < 3; k++) {
-        if (!srv_int(o, len_keys[k], -1, INT32_MAX, &i, e)) return 0;
-        if (srv_member(o, len_keys[k])) r->max_tokens = (int)i;
-    }
-    if ((v = srv_member(o, "stop"))) {
-        const infer__json *one = v->type == INFER__JSON_STRING ? v : NULL;
-        if (!one && v->type != INFER__JSON_ARRAY) return srv_bad(e, 400, "invalid_type", "'stop' must be a string or an array of strings");
-        const uint32_t n = one ? 1 : v->len;
-        if (n > SRV_MAX_STOP) return srv_bad(e, 400, "invalid_value", "'stop' has %u strings; at most %d", n, SRV_MAX_STOP);
-        for (uint32_t k = 0; k < n; k++) {
-            const infer__json *s = one ? one : &v->items[k];
-            if (s->type != INFER__JSON_STRING) return srv_bad(e, 400, "invalid_type", "'stop' must be a string or an array of strings");
-            if (s->len == 0) continue;                  /* an empty stop string stops nothing */
-            if (s->len > SRV_MAX_STOP_LEN || memchr(s->str, 0, s->len)) return srv_bad(e, 400, "invalid_value", "a stop string must be 1 to %d bytes without NUL", SRV_MAX_STOP_LEN);
-            if (!(r->stop[r->n_stop] = strdup(s->str))) return srv_bad(e, 500, NULL, "out of memory");
-            r->n_stop++;
-        }
-    }
-    return 1;
-}
-
-/* The output's form: OpenAI's response_format ({"type": "text"}, {"type": "json_object"},
- * {"type": "json_schema", "json_schema": {"name", "schema", "strict"}}) or llama-server's
- * "grammar" (GBNF text) and "json_schema" (a schema). The schema is written back as JSON for
- * the converter, its GBNF parsed here, once, into r->grammar (freed with the request) and
- * r->sp.grammar, which admitting the request puts on its sequence's sampler. A request that
- * names none keeps the server's own (--grammar, --json, ... on its command line); "text"
- * drops it. */
-static int srv_parse_format(const infer__json *o, srv_req *r, srv_perr *e) {
-    const infer__json *rf = srv_member(o, "response_format"), *gr = srv_member(o, "grammar"), *js = srv_member(o, "json_schema");
-    const infer__json *schema = NULL;
-    const char *what = NULL;                         /* where the schema or grammar came from, for messages */
-    int n_forms = 0, json_object = 0;
-    if (rf) {
-        if (rf->type != INFER__JSON_OBJECT) return srv_bad(e, 400, "invalid_type", "'response_format' must be an object");
-        const infer__json *t = srv_member(rf, "type");
-        if (!t || t->type != INFER__JSON_STRING) return srv_bad(e, 400, "invalid_type", "'response_format.type' must be \"text\", \"json_object\" or \"json_schema\"");
-        if (!strcmp(t->str, "text")) r->sp.grammar = NULL;
-        else if (!strcmp(t->str, "json_object")) {  /* llama-server's: a "schema" beside the type */
-            n_forms++;
-            if ((schema = srv_member(rf, "schema"))) what = "response_format.schema";
-            else json_object = 1;
-        } else if (!strcmp(t->str, "json_schema")) {
-            n_forms++;
-            const infer__json *w = srv_member(rf, "json_schema");
-            if (!w || w->type != INFER__JSON_OBJECT)
-                return srv_bad(e, 400, w ? "invalid_type" : "missing_field", "'response_format.json_schema' must be an object with the schema in 'schema'");
-            if (!(schema = srv_member(w, "schema"))) return srv_bad(e, 400, "missing_field", "'response_format.json_schema.schema' is required");
-            what = "response_format.json_schema.schema";
-        } else return srv_bad(e, 400, "unsupported_value", "'response_format.type' \"%.64s\" is not supported: give \"text\", \"json_object\" or \"json_schema\"", t->str);
-    }
-    if (gr) {
-        if (gr->type != INFER__JSON_STRING) return srv_bad(e, 400, "invalid_type", "'grammar' must be a string (GBNF)");
-        if (gr->len == 0) gr = NULL;                 /* llama-server's clients send "" for none */
-        else n_forms++;
-    }
-    if (js) {
-        n_forms++;
-        schema = js;
-        what = "json_schema";
-    }
-    if (n_forms > 1) return srv_bad(e, 400, "invalid_value", "give one of 'response_format' (json_object or json_schema), 'json_schema' and 'grammar'");
-    if (n_forms == 0) return 1;
-    infer_error err;
-    char *gbnf = NULL;
-    infer_status st;
-    if (schema || json_object) {
-        srv_buf text = { 0 };
-        if (json_object) srv_puts(&text, json_object_schema);
-        else srv_json_write(&text, schema);
-        if (text.oom) { free(text.p); return srv_bad(e, 500, NULL, "out of memory"); }
-        st = infer_json_schema_to_grammar(text.p, text.n, &gbnf, &err);
-        free(text.p);
-        if (st != INFER_OK)
-            return srv_bad(e, st == INFER_ERR_NOMEM ? 500 : 400, st == INFER_ERR_NOMEM ? NULL : st == INFER_ERR_UNSUPPORTED ? "unsupported_value" : "invalid_value",
-                           "'%s': %s", json_object ? "response_format" : what, err.msg);
-        st = infer_grammar_parse(&r->grammar, gbnf, strlen(gbnf), &err);
-        infer_free(gbnf);
-        if (st != INFER_OK) return srv_bad(e, 500, NULL, "the grammar made from '%s': %s", json_object ? "response_format" : what, err.msg);
-    } else {
-        st = infer_grammar_parse(&r->grammar, gr->str, gr->len, &err);
-        if (st != INFER_OK) return srv_bad(e, st == INFER_ERR_NOMEM ? 500 : 400, st == INFER_ERR_NOMEM ? NULL : "invalid_value", "'grammar': %s", err.msg);
-    }
-    r->sp.grammar = r->grammar;
-    return 1;
-}
-
-/* text -> ids into r->prompt */
-static int srv_tokenize(srv *S, const char *text, size_t len, int add_special, int parse_special, int32_t **out, int *n_out, srv_perr *e) {
-    if (len > (size_t)INT32_MAX - 16) return srv_bad(e, 400, "context_length_exceeded", "the prompt is too long");
-    int cap = (int)len + 16;
-    int32_t *ids = malloc(sizeof(int32_t) * (size_t)cap);
-    if (!ids) return srv_bad(e, 500, NULL, "out of memory");
-    int n = infer_tokenize(S->tok, text, len, add_special, parse_special, ids, cap);
-    if (n > cap) {
-        int32_t *more = realloc(ids, sizeof(int32_t) * (size_t)n);
-        if (!more) { free(ids); return srv_bad(e, 500, NULL, "out of memory"); }
-        ids = more;
-        n = infer_tokenize(S->tok, text, len, add_special, parse_special, ids, n);
-    }
-    if (n < 0) { free(ids); return srv_bad(e, 400, "invalid_value", "the text could not be tokenized"); }
-    *out = ids;
-    *n_out = n;
-    return 1;
-}
-
-/* token ids from a JSON array, each in the vocabulary */
-static int srv_ids(srv *S, const infer__json *a, const char *what, int32_t **out, int *n_out, srv_perr *e) {
-    int32_t *ids = malloc(sizeof(int32_t) * (a->len ? a->len : 1));
-    if (!ids) return srv_bad(e, 500, NULL, "out of memory");
-    for (uint32_t k = 0; k < a->len; k++) {
-        const infer__json *t = &a->items[k];
-        if (t->type != INFER__JSON_NUMBER || !t->is_int || t->i < 0 || t->i >= S->V) {
-            free(ids);
-            return srv_bad(e, 400, "invalid_value", "'%s'[%u] must be a token id in [0, %d]", what, k, S->V - 1);
-        }
-        ids[k] = (int32_t)t->i;
-    }
-    *out = ids;
-    *n_out = (int)a->len;
-    return 1;
-}
-
-/* /v1/completions: "prompt" is a string or an array of token ids */
-static int srv_parse_completion(srv *S, const infer__json *o, srv_req *r, srv_perr *e) {
-    const infer__json *p = srv_member(o, "prompt"), *v;
-    int echo = 0;
-    if (!srv_bool(o, "echo", &echo, e)) return 0;
-    if (echo) return srv_bad(e, 400, "unsupported_value", "'echo' is not supported");
-    if ((v = srv_member(o, "suffix")) && (v->type != INFER__JSON_STRING || v->len)) return srv_bad(e, 400, "unsupported_value", "'suffix' is not supported");
-    if ((v = srv_member(o, "best_of")) && !(v->type == INFER__JSON_NUMBER && v->is_int && v->i == 1)) return srv_bad(e, 400, "unsupported_value", "'best_of' must be 1");
-    if (!p) return srv_bad(e, 400, "missing_field", "'prompt' is required");
-    if (p->type == INFER__JSON_ARRAY && p->len == 1 && (p->items[0].type == INFER__JSON_STRING || p->items[0].type == INFER__JSON_ARRAY)) p = &p->items[0];
-    if (p->type == INFER__JSON_STRING) {
-        if (!srv_tokenize(S, p->str, p->len, 1, 1, &r->prompt, &r->n_prompt, e)) return 0;
-    } else if (p->type == INFER__JSON_ARRAY) {
-        for (uint32_t k = 0; k < p->len; k++)
-            if (p->items[k].type == INFER__JSON_STRING || p->items[k].type == INFER__JSON_ARRAY)
-                return srv_bad(e, 400, "unsupported_value", "one prompt per request: 'prompt' must be a string or an array of token ids");
-        if (!srv_ids(S, p, "prompt", &r->prompt, &r->n_prompt, e)) return 0;
-    } else return srv_bad(e, 400, "invalid_type", "'prompt' must be a string or an array of token ids");
-    return 1;
-}
-
-/* a message's content: a string, or an array of text parts joined */
-static int srv_content(const infer__json *c, srv_buf *out, srv_perr *e) {
-    if (c->type == INFER__JSON_STRING) { srv_json_str(out, c->str, c->len); return 1; }
-    if (c->type != INFER__JSON_ARRAY) return srv_bad(e, 400, "invalid_type", "a message's 'content' must be a string or an array of parts");
-    srv_buf t = { 0 };
-    for (uint32_t k = 0; k < c->len; k++) {
-        const infer__json *part = &c->items[k], *ty = part->type == INFER__JSON_OBJECT ? infer__json_get(part, "type") : NULL;
-        const infer__json *tx = part->type == INFER__JSON_OBJECT ? infer__json_get(part, "text") : NULL;
-        if (!ty || ty->type != INFER__JSON_STRING || strcmp(ty->str, "text")) { free(t.p); return srv_bad(e, 400, "unsupported_value", "only text content parts are supported"); }
-        if (!tx || tx->type != INFER__JSON_STRING) { free(t.p); return srv_bad(e, 400, "invalid_type", "a text part needs a string 'text'"); }
-        srv_put(&t, tx->str, tx->len);
-    }
-    srv_json_str(out, t.p ? t.p : "", t.n);
-    free(t.p);
-    return 1;
-}
-
-/* /v1/chat/completions: the messages (and tools) rendered with the chat template */
-static int srv_parse_chat(srv *S, const infer__json *o, srv_req *r, srv_perr *e) {
-    const infer__json *msgs = srv_member(o, "messages"), *v;
-    if (!msgs) return srv_bad(e, 400, "missing_field", "'messages' is required");
-    if (msgs->type != INFER__JSON_ARRAY || msgs->len == 0) return srv_bad(e, 400, "invalid_type", "'messages' must be a non-empty array");
-    srv_buf vars = { 0 };
-    srv_puts(&vars, "{\"messages\":[");
-    for (uint32_t k = 0; k < msgs->len; k++) {
-        const infer__json *m = &msgs->items[k], *role = m->type == INFER__JSON_OBJECT ? infer__json_get(m, "role") : NULL;
-        if (!role || role->type != INFER__JSON_STRING) { free(vars.p); return srv_bad(e, 400, "invalid_type", "messages[%u] must be an object with a string 'role'", k); }
-        srv_puts(&vars, k ? ",{" : "{");
-        int first = 1, has_content = 0;
-        for (uint32_t j = 0; j < m->len; j++) {
-            const infer__json *f = &m->items[j];
-            if (!first) srv_puts(&vars, ",");
-            first = 0;
-            srv_json_str(&vars, f->key, f->key_len);
-            srv_puts(&vars, ":");
-            if (!strcmp(f->key, "content") && f->type != INFER__JSON_NULL) {
-                if (!srv_content(f, &vars, e)) { free(vars.p); return 0; }
-                has_content = 1;
-            } else srv_json_write(&vars, f);
-        }
-        if (!has_content) srv_puts(&vars, first ? "\"content\":\"\"" : ",\"content\":\"\"");
-        srv_puts(&vars, "}");
-    }
-    srv_puts(&vars, "],\"add_generation_prompt\":true");
-    if ((v = srv_member(o, "tools"))) {
-        if (v->type != INFER__JSON_ARRAY) { free(vars.p); return srv_bad(e, 400, "invalid_type", "'tools' must be an array"); }
-        srv_puts(&vars, ",\"tools\":");
-        srv_json_write(&vars, v);
-    }
-    if ((v = srv_member(o, "chat_template_kwargs"))) {     /* llama-server's: more template variables */
-        if (v->type != INFER__JSON_OBJECT) { free(vars.p); return srv_bad(e, 400, "invalid_type", "'chat_template_kwargs' must be an object"); }
-        for (uint32_t j = 0; j < v->len; j++) {
-            srv_puts(&vars, ",");
-            srv_json_str(&vars, v->items[j].key, v->items[j].key_len);
-            srv_puts(&vars, ":");
-            srv_json_write(&vars, &v->items[j]);
-        }
-    }
-    srv_puts(&vars, "}");
-    if (vars.oom) { free(vars.p); return srv_bad(e, 500, NULL, "out of memory"); }
-    char *text;
-    size_t len;
-    infer_error err;
-    const infer_status st = infer_model_chat_render(S->m, S->cfg.chat_template, S->cfg.chat_template_len, vars.p, vars.n, &text, &len, &err);
-    free(vars.p);
-    if (st != INFER_OK) return srv_bad(e, 400, "invalid_value", "the chat template: %s", err.msg);
-    int32_t *ids;
-    int n;
-    const int ok = srv_tokenize(S, text, len, 0, 1, &ids, &n, e);
-    infer_free(text);
-    if (!ok) return 0;
-    /* BOS in front when the model wants one and the template did not write it */
-    const int bos = S->tok->add_bos && S->tok->bos >= 0 && (n == 0 || ids[0] != S->tok->bos);
-    r->prompt = malloc(sizeof(int32_t) * (size_t)(n + 1));
-    if (!r->prompt) { free(ids); return srv_bad(e, 500, NULL, "out of memory"); }
-    if (bos) r->prompt[0] = S->tok->bos;
-    memcpy(r->prompt + bos, ids, sizeof(int32_t) * (size_t)n);
-    r->n_prompt = n + bos;
-    free(ids);
-    return 1;
-}
 
 /* ---- HTTP: answers ---- */
 
@@ -854,6 +465,7 @@ typedef struct {
     struct MHD_Connection *c;
     int fd;
     size_t sent;         /* bytes of r->text written */
+    size_t seen;         /* r->text's length when last looked at: the wait is for more */
     int cut;             /* the next of r->cuts */
     int phase;           /* streaming: 0 role chunk, 1 content, 2 usage, 3 [DONE], 4 end */
     srv_buf pend;        /* formatted, not yet handed to libmicrohttpd */
@@ -891,14 +503,14 @@ static void srv_cancel(srv *S, srv_req *r) {
 
 static void srv_usage(srv_buf *b, const srv_req *r) {
     srv_printf(b, "\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":%d,\"total_tokens\":%d,\"prompt_tokens_details\":{\"cached_tokens\":%d}}",
-               r->n_prompt, r->n_gen, r->n_prompt + r->n_gen, r->n_cached);
+               r->q.n_prompt, r->n_gen, r->q.n_prompt + r->n_gen, r->n_cached);
 }
 
 /* the head every chunk or answer starts with */
 static void srv_head(srv *S, srv_buf *b, const srv_req *r, int chunk) {
     srv_puts(b, "{\"id\":");
     srv_json_str(b, r->id, strlen(r->id));
-    srv_printf(b, ",\"object\":\"%s\",\"created\":%lld,\"model\":", r->kind == SRV_CHAT ? (chunk ? "chat.completion.chunk" : "chat.completion") : "text_completion",
+    srv_printf(b, ",\"object\":\"%s\",\"created\":%lld,\"model\":", r->q.kind == SRV_CHAT ? (chunk ? "chat.completion.chunk" : "chat.completion") : "text_completion",
                r->created);
     srv_json_str(b, S->model_id, strlen(S->model_id));
     srv_puts(b, ",\"system_fingerprint\":\"infer-" INFER_VERSION "\",");
@@ -909,7 +521,7 @@ static void srv_chunk(srv *S, srv_buf *b, const srv_req *r, const char *text, si
     srv_puts(b, "data: ");
     srv_head(S, b, r, 1);
     srv_puts(b, "\"choices\":[{\"index\":0,");
-    if (r->kind == SRV_CHAT) {
+    if (r->q.kind == SRV_CHAT) {
         srv_puts(b, "\"delta\":{");
         if (role) srv_puts(b, "\"role\":\"assistant\",\"content\":\"\"");
         else if (!finish) { srv_puts(b, "\"content\":"); srv_json_str(b, text, n); }
@@ -923,8 +535,43 @@ static void srv_chunk(srv *S, srv_buf *b, const srv_req *r, const char *text, si
     if (finish) srv_json_str(b, finish, strlen(finish));
     else srv_puts(b, "null");
     srv_puts(b, "}]");
-    if (r->include_usage) srv_puts(b, ",\"usage\":null");
+    if (r->q.include_usage) srv_puts(b, ",\"usage\":null");
     srv_puts(b, "}\n\n");
+}
+
+/* one tool call as OpenAI writes it (in a stream, with its index: delta.tool_calls[k]); its
+ * id unique to the request and call, random across server runs */
+static void srv_tool_call_json(srv_buf *b, const srv_req *r, const srv_tool_call *c, int k, int stream) {
+    srv_puts(b, "{");
+    if (stream) srv_printf(b, "\"index\":%d,", k);
+    srv_printf(b, "\"id\":\"call_%012llx_%d\",\"type\":\"function\",\"function\":{\"name\":", (unsigned long long)(r->tag & 0xffffffffffffull), k);
+    srv_json_str(b, c->name, strlen(c->name));
+    srv_puts(b, ",\"arguments\":");
+    srv_json_str(b, c->args, strlen(c->args));
+    srv_puts(b, "}}");
+}
+
+/* The end of a streamed chat whose reply may hold tool calls (srv.mu held): the text not
+ * streamed yet, r->text[sent..), is searched; its content and then each call go out as
+ * events. Returns the finish_reason: "tool_calls" when it made some and ended by itself. */
+static const char *srv_stream_tools(srv *S, srv_buf *b, const srv_req *r, size_t sent) {
+    srv_tools_out to;
+    const char *rest = r->text.p ? r->text.p + sent : "";
+    const size_t n = r->text.n - sent;
+    const int nc = srv_tool_parse(rest, n, &to);
+    if (nc <= 0 && n) srv_chunk(S, b, r, rest, n, 0, NULL);        /* no calls (or no memory to look): all of it is content */
+    if (nc > 0 && to.content.n) srv_chunk(S, b, r, to.content.p, to.content.n, 0, NULL);
+    for (int k = 0; k < nc; k++) {
+        srv_puts(b, "data: ");
+        srv_head(S, b, r, 1);
+        srv_puts(b, "\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[");
+        srv_tool_call_json(b, r, &to.calls[k], k, 1);
+        srv_puts(b, "]},\"logprobs\":null,\"finish_reason\":null}]");
+        if (r->q.include_usage) srv_puts(b, ",\"usage\":null");
+        srv_puts(b, "}\n\n");
+    }
+    srv_tools_out_free(&to);
+    return nc > 0 && !strcmp(r->finish, "stop") ? "tool_calls" : r->finish;
 }
 
 static ssize_t srv_stream_cb(void *cls, uint64_t pos, char *buf, size_t max) {
@@ -936,28 +583,36 @@ static ssize_t srv_stream_cb(void *cls, uint64_t pos, char *buf, size_t max) {
         if (st->phase == 4) return MHD_CONTENT_READER_END_OF_STREAM;
         if (st->phase == 0) {                             /* chat: the role comes first */
             st->phase = 1;
-            if (r->kind == SRV_CHAT) { srv_chunk(S, &st->pend, r, "", 0, 1, NULL); break; }
+            if (r->q.kind == SRV_CHAT) { srv_chunk(S, &st->pend, r, "", 0, 1, NULL); break; }
         }
         pthread_mutex_lock(&S->mu);
         /* a stream waits for its next token; while it waits longer than half of --timeout
          * (queued behind others), an SSE comment keeps the connection from timing out */
-        const int w = st->phase == 1 ? srv_wait(S, r, st->sent, st->fd, S->cfg.timeout_s / 2.0) : 1;
+        const int w = st->phase == 1 ? srv_wait(S, r, st->seen, st->fd, S->cfg.timeout_s / 2.0) : 1;
         if (w == 0) { pthread_mutex_unlock(&S->mu); return MHD_CONTENT_READER_END_WITH_ERROR; }
+        /* with tools, text that may be a tool call is held until the end */
+        const size_t avail = st->phase == 1 && r->q.tools && !r->error_status ? srv_tool_prefix(r->text.p, r->text.n) : r->text.n;
+        while (st->cut < r->n_cuts && r->cuts[st->cut] <= st->sent) st->cut++;
         if (w == 2) srv_puts(&st->pend, ": waiting\n\n");
-        else if (st->phase == 1 && r->text.n > st->sent) {    /* an event per step's text (a token, or text a stop string held) */
-            const size_t end = st->cut < r->n_cuts ? r->cuts[st->cut++] : r->text.n;
+        else if (st->phase == 1 && avail > st->sent) {     /* an event per step's text (a token, or text a stop string held) */
+            size_t end = st->cut < r->n_cuts ? r->cuts[st->cut] : r->text.n;
+            if (end > avail) end = avail;
             srv_chunk(S, &st->pend, r, r->text.p + st->sent, end - st->sent, 0, NULL);
             st->sent = end;
+            st->seen = end < avail ? end : r->text.n;    /* more to send now, or wait for new text */
         } else if (st->phase == 1 && r->error_status) {
             srv_puts(&st->pend, "data: {\"error\":{\"message\":");
             srv_json_str(&st->pend, r->error, strlen(r->error));
             srv_puts(&st->pend, ",\"type\":\"server_error\",\"param\":null,\"code\":null}}\n\n");
             st->phase = 3;
-        } else if (st->phase == 1) {
-            srv_chunk(S, &st->pend, r, "", 0, 0, r->finish);
+        } else if (st->phase == 1 && r->done) {
+            const char *finish = r->q.tools ? srv_stream_tools(S, &st->pend, r, st->sent) : r->finish;
+            srv_chunk(S, &st->pend, r, "", 0, 0, finish);
             st->phase = 2;
+        } else if (st->phase == 1) {
+            st->seen = r->text.n;                          /* all held back: wait for more */
         } else if (st->phase == 2) {
-            if (r->include_usage) {
+            if (r->q.include_usage) {
                 srv_puts(&st->pend, "data: ");
                 srv_head(S, &st->pend, r, 1);
                 srv_puts(&st->pend, "\"choices\":[],");
@@ -987,25 +642,47 @@ static void srv_stream_free(void *cls) {
     free(st);
 }
 
+/* the whole answer's choice: the text, or for chat the message (with its tool calls when
+ * the request offered tools and the reply made some), and the finish_reason */
+static void srv_choice(srv_buf *b, const srv_req *r) {
+    const char *text = r->text.p ? r->text.p : "";
+    const char *finish = r->finish;
+    srv_puts(b, "\"choices\":[{\"index\":0,");
+    if (r->q.kind != SRV_CHAT) {
+        srv_puts(b, "\"text\":");
+        srv_json_str(b, text, r->text.n);
+        srv_puts(b, ",");
+    } else {
+        srv_tools_out to;
+        const int nc = r->q.tools ? srv_tool_parse(text, r->text.n, &to) : 0;
+        srv_puts(b, "\"message\":{\"role\":\"assistant\",\"content\":");
+        if (nc <= 0) srv_json_str(b, text, r->text.n);
+        else if (to.content.n) srv_json_str(b, to.content.p, to.content.n);
+        else srv_puts(b, "null");
+        if (nc > 0) {
+            srv_puts(b, ",\"tool_calls\":[");
+            for (int k = 0; k < nc; k++) {
+                if (k) srv_puts(b, ",");
+                srv_tool_call_json(b, r, &to.calls[k], k, 0);
+            }
+            srv_puts(b, "]");
+            if (!strcmp(finish, "stop")) finish = "tool_calls";   /* a reply cut by max_tokens says so */
+        }
+        if (r->q.tools) srv_tools_out_free(&to);
+        if (nc < 0) b->oom = 1;
+        srv_puts(b, "},");
+    }
+    srv_puts(b, "\"logprobs\":null,\"finish_reason\":");
+    srv_json_str(b, finish, strlen(finish));
+    srv_puts(b, "}],");
+}
+
 /* a completion request: parse, queue, answer (streamed or whole) */
 static enum MHD_Result srv_generate(srv *S, struct MHD_Connection *c, const char *body, size_t len, int kind) {
-    infer__json_doc doc;
-    infer_error jerr;
-    if (infer__json_parse(&doc, body, len, &jerr) != INFER_OK) return srv_error(c, 400, "invalid_json", "the body is not valid JSON: %s", jerr.msg);
-    srv_perr e = { 0 };
+    srv_perr e;
     srv_req *r = srv_req_new();
-    if (!r) { infer__json_free(&doc); return srv_error(c, 500, NULL, "out of memory"); }
-    r->kind = kind;
-    int ok = doc.root->type == INFER__JSON_OBJECT ? 1 : srv_bad(&e, 400, "invalid_type", "the body must be a JSON object");
-    ok = ok && srv_parse_params(S, doc.root, r, &e);
-    ok = ok && (kind == SRV_CHAT ? srv_parse_chat(S, doc.root, r, &e) : srv_parse_completion(S, doc.root, r, &e));
-    ok = ok && srv_parse_format(doc.root, r, &e);
-    infer__json_free(&doc);
-    if (ok && r->n_prompt == 0) ok = srv_bad(&e, 400, "invalid_value", "the prompt is empty (no tokens)");
-    if (ok && r->n_prompt + 1 > S->slot_ctx)
-        ok = srv_bad(&e, 400, "context_length_exceeded", "the prompt has %d tokens; a sequence's context is %d (-c %d over -np %d), which must hold the prompt and one token more",
-                     r->n_prompt, S->slot_ctx, S->slot_ctx * S->cfg.n_seq, S->cfg.n_seq);
-    if (!ok) {
+    if (!r) return srv_error(c, 500, NULL, "out of memory");
+    if (!srv_parse_request(&S->lim, kind, body, len, &r->q, &e)) {
         srv_req_free(r);
         return srv_error(c, (unsigned)e.status, e.code, "%s", e.msg);
     }
@@ -1013,6 +690,8 @@ static enum MHD_Result srv_generate(srv *S, struct MHD_Connection *c, const char
     const int fd = ci ? ci->connect_fd : -1;
     pthread_mutex_lock(&S->mu);
     if (S->stopping) { pthread_mutex_unlock(&S->mu); srv_req_free(r); return srv_error(c, 503, NULL, "the server is shutting down"); }
+    if (!r->q.seed_given && !S->cfg.seed_set) r->q.sp.seed = srv_random(S);
+    r->tag = srv_random(S);
     r->created = (long long)time(NULL);
     snprintf(r->id, sizeof r->id, "%s-%llu", kind == SRV_CHAT ? "chatcmpl" : "cmpl", ++S->n_requests);
     r->refs = 2;                                          /* this thread and the engine */
@@ -1021,7 +700,7 @@ static enum MHD_Result srv_generate(srv *S, struct MHD_Connection *c, const char
     S->q_tail = r;
     S->n_queued++;
     pthread_cond_signal(&S->engine_cv);
-    if (r->stream) {
+    if (r->q.stream) {
         pthread_mutex_unlock(&S->mu);
         srv_stream *st = calloc(1, sizeof *st);
         struct MHD_Response *resp = st ? MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, srv_stream_cb, st, srv_stream_free) : NULL;
@@ -1056,19 +735,7 @@ static enum MHD_Result srv_generate(srv *S, struct MHD_Connection *c, const char
     }
     srv_buf b = { 0 };
     srv_head(S, &b, r, 0);
-    srv_puts(&b, "\"choices\":[{\"index\":0,");
-    if (kind == SRV_CHAT) {
-        srv_puts(&b, "\"message\":{\"role\":\"assistant\",\"content\":");
-        srv_json_str(&b, r->text.p ? r->text.p : "", r->text.n);
-        srv_puts(&b, "},");
-    } else {
-        srv_puts(&b, "\"text\":");
-        srv_json_str(&b, r->text.p ? r->text.p : "", r->text.n);
-        srv_puts(&b, ",");
-    }
-    srv_puts(&b, "\"logprobs\":null,\"finish_reason\":");
-    srv_json_str(&b, r->finish, strlen(r->finish));
-    srv_puts(&b, "}],");
+    srv_choice(&b, r);
     srv_usage(&b, r);
     srv_puts(&b, "}\n");
     srv_req_unref(r);
@@ -1078,45 +745,27 @@ static enum MHD_Result srv_generate(srv *S, struct MHD_Connection *c, const char
 
 /* POST /tokenize {"content": text, "add_special": bool, "parse_special": bool} -> {"tokens": [...]} */
 static enum MHD_Result srv_tokenize_ep(srv *S, struct MHD_Connection *c, const char *body, size_t len) {
-    infer__json_doc doc;
-    infer_error jerr;
-    if (infer__json_parse(&doc, body, len, &jerr) != INFER_OK) return srv_error(c, 400, "invalid_json", "the body is not valid JSON: %s", jerr.msg);
-    srv_perr e = { 0 };
-    int add_special = 0, parse_special = 1;
-    const infer__json *t = doc.root->type == INFER__JSON_OBJECT ? infer__json_get(doc.root, "content") : NULL;
-    int32_t *ids = NULL;
-    int n = 0;
-    int ok = t && t->type == INFER__JSON_STRING ? 1 : srv_bad(&e, 400, "invalid_type", "the body must be an object with a string 'content'");
-    ok = ok && srv_bool(doc.root, "add_special", &add_special, &e) && srv_bool(doc.root, "parse_special", &parse_special, &e);
-    ok = ok && srv_tokenize(S, t->str, t->len, add_special, parse_special, &ids, &n, &e);
-    infer__json_free(&doc);
-    if (!ok) return srv_error(c, (unsigned)e.status, e.code, "%s", e.msg);
+    srv_request q;
+    srv_perr e;
+    if (!srv_parse_request(&S->lim, SRV_TOKENIZE, body, len, &q, &e)) return srv_error(c, (unsigned)e.status, e.code, "%s", e.msg);
     srv_buf b = { 0 };
     srv_puts(&b, "{\"tokens\":[");
-    for (int i = 0; i < n; i++) srv_printf(&b, i ? ",%d" : "%d", ids[i]);
+    for (int i = 0; i < q.n_prompt; i++) srv_printf(&b, i ? ",%d" : "%d", q.prompt[i]);
     srv_puts(&b, "]}\n");
-    free(ids);
+    srv_request_free(&q);
     return srv_send(c, MHD_HTTP_OK, &b, "application/json");
 }
 
 /* POST /detokenize {"tokens": [...]} -> {"content": text}: a leading BOS (and trailing EOS)
  * the model adds are dropped, as the tokenizer's add_special puts them there */
 static enum MHD_Result srv_detokenize_ep(srv *S, struct MHD_Connection *c, const char *body, size_t len) {
-    infer__json_doc doc;
-    infer_error jerr;
-    if (infer__json_parse(&doc, body, len, &jerr) != INFER_OK) return srv_error(c, 400, "invalid_json", "the body is not valid JSON: %s", jerr.msg);
-    srv_perr e = { 0 };
-    const infer__json *t = doc.root->type == INFER__JSON_OBJECT ? infer__json_get(doc.root, "tokens") : NULL;
-    int32_t *ids = NULL;
-    int n = 0;
-    int ok = t && t->type == INFER__JSON_ARRAY ? 1 : srv_bad(&e, 400, "invalid_type", "the body must be an object with an array 'tokens'");
-    ok = ok && srv_ids(S, t, "tokens", &ids, &n, &e);
-    infer__json_free(&doc);
-    if (!ok) return srv_error(c, (unsigned)e.status, e.code, "%s", e.msg);
-    const int need = infer_detokenize(S->tok, ids, n, 1, 0, NULL, 0);
+    srv_request q;
+    srv_perr e;
+    if (!srv_parse_request(&S->lim, SRV_DETOKENIZE, body, len, &q, &e)) return srv_error(c, (unsigned)e.status, e.code, "%s", e.msg);
+    const int need = infer_detokenize(S->tok, q.prompt, q.n_prompt, 1, 0, NULL, 0);
     char *text = need > 0 ? malloc((size_t)need) : NULL;
-    const int got = text ? infer_detokenize(S->tok, ids, n, 1, 0, text, need) : 0;
-    free(ids);
+    const int got = text ? infer_detokenize(S->tok, q.prompt, q.n_prompt, 1, 0, text, need) : 0;
+    srv_request_free(&q);
     if (need > 0 && (!text || got != need)) { free(text); return srv_error(c, 500, NULL, "detokenizing failed"); }
     srv_buf b = { 0 };
     srv_puts(&b, "{\"content\":");
@@ -1314,6 +963,15 @@ static int srv_run(const srv_cfg *cfg, infer_model *m, const infer_session_param
     const int64_t total = cfg->n_ctx > 0 ? cfg->n_ctx : (int64_t)N * (train < 4096 ? train : 4096);
     S->slot_ctx = (int32_t)(total / N);
     if (S->slot_ctx < 8) { fprintf(stderr, "infer: -c %lld over -np %d leaves %d positions per sequence; give a larger -c\n", (long long)total, N, S->slot_ctx); free(S); return 1; }
+    S->lim.m = m;
+    S->lim.tok = S->tok;
+    S->lim.n_vocab = S->V;
+    S->lim.n_ctx = S->slot_ctx;
+    S->lim.n_seq = N;
+    S->lim.chat_template = cfg->chat_template;
+    S->lim.chat_template_len = cfg->chat_template_len;
+    S->lim.sp = cfg->sp;
+    S->lim.n_predict = cfg->n_predict;
     infer_session_params sp = *base;
     sp.n_seq_max = N;
     sp.n_ctx = (int32_t)((int64_t)N * (S->slot_ctx + 2 * 16));          /* two blocks of slack a sequence: partial blocks, copy on write */
