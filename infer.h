@@ -14677,7 +14677,9 @@ static void *infer__json_alloc(infer__json_doc *doc, size_t n) {
     const size_t head = (sizeof(infer__json_chunk) + 15) & ~(size_t)15;
     n = (n + 15) & ~(size_t)15;
     if (!c || c->cap - c->used < n) {
-        size_t cap = n > ((size_t)1 << 20) ? n : ((size_t)1 << 20);
+        /* 4 KiB first (most documents are small), then twice the last chunk, up to 1 MiB */
+        const size_t want = c ? (c->cap < ((size_t)1 << 19) ? 2 * c->cap : ((size_t)1 << 20)) : 4096;
+        const size_t cap = n > want ? n : want;
         c = (infer__json_chunk *)INFER_MALLOC(head + cap);
         if (!c) return NULL;
         c->next = doc->chunks;
