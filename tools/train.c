@@ -13,7 +13,7 @@
  *   --vocab N [1024]    vocabulary size: 3 control tokens, 256 byte tokens, the corpus's
  *                       characters, then learned merges
  *   --dim N [128] --layers N [4] --heads N [4] --ff N [384] --ctx N [256]
- *   --batch N [8] --steps N [1200] --lr X [2e-3] --warmup N [40] --wd X [0.1]
+ *   --batch N [8] --steps N [700] --lr X [2e-3] --warmup N [40] --wd X [0.1]
  *   --threads N [all cores]  (the result does not depend on it)
  *   --type f16|f32 [f16]     the matrices' type in the file (norms are always f32)
  *   --corpus FILE            also write the corpus there
@@ -69,6 +69,8 @@ static float train_rng_normal(train_rng *r) {
     const double u = train_rng_unit(r), v = train_rng_unit(r);
     return (float)(sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v));
 }
+
+static int train_is_letter(unsigned char c) { return (c | 32) >= 'a' && (c | 32) <= 'z'; }
 
 typedef struct train_buf { char *p; size_t n, cap; } train_buf;
 
@@ -139,6 +141,7 @@ static const char *const train_togethers[] = { "played tag", "built a big tower"
 static const char *const train_lessons[] = { "friends always help each other", "it is good to share",
                                              "being kind makes everyone happy", "it is fun to play together",
                                              "a good friend is always there for you", "you should never give up" };
+static const char *const train_kids[] = { "boy", "girl" }; /* by train_story.she */
 /* he/she, his/her, him/her; capitalised forms are the first letter upper-cased */
 static const char *const train_pronouns[] = { "he", "his", "him", "she", "her", "her" };
 
@@ -225,8 +228,8 @@ static const char *const train_endings[] = {
 /* every table the generator reads: the words a story can have */
 typedef struct train_table { const char *const *s; int n; } train_table;
 #define TRAIN_T(a) { (const char *const *)(a), (int)(sizeof(a) / sizeof(const char *)) }
-static const train_table train_story_tables[] __attribute__((unused)) = {
-    TRAIN_T(train_girls), TRAIN_T(train_boys), TRAIN_T(train_animals), TRAIN_T(train_kid_adjs), TRAIN_T(train_animal_adjs),
+static const train_table train_story_tables[] = {
+    TRAIN_T(train_girls), TRAIN_T(train_boys), TRAIN_T(train_kids), TRAIN_T(train_animals), TRAIN_T(train_kid_adjs), TRAIN_T(train_animal_adjs),
     TRAIN_T(train_traits), TRAIN_T(train_likes), TRAIN_T(train_parents), TRAIN_T(train_places), TRAIN_T(train_place_adjs),
     TRAIN_T(train_objects), TRAIN_T(train_object_adjs), TRAIN_T(train_waters), TRAIN_T(train_hides), TRAIN_T(train_goods),
     TRAIN_T(train_bads), TRAIN_T(train_times), TRAIN_T(train_weathers), TRAIN_T(train_togethers), TRAIN_T(train_lessons),
@@ -235,6 +238,29 @@ static const train_table train_story_tables[] __attribute__((unused)) = {
     TRAIN_T(train_problems), TRAIN_T(train_worries), TRAIN_T(train_solutions), TRAIN_T(train_thanks), TRAIN_T(train_endings),
 };
 
+
+/* 1 if w[0..n) (letters, any case) is a word of the tables: outside the {slots}, a letter run
+ * of some template or list ("a~" also stands for "an") */
+static int train_story_word(const char *w, size_t n) {
+    char lw[64];
+    if (n == 0 || n >= sizeof lw) return 0;
+    for (size_t i = 0; i < n; i++) lw[i] = (char)(w[i] | 32);
+    lw[n] = 0;
+    if (!strcmp(lw, "an")) return 1;
+    for (int t = 0; t < TRAIN_N(train_story_tables); t++)
+        for (int k = 0; k < train_story_tables[t].n; k++) {
+            const char *s = train_story_tables[t].s[k];
+            for (size_t i = 0; s[i];) {
+                if (s[i] == '{') { const char *e = strchr(s + i, '}'); i = e ? (size_t)(e - s) + 1 : strlen(s); continue; }
+                if (!train_is_letter((unsigned char)s[i])) { i++; continue; }
+                size_t j = i, same = 1;
+                for (; train_is_letter((unsigned char)s[j]); j++) same &= j - i < n && (s[j] | 32) == lw[j - i];
+                if (same && j - i == n) return 1;
+                i = j;
+            }
+        }
+    return 0;
+}
 
 /* the choices of one story: [0] the hero, [1] the friend */
 typedef struct train_story {
@@ -252,7 +278,7 @@ static void train_pick_character(train_rng *r, train_story *s, int who) {
     s->she[who] = (int)train_rng_below(r, 2);
     s->name[who] = s->she[who] ? TRAIN_PICK(r, train_girls) : TRAIN_PICK(r, train_boys);
     if (k < 2) {
-        s->kind[who] = s->she[who] ? "girl" : "boy";
+        s->kind[who] = train_kids[s->she[who]];
         s->adj[who] = TRAIN_PICK(r, train_kid_adjs);
     } else {
         s->kind[who] = TRAIN_PICK(r, train_animals);
@@ -479,7 +505,6 @@ static int train_utf8_len(unsigned char c) {
     static const unsigned char len[16] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4 };
     return len[c >> 4];
 }
-static int train_is_letter(unsigned char c) { return (c | 32) >= 'a' && (c | 32) <= 'z'; }
 
 /* The length of the unit at s[0..n) (n > 0): "▁" + letters, "▁" + one other character,
  * letters, or one character (a "▁" followed by another "▁" is a unit alone). */
@@ -548,6 +573,7 @@ static int train_encode_unit(const train_vocab *v, const char *s, size_t n, int3
  * returns the count (only the first max are written), -1 without memory */
 static int train_encode(const train_vocab *v, const char *text, size_t n, int32_t *out, int max) {
     train_buf b = { 0 };
+    if (n == 0) return 0; /* no text, no leading space either */
     if (train_spm_text(&b, text, n) < 0) { free(b.p); return -1; }
     int len = 0;
     for (size_t i = 0; i < b.n;) {
@@ -1208,14 +1234,26 @@ typedef struct train_opts {
     float lr, wd;
     infer_type type;
     const char *corpus_path;
+    int quiet;                  /* no progress lines on stderr */
 } train_opts;
+
+/* what a run measured */
+typedef struct train_result {
+    double first_loss;          /* the first batch's mean loss */
+    double train_loss;          /* the final weights' mean loss on the first 64 training stories */
+    double val_loss;            /* ... and on the first 64 held-out stories */
+    double seconds;
+    int64_t n_tokens;           /* the corpus's */
+    int n_vocab;
+    size_t n_params;
+} train_result;
 
 static train_opts train_default_opts(void) {
     train_opts o;
     memset(&o, 0, sizeof o);
     o.c.dim = 128; o.c.n_layers = 4; o.c.n_heads = 4; o.c.ffn = 384; o.c.ctx = 256; o.c.vocab = 1024;
     o.c.rope_base = 10000.0f; o.c.norm_eps = 1e-5f;
-    o.seed = 1; o.stories = 6000; o.batch = 8; o.steps = 1200; o.warmup = 40; o.threads = 0;
+    o.seed = 1; o.stories = 6000; o.batch = 8; o.steps = 700; o.warmup = 40; o.threads = 0;
     o.lr = 2e-3f; o.wd = 0.1f;
     o.type = INFER_TYPE_F16;
     return o;
@@ -1335,7 +1373,8 @@ static double train_eval(const train_model *m, float *wt, train_acts *acts, int 
     return sum / (double)(cnt ? cnt : 1);
 }
 
-static int train_tales(const train_opts *o, const char *out_path) {
+/* The whole run; returns 0, or 1 after a message on stderr. */
+static int train_tales(const train_opts *o, const char *out_path, train_result *res) {
     const double t0 = infer_time_seconds();
     const int T = o->c.ctx, B = o->batch, nth = o->threads > 0 ? o->threads : train_n_cores();
     if (T > 1024 || B < 1 || o->steps < 1) { fprintf(stderr, "train: --ctx must be at most 1024, --batch and --steps at least 1\n"); return 1; }
@@ -1345,7 +1384,8 @@ static int train_tales(const train_opts *o, const char *out_path) {
         FILE *f = fopen(o->corpus_path, "wb");
         if (!f || fwrite(text.p, 1, text.n, f) != text.n || fclose(f) != 0) { fprintf(stderr, "train: cannot write %s\n", o->corpus_path); return 1; }
     }
-    fprintf(stderr, "corpus: %d stories, %zu bytes (seed %llu)\n", o->stories, text.n, (unsigned long long)o->seed);
+    memset(res, 0, sizeof *res);
+    if (!o->quiet) fprintf(stderr, "corpus: %d stories, %zu bytes (seed %llu)\n", o->stories, text.n, (unsigned long long)o->seed);
     train_vocab v;
     if (train_vocab_learn(&v, text.p, text.n, o->c.vocab) < 0) { fprintf(stderr, "train: learning the vocabulary failed\n"); return 1; }
     /* the token stream: <s> story </s> per story; starts[i] = where story i's <s> is */
@@ -1375,14 +1415,14 @@ static int train_tales(const train_opts *o, const char *out_path) {
     int last_ok = n_st - 1;
     while (last_ok > 0 && starts[last_ok] + T + 1 > n_tok) last_ok--;
     if (last_ok < n_train) { fprintf(stderr, "train: the corpus is too small for --ctx %d (%lld tokens)\n", T, (long long)n_tok); return 1; }
-    fprintf(stderr, "vocab: %d pieces; %lld tokens (%.2f bytes a token), %d training stories, %d validation stories\n", v.n,
+    if (!o->quiet) fprintf(stderr, "vocab: %d pieces; %lld tokens (%.2f bytes a token), %d training stories, %d validation stories\n", v.n,
             (long long)n_tok, (double)text.n / (double)n_tok, n_train, n_val);
     train_config c = o->c;
     c.vocab = v.n;
     train_model m;
     if (train_model_create(&m, &c) < 0) { fprintf(stderr, "train: bad model shape\n"); return 1; }
     train_model_init(&m, o->seed, 0.02f);
-    fprintf(stderr, "model: dim %d, %d layers, %d heads, ffn %d, ctx %d, vocab %d: %zu parameters\n", c.dim, c.n_layers, c.n_heads,
+    if (!o->quiet) fprintf(stderr, "model: dim %d, %d layers, %d heads, ffn %d, ctx %d, vocab %d: %zu parameters\n", c.dim, c.n_layers, c.n_heads,
             c.ffn, c.ctx, c.vocab, m.n_params);
     const size_t P = m.n_params;
     float *grads = (float *)malloc(sizeof(float) * P * (size_t)B), *g = (float *)malloc(sizeof(float) * P);
@@ -1423,23 +1463,31 @@ static int train_tales(const train_opts *o, const char *out_path) {
         for (int b = 0; b < B; b++) loss += losses[b];
         loss /= (double)B * T;
         train_loss = step == 0 ? loss : 0.95 * train_loss + 0.05 * loss;
+        if (step == 0) res->first_loss = loss;
         const float lr = train_lr(o, step);
         train_adamw(&m, g, mo, ve, step + 1, lr, o->wd);
         const double dt = infer_time_seconds() - ts;
-        if (step % 20 == 0 || step == o->steps - 1)
+        if (!o->quiet && (step % 20 == 0 || step == o->steps - 1))
             fprintf(stderr, "step %4d/%d  loss %.4f (avg %.4f)  lr %.2e  |g| %.3f  %.0f tok/s  %.0f s\n", step + 1, o->steps, loss,
                     train_loss, lr, norm, (double)B * T / dt, infer_time_seconds() - t0);
         if ((step + 1) % 200 == 0 || step == o->steps - 1) {
             val_loss = train_eval(&m, wt, acts, nth, tokens, vst, nv, T);
-            fprintf(stderr, "validation loss %.4f (%d held-out stories)\n", val_loss, nv);
+            if (!o->quiet) fprintf(stderr, "validation loss %.4f (%d held-out stories)\n", val_loss, nv);
         }
     }
     /* the training loss of the final weights, on fixed windows (the first 64 training stories) */
     const double final_train = train_eval(&m, wt, acts, nth, tokens, starts, 64 < n_train ? 64 : n_train, T);
     infer_error err;
     if (train_export(&m, &v, out_path, o->type, &err) != INFER_OK) { fprintf(stderr, "train: %s: %s\n", out_path, err.msg); return 1; }
-    fprintf(stderr, "done: train loss %.4f, validation loss %.4f, %.0f s, %d threads; wrote %s\n", final_train, val_loss,
-            infer_time_seconds() - t0, nth, out_path);
+    res->train_loss = final_train;
+    res->val_loss = val_loss;
+    res->seconds = infer_time_seconds() - t0;
+    res->n_tokens = n_tok;
+    res->n_vocab = v.n;
+    res->n_params = m.n_params;
+    if (!o->quiet)
+        fprintf(stderr, "done: train loss %.4f, validation loss %.4f, %.0f s, %d threads; wrote %s\n", final_train, val_loss,
+                res->seconds, nth, out_path);
     for (int i = 0; i < nth; i++) train_acts_free(&acts[i]);
     free(acts); free(grads); free(g); free(wt); free(mo); free(ve); free(losses); free(counts); free(bst); free(vst);
     free(tokens); free(starts); free(text.p);
@@ -1597,11 +1645,20 @@ int main(int argc, char **argv) {
         if (train_corpus(&text, o.seed, o.stories) < 0) { fprintf(stderr, "train: out of memory\n"); return 1; }
         FILE *f = fopen(argv[2], "wb");
         if (!f || fwrite(text.p, 1, text.n, f) != text.n || fclose(f) != 0) { fprintf(stderr, "train: cannot write %s\n", argv[2]); return 1; }
+        /* every word written is a word of the tables (what tests.c's tales_writes relies on) */
+        for (size_t i = 0; i < text.n;) {
+            if (!train_is_letter((unsigned char)text.p[i])) { i++; continue; }
+            size_t j = i;
+            while (j < text.n && train_is_letter((unsigned char)text.p[j])) j++;
+            if (!train_story_word(text.p + i, j - i)) { fprintf(stderr, "train: '%.*s' is in no table\n", (int)(j - i), text.p + i); return 1; }
+            i = j;
+        }
         fprintf(stderr, "wrote %s: %d stories, %zu bytes\n", argv[2], o.stories, text.n);
         free(text.p);
         return 0;
     }
-    if (!strcmp(argv[1], "tales")) return train_tales(&o, argv[2]);
+    train_result res;
+    if (!strcmp(argv[1], "tales")) return train_tales(&o, argv[2], &res);
     train_usage(stderr, 1);
     return 1;
 }
