@@ -4,8 +4,9 @@
  * skipped, not passed (a test that failed a check before it skipped counts as failed).
  *
  * The sections follow infer.h's (its table of contents; each names the sections it tests),
- * then the programs built on it: the command line, tools/convert, the fuzz corpus, the GPU
- * builds. The robust_ tests (README, "Bad input") stand with what they feed. */
+ * then the programs built on it: the command line, tools/convert, tools/train (and the model
+ * it made, data/tales.gguf), the fuzz corpus, the GPU builds. The robust_ tests (README,
+ * "Bad input") stand with what they feed. */
 
 #define INFER_IMPLEMENTATION
 #include "infer.h"
