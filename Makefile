@@ -1,12 +1,14 @@
 # infer -- build, test, benchmark.
-#   make            ./infer, ./tests, ./tools/convert
+#   make            ./infer, ./tests, ./tools/convert, ./tools/train
 #   make run        install what is missing (tools/setup.sh), build, write a story with the
 #                   built-in model (data/tales.gguf)
 #   make test       install what is missing, build and run the tests (fast; skips what needs
 #                   ../shared when it is absent)
+#   make tales      data/tales.gguf trained again from nothing (tools/train, ~10-20 minutes)
 #   make test-asan  the tests under AddressSanitizer + UBSan
 #   make fuzz       the fuzzer (tools/fuzz.c) over every input format, FUZZ_SECONDS in all
 #   make bench      speed table (not part of the tests)
+#   make tales      data/tales.gguf trained again from nothing (tools/train; not part of the tests)
 #   make toc        infer.h's table of contents rewritten to match its sections
 #   make cuda       ./infer-cuda and ./tests-cuda: the same programs with the CUDA backend
 #                   (infer_cuda.cu, built by nvcc); the targets above never need nvcc
@@ -20,7 +22,7 @@ LDLIBS  := -lm -lpthread
 
 HDR := infer.h
 
-all: infer tests tools/convert
+all: infer tests tools/convert tools/train
 
 # --server (tools/server.c) needs GNU libmicrohttpd; without it ./infer is built without the
 # server and says so when asked for one
@@ -35,11 +37,21 @@ endif
 infer: main.c tools/server.c tools/server_req.c tools/bench.c $(HDR)
 	$(CC) $(CFLAGS) $(SERVER_CFLAGS) -o $@ main.c $(LDLIBS) $(SERVER_LIBS)
 
-tests: tests.c tools/fuzz.c tools/server_req.c $(HDR)
+tests: tests.c tools/fuzz.c tools/server_req.c tools/train.c $(HDR)
 	$(CC) $(CFLAGS) -o $@ tests.c $(LDLIBS)
 
 tools/convert: tools/convert.c $(HDR)
 	$(CC) $(CFLAGS) -o $@ tools/convert.c $(LDLIBS)
+
+# tools/train: the trainer of the default model (tests.c includes its source)
+tools/train: tools/train.c $(HDR)
+	$(CC) $(CFLAGS) -o $@ tools/train.c $(LDLIBS)
+
+# data/tales.gguf made again from nothing: stories, vocabulary, training, file (about 20
+# minutes on 2 cores; never part of `make test`). data/README.md records the run.
+TALES_FLAGS ?= --seed 1
+tales: tools/train
+	./tools/train tales data/tales.gguf $(TALES_FLAGS)
 
 # what the build needs, installed when missing and this user may (tools/setup.sh --deps); the
 # builds then run in a new make, which sees what was just installed
@@ -209,8 +221,8 @@ infer-cuda-emu: $(CUDA_DIR)/main.o $(CUDA_DIR)/infer_cuda_emu.o
 cuda-emu: tests-cuda-emu infer-cuda-emu
 
 clean:
-	rm -f infer tests tests-asan infer-asan tools/convert tools/fuzz tools/fuzz-seeds infer-cuda tests-cuda tests-cuda-emu infer-cuda-emu
+	rm -f infer tests tests-asan infer-asan tools/convert tools/train tools/fuzz tools/fuzz-seeds infer-cuda tests-cuda tests-cuda-emu infer-cuda-emu
 	rm -rf fuzz-out
 	rm -rf $(CUDA_DIR)
 
-.PHONY: all deps run test test-asan clean bench check-cxx check-c11 cuda cuda-emu fuzz fuzz-seeds toc
+.PHONY: all deps run test test-asan clean bench tales check-cxx check-c11 cuda cuda-emu fuzz fuzz-seeds toc

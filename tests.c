@@ -4,8 +4,9 @@
  * skipped, not passed (a test that failed a check before it skipped counts as failed).
  *
  * The sections follow infer.h's (its table of contents; each names the sections it tests),
- * then the programs built on it: the command line, tools/convert, the fuzz corpus, the GPU
- * builds. The robust_ tests (README, "Bad input") stand with what they feed. */
+ * then the programs built on it: the command line, tools/convert, tools/train (and the model
+ * it made, data/tales.gguf), the fuzz corpus, the GPU builds. The robust_ tests (README,
+ * "Bad input") stand with what they feed. */
 
 #define INFER_IMPLEMENTATION
 #include "infer.h"
@@ -18,6 +19,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* tools/train.c, its main left out: the train_ tests call the trainer's own functions */
+#define TRAIN_NO_MAIN
+#include "tools/train.c"
 
 /* ---- the harness ---- */
 static int t_failed;         /* checks failed in the current test */
@@ -8880,6 +8885,211 @@ static void test_robust_convert_zero_dim(void) {
     remove(tmp_path("infer_rb_zero.gguf")); remove(tmp_path("infer_rb_zero_q.gguf"));
 }
 
+/* ---- tools/train: the trainer of data/tales.gguf, and the model it made ----
+ * The trainer's backward pass against finite differences, its forward pass against infer.h
+ * on the file it writes, its tokenizer against infer.h's on the vocabulary it writes, a short
+ * run (the loss falls, the thread count changes nothing), and the committed model writing
+ * the corpus's language. */
+
+/* a small corpus and the vocabulary learned from it (60 stories, 400 pieces) */
+static int train_small_vocab(train_buf *text, train_vocab *v) {
+    memset(text, 0, sizeof *text);
+    if (train_corpus(text, 3, 60) < 0) return -1;
+    return train_vocab_learn(v, text->p, text->n, 400);
+}
+
+static void test_train_grad(void) {
+    const train_config c = train_tiny_config();
+    train_model m;
+    CHECK(train_model_create(&m, &c) == 0);
+    train_gradcheck *res = calloc((size_t)m.n_tensors, sizeof *res);
+    CHECK(res && train_grad_check(&c, 1, res) == 0);
+    /* every tensor: along its gradient and along a random direction; float rounding gives
+     * ~1e-3 at worst, a wrong term in the backward pass is off by far more */
+    for (int i = 0; res && i < m.n_tensors; i++)
+        for (int d = 0; d < 2; d++) {
+            const double e = train_grad_err(res[i].fd[d], res[i].an[d]);
+            CHECK_MSG(e < 1e-2, "%s (%s direction): finite difference %.6g, backward %.6g, relative error %.2g", m.t[i].name,
+                      d ? "random" : "gradient", res[i].fd[d], res[i].an[d], e);
+        }
+    /* the gradient along itself is its norm: a tensor with no gradient at all would pass the
+     * comparison trivially */
+    for (int i = 0; res && i < m.n_tensors; i++) CHECK_MSG(res[i].an[0] > 1e-3, "%s has no gradient", m.t[i].name);
+    /* and a wrong gradient is caught: the checker's own sensitivity */
+    CHECK(train_grad_err(1.0, 1.05) > 1e-2);
+    free(res);
+    train_model_free(&m);
+}
+
+/* the exported vocabulary tokenizes as the trainer does: the corpus it was learned on, stories
+ * it never saw, and text outside it (byte fallback, runs of spaces, control-token texts) */
+static void test_train_tokenizer(void) {
+    train_buf text, other = { 0 };
+    train_vocab v;
+    if (train_small_vocab(&text, &v) != 0) { CHECK(0); return; }
+    CHECK(v.n == 400);
+    CHECK(train_corpus(&other, 4, 20) == 0);
+    train_config c = train_tiny_config();
+    c.vocab = v.n;
+    train_model m;
+    CHECK(train_model_create(&m, &c) == 0);
+    infer_error err;
+    CHECK_MSG(train_export(&m, &v, tmp_path("train_tok.gguf"), INFER_TYPE_F32, &err) == INFER_OK, "%s", err.msg);
+    infer_model *im = load_model(tmp_path("train_tok.gguf"), 1);
+    const infer_tokenizer *tk = im ? infer_model_tokenizer(im) : NULL;
+    CHECK(tk != NULL);
+    static const char *const odd[] = { "Hello  world\tagain\nand again", "caf\xc3\xa9 na\xc3\xafve \xf0\x9f\x99\x82 ok", "<s> not a token </s>",
+                                       "  two leading spaces", "trailing space ", "Lily's \"big\" day... 42!", "" };
+    int lines = 0, bad = 0, byte_tokens = 0;
+    int32_t *a = malloc(sizeof(int32_t) * 4096), *b = malloc(sizeof(int32_t) * 4096);
+    for (int src = 0; tk && src < 3; src++) {
+        const char *p = src == 0 ? text.p : src == 1 ? other.p : NULL;
+        for (int k = 0;; k++) {
+            const char *line;
+            size_t len;
+            if (src < 2) {
+                if (!*p) break;
+                const char *nl = strchr(p, '\n');
+                line = p;
+                len = nl ? (size_t)(nl - p) : strlen(p);
+                p += len + (nl != NULL);
+            } else {
+                if (k >= (int)(sizeof odd / sizeof odd[0])) break;
+                line = odd[k];
+                len = strlen(line);
+            }
+            const int na = train_encode(&v, line, len, a, 4096), nb = infer_tokenize(tk, line, len, 0, 0, b, 4096);
+            lines++;
+            if (na != nb || (na > 0 && memcmp(a, b, sizeof(int32_t) * (size_t)na) != 0)) {
+                if (bad++ < 3) printf("    differs (%d vs %d tokens): %.60s\n", na, nb, line);
+            }
+            for (int i = 0; src == 2 && i < na && i < 4096; i++) byte_tokens += a[i] >= TRAIN_TOK_BYTE0 && a[i] < TRAIN_TOK_BYTE0 + 256;
+        }
+    }
+    CHECK_MSG(bad == 0 && lines == 60 + 20 + 7, "%d of %d texts tokenize differently", bad, lines);
+    CHECK(byte_tokens > 10); /* the odd texts went through byte fallback */
+    /* merges did happen: a story takes far fewer tokens than bytes */
+    const int n0 = train_encode(&v, text.p, strcspn(text.p, "\n"), a, 4096);
+    CHECK_MSG(n0 > 0 && (double)strcspn(text.p, "\n") / n0 > 1.5, "%d tokens for %zu bytes", n0, strcspn(text.p, "\n"));
+    /* the ids decode back to the text */
+    char back[8192];
+    const int nd = tk ? infer_detokenize(tk, a, n0, 1, 0, back, sizeof back) : -1;
+    CHECK(nd == (int)strcspn(text.p, "\n") && !memcmp(back, text.p, (size_t)nd));
+    free(a); free(b);
+    if (im) infer_model_free(im);
+    train_model_free(&m);
+    train_vocab_free(&v);
+    free(text.p); free(other.p);
+}
+
+/* the trainer's logits equal infer.h's on the file it wrote: tensor layout, rope pairs,
+ * norms, the vocabulary's ids (F32 to float rounding; F16 to its rounding) */
+static void test_train_export(void) {
+    train_buf text;
+    train_vocab v;
+    if (train_small_vocab(&text, &v) != 0) { CHECK(0); return; }
+    train_config c = train_tiny_config();
+    c.dim = 32; c.ffn = 48; c.n_heads = 4; c.ctx = 64; c.vocab = v.n;
+    train_model m;
+    train_acts a;
+    CHECK(train_model_create(&m, &c) == 0 && train_acts_init(&a, &c, 48) == 0);
+    train_model_init(&m, 5, 0.2f);
+    for (int i = 0; i < m.n_tensors; i++) /* norm gains that differ from 1, so a norm read wrongly shows */
+        if (m.t[i].rows == 1)
+            for (int k = 0; k < m.t[i].cols; k++) m.w[m.t[i].off + k] = 0.75f + 0.5f * (float)((k * 7 + i) % 11) / 11.0f;
+    int32_t ids[1024];
+    const size_t len = strcspn(text.p, "\n");
+    ids[0] = TRAIN_TOK_BOS;
+    const int n = 1 + train_encode(&v, text.p, len, ids + 1, 1023), T = 48;
+    CHECK(n > T && n <= 1024);
+    float *wt = malloc(sizeof(float) * m.n_params), *lg = malloc(sizeof(float) * (size_t)T * c.vocab);
+    train_transpose_all(&m, wt);
+    train_forward(&m, wt, &a, ids, NULL, T);
+    for (int ty = 0; ty < 2; ty++) {
+        const char *path = tmp_path(ty ? "train_f16.gguf" : "train_f32.gguf");
+        infer_error err;
+        CHECK_MSG(train_export(&m, &v, path, ty ? INFER_TYPE_F16 : INFER_TYPE_F32, &err) == INFER_OK, "%s", err.msg);
+        infer_model *im = load_model(path, 0);
+        if (!im) continue;
+        const infer_config *ic = infer_model_config(im);
+        CHECK(!strcmp(ic->arch, "llama") && ic->n_embd == c.dim && ic->n_layer == c.n_layers && ic->n_head == c.n_heads && ic->n_vocab == c.vocab);
+        /* the engine tokenizes the story (with its BOS) to the same ids */
+        int32_t eid[1024];
+        const int en = infer_tokenize(infer_model_tokenizer(im), text.p, len, 1, 0, eid, 1024);
+        CHECK(en == n && !memcmp(eid, ids, sizeof(int32_t) * (size_t)n));
+        infer_session_params sp = infer_session_default_params();
+        sp.precise = 1;
+        sp.n_threads = 1;
+        infer_session *s = NULL;
+        CHECK_MSG(infer_session_create(&s, im, &sp, &err) == INFER_OK, "%s", err.msg);
+        if (s) {
+            CHECK_MSG(infer_eval(s, ids, T, lg, 1, &err) == INFER_OK, "%s", err.msg);
+            double mx = 0;
+            for (size_t i = 0; i < (size_t)T * c.vocab; i++) mx = fmax(mx, fabs(a.logits[i]));
+            const double d = max_abs_diff(lg, a.logits, (size_t)T * c.vocab);
+            CHECK_MSG(mx > 0.5 && d < (ty ? 2e-2 : 1e-4) * mx, "%s: logits differ by %.3g (largest %.3g)", ty ? "F16" : "F32", d, mx);
+            infer_session_free(s);
+        }
+        infer_model_free(im);
+    }
+    free(wt); free(lg);
+    train_acts_free(&a);
+    train_model_free(&m);
+    train_vocab_free(&v);
+    free(text.p);
+}
+
+/* a short run of the whole pipeline on a tiny model: the loss falls, and one thread or two
+ * write the same file byte for byte (sequences' gradients are summed in a fixed order) */
+static void test_train_run(void) {
+    train_opts o = train_default_opts();
+    o.c.dim = 32; o.c.n_layers = 2; o.c.n_heads = 2; o.c.ffn = 64; o.c.ctx = 32; o.c.vocab = 320;
+    o.stories = 60; o.batch = 4; o.steps = 40; o.warmup = 5; o.lr = 1e-2f; o.quiet = 1;
+    train_result r1, r2;
+    o.threads = 1;
+    CHECK(train_tales(&o, tmp_path("train_run1.gguf"), &r1) == 0);
+    o.threads = 2;
+    CHECK(train_tales(&o, tmp_path("train_run2.gguf"), &r2) == 0);
+    CHECK_MSG(r1.train_loss < r1.first_loss - 1.5 && r1.val_loss < r1.first_loss - 1.5, "loss %.3f -> train %.3f, validation %.3f",
+              r1.first_loss, r1.train_loss, r1.val_loss);
+    CHECK(r1.n_vocab == 320 && r1.n_tokens > 60 * 50);
+    size_t n1 = 0, n2 = 0;
+    char *f1 = slurp(tmp_path("train_run1.gguf"), &n1), *f2 = slurp(tmp_path("train_run2.gguf"), &n2);
+    CHECK_MSG(f1 && f2 && n1 == n2 && !memcmp(f1, f2, n1), "1 and 2 threads trained different weights");
+    free(f1); free(f2);
+}
+
+/* The committed model writes the corpus's language: at --temp 0 from "Once upon a time",
+ * complete sentences (ending in . ! or ?) whose every word is one the generator can write. */
+static void test_tales_writes(void) {
+    if (!file_exists("./infer")) SKIP("./infer not built");
+    CHECK_MSG(file_exists("data/tales.gguf"), "data/tales.gguf is missing (make tales)");
+    char out[8192];
+    CHECK(run_cmd("./infer -m data/tales.gguf -p \"Once upon a time\" -n 60 --temp 0 2>/dev/null", out, sizeof out) == 0);
+    CHECK_MSG(!strncmp(out, "Once upon a time", 16), "%s", out);
+    int good = 0, sentences = 0;
+    for (const char *p = out; *p;) {
+        const char *e = p + strcspn(p, ".!?");
+        if (!*e) break; /* an unfinished sentence at the end */
+        while (e[1] == '"') e++;
+        int words = 0, known = 1;
+        for (const char *q = p; q <= e;) {
+            if (!isalpha((unsigned char)*q)) { q++; continue; }
+            const char *w = q;
+            while (q <= e && isalpha((unsigned char)*q)) q++;
+            words++;
+            if (!train_story_word(w, (size_t)(q - w))) { known = 0; printf("    unknown word '%.*s'\n", (int)(q - w), w); }
+        }
+        sentences++;
+        good += known && words >= 4;
+        p = e + 1;
+    }
+    CHECK_MSG(good >= 1, "no complete sentence of the generator's words in: %s", out);
+    /* and the word check itself rejects what is not the corpus's */
+    CHECK(train_story_word("Lily", 4) && train_story_word("once", 4) && train_story_word("An", 2) && !train_story_word("zebra", 5));
+    printf("    %d of %d sentences made of the generator's words\n", good, sentences);
+}
+
 /* ---- the fuzz corpus ----
  * tools/fuzz.c's targets, replayed over data/fuzz: the seeds and every input that ever made
  * one fail (make fuzz finds new ones; ASan builds check each for bad reads and leaks). */
@@ -10915,6 +11125,11 @@ static const test_case tests[] = {
     { "convert_synth_bitnet", test_convert_synth_bitnet },
     { "convert_synth_deepseek4", test_convert_synth_deepseek4 },
     { "convert_hf_folder", test_convert_hf_folder },
+    { "train_grad", test_train_grad },
+    { "train_tokenizer", test_train_tokenizer },
+    { "train_export", test_train_export },
+    { "train_run", test_train_run },
+    { "tales_writes", test_tales_writes },
     { "robust_convert_zero_dim", test_robust_convert_zero_dim },
     { "robust_nonfinite_families", test_robust_nonfinite_families },
     { "fuzz_regress", test_fuzz_regress },
