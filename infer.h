@@ -49,7 +49,7 @@
  *   >>unicode           101  categories, white space, case, NFD base, UTF-8
  *   >>regex             434  a backtracking regex matcher for pre-tokenizer patterns
  *   >>tokenizer        1162  SentencePiece BPE, byte-level BPE, WordPiece; the GGUF's vocabulary
- *   >>json              388  a small validating JSON parser
+ *   >>json              390  a small validating JSON parser
  *   >>jinja            3294  chat templates: a Jinja interpreter that renders as transformers does
  *   >>grammar          1219  constrained output: GBNF grammars, a byte matcher, a vocabulary trie, JSON Schema
  *   >>safetensors       643  Hugging Face checkpoints, read as GGUF

@@ -6909,6 +6909,25 @@ static void test_cli_setup(void) {
     run_cmd(cmd, out, sizeof out);
 }
 
+/* without -m: data/tales.gguf beside the program (from any working directory), the same
+ * text as with -m; a program with no such file beside it or in the working directory says
+ * what it looked for */
+static void test_cli_default_model(void) {
+    if (!file_exists("./infer") || !file_exists("data/tales.gguf")) SKIP("./infer or data/tales.gguf not here");
+    char out[8192], out2[8192], cmd[4096], cwd[2048];
+    CHECK(getcwd(cwd, sizeof cwd) != NULL);
+    CHECK(run_cmd("./infer -m data/tales.gguf -p 'Once upon a time' -n 24 --temp 0 2>/dev/null", out, sizeof out) == 0);
+    snprintf(cmd, sizeof cmd, "cd / && '%s/infer' -p 'Once upon a time' -n 24 --temp 0 2>&1 >/dev/null", cwd);
+    CHECK_MSG(run_cmd(cmd, out2, sizeof out2) == 0 && strstr(out2, "no -m given: the default model") && strstr(out2, "/data/tales.gguf"), "[%s]", out2);
+    snprintf(cmd, sizeof cmd, "cd / && '%s/infer' -p 'Once upon a time' -n 24 --temp 0 2>/dev/null", cwd);
+    CHECK(run_cmd(cmd, out2, sizeof out2) == 0 && !strcmp(out, out2) && !strncmp(out, "Once upon a time", 16));
+    const char *d = tmp_path("infer_nodefault");
+    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s && cp ./infer %s/ && cd %s && ./infer -p hi 2>&1", d, d, d, d);
+    CHECK_MSG(run_cmd(cmd, out2, sizeof out2) == 1 && strstr(out2, "no model given") && strstr(out2, "data/tales.gguf"), "[%s]", out2);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", d);
+    run_cmd(cmd, out2, sizeof out2);
+}
+
 static void test_cli_habits(void) {
     if (!file_exists("./infer")) SKIP("./infer not built");
     char out[8192], out2[8192];
@@ -11090,6 +11109,7 @@ static const test_case tests[] = {
     { "robust_nonfinite_model", test_robust_nonfinite_model },
     { "cli_contracts", test_cli_contracts },
     { "cli_setup", test_cli_setup },
+    { "cli_default_model", test_cli_default_model },
     { "cli_habits", test_cli_habits },
     { "cli_conflicts", test_cli_conflicts },
     { "cli_tools_usage", test_cli_tools_usage },
