@@ -335,9 +335,10 @@ static void parse_args(int argc, char **argv, options *o) {
 #ifndef INFER_SERVER
     if (o->server) die("%s", "this infer was built without the HTTP server: install libmicrohttpd (apt-get install libmicrohttpd-dev) and run make again");
 #endif
+    if (!o->model && o->server) die("%s", "no model given: a server serves the model -m names (see --help)");
     if (!o->model && !o->membw && !o->diff) {
         if (!(o->model = default_model())) die("%s", "no model given (use -m MODEL; see --help), and the default model, data/" DEFAULT_MODEL ", is neither beside the program nor in the working directory");
-        if (!o->server) fprintf(stderr, "infer: no -m given: the default model, %s\n", o->model);
+        fprintf(stderr, "infer: no -m given: the default model, %s\n", o->model);
     }
     int inputs = !!o->prompt + !!o->file + !!o->prompt_ids;
     if (inputs > 1) die("%s", "give only one of -p, -f and --prompt-ids");

@@ -6722,7 +6722,9 @@ static void test_robust_nonfinite_model(void) {
 static void test_cli_contracts(void) {
     if (!file_exists("./infer")) SKIP("./infer not built");
     char out[8192];
-    CHECK(run_cmd("./infer 2>&1", out, sizeof out) != 0 && strstr(out, "no model"));
+    /* no -m: the default model (test cli_default_model), except for a server, which serves
+     * only the model it is given */
+    CHECK(run_cmd("./infer --server 2>&1", out, sizeof out) != 0 && (strstr(out, "no model") || strstr(out, "without the HTTP server")));
     CHECK(run_cmd("./infer -m /nonexistent.gguf -p hi 2>&1", out, sizeof out) != 0 && strstr(out, "cannot open"));
     CHECK(run_cmd("./infer -m x --bogus 2>&1", out, sizeof out) != 0 && strstr(out, "unknown option"));
     CHECK(run_cmd("./infer -m x -n abc 2>&1", out, sizeof out) != 0 && strstr(out, "bad value"));
