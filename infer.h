@@ -23,7 +23,7 @@
  * `make toc` rewrites the counts after an edit.
  *   <<toc
  *   >>api-status         27  status codes and the error object
- *   >>api-types         329  ggml tensor types and the quant block structs
+ *   >>api-types         334  ggml tensor types and the quant block structs
  *   >>api-tensor         52  tensors, GGUF files, model config
  *   >>api-kernels       203  the kernel table every backend fills
  *   >>api               393  model, session, tokenizer, sampler, generation
@@ -46,7 +46,7 @@
  *   >>sampler           220  logits -> next token
  *   >>generate           70  the generation loop (the engine ends here; appendices follow)
  *   >>backends          745  the GPU backend of this build; any backend diffed against the CPU
- *   >>unicode           101  categories, white space, case, NFD base, UTF-8
+ *   >>unicode           119  categories, white space, case, NFD base, UTF-8
  *   >>regex             434  a backtracking regex matcher for pre-tokenizer patterns
  *   >>tokenizer        1162  SentencePiece BPE, byte-level BPE, WordPiece; the GGUF's vocabulary
  *   >>json              390  a small validating JSON parser
@@ -482,6 +482,11 @@ int  infer_detok_flush(infer_detok *d, char *out, int size);
 /* end of generation: eos, eot, eom and the tokens llama.cpp recognises by text */
 int  infer_token_is_eog(const infer_tokenizer *t, int32_t id);
 int  infer_token_is_control(const infer_tokenizer *t, int32_t id);
+/* the length (1-4) of the valid UTF-8 character at s[0..n), n >= 1; 0 if the bytes there are
+ * not one (strictly, RFC 3629: a bad lead or continuation byte, a character cut short, an
+ * overlong form, a surrogate, past U+10FFFF) -- what a caller checks before it hands model
+ * output to something that wants valid text (JSON, a chat template) */
+int  infer_utf8_char_len(const char *s, size_t n);
 
 /* ------------------------------------------------------------------------------------------
  * >>api-tensor -- a tensor is a typed view of bytes (mmapped from the file on the CPU, or a
@@ -12986,6 +12991,24 @@ static int infer__utf8_decode(const unsigned char *s, size_t n, uint32_t *cp) {
 bad:
     *cp = 0xFFFD;
     return 1;
+}
+
+int infer_utf8_char_len(const char *str, size_t n) {
+    const unsigned char *s = (const unsigned char *)str;
+    const unsigned c = s[0];
+    int len;
+    uint32_t cp, min;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c < 0xE0) { len = 2; cp = c & 0x1F; min = 0x80; }
+    else if (c >= 0xE0 && c < 0xF0) { len = 3; cp = c & 0x0F; min = 0x800; }
+    else if (c >= 0xF0 && c < 0xF5) { len = 4; cp = c & 0x07; min = 0x10000; }
+    else return 0;
+    if (n < (size_t)len) return 0;
+    for (int i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        cp = cp << 6 | (s[i] & 0x3F);
+    }
+    return cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp < 0xE000) ? 0 : len;
 }
 
 static int infer__utf8_encode(uint32_t cp, char *out) {

@@ -512,24 +512,6 @@ static void sb_put(strbuf *b, const char *s, size_t n) {
     b->p[b->n] = 0;
 }
 static void sb_puts(strbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
-/* the length of the valid UTF-8 sequence at s[0..n) (1..4), 0 if it is not one: a bad lead
- * or continuation byte, a sequence cut short, an overlong form, a surrogate, past U+10FFFF */
-static size_t utf8_valid_len(const unsigned char *s, size_t n) {
-    const unsigned c = s[0];
-    size_t len;
-    unsigned cp, min;
-    if (c < 0x80) return 1;
-    if (c >= 0xC2 && c < 0xE0) { len = 2; cp = c & 0x1F; min = 0x80; }
-    else if (c >= 0xE0 && c < 0xF0) { len = 3; cp = c & 0x0F; min = 0x800; }
-    else if (c >= 0xF0 && c < 0xF5) { len = 4; cp = c & 0x07; min = 0x10000; }
-    else return 0;
-    if (n < len) return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        cp = cp << 6 | (s[i] & 0x3F);
-    }
-    return cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp < 0xE000) ? 0 : len;
-}
 /* a JSON string literal; bytes that are not UTF-8 (a reply cut inside a character, a model's
  * stray bytes) become U+FFFD, so the template always gets valid text */
 static void sb_json(strbuf *b, const char *s, size_t n) {
@@ -537,7 +519,7 @@ static void sb_json(strbuf *b, const char *s, size_t n) {
     for (size_t i = 0; i < n;) {
         unsigned char c = (unsigned char)s[i];
         char esc[8];
-        const size_t len = utf8_valid_len((const unsigned char *)s + i, n - i);
+        const size_t len = (size_t)infer_utf8_char_len(s + i, n - i);
         if (len == 0) { sb_puts(b, "\\ufffd"); i++; continue; }
         if (c == '"' || c == '\\') { esc[0] = '\\'; esc[1] = (char)c; sb_put(b, esc, 2); }
         else if (c < 0x20) { snprintf(esc, sizeof esc, "\\u%04x", c); sb_puts(b, esc); }

@@ -6277,6 +6277,22 @@ done:
     hft_close(&x);
 }
 
+/* ---- >>unicode: infer_utf8_char_len, the strict check of one character ---- */
+static void test_unicode_char_len(void) {
+    static const struct { const char *s; size_t n; int want; } cases[] = {
+        { "a", 1, 1 }, { "\xC3\xA9", 2, 2 }, { "\xE2\x82\xAC", 3, 3 }, { "\xF0\x9F\x98\x80", 4, 4 },
+        { "\xF4\x8F\xBF\xBF", 4, 4 },      /* U+10FFFF, the last */
+        { "\x80", 1, 0 },                  /* a continuation byte alone */
+        { "\xC0\x80", 2, 0 }, { "\xC1\xBF", 2, 0 }, { "\xE0\x80\x80", 3, 0 }, { "\xF0\x80\x80\x80", 4, 0 },   /* overlong */
+        { "\xED\xA0\x80", 3, 0 }, { "\xED\xBF\xBF", 3, 0 },                                               /* surrogates */
+        { "\xF4\x90\x80\x80", 4, 0 }, { "\xF5\x80\x80\x80", 4, 0 }, { "\xFF", 1, 0 },                    /* past U+10FFFF */
+        { "\xE2\x82", 2, 0 }, { "\xE2\x82\xAC", 2, 0 },          /* cut short (the bytes, or n) */
+        { "\xE2\x28\xA1", 3, 0 },                                /* a bad continuation */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        CHECK_MSG(infer_utf8_char_len(cases[i].s, cases[i].n) == cases[i].want, "case %zu: %d, want %d", i, infer_utf8_char_len(cases[i].s, cases[i].n), cases[i].want);
+}
+
 /* ---- >>tokenizer: ../shared/vocab's vocabularies, streaming detokenization, stripping specials ---- */
 static void test_tokenizer_vocab_vectors(void) {
     const char *names[] = { "llama-spm", "gpt-2", "deepseek-llm", "deepseek-coder", "falcon", "phi-3", "mpt", "starcoder", "refact", "gpt-neox", "baichuan", "bert-bge" };
@@ -11102,6 +11118,7 @@ static const test_case tests[] = {
     { "hf_tokenizer_vectors", test_hf_tokenizer_vectors },
     { "hf_tokenizer_vocab", test_hf_tokenizer_vocab },
     { "hf_folder_errors", test_hf_folder_errors },
+    { "unicode_char_len", test_unicode_char_len },
     { "tokenizer_vocab_vectors", test_tokenizer_vocab_vectors },
     { "tokenizer_detok_stream", test_tokenizer_detok_stream },
     { "tokenizer_special_rstrip", test_tokenizer_special_rstrip },
