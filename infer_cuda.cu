@@ -110,10 +110,9 @@
  *   (k_quant_x, k_quant_act: the same bytes, other layouts). Prompts: the int8 tiles load
  *   each step's operands and then compute, with no loads in flight meanwhile (no cp.async
  *   double buffering; two resident tiles an SM overlap each other), the tile is a fixed
- *   64x64 (no stream-K for grids that leave SMs idle, no larger tiles for wide matrices), a
- *   matmul_n's weights quantize the same x once each; the 16-bit tiles are the TF32
- *   tiles' shape (wmma, no cuBLAS); prompt attention is the decode kernel per query row (no
- *   flash-attention tiles). The delta rule runs token by token (no chunked matrix form).
+ *   64x64 (no stream-K for grids that leave SMs idle, no larger tiles for wide matrices);
+ *   the 16-bit tiles are the TF32 tiles' shape (wmma, no cuBLAS); prompt attention is the
+ *   decode kernel per query row (no flash-attention tiles). The delta rule runs token by token (no chunked matrix form).
  *   The indexer scores with scalar dots, which is what keeps the CPU's exact ties.
  *   RMSNorm is a launch of its own, not part of the matvec that reads its output.
  *
@@ -2810,8 +2809,13 @@ static void infer_cuda_matvec(infer_cuda_ctx *c, infer_type t, const infer_cuda_
     infer_cuda_matvec_f32(c, t, mv, rb, x, K, rows, 0);
 }
 
-/* out = W x, or (add) out += W x */
-static void infer_cuda_matmul_to(infer_cuda_ctx *c, float *out, const infer_tensor *w, const float *x, int rows, int add) {
+/* x as the int8 tiles last quantized it (the context's xq buffer): matmul_n's weights of one
+ * activation format share one quantization of their x. Launches run in stream order, so a
+ * later quantization into the same buffer never overtakes a tile still reading it. */
+struct infer_cuda_xtiles { const float *x; int rows, K, act; infer_cuda_q8x q; };
+/* out = W x, or (add) out += W x; xt (or NULL): x's quantization for the int8 tiles, reused
+ * when it is of this x in this format, else made and noted there */
+static void infer_cuda_matmul_to(infer_cuda_ctx *c, float *out, const infer_tensor *w, const float *x, int rows, int add, infer_cuda_xtiles *xt = NULL) {
     const int K = (int)w->ne[0], N = (int)w->ne[1];
     const size_t rb = infer_type_row_size(w->type, K);
     const uint8_t *W = (const uint8_t *)w->data;
@@ -2828,7 +2832,10 @@ static void infer_cuda_matmul_to(infer_cuda_ctx *c, float *out, const infer_tens
             if constexpr (Dq8<T>::ok)
                 if (!c->precise && infer_cuda_mma8) {      /* the fast mode, a quantized type: int8 tiles */
                     infer_cuda_q8x q;
-                    if (infer_cuda_quant_tiles<T>(c, x, rows, K, &q)) INFER_CUDA_LAUNCH(grid, INFER_CUDA_QT_THREADS, 0, c, k_matmul_q8<T>)(out, W, rb, q, K, N, rows, w->scale, add);
+                    if (xt && xt->x == x && xt->rows == rows && xt->K == K && xt->act == (int)Dq8<T>::act) q = xt->q;
+                    else if (!infer_cuda_quant_tiles<T>(c, x, rows, K, &q)) return;
+                    else if (xt) *xt = infer_cuda_xtiles{ x, rows, K, (int)Dq8<T>::act, q };
+                    INFER_CUDA_LAUNCH(grid, INFER_CUDA_QT_THREADS, 0, c, k_matmul_q8<T>)(out, W, rb, q, K, N, rows, w->scale, add);
                     return;
                 }
             if constexpr (T == INFER_TYPE_F16 || T == INFER_TYPE_BF16)
@@ -2884,7 +2891,8 @@ static void infer_cuda_matmul_glu(void *ctx, float *out, const infer_tensor *wg,
 static void infer_cuda_matmul_n(void *ctx, int n, float *const *out, const infer_tensor *const *w, const float *x, int rows) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (rows < 1 || rows > INFER_CUDA_MV_ROWS || n > 32) {
-        for (int i = 0; i < n; i++) infer_cuda_matmul(ctx, out[i], w[i], x, rows);
+        infer_cuda_xtiles xt = { NULL, 0, 0, 0, { NULL, NULL, NULL } };   /* q, k and v (gate and up): x quantized once */
+        for (int i = 0; i < n; i++) infer_cuda_matmul_to(c, out[i], w[i], x, rows, 0, &xt);
         return;
     }
     infer_cuda_xq xq = { 0, NULL, NULL };
