@@ -192,17 +192,6 @@ template <int M, int N, int K> static void load_matrix_sync(fragment<matrix_b, M
 template <int M, int N, int K> static void fill_fragment(fragment<accumulator, M, N, K, float, void> &f, float v) {
     for (int i = 0; i < M * N; i++) f.x[i] = v;
 }
-template <int M, int N, int K> static void mma_sync(fragment<accumulator, M, N, K, float, void> &d, const fragment<matrix_a, M, N, K, precision::tf32, row_major> &a,
-                                                    const fragment<matrix_b, M, N, K, precision::tf32, col_major> &b, const fragment<accumulator, M, N, K, float, void> &c) {
-    float r[M * N];
-    for (int m = 0; m < M; m++)
-        for (int n = 0; n < N; n++) {
-            float s = c.x[m * N + n];
-            for (int k = 0; k < K; k++) s += a.x[m * K + k] * b.x[k * N + n];
-            r[m * N + n] = s;
-        }
-    memcpy(d.x, r, sizeof r);
-}
 template <int M, int N, int K> static void store_matrix_sync(float *p, const fragment<accumulator, M, N, K, float, void> &f, unsigned ldm, layout_t) {
     for (int m = 0; m < M; m++) for (int n = 0; n < N; n++) p[(size_t)m * ldm + n] = f.x[m * N + n];
 }
