@@ -27,7 +27,7 @@
  *   >>api-tensor         52  tensors, GGUF files, model config
  *   >>api-kernels       203  the kernel table every backend fills
  *   >>api               393  model, session, tokenizer, sampler, generation
- *   >>util              573  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
+ *   >>util              576  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1944  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
  *   >>traits            122  the type traits table: one row per weight type
@@ -1512,7 +1512,8 @@ typedef struct infer__pool {
     pthread_t *threads;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    infer__task_fn fn; void *arg; int n_parts;   /* the job, valid for the parts of `work`'s generation */
+    infer__task_fn fn; void *arg;   /* the job, valid for the parts of `work`'s generation */
+    atomic_int n_parts;       /* its parts (atomic: a late thread may read it while the next job is published) */
     atomic_ullong work;       /* (generation << 32) | the next part to take */
     atomic_int generation;    /* bumped for each job (wraps around) */
     atomic_int done;          /* parts finished */
@@ -1567,9 +1568,9 @@ static void infer__pool_wake(infer__pool *p) {
 static int infer__pool_take(infer__pool *p, unsigned gen) {
     int ran = 0;
     unsigned long long v = atomic_load(&p->work);
-    while ((unsigned)(v >> 32) == gen && (long long)(v & 0xFFFFFFFFull) < (long long)p->n_parts) {
+    while ((unsigned)(v >> 32) == gen && (long long)(v & 0xFFFFFFFFull) < (long long)atomic_load_explicit(&p->n_parts, memory_order_relaxed)) {
         if (!atomic_compare_exchange_weak(&p->work, &v, v + 1)) continue;   /* v reloaded */
-        const int n = p->n_parts;
+        const int n = atomic_load_explicit(&p->n_parts, memory_order_relaxed);
         p->fn(p->arg, (int)(v & 0xFFFFFFFFull), n);
         ran++;
         if (atomic_fetch_add(&p->done, 1) + 1 == n) infer__pool_wake(p);
@@ -1600,6 +1601,7 @@ static infer__pool *infer__pool_create(int n_threads) {
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
     atomic_init(&p->work, 0);
+    atomic_init(&p->n_parts, 0);
     atomic_init(&p->generation, 0);
     atomic_init(&p->done, 0);
     atomic_init(&p->quit, 0);
@@ -1621,7 +1623,8 @@ static infer__pool *infer__pool_create(int n_threads) {
 /* a new job of n parts; returns its generation */
 static unsigned infer__pool_publish(infer__pool *p, infer__task_fn fn, void *arg, int n) {
     const unsigned gen = (unsigned)atomic_load(&p->generation) + 1u;
-    p->fn = fn; p->arg = arg; p->n_parts = n;
+    p->fn = fn; p->arg = arg;
+    atomic_store_explicit(&p->n_parts, n, memory_order_relaxed);
     atomic_store(&p->done, 0);
     atomic_store(&p->work, (unsigned long long)gen << 32);
     atomic_store(&p->generation, (int)gen);
