@@ -199,6 +199,8 @@ typedef struct infer_cuda_ctx {
     char error[400];          /* the first failure, "" while there is none */
     void *scratch;            /* attention's split partials; matmul_id's expert grouping */
     size_t scratch_bytes;
+    void *att_count;          /* attention's split counters, 0 between launches (attn_merge_last) */
+    size_t att_count_bytes;
     void *xq;                 /* quantized activations: the fast matvec's (k_quant_x), the int8 tiles' (k_quant_act) */
     size_t xq_bytes;
     /* the step recorder (see above) */
@@ -3317,33 +3319,78 @@ __device__ __forceinline__ float kv_load(const void *pool, int f16_cache, size_t
 #define INFER_CUDA_ATT_POS 4          /* positions a warp reads at once */
 #define INFER_CUDA_ATT_MAXD 512
 
-/* The end of an attention block (k_attention, k_attention_sparse): the warps' (m, l, acc)
- * merged through shared memory; with one split o = acc / l, with several the block's
- * (M, L, acc) go to its slot of `part` for k_attn_merge. A warp that saw nothing has
+/* The end of an attention block's heads (k_attention, k_attention_sparse): for each of its G
+ * heads, the warps' (m, l, acc) merged through shared memory; with one split o = acc / l,
+ * with several the block's (M, L, acc) go to the head's slot of `part` (head g's slot is
+ * g n_split slots after head 0's), merged by attn_merge_last. A warp that saw nothing has
  * m = -inf and weight 0. */
-template <int DPL>
-__device__ void attn_finish(float m, float l, const float *acc, float *o, float *slot, int hd, int n_split) {
+template <int DPL, int G>
+__device__ void attn_finish(const float *m, const float *l, const float (*acc)[DPL], float *o, float *slot, int hd, int n_split) {
     __shared__ float sm_m[INFER_CUDA_ATT_WARPS], sm_l[INFER_CUDA_ATT_WARPS];
     __shared__ float sm_acc[INFER_CUDA_ATT_WARPS][32 * DPL];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (lane == 0) { sm_m[warp] = m; sm_l[warp] = l; }
 INFER_CUDA_UNROLL
-    for (int j = 0; j < DPL; j++) sm_acc[warp][lane + 32 * j] = acc[j];
-    __syncthreads();
-    float M = -INFINITY;
+    for (int g = 0; g < G; g++) {
+        if (g) __syncthreads();               /* the previous head's values are read */
+        if (lane == 0) { sm_m[warp] = m[g]; sm_l[warp] = l[g]; }
 INFER_CUDA_UNROLL
-    for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) M = fmaxf(M, sm_m[w]);
-    float L = 0.0f, f[INFER_CUDA_ATT_WARPS];
+        for (int j = 0; j < DPL; j++) sm_acc[warp][lane + 32 * j] = acc[g][j];
+        __syncthreads();
+        float M = -INFINITY;
 INFER_CUDA_UNROLL
-    for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) { f[w] = sm_m[w] == -INFINITY ? 0.0f : expf(sm_m[w] - M); L += sm_l[w] * f[w]; }
-    for (int d = threadIdx.x; d < hd; d += blockDim.x) {
-        float a = 0.0f;
+        for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) M = fmaxf(M, sm_m[w]);
+        float L = 0.0f, f[INFER_CUDA_ATT_WARPS];
 INFER_CUDA_UNROLL
-        for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) a += sm_acc[w][d] * f[w];
-        if (n_split == 1) o[d] = a / L;
-        else slot[2 + d] = a;
+        for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) { f[w] = sm_m[w] == -INFINITY ? 0.0f : expf(sm_m[w] - M); L += sm_l[w] * f[w]; }
+        float *sg = n_split > 1 ? slot + (size_t)g * n_split * (hd + 2) : NULL;
+        for (int d = threadIdx.x; d < hd; d += blockDim.x) {
+            float a = 0.0f;
+INFER_CUDA_UNROLL
+            for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) a += sm_acc[w][d] * f[w];
+            if (n_split == 1) o[(size_t)g * hd + d] = a / L;
+            else sg[2 + d] = a;
+        }
+        if (n_split > 1 && threadIdx.x == 0) { sg[0] = M; sg[1] = L; }
     }
-    if (n_split > 1 && threadIdx.x == 0) { slot[0] = M; slot[1] = L; }
+}
+
+/* The split merge, inside the attention launch: the n_split blocks of one (row, head group)
+ * each write their partials, then take a ticket from the group's counter; the block that
+ * draws the last ticket has every partial visible and merges them,
+ *   out = sum_s acc_s e^(m_s - M) / sum_s l_s e^(m_s - M),  M = max_s m_s,
+ * for its `heads` heads (head g: partials at part + g n_split (hd + 2), output at out + g hd),
+ * and sets the counter back to 0 for the next launch (or graph replay). The fence before the
+ * ticket publishes this block's partials device-wide before anyone can count it; the last
+ * block reads them with __ldcg (the L2, not an L1 that may hold stale lines). */
+__device__ void attn_merge_last(float *out, const float *part, int *count, int n_split, int hd, int heads) {
+    __shared__ int last;
+    __threadfence();
+    __syncthreads();                          /* every thread's partials written and fenced */
+    if (threadIdx.x == 0) {
+        last = atomicAdd(count, 1) == n_split - 1;
+        if (last) *count = 0;                 /* all n_split have counted: nobody adds again */
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    for (int g = 0; g < heads; g++) {
+        const float *pr = part + (size_t)g * n_split * (hd + 2);
+        float M = -INFINITY;
+        for (int s = 0; s < n_split; s++) M = fmaxf(M, __ldcg(pr + (size_t)s * (hd + 2)));
+        float L = 0.0f;
+        for (int s = 0; s < n_split; s++) {
+            const float ms = __ldcg(pr + (size_t)s * (hd + 2));
+            if (ms != -INFINITY) L += __ldcg(pr + (size_t)s * (hd + 2) + 1) * expf(ms - M);
+        }
+        for (int d = threadIdx.x; d < hd; d += blockDim.x) {
+            float a = 0.0f;
+            for (int s = 0; s < n_split; s++) {
+                const float ms = __ldcg(pr + (size_t)s * (hd + 2));
+                if (ms != -INFINITY) a += __ldcg(pr + (size_t)s * (hd + 2) + 2 + d) * expf(ms - M);
+            }
+            out[(size_t)g * hd + d] = a / L;
+        }
+    }
 }
 
 /* Where a position's key and value are: the rows at k and v (F16 when f16, else F32).
@@ -3366,92 +3413,93 @@ struct KeysCache {            /* index p: cache position p; head: the KV head's 
 };
 
 /* One step of a warp's online softmax over the list's positions p0 .. p0 + ATT_POS (those
- * at or past c1 are read at c0 instead, in bounds, and count for nothing): all their keys
- * and values are loaded first -- one memory latency for the group, not one each -- then
- * the scores, then the update above as one step. Lane l holds dims l, l+32, ... of q, acc. */
-template <int DPL, class Keys>
-__device__ __forceinline__ void attn_step(const Keys &keys, int p0, int c0, int c1, const float *qr, float *acc, float &m, float &l,
-                                          int hd, float scale, int lane) {
-    float s[INFER_CUDA_ATT_POS], vr[INFER_CUDA_ATT_POS][DPL];
+ * at or past c1 are read at c0 instead, in bounds, and count for nothing), for G query heads
+ * that share the keys: all the keys and values are loaded first -- one memory latency for
+ * the group, not one each, and one read for the G heads -- then each head's scores, then
+ * its update above as one step. Lane l holds dims l, l+32, ... of each head's q and acc. */
+template <int DPL, int G, class Keys>
+__device__ __forceinline__ void attn_step(const Keys &keys, int p0, int c0, int c1, const float (*qr)[DPL], float (*acc)[DPL], float *m,
+                                          float *l, int hd, float scale, int lane) {
+    float s[G][INFER_CUDA_ATT_POS], vr[INFER_CUDA_ATT_POS][DPL];
 INFER_CUDA_UNROLL
     for (int i = 0; i < INFER_CUDA_ATT_POS; i++) {
         const attn_kv a = keys(p0 + i < c1 ? p0 + i : c0);
         const int same = Keys::may_share && a.k == a.v;
-        float t = 0.0f;
+        float t[G];
+INFER_CUDA_UNROLL
+        for (int g = 0; g < G; g++) t[g] = 0.0f;
 INFER_CUDA_UNROLL
         for (int j = 0; j < DPL; j++) {
             const int d = lane + 32 * j;
             const float kd = d < hd ? kv_load(a.k, a.f16, d) : 0.0f;
-            if (d < hd) t += qr[j] * kd;
+INFER_CUDA_UNROLL
+            for (int g = 0; g < G; g++) if (d < hd) t[g] += qr[g][j] * kd;
             vr[i][j] = d >= hd ? 0.0f : same ? kd : kv_load(a.v, a.f16, d);
         }
-        s[i] = t;
+INFER_CUDA_UNROLL
+        for (int g = 0; g < G; g++) s[g][i] = t[g];
     }
-    float m2 = m;
 INFER_CUDA_UNROLL
-    for (int i = 0; i < INFER_CUDA_ATT_POS; i++) {
-        s[i] = warp_sum(s[i]) * scale;
-        if (p0 + i < c1) m2 = fmaxf(m2, s[i]);
+    for (int g = 0; g < G; g++) {
+        float m2 = m[g];
+INFER_CUDA_UNROLL
+        for (int i = 0; i < INFER_CUDA_ATT_POS; i++) {
+            s[g][i] = warp_sum(s[g][i]) * scale;
+            if (p0 + i < c1) m2 = fmaxf(m2, s[g][i]);
+        }
+        const float corr = expf(m[g] - m2);
+        float e[INFER_CUDA_ATT_POS];
+        l[g] *= corr;
+INFER_CUDA_UNROLL
+        for (int i = 0; i < INFER_CUDA_ATT_POS; i++) { e[i] = p0 + i < c1 ? expf(s[g][i] - m2) : 0.0f; l[g] += e[i]; }
+INFER_CUDA_UNROLL
+        for (int j = 0; j < DPL; j++) {
+            float a = acc[g][j] * corr;
+INFER_CUDA_UNROLL
+            for (int i = 0; i < INFER_CUDA_ATT_POS; i++) a += e[i] * vr[i][j];
+            acc[g][j] = a;
+        }
+        m[g] = m2;
     }
-    const float corr = expf(m - m2);
-    float e[INFER_CUDA_ATT_POS];
-    l *= corr;
-INFER_CUDA_UNROLL
-    for (int i = 0; i < INFER_CUDA_ATT_POS; i++) { e[i] = p0 + i < c1 ? expf(s[i] - m2) : 0.0f; l += e[i]; }
-INFER_CUDA_UNROLL
-    for (int j = 0; j < DPL; j++) {
-        float a = acc[j] * corr;
-INFER_CUDA_UNROLL
-        for (int i = 0; i < INFER_CUDA_ATT_POS; i++) a += e[i] * vr[i][j];
-        acc[j] = a;
-    }
-    m = m2;
 }
 
-/* A block's share of a list of n positions: chunks of `chunk` positions dealt round-robin to
- * the n_split splits, the warps of the block taking ATT_POS consecutive positions each in
- * turn, each warp's (m, l) starting as given ((-inf, 0), or a sink's (s, 1)); then
- * attn_finish. qh: the query head's hd floats; o, slot: as attn_finish's. */
-template <int DPL, class Keys>
-__device__ void attn_block(const Keys &keys, int n, int chunk, const float *qh, float m, float l, float *o, float *slot, int hd, float scale,
+/* A block's share of a list of n positions for G query heads (head g's q at qh + g hd):
+ * chunks of `chunk` positions dealt round-robin to the n_split splits, the warps of the block
+ * taking ATT_POS consecutive positions each in turn, each warp's (m, l) starting as given
+ * ((-inf, 0), or a sink's (s, 1)); then attn_finish. o, slot: as attn_finish's. */
+template <int DPL, int G, class Keys>
+__device__ void attn_block(const Keys &keys, int n, int chunk, const float *qh, float m0, float l0, float *o, float *slot, int hd, float scale,
                            int split, int n_split) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    float qr[DPL], acc[DPL];
+    float qr[G][DPL], acc[G][DPL], m[G], l[G];
 INFER_CUDA_UNROLL
-    for (int j = 0; j < DPL; j++) { const int d = lane + 32 * j; qr[j] = d < hd ? qh[d] : 0.0f; acc[j] = 0.0f; }
+    for (int g = 0; g < G; g++) {
+        m[g] = m0;
+        l[g] = l0;
+INFER_CUDA_UNROLL
+        for (int j = 0; j < DPL; j++) { const int d = lane + 32 * j; qr[g][j] = d < hd ? qh[(size_t)g * hd + d] : 0.0f; acc[g][j] = 0.0f; }
+    }
     for (int c0 = split * chunk; c0 < n; c0 += n_split * chunk) {
         const int c1 = c0 + chunk < n ? c0 + chunk : n;
         for (int p0 = c0 + warp * INFER_CUDA_ATT_POS; p0 < c1; p0 += INFER_CUDA_ATT_WARPS * INFER_CUDA_ATT_POS)
-            attn_step<DPL>(keys, p0, c0, c1, qr, acc, m, l, hd, scale, lane);
+            attn_step<DPL, G>(keys, p0, c0, c1, qr, acc, m, l, hd, scale, lane);
     }
-    attn_finish<DPL>(m, l, acc, o, slot, hd, n_split);
+    attn_finish<DPL, G>(m, l, acc, o, slot, hd, n_split);
 }
 
-template <int DPL>
-__global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention(float *out, float *part, const float *q, infer_cuda_kv kv, const int32_t *pos,
-                                                                         int n_head, int group, int hd, float scale, int n_split) {
-    const int h = blockIdx.x, r = blockIdx.y, split = blockIdx.z;
-    const size_t row = (size_t)r * n_head + h, slot = row * n_split + split;
+/* Block (head group b, row r, split): query heads b G .. b G + G - 1, which share the KV head
+ * (b G) / group, so each key and value read serves G heads (GQA); G divides the group. */
+template <int DPL, int G>
+__global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention(float *out, float *part, int *count, const float *q, infer_cuda_kv kv,
+                                                                         const int32_t *pos, int n_head, int group, int hd, float scale, int n_split) {
+    const int h0 = blockIdx.x * G, r = blockIdx.y, split = blockIdx.z;
+    const size_t row = (size_t)r * n_head + h0;
     KeysCache keys;
     keys.kv = kv;
-    keys.head = (size_t)(h / group) * hd;
-    attn_block<DPL>(keys, pos[r] + 1, INFER_CUDA_ATT_CHUNK, q + row * hd, -INFINITY, 0.0f, out + row * hd, part ? part + slot * (hd + 2) : NULL, hd,
-                    scale, split, n_split);
-}
-
-/* merge the splits of (row r, head h): out = sum_s acc_s e^(m_s - M) / sum_s l_s e^(m_s - M) */
-__global__ void k_attn_merge(float *out, const float *part, int n_head, int hd, int n_split) {
-    const int h = blockIdx.x, r = blockIdx.y;
-    const float *pr = part + ((size_t)r * n_head + h) * n_split * (hd + 2);
-    float M = -INFINITY;
-    for (int s = 0; s < n_split; s++) M = fmaxf(M, pr[(size_t)s * (hd + 2)]);
-    float L = 0.0f;
-    for (int s = 0; s < n_split; s++) { const float ms = pr[(size_t)s * (hd + 2)]; if (ms != -INFINITY) L += pr[(size_t)s * (hd + 2) + 1] * expf(ms - M); }
-    for (int d = threadIdx.x; d < hd; d += blockDim.x) {
-        float a = 0.0f;
-        for (int s = 0; s < n_split; s++) { const float ms = pr[(size_t)s * (hd + 2)]; if (ms != -INFINITY) a += pr[(size_t)s * (hd + 2) + 2 + d] * expf(ms - M); }
-        out[((size_t)r * n_head + h) * hd + d] = a / L;
-    }
+    keys.head = (size_t)(h0 / group) * hd;
+    attn_block<DPL, G>(keys, pos[r] + 1, INFER_CUDA_ATT_CHUNK, q + row * hd, -INFINITY, 0.0f, out + row * hd,
+                       n_split > 1 ? part + (row * n_split + split) * (hd + 2) : NULL, hd, scale, split, n_split);
+    if (n_split > 1) attn_merge_last(out + row * hd, part + row * n_split * (hd + 2), count + (size_t)r * gridDim.x + blockIdx.x, n_split, hd, G);
 }
 
 /* a buffer of the context (*buf, *have bytes) of at least `bytes` */
@@ -3473,16 +3521,237 @@ static int infer_cuda_reserve(infer_cuda_ctx *c, size_t bytes) {
     return infer_cuda_grow(c, &c->scratch, &c->scratch_bytes, bytes, "cudaMalloc (attention scratch)");
 }
 
-/* Splits of an attention launch over `blocks` (row, head) pairs: enough blocks for four waves
- * over the SMs when the pairs alone are too few, with scratch for their partials (0: no
- * scratch to be had). The host does not know the positions (they are on the device); a
- * split that gets no chunk writes m = -inf and drops out of the merge. */
-static int infer_cuda_att_splits(infer_cuda_ctx *c, int blocks, int hd) {
+/* Splits of an attention launch of `blocks` blocks (each (row, `heads` query heads)): enough
+ * for four waves over the SMs when the blocks alone are too few, with scratch for the heads'
+ * partials and a zeroed counter per block for attn_merge_last (0: no memory to be had). The
+ * host does not know the positions (they are on the device); a split that gets no chunk
+ * writes m = -inf and drops out of the merge. */
+static int infer_cuda_att_splits(infer_cuda_ctx *c, int blocks, int heads, int hd) {
     int n_split = 1;
     if (blocks < 4 * infer_cuda_sms) n_split = (4 * infer_cuda_sms + blocks - 1) / blocks;
     if (n_split > 32) n_split = 32;
-    if (n_split > 1 && !infer_cuda_reserve(c, (size_t)blocks * n_split * (hd + 2) * sizeof(float))) return 0;
+    if (n_split == 1) return 1;
+    if (!infer_cuda_reserve(c, (size_t)blocks * heads * n_split * (hd + 2) * sizeof(float))) return 0;
+    const size_t need = (size_t)blocks * sizeof(int);
+    if (need > c->att_count_bytes) {          /* a new buffer (grow flushed the recording): zero it now */
+        if (!infer_cuda_grow(c, &c->att_count, &c->att_count_bytes, need, "cudaMalloc (attention counters)")) return 0;
+        infer_cuda_record(c, cudaMemsetAsync(c->att_count, 0, c->att_count_bytes, c->stream), "cudaMemsetAsync");
+    }
     return n_split;
+}
+
+/* query heads a decode block takes: the largest of 8, 4, 2 that divides the GQA group while
+ * G x DPL <= 16 floats of q (and as many of acc) a lane, else 1 */
+static int infer_cuda_att_heads(int group, int dpl) {
+    for (int g = 8; g > 1; g /= 2)
+        if (group % g == 0 && g * dpl <= 16) return g;
+    return 1;
+}
+
+/* ---- prompt attention on tensor cores (the fast mode): flash attention ----
+ * A block takes 64 (query row, head) pairs of one KV head -- the GQA group's heads of
+ * consecutive rows, pair m = (row m / group, head kvh group + m % group) -- and walks the
+ * keys KT positions a step, never materialising the scores:
+ *   S = Q K^T scale (64 x KT),  m' = max(m, rowmax S),  P = e^(S - m'),
+ *   l = l e^(m - m') + rowsum P,  O = O e^(m - m') + P V,  and at the end out = O / l.
+ * Q [64, hd], K [KT, hd] and V transposed [hd, KT] sit in shared memory as F16 (the cache's
+ * halves copied, an F32 cache or the f32 queries rounded on the way in); each of the 4 warps
+ * owns 16 pairs, its S and O in registers as mma_f16's accumulators. P leaves the S
+ * accumulators as the next product's A operand (the C fragment of m16n8 is the A fragment of
+ * m16n8k16, two key tiles at a time), rounded to F16. Causality: pair m sees cache positions
+ * 0 .. pos[row]; the walk stops after the tile's largest position, and only the steps past
+ * its smallest one mask per pair. Exponentials are base 2 with log2(e) folded into the scale. */
+#define INFER_CUDA_FA_M 64            /* pairs a block: 4 warps x 16 */
+#define INFER_CUDA_FA_ROWS 16         /* query rows from which a fast-mode prompt takes these tiles */
+
+/* D = A B + D on the 16-bit tensor cores, a warp at a time (mma.sync m16n8k16, F16 inputs, f32
+ * accumulators): A 16 x 16 (4 registers of two halves a lane), B 16 x 8 (2), D 16 x 8 (4 f32).
+ * With g = lane / 4, t = lane % 4 (PTX ISA; tools/cuda_emu.h emulates the same layout):
+ *   a0 (g, 2t..2t+1)  a1 (g+8, 2t..2t+1)  a2 (g, 2t+8..2t+9)  a3 (g+8, 2t+8..2t+9)
+ *   b0 (2t..2t+1, g)  b1 (2t+8..2t+9, g)      d0, d1 (g, 2t), (g, 2t+1)  d2, d3 (g+8, ..) */
+__device__ __forceinline__ void mma_f16(float *d, const uint32_t *a, const uint32_t *b) {
+#ifdef INFER_CUDA_EMU
+    emu_mma_f16(d, a, b, d);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+    (void)d; (void)a; (void)b;         /* before Ampere the host never picks these tiles */
+#endif
+}
+/* two floats as halves in one register, lo in the low 16 bits */
+__device__ __forceinline__ uint32_t half2_bits(float lo, float hi) {
+    return (uint32_t)__half_as_ushort(__float2half_rn(lo)) | (uint32_t)__half_as_ushort(__float2half_rn(hi)) << 16;
+}
+__device__ __forceinline__ uint32_t ld_u32(const __half *p) { return *(const uint32_t *)p; }
+
+/* the shared memory of k_flash_attention<HD, KT>: Q, K (rows of HD + 8 halves) and V^T (rows
+ * of KT + 8), then the pairs' last positions. The 8 halves of padding put the 8 rows a
+ * fragment load touches in different banks. */
+static constexpr size_t infer_cuda_fa_shm(int hd, int kt) {
+    return ((size_t)(INFER_CUDA_FA_M + kt) * (hd + 8) + (size_t)hd * (kt + 8)) * 2 + INFER_CUDA_FA_M * sizeof(int);
+}
+
+template <int HD, int KT>
+__global__ void __launch_bounds__(128) k_flash_attention(float *out, const float *q, infer_cuda_kv kv, const int32_t *pos, int rows, int n_head,
+                                                         int group, float scale) {
+    INFER_CUDA_DYN_SHARED(uint4, fa_shm);
+    constexpr int QS = HD + 8, VS = KT + 8, NT = KT / 8, NO = HD / 8;
+    __half *Qs = (__half *)fa_shm, *Ks = Qs + INFER_CUDA_FA_M * QS, *Vt = Ks + KT * QS;
+    int *lim = (int *)(Vt + HD * VS);
+    __shared__ int kend, kmin;
+    const int kvh = blockIdx.y, m0 = blockIdx.x * INFER_CUDA_FA_M, M = rows * group;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t = lane & 3;
+    if (tid < INFER_CUDA_FA_M) lim[tid] = m0 + tid < M ? pos[(m0 + tid) / group] : -1;
+    __syncthreads();
+    if (tid == 0) {                           /* the walk's end and where masking starts */
+        int hi = 0, lo = 0x7fffffff;
+        for (int i = 0; i < INFER_CUDA_FA_M; i++)
+            if (lim[i] >= 0) { hi = lim[i] > hi ? lim[i] : hi; lo = lim[i] < lo ? lim[i] : lo; }
+        for (int i = 0; i < INFER_CUDA_FA_M; i++) if (lim[i] < 0) lim[i] = 0;   /* pairs past the rows: key 0, never stored */
+        kend = hi + 1;
+        kmin = lo;
+    }
+    /* Q: 4 floats a thread at a time, rounded to halves */
+    for (int u = tid; u < INFER_CUDA_FA_M * HD / 4; u += 128) {
+        const int i = u / (HD / 4), d = u % (HD / 4) * 4, m = m0 + i;
+        float4 v = { 0.0f, 0.0f, 0.0f, 0.0f };
+        if (m < M) v = *(const float4 *)(q + ((size_t)(m / group) * n_head + (size_t)kvh * group + m % group) * HD + d);
+        uint32_t *dst = (uint32_t *)(Qs + i * QS + d);
+        dst[0] = half2_bits(v.x, v.y);
+        dst[1] = half2_bits(v.z, v.w);
+    }
+    __syncthreads();
+    const int n_keys = kend, diag_from = kmin, r0 = warp * 16;
+    const int lim0 = lim[r0 + g], lim1 = lim[r0 + g + 8];
+    const float sl2 = scale * 1.4426950408889634f;   /* log2(e): e^x = 2^(x log2 e) */
+    float o[NO][4], mrow[2] = { -INFINITY, -INFINITY }, lrow[2] = { 0.0f, 0.0f };
+INFER_CUDA_UNROLL
+    for (int n = 0; n < NO; n++) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
+    for (int kb = 0; kb < n_keys; kb += KT) {
+        if (kb) __syncthreads();              /* every warp is done with the last tile */
+        /* K and V^T: 8 elements (16 bytes of an F16 cache, 32 of an F32 one) a thread at a
+         * time through the block table; positions past the walk's end are zeros */
+        for (int u = tid; u < KT * HD / 8; u += 128) {
+            const int i = u / (HD / 8), d = u % (HD / 8) * 8, p = kb + i;
+            uint4 kw = { 0, 0, 0, 0 }, vw = { 0, 0, 0, 0 };
+            if (p < n_keys) {
+                const size_t at = kv_row(kv.table, kv.bs, p) * kv.dim + (size_t)kvh * HD + d;
+                if (kv.f16) {
+                    kw = *(const uint4 *)((const __half *)kv.k + at);
+                    vw = *(const uint4 *)((const __half *)kv.v + at);
+                } else {
+                    const float4 *kf = (const float4 *)((const float *)kv.k + at), *vf = (const float4 *)((const float *)kv.v + at);
+                    const float4 k0 = kf[0], k1 = kf[1], v0 = vf[0], v1 = vf[1];
+                    kw.x = half2_bits(k0.x, k0.y); kw.y = half2_bits(k0.z, k0.w); kw.z = half2_bits(k1.x, k1.y); kw.w = half2_bits(k1.z, k1.w);
+                    vw.x = half2_bits(v0.x, v0.y); vw.y = half2_bits(v0.z, v0.w); vw.z = half2_bits(v1.x, v1.y); vw.w = half2_bits(v1.z, v1.w);
+                }
+            }
+            *(uint4 *)(Ks + i * QS + d) = kw;
+            const uint32_t vv[4] = { vw.x, vw.y, vw.z, vw.w };
+            __half *vt = Vt + (size_t)d * VS + i;
+INFER_CUDA_UNROLL
+            for (int j = 0; j < 8; j++) vt[j * VS] = __ushort_as_half((unsigned short)(vv[j / 2] >> (16 * (j % 2))));
+        }
+        __syncthreads();
+        /* S = Q K^T for the warp's 16 pairs x KT keys */
+        float s[NT][4];
+INFER_CUDA_UNROLL
+        for (int j = 0; j < NT; j++) s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.0f;
+INFER_CUDA_UNROLL
+        for (int k0 = 0; k0 < HD; k0 += 16) {
+            const __half *qa = Qs + (r0 + g) * QS + k0 + 2 * t;
+            const uint32_t a[4] = { ld_u32(qa), ld_u32(qa + 8 * QS), ld_u32(qa + 8), ld_u32(qa + 8 * QS + 8) };
+INFER_CUDA_UNROLL
+            for (int j = 0; j < NT; j++) {
+                const __half *kp = Ks + (j * 8 + g) * QS + k0 + 2 * t;
+                const uint32_t b[2] = { ld_u32(kp), ld_u32(kp + 8) };
+                mma_f16(s[j], a, b);
+            }
+        }
+        /* scale, mask, the online softmax; this lane's pairs are r0 + g (elements 0, 1) and
+         * r0 + g + 8 (2, 3), its keys kb + 8j + 2t + (0, 1); a quad of lanes holds a pair's row */
+        const int mask = kb + KT - 1 > diag_from;
+        float mx[2] = { mrow[0], mrow[1] };
+INFER_CUDA_UNROLL
+        for (int j = 0; j < NT; j++)
+INFER_CUDA_UNROLL
+            for (int e = 0; e < 4; e++) {
+                const int key = kb + 8 * j + 2 * t + (e & 1);
+                float v = s[j][e] * sl2;
+                if (mask && key > (e < 2 ? lim0 : lim1)) v = -INFINITY;
+                s[j][e] = v;
+                mx[e >> 1] = fmaxf(mx[e >> 1], v);
+            }
+        float corr[2], sum[2] = { 0.0f, 0.0f };
+INFER_CUDA_UNROLL
+        for (int h = 0; h < 2; h++) {
+            mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
+            mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
+            corr[h] = exp2f(mrow[h] - mx[h]);  /* 0 on the first step: mrow = -inf, mx finite (key 0 is always seen) */
+            mrow[h] = mx[h];
+        }
+INFER_CUDA_UNROLL
+        for (int j = 0; j < NT; j++)
+INFER_CUDA_UNROLL
+            for (int e = 0; e < 4; e++) { s[j][e] = exp2f(s[j][e] - mx[e >> 1]); sum[e >> 1] += s[j][e]; }
+        lrow[0] = lrow[0] * corr[0] + sum[0];
+        lrow[1] = lrow[1] * corr[1] + sum[1];
+INFER_CUDA_UNROLL
+        for (int n = 0; n < NO; n++) { o[n][0] *= corr[0]; o[n][1] *= corr[0]; o[n][2] *= corr[1]; o[n][3] *= corr[1]; }
+        /* O += P V, 16 keys a step: P's A fragment is the S fragments of key tiles 2kk, 2kk + 1 */
+INFER_CUDA_UNROLL
+        for (int kk = 0; kk < KT / 16; kk++) {
+            const uint32_t a[4] = { half2_bits(s[2 * kk][0], s[2 * kk][1]), half2_bits(s[2 * kk][2], s[2 * kk][3]),
+                                    half2_bits(s[2 * kk + 1][0], s[2 * kk + 1][1]), half2_bits(s[2 * kk + 1][2], s[2 * kk + 1][3]) };
+INFER_CUDA_UNROLL
+            for (int n = 0; n < NO; n++) {
+                const __half *vp = Vt + (n * 8 + g) * VS + kk * 16 + 2 * t;
+                const uint32_t b[2] = { ld_u32(vp), ld_u32(vp + 8) };
+                mma_f16(o[n], a, b);
+            }
+        }
+    }
+    /* out = O / l, l summed over the quad's lanes */
+INFER_CUDA_UNROLL
+    for (int h = 0; h < 2; h++) {
+        float l = lrow[h];
+        l += __shfl_xor_sync(0xffffffffu, l, 1);
+        l += __shfl_xor_sync(0xffffffffu, l, 2);
+        const int m = m0 + r0 + g + 8 * h;
+        if (m >= M) continue;
+        float *dst = out + ((size_t)(m / group) * n_head + (size_t)kvh * group + m % group) * HD + 2 * t;
+        const float inv = 1.0f / l;
+INFER_CUDA_UNROLL
+        for (int n = 0; n < NO; n++) { dst[8 * n] = o[n][2 * h] * inv; dst[8 * n + 1] = o[n][2 * h + 1] * inv; }
+    }
+}
+
+/* The fast mode's prompt attention, when it applies (returns 1): F16 or F32 cache, head
+ * sizes 64, 128, 256, at least FA_ROWS query rows, tensor cores of compute capability 8.0
+ * or later; anything else (and the precise mode) runs k_attention. */
+static int infer_cuda_flash(infer_cuda_ctx *c, float *out, const float *q, const infer_cuda_kv &kv, const int32_t *pos, int rows, int n_head,
+                            int n_head_kv, int hd, float scale) {
+    if (c->precise || !infer_cuda_mma8 || rows < INFER_CUDA_FA_ROWS || n_head_kv <= 0 || n_head % n_head_kv) return 0;
+    if (hd != 64 && hd != 128 && hd != 256) return 0;
+    const int group = n_head / n_head_kv;
+    const dim3 grid((unsigned)(((long long)rows * group + INFER_CUDA_FA_M - 1) / INFER_CUDA_FA_M), n_head_kv);
+#define INFER_CUDA_FA(HD, KT) do { \
+        static int opted;                     /* above 48 KB of shared memory a kernel must ask, once */ \
+        const size_t shm = infer_cuda_fa_shm(HD, KT); \
+        if (!opted && shm > 48 * 1024) \
+            infer_cuda_record(c, cudaFuncSetAttribute(k_flash_attention<HD, KT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm), \
+                              "cudaFuncSetAttribute (flash attention)"); \
+        opted = 1; \
+        INFER_CUDA_LAUNCH(grid, 128, shm, c, k_flash_attention<HD, KT>)(out, q, kv, pos, rows, n_head, group, scale); \
+    } while (0)
+    if (hd == 64) INFER_CUDA_FA(64, 64);
+    else if (hd == 128) INFER_CUDA_FA(128, 64);
+    else INFER_CUDA_FA(256, 32);
+#undef INFER_CUDA_FA
+    INFER_CUDA_LAUNCHED(c, "attention (flash)");
+    return 1;
 }
 
 static void infer_cuda_attention(void *ctx, float *out, const float *q, const infer_kv_view *kv, const int32_t *pos, int rows, int n_head,
@@ -3493,25 +3762,26 @@ static void infer_cuda_attention(void *ctx, float *out, const float *q, const in
     /* grid.y holds at most 65535 rows: longer chunks go in parts */
     for (; rows > 65535; rows -= 65535, q += (size_t)65535 * n_head * head_dim, out += (size_t)65535 * n_head * head_dim, pos += 65535)
         infer_cuda_attention(ctx, out, q, kv, pos, 65535, n_head, n_head_kv, head_dim, scale);
-    const int n_split = infer_cuda_att_splits(c, rows * n_head, head_dim);
-    if (!n_split) return;
-    dim3 grid(n_head, rows, n_split);
     const infer_cuda_kv cache = infer_cuda_kv_of(kv);
     const int group = n_head / n_head_kv;
-#define INFER_CUDA_ATT(DPL) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention<DPL>)(out, (float *)c->scratch, q, cache, pos, n_head, \
-        group, head_dim, scale, n_split)
-    const int dpl = (head_dim + 31) / 32;
-    if (dpl <= 1) INFER_CUDA_ATT(1);
-    else if (dpl <= 2) INFER_CUDA_ATT(2);
-    else if (dpl <= 4) INFER_CUDA_ATT(4);
-    else if (dpl <= 8) INFER_CUDA_ATT(8);
-    else INFER_CUDA_ATT(16);
+    if (infer_cuda_flash(c, out, q, cache, pos, rows, n_head, n_head_kv, head_dim, scale)) return;
+    const int dpl = head_dim <= 32 ? 1 : head_dim <= 64 ? 2 : head_dim <= 128 ? 4 : head_dim <= 256 ? 8 : 16;
+    const int G = infer_cuda_att_heads(group, dpl);
+    const int n_split = infer_cuda_att_splits(c, rows * (n_head / G), G, head_dim);
+    if (!n_split) return;
+    dim3 grid(n_head / G, rows, n_split);
+#define INFER_CUDA_ATT(DPL, G) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention<DPL, G>)(out, (float *)c->scratch, \
+        (int *)c->att_count, q, cache, pos, n_head, group, head_dim, scale, n_split)
+#define INFER_CUDA_ATT_G(DPL) do { if (G == 8) INFER_CUDA_ATT(DPL, (DPL <= 2 ? 8 : 1)); else if (G == 4) INFER_CUDA_ATT(DPL, (DPL <= 4 ? 4 : 1)); \
+        else if (G == 2) INFER_CUDA_ATT(DPL, (DPL <= 8 ? 2 : 1)); else INFER_CUDA_ATT(DPL, 1); } while (0)
+    if (dpl == 1) INFER_CUDA_ATT_G(1);
+    else if (dpl == 2) INFER_CUDA_ATT_G(2);
+    else if (dpl == 4) INFER_CUDA_ATT_G(4);
+    else if (dpl == 8) INFER_CUDA_ATT_G(8);
+    else INFER_CUDA_ATT(16, 1);
+#undef INFER_CUDA_ATT_G
 #undef INFER_CUDA_ATT
     INFER_CUDA_LAUNCHED(c, "attention");
-    if (n_split > 1) {
-        INFER_CUDA_LAUNCH(dim3(n_head, rows), 128, 0, c, k_attn_merge)(out, (const float *)c->scratch, n_head, head_dim, n_split);
-        INFER_CUDA_LAUNCHED(c, "attention (merge)");
-    }
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -4026,8 +4296,8 @@ struct KeysSparse {           /* index i < nw: window position j0 + i; else entr
     }
 };
 template <int DPL>
-__global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention_sparse(float *out, float *part, const float *q, infer_cuda_kv raw, infer_cuda_kv comp,
-        const int32_t *pos, int n_head, int hd, float scale, int window, const float *sinks, int ratio, const int32_t *sel, const int32_t *n_sel,
+__global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention_sparse(float *out, float *part, int *count, const float *q, infer_cuda_kv raw,
+        infer_cuda_kv comp, const int32_t *pos, int n_head, int hd, float scale, int window, const float *sinks, int ratio, const int32_t *sel, const int32_t *n_sel,
         int top_k, int n_split) {
     const int h = blockIdx.x, r = blockIdx.y, split = blockIdx.z;
     const int32_t t = pos[r], j0 = window > 0 && t - window + 1 > 0 ? t - window + 1 : 0, nw = t - j0 + 1;
@@ -4036,8 +4306,9 @@ __global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention_sparse(
     KeysSparse keys;
     keys.raw = raw; keys.comp = comp; keys.j0 = j0; keys.nw = nw; keys.sel = sel ? sel + (size_t)r * top_k : NULL;
     const int sink = sinks && split == 0 && threadIdx.x < 32;
-    attn_block<DPL>(keys, nw + nc, INFER_CUDA_SPARSE_CHUNK, q + row * hd, sink ? sinks[h] : -INFINITY, sink ? 1.0f : 0.0f, out + row * hd,
-                    part ? part + slot * (hd + 2) : NULL, hd, scale, split, n_split);
+    attn_block<DPL, 1>(keys, nw + nc, INFER_CUDA_SPARSE_CHUNK, q + row * hd, sink ? sinks[h] : -INFINITY, sink ? 1.0f : 0.0f, out + row * hd,
+                       n_split > 1 ? part + slot * (hd + 2) : NULL, hd, scale, split, n_split);
+    if (n_split > 1) attn_merge_last(out + row * hd, part + row * n_split * (hd + 2), count + row, n_split, hd, 1);
 }
 static void infer_cuda_attention_sparse(void *ctx, float *out, const float *q, const infer_kv_view *kv, const int32_t *pos, int rows,
                                         int n_head, int head_dim, float scale, int window, const float *sinks,
@@ -4048,12 +4319,12 @@ static void infer_cuda_attention_sparse(void *ctx, float *out, const float *q, c
     for (; rows > 65535; rows -= 65535, q += (size_t)65535 * n_head * head_dim, out += (size_t)65535 * n_head * head_dim, pos += 65535,
                          sel = sel ? sel + (size_t)65535 * top_k : NULL, n_sel = n_sel ? n_sel + 65535 : NULL)
         infer_cuda_attention_sparse(ctx, out, q, kv, pos, 65535, n_head, head_dim, scale, window, sinks, comp, ratio, sel, n_sel, top_k);
-    const int n_split = infer_cuda_att_splits(c, rows * n_head, head_dim);
+    const int n_split = infer_cuda_att_splits(c, rows * n_head, 1, head_dim);
     if (!n_split) return;
     const infer_cuda_kv raw = infer_cuda_kv_of(kv), cmp = infer_cuda_kv_of(comp);
     dim3 grid(n_head, rows, n_split);
-#define INFER_CUDA_SPARSE(DPL) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention_sparse<DPL>)(out, (float *)c->scratch, q, raw, cmp, \
-        pos, n_head, head_dim, scale, window, sinks, ratio, sel, n_sel, top_k, n_split)
+#define INFER_CUDA_SPARSE(DPL) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention_sparse<DPL>)(out, (float *)c->scratch, (int *)c->att_count, q, \
+        raw, cmp, pos, n_head, head_dim, scale, window, sinks, ratio, sel, n_sel, top_k, n_split)
     const int dpl = (head_dim + 31) / 32;
     if (dpl <= 1) INFER_CUDA_SPARSE(1);
     else if (dpl <= 2) INFER_CUDA_SPARSE(2);
@@ -4062,10 +4333,6 @@ static void infer_cuda_attention_sparse(void *ctx, float *out, const float *q, c
     else INFER_CUDA_SPARSE(16);
 #undef INFER_CUDA_SPARSE
     INFER_CUDA_LAUNCHED(c, "attention_sparse");
-    if (n_split > 1) {
-        INFER_CUDA_LAUNCH(dim3(n_head, rows), 128, 0, c, k_attn_merge)(out, (const float *)c->scratch, n_head, head_dim, n_split);
-        INFER_CUDA_LAUNCHED(c, "attention_sparse (merge)");
-    }
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -4097,6 +4364,7 @@ static void infer_cuda_ctx_free(void *ctx) {
     cudaStreamSynchronize(c->stream);
     infer_cuda_graphs_free(c);
     if (c->scratch) cudaFree(c->scratch);
+    if (c->att_count) cudaFree(c->att_count);
     if (c->xq) cudaFree(c->xq);
     cudaStreamDestroy(c->stream);
     delete c;

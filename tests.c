@@ -10013,6 +10013,175 @@ static void test_gpu_deepseek4_golden(void) {
     printf("    precise: max abs %.3g (long), %.3g (short, chunks of 14); fast: max abs %.3g, argmax %d of 16\n", lx, sx, fx, ok);
 }
 
+/* Prompt attention over a paged pool that two sequences share: sequence s has FA_CTX[s]
+ * positions in its cache already and FA_ROWS[s] new query rows after them (a prompt that
+ * continues a context), its FA_BLOCKS blocks of FA_BS positions scattered through the pool
+ * by its table. keys, vals: each sequence's [FA_CTX + FA_ROWS, n_kv hd] in turn; q, out: the
+ * rows' [n_head hd] in turn. The backend `kb` in its precise or fast mode, the cache `type`. */
+enum { FA_BS = 16, FA_SEQS = 2, FA_BLOCKS = 4 };
+static const int32_t FA_TABLE[FA_SEQS][FA_BLOCKS] = { { 5, 2, 7, 0 }, { 1, 6, 3, 4 } };
+static const int FA_CTX[FA_SEQS] = { 0, 21 }, FA_ROWS[FA_SEQS] = { 37, 19 };
+static int fa_run(const infer_kernels *kb, int precise, infer_type type, int hd, int nh, int nkv, const float *keys, const float *vals,
+                  const float *q, float *out) {
+    void *c = NULL;
+    infer_error err;
+    if (kb->ctx_create(&c, 2, precise, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return 0; }
+    const int kvd = nkv * hd, npos = FA_CTX[1] + FA_ROWS[1], rows = FA_ROWS[0] + FA_ROWS[1];
+    const size_t n_kv = (size_t)(FA_CTX[0] + FA_ROWS[0] + npos) * kvd, n_q = (size_t)rows * nh * hd;
+    const size_t pool = (size_t)FA_SEQS * FA_BLOCKS * FA_BS * kvd * (type == INFER_TYPE_F16 ? 2 : 4);
+    int32_t ints[FA_SEQS * FA_BLOCKS + FA_SEQS * FA_BLOCKS * FA_BS];
+    memcpy(ints, FA_TABLE, sizeof FA_TABLE);
+    for (int i = 0; i < FA_SEQS * FA_BLOCKS * FA_BS; i++) ints[FA_SEQS * FA_BLOCKS + i] = i;
+    float *d_kv = kb->alloc(c, sizeof(float) * 2 * n_kv), *d_q = kb->alloc(c, sizeof(float) * n_q), *d_out = kb->alloc(c, sizeof(float) * n_q);
+    void *d_k = kb->alloc(c, pool), *d_v = kb->alloc(c, pool);
+    int32_t *d_i = kb->alloc(c, sizeof ints);
+    int ok = d_kv && d_q && d_out && d_k && d_v && d_i;
+    if (ok) {
+        kb->upload(c, d_kv, keys, sizeof(float) * n_kv);
+        kb->upload(c, d_kv + n_kv, vals, sizeof(float) * n_kv);
+        kb->upload(c, d_q, q, sizeof(float) * n_q);
+        kb->upload(c, d_i, ints, sizeof ints);
+        const int32_t *all = d_i + FA_SEQS * FA_BLOCKS;          /* positions 0, 1, 2, ... */
+        size_t at_kv = 0, at_q = 0;
+        for (int s = 0; s < FA_SEQS; s++) {
+            const infer_kv_view kv = { d_k, d_v, type, FA_BS, d_i + s * FA_BLOCKS, kvd };
+            const int n = FA_CTX[s] + FA_ROWS[s];
+            kb->kv_store(c, &kv, d_kv + at_kv, d_kv + n_kv + at_kv, all, n);
+            kb->attention(c, d_out + at_q, d_q + at_q, &kv, all + FA_CTX[s], FA_ROWS[s], nh, nkv, hd, 1.0f / sqrtf((float)hd));
+            at_kv += (size_t)n * kvd;
+            at_q += (size_t)FA_ROWS[s] * nh * hd;
+        }
+        ok = kb->download(c, out, d_out, sizeof(float) * n_q) == INFER_OK;
+        CHECK_MSG(ok, "%s backend: %s", kb->name, kb->last_error(c));
+    } else CHECK_MSG(0, "%s backend: out of memory", kb->name);
+    void *bufs[] = { d_kv, d_q, d_out, d_k, d_v, d_i };
+    for (int i = 0; i < 6; i++) if (bufs[i]) kb->free(c, bufs[i]);
+    kb->ctx_free(c);
+    return ok;
+}
+
+/* The GPU's prompt attention against the CPU's: head sizes the flash-attention tiles take
+ * (64, 128, 256) and one they do not (96: the f32 kernel in both modes), GQA groups 1, 4, 8,
+ * F16 and F32 caches, two sequences' paged caches, rows that fill no whole tile, one prompt
+ * continuing a context. The precise mode (the f32 kernel) is held to 1e-5. The fast mode's
+ * tiles round the queries (and an F32 cache's keys and values) to F16 and the softmax
+ * weights P to F16 before P V, each a relative error of at most 2^-11 = 4.9e-4; with values
+ * in [-1, 1] the weights' rounding moves an output by at most 2^-11 (the denominator sums
+ * the unrounded weights), the values' by as much again, and the scores' (q.k / sqrt(hd),
+ * its hd rounding errors of random sign) by a few 1e-4 more: 2e-3 holds all three with room,
+ * and a wrong index, mask or rescale shows as errors of order 0.1. */
+static void test_gpu_flash_attention(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    const infer_kernels *kc = infer_cpu_kernels();
+    const int emulated = !strcmp(k->name, "cuda-emu");
+    infer__rng rng;
+    infer__rng_seed(&rng, 4242);
+    const int hds[] = { 64, 128, 256, 96 }, groups[] = { 1, 4, 8 };
+    for (int hi = 0; hi < 4; hi++)
+        for (int gi = 0; gi < 3; gi++)
+            for (int f16 = 1; f16 >= 0; f16--) {
+                const int hd = hds[hi], nkv = 2, nh = nkv * groups[gi], tiles = hd != 96;
+                const infer_type type = f16 ? INFER_TYPE_F16 : INFER_TYPE_F32;
+                const size_t n_kv = (size_t)(FA_CTX[0] + FA_ROWS[0] + FA_CTX[1] + FA_ROWS[1]) * nkv * hd;
+                const size_t n_q = (size_t)(FA_ROWS[0] + FA_ROWS[1]) * nh * hd;
+                float *in = malloc(sizeof(float) * (2 * n_kv + n_q)), *out[3] = { malloc(sizeof(float) * n_q), malloc(sizeof(float) * n_q),
+                                                                                 malloc(sizeof(float) * n_q) };
+                for (size_t i = 0; i < 2 * n_kv + n_q; i++) in[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+                /* the CPU, the GPU fast, the GPU precise */
+                if (fa_run(kc, 1, type, hd, nh, nkv, in, in + n_kv, in + 2 * n_kv, out[0]) && fa_run(k, 0, type, hd, nh, nkv, in, in + n_kv, in + 2 * n_kv, out[1]) &&
+                    fa_run(k, 1, type, hd, nh, nkv, in, in + n_kv, in + 2 * n_kv, out[2])) {
+                    double worst[2] = { 0, 0 };
+                    for (int b = 0; b < 2; b++)
+                        for (size_t i = 0; i < n_q; i++) {
+                            const double d = fabs((double)out[1 + b][i] - out[0][i]);
+                            worst[b] = isnan(d) ? INFINITY : fmax(worst[b], d);
+                        }
+                    const double tol = tiles ? 2e-3 : 1e-5;
+                    printf("    head %3d, group %d, %s cache: max |gpu - cpu| fast %.3g, precise %.3g\n", hd, groups[gi], f16 ? "F16" : "F32", worst[0], worst[1]);
+                    CHECK_MSG(worst[0] <= tol, "head %d group %d %s: fast mode differs by %g", hd, groups[gi], f16 ? "F16" : "F32", worst[0]);
+                    CHECK_MSG(worst[1] <= 1e-5, "head %d group %d %s: precise mode differs by %g", hd, groups[gi], f16 ? "F16" : "F32", worst[1]);
+                    /* the emulated device has tensor cores: the tiles ran (their rounding shows) */
+                    if (emulated && tiles) CHECK_MSG(worst[0] > 1e-6, "head %d: the fast mode did not take the tiles", hd);
+                }
+                free(in); free(out[0]); free(out[1]); free(out[2]);
+            }
+}
+
+/* Decode steps whose attention is split over many blocks (one row, a long context: the splits
+ * merged by the last block of each head group, which sets its counter back to 0): four steps
+ * as the forward pass brackets them, their inputs uploaded to the same buffers before each
+ * (the first grows the scratch and runs unrecorded, the third is captured as a graph, the
+ * fourth replays it), each against the CPU. A counter left set would keep the next step's merge from running (its
+ * output, NaN beforehand, would stay NaN). */
+static void test_gpu_attention_splits(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    const infer_kernels *kc = infer_cpu_kernels();
+    enum { BS = 16, NB = 20, CTX = 300, STEPS = 4, HD = 64, NH = 8, NKV = 2, KVD = NKV * HD };
+    infer__rng rng;
+    infer__rng_seed(&rng, 77);
+    const size_t n_kv = (size_t)(CTX + STEPS) * KVD, n_in = 2 * n_kv + (size_t)STEPS * NH * HD;
+    float *in = malloc(sizeof(float) * n_in), *out[2] = { malloc(sizeof(float) * STEPS * NH * HD), malloc(sizeof(float) * STEPS * NH * HD) };
+    float nan_row[NH * HD];
+    for (int i = 0; i < NH * HD; i++) nan_row[i] = NAN;
+    for (size_t i = 0; i < n_in; i++) in[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+    int32_t ints[NB + CTX + STEPS];
+    for (int i = 0; i < NB; i++) ints[i] = (i * 7) % NB;                 /* the blocks out of order */
+    for (int i = 0; i < CTX + STEPS; i++) ints[NB + i] = i;
+    for (int precise = 1; precise >= 0; precise--) {
+        int graphs = 0;
+        for (int b = 0; b < 2; b++) {
+            const infer_kernels *kb = b ? k : kc;
+            void *c = NULL;
+            infer_error err;
+            if (kb->ctx_create(&c, 2, precise, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); continue; }
+            const size_t pool = (size_t)NB * BS * KVD * (precise ? 4 : 2);
+            float *d_in = kb->alloc(c, sizeof(float) * n_in), *d_out = kb->alloc(c, sizeof(float) * NH * HD);
+            float *d_row = kb->alloc(c, sizeof(float) * (2 * KVD + NH * HD));      /* the step's key, value, query */
+            void *d_k = kb->alloc(c, pool), *d_v = kb->alloc(c, pool);
+            int32_t *d_i = kb->alloc(c, sizeof ints), *d_pos = kb->alloc(c, sizeof(int32_t));
+            if (d_in && d_out && d_row && d_k && d_v && d_i && d_pos) {
+                kb->upload(c, d_in, in, sizeof(float) * n_in);
+                kb->upload(c, d_i, ints, sizeof ints);
+                const infer_kv_view kv = { d_k, d_v, precise ? INFER_TYPE_F32 : INFER_TYPE_F16, BS, d_i, KVD };
+                kb->kv_store(c, &kv, d_in, d_in + n_kv, d_i + NB, CTX);
+                for (int st = 0; st < STEPS; st++) {
+                    const int32_t p = CTX + st;
+                    kb->upload(c, d_pos, &p, sizeof p);                  /* what changes per step is in device memory */
+                    kb->upload(c, d_out, nan_row, sizeof nan_row);
+                    kb->upload(c, d_row, in + (size_t)p * KVD, sizeof(float) * KVD);
+                    kb->upload(c, d_row + KVD, in + n_kv + (size_t)p * KVD, sizeof(float) * KVD);
+                    kb->upload(c, d_row + 2 * KVD, in + 2 * n_kv + (size_t)st * NH * HD, sizeof(float) * NH * HD);
+                    if (kb->step_begin) kb->step_begin(c);
+                    kb->kv_store(c, &kv, d_row, d_row + KVD, d_pos, 1);
+                    kb->attention(c, d_out, d_row + 2 * KVD, &kv, d_pos, 1, NH, NKV, HD, 0.125f);
+                    if (kb->step_end) CHECK(kb->step_end(c) == INFER_OK);
+                    int launches = 0, graph = 0;
+                    if (kb->step_info) kb->step_info(c, &launches, &graph);
+                    graphs += b && graph;
+                    CHECK_MSG(kb->download(c, out[b] + (size_t)st * NH * HD, d_out, sizeof nan_row) == INFER_OK, "%s backend: %s", kb->name, kb->last_error(c));
+                }
+            } else CHECK_MSG(0, "%s backend: out of memory", kb->name);
+            void *bufs[] = { d_in, d_out, d_row, d_k, d_v, d_i, d_pos };
+            for (int i = 0; i < 7; i++) if (bufs[i]) kb->free(c, bufs[i]);
+            kb->ctx_free(c);
+        }
+        for (int st = 0; st < STEPS; st++) {
+            double worst = 0;
+            for (int i = 0; i < NH * HD; i++) {
+                const double d = fabs((double)out[1][st * NH * HD + i] - out[0][st * NH * HD + i]);
+                worst = isnan(d) ? INFINITY : fmax(worst, d);
+            }
+            printf("    %s, step %d: max |gpu - cpu| %.3g\n", precise ? "precise" : "fast", st, worst);
+            CHECK_MSG(worst <= 1e-5, "%s decode step %d differs from the CPU by %g", precise ? "precise" : "fast", st, worst);
+        }
+        CHECK_MSG(graphs >= 2, "%d of the %d steps ran as graphs", graphs, STEPS);
+    }
+    free(in); free(out[0]); free(out[1]);
+}
+
+
 /* Several sequences batched on the GPU (their block tables on the device), random joins and
  * leaves: each one's logits within the model tolerance of the same sequence alone on the CPU */
 static void test_gpu_seq_batch(void) {
@@ -11211,6 +11380,8 @@ static const test_case tests[] = {
     { "gpu_matvec_fast", test_gpu_matvec_fast },
     { "gpu_indexer_ties", test_gpu_indexer_ties },
     { "gpu_attention_sparse", test_gpu_attention_sparse },
+    { "gpu_flash_attention", test_gpu_flash_attention },
+    { "gpu_attention_splits", test_gpu_attention_splits },
     { "gpu_bounded_ops", test_gpu_bounded_ops },
     { "gpu_deepseek4_golden", test_gpu_deepseek4_golden },
     { "gpu_seq_batch", test_gpu_seq_batch },

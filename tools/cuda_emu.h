@@ -321,6 +321,52 @@ template <int K> static void emu_mma_s8(int32_t *d, const uint32_t *a, const uin
     emu_warp_barrier(w);                 /* nobody deposits the next MMA's registers before all have read */
 }
 
+/* ---- attention: the F16 tensor-core MMA of the flash-attention tiles, and what the split
+ * merge inside the attention launch uses ----
+ * mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32, D = A B + C with A 16 x 16 and B 16 x 8
+ * in F16, C and D 16 x 8 in f32. infer_cuda.cu issues it as inline PTX behind mma_f16 and
+ * calls emu_mma_f16 under the emulator. The fragments' layout is the PTX ISA's ("Matrix
+ * Fragments for mma.m16n8k16", floating-point types), kept as the int8 MMA's above: each lane
+ * deposits its registers and gets back its four elements of D. With g = lane / 4, t = lane % 4,
+ * a register holding two halves (the lower-numbered element in its low 16 bits):
+ *   A  a_i (i < 4): row g + 8 (i % 2), columns 2t, 2t + 1, plus 8 when i >= 2
+ *   B  b_i (i < 2): rows 2t, 2t + 1, plus 8 when i = 1; column g
+ *   C  c_i (i < 4, f32): row g + 8 (i / 2), column 2t + i % 2
+ * The products of halves are exact in f32; the emulation adds them to C in k order in f32
+ * (the hardware's order and intermediate width are its own: sums may differ in the last bits). */
+static uint32_t emu_mmaf_a[EMU_MAX_THREADS][4], emu_mmaf_b[EMU_MAX_THREADS][2];
+static float emu_mmaf_c[EMU_MAX_THREADS][4];
+static inline unsigned short __half_as_ushort(__half h) { return h.x; }
+static void emu_mma_f16(float *d, const uint32_t *a, const uint32_t *b, const float *c) {
+    const int me = emu_cur, w = me / 32;
+    for (int r = 0; r < 4; r++) { emu_mmaf_a[me][r] = a[r]; emu_mmaf_c[me][r] = c[r]; }
+    for (int r = 0; r < 2; r++) emu_mmaf_b[me][r] = b[r];
+    emu_warp_barrier(w);
+    float A[16][16], B[16][8], C[16][8];
+    for (int l = 0; l < 32; l++) {
+        const int src = w * 32 + l, g = l / 4, t = l % 4;
+        for (int i = 0; i < 4; i++)
+            for (int h = 0; h < 2; h++) A[g + 8 * (i % 2)][2 * t + h + 8 * (i / 2)] = __half2float(__ushort_as_half((unsigned short)(emu_mmaf_a[src][i] >> (16 * h))));
+        for (int i = 0; i < 2; i++)
+            for (int h = 0; h < 2; h++) B[2 * t + h + 8 * i][g] = __half2float(__ushort_as_half((unsigned short)(emu_mmaf_b[src][i] >> (16 * h))));
+        for (int i = 0; i < 4; i++) C[g + 8 * (i / 2)][2 * t + i % 2] = emu_mmaf_c[src][i];
+    }
+    const int g = (me % 32) / 4, t = me % 4;
+    for (int i = 0; i < 4; i++) {
+        const int row = g + 8 * (i / 2), col = 2 * t + i % 2;
+        float s = C[row][col];
+        for (int k = 0; k < 16; k++) s += A[row][k] * B[k][col];
+        d[i] = s;
+    }
+    emu_warp_barrier(w);                 /* nobody deposits the next MMA's registers before all have read */
+}
+/* One block runs at a time, so every write is already visible to the next: the fence is
+ * nothing and an L2 load is a load. */
+static inline void __threadfence(void) {}
+template <typename T> static inline T __ldcg(const T *p) { return *p; }
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
+template <typename F> static cudaError_t cudaFuncSetAttribute(F, cudaFuncAttribute, int) { return cudaSuccess; }
+
 static unsigned __ballot_sync(unsigned, int pred) {
     const int t = emu_cur, w = t / 32;
     emu_xchg[t] = pred != 0;
