@@ -18,7 +18,8 @@
  * PRECISION
  *   precise: f32 arithmetic everywhere on weights dequantized in registers, F32 KV cache.
  *   fast (the default): the same, except for quantized activations, 16-bit tensor cores
- *   and the KV cache (F16 unless asked otherwise). A matmul of quantized weights runs as
+ *   (in prompt attention too: queries, keys, values and softmax weights as F16) and the
+ *   KV cache (F16 unless asked otherwise). A matmul of quantized weights runs as
  *   the CPU's fast path runs it: the activations quantized to int8 blocks once per matmul
  *   (Q8_0 or Q8_K, the CPU's bytes exactly), int8 x int8 products -- __dp4a in the decode
  *   matvec (k_quant_x, k_mvq; up to 8 rows), int8 tensor-core MMAs in the prompt tiles
@@ -53,9 +54,17 @@
  *   matmul_id   decode: a warp per (token, expert slot, column), in the fast mode
  *               k_mvq_id (k_mvq's blocks per (token, slot)); a prompt: the rows grouped
  *               by expert on the device, then the same tiles per expert
- *   attention   online softmax, one block per (query row, head, split); long contexts with
- *               few query rows are split over positions ("flash-decoding") and the partial
- *               (max, sum, accumulator) triples merged by k_attn_merge
+ *   attention   decode (and any prompt in the precise mode): k_attention, online softmax
+ *               in f32, one block per (query row, the query heads of one KV head, split),
+ *               each key and value read once for those heads; long contexts with few
+ *               query rows are split over positions ("flash-decoding") and the partial
+ *               (max, sum, accumulator) triples merged by the last split block to finish
+ *               (an atomic counter per block group, left at 0). Fast-mode prompts of 16
+ *               rows and more with head size 64, 128 or 256: k_flash_attention, flash-
+ *               attention tiles -- 64 (row, head) pairs of one KV head a block, 4 warps,
+ *               keys 64 (32) a step, S = Q K^T and O += P V as F16 MMAs (mma.sync
+ *               m16n8k16, f32 accumulators), the online softmax in registers, whole key
+ *               tiles past the tile's last position skipped
  *   deltanet    the recurrence, one warp per value column of the state, the column held in
  *               registers across the tokens; deltanet_chunked runs the same kernel over the
  *               whole chunk (on a GPU the recurrence is already parallel over n_v * d_v
@@ -91,6 +100,12 @@
  *                           the CPU's, every type's prompt matmul and matmul_id against the
  *                           CPU's fast path (1e-5) and exact maths (the fast bound); SKIP
  *                           lines without a device. ./infer-cuda --diff -m MODEL likewise.
+ *   ./tests-cuda gpu_flash_attention, gpu_attention_splits
+ *                           prompt attention (the flash tiles in the fast mode, 2e-3; the
+ *                           f32 kernel in the precise one, 1e-5) against the CPU over
+ *                           paged caches, GQA groups 1/4/8, head sizes 64/128/256 and one
+ *                           that falls back; decode steps split over many blocks, captured
+ *                           and replayed as graphs (the merge counters left at 0)
  *   ./tests-cuda gpu_matvec_fast, gpu_act_quant
  *                           the fast decode matvec of every type it covers against the
  *                           CPU's fast path and the exact reference, its activation
@@ -111,8 +126,11 @@
  *   each step's operands and then compute, with no loads in flight meanwhile (no cp.async
  *   double buffering; two resident tiles an SM overlap each other), the tile is a fixed
  *   64x64 (no stream-K for grids that leave SMs idle, no larger tiles for wide matrices);
- *   the 16-bit tiles are the TF32 tiles' shape (wmma, no cuBLAS); prompt attention is the
- *   decode kernel per query row (no flash-attention tiles). The delta rule runs token by token (no chunked matrix form).
+ *   the 16-bit tiles are the TF32 tiles' shape (wmma, no cuBLAS); the flash-
+ *   attention tiles load K and V and then compute (no cp.async double buffering) and
+ *   take F16 products only (no BF16 or FP8); decode attention's lanes read 2-byte
+ *   elements (dims l, l+32, ...), not 16-byte rows. The delta rule runs token by token
+ *   (no chunked matrix form).
  *   The indexer scores with scalar dots, which is what keeps the CPU's exact ties.
  *   RMSNorm is a launch of its own, not part of the matvec that reads its output.
  *
@@ -3305,19 +3323,23 @@ __device__ __forceinline__ float kv_load(const void *pool, int f16_cache, size_t
     return f16_cache ? __half2float(((const __half *)pool)[i]) : ((const float *)pool)[i];
 }
 
-/* Attention with an online softmax. Block (h, r, split): query head h of row r, over the
- * cache positions of this split -- chunks of ATT_CHUNK positions dealt round-robin to the
- * n_split splits. The 4 warps take 4 consecutive positions each in turn; lane l holds
- * dimensions l, l+32, ... of q and of its accumulator (DPL of them). Per group of positions P:
+/* Attention with an online softmax (decode; prompts in the precise mode). Block (b, r,
+ * split): the G query heads b G .. b G + G - 1 of row r, which share one KV head (G divides
+ * the GQA group), over the cache positions of this split -- chunks of ATT_CHUNK positions
+ * dealt round-robin to the n_split splits; every key and value is read once for the G heads.
+ * The 4 warps take 4 consecutive positions each in turn; lane l holds dimensions l, l+32, ...
+ * of each head's q and accumulator (DPL of them). Per head, per group of positions P:
  *   s_p = q . k_p * scale,  m' = max(m, max_p s_p),  l = l e^(m-m') + sum_p e^(s_p-m'),
  *   acc = acc e^(m-m') + sum_p e^(s_p-m') v_p,  m = m'
  * and at the end the warps' (m, l, acc) are merged the same way. With one split the block
- * writes out = acc / l; with several it writes its (m, l, acc) and k_attn_merge combines
- * them: flash-decoding, so a single long-context query still fills the GPU. */
+ * writes out = acc / l; with several it writes its (m, l, acc), and the last of the head
+ * group's split blocks to finish merges them (attn_merge_last): flash-decoding in one
+ * launch, so a single long-context query still fills the GPU. */
 #define INFER_CUDA_ATT_WARPS 4
 #define INFER_CUDA_ATT_CHUNK 64
 #define INFER_CUDA_ATT_POS 4          /* positions a warp reads at once */
 #define INFER_CUDA_ATT_MAXD 512
+#define INFER_CUDA_ATT_HEADS 16       /* G x DPL at most: a lane's q floats (and as many of acc) */
 
 /* The end of an attention block's heads (k_attention, k_attention_sparse): for each of its G
  * heads, the warps' (m, l, acc) merged through shared memory; with one split o = acc / l,
@@ -3540,11 +3562,11 @@ static int infer_cuda_att_splits(infer_cuda_ctx *c, int blocks, int heads, int h
     return n_split;
 }
 
-/* query heads a decode block takes: the largest of 8, 4, 2 that divides the GQA group while
- * G x DPL <= 16 floats of q (and as many of acc) a lane, else 1 */
+/* query heads a decode block takes: the largest of 8, 4, 2 that divides the GQA group with
+ * G x DPL <= ATT_HEADS, else 1 */
 static int infer_cuda_att_heads(int group, int dpl) {
     for (int g = 8; g > 1; g /= 2)
-        if (group % g == 0 && g * dpl <= 16) return g;
+        if (group % g == 0 && g * dpl <= INFER_CUDA_ATT_HEADS) return g;
     return 1;
 }
 
@@ -3584,6 +3606,9 @@ __device__ __forceinline__ void mma_f16(float *d, const uint32_t *a, const uint3
 __device__ __forceinline__ uint32_t half2_bits(float lo, float hi) {
     return (uint32_t)__half_as_ushort(__float2half_rn(lo)) | (uint32_t)__half_as_ushort(__float2half_rn(hi)) << 16;
 }
+/* the same, each saturated at +-65504 first (as the cache store does: a large query or F32
+ * cache value becomes F16's largest, not infinite) */
+__device__ __forceinline__ uint32_t half2_sat(float lo, float hi) { return half2_bits(f16_saturate(lo), f16_saturate(hi)); }
 __device__ __forceinline__ uint32_t ld_u32(const __half *p) { return *(const uint32_t *)p; }
 
 /* the shared memory of k_flash_attention<HD, KT>: Q, K (rows of HD + 8 halves) and V^T (rows
@@ -3619,8 +3644,8 @@ __global__ void __launch_bounds__(128) k_flash_attention(float *out, const float
         float4 v = { 0.0f, 0.0f, 0.0f, 0.0f };
         if (m < M) v = *(const float4 *)(q + ((size_t)(m / group) * n_head + (size_t)kvh * group + m % group) * HD + d);
         uint32_t *dst = (uint32_t *)(Qs + i * QS + d);
-        dst[0] = half2_bits(v.x, v.y);
-        dst[1] = half2_bits(v.z, v.w);
+        dst[0] = half2_sat(v.x, v.y);
+        dst[1] = half2_sat(v.z, v.w);
     }
     __syncthreads();
     const int n_keys = kend, diag_from = kmin, r0 = warp * 16;
@@ -3644,8 +3669,8 @@ INFER_CUDA_UNROLL
                 } else {
                     const float4 *kf = (const float4 *)((const float *)kv.k + at), *vf = (const float4 *)((const float *)kv.v + at);
                     const float4 k0 = kf[0], k1 = kf[1], v0 = vf[0], v1 = vf[1];
-                    kw.x = half2_bits(k0.x, k0.y); kw.y = half2_bits(k0.z, k0.w); kw.z = half2_bits(k1.x, k1.y); kw.w = half2_bits(k1.z, k1.w);
-                    vw.x = half2_bits(v0.x, v0.y); vw.y = half2_bits(v0.z, v0.w); vw.z = half2_bits(v1.x, v1.y); vw.w = half2_bits(v1.z, v1.w);
+                    kw.x = half2_sat(k0.x, k0.y); kw.y = half2_sat(k0.z, k0.w); kw.z = half2_sat(k1.x, k1.y); kw.w = half2_sat(k1.z, k1.w);
+                    vw.x = half2_sat(v0.x, v0.y); vw.y = half2_sat(v0.z, v0.w); vw.z = half2_sat(v1.x, v1.y); vw.w = half2_sat(v1.z, v1.w);
                 }
             }
             *(uint4 *)(Ks + i * QS + d) = kw;
