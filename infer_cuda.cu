@@ -3345,8 +3345,9 @@ __device__ __forceinline__ float kv_load(const void *pool, int f16_cache, size_t
  * heads, the warps' (m, l, acc) merged through shared memory; with one split o = acc / l,
  * with several the block's (M, L, acc) go to the head's slot of `part` (head g's slot is
  * g n_split slots after head 0's), merged by attn_merge_last. A warp that saw nothing has
- * m = -inf and weight 0. */
-template <int DPL, int G>
+ * m = -inf and weight 0. acc's layout: lane l holds dims l, l+32, ... (VL = 0), or lanes
+ * l < VL dims DPL l .. DPL l + DPL - 1 (k_attention_h16). */
+template <int DPL, int G, int VL = 0>
 __device__ void attn_finish(const float *m, const float *l, const float (*acc)[DPL], float *o, float *slot, int hd, int n_split) {
     __shared__ float sm_m[INFER_CUDA_ATT_WARPS], sm_l[INFER_CUDA_ATT_WARPS];
     __shared__ float sm_acc[INFER_CUDA_ATT_WARPS][32 * DPL];
@@ -3355,8 +3356,13 @@ INFER_CUDA_UNROLL
     for (int g = 0; g < G; g++) {
         if (g) __syncthreads();               /* the previous head's values are read */
         if (lane == 0) { sm_m[warp] = m[g]; sm_l[warp] = l[g]; }
+        if (!VL) {                            /* lane l: dims l, l+32, ... */
 INFER_CUDA_UNROLL
-        for (int j = 0; j < DPL; j++) sm_acc[warp][lane + 32 * j] = acc[g][j];
+            for (int j = 0; j < DPL; j++) sm_acc[warp][lane + 32 * j] = acc[g][j];
+        } else if (lane < VL) {               /* lane l < VL: dims DPL l .. DPL l + DPL - 1 */
+INFER_CUDA_UNROLL
+            for (int j = 0; j < DPL; j++) sm_acc[warp][DPL * lane + j] = acc[g][j];
+        }
         __syncthreads();
         float M = -INFINITY;
 INFER_CUDA_UNROLL
@@ -3522,6 +3528,93 @@ __global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention(float *
     attn_block<DPL, G>(keys, pos[r] + 1, INFER_CUDA_ATT_CHUNK, q + row * hd, -INFINITY, 0.0f, out + row * hd,
                        n_split > 1 ? part + (row * n_split + split) * (hd + 2) : NULL, hd, scale, split, n_split);
     if (n_split > 1) attn_merge_last(out + row * hd, part + row * n_split * (hd + 2), count + (size_t)r * gridDim.x + blockIdx.x, n_split, hd, G);
+}
+
+/* k_attention for an F16 cache (the fast mode) with head size HD = 64, 128 or 256: the same
+ * blocks, chunks, splits and merge, but a lane reads 8 consecutive halves of a row in one
+ * 16-byte load. L = HD / 8 lanes cover a row, so a warp's 32 lanes read PW = 32 / L
+ * positions at once, R = 4 / PW times a step (4 positions a warp a step, as k_attention's).
+ * Lane l holds dims 8 (l % L) .. 8 (l % L) + 7 of each head's q and acc, for the positions
+ * of its segment l / L: a score is summed over the segment's L lanes; the step's max and
+ * softmax sum over all the warp's positions (the segments' shuffles), so (m, l) stay the
+ * same in every lane, and the segments' accumulators are added together once, at the end. */
+template <int HD, int G>
+__global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention_h16(float *out, float *part, int *count, const float *q, infer_cuda_kv kv,
+                                                                             const int32_t *pos, int n_head, int group, float scale, int n_split) {
+    constexpr int L = HD / 8, PW = 32 / L, R = INFER_CUDA_ATT_POS / PW;
+    const int h0 = blockIdx.x * G, r = blockIdx.y, split = blockIdx.z;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, seg = lane / L, d0 = 8 * (lane % L);
+    const size_t row = (size_t)r * n_head + h0;
+    KeysCache keys;
+    keys.kv = kv;
+    keys.head = (size_t)(h0 / group) * HD;
+    const int n = pos[r] + 1;
+    float qr[G][8], acc[G][8], m[G], l[G];
+INFER_CUDA_UNROLL
+    for (int g = 0; g < G; g++) {
+        m[g] = -INFINITY;
+        l[g] = 0.0f;
+INFER_CUDA_UNROLL
+        for (int j = 0; j < 8; j++) { qr[g][j] = q[(row + g) * HD + d0 + j]; acc[g][j] = 0.0f; }
+    }
+    for (int c0 = split * INFER_CUDA_ATT_CHUNK; c0 < n; c0 += n_split * INFER_CUDA_ATT_CHUNK) {
+        const int c1 = c0 + INFER_CUDA_ATT_CHUNK < n ? c0 + INFER_CUDA_ATT_CHUNK : n;
+        for (int p0 = c0 + warp * INFER_CUDA_ATT_POS; p0 < c1; p0 += INFER_CUDA_ATT_WARPS * INFER_CUDA_ATT_POS) {
+            uint4 kw[R], vw[R];               /* all the step's loads first: one latency */
+INFER_CUDA_UNROLL
+            for (int i = 0; i < R; i++) {
+                const int p = p0 + seg + PW * i;
+                const attn_kv a = keys(p < c1 ? p : c0);
+                kw[i] = *(const uint4 *)((const __half *)a.k + d0);
+                vw[i] = *(const uint4 *)((const __half *)a.v + d0);
+            }
+            float kf[R][8], vf[R][8];
+INFER_CUDA_UNROLL
+            for (int i = 0; i < R; i++) {
+                const uint32_t kk[4] = { kw[i].x, kw[i].y, kw[i].z, kw[i].w }, vv[4] = { vw[i].x, vw[i].y, vw[i].z, vw[i].w };
+INFER_CUDA_UNROLL
+                for (int j = 0; j < 8; j++) {
+                    kf[i][j] = __half2float(__ushort_as_half((unsigned short)(kk[j / 2] >> (16 * (j % 2)))));
+                    vf[i][j] = __half2float(__ushort_as_half((unsigned short)(vv[j / 2] >> (16 * (j % 2)))));
+                }
+            }
+INFER_CUDA_UNROLL
+            for (int g = 0; g < G; g++) {
+                float s[R], m2 = m[g];
+INFER_CUDA_UNROLL
+                for (int i = 0; i < R; i++) {
+                    float t = 0.0f;
+INFER_CUDA_UNROLL
+                    for (int j = 0; j < 8; j++) t += qr[g][j] * kf[i][j];
+                    for (int o = L / 2; o > 0; o >>= 1) t += __shfl_xor_sync(0xffffffffu, t, o);   /* the segment's sum */
+                    s[i] = p0 + seg + PW * i < c1 ? t * scale : -INFINITY;
+                    m2 = fmaxf(m2, s[i]);
+                }
+                for (int o = L; o < 32; o <<= 1) m2 = fmaxf(m2, __shfl_xor_sync(0xffffffffu, m2, o));   /* over the segments */
+                const float corr = expf(m[g] - m2);
+                float e[R], sum = 0.0f;
+INFER_CUDA_UNROLL
+                for (int i = 0; i < R; i++) { e[i] = s[i] == -INFINITY ? 0.0f : expf(s[i] - m2); sum += e[i]; }
+                for (int o = L; o < 32; o <<= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+                l[g] = l[g] * corr + sum;
+INFER_CUDA_UNROLL
+                for (int j = 0; j < 8; j++) {
+                    float a = acc[g][j] * corr;
+INFER_CUDA_UNROLL
+                    for (int i = 0; i < R; i++) a += e[i] * vf[i][j];
+                    acc[g][j] = a;
+                }
+                m[g] = m2;
+            }
+        }
+    }
+INFER_CUDA_UNROLL
+    for (int g = 0; g < G; g++)               /* the segments' accumulators, into every lane */
+INFER_CUDA_UNROLL
+        for (int j = 0; j < 8; j++)
+            for (int o = L; o < 32; o <<= 1) acc[g][j] += __shfl_xor_sync(0xffffffffu, acc[g][j], o);
+    attn_finish<8, G, L>(m, l, acc, out + row * HD, n_split > 1 ? part + (row * n_split + split) * (HD + 2) : NULL, HD, n_split);
+    if (n_split > 1) attn_merge_last(out + row * HD, part + row * n_split * (HD + 2), count + (size_t)r * gridDim.x + blockIdx.x, n_split, HD, G);
 }
 
 /* a buffer of the context (*buf, *have bytes) of at least `bytes` */
@@ -3790,11 +3883,28 @@ static void infer_cuda_attention(void *ctx, float *out, const float *q, const in
     const infer_cuda_kv cache = infer_cuda_kv_of(kv);
     const int group = n_head / n_head_kv;
     if (infer_cuda_flash(c, out, q, cache, pos, rows, n_head, n_head_kv, head_dim, scale)) return;
-    const int dpl = head_dim <= 32 ? 1 : head_dim <= 64 ? 2 : head_dim <= 128 ? 4 : head_dim <= 256 ? 8 : 16;
-    const int G = infer_cuda_att_heads(group, dpl);
+    const int h16 = !c->precise && cache.f16 && (head_dim == 64 || head_dim == 128 || head_dim == 256);
+    const int dpl = h16 ? 8 : head_dim <= 32 ? 1 : head_dim <= 64 ? 2 : head_dim <= 128 ? 4 : head_dim <= 256 ? 8 : 16;
+    const int G = h16 ? infer_cuda_att_heads(group, 4) : infer_cuda_att_heads(group, dpl);   /* h16: 8 q floats a head, G <= 4 */
     const int n_split = infer_cuda_att_splits(c, rows * (n_head / G), G, head_dim);
     if (!n_split) return;
     dim3 grid(n_head / G, rows, n_split);
+#define INFER_CUDA_H16(HD) do { \
+        if (G == 4) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention_h16<HD, 4>)(out, (float *)c->scratch, (int *)c->att_count, \
+                                                                                                  q, cache, pos, n_head, group, scale, n_split); \
+        else if (G == 2) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention_h16<HD, 2>)(out, (float *)c->scratch, \
+                                                                                                       (int *)c->att_count, q, cache, pos, n_head, group, scale, n_split); \
+        else INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention_h16<HD, 1>)(out, (float *)c->scratch, (int *)c->att_count, q, \
+                                                                                           cache, pos, n_head, group, scale, n_split); \
+    } while (0)
+    if (h16) {
+        if (head_dim == 64) INFER_CUDA_H16(64);
+        else if (head_dim == 128) INFER_CUDA_H16(128);
+        else INFER_CUDA_H16(256);
+        INFER_CUDA_LAUNCHED(c, "attention");
+        return;
+    }
+#undef INFER_CUDA_H16
 #define INFER_CUDA_ATT(DPL, G) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention<DPL, G>)(out, (float *)c->scratch, \
         (int *)c->att_count, q, cache, pos, n_head, group, head_dim, scale, n_split)
 #define INFER_CUDA_ATT_G(DPL) do { if (G == 8) INFER_CUDA_ATT(DPL, (DPL <= 2 ? 8 : 1)); else if (G == 4) INFER_CUDA_ATT(DPL, (DPL <= 4 ? 4 : 1)); \

@@ -10014,13 +10014,13 @@ static void test_gpu_deepseek4_golden(void) {
 }
 
 /* Prompt attention over a paged pool that two sequences share: sequence s has FA_CTX[s]
- * positions in its cache already and FA_ROWS[s] new query rows after them (a prompt that
- * continues a context), its FA_BLOCKS blocks of FA_BS positions scattered through the pool
+ * positions in its cache already and FA_ROWS[s] new query rows after them (prompts that
+ * continue a context; the second too short for the flash tiles), its FA_BLOCKS blocks of FA_BS positions scattered through the pool
  * by its table. keys, vals: each sequence's [FA_CTX + FA_ROWS, n_kv hd] in turn; q, out: the
  * rows' [n_head hd] in turn. The backend `kb` in its precise or fast mode, the cache `type`. */
 enum { FA_BS = 16, FA_SEQS = 2, FA_BLOCKS = 4 };
 static const int32_t FA_TABLE[FA_SEQS][FA_BLOCKS] = { { 5, 2, 7, 0 }, { 1, 6, 3, 4 } };
-static const int FA_CTX[FA_SEQS] = { 0, 21 }, FA_ROWS[FA_SEQS] = { 37, 19 };
+static const int FA_CTX[FA_SEQS] = { 21, 5 }, FA_ROWS[FA_SEQS] = { 37, 9 };
 static int fa_run(const infer_kernels *kb, int precise, infer_type type, int hd, int nh, int nkv, const float *keys, const float *vals,
                   const float *q, float *out) {
     void *c = NULL;
@@ -10062,8 +10062,8 @@ static int fa_run(const infer_kernels *kb, int precise, infer_type type, int hd,
 
 /* The GPU's prompt attention against the CPU's: head sizes the flash-attention tiles take
  * (64, 128, 256) and one they do not (96: the f32 kernel in both modes), GQA groups 1, 4, 8,
- * F16 and F32 caches, two sequences' paged caches, rows that fill no whole tile, one prompt
- * continuing a context. The precise mode (the f32 kernel) is held to 1e-5. The fast mode's
+ * F16 and F32 caches, two sequences' paged caches, rows that fill no whole tile, prompts
+ * continuing a context (the second, of 9 rows, runs the decode kernel in both modes). The precise mode (the f32 kernel) is held to 1e-5. The fast mode's
  * tiles round the queries (and an F32 cache's keys and values) to F16 and the softmax
  * weights P to F16 before P V, each a relative error of at most 2^-11 = 4.9e-4; with values
  * in [-1, 1] the weights' rounding moves an output by at most 2^-11 (the denominator sums
@@ -10112,73 +10112,79 @@ static void test_gpu_flash_attention(void) {
  * merged by the last block of each head group, which sets its counter back to 0): four steps
  * as the forward pass brackets them, their inputs uploaded to the same buffers before each
  * (the first grows the scratch and runs unrecorded, the third is captured as a graph, the
- * fourth replays it), each against the CPU. A counter left set would keep the next step's merge from running (its
- * output, NaN beforehand, would stay NaN). */
+ * fourth replays it), each against the CPU; head sizes 64, 128, 256 and GQA groups that give
+ * a block 4, 2 or 1 query heads, in both modes (the fast one reads the F16 cache 16 bytes a
+ * lane). A counter left set would keep the next step's merge from running (its output, NaN
+ * beforehand, would stay NaN). */
 static void test_gpu_attention_splits(void) {
     const infer_kernels *k = gpu_or_skip();
     if (!k) return;
     const infer_kernels *kc = infer_cpu_kernels();
-    enum { BS = 16, NB = 20, CTX = 300, STEPS = 4, HD = 64, NH = 8, NKV = 2, KVD = NKV * HD };
+    enum { BS = 16, NB = 20, CTX = 300, STEPS = 4 };
+    static const int shapes[][3] = { { 64, 8, 2 }, { 128, 16, 2 }, { 128, 4, 2 }, { 256, 6, 2 } };   /* head size, heads, KV heads */
     infer__rng rng;
     infer__rng_seed(&rng, 77);
-    const size_t n_kv = (size_t)(CTX + STEPS) * KVD, n_in = 2 * n_kv + (size_t)STEPS * NH * HD;
-    float *in = malloc(sizeof(float) * n_in), *out[2] = { malloc(sizeof(float) * STEPS * NH * HD), malloc(sizeof(float) * STEPS * NH * HD) };
-    float nan_row[NH * HD];
-    for (int i = 0; i < NH * HD; i++) nan_row[i] = NAN;
-    for (size_t i = 0; i < n_in; i++) in[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
     int32_t ints[NB + CTX + STEPS];
     for (int i = 0; i < NB; i++) ints[i] = (i * 7) % NB;                 /* the blocks out of order */
     for (int i = 0; i < CTX + STEPS; i++) ints[NB + i] = i;
-    for (int precise = 1; precise >= 0; precise--) {
-        int graphs = 0;
-        for (int b = 0; b < 2; b++) {
-            const infer_kernels *kb = b ? k : kc;
-            void *c = NULL;
-            infer_error err;
-            if (kb->ctx_create(&c, 2, precise, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); continue; }
-            const size_t pool = (size_t)NB * BS * KVD * (precise ? 4 : 2);
-            float *d_in = kb->alloc(c, sizeof(float) * n_in), *d_out = kb->alloc(c, sizeof(float) * NH * HD);
-            float *d_row = kb->alloc(c, sizeof(float) * (2 * KVD + NH * HD));      /* the step's key, value, query */
-            void *d_k = kb->alloc(c, pool), *d_v = kb->alloc(c, pool);
-            int32_t *d_i = kb->alloc(c, sizeof ints), *d_pos = kb->alloc(c, sizeof(int32_t));
-            if (d_in && d_out && d_row && d_k && d_v && d_i && d_pos) {
-                kb->upload(c, d_in, in, sizeof(float) * n_in);
-                kb->upload(c, d_i, ints, sizeof ints);
-                const infer_kv_view kv = { d_k, d_v, precise ? INFER_TYPE_F32 : INFER_TYPE_F16, BS, d_i, KVD };
-                kb->kv_store(c, &kv, d_in, d_in + n_kv, d_i + NB, CTX);
-                for (int st = 0; st < STEPS; st++) {
-                    const int32_t p = CTX + st;
-                    kb->upload(c, d_pos, &p, sizeof p);                  /* what changes per step is in device memory */
-                    kb->upload(c, d_out, nan_row, sizeof nan_row);
-                    kb->upload(c, d_row, in + (size_t)p * KVD, sizeof(float) * KVD);
-                    kb->upload(c, d_row + KVD, in + n_kv + (size_t)p * KVD, sizeof(float) * KVD);
-                    kb->upload(c, d_row + 2 * KVD, in + 2 * n_kv + (size_t)st * NH * HD, sizeof(float) * NH * HD);
-                    if (kb->step_begin) kb->step_begin(c);
-                    kb->kv_store(c, &kv, d_row, d_row + KVD, d_pos, 1);
-                    kb->attention(c, d_out, d_row + 2 * KVD, &kv, d_pos, 1, NH, NKV, HD, 0.125f);
-                    if (kb->step_end) CHECK(kb->step_end(c) == INFER_OK);
-                    int launches = 0, graph = 0;
-                    if (kb->step_info) kb->step_info(c, &launches, &graph);
-                    graphs += b && graph;
-                    CHECK_MSG(kb->download(c, out[b] + (size_t)st * NH * HD, d_out, sizeof nan_row) == INFER_OK, "%s backend: %s", kb->name, kb->last_error(c));
-                }
-            } else CHECK_MSG(0, "%s backend: out of memory", kb->name);
-            void *bufs[] = { d_in, d_out, d_row, d_k, d_v, d_i, d_pos };
-            for (int i = 0; i < 7; i++) if (bufs[i]) kb->free(c, bufs[i]);
-            kb->ctx_free(c);
-        }
-        for (int st = 0; st < STEPS; st++) {
+    for (int sh = 0; sh < 4; sh++) {
+        const int HD = shapes[sh][0], NH = shapes[sh][1], NKV = shapes[sh][2], KVD = NKV * HD, QD = NH * HD;
+        const size_t n_kv = (size_t)(CTX + STEPS) * KVD, n_in = 2 * n_kv + (size_t)STEPS * QD;
+        float *in = malloc(sizeof(float) * n_in), *out[2] = { malloc(sizeof(float) * STEPS * QD), malloc(sizeof(float) * STEPS * QD) };
+        float *nan_row = malloc(sizeof(float) * QD);
+        for (int i = 0; i < QD; i++) nan_row[i] = NAN;
+        for (size_t i = 0; i < n_in; i++) in[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+        for (int precise = 1; precise >= 0; precise--) {
+            int graphs = 0;
+            for (int b = 0; b < 2; b++) {
+                const infer_kernels *kb = b ? k : kc;
+                void *c = NULL;
+                infer_error err;
+                if (kb->ctx_create(&c, 2, precise, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); continue; }
+                const size_t pool = (size_t)NB * BS * KVD * (precise ? 4 : 2);
+                float *d_in = kb->alloc(c, sizeof(float) * n_in), *d_out = kb->alloc(c, sizeof(float) * QD);
+                float *d_row = kb->alloc(c, sizeof(float) * (2 * KVD + QD));      /* the step's key, value, query */
+                void *d_k = kb->alloc(c, pool), *d_v = kb->alloc(c, pool);
+                int32_t *d_i = kb->alloc(c, sizeof ints), *d_pos = kb->alloc(c, sizeof(int32_t));
+                if (d_in && d_out && d_row && d_k && d_v && d_i && d_pos) {
+                    kb->upload(c, d_in, in, sizeof(float) * n_in);
+                    kb->upload(c, d_i, ints, sizeof ints);
+                    const infer_kv_view kv = { d_k, d_v, precise ? INFER_TYPE_F32 : INFER_TYPE_F16, BS, d_i, KVD };
+                    kb->kv_store(c, &kv, d_in, d_in + n_kv, d_i + NB, CTX);
+                    for (int st = 0; st < STEPS; st++) {
+                        const int32_t p = CTX + st;
+                        kb->upload(c, d_pos, &p, sizeof p);              /* what changes per step is in device memory */
+                        kb->upload(c, d_out, nan_row, sizeof(float) * QD);
+                        kb->upload(c, d_row, in + (size_t)p * KVD, sizeof(float) * KVD);
+                        kb->upload(c, d_row + KVD, in + n_kv + (size_t)p * KVD, sizeof(float) * KVD);
+                        kb->upload(c, d_row + 2 * KVD, in + 2 * n_kv + (size_t)st * QD, sizeof(float) * QD);
+                        if (kb->step_begin) kb->step_begin(c);
+                        kb->kv_store(c, &kv, d_row, d_row + KVD, d_pos, 1);
+                        kb->attention(c, d_out, d_row + 2 * KVD, &kv, d_pos, 1, NH, NKV, HD, 1.0f / sqrtf((float)HD));
+                        if (kb->step_end) CHECK(kb->step_end(c) == INFER_OK);
+                        int launches = 0, graph = 0;
+                        if (kb->step_info) kb->step_info(c, &launches, &graph);
+                        graphs += b && graph;
+                        CHECK_MSG(kb->download(c, out[b] + (size_t)st * QD, d_out, sizeof(float) * QD) == INFER_OK, "%s backend: %s", kb->name,
+                                  kb->last_error(c));
+                    }
+                } else CHECK_MSG(0, "%s backend: out of memory", kb->name);
+                void *bufs[] = { d_in, d_out, d_row, d_k, d_v, d_i, d_pos };
+                for (int i = 0; i < 7; i++) if (bufs[i]) kb->free(c, bufs[i]);
+                kb->ctx_free(c);
+            }
             double worst = 0;
-            for (int i = 0; i < NH * HD; i++) {
-                const double d = fabs((double)out[1][st * NH * HD + i] - out[0][st * NH * HD + i]);
+            for (size_t i = 0; i < (size_t)STEPS * QD; i++) {
+                const double d = fabs((double)out[1][i] - out[0][i]);
                 worst = isnan(d) ? INFINITY : fmax(worst, d);
             }
-            printf("    %s, step %d: max |gpu - cpu| %.3g\n", precise ? "precise" : "fast", st, worst);
-            CHECK_MSG(worst <= 1e-5, "%s decode step %d differs from the CPU by %g", precise ? "precise" : "fast", st, worst);
+            printf("    head %3d, %2d heads / %d: %s, %d steps (%d as graphs): max |gpu - cpu| %.3g\n", HD, NH, NKV, precise ? "precise" : "fast", STEPS,
+                   graphs, worst);
+            CHECK_MSG(worst <= 1e-5, "head %d, %s decode steps differ from the CPU by %g", HD, precise ? "precise" : "fast", worst);
+            CHECK_MSG(graphs >= 2, "%d of the %d steps ran as graphs", graphs, STEPS);
         }
-        CHECK_MSG(graphs >= 2, "%d of the %d steps ran as graphs", graphs, STEPS);
+        free(in); free(out[0]); free(out[1]); free(nan_row);
     }
-    free(in); free(out[0]); free(out[1]);
 }
 
 
