@@ -127,8 +127,8 @@
  *   double buffering; two resident tiles an SM overlap each other), the tile is a fixed
  *   64x64 (no stream-K for grids that leave SMs idle, no larger tiles for wide matrices);
  *   the 16-bit tiles are the TF32 tiles' shape (wmma, no cuBLAS); the flash-
- *   attention tiles load K and V and then compute (no cp.async double buffering) and
- *   take F16 products only (no BF16 or FP8); decode attention's lanes read 2-byte
+ *   attention tiles take F16 products only (no BF16 or FP8) and double-buffer an F16
+ *   cache only (an F32 one is converted between steps); decode attention's lanes read 2-byte
  *   elements (dims l, l+32, ...), not 16-byte rows. The delta rule runs token by token
  *   (no chunked matrix form).
  *   The indexer scores with scalar dots, which is what keeps the CPU's exact ties.
@@ -3669,8 +3669,9 @@ static int infer_cuda_att_heads(int group, int dpl) {
  * keys KT positions a step, never materialising the scores:
  *   S = Q K^T scale (64 x KT),  m' = max(m, rowmax S),  P = e^(S - m'),
  *   l = l e^(m - m') + rowsum P,  O = O e^(m - m') + P V,  and at the end out = O / l.
- * Q [64, hd], K [KT, hd] and V transposed [hd, KT] sit in shared memory as F16 (the cache's
- * halves copied, an F32 cache or the f32 queries rounded on the way in); each of the 4 warps
+ * Q [64, hd] and two stages of K and V [KT, hd] sit in shared memory as F16: an F16 cache's
+ * rows are copied by cp.async into one stage while the warps compute on the other (an F32
+ * cache's, and the f32 queries, are rounded on the way in); each of the 4 warps
  * owns 16 pairs, its S and O in registers as mma_f16's accumulators. P leaves the S
  * accumulators as the next product's A operand (the C fragment of m16n8 is the A fragment of
  * m16n8k16, two key tiles at a time), rounded to F16. Causality: pair m sees cache positions
@@ -3704,20 +3705,81 @@ __device__ __forceinline__ uint32_t half2_bits(float lo, float hi) {
 __device__ __forceinline__ uint32_t half2_sat(float lo, float hi) { return half2_bits(f16_saturate(lo), f16_saturate(hi)); }
 __device__ __forceinline__ uint32_t ld_u32(const __half *p) { return *(const uint32_t *)p; }
 
-/* the shared memory of k_flash_attention<HD, KT>: Q, K (rows of HD + 8 halves) and V^T (rows
- * of KT + 8), then the pairs' last positions. The 8 halves of padding put the 8 rows a
+/* 16 bytes from global to shared memory without passing through registers (cp.async, sm_80
+ * and later), in flight until fa_wait; the emulator copies at once, which is one of the
+ * orders the hardware may take */
+__device__ __forceinline__ void fa_copy16(void *dst, const void *src) {
+#ifdef INFER_CUDA_EMU
+    memcpy(dst, src, 16);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src) : "memory");
+#else
+    *(uint4 *)dst = *(const uint4 *)src;
+#endif
+}
+/* close the group of copies issued so far; wait until at most N groups are still in flight */
+__device__ __forceinline__ void fa_commit(void) {
+#if !defined(INFER_CUDA_EMU) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+template <int N> __device__ __forceinline__ void fa_wait(void) {
+#if !defined(INFER_CUDA_EMU) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+#endif
+}
+
+/* the shared memory of k_flash_attention<HD, KT>: Q, then two stages of K and V (rows of HD +
+ * 8 halves each), then the pairs' last positions. The 8 halves of padding put the 8 rows a
  * fragment load touches in different banks. */
 static constexpr size_t infer_cuda_fa_shm(int hd, int kt) {
-    return ((size_t)(INFER_CUDA_FA_M + kt) * (hd + 8) + (size_t)hd * (kt + 8)) * 2 + INFER_CUDA_FA_M * sizeof(int);
+    return (size_t)(INFER_CUDA_FA_M + 4 * kt) * (hd + 8) * 2 + INFER_CUDA_FA_M * sizeof(int);
+}
+
+/* Keys and values of positions kb .. kb + KT - 1 into a stage (Ks, Vs: [KT, HD + 8] halves),
+ * 8 elements a thread at a time through the block table; positions from `end` on are zeros.
+ * An F16 cache's rows go as they are, by cp.async (in flight until fa_wait: the caller
+ * computes on the other stage meanwhile); an F32 cache's are rounded to halves on the way. */
+template <int HD, int KT>
+__device__ __forceinline__ void fa_load_kv(__half *Ks, __half *Vs, const infer_cuda_kv &kv, int kvh, int kb, int end) {
+    constexpr int QS = HD + 8;
+    for (int u = threadIdx.x; u < KT * HD / 8; u += 128) {
+        const int i = u / (HD / 8), d = u % (HD / 8) * 8, p = kb + i;
+        __half *kd = Ks + i * QS + d, *vd = Vs + i * QS + d;
+        if (p >= end) {
+            const uint4 z = { 0, 0, 0, 0 };
+            *(uint4 *)kd = z;
+            *(uint4 *)vd = z;
+            continue;
+        }
+        const size_t at = kv_row(kv.table, kv.bs, p) * kv.dim + (size_t)kvh * HD + d;
+        if (kv.f16) {
+            fa_copy16(kd, (const __half *)kv.k + at);
+            fa_copy16(vd, (const __half *)kv.v + at);
+        } else {
+            const float4 *kf = (const float4 *)((const float *)kv.k + at), *vf = (const float4 *)((const float *)kv.v + at);
+            const float4 k0 = kf[0], k1 = kf[1], v0 = vf[0], v1 = vf[1];
+            uint4 kw, vw;
+            kw.x = half2_sat(k0.x, k0.y); kw.y = half2_sat(k0.z, k0.w); kw.z = half2_sat(k1.x, k1.y); kw.w = half2_sat(k1.z, k1.w);
+            vw.x = half2_sat(v0.x, v0.y); vw.y = half2_sat(v0.z, v0.w); vw.z = half2_sat(v1.x, v1.y); vw.w = half2_sat(v1.z, v1.w);
+            *(uint4 *)kd = kw;
+            *(uint4 *)vd = vw;
+        }
+    }
+    fa_commit();
+}
+/* two halves of a column of V (rows k, k + 1 of the row-major tile) as one B register */
+__device__ __forceinline__ uint32_t ld_col2(const __half *p, int stride) {
+    return (uint32_t)__half_as_ushort(p[0]) | (uint32_t)__half_as_ushort(p[stride]) << 16;
 }
 
 template <int HD, int KT>
 __global__ void __launch_bounds__(128) k_flash_attention(float *out, const float *q, infer_cuda_kv kv, const int32_t *pos, int rows, int n_head,
                                                          int group, float scale) {
     INFER_CUDA_DYN_SHARED(uint4, fa_shm);
-    constexpr int QS = HD + 8, VS = KT + 8, NT = KT / 8, NO = HD / 8;
-    __half *Qs = (__half *)fa_shm, *Ks = Qs + INFER_CUDA_FA_M * QS, *Vt = Ks + KT * QS;
-    int *lim = (int *)(Vt + HD * VS);
+    constexpr int QS = HD + 8, NT = KT / 8, NO = HD / 8;
+    __half *Qs = (__half *)fa_shm, *KV = Qs + INFER_CUDA_FA_M * QS;     /* stage s: K at KV + 2 s KT QS, V after it */
+    int *lim = (int *)(KV + 4 * KT * QS);
     __shared__ int kend, kmin;
     const int kvh = blockIdx.y, m0 = blockIdx.x * INFER_CUDA_FA_M, M = rows * group;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t = lane & 3;
@@ -3731,6 +3793,9 @@ __global__ void __launch_bounds__(128) k_flash_attention(float *out, const float
         kend = hi + 1;
         kmin = lo;
     }
+    __syncthreads();
+    const int n_keys = kend, diag_from = kmin, r0 = warp * 16;
+    fa_load_kv<HD, KT>(KV, KV + KT * QS, kv, kvh, 0, n_keys);          /* the first tile flies while Q loads */
     /* Q: 4 floats a thread at a time, rounded to halves */
     for (int u = tid; u < INFER_CUDA_FA_M * HD / 4; u += 128) {
         const int i = u / (HD / 4), d = u % (HD / 4) * 4, m = m0 + i;
@@ -3740,39 +3805,21 @@ __global__ void __launch_bounds__(128) k_flash_attention(float *out, const float
         dst[0] = half2_sat(v.x, v.y);
         dst[1] = half2_sat(v.z, v.w);
     }
-    __syncthreads();
-    const int n_keys = kend, diag_from = kmin, r0 = warp * 16;
     const int lim0 = lim[r0 + g], lim1 = lim[r0 + g + 8];
     const float sl2 = scale * 1.4426950408889634f;   /* log2(e): e^x = 2^(x log2 e) */
     float o[NO][4], mrow[2] = { -INFINITY, -INFINITY }, lrow[2] = { 0.0f, 0.0f };
 INFER_CUDA_UNROLL
     for (int n = 0; n < NO; n++) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
-    for (int kb = 0; kb < n_keys; kb += KT) {
-        if (kb) __syncthreads();              /* every warp is done with the last tile */
-        /* K and V^T: 8 elements (16 bytes of an F16 cache, 32 of an F32 one) a thread at a
-         * time through the block table; positions past the walk's end are zeros */
-        for (int u = tid; u < KT * HD / 8; u += 128) {
-            const int i = u / (HD / 8), d = u % (HD / 8) * 8, p = kb + i;
-            uint4 kw = { 0, 0, 0, 0 }, vw = { 0, 0, 0, 0 };
-            if (p < n_keys) {
-                const size_t at = kv_row(kv.table, kv.bs, p) * kv.dim + (size_t)kvh * HD + d;
-                if (kv.f16) {
-                    kw = *(const uint4 *)((const __half *)kv.k + at);
-                    vw = *(const uint4 *)((const __half *)kv.v + at);
-                } else {
-                    const float4 *kf = (const float4 *)((const float *)kv.k + at), *vf = (const float4 *)((const float *)kv.v + at);
-                    const float4 k0 = kf[0], k1 = kf[1], v0 = vf[0], v1 = vf[1];
-                    kw.x = half2_sat(k0.x, k0.y); kw.y = half2_sat(k0.z, k0.w); kw.z = half2_sat(k1.x, k1.y); kw.w = half2_sat(k1.z, k1.w);
-                    vw.x = half2_sat(v0.x, v0.y); vw.y = half2_sat(v0.z, v0.w); vw.z = half2_sat(v1.x, v1.y); vw.w = half2_sat(v1.z, v1.w);
-                }
-            }
-            *(uint4 *)(Ks + i * QS + d) = kw;
-            const uint32_t vv[4] = { vw.x, vw.y, vw.z, vw.w };
-            __half *vt = Vt + (size_t)d * VS + i;
-INFER_CUDA_UNROLL
-            for (int j = 0; j < 8; j++) vt[j * VS] = __ushort_as_half((unsigned short)(vv[j / 2] >> (16 * (j % 2))));
-        }
-        __syncthreads();
+    for (int kb = 0, st = 0; kb < n_keys; kb += KT, st ^= 1) {
+        /* the next tile into the other stage (free: every warp passed the barrier that ended
+         * the step before, which read it), then wait for this one */
+        const __half *Ks = KV + 2 * st * KT * QS, *Vs = Ks + KT * QS;
+        if (kb + KT < n_keys) {
+            __half *nk = KV + 2 * (st ^ 1) * KT * QS;
+            fa_load_kv<HD, KT>(nk, nk + KT * QS, kv, kvh, kb + KT, n_keys);
+            fa_wait<1>();
+        } else fa_wait<0>();
+        __syncthreads();                      /* this stage's copies (and Q) seen by every thread */
         /* S = Q K^T for the warp's 16 pairs x KT keys */
         float s[NT][4];
 INFER_CUDA_UNROLL
@@ -3818,18 +3865,20 @@ INFER_CUDA_UNROLL
         lrow[1] = lrow[1] * corr[1] + sum[1];
 INFER_CUDA_UNROLL
         for (int n = 0; n < NO; n++) { o[n][0] *= corr[0]; o[n][1] *= corr[0]; o[n][2] *= corr[1]; o[n][3] *= corr[1]; }
-        /* O += P V, 16 keys a step: P's A fragment is the S fragments of key tiles 2kk, 2kk + 1 */
+        /* O += P V, 16 keys a step: P's A fragment is the S fragments of key tiles 2kk, 2kk + 1;
+         * V's B fragment pairs two rows of a column (V stays row-major, as it was copied) */
 INFER_CUDA_UNROLL
         for (int kk = 0; kk < KT / 16; kk++) {
             const uint32_t a[4] = { half2_bits(s[2 * kk][0], s[2 * kk][1]), half2_bits(s[2 * kk][2], s[2 * kk][3]),
                                     half2_bits(s[2 * kk + 1][0], s[2 * kk + 1][1]), half2_bits(s[2 * kk + 1][2], s[2 * kk + 1][3]) };
 INFER_CUDA_UNROLL
             for (int n = 0; n < NO; n++) {
-                const __half *vp = Vt + (n * 8 + g) * VS + kk * 16 + 2 * t;
-                const uint32_t b[2] = { ld_u32(vp), ld_u32(vp + 8) };
+                const __half *vp = Vs + (kk * 16 + 2 * t) * QS + n * 8 + g;
+                const uint32_t b[2] = { ld_col2(vp, QS), ld_col2(vp + 8 * QS, QS) };
                 mma_f16(o[n], a, b);
             }
         }
+        __syncthreads();                      /* every warp is done with this stage: the next step refills it */
     }
     /* out = O / l, l summed over the quad's lanes */
 INFER_CUDA_UNROLL
