@@ -56,7 +56,8 @@
  *               by expert on the device, then the same tiles per expert
  *   attention   decode (and any prompt in the precise mode): k_attention, online softmax
  *               in f32, one block per (query row, the query heads of one KV head, split),
- *               each key and value read once for those heads; long contexts with few
+ *               each key and value read once for those heads (k_attention_h16 in the
+ *               fast mode on an F16 cache: a lane reads 8 halves in one 16-byte load); long contexts with few
  *               query rows are split over positions ("flash-decoding") and the partial
  *               (max, sum, accumulator) triples merged by the last split block to finish
  *               (an atomic counter per block group, left at 0). Fast-mode prompts of 16
@@ -128,9 +129,10 @@
  *   64x64 (no stream-K for grids that leave SMs idle, no larger tiles for wide matrices);
  *   the 16-bit tiles are the TF32 tiles' shape (wmma, no cuBLAS); the flash-
  *   attention tiles take F16 products only (no BF16 or FP8) and double-buffer an F16
- *   cache only (an F32 one is converted between steps); decode attention's lanes read 2-byte
- *   elements (dims l, l+32, ...), not 16-byte rows. The delta rule runs token by token
- *   (no chunked matrix form).
+ *   cache only (an F32 one is converted between steps); decode attention reads 16-byte
+ *   rows only from an F16 cache in the fast mode (k_attention_h16, head sizes 64, 128,
+ *   256), 2-byte or 4-byte elements otherwise. The delta rule runs token by token (no
+ *   chunked matrix form).
  *   The indexer scores with scalar dots, which is what keeps the CPU's exact ties.
  *   RMSNorm is a launch of its own, not part of the matvec that reads its output.
  *
