@@ -8168,6 +8168,15 @@ static void test_server_tool_calls(void) {
         if (srv_tool_request(p.port, body, stream, &a))
             CHECK_MSG(a.n_calls == 1 && !strcmp(a.args[0], "{\"city\":\"Oslo\"}") && !a.content[0] && !strcmp(a.finish, "tool_calls"),
                       "llama, stream %d: %d calls (%s), content [%s], finish %s", stream, a.n_calls, a.args[0], a.content, a.finish);
+        /* tool_choice names a function, no grammar given: the call is forced in the template's (XML) form */
+        snprintf(body, sizeof body, "{%s,\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_time\",\"parameters\":{\"type\":\"object\","
+                 "\"properties\":{\"zone\":{\"enum\":[\"UTC\",\"CET\"]}},\"required\":[\"zone\"]}}},%s,\"seed\":%d,\"parallel_tool_calls\":false,"
+                 "\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_time\"}}}", user, tools + 9, 11 + stream);
+        if (srv_tool_request(p.port, body, stream, &a))
+            CHECK_MSG(a.n_calls == 1 && !strcmp(a.names[0], "get_time") && (!strcmp(a.args[0], "{\"zone\":\"UTC\"}") ||
+                      !strcmp(a.args[0], "{\"zone\":\"CET\"}")) && !a.content[0] && !strcmp(a.finish, "tool_calls"),
+                      "forced, stream %d: %d calls %s(%s), content [%s], finish %s", stream, a.n_calls, a.n_calls ? a.names[0] : "", a.n_calls ? a.args[0] : "",
+                      a.content, a.finish);
         /* tool_choice none, no tools, a malformed call: the text as it was, finish_reason stop */
         for (int k = 0; k < 3; k++) {
             snprintf(body, sizeof body, "{%s%s%s,\"seed\":9,\"grammar\":%s}", user, k == 1 ? "" : ",", k == 1 ? "" : tools, k == 2 ? bad : hermes);
@@ -9399,6 +9408,87 @@ static void test_server_parse(void) {
  * [TOOL_CALLS], Llama 3.1's JSON reply (after <|python_tag|> or alone); the text around them
  * as the content; a malformed call left in the content. A stream holds back exactly the part
  * where calls may be, and that part has the same calls. */
+/* tool_choice "required" / a named function: the request's grammar admits exactly the calls
+ * of the template's form, and srv_tool_parse reads each of them back as the call it is */
+static int forced_case(const srv_limits *L, const char *tools_and_choice, const char *reply, int want) {
+    char body[4096];
+    snprintf(body, sizeof body, "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],%s}", tools_and_choice);
+    srv_request q;
+    if (!srv_parse_expect(L, SRV_CHAT, body, strlen(body), 200, NULL, NULL, &q)) return 0;
+    const int m = q.grammar && q.sp.grammar == q.grammar && q.tools ? infer_grammar_match(q.grammar, reply, strlen(reply)) : -2;
+    CHECK_MSG(m == want, "[%s] on [%s]: match %d, want %d", tools_and_choice, reply, m, want);
+    if (want == 1) {                                    /* what the server then makes of such a reply */
+        srv_tools_out to;
+        CHECK_MSG(srv_tool_parse(reply, strlen(reply), &to) >= 1 && to.content.n == 0, "[%s] does not parse back as calls", reply);
+        srv_tools_out_free(&to);
+    }
+    srv_request_free(&q);
+    return m == want;
+}
+static void test_server_tool_choice(void) {
+    srv_limits L;
+    fuzz_server_limits(&L);
+#define TC_TOOLS "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":{\"type\":\"object\"," \
+                 "\"properties\":{\"city\":{\"type\":\"string\",\"maxLength\":12},\"days\":{\"type\":\"integer\"}},\"required\":[\"city\"]}}}," \
+                 "{\"type\":\"function\",\"function\":{\"name\":\"get_time\",\"parameters\":{\"type\":\"object\",\"properties\":{\"zone\":{\"enum\":[\"UTC\",\"CET\"]}}," \
+                 "\"required\":[\"zone\"]}}}]"
+    const char *req = TC_TOOLS ",\"tool_choice\":\"required\"", *named = TC_TOOLS ",\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_time\"}}";
+    const char *single = TC_TOOLS ",\"tool_choice\":\"required\",\"parallel_tool_calls\":false";
+    /* Hermes (the fuzz template says <tool_call>) */
+    const char *w = "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 2}}\n</tool_call>";
+    const char *t = "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"zone\": \"CET\"}}\n</tool_call>";
+    char two[512];
+    snprintf(two, sizeof two, "%s\n%s", w, t);
+    forced_case(&L, req, w, 1);
+    forced_case(&L, req, t, 1);
+    forced_case(&L, req, two, 1);
+    forced_case(&L, single, two, -1);
+    forced_case(&L, named, t, 1);
+    forced_case(&L, named, w, -1);
+    forced_case(&L, req, "Sure! <tool_call>", -1);                                                        /* no text first */
+    forced_case(&L, req, "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"zone\": \"PST\"}}\n</tool_call>", -1);   /* the schema's enum */
+    forced_case(&L, req, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"days\": 2}}\n</tool_call>", -1);    /* required city */
+    forced_case(&L, req, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Llanfairpwllgwyngyll\"}}\n</tool_call>", -1);  /* maxLength */
+    forced_case(&L, req, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Ro", 0);
+    forced_case(&L, TC_TOOLS ",\"tool_choice\":\"auto\"", w, -2);                                         /* no grammar: auto, none */
+    forced_case(&L, TC_TOOLS ",\"tool_choice\":\"none\"", w, -2);
+    /* a schema the converter does not know ("pattern"): that tool's arguments are any object */
+    forced_case(&L, "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\","
+                    "\"pattern\":\"^x\"}}}}}],\"tool_choice\":\"required\"", "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"b\": [1, 2]}}\n</tool_call>", 1);
+    /* the other forms, by what the template says */
+    static const char xml[] = "{% for m in messages %}{{ m.content }}{% endfor %}{# <tool_call> <function=NAME> #}";
+    static const char mistral[] = "{% for m in messages %}[INST]{{ m.content }}[/INST]{% endfor %}{# [TOOL_CALLS] #}";
+    static const char llama[] = "{% for m in messages %}{{ m.content }}{% endfor %}{# {\"name\": function name, \"parameters\": dictionary} #}";
+    srv_limits X = L, M = L, J = L;
+    X.chat_template = xml; X.chat_template_len = sizeof xml - 1;
+    M.chat_template = mistral; M.chat_template_len = sizeof mistral - 1;
+    J.chat_template = llama; J.chat_template_len = sizeof llama - 1;
+    const char *xw = "<tool_call>\n<function=get_weather>\n<parameter=city>\nSan Jose\n</parameter>\n<parameter=days>\n-3\n</parameter>\n</function>\n</tool_call>";
+    forced_case(&X, req, xw, 1);
+    forced_case(&X, named, "<tool_call>\n<function=get_time>\n<parameter=zone>\nUTC\n</parameter>\n</function>\n</tool_call>", 1);
+    forced_case(&X, named, "<tool_call>\n<function=get_time>\n<parameter=zone>\nEST\n</parameter>\n</function>\n</tool_call>", -1);
+    forced_case(&X, req, "<tool_call>\n<function=get_weather>\n<parameter=days>\ntwo\n</parameter>\n</function>\n</tool_call>", -1);   /* an integer */
+    forced_case(&X, req, "<tool_call>\n<function=get_weather>\n<parameter=town>\nX\n</parameter>\n</function>\n</tool_call>", -1);   /* no such parameter */
+    forced_case(&X, req, w, -1);
+    forced_case(&X, req, "<tool_call>\n<function=get_weather>\n</function>\n</tool_call>", -1);                              /* city is required */
+    forced_case(&X, req, "<tool_call>\n<function=get_weather>\n<parameter=city>\nRome\n</parameter>\n</function>\n</tool_call>", 1);
+    forced_case(&M, req, "[TOOL_CALLS][{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}, {\"name\": \"get_time\", \"arguments\": {\"zone\": \"UTC\"}}]", 1);
+    forced_case(&M, single, "[TOOL_CALLS][{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}, {\"name\": \"get_time\", \"arguments\": {\"zone\": \"UTC\"}}]", -1);
+    forced_case(&J, req, "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Oslo\"}}", 1);
+    forced_case(&J, req, "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}", -1);
+    /* what cannot be forced */
+    srv_request q;
+    const char *msg = "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],";
+    char body[4096];
+    snprintf(body, sizeof body, "%s\"tool_choice\":\"required\"}", msg);
+    srv_parse_expect(&L, SRV_CHAT, body, strlen(body), 400, "invalid_value", "'tools' is empty or absent", &q);
+    snprintf(body, sizeof body, "%s" TC_TOOLS ",\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_tide\"}}}", msg);
+    srv_parse_expect(&L, SRV_CHAT, body, strlen(body), 400, "invalid_value", "\"get_tide\", which is not in 'tools'", &q);
+    snprintf(body, sizeof body, "%s%s,\"response_format\":{\"type\":\"json_object\"}}", msg, req);
+    srv_parse_expect(&L, SRV_CHAT, body, strlen(body), 400, "invalid_value", "not both", &q);
+#undef TC_TOOLS
+}
+
 static void test_server_tool_parse(void) {
     static const struct { const char *text; int n; const char *calls[3][2]; const char *content; } cases[] = {
         { "Let me check.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 2}}\n</tool_call>", 1,
@@ -11183,6 +11273,7 @@ static const test_case tests[] = {
     { "server_asan", test_server_asan },
     { "server_parse", test_server_parse },
     { "server_tool_parse", test_server_tool_parse },
+    { "server_tool_choice", test_server_tool_choice },
     { "server_tool_calls", test_server_tool_calls },
     { "robust_huge_context", test_robust_huge_context },
     { "robust_threads", test_robust_threads },

@@ -1009,6 +1009,11 @@ static const char *const fuzz_server_seeds[][2] = {
                            "{\"role\":\"tool\",\"tool_call_id\":\"call_1\",\"content\":\"{\\\"temp\\\": 21}\"}],\"tools\":[{\"type\":\"function\",\"function\":"
                            "{\"name\":\"get_weather\",\"parameters\":{\"type\":\"object\"}}}],\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_weather\"}}}" },
     { "chat-tool-choice-none", "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}],\"tool_choice\":\"none\"}" },
+    { "chat-tool-required", "{\"messages\":[{\"role\":\"user\",\"content\":\"Time?\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_time\","
+                            "\"parameters\":{\"type\":\"object\",\"properties\":{\"zone\":{\"enum\":[\"UTC\",\"CET\"]},\"n\":{\"type\":\"integer\"},"
+                            "\"tag\":{\"type\":\"string\",\"maxLength\":4}},\"required\":[\"zone\"]}}}],\"tool_choice\":\"required\",\"parallel_tool_calls\":false}" },
+    { "bad-tool-choice", "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}],"
+                         "\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"g\"}}}" },
     { "tokenize", "{\"content\":\"Hello world <|endoftext|>\",\"add_special\":true,\"parse_special\":false}" },
     { "detokenize", "{\"tokens\":[1,2,3,100,255,270]}" },
     { "bad-n", "{\"prompt\":\"hi\",\"n\":2}" },

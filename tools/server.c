@@ -34,6 +34,8 @@
  * XML form, Mistral's [TOOL_CALLS], a Llama-style JSON reply). A whole answer carries them
  * as message.tool_calls; a stream sends text as content only up to where a call may begin
  * (srv_tool_prefix), holds the rest to the end, then sends its calls as delta.tool_calls.
+ * tool_choice "required" or a named function puts a grammar of calls in the template's
+ * form on the sampler (srv_force_tools, in server_req.c).
  *
  * LIMITS: bodies up to SRV_MAX_BODY bytes (413 beyond); a prompt must leave room for one
  * token in its slot's context (n_ctx / N; 400 beyond); generation stops at max_tokens or
