@@ -9528,7 +9528,7 @@ static void test_server_tool_parse(void) {
         if (want) CHECK_MSG(o.content.n == strlen(want) && (!o.content.n || !memcmp(o.content.p, want, o.content.n)), "case %zu content [%.*s], want [%s]", i,
                             (int)o.content.n, o.content.p ? o.content.p : "", want);
         else if (n == 0) CHECK(o.content.n > 0);
-        const size_t p = srv_tool_prefix(t, strlen(t));
+        const size_t p = srv_tool_prefix(t, strlen(t), 0);
         CHECK_MSG(srv_tool_parse(t + p, strlen(t) - p, &held) == n && fuzz_same_calls(&o, &held), "case %zu: the streamed part from %zu has other calls", i, p);
         if (n > 0) CHECK_MSG(p <= (size_t)(strstr(t, o.calls[0].name) - t), "case %zu: %zu bytes of a call streamed as content", i, p);
         srv_tools_out_free(&held);
@@ -9540,16 +9540,21 @@ static void test_server_tool_parse(void) {
         { "abc [", 4 }, { "abc [TOOL", 4 }, { "abc [x", 6 }, { "   ", 0 }, { "", 0 }, { "Hi <|py", 3 }, { "Hi <", 3 }, { "a < b", 5 },
     };
     for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++) {
-        const size_t got = srv_tool_prefix(pre[i].text, strlen(pre[i].text));
+        const size_t got = srv_tool_prefix(pre[i].text, strlen(pre[i].text), 0);
         CHECK_MSG(got == pre[i].safe, "prefix of [%s]: %zu, want %zu", pre[i].text, got, pre[i].safe);
     }
-    /* it only grows as a reply comes token by token */
-    const char *reply = "I will look. <tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call> done";
-    size_t last = 0;
-    for (size_t k = 0; k <= strlen(reply); k++) {
-        const size_t got = srv_tool_prefix(reply, k);
-        CHECK_MSG(got >= last && got <= k && got <= 13, "prefix of %zu bytes: %zu (before: %zu)", k, got, last);
-        last = got;
+    /* it only grows as a reply comes token by token, and searching from the last answer (as a
+     * stream does) gives what a whole search gives */
+    const char *replies[2] = { "I will look. <tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call> done", "a <|pyt <tool_ca [TOOL_CALLS] x" };
+    const size_t stops[2] = { 13, 17 };
+    for (int j = 0; j < 2; j++) {
+        size_t last = 0;
+        for (size_t k = 0; k <= strlen(replies[j]); k++) {
+            const size_t got = srv_tool_prefix(replies[j], k, 0), from = srv_tool_prefix(replies[j], k, last);
+            CHECK_MSG(got >= last && got <= k && got <= stops[j] && from == got, "reply %d, prefix of %zu bytes: %zu, from %zu: %zu", j, k, got, last, from);
+            last = got;
+        }
+        CHECK(last == stops[j]);
     }
 }
 

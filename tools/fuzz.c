@@ -948,8 +948,9 @@ static void fuzz_server_reply(const uint8_t *d, size_t n) {
     fuzz_json_ok(&b, "the tool calls' message");
     free(b.p);
     /* streamed: the held-back part has the same calls; the surely-content part only grows */
-    const size_t p = srv_tool_prefix(t, n), half = srv_tool_prefix(t, n / 2);
+    const size_t p = srv_tool_prefix(t, n, 0), half = srv_tool_prefix(t, n / 2, 0);
     if (p > n || half > p) fuzz_fail("srv_tool_prefix is not a growing prefix", NULL);
+    if (srv_tool_prefix(t, n, half) != p) fuzz_fail("srv_tool_prefix from a shorter reply's prefix differs from a whole search", NULL);
     if (srv_tool_parse(t + p, n - p, &held) >= 0 && !fuzz_same_calls(&whole, &held)) fuzz_fail("the streamed reply's tool calls differ from the whole reply's", NULL);
     srv_tools_out_free(&held);
     srv_tools_out_free(&whole);

@@ -961,8 +961,10 @@ static int srv_tool_parse(const char *text, size_t n, srv_tools_out *out) {
  * before the first call marker, or before the start of one at the end (a partial
  * "<tool_c"); none of a reply whose first non-space byte is '{' or '[' (a Llama 3.1 call
  * may be coming), nor of one that is all space so far. It never shrinks as the text grows,
- * and the calls of text[prefix..n) are those srv_tool_parse finds in the whole text. */
-static size_t srv_tool_prefix(const char *text, size_t n) {
+ * and the calls of text[prefix..n) are those srv_tool_parse finds in the whole text.
+ * `from`: the prefix of a shorter reply this one continues (0: none); no marker starts before
+ * it, so the search starts there and a stream's checks cost the new text, not the whole. */
+static size_t srv_tool_prefix(const char *text, size_t n, size_t from) {
     static const char *const marks[3] = { "<tool_call>", "[TOOL_CALLS]", "<|python_tag|>" };
     size_t i = 0;
     while (i < n && srv_space(text[i])) i++;
@@ -971,7 +973,7 @@ static size_t srv_tool_prefix(const char *text, size_t n) {
     size_t safe = n;
     for (int k = 0; k < 3; k++) {
         const size_t lm = strlen(marks[k]);
-        const char *at = srv_find(text, n, marks[k]);
+        const char *at = from < n ? srv_find(text + from, n - from, marks[k]) : NULL;
         if (at && (size_t)(at - text) < safe) safe = (size_t)(at - text);
         for (size_t len = lm - 1 < n ? lm - 1 : n; len > 0; len--)   /* the longest tail that starts the marker */
             if (!memcmp(text + n - len, marks[k], len)) { if (n - len < safe) safe = n - len; break; }
