@@ -3219,20 +3219,29 @@ static void infer_cuda_rope_multi(void *ctx, float *x, int rows, int n_heads, in
  * pool, so every read goes through its block table, as on the CPU.
  * ---------------------------------------------------------------------------------------- */
 __device__ __forceinline__ size_t kv_row(const int32_t *table, int bs, int32_t p) { return (size_t)table[p / bs] * bs + p % bs; }
+/* the block table of the call's row r: its own when the rows are of several sequences */
+__device__ __forceinline__ const int32_t *kv_table(const int32_t *table, const int32_t *const *rows, int r) { return rows ? rows[r] : table; }
 
 /* a paged cache as a kernel reads it: the host's infer_kv_view, passed by value */
 typedef struct infer_cuda_kv {
     const void *k, *v;
     const int32_t *table;
+    const int32_t *const *rows;   /* NULL, or row r's table at rows[r] (infer_kv_view.row_tables) */
     int bs, dim, f16;
     int unused;               /* no padding bytes: a recorded launch's key holds the struct's bytes */
 } infer_cuda_kv;
 static_assert(offsetof(infer_cuda_kv, unused) + sizeof(int) == sizeof(infer_cuda_kv), "infer_cuda_kv has tail padding");
+/* the view for the rows after the first n of a call (the same cache; per-row tables moved on) */
+static infer_kv_view infer_cuda_kv_skip(const infer_kv_view *v, int n) {
+    infer_kv_view rest = *v;
+    if (rest.row_tables) rest.row_tables += n;
+    return rest;
+}
 static infer_cuda_kv infer_cuda_kv_of(const infer_kv_view *v) {
     infer_cuda_kv d;
     memset(&d, 0, sizeof d);
     if (!v) return d;
-    d.k = v->k; d.v = v->v; d.table = v->block_table; d.bs = v->block_size; d.dim = v->kv_dim; d.f16 = v->type == INFER_TYPE_F16;
+    d.k = v->k; d.v = v->v; d.table = v->block_table; d.rows = v->row_tables; d.bs = v->block_size; d.dim = v->kv_dim; d.f16 = v->type == INFER_TYPE_F16;
     return d;
 }
 
@@ -3250,27 +3259,32 @@ __device__ __forceinline__ void kv_put(void *kp, void *vp, int f16_cache, size_t
         if (v) ((float *)vp)[off] = *v;
     }
 }
-__global__ void k_kv_store(void *kp, void *vp, int f16_cache, const int32_t *table, int bs, int kv_dim, const float *k, const float *v, const int32_t *pos) {
+__global__ void k_kv_store(void *kp, void *vp, int f16_cache, const int32_t *table, const int32_t *const *rows, int bs, int kv_dim, const float *k,
+                           const float *v, const int32_t *pos) {
     const int r = blockIdx.y, i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= kv_dim) return;
     const size_t e = (size_t)r * kv_dim + i;
-    kv_put(kp, vp, f16_cache, kv_row(table, bs, pos[r]) * kv_dim + i, k[e], v ? v + e : NULL);
+    kv_put(kp, vp, f16_cache, kv_row(kv_table(table, rows, r), bs, pos[r]) * kv_dim + i, k[e], v ? v + e : NULL);
 }
 static void infer_cuda_kv_store(void *ctx, const infer_kv_view *kv, const float *k, const float *v, const int32_t *pos, int rows) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (rows <= 0 || kv->kv_dim <= 0) return;
-    for (; rows > 65535; rows -= 65535, k += (size_t)65535 * kv->kv_dim, v = v ? v + (size_t)65535 * kv->kv_dim : NULL, pos += 65535)
+    if (rows > 65535) {                       /* grid.y holds at most 65535 rows: the rest after */
+        const infer_kv_view rest = infer_cuda_kv_skip(kv, 65535);
         infer_cuda_kv_store(ctx, kv, k, v, pos, 65535);
-    INFER_CUDA_LAUNCH(dim3((kv->kv_dim + 127) / 128, rows), 128, 0, c, k_kv_store)(kv->k, kv->v, kv->type == INFER_TYPE_F16, kv->block_table, kv->block_size,
-                                                                              kv->kv_dim, k, v, pos);
+        infer_cuda_kv_store(ctx, &rest, k + (size_t)65535 * kv->kv_dim, v ? v + (size_t)65535 * kv->kv_dim : NULL, pos + 65535, rows - 65535);
+        return;
+    }
+    INFER_CUDA_LAUNCH(dim3((kv->kv_dim + 127) / 128, rows), 128, 0, c, k_kv_store)(kv->k, kv->v, kv->type == INFER_TYPE_F16, kv->block_table, kv->row_tables,
+                                                                              kv->block_size, kv->kv_dim, k, v, pos);
     INFER_CUDA_LAUNCHED(c, "kv_store");
 }
 
 /* rope + kv_store: a thread per (row r, element e of kv_dim) writes the cache's element e of
  * row pos[r]: k[e] turned by its pair's angle (k_rope's formula; the pair's other value is
  * read too) or, outside the rotated dims, k[e] as it is; and v[e] */
-__global__ void k_rope_kv_store(void *kp, void *vp, int f16_cache, const int32_t *table, int bs, int kv_dim, const float *k, const float *v,
-                                const int32_t *pos, int head_dim, infer_cuda_rope rp) {
+__global__ void k_rope_kv_store(void *kp, void *vp, int f16_cache, const int32_t *table, const int32_t *const *rows, int bs, int kv_dim, const float *k,
+                                const float *v, const int32_t *pos, int head_dim, infer_cuda_rope rp) {
     const int r = blockIdx.y, e = blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= kv_dim) return;
     const float *kr = k + (size_t)r * kv_dim;
@@ -3284,18 +3298,23 @@ __global__ void k_rope_kv_store(void *kp, void *vp, int f16_cache, const int32_t
         rope_cs(rp, i, pos[r], &cs, &sn);
         val = rope_turn(hv[a], hv[b], cs, sn, second);
     }
-    kv_put(kp, vp, f16_cache, kv_row(table, bs, pos[r]) * kv_dim + e, val, v ? v + (size_t)r * kv_dim + e : NULL);
+    kv_put(kp, vp, f16_cache, kv_row(kv_table(table, rows, r), bs, pos[r]) * kv_dim + e, val, v ? v + (size_t)r * kv_dim + e : NULL);
 }
 static void infer_cuda_rope_kv_store(void *ctx, const infer_kv_view *kv, const float *k, const float *v, const int32_t *pos, int rows, int n_heads,
                                      int head_dim, const infer_rope *r) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (rows <= 0 || kv->kv_dim <= 0) return;
     if (n_heads * head_dim != kv->kv_dim) { infer_cuda_record(c, cudaErrorInvalidValue, "rope_kv_store: heads x head size is not the cache's row"); return; }
-    for (; rows > 65535; rows -= 65535, k += (size_t)65535 * kv->kv_dim, v = v ? v + (size_t)65535 * kv->kv_dim : NULL, pos += 65535)
+    if (rows > 65535) {                       /* grid.y holds at most 65535 rows: the rest after */
+        const infer_kv_view rest = infer_cuda_kv_skip(kv, 65535);
         infer_cuda_rope_kv_store(ctx, kv, k, v, pos, 65535, n_heads, head_dim, r);
+        infer_cuda_rope_kv_store(ctx, &rest, k + (size_t)65535 * kv->kv_dim, v ? v + (size_t)65535 * kv->kv_dim : NULL, pos + 65535, rows - 65535, n_heads,
+                                 head_dim, r);
+        return;
+    }
     const infer_cuda_rope rp = infer_cuda_rope_of(r, NULL);
     INFER_CUDA_LAUNCH(dim3((kv->kv_dim + 127) / 128, rows), 128, 0, c, k_rope_kv_store)(kv->k, kv->v, kv->type == INFER_TYPE_F16, kv->block_table,
-                                                                                   kv->block_size, kv->kv_dim, k, v, pos, head_dim, rp);
+                                                                                   kv->row_tables, kv->block_size, kv->kv_dim, k, v, pos, head_dim, rp);
     INFER_CUDA_LAUNCHED(c, "rope_kv_store");
 }
 
@@ -3434,6 +3453,7 @@ __global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention(float *
     const size_t row = (size_t)r * n_head + h, slot = row * n_split + split;
     KeysCache keys;
     keys.kv = kv;
+    keys.kv.table = kv_table(kv.table, kv.rows, r);
     keys.head = (size_t)(h / group) * hd;
     attn_block<DPL>(keys, pos[r] + 1, INFER_CUDA_ATT_CHUNK, q + row * hd, -INFINITY, 0.0f, out + row * hd, part ? part + slot * (hd + 2) : NULL, hd,
                     scale, split, n_split);
@@ -3491,8 +3511,13 @@ static void infer_cuda_attention(void *ctx, float *out, const float *q, const in
     if (rows <= 0) return;
     if (head_dim > INFER_CUDA_ATT_MAXD) { infer_cuda_record(c, cudaErrorInvalidValue, "attention: head size above 512"); return; }
     /* grid.y holds at most 65535 rows: longer chunks go in parts */
-    for (; rows > 65535; rows -= 65535, q += (size_t)65535 * n_head * head_dim, out += (size_t)65535 * n_head * head_dim, pos += 65535)
+    if (rows > 65535) {
+        const infer_kv_view rest = infer_cuda_kv_skip(kv, 65535);
+        const size_t at = (size_t)65535 * n_head * head_dim;
         infer_cuda_attention(ctx, out, q, kv, pos, 65535, n_head, n_head_kv, head_dim, scale);
+        infer_cuda_attention(ctx, out + at, q + at, &rest, pos + 65535, rows - 65535, n_head, n_head_kv, head_dim, scale);
+        return;
+    }
     const int n_split = infer_cuda_att_splits(c, rows * n_head, head_dim);
     if (!n_split) return;
     dim3 grid(n_head, rows, n_split);

@@ -1687,7 +1687,7 @@ static void test_cpu_attention(void) {
             for (size_t i = 0; i < nq; i++) q[i] = ((float)infer__rng_uniform(&rng) * 2 - 1) * 3;
             const int32_t pos[5] = { 32, 33, 34, 35, 36 };
             const float scale = 1.0f / sqrtf((float)hd);
-            infer_kv_view kv = { K, V, f16 ? INFER_TYPE_F16 : INFER_TYPE_F32, bs, table, kvd };
+            infer_kv_view kv = { K, V, f16 ? INFER_TYPE_F16 : INFER_TYPE_F32, bs, table, kvd, NULL };
             infer__cpu_attention(c2, o_batch, q, &kv, pos, R, nh, nkv, hd, scale);
             infer__cpu_attention(c1, o_t2, q, &kv, pos, R, nh, nkv, hd, scale);
             double worst = 0;
@@ -4135,7 +4135,7 @@ static void test_deepseek4_ops(void) {
         /* row 0 sees 12 entries: scores 0.5-0.25 (s=0,4), 1-0.25 (s=2), 2-0.25 (s=6), and
          * relu(-x) = 0 with 0 * ... = 0 for the rest: the top 3 are 6, 2, then 0 and 4 tie
          * at 0.25 -> 0; row 1 (position 9) sees 2 entries, fewer than top_k */
-        infer_kv_view kv = { keys, keys, INFER_TYPE_F32, 16, table, dI };
+        infer_kv_view kv = { keys, keys, INFER_TYPE_F32, 16, table, dI, NULL };
         k->indexer_topk(ctx, sel, nsel, q, w, &kv, pos, 2, nI, dI, 4, top_k, 1.0f);
         CHECK_MSG(nsel[0] == 3 && sel[0] == 0 && sel[1] == 2 && sel[2] == 6, "row 0: %d entries: %d %d %d", nsel[0], sel[0], sel[1], sel[2]);
         CHECK_MSG(nsel[1] == 2 && sel[3] == 0 && sel[4] == 1, "row 1: %d entries: %d %d", nsel[1], sel[3], sel[4]);
@@ -4157,7 +4157,7 @@ static void test_deepseek4_ops(void) {
         const infer_type t = f16 ? INFER_TYPE_F16 : INFER_TYPE_F32;
         const size_t es = f16 ? 2 : 4;
         void *rp = calloc(64, 32 * es), *ep = calloc(64, 32 * es);
-        infer_kv_view rv = { rp, rp, t, 16, table, hd }, ev = { ep, ep, t, 16, table, hd };
+        infer_kv_view rv = { rp, rp, t, 16, table, hd, NULL }, ev = { ep, ep, t, 16, table, hd, NULL };
         k->kv_store(ctx, &rv, raw, NULL, all, n_tok);
         k->kv_store(ctx, &ev, ent, NULL, all, n_ent);
         for (int mode = 0; mode < 2; mode++) {         /* the chosen entries, then every visible one (ratio 4) */
@@ -9897,7 +9897,7 @@ static void test_gpu_indexer_ties(void) {
                 kb->upload(c, d_q, q, sizeof q);
                 kb->upload(c, d_w, w, sizeof w);
                 kb->upload(c, d_pos, pos, sizeof pos);
-                const infer_kv_view kv = { d_pool, d_pool, f16 ? INFER_TYPE_F16 : INFER_TYPE_F32, BS, (const int32_t *)d_table, HD };
+                const infer_kv_view kv = { d_pool, d_pool, f16 ? INFER_TYPE_F16 : INFER_TYPE_F32, BS, (const int32_t *)d_table, HD, NULL };
                 kb->kv_store(c, &kv, (const float *)d_keys, NULL, (const int32_t *)d_all, N_ENT);
                 kb->indexer_topk(c, (int32_t *)d_sel, (int32_t *)d_n, (const float *)d_q, (const float *)d_w, &kv, (const int32_t *)d_pos, ROWS, NH, HD, 4, TOP_K,
                                  1.0f / sqrtf((float)(NH * HD)));
@@ -9972,7 +9972,7 @@ static void test_gpu_attention_sparse(void) {
                     kb->upload(c, d_in, in, sizeof(float) * n_in);
                     kb->upload(c, d_i, ints, sizeof ints);
                     const float *keys = d_in, *vals = keys + nk, *ents = vals + nk, *q = ents + ne, *sinks = q + nq;
-                    const infer_kv_view raw = { d_k, d_v, INFER_TYPE_F16, BS, d_i + I_TABLE, hd }, comp = { d_e, d_e, INFER_TYPE_F32, BS, d_i + I_TABLE, hd };
+                    const infer_kv_view raw = { d_k, d_v, INFER_TYPE_F16, BS, d_i + I_TABLE, hd, NULL }, comp = { d_e, d_e, INFER_TYPE_F32, BS, d_i + I_TABLE, hd, NULL };
                     kb->kv_store(c, &raw, keys, vals, d_i + I_ALL, N_TOK);
                     kb->kv_store(c, &comp, ents, NULL, d_i + I_ALL, N_ENT);
                     kb->attention_sparse(c, d_out, q, &raw, d_i + I_POS, ROWS, NH, hd, 1.0f / sqrtf((float)hd), WINDOW, sinks, &comp, 4,
@@ -10242,6 +10242,68 @@ static void test_gpu_decode_graph(void) {
     CHECK(launches == 0 && graph == 0);
     infer_session_free(s);
     free(ref); free(got);
+    infer_model_free(m);
+}
+
+/* Decode steps of several sequences at once cost the launches of one: the cache store and
+ * the attention of a layer are one launch each for every row (the per-row block tables),
+ * whether 3 or 6 sequences decode (a launch per sequence would add 2-3 a layer for each);
+ * and each sequence's logits are what it gets alone on the CPU (a row read through another
+ * row's table is off by the logits' size) */
+static void test_gpu_batch_launches(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    if (!file_exists(SHARED "/models/stories260K.gguf")) SKIP("../shared/models not found");
+    infer_model *m = load_model(SHARED "/models/stories260K.gguf", 0);
+    if (!m) return;
+    enum { S = 6, NP = 5, NG = 3 };
+    const int V = infer_model_config(m)->n_vocab;
+    int32_t ids[S][NP + NG];
+    for (int i = 0; i < S; i++)
+        for (int t = 0; t < NP + NG; t++) ids[i][t] = (t * 31 + i * 17 + 3) % V;
+    infer_session_params sp = infer_session_default_params();
+    sp.backend = k; sp.precise = 1; sp.n_seq_max = S; sp.n_ctx = S * 64;
+    infer_session *s;
+    infer_error err;
+    float *got = malloc(sizeof(float) * (size_t)V * S);
+    int32_t seq[S];
+    CHECK(got && infer_session_create(&s, m, &sp, &err) == INFER_OK);
+    seq[0] = 0;
+    for (int i = 1; i < S; i++) CHECK(infer_seq_add(s, &seq[i], &err) == INFER_OK);
+    for (int i = 0; i < S; i++) {
+        const infer_batch_item it = { seq[i], ids[i], NP, NULL, 0 };
+        CHECK_MSG(infer_eval_batch(s, &it, 1, &err) == INFER_OK, "%s", err.msg);
+    }
+    /* step g decodes sequences 0..n-1, n = 1, 3, 6 in turn; sequence i's token g */
+    int launches[NG] = { 0 }, graph;
+    const int n_of[NG] = { 1, 3, S };
+    int past[S];
+    for (int i = 0; i < S; i++) past[i] = NP;
+    double mx = 0;
+    for (int g = 0; g < NG; g++) {
+        infer_batch_item it[S];
+        for (int i = 0; i < n_of[g]; i++) {
+            it[i] = (infer_batch_item){ seq[i], &ids[i][past[i]], 1, got + (size_t)i * V, 0 };
+            past[i]++;
+        }
+        CHECK_MSG(infer_eval_batch(s, it, n_of[g], &err) == INFER_OK, "%s", err.msg);
+        infer_session_step_info(s, &launches[g], &graph);
+        for (int i = 0; i < n_of[g]; i++) {
+            float *want = eval_logits(m, ids[i], past[i], past[i], (run_opts){ .precise = 1, .n_ctx = 64 });
+            for (int v = 0; want && v < V; v++) mx = fmax(mx, fabs((double)want[(size_t)(past[i] - 1) * V + v] - got[(size_t)i * V + v]));
+            CHECK(want != NULL);
+            free(want);
+        }
+    }
+    printf("    decode launches with 1, 3, 6 sequences: %d, %d, %d; max |logit - cpu alone| %.3g\n", launches[0], launches[1], launches[2], mx);
+    /* 3 and 6 sequences: the same launches; one sequence may have one fewer a layer (the
+     * precise mode fuses gate, up and the GLU for a single row only) */
+    const int L = infer_model_config(m)->n_layer;
+    CHECK_MSG(launches[0] > 0 && launches[2] == launches[1] && launches[1] >= launches[0] && launches[1] <= launches[0] + L,
+              "launches: %d, %d, %d (%d layers)", launches[0], launches[1], launches[2], L);
+    CHECK_MSG(mx <= 2e-3, "batched decode differs from each sequence alone by %g", mx);
+    infer_session_free(s);
+    free(got);
     infer_model_free(m);
 }
 
@@ -11310,6 +11372,7 @@ static const test_case tests[] = {
     { "gpu_bounded_ops", test_gpu_bounded_ops },
     { "gpu_deepseek4_golden", test_gpu_deepseek4_golden },
     { "gpu_seq_batch", test_gpu_seq_batch },
+    { "gpu_batch_launches", test_gpu_batch_launches },
     { "gpu_stories_greedy", test_gpu_stories_greedy },
     { "gpu_server", test_gpu_server },
     { "gpu_decode_graph", test_gpu_decode_graph },
