@@ -2530,7 +2530,7 @@ template <int N> __device__ __forceinline__ void cp_async_wait(void) {
 #define INFER_CUDA_QT_B 8             /* 32-blocks of K per step (256 values) */
 #define INFER_CUDA_QT_S (32 * INFER_CUDA_QT_B + 32)   /* bytes between two rows of a stage (32 mod 128) */
 #define INFER_CUDA_QT_THREADS 256     /* 8 warps */
-#define INFER_CUDA_QT_WAVE 2          /* split K while a grid has fewer than this many tiles per SM */
+#define INFER_CUDA_QT_WAVE 2          /* int8 tiles an SM runs at once, as split-K plans (registers: 2 of 256 threads) */
 #define INFER_CUDA_QT_SPLITS 16       /* the most splits of a tile's K */
 static_assert(INFER_CUDA_QT == INFER_CUDA_TILE, "the f32 tiles' grid serves the int8 tiles");
 /* a tile of BM rows: its warps, and one stage's shared memory (bytes): the activations'
@@ -2923,8 +2923,25 @@ static int infer_cuda_qt_force = -1;      /* the tests: splits of every plain in
 static int infer_cuda_qt_last[2];         /* the tests: the last int8 launch's tile rows and splits */
 /* tile rows for a matmul of `rows` rows (matmul_id: an expert's rows on average) */
 static int infer_cuda_qt_rows(int rows) { return rows <= 16 ? 16 : rows <= 32 ? 32 : 64; }
-/* the most tiles a split grid has: below INFER_CUDA_QT_WAVE tiles an SM */
-static int infer_cuda_qt_cap(void) { return INFER_CUDA_QT_WAVE * infer_cuda_sms; }
+/* the most tiles a split grid has (4 waves: beyond, a split saves at most a quarter of a
+ * wave), and the count buffer's length */
+static int infer_cuda_qt_cap(void) { return 4 * INFER_CUDA_QT_WAVE * infer_cuda_sms; }
+/* K's splits for a grid of `tiles` tiles and `steps` steps of K. The grid runs in waves of
+ * slots = INFER_CUDA_QT_WAVE x SMs blocks; S splits make S times the blocks at 1/S the work
+ * each, so the time goes as waves(S) / S = ceil(tiles S / slots) / S. The smallest S that
+ * cuts that by an eighth or more over the best so far (the fix-up's partial tiles cost
+ * memory traffic): 32 tiles on 264 slots split 8 ways; 256 tiles (0.97 of a wave) none. */
+static int infer_cuda_qt_splits(int tiles, int steps) {
+    const int slots = INFER_CUDA_QT_WAVE * infer_cuda_sms;
+    if (tiles >= infer_cuda_qt_cap()) return 1;
+    int best = 1;
+    double cost = (double)((tiles + slots - 1) / slots);
+    for (int s = 2; s <= steps && s <= INFER_CUDA_QT_SPLITS; s++) {
+        const double c = (double)(((int64_t)tiles * s + slots - 1) / slots) / s;
+        if (c < 0.875 * cost) { best = s; cost = c; }
+    }
+    return best;
+}
 /* split-K's buffer: a count per tile (zeros, and every launch leaves them zeros), then the
  * partial tiles; grown outside a recorded step, like the activations' buffer. 0: no memory
  * (the error is kept). */
@@ -2962,15 +2979,14 @@ static void infer_cuda_qt_shm(infer_cuda_ctx *c, const void *k, int bytes, int *
 #endif
     *done = 1;
 }
-/* out = W x (add: out += W x) on BM-row int8 tiles, x quantized in q. Splits: enough to give
- * the grid INFER_CUDA_QT_WAVE tiles an SM, at most one per step of K and
- * INFER_CUDA_QT_SPLITS; each split whole steps, none empty. */
+/* out = W x (add: out += W x) on BM-row int8 tiles, x quantized in q, K split as
+ * infer_cuda_qt_splits says (at most one split a step; each split whole steps, none empty) */
 template <int T, int BM>
 static void infer_cuda_qt_launch(infer_cuda_ctx *c, float *out, const uint8_t *W, size_t rb, const infer_cuda_q8x &q, int K, int N, int rows, float scale, int add) {
     static int shm_done;
     const int gx = (N + INFER_CUDA_QT - 1) / INFER_CUDA_QT, gy = (rows + BM - 1) / BM, tiles = gx * gy, cap = infer_cuda_qt_cap();
     const int steps = (K / 32 + INFER_CUDA_QT_B - 1) / INFER_CUDA_QT_B;
-    int splits = infer_cuda_qt_force >= 0 ? infer_cuda_qt_force : tiles < cap ? (cap + tiles - 1) / tiles : 1;
+    int splits = infer_cuda_qt_force >= 0 ? infer_cuda_qt_force : infer_cuda_qt_splits(tiles, steps);
     if (splits > INFER_CUDA_QT_SPLITS) splits = INFER_CUDA_QT_SPLITS;
     if (splits > steps) splits = steps;
     if (splits < 1 || tiles > cap) splits = 1;
