@@ -46,10 +46,14 @@
  *               tiles: k_matmul_tiled, weights dequantized into shared memory 32 columns
  *               at a time, then f32 FMAs (precise), or in the fast mode F16/BF16 MMAs
  *               (16-bit weights) or TF32 MMAs (F32); k_matmul_q8 (fast, quantized
- *               weights): x quantized by k_quant_act, 8 warps, weights unpacked to int8
- *               codes and scales in shared memory 128 columns a step, int8 MMAs (mma.sync
- *               m16n8k32, or m16n8k16 for the types scaled per 16), each block's sums
- *               scaled into f32
+ *               weights): x quantized by k_quant_act, tiles of 16, 32 or 64 rows (from
+ *               the row count) x 64 columns, 8 warps, K 256 values a step through two
+ *               shared-memory stages (the next step's activations by cp.async, its
+ *               weights unpacked to int8 codes and scales while this step's MMAs run),
+ *               int8 MMAs (mma.sync m16n8k32, or m16n8k16 for the types scaled per 16),
+ *               each block's sums scaled into f32; a grid too small for the SMs splits K
+ *               over blocks, the last block of a tile adding the partial tiles in a
+ *               fixed order (the same bits every run)
  *   matmul_id   decode: a warp per (token, expert slot, column), in the fast mode
  *               k_mvq_id (k_mvq's blocks per (token, slot)); a prompt: the rows grouped
  *               by expert on the device, then the same tiles per expert
@@ -89,7 +93,9 @@
  *                           decode steps as graphs within a launch budget; the int8 tiles
  *                           (gpu_int8_*): the activation quantizer byte for byte against
  *                           the CPU's, every type's prompt matmul and matmul_id against the
- *                           CPU's fast path (1e-5) and exact maths (the fast bound); SKIP
+ *                           CPU's fast path (1e-5) and exact maths (the fast bound), the
+ *                           tile shapes and split-K (gpu_int8_tiles: rows 9..200, K split
+ *                           or not, the same bits twice; gpu_int8_moe_tiles); SKIP
  *                           lines without a device. ./infer-cuda --diff -m MODEL likewise.
  *   ./tests-cuda gpu_matvec_fast, gpu_act_quant
  *                           the fast decode matvec of every type it covers against the
@@ -107,11 +113,11 @@
  *   has no slices for Q1_0, Q2_0, TQ1_0 and I2_S (k_matvec serves them in both modes),
  *   and its activations are quantized by a launch of their own, not by the norm that
  *   writes them; the decode and the prompt paths each have their activation quantizer
- *   (k_quant_x, k_quant_act: the same bytes, other layouts). Prompts: the int8 tiles load
- *   each step's operands and then compute, with no loads in flight meanwhile (no cp.async
- *   double buffering; two resident tiles an SM overlap each other), the tile is a fixed
- *   64x64 (no stream-K for grids that leave SMs idle, no larger tiles for wide matrices);
- *   the 16-bit tiles are the TF32 tiles' shape (wmma, no cuBLAS); prompt attention is the
+ *   (k_quant_x, k_quant_act: the same bytes, other layouts). Prompts: the int8 tiles are
+ *   at most 64 x 64 (no 128-column tiles for wide matrices), short grids split K in whole
+ *   tiles (not stream-K's running fractions), matmul_id's tiles never split K, and the
+ *   weights are unpacked by the threads (no cp.async of raw weight blocks);
+ *   the 16-bit tiles are the TF32 tiles' shape (wmma, no cuBLAS, no double buffering); prompt attention is the
  *   decode kernel per query row (no flash-attention tiles). The delta rule runs token by token (no chunked matrix form).
  *   The indexer scores with scalar dots, which is what keeps the CPU's exact ties.
  *   RMSNorm is a launch of its own, not part of the matvec that reads its output.
