@@ -45,7 +45,9 @@
  *               GLU, matmul_add the residual add in the stores. rows > 8: 64x64 output
  *               tiles: k_matmul_tiled, weights dequantized into shared memory 32 columns
  *               at a time, then f32 FMAs (precise), or in the fast mode F16/BF16 MMAs
- *               (16-bit weights) or TF32 MMAs (F32); k_matmul_q8 (fast, quantized
+ *               (16-bit weights; where the rows are 16-byte aligned, two shared-memory
+ *               stages, 64 K values a step, the weights' bytes by cp.async) or TF32
+ *               MMAs (F32); k_matmul_q8 (fast, quantized
  *               weights): x quantized by k_quant_act, tiles of 16, 32 or 64 rows (from
  *               the row count) x 64 columns, 8 warps, K 256 values a step through two
  *               shared-memory stages (the next step's activations by cp.async, its
@@ -117,7 +119,8 @@
  *   at most 64 x 64 (no 128-column tiles for wide matrices), short grids split K in whole
  *   tiles (not stream-K's running fractions), matmul_id's tiles never split K, and the
  *   weights are unpacked by the threads (no cp.async of raw weight blocks);
- *   the 16-bit tiles are the TF32 tiles' shape (wmma, no cuBLAS, no double buffering); prompt attention is the
+ *   the 16-bit tiles are the TF32 tiles' 64x64 shape (wmma, no cuBLAS; rows that are not
+ *   16-byte aligned, K not a multiple of 8, take the one-stage form); prompt attention is the
  *   decode kernel per query row (no flash-attention tiles). The delta rule runs token by token (no chunked matrix form).
  *   The indexer scores with scalar dots, which is what keeps the CPU's exact ties.
  *   RMSNorm is a launch of its own, not part of the matvec that reads its output.
@@ -209,6 +212,7 @@ typedef struct infer_cuda_ctx {
     size_t xq_bytes;
     void *qt;                 /* the int8 tiles' split-K counts and partial tiles (infer_cuda_qt_space) */
     size_t qt_bytes;
+    int qt_rows, qt_splits;   /* the last int8 tile launch's tile rows and splits of K (for the tests) */
     /* the step recorder (see above) */
     int recording;            /* between step_begin and step_end, nothing issued yet */
     int in_step;              /* between step_begin and step_end */
@@ -1934,6 +1938,46 @@ INFER_CUDA_UNROLL
 #endif
 }
 
+/* cp.async (sm_80+): 16 or 4 bytes from global to shared memory that land later, without
+ * passing through registers; the first src_bytes from src, zeros after (0: zeros, src not
+ * read). commit closes this thread's copies so far into a group; wait<N> returns when all
+ * but its N latest groups have landed (the thread's own copies: a barrier after the wait
+ * makes every thread's visible). tools/cuda_emu.h defers the copies to the wait, as here. */
+__device__ __forceinline__ void cp_async16(void *dst, const void *src, int src_bytes) {
+#ifdef INFER_CUDA_EMU
+    emu_cp_async(dst, src, 16, src_bytes);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src), "r"(src_bytes) : "memory");
+#else
+    uint4 v = make_uint4(0, 0, 0, 0);       /* no cp.async: a plain copy (its tiles never run there) */
+    if (src_bytes) v = *(const uint4 *)src;
+    *(uint4 *)dst = v;
+#endif
+}
+__device__ __forceinline__ void cp_async4(void *dst, const void *src, int src_bytes) {
+#ifdef INFER_CUDA_EMU
+    emu_cp_async(dst, src, 4, src_bytes);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src), "r"(src_bytes) : "memory");
+#else
+    *(uint32_t *)dst = src_bytes ? *(const uint32_t *)src : 0u;
+#endif
+}
+__device__ __forceinline__ void cp_async_commit(void) {
+#ifdef INFER_CUDA_EMU
+    emu_cp_commit();
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+template <int N> __device__ __forceinline__ void cp_async_wait(void) {
+#ifdef INFER_CUDA_EMU
+    emu_cp_wait(N);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+#endif
+}
+
 /* The fast mode's tiles for F16 and BF16 weights: tile_matmul_tc's tile, steps and warps on
  * 16-bit tensor cores (wmma m16n16k16, f32 accumulators), one MMA per product where 3xTF32
  * takes three at half the rate. The weights are exact in their own format; the activations
@@ -1991,15 +2035,101 @@ INFER_CUDA_UNROLL
 #endif
 }
 
+/* tile_matmul_half with two shared-memory stages, where the weight rows and x allow 16-byte
+ * copies (row_bytes, W and x 16-byte aligned: K a multiple of 8): K 64 values a step; the
+ * next step's weights come by cp.async, exactly their bytes (the tile's 16-bit format is
+ * the weight's own), and its activations are loaded into registers (16 a thread) before
+ * this step's MMAs and rounded into the other stage after them. One barrier a step, after
+ * the wait for the step's copies. The accumulators go out through the stages' memory. */
+#define INFER_CUDA_HT_K 64            /* K values per step */
+#define INFER_CUDA_HT_LD 72           /* 16-bit values between two rows of a stage (144 bytes: 16-byte rows, 32-byte fragments) */
+template <int T, class Rows>
+__device__ void tile_matmul_half_async(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, float scale, int n0, Rows rows, int add) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800          /* no BF16 MMA, no cp.async before Ampere */
+    tile_matmul<T>(out, W, row_bytes, x, K, N, scale, n0, rows, add);
+#else
+    typedef half_of<T> Hc;
+    typedef typename Hc::type H;
+    enum { KS = INFER_CUDA_HT_K, LD = INFER_CUDA_HT_LD, STAGE = 2 * INFER_CUDA_TILE * LD };      /* a stage: W rows, then x rows */
+    static_assert(2 * STAGE * sizeof(H) >= INFER_CUDA_TILE * 68 * sizeof(float), "the output tile fits in the stages");
+    __shared__ __align__(32) H st_mem[2 * STAGE];
+    __shared__ int xr[INFER_CUDA_TILE];
+    const int tid = threadIdx.x, warp = tid / 32, wi = warp / 2, wj = (warp % 2) * 2, steps = (K + KS - 1) / KS;
+    if (tid < INFER_CUDA_TILE) xr[tid] = tid < rows.n ? rows.xrow(tid) : -1;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[2];
+    wmma::fill_fragment(acc[0], 0.0f);
+    wmma::fill_fragment(acc[1], 0.0f);
+    float xv[16];                         /* the next step's activations: rows tid / 16 + 16 i, values 4 (tid % 16) .. + 4 */
+    __syncthreads();                      /* xr */
+    auto load_w = [&](int st, int k0) {   /* 64 rows x 8 pieces of 16 bytes, zeros past K and N */
+        H *ws = st_mem + st * STAGE;
+        for (int i = tid; i < INFER_CUDA_TILE * KS / 8; i += 256) {
+            const int n = i / (KS / 8), k = k0 + 8 * (i % (KS / 8)), ok = n0 + n < N && k < K;
+            const int bytes = ok ? (K - k >= 8 ? 16 : 2 * (K - k)) : 0;
+            cp_async16(ws + n * LD + (k - k0), ok ? (const void *)(W + (size_t)(n0 + n) * row_bytes + 2 * (size_t)k) : (const void *)W, bytes);
+        }
+        cp_async_commit();
+    };
+    auto load_x = [&](int k0) {
+        const int k = k0 + 4 * (tid % 16);
+INFER_CUDA_UNROLL
+        for (int i = 0; i < 4; i++) {
+            const int r = tid / 16 + 16 * i;
+            float4 v = { 0.0f, 0.0f, 0.0f, 0.0f };
+            if (xr[r] >= 0 && k < K) v = *(const float4 *)(x + (size_t)xr[r] * K + k);
+            xv[4 * i] = v.x; xv[4 * i + 1] = v.y; xv[4 * i + 2] = v.z; xv[4 * i + 3] = v.w;
+        }
+    };
+    auto store_x = [&](int st) {
+        H *xs = st_mem + st * STAGE + INFER_CUDA_TILE * LD;
+INFER_CUDA_UNROLL
+        for (int i = 0; i < 4; i++)
+INFER_CUDA_UNROLL
+            for (int j = 0; j < 4; j++) xs[(tid / 16 + 16 * i) * LD + 4 * (tid % 16) + j] = Hc::from(xv[4 * i + j]);
+    };
+    load_w(0, 0);
+    load_x(0);
+    store_x(0);
+    for (int s = 0; s < steps; s++) {
+        const int st = s & 1, more = s + 1 < steps;
+        cp_async_wait<0>();
+        __syncthreads();                  /* stage st complete; every warp is done with stage st ^ 1 */
+        if (more) {
+            load_w(st ^ 1, KS * (s + 1));
+            load_x(KS * (s + 1));
+        }
+        const H *ws = st_mem + st * STAGE, *xs = ws + INFER_CUDA_TILE * LD;
+INFER_CUDA_UNROLL
+        for (int kk = 0; kk < KS; kk += 16) {
+            wmma::fragment<wmma::matrix_a, 16, 16, 16, H, wmma::row_major> a;
+            wmma::load_matrix_sync(a, xs + 16 * wi * LD + kk, LD);
+INFER_CUDA_UNROLL
+            for (int j = 0; j < 2; j++) {
+                wmma::fragment<wmma::matrix_b, 16, 16, 16, H, wmma::col_major> b;
+                wmma::load_matrix_sync(b, ws + 16 * (wj + j) * LD + kk, LD);
+                wmma::mma_sync(acc[j], a, b, acc[j]);
+            }
+        }
+        if (more) store_x(st ^ 1);
+    }
+    __syncthreads();                      /* the stages are free: the output tile goes through them */
+    float (*Cs)[68] = (float (*)[68])(void *)st_mem;
+    for (int j = 0; j < 2; j++) wmma::store_matrix_sync(&Cs[16 * wi][16 * (wj + j)], acc[j], 68, wmma::mem_row_major);
+    tile_store(Cs, out, N, scale, n0, rows, add);
+#endif
+}
+
 /* TC: 0 f32 FMAs (the precise mode), 1 split TF32 (the fast mode's F32 weights), 2 16-bit
- * tensor cores (its F16 and BF16 weights) */
+ * tensor cores (its F16 and BF16 weights), 3 the same with two stages (W, x and the weight
+ * rows 16-byte aligned) */
 template <int T, int TC>
 __global__ void __launch_bounds__(256) k_matmul_tiled(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, int rows, float scale,
                                                       int add) {
     RowsPlain rp;
     rp.r0 = blockIdx.y * INFER_CUDA_TILE;
     rp.n = rows - rp.r0 < INFER_CUDA_TILE ? rows - rp.r0 : INFER_CUDA_TILE;
-    if constexpr (TC == 2) tile_matmul_half<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp, add);
+    if constexpr (TC == 3) tile_matmul_half_async<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp, add);
+    else if constexpr (TC == 2) tile_matmul_half<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp, add);
     else if constexpr (TC) tile_matmul_tc<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp, add);
     else tile_matmul<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp, add);
 }
@@ -2038,7 +2168,8 @@ __global__ void __launch_bounds__(256) k_matmul_id_tiled(float *out, const uint8
     rr.n_used = n_used;
     rr.x_per_slot = x_per_slot;
     if (rr.n <= 0) return;                  /* the whole block: past this expert's rows */
-    if constexpr (TC == 2) tile_matmul_half<T>(out, W + (size_t)e * N * row_bytes, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rr);
+    if constexpr (TC == 3) tile_matmul_half_async<T>(out, W + (size_t)e * N * row_bytes, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rr, 0);
+    else if constexpr (TC == 2) tile_matmul_half<T>(out, W + (size_t)e * N * row_bytes, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rr);
     else if constexpr (TC) tile_matmul_tc<T>(out, W + (size_t)e * N * row_bytes, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rr);
     else tile_matmul<T>(out, W + (size_t)e * N * row_bytes, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rr);
 }
@@ -2469,46 +2600,6 @@ INFER_CUDA_HD void ld8(const uint8_t *p, uint32_t *lo, uint32_t *hi) {
 #endif
 }
 
-/* cp.async (sm_80+): 16 or 4 bytes from global to shared memory that land later, without
- * passing through registers; the first src_bytes from src, zeros after (0: zeros, src not
- * read). commit closes this thread's copies so far into a group; wait<N> returns when all
- * but its N latest groups have landed (the thread's own copies: a barrier after the wait
- * makes every thread's visible). tools/cuda_emu.h defers the copies to the wait, as here. */
-__device__ __forceinline__ void cp_async16(void *dst, const void *src, int src_bytes) {
-#ifdef INFER_CUDA_EMU
-    emu_cp_async(dst, src, 16, src_bytes);
-#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src), "r"(src_bytes) : "memory");
-#else
-    uint4 v = make_uint4(0, 0, 0, 0);       /* no cp.async: a plain copy (the int8 tiles never run there) */
-    if (src_bytes) v = *(const uint4 *)src;
-    *(uint4 *)dst = v;
-#endif
-}
-__device__ __forceinline__ void cp_async4(void *dst, const void *src, int src_bytes) {
-#ifdef INFER_CUDA_EMU
-    emu_cp_async(dst, src, 4, src_bytes);
-#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src), "r"(src_bytes) : "memory");
-#else
-    *(uint32_t *)dst = src_bytes ? *(const uint32_t *)src : 0u;
-#endif
-}
-__device__ __forceinline__ void cp_async_commit(void) {
-#ifdef INFER_CUDA_EMU
-    emu_cp_commit();
-#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-template <int N> __device__ __forceinline__ void cp_async_wait(void) {
-#ifdef INFER_CUDA_EMU
-    emu_cp_wait(N);
-#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-#endif
-}
-
 /* The int8 tile: 256 threads (8 warps) compute BM token rows x 64 weight columns of out,
  * stepping through K 256 values (8 blocks) at a time, with two shared-memory stages: while
  * the warps multiply step s out of one stage, step s + 1's bytes come into the other -- the
@@ -2924,9 +3015,10 @@ template <int T> static int infer_cuda_quant_tiles(infer_cuda_ctx *c, const floa
     return 1;
 }
 
+/* the 16-bit tiles' two-stage form (k_matmul_tiled<T, 3>) where its 16-byte copies and loads may go */
+static int infer_cuda_half_async(const void *W, const float *x, size_t rb) { return (((uintptr_t)W | (uintptr_t)x | (uintptr_t)rb) & 15) == 0; }
 /* ---- the int8 tiles' launches: the tile's rows from the row count, K split for short grids ---- */
 static int infer_cuda_qt_force = -1;      /* the tests: splits of every plain int8 tile launch (1: none); -1: chosen here */
-static int infer_cuda_qt_last[2];         /* the tests: the last int8 launch's tile rows and splits */
 /* tile rows for a matmul of `rows` rows (matmul_id: an expert's rows on average) */
 static int infer_cuda_qt_rows(int rows) { return rows <= 16 ? 16 : rows <= 32 ? 32 : 64; }
 /* the most tiles a split grid has (4 waves: beyond, a split saves at most a quarter of a
@@ -3002,8 +3094,8 @@ static void infer_cuda_qt_launch(infer_cuda_ctx *c, float *out, const uint8_t *W
     float *part = NULL;
     if (splits > 1 && !infer_cuda_qt_space(c, (size_t)tiles * (size_t)splits * QtShape<BM>::ACC * INFER_CUDA_QT_THREADS, &count, &part)) return;
     infer_cuda_qt_shm(c, (const void *)k_matmul_q8<T, BM>, QtShape<BM>::SHM, &shm_done);
-    infer_cuda_qt_last[0] = BM;
-    infer_cuda_qt_last[1] = splits;
+    c->qt_rows = BM;
+    c->qt_splits = splits;
     INFER_CUDA_LAUNCH(dim3(gx, gy, splits), INFER_CUDA_QT_THREADS, QtShape<BM>::SHM, c, k_matmul_q8<T, BM>)(out, W, rb, q, K, N, rows, scale, add, sps, part, count);
 }
 template <int T> static void infer_cuda_qt(infer_cuda_ctx *c, float *out, const uint8_t *W, size_t rb, const infer_cuda_q8x &q, int K, int N, int rows, float scale, int add) {
@@ -3018,8 +3110,8 @@ static void infer_cuda_qt_id_launch(infer_cuda_ctx *c, float *out, const uint8_t
                                     int K, int N, int n_out, int E, int n_used, int x_per_slot, float scale) {
     static int shm_done;
     infer_cuda_qt_shm(c, (const void *)k_matmul_id_q8<T, BM>, QtShape<BM>::SHM, &shm_done);
-    infer_cuda_qt_last[0] = BM;
-    infer_cuda_qt_last[1] = 1;
+    c->qt_rows = BM;
+    c->qt_splits = 1;
     const dim3 grid((N + INFER_CUDA_QT - 1) / INFER_CUDA_QT, (n_out + BM - 1) / BM, E);
     INFER_CUDA_LAUNCH(grid, INFER_CUDA_QT_THREADS, QtShape<BM>::SHM, c, k_matmul_id_q8<T, BM>)(out, W, rb, q, start, order, K, N, n_used, x_per_slot, scale);
 }
@@ -3083,7 +3175,8 @@ static void infer_cuda_matmul_to(infer_cuda_ctx *c, float *out, const infer_tens
                 }
             if constexpr (T == INFER_TYPE_F16 || T == INFER_TYPE_BF16)
                 if (!c->precise && infer_cuda_mma8) {      /* the fast mode, 16-bit weights: 16-bit tensor cores */
-                    INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<T, 2>)(out, W, rb, x, K, N, rows, w->scale, add);
+                    if (infer_cuda_half_async(W, x, rb)) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<T, 3>)(out, W, rb, x, K, N, rows, w->scale, add);
+                    else INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<T, 2>)(out, W, rb, x, K, N, rows, w->scale, add);
                     return;
                 }
             if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<T, 0>)(out, W, rb, x, K, N, rows, w->scale, add);
@@ -3181,7 +3274,9 @@ static void infer_cuda_matmul_id(void *ctx, float *out, const infer_tensor *w, c
                 }
             if constexpr (T == INFER_TYPE_F16 || T == INFER_TYPE_BF16)
                 if (!c->precise && infer_cuda_mma8) {
-                    INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_id_tiled<T, 2>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale);
+                    if (infer_cuda_half_async(W, x, rb))
+                        INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_id_tiled<T, 3>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale);
+                    else INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_id_tiled<T, 2>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale);
                     return;
                 }
             if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_id_tiled<T, 0>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale);
@@ -4530,14 +4625,15 @@ extern "C" int infer_cuda_quant_act(void *ctx, infer_type t, const float *x, int
 }
 
 /* For the tests: the splits of K every plain int8 tile launch takes from now on (1: none;
- * -1: the backend's choice, the default); returns the previous setting. The last int8 tile
- * launch's tile rows and splits into bm and splits. */
+ * -1: the backend's choice, the default; set it while no other thread launches); returns
+ * the previous setting. The tile rows and splits of the context's last int8 tile launch
+ * into bm and splits. */
 extern "C" int infer_cuda_tiles_force_splits(int splits) {
     const int old = infer_cuda_qt_force;
     infer_cuda_qt_force = splits;
     return old;
 }
-extern "C" void infer_cuda_tiles_last(int *bm, int *splits) {
-    *bm = infer_cuda_qt_last[0];
-    *splits = infer_cuda_qt_last[1];
+extern "C" void infer_cuda_tiles_last(void *ctx, int *bm, int *splits) {
+    *bm = ((infer_cuda_ctx *)ctx)->qt_rows;
+    *splits = ((infer_cuda_ctx *)ctx)->qt_splits;
 }

@@ -10229,7 +10229,7 @@ static void test_gpu_server(void) {
 int infer_cuda_int8_host(infer_type t, const void *row, int K, float *dst);
 int infer_cuda_quant_act(void *ctx, infer_type t, const float *x, int rows, int K, int8_t *q, float *d, int32_t *s);
 int infer_cuda_tiles_force_splits(int splits);
-void infer_cuda_tiles_last(int *bm, int *splits);
+void infer_cuda_tiles_last(void *ctx, int *bm, int *splits);
 static int int8_float_same(float a, float b) { return (a != a && b != b) || memcmp(&a, &b, 4) == 0; }   /* NaNs alike */
 #endif
 
@@ -10552,7 +10552,7 @@ static void test_gpu_int8_tiles(void) {
                 int bm = 0, splits = 0;
                 k->matmul(g, (float *)go, &tg, (const float *)gx, rows);
                 CHECK_MSG(k->download(g, og, go, sizeof(float) * n) == INFER_OK, "%s", k->last_error(g));
-                infer_cuda_tiles_last(&bm, &splits);
+                infer_cuda_tiles_last(g, &bm, &splits);
                 if (splits > 1) {                     /* split K: once more, for the same bits */
                     k->matmul(g, (float *)go, &tg, (const float *)gx, rows);
                     CHECK_MSG(k->download(g, o2, go, sizeof(float) * n) == INFER_OK, "%s", k->last_error(g));
@@ -10634,7 +10634,7 @@ static void test_gpu_int8_moe_tiles(void) {
                 cpu->matmul_id(cp, op, &tc, x, ids, rows, n_used, per_slot);
                 k->matmul_id(g, (float *)go, &tg, (const float *)gx, (const int32_t *)gi, rows, n_used, per_slot);
                 CHECK_MSG(k->download(g, og, go, sizeof(float) * n) == INFER_OK, "%s", k->last_error(g));
-                infer_cuda_tiles_last(&bm, &splits);
+                infer_cuda_tiles_last(g, &bm, &splits);
                 const double ef = int8_rel(of, og, n), ex = int8_rel(op, og, n);
                 CHECK_MSG(bm == bm_want[ri], "%s %d tokens: tiles of %d rows, expected %d", infer_type_name(t), rows, bm, bm_want[ri]);
                 CHECK_MSG(ef <= INT8_TIGHT, "%s %d tokens x_per_slot=%d: max_rel %.3g against the CPU's fast path (tol %g)", infer_type_name(t), rows, per_slot, ef, INT8_TIGHT);
@@ -10662,7 +10662,8 @@ done:
  * 16-bit values are exact in f32, the sums f32), so against the CPU's precise path fed the
  * same rounded activations they agree within INT8_TIGHT, and against exact maths within the
  * fast bound (the rounding: a relative error of at most 2^-11 a value for F16, 2^-8 for BF16).
- * K = 72 (a partial chunk) and 512, rows 9..100, out = W x and out += W x, and matmul_id's
+ * K = 72 (a partial step) and 512 (the two-stage tiles: rows of 16-byte multiples), 76 (rows
+ * of 152 bytes: the one-stage tiles), rows 9..100, out = W x and out += W x, and matmul_id's
  * grouped tiles (100 tokens x 2 slots over 3 experts). */
 static void half_round(infer_type t, const float *x, float *y, size_t n) {
     for (size_t i = 0; i < n; i++) y[i] = t == INFER_TYPE_F16 ? infer__fp16_to_fp32(infer__fp32_to_fp16(x[i])) : infer__bf16_to_fp32(infer__fp32_to_bf16(x[i]));
@@ -10682,9 +10683,9 @@ static void test_gpu_half_matmul(void) {
     static const infer_type types[2] = { INFER_TYPE_F16, INFER_TYPE_BF16 };
     const int rows_list[4] = { 9, 17, 64, 100 }, N = 72, E = 3, n_used = 2;
     for (int ti = 0; ti < 2; ti++)
-        for (int ki = 0; ki < 2; ki++) {
+        for (int ki = 0; ki < 3; ki++) {
             const infer_type t = types[ti];
-            const int K = ki ? 512 : 72, RMAX = 200;
+            const int K = ki == 2 ? 76 : ki ? 512 : 72, RMAX = 200;
             size_t bytes;
             float scale;
             uint8_t *q = int8_weights(&rng, t, K, N, E, &bytes, &scale);
