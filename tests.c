@@ -10385,6 +10385,8 @@ static void test_gpu_server(void) {
 #ifdef INFER_CUDA
 int infer_cuda_int8_host(infer_type t, const void *row, int K, float *dst);
 int infer_cuda_quant_act(void *ctx, infer_type t, const float *x, int rows, int K, int8_t *q, float *d, int32_t *s);
+int infer_cuda_tiles_force_splits(int splits);
+void infer_cuda_tiles_last(void *ctx, int *bm, int *splits);
 static int int8_float_same(float a, float b) { return (a != a && b != b) || memcmp(&a, &b, 4) == 0; }   /* NaNs alike */
 #endif
 
@@ -10653,12 +10655,172 @@ done:
     if (g) k->ctx_free(g);
 }
 
+/* The int8 tiles' shapes: tile rows chosen from the row count (9, 16 -> 16; 17 -> 32; 33,
+ * 64 -> 64; 65, 200 -> 64 with a partial tile), K split over several blocks per tile for
+ * grids that leave SMs idle, and two shared-memory stages. K = 608 for the 32-block types
+ * (19 blocks: two steps of 8 and a partial one), 768 for the 256-block types (3 steps); N =
+ * 72 (a tile and a piece). Each shape runs with K not split (forced 1), split in 2 (forced)
+ * and as the backend chooses (3 splits for these small grids), each against the CPU's fast
+ * path within INT8_TIGHT and exact maths within the fast bound; a split run twice, the two
+ * results the same bits (the partial sums are added in a fixed order, never by float
+ * atomics). The tile
+ * rows and the split count the backend reports are checked, so each path is known to run. */
+static void test_gpu_int8_tiles(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+#ifdef INFER_CUDA
+    const infer_kernels *cpu = infer_cpu_kernels();
+    void *cf = NULL, *cp = NULL, *g = NULL;
+    infer_error err;
+    const int old = infer_cuda_tiles_force_splits(-1);
+    if (cpu->ctx_create(&cf, 2, 0, &err) != INFER_OK || cpu->ctx_create(&cp, 2, 1, &err) != INFER_OK || k->ctx_create(&g, 1, 0, &err) != INFER_OK) {
+        CHECK_MSG(0, "%s", err.msg);
+        goto done;
+    }
+    infer__rng rng;
+    infer__rng_seed(&rng, 9);
+    static const infer_type types[4] = { INFER_TYPE_Q4_0, INFER_TYPE_Q4_1, INFER_TYPE_Q6_K, INFER_TYPE_Q4_K };
+    static const int rows_list[7] = { 9, 16, 17, 33, 64, 65, 200 }, bm_want[7] = { 16, 16, 32, 64, 64, 64, 64 }, forced[3] = { 1, 2, -1 };
+    const int N = 72, RMAX = 200;
+    for (int ti = 0; ti < 4; ti++) {
+        const infer_type t = types[ti];
+        const int K = infer_type_block(t) == 256 ? 768 : 608;                 /* 3 steps of K either way */
+        size_t bytes;
+        float scale;
+        uint8_t *q = int8_weights(&rng, t, K, N, 1, &bytes, &scale);
+        infer_tensor tc = { "w", t, 2, { K, N, 1, 1 }, q, bytes, scale }, tg = tc;
+        const size_t xn = (size_t)RMAX * K, on = (size_t)RMAX * N;
+        float *x = malloc(sizeof(float) * xn), *of = malloc(sizeof(float) * on), *op = malloc(sizeof(float) * on), *og = malloc(sizeof(float) * on);
+        float *o2 = malloc(sizeof(float) * on);
+        void *gw = k->alloc(g, bytes), *gx = k->alloc(g, sizeof(float) * xn), *go = k->alloc(g, sizeof(float) * on);
+        tg.data = gw;
+        double worst_fast = 0, worst_exact = 0;
+        int runs = 0, split_runs = 0, differ = 0;
+        if (!gw || !gx || !go || k->upload(g, gw, q, bytes) != INFER_OK) { CHECK_MSG(0, "%s: device memory", infer_type_name(t)); goto next; }
+        for (int ri = 0; ri < 7; ri++) {
+            const int rows = rows_list[ri];
+            const size_t n = (size_t)rows * N;
+            for (size_t i = 0; i < (size_t)rows * K; i++) x[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+            cpu->matmul(cf, of, &tc, x, rows);
+            cpu->matmul(cp, op, &tc, x, rows);
+            CHECK(k->upload(g, gx, x, sizeof(float) * (size_t)rows * K) == INFER_OK);
+            for (int fi = 0; fi < 3; fi++) {
+                infer_cuda_tiles_force_splits(forced[fi]);
+                int bm = 0, splits = 0;
+                k->matmul(g, (float *)go, &tg, (const float *)gx, rows);
+                CHECK_MSG(k->download(g, og, go, sizeof(float) * n) == INFER_OK, "%s", k->last_error(g));
+                infer_cuda_tiles_last(g, &bm, &splits);
+                if (splits > 1) {                     /* split K: once more, for the same bits */
+                    k->matmul(g, (float *)go, &tg, (const float *)gx, rows);
+                    CHECK_MSG(k->download(g, o2, go, sizeof(float) * n) == INFER_OK, "%s", k->last_error(g));
+                } else memcpy(o2, og, sizeof(float) * n);
+                const int want = forced[fi];          /* 2 splits: steps 2 + 1 */
+                CHECK_MSG(bm == bm_want[ri], "%s rows=%d: tiles of %d rows, expected %d", infer_type_name(t), rows, bm, bm_want[ri]);
+                CHECK_MSG(want < 0 || splits == want, "%s rows=%d: %d splits of K, expected %d", infer_type_name(t), rows, splits, want);
+                const double ef = int8_rel(of, og, n), ex = int8_rel(op, og, n);
+                const int same = memcmp(og, o2, sizeof(float) * n) == 0;
+                CHECK_MSG(ef <= INT8_TIGHT, "%s rows=%d K=%d splits=%d: max_rel %.3g against the CPU's fast path (tol %g)", infer_type_name(t), rows, K, splits, ef, INT8_TIGHT);
+                CHECK_MSG(ex <= INFER__TOL_FAST, "%s rows=%d K=%d splits=%d: max_rel %.3g against exact maths (tol %g)", infer_type_name(t), rows, K, splits, ex,
+                          INFER__TOL_FAST);
+                CHECK_MSG(same, "%s rows=%d splits=%d: two runs differ", infer_type_name(t), rows, splits);
+                worst_fast = fmax(worst_fast, ef);
+                worst_exact = fmax(worst_exact, ex);
+                runs++;
+                split_runs += splits > 1;
+                differ += !same;
+            }
+        }
+        CHECK_MSG(split_runs > 0, "%s: K was never split", infer_type_name(t));
+        printf("    %-5s K=%-4d %d shapes (%d with K split): max_rel against the CPU's fast path %.2e, against exact maths %.2e; %d of %d repeats differ\n",
+               infer_type_name(t), K, runs, split_runs, worst_fast, worst_exact, differ, split_runs);
+    next:
+        if (gw) k->free(g, gw);
+        if (gx) k->free(g, gx);
+        if (go) k->free(g, go);
+        free(q); free(x); free(of); free(op); free(og); free(o2);
+    }
+done:
+    infer_cuda_tiles_force_splits(old);
+    if (cf) cpu->ctx_free(cf);
+    if (cp) cpu->ctx_free(cp);
+    if (g) k->ctx_free(g);
+#endif
+}
+
+/* matmul_id's int8 tiles take their rows from the experts' average share: 9 and 40 tokens x
+ * 2 slots over 3 experts (6 and 27 rows an expert: tiles of 16 and 32 rows), K = 608 (a
+ * partial step), against the CPU's fast path and exact maths as test_gpu_int8_moe does */
+static void test_gpu_int8_moe_tiles(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+#ifdef INFER_CUDA
+    const infer_kernels *cpu = infer_cpu_kernels();
+    void *cf = NULL, *cp = NULL, *g = NULL;
+    infer_error err;
+    if (cpu->ctx_create(&cf, 2, 0, &err) != INFER_OK || cpu->ctx_create(&cp, 2, 1, &err) != INFER_OK || k->ctx_create(&g, 1, 0, &err) != INFER_OK) {
+        CHECK_MSG(0, "%s", err.msg);
+        goto done;
+    }
+    infer__rng rng;
+    infer__rng_seed(&rng, 10);
+    static const infer_type types[2] = { INFER_TYPE_Q4_1, INFER_TYPE_Q6_K };
+    static const int rows_list[2] = { 9, 40 }, bm_want[2] = { 16, 32 };
+    const int N = 72, E = 3, n_used = 2, RMAX = 40;
+    int32_t ids[80];
+    for (int ti = 0; ti < 2; ti++) {
+        const infer_type t = types[ti];
+        const int K = infer_type_block(t) == 256 ? 768 : 608;
+        size_t bytes;
+        float scale;
+        uint8_t *q = int8_weights(&rng, t, K, N, E, &bytes, &scale);
+        infer_tensor tc = { "w", t, 3, { K, N, E, 1 }, q, bytes, scale }, tg = tc;
+        const size_t xn = (size_t)RMAX * n_used * K, on = (size_t)RMAX * n_used * N;
+        float *x = malloc(sizeof(float) * xn), *of = malloc(sizeof(float) * on), *op = malloc(sizeof(float) * on), *og = malloc(sizeof(float) * on);
+        void *gw = k->alloc(g, bytes), *gx = k->alloc(g, sizeof(float) * xn), *go = k->alloc(g, sizeof(float) * on), *gi = k->alloc(g, sizeof ids);
+        tg.data = gw;
+        if (!gw || !gx || !go || !gi || k->upload(g, gw, q, bytes) != INFER_OK) { CHECK_MSG(0, "%s: device memory", infer_type_name(t)); goto next; }
+        for (int ri = 0; ri < 2; ri++) {
+            const int rows = rows_list[ri];
+            const size_t n = (size_t)rows * n_used * N;
+            for (int r = 0; r < rows; r++) for (int s = 0; s < n_used; s++) ids[r * n_used + s] = (r + 2 * s) % E;
+            for (size_t i = 0; i < (size_t)rows * n_used * K; i++) x[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+            CHECK(k->upload(g, gx, x, sizeof(float) * (size_t)rows * n_used * K) == INFER_OK && k->upload(g, gi, ids, sizeof(int32_t) * (size_t)rows * n_used) == INFER_OK);
+            for (int per_slot = 0; per_slot < 2; per_slot++) {
+                int bm = 0, splits = 0;
+                cpu->matmul_id(cf, of, &tc, x, ids, rows, n_used, per_slot);
+                cpu->matmul_id(cp, op, &tc, x, ids, rows, n_used, per_slot);
+                k->matmul_id(g, (float *)go, &tg, (const float *)gx, (const int32_t *)gi, rows, n_used, per_slot);
+                CHECK_MSG(k->download(g, og, go, sizeof(float) * n) == INFER_OK, "%s", k->last_error(g));
+                infer_cuda_tiles_last(g, &bm, &splits);
+                const double ef = int8_rel(of, og, n), ex = int8_rel(op, og, n);
+                CHECK_MSG(bm == bm_want[ri], "%s %d tokens: tiles of %d rows, expected %d", infer_type_name(t), rows, bm, bm_want[ri]);
+                CHECK_MSG(ef <= INT8_TIGHT, "%s %d tokens x_per_slot=%d: max_rel %.3g against the CPU's fast path (tol %g)", infer_type_name(t), rows, per_slot, ef, INT8_TIGHT);
+                CHECK_MSG(ex <= INFER__TOL_FAST, "%s %d tokens x_per_slot=%d: max_rel %.3g against exact maths (tol %g)", infer_type_name(t), rows, per_slot, ex, INFER__TOL_FAST);
+                printf("    %-5s %d tokens x %d slots over %d experts (tiles of %d rows), x_per_slot=%d: max_rel against the CPU's fast path %.2e, against exact maths %.2e\n",
+                       infer_type_name(t), rows, n_used, E, bm, per_slot, ef, ex);
+            }
+        }
+    next:
+        if (gw) k->free(g, gw);
+        if (gx) k->free(g, gx);
+        if (go) k->free(g, go);
+        if (gi) k->free(g, gi);
+        free(q); free(x); free(of); free(op); free(og);
+    }
+done:
+    if (cf) cpu->ctx_free(cf);
+    if (cp) cpu->ctx_free(cp);
+    if (g) k->ctx_free(g);
+#endif
+}
+
 /* The fast mode's prompt matmuls of F16 and BF16 weights, on 16-bit tensor cores: what they
  * compute is exact maths on activations rounded to the weight's format (the products of two
  * 16-bit values are exact in f32, the sums f32), so against the CPU's precise path fed the
  * same rounded activations they agree within INT8_TIGHT, and against exact maths within the
  * fast bound (the rounding: a relative error of at most 2^-11 a value for F16, 2^-8 for BF16).
- * K = 72 (a partial chunk) and 512, rows 9..100, out = W x and out += W x, and matmul_id's
+ * K = 72 (a partial step) and 512 (the two-stage tiles: rows of 16-byte multiples), 76 (rows
+ * of 152 bytes: the one-stage tiles), rows 9..100, out = W x and out += W x, and matmul_id's
  * grouped tiles (100 tokens x 2 slots over 3 experts). */
 static void half_round(infer_type t, const float *x, float *y, size_t n) {
     for (size_t i = 0; i < n; i++) y[i] = t == INFER_TYPE_F16 ? infer__fp16_to_fp32(infer__fp32_to_fp16(x[i])) : infer__bf16_to_fp32(infer__fp32_to_bf16(x[i]));
@@ -10678,9 +10840,9 @@ static void test_gpu_half_matmul(void) {
     static const infer_type types[2] = { INFER_TYPE_F16, INFER_TYPE_BF16 };
     const int rows_list[4] = { 9, 17, 64, 100 }, N = 72, E = 3, n_used = 2;
     for (int ti = 0; ti < 2; ti++)
-        for (int ki = 0; ki < 2; ki++) {
+        for (int ki = 0; ki < 3; ki++) {
             const infer_type t = types[ti];
-            const int K = ki ? 512 : 72, RMAX = 200;
+            const int K = ki == 2 ? 76 : ki ? 512 : 72, RMAX = 200;
             size_t bytes;
             float scale;
             uint8_t *q = int8_weights(&rng, t, K, N, E, &bytes, &scale);
@@ -11381,6 +11543,8 @@ static const test_case tests[] = {
     { "gpu_int8_quant", test_gpu_int8_quant },
     { "gpu_int8_matmul", test_gpu_int8_matmul },
     { "gpu_int8_moe", test_gpu_int8_moe },
+    { "gpu_int8_tiles", test_gpu_int8_tiles },
+    { "gpu_int8_moe_tiles", test_gpu_int8_moe_tiles },
     { "gpu_half_matmul", test_gpu_half_matmul },
     { "grammar_suite", test_grammar_suite },
     { "grammar_errors", test_grammar_errors },

@@ -333,9 +333,58 @@ static unsigned __ballot_sync(unsigned, int pred) {
 }
 static inline int __popc(unsigned x) { return __builtin_popcount(x); }
 
+/* ---- asynchronous copies (sm_80+) and the split-K fix-up's fences.
+ * cp.async.{ca,cg}.shared.global [dst], [src], size, src_size copies `size` bytes (4, 8 or
+ * 16) to shared memory: the first src_size from src, zeros after (src_size 0: all zeros).
+ * The copy is asynchronous: cp.async.commit_group closes the thread's copies issued so far
+ * into a group, and cp.async.wait_group N returns once all but the N most recent committed
+ * groups of *this thread* are complete (PTX ISA, "Data Movement and Conversion
+ * Instructions: cp.async"). Emulated to the letter where a kernel could get it wrong: the
+ * source bytes are read at issue (device memory does not change under a running kernel
+ * here), but they reach shared memory only at the wait that completes their group (or at
+ * the thread's end), so a kernel that reads a stage before waiting for it, or waits for
+ * the wrong group, reads stale bytes, as it may on hardware. A barrier completes nothing.
+ * __threadfence orders nothing here (blocks run one after another); __ldcg is a load. ---- */
+#define EMU_CP_MAX 64
+struct emu_cp_op { void *dst; unsigned char b[16]; int n, group; };
+static emu_cp_op emu_cp_q[EMU_MAX_THREADS][EMU_CP_MAX];
+static int emu_cp_n[EMU_MAX_THREADS], emu_cp_committed[EMU_MAX_THREADS];
+/* complete the pending copies of thread t whose group is below `upto` (oldest first) */
+static void emu_cp_complete(int t, int upto) {
+    int keep = 0;
+    for (int i = 0; i < emu_cp_n[t]; i++) {
+        emu_cp_op &o = emu_cp_q[t][i];
+        if (o.group < upto) memcpy(o.dst, o.b, (size_t)o.n);
+        else emu_cp_q[t][keep++] = o;
+    }
+    emu_cp_n[t] = keep;
+}
+static void emu_cp_async(void *dst, const void *src, int size, int src_size) {
+    const int t = emu_cur;
+    if (emu_cp_n[t] == EMU_CP_MAX) {         /* more in flight than the emulator keeps: the oldest lands early */
+        memcpy(emu_cp_q[t][0].dst, emu_cp_q[t][0].b, (size_t)emu_cp_q[t][0].n);
+        memmove(&emu_cp_q[t][0], &emu_cp_q[t][1], sizeof(emu_cp_op) * (EMU_CP_MAX - 1));
+        emu_cp_n[t]--;
+    }
+    emu_cp_op &o = emu_cp_q[t][emu_cp_n[t]++];
+    o.dst = dst;
+    o.n = size;
+    o.group = emu_cp_committed[t];
+    memset(o.b, 0, sizeof o.b);
+    if (src_size > 0) memcpy(o.b, src, (size_t)(src_size < size ? src_size : size));
+}
+static void emu_cp_commit(void) { emu_cp_committed[emu_cur]++; }
+static void emu_cp_wait(int n) { emu_cp_complete(emu_cur, emu_cp_committed[emu_cur] - n); }
+static void emu_cp_reset(int t) { emu_cp_n[t] = 0; emu_cp_committed[t] = 0; }
+static inline void __threadfence(void) {}
+template <typename V> static inline V __ldcg(const V *p) { return *p; }
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
+template <class F> static cudaError_t cudaFuncSetAttribute(F, cudaFuncAttribute, int) { return cudaSuccess; }
+
 static void emu_fiber_main(void) {
     emu_body(emu_body_arg);
     const int t = emu_cur, w = t / 32;
+    emu_cp_complete(t, 1 << 30);          /* copies still in flight land when the thread ends */
     emu_done[t] = 1;
     emu_alive--;
     emu_warp_alive[w]--;
@@ -353,7 +402,7 @@ static void emu_run_block(void) {
         emu_warp_alive[w] = emu_n - 32 * w < 32 ? emu_n - 32 * w : 32;
         emu_wbar_count[w] = 0;
     }
-    for (int t = 0; t < emu_n; t++) { emu_done[t] = 0; emu_fiber_init(t); }
+    for (int t = 0; t < emu_n; t++) { emu_done[t] = 0; emu_cp_reset(t); emu_fiber_init(t); }
     while (emu_alive > 0)
         for (int t = 0; t < emu_n; t++) {
             if (emu_done[t]) continue;
