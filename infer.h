@@ -25,7 +25,7 @@
  *   >>api-status         27  status codes and the error object
  *   >>api-types         334  ggml tensor types and the quant block structs
  *   >>api-tensor         52  tensors, GGUF files, model config
- *   >>api-kernels       203  the kernel table every backend fills
+ *   >>api-kernels       208  the kernel table every backend fills
  *   >>api               393  model, session, tokenizer, sampler, generation
  *   >>util              576  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1944  every weight type: byte layouts, dequantize, quantize, dot (scalar)
@@ -35,17 +35,17 @@
  *   >>simd              919  vectorized dot products (AVX2, AVX-512, NEON)
  *   >>tiles            1503  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
- *   >>cpu              1788  the CPU kernel table: thread pool, matmul, attention, every op
+ *   >>cpu              1804  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>arch               72  model families as descriptors
  *   >>load             1070  from GGUF tensors to model weights, with shape checks
  *   >>kv                216  the paged KV cache, the prefix cache, the recurrent state
- *   >>session           551  a session: backend, activations, caches, sequences
+ *   >>session           554  a session: backend, activations, caches, sequences
  *   >>deepseek4         204  DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
- *   >>forward           335  the transformer, once for every family: one step through every layer
+ *   >>forward           353  the transformer, once for every family: one step through every layer
  *   >>eval              167  the evaluation API: batches of sequences, logits out
  *   >>sampler           220  logits -> next token
  *   >>generate           70  the generation loop (the engine ends here; appendices follow)
- *   >>backends          745  the GPU backend of this build; any backend diffed against the CPU
+ *   >>backends          797  the GPU backend of this build; any backend diffed against the CPU
  *   >>unicode           119  categories, white space, case, NFD base, UTF-8
  *   >>regex             434  a backtracking regex matcher for pre-tokenizer patterns
  *   >>tokenizer        1162  SentencePiece BPE, byte-level BPE, WordPiece; the GGUF's vocabulary
@@ -566,6 +566,11 @@ typedef struct infer_kv_view {       /* what attention needs to read one sequenc
     int32_t block_size;              /* tokens per block */
     const int32_t *block_table;      /* logical block -> physical block */
     int32_t kv_dim;                  /* n_head_kv * head_dim (row length of k and v) */
+    /* NULL, or [rows] (backend memory, holding backend pointers): row r of the call reads and
+     * writes its own sequence's cache through row_tables[r] instead of block_table, so one
+     * kv_store or rope_kv_store serves the rows of several sequences, and one attention the
+     * decode rows of several (each row its sequence's only row in the call) */
+    const int32_t *const *row_tables;
 } infer_kv_view;
 
 /* Gate activations of the GLU op (cfg.ffn_act uses the same numbers). */
@@ -8121,9 +8126,14 @@ static void infer__cpu_rope_multi(void *ctx, float *x, int rows, int n_heads, in
     infer__rope_apply(x, rows, n_heads, head_dim, pos, sections, rp);
 }
 
-/* address of cache row `p` (a token position) through the block table */
+/* address of cache row `p` (a token position) through the block table (of the call's row r
+ * when the view has one per row) */
 static size_t infer__kv_row(const infer_kv_view *kv, int32_t p) {
     return (size_t)kv->block_table[p / kv->block_size] * kv->block_size + p % kv->block_size;
+}
+static size_t infer__kv_row_of(const infer_kv_view *kv, int r, int32_t p) {
+    const int32_t *t = kv->row_tables ? kv->row_tables[r] : kv->block_table;
+    return (size_t)t[p / kv->block_size] * kv->block_size + p % kv->block_size;
 }
 
 /* An F16 cache saturates: a key or value beyond the largest binary16 (65504) is stored as
@@ -8154,7 +8164,7 @@ static void infer__f16_store(infer_half *d, const float *x, int64_t n) {
 static void infer__cpu_kv_store(void *ctx, const infer_kv_view *kv, const float *k, const float *v, const int32_t *pos, int rows) {
     (void)ctx;
     for (int r = 0; r < rows; r++) {
-        const size_t off = infer__kv_row(kv, pos[r]) * kv->kv_dim;
+        const size_t off = infer__kv_row_of(kv, r, pos[r]) * kv->kv_dim;
         for (int pass = 0; pass < (v ? 2 : 1); pass++) {
             const float *src = (pass ? v : k) + (size_t)r * kv->kv_dim;
             void *pool = pass ? kv->v : kv->k;
@@ -8433,6 +8443,17 @@ static void infer__attn_task(void *arg, int ith, int nth) {
 static void infer__cpu_attention(void *ctx, float *out, const float *q, const infer_kv_view *kv, const int32_t *pos,
                                  int rows, int n_head, int n_head_kv, int head_dim, float scale) {
     infer__cpu_ctx *c = (infer__cpu_ctx *)ctx;
+    if (kv->row_tables) {                 /* rows of several sequences: each run of one table on its own */
+        for (int r0 = 0, r1; r0 < rows; r0 = r1) {
+            for (r1 = r0 + 1; r1 < rows && kv->row_tables[r1] == kv->row_tables[r0];) r1++;
+            infer_kv_view one = *kv;
+            one.block_table = kv->row_tables[r0];
+            one.row_tables = NULL;
+            const size_t at = (size_t)r0 * n_head * head_dim;
+            infer__cpu_attention(ctx, out + at, q + at, &one, pos + r0, r1 - r0, n_head, n_head_kv, head_dim, scale);
+        }
+        return;
+    }
     int32_t maxp = 0;
     for (int r = 0; r < rows; r++) if (pos[r] > maxp) maxp = pos[r];
     /* 4 query rows per task (a prompt), whole GQA groups per task, halved while that leaves
@@ -10683,6 +10704,8 @@ struct infer_session {
     int32_t *pos;            /* [4, T] positions of the step (4 streams for multi-axis rope) */
     int32_t *tok;            /* [T] token ids of the step */
     int32_t *lrows;          /* [U] the rows whose logits are wanted */
+    const int32_t **rtab;    /* [U] each row's block table of cache 0 (infer_kv_view.row_tables) */
+    const int32_t **rtab_host;   /* [U] */
     int32_t *pos_host;       /* [4, U] */
     int32_t *tok_host;       /* [U] the step's tokens */
     float *lstage;           /* [min(U, INFER__LOGIT_ROWS), n_vocab] logits on their way to the callers */
@@ -10752,7 +10775,7 @@ static int infer__session_bufs(infer_session *s, infer__buf *b) {
     INFER__BUF(isel, ds * U * TK * I); INFER__BUF(insel, ds * U * I);
     INFER__BUF(o_lora, ds * U * G * (size_t)c->o_lora_rank * F); INFER__BUF(gids, ds * U * G * I);
     INFER__BUF(epos, ds * (size_t)INFER__MAX_CACHES * 2 * U * I);
-    INFER__BUF(pos, 4 * U * I); INFER__BUF(tok, U * I); INFER__BUF(lrows, U * I);
+    INFER__BUF(pos, 4 * U * I); INFER__BUF(tok, U * I); INFER__BUF(lrows, U * I); INFER__BUF(rtab, U * sizeof(int32_t *));
 #undef INFER__BUF
     return n;
 }
@@ -10955,7 +10978,7 @@ void infer_session_free(infer_session *s) {
     infer__buf bufs[INFER__MAX_BUFS];
     const int nb = infer__session_bufs(s, bufs);
     for (int i = 0; i < nb; i++) if (*bufs[i].p) k->free(s->kctx, *bufs[i].p);
-    INFER_FREE(s->pos_host); INFER_FREE(s->tok_host); INFER_FREE(s->eid_host); INFER_FREE(s->lstage);
+    INFER_FREE(s->pos_host); INFER_FREE(s->tok_host); INFER_FREE(s->rtab_host); INFER_FREE(s->eid_host); INFER_FREE(s->lstage);
     k->ctx_free(s->kctx);
     INFER_FREE(s);
 }
@@ -11117,9 +11140,10 @@ infer_status infer_session_create(infer_session **out, infer_model *m, const inf
     if (ok) {
         s->pos_host = (int32_t *)infer__calloc(4 * U, sizeof(int32_t));
         s->tok_host = (int32_t *)infer__calloc(U, sizeof(int32_t));
+        s->rtab_host = (const int32_t **)infer__calloc(U, sizeof(int32_t *));
         s->eid_host = (int32_t *)infer__calloc(U * (size_t)(c->n_expert_used > 0 ? c->n_expert_used : 1), sizeof(int32_t));
         s->lstage = (float *)INFER_MALLOC(LR * (size_t)c->n_vocab * sizeof(float));
-        ok = s->pos_host && s->tok_host && s->eid_host && s->lstage;
+        ok = s->pos_host && s->tok_host && s->rtab_host && s->eid_host && s->lstage;
     }
     if (ok && m->arch->csa) {                 /* the output groups as matmul_id's "experts": 0..G-1 on every row */
         const size_t G = (size_t)c->o_groups;
@@ -11496,13 +11520,26 @@ static void infer__attention_layer(infer_session *s, int l, int T) {
         k->rope(kc, s->q, T, c->n_head, hd, s->pos, &s->rope);
         if (!rope_in_store) k->rope(kc, s->keys, T, c->n_head_kv, hd, s->pos, &s->rope);
     }
-    for (int g = 0; g < s->n_segs; g++) {              /* each sequence: its own cache */
-        const infer__seg *sg = &s->segs[g];
-        const size_t r = (size_t)sg->row0;
-        const infer_kv_view kv = infer__seq_view(s, sg->seq, 0, l, 0);
-        if (rope_in_store) k->rope_kv_store(kc, &kv, s->keys + r * KVD, s->values + r * KVD, s->pos + r, sg->n, c->n_head_kv, hd, &s->rope);
-        else k->kv_store(kc, &kv, s->keys + r * KVD, s->values + r * KVD, s->pos + r, sg->n);
-        k->attention(kc, s->att + r * QD, s->q + r * QD, &kv, s->pos + r, sg->n, c->n_head, c->n_head_kv, hd, scale);
+    /* Each sequence has its own cache. With one sequence in the step, its view; with several,
+     * the view's per-row tables: one cache store for all the rows, one attention for each run
+     * of decode rows (sequences with one row each: several sequences decoding at once) and
+     * one for each sequence's prompt rows. */
+    infer_kv_view kv = infer__seq_view(s, s->segs[0].seq, 0, l, 0);
+    if (s->n_segs > 1) kv.row_tables = s->rtab;
+    if (rope_in_store) k->rope_kv_store(kc, &kv, s->keys, s->values, s->pos, T, c->n_head_kv, hd, &s->rope);
+    else k->kv_store(kc, &kv, s->keys, s->values, s->pos, T);
+    for (int g0 = 0, g1; g0 < s->n_segs; g0 = g1) {
+        const size_t r = (size_t)s->segs[g0].row0;
+        infer_kv_view one = kv;
+        g1 = g0 + 1;
+        if (s->segs[g0].n == 1 && s->n_segs > 1) {     /* a run of decode rows */
+            while (g1 < s->n_segs && s->segs[g1].n == 1) g1++;
+            one.row_tables = s->rtab + r;
+        } else {
+            one = infer__seq_view(s, s->segs[g0].seq, 0, l, 0);
+        }
+        const int n = s->segs[g1 - 1].row0 + s->segs[g1 - 1].n - (int)r;
+        k->attention(kc, s->att + r * QD, s->q + r * QD, &one, s->pos + r, n, c->n_head, c->n_head_kv, hd, scale);
     }
     if (m->arch->attn_gate) k->mul_sigmoid(kc, s->att, s->agate, T, QD, QD);
     if (L->attn_sub_norm) k->rmsnorm(kc, s->att, s->att, (const float *)L->attn_sub_norm->data, T, QD, c->rms_eps);
@@ -11634,6 +11671,11 @@ static infer_status infer__forward_step(infer_session *s, int T, const int32_t *
         }
     INFER__TRY(k->upload(kc, s->pos, pos, 4 * (size_t)T * sizeof(int32_t)));
     INFER__TRY(k->upload(kc, s->tok, s->tok_host, (size_t)T * sizeof(int32_t)));
+    if (s->n_segs > 1 && !m->arch->csa) {    /* several sequences: each row's block table */
+        for (int g = 0; g < s->n_segs; g++)
+            for (int i = 0; i < s->segs[g].n; i++) s->rtab_host[s->segs[g].row0 + i] = s->seqs[s->segs[g].seq].dev_table[0];
+        INFER__TRY(k->upload(kc, (void *)s->rtab, s->rtab_host, (size_t)T * sizeof(int32_t *)));
+    }
     if (n_want) INFER__TRY(k->upload(kc, s->lrows, want, (size_t)n_want * sizeof(int32_t)));
     if (m->arch->csa) INFER__TRY(infer__dsv4_prepare(s));
     /* from here to the logits' download only ops: a device backend may run them as one unit */
@@ -12565,7 +12607,7 @@ static void infer__diff_rope_kv(infer__diff *d, infer_type kvt, int n_rot, int r
         memset(&r, 0, sizeof r);
         r.n_rot = n_rot; r.rot_first = rot_first; r.neox = rot_first > 0; r.freq_base = 10000.0f; r.freq_scale = 1.0f; r.attn_factor = 1.0f;
         r.beta_fast = 32.0f; r.beta_slow = 1.0f; r.n_ctx_orig = 2048;
-        const infer_kv_view va = { kp.a, vp.a, kvt, BS, (const int32_t *)tb.a, kvd }, vb = { kp.b, vp.b, kvt, BS, (const int32_t *)tb.b, kvd };
+        const infer_kv_view va = { kp.a, vp.a, kvt, BS, (const int32_t *)tb.a, kvd, NULL }, vb = { kp.b, vp.b, kvt, BS, (const int32_t *)tb.b, kvd, NULL };
         d->ka->copy_rows(d->ca, (float *)kr.a, kvd, (const float *)k.a, kvd, ROWS, kvd);
         d->ka->rope(d->ca, (float *)kr.a, ROWS, NH, HD, (const int32_t *)pp.a, &r);
         d->ka->kv_store(d->ca, &va, (const float *)kr.a, (const float *)v.a, (const int32_t *)pp.a, ROWS);
@@ -12606,7 +12648,7 @@ static void infer__diff_attention(infer__diff *d, infer_type kvt, int n_head, in
     char what[80];
     snprintf(what, sizeof what, "%s heads=%d/%d hd=%d rows=%d pos=%d", infer_type_name(kvt), n_head, n_head_kv, hd, rows, (int)last_pos);
     if (!d->broken && table && all) {
-        infer_kv_view va = { kp.a, vp.a, kvt, bs, (const int32_t *)tb.a, kvd }, vb = { kp.b, vp.b, kvt, bs, (const int32_t *)tb.b, kvd };
+        infer_kv_view va = { kp.a, vp.a, kvt, bs, (const int32_t *)tb.a, kvd, NULL }, vb = { kp.b, vp.b, kvt, bs, (const int32_t *)tb.b, kvd, NULL };
         d->ka->kv_store(d->ca, &va, (const float *)k.a, (const float *)v.a, (const int32_t *)pa.a, n_pos);
         d->kb->kv_store(d->cb, &vb, (const float *)k.b, (const float *)v.b, (const int32_t *)pa.b, n_pos);
         infer__diff_exact(d, "kv_store k", what, &kp);
@@ -12619,6 +12661,56 @@ static void infer__diff_attention(infer__diff *d, infer_type kvt, int n_head, in
     INFER_FREE(table); INFER_FREE(all);
     infer__pair_free(d, &tb); infer__pair_free(d, &pa); infer__pair_free(d, &pq); infer__pair_free(d, &kp); infer__pair_free(d, &vp);
     infer__pair_free(d, &k); infer__pair_free(d, &v); infer__pair_free(d, &q); infer__pair_free(d, &o);
+}
+
+/* Several sequences in one call (infer_kv_view.row_tables): two sequences' caches in one pool,
+ * each through its own shuffled table; one kv_store writes the rows of both (70 and 33), then
+ * one attention answers a decode row of each (at those depths); a second pass swaps which
+ * rows go to which table */
+static void infer__diff_rows(infer__diff *d, infer_type kvt, int n_head, int n_head_kv, int hd) {
+    enum { BS = 16, NB = 6, N0 = 70, N1 = 33 };            /* blocks a sequence; its positions */
+    const int kvd = n_head_kv * hd, n = N0 + N1;
+    const size_t esz = kvt == INFER_TYPE_F16 ? 2 : 4;
+    int32_t t0[NB], t1[NB], pos[N0 + N1];
+    const int32_t qpos[2] = { N0 - 1, N1 - 1 };           /* the decode rows: the last position of each */
+    for (int b = 0; b < NB; b++) { t0[b] = (b * 5 + 1) % NB; t1[b] = NB + (NB - 1 - b); }
+    for (int r = 0; r < n; r++) pos[r] = r < N0 ? r : r - N0;
+    infer__pair ta = infer__pair_new(d, t0, sizeof t0), tb = infer__pair_new(d, t1, sizeof t1), pp = infer__pair_new(d, pos, sizeof pos);
+    infer__pair pq = infer__pair_new(d, qpos, sizeof qpos), rt = infer__pair_new(d, NULL, (size_t)n * sizeof(int32_t *));
+    infer__pair kp = infer__pair_new(d, NULL, (size_t)2 * NB * BS * kvd * esz), vp = infer__pair_new(d, NULL, (size_t)2 * NB * BS * kvd * esz);
+    infer__pair k = infer__diff_rand_pair(d, (size_t)n * kvd, -1, 1), v = infer__diff_rand_pair(d, (size_t)n * kvd, -1, 1);
+    infer__pair q = infer__diff_rand_pair(d, (size_t)2 * n_head * hd, -1, 1), o = infer__pair_new(d, NULL, (size_t)2 * n_head * hd * sizeof(float));
+    const int32_t **ra = (const int32_t **)INFER_MALLOC((size_t)n * sizeof(int32_t *)), **rb = (const int32_t **)INFER_MALLOC((size_t)n * sizeof(int32_t *));
+    char what[80];
+    snprintf(what, sizeof what, "%s heads=%d/%d hd=%d, 2 sequences", infer_type_name(kvt), n_head, n_head_kv, hd);
+    for (int pass = 0; pass < 2 && !d->broken && ra && rb; pass++) {
+        /* pass 0: rows of sequence 0 then 1, decode rows 1 then 0; pass 1: the tables swapped */
+        for (int r = 0; r < n; r++) {
+            const int first = (r < N0) != pass;
+            ra[r] = (const int32_t *)(first ? ta.a : tb.a);
+            rb[r] = (const int32_t *)(first ? ta.b : tb.b);
+        }
+        if (d->ka->upload(d->ca, rt.a, ra, (size_t)n * sizeof(int32_t *)) != INFER_OK || d->kb->upload(d->cb, rt.b, rb, (size_t)n * sizeof(int32_t *)) != INFER_OK) {
+            d->broken = 1;
+            break;
+        }
+        infer_kv_view va = { kp.a, vp.a, kvt, BS, NULL, kvd, (const int32_t *const *)rt.a }, vb = { kp.b, vp.b, kvt, BS, NULL, kvd, (const int32_t *const *)rt.b };
+        d->ka->kv_store(d->ca, &va, (const float *)k.a, (const float *)v.a, (const int32_t *)pp.a, n);
+        d->kb->kv_store(d->cb, &vb, (const float *)k.b, (const float *)v.b, (const int32_t *)pp.b, n);
+        infer__diff_exact(d, "kv_store k, rows' tables", what, &kp);
+        infer__diff_exact(d, "kv_store v, rows' tables", what, &vp);
+        /* two decode rows: tables N0 - 1 and N0 of the list, one of each sequence (at N0 - 1 and
+         * N1 - 1 positions) */
+        va.row_tables = (const int32_t *const *)rt.a + (N0 - 1);
+        vb.row_tables = (const int32_t *const *)rt.b + (N0 - 1);
+        const float scale = 1.0f / sqrtf((float)hd);
+        d->ka->attention(d->ca, (float *)o.a, (const float *)q.a, &va, (const int32_t *)pq.a, 2, n_head, n_head_kv, hd, scale);
+        d->kb->attention(d->cb, (float *)o.b, (const float *)q.b, &vb, (const int32_t *)pq.b, 2, n_head, n_head_kv, hd, scale);
+        infer__diff_cmp(d, "attention, rows' tables", what, &o, INFER__TOL_SUM);
+    }
+    INFER_FREE(ra); INFER_FREE(rb);
+    infer__pair_free(d, &ta); infer__pair_free(d, &tb); infer__pair_free(d, &pp); infer__pair_free(d, &pq); infer__pair_free(d, &rt);
+    infer__pair_free(d, &kp); infer__pair_free(d, &vp); infer__pair_free(d, &k); infer__pair_free(d, &v); infer__pair_free(d, &q); infer__pair_free(d, &o);
 }
 
 /* ---- mixture-of-experts routing ---- */
@@ -12718,9 +12810,9 @@ static void infer__diff_dsv4(infer__diff *d) {
     infer__pair o = infer__pair_new(d, NULL, (size_t)rows * H * hd * F);
     if (!d->broken) {
         const infer_type kvt = INFER_TYPE_F32;
-        infer_kv_view ka = { kpool.a, kpool.a, kvt, bs, (const int32_t *)tb.a, dI }, kb = { kpool.b, kpool.b, kvt, bs, (const int32_t *)tb.b, dI };
-        infer_kv_view ea = { epool.a, epool.a, kvt, bs, (const int32_t *)tb.a, hd }, eb = { epool.b, epool.b, kvt, bs, (const int32_t *)tb.b, hd };
-        infer_kv_view ra = { rpool.a, rpool.a, kvt, bs, (const int32_t *)tb.a, hd }, rb = { rpool.b, rpool.b, kvt, bs, (const int32_t *)tb.b, hd };
+        infer_kv_view ka = { kpool.a, kpool.a, kvt, bs, (const int32_t *)tb.a, dI, NULL }, kb = { kpool.b, kpool.b, kvt, bs, (const int32_t *)tb.b, dI, NULL };
+        infer_kv_view ea = { epool.a, epool.a, kvt, bs, (const int32_t *)tb.a, hd, NULL }, eb = { epool.b, epool.b, kvt, bs, (const int32_t *)tb.b, hd, NULL };
+        infer_kv_view ra = { rpool.a, rpool.a, kvt, bs, (const int32_t *)tb.a, hd, NULL }, rb = { rpool.b, rpool.b, kvt, bs, (const int32_t *)tb.b, hd, NULL };
         d->ka->kv_store(d->ca, &ka, A(keys), NULL, (const int32_t *)pa.a, n_ent); d->kb->kv_store(d->cb, &kb, B(keys), NULL, (const int32_t *)pa.b, n_ent);
         d->ka->kv_store(d->ca, &ea, A(ent), NULL, (const int32_t *)pa.a, n_ent); d->kb->kv_store(d->cb, &eb, B(ent), NULL, (const int32_t *)pa.b, n_ent);
         d->ka->kv_store(d->ca, &ra, A(raw), NULL, (const int32_t *)pa.a, n_tok); d->kb->kv_store(d->cb, &rb, B(raw), NULL, (const int32_t *)pa.b, n_tok);
@@ -12863,6 +12955,8 @@ static void infer__diff_ops(infer__diff *d) {
     if (!d->broken) infer__diff_attention(d, INFER_TYPE_F16, 4, 4, 128, 1, 200);    /* decode */
     if (!d->broken) infer__diff_attention(d, INFER_TYPE_F16, 2, 1, 256, 3, 90);     /* qwen3.5's head size */
     if (!d->broken) infer__diff_attention(d, INFER_TYPE_F32, 16, 2, 128, 1, 3000);  /* long context: split-K */
+    if (!d->broken) infer__diff_rows(d, INFER_TYPE_F16, 8, 2, 64);                   /* several sequences at once */
+    if (!d->broken) infer__diff_rows(d, INFER_TYPE_F32, 4, 4, 128);
     if (!d->broken) infer__diff_route(d, 64, 8, 1, 1, 1.0f, 0, 0);
     if (!d->broken) infer__diff_route(d, 256, 8, 2, 0, 2.5f, 0, 0);
     if (!d->broken) infer__diff_route(d, 256, 6, 4, 1, 1.5f, 1, 0);       /* deepseek4: sqrt-softplus + bias */

@@ -46,11 +46,17 @@
  *               GLU, matmul_add the residual add in the stores. rows > 8: 64x64 output
  *               tiles: k_matmul_tiled, weights dequantized into shared memory 32 columns
  *               at a time, then f32 FMAs (precise), or in the fast mode F16/BF16 MMAs
- *               (16-bit weights) or TF32 MMAs (F32); k_matmul_q8 (fast, quantized
- *               weights): x quantized by k_quant_act, 8 warps, weights unpacked to int8
- *               codes and scales in shared memory 128 columns a step, int8 MMAs (mma.sync
- *               m16n8k32, or m16n8k16 for the types scaled per 16), each block's sums
- *               scaled into f32
+ *               (16-bit weights; where the rows are 16-byte aligned, two shared-memory
+ *               stages, 64 K values a step, the weights' bytes by cp.async) or TF32
+ *               MMAs (F32); k_matmul_q8 (fast, quantized
+ *               weights): x quantized by k_quant_act, tiles of 16, 32 or 64 rows (from
+ *               the row count) x 64 columns, 8 warps, K 256 values a step through two
+ *               shared-memory stages (the next step's activations by cp.async, its
+ *               weights unpacked to int8 codes and scales while this step's MMAs run),
+ *               int8 MMAs (mma.sync m16n8k32, or m16n8k16 for the types scaled per 16),
+ *               each block's sums scaled into f32; a grid too small for the SMs splits K
+ *               over blocks, the last block of a tile adding the partial tiles in a
+ *               fixed order (the same bits every run)
  *   matmul_id   decode: a warp per (token, expert slot, column), in the fast mode
  *               k_mvq_id (k_mvq's blocks per (token, slot)); a prompt: the rows grouped
  *               by expert on the device, then the same tiles per expert
@@ -99,7 +105,9 @@
  *                           decode steps as graphs within a launch budget; the int8 tiles
  *                           (gpu_int8_*): the activation quantizer byte for byte against
  *                           the CPU's, every type's prompt matmul and matmul_id against the
- *                           CPU's fast path (1e-5) and exact maths (the fast bound); SKIP
+ *                           CPU's fast path (1e-5) and exact maths (the fast bound), the
+ *                           tile shapes and split-K (gpu_int8_tiles: rows 9..200, K split
+ *                           or not, the same bits twice; gpu_int8_moe_tiles); SKIP
  *                           lines without a device. ./infer-cuda --diff -m MODEL likewise.
  *   ./tests-cuda gpu_flash_attention, gpu_attention_splits
  *                           prompt attention (the flash tiles in the fast mode, 2e-3; the
@@ -123,16 +131,17 @@
  *   has no slices for Q1_0, Q2_0, TQ1_0 and I2_S (k_matvec serves them in both modes),
  *   and its activations are quantized by a launch of their own, not by the norm that
  *   writes them; the decode and the prompt paths each have their activation quantizer
- *   (k_quant_x, k_quant_act: the same bytes, other layouts). Prompts: the int8 tiles load
- *   each step's operands and then compute, with no loads in flight meanwhile (no cp.async
- *   double buffering; two resident tiles an SM overlap each other), the tile is a fixed
- *   64x64 (no stream-K for grids that leave SMs idle, no larger tiles for wide matrices);
- *   the 16-bit tiles are the TF32 tiles' shape (wmma, no cuBLAS); the flash-
- *   attention tiles take F16 products only (no BF16 or FP8) and double-buffer an F16
- *   cache only (an F32 one is converted between steps); decode attention reads 16-byte
- *   rows only from an F16 cache in the fast mode (k_attention_h16, head sizes 64, 128,
- *   256), 2-byte or 4-byte elements otherwise. The delta rule runs token by token (no
- *   chunked matrix form).
+ *   (k_quant_x, k_quant_act: the same bytes, other layouts). Prompts: the int8 tiles are
+ *   at most 64 x 64 (no 128-column tiles for wide matrices), short grids split K in whole
+ *   tiles (not stream-K's running fractions), matmul_id's tiles never split K, and the
+ *   weights are unpacked by the threads (no cp.async of raw weight blocks);
+ *   the 16-bit tiles are the TF32 tiles' 64x64 shape (wmma, no cuBLAS; rows that are not
+ *   16-byte aligned, K not a multiple of 8, take the one-stage form); the flash-attention
+ *   tiles take F16 products only (no BF16 or FP8), double-buffer an F16 cache only (an
+ *   F32 one is converted between steps) and serve one block table a call (rows of
+ *   several sequences take k_attention); decode attention reads 16-byte rows only from
+ *   an F16 cache in the fast mode (k_attention_h16, head sizes 64, 128, 256), 2-byte or
+ *   4-byte elements otherwise. The delta rule runs token by token (no chunked matrix form).
  *   The indexer scores with scalar dots, which is what keeps the CPU's exact ties.
  *   RMSNorm is a launch of its own, not part of the matvec that reads its output.
  *
@@ -223,6 +232,9 @@ typedef struct infer_cuda_ctx {
     size_t att_count_bytes;
     void *xq;                 /* quantized activations: the fast matvec's (k_quant_x), the int8 tiles' (k_quant_act) */
     size_t xq_bytes;
+    void *qt;                 /* the int8 tiles' split-K counts and partial tiles (infer_cuda_qt_space) */
+    size_t qt_bytes;
+    int qt_rows, qt_splits;   /* the last int8 tile launch's tile rows and splits of K (for the tests) */
     /* the step recorder (see above) */
     int recording;            /* between step_begin and step_end, nothing issued yet */
     int in_step;              /* between step_begin and step_end */
@@ -1948,6 +1960,46 @@ INFER_CUDA_UNROLL
 #endif
 }
 
+/* cp.async (sm_80+): 16 or 4 bytes from global to shared memory that land later, without
+ * passing through registers; the first src_bytes from src, zeros after (0: zeros, src not
+ * read). commit closes this thread's copies so far into a group; wait<N> returns when all
+ * but its N latest groups have landed (the thread's own copies: a barrier after the wait
+ * makes every thread's visible). tools/cuda_emu.h defers the copies to the wait, as here. */
+__device__ __forceinline__ void cp_async16(void *dst, const void *src, int src_bytes) {
+#ifdef INFER_CUDA_EMU
+    emu_cp_async(dst, src, 16, src_bytes);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src), "r"(src_bytes) : "memory");
+#else
+    uint4 v = make_uint4(0, 0, 0, 0);       /* no cp.async: a plain copy (its tiles never run there) */
+    if (src_bytes) v = *(const uint4 *)src;
+    *(uint4 *)dst = v;
+#endif
+}
+__device__ __forceinline__ void cp_async4(void *dst, const void *src, int src_bytes) {
+#ifdef INFER_CUDA_EMU
+    emu_cp_async(dst, src, 4, src_bytes);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src), "r"(src_bytes) : "memory");
+#else
+    *(uint32_t *)dst = src_bytes ? *(const uint32_t *)src : 0u;
+#endif
+}
+__device__ __forceinline__ void cp_async_commit(void) {
+#ifdef INFER_CUDA_EMU
+    emu_cp_commit();
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+template <int N> __device__ __forceinline__ void cp_async_wait(void) {
+#ifdef INFER_CUDA_EMU
+    emu_cp_wait(N);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+#endif
+}
+
 /* The fast mode's tiles for F16 and BF16 weights: tile_matmul_tc's tile, steps and warps on
  * 16-bit tensor cores (wmma m16n16k16, f32 accumulators), one MMA per product where 3xTF32
  * takes three at half the rate. The weights are exact in their own format; the activations
@@ -2005,15 +2057,101 @@ INFER_CUDA_UNROLL
 #endif
 }
 
+/* tile_matmul_half with two shared-memory stages, where the weight rows and x allow 16-byte
+ * copies (row_bytes, W and x 16-byte aligned: K a multiple of 8): K 64 values a step; the
+ * next step's weights come by cp.async, exactly their bytes (the tile's 16-bit format is
+ * the weight's own), and its activations are loaded into registers (16 a thread) before
+ * this step's MMAs and rounded into the other stage after them. One barrier a step, after
+ * the wait for the step's copies. The accumulators go out through the stages' memory. */
+#define INFER_CUDA_HT_K 64            /* K values per step */
+#define INFER_CUDA_HT_LD 72           /* 16-bit values between two rows of a stage (144 bytes: 16-byte rows, 32-byte fragments) */
+template <int T, class Rows>
+__device__ void tile_matmul_half_async(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, float scale, int n0, Rows rows, int add) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800          /* no BF16 MMA, no cp.async before Ampere */
+    tile_matmul<T>(out, W, row_bytes, x, K, N, scale, n0, rows, add);
+#else
+    typedef half_of<T> Hc;
+    typedef typename Hc::type H;
+    enum { KS = INFER_CUDA_HT_K, LD = INFER_CUDA_HT_LD, STAGE = 2 * INFER_CUDA_TILE * LD };      /* a stage: W rows, then x rows */
+    static_assert(2 * STAGE * sizeof(H) >= INFER_CUDA_TILE * 68 * sizeof(float), "the output tile fits in the stages");
+    __shared__ __align__(32) H st_mem[2 * STAGE];
+    __shared__ int xr[INFER_CUDA_TILE];
+    const int tid = threadIdx.x, warp = tid / 32, wi = warp / 2, wj = (warp % 2) * 2, steps = (K + KS - 1) / KS;
+    if (tid < INFER_CUDA_TILE) xr[tid] = tid < rows.n ? rows.xrow(tid) : -1;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[2];
+    wmma::fill_fragment(acc[0], 0.0f);
+    wmma::fill_fragment(acc[1], 0.0f);
+    float xv[16];                         /* the next step's activations: rows tid / 16 + 16 i, values 4 (tid % 16) .. + 4 */
+    __syncthreads();                      /* xr */
+    auto load_w = [&](int st, int k0) {   /* 64 rows x 8 pieces of 16 bytes, zeros past K and N */
+        H *ws = st_mem + st * STAGE;
+        for (int i = tid; i < INFER_CUDA_TILE * KS / 8; i += 256) {
+            const int n = i / (KS / 8), k = k0 + 8 * (i % (KS / 8)), ok = n0 + n < N && k < K;
+            const int bytes = ok ? (K - k >= 8 ? 16 : 2 * (K - k)) : 0;
+            cp_async16(ws + n * LD + (k - k0), ok ? (const void *)(W + (size_t)(n0 + n) * row_bytes + 2 * (size_t)k) : (const void *)W, bytes);
+        }
+        cp_async_commit();
+    };
+    auto load_x = [&](int k0) {
+        const int k = k0 + 4 * (tid % 16);
+INFER_CUDA_UNROLL
+        for (int i = 0; i < 4; i++) {
+            const int r = tid / 16 + 16 * i;
+            float4 v = { 0.0f, 0.0f, 0.0f, 0.0f };
+            if (xr[r] >= 0 && k < K) v = *(const float4 *)(x + (size_t)xr[r] * K + k);
+            xv[4 * i] = v.x; xv[4 * i + 1] = v.y; xv[4 * i + 2] = v.z; xv[4 * i + 3] = v.w;
+        }
+    };
+    auto store_x = [&](int st) {
+        H *xs = st_mem + st * STAGE + INFER_CUDA_TILE * LD;
+INFER_CUDA_UNROLL
+        for (int i = 0; i < 4; i++)
+INFER_CUDA_UNROLL
+            for (int j = 0; j < 4; j++) xs[(tid / 16 + 16 * i) * LD + 4 * (tid % 16) + j] = Hc::from(xv[4 * i + j]);
+    };
+    load_w(0, 0);
+    load_x(0);
+    store_x(0);
+    for (int s = 0; s < steps; s++) {
+        const int st = s & 1, more = s + 1 < steps;
+        cp_async_wait<0>();
+        __syncthreads();                  /* stage st complete; every warp is done with stage st ^ 1 */
+        if (more) {
+            load_w(st ^ 1, KS * (s + 1));
+            load_x(KS * (s + 1));
+        }
+        const H *ws = st_mem + st * STAGE, *xs = ws + INFER_CUDA_TILE * LD;
+INFER_CUDA_UNROLL
+        for (int kk = 0; kk < KS; kk += 16) {
+            wmma::fragment<wmma::matrix_a, 16, 16, 16, H, wmma::row_major> a;
+            wmma::load_matrix_sync(a, xs + 16 * wi * LD + kk, LD);
+INFER_CUDA_UNROLL
+            for (int j = 0; j < 2; j++) {
+                wmma::fragment<wmma::matrix_b, 16, 16, 16, H, wmma::col_major> b;
+                wmma::load_matrix_sync(b, ws + 16 * (wj + j) * LD + kk, LD);
+                wmma::mma_sync(acc[j], a, b, acc[j]);
+            }
+        }
+        if (more) store_x(st ^ 1);
+    }
+    __syncthreads();                      /* the stages are free: the output tile goes through them */
+    float (*Cs)[68] = (float (*)[68])(void *)st_mem;
+    for (int j = 0; j < 2; j++) wmma::store_matrix_sync(&Cs[16 * wi][16 * (wj + j)], acc[j], 68, wmma::mem_row_major);
+    tile_store(Cs, out, N, scale, n0, rows, add);
+#endif
+}
+
 /* TC: 0 f32 FMAs (the precise mode), 1 split TF32 (the fast mode's F32 weights), 2 16-bit
- * tensor cores (its F16 and BF16 weights) */
+ * tensor cores (its F16 and BF16 weights), 3 the same with two stages (W, x and the weight
+ * rows 16-byte aligned) */
 template <int T, int TC>
 __global__ void __launch_bounds__(256) k_matmul_tiled(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, int rows, float scale,
                                                       int add) {
     RowsPlain rp;
     rp.r0 = blockIdx.y * INFER_CUDA_TILE;
     rp.n = rows - rp.r0 < INFER_CUDA_TILE ? rows - rp.r0 : INFER_CUDA_TILE;
-    if constexpr (TC == 2) tile_matmul_half<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp, add);
+    if constexpr (TC == 3) tile_matmul_half_async<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp, add);
+    else if constexpr (TC == 2) tile_matmul_half<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp, add);
     else if constexpr (TC) tile_matmul_tc<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp, add);
     else tile_matmul<T>(out, W, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rp, add);
 }
@@ -2052,7 +2190,8 @@ __global__ void __launch_bounds__(256) k_matmul_id_tiled(float *out, const uint8
     rr.n_used = n_used;
     rr.x_per_slot = x_per_slot;
     if (rr.n <= 0) return;                  /* the whole block: past this expert's rows */
-    if constexpr (TC == 2) tile_matmul_half<T>(out, W + (size_t)e * N * row_bytes, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rr);
+    if constexpr (TC == 3) tile_matmul_half_async<T>(out, W + (size_t)e * N * row_bytes, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rr, 0);
+    else if constexpr (TC == 2) tile_matmul_half<T>(out, W + (size_t)e * N * row_bytes, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rr);
     else if constexpr (TC) tile_matmul_tc<T>(out, W + (size_t)e * N * row_bytes, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rr);
     else tile_matmul<T>(out, W + (size_t)e * N * row_bytes, row_bytes, x, K, N, scale, blockIdx.x * INFER_CUDA_TILE, rr);
 }
@@ -2483,110 +2622,167 @@ INFER_CUDA_HD void ld8(const uint8_t *p, uint32_t *lo, uint32_t *hi) {
 #endif
 }
 
-/* The int8 tile: 256 threads compute a 64 x 64 tile of out, stepping through K 128 values (4
- * blocks) at a time. Each step, all threads copy the activation tile's codes (already int8,
- * 16-byte pieces), scales and sums into shared memory and unpack the 64 weight rows' 4 chunks
- * (4 threads a row: its chunks lie side by side in memory); then warp w computes rows
- * 32 (w / 4) .. + 32 and columns 16 (w % 4) .. + 16 as 2 x 2 MMA tiles of 16 x 8, block by
- * block: 4 int8 MMAs (8 of m16n8k16 for the types scaled per 16), each block's int32 sums
- * scaled by dx dw into f32 accumulators (+ mw dx sum(qx) for the types with a min). Eight
- * warps rather than four with twice the columns: a 1B model's 2048-wide matmuls make only
- * 256 tiles for 132 SMs, and the warps of the two tiles an SM holds are what hides the
- * loads of each step (nothing is loaded ahead).
+/* The int8 tile: 256 threads (8 warps) compute BM token rows x 64 weight columns of out,
+ * stepping through K 256 values (8 blocks) at a time, with two shared-memory stages: while
+ * the warps multiply step s out of one stage, step s + 1's bytes come into the other -- the
+ * activations' codes, scales and sums by cp.async (already int8 in memory: 16-byte pieces
+ * copied as they are), the weights' chunks unpacked to int8 codes and scales (Dq8) into
+ * registers before the MMAs and stored after them. One barrier a step, after the wait for
+ * the step's copies: it also tells every warp that the other stage is free again.
+ * BM follows the row count (16, 32 or 64: a batched decode step of 9..16 sequences must not
+ * pay for 64-row tiles); the 8 warps stand WM down x WC across, each owning MT x NT MMA
+ * tiles of 16 x 8 (BM = 64: 2 x 4 warps of 2 x 2; 32: 2 x 4 of 1 x 2; 16: 1 x 8 of 1 x 1).
+ * Block by block a warp's MMAs (m16n8k32, or two m16n8k16 for the types scaled per 16) give
+ * int32 sums, each scaled by dx dw into f32 accumulators (+ mw dx sum(qx) for the types with
+ * a min).
  * A lane (g = lane / 4, t = lane % 4) reads the 8 bytes at 8t of a block's row, which the
  * word order 0 4 1 5 2 6 3 7 makes codes 4t..4t+3 and 16+4t..16+4t+3: exactly its A and B
- * fragment words (a0 a2 of row g, a1 a3 of row g + 8, b0 b1 of column g). Rows 160 bytes
- * apart (32 mod 128) put the 16 lanes of a half-warp's 8-byte loads in distinct banks. */
-#define INFER_CUDA_QT 64              /* rows and columns of a tile */
-#define INFER_CUDA_QT_B 4             /* 32-blocks of K per step */
-#define INFER_CUDA_QT_S 160           /* bytes between two rows of a step in shared memory */
-#define INFER_CUDA_QT_THREADS 256     /* 8 warps: 2 down the rows, 4 across the columns */
-#define INFER_CUDA_QT_MT 2            /* a warp's MMA tiles down: 32 rows */
-#define INFER_CUDA_QT_NT 2            /* and across: 16 columns */
+ * fragment words (a0 a2 of row g, a1 a3 of row g + 8, b0 b1 of column g). Rows 288 bytes
+ * apart (32 mod 128) put the 16 lanes of a half-warp's 8-byte loads in distinct banks.
+ * SPLIT-K. A grid of few tiles (a batched decode step: 16 rows x 2048 columns is 32 tiles for
+ * 132 SMs) leaves most SMs idle, so the host may split K over gridDim.z blocks per tile
+ * (sps steps each). Each block then writes its partial tile to `part` and counts itself in
+ * count[tile]; the block that counts last adds the partials in split order 0, 1, ... --
+ * the same f32 sums whichever block is last, so the result is the same bits every run --
+ * stores the tile, and puts the count back to 0 for the next launch (a replayed graph). */
+#define INFER_CUDA_QT 64              /* weight columns of a tile, and the most token rows */
+#define INFER_CUDA_QT_B 8             /* 32-blocks of K per step (256 values) */
+#define INFER_CUDA_QT_S (32 * INFER_CUDA_QT_B + 32)   /* bytes between two rows of a stage (32 mod 128) */
+#define INFER_CUDA_QT_THREADS 256     /* 8 warps */
+#define INFER_CUDA_QT_WAVE 2          /* int8 tiles an SM runs at once, as split-K plans (registers: 2 of 256 threads) */
+#define INFER_CUDA_QT_SPLITS 16       /* the most splits of a tile's K */
 static_assert(INFER_CUDA_QT == INFER_CUDA_TILE, "the f32 tiles' grid serves the int8 tiles");
-template <int T, class Rows>
-__device__ void tile_matmul_q8(float *out, const uint8_t *W, size_t row_bytes, infer_cuda_q8x xq, int K, int N, float scale, int n0, Rows rows, int add) {
+/* a tile of BM rows: its warps, and one stage's shared memory (bytes): the activations'
+ * codes [BM][S], the weights' [64][S], then [block][row] activation scales and half sums,
+ * [block, half][column] weight scales and mins; two stages */
+template <int BM> struct QtShape {
+    enum {
+        WM = BM >= 32 ? 2 : 1, WC = 8 / WM, MT = BM / (16 * WM), NT = INFER_CUDA_QT / (8 * WC), ACC = MT * NT * 4,
+        CPT = INFER_CUDA_QT * INFER_CUDA_QT_B / INFER_CUDA_QT_THREADS,        /* weight chunks a thread unpacks per step */
+        B_Q = BM * INFER_CUDA_QT_S, A_D = B_Q + INFER_CUDA_QT * INFER_CUDA_QT_S, A_S = A_D + 4 * INFER_CUDA_QT_B * BM,
+        B_D = A_S + 4 * INFER_CUDA_QT_B * BM, B_M = B_D + 8 * INFER_CUDA_QT_B * INFER_CUDA_QT, STAGE = B_M + 8 * INFER_CUDA_QT_B * INFER_CUDA_QT,
+        SHM = 2 * STAGE
+    };
+    static_assert(MT * 16 * WM == BM && NT * 8 * WC == INFER_CUDA_QT && WM * WC == INFER_CUDA_QT_THREADS / 32, "the warps cover the tile");
+    static_assert(CPT * INFER_CUDA_QT_THREADS == INFER_CUDA_QT * INFER_CUDA_QT_B && STAGE % 16 == 0, "whole chunks a thread, 16-byte stages");
+};
+/* out (or out += ) scale acc for the tile's rows and columns that exist */
+template <int BM, class Rows>
+__device__ __forceinline__ void tile_q8_store(const float *acc, float *out, int N, float scale, int n0, Rows rows, int add, int wr, int wc, int g, int t) {
+    typedef QtShape<BM> Q;
+INFER_CUDA_UNROLL
+    for (int e = 0; e < Q::ACC; e++) {
+        const int mt = e / (4 * Q::NT), nt = e / 4 % Q::NT, i = e % 4;
+        const int r = wr + 16 * mt + g + 8 * (i >> 1), n = n0 + wc + 8 * nt + 2 * t + (i & 1);
+        if (r < rows.n && n < N) {
+            const float v = acc[e] * scale;
+            float *d = &out[(size_t)rows.orow(r) * N + n];
+            *d = add ? *d + v : v;
+        }
+    }
+}
+template <int T, int BM, class Rows>
+__device__ void tile_matmul_q8(float *out, const uint8_t *W, size_t row_bytes, infer_cuda_q8x xq, int K, int N, float scale, int n0, Rows rows, int add,
+                               int split, int nsplit, int sps, float *part, int *count, int tile) {
     typedef Dq8<T> D;
-    __shared__ __align__(16) uint8_t Aq[INFER_CUDA_QT * INFER_CUDA_QT_S], Bq[INFER_CUDA_QT * INFER_CUDA_QT_S];
-    __shared__ __align__(16) float Ad[INFER_CUDA_QT_B][INFER_CUDA_QT];             /* activation scales [block][row] */
-    __shared__ __align__(16) float Bd[2 * INFER_CUDA_QT_B][INFER_CUDA_QT];         /* weight scales [block, half][column] */
-    __shared__ __align__(16) float Bm[2 * INFER_CUDA_QT_B][INFER_CUDA_QT];         /* weight mins, likewise */
-    __shared__ int32_t As[INFER_CUDA_QT_B][INFER_CUDA_QT];                         /* activation half sums */
-    __shared__ int xr[INFER_CUDA_QT];
+    typedef QtShape<BM> Q;
+    enum { B = INFER_CUDA_QT_B, S = INFER_CUDA_QT_S };
+    INFER_CUDA_DYN_SHARED(uint4, smem4);
+    uint8_t *const smem = (uint8_t *)smem4;
+    __shared__ int xr[BM];
+    __shared__ int last;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t = lane & 3, nb = K / 32;
-    const int wr = 16 * INFER_CUDA_QT_MT * (warp / 4), wc = 8 * INFER_CUDA_QT_NT * (warp % 4);
-    if (tid < INFER_CUDA_QT) xr[tid] = tid < rows.n ? rows.xrow(tid) : -1;
-    float acc[INFER_CUDA_QT_MT][INFER_CUDA_QT_NT][4];
+    const int wr = 16 * Q::MT * (warp / Q::WC), wc = 8 * Q::NT * (warp % Q::WC);
+    /* this block's share of K: blocks kb0 .. kb1, whole steps of B (the last one partial) */
+    const int kb0 = split * sps * B, kb1 = nb < kb0 + sps * B ? nb : kb0 + sps * B, steps = kb1 > kb0 ? (kb1 - kb0 + B - 1) / B : 0;
+    if (tid < BM) xr[tid] = tid < rows.n ? rows.xrow(tid) : -1;
+    float acc[Q::ACC];
 INFER_CUDA_UNROLL
-    for (int mt = 0; mt < INFER_CUDA_QT_MT; mt++)
-INFER_CUDA_UNROLL
-        for (int nt = 0; nt < INFER_CUDA_QT_NT; nt++)
-INFER_CUDA_UNROLL
-            for (int i = 0; i < 4; i++) acc[mt][nt][i] = 0.0f;
-    for (int b0 = 0; b0 < nb; b0 += INFER_CUDA_QT_B) {
-        __syncthreads();                  /* the previous step's reads are done (and xr is written) */
-        for (int i = tid; i < INFER_CUDA_QT * INFER_CUDA_QT_B * 2; i += INFER_CUDA_QT_THREADS) {
-            const int r = i / (2 * INFER_CUDA_QT_B), p = i % (2 * INFER_CUDA_QT_B), b = b0 + p / 2;
-            uint32_t w[4] = { 0, 0, 0, 0 };
-            if (xr[r] >= 0 && b < nb) ld16((const uint8_t *)xq.q + (size_t)xr[r] * K + 32 * b + 16 * (p & 1), w);
-            st16(Aq + r * INFER_CUDA_QT_S + 16 * p, w);
+    for (int e = 0; e < Q::ACC; e++) acc[e] = 0.0f;
+    q8chunk ch[Q::CPT];
+    __syncthreads();                      /* xr */
+    /* step b0's activations into stage st, by cp.async: zeros for the rows the tile lacks and past kb1 */
+    auto load_act = [&](int st, int b0) {
+        uint8_t *s = smem + st * Q::STAGE;
+        for (int i = tid; i < BM * 2 * B; i += INFER_CUDA_QT_THREADS) {
+            const int r = i / (2 * B), p = i % (2 * B), b = b0 + p / 2, ok = xr[r] >= 0 && b < kb1;
+            cp_async16(s + r * S + 16 * p, ok ? (const void *)(xq.q + (size_t)xr[r] * K + 32 * b + 16 * (p & 1)) : (const void *)xq.q, ok ? 16 : 0);
         }
-        for (int i = tid; i < INFER_CUDA_QT * INFER_CUDA_QT_B; i += INFER_CUDA_QT_THREADS) {
-            const int r = i % INFER_CUDA_QT, j = i / INFER_CUDA_QT, b = b0 + j, ok = xr[r] >= 0 && b < nb;
-            Ad[j][r] = ok ? xq.d[(size_t)xr[r] * nb + b] : 0.0f;
-            if (D::mins) As[j][r] = ok ? xq.s[(size_t)xr[r] * nb + b] : 0;
+        for (int i = tid; i < BM * B; i += INFER_CUDA_QT_THREADS) {
+            const int r = i / B, j = i % B, b = b0 + j, ok = xr[r] >= 0 && b < kb1;
+            const size_t o = ok ? (size_t)xr[r] * nb + b : 0;
+            cp_async4(s + Q::A_D + 4 * (j * BM + r), xq.d + o, ok ? 4 : 0);
+            if (D::mins) cp_async4(s + Q::A_S + 4 * (j * BM + r), xq.s + o, ok ? 4 : 0);
         }
-        for (int i = tid; i < INFER_CUDA_QT * INFER_CUDA_QT_B; i += INFER_CUDA_QT_THREADS) {
-            const int n = i / INFER_CUDA_QT_B, j = i % INFER_CUDA_QT_B, b = b0 + j;
-            q8chunk ch;
-            if (n0 + n < N && b < nb) D::chunk(W + (size_t)(n0 + n) * row_bytes, b, ch);
+        cp_async_commit();
+    };
+    /* step b0's weight chunks unpacked into registers (8 threads a column, its chunks side by side in memory) */
+    auto load_w = [&](int b0) {
+INFER_CUDA_UNROLL
+        for (int u = 0; u < Q::CPT; u++) {
+            const int i = tid + INFER_CUDA_QT_THREADS * u, n = i / B, b = b0 + i % B;
+            if (n0 + n < N && b < kb1) D::chunk(W + (size_t)(n0 + n) * row_bytes, b, ch[u]);
             else {
-                for (int k = 0; k < 8; k++) ch.q[k] = 0;
-                q8_scales(ch, 0.0f, 0.0f, 0.0f, 0.0f);
+                for (int k = 0; k < 8; k++) ch[u].q[k] = 0;
+                q8_scales(ch[u], 0.0f, 0.0f, 0.0f, 0.0f);
             }
-            const uint32_t lo[4] = { ch.q[0], ch.q[4], ch.q[1], ch.q[5] }, hi[4] = { ch.q[2], ch.q[6], ch.q[3], ch.q[7] };
-            st16(Bq + n * INFER_CUDA_QT_S + 32 * j, lo);
-            st16(Bq + n * INFER_CUDA_QT_S + 32 * j + 16, hi);
-            Bd[2 * j][n] = ch.d[0];
-            Bd[2 * j + 1][n] = ch.d[1];
-            if (D::mins) { Bm[2 * j][n] = ch.m[0]; Bm[2 * j + 1][n] = ch.m[1]; }
         }
-        __syncthreads();
+    };
+    auto store_w = [&](int st) {
+        uint8_t *s = smem + st * Q::STAGE;
+        float *bd = (float *)(s + Q::B_D), *bm = (float *)(s + Q::B_M);
 INFER_CUDA_UNROLL
-        for (int j = 0; j < INFER_CUDA_QT_B; j++) {
-            if (b0 + j >= nb) break;      /* the same for the whole block */
+        for (int u = 0; u < Q::CPT; u++) {
+            const int i = tid + INFER_CUDA_QT_THREADS * u, n = i / B, j = i % B;
+            const uint32_t lo[4] = { ch[u].q[0], ch[u].q[4], ch[u].q[1], ch[u].q[5] }, hi[4] = { ch[u].q[2], ch[u].q[6], ch[u].q[3], ch[u].q[7] };
+            st16(s + Q::B_Q + n * S + 32 * j, lo);
+            st16(s + Q::B_Q + n * S + 32 * j + 16, hi);
+            bd[2 * j * INFER_CUDA_QT + n] = ch[u].d[0];
+            bd[(2 * j + 1) * INFER_CUDA_QT + n] = ch[u].d[1];
+            if (D::mins) { bm[2 * j * INFER_CUDA_QT + n] = ch[u].m[0]; bm[(2 * j + 1) * INFER_CUDA_QT + n] = ch[u].m[1]; }
+        }
+    };
+    /* the MMAs of the step at b0, out of stage st */
+    auto mma_step = [&](int st, int b0) {
+        const uint8_t *s = smem + st * Q::STAGE;
+        const float *ad = (const float *)(s + Q::A_D), *bd = (const float *)(s + Q::B_D), *bm = (const float *)(s + Q::B_M);
+        const int32_t *as = (const int32_t *)(s + Q::A_S);
+        const int jn = kb1 - b0 < B ? kb1 - b0 : B;
+INFER_CUDA_UNROLL
+        for (int j = 0; j < B; j++) {
+            if (j >= jn) break;           /* the same for the whole block */
             const int kb = 32 * j + 8 * t;
-            uint32_t a[INFER_CUDA_QT_MT][4], bw[INFER_CUDA_QT_NT][2];
-            float dx[INFER_CUDA_QT_MT][2], sx[INFER_CUDA_QT_MT][2][2], dw[INFER_CUDA_QT_NT][2][2], mw[INFER_CUDA_QT_NT][2][2];
+            uint32_t a[Q::MT][4], bw[Q::NT][2];
+            float dx[Q::MT][2], sx[Q::MT][2][2], dw[Q::NT][2][2], mw[Q::NT][2][2];
 INFER_CUDA_UNROLL
-            for (int mt = 0; mt < INFER_CUDA_QT_MT; mt++)
+            for (int mt = 0; mt < Q::MT; mt++)
 INFER_CUDA_UNROLL
                 for (int h = 0; h < 2; h++) {
                     const int r = wr + 16 * mt + g + 8 * h;
-                    ld8(Aq + r * INFER_CUDA_QT_S + kb, &a[mt][h], &a[mt][2 + h]);
-                    dx[mt][h] = Ad[j][r];
+                    ld8(s + r * S + kb, &a[mt][h], &a[mt][2 + h]);
+                    dx[mt][h] = ad[j * BM + r];
                     if (D::mins) {        /* dx times the sums of the block's halves (of the whole block where sub = 32) */
-                        const int32_t s = As[j][r], lo = (int32_t)(int16_t)(s & 0xFFFF), hi = s >> 16;
+                        const int32_t v = as[j * BM + r], lo = (int32_t)(int16_t)(v & 0xFFFF), hi = v >> 16;
                         sx[mt][h][0] = D::sub == 16 ? dx[mt][h] * (float)lo : dx[mt][h] * (float)(lo + hi);
                         sx[mt][h][1] = dx[mt][h] * (float)hi;
                     }
                 }
 INFER_CUDA_UNROLL
-            for (int nt = 0; nt < INFER_CUDA_QT_NT; nt++) {
+            for (int nt = 0; nt < Q::NT; nt++) {
                 const int n = wc + 8 * nt;
-                ld8(Bq + (n + g) * INFER_CUDA_QT_S + kb, &bw[nt][0], &bw[nt][1]);
+                ld8(s + Q::B_Q + (n + g) * S + kb, &bw[nt][0], &bw[nt][1]);
 INFER_CUDA_UNROLL
                 for (int e = 0; e < 2; e++)
 INFER_CUDA_UNROLL
                     for (int h = 0; h < 32 / D::sub; h++) {
-                        dw[nt][e][h] = Bd[2 * j + h][n + 2 * t + e];
-                        if (D::mins) mw[nt][e][h] = Bm[2 * j + h][n + 2 * t + e];
+                        dw[nt][e][h] = bd[(2 * j + h) * INFER_CUDA_QT + n + 2 * t + e];
+                        if (D::mins) mw[nt][e][h] = bm[(2 * j + h) * INFER_CUDA_QT + n + 2 * t + e];
                     }
             }
 INFER_CUDA_UNROLL
-            for (int mt = 0; mt < INFER_CUDA_QT_MT; mt++)
+            for (int mt = 0; mt < Q::MT; mt++)
 INFER_CUDA_UNROLL
-                for (int nt = 0; nt < INFER_CUDA_QT_NT; nt++) {
+                for (int nt = 0; nt < Q::NT; nt++) {
                     int32_t c0[4], c1[4];
                     if (D::sub == 32) mma_s8<32>(c0, a[mt], bw[nt], INFER_CUDA_MAGIC);
                     else {
@@ -2596,52 +2792,82 @@ INFER_CUDA_UNROLL
 INFER_CUDA_UNROLL
                     for (int i = 0; i < 4; i++) {
                         const int h = i >> 1, e = i & 1;
-                        float v = acc[mt][nt][i] + (bits_float((uint32_t)c0[i]) - INFER_CUDA_MAGIC_F) * (dx[mt][h] * dw[nt][e][0]);
+                        float &o = acc[(mt * Q::NT + nt) * 4 + i];
+                        float v = o + (bits_float((uint32_t)c0[i]) - INFER_CUDA_MAGIC_F) * (dx[mt][h] * dw[nt][e][0]);
                         if (D::sub == 16) v += (bits_float((uint32_t)c1[i]) - INFER_CUDA_MAGIC_F) * (dx[mt][h] * dw[nt][e][1]);
                         if (D::mins) {
                             v += mw[nt][e][0] * sx[mt][h][0];
                             if (D::sub == 16) v += mw[nt][e][1] * sx[mt][h][1];
                         }
-                        acc[mt][nt][i] = v;
+                        o = v;
                     }
                 }
         }
+    };
+    if (steps > 0) {
+        load_act(0, kb0);
+        load_w(kb0);
+        store_w(0);
     }
+    for (int s = 0, b0 = kb0; s < steps; s++, b0 += B) {
+        const int st = s & 1, more = s + 1 < steps;
+        cp_async_wait<0>();               /* this step's copies (the only group in flight) */
+        __syncthreads();                  /* ... everyone's, and the stores of its weights; all are done with stage st ^ 1 */
+        if (more) {
+            load_act(st ^ 1, b0 + B);     /* lands while the MMAs below run */
+            load_w(b0 + B);
+        }
+        mma_step(st, b0);
+        if (more) store_w(st ^ 1);
+    }
+    if (nsplit > 1) {                     /* split K: the partial tile out, the last block of the tile adds them up */
+        float *p = part + (size_t)tile * nsplit * Q::ACC * INFER_CUDA_QT_THREADS;
 INFER_CUDA_UNROLL
-    for (int mt = 0; mt < INFER_CUDA_QT_MT; mt++)
+        for (int e = 0; e < Q::ACC; e++) p[((size_t)split * Q::ACC + e) * INFER_CUDA_QT_THREADS + tid] = acc[e];
+        __threadfence();                  /* the partials are visible device-wide before the count says so */
+        __syncthreads();
+        if (tid == 0) {
+            const int k = atomicAdd(&count[tile], 1);
+            last = k == nsplit - 1;
+            if (last) count[tile] = 0;    /* every split has counted: ready for the next launch */
+        }
+        __syncthreads();
+        if (!last) return;
+        __threadfence();
 INFER_CUDA_UNROLL
-        for (int nt = 0; nt < INFER_CUDA_QT_NT; nt++)
-INFER_CUDA_UNROLL
-            for (int i = 0; i < 4; i++) {
-                const int r = wr + 16 * mt + g + 8 * (i >> 1), n = n0 + wc + 8 * nt + 2 * t + (i & 1);
-                if (r < rows.n && n < N) {
-                    const float v = acc[mt][nt][i] * scale;
-                    float *d = &out[(size_t)rows.orow(r) * N + n];
-                    *d = add ? *d + v : v;
-                }
-            }
+        for (int e = 0; e < Q::ACC; e++) {
+            float v = 0.0f;
+            for (int z = 0; z < nsplit; z++) v += __ldcg(&p[((size_t)z * Q::ACC + e) * INFER_CUDA_QT_THREADS + tid]);
+            acc[e] = v;
+        }
+    }
+    tile_q8_store<BM>(acc, out, N, scale, n0, rows, add, wr, wc, g, t);
 }
 
-template <int T>
-__global__ void __launch_bounds__(INFER_CUDA_QT_THREADS, 2) k_matmul_q8(float *out, const uint8_t *W, size_t row_bytes, infer_cuda_q8x xq, int K, int N, int rows, float scale, int add) {
+/* tile (blockIdx.x, blockIdx.y) of out, split blockIdx.z of K (sps steps each) */
+template <int T, int BM>
+__global__ void __launch_bounds__(INFER_CUDA_QT_THREADS, 2) k_matmul_q8(float *out, const uint8_t *W, size_t row_bytes, infer_cuda_q8x xq, int K, int N, int rows,
+                                                                        float scale, int add, int sps, float *part, int *count) {
     RowsPlain rp;
-    rp.r0 = blockIdx.y * INFER_CUDA_QT;
-    rp.n = rows - rp.r0 < INFER_CUDA_QT ? rows - rp.r0 : INFER_CUDA_QT;
-    tile_matmul_q8<T>(out, W, row_bytes, xq, K, N, scale, blockIdx.x * INFER_CUDA_QT, rp, add);
+    rp.r0 = blockIdx.y * BM;
+    rp.n = rows - rp.r0 < BM ? rows - rp.r0 : BM;
+    tile_matmul_q8<T, BM>(out, W, row_bytes, xq, K, N, scale, blockIdx.x * INFER_CUDA_QT, rp, add, blockIdx.z, gridDim.z, sps, part, count,
+                          blockIdx.y * gridDim.x + blockIdx.x);
 }
-/* matmul_id's grouped tiles (k_matmul_id_tiled) on int8: xq holds every row of x */
-template <int T>
+/* matmul_id's grouped tiles (k_matmul_id_tiled) on int8: xq holds every row of x; K whole */
+template <int T, int BM>
 __global__ void __launch_bounds__(INFER_CUDA_QT_THREADS, 2) k_matmul_id_q8(float *out, const uint8_t *W, size_t row_bytes, infer_cuda_q8x xq, const int32_t *start,
-                                                     const int32_t *order, int K, int N, int n_used, int x_per_slot, float scale) {
+                                                                           const int32_t *order, int K, int N, int n_used, int x_per_slot, float scale) {
     const int e = blockIdx.z;
     RowsRouted rr;
     rr.order = order;
-    rr.t0 = start[e] + blockIdx.y * INFER_CUDA_QT;
-    rr.n = start[e + 1] - rr.t0 < INFER_CUDA_QT ? start[e + 1] - rr.t0 : INFER_CUDA_QT;
+    rr.t0 = start[e] + blockIdx.y * BM;
+    rr.n = start[e + 1] - rr.t0 < BM ? start[e + 1] - rr.t0 : BM;
     rr.n_used = n_used;
     rr.x_per_slot = x_per_slot;
     if (rr.n <= 0) return;                  /* the whole block: past this expert's rows */
-    tile_matmul_q8<T>(out, W + (size_t)e * N * row_bytes, row_bytes, xq, K, N, scale, blockIdx.x * INFER_CUDA_QT, rr, 0);
+    tile_matmul_q8<T, BM>(out, W + (size_t)e * N * row_bytes, row_bytes, xq, K, N, scale, blockIdx.x * INFER_CUDA_QT, rr, 0, 0, 1, (K / 32 + INFER_CUDA_QT_B - 1) / INFER_CUDA_QT_B,
+                          NULL, NULL, 0);
 }
 
 /* out[r, s, :] = W_e x[r or (r, s)] with e = ids[r, s]: k_matvec's warp per output column,
@@ -2811,6 +3037,111 @@ template <int T> static int infer_cuda_quant_tiles(infer_cuda_ctx *c, const floa
     return 1;
 }
 
+/* the 16-bit tiles' two-stage form (k_matmul_tiled<T, 3>) where its 16-byte copies and loads may go */
+static int infer_cuda_half_async(const void *W, const float *x, size_t rb) { return (((uintptr_t)W | (uintptr_t)x | (uintptr_t)rb) & 15) == 0; }
+/* ---- the int8 tiles' launches: the tile's rows from the row count, K split for short grids ---- */
+static int infer_cuda_qt_force = -1;      /* the tests: splits of every plain int8 tile launch (1: none); -1: chosen here */
+/* tile rows for a matmul of `rows` rows (matmul_id: an expert's rows on average) */
+static int infer_cuda_qt_rows(int rows) { return rows <= 16 ? 16 : rows <= 32 ? 32 : 64; }
+/* the most tiles a split grid has (4 waves: beyond, a split saves at most a quarter of a
+ * wave), and the count buffer's length */
+static int infer_cuda_qt_cap(void) { return 4 * INFER_CUDA_QT_WAVE * infer_cuda_sms; }
+/* K's splits for a grid of `tiles` tiles and `steps` steps of K. The grid runs in waves of
+ * slots = INFER_CUDA_QT_WAVE x SMs blocks; S splits make S times the blocks at 1/S the work
+ * each, so the time goes as waves(S) / S = ceil(tiles S / slots) / S. The smallest S that
+ * cuts that by an eighth or more over the best so far (the fix-up's partial tiles cost
+ * memory traffic): 32 tiles on 264 slots split 8 ways; 256 tiles (0.97 of a wave) none. */
+static int infer_cuda_qt_splits(int tiles, int steps) {
+    const int slots = INFER_CUDA_QT_WAVE * infer_cuda_sms;
+    if (tiles >= infer_cuda_qt_cap()) return 1;
+    int best = 1;
+    double cost = (double)((tiles + slots - 1) / slots);
+    for (int s = 2; s <= steps && s <= INFER_CUDA_QT_SPLITS; s++) {
+        const double c = (double)(((int64_t)tiles * s + slots - 1) / slots) / s;
+        if (c < 0.875 * cost) { best = s; cost = c; }
+    }
+    return best;
+}
+/* split-K's buffer: a count per tile (zeros, and every launch leaves them zeros), then the
+ * partial tiles; grown outside a recorded step, like the activations' buffer. 0: no memory
+ * (the error is kept). */
+static int infer_cuda_qt_space(infer_cuda_ctx *c, size_t floats, int **count, float **part) {
+    const size_t cb = ((size_t)infer_cuda_qt_cap() * sizeof(int) + 255) & ~(size_t)255, need = cb + floats * sizeof(float);
+    if (need > c->qt_bytes) {
+        infer_cuda_flush(c);                  /* recorded launches may use the old buffer */
+        if (c->qt) {
+            infer_cuda_record(c, cudaStreamSynchronize(c->stream), "cudaStreamSynchronize");
+            infer_cuda_record(c, cudaFree(c->qt), "cudaFree");
+            c->qt = NULL;
+            c->qt_bytes = 0;
+        }
+        cudaError_t e = cudaMalloc(&c->qt, need);
+        if (e == cudaSuccess) e = cudaMemsetAsync(c->qt, 0, cb, c->stream);
+        if (e != cudaSuccess) {
+            if (c->qt) cudaFree(c->qt);
+            c->qt = NULL;
+            infer_cuda_record(c, e, "cudaMalloc (split-K partial tiles)");
+            return 0;
+        }
+        c->qt_bytes = need;
+    }
+    *count = (int *)c->qt;
+    *part = (float *)((char *)c->qt + cb);
+    return 1;
+}
+/* a kernel's dynamic shared memory beyond the default 48 KB, allowed once per kernel */
+static void infer_cuda_qt_shm(infer_cuda_ctx *c, const void *k, int bytes, int *done) {
+    if (*done) return;
+    infer_cuda_record(c, cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), "cudaFuncSetAttribute (int8 tiles)");
+    *done = 1;
+}
+/* out = W x (add: out += W x) on BM-row int8 tiles, x quantized in q, K split as
+ * infer_cuda_qt_splits says (at most one split a step; each split whole steps, none empty) */
+template <int T, int BM>
+static void infer_cuda_qt_launch(infer_cuda_ctx *c, float *out, const uint8_t *W, size_t rb, const infer_cuda_q8x &q, int K, int N, int rows, float scale, int add) {
+    static int shm_done;
+    const int gx = (N + INFER_CUDA_QT - 1) / INFER_CUDA_QT, gy = (rows + BM - 1) / BM, tiles = gx * gy, cap = infer_cuda_qt_cap();
+    const int steps = (K / 32 + INFER_CUDA_QT_B - 1) / INFER_CUDA_QT_B;
+    int splits = infer_cuda_qt_force >= 0 ? infer_cuda_qt_force : infer_cuda_qt_splits(tiles, steps);
+    if (splits > INFER_CUDA_QT_SPLITS) splits = INFER_CUDA_QT_SPLITS;
+    if (splits > steps) splits = steps;
+    if (splits < 1 || tiles > cap) splits = 1;
+    const int sps = steps > 0 ? (steps + splits - 1) / splits : 1;
+    splits = steps > 0 ? (steps + sps - 1) / sps : 1;
+    int *count = NULL;
+    float *part = NULL;
+    if (splits > 1 && !infer_cuda_qt_space(c, (size_t)tiles * (size_t)splits * QtShape<BM>::ACC * INFER_CUDA_QT_THREADS, &count, &part)) return;
+    infer_cuda_qt_shm(c, (const void *)k_matmul_q8<T, BM>, QtShape<BM>::SHM, &shm_done);
+    c->qt_rows = BM;
+    c->qt_splits = splits;
+    INFER_CUDA_LAUNCH(dim3(gx, gy, splits), INFER_CUDA_QT_THREADS, QtShape<BM>::SHM, c, k_matmul_q8<T, BM>)(out, W, rb, q, K, N, rows, scale, add, sps, part, count);
+}
+template <int T> static void infer_cuda_qt(infer_cuda_ctx *c, float *out, const uint8_t *W, size_t rb, const infer_cuda_q8x &q, int K, int N, int rows, float scale, int add) {
+    const int bm = infer_cuda_qt_rows(rows);
+    if (bm == 16) infer_cuda_qt_launch<T, 16>(c, out, W, rb, q, K, N, rows, scale, add);
+    else if (bm == 32) infer_cuda_qt_launch<T, 32>(c, out, W, rb, q, K, N, rows, scale, add);
+    else infer_cuda_qt_launch<T, 64>(c, out, W, rb, q, K, N, rows, scale, add);
+}
+/* matmul_id's int8 tiles: n_out (token, slot) rows over E experts, grouped (start, order) */
+template <int T, int BM>
+static void infer_cuda_qt_id_launch(infer_cuda_ctx *c, float *out, const uint8_t *W, size_t rb, const infer_cuda_q8x &q, const int32_t *start, const int32_t *order,
+                                    int K, int N, int n_out, int E, int n_used, int x_per_slot, float scale) {
+    static int shm_done;
+    infer_cuda_qt_shm(c, (const void *)k_matmul_id_q8<T, BM>, QtShape<BM>::SHM, &shm_done);
+    c->qt_rows = BM;
+    c->qt_splits = 1;
+    const dim3 grid((N + INFER_CUDA_QT - 1) / INFER_CUDA_QT, (n_out + BM - 1) / BM, E);
+    INFER_CUDA_LAUNCH(grid, INFER_CUDA_QT_THREADS, QtShape<BM>::SHM, c, k_matmul_id_q8<T, BM>)(out, W, rb, q, start, order, K, N, n_used, x_per_slot, scale);
+}
+template <int T>
+static void infer_cuda_qt_id(infer_cuda_ctx *c, float *out, const uint8_t *W, size_t rb, const infer_cuda_q8x &q, const int32_t *start, const int32_t *order, int K,
+                             int N, int n_out, int E, int n_used, int x_per_slot, float scale) {
+    const int bm = infer_cuda_qt_rows((n_out + E - 1) / E);
+    if (bm == 16) infer_cuda_qt_id_launch<T, 16>(c, out, W, rb, q, start, order, K, N, n_out, E, n_used, x_per_slot, scale);
+    else if (bm == 32) infer_cuda_qt_id_launch<T, 32>(c, out, W, rb, q, start, order, K, N, n_out, E, n_used, x_per_slot, scale);
+    else infer_cuda_qt_id_launch<T, 64>(c, out, W, rb, q, start, order, K, N, n_out, E, n_used, x_per_slot, scale);
+}
+
 /* rows <= INFER_CUDA_MV_ROWS against the weights of mv (one type, one K) by k_matvec;
  * glu (one row): mv is (gate, up) */
 static void infer_cuda_matvec_f32(infer_cuda_ctx *c, infer_type t, const infer_cuda_mv &mv, size_t rb, const float *x, int K, int rows, int glu) {
@@ -2857,12 +3188,13 @@ static void infer_cuda_matmul_to(infer_cuda_ctx *c, float *out, const infer_tens
                     if (xt && xt->x == x && xt->rows == rows && xt->K == K && xt->act == (int)Dq8<T>::act) q = xt->q;
                     else if (!infer_cuda_quant_tiles<T>(c, x, rows, K, &q)) return;
                     else if (xt) *xt = infer_cuda_xtiles{ x, rows, K, (int)Dq8<T>::act, q };
-                    INFER_CUDA_LAUNCH(grid, INFER_CUDA_QT_THREADS, 0, c, k_matmul_q8<T>)(out, W, rb, q, K, N, rows, w->scale, add);
+                    infer_cuda_qt<T>(c, out, W, rb, q, K, N, rows, w->scale, add);
                     return;
                 }
             if constexpr (T == INFER_TYPE_F16 || T == INFER_TYPE_BF16)
                 if (!c->precise && infer_cuda_mma8) {      /* the fast mode, 16-bit weights: 16-bit tensor cores */
-                    INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<T, 2>)(out, W, rb, x, K, N, rows, w->scale, add);
+                    if (infer_cuda_half_async(W, x, rb)) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<T, 3>)(out, W, rb, x, K, N, rows, w->scale, add);
+                    else INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<T, 2>)(out, W, rb, x, K, N, rows, w->scale, add);
                     return;
                 }
             if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<T, 0>)(out, W, rb, x, K, N, rows, w->scale, add);
@@ -2955,12 +3287,14 @@ static void infer_cuda_matmul_id(void *ctx, float *out, const infer_tensor *w, c
                 if (!c->precise && infer_cuda_mma8) {
                     infer_cuda_q8x q;
                     if (infer_cuda_quant_tiles<T>(c, x, x_per_slot ? n_out : rows, K, &q))
-                        INFER_CUDA_LAUNCH(grid, INFER_CUDA_QT_THREADS, 0, c, k_matmul_id_q8<T>)(out, W, rb, q, start, order, K, N, n_used, x_per_slot, w->scale);
+                        infer_cuda_qt_id<T>(c, out, W, rb, q, start, order, K, N, n_out, E, n_used, x_per_slot, w->scale);
                     return;
                 }
             if constexpr (T == INFER_TYPE_F16 || T == INFER_TYPE_BF16)
                 if (!c->precise && infer_cuda_mma8) {
-                    INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_id_tiled<T, 2>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale);
+                    if (infer_cuda_half_async(W, x, rb))
+                        INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_id_tiled<T, 3>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale);
+                    else INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_id_tiled<T, 2>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale);
                     return;
                 }
             if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_id_tiled<T, 0>)(out, W, rb, x, start, order, K, N, n_used, x_per_slot, w->scale);
@@ -3241,20 +3575,29 @@ static void infer_cuda_rope_multi(void *ctx, float *x, int rows, int n_heads, in
  * pool, so every read goes through its block table, as on the CPU.
  * ---------------------------------------------------------------------------------------- */
 __device__ __forceinline__ size_t kv_row(const int32_t *table, int bs, int32_t p) { return (size_t)table[p / bs] * bs + p % bs; }
+/* the block table of the call's row r: its own when the rows are of several sequences */
+__device__ __forceinline__ const int32_t *kv_table(const int32_t *table, const int32_t *const *rows, int r) { return rows ? rows[r] : table; }
 
 /* a paged cache as a kernel reads it: the host's infer_kv_view, passed by value */
 typedef struct infer_cuda_kv {
     const void *k, *v;
     const int32_t *table;
+    const int32_t *const *rows;   /* NULL, or row r's table at rows[r] (infer_kv_view.row_tables) */
     int bs, dim, f16;
     int unused;               /* no padding bytes: a recorded launch's key holds the struct's bytes */
 } infer_cuda_kv;
 static_assert(offsetof(infer_cuda_kv, unused) + sizeof(int) == sizeof(infer_cuda_kv), "infer_cuda_kv has tail padding");
+/* the view for the rows after the first n of a call (the same cache; per-row tables moved on) */
+static infer_kv_view infer_cuda_kv_skip(const infer_kv_view *v, int n) {
+    infer_kv_view rest = *v;
+    if (rest.row_tables) rest.row_tables += n;
+    return rest;
+}
 static infer_cuda_kv infer_cuda_kv_of(const infer_kv_view *v) {
     infer_cuda_kv d;
     memset(&d, 0, sizeof d);
     if (!v) return d;
-    d.k = v->k; d.v = v->v; d.table = v->block_table; d.bs = v->block_size; d.dim = v->kv_dim; d.f16 = v->type == INFER_TYPE_F16;
+    d.k = v->k; d.v = v->v; d.table = v->block_table; d.rows = v->row_tables; d.bs = v->block_size; d.dim = v->kv_dim; d.f16 = v->type == INFER_TYPE_F16;
     return d;
 }
 
@@ -3272,27 +3615,32 @@ __device__ __forceinline__ void kv_put(void *kp, void *vp, int f16_cache, size_t
         if (v) ((float *)vp)[off] = *v;
     }
 }
-__global__ void k_kv_store(void *kp, void *vp, int f16_cache, const int32_t *table, int bs, int kv_dim, const float *k, const float *v, const int32_t *pos) {
+__global__ void k_kv_store(void *kp, void *vp, int f16_cache, const int32_t *table, const int32_t *const *rows, int bs, int kv_dim, const float *k,
+                           const float *v, const int32_t *pos) {
     const int r = blockIdx.y, i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= kv_dim) return;
     const size_t e = (size_t)r * kv_dim + i;
-    kv_put(kp, vp, f16_cache, kv_row(table, bs, pos[r]) * kv_dim + i, k[e], v ? v + e : NULL);
+    kv_put(kp, vp, f16_cache, kv_row(kv_table(table, rows, r), bs, pos[r]) * kv_dim + i, k[e], v ? v + e : NULL);
 }
 static void infer_cuda_kv_store(void *ctx, const infer_kv_view *kv, const float *k, const float *v, const int32_t *pos, int rows) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (rows <= 0 || kv->kv_dim <= 0) return;
-    for (; rows > 65535; rows -= 65535, k += (size_t)65535 * kv->kv_dim, v = v ? v + (size_t)65535 * kv->kv_dim : NULL, pos += 65535)
+    if (rows > 65535) {                       /* grid.y holds at most 65535 rows: the rest after */
+        const infer_kv_view rest = infer_cuda_kv_skip(kv, 65535);
         infer_cuda_kv_store(ctx, kv, k, v, pos, 65535);
-    INFER_CUDA_LAUNCH(dim3((kv->kv_dim + 127) / 128, rows), 128, 0, c, k_kv_store)(kv->k, kv->v, kv->type == INFER_TYPE_F16, kv->block_table, kv->block_size,
-                                                                              kv->kv_dim, k, v, pos);
+        infer_cuda_kv_store(ctx, &rest, k + (size_t)65535 * kv->kv_dim, v ? v + (size_t)65535 * kv->kv_dim : NULL, pos + 65535, rows - 65535);
+        return;
+    }
+    INFER_CUDA_LAUNCH(dim3((kv->kv_dim + 127) / 128, rows), 128, 0, c, k_kv_store)(kv->k, kv->v, kv->type == INFER_TYPE_F16, kv->block_table, kv->row_tables,
+                                                                              kv->block_size, kv->kv_dim, k, v, pos);
     INFER_CUDA_LAUNCHED(c, "kv_store");
 }
 
 /* rope + kv_store: a thread per (row r, element e of kv_dim) writes the cache's element e of
  * row pos[r]: k[e] turned by its pair's angle (k_rope's formula; the pair's other value is
  * read too) or, outside the rotated dims, k[e] as it is; and v[e] */
-__global__ void k_rope_kv_store(void *kp, void *vp, int f16_cache, const int32_t *table, int bs, int kv_dim, const float *k, const float *v,
-                                const int32_t *pos, int head_dim, infer_cuda_rope rp) {
+__global__ void k_rope_kv_store(void *kp, void *vp, int f16_cache, const int32_t *table, const int32_t *const *rows, int bs, int kv_dim, const float *k,
+                                const float *v, const int32_t *pos, int head_dim, infer_cuda_rope rp) {
     const int r = blockIdx.y, e = blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= kv_dim) return;
     const float *kr = k + (size_t)r * kv_dim;
@@ -3306,18 +3654,23 @@ __global__ void k_rope_kv_store(void *kp, void *vp, int f16_cache, const int32_t
         rope_cs(rp, i, pos[r], &cs, &sn);
         val = rope_turn(hv[a], hv[b], cs, sn, second);
     }
-    kv_put(kp, vp, f16_cache, kv_row(table, bs, pos[r]) * kv_dim + e, val, v ? v + (size_t)r * kv_dim + e : NULL);
+    kv_put(kp, vp, f16_cache, kv_row(kv_table(table, rows, r), bs, pos[r]) * kv_dim + e, val, v ? v + (size_t)r * kv_dim + e : NULL);
 }
 static void infer_cuda_rope_kv_store(void *ctx, const infer_kv_view *kv, const float *k, const float *v, const int32_t *pos, int rows, int n_heads,
                                      int head_dim, const infer_rope *r) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (rows <= 0 || kv->kv_dim <= 0) return;
     if (n_heads * head_dim != kv->kv_dim) { infer_cuda_record(c, cudaErrorInvalidValue, "rope_kv_store: heads x head size is not the cache's row"); return; }
-    for (; rows > 65535; rows -= 65535, k += (size_t)65535 * kv->kv_dim, v = v ? v + (size_t)65535 * kv->kv_dim : NULL, pos += 65535)
+    if (rows > 65535) {                       /* grid.y holds at most 65535 rows: the rest after */
+        const infer_kv_view rest = infer_cuda_kv_skip(kv, 65535);
         infer_cuda_rope_kv_store(ctx, kv, k, v, pos, 65535, n_heads, head_dim, r);
+        infer_cuda_rope_kv_store(ctx, &rest, k + (size_t)65535 * kv->kv_dim, v ? v + (size_t)65535 * kv->kv_dim : NULL, pos + 65535, rows - 65535, n_heads,
+                                 head_dim, r);
+        return;
+    }
     const infer_cuda_rope rp = infer_cuda_rope_of(r, NULL);
     INFER_CUDA_LAUNCH(dim3((kv->kv_dim + 127) / 128, rows), 128, 0, c, k_rope_kv_store)(kv->k, kv->v, kv->type == INFER_TYPE_F16, kv->block_table,
-                                                                                   kv->block_size, kv->kv_dim, k, v, pos, head_dim, rp);
+                                                                                   kv->row_tables, kv->block_size, kv->kv_dim, k, v, pos, head_dim, rp);
     INFER_CUDA_LAUNCHED(c, "rope_kv_store");
 }
 
@@ -3526,6 +3879,7 @@ __global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention(float *
     const size_t row = (size_t)r * n_head + h0;
     KeysCache keys;
     keys.kv = kv;
+    keys.kv.table = kv_table(kv.table, kv.rows, r);
     keys.head = (size_t)(h0 / group) * hd;
     attn_block<DPL, G>(keys, pos[r] + 1, INFER_CUDA_ATT_CHUNK, q + row * hd, -INFINITY, 0.0f, out + row * hd,
                        n_split > 1 ? part + (row * n_split + split) * (hd + 2) : NULL, hd, scale, split, n_split);
@@ -3549,6 +3903,7 @@ __global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention_h16(flo
     const size_t row = (size_t)r * n_head + h0;
     KeysCache keys;
     keys.kv = kv;
+    keys.kv.table = kv_table(kv.table, kv.rows, r);
     keys.head = (size_t)(h0 / group) * HD;
     const int n = pos[r] + 1;
     float qr[G][8], acc[G][8], m[G], l[G];
@@ -3707,30 +4062,6 @@ __device__ __forceinline__ uint32_t half2_bits(float lo, float hi) {
 __device__ __forceinline__ uint32_t half2_sat(float lo, float hi) { return half2_bits(f16_saturate(lo), f16_saturate(hi)); }
 __device__ __forceinline__ uint32_t ld_u32(const __half *p) { return *(const uint32_t *)p; }
 
-/* 16 bytes from global to shared memory without passing through registers (cp.async, sm_80
- * and later), in flight until fa_wait; the emulator copies at once, which is one of the
- * orders the hardware may take */
-__device__ __forceinline__ void fa_copy16(void *dst, const void *src) {
-#ifdef INFER_CUDA_EMU
-    memcpy(dst, src, 16);
-#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src) : "memory");
-#else
-    *(uint4 *)dst = *(const uint4 *)src;
-#endif
-}
-/* close the group of copies issued so far; wait until at most N groups are still in flight */
-__device__ __forceinline__ void fa_commit(void) {
-#if !defined(INFER_CUDA_EMU) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-template <int N> __device__ __forceinline__ void fa_wait(void) {
-#if !defined(INFER_CUDA_EMU) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-#endif
-}
-
 /* the shared memory of k_flash_attention<HD, KT>: Q, then two stages of K and V (rows of HD +
  * 8 halves each), then the pairs' last positions. The 8 halves of padding put the 8 rows a
  * fragment load touches in different banks. */
@@ -3740,7 +4071,7 @@ static constexpr size_t infer_cuda_fa_shm(int hd, int kt) {
 
 /* Keys and values of positions kb .. kb + KT - 1 into a stage (Ks, Vs: [KT, HD + 8] halves),
  * 8 elements a thread at a time through the block table; positions from `end` on are zeros.
- * An F16 cache's rows go as they are, by cp.async (in flight until fa_wait: the caller
+ * An F16 cache's rows go as they are, by cp.async (in flight until cp_async_wait: the caller
  * computes on the other stage meanwhile); an F32 cache's are rounded to halves on the way. */
 template <int HD, int KT>
 __device__ __forceinline__ void fa_load_kv(__half *Ks, __half *Vs, const infer_cuda_kv &kv, int kvh, int kb, int end) {
@@ -3756,8 +4087,8 @@ __device__ __forceinline__ void fa_load_kv(__half *Ks, __half *Vs, const infer_c
         }
         const size_t at = kv_row(kv.table, kv.bs, p) * kv.dim + (size_t)kvh * HD + d;
         if (kv.f16) {
-            fa_copy16(kd, (const __half *)kv.k + at);
-            fa_copy16(vd, (const __half *)kv.v + at);
+            cp_async16(kd, (const __half *)kv.k + at, 16);
+            cp_async16(vd, (const __half *)kv.v + at, 16);
         } else {
             const float4 *kf = (const float4 *)((const float *)kv.k + at), *vf = (const float4 *)((const float *)kv.v + at);
             const float4 k0 = kf[0], k1 = kf[1], v0 = vf[0], v1 = vf[1];
@@ -3768,7 +4099,7 @@ __device__ __forceinline__ void fa_load_kv(__half *Ks, __half *Vs, const infer_c
             *(uint4 *)vd = vw;
         }
     }
-    fa_commit();
+    cp_async_commit();
 }
 /* two halves of a column of V (rows k, k + 1 of the row-major tile) as one B register */
 __device__ __forceinline__ uint32_t ld_col2(const __half *p, int stride) {
@@ -3819,8 +4150,8 @@ INFER_CUDA_UNROLL
         if (kb + KT < n_keys) {
             __half *nk = KV + 2 * (st ^ 1) * KT * QS;
             fa_load_kv<HD, KT>(nk, nk + KT * QS, kv, kvh, kb + KT, n_keys);
-            fa_wait<1>();
-        } else fa_wait<0>();
+            cp_async_wait<1>();
+        } else cp_async_wait<0>();
         __syncthreads();                      /* this stage's copies (and Q) seen by every thread */
         /* S = Q K^T for the warp's 16 pairs x KT keys */
         float s[NT][4];
@@ -3898,11 +4229,12 @@ INFER_CUDA_UNROLL
 }
 
 /* The fast mode's prompt attention, when it applies (returns 1): F16 or F32 cache, head
- * sizes 64, 128, 256, at least FA_ROWS query rows, tensor cores of compute capability 8.0
- * or later; anything else (and the precise mode) runs k_attention. */
+ * sizes 64, 128, 256, at least FA_ROWS query rows of one sequence (one block table: a tile's
+ * rows share its key tiles), tensor cores of compute capability 8.0 or later; anything
+ * else (and the precise mode) runs k_attention. */
 static int infer_cuda_flash(infer_cuda_ctx *c, float *out, const float *q, const infer_cuda_kv &kv, const int32_t *pos, int rows, int n_head,
                             int n_head_kv, int hd, float scale) {
-    if (c->precise || !infer_cuda_mma8 || rows < INFER_CUDA_FA_ROWS || n_head_kv <= 0 || n_head % n_head_kv) return 0;
+    if (c->precise || !infer_cuda_mma8 || rows < INFER_CUDA_FA_ROWS || n_head_kv <= 0 || n_head % n_head_kv || kv.rows) return 0;
     if (hd != 64 && hd != 128 && hd != 256) return 0;
     const int group = n_head / n_head_kv;
     const dim3 grid((unsigned)(((long long)rows * group + INFER_CUDA_FA_M - 1) / INFER_CUDA_FA_M), n_head_kv);
@@ -3929,8 +4261,13 @@ static void infer_cuda_attention(void *ctx, float *out, const float *q, const in
     if (rows <= 0) return;
     if (head_dim > INFER_CUDA_ATT_MAXD) { infer_cuda_record(c, cudaErrorInvalidValue, "attention: head size above 512"); return; }
     /* grid.y holds at most 65535 rows: longer chunks go in parts */
-    for (; rows > 65535; rows -= 65535, q += (size_t)65535 * n_head * head_dim, out += (size_t)65535 * n_head * head_dim, pos += 65535)
+    if (rows > 65535) {
+        const infer_kv_view rest = infer_cuda_kv_skip(kv, 65535);
+        const size_t at = (size_t)65535 * n_head * head_dim;
         infer_cuda_attention(ctx, out, q, kv, pos, 65535, n_head, n_head_kv, head_dim, scale);
+        infer_cuda_attention(ctx, out + at, q + at, &rest, pos + 65535, rows - 65535, n_head, n_head_kv, head_dim, scale);
+        return;
+    }
     const infer_cuda_kv cache = infer_cuda_kv_of(kv);
     const int group = n_head / n_head_kv;
     if (infer_cuda_flash(c, out, q, cache, pos, rows, n_head, n_head_kv, head_dim, scale)) return;
@@ -4552,6 +4889,7 @@ static void infer_cuda_ctx_free(void *ctx) {
     if (c->scratch) cudaFree(c->scratch);
     if (c->att_count) cudaFree(c->att_count);
     if (c->xq) cudaFree(c->xq);
+    if (c->qt) cudaFree(c->qt);
     cudaStreamDestroy(c->stream);
     delete c;
 }
@@ -4737,4 +5075,18 @@ extern "C" int infer_cuda_quant_act(void *ctx, infer_type t, const float *x, int
         }
     });
     return ok;
+}
+
+/* For the tests: the splits of K every plain int8 tile launch takes from now on (1: none;
+ * -1: the backend's choice, the default; set it while no other thread launches); returns
+ * the previous setting. The tile rows and splits of the context's last int8 tile launch
+ * into bm and splits. */
+extern "C" int infer_cuda_tiles_force_splits(int splits) {
+    const int old = infer_cuda_qt_force;
+    infer_cuda_qt_force = splits;
+    return old;
+}
+extern "C" void infer_cuda_tiles_last(void *ctx, int *bm, int *splits) {
+    *bm = ((infer_cuda_ctx *)ctx)->qt_rows;
+    *splits = ((infer_cuda_ctx *)ctx)->qt_splits;
 }

@@ -1687,7 +1687,7 @@ static void test_cpu_attention(void) {
             for (size_t i = 0; i < nq; i++) q[i] = ((float)infer__rng_uniform(&rng) * 2 - 1) * 3;
             const int32_t pos[5] = { 32, 33, 34, 35, 36 };
             const float scale = 1.0f / sqrtf((float)hd);
-            infer_kv_view kv = { K, V, f16 ? INFER_TYPE_F16 : INFER_TYPE_F32, bs, table, kvd };
+            infer_kv_view kv = { K, V, f16 ? INFER_TYPE_F16 : INFER_TYPE_F32, bs, table, kvd, NULL };
             infer__cpu_attention(c2, o_batch, q, &kv, pos, R, nh, nkv, hd, scale);
             infer__cpu_attention(c1, o_t2, q, &kv, pos, R, nh, nkv, hd, scale);
             double worst = 0;
@@ -4135,7 +4135,7 @@ static void test_deepseek4_ops(void) {
         /* row 0 sees 12 entries: scores 0.5-0.25 (s=0,4), 1-0.25 (s=2), 2-0.25 (s=6), and
          * relu(-x) = 0 with 0 * ... = 0 for the rest: the top 3 are 6, 2, then 0 and 4 tie
          * at 0.25 -> 0; row 1 (position 9) sees 2 entries, fewer than top_k */
-        infer_kv_view kv = { keys, keys, INFER_TYPE_F32, 16, table, dI };
+        infer_kv_view kv = { keys, keys, INFER_TYPE_F32, 16, table, dI, NULL };
         k->indexer_topk(ctx, sel, nsel, q, w, &kv, pos, 2, nI, dI, 4, top_k, 1.0f);
         CHECK_MSG(nsel[0] == 3 && sel[0] == 0 && sel[1] == 2 && sel[2] == 6, "row 0: %d entries: %d %d %d", nsel[0], sel[0], sel[1], sel[2]);
         CHECK_MSG(nsel[1] == 2 && sel[3] == 0 && sel[4] == 1, "row 1: %d entries: %d %d", nsel[1], sel[3], sel[4]);
@@ -4157,7 +4157,7 @@ static void test_deepseek4_ops(void) {
         const infer_type t = f16 ? INFER_TYPE_F16 : INFER_TYPE_F32;
         const size_t es = f16 ? 2 : 4;
         void *rp = calloc(64, 32 * es), *ep = calloc(64, 32 * es);
-        infer_kv_view rv = { rp, rp, t, 16, table, hd }, ev = { ep, ep, t, 16, table, hd };
+        infer_kv_view rv = { rp, rp, t, 16, table, hd, NULL }, ev = { ep, ep, t, 16, table, hd, NULL };
         k->kv_store(ctx, &rv, raw, NULL, all, n_tok);
         k->kv_store(ctx, &ev, ent, NULL, all, n_ent);
         for (int mode = 0; mode < 2; mode++) {         /* the chosen entries, then every visible one (ratio 4) */
@@ -8168,6 +8168,15 @@ static void test_server_tool_calls(void) {
         if (srv_tool_request(p.port, body, stream, &a))
             CHECK_MSG(a.n_calls == 1 && !strcmp(a.args[0], "{\"city\":\"Oslo\"}") && !a.content[0] && !strcmp(a.finish, "tool_calls"),
                       "llama, stream %d: %d calls (%s), content [%s], finish %s", stream, a.n_calls, a.args[0], a.content, a.finish);
+        /* tool_choice names a function, no grammar given: the call is forced in the template's (XML) form */
+        snprintf(body, sizeof body, "{%s,\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_time\",\"parameters\":{\"type\":\"object\","
+                 "\"properties\":{\"zone\":{\"enum\":[\"UTC\",\"CET\"]}},\"required\":[\"zone\"]}}},%s,\"seed\":%d,\"parallel_tool_calls\":false,"
+                 "\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_time\"}}}", user, tools + 9, 11 + stream);
+        if (srv_tool_request(p.port, body, stream, &a))
+            CHECK_MSG(a.n_calls == 1 && !strcmp(a.names[0], "get_time") && (!strcmp(a.args[0], "{\"zone\":\"UTC\"}") ||
+                      !strcmp(a.args[0], "{\"zone\":\"CET\"}")) && !a.content[0] && !strcmp(a.finish, "tool_calls"),
+                      "forced, stream %d: %d calls %s(%s), content [%s], finish %s", stream, a.n_calls, a.n_calls ? a.names[0] : "", a.n_calls ? a.args[0] : "",
+                      a.content, a.finish);
         /* tool_choice none, no tools, a malformed call: the text as it was, finish_reason stop */
         for (int k = 0; k < 3; k++) {
             snprintf(body, sizeof body, "{%s%s%s,\"seed\":9,\"grammar\":%s}", user, k == 1 ? "" : ",", k == 1 ? "" : tools, k == 2 ? bad : hermes);
@@ -9399,6 +9408,87 @@ static void test_server_parse(void) {
  * [TOOL_CALLS], Llama 3.1's JSON reply (after <|python_tag|> or alone); the text around them
  * as the content; a malformed call left in the content. A stream holds back exactly the part
  * where calls may be, and that part has the same calls. */
+/* tool_choice "required" / a named function: the request's grammar admits exactly the calls
+ * of the template's form, and srv_tool_parse reads each of them back as the call it is */
+static int forced_case(const srv_limits *L, const char *tools_and_choice, const char *reply, int want) {
+    char body[4096];
+    snprintf(body, sizeof body, "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],%s}", tools_and_choice);
+    srv_request q;
+    if (!srv_parse_expect(L, SRV_CHAT, body, strlen(body), 200, NULL, NULL, &q)) return 0;
+    const int m = q.grammar && q.sp.grammar == q.grammar && q.tools ? infer_grammar_match(q.grammar, reply, strlen(reply)) : -2;
+    CHECK_MSG(m == want, "[%s] on [%s]: match %d, want %d", tools_and_choice, reply, m, want);
+    if (want == 1) {                                    /* what the server then makes of such a reply */
+        srv_tools_out to;
+        CHECK_MSG(srv_tool_parse(reply, strlen(reply), &to) >= 1 && to.content.n == 0, "[%s] does not parse back as calls", reply);
+        srv_tools_out_free(&to);
+    }
+    srv_request_free(&q);
+    return m == want;
+}
+static void test_server_tool_choice(void) {
+    srv_limits L;
+    fuzz_server_limits(&L);
+#define TC_TOOLS "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":{\"type\":\"object\"," \
+                 "\"properties\":{\"city\":{\"type\":\"string\",\"maxLength\":12},\"days\":{\"type\":\"integer\"}},\"required\":[\"city\"]}}}," \
+                 "{\"type\":\"function\",\"function\":{\"name\":\"get_time\",\"parameters\":{\"type\":\"object\",\"properties\":{\"zone\":{\"enum\":[\"UTC\",\"CET\"]}}," \
+                 "\"required\":[\"zone\"]}}}]"
+    const char *req = TC_TOOLS ",\"tool_choice\":\"required\"", *named = TC_TOOLS ",\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_time\"}}";
+    const char *single = TC_TOOLS ",\"tool_choice\":\"required\",\"parallel_tool_calls\":false";
+    /* Hermes (the fuzz template says <tool_call>) */
+    const char *w = "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 2}}\n</tool_call>";
+    const char *t = "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"zone\": \"CET\"}}\n</tool_call>";
+    char two[512];
+    snprintf(two, sizeof two, "%s\n%s", w, t);
+    forced_case(&L, req, w, 1);
+    forced_case(&L, req, t, 1);
+    forced_case(&L, req, two, 1);
+    forced_case(&L, single, two, -1);
+    forced_case(&L, named, t, 1);
+    forced_case(&L, named, w, -1);
+    forced_case(&L, req, "Sure! <tool_call>", -1);                                                        /* no text first */
+    forced_case(&L, req, "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"zone\": \"PST\"}}\n</tool_call>", -1);   /* the schema's enum */
+    forced_case(&L, req, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"days\": 2}}\n</tool_call>", -1);    /* required city */
+    forced_case(&L, req, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Llanfairpwllgwyngyll\"}}\n</tool_call>", -1);  /* maxLength */
+    forced_case(&L, req, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Ro", 0);
+    forced_case(&L, TC_TOOLS ",\"tool_choice\":\"auto\"", w, -2);                                         /* no grammar: auto, none */
+    forced_case(&L, TC_TOOLS ",\"tool_choice\":\"none\"", w, -2);
+    /* a schema the converter does not know ("pattern"): that tool's arguments are any object */
+    forced_case(&L, "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\","
+                    "\"pattern\":\"^x\"}}}}}],\"tool_choice\":\"required\"", "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"b\": [1, 2]}}\n</tool_call>", 1);
+    /* the other forms, by what the template says */
+    static const char xml[] = "{% for m in messages %}{{ m.content }}{% endfor %}{# <tool_call> <function=NAME> #}";
+    static const char mistral[] = "{% for m in messages %}[INST]{{ m.content }}[/INST]{% endfor %}{# [TOOL_CALLS] #}";
+    static const char llama[] = "{% for m in messages %}{{ m.content }}{% endfor %}{# {\"name\": function name, \"parameters\": dictionary} #}";
+    srv_limits X = L, M = L, J = L;
+    X.chat_template = xml; X.chat_template_len = sizeof xml - 1;
+    M.chat_template = mistral; M.chat_template_len = sizeof mistral - 1;
+    J.chat_template = llama; J.chat_template_len = sizeof llama - 1;
+    const char *xw = "<tool_call>\n<function=get_weather>\n<parameter=city>\nSan Jose\n</parameter>\n<parameter=days>\n-3\n</parameter>\n</function>\n</tool_call>";
+    forced_case(&X, req, xw, 1);
+    forced_case(&X, named, "<tool_call>\n<function=get_time>\n<parameter=zone>\nUTC\n</parameter>\n</function>\n</tool_call>", 1);
+    forced_case(&X, named, "<tool_call>\n<function=get_time>\n<parameter=zone>\nEST\n</parameter>\n</function>\n</tool_call>", -1);
+    forced_case(&X, req, "<tool_call>\n<function=get_weather>\n<parameter=days>\ntwo\n</parameter>\n</function>\n</tool_call>", -1);   /* an integer */
+    forced_case(&X, req, "<tool_call>\n<function=get_weather>\n<parameter=town>\nX\n</parameter>\n</function>\n</tool_call>", -1);   /* no such parameter */
+    forced_case(&X, req, w, -1);
+    forced_case(&X, req, "<tool_call>\n<function=get_weather>\n</function>\n</tool_call>", -1);                              /* city is required */
+    forced_case(&X, req, "<tool_call>\n<function=get_weather>\n<parameter=city>\nRome\n</parameter>\n</function>\n</tool_call>", 1);
+    forced_case(&M, req, "[TOOL_CALLS][{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}, {\"name\": \"get_time\", \"arguments\": {\"zone\": \"UTC\"}}]", 1);
+    forced_case(&M, single, "[TOOL_CALLS][{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}, {\"name\": \"get_time\", \"arguments\": {\"zone\": \"UTC\"}}]", -1);
+    forced_case(&J, req, "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Oslo\"}}", 1);
+    forced_case(&J, req, "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}", -1);
+    /* what cannot be forced */
+    srv_request q;
+    const char *msg = "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],";
+    char body[4096];
+    snprintf(body, sizeof body, "%s\"tool_choice\":\"required\"}", msg);
+    srv_parse_expect(&L, SRV_CHAT, body, strlen(body), 400, "invalid_value", "'tools' is empty or absent", &q);
+    snprintf(body, sizeof body, "%s" TC_TOOLS ",\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_tide\"}}}", msg);
+    srv_parse_expect(&L, SRV_CHAT, body, strlen(body), 400, "invalid_value", "\"get_tide\", which is not in 'tools'", &q);
+    snprintf(body, sizeof body, "%s%s,\"response_format\":{\"type\":\"json_object\"}}", msg, req);
+    srv_parse_expect(&L, SRV_CHAT, body, strlen(body), 400, "invalid_value", "not both", &q);
+#undef TC_TOOLS
+}
+
 static void test_server_tool_parse(void) {
     static const struct { const char *text; int n; const char *calls[3][2]; const char *content; } cases[] = {
         { "Let me check.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 2}}\n</tool_call>", 1,
@@ -9438,7 +9528,7 @@ static void test_server_tool_parse(void) {
         if (want) CHECK_MSG(o.content.n == strlen(want) && (!o.content.n || !memcmp(o.content.p, want, o.content.n)), "case %zu content [%.*s], want [%s]", i,
                             (int)o.content.n, o.content.p ? o.content.p : "", want);
         else if (n == 0) CHECK(o.content.n > 0);
-        const size_t p = srv_tool_prefix(t, strlen(t));
+        const size_t p = srv_tool_prefix(t, strlen(t), 0);
         CHECK_MSG(srv_tool_parse(t + p, strlen(t) - p, &held) == n && fuzz_same_calls(&o, &held), "case %zu: the streamed part from %zu has other calls", i, p);
         if (n > 0) CHECK_MSG(p <= (size_t)(strstr(t, o.calls[0].name) - t), "case %zu: %zu bytes of a call streamed as content", i, p);
         srv_tools_out_free(&held);
@@ -9450,16 +9540,21 @@ static void test_server_tool_parse(void) {
         { "abc [", 4 }, { "abc [TOOL", 4 }, { "abc [x", 6 }, { "   ", 0 }, { "", 0 }, { "Hi <|py", 3 }, { "Hi <", 3 }, { "a < b", 5 },
     };
     for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++) {
-        const size_t got = srv_tool_prefix(pre[i].text, strlen(pre[i].text));
+        const size_t got = srv_tool_prefix(pre[i].text, strlen(pre[i].text), 0);
         CHECK_MSG(got == pre[i].safe, "prefix of [%s]: %zu, want %zu", pre[i].text, got, pre[i].safe);
     }
-    /* it only grows as a reply comes token by token */
-    const char *reply = "I will look. <tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call> done";
-    size_t last = 0;
-    for (size_t k = 0; k <= strlen(reply); k++) {
-        const size_t got = srv_tool_prefix(reply, k);
-        CHECK_MSG(got >= last && got <= k && got <= 13, "prefix of %zu bytes: %zu (before: %zu)", k, got, last);
-        last = got;
+    /* it only grows as a reply comes token by token, and searching from the last answer (as a
+     * stream does) gives what a whole search gives */
+    const char *replies[2] = { "I will look. <tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call> done", "a <|pyt <tool_ca [TOOL_CALLS] x" };
+    const size_t stops[2] = { 13, 17 };
+    for (int j = 0; j < 2; j++) {
+        size_t last = 0;
+        for (size_t k = 0; k <= strlen(replies[j]); k++) {
+            const size_t got = srv_tool_prefix(replies[j], k, 0), from = srv_tool_prefix(replies[j], k, last);
+            CHECK_MSG(got >= last && got <= k && got <= stops[j] && from == got, "reply %d, prefix of %zu bytes: %zu, from %zu: %zu", j, k, got, last, from);
+            last = got;
+        }
+        CHECK(last == stops[j]);
     }
 }
 
@@ -9802,7 +9897,7 @@ static void test_gpu_indexer_ties(void) {
                 kb->upload(c, d_q, q, sizeof q);
                 kb->upload(c, d_w, w, sizeof w);
                 kb->upload(c, d_pos, pos, sizeof pos);
-                const infer_kv_view kv = { d_pool, d_pool, f16 ? INFER_TYPE_F16 : INFER_TYPE_F32, BS, (const int32_t *)d_table, HD };
+                const infer_kv_view kv = { d_pool, d_pool, f16 ? INFER_TYPE_F16 : INFER_TYPE_F32, BS, (const int32_t *)d_table, HD, NULL };
                 kb->kv_store(c, &kv, (const float *)d_keys, NULL, (const int32_t *)d_all, N_ENT);
                 kb->indexer_topk(c, (int32_t *)d_sel, (int32_t *)d_n, (const float *)d_q, (const float *)d_w, &kv, (const int32_t *)d_pos, ROWS, NH, HD, 4, TOP_K,
                                  1.0f / sqrtf((float)(NH * HD)));
@@ -9877,7 +9972,7 @@ static void test_gpu_attention_sparse(void) {
                     kb->upload(c, d_in, in, sizeof(float) * n_in);
                     kb->upload(c, d_i, ints, sizeof ints);
                     const float *keys = d_in, *vals = keys + nk, *ents = vals + nk, *q = ents + ne, *sinks = q + nq;
-                    const infer_kv_view raw = { d_k, d_v, INFER_TYPE_F16, BS, d_i + I_TABLE, hd }, comp = { d_e, d_e, INFER_TYPE_F32, BS, d_i + I_TABLE, hd };
+                    const infer_kv_view raw = { d_k, d_v, INFER_TYPE_F16, BS, d_i + I_TABLE, hd, NULL }, comp = { d_e, d_e, INFER_TYPE_F32, BS, d_i + I_TABLE, hd, NULL };
                     kb->kv_store(c, &raw, keys, vals, d_i + I_ALL, N_TOK);
                     kb->kv_store(c, &comp, ents, NULL, d_i + I_ALL, N_ENT);
                     kb->attention_sparse(c, d_out, q, &raw, d_i + I_POS, ROWS, NH, hd, 1.0f / sqrtf((float)hd), WINDOW, sinks, &comp, 4,
@@ -10044,7 +10139,7 @@ static int fa_run(const infer_kernels *kb, int precise, infer_type type, int hd,
         const int32_t *all = d_i + FA_SEQS * FA_BLOCKS;          /* positions 0, 1, 2, ... */
         size_t at_kv = 0, at_q = 0;
         for (int s = 0; s < FA_SEQS; s++) {
-            const infer_kv_view kv = { d_k, d_v, type, FA_BS, d_i + s * FA_BLOCKS, kvd };
+            const infer_kv_view kv = { d_k, d_v, type, FA_BS, d_i + s * FA_BLOCKS, kvd, NULL };
             const int n = FA_CTX[s] + FA_ROWS[s];
             kb->kv_store(c, &kv, d_kv + at_kv, d_kv + n_kv + at_kv, all, n);
             kb->attention(c, d_out + at_q, d_q + at_q, &kv, all + FA_CTX[s], FA_ROWS[s], nh, nkv, hd, 1.0f / sqrtf((float)hd));
@@ -10153,7 +10248,7 @@ static void test_gpu_attention_splits(void) {
                 if (d_in && d_out && d_row && d_k && d_v && d_i && d_pos) {
                     kb->upload(c, d_in, in, sizeof(float) * n_in);
                     kb->upload(c, d_i, ints, sizeof ints);
-                    const infer_kv_view kv = { d_k, d_v, precise ? INFER_TYPE_F32 : INFER_TYPE_F16, BS, d_i, KVD };
+                    const infer_kv_view kv = { d_k, d_v, precise ? INFER_TYPE_F32 : INFER_TYPE_F16, BS, d_i, KVD, NULL };
                     kb->kv_store(c, &kv, d_in, d_in + n_kv, d_i + NB, CTX);
                     for (int st = 0; st < STEPS; st++) {
                         const int32_t p = CTX + st;
@@ -10329,6 +10424,68 @@ static void test_gpu_decode_graph(void) {
     infer_model_free(m);
 }
 
+/* Decode steps of several sequences at once cost the launches of one: the cache store and
+ * the attention of a layer are one launch each for every row (the per-row block tables),
+ * whether 3 or 6 sequences decode (a launch per sequence would add 2-3 a layer for each);
+ * and each sequence's logits are what it gets alone on the CPU (a row read through another
+ * row's table is off by the logits' size) */
+static void test_gpu_batch_launches(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    if (!file_exists(SHARED "/models/stories260K.gguf")) SKIP("../shared/models not found");
+    infer_model *m = load_model(SHARED "/models/stories260K.gguf", 0);
+    if (!m) return;
+    enum { S = 6, NP = 5, NG = 3 };
+    const int V = infer_model_config(m)->n_vocab;
+    int32_t ids[S][NP + NG];
+    for (int i = 0; i < S; i++)
+        for (int t = 0; t < NP + NG; t++) ids[i][t] = (t * 31 + i * 17 + 3) % V;
+    infer_session_params sp = infer_session_default_params();
+    sp.backend = k; sp.precise = 1; sp.n_seq_max = S; sp.n_ctx = S * 64;
+    infer_session *s;
+    infer_error err;
+    float *got = malloc(sizeof(float) * (size_t)V * S);
+    int32_t seq[S];
+    CHECK(got && infer_session_create(&s, m, &sp, &err) == INFER_OK);
+    seq[0] = 0;
+    for (int i = 1; i < S; i++) CHECK(infer_seq_add(s, &seq[i], &err) == INFER_OK);
+    for (int i = 0; i < S; i++) {
+        const infer_batch_item it = { seq[i], ids[i], NP, NULL, 0 };
+        CHECK_MSG(infer_eval_batch(s, &it, 1, &err) == INFER_OK, "%s", err.msg);
+    }
+    /* step g decodes sequences 0..n-1, n = 1, 3, 6 in turn; sequence i's token g */
+    int launches[NG] = { 0 }, graph;
+    const int n_of[NG] = { 1, 3, S };
+    int past[S];
+    for (int i = 0; i < S; i++) past[i] = NP;
+    double mx = 0;
+    for (int g = 0; g < NG; g++) {
+        infer_batch_item it[S];
+        for (int i = 0; i < n_of[g]; i++) {
+            it[i] = (infer_batch_item){ seq[i], &ids[i][past[i]], 1, got + (size_t)i * V, 0 };
+            past[i]++;
+        }
+        CHECK_MSG(infer_eval_batch(s, it, n_of[g], &err) == INFER_OK, "%s", err.msg);
+        infer_session_step_info(s, &launches[g], &graph);
+        for (int i = 0; i < n_of[g]; i++) {
+            float *want = eval_logits(m, ids[i], past[i], past[i], (run_opts){ .precise = 1, .n_ctx = 64 });
+            for (int v = 0; want && v < V; v++) mx = fmax(mx, fabs((double)want[(size_t)(past[i] - 1) * V + v] - got[(size_t)i * V + v]));
+            CHECK(want != NULL);
+            free(want);
+        }
+    }
+    printf("    decode launches with 1, 3, 6 sequences: %d, %d, %d; max |logit - cpu alone| %.3g\n", launches[0], launches[1], launches[2], mx);
+    /* 3 and 6 sequences: the same launches; one sequence may have one fewer a layer (the
+     * precise mode fuses gate, up and the GLU for a single row only) */
+    const int L = infer_model_config(m)->n_layer;
+    CHECK_MSG(launches[0] > 0 && launches[2] == launches[1] && launches[1] >= launches[0] && launches[1] <= launches[0] + L,
+              "launches: %d, %d, %d (%d layers)", launches[0], launches[1], launches[2], L);
+    CHECK_MSG(mx <= 2e-3, "batched decode differs from each sequence alone by %g", mx);
+    infer_session_free(s);
+    free(got);
+    infer_model_free(m);
+}
+
 /* the golden llama models on the GPU, every weight type the file set has, exact and fast,
  * the prompt batched and token by token (decode steps as graphs): the CPU's tolerances */
 static void test_gpu_golden_llama(void) {
@@ -10407,6 +10564,8 @@ static void test_gpu_server(void) {
 #ifdef INFER_CUDA
 int infer_cuda_int8_host(infer_type t, const void *row, int K, float *dst);
 int infer_cuda_quant_act(void *ctx, infer_type t, const float *x, int rows, int K, int8_t *q, float *d, int32_t *s);
+int infer_cuda_tiles_force_splits(int splits);
+void infer_cuda_tiles_last(void *ctx, int *bm, int *splits);
 static int int8_float_same(float a, float b) { return (a != a && b != b) || memcmp(&a, &b, 4) == 0; }   /* NaNs alike */
 #endif
 
@@ -10675,12 +10834,172 @@ done:
     if (g) k->ctx_free(g);
 }
 
+/* The int8 tiles' shapes: tile rows chosen from the row count (9, 16 -> 16; 17 -> 32; 33,
+ * 64 -> 64; 65, 200 -> 64 with a partial tile), K split over several blocks per tile for
+ * grids that leave SMs idle, and two shared-memory stages. K = 608 for the 32-block types
+ * (19 blocks: two steps of 8 and a partial one), 768 for the 256-block types (3 steps); N =
+ * 72 (a tile and a piece). Each shape runs with K not split (forced 1), split in 2 (forced)
+ * and as the backend chooses (3 splits for these small grids), each against the CPU's fast
+ * path within INT8_TIGHT and exact maths within the fast bound; a split run twice, the two
+ * results the same bits (the partial sums are added in a fixed order, never by float
+ * atomics). The tile
+ * rows and the split count the backend reports are checked, so each path is known to run. */
+static void test_gpu_int8_tiles(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+#ifdef INFER_CUDA
+    const infer_kernels *cpu = infer_cpu_kernels();
+    void *cf = NULL, *cp = NULL, *g = NULL;
+    infer_error err;
+    const int old = infer_cuda_tiles_force_splits(-1);
+    if (cpu->ctx_create(&cf, 2, 0, &err) != INFER_OK || cpu->ctx_create(&cp, 2, 1, &err) != INFER_OK || k->ctx_create(&g, 1, 0, &err) != INFER_OK) {
+        CHECK_MSG(0, "%s", err.msg);
+        goto done;
+    }
+    infer__rng rng;
+    infer__rng_seed(&rng, 9);
+    static const infer_type types[4] = { INFER_TYPE_Q4_0, INFER_TYPE_Q4_1, INFER_TYPE_Q6_K, INFER_TYPE_Q4_K };
+    static const int rows_list[7] = { 9, 16, 17, 33, 64, 65, 200 }, bm_want[7] = { 16, 16, 32, 64, 64, 64, 64 }, forced[3] = { 1, 2, -1 };
+    const int N = 72, RMAX = 200;
+    for (int ti = 0; ti < 4; ti++) {
+        const infer_type t = types[ti];
+        const int K = infer_type_block(t) == 256 ? 768 : 608;                 /* 3 steps of K either way */
+        size_t bytes;
+        float scale;
+        uint8_t *q = int8_weights(&rng, t, K, N, 1, &bytes, &scale);
+        infer_tensor tc = { "w", t, 2, { K, N, 1, 1 }, q, bytes, scale }, tg = tc;
+        const size_t xn = (size_t)RMAX * K, on = (size_t)RMAX * N;
+        float *x = malloc(sizeof(float) * xn), *of = malloc(sizeof(float) * on), *op = malloc(sizeof(float) * on), *og = malloc(sizeof(float) * on);
+        float *o2 = malloc(sizeof(float) * on);
+        void *gw = k->alloc(g, bytes), *gx = k->alloc(g, sizeof(float) * xn), *go = k->alloc(g, sizeof(float) * on);
+        tg.data = gw;
+        double worst_fast = 0, worst_exact = 0;
+        int runs = 0, split_runs = 0, differ = 0;
+        if (!gw || !gx || !go || k->upload(g, gw, q, bytes) != INFER_OK) { CHECK_MSG(0, "%s: device memory", infer_type_name(t)); goto next; }
+        for (int ri = 0; ri < 7; ri++) {
+            const int rows = rows_list[ri];
+            const size_t n = (size_t)rows * N;
+            for (size_t i = 0; i < (size_t)rows * K; i++) x[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+            cpu->matmul(cf, of, &tc, x, rows);
+            cpu->matmul(cp, op, &tc, x, rows);
+            CHECK(k->upload(g, gx, x, sizeof(float) * (size_t)rows * K) == INFER_OK);
+            for (int fi = 0; fi < 3; fi++) {
+                infer_cuda_tiles_force_splits(forced[fi]);
+                int bm = 0, splits = 0;
+                k->matmul(g, (float *)go, &tg, (const float *)gx, rows);
+                CHECK_MSG(k->download(g, og, go, sizeof(float) * n) == INFER_OK, "%s", k->last_error(g));
+                infer_cuda_tiles_last(g, &bm, &splits);
+                if (splits > 1) {                     /* split K: once more, for the same bits */
+                    k->matmul(g, (float *)go, &tg, (const float *)gx, rows);
+                    CHECK_MSG(k->download(g, o2, go, sizeof(float) * n) == INFER_OK, "%s", k->last_error(g));
+                } else memcpy(o2, og, sizeof(float) * n);
+                const int want = forced[fi];          /* 2 splits: steps 2 + 1 */
+                CHECK_MSG(bm == bm_want[ri], "%s rows=%d: tiles of %d rows, expected %d", infer_type_name(t), rows, bm, bm_want[ri]);
+                CHECK_MSG(want < 0 || splits == want, "%s rows=%d: %d splits of K, expected %d", infer_type_name(t), rows, splits, want);
+                const double ef = int8_rel(of, og, n), ex = int8_rel(op, og, n);
+                const int same = memcmp(og, o2, sizeof(float) * n) == 0;
+                CHECK_MSG(ef <= INT8_TIGHT, "%s rows=%d K=%d splits=%d: max_rel %.3g against the CPU's fast path (tol %g)", infer_type_name(t), rows, K, splits, ef, INT8_TIGHT);
+                CHECK_MSG(ex <= INFER__TOL_FAST, "%s rows=%d K=%d splits=%d: max_rel %.3g against exact maths (tol %g)", infer_type_name(t), rows, K, splits, ex,
+                          INFER__TOL_FAST);
+                CHECK_MSG(same, "%s rows=%d splits=%d: two runs differ", infer_type_name(t), rows, splits);
+                worst_fast = fmax(worst_fast, ef);
+                worst_exact = fmax(worst_exact, ex);
+                runs++;
+                split_runs += splits > 1;
+                differ += !same;
+            }
+        }
+        CHECK_MSG(split_runs > 0, "%s: K was never split", infer_type_name(t));
+        printf("    %-5s K=%-4d %d shapes (%d with K split): max_rel against the CPU's fast path %.2e, against exact maths %.2e; %d of %d repeats differ\n",
+               infer_type_name(t), K, runs, split_runs, worst_fast, worst_exact, differ, split_runs);
+    next:
+        if (gw) k->free(g, gw);
+        if (gx) k->free(g, gx);
+        if (go) k->free(g, go);
+        free(q); free(x); free(of); free(op); free(og); free(o2);
+    }
+done:
+    infer_cuda_tiles_force_splits(old);
+    if (cf) cpu->ctx_free(cf);
+    if (cp) cpu->ctx_free(cp);
+    if (g) k->ctx_free(g);
+#endif
+}
+
+/* matmul_id's int8 tiles take their rows from the experts' average share: 9 and 40 tokens x
+ * 2 slots over 3 experts (6 and 27 rows an expert: tiles of 16 and 32 rows), K = 608 (a
+ * partial step), against the CPU's fast path and exact maths as test_gpu_int8_moe does */
+static void test_gpu_int8_moe_tiles(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+#ifdef INFER_CUDA
+    const infer_kernels *cpu = infer_cpu_kernels();
+    void *cf = NULL, *cp = NULL, *g = NULL;
+    infer_error err;
+    if (cpu->ctx_create(&cf, 2, 0, &err) != INFER_OK || cpu->ctx_create(&cp, 2, 1, &err) != INFER_OK || k->ctx_create(&g, 1, 0, &err) != INFER_OK) {
+        CHECK_MSG(0, "%s", err.msg);
+        goto done;
+    }
+    infer__rng rng;
+    infer__rng_seed(&rng, 10);
+    static const infer_type types[2] = { INFER_TYPE_Q4_1, INFER_TYPE_Q6_K };
+    static const int rows_list[2] = { 9, 40 }, bm_want[2] = { 16, 32 };
+    const int N = 72, E = 3, n_used = 2, RMAX = 40;
+    int32_t ids[80];
+    for (int ti = 0; ti < 2; ti++) {
+        const infer_type t = types[ti];
+        const int K = infer_type_block(t) == 256 ? 768 : 608;
+        size_t bytes;
+        float scale;
+        uint8_t *q = int8_weights(&rng, t, K, N, E, &bytes, &scale);
+        infer_tensor tc = { "w", t, 3, { K, N, E, 1 }, q, bytes, scale }, tg = tc;
+        const size_t xn = (size_t)RMAX * n_used * K, on = (size_t)RMAX * n_used * N;
+        float *x = malloc(sizeof(float) * xn), *of = malloc(sizeof(float) * on), *op = malloc(sizeof(float) * on), *og = malloc(sizeof(float) * on);
+        void *gw = k->alloc(g, bytes), *gx = k->alloc(g, sizeof(float) * xn), *go = k->alloc(g, sizeof(float) * on), *gi = k->alloc(g, sizeof ids);
+        tg.data = gw;
+        if (!gw || !gx || !go || !gi || k->upload(g, gw, q, bytes) != INFER_OK) { CHECK_MSG(0, "%s: device memory", infer_type_name(t)); goto next; }
+        for (int ri = 0; ri < 2; ri++) {
+            const int rows = rows_list[ri];
+            const size_t n = (size_t)rows * n_used * N;
+            for (int r = 0; r < rows; r++) for (int s = 0; s < n_used; s++) ids[r * n_used + s] = (r + 2 * s) % E;
+            for (size_t i = 0; i < (size_t)rows * n_used * K; i++) x[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+            CHECK(k->upload(g, gx, x, sizeof(float) * (size_t)rows * n_used * K) == INFER_OK && k->upload(g, gi, ids, sizeof(int32_t) * (size_t)rows * n_used) == INFER_OK);
+            for (int per_slot = 0; per_slot < 2; per_slot++) {
+                int bm = 0, splits = 0;
+                cpu->matmul_id(cf, of, &tc, x, ids, rows, n_used, per_slot);
+                cpu->matmul_id(cp, op, &tc, x, ids, rows, n_used, per_slot);
+                k->matmul_id(g, (float *)go, &tg, (const float *)gx, (const int32_t *)gi, rows, n_used, per_slot);
+                CHECK_MSG(k->download(g, og, go, sizeof(float) * n) == INFER_OK, "%s", k->last_error(g));
+                infer_cuda_tiles_last(g, &bm, &splits);
+                const double ef = int8_rel(of, og, n), ex = int8_rel(op, og, n);
+                CHECK_MSG(bm == bm_want[ri], "%s %d tokens: tiles of %d rows, expected %d", infer_type_name(t), rows, bm, bm_want[ri]);
+                CHECK_MSG(ef <= INT8_TIGHT, "%s %d tokens x_per_slot=%d: max_rel %.3g against the CPU's fast path (tol %g)", infer_type_name(t), rows, per_slot, ef, INT8_TIGHT);
+                CHECK_MSG(ex <= INFER__TOL_FAST, "%s %d tokens x_per_slot=%d: max_rel %.3g against exact maths (tol %g)", infer_type_name(t), rows, per_slot, ex, INFER__TOL_FAST);
+                printf("    %-5s %d tokens x %d slots over %d experts (tiles of %d rows), x_per_slot=%d: max_rel against the CPU's fast path %.2e, against exact maths %.2e\n",
+                       infer_type_name(t), rows, n_used, E, bm, per_slot, ef, ex);
+            }
+        }
+    next:
+        if (gw) k->free(g, gw);
+        if (gx) k->free(g, gx);
+        if (go) k->free(g, go);
+        if (gi) k->free(g, gi);
+        free(q); free(x); free(of); free(op); free(og);
+    }
+done:
+    if (cf) cpu->ctx_free(cf);
+    if (cp) cpu->ctx_free(cp);
+    if (g) k->ctx_free(g);
+#endif
+}
+
 /* The fast mode's prompt matmuls of F16 and BF16 weights, on 16-bit tensor cores: what they
  * compute is exact maths on activations rounded to the weight's format (the products of two
  * 16-bit values are exact in f32, the sums f32), so against the CPU's precise path fed the
  * same rounded activations they agree within INT8_TIGHT, and against exact maths within the
  * fast bound (the rounding: a relative error of at most 2^-11 a value for F16, 2^-8 for BF16).
- * K = 72 (a partial chunk) and 512, rows 9..100, out = W x and out += W x, and matmul_id's
+ * K = 72 (a partial step) and 512 (the two-stage tiles: rows of 16-byte multiples), 76 (rows
+ * of 152 bytes: the one-stage tiles), rows 9..100, out = W x and out += W x, and matmul_id's
  * grouped tiles (100 tokens x 2 slots over 3 experts). */
 static void half_round(infer_type t, const float *x, float *y, size_t n) {
     for (size_t i = 0; i < n; i++) y[i] = t == INFER_TYPE_F16 ? infer__fp16_to_fp32(infer__fp32_to_fp16(x[i])) : infer__bf16_to_fp32(infer__fp32_to_bf16(x[i]));
@@ -10700,9 +11019,9 @@ static void test_gpu_half_matmul(void) {
     static const infer_type types[2] = { INFER_TYPE_F16, INFER_TYPE_BF16 };
     const int rows_list[4] = { 9, 17, 64, 100 }, N = 72, E = 3, n_used = 2;
     for (int ti = 0; ti < 2; ti++)
-        for (int ki = 0; ki < 2; ki++) {
+        for (int ki = 0; ki < 3; ki++) {
             const infer_type t = types[ti];
-            const int K = ki ? 512 : 72, RMAX = 200;
+            const int K = ki == 2 ? 76 : ki ? 512 : 72, RMAX = 200;
             size_t bytes;
             float scale;
             uint8_t *q = int8_weights(&rng, t, K, N, E, &bytes, &scale);
@@ -11362,6 +11681,7 @@ static const test_case tests[] = {
     { "server_asan", test_server_asan },
     { "server_parse", test_server_parse },
     { "server_tool_parse", test_server_tool_parse },
+    { "server_tool_choice", test_server_tool_choice },
     { "server_tool_calls", test_server_tool_calls },
     { "robust_huge_context", test_robust_huge_context },
     { "robust_threads", test_robust_threads },
@@ -11395,6 +11715,7 @@ static const test_case tests[] = {
     { "gpu_bounded_ops", test_gpu_bounded_ops },
     { "gpu_deepseek4_golden", test_gpu_deepseek4_golden },
     { "gpu_seq_batch", test_gpu_seq_batch },
+    { "gpu_batch_launches", test_gpu_batch_launches },
     { "gpu_stories_greedy", test_gpu_stories_greedy },
     { "gpu_server", test_gpu_server },
     { "gpu_decode_graph", test_gpu_decode_graph },
@@ -11403,6 +11724,8 @@ static const test_case tests[] = {
     { "gpu_int8_quant", test_gpu_int8_quant },
     { "gpu_int8_matmul", test_gpu_int8_matmul },
     { "gpu_int8_moe", test_gpu_int8_moe },
+    { "gpu_int8_tiles", test_gpu_int8_tiles },
+    { "gpu_int8_moe_tiles", test_gpu_int8_moe_tiles },
     { "gpu_half_matmul", test_gpu_half_matmul },
     { "grammar_suite", test_grammar_suite },
     { "grammar_errors", test_grammar_errors },

@@ -321,8 +321,8 @@ template <int K> static void emu_mma_s8(int32_t *d, const uint32_t *a, const uin
     emu_warp_barrier(w);                 /* nobody deposits the next MMA's registers before all have read */
 }
 
-/* ---- attention: the F16 tensor-core MMA of the flash-attention tiles, and what the split
- * merge inside the attention launch uses ----
+/* ---- attention: the F16 tensor-core MMA of the flash-attention tiles (the split merge's
+ * __threadfence and __ldcg are with the asynchronous copies below) ----
  * mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32, D = A B + C with A 16 x 16 and B 16 x 8
  * in F16, C and D 16 x 8 in f32. infer_cuda.cu issues it as inline PTX behind mma_f16 and
  * calls emu_mma_f16 under the emulator. The fragments' layout is the PTX ISA's ("Matrix
@@ -360,12 +360,6 @@ static void emu_mma_f16(float *d, const uint32_t *a, const uint32_t *b, const fl
     }
     emu_warp_barrier(w);                 /* nobody deposits the next MMA's registers before all have read */
 }
-/* One block runs at a time, so every write is already visible to the next: the fence is
- * nothing and an L2 load is a load. */
-static inline void __threadfence(void) {}
-template <typename T> static inline T __ldcg(const T *p) { return *p; }
-enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
-template <typename F> static cudaError_t cudaFuncSetAttribute(F, cudaFuncAttribute, int) { return cudaSuccess; }
 
 static unsigned __ballot_sync(unsigned, int pred) {
     const int t = emu_cur, w = t / 32;
@@ -379,9 +373,58 @@ static unsigned __ballot_sync(unsigned, int pred) {
 }
 static inline int __popc(unsigned x) { return __builtin_popcount(x); }
 
+/* ---- asynchronous copies (sm_80+) and the split-K fix-up's fences.
+ * cp.async.{ca,cg}.shared.global [dst], [src], size, src_size copies `size` bytes (4, 8 or
+ * 16) to shared memory: the first src_size from src, zeros after (src_size 0: all zeros).
+ * The copy is asynchronous: cp.async.commit_group closes the thread's copies issued so far
+ * into a group, and cp.async.wait_group N returns once all but the N most recent committed
+ * groups of *this thread* are complete (PTX ISA, "Data Movement and Conversion
+ * Instructions: cp.async"). Emulated to the letter where a kernel could get it wrong: the
+ * source bytes are read at issue (device memory does not change under a running kernel
+ * here), but they reach shared memory only at the wait that completes their group (or at
+ * the thread's end), so a kernel that reads a stage before waiting for it, or waits for
+ * the wrong group, reads stale bytes, as it may on hardware. A barrier completes nothing.
+ * __threadfence orders nothing here (blocks run one after another); __ldcg is a load. ---- */
+#define EMU_CP_MAX 64
+struct emu_cp_op { void *dst; unsigned char b[16]; int n, group; };
+static emu_cp_op emu_cp_q[EMU_MAX_THREADS][EMU_CP_MAX];
+static int emu_cp_n[EMU_MAX_THREADS], emu_cp_committed[EMU_MAX_THREADS];
+/* complete the pending copies of thread t whose group is below `upto` (oldest first) */
+static void emu_cp_complete(int t, int upto) {
+    int keep = 0;
+    for (int i = 0; i < emu_cp_n[t]; i++) {
+        emu_cp_op &o = emu_cp_q[t][i];
+        if (o.group < upto) memcpy(o.dst, o.b, (size_t)o.n);
+        else emu_cp_q[t][keep++] = o;
+    }
+    emu_cp_n[t] = keep;
+}
+static void emu_cp_async(void *dst, const void *src, int size, int src_size) {
+    const int t = emu_cur;
+    if (emu_cp_n[t] == EMU_CP_MAX) {         /* more in flight than the emulator keeps: the oldest lands early */
+        memcpy(emu_cp_q[t][0].dst, emu_cp_q[t][0].b, (size_t)emu_cp_q[t][0].n);
+        memmove(&emu_cp_q[t][0], &emu_cp_q[t][1], sizeof(emu_cp_op) * (EMU_CP_MAX - 1));
+        emu_cp_n[t]--;
+    }
+    emu_cp_op &o = emu_cp_q[t][emu_cp_n[t]++];
+    o.dst = dst;
+    o.n = size;
+    o.group = emu_cp_committed[t];
+    memset(o.b, 0, sizeof o.b);
+    if (src_size > 0) memcpy(o.b, src, (size_t)(src_size < size ? src_size : size));
+}
+static void emu_cp_commit(void) { emu_cp_committed[emu_cur]++; }
+static void emu_cp_wait(int n) { emu_cp_complete(emu_cur, emu_cp_committed[emu_cur] - n); }
+static void emu_cp_reset(int t) { emu_cp_n[t] = 0; emu_cp_committed[t] = 0; }
+static inline void __threadfence(void) {}
+template <typename V> static inline V __ldcg(const V *p) { return *p; }
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
+template <class F> static cudaError_t cudaFuncSetAttribute(F, cudaFuncAttribute, int) { return cudaSuccess; }
+
 static void emu_fiber_main(void) {
     emu_body(emu_body_arg);
     const int t = emu_cur, w = t / 32;
+    emu_cp_complete(t, 1 << 30);          /* copies still in flight land when the thread ends */
     emu_done[t] = 1;
     emu_alive--;
     emu_warp_alive[w]--;
@@ -399,7 +442,7 @@ static void emu_run_block(void) {
         emu_warp_alive[w] = emu_n - 32 * w < 32 ? emu_n - 32 * w : 32;
         emu_wbar_count[w] = 0;
     }
-    for (int t = 0; t < emu_n; t++) { emu_done[t] = 0; emu_fiber_init(t); }
+    for (int t = 0; t < emu_n; t++) { emu_done[t] = 0; emu_cp_reset(t); emu_fiber_init(t); }
     while (emu_alive > 0)
         for (int t = 0; t < emu_n; t++) {
             if (emu_done[t]) continue;

@@ -948,8 +948,9 @@ static void fuzz_server_reply(const uint8_t *d, size_t n) {
     fuzz_json_ok(&b, "the tool calls' message");
     free(b.p);
     /* streamed: the held-back part has the same calls; the surely-content part only grows */
-    const size_t p = srv_tool_prefix(t, n), half = srv_tool_prefix(t, n / 2);
+    const size_t p = srv_tool_prefix(t, n, 0), half = srv_tool_prefix(t, n / 2, 0);
     if (p > n || half > p) fuzz_fail("srv_tool_prefix is not a growing prefix", NULL);
+    if (srv_tool_prefix(t, n, half) != p) fuzz_fail("srv_tool_prefix from a shorter reply's prefix differs from a whole search", NULL);
     if (srv_tool_parse(t + p, n - p, &held) >= 0 && !fuzz_same_calls(&whole, &held)) fuzz_fail("the streamed reply's tool calls differ from the whole reply's", NULL);
     srv_tools_out_free(&held);
     srv_tools_out_free(&whole);
@@ -1009,6 +1010,11 @@ static const char *const fuzz_server_seeds[][2] = {
                            "{\"role\":\"tool\",\"tool_call_id\":\"call_1\",\"content\":\"{\\\"temp\\\": 21}\"}],\"tools\":[{\"type\":\"function\",\"function\":"
                            "{\"name\":\"get_weather\",\"parameters\":{\"type\":\"object\"}}}],\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_weather\"}}}" },
     { "chat-tool-choice-none", "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}],\"tool_choice\":\"none\"}" },
+    { "chat-tool-required", "{\"messages\":[{\"role\":\"user\",\"content\":\"Time?\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_time\","
+                            "\"parameters\":{\"type\":\"object\",\"properties\":{\"zone\":{\"enum\":[\"UTC\",\"CET\"]},\"n\":{\"type\":\"integer\"},"
+                            "\"tag\":{\"type\":\"string\",\"maxLength\":4}},\"required\":[\"zone\"]}}}],\"tool_choice\":\"required\",\"parallel_tool_calls\":false}" },
+    { "bad-tool-choice", "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}],"
+                         "\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"g\"}}}" },
     { "tokenize", "{\"content\":\"Hello world <|endoftext|>\",\"add_special\":true,\"parse_special\":false}" },
     { "detokenize", "{\"tokens\":[1,2,3,100,255,270]}" },
     { "bad-n", "{\"prompt\":\"hi\",\"n\":2}" },

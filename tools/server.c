@@ -34,6 +34,8 @@
  * XML form, Mistral's [TOOL_CALLS], a Llama-style JSON reply). A whole answer carries them
  * as message.tool_calls; a stream sends text as content only up to where a call may begin
  * (srv_tool_prefix), holds the rest to the end, then sends its calls as delta.tool_calls.
+ * tool_choice "required" or a named function puts a grammar of calls in the template's
+ * form on the sampler (srv_force_tools, in server_req.c).
  *
  * LIMITS: bodies up to SRV_MAX_BODY bytes (413 beyond); a prompt must leave room for one
  * token in its slot's context (n_ctx / N; 400 beyond); generation stops at max_tokens or
@@ -466,6 +468,7 @@ typedef struct {
     int fd;
     size_t sent;         /* bytes of r->text written */
     size_t seen;         /* r->text's length when last looked at: the wait is for more */
+    size_t plain;        /* with tools: r->text[0..plain) is surely content (srv_tool_prefix) */
     int cut;             /* the next of r->cuts */
     int phase;           /* streaming: 0 role chunk, 1 content, 2 usage, 3 [DONE], 4 end */
     srv_buf pend;        /* formatted, not yet handed to libmicrohttpd */
@@ -591,7 +594,7 @@ static ssize_t srv_stream_cb(void *cls, uint64_t pos, char *buf, size_t max) {
         const int w = st->phase == 1 ? srv_wait(S, r, st->seen, st->fd, S->cfg.timeout_s / 2.0) : 1;
         if (w == 0) { pthread_mutex_unlock(&S->mu); return MHD_CONTENT_READER_END_WITH_ERROR; }
         /* with tools, text that may be a tool call is held until the end */
-        const size_t avail = st->phase == 1 && r->q.tools && !r->error_status ? srv_tool_prefix(r->text.p, r->text.n) : r->text.n;
+        const size_t avail = st->phase == 1 && r->q.tools && !r->error_status ? (st->plain = srv_tool_prefix(r->text.p, r->text.n, st->plain)) : r->text.n;
         while (st->cut < r->n_cuts && r->cuts[st->cut] <= st->sent) st->cut++;
         if (w == 2) srv_puts(&st->pend, ": waiting\n\n");
         else if (st->phase == 1 && avail > st->sent) {     /* an event per step's text (a token, or text a stop string held) */

@@ -574,6 +574,194 @@ static int srv_parse_detokenize(const srv_limits *L, const infer__json *o, srv_r
     return srv_ids(L, t, "tokens", &q->prompt, &q->n_prompt, e);
 }
 
+/* text helpers for the tool-call forms below */
+static const char *srv_find(const char *h, size_t n, const char *needle) {
+    return n ? (const char *)memmem(h, n, needle, strlen(needle)) : NULL;
+}
+static int srv_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+static void srv_trim(const char **s, size_t *n) {
+    while (*n && srv_space(**s)) { (*s)++; (*n)--; }
+    while (*n && srv_space((*s)[*n - 1])) (*n)--;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * >>forced calls -- tool_choice "required" or {"type": "function", "function": {"name": f}}
+ *
+ * The reply is held to tool calls by a grammar on the sampler, written for the form the chat
+ * template teaches its model (the forms srv_tool_parse reads, >>tool calls):
+ *   the template has "<function=":  <tool_call>\n<function=f>\n<parameter=p>\nvalue\n</parameter>\n...</function>\n</tool_call>
+ *   it has "<tool_call>":           <tool_call>\n{"name": "f", "arguments": {...}}\n</tool_call>
+ *   it has "[TOOL_CALLS]":          [TOOL_CALLS][{"name": "f", "arguments": {...}}, ...]
+ *   any other:                      {"name": "f", "arguments" | "parameters": {...}}  (the
+ *                                   key the template names; Llama 3.1's says "parameters")
+ * In the JSON forms a call is a JSON Schema turned into GBNF by infer_json_schema_to_grammar:
+ *   {"anyOf": [{"type": "object", "properties": {"name": {"const": f}, "arguments": f's
+ *   parameters}, "required": ["name", "arguments"]}, ...]}
+ * so the arguments follow each tool's own schema (a schema the converter does not know,
+ * e.g. one with "pattern", leaves that tool's arguments any JSON object). The XML form
+ * writes each required parameter (in the schema's order, then any others) and a value as
+ * text: an enum is one of its strings, an integer, number or boolean is
+ * one, a string with maxLength is at most that many bytes, anything else is text up to the
+ * next '<'. parallel_tool_calls (default true) allows several calls, else exactly one.
+ * --------------------------------------------------------------------------------------- */
+enum { SRV_FORM_XML, SRV_FORM_HERMES, SRV_FORM_MISTRAL, SRV_FORM_JSON };
+
+/* a GBNF string literal of s[0..n) */
+static void srv_gbnf_lit(srv_buf *b, const char *s, size_t n) {
+    srv_puts(b, "\"");
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') { srv_put(b, "\\", 1); srv_put(b, s + i, 1); }
+        else if (c == '\n') srv_puts(b, "\\n");
+        else if (c == '\r') srv_puts(b, "\\r");
+        else if (c == '\t') srv_puts(b, "\\t");
+        else if (c < 0x20) srv_printf(b, "\\x%02X", c);
+        else srv_put(b, s + i, 1);
+    }
+    srv_puts(b, "\"");
+}
+
+/* the grammar of one XML parameter value for schema s (see above) */
+static void srv_xml_value(srv_buf *b, const infer__json *s) {
+    const infer__json *en = srv_member(s, "enum"), *ty = srv_member(s, "type"), *ml = srv_member(s, "maxLength");
+    const char *t = ty && ty->type == INFER__JSON_STRING ? ty->str : "";
+    int n_enum = 0;
+    if (en && en->type == INFER__JSON_ARRAY)
+        for (uint32_t k = 0; k < en->len; k++)
+            if (en->items[k].type == INFER__JSON_STRING && en->items[k].len && !memchr(en->items[k].str, '<', en->items[k].len)) {
+                srv_puts(b, n_enum++ ? " | " : "(");
+                srv_gbnf_lit(b, en->items[k].str, en->items[k].len);
+            }
+    if (n_enum) srv_puts(b, ")");
+    else if (!strcmp(t, "integer")) srv_puts(b, "\"-\"? [0-9]{1,19}");
+    else if (!strcmp(t, "number")) srv_puts(b, "\"-\"? [0-9]{1,16} (\".\" [0-9]{1,16})? ([eE] [-+]? [0-9]{1,3})?");
+    else if (!strcmp(t, "boolean")) srv_puts(b, "(\"true\" | \"false\")");
+    else if (!strcmp(t, "string") && ml && ml->type == INFER__JSON_NUMBER && ml->num >= 0 && ml->num <= 4096) srv_printf(b, "[^<]{0,%d}", (int)ml->num);
+    else srv_puts(b, "[^<]*");
+}
+
+/* is key one of the strings of array a? */
+static int srv_listed(const infer__json *a, const char *key) {
+    for (uint32_t i = 0; a && a->type == INFER__JSON_ARRAY && i < a->len; i++)
+        if (a->items[i].type == INFER__JSON_STRING && !strcmp(a->items[i].str, key)) return 1;
+    return 0;
+}
+
+/* The calls' grammar in the XML form, one rule per tool (srv-fn-K): its required parameters
+ * in the schema's order, then any of the others */
+static void srv_xml_grammar(srv_buf *g, const infer__json *const *fns, int n_fns, int parallel) {
+    srv_printf(g, "root ::= srv-one%s\nsrv-one ::= \"<tool_call>\\n<function=\" (", parallel ? " (\"\\n\" srv-one)*" : "");
+    for (int k = 0; k < n_fns; k++) srv_printf(g, "%ssrv-fn-%d", k ? " | " : "", k);
+    srv_puts(g, ") \"</function>\\n</tool_call>\"\n");
+    for (int k = 0; k < n_fns; k++) {
+        const infer__json *name = srv_member(fns[k], "name"), *par = srv_member(fns[k], "parameters");
+        const infer__json *props = par ? srv_member(par, "properties") : NULL;
+        srv_printf(g, "srv-fn-%d ::= ", k);
+        srv_gbnf_lit(g, name->str, name->len);
+        srv_puts(g, " \">\\n\"");
+        const infer__json *req = par ? srv_member(par, "required") : NULL;
+        int n_req = 0, n_opt = 0;                    /* the properties a name can be written for */
+        for (uint32_t i = 0; props && props->type == INFER__JSON_OBJECT && i < props->len; i++)
+            if (props->items[i].key[0] && !strchr(props->items[i].key, '>')) *(srv_listed(req, props->items[i].key) ? &n_req : &n_opt) += 1;
+        if (!n_req && !n_opt) {                      /* no properties known: any names, any text */
+            srv_puts(g, " (\"<parameter=\" [a-zA-Z0-9_.-]+ \">\\n\" [^<]* \"\\n</parameter>\\n\")*\n");
+            continue;
+        }
+        /* the required ones in the schema's order, then any of the others */
+        for (int pass = 0; pass < 2; pass++) {
+            if (pass == 1 && n_opt) srv_puts(g, " (");
+            for (uint32_t i = 0, w = 0; i < props->len; i++) {
+                if (!props->items[i].key[0] || strchr(props->items[i].key, '>') || srv_listed(req, props->items[i].key) != (pass == 0)) continue;
+                if (pass == 1 && w++) srv_puts(g, " |");
+                srv_puts(g, " \"<parameter=\" ");
+                srv_gbnf_lit(g, props->items[i].key, strlen(props->items[i].key));
+                srv_puts(g, " \">\\n\" ");
+                srv_xml_value(g, &props->items[i]);
+                srv_puts(g, " \"\\n</parameter>\\n\"");
+            }
+            if (pass == 1 && n_opt) srv_puts(g, ")*");
+        }
+        srv_puts(g, "\n");
+    }
+}
+
+/* The JSON call schema (see above); any_args: every tool's arguments any object */
+static void srv_call_schema(srv_buf *b, const infer__json *const *fns, int n_fns, const char *args_key, int any_args) {
+    srv_puts(b, "{\"anyOf\":[");
+    for (int k = 0; k < n_fns; k++) {
+        const infer__json *name = srv_member(fns[k], "name"), *par = srv_member(fns[k], "parameters");
+        srv_puts(b, k ? ",{\"type\":\"object\",\"properties\":{\"name\":{\"const\":" : "{\"type\":\"object\",\"properties\":{\"name\":{\"const\":");
+        srv_json_str(b, name->str, name->len);
+        srv_printf(b, "},\"%s\":", args_key);
+        if (!any_args && par && par->type == INFER__JSON_OBJECT) srv_json_write(b, par);
+        else srv_puts(b, "{\"type\":\"object\"}");
+        srv_printf(b, "},\"required\":[\"name\",\"%s\"]}", args_key);
+    }
+    srv_puts(b, "]}");
+}
+
+/* q->grammar for a forced tool_choice (none when tool_choice is "auto", "none" or absent) */
+static int srv_force_tools(const srv_limits *L, const infer__json *o, srv_request *q, srv_perr *e) {
+    const infer__json *tools = srv_member(o, "tools"), *tc = srv_member(o, "tool_choice");
+    const infer__json *want = NULL;                     /* the function tool_choice names */
+    if (!tc || (tc->type == INFER__JSON_STRING && strcmp(tc->str, "required"))) return 1;
+    if (tc->type == INFER__JSON_OBJECT) want = srv_member(srv_member(tc, "function"), "name");
+    if (!tools || tools->len == 0) return srv_bad(e, 400, "invalid_value", "'tool_choice' asks for a tool call but 'tools' is empty or absent");
+    if (q->grammar) return srv_bad(e, 400, "invalid_value", "give either a forced 'tool_choice' or a 'response_format' / 'json_schema' / 'grammar', not both");
+    const infer__json **fns = (const infer__json **)malloc(sizeof *fns * tools->len);
+    if (!fns) return srv_bad(e, 500, NULL, "out of memory");
+    int n_fns = 0;
+    for (uint32_t k = 0; k < tools->len; k++) {       /* srv_parse_tools checked each has a name */
+        const infer__json *fn = srv_member(&tools->items[k], "function"), *name = srv_member(fn, "name");
+        if (!want || (name->len == want->len && !memcmp(name->str, want->str, name->len))) fns[n_fns++] = fn;
+    }
+    if (!n_fns) { free(fns); return srv_bad(e, 400, "invalid_value", "'tool_choice' names the function \"%.64s\", which is not in 'tools'", want->str); }
+    int parallel = 1;
+    srv_bool(o, "parallel_tool_calls", &parallel, e);   /* checked by srv_parse_tools */
+    size_t tl = 0;
+    const char *tmpl = L->chat_template;
+    if (tmpl) tl = L->chat_template_len;
+    else if (L->m && !(tmpl = infer_model_chat_template(L->m, "tool_use", &tl))) tmpl = infer_model_chat_template(L->m, NULL, &tl);
+    const int form = tmpl && srv_find(tmpl, tl, "<function=") ? SRV_FORM_XML : tmpl && srv_find(tmpl, tl, "<tool_call>") ? SRV_FORM_HERMES
+                   : tmpl && srv_find(tmpl, tl, "[TOOL_CALLS]") ? SRV_FORM_MISTRAL : SRV_FORM_JSON;
+    srv_buf g = { 0 };
+    infer_error err;
+    infer_status st = INFER_OK;
+    if (form == SRV_FORM_XML) srv_xml_grammar(&g, fns, n_fns, parallel);
+    else {
+        const char *args_key = form == SRV_FORM_JSON && tmpl && srv_find(tmpl, tl, "\"parameters\"") ? "parameters" : "arguments";
+        char *gbnf = NULL;
+        for (int any_args = 0; any_args < 2 && !gbnf; any_args++) {   /* the tools' own schemas, else any objects */
+            srv_buf schema = { 0 };
+            srv_call_schema(&schema, fns, n_fns, args_key, any_args);
+            st = schema.oom ? INFER_ERR_NOMEM : infer_json_schema_to_grammar(schema.p, schema.n, &gbnf, &err);
+            free(schema.p);
+            if (st == INFER_ERR_NOMEM) break;
+        }
+        if (gbnf) {
+            /* the converter's root is one call: it becomes srv-call, inside the form's root */
+            const char *r = strncmp(gbnf, "root ::= ", 9) ? strstr(gbnf, "\nroot ::= ") : gbnf - 1;
+            if (r) {
+                srv_put(&g, gbnf, (size_t)(r + 1 - gbnf));
+                srv_puts(&g, "srv-call");
+                srv_puts(&g, r + 5);
+            }
+            infer_free(gbnf);
+            if (!r) st = INFER_ERR_FORMAT;
+            else if (form == SRV_FORM_HERMES)
+                srv_printf(&g, "\nroot ::= srv-one%s\nsrv-one ::= \"<tool_call>\\n\" srv-call \"\\n</tool_call>\"\n", parallel ? " (\"\\n\" srv-one)*" : "");
+            else if (form == SRV_FORM_MISTRAL) srv_printf(&g, "\nroot ::= \"[TOOL_CALLS][\" srv-call%s \"]\"\n", parallel ? " (\",\" space srv-call)*" : "");
+            else srv_puts(&g, "\nroot ::= srv-call\n");
+        }
+    }
+    free(fns);
+    if (st == INFER_OK && !g.oom) st = infer_grammar_parse(&q->grammar, g.p, g.n, &err);
+    free(g.p);
+    if (st != INFER_OK || g.oom) return srv_bad(e, 500, NULL, "the grammar of a forced tool call: %s", g.oom || st == INFER_ERR_NOMEM ? "out of memory" : err.msg);
+    q->sp.grammar = q->grammar;
+    return 1;
+}
+
 /* The body of a request to endpoint `kind` (SRV_COMPLETION, SRV_CHAT, SRV_TOKENIZE,
  * SRV_DETOKENIZE) into *q. 1 on success (free q with srv_request_free); 0 with the
  * status (400: the client's fault, 500: out of memory), OpenAI error code (NULL for 500)
@@ -595,6 +783,7 @@ static int srv_parse_request(const srv_limits *L, int kind, const char *body, si
         ok = srv_parse_params(L, o, q, e);
         ok = ok && (kind == SRV_CHAT ? srv_parse_chat(L, o, q, e) : srv_parse_completion(L, o, q, e));
         ok = ok && srv_parse_format(o, q, e);
+        ok = ok && (kind != SRV_CHAT || srv_force_tools(L, o, q, e));
         if (ok && q->n_prompt == 0) ok = srv_bad(e, 400, "invalid_value", "the prompt is empty (no tokens)");
         if (ok && q->n_prompt + 1 > L->n_ctx)
             ok = srv_bad(e, 400, "context_length_exceeded", "the prompt has %d tokens; a sequence's context is %d (-c %lld over -np %d), which must hold the prompt and one token more",
@@ -631,15 +820,6 @@ static void srv_tools_out_free(srv_tools_out *t) {
     free(t->calls);
     free(t->content.p);
     memset(t, 0, sizeof *t);
-}
-
-static const char *srv_find(const char *h, size_t n, const char *needle) {
-    return n ? (const char *)memmem(h, n, needle, strlen(needle)) : NULL;
-}
-static int srv_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-static void srv_trim(const char **s, size_t *n) {
-    while (*n && srv_space(**s)) { (*s)++; (*n)--; }
-    while (*n && srv_space((*s)[*n - 1])) (*n)--;
 }
 
 static int srv_tool_add(srv_tools_out *t, const char *name, size_t name_len, srv_buf *args) {
@@ -781,8 +961,10 @@ static int srv_tool_parse(const char *text, size_t n, srv_tools_out *out) {
  * before the first call marker, or before the start of one at the end (a partial
  * "<tool_c"); none of a reply whose first non-space byte is '{' or '[' (a Llama 3.1 call
  * may be coming), nor of one that is all space so far. It never shrinks as the text grows,
- * and the calls of text[prefix..n) are those srv_tool_parse finds in the whole text. */
-static size_t srv_tool_prefix(const char *text, size_t n) {
+ * and the calls of text[prefix..n) are those srv_tool_parse finds in the whole text.
+ * `from`: the prefix of a shorter reply this one continues (0: none); no marker starts before
+ * it, so the search starts there and a stream's checks cost the new text, not the whole. */
+static size_t srv_tool_prefix(const char *text, size_t n, size_t from) {
     static const char *const marks[3] = { "<tool_call>", "[TOOL_CALLS]", "<|python_tag|>" };
     size_t i = 0;
     while (i < n && srv_space(text[i])) i++;
@@ -791,7 +973,7 @@ static size_t srv_tool_prefix(const char *text, size_t n) {
     size_t safe = n;
     for (int k = 0; k < 3; k++) {
         const size_t lm = strlen(marks[k]);
-        const char *at = srv_find(text, n, marks[k]);
+        const char *at = from < n ? srv_find(text + from, n - from, marks[k]) : NULL;
         if (at && (size_t)(at - text) < safe) safe = (size_t)(at - text);
         for (size_t len = lm - 1 < n ? lm - 1 : n; len > 0; len--)   /* the longest tail that starts the marker */
             if (!memcmp(text + n - len, marks[k], len)) { if (n - len < safe) safe = n - len; break; }
