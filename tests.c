@@ -10117,7 +10117,7 @@ enum { FA_BS = 16, FA_SEQS = 2, FA_BLOCKS = 8 };
 static const int32_t FA_TABLE[FA_SEQS][FA_BLOCKS] = { { 5, 2, 7, 0, 9, 14, 11, 3 }, { 1, 6, 4, 8, 10, 12, 13, 15 } };
 static const int FA_CTX[FA_SEQS] = { 70, 5 }, FA_ROWS[FA_SEQS] = { 37, 9 };     /* the first: 2 key tiles of 64, masked in the second only */
 static int fa_run(const infer_kernels *kb, int precise, infer_type type, int hd, int nh, int nkv, const float *keys, const float *vals,
-                  const float *q, float *out) {
+                  const float *q, float *out, float *out_rt) {
     void *c = NULL;
     infer_error err;
     if (kb->ctx_create(&c, 2, precise, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return 0; }
@@ -10129,8 +10129,9 @@ static int fa_run(const infer_kernels *kb, int precise, infer_type type, int hd,
     for (int i = 0; i < FA_SEQS * FA_BLOCKS * FA_BS; i++) ints[FA_SEQS * FA_BLOCKS + i] = i;
     float *d_kv = kb->alloc(c, sizeof(float) * 2 * n_kv), *d_q = kb->alloc(c, sizeof(float) * n_q), *d_out = kb->alloc(c, sizeof(float) * n_q);
     void *d_k = kb->alloc(c, pool), *d_v = kb->alloc(c, pool);
-    int32_t *d_i = kb->alloc(c, sizeof ints);
-    int ok = d_kv && d_q && d_out && d_k && d_v && d_i;
+    int32_t *d_i = kb->alloc(c, sizeof ints), *d_rpos = kb->alloc(c, sizeof(int32_t) * 64);
+    const int32_t **d_tabs = kb->alloc(c, sizeof(int32_t *) * 64);
+    int ok = d_kv && d_q && d_out && d_k && d_v && d_i && d_rpos && d_tabs && rows <= 64;
     if (ok) {
         kb->upload(c, d_kv, keys, sizeof(float) * n_kv);
         kb->upload(c, d_kv + n_kv, vals, sizeof(float) * n_kv);
@@ -10147,10 +10148,21 @@ static int fa_run(const infer_kernels *kb, int precise, infer_type type, int hd,
             at_q += (size_t)FA_ROWS[s] * nh * hd;
         }
         ok = kb->download(c, out, d_out, sizeof(float) * n_q) == INFER_OK;
+        if (ok && out_rt) {                   /* all the rows in one call, each through its sequence's table (row_tables) */
+            const int32_t *tabs[64];
+            int32_t rpos[64];
+            for (int s = 0, r = 0; s < FA_SEQS; s++)
+                for (int i = 0; i < FA_ROWS[s]; i++, r++) { tabs[r] = d_i + s * FA_BLOCKS; rpos[r] = FA_CTX[s] + i; }
+            kb->upload(c, d_tabs, tabs, sizeof(int32_t *) * rows);
+            kb->upload(c, d_rpos, rpos, sizeof(int32_t) * rows);
+            const infer_kv_view kv = { d_k, d_v, type, FA_BS, d_i, kvd, d_tabs };
+            kb->attention(c, d_out, d_q, &kv, d_rpos, rows, nh, nkv, hd, 1.0f / sqrtf((float)hd));
+            ok = kb->download(c, out_rt, d_out, sizeof(float) * n_q) == INFER_OK;
+        }
         CHECK_MSG(ok, "%s backend: %s", kb->name, kb->last_error(c));
     } else CHECK_MSG(0, "%s backend: out of memory", kb->name);
-    void *bufs[] = { d_kv, d_q, d_out, d_k, d_v, d_i };
-    for (int i = 0; i < 6; i++) if (bufs[i]) kb->free(c, bufs[i]);
+    void *bufs[] = { d_kv, d_q, d_out, d_k, d_v, d_i, d_rpos, (void *)d_tabs };
+    for (int i = 0; i < 8; i++) if (bufs[i]) kb->free(c, bufs[i]);
     kb->ctx_free(c);
     return ok;
 }
@@ -10158,7 +10170,9 @@ static int fa_run(const infer_kernels *kb, int precise, infer_type type, int hd,
 /* The GPU's prompt attention against the CPU's: head sizes the flash-attention tiles take
  * (64, 128, 256) and one they do not (96: the f32 kernel in both modes), GQA groups 1, 4, 8,
  * F16 and F32 caches, two sequences' paged caches, rows that fill no whole tile, prompts
- * continuing a context (the second, of 9 rows, runs the decode kernel in both modes). The precise mode (the f32 kernel) is held to 1e-5. The fast mode's
+ * continuing a context (the second, of 9 rows, runs the decode kernel in both modes), and
+ * the two prompts in one call with a block table a row (row_tables: the decode kernel,
+ * 1e-5). The precise mode (the f32 kernel) is held to 1e-5. The fast mode's
  * tiles round the queries (and an F32 cache's keys and values) to F16 and the softmax
  * weights P to F16 before P V, each a relative error of at most 2^-11 = 4.9e-4; with values
  * in [-1, 1] the weights' rounding moves an output by at most 2^-11 (the denominator sums
@@ -10180,30 +10194,35 @@ static void test_gpu_flash_attention(void) {
                 const infer_type type = f16 ? INFER_TYPE_F16 : INFER_TYPE_F32;
                 const size_t n_kv = (size_t)(FA_CTX[0] + FA_ROWS[0] + FA_CTX[1] + FA_ROWS[1]) * nkv * hd;
                 const size_t n_q = (size_t)(FA_ROWS[0] + FA_ROWS[1]) * nh * hd;
-                float *in = malloc(sizeof(float) * (2 * n_kv + n_q)), *out[3] = { malloc(sizeof(float) * n_q), malloc(sizeof(float) * n_q),
-                                                                                 malloc(sizeof(float) * n_q) };
+                float *in = malloc(sizeof(float) * (2 * n_kv + n_q)), *out[4];
+                for (int b = 0; b < 4; b++) out[b] = malloc(sizeof(float) * n_q);
                 for (size_t i = 0; i < 2 * n_kv + n_q; i++) in[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
-                /* the CPU, the GPU fast, the GPU precise (with the F32 cache the precise mode uses;
-                 * it runs the same f32 kernel on either, and the emulator is slow) */
+                /* the CPU; the GPU fast, per sequence (out[1]) and with row_tables (out[3]); the GPU
+                 * precise (with the F32 cache the precise mode uses; it runs the same f32 kernel on
+                 * either, and the emulator is slow) */
                 const int precise = !f16;
-                if (fa_run(kc, 1, type, hd, nh, nkv, in, in + n_kv, in + 2 * n_kv, out[0]) && fa_run(k, 0, type, hd, nh, nkv, in, in + n_kv, in + 2 * n_kv, out[1]) &&
-                    (!precise || fa_run(k, 1, type, hd, nh, nkv, in, in + n_kv, in + 2 * n_kv, out[2]))) {
-                    double worst[2] = { 0, 0 };
-                    for (int b = 0; b < 1 + precise; b++)
-                        for (size_t i = 0; i < n_q; i++) {
+                const float *kin = in, *vin = in + n_kv, *qin = in + 2 * n_kv;
+                if (fa_run(kc, 1, type, hd, nh, nkv, kin, vin, qin, out[0], NULL) && fa_run(k, 0, type, hd, nh, nkv, kin, vin, qin, out[1], out[3]) &&
+                    (!precise || fa_run(k, 1, type, hd, nh, nkv, kin, vin, qin, out[2], NULL))) {
+                    double worst[3] = { 0, 0, 0 };
+                    for (int b = 0; b < 3; b++)
+                        for (size_t i = 0; i < n_q && (b != 1 || precise); i++) {
                             const double d = fabs((double)out[1 + b][i] - out[0][i]);
                             worst[b] = isnan(d) ? INFINITY : fmax(worst[b], d);
                         }
                     const double tol = tiles ? 2e-3 : 1e-5;
-                    printf("    head %3d, group %d, %s cache: max |gpu - cpu| fast %.3g", hd, groups[gi], f16 ? "F16" : "F32", worst[0]);
+                    printf("    head %3d, group %d, %s cache: max |gpu - cpu| fast %.3g, one call with row tables %.3g", hd, groups[gi],
+                           f16 ? "F16" : "F32", worst[0], worst[2]);
                     if (precise) printf(", precise %.3g", worst[1]);
                     printf("\n");
                     CHECK_MSG(worst[0] <= tol, "head %d group %d %s: fast mode differs by %g", hd, groups[gi], f16 ? "F16" : "F32", worst[0]);
                     CHECK_MSG(worst[1] <= 1e-5, "head %d group %d %s: precise mode differs by %g", hd, groups[gi], f16 ? "F16" : "F32", worst[1]);
+                    CHECK_MSG(worst[2] <= 1e-5, "head %d group %d %s: row tables differ by %g", hd, groups[gi], f16 ? "F16" : "F32", worst[2]);
                     /* the emulated device has tensor cores: the tiles ran (their rounding shows) */
                     if (emulated && tiles) CHECK_MSG(worst[0] > 1e-6, "head %d: the fast mode did not take the tiles", hd);
                 }
-                free(in); free(out[0]); free(out[1]); free(out[2]);
+                free(in);
+                for (int b = 0; b < 4; b++) free(out[b]);
             }
 }
 
