@@ -140,6 +140,13 @@ static inline float __fmul_rn(float a, float b) { return a * b; }
 static inline float __fadd_rn(float a, float b) { return a + b; }
 static inline float __fsub_rn(float a, float b) { return a - b; }
 
+/* ---- cross-block hand-offs (the last block of a group finishing its work): the memory
+ * fence orders a thread's stores before its later ones as other blocks see them; here blocks
+ * run one after another, so every store is already seen and the fence does nothing.
+ * __ldcg, a load through L2 (bypassing the SM's L1), is a plain load. ---- */
+static inline void __threadfence(void) {}
+template <class T> static inline T __ldcg(const T *p) { return *p; }
+
 /* ---- tensor-core fragments (nvcuda::wmma), the shapes this project uses: TF32 m16n16k8 and
  * F16 / BF16 m16n16k16, f32 accumulators. The real fragments spread a tile over the warp's
  * lanes in an unspecified layout; here every thread holds the whole tile (as floats: the
