@@ -11721,13 +11721,20 @@ static infer_status infer__forward_ops(infer_session *s, int T, const int32_t *w
                       nl, E, n_hc, 0, c->hc_eps);
             xr = s->h;
         }
-        k->rmsnorm(kc, s->h, xr, (const float *)s->w.output_norm->data, nl, E, c->rms_eps);
         if (k->host_memory && nl == 1) {     /* one row (decode): straight into the caller's buffer */
+            k->rmsnorm(kc, s->h, xr, (const float *)s->w.output_norm->data, nl, E, c->rms_eps);
             k->matmul(kc, dst[r0], s->w.output, s->h, 1);
             INFER__TRY(infer__check_finite(s, dst[r0], 1, (int)V, want + r0, -1, err));
             continue;
         }
-        k->matmul(kc, s->logits, s->w.output, s->h, nl);
+        if (k->rmsnorm_matmul_n) {           /* the norm and the output projection in one call */
+            float *const lo[1] = { s->logits };
+            const infer_tensor *const wo[1] = { s->w.output };
+            k->rmsnorm_matmul_n(kc, s->h, xr, (const float *)s->w.output_norm->data, nl, E, c->rms_eps, 1, lo, wo);
+        } else {
+            k->rmsnorm(kc, s->h, xr, (const float *)s->w.output_norm->data, nl, E, c->rms_eps);
+            k->matmul(kc, s->logits, s->w.output, s->h, nl);
+        }
         if (k->step_end) INFER__TRY(k->step_end(kc));   /* the step's unit ends at its first download */
         INFER__TRY(k->download(kc, s->lstage, s->logits, (size_t)nl * V * sizeof(float)));
         INFER__TRY(infer__check_finite(s, s->lstage, nl, (int)V, want + r0, -1, err));

@@ -4481,6 +4481,23 @@ extern "C" int infer_cuda_quant_x_host(infer_type t, const float *x, int rows, i
     return ok;
 }
 
+/* For the tests (tests.c declares it under INFER_CUDA): the int8 activations the fused ops
+ * of ctx last wrote, as rows of K: which 0, the norm's (the context's xq buffer, written by
+ * rmsnorm_matmul_n or rmsnorm_ffn), 1, the GLU's for the down projection (rmsnorm_ffn); the
+ * codes [rows, K], per 32-block [rows, K / 32] the scale d and the sum of the codes (host
+ * memory). 0 when there are none of that size or the copy fails. */
+extern "C" int infer_cuda_fused_act_host(void *ctx, int which, int rows, int K, int8_t *codes, float *d, int32_t *sums) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    const size_t nx = (size_t)rows * (size_t)K, nd = (size_t)rows * (size_t)(K / 32), at = (nx + 15) / 16 * 16;
+    const void *buf = which ? c->xq2 : c->xq;
+    if (!buf || at + nd * sizeof(float2) > (which ? c->xq2_bytes : c->xq_bytes)) return 0;
+    float2 *ds = (float2 *)malloc(nd * sizeof(float2));
+    int ok = ds && infer_cuda_download(c, codes, buf, nx) == INFER_OK && infer_cuda_download(c, ds, (const char *)buf + at, nd * sizeof(float2)) == INFER_OK;
+    for (size_t i = 0; ok && i < nd; i++) { d[i] = ds[i].x; memcpy(&sums[i], &ds[i].y, 4); }
+    free(ds);
+    return ok;
+}
+
 /* For the tests: the int8 unpackers run on the host over one row of K weights of type t,
  * giving d q (+ m) per weight (tests.c holds it to the CPU's dequantizer); 0 for a type
  * without int8 tiles. */
