@@ -12418,9 +12418,9 @@ static void infer__diff_fused_norm(infer__diff *d, infer_type t, const char *tn)
             d->kb->rmsnorm_matmul_n(d->cb_fast, (float *)h.b, (const float *)x.b, nb, rows, (int)E, 1e-5f, 2, ob, wb);
             d->kb->rmsnorm(d->cb_fast, (float *)h2.b, (const float *)x.b, nb, rows, (int)E, 1e-5f);
             d->kb->matmul_n(d->cb_fast, 2, pb, wb, (const float *)h2.b, rows);
-            infer__diff_same(d, "rmsnorm_matmul_n fast", what, h.b, h2.b, ne * Fl);
-            infer__diff_same(d, "rmsnorm_matmul_n fast", what, o1.b, p1.b, nf * Fl);
-            infer__diff_same(d, "rmsnorm_matmul_n fast", what, o2.b, p2.b, nf * Fl);
+            infer__diff_same(d, "norm_matmul_n fast", what, h.b, h2.b, ne * Fl);
+            infer__diff_same(d, "norm_matmul_n fast", what, o1.b, p1.b, nf * Fl);
+            infer__diff_same(d, "norm_matmul_n fast", what, o2.b, p2.b, nf * Fl);
         }
         if (d->kb->rmsnorm_ffn && d->kb->matmul_glu && d->kb->matmul_add && !d->broken) {   /* x += Wd (silu(Wg h) * (Wu h)), h = RMSNorm(x) * nw */
             d->ka->rmsnorm(d->ca, (float *)h.a, (const float *)x.a, na, rows, (int)E, 1e-5f);

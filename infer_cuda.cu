@@ -42,7 +42,11 @@
  *               taking 16-weight slices of the rows through __dp4a (the float types: 8
  *               weights in one 16-byte load, f32 FMAs); in both, matmul_n does a layer's
  *               q, k, v (or gate and up) in one launch, matmul_glu gate and up with the
- *               GLU, matmul_add the residual add in the stores. rows > 8: 64x64 output
+ *               GLU, matmul_add the residual add in the stores; in the fast mode the
+ *               fused entries rmsnorm_matmul_n and rmsnorm_ffn let the norm write the
+ *               int8 activations (k_rmsnorm_q, no k_quant_x) and k_mvq's GLU write the
+ *               down projection's (the last block of each 32- or 256-column group
+ *               quantizes it: mvq_quant_out). rows > 8: 64x64 output
  *               tiles: k_matmul_tiled, weights dequantized into shared memory 32 columns
  *               at a time, then f32 FMAs (precise), or in the fast mode F16/BF16 MMAs
  *               (16-bit weights) or TF32 MMAs (F32); k_matmul_q8 (fast, quantized
@@ -71,7 +75,8 @@
  *               another list of positions) over the window plus the compressed entries,
  *               the sink a logit with no value
  *   rope        a thread per rotated pair; rope_kv_store turns the keys on their way into
- *               the cache (a thread per cache element)
+ *               the cache (a thread per cache element) and, in the same launch, the
+ *               queries in place (a thread per pair)
  *   the rest    elementwise and per-row reductions, written to match the CPU's formulas
  *               (RMSNorm and L2 norm sum squares in double, as the CPU does)
  *
@@ -104,9 +109,10 @@
  *
  * WHAT IS NOT HERE
  *   The precise mode decodes every weight to f32 and multiplies in f32. The fast matvec
- *   has no slices for Q1_0, Q2_0, TQ1_0 and I2_S (k_matvec serves them in both modes),
- *   and its activations are quantized by a launch of their own, not by the norm that
- *   writes them; the decode and the prompt paths each have their activation quantizer
+ *   has no slices for Q1_0, Q2_0, TQ1_0 and I2_S (k_matvec serves them in both modes);
+ *   the activations of the output projection (attention's output) are quantized by a
+ *   launch of their own (the norms and the GLU write theirs, see matmul above), and
+ *   prompts' by a launch of their own; the decode and the prompt paths each have their activation quantizer
  *   (k_quant_x, k_quant_act: the same bytes, other layouts). Prompts: the int8 tiles load
  *   each step's operands and then compute, with no loads in flight meanwhile (no cp.async
  *   double buffering; two resident tiles an SM overlap each other), the tile is a fixed
@@ -114,7 +120,8 @@
  *   the 16-bit tiles are the TF32 tiles' shape (wmma, no cuBLAS); prompt attention is the
  *   decode kernel per query row (no flash-attention tiles). The delta rule runs token by token (no chunked matrix form).
  *   The indexer scores with scalar dots, which is what keeps the CPU's exact ties.
- *   RMSNorm is a launch of its own, not part of the matvec that reads its output.
+ *   RMSNorm is a launch of its own, not part of the matvec that reads its output (it
+ *   writes that matvec's int8 activations instead).
  *
  * SECTIONS (grep the anchor)
  *   >>cuda_context   the stream, the error, the step recorder (graphs), memory
@@ -1134,18 +1141,20 @@ INFER_CUDA_UNROLL
  * sums. The float weight types (F32, F16, BF16) keep f32 activations and f32 sums and get
  * only the kernel's shape (16-byte loads, 8 weights a slice).
  *
- * ACTIVATIONS (k_quant_x, a launch of its own into the context's xq buffer): x [rows, K]
+ * ACTIVATIONS (k_quant_x into the context's xq buffer, or the kernel that wrote x): x [rows, K]
  * becomes codes int8 [rows, K] and xds float2 [rows, K / 32], one (d, sum of the 32 codes)
  * per 32-block, the sum's int32 bits stored in the float. Two rules, as the weight type's
  * dot_type says (>>traits):
  *   Q8_0 (32-blocks)   d = max|x| / 127 rounded to f16, q = roundf(x 127 / max|x|)
  *   Q8_K (256-blocks)  d = max / -127 in f32 for the signed value of largest magnitude,
  *                      q = rint(x -127 / max) at most 127; each 32-block's pair repeats d
- * (Q4_1, Q5_1 and the k-quants with mins dot against the sums.) Why a launch of its own
- * rather than quantizing inside the matvec: a matvec launch has thousands of blocks, and
- * every one of them would redo the whole row's max, scale and rounding; quantized once,
- * the row is a quarter of the f32 bytes, read by all blocks from L2, and one quantization
- * serves matmul_n's q, k and v and matmul_glu's gate and up.
+ * (Q4_1, Q5_1 and the k-quants with mins dot against the sums.) Why quantized before the
+ * matvec rather than inside it: a matvec launch has thousands of blocks, and every one of
+ * them would redo the whole row's max, scale and rounding; quantized once, the row is a
+ * quarter of the f32 bytes, read by all blocks from L2, and one quantization serves
+ * matmul_n's q, k and v and matmul_glu's gate and up. Where the kernel that writes the
+ * activations can write their int8 form too, it does (k_rmsnorm_q; the GLU's
+ * mvq_quant_out), and no launch of its own is needed.
  *
  * THE MATVEC (k_mvq): a block of 128 threads (fewer, in whole warps, when a row has fewer
  * slices) computes MVQ_COLS output columns for up to 8 activation rows. A weight row is

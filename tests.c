@@ -9620,8 +9620,8 @@ static void test_gpu_act_quant(void) {
  * mode, 3 rows, 512 wide, a hidden size of 256, with Q4_0 weights (Q8_0 activations) and Q4_K
  * (Q8_K); the norm's bytes (k_rmsnorm_q) against k_quant_x of the h it wrote, the GLU's
  * (k_mvq's last block of each group) against k_quant_x of the hidden vector it wrote:
- * codes, scales and sums, byte for byte. Twice, so the second launch finds the GLU's
- * counters back at 0. */
+ * codes, scales and sums, byte for byte. Twice, on other values, so the second launch
+ * finds the GLU's counters back at 0 (else it would leave the first one's bytes). */
 static void test_gpu_fused_act(void) {
 #ifndef INFER_CUDA
     SKIP("not a CUDA build (make cuda or make cuda-emu)");
@@ -9658,12 +9658,12 @@ static void test_gpu_fused_act(void) {
         float *hid = malloc(sizeof(float) * ROWS * F), d1[ROWS * E / 32], d2[ROWS * E / 32];
         int8_t *c1 = malloc(ROWS * E), *c2 = malloc(ROWS * E);
         int32_t s1[ROWS * E / 32], s2[ROWS * E / 32];
-        for (int i = 0; i < ROWS * E; i++) x[i] = (float)(infer__rng_uniform(&rng) * 6 - 3);
         for (int i = 0; i < E; i++) nw[i] = (float)(infer__rng_uniform(&rng) + 0.5);
         float *xd = k->alloc(ctx, sizeof(float) * ROWS * E), *hd = k->alloc(ctx, sizeof(float) * ROWS * E), *nd = k->alloc(ctx, sizeof(float) * E);
         float *fd = k->alloc(ctx, sizeof(float) * ROWS * F);
         CHECK(xd && hd && nd && fd && k->upload(ctx, nd, nw, sizeof(float) * E) == INFER_OK);
         for (int pass = 0; pass < 2 && xd && hd && nd && fd; pass++) {
+            for (int i = 0; i < ROWS * E; i++) x[i] = (float)(infer__rng_uniform(&rng) * 6 - 3);
             CHECK(k->upload(ctx, xd, x, sizeof(float) * ROWS * E) == INFER_OK);
             k->rmsnorm_ffn(ctx, xd, hd, fd, nd, 1e-5f, &w[0], &w[1], &w[2], ROWS, INFER_ACT_SILU, 0.0f);
             CHECK_MSG(k->download(ctx, h, hd, sizeof(float) * ROWS * E) == INFER_OK && k->download(ctx, hid, fd, sizeof(float) * ROWS * F) == INFER_OK,
