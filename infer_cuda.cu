@@ -1824,7 +1824,7 @@ INFER_CUDA_UNROLL
         if (G) *o = glu_act(v, tot[C * R + tid] * mv.scale[1], mv.act, mv.limit);
         else *o = mv.add ? *o + v : v;
     }
-    if (G && mv.qkind) mvq_quant_out(mv, out + (size_t)r0 * N, N, n0, nr, r0);
+    if (G && Mv<T>::KIND != 3 && mv.qkind) mvq_quant_out(mv, out + (size_t)r0 * N, N, n0, nr, r0);   /* (not in the float types' GLU) */
 }
 
 /* matmul_id's decode in the fast mode: out[o, :] = W_e x[o or o / n_used] with e = ids[o],
@@ -3195,7 +3195,8 @@ static int *infer_cuda_counters(infer_cuda_ctx *c, int n) {
  * x += Wd hid. In the fast mode, up to 8 rows, gate and up of one type and shape: three
  * launches -- k_rmsnorm_q (h and its int8 form), k_mvq's GLU (hid and, when Wd reads int8
  * activations, their bytes: mvq_quant_out), k_mvq of Wd adding into x -- where the ops one
- * by one take five. Otherwise rmsnorm, matmul_glu, matmul_add. */
+ * by one take five (gate and up of a float type with a quantized Wd: four, hid quantized by
+ * k_quant_x). Otherwise rmsnorm, matmul_glu, matmul_add. */
 static void infer_cuda_rmsnorm_ffn(void *ctx, float *x, float *h, float *hid, const float *nw, float eps, const infer_tensor *wg,
                                    const infer_tensor *wu, const infer_tensor *wd, int rows, int act, float limit) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
@@ -3218,7 +3219,7 @@ static void infer_cuda_rmsnorm_ffn(void *ctx, float *x, float *h, float *hid, co
     }
     const int kout = infer_cuda_fused_kind(c, wd, hid, rows), qsize = kout == 1 ? 32 : 256;
     infer_cuda_xq xd = { 0, NULL, NULL };
-    if ((kout == 1 || kout == 2) && F % qsize == 0) {                 /* the GLU quantizes hid for Wd */
+    if (kin != 3 && (kout == 1 || kout == 2) && F % qsize == 0) {     /* the GLU quantizes hid for Wd (not a float GLU's) */
         if (!infer_cuda_xq_in(c, &c->xq2, &c->xq2_bytes, F, rows, &xd.q, &xd.ds) || !(mv.qcount = infer_cuda_counters(c, F / qsize))) return;
         mv.qcodes = xd.q; mv.qds = xd.ds; mv.qkind = kout; mv.qsize = qsize;
         xd.kind = kout;
