@@ -1032,20 +1032,21 @@ static int infer_cuda_supports_type(infer_type t) { return infer_cuda_with_type(
 typedef struct infer_cuda_mv {
     const uint8_t *W[INFER_CUDA_MV_MAXW];
     float *out[INFER_CUDA_MV_MAXW];
-    /* k_mvq's GLU mode, qkind 1 (Q8_0) or 2 (Q8_K): out[0] is also written quantized, as
-     * k_quant_x would write it, into qcodes [rows, N] and qds [rows, N / 32] -- the down
-     * projection's activations; qcount [N / qsize] counts the blocks done per quantization
-     * block of qsize (32 or 256) columns, all 0 between launches */
-    int8_t *qcodes;
-    float2 *qds;
-    int *qcount;
     float scale[INFER_CUDA_MV_MAXW];
     int start[INFER_CUDA_MV_MAXW + 1];
     int n;
     int add;                  /* out += W x (matmul_add) instead of out = W x */
     int act;                  /* GLU mode (k_matvec's G): out[0] = act(W[0] x) * (W[1] x), limit */
     float limit;
-    int qkind, qsize;
+    /* k_mvq's GLU mode, qkind 1 (Q8_0) or 2 (Q8_K): out[0] is also written quantized, as
+     * k_quant_x would write it, into qcodes [rows, N] and qds [rows, N / 32] -- the down
+     * projection's activations; qcount [N / qsize] counts the blocks done per quantization
+     * block of qsize (32 or 256) columns, all 0 between launches */
+    int qkind;
+    int8_t *qcodes;
+    float2 *qds;
+    int *qcount;
+    int qsize;
     int unused;               /* no padding bytes: a recorded launch's key holds the struct's bytes */
 } infer_cuda_mv;
 static_assert(offsetof(infer_cuda_mv, unused) + sizeof(int) == sizeof(infer_cuda_mv), "infer_cuda_mv has tail padding");
@@ -1818,13 +1819,16 @@ INFER_CUDA_UNROLL
     }
     mvq_block<T, R, CC>(wr, cols, (const XT *)xa + (size_t)r0 * K, xds ? xds + (size_t)r0 * (K / 32) : NULL, K, nr, tot);
     const int c = tid / R, r = tid % R, n = n0 + c;
-    if (tid < C * R && n < N && r < nr) {
-        const float v = tot[tid] * scale;
-        float *o = &out[(size_t)(r0 + r) * N + n];
-        if (G) *o = glu_act(v, tot[C * R + tid] * mv.scale[1], mv.act, mv.limit);
-        else *o = mv.add ? *o + v : v;
+    if (G && Mv<T>::KIND != 3 && mv.qkind) {          /* (not in the float types' GLU) every thread goes on to the barriers */
+        if (tid < C * R && n < N && r < nr) out[(size_t)(r0 + r) * N + n] = glu_act(tot[tid] * scale, tot[C * R + tid] * mv.scale[1], mv.act, mv.limit);
+        mvq_quant_out(mv, out + (size_t)r0 * N, N, n0, nr, r0);
+        return;
     }
-    if (G && Mv<T>::KIND != 3 && mv.qkind) mvq_quant_out(mv, out + (size_t)r0 * N, N, n0, nr, r0);   /* (not in the float types' GLU) */
+    if (tid >= C * R || n >= N || r >= nr) return;
+    const float v = tot[tid] * scale;
+    float *o = &out[(size_t)(r0 + r) * N + n];
+    if (G) *o = glu_act(v, tot[C * R + tid] * mv.scale[1], mv.act, mv.limit);
+    else *o = mv.add ? *o + v : v;
 }
 
 /* matmul_id's decode in the fast mode: out[o, :] = W_e x[o or o / n_used] with e = ids[o],
