@@ -1038,18 +1038,20 @@ typedef struct infer_cuda_mv {
     int add;                  /* out += W x (matmul_add) instead of out = W x */
     int act;                  /* GLU mode (k_matvec's G): out[0] = act(W[0] x) * (W[1] x), limit */
     float limit;
-    /* k_mvq's GLU mode, qkind 1 (Q8_0) or 2 (Q8_K): out[0] is also written quantized, as
-     * k_quant_x would write it, into qcodes [rows, N] and qds [rows, N / 32] -- the down
-     * projection's activations; qcount [N / qsize] counts the blocks done per quantization
-     * block of qsize (32 or 256) columns, all 0 between launches */
-    int qkind;
-    int8_t *qcodes;
-    float2 *qds;
-    int *qcount;
-    int qsize;
     int unused;               /* no padding bytes: a recorded launch's key holds the struct's bytes */
 } infer_cuda_mv;
 static_assert(offsetof(infer_cuda_mv, unused) + sizeof(int) == sizeof(infer_cuda_mv), "infer_cuda_mv has tail padding");
+/* k_mvq's GLU mode with kind 1 (Q8_0) or 2 (Q8_K): out[0] is also written quantized, as
+ * k_quant_x would write it, into codes [rows, N] and ds [rows, N / 32] -- the down
+ * projection's activations; count [N / size] counts the blocks done per quantization block
+ * of size (32 or 256) columns, all 0 between launches. kind 0: no such output. */
+typedef struct infer_cuda_qout {
+    int8_t *codes;
+    float2 *ds;
+    int *count;
+    int kind, size;
+} infer_cuda_qout;
+static_assert(sizeof(infer_cuda_qout) == 3 * sizeof(void *) + 2 * sizeof(int), "infer_cuda_qout has padding");
 /* The activations go through shared memory. A lane dots its 32 decoded weights with the 32
  * activations of its chunk: read straight from global memory, the 32 lanes of a warp would
  * read 32 segments 128 bytes apart with every load, 8 times the cache traffic of reading
@@ -1751,28 +1753,28 @@ INFER_CUDA_UNROLL
 }
 
 /* The GLU's output quantized for the down projection inside the GLU's own launch (k_mvq,
- * G = 1, mv.qkind set). A quantization block of qsize columns needs all its columns, which
- * qsize / MVQ_COLS blocks compute; so each block, once its columns are stored, counts itself
- * done in qcount[its group], and the one that finds itself last quantizes the group -- every
+ * G = 1, qo.kind set). A quantization block of qo.size columns needs all its columns, which
+ * qo.size / MVQ_COLS blocks compute; so each block, once its columns are stored, counts itself
+ * done in qo.count[its group], and the one that finds itself last quantizes the group -- every
  * activation row of it -- with k_quant_x's warp functions (the same bytes) and sets the count
  * back to 0 for the next launch (a graph replays the same counters). The stores are fenced
  * before the count, the last block fences again before reading the others' floats, and reads
  * them through L2 (__ldcg), where the other blocks' stores are. */
-__device__ __forceinline__ void mvq_quant_out(const infer_cuda_mv &mv, const float *out, int N, int n0, int nr, int r0) {
+__device__ __forceinline__ void mvq_quant_out(const infer_cuda_qout &qo, const float *out, int N, int n0, int nr, int r0) {
     __shared__ int last;
-    const int gs = mv.qsize, g = n0 / gs, cols = N - g * gs < gs ? N - g * gs : gs;
+    const int gs = qo.size, g = n0 / gs, cols = N - g * gs < gs ? N - g * gs : gs;
     const int blocks = (cols + INFER_CUDA_MVQ_COLS - 1) / INFER_CUDA_MVQ_COLS;
     __threadfence();                          /* this thread's stores, seen before the count */
     __syncthreads();
-    if (threadIdx.x == 0) last = atomicAdd(&mv.qcount[g], 1) == blocks - 1;
+    if (threadIdx.x == 0) last = atomicAdd(&qo.count[g], 1) == blocks - 1;
     __syncthreads();
     if (!last) return;
     __threadfence();
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = blockDim.x >> 5;
     for (int r = warp; r < nr; r += nw) {
         const float *xr = out + (size_t)r * N + (size_t)g * gs;
-        int8_t *q = mv.qcodes + (size_t)(r0 + r) * N + (size_t)g * gs;
-        float2 *ds = mv.qds + (size_t)(r0 + r) * (N / 32) + (size_t)g * (gs / 32);
+        int8_t *q = qo.codes + (size_t)(r0 + r) * N + (size_t)g * gs;
+        float2 *ds = qo.ds + (size_t)(r0 + r) * (N / 32) + (size_t)g * (gs / 32);
         if (gs == 32) {
             quant_q8_0_warp(__ldcg(xr + lane), q, ds);
         } else {
@@ -1782,7 +1784,7 @@ INFER_CUDA_UNROLL
             quant_q8_k_warp(v, q, ds);
         }
     }
-    if (threadIdx.x == 0) mv.qcount[g] = 0;
+    if (threadIdx.x == 0) qo.count[g] = 0;
 }
 
 /* The fast matvec. Block bx computes columns n0 .. n0 + MVQ_COLS of one weight of mv (the
@@ -1791,7 +1793,8 @@ INFER_CUDA_UNROLL
  * x itself. G: matmul_glu's mode, the same columns of W[0] (gate) and W[1] (up),
  * out[0] = act(gate) * up. */
 template <int T, int R, int G>
-__global__ void __launch_bounds__(INFER_CUDA_MVQ_THREADS) k_mvq(infer_cuda_mv mv, size_t row_bytes, const void *xa, const float2 *xds, int K, int rows) {
+__global__ void __launch_bounds__(INFER_CUDA_MVQ_THREADS) k_mvq(infer_cuda_mv mv, size_t row_bytes, const void *xa, const float2 *xds, int K, int rows,
+                                                              infer_cuda_qout qo) {
     constexpr int C = INFER_CUDA_MVQ_COLS, CC = G ? 2 * C : C;
     typedef typename std::conditional<Mv<T>::KIND == 3, float, int8_t>::type XT;
     __shared__ float tot[CC * R];
@@ -1819,9 +1822,9 @@ INFER_CUDA_UNROLL
     }
     mvq_block<T, R, CC>(wr, cols, (const XT *)xa + (size_t)r0 * K, xds ? xds + (size_t)r0 * (K / 32) : NULL, K, nr, tot);
     const int c = tid / R, r = tid % R, n = n0 + c;
-    if (G && Mv<T>::KIND != 3 && mv.qkind) {          /* (not in the float types' GLU) every thread goes on to the barriers */
+    if (G && Mv<T>::KIND != 3 && qo.kind) {          /* (not in the float types' GLU) every thread goes on to the barriers */
         if (tid < C * R && n < N && r < nr) out[(size_t)(r0 + r) * N + n] = glu_act(tot[tid] * scale, tot[C * R + tid] * mv.scale[1], mv.act, mv.limit);
-        mvq_quant_out(mv, out + (size_t)r0 * N, N, n0, nr, r0);
+        mvq_quant_out(qo, out + (size_t)r0 * N, N, n0, nr, r0);
         return;
     }
     if (tid >= C * R || n >= N || r >= nr) return;
@@ -2816,9 +2819,13 @@ static int infer_cuda_mvq_threads(infer_type t, int K) {
 }
 
 /* The fast mode's matvec (k_quant_x, then k_mvq) where the type has one and the pointers
- * suit its loads; 0: the caller runs k_matvec instead. glu: mv is (gate, up). */
+ * suit its loads; 0: the caller runs k_matvec instead. glu: mv is (gate, up); qo (or NULL):
+ * the GLU's output also quantized there. */
 static int infer_cuda_matvec_fast(infer_cuda_ctx *c, infer_type t, const infer_cuda_mv &mv, size_t rb, const float *x, int K, int rows, int glu,
-                                  infer_cuda_xq *xq) {
+                                  infer_cuda_xq *xq, const infer_cuda_qout *qo = NULL) {
+    infer_cuda_qout q;
+    memset(&q, 0, sizeof q);
+    if (qo && glu) q = *qo;
     const int kind = infer_cuda_mv_kind(t, mv.W, glu ? 2 : mv.n, rb, x, K);
     if (!kind) return 0;
     infer_cuda_xq own = { 0, NULL, NULL };
@@ -2832,10 +2839,10 @@ static int infer_cuda_matvec_fast(infer_cuda_ctx *c, infer_type t, const infer_c
     infer_cuda_typed(c, t, "matmul", [&](auto ty) {
         constexpr int T = decltype(ty)::id, R = INFER_CUDA_MV_ROWS;
         if constexpr (Mv<T>::KIND != 0) {
-            if (glu && rows == 1) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 1>)(mv, rb, xa, xds, K, rows);
-            else if (glu) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, R, 1>)(mv, rb, xa, xds, K, rows);
-            else if (rows == 1) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 0>)(mv, rb, xa, xds, K, rows);
-            else INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, R, 0>)(mv, rb, xa, xds, K, rows);
+            if (glu && rows == 1) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 1>)(mv, rb, xa, xds, K, rows, q);
+            else if (glu) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, R, 1>)(mv, rb, xa, xds, K, rows, q);
+            else if (rows == 1) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 0>)(mv, rb, xa, xds, K, rows, q);
+            else INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, R, 0>)(mv, rb, xa, xds, K, rows, q);
         }
     });
     return 1;
@@ -3223,13 +3230,15 @@ static void infer_cuda_rmsnorm_ffn(void *ctx, float *x, float *h, float *hid, co
     }
     const int kout = infer_cuda_fused_kind(c, wd, hid, rows), qsize = kout == 1 ? 32 : 256;
     infer_cuda_xq xd = { 0, NULL, NULL };
+    infer_cuda_qout qo;
+    memset(&qo, 0, sizeof qo);
     if (kin != 3 && (kout == 1 || kout == 2) && F % qsize == 0) {     /* the GLU quantizes hid for Wd (not a float GLU's) */
-        if (!infer_cuda_xq_in(c, &c->xq2, &c->xq2_bytes, F, rows, &xd.q, &xd.ds) || !(mv.qcount = infer_cuda_counters(c, F / qsize))) return;
-        mv.qcodes = xd.q; mv.qds = xd.ds; mv.qkind = kout; mv.qsize = qsize;
+        if (!infer_cuda_xq_in(c, &c->xq2, &c->xq2_bytes, F, rows, &xd.q, &xd.ds) || !(qo.count = infer_cuda_counters(c, F / qsize))) return;
+        qo.codes = xd.q; qo.ds = xd.ds; qo.kind = kout; qo.size = qsize;
         xd.kind = kout;
     }
     infer_cuda_xq xq = infer_cuda_norm_for(c, kin == 3 ? 0 : kin, h, x, nw, rows, K, eps);
-    if (!infer_cuda_matvec_fast(c, wg->type, mv, rb, h, K, rows, 1, &xq)) return;     /* kin != 0: it runs */
+    if (!infer_cuda_matvec_fast(c, wg->type, mv, rb, h, K, rows, 1, &xq, &qo)) return;     /* kin != 0: it runs */
     infer_cuda_mv md;
     memset(&md, 0, sizeof md);
     md.W[0] = (const uint8_t *)wd->data; md.out[0] = x; md.scale[0] = wd->scale; md.start[1] = (int)wd->ne[1]; md.n = 1; md.add = 1;
