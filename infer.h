@@ -25,7 +25,7 @@
  *   >>api-status         27  status codes and the error object
  *   >>api-types         334  ggml tensor types and the quant block structs
  *   >>api-tensor         52  tensors, GGUF files, model config
- *   >>api-kernels       208  the kernel table every backend fills
+ *   >>api-kernels       219  the kernel table every backend fills
  *   >>api               393  model, session, tokenizer, sampler, generation
  *   >>util              576  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1944  every weight type: byte layouts, dequantize, quantize, dot (scalar)
@@ -41,11 +41,11 @@
  *   >>kv                216  the paged KV cache, the prefix cache, the recurrent state
  *   >>session           554  a session: backend, activations, caches, sequences
  *   >>deepseek4         204  DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
- *   >>forward           353  the transformer, once for every family: one step through every layer
+ *   >>forward           378  the transformer, once for every family: one step through every layer
  *   >>eval              167  the evaluation API: batches of sequences, logits out
  *   >>sampler           220  logits -> next token
  *   >>generate           70  the generation loop (the engine ends here; appendices follow)
- *   >>backends          797  the GPU backend of this build; any backend diffed against the CPU
+ *   >>backends          880  the GPU backend of this build; any backend diffed against the CPU
  *   >>unicode           119  categories, white space, case, NFD base, UTF-8
  *   >>regex             434  a backtracking regex matcher for pre-tokenizer patterns
  *   >>tokenizer        1162  SentencePiece BPE, byte-level BPE, WordPiece; the GGUF's vocabulary
@@ -712,12 +712,22 @@ typedef struct infer_kernels {
      * ops each stands for, and infer_backend_diff holds each to those):
      *   matmul_add     y[r] += W x[r]                        (matmul, then add)
      *   matmul_glu     out = act(Wg x) * (Wu x), limit as glu (matmul_n of wg and wu, then glu)
-     *   rope_kv_store  the cache rows of pos get rope(k) and v; k itself is left as it is
-     *                  (rope on k, then kv_store) */
+     *   rope_kv_store  the cache rows of pos get rope(k) and v, k itself left as it is; q
+     *                  [rows, n_head, head_dim] (NULL: none) turned in place (rope on q,
+     *                  rope on k, then kv_store; k: n_head_kv heads)
+     *   rmsnorm_matmul_n  h = RMSNorm(x) * nw [rows, dim], then out[i] = W_i h for n weights
+     *                  (rmsnorm, then matmul_n): a device may write h's int8 form for the
+     *                  matmuls in the norm's own launch
+     *   rmsnorm_ffn    a feed-forward block: h = RMSNorm(x) * nw [rows, K], hid = act(Wg h) *
+     *                  (Wu h) [rows, N], x += Wd hid (rmsnorm, matmul_glu, matmul_add) */
     void (*matmul_add)(void *ctx, float *y, const infer_tensor *w, const float *x, int rows);
     void (*matmul_glu)(void *ctx, float *out, const infer_tensor *wg, const infer_tensor *wu, const float *x, int rows, int act, float limit);
-    void (*rope_kv_store)(void *ctx, const infer_kv_view *kv, const float *k, const float *v, const int32_t *pos, int rows, int n_heads,
-                          int head_dim, const infer_rope *r);
+    void (*rope_kv_store)(void *ctx, const infer_kv_view *kv, float *q, const float *k, const float *v, const int32_t *pos, int rows,
+                          int n_head, int n_head_kv, int head_dim, const infer_rope *r);
+    void (*rmsnorm_matmul_n)(void *ctx, float *h, const float *x, const float *nw, int rows, int dim, float eps, int n,
+                             float *const *out, const infer_tensor *const *w);
+    void (*rmsnorm_ffn)(void *ctx, float *x, float *h, float *hid, const float *nw, float eps, const infer_tensor *wg,
+                        const infer_tensor *wu, const infer_tensor *wd, int rows, int act, float limit);
 } infer_kernels;
 /* The function pointers of infer_kernels by name, for code that visits them all: those
  * every backend fills, deepseek4's (needed by that family only) and the optional ones (NULL:
@@ -730,7 +740,8 @@ typedef struct infer_kernels {
     X(moe_sum) X(conv1d_silu) X(deltanet_gates) X(deltanet_step) X(deltanet_chunked) X(glu)     \
     X(ctx_create) X(ctx_free) X(last_error) X(supports_config)
 #define INFER_KERNELS_DEEPSEEK4(X) X(hc_pre) X(hc_post) X(compress) X(indexer_topk) X(attention_sparse)
-#define INFER_KERNELS_OPTIONAL(X) X(matmul_n) X(copy) X(step_begin) X(step_end) X(step_info) X(matmul_add) X(matmul_glu) X(rope_kv_store)
+#define INFER_KERNELS_OPTIONAL(X) X(matmul_n) X(copy) X(step_begin) X(step_end) X(step_info) X(matmul_add) X(matmul_glu) X(rope_kv_store) \
+    X(rmsnorm_matmul_n) X(rmsnorm_ffn)
 /* Memory that stays on the host whatever the backend: the kernel table itself, the tensor
  * structs (only their `data` is backend memory), infer_rope (its freq_factors *is* backend
  * memory), infer_kv_view (its k, v and block_table are backend memory), and the 4 sections
@@ -11474,6 +11485,14 @@ static void infer__block_out(infer_session *s, int T) {
     if (c->n_hc > 1) s->k->hc_post(s->kctx, s->x, s->o, s->hc_post, T, c->n_embd, c->n_hc);
     else s->k->add(s->kctx, s->x, s->o, (int64_t)T * c->n_embd);
 }
+/* out[i] = W_i h for the block's input h = s->h; norm not NULL: h is not made yet (the
+ * forward left infer__block_in out), and rmsnorm_matmul_n makes it, h = RMSNorm(x) * norm, in
+ * the same call as the matmuls (one residual stream; the backend has the entry) */
+static void infer__in_matmuls(infer_session *s, const infer_tensor *norm, int n, float *const *out, const infer_tensor *const *w, int T) {
+    const infer_config *c = &s->m->cfg;
+    if (norm) s->k->rmsnorm_matmul_n(s->kctx, s->h, s->x, (const float *)norm->data, T, c->n_embd, c->rms_eps, n, out, w);
+    else infer__matmuls(s, n, out, w, s->h, T);
+}
 /* A block's last projection, s->o = W a; with one residual stream and a backend that has
  * matmul_add, x += W a at once, and infer__block_out has nothing left to add */
 static void infer__block_proj(infer_session *s, const infer_tensor *w, const float *a, int T) {
@@ -11486,8 +11505,8 @@ static void infer__block_proj(infer_session *s, const infer_tensor *w, const flo
 }
 
 
-/* Attention mixer: s->h -> s->o (see the block comment above) */
-static void infer__attention_layer(infer_session *s, int l, int T) {
+/* Attention mixer: s->h -> s->o (see the block comment above); norm: see infer__in_matmuls */
+static void infer__attention_layer(infer_session *s, int l, int T, const infer_tensor *norm) {
     const infer_model *m = s->m;
     const infer_config *c = &m->cfg;
     const infer__layer *L = &s->w.layers[l];
@@ -11497,7 +11516,7 @@ static void infer__attention_layer(infer_session *s, int l, int T) {
     const float scale = c->attn_scale > 0 ? c->attn_scale : 1.0f / sqrtf((float)hd);
     float *const outs[3] = { m->arch->attn_gate ? s->qg : s->q, s->keys, s->values };
     const infer_tensor *const ws[3] = { L->wq, L->wk, L->wv };
-    infer__matmuls(s, 3, outs, ws, s->h, T);
+    infer__in_matmuls(s, norm, 3, outs, ws, T);
     if (m->arch->attn_gate) {                          /* [T, n_head, 2, hd] -> q, gate */
         if (L->bq) k->add_rows(kc, s->qg, (const float *)L->bq->data, T, 2 * QD);
         k->copy_rows(kc, s->q, hd, s->qg, 2 * hd, T * c->n_head, hd);
@@ -11510,15 +11529,16 @@ static void infer__attention_layer(infer_session *s, int l, int T) {
         k->rmsnorm(kc, s->keys, s->keys, (const float *)L->k_norm->data, T * c->n_head_kv, hd, c->rms_eps);
     }
     /* multi-axis rope when the file gives sections; without them, plain rope on one stream
-     * (the keys' rope done by rope_kv_store as they go into the cache, where the backend has it) */
+     * (the queries' and keys' rope done by rope_kv_store as the keys go into the cache, where
+     * the backend has it) */
     const int multi = c->rope_sections[0] + c->rope_sections[1] + c->rope_sections[2] + c->rope_sections[3] > 0;
     const int rope_in_store = !multi && k->rope_kv_store;
     if (multi) {
         k->rope_multi(kc, s->q, T, c->n_head, hd, s->pos, &s->rope, c->rope_sections);
         k->rope_multi(kc, s->keys, T, c->n_head_kv, hd, s->pos, &s->rope, c->rope_sections);
-    } else {
+    } else if (!rope_in_store) {
         k->rope(kc, s->q, T, c->n_head, hd, s->pos, &s->rope);
-        if (!rope_in_store) k->rope(kc, s->keys, T, c->n_head_kv, hd, s->pos, &s->rope);
+        k->rope(kc, s->keys, T, c->n_head_kv, hd, s->pos, &s->rope);
     }
     /* Each sequence has its own cache. With one sequence in the step, its view; with several,
      * the view's per-row tables: one cache store for all the rows, one attention for each run
@@ -11526,7 +11546,7 @@ static void infer__attention_layer(infer_session *s, int l, int T) {
      * one for each sequence's prompt rows. */
     infer_kv_view kv = infer__seq_view(s, s->segs[0].seq, 0, l, 0);
     if (s->n_segs > 1) kv.row_tables = s->rtab;
-    if (rope_in_store) k->rope_kv_store(kc, &kv, s->keys, s->values, s->pos, T, c->n_head_kv, hd, &s->rope);
+    if (rope_in_store) k->rope_kv_store(kc, &kv, s->q, s->keys, s->values, s->pos, T, c->n_head, c->n_head_kv, hd, &s->rope);
     else k->kv_store(kc, &kv, s->keys, s->values, s->pos, T);
     for (int g0 = 0, g1; g0 < s->n_segs; g0 = g1) {
         const size_t r = (size_t)s->segs[g0].row0;
@@ -11547,8 +11567,9 @@ static void infer__attention_layer(infer_session *s, int l, int T) {
 }
 
 /* Gated DeltaNet mixer: s->h -> s->o, carrying each sequence's conv state and S. A prompt
- * uses the chunked form of the delta rule, a single token the recurrence. */
-static void infer__deltanet_layer(infer_session *s, int l, int T) {
+ * uses the chunked form of the delta rule, a single token the recurrence. norm: see
+ * infer__in_matmuls */
+static void infer__deltanet_layer(infer_session *s, int l, int T, const infer_tensor *norm) {
     const infer_config *c = &s->m->cfg;
     const infer__layer *L = &s->w.layers[l];
     const infer_kernels *k = s->k;
@@ -11557,7 +11578,7 @@ static void infer__deltanet_layer(infer_session *s, int l, int T) {
     const int KD = n_k * d_k, VD = n_v * d_v, CD = 2 * KD + VD;
     float *const outs[4] = { s->mixed, s->z, s->beta, s->g };                   /* mixed: [T, q | k | v] */
     const infer_tensor *const ws[4] = { L->wqkv, L->wz, L->ssm_beta, L->ssm_alpha };
-    infer__matmuls(s, 4, outs, ws, s->h, T);
+    infer__in_matmuls(s, norm, 4, outs, ws, T);
     k->deltanet_gates(kc, s->g, s->beta, (const float *)L->ssm_dt->data, (const float *)L->ssm_a->data, T, n_v);
     for (int g = 0; g < s->n_segs; g++) {
         const size_t r = (size_t)s->segs[g].row0;
@@ -11703,18 +11724,26 @@ static infer_status infer__forward_ops(infer_session *s, int T, const int32_t *w
     } else {
         k->embed(kc, s->x, s->w.tok_embd, s->tok, T);
     }
+    /* the fused entries where the backend has them: a block's input norm goes into its first
+     * matmuls (one residual stream), a plain GLU feed-forward block is one call */
+    const int fuse_in = n_hc == 1 && !m->arch->csa && k->rmsnorm_matmul_n;
     for (int l = 0; l < c->n_layer; l++) {  /* the MTP blocks after n_layer are not run */
         const infer__layer *L = &s->w.layers[l];
-        infer__block_in(s, L->attn_norm, L->hc_attn_fn, L->hc_attn_base, L->hc_attn_scale, T);
+        if (!fuse_in) infer__block_in(s, L->attn_norm, L->hc_attn_fn, L->hc_attn_base, L->hc_attn_scale, T);
         if (m->arch->csa) infer__csa_layer(s, l, T);
-        else if (L->recurrent) infer__deltanet_layer(s, l, T);
-        else infer__attention_layer(s, l, T);
+        else if (L->recurrent) infer__deltanet_layer(s, l, T, fuse_in ? L->attn_norm : NULL);
+        else infer__attention_layer(s, l, T, fuse_in ? L->attn_norm : NULL);
         infer__block_out(s, T);
-        infer__block_in(s, L->ffn_norm, L->hc_ffn_fn, L->hc_ffn_base, L->hc_ffn_scale, T);
-        if (L->tid2eid) INFER__TRY(infer__dsv4_hash_ids(s, l, T));
-        if (L->ffn_gate_inp) infer__moe_ffn(s, L, T);
-        else infer__glu_ffn(s, s->o, L->ffn_gate, L->ffn_up, L->ffn_down, L->ffn_sub_norm, c->n_ff, 0.0f, T);
-        infer__block_out(s, T);
+        if (n_hc == 1 && k->rmsnorm_ffn && !L->ffn_gate_inp && !L->ffn_sub_norm && !L->tid2eid) {
+            k->rmsnorm_ffn(kc, s->x, s->h, s->gate, (const float *)L->ffn_norm->data, c->rms_eps, L->ffn_gate, L->ffn_up, L->ffn_down, T,
+                           c->ffn_act, 0.0f);
+        } else {
+            infer__block_in(s, L->ffn_norm, L->hc_ffn_fn, L->hc_ffn_base, L->hc_ffn_scale, T);
+            if (L->tid2eid) INFER__TRY(infer__dsv4_hash_ids(s, l, T));
+            if (L->ffn_gate_inp) infer__moe_ffn(s, L, T);
+            else infer__glu_ffn(s, s->o, L->ffn_gate, L->ffn_up, L->ffn_down, L->ffn_sub_norm, c->n_ff, 0.0f, T);
+            infer__block_out(s, T);
+        }
         if (s->layer_hook) s->layer_hook(s->hook_user, s, l, T);
         if (k->host_memory) INFER__TRY(infer__check_finite(s, s->x, T, (int)SD, NULL, l, err));
     }
@@ -11733,13 +11762,20 @@ static infer_status infer__forward_ops(infer_session *s, int T, const int32_t *w
                       nl, E, n_hc, 0, c->hc_eps);
             xr = s->h;
         }
-        k->rmsnorm(kc, s->h, xr, (const float *)s->w.output_norm->data, nl, E, c->rms_eps);
         if (k->host_memory && nl == 1) {     /* one row (decode): straight into the caller's buffer */
+            k->rmsnorm(kc, s->h, xr, (const float *)s->w.output_norm->data, nl, E, c->rms_eps);
             k->matmul(kc, dst[r0], s->w.output, s->h, 1);
             INFER__TRY(infer__check_finite(s, dst[r0], 1, (int)V, want + r0, -1, err));
             continue;
         }
-        k->matmul(kc, s->logits, s->w.output, s->h, nl);
+        if (k->rmsnorm_matmul_n) {           /* the norm and the output projection in one call */
+            float *const lo[1] = { s->logits };
+            const infer_tensor *const wo[1] = { s->w.output };
+            k->rmsnorm_matmul_n(kc, s->h, xr, (const float *)s->w.output_norm->data, nl, E, c->rms_eps, 1, lo, wo);
+        } else {
+            k->rmsnorm(kc, s->h, xr, (const float *)s->w.output_norm->data, nl, E, c->rms_eps);
+            k->matmul(kc, s->logits, s->w.output, s->h, nl);
+        }
         if (k->step_end) INFER__TRY(k->step_end(kc));   /* the step's unit ends at its first download */
         INFER__TRY(k->download(kc, s->lstage, s->logits, (size_t)nl * V * sizeof(float)));
         INFER__TRY(infer__check_finite(s, s->lstage, nl, (int)V, want + r0, -1, err));
@@ -12373,6 +12409,86 @@ static infer__pair infer__diff_rand_pair(infer__diff *d, size_t n, float lo, flo
     return p;
 }
 
+/* two results of the backend under test that must be the same bytes (b1, b2: its memory) */
+static void infer__diff_same(infer__diff *d, const char *op, const char *what, const void *b1, const void *b2, size_t bytes) {
+    uint8_t *x = (uint8_t *)INFER_MALLOC(bytes + 1), *y = (uint8_t *)INFER_MALLOC(bytes + 1);
+    if (!x || !y || d->kb->download(d->cb, x, b1, bytes) != INFER_OK || d->kb->download(d->cb, y, b2, bytes) != INFER_OK) {
+        d->broken = 1;
+    } else {
+        size_t n = 0;
+        for (size_t i = 0; i < bytes; i++) n += x[i] != y[i];
+        d->n_bad += n > 0;
+        infer__diff_say(d, "%-5s %-18s %-38s %zu of %zu bytes differ", n ? "FAIL" : "ok", op, what, n, bytes);
+    }
+    INFER_FREE(x); INFER_FREE(y);
+}
+
+/* The fused norm entries of weight type t: rmsnorm_matmul_n (gate and up as the two weights)
+ * and rmsnorm_ffn, E = 512 wide, a hidden size of 256 (whole blocks of every type), 1 and 5
+ * rows (a decode step) and 9 (more than a decode matvec takes). Against the CPU's ops one by
+ * one (the precise mode), and in the fast mode against the backend's own ops one by one, to
+ * the byte: a fused launch computes the same floats and int8 activations as the ops it
+ * replaces, only in fewer launches. */
+static void infer__diff_fused_norm(infer__diff *d, infer_type t, const char *tn) {
+    const int64_t E = 512, F = 256;
+    char what[64];
+    infer__diff_w wg = infer__diff_weights(d, t, E, F, 1, 1.0f), wu = infer__diff_weights(d, t, E, F, 1, 0.5f), wd = infer__diff_weights(d, t, F, E, 1, 1.0f);
+    infer__pair nw = infer__diff_rand_pair(d, (size_t)E, 0.5f, 1.5f);
+    const int rows_list[3] = { 1, 5, 9 };
+    for (int ri = 0; ri < 3 && !d->broken; ri++) {
+        const int rows = rows_list[ri];
+        const size_t ne = (size_t)rows * E, nf = (size_t)rows * F, Fl = sizeof(float);
+        float *x0 = infer__diff_rand(d, ne, -2, 2);
+        infer__pair x = infer__pair_new(d, x0, ne * Fl), h = infer__pair_new(d, NULL, ne * Fl), o1 = infer__pair_new(d, NULL, nf * Fl);
+        infer__pair o2 = infer__pair_new(d, NULL, nf * Fl), t1 = infer__pair_new(d, NULL, ne * Fl);
+        infer__pair x2 = infer__pair_new(d, x0, ne * Fl), h2 = infer__pair_new(d, NULL, ne * Fl), p1 = infer__pair_new(d, NULL, nf * Fl);
+        infer__pair p2 = infer__pair_new(d, NULL, nf * Fl);
+        if (d->broken) { INFER_FREE(x0); break; }
+        snprintf(what, sizeof what, "%s E=%lld rows=%d", tn, (long long)E, rows);
+        const float *na = (const float *)nw.a, *nb = (const float *)nw.b;
+        const infer_tensor *wa[2] = { &wg.ta, &wu.ta }, *wb[2] = { &wg.tb, &wu.tb };
+        float *oa[2] = { (float *)o1.a, (float *)o2.a }, *ob[2] = { (float *)o1.b, (float *)o2.b }, *pb[2] = { (float *)p1.b, (float *)p2.b };
+        if (d->kb->rmsnorm_matmul_n) {
+            d->ka->rmsnorm(d->ca, (float *)h.a, (const float *)x.a, na, rows, (int)E, 1e-5f);
+            d->ka->matmul_n(d->ca, 2, oa, wa, (const float *)h.a, rows);
+            d->kb->rmsnorm_matmul_n(d->cb, (float *)h.b, (const float *)x.b, nb, rows, (int)E, 1e-5f, 2, ob, wb);
+            infer__diff_cmp(d, "rmsnorm_matmul_n h", what, &h, INFER__TOL_ELEM);
+            infer__diff_cmp(d, "rmsnorm_matmul_n", what, &o1, INFER__TOL_SUM);
+            infer__diff_cmp(d, "rmsnorm_matmul_n", what, &o2, INFER__TOL_SUM);
+            /* fast: fused, then the ops one by one */
+            d->kb->rmsnorm_matmul_n(d->cb_fast, (float *)h.b, (const float *)x.b, nb, rows, (int)E, 1e-5f, 2, ob, wb);
+            d->kb->rmsnorm(d->cb_fast, (float *)h2.b, (const float *)x.b, nb, rows, (int)E, 1e-5f);
+            d->kb->matmul_n(d->cb_fast, 2, pb, wb, (const float *)h2.b, rows);
+            infer__diff_same(d, "norm_matmul_n fast", what, h.b, h2.b, ne * Fl);
+            infer__diff_same(d, "norm_matmul_n fast", what, o1.b, p1.b, nf * Fl);
+            infer__diff_same(d, "norm_matmul_n fast", what, o2.b, p2.b, nf * Fl);
+        }
+        if (d->kb->rmsnorm_ffn && d->kb->matmul_glu && d->kb->matmul_add && !d->broken) {   /* x += Wd (silu(Wg h) * (Wu h)), h = RMSNorm(x) * nw */
+            d->ka->rmsnorm(d->ca, (float *)h.a, (const float *)x.a, na, rows, (int)E, 1e-5f);
+            d->ka->matmul_n(d->ca, 2, oa, wa, (const float *)h.a, rows);
+            d->ka->glu(d->ca, oa[0], oa[0], oa[1], (int64_t)nf, INFER_ACT_SILU, 0.0f);
+            d->ka->matmul(d->ca, (float *)t1.a, &wd.ta, oa[0], rows);
+            d->ka->add(d->ca, (float *)x.a, (const float *)t1.a, (int64_t)ne);
+            d->kb->rmsnorm_ffn(d->cb, (float *)x.b, (float *)h.b, ob[0], nb, 1e-5f, &wg.tb, &wu.tb, &wd.tb, rows, INFER_ACT_SILU, 0.0f);
+            infer__diff_cmp(d, "rmsnorm_ffn hidden", what, &o1, INFER__TOL_SUM);
+            infer__diff_cmp(d, "rmsnorm_ffn", what, &x, INFER__TOL_SUM);
+            /* fast, ReLU^2 clamped at 2 on x2: fused, then on x the ops one by one */
+            if (d->kb->upload(d->cb, x.b, x0, ne * Fl) != INFER_OK) d->broken = 1;
+            d->kb->rmsnorm_ffn(d->cb_fast, (float *)x2.b, (float *)h2.b, pb[0], nb, 1e-5f, &wg.tb, &wu.tb, &wd.tb, rows, INFER_ACT_RELU2, 2.0f);
+            d->kb->rmsnorm(d->cb_fast, (float *)h.b, (const float *)x.b, nb, rows, (int)E, 1e-5f);
+            d->kb->matmul_glu(d->cb_fast, ob[0], &wg.tb, &wu.tb, (const float *)h.b, rows, INFER_ACT_RELU2, 2.0f);
+            d->kb->matmul_add(d->cb_fast, (float *)x.b, &wd.tb, ob[0], rows);
+            infer__diff_same(d, "rmsnorm_ffn fast", what, h.b, h2.b, ne * Fl);
+            infer__diff_same(d, "rmsnorm_ffn fast", what, o1.b, p1.b, nf * Fl);
+            infer__diff_same(d, "rmsnorm_ffn fast", what, x.b, x2.b, ne * Fl);
+        }
+        infer__pair_free(d, &x); infer__pair_free(d, &h); infer__pair_free(d, &o1); infer__pair_free(d, &o2); infer__pair_free(d, &t1);
+        infer__pair_free(d, &x2); infer__pair_free(d, &h2); infer__pair_free(d, &p1); infer__pair_free(d, &p2);
+        INFER_FREE(x0);
+    }
+    infer__pair_free(d, &wg.p); infer__pair_free(d, &wu.p); infer__pair_free(d, &wd.p); infer__pair_free(d, &nw);
+}
+
 /* ---- per-type ops: embed, matmul, matmul_id ---- */
 static void infer__diff_type(infer__diff *d, infer_type t) {
     const char *tn = infer_type_name(t);
@@ -12448,6 +12564,7 @@ static void infer__diff_type(infer__diff *d, infer_type t) {
         }
         infer__pair_free(d, &wg.p); infer__pair_free(d, &wu.p);
     }
+    if ((d->kb->rmsnorm_matmul_n || d->kb->rmsnorm_ffn) && !d->broken) infer__diff_fused_norm(d, t, tn);
     /* matmul_id: 4 experts of [48, 256]; 6 tokens choosing 3 each (decode-sized), 40 tokens
      * choosing 2 (prompt-sized), x shared or per slot; then experts of [48, 1280] (rows
      * longer than a decode kernel's tile), 2 tokens choosing 2 */
@@ -12584,12 +12701,12 @@ static void infer__diff_rope(infer__diff *d) {
 }
 
 /* ---- the paged KV cache and attention ---- */
-/* rope_kv_store against rope, then kv_store: rows at scattered positions of a shuffled block
- * table, rope on all of a head or on its last dims, F32 and F16 caches. The cache is read back
- * as floats: rope's cos and sin may round differently on a device (elementwise tolerance;
- * an F16 cache's rounding step on top) */
+/* rope_kv_store against rope of q, rope of k, then kv_store: rows at scattered positions of a
+ * shuffled block table, rope on all of a head or on its last dims, F32 and F16 caches, 6
+ * query heads to the cache's 2. The cache is read back as floats: rope's cos and sin may
+ * round differently on a device (elementwise tolerance; an F16 cache's rounding step on top) */
 static void infer__diff_rope_kv(infer__diff *d, infer_type kvt, int n_rot, int rot_first) {
-    enum { ROWS = 5, NH = 2, HD = 64, BS = 16, NB = 24 };
+    enum { ROWS = 5, NH = 2, NQ = 6, HD = 64, BS = 16, NB = 24 };
     const int kvd = NH * HD;
     const size_t esz = kvt == INFER_TYPE_F16 ? 2 : 4, cache = (size_t)NB * BS * kvd;
     int32_t table[NB], pos[ROWS] = { 0, 17, 100, 101, 350 };
@@ -12597,7 +12714,7 @@ static void infer__diff_rope_kv(infer__diff *d, infer_type kvt, int n_rot, int r
     infer__pair tb = infer__pair_new(d, table, sizeof table), pp = infer__pair_new(d, pos, sizeof pos);
     infer__pair k = infer__diff_rand_pair(d, (size_t)ROWS * kvd, -1, 1), v = infer__diff_rand_pair(d, (size_t)ROWS * kvd, -1, 1);
     infer__pair kp = infer__pair_new(d, NULL, cache * esz), vp = infer__pair_new(d, NULL, cache * esz);
-    infer__pair kr = infer__pair_new(d, NULL, (size_t)ROWS * kvd * sizeof(float));
+    infer__pair kr = infer__pair_new(d, NULL, (size_t)ROWS * kvd * sizeof(float)), q = infer__diff_rand_pair(d, (size_t)ROWS * NQ * HD, -1, 1);
     float *ha = (float *)INFER_MALLOC(cache * sizeof(float)), *hb = (float *)INFER_MALLOC(cache * sizeof(float));
     void *raw = INFER_MALLOC(cache * esz);
     char what[80];
@@ -12609,9 +12726,11 @@ static void infer__diff_rope_kv(infer__diff *d, infer_type kvt, int n_rot, int r
         r.beta_fast = 32.0f; r.beta_slow = 1.0f; r.n_ctx_orig = 2048;
         const infer_kv_view va = { kp.a, vp.a, kvt, BS, (const int32_t *)tb.a, kvd, NULL }, vb = { kp.b, vp.b, kvt, BS, (const int32_t *)tb.b, kvd, NULL };
         d->ka->copy_rows(d->ca, (float *)kr.a, kvd, (const float *)k.a, kvd, ROWS, kvd);
+        d->ka->rope(d->ca, (float *)q.a, ROWS, NQ, HD, (const int32_t *)pp.a, &r);
         d->ka->rope(d->ca, (float *)kr.a, ROWS, NH, HD, (const int32_t *)pp.a, &r);
         d->ka->kv_store(d->ca, &va, (const float *)kr.a, (const float *)v.a, (const int32_t *)pp.a, ROWS);
-        d->kb->rope_kv_store(d->cb, &vb, (const float *)k.b, (const float *)v.b, (const int32_t *)pp.b, ROWS, NH, HD, &r);
+        d->kb->rope_kv_store(d->cb, &vb, (float *)q.b, (const float *)k.b, (const float *)v.b, (const int32_t *)pp.b, ROWS, NQ, NH, HD, &r);
+        infer__diff_cmp(d, "rope_kv_store q", what, &q, INFER__TOL_ELEM);
         for (int which = 0; which < 2; which++) {
             const infer__pair *p = which ? &vp : &kp;
             float *h[2] = { ha, hb };
@@ -12629,7 +12748,7 @@ static void infer__diff_rope_kv(infer__diff *d, infer_type kvt, int n_rot, int r
     }
     INFER_FREE(ha); INFER_FREE(hb); INFER_FREE(raw);
     infer__pair_free(d, &tb); infer__pair_free(d, &pp); infer__pair_free(d, &k); infer__pair_free(d, &v);
-    infer__pair_free(d, &kp); infer__pair_free(d, &vp); infer__pair_free(d, &kr);
+    infer__pair_free(d, &kp); infer__pair_free(d, &vp); infer__pair_free(d, &kr); infer__pair_free(d, &q);
 }
 
 static void infer__diff_attention(infer__diff *d, infer_type kvt, int n_head, int n_head_kv, int hd, int rows, int32_t last_pos) {

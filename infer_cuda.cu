@@ -43,7 +43,11 @@
  *               taking 16-weight slices of the rows through __dp4a (the float types: 8
  *               weights in one 16-byte load, f32 FMAs); in both, matmul_n does a layer's
  *               q, k, v (or gate and up) in one launch, matmul_glu gate and up with the
- *               GLU, matmul_add the residual add in the stores. rows > 8: 64x64 output
+ *               GLU, matmul_add the residual add in the stores; in the fast mode the
+ *               fused entries rmsnorm_matmul_n and rmsnorm_ffn let the norm write the
+ *               int8 activations (k_rmsnorm_q, no k_quant_x) and k_mvq's GLU write the
+ *               down projection's (the last block of each 32- or 256-column group
+ *               quantizes it: mvq_quant_out). rows > 8: 64x64 output
  *               tiles: k_matmul_tiled, weights dequantized into shared memory 32 columns
  *               at a time, then f32 FMAs (precise), or in the fast mode F16/BF16 MMAs
  *               (16-bit weights; where the rows are 16-byte aligned, two shared-memory
@@ -87,7 +91,8 @@
  *               another list of positions) over the window plus the compressed entries,
  *               the sink a logit with no value
  *   rope        a thread per rotated pair; rope_kv_store turns the keys on their way into
- *               the cache (a thread per cache element)
+ *               the cache (a thread per cache element) and, in the same launch, the
+ *               queries in place (a thread per pair)
  *   the rest    elementwise and per-row reductions, written to match the CPU's formulas
  *               (RMSNorm and L2 norm sum squares in double, as the CPU does)
  *
@@ -128,22 +133,25 @@
  *
  * WHAT IS NOT HERE
  *   The precise mode decodes every weight to f32 and multiplies in f32. The fast matvec
- *   has no slices for Q1_0, Q2_0, TQ1_0 and I2_S (k_matvec serves them in both modes),
- *   and its activations are quantized by a launch of their own, not by the norm that
- *   writes them; the decode and the prompt paths each have their activation quantizer
- *   (k_quant_x, k_quant_act: the same bytes, other layouts). Prompts: the int8 tiles are
- *   at most 64 x 64 (no 128-column tiles for wide matrices), short grids split K in whole
- *   tiles (not stream-K's running fractions), matmul_id's tiles never split K, and the
- *   weights are unpacked by the threads (no cp.async of raw weight blocks);
- *   the 16-bit tiles are the TF32 tiles' 64x64 shape (wmma, no cuBLAS; rows that are not
- *   16-byte aligned, K not a multiple of 8, take the one-stage form); the flash-attention
- *   tiles take F16 products only (no BF16 or FP8), double-buffer an F16 cache only (an
- *   F32 one is converted between steps) and serve one block table a call (rows of
- *   several sequences take k_attention); decode attention reads 16-byte rows only from
- *   an F16 cache in the fast mode (k_attention_h16, head sizes 64, 128, 256), 2-byte or
- *   4-byte elements otherwise. The delta rule runs token by token (no chunked matrix form).
+ *   has no slices for Q1_0, Q2_0, TQ1_0 and I2_S (k_matvec serves them in both modes);
+ *   the activations of the output projection (attention's output) are quantized by a
+ *   launch of their own (the norms and the GLU write theirs, see matmul above), and
+ *   prompts' by a launch of their own; the decode and the prompt paths each have their
+ *   activation quantizer (k_quant_x, k_quant_act: the same bytes, other layouts). Prompts:
+ *   the int8 tiles are at most 64 x 64 (no 128-column tiles for wide matrices), short
+ *   grids split K in whole tiles (not stream-K's running fractions), matmul_id's tiles
+ *   never split K, and the weights are unpacked by the threads (no cp.async of raw weight
+ *   blocks); the 16-bit tiles are the TF32 tiles' 64x64 shape (wmma, no cuBLAS; rows that
+ *   are not 16-byte aligned, K not a multiple of 8, take the one-stage form); the
+ *   flash-attention tiles take F16 products only (no BF16 or FP8), double-buffer an F16
+ *   cache only (an F32 one is converted between steps) and serve one block table a call
+ *   (rows of several sequences take k_attention); decode attention reads 16-byte rows
+ *   only from an F16 cache in the fast mode (k_attention_h16, head sizes 64, 128, 256),
+ *   2-byte or 4-byte elements otherwise. The delta rule runs token by token (no chunked
+ *   matrix form).
  *   The indexer scores with scalar dots, which is what keeps the CPU's exact ties.
- *   RMSNorm is a launch of its own, not part of the matvec that reads its output.
+ *   RMSNorm is a launch of its own, not part of the matvec that reads its output (it
+ *   writes that matvec's int8 activations instead).
  *
  * SECTIONS (grep the anchor)
  *   >>cuda_context   the stream, the error, the step recorder (graphs), memory
@@ -235,6 +243,10 @@ typedef struct infer_cuda_ctx {
     void *qt;                 /* the int8 tiles' split-K counts and partial tiles (infer_cuda_qt_space) */
     size_t qt_bytes;
     int qt_rows, qt_splits;   /* the last int8 tile launch's tile rows and splits of K (for the tests) */
+    void *xq2;                /* the GLU's output quantized for the down projection (rmsnorm_ffn) */
+    size_t xq2_bytes;
+    void *qcount;             /* mvq_quant_out's counters, 0 between launches */
+    size_t qcount_bytes;
     /* the step recorder (see above) */
     int recording;            /* between step_begin and step_end, nothing issued yet */
     int in_step;              /* between step_begin and step_end */
@@ -1064,6 +1076,17 @@ typedef struct infer_cuda_mv {
     int unused;               /* no padding bytes: a recorded launch's key holds the struct's bytes */
 } infer_cuda_mv;
 static_assert(offsetof(infer_cuda_mv, unused) + sizeof(int) == sizeof(infer_cuda_mv), "infer_cuda_mv has tail padding");
+/* k_mvq's GLU mode with kind 1 (Q8_0) or 2 (Q8_K): out[0] is also written quantized, as
+ * k_quant_x would write it, into codes [rows, N] and ds [rows, N / 32] -- the down
+ * projection's activations; count [N / size] counts the blocks done per quantization block
+ * of size (32 or 256) columns, all 0 between launches. kind 0: no such output. */
+typedef struct infer_cuda_qout {
+    int8_t *codes;
+    float2 *ds;
+    int *count;
+    int kind, size;
+} infer_cuda_qout;
+static_assert(sizeof(infer_cuda_qout) == 3 * sizeof(void *) + 2 * sizeof(int), "infer_cuda_qout has padding");
 /* The activations go through shared memory. A lane dots its 32 decoded weights with the 32
  * activations of its chunk: read straight from global memory, the 32 lanes of a warp would
  * read 32 segments 128 bytes apart with every load, 8 times the cache traffic of reading
@@ -1156,18 +1179,20 @@ INFER_CUDA_UNROLL
  * sums. The float weight types (F32, F16, BF16) keep f32 activations and f32 sums and get
  * only the kernel's shape (16-byte loads, 8 weights a slice).
  *
- * ACTIVATIONS (k_quant_x, a launch of its own into the context's xq buffer): x [rows, K]
+ * ACTIVATIONS (k_quant_x into the context's xq buffer, or the kernel that wrote x): x [rows, K]
  * becomes codes int8 [rows, K] and xds float2 [rows, K / 32], one (d, sum of the 32 codes)
  * per 32-block, the sum's int32 bits stored in the float. Two rules, as the weight type's
  * dot_type says (>>traits):
  *   Q8_0 (32-blocks)   d = max|x| / 127 rounded to f16, q = roundf(x 127 / max|x|)
  *   Q8_K (256-blocks)  d = max / -127 in f32 for the signed value of largest magnitude,
  *                      q = rint(x -127 / max) at most 127; each 32-block's pair repeats d
- * (Q4_1, Q5_1 and the k-quants with mins dot against the sums.) Why a launch of its own
- * rather than quantizing inside the matvec: a matvec launch has thousands of blocks, and
- * every one of them would redo the whole row's max, scale and rounding; quantized once,
- * the row is a quarter of the f32 bytes, read by all blocks from L2, and one quantization
- * serves matmul_n's q, k and v and matmul_glu's gate and up.
+ * (Q4_1, Q5_1 and the k-quants with mins dot against the sums.) Why quantized before the
+ * matvec rather than inside it: a matvec launch has thousands of blocks, and every one of
+ * them would redo the whole row's max, scale and rounding; quantized once, the row is a
+ * quarter of the f32 bytes, read by all blocks from L2, and one quantization serves
+ * matmul_n's q, k and v and matmul_glu's gate and up. Where the kernel that writes the
+ * activations can write their int8 form too, it does (k_rmsnorm_q; the GLU's
+ * mvq_quant_out), and no launch of its own is needed.
  *
  * THE MATVEC (k_mvq): a block of 128 threads (fewer, in whole warps, when a row has fewer
  * slices) computes MVQ_COLS output columns for up to 8 activation rows. A weight row is
@@ -1623,11 +1648,66 @@ template <> struct Mv<INFER_TYPE_BF16> : MvF {
     static __device__ __forceinline__ void w(const uint8_t *row, int b, int, W &o) { mvf_w16<1>(row, b, o); }
 };
 
-/* k_quant_x: the activation rows quantized as the CPU's quantizers do (infer__quant_q8_0,
- * infer__quant_q8_k), into codes [rows, K] and xds [rows, K / 32]; a warp per block of
- * 32 (KIND 1) or 256 (KIND 2) values, blockIdx.y the row. NaN and Inf follow the CPU: a
- * NaN makes the block's d NaN (Q8_0) or the whole block zero with d NaN (Q8_K), an Inf
- * makes d infinite, and a code whose value is not a number in range is 0. */
+/* One quantization block of activations, by one warp, as the CPU's quantizers do
+ * (infer__quant_q8_0, infer__quant_q8_k): codes int8 and per 32-block (d, sum of the codes).
+ * NaN and Inf follow the CPU: a NaN makes the block's d NaN (Q8_0) or the whole block zero
+ * with d NaN (Q8_K), an Inf makes d infinite, and a code whose value is not a number in range
+ * is 0. Every kernel that writes the fast matvec's int8 activations (k_quant_x, the RMSNorm
+ * that feeds a matvec, the GLU that feeds the down projection) goes through these two, so
+ * their bytes are the same for the same floats.
+ * Q8_0: lane l holds value l of the 32-block; q: the block's 32 codes, ds its pair. */
+__device__ __forceinline__ void quant_q8_0_warp(float v, int8_t *q, float2 *ds) {
+    const int lane = threadIdx.x & 31;
+    const int nan = __ballot_sync(0xffffffffu, v != v) != 0;
+    const float amax = nan ? NAN : warp_max(fabsf(v));
+    const float d = amax / 127.0f, id = d ? 1.0f / d : 0.0f;
+    const float rq = roundf(v * id);                 /* ties away from zero, as roundf on the CPU */
+    const int c = rq >= -128.0f && rq <= 127.0f ? (int)rq : 0;
+    const int s = warp_sum(c);
+    q[lane] = (int8_t)c;
+    if (lane == 0) { float2 o = { __half2float(__float2half_rn(d)), __int_as_float(s) }; *ds = o; }
+}
+/* Q8_K: lane l holds values 8 l .. 8 l + 7 of the 256-block; q: its 256 codes, ds its 8
+ * pairs (each repeats d) */
+__device__ __forceinline__ void quant_q8_k_warp(const float *v, int8_t *q, float2 *ds) {
+    const int lane = threadIdx.x & 31;
+    float amax = 0.0f, mx = 0.0f;
+    int nan = 0;
+INFER_CUDA_UNROLL
+    for (int i = 0; i < 8; i++) {
+        const float a = fabsf(v[i]);
+        if (a > amax) { amax = a; mx = v[i]; }            /* the first of the largest magnitude */
+        nan |= a != a;
+    }
+    int from = lane;                                     /* the lower lane wins a tie: the first index */
+    for (int o = 16; o > 0; o >>= 1) {
+        const float a = __shfl_xor_sync(0xffffffffu, amax, o), m = __shfl_xor_sync(0xffffffffu, mx, o);
+        const int f = __shfl_xor_sync(0xffffffffu, from, o);
+        if (a > amax || (a == amax && f < from)) { amax = a; mx = m; from = f; }
+    }
+    nan = __ballot_sync(0xffffffffu, nan) != 0;
+    const int zero = amax == 0.0f || nan;
+    const float iscale = zero ? 0.0f : -127.0f / mx;
+    int c[8], s = 0;
+INFER_CUDA_UNROLL
+    for (int i = 0; i < 8; i++) {
+        const float pv = iscale * v[i];
+        const int k = zero || pv != pv ? 0 : __float2int_rn(pv);
+        c[i] = k < 127 ? k : 127;
+        s += c[i];
+    }
+    int2 w;
+    w.x = (c[0] & 255) | (c[1] & 255) << 8 | (c[2] & 255) << 16 | (int)((uint32_t)c[3] << 24);
+    w.y = (c[4] & 255) | (c[5] & 255) << 8 | (c[6] & 255) << 16 | (int)((uint32_t)c[7] << 24);
+    stv<int2>(q + 8 * lane, w);
+    s += __shfl_xor_sync(0xffffffffu, s, 1);
+    s += __shfl_xor_sync(0xffffffffu, s, 2);
+    const float d = nan ? NAN : zero ? 0.0f : 1 / iscale;
+    if ((lane & 3) == 0) { float2 o = { d, __int_as_float(s) }; ds[lane / 4] = o; }
+}
+
+/* k_quant_x: the activation rows quantized into codes [rows, K] and xds [rows, K / 32]; a
+ * warp per block of 32 (KIND 1) or 256 (KIND 2) values, blockIdx.y the row */
 template <int KIND>
 __global__ void __launch_bounds__(128) k_quant_x(const float *x, int K, int8_t *codes, float2 *xds) {
     const int lane = threadIdx.x & 31, blk = blockIdx.x * 4 + (threadIdx.x >> 5), r = blockIdx.y;
@@ -1636,51 +1716,13 @@ __global__ void __launch_bounds__(128) k_quant_x(const float *x, int K, int8_t *
     float2 *dr = xds + (size_t)r * (K / 32);
     if (KIND == 1) {
         if (32 * blk >= K) return;                       /* the whole warp: no block barrier follows */
-        const float v = xr[32 * blk + lane];
-        const int nan = __ballot_sync(0xffffffffu, v != v) != 0;
-        const float amax = nan ? NAN : warp_max(fabsf(v));
-        const float d = amax / 127.0f, id = d ? 1.0f / d : 0.0f;
-        const float rq = roundf(v * id);                 /* ties away from zero, as roundf on the CPU */
-        const int q = rq >= -128.0f && rq <= 127.0f ? (int)rq : 0;
-        const int s = warp_sum(q);
-        qr[32 * blk + lane] = (int8_t)q;
-        if (lane == 0) { float2 o = { __half2float(__float2half_rn(d)), __int_as_float(s) }; dr[blk] = o; }
+        quant_q8_0_warp(xr[32 * blk + lane], qr + 32 * blk, dr + blk);
     } else {
         if (256 * blk >= K) return;
-        float v[8], amax = 0.0f, mx = 0.0f;
-        int nan = 0;
+        float v[8];
 INFER_CUDA_UNROLL
-        for (int i = 0; i < 8; i++) {
-            v[i] = xr[256 * blk + 8 * lane + i];
-            const float a = fabsf(v[i]);
-            if (a > amax) { amax = a; mx = v[i]; }        /* the first of the largest magnitude */
-            nan |= a != a;
-        }
-        int from = lane;                                 /* the lower lane wins a tie: the first index */
-        for (int o = 16; o > 0; o >>= 1) {
-            const float a = __shfl_xor_sync(0xffffffffu, amax, o), m = __shfl_xor_sync(0xffffffffu, mx, o);
-            const int f = __shfl_xor_sync(0xffffffffu, from, o);
-            if (a > amax || (a == amax && f < from)) { amax = a; mx = m; from = f; }
-        }
-        nan = __ballot_sync(0xffffffffu, nan) != 0;
-        const int zero = amax == 0.0f || nan;
-        const float iscale = zero ? 0.0f : -127.0f / mx;
-        int q[8], s = 0;
-INFER_CUDA_UNROLL
-        for (int i = 0; i < 8; i++) {
-            const float pv = iscale * v[i];
-            const int c = zero || pv != pv ? 0 : __float2int_rn(pv);
-            q[i] = c < 127 ? c : 127;
-            s += q[i];
-        }
-        int2 w;
-        w.x = (q[0] & 255) | (q[1] & 255) << 8 | (q[2] & 255) << 16 | (int)((uint32_t)q[3] << 24);
-        w.y = (q[4] & 255) | (q[5] & 255) << 8 | (q[6] & 255) << 16 | (int)((uint32_t)q[7] << 24);
-        stv<int2>(qr + 256 * blk + 8 * lane, w);
-        s += __shfl_xor_sync(0xffffffffu, s, 1);
-        s += __shfl_xor_sync(0xffffffffu, s, 2);
-        const float d = nan ? NAN : zero ? 0.0f : 1 / iscale;
-        if ((lane & 3) == 0) { float2 o = { d, __int_as_float(s) }; dr[8 * blk + lane / 4] = o; }
+        for (int i = 0; i < 8; i++) v[i] = xr[256 * blk + 8 * lane + i];
+        quant_q8_k_warp(v, qr + 256 * blk, dr + 8 * blk);
     }
 }
 
@@ -1745,13 +1787,49 @@ INFER_CUDA_UNROLL
     __syncthreads();
 }
 
+/* The GLU's output quantized for the down projection inside the GLU's own launch (k_mvq,
+ * G = 1, qo.kind set). A quantization block of qo.size columns needs all its columns, which
+ * qo.size / MVQ_COLS blocks compute; so each block, once its columns are stored, counts itself
+ * done in qo.count[its group], and the one that finds itself last quantizes the group -- every
+ * activation row of it -- with k_quant_x's warp functions (the same bytes) and sets the count
+ * back to 0 for the next launch (a graph replays the same counters). The stores are fenced
+ * before the count, the last block fences again before reading the others' floats, and reads
+ * them through L2 (__ldcg), where the other blocks' stores are. */
+__device__ __forceinline__ void mvq_quant_out(const infer_cuda_qout &qo, const float *out, int N, int n0, int nr, int r0) {
+    __shared__ int last;
+    const int gs = qo.size, g = n0 / gs, cols = N - g * gs < gs ? N - g * gs : gs;
+    const int blocks = (cols + INFER_CUDA_MVQ_COLS - 1) / INFER_CUDA_MVQ_COLS;
+    __threadfence();                          /* this thread's stores, seen before the count */
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(&qo.count[g], 1) == blocks - 1;
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = blockDim.x >> 5;
+    for (int r = warp; r < nr; r += nw) {
+        const float *xr = out + (size_t)r * N + (size_t)g * gs;
+        int8_t *q = qo.codes + (size_t)(r0 + r) * N + (size_t)g * gs;
+        float2 *ds = qo.ds + (size_t)(r0 + r) * (N / 32) + (size_t)g * (gs / 32);
+        if (gs == 32) {
+            quant_q8_0_warp(__ldcg(xr + lane), q, ds);
+        } else {
+            float v[8];
+INFER_CUDA_UNROLL
+            for (int i = 0; i < 8; i++) v[i] = __ldcg(xr + 8 * lane + i);
+            quant_q8_k_warp(v, q, ds);
+        }
+    }
+    if (threadIdx.x == 0) qo.count[g] = 0;
+}
+
 /* The fast matvec. Block bx computes columns n0 .. n0 + MVQ_COLS of one weight of mv (the
  * weights' columns in blocks one after another, ceil(N_j / MVQ_COLS) each) for activation
  * rows blockIdx.y * R .. + R; xa is the codes (xds their scales) or, for the float types,
  * x itself. G: matmul_glu's mode, the same columns of W[0] (gate) and W[1] (up),
  * out[0] = act(gate) * up. */
 template <int T, int R, int G>
-__global__ void __launch_bounds__(INFER_CUDA_MVQ_THREADS) k_mvq(infer_cuda_mv mv, size_t row_bytes, const void *xa, const float2 *xds, int K, int rows) {
+__global__ void __launch_bounds__(INFER_CUDA_MVQ_THREADS) k_mvq(infer_cuda_mv mv, size_t row_bytes, const void *xa, const float2 *xds, int K, int rows,
+                                                              infer_cuda_qout qo) {
     constexpr int C = INFER_CUDA_MVQ_COLS, CC = G ? 2 * C : C;
     typedef typename std::conditional<Mv<T>::KIND == 3, float, int8_t>::type XT;
     __shared__ float tot[CC * R];
@@ -1778,9 +1856,13 @@ INFER_CUDA_UNROLL
         cols |= (unsigned)(n < N) << c;
     }
     mvq_block<T, R, CC>(wr, cols, (const XT *)xa + (size_t)r0 * K, xds ? xds + (size_t)r0 * (K / 32) : NULL, K, nr, tot);
-    if (tid >= C * R) return;
     const int c = tid / R, r = tid % R, n = n0 + c;
-    if (n >= N || r >= nr) return;
+    if (G && Mv<T>::KIND != 3 && qo.kind) {          /* (not in the float types' GLU) every thread goes on to the barriers */
+        if (tid < C * R && n < N && r < nr) out[(size_t)(r0 + r) * N + n] = glu_act(tot[tid] * scale, tot[C * R + tid] * mv.scale[1], mv.act, mv.limit);
+        mvq_quant_out(qo, out + (size_t)r0 * N, N, n0, nr, r0);
+        return;
+    }
+    if (tid >= C * R || n >= N || r >= nr) return;
     const float v = tot[tid] * scale;
     float *o = &out[(size_t)(r0 + r) * N + n];
     if (G) *o = glu_act(v, tot[C * R + tid] * mv.scale[1], mv.act, mv.limit);
@@ -2986,9 +3068,13 @@ static int infer_cuda_mvq_threads(infer_type t, int K) {
 }
 
 /* The fast mode's matvec (k_quant_x, then k_mvq) where the type has one and the pointers
- * suit its loads; 0: the caller runs k_matvec instead. glu: mv is (gate, up). */
+ * suit its loads; 0: the caller runs k_matvec instead. glu: mv is (gate, up); qo (or NULL):
+ * the GLU's output also quantized there. */
 static int infer_cuda_matvec_fast(infer_cuda_ctx *c, infer_type t, const infer_cuda_mv &mv, size_t rb, const float *x, int K, int rows, int glu,
-                                  infer_cuda_xq *xq) {
+                                  infer_cuda_xq *xq, const infer_cuda_qout *qo = NULL) {
+    infer_cuda_qout q;
+    memset(&q, 0, sizeof q);
+    if (qo && glu) q = *qo;
     const int kind = infer_cuda_mv_kind(t, mv.W, glu ? 2 : mv.n, rb, x, K);
     if (!kind) return 0;
     infer_cuda_xq own = { 0, NULL, NULL };
@@ -3002,10 +3088,10 @@ static int infer_cuda_matvec_fast(infer_cuda_ctx *c, infer_type t, const infer_c
     infer_cuda_typed(c, t, "matmul", [&](auto ty) {
         constexpr int T = decltype(ty)::id, R = INFER_CUDA_MV_ROWS;
         if constexpr (Mv<T>::KIND != 0) {
-            if (glu && rows == 1) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 1>)(mv, rb, xa, xds, K, rows);
-            else if (glu) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, R, 1>)(mv, rb, xa, xds, K, rows);
-            else if (rows == 1) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 0>)(mv, rb, xa, xds, K, rows);
-            else INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, R, 0>)(mv, rb, xa, xds, K, rows);
+            if (glu && rows == 1) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 1>)(mv, rb, xa, xds, K, rows, q);
+            else if (glu) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, R, 1>)(mv, rb, xa, xds, K, rows, q);
+            else if (rows == 1) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 0>)(mv, rb, xa, xds, K, rows, q);
+            else INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, R, 0>)(mv, rb, xa, xds, K, rows, q);
         }
     });
     return 1;
@@ -3242,14 +3328,18 @@ static void infer_cuda_matmul_glu(void *ctx, float *out, const infer_tensor *wg,
 /* n weights reading the same x: for a decode step, one launch per group of weights that share
  * a type (all of them, usually), and in the fast mode one quantization of x for all groups of
  * one activation format */
+static void infer_cuda_matmul_n_xq(infer_cuda_ctx *c, int n, float *const *out, const infer_tensor *const *w, const float *x, int rows, infer_cuda_xq xq);
 static void infer_cuda_matmul_n(void *ctx, int n, float *const *out, const infer_tensor *const *w, const float *x, int rows) {
-    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    const infer_cuda_xq none = { 0, NULL, NULL };
+    infer_cuda_matmul_n_xq((infer_cuda_ctx *)ctx, n, out, w, x, rows, none);
+}
+/* ... xq: x already quantized (its kind, 0 when not), as infer_cuda_rmsnorm_matmul_n leaves it */
+static void infer_cuda_matmul_n_xq(infer_cuda_ctx *c, int n, float *const *out, const infer_tensor *const *w, const float *x, int rows, infer_cuda_xq xq) {
     if (rows < 1 || rows > INFER_CUDA_MV_ROWS || n > 32) {
         infer_cuda_xtiles xt = { NULL, 0, 0, 0, { NULL, NULL, NULL } };   /* q, k and v (gate and up): x quantized once */
         for (int i = 0; i < n; i++) infer_cuda_matmul_to(c, out[i], w[i], x, rows, 0, &xt);
         return;
     }
-    infer_cuda_xq xq = { 0, NULL, NULL };
     unsigned done = 0;
     for (int i = 0; i < n; i++) {
         if (done >> i & 1) continue;
@@ -3343,13 +3433,19 @@ static void infer_cuda_embed(void *ctx, float *out, const infer_tensor *table, c
  * Block (r, part) normalises part `part` of row r's elements; every block of a row sums the
  * whole row itself (a few KiB from L2), so a decode step's one row still spreads over
  * several blocks. In place (out == x) a row has one part: a block reads only what it writes. */
-__global__ void k_rmsnorm(float *out, const float *x, const float *w, int dim, float eps) {
-    const float *xr = x + (size_t)blockIdx.x * dim;
-    float *o = out + (size_t)blockIdx.x * dim;
+/* 1 / sqrt(mean(xr^2) + eps) of a row, by the whole block (the same threads, the same order
+ * of sums wherever it is called with the same block size: k_rmsnorm_q's scale is k_rmsnorm's) */
+__device__ __forceinline__ float rms_scale(const float *xr, int dim, float eps) {
     double ss = 0;
     for (int i = threadIdx.x; i < dim; i += blockDim.x) ss += (double)xr[i] * xr[i];
     ss = block_sum(ss);
-    const float scale = (float)(1.0 / sqrt(ss / dim + eps));
+    return (float)(1.0 / sqrt(ss / dim + eps));
+}
+#define INFER_CUDA_NORM_THREADS(dim) ((dim) >= 1024 ? 256 : 128)
+__global__ void k_rmsnorm(float *out, const float *x, const float *w, int dim, float eps) {
+    const float *xr = x + (size_t)blockIdx.x * dim;
+    float *o = out + (size_t)blockIdx.x * dim;
+    const float scale = rms_scale(xr, dim, eps);
     const int per = (dim + gridDim.y - 1) / gridDim.y, i0 = blockIdx.y * per, i1 = i0 + per < dim ? i0 + per : dim;
     for (int i = i0 + threadIdx.x; i < i1; i += blockDim.x) o[i] = xr[i] * scale * (w ? w[i] : 1.0f);
 }
@@ -3359,8 +3455,151 @@ static void infer_cuda_rmsnorm(void *ctx, float *out, const float *x, const floa
     int parts = out == x || rows >= infer_cuda_sms ? 1 : dim / 256;
     if (parts > 8) parts = 8;
     if (parts < 1) parts = 1;
-    INFER_CUDA_LAUNCH(dim3(rows, parts), dim >= 1024 ? 256 : 128, 0, c, k_rmsnorm)(out, x, w, dim, eps);
+    INFER_CUDA_LAUNCH(dim3(rows, parts), INFER_CUDA_NORM_THREADS(dim), 0, c, k_rmsnorm)(out, x, w, dim, eps);
     INFER_CUDA_LAUNCHED(c, "rmsnorm");
+}
+
+/* RMSNorm feeding the fast matvec: k_rmsnorm's out, and the same floats quantized as
+ * k_quant_x quantizes them (KIND 1: Q8_0 rules, 2: Q8_K) into codes [rows, dim] and xds
+ * [rows, dim / 32]. Block (b, r) writes values 256 b .. 256 b + 256 of row r: every block
+ * sums the row's squares itself (a few KiB from L2, k_rmsnorm's sum, so the same scale), so
+ * a decode row is still spread over dim / 256 blocks; then a warp per quantization block
+ * computes its normalised values, stores them and quantizes them from its registers. The
+ * one launch replaces k_rmsnorm and k_quant_x. */
+template <int KIND>
+__global__ void k_rmsnorm_q(float *out, const float *x, const float *w, int dim, float eps, int8_t *codes, float2 *xds) {
+    const int r = blockIdx.y, i0 = 256 * blockIdx.x, warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = blockDim.x >> 5;
+    const float *xr = x + (size_t)r * dim;
+    float *o = out + (size_t)r * dim;
+    int8_t *qr = codes + (size_t)r * dim;
+    float2 *dr = xds + (size_t)r * (dim / 32);
+    const float scale = rms_scale(xr, dim, eps);
+    if (KIND == 1) {
+        for (int g = warp; g < 8 && i0 + 32 * g < dim; g += nw) {
+            const int i = i0 + 32 * g + lane;
+            const float v = xr[i] * scale * (w ? w[i] : 1.0f);
+            o[i] = v;
+            quant_q8_0_warp(v, qr + i0 + 32 * g, dr + (i0 + 32 * g) / 32);
+        }
+    } else if (warp == 0) {
+        float v[8];
+INFER_CUDA_UNROLL
+        for (int j = 0; j < 8; j++) {
+            const int i = i0 + 8 * lane + j;
+            v[j] = xr[i] * scale * (w ? w[i] : 1.0f);
+            o[i] = v[j];
+        }
+        quant_q8_k_warp(v, qr + i0, dr + i0 / 32);
+    }
+}
+
+/* ---- fused ops: the norm that feeds a decode matvec writes the matvec's int8 activations,
+ * the GLU writes the down projection's. Kernel-table entries (infer.h: rmsnorm_matmul_n,
+ * rmsnorm_ffn) rather than a memo inside the backend: the forward pass says which norm feeds
+ * which weights, so the norm knows the weights' activation format before it runs (a
+ * layer's q, k and v, or gate and up, may want Q8_0 or Q8_K bytes), and infer_backend_diff
+ * holds each entry to the ops it stands for. Where a fusion does not apply (the precise
+ * mode, more than 8 rows, a weight type without int8 activations, shapes that do not fit)
+ * the entries run those ops one by one. */
+
+/* a buffer of the context holding x [rows, K] quantized in infer_cuda_quant_x's layout (codes,
+ * then 16-byte aligned (d, sum) pairs); 0 when it cannot be had (the error is kept) */
+static int infer_cuda_xq_in(infer_cuda_ctx *c, void **buf, size_t *have, int K, int rows, int8_t **q, float2 **ds) {
+    const size_t codes = ((size_t)rows * (size_t)K + 15) / 16 * 16;
+    if (!infer_cuda_grow(c, buf, have, codes + (size_t)rows * (size_t)(K / 32) * sizeof(float2), "cudaMalloc (quantized activations)")) return 0;
+    *q = (int8_t *)*buf;
+    *ds = (float2 *)(*q + codes);
+    return 1;
+}
+
+/* h = RMSNorm(x) * w for a matvec whose activations are of `kind` (infer_cuda_mv_kind): kind 1
+ * or 2 and rows that split into its blocks, one k_rmsnorm_q launch that also quantizes h
+ * into the context's xq buffer (returned as the matvec's memo); otherwise k_rmsnorm. */
+static infer_cuda_xq infer_cuda_norm_for(infer_cuda_ctx *c, int kind, float *h, const float *x, const float *w, int rows, int dim, float eps) {
+    infer_cuda_xq xq = { 0, NULL, NULL };
+    if ((kind == 1 && dim % 32 == 0) || (kind == 2 && dim % 256 == 0)) {
+        if (!infer_cuda_xq_in(c, &c->xq, &c->xq_bytes, dim, rows, &xq.q, &xq.ds)) return xq;
+        const dim3 grid((dim + 255) / 256, rows);
+        if (kind == 1) INFER_CUDA_LAUNCH(grid, INFER_CUDA_NORM_THREADS(dim), 0, c, k_rmsnorm_q<1>)(h, x, w, dim, eps, xq.q, xq.ds);
+        else INFER_CUDA_LAUNCH(grid, INFER_CUDA_NORM_THREADS(dim), 0, c, k_rmsnorm_q<2>)(h, x, w, dim, eps, xq.q, xq.ds);
+        INFER_CUDA_LAUNCHED(c, "rmsnorm (quantized)");
+        xq.kind = kind;
+        return xq;
+    }
+    infer_cuda_rmsnorm(c, h, x, w, rows, dim, eps);
+    return xq;
+}
+/* does the fast decode matvec read x quantized, for this weight and these rows? its kind */
+static int infer_cuda_fused_kind(const infer_cuda_ctx *c, const infer_tensor *w, const float *x, int rows) {
+    if (c->precise || rows < 1 || rows > INFER_CUDA_MV_ROWS) return 0;
+    const int K = (int)w->ne[0];
+    const uint8_t *W = (const uint8_t *)w->data;
+    return infer_cuda_mv_kind(w->type, &W, 1, infer_type_row_size(w->type, K), x, K);
+}
+
+/* h = RMSNorm(x) * nw, then out[i] = W_i h: in the fast mode's decode the norm writes the
+ * first weight's int8 activations, which matmul_n's groups of that format reuse */
+static void infer_cuda_rmsnorm_matmul_n(void *ctx, float *h, const float *x, const float *nw, int rows, int dim, float eps, int n,
+                                        float *const *out, const infer_tensor *const *w) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (rows <= 0) return;
+    const int kind = n > 0 && h != x && w[0]->ne[0] == dim ? infer_cuda_fused_kind(c, w[0], h, rows) : 0;
+    const infer_cuda_xq xq = infer_cuda_norm_for(c, kind == 3 ? 0 : kind, h, x, nw, rows, dim, eps);
+    infer_cuda_matmul_n_xq(c, n, out, w, h, rows, xq);
+}
+
+/* The counters of mvq_quant_out, n of them, all 0 (set once when the buffer is made; each
+ * launch leaves them 0); NULL when they cannot be had */
+static int *infer_cuda_counters(infer_cuda_ctx *c, int n) {
+    const size_t bytes = (size_t)n * sizeof(int);
+    if (bytes > c->qcount_bytes) {
+        if (!infer_cuda_grow(c, &c->qcount, &c->qcount_bytes, bytes, "cudaMalloc (counters)")) return NULL;
+        infer_cuda_record(c, cudaMemsetAsync(c->qcount, 0, bytes, c->stream), "cudaMemsetAsync");   /* grow ended any recording */
+    }
+    return (int *)c->qcount;
+}
+
+/* The feed-forward block of a decode step: h = RMSNorm(x) * nw, hid = act(Wg h) * (Wu h),
+ * x += Wd hid. In the fast mode, up to 8 rows, gate and up of one type and shape: three
+ * launches -- k_rmsnorm_q (h and its int8 form), k_mvq's GLU (hid and, when Wd reads int8
+ * activations, their bytes: mvq_quant_out), k_mvq of Wd adding into x -- where the ops one
+ * by one take five (gate and up of a float type with a quantized Wd: four, hid quantized by
+ * k_quant_x). Otherwise rmsnorm, matmul_glu, matmul_add. */
+static void infer_cuda_rmsnorm_ffn(void *ctx, float *x, float *h, float *hid, const float *nw, float eps, const infer_tensor *wg,
+                                   const infer_tensor *wu, const infer_tensor *wd, int rows, int act, float limit) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (rows <= 0) return;
+    const int K = (int)wg->ne[0], F = (int)wg->ne[1];
+    infer_cuda_mv mv;
+    memset(&mv, 0, sizeof mv);
+    mv.W[0] = (const uint8_t *)wg->data; mv.W[1] = (const uint8_t *)wu->data;
+    mv.out[0] = hid; mv.scale[0] = wg->scale; mv.scale[1] = wu->scale;
+    mv.start[1] = F; mv.start[2] = 2 * F; mv.n = 2; mv.act = act; mv.limit = limit;
+    const size_t rb = infer_type_row_size(wg->type, K);
+    const int fits = !c->precise && rows <= INFER_CUDA_MV_ROWS && h != x && wu->type == wg->type && wu->ne[0] == K && wu->ne[1] == F &&
+                     wd->ne[0] == F;
+    const int kin = fits ? infer_cuda_mv_kind(wg->type, mv.W, 2, rb, h, K) : 0;
+    if (!kin) {
+        infer_cuda_rmsnorm(c, h, x, nw, rows, K, eps);
+        infer_cuda_matmul_glu(c, hid, wg, wu, h, rows, act, limit);
+        infer_cuda_matmul_add(c, x, wd, hid, rows);
+        return;
+    }
+    const int kout = infer_cuda_fused_kind(c, wd, hid, rows), qsize = kout == 1 ? 32 : 256;
+    infer_cuda_xq xd = { 0, NULL, NULL };
+    infer_cuda_qout qo;
+    memset(&qo, 0, sizeof qo);
+    if (kin != 3 && (kout == 1 || kout == 2) && F % qsize == 0) {     /* the GLU quantizes hid for Wd (not a float GLU's) */
+        if (!infer_cuda_xq_in(c, &c->xq2, &c->xq2_bytes, F, rows, &xd.q, &xd.ds) || !(qo.count = infer_cuda_counters(c, F / qsize))) return;
+        qo.codes = xd.q; qo.ds = xd.ds; qo.kind = kout; qo.size = qsize;
+        xd.kind = kout;
+    }
+    infer_cuda_xq xq = infer_cuda_norm_for(c, kin == 3 ? 0 : kin, h, x, nw, rows, K, eps);
+    if (!infer_cuda_matvec_fast(c, wg->type, mv, rb, h, K, rows, 1, &xq, &qo)) return;     /* kin != 0: it runs */
+    infer_cuda_mv md;
+    memset(&md, 0, sizeof md);
+    md.W[0] = (const uint8_t *)wd->data; md.out[0] = x; md.scale[0] = wd->scale; md.start[1] = (int)wd->ne[1]; md.n = 1; md.add = 1;
+    infer_cuda_matvec(c, wd->type, md, infer_type_row_size(wd->type, F), hid, F, rows, &xd);
 }
 
 /* L2 norm in place: x / max(||x||, eps) */
@@ -3636,15 +3875,32 @@ static void infer_cuda_kv_store(void *ctx, const infer_kv_view *kv, const float 
     INFER_CUDA_LAUNCHED(c, "kv_store");
 }
 
-/* rope + kv_store: a thread per (row r, element e of kv_dim) writes the cache's element e of
- * row pos[r]: k[e] turned by its pair's angle (k_rope's formula; the pair's other value is
- * read too) or, outside the rotated dims, k[e] as it is; and v[e] */
+/* rope + kv_store (+ rope of q): blocks 0 .. kb - 1 of row r = blockIdx.y store the cache row
+ * of pos[r] (through row r's own block table when the rows are of several sequences), a
+ * thread per element e of kv_dim: k[e] turned by its pair's angle (k_rope's formula; the
+ * pair's other value is read too) or, outside the rotated dims, k[e] as it is; and v[e].
+ * Blocks from kb on (q not NULL) turn q [rows, n_q, head_dim] in place, a thread per pair
+ * as k_rope does: one launch where rope of q, rope of k and kv_store took three. */
 __global__ void k_rope_kv_store(void *kp, void *vp, int f16_cache, const int32_t *table, const int32_t *const *rows, int bs, int kv_dim, const float *k,
-                                const float *v, const int32_t *pos, int head_dim, infer_cuda_rope rp) {
-    const int r = blockIdx.y, e = blockIdx.x * blockDim.x + threadIdx.x;
+                                const float *v, const int32_t *pos, int head_dim, infer_cuda_rope rp, float *q, int n_q, int kb) {
+    const int r = blockIdx.y, half = rp.n_rot / 2;
+    if ((int)blockIdx.x >= kb) {
+        const int t = ((int)blockIdx.x - kb) * blockDim.x + threadIdx.x;
+        if (t >= n_q * half) return;
+        const int i = t % half, h = t / half;
+        float cs, sn;
+        rope_cs(rp, i, pos[r], &cs, &sn);
+        const int a = rp.neox ? i : 2 * i, b = rp.neox ? i + half : 2 * i + 1;
+        float *hv = q + ((size_t)r * n_q + h) * head_dim + rp.rot_first;
+        const float x0 = hv[a], x1 = hv[b];
+        hv[a] = rope_turn(x0, x1, cs, sn, 0);
+        hv[b] = rope_turn(x0, x1, cs, sn, 1);
+        return;
+    }
+    const int e = blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= kv_dim) return;
     const float *kr = k + (size_t)r * kv_dim;
-    const int d = e % head_dim - rp.rot_first, half = rp.n_rot / 2;
+    const int d = e % head_dim - rp.rot_first;
     float val = kr[e];
     if (d >= 0 && d < rp.n_rot) {
         const int i = rp.neox ? (d < half ? d : d - half) : d / 2, second = rp.neox ? d >= half : d & 1;
@@ -3656,21 +3912,22 @@ __global__ void k_rope_kv_store(void *kp, void *vp, int f16_cache, const int32_t
     }
     kv_put(kp, vp, f16_cache, kv_row(kv_table(table, rows, r), bs, pos[r]) * kv_dim + e, val, v ? v + (size_t)r * kv_dim + e : NULL);
 }
-static void infer_cuda_rope_kv_store(void *ctx, const infer_kv_view *kv, const float *k, const float *v, const int32_t *pos, int rows, int n_heads,
-                                     int head_dim, const infer_rope *r) {
+static void infer_cuda_rope_kv_store(void *ctx, const infer_kv_view *kv, float *q, const float *k, const float *v, const int32_t *pos, int rows,
+                                     int n_head, int n_head_kv, int head_dim, const infer_rope *r) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (rows <= 0 || kv->kv_dim <= 0) return;
-    if (n_heads * head_dim != kv->kv_dim) { infer_cuda_record(c, cudaErrorInvalidValue, "rope_kv_store: heads x head size is not the cache's row"); return; }
+    if (n_head_kv * head_dim != kv->kv_dim) { infer_cuda_record(c, cudaErrorInvalidValue, "rope_kv_store: heads x head size is not the cache's row"); return; }
     if (rows > 65535) {                       /* grid.y holds at most 65535 rows: the rest after */
         const infer_kv_view rest = infer_cuda_kv_skip(kv, 65535);
-        infer_cuda_rope_kv_store(ctx, kv, k, v, pos, 65535, n_heads, head_dim, r);
-        infer_cuda_rope_kv_store(ctx, &rest, k + (size_t)65535 * kv->kv_dim, v ? v + (size_t)65535 * kv->kv_dim : NULL, pos + 65535, rows - 65535, n_heads,
-                                 head_dim, r);
+        infer_cuda_rope_kv_store(ctx, kv, q, k, v, pos, 65535, n_head, n_head_kv, head_dim, r);
+        infer_cuda_rope_kv_store(ctx, &rest, q ? q + (size_t)65535 * n_head * head_dim : NULL, k + (size_t)65535 * kv->kv_dim,
+                                 v ? v + (size_t)65535 * kv->kv_dim : NULL, pos + 65535, rows - 65535, n_head, n_head_kv, head_dim, r);
         return;
     }
     const infer_cuda_rope rp = infer_cuda_rope_of(r, NULL);
-    INFER_CUDA_LAUNCH(dim3((kv->kv_dim + 127) / 128, rows), 128, 0, c, k_rope_kv_store)(kv->k, kv->v, kv->type == INFER_TYPE_F16, kv->block_table,
-                                                                                   kv->row_tables, kv->block_size, kv->kv_dim, k, v, pos, head_dim, rp);
+    const int kb = (kv->kv_dim + 127) / 128, qb = q ? (n_head * (r->n_rot / 2) + 127) / 128 : 0;
+    INFER_CUDA_LAUNCH(dim3(kb + qb, rows), 128, 0, c, k_rope_kv_store)(kv->k, kv->v, kv->type == INFER_TYPE_F16, kv->block_table, kv->row_tables,
+                                                                      kv->block_size, kv->kv_dim, k, v, pos, head_dim, rp, q, q ? n_head : 0, kb);
     INFER_CUDA_LAUNCHED(c, "rope_kv_store");
 }
 
@@ -4890,6 +5147,8 @@ static void infer_cuda_ctx_free(void *ctx) {
     if (c->att_count) cudaFree(c->att_count);
     if (c->xq) cudaFree(c->xq);
     if (c->qt) cudaFree(c->qt);
+    if (c->xq2) cudaFree(c->xq2);
+    if (c->qcount) cudaFree(c->qcount);
     cudaStreamDestroy(c->stream);
     delete c;
 }
@@ -4967,6 +5226,8 @@ static void infer_cuda_fill_table(void) {
     k->matmul_add = infer_cuda_matmul_add;
     k->matmul_glu = infer_cuda_matmul_glu;
     k->rope_kv_store = infer_cuda_rope_kv_store;
+    k->rmsnorm_matmul_n = infer_cuda_rmsnorm_matmul_n;
+    k->rmsnorm_ffn = infer_cuda_rmsnorm_ffn;
 }
 
 infer_status infer_cuda_init(int device, infer_error *err) {
@@ -5033,6 +5294,23 @@ extern "C" int infer_cuda_quant_x_host(infer_type t, const float *x, int rows, i
     free(ds);
     infer_cuda_free(c, xd);
     infer_cuda_ctx_free(ctx);
+    return ok;
+}
+
+/* For the tests (tests.c declares it under INFER_CUDA): the int8 activations the fused ops
+ * of ctx last wrote, as rows of K: which 0, the norm's (the context's xq buffer, written by
+ * rmsnorm_matmul_n or rmsnorm_ffn), 1, the GLU's for the down projection (rmsnorm_ffn); the
+ * codes [rows, K], per 32-block [rows, K / 32] the scale d and the sum of the codes (host
+ * memory). 0 when there are none of that size or the copy fails. */
+extern "C" int infer_cuda_fused_act_host(void *ctx, int which, int rows, int K, int8_t *codes, float *d, int32_t *sums) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    const size_t nx = (size_t)rows * (size_t)K, nd = (size_t)rows * (size_t)(K / 32), at = (nx + 15) / 16 * 16;
+    const void *buf = which ? c->xq2 : c->xq;
+    if (!buf || at + nd * sizeof(float2) > (which ? c->xq2_bytes : c->xq_bytes)) return 0;
+    float2 *ds = (float2 *)malloc(nd * sizeof(float2));
+    int ok = ds && infer_cuda_download(c, codes, buf, nx) == INFER_OK && infer_cuda_download(c, ds, (const char *)buf + at, nd * sizeof(float2)) == INFER_OK;
+    for (size_t i = 0; ok && i < nd; i++) { d[i] = ds[i].x; memcpy(&sums[i], &ds[i].y, 4); }
+    free(ds);
     return ok;
 }
 

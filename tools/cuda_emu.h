@@ -140,6 +140,13 @@ static inline float __fmul_rn(float a, float b) { return a * b; }
 static inline float __fadd_rn(float a, float b) { return a + b; }
 static inline float __fsub_rn(float a, float b) { return a - b; }
 
+/* ---- cross-block hand-offs (the last block of a group finishing its work): the memory
+ * fence orders a thread's stores before its later ones as other blocks see them; here blocks
+ * run one after another, so every store is already seen and the fence does nothing.
+ * __ldcg, a load through L2 (bypassing the SM's L1), is a plain load. ---- */
+static inline void __threadfence(void) {}
+template <class T> static inline T __ldcg(const T *p) { return *p; }
+
 /* ---- tensor-core fragments (nvcuda::wmma), the shapes this project uses: TF32 m16n16k8 and
  * F16 / BF16 m16n16k16, f32 accumulators. The real fragments spread a tile over the warp's
  * lanes in an unspecified layout; here every thread holds the whole tile (as floats: the
@@ -322,7 +329,7 @@ template <int K> static void emu_mma_s8(int32_t *d, const uint32_t *a, const uin
 }
 
 /* ---- attention: the F16 tensor-core MMA of the flash-attention tiles (the split merge's
- * __threadfence and __ldcg are with the asynchronous copies below) ----
+ * __threadfence and __ldcg are with the cross-block hand-offs above) ----
  * mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32, D = A B + C with A 16 x 16 and B 16 x 8
  * in F16, C and D 16 x 8 in f32. infer_cuda.cu issues it as inline PTX behind mma_f16 and
  * calls emu_mma_f16 under the emulator. The fragments' layout is the PTX ISA's ("Matrix
@@ -384,7 +391,7 @@ static inline int __popc(unsigned x) { return __builtin_popcount(x); }
  * here), but they reach shared memory only at the wait that completes their group (or at
  * the thread's end), so a kernel that reads a stage before waiting for it, or waits for
  * the wrong group, reads stale bytes, as it may on hardware. A barrier completes nothing.
- * __threadfence orders nothing here (blocks run one after another); __ldcg is a load. ---- */
+ * (__threadfence and __ldcg: with the cross-block hand-offs above.) ---- */
 #define EMU_CP_MAX 64
 struct emu_cp_op { void *dst; unsigned char b[16]; int n, group; };
 static emu_cp_op emu_cp_q[EMU_MAX_THREADS][EMU_CP_MAX];
@@ -416,8 +423,6 @@ static void emu_cp_async(void *dst, const void *src, int size, int src_size) {
 static void emu_cp_commit(void) { emu_cp_committed[emu_cur]++; }
 static void emu_cp_wait(int n) { emu_cp_complete(emu_cur, emu_cp_committed[emu_cur] - n); }
 static void emu_cp_reset(int t) { emu_cp_n[t] = 0; emu_cp_committed[t] = 0; }
-static inline void __threadfence(void) {}
-template <typename V> static inline V __ldcg(const V *p) { return *p; }
 enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
 template <class F> static cudaError_t cudaFuncSetAttribute(F, cudaFuncAttribute, int) { return cudaSuccess; }
 
