@@ -25,7 +25,7 @@
  *   >>api-status         27  status codes and the error object
  *   >>api-types         334  ggml tensor types and the quant block structs
  *   >>api-tensor         52  tensors, GGUF files, model config
- *   >>api-kernels       219  the kernel table every backend fills
+ *   >>api-kernels       220  the kernel table every backend fills
  *   >>api               393  model, session, tokenizer, sampler, generation
  *   >>util              576  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1944  every weight type: byte layouts, dequantize, quantize, dot (scalar)
@@ -744,7 +744,8 @@ typedef struct infer_kernels {
     X(rmsnorm_matmul_n) X(rmsnorm_ffn)
 /* Memory that stays on the host whatever the backend: the kernel table itself, the tensor
  * structs (only their `data` is backend memory), infer_rope (its freq_factors *is* backend
- * memory), infer_kv_view (its k, v and block_table are backend memory), and the 4 sections
+ * memory), infer_kv_view (its k, v, block_table and row_tables -- an array of backend
+ * pointers -- are backend memory), and the 4 sections
  * of rope_multi. Everything else an op is given is backend memory. */
 
 /* The CPU backend. Its context holds the thread count and the precise flag. */
