@@ -112,7 +112,7 @@
  *                           the CPU's, every type's prompt matmul and matmul_id against the
  *                           CPU's fast path (1e-5) and exact maths (the fast bound), the
  *                           tile shapes and split-K (gpu_int8_tiles: rows 9..200, K split
- *                           or not, the same bits twice; gpu_int8_moe_tiles); SKIP
+ *                           or not, the same bits twice; gpu_int8_moe: 16- to 64-row tiles); SKIP
  *                           lines without a device. ./infer-cuda --diff -m MODEL likewise.
  *   ./tests-cuda gpu_flash_attention, gpu_attention_splits
  *                           prompt attention (the flash tiles in the fast mode, 2e-3; the

@@ -10892,9 +10892,11 @@ done:
     if (g) k->ctx_free(g);
 }
 
-/* matmul_id's prompt path (rows grouped by expert, then int8 tiles per expert): 100 tokens,
- * 2 slots each over 3 experts (about 67 rows an expert: more than one tile), x shared by the
- * slots and one per slot, against the CPU's fast path and exact maths as above */
+/* matmul_id's prompt path (rows grouped by expert, then int8 tiles per expert), tokens x 2
+ * slots over 3 experts, x shared by the slots and one per slot, against the CPU's fast path
+ * and exact maths as above: 100 tokens (about 67 rows an expert: more than one tile of 64)
+ * for four types at K = 256; 9 and 40 tokens (6 and 27 rows an expert: tiles of 16 and 32
+ * rows, from the experts' average share) at K = 608 / 768 (a partial step) */
 static void test_gpu_int8_moe(void) {
     const infer_kernels *k = gpu_or_skip();
     if (!k) return;
@@ -10907,12 +10909,16 @@ static void test_gpu_int8_moe(void) {
     }
     infer__rng rng;
     infer__rng_seed(&rng, 6);
-    static const infer_type types[4] = { INFER_TYPE_Q8_0, INFER_TYPE_Q4_1, INFER_TYPE_Q4_K, INFER_TYPE_Q6_K };
-    const int K = 256, N = 72, E = 3, rows = 100, n_used = 2;
+    static const struct { infer_type t; int K, rows, bm; } cases[] = {
+        { INFER_TYPE_Q8_0, 256, 100, 64 }, { INFER_TYPE_Q4_1, 256, 100, 64 }, { INFER_TYPE_Q4_K, 256, 100, 64 }, { INFER_TYPE_Q6_K, 256, 100, 64 },
+        { INFER_TYPE_Q4_1, 608, 9, 16 },   { INFER_TYPE_Q4_1, 608, 40, 32 },  { INFER_TYPE_Q6_K, 768, 9, 16 },   { INFER_TYPE_Q6_K, 768, 40, 32 },
+    };
+    const int N = 72, E = 3, n_used = 2;
     int32_t ids[200];
-    for (int r = 0; r < rows; r++) for (int s = 0; s < n_used; s++) ids[r * n_used + s] = (r + s) % E;
-    for (int ti = 0; ti < 4; ti++) {
-        const infer_type t = types[ti];
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        const infer_type t = cases[ci].t;
+        const int K = cases[ci].K, rows = cases[ci].rows;
+        for (int r = 0; r < rows; r++) for (int s = 0; s < n_used; s++) ids[r * n_used + s] = (r + (1 + (rows < 100)) * s) % E;
         size_t bytes;
         float scale;
         uint8_t *q = int8_weights(&rng, t, K, N, E, &bytes, &scale);
@@ -10928,15 +10934,21 @@ static void test_gpu_int8_moe(void) {
             goto next;
         }
         for (int per_slot = 0; per_slot < 2; per_slot++) {
+            int bm = 0;
             cpu->matmul_id(cf, of, &tc, x, ids, rows, n_used, per_slot);
             cpu->matmul_id(cp, op, &tc, x, ids, rows, n_used, per_slot);
             k->matmul_id(g, (float *)go, &tg, (const float *)gx, (const int32_t *)gi, rows, n_used, per_slot);
             CHECK_MSG(k->download(g, og, go, sizeof(float) * on) == INFER_OK, "%s", k->last_error(g));
+#ifdef INFER_CUDA
+            int splits = 0;
+            infer_cuda_tiles_last(g, &bm, &splits);
+            CHECK_MSG(bm == cases[ci].bm, "%s %d tokens: tiles of %d rows, expected %d", infer_type_name(t), rows, bm, cases[ci].bm);
+#endif
             const double ef = int8_rel(of, og, on), ex = int8_rel(op, og, on);
-            CHECK_MSG(ef <= INT8_TIGHT, "%s x_per_slot=%d: max_rel %.3g against the CPU's fast path (tol %g)", infer_type_name(t), per_slot, ef, INT8_TIGHT);
-            CHECK_MSG(ex <= INFER__TOL_FAST, "%s x_per_slot=%d: max_rel %.3g against exact maths (tol %g)", infer_type_name(t), per_slot, ex, INFER__TOL_FAST);
-            printf("    %-5s %d experts, %d tokens x %d slots, x_per_slot=%d: max_rel against the CPU's fast path %.2e, against exact maths %.2e\n", infer_type_name(t), E,
-                   rows, n_used, per_slot, ef, ex);
+            CHECK_MSG(ef <= INT8_TIGHT, "%s %d tokens x_per_slot=%d: max_rel %.3g against the CPU's fast path (tol %g)", infer_type_name(t), rows, per_slot, ef, INT8_TIGHT);
+            CHECK_MSG(ex <= INFER__TOL_FAST, "%s %d tokens x_per_slot=%d: max_rel %.3g against exact maths (tol %g)", infer_type_name(t), rows, per_slot, ex, INFER__TOL_FAST);
+            printf("    %-5s K=%d, %d tokens x %d slots over %d experts (tiles of %d rows), x_per_slot=%d: max_rel against the CPU's fast path %.2e, "
+                   "against exact maths %.2e\n", infer_type_name(t), K, rows, n_used, E, bm, per_slot, ef, ex);
         }
     next:
         if (gw) k->free(g, gw);
@@ -11037,73 +11049,6 @@ static void test_gpu_int8_tiles(void) {
     }
 done:
     infer_cuda_tiles_force_splits(old);
-    if (cf) cpu->ctx_free(cf);
-    if (cp) cpu->ctx_free(cp);
-    if (g) k->ctx_free(g);
-#endif
-}
-
-/* matmul_id's int8 tiles take their rows from the experts' average share: 9 and 40 tokens x
- * 2 slots over 3 experts (6 and 27 rows an expert: tiles of 16 and 32 rows), K = 608 (a
- * partial step), against the CPU's fast path and exact maths as test_gpu_int8_moe does */
-static void test_gpu_int8_moe_tiles(void) {
-    const infer_kernels *k = gpu_or_skip();
-    if (!k) return;
-#ifdef INFER_CUDA
-    const infer_kernels *cpu = infer_cpu_kernels();
-    void *cf = NULL, *cp = NULL, *g = NULL;
-    infer_error err;
-    if (cpu->ctx_create(&cf, 2, 0, &err) != INFER_OK || cpu->ctx_create(&cp, 2, 1, &err) != INFER_OK || k->ctx_create(&g, 1, 0, &err) != INFER_OK) {
-        CHECK_MSG(0, "%s", err.msg);
-        goto done;
-    }
-    infer__rng rng;
-    infer__rng_seed(&rng, 10);
-    static const infer_type types[2] = { INFER_TYPE_Q4_1, INFER_TYPE_Q6_K };
-    static const int rows_list[2] = { 9, 40 }, bm_want[2] = { 16, 32 };
-    const int N = 72, E = 3, n_used = 2, RMAX = 40;
-    int32_t ids[80];
-    for (int ti = 0; ti < 2; ti++) {
-        const infer_type t = types[ti];
-        const int K = infer_type_block(t) == 256 ? 768 : 608;
-        size_t bytes;
-        float scale;
-        uint8_t *q = int8_weights(&rng, t, K, N, E, &bytes, &scale);
-        infer_tensor tc = { "w", t, 3, { K, N, E, 1 }, q, bytes, scale }, tg = tc;
-        const size_t xn = (size_t)RMAX * n_used * K, on = (size_t)RMAX * n_used * N;
-        float *x = malloc(sizeof(float) * xn), *of = malloc(sizeof(float) * on), *op = malloc(sizeof(float) * on), *og = malloc(sizeof(float) * on);
-        void *gw = k->alloc(g, bytes), *gx = k->alloc(g, sizeof(float) * xn), *go = k->alloc(g, sizeof(float) * on), *gi = k->alloc(g, sizeof ids);
-        tg.data = gw;
-        if (!gw || !gx || !go || !gi || k->upload(g, gw, q, bytes) != INFER_OK) { CHECK_MSG(0, "%s: device memory", infer_type_name(t)); goto next; }
-        for (int ri = 0; ri < 2; ri++) {
-            const int rows = rows_list[ri];
-            const size_t n = (size_t)rows * n_used * N;
-            for (int r = 0; r < rows; r++) for (int s = 0; s < n_used; s++) ids[r * n_used + s] = (r + 2 * s) % E;
-            for (size_t i = 0; i < (size_t)rows * n_used * K; i++) x[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
-            CHECK(k->upload(g, gx, x, sizeof(float) * (size_t)rows * n_used * K) == INFER_OK && k->upload(g, gi, ids, sizeof(int32_t) * (size_t)rows * n_used) == INFER_OK);
-            for (int per_slot = 0; per_slot < 2; per_slot++) {
-                int bm = 0, splits = 0;
-                cpu->matmul_id(cf, of, &tc, x, ids, rows, n_used, per_slot);
-                cpu->matmul_id(cp, op, &tc, x, ids, rows, n_used, per_slot);
-                k->matmul_id(g, (float *)go, &tg, (const float *)gx, (const int32_t *)gi, rows, n_used, per_slot);
-                CHECK_MSG(k->download(g, og, go, sizeof(float) * n) == INFER_OK, "%s", k->last_error(g));
-                infer_cuda_tiles_last(g, &bm, &splits);
-                const double ef = int8_rel(of, og, n), ex = int8_rel(op, og, n);
-                CHECK_MSG(bm == bm_want[ri], "%s %d tokens: tiles of %d rows, expected %d", infer_type_name(t), rows, bm, bm_want[ri]);
-                CHECK_MSG(ef <= INT8_TIGHT, "%s %d tokens x_per_slot=%d: max_rel %.3g against the CPU's fast path (tol %g)", infer_type_name(t), rows, per_slot, ef, INT8_TIGHT);
-                CHECK_MSG(ex <= INFER__TOL_FAST, "%s %d tokens x_per_slot=%d: max_rel %.3g against exact maths (tol %g)", infer_type_name(t), rows, per_slot, ex, INFER__TOL_FAST);
-                printf("    %-5s %d tokens x %d slots over %d experts (tiles of %d rows), x_per_slot=%d: max_rel against the CPU's fast path %.2e, against exact maths %.2e\n",
-                       infer_type_name(t), rows, n_used, E, bm, per_slot, ef, ex);
-            }
-        }
-    next:
-        if (gw) k->free(g, gw);
-        if (gx) k->free(g, gx);
-        if (go) k->free(g, go);
-        if (gi) k->free(g, gi);
-        free(q); free(x); free(of); free(op); free(og);
-    }
-done:
     if (cf) cpu->ctx_free(cf);
     if (cp) cpu->ctx_free(cp);
     if (g) k->ctx_free(g);
@@ -11843,7 +11788,6 @@ static const test_case tests[] = {
     { "gpu_int8_matmul", test_gpu_int8_matmul },
     { "gpu_int8_moe", test_gpu_int8_moe },
     { "gpu_int8_tiles", test_gpu_int8_tiles },
-    { "gpu_int8_moe_tiles", test_gpu_int8_moe_tiles },
     { "gpu_half_matmul", test_gpu_half_matmul },
     { "grammar_suite", test_grammar_suite },
     { "grammar_errors", test_grammar_errors },
