@@ -139,6 +139,7 @@ typedef struct srv_request {
     char *stop[SRV_MAX_STOP];
     int n_stop;
     int tools;                               /* chat: tools offered and tool_choice is not "none": the reply's tool calls are parsed */
+    int force_calls, parallel_calls;         /* tool_choice "required" or a function named; parallel_tool_calls (default 1) */
     int add_special, parse_special;          /* /tokenize */
 } srv_request;
 
@@ -515,9 +516,10 @@ static int srv_parse_tools(const infer__json *o, srv_request *q, srv_perr *e) {
                 return srv_bad(e, 400, "invalid_type", "'tool_choice' must be \"none\", \"auto\", \"required\" or {\"type\": \"function\", \"function\": {\"name\": ...}}");
         }
     }
-    int par = 1;
-    if (!srv_bool(o, "parallel_tool_calls", &par, e)) return 0;
+    q->parallel_calls = 1;
+    if (!srv_bool(o, "parallel_tool_calls", &q->parallel_calls, e)) return 0;
     q->tools = tools && tools->len > 0 && !none;
+    q->force_calls = tc && (tc->type == INFER__JSON_OBJECT || !strcmp(tc->str, "required"));
     return 1;
 }
 
@@ -703,9 +705,8 @@ static void srv_call_schema(srv_buf *b, const infer__json *const *fns, int n_fns
 /* q->grammar for a forced tool_choice (none when tool_choice is "auto", "none" or absent) */
 static int srv_force_tools(const srv_limits *L, const infer__json *o, srv_request *q, srv_perr *e) {
     const infer__json *tools = srv_member(o, "tools"), *tc = srv_member(o, "tool_choice");
-    const infer__json *want = NULL;                     /* the function tool_choice names */
-    if (!tc || (tc->type == INFER__JSON_STRING && strcmp(tc->str, "required"))) return 1;
-    if (tc->type == INFER__JSON_OBJECT) want = srv_member(srv_member(tc, "function"), "name");
+    if (!q->force_calls) return 1;
+    const infer__json *want = tc->type == INFER__JSON_OBJECT ? srv_member(srv_member(tc, "function"), "name") : NULL;   /* the function named */
     if (!tools || tools->len == 0) return srv_bad(e, 400, "invalid_value", "'tool_choice' asks for a tool call but 'tools' is empty or absent");
     if (q->grammar) return srv_bad(e, 400, "invalid_value", "give either a forced 'tool_choice' or a 'response_format' / 'json_schema' / 'grammar', not both");
     const infer__json **fns = (const infer__json **)malloc(sizeof *fns * tools->len);
@@ -716,8 +717,7 @@ static int srv_force_tools(const srv_limits *L, const infer__json *o, srv_reques
         if (!want || (name->len == want->len && !memcmp(name->str, want->str, name->len))) fns[n_fns++] = fn;
     }
     if (!n_fns) { free(fns); return srv_bad(e, 400, "invalid_value", "'tool_choice' names the function \"%.64s\", which is not in 'tools'", want->str); }
-    int parallel = 1;
-    srv_bool(o, "parallel_tool_calls", &parallel, e);   /* checked by srv_parse_tools */
+    const int parallel = q->parallel_calls;
     size_t tl = 0;
     const char *tmpl = L->chat_template;
     if (tmpl) tl = L->chat_template_len;
