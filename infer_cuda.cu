@@ -4833,7 +4833,10 @@ static void infer_cuda_conv1d_silu(void *ctx, float *out, const float *x, float 
  * per lane, and stays in registers across all the tokens; per token
  *   u = S^T k (one warp sum),  delta = beta (v_j - e^g u),  S = e^g S + k delta,
  *   o_j = scale S^T q (another warp sum),
- * and the column goes back to memory once at the end: the state is updated in place. */
+ * and the column goes back to memory once at the end: the state is updated in place. The
+ * tokens form a chain (each step needs the state the one before left), so a token's time is
+ * the chain's latency: the next token's inputs (k, q, g, beta, v_j) are loaded into
+ * registers before this token's sums, and arrive while the shuffles run. */
 #define INFER_CUDA_DN_WARPS 4
 #define INFER_CUDA_DN_MAXK 512
 template <int DKL>
@@ -4843,24 +4846,38 @@ __global__ void __launch_bounds__(32 * INFER_CUDA_DN_WARPS) k_deltanet(float *ou
     if (col >= n_v * d_v) return;
     const int h = col / d_v, j = col % d_v, kh = h % n_k;
     float *S = state + (size_t)col * d_k;                 /* state[h, j, :] */
-    float s[DKL];
+    float s[DKL], kn[DKL], qn[DKL], gn = 0.0f, bn = 0.0f, vn = 0.0f;
+    auto load = [&](int t) {                              /* token t's inputs into kn, qn, gn, bn, vn */
+        const float *qt = q + ((size_t)t * n_k + kh) * d_k, *kt = k + ((size_t)t * n_k + kh) * d_k;
+INFER_CUDA_UNROLL
+        for (int i = 0; i < DKL; i++) {
+            const int e = lane + 32 * i;
+            kn[i] = e < d_k ? kt[e] : 0.0f;
+            qn[i] = e < d_k ? qt[e] : 0.0f;
+        }
+        gn = g[(size_t)t * n_v + h];
+        bn = beta[(size_t)t * n_v + h];
+        vn = v[((size_t)t * n_v + h) * d_v + j];
+    };
 INFER_CUDA_UNROLL
     for (int i = 0; i < DKL; i++) { const int e = lane + 32 * i; s[i] = e < d_k ? S[e] : 0.0f; }
+    if (rows > 0) load(0);
     for (int t = 0; t < rows; t++) {
-        const float *qt = q + ((size_t)t * n_k + kh) * d_k, *kt = k + ((size_t)t * n_k + kh) * d_k;
-        const float decay = expf(g[(size_t)t * n_v + h]), b = beta[(size_t)t * n_v + h];
-        const float vj = v[((size_t)t * n_v + h) * d_v + j];
-        float kr[DKL], u = 0.0f;
+        float kr[DKL], qr[DKL];
 INFER_CUDA_UNROLL
-        for (int i = 0; i < DKL; i++) { const int e = lane + 32 * i; kr[i] = e < d_k ? kt[e] : 0.0f; u += s[i] * kr[i]; }
+        for (int i = 0; i < DKL; i++) { kr[i] = kn[i]; qr[i] = qn[i]; }
+        const float decay = expf(gn), b = bn, vj = vn;
+        if (t + 1 < rows) load(t + 1);
+        float u = 0.0f;
+INFER_CUDA_UNROLL
+        for (int i = 0; i < DKL; i++) u += s[i] * kr[i];
         u = warp_sum(u);
         const float delta = b * (vj - decay * u);
         float y = 0.0f;
 INFER_CUDA_UNROLL
         for (int i = 0; i < DKL; i++) {
-            const int e = lane + 32 * i;
             s[i] = decay * s[i] + kr[i] * delta;
-            y += e < d_k ? s[i] * qt[e] : 0.0f;
+            y += s[i] * qr[i];
         }
         y = warp_sum(y);
         if (lane == 0) out[((size_t)t * n_v + h) * d_v + j] = scale * y;
