@@ -26,7 +26,7 @@
  *   >>api-types         334  ggml tensor types and the quant block structs
  *   >>api-tensor         52  tensors, GGUF files, model config
  *   >>api-kernels       224  the kernel table every backend fills
- *   >>api               397  model, session, tokenizer, sampler, generation
+ *   >>api               401  model, session, tokenizer, sampler, generation
  *   >>util              576  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1944  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
@@ -44,7 +44,7 @@
  *   >>forward           402  the transformer, once for every family: one step through every layer
  *   >>eval              174  the evaluation API: batches of sequences, logits out
  *   >>sampler           190  logits -> next token
- *   >>generate           70  the generation loop (the engine ends here; appendices follow)
+ *   >>generate           78  the generation loop (the engine ends here; appendices follow)
  *   >>backends          899  the GPU backend of this build; any backend diffed against the CPU
  *   >>unicode           119  categories, white space, case, NFD base, UTF-8
  *   >>regex             434  a backtracking regex matcher for pre-tokenizer patterns
@@ -1093,6 +1093,10 @@ typedef struct infer_gen_params {
     void *user;
     int reuse_prefix;            /* the prompt through infer_eval_prefix: the session keeps what it
                                     holds of the prompt's start (a conversation's earlier turns) */
+    int no_logits;               /* on_token is given NULL for the logits: with a plain greedy sampler
+                                    (temp <= 0; no penalties, biases or grammar) and no on_logits,
+                                    the backend picks each next token (infer_batch_item.greedy) and
+                                    the logits stay where they were computed */
 } infer_gen_params;
 infer_status infer_generate_ex(infer_session *s, const int32_t *prompt, int n_prompt, const infer_gen_params *gp,
                                const infer_sampler_params *sp, infer_gen_stats *stats, infer_error *err);
@@ -12252,16 +12256,24 @@ infer_status infer_generate_ex(infer_session *s, const int32_t *prompt, int n_pr
     st.stop = INFER_STOP_LENGTH;
     if (all && gp->on_logits(gp->user, logits, n_prompt)) { st.stop = INFER_STOP_CALLER; goto done; }
     const float *last = logits + (all ? (size_t)(n_prompt - 1) * V : 0);
+    /* a plain greedy pick the caller needs no logits for: made by the backend from the first
+     * decode step on (one id comes back, not n_vocab floats) */
+    const int on_backend = gp->no_logits && !all && sp && sp->temp <= 0 && sp->repeat_penalty == 1.0f && sp->presence_penalty == 0 &&
+                           sp->frequency_penalty == 0 && sp->n_logit_bias <= 0 && !sp->grammar;
+    int32_t picked = -1;
     t0 = infer_time_seconds();
     for (int g = 0; gp->n_predict < 0 || g < gp->n_predict; g++) {
-        int32_t tok = infer_sampler_sample(smp, last);
+        int32_t tok = picked >= 0 ? picked : infer_sampler_sample(smp, last);
         infer_sampler_accept(smp, tok);
         if (!gp->ignore_eos && s->m->tok && infer_token_is_eog(s->m->tok, tok)) { st.stop = INFER_STOP_EOG; break; }
         st.n_gen++;
-        if (gp->on_token && gp->on_token(gp->user, tok, last)) { st.stop = INFER_STOP_CALLER; break; }
+        if (gp->on_token && gp->on_token(gp->user, tok, gp->no_logits ? NULL : last)) { st.stop = INFER_STOP_CALLER; break; }
         if (infer_session_n_past(s) >= s->n_ctx) { st.stop = INFER_STOP_CONTEXT; break; }
         if (g + 1 == gp->n_predict && !all) break;           /* the last token needs no step, unless its logits are wanted */
-        if ((rc = infer_eval(s, &tok, 1, logits, 0, err)) != INFER_OK) goto done;
+        if (on_backend) {
+            const infer_batch_item it = { 0, &tok, 1, NULL, 0, &picked };
+            if ((rc = infer_eval_batch(s, &it, 1, err)) != INFER_OK) goto done;
+        } else if ((rc = infer_eval(s, &tok, 1, logits, 0, err)) != INFER_OK) goto done;
         st.n_eval++;
         last = logits;
         if (all && gp->on_logits(gp->user, logits, 1)) { st.stop = INFER_STOP_CALLER; break; }

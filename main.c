@@ -697,7 +697,7 @@ static int run_chat(const options *o, infer_model *m, infer_session *s, const ch
         infer_detok_init(&g.dt, tok);
         g.tail.n = 0;
         g.keep = &reply->text;
-        infer_gen_params gp = { o->n_predict, 0, gen_token, NULL, &g, 1 };
+        infer_gen_params gp = { o->n_predict, 0, gen_token, NULL, &g, 1, 1 };
         infer_gen_stats st;
         if (infer_generate_ex(s, ids, n, &gp, &o->sp, &st, &err) != INFER_OK) die("%s", err.msg);
         if (st.stop == INFER_STOP_CONTEXT) fprintf(stderr, "\ninfer: the context is full: the reply stops here\n");
@@ -1000,7 +1000,7 @@ static int run_generate(const options *o, infer_model *m, infer_session *s, cons
     }
     /* with --logits-out every generated token is evaluated and end-of-generation tokens do not
      * stop it, so the file has n_prompt + n rows */
-    infer_gen_params gp = { o->n_predict, g.lf != NULL || o->ignore_eos, gen_token, g.lf ? gen_logits : NULL, &g, 0 };
+    infer_gen_params gp = { o->n_predict, g.lf != NULL || o->ignore_eos, gen_token, g.lf ? gen_logits : NULL, &g, 0, 1 };
     infer_gen_stats st;
     const infer_status gs = infer_generate_ex(s, prompt, n_prompt, &gp, &o->sp, &st, &err);
     if (gs != INFER_OK) { fprintf(stderr, "%sinfer: %s\n", st.n_gen ? "\n" : "", err.msg); goto done; }

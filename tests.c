@@ -4946,7 +4946,7 @@ static void test_generate_options(void) {
     CHECK(infer_eval(s, prompt, 4, want, 1, &err) == INFER_OK);    /* the prompt's rows, evaluated alone */
     infer_session_reset(s);
     gen_rows g = { 0, 0, { 0 }, 0 };
-    infer_gen_params gp = { 6, 1, on_tok_rows, on_rows, &g, 0 };
+    infer_gen_params gp = { 6, 1, on_tok_rows, on_rows, &g, 0, 0 };
     infer_gen_stats st;
     CHECK(infer_generate_ex(s, prompt, 4, &gp, &sp, &st, &err) == INFER_OK);
     CHECK_MSG(g.rows == 4 + 6 && st.n_gen == 6 && st.n_eval == 6 && st.stop == INFER_STOP_LENGTH, "%d rows, %d tokens, %d passes, stop %d", g.rows, st.n_gen, st.n_eval, (int)st.stop);
@@ -4954,13 +4954,13 @@ static void test_generate_options(void) {
     /* unlimited: runs to the full context */
     infer_session_reset(s);
     gen_rows h = { 0, 0, { 0 }, 0 };
-    infer_gen_params gu = { -1, 1, on_tok_rows, NULL, &h, 0 };
+    infer_gen_params gu = { -1, 1, on_tok_rows, NULL, &h, 0, 0 };
     CHECK(infer_generate_ex(s, prompt, 4, &gu, &sp, &st, &err) == INFER_OK);
     CHECK_MSG(st.stop == INFER_STOP_CONTEXT && infer_session_n_past(s) == 48 && st.n_gen == 45, "stop %d at %d, %d tokens", (int)st.stop, infer_session_n_past(s), st.n_gen);
     CHECK(memcmp(h.toks, g.toks, sizeof(int32_t) * 6) == 0);
     /* a held prefix: the same prompt again evaluates only its last token */
     infer_session_reset(s);
-    infer_gen_params gq = { 3, 0, NULL, NULL, NULL, 1 };
+    infer_gen_params gq = { 3, 0, NULL, NULL, NULL, 1, 0 };
     CHECK(infer_generate_ex(s, prompt, 4, &gq, &sp, &st, &err) == INFER_OK && st.n_prompt_eval == 4);
     CHECK(infer_generate_ex(s, prompt, 4, &gq, &sp, &st, &err) == INFER_OK);
     CHECK_MSG(st.n_prompt_eval < 4 && st.n_prompt == 4, "%d of the prompt evaluated again", st.n_prompt_eval);
@@ -10545,7 +10545,37 @@ static void test_gpu_decode_graph(void) {
  * two sessions fed the same tokens -- one asks for logits only, the other for greedy ids only
  * (on a GPU the argmax op, one id back per sequence) -- and every id is the host's argmax of
  * the other session's logits; an item asking for both gets both, the same. On a device
- * backend the greedy steps still run as graphs. */
+ * backend the greedy steps still run as graphs. Then generation with --temp 0: the same 24
+ * tokens with the logits (the host samples) and without (infer_gen_params.no_logits: the
+ * backend picks, on_token sees NULL). */
+typedef struct { int32_t ids[32]; int n, null_logits; } greedy_toks;
+static int greedy_tok(void *user, int32_t t, const float *logits) {
+    greedy_toks *g = user;
+    if (g->n < 32) g->ids[g->n++] = t;
+    g->null_logits += logits == NULL;
+    return 0;
+}
+static void greedy_generate(infer_model *m, const infer_kernels *k) {
+    infer_session_params sp = infer_session_default_params();
+    sp.backend = k;
+    infer_sampler_params smp = infer_sampler_default_params();
+    smp.temp = 0;
+    greedy_toks got[2];
+    memset(got, 0, sizeof got);
+    const int32_t prompt[3] = { 1, 40, 41 };
+    for (int no_logits = 0; no_logits < 2; no_logits++) {
+        infer_session *s;
+        infer_error err;
+        if (infer_session_create(&s, m, &sp, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
+        infer_gen_params gp = { 24, 1, greedy_tok, NULL, &got[no_logits], 0, no_logits };
+        CHECK_MSG(infer_generate_ex(s, prompt, 3, &gp, &smp, NULL, &err) == INFER_OK, "%s", err.msg);
+        infer_session_free(s);
+    }
+    CHECK_MSG(got[0].n == 24 && got[1].n == 24 && !memcmp(got[0].ids, got[1].ids, sizeof got[0].ids), "greedy generation: %d and %d tokens, %s", got[0].n,
+              got[1].n, memcmp(got[0].ids, got[1].ids, sizeof got[0].ids) ? "they differ" : "the same");
+    CHECK_MSG(got[0].null_logits == 0 && got[1].null_logits == 24, "on_token saw NULL logits %d and %d times (expected 0 and 24)", got[0].null_logits,
+              got[1].null_logits);
+}
 static void greedy_run(const infer_kernels *k) {
     if (!file_exists(SHARED "/models/stories260K.gguf")) SKIP("../shared/models not found");
     infer_model *m = load_model(SHARED "/models/stories260K.gguf", 0);
@@ -10597,6 +10627,7 @@ static void greedy_run(const infer_kernels *k) {
               pick_both, memcmp(both, logits + (size_t)V, sizeof(float) * (size_t)V) ? "differ" : "the same");
     if (!k->host_memory) CHECK_MSG(graph == 1, "greedy decode steps did not run as a graph (%d launches)", launches);
     printf("    %s: %d steps x %d sequences, %d greedy ids off the logits' argmax; graph %d\n", k->name, NG + 1, S, mismatches, graph);
+    greedy_generate(m, k);
 done:
     if (sl) infer_session_free(sl);
     if (sg) infer_session_free(sg);
