@@ -79,7 +79,13 @@
  *   deltanet    the recurrence, one warp per value column of the state, the column held in
  *               registers across the tokens; deltanet_chunked runs the same kernel over the
  *               whole chunk (on a GPU the recurrence is already parallel over n_v * d_v
- *               columns; its result equals the chunked form's up to rounding)
+ *               columns; its result equals the chunked form's up to rounding). Decode rows:
+ *               deltanet_decode, k_deltanet_decode -- one launch for all the rows of a step,
+ *               a block per (row, value head, 16 columns), a warp per column: each block
+ *               makes its q, k (conv, SiLU, L2 norm), v and gates from the row's conv state,
+ *               steps its columns of the row's S (per-row state pointers from a table in
+ *               device memory), and the last block of each key head's group (a ticket, left
+ *               at 0) applies the output norm * silu(z) and shifts the conv state
  *   deepseek4   hc_pre: a block per row, one thread the Sinkhorn-normalised mixes, all of
  *               them the collapse of the streams; hc_post: a thread per element.
  *               compress: a thread per channel walks the chunk's rows with its two running
@@ -148,7 +154,11 @@
  *   (rows of several sequences take k_attention); decode attention reads 16-byte rows
  *   only from an F16 cache in the fast mode (k_attention_h16, head sizes 64, 128, 256),
  *   2-byte or 4-byte elements otherwise. The delta rule runs token by token (no chunked
- *   matrix form).
+ *   matrix form). A prompt's DeltaNet layer still runs op by op (conv and the rule once per
+ *   sequence, q, k and v copied out of the conv's output, l2norm, rmsnorm, glu), and so does
+ *   every row of a step that has a prompt among its decode rows; only steps of decode rows
+ *   alone take deltanet_decode. Its blocks recompute their key head's q and k (conv and L2
+ *   norm) rather than share them.
  *   The indexer scores with scalar dots, which is what keeps the CPU's exact ties.
  *   RMSNorm is a launch of its own, not part of the matvec that reads its output (it
  *   writes that matvec's int8 activations instead).
@@ -163,7 +173,7 @@
  *   >>cuda_rope      RoPE
  *   >>cuda_attention the paged KV cache, rope_kv_store, attention and its split merge
  *   >>cuda_moe       MoE routing
- *   >>cuda_deltanet  conv1d and the gated delta rule
+ *   >>cuda_deltanet  conv1d, the gated delta rule, a layer's decode rows in one launch
  *   >>cuda_deepseek4 hyper-connections, the compressor, the indexer, sparse attention
  *   >>cuda_table     contexts, shape limits, the kernel table, the host decoder test
  */
