@@ -113,7 +113,8 @@
  *   ./tests-cuda gpu_       every op and weight type against the CPU (infer_backend_diff),
  *                           whole models layer by layer, the golden greedy story, the
  *                           golden llama logits of every weight type (exact and fast),
- *                           decode steps as graphs within a launch budget; the int8 tiles
+ *                           decode steps as graphs within a launch budget (llama;
+ *                           qwen35: gpu_deltanet_decode, one sequence and three); the int8 tiles
  *                           (gpu_int8_*): the activation quantizer byte for byte against
  *                           the CPU's, every type's prompt matmul and matmul_id against the
  *                           CPU's fast path (1e-5) and exact maths (the fast bound), the
