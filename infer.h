@@ -13214,10 +13214,10 @@ static void infer__diff_ops(infer__diff *d) {
     if (!d->broken) infer__diff_deltanet(d, 0, 3, 1, 2, 128, 128);
     if (!d->broken) infer__diff_deltanet(d, 1, 70, 2, 4, 32, 16);
     if (!d->broken) infer__diff_deltanet(d, 1, 65, 1, 2, 128, 128);
-    if (d->kb->deltanet_decode) {                        /* one row; three (distinct states); a partial block of columns */
+    if (d->kb->deltanet_decode) {   /* one row; three (distinct states); key heads read by 2 and 1 value heads, 24 columns */
         if (!d->broken) infer__diff_dn_decode(d, 1, 2, 4, 64, 64);
         if (!d->broken) infer__diff_dn_decode(d, 3, 2, 4, 128, 128);
-        if (!d->broken) infer__diff_dn_decode(d, 2, 1, 3, 32, 24);
+        if (!d->broken) infer__diff_dn_decode(d, 2, 2, 3, 32, 24);
     }
 }
 
