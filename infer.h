@@ -25,7 +25,7 @@
  *   >>api-status         27  status codes and the error object
  *   >>api-types         334  ggml tensor types and the quant block structs
  *   >>api-tensor         52  tensors, GGUF files, model config
- *   >>api-kernels       224  the kernel table every backend fills
+ *   >>api-kernels       238  the kernel table every backend fills
  *   >>api               401  model, session, tokenizer, sampler, generation
  *   >>util              576  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1944  every weight type: byte layouts, dequantize, quantize, dot (scalar)
@@ -39,13 +39,13 @@
  *   >>arch               72  model families as descriptors
  *   >>load             1070  from GGUF tensors to model weights, with shape checks
  *   >>kv                216  the paged KV cache, the prefix cache, the recurrent state
- *   >>session           557  a session: backend, activations, caches, sequences
+ *   >>session           565  a session: backend, activations, caches, sequences
  *   >>deepseek4         204  DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
- *   >>forward           402  the transformer, once for every family: one step through every layer
+ *   >>forward           437  the transformer, once for every family: one step through every layer
  *   >>eval              174  the evaluation API: batches of sequences, logits out
  *   >>sampler           190  logits -> next token
  *   >>generate           78  the generation loop (the engine ends here; appendices follow)
- *   >>backends          899  the GPU backend of this build; any backend diffed against the CPU
+ *   >>backends          975  the GPU backend of this build; any backend diffed against the CPU
  *   >>unicode           119  categories, white space, case, NFD base, UTF-8
  *   >>regex             434  a backtracking regex matcher for pre-tokenizer patterns
  *   >>tokenizer        1162  SentencePiece BPE, byte-level BPE, WordPiece; the GGUF's vocabulary
@@ -719,7 +719,18 @@ typedef struct infer_kernels {
      *                  (rmsnorm, then matmul_n): a device may write h's int8 form for the
      *                  matmuls in the norm's own launch
      *   rmsnorm_ffn    a feed-forward block: h = RMSNorm(x) * nw [rows, K], hid = act(Wg h) *
-     *                  (Wu h) [rows, N], x += Wd hid (rmsnorm, matmul_glu, matmul_add) */
+     *                  (Wu h) [rows, N], x += Wd hid (rmsnorm, matmul_glu, matmul_add)
+     *   deltanet_decode  a gated DeltaNet layer's decode rows between its input matmuls and its
+     *                  output projection, each row the one token of its own sequence. mixed
+     *                  [rows, CD] (q | k | v before the conv, CD = 2 n_k d_k + n_v d_v), z [rows,
+     *                  n_v d_v], alpha and beta [rows, n_v] (W_alpha h, W_beta h, read only);
+     *                  states [2, rows] (backend memory holding backend pointers): states[r] row
+     *                  r's conv state ([kernel-1, CD], as conv1d_silu), states[rows + r] its S
+     *                  ([n_v, d_v, d_k], as deltanet_step), both updated in place; conv_w [CD,
+     *                  kernel], dt_bias and a [n_v], norm [d_v]. out [rows, n_v d_v] =
+     *                  RMSNorm(o) * norm * silu(z) per value head, o the delta rule's output
+     *                  (conv1d_silu, deltanet_gates, l2norm of q and k (eps), deltanet_step with
+     *                  scale 1/sqrt(d_k), rmsnorm (eps), glu: infer__deltanet_decode_twin) */
     void (*matmul_add)(void *ctx, float *y, const infer_tensor *w, const float *x, int rows);
     void (*matmul_glu)(void *ctx, float *out, const infer_tensor *wg, const infer_tensor *wu, const float *x, int rows, int act, float limit);
     void (*rope_kv_store)(void *ctx, const infer_kv_view *kv, float *q, const float *k, const float *v, const int32_t *pos, int rows,
@@ -728,6 +739,9 @@ typedef struct infer_kernels {
                              float *const *out, const infer_tensor *const *w);
     void (*rmsnorm_ffn)(void *ctx, float *x, float *h, float *hid, const float *nw, float eps, const infer_tensor *wg,
                         const infer_tensor *wu, const infer_tensor *wd, int rows, int act, float limit);
+    void (*deltanet_decode)(void *ctx, float *out, const float *mixed, const float *z, const float *alpha, const float *beta,
+                            float *const *states, const float *conv_w, const float *dt_bias, const float *a, const float *norm,
+                            int rows, int n_k, int n_v, int d_k, int d_v, int kernel, float eps);
     /* optional (NULL: the logits come to the host and it picks): ids[r] = the index of the
      * largest of x[r, 0..n), the first of equal maxima, or -1 when the row holds a NaN or
      * an infinity (greedy decoding without sending the logits back) */
@@ -745,7 +759,7 @@ typedef struct infer_kernels {
     X(ctx_create) X(ctx_free) X(last_error) X(supports_config)
 #define INFER_KERNELS_DEEPSEEK4(X) X(hc_pre) X(hc_post) X(compress) X(indexer_topk) X(attention_sparse)
 #define INFER_KERNELS_OPTIONAL(X) X(matmul_n) X(copy) X(step_begin) X(step_end) X(step_info) X(matmul_add) X(matmul_glu) X(rope_kv_store) \
-    X(rmsnorm_matmul_n) X(rmsnorm_ffn) X(argmax)
+    X(rmsnorm_matmul_n) X(rmsnorm_ffn) X(deltanet_decode) X(argmax)
 /* Memory that stays on the host whatever the backend: the kernel table itself, the tensor
  * structs (only their `data` is backend memory), infer_rope (its freq_factors *is* backend
  * memory), infer_kv_view (its k, v, block_table and row_tables -- an array of backend
@@ -10770,6 +10784,11 @@ struct infer_session {
     int32_t *lrows;          /* [U] the rows whose logits are wanted */
     const int32_t **rtab;    /* [U] each row's block table of cache 0 (infer_kv_view.row_tables) */
     const int32_t **rtab_host;   /* [U] */
+    /* deltanet_decode's state tables: layer l's [2, T] at dnst + 2 T l (each decode row's conv
+     * state, then its S; see infer__dn_tables), uploaded when they change */
+    float **dnst;            /* [n_layer, 2, U] backend memory */
+    float **dnst_host;       /* [2, n_layer, 2, U]: the tables being made, then the ones on the backend */
+    int32_t dnst_rows;       /* T of the tables on the backend, 0: none yet */
     int32_t *pos_host;       /* [4, U] */
     int32_t *tok_host;       /* [U] the step's tokens */
     float *lstage;           /* [min(U, INFER__LOGIT_ROWS), n_vocab] logits on their way to the callers */
@@ -10842,6 +10861,7 @@ static int infer__session_bufs(infer_session *s, infer__buf *b) {
     INFER__BUF(epos, ds * (size_t)INFER__MAX_CACHES * 2 * U * I);
     INFER__BUF(pos, 4 * U * I); INFER__BUF(tok, U * I); INFER__BUF(lrows, U * I); INFER__BUF(rtab, U * sizeof(int32_t *));
     INFER__BUF(gid, LR * I);
+    INFER__BUF(dnst, dn && s->k->deltanet_decode ? (size_t)c->n_layer * 2 * U * sizeof(float *) : 0);
 #undef INFER__BUF
     return n;
 }
@@ -11045,6 +11065,7 @@ void infer_session_free(infer_session *s) {
     const int nb = infer__session_bufs(s, bufs);
     for (int i = 0; i < nb; i++) if (*bufs[i].p) k->free(s->kctx, *bufs[i].p);
     INFER_FREE(s->pos_host); INFER_FREE(s->tok_host); INFER_FREE(s->rtab_host); INFER_FREE(s->eid_host); INFER_FREE(s->lstage); INFER_FREE(s->gid_host);
+    INFER_FREE(s->dnst_host);
     k->ctx_free(s->kctx);
     INFER_FREE(s);
 }
@@ -11211,6 +11232,7 @@ infer_status infer_session_create(infer_session **out, infer_model *m, const inf
         s->lstage = (float *)INFER_MALLOC(LR * (size_t)c->n_vocab * sizeof(float));
         s->gid_host = (int32_t *)INFER_MALLOC(LR * sizeof(int32_t));
         ok = s->pos_host && s->tok_host && s->rtab_host && s->eid_host && s->lstage && s->gid_host;
+        if (ok && s->dnst) ok = (s->dnst_host = (float **)infer__calloc(4 * (size_t)c->n_layer * U, sizeof(float *))) != NULL;
     }
     if (ok && m->arch->csa) {                 /* the output groups as matmul_id's "experts": 0..G-1 on every row */
         const size_t G = (size_t)c->o_groups;
@@ -11561,6 +11583,30 @@ static void infer__block_proj(infer_session *s, const infer_tensor *w, const flo
 }
 
 
+/* Does this step run its DeltaNet layers through deltanet_decode? Where the backend has it
+ * (s->dnst is made then) and every row is the one token of its sequence (T segments). */
+static int infer__dn_fused(const infer_session *s, int T) { return s->dnst && s->n_segs == T; }
+/* deltanet_decode's state tables for a step of T decode rows: layer l's [2, T] at
+ * s->dnst + 2 T l, row r's conv state then its S (NULL for attention layers). Uploaded only
+ * when they differ from the ones the backend holds (the same sequences decoding again). */
+static infer_status infer__dn_tables(infer_session *s, int T) {
+    const int L = s->m->cfg.n_layer;
+    const size_t n = (size_t)L * 2 * T;
+    float **t = s->dnst_host, **held = s->dnst_host + (size_t)L * 2 * s->p.n_ubatch;
+    for (int l = 0; l < L; l++)
+        for (int g = 0; g < T; g++) {
+            const infer__seq *q = &s->seqs[s->segs[g].seq];
+            t[(size_t)l * 2 * T + s->segs[g].row0] = q->conv_state[l];
+            t[(size_t)l * 2 * T + T + s->segs[g].row0] = q->ssm_state[l];
+        }
+    if (s->dnst_rows == T && !memcmp(t, held, n * sizeof *t)) return INFER_OK;
+    s->dnst_rows = 0;
+    INFER__TRY(s->k->upload(s->kctx, (void *)s->dnst, t, n * sizeof *t));
+    memcpy(held, t, n * sizeof *t);
+    s->dnst_rows = T;
+    return INFER_OK;
+}
+
 /* Attention mixer: s->h -> s->o (see the block comment above); norm: see infer__in_matmuls */
 static void infer__attention_layer(infer_session *s, int l, int T, const infer_tensor *norm) {
     const infer_model *m = s->m;
@@ -11623,8 +11669,11 @@ static void infer__attention_layer(infer_session *s, int l, int T, const infer_t
 }
 
 /* Gated DeltaNet mixer: s->h -> s->o, carrying each sequence's conv state and S. A prompt
- * uses the chunked form of the delta rule, a single token the recurrence. norm: see
- * infer__in_matmuls */
+ * uses the chunked form of the delta rule, a single token the recurrence. A step of decode
+ * rows only (every sequence in it one token), on a backend with deltanet_decode, runs the
+ * conv, the gates, the norms and the rule of all its rows in that one call, each row with its
+ * sequence's states (s->dnst, made by infer__dn_tables); a step with a prompt in it runs the
+ * ops one by one for all its rows. norm: see infer__in_matmuls */
 static void infer__deltanet_layer(infer_session *s, int l, int T, const infer_tensor *norm) {
     const infer_config *c = &s->m->cfg;
     const infer__layer *L = &s->w.layers[l];
@@ -11635,6 +11684,13 @@ static void infer__deltanet_layer(infer_session *s, int l, int T, const infer_te
     float *const outs[4] = { s->mixed, s->z, s->beta, s->g };                   /* mixed: [T, q | k | v] */
     const infer_tensor *const ws[4] = { L->wqkv, L->wz, L->ssm_beta, L->ssm_alpha };
     infer__in_matmuls(s, norm, 4, outs, ws, T);
+    if (infer__dn_fused(s, T)) {
+        k->deltanet_decode(kc, s->dout, s->mixed, s->z, s->g, s->beta, s->dnst + (size_t)l * 2 * T, (const float *)L->ssm_conv1d->data,
+                           (const float *)L->ssm_dt->data, (const float *)L->ssm_a->data, (const float *)L->ssm_norm->data, T, n_k, n_v, d_k,
+                           d_v, c->ssm_conv_kernel, c->rms_eps);
+        infer__block_proj(s, L->ssm_out, s->dout, T);
+        return;
+    }
     k->deltanet_gates(kc, s->g, s->beta, (const float *)L->ssm_dt->data, (const float *)L->ssm_a->data, T, n_v);
     for (int g = 0; g < s->n_segs; g++) {
         const size_t r = (size_t)s->segs[g].row0;
@@ -11757,6 +11813,7 @@ static infer_status infer__forward_step(infer_session *s, int T, const int32_t *
         INFER__TRY(k->upload(kc, (void *)s->rtab, s->rtab_host, (size_t)T * sizeof(int32_t *)));
     }
     if (n_want) INFER__TRY(k->upload(kc, s->lrows, want, (size_t)n_want * sizeof(int32_t)));
+    if (infer__dn_fused(s, T)) INFER__TRY(infer__dn_tables(s, T));
     if (m->arch->csa) INFER__TRY(infer__dsv4_prepare(s));
     /* from here to the logits' download only ops: a device backend may run them as one unit */
     if (k->step_begin) k->step_begin(kc);
@@ -13085,6 +13142,77 @@ static void infer__diff_deltanet(infer__diff *d, int chunked, int rows, int n_k,
     infer__pair_free(d, &pb); infer__pair_free(d, &st); infer__pair_free(d, &o);
 }
 
+/* What deltanet_decode stands for, as the ops the forward runs for decode rows without it
+ * (infer__deltanet_layer): the same maths, op by op, on a host-memory backend k (it reads
+ * the rows' state pointers itself). scratch: [rows, CD + 2 KD + VD + 2 n_v] floats. */
+static void infer__deltanet_decode_twin(const infer_kernels *k, void *kc, float *out, const float *mixed, const float *z, const float *alpha,
+                                        const float *beta, float *const *states, const float *conv_w, const float *dt_bias, const float *a,
+                                        const float *norm, int rows, int n_k, int n_v, int d_k, int d_v, int kernel, float eps, float *scratch) {
+    const int KD = n_k * d_k, VD = n_v * d_v, CD = 2 * KD + VD;
+    float *conv = scratch, *dq = conv + (size_t)rows * CD, *dk = dq + (size_t)rows * KD, *dv = dk + (size_t)rows * KD;
+    float *g = dv + (size_t)rows * VD, *b = g + (size_t)rows * n_v;
+    k->copy_rows(kc, g, n_v, alpha, n_v, rows, n_v);
+    k->copy_rows(kc, b, n_v, beta, n_v, rows, n_v);
+    k->deltanet_gates(kc, g, b, dt_bias, a, rows, n_v);
+    for (int r = 0; r < rows; r++)
+        k->conv1d_silu(kc, conv + (size_t)r * CD, mixed + (size_t)r * CD, states[r], conv_w, 1, CD, kernel);
+    k->copy_rows(kc, dq, KD, conv, CD, rows, KD);
+    k->copy_rows(kc, dk, KD, conv + KD, CD, rows, KD);
+    k->copy_rows(kc, dv, VD, conv + 2 * KD, CD, rows, VD);
+    k->l2norm(kc, dq, rows * n_k, d_k, eps);
+    k->l2norm(kc, dk, rows * n_k, d_k, eps);
+    for (int r = 0; r < rows; r++)
+        k->deltanet_step(kc, out + (size_t)r * VD, dq + (size_t)r * KD, dk + (size_t)r * KD, dv + (size_t)r * VD, g + (size_t)r * n_v,
+                         b + (size_t)r * n_v, states[rows + r], 1, n_k, n_v, d_k, d_v, 1.0f / sqrtf((float)d_k));
+    k->rmsnorm(kc, out, out, norm, rows * n_v, d_v, eps);
+    k->glu(kc, out, z, out, (int64_t)rows * VD, INFER_ACT_SILU, 0.0f);
+}
+
+/* deltanet_decode against its twin on the CPU: `rows` decode rows, each with its own conv
+ * state and S (distinct random values), two tokens in a row (the states carried); the
+ * outputs and every row's states compared */
+static void infer__diff_dn_decode(infer__diff *d, int rows, int n_k, int n_v, int d_k, int d_v) {
+    const int K = 4, KD = n_k * d_k, VD = n_v * d_v, CD = 2 * KD + VD;
+    const size_t Fl = sizeof(float), nconv = (size_t)(K - 1) * CD, nssm = (size_t)n_v * d_v * d_k;
+    infer__pair mixed = infer__diff_rand_pair(d, (size_t)rows * CD, -2, 2), z = infer__diff_rand_pair(d, (size_t)rows * VD, -3, 3);
+    infer__pair al = infer__diff_rand_pair(d, (size_t)rows * n_v, -3, 3), be = infer__diff_rand_pair(d, (size_t)rows * n_v, -3, 3);
+    infer__pair cw = infer__diff_rand_pair(d, (size_t)CD * K, -1, 1), dt = infer__diff_rand_pair(d, (size_t)n_v, -1, 1);
+    infer__pair a = infer__diff_rand_pair(d, (size_t)n_v, -1.5f, -0.1f), nw = infer__diff_rand_pair(d, (size_t)d_v, 0.5f, 1.5f);
+    infer__pair cst = infer__diff_rand_pair(d, (size_t)rows * nconv, -2, 2), sst = infer__diff_rand_pair(d, (size_t)rows * nssm, -0.3f, 0.3f);
+    infer__pair o = infer__pair_new(d, NULL, (size_t)rows * VD * Fl), tab = infer__pair_new(d, NULL, (size_t)2 * rows * sizeof(float *));
+    float *scratch = (float *)d->ka->alloc(d->ca, (size_t)rows * (CD + 2 * KD + VD + 2 * n_v) * Fl);
+    float **ta = (float **)INFER_MALLOC((size_t)2 * rows * sizeof(float *)), **tb = (float **)INFER_MALLOC((size_t)2 * rows * sizeof(float *));
+    if (!scratch || !ta || !tb) d->broken = 1;
+    for (int r = 0; !d->broken && r < rows; r++) {       /* row r's states: the rows in reverse order */
+        const size_t q = (size_t)(rows - 1 - r);
+        ta[r] = (float *)cst.a + q * nconv; tb[r] = (float *)cst.b + q * nconv;
+        ta[rows + r] = (float *)sst.a + q * nssm; tb[rows + r] = (float *)sst.b + q * nssm;
+    }
+    if (!d->broken && (d->ka->upload(d->ca, tab.a, ta, tab.bytes) != INFER_OK || d->kb->upload(d->cb, tab.b, tb, tab.bytes) != INFER_OK)) d->broken = 1;
+    for (int step = 0; step < 2 && !d->broken; step++) {
+        if (step) {                                      /* the next token: new inputs, the states carried */
+            float *x = infer__diff_rand(d, (size_t)rows * CD, -2, 2);
+            if (!x || d->ka->upload(d->ca, mixed.a, x, mixed.bytes) != INFER_OK || d->kb->upload(d->cb, mixed.b, x, mixed.bytes) != INFER_OK) d->broken = 1;
+            INFER_FREE(x);
+            if (d->broken) break;
+        }
+#define INFER__DND_ARGS(s) (float *)o.s, (const float *)mixed.s, (const float *)z.s, (const float *)al.s, (const float *)be.s, (float *const *)tab.s, \
+        (const float *)cw.s, (const float *)dt.s, (const float *)a.s, (const float *)nw.s, rows, n_k, n_v, d_k, d_v, K, 1e-6f
+        infer__deltanet_decode_twin(d->ka, d->ca, INFER__DND_ARGS(a), scratch);
+        d->kb->deltanet_decode(d->cb, INFER__DND_ARGS(b));
+#undef INFER__DND_ARGS
+        char w2[80];
+        snprintf(w2, sizeof w2, "rows=%d heads=%d/%d d=%d/%d token %d", rows, n_k, n_v, d_k, d_v, step + 1);
+        infer__diff_cmp(d, "deltanet_decode", w2, &o, INFER__TOL_SUM);
+        infer__diff_cmp(d, "deltanet_decode conv", w2, &cst, INFER__TOL_ELEM);
+        infer__diff_cmp(d, "deltanet_decode S", w2, &sst, INFER__TOL_SUM);
+    }
+    if (scratch) d->ka->free(d->ca, scratch);
+    INFER_FREE(ta); INFER_FREE(tb);
+    infer__pair *all[] = { &mixed, &z, &al, &be, &cw, &dt, &a, &nw, &cst, &sst, &o, &tab };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) infer__pair_free(d, all[i]);
+}
+
 /* ---- whole models: the residual stream after every layer, then the logits ---- */
 typedef struct infer__diff_run {
     infer__diff *d;
@@ -13171,6 +13299,11 @@ static void infer__diff_ops(infer__diff *d) {
     if (!d->broken) infer__diff_deltanet(d, 0, 3, 1, 2, 128, 128);
     if (!d->broken) infer__diff_deltanet(d, 1, 70, 2, 4, 32, 16);
     if (!d->broken) infer__diff_deltanet(d, 1, 65, 1, 2, 128, 128);
+    if (d->kb->deltanet_decode) {   /* one row; three (distinct states); key heads read by 2 and 1 value heads, 24 columns */
+        if (!d->broken) infer__diff_dn_decode(d, 1, 2, 4, 64, 64);
+        if (!d->broken) infer__diff_dn_decode(d, 3, 2, 4, 128, 128);
+        if (!d->broken) infer__diff_dn_decode(d, 2, 2, 3, 32, 24);
+    }
 }
 
 int infer_backend_diff(const infer_kernels *k, infer_model *m, int n_tokens, int what, void (*print)(void *user, const char *line),

@@ -82,7 +82,13 @@
  *   deltanet    the recurrence, one warp per value column of the state, the column held in
  *               registers across the tokens; deltanet_chunked runs the same kernel over the
  *               whole chunk (on a GPU the recurrence is already parallel over n_v * d_v
- *               columns; its result equals the chunked form's up to rounding)
+ *               columns; its result equals the chunked form's up to rounding). Decode rows:
+ *               deltanet_decode, k_deltanet_decode -- one launch for all the rows of a step,
+ *               a block per (row, value head, 16 columns), a warp per column: each block
+ *               makes its q, k (conv, SiLU, L2 norm), v and gates from the row's conv state,
+ *               steps its columns of the row's S (per-row state pointers from a table in
+ *               device memory), and the last block of each key head's group (a ticket, left
+ *               at 0) applies the output norm * silu(z) and shifts the conv state
  *   deepseek4   hc_pre: a block per row, one thread the Sinkhorn-normalised mixes, all of
  *               them the collapse of the streams; hc_post: a thread per element.
  *               compress: a thread per channel walks the chunk's rows with its two running
@@ -112,7 +118,8 @@
  *   ./tests-cuda gpu_       every op and weight type against the CPU (infer_backend_diff),
  *                           whole models layer by layer, the golden greedy story, the
  *                           golden llama logits of every weight type (exact and fast),
- *                           decode steps as graphs within a launch budget; the int8 tiles
+ *                           decode steps as graphs within a launch budget (llama;
+ *                           qwen35: gpu_deltanet_decode, one sequence and three); the int8 tiles
  *                           (gpu_int8_*): the activation quantizer byte for byte against
  *                           the CPU's, every type's prompt matmul and matmul_id against the
  *                           CPU's fast path (1e-5) and exact maths (the fast bound), the
@@ -154,7 +161,11 @@
  *   (rows of several sequences take k_attention); decode attention reads 16-byte rows
  *   only from an F16 cache in the fast mode (k_attention_h16, head sizes 64, 128, 256),
  *   2-byte or 4-byte elements otherwise. The delta rule runs token by token (no chunked
- *   matrix form).
+ *   matrix form). A prompt's DeltaNet layer still runs op by op (conv and the rule once per
+ *   sequence, q, k and v copied out of the conv's output, l2norm, rmsnorm, glu), and so does
+ *   every row of a step that has a prompt among its decode rows; only steps of decode rows
+ *   alone take deltanet_decode. Its blocks recompute their key head's q and k (conv and L2
+ *   norm) rather than share them.
  *   The indexer scores with scalar dots, which is what keeps the CPU's exact ties.
  *   RMSNorm is a launch of its own, not part of the matvec that reads its output (it
  *   writes that matvec's int8 activations instead).
@@ -169,7 +180,7 @@
  *   >>cuda_rope      RoPE
  *   >>cuda_attention the paged KV cache, rope_kv_store, attention and its split merge
  *   >>cuda_moe       MoE routing
- *   >>cuda_deltanet  conv1d and the gated delta rule
+ *   >>cuda_deltanet  conv1d, the gated delta rule, a layer's decode rows in one launch
  *   >>cuda_deepseek4 hyper-connections, the compressor, the indexer, sparse attention
  *   >>cuda_table     contexts, shape limits, the kernel table, the host decoder test
  */
@@ -4902,6 +4913,166 @@ static void infer_cuda_deltanet(void *ctx, float *out, const float *q, const flo
     INFER_CUDA_LAUNCHED(c, "deltanet");
 }
 
+/* A DeltaNet layer's decode rows in one launch (deltanet_decode): everything between the
+ * input matmuls and the output projection, for `rows` sequences of one token each. Block
+ * (b, h, r) is row r, value head h, columns j0 = b COLS .. j0 + COLS of the head (k_deltanet's
+ * shape: a warp per column of S, the column in registers). It first makes what those
+ * columns read, from the row's `mixed` and conv state:
+ *   q, k of key head h % n_k   conv + SiLU over their 2 d_k channels, then each L2-normed
+ *                              (recomputed by every block that reads them: a few KiB of L2)
+ *   v of its COLS columns      conv + SiLU
+ *   decay = e^g, g = softplus(alpha + dt_bias) a;   b = sigmoid(beta)
+ * then runs the delta rule's step on its columns (k_deltanet's sums: u = S^T k, delta =
+ * b (v_j - decay u), S = decay S + k delta, o_j = scale S^T q) and stores o_j raw. Two things
+ * need every block of a group -- the value heads that read one key head, all their columns:
+ * the output norm (RMSNorm over a head's d_v outputs) and the conv state's shift (its q, k
+ * channels are read by every block of the group, so none may be overwritten before all have
+ * read them). So each block, its o stored, takes a ticket from the group's counter; the one
+ * that draws the last has every o of the group visible (the fence before the ticket, __ldcg
+ * after it), writes out = RMSNorm(o) * norm * silu(z) for each of the group's heads, shifts
+ * the group's channels of the conv state (the oldest input drops out, this token's comes
+ * in), and sets the counter back to 0 for the next launch (or graph replay). */
+#define INFER_CUDA_DND_WARPS 8
+#define INFER_CUDA_DND_COLS 16                  /* columns a block: 2 a warp */
+struct infer_cuda_dnd {                         /* deltanet_decode's arguments (no padding: the key's bytes) */
+    float *out;
+    const float *mixed, *z, *alpha, *beta;
+    float *const *states;                       /* [2, rows]: conv states, then S */
+    const float *conv_w, *dt_bias, *a, *norm;
+    int *count;                                 /* [rows, n_k] tickets, 0 between launches */
+    int rows, n_k, n_v, d_k, d_v, kernel;
+    float eps, scale;
+};
+/* conv1d + SiLU of channel c for one token: the CPU's sum, term for term (conv1d_silu) */
+__device__ __forceinline__ float dnd_conv_silu(const float *x, const float *state, const float *w, int c, int CD, int kernel) {
+    const int H = kernel - 1;
+    const float *wc = w + (size_t)c * kernel;
+    float y = wc[H] * x[c];
+    for (int j = 0; j < H; j++) y += wc[j] * state[(size_t)j * CD + c];
+    return y / (1.0f + expf(-y));
+}
+template <int DKL>
+__global__ void __launch_bounds__(32 * INFER_CUDA_DND_WARPS) k_deltanet_decode(infer_cuda_dnd p) {
+    constexpr int COLS = INFER_CUDA_DND_COLS, CPW = INFER_CUDA_DND_COLS / INFER_CUDA_DND_WARPS;
+    __shared__ float sq[INFER_CUDA_DN_MAXK], sk[INFER_CUDA_DN_MAXK], sv[COLS], gates[2];
+    __shared__ int last;
+    const int r = blockIdx.z, h = blockIdx.y, j0 = blockIdx.x * COLS, kh = h % p.n_k;
+    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+    const int d_k = p.d_k, d_v = p.d_v, KD = p.n_k * d_k, VD = p.n_v * d_v, CD = 2 * KD + VD;
+    const float *x = p.mixed + (size_t)r * CD;
+    float *cs = p.states[r];                              /* [kernel-1, CD] */
+    float *S = p.states[p.rows + r];                      /* [n_v, d_v, d_k] */
+    for (int i = tid; i < 2 * d_k; i += blockDim.x) {
+        const int c = (i < d_k ? 0 : KD - d_k) + kh * d_k + i;
+        const float y = dnd_conv_silu(x, cs, p.conv_w, c, CD, p.kernel);
+        if (i < d_k) sq[i] = y; else sk[i - d_k] = y;
+    }
+    if (tid < COLS && j0 + tid < d_v) sv[tid] = dnd_conv_silu(x, cs, p.conv_w, 2 * KD + h * d_v + j0 + tid, CD, p.kernel);
+    if (tid == 0) {
+        const size_t i = (size_t)r * p.n_v + h;
+        const float zz = p.alpha[i] + p.dt_bias[h];
+        gates[0] = expf((zz > 20.0f ? zz : log1pf(expf(zz))) * p.a[h]);
+        gates[1] = 1.0f / (1.0f + expf(-p.beta[i]));
+    }
+    __syncthreads();
+    double qq = 0, kk = 0;                                /* the L2 norms, squares summed in double */
+    for (int i = tid; i < d_k; i += blockDim.x) { qq += (double)sq[i] * sq[i]; kk += (double)sk[i] * sk[i]; }
+    qq = block_sum(qq);
+    kk = block_sum(kk);
+    const float qs = 1.0f / fmaxf(sqrtf((float)qq), p.eps), ks = 1.0f / fmaxf(sqrtf((float)kk), p.eps);
+    const float decay = gates[0], b = gates[1];
+    float qr[DKL], kr[DKL], s[CPW][DKL], u[CPW];
+INFER_CUDA_UNROLL
+    for (int i = 0; i < DKL; i++) {
+        const int e = lane + 32 * i;
+        qr[i] = e < d_k ? sq[e] * qs : 0.0f;
+        kr[i] = e < d_k ? sk[e] * ks : 0.0f;
+    }
+    /* this warp's columns j0 + warp + c WARPS, read together (CPW loads in flight) */
+INFER_CUDA_UNROLL
+    for (int c = 0; c < CPW; c++) {
+        const int j = j0 + warp + c * INFER_CUDA_DND_WARPS;
+        const float *col = S + ((size_t)h * d_v + (j < d_v ? j : 0)) * d_k;
+        u[c] = 0.0f;
+INFER_CUDA_UNROLL
+        for (int i = 0; i < DKL; i++) {
+            const int e = lane + 32 * i;
+            s[c][i] = e < d_k && j < d_v ? col[e] : 0.0f;
+            u[c] += s[c][i] * kr[i];
+        }
+    }
+INFER_CUDA_UNROLL
+    for (int c = 0; c < CPW; c++) {
+        const int jj = warp + c * INFER_CUDA_DND_WARPS, j = j0 + jj;
+        const float uc = warp_sum(u[c]);
+        if (j >= d_v) continue;                           /* the same for the whole warp */
+        const float delta = b * (sv[jj] - decay * uc);
+        float *col = S + ((size_t)h * d_v + j) * d_k;
+        float y = 0.0f;
+INFER_CUDA_UNROLL
+        for (int i = 0; i < DKL; i++) {
+            const int e = lane + 32 * i;
+            s[c][i] = decay * s[c][i] + kr[i] * delta;
+            y += e < d_k ? s[c][i] * qr[i] : 0.0f;
+            if (e < d_k) col[e] = s[c][i];
+        }
+        y = warp_sum(y);
+        if (lane == 0) p.out[(size_t)r * VD + (size_t)h * d_v + j] = p.scale * y;
+    }
+    /* the group's last block: the output norm and the conv state's shift */
+    const int heads = (p.n_v - 1 - kh) / p.n_k + 1;      /* value heads kh, kh + n_k, ... */
+    int *count = p.count + (size_t)r * p.n_k + kh;
+    __threadfence();
+    __syncthreads();
+    if (tid == 0) {
+        last = atomicAdd(count, 1) == heads * (int)gridDim.x - 1;
+        if (last) *count = 0;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    for (int hh = kh; hh < p.n_v; hh += p.n_k) {
+        float *o = p.out + (size_t)r * VD + (size_t)hh * d_v;
+        const float *zr = p.z + (size_t)r * VD + (size_t)hh * d_v;
+        double ss = 0;
+        for (int i = tid; i < d_v; i += blockDim.x) { const float v = __ldcg(o + i); ss += (double)v * v; }
+        ss = block_sum(ss);
+        const float sc = (float)(1.0 / sqrt(ss / d_v + p.eps));
+        for (int i = tid; i < d_v; i += blockDim.x) o[i] = glu_act(zr[i], __ldcg(o + i) * sc * p.norm[i], INFER_ACT_SILU, 0.0f);
+    }
+    const int H = p.kernel - 1, nc = 2 * d_k + heads * d_v;
+    for (int i = tid; i < nc && H > 0; i += blockDim.x) {
+        const int c = i < 2 * d_k ? (i < d_k ? 0 : KD - d_k) + kh * d_k + i : 2 * KD + (kh + ((i - 2 * d_k) / d_v) * p.n_k) * d_v + (i - 2 * d_k) % d_v;
+        for (int j = 0; j + 1 < H; j++) cs[(size_t)j * CD + c] = cs[(size_t)(j + 1) * CD + c];
+        cs[(size_t)(H - 1) * CD + c] = x[c];
+    }
+}
+static void infer_cuda_deltanet_decode(void *ctx, float *out, const float *mixed, const float *z, const float *alpha, const float *beta,
+                                       float *const *states, const float *conv_w, const float *dt_bias, const float *a, const float *norm,
+                                       int rows, int n_k, int n_v, int d_k, int d_v, int kernel, float eps) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (rows <= 0 || n_v <= 0 || d_v <= 0) return;
+    if (d_k > INFER_CUDA_DN_MAXK || n_k <= 0 || d_k <= 0) { infer_cuda_record(c, cudaErrorInvalidValue, "deltanet_decode: key head size outside 1..512"); return; }
+    if (rows > 65535 || n_v > 65535) { infer_cuda_record(c, cudaErrorInvalidValue, "deltanet_decode: more than 65535 rows or value heads"); return; }
+    infer_cuda_dnd p;
+    memset(&p, 0, sizeof p);
+    if (!(p.count = infer_cuda_counters(c, rows * n_k))) return;
+    p.out = out; p.mixed = mixed; p.z = z; p.alpha = alpha; p.beta = beta; p.states = states;
+    p.conv_w = conv_w; p.dt_bias = dt_bias; p.a = a; p.norm = norm;
+    p.rows = rows; p.n_k = n_k; p.n_v = n_v; p.d_k = d_k; p.d_v = d_v; p.kernel = kernel;
+    p.eps = eps; p.scale = 1.0f / sqrtf((float)d_k);
+    const dim3 grid((unsigned)((d_v + INFER_CUDA_DND_COLS - 1) / INFER_CUDA_DND_COLS), (unsigned)n_v, (unsigned)rows);
+    const int dkl = (d_k + 31) / 32;
+#define INFER_CUDA_DND(DKL) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_DND_WARPS, 0, c, k_deltanet_decode<DKL>)(p)
+    if (dkl <= 1) INFER_CUDA_DND(1);
+    else if (dkl <= 2) INFER_CUDA_DND(2);
+    else if (dkl <= 4) INFER_CUDA_DND(4);
+    else if (dkl <= 8) INFER_CUDA_DND(8);
+    else INFER_CUDA_DND(16);
+#undef INFER_CUDA_DND
+    INFER_CUDA_LAUNCHED(c, "deltanet_decode");
+}
+
 /* ------------------------------------------------------------------------------------------
  * >>cuda_deepseek4 -- hyper-connections, the KV compressor, the lightning indexer, and attention
  * over a sliding window plus compressed entries. The maths is at >>deepseek4 in infer.h and
@@ -5388,6 +5559,7 @@ static void infer_cuda_fill_table(void) {
     k->rmsnorm_matmul_n = infer_cuda_rmsnorm_matmul_n;
     k->rmsnorm_ffn = infer_cuda_rmsnorm_ffn;
     k->argmax = infer_cuda_argmax;
+    k->deltanet_decode = infer_cuda_deltanet_decode;
 }
 
 infer_status infer_cuda_init(int device, infer_error *err) {

@@ -10476,7 +10476,7 @@ static void test_gpu_seq_batch(void) {
  * positions or tokens would fail here. */
 #define INFER_TEST_LAUNCHES_PER_LAYER 8
 #define INFER_TEST_LAUNCHES_PER_LAYER_FAST 9
-static void decode_graph_run(const infer_kernels *k, const char *path, int precise, int budget) {
+static void decode_graph_run(const infer_kernels *k, const char *path, int precise, int budget, int step_budget) {
     infer_model *m = load_model(path, 0);
     if (!m) return;
     const int V = infer_model_config(m)->n_vocab, L = infer_model_config(m)->n_layer, NP = 6, NG = 8;
@@ -10502,9 +10502,9 @@ static void decode_graph_run(const infer_kernels *k, const char *path, int preci
         if (g == 0) first = launches;
         n_graph += graph;
         if (g >= 2) CHECK_MSG(graph == 1, "decode step %d ran without a graph", g);
-        CHECK_MSG(launches == first && launches > 0 && launches <= budget * L + 4,
-                  "%s decode step %d: %d launches (first step %d; budget %d per layer + 4, %d layers)", precise ? "precise" : "fast", g, launches,
-                  first, budget, L);
+        CHECK_MSG(launches == first && launches > 0 && launches <= (step_budget ? step_budget : budget * L + 4),
+                  "%s decode step %d: %d launches (first step %d; budget %d per layer + 4, %d layers, or %d a step)", precise ? "precise" : "fast", g,
+                  launches, first, budget, L, step_budget);
         for (int v = 0; v < V; v++) {
             const double r = ref[(size_t)(NP + g) * V + v];
             mx = fmax(mx, fabs((double)got[v] - r));
@@ -10523,8 +10523,8 @@ static void test_gpu_decode_graph(void) {
     const infer_kernels *k = gpu_or_skip();
     if (!k) return;
     if (!file_exists(SHARED "/models/stories260K.gguf")) SKIP("../shared/models not found");
-    decode_graph_run(k, SHARED "/models/stories260K.gguf", 1, INFER_TEST_LAUNCHES_PER_LAYER);
-    if (file_exists(SHARED "/golden/llama/model-Q4_0.gguf")) decode_graph_run(k, SHARED "/golden/llama/model-Q4_0.gguf", 0, INFER_TEST_LAUNCHES_PER_LAYER_FAST);
+    decode_graph_run(k, SHARED "/models/stories260K.gguf", 1, INFER_TEST_LAUNCHES_PER_LAYER, 0);
+    if (file_exists(SHARED "/golden/llama/model-Q4_0.gguf")) decode_graph_run(k, SHARED "/golden/llama/model-Q4_0.gguf", 0, INFER_TEST_LAUNCHES_PER_LAYER_FAST, 0);
     else printf("  SKIP: ../shared/golden/llama not found (the fast mode's budget)\n");
     /* the CPU runs no graphs and counts no launches */
     infer_model *m = load_model(SHARED "/models/stories260K.gguf", 0);
@@ -10638,6 +10638,86 @@ static void test_eval_greedy(void) { greedy_run(infer_cpu_kernels()); }
 static void test_gpu_greedy(void) {
     const infer_kernels *k = gpu_or_skip();
     if (k) greedy_run(k);
+}
+
+/* A qwen35 decode step on the GPU: the golden Q8_0 (three gated DeltaNet layers, then one
+ * attention layer). First decode_graph_run in the fast and the precise mode: the step a
+ * graph, within its launch budget, its logits the CPU's. A DeltaNet layer, fast: the input
+ * norm writing the int8 activations (1), the four input matmuls (1), deltanet_decode -- the
+ * conv, the gates, the L2 norms, the delta rule, the output norm and silu(z) (1) -- the
+ * output projection's activations and matmul (+ residual, 2), the feed-forward block (3): 8
+ * (17 op by op); precise 7 (the norm a launch of its own, no activations to quantize). The
+ * attention layer: 16 fast, 15 precise; + 4 a step. Then three sequences batched (precise):
+ * decode steps of all three, of one, of all three in another row order, and a step with a
+ * prompt among the decode rows (which runs the ops one by one for every row) -- every
+ * sequence's logits those of the same sequence alone on the CPU (a row given another row's
+ * state, or a state not carried across the two paths, is off by the logits' size); a step
+ * of three decode rows takes the launches of one (+ at most one a layer: the precise GLU). */
+#define INFER_TEST_QWEN35_LAUNCHES_FAST (4 + 16 + 3 * 8)
+#define INFER_TEST_QWEN35_LAUNCHES_PRECISE (4 + 15 + 3 * 7)
+static void test_gpu_deltanet_decode(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    const char *q8 = SHARED "/golden/qwen35/model-Q8_0.gguf";
+    if (!file_exists(q8)) SKIP("../shared/golden/qwen35 not found");
+    decode_graph_run(k, q8, 0, 0, INFER_TEST_QWEN35_LAUNCHES_FAST);
+    decode_graph_run(k, q8, 1, 0, INFER_TEST_QWEN35_LAUNCHES_PRECISE);
+    infer_model *m = load_model(q8, 0);
+    if (!m) return;
+    enum { S = 3, N = 24, STEPS = 6 };
+    const int V = infer_model_config(m)->n_vocab, L = infer_model_config(m)->n_layer;
+    const int np[S] = { 5, 7, 4 };
+    /* step g: the sequences in row order (-1 ends), and how many tokens each takes */
+    static const int order[STEPS][S + 1] = { { 0, 1, 2, -1 }, { 1, -1 }, { 0, 2, 1, -1 }, { 0, 1, 2, -1 }, { 0, 1, 2, -1 }, { 2, 1, 0, -1 } };
+    static const int ntok[STEPS][S] = { { 1, 1, 1 }, { 1 }, { 1, 3, 1 }, { 1, 1, 1 }, { 1, 1, 1 }, { 1, 1, 1 } };
+    int32_t ids[S][N];
+    float *ref[S];
+    for (int i = 0; i < S; i++) {
+        for (int t = 0; t < N; t++) ids[i][t] = (t * 29 + i * 13 + 7) % V;
+        ref[i] = eval_logits(m, ids[i], N, N, (run_opts){ .precise = 1, .n_ctx = 64 });
+        CHECK(ref[i] != NULL);
+    }
+    infer_session_params sp = infer_session_default_params();
+    sp.backend = k; sp.precise = 1; sp.n_seq_max = S; sp.n_ctx = S * 64;
+    infer_session *s = NULL;
+    infer_error err;
+    float *got = malloc(sizeof(float) * (size_t)V * S);
+    int32_t seq[S] = { 0 };
+    int past[S], launches[STEPS] = { 0 }, graph;
+    double mx = 0;
+    CHECK(got && ref[0] && ref[1] && ref[2] && infer_session_create(&s, m, &sp, &err) == INFER_OK);
+    for (int i = 1; s && i < S; i++) CHECK(infer_seq_add(s, &seq[i], &err) == INFER_OK);
+    for (int i = 0; s && i < S; i++) {
+        const infer_batch_item it = { seq[i], ids[i], np[i], NULL, 0, NULL };
+        CHECK_MSG(infer_eval_batch(s, &it, 1, &err) == INFER_OK, "%s", err.msg);
+        past[i] = np[i];
+    }
+    for (int g = 0; s && got && ref[0] && ref[1] && ref[2] && g < STEPS; g++) {
+        infer_batch_item it[S];
+        int n = 0;
+        for (; order[g][n] >= 0 && n < S; n++) {
+            const int i = order[g][n];
+            it[n] = (infer_batch_item){ seq[i], &ids[i][past[i]], ntok[g][n], got + (size_t)n * V, 0, NULL };
+            past[i] += ntok[g][n];
+        }
+        CHECK_MSG(infer_eval_batch(s, it, n, &err) == INFER_OK, "%s", err.msg);
+        infer_session_step_info(s, &launches[g], &graph);
+        for (int r = 0; r < n; r++) {
+            const int i = order[g][r];
+            for (int v = 0; v < V; v++) mx = fmax(mx, fabs((double)ref[i][(size_t)(past[i] - 1) * V + v] - got[(size_t)r * V + v]));
+        }
+    }
+    printf("    3 sequences, precise: launches of the steps %d %d %d %d %d %d; max |logit - cpu alone| %.3g\n", launches[0], launches[1],
+           launches[2], launches[3], launches[4], launches[5], mx);
+    CHECK_MSG(mx <= 2e-3, "batched qwen35 decode differs from each sequence alone by %g", mx);
+    CHECK_MSG(launches[1] > 0 && launches[0] >= launches[1] && launches[0] <= launches[1] + L && launches[3] == launches[0] &&
+              launches[4] == launches[0] && launches[5] == launches[0] && launches[2] > launches[0],
+              "launches: %d (3 rows), %d (1), %d (a prompt among them), %d, %d, %d (3)", launches[0], launches[1], launches[2], launches[3],
+              launches[4], launches[5]);
+    infer_session_free(s);
+    for (int i = 0; i < S; i++) free(ref[i]);
+    free(got);
+    infer_model_free(m);
 }
 
 /* Decode steps of several sequences at once cost the launches of one: the cache store and
@@ -11905,6 +11985,7 @@ static const test_case tests[] = {
     { "gpu_stories_greedy", test_gpu_stories_greedy },
     { "gpu_server", test_gpu_server },
     { "gpu_decode_graph", test_gpu_decode_graph },
+    { "gpu_deltanet_decode", test_gpu_deltanet_decode },
     { "gpu_golden_llama", test_gpu_golden_llama },
     { "cuda_int8_decoders", test_cuda_int8_decoders },
     { "gpu_int8_quant", test_gpu_int8_quant },
