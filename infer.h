@@ -25,7 +25,7 @@
  *   >>api-status         27  status codes and the error object
  *   >>api-types         334  ggml tensor types and the quant block structs
  *   >>api-tensor         52  tensors, GGUF files, model config
- *   >>api-kernels       220  the kernel table every backend fills
+ *   >>api-kernels       226  the kernel table every backend fills
  *   >>api               393  model, session, tokenizer, sampler, generation
  *   >>util              576  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1944  every weight type: byte layouts, dequantize, quantize, dot (scalar)
@@ -41,11 +41,11 @@
  *   >>kv                216  the paged KV cache, the prefix cache, the recurrent state
  *   >>session           554  a session: backend, activations, caches, sequences
  *   >>deepseek4         204  DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
- *   >>forward           378  the transformer, once for every family: one step through every layer
+ *   >>forward           387  the transformer, once for every family: one step through every layer
  *   >>eval              167  the evaluation API: batches of sequences, logits out
  *   >>sampler           220  logits -> next token
  *   >>generate           70  the generation loop (the engine ends here; appendices follow)
- *   >>backends          880  the GPU backend of this build; any backend diffed against the CPU
+ *   >>backends          922  the GPU backend of this build; any backend diffed against the CPU
  *   >>unicode           119  categories, white space, case, NFD base, UTF-8
  *   >>regex             434  a backtracking regex matcher for pre-tokenizer patterns
  *   >>tokenizer        1162  SentencePiece BPE, byte-level BPE, WordPiece; the GGUF's vocabulary

@@ -47,7 +47,9 @@
  *               fused entries rmsnorm_matmul_n and rmsnorm_ffn let the norm write the
  *               int8 activations (k_rmsnorm_q, no k_quant_x) and k_mvq's GLU write the
  *               down projection's (the last block of each 32- or 256-column group
- *               quantizes it: mvq_quant_out). rows > 8: 64x64 output
+ *               quantizes it: mvq_quant_out), and attention_matmul_add lets the decode
+ *               attention write the output projection's (attention below).
+ *               rows > 8: 64x64 output
  *               tiles: k_matmul_tiled, weights dequantized into shared memory 32 columns
  *               at a time, then f32 FMAs (precise), or in the fast mode F16/BF16 MMAs
  *               (16-bit weights; where the rows are 16-byte aligned, two shared-memory
@@ -70,7 +72,13 @@
  *               fast mode on an F16 cache: a lane reads 8 halves in one 16-byte load); long contexts with few
  *               query rows are split over positions ("flash-decoding") and the partial
  *               (max, sum, accumulator) triples merged by the last split block to finish
- *               (an atomic counter per block group, left at 0). Fast-mode prompts of 16
+ *               (an atomic counter per block group, left at 0). attention_matmul_add in
+ *               the fast mode (up to 8 rows, a Wo read through Q8_0 or Q8_K activations):
+ *               the block that holds a head group's output (the merging one, when split)
+ *               also quantizes it for Wo's k_mvq (attn_quant_out: the 32- or 256-column
+ *               blocks inside the group's columns by itself, a block shared with the
+ *               neighbouring head groups by the last of them, a ticket from a counter per
+ *               (row, block), left at 0), then k_mvq adds Wo att into x. Fast-mode prompts of 16
  *               rows and more with head size 64, 128 or 256: k_flash_attention, flash-
  *               attention tiles -- 64 (row, head) pairs of one KV head a block, 4 warps,
  *               keys 64 (32) a step, S = Q K^T and O += P V as F16 MMAs (mma.sync
@@ -124,6 +132,11 @@
  *                           the fast decode matvec of every type it covers against the
  *                           CPU's fast path and the exact reference, its activation
  *                           quantizer byte for byte against the CPU's
+ *   ./tests-cuda gpu_fused_act, gpu_fused_attention
+ *                           the int8 activations the norm, the GLU and the decode
+ *                           attention write, byte for byte against k_quant_x's of the
+ *                           floats they wrote (Q8_0 and Q8_K; attention: split and not,
+ *                           GQA, head groups that share a quantization block)
  *   ./tests-cuda cuda_      the weight decoders below and the int8 tiles' unpackers, run on
  *                           the host, bit for bit against the CPU's dequantizers (no device
  *                           needed)
@@ -134,10 +147,12 @@
  * WHAT IS NOT HERE
  *   The precise mode decodes every weight to f32 and multiplies in f32. The fast matvec
  *   has no slices for Q1_0, Q2_0, TQ1_0 and I2_S (k_matvec serves them in both modes);
- *   the activations of the output projection (attention's output) are quantized by a
- *   launch of their own (the norms and the GLU write theirs, see matmul above), and
- *   prompts' by a launch of their own; the decode and the prompt paths each have their
- *   activation quantizer (k_quant_x, k_quant_act: the same bytes, other layouts). Prompts:
+ *   the decode matvec's int8 activations come from the kernel that writes its input (the
+ *   norms, the GLU, the attention: see matmul and attention above) only where the forward
+ *   calls the fused entries (not, e.g., after a gated attention or a sub-norm); elsewhere,
+ *   and for prompts, they are quantized by a launch of their own; the decode and the
+ *   prompt paths each have their activation quantizer (k_quant_x, k_quant_act: the same
+ *   bytes, other layouts). Prompts:
  *   the int8 tiles are at most 64 x 64 (no 128-column tiles for wide matrices), short
  *   grids split K in whole tiles (not stream-K's running fractions), matmul_id's tiles
  *   never split K, and the weights are unpacked by the threads (no cp.async of raw weight
@@ -4036,19 +4051,25 @@ __device__ int attn_merge_last(float *out, const float *part, int *count, int n_
 }
 
 /* Attention's output quantized for the output projection's decode matvec, inside the attention
- * launch (attention_matmul_add in the fast mode; aq.kind 1: Q8_0 blocks, 2: Q8_K, aq.size 32
- * or 256 columns, the bytes k_quant_x would write into codes [rows, QD] and ds [rows, QD / 32]).
- * The block that holds the final output of a head group -- columns a .. a + W of row r's QD,
- * W = G hd -- quantizes the quantization blocks that lie inside them itself. A quantization
- * block that reaches past the head group's edge (Q8_K's 256 columns over groups of 64 or 128,
- * or heads that are not whole 32-blocks) is also written by its neighbours: it is at most the
- * first or the last one the group touches, and each of the head groups that write into it takes
- * a ticket from aq.count [rows, QD / size]; the last to come quantizes it, reading the others'
- * floats through L2 after the fence (mvq_quant_out's pattern), and sets the counter back to 0
- * for the next launch or graph replay. orow: row r's output, QD floats. */
-__device__ void attn_quant_out(const infer_cuda_qout &aq, const float *orow, int r, int QD, int a, int W) {
+ * launch (attention_matmul_add in the fast mode, the kernels' Q = 1): qs = 32 makes Q8_0
+ * blocks, 256 Q8_K blocks, the bytes k_quant_x would write into codes [rows, QD] and xds
+ * [rows, QD / 32]. The block that holds the final output of a head group -- columns a .. a + W
+ * of row r's QD, W = G hd -- quantizes the quantization blocks that lie inside them itself. A
+ * quantization block that reaches past the head group's edge (Q8_K's 256 columns over groups
+ * of 64 or 128, or heads that are not whole 32-blocks) is also written by its neighbours: it is
+ * at most the first or the last one the group touches, and each of the head groups that write
+ * into it takes a ticket from count [rows, QD / qs]; the last to come quantizes it, reading the
+ * others' floats through L2 after the fence (mvq_quant_out's pattern), and sets the counter
+ * back to 0 for the next launch or graph replay. orow: row r's output, QD floats. Not inlined:
+ * the attention's own registers stay as they were without it. */
+#ifdef INFER_CUDA_EMU
+#define INFER_CUDA_NOINLINE
+#else
+#define INFER_CUDA_NOINLINE __noinline__
+#endif
+__device__ INFER_CUDA_NOINLINE void attn_quant_out(int8_t *codes, float2 *xds, int *count, int qs, const float *orow, int r, int QD, int a, int W) {
     __shared__ int take[2];                   /* quantize the first / the last block touched */
-    const int qs = aq.size, g0 = a / qs, g1 = (a + W - 1) / qs;
+    const int g0 = a / qs, g1 = (a + W - 1) / qs;
     __threadfence();                          /* this block's output, seen before its tickets */
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -4057,7 +4078,7 @@ __device__ void attn_quant_out(const infer_cuda_qout &aq, const float *orow, int
             int t = 1;
             if (e && g1 == g0) t = take[0];   /* one block touched: one ticket */
             else if (lo < a || lo + qs > a + W) {
-                int *cnt = aq.count + (size_t)r * (QD / qs) + g;
+                int *cnt = count + (size_t)r * (QD / qs) + g;
                 t = atomicAdd(cnt, 1) == (lo + qs - 1) / W - lo / W;      /* head groups lo / W .. (lo + qs - 1) / W write into it */
                 if (t) *cnt = 0;
             }
@@ -4067,8 +4088,8 @@ __device__ void attn_quant_out(const infer_cuda_qout &aq, const float *orow, int
     __syncthreads();
     __threadfence();
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = blockDim.x >> 5;
-    int8_t *q = aq.codes + (size_t)r * QD;
-    float2 *ds = aq.ds + (size_t)r * (QD / 32);
+    int8_t *q = codes + (size_t)r * QD;
+    float2 *ds = xds + (size_t)r * (QD / 32);
     for (int g = g0 + warp; g <= g1; g += nw) {
         if ((g == g0 && !take[0]) || (g == g1 && !take[1])) continue;
         if (qs == 32) {
@@ -4177,8 +4198,9 @@ INFER_CUDA_UNROLL
 }
 
 /* Block (head group b, row r, split): query heads b G .. b G + G - 1, which share the KV head
- * (b G) / group, so each key and value read serves G heads (GQA); G divides the group. */
-template <int DPL, int G>
+ * (b G) / group, so each key and value read serves G heads (GQA); G divides the group.
+ * Q = 1: the block holding the heads' output also quantizes it for Wo (attn_quant_out, aq). */
+template <int DPL, int G, int Q>
 __global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention(float *out, float *part, int *count, const float *q, infer_cuda_kv kv,
                                                                          const int32_t *pos, int n_head, int group, int hd, float scale, int n_split,
                                                                          infer_cuda_qout aq) {
@@ -4192,7 +4214,7 @@ __global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention(float *
                        n_split > 1 ? part + (row * n_split + split) * (hd + 2) : NULL, hd, scale, split, n_split);
     if (n_split > 1 && !attn_merge_last(out + row * hd, part + row * n_split * (hd + 2), count + (size_t)r * gridDim.x + blockIdx.x, n_split, hd, G))
         return;
-    if (aq.kind) attn_quant_out(aq, out + (size_t)r * n_head * hd, r, n_head * hd, h0 * hd, G * hd);
+    if (Q) attn_quant_out(aq.codes, aq.ds, aq.count, aq.size, out + (size_t)r * n_head * hd, r, n_head * hd, h0 * hd, G * hd);
 }
 
 /* k_attention for an F16 cache (the fast mode) with head size HD = 64, 128 or 256: the same
@@ -4202,8 +4224,9 @@ __global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention(float *
  * Lane l holds dims 8 (l % L) .. 8 (l % L) + 7 of each head's q and acc, for the positions
  * of its segment l / L: a score is summed over the segment's L lanes; the step's max and
  * softmax sum over all the warp's positions (the segments' shuffles), so (m, l) stay the
- * same in every lane, and the segments' accumulators are added together once, at the end. */
-template <int HD, int G>
+ * same in every lane, and the segments' accumulators are added together once, at the end.
+ * Q: as k_attention's. */
+template <int HD, int G, int Q>
 __global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention_h16(float *out, float *part, int *count, const float *q, infer_cuda_kv kv,
                                                                              const int32_t *pos, int n_head, int group, float scale, int n_split,
                                                                              infer_cuda_qout aq) {
@@ -4283,7 +4306,7 @@ INFER_CUDA_UNROLL
     attn_finish<8, G, L>(m, l, acc, out + row * HD, n_split > 1 ? part + (row * n_split + split) * (HD + 2) : NULL, HD, n_split);
     if (n_split > 1 && !attn_merge_last(out + row * HD, part + row * n_split * (HD + 2), count + (size_t)r * gridDim.x + blockIdx.x, n_split, HD, G))
         return;
-    if (aq.kind) attn_quant_out(aq, out + (size_t)r * n_head * HD, r, n_head * HD, h0 * HD, G * HD);
+    if (Q) attn_quant_out(aq.codes, aq.ds, aq.count, aq.size, out + (size_t)r * n_head * HD, r, n_head * HD, h0 * HD, G * HD);
 }
 
 /* a buffer of the context (*buf, *have bytes) of at least `bytes` */
@@ -4592,31 +4615,29 @@ static void infer_cuda_attention_q(infer_cuda_ctx *c, float *out, const float *q
     const int n_split = infer_cuda_att_splits(c, rows * (n_head / G), G, head_dim);
     if (!n_split) return;
     dim3 grid(n_head / G, rows, n_split);
-#define INFER_CUDA_H16(HD) do { \
-        if (G == 4) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention_h16<HD, 4>)(out, (float *)c->scratch, (int *)c->att_count, \
-                                                                                                  q, cache, pos, n_head, group, scale, n_split, aq); \
-        else if (G == 2) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention_h16<HD, 2>)(out, (float *)c->scratch, \
-                                                                                                       (int *)c->att_count, q, cache, pos, n_head, group, scale, n_split, aq); \
-        else INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention_h16<HD, 1>)(out, (float *)c->scratch, (int *)c->att_count, q, \
-                                                                                           cache, pos, n_head, group, scale, n_split, aq); \
-    } while (0)
+#define INFER_CUDA_H16G(HD, G, Q) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention_h16<HD, G, Q>)(out, (float *)c->scratch, \
+        (int *)c->att_count, q, cache, pos, n_head, group, scale, n_split, aq)
+#define INFER_CUDA_H16(HD, Q) do { if (G == 4) INFER_CUDA_H16G(HD, 4, Q); else if (G == 2) INFER_CUDA_H16G(HD, 2, Q); else INFER_CUDA_H16G(HD, 1, Q); } while (0)
+#define INFER_CUDA_H16Q(HD) do { if (aq.kind) INFER_CUDA_H16(HD, 1); else INFER_CUDA_H16(HD, 0); } while (0)
     if (h16) {
-        if (head_dim == 64) INFER_CUDA_H16(64);
-        else if (head_dim == 128) INFER_CUDA_H16(128);
-        else INFER_CUDA_H16(256);
+        if (head_dim == 64) INFER_CUDA_H16Q(64);
+        else if (head_dim == 128) INFER_CUDA_H16Q(128);
+        else INFER_CUDA_H16Q(256);
         INFER_CUDA_LAUNCHED(c, "attention");
         return;
     }
+#undef INFER_CUDA_H16Q
 #undef INFER_CUDA_H16
-#define INFER_CUDA_ATT(DPL, G) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention<DPL, G>)(out, (float *)c->scratch, \
+#undef INFER_CUDA_H16G
+#define INFER_CUDA_ATT(DPL, G, Q) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention<DPL, G, Q>)(out, (float *)c->scratch, \
         (int *)c->att_count, q, cache, pos, n_head, group, head_dim, scale, n_split, aq)
-#define INFER_CUDA_ATT_G(DPL) do { if (G == 8) INFER_CUDA_ATT(DPL, (DPL <= 2 ? 8 : 1)); else if (G == 4) INFER_CUDA_ATT(DPL, (DPL <= 4 ? 4 : 1)); \
-        else if (G == 2) INFER_CUDA_ATT(DPL, (DPL <= 8 ? 2 : 1)); else INFER_CUDA_ATT(DPL, 1); } while (0)
-    if (dpl == 1) INFER_CUDA_ATT_G(1);
-    else if (dpl == 2) INFER_CUDA_ATT_G(2);
-    else if (dpl == 4) INFER_CUDA_ATT_G(4);
-    else if (dpl == 8) INFER_CUDA_ATT_G(8);
-    else INFER_CUDA_ATT(16, 1);
+#define INFER_CUDA_ATT_G(DPL, Q) do { if (G == 8) INFER_CUDA_ATT(DPL, (DPL <= 2 ? 8 : 1), Q); else if (G == 4) INFER_CUDA_ATT(DPL, (DPL <= 4 ? 4 : 1), Q); \
+        else if (G == 2) INFER_CUDA_ATT(DPL, (DPL <= 8 ? 2 : 1), Q); else INFER_CUDA_ATT(DPL, 1, Q); } while (0)
+#define INFER_CUDA_ATT_D(Q) do { if (dpl == 1) INFER_CUDA_ATT_G(1, Q); else if (dpl == 2) INFER_CUDA_ATT_G(2, Q); \
+        else if (dpl == 4) INFER_CUDA_ATT_G(4, Q); else if (dpl == 8) INFER_CUDA_ATT_G(8, Q); else INFER_CUDA_ATT(16, 1, Q); } while (0)
+    if (aq.kind) INFER_CUDA_ATT_D(1);
+    else INFER_CUDA_ATT_D(0);
+#undef INFER_CUDA_ATT_D
 #undef INFER_CUDA_ATT_G
 #undef INFER_CUDA_ATT
     INFER_CUDA_LAUNCHED(c, "attention");
