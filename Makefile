@@ -178,6 +178,15 @@ CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=c
 NVCCFLAGS ?= -O3
 override NVCCFLAGS += -std=c++17 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra -I.
 CUDA_DIR  := build-cuda
+# cuBLAS, where nvcc's toolkit has it (CUBLAS=0 leaves it out): the fast mode's F16/BF16
+# matmuls of more than 8 rows run on it (infer_cuda_gemm_half); without it, on the tiles.
+CUDA_HOME   := $(patsubst %/bin/,%,$(dir $(realpath $(NVCC))))
+CUBLAS_LIB  := $(firstword $(wildcard $(CUDA_HOME)/lib64/libcublas.so $(CUDA_HOME)/lib/libcublas.so $(CUDA_HOME)/targets/*/lib/libcublas.so))
+CUBLAS      ?= $(if $(and $(CUBLAS_LIB),$(wildcard $(CUDA_HOME)/include/cublas_v2.h $(CUDA_HOME)/targets/*/include/cublas_v2.h)),1,0)
+ifeq ($(CUBLAS),1)
+override NVCCFLAGS += -DINFER_CUDA_CUBLAS
+CUDA_LIBS := -lcublas $(if $(CUBLAS_LIB),-Xlinker -rpath=$(dir $(CUBLAS_LIB)))
+endif
 
 cuda: infer-cuda tests-cuda
 
@@ -200,10 +209,10 @@ $(CUDA_DIR)/main.o: main.c tools/server.c tools/server_req.c tools/bench.c $(HDR
 	$(CC) $(CFLAGS) -DINFER_CUDA $(SERVER_CFLAGS) -c -o $@ main.c
 
 infer-cuda: $(CUDA_DIR)/main.o $(CUDA_DIR)/infer_cuda.o
-	$(NVCC) -o $@ $^ $(LDLIBS) $(SERVER_LIBS)
+	$(NVCC) -o $@ $^ $(LDLIBS) $(SERVER_LIBS) $(CUDA_LIBS)
 
 tests-cuda: $(CUDA_DIR)/tests.o $(CUDA_DIR)/infer_cuda.o
-	$(NVCC) -o $@ $^ $(LDLIBS)
+	$(NVCC) -o $@ $^ $(LDLIBS) $(CUDA_LIBS)
 
 # ./tests-cuda-emu, ./infer-cuda-emu: the CUDA backend with its kernels run on the CPU by
 # tools/cuda_emu.h (no nvcc, no GPU): `./tests-cuda-emu gpu_` checks the kernels' logic with

@@ -25,8 +25,8 @@
  *   >>api-status         27  status codes and the error object
  *   >>api-types         334  ggml tensor types and the quant block structs
  *   >>api-tensor         52  tensors, GGUF files, model config
- *   >>api-kernels       226  the kernel table every backend fills
- *   >>api               393  model, session, tokenizer, sampler, generation
+ *   >>api-kernels       230  the kernel table every backend fills
+ *   >>api               397  model, session, tokenizer, sampler, generation
  *   >>util              576  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1944  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
@@ -35,17 +35,17 @@
  *   >>simd              919  vectorized dot products (AVX2, AVX-512, NEON)
  *   >>tiles            1503  matrix-matrix tiles for prompts, and the decode row kernels
  *   >>gguf              401  the GGUF container: metadata and tensor infos, reading and writing
- *   >>cpu              1804  the CPU kernel table: thread pool, matmul, attention, every op
+ *   >>cpu              1844  the CPU kernel table: thread pool, matmul, attention, every op
  *   >>arch               72  model families as descriptors
  *   >>load             1070  from GGUF tensors to model weights, with shape checks
  *   >>kv                216  the paged KV cache, the prefix cache, the recurrent state
- *   >>session           554  a session: backend, activations, caches, sequences
+ *   >>session           557  a session: backend, activations, caches, sequences
  *   >>deepseek4         204  DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
- *   >>forward           387  the transformer, once for every family: one step through every layer
- *   >>eval              167  the evaluation API: batches of sequences, logits out
- *   >>sampler           220  logits -> next token
+ *   >>forward           411  the transformer, once for every family: one step through every layer
+ *   >>eval              174  the evaluation API: batches of sequences, logits out
+ *   >>sampler           190  logits -> next token
  *   >>generate           70  the generation loop (the engine ends here; appendices follow)
- *   >>backends          922  the GPU backend of this build; any backend diffed against the CPU
+ *   >>backends          941  the GPU backend of this build; any backend diffed against the CPU
  *   >>unicode           119  categories, white space, case, NFD base, UTF-8
  *   >>regex             434  a backtracking regex matcher for pre-tokenizer patterns
  *   >>tokenizer        1162  SentencePiece BPE, byte-level BPE, WordPiece; the GGUF's vocabulary
@@ -728,6 +728,10 @@ typedef struct infer_kernels {
                              float *const *out, const infer_tensor *const *w);
     void (*rmsnorm_ffn)(void *ctx, float *x, float *h, float *hid, const float *nw, float eps, const infer_tensor *wg,
                         const infer_tensor *wu, const infer_tensor *wd, int rows, int act, float limit);
+    /* optional (NULL: the logits come to the host and it picks): ids[r] = the index of the
+     * largest of x[r, 0..n), the first of equal maxima, or -1 when the row holds a NaN or
+     * an infinity (greedy decoding without sending the logits back) */
+    void (*argmax)(void *ctx, int32_t *ids, const float *x, int rows, int n);
     /* optional fused op, as those above: att = attention(q) [rows, n_head * head_dim] (the
      * attention entry's arguments), then y += Wo att (attention, then matmul_add): a device
      * may write att's int8 form for Wo's matvec in the attention's own launch */
@@ -746,7 +750,7 @@ typedef struct infer_kernels {
     X(ctx_create) X(ctx_free) X(last_error) X(supports_config)
 #define INFER_KERNELS_DEEPSEEK4(X) X(hc_pre) X(hc_post) X(compress) X(indexer_topk) X(attention_sparse)
 #define INFER_KERNELS_OPTIONAL(X) X(matmul_n) X(copy) X(step_begin) X(step_end) X(step_info) X(matmul_add) X(matmul_glu) X(rope_kv_store) \
-    X(rmsnorm_matmul_n) X(rmsnorm_ffn) \
+    X(rmsnorm_matmul_n) X(rmsnorm_ffn) X(argmax) \
     X(attention_matmul_add)
 /* Memory that stays on the host whatever the backend: the kernel table itself, the tensor
  * structs (only their `data` is backend memory), infer_rope (its freq_factors *is* backend
@@ -967,6 +971,10 @@ typedef struct infer_batch_item {
     int32_t n;
     float *logits;               /* NULL, or room as for infer_eval */
     int32_t all_logits;
+    int32_t *greedy;             /* NULL, or where the greedy next token goes: the argmax of the
+                                  * logits after the item's last token (the first of equal
+                                  * maxima), found where the logits are -- a GPU sends back one
+                                  * id instead of n_vocab floats. logits may be NULL with it. */
 } infer_batch_item;
 /* Each item's tokens at its sequence's next positions (one item per sequence). Either every
  * sequence gets the KV blocks it needs or the call fails with INFER_ERR_CONTEXT and nothing
@@ -8585,6 +8593,46 @@ static void infer__cpu_l2norm(void *ctx, float *x, int rows, int dim, float eps)
     infer__cpu_par(ctx, rows, dim, infer__l2norm_rows, &a);
 }
 
+/* The greedy pick: the index of the largest of x[0..n), the first of equals; a NaN is never
+ * larger than anything (x[0] NaN: 0). That is the scalar loop's answer, kept as the
+ * reference; the AVX-512 path finds the largest non-NaN value 16 lanes at a time and then
+ * its first index (a 248k-entry vocabulary: one pass of the logits per pick instead of a
+ * compare chain through memory). */
+static int32_t infer__argmax_ref(const float *x, int32_t n) {
+    int32_t best = 0;
+    for (int32_t i = 1; i < n; i++) if (x[i] > x[best]) best = i;
+    return best;
+}
+static int32_t infer__argmax(const float *x, int32_t n) {
+#if defined(INFER__SIMD_AVX512)
+    if (n < 16 || x[0] != x[0]) return infer__argmax_ref(x, n);
+    __m512 m = _mm512_set1_ps(x[0]);
+    int32_t i = 0;
+    for (; i + 16 <= n; i += 16) m = _mm512_max_ps(_mm512_loadu_ps(x + i), m);   /* a NaN lane keeps m */
+    if (i < n) m = _mm512_max_ps(_mm512_mask_loadu_ps(m, infer__tail_mask(n - i), x + i), m);
+    const float top = _mm512_reduce_max_ps(m);
+    const __m512 t = _mm512_set1_ps(top);
+    for (i = 0; i + 16 <= n; i += 16) {
+        const __mmask16 eq = _mm512_cmp_ps_mask(_mm512_loadu_ps(x + i), t, _CMP_EQ_OQ);
+        if (eq) return i + __builtin_ctz(eq);
+    }
+    for (; i < n; i++) if (x[i] == top) return i;
+    return 0;
+#else
+    return infer__argmax_ref(x, n);
+#endif
+}
+
+/* ids[r] = argmax of x[r, 0..n) (the sampler's greedy pick), -1 for a row with a NaN or an
+ * infinity */
+static void infer__cpu_argmax(void *ctx, int32_t *ids, const float *x, int rows, int n) {
+    (void)ctx;
+    for (int r = 0; r < rows; r++) {
+        const float *xr = x + (size_t)r * n;
+        ids[r] = infer__first_nonfinite(xr, n) >= 0 ? -1 : infer__argmax(xr, n);
+    }
+}
+
 /* ---- mixture of experts ----
  * A router scores the experts for each token; the token goes through the n_used best and
  * their outputs are mixed with the router's weights:
@@ -9292,7 +9340,7 @@ static const infer_kernels infer__cpu_kernels = {
     .matmul_n = infer__cpu_matmul_n,
     .hc_pre = infer__cpu_hc_pre, .hc_post = infer__cpu_hc_post, .compress = infer__cpu_compress,
     .indexer_topk = infer__cpu_indexer_topk, .attention_sparse = infer__cpu_attention_sparse,
-    .copy = infer__cpu_copy,
+    .copy = infer__cpu_copy, .argmax = infer__cpu_argmax,
 };
 
 const infer_kernels *infer_cpu_kernels(void) { return &infer__cpu_kernels; }
@@ -10727,6 +10775,7 @@ struct infer_session {
     int32_t *pos_host;       /* [4, U] */
     int32_t *tok_host;       /* [U] the step's tokens */
     float *lstage;           /* [min(U, INFER__LOGIT_ROWS), n_vocab] logits on their way to the callers */
+    int32_t *gid, *gid_host; /* [min(U, INFER__LOGIT_ROWS)] greedy ids (the argmax op), in backend memory and on their way */
     /* called after every layer with the residual stream s->x (backend memory), for the
      * backend diff (>>backends); NULL otherwise */
     int o_added;             /* the block's output is already in x (infer__block_proj) */
@@ -10794,10 +10843,11 @@ static int infer__session_bufs(infer_session *s, infer__buf *b) {
     INFER__BUF(o_lora, ds * U * G * (size_t)c->o_lora_rank * F); INFER__BUF(gids, ds * U * G * I);
     INFER__BUF(epos, ds * (size_t)INFER__MAX_CACHES * 2 * U * I);
     INFER__BUF(pos, 4 * U * I); INFER__BUF(tok, U * I); INFER__BUF(lrows, U * I); INFER__BUF(rtab, U * sizeof(int32_t *));
+    INFER__BUF(gid, LR * I);
 #undef INFER__BUF
     return n;
 }
-#define INFER__MAX_BUFS 48   /* >= the entries above */
+#define INFER__MAX_BUFS 56   /* >= the entries above */
 
 /* the recurrent states of a sequence (layers that keep one), zeroed: a fresh past */
 static void infer__seq_zero_state(infer_session *s, infer__seq *q) {
@@ -10996,7 +11046,7 @@ void infer_session_free(infer_session *s) {
     infer__buf bufs[INFER__MAX_BUFS];
     const int nb = infer__session_bufs(s, bufs);
     for (int i = 0; i < nb; i++) if (*bufs[i].p) k->free(s->kctx, *bufs[i].p);
-    INFER_FREE(s->pos_host); INFER_FREE(s->tok_host); INFER_FREE(s->rtab_host); INFER_FREE(s->eid_host); INFER_FREE(s->lstage);
+    INFER_FREE(s->pos_host); INFER_FREE(s->tok_host); INFER_FREE(s->rtab_host); INFER_FREE(s->eid_host); INFER_FREE(s->lstage); INFER_FREE(s->gid_host);
     k->ctx_free(s->kctx);
     INFER_FREE(s);
 }
@@ -11161,7 +11211,8 @@ infer_status infer_session_create(infer_session **out, infer_model *m, const inf
         s->rtab_host = (const int32_t **)infer__calloc(U, sizeof(int32_t *));
         s->eid_host = (int32_t *)infer__calloc(U * (size_t)(c->n_expert_used > 0 ? c->n_expert_used : 1), sizeof(int32_t));
         s->lstage = (float *)INFER_MALLOC(LR * (size_t)c->n_vocab * sizeof(float));
-        ok = s->pos_host && s->tok_host && s->rtab_host && s->eid_host && s->lstage;
+        s->gid_host = (int32_t *)INFER_MALLOC(LR * sizeof(int32_t));
+        ok = s->pos_host && s->tok_host && s->rtab_host && s->eid_host && s->lstage && s->gid_host;
     }
     if (ok && m->arch->csa) {                 /* the output groups as matmul_id's "experts": 0..G-1 on every row */
         const size_t G = (size_t)c->o_groups;
@@ -11691,11 +11742,14 @@ static infer_status infer__check_finite(const infer_session *s, const float *x, 
 }
 
 /* One step of T <= n_ubatch rows (s->tok_host, segments s->segs) through every layer. Then
- * the logits of the rows listed in want[0..n_want) go to dst[i] (host memory): the rows are
- * gathered, n_ubatch at most INFER__LOGIT_ROWS at a time, through the output projection. Only
- * the tokens, positions and row lists go to the backend, only those logits come back. */
-static infer_status infer__forward_ops(infer_session *s, int T, const int32_t *want, float *const *dst, int n_want, infer_error *err);
-static infer_status infer__forward_step(infer_session *s, int T, const int32_t *want, float *const *dst, int n_want, infer_error *err) {
+ * the logits of the rows listed in want[0..n_want) go to dst[i] (host memory; NULL: not
+ * wanted) and their argmax to *gdst[i] (NULL: not wanted): the rows are gathered, at most
+ * INFER__LOGIT_ROWS at a time, through the output projection. Only the tokens, positions and
+ * row lists go to the backend, only those logits (or ids) come back. */
+static infer_status infer__forward_ops(infer_session *s, int T, const int32_t *want, float *const *dst, int32_t *const *gdst, int n_want,
+                                       infer_error *err);
+static infer_status infer__forward_step(infer_session *s, int T, const int32_t *want, float *const *dst, int32_t *const *gdst, int n_want,
+                                        infer_error *err) {
     const infer_model *m = s->m;
     const infer_kernels *k = s->k;
     void *kc = s->kctx;
@@ -11717,7 +11771,7 @@ static infer_status infer__forward_step(infer_session *s, int T, const int32_t *
     if (m->arch->csa) INFER__TRY(infer__dsv4_prepare(s));
     /* from here to the logits' download only ops: a device backend may run them as one unit */
     if (k->step_begin) k->step_begin(kc);
-    const infer_status st = infer__forward_ops(s, T, want, dst, n_want, err);
+    const infer_status st = infer__forward_ops(s, T, want, dst, gdst, n_want, err);
     if (k->step_end) {
         const infer_status st_end = k->step_end(kc);
         if (st == INFER_OK && st_end != INFER_OK) return st_end;
@@ -11726,7 +11780,8 @@ static infer_status infer__forward_step(infer_session *s, int T, const int32_t *
 }
 
 /* infer__forward_step's ops: the layers, then (n_want > 0) the logits of the wanted rows */
-static infer_status infer__forward_ops(infer_session *s, int T, const int32_t *want, float *const *dst, int n_want, infer_error *err) {
+static infer_status infer__forward_ops(infer_session *s, int T, const int32_t *want, float *const *dst, int32_t *const *gdst, int n_want,
+                                       infer_error *err) {
     s->o_added = 0;
     const infer_model *m = s->m;
     const infer_config *c = &m->cfg;
@@ -11778,10 +11833,11 @@ static infer_status infer__forward_ops(infer_session *s, int T, const int32_t *w
                       nl, E, n_hc, 0, c->hc_eps);
             xr = s->h;
         }
-        if (k->host_memory && nl == 1) {     /* one row (decode): straight into the caller's buffer */
+        if (k->host_memory && nl == 1 && dst[r0]) {      /* one row (decode): straight into the caller's buffer */
             k->rmsnorm(kc, s->h, xr, (const float *)s->w.output_norm->data, nl, E, c->rms_eps);
             k->matmul(kc, dst[r0], s->w.output, s->h, 1);
             INFER__TRY(infer__check_finite(s, dst[r0], 1, (int)V, want + r0, -1, err));
+            if (gdst[r0]) *gdst[r0] = infer__argmax(dst[r0], (int32_t)V);
             continue;
         }
         if (k->rmsnorm_matmul_n) {           /* the norm and the output projection in one call */
@@ -11792,10 +11848,29 @@ static infer_status infer__forward_ops(infer_session *s, int T, const int32_t *w
             k->rmsnorm(kc, s->h, xr, (const float *)s->w.output_norm->data, nl, E, c->rms_eps);
             k->matmul(kc, s->logits, s->w.output, s->h, nl);
         }
+        /* greedy picks where the logits are (the argmax op), when no row wants the logits
+         * themselves: nl ids come back instead of nl x V floats */
+        int floats = 0, ids = 0;
+        for (int i = 0; i < nl; i++) { floats |= dst[r0 + i] != NULL; ids |= gdst[r0 + i] != NULL; }
+        const int on_backend = ids && !floats && k->argmax;
+        if (on_backend) k->argmax(kc, s->gid, s->logits, nl, (int)V);
         if (k->step_end) INFER__TRY(k->step_end(kc));   /* the step's unit ends at its first download */
+        if (on_backend) {
+            INFER__TRY(k->download(kc, s->gid_host, s->gid, (size_t)nl * sizeof(int32_t)));
+            int bad = 0;
+            for (int i = 0; i < nl; i++) bad |= s->gid_host[i] < 0;
+            if (!bad) {
+                for (int i = 0; i < nl; i++) if (gdst[r0 + i]) *gdst[r0 + i] = s->gid_host[i];
+                continue;
+            }                                /* a NaN or an infinity: the logits come back to say where */
+        }
         INFER__TRY(k->download(kc, s->lstage, s->logits, (size_t)nl * V * sizeof(float)));
         INFER__TRY(infer__check_finite(s, s->lstage, nl, (int)V, want + r0, -1, err));
-        for (int i = 0; i < nl; i++) memcpy(dst[r0 + i], s->lstage + (size_t)i * V, V * sizeof(float));
+        if (on_backend) return infer__fail(err, INFER_ERR_BACKEND, "%s backend: the argmax op found a non-finite logit the logits do not have", k->name);
+        for (int i = 0; i < nl; i++) {
+            if (dst[r0 + i]) memcpy(dst[r0 + i], s->lstage + (size_t)i * V, V * sizeof(float));
+            if (gdst[r0 + i]) *gdst[r0 + i] = infer__argmax(s->lstage + (size_t)i * V, (int32_t)V);
+        }
     }
     return INFER_OK;
 }
@@ -11857,7 +11932,8 @@ infer_status infer_eval_batch(infer_session *s, const infer_batch_item *items, i
     const infer_kernels *k = s->k;
     int32_t *want = (int32_t *)INFER_MALLOC((size_t)U * sizeof(int32_t));
     float **dst = (float **)INFER_MALLOC((size_t)U * sizeof(float *));
-    if (!want || !dst) { INFER_FREE(want); INFER_FREE(dst); return infer__fail(err, INFER_ERR_NOMEM, "out of memory"); }
+    int32_t **gdst = (int32_t **)INFER_MALLOC((size_t)U * sizeof(int32_t *));
+    if (!want || !dst || !gdst) { INFER_FREE(want); INFER_FREE(dst); INFER_FREE(gdst); return infer__fail(err, INFER_ERR_NOMEM, "out of memory"); }
     infer_status st = INFER_OK;
     int item = 0, done = 0;                     /* the next token to place: items[item].tokens[done] */
     while (item < n_items && st == INFER_OK) {
@@ -11871,8 +11947,13 @@ infer_status infer_eval_batch(infer_session *s, const infer_batch_item *items, i
             infer__seg *sg = &s->segs[s->n_segs++];
             sg->seq = it->seq; sg->row0 = T; sg->n = n; sg->p0 = q->n_past;
             memcpy(s->tok_host + T, it->tokens + done, (size_t)n * sizeof(int32_t));
-            for (int i = 0; i < n && it->logits; i++)
-                if (it->all_logits || done + i == it->n - 1) { want[n_want] = T + i; dst[n_want++] = it->logits + (it->all_logits ? (size_t)(done + i) * V : 0); }
+            for (int i = 0; i < n; i++) {
+                const int last = done + i == it->n - 1, floats = it->logits && (it->all_logits || last);
+                if (!floats && !(last && it->greedy)) continue;
+                want[n_want] = T + i;
+                dst[n_want] = floats ? it->logits + (it->all_logits ? (size_t)(done + i) * V : 0) : NULL;
+                gdst[n_want++] = last ? it->greedy : NULL;
+            }
             for (int ci = 0; ci < s->n_caches && st == INFER_OK; ci++)      /* windowed caches grow step by step */
                 if (s->cache[ci].window > 0 && !infer__seq_grow(&s->cache[ci], q, ci, q->n_past + n))
                     st = infer__fail(err, INFER_ERR_CONTEXT, "KV cache pool exhausted");
@@ -11883,7 +11964,7 @@ infer_status infer_eval_batch(infer_session *s, const infer_batch_item *items, i
             if (done == it->n) { item++; done = 0; }
         }
         if (st != INFER_OK) break;
-        if ((st = infer__forward_step(s, T, want, dst, n_want, err)) != INFER_OK) {
+        if ((st = infer__forward_step(s, T, want, dst, gdst, n_want, err)) != INFER_OK) {
             if (st != INFER_ERR_NUMERIC) st = infer__fail(err, INFER_ERR_BACKEND, "%s backend: %s", k->name, k->last_error(s->kctx));
             break;
         }
@@ -11898,13 +11979,14 @@ infer_status infer_eval_batch(infer_session *s, const infer_batch_item *items, i
     }
     INFER_FREE(want);
     INFER_FREE(dst);
+    INFER_FREE(gdst);
     if (st == INFER_OK && k->sync(s->kctx) != INFER_OK) st = infer__fail(err, INFER_ERR_BACKEND, "%s backend: %s", k->name, k->last_error(s->kctx));
     return st;
 }
 
 infer_status infer_eval(infer_session *s, const int32_t *tokens, int n, float *logits, int all_logits, infer_error *err) {
     if (!s->seqs[0].live) return infer__fail(err, INFER_ERR_ARG, "sequence 0 was removed; use infer_eval_batch");
-    const infer_batch_item it = { 0, tokens, n, logits, all_logits };
+    const infer_batch_item it = { 0, tokens, n, logits, all_logits, NULL };
     return infer_eval_batch(s, &it, 1, err);
 }
 
@@ -11989,36 +12071,6 @@ struct infer_sampler {
     float *masked;               /* [n_vocab] the logits with the refused tokens at -inf */
 };
 typedef struct infer__cand infer__cand;
-
-/* The greedy pick: the index of the largest of x[0..n), the first of equals; a NaN is never
- * larger than anything (x[0] NaN: 0). That is the scalar loop's answer, kept as the
- * reference; the AVX-512 path finds the largest non-NaN value 16 lanes at a time and then
- * its first index (a 248k-entry vocabulary: one pass of the logits per pick instead of a
- * compare chain through memory). */
-static int32_t infer__argmax_ref(const float *x, int32_t n) {
-    int32_t best = 0;
-    for (int32_t i = 1; i < n; i++) if (x[i] > x[best]) best = i;
-    return best;
-}
-static int32_t infer__argmax(const float *x, int32_t n) {
-#if defined(INFER__SIMD_AVX512)
-    if (n < 16 || x[0] != x[0]) return infer__argmax_ref(x, n);
-    __m512 m = _mm512_set1_ps(x[0]);
-    int32_t i = 0;
-    for (; i + 16 <= n; i += 16) m = _mm512_max_ps(_mm512_loadu_ps(x + i), m);   /* a NaN lane keeps m */
-    if (i < n) m = _mm512_max_ps(_mm512_mask_loadu_ps(m, infer__tail_mask(n - i), x + i), m);
-    const float top = _mm512_reduce_max_ps(m);
-    const __m512 t = _mm512_set1_ps(top);
-    for (i = 0; i + 16 <= n; i += 16) {
-        const __mmask16 eq = _mm512_cmp_ps_mask(_mm512_loadu_ps(x + i), t, _CMP_EQ_OQ);
-        if (eq) return i + __builtin_ctz(eq);
-    }
-    for (; i < n; i++) if (x[i] == top) return i;
-    return 0;
-#else
-    return infer__argmax_ref(x, n);
-#endif
-}
 
 infer_sampler_params infer_sampler_default_params(void) {
     infer_sampler_params p;
@@ -12662,6 +12714,25 @@ static void infer__diff_elementwise(infer__diff *d) {
             infer__diff_cmp(d, "deltanet_gates", "beta", &beta, INFER__TOL_ELEM);
         }
         infer__pair_free(d, &g); infer__pair_free(d, &beta); infer__pair_free(d, &bias); infer__pair_free(d, &a);
+    }
+    if (d->ka->argmax && d->kb->argmax) {   /* greedy picks: exact ids, ties to the first, -1 for NaN and Inf */
+        enum { R = 6, N = 5003 };
+        float *x = infer__diff_rand(d, (size_t)R * N, -8, 8);
+        if (x) {
+            x[1 * N + 4000] = x[1 * N + 17] = 9.0f;                   /* a tie: 17 */
+            x[2 * N + N - 1] = 9.0f;                                  /* the last entry */
+            x[3 * N + 2500] = NAN;
+            x[4 * N + 10] = INFINITY;
+            for (int i = 0; i < N; i++) x[5 * N + i] = 0.5f;          /* all equal: 0 */
+        }
+        infer__pair xp = infer__pair_new(d, x, (size_t)R * N * sizeof(float)), ids = infer__pair_new(d, NULL, R * sizeof(int32_t));
+        if (!d->broken) {
+            d->ka->argmax(d->ca, (int32_t *)ids.a, (const float *)xp.a, R, N);
+            d->kb->argmax(d->cb, (int32_t *)ids.b, (const float *)xp.b, R, N);
+            infer__diff_exact(d, "argmax", "rows=6 n=5003, ties, NaN, Inf", &ids);
+        }
+        infer__pair_free(d, &xp); infer__pair_free(d, &ids);
+        INFER_FREE(x);
     }
     {   /* moe_sum: 5 tokens, 3 slots, dim 64 */
         infer__pair ys = infer__diff_rand_pair(d, 5 * 3 * 64, -1, 1), ws = infer__diff_rand_pair(d, 5 * 3, 0, 1);

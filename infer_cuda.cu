@@ -27,7 +27,8 @@
  *   paths differ only in the order of f32 sums, and share the CPU fast path's error bound
  *   against exact maths. In prompt tiles, F16 and BF16 weights run on 16-bit tensor cores,
  *   the activations rounded to the weight's format (tile_matmul_half: exact products, f32
- *   sums; an activation beyond F16's 65504 becomes infinite there), F32 weights as split
+ *   sums, through cuBLAS where the build has it, else the project's own tiles; an activation
+ *   beyond F16's 65504 becomes infinite there), F32 weights as split
  *   TF32 products ("3xTF32", about f32 accuracy, tile_matmul_tc); in the decode matvec the
  *   float types read 8 weights a 16-byte load against f32 activations.
  *
@@ -51,10 +52,12 @@
  *               attention write the output projection's (attention below).
  *               rows > 8: 64x64 output
  *               tiles: k_matmul_tiled, weights dequantized into shared memory 32 columns
- *               at a time, then f32 FMAs (precise), or in the fast mode F16/BF16 MMAs
- *               (16-bit weights; where the rows are 16-byte aligned, two shared-memory
- *               stages, 64 K values a step, the weights' bytes by cp.async) or TF32
- *               MMAs (F32); k_matmul_q8 (fast, quantized
+ *               at a time, then f32 FMAs (precise), or in the fast mode TF32 MMAs (F32
+ *               weights); F16/BF16 weights in the fast mode: k_round_half rounds x to
+ *               the weight's format, then one cublasGemmEx (f32 accumulation; builds
+ *               without cuBLAS: 16-bit MMA tiles, two shared-memory stages where the rows
+ *               are 16-byte aligned, 64 K values a step, the weights' bytes by
+ *               cp.async); k_matmul_q8 (fast, quantized
  *               weights): x quantized by k_quant_act, tiles of 16, 32 or 64 rows (from
  *               the row count) x 64 columns, 8 warps, K 256 values a step through two
  *               shared-memory stages (the next step's activations by cp.async, its
@@ -101,6 +104,8 @@
  *   rope        a thread per rotated pair; rope_kv_store turns the keys on their way into
  *               the cache (a thread per cache element) and, in the same launch, the
  *               queries in place (a thread per pair)
+ *   argmax      greedy picks: a block per row, the first index of the largest value (-1 for
+ *               a row with a NaN or an infinity), so a decode step downloads ids, not logits
  *   the rest    elementwise and per-row reductions, written to match the CPU's formulas
  *               (RMSNorm and L2 norm sum squares in double, as the CPU does)
  *
@@ -156,8 +161,9 @@
  *   the int8 tiles are at most 64 x 64 (no 128-column tiles for wide matrices), short
  *   grids split K in whole tiles (not stream-K's running fractions), matmul_id's tiles
  *   never split K, and the weights are unpacked by the threads (no cp.async of raw weight
- *   blocks); the 16-bit tiles are the TF32 tiles' 64x64 shape (wmma, no cuBLAS; rows that
- *   are not 16-byte aligned, K not a multiple of 8, take the one-stage form); the
+ *   blocks); cuBLAS serves the 16-bit weights' dense matmuls only (matmul_id's experts run
+ *   on the 16-bit tiles, the TF32 tiles' 64x64 wmma shape; rows that are not 16-byte
+ *   aligned, K not a multiple of 8, take their one-stage form); the
  *   flash-attention tiles take F16 products only (no BF16 or FP8), double-buffer an F16
  *   cache only (an F32 one is converted between steps) and serve one block table a call
  *   (rows of several sequences take k_attention); decode attention reads 16-byte rows
@@ -187,6 +193,7 @@
 #ifdef INFER_CUDA_EMU          /* the kernels on the CPU, for tests without a GPU: tools/cuda_emu.h */
 #include "tools/cuda_emu.h"
 #define INFER_CUDA_RAW_LAUNCH(g, b, shm, stream, k, ...) (emu_launch((g), (b), (shm), (k))(__VA_ARGS__), cudaSuccess)
+#define INFER_CUDA_GEMM 1      /* the emulator has the cuBLAS GEMM this file uses (on the CPU) */
 #else
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
@@ -194,6 +201,10 @@
 #include <mma.h>
 #define INFER_CUDA_RAW_LAUNCH(g, b, shm, stream, k, ...) (k<<<(g), (b), (shm), (stream)>>>(__VA_ARGS__), cudaGetLastError())
 #define INFER_CUDA_DYN_SHARED(type, name) extern __shared__ type name[]
+#ifdef INFER_CUDA_CUBLAS       /* the Makefile defines it where the toolkit has cuBLAS */
+#include <cublas_v2.h>
+#define INFER_CUDA_GEMM 1
+#endif
 #endif
 #include <stdarg.h>
 #include <stddef.h>
@@ -262,6 +273,14 @@ typedef struct infer_cuda_ctx {
     size_t xq2_bytes;
     void *qcount;             /* mvq_quant_out's counters, 0 between launches */
     size_t qcount_bytes;
+#ifdef INFER_CUDA_GEMM
+    cublasHandle_t blas;      /* cuBLAS, made on the first 16-bit prompt matmul (NULL before) */
+    void *blas_ws;            /* its workspace, ours: a GEMM in a captured graph allocates nothing */
+    int blas_failed;          /* the handle could not be made: the tiles from then on */
+#endif
+    void *xh;                 /* activations rounded to F16 / BF16 for the library GEMM */
+    size_t xh_bytes;
+    int half_gemm;            /* the last 16-bit prompt matmul: 1 the library GEMM, 0 the tiles */
     /* the step recorder (see above) */
     int recording;            /* between step_begin and step_end, nothing issued yet */
     int in_step;              /* between step_begin and step_end */
@@ -2108,6 +2127,12 @@ template <> struct half_of<INFER_TYPE_BF16> {
     typedef __nv_bfloat16 type;
     static __device__ __forceinline__ __nv_bfloat16 from(float v) { return __float2bfloat16_rn(v); }
 };
+/* y = x rounded to the 16-bit format of weight type T, n values, 8 a thread: the library
+ * GEMM's activations (the tiles round theirs the same way in shared memory) */
+template <int T> __global__ void __launch_bounds__(256) k_round_half(typename half_of<T>::type *y, const float *x, int64_t n) {
+    for (int64_t i = (int64_t)blockIdx.x * 256 + threadIdx.x; i < n; i += (int64_t)gridDim.x * 256) y[i] = half_of<T>::from(x[i]);
+}
+
 template <int T, class Rows>
 __device__ void tile_matmul_half(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, float scale, int n0, Rows rows, int add = 0) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800          /* no BF16 MMA before Ampere */
@@ -3266,7 +3291,69 @@ static void infer_cuda_matvec(infer_cuda_ctx *c, infer_type t, const infer_cuda_
 /* x as the int8 tiles last quantized it (the context's xq buffer): matmul_n's weights of one
  * activation format share one quantization of their x. Launches run in stream order, so a
  * later quantization into the same buffer never overtakes a tile still reading it. */
-struct infer_cuda_xtiles { const float *x; int rows, K, act; infer_cuda_q8x q; };
+struct infer_cuda_xtiles { const float *x; int rows, K, act; infer_cuda_q8x q; const void *h; };
+
+/* ---- F16 and BF16 weights, more than 8 rows, the fast mode: cuBLAS where the build has it.
+ * The activations are rounded to the weight's format by k_round_half (the tiles' rounding),
+ * then one cublasGemmEx with f32 accumulation and f32 output: the same maths as the tiles
+ * (exact products of 16-bit values, f32 sums, in the library's order). Column-major, as
+ * cuBLAS reads it, out^T [N x rows] = W [N x K] x^T: W's rows are the columns of a K x N
+ * matrix (op T, lda = its row length), x's rows those of a K x rows one, out's rows those of
+ * an N x rows one. The library's kernels are tuned per GPU; on the reference engine's
+ * shapes they are the fast choice above 16 rows. The handle has a workspace of its own so
+ * that a GEMM inside a captured graph allocates nothing. ---- */
+#ifdef INFER_CUDA_GEMM
+static int infer_cuda_gemm_mode = -1;     /* the tests: 0 the tiles, 1 the library, -1 the library where there is one */
+#define INFER_CUDA_BLAS_WS (32u << 20)    /* cuBLAS's workspace on Hopper, as its documentation advises */
+static int infer_cuda_blas_ready(infer_cuda_ctx *c) {
+    if (c->blas) return 1;
+    if (c->blas_failed) return 0;
+    cublasHandle_t h = NULL;
+    void *ws = NULL;
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS || cudaMalloc(&ws, INFER_CUDA_BLAS_WS) != cudaSuccess || cublasSetStream(h, c->stream) != CUBLAS_STATUS_SUCCESS ||
+        cublasSetWorkspace(h, ws, INFER_CUDA_BLAS_WS) != CUBLAS_STATUS_SUCCESS) {
+        (void)cudaGetLastError();             /* no library: the tiles do the work, nothing failed */
+        if (ws) cudaFree(ws);
+        if (h) cublasDestroy(h);
+        c->blas_failed = 1;
+        return 0;
+    }
+    c->blas = h;
+    c->blas_ws = ws;
+    return 1;
+}
+/* the GEMM's operands, all of them, as the recorder's key (a step that repeats them is the same step) */
+struct infer_cuda_gemm { const void *A, *B; float *C; int m, n, k, lda, ldb, ldc, type; float alpha, beta; };
+static void infer_cuda_gemm_tag(void) {}
+/* out = scale W x (+ out): 1 when done (or its error kept), 0 when the tiles must do it */
+template <int T> static int infer_cuda_gemm_half(infer_cuda_ctx *c, float *out, const uint8_t *W, size_t rb, const float *x, int K, int N, int rows, float scale,
+                                                 int add, infer_cuda_xtiles *xt) {
+    typedef typename half_of<T>::type H;
+    if (infer_cuda_gemm_mode == 0 || !infer_cuda_blas_ready(c)) return 0;
+    const H *xh;
+    if (xt && xt->x == x && xt->rows == rows && xt->K == K && xt->act == -T) xh = (const H *)xt->h;     /* q, k and v: x rounded once */
+    else {
+        const int64_t n = (int64_t)rows * K;
+        if (!infer_cuda_grow(c, &c->xh, &c->xh_bytes, (size_t)n * sizeof(H), "cudaMalloc (16-bit activations)")) return 1;
+        const int64_t blocks = (n + 8 * 256 - 1) / (8 * 256);
+        INFER_CUDA_LAUNCH((unsigned)(blocks < 65535 ? blocks : 65535), 256, 0, c, k_round_half<T>)((H *)c->xh, x, n);
+        INFER_CUDA_LAUNCHED(c, "matmul (rounding the activations)");
+        xh = (const H *)c->xh;
+        if (xt) { memset(xt, 0, sizeof *xt); xt->x = x; xt->rows = rows; xt->K = K; xt->act = -T; xt->h = xh; }
+    }
+    infer_cuda_gemm g;
+    memset(&g, 0, sizeof g);                  /* the key's padding bytes too */
+    g.A = W; g.B = xh; g.C = out; g.m = N; g.n = rows; g.k = K; g.lda = (int)(rb / sizeof(H)); g.ldb = K; g.ldc = N;
+    g.type = T == INFER_TYPE_F16 ? CUDA_R_16F : CUDA_R_16BF;
+    g.alpha = scale; g.beta = add ? 1.0f : 0.0f;
+    infer_cuda_op(c, (const void *)&infer_cuda_gemm_tag, &g, sizeof g, [c, g]() {
+        const cublasStatus_t st = cublasGemmEx(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, g.m, g.n, g.k, &g.alpha, g.A, (cudaDataType)g.type, g.lda, g.B,
+                                               (cudaDataType)g.type, g.ldb, &g.beta, g.C, CUDA_R_32F, g.ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        if (st != CUBLAS_STATUS_SUCCESS && !c->error[0]) snprintf(c->error, sizeof c->error, "cuBLAS GEMM: %s", cublasGetStatusString(st));
+    });
+    return 1;
+}
+#endif
 /* out = W x, or (add) out += W x; xt (or NULL): x's quantization for the int8 tiles, reused
  * when it is of this x in this format, else made and noted there */
 static void infer_cuda_matmul_to(infer_cuda_ctx *c, float *out, const infer_tensor *w, const float *x, int rows, int add, infer_cuda_xtiles *xt = NULL) {
@@ -3288,12 +3375,17 @@ static void infer_cuda_matmul_to(infer_cuda_ctx *c, float *out, const infer_tens
                     infer_cuda_q8x q;
                     if (xt && xt->x == x && xt->rows == rows && xt->K == K && xt->act == (int)Dq8<T>::act) q = xt->q;
                     else if (!infer_cuda_quant_tiles<T>(c, x, rows, K, &q)) return;
-                    else if (xt) *xt = infer_cuda_xtiles{ x, rows, K, (int)Dq8<T>::act, q };
+                    else if (xt) *xt = infer_cuda_xtiles{ x, rows, K, (int)Dq8<T>::act, q, NULL };
                     infer_cuda_qt<T>(c, out, W, rb, q, K, N, rows, w->scale, add);
                     return;
                 }
             if constexpr (T == INFER_TYPE_F16 || T == INFER_TYPE_BF16)
                 if (!c->precise && infer_cuda_mma8) {      /* the fast mode, 16-bit weights: 16-bit tensor cores */
+#ifdef INFER_CUDA_GEMM
+                    c->half_gemm = 1;
+                    if (infer_cuda_gemm_half<T>(c, out, W, rb, x, K, N, rows, w->scale, add, xt)) return;
+#endif
+                    c->half_gemm = 0;
                     if (infer_cuda_half_async(W, x, rb)) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<T, 3>)(out, W, rb, x, K, N, rows, w->scale, add);
                     else INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<T, 2>)(out, W, rb, x, K, N, rows, w->scale, add);
                     return;
@@ -3351,7 +3443,7 @@ static void infer_cuda_matmul_n(void *ctx, int n, float *const *out, const infer
 /* ... xq: x already quantized (its kind, 0 when not), as infer_cuda_rmsnorm_matmul_n leaves it */
 static void infer_cuda_matmul_n_xq(infer_cuda_ctx *c, int n, float *const *out, const infer_tensor *const *w, const float *x, int rows, infer_cuda_xq xq) {
     if (rows < 1 || rows > INFER_CUDA_MV_ROWS || n > 32) {
-        infer_cuda_xtiles xt = { NULL, 0, 0, 0, { NULL, NULL, NULL } };   /* q, k and v (gate and up): x quantized once */
+        infer_cuda_xtiles xt = { NULL, 0, 0, 0, { NULL, NULL, NULL }, NULL };   /* q, k and v (gate and up): x quantized once */
         for (int i = 0; i < n; i++) infer_cuda_matmul_to(c, out[i], w[i], x, rows, 0, &xt);
         return;
     }
@@ -3711,6 +3803,51 @@ static void infer_cuda_deltanet_gates(void *ctx, float *g, float *beta, const fl
     if (n <= 0) return;
     INFER_CUDA_LAUNCH(infer_cuda_blocks(n), 256, 0, c, k_deltanet_gates)(g, beta, dt_bias, a, n, n_v);
     INFER_CUDA_LAUNCHED(c, "deltanet_gates");
+}
+
+/* Greedy picks (argmax): a block per row finds the row's largest value and the first index
+ * that holds it -- the sampler's greedy rule -- so a decode step sends back one id per
+ * sequence instead of n_vocab floats. Each thread keeps the best of its strided share
+ * (strictly larger replaces: the first of equals stays), then the warp and the block keep the
+ * larger value, the smaller index of equals. A NaN or an infinity anywhere makes the row's
+ * id -1: the forward pass then fetches the logits to say where. */
+#define INFER_CUDA_ARGMAX_THREADS 512
+__device__ __forceinline__ void argmax_keep(float &v, int &i, float v2, int i2) {
+    if (v2 > v || (v2 == v && i2 < i)) { v = v2; i = i2; }
+}
+__global__ void __launch_bounds__(INFER_CUDA_ARGMAX_THREADS) k_argmax(int32_t *ids, const float *x, int n) {
+    __shared__ float wv[32];
+    __shared__ int wi[32], wbad[32];
+    const float *xr = x + (size_t)blockIdx.x * n;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    float best = -INFINITY;
+    int at = n, bad = 0;                  /* at = n: nothing seen (a share may be empty) */
+    for (int i = threadIdx.x; i < n; i += INFER_CUDA_ARGMAX_THREADS) {
+        const float v = xr[i];
+        bad |= !isfinite(v);
+        if (v > best || at == n) { best = v; at = i; }
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        const float v2 = __shfl_xor_sync(0xffffffffu, best, o);
+        const int i2 = __shfl_xor_sync(0xffffffffu, at, o);
+        bad |= __shfl_xor_sync(0xffffffffu, bad, o);
+        if (i2 < n) { if (at == n) { best = v2; at = i2; } else argmax_keep(best, at, v2, i2); }
+    }
+    if (lane == 0) { wv[warp] = best; wi[warp] = at; wbad[warp] = bad; }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < INFER_CUDA_ARGMAX_THREADS / 32; w++) {
+            bad |= wbad[w];
+            if (wi[w] < n) { if (at == n) { best = wv[w]; at = wi[w]; } else argmax_keep(best, at, wv[w], wi[w]); }
+        }
+        ids[blockIdx.x] = bad || at == n ? -1 : at;
+    }
+}
+static void infer_cuda_argmax(void *ctx, int32_t *ids, const float *x, int rows, int n) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (rows <= 0) return;
+    INFER_CUDA_LAUNCH((unsigned)rows, INFER_CUDA_ARGMAX_THREADS, 0, c, k_argmax)(ids, x, n);
+    INFER_CUDA_LAUNCHED(c, "argmax");
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -4809,7 +4946,10 @@ static void infer_cuda_conv1d_silu(void *ctx, float *out, const float *x, float 
  * per lane, and stays in registers across all the tokens; per token
  *   u = S^T k (one warp sum),  delta = beta (v_j - e^g u),  S = e^g S + k delta,
  *   o_j = scale S^T q (another warp sum),
- * and the column goes back to memory once at the end: the state is updated in place. */
+ * and the column goes back to memory once at the end: the state is updated in place. The
+ * tokens form a chain (each step needs the state the one before left), so a token's time is
+ * the chain's latency: the next token's inputs (k, q, g, beta, v_j) are loaded into
+ * registers before this token's sums, and arrive while the shuffles run. */
 #define INFER_CUDA_DN_WARPS 4
 #define INFER_CUDA_DN_MAXK 512
 template <int DKL>
@@ -4819,24 +4959,38 @@ __global__ void __launch_bounds__(32 * INFER_CUDA_DN_WARPS) k_deltanet(float *ou
     if (col >= n_v * d_v) return;
     const int h = col / d_v, j = col % d_v, kh = h % n_k;
     float *S = state + (size_t)col * d_k;                 /* state[h, j, :] */
-    float s[DKL];
+    float s[DKL], kn[DKL], qn[DKL], gn = 0.0f, bn = 0.0f, vn = 0.0f;
+    auto load = [&](int t) {                              /* token t's inputs into kn, qn, gn, bn, vn */
+        const float *qt = q + ((size_t)t * n_k + kh) * d_k, *kt = k + ((size_t)t * n_k + kh) * d_k;
+INFER_CUDA_UNROLL
+        for (int i = 0; i < DKL; i++) {
+            const int e = lane + 32 * i;
+            kn[i] = e < d_k ? kt[e] : 0.0f;
+            qn[i] = e < d_k ? qt[e] : 0.0f;
+        }
+        gn = g[(size_t)t * n_v + h];
+        bn = beta[(size_t)t * n_v + h];
+        vn = v[((size_t)t * n_v + h) * d_v + j];
+    };
 INFER_CUDA_UNROLL
     for (int i = 0; i < DKL; i++) { const int e = lane + 32 * i; s[i] = e < d_k ? S[e] : 0.0f; }
+    if (rows > 0) load(0);
     for (int t = 0; t < rows; t++) {
-        const float *qt = q + ((size_t)t * n_k + kh) * d_k, *kt = k + ((size_t)t * n_k + kh) * d_k;
-        const float decay = expf(g[(size_t)t * n_v + h]), b = beta[(size_t)t * n_v + h];
-        const float vj = v[((size_t)t * n_v + h) * d_v + j];
-        float kr[DKL], u = 0.0f;
+        float kr[DKL], qr[DKL];
 INFER_CUDA_UNROLL
-        for (int i = 0; i < DKL; i++) { const int e = lane + 32 * i; kr[i] = e < d_k ? kt[e] : 0.0f; u += s[i] * kr[i]; }
+        for (int i = 0; i < DKL; i++) { kr[i] = kn[i]; qr[i] = qn[i]; }
+        const float decay = expf(gn), b = bn, vj = vn;
+        if (t + 1 < rows) load(t + 1);
+        float u = 0.0f;
+INFER_CUDA_UNROLL
+        for (int i = 0; i < DKL; i++) u += s[i] * kr[i];
         u = warp_sum(u);
         const float delta = b * (vj - decay * u);
         float y = 0.0f;
 INFER_CUDA_UNROLL
         for (int i = 0; i < DKL; i++) {
-            const int e = lane + 32 * i;
             s[i] = decay * s[i] + kr[i] * delta;
-            y += e < d_k ? s[i] * qt[e] : 0.0f;
+            y += s[i] * qr[i];
         }
         y = warp_sum(y);
         if (lane == 0) out[((size_t)t * n_v + h) * d_v + j] = scale * y;
@@ -5262,6 +5416,11 @@ static void infer_cuda_ctx_free(void *ctx) {
     if (c->qt) cudaFree(c->qt);
     if (c->xq2) cudaFree(c->xq2);
     if (c->qcount) cudaFree(c->qcount);
+    if (c->xh) cudaFree(c->xh);
+#ifdef INFER_CUDA_GEMM
+    if (c->blas) cublasDestroy(c->blas);
+    if (c->blas_ws) cudaFree(c->blas_ws);
+#endif
     cudaStreamDestroy(c->stream);
     delete c;
 }
@@ -5341,6 +5500,7 @@ static void infer_cuda_fill_table(void) {
     k->rope_kv_store = infer_cuda_rope_kv_store;
     k->rmsnorm_matmul_n = infer_cuda_rmsnorm_matmul_n;
     k->rmsnorm_ffn = infer_cuda_rmsnorm_ffn;
+    k->argmax = infer_cuda_argmax;
     k->attention_matmul_add = infer_cuda_attention_matmul_add;
 }
 
@@ -5486,6 +5646,22 @@ extern "C" int infer_cuda_att_force_splits(int splits) {
     infer_cuda_att_force = splits;
     return old;
 }
+/* For the tests: how a fast-mode matmul of F16 or BF16 weights over more than 8 rows runs
+ * from now on: 0 the tiles, 1 the library GEMM (cuBLAS), -1 the backend's choice (the
+ * library where the build has it); returns the previous setting, or -2 (and changes
+ * nothing) when this build has no library GEMM. infer_cuda_half_gemm_last: 1 when the
+ * context's last such matmul ran on the library, 0 on the tiles. */
+extern "C" int infer_cuda_half_gemm_force(int mode) {
+#ifdef INFER_CUDA_GEMM
+    const int old = infer_cuda_gemm_mode;
+    infer_cuda_gemm_mode = mode;
+    return old;
+#else
+    (void)mode;
+    return -2;
+#endif
+}
+extern "C" int infer_cuda_half_gemm_last(void *ctx) { return ((infer_cuda_ctx *)ctx)->half_gemm; }
 extern "C" void infer_cuda_tiles_last(void *ctx, int *bm, int *splits) {
     *bm = ((infer_cuda_ctx *)ctx)->qt_rows;
     *splits = ((infer_cuda_ctx *)ctx)->qt_splits;

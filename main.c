@@ -893,8 +893,8 @@ static int run_parallel(const options *o, infer_model *m, const infer_session_pa
         int np = 0, ng = 0;
         for (int i = 0; i < n_live; i++) {
             par_slot *q = live[i];
-            if (!q->done_prompt) { items[i] = (infer_batch_item){ q->seq, q->prompt + q->reused, q->n_prompt - q->reused, q->logits, 0 }; np += q->n_prompt - q->reused; }
-            else { items[i] = (infer_batch_item){ q->seq, &q->last, 1, q->logits, 0 }; ng++; }
+            if (!q->done_prompt) { items[i] = (infer_batch_item){ q->seq, q->prompt + q->reused, q->n_prompt - q->reused, q->logits, 0, NULL }; np += q->n_prompt - q->reused; }
+            else { items[i] = (infer_batch_item){ q->seq, &q->last, 1, q->logits, 0, NULL }; ng++; }
         }
         const double t0 = infer_time_seconds();
         if (infer_eval_batch(s, items, n_live, &err) != INFER_OK) {

@@ -4423,7 +4423,7 @@ static int seq_runs_batched(infer_model *m, seq_run *r, int n_runs, int slots, i
             seq_run *q = &r[i];
             if (q->id < 0 || (infer__rng_next(rng) % 3 == 0 && n_items > 0)) continue;
             const int c = q->chunk[q->next_chunk];
-            items[n_items++] = (infer_batch_item){ q->id, q->ids + q->fed, c, q->logits + (size_t)q->fed * V, 1 };
+            items[n_items++] = (infer_batch_item){ q->id, q->ids + q->fed, c, q->logits + (size_t)q->fed * V, 1, NULL };
         }
         if (n_items == 0) continue;
         if (infer_eval_batch(s, items, n_items, &err) != INFER_OK) { printf("    %s\n", err.msg); ok = 0; break; }
@@ -4506,7 +4506,7 @@ static void test_seq_prefix_cache(void) {
             const int32_t reused = infer_seq_reuse(s, sb, b, 1040);
             CHECK_MSG(reused == 1000, "%s, first sequence %s: %d tokens reused", precise ? "precise" : "fast", keep_a ? "live" : "gone", reused);
             float *got = malloc(sizeof(float) * (size_t)V * (1040 - reused));
-            const infer_batch_item it = { sb, b + reused, 1040 - reused, got, 1 };
+            const infer_batch_item it = { sb, b + reused, 1040 - reused, got, 1, NULL };
             CHECK_MSG(infer_eval_batch(s, &it, 1, &err) == INFER_OK, "%s", err.msg);
             CHECK_MSG(!memcmp(got, want + (size_t)reused * V, sizeof(float) * (size_t)V * (1040 - reused)),
                       "%s, first sequence %s: the suffix's logits differ from a run without the cache", precise ? "precise" : "fast", keep_a ? "live" : "gone");
@@ -4575,7 +4575,7 @@ static void test_seq_pool_stress(void) {
             seq_run *q = &r[live[j]];
             if (n_items > 0 && infer__rng_next(&rng) % 2) continue;
             const int c = q->next_chunk == 0 ? q->chunk[0] - q->from : 1;
-            items[n_items++] = (infer_batch_item){ q->id, q->ids + q->fed, c, q->logits + (size_t)q->fed * V, 1 };
+            items[n_items++] = (infer_batch_item){ q->id, q->ids + q->fed, c, q->logits + (size_t)q->fed * V, 1, NULL };
         }
         int32_t before[5];
         for (int j = 0; j < n_items; j++) before[j] = infer_seq_n_past(s, items[j].seq);
@@ -4641,14 +4641,14 @@ static void test_seq_rewind_shared(void) {
     int32_t sa;
     CHECK(infer_session_create(&s, m, &sp, &err) == INFER_OK);
     CHECK(infer_seq_add(s, &sa, &err) == INFER_OK);
-    infer_batch_item it = { sa, a, 40, NULL, 0 };
+    infer_batch_item it = { sa, a, 40, NULL, 0, NULL };
     CHECK(infer_eval_batch(s, &it, 1, &err) == INFER_OK);
     CHECK(infer_seq_reuse(s, 0, b, 50) == 36);                /* two blocks shared, 4 rows copied */
     CHECK(infer_eval(s, b + 36, 14, NULL, 0, &err) == INFER_OK);
     CHECK(infer_session_rewind(s, 20, &err) == INFER_OK);    /* into the second shared block */
     CHECK_MSG(infer_eval(s, c + 20, 20, got, 1, &err) == INFER_OK, "%s", err.msg);
     CHECK_MSG(want_c && !memcmp(got, want_c + (size_t)20 * V, sizeof(float) * (size_t)V * 20), "sequence 0 after the rewind differs from its run alone");
-    it = (infer_batch_item){ sa, a + 40, 5, got, 1 };
+    it = (infer_batch_item){ sa, a + 40, 5, got, 1, NULL };
     CHECK(infer_eval_batch(s, &it, 1, &err) == INFER_OK);
     CHECK_MSG(want_a && !memcmp(got, want_a + (size_t)40 * V, sizeof(float) * (size_t)V * 5), "the other sequence's cache changed");
     const int32_t *held = infer_session_tokens(s);
@@ -10518,7 +10518,7 @@ static void test_gpu_seq_batch(void) {
             int32_t sb;
             CHECK(infer_session_create(&s, m, &sp, &err) == INFER_OK && infer_eval(s, a, 40, NULL, 0, &err) == INFER_OK);
             CHECK(infer_seq_add(s, &sb, &err) == INFER_OK && infer_seq_reuse(s, sb, b, 30) == 20);
-            const infer_batch_item it = { sb, b + 20, 10, got, 1 };
+            const infer_batch_item it = { sb, b + 20, 10, got, 1, NULL };
             CHECK_MSG(infer_eval_batch(s, &it, 1, &err) == INFER_OK, "%s", err.msg);
             double mx = 0;
             for (size_t j = 0; want && j < (size_t)V * 10; j++) mx = fmax(mx, fabs((double)want[(size_t)20 * V + j] - got[j]));
@@ -10645,6 +10645,74 @@ static void test_gpu_decode_graph(void) {
     infer_model_free(m);
 }
 
+/* Greedy picks on the backend (infer_batch_item.greedy): three sequences decode 8 steps in
+ * two sessions fed the same tokens -- one asks for logits only, the other for greedy ids only
+ * (on a GPU the argmax op, one id back per sequence) -- and every id is the host's argmax of
+ * the other session's logits; an item asking for both gets both, the same. On a device
+ * backend the greedy steps still run as graphs. */
+static void greedy_run(const infer_kernels *k) {
+    if (!file_exists(SHARED "/models/stories260K.gguf")) SKIP("../shared/models not found");
+    infer_model *m = load_model(SHARED "/models/stories260K.gguf", 0);
+    if (!m) return;
+    enum { S = 3, NP = 4, NG = 8 };
+    const int V = infer_model_config(m)->n_vocab;
+    infer_session_params sp = infer_session_default_params();
+    sp.backend = k; sp.n_seq_max = S; sp.n_ctx = S * 32;
+    infer_session *sl = NULL, *sg = NULL;
+    infer_error err;
+    float *logits = malloc(sizeof(float) * (size_t)V * S), *both = malloc(sizeof(float) * (size_t)V);
+    int32_t seq[S], tok[S][NP], next[S], pick_both = -7;
+    int mismatches = 0, graph = 0, launches = 0;
+    if (!logits || !both || infer_session_create(&sl, m, &sp, &err) != INFER_OK || infer_session_create(&sg, m, &sp, &err) != INFER_OK) {
+        CHECK_MSG(0, "%s", err.msg);
+        goto done;
+    }
+    seq[0] = 0;
+    for (int i = 1; i < S; i++) {
+        int32_t a, b;
+        CHECK(infer_seq_add(sl, &a, &err) == INFER_OK && infer_seq_add(sg, &b, &err) == INFER_OK && a == b);
+        seq[i] = a;
+    }
+    for (int i = 0; i < S; i++) for (int t = 0; t < NP; t++) tok[i][t] = (t * 37 + i * 11 + 5) % V;
+    for (int g = 0; g <= NG; g++) {
+        infer_batch_item il[S], ig[S];
+        for (int i = 0; i < S; i++) {
+            const int32_t *in = tok[i];
+            il[i] = (infer_batch_item){ seq[i], in, g == 0 ? NP : 1, logits + (size_t)i * V, 0, NULL };
+            ig[i] = (infer_batch_item){ seq[i], in, g == 0 ? NP : 1, NULL, 0, &next[i] };
+        }
+        if (g == NG) {                        /* the last step: sequence 1 asks for both */
+            ig[1].logits = both;
+            ig[1].greedy = &pick_both;
+        }
+        CHECK_MSG(infer_eval_batch(sl, il, S, &err) == INFER_OK, "%s", err.msg);
+        for (int i = 0; i < S; i++) next[i] = -1;
+        CHECK_MSG(infer_eval_batch(sg, ig, S, &err) == INFER_OK, "%s", err.msg);
+        if (g == NG) next[1] = pick_both;
+        for (int i = 0; i < S; i++) {
+            const int32_t want = infer__argmax(logits + (size_t)i * V, V);
+            mismatches += next[i] != want;
+            CHECK_MSG(next[i] == want, "step %d, sequence %d: greedy id %d, the logits' argmax %d", g, i, next[i], want);
+            tok[i][0] = next[i];              /* both sessions are fed the pick */
+        }
+        if (g == NG - 1) infer_session_step_info(sg, &launches, &graph);
+    }
+    CHECK_MSG(pick_both >= 0 && memcmp(both, logits + (size_t)V, sizeof(float) * (size_t)V) == 0, "an item asking for logits and id: id %d, logits %s",
+              pick_both, memcmp(both, logits + (size_t)V, sizeof(float) * (size_t)V) ? "differ" : "the same");
+    if (!k->host_memory) CHECK_MSG(graph == 1, "greedy decode steps did not run as a graph (%d launches)", launches);
+    printf("    %s: %d steps x %d sequences, %d greedy ids off the logits' argmax; graph %d\n", k->name, NG + 1, S, mismatches, graph);
+done:
+    if (sl) infer_session_free(sl);
+    if (sg) infer_session_free(sg);
+    free(logits); free(both);
+    infer_model_free(m);
+}
+static void test_eval_greedy(void) { greedy_run(infer_cpu_kernels()); }
+static void test_gpu_greedy(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (k) greedy_run(k);
+}
+
 /* Decode steps of several sequences at once cost the launches of one: the cache store and
  * the attention of a layer are one launch each for every row (the per-row block tables),
  * whether 3 or 6 sequences decode (a launch per sequence would add 2-3 a layer for each);
@@ -10671,7 +10739,7 @@ static void test_gpu_batch_launches(void) {
     seq[0] = 0;
     for (int i = 1; i < S; i++) CHECK(infer_seq_add(s, &seq[i], &err) == INFER_OK);
     for (int i = 0; i < S; i++) {
-        const infer_batch_item it = { seq[i], ids[i], NP, NULL, 0 };
+        const infer_batch_item it = { seq[i], ids[i], NP, NULL, 0, NULL };
         CHECK_MSG(infer_eval_batch(s, &it, 1, &err) == INFER_OK, "%s", err.msg);
     }
     /* step g decodes sequences 0..n-1, n = 1, 3, 6 in turn; sequence i's token g */
@@ -10683,7 +10751,7 @@ static void test_gpu_batch_launches(void) {
     for (int g = 0; g < NG; g++) {
         infer_batch_item it[S];
         for (int i = 0; i < n_of[g]; i++) {
-            it[i] = (infer_batch_item){ seq[i], &ids[i][past[i]], 1, got + (size_t)i * V, 0 };
+            it[i] = (infer_batch_item){ seq[i], &ids[i][past[i]], 1, got + (size_t)i * V, 0, NULL };
             past[i]++;
         }
         CHECK_MSG(infer_eval_batch(s, it, n_of[g], &err) == INFER_OK, "%s", err.msg);
@@ -10787,6 +10855,8 @@ int infer_cuda_int8_host(infer_type t, const void *row, int K, float *dst);
 int infer_cuda_quant_act(void *ctx, infer_type t, const float *x, int rows, int K, int8_t *q, float *d, int32_t *s);
 int infer_cuda_tiles_force_splits(int splits);
 void infer_cuda_tiles_last(void *ctx, int *bm, int *splits);
+int infer_cuda_half_gemm_force(int mode);
+int infer_cuda_half_gemm_last(void *ctx);
 static int int8_float_same(float a, float b) { return (a != a && b != b) || memcmp(&a, &b, 4) == 0; }   /* NaNs alike */
 #endif
 
@@ -11166,7 +11236,9 @@ done:
  * fast bound (the rounding: a relative error of at most 2^-11 a value for F16, 2^-8 for BF16).
  * K = 72 (a partial step) and 512 (the two-stage tiles: rows of 16-byte multiples), 76 (rows
  * of 152 bytes: the one-stage tiles), rows 9..100, out = W x and out += W x, and matmul_id's
- * grouped tiles (100 tokens x 2 slots over 3 experts). */
+ * grouped tiles (100 tokens x 2 slots over 3 experts). The plain matmuls run twice: on the
+ * tiles, and on the library GEMM (cuBLAS; the emulator's on the CPU) where the build has
+ * one, each run checked to have taken its path. */
 static void half_round(infer_type t, const float *x, float *y, size_t n) {
     for (size_t i = 0; i < n; i++) y[i] = t == INFER_TYPE_F16 ? infer__fp16_to_fp32(infer__fp32_to_fp16(x[i])) : infer__bf16_to_fp32(infer__fp32_to_bf16(x[i]));
 }
@@ -11203,46 +11275,64 @@ static void test_gpu_half_matmul(void) {
             void *gw = k->alloc(g, bytes), *gx = k->alloc(g, sizeof(float) * xn), *go = k->alloc(g, sizeof(float) * on), *gi = k->alloc(g, sizeof ids);
             tg.data = gw;
             tge.data = gw;
-            double worst_r = 0, worst_e = 0;
+            double worst_r, worst_e;
+            int paths = 1;
             if (!gw || !gx || !go || !gi || k->upload(g, gw, q, bytes) != INFER_OK || k->upload(g, gi, ids, sizeof ids) != INFER_OK) {
                 CHECK_MSG(0, "%s: device memory", infer_type_name(t));
                 goto next;
             }
-            for (int ri = 0; ri <= 4; ri++) {
-                const int moe = ri == 4, rows = moe ? 100 : rows_list[ri], xrows = moe ? rows * n_used : rows, orows = moe ? rows * n_used : rows;
-                const size_t n = (size_t)orows * N;
-                for (size_t i = 0; i < (size_t)xrows * K; i++) x[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
-                for (size_t i = 0; i < n; i++) y[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
-                half_round(t, x, xr, (size_t)xrows * K);
-                CHECK(k->upload(g, gx, x, sizeof(float) * (size_t)xrows * K) == INFER_OK);
-                if (moe) {
-                    cpu->matmul_id(cp, oe, &tce, x, ids, rows, n_used, 1);
-                    cpu->matmul_id(cp, orr, &tce, xr, ids, rows, n_used, 1);
-                    k->matmul_id(g, (float *)go, &tge, (const float *)gx, (const int32_t *)gi, rows, n_used, 1);
-                } else {
-                    cpu->matmul(cp, oe, &tc, x, rows);
-                    cpu->matmul(cp, orr, &tc, xr, rows);
-                    CHECK(k->upload(g, go, y, sizeof(float) * n) == INFER_OK);
-                    k->matmul_add(g, (float *)go, &tg, (const float *)gx, rows);
-                    for (size_t i = 0; i < n; i++) { oe[i] += y[i]; orr[i] += y[i]; }
+#ifdef INFER_CUDA
+            paths = infer_cuda_half_gemm_force(-1) == -2 ? 1 : 2;
+#endif
+            for (int path = 0; path < paths; path++) {
+                worst_r = 0, worst_e = 0;
+#ifdef INFER_CUDA
+                if (paths == 2) infer_cuda_half_gemm_force(path);
+#endif
+                for (int ri = 0; ri <= 4; ri++) {
+                    const int moe = ri == 4, rows = moe ? 100 : rows_list[ri], xrows = moe ? rows * n_used : rows, orows = moe ? rows * n_used : rows;
+                    if (moe && path) continue;          /* matmul_id: the tiles only */
+                    const size_t n = (size_t)orows * N;
+                    for (size_t i = 0; i < (size_t)xrows * K; i++) x[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+                    for (size_t i = 0; i < n; i++) y[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+                    half_round(t, x, xr, (size_t)xrows * K);
+                    CHECK(k->upload(g, gx, x, sizeof(float) * (size_t)xrows * K) == INFER_OK);
+                    if (moe) {
+                        cpu->matmul_id(cp, oe, &tce, x, ids, rows, n_used, 1);
+                        cpu->matmul_id(cp, orr, &tce, xr, ids, rows, n_used, 1);
+                        k->matmul_id(g, (float *)go, &tge, (const float *)gx, (const int32_t *)gi, rows, n_used, 1);
+                    } else {
+                        cpu->matmul(cp, oe, &tc, x, rows);
+                        cpu->matmul(cp, orr, &tc, xr, rows);
+                        CHECK(k->upload(g, go, y, sizeof(float) * n) == INFER_OK);
+                        k->matmul_add(g, (float *)go, &tg, (const float *)gx, rows);
+                        for (size_t i = 0; i < n; i++) { oe[i] += y[i]; orr[i] += y[i]; }
+#ifdef INFER_CUDA
+                        CHECK_MSG(paths == 1 || infer_cuda_half_gemm_last(g) == path, "%s K=%d rows=%d: ran on the %s, not the %s", infer_type_name(t), K, rows,
+                                  infer_cuda_half_gemm_last(g) ? "library GEMM" : "tiles", path ? "library GEMM" : "tiles");
+#endif
+                    }
+                    CHECK_MSG(k->download(g, og, go, sizeof(float) * n) == INFER_OK, "%s", k->last_error(g));
+                    const double er = int8_rel(orr, og, n), ee = int8_rel(oe, og, n);
+                    CHECK_MSG(er <= INT8_TIGHT, "%s K=%d rows=%d%s: max_rel %.3g against exact maths on rounded activations (tol %g)", infer_type_name(t), K, rows,
+                              moe ? " (matmul_id)" : "", er, INT8_TIGHT);
+                    CHECK_MSG(ee <= INFER__TOL_FAST, "%s K=%d rows=%d%s: max_rel %.3g against exact maths (tol %g)", infer_type_name(t), K, rows, moe ? " (matmul_id)" : "", ee,
+                              INFER__TOL_FAST);
+                    worst_r = fmax(worst_r, er);
+                    worst_e = fmax(worst_e, ee);
                 }
-                CHECK_MSG(k->download(g, og, go, sizeof(float) * n) == INFER_OK, "%s", k->last_error(g));
-                const double er = int8_rel(orr, og, n), ee = int8_rel(oe, og, n);
-                CHECK_MSG(er <= INT8_TIGHT, "%s K=%d rows=%d%s: max_rel %.3g against exact maths on rounded activations (tol %g)", infer_type_name(t), K, rows,
-                          moe ? " (matmul_id)" : "", er, INT8_TIGHT);
-                CHECK_MSG(ee <= INFER__TOL_FAST, "%s K=%d rows=%d%s: max_rel %.3g against exact maths (tol %g)", infer_type_name(t), K, rows, moe ? " (matmul_id)" : "", ee,
-                          INFER__TOL_FAST);
-                worst_r = fmax(worst_r, er);
-                worst_e = fmax(worst_e, ee);
+                /* out = W x as well (the stores without the add) */
+                k->matmul(g, (float *)go, &tg, (const float *)gx, 17);
+                cpu->matmul(cp, orr, &tc, xr, 17);
+                CHECK(k->download(g, og, go, sizeof(float) * 17 * N) == INFER_OK);
+                worst_r = fmax(worst_r, int8_rel(orr, og, (size_t)17 * N));
+                CHECK_MSG(worst_r <= INT8_TIGHT, "%s K=%d: out = W x, max_rel %.3g against exact maths on rounded activations", infer_type_name(t), K, worst_r);
+                printf("    %-4s K=%-3d %-12s max_rel against exact maths on activations rounded to %s %.2e, against exact maths %.2e\n", infer_type_name(t), K,
+                       path ? "library GEMM" : paths == 2 ? "tiles" : "", infer_type_name(t), worst_r, worst_e);
             }
-            /* out = W x as well (the stores without the add) */
-            k->matmul(g, (float *)go, &tg, (const float *)gx, 17);
-            cpu->matmul(cp, orr, &tc, xr, 17);
-            CHECK(k->download(g, og, go, sizeof(float) * 17 * N) == INFER_OK);
-            worst_r = fmax(worst_r, int8_rel(orr, og, (size_t)17 * N));
-            CHECK_MSG(worst_r <= INT8_TIGHT, "%s K=%d: out = W x, max_rel %.3g against exact maths on rounded activations", infer_type_name(t), K, worst_r);
-            printf("    %-4s K=%-3d max_rel against exact maths on activations rounded to %s %.2e, against exact maths %.2e\n", infer_type_name(t), K, infer_type_name(t),
-                   worst_r, worst_e);
+#ifdef INFER_CUDA
+            if (paths == 2) infer_cuda_half_gemm_force(-1);
+#endif
         next:
             if (gw) k->free(g, gw);
             if (gx) k->free(g, gx);
@@ -11788,6 +11878,7 @@ static const test_case tests[] = {
     { "deepseek4_rope", test_deepseek4_rope },
     { "eval_prefix_rewind", test_eval_prefix_rewind },
     { "seq_batched_vs_alone", test_seq_batched_vs_alone },
+    { "eval_greedy", test_eval_greedy },
     { "seq_prefix_cache", test_seq_prefix_cache },
     { "seq_pool_stress", test_seq_pool_stress },
     { "seq_rewind_shared", test_seq_rewind_shared },
@@ -11884,6 +11975,7 @@ static const test_case tests[] = {
     { "gpu_deepseek4_golden", test_gpu_deepseek4_golden },
     { "gpu_seq_batch", test_gpu_seq_batch },
     { "gpu_batch_launches", test_gpu_batch_launches },
+    { "gpu_greedy", test_gpu_greedy },
     { "gpu_stories_greedy", test_gpu_stories_greedy },
     { "gpu_server", test_gpu_server },
     { "gpu_decode_graph", test_gpu_decode_graph },

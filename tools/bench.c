@@ -156,18 +156,19 @@ static void measure_bw(int threads) {
     } else printf(" pages_2m=none\n");
 }
 
-/* the tokens a benchmark generates: picked greedily, as generation with --temp 0 picks them */
-static infer_sampler *greedy_sampler(int32_t n_vocab) {
-    infer_sampler_params gp = infer_sampler_default_params();
-    gp.temp = 0;
-    infer_sampler *smp = infer_sampler_create(&gp, n_vocab);
-    if (!smp) die("%s", "out of memory for the sampler");
-    return smp;
+/* The tokens a benchmark generates are picked greedily, as generation with --temp 0 picks
+ * them, by the backend that holds the logits (infer_batch_item.greedy: a GPU sends back the
+ * id, not the n_vocab logits). bench_greedy: tokens[0..n) into sequence seq, *next = the
+ * greedy pick after them. */
+static void bench_greedy(infer_session *s, int32_t seq, const int32_t *tokens, int n, int32_t *next) {
+    infer_error err;
+    const infer_batch_item it = { seq, tokens, n, NULL, 0, next };
+    if (infer_eval_batch(s, &it, 1, &err) != INFER_OK) die("%s", err.msg);
 }
 
 /* --bench: the reference's two tests, each from a fresh context: a prompt of bench_pp tokens in
  * one call (pp), and bench_tg tokens generated one at a time (tg: the first token a fixed
- * one, then each the greedy pick of the last logits). With --bench-depth N both start after
+ * one, then each the greedy pick after the one before). With --bench-depth N both start after
  * an untimed prompt of N tokens, as the reference's -d N. Best of --bench-reps runs. */
 static int run_bench(const options *o, infer_model *m, infer_session *s) {
     const infer_config *c = infer_model_config(m);
@@ -185,7 +186,6 @@ static int run_bench(const options *o, infer_model *m, infer_session *s) {
     double best_pp = 0, best_tg = 0;
     int launches = 0, graph = 0;
     infer_error err;
-    infer_sampler *greedy = greedy_sampler(c->n_vocab);
     progress_start();
     for (int rep = 0; rep < o->bench_reps; rep++) {
         infer_session_reset(s);
@@ -195,11 +195,12 @@ static int run_bench(const options *o, infer_model *m, infer_session *s) {
         if (infer_eval(s, ids + depth, pp, logits, 0, &err) != INFER_OK) die("%s", err.msg);
         const double t_pp = infer_time_seconds() - t0;
         infer_session_reset(s);
-        if (depth && infer_eval(s, ids, depth, logits, 0, &err) != INFER_OK) die("%s", err.msg);
+        int32_t next = ids[0];
+        if (depth) bench_greedy(s, 0, ids, depth, &next);
         t0 = infer_time_seconds();
         for (int g = 0; g < tg; g++) {
-            int32_t t = g == 0 && depth == 0 ? ids[0] : infer_sampler_sample(greedy, logits);
-            if (infer_eval(s, &t, 1, logits, 0, &err) != INFER_OK) die("%s", err.msg);
+            const int32_t t = next;
+            bench_greedy(s, 0, &t, 1, &next);
             progress_show("bench rep %d of %d: tg%d, token %d", rep + 1, o->bench_reps, tg, g + 1);
         }
         const double t_tg = infer_time_seconds() - t0;
@@ -229,7 +230,6 @@ static int run_bench(const options *o, infer_model *m, infer_session *s) {
     printf("\n");
     printf("weights_mb=%.0f decode_mb=%.1f threads=%d launches=%d graph=%d\n", wbytes / 1048576.0, dbytes / 1e6, o->n_threads, launches, graph);
     free(ids); free(logits);
-    infer_sampler_free(greedy);
     return 0;
 }
 
@@ -249,12 +249,10 @@ static int run_bench_batch(const options *o, infer_model *m, const infer_session
         infer_session *s;
         if (infer_session_create(&s, m, &sp, &err) != INFER_OK) die("%s", err.msg);
         int32_t *ids = xmalloc(sizeof(int32_t) * (size_t)B * pp, "the prompts"), *seq = xmalloc(sizeof(int32_t) * (size_t)B, "the sequences");
-        int32_t *next = xmalloc(sizeof(int32_t) * (size_t)B, "the sequences");
-        float *logits = xmalloc(sizeof(float) * (size_t)V * B, "the logits");
+        int32_t *next = xmalloc(sizeof(int32_t) * (size_t)B, "the sequences"), *cur = xmalloc(sizeof(int32_t) * (size_t)B, "the sequences");
         infer_batch_item *items = xmalloc(sizeof(infer_batch_item) * (size_t)B, "the batch");
         for (int i = 0; i < B * pp; i++) ids[i] = (int32_t)(((int64_t)i * 7919 + 13) % V);
         double best_pp = 0, best_tg = 0;
-        infer_sampler *greedy = greedy_sampler(V);
         progress_start();
         for (int rep = 0; rep < o->bench_reps; rep++) {
             progress_show("bench batch %d, rep %d of %d: pp%d", B, rep + 1, o->bench_reps, pp);
@@ -262,7 +260,7 @@ static int run_bench_batch(const options *o, infer_model *m, const infer_session
             for (int b = 0; b < B; b++) {
                 if (rep == 0 && b > 0 && infer_seq_add(s, &seq[b], &err) != INFER_OK) die("%s", err.msg);
                 if (rep == 0 && b == 0) seq[0] = 0;
-                items[b] = (infer_batch_item){ seq[b], ids + (size_t)b * pp, pp, logits + (size_t)b * V, 0 };
+                items[b] = (infer_batch_item){ seq[b], ids + (size_t)b * pp, pp, NULL, 0, &next[b] };
             }
             double t0 = infer_time_seconds();
             if (infer_eval_batch(s, items, B, &err) != INFER_OK) die("%s", err.msg);
@@ -270,8 +268,8 @@ static int run_bench_batch(const options *o, infer_model *m, const infer_session
             t0 = infer_time_seconds();
             for (int g = 0; g < tg; g++) {
                 for (int b = 0; b < B; b++) {
-                    next[b] = infer_sampler_sample(greedy, logits + (size_t)b * V);
-                    items[b] = (infer_batch_item){ seq[b], &next[b], 1, logits + (size_t)b * V, 0 };
+                    cur[b] = next[b];
+                    items[b] = (infer_batch_item){ seq[b], &cur[b], 1, NULL, 0, &next[b] };
                 }
                 if (infer_eval_batch(s, items, B, &err) != INFER_OK) die("%s", err.msg);
                 progress_show("bench batch %d, rep %d of %d: tg%d, step %d", B, rep + 1, o->bench_reps, tg, g + 1);
@@ -284,8 +282,7 @@ static int run_bench_batch(const options *o, infer_model *m, const infer_session
         }
         printf("bench pp=%d tg=%d pp_tok_s=%.2f tg_tok_s=%.2f rss_mb=%.0f batch=%d\n", pp, tg, best_pp, best_tg, peak_rss_mb(), B);
         fflush(stdout);
-        free(ids); free(seq); free(next); free(logits); free(items);
-        infer_sampler_free(greedy);
+        free(ids); free(seq); free(next); free(cur); free(items);
         infer_session_free(s);
     }
     return 0;

@@ -19,7 +19,8 @@
  * the portable fallback, makes a system call per switch, which a warp shuffle per position
  * of an attention row multiplies into minutes). `__shared__` variables become `static`: one copy, which is right because
  * only one block runs at a time. Device memory is host memory; streams are ignored (every
- * call completes before it returns).
+ * call completes before it returns). The one cuBLAS call the backend makes (cublasGemmEx, its
+ * F16/BF16 prompt matmuls) is a plain loop here, with the library's column-major contract.
  */
 #ifndef INFER_CUDA_EMU_H
 #define INFER_CUDA_EMU_H
@@ -490,6 +491,49 @@ template <typename... P> emu_launcher<P...> emu_launch(dim3 g, dim3 b, size_t sh
     emu_launcher<P...> l;
     l.g = g; l.b = b; l.shm = shm; l.k = k;
     return l;
+}
+
+/* ---- the cuBLAS subset this project uses: one GEMM (cublasGemmEx) of 16-bit or f32
+ * matrices with f32 accumulation, column-major as cuBLAS is: C (m x n, ldc) = alpha op(A)
+ * op(B) + beta C, op(A) m x k (CUBLAS_OP_T: A stored k x m), op(B) k x n. The products of
+ * the 16-bit values are exact in f32; the sum runs over k in order, in f32. A handle holds
+ * nothing; its workspace and stream are accepted and unused. ---- */
+typedef struct emu_cublas { int unused; } *cublasHandle_t;
+typedef enum { CUBLAS_STATUS_SUCCESS = 0, CUBLAS_STATUS_ALLOC_FAILED = 3, CUBLAS_STATUS_INVALID_VALUE = 7 } cublasStatus_t;
+typedef enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 } cublasOperation_t;
+typedef enum { CUDA_R_32F = 0, CUDA_R_16F = 2, CUDA_R_16BF = 14 } cudaDataType;
+typedef enum { CUBLAS_COMPUTE_32F = 68 } cublasComputeType_t;
+typedef enum { CUBLAS_GEMM_DEFAULT = -1 } cublasGemmAlgo_t;
+static const char *cublasGetStatusString(cublasStatus_t s) { return s == CUBLAS_STATUS_SUCCESS ? "CUBLAS_STATUS_SUCCESS" : "CUBLAS_STATUS_EMULATED_ERROR"; }
+static cublasStatus_t cublasCreate(cublasHandle_t *h) {
+    *h = (cublasHandle_t)calloc(1, sizeof **h);
+    return *h ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_ALLOC_FAILED;
+}
+static cublasStatus_t cublasDestroy(cublasHandle_t h) { free(h); return CUBLAS_STATUS_SUCCESS; }
+static cublasStatus_t cublasSetStream(cublasHandle_t, cudaStream_t) { return CUBLAS_STATUS_SUCCESS; }
+static cublasStatus_t cublasSetWorkspace(cublasHandle_t, void *, size_t) { return CUBLAS_STATUS_SUCCESS; }
+static inline float emu_blas_at(const void *p, cudaDataType t, size_t i) {
+    if (t == CUDA_R_16F) return __half2float(((const __half *)p)[i]);
+    if (t == CUDA_R_16BF) return __bfloat162float(((const __nv_bfloat16 *)p)[i]);
+    return ((const float *)p)[i];
+}
+static cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t opa, cublasOperation_t opb, int m, int n, int k, const void *alpha, const void *A,
+                                   cudaDataType ta, int lda, const void *B, cudaDataType tb, int ldb, const void *beta, void *C, cudaDataType tc, int ldc,
+                                   cublasComputeType_t ct, cublasGemmAlgo_t) {
+    if (!h || tc != CUDA_R_32F || ct != CUBLAS_COMPUTE_32F || m < 0 || n < 0 || k < 0) return CUBLAS_STATUS_INVALID_VALUE;
+    const float al = *(const float *)alpha, be = *(const float *)beta;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) {
+            float s = 0.0f;
+            for (int l = 0; l < k; l++) {
+                const float a = emu_blas_at(A, ta, opa == CUBLAS_OP_T ? (size_t)i * lda + l : (size_t)l * lda + i);
+                const float b = emu_blas_at(B, tb, opb == CUBLAS_OP_T ? (size_t)l * ldb + j : (size_t)j * ldb + l);
+                s += a * b;
+            }
+            float *c = (float *)C + (size_t)j * ldc + i;
+            *c = be == 0.0f ? al * s : al * s + be * *c;     /* beta 0: C is not read (it may hold NaNs) */
+        }
+    return CUBLAS_STATUS_SUCCESS;
 }
 
 #endif

@@ -292,10 +292,10 @@ static void srv_step(srv *S, infer_batch_item *items, int *idx, char **piece, in
         for (int i = 0; i < S->n_live; i++) {
             srv_slot *sl = &S->slots[i];
             const int left = sl->r->q.n_prompt - sl->fed;
-            if (pass == 0 && left == 0) { items[n] = (infer_batch_item){ sl->seq, &sl->last, 1, sl->logits, 0 }; idx[n++] = i; }
+            if (pass == 0 && left == 0) { items[n] = (infer_batch_item){ sl->seq, &sl->last, 1, sl->logits, 0, NULL }; idx[n++] = i; }
             if (pass == 1 && left > 0 && budget > 0) {
                 const int c = left < budget ? left : budget;
-                items[n] = (infer_batch_item){ sl->seq, sl->r->q.prompt + sl->fed, c, c == left ? sl->logits : NULL, 0 };
+                items[n] = (infer_batch_item){ sl->seq, sl->r->q.prompt + sl->fed, c, c == left ? sl->logits : NULL, 0, NULL };
                 idx[n++] = i;
                 budget -= c;
             }
