@@ -25,7 +25,7 @@
  *   >>api-status         27  status codes and the error object
  *   >>api-types         334  ggml tensor types and the quant block structs
  *   >>api-tensor         52  tensors, GGUF files, model config
- *   >>api-kernels       238  the kernel table every backend fills
+ *   >>api-kernels       243  the kernel table every backend fills
  *   >>api               401  model, session, tokenizer, sampler, generation
  *   >>util              576  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1944  every weight type: byte layouts, dequantize, quantize, dot (scalar)
@@ -41,11 +41,11 @@
  *   >>kv                216  the paged KV cache, the prefix cache, the recurrent state
  *   >>session           565  a session: backend, activations, caches, sequences
  *   >>deepseek4         204  DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
- *   >>forward           437  the transformer, once for every family: one step through every layer
+ *   >>forward           445  the transformer, once for every family: one step through every layer
  *   >>eval              174  the evaluation API: batches of sequences, logits out
  *   >>sampler           190  logits -> next token
  *   >>generate           78  the generation loop (the engine ends here; appendices follow)
- *   >>backends          975  the GPU backend of this build; any backend diffed against the CPU
+ *   >>backends         1017  the GPU backend of this build; any backend diffed against the CPU
  *   >>unicode           119  categories, white space, case, NFD base, UTF-8
  *   >>regex             434  a backtracking regex matcher for pre-tokenizer patterns
  *   >>tokenizer        1162  SentencePiece BPE, byte-level BPE, WordPiece; the GGUF's vocabulary
@@ -742,6 +742,11 @@ typedef struct infer_kernels {
     void (*deltanet_decode)(void *ctx, float *out, const float *mixed, const float *z, const float *alpha, const float *beta,
                             float *const *states, const float *conv_w, const float *dt_bias, const float *a, const float *norm,
                             int rows, int n_k, int n_v, int d_k, int d_v, int kernel, float eps);
+    /* optional fused op, as those above: att = attention(q) [rows, n_head * head_dim] (the
+     * attention entry's arguments), then y += Wo att (attention, then matmul_add): a device
+     * may write att's int8 form for Wo's matvec in the attention's own launch */
+    void (*attention_matmul_add)(void *ctx, float *y, const infer_tensor *wo, float *att, const float *q, const infer_kv_view *kv,
+                                 const int32_t *pos, int rows, int n_head, int n_head_kv, int head_dim, float scale);
     /* optional (NULL: the logits come to the host and it picks): ids[r] = the index of the
      * largest of x[r, 0..n), the first of equal maxima, or -1 when the row holds a NaN or
      * an infinity (greedy decoding without sending the logits back) */
@@ -759,7 +764,7 @@ typedef struct infer_kernels {
     X(ctx_create) X(ctx_free) X(last_error) X(supports_config)
 #define INFER_KERNELS_DEEPSEEK4(X) X(hc_pre) X(hc_post) X(compress) X(indexer_topk) X(attention_sparse)
 #define INFER_KERNELS_OPTIONAL(X) X(matmul_n) X(copy) X(step_begin) X(step_end) X(step_info) X(matmul_add) X(matmul_glu) X(rope_kv_store) \
-    X(rmsnorm_matmul_n) X(rmsnorm_ffn) X(deltanet_decode) X(argmax)
+    X(rmsnorm_matmul_n) X(rmsnorm_ffn) X(deltanet_decode) X(attention_matmul_add) X(argmax)
 /* Memory that stays on the host whatever the backend: the kernel table itself, the tensor
  * structs (only their `data` is backend memory), infer_rope (its freq_factors *is* backend
  * memory), infer_kv_view (its k, v, block_table and row_tables -- an array of backend
@@ -11582,7 +11587,6 @@ static void infer__block_proj(infer_session *s, const infer_tensor *w, const flo
     }
 }
 
-
 /* Does this step run its DeltaNet layers through deltanet_decode? Where the backend has it
  * (s->dnst is made then) and every row is the one token of its sequence (T segments). */
 static int infer__dn_fused(const infer_session *s, int T) { return s->dnst && s->n_segs == T; }
@@ -11650,6 +11654,10 @@ static void infer__attention_layer(infer_session *s, int l, int T, const infer_t
     if (s->n_segs > 1) kv.row_tables = s->rtab;
     if (rope_in_store) k->rope_kv_store(kc, &kv, s->q, s->keys, s->values, s->pos, T, c->n_head, c->n_head_kv, hd, &s->rope);
     else k->kv_store(kc, &kv, s->keys, s->values, s->pos, T);
+    /* with nothing between the attention and Wo (no attn_gate, no attn_sub_norm), one residual
+     * stream and one attention call for the step's rows, attention_matmul_add does both,
+     * x += Wo attention(q), and a device writes Wo's int8 activations in the attention */
+    const int fuse_out = k->attention_matmul_add && c->n_hc <= 1 && !m->arch->attn_gate && !L->attn_sub_norm;
     for (int g0 = 0, g1; g0 < s->n_segs; g0 = g1) {
         const size_t r = (size_t)s->segs[g0].row0;
         infer_kv_view one = kv;
@@ -11661,6 +11669,11 @@ static void infer__attention_layer(infer_session *s, int l, int T, const infer_t
             one = infer__seq_view(s, s->segs[g0].seq, 0, l, 0);
         }
         const int n = s->segs[g1 - 1].row0 + s->segs[g1 - 1].n - (int)r;
+        if (fuse_out && g0 == 0 && g1 == s->n_segs) {     /* the only call: all T rows */
+            k->attention_matmul_add(kc, s->x, L->wo, s->att, s->q, &one, s->pos, n, c->n_head, c->n_head_kv, hd, scale);
+            s->o_added = 1;
+            return;
+        }
         k->attention(kc, s->att + r * QD, s->q + r * QD, &one, s->pos + r, n, c->n_head, c->n_head_kv, hd, scale);
     }
     if (m->arch->attn_gate) k->mul_sigmoid(kc, s->att, s->agate, T, QD, QD);
@@ -12892,7 +12905,47 @@ static void infer__diff_rope_kv(infer__diff *d, infer_type kvt, int n_rot, int r
     infer__pair_free(d, &kp); infer__pair_free(d, &vp); infer__pair_free(d, &kr); infer__pair_free(d, &q);
 }
 
-static void infer__diff_attention(infer__diff *d, infer_type kvt, int n_head, int n_head_kv, int hd, int rows, int32_t last_pos) {
+/* attention_matmul_add against the CPU's attention, matmul and add, with Wo [n_head hd -> 48]
+ * of type wt (Q4_0: Q8_0 activations in the fast mode, Q4_K: Q8_K); in the fast mode also
+ * against the backend's own attention and matmul_add, to the byte (the fused launch writes the
+ * same att and int8 activations). vb: the backend's cache as attention just read it; q, pq
+ * (the positions) and o (the CPU's attention) as infer__diff_attention has them. */
+static void infer__diff_att_proj(infer__diff *d, infer_type wt, const infer_kv_view *vb, const infer__pair *q,
+                                 const infer__pair *pq, const infer__pair *o, int n_head, int n_head_kv, int hd, int rows, const char *what) {
+    const int64_t QD = (int64_t)n_head * hd, N = 48;
+    const size_t n = (size_t)rows * N, na = (size_t)rows * (size_t)QD, Fl = sizeof(float);
+    const float scale = 1.0f / sqrtf((float)hd);
+    char w2[96];
+    snprintf(w2, sizeof w2, "%s %s", infer_type_name(wt), what);
+    infer__diff_w wo = infer__diff_weights(d, wt, QD, N, 1, 1.0f);
+    float *y0 = infer__diff_rand(d, n, -1, 1);
+    infer__pair y = infer__pair_new(d, y0, n * Fl), t = infer__pair_new(d, NULL, n * Fl), att = infer__pair_new(d, NULL, na * Fl);
+    infer__pair y2 = infer__pair_new(d, y0, n * Fl), att2 = infer__pair_new(d, NULL, na * Fl);
+    if (!d->broken && y0) {
+        d->ka->matmul(d->ca, (float *)t.a, &wo.ta, (const float *)o->a, rows);
+        d->ka->add(d->ca, (float *)y.a, (const float *)t.a, (int64_t)n);
+        if (d->ka->upload(d->ca, att.a, o->a, na * Fl) != INFER_OK) d->broken = 1;     /* the CPU's att, to compare with */
+        d->kb->attention_matmul_add(d->cb, (float *)y.b, &wo.tb, (float *)att.b, (const float *)q->b, vb, (const int32_t *)pq->b, rows, n_head,
+                                    n_head_kv, hd, scale);
+        infer__diff_cmp(d, "attention_matmul_add att", w2, &att, INFER__TOL_SUM);
+        infer__diff_cmp(d, "attention_matmul_add", w2, &y, INFER__TOL_SUM);
+        /* fast: fused on y, then the ops one by one on y2 */
+        if (!d->broken && d->kb->upload(d->cb, y.b, y0, n * Fl) != INFER_OK) d->broken = 1;
+        if (!d->broken) {
+            d->kb->attention_matmul_add(d->cb_fast, (float *)y.b, &wo.tb, (float *)att.b, (const float *)q->b, vb, (const int32_t *)pq->b, rows,
+                                        n_head, n_head_kv, hd, scale);
+            d->kb->attention(d->cb_fast, (float *)att2.b, (const float *)q->b, vb, (const int32_t *)pq->b, rows, n_head, n_head_kv, hd, scale);
+            d->kb->matmul_add(d->cb_fast, (float *)y2.b, &wo.tb, (const float *)att2.b, rows);
+            infer__diff_same(d, "attn_matmul_add fast", w2, att.b, att2.b, na * Fl);
+            infer__diff_same(d, "attn_matmul_add fast", w2, y.b, y2.b, n * Fl);
+        }
+    }
+    INFER_FREE(y0);
+    infer__pair_free(d, &y); infer__pair_free(d, &t); infer__pair_free(d, &att); infer__pair_free(d, &y2); infer__pair_free(d, &att2);
+    infer__pair_free(d, &wo.p);
+}
+
+static void infer__diff_attention(infer__diff *d, infer_type kvt, int n_head, int n_head_kv, int hd, int rows, int32_t last_pos, infer_type wt) {
     const int bs = 16, n_pos = last_pos + 1, n_blocks = (n_pos + bs - 1) / bs + 2, kvd = n_head_kv * hd;
     const size_t esz = kvt == INFER_TYPE_F16 ? 2 : 4;
     int32_t *table = (int32_t *)INFER_MALLOC((size_t)n_blocks * sizeof(int32_t));
@@ -12917,6 +12970,7 @@ static void infer__diff_attention(infer__diff *d, infer_type kvt, int n_head, in
         d->ka->attention(d->ca, (float *)o.a, (const float *)q.a, &va, (const int32_t *)pq.a, rows, n_head, n_head_kv, hd, scale);
         d->kb->attention(d->cb, (float *)o.b, (const float *)q.b, &vb, (const int32_t *)pq.b, rows, n_head, n_head_kv, hd, scale);
         infer__diff_cmp(d, "attention", what, &o, INFER__TOL_SUM);
+        if (d->kb->attention_matmul_add && d->kb->matmul_add) infer__diff_att_proj(d, wt, &vb, &q, &pq, &o, n_head, n_head_kv, hd, rows, what);
     }
     INFER_FREE(table); INFER_FREE(all);
     infer__pair_free(d, &tb); infer__pair_free(d, &pa); infer__pair_free(d, &pq); infer__pair_free(d, &kp); infer__pair_free(d, &vp);
@@ -13282,10 +13336,11 @@ static void infer__diff_ops(infer__diff *d) {
         infer__diff_rope_kv(d, INFER_TYPE_F16, 64, 0);
         infer__diff_rope_kv(d, INFER_TYPE_F16, 32, 32);
     }
-    if (!d->broken) infer__diff_attention(d, INFER_TYPE_F32, 8, 2, 64, 6, 35);      /* a prompt chunk, GQA 4 */
-    if (!d->broken) infer__diff_attention(d, INFER_TYPE_F16, 4, 4, 128, 1, 200);    /* decode */
-    if (!d->broken) infer__diff_attention(d, INFER_TYPE_F16, 2, 1, 256, 3, 90);     /* qwen3.5's head size */
-    if (!d->broken) infer__diff_attention(d, INFER_TYPE_F32, 16, 2, 128, 1, 3000);  /* long context: split-K */
+    /* (the last argument: the type of Wo for attention_matmul_add) */
+    if (!d->broken) infer__diff_attention(d, INFER_TYPE_F32, 8, 2, 64, 6, 35, INFER_TYPE_Q4_K);      /* a prompt chunk, GQA 4 */
+    if (!d->broken) infer__diff_attention(d, INFER_TYPE_F16, 4, 4, 128, 1, 200, INFER_TYPE_Q4_K);    /* decode */
+    if (!d->broken) infer__diff_attention(d, INFER_TYPE_F16, 2, 1, 256, 3, 90, INFER_TYPE_Q4_0);     /* qwen3.5's head size */
+    if (!d->broken) infer__diff_attention(d, INFER_TYPE_F32, 16, 2, 128, 1, 3000, INFER_TYPE_Q4_0);  /* long context: split-K */
     if (!d->broken) infer__diff_rows(d, INFER_TYPE_F16, 8, 2, 64);                   /* several sequences at once */
     if (!d->broken) infer__diff_rows(d, INFER_TYPE_F32, 4, 4, 128);
     if (!d->broken) infer__diff_route(d, 64, 8, 1, 1, 1.0f, 0, 0);

@@ -48,7 +48,9 @@
  *               fused entries rmsnorm_matmul_n and rmsnorm_ffn let the norm write the
  *               int8 activations (k_rmsnorm_q, no k_quant_x) and k_mvq's GLU write the
  *               down projection's (the last block of each 32- or 256-column group
- *               quantizes it: mvq_quant_out). rows > 8: 64x64 output
+ *               quantizes it: mvq_quant_out), and attention_matmul_add lets the decode
+ *               attention write the output projection's (attention below).
+ *               rows > 8: 64x64 output
  *               tiles: k_matmul_tiled, weights dequantized into shared memory 32 columns
  *               at a time, then f32 FMAs (precise), or in the fast mode TF32 MMAs (F32
  *               weights); F16/BF16 weights in the fast mode: k_round_half rounds x to
@@ -73,7 +75,13 @@
  *               fast mode on an F16 cache: a lane reads 8 halves in one 16-byte load); long contexts with few
  *               query rows are split over positions ("flash-decoding") and the partial
  *               (max, sum, accumulator) triples merged by the last split block to finish
- *               (an atomic counter per block group, left at 0). Fast-mode prompts of 16
+ *               (an atomic counter per block group, left at 0). attention_matmul_add in
+ *               the fast mode (up to 8 rows, a Wo read through Q8_0 or Q8_K activations):
+ *               the block that holds a head group's output (the merging one, when split)
+ *               also quantizes it for Wo's k_mvq (attn_quant_out: the 32- or 256-column
+ *               blocks inside the group's columns by itself, a block shared with the
+ *               neighbouring head groups by the last of them, a ticket from a counter per
+ *               (row, block), left at 0), then k_mvq adds Wo att into x. Fast-mode prompts of 16
  *               rows and more with head size 64, 128 or 256: k_flash_attention, flash-
  *               attention tiles -- 64 (row, head) pairs of one KV head a block, 4 warps,
  *               keys 64 (32) a step, S = Q K^T and O += P V as F16 MMAs (mma.sync
@@ -136,6 +144,11 @@
  *                           the fast decode matvec of every type it covers against the
  *                           CPU's fast path and the exact reference, its activation
  *                           quantizer byte for byte against the CPU's
+ *   ./tests-cuda gpu_fused_act, gpu_fused_attention
+ *                           the int8 activations the norm, the GLU and the decode
+ *                           attention write, byte for byte against k_quant_x's of the
+ *                           floats they wrote (Q8_0 and Q8_K; attention: split and not,
+ *                           GQA, head groups that share a quantization block)
  *   ./tests-cuda cuda_      the weight decoders below and the int8 tiles' unpackers, run on
  *                           the host, bit for bit against the CPU's dequantizers (no device
  *                           needed)
@@ -146,10 +159,12 @@
  * WHAT IS NOT HERE
  *   The precise mode decodes every weight to f32 and multiplies in f32. The fast matvec
  *   has no slices for Q1_0, Q2_0, TQ1_0 and I2_S (k_matvec serves them in both modes);
- *   the activations of the output projection (attention's output) are quantized by a
- *   launch of their own (the norms and the GLU write theirs, see matmul above), and
- *   prompts' by a launch of their own; the decode and the prompt paths each have their
- *   activation quantizer (k_quant_x, k_quant_act: the same bytes, other layouts). Prompts:
+ *   the decode matvec's int8 activations come from the kernel that writes its input (the
+ *   norms, the GLU, the attention: see matmul and attention above) only where the forward
+ *   calls the fused entries (not, e.g., after a gated attention or a sub-norm); elsewhere,
+ *   and for prompts, they are quantized by a launch of their own; the decode and the
+ *   prompt paths each have their activation quantizer (k_quant_x, k_quant_act: the same
+ *   bytes, other layouts). Prompts:
  *   the int8 tiles are at most 64 x 64 (no 128-column tiles for wide matrices), short
  *   grids split K in whole tiles (not stream-K's running fractions), matmul_id's tiles
  *   never split K, and the weights are unpacked by the threads (no cp.async of raw weight
@@ -4149,8 +4164,9 @@ INFER_CUDA_UNROLL
  * for its `heads` heads (head g: partials at part + g n_split (hd + 2), output at out + g hd),
  * and sets the counter back to 0 for the next launch (or graph replay). The fence before the
  * ticket publishes this block's partials device-wide before anyone can count it; the last
- * block reads them with __ldcg (the L2, not an L1 that may hold stale lines). */
-__device__ void attn_merge_last(float *out, const float *part, int *count, int n_split, int hd, int heads) {
+ * block reads them with __ldcg (the L2, not an L1 that may hold stale lines). Returns 1 in
+ * every thread of the block that merged (it holds the heads' final output), 0 in the others. */
+__device__ int attn_merge_last(float *out, const float *part, int *count, int n_split, int hd, int heads) {
     __shared__ int last;
     __threadfence();
     __syncthreads();                          /* every thread's partials written and fenced */
@@ -4159,7 +4175,7 @@ __device__ void attn_merge_last(float *out, const float *part, int *count, int n
         if (last) *count = 0;                 /* all n_split have counted: nobody adds again */
     }
     __syncthreads();
-    if (!last) return;
+    if (!last) return 0;
     __threadfence();
     for (int g = 0; g < heads; g++) {
         const float *pr = part + (size_t)g * n_split * (hd + 2);
@@ -4177,6 +4193,60 @@ __device__ void attn_merge_last(float *out, const float *part, int *count, int n
                 if (ms != -INFINITY) a += __ldcg(pr + (size_t)s * (hd + 2) + 2 + d) * expf(ms - M);
             }
             out[(size_t)g * hd + d] = a / L;
+        }
+    }
+    return 1;
+}
+
+/* Attention's output quantized for the output projection's decode matvec, inside the attention
+ * launch (attention_matmul_add in the fast mode, the kernels' Q = 1): qs = 32 makes Q8_0
+ * blocks, 256 Q8_K blocks, the bytes k_quant_x would write into codes [rows, QD] and xds
+ * [rows, QD / 32]. The block that holds the final output of a head group -- columns a .. a + W
+ * of row r's QD, W = G hd -- quantizes the quantization blocks that lie inside them itself. A
+ * quantization block that reaches past the head group's edge (Q8_K's 256 columns over groups
+ * of 64 or 128, or heads that are not whole 32-blocks) is also written by its neighbours: it is
+ * at most the first or the last one the group touches, and each of the head groups that write
+ * into it takes a ticket from count [rows, QD / qs]; the last to come quantizes it, reading the
+ * others' floats through L2 after the fence (mvq_quant_out's pattern), and sets the counter
+ * back to 0 for the next launch or graph replay. orow: row r's output, QD floats. Not inlined:
+ * the attention's own registers stay as they were without it. */
+#ifdef INFER_CUDA_EMU
+#define INFER_CUDA_NOINLINE
+#else
+#define INFER_CUDA_NOINLINE __noinline__
+#endif
+__device__ INFER_CUDA_NOINLINE void attn_quant_out(int8_t *codes, float2 *xds, int *count, int qs, const float *orow, int r, int QD, int a, int W) {
+    __shared__ int take[2];                   /* quantize the first / the last block touched */
+    const int g0 = a / qs, g1 = (a + W - 1) / qs;
+    __threadfence();                          /* this block's output, seen before its tickets */
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int e = 0; e < 2; e++) {
+            const int g = e ? g1 : g0, lo = g * qs;
+            int t = 1;
+            if (e && g1 == g0) t = take[0];   /* one block touched: one ticket */
+            else if (lo < a || lo + qs > a + W) {
+                int *cnt = count + (size_t)r * (QD / qs) + g;
+                t = atomicAdd(cnt, 1) == (lo + qs - 1) / W - lo / W;      /* head groups lo / W .. (lo + qs - 1) / W write into it */
+                if (t) *cnt = 0;
+            }
+            take[e] = t;
+        }
+    }
+    __syncthreads();
+    __threadfence();
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = blockDim.x >> 5;
+    int8_t *q = codes + (size_t)r * QD;
+    float2 *ds = xds + (size_t)r * (QD / 32);
+    for (int g = g0 + warp; g <= g1; g += nw) {
+        if ((g == g0 && !take[0]) || (g == g1 && !take[1])) continue;
+        if (qs == 32) {
+            quant_q8_0_warp(__ldcg(orow + 32 * g + lane), q + 32 * g, ds + g);
+        } else {
+            float v[8];
+INFER_CUDA_UNROLL
+            for (int i = 0; i < 8; i++) v[i] = __ldcg(orow + 256 * g + 8 * lane + i);
+            quant_q8_k_warp(v, q + 256 * g, ds + 8 * g);
         }
     }
 }
@@ -4276,10 +4346,12 @@ INFER_CUDA_UNROLL
 }
 
 /* Block (head group b, row r, split): query heads b G .. b G + G - 1, which share the KV head
- * (b G) / group, so each key and value read serves G heads (GQA); G divides the group. */
-template <int DPL, int G>
+ * (b G) / group, so each key and value read serves G heads (GQA); G divides the group.
+ * Q = 1: the block holding the heads' output also quantizes it for Wo (attn_quant_out, aq). */
+template <int DPL, int G, int Q>
 __global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention(float *out, float *part, int *count, const float *q, infer_cuda_kv kv,
-                                                                         const int32_t *pos, int n_head, int group, int hd, float scale, int n_split) {
+                                                                         const int32_t *pos, int n_head, int group, int hd, float scale, int n_split,
+                                                                         infer_cuda_qout aq) {
     const int h0 = blockIdx.x * G, r = blockIdx.y, split = blockIdx.z;
     const size_t row = (size_t)r * n_head + h0;
     KeysCache keys;
@@ -4288,7 +4360,9 @@ __global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention(float *
     keys.head = (size_t)(h0 / group) * hd;
     attn_block<DPL, G>(keys, pos[r] + 1, INFER_CUDA_ATT_CHUNK, q + row * hd, -INFINITY, 0.0f, out + row * hd,
                        n_split > 1 ? part + (row * n_split + split) * (hd + 2) : NULL, hd, scale, split, n_split);
-    if (n_split > 1) attn_merge_last(out + row * hd, part + row * n_split * (hd + 2), count + (size_t)r * gridDim.x + blockIdx.x, n_split, hd, G);
+    if (n_split > 1 && !attn_merge_last(out + row * hd, part + row * n_split * (hd + 2), count + (size_t)r * gridDim.x + blockIdx.x, n_split, hd, G))
+        return;
+    if (Q) attn_quant_out(aq.codes, aq.ds, aq.count, aq.size, out + (size_t)r * n_head * hd, r, n_head * hd, h0 * hd, G * hd);
 }
 
 /* k_attention for an F16 cache (the fast mode) with head size HD = 64, 128 or 256: the same
@@ -4298,10 +4372,12 @@ __global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention(float *
  * Lane l holds dims 8 (l % L) .. 8 (l % L) + 7 of each head's q and acc, for the positions
  * of its segment l / L: a score is summed over the segment's L lanes; the step's max and
  * softmax sum over all the warp's positions (the segments' shuffles), so (m, l) stay the
- * same in every lane, and the segments' accumulators are added together once, at the end. */
-template <int HD, int G>
+ * same in every lane, and the segments' accumulators are added together once, at the end.
+ * Q: as k_attention's. */
+template <int HD, int G, int Q>
 __global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention_h16(float *out, float *part, int *count, const float *q, infer_cuda_kv kv,
-                                                                             const int32_t *pos, int n_head, int group, float scale, int n_split) {
+                                                                             const int32_t *pos, int n_head, int group, float scale, int n_split,
+                                                                             infer_cuda_qout aq) {
     constexpr int L = HD / 8, PW = 32 / L, R = INFER_CUDA_ATT_POS / PW;
     const int h0 = blockIdx.x * G, r = blockIdx.y, split = blockIdx.z;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, seg = lane / L, d0 = 8 * (lane % L);
@@ -4376,7 +4452,9 @@ INFER_CUDA_UNROLL
         for (int j = 0; j < 8; j++)
             for (int o = L; o < 32; o <<= 1) acc[g][j] += __shfl_xor_sync(0xffffffffu, acc[g][j], o);
     attn_finish<8, G, L>(m, l, acc, out + row * HD, n_split > 1 ? part + (row * n_split + split) * (HD + 2) : NULL, HD, n_split);
-    if (n_split > 1) attn_merge_last(out + row * HD, part + row * n_split * (HD + 2), count + (size_t)r * gridDim.x + blockIdx.x, n_split, HD, G);
+    if (n_split > 1 && !attn_merge_last(out + row * HD, part + row * n_split * (HD + 2), count + (size_t)r * gridDim.x + blockIdx.x, n_split, HD, G))
+        return;
+    if (Q) attn_quant_out(aq.codes, aq.ds, aq.count, aq.size, out + (size_t)r * n_head * HD, r, n_head * HD, h0 * HD, G * HD);
 }
 
 /* a buffer of the context (*buf, *have bytes) of at least `bytes` */
@@ -4403,9 +4481,11 @@ static int infer_cuda_reserve(infer_cuda_ctx *c, size_t bytes) {
  * partials and a zeroed counter per block for attn_merge_last (0: no memory to be had). The
  * host does not know the positions (they are on the device); a split that gets no chunk
  * writes m = -inf and drops out of the merge. */
+static int infer_cuda_att_force = -1;     /* the tests: the splits of every decode attention launch; -1: chosen here */
 static int infer_cuda_att_splits(infer_cuda_ctx *c, int blocks, int heads, int hd) {
     int n_split = 1;
     if (blocks < 4 * infer_cuda_sms) n_split = (4 * infer_cuda_sms + blocks - 1) / blocks;
+    if (infer_cuda_att_force > 0) n_split = infer_cuda_att_force;
     if (n_split > 32) n_split = 32;
     if (n_split == 1) return 1;
     if (!infer_cuda_reserve(c, (size_t)blocks * heads * n_split * (hd + 2) * sizeof(float))) return 0;
@@ -4660,56 +4740,89 @@ static int infer_cuda_flash(infer_cuda_ctx *c, float *out, const float *q, const
     return 1;
 }
 
-static void infer_cuda_attention(void *ctx, float *out, const float *q, const infer_kv_view *kv, const int32_t *pos, int rows, int n_head,
-                                 int n_head_kv, int head_dim, float scale) {
-    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+/* attention (the table's entry); aq.kind set: the launch also writes out's int8 form for the
+ * output projection (attn_quant_out; decode rows only, never the flash tiles) */
+static void infer_cuda_attention_q(infer_cuda_ctx *c, float *out, const float *q, const infer_kv_view *kv, const int32_t *pos, int rows, int n_head,
+                                   int n_head_kv, int head_dim, float scale, const infer_cuda_qout &aq) {
     if (rows <= 0) return;
     if (head_dim > INFER_CUDA_ATT_MAXD) { infer_cuda_record(c, cudaErrorInvalidValue, "attention: head size above 512"); return; }
     /* grid.y holds at most 65535 rows: longer chunks go in parts */
     if (rows > 65535) {
         const infer_kv_view rest = infer_cuda_kv_skip(kv, 65535);
         const size_t at = (size_t)65535 * n_head * head_dim;
-        infer_cuda_attention(ctx, out, q, kv, pos, 65535, n_head, n_head_kv, head_dim, scale);
-        infer_cuda_attention(ctx, out + at, q + at, &rest, pos + 65535, rows - 65535, n_head, n_head_kv, head_dim, scale);
+        infer_cuda_attention_q(c, out, q, kv, pos, 65535, n_head, n_head_kv, head_dim, scale, aq);
+        infer_cuda_attention_q(c, out + at, q + at, &rest, pos + 65535, rows - 65535, n_head, n_head_kv, head_dim, scale, aq);
         return;
     }
     const infer_cuda_kv cache = infer_cuda_kv_of(kv);
     const int group = n_head / n_head_kv;
-    if (infer_cuda_flash(c, out, q, cache, pos, rows, n_head, n_head_kv, head_dim, scale)) return;
+    if (!aq.kind && infer_cuda_flash(c, out, q, cache, pos, rows, n_head, n_head_kv, head_dim, scale)) return;
     const int h16 = !c->precise && cache.f16 && (head_dim == 64 || head_dim == 128 || head_dim == 256);
     const int dpl = h16 ? 8 : head_dim <= 32 ? 1 : head_dim <= 64 ? 2 : head_dim <= 128 ? 4 : head_dim <= 256 ? 8 : 16;
     const int G = h16 ? infer_cuda_att_heads(group, 4) : infer_cuda_att_heads(group, dpl);   /* h16: 8 q floats a head, G <= 4 */
     const int n_split = infer_cuda_att_splits(c, rows * (n_head / G), G, head_dim);
     if (!n_split) return;
     dim3 grid(n_head / G, rows, n_split);
-#define INFER_CUDA_H16(HD) do { \
-        if (G == 4) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention_h16<HD, 4>)(out, (float *)c->scratch, (int *)c->att_count, \
-                                                                                                  q, cache, pos, n_head, group, scale, n_split); \
-        else if (G == 2) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention_h16<HD, 2>)(out, (float *)c->scratch, \
-                                                                                                       (int *)c->att_count, q, cache, pos, n_head, group, scale, n_split); \
-        else INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention_h16<HD, 1>)(out, (float *)c->scratch, (int *)c->att_count, q, \
-                                                                                           cache, pos, n_head, group, scale, n_split); \
-    } while (0)
+#define INFER_CUDA_H16G(HD, G, Q) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention_h16<HD, G, Q>)(out, (float *)c->scratch, \
+        (int *)c->att_count, q, cache, pos, n_head, group, scale, n_split, aq)
+#define INFER_CUDA_H16(HD, Q) do { if (G == 4) INFER_CUDA_H16G(HD, 4, Q); else if (G == 2) INFER_CUDA_H16G(HD, 2, Q); else INFER_CUDA_H16G(HD, 1, Q); } while (0)
+#define INFER_CUDA_H16Q(HD) do { if (aq.kind) INFER_CUDA_H16(HD, 1); else INFER_CUDA_H16(HD, 0); } while (0)
     if (h16) {
-        if (head_dim == 64) INFER_CUDA_H16(64);
-        else if (head_dim == 128) INFER_CUDA_H16(128);
-        else INFER_CUDA_H16(256);
+        if (head_dim == 64) INFER_CUDA_H16Q(64);
+        else if (head_dim == 128) INFER_CUDA_H16Q(128);
+        else INFER_CUDA_H16Q(256);
         INFER_CUDA_LAUNCHED(c, "attention");
         return;
     }
+#undef INFER_CUDA_H16Q
 #undef INFER_CUDA_H16
-#define INFER_CUDA_ATT(DPL, G) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention<DPL, G>)(out, (float *)c->scratch, \
-        (int *)c->att_count, q, cache, pos, n_head, group, head_dim, scale, n_split)
-#define INFER_CUDA_ATT_G(DPL) do { if (G == 8) INFER_CUDA_ATT(DPL, (DPL <= 2 ? 8 : 1)); else if (G == 4) INFER_CUDA_ATT(DPL, (DPL <= 4 ? 4 : 1)); \
-        else if (G == 2) INFER_CUDA_ATT(DPL, (DPL <= 8 ? 2 : 1)); else INFER_CUDA_ATT(DPL, 1); } while (0)
-    if (dpl == 1) INFER_CUDA_ATT_G(1);
-    else if (dpl == 2) INFER_CUDA_ATT_G(2);
-    else if (dpl == 4) INFER_CUDA_ATT_G(4);
-    else if (dpl == 8) INFER_CUDA_ATT_G(8);
-    else INFER_CUDA_ATT(16, 1);
+#undef INFER_CUDA_H16G
+#define INFER_CUDA_ATT(DPL, G, Q) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_ATT_WARPS, 0, c, k_attention<DPL, G, Q>)(out, (float *)c->scratch, \
+        (int *)c->att_count, q, cache, pos, n_head, group, head_dim, scale, n_split, aq)
+#define INFER_CUDA_ATT_G(DPL, Q) do { if (G == 8) INFER_CUDA_ATT(DPL, (DPL <= 2 ? 8 : 1), Q); else if (G == 4) INFER_CUDA_ATT(DPL, (DPL <= 4 ? 4 : 1), Q); \
+        else if (G == 2) INFER_CUDA_ATT(DPL, (DPL <= 8 ? 2 : 1), Q); else INFER_CUDA_ATT(DPL, 1, Q); } while (0)
+#define INFER_CUDA_ATT_D(Q) do { if (dpl == 1) INFER_CUDA_ATT_G(1, Q); else if (dpl == 2) INFER_CUDA_ATT_G(2, Q); \
+        else if (dpl == 4) INFER_CUDA_ATT_G(4, Q); else if (dpl == 8) INFER_CUDA_ATT_G(8, Q); else INFER_CUDA_ATT(16, 1, Q); } while (0)
+    if (aq.kind) INFER_CUDA_ATT_D(1);
+    else INFER_CUDA_ATT_D(0);
+#undef INFER_CUDA_ATT_D
 #undef INFER_CUDA_ATT_G
 #undef INFER_CUDA_ATT
     INFER_CUDA_LAUNCHED(c, "attention");
+}
+static void infer_cuda_attention(void *ctx, float *out, const float *q, const infer_kv_view *kv, const int32_t *pos, int rows, int n_head,
+                                 int n_head_kv, int head_dim, float scale) {
+    infer_cuda_qout none;
+    memset(&none, 0, sizeof none);
+    infer_cuda_attention_q((infer_cuda_ctx *)ctx, out, q, kv, pos, rows, n_head, n_head_kv, head_dim, scale, none);
+}
+
+/* y += Wo att, att = attention(q): the composition of attention and matmul_add, in the fast
+ * mode's decode (up to 8 rows, a Wo whose matvec reads Q8_0 or Q8_K activations) as two
+ * launches -- the attention writing att and its int8 form (attn_quant_out), then k_mvq of Wo
+ * adding into y -- where the ops one by one take three (att quantized by k_quant_x). The
+ * precise mode, a float Wo and prompts run the two ops. */
+static void infer_cuda_attention_matmul_add(void *ctx, float *y, const infer_tensor *wo, float *att, const float *q, const infer_kv_view *kv,
+                                            const int32_t *pos, int rows, int n_head, int n_head_kv, int head_dim, float scale) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (rows <= 0) return;
+    const int QD = n_head * head_dim, kind = wo->ne[0] == QD ? infer_cuda_fused_kind(c, wo, att, rows) : 0, qs = kind == 1 ? 32 : 256;
+    if ((kind != 1 && kind != 2) || QD % qs || head_dim > INFER_CUDA_ATT_MAXD) {
+        infer_cuda_attention(ctx, att, q, kv, pos, rows, n_head, n_head_kv, head_dim, scale);
+        infer_cuda_matmul_add(ctx, y, wo, att, rows);
+        return;
+    }
+    infer_cuda_xq xq = { 0, NULL, NULL };
+    infer_cuda_qout aq;
+    memset(&aq, 0, sizeof aq);
+    if (!infer_cuda_xq_in(c, &c->xq, &c->xq_bytes, QD, rows, &xq.q, &xq.ds) || !(aq.count = infer_cuda_counters(c, rows * (QD / qs)))) return;
+    aq.codes = xq.q; aq.ds = xq.ds; aq.kind = kind; aq.size = qs;
+    infer_cuda_attention_q(c, att, q, kv, pos, rows, n_head, n_head_kv, head_dim, scale, aq);
+    xq.kind = kind;
+    infer_cuda_mv mv;
+    memset(&mv, 0, sizeof mv);
+    mv.W[0] = (const uint8_t *)wo->data; mv.out[0] = y; mv.scale[0] = wo->scale; mv.start[1] = (int)wo->ne[1]; mv.n = 1; mv.add = 1;
+    infer_cuda_matvec(c, wo->type, mv, infer_type_row_size(wo->type, QD), att, QD, rows, &xq);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -5560,6 +5673,7 @@ static void infer_cuda_fill_table(void) {
     k->rmsnorm_ffn = infer_cuda_rmsnorm_ffn;
     k->argmax = infer_cuda_argmax;
     k->deltanet_decode = infer_cuda_deltanet_decode;
+    k->attention_matmul_add = infer_cuda_attention_matmul_add;
 }
 
 infer_status infer_cuda_init(int device, infer_error *err) {
@@ -5694,6 +5808,14 @@ extern "C" int infer_cuda_quant_act(void *ctx, infer_type t, const float *x, int
 extern "C" int infer_cuda_tiles_force_splits(int splits) {
     const int old = infer_cuda_qt_force;
     infer_cuda_qt_force = splits;
+    return old;
+}
+/* For the tests: the splits of every decode attention launch from now on (k_attention,
+ * k_attention_h16: the positions dealt to that many blocks a head group, merged by the last;
+ * -1: the backend's choice, the default); returns the previous setting */
+extern "C" int infer_cuda_att_force_splits(int splits) {
+    const int old = infer_cuda_att_force;
+    infer_cuda_att_force = splits;
     return old;
 }
 /* For the tests: how a fast-mode matmul of F16 or BF16 weights over more than 8 rows runs

@@ -9563,6 +9563,7 @@ static void test_server_tool_parse(void) {
 int infer_cuda_dequant_host(infer_type t, const void *row, int K, float scale, float *dst);
 int infer_cuda_quant_x_host(infer_type t, const float *x, int rows, int K, int8_t *codes, float *d, int32_t *sums);
 int infer_cuda_fused_act_host(void *ctx, int which, int rows, int K, int8_t *codes, float *d, int32_t *sums);
+int infer_cuda_att_force_splits(int splits);
 #endif
 
 /* every type the GPU decodes gives the CPU's dequantized values bit for bit (run on the
@@ -9777,6 +9778,109 @@ static void test_gpu_fused_act(void) {
         k->ctx_free(ctx);
         free(x); free(nw); free(h); free(hid); free(c1); free(c2);
     }
+#endif
+}
+
+/* The decode attention writes the output projection's int8 activations (attention_matmul_add
+ * in the fast mode): its bytes equal k_quant_x's of the att it wrote, for a Wo of Q4_0 (Q8_0
+ * blocks of 32) and Q4_K (Q8_K blocks of 256), 1 and 3 rows, the positions in one block or split
+ * over 3 (merged by the last), on head groups that hold whole quantization blocks and on ones
+ * that share them with their neighbours: heads of 64 four to a block (F16 cache, 256 columns
+ * a block), of 64 two to a block (128: a Q8_K block over two), of 128 two to a block, and of
+ * 80 one to a block (an F32 cache: Q8_0 blocks across the heads' edges too). Each call is a
+ * step (begin, end: graphs where the backend makes them), the calls one after another in one
+ * context, so a counter left set shows in the next; y equals attention then matmul_add of the
+ * same backend, to the byte, and the step is 2 launches (the ops one by one take 3: att
+ * quantized by k_quant_x -- whose bytes the comparison would also find). */
+static void test_gpu_fused_attention(void) {
+#ifndef INFER_CUDA
+    SKIP("not a CUDA build (make cuda or make cuda-emu)");
+#else
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    enum { BS = 16, NB = 6, CTX = 70, N = 64, MAXR = 3 };
+    static const int shapes[][4] = { { 64, 8, 2, 1 }, { 64, 12, 6, 1 }, { 128, 8, 4, 1 }, { 80, 16, 16, 0 } };   /* head size, heads, KV heads, F16 */
+    const infer_type types[2] = { INFER_TYPE_Q4_0, INFER_TYPE_Q4_K };
+    infer__rng rng;
+    infer__rng_seed(&rng, 515);
+    int32_t table[NB], all[CTX];
+    for (int b = 0; b < NB; b++) table[b] = (b * 5 + 2) % NB;
+    for (int p = 0; p < CTX; p++) all[p] = p;
+    const int32_t qpos[MAXR] = { CTX - 1, 20, CTX - 5 };
+    const int old_splits = infer_cuda_att_force_splits(-1);
+    int checked = 0;
+    for (int sh = 0; sh < 4; sh++) {
+        const int HD = shapes[sh][0], NH = shapes[sh][1], NKV = shapes[sh][2], f16 = shapes[sh][3], KVD = NKV * HD, QD = NH * HD;
+        for (int ti = 0; ti < 2; ti++) {
+            const infer_type t = types[ti];
+            void *ctx = NULL;
+            infer_error err;
+            CHECK_MSG(k->ctx_create(&ctx, 1, 0, &err) == INFER_OK, "%s", err.msg);
+            if (!ctx) break;
+            const size_t wbytes = infer_type_row_size(t, QD) * N, pool = (size_t)NB * BS * KVD * (f16 ? 2 : 4);
+            float *wf = malloc(sizeof(float) * QD * N), *kvh = malloc(sizeof(float) * 2 * CTX * KVD), *qh = malloc(sizeof(float) * MAXR * QD);
+            float *y0 = malloc(sizeof(float) * MAXR * N), *att = malloc(sizeof(float) * MAXR * QD), *y1 = malloc(sizeof(float) * MAXR * N);
+            float *y2 = malloc(sizeof(float) * MAXR * N), d1[MAXR * 1280 / 32], d2[MAXR * 1280 / 32];
+            int8_t *c1 = malloc(MAXR * QD), *c2 = malloc(MAXR * QD);
+            int32_t s1[MAXR * 1280 / 32], s2[MAXR * 1280 / 32];
+            void *wq = malloc(wbytes);
+            for (int i = 0; i < QD * N; i++) wf[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+            for (int i = 0; i < 2 * CTX * KVD; i++) kvh[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+            for (int i = 0; i < MAXR * N; i++) y0[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+            infer__type(t)->quant(wf, wq, (int64_t)QD * N);
+            void *dw = k->alloc(ctx, wbytes), *dk = k->alloc(ctx, pool), *dv = k->alloc(ctx, pool);
+            float *dkv = k->alloc(ctx, sizeof(float) * 2 * CTX * KVD), *dq = k->alloc(ctx, sizeof(float) * MAXR * QD);
+            float *da = k->alloc(ctx, sizeof(float) * MAXR * QD), *db = k->alloc(ctx, sizeof(float) * MAXR * QD);
+            float *dy = k->alloc(ctx, sizeof(float) * MAXR * N), *dy2 = k->alloc(ctx, sizeof(float) * MAXR * N);
+            int32_t *dt = k->alloc(ctx, sizeof table), *dall = k->alloc(ctx, sizeof all), *dp = k->alloc(ctx, sizeof qpos);
+            const int ok = dw && dk && dv && dkv && dq && da && db && dy && dy2 && dt && dall && dp && k->upload(ctx, dw, wq, wbytes) == INFER_OK &&
+                           k->upload(ctx, dkv, kvh, sizeof(float) * 2 * CTX * KVD) == INFER_OK && k->upload(ctx, dt, table, sizeof table) == INFER_OK &&
+                           k->upload(ctx, dall, all, sizeof all) == INFER_OK && k->upload(ctx, dp, qpos, sizeof qpos) == INFER_OK;
+            CHECK_MSG(ok, "out of memory or a failed copy: %s", k->last_error(ctx));
+            const infer_tensor wo = { "wo", t, 2, { QD, N, 1, 1 }, dw, wbytes, 1.0f };
+            const infer_kv_view kv = { dk, dv, f16 ? INFER_TYPE_F16 : INFER_TYPE_F32, BS, dt, KVD, NULL };
+            if (ok) k->kv_store(ctx, &kv, dkv, dkv + (size_t)CTX * KVD, dall, CTX);
+            for (int run = 0; ok && run < 4; run++) {
+                const int rows = run & 1 ? MAXR : 1, splits = run & 2 ? 3 : 1;
+                char what[96];
+                snprintf(what, sizeof what, "%s, head %d, %d heads / %d, %d row(s), %d split(s)", infer_type_name(t), HD, NH, NKV, rows, splits);
+                for (int i = 0; i < rows * QD; i++) qh[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+                CHECK(k->upload(ctx, dq, qh, sizeof(float) * rows * QD) == INFER_OK && k->upload(ctx, dy, y0, sizeof(float) * rows * N) == INFER_OK &&
+                      k->upload(ctx, dy2, y0, sizeof(float) * rows * N) == INFER_OK);
+                infer_cuda_att_force_splits(splits);
+                if (k->step_begin) k->step_begin(ctx);
+                k->attention_matmul_add(ctx, dy, &wo, da, dq, &kv, dp, rows, NH, NKV, HD, 1.0f / sqrtf((float)HD));
+                if (k->step_end) CHECK_MSG(k->step_end(ctx) == INFER_OK, "%s: %s", what, k->last_error(ctx));
+                int launches = 2, graph = 0;
+                if (k->step_info) k->step_info(ctx, &launches, &graph);
+                CHECK_MSG(launches == 2, "%s: %d launches (the attention and Wo's matvec: 2)", what, launches);
+                /* the int8 activations, before the ops one by one overwrite them */
+                const int got = infer_cuda_fused_act_host(ctx, 0, rows, QD, c1, d1, s1);
+                k->attention(ctx, db, dq, &kv, dp, rows, NH, NKV, HD, 1.0f / sqrtf((float)HD));
+                k->matmul_add(ctx, dy2, &wo, db, rows);
+                infer_cuda_att_force_splits(-1);
+                const int nb = rows * QD / 32;
+                const int ok2 = got && k->download(ctx, att, da, sizeof(float) * rows * QD) == INFER_OK &&
+                                k->download(ctx, y1, dy, sizeof(float) * rows * N) == INFER_OK && k->download(ctx, y2, dy2, sizeof(float) * rows * N) == INFER_OK &&
+                                infer_cuda_quant_x_host(t, att, rows, QD, c2, d2, s2);
+                CHECK_MSG(ok2, "%s: no result (%s)", what, k->last_error(ctx));
+                if (!ok2) continue;
+                int bad_c = 0, bad_d = 0, bad_s = 0;
+                for (int i = 0; i < rows * QD; i++) bad_c += c1[i] != c2[i];
+                for (int i = 0; i < nb; i++) { bad_d += memcmp(&d1[i], &d2[i], 4) != 0; bad_s += s1[i] != s2[i]; }
+                CHECK_MSG(bad_c == 0 && bad_d == 0 && bad_s == 0, "%s: the attention's int8 activations differ from k_quant_x's in %d codes, %d scales, %d sums",
+                          what, bad_c, bad_d, bad_s);
+                CHECK_MSG(memcmp(y1, y2, sizeof(float) * rows * N) == 0, "%s: y += Wo att differs from attention, then matmul_add", what);
+                checked++;
+            }
+            void *bufs[] = { dw, dk, dv, dkv, dq, da, db, dy, dy2, dt, dall, dp };
+            for (int i = 0; i < 12; i++) if (bufs[i]) k->free(ctx, bufs[i]);
+            k->ctx_free(ctx);
+            free(wf); free(kvh); free(qh); free(y0); free(att); free(y1); free(y2); free(c1); free(c2); free(wq);
+        }
+    }
+    infer_cuda_att_force_splits(old_splits);
+    CHECK(checked == 4 * 2 * 4);
 #endif
 }
 
@@ -10469,13 +10573,13 @@ static void test_gpu_seq_batch(void) {
  * rmsnorm, q/k/v, rope_kv_store (q and k turned, the cache rows written), attention (its
  * splits merged by the last block), o (+ residual), rmsnorm, gate/up with the GLU, down
  * (+ residual). Fast: the
- * norms write the int8 activations of q/k/v and gate/up, the GLU those of down; only o's
- * activations (attention's output) take a quantization launch of their own. The logits of
+ * norms write the int8 activations of q/k/v and gate/up, the GLU those of down, the
+ * attention those of o (attention_matmul_add): no quantization launch of their own. The logits of
  * the replayed steps equal the CPU's (the precise mode within the model tolerance, the fast
  * mode the CPU's fast path within twice the fast bound), so a replay that read stale
  * positions or tokens would fail here. */
 #define INFER_TEST_LAUNCHES_PER_LAYER 8
-#define INFER_TEST_LAUNCHES_PER_LAYER_FAST 9
+#define INFER_TEST_LAUNCHES_PER_LAYER_FAST 8
 static void decode_graph_run(const infer_kernels *k, const char *path, int precise, int budget, int step_budget) {
     infer_model *m = load_model(path, 0);
     if (!m) return;
@@ -11972,6 +12076,7 @@ static const test_case tests[] = {
     { "gpu_diff_models", test_gpu_diff_models },
     { "gpu_act_quant", test_gpu_act_quant },
     { "gpu_fused_act", test_gpu_fused_act },
+    { "gpu_fused_attention", test_gpu_fused_attention },
     { "gpu_matvec_fast", test_gpu_matvec_fast },
     { "gpu_indexer_ties", test_gpu_indexer_ties },
     { "gpu_attention_sparse", test_gpu_attention_sparse },
