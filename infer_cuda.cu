@@ -5697,6 +5697,12 @@ infer_status infer_cuda_init(int device, infer_error *err) {
     if (infer_cuda_sms < 1) infer_cuda_sms = 1;
     infer_cuda_mma8 = major >= 8;
     infer_cuda_device = device;
+#ifdef INFER_CUDA_GEMM
+    /* INFER_CUDA_HALF_GEMM=tiles: the 16-bit prompt matmuls on the own tiles, not cuBLAS (to
+     * time the two in one build) */
+    const char *hg = getenv("INFER_CUDA_HALF_GEMM");
+    if (hg && !strcmp(hg, "tiles")) infer_cuda_gemm_mode = 0;
+#endif
     if (!infer_cuda_table_ready) { infer_cuda_fill_table(); infer_cuda_table_ready = 1; }
     return INFER_OK;
 }
