@@ -25,7 +25,7 @@
  *   >>api-status         27  status codes and the error object
  *   >>api-types         334  ggml tensor types and the quant block structs
  *   >>api-tensor         52  tensors, GGUF files, model config
- *   >>api-kernels       243  the kernel table every backend fills
+ *   >>api-kernels       245  the kernel table every backend fills
  *   >>api               401  model, session, tokenizer, sampler, generation
  *   >>util              576  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1944  every weight type: byte layouts, dequantize, quantize, dot (scalar)
@@ -41,11 +41,11 @@
  *   >>kv                216  the paged KV cache, the prefix cache, the recurrent state
  *   >>session           565  a session: backend, activations, caches, sequences
  *   >>deepseek4         204  DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
- *   >>forward           445  the transformer, once for every family: one step through every layer
+ *   >>forward           447  the transformer, once for every family: one step through every layer
  *   >>eval              174  the evaluation API: batches of sequences, logits out
  *   >>sampler           190  logits -> next token
  *   >>generate           78  the generation loop (the engine ends here; appendices follow)
- *   >>backends         1017  the GPU backend of this build; any backend diffed against the CPU
+ *   >>backends         1061  the GPU backend of this build; any backend diffed against the CPU
  *   >>unicode           119  categories, white space, case, NFD base, UTF-8
  *   >>regex             434  a backtracking regex matcher for pre-tokenizer patterns
  *   >>tokenizer        1162  SentencePiece BPE, byte-level BPE, WordPiece; the GGUF's vocabulary
@@ -730,7 +730,9 @@ typedef struct infer_kernels {
      *                  kernel], dt_bias and a [n_v], norm [d_v]. out [rows, n_v d_v] =
      *                  RMSNorm(o) * norm * silu(z) per value head, o the delta rule's output
      *                  (conv1d_silu, deltanet_gates, l2norm of q and k (eps), deltanet_step with
-     *                  scale 1/sqrt(d_k), rmsnorm (eps), glu: infer__deltanet_decode_twin) */
+     *                  scale 1/sqrt(d_k), rmsnorm (eps), glu: infer__deltanet_decode_twin); then,
+     *                  with wo (NULL: none), y [rows, wo's N] += Wo out (matmul_add): a device
+     *                  may write out's int8 form for Wo's matvec in the same launch */
     void (*matmul_add)(void *ctx, float *y, const infer_tensor *w, const float *x, int rows);
     void (*matmul_glu)(void *ctx, float *out, const infer_tensor *wg, const infer_tensor *wu, const float *x, int rows, int act, float limit);
     void (*rope_kv_store)(void *ctx, const infer_kv_view *kv, float *q, const float *k, const float *v, const int32_t *pos, int rows,
@@ -739,8 +741,8 @@ typedef struct infer_kernels {
                              float *const *out, const infer_tensor *const *w);
     void (*rmsnorm_ffn)(void *ctx, float *x, float *h, float *hid, const float *nw, float eps, const infer_tensor *wg,
                         const infer_tensor *wu, const infer_tensor *wd, int rows, int act, float limit);
-    void (*deltanet_decode)(void *ctx, float *out, const float *mixed, const float *z, const float *alpha, const float *beta,
-                            float *const *states, const float *conv_w, const float *dt_bias, const float *a, const float *norm,
+    void (*deltanet_decode)(void *ctx, float *out, float *y, const infer_tensor *wo, const float *mixed, const float *z,
+                            const float *alpha, const float *beta, float *const *states, const float *conv_w, const float *dt_bias, const float *a, const float *norm,
                             int rows, int n_k, int n_v, int d_k, int d_v, int kernel, float eps);
     /* optional fused op, as those above: att = attention(q) [rows, n_head * head_dim] (the
      * attention entry's arguments), then y += Wo att (attention, then matmul_add): a device
@@ -11697,11 +11699,13 @@ static void infer__deltanet_layer(infer_session *s, int l, int T, const infer_te
     float *const outs[4] = { s->mixed, s->z, s->beta, s->g };                   /* mixed: [T, q | k | v] */
     const infer_tensor *const ws[4] = { L->wqkv, L->wz, L->ssm_beta, L->ssm_alpha };
     infer__in_matmuls(s, norm, 4, outs, ws, T);
-    if (infer__dn_fused(s, T)) {
-        k->deltanet_decode(kc, s->dout, s->mixed, s->z, s->g, s->beta, s->dnst + (size_t)l * 2 * T, (const float *)L->ssm_conv1d->data,
-                           (const float *)L->ssm_dt->data, (const float *)L->ssm_a->data, (const float *)L->ssm_norm->data, T, n_k, n_v, d_k,
-                           d_v, c->ssm_conv_kernel, c->rms_eps);
-        infer__block_proj(s, L->ssm_out, s->dout, T);
+    if (infer__dn_fused(s, T)) {             /* with matmul_add, the output projection in the same call: x += W_out o */
+        const int proj = k->matmul_add && c->n_hc <= 1;
+        k->deltanet_decode(kc, s->dout, proj ? s->x : NULL, proj ? L->ssm_out : NULL, s->mixed, s->z, s->g, s->beta, s->dnst + (size_t)l * 2 * T,
+                           (const float *)L->ssm_conv1d->data, (const float *)L->ssm_dt->data, (const float *)L->ssm_a->data,
+                           (const float *)L->ssm_norm->data, T, n_k, n_v, d_k, d_v, c->ssm_conv_kernel, c->rms_eps);
+        if (proj) s->o_added = 1;
+        else infer__block_proj(s, L->ssm_out, s->dout, T);
         return;
     }
     k->deltanet_gates(kc, s->g, s->beta, (const float *)L->ssm_dt->data, (const float *)L->ssm_a->data, T, n_v);
@@ -13198,8 +13202,9 @@ static void infer__diff_deltanet(infer__diff *d, int chunked, int rows, int n_k,
 
 /* What deltanet_decode stands for, as the ops the forward runs for decode rows without it
  * (infer__deltanet_layer): the same maths, op by op, on a host-memory backend k (it reads
- * the rows' state pointers itself). scratch: [rows, CD + 2 KD + VD + 2 n_v] floats. */
-static void infer__deltanet_decode_twin(const infer_kernels *k, void *kc, float *out, const float *mixed, const float *z, const float *alpha,
+ * the rows' state pointers itself). scratch: [rows, CD + 2 KD + VD + 2 n_v + wo's N] floats. */
+static void infer__deltanet_decode_twin(const infer_kernels *k, void *kc, float *out, float *y, const infer_tensor *wo, const float *mixed,
+                                        const float *z, const float *alpha,
                                         const float *beta, float *const *states, const float *conv_w, const float *dt_bias, const float *a,
                                         const float *norm, int rows, int n_k, int n_v, int d_k, int d_v, int kernel, float eps, float *scratch) {
     const int KD = n_k * d_k, VD = n_v * d_v, CD = 2 * KD + VD;
@@ -13220,12 +13225,19 @@ static void infer__deltanet_decode_twin(const infer_kernels *k, void *kc, float 
                          b + (size_t)r * n_v, states[rows + r], 1, n_k, n_v, d_k, d_v, 1.0f / sqrtf((float)d_k));
     k->rmsnorm(kc, out, out, norm, rows * n_v, d_v, eps);
     k->glu(kc, out, z, out, (int64_t)rows * VD, INFER_ACT_SILU, 0.0f);
+    if (wo) {                                            /* y += Wo out */
+        float *t = b + (size_t)rows * n_v;
+        k->matmul(kc, t, wo, out, rows);
+        k->add(kc, y, t, (int64_t)rows * wo->ne[1]);
+    }
 }
 
 /* deltanet_decode against its twin on the CPU: `rows` decode rows, each with its own conv
  * state and S (distinct random values), two tokens in a row (the states carried); the
- * outputs and every row's states compared */
-static void infer__diff_dn_decode(infer__diff *d, int rows, int n_k, int n_v, int d_k, int d_v) {
+ * outputs, y += Wo out (Wo [VD -> 40] of type wt) and every row's states compared. Then the
+ * fast mode, fused (y and Wo given) against the entry without Wo and matmul_add, to the byte:
+ * where the device writes Wo's int8 activations in its own launch, they are k_quant_x's. */
+static void infer__diff_dn_decode(infer__diff *d, int rows, int n_k, int n_v, int d_k, int d_v, infer_type wt) {
     const int K = 4, KD = n_k * d_k, VD = n_v * d_v, CD = 2 * KD + VD;
     const size_t Fl = sizeof(float), nconv = (size_t)(K - 1) * CD, nssm = (size_t)n_v * d_v * d_k;
     infer__pair mixed = infer__diff_rand_pair(d, (size_t)rows * CD, -2, 2), z = infer__diff_rand_pair(d, (size_t)rows * VD, -3, 3);
@@ -13234,7 +13246,11 @@ static void infer__diff_dn_decode(infer__diff *d, int rows, int n_k, int n_v, in
     infer__pair a = infer__diff_rand_pair(d, (size_t)n_v, -1.5f, -0.1f), nw = infer__diff_rand_pair(d, (size_t)d_v, 0.5f, 1.5f);
     infer__pair cst = infer__diff_rand_pair(d, (size_t)rows * nconv, -2, 2), sst = infer__diff_rand_pair(d, (size_t)rows * nssm, -0.3f, 0.3f);
     infer__pair o = infer__pair_new(d, NULL, (size_t)rows * VD * Fl), tab = infer__pair_new(d, NULL, (size_t)2 * rows * sizeof(float *));
-    float *scratch = (float *)d->ka->alloc(d->ca, (size_t)rows * (CD + 2 * KD + VD + 2 * n_v) * Fl);
+    const int64_t N = 48;
+    infer__diff_w wo = infer__diff_weights(d, wt, VD, N, 1, 1.0f);
+    float *y0 = infer__diff_rand(d, (size_t)rows * N, -1, 1);
+    infer__pair y = infer__pair_new(d, y0, (size_t)rows * N * Fl);
+    float *scratch = (float *)d->ka->alloc(d->ca, (size_t)rows * (CD + 2 * KD + VD + 2 * n_v + N) * Fl);
     float **ta = (float **)INFER_MALLOC((size_t)2 * rows * sizeof(float *)), **tb = (float **)INFER_MALLOC((size_t)2 * rows * sizeof(float *));
     if (!scratch || !ta || !tb) d->broken = 1;
     for (int r = 0; !d->broken && r < rows; r++) {       /* row r's states: the rows in reverse order */
@@ -13250,7 +13266,7 @@ static void infer__diff_dn_decode(infer__diff *d, int rows, int n_k, int n_v, in
             INFER_FREE(x);
             if (d->broken) break;
         }
-#define INFER__DND_ARGS(s) (float *)o.s, (const float *)mixed.s, (const float *)z.s, (const float *)al.s, (const float *)be.s, (float *const *)tab.s, \
+#define INFER__DND_ARGS(s) (float *)o.s, (float *)y.s, &wo.t##s, (const float *)mixed.s, (const float *)z.s, (const float *)al.s, (const float *)be.s, (float *const *)tab.s, \
         (const float *)cw.s, (const float *)dt.s, (const float *)a.s, (const float *)nw.s, rows, n_k, n_v, d_k, d_v, K, 1e-6f
         infer__deltanet_decode_twin(d->ka, d->ca, INFER__DND_ARGS(a), scratch);
         d->kb->deltanet_decode(d->cb, INFER__DND_ARGS(b));
@@ -13260,10 +13276,42 @@ static void infer__diff_dn_decode(infer__diff *d, int rows, int n_k, int n_v, in
         infer__diff_cmp(d, "deltanet_decode", w2, &o, INFER__TOL_SUM);
         infer__diff_cmp(d, "deltanet_decode conv", w2, &cst, INFER__TOL_ELEM);
         infer__diff_cmp(d, "deltanet_decode S", w2, &sst, INFER__TOL_SUM);
+        infer__diff_cmp(d, "deltanet_decode y", w2, &y, INFER__TOL_SUM);
+    }
+    if (!d->broken && y0) {                              /* the fast mode: fused, and the entry then matmul_add, on copies of the states */
+        infer__pair o2 = infer__pair_new(d, NULL, o.bytes), y2 = infer__pair_new(d, y0, y.bytes), cst2 = infer__pair_new(d, NULL, cst.bytes);
+        infer__pair sst2 = infer__pair_new(d, NULL, sst.bytes), tab2 = infer__pair_new(d, NULL, tab.bytes);
+        float *hc = (float *)INFER_MALLOC(cst.bytes + 1), *hs = (float *)INFER_MALLOC(sst.bytes + 1);
+        if (!hc || !hs || d->kb->download(d->cb, hc, cst.b, cst.bytes) != INFER_OK || d->kb->download(d->cb, hs, sst.b, sst.bytes) != INFER_OK ||
+            d->kb->upload(d->cb, cst2.b, hc, cst.bytes) != INFER_OK || d->kb->upload(d->cb, sst2.b, hs, sst.bytes) != INFER_OK ||
+            d->kb->upload(d->cb, y.b, y0, y.bytes) != INFER_OK)
+            d->broken = 1;
+        for (int r = 0; !d->broken && r < rows; r++) {
+            const size_t q = (size_t)(rows - 1 - r);
+            tb[r] = (float *)cst2.b + q * nconv;
+            tb[rows + r] = (float *)sst2.b + q * nssm;
+        }
+        if (!d->broken && d->kb->upload(d->cb, tab2.b, tb, tab.bytes) != INFER_OK) d->broken = 1;
+        if (!d->broken) {
+#define INFER__DND_FAST(o_, y_, w_, t_) (float *)o_.b, (float *)y_, w_, (const float *)mixed.b, (const float *)z.b, (const float *)al.b, \
+        (const float *)be.b, (float *const *)t_.b, (const float *)cw.b, (const float *)dt.b, (const float *)a.b, (const float *)nw.b, rows, n_k, n_v, d_k, \
+        d_v, K, 1e-6f
+            d->kb->deltanet_decode(d->cb_fast, INFER__DND_FAST(o, y.b, &wo.tb, tab));
+            d->kb->deltanet_decode(d->cb_fast, INFER__DND_FAST(o2, NULL, NULL, tab2));
+#undef INFER__DND_FAST
+            d->kb->matmul_add(d->cb_fast, (float *)y2.b, &wo.tb, (const float *)o2.b, rows);
+            char w2[80];
+            snprintf(w2, sizeof w2, "%s rows=%d heads=%d/%d d=%d/%d", infer_type_name(wt), rows, n_k, n_v, d_k, d_v);
+            infer__diff_same(d, "deltanet_decode fast", w2, o.b, o2.b, o.bytes);
+            infer__diff_same(d, "deltanet_decode fast y", w2, y.b, y2.b, y.bytes);
+        }
+        INFER_FREE(hc); INFER_FREE(hs);
+        infer__pair_free(d, &o2); infer__pair_free(d, &y2); infer__pair_free(d, &cst2); infer__pair_free(d, &sst2); infer__pair_free(d, &tab2);
     }
     if (scratch) d->ka->free(d->ca, scratch);
     INFER_FREE(ta); INFER_FREE(tb);
-    infer__pair *all[] = { &mixed, &z, &al, &be, &cw, &dt, &a, &nw, &cst, &sst, &o, &tab };
+    INFER_FREE(y0);
+    infer__pair *all[] = { &mixed, &z, &al, &be, &cw, &dt, &a, &nw, &cst, &sst, &o, &tab, &y, &wo.p };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) infer__pair_free(d, all[i]);
 }
 
@@ -13355,9 +13403,9 @@ static void infer__diff_ops(infer__diff *d) {
     if (!d->broken) infer__diff_deltanet(d, 1, 70, 2, 4, 32, 16);
     if (!d->broken) infer__diff_deltanet(d, 1, 65, 1, 2, 128, 128);
     if (d->kb->deltanet_decode) {   /* one row; three (distinct states); key heads read by 2 and 1 value heads, 24 columns */
-        if (!d->broken) infer__diff_dn_decode(d, 1, 2, 4, 64, 64);
-        if (!d->broken) infer__diff_dn_decode(d, 3, 2, 4, 128, 128);
-        if (!d->broken) infer__diff_dn_decode(d, 2, 2, 3, 32, 24);
+        if (!d->broken) infer__diff_dn_decode(d, 1, 2, 4, 64, 64, INFER_TYPE_Q4_0);      /* Wo: Q8_0 activations, blocks inside heads */
+        if (!d->broken) infer__diff_dn_decode(d, 3, 2, 4, 128, 128, INFER_TYPE_Q4_K);    /* Q8_K: a block over two heads of two groups */
+        if (!d->broken) infer__diff_dn_decode(d, 2, 2, 3, 32, 24, INFER_TYPE_F16);       /* 72 values, a float Wo: the entry, then matmul_add */
     }
 }
 

@@ -96,7 +96,9 @@
  *               makes its q, k (conv, SiLU, L2 norm), v and gates from the row's conv state,
  *               steps its columns of the row's S (per-row state pointers from a table in
  *               device memory), and the last block of each key head's group (a ticket, left
- *               at 0) applies the output norm * silu(z) and shifts the conv state
+ *               at 0) applies the output norm * silu(z), shifts the conv state and, given
+ *               Wo in the fast mode, writes its heads' int8 activations for Wo's k_mvq
+ *               (attn_quant_out, as attention does)
  *   deepseek4   hc_pre: a block per row, one thread the Sinkhorn-normalised mixes, all of
  *               them the collapse of the streams; hc_post: a thread per element.
  *               compress: a thread per channel walks the chunk's rows with its two running
@@ -5044,7 +5046,10 @@ static void infer_cuda_deltanet(void *ctx, float *out, const float *q, const flo
  * that draws the last has every o of the group visible (the fence before the ticket, __ldcg
  * after it), writes out = RMSNorm(o) * norm * silu(z) for each of the group's heads, shifts
  * the group's channels of the conv state (the oldest input drops out, this token's comes
- * in), and sets the counter back to 0 for the next launch (or graph replay). */
+ * in), and sets the counter back to 0 for the next launch (or graph replay). With Wo in the
+ * fast mode (qs > 0) it also quantizes its heads' outputs for Wo's matvec, each head a column
+ * range as attention's head groups are (attn_quant_out: a Q8_K block over two heads of two
+ * groups goes to the later of the two). */
 #define INFER_CUDA_DND_WARPS 8
 #define INFER_CUDA_DND_COLS 16                  /* columns a block: 2 a warp */
 struct infer_cuda_dnd {                         /* deltanet_decode's arguments (no padding: the key's bytes) */
@@ -5053,7 +5058,10 @@ struct infer_cuda_dnd {                         /* deltanet_decode's arguments (
     float *const *states;                       /* [2, rows]: conv states, then S */
     const float *conv_w, *dt_bias, *a, *norm;
     int *count;                                 /* [rows, n_k] tickets, 0 between launches */
-    int rows, n_k, n_v, d_k, d_v, kernel;
+    int8_t *qcodes;                             /* qs > 0: out's int8 form for Wo (attn_quant_out), [rows, VD] */
+    float2 *qds;                                /* ... and its scales and sums, [rows, VD / 32] */
+    int *qcount;                                /* [rows, VD / qs] tickets for blocks shared by two groups */
+    int rows, n_k, n_v, d_k, d_v, kernel, qs;
     float eps, scale;
 };
 /* conv1d + SiLU of channel c for one token: the CPU's sum, term for term (conv1d_silu) */
@@ -5153,6 +5161,10 @@ INFER_CUDA_UNROLL
         const float sc = (float)(1.0 / sqrt(ss / d_v + p.eps));
         for (int i = tid; i < d_v; i += blockDim.x) o[i] = glu_act(zr[i], __ldcg(o + i) * sc * p.norm[i], INFER_ACT_SILU, 0.0f);
     }
+    /* Wo's int8 activations (the fast decode's deltanet_decode with Wo): each of the group's
+     * heads is a column range of the row, quantized as attention's head groups are */
+    if (p.qs)
+        for (int hh = kh; hh < p.n_v; hh += p.n_k) attn_quant_out(p.qcodes, p.qds, p.qcount, p.qs, p.out + (size_t)r * VD, r, VD, hh * d_v, d_v);
     const int H = p.kernel - 1, nc = 2 * d_k + heads * d_v;
     for (int i = tid; i < nc && H > 0; i += blockDim.x) {
         const int c = i < 2 * d_k ? (i < d_k ? 0 : KD - d_k) + kh * d_k + i : 2 * KD + (kh + ((i - 2 * d_k) / d_v) * p.n_k) * d_v + (i - 2 * d_k) % d_v;
@@ -5160,16 +5172,24 @@ INFER_CUDA_UNROLL
         cs[(size_t)(H - 1) * CD + c] = x[c];
     }
 }
-static void infer_cuda_deltanet_decode(void *ctx, float *out, const float *mixed, const float *z, const float *alpha, const float *beta,
-                                       float *const *states, const float *conv_w, const float *dt_bias, const float *a, const float *norm,
+static void infer_cuda_deltanet_decode(void *ctx, float *out, float *y, const infer_tensor *wo, const float *mixed, const float *z,
+                                       const float *alpha, const float *beta, float *const *states, const float *conv_w, const float *dt_bias, const float *a, const float *norm,
                                        int rows, int n_k, int n_v, int d_k, int d_v, int kernel, float eps) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (rows <= 0 || n_v <= 0 || d_v <= 0) return;
     if (d_k > INFER_CUDA_DN_MAXK || n_k <= 0 || d_k <= 0) { infer_cuda_record(c, cudaErrorInvalidValue, "deltanet_decode: key head size outside 1..512"); return; }
     if (rows > 65535 || n_v > 65535) { infer_cuda_record(c, cudaErrorInvalidValue, "deltanet_decode: more than 65535 rows or value heads"); return; }
+    /* with Wo: in the fast mode's decode (a Wo whose matvec reads Q8_0 or Q8_K activations, VD
+     * whole blocks of them) the kernel also writes out's int8 form and k_mvq of Wo adds into y:
+     * two launches; otherwise the kernel, then matmul_add */
+    const int VD = n_v * d_v, kind = y && wo && wo->ne[0] == VD ? infer_cuda_fused_kind(c, wo, out, rows) : 0, qs = kind == 1 ? 32 : 256;
+    const int fuse = (kind == 1 || kind == 2) && VD % qs == 0;
+    infer_cuda_xq xq = { 0, NULL, NULL };
     infer_cuda_dnd p;
     memset(&p, 0, sizeof p);
-    if (!(p.count = infer_cuda_counters(c, rows * n_k))) return;
+    if (fuse && !infer_cuda_xq_in(c, &c->xq, &c->xq_bytes, VD, rows, &xq.q, &xq.ds)) return;
+    if (!(p.count = infer_cuda_counters(c, rows * n_k + (fuse ? rows * (VD / qs) : 0)))) return;
+    if (fuse) { p.qcodes = xq.q; p.qds = xq.ds; p.qcount = p.count + (size_t)rows * n_k; p.qs = qs; }
     p.out = out; p.mixed = mixed; p.z = z; p.alpha = alpha; p.beta = beta; p.states = states;
     p.conv_w = conv_w; p.dt_bias = dt_bias; p.a = a; p.norm = norm;
     p.rows = rows; p.n_k = n_k; p.n_v = n_v; p.d_k = d_k; p.d_v = d_v; p.kernel = kernel;
@@ -5184,6 +5204,15 @@ static void infer_cuda_deltanet_decode(void *ctx, float *out, const float *mixed
     else INFER_CUDA_DND(16);
 #undef INFER_CUDA_DND
     INFER_CUDA_LAUNCHED(c, "deltanet_decode");
+    if (fuse) {
+        xq.kind = kind;
+        infer_cuda_mv mv;
+        memset(&mv, 0, sizeof mv);
+        mv.W[0] = (const uint8_t *)wo->data; mv.out[0] = y; mv.scale[0] = wo->scale; mv.start[1] = (int)wo->ne[1]; mv.n = 1; mv.add = 1;
+        infer_cuda_matvec(c, wo->type, mv, infer_type_row_size(wo->type, VD), out, VD, rows, &xq);
+    } else if (y && wo) {
+        infer_cuda_matmul_add(ctx, y, wo, out, rows);
+    }
 }
 
 /* ------------------------------------------------------------------------------------------
