@@ -91,6 +91,8 @@ typedef struct {
     infer_detok dt;
     float *logits;
     int32_t *counts;                                           /* [n_vocab] for presence/frequency; NULL when off */
+    int greedy;                                                /* a plain greedy request: the backend picks (pick), no logits come back */
+    int32_t pick;
     srv_buf hold, emit;                                        /* text held back (a stop string may start there); text to publish */
     const char *finish;
 } srv_slot;
@@ -222,6 +224,9 @@ static void srv_admit(srv *S) {
         }
         sl->r = r;
         sl->order = S->admitted++;
+        const infer_sampler_params *sp = &r->q.sp;
+        sl->greedy = sp->temp <= 0 && sp->repeat_penalty == 1.0f && sp->presence_penalty == 0 && sp->frequency_penalty == 0 && sp->n_logit_bias <= 0 &&
+                     !sp->grammar && !sl->counts;
         for (int i = 0; i < r->q.n_prompt; i++) infer_sampler_accept(sl->smp, r->q.prompt[i]);
         infer_detok_init(&sl->dt, S->tok);
         if (r->q.kind == SRV_COMPLETION) sl->dt.at_start = 0;      /* a continuation keeps its leading space */
@@ -271,7 +276,7 @@ static void srv_slot_sample(srv *S, srv_slot *sl, char **piece, int *piece_cap) 
     if (sl->counts)                                     /* OpenAI's penalties: mu[j] -= c[j] * freq + (c[j] > 0) * presence */
         for (int32_t v = 0; v < S->V; v++)
             if (sl->counts[v]) sl->logits[v] -= (float)sl->counts[v] * r->q.frequency + r->q.presence;
-    const int32_t t = infer_sampler_sample(sl->smp, sl->logits);
+    const int32_t t = sl->greedy ? sl->pick : infer_sampler_sample(sl->smp, sl->logits);
     infer_sampler_accept(sl->smp, t);
     if (infer_token_is_eog(S->tok, t)) { sl->finish = "stop"; return; }
     if (sl->counts) sl->counts[t]++;
@@ -292,10 +297,12 @@ static void srv_step(srv *S, infer_batch_item *items, int *idx, char **piece, in
         for (int i = 0; i < S->n_live; i++) {
             srv_slot *sl = &S->slots[i];
             const int left = sl->r->q.n_prompt - sl->fed;
-            if (pass == 0 && left == 0) { items[n] = (infer_batch_item){ sl->seq, &sl->last, 1, sl->logits, 0, NULL }; idx[n++] = i; }
+            float *const lg = sl->greedy ? NULL : sl->logits;
+            int32_t *const gp = sl->greedy ? &sl->pick : NULL;
+            if (pass == 0 && left == 0) { items[n] = (infer_batch_item){ sl->seq, &sl->last, 1, lg, 0, gp }; idx[n++] = i; }
             if (pass == 1 && left > 0 && budget > 0) {
                 const int c = left < budget ? left : budget;
-                items[n] = (infer_batch_item){ sl->seq, sl->r->q.prompt + sl->fed, c, c == left ? sl->logits : NULL, 0, NULL };
+                items[n] = (infer_batch_item){ sl->seq, sl->r->q.prompt + sl->fed, c, c == left ? lg : NULL, 0, c == left ? gp : NULL };
                 idx[n++] = i;
                 budget -= c;
             }
@@ -316,7 +323,7 @@ static void srv_step(srv *S, infer_batch_item *items, int *idx, char **piece, in
         const int was_prompt = sl->fed < sl->r->q.n_prompt;
         if (was_prompt) { sl->fed += items[k].n; np += items[k].n; }
         else ng++;
-        if (!items[k].logits) continue;
+        if (!items[k].logits && !items[k].greedy) continue;
         srv_slot_sample(S, sl, piece, piece_cap);
     }
     /* publish */
