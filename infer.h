@@ -742,8 +742,8 @@ typedef struct infer_kernels {
     void (*rmsnorm_ffn)(void *ctx, float *x, float *h, float *hid, const float *nw, float eps, const infer_tensor *wg,
                         const infer_tensor *wu, const infer_tensor *wd, int rows, int act, float limit);
     void (*deltanet_decode)(void *ctx, float *out, float *y, const infer_tensor *wo, const float *mixed, const float *z,
-                            const float *alpha, const float *beta, float *const *states, const float *conv_w, const float *dt_bias, const float *a, const float *norm,
-                            int rows, int n_k, int n_v, int d_k, int d_v, int kernel, float eps);
+                            const float *alpha, const float *beta, float *const *states, const float *conv_w, const float *dt_bias,
+                            const float *a, const float *norm, int rows, int n_k, int n_v, int d_k, int d_v, int kernel, float eps);
     /* optional fused op, as those above: att = attention(q) [rows, n_head * head_dim] (the
      * attention entry's arguments), then y += Wo att (attention, then matmul_add): a device
      * may write att's int8 form for Wo's matvec in the attention's own launch */
@@ -11071,8 +11071,8 @@ void infer_session_free(infer_session *s) {
     infer__buf bufs[INFER__MAX_BUFS];
     const int nb = infer__session_bufs(s, bufs);
     for (int i = 0; i < nb; i++) if (*bufs[i].p) k->free(s->kctx, *bufs[i].p);
-    INFER_FREE(s->pos_host); INFER_FREE(s->tok_host); INFER_FREE(s->rtab_host); INFER_FREE(s->eid_host); INFER_FREE(s->lstage); INFER_FREE(s->gid_host);
-    INFER_FREE(s->dnst_host);
+    INFER_FREE(s->pos_host); INFER_FREE(s->tok_host); INFER_FREE(s->rtab_host); INFER_FREE(s->eid_host); INFER_FREE(s->lstage);
+    INFER_FREE(s->gid_host); INFER_FREE(s->dnst_host);
     k->ctx_free(s->kctx);
     INFER_FREE(s);
 }
