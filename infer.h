@@ -45,7 +45,7 @@
  *   >>eval              174  the evaluation API: batches of sequences, logits out
  *   >>sampler           190  logits -> next token
  *   >>generate           78  the generation loop (the engine ends here; appendices follow)
- *   >>backends         1061  the GPU backend of this build; any backend diffed against the CPU
+ *   >>backends         1060  the GPU backend of this build; any backend diffed against the CPU
  *   >>unicode           119  categories, white space, case, NFD base, UTF-8
  *   >>regex             434  a backtracking regex matcher for pre-tokenizer patterns
  *   >>tokenizer        1162  SentencePiece BPE, byte-level BPE, WordPiece; the GGUF's vocabulary
@@ -13259,6 +13259,11 @@ static void infer__diff_dn_decode(infer__diff *d, int rows, int n_k, int n_v, in
         ta[rows + r] = (float *)sst.a + q * nssm; tb[rows + r] = (float *)sst.b + q * nssm;
     }
     if (!d->broken && (d->ka->upload(d->ca, tab.a, ta, tab.bytes) != INFER_OK || d->kb->upload(d->cb, tab.b, tb, tab.bytes) != INFER_OK)) d->broken = 1;
+    /* the entry's arguments on side s (a: the CPU, b: the backend): output o_, y_ += Wo (w_) o_,
+     * the rows' states through table t_ */
+#define INFER__DND(o_, y_, w_, t_, s) (float *)o_.s, (float *)(y_), w_, (const float *)mixed.s, (const float *)z.s, (const float *)al.s, \
+        (const float *)be.s, (float *const *)t_.s, (const float *)cw.s, (const float *)dt.s, (const float *)a.s, (const float *)nw.s, rows, n_k, n_v, \
+        d_k, d_v, K, 1e-6f
     for (int step = 0; step < 2 && !d->broken; step++) {
         if (step) {                                      /* the next token: new inputs, the states carried */
             float *x = infer__diff_rand(d, (size_t)rows * CD, -2, 2);
@@ -13266,11 +13271,8 @@ static void infer__diff_dn_decode(infer__diff *d, int rows, int n_k, int n_v, in
             INFER_FREE(x);
             if (d->broken) break;
         }
-#define INFER__DND_ARGS(s) (float *)o.s, (float *)y.s, &wo.t##s, (const float *)mixed.s, (const float *)z.s, (const float *)al.s, (const float *)be.s, (float *const *)tab.s, \
-        (const float *)cw.s, (const float *)dt.s, (const float *)a.s, (const float *)nw.s, rows, n_k, n_v, d_k, d_v, K, 1e-6f
-        infer__deltanet_decode_twin(d->ka, d->ca, INFER__DND_ARGS(a), scratch);
-        d->kb->deltanet_decode(d->cb, INFER__DND_ARGS(b));
-#undef INFER__DND_ARGS
+        infer__deltanet_decode_twin(d->ka, d->ca, INFER__DND(o, y.a, &wo.ta, tab, a), scratch);
+        d->kb->deltanet_decode(d->cb, INFER__DND(o, y.b, &wo.tb, tab, b));
         char w2[80];
         snprintf(w2, sizeof w2, "rows=%d heads=%d/%d d=%d/%d token %d", rows, n_k, n_v, d_k, d_v, step + 1);
         infer__diff_cmp(d, "deltanet_decode", w2, &o, INFER__TOL_SUM);
@@ -13293,12 +13295,8 @@ static void infer__diff_dn_decode(infer__diff *d, int rows, int n_k, int n_v, in
         }
         if (!d->broken && d->kb->upload(d->cb, tab2.b, tb, tab.bytes) != INFER_OK) d->broken = 1;
         if (!d->broken) {
-#define INFER__DND_FAST(o_, y_, w_, t_) (float *)o_.b, (float *)y_, w_, (const float *)mixed.b, (const float *)z.b, (const float *)al.b, \
-        (const float *)be.b, (float *const *)t_.b, (const float *)cw.b, (const float *)dt.b, (const float *)a.b, (const float *)nw.b, rows, n_k, n_v, d_k, \
-        d_v, K, 1e-6f
-            d->kb->deltanet_decode(d->cb_fast, INFER__DND_FAST(o, y.b, &wo.tb, tab));
-            d->kb->deltanet_decode(d->cb_fast, INFER__DND_FAST(o2, NULL, NULL, tab2));
-#undef INFER__DND_FAST
+            d->kb->deltanet_decode(d->cb_fast, INFER__DND(o, y.b, &wo.tb, tab, b));
+            d->kb->deltanet_decode(d->cb_fast, INFER__DND(o2, NULL, NULL, tab2, b));
             d->kb->matmul_add(d->cb_fast, (float *)y2.b, &wo.tb, (const float *)o2.b, rows);
             char w2[80];
             snprintf(w2, sizeof w2, "%s rows=%d heads=%d/%d d=%d/%d", infer_type_name(wt), rows, n_k, n_v, d_k, d_v);
@@ -13313,6 +13311,7 @@ static void infer__diff_dn_decode(infer__diff *d, int rows, int n_k, int n_v, in
     INFER_FREE(y0);
     infer__pair *all[] = { &mixed, &z, &al, &be, &cw, &dt, &a, &nw, &cst, &sst, &o, &tab, &y, &wo.p };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) infer__pair_free(d, all[i]);
+#undef INFER__DND
 }
 
 /* ---- whole models: the residual stream after every layer, then the logits ---- */

@@ -3833,25 +3833,23 @@ __global__ void __launch_bounds__(INFER_CUDA_ARGMAX_THREADS) k_argmax(int32_t *i
     __shared__ int wi[32], wbad[32];
     const float *xr = x + (size_t)blockIdx.x * n;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    float best = -INFINITY;
-    int at = n, bad = 0;                  /* at = n: nothing seen (a share may be empty) */
+    float best = -INFINITY;               /* (-inf, n): nothing seen; any finite value beats it, and */
+    int at = n, bad = 0;                  /* a row with -inf (or NaN) in it is -1 whatever is kept */
     for (int i = threadIdx.x; i < n; i += INFER_CUDA_ARGMAX_THREADS) {
         const float v = xr[i];
         bad |= !isfinite(v);
-        if (v > best || at == n) { best = v; at = i; }
+        argmax_keep(best, at, v, i);
     }
     for (int o = 16; o > 0; o >>= 1) {
-        const float v2 = __shfl_xor_sync(0xffffffffu, best, o);
-        const int i2 = __shfl_xor_sync(0xffffffffu, at, o);
+        argmax_keep(best, at, __shfl_xor_sync(0xffffffffu, best, o), __shfl_xor_sync(0xffffffffu, at, o));
         bad |= __shfl_xor_sync(0xffffffffu, bad, o);
-        if (i2 < n) { if (at == n) { best = v2; at = i2; } else argmax_keep(best, at, v2, i2); }
     }
     if (lane == 0) { wv[warp] = best; wi[warp] = at; wbad[warp] = bad; }
     __syncthreads();
     if (threadIdx.x == 0) {
         for (int w = 1; w < INFER_CUDA_ARGMAX_THREADS / 32; w++) {
             bad |= wbad[w];
-            if (wi[w] < n) { if (at == n) { best = wv[w]; at = wi[w]; } else argmax_keep(best, at, wv[w], wi[w]); }
+            argmax_keep(best, at, wv[w], wi[w]);
         }
         ids[blockIdx.x] = bad || at == n ? -1 : at;
     }
