@@ -12469,7 +12469,16 @@ static void infer__pair_free(infer__diff *d, infer__pair *p) {
 }
 
 /* both results back on the host; 0 (and the run marked broken) when a copy fails */
+/* The backend's fast-mode context runs on a queue of its own (a CUDA stream): what it wrote
+ * is read through the precise context's downloads only after it is waited for */
+static void infer__diff_settle(infer__diff *d) {
+    if (d->cb_fast && d->kb->sync && d->kb->sync(d->cb_fast) != INFER_OK) {
+        infer__diff_say(d, "FAIL  %s backend (fast): %s", d->kb->name, d->kb->last_error(d->cb_fast));
+        d->broken = 1;
+    }
+}
 static int infer__pair_get(infer__diff *d, const infer__pair *p, void *a, void *b) {
+    infer__diff_settle(d);
     if (d->broken) return 0;
     if (d->ka->download(d->ca, a, p->a, p->bytes) != INFER_OK || d->kb->download(d->cb, b, p->b, p->bytes) != INFER_OK) {
         infer__diff_say(d, "FAIL  %s backend: %s", d->kb->name, d->kb->last_error(d->cb));
@@ -12550,6 +12559,8 @@ static infer__pair infer__diff_rand_pair(infer__diff *d, size_t n, float lo, flo
 
 /* two results of the backend under test that must be the same bytes (b1, b2: its memory) */
 static void infer__diff_same(infer__diff *d, const char *op, const char *what, const void *b1, const void *b2, size_t bytes) {
+    infer__diff_settle(d);
+    if (d->broken) return;
     uint8_t *x = (uint8_t *)INFER_MALLOC(bytes + 1), *y = (uint8_t *)INFER_MALLOC(bytes + 1);
     if (!x || !y || d->kb->download(d->cb, x, b1, bytes) != INFER_OK || d->kb->download(d->cb, y, b2, bytes) != INFER_OK) {
         d->broken = 1;
@@ -13157,8 +13168,8 @@ static void infer__diff_dsv4(infer__diff *d) {
 }
 
 /* ---- gated DeltaNet: the conv state and the delta rule ---- */
-static void infer__diff_conv(infer__diff *d, int rows) {
-    const int ch = 100, kern = 4;
+static void infer__diff_conv(infer__diff *d, int rows, int kern) {
+    const int ch = 100;
     infer__pair x = infer__diff_rand_pair(d, (size_t)rows * ch, -2, 2), st = infer__diff_rand_pair(d, (size_t)(kern - 1) * ch, -2, 2);
     infer__pair w = infer__diff_rand_pair(d, (size_t)ch * kern, -1, 1), o = infer__pair_new(d, NULL, (size_t)rows * ch * sizeof(float));
     char what[64];
@@ -13395,8 +13406,10 @@ static void infer__diff_ops(infer__diff *d) {
     if (!d->broken) infer__diff_route(d, 256, 6, 4, 1, 1.5f, 1, 0);       /* deepseek4: sqrt-softplus + bias */
     if (!d->broken) infer__diff_route(d, 16, 2, 4, 1, 1.5f, 0, 1);        /* deepseek4's hash layers */
     if (!d->broken) infer__diff_dsv4(d);
-    if (!d->broken) infer__diff_conv(d, 1);
-    if (!d->broken) infer__diff_conv(d, 9);
+    if (!d->broken) infer__diff_conv(d, 1, 4);
+    if (!d->broken) infer__diff_conv(d, 9, 4);
+    if (!d->broken) infer__diff_conv(d, 40, 4);          /* a prompt: tokens in chunks, the state from x */
+    if (!d->broken) infer__diff_conv(d, 40, 7);
     if (!d->broken) infer__diff_deltanet(d, 0, 1, 2, 4, 32, 16);
     if (!d->broken) infer__diff_deltanet(d, 0, 3, 1, 2, 128, 128);
     if (!d->broken) infer__diff_deltanet(d, 1, 70, 2, 4, 32, 16);

@@ -607,8 +607,12 @@ __device__ __forceinline__ float glu_act(float g, float u, int act, float limit)
 #define INFER_CUDA_HD __host__ __device__ __forceinline__
 #ifdef __CUDA_ARCH__
 #define INFER_CUDA_UNROLL _Pragma("unroll")
+#define INFER_CUDA_UNROLL4 _Pragma("unroll 4")
+#define INFER_CUDA_UNROLL8 _Pragma("unroll 8")
 #else
 #define INFER_CUDA_UNROLL
+#define INFER_CUDA_UNROLL4
+#define INFER_CUDA_UNROLL8
 #endif
 
 INFER_CUDA_HD float bits_float(uint32_t u) {
@@ -3338,6 +3342,20 @@ static int infer_cuda_blas_ready(infer_cuda_ctx *c) {
 /* the GEMM's operands, all of them, as the recorder's key (a step that repeats them is the same step) */
 struct infer_cuda_gemm { const void *A, *B; float *C; int m, n, k, lda, ldb, ldc, type; float alpha, beta; };
 static void infer_cuda_gemm_tag(void) {}
+/* out [rows, N] = scale W x (+ out), W [N, K] rows lda elements apart, x [rows, K], both of
+ * `type`: one cublasGemmEx (column-major: out^T = W^T^T x^T) through the step recorder */
+static void infer_cuda_gemm_run(infer_cuda_ctx *c, float *out, const void *W, int lda, const void *x, int K, int N, int rows, int type, float scale, int add) {
+    infer_cuda_gemm g;
+    memset(&g, 0, sizeof g);                  /* the key's padding bytes too */
+    g.A = W; g.B = x; g.C = out; g.m = N; g.n = rows; g.k = K; g.lda = lda; g.ldb = K; g.ldc = N;
+    g.type = type;
+    g.alpha = scale; g.beta = add ? 1.0f : 0.0f;
+    infer_cuda_op(c, (const void *)&infer_cuda_gemm_tag, &g, sizeof g, [c, g]() {
+        const cublasStatus_t st = cublasGemmEx(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, g.m, g.n, g.k, &g.alpha, g.A, (cudaDataType)g.type, g.lda, g.B,
+                                               (cudaDataType)g.type, g.ldb, &g.beta, g.C, CUDA_R_32F, g.ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        if (st != CUBLAS_STATUS_SUCCESS && !c->error[0]) snprintf(c->error, sizeof c->error, "cuBLAS GEMM: %s", cublasGetStatusString(st));
+    });
+}
 /* out = scale W x (+ out): 1 when done (or its error kept), 0 when the tiles must do it */
 template <int T> static int infer_cuda_gemm_half(infer_cuda_ctx *c, float *out, const uint8_t *W, size_t rb, const float *x, int K, int N, int rows, float scale,
                                                  int add, infer_cuda_xtiles *xt) {
@@ -3354,16 +3372,15 @@ template <int T> static int infer_cuda_gemm_half(infer_cuda_ctx *c, float *out, 
         xh = (const H *)c->xh;
         if (xt) { memset(xt, 0, sizeof *xt); xt->x = x; xt->rows = rows; xt->K = K; xt->act = -T; xt->h = xh; }
     }
-    infer_cuda_gemm g;
-    memset(&g, 0, sizeof g);                  /* the key's padding bytes too */
-    g.A = W; g.B = xh; g.C = out; g.m = N; g.n = rows; g.k = K; g.lda = (int)(rb / sizeof(H)); g.ldb = K; g.ldc = N;
-    g.type = T == INFER_TYPE_F16 ? CUDA_R_16F : CUDA_R_16BF;
-    g.alpha = scale; g.beta = add ? 1.0f : 0.0f;
-    infer_cuda_op(c, (const void *)&infer_cuda_gemm_tag, &g, sizeof g, [c, g]() {
-        const cublasStatus_t st = cublasGemmEx(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, g.m, g.n, g.k, &g.alpha, g.A, (cudaDataType)g.type, g.lda, g.B,
-                                               (cudaDataType)g.type, g.ldb, &g.beta, g.C, CUDA_R_32F, g.ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-        if (st != CUBLAS_STATUS_SUCCESS && !c->error[0]) snprintf(c->error, sizeof c->error, "cuBLAS GEMM: %s", cublasGetStatusString(st));
-    });
+    infer_cuda_gemm_run(c, out, W, (int)(rb / sizeof(H)), xh, K, N, rows, T == INFER_TYPE_F16 ? CUDA_R_16F : CUDA_R_16BF, scale, add);
+    return 1;
+}
+/* out = scale W x (+ out) for F32 weights in the fast mode (a DeltaNet layer's small gate
+ * projections, a few columns over a prompt's rows: the tiles would give them a handful of
+ * blocks): the library's f32 GEMM, no rounding of x; 0 when the tiles must do it */
+static int infer_cuda_gemm_f32(infer_cuda_ctx *c, float *out, const uint8_t *W, size_t rb, const float *x, int K, int N, int rows, float scale, int add) {
+    if (infer_cuda_gemm_mode == 0 || !infer_cuda_blas_ready(c)) return 0;
+    infer_cuda_gemm_run(c, out, W, (int)(rb / sizeof(float)), x, K, N, rows, CUDA_R_32F, scale, add);
     return 1;
 }
 #endif
@@ -3403,6 +3420,10 @@ static void infer_cuda_matmul_to(infer_cuda_ctx *c, float *out, const infer_tens
                     else INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<T, 2>)(out, W, rb, x, K, N, rows, w->scale, add);
                     return;
                 }
+#ifdef INFER_CUDA_GEMM
+            if constexpr (T == INFER_TYPE_F32)
+                if (!c->precise && infer_cuda_gemm_f32(c, out, W, rb, x, K, N, rows, w->scale, add)) return;
+#endif
             if (c->precise) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<T, 0>)(out, W, rb, x, K, N, rows, w->scale, add);
             else INFER_CUDA_LAUNCH(grid, 256, 0, c, k_matmul_tiled<T, 1>)(out, W, rb, x, K, N, rows, w->scale, add);
         });
@@ -3557,7 +3578,8 @@ static void infer_cuda_embed(void *ctx, float *out, const infer_tensor *table, c
  * of sums wherever it is called with the same block size: k_rmsnorm_q's scale is k_rmsnorm's) */
 __device__ __forceinline__ float rms_scale(const float *xr, int dim, float eps) {
     double ss = 0;
-    for (int i = threadIdx.x; i < dim; i += blockDim.x) ss += (double)xr[i] * xr[i];
+INFER_CUDA_UNROLL4
+    for (int i = threadIdx.x; i < dim; i += blockDim.x) ss += (double)xr[i] * xr[i];   /* unrolled: 4 loads in flight, the same order of sums */
     ss = block_sum(ss);
     return (float)(1.0 / sqrt(ss / dim + eps));
 }
@@ -3835,6 +3857,7 @@ __global__ void __launch_bounds__(INFER_CUDA_ARGMAX_THREADS) k_argmax(int32_t *i
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     float best = -INFINITY;               /* (-inf, n): nothing seen; any finite value beats it, and */
     int at = n, bad = 0;                  /* a row with -inf (or NaN) in it is -1 whatever is kept */
+INFER_CUDA_UNROLL8                            /* 8 loads in flight, not one memory latency per element */
     for (int i = threadIdx.x; i < n; i += INFER_CUDA_ARGMAX_THREADS) {
         const float v = xr[i];
         bad |= !isfinite(v);
@@ -4168,6 +4191,7 @@ INFER_CUDA_UNROLL
  * every thread of the block that merged (it holds the heads' final output), 0 in the others. */
 __device__ int attn_merge_last(float *out, const float *part, int *count, int n_split, int hd, int heads) {
     __shared__ int last;
+    __shared__ float wt[32], tl;              /* the splits' weights e^(m_s - M) and their L (n_split <= 32) */
     __threadfence();
     __syncthreads();                          /* every thread's partials written and fenced */
     if (threadIdx.x == 0) {
@@ -4177,21 +4201,24 @@ __device__ int attn_merge_last(float *out, const float *part, int *count, int n_
     __syncthreads();
     if (!last) return 0;
     __threadfence();
+    const int lane = threadIdx.x & 31;
     for (int g = 0; g < heads; g++) {
         const float *pr = part + (size_t)g * n_split * (hd + 2);
-        float M = -INFINITY;
-        for (int s = 0; s < n_split; s++) M = fmaxf(M, __ldcg(pr + (size_t)s * (hd + 2)));
-        float L = 0.0f;
-        for (int s = 0; s < n_split; s++) {
-            const float ms = __ldcg(pr + (size_t)s * (hd + 2));
-            if (ms != -INFINITY) L += __ldcg(pr + (size_t)s * (hd + 2) + 1) * expf(ms - M);
+        if (g) __syncthreads();               /* the previous head's weights are read */
+        if (threadIdx.x < 32) {               /* warp 0, lane s: split s's (m, l), all read at once */
+            const float ms = lane < n_split ? __ldcg(pr + (size_t)lane * (hd + 2)) : -INFINITY;
+            const float ls = lane < n_split ? __ldcg(pr + (size_t)lane * (hd + 2) + 1) : 0.0f;
+            const float M = warp_max(ms), f = ms == -INFINITY ? 0.0f : expf(ms - M);
+            const float L = warp_sum(ls * f);
+            wt[lane] = f;
+            if (lane == 0) tl = L;
         }
+        __syncthreads();
+        const float L = tl;
         for (int d = threadIdx.x; d < hd; d += blockDim.x) {
-            float a = 0.0f;
-            for (int s = 0; s < n_split; s++) {
-                const float ms = __ldcg(pr + (size_t)s * (hd + 2));
-                if (ms != -INFINITY) a += __ldcg(pr + (size_t)s * (hd + 2) + 2 + d) * expf(ms - M);
-            }
+            float a = 0.0f;                   /* independent loads: unrolled, they are in flight together */
+INFER_CUDA_UNROLL8
+            for (int s = 0; s < n_split; s++) a += __ldcg(pr + (size_t)s * (hd + 2) + 2 + d) * wt[s];
             out[(size_t)g * hd + d] = a / L;
         }
     }
@@ -4912,24 +4939,38 @@ static void infer_cuda_moe_route(void *ctx, int32_t *ids, float *weights, const 
  * carry a per-sequence state across calls; each kernel reads its part of the state into
  * registers once, runs the chunk's tokens in order, and writes it back once.
  * ---------------------------------------------------------------------------------------- */
-/* causal depthwise conv1d + SiLU: a thread per channel carries its last K-1 inputs through
- * the tokens and writes the state back once -- the loop of infer__cpu_conv1d_silu's scalar
- * path, line for line (a deliberate twin: the diff tests hold the two to each other). The
- * history is sized by a template bound KM >= K (4 for the usual kernel of 4, else 16) and
- * its loops run to KM with the tail skipped, so they unroll and the history stays in
- * registers; indexed by a run-time j it would live in local memory. */
+/* causal depthwise conv1d + SiLU, thread (channel c, chunk y): the tokens y CONV_T ..
+ * y CONV_T + CONV_T - 1 of channel c, each output the loop of infer__cpu_conv1d_silu's scalar
+ * path, line for line (a deliberate twin: the diff tests hold the two to each other):
+ *   y_t = w[K-1] x_t + sum_{j<K-1} w[j] h_j,  h = the K-1 inputs before t,  out_t = silu(y_t).
+ * A chunk's first history comes from the inputs before it (CONV_T >= K-1, so only chunk 0
+ * reaches back into the state), so a prompt's tokens run in parallel, CONV_T loads of a thread
+ * in flight at once, not one memory latency per token. The state is read and written by chunk
+ * 0 alone: with one chunk its history after the last token; with more (then rows >= K-1) the
+ * last K-1 inputs, read from x. The history is sized by a template bound KM >= K (4 for the
+ * usual kernel of 4, else 16) and its loops run to KM with the tail skipped, so they unroll
+ * and the history stays in registers; indexed by a run-time j it would live in local memory. */
 #define INFER_CUDA_MAX_CONV 16
+#define INFER_CUDA_CONV_T 16                  /* tokens a thread takes; >= MAX_CONV - 1 */
 template <int KM>
 __global__ void k_conv1d_silu(float *out, const float *x, float *state, const float *w, int rows, int channels, int kernel) {
     const int c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= channels) return;
-    const int H = kernel - 1;
+    const int H = kernel - 1, t0 = blockIdx.y * INFER_CUDA_CONV_T;
     float hist[KM - 1];
     const float *wc = w + (size_t)c * kernel;
 INFER_CUDA_UNROLL
-    for (int j = 0; j < KM - 1; j++) hist[j] = j < H ? state[(size_t)j * channels + c] : 0.0f;
-    for (int t = 0; t < rows; t++) {
-        const float xt = x[(size_t)t * channels + c];
+    for (int j = 0; j < KM - 1; j++) {
+        const int t = t0 - H + j;             /* the input before the chunk that hist[j] holds */
+        hist[j] = j >= H ? 0.0f : t >= 0 ? x[(size_t)t * channels + c] : state[(size_t)(t + H) * channels + c];
+    }
+    float xs[INFER_CUDA_CONV_T];
+INFER_CUDA_UNROLL
+    for (int i = 0; i < INFER_CUDA_CONV_T; i++) xs[i] = t0 + i < rows ? x[(size_t)(t0 + i) * channels + c] : 0.0f;
+INFER_CUDA_UNROLL
+    for (int i = 0; i < INFER_CUDA_CONV_T; i++) {
+        if (t0 + i >= rows) break;
+        const float xt = xs[i];
         float y = wc[H] * xt;
 INFER_CUDA_UNROLL
         for (int j = 0; j < KM - 1; j++) if (j < H) y += wc[j] * hist[j];
@@ -4937,18 +4978,20 @@ INFER_CUDA_UNROLL
         for (int j = 0; j + 1 < KM - 1; j++) if (j + 1 < H) hist[j] = hist[j + 1];
 INFER_CUDA_UNROLL
         for (int j = 0; j < KM - 1; j++) if (j == H - 1) hist[j] = xt;
-        out[(size_t)t * channels + c] = y / (1.0f + expf(-y));
+        out[(size_t)(t0 + i) * channels + c] = y / (1.0f + expf(-y));
     }
+    if (blockIdx.y) return;
 INFER_CUDA_UNROLL
-    for (int j = 0; j < KM - 1; j++) if (j < H) state[(size_t)j * channels + c] = hist[j];
+    for (int j = 0; j < KM - 1; j++)
+        if (j < H) state[(size_t)j * channels + c] = gridDim.y == 1 ? hist[j] : x[(size_t)(rows - H + j) * channels + c];
 }
 static void infer_cuda_conv1d_silu(void *ctx, float *out, const float *x, float *state, const float *w, int rows, int channels, int kernel) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
-    if (channels <= 0) return;
+    if (channels <= 0 || rows <= 0) return;
     if (kernel > INFER_CUDA_MAX_CONV) { infer_cuda_record(c, cudaErrorInvalidValue, "conv1d_silu: kernel above 16"); return; }
-    const unsigned blocks = (unsigned)((channels + 127) / 128);
-    if (kernel <= 4) INFER_CUDA_LAUNCH(blocks, 128, 0, c, k_conv1d_silu<4>)(out, x, state, w, rows, channels, kernel);
-    else INFER_CUDA_LAUNCH(blocks, 128, 0, c, k_conv1d_silu<INFER_CUDA_MAX_CONV>)(out, x, state, w, rows, channels, kernel);
+    const dim3 grid((unsigned)((channels + 127) / 128), (unsigned)((rows + INFER_CUDA_CONV_T - 1) / INFER_CUDA_CONV_T));
+    if (kernel <= 4) INFER_CUDA_LAUNCH(grid, 128, 0, c, k_conv1d_silu<4>)(out, x, state, w, rows, channels, kernel);
+    else INFER_CUDA_LAUNCH(grid, 128, 0, c, k_conv1d_silu<INFER_CUDA_MAX_CONV>)(out, x, state, w, rows, channels, kernel);
     INFER_CUDA_LAUNCHED(c, "conv1d_silu");
 }
 
