@@ -212,7 +212,7 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 #include <mma.h>
-#define INFER_CUDA_RAW_LAUNCH(g, b, shm, stream, k, ...) (k<<<(g), (b), (shm), (stream)>>>(__VA_ARGS__), cudaGetLastError())
+#define INFER_CUDA_RAW_LAUNCH(g, b, shm, stream, k, ...) infer_cuda_raw_launch((g), (b), (shm), (stream), k, __VA_ARGS__)
 #define INFER_CUDA_DYN_SHARED(type, name) extern __shared__ type name[]
 #ifdef INFER_CUDA_CUBLAS       /* the Makefile defines it where the toolkit has cuBLAS */
 #include <cublas_v2.h>
@@ -308,6 +308,37 @@ typedef struct infer_cuda_ctx {
 static int infer_cuda_device = -1;       /* set by infer_cuda_init */
 static int infer_cuda_sms = 1;           /* streaming multiprocessors, to size split-K */
 static int infer_cuda_mma8;              /* int8 MMA (compute capability 8.0 and later): the fast mode's int8 tiles */
+static int infer_cuda_pdl;               /* launches may overlap their predecessor's end (see INFER_CUDA_PDL_ENTRY) */
+static int infer_cuda_pdl_ok;            /* the device has it (compute capability 9.0 and later) */
+
+/* Programmatic dependent launch (compute capability 9.0 and later): a kernel launched with
+ * the attribute below may start while the kernel before it in the stream is still running.
+ * Every kernel of this file opens with INFER_CUDA_PDL_ENTRY: it lets the next launch begin
+ * (its blocks are placed as soon as all of this kernel's blocks are), then waits until the
+ * previous kernel has finished and its writes are visible. So each kernel still sees
+ * everything before it, as with plain launches (each waits for its predecessor, which
+ * waited for its own), and what overlaps is the launch and the placing of blocks, a few
+ * microseconds a kernel that a decode step of ~130 small kernels would otherwise pay in
+ * turn. In a captured graph the launches keep the attribute as programmatic edges. Without
+ * the attribute (older GPUs, INFER_CUDA_PDL=0) the wait returns at once. */
+#ifndef INFER_CUDA_EMU
+template <typename... P, typename... A>
+static cudaError_t infer_cuda_raw_launch(dim3 g, dim3 b, size_t shm, cudaStream_t s, void (*k)(P...), A... a) {
+    if (!infer_cuda_pdl) {
+        k<<<g, b, shm, s>>>(a...);
+        return cudaGetLastError();
+    }
+    cudaLaunchConfig_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cudaLaunchAttribute at[1];
+    memset(at, 0, sizeof at);
+    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    at[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.gridDim = g; cfg.blockDim = b; cfg.dynamicSmemBytes = shm; cfg.stream = s;
+    cfg.attrs = at; cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, k, a...);
+}
+#endif
 
 static void infer_cuda_record(infer_cuda_ctx *c, cudaError_t e, const char *what) {
     if (e == cudaSuccess || c->error[0]) return;
@@ -605,6 +636,11 @@ __device__ __forceinline__ float glu_act(float g, float u, int act, float limit)
  * check them against the CPU's dequantizers on a machine without a GPU
  * (infer_cuda_dequant_host at the end of this file). */
 #define INFER_CUDA_HD __host__ __device__ __forceinline__
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define INFER_CUDA_PDL_ENTRY do { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); asm volatile("griddepcontrol.wait;" ::: "memory"); } while (0)
+#else
+#define INFER_CUDA_PDL_ENTRY do { } while (0)
+#endif
 #ifdef __CUDA_ARCH__
 #define INFER_CUDA_UNROLL _Pragma("unroll")
 #define INFER_CUDA_UNROLL4 _Pragma("unroll 4")
@@ -1168,6 +1204,7 @@ INFER_CUDA_UNROLL
  * act(gate) * up to out[0]; the two columns' weights are decoded one after the other. */
 template <int T, int R, int G>
 __global__ void __launch_bounds__(32 * INFER_CUDA_MV_WARPS) k_matvec(infer_cuda_mv mv, size_t row_bytes, const float *x, int K, int rows) {
+    INFER_CUDA_PDL_ENTRY;
     __shared__ float xs[R][32 * 33];
     const int g = blockIdx.x * INFER_CUDA_MV_WARPS + (threadIdx.x >> 5), r0 = blockIdx.y * R, lane = threadIdx.x & 31;
     /* which weight: constant indices only, so the parameters are not copied to local memory */
@@ -1761,6 +1798,7 @@ INFER_CUDA_UNROLL
  * warp per block of 32 (KIND 1) or 256 (KIND 2) values, blockIdx.y the row */
 template <int KIND>
 __global__ void __launch_bounds__(128) k_quant_x(const float *x, int K, int8_t *codes, float2 *xds) {
+    INFER_CUDA_PDL_ENTRY;
     const int lane = threadIdx.x & 31, blk = blockIdx.x * 4 + (threadIdx.x >> 5), r = blockIdx.y;
     const float *xr = x + (size_t)r * K;
     int8_t *qr = codes + (size_t)r * K;
@@ -1881,6 +1919,7 @@ INFER_CUDA_UNROLL
 template <int T, int R, int G>
 __global__ void __launch_bounds__(INFER_CUDA_MVQ_THREADS) k_mvq(infer_cuda_mv mv, size_t row_bytes, const void *xa, const float2 *xds, int K, int rows,
                                                               infer_cuda_qout qo) {
+    INFER_CUDA_PDL_ENTRY;
     constexpr int C = INFER_CUDA_MVQ_COLS, CC = G ? 2 * C : C;
     typedef typename std::conditional<Mv<T>::KIND == 3, float, int8_t>::type XT;
     __shared__ float tot[CC * R];
@@ -1925,6 +1964,7 @@ INFER_CUDA_UNROLL
 template <int T>
 __global__ void __launch_bounds__(INFER_CUDA_MVQ_THREADS) k_mvq_id(float *out, const uint8_t *W, size_t row_bytes, const void *xa, const float2 *xds,
                                                                  const int32_t *ids, int K, int N, int E, int n_used, int x_per_slot, float scale) {
+    INFER_CUDA_PDL_ENTRY;
     constexpr int C = INFER_CUDA_MVQ_COLS;
     typedef typename std::conditional<Mv<T>::KIND == 3, float, int8_t>::type XT;
     __shared__ float tot[C];
@@ -2147,6 +2187,7 @@ template <> struct half_of<INFER_TYPE_BF16> {
 /* y = x rounded to the 16-bit format of weight type T, n values, 8 a thread: the library
  * GEMM's activations (the tiles round theirs the same way in shared memory) */
 template <int T> __global__ void __launch_bounds__(256) k_round_half(typename half_of<T>::type *y, const float *x, int64_t n) {
+    INFER_CUDA_PDL_ENTRY;
     for (int64_t i = (int64_t)blockIdx.x * 256 + threadIdx.x; i < n; i += (int64_t)gridDim.x * 256) y[i] = half_of<T>::from(x[i]);
 }
 
@@ -2286,6 +2327,7 @@ INFER_CUDA_UNROLL
 template <int T, int TC>
 __global__ void __launch_bounds__(256) k_matmul_tiled(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, int rows, float scale,
                                                       int add) {
+    INFER_CUDA_PDL_ENTRY;
     RowsPlain rp;
     rp.r0 = blockIdx.y * INFER_CUDA_TILE;
     rp.n = rows - rp.r0 < INFER_CUDA_TILE ? rows - rp.r0 : INFER_CUDA_TILE;
@@ -2302,6 +2344,7 @@ __global__ void __launch_bounds__(256) k_matmul_tiled(float *out, const uint8_t 
  * rows an expert got without a sync, so the grid allows every expert all rows; the blocks
  * past an expert's last row return at once. */
 __global__ void k_moe_group(const int32_t *ids, int n_out, int E, int32_t *start, int32_t *fill, int32_t *order) {
+    INFER_CUDA_PDL_ENTRY;
     for (int e = threadIdx.x; e < E; e += blockDim.x) fill[e] = 0;
     __syncthreads();
     for (int i = threadIdx.x; i < n_out; i += blockDim.x) { const int e = ids[i]; if (e >= 0 && e < E) atomicAdd(&fill[e], 1); }
@@ -2321,6 +2364,7 @@ __global__ void k_moe_group(const int32_t *ids, int n_out, int E, int32_t *start
 template <int T, int TC>
 __global__ void __launch_bounds__(256) k_matmul_id_tiled(float *out, const uint8_t *W, size_t row_bytes, const float *x, const int32_t *start,
                                                          const int32_t *order, int K, int N, int n_used, int x_per_slot, float scale) {
+    INFER_CUDA_PDL_ENTRY;
     const int e = blockIdx.z;
     RowsRouted rr;
     rr.order = order;
@@ -2381,6 +2425,7 @@ __device__ __forceinline__ uint32_t pack4(const int *q) { return (uint32_t)(q[0]
  * give what the CPU's quantizers give (their comment in >>quant). */
 template <int MODE>
 __global__ void __launch_bounds__(256) k_quant_act(infer_cuda_q8x xq, const float *x, int K, int rows) {
+    INFER_CUDA_PDL_ENTRY;
     const int lane = threadIdx.x & 31, spans = (K + 255) / 256, nb = K / 32;
     const int64_t span = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     if (span >= (int64_t)rows * spans) return;                 /* whole warps */
@@ -2987,6 +3032,7 @@ INFER_CUDA_UNROLL
 template <int T, int BM>
 __global__ void __launch_bounds__(INFER_CUDA_QT_THREADS, 2) k_matmul_q8(float *out, const uint8_t *W, size_t row_bytes, infer_cuda_q8x xq, int K, int N, int rows,
                                                                         float scale, int add, int sps, float *part, int *count) {
+    INFER_CUDA_PDL_ENTRY;
     RowsPlain rp;
     rp.r0 = blockIdx.y * BM;
     rp.n = rows - rp.r0 < BM ? rows - rp.r0 : BM;
@@ -2997,6 +3043,7 @@ __global__ void __launch_bounds__(INFER_CUDA_QT_THREADS, 2) k_matmul_q8(float *o
 template <int T, int BM>
 __global__ void __launch_bounds__(INFER_CUDA_QT_THREADS, 2) k_matmul_id_q8(float *out, const uint8_t *W, size_t row_bytes, infer_cuda_q8x xq, const int32_t *start,
                                                                            const int32_t *order, int K, int N, int n_used, int x_per_slot, float scale) {
+    INFER_CUDA_PDL_ENTRY;
     const int e = blockIdx.z;
     RowsRouted rr;
     rr.order = order;
@@ -3016,6 +3063,7 @@ __global__ void __launch_bounds__(INFER_CUDA_QT_THREADS, 2) k_matmul_id_q8(float
 template <int T>
 __global__ void __launch_bounds__(32 * INFER_CUDA_MV_WARPS) k_matmul_id(float *out, const uint8_t *W, size_t row_bytes, const float *x, const int32_t *ids,
                                                                      int K, int N, int E, int n_used, int x_per_slot, float scale) {
+    INFER_CUDA_PDL_ENTRY;
     __shared__ float xs[1][32 * 33];
     const int n = blockIdx.x * INFER_CUDA_MV_WARPS + (threadIdx.x >> 5), o = blockIdx.y, lane = threadIdx.x & 31, nch = (K + 31) / 32;
     const int e = ids[o], active = n < N && e >= 0 && e < E;
@@ -3040,6 +3088,7 @@ __global__ void __launch_bounds__(32 * INFER_CUDA_MV_WARPS) k_matmul_id(float *o
 /* embedding: out[r] = scale * table[tokens[r]]; one thread per 32-chunk of a row */
 template <int T>
 __global__ void k_embed(float *out, const uint8_t *table, size_t row_bytes, const int32_t *tokens, int K, int V, float scale) {
+    INFER_CUDA_PDL_ENTRY;
     const int r = blockIdx.y, c = blockIdx.x * blockDim.x + threadIdx.x;
     if (32 * c >= K) return;
     const int t = tokens[r];
@@ -3585,6 +3634,7 @@ INFER_CUDA_UNROLL4
 }
 #define INFER_CUDA_NORM_THREADS(dim) ((dim) >= 1024 ? 256 : 128)
 __global__ void k_rmsnorm(float *out, const float *x, const float *w, int dim, float eps) {
+    INFER_CUDA_PDL_ENTRY;
     const float *xr = x + (size_t)blockIdx.x * dim;
     float *o = out + (size_t)blockIdx.x * dim;
     const float scale = rms_scale(xr, dim, eps);
@@ -3610,6 +3660,7 @@ static void infer_cuda_rmsnorm(void *ctx, float *out, const float *x, const floa
  * one launch replaces k_rmsnorm and k_quant_x. */
 template <int KIND>
 __global__ void k_rmsnorm_q(float *out, const float *x, const float *w, int dim, float eps, int8_t *codes, float2 *xds) {
+    INFER_CUDA_PDL_ENTRY;
     const int r = blockIdx.y, i0 = 256 * blockIdx.x, warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = blockDim.x >> 5;
     const float *xr = x + (size_t)r * dim;
     float *o = out + (size_t)r * dim;
@@ -3746,6 +3797,7 @@ static void infer_cuda_rmsnorm_ffn(void *ctx, float *x, float *h, float *hid, co
 
 /* L2 norm in place: x / max(||x||, eps) */
 __global__ void k_l2norm(float *x, int dim, float eps) {
+    INFER_CUDA_PDL_ENTRY;
     float *v = x + (size_t)blockIdx.x * dim;
     double ss = 0;
     for (int i = threadIdx.x; i < dim; i += blockDim.x) ss += (double)v[i] * v[i];
@@ -3767,14 +3819,22 @@ static unsigned infer_cuda_blocks(int64_t n) {
     return (unsigned)(b < 1 ? 1 : b > 65535 ? 65535 : b);
 }
 
-__global__ void k_add(float *y, const float *x, int64_t n) { INFER_CUDA_FOR(i, n) y[i] += x[i]; }
-__global__ void k_add_rows(float *y, const float *b, int64_t n, int dim) { INFER_CUDA_FOR(i, n) y[i] += b[i % dim]; }
+__global__ void k_add(float *y, const float *x, int64_t n) {
+    INFER_CUDA_PDL_ENTRY;
+    INFER_CUDA_FOR(i, n) y[i] += x[i];
+}
+__global__ void k_add_rows(float *y, const float *b, int64_t n, int dim) {
+    INFER_CUDA_PDL_ENTRY;
+    INFER_CUDA_FOR(i, n) y[i] += b[i % dim];
+}
 /* out = act(gate) * up: SiLU z / (1 + e^-z), or ReLU^2 max(z, 0)^2; with limit L > 0 the
  * inputs are clamped first (DeepSeek-V4): gate = min(gate, L), up = clamp(up, -L, L) */
 __global__ void k_glu(float *out, const float *gate, const float *up, int64_t n, int act, float limit) {
+    INFER_CUDA_PDL_ENTRY;
     INFER_CUDA_FOR(i, n) out[i] = glu_act(gate[i], up[i], act, limit);
 }
 __global__ void k_mul_sigmoid(float *y, const float *g, int64_t n, int dim, int g_cols) {
+    INFER_CUDA_PDL_ENTRY;
     INFER_CUDA_FOR(i, n) {
         const int64_t r = i / dim, k = i % dim;
         y[i] *= 1.0f / (1.0f + expf(-g[r * g_cols + (g_cols == 1 ? 0 : k)]));
@@ -3782,6 +3842,7 @@ __global__ void k_mul_sigmoid(float *y, const float *g, int64_t n, int dim, int 
 }
 /* out[r, i] = sum_s w[r, s] y[r, s, i], the slots in order as on the CPU */
 __global__ void k_moe_sum(float *out, const float *y, const float *w, int64_t n, int n_used, int dim) {
+    INFER_CUDA_PDL_ENTRY;
     INFER_CUDA_FOR(i, n) {
         const int64_t r = i / dim, k = i % dim;
         float o = 0.0f;
@@ -3791,6 +3852,7 @@ __global__ void k_moe_sum(float *out, const float *y, const float *w, int64_t n,
 }
 /* g = softplus(g + dt_bias) * a, beta = sigmoid(beta);  [rows, n_v] */
 __global__ void k_deltanet_gates(float *g, float *beta, const float *dt_bias, const float *a, int64_t n, int n_v) {
+    INFER_CUDA_PDL_ENTRY;
     INFER_CUDA_FOR(i, n) {
         const int h = (int)(i % n_v);
         const float z = g[i] + dt_bias[h];
@@ -3851,6 +3913,7 @@ __device__ __forceinline__ void argmax_keep(float &v, int &i, float v2, int i2) 
     if (v2 > v || (v2 == v && i2 < i)) { v = v2; i = i2; }
 }
 __global__ void __launch_bounds__(INFER_CUDA_ARGMAX_THREADS) k_argmax(int32_t *ids, const float *x, int n) {
+    INFER_CUDA_PDL_ENTRY;
     __shared__ float wv[32];
     __shared__ int wi[32], wbad[32];
     const float *xr = x + (size_t)blockIdx.x * n;
@@ -3937,6 +4000,7 @@ __device__ __forceinline__ float rope_turn(float x0, float x1, float cs, float s
     return second ? __fadd_rn(__fmul_rn(x0, sn), __fmul_rn(x1, cs)) : __fsub_rn(__fmul_rn(x0, cs), __fmul_rn(x1, sn));
 }
 __global__ void k_rope(float *x, int rows, int n_heads, int head_dim, const int32_t *pos, infer_cuda_rope rp) {
+    INFER_CUDA_PDL_ENTRY;
     const int half = rp.n_rot / 2;
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= (int64_t)rows * n_heads * half) return;
@@ -4042,6 +4106,7 @@ __device__ __forceinline__ void kv_put(void *kp, void *vp, int f16_cache, size_t
 }
 __global__ void k_kv_store(void *kp, void *vp, int f16_cache, const int32_t *table, const int32_t *const *rows, int bs, int kv_dim, const float *k,
                            const float *v, const int32_t *pos) {
+    INFER_CUDA_PDL_ENTRY;
     const int r = blockIdx.y, i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= kv_dim) return;
     const size_t e = (size_t)r * kv_dim + i;
@@ -4069,6 +4134,7 @@ static void infer_cuda_kv_store(void *ctx, const infer_kv_view *kv, const float 
  * as k_rope does: one launch where rope of q, rope of k and kv_store took three. */
 __global__ void k_rope_kv_store(void *kp, void *vp, int f16_cache, const int32_t *table, const int32_t *const *rows, int bs, int kv_dim, const float *k,
                                 const float *v, const int32_t *pos, int head_dim, infer_cuda_rope rp, float *q, int n_q, int kb) {
+    INFER_CUDA_PDL_ENTRY;
     const int r = blockIdx.y, half = rp.n_rot / 2;
     if ((int)blockIdx.x >= kb) {
         const int t = ((int)blockIdx.x - kb) * blockDim.x + threadIdx.x;
@@ -4140,9 +4206,9 @@ __device__ __forceinline__ float kv_load(const void *pool, int f16_cache, size_t
 #define INFER_CUDA_ATT_HEADS 16       /* G x DPL at most: a lane's q floats (and as many of acc) */
 
 /* The end of an attention block's heads (k_attention, k_attention_sparse): for each of its G
- * heads, the warps' (m, l, acc) merged through shared memory; with one split o = acc / l,
- * with several the block's (M, L, acc) go to the head's slot of `part` (head g's slot is
- * g n_split slots after head 0's), merged by attn_merge_last. A warp that saw nothing has
+ * heads, the warps' (m, l, acc) merged through shared memory; with no slot (one split at
+ * work) o = acc / l, else the block's (M, L, acc) go to the head's slot of `part` (head g's
+ * slot is g n_split slots after head 0's), merged by attn_merge_last. A warp that saw nothing has
  * m = -inf and weight 0. acc's layout: lane l holds dims l, l+32, ... (VL = 0), or lanes
  * l < VL dims DPL l .. DPL l + DPL - 1 (k_attention_h16). */
 template <int DPL, int G, int VL = 0>
@@ -4168,59 +4234,68 @@ INFER_CUDA_UNROLL
         float L = 0.0f, f[INFER_CUDA_ATT_WARPS];
 INFER_CUDA_UNROLL
         for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) { f[w] = sm_m[w] == -INFINITY ? 0.0f : expf(sm_m[w] - M); L += sm_l[w] * f[w]; }
-        float *sg = n_split > 1 ? slot + (size_t)g * n_split * (hd + 2) : NULL;
+        float *sg = slot ? slot + (size_t)g * n_split * (hd + 2) : NULL;
         for (int d = threadIdx.x; d < hd; d += blockDim.x) {
             float a = 0.0f;
 INFER_CUDA_UNROLL
             for (int w = 0; w < INFER_CUDA_ATT_WARPS; w++) a += sm_acc[w][d] * f[w];
-            if (n_split == 1) o[(size_t)g * hd + d] = a / L;
+            if (!slot) o[(size_t)g * hd + d] = a / L;
             else sg[2 + d] = a;
         }
-        if (n_split > 1 && threadIdx.x == 0) { sg[0] = M; sg[1] = L; }
+        if (slot && threadIdx.x == 0) { sg[0] = M; sg[1] = L; }
     }
 }
 
-/* The split merge, inside the attention launch: the n_split blocks of one (row, head group)
- * each write their partials, then take a ticket from the group's counter; the block that
- * draws the last ticket has every partial visible and merges them,
+/* The splits that have positions: chunks of `chunk` positions are dealt round-robin to the
+ * n_split splits, so of a list of n only the first ceil(n / chunk) get any (at least 1). The
+ * others return at once; with one at work it writes the output itself, no partials, no
+ * merge. n comes from device memory (the position), so a replayed graph adapts per step. */
+__device__ __forceinline__ int attn_active(int n, int chunk, int n_split) {
+    const int c = n > 0 ? (n + chunk - 1) / chunk : 1;
+    return c < n_split ? c : n_split;
+}
+
+/* The split merge, inside the attention launch: the `active` split blocks of one (row, head
+ * group) each write their partials, then take a ticket from the group's counter; the block
+ * that draws the last ticket has every partial visible and merges them,
  *   out = sum_s acc_s e^(m_s - M) / sum_s l_s e^(m_s - M),  M = max_s m_s,
  * for its `heads` heads (head g: partials at part + g n_split (hd + 2), output at out + g hd),
  * and sets the counter back to 0 for the next launch (or graph replay). The fence before the
  * ticket publishes this block's partials device-wide before anyone can count it; the last
- * block reads them with __ldcg (the L2, not an L1 that may hold stale lines). Returns 1 in
+ * block reads them with __ldcg (the L2, not an L1 that may hold stale lines): first every
+ * head's (m_s, l_s) at once (a warp a head, a lane a split) into weights e^(m_s - M) and L,
+ * then every (head, dim) output with its splits' loads in flight together. Returns 1 in
  * every thread of the block that merged (it holds the heads' final output), 0 in the others. */
-__device__ int attn_merge_last(float *out, const float *part, int *count, int n_split, int hd, int heads) {
+#define INFER_CUDA_MERGE_HEADS 8              /* most heads a merge takes (k_attention's G) */
+__device__ int attn_merge_last(float *out, const float *part, int *count, int n_split, int active, int hd, int heads) {
     __shared__ int last;
-    __shared__ float wt[32], tl;              /* the splits' weights e^(m_s - M) and their L (n_split <= 32) */
+    __shared__ float wt[INFER_CUDA_MERGE_HEADS][32], tl[INFER_CUDA_MERGE_HEADS];   /* n_split <= 32 */
     __threadfence();
     __syncthreads();                          /* every thread's partials written and fenced */
     if (threadIdx.x == 0) {
-        last = atomicAdd(count, 1) == n_split - 1;
-        if (last) *count = 0;                 /* all n_split have counted: nobody adds again */
+        last = atomicAdd(count, 1) == active - 1;
+        if (last) *count = 0;                 /* all the active splits have counted: nobody adds again */
     }
     __syncthreads();
     if (!last) return 0;
     __threadfence();
-    const int lane = threadIdx.x & 31;
-    for (int g = 0; g < heads; g++) {
-        const float *pr = part + (size_t)g * n_split * (hd + 2);
-        if (g) __syncthreads();               /* the previous head's weights are read */
-        if (threadIdx.x < 32) {               /* warp 0, lane s: split s's (m, l), all read at once */
-            const float ms = lane < n_split ? __ldcg(pr + (size_t)lane * (hd + 2)) : -INFINITY;
-            const float ls = lane < n_split ? __ldcg(pr + (size_t)lane * (hd + 2) + 1) : 0.0f;
-            const float M = warp_max(ms), f = ms == -INFINITY ? 0.0f : expf(ms - M);
-            const float L = warp_sum(ls * f);
-            wt[lane] = f;
-            if (lane == 0) tl = L;
-        }
-        __syncthreads();
-        const float L = tl;
-        for (int d = threadIdx.x; d < hd; d += blockDim.x) {
-            float a = 0.0f;                   /* independent loads: unrolled, they are in flight together */
+    const int lane = threadIdx.x & 31, nw = blockDim.x >> 5;
+    for (int g = threadIdx.x >> 5; g < heads; g += nw) {
+        const float *pr = part + (size_t)g * n_split * (hd + 2) + (size_t)lane * (hd + 2);
+        const float ms = lane < active ? __ldcg(pr) : -INFINITY, ls = lane < active ? __ldcg(pr + 1) : 0.0f;
+        const float M = warp_max(ms), f = ms == -INFINITY ? 0.0f : expf(ms - M);
+        const float L = warp_sum(ls * f);
+        wt[g][lane] = f;
+        if (lane == 0) tl[g] = L;
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < heads * hd; i += blockDim.x) {
+        const int g = i / hd, d = i - g * hd;
+        const float *pr = part + (size_t)g * n_split * (hd + 2) + 2 + d;
+        float a = 0.0f;
 INFER_CUDA_UNROLL8
-            for (int s = 0; s < n_split; s++) a += __ldcg(pr + (size_t)s * (hd + 2) + 2 + d) * wt[s];
-            out[(size_t)g * hd + d] = a / L;
-        }
+        for (int s = 0; s < active; s++) a += __ldcg(pr + (size_t)s * (hd + 2)) * wt[g][s];
+        out[(size_t)g * hd + d] = a / tl[g];
     }
     return 1;
 }
@@ -4379,15 +4454,18 @@ template <int DPL, int G, int Q>
 __global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention(float *out, float *part, int *count, const float *q, infer_cuda_kv kv,
                                                                          const int32_t *pos, int n_head, int group, int hd, float scale, int n_split,
                                                                          infer_cuda_qout aq) {
+    INFER_CUDA_PDL_ENTRY;
     const int h0 = blockIdx.x * G, r = blockIdx.y, split = blockIdx.z;
     const size_t row = (size_t)r * n_head + h0;
     KeysCache keys;
     keys.kv = kv;
     keys.kv.table = kv_table(kv.table, kv.rows, r);
     keys.head = (size_t)(h0 / group) * hd;
-    attn_block<DPL, G>(keys, pos[r] + 1, INFER_CUDA_ATT_CHUNK, q + row * hd, -INFINITY, 0.0f, out + row * hd,
-                       n_split > 1 ? part + (row * n_split + split) * (hd + 2) : NULL, hd, scale, split, n_split);
-    if (n_split > 1 && !attn_merge_last(out + row * hd, part + row * n_split * (hd + 2), count + (size_t)r * gridDim.x + blockIdx.x, n_split, hd, G))
+    const int n = pos[r] + 1, active = attn_active(n, INFER_CUDA_ATT_CHUNK, n_split);
+    if (split >= active) return;
+    attn_block<DPL, G>(keys, n, INFER_CUDA_ATT_CHUNK, q + row * hd, -INFINITY, 0.0f, out + row * hd,
+                       active > 1 ? part + (row * n_split + split) * (hd + 2) : NULL, hd, scale, split, n_split);
+    if (active > 1 && !attn_merge_last(out + row * hd, part + row * n_split * (hd + 2), count + (size_t)r * gridDim.x + blockIdx.x, n_split, active, hd, G))
         return;
     if (Q) attn_quant_out(aq.codes, aq.ds, aq.count, aq.size, out + (size_t)r * n_head * hd, r, n_head * hd, h0 * hd, G * hd);
 }
@@ -4405,6 +4483,7 @@ template <int HD, int G, int Q>
 __global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention_h16(float *out, float *part, int *count, const float *q, infer_cuda_kv kv,
                                                                              const int32_t *pos, int n_head, int group, float scale, int n_split,
                                                                              infer_cuda_qout aq) {
+    INFER_CUDA_PDL_ENTRY;
     constexpr int L = HD / 8, PW = 32 / L, R = INFER_CUDA_ATT_POS / PW;
     const int h0 = blockIdx.x * G, r = blockIdx.y, split = blockIdx.z;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, seg = lane / L, d0 = 8 * (lane % L);
@@ -4413,7 +4492,8 @@ __global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention_h16(flo
     keys.kv = kv;
     keys.kv.table = kv_table(kv.table, kv.rows, r);
     keys.head = (size_t)(h0 / group) * HD;
-    const int n = pos[r] + 1;
+    const int n = pos[r] + 1, active = attn_active(n, INFER_CUDA_ATT_CHUNK, n_split);
+    if (split >= active) return;
     float qr[G][8], acc[G][8], m[G], l[G];
 INFER_CUDA_UNROLL
     for (int g = 0; g < G; g++) {
@@ -4478,8 +4558,8 @@ INFER_CUDA_UNROLL
 INFER_CUDA_UNROLL
         for (int j = 0; j < 8; j++)
             for (int o = L; o < 32; o <<= 1) acc[g][j] += __shfl_xor_sync(0xffffffffu, acc[g][j], o);
-    attn_finish<8, G, L>(m, l, acc, out + row * HD, n_split > 1 ? part + (row * n_split + split) * (HD + 2) : NULL, HD, n_split);
-    if (n_split > 1 && !attn_merge_last(out + row * HD, part + row * n_split * (HD + 2), count + (size_t)r * gridDim.x + blockIdx.x, n_split, HD, G))
+    attn_finish<8, G, L>(m, l, acc, out + row * HD, active > 1 ? part + (row * n_split + split) * (HD + 2) : NULL, HD, n_split);
+    if (active > 1 && !attn_merge_last(out + row * HD, part + row * n_split * (HD + 2), count + (size_t)r * gridDim.x + blockIdx.x, n_split, active, HD, G))
         return;
     if (Q) attn_quant_out(aq.codes, aq.ds, aq.count, aq.size, out + (size_t)r * n_head * HD, r, n_head * HD, h0 * HD, G * HD);
 }
@@ -4621,6 +4701,7 @@ __device__ __forceinline__ uint32_t ld_col2(const __half *p, int stride) {
 template <int HD, int KT>
 __global__ void __launch_bounds__(128) k_flash_attention(float *out, const float *q, infer_cuda_kv kv, const int32_t *pos, int rows, int n_head,
                                                          int group, float scale) {
+    INFER_CUDA_PDL_ENTRY;
     INFER_CUDA_DYN_SHARED(uint4, fa_shm);
     constexpr int QS = HD + 8, NT = KT / 8, NO = HD / 8;
     __half *Qs = (__half *)fa_shm, *KV = Qs + INFER_CUDA_FA_M * QS;     /* stage s: K at KV + 2 s KT QS, V after it */
@@ -4865,6 +4946,7 @@ static void infer_cuda_attention_matmul_add(void *ctx, float *y, const infer_ten
 #define INFER_CUDA_MAX_USED 64
 __global__ void k_moe_route(int32_t *ids, float *weights, const float *logits, int n_expert, int n_used, int gating, int norm, float scale,
                             const float *bias, int ids_given) {
+    INFER_CUDA_PDL_ENTRY;
     INFER_CUDA_DYN_SHARED(float, p);
     __shared__ float best_v[32];
     __shared__ int best_i[32];
@@ -4954,6 +5036,7 @@ static void infer_cuda_moe_route(void *ctx, int32_t *ids, float *weights, const 
 #define INFER_CUDA_CONV_T 16                  /* tokens a thread takes; >= MAX_CONV - 1 */
 template <int KM>
 __global__ void k_conv1d_silu(float *out, const float *x, float *state, const float *w, int rows, int channels, int kernel) {
+    INFER_CUDA_PDL_ENTRY;
     const int c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= channels) return;
     const int H = kernel - 1, t0 = blockIdx.y * INFER_CUDA_CONV_T;
@@ -5009,6 +5092,7 @@ static void infer_cuda_conv1d_silu(void *ctx, float *out, const float *x, float 
 template <int DKL>
 __global__ void __launch_bounds__(32 * INFER_CUDA_DN_WARPS) k_deltanet(float *out, const float *q, const float *k, const float *v, const float *g,
                            const float *beta, float *state, int rows, int n_k, int n_v, int d_k, int d_v, float scale) {
+    INFER_CUDA_PDL_ENTRY;
     const int col = blockIdx.x * INFER_CUDA_DN_WARPS + (threadIdx.x >> 5), lane = threadIdx.x & 31;
     if (col >= n_v * d_v) return;
     const int h = col / d_v, j = col % d_v, kh = h % n_k;
@@ -5115,6 +5199,7 @@ __device__ __forceinline__ float dnd_conv_silu(const float *x, const float *stat
 }
 template <int DKL>
 __global__ void __launch_bounds__(32 * INFER_CUDA_DND_WARPS) k_deltanet_decode(infer_cuda_dnd p) {
+    INFER_CUDA_PDL_ENTRY;
     constexpr int COLS = INFER_CUDA_DND_COLS, CPW = INFER_CUDA_DND_COLS / INFER_CUDA_DND_WARPS;
     __shared__ float sq[INFER_CUDA_DN_MAXK], sk[INFER_CUDA_DN_MAXK], sv[COLS], gates[2];
     __shared__ int last;
@@ -5274,6 +5359,7 @@ __device__ __forceinline__ float sigmoidf_(float z) { return 1.0f / (1.0f + expf
  * pc NULL: the head's collapse, only pre (n_mix = n_hc). */
 __global__ void k_hc_pre(float *u, float *pc, const float *mix, const float *x, const float *base, const float *scale, int dim, int n_hc,
                          int iters, float eps) {
+    INFER_CUDA_PDL_ENTRY;
     __shared__ float pre[INFER_CUDA_MAX_HC], C[INFER_CUDA_MAX_HC * INFER_CUDA_MAX_HC];
     const int r = blockIdx.x, n_mix = pc ? n_hc * (2 + n_hc) : n_hc;
     if (threadIdx.x == 0) {
@@ -5318,6 +5404,7 @@ __global__ void k_hc_pre(float *u, float *pc, const float *mix, const float *x, 
  * usual count, else 16), the tail skipped, as k_conv1d_silu's history. */
 template <int HM>
 __global__ void k_hc_post(float *x, const float *h, const float *pc, int64_t n, int dim, int n_hc) {
+    INFER_CUDA_PDL_ENTRY;
     INFER_CUDA_FOR(i, n) {
         const int64_t r = i / dim, e = i % dim;
         const float *post = pc + r * (n_hc + n_hc * n_hc), *C = post + n_hc;
@@ -5379,6 +5466,7 @@ __device__ __forceinline__ void pool_add(float &m, float &s, float &a, float v, 
  * is carried on by the next one whichever backend ran it. */
 __global__ void k_compress(float *entries, float *state, const float *kv, const float *gate, const float *ape, const int32_t *pos, int rows,
                            int dim, int ratio, int overlap) {
+    INFER_CUDA_PDL_ENTRY;
     const int c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= dim) return;
     const int W = overlap ? 2 * dim : dim, hi = overlap ? dim : 0;     /* hi: this window's own half */
@@ -5494,6 +5582,7 @@ __device__ int idx_cut(uint32_t *key, int32_t *idx, int n, int k) {
 template <int KPL>
 __global__ void __launch_bounds__(INFER_CUDA_IDX_THREADS) k_indexer_topk(int32_t *sel, int32_t *n_sel, const float *q, const float *w, infer_cuda_kv keys,
                                                                         const int32_t *pos, int n_head, int hd, int ratio, int top_k, float scale) {
+    INFER_CUDA_PDL_ENTRY;
     INFER_CUDA_DYN_SHARED(uint32_t, key);
     int32_t *idx = (int32_t *)(key + INFER_CUDA_IDX_CAP);
     const int r = blockIdx.x, hw = threadIdx.x >> 4, l16 = threadIdx.x & 15, nhw = blockDim.x >> 4, nfull = hd / 16;
@@ -5587,16 +5676,18 @@ template <int DPL>
 __global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention_sparse(float *out, float *part, int *count, const float *q, infer_cuda_kv raw,
         infer_cuda_kv comp, const int32_t *pos, int n_head, int hd, float scale, int window, const float *sinks, int ratio, const int32_t *sel, const int32_t *n_sel,
         int top_k, int n_split) {
+    INFER_CUDA_PDL_ENTRY;
     const int h = blockIdx.x, r = blockIdx.y, split = blockIdx.z;
     const int32_t t = pos[r], j0 = window > 0 && t - window + 1 > 0 ? t - window + 1 : 0, nw = t - j0 + 1;
     const int32_t nc = !comp.k || ratio <= 0 ? 0 : sel ? n_sel[r] : (t + 1) / ratio;
     const size_t row = (size_t)r * n_head + h, slot = row * n_split + split;
     KeysSparse keys;
     keys.raw = raw; keys.comp = comp; keys.j0 = j0; keys.nw = nw; keys.sel = sel ? sel + (size_t)r * top_k : NULL;
-    const int sink = sinks && split == 0 && threadIdx.x < 32;
+    const int sink = sinks && split == 0 && threadIdx.x < 32, active = attn_active(nw + nc, INFER_CUDA_SPARSE_CHUNK, n_split);
+    if (split >= active) return;
     attn_block<DPL, 1>(keys, nw + nc, INFER_CUDA_SPARSE_CHUNK, q + row * hd, sink ? sinks[h] : -INFINITY, sink ? 1.0f : 0.0f, out + row * hd,
-                       n_split > 1 ? part + slot * (hd + 2) : NULL, hd, scale, split, n_split);
-    if (n_split > 1) attn_merge_last(out + row * hd, part + row * n_split * (hd + 2), count + row, n_split, hd, 1);
+                       active > 1 ? part + slot * (hd + 2) : NULL, hd, scale, split, n_split);
+    if (active > 1) attn_merge_last(out + row * hd, part + row * n_split * (hd + 2), count + row, n_split, active, hd, 1);
 }
 static void infer_cuda_attention_sparse(void *ctx, float *out, const float *q, const infer_kv_view *kv, const int32_t *pos, int rows,
                                         int n_head, int head_dim, float scale, int window, const float *sinks,
@@ -5766,6 +5857,9 @@ infer_status infer_cuda_init(int device, infer_error *err) {
     }
     if (infer_cuda_sms < 1) infer_cuda_sms = 1;
     infer_cuda_mma8 = major >= 8;
+    const char *pdl = getenv("INFER_CUDA_PDL");    /* INFER_CUDA_PDL=0: plain launches (to time the two in one build) */
+    infer_cuda_pdl_ok = major >= 9;
+    infer_cuda_pdl = infer_cuda_pdl_ok && !(pdl && !strcmp(pdl, "0"));
     infer_cuda_device = device;
 #ifdef INFER_CUDA_GEMM
     /* INFER_CUDA_HALF_GEMM=tiles: the 16-bit prompt matmuls on the own tiles, not cuBLAS (to
@@ -5889,6 +5983,15 @@ extern "C" int infer_cuda_tiles_force_splits(int splits) {
 /* For the tests: the splits of every decode attention launch from now on (k_attention,
  * k_attention_h16: the positions dealt to that many blocks a head group, merged by the last;
  * -1: the backend's choice, the default); returns the previous setting */
+/* For the tests: launches with programmatic dependent launch from now on (1) or plain (0),
+ * for contexts made after the call (a context's captured graphs keep how they were made);
+ * returns the previous setting, or -2 (and changes nothing) where the device cannot */
+extern "C" int infer_cuda_pdl_force(int on) {
+    if (!infer_cuda_pdl_ok) return -2;
+    const int old = infer_cuda_pdl;
+    infer_cuda_pdl = on != 0;
+    return old;
+}
 extern "C" int infer_cuda_att_force_splits(int splits) {
     const int old = infer_cuda_att_force;
     infer_cuda_att_force = splits;

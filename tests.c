@@ -9564,6 +9564,7 @@ int infer_cuda_dequant_host(infer_type t, const void *row, int K, float scale, f
 int infer_cuda_quant_x_host(infer_type t, const float *x, int rows, int K, int8_t *codes, float *d, int32_t *sums);
 int infer_cuda_fused_act_host(void *ctx, int which, int rows, int K, int8_t *codes, float *d, int32_t *sums);
 int infer_cuda_att_force_splits(int splits);
+int infer_cuda_pdl_force(int on);
 #endif
 
 /* every type the GPU decodes gives the CPU's dequantized values bit for bit (run on the
@@ -10742,6 +10743,55 @@ static void test_eval_greedy(void) { greedy_run(infer_cpu_kernels()); }
 static void test_gpu_greedy(void) {
     const infer_kernels *k = gpu_or_skip();
     if (k) greedy_run(k);
+}
+
+/* Programmatic dependent launch (a kernel starts while the one before it ends, and waits for
+ * it at its first line): the same steps -- a prompt, then decode steps replayed as graphs --
+ * with and without it give the same logits (a kernel that read its input before the
+ * previous kernel had written it would not), and the steps stay graphs. The fast mode, the
+ * F16 cache; stories260K's small kernels overlap the most. */
+static void test_gpu_pdl(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+#ifdef INFER_CUDA
+    if (!file_exists(SHARED "/models/stories260K.gguf")) SKIP("../shared/models not found");
+    const int old = infer_cuda_pdl_force(1);
+    if (old == -2) SKIP("no programmatic dependent launch on this device (compute capability below 9.0)");
+    infer_model *m = load_model(SHARED "/models/stories260K.gguf", 0);
+    if (!m) { infer_cuda_pdl_force(old); return; }
+    enum { NP = 9, NG = 24 };
+    const int V = infer_model_config(m)->n_vocab;
+    int32_t ids[NP + NG];
+    for (int i = 0; i < NP + NG; i++) ids[i] = (i * 41 + 11) % V;
+    float *out[2] = { NULL, NULL };
+    int graphs[2] = { 0, 0 };
+    for (int pdl = 0; pdl < 2; pdl++) {
+        infer_cuda_pdl_force(pdl);
+        infer_session_params sp = infer_session_default_params();
+        sp.backend = k; sp.n_ctx = 64;
+        infer_session *s;
+        infer_error err;
+        out[pdl] = malloc(sizeof(float) * (size_t)V * (NG + 1));
+        if (!out[pdl] || infer_session_create(&s, m, &sp, &err) != INFER_OK) { CHECK(0); continue; }
+        infer_status st = infer_eval(s, ids, NP, out[pdl], 0, &err);
+        for (int i = 0; i < NG && st == INFER_OK; i++) {
+            st = infer_eval(s, ids + NP + i, 1, out[pdl] + (size_t)(i + 1) * V, 0, &err);
+            int launches, graph;
+            infer_session_step_info(s, &launches, &graph);
+            graphs[pdl] += graph;
+        }
+        CHECK_MSG(st == INFER_OK, "%s", err.msg);
+        infer_session_free(s);
+    }
+    infer_cuda_pdl_force(old);
+    double mx = 0;
+    for (size_t i = 0; out[0] && out[1] && i < (size_t)V * (NG + 1); i++) mx = fmax(mx, fabs((double)out[0][i] - out[1][i]));
+    printf("    %d decode steps: max |logit with - without| %.3g; graphs %d and %d\n", NG, mx, graphs[1], graphs[0]);
+    CHECK_MSG(out[0] && out[1] && mx <= 1e-5, "with programmatic dependent launch the logits move by %g", mx);
+    CHECK_MSG(graphs[1] >= NG - 2 && graphs[0] >= NG - 2, "graphs: %d with, %d without, of %d steps", graphs[1], graphs[0], NG);
+    free(out[0]); free(out[1]);
+    infer_model_free(m);
+#endif
 }
 
 /* A qwen35 decode step on the GPU: the golden Q8_0 (three gated DeltaNet layers, then one
@@ -12088,6 +12138,7 @@ static const test_case tests[] = {
     { "gpu_seq_batch", test_gpu_seq_batch },
     { "gpu_batch_launches", test_gpu_batch_launches },
     { "gpu_greedy", test_gpu_greedy },
+    { "gpu_pdl", test_gpu_pdl },
     { "gpu_stories_greedy", test_gpu_stories_greedy },
     { "gpu_server", test_gpu_server },
     { "gpu_decode_graph", test_gpu_decode_graph },
