@@ -45,7 +45,7 @@
  *   >>eval              174  the evaluation API: batches of sequences, logits out
  *   >>sampler           190  logits -> next token
  *   >>generate           78  the generation loop (the engine ends here; appendices follow)
- *   >>backends         1060  the GPU backend of this build; any backend diffed against the CPU
+ *   >>backends         1074  the GPU backend of this build; any backend diffed against the CPU
  *   >>unicode           119  categories, white space, case, NFD base, UTF-8
  *   >>regex             434  a backtracking regex matcher for pre-tokenizer patterns
  *   >>tokenizer        1162  SentencePiece BPE, byte-level BPE, WordPiece; the GGUF's vocabulary
@@ -12575,7 +12575,8 @@ static void infer__diff_same(infer__diff *d, const char *op, const char *what, c
 
 /* The fused norm entries of weight type t: rmsnorm_matmul_n (gate and up as the two weights)
  * and rmsnorm_ffn, E = 512 wide, a hidden size of 256 (whole blocks of every type), 1 and 5
- * rows (a decode step) and 9 (more than a decode matvec takes). Against the CPU's ops one by
+ * rows (a decode step), 9 (two row blocks of the fast matvec, which takes up to 16 rows with
+ * int8 activations) and 17 (more than any matvec takes). Against the CPU's ops one by
  * one (the precise mode), and in the fast mode against the backend's own ops one by one, to
  * the byte: a fused launch computes the same floats and int8 activations as the ops it
  * replaces, only in fewer launches. */
@@ -12584,8 +12585,8 @@ static void infer__diff_fused_norm(infer__diff *d, infer_type t, const char *tn)
     char what[64];
     infer__diff_w wg = infer__diff_weights(d, t, E, F, 1, 1.0f), wu = infer__diff_weights(d, t, E, F, 1, 0.5f), wd = infer__diff_weights(d, t, F, E, 1, 1.0f);
     infer__pair nw = infer__diff_rand_pair(d, (size_t)E, 0.5f, 1.5f);
-    const int rows_list[3] = { 1, 5, 9 };
-    for (int ri = 0; ri < 3 && !d->broken; ri++) {
+    const int rows_list[4] = { 1, 5, 9, 17 };
+    for (int ri = 0; ri < 4 && !d->broken; ri++) {
         const int rows = rows_list[ri];
         const size_t ne = (size_t)rows * E, nf = (size_t)rows * F, Fl = sizeof(float);
         float *x0 = infer__diff_rand(d, ne, -2, 2);
@@ -12654,8 +12655,8 @@ static void infer__diff_type(infer__diff *d, infer_type t) {
     for (int ki = 0; ki < (is_float ? 3 : 2); ki++) {
         const int64_t K = Ks[ki], N = 80;
         infer__diff_w w = infer__diff_weights(d, t, K, N, 1, t == INFER_TYPE_Q8_0 ? 0.5f : 1.0f);
-        const int rows_list[4] = { 1, 5, 33, 70 };     /* decode, small batch, partial tiles */
-        for (int ri = 0; ri < (K == 2304 ? 2 : 4) && !d->broken; ri++) {
+        const int rows_list[5] = { 1, 5, 12, 33, 70 };     /* decode, small batches (12: two row blocks of the fast matvec), partial tiles */
+        for (int ri = 0; ri < (K == 2304 ? 2 : 5) && !d->broken; ri++) {
             const int rows = rows_list[ri];
             infer__pair x = infer__diff_rand_pair(d, (size_t)rows * K, -1, 1), o = infer__pair_new(d, NULL, (size_t)rows * N * sizeof(float));
             if (!d->broken) {
@@ -12663,7 +12664,7 @@ static void infer__diff_type(infer__diff *d, infer_type t) {
                 d->kb->matmul(d->cb, (float *)o.b, &w.tb, (const float *)x.b, rows);
                 snprintf(what, sizeof what, "%s K=%lld rows=%d", tn, (long long)K, rows);
                 infer__diff_cmp(d, "matmul", what, &o, INFER__TOL_SUM);
-                if (rows > 8) {               /* prompt-sized: the fast mode against the same reference */
+                if (rows > 8) {               /* batches and prompts: the fast mode against the same reference */
                     d->kb->matmul(d->cb_fast, (float *)o.b, &w.tb, (const float *)x.b, rows);
                     infer__diff_cmp(d, "matmul fast", what, &o, INFER__TOL_FAST);
                 }

@@ -49,11 +49,13 @@
  *               int8 activations (k_rmsnorm_q, no k_quant_x) and k_mvq's GLU write the
  *               down projection's (the last block of each 32- or 256-column group
  *               quantizes it: mvq_quant_out), and attention_matmul_add lets the decode
- *               attention write the output projection's (attention below).
- *               rows > 8: 64x64 output
+ *               attention write the output projection's (attention below). The fast
+ *               mode's int8 matvec also takes 9-16 rows (a batch of sequences): blocks of
+ *               8 rows, those of one column pair side by side (the weights from L2).
+ *               rows > 8 (fast int8: > 16): 64x64 output
  *               tiles: k_matmul_tiled, weights dequantized into shared memory 32 columns
  *               at a time, then f32 FMAs (precise), or in the fast mode TF32 MMAs (F32
- *               weights); F16/BF16 weights in the fast mode: k_round_half rounds x to
+ *               weights; cuBLAS's f32 GEMM where the build has it); F16/BF16 weights in the fast mode: k_round_half rounds x to
  *               the weight's format, then one cublasGemmEx (f32 accumulation; builds
  *               without cuBLAS: 16-bit MMA tiles, two shared-memory stages where the rows
  *               are 16-byte aligned, 64 K values a step, the weights' bytes by
@@ -317,9 +319,10 @@ static int infer_cuda_pdl_ok;            /* the device has it (compute capabilit
  * (its blocks are placed as soon as all of this kernel's blocks are), then waits until the
  * previous kernel has finished and its writes are visible. So each kernel still sees
  * everything before it, as with plain launches (each waits for its predecessor, which
- * waited for its own), and what overlaps is the launch and the placing of blocks, a few
- * microseconds a kernel that a decode step of ~130 small kernels would otherwise pay in
- * turn. In a captured graph the launches keep the attribute as programmatic edges. Without
+ * waited for its own, and no block leaves before its wait), and what overlaps is the launch
+ * and the placing of blocks, which a decode step of ~130 small kernels would otherwise pay
+ * in turn. The decode matvec k_mvq goes one step further: it loads its first weights (no
+ * kernel writes them) before the wait, so their memory latency overlaps the kernel before. In a captured graph the launches keep the attribute as programmatic edges. Without
  * the attribute (older GPUs, INFER_CUDA_PDL=0) the wait returns at once. */
 #ifndef INFER_CUDA_EMU
 template <typename... P, typename... A>
@@ -328,10 +331,8 @@ static cudaError_t infer_cuda_raw_launch(dim3 g, dim3 b, size_t shm, cudaStream_
         k<<<g, b, shm, s>>>(a...);
         return cudaGetLastError();
     }
-    cudaLaunchConfig_t cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cudaLaunchAttribute at[1];
-    memset(at, 0, sizeof at);
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute at[1] = {};
     at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     at[0].val.programmaticStreamSerializationAllowed = 1;
     cfg.gridDim = g; cfg.blockDim = b; cfg.dynamicSmemBytes = shm; cfg.stream = s;
@@ -637,10 +638,13 @@ __device__ __forceinline__ float glu_act(float g, float u, int act, float limit)
  * (infer_cuda_dequant_host at the end of this file). */
 #define INFER_CUDA_HD __host__ __device__ __forceinline__
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define INFER_CUDA_PDL_ENTRY do { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); asm volatile("griddepcontrol.wait;" ::: "memory"); } while (0)
+#define INFER_CUDA_PDL_TRIGGER() asm volatile("griddepcontrol.launch_dependents;" ::: "memory")
+#define INFER_CUDA_PDL_WAIT() asm volatile("griddepcontrol.wait;" ::: "memory")
 #else
-#define INFER_CUDA_PDL_ENTRY do { } while (0)
+#define INFER_CUDA_PDL_TRIGGER() do { } while (0)
+#define INFER_CUDA_PDL_WAIT() do { } while (0)
 #endif
+#define INFER_CUDA_PDL_ENTRY do { INFER_CUDA_PDL_TRIGGER(); INFER_CUDA_PDL_WAIT(); } while (0)
 #ifdef __CUDA_ARCH__
 #define INFER_CUDA_UNROLL _Pragma("unroll")
 #define INFER_CUDA_UNROLL4 _Pragma("unroll 4")
@@ -1145,6 +1149,7 @@ static int infer_cuda_supports_type(infer_type t) { return infer_cuda_with_type(
  * ---------------------------------------------------------------------------------------- */
 #define INFER_CUDA_MV_WARPS 4        /* output columns per block of k_matvec */
 #define INFER_CUDA_MV_ROWS 8         /* most activation rows one pass of k_matvec serves */
+#define INFER_CUDA_MVQ_ROWS 16       /* most the fast mode's int8 matvec serves: blocks of 8 rows, side by side */
 
 /* Decode-sized matmul: one warp per output column, rows [blockIdx.y * R, + R). One launch
  * serves up to 4 weights that read the same x (matmul_n: a layer's q, k and v, or gate and
@@ -1822,18 +1827,24 @@ INFER_CUDA_UNROLL
  * for the one value left. V a power of 2, at most 32. */
 template <int V> __device__ __forceinline__ void warp_sum_t(float *v) {
     static_assert(V >= 1 && V <= 32 && (V & (V - 1)) == 0, "warp_sum_t: V a power of 2");
+    constexpr int LV = V >= 32 ? 5 : V >= 16 ? 4 : V >= 8 ? 3 : V >= 4 ? 2 : V >= 2 ? 1 : 0;   /* log2 V */
     const int lane = threadIdx.x & 31;
-    int o = 16;
+    /* Step k keeps h = V / 2^(k+1) values and adds lane ^ o's, o = 16 / 2^k. The trip counts
+     * are known at compile time and the halves are picked as values, not as `up ? v[i] :
+     * v[i + h]` (an address): so v stays in registers, not in local memory. */
 INFER_CUDA_UNROLL
-    for (int h = V / 2; h >= 1; h /= 2, o /= 2) {
-        const int up = (lane & o) != 0;
+    for (int k = 0; k < LV; k++) {
+        const int h = V >> (k + 1), o = 16 >> k, up = (lane & o) != 0;
 INFER_CUDA_UNROLL
-        for (int i = 0; i < h; i++) {
-            const float send = up ? v[i] : v[i + h], keep = up ? v[i + h] : v[i];
+        for (int i = 0; i < (V > 1 ? V / 2 : 1); i++) {
+            if (i >= h) break;
+            const float lo = v[i], hi = v[i + h];
+            const float send = up ? lo : hi, keep = up ? hi : lo;
             v[i] = keep + __shfl_xor_sync(0xffffffffu, send, o);
         }
     }
-    for (; o > 0; o /= 2) v[0] += __shfl_xor_sync(0xffffffffu, v[0], o);
+INFER_CUDA_UNROLL
+    for (int k = LV; k < 5; k++) v[0] += __shfl_xor_sync(0xffffffffu, v[0], 16 >> k);
 }
 
 /* The body of the fast matvec's blocks: the CC weight rows wr[c] (those with bit c of
@@ -1851,11 +1862,21 @@ __device__ __forceinline__ void mvq_block(const uint8_t *const *wr, unsigned col
 INFER_CUDA_UNROLL
     for (int i = 0; i < V; i++) acc[i] = 0.0f;
     const int S = K / M::QK * M::SPB;                      /* slices in a row */
+    typename M::W w[CC];
+    /* The weights are no kernel's output: the first slice's are loaded before waiting for the
+     * kernel before (programmatic dependent launch, INFER_CUDA_PDL_ENTRY), so their memory
+     * latency overlaps that kernel's end; the activations are read after the wait. */
+    if (tid < S) {
+INFER_CUDA_UNROLL
+        for (int c = 0; c < CC; c++) if (cols >> c & 1) M::w(wr[c], tid / M::SPB, tid % M::SPB, w[c]);
+    }
+    INFER_CUDA_PDL_WAIT();
     for (int s = tid; s < S; s += nt) {
         const int b = s / M::SPB, p = s % M::SPB;
-        typename M::W w[CC];
+        if (s != tid) {
 INFER_CUDA_UNROLL
-        for (int c = 0; c < CC; c++) if (cols >> c & 1) M::w(wr[c], b, p, w[c]);
+            for (int c = 0; c < CC; c++) if (cols >> c & 1) M::w(wr[c], b, p, w[c]);
+        }
 INFER_CUDA_UNROLL
         for (int r = 0; r < R; r++) {
             if (r >= nr) break;
@@ -1879,18 +1900,19 @@ INFER_CUDA_UNROLL
 /* The GLU's output quantized for the down projection inside the GLU's own launch (k_mvq,
  * G = 1, qo.kind set). A quantization block of qo.size columns needs all its columns, which
  * qo.size / MVQ_COLS blocks compute; so each block, once its columns are stored, counts itself
- * done in qo.count[its group], and the one that finds itself last quantizes the group -- every
- * activation row of it -- with k_quant_x's warp functions (the same bytes) and sets the count
+ * done in qo.count[its row block by, its group], and the one that finds itself last quantizes
+ * the group -- every activation row of its row block -- with k_quant_x's warp functions (the same bytes) and sets the count
  * back to 0 for the next launch (a graph replays the same counters). The stores are fenced
  * before the count, the last block fences again before reading the others' floats, and reads
  * them through L2 (__ldcg), where the other blocks' stores are. */
-__device__ __forceinline__ void mvq_quant_out(const infer_cuda_qout &qo, const float *out, int N, int n0, int nr, int r0) {
+__device__ __forceinline__ void mvq_quant_out(const infer_cuda_qout &qo, const float *out, int N, int n0, int nr, int r0, int by) {
     __shared__ int last;
     const int gs = qo.size, g = n0 / gs, cols = N - g * gs < gs ? N - g * gs : gs;
     const int blocks = (cols + INFER_CUDA_MVQ_COLS - 1) / INFER_CUDA_MVQ_COLS;
+    int *count = qo.count + (size_t)by * ((N + gs - 1) / gs) + g;     /* the group's counter for this block's rows */
     __threadfence();                          /* this thread's stores, seen before the count */
     __syncthreads();
-    if (threadIdx.x == 0) last = atomicAdd(&qo.count[g], 1) == blocks - 1;
+    if (threadIdx.x == 0) last = atomicAdd(count, 1) == blocks - 1;
     __syncthreads();
     if (!last) return;
     __threadfence();
@@ -1908,33 +1930,35 @@ INFER_CUDA_UNROLL
             quant_q8_k_warp(v, q, ds);
         }
     }
-    if (threadIdx.x == 0) qo.count[g] = 0;
+    if (threadIdx.x == 0) *count = 0;
 }
 
-/* The fast matvec. Block bx computes columns n0 .. n0 + MVQ_COLS of one weight of mv (the
- * weights' columns in blocks one after another, ceil(N_j / MVQ_COLS) each) for activation
- * rows blockIdx.y * R .. + R; xa is the codes (xds their scales) or, for the float types,
- * x itself. G: matmul_glu's mode, the same columns of W[0] (gate) and W[1] (up),
+/* The fast matvec. Block (bx, by) computes columns n0 .. n0 + MVQ_COLS of one weight of mv
+ * (the weights' columns in blocks one after another, ceil(N_j / MVQ_COLS) each) for
+ * activation rows by R .. by R + R; blockIdx.x = bx ry + by over the ry row blocks, so the
+ * blocks of one column pair run side by side and all but the first find its weights in L2.
+ * xa is the codes (xds their scales) or, for the float types, x itself. G: matmul_glu's mode, the same columns of W[0] (gate) and W[1] (up),
  * out[0] = act(gate) * up. */
 template <int T, int R, int G>
 __global__ void __launch_bounds__(INFER_CUDA_MVQ_THREADS) k_mvq(infer_cuda_mv mv, size_t row_bytes, const void *xa, const float2 *xds, int K, int rows,
                                                               infer_cuda_qout qo) {
-    INFER_CUDA_PDL_ENTRY;
+    INFER_CUDA_PDL_TRIGGER();                        /* the wait is in mvq_block, after the first weights */
     constexpr int C = INFER_CUDA_MVQ_COLS, CC = G ? 2 * C : C;
     typedef typename std::conditional<Mv<T>::KIND == 3, float, int8_t>::type XT;
     __shared__ float tot[CC * R];
-    const int tid = threadIdx.x, r0 = blockIdx.y * R;
+    const int ry = (rows + R - 1) / R, bx = (int)blockIdx.x / ry, by = (int)blockIdx.x - bx * ry;
+    const int tid = threadIdx.x, r0 = by * R;
     const int nr = rows - r0 < R ? rows - r0 : R;
     /* which weight and columns: constant indices only, so mv stays in the parameter space */
     const uint8_t *W = mv.W[0];
     float *out = mv.out[0], scale = mv.scale[0];
-    int N = mv.start[1], n0 = blockIdx.x * C, b0 = 0;
+    int N = mv.start[1], n0 = bx * C, b0 = 0;
     if (!G)
 INFER_CUDA_UNROLL
         for (int i = 0; i < INFER_CUDA_MV_MAXW; i++) {
             if (i >= mv.n) break;
             const int Ni = mv.start[i + 1] - mv.start[i];
-            if ((int)blockIdx.x >= b0) { W = mv.W[i]; out = mv.out[i]; scale = mv.scale[i]; N = Ni; n0 = ((int)blockIdx.x - b0) * C; }
+            if (bx >= b0) { W = mv.W[i]; out = mv.out[i]; scale = mv.scale[i]; N = Ni; n0 = (bx - b0) * C; }
             b0 += (Ni + C - 1) / C;
         }
     const uint8_t *wr[CC];
@@ -1949,7 +1973,7 @@ INFER_CUDA_UNROLL
     const int c = tid / R, r = tid % R, n = n0 + c;
     if (G && Mv<T>::KIND != 3 && qo.kind) {          /* (not in the float types' GLU) every thread goes on to the barriers */
         if (tid < C * R && n < N && r < nr) out[(size_t)(r0 + r) * N + n] = glu_act(tot[tid] * scale, tot[C * R + tid] * mv.scale[1], mv.act, mv.limit);
-        mvq_quant_out(qo, out + (size_t)r0 * N, N, n0, nr, r0);
+        mvq_quant_out(qo, out + (size_t)r0 * N, N, n0, nr, r0, by);
         return;
     }
     if (tid >= C * R || n >= N || r >= nr) return;
@@ -3189,7 +3213,10 @@ static int infer_cuda_matvec_fast(infer_cuda_ctx *c, infer_type t, const infer_c
     if (!infer_cuda_mv_x(c, kind, x, K, rows, xq ? xq : &own, &xa, &xds)) return 1;
     int blocks = 0;                           /* ceil(N_j / MVQ_COLS) for each weight */
     for (int i = 0; i < (glu ? 1 : mv.n); i++) blocks += (mv.start[i + 1] - mv.start[i] + INFER_CUDA_MVQ_COLS - 1) / INFER_CUDA_MVQ_COLS;
-    const dim3 grid(blocks, rows > 1 ? (rows + INFER_CUDA_MV_ROWS - 1) / INFER_CUDA_MV_ROWS : 1);
+    const int ry = rows > 1 ? (rows + INFER_CUDA_MV_ROWS - 1) / INFER_CUDA_MV_ROWS : 1;   /* k_mvq's row blocks, side by side */
+    c->qt_rows = 0;                           /* (infer_cuda_tiles_last: no tiles this time) */
+    c->qt_splits = 0;
+    const dim3 grid((unsigned)(blocks * ry));
     const int nt = infer_cuda_mvq_threads(t, K);
     infer_cuda_typed(c, t, "matmul", [&](auto ty) {
         constexpr int T = decltype(ty)::id, R = INFER_CUDA_MV_ROWS;
@@ -3433,6 +3460,17 @@ static int infer_cuda_gemm_f32(infer_cuda_ctx *c, float *out, const uint8_t *W, 
     return 1;
 }
 #endif
+/* Does the decode matvec take these rows, its activations of `kind` (infer_cuda_mv_kind)? Up
+ * to 8 rows always; up to 16 in the fast mode with int8 activations (a batch of 9-16
+ * sequences: two row blocks of k_mvq a column pair, the weights read once from memory, where
+ * the int8 tiles' smallest tile would run 16 rows of MMA over a step's weights). */
+static int infer_cuda_mvq_rows = INFER_CUDA_MVQ_ROWS;   /* the tests: 8 sends 9-16 rows to the tiles */
+static int infer_cuda_mv_rows(const infer_cuda_ctx *c, int rows, int kind) {
+    return rows >= 1 && (rows <= INFER_CUDA_MV_ROWS || (!c->precise && rows <= infer_cuda_mvq_rows && (kind == 1 || kind == 2)));
+}
+/* the kind of x's activations for w's fast matvec where these rows take one (else 0) */
+static int infer_cuda_fused_kind(const infer_cuda_ctx *c, const infer_tensor *w, const float *x, int rows);
+
 /* out = W x, or (add) out += W x; xt (or NULL): x's quantization for the int8 tiles, reused
  * when it is of this x in this format, else made and noted there */
 static void infer_cuda_matmul_to(infer_cuda_ctx *c, float *out, const infer_tensor *w, const float *x, int rows, int add, infer_cuda_xtiles *xt = NULL) {
@@ -3440,7 +3478,7 @@ static void infer_cuda_matmul_to(infer_cuda_ctx *c, float *out, const infer_tens
     const size_t rb = infer_type_row_size(w->type, K);
     const uint8_t *W = (const uint8_t *)w->data;
     if (rows <= 0) return;
-    if (rows <= INFER_CUDA_MV_ROWS) {
+    if (rows <= INFER_CUDA_MV_ROWS || infer_cuda_fused_kind(c, w, x, rows)) {
         infer_cuda_mv mv;
         memset(&mv, 0, sizeof mv);
         mv.W[0] = W; mv.out[0] = out; mv.scale[0] = w->scale; mv.start[1] = N; mv.n = 1; mv.add = add;
@@ -3496,7 +3534,7 @@ static void infer_cuda_matmul_glu(void *ctx, float *out, const infer_tensor *wg,
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (rows <= 0) return;
     const int K = (int)wg->ne[0], N = (int)wg->ne[1];
-    if (rows <= INFER_CUDA_MV_ROWS && wu->type == wg->type && wu->ne[0] == K && wu->ne[1] == N) {
+    if ((rows <= INFER_CUDA_MV_ROWS || infer_cuda_fused_kind(c, wg, x, rows)) && wu->type == wg->type && wu->ne[0] == K && wu->ne[1] == N) {
         infer_cuda_mv mv;
         memset(&mv, 0, sizeof mv);
         mv.W[0] = (const uint8_t *)wg->data; mv.W[1] = (const uint8_t *)wu->data;
@@ -3525,7 +3563,9 @@ static void infer_cuda_matmul_n(void *ctx, int n, float *const *out, const infer
 }
 /* ... xq: x already quantized (its kind, 0 when not), as infer_cuda_rmsnorm_matmul_n leaves it */
 static void infer_cuda_matmul_n_xq(infer_cuda_ctx *c, int n, float *const *out, const infer_tensor *const *w, const float *x, int rows, infer_cuda_xq xq) {
-    if (rows < 1 || rows > INFER_CUDA_MV_ROWS || n > 32) {
+    int mv_ok = rows >= 1 && n <= 32;         /* above 8 rows, every weight's matvec must take them */
+    for (int i = 0; mv_ok && rows > INFER_CUDA_MV_ROWS && i < n; i++) mv_ok = infer_cuda_fused_kind(c, w[i], x, rows) != 0;
+    if (!mv_ok) {
         infer_cuda_xtiles xt = { NULL, 0, 0, 0, { NULL, NULL, NULL }, NULL };   /* q, k and v (gate and up): x quantized once */
         for (int i = 0; i < n; i++) infer_cuda_matmul_to(c, out[i], w[i], x, rows, 0, &xt);
         return;
@@ -3724,10 +3764,11 @@ static infer_cuda_xq infer_cuda_norm_for(infer_cuda_ctx *c, int kind, float *h, 
 }
 /* does the fast decode matvec read x quantized, for this weight and these rows? its kind */
 static int infer_cuda_fused_kind(const infer_cuda_ctx *c, const infer_tensor *w, const float *x, int rows) {
-    if (c->precise || rows < 1 || rows > INFER_CUDA_MV_ROWS) return 0;
+    if (c->precise || rows < 1 || rows > INFER_CUDA_MVQ_ROWS) return 0;
     const int K = (int)w->ne[0];
     const uint8_t *W = (const uint8_t *)w->data;
-    return infer_cuda_mv_kind(w->type, &W, 1, infer_type_row_size(w->type, K), x, K);
+    const int kind = infer_cuda_mv_kind(w->type, &W, 1, infer_type_row_size(w->type, K), x, K);
+    return infer_cuda_mv_rows(c, rows, kind) ? kind : 0;
 }
 
 /* h = RMSNorm(x) * nw, then out[i] = W_i h: in the fast mode's decode the norm writes the
@@ -3769,9 +3810,10 @@ static void infer_cuda_rmsnorm_ffn(void *ctx, float *x, float *h, float *hid, co
     mv.out[0] = hid; mv.scale[0] = wg->scale; mv.scale[1] = wu->scale;
     mv.start[1] = F; mv.start[2] = 2 * F; mv.n = 2; mv.act = act; mv.limit = limit;
     const size_t rb = infer_type_row_size(wg->type, K);
-    const int fits = !c->precise && rows <= INFER_CUDA_MV_ROWS && h != x && wu->type == wg->type && wu->ne[0] == K && wu->ne[1] == F &&
+    const int fits = !c->precise && rows <= INFER_CUDA_MVQ_ROWS && h != x && wu->type == wg->type && wu->ne[0] == K && wu->ne[1] == F &&
                      wd->ne[0] == F;
-    const int kin = fits ? infer_cuda_mv_kind(wg->type, mv.W, 2, rb, h, K) : 0;
+    int kin = fits ? infer_cuda_mv_kind(wg->type, mv.W, 2, rb, h, K) : 0;
+    if (!infer_cuda_mv_rows(c, rows, kin)) kin = 0;
     if (!kin) {
         infer_cuda_rmsnorm(c, h, x, nw, rows, K, eps);
         infer_cuda_matmul_glu(c, hid, wg, wu, h, rows, act, limit);
@@ -3783,7 +3825,8 @@ static void infer_cuda_rmsnorm_ffn(void *ctx, float *x, float *h, float *hid, co
     infer_cuda_qout qo;
     memset(&qo, 0, sizeof qo);
     if (kin != 3 && (kout == 1 || kout == 2) && F % qsize == 0) {     /* the GLU quantizes hid for Wd (not a float GLU's) */
-        if (!infer_cuda_xq_in(c, &c->xq2, &c->xq2_bytes, F, rows, &xd.q, &xd.ds) || !(qo.count = infer_cuda_counters(c, F / qsize))) return;
+        const int ry = (rows + INFER_CUDA_MV_ROWS - 1) / INFER_CUDA_MV_ROWS;     /* a group's counter for each of k_mvq's row blocks */
+        if (!infer_cuda_xq_in(c, &c->xq2, &c->xq2_bytes, F, rows, &xd.q, &xd.ds) || !(qo.count = infer_cuda_counters(c, ry * (F / qsize)))) return;
         qo.codes = xd.q; qo.ds = xd.ds; qo.kind = kout; qo.size = qsize;
         xd.kind = kout;
     }
@@ -6013,6 +6056,15 @@ extern "C" int infer_cuda_half_gemm_force(int mode) {
 #endif
 }
 extern "C" int infer_cuda_half_gemm_last(void *ctx) { return ((infer_cuda_ctx *)ctx)->half_gemm; }
+/* For the tests: the most rows the fast mode's int8 matvec takes from now on (8 to 16; -1:
+ * the default, 16); returns the previous setting */
+extern "C" int infer_cuda_mvq_rows_force(int rows) {
+    const int old = infer_cuda_mvq_rows;
+    infer_cuda_mvq_rows = rows < 0 ? INFER_CUDA_MVQ_ROWS : rows < INFER_CUDA_MV_ROWS ? INFER_CUDA_MV_ROWS : rows > INFER_CUDA_MVQ_ROWS ? INFER_CUDA_MVQ_ROWS : rows;
+    return old;
+}
+/* the row count of the context's last int8 tiles (0: its last fast int8 matmul ran on the
+ * matvec) and their splits of K */
 extern "C" void infer_cuda_tiles_last(void *ctx, int *bm, int *splits) {
     *bm = ((infer_cuda_ctx *)ctx)->qt_rows;
     *splits = ((infer_cuda_ctx *)ctx)->qt_splits;

@@ -7124,7 +7124,8 @@ static void test_cli_parallel(void) {
     CHECK_MSG(num_after(out, "generation: ") > 5 * 12, "%s", out);
     CHECK(run_cmd("./infer -m " SHARED "/models/stories260K.gguf -p hi --parallel 2 2>&1", out, sizeof out) != 0 && strstr(out, "-f FILE"));
     CHECK(run_cmd("./infer -m " SHARED "/models/stories260K.gguf --bench --bench-batch 1,x 2>&1", out, sizeof out) != 0 && strstr(out, "--bench-batch"));
-    CHECK(run_cmd("./infer -m " SHARED "/models/stories260K.gguf --bench --bench-batch 1,3 --bench-pp 8 --bench-tg 4 --bench-reps 1 2>/dev/null", out, sizeof out) == 0);
+    /* 16 + 4 tokens: each sequence reaches into a second cache block */
+    CHECK(run_cmd("./infer -m " SHARED "/models/stories260K.gguf --bench --bench-batch 1,3 --bench-pp 16 --bench-tg 4 --bench-reps 1 2>&1", out, sizeof out) == 0);
     CHECK_MSG(strstr(out, "batch=1\n") && strstr(out, "batch=3\n") && strstr(out, "tg_tok_s="), "%s", out);
     remove(tmp_path("infer_par.txt"));
     remove(tmp_path("infer_par.err"));
@@ -11017,6 +11018,7 @@ int infer_cuda_int8_host(infer_type t, const void *row, int K, float *dst);
 int infer_cuda_quant_act(void *ctx, infer_type t, const float *x, int rows, int K, int8_t *q, float *d, int32_t *s);
 int infer_cuda_tiles_force_splits(int splits);
 void infer_cuda_tiles_last(void *ctx, int *bm, int *splits);
+int infer_cuda_mvq_rows_force(int rows);
 int infer_cuda_half_gemm_force(int mode);
 int infer_cuda_half_gemm_last(void *ctx);
 static int int8_float_same(float a, float b) { return (a != a && b != b) || memcmp(&a, &b, 4) == 0; }   /* NaNs alike */
@@ -11308,7 +11310,9 @@ done:
  * path within INT8_TIGHT and exact maths within the fast bound; a split run twice, the two
  * results the same bits (the partial sums are added in a fixed order, never by float
  * atomics). The tile
- * rows and the split count the backend reports are checked, so each path is known to run. */
+ * rows and the split count the backend reports are checked, so each path is known to run.
+ * (9-16 rows go to the tiles here by infer_cuda_mvq_rows_force(8); by default they run on the
+ * int8 matvec, checked the same way after the tiles.) */
 static void test_gpu_int8_tiles(void) {
     const infer_kernels *k = gpu_or_skip();
     if (!k) return;
@@ -11317,6 +11321,7 @@ static void test_gpu_int8_tiles(void) {
     void *cf = NULL, *cp = NULL, *g = NULL;
     infer_error err;
     const int old = infer_cuda_tiles_force_splits(-1);
+    const int old_mvq = infer_cuda_mvq_rows_force(8);     /* 9-16 rows on the tiles here (their 16-row shape); the matvec's turn is below */
     if (cpu->ctx_create(&cf, 2, 0, &err) != INFER_OK || cpu->ctx_create(&cp, 2, 1, &err) != INFER_OK || k->ctx_create(&g, 1, 0, &err) != INFER_OK) {
         CHECK_MSG(0, "%s", err.msg);
         goto done;
@@ -11377,6 +11382,25 @@ static void test_gpu_int8_tiles(void) {
         CHECK_MSG(split_runs > 0, "%s: K was never split", infer_type_name(t));
         printf("    %-5s K=%-4d %d shapes (%d with K split): max_rel against the CPU's fast path %.2e, against exact maths %.2e; %d of %d repeats differ\n",
                infer_type_name(t), K, runs, split_runs, worst_fast, worst_exact, differ, split_runs);
+        /* by default 9-16 rows (a batch of decoding sequences) run on the int8 matvec, in
+         * row blocks of 8: the same tolerances */
+        infer_cuda_mvq_rows_force(-1);
+        for (int rows = 9; rows <= 16; rows += 7) {
+            const size_t n = (size_t)rows * N;
+            for (size_t i = 0; i < (size_t)rows * K; i++) x[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+            cpu->matmul(cf, of, &tc, x, rows);
+            cpu->matmul(cp, op, &tc, x, rows);
+            int bm = -1, splits = -1;
+            CHECK(k->upload(g, gx, x, sizeof(float) * (size_t)rows * K) == INFER_OK);
+            k->matmul(g, (float *)go, &tg, (const float *)gx, rows);
+            CHECK_MSG(k->download(g, og, go, sizeof(float) * n) == INFER_OK, "%s", k->last_error(g));
+            infer_cuda_tiles_last(g, &bm, &splits);
+            const double ef = int8_rel(of, og, n), ex = int8_rel(op, og, n);
+            CHECK_MSG(bm == 0, "%s rows=%d: ran on tiles of %d rows, not on the matvec", infer_type_name(t), rows, bm);
+            CHECK_MSG(ef <= INT8_TIGHT, "%s rows=%d (matvec): max_rel %.3g against the CPU's fast path (tol %g)", infer_type_name(t), rows, ef, INT8_TIGHT);
+            CHECK_MSG(ex <= INFER__TOL_FAST, "%s rows=%d (matvec): max_rel %.3g against exact maths (tol %g)", infer_type_name(t), rows, ex, INFER__TOL_FAST);
+        }
+        infer_cuda_mvq_rows_force(8);
     next:
         if (gw) k->free(g, gw);
         if (gx) k->free(g, gx);
@@ -11385,6 +11409,7 @@ static void test_gpu_int8_tiles(void) {
     }
 done:
     infer_cuda_tiles_force_splits(old);
+    infer_cuda_mvq_rows_force(old_mvq);
     if (cf) cpu->ctx_free(cf);
     if (cp) cpu->ctx_free(cp);
     if (g) k->ctx_free(g);
