@@ -55,7 +55,8 @@
  *               rows > 8 (fast int8: > 16): 64x64 output
  *               tiles: k_matmul_tiled, weights dequantized into shared memory 32 columns
  *               at a time, then f32 FMAs (precise), or in the fast mode TF32 MMAs (F32
- *               weights; cuBLAS's f32 GEMM where the build has it); F16/BF16 weights in the fast mode: k_round_half rounds x to
+ *               weights; cuBLAS's f32 GEMM where the build has it); F16/BF16
+ *               weights in the fast mode: k_round_half rounds x to
  *               the weight's format, then one cublasGemmEx (f32 accumulation; builds
  *               without cuBLAS: 16-bit MMA tiles, two shared-memory stages where the rows
  *               are 16-byte aligned, 64 K values a step, the weights' bytes by
@@ -313,17 +314,18 @@ static int infer_cuda_mma8;              /* int8 MMA (compute capability 8.0 and
 static int infer_cuda_pdl;               /* launches may overlap their predecessor's end (see INFER_CUDA_PDL_ENTRY) */
 static int infer_cuda_pdl_ok;            /* the device has it (compute capability 9.0 and later) */
 
-/* Programmatic dependent launch (compute capability 9.0 and later): a kernel launched with
- * the attribute below may start while the kernel before it in the stream is still running.
- * Every kernel of this file opens with INFER_CUDA_PDL_ENTRY: it lets the next launch begin
- * (its blocks are placed as soon as all of this kernel's blocks are), then waits until the
- * previous kernel has finished and its writes are visible. So each kernel still sees
- * everything before it, as with plain launches (each waits for its predecessor, which
- * waited for its own, and no block leaves before its wait), and what overlaps is the launch
- * and the placing of blocks, which a decode step of ~130 small kernels would otherwise pay
- * in turn. The decode matvec k_mvq goes one step further: it loads its first weights (no
- * kernel writes them) before the wait, so their memory latency overlaps the kernel before. In a captured graph the launches keep the attribute as programmatic edges. Without
- * the attribute (older GPUs, INFER_CUDA_PDL=0) the wait returns at once. */
+/* Programmatic dependent launch (compute capability 9.0 and later): a kernel launched with the
+ * attribute below may start while the kernel before it in the stream is still running. Every
+ * kernel of this file opens with INFER_CUDA_PDL_ENTRY: it lets the next launch begin (its
+ * blocks are placed as soon as all of this kernel's blocks are), then waits until the previous
+ * kernel has finished and its writes are visible. So each kernel still sees everything before
+ * it, as with plain launches (each waits for its predecessor, which waited for its own, and no
+ * block leaves before its wait), and what overlaps is the launch and the placing of blocks,
+ * which a decode step of ~130 small kernels would otherwise pay in turn. The decode matvec
+ * k_mvq goes one step further: it loads its first weights (no kernel writes them) before the
+ * wait, so their memory latency overlaps the kernel before. In a captured graph the launches
+ * keep the attribute as programmatic edges. Without the attribute (older GPUs,
+ * INFER_CUDA_PDL=0) the wait returns at once. */
 #ifndef INFER_CUDA_EMU
 template <typename... P, typename... A>
 static cudaError_t infer_cuda_raw_launch(dim3 g, dim3 b, size_t shm, cudaStream_t s, void (*k)(P...), A... a) {
@@ -1901,10 +1903,11 @@ INFER_CUDA_UNROLL
  * G = 1, qo.kind set). A quantization block of qo.size columns needs all its columns, which
  * qo.size / MVQ_COLS blocks compute; so each block, once its columns are stored, counts itself
  * done in qo.count[its row block by, its group], and the one that finds itself last quantizes
- * the group -- every activation row of its row block -- with k_quant_x's warp functions (the same bytes) and sets the count
- * back to 0 for the next launch (a graph replays the same counters). The stores are fenced
- * before the count, the last block fences again before reading the others' floats, and reads
- * them through L2 (__ldcg), where the other blocks' stores are. */
+ * the group -- every activation row of its row block -- with k_quant_x's warp functions (the
+ * same bytes) and sets the count back to 0 for the next launch (a graph replays the same
+ * counters). The stores are fenced before the count, the last block fences again before
+ * reading the others' floats, and reads them through L2 (__ldcg), where the other blocks'
+ * stores are. */
 __device__ __forceinline__ void mvq_quant_out(const infer_cuda_qout &qo, const float *out, int N, int n0, int nr, int r0, int by) {
     __shared__ int last;
     const int gs = qo.size, g = n0 / gs, cols = N - g * gs < gs ? N - g * gs : gs;
@@ -1934,11 +1937,11 @@ INFER_CUDA_UNROLL
 }
 
 /* The fast matvec. Block (bx, by) computes columns n0 .. n0 + MVQ_COLS of one weight of mv
- * (the weights' columns in blocks one after another, ceil(N_j / MVQ_COLS) each) for
- * activation rows by R .. by R + R; blockIdx.x = bx ry + by over the ry row blocks, so the
- * blocks of one column pair run side by side and all but the first find its weights in L2.
- * xa is the codes (xds their scales) or, for the float types, x itself. G: matmul_glu's mode, the same columns of W[0] (gate) and W[1] (up),
- * out[0] = act(gate) * up. */
+ * (the weights' columns in blocks one after another, ceil(N_j / MVQ_COLS) each) for activation
+ * rows by R .. by R + R; blockIdx.x = bx ry + by over the ry row blocks, so the blocks of one
+ * column pair run side by side and all but the first find its weights in L2. xa is the codes
+ * (xds their scales) or, for the float types, x itself. G: matmul_glu's mode, the same columns
+ * of W[0] (gate) and W[1] (up), out[0] = act(gate) * up. */
 template <int T, int R, int G>
 __global__ void __launch_bounds__(INFER_CUDA_MVQ_THREADS) k_mvq(infer_cuda_mv mv, size_t row_bytes, const void *xa, const float2 *xds, int K, int rows,
                                                               infer_cuda_qout qo) {
