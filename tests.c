@@ -4397,6 +4397,7 @@ static int seq_runs_alone(infer_model *m, const seq_run *r, int n_runs, float **
  * taken by later runs). Returns 0 on an error. */
 static int seq_runs_batched(infer_model *m, seq_run *r, int n_runs, int slots, int precise, int ubatch, infer__rng *rng, const infer_kernels *backend) {
     const int V = infer_model_config(m)->n_vocab;
+    if (slots > 32) { printf("    seq_runs_batched: at most 32 slots\n"); return 0; }
     infer_session_params sp = infer_session_default_params();
     sp.precise = precise;
     sp.backend = backend;
@@ -4417,7 +4418,7 @@ static int seq_runs_batched(infer_model *m, seq_run *r, int n_runs, int slots, i
             started++;
             continue;
         }
-        infer_batch_item items[16];                  /* slots <= 16 */
+        infer_batch_item items[32];                  /* slots <= 32 */
         int n_items = 0;
         for (int i = 0; i < started; i++) {
             seq_run *q = &r[i];
@@ -10530,33 +10531,36 @@ static void test_gpu_seq_batch(void) {
         }
         infer_model_free(m);
     }
-    /* the fast mode with 12 sequences at once, so that decode steps of more than 8 rows run
-     * the prompt tiles (int8 MMAs for Q4_0) and fewer run the matvec: each sequence against
-     * the CPU's fast path alone, whose activations are quantized the same way (a batch mixed
-     * up, or a row read from another sequence, is off by the logits' whole size) */
+    /* the fast mode with 20 sequences at once, so that steps cross both of Q4_0's switches:
+     * up to 8 rows on the matvec in one row block, 9-16 in row blocks side by side, more on
+     * the prompt tiles (int8 MMAs): each sequence against the CPU's fast path alone, whose
+     * activations are quantized the same way (a batch mixed up, or a row read from another
+     * sequence, is off by the logits' whole size) */
     const char *q4 = SHARED "/golden/llama/model-Q4_0.gguf";
     if (!file_exists(q4)) SKIP("../shared/golden/llama not found");
     infer_model *m;
     infer_error err;
     if (infer_model_load(&m, q4, NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
-    const int V = infer_model_config(m)->n_vocab, R = 12;
+    const int V = infer_model_config(m)->n_vocab, R = 20;
     infer__rng rng;
     infer__rng_seed(&rng, 77);
-    seq_run r[12];
-    float *ref[12] = { 0 };
+    seq_run r[20];
+    float *ref[20] = { 0 };
     seq_runs_make(r, R, V, &rng);
-    if (seq_runs_alone(m, r, R, ref, 0, 64, NULL) && seq_runs_batched(m, r, R, 12, 0, 64, &rng, k)) {
+    if (seq_runs_alone(m, r, R, ref, 0, 64, NULL) && seq_runs_batched(m, r, R, 20, 0, 64, &rng, k)) {
         double worst = 0;
         for (int i = 0; i < R; i++) {
             double mx = 0, scale = 0;
             for (size_t j = 0; j < (size_t)V * r[i].n; j++) { mx = fmax(mx, fabs((double)ref[i][j] - r[i].logits[j])); scale = fmax(scale, fabs(ref[i][j])); }
             worst = fmax(worst, mx / fmax(scale, 1.0));
-            /* twice the fast bound (each fast path is within 1e-2 of exact maths): one
+            /* four times the fast bound (each fast path is within 1e-2 of exact maths): one
              * activation that rounds to the other int8 code after a slightly different sum
-             * upstream moves a logit by up to ~1% of the largest */
-            CHECK_MSG(mx <= 2e-2 * fmax(scale, 1.0), "Q4_0, fast: sequence %d on the GPU, 12 at once, differs by %g from the CPU's fast path alone", i, mx);
+             * upstream moves a logit by up to ~1% of the largest, and 20 sequences give many
+             * chances (1.4e-2 under the emulator); a row mixed up with another's is off by
+             * the logits' whole size */
+            CHECK_MSG(mx <= 4e-2 * fmax(scale, 1.0), "Q4_0, fast: sequence %d on the GPU, 20 at once, differs by %g from the CPU's fast path alone", i, mx);
         }
-        printf("    Q4_0, fast, 12 sequences at once: largest |GPU batched - CPU alone| / max|logit| = %.2g\n", worst);
+        printf("    Q4_0, fast, 20 sequences at once: largest |GPU batched - CPU alone| / max|logit| = %.2g\n", worst);
     } else {
         CHECK_MSG(0, "%s: a run failed", q4);
     }
