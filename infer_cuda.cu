@@ -324,8 +324,8 @@ static int infer_cuda_pdl_ok;            /* the device has it (compute capabilit
  * which a decode step of ~130 small kernels would otherwise pay in turn. The decode matvec
  * k_mvq goes one step further: it loads its first weights (no kernel writes them) before the
  * wait, so their memory latency overlaps the kernel before. In a captured graph the launches
- * keep the attribute as programmatic edges. Without the attribute (older GPUs,
- * INFER_CUDA_PDL=0) the wait returns at once. */
+ * keep the attribute as programmatic edges. Without the attribute (older GPUs, kernels
+ * compiled for an older target, INFER_CUDA_PDL=0) the wait returns at once. */
 #ifndef INFER_CUDA_EMU
 template <typename... P, typename... A>
 static cudaError_t infer_cuda_raw_launch(dim3 g, dim3 b, size_t shm, cudaStream_t s, void (*k)(P...), A... a) {
@@ -5904,7 +5904,17 @@ infer_status infer_cuda_init(int device, infer_error *err) {
     if (infer_cuda_sms < 1) infer_cuda_sms = 1;
     infer_cuda_mma8 = major >= 8;
     const char *pdl = getenv("INFER_CUDA_PDL");    /* INFER_CUDA_PDL=0: plain launches (to time the two in one build) */
-    infer_cuda_pdl_ok = major >= 9;
+    /* the kernels wait for their predecessor only where they were compiled for 9.0 or later:
+     * a newer GPU running the build's compute_80 PTX (JIT) has the launch attribute but kernels
+     * without the wait, so it gets plain launches */
+#ifdef INFER_CUDA_EMU
+    const int waits = 1;
+#else
+    cudaFuncAttributes fa;
+    const int waits = cudaFuncGetAttributes(&fa, (const void *)k_add) == cudaSuccess && fa.ptxVersion >= 90;
+    (void)cudaGetLastError();
+#endif
+    infer_cuda_pdl_ok = major >= 9 && waits;
     infer_cuda_pdl = infer_cuda_pdl_ok && !(pdl && !strcmp(pdl, "0"));
     infer_cuda_device = device;
 #ifdef INFER_CUDA_GEMM
