@@ -6039,9 +6039,9 @@ extern "C" int infer_cuda_tiles_force_splits(int splits) {
 /* For the tests: the splits of every decode attention launch from now on (k_attention,
  * k_attention_h16: the positions dealt to that many blocks a head group, merged by the last;
  * -1: the backend's choice, the default); returns the previous setting */
-/* For the tests: launches with programmatic dependent launch from now on (1) or plain (0),
- * for contexts made after the call (a context's captured graphs keep how they were made);
- * returns the previous setting, or -2 (and changes nothing) where the device cannot */
+/* For the tests: launches issued from now on use programmatic dependent launch (1) or not
+ * (0), in every context (graphs captured before keep how they were made); returns the
+ * previous setting, or -2 (and changes nothing) where the device or the build cannot */
 extern "C" int infer_cuda_pdl_force(int on) {
     if (!infer_cuda_pdl_ok) return -2;
     const int old = infer_cuda_pdl;
