@@ -322,8 +322,8 @@ static int infer_cuda_pdl_ok;            /* the device has it (compute capabilit
  * it, as with plain launches (each waits for its predecessor, which waited for its own, and no
  * block leaves before its wait), and what overlaps is the launch and the placing of blocks,
  * which a decode step of ~130 small kernels would otherwise pay in turn. The decode matvec
- * k_mvq goes one step further: it loads its first weights (no kernel writes them) before the
- * wait, so their memory latency overlaps the kernel before. In a captured graph the launches
+ * k_mvq and the norm k_rmsnorm_q go one step further: they load their first weights (no
+ * kernel writes them) before the wait, so that memory latency overlaps the kernel before. In a captured graph the launches
  * keep the attribute as programmatic edges. Without the attribute (older GPUs, kernels
  * compiled for an older target, INFER_CUDA_PDL=0) the wait returns at once. */
 #ifndef INFER_CUDA_EMU
@@ -649,11 +649,9 @@ __device__ __forceinline__ float glu_act(float g, float u, int act, float limit)
 #define INFER_CUDA_PDL_ENTRY do { INFER_CUDA_PDL_TRIGGER(); INFER_CUDA_PDL_WAIT(); } while (0)
 #ifdef __CUDA_ARCH__
 #define INFER_CUDA_UNROLL _Pragma("unroll")
-#define INFER_CUDA_UNROLL4 _Pragma("unroll 4")
 #define INFER_CUDA_UNROLL8 _Pragma("unroll 8")
 #else
 #define INFER_CUDA_UNROLL
-#define INFER_CUDA_UNROLL4
 #define INFER_CUDA_UNROLL8
 #endif
 
@@ -3670,8 +3668,8 @@ static void infer_cuda_embed(void *ctx, float *out, const infer_tensor *table, c
  * of sums wherever it is called with the same block size: k_rmsnorm_q's scale is k_rmsnorm's) */
 __device__ __forceinline__ float rms_scale(const float *xr, int dim, float eps) {
     double ss = 0;
-INFER_CUDA_UNROLL4
-    for (int i = threadIdx.x; i < dim; i += blockDim.x) ss += (double)xr[i] * xr[i];   /* unrolled: 4 loads in flight, the same order of sums */
+INFER_CUDA_UNROLL8
+    for (int i = threadIdx.x; i < dim; i += blockDim.x) ss += (double)xr[i] * xr[i];   /* unrolled: 8 loads in flight, the same order of sums */
     ss = block_sum(ss);
     return (float)(1.0 / sqrt(ss / dim + eps));
 }
@@ -3703,8 +3701,17 @@ static void infer_cuda_rmsnorm(void *ctx, float *out, const float *x, const floa
  * one launch replaces k_rmsnorm and k_quant_x. */
 template <int KIND>
 __global__ void k_rmsnorm_q(float *out, const float *x, const float *w, int dim, float eps, int8_t *codes, float2 *xds) {
-    INFER_CUDA_PDL_ENTRY;
+    INFER_CUDA_PDL_TRIGGER();
     const int r = blockIdx.y, i0 = 256 * blockIdx.x, warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = blockDim.x >> 5;
+    /* the norm's weights (no kernel writes them) before the wait: their load overlaps the
+     * kernel before, not the row's sum; a thread's first group (KIND 1) or warp 0's 8 (KIND 2) */
+    float wv[8];
+INFER_CUDA_UNROLL
+    for (int j = 0; j < 8; j++) {
+        const int i = KIND == 1 ? i0 + 32 * warp + lane : i0 + 8 * lane + j;
+        wv[j] = w && (KIND == 1 ? j == 0 && warp < 8 : warp == 0) && i < dim ? w[i] : 1.0f;
+    }
+    INFER_CUDA_PDL_WAIT();
     const float *xr = x + (size_t)r * dim;
     float *o = out + (size_t)r * dim;
     int8_t *qr = codes + (size_t)r * dim;
@@ -3713,7 +3720,7 @@ __global__ void k_rmsnorm_q(float *out, const float *x, const float *w, int dim,
     if (KIND == 1) {
         for (int g = warp; g < 8 && i0 + 32 * g < dim; g += nw) {
             const int i = i0 + 32 * g + lane;
-            const float v = xr[i] * scale * (w ? w[i] : 1.0f);
+            const float v = xr[i] * scale * (g == warp ? wv[0] : w ? w[i] : 1.0f);
             o[i] = v;
             quant_q8_0_warp(v, qr + i0 + 32 * g, dr + (i0 + 32 * g) / 32);
         }
@@ -3722,7 +3729,7 @@ __global__ void k_rmsnorm_q(float *out, const float *x, const float *w, int dim,
 INFER_CUDA_UNROLL
         for (int j = 0; j < 8; j++) {
             const int i = i0 + 8 * lane + j;
-            v[j] = xr[i] * scale * (w ? w[i] : 1.0f);
+            v[j] = xr[i] * scale * wv[j];
             o[i] = v[j];
         }
         quant_q8_k_warp(v, qr + i0, dr + i0 / 32);
