@@ -10958,6 +10958,35 @@ static void test_gpu_golden_llama(void) {
     golden_backend = NULL;
 }
 
+/* The fast mode on the GPU against the golden references of every other family (llama has
+ * the test above, deepseek4 gpu_deepseek4_golden): the short prompt batched and token by
+ * token (the decode kernels), under the CPU fast path's rule -- a mean |diff| within 1.5x the
+ * reference engine's own + 0.01. Under the emulator the batched run only. A model or
+ * reference not on this machine is passed over; none at all skips. */
+static void test_gpu_golden_families(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    static const struct { const char *family, *variant; } cases[] = {
+        { "llama3_ropescale", "F32" }, { "qwen3", "F32" }, { "qwen3moe", "F32" }, { "qwen3moe", "MXFP4_MOE" }, { "qwen35", "Q8_0" },
+        { "qwen35", "Q4_K" }, { "qwen35moe", "F32" }, { "qwen35moe", "MXFP4_MOE" }, { "bitnet", "TQ2_0" }, { "bitnet", "TQ1_0" } };
+    static const golden_run fast[] = { { 0, 512, 1, 1 }, { 0, 1, 1, 1 } };
+    const int emulated = !strcmp(k->name, "cuda-emu");
+    int ran = 0;
+    golden_backend = k;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *f = cases[i].family, *v = cases[i].variant;
+        char model[512], ref[512], theirs[512];
+        snprintf(model, sizeof model, SHARED "/golden/%s/model-%s.gguf", f, v);
+        snprintf(ref, sizeof ref, SHARED "/golden/%s/logits/%s.short.%s", f, v, strcmp(v, "F32") ? "deq.hp.bin" : "hp.bin");
+        snprintf(theirs, sizeof theirs, SHARED "/golden/%s/logits/%s.short.bin", f, v);
+        if (!file_exists(model) || !file_exists(ref) || !file_exists(theirs)) continue;
+        golden_check(f, v, NULL, fast, emulated ? 1 : N_RUNS(fast), 1);
+        ran++;
+    }
+    golden_backend = NULL;
+    if (!ran) SKIP("../shared/golden not found");
+}
+
 /* the golden greedy story on the GPU (F16 KV cache, as the default CLI runs it) */
 static void test_gpu_stories_greedy(void) {
     const infer_kernels *k = gpu_or_skip();
@@ -12168,6 +12197,7 @@ static const test_case tests[] = {
     { "gpu_batch_launches", test_gpu_batch_launches },
     { "gpu_greedy", test_gpu_greedy },
     { "gpu_pdl", test_gpu_pdl },
+    { "gpu_golden_families", test_gpu_golden_families },
     { "gpu_stories_greedy", test_gpu_stories_greedy },
     { "gpu_server", test_gpu_server },
     { "gpu_decode_graph", test_gpu_decode_graph },
