@@ -178,8 +178,8 @@ CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=c
 NVCCFLAGS ?= -O3
 override NVCCFLAGS += -std=c++17 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra -I.
 CUDA_DIR  := build-cuda
-# cuBLAS, where nvcc's toolkit has it (CUBLAS=0 leaves it out): the fast mode's F16/BF16
-# matmuls of more than 8 rows run on it (infer_cuda_gemm_half); without it, on the tiles.
+# cuBLAS, where nvcc's toolkit has it (CUBLAS=0 leaves it out): the fast mode's F16/BF16/F32
+# matmuls of more than 8 rows run on it (infer_cuda_gemm_half, _f32); without it, on the tiles.
 CUDA_HOME   := $(patsubst %/bin/,%,$(dir $(realpath $(NVCC))))
 CUBLAS_LIB  := $(firstword $(wildcard $(CUDA_HOME)/lib64/libcublas.so $(CUDA_HOME)/lib/libcublas.so $(CUDA_HOME)/targets/*/lib/libcublas.so))
 CUBLAS      ?= $(if $(and $(CUBLAS_LIB),$(wildcard $(CUDA_HOME)/include/cublas_v2.h $(CUDA_HOME)/targets/*/include/cublas_v2.h)),1,0)

@@ -22,14 +22,14 @@
  *   KV cache (F16 unless asked otherwise). A matmul of quantized weights runs as
  *   the CPU's fast path runs it: the activations quantized to int8 blocks once per matmul
  *   (Q8_0 or Q8_K, the CPU's bytes exactly), int8 x int8 products -- __dp4a in the decode
- *   matvec (k_quant_x, k_mvq; up to 8 rows), int8 tensor-core MMAs in the prompt tiles
+ *   matvec (k_quant_x, k_mvq; up to 16 rows), int8 tensor-core MMAs in the prompt tiles
  *   (k_quant_act, tile_matmul_q8) -- each block's integer sum scaled in f32: the two fast
  *   paths differ only in the order of f32 sums, and share the CPU fast path's error bound
  *   against exact maths. In prompt tiles, F16 and BF16 weights run on 16-bit tensor cores,
  *   the activations rounded to the weight's format (tile_matmul_half: exact products, f32
  *   sums, through cuBLAS where the build has it, else the project's own tiles; an activation
- *   beyond F16's 65504 becomes infinite there), F32 weights as split
- *   TF32 products ("3xTF32", about f32 accuracy, tile_matmul_tc); in the decode matvec the
+ *   beyond F16's 65504 becomes infinite there), F32 weights through cuBLAS's f32 GEMM, else
+ *   as split TF32 products ("3xTF32", about f32 accuracy, tile_matmul_tc); in the decode matvec the
  *   float types read 8 weights a 16-byte load against f32 activations.
  *
  * KERNELS (one CUDA thread block per row, warp per output, ... as each comment says)
@@ -55,9 +55,9 @@
  *               rows > 8 (fast int8: > 16): 64x64 output
  *               tiles: k_matmul_tiled, weights dequantized into shared memory 32 columns
  *               at a time, then f32 FMAs (precise), or in the fast mode TF32 MMAs (F32
- *               weights; cuBLAS's f32 GEMM where the build has it); F16/BF16
- *               weights in the fast mode: k_round_half rounds x to
- *               the weight's format, then one cublasGemmEx (f32 accumulation; builds
+ *               weights; cuBLAS's f32 GEMM where the build has it); F16/BF16 weights
+ *               in the fast mode: k_round_half rounds x to the weight's format, then
+ *               one cublasGemmEx (f32 accumulation; builds
  *               without cuBLAS: 16-bit MMA tiles, two shared-memory stages where the rows
  *               are 16-byte aligned, 64 K values a step, the weights' bytes by
  *               cp.async); k_matmul_q8 (fast, quantized
@@ -79,7 +79,7 @@
  *               query rows are split over positions ("flash-decoding") and the partial
  *               (max, sum, accumulator) triples merged by the last split block to finish
  *               (an atomic counter per block group, left at 0). attention_matmul_add in
- *               the fast mode (up to 8 rows, a Wo read through Q8_0 or Q8_K activations):
+ *               the fast mode (up to 16 rows, a Wo read through Q8_0 or Q8_K activations):
  *               the block that holds a head group's output (the merging one, when split)
  *               also quantizes it for Wo's k_mvq (attn_quant_out: the 32- or 256-column
  *               blocks inside the group's columns by itself, a block shared with the
@@ -323,9 +323,10 @@ static int infer_cuda_pdl_ok;            /* the device has it (compute capabilit
  * block leaves before its wait), and what overlaps is the launch and the placing of blocks,
  * which a decode step of ~130 small kernels would otherwise pay in turn. The decode matvec
  * k_mvq and the norm k_rmsnorm_q go one step further: they load their first weights (no
- * kernel writes them) before the wait, so that memory latency overlaps the kernel before. In a captured graph the launches
- * keep the attribute as programmatic edges. Without the attribute (older GPUs, kernels
- * compiled for an older target, INFER_CUDA_PDL=0) the wait returns at once. */
+ * kernel writes them) before the wait, so that memory latency overlaps the kernel before.
+ * In a captured graph the launches keep the attribute as programmatic edges. Without the
+ * attribute (older GPUs, kernels compiled for an older target, INFER_CUDA_PDL=0) the wait
+ * returns at once. */
 #ifndef INFER_CUDA_EMU
 template <typename... P, typename... A>
 static cudaError_t infer_cuda_raw_launch(dim3 g, dim3 b, size_t shm, cudaStream_t s, void (*k)(P...), A... a) {
@@ -1138,7 +1139,8 @@ static int infer_cuda_supports_type(infer_type t) { return infer_cuda_with_type(
 /* ------------------------------------------------------------------------------------------
  * >>cuda_matmul -- matmul, matmul_n, matmul_glu, matmul_add, matmul_id, embed:
  *   out[r, n] = scale * sum_k W[n, k] x[r, k]    W: [N, K] (row_bytes apart), x: [rows, K]
- * Two shapes of work, two kernels. A decode step has 1..8 rows: each weight is used once
+ * Two shapes of work, two kernels. A decode step has 1..8 rows (in the fast mode, with int8
+ * activations, up to 16: a batch of sequences): each weight is used once
  * per row, so the kernel is built around reading the weights (k_matvec: a warp per output
  * column, the activations shared through shared memory; in the fast mode k_mvq, integer
  * dot products against int8 activations, below k_matvec). A prompt has many rows: each
@@ -3381,6 +3383,15 @@ static void infer_cuda_matvec(infer_cuda_ctx *c, infer_type t, const infer_cuda_
     if (!c->precise && infer_cuda_matvec_fast(c, t, mv, rb, x, K, rows, 0, xq)) return;
     infer_cuda_matvec_f32(c, t, mv, rb, x, K, rows, 0);
 }
+/* out = W x (add: out += W x) of one weight on the decode matvec; xq (or NULL): x's int8 form
+ * where the kernel that wrote x also wrote it */
+static void infer_cuda_matvec_w(infer_cuda_ctx *c, float *out, const infer_tensor *w, const float *x, int rows, int add, infer_cuda_xq *xq = NULL) {
+    const int K = (int)w->ne[0];
+    infer_cuda_mv mv;
+    memset(&mv, 0, sizeof mv);
+    mv.W[0] = (const uint8_t *)w->data; mv.out[0] = out; mv.scale[0] = w->scale; mv.start[1] = (int)w->ne[1]; mv.n = 1; mv.add = add;
+    infer_cuda_matvec(c, w->type, mv, infer_type_row_size(w->type, K), x, K, rows, xq);
+}
 
 /* x as the int8 tiles last quantized it (the context's xq buffer): matmul_n's weights of one
  * activation format share one quantization of their x. Launches run in stream order, so a
@@ -3480,10 +3491,7 @@ static void infer_cuda_matmul_to(infer_cuda_ctx *c, float *out, const infer_tens
     const uint8_t *W = (const uint8_t *)w->data;
     if (rows <= 0) return;
     if (rows <= INFER_CUDA_MV_ROWS || infer_cuda_fused_kind(c, w, x, rows)) {
-        infer_cuda_mv mv;
-        memset(&mv, 0, sizeof mv);
-        mv.W[0] = W; mv.out[0] = out; mv.scale[0] = w->scale; mv.start[1] = N; mv.n = 1; mv.add = add;
-        infer_cuda_matvec(c, w->type, mv, rb, x, K, rows);
+        infer_cuda_matvec_w(c, out, w, x, rows, add);
     } else {
         dim3 grid((N + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE, (rows + INFER_CUDA_TILE - 1) / INFER_CUDA_TILE);
         infer_cuda_typed(c, w->type, "matmul", [&](auto ty) {
@@ -3526,7 +3534,7 @@ static void infer_cuda_matmul_add(void *ctx, float *y, const infer_tensor *w, co
 }
 
 /* out = act(Wg x) * (Wu x): one launch when the two share a type and K -- up to 8 rows in
- * the fast mode (k_mvq), one row in the precise mode (k_matvec); otherwise matmul_n of the
+ * the fast mode (k_mvq; 16 with int8 activations), one row in the precise mode (k_matvec); otherwise matmul_n of the
  * two into out and a scratch buffer, then glu */
 static void infer_cuda_glu(void *ctx, float *out, const float *gate, const float *up, int64_t n, int act, float limit);
 static int infer_cuda_reserve(infer_cuda_ctx *c, size_t bytes);
@@ -3742,7 +3750,8 @@ INFER_CUDA_UNROLL
  * which weights, so the norm knows the weights' activation format before it runs (a
  * layer's q, k and v, or gate and up, may want Q8_0 or Q8_K bytes), and infer_backend_diff
  * holds each entry to the ops it stands for. Where a fusion does not apply (the precise
- * mode, more than 8 rows, a weight type without int8 activations, shapes that do not fit)
+ * mode, more rows than the fast matvec takes, a weight type without int8 activations, shapes
+ * that do not fit)
  * the entries run those ops one by one. */
 
 /* a buffer of the context holding x [rows, K] quantized in infer_cuda_quant_x's layout (codes,
@@ -3780,6 +3789,14 @@ static int infer_cuda_fused_kind(const infer_cuda_ctx *c, const infer_tensor *w,
     const int kind = infer_cuda_mv_kind(w->type, &W, 1, infer_type_row_size(w->type, K), x, K);
     return infer_cuda_mv_rows(c, rows, kind) ? kind : 0;
 }
+/* Can the kernel that writes x [rows, D] also write its int8 form for w's fast matvec: w reads
+ * Q8_0 or Q8_K activations of D columns, whole blocks of them? Their kind (1, 2; *qs the block
+ * size, 32 or 256), else 0. */
+static int infer_cuda_quant_for(const infer_cuda_ctx *c, const infer_tensor *w, const float *x, int rows, int D, int *qs) {
+    const int kind = w->ne[0] == D ? infer_cuda_fused_kind(c, w, x, rows) : 0;
+    *qs = kind == 1 ? 32 : 256;
+    return (kind == 1 || kind == 2) && D % *qs == 0 ? kind : 0;
+}
 
 /* h = RMSNorm(x) * nw, then out[i] = W_i h: in the fast mode's decode the norm writes the
  * first weight's int8 activations, which matmul_n's groups of that format reuse */
@@ -3804,11 +3821,11 @@ static int *infer_cuda_counters(infer_cuda_ctx *c, int n) {
 }
 
 /* The feed-forward block of a decode step: h = RMSNorm(x) * nw, hid = act(Wg h) * (Wu h),
- * x += Wd hid. In the fast mode, up to 8 rows, gate and up of one type and shape: three
- * launches -- k_rmsnorm_q (h and its int8 form), k_mvq's GLU (hid and, when Wd reads int8
- * activations, their bytes: mvq_quant_out), k_mvq of Wd adding into x -- where the ops one
- * by one take five (gate and up of a float type with a quantized Wd: four, hid quantized by
- * k_quant_x). Otherwise rmsnorm, matmul_glu, matmul_add. */
+ * x += Wd hid. In the fast mode, the rows the fast matvec takes, gate and up of one type and shape:
+ * three launches -- k_rmsnorm_q (h and its int8 form), k_mvq's GLU (hid and, when Wd reads
+ * int8 activations, their bytes: mvq_quant_out), k_mvq of Wd adding into x -- where the ops
+ * one by one take five (gate and up of a float type with a quantized Wd: four, hid quantized
+ * by k_quant_x). Otherwise rmsnorm, matmul_glu, matmul_add. */
 static void infer_cuda_rmsnorm_ffn(void *ctx, float *x, float *h, float *hid, const float *nw, float eps, const infer_tensor *wg,
                                    const infer_tensor *wu, const infer_tensor *wd, int rows, int act, float limit) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
@@ -3830,11 +3847,12 @@ static void infer_cuda_rmsnorm_ffn(void *ctx, float *x, float *h, float *hid, co
         infer_cuda_matmul_add(c, x, wd, hid, rows);
         return;
     }
-    const int kout = infer_cuda_fused_kind(c, wd, hid, rows), qsize = kout == 1 ? 32 : 256;
+    int qsize;
+    const int kout = infer_cuda_quant_for(c, wd, hid, rows, F, &qsize);
     infer_cuda_xq xd = { 0, NULL, NULL };
     infer_cuda_qout qo;
     memset(&qo, 0, sizeof qo);
-    if (kin != 3 && (kout == 1 || kout == 2) && F % qsize == 0) {     /* the GLU quantizes hid for Wd (not a float GLU's) */
+    if (kin != 3 && kout) {                  /* the GLU quantizes hid for Wd (not a float GLU's) */
         const int ry = (rows + INFER_CUDA_MV_ROWS - 1) / INFER_CUDA_MV_ROWS;     /* a group's counter for each of k_mvq's row blocks */
         if (!infer_cuda_xq_in(c, &c->xq2, &c->xq2_bytes, F, rows, &xd.q, &xd.ds) || !(qo.count = infer_cuda_counters(c, ry * (F / qsize)))) return;
         qo.codes = xd.q; qo.ds = xd.ds; qo.kind = kout; qo.size = qsize;
@@ -3842,10 +3860,7 @@ static void infer_cuda_rmsnorm_ffn(void *ctx, float *x, float *h, float *hid, co
     }
     infer_cuda_xq xq = infer_cuda_norm_for(c, kin == 3 ? 0 : kin, h, x, nw, rows, K, eps);
     if (!infer_cuda_matvec_fast(c, wg->type, mv, rb, h, K, rows, 1, &xq, &qo)) return;     /* kin != 0: it runs */
-    infer_cuda_mv md;
-    memset(&md, 0, sizeof md);
-    md.W[0] = (const uint8_t *)wd->data; md.out[0] = x; md.scale[0] = wd->scale; md.start[1] = (int)wd->ne[1]; md.n = 1; md.add = 1;
-    infer_cuda_matvec(c, wd->type, md, infer_type_row_size(wd->type, F), hid, F, rows, &xd);
+    infer_cuda_matvec_w(c, x, wd, hid, rows, 1, &xd);
 }
 
 /* L2 norm in place: x / max(||x||, eps) */
@@ -4639,8 +4654,8 @@ static int infer_cuda_reserve(infer_cuda_ctx *c, size_t bytes) {
 /* Splits of an attention launch of `blocks` blocks (each (row, `heads` query heads)): enough
  * for four waves over the SMs when the blocks alone are too few, with scratch for the heads'
  * partials and a zeroed counter per block for attn_merge_last (0: no memory to be had). The
- * host does not know the positions (they are on the device); a split that gets no chunk
- * writes m = -inf and drops out of the merge. */
+ * host does not know the positions (they are on the device); the splits that get no chunk
+ * return at once (attn_active). */
 static int infer_cuda_att_force = -1;     /* the tests: the splits of every decode attention launch; -1: chosen here */
 static int infer_cuda_att_splits(infer_cuda_ctx *c, int blocks, int heads, int hd) {
     int n_split = 1;
@@ -4959,16 +4974,17 @@ static void infer_cuda_attention(void *ctx, float *out, const float *q, const in
 }
 
 /* y += Wo att, att = attention(q): the composition of attention and matmul_add, in the fast
- * mode's decode (up to 8 rows, a Wo whose matvec reads Q8_0 or Q8_K activations) as two
- * launches -- the attention writing att and its int8 form (attn_quant_out), then k_mvq of Wo
- * adding into y -- where the ops one by one take three (att quantized by k_quant_x). The
- * precise mode, a float Wo and prompts run the two ops. */
+ * mode's decode (the rows the fast matvec takes, a Wo whose matvec reads Q8_0 or Q8_K
+ * activations) as two launches -- the attention writing att and its int8 form
+ * (attn_quant_out), then k_mvq of Wo adding into y -- where the ops one by one take three (att
+ * quantized by k_quant_x). The precise mode, a float Wo and prompts run the two ops. */
 static void infer_cuda_attention_matmul_add(void *ctx, float *y, const infer_tensor *wo, float *att, const float *q, const infer_kv_view *kv,
                                             const int32_t *pos, int rows, int n_head, int n_head_kv, int head_dim, float scale) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (rows <= 0) return;
-    const int QD = n_head * head_dim, kind = wo->ne[0] == QD ? infer_cuda_fused_kind(c, wo, att, rows) : 0, qs = kind == 1 ? 32 : 256;
-    if ((kind != 1 && kind != 2) || QD % qs || head_dim > INFER_CUDA_ATT_MAXD) {
+    int qs;
+    const int QD = n_head * head_dim, kind = infer_cuda_quant_for(c, wo, att, rows, QD, &qs);
+    if (!kind || head_dim > INFER_CUDA_ATT_MAXD) {
         infer_cuda_attention(ctx, att, q, kv, pos, rows, n_head, n_head_kv, head_dim, scale);
         infer_cuda_matmul_add(ctx, y, wo, att, rows);
         return;
@@ -4980,10 +4996,7 @@ static void infer_cuda_attention_matmul_add(void *ctx, float *y, const infer_ten
     aq.codes = xq.q; aq.ds = xq.ds; aq.kind = kind; aq.size = qs;
     infer_cuda_attention_q(c, att, q, kv, pos, rows, n_head, n_head_kv, head_dim, scale, aq);
     xq.kind = kind;
-    infer_cuda_mv mv;
-    memset(&mv, 0, sizeof mv);
-    mv.W[0] = (const uint8_t *)wo->data; mv.out[0] = y; mv.scale[0] = wo->scale; mv.start[1] = (int)wo->ne[1]; mv.n = 1; mv.add = 1;
-    infer_cuda_matvec(c, wo->type, mv, infer_type_row_size(wo->type, QD), att, QD, rows, &xq);
+    infer_cuda_matvec_w(c, y, wo, att, rows, 1, &xq);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -5361,8 +5374,8 @@ static void infer_cuda_deltanet_decode(void *ctx, float *out, float *y, const in
     /* with Wo: in the fast mode's decode (a Wo whose matvec reads Q8_0 or Q8_K activations, VD
      * whole blocks of them) the kernel also writes out's int8 form and k_mvq of Wo adds into y:
      * two launches; otherwise the kernel, then matmul_add */
-    const int VD = n_v * d_v, kind = y && wo && wo->ne[0] == VD ? infer_cuda_fused_kind(c, wo, out, rows) : 0, qs = kind == 1 ? 32 : 256;
-    const int fuse = (kind == 1 || kind == 2) && VD % qs == 0;
+    int qs = 0;
+    const int VD = n_v * d_v, kind = y && wo ? infer_cuda_quant_for(c, wo, out, rows, VD, &qs) : 0, fuse = kind != 0;
     infer_cuda_xq xq = { 0, NULL, NULL };
     infer_cuda_dnd p;
     memset(&p, 0, sizeof p);
@@ -5385,10 +5398,7 @@ static void infer_cuda_deltanet_decode(void *ctx, float *out, float *y, const in
     INFER_CUDA_LAUNCHED(c, "deltanet_decode");
     if (fuse) {
         xq.kind = kind;
-        infer_cuda_mv mv;
-        memset(&mv, 0, sizeof mv);
-        mv.W[0] = (const uint8_t *)wo->data; mv.out[0] = y; mv.scale[0] = wo->scale; mv.start[1] = (int)wo->ne[1]; mv.n = 1; mv.add = 1;
-        infer_cuda_matvec(c, wo->type, mv, infer_type_row_size(wo->type, VD), out, VD, rows, &xq);
+        infer_cuda_matvec_w(c, y, wo, out, rows, 1, &xq);
     } else if (y && wo) {
         infer_cuda_matmul_add(ctx, y, wo, out, rows);
     }
@@ -6038,28 +6048,20 @@ extern "C" int infer_cuda_quant_act(void *ctx, infer_type t, const float *x, int
  * -1: the backend's choice, the default; set it while no other thread launches); returns
  * the previous setting. The tile rows and splits of the context's last int8 tile launch
  * into bm and splits. */
-extern "C" int infer_cuda_tiles_force_splits(int splits) {
-    const int old = infer_cuda_qt_force;
-    infer_cuda_qt_force = splits;
+static int infer_cuda_knob(int *knob, int v) {   /* the tests' hooks below: set, return what it was */
+    const int old = *knob;
+    *knob = v;
     return old;
 }
+extern "C" int infer_cuda_tiles_force_splits(int splits) { return infer_cuda_knob(&infer_cuda_qt_force, splits); }
 /* For the tests: the splits of every decode attention launch from now on (k_attention,
  * k_attention_h16: the positions dealt to that many blocks a head group, merged by the last;
  * -1: the backend's choice, the default); returns the previous setting */
+extern "C" int infer_cuda_att_force_splits(int splits) { return infer_cuda_knob(&infer_cuda_att_force, splits); }
 /* For the tests: launches issued from now on use programmatic dependent launch (1) or not
  * (0), in every context (graphs captured before keep how they were made); returns the
  * previous setting, or -2 (and changes nothing) where the device or the build cannot */
-extern "C" int infer_cuda_pdl_force(int on) {
-    if (!infer_cuda_pdl_ok) return -2;
-    const int old = infer_cuda_pdl;
-    infer_cuda_pdl = on != 0;
-    return old;
-}
-extern "C" int infer_cuda_att_force_splits(int splits) {
-    const int old = infer_cuda_att_force;
-    infer_cuda_att_force = splits;
-    return old;
-}
+extern "C" int infer_cuda_pdl_force(int on) { return infer_cuda_pdl_ok ? infer_cuda_knob(&infer_cuda_pdl, on != 0) : -2; }
 /* For the tests: how a fast-mode matmul of F16 or BF16 weights over more than 8 rows runs
  * from now on: 0 the tiles, 1 the library GEMM (cuBLAS), -1 the backend's choice (the
  * library where the build has it); returns the previous setting, or -2 (and changes
@@ -6067,9 +6069,7 @@ extern "C" int infer_cuda_att_force_splits(int splits) {
  * context's last such matmul ran on the library, 0 on the tiles. */
 extern "C" int infer_cuda_half_gemm_force(int mode) {
 #ifdef INFER_CUDA_GEMM
-    const int old = infer_cuda_gemm_mode;
-    infer_cuda_gemm_mode = mode;
-    return old;
+    return infer_cuda_knob(&infer_cuda_gemm_mode, mode);
 #else
     (void)mode;
     return -2;
@@ -6079,9 +6079,8 @@ extern "C" int infer_cuda_half_gemm_last(void *ctx) { return ((infer_cuda_ctx *)
 /* For the tests: the most rows the fast mode's int8 matvec takes from now on (8 to 16; -1:
  * the default, 16); returns the previous setting */
 extern "C" int infer_cuda_mvq_rows_force(int rows) {
-    const int old = infer_cuda_mvq_rows;
-    infer_cuda_mvq_rows = rows < 0 ? INFER_CUDA_MVQ_ROWS : rows < INFER_CUDA_MV_ROWS ? INFER_CUDA_MV_ROWS : rows > INFER_CUDA_MVQ_ROWS ? INFER_CUDA_MVQ_ROWS : rows;
-    return old;
+    return infer_cuda_knob(&infer_cuda_mvq_rows, rows < 0 ? INFER_CUDA_MVQ_ROWS : rows < INFER_CUDA_MV_ROWS ? INFER_CUDA_MV_ROWS
+                                                 : rows > INFER_CUDA_MVQ_ROWS ? INFER_CUDA_MVQ_ROWS : rows);
 }
 /* the row count of the context's last int8 tiles (0: its last fast int8 matmul ran on the
  * matvec) and their splits of K */

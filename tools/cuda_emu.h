@@ -20,7 +20,7 @@
  * of an attention row multiplies into minutes). `__shared__` variables become `static`: one copy, which is right because
  * only one block runs at a time. Device memory is host memory; streams are ignored (every
  * call completes before it returns). The one cuBLAS call the backend makes (cublasGemmEx, its
- * F16/BF16 prompt matmuls) is a plain loop here, with the library's column-major contract.
+ * F16/BF16/F32 prompt matmuls) is a plain loop here, with the library's column-major contract.
  */
 #ifndef INFER_CUDA_EMU_H
 #define INFER_CUDA_EMU_H
