@@ -26,7 +26,7 @@
  *   >>api-types         334  ggml tensor types and the quant block structs
  *   >>api-tensor         52  tensors, GGUF files, model config
  *   >>api-kernels       245  the kernel table every backend fills
- *   >>api               401  model, session, tokenizer, sampler, generation
+ *   >>api               404  model, session, tokenizer, sampler, generation
  *   >>util              576  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1944  every weight type: byte layouts, dequantize, quantize, dot (scalar)
  *   >>quant-iq          464  the grid i-quants IQ1..IQ3: codebooks, signs, dots
@@ -43,8 +43,8 @@
  *   >>deepseek4         204  DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
  *   >>forward           447  the transformer, once for every family: one step through every layer
  *   >>eval              174  the evaluation API: batches of sequences, logits out
- *   >>sampler           190  logits -> next token
- *   >>generate           78  the generation loop (the engine ends here; appendices follow)
+ *   >>sampler           193  logits -> next token
+ *   >>generate           77  the generation loop (the engine ends here; appendices follow)
  *   >>backends         1074  the GPU backend of this build; any backend diffed against the CPU
  *   >>unicode           119  categories, white space, case, NFD base, UTF-8
  *   >>regex             434  a backtracking regex matcher for pre-tokenizer patterns
@@ -1054,6 +1054,9 @@ typedef struct infer_sampler_params {
     int32_t n_logit_bias;
 } infer_sampler_params;
 infer_sampler_params infer_sampler_default_params(void);
+/* 1 when these parameters pick the plain argmax of the logits (temp <= 0; no penalties,
+ * biases or grammar): a pick the backend can make where the logits are (infer_batch_item.greedy) */
+int infer_sampler_params_greedy(const infer_sampler_params *p);
 
 typedef struct infer_sampler infer_sampler;
 infer_sampler *infer_sampler_create(const infer_sampler_params *p, int32_t n_vocab);
@@ -12145,6 +12148,9 @@ infer_sampler_params infer_sampler_default_params(void) {
     p.n_logit_bias = 0;
     return p;
 }
+int infer_sampler_params_greedy(const infer_sampler_params *p) {
+    return p->temp <= 0 && p->repeat_penalty == 1.0f && p->presence_penalty == 0 && p->frequency_penalty == 0 && p->n_logit_bias <= 0 && !p->grammar;
+}
 
 infer_sampler *infer_sampler_create(const infer_sampler_params *p, int32_t n_vocab) {
     infer_sampler *s = (infer_sampler *)infer__calloc(1, sizeof *s);
@@ -12332,8 +12338,7 @@ infer_status infer_generate_ex(infer_session *s, const int32_t *prompt, int n_pr
     const float *last = logits + (all ? (size_t)(n_prompt - 1) * V : 0);
     /* a plain greedy pick the caller needs no logits for: made by the backend from the first
      * decode step on (one id comes back, not n_vocab floats) */
-    const int on_backend = gp->no_logits && !all && sp && sp->temp <= 0 && sp->repeat_penalty == 1.0f && sp->presence_penalty == 0 &&
-                           sp->frequency_penalty == 0 && sp->n_logit_bias <= 0 && !sp->grammar;
+    const int on_backend = gp->no_logits && !all && sp && infer_sampler_params_greedy(sp);
     int32_t picked = -1;
     t0 = infer_time_seconds();
     for (int g = 0; gp->n_predict < 0 || g < gp->n_predict; g++) {

@@ -4662,7 +4662,8 @@ static void test_seq_rewind_shared(void) {
 
 /* ---- >>sampler ---- */
 /* the greedy pick's fast path against the scalar loop: every length up to 100 and a
- * vocabulary's, with ties, -Inf, signed zeros and NaNs (one at 0 too) */
+ * vocabulary's, with ties, -Inf, signed zeros and NaNs (one at 0 too); and which sampler
+ * parameters make a plain greedy pick (infer_sampler_params_greedy) */
 static void test_sampler_argmax(void) {
     infer__rng r;
     infer__rng_seed(&r, 7);
@@ -4686,6 +4687,23 @@ static void test_sampler_argmax(void) {
     }
     CHECK_MSG(bad == 0, "%d of %d cases differ", bad, cases);
     free(x);
+    /* which parameters make the pick a plain argmax (the one a backend can make) */
+    infer_sampler_params p = infer_sampler_default_params();
+    CHECK(!infer_sampler_params_greedy(&p));
+    p.temp = 0;
+    CHECK(infer_sampler_params_greedy(&p));
+    infer_sampler_params q = p;
+    q.repeat_penalty = 1.1f;
+    CHECK(!infer_sampler_params_greedy(&q));
+    q = p; q.presence_penalty = 0.5f;
+    CHECK(!infer_sampler_params_greedy(&q));
+    q = p; q.frequency_penalty = 0.5f;
+    CHECK(!infer_sampler_params_greedy(&q));
+    const infer_logit_bias lb = { 3, 1.0f };
+    q = p; q.logit_bias = &lb; q.n_logit_bias = 1;
+    CHECK(!infer_sampler_params_greedy(&q));
+    q = p; q.grammar = (const infer_grammar *)&lb;      /* any grammar: only its presence counts */
+    CHECK(!infer_sampler_params_greedy(&q));
 }
 /* the sampler as it was, a full sort of the vocabulary per token: the reference the
  * selection-based one must match choice for choice */

@@ -224,9 +224,7 @@ static void srv_admit(srv *S) {
         }
         sl->r = r;
         sl->order = S->admitted++;
-        const infer_sampler_params *sp = &r->q.sp;
-        sl->greedy = sp->temp <= 0 && sp->repeat_penalty == 1.0f && sp->presence_penalty == 0 && sp->frequency_penalty == 0 && sp->n_logit_bias <= 0 &&
-                     !sp->grammar && !sl->counts;
+        sl->greedy = infer_sampler_params_greedy(&r->q.sp) && !sl->counts;
         for (int i = 0; i < r->q.n_prompt; i++) infer_sampler_accept(sl->smp, r->q.prompt[i]);
         infer_detok_init(&sl->dt, S->tok);
         if (r->q.kind == SRV_COMPLETION) sl->dt.at_start = 0;      /* a continuation keeps its leading space */
