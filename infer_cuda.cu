@@ -68,7 +68,10 @@
  *               int8 MMAs (mma.sync m16n8k32, or m16n8k16 for the types scaled per 16),
  *               each block's sums scaled into f32; a grid too small for the SMs splits K
  *               over blocks, the last block of a tile adding the partial tiles in a
- *               fixed order (the same bits every run)
+ *               fixed order (the same bits every run). From 256 rows (a long prompt),
+ *               quantized weights go to cuBLAS instead: k_dequant_bf16 writes the
+ *               weight's columns as BF16 (32 MiB at a time), k_round_half rounds x, one
+ *               cublasGemmEx per piece (infer_cuda_gemm_q)
  *   matmul_id   decode: a warp per (token, expert slot, column), in the fast mode
  *               k_mvq_id (k_mvq's blocks per (token, slot)); a prompt: the rows grouped
  *               by expert on the device, then the same tiles per expert
@@ -222,6 +225,7 @@
 #define INFER_CUDA_GEMM 1
 #endif
 #endif
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -296,6 +300,8 @@ typedef struct infer_cuda_ctx {
 #endif
     void *xh;                 /* activations rounded to F16 / BF16 for the library GEMM */
     size_t xh_bytes;
+    void *wh;                 /* a quantized weight's columns dequantized to BF16 for it (infer_cuda_gemm_q) */
+    size_t wh_bytes;
     int half_gemm;            /* the last 16-bit prompt matmul: 1 the library GEMM, 0 the tiles */
     /* the step recorder (see above) */
     int recording;            /* between step_begin and step_end, nothing issued yet */
@@ -2218,6 +2224,31 @@ template <int T> __global__ void __launch_bounds__(256) k_round_half(typename ha
     for (int64_t i = (int64_t)blockIdx.x * 256 + threadIdx.x; i < n; i += (int64_t)gridDim.x * 256) y[i] = half_of<T>::from(x[i]);
 }
 
+/* W's rows dequantized to BF16, one after another K values apart (the library GEMM's
+ * weights for a quantized type: infer_cuda_gemm_q); `chunks` = rows x K / 32, a thread a
+ * 32-weight chunk through the precise path's decoders (Dq), each value rounded to the
+ * nearest BF16 (even on a tie), four 16-byte stores. Threads side by side take the chunks
+ * side by side, so both the blocks read and the rows written are contiguous. K: a multiple
+ * of 32. */
+template <int T> __global__ void __launch_bounds__(256) k_dequant_bf16(__nv_bfloat16 *out, const uint8_t *W, size_t row_bytes, int K, int64_t chunks) {
+    INFER_CUDA_PDL_ENTRY;
+    const int nch = K / 32;
+    for (int64_t i = (int64_t)blockIdx.x * 256 + threadIdx.x; i < chunks; i += (int64_t)gridDim.x * 256) {
+        const int64_t n = i / nch;
+        const int ch = (int)(i - n * nch);
+        float w[32];
+        Dq<T>::chunk(W + (size_t)n * row_bytes, ch, K, w);
+        __nv_bfloat16 h[32];
+INFER_CUDA_UNROLL
+        for (int j = 0; j < 32; j++) h[j] = half_of<INFER_TYPE_BF16>::from(w[j]);
+        uint4 v[4];
+        memcpy(v, h, sizeof v);
+        __nv_bfloat16 *o = out + (size_t)n * K + 32 * ch;
+INFER_CUDA_UNROLL
+        for (int j = 0; j < 4; j++) stv<uint4>(o + 8 * j, v[j]);
+    }
+}
+
 template <int T, class Rows>
 __device__ void tile_matmul_half(float *out, const uint8_t *W, size_t row_bytes, const float *x, int K, int N, float scale, int n0, Rows rows, int add = 0) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800          /* no BF16 MMA before Ampere */
@@ -3431,11 +3462,13 @@ static int infer_cuda_blas_ready(infer_cuda_ctx *c) {
 struct infer_cuda_gemm { const void *A, *B; float *C; int m, n, k, lda, ldb, ldc, type; float alpha, beta; };
 static void infer_cuda_gemm_tag(void) {}
 /* out [rows, N] = scale W x (+ out), W [N, K] rows lda elements apart, x [rows, K], both of
- * `type`: one cublasGemmEx (column-major: out^T = W^T^T x^T) through the step recorder */
-static void infer_cuda_gemm_run(infer_cuda_ctx *c, float *out, const void *W, int lda, const void *x, int K, int N, int rows, int type, float scale, int add) {
+ * `type`, out's rows ldc apart (N, or more for some of a wider out's columns): one
+ * cublasGemmEx (column-major: out^T = W^T^T x^T) through the step recorder */
+static void infer_cuda_gemm_run(infer_cuda_ctx *c, float *out, const void *W, int lda, const void *x, int K, int N, int rows, int type, float scale, int add,
+                                int ldc) {
     infer_cuda_gemm g;
     memset(&g, 0, sizeof g);                  /* the key's padding bytes too */
-    g.A = W; g.B = x; g.C = out; g.m = N; g.n = rows; g.k = K; g.lda = lda; g.ldb = K; g.ldc = N;
+    g.A = W; g.B = x; g.C = out; g.m = N; g.n = rows; g.k = K; g.lda = lda; g.ldb = K; g.ldc = ldc;
     g.type = type;
     g.alpha = scale; g.beta = add ? 1.0f : 0.0f;
     infer_cuda_op(c, (const void *)&infer_cuda_gemm_tag, &g, sizeof g, [c, g]() {
@@ -3444,23 +3477,27 @@ static void infer_cuda_gemm_run(infer_cuda_ctx *c, float *out, const void *W, in
         if (st != CUBLAS_STATUS_SUCCESS && !c->error[0]) snprintf(c->error, sizeof c->error, "cuBLAS GEMM: %s", cublasGetStatusString(st));
     });
 }
+/* x [rows, K] rounded to the 16-bit format of type T (F16 or BF16) in the context's xh
+ * buffer, or as xt says it already is there (q, k and v: x rounded once); NULL when no
+ * buffer could be had (the error is kept) */
+template <int T> static const typename half_of<T>::type *infer_cuda_round_x(infer_cuda_ctx *c, const float *x, int K, int rows, infer_cuda_xtiles *xt) {
+    typedef typename half_of<T>::type H;
+    if (xt && xt->x == x && xt->rows == rows && xt->K == K && xt->act == -T) return (const H *)xt->h;
+    const int64_t n = (int64_t)rows * K;
+    if (!infer_cuda_grow(c, &c->xh, &c->xh_bytes, (size_t)n * sizeof(H), "cudaMalloc (16-bit activations)")) return NULL;
+    const int64_t blocks = (n + 8 * 256 - 1) / (8 * 256);
+    INFER_CUDA_LAUNCH((unsigned)(blocks < 65535 ? blocks : 65535), 256, 0, c, k_round_half<T>)((H *)c->xh, x, n);
+    INFER_CUDA_LAUNCHED(c, "matmul (rounding the activations)");
+    if (xt) { memset(xt, 0, sizeof *xt); xt->x = x; xt->rows = rows; xt->K = K; xt->act = -T; xt->h = c->xh; }
+    return (const H *)c->xh;
+}
 /* out = scale W x (+ out): 1 when done (or its error kept), 0 when the tiles must do it */
 template <int T> static int infer_cuda_gemm_half(infer_cuda_ctx *c, float *out, const uint8_t *W, size_t rb, const float *x, int K, int N, int rows, float scale,
                                                  int add, infer_cuda_xtiles *xt) {
     typedef typename half_of<T>::type H;
     if (infer_cuda_gemm_mode == 0 || !infer_cuda_blas_ready(c)) return 0;
-    const H *xh;
-    if (xt && xt->x == x && xt->rows == rows && xt->K == K && xt->act == -T) xh = (const H *)xt->h;     /* q, k and v: x rounded once */
-    else {
-        const int64_t n = (int64_t)rows * K;
-        if (!infer_cuda_grow(c, &c->xh, &c->xh_bytes, (size_t)n * sizeof(H), "cudaMalloc (16-bit activations)")) return 1;
-        const int64_t blocks = (n + 8 * 256 - 1) / (8 * 256);
-        INFER_CUDA_LAUNCH((unsigned)(blocks < 65535 ? blocks : 65535), 256, 0, c, k_round_half<T>)((H *)c->xh, x, n);
-        INFER_CUDA_LAUNCHED(c, "matmul (rounding the activations)");
-        xh = (const H *)c->xh;
-        if (xt) { memset(xt, 0, sizeof *xt); xt->x = x; xt->rows = rows; xt->K = K; xt->act = -T; xt->h = xh; }
-    }
-    infer_cuda_gemm_run(c, out, W, (int)(rb / sizeof(H)), xh, K, N, rows, T == INFER_TYPE_F16 ? CUDA_R_16F : CUDA_R_16BF, scale, add);
+    const H *xh = infer_cuda_round_x<T>(c, x, K, rows, xt);
+    if (xh) infer_cuda_gemm_run(c, out, W, (int)(rb / sizeof(H)), xh, K, N, rows, T == INFER_TYPE_F16 ? CUDA_R_16F : CUDA_R_16BF, scale, add, N);
     return 1;
 }
 /* out = scale W x (+ out) for F32 weights in the fast mode (a DeltaNet layer's small gate
@@ -3468,7 +3505,43 @@ template <int T> static int infer_cuda_gemm_half(infer_cuda_ctx *c, float *out, 
  * blocks): the library's f32 GEMM, no rounding of x; 0 when the tiles must do it */
 static int infer_cuda_gemm_f32(infer_cuda_ctx *c, float *out, const uint8_t *W, size_t rb, const float *x, int K, int N, int rows, float scale, int add) {
     if (infer_cuda_gemm_mode == 0 || !infer_cuda_blas_ready(c)) return 0;
-    infer_cuda_gemm_run(c, out, W, (int)(rb / sizeof(float)), x, K, N, rows, CUDA_R_32F, scale, add);
+    infer_cuda_gemm_run(c, out, W, (int)(rb / sizeof(float)), x, K, N, rows, CUDA_R_32F, scale, add, N);
+    return 1;
+}
+
+/* ---- quantized weights, a prompt's rows, the fast mode: BF16 tensor cores through cuBLAS.
+ * Past a few hundred rows the int8 tiles' work per weight (a scale per 32-block and row, in
+ * f32, after every MMA) costs more than reading the weights twice more: so the weight's
+ * columns are dequantized to BF16 (k_dequant_bf16, at most INFER_CUDA_QGEMM_BYTES of them
+ * at a time, into the context's wh buffer), x is rounded to BF16 (k_round_half, once for
+ * matmul_n's weights), and one cublasGemmEx per piece of columns multiplies them with f32
+ * accumulation, out's rows ldc = N apart. BF16 rather than F16: F16's largest value is 65504,
+ * which a GLU's output can pass, and BF16 has f32's range. Each value rounded to BF16 is off
+ * by at most 2^-9 of itself, less than the int8 codes' rounding costs the tiles (half a
+ * step of 1/127 of a block's largest value): on gpu_qgemm's random data the result is about
+ * twice as close to exact maths as the tiles'.
+ * Rows from infer_cuda_qgemm_rows on (INFER_CUDA_QGEMM=tiles: never, =N: from N rows, to
+ * time the two in one build); fewer go to the int8 tiles, whose cost grows with the rows
+ * while this path's dequantization is the same for any. */
+#define INFER_CUDA_QGEMM_ROWS 256
+#define INFER_CUDA_QGEMM_BYTES (32u << 20)
+static int infer_cuda_qgemm_rows = INFER_CUDA_QGEMM_ROWS;
+static int infer_cuda_qgemm_cols = 0;         /* the tests: columns a piece (0: as many as the bytes allow) */
+template <int T> static int infer_cuda_gemm_q(infer_cuda_ctx *c, float *out, const uint8_t *W, size_t rb, const float *x, int K, int N, int rows, float scale, int add,
+                                              infer_cuda_xtiles *xt) {
+    if (rows < infer_cuda_qgemm_rows || K % 32 || infer_cuda_gemm_mode == 0 || !infer_cuda_blas_ready(c)) return 0;
+    c->qt_rows = -1;                          /* (infer_cuda_tiles_last: the library GEMM) */
+    c->qt_splits = 0;
+    const __nv_bfloat16 *xh = infer_cuda_round_x<INFER_TYPE_BF16>(c, x, K, rows, xt);
+    const int cols = infer_cuda_qgemm_cols > 0 ? infer_cuda_qgemm_cols : (int)(INFER_CUDA_QGEMM_BYTES / (2 * (size_t)K)), nc = cols < 1 ? 1 : cols < N ? cols : N;
+    if (!xh || !infer_cuda_grow(c, &c->wh, &c->wh_bytes, (size_t)nc * (size_t)K * 2, "cudaMalloc (BF16 weights)")) return 1;
+    for (int n0 = 0; n0 < N; n0 += nc) {
+        const int m = N - n0 < nc ? N - n0 : nc;
+        const int64_t chunks = (int64_t)m * (K / 32), blocks = (chunks + 255) / 256;
+        INFER_CUDA_LAUNCH((unsigned)(blocks < 65535 ? blocks : 65535), 256, 0, c, k_dequant_bf16<T>)((__nv_bfloat16 *)c->wh, W + (size_t)n0 * rb, rb, K, chunks);
+        INFER_CUDA_LAUNCHED(c, "matmul (BF16 weights)");
+        infer_cuda_gemm_run(c, out + n0, c->wh, K, xh, K, m, rows, CUDA_R_16BF, scale, add, N);
+    }
     return 1;
 }
 #endif
@@ -3497,7 +3570,10 @@ static void infer_cuda_matmul_to(infer_cuda_ctx *c, float *out, const infer_tens
         infer_cuda_typed(c, w->type, "matmul", [&](auto ty) {
             constexpr int T = decltype(ty)::id;
             if constexpr (Dq8<T>::ok)
-                if (!c->precise && infer_cuda_mma8) {      /* the fast mode, a quantized type: int8 tiles */
+                if (!c->precise && infer_cuda_mma8) {      /* the fast mode, a quantized type: int8 tiles (a long prompt: BF16 GEMM) */
+#ifdef INFER_CUDA_GEMM
+                    if (infer_cuda_gemm_q<T>(c, out, W, rb, x, K, N, rows, w->scale, add, xt)) return;
+#endif
                     infer_cuda_q8x q;
                     if (xt && xt->x == x && xt->rows == rows && xt->K == K && xt->act == (int)Dq8<T>::act) q = xt->q;
                     else if (!infer_cuda_quant_tiles<T>(c, x, rows, K, &q)) return;
@@ -5812,6 +5888,7 @@ static void infer_cuda_ctx_free(void *ctx) {
     if (c->xq2) cudaFree(c->xq2);
     if (c->qcount) cudaFree(c->qcount);
     if (c->xh) cudaFree(c->xh);
+    if (c->wh) cudaFree(c->wh);
 #ifdef INFER_CUDA_GEMM
     if (c->blas) cublasDestroy(c->blas);
     if (c->blas_ws) cudaFree(c->blas_ws);
@@ -5939,6 +6016,11 @@ infer_status infer_cuda_init(int device, infer_error *err) {
      * time the two in one build) */
     const char *hg = getenv("INFER_CUDA_HALF_GEMM");
     if (hg && !strcmp(hg, "tiles")) infer_cuda_gemm_mode = 0;
+    /* INFER_CUDA_QGEMM=tiles: quantized prompts on the int8 tiles at any length, not the BF16
+     * GEMM (infer_cuda_gemm_q); =N: on the GEMM from N rows (N > 16), to find where the two cross */
+    const char *qg = getenv("INFER_CUDA_QGEMM");
+    if (qg && !strcmp(qg, "tiles")) infer_cuda_qgemm_rows = INT_MAX;
+    else if (qg && atoi(qg) > INFER_CUDA_MVQ_ROWS) infer_cuda_qgemm_rows = atoi(qg);
 #endif
     if (!infer_cuda_table_ready) { infer_cuda_fill_table(); infer_cuda_table_ready = 1; }
     return INFER_OK;
@@ -6076,6 +6158,21 @@ extern "C" int infer_cuda_half_gemm_force(int mode) {
 #endif
 }
 extern "C" int infer_cuda_half_gemm_last(void *ctx) { return ((infer_cuda_ctx *)ctx)->half_gemm; }
+/* For the tests: from now on, the fewest rows of a fast-mode matmul of quantized weights
+ * that go to the BF16 library GEMM (infer_cuda_gemm_q), where fewer go to the int8 tiles
+ * (-1: the default, INFER_CUDA_QGEMM_ROWS; INT_MAX: never), and the weight columns it
+ * dequantizes at a time (0: the default, INFER_CUDA_QGEMM_BYTES' worth); returns the previous
+ * row setting, or -2 (and changes nothing) when this build has no library GEMM.
+ * infer_cuda_tiles_last gives bm = -1 after a matmul that ran there. */
+extern "C" int infer_cuda_qgemm_force(int rows, int cols) {
+#ifdef INFER_CUDA_GEMM
+    infer_cuda_qgemm_cols = cols > 0 ? cols : 0;
+    return infer_cuda_knob(&infer_cuda_qgemm_rows, rows < 0 ? INFER_CUDA_QGEMM_ROWS : rows);
+#else
+    (void)rows; (void)cols;
+    return -2;
+#endif
+}
 /* For the tests: the most rows the fast mode's int8 matvec takes from now on (8 to 16; -1:
  * the default, 16); returns the previous setting */
 extern "C" int infer_cuda_mvq_rows_force(int rows) {
@@ -6083,7 +6180,7 @@ extern "C" int infer_cuda_mvq_rows_force(int rows) {
                                                  : rows > INFER_CUDA_MVQ_ROWS ? INFER_CUDA_MVQ_ROWS : rows);
 }
 /* the row count of the context's last int8 tiles (0: its last fast int8 matmul ran on the
- * matvec) and their splits of K */
+ * matvec, -1: on the BF16 library GEMM) and their splits of K */
 extern "C" void infer_cuda_tiles_last(void *ctx, int *bm, int *splits) {
     *bm = ((infer_cuda_ctx *)ctx)->qt_rows;
     *splits = ((infer_cuda_ctx *)ctx)->qt_splits;

@@ -3018,6 +3018,7 @@ static const golden_run golden_fast_runs[] = { { 0, 512, 2, 3 }, { 0, 1, 2, 3 } 
 
 /* the golden model of `family` (model: its model-<variant>.gguf, or another file that holds the
  * same values) against the reference logits of `variant` */
+static const char *golden_label = "";     /* said after the variant in golden_check's lines (how a run differs) */
 static void golden_check(const char *family, const char *variant, const char *model, const golden_run *runs, int n_runs, int verbose) {
     char dir[256], path[512], ref[64], fast[64];
     snprintf(dir, sizeof dir, SHARED "/golden/%s", family);
@@ -3036,12 +3037,12 @@ static void golden_check(const char *family, const char *variant, const char *mo
             const run_opts o = { g->precise, g->ubatch, g->threads, 512, golden_backend };
             const diff_t d = run_golden(dir, path, prompts[p], ref, o, g->precise ? NULL : fast, &theirs);
             const char *what = g->precise ? "precise" : "fast";
-            if (verbose) printf("    %s %s %-5s %s ubatch %3d: max |diff| %.3g, mean %.4g (reference engine %.4f)\n", family, variant, prompts[p], what, g->ubatch,
-                                d.max_abs, d.mean_abs, theirs);
-            if (g->precise) CHECK_MSG(d.max_abs >= 0 && d.max_abs <= 2e-3, "%s %s %s %s, ubatch %d: max abs diff %.3g (mean %.3g)", family, variant, prompts[p], what,
-                                      g->ubatch, d.max_abs, d.mean_abs);
-            else CHECK_MSG(d.mean_abs >= 0 && theirs >= 0 && d.mean_abs <= 1.5 * theirs + 0.01, "%s %s %s %s, ubatch %d: mean abs diff %.4g, reference engine's %.4g",
-                           family, variant, prompts[p], what, g->ubatch, d.mean_abs, theirs);
+            if (verbose) printf("    %s %s%s %-5s %s ubatch %3d: max |diff| %.3g, mean %.4g (reference engine %.4f)\n", family, variant, golden_label, prompts[p], what,
+                                g->ubatch, d.max_abs, d.mean_abs, theirs);
+            if (g->precise) CHECK_MSG(d.max_abs >= 0 && d.max_abs <= 2e-3, "%s %s%s %s %s, ubatch %d: max abs diff %.3g (mean %.3g)", family, variant, golden_label,
+                                      prompts[p], what, g->ubatch, d.max_abs, d.mean_abs);
+            else CHECK_MSG(d.mean_abs >= 0 && theirs >= 0 && d.mean_abs <= 1.5 * theirs + 0.01, "%s %s%s %s %s, ubatch %d: mean abs diff %.4g, reference engine's %.4g",
+                           family, variant, golden_label, prompts[p], what, g->ubatch, d.mean_abs, theirs);
         }
     }
 }
@@ -7145,7 +7146,7 @@ static void test_cli_parallel(void) {
     CHECK(run_cmd("./infer -m " SHARED "/models/stories260K.gguf --bench --bench-batch 1,x 2>&1", out, sizeof out) != 0 && strstr(out, "--bench-batch"));
     /* 16 + 4 tokens: each sequence reaches into a second cache block */
     CHECK(run_cmd("./infer -m " SHARED "/models/stories260K.gguf --bench --bench-batch 1,3 --bench-pp 16 --bench-tg 4 --bench-reps 1 2>&1", out, sizeof out) == 0);
-    CHECK_MSG(strstr(out, "batch=1\n") && strstr(out, "batch=3\n") && strstr(out, "tg_tok_s="), "%s", out);
+    CHECK_MSG(strstr(out, "batch=1 launches=") && strstr(out, "batch=3 launches=") && strstr(out, "tg_tok_s="), "%s", out);
     remove(tmp_path("infer_par.txt"));
     remove(tmp_path("infer_par.err"));
 }
@@ -9581,6 +9582,7 @@ static void test_server_tool_parse(void) {
 /* ---- the GPU builds: the CUDA build's weight decoders, which also compile for the host ---- */
 #ifdef INFER_CUDA
 int infer_cuda_dequant_host(infer_type t, const void *row, int K, float scale, float *dst);
+int infer_cuda_qgemm_force(int rows, int cols);
 int infer_cuda_quant_x_host(infer_type t, const float *x, int rows, int K, int8_t *codes, float *d, int32_t *sums);
 int infer_cuda_fused_act_host(void *ctx, int which, int rows, int K, int8_t *codes, float *d, int32_t *sums);
 int infer_cuda_att_force_splits(int splits);
@@ -10961,7 +10963,9 @@ static void test_gpu_batch_launches(void) {
 }
 
 /* the golden llama models on the GPU, every weight type the file set has, exact and fast,
- * the prompt batched and token by token (decode steps as graphs): the CPU's tolerances */
+ * the prompt batched and token by token (decode steps as graphs): the CPU's tolerances. The
+ * quantized types' batched prompt once more with the BF16 GEMM's switch lowered to 17 rows,
+ * so the 24-token prompt takes the path long prompts take (infer_cuda_gemm_q). */
 static void test_gpu_golden_llama(void) {
     const infer_kernels *k = gpu_or_skip();
     if (!k) return;
@@ -10972,6 +10976,17 @@ static void test_gpu_golden_llama(void) {
     for (int i = 0; i < (emulated ? 3 : 8); i++) {
         golden_check("llama", v[i], NULL, exact, N_RUNS(exact), 0);
         golden_check("llama", v[i], NULL, fast, N_RUNS(fast), 0);
+#ifdef INFER_CUDA
+        if (strcmp(v[i], "F32")) {
+            const int old = infer_cuda_qgemm_force(17, 0);
+            if (old != -2) {
+                golden_label = " (BF16 GEMM)";
+                golden_check("llama", v[i], NULL, fast, 1, 0);
+                golden_label = "";
+                infer_cuda_qgemm_force(old, 0);
+            }
+        }
+#endif
     }
     golden_backend = NULL;
 }
@@ -10999,6 +11014,17 @@ static void test_gpu_golden_families(void) {
         snprintf(theirs, sizeof theirs, SHARED "/golden/%s/logits/%s.short.bin", f, v);
         if (!file_exists(model) || !file_exists(ref) || !file_exists(theirs)) continue;
         golden_check(f, v, NULL, fast, emulated ? 1 : N_RUNS(fast), 1);
+#ifdef INFER_CUDA
+        if (!strcmp(v, "Q8_0") || !strcmp(v, "TQ2_0")) {       /* the batched prompt on the BF16 GEMM, as long prompts run */
+            const int old = infer_cuda_qgemm_force(17, 0);
+            if (old != -2) {
+                golden_label = " (BF16 GEMM)";
+                golden_check(f, v, NULL, fast, 1, 1);
+                golden_label = "";
+                infer_cuda_qgemm_force(old, 0);
+            }
+        }
+#endif
         ran++;
     }
     golden_backend = NULL;
@@ -11581,6 +11607,118 @@ static void test_gpu_half_matmul(void) {
 done:
     if (cp) cpu->ctx_free(cp);
     if (g) k->ctx_free(g);
+}
+
+/* The fast mode's long prompts of quantized weights run on the BF16 library GEMM
+ * (infer_cuda_gemm_q): the weights dequantized and rounded to BF16, the activations rounded
+ * to BF16, f32 sums. So against a double-precision sum over those same rounded values
+ * (the weights through the device's own decoders, infer_cuda_dequant_host) they agree within
+ * INT8_TIGHT, and against exact maths (the CPU's precise path) within the fast bound. Every
+ * type with int8 tiles, K = 512, 72 columns; the switch lowered to 20 rows and the columns
+ * dequantized 32 at a time (three pieces, the last one partial) to keep it small; rows 20
+ * and 33, out = W x and out += W x, each run checked to have taken the path. Then the
+ * default switch: 200 rows on the tiles, 256 on the GEMM. */
+static void test_gpu_qgemm(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+#ifdef INFER_CUDA
+    const infer_kernels *cpu = infer_cpu_kernels();
+    void *cp = NULL, *g = NULL;
+    infer_error err;
+    const int old = infer_cuda_qgemm_force(20, 32);
+    if (old == -2) { printf("  SKIP: this build has no library GEMM\n"); t_skipped = 1; return; }
+    if (cpu->ctx_create(&cp, 2, 1, &err) != INFER_OK || k->ctx_create(&g, 1, 0, &err) != INFER_OK) {
+        CHECK_MSG(0, "%s", err.msg);
+        goto done;
+    }
+    infer__rng rng;
+    infer__rng_seed(&rng, 12);
+    const int K = 512, N = 72, RMAX = 256;
+    float *x = malloc(sizeof(float) * (size_t)RMAX * K), *xr = malloc(sizeof(float) * (size_t)RMAX * K), *wf = malloc(sizeof(float) * (size_t)N * K);
+    float *ref = malloc(sizeof(float) * (size_t)RMAX * N), *ex = malloc(sizeof(float) * (size_t)RMAX * N), *og = malloc(sizeof(float) * (size_t)RMAX * N);
+    float *y = malloc(sizeof(float) * (size_t)RMAX * N);
+    void *gx = k->alloc(g, sizeof(float) * (size_t)RMAX * K), *go = k->alloc(g, sizeof(float) * (size_t)RMAX * N);
+    if (!gx || !go) { CHECK_MSG(0, "device memory"); goto free_all; }
+    for (int ti = 0; ti < N_INT8_TYPES; ti++) {
+        const infer_type t = int8_types[ti];
+        size_t bytes;
+        float scale;
+        uint8_t *q = int8_weights(&rng, t, K, N, 1, &bytes, &scale);
+        const size_t rb = infer_type_row_size(t, K);
+        infer_tensor tc = { "w", t, 2, { K, N, 1, 1 }, q, bytes, scale }, tg = tc;
+        void *gw = k->alloc(g, bytes);
+        double worst_r = 0, worst_e = 0;
+        int ok = gw && k->upload(g, gw, q, bytes) == INFER_OK;
+        CHECK_MSG(ok, "%s: device memory", infer_type_name(t));
+        for (int n = 0; ok && n < N; n++) {
+            ok = infer_cuda_dequant_host(t, q + (size_t)n * rb, K, 1.0f, wf + (size_t)n * K);
+            CHECK_MSG(ok, "%s: no device decoder", infer_type_name(t));
+        }
+        half_round(INFER_TYPE_BF16, wf, wf, (size_t)N * K);
+        tg.data = gw;
+        for (int ri = 0; ok && ri < 2; ri++) {
+            const int rows = ri ? 33 : 20;
+            const size_t n = (size_t)rows * N;
+            for (size_t i = 0; i < (size_t)rows * K; i++) x[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+            for (size_t i = 0; i < n; i++) y[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+            half_round(INFER_TYPE_BF16, x, xr, (size_t)rows * K);
+            for (int r = 0; r < rows; r++)
+                for (int c = 0; c < N; c++) {
+                    double sum = 0;
+                    for (int i = 0; i < K; i++) sum += (double)wf[(size_t)c * K + i] * xr[(size_t)r * K + i];
+                    ref[(size_t)r * N + c] = (float)(sum * scale);
+                }
+            cpu->matmul(cp, ex, &tc, x, rows);
+            CHECK(k->upload(g, gx, x, sizeof(float) * (size_t)rows * K) == INFER_OK);
+            for (int add = 0; add < 2; add++) {
+                int bm = 0, splits = 0;
+                if (add) {
+                    CHECK(k->upload(g, go, y, sizeof(float) * n) == INFER_OK);
+                    k->matmul_add(g, (float *)go, &tg, (const float *)gx, rows);
+                    for (size_t i = 0; i < n; i++) { ref[i] += y[i]; ex[i] += y[i]; }
+                } else k->matmul(g, (float *)go, &tg, (const float *)gx, rows);
+                CHECK_MSG(k->download(g, og, go, sizeof(float) * n) == INFER_OK, "%s", k->last_error(g));
+                infer_cuda_tiles_last(g, &bm, &splits);
+                const double er = int8_rel(ref, og, n), ee = int8_rel(ex, og, n);
+                CHECK_MSG(bm == -1, "%s rows=%d: ran on tiles of %d rows, not on the library GEMM", infer_type_name(t), rows, bm);
+                CHECK_MSG(er <= INT8_TIGHT, "%s rows=%d add=%d: max_rel %.3g against exact maths on BF16 weights and activations (tol %g)", infer_type_name(t), rows,
+                          add, er, INT8_TIGHT);
+                CHECK_MSG(ee <= INFER__TOL_FAST, "%s rows=%d add=%d: max_rel %.3g against exact maths (tol %g)", infer_type_name(t), rows, add, ee, INFER__TOL_FAST);
+                worst_r = fmax(worst_r, er);
+                worst_e = fmax(worst_e, ee);
+            }
+        }
+        if (ok) printf("    %-6s max_rel against exact maths on BF16 values %.2e, against exact maths %.2e\n", infer_type_name(t), worst_r, worst_e);
+        /* the default switch, on one type */
+        if (ok && t == INFER_TYPE_Q4_0) {
+            infer_cuda_qgemm_force(-1, 0);
+            for (int ri = 0; ri < 2; ri++) {
+                const int rows = ri ? 256 : 200;
+                int bm = 0, splits = 0;
+                for (size_t i = 0; i < (size_t)rows * K; i++) x[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+                cpu->matmul(cp, ex, &tc, x, rows);
+                CHECK(k->upload(g, gx, x, sizeof(float) * (size_t)rows * K) == INFER_OK);
+                k->matmul(g, (float *)go, &tg, (const float *)gx, rows);
+                CHECK_MSG(k->download(g, og, go, sizeof(float) * (size_t)rows * N) == INFER_OK, "%s", k->last_error(g));
+                infer_cuda_tiles_last(g, &bm, &splits);
+                CHECK_MSG(ri ? bm == -1 : bm == 64, "Q4_0 rows=%d by default: bm %d (the tiles' 64 below 256 rows, -1 the library GEMM from 256)", rows, bm);
+                CHECK_MSG(int8_rel(ex, og, (size_t)rows * N) <= INFER__TOL_FAST, "Q4_0 rows=%d by default: max_rel %.3g against exact maths", rows,
+                          int8_rel(ex, og, (size_t)rows * N));
+            }
+            infer_cuda_qgemm_force(20, 32);
+        }
+        if (gw) k->free(g, gw);
+        free(q);
+    }
+free_all:
+    if (gx) k->free(g, gx);
+    if (go) k->free(g, go);
+    free(x); free(xr); free(wf); free(ref); free(ex); free(og); free(y);
+done:
+    infer_cuda_qgemm_force(old, 0);
+    if (cp) cpu->ctx_free(cp);
+    if (g) k->ctx_free(g);
+#endif
 }
 
 /* ---- the table of tests ---- */
@@ -12227,6 +12365,7 @@ static const test_case tests[] = {
     { "gpu_int8_moe", test_gpu_int8_moe },
     { "gpu_int8_tiles", test_gpu_int8_tiles },
     { "gpu_half_matmul", test_gpu_half_matmul },
+    { "gpu_qgemm", test_gpu_qgemm },
     { "grammar_suite", test_grammar_suite },
     { "grammar_errors", test_grammar_errors },
 #if !defined(INFER_NO_JINJA) || !defined(INFER_NO_HF)

@@ -253,6 +253,7 @@ static int run_bench_batch(const options *o, infer_model *m, const infer_session
         infer_batch_item *items = xmalloc(sizeof(infer_batch_item) * (size_t)B, "the batch");
         for (int i = 0; i < B * pp; i++) ids[i] = (int32_t)(((int64_t)i * 7919 + 13) % V);
         double best_pp = 0, best_tg = 0;
+        int launches = 0, graph = 0;
         progress_start();
         for (int rep = 0; rep < o->bench_reps; rep++) {
             progress_show("bench batch %d, rep %d of %d: pp%d", B, rep + 1, o->bench_reps, pp);
@@ -275,12 +276,14 @@ static int run_bench_batch(const options *o, infer_model *m, const infer_session
                 progress_show("bench batch %d, rep %d of %d: tg%d, step %d", B, rep + 1, o->bench_reps, tg, g + 1);
             }
             const double t_tg = infer_time_seconds() - t0;
+            if (tg) infer_session_step_info(s, &launches, &graph);     /* of the last step */
             if (B * pp / t_pp > best_pp) best_pp = B * pp / t_pp;
             if (tg && B * tg / t_tg > best_tg) best_tg = B * tg / t_tg;
             progress_clear();
             fprintf(stderr, "batch %d rep %d: pp %.2f tok/s, tg %.2f tok/s\n", B, rep, B * pp / t_pp, tg ? B * tg / t_tg : 0.0);
         }
-        printf("bench pp=%d tg=%d pp_tok_s=%.2f tg_tok_s=%.2f rss_mb=%.0f batch=%d\n", pp, tg, best_pp, best_tg, peak_rss_mb(), B);
+        printf("bench pp=%d tg=%d pp_tok_s=%.2f tg_tok_s=%.2f rss_mb=%.0f batch=%d launches=%d graph=%d\n", pp, tg, best_pp, best_tg, peak_rss_mb(), B,
+               launches, graph);
         fflush(stdout);
         free(ids); free(seq); free(next); free(cur); free(items);
         infer_session_free(s);

@@ -521,6 +521,8 @@ static cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t opa, cubl
                                    cudaDataType ta, int lda, const void *B, cudaDataType tb, int ldb, const void *beta, void *C, cudaDataType tc, int ldc,
                                    cublasComputeType_t ct, cublasGemmAlgo_t) {
     if (!h || tc != CUDA_R_32F || ct != CUBLAS_COMPUTE_32F || m < 0 || n < 0 || k < 0) return CUBLAS_STATUS_INVALID_VALUE;
+    const int rows_a = opa == CUBLAS_OP_T ? k : m, rows_b = opb == CUBLAS_OP_T ? n : k;     /* the leading dimensions' least, as cuBLAS checks */
+    if (lda < (rows_a > 1 ? rows_a : 1) || ldb < (rows_b > 1 ? rows_b : 1) || ldc < (m > 1 ? m : 1)) return CUBLAS_STATUS_INVALID_VALUE;
     const float al = *(const float *)alpha, be = *(const float *)beta;
     for (int j = 0; j < n; j++)
         for (int i = 0; i < m; i++) {
