@@ -1158,6 +1158,7 @@ static int infer_cuda_supports_type(infer_type t) { return infer_cuda_with_type(
 #define INFER_CUDA_MV_WARPS 4        /* output columns per block of k_matvec */
 #define INFER_CUDA_MV_ROWS 8         /* most activation rows one pass of k_matvec serves */
 #define INFER_CUDA_MVQ_ROWS 16       /* most the fast mode's int8 matvec serves: blocks of 8 rows, side by side */
+#define INFER_CUDA_MVQ_MAX 64        /* ... and the most it can be set to serve (INFER_CUDA_MVQ_ROWS in the environment) */
 
 /* Decode-sized matmul: one warp per output column, rows [blockIdx.y * R, + R). One launch
  * serves up to 4 weights that read the same x (matmul_n: a layer's q, k and v, or gate and
@@ -3549,7 +3550,8 @@ template <int T> static int infer_cuda_gemm_q(infer_cuda_ctx *c, float *out, con
  * to 8 rows always; up to 16 in the fast mode with int8 activations (a batch of 9-16
  * sequences: two row blocks of k_mvq a column pair, the weights read once from memory, where
  * the int8 tiles' smallest tile would run 16 rows of MMA over a step's weights). */
-static int infer_cuda_mvq_rows = INFER_CUDA_MVQ_ROWS;   /* the tests: 8 sends 9-16 rows to the tiles */
+static int infer_cuda_mvq_rows = INFER_CUDA_MVQ_ROWS;   /* the tests: 8 sends 9-16 rows to the tiles, 64 up to 64 to the matvec */
+static int infer_cuda_mvq_clamp(int rows) { return rows < INFER_CUDA_MV_ROWS ? INFER_CUDA_MV_ROWS : rows > INFER_CUDA_MVQ_MAX ? INFER_CUDA_MVQ_MAX : rows; }
 static int infer_cuda_mv_rows(const infer_cuda_ctx *c, int rows, int kind) {
     return rows >= 1 && (rows <= INFER_CUDA_MV_ROWS || (!c->precise && rows <= infer_cuda_mvq_rows && (kind == 1 || kind == 2)));
 }
@@ -3859,7 +3861,7 @@ static infer_cuda_xq infer_cuda_norm_for(infer_cuda_ctx *c, int kind, float *h, 
 }
 /* does the fast decode matvec read x quantized, for this weight and these rows? its kind */
 static int infer_cuda_fused_kind(const infer_cuda_ctx *c, const infer_tensor *w, const float *x, int rows) {
-    if (c->precise || rows < 1 || rows > INFER_CUDA_MVQ_ROWS) return 0;
+    if (c->precise || rows < 1 || rows > infer_cuda_mvq_rows) return 0;
     const int K = (int)w->ne[0];
     const uint8_t *W = (const uint8_t *)w->data;
     const int kind = infer_cuda_mv_kind(w->type, &W, 1, infer_type_row_size(w->type, K), x, K);
@@ -3913,7 +3915,7 @@ static void infer_cuda_rmsnorm_ffn(void *ctx, float *x, float *h, float *hid, co
     mv.out[0] = hid; mv.scale[0] = wg->scale; mv.scale[1] = wu->scale;
     mv.start[1] = F; mv.start[2] = 2 * F; mv.n = 2; mv.act = act; mv.limit = limit;
     const size_t rb = infer_type_row_size(wg->type, K);
-    const int fits = !c->precise && rows <= INFER_CUDA_MVQ_ROWS && h != x && wu->type == wg->type && wu->ne[0] == K && wu->ne[1] == F &&
+    const int fits = !c->precise && rows <= infer_cuda_mvq_rows && h != x && wu->type == wg->type && wu->ne[0] == K && wu->ne[1] == F &&
                      wd->ne[0] == F;
     int kin = fits ? infer_cuda_mv_kind(wg->type, mv.W, 2, rb, h, K) : 0;
     if (!infer_cuda_mv_rows(c, rows, kin)) kin = 0;
@@ -6018,6 +6020,10 @@ infer_status infer_cuda_init(int device, infer_error *err) {
     if (hg && !strcmp(hg, "tiles")) infer_cuda_gemm_mode = 0;
     /* INFER_CUDA_QGEMM=tiles: quantized prompts on the int8 tiles at any length, not the BF16
      * GEMM (infer_cuda_gemm_q); =N: on the GEMM from N rows (N > 16), to find where the two cross */
+    /* INFER_CUDA_MVQ_ROWS=N: a batch of up to N (8..64) sequences on the int8 matvec, not the
+     * tiles (the default 16), to time the two in one build */
+    const char *mr = getenv("INFER_CUDA_MVQ_ROWS");
+    if (mr && atoi(mr) > 0) infer_cuda_mvq_rows = infer_cuda_mvq_clamp(atoi(mr));
     const char *qg = getenv("INFER_CUDA_QGEMM");
     if (qg && !strcmp(qg, "tiles")) infer_cuda_qgemm_rows = INT_MAX;
     else if (qg && atoi(qg) > INFER_CUDA_MVQ_ROWS) infer_cuda_qgemm_rows = atoi(qg);
@@ -6173,12 +6179,9 @@ extern "C" int infer_cuda_qgemm_force(int rows, int cols) {
     return -2;
 #endif
 }
-/* For the tests: the most rows the fast mode's int8 matvec takes from now on (8 to 16; -1:
+/* For the tests: the most rows the fast mode's int8 matvec takes from now on (8 to 64; -1:
  * the default, 16); returns the previous setting */
-extern "C" int infer_cuda_mvq_rows_force(int rows) {
-    return infer_cuda_knob(&infer_cuda_mvq_rows, rows < 0 ? INFER_CUDA_MVQ_ROWS : rows < INFER_CUDA_MV_ROWS ? INFER_CUDA_MV_ROWS
-                                                 : rows > INFER_CUDA_MVQ_ROWS ? INFER_CUDA_MVQ_ROWS : rows);
-}
+extern "C" int infer_cuda_mvq_rows_force(int rows) { return infer_cuda_knob(&infer_cuda_mvq_rows, rows < 0 ? INFER_CUDA_MVQ_ROWS : infer_cuda_mvq_clamp(rows)); }
 /* the row count of the context's last int8 tiles (0: its last fast int8 matmul ran on the
  * matvec, -1: on the BF16 library GEMM) and their splits of K */
 extern "C" void infer_cuda_tiles_last(void *ctx, int *bm, int *splits) {

@@ -9583,6 +9583,7 @@ static void test_server_tool_parse(void) {
 #ifdef INFER_CUDA
 int infer_cuda_dequant_host(infer_type t, const void *row, int K, float scale, float *dst);
 int infer_cuda_qgemm_force(int rows, int cols);
+int infer_cuda_mvq_rows_force(int rows);
 int infer_cuda_quant_x_host(infer_type t, const float *x, int rows, int K, int8_t *codes, float *d, int32_t *sums);
 int infer_cuda_fused_act_host(void *ctx, int which, int rows, int K, int8_t *codes, float *d, int32_t *sums);
 int infer_cuda_att_force_splits(int splits);
@@ -10562,6 +10563,14 @@ static void test_gpu_seq_batch(void) {
     infer_error err;
     if (infer_model_load(&m, q4, NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
     const int V = infer_model_config(m)->n_vocab, R = 20;
+    /* pass 1: the same with the matvec set to take up to 64 rows (INFER_CUDA_MVQ_ROWS=64), so
+     * every decode step of up to 20 rows runs the fused decode ops in up to 3 row blocks */
+    for (int pass = 0; pass < 2; pass++) {
+#ifdef INFER_CUDA
+    const int old_mvq = infer_cuda_mvq_rows_force(pass ? 64 : -1);
+#else
+    if (pass) break;
+#endif
     infer__rng rng;
     infer__rng_seed(&rng, 77);
     seq_run r[20];
@@ -10578,13 +10587,18 @@ static void test_gpu_seq_batch(void) {
              * upstream moves a logit by up to ~1% of the largest, and 20 sequences give many
              * chances (1.4e-2 under the emulator); a row mixed up with another's is off by
              * the logits' whole size */
-            CHECK_MSG(mx <= 4e-2 * fmax(scale, 1.0), "Q4_0, fast: sequence %d on the GPU, 20 at once, differs by %g from the CPU's fast path alone", i, mx);
+            CHECK_MSG(mx <= 4e-2 * fmax(scale, 1.0), "Q4_0, fast%s: sequence %d on the GPU, 20 at once, differs by %g from the CPU's fast path alone",
+                      pass ? " (matvec up to 64 rows)" : "", i, mx);
         }
-        printf("    Q4_0, fast, 20 sequences at once: largest |GPU batched - CPU alone| / max|logit| = %.2g\n", worst);
+        printf("    Q4_0, fast%s, 20 sequences at once: largest |GPU batched - CPU alone| / max|logit| = %.2g\n", pass ? " (matvec up to 64 rows)" : "", worst);
     } else {
         CHECK_MSG(0, "%s: a run failed", q4);
     }
     for (int i = 0; i < R; i++) { free(ref[i]); free(r[i].logits); }
+#ifdef INFER_CUDA
+    infer_cuda_mvq_rows_force(old_mvq);
+#endif
+    }
     infer_model_free(m);
 }
 
@@ -11095,7 +11109,6 @@ int infer_cuda_int8_host(infer_type t, const void *row, int K, float *dst);
 int infer_cuda_quant_act(void *ctx, infer_type t, const float *x, int rows, int K, int8_t *q, float *d, int32_t *s);
 int infer_cuda_tiles_force_splits(int splits);
 void infer_cuda_tiles_last(void *ctx, int *bm, int *splits);
-int infer_cuda_mvq_rows_force(int rows);
 int infer_cuda_half_gemm_force(int mode);
 int infer_cuda_half_gemm_last(void *ctx);
 static int int8_float_same(float a, float b) { return (a != a && b != b) || memcmp(&a, &b, 4) == 0; }   /* NaNs alike */
@@ -11460,10 +11473,13 @@ static void test_gpu_int8_tiles(void) {
         printf("    %-5s K=%-4d %d shapes (%d with K split): max_rel against the CPU's fast path %.2e, against exact maths %.2e; %d of %d repeats differ\n",
                infer_type_name(t), K, runs, split_runs, worst_fast, worst_exact, differ, split_runs);
         /* by default 9-16 rows (a batch of decoding sequences) run on the int8 matvec, in
-         * row blocks of 8: the same tolerances */
-        infer_cuda_mvq_rows_force(-1);
-        for (int rows = 9; rows <= 16; rows += 7) {
+         * row blocks of 8: the same tolerances; and 33 and 64 where the matvec is set to take
+         * up to 64 (INFER_CUDA_MVQ_ROWS=64) */
+        static const int mv_rows[4] = { 9, 16, 33, 64 };
+        for (int mi = 0; mi < 4; mi++) {
+            const int rows = mv_rows[mi];
             const size_t n = (size_t)rows * N;
+            infer_cuda_mvq_rows_force(rows > 16 ? 64 : -1);
             for (size_t i = 0; i < (size_t)rows * K; i++) x[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
             cpu->matmul(cf, of, &tc, x, rows);
             cpu->matmul(cp, op, &tc, x, rows);
