@@ -3534,7 +3534,10 @@ template <int T> static int infer_cuda_gemm_q(infer_cuda_ctx *c, float *out, con
     c->qt_rows = -1;                          /* (infer_cuda_tiles_last: the library GEMM) */
     c->qt_splits = 0;
     const __nv_bfloat16 *xh = infer_cuda_round_x<INFER_TYPE_BF16>(c, x, K, rows, xt);
-    const int cols = infer_cuda_qgemm_cols > 0 ? infer_cuda_qgemm_cols : (int)(INFER_CUDA_QGEMM_BYTES / (2 * (size_t)K)), nc = cols < 1 ? 1 : cols < N ? cols : N;
+    /* columns a piece: a multiple of 8 (each piece's out then starts 32-byte aligned, as the
+     * library's fastest kernels want), at least 8 */
+    const int cols = infer_cuda_qgemm_cols > 0 ? infer_cuda_qgemm_cols : (int)(INFER_CUDA_QGEMM_BYTES / (2 * (size_t)K)) / 8 * 8;
+    const int nc = cols < 8 && infer_cuda_qgemm_cols <= 0 ? 8 : cols < N ? cols : N;
     if (!xh || !infer_cuda_grow(c, &c->wh, &c->wh_bytes, (size_t)nc * (size_t)K * 2, "cudaMalloc (BF16 weights)")) return 1;
     for (int n0 = 0; n0 < N; n0 += nc) {
         const int m = N - n0 < nc ? N - n0 : nc;
