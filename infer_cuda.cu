@@ -94,9 +94,11 @@
  *               m16n8k16, f32 accumulators), the online softmax in registers, whole key
  *               tiles past the tile's last position skipped
  *   deltanet    the recurrence, one warp per value column of the state, the column held in
- *               registers across the tokens; deltanet_chunked runs the same kernel over the
- *               whole chunk (on a GPU the recurrence is already parallel over n_v * d_v
- *               columns; its result equals the chunked form's up to rounding). Decode rows:
+ *               registers across the tokens; deltanet_chunked from 32 rows in chunks of 64
+ *               (k_dn_prep: a block per chunk and head, all at once, the products and the
+ *               unit-triangular solve that do not depend on the state carried in;
+ *               k_dn_chunks: a block per head and 16 state columns walking the chunks),
+ *               fewer rows the recurrence. Decode rows:
  *               deltanet_decode, k_deltanet_decode -- one launch for all the rows of a step,
  *               a block per (row, value head, 16 columns), a warp per column: each block
  *               makes its q, k (conv, SiLU, L2 norm), v and gates from the row's conv state,
@@ -302,6 +304,9 @@ typedef struct infer_cuda_ctx {
     size_t xh_bytes;
     void *wh;                 /* a quantized weight's columns dequantized to BF16 for it (infer_cuda_gemm_q) */
     size_t wh_bytes;
+    void *dnc;                /* the DeltaNet chunks' U, Wk, P and G (infer_cuda_deltanet_chunked) */
+    size_t dnc_bytes;
+    int dn_chunks;            /* the last deltanet_chunked: 1 on the chunked kernels, 0 the recurrence (for the tests) */
     int half_gemm;            /* the last 16-bit prompt matmul: 1 the library GEMM, 0 the tiles */
     /* the step recorder (see above) */
     int recording;            /* between step_begin and step_end, nothing issued yet */
@@ -5300,6 +5305,206 @@ static void infer_cuda_deltanet(void *ctx, float *out, const float *q, const flo
     INFER_CUDA_LAUNCHED(c, "deltanet");
 }
 
+/* ---- the chunked form (deltanet_chunked: a prompt's rows) ----
+ * The recurrence above is a chain of `rows` steps, each a few warp sums long: at 512 tokens
+ * the chain, not the arithmetic, sets the time. The chunked form (>>cpu's
+ * infer__deltanet_chunk has the algebra) cuts the chain to one step per 64 tokens. Over a
+ * chunk with state S0, G_t the running sum of g, A = strictly_lower(beta_t e^{G_t - G_r}
+ * (K K^T)) and T = (I + A)^-1, the vector each token adds is
+ *   W = T beta (V - e^G (K S0)) = U - Wk S0,   U = T (beta V),   Wk = T (beta e^G K),
+ * and U, Wk and P = causal(e^{G_t - G_r}) * (Q K^T) do not depend on S0. So two kernels:
+ *   k_dn_prep    a block per (chunk, value head), all chunks at once: K and Q of the chunk
+ *                in shared memory, K K^T and Q K^T (A kept, P written out), then the forward
+ *                substitution (I + A) X = [beta V | beta e^G K] by one thread per column of
+ *                the right-hand side, the column's 64 values in registers (the loops run to
+ *                64 with the tail's rows zero, so they unroll); U, Wk, P and G go to scratch
+ *   k_dn_chunks  a block per (value head, 16 columns of S), the chunks one after another,
+ *                the block's S columns in shared memory: W = U - Wk S0, O = scale (e^G (Q
+ *                S0) + P W), S = e^{G_end} S0 + K_d^T W (K_d: the keys decayed to the
+ *                chunk's end)
+ * f32 throughout, the CPU's chunked maths in another arrangement (the S0 term outside the
+ * substitution), so it agrees with the CPU's deltanet_chunked to rounding. Prompts of at
+ * least INFER_CUDA_DNC_MIN rows take it (fewer: the recurrence), key heads of at most
+ * INFER_CUDA_DNC_MAXK values, a multiple of 8. */
+#define INFER_CUDA_DNC_T 64           /* tokens a chunk */
+#define INFER_CUDA_DNC_COLS 16        /* S columns a k_dn_chunks block */
+#define INFER_CUDA_DNC_MAXK 256
+#define INFER_CUDA_DNC_MIN 32
+static int infer_cuda_dnc_min = INFER_CUDA_DNC_MIN;     /* the tests and INFER_CUDA_DN: the fewest rows on the chunked kernels */
+/* floats of scratch per (value head, chunk): U [T, d_v], Wk [T, d_k], P [T, T], G [T] */
+INFER_CUDA_HD size_t infer_cuda_dnc_floats(int d_k, int d_v) {
+    return (size_t)INFER_CUDA_DNC_T * ((size_t)d_v + (size_t)d_k + INFER_CUDA_DNC_T + 1);
+}
+#define INFER_CUDA_DNC_LDA (INFER_CUDA_DNC_T + 4)       /* A's rows in shared memory: whole 16-byte groups */
+static size_t infer_cuda_dnc_prep_shm(int d_k) {
+    return sizeof(float) * ((size_t)2 * INFER_CUDA_DNC_T * (d_k + 1) + INFER_CUDA_DNC_T * INFER_CUDA_DNC_LDA + 2 * INFER_CUDA_DNC_T);
+}
+__global__ void __launch_bounds__(256) k_dn_prep(float *scr, const float *q, const float *k, const float *v, const float *g, const float *beta, int rows,
+                                                 int n_k, int n_v, int d_k, int d_v) {
+    INFER_CUDA_PDL_ENTRY;
+    INFER_CUDA_DYN_SHARED(float, sm);
+    constexpr int C = INFER_CUDA_DNC_T, LA = INFER_CUDA_DNC_LDA;
+    const int ch = blockIdx.x, h = blockIdx.y, kh = h % n_k, t0 = ch * C, L = rows - t0 < C ? rows - t0 : C, ld = d_k + 1, tid = threadIdx.x;
+    float *Ks = sm, *Qs = Ks + C * ld, *As = Qs + C * ld, *G = As + C * LA, *Bt = G + C;
+    float *U = scr + ((size_t)h * gridDim.x + ch) * infer_cuda_dnc_floats(d_k, d_v), *Wk = U + (size_t)C * d_v, *P = Wk + (size_t)C * d_k, *Go = P + C * C;
+    if (tid == 0) {                                        /* G_t = g_0 + ... + g_t, in the CPU's order */
+        float acc = 0.0f;
+        for (int t = 0; t < C; t++) { if (t < L) acc = (t ? acc : 0.0f) + g[(size_t)(t0 + t) * n_v + h]; G[t] = acc; }
+    }
+    if (tid < C) Bt[tid] = tid < L ? beta[(size_t)(t0 + tid) * n_v + h] : 0.0f;
+    for (int e = tid; e < C * d_k; e += blockDim.x) {
+        const int t = e / d_k, i = e - t * d_k;
+        const size_t at = ((size_t)(t0 + t) * n_k + kh) * d_k + i;
+        Ks[t * ld + i] = t < L ? k[at] : 0.0f;
+        Qs[t * ld + i] = t < L ? q[at] : 0.0f;
+    }
+    __syncthreads();
+    {                                                      /* K K^T and Q K^T: a thread's 4 x 4 (t, r), t = tt + 16 a, r = tr + 16 b */
+        const int tr = tid % 16, tt = tid / 16;           /* (256 threads; Ks rows d_k + 1 apart: a warp's 16 r in 16 banks) */
+        float kk[4][4], qk[4][4];
+INFER_CUDA_UNROLL
+        for (int a = 0; a < 4; a++)
+INFER_CUDA_UNROLL
+            for (int b = 0; b < 4; b++) kk[a][b] = qk[a][b] = 0.0f;
+        for (int i = 0; i < d_k; i++) {
+            float kt[4], qt[4], kr[4];
+INFER_CUDA_UNROLL
+            for (int a = 0; a < 4; a++) { kt[a] = Ks[(tt + 16 * a) * ld + i]; qt[a] = Qs[(tt + 16 * a) * ld + i]; kr[a] = Ks[(tr + 16 * a) * ld + i]; }
+INFER_CUDA_UNROLL
+            for (int a = 0; a < 4; a++)
+INFER_CUDA_UNROLL
+                for (int b = 0; b < 4; b++) { kk[a][b] += kt[a] * kr[b]; qk[a][b] += qt[a] * kr[b]; }
+        }
+INFER_CUDA_UNROLL
+        for (int a = 0; a < 4; a++)
+INFER_CUDA_UNROLL
+            for (int b = 0; b < 4; b++) {
+                const int t = tt + 16 * a, r = tr + 16 * b;
+                const float dec = r <= t && t < L ? expf(G[t] - G[r]) : 0.0f;
+                As[t * LA + r] = r < t ? Bt[t] * dec * kk[a][b] : 0.0f;
+                P[t * C + r] = dec * qk[a][b];
+            }
+    }
+    if (tid < C) Go[tid] = G[tid];
+    __syncthreads();
+    /* (I + A) X = [beta V | beta e^G K], column by column: x_t = rhs_t - sum_{r<t} A[t, r] x_r */
+    for (int col = tid; col < d_v + d_k; col += blockDim.x) {
+        float x[C];
+INFER_CUDA_UNROLL
+        for (int t = 0; t < C; t++) {
+            float s0 = 0.0f, s1 = 0.0f;
+            if (t < L) s0 = col < d_v ? Bt[t] * v[((size_t)(t0 + t) * n_v + h) * d_v + col] : Bt[t] * expf(G[t]) * Ks[t * ld + col - d_v];
+INFER_CUDA_UNROLL
+            for (int r = 0; r < t; r += 4) {              /* A's row 4 at a time; two sums: half the chain's length */
+                const float4 a = ldv<float4>(As + t * LA + r);
+                s0 -= a.x * x[r];
+                if (r + 1 < t) s1 -= a.y * x[r + 1];
+                if (r + 2 < t) s0 -= a.z * x[r + 2];
+                if (r + 3 < t) s1 -= a.w * x[r + 3];
+            }
+            x[t] = s0 + s1;
+        }
+INFER_CUDA_UNROLL
+        for (int t = 0; t < C; t++) {
+            if (col < d_v) U[(size_t)t * d_v + col] = x[t];
+            else Wk[(size_t)t * d_k + col - d_v] = x[t];
+        }
+    }
+}
+__global__ void __launch_bounds__(256) k_dn_chunks(float *out, float *state, const float *scr, const float *q, const float *k, int rows, int n_k, int n_v,
+                                                   int d_k, int d_v, float scale) {
+    INFER_CUDA_PDL_ENTRY;
+    constexpr int C = INFER_CUDA_DNC_T, CO = INFER_CUDA_DNC_COLS, NT = 256, TG = NT / CO, M = C / TG;
+    __shared__ float Ss[INFER_CUDA_DNC_MAXK][CO + 1], Ws[C][CO + 1], Gs[C], Ds[C];
+    const int h = blockIdx.y, c0 = blockIdx.x * CO, kh = h % n_k, tid = threadIdx.x, c = tid % CO, tg = tid / CO;
+    const int nc = d_v - c0 < CO ? d_v - c0 : CO, nch = (rows + C - 1) / C, ldq = n_k * d_k;
+    float *S = state + (size_t)h * d_v * d_k;             /* S0 column by column: S[col, i] */
+    for (int e = tid; e < CO * d_k; e += NT) {
+        const int cc = e / d_k, i = e - cc * d_k;
+        Ss[i][cc] = cc < nc ? S[(size_t)(c0 + cc) * d_k + i] : 0.0f;
+    }
+    for (int ch = 0; ch < nch; ch++) {
+        const int t0 = ch * C, L = rows - t0 < C ? rows - t0 : C;
+        const float *U = scr + ((size_t)h * nch + ch) * infer_cuda_dnc_floats(d_k, d_v), *Wk = U + (size_t)C * d_v, *P = Wk + (size_t)C * d_k, *G = P + C * C;
+        const float *Q = q + (size_t)t0 * ldq + (size_t)kh * d_k, *K = k + (size_t)t0 * ldq + (size_t)kh * d_k;
+        if (tid < C) Gs[tid] = G[tid];
+        __syncthreads();                                   /* Ss (loaded, or the last chunk's update), Gs */
+        if (tid < C) Ds[tid] = tid < L ? expf(Gs[L - 1] - Gs[tid]) : 0.0f;
+        /* W = U - Wk S0 and Q S0: a thread's rows t = tg, tg + TG, ..., its column c */
+        float w[M], qs[M];
+INFER_CUDA_UNROLL
+        for (int m = 0; m < M; m++) { w[m] = 0.0f; qs[m] = 0.0f; }
+        for (int i = 0; i < d_k; i += 4) {
+            const float s0 = Ss[i][c], s1 = Ss[i + 1][c], s2 = Ss[i + 2][c], s3 = Ss[i + 3][c];
+INFER_CUDA_UNROLL
+            for (int m = 0; m < M; m++) {
+                const int t = tg + TG * m;
+                if (t >= L) break;
+                const float4 a = ldv<float4>(Wk + (size_t)t * d_k + i), b = ldv<float4>(Q + (size_t)t * ldq + i);
+                w[m] += a.x * s0 + a.y * s1 + a.z * s2 + a.w * s3;
+                qs[m] += b.x * s0 + b.y * s1 + b.z * s2 + b.w * s3;
+            }
+        }
+INFER_CUDA_UNROLL
+        for (int m = 0; m < M; m++) {
+            const int t = tg + TG * m;
+            Ws[t][c] = t < L && c < nc ? U[(size_t)t * d_v + c0 + c] - w[m] : 0.0f;
+        }
+        __syncthreads();                                   /* Ws, Ds */
+INFER_CUDA_UNROLL
+        for (int m = 0; m < M; m++) {                      /* O = scale (e^G (Q S0) + P W) */
+            const int t = tg + TG * m;
+            if (t >= L || c >= nc) continue;
+            float o = 0.0f;
+            for (int r = 0; r <= t; r++) o += P[t * C + r] * Ws[r][c];
+            out[((size_t)(t0 + t) * n_v + h) * d_v + c0 + c] = (expf(Gs[t]) * qs[m] + o) * scale;
+        }
+        /* S = e^{G_end} S0 + K_d^T W: a thread's 8 consecutive i (each key row's 8 values in two
+         * 16-byte loads), its column c */
+        const float e_end = expf(Gs[L - 1]);
+        for (int i0 = 8 * tg; i0 < d_k; i0 += 8 * TG) {
+            float acc[8] = { 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f };
+            for (int r = 0; r < L; r++) {
+                const float dw = Ds[r] * Ws[r][c];
+                const float4 a = ldv<float4>(K + (size_t)r * ldq + i0), b = ldv<float4>(K + (size_t)r * ldq + i0 + 4);
+                acc[0] += a.x * dw; acc[1] += a.y * dw; acc[2] += a.z * dw; acc[3] += a.w * dw;
+                acc[4] += b.x * dw; acc[5] += b.y * dw; acc[6] += b.z * dw; acc[7] += b.w * dw;
+            }
+INFER_CUDA_UNROLL
+            for (int e = 0; e < 8; e++) Ss[i0 + e][c] = e_end * Ss[i0 + e][c] + acc[e];
+        }
+        __syncthreads();                                   /* the update done before the next chunk's Gs and reads */
+    }
+    for (int e = tid; e < CO * d_k; e += NT) {
+        const int cc = e / d_k, i = e - cc * d_k;
+        if (cc < nc) S[(size_t)(c0 + cc) * d_k + i] = Ss[i][cc];
+    }
+}
+static void infer_cuda_deltanet_chunked(void *ctx, float *out, const float *q, const float *k, const float *v, const float *g, const float *beta,
+                                        float *state, int rows, int n_k, int n_v, int d_k, int d_v, float scale) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (rows < infer_cuda_dnc_min || rows < 2 || d_k > INFER_CUDA_DNC_MAXK || d_k % 8 || n_v <= 0 || d_v <= 0 || n_v > 65535 || (uintptr_t)q % 16 ||
+        (uintptr_t)k % 16) {                               /* (q's and k's rows: 16-byte loads) */
+        c->dn_chunks = 0;
+        infer_cuda_deltanet(ctx, out, q, k, v, g, beta, state, rows, n_k, n_v, d_k, d_v, scale);
+        return;
+    }
+    c->dn_chunks = 1;
+    const int nch = (rows + INFER_CUDA_DNC_T - 1) / INFER_CUDA_DNC_T;
+    if (!infer_cuda_grow(c, &c->dnc, &c->dnc_bytes, (size_t)n_v * nch * infer_cuda_dnc_floats(d_k, d_v) * sizeof(float), "cudaMalloc (DeltaNet chunks)")) return;
+    const size_t shm = infer_cuda_dnc_prep_shm(d_k);
+    static int opted;                                      /* above 48 KB of shared memory a kernel must ask, once */
+    if (!opted && shm > 48 * 1024)
+        infer_cuda_record(c, cudaFuncSetAttribute(k_dn_prep, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)infer_cuda_dnc_prep_shm(INFER_CUDA_DNC_MAXK)),
+                          "cudaFuncSetAttribute (DeltaNet chunks)");
+    opted = 1;
+    INFER_CUDA_LAUNCH(dim3((unsigned)nch, (unsigned)n_v), 256, shm, c, k_dn_prep)((float *)c->dnc, q, k, v, g, beta, rows, n_k, n_v, d_k, d_v);
+    INFER_CUDA_LAUNCHED(c, "deltanet (chunk products)");
+    INFER_CUDA_LAUNCH(dim3((unsigned)((d_v + INFER_CUDA_DNC_COLS - 1) / INFER_CUDA_DNC_COLS), (unsigned)n_v), 256, 0, c, k_dn_chunks)(out, state,
+        (const float *)c->dnc, q, k, rows, n_k, n_v, d_k, d_v, scale);
+    INFER_CUDA_LAUNCHED(c, "deltanet (chunks)");
+}
+
 /* A DeltaNet layer's decode rows in one launch (deltanet_decode): everything between the
  * input matmuls and the output projection, for `rows` sequences of one token each. Block
  * (b, h, r) is row r, value head h, columns j0 = b COLS .. j0 + COLS of the head (k_deltanet's
@@ -5894,6 +6099,7 @@ static void infer_cuda_ctx_free(void *ctx) {
     if (c->qcount) cudaFree(c->qcount);
     if (c->xh) cudaFree(c->xh);
     if (c->wh) cudaFree(c->wh);
+    if (c->dnc) cudaFree(c->dnc);
 #ifdef INFER_CUDA_GEMM
     if (c->blas) cublasDestroy(c->blas);
     if (c->blas_ws) cudaFree(c->blas_ws);
@@ -5956,7 +6162,7 @@ static void infer_cuda_fill_table(void) {
     k->conv1d_silu = infer_cuda_conv1d_silu;
     k->deltanet_gates = infer_cuda_deltanet_gates;
     k->deltanet_step = infer_cuda_deltanet;
-    k->deltanet_chunked = infer_cuda_deltanet;
+    k->deltanet_chunked = infer_cuda_deltanet_chunked;
     k->glu = infer_cuda_glu;
     k->ctx_create = infer_cuda_ctx_create;
     k->ctx_free = infer_cuda_ctx_free;
@@ -6027,6 +6233,9 @@ infer_status infer_cuda_init(int device, infer_error *err) {
      * tiles (the default 16), to time the two in one build */
     const char *mr = getenv("INFER_CUDA_MVQ_ROWS");
     if (mr && atoi(mr) > 0) infer_cuda_mvq_rows = infer_cuda_mvq_clamp(atoi(mr));
+    /* INFER_CUDA_DN=recurrence: DeltaNet prompts token by token (k_deltanet), not in chunks */
+    const char *dn = getenv("INFER_CUDA_DN");
+    if (dn && !strcmp(dn, "recurrence")) infer_cuda_dnc_min = INT_MAX;
     const char *qg = getenv("INFER_CUDA_QGEMM");
     if (qg && !strcmp(qg, "tiles")) infer_cuda_qgemm_rows = INT_MAX;
     else if (qg && atoi(qg) > INFER_CUDA_MVQ_ROWS) infer_cuda_qgemm_rows = atoi(qg);
@@ -6185,6 +6394,11 @@ extern "C" int infer_cuda_qgemm_force(int rows, int cols) {
 /* For the tests: the most rows the fast mode's int8 matvec takes from now on (8 to 64; -1:
  * the default, 16); returns the previous setting */
 extern "C" int infer_cuda_mvq_rows_force(int rows) { return infer_cuda_knob(&infer_cuda_mvq_rows, rows < 0 ? INFER_CUDA_MVQ_ROWS : infer_cuda_mvq_clamp(rows)); }
+/* For the tests: the fewest rows of a deltanet_chunked call that run on the chunked kernels
+ * (k_dn_prep, k_dn_chunks) from now on (-1: the default, INFER_CUDA_DNC_MIN; INT_MAX:
+ * never, the recurrence); returns the previous setting */
+extern "C" int infer_cuda_dn_chunks_force(int rows) { return infer_cuda_knob(&infer_cuda_dnc_min, rows < 0 ? INFER_CUDA_DNC_MIN : rows); }
+extern "C" int infer_cuda_dn_chunks_last(void *ctx) { return ((infer_cuda_ctx *)ctx)->dn_chunks; }
 /* the row count of the context's last int8 tiles (0: its last fast int8 matmul ran on the
  * matvec, -1: on the BF16 library GEMM) and their splits of K */
 extern "C" void infer_cuda_tiles_last(void *ctx, int *bm, int *splits) {

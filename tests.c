@@ -9584,6 +9584,8 @@ static void test_server_tool_parse(void) {
 int infer_cuda_dequant_host(infer_type t, const void *row, int K, float scale, float *dst);
 int infer_cuda_qgemm_force(int rows, int cols);
 int infer_cuda_mvq_rows_force(int rows);
+int infer_cuda_dn_chunks_force(int rows);
+int infer_cuda_dn_chunks_last(void *ctx);
 int infer_cuda_quant_x_host(infer_type t, const float *x, int rows, int K, int8_t *codes, float *d, int32_t *sums);
 int infer_cuda_fused_act_host(void *ctx, int which, int rows, int K, int8_t *codes, float *d, int32_t *sums);
 int infer_cuda_att_force_splits(int splits);
@@ -11008,8 +11010,10 @@ static void test_gpu_golden_llama(void) {
 /* The fast mode on the GPU against the golden references of every other family (llama has
  * the test above, deepseek4 gpu_deepseek4_golden): the short prompt batched and token by
  * token (the decode kernels), under the CPU fast path's rule -- a mean |diff| within 1.5x the
- * reference engine's own + 0.01. Under the emulator the batched run only. A model or
- * reference not on this machine is passed over; none at all skips. */
+ * reference engine's own + 0.01. Under the emulator the batched run only. The batched prompt
+ * once more with the DeltaNet layers in chunks (qwen35, qwen35moe; the 24 tokens are below
+ * the chunks' switch) and with the BF16 GEMM (Q8_0, TQ2_0). A model or reference not on
+ * this machine is passed over; none at all skips. */
 static void test_gpu_golden_families(void) {
     const infer_kernels *k = gpu_or_skip();
     if (!k) return;
@@ -11029,6 +11033,13 @@ static void test_gpu_golden_families(void) {
         if (!file_exists(model) || !file_exists(ref) || !file_exists(theirs)) continue;
         golden_check(f, v, NULL, fast, emulated ? 1 : N_RUNS(fast), 1);
 #ifdef INFER_CUDA
+        if (!strncmp(f, "qwen35", 6)) {                       /* the 24-token prompt's DeltaNet layers in chunks, as longer prompts run */
+            const int old = infer_cuda_dn_chunks_force(2);
+            golden_label = " (DeltaNet chunks)";
+            golden_check(f, v, NULL, fast, 1, 1);
+            golden_label = "";
+            infer_cuda_dn_chunks_force(old);
+        }
         if (!strcmp(v, "Q8_0") || !strcmp(v, "TQ2_0")) {       /* the batched prompt on the BF16 GEMM, as long prompts run */
             const int old = infer_cuda_qgemm_force(17, 0);
             if (old != -2) {
@@ -11623,6 +11634,74 @@ static void test_gpu_half_matmul(void) {
 done:
     if (cp) cpu->ctx_free(cp);
     if (g) k->ctx_free(g);
+}
+
+/* deltanet_chunked on the GPU's chunked kernels (k_dn_prep, k_dn_chunks) against the CPU's
+ * chunked form: the outputs and the carried state within INFER__TOL_SUM of the largest
+ * value, for shapes that cross every edge -- one chunk and a piece of one (2, 33 rows: the
+ * switch lowered to 2), exactly one chunk (64), several with a partial last one (130, 200),
+ * S columns in whole blocks of 16 and not (d_v 20), key heads shared (n_k < n_v), d_k from 32
+ * to the largest the kernels take (256) -- each run checked to have taken the chunks; then
+ * d_k 260 and 36 (past the largest, not a multiple of 8) on the recurrence, still right. */
+static void test_gpu_deltanet_chunks(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+#ifdef INFER_CUDA
+    const infer_kernels *cpu = infer_cpu_kernels();
+    void *cp = NULL, *g = NULL;
+    infer_error err;
+    const int old = infer_cuda_dn_chunks_force(2);
+    if (cpu->ctx_create(&cp, 2, 1, &err) != INFER_OK || k->ctx_create(&g, 1, 1, &err) != INFER_OK) {
+        CHECK_MSG(0, "%s", err.msg);
+        goto done;
+    }
+    static const int shapes[][5] = { { 2, 1, 2, 32, 16 }, { 33, 2, 4, 64, 20 }, { 64, 1, 2, 128, 128 }, { 130, 2, 2, 256, 32 }, { 200, 1, 3, 128, 128 },
+                                      { 40, 1, 1, 260, 16 }, { 40, 1, 2, 36, 16 } };
+    infer__rng rng;
+    infer__rng_seed(&rng, 14);
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        const int rows = shapes[si][0], n_k = shapes[si][1], n_v = shapes[si][2], d_k = shapes[si][3], d_v = shapes[si][4];
+        const size_t nq = (size_t)rows * n_k * d_k, nv = (size_t)rows * n_v * d_v, ng = (size_t)rows * n_v, ns = (size_t)n_v * d_v * d_k;
+        float *q = malloc(sizeof(float) * nq), *kk = malloc(sizeof(float) * nq), *v = malloc(sizeof(float) * nv), *gg = malloc(sizeof(float) * ng);
+        float *b = malloc(sizeof(float) * ng), *st = malloc(sizeof(float) * ns), *oc = malloc(sizeof(float) * nv), *og = malloc(sizeof(float) * nv);
+        float *sc = malloc(sizeof(float) * ns), *sg = malloc(sizeof(float) * ns);
+        for (size_t i = 0; i < nq; i++) { q[i] = (float)(infer__rng_uniform(&rng) * 2 - 1); kk[i] = (float)(infer__rng_uniform(&rng) * 2 - 1); }
+        for (size_t h = 0; h < nq / d_k; h++) {            /* unit-norm q and k, as the layer gives them */
+            double a = 0, c2 = 0;
+            for (int i = 0; i < d_k; i++) { a += (double)q[h * d_k + i] * q[h * d_k + i]; c2 += (double)kk[h * d_k + i] * kk[h * d_k + i]; }
+            for (int i = 0; i < d_k; i++) { q[h * d_k + i] /= (float)sqrt(a); kk[h * d_k + i] /= (float)sqrt(c2); }
+        }
+        for (size_t i = 0; i < nv; i++) v[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+        for (size_t i = 0; i < ng; i++) { gg[i] = (float)(-0.01 - 0.69 * infer__rng_uniform(&rng)); b[i] = (float)(0.05 + 0.9 * infer__rng_uniform(&rng)); }
+        for (size_t i = 0; i < ns; i++) st[i] = (float)(infer__rng_uniform(&rng) * 0.6 - 0.3);
+        memcpy(sc, st, sizeof(float) * ns);
+        const float scale = 1.0f / sqrtf((float)d_k);
+        cpu->deltanet_chunked(cp, oc, q, kk, v, gg, b, sc, rows, n_k, n_v, d_k, d_v, scale);
+        void *dq = k->alloc(g, sizeof(float) * nq), *dk = k->alloc(g, sizeof(float) * nq), *dv = k->alloc(g, sizeof(float) * nv), *dg = k->alloc(g, sizeof(float) * ng);
+        void *db = k->alloc(g, sizeof(float) * ng), *ds = k->alloc(g, sizeof(float) * ns), *dout = k->alloc(g, sizeof(float) * nv);
+        if (dq && dk && dv && dg && db && ds && dout && k->upload(g, dq, q, sizeof(float) * nq) == INFER_OK && k->upload(g, dk, kk, sizeof(float) * nq) == INFER_OK &&
+            k->upload(g, dv, v, sizeof(float) * nv) == INFER_OK && k->upload(g, dg, gg, sizeof(float) * ng) == INFER_OK &&
+            k->upload(g, db, b, sizeof(float) * ng) == INFER_OK && k->upload(g, ds, st, sizeof(float) * ns) == INFER_OK) {
+            k->deltanet_chunked(g, (float *)dout, (const float *)dq, (const float *)dk, (const float *)dv, (const float *)dg, (const float *)db, (float *)ds, rows, n_k,
+                                n_v, d_k, d_v, scale);
+            CHECK_MSG(k->download(g, og, dout, sizeof(float) * nv) == INFER_OK && k->download(g, sg, ds, sizeof(float) * ns) == INFER_OK, "%s", k->last_error(g));
+            const int chunks = infer_cuda_dn_chunks_last(g), want = d_k <= 256 && d_k % 8 == 0;
+            const double eo = int8_rel(oc, og, nv), es = int8_rel(sc, sg, ns);
+            CHECK_MSG(chunks == want, "rows=%d d_k=%d: ran on the %s", rows, d_k, chunks ? "chunked kernels" : "recurrence");
+            CHECK_MSG(eo <= INFER__TOL_SUM && es <= INFER__TOL_SUM, "rows=%d n_k=%d n_v=%d d_k=%d d_v=%d: max_rel %.3g (out), %.3g (state) against the CPU's chunks",
+                      rows, n_k, n_v, d_k, d_v, eo, es);
+            printf("    rows=%-3d n_k=%d n_v=%d d_k=%-3d d_v=%-3d %-10s max_rel against the CPU's chunks: out %.2e, state %.2e\n", rows, n_k, n_v, d_k, d_v,
+                   chunks ? "chunks" : "recurrence", eo, es);
+        } else CHECK_MSG(0, "device memory");
+        void *bufs[7] = { dq, dk, dv, dg, db, ds, dout };
+        for (int i = 0; i < 7; i++) if (bufs[i]) k->free(g, bufs[i]);
+        free(q); free(kk); free(v); free(gg); free(b); free(st); free(oc); free(og); free(sc); free(sg);
+    }
+done:
+    infer_cuda_dn_chunks_force(old);
+    if (cp) cpu->ctx_free(cp);
+    if (g) k->ctx_free(g);
+#endif
 }
 
 /* The fast mode's long prompts of quantized weights run on the BF16 library GEMM
@@ -12382,6 +12461,7 @@ static const test_case tests[] = {
     { "gpu_int8_tiles", test_gpu_int8_tiles },
     { "gpu_half_matmul", test_gpu_half_matmul },
     { "gpu_qgemm", test_gpu_qgemm },
+    { "gpu_deltanet_chunks", test_gpu_deltanet_chunks },
     { "grammar_suite", test_grammar_suite },
     { "grammar_errors", test_grammar_errors },
 #if !defined(INFER_NO_JINJA) || !defined(INFER_NO_HF)
