@@ -1182,6 +1182,39 @@ typedef struct infer_cuda_mv {
     int unused;               /* no padding bytes: a recorded launch's key holds the struct's bytes */
 } infer_cuda_mv;
 static_assert(offsetof(infer_cuda_mv, unused) + sizeof(int) == sizeof(infer_cuda_mv), "infer_cuda_mv has tail padding");
+/* Weights to pull into L2 ahead of the matvec that reads them (l2_prefetch): up to 4
+ * ranges, 16-byte aligned, whole 16-byte groups; bytes 0 where there are none. */
+#define INFER_CUDA_PF_N 4
+typedef struct infer_cuda_pf {
+    const uint8_t *p[INFER_CUDA_PF_N];
+    uint32_t bytes[INFER_CUDA_PF_N];
+} infer_cuda_pf;
+static_assert(sizeof(infer_cuda_pf) == INFER_CUDA_PF_N * (sizeof(void *) + 4), "infer_cuda_pf has padding");
+/* The decode step's small kernels (the norm that feeds a matvec, the attention or DeltaNet
+ * step that feeds Wo) run for microseconds with the memory all but idle, and the matvec after
+ * them waits on memory from its first load. So they first ask L2 for the start of the next
+ * matvec's weights (its first columns, which its first blocks read): every thread of the grid
+ * issues bulk L2 prefetches (cp.async.bulk.prefetch, sm_90; no-ops before) of 4 KiB pieces
+ * in turn, before the kernel waits for its predecessor -- the weights are no kernel's output.
+ * A hint: nothing waits for it, and what it fetched is read as any cached line. */
+#define INFER_CUDA_PF_PIECE 4096u
+__device__ __forceinline__ void l2_prefetch(const infer_cuda_pf &pf) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(INFER_CUDA_EMU)
+    const uint32_t nb = gridDim.x * gridDim.y * gridDim.z, b = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    const uint32_t nt = nb * blockDim.x, t = b * blockDim.x + threadIdx.x;
+INFER_CUDA_UNROLL
+    for (int j = 0; j < INFER_CUDA_PF_N; j++) {
+        const uint32_t bytes = pf.bytes[j], pieces = (bytes + INFER_CUDA_PF_PIECE - 1) / INFER_CUDA_PF_PIECE;
+        for (uint32_t i = t; i < pieces; i += nt) {
+            const uint32_t o = i * INFER_CUDA_PF_PIECE, n = bytes - o < INFER_CUDA_PF_PIECE ? bytes - o : INFER_CUDA_PF_PIECE;
+            asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(pf.p[j] + o), "r"(n) : "memory");
+        }
+    }
+#else
+    (void)pf;
+#endif
+}
+
 /* k_mvq's GLU mode with kind 1 (Q8_0) or 2 (Q8_K): out[0] is also written quantized, as
  * k_quant_x would write it, into codes [rows, N] and ds [rows, N / 32] -- the down
  * projection's activations; count [N / size] counts the blocks done per quantization block
@@ -1191,8 +1224,9 @@ typedef struct infer_cuda_qout {
     float2 *ds;
     int *count;
     int kind, size;
+    infer_cuda_pf pf;         /* the weights of the matvec that reads them, to prefetch (the attention's: Wo) */
 } infer_cuda_qout;
-static_assert(sizeof(infer_cuda_qout) == 3 * sizeof(void *) + 2 * sizeof(int), "infer_cuda_qout has padding");
+static_assert(sizeof(infer_cuda_qout) == 3 * sizeof(void *) + 2 * sizeof(int) + sizeof(infer_cuda_pf), "infer_cuda_qout has padding");
 /* The activations go through shared memory. A lane dots its 32 decoded weights with the 32
  * activations of its chunk: read straight from global memory, the 32 lanes of a warp would
  * read 32 segments 128 bytes apart with every load, 8 times the cache traffic of reading
@@ -3768,22 +3802,28 @@ INFER_CUDA_UNROLL8
     return (float)(1.0 / sqrt(ss / dim + eps));
 }
 #define INFER_CUDA_NORM_THREADS(dim) ((dim) >= 1024 ? 256 : 128)
-__global__ void k_rmsnorm(float *out, const float *x, const float *w, int dim, float eps) {
-    INFER_CUDA_PDL_ENTRY;
+__global__ void k_rmsnorm(float *out, const float *x, const float *w, int dim, float eps, infer_cuda_pf pf) {
+    INFER_CUDA_PDL_TRIGGER();
+    l2_prefetch(pf);                                     /* (the float matvec's weights that read out, in a decode step) */
+    INFER_CUDA_PDL_WAIT();
     const float *xr = x + (size_t)blockIdx.x * dim;
     float *o = out + (size_t)blockIdx.x * dim;
     const float scale = rms_scale(xr, dim, eps);
     const int per = (dim + gridDim.y - 1) / gridDim.y, i0 = blockIdx.y * per, i1 = i0 + per < dim ? i0 + per : dim;
     for (int i = i0 + threadIdx.x; i < i1; i += blockDim.x) o[i] = xr[i] * scale * (w ? w[i] : 1.0f);
 }
-static void infer_cuda_rmsnorm(void *ctx, float *out, const float *x, const float *w, int rows, int dim, float eps) {
-    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+static void infer_cuda_rmsnorm_pf(infer_cuda_ctx *c, float *out, const float *x, const float *w, int rows, int dim, float eps, const infer_cuda_pf &pf) {
     if (rows <= 0) return;
     int parts = out == x || rows >= infer_cuda_sms ? 1 : dim / 256;
     if (parts > 8) parts = 8;
     if (parts < 1) parts = 1;
-    INFER_CUDA_LAUNCH(dim3(rows, parts), INFER_CUDA_NORM_THREADS(dim), 0, c, k_rmsnorm)(out, x, w, dim, eps);
+    INFER_CUDA_LAUNCH(dim3(rows, parts), INFER_CUDA_NORM_THREADS(dim), 0, c, k_rmsnorm)(out, x, w, dim, eps, pf);
     INFER_CUDA_LAUNCHED(c, "rmsnorm");
+}
+static void infer_cuda_rmsnorm(void *ctx, float *out, const float *x, const float *w, int rows, int dim, float eps) {
+    infer_cuda_pf none;
+    memset(&none, 0, sizeof none);
+    infer_cuda_rmsnorm_pf((infer_cuda_ctx *)ctx, out, x, w, rows, dim, eps, none);
 }
 
 /* RMSNorm feeding the fast matvec: k_rmsnorm's out, and the same floats quantized as
@@ -3794,8 +3834,9 @@ static void infer_cuda_rmsnorm(void *ctx, float *out, const float *x, const floa
  * computes its normalised values, stores them and quantizes them from its registers. The
  * one launch replaces k_rmsnorm and k_quant_x. */
 template <int KIND>
-__global__ void k_rmsnorm_q(float *out, const float *x, const float *w, int dim, float eps, int8_t *codes, float2 *xds) {
+__global__ void k_rmsnorm_q(float *out, const float *x, const float *w, int dim, float eps, int8_t *codes, float2 *xds, infer_cuda_pf pf) {
     INFER_CUDA_PDL_TRIGGER();
+    l2_prefetch(pf);                                     /* the matvec's first columns (before the wait, as the norm's weights) */
     const int r = blockIdx.y, i0 = 256 * blockIdx.x, warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = blockDim.x >> 5;
     /* the norm's weights (no kernel writes them) before the wait: their load overlaps the
      * kernel before, not the row's sum; a thread's first group (KIND 1) or warp 0's 8 (KIND 2) */
@@ -3840,6 +3881,22 @@ INFER_CUDA_UNROLL
  * that do not fit)
  * the entries run those ops one by one. */
 
+/* w's first columns added to the L2 prefetch list pf (l2_prefetch): each range at most
+ * INFER_CUDA_PF_MAX / INFER_CUDA_PF_N bytes, so the list stays well inside L2 (50 MiB on an
+ * H100); a weight not 16-byte aligned, a full list, or INFER_CUDA_L2PF=0 adds nothing */
+#define INFER_CUDA_PF_MAX (24u << 20)
+static int infer_cuda_l2pf = 1;
+static void infer_cuda_pf_add(infer_cuda_pf *pf, const infer_tensor *w) {
+    if (!infer_cuda_l2pf || !w || !w->data || (uintptr_t)w->data % 16) return;
+    for (int i = 0; i < INFER_CUDA_PF_N; i++) {
+        if (pf->bytes[i]) continue;
+        const size_t cap = INFER_CUDA_PF_MAX / INFER_CUDA_PF_N, n = w->nbytes < cap ? w->nbytes : cap;
+        pf->p[i] = (const uint8_t *)w->data;
+        pf->bytes[i] = (uint32_t)(n / 16 * 16);
+        return;
+    }
+}
+
 /* a buffer of the context holding x [rows, K] quantized in infer_cuda_quant_x's layout (codes,
  * then 16-byte aligned (d, sum) pairs); 0 when it cannot be had (the error is kept) */
 static int infer_cuda_xq_in(infer_cuda_ctx *c, void **buf, size_t *have, int K, int rows, int8_t **q, float2 **ds) {
@@ -3853,18 +3910,19 @@ static int infer_cuda_xq_in(infer_cuda_ctx *c, void **buf, size_t *have, int K, 
 /* h = RMSNorm(x) * w for a matvec whose activations are of `kind` (infer_cuda_mv_kind): kind 1
  * or 2 and rows that split into its blocks, one k_rmsnorm_q launch that also quantizes h
  * into the context's xq buffer (returned as the matvec's memo); otherwise k_rmsnorm. */
-static infer_cuda_xq infer_cuda_norm_for(infer_cuda_ctx *c, int kind, float *h, const float *x, const float *w, int rows, int dim, float eps) {
+static infer_cuda_xq infer_cuda_norm_for(infer_cuda_ctx *c, int kind, float *h, const float *x, const float *w, int rows, int dim, float eps,
+                                         const infer_cuda_pf &pf) {
     infer_cuda_xq xq = { 0, NULL, NULL };
     if ((kind == 1 && dim % 32 == 0) || (kind == 2 && dim % 256 == 0)) {
         if (!infer_cuda_xq_in(c, &c->xq, &c->xq_bytes, dim, rows, &xq.q, &xq.ds)) return xq;
         const dim3 grid((dim + 255) / 256, rows);
-        if (kind == 1) INFER_CUDA_LAUNCH(grid, INFER_CUDA_NORM_THREADS(dim), 0, c, k_rmsnorm_q<1>)(h, x, w, dim, eps, xq.q, xq.ds);
-        else INFER_CUDA_LAUNCH(grid, INFER_CUDA_NORM_THREADS(dim), 0, c, k_rmsnorm_q<2>)(h, x, w, dim, eps, xq.q, xq.ds);
+        if (kind == 1) INFER_CUDA_LAUNCH(grid, INFER_CUDA_NORM_THREADS(dim), 0, c, k_rmsnorm_q<1>)(h, x, w, dim, eps, xq.q, xq.ds, pf);
+        else INFER_CUDA_LAUNCH(grid, INFER_CUDA_NORM_THREADS(dim), 0, c, k_rmsnorm_q<2>)(h, x, w, dim, eps, xq.q, xq.ds, pf);
         INFER_CUDA_LAUNCHED(c, "rmsnorm (quantized)");
         xq.kind = kind;
         return xq;
     }
-    infer_cuda_rmsnorm(c, h, x, w, rows, dim, eps);
+    infer_cuda_rmsnorm_pf(c, h, x, w, rows, dim, eps, pf);
     return xq;
 }
 /* does the fast decode matvec read x quantized, for this weight and these rows? its kind */
@@ -3891,7 +3949,10 @@ static void infer_cuda_rmsnorm_matmul_n(void *ctx, float *h, const float *x, con
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (rows <= 0) return;
     const int kind = n > 0 && h != x && w[0]->ne[0] == dim ? infer_cuda_fused_kind(c, w[0], h, rows) : 0;
-    const infer_cuda_xq xq = infer_cuda_norm_for(c, kind == 3 ? 0 : kind, h, x, nw, rows, dim, eps);
+    infer_cuda_pf pf;
+    memset(&pf, 0, sizeof pf);
+    for (int i = 0; kind && i < n; i++) infer_cuda_pf_add(&pf, w[i]);
+    const infer_cuda_xq xq = infer_cuda_norm_for(c, kind == 3 ? 0 : kind, h, x, nw, rows, dim, eps, pf);
     infer_cuda_matmul_n_xq(c, n, out, w, h, rows, xq);
 }
 
@@ -3944,7 +4005,11 @@ static void infer_cuda_rmsnorm_ffn(void *ctx, float *x, float *h, float *hid, co
         qo.codes = xd.q; qo.ds = xd.ds; qo.kind = kout; qo.size = qsize;
         xd.kind = kout;
     }
-    infer_cuda_xq xq = infer_cuda_norm_for(c, kin == 3 ? 0 : kin, h, x, nw, rows, K, eps);
+    infer_cuda_pf pf;
+    memset(&pf, 0, sizeof pf);
+    infer_cuda_pf_add(&pf, wg);
+    infer_cuda_pf_add(&pf, wu);
+    infer_cuda_xq xq = infer_cuda_norm_for(c, kin == 3 ? 0 : kin, h, x, nw, rows, K, eps, pf);
     if (!infer_cuda_matvec_fast(c, wg->type, mv, rb, h, K, rows, 1, &xq, &qo)) return;     /* kin != 0: it runs */
     infer_cuda_matvec_w(c, x, wd, hid, rows, 1, &xd);
 }
@@ -4608,7 +4673,9 @@ template <int DPL, int G, int Q>
 __global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention(float *out, float *part, int *count, const float *q, infer_cuda_kv kv,
                                                                          const int32_t *pos, int n_head, int group, int hd, float scale, int n_split,
                                                                          infer_cuda_qout aq) {
-    INFER_CUDA_PDL_ENTRY;
+    INFER_CUDA_PDL_TRIGGER();
+    l2_prefetch(aq.pf);                                   /* Wo's first columns (attention_matmul_add), before the wait */
+    INFER_CUDA_PDL_WAIT();
     const int h0 = blockIdx.x * G, r = blockIdx.y, split = blockIdx.z;
     const size_t row = (size_t)r * n_head + h0;
     KeysCache keys;
@@ -4637,7 +4704,9 @@ template <int HD, int G, int Q>
 __global__ void __launch_bounds__(32 * INFER_CUDA_ATT_WARPS) k_attention_h16(float *out, float *part, int *count, const float *q, infer_cuda_kv kv,
                                                                              const int32_t *pos, int n_head, int group, float scale, int n_split,
                                                                              infer_cuda_qout aq) {
-    INFER_CUDA_PDL_ENTRY;
+    INFER_CUDA_PDL_TRIGGER();
+    l2_prefetch(aq.pf);                                   /* Wo's first columns (attention_matmul_add), before the wait */
+    INFER_CUDA_PDL_WAIT();
     constexpr int L = HD / 8, PW = 32 / L, R = INFER_CUDA_ATT_POS / PW;
     const int h0 = blockIdx.x * G, r = blockIdx.y, split = blockIdx.z;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, seg = lane / L, d0 = 8 * (lane % L);
@@ -5071,7 +5140,10 @@ static void infer_cuda_attention_matmul_add(void *ctx, float *y, const infer_ten
     int qs;
     const int QD = n_head * head_dim, kind = infer_cuda_quant_for(c, wo, att, rows, QD, &qs);
     if (!kind || head_dim > INFER_CUDA_ATT_MAXD) {
-        infer_cuda_attention(ctx, att, q, kv, pos, rows, n_head, n_head_kv, head_dim, scale);
+        infer_cuda_qout none;                 /* (a decode step's float Wo: its first columns prefetched) */
+        memset(&none, 0, sizeof none);
+        if (!c->precise && rows <= INFER_CUDA_MV_ROWS) infer_cuda_pf_add(&none.pf, wo);
+        infer_cuda_attention_q(c, att, q, kv, pos, rows, n_head, n_head_kv, head_dim, scale, none);
         infer_cuda_matmul_add(ctx, y, wo, att, rows);
         return;
     }
@@ -5080,6 +5152,7 @@ static void infer_cuda_attention_matmul_add(void *ctx, float *y, const infer_ten
     memset(&aq, 0, sizeof aq);
     if (!infer_cuda_xq_in(c, &c->xq, &c->xq_bytes, QD, rows, &xq.q, &xq.ds) || !(aq.count = infer_cuda_counters(c, rows * (QD / qs)))) return;
     aq.codes = xq.q; aq.ds = xq.ds; aq.kind = kind; aq.size = qs;
+    infer_cuda_pf_add(&aq.pf, wo);
     infer_cuda_attention_q(c, att, q, kv, pos, rows, n_head, n_head_kv, head_dim, scale, aq);
     xq.kind = kind;
     infer_cuda_matvec_w(c, y, wo, att, rows, 1, &xq);
@@ -5540,6 +5613,7 @@ struct infer_cuda_dnd {                         /* deltanet_decode's arguments (
     int *qcount;                                /* [rows, VD / qs] tickets for blocks shared by two groups */
     int rows, n_k, n_v, d_k, d_v, kernel, qs;
     float eps, scale;
+    infer_cuda_pf pf;                           /* Wo's first columns, prefetched into L2 */
 };
 /* conv1d + SiLU of channel c for one token: the CPU's sum, term for term (conv1d_silu) */
 __device__ __forceinline__ float dnd_conv_silu(const float *x, const float *state, const float *w, int c, int CD, int kernel) {
@@ -5551,7 +5625,9 @@ __device__ __forceinline__ float dnd_conv_silu(const float *x, const float *stat
 }
 template <int DKL>
 __global__ void __launch_bounds__(32 * INFER_CUDA_DND_WARPS) k_deltanet_decode(infer_cuda_dnd p) {
-    INFER_CUDA_PDL_ENTRY;
+    INFER_CUDA_PDL_TRIGGER();
+    l2_prefetch(p.pf);
+    INFER_CUDA_PDL_WAIT();
     constexpr int COLS = INFER_CUDA_DND_COLS, CPW = INFER_CUDA_DND_COLS / INFER_CUDA_DND_WARPS;
     __shared__ float sq[INFER_CUDA_DN_MAXK], sk[INFER_CUDA_DN_MAXK], sv[COLS], gates[2];
     __shared__ int last;
@@ -5668,6 +5744,7 @@ static void infer_cuda_deltanet_decode(void *ctx, float *out, float *y, const in
     if (fuse && !infer_cuda_xq_in(c, &c->xq, &c->xq_bytes, VD, rows, &xq.q, &xq.ds)) return;
     if (!(p.count = infer_cuda_counters(c, rows * n_k + (fuse ? rows * (VD / qs) : 0)))) return;
     if (fuse) { p.qcodes = xq.q; p.qds = xq.ds; p.qcount = p.count + (size_t)rows * n_k; p.qs = qs; }
+    if (y && wo) infer_cuda_pf_add(&p.pf, wo);
     p.out = out; p.mixed = mixed; p.z = z; p.alpha = alpha; p.beta = beta; p.states = states;
     p.conv_w = conv_w; p.dt_bias = dt_bias; p.a = a; p.norm = norm;
     p.rows = rows; p.n_k = n_k; p.n_v = n_v; p.d_k = d_k; p.d_v = d_v; p.kernel = kernel;
@@ -6233,6 +6310,9 @@ infer_status infer_cuda_init(int device, infer_error *err) {
      * tiles (the default 16), to time the two in one build */
     const char *mr = getenv("INFER_CUDA_MVQ_ROWS");
     if (mr && atoi(mr) > 0) infer_cuda_mvq_rows = infer_cuda_mvq_clamp(atoi(mr));
+    /* INFER_CUDA_L2PF=0: no L2 prefetch of the next matvec's weights (l2_prefetch), to time it */
+    const char *pfe = getenv("INFER_CUDA_L2PF");
+    if (pfe && !strcmp(pfe, "0")) infer_cuda_l2pf = 0;
     /* INFER_CUDA_DN=recurrence: DeltaNet prompts token by token (k_deltanet), not in chunks */
     const char *dn = getenv("INFER_CUDA_DN");
     if (dn && !strcmp(dn, "recurrence")) infer_cuda_dnc_min = INT_MAX;
@@ -6362,6 +6442,9 @@ extern "C" int infer_cuda_att_force_splits(int splits) { return infer_cuda_knob(
  * (0), in every context (graphs captured before keep how they were made); returns the
  * previous setting, or -2 (and changes nothing) where the device or the build cannot */
 extern "C" int infer_cuda_pdl_force(int on) { return infer_cuda_pdl_ok ? infer_cuda_knob(&infer_cuda_pdl, on != 0) : -2; }
+/* For the tests: the small kernels of launches issued from now on prefetch the next
+ * matvec's weights into L2 (1) or not (0); returns the previous setting */
+extern "C" int infer_cuda_l2pf_force(int on) { return infer_cuda_knob(&infer_cuda_l2pf, on != 0); }
 /* For the tests: how a fast-mode matmul of F16 or BF16 weights over more than 8 rows runs
  * from now on: 0 the tiles, 1 the library GEMM (cuBLAS), -1 the backend's choice (the
  * library where the build has it); returns the previous setting, or -2 (and changes

@@ -9590,6 +9590,7 @@ int infer_cuda_quant_x_host(infer_type t, const float *x, int rows, int K, int8_
 int infer_cuda_fused_act_host(void *ctx, int which, int rows, int K, int8_t *codes, float *d, int32_t *sums);
 int infer_cuda_att_force_splits(int splits);
 int infer_cuda_pdl_force(int on);
+int infer_cuda_l2pf_force(int on);
 #endif
 
 /* every type the GPU decodes gives the CPU's dequantized values bit for bit (run on the
@@ -10790,7 +10791,8 @@ static void test_gpu_greedy(void) {
  * it at its first line): the same steps -- a prompt, then decode steps replayed as graphs --
  * with and without it give the same logits (a kernel that read its input before the
  * previous kernel had written it would not), and the steps stay graphs. The fast mode, the
- * F16 cache; stories260K's small kernels overlap the most. */
+ * F16 cache; stories260K's small kernels overlap the most. A third run without the small
+ * kernels' L2 prefetch of the next matvec's weights (a hint: the same logits). */
 static void test_gpu_pdl(void) {
     const infer_kernels *k = gpu_or_skip();
     if (!k) return;
@@ -10804,10 +10806,12 @@ static void test_gpu_pdl(void) {
     const int V = infer_model_config(m)->n_vocab;
     int32_t ids[NP + NG];
     for (int i = 0; i < NP + NG; i++) ids[i] = (i * 41 + 11) % V;
-    float *out[2] = { NULL, NULL };
-    int graphs[2] = { 0, 0 };
-    for (int pdl = 0; pdl < 2; pdl++) {
-        infer_cuda_pdl_force(pdl);
+    float *out[3] = { NULL, NULL, NULL };
+    int graphs[3] = { 0, 0, 0 };
+    const int old_pf = infer_cuda_l2pf_force(1);
+    for (int pdl = 0; pdl < 3; pdl++) {                   /* 0: without PDL, 1: with, 2: with, no prefetch */
+        infer_cuda_pdl_force(pdl != 0);
+        infer_cuda_l2pf_force(pdl != 2);
         infer_session_params sp = infer_session_default_params();
         sp.backend = k; sp.n_ctx = 64;
         infer_session *s;
@@ -10825,12 +10829,16 @@ static void test_gpu_pdl(void) {
         infer_session_free(s);
     }
     infer_cuda_pdl_force(old);
-    double mx = 0;
+    infer_cuda_l2pf_force(old_pf);
+    double mx = 0, mp = 0;
     for (size_t i = 0; out[0] && out[1] && i < (size_t)V * (NG + 1); i++) mx = fmax(mx, fabs((double)out[0][i] - out[1][i]));
-    printf("    %d decode steps: max |logit with - without| %.3g; graphs %d and %d\n", NG, mx, graphs[1], graphs[0]);
+    for (size_t i = 0; out[1] && out[2] && i < (size_t)V * (NG + 1); i++) mp = fmax(mp, fabs((double)out[2][i] - out[1][i]));
+    printf("    %d decode steps: max |logit with - without| %.3g (PDL), %.3g (L2 prefetch); graphs %d, %d and %d\n", NG, mx, mp, graphs[1], graphs[0], graphs[2]);
     CHECK_MSG(out[0] && out[1] && mx <= 1e-5, "with programmatic dependent launch the logits move by %g", mx);
-    CHECK_MSG(graphs[1] >= NG - 2 && graphs[0] >= NG - 2, "graphs: %d with, %d without, of %d steps", graphs[1], graphs[0], NG);
-    free(out[0]); free(out[1]);
+    CHECK_MSG(out[1] && out[2] && mp == 0, "without the L2 prefetch the logits move by %g", mp);
+    CHECK_MSG(graphs[1] >= NG - 2 && graphs[0] >= NG - 2 && graphs[2] >= NG - 2, "graphs: %d with, %d without, %d without prefetch, of %d steps", graphs[1],
+              graphs[0], graphs[2], NG);
+    free(out[0]); free(out[1]); free(out[2]);
     infer_model_free(m);
 #endif
 }
