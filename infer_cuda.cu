@@ -5403,6 +5403,7 @@ static void infer_cuda_deltanet(void *ctx, float *out, const float *q, const flo
 #define INFER_CUDA_DNC_COLS 16        /* S columns a k_dn_chunks block */
 #define INFER_CUDA_DNC_MAXK 256
 #define INFER_CUDA_DNC_MIN 32
+#define INFER_CUDA_DNC_PIECE 1024     /* most rows a pair of launches takes (longer calls go in pieces): 16 chunks of scratch */
 static int infer_cuda_dnc_min = INFER_CUDA_DNC_MIN;     /* the tests and INFER_CUDA_DN: the fewest rows on the chunked kernels */
 /* floats of scratch per (value head, chunk): U [T, d_v], Wk [T, d_k], P [T, T], G [T] */
 INFER_CUDA_HD size_t infer_cuda_dnc_floats(int d_k, int d_v) {
@@ -5563,6 +5564,14 @@ static void infer_cuda_deltanet_chunked(void *ctx, float *out, const float *q, c
         return;
     }
     c->dn_chunks = 1;
+    if (rows > INFER_CUDA_DNC_PIECE) {                    /* long chunks of rows in pieces: the scratch stays bounded */
+        for (int r0 = 0; r0 < rows; r0 += INFER_CUDA_DNC_PIECE) {
+            const int n = rows - r0 < INFER_CUDA_DNC_PIECE ? rows - r0 : INFER_CUDA_DNC_PIECE;
+            const size_t qo = (size_t)r0 * n_k * d_k, vo = (size_t)r0 * n_v * d_v, go = (size_t)r0 * n_v;
+            infer_cuda_deltanet_chunked(ctx, out + vo, q + qo, k + qo, v + vo, g + go, beta + go, state, n, n_k, n_v, d_k, d_v, scale);
+        }
+        return;
+    }
     const int nch = (rows + INFER_CUDA_DNC_T - 1) / INFER_CUDA_DNC_T;
     if (!infer_cuda_grow(c, &c->dnc, &c->dnc_bytes, (size_t)n_v * nch * infer_cuda_dnc_floats(d_k, d_v) * sizeof(float), "cudaMalloc (DeltaNet chunks)")) return;
     const size_t shm = infer_cuda_dnc_prep_shm(d_k);

@@ -11648,6 +11648,7 @@ done:
  * chunked form: the outputs and the carried state within INFER__TOL_SUM of the largest
  * value, for shapes that cross every edge -- one chunk and a piece of one (2, 33 rows: the
  * switch lowered to 2), exactly one chunk (64), several with a partial last one (130, 200),
+ * more rows than one pair of launches takes (1100: 1024, then 76),
  * S columns in whole blocks of 16 and not (d_v 20), key heads shared (n_k < n_v), d_k from 32
  * to the largest the kernels take (256) -- each run checked to have taken the chunks; then
  * d_k 260 and 36 (past the largest, not a multiple of 8) on the recurrence, still right. */
@@ -11664,7 +11665,7 @@ static void test_gpu_deltanet_chunks(void) {
         goto done;
     }
     static const int shapes[][5] = { { 2, 1, 2, 32, 16 }, { 33, 2, 4, 64, 20 }, { 64, 1, 2, 128, 128 }, { 130, 2, 2, 256, 32 }, { 200, 1, 3, 128, 128 },
-                                      { 40, 1, 1, 260, 16 }, { 40, 1, 2, 36, 16 } };
+                                      { 1100, 1, 1, 32, 16 }, { 40, 1, 1, 260, 16 }, { 40, 1, 2, 36, 16 } };
     infer__rng rng;
     infer__rng_seed(&rng, 14);
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
