@@ -39,7 +39,7 @@
  *   >>arch               72  model families as descriptors
  *   >>load             1070  from GGUF tensors to model weights, with shape checks
  *   >>kv                216  the paged KV cache, the prefix cache, the recurrent state
- *   >>session           565  a session: backend, activations, caches, sequences
+ *   >>session           566  a session: backend, activations, caches, sequences
  *   >>deepseek4         204  DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
  *   >>forward           447  the transformer, once for every family: one step through every layer
  *   >>eval              174  the evaluation API: batches of sequences, logits out
@@ -10742,8 +10742,9 @@ static size_t infer__comp_state_len(int dim) { return 6 * (size_t)dim; }
  * Running the model on a session is >>forward (one step) and >>eval (the API around it).
  * ---------------------------------------------------------------------------------------- */
 /* The output projection runs over at most this many rows at a time, so a long prompt with
- * all logits wanted needs [32, n_vocab] of scratch, not [n_ubatch, n_vocab]. */
-#define INFER__LOGIT_ROWS 32
+ * all logits wanted needs [64, n_vocab] of scratch, not [n_ubatch, n_vocab]; and a decode
+ * step of up to 64 sequences reads the output matrix once (on a GPU: in the step's graph). */
+#define INFER__LOGIT_ROWS 64
 
 /* a step's rows [row0, row0 + n) belong to sequence `seq`, at its positions p0.. */
 typedef struct infer__seg { int32_t seq, row0, n, p0; } infer__seg;
@@ -12807,7 +12808,7 @@ static void infer__diff_elementwise(infer__diff *d) {
         enum { R = 6, N = 5003 };
         float *x = infer__diff_rand(d, (size_t)R * N, -8, 8);
         if (x) {
-            x[1 * N + 4000] = x[1 * N + 17] = 9.0f;                   /* a tie: 17 */
+            x[1 * N + 4100] = x[1 * N + 17] = 9.0f;                   /* a tie: 17 (the two 4096 apart and more) */
             x[2 * N + N - 1] = 9.0f;                                  /* the last entry */
             x[3 * N + 2500] = NAN;
             x[4 * N + 10] = INFINITY;

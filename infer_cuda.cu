@@ -4127,42 +4127,87 @@ static void infer_cuda_deltanet_gates(void *ctx, float *g, float *beta, const fl
  * (strictly larger replaces: the first of equals stays), then the warp and the block keep the
  * larger value, the smaller index of equals. A NaN or an infinity anywhere makes the row's
  * id -1: the forward pass then fetches the logits to say where. */
-#define INFER_CUDA_ARGMAX_THREADS 512
+/* The greedy pick of each row: the first index of its largest value, -1 where the row holds
+ * a NaN or an infinity. A row of logits (128k floats) is too long for one block: one SM
+ * reads it from L2 at a fraction of the GPU's rate. So block (b, r) takes values
+ * ARGMAX_SEG b .. of row r (16-byte loads where the row is aligned), writes its (value,
+ * index) -- the index -2 for "saw a non-finite value" -- and the last block of the row to
+ * finish (a ticket, left at 0) reduces the partials. Ties go to the lower index in every
+ * comparison, so the order in which blocks finish does not matter. */
+#define INFER_CUDA_ARGMAX_THREADS 256
+#define INFER_CUDA_ARGMAX_SEG 4096        /* values a block takes: 16 a thread */
 __device__ __forceinline__ void argmax_keep(float &v, int &i, float v2, int i2) {
     if (v2 > v || (v2 == v && i2 < i)) { v = v2; i = i2; }
 }
-__global__ void __launch_bounds__(INFER_CUDA_ARGMAX_THREADS) k_argmax(int32_t *ids, const float *x, int n) {
+__device__ __forceinline__ void argmax_see(float &best, int &at, int &bad, float v, int i) {
+    bad |= !isfinite(v);
+    argmax_keep(best, at, v, i);
+}
+__global__ void __launch_bounds__(INFER_CUDA_ARGMAX_THREADS) k_argmax(int32_t *ids, const float *x, int n, float *pv, int *pi, int *count) {
     INFER_CUDA_PDL_ENTRY;
-    __shared__ float wv[32];
-    __shared__ int wi[32], wbad[32];
-    const float *xr = x + (size_t)blockIdx.x * n;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    constexpr int NW = INFER_CUDA_ARGMAX_THREADS / 32;
+    __shared__ float wv[NW];
+    __shared__ int wi[NW], wbad[NW], last;
+    const int r = blockIdx.y, nb = gridDim.x, b = blockIdx.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const float *xr = x + (size_t)r * n;
+    const int i0 = b * INFER_CUDA_ARGMAX_SEG, i1 = n - i0 < INFER_CUDA_ARGMAX_SEG ? n : i0 + INFER_CUDA_ARGMAX_SEG;
     float best = -INFINITY;               /* (-inf, n): nothing seen; any finite value beats it, and */
     int at = n, bad = 0;                  /* a row with -inf (or NaN) in it is -1 whatever is kept */
-INFER_CUDA_UNROLL8                            /* 8 loads in flight, not one memory latency per element */
-    for (int i = threadIdx.x; i < n; i += INFER_CUDA_ARGMAX_THREADS) {
-        const float v = xr[i];
-        bad |= !isfinite(v);
-        argmax_keep(best, at, v, i);
+    int i = i0 + tid;
+    if (((uintptr_t)(xr + i0) & 15) == 0) {  /* 16-byte loads, 4 in flight a thread */
+        const int nv = (i1 - i0) / 4;
+INFER_CUDA_UNROLL
+        for (int j = tid; j < nv; j += INFER_CUDA_ARGMAX_THREADS) {
+            const float4 v = ldv<float4>(xr + i0 + 4 * j);
+            argmax_see(best, at, bad, v.x, i0 + 4 * j);
+            argmax_see(best, at, bad, v.y, i0 + 4 * j + 1);
+            argmax_see(best, at, bad, v.z, i0 + 4 * j + 2);
+            argmax_see(best, at, bad, v.w, i0 + 4 * j + 3);
+        }
+        i = i0 + 4 * nv + tid;
     }
+    for (; i < i1; i += INFER_CUDA_ARGMAX_THREADS) argmax_see(best, at, bad, xr[i], i);
     for (int o = 16; o > 0; o >>= 1) {
         argmax_keep(best, at, __shfl_xor_sync(0xffffffffu, best, o), __shfl_xor_sync(0xffffffffu, at, o));
         bad |= __shfl_xor_sync(0xffffffffu, bad, o);
     }
     if (lane == 0) { wv[warp] = best; wi[warp] = at; wbad[warp] = bad; }
     __syncthreads();
-    if (threadIdx.x == 0) {
-        for (int w = 1; w < INFER_CUDA_ARGMAX_THREADS / 32; w++) {
-            bad |= wbad[w];
-            argmax_keep(best, at, wv[w], wi[w]);
-        }
-        ids[blockIdx.x] = bad || at == n ? -1 : at;
+    if (tid != 0) return;
+    for (int w = 1; w < NW; w++) {
+        bad |= wbad[w];
+        argmax_keep(best, at, wv[w], wi[w]);
     }
+    if (nb > 1) {                          /* the partial out; the row's last block reduces them */
+        pv[(size_t)r * nb + b] = best;
+        pi[(size_t)r * nb + b] = bad ? -2 : at;
+        __threadfence();
+        last = atomicAdd(&count[r], 1) == nb - 1;
+        if (!last) return;
+        __threadfence();
+        best = -INFINITY; at = n; bad = 0;
+        for (int s2 = 0; s2 < nb; s2++) {
+            const int j = __ldcg(&pi[(size_t)r * nb + s2]);
+            if (j == -2) bad = 1;
+            else argmax_keep(best, at, __ldcg(&pv[(size_t)r * nb + s2]), j);
+        }
+        count[r] = 0;                      /* for the next launch (a replayed graph) */
+    }
+    ids[r] = bad || at == n ? -1 : at;
 }
 static void infer_cuda_argmax(void *ctx, int32_t *ids, const float *x, int rows, int n) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (rows <= 0) return;
-    INFER_CUDA_LAUNCH((unsigned)rows, INFER_CUDA_ARGMAX_THREADS, 0, c, k_argmax)(ids, x, n);
+    if (rows > 65535) { infer_cuda_record(c, cudaErrorInvalidValue, "argmax: more than 65535 rows"); return; }
+    const int nb = n > 0 ? (n + INFER_CUDA_ARGMAX_SEG - 1) / INFER_CUDA_ARGMAX_SEG : 1;
+    float *pv = NULL;
+    int *pi = NULL, *count = NULL;
+    if (nb > 1) {
+        if (!infer_cuda_reserve(c, (size_t)rows * nb * (sizeof(float) + sizeof(int))) || !(count = infer_cuda_counters(c, rows))) return;
+        pv = (float *)c->scratch;
+        pi = (int *)(pv + (size_t)rows * nb);
+    }
+    INFER_CUDA_LAUNCH(dim3((unsigned)nb, (unsigned)rows), INFER_CUDA_ARGMAX_THREADS, 0, c, k_argmax)(ids, x, n, pv, pi, count);
     INFER_CUDA_LAUNCHED(c, "argmax");
 }
 

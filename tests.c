@@ -11713,6 +11713,47 @@ done:
 #endif
 }
 
+/* The argmax op on a vocabulary-sized row, dealt over blocks of 4096 values and reduced by
+ * the last (k_argmax): rows of 128257 values (odd: every other row's 16-byte loads fall back
+ * to single ones) -- the largest value the row's last, a tie 99995 indices apart (the first
+ * wins), a -inf deep in the row (-1), a row of equal values (0) -- the CPU's ids exactly,
+ * twice (the tickets left at 0). */
+static void test_gpu_argmax_rows(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+    const infer_kernels *cpu = infer_cpu_kernels();
+    enum { R = 4, N = 128257 };
+    void *cc = NULL, *g = NULL;
+    infer_error err;
+    if (cpu->ctx_create(&cc, 1, 0, &err) != INFER_OK || k->ctx_create(&g, 1, 0, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); goto done; }
+    float *x = malloc(sizeof(float) * (size_t)R * N);
+    infer__rng rng;
+    infer__rng_seed(&rng, 15);
+    for (size_t i = 0; i < (size_t)R * N; i++) x[i] = (float)(infer__rng_uniform(&rng) * 16 - 8);
+    x[0 * N + N - 1] = 9.0f;
+    x[1 * N + 100000] = x[1 * N + 5] = 9.5f;
+    x[2 * N + 70000] = -INFINITY;
+    for (int i = 0; i < N; i++) x[3 * N + i] = 0.25f;
+    int32_t want[R], got[R];
+    cpu->argmax(cc, want, x, R, N);
+    CHECK(want[0] == N - 1 && want[1] == 5 && want[2] == -1 && want[3] == 0);
+    void *gx = k->alloc(g, sizeof(float) * (size_t)R * N), *gi = k->alloc(g, sizeof got);
+    if (gx && gi && k->upload(g, gx, x, sizeof(float) * (size_t)R * N) == INFER_OK) {
+        for (int rep = 0; rep < 2; rep++) {
+            memset(got, 0x55, sizeof got);
+            k->argmax(g, (int32_t *)gi, (const float *)gx, R, N);
+            CHECK_MSG(k->download(g, got, gi, sizeof got) == INFER_OK, "%s", k->last_error(g));
+            for (int r = 0; r < R; r++) CHECK_MSG(got[r] == want[r], "run %d row %d: %d, the CPU %d", rep, r, got[r], want[r]);
+        }
+    } else CHECK_MSG(0, "device memory");
+    if (gx) k->free(g, gx);
+    if (gi) k->free(g, gi);
+    free(x);
+done:
+    if (cc) cpu->ctx_free(cc);
+    if (g) k->ctx_free(g);
+}
+
 /* The fast mode's long prompts of quantized weights run on the BF16 library GEMM
  * (infer_cuda_gemm_q): the weights dequantized and rounded to BF16, the activations rounded
  * to BF16, f32 sums. So against a double-precision sum over those same rounded values
@@ -12470,6 +12511,7 @@ static const test_case tests[] = {
     { "gpu_int8_tiles", test_gpu_int8_tiles },
     { "gpu_half_matmul", test_gpu_half_matmul },
     { "gpu_qgemm", test_gpu_qgemm },
+    { "gpu_argmax_rows", test_gpu_argmax_rows },
     { "gpu_deltanet_chunks", test_gpu_deltanet_chunks },
     { "grammar_suite", test_grammar_suite },
     { "grammar_errors", test_grammar_errors },
