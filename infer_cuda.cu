@@ -120,8 +120,9 @@
  *   rope        a thread per rotated pair; rope_kv_store turns the keys on their way into
  *               the cache (a thread per cache element) and, in the same launch, the
  *               queries in place (a thread per pair)
- *   argmax      greedy picks: a block per row, the first index of the largest value (-1 for
- *               a row with a NaN or an infinity), so a decode step downloads ids, not logits
+ *   argmax      greedy picks: the first index of the largest value (-1 for a row with a NaN
+ *               or an infinity), a row's 4096-value pieces over blocks, the last block to
+ *               finish reducing them, so a decode step downloads ids, not logits
  *   the rest    elementwise and per-row reductions, written to match the CPU's formulas
  *               (RMSNorm and L2 norm sum squares in double, as the CPU does)
  *
