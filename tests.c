@@ -11644,6 +11644,22 @@ done:
     if (g) k->ctx_free(g);
 }
 
+/* a CPU context (threads 2, precise or not) and a GPU one (1 thread) for the op tests below;
+ * 0 (the failure checked, nothing left to free) when either cannot be made */
+static int gpu_cpu_pair(const infer_kernels *k, void **cp, int cpu_precise, void **g, int gpu_precise) {
+    infer_error err;
+    *cp = *g = NULL;
+    if (infer_cpu_kernels()->ctx_create(cp, 2, cpu_precise, &err) == INFER_OK && k->ctx_create(g, 1, gpu_precise, &err) == INFER_OK) return 1;
+    CHECK_MSG(0, "%s", err.msg);
+    if (*cp) infer_cpu_kernels()->ctx_free(*cp);
+    *cp = NULL;
+    return 0;
+}
+static void gpu_cpu_pair_free(const infer_kernels *k, void *cp, void *g) {
+    if (cp) infer_cpu_kernels()->ctx_free(cp);
+    if (g) k->ctx_free(g);
+}
+
 /* deltanet_chunked on the GPU's chunked kernels (k_dn_prep, k_dn_chunks) against the CPU's
  * chunked form: the outputs and the carried state within INFER__TOL_SUM of the largest
  * value, for shapes that cross every edge -- one chunk and a piece of one (2, 33 rows: the
@@ -11657,13 +11673,9 @@ static void test_gpu_deltanet_chunks(void) {
     if (!k) return;
 #ifdef INFER_CUDA
     const infer_kernels *cpu = infer_cpu_kernels();
-    void *cp = NULL, *g = NULL;
-    infer_error err;
+    void *cp, *g;
+    if (!gpu_cpu_pair(k, &cp, 1, &g, 1)) return;
     const int old = infer_cuda_dn_chunks_force(2);
-    if (cpu->ctx_create(&cp, 2, 1, &err) != INFER_OK || k->ctx_create(&g, 1, 1, &err) != INFER_OK) {
-        CHECK_MSG(0, "%s", err.msg);
-        goto done;
-    }
     static const int shapes[][5] = { { 2, 1, 2, 32, 16 }, { 33, 2, 4, 64, 20 }, { 64, 1, 2, 128, 128 }, { 130, 2, 2, 256, 32 }, { 200, 1, 3, 128, 128 },
                                       { 1100, 1, 1, 32, 16 }, { 40, 1, 1, 260, 16 }, { 40, 1, 2, 36, 16 } };
     infer__rng rng;
@@ -11706,10 +11718,8 @@ static void test_gpu_deltanet_chunks(void) {
         for (int i = 0; i < 7; i++) if (bufs[i]) k->free(g, bufs[i]);
         free(q); free(kk); free(v); free(gg); free(b); free(st); free(oc); free(og); free(sc); free(sg);
     }
-done:
     infer_cuda_dn_chunks_force(old);
-    if (cp) cpu->ctx_free(cp);
-    if (g) k->ctx_free(g);
+    gpu_cpu_pair_free(k, cp, g);
 #endif
 }
 
@@ -11723,9 +11733,8 @@ static void test_gpu_argmax_rows(void) {
     if (!k) return;
     const infer_kernels *cpu = infer_cpu_kernels();
     enum { R = 4, N = 128257 };
-    void *cc = NULL, *g = NULL;
-    infer_error err;
-    if (cpu->ctx_create(&cc, 1, 0, &err) != INFER_OK || k->ctx_create(&g, 1, 0, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); goto done; }
+    void *cc, *g;
+    if (!gpu_cpu_pair(k, &cc, 0, &g, 0)) return;
     float *x = malloc(sizeof(float) * (size_t)R * N);
     infer__rng rng;
     infer__rng_seed(&rng, 15);
@@ -11749,9 +11758,7 @@ static void test_gpu_argmax_rows(void) {
     if (gx) k->free(g, gx);
     if (gi) k->free(g, gi);
     free(x);
-done:
-    if (cc) cpu->ctx_free(cc);
-    if (g) k->ctx_free(g);
+    gpu_cpu_pair_free(k, cc, g);
 }
 
 /* The fast mode's long prompts of quantized weights run on the BF16 library GEMM
@@ -11768,14 +11775,10 @@ static void test_gpu_qgemm(void) {
     if (!k) return;
 #ifdef INFER_CUDA
     const infer_kernels *cpu = infer_cpu_kernels();
-    void *cp = NULL, *g = NULL;
-    infer_error err;
+    void *cp, *g;
     const int old = infer_cuda_qgemm_force(20, 32);
     if (old == -2) { printf("  SKIP: this build has no library GEMM\n"); t_skipped = 1; return; }
-    if (cpu->ctx_create(&cp, 2, 1, &err) != INFER_OK || k->ctx_create(&g, 1, 0, &err) != INFER_OK) {
-        CHECK_MSG(0, "%s", err.msg);
-        goto done;
-    }
+    if (!gpu_cpu_pair(k, &cp, 1, &g, 0)) { infer_cuda_qgemm_force(old, 0); return; }
     infer__rng rng;
     infer__rng_seed(&rng, 12);
     const int K = 512, N = 72, RMAX = 256;
@@ -11859,10 +11862,8 @@ free_all:
     if (gx) k->free(g, gx);
     if (go) k->free(g, go);
     free(x); free(xr); free(wf); free(ref); free(ex); free(og); free(y);
-done:
     infer_cuda_qgemm_force(old, 0);
-    if (cp) cpu->ctx_free(cp);
-    if (g) k->ctx_free(g);
+    gpu_cpu_pair_free(k, cp, g);
 #endif
 }
 
