@@ -3590,9 +3590,10 @@ template <int T> static int infer_cuda_gemm_q(infer_cuda_ctx *c, float *out, con
 }
 #endif
 /* Does the decode matvec take these rows, its activations of `kind` (infer_cuda_mv_kind)? Up
- * to 8 rows always; up to 16 in the fast mode with int8 activations (a batch of 9-16
- * sequences: two row blocks of k_mvq a column pair, the weights read once from memory, where
- * the int8 tiles' smallest tile would run 16 rows of MMA over a step's weights). */
+ * to 8 rows always; up to infer_cuda_mvq_rows (16, or up to 64 by INFER_CUDA_MVQ_ROWS) in the
+ * fast mode with int8 activations (a batch of sequences: row blocks of k_mvq side by side a
+ * column pair, the weights read once from memory, where the int8 tiles' smallest tile would
+ * run 16 rows of MMA over a step's weights). */
 static int infer_cuda_mvq_rows = INFER_CUDA_MVQ_ROWS;   /* the tests: 8 sends 9-16 rows to the tiles, 64 up to 64 to the matvec */
 static int infer_cuda_mvq_clamp(int rows) { return rows < INFER_CUDA_MV_ROWS ? INFER_CUDA_MV_ROWS : rows > INFER_CUDA_MVQ_MAX ? INFER_CUDA_MVQ_MAX : rows; }
 static int infer_cuda_mv_rows(const infer_cuda_ctx *c, int rows, int kind) {
@@ -4148,7 +4149,7 @@ __global__ void __launch_bounds__(INFER_CUDA_ARGMAX_THREADS) k_argmax(int32_t *i
     INFER_CUDA_PDL_ENTRY;
     constexpr int NW = INFER_CUDA_ARGMAX_THREADS / 32;
     __shared__ float wv[NW];
-    __shared__ int wi[NW], wbad[NW], last;
+    __shared__ int wi[NW], wbad[NW];
     const int r = blockIdx.y, nb = gridDim.x, b = blockIdx.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const float *xr = x + (size_t)r * n;
     const int i0 = b * INFER_CUDA_ARGMAX_SEG, i1 = n - i0 < INFER_CUDA_ARGMAX_SEG ? n : i0 + INFER_CUDA_ARGMAX_SEG;
@@ -4183,8 +4184,7 @@ INFER_CUDA_UNROLL
         pv[(size_t)r * nb + b] = best;
         pi[(size_t)r * nb + b] = bad ? -2 : at;
         __threadfence();
-        last = atomicAdd(&count[r], 1) == nb - 1;
-        if (!last) return;
+        if (atomicAdd(&count[r], 1) != nb - 1) return;
         __threadfence();
         best = -INFINITY; at = n; bad = 0;
         for (int s2 = 0; s2 < nb; s2++) {
@@ -5469,7 +5469,7 @@ __global__ void __launch_bounds__(256) k_dn_prep(float *scr, const float *q, con
     float *U = scr + ((size_t)h * gridDim.x + ch) * infer_cuda_dnc_floats(d_k, d_v), *Wk = U + (size_t)C * d_v, *P = Wk + (size_t)C * d_k, *Go = P + C * C;
     if (tid == 0) {                                        /* G_t = g_0 + ... + g_t, in the CPU's order */
         float acc = 0.0f;
-        for (int t = 0; t < C; t++) { if (t < L) acc = (t ? acc : 0.0f) + g[(size_t)(t0 + t) * n_v + h]; G[t] = acc; }
+        for (int t = 0; t < C; t++) { if (t < L) acc += g[(size_t)(t0 + t) * n_v + h]; G[t] = acc; }
     }
     if (tid < C) Bt[tid] = tid < L ? beta[(size_t)(t0 + tid) * n_v + h] : 0.0f;
     for (int e = tid; e < C * d_k; e += blockDim.x) {
