@@ -68,7 +68,7 @@
  *               int8 MMAs (mma.sync m16n8k32, or m16n8k16 for the types scaled per 16),
  *               each block's sums scaled into f32; a grid too small for the SMs splits K
  *               over blocks, the last block of a tile adding the partial tiles in a
- *               fixed order (the same bits every run). From 256 rows (a long prompt),
+ *               fixed order (the same bits every run). From 64 rows (a prompt),
  *               quantized weights go to cuBLAS instead: k_dequant_bf16 writes the
  *               weight's columns as BF16 (32 MiB at a time), k_round_half rounds x, one
  *               cublasGemmEx per piece (infer_cuda_gemm_q)
@@ -94,11 +94,12 @@
  *               m16n8k16, f32 accumulators), the online softmax in registers, whole key
  *               tiles past the tile's last position skipped
  *   deltanet    the recurrence, one warp per value column of the state, the column held in
- *               registers across the tokens; deltanet_chunked from 32 rows in chunks of 64
- *               (k_dn_prep: a block per chunk and head, all at once, the products and the
- *               unit-triangular solve that do not depend on the state carried in;
- *               k_dn_chunks: a block per head and 16 state columns walking the chunks),
- *               fewer rows the recurrence. Decode rows:
+ *               registers across the tokens; deltanet_chunked the same recurrence, or
+ *               with INFER_CUDA_DN=chunks from 32 rows in chunks of 64 (k_dn_prep: a
+ *               block per chunk and head, all at once, the products and the unit-triangular
+ *               solve that do not depend on the state carried in; k_dn_chunks: a block per
+ *               head and 16 state columns walking the chunks; on an H100 still slower than
+ *               the recurrence at 512 tokens, k_dn_chunks' 128 blocks too few). Decode rows:
  *               deltanet_decode, k_deltanet_decode -- one launch for all the rows of a step,
  *               a block per (row, value head, 16 columns), a warp per column: each block
  *               makes its q, k (conv, SiLU, L2 norm), v and gates from the row's conv state,
@@ -1163,7 +1164,7 @@ static int infer_cuda_supports_type(infer_type t) { return infer_cuda_with_type(
  * ---------------------------------------------------------------------------------------- */
 #define INFER_CUDA_MV_WARPS 4        /* output columns per block of k_matvec */
 #define INFER_CUDA_MV_ROWS 8         /* most activation rows one pass of k_matvec serves */
-#define INFER_CUDA_MVQ_ROWS 16       /* most the fast mode's int8 matvec serves: blocks of 8 rows, side by side */
+#define INFER_CUDA_MVQ_ROWS 8        /* most the fast mode's int8 matvec serves by default (9-16 rows ran faster on the tiles) */
 #define INFER_CUDA_MVQ_MAX 64        /* ... and the most it can be set to serve (INFER_CUDA_MVQ_ROWS in the environment) */
 
 /* Decode-sized matmul: one warp per output column, rows [blockIdx.y * R, + R). One launch
@@ -1197,7 +1198,10 @@ static_assert(sizeof(infer_cuda_pf) == INFER_CUDA_PF_N * (sizeof(void *) + 4), "
  * matvec's weights (its first columns, which its first blocks read): every thread of the grid
  * issues bulk L2 prefetches (cp.async.bulk.prefetch, sm_90; no-ops before) of 4 KiB pieces
  * in turn, before the kernel waits for its predecessor -- the weights are no kernel's output.
- * A hint: nothing waits for it, and what it fetched is read as any cached line. */
+ * A hint: nothing waits for it, and what it fetched is read as any cached line. Off by
+ * default (INFER_CUDA_L2PF=1 turns it on): on an H100 it gained nothing on llama and cost
+ * qwen35 10% of its decode speed, and ncu timed each norm that issues it at ~15 us, not ~3 --
+ * a grid seems not to finish while its bulk prefetches are in flight. */
 #define INFER_CUDA_PF_PIECE 4096u
 __device__ __forceinline__ void l2_prefetch(const infer_cuda_pf &pf) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(INFER_CUDA_EMU)
@@ -3551,9 +3555,11 @@ static int infer_cuda_gemm_f32(infer_cuda_ctx *c, float *out, const uint8_t *W, 
 }
 
 /* ---- quantized weights, a prompt's rows, the fast mode: BF16 tensor cores through cuBLAS.
- * Past a few hundred rows the int8 tiles' work per weight (a scale per 32-block and row, in
- * f32, after every MMA) costs more than reading the weights twice more: so the weight's
- * columns are dequantized to BF16 (k_dequant_bf16, at most INFER_CUDA_QGEMM_BYTES of them
+ * From about 64 rows the int8 tiles' work per weight (a scale per 32-block and row, in f32,
+ * after every MMA) costs more than reading the weights twice more (on an H100: 11% faster
+ * here on a 64-row prompt, 1.6x at 256, 1.9x at 512; 17% slower on a 32-sequence decode
+ * step): so the weight's columns are dequantized to BF16 (k_dequant_bf16, at most
+ * INFER_CUDA_QGEMM_BYTES of them
  * at a time, into the context's wh buffer), x is rounded to BF16 (k_round_half, once for
  * matmul_n's weights), and one cublasGemmEx per piece of columns multiplies them with f32
  * accumulation, out's rows ldc = N apart. BF16 rather than F16: F16's largest value is 65504,
@@ -3564,7 +3570,7 @@ static int infer_cuda_gemm_f32(infer_cuda_ctx *c, float *out, const uint8_t *W, 
  * Rows from infer_cuda_qgemm_rows on (INFER_CUDA_QGEMM=tiles: never, =N: from N rows, to
  * time the two in one build); fewer go to the int8 tiles, whose cost grows with the rows
  * while this path's dequantization is the same for any. */
-#define INFER_CUDA_QGEMM_ROWS 256
+#define INFER_CUDA_QGEMM_ROWS 64
 #define INFER_CUDA_QGEMM_BYTES (32u << 20)
 static int infer_cuda_qgemm_rows = INFER_CUDA_QGEMM_ROWS;
 static int infer_cuda_qgemm_cols = 0;         /* the tests: columns a piece (0: as many as the bytes allow) */
@@ -3590,7 +3596,8 @@ template <int T> static int infer_cuda_gemm_q(infer_cuda_ctx *c, float *out, con
 }
 #endif
 /* Does the decode matvec take these rows, its activations of `kind` (infer_cuda_mv_kind)? Up
- * to 8 rows always; up to infer_cuda_mvq_rows (16, or up to 64 by INFER_CUDA_MVQ_ROWS) in the
+ * to 8 rows always; up to infer_cuda_mvq_rows (8: 9-16 rows ran faster on the tiles on an
+ * H100; up to 64 by INFER_CUDA_MVQ_ROWS) in the
  * fast mode with int8 activations (a batch of sequences: row blocks of k_mvq side by side a
  * column pair, the weights read once from memory, where the int8 tiles' smallest tile would
  * run 16 rows of MMA over a step's weights). */
@@ -3885,9 +3892,9 @@ INFER_CUDA_UNROLL
 
 /* w's first columns added to the L2 prefetch list pf (l2_prefetch): each range at most
  * INFER_CUDA_PF_MAX / INFER_CUDA_PF_N bytes, so the list stays well inside L2 (50 MiB on an
- * H100); a weight not 16-byte aligned, a full list, or INFER_CUDA_L2PF=0 adds nothing */
+ * H100); a weight not 16-byte aligned, a full list, or the switch off adds nothing */
 #define INFER_CUDA_PF_MAX (24u << 20)
-static int infer_cuda_l2pf = 1;
+static int infer_cuda_l2pf = 0;        /* off unless INFER_CUDA_L2PF=1: measured no faster (README) */
 static void infer_cuda_pf_add(infer_cuda_pf *pf, const infer_tensor *w) {
     if (!infer_cuda_l2pf || !w || !w->data || (uintptr_t)w->data % 16) return;
     for (int i = 0; i < INFER_CUDA_PF_N; i++) {
@@ -5443,14 +5450,15 @@ static void infer_cuda_deltanet(void *ctx, float *out, const float *q, const flo
  *                chunk's end)
  * f32 throughout, the CPU's chunked maths in another arrangement (the S0 term outside the
  * substitution), so it agrees with the CPU's deltanet_chunked to rounding. Prompts of at
- * least INFER_CUDA_DNC_MIN rows take it (fewer: the recurrence), key heads of at most
+ * least INFER_CUDA_DNC_MIN rows take it when INFER_CUDA_DN=chunks (by default, and for
+ * fewer rows, the recurrence: it measured faster), key heads of at most
  * INFER_CUDA_DNC_MAXK values, a multiple of 8. */
 #define INFER_CUDA_DNC_T 64           /* tokens a chunk */
 #define INFER_CUDA_DNC_COLS 16        /* S columns a k_dn_chunks block */
 #define INFER_CUDA_DNC_MAXK 256
 #define INFER_CUDA_DNC_MIN 32
 #define INFER_CUDA_DNC_PIECE 1024     /* most rows a pair of launches takes (longer calls go in pieces): 16 chunks of scratch */
-static int infer_cuda_dnc_min = INFER_CUDA_DNC_MIN;     /* the tests and INFER_CUDA_DN: the fewest rows on the chunked kernels */
+static int infer_cuda_dnc_min = INT_MAX;     /* the fewest rows on the chunked kernels: off unless INFER_CUDA_DN=chunks or the tests say */
 /* floats of scratch per (value head, chunk): U [T, d_v], Wk [T, d_k], P [T, T], G [T] */
 INFER_CUDA_HD size_t infer_cuda_dnc_floats(int d_k, int d_v) {
     return (size_t)INFER_CUDA_DNC_T * ((size_t)d_v + (size_t)d_k + INFER_CUDA_DNC_T + 1);
@@ -5621,11 +5629,12 @@ static void infer_cuda_deltanet_chunked(void *ctx, float *out, const float *q, c
     const int nch = (rows + INFER_CUDA_DNC_T - 1) / INFER_CUDA_DNC_T;
     if (!infer_cuda_grow(c, &c->dnc, &c->dnc_bytes, (size_t)n_v * nch * infer_cuda_dnc_floats(d_k, d_v) * sizeof(float), "cudaMalloc (DeltaNet chunks)")) return;
     const size_t shm = infer_cuda_dnc_prep_shm(d_k);
-    static int opted;                                      /* above 48 KB of shared memory a kernel must ask, once */
-    if (!opted && shm > 48 * 1024)
+    static int opted;                                      /* above 48 KB of shared memory a kernel must ask, once, for the most it can take */
+    if (!opted && shm > 48 * 1024) {
         infer_cuda_record(c, cudaFuncSetAttribute(k_dn_prep, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)infer_cuda_dnc_prep_shm(INFER_CUDA_DNC_MAXK)),
                           "cudaFuncSetAttribute (DeltaNet chunks)");
-    opted = 1;
+        opted = 1;
+    }
     INFER_CUDA_LAUNCH(dim3((unsigned)nch, (unsigned)n_v), 256, shm, c, k_dn_prep)((float *)c->dnc, q, k, v, g, beta, rows, n_k, n_v, d_k, d_v);
     INFER_CUDA_LAUNCHED(c, "deltanet (chunk products)");
     INFER_CUDA_LAUNCH(dim3((unsigned)((d_v + INFER_CUDA_DNC_COLS - 1) / INFER_CUDA_DNC_COLS), (unsigned)n_v), 256, 0, c, k_dn_chunks)(out, state,
@@ -6362,18 +6371,20 @@ infer_status infer_cuda_init(int device, infer_error *err) {
     /* INFER_CUDA_QGEMM=tiles: quantized prompts on the int8 tiles at any length, not the BF16
      * GEMM (infer_cuda_gemm_q); =N: on the GEMM from N rows (N > 16), to find where the two cross */
     /* INFER_CUDA_MVQ_ROWS=N: a batch of up to N (8..64) sequences on the int8 matvec, not the
-     * tiles (the default 16), to time the two in one build */
+     * tiles (the default 8), to time the two in one build */
     const char *mr = getenv("INFER_CUDA_MVQ_ROWS");
     if (mr && atoi(mr) > 0) infer_cuda_mvq_rows = infer_cuda_mvq_clamp(atoi(mr));
-    /* INFER_CUDA_L2PF=0: no L2 prefetch of the next matvec's weights (l2_prefetch), to time it */
+    /* INFER_CUDA_L2PF=1: the L2 prefetch of the next matvec's weights (l2_prefetch), off by
+     * default: it measured no faster on llama and 10% slower on qwen35 (README) */
     const char *pfe = getenv("INFER_CUDA_L2PF");
-    if (pfe && !strcmp(pfe, "0")) infer_cuda_l2pf = 0;
-    /* INFER_CUDA_DN=recurrence: DeltaNet prompts token by token (k_deltanet), not in chunks */
+    if (pfe) infer_cuda_l2pf = strcmp(pfe, "0") != 0;
+    /* INFER_CUDA_DN=chunks: DeltaNet prompts in chunks (k_dn_prep, k_dn_chunks) from
+     * INFER_CUDA_DNC_MIN rows; by default token by token (k_deltanet), which measured faster */
     const char *dn = getenv("INFER_CUDA_DN");
-    if (dn && !strcmp(dn, "recurrence")) infer_cuda_dnc_min = INT_MAX;
+    if (dn) infer_cuda_dnc_min = !strcmp(dn, "chunks") ? INFER_CUDA_DNC_MIN : INT_MAX;
     const char *qg = getenv("INFER_CUDA_QGEMM");
     if (qg && !strcmp(qg, "tiles")) infer_cuda_qgemm_rows = INT_MAX;
-    else if (qg && atoi(qg) > INFER_CUDA_MVQ_ROWS) infer_cuda_qgemm_rows = atoi(qg);
+    else if (qg && atoi(qg) > 16) infer_cuda_qgemm_rows = atoi(qg);
 #endif
     if (!infer_cuda_table_ready) { infer_cuda_fill_table(); infer_cuda_table_ready = 1; }
     return INFER_OK;
@@ -6530,12 +6541,12 @@ extern "C" int infer_cuda_qgemm_force(int rows, int cols) {
 #endif
 }
 /* For the tests: the most rows the fast mode's int8 matvec takes from now on (8 to 64; -1:
- * the default, 16); returns the previous setting */
+ * the default, 8); returns the previous setting */
 extern "C" int infer_cuda_mvq_rows_force(int rows) { return infer_cuda_knob(&infer_cuda_mvq_rows, rows < 0 ? INFER_CUDA_MVQ_ROWS : infer_cuda_mvq_clamp(rows)); }
 /* For the tests: the fewest rows of a deltanet_chunked call that run on the chunked kernels
- * (k_dn_prep, k_dn_chunks) from now on (-1: the default, INFER_CUDA_DNC_MIN; INT_MAX:
- * never, the recurrence); returns the previous setting */
-extern "C" int infer_cuda_dn_chunks_force(int rows) { return infer_cuda_knob(&infer_cuda_dnc_min, rows < 0 ? INFER_CUDA_DNC_MIN : rows); }
+ * (k_dn_prep, k_dn_chunks) from now on (-1 or INT_MAX: the default, never, the recurrence);
+ * returns the previous setting */
+extern "C" int infer_cuda_dn_chunks_force(int rows) { return infer_cuda_knob(&infer_cuda_dnc_min, rows < 0 ? INT_MAX : rows); }
 extern "C" int infer_cuda_dn_chunks_last(void *ctx) { return ((infer_cuda_ctx *)ctx)->dn_chunks; }
 /* the row count of the context's last int8 tiles (0: its last fast int8 matmul ran on the
  * matvec, -1: on the BF16 library GEMM) and their splits of K */
