@@ -215,7 +215,7 @@
 
 #ifdef INFER_CUDA_EMU          /* the kernels on the CPU, for tests without a GPU: tools/cuda_emu.h */
 #include "tools/cuda_emu.h"
-#define INFER_CUDA_RAW_LAUNCH(g, b, shm, stream, k, ...) (emu_launch((g), (b), (shm), (k))(__VA_ARGS__), cudaSuccess)
+#define INFER_CUDA_RAW_LAUNCH(g, b, shm, stream, k, ...) (emu_launch((g), (b), (shm), (k))(__VA_ARGS__), cudaGetLastError())
 #define INFER_CUDA_GEMM 1      /* the emulator has the cuBLAS GEMM this file uses (on the CPU) */
 #else
 #include <cuda_runtime.h>

@@ -64,9 +64,16 @@ enum cudaMemcpyKind { cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpy
 enum { cudaStreamNonBlocking = 1 };
 enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16, cudaDevAttrComputeCapabilityMajor = 75 };
 
-static const char *cudaGetErrorString(cudaError_t e) { return e == cudaSuccess ? "no error" : e == cudaErrorMemoryAllocation ? "out of memory" : "emulated error"; }
-static const char *cudaGetErrorName(cudaError_t e) { return e == cudaSuccess ? "cudaSuccess" : "cudaErrorEmulated"; }
-static cudaError_t cudaGetLastError(void) { return cudaSuccess; }
+static const char *cudaGetErrorString(cudaError_t e) {
+    return e == cudaSuccess ? "no error" : e == cudaErrorMemoryAllocation ? "out of memory" : e == cudaErrorInvalidValue ? "invalid argument" : "emulated error";
+}
+static const char *cudaGetErrorName(cudaError_t e) {
+    return e == cudaSuccess ? "cudaSuccess" : e == cudaErrorInvalidValue ? "cudaErrorInvalidValue" : "cudaErrorEmulated";
+}
+/* a launch the hardware would refuse (see emu_launcher) leaves its error here, as the
+ * runtime does, until cudaGetLastError reads and clears it */
+static cudaError_t emu_last_error = cudaSuccess;
+static cudaError_t cudaGetLastError(void) { const cudaError_t e = emu_last_error; emu_last_error = cudaSuccess; return e; }
 static cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return cudaSuccess; }
 static cudaError_t cudaSetDevice(int) { return cudaSuccess; }
 /* 16 SMs: few enough that the attention's split-K path is taken with a handful of splits
@@ -424,8 +431,30 @@ static void emu_cp_async(void *dst, const void *src, int size, int src_size) {
 static void emu_cp_commit(void) { emu_cp_committed[emu_cur]++; }
 static void emu_cp_wait(int n) { emu_cp_complete(emu_cur, emu_cp_committed[emu_cur] - n); }
 static void emu_cp_reset(int t) { emu_cp_n[t] = 0; emu_cp_committed[t] = 0; }
+/* Dynamic shared memory past 48 KiB needs the kernel's consent first
+ * (cudaFuncAttributeMaxDynamicSharedMemorySize), up to 227 KiB on sm_90; a launch asking
+ * for more than the kernel was allowed fails with an invalid argument, on the hardware and
+ * here. The allowances, per kernel, for the process's life. */
 enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
-template <class F> static cudaError_t cudaFuncSetAttribute(F, cudaFuncAttribute, int) { return cudaSuccess; }
+#define EMU_SHM_DEFAULT (48u << 10)
+#define EMU_SHM_MAX (227u << 10)
+static struct { const void *k; size_t bytes; } emu_shm_allow[128];
+static int emu_n_shm_allow;
+static size_t emu_shm_allowed(const void *k) {
+    for (int i = 0; i < emu_n_shm_allow; i++)
+        if (emu_shm_allow[i].k == k) return emu_shm_allow[i].bytes;
+    return EMU_SHM_DEFAULT;
+}
+template <class F> static cudaError_t cudaFuncSetAttribute(F f, cudaFuncAttribute, int v) {
+    const void *k = (const void *)f;
+    if (v < 0 || (size_t)v > EMU_SHM_MAX) return cudaErrorInvalidValue;
+    for (int i = 0; i < emu_n_shm_allow; i++)
+        if (emu_shm_allow[i].k == k) { emu_shm_allow[i].bytes = (size_t)v; return cudaSuccess; }
+    if (emu_n_shm_allow == 128) return cudaErrorInvalidValue;
+    emu_shm_allow[emu_n_shm_allow].k = k;
+    emu_shm_allow[emu_n_shm_allow++].bytes = (size_t)v;
+    return cudaSuccess;
+}
 
 static void emu_fiber_main(void) {
     emu_body(emu_body_arg);
@@ -468,6 +497,7 @@ template <typename... P> struct emu_launcher {
     size_t shm;
     void (*k)(P...);
     template <typename... A> void operator()(A... a) {
+        if (shm > emu_shm_allowed((const void *)k)) { emu_last_error = cudaErrorInvalidValue; return; }   /* (the kernel never runs) */
         auto bound = [&]() { k(((P)a)...); };
         typedef decltype(bound) B;
         emu_body = [](void *p) { (*(B *)p)(); };
