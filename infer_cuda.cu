@@ -5444,7 +5444,8 @@ static void infer_cuda_deltanet(void *ctx, float *out, const float *q, const flo
  *                substitution (I + A) X = [beta V | beta e^G K] by one thread per column of
  *                the right-hand side, the column's 64 values in registers (the loops run to
  *                64 with the tail's rows zero, so they unroll); U, Wk, P and G go to scratch
- *   k_dn_chunks  a block per (value head, 16 columns of S), the chunks one after another,
+ *   k_dn_chunks  a block per (value head, 16 columns of S; 4 or 8 by INFER_CUDA_DNC_COLS),
+ *                the chunks one after another,
  *                the block's S columns in shared memory: W = U - Wk S0, O = scale (e^G (Q
  *                S0) + P W), S = e^{G_end} S0 + K_d^T W (K_d: the keys decayed to the
  *                chunk's end)
@@ -5454,10 +5455,11 @@ static void infer_cuda_deltanet(void *ctx, float *out, const float *q, const flo
  * fewer rows, the recurrence: it measured faster), key heads of at most
  * INFER_CUDA_DNC_MAXK values, a multiple of 8. */
 #define INFER_CUDA_DNC_T 64           /* tokens a chunk */
-#define INFER_CUDA_DNC_COLS 16        /* S columns a k_dn_chunks block */
+#define INFER_CUDA_DNC_COLS 16        /* S columns a k_dn_chunks block: 16, or 8 or 4 (INFER_CUDA_DNC_COLS) for more blocks */
 #define INFER_CUDA_DNC_MAXK 256
 #define INFER_CUDA_DNC_MIN 32
 #define INFER_CUDA_DNC_PIECE 1024     /* most rows a pair of launches takes (longer calls go in pieces): 16 chunks of scratch */
+static int infer_cuda_dnc_cols = INFER_CUDA_DNC_COLS;
 static int infer_cuda_dnc_min = INT_MAX;     /* the fewest rows on the chunked kernels: off unless INFER_CUDA_DN=chunks or the tests say */
 /* floats of scratch per (value head, chunk): U [T, d_v], Wk [T, d_k], P [T, T], G [T] */
 INFER_CUDA_HD size_t infer_cuda_dnc_floats(int d_k, int d_v) {
@@ -5539,10 +5541,12 @@ INFER_CUDA_UNROLL
         }
     }
 }
+template <int CO>
 __global__ void __launch_bounds__(256) k_dn_chunks(float *out, float *state, const float *scr, const float *q, const float *k, int rows, int n_k, int n_v,
                                                    int d_k, int d_v, float scale) {
     INFER_CUDA_PDL_ENTRY;
-    constexpr int C = INFER_CUDA_DNC_T, CO = INFER_CUDA_DNC_COLS, NT = 256, TG = NT / CO, M = C / TG;
+    constexpr int C = INFER_CUDA_DNC_T, NT = 256, TG = NT / CO, M = C / TG;
+    static_assert(CO == 4 || CO == 8 || CO == 16, "k_dn_chunks: 4, 8 or 16 columns a block");
     __shared__ float Ss[INFER_CUDA_DNC_MAXK][CO + 1], Ws[C][CO + 1], Gs[C], Ds[C];
     const int h = blockIdx.y, c0 = blockIdx.x * CO, kh = h % n_k, tid = threadIdx.x, c = tid % CO, tg = tid / CO;
     const int nc = d_v - c0 < CO ? d_v - c0 : CO, nch = (rows + C - 1) / C, ldq = n_k * d_k;
@@ -5637,8 +5641,11 @@ static void infer_cuda_deltanet_chunked(void *ctx, float *out, const float *q, c
     }
     INFER_CUDA_LAUNCH(dim3((unsigned)nch, (unsigned)n_v), 256, shm, c, k_dn_prep)((float *)c->dnc, q, k, v, g, beta, rows, n_k, n_v, d_k, d_v);
     INFER_CUDA_LAUNCHED(c, "deltanet (chunk products)");
-    INFER_CUDA_LAUNCH(dim3((unsigned)((d_v + INFER_CUDA_DNC_COLS - 1) / INFER_CUDA_DNC_COLS), (unsigned)n_v), 256, 0, c, k_dn_chunks)(out, state,
-        (const float *)c->dnc, q, k, rows, n_k, n_v, d_k, d_v, scale);
+    const int co = infer_cuda_dnc_cols;                   /* (a block of 4 or 8 columns: more blocks, each reading the chunk's keys again) */
+    const dim3 grid((unsigned)((d_v + co - 1) / co), (unsigned)n_v);
+    if (co == 4) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_dn_chunks<4>)(out, state, (const float *)c->dnc, q, k, rows, n_k, n_v, d_k, d_v, scale);
+    else if (co == 8) INFER_CUDA_LAUNCH(grid, 256, 0, c, k_dn_chunks<8>)(out, state, (const float *)c->dnc, q, k, rows, n_k, n_v, d_k, d_v, scale);
+    else INFER_CUDA_LAUNCH(grid, 256, 0, c, k_dn_chunks<16>)(out, state, (const float *)c->dnc, q, k, rows, n_k, n_v, d_k, d_v, scale);
     INFER_CUDA_LAUNCHED(c, "deltanet (chunks)");
 }
 
@@ -6382,6 +6389,10 @@ infer_status infer_cuda_init(int device, infer_error *err) {
      * INFER_CUDA_DNC_MIN rows; by default token by token (k_deltanet), which measured faster */
     const char *dn = getenv("INFER_CUDA_DN");
     if (dn) infer_cuda_dnc_min = !strcmp(dn, "chunks") ? INFER_CUDA_DNC_MIN : INT_MAX;
+    /* INFER_CUDA_DNC_COLS=4 or 8: k_dn_chunks' blocks take that many state columns (16),
+     * 4 or 2 times the blocks, to time the shapes in one build */
+    const char *dcc = getenv("INFER_CUDA_DNC_COLS");
+    if (dcc && (atoi(dcc) == 4 || atoi(dcc) == 8 || atoi(dcc) == 16)) infer_cuda_dnc_cols = atoi(dcc);
     const char *qg = getenv("INFER_CUDA_QGEMM");
     if (qg && !strcmp(qg, "tiles")) infer_cuda_qgemm_rows = INT_MAX;
     else if (qg && atoi(qg) > 16) infer_cuda_qgemm_rows = atoi(qg);
@@ -6548,6 +6559,11 @@ extern "C" int infer_cuda_mvq_rows_force(int rows) { return infer_cuda_knob(&inf
  * returns the previous setting */
 extern "C" int infer_cuda_dn_chunks_force(int rows) { return infer_cuda_knob(&infer_cuda_dnc_min, rows < 0 ? INT_MAX : rows); }
 extern "C" int infer_cuda_dn_chunks_last(void *ctx) { return ((infer_cuda_ctx *)ctx)->dn_chunks; }
+/* For the tests: the state columns a k_dn_chunks block takes from now on (4, 8 or 16; -1:
+ * the default, 16); returns the previous setting */
+extern "C" int infer_cuda_dn_cols_force(int cols) {
+    return infer_cuda_knob(&infer_cuda_dnc_cols, cols == 4 || cols == 8 ? cols : INFER_CUDA_DNC_COLS);
+}
 /* the row count of the context's last int8 tiles (0: its last fast int8 matmul ran on the
  * matvec, -1: on the BF16 library GEMM) and their splits of K */
 extern "C" void infer_cuda_tiles_last(void *ctx, int *bm, int *splits) {

@@ -9586,6 +9586,7 @@ int infer_cuda_qgemm_force(int rows, int cols);
 int infer_cuda_mvq_rows_force(int rows);
 int infer_cuda_dn_chunks_force(int rows);
 int infer_cuda_dn_chunks_last(void *ctx);
+int infer_cuda_dn_cols_force(int cols);
 int infer_cuda_quant_x_host(infer_type t, const float *x, int rows, int K, int8_t *codes, float *d, int32_t *sums);
 int infer_cuda_fused_act_host(void *ctx, int which, int rows, int K, int8_t *codes, float *d, int32_t *sums);
 int infer_cuda_att_force_splits(int splits);
@@ -11675,7 +11676,8 @@ static void gpu_cpu_pair_free(const infer_kernels *k, void *cp, void *g) {
  * more rows than one pair of launches takes (1100: 1024, then 76),
  * S columns in whole blocks of 16 and not (d_v 20), key heads shared (n_k < n_v), d_k from 32
  * to the largest the kernels take (256) -- each run checked to have taken the chunks; then
- * d_k 260 and 36 (past the largest, not a multiple of 8) on the recurrence, still right. */
+ * d_k 260 and 36 (past the largest, not a multiple of 8) on the recurrence, still right. The
+ * chunked shapes again with k_dn_chunks' blocks of 8 and of 4 state columns. */
 static void test_gpu_deltanet_chunks(void) {
     const infer_kernels *k = gpu_or_skip();
     if (!k) return;
@@ -11688,8 +11690,13 @@ static void test_gpu_deltanet_chunks(void) {
                                       { 1100, 1, 1, 32, 16 }, { 40, 1, 1, 260, 16 }, { 40, 1, 2, 36, 16 } };
     infer__rng rng;
     infer__rng_seed(&rng, 14);
-    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+    const size_t n_shapes = sizeof shapes / sizeof shapes[0];
+    for (size_t sj = 0; sj < 3 * n_shapes; sj++) {
+        const size_t si = sj % n_shapes;
+        const int cols = sj < n_shapes ? 16 : sj < 2 * n_shapes ? 8 : 4;
         const int rows = shapes[si][0], n_k = shapes[si][1], n_v = shapes[si][2], d_k = shapes[si][3], d_v = shapes[si][4];
+        if (cols != 16 && !(d_k <= 256 && d_k % 8 == 0)) continue;     /* (the recurrence's shapes once) */
+        infer_cuda_dn_cols_force(cols);
         const size_t nq = (size_t)rows * n_k * d_k, nv = (size_t)rows * n_v * d_v, ng = (size_t)rows * n_v, ns = (size_t)n_v * d_v * d_k;
         float *q = malloc(sizeof(float) * nq), *kk = malloc(sizeof(float) * nq), *v = malloc(sizeof(float) * nv), *gg = malloc(sizeof(float) * ng);
         float *b = malloc(sizeof(float) * ng), *st = malloc(sizeof(float) * ns), *oc = malloc(sizeof(float) * nv), *og = malloc(sizeof(float) * nv);
@@ -11717,16 +11724,17 @@ static void test_gpu_deltanet_chunks(void) {
             const int chunks = infer_cuda_dn_chunks_last(g), want = d_k <= 256 && d_k % 8 == 0;
             const double eo = int8_rel(oc, og, nv), es = int8_rel(sc, sg, ns);
             CHECK_MSG(chunks == want, "rows=%d d_k=%d: ran on the %s", rows, d_k, chunks ? "chunked kernels" : "recurrence");
-            CHECK_MSG(eo <= INFER__TOL_SUM && es <= INFER__TOL_SUM, "rows=%d n_k=%d n_v=%d d_k=%d d_v=%d: max_rel %.3g (out), %.3g (state) against the CPU's chunks",
-                      rows, n_k, n_v, d_k, d_v, eo, es);
+            CHECK_MSG(eo <= INFER__TOL_SUM && es <= INFER__TOL_SUM, "rows=%d n_k=%d n_v=%d d_k=%d d_v=%d, %d columns a block: max_rel %.3g (out), %.3g (state) against the CPU's chunks",
+                      rows, n_k, n_v, d_k, d_v, cols, eo, es);
             printf("    rows=%-3d n_k=%d n_v=%d d_k=%-3d d_v=%-3d %-10s max_rel against the CPU's chunks: out %.2e, state %.2e\n", rows, n_k, n_v, d_k, d_v,
-                   chunks ? "chunks" : "recurrence", eo, es);
+                   chunks ? (cols == 16 ? "chunks/16" : cols == 8 ? "chunks/8" : "chunks/4") : "recurrence", eo, es);
         } else CHECK_MSG(0, "device memory");
         void *bufs[7] = { dq, dk, dv, dg, db, ds, dout };
         for (int i = 0; i < 7; i++) if (bufs[i]) k->free(g, bufs[i]);
         free(q); free(kk); free(v); free(gg); free(b); free(st); free(oc); free(og); free(sc); free(sg);
     }
     infer_cuda_dn_chunks_force(old);
+    infer_cuda_dn_cols_force(-1);
     gpu_cpu_pair_free(k, cp, g);
 #endif
 }
