@@ -42,17 +42,20 @@
  *               quantizes the rows to int8 once (the CPU's Q8_0 or Q8_K codes), then
  *               k_mvq, a block of up to 128 threads per 2 output columns, each thread
  *               taking 16-weight slices of the rows through __dp4a (the float types: 8
- *               weights in one 16-byte load, f32 FMAs); in both, matmul_n does a layer's
+ *               weights in one 16-byte load, f32 FMAs), two slices loaded at once for
+ *               one row (mvq_block's U); in both, matmul_n does a layer's
  *               q, k, v (or gate and up) in one launch, matmul_glu gate and up with the
  *               GLU, matmul_add the residual add in the stores; in the fast mode the
  *               fused entries rmsnorm_matmul_n and rmsnorm_ffn let the norm write the
  *               int8 activations (k_rmsnorm_q, no k_quant_x) and k_mvq's GLU write the
  *               down projection's (the last block of each 32- or 256-column group
  *               quantizes it: mvq_quant_out), and attention_matmul_add lets the decode
- *               attention write the output projection's (attention below). The fast
- *               mode's int8 matvec also takes 9-16 rows (a batch of sequences): blocks of
- *               8 rows, those of one column pair side by side (the weights from L2).
- *               rows > 8 (fast int8: > 16): 64x64 output
+ *               attention write the output projection's (attention below); for one row
+ *               of float weights the norm runs inside k_mvq itself (NM: rms_scale_v, the
+ *               norm's bits). The fast mode's int8 matvec can take up to 64 rows
+ *               (INFER_CUDA_MVQ_ROWS; 8 by default): blocks of 8 rows, those of one
+ *               column pair side by side (the weights from L2).
+ *               rows > 8: 64x64 output
  *               tiles: k_matmul_tiled, weights dequantized into shared memory 32 columns
  *               at a time, then f32 FMAs (precise), or in the fast mode TF32 MMAs (F32
  *               weights; cuBLAS's f32 GEMM where the build has it); F16/BF16 weights
@@ -309,6 +312,7 @@ typedef struct infer_cuda_ctx {
     void *dnc;                /* the DeltaNet chunks' U, Wk, P and G (infer_cuda_deltanet_chunked) */
     size_t dnc_bytes;
     int dn_chunks;            /* the last deltanet_chunked: 1 on the chunked kernels, 0 the recurrence (for the tests) */
+    int norm_mv;              /* the last fused norm entry: 1 when the norm ran inside a float matvec (for the tests) */
     int half_gemm;            /* the last 16-bit prompt matmul: 1 the library GEMM, 0 the tiles */
     /* the step recorder (see above) */
     int recording;            /* between step_begin and step_end, nothing issued yet */
@@ -627,6 +631,26 @@ template <typename V> __device__ V block_sum(V v) {
     __syncthreads();
     v = lane < nw ? part[lane] : (V)0;
     return warp_sum(v);
+}
+/* 1 / sqrt(mean(xr^2) + eps) as a block of vt threads computes it (rms_scale, below: each
+ * thread sums every vt-th square, then block_sum), by a block of any count of whole warps:
+ * each thread stands in for the virtual threads tid, tid + blockDim.x, ... below vt, and their
+ * warps' sums meet in the same slots -- the same additions in the same order, the same bits.
+ * So a matvec that normalises its own input (k_mvq's NM) matches k_rmsnorm's scale. */
+__device__ __forceinline__ float rms_scale_v(const float *xr, int dim, float eps, int vt) {
+    __shared__ double part[32];
+    const int lane = threadIdx.x & 31;
+    __syncthreads();                      /* part[] may still be read from a previous call */
+    for (int v = threadIdx.x; v < vt; v += blockDim.x) {  /* (whole warps: the same trip count in a warp) */
+        double ss = 0;
+        for (int i = v; i < dim; i += vt) ss += (double)xr[i] * xr[i];
+        ss = warp_sum(ss);
+        if (lane == 0) part[v >> 5] = ss;
+    }
+    __syncthreads();
+    double t = lane < vt / 32 ? part[lane] : 0.0;
+    t = warp_sum(t);
+    return (float)(1.0 / sqrt(t / dim + eps));
 }
 __device__ float block_max(float v) {
     __shared__ float part[32];
@@ -1232,6 +1256,16 @@ typedef struct infer_cuda_qout {
     infer_cuda_pf pf;         /* the weights of the matvec that reads them, to prefetch (the attention's: Wo) */
 } infer_cuda_qout;
 static_assert(sizeof(infer_cuda_qout) == 3 * sizeof(void *) + 2 * sizeof(int) + sizeof(infer_cuda_pf), "infer_cuda_qout has padding");
+/* The RMSNorm a one-row float matvec does itself (k_mvq's NM): x the norm's input, g its
+ * weight, h where the normalised row goes (written by the blocks of the first column pair),
+ * vt the threads k_rmsnorm would sum the squares with (its order of sums, rms_scale_v) */
+typedef struct infer_cuda_mvn {
+    const float *x, *g;
+    float *h;
+    float eps;
+    int vt;
+} infer_cuda_mvn;
+static_assert(sizeof(infer_cuda_mvn) == 3 * sizeof(void *) + sizeof(float) + sizeof(int), "infer_cuda_mvn has padding");
 /* The activations go through shared memory. A lane dots its 32 decoded weights with the 32
  * activations of its chunk: read straight from global memory, the 32 lanes of a warp would
  * read 32 segments 128 bytes apart with every load, 8 times the cache traffic of reading
@@ -1903,11 +1937,19 @@ INFER_CUDA_UNROLL
 /* The body of the fast matvec's blocks: the CC weight rows wr[c] (those with bit c of
  * `cols`) dotted with activation rows 0 .. nr of x0 (codes, xd0 their scales; or f32 x);
  * the block's total of (c, r) comes back in tot[c R + r] for every thread. The block has 32,
- * 64, 96 or 128 threads (infer_cuda_mvq_threads). */
-template <int T, int R, int CC>
-__device__ __forceinline__ void mvq_block(const uint8_t *const *wr, unsigned cols, const void *x0, const float2 *xd0, int K, int nr, float *tot) {
+ * 64, 96 or 128 threads (infer_cuda_mvq_threads). U: the slices a thread loads at once (1
+ * or 2). A decode matvec is bound by the weight bytes each thread has in flight: with one
+ * slice of two columns at a time, a thread waits a whole memory latency for 32 bytes (F16)
+ * or 20 (Q4_0) every step. U = 2 loads the thread's next two slices together, then dots
+ * them in the same order as U = 1 -- the same sums, the same bits. */
+template <int T, int R, int CC, int U = 1, int NM = 0>
+__device__ __forceinline__ void mvq_block(const uint8_t *const *wr, unsigned cols, const void *x0, const float2 *xd0, int K, int nr, float *tot,
+                                          const infer_cuda_mvn *nm = NULL, int writer = 0) {
     typedef Mv<T> M;
     constexpr int V = CC * R;
+    static_assert(U == 1 || U == 2, "mvq_block: one or two slices at once");
+    static_assert(!NM || M::KIND == 3, "mvq_block: the norm only before a float matvec");
+    __shared__ float nsc[NM ? R : 1];
     typedef typename std::conditional<M::KIND == 3, float, int8_t>::type XT;
     __shared__ float part[INFER_CUDA_MVQ_THREADS / 32][V];
     const int tid = threadIdx.x, lane = tid & 31, nt = blockDim.x;
@@ -1915,28 +1957,65 @@ __device__ __forceinline__ void mvq_block(const uint8_t *const *wr, unsigned col
 INFER_CUDA_UNROLL
     for (int i = 0; i < V; i++) acc[i] = 0.0f;
     const int S = K / M::QK * M::SPB;                      /* slices in a row */
-    typename M::W w[CC];
-    /* The weights are no kernel's output: the first slice's are loaded before waiting for the
+    typename M::W w[U][CC];
+    /* The weights are no kernel's output: the first slices' are loaded before waiting for the
      * kernel before (programmatic dependent launch, INFER_CUDA_PDL_ENTRY), so their memory
      * latency overlaps that kernel's end; the activations are read after the wait. */
-    if (tid < S) {
 INFER_CUDA_UNROLL
-        for (int c = 0; c < CC; c++) if (cols >> c & 1) M::w(wr[c], tid / M::SPB, tid % M::SPB, w[c]);
+    for (int u = 0; u < U; u++) {
+        const int s = tid + u * nt;
+        if (s < S) {
+INFER_CUDA_UNROLL
+            for (int c = 0; c < CC; c++) if (cols >> c & 1) M::w(wr[c], s / M::SPB, s % M::SPB, w[u][c]);
+        }
     }
     INFER_CUDA_PDL_WAIT();
-    for (int s = tid; s < S; s += nt) {
-        const int b = s / M::SPB, p = s % M::SPB;
-        if (s != tid) {
-INFER_CUDA_UNROLL
-            for (int c = 0; c < CC; c++) if (cols >> c & 1) M::w(wr[c], b, p, w[c]);
-        }
+    if (NM) {                                              /* the rows' RMS scales, k_rmsnorm's bits */
 INFER_CUDA_UNROLL
         for (int r = 0; r < R; r++) {
             if (r >= nr) break;
-            typename M::X xv;
-            M::x((const XT *)x0 + (size_t)r * K, xd0 ? xd0 + (size_t)r * (K / 32) : NULL, b, p, xv);
+            const float sc = rms_scale_v((const float *)x0 + (size_t)r * K, K, nm->eps, nm->vt);
+            if (tid == 0) nsc[r] = sc;
+        }
+        __syncthreads();
+    }
+    for (int s0 = tid; s0 < S; s0 += U * nt) {
+        if (s0 != tid) {
 INFER_CUDA_UNROLL
-            for (int c = 0; c < CC; c++) if (cols >> c & 1) acc[c * R + r] += M::dot(w[c], xv, p);
+            for (int u = 0; u < U; u++) {
+                const int s = s0 + u * nt;
+                if (s >= S) break;
+INFER_CUDA_UNROLL
+                for (int c = 0; c < CC; c++) if (cols >> c & 1) M::w(wr[c], s / M::SPB, s % M::SPB, w[u][c]);
+            }
+        }
+INFER_CUDA_UNROLL
+        for (int u = 0; u < U; u++) {
+            const int s = s0 + u * nt, b = s / M::SPB, p = s % M::SPB;
+            if (s >= S) break;
+            float gv[NM ? 8 : 1];
+            if (NM) {
+                const float4 g0 = ldv<float4>(nm->g + 8 * b), g1 = ldv<float4>(nm->g + 8 * b + 4);
+                gv[0] = g0.x; gv[1] = g0.y; gv[2] = g0.z; gv[3] = g0.w; gv[4] = g1.x; gv[5] = g1.y; gv[6] = g1.z; gv[7] = g1.w;
+            }
+INFER_CUDA_UNROLL
+            for (int r = 0; r < R; r++) {
+                if (r >= nr) break;
+                typename M::X xv;
+                M::x((const XT *)x0 + (size_t)r * K, xd0 ? xd0 + (size_t)r * (K / 32) : NULL, b, p, xv);
+                if constexpr (NM != 0) {                   /* h = x scale g, as k_rmsnorm rounds it */
+INFER_CUDA_UNROLL
+                    for (int i = 0; i < 8; i++) xv.v[i] = xv.v[i] * nsc[r] * gv[i];
+                    if (writer) {
+                        float *hr = nm->h + (size_t)r * K + 8 * b;
+                        const float4 h0 = { xv.v[0], xv.v[1], xv.v[2], xv.v[3] }, h1 = { xv.v[4], xv.v[5], xv.v[6], xv.v[7] };
+                        stv<float4>(hr, h0);
+                        stv<float4>(hr + 4, h1);
+                    }
+                }
+INFER_CUDA_UNROLL
+                for (int c = 0; c < CC; c++) if (cols >> c & 1) acc[c * R + r] += M::dot(w[u][c], xv, p);
+            }
         }
     }
     warp_sum_t<V>(acc);
@@ -1992,10 +2071,12 @@ INFER_CUDA_UNROLL
  * rows by R .. by R + R; blockIdx.x = bx ry + by over the ry row blocks, so the blocks of one
  * column pair run side by side and all but the first find its weights in L2. xa is the codes
  * (xds their scales) or, for the float types, x itself. G: matmul_glu's mode, the same columns
- * of W[0] (gate) and W[1] (up), out[0] = act(gate) * up. */
-template <int T, int R, int G>
+ * of W[0] (gate) and W[1] (up), out[0] = act(gate) * up. U: mvq_block's slices at once. NM
+ * (float types): xa is the norm's input nm.x, and the block normalises it as it reads it
+ * (mvq_block), the blocks of the first column pair storing the normalised rows in nm.h. */
+template <int T, int R, int G, int U = 1, int NM = 0>
 __global__ void __launch_bounds__(INFER_CUDA_MVQ_THREADS) k_mvq(infer_cuda_mv mv, size_t row_bytes, const void *xa, const float2 *xds, int K, int rows,
-                                                              infer_cuda_qout qo) {
+                                                              infer_cuda_qout qo, infer_cuda_mvn nm) {
     INFER_CUDA_PDL_TRIGGER();                        /* the wait is in mvq_block, after the first weights */
     constexpr int C = INFER_CUDA_MVQ_COLS, CC = G ? 2 * C : C;
     typedef typename std::conditional<Mv<T>::KIND == 3, float, int8_t>::type XT;
@@ -2023,7 +2104,9 @@ INFER_CUDA_UNROLL
         wr[c] = (G && c >= C ? mv.W[1] : W) + (size_t)(n < N ? n : 0) * row_bytes;
         cols |= (unsigned)(n < N) << c;
     }
-    mvq_block<T, R, CC>(wr, cols, (const XT *)xa + (size_t)r0 * K, xds ? xds + (size_t)r0 * (K / 32) : NULL, K, nr, tot);
+    infer_cuda_mvn nr0 = nm;
+    if (NM) nr0.h += (size_t)r0 * K;
+    mvq_block<T, R, CC, U, NM>(wr, cols, (const XT *)xa + (size_t)r0 * K, xds ? xds + (size_t)r0 * (K / 32) : NULL, K, nr, tot, &nr0, NM && bx == 0);
     const int c = tid / R, r = tid % R, n = n0 + c;
     if (G && Mv<T>::KIND != 3 && qo.kind) {          /* (not in the float types' GLU) every thread goes on to the barriers */
         if (tid < C * R && n < N && r < nr) out[(size_t)(r0 + r) * N + n] = glu_act(tot[tid] * scale, tot[C * R + tid] * mv.scale[1], mv.act, mv.limit);
@@ -3276,20 +3359,24 @@ static int infer_cuda_mvq_threads(infer_type t, int K) {
     return w < 32 ? 32 : w > INFER_CUDA_MVQ_THREADS ? INFER_CUDA_MVQ_THREADS : w;
 }
 
+static int infer_cuda_mvq_u = 2;          /* a one-row k_mvq's slices at once (mvq_block's U; INFER_CUDA_MVQ_U=1: one) */
 /* The fast mode's matvec (k_quant_x, then k_mvq) where the type has one and the pointers
  * suit its loads; 0: the caller runs k_matvec instead. glu: mv is (gate, up); qo (or NULL):
  * the GLU's output also quantized there. */
 static int infer_cuda_matvec_fast(infer_cuda_ctx *c, infer_type t, const infer_cuda_mv &mv, size_t rb, const float *x, int K, int rows, int glu,
-                                  infer_cuda_xq *xq, const infer_cuda_qout *qo = NULL) {
+                                  infer_cuda_xq *xq, const infer_cuda_qout *qo = NULL, const infer_cuda_mvn *nm = NULL) {
     infer_cuda_qout q;
     memset(&q, 0, sizeof q);
     if (qo && glu) q = *qo;
+    infer_cuda_mvn n;
+    memset(&n, 0, sizeof n);
+    if (nm) n = *nm;
     const int kind = infer_cuda_mv_kind(t, mv.W, glu ? 2 : mv.n, rb, x, K);
-    if (!kind) return 0;
+    if (!kind || (nm && (kind != 3 || rows != 1))) return 0;    /* (the norm: infer_cuda_norm_mv_ok has checked) */
     infer_cuda_xq own = { 0, NULL, NULL };
     const void *xa;
     const float2 *xds;
-    if (!infer_cuda_mv_x(c, kind, x, K, rows, xq ? xq : &own, &xa, &xds)) return 1;
+    if (!infer_cuda_mv_x(c, kind, nm ? nm->x : x, K, rows, xq ? xq : &own, &xa, &xds)) return 1;
     int blocks = 0;                           /* ceil(N_j / MVQ_COLS) for each weight */
     for (int i = 0; i < (glu ? 1 : mv.n); i++) blocks += (mv.start[i + 1] - mv.start[i] + INFER_CUDA_MVQ_COLS - 1) / INFER_CUDA_MVQ_COLS;
     const int ry = rows > 1 ? (rows + INFER_CUDA_MV_ROWS - 1) / INFER_CUDA_MV_ROWS : 1;   /* k_mvq's row blocks, side by side */
@@ -3300,10 +3387,22 @@ static int infer_cuda_matvec_fast(infer_cuda_ctx *c, infer_type t, const infer_c
     infer_cuda_typed(c, t, "matmul", [&](auto ty) {
         constexpr int T = decltype(ty)::id, R = INFER_CUDA_MV_ROWS;
         if constexpr (Mv<T>::KIND != 0) {
-            if (glu && rows == 1) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 1>)(mv, rb, xa, xds, K, rows, q);
-            else if (glu) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, R, 1>)(mv, rb, xa, xds, K, rows, q);
-            else if (rows == 1) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 0>)(mv, rb, xa, xds, K, rows, q);
-            else INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, R, 0>)(mv, rb, xa, xds, K, rows, q);
+            const int u2 = rows == 1 && infer_cuda_mvq_u == 2;     /* one row: two slices at once (mvq_block) */
+            if constexpr (Mv<T>::KIND == 3) {                         /* one row normalised on the way in */
+                if (nm) {
+                    if (glu && u2) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 1, 2, 1>)(mv, rb, xa, xds, K, rows, q, n);
+                    else if (glu) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 1, 1, 1>)(mv, rb, xa, xds, K, rows, q, n);
+                    else if (u2) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 0, 2, 1>)(mv, rb, xa, xds, K, rows, q, n);
+                    else INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 0, 1, 1>)(mv, rb, xa, xds, K, rows, q, n);
+                    return;
+                }
+            }
+            if (glu && u2) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 1, 2>)(mv, rb, xa, xds, K, rows, q, n);
+            else if (glu && rows == 1) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 1>)(mv, rb, xa, xds, K, rows, q, n);
+            else if (glu) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, R, 1>)(mv, rb, xa, xds, K, rows, q, n);
+            else if (u2) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 0, 2>)(mv, rb, xa, xds, K, rows, q, n);
+            else if (rows == 1) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 0>)(mv, rb, xa, xds, K, rows, q, n);
+            else INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, R, 0>)(mv, rb, xa, xds, K, rows, q, n);
         }
     });
     return 1;
@@ -3951,13 +4050,48 @@ static int infer_cuda_quant_for(const infer_cuda_ctx *c, const infer_tensor *w, 
     return (kind == 1 || kind == 2) && D % *qs == 0 ? kind : 0;
 }
 
+/* The fast mode's one-row decode with float weights (F16, BF16, F32) needs no norm launch:
+ * the matvec normalises x as it reads it (k_mvq's NM) -- the same scale and the same h as
+ * k_rmsnorm, to the bit (rms_scale_v), h stored by the first column pair's blocks. Where it
+ * applies: x, h and nw 16-byte aligned, x and h apart, the weights' fast kind the float one
+ * (3), and INFER_CUDA_NORM_MV not 0. Fills nm; 0 where the norm must run on its own. */
+static int infer_cuda_norm_mv = 1;
+static int infer_cuda_norm_mv_ok(infer_cuda_ctx *c, infer_type t, const uint8_t *const *W, int n, size_t rb, const float *x, float *h, const float *nw,
+                                 int K, int rows, float eps, infer_cuda_mvn *nm) {
+    if (!infer_cuda_norm_mv || c->precise || rows != 1 || !nw || x == h || ((uintptr_t)x | (uintptr_t)h | (uintptr_t)nw) % 16 ||
+        infer_cuda_mv_kind(t, W, n, rb, x, K) != 3)
+        return 0;
+    nm->x = x; nm->g = nw; nm->h = h; nm->eps = eps; nm->vt = INFER_CUDA_NORM_THREADS(K);
+    return 1;
+}
+
 /* h = RMSNorm(x) * nw, then out[i] = W_i h: in the fast mode's decode the norm writes the
- * first weight's int8 activations, which matmul_n's groups of that format reuse */
+ * first weight's int8 activations, which matmul_n's groups of that format reuse; float
+ * weights of one type and width, one row: the norm inside their matvec (infer_cuda_norm_mv_ok) */
 static void infer_cuda_rmsnorm_matmul_n(void *ctx, float *h, const float *x, const float *nw, int rows, int dim, float eps, int n,
                                         float *const *out, const infer_tensor *const *w) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
     if (rows <= 0) return;
     const int kind = n > 0 && h != x && w[0]->ne[0] == dim ? infer_cuda_fused_kind(c, w[0], h, rows) : 0;
+    c->norm_mv = 0;
+    if (kind == 3 && n <= INFER_CUDA_MV_MAXW) {
+        infer_cuda_mv mv;
+        memset(&mv, 0, sizeof mv);
+        int same = 1;
+        for (int i = 0; i < n; i++) {
+            same &= w[i]->type == w[0]->type && w[i]->ne[0] == dim;
+            mv.W[i] = (const uint8_t *)w[i]->data; mv.out[i] = out[i]; mv.scale[i] = w[i]->scale;
+            mv.start[i + 1] = mv.start[i] + (int)w[i]->ne[1];
+        }
+        mv.n = n;
+        const size_t rb = infer_type_row_size(w[0]->type, dim);
+        infer_cuda_mvn nm;
+        if (same && infer_cuda_norm_mv_ok(c, w[0]->type, mv.W, n, rb, x, h, nw, dim, rows, eps, &nm) &&
+            infer_cuda_matvec_fast(c, w[0]->type, mv, rb, h, dim, rows, 0, NULL, NULL, &nm)) {
+            c->norm_mv = 1;
+            return;
+        }
+    }
     infer_cuda_pf pf;
     memset(&pf, 0, sizeof pf);
     for (int i = 0; kind && i < n; i++) infer_cuda_pf_add(&pf, w[i]);
@@ -4018,8 +4152,14 @@ static void infer_cuda_rmsnorm_ffn(void *ctx, float *x, float *h, float *hid, co
     memset(&pf, 0, sizeof pf);
     infer_cuda_pf_add(&pf, wg);
     infer_cuda_pf_add(&pf, wu);
-    infer_cuda_xq xq = infer_cuda_norm_for(c, kin == 3 ? 0 : kin, h, x, nw, rows, K, eps, pf);
-    if (!infer_cuda_matvec_fast(c, wg->type, mv, rb, h, K, rows, 1, &xq, &qo)) return;     /* kin != 0: it runs */
+    infer_cuda_mvn nm;
+    c->norm_mv = kin == 3 && infer_cuda_norm_mv_ok(c, wg->type, mv.W, 2, rb, x, h, nw, K, rows, eps, &nm);
+    if (c->norm_mv) {                        /* float gate and up, one row: the norm inside their matvec */
+        if (!infer_cuda_matvec_fast(c, wg->type, mv, rb, h, K, rows, 1, NULL, &qo, &nm)) return;
+    } else {
+        infer_cuda_xq xq = infer_cuda_norm_for(c, kin == 3 ? 0 : kin, h, x, nw, rows, K, eps, pf);
+        if (!infer_cuda_matvec_fast(c, wg->type, mv, rb, h, K, rows, 1, &xq, &qo)) return;     /* kin != 0: it runs */
+    }
     infer_cuda_matvec_w(c, x, wd, hid, rows, 1, &xd);
 }
 
@@ -6379,6 +6519,14 @@ infer_status infer_cuda_init(int device, infer_error *err) {
      * GEMM (infer_cuda_gemm_q); =N: on the GEMM from N rows (N > 16), to find where the two cross */
     /* INFER_CUDA_MVQ_ROWS=N: a batch of up to N (8..64) sequences on the int8 matvec, not the
      * tiles (the default 8), to time the two in one build */
+    /* INFER_CUDA_NORM_MV=0: the norm before a one-row float matvec as its own launch
+     * (k_rmsnorm), not inside the matvec, to time the two in one build */
+    const char *nmv = getenv("INFER_CUDA_NORM_MV");
+    if (nmv && !strcmp(nmv, "0")) infer_cuda_norm_mv = 0;
+    /* INFER_CUDA_MVQ_U=1: a one-row decode matvec loads one slice at a time, not two
+     * (mvq_block), to time the two in one build */
+    const char *mu = getenv("INFER_CUDA_MVQ_U");
+    if (mu && atoi(mu) == 1) infer_cuda_mvq_u = 1;
     const char *mr = getenv("INFER_CUDA_MVQ_ROWS");
     if (mr && atoi(mr) > 0) infer_cuda_mvq_rows = infer_cuda_mvq_clamp(atoi(mr));
     /* INFER_CUDA_L2PF=1: the L2 prefetch of the next matvec's weights (l2_prefetch), off by
@@ -6553,6 +6701,9 @@ extern "C" int infer_cuda_qgemm_force(int rows, int cols) {
 }
 /* For the tests: the most rows the fast mode's int8 matvec takes from now on (8 to 64; -1:
  * the default, 8); returns the previous setting */
+extern "C" int infer_cuda_norm_mv_force(int on) { return infer_cuda_knob(&infer_cuda_norm_mv, on != 0); }
+extern "C" int infer_cuda_norm_mv_last(void *ctx) { return ((infer_cuda_ctx *)ctx)->norm_mv; }
+extern "C" int infer_cuda_mvq_u_force(int u) { return infer_cuda_knob(&infer_cuda_mvq_u, u == 1 ? 1 : 2); }
 extern "C" int infer_cuda_mvq_rows_force(int rows) { return infer_cuda_knob(&infer_cuda_mvq_rows, rows < 0 ? INFER_CUDA_MVQ_ROWS : infer_cuda_mvq_clamp(rows)); }
 /* For the tests: the fewest rows of a deltanet_chunked call that run on the chunked kernels
  * (k_dn_prep, k_dn_chunks) from now on (-1 or INT_MAX: the default, never, the recurrence);

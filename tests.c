@@ -9584,6 +9584,9 @@ static void test_server_tool_parse(void) {
 int infer_cuda_dequant_host(infer_type t, const void *row, int K, float scale, float *dst);
 int infer_cuda_qgemm_force(int rows, int cols);
 int infer_cuda_mvq_rows_force(int rows);
+int infer_cuda_mvq_u_force(int u);
+int infer_cuda_norm_mv_force(int on);
+int infer_cuda_norm_mv_last(void *ctx);
 int infer_cuda_dn_chunks_force(int rows);
 int infer_cuda_dn_chunks_last(void *ctx);
 int infer_cuda_dn_cols_force(int cols);
@@ -10608,7 +10611,7 @@ static void test_gpu_seq_batch(void) {
 
 /* A decode step on the GPU is one graph replay, and its launches stay within the budget:
  * a prompt, then tokens one at a time, in the precise mode on stories260K (llama, 5 layers,
- * F32 weights) and in the fast mode on the golden Q4_0 llama (its matvecs read int8
+ * F32 weights), in the fast mode on it and on the golden Q4_0 llama (its matvecs read int8
  * activations, so the fused ops that write them are what keeps the count down). The first
  * decode steps run as plain launches (the first one also grows attention's scratch buffer,
  * which ends its recording), the next is captured, every later one replays the graph (from
@@ -10618,12 +10621,15 @@ static void test_gpu_seq_batch(void) {
  * splits merged by the last block), o (+ residual), rmsnorm, gate/up with the GLU, down
  * (+ residual). Fast: the
  * norms write the int8 activations of q/k/v and gate/up, the GLU those of down, the
- * attention those of o (attention_matmul_add): no quantization launch of their own. The logits of
+ * attention those of o (attention_matmul_add): no quantization launch of their own. Fast on
+ * stories260K's F32 weights: the two norms run inside the matvecs after them (k_mvq's NM),
+ * 6 a layer. The logits of
  * the replayed steps equal the CPU's (the precise mode within the model tolerance, the fast
  * mode the CPU's fast path within twice the fast bound), so a replay that read stale
  * positions or tokens would fail here. */
 #define INFER_TEST_LAUNCHES_PER_LAYER 8
 #define INFER_TEST_LAUNCHES_PER_LAYER_FAST 8
+#define INFER_TEST_LAUNCHES_PER_LAYER_FLOAT_FAST 6      /* float weights, one row: the two norms inside their matvecs */
 static void decode_graph_run(const infer_kernels *k, const char *path, int precise, int budget, int step_budget) {
     infer_model *m = load_model(path, 0);
     if (!m) return;
@@ -10672,6 +10678,7 @@ static void test_gpu_decode_graph(void) {
     if (!k) return;
     if (!file_exists(SHARED "/models/stories260K.gguf")) SKIP("../shared/models not found");
     decode_graph_run(k, SHARED "/models/stories260K.gguf", 1, INFER_TEST_LAUNCHES_PER_LAYER, 0);
+    decode_graph_run(k, SHARED "/models/stories260K.gguf", 0, INFER_TEST_LAUNCHES_PER_LAYER_FLOAT_FAST, 0);
     if (file_exists(SHARED "/golden/llama/model-Q4_0.gguf")) decode_graph_run(k, SHARED "/golden/llama/model-Q4_0.gguf", 0, INFER_TEST_LAUNCHES_PER_LAYER_FAST, 0);
     else printf("  SKIP: ../shared/golden/llama not found (the fast mode's budget)\n");
     /* the CPU runs no graphs and counts no launches */
@@ -11344,6 +11351,180 @@ done:
     if (cf) cpu->ctx_free(cf);
     if (cp) cpu->ctx_free(cp);
     if (g) k->ctx_free(g);
+}
+
+/* The one-row decode matvec loads a thread's next two slices at once (mvq_block's U = 2, the
+ * default) or one at a time (INFER_CUDA_MVQ_U=1). Both dot the same slices in the same
+ * order, so the results are the same bits: for every type with a fast matvec (the int8
+ * types, F16, BF16, F32), a short K (a block of fewer than 128 threads) and a long one (an
+ * odd count of slices for most threads: the last pair half empty), plain, adding into y,
+ * and the GLU; the first two also against the CPU's fast path (TQ1_0, Q1_0, Q2_0 and I2_S
+ * have no int8 matvec: one row of them runs k_matvec in f32). */
+static void test_gpu_mvq_pairs(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+#ifdef INFER_CUDA
+    const infer_kernels *cpu = infer_cpu_kernels();
+    void *cf = NULL, *g = NULL;
+    infer_error err;
+    const int old_u = infer_cuda_mvq_u_force(2);
+    if (cpu->ctx_create(&cf, 2, 0, &err) != INFER_OK || k->ctx_create(&g, 1, 0, &err) != INFER_OK) {
+        CHECK_MSG(0, "%s", err.msg);
+        goto done;
+    }
+    infer__rng rng;
+    infer__rng_seed(&rng, 23);
+    static const infer_type floats[3] = { INFER_TYPE_F16, INFER_TYPE_BF16, INFER_TYPE_F32 };
+    const int N = 6;
+    int checked = 0;
+    for (int ti = 0; ti < N_INT8_TYPES + 3; ti++) {
+        const infer_type t = ti < N_INT8_TYPES ? int8_types[ti] : floats[ti - N_INT8_TYPES];
+        if (t == INFER_TYPE_TQ1_0 || t == INFER_TYPE_Q1_0 || t == INFER_TYPE_Q2_0 || t == INFER_TYPE_I2_S) continue;   /* no k_mvq: k_matvec's f32 */
+        const int blck = (int)infer_type_block(t), unit = t == INFER_TYPE_I2_S ? 384 : blck >= 32 ? blck : 8;
+        for (int ki = 0; ki < 2; ki++) {
+            const int K = unit * (ki ? (t == INFER_TYPE_I2_S ? 7 : unit >= 256 ? 13 : 301) : (t == INFER_TYPE_I2_S ? 1 : 5));
+            size_t bytes;
+            float scale;
+            uint8_t *wq[2] = { int8_weights(&rng, t, K, N, 1, &bytes, &scale), NULL };
+            float sc2;
+            wq[1] = int8_weights(&rng, t, K, N, 1, &bytes, &sc2);
+            float *x = malloc(sizeof(float) * K), *y = malloc(sizeof(float) * N), *ref = malloc(sizeof(float) * N), *ref2 = malloc(sizeof(float) * N);
+            float got[2][3][6];
+            void *gw[2] = { k->alloc(g, bytes), k->alloc(g, bytes) }, *gx = k->alloc(g, sizeof(float) * K), *go = k->alloc(g, sizeof(float) * N);
+            for (int i = 0; i < K; i++) x[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+            for (int i = 0; i < N; i++) y[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+            infer_tensor tc[2] = { { "wg", t, 2, { K, N, 1, 1 }, wq[0], bytes, scale }, { "wu", t, 2, { K, N, 1, 1 }, wq[1], bytes, sc2 } }, tg[2] = { tc[0], tc[1] };
+            if (!gw[0] || !gw[1] || !gx || !go || k->upload(g, gw[0], wq[0], bytes) != INFER_OK || k->upload(g, gw[1], wq[1], bytes) != INFER_OK ||
+                k->upload(g, gx, x, sizeof(float) * K) != INFER_OK) {
+                CHECK_MSG(0, "%s: device memory", infer_type_name(t));
+                goto next;
+            }
+            tg[0].data = gw[0]; tg[1].data = gw[1];
+            for (int u = 0; u < 2; u++) {
+                infer_cuda_mvq_u_force(u ? 1 : 2);
+                k->matmul(g, (float *)go, &tg[0], (const float *)gx, 1);
+                CHECK(k->download(g, got[u][0], go, sizeof(float) * N) == INFER_OK);
+                int bm = -1, splits = -1;
+                infer_cuda_tiles_last(g, &bm, &splits);
+                CHECK_MSG(bm == 0, "%s K=%d: one row ran on tiles of %d rows, not the matvec", infer_type_name(t), K, bm);
+                CHECK(k->upload(g, go, y, sizeof(float) * N) == INFER_OK);
+                k->matmul_add(g, (float *)go, &tg[0], (const float *)gx, 1);
+                CHECK(k->download(g, got[u][1], go, sizeof(float) * N) == INFER_OK);
+                k->matmul_glu(g, (float *)go, &tg[0], &tg[1], (const float *)gx, 1, INFER_ACT_SILU, 0.0f);
+                CHECK_MSG(k->download(g, got[u][2], go, sizeof(float) * N) == INFER_OK, "%s", k->last_error(g));
+            }
+            CHECK_MSG(!memcmp(got[0], got[1], sizeof got[0]), "%s K=%d: two slices at once differ from one at a time", infer_type_name(t), K);
+            cpu->matmul(cf, ref, &tc[0], x, 1);
+            cpu->matmul(cf, ref2, &tc[1], x, 1);
+            double worst = 0, big = 0;
+            for (int i = 0; i < N; i++) {
+                big = fmax(big, fabs(ref[i]));
+                worst = fmax(worst, fabs((double)ref[i] - got[0][0][i]));
+                worst = fmax(worst, fabs((double)ref[i] + y[i] - got[0][1][i]));
+            }
+            CHECK_MSG(worst <= INT8_TIGHT * big, "%s K=%d: %.3g from the CPU's fast path (largest |out| %.3g)", infer_type_name(t), K, worst, big);
+            checked++;
+        next:
+            for (int i = 0; i < 2; i++) if (gw[i]) k->free(g, gw[i]);
+            if (gx) k->free(g, gx);
+            if (go) k->free(g, go);
+            free(wq[0]); free(wq[1]); free(x); free(y); free(ref); free(ref2);
+        }
+    }
+    printf("    %d (type, K) cases: two slices at once the same bits as one\n", checked);
+done:
+    infer_cuda_mvq_u_force(old_u);
+    if (cf) cpu->ctx_free(cf);
+    if (g) k->ctx_free(g);
+#endif
+}
+
+/* The fast mode's one-row decode of float weights normalises x inside the matvec (k_mvq's
+ * NM: no norm launch): rmsnorm_matmul_n (three weights, as q, k and v) and rmsnorm_ffn give
+ * the same bits with it and without (INFER_CUDA_NORM_MV=0: k_rmsnorm, then the matvec) --
+ * h, the outputs, the GLU's hidden row and x after the residual add -- for F16, BF16 and
+ * F32 at widths 2048 (k_rmsnorm's 256 threads stood in for by the matvec's 128) and 520
+ * (its 128 by 96); and each entry reports which way it ran. */
+static void test_gpu_norm_mv(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+#ifdef INFER_CUDA
+    void *g = NULL;
+    infer_error err;
+    const int old = infer_cuda_norm_mv_force(1);
+    if (k->ctx_create(&g, 1, 0, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); goto done; }
+    infer__rng rng;
+    infer__rng_seed(&rng, 29);
+    static const infer_type types[3] = { INFER_TYPE_F16, INFER_TYPE_BF16, INFER_TYPE_F32 };
+    static const int widths[2] = { 2048, 520 };
+    for (int ti = 0; ti < 3; ti++)
+        for (int wi = 0; wi < 2; wi++) {
+            const infer_type t = types[ti];
+            const int E = widths[wi], N[3] = { E, E / 4 + 8, 3 * E / 2 }, F = 3 * E / 2;   /* q, k, v; the FFN's hidden width */
+            /* weights: q, k, v [E -> N_i]; gate, up [E -> F]; down [F -> E] */
+            const int ks[6] = { E, E, E, E, E, F }, ns[6] = { N[0], N[1], N[2], F, F, E };
+            uint8_t *wq[6];
+            void *gw[6];
+            infer_tensor tw[6];
+            size_t bytes;
+            float scale;
+            int ok = 1;
+            for (int i = 0; i < 6; i++) {
+                wq[i] = int8_weights(&rng, t, ks[i], ns[i], 1, &bytes, &scale);
+                gw[i] = k->alloc(g, bytes);
+                tw[i] = (infer_tensor){ "w", t, 2, { ks[i], ns[i], 1, 1 }, gw[i], bytes, scale };
+                ok &= gw[i] && k->upload(g, gw[i], wq[i], bytes) == INFER_OK;
+            }
+            float *x = malloc(sizeof(float) * E), *nw = malloc(sizeof(float) * E);
+            for (int i = 0; i < E; i++) { x[i] = (float)(infer__rng_uniform(&rng) * 4 - 2); nw[i] = (float)(0.5 + infer__rng_uniform(&rng)); }
+            const size_t bufs[7] = { E, E, E, (size_t)N[0], (size_t)N[1], (size_t)N[2], (size_t)F };   /* x, nw, h, q, k, v, hid */
+            void *d[7];
+            for (int i = 0; i < 7; i++) ok &= (d[i] = k->alloc(g, sizeof(float) * bufs[i])) != NULL;
+            ok = ok && k->upload(g, d[1], nw, sizeof(float) * E) == INFER_OK;
+            float *got[2][7];
+            int ran[2][2] = { { -1, -1 }, { -1, -1 } };
+            for (int way = 0; ok && way < 2; way++) {
+                infer_cuda_norm_mv_force(!way);
+                CHECK(k->upload(g, d[0], x, sizeof(float) * E) == INFER_OK);
+                float *outs[3] = { (float *)d[3], (float *)d[4], (float *)d[5] };
+                const infer_tensor *ws[3] = { &tw[0], &tw[1], &tw[2] };
+                k->rmsnorm_matmul_n(g, (float *)d[2], (const float *)d[0], (const float *)d[1], 1, E, 1e-5f, 3, outs, ws);
+                ran[way][0] = infer_cuda_norm_mv_last(g);
+                for (int i = 2; i < 6; i++) {
+                    got[way][i] = malloc(sizeof(float) * bufs[i]);
+                    CHECK_MSG(k->download(g, got[way][i], d[i], sizeof(float) * bufs[i]) == INFER_OK, "%s", k->last_error(g));
+                }
+                /* the FFN, x changed in place: x += Wd (silu(Wg h) (Wu h)) */
+                k->rmsnorm_ffn(g, (float *)d[0], (float *)d[2], (float *)d[6], (const float *)d[1], 1e-5f, &tw[3], &tw[4], &tw[5], 1, INFER_ACT_SILU, 0.0f);
+                ran[way][1] = infer_cuda_norm_mv_last(g);
+                got[way][0] = malloc(sizeof(float) * E);
+                got[way][1] = malloc(sizeof(float) * E);
+                got[way][6] = malloc(sizeof(float) * F);
+                CHECK(k->download(g, got[way][0], d[0], sizeof(float) * E) == INFER_OK);
+                CHECK(k->download(g, got[way][1], d[2], sizeof(float) * E) == INFER_OK);      /* the FFN's h */
+                CHECK_MSG(k->download(g, got[way][6], d[6], sizeof(float) * F) == INFER_OK, "%s", k->last_error(g));
+            }
+            if (ok) {
+                static const char *names[7] = { "x after the FFN", "the FFN's h", "h", "q", "k", "v", "hid" };
+                CHECK_MSG(ran[0][0] == 1 && ran[0][1] == 1 && ran[1][0] == 0 && ran[1][1] == 0, "%s E=%d: ran fused %d %d, then %d %d", infer_type_name(t), E,
+                          ran[0][0], ran[0][1], ran[1][0], ran[1][1]);
+                int same = 1;
+                for (int i = 0; i < 7; i++) {
+                    const int eq = !memcmp(got[0][i], got[1][i], sizeof(float) * bufs[i == 1 ? 2 : i]);
+                    CHECK_MSG(eq, "%s E=%d: %s differs with the norm inside the matvec", infer_type_name(t), E, names[i]);
+                    same &= eq;
+                }
+                if (same) printf("    %-4s E=%-4d h, q, k, v, hid and x the same bits either way\n", infer_type_name(t), E);
+                for (int w2 = 0; w2 < 2; w2++) for (int i = 0; i < 7; i++) free(got[w2][i]);
+            } else CHECK_MSG(0, "%s E=%d: device memory", infer_type_name(t), E);
+            for (int i = 0; i < 6; i++) { if (gw[i]) k->free(g, gw[i]); free(wq[i]); }
+            for (int i = 0; i < 7; i++) if (d[i]) k->free(g, d[i]);
+            free(x); free(nw);
+        }
+done:
+    infer_cuda_norm_mv_force(old);
+    if (g) k->ctx_free(g);
+#endif
 }
 
 /* matmul_id's prompt path (rows grouped by expert, then int8 tiles per expert), tokens x 2
@@ -12524,6 +12705,8 @@ static const test_case tests[] = {
     { "cuda_int8_decoders", test_cuda_int8_decoders },
     { "gpu_int8_quant", test_gpu_int8_quant },
     { "gpu_int8_matmul", test_gpu_int8_matmul },
+    { "gpu_mvq_pairs", test_gpu_mvq_pairs },
+    { "gpu_norm_mv", test_gpu_norm_mv },
     { "gpu_int8_moe", test_gpu_int8_moe },
     { "gpu_int8_tiles", test_gpu_int8_tiles },
     { "gpu_half_matmul", test_gpu_half_matmul },

@@ -1,0 +1,52 @@
+#!/bin/bash
+# tools/gpu_bench.sh OUT [quick] -- one pass of the GPU measurements on a machine with a GPU,
+# with binaries built elsewhere (./infer-cuda, ./tests-cuda, ./tools/convert in the current
+# directory; ../shared for the tests' data, when there). Writes OUT/run.log (a line a result)
+# and OUT/tests.log. About 100 s on an H100 (quick: the tests and the four models only).
+#
+#   1. ./tests-cuda cuda_ gpu_ (the summary line and any FAIL/SKIP lines into run.log)
+#   2. tools/convert synth of the reference's shapes: llama-1b Q4_0 / Q8_0 / F16, qwen35-0.8b Q8_0
+#   3. --bench pp512 / tg128 of each, twice (the default build), then the switches a build
+#      keeps for timing its paths against each other (each on the model it matters for):
+#        INFER_CUDA_MVQ_U=1        the one-row matvec one slice at a time (tg)
+#        INFER_CUDA_NORM_MV=0      the norm before a float matvec as its own launch (F16 tg)
+#        INFER_CUDA_PDL=0          no programmatic dependent launch (tg)
+#        INFER_CUDA_DN=chunks      DeltaNet prompts in chunks, INFER_CUDA_DNC_COLS=16/8/4 (pp)
+#        INFER_CUDA_QGEMM=tiles    quantized prompts on the int8 tiles (pp)
+#   4. --bench-batch 1,8,16,32,64 (llama-1b-Q4_0) and tg128 at depth 4096 against depth 0
+set -u
+R=${1:?usage: tools/gpu_bench.sh OUT [quick]}; Q=${2:-}
+mkdir -p "$R"; K=$(mktemp -d); M=${GPU_BENCH_MODELS:-/tmp/gpu-bench-models}; mkdir -p "$M"; T0=$(date +%s)
+el() { echo "[$(( $(date +%s) - T0 ))s] $*" | tee -a "$R/run.log"; }
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+el "GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+synth() {
+    for m in "$@"; do
+        [ -f "$M/$m.gguf" ] || ( ./tools/convert synth "${m%%-*}" "${m%-*}" "$M/$m.gguf" --type "${m##*-}" > "$K/synth-$m.log" 2>&1; el "synth $m rc $?" ) &
+    done
+}
+b() {      # b MODEL TAG ARGS...: one --bench line into run.log
+    local m=$1 tag=$2; shift 2
+    timeout 60 ./infer-cuda --gpu -m "$M/$m.gguf" --bench "$@" 2>>"$K/bench.err" | grep '^bench' | sed "s/^/$m $tag /" >> "$R/run.log"
+}
+synth llama-1b-Q4_0 llama-1b-Q8_0 qwen35-0.8b-Q8_0 llama-1b-F16
+timeout 150 ./tests-cuda cuda_ gpu_ > "$R/tests.log" 2>&1; el "tests rc $?: $(tail -1 "$R/tests.log")"
+grep -E 'FAIL|SKIP|tests.c:' "$R/tests.log" | head -40 >> "$R/run.log"
+wait; el "models"
+P="--bench-pp 512 --bench-tg 128 -c 704"
+for i in 1 2; do for m in llama-1b-Q4_0 llama-1b-Q8_0 llama-1b-F16 qwen35-0.8b-Q8_0; do b $m default $P; done; done
+[ "$Q" = quick ] && { el "done (quick)"; rm -rf "$K"; exit 0; }
+T="--bench-pp 16 --bench-tg 128 -c 704"
+for m in llama-1b-Q4_0 llama-1b-Q8_0 llama-1b-F16 qwen35-0.8b-Q8_0; do INFER_CUDA_MVQ_U=1 b $m mvq_u=1 $T; b $m default $T; done
+INFER_CUDA_NORM_MV=0 b llama-1b-F16 norm_mv=0 $T; b llama-1b-F16 default $T
+INFER_CUDA_PDL=0 b llama-1b-Q4_0 pdl=0 $T
+for co in 16 8 4; do INFER_CUDA_DN=chunks INFER_CUDA_DNC_COLS=$co b qwen35-0.8b-Q8_0 "dn=chunks/$co" --bench-pp 512 --bench-tg 0 -c 704; done
+b qwen35-0.8b-Q8_0 dn=recurrence --bench-pp 512 --bench-tg 0 -c 704
+INFER_CUDA_QGEMM=tiles b llama-1b-Q8_0 qgemm=tiles --bench-pp 512 --bench-tg 0 -c 704
+el "switches"
+timeout 90 ./infer-cuda --gpu -m "$M/llama-1b-Q4_0.gguf" --bench --bench-batch 1,8,16,32,64 2>>"$K/bench.err" | grep '^bench' | sed 's/^/batch /' >> "$R/run.log"
+b llama-1b-Q4_0 depth4096 --bench-pp 16 --bench-tg 128 --bench-depth 4096 -c 4352
+b llama-1b-Q4_0 depth0 --bench-pp 16 --bench-tg 128 -c 4352
+el "done"
+cp "$K/bench.err" "$R/bench.err" 2>/dev/null
+rm -rf "$K"
