@@ -309,6 +309,9 @@ typedef struct infer_cuda_ctx {
     size_t xh_bytes;
     void *wh;                 /* a quantized weight's columns dequantized to BF16 for it (infer_cuda_gemm_q) */
     size_t wh_bytes;
+    struct wcache { const uint8_t *W; int T, K, N; void *bf; };
+    std::vector<wcache> wcache;   /* quantized weights kept as BF16 (INFER_CUDA_BF16_CACHE, infer_cuda_bf16_cached) */
+    size_t wcache_bytes;
     void *dnc;                /* the DeltaNet chunks' U, Wk, P and G (infer_cuda_deltanet_chunked) */
     size_t dnc_bytes;
     int dn_chunks;            /* the last deltanet_chunked: 1 on the chunked kernels, 0 the recurrence (for the tests) */
@@ -3673,12 +3676,43 @@ static int infer_cuda_gemm_f32(infer_cuda_ctx *c, float *out, const uint8_t *W, 
 #define INFER_CUDA_QGEMM_BYTES (32u << 20)
 static int infer_cuda_qgemm_rows = INFER_CUDA_QGEMM_ROWS;
 static int infer_cuda_qgemm_cols = 0;         /* the tests: columns a piece (0: as many as the bytes allow) */
+/* The dequantization is the same work at every call: run 8 timed it at half of a 64-sequence
+ * decode step, where every step dequantizes every weight again. With INFER_CUDA_BF16_CACHE=MiB
+ * in the environment (0, the default: off) a context keeps each weight's BF16 copy after its
+ * first long matmul, up to that many MiB in all, and later ones go straight to the GEMM.
+ * The copy costs 2 bytes a weight of GPU memory beside the quantized ones (llama-1b: 2.5 GB
+ * beside 0.73 GB of Q4_0), so it is the caller's choice. The same BF16 values as the pieces,
+ * so the same results. A copy is found by the weight's device address, shape and type, and
+ * lives as long as the context: the weights must outlive it, as a session's model does.
+ * Returns the weight's copy, or NULL (not kept: over the budget, or no memory to be had). */
+static size_t infer_cuda_bf16_cache_max = 0;
+template <int T> static const __nv_bfloat16 *infer_cuda_bf16_cached(infer_cuda_ctx *c, const uint8_t *W, size_t rb, int K, int N) {
+    if (!infer_cuda_bf16_cache_max) return NULL;
+    for (size_t i = 0; i < c->wcache.size(); i++)
+        if (c->wcache[i].W == W && c->wcache[i].T == T && c->wcache[i].K == K && c->wcache[i].N == N) return (const __nv_bfloat16 *)c->wcache[i].bf;
+    const size_t bytes = (size_t)N * (size_t)K * 2;
+    if (c->wcache_bytes + bytes > infer_cuda_bf16_cache_max) return NULL;
+    infer_cuda_flush(c);                      /* (an allocation: the step so far is issued, the rest unrecorded) */
+    void *bf = NULL;
+    if (cudaMalloc(&bf, bytes) != cudaSuccess) { (void)cudaGetLastError(); return NULL; }
+    const int64_t chunks = (int64_t)N * (K / 32), blocks = (chunks + 255) / 256;
+    INFER_CUDA_LAUNCH((unsigned)(blocks < 65535 ? blocks : 65535), 256, 0, c, k_dequant_bf16<T>)((__nv_bfloat16 *)bf, W, rb, K, chunks);
+    INFER_CUDA_LAUNCHED(c, "matmul (BF16 weights kept)");
+    c->wcache.push_back({ W, T, K, N, bf });
+    c->wcache_bytes += bytes;
+    return (const __nv_bfloat16 *)bf;
+}
 template <int T> static int infer_cuda_gemm_q(infer_cuda_ctx *c, float *out, const uint8_t *W, size_t rb, const float *x, int K, int N, int rows, float scale, int add,
                                               infer_cuda_xtiles *xt) {
     if (rows < infer_cuda_qgemm_rows || K % 32 || infer_cuda_gemm_mode == 0 || !infer_cuda_blas_ready(c)) return 0;
     c->qt_rows = -1;                          /* (infer_cuda_tiles_last: the library GEMM) */
     c->qt_splits = 0;
     const __nv_bfloat16 *xh = infer_cuda_round_x<INFER_TYPE_BF16>(c, x, K, rows, xt);
+    const __nv_bfloat16 *kept = xh ? infer_cuda_bf16_cached<T>(c, W, rb, K, N) : NULL;
+    if (kept) {
+        infer_cuda_gemm_run(c, out, kept, K, xh, K, N, rows, CUDA_R_16BF, scale, add, N);
+        return 1;
+    }
     /* columns a piece: a multiple of 8 (each piece's out then starts 32-byte aligned, as the
      * library's fastest kernels want), at least 8 */
     const int cols = infer_cuda_qgemm_cols > 0 ? infer_cuda_qgemm_cols : (int)(INFER_CUDA_QGEMM_BYTES / (2 * (size_t)K)) / 8 * 8;
@@ -6387,6 +6421,7 @@ static void infer_cuda_ctx_free(void *ctx) {
     if (c->qcount) cudaFree(c->qcount);
     if (c->xh) cudaFree(c->xh);
     if (c->wh) cudaFree(c->wh);
+    for (size_t i = 0; i < c->wcache.size(); i++) cudaFree(c->wcache[i].bf);
     if (c->dnc) cudaFree(c->dnc);
 #ifdef INFER_CUDA_GEMM
     if (c->blas) cublasDestroy(c->blas);
@@ -6519,6 +6554,10 @@ infer_status infer_cuda_init(int device, infer_error *err) {
      * GEMM (infer_cuda_gemm_q); =N: on the GEMM from N rows (N > 16), to find where the two cross */
     /* INFER_CUDA_MVQ_ROWS=N: a batch of up to N (8..64) sequences on the int8 matvec, not the
      * tiles (the default 8), to time the two in one build */
+    /* INFER_CUDA_BF16_CACHE=MiB: keep quantized weights as BF16 for the long matmuls, up to
+     * that much GPU memory a context (infer_cuda_bf16_cached; 0, the default: off) */
+    const char *bc = getenv("INFER_CUDA_BF16_CACHE");
+    if (bc && atoll(bc) > 0) infer_cuda_bf16_cache_max = (size_t)atoll(bc) << 20;
     /* INFER_CUDA_NORM_MV=0: the norm before a one-row float matvec as its own launch
      * (k_rmsnorm), not inside the matvec, to time the two in one build */
     const char *nmv = getenv("INFER_CUDA_NORM_MV");
@@ -6701,6 +6740,19 @@ extern "C" int infer_cuda_qgemm_force(int rows, int cols) {
 }
 /* For the tests: the most rows the fast mode's int8 matvec takes from now on (8 to 64; -1:
  * the default, 8); returns the previous setting */
+/* For the tests: the BF16 weight copies' budget from now on, in bytes (0: off); returns the
+ * previous one. infer_cuda_bf16_cache_bytes: what a context keeps. */
+extern "C" size_t infer_cuda_bf16_cache_force(size_t bytes) {
+#ifdef INFER_CUDA_GEMM
+    const size_t old = infer_cuda_bf16_cache_max;
+    infer_cuda_bf16_cache_max = bytes;
+    return old;
+#else
+    (void)bytes;
+    return 0;
+#endif
+}
+extern "C" size_t infer_cuda_bf16_cache_bytes(void *ctx) { return ((infer_cuda_ctx *)ctx)->wcache_bytes; }
 extern "C" int infer_cuda_norm_mv_force(int on) { return infer_cuda_knob(&infer_cuda_norm_mv, on != 0); }
 extern "C" int infer_cuda_norm_mv_last(void *ctx) { return ((infer_cuda_ctx *)ctx)->norm_mv; }
 extern "C" int infer_cuda_mvq_u_force(int u) { return infer_cuda_knob(&infer_cuda_mvq_u, u == 1 ? 1 : 2); }

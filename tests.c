@@ -9586,6 +9586,8 @@ int infer_cuda_qgemm_force(int rows, int cols);
 int infer_cuda_mvq_rows_force(int rows);
 int infer_cuda_mvq_u_force(int u);
 int infer_cuda_norm_mv_force(int on);
+size_t infer_cuda_bf16_cache_force(size_t bytes);
+size_t infer_cuda_bf16_cache_bytes(void *ctx);
 int infer_cuda_norm_mv_last(void *ctx);
 int infer_cuda_dn_chunks_force(int rows);
 int infer_cuda_dn_chunks_last(void *ctx);
@@ -11958,6 +11960,75 @@ static void test_gpu_argmax_rows(void) {
     gpu_cpu_pair_free(k, cc, g);
 }
 
+/* INFER_CUDA_BF16_CACHE: a context keeps a quantized weight's BF16 copy after its first long
+ * matmul and multiplies the later ones straight from it -- the same values as the pieces'
+ * dequantization, so the same bits: three types (a 32-block one, a 256-block one, a table
+ * one), 70 rows (the switch lowered to 20), plain and adding, with the copy off, being made,
+ * and reused; a budget smaller than the weight keeps nothing and changes nothing. */
+static void test_gpu_qgemm_cache(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+#ifdef INFER_CUDA
+    void *g = NULL;
+    infer_error err;
+    const int old = infer_cuda_qgemm_force(20, 0);
+    if (old == -2) { printf("  SKIP: this build has no library GEMM\n"); t_skipped = 1; return; }
+    const size_t old_cache = infer_cuda_bf16_cache_force(0);
+    if (k->ctx_create(&g, 1, 0, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); goto done; }
+    infer__rng rng;
+    infer__rng_seed(&rng, 31);
+    static const infer_type types[3] = { INFER_TYPE_Q4_0, INFER_TYPE_Q6_K, INFER_TYPE_IQ4_NL };
+    const int K = 512, N = 72, rows = 70;
+    void *keep[3] = { NULL, NULL, NULL };     /* the weights live as long as the context, as a session's model does */
+    for (int ti = 0; ti < 3; ti++) {
+        const infer_type t = types[ti];
+        size_t bytes;
+        float scale;
+        uint8_t *q = int8_weights(&rng, t, K, N, 1, &bytes, &scale);
+        float *x = malloc(sizeof(float) * rows * K), *y = malloc(sizeof(float) * rows * N), *got[4][2];
+        for (int i = 0; i < rows * K; i++) x[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+        for (int i = 0; i < rows * N; i++) y[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+        void *gw = k->alloc(g, bytes), *gx = k->alloc(g, sizeof(float) * rows * K), *go = k->alloc(g, sizeof(float) * rows * N);
+        infer_tensor tg = { "w", t, 2, { K, N, 1, 1 }, gw, bytes, scale };
+        size_t kept[4];
+        const int ok = gw && gx && go && k->upload(g, gw, q, bytes) == INFER_OK && k->upload(g, gx, x, sizeof(float) * rows * K) == INFER_OK;
+        CHECK_MSG(ok, "%s: device memory", infer_type_name(t));
+        /* 0: no copies; 1: a budget under the weight's 72 KiB; 2: the copy made; 3: reused */
+        static const size_t budgets[4] = { 0, 32 << 10, 1 << 20, 1 << 20 };
+        for (int way = 0; ok && way < 4; way++) {
+            infer_cuda_bf16_cache_force(budgets[way]);
+            got[way][0] = malloc(sizeof(float) * rows * N);
+            got[way][1] = malloc(sizeof(float) * rows * N);
+            k->matmul(g, (float *)go, &tg, (const float *)gx, rows);
+            CHECK(k->download(g, got[way][0], go, sizeof(float) * rows * N) == INFER_OK);
+            CHECK(k->upload(g, go, y, sizeof(float) * rows * N) == INFER_OK);
+            k->matmul_add(g, (float *)go, &tg, (const float *)gx, rows);
+            CHECK_MSG(k->download(g, got[way][1], go, sizeof(float) * rows * N) == INFER_OK, "%s", k->last_error(g));
+            kept[way] = infer_cuda_bf16_cache_bytes(g);
+        }
+        if (ok) {
+            const size_t want = (size_t)ti * K * N * 2;       /* the earlier types' copies */
+            CHECK_MSG(kept[0] == want && kept[1] == want && kept[2] == want + (size_t)K * N * 2 && kept[3] == kept[2],
+                      "%s: kept %zu, %zu, %zu, %zu bytes (before: %zu)", infer_type_name(t), kept[0], kept[1], kept[2], kept[3], want);
+            for (int way = 1; way < 4; way++)
+                CHECK_MSG(!memcmp(got[0][0], got[way][0], sizeof(float) * rows * N) && !memcmp(got[0][1], got[way][1], sizeof(float) * rows * N),
+                          "%s: the results differ with the BF16 copies (case %d)", infer_type_name(t), way);
+            for (int way = 0; way < 4; way++) { free(got[way][0]); free(got[way][1]); }
+        }
+        keep[ti] = gw;
+        if (gx) k->free(g, gx);
+        if (go) k->free(g, go);
+        free(q); free(x); free(y);
+    }
+    printf("    Q4_0, Q6_K, IQ4_NL: the same bits from the kept BF16 copies; %zu bytes kept\n", infer_cuda_bf16_cache_bytes(g));
+    for (int ti = 0; ti < 3; ti++) if (keep[ti]) k->free(g, keep[ti]);
+done:
+    infer_cuda_bf16_cache_force(old_cache);
+    infer_cuda_qgemm_force(old, 0);
+    if (g) k->ctx_free(g);
+#endif
+}
+
 /* The fast mode's long prompts of quantized weights run on the BF16 library GEMM
  * (infer_cuda_gemm_q): the weights dequantized and rounded to BF16, the activations rounded
  * to BF16, f32 sums. So against a double-precision sum over those same rounded values
@@ -12711,6 +12782,7 @@ static const test_case tests[] = {
     { "gpu_int8_tiles", test_gpu_int8_tiles },
     { "gpu_half_matmul", test_gpu_half_matmul },
     { "gpu_qgemm", test_gpu_qgemm },
+    { "gpu_qgemm_cache", test_gpu_qgemm_cache },
     { "gpu_argmax_rows", test_gpu_argmax_rows },
     { "gpu_deltanet_chunks", test_gpu_deltanet_chunks },
     { "grammar_suite", test_grammar_suite },
