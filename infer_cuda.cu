@@ -3679,7 +3679,8 @@ static int infer_cuda_qgemm_cols = 0;         /* the tests: columns a piece (0: 
 /* The dequantization is the same work at every call: run 8 timed it at half of a 64-sequence
  * decode step, where every step dequantizes every weight again. With INFER_CUDA_BF16_CACHE=MiB
  * in the environment (0, the default: off) a context keeps each weight's BF16 copy after its
- * first long matmul, up to that many MiB in all, and later ones go straight to the GEMM.
+ * first matmul of more than 8 rows, up to that many MiB in all, and those matmuls (from 9
+ * rows: a batch of sequences too) go straight to the GEMM.
  * The copy costs 2 bytes a weight of GPU memory beside the quantized ones (llama-1b: 2.5 GB
  * beside 0.73 GB of Q4_0), so it is the caller's choice. The same BF16 values as the pieces,
  * so the same results. A copy is found by the weight's device address, shape and type, and
@@ -3704,13 +3705,18 @@ template <int T> static const __nv_bfloat16 *infer_cuda_bf16_cached(infer_cuda_c
 }
 template <int T> static int infer_cuda_gemm_q(infer_cuda_ctx *c, float *out, const uint8_t *W, size_t rb, const float *x, int K, int N, int rows, float scale, int add,
                                               infer_cuda_xtiles *xt) {
-    if (rows < infer_cuda_qgemm_rows || K % 32 || infer_cuda_gemm_mode == 0 || !infer_cuda_blas_ready(c)) return 0;
+    /* with BF16 copies kept, every matmul past the matvec's rows reads them (a step of 16
+     * sequences reads 2 bytes a weight once, where the int8 tiles' 16-row shape ran at a
+     * third of the memory's rate); without, from infer_cuda_qgemm_rows */
+    const int keep = infer_cuda_bf16_cache_max != 0 && rows > INFER_CUDA_MV_ROWS;
+    if ((rows < infer_cuda_qgemm_rows && !keep) || K % 32 || infer_cuda_gemm_mode == 0 || !infer_cuda_blas_ready(c)) return 0;
+    const __nv_bfloat16 *kept = keep ? infer_cuda_bf16_cached<T>(c, W, rb, K, N) : NULL;
+    if (!kept && rows < infer_cuda_qgemm_rows) return 0;   /* (not kept: over the budget) */
     c->qt_rows = -1;                          /* (infer_cuda_tiles_last: the library GEMM) */
     c->qt_splits = 0;
     const __nv_bfloat16 *xh = infer_cuda_round_x<INFER_TYPE_BF16>(c, x, K, rows, xt);
-    const __nv_bfloat16 *kept = xh ? infer_cuda_bf16_cached<T>(c, W, rb, K, N) : NULL;
     if (kept) {
-        infer_cuda_gemm_run(c, out, kept, K, xh, K, N, rows, CUDA_R_16BF, scale, add, N);
+        if (xh) infer_cuda_gemm_run(c, out, kept, K, xh, K, N, rows, CUDA_R_16BF, scale, add, N);
         return 1;
     }
     /* columns a piece: a multiple of 8 (each piece's out then starts 32-byte aligned, as the

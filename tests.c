@@ -11964,7 +11964,8 @@ static void test_gpu_argmax_rows(void) {
  * matmul and multiplies the later ones straight from it -- the same values as the pieces'
  * dequantization, so the same bits: three types (a 32-block one, a 256-block one, a table
  * one), 70 rows (the switch lowered to 20), plain and adding, with the copy off, being made,
- * and reused; a budget smaller than the weight keeps nothing and changes nothing. */
+ * and reused; a budget smaller than the weight keeps nothing and changes nothing. With the
+ * copies on, 16 rows go to the GEMM too (the tiles with them off). */
 static void test_gpu_qgemm_cache(void) {
     const infer_kernels *k = gpu_or_skip();
     if (!k) return;
@@ -12014,6 +12015,17 @@ static void test_gpu_qgemm_cache(void) {
                 CHECK_MSG(!memcmp(got[0][0], got[way][0], sizeof(float) * rows * N) && !memcmp(got[0][1], got[way][1], sizeof(float) * rows * N),
                           "%s: the results differ with the BF16 copies (case %d)", infer_type_name(t), way);
             for (int way = 0; way < 4; way++) { free(got[way][0]); free(got[way][1]); }
+            /* a 16-row matmul (a batch of 16 sequences) at the default switch: the kept copy
+             * with the copies on, the int8 tiles with them off */
+            for (int on = 1; on >= 0; on--) {
+                int bm = 0, splits = 0;
+                infer_cuda_bf16_cache_force(on ? 1 << 20 : 0);
+                infer_cuda_qgemm_force(-1, 0);
+                k->matmul(g, (float *)go, &tg, (const float *)gx, 16);
+                infer_cuda_tiles_last(g, &bm, &splits);
+                CHECK_MSG(on ? bm == -1 : bm > 0, "%s, 16 rows, copies %s: ran on %d-row tiles (-1: the GEMM)", infer_type_name(t), on ? "on" : "off", bm);
+                infer_cuda_qgemm_force(20, 0);
+            }
         }
         keep[ti] = gw;
         if (gx) k->free(g, gx);

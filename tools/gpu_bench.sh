@@ -48,7 +48,7 @@ INFER_CUDA_QGEMM=tiles b llama-1b-Q8_0 qgemm=tiles --bench-pp 512 --bench-tg 0 -
 for m in llama-1b-Q4_0 llama-1b-Q8_0; do INFER_CUDA_BF16_CACHE=8192 b $m bf16_cache --bench-pp 512 --bench-tg 0 -c 704; done
 el "switches"
 timeout 90 ./infer-cuda --gpu -m "$M/llama-1b-Q4_0.gguf" --bench --bench-batch 1,8,16,32,64 2>>"$K/bench.err" | grep '^bench' | sed 's/^/batch /' >> "$R/run.log"
-INFER_CUDA_BF16_CACHE=8192 timeout 90 ./infer-cuda --gpu -m "$M/llama-1b-Q4_0.gguf" --bench --bench-batch 64 2>>"$K/bench.err" | grep '^bench' | sed 's/^/batch bf16_cache /' >> "$R/run.log"
+INFER_CUDA_BF16_CACHE=8192 timeout 90 ./infer-cuda --gpu -m "$M/llama-1b-Q4_0.gguf" --bench --bench-batch 16,32,64 2>>"$K/bench.err" | grep '^bench' | sed 's/^/batch bf16_cache /' >> "$R/run.log"
 b llama-1b-Q4_0 depth4096 --bench-pp 16 --bench-tg 128 --bench-depth 4096 -c 4352
 b llama-1b-Q4_0 depth0 --bench-pp 16 --bench-tg 128 -c 4352
 el "done"
