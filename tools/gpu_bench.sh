@@ -16,6 +16,7 @@
 #        INFER_CUDA_BF16_CACHE=MiB quantized weights kept as BF16 for the long matmuls (pp, batches)
 #   4. --bench-batch 1,8,16,32,64 (llama-1b-Q4_0), again with the BF16 copies, and tg128 at
 #      depth 4096 against depth 0
+#   5. ./infer-cuda --diff -m M on the golden models ../shared holds (its exit code a line)
 set -u
 R=${1:?usage: tools/gpu_bench.sh OUT [quick]}; Q=${2:-}
 mkdir -p "$R"; K=$(mktemp -d); M=${GPU_BENCH_MODELS:-/tmp/gpu-bench-models}; mkdir -p "$M"; T0=$(date +%s)
@@ -51,6 +52,13 @@ timeout 90 ./infer-cuda --gpu -m "$M/llama-1b-Q4_0.gguf" --bench --bench-batch 1
 INFER_CUDA_BF16_CACHE=8192 timeout 90 ./infer-cuda --gpu -m "$M/llama-1b-Q4_0.gguf" --bench --bench-batch 16,32,64 2>>"$K/bench.err" | grep '^bench' | sed 's/^/batch bf16_cache /' >> "$R/run.log"
 b llama-1b-Q4_0 depth4096 --bench-pp 16 --bench-tg 128 --bench-depth 4096 -c 4352
 b llama-1b-Q4_0 depth0 --bench-pp 16 --bench-tg 128 -c 4352
+el "bench done"
+for f in ../shared/golden/*/model-*.gguf; do
+    [ -f "$f" ] || continue
+    timeout 120 ./infer-cuda --diff -m "$f" > "$K/diff.log" 2>&1; rc=$?
+    echo "diff $f rc $rc $(grep -c '^ *FAIL' "$K/diff.log") FAIL lines" >> "$R/run.log"
+    [ $rc -ne 0 ] && grep -m 5 'FAIL' "$K/diff.log" >> "$R/run.log"
+done
 el "done"
 cp "$K/bench.err" "$R/bench.err" 2>/dev/null
 rm -rf "$K"
