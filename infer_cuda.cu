@@ -635,26 +635,6 @@ template <typename V> __device__ V block_sum(V v) {
     v = lane < nw ? part[lane] : (V)0;
     return warp_sum(v);
 }
-/* 1 / sqrt(mean(xr^2) + eps) as a block of vt threads computes it (rms_scale, below: each
- * thread sums every vt-th square, then block_sum), by a block of any count of whole warps:
- * each thread stands in for the virtual threads tid, tid + blockDim.x, ... below vt, and their
- * warps' sums meet in the same slots -- the same additions in the same order, the same bits.
- * So a matvec that normalises its own input (k_mvq's NM) matches k_rmsnorm's scale. */
-__device__ __forceinline__ float rms_scale_v(const float *xr, int dim, float eps, int vt) {
-    __shared__ double part[32];
-    const int lane = threadIdx.x & 31;
-    __syncthreads();                      /* part[] may still be read from a previous call */
-    for (int v = threadIdx.x; v < vt; v += blockDim.x) {  /* (whole warps: the same trip count in a warp) */
-        double ss = 0;
-        for (int i = v; i < dim; i += vt) ss += (double)xr[i] * xr[i];
-        ss = warp_sum(ss);
-        if (lane == 0) part[v >> 5] = ss;
-    }
-    __syncthreads();
-    double t = lane < vt / 32 ? part[lane] : 0.0;
-    t = warp_sum(t);
-    return (float)(1.0 / sqrt(t / dim + eps));
-}
 __device__ float block_max(float v) {
     __shared__ float part[32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
@@ -1935,6 +1915,39 @@ INFER_CUDA_UNROLL
     }
 INFER_CUDA_UNROLL
     for (int k = LV; k < 5; k++) v[0] += __shfl_xor_sync(0xffffffffu, v[0], 16 >> k);
+}
+
+/* 1 / sqrt(mean(xr^2) + eps) as a block of vt threads computes it (rms_scale, below: each
+ * thread sums every vt-th square in double, then block_sum), by a block of any count of
+ * whole warps: each thread stands in for the virtual threads tid + j blockDim.x below vt,
+ * keeps their sums side by side (their loads in flight together, 8 steps unrolled), and
+ * their warps' sums meet in the same slots -- the same additions in the same order, the same
+ * bits. So a matvec that normalises its own input (k_mvq's NM) matches k_rmsnorm's scale. */
+__device__ __forceinline__ float rms_scale_v(const float *xr, int dim, float eps, int vt) {
+    __shared__ double part[32];
+    const int lane = threadIdx.x & 31, nt = blockDim.x, J = (vt + nt - 1) / nt;    /* J <= 8: nt >= 32, vt <= 256 */
+    double ss[8];
+INFER_CUDA_UNROLL
+    for (int j = 0; j < 8; j++) ss[j] = 0;
+INFER_CUDA_UNROLL8
+    for (int base = 0; base < dim; base += vt)
+INFER_CUDA_UNROLL
+        for (int j = 0; j < 8; j++) {
+            const int v = threadIdx.x + j * nt;
+            if (j < J && v < vt && base + v < dim) ss[j] += (double)xr[base + v] * xr[base + v];
+        }
+    __syncthreads();                      /* part[] may still be read from a previous call */
+INFER_CUDA_UNROLL
+    for (int j = 0; j < 8; j++) {
+        const int v = threadIdx.x + j * nt;
+        if (j >= J || v >= vt) continue;  /* (whole warps: nt and vt are multiples of 32) */
+        const double t = warp_sum(ss[j]);
+        if (lane == 0) part[v >> 5] = t;
+    }
+    __syncthreads();
+    double t = lane < vt / 32 ? part[lane] : 0.0;
+    t = warp_sum(t);
+    return (float)(1.0 / sqrt(t / dim + eps));
 }
 
 /* The body of the fast matvec's blocks: the CC weight rows wr[c] (those with bit c of
