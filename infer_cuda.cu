@@ -1986,7 +1986,7 @@ INFER_CUDA_UNROLL
         }
     }
     INFER_CUDA_PDL_WAIT();
-    if (NM) {                                              /* the rows' RMS scales, k_rmsnorm's bits */
+    if constexpr (NM != 0) {                               /* the rows' RMS scales, k_rmsnorm's bits */
 INFER_CUDA_UNROLL
         for (int r = 0; r < R; r++) {
             if (r >= nr) break;
@@ -2010,7 +2010,7 @@ INFER_CUDA_UNROLL
             const int s = s0 + u * nt, b = s / M::SPB, p = s % M::SPB;
             if (s >= S) break;
             float gv[NM ? 8 : 1];
-            if (NM) {
+            if constexpr (NM != 0) {
                 const float4 g0 = ldv<float4>(nm->g + 8 * b), g1 = ldv<float4>(nm->g + 8 * b + 4);
                 gv[0] = g0.x; gv[1] = g0.y; gv[2] = g0.z; gv[3] = g0.w; gv[4] = g1.x; gv[5] = g1.y; gv[6] = g1.z; gv[7] = g1.w;
             }
