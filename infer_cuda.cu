@@ -3698,14 +3698,21 @@ static int infer_cuda_qgemm_cols = 0;         /* the tests: columns a piece (0: 
  * beside 0.73 GB of Q4_0), so it is the caller's choice. The same BF16 values as the pieces,
  * so the same results. A copy is found by the weight's device address, shape and type, and
  * lives as long as the context: the weights must outlive it, as a session's model does.
- * Returns the weight's copy, or NULL (not kept: over the budget, or no memory to be had). */
+ * INFER_CUDA_BF16_CACHE=auto: no fixed budget, a copy is made while a quarter of the GPU's
+ * memory stays free after it. Returns the weight's copy, or NULL (not kept: over the budget,
+ * or no memory to be had). */
+#define INFER_CUDA_BF16_AUTO ((size_t)-1)
 static size_t infer_cuda_bf16_cache_max = 0;
 template <int T> static const __nv_bfloat16 *infer_cuda_bf16_cached(infer_cuda_ctx *c, const uint8_t *W, size_t rb, int K, int N) {
     if (!infer_cuda_bf16_cache_max) return NULL;
     for (size_t i = 0; i < c->wcache.size(); i++)
         if (c->wcache[i].W == W && c->wcache[i].T == T && c->wcache[i].K == K && c->wcache[i].N == N) return (const __nv_bfloat16 *)c->wcache[i].bf;
     const size_t bytes = (size_t)N * (size_t)K * 2;
-    if (c->wcache_bytes + bytes > infer_cuda_bf16_cache_max) return NULL;
+    if (infer_cuda_bf16_cache_max == INFER_CUDA_BF16_AUTO) {
+        size_t free_bytes = 0, total = 0;
+        if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) { (void)cudaGetLastError(); return NULL; }
+        if (free_bytes < bytes || free_bytes - bytes < total / 4) return NULL;
+    } else if (c->wcache_bytes + bytes > infer_cuda_bf16_cache_max) return NULL;
     infer_cuda_flush(c);                      /* (an allocation: the step so far is issued, the rest unrecorded) */
     void *bf = NULL;
     if (cudaMalloc(&bf, bytes) != cudaSuccess) { (void)cudaGetLastError(); return NULL; }
@@ -6574,9 +6581,11 @@ infer_status infer_cuda_init(int device, infer_error *err) {
     /* INFER_CUDA_MVQ_ROWS=N: a batch of up to N (8..64) sequences on the int8 matvec, not the
      * tiles (the default 8), to time the two in one build */
     /* INFER_CUDA_BF16_CACHE=MiB: keep quantized weights as BF16 for the long matmuls, up to
-     * that much GPU memory a context (infer_cuda_bf16_cached; 0, the default: off) */
+     * that much GPU memory a context (infer_cuda_bf16_cached; 0, the default: off; auto:
+     * while a quarter of the memory stays free) */
     const char *bc = getenv("INFER_CUDA_BF16_CACHE");
-    if (bc && atoll(bc) > 0) infer_cuda_bf16_cache_max = (size_t)atoll(bc) << 20;
+    if (bc && !strcmp(bc, "auto")) infer_cuda_bf16_cache_max = INFER_CUDA_BF16_AUTO;
+    else if (bc && atoll(bc) > 0) infer_cuda_bf16_cache_max = (size_t)atoll(bc) << 20;
     /* INFER_CUDA_NORM_MV=0: the norm before a one-row float matvec as its own launch
      * (k_rmsnorm), not inside the matvec, to time the two in one build */
     const char *nmv = getenv("INFER_CUDA_NORM_MV");
@@ -6759,8 +6768,8 @@ extern "C" int infer_cuda_qgemm_force(int rows, int cols) {
 }
 /* For the tests: the most rows the fast mode's int8 matvec takes from now on (8 to 64; -1:
  * the default, 8); returns the previous setting */
-/* For the tests: the BF16 weight copies' budget from now on, in bytes (0: off); returns the
- * previous one. infer_cuda_bf16_cache_bytes: what a context keeps. */
+/* For the tests: the BF16 weight copies' budget from now on, in bytes (0: off; SIZE_MAX:
+ * auto); returns the previous one. infer_cuda_bf16_cache_bytes: what a context keeps. */
 extern "C" size_t infer_cuda_bf16_cache_force(size_t bytes) {
 #ifdef INFER_CUDA_GEMM
     const size_t old = infer_cuda_bf16_cache_max;

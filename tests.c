@@ -11968,9 +11968,10 @@ static void test_gpu_argmax_rows(void) {
 /* INFER_CUDA_BF16_CACHE: a context keeps a quantized weight's BF16 copy after its first long
  * matmul and multiplies the later ones straight from it -- the same values as the pieces'
  * dequantization, so the same bits: three types (a 32-block one, a 256-block one, a table
- * one), 70 rows (the switch lowered to 20), plain and adding, with the copy off, being made,
- * and reused; a budget smaller than the weight keeps nothing and changes nothing. With the
- * copies on, 16 rows go to the GEMM too (the tiles with them off). */
+ * one), 70 rows (the switch lowered to 20), plain and adding, with the copy off, being made
+ * (the budget auto) and reused (a fixed budget); a budget smaller than the weight keeps
+ * nothing and changes nothing. With the copies on, 16 rows go to the GEMM too (the tiles
+ * with them off). */
 static void test_gpu_qgemm_cache(void) {
     const infer_kernels *k = gpu_or_skip();
     if (!k) return;
@@ -11999,8 +12000,9 @@ static void test_gpu_qgemm_cache(void) {
         size_t kept[4];
         const int ok = gw && gx && go && k->upload(g, gw, q, bytes) == INFER_OK && k->upload(g, gx, x, sizeof(float) * rows * K) == INFER_OK;
         CHECK_MSG(ok, "%s: device memory", infer_type_name(t));
-        /* 0: no copies; 1: a budget under the weight's 72 KiB; 2: the copy made; 3: reused */
-        static const size_t budgets[4] = { 0, 32 << 10, 1 << 20, 1 << 20 };
+        /* 0: no copies; 1: a budget under the weight's 72 KiB; 2: the copy made (auto: while
+         * a quarter of the device's memory stays free); 3: reused (a fixed budget) */
+        static const size_t budgets[4] = { 0, 32 << 10, (size_t)-1, 1 << 20 };
         for (int way = 0; ok && way < 4; way++) {
             infer_cuda_bf16_cache_force(budgets[way]);
             got[way][0] = malloc(sizeof(float) * rows * N);

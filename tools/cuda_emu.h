@@ -75,6 +75,8 @@ static const char *cudaGetErrorName(cudaError_t e) {
 static cudaError_t emu_last_error = cudaSuccess;
 static cudaError_t cudaGetLastError(void) { const cudaError_t e = emu_last_error; emu_last_error = cudaSuccess; return e; }
 static cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return cudaSuccess; }
+/* an emulated device of 16 GiB with half of it free */
+static cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total) { *free_bytes = (size_t)8 << 30; *total = (size_t)16 << 30; return cudaSuccess; }
 static cudaError_t cudaSetDevice(int) { return cudaSuccess; }
 /* 16 SMs: few enough that the attention's split-K path is taken with a handful of splits
  * (an H100's 132 would make 32 mostly empty splits, each a block of fibers to run); compute

@@ -13,7 +13,7 @@
 #        INFER_CUDA_PDL=0          no programmatic dependent launch (tg)
 #        INFER_CUDA_DN=chunks      DeltaNet prompts in chunks, INFER_CUDA_DNC_COLS=16/8/4 (pp)
 #        INFER_CUDA_QGEMM=tiles    quantized prompts on the int8 tiles (pp)
-#        INFER_CUDA_BF16_CACHE=MiB quantized weights kept as BF16 for the long matmuls (pp, batches)
+#        INFER_CUDA_BF16_CACHE=auto quantized weights kept as BF16 for the GEMM (pp, batches)
 #   4. --bench-batch 1,8,16,32,64 (llama-1b-Q4_0), again with the BF16 copies, and tg128 at
 #      depth 4096 against depth 0
 #   5. ./infer-cuda --diff -m M on the golden models ../shared holds (its exit code a line)
@@ -46,10 +46,10 @@ INFER_CUDA_PDL=0 b llama-1b-Q4_0 pdl=0 $T
 for co in 16 8 4; do INFER_CUDA_DN=chunks INFER_CUDA_DNC_COLS=$co b qwen35-0.8b-Q8_0 "dn=chunks/$co" --bench-pp 512 --bench-tg 0 -c 704; done
 b qwen35-0.8b-Q8_0 dn=recurrence --bench-pp 512 --bench-tg 0 -c 704
 INFER_CUDA_QGEMM=tiles b llama-1b-Q8_0 qgemm=tiles --bench-pp 512 --bench-tg 0 -c 704
-for m in llama-1b-Q4_0 llama-1b-Q8_0; do INFER_CUDA_BF16_CACHE=8192 b $m bf16_cache --bench-pp 512 --bench-tg 0 -c 704; done
+for m in llama-1b-Q4_0 llama-1b-Q8_0; do INFER_CUDA_BF16_CACHE=auto b $m bf16_cache --bench-pp 512 --bench-tg 0 -c 704; done
 el "switches"
 timeout 90 ./infer-cuda --gpu -m "$M/llama-1b-Q4_0.gguf" --bench --bench-batch 1,8,16,32,64 2>>"$K/bench.err" | grep '^bench' | sed 's/^/batch /' >> "$R/run.log"
-INFER_CUDA_BF16_CACHE=8192 timeout 90 ./infer-cuda --gpu -m "$M/llama-1b-Q4_0.gguf" --bench --bench-batch 16,32,64 2>>"$K/bench.err" | grep '^bench' | sed 's/^/batch bf16_cache /' >> "$R/run.log"
+INFER_CUDA_BF16_CACHE=auto timeout 90 ./infer-cuda --gpu -m "$M/llama-1b-Q4_0.gguf" --bench --bench-batch 16,32,64 2>>"$K/bench.err" | grep '^bench' | sed 's/^/batch bf16_cache /' >> "$R/run.log"
 b llama-1b-Q4_0 depth4096 --bench-pp 16 --bench-tg 128 --bench-depth 4096 -c 4352
 b llama-1b-Q4_0 depth0 --bench-pp 16 --bench-tg 128 -c 4352
 el "bench done"
