@@ -1917,28 +1917,30 @@ INFER_CUDA_UNROLL
     for (int k = LV; k < 5; k++) v[0] += __shfl_xor_sync(0xffffffffu, v[0], 16 >> k);
 }
 
-/* 1 / sqrt(mean(xr^2) + eps) as a block of vt threads computes it (rms_scale, below: each
- * thread sums every vt-th square in double, then block_sum), by a block of any count of
- * whole warps: each thread stands in for the virtual threads tid + j blockDim.x below vt,
- * keeps their sums side by side (their loads in flight together, 8 steps unrolled), and
- * their warps' sums meet in the same slots -- the same additions in the same order, the same
- * bits. So a matvec that normalises its own input (k_mvq's NM) matches k_rmsnorm's scale. */
+/* 1 / sqrt(mean(xr^2) + eps) of a row as a block of vt threads computes it -- each thread
+ * summing every vt-th square in double, then the warps' sums (block_sum's order) -- by a
+ * block of any count of whole warps: each thread stands in for the virtual threads tid + j
+ * blockDim.x below vt (j < JM), keeps their sums side by side (their loads in flight
+ * together, 8 steps unrolled), and their warps' sums meet in the same slots. rms_scale (the
+ * norms' own blocks, vt = blockDim.x) and k_mvq's NM (a matvec's block standing in for
+ * k_rmsnorm's) both call it: the same additions in the same order, the same bits. */
+template <int JM>
 __device__ __forceinline__ float rms_scale_v(const float *xr, int dim, float eps, int vt) {
     __shared__ double part[32];
-    const int lane = threadIdx.x & 31, nt = blockDim.x, J = (vt + nt - 1) / nt;    /* J <= 8: nt >= 32, vt <= 256 */
-    double ss[8];
+    const int lane = threadIdx.x & 31, nt = blockDim.x, J = (vt + nt - 1) / nt;    /* J <= JM (the caller's bound) */
+    double ss[JM];
 INFER_CUDA_UNROLL
-    for (int j = 0; j < 8; j++) ss[j] = 0;
+    for (int j = 0; j < JM; j++) ss[j] = 0;
 INFER_CUDA_UNROLL8
     for (int base = 0; base < dim; base += vt)
 INFER_CUDA_UNROLL
-        for (int j = 0; j < 8; j++) {
+        for (int j = 0; j < JM; j++) {
             const int v = threadIdx.x + j * nt;
             if (j < J && v < vt && base + v < dim) ss[j] += (double)xr[base + v] * xr[base + v];
         }
     __syncthreads();                      /* part[] may still be read from a previous call */
 INFER_CUDA_UNROLL
-    for (int j = 0; j < 8; j++) {
+    for (int j = 0; j < JM; j++) {
         const int v = threadIdx.x + j * nt;
         if (j >= J || v >= vt) continue;  /* (whole warps: nt and vt are multiples of 32) */
         const double t = warp_sum(ss[j]);
@@ -1990,7 +1992,7 @@ INFER_CUDA_UNROLL
 INFER_CUDA_UNROLL
         for (int r = 0; r < R; r++) {
             if (r >= nr) break;
-            const float sc = rms_scale_v((const float *)x0 + (size_t)r * K, K, nm->eps, nm->vt);
+            const float sc = rms_scale_v<8>((const float *)x0 + (size_t)r * K, K, nm->eps, nm->vt);   /* (8: 32 threads for 256) */
             if (tid == 0) nsc[r] = sc;
         }
         __syncthreads();
@@ -3961,14 +3963,9 @@ static void infer_cuda_embed(void *ctx, float *out, const infer_tensor *table, c
  * whole row itself (a few KiB from L2), so a decode step's one row still spreads over
  * several blocks. In place (out == x) a row has one part: a block reads only what it writes. */
 /* 1 / sqrt(mean(xr^2) + eps) of a row, by the whole block (the same threads, the same order
- * of sums wherever it is called with the same block size: k_rmsnorm_q's scale is k_rmsnorm's) */
-__device__ __forceinline__ float rms_scale(const float *xr, int dim, float eps) {
-    double ss = 0;
-INFER_CUDA_UNROLL8
-    for (int i = threadIdx.x; i < dim; i += blockDim.x) ss += (double)xr[i] * xr[i];   /* unrolled: 8 loads in flight, the same order of sums */
-    ss = block_sum(ss);
-    return (float)(1.0 / sqrt(ss / dim + eps));
-}
+ * of sums wherever it is called with the same block size: k_rmsnorm_q's scale is k_rmsnorm's;
+ * rms_scale_v, which k_mvq's NM calls with k_rmsnorm's block size, is this) */
+__device__ __forceinline__ float rms_scale(const float *xr, int dim, float eps) { return rms_scale_v<1>(xr, dim, eps, blockDim.x); }
 #define INFER_CUDA_NORM_THREADS(dim) ((dim) >= 1024 ? 256 : 128)
 __global__ void k_rmsnorm(float *out, const float *x, const float *w, int dim, float eps, infer_cuda_pf pf) {
     INFER_CUDA_PDL_TRIGGER();
