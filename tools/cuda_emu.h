@@ -442,19 +442,21 @@ enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
 #define EMU_SHM_MAX (227u << 10)
 static struct { const void *k; size_t bytes; } emu_shm_allow[128];
 static int emu_n_shm_allow;
-static size_t emu_shm_allowed(const void *k) {
+static int emu_shm_slot(const void *k) {         /* kernel k's allowance, or -1 */
     for (int i = 0; i < emu_n_shm_allow; i++)
-        if (emu_shm_allow[i].k == k) return emu_shm_allow[i].bytes;
-    return EMU_SHM_DEFAULT;
+        if (emu_shm_allow[i].k == k) return i;
+    return -1;
+}
+static size_t emu_shm_allowed(const void *k) {
+    const int i = emu_shm_slot(k);
+    return i < 0 ? EMU_SHM_DEFAULT : emu_shm_allow[i].bytes;
 }
 template <class F> static cudaError_t cudaFuncSetAttribute(F f, cudaFuncAttribute, int v) {
     const void *k = (const void *)f;
-    if (v < 0 || (size_t)v > EMU_SHM_MAX) return cudaErrorInvalidValue;
-    for (int i = 0; i < emu_n_shm_allow; i++)
-        if (emu_shm_allow[i].k == k) { emu_shm_allow[i].bytes = (size_t)v; return cudaSuccess; }
-    if (emu_n_shm_allow == 128) return cudaErrorInvalidValue;
-    emu_shm_allow[emu_n_shm_allow].k = k;
-    emu_shm_allow[emu_n_shm_allow++].bytes = (size_t)v;
+    int i = emu_shm_slot(k);
+    if (v < 0 || (size_t)v > EMU_SHM_MAX || (i < 0 && emu_n_shm_allow == 128)) return cudaErrorInvalidValue;
+    if (i < 0) { i = emu_n_shm_allow++; emu_shm_allow[i].k = k; }
+    emu_shm_allow[i].bytes = (size_t)v;
     return cudaSuccess;
 }
 
