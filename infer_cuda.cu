@@ -3260,6 +3260,192 @@ __global__ void __launch_bounds__(INFER_CUDA_QT_THREADS, 2) k_matmul_id_q8(float
                           NULL, NULL, 0);
 }
 
+/* ---- 9 to 16 rows of quantized weights: the tensor-core matvec (k_mmv) ----
+ * A batch of 9-16 decoding sequences multiplies each weight by at most 16 rows: too few for
+ * the int8 tiles, whose steps through shared memory (copies, unpacking, a barrier a step)
+ * set their pace at this size, not the bytes -- an H100 ran a 16-row down projection on
+ * them at 0.4 TB/s, where the one-row matvec reads 2 TB/s. k_mmv reads the weights as the
+ * matvec does, straight into registers with many loads in flight, no shared memory and no
+ * barrier, and leaves the 16 rows to the tensor cores: the weight rows are the MMA's B (8
+ * columns an n-tile), the activations (the tiles' int8 codes, k_quant_act) its A, 16 rows,
+ * those past `rows` zero.
+ * Lane (g = lane / 4, t = lane % 4) unpacks, of weight column g's block kb, only the codes
+ * of its B fragment -- 4t..4t+3 and 16+4t..16+4t+3, for Q4_0 one 4-byte load (mmv_frag) --
+ * and reads its A fragment (the same codes of rows g and g + 8) with one 8-byte load a row,
+ * which the codes' word order (q8_slot) allows. The scales of the C fragment's columns 2t,
+ * 2t + 1 come from their lanes by shuffles. A block's warps share K: warp w takes the groups
+ * of MMV_U blocks w, w + MMV_WARPS, ..., its sums scaled block by block into f32 (the tiles'
+ * epilogue); then the warps' partial tiles are added in warp order in shared memory, the same
+ * bits every run. NT n-tiles a warp (8 NT columns a block): 2 halves the activations' reads
+ * per weight byte, 1 doubles the blocks of a short output. G (NT = 2): matmul_glu, n-tile 0
+ * of the gate weight and n-tile 1 of the up weight over the same 8 columns, out = act(gate) up. */
+#define INFER_CUDA_MMV_WARPS 8        /* warps of a block, each a share of K */
+#define INFER_CUDA_MMV_U 4            /* blocks of 32 a lane loads before their MMAs */
+#define INFER_CUDA_MMV_ROWS 16        /* the rows one launch serves (the MMA's m) */
+struct infer_cuda_mmv {
+    float *out;
+    const uint8_t *W[2];      /* the weight; G: gate, up */
+    size_t row_bytes;
+    float scale[2];
+    int K, N, rows, add, act;
+    float limit;
+};
+/* word t of a chunk's first four (b = q) or last four (b = q + 4), without indexing an array
+ * by a lane's value (which would put the chunk in local memory) */
+__device__ __forceinline__ uint32_t pick4(const uint32_t *q, int t) { return t == 0 ? q[0] : t == 1 ? q[1] : t == 2 ? q[2] : q[3]; }
+/* Of weight row `row`'s chunk c (Dq8<T>'s 32 weights), the B fragment of lane group t --
+ * b[0] = codes 4t..4t+3, b[1] = codes 16+4t..16+4t+3, each word as Dq8::chunk's -- and the
+ * chunk's scales d[2] and mins m[2] (Dq8's too). Q4_0, Q8_0 and Q6_K (the output matrix of
+ * a Q4_0 model) read only those codes' bytes; the other types unpack the whole chunk and keep
+ * the two words. */
+template <int T> __device__ __forceinline__ void mmv_frag(const uint8_t *row, int c, int t, uint32_t *b, float *d, float *m) {
+    m[0] = m[1] = 0.0f;
+    if constexpr (T == INFER_TYPE_Q4_0) {
+        const infer_block_q4_0 *bk = (const infer_block_q4_0 *)row + c;
+        const uint32_t w = ld2(bk->qs + 4 * t);
+        b[0] = sub_bytes(w & 0x0F0F0F0Fu, 8);
+        b[1] = sub_bytes(w >> 4 & 0x0F0F0F0Fu, 8);
+        d[0] = d[1] = f16(bk->d);
+    } else if constexpr (T == INFER_TYPE_Q8_0) {
+        const infer_block_q8_0 *bk = (const infer_block_q8_0 *)row + c;
+        b[0] = ld2((const uint8_t *)bk->qs + 4 * t);
+        b[1] = ld2((const uint8_t *)bk->qs + 16 + 4 * t);
+        d[0] = d[1] = f16(bk->d);
+    } else if constexpr (T == INFER_TYPE_Q6_K) {
+        const infer_block_q6_k *bk = (const infer_block_q6_k *)row + c / 8;
+        const int e0 = 32 * (c % 8), h = e0 >> 7, k = (e0 >> 5) & 3;
+        const uint8_t *ql = bk->ql + 64 * h + 32 * (k & 1), *qh = bk->qh + 32 * h;
+INFER_CUDA_UNROLL
+        for (int j = 0; j < 2; j++) {
+            const int i = t + 4 * j;
+            b[j] = sub_bytes((ld2(ql + 4 * i) >> (4 * (k >> 1)) & 0x0F0F0F0Fu) | (ld2(qh + 4 * i) >> (2 * k) & 0x03030303u) << 4, 32);
+        }
+        const float dd = f16(bk->d);
+        d[0] = dd * (float)bk->scales[e0 / 16];
+        d[1] = dd * (float)bk->scales[e0 / 16 + 1];
+    } else {
+        q8chunk ch;
+        Dq8<T>::chunk(row, c, ch);
+        b[0] = pick4(ch.q, t);
+        b[1] = pick4(ch.q + 4, t);
+        d[0] = ch.d[0]; d[1] = ch.d[1];
+        m[0] = ch.m[0]; m[1] = ch.m[1];
+    }
+}
+template <int T, int NT, int G>
+__global__ void __launch_bounds__(32 * INFER_CUDA_MMV_WARPS) k_mmv(infer_cuda_mmv p, infer_cuda_q8x xq) {
+    INFER_CUDA_PDL_TRIGGER();                /* the wait follows the first weights' loads */
+    typedef Dq8<T> D;
+    enum { U = INFER_CUDA_MMV_U, WARPS = INFER_CUDA_MMV_WARPS, HS = 32 / D::sub };
+    static_assert(!G || NT == 2, "k_mmv: the GLU's gate and up are its two n-tiles");
+    __shared__ float red[WARPS][NT * 4][32];
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t = lane & 3;
+    const int K = p.K, N = p.N, nb = K / 32, n0 = blockIdx.x * (G ? 8 : 8 * NT);
+    const uint8_t *wr[NT];                   /* lane's weight row in each n-tile (a column past N reads column 0) */
+INFER_CUDA_UNROLL
+    for (int nt = 0; nt < NT; nt++) {
+        const int n = G ? n0 + g : n0 + 8 * nt + g;
+        wr[nt] = (G && nt ? p.W[1] : p.W[0]) + (size_t)(n < N ? n : 0) * p.row_bytes;
+    }
+    const int8_t *xr[2];                     /* lane's activation rows g, g + 8 (NULL: past rows) */
+    const float *xd[2];
+    const int32_t *xs[2];
+INFER_CUDA_UNROLL
+    for (int h = 0; h < 2; h++) {
+        const int r = g + 8 * h, ok = r < p.rows;
+        xr[h] = ok ? xq.q + (size_t)r * K : NULL;
+        xd[h] = ok ? xq.d + (size_t)r * nb : NULL;
+        xs[h] = ok ? xq.s + (size_t)r * nb : NULL;
+    }
+    float acc[NT][4];
+INFER_CUDA_UNROLL
+    for (int nt = 0; nt < NT; nt++)
+INFER_CUDA_UNROLL
+        for (int i = 0; i < 4; i++) acc[nt][i] = 0.0f;
+    int waited = 0;
+    for (int kb0 = U * warp; kb0 < nb; kb0 += U * WARPS) {
+        uint32_t bw[U][NT][2];
+        float dw[U][NT][2], mw[U][NT][2];
+INFER_CUDA_UNROLL
+        for (int u = 0; u < U; u++)
+INFER_CUDA_UNROLL
+            for (int nt = 0; nt < NT; nt++) {
+                if (kb0 + u < nb) mmv_frag<T>(wr[nt], kb0 + u, t, bw[u][nt], dw[u][nt], mw[u][nt]);
+                else { bw[u][nt][0] = bw[u][nt][1] = 0; dw[u][nt][0] = dw[u][nt][1] = mw[u][nt][0] = mw[u][nt][1] = 0.0f; }
+            }
+        if (!waited) { INFER_CUDA_PDL_WAIT(); waited = 1; }   /* the activations are the kernel before's output */
+        uint32_t a[U][4];
+        float dx[U][2], sx[U][2][2];
+INFER_CUDA_UNROLL
+        for (int u = 0; u < U; u++)
+INFER_CUDA_UNROLL
+            for (int h = 0; h < 2; h++) {
+                const int kb = kb0 + u;
+                if (xr[h] && kb < nb) {
+                    ld8((const uint8_t *)xr[h] + 32 * kb + 8 * t, &a[u][h], &a[u][2 + h]);
+                    dx[u][h] = xd[h][kb];
+                    if (D::mins) {                /* dx times the sums of the block's halves (of the whole block where sub = 32) */
+                        const int32_t v = xs[h][kb], lo = (int32_t)(int16_t)(v & 0xFFFF), hi = v >> 16;
+                        sx[u][h][0] = D::sub == 16 ? dx[u][h] * (float)lo : dx[u][h] * (float)(lo + hi);
+                        sx[u][h][1] = dx[u][h] * (float)hi;
+                    }
+                } else {
+                    a[u][h] = a[u][2 + h] = 0;
+                    dx[u][h] = sx[u][h][0] = sx[u][h][1] = 0.0f;
+                }
+            }
+INFER_CUDA_UNROLL
+        for (int u = 0; u < U; u++)
+INFER_CUDA_UNROLL
+            for (int nt = 0; nt < NT; nt++) {
+                float ds[2][HS], ms[2][HS];   /* the scales (and mins) of columns 2t, 2t + 1, from lanes 8t, 8t + 4 */
+INFER_CUDA_UNROLL
+                for (int e = 0; e < 2; e++)
+INFER_CUDA_UNROLL
+                    for (int s = 0; s < HS; s++) {
+                        ds[e][s] = __shfl_sync(0xffffffffu, dw[u][nt][s], 4 * (2 * t + e));
+                        ms[e][s] = D::mins ? __shfl_sync(0xffffffffu, mw[u][nt][s], 4 * (2 * t + e)) : 0.0f;
+                    }
+                int32_t c0[4], c1[4];
+                if (D::sub == 32) mma_s8<32>(c0, a[u], bw[u][nt], INFER_CUDA_MAGIC);
+                else {
+                    mma_s8<16>(c0, a[u], &bw[u][nt][0], INFER_CUDA_MAGIC);       /* codes 0..15: a0 a1, b0 */
+                    mma_s8<16>(c1, a[u] + 2, &bw[u][nt][1], INFER_CUDA_MAGIC);   /* codes 16..31: a2 a3, b1 */
+                }
+INFER_CUDA_UNROLL
+                for (int i = 0; i < 4; i++) {
+                    const int h = i >> 1, e = i & 1;
+                    float v = acc[nt][i] + (bits_float((uint32_t)c0[i]) - INFER_CUDA_MAGIC_F) * (dx[u][h] * ds[e][0]);
+                    if (D::sub == 16) v += (bits_float((uint32_t)c1[i]) - INFER_CUDA_MAGIC_F) * (dx[u][h] * ds[e][HS - 1]);
+                    if (D::mins) {
+                        v += ms[e][0] * sx[u][h][0];
+                        if (D::sub == 16) v += ms[e][HS - 1] * sx[u][h][1];
+                    }
+                    acc[nt][i] = v;
+                }
+            }
+    }
+    if (!waited) INFER_CUDA_PDL_WAIT();      /* (a warp without blocks: out may be the kernel before's) */
+INFER_CUDA_UNROLL
+    for (int nt = 0; nt < NT; nt++)
+INFER_CUDA_UNROLL
+        for (int i = 0; i < 4; i++) red[warp][4 * nt + i][lane] = acc[nt][i];
+    __syncthreads();
+    /* thread (e, l) adds the warps' sums of fragment value e of lane l, in warp order */
+    const int e = tid >> 5, l = tid & 31, i = e & 3, r = (l >> 2) + 8 * (i >> 1), n = n0 + (G ? 0 : 8 * (e >> 2)) + 2 * (l & 3) + (i & 1);
+    if (e >= (G ? 4 : 4 * NT) || r >= p.rows || n >= N) return;
+    float v = 0.0f, vu = 0.0f;
+    for (int w = 0; w < WARPS; w++) v += red[w][e][l];
+    float *o = &p.out[(size_t)r * N + n];
+    if (G) {
+        for (int w = 0; w < WARPS; w++) vu += red[w][4 + e][l];
+        *o = glu_act(v * p.scale[0], vu * p.scale[1], p.act, p.limit);
+    } else {
+        v *= p.scale[0];
+        *o = p.add ? *o + v : v;
+    }
+}
+
 /* out[r, s, :] = W_e x[r or (r, s)] with e = ids[r, s]: k_matvec's warp per output column,
  * blockIdx.y = r * n_used + s, the block's one activation row staged in shared memory as
  * there. Each (token, slot) reads its expert's rows on its own; a prompt that sends many
@@ -3557,6 +3743,30 @@ static void infer_cuda_qt_id(infer_cuda_ctx *c, float *out, const uint8_t *W, si
     else infer_cuda_qt_id_launch<T, 64>(c, out, W, rb, q, start, order, K, N, n_out, E, n_used, x_per_slot, scale);
 }
 
+/* ---- k_mmv's launches: 9-16 rows of quantized weights, the fast mode, INFER_CUDA_MMV=1 ---- */
+static int infer_cuda_mmv_env = 0;        /* off until measured against the tiles (INFER_CUDA_MMV=1: on) */
+static int infer_cuda_mmv_on = 0;         /* ... and as the tests set it */
+static int infer_cuda_mmv_nt = 0;         /* the tests: k_mmv's n-tiles a warp (1 or 2; 0: chosen by N) */
+static long infer_cuda_mmv_issued = 0;    /* the tests: k_mmv launches issued (or recorded into a graph) */
+static int infer_cuda_mmv_rows(const infer_cuda_ctx *c, int rows) {
+    return infer_cuda_mmv_on && !c->precise && infer_cuda_mma8 && rows > INFER_CUDA_MV_ROWS && rows <= INFER_CUDA_MMV_ROWS;
+}
+/* p's product (glu: the GLU of p.W[0], p.W[1]) from q, x quantized by k_quant_act. Two n-tiles
+ * a warp while that still leaves two blocks an SM (a feed-forward's gate and up, an output
+ * matrix), else one (a down projection, q, k, v of a 1B model: twice the blocks). */
+template <int T> static void infer_cuda_mmv_launch(infer_cuda_ctx *c, const infer_cuda_mmv &p, const infer_cuda_q8x &q, int glu) {
+    int nt = infer_cuda_mmv_nt;
+    if (nt != 1 && nt != 2) nt = (p.N + 15) / 16 >= 2 * infer_cuda_sms ? 2 : 1;
+    const int cols = glu ? 8 : 8 * nt;
+    const unsigned grid = (unsigned)((p.N + cols - 1) / cols);
+    c->qt_rows = -2;                          /* (infer_cuda_tiles_last: k_mmv, its n-tiles as the splits) */
+    infer_cuda_mmv_issued++;
+    c->qt_splits = glu ? 2 : nt;
+    if (glu) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MMV_WARPS, 0, c, k_mmv<T, 2, 1>)(p, q);
+    else if (nt == 2) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MMV_WARPS, 0, c, k_mmv<T, 2, 0>)(p, q);
+    else INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MMV_WARPS, 0, c, k_mmv<T, 1, 0>)(p, q);
+}
+
 /* rows <= INFER_CUDA_MV_ROWS against the weights of mv (one type, one K) by k_matvec;
  * glu (one row): mv is (gate, up) */
 static void infer_cuda_matvec_f32(infer_cuda_ctx *c, infer_type t, const infer_cuda_mv &mv, size_t rb, const float *x, int K, int rows, int glu) {
@@ -3765,7 +3975,7 @@ template <int T> static int infer_cuda_gemm_q(infer_cuda_ctx *c, float *out, con
 static int infer_cuda_mvq_rows = INFER_CUDA_MVQ_ROWS;   /* the tests: 8 sends 9-16 rows to the tiles, 64 up to 64 to the matvec */
 static int infer_cuda_mvq_clamp(int rows) { return rows < INFER_CUDA_MV_ROWS ? INFER_CUDA_MV_ROWS : rows > INFER_CUDA_MVQ_MAX ? INFER_CUDA_MVQ_MAX : rows; }
 static int infer_cuda_mv_rows(const infer_cuda_ctx *c, int rows, int kind) {
-    return rows >= 1 && (rows <= INFER_CUDA_MV_ROWS || (!c->precise && rows <= infer_cuda_mvq_rows && (kind == 1 || kind == 2)));
+    return rows >= 1 && (rows <= INFER_CUDA_MV_ROWS || (!c->precise && rows <= infer_cuda_mvq_rows && (kind == 1 || kind == 2) && !infer_cuda_mmv_rows(c, rows)));
 }
 /* the kind of x's activations for w's fast matvec where these rows take one (else 0) */
 static int infer_cuda_fused_kind(const infer_cuda_ctx *c, const infer_tensor *w, const float *x, int rows);
@@ -3784,15 +3994,19 @@ static void infer_cuda_matmul_to(infer_cuda_ctx *c, float *out, const infer_tens
         infer_cuda_typed(c, w->type, "matmul", [&](auto ty) {
             constexpr int T = decltype(ty)::id;
             if constexpr (Dq8<T>::ok)
-                if (!c->precise && infer_cuda_mma8) {      /* the fast mode, a quantized type: int8 tiles (a long prompt: BF16 GEMM) */
+                if (!c->precise && infer_cuda_mma8) {      /* the fast mode, a quantized type: int8 tiles (9-16 rows: k_mmv where on; a long prompt: BF16 GEMM) */
+                    const int mmv = infer_cuda_mmv_rows(c, rows);
 #ifdef INFER_CUDA_GEMM
-                    if (infer_cuda_gemm_q<T>(c, out, W, rb, x, K, N, rows, w->scale, add, xt)) return;
+                    if (!mmv && infer_cuda_gemm_q<T>(c, out, W, rb, x, K, N, rows, w->scale, add, xt)) return;
 #endif
                     infer_cuda_q8x q;
                     if (xt && xt->x == x && xt->rows == rows && xt->K == K && xt->act == (int)Dq8<T>::act) q = xt->q;
                     else if (!infer_cuda_quant_tiles<T>(c, x, rows, K, &q)) return;
                     else if (xt) *xt = infer_cuda_xtiles{ x, rows, K, (int)Dq8<T>::act, q, NULL };
-                    infer_cuda_qt<T>(c, out, W, rb, q, K, N, rows, w->scale, add);
+                    if (mmv) {
+                        const infer_cuda_mmv p = { out, { W, NULL }, rb, { w->scale, 0.0f }, K, N, rows, add, 0, 0.0f };
+                        infer_cuda_mmv_launch<T>(c, p, q, 0);
+                    } else infer_cuda_qt<T>(c, out, W, rb, q, K, N, rows, w->scale, add);
                     return;
                 }
             if constexpr (T == INFER_TYPE_F16 || T == INFER_TYPE_BF16)
@@ -3842,6 +4056,21 @@ static void infer_cuda_matmul_glu(void *ctx, float *out, const infer_tensor *wg,
         const size_t rb = infer_type_row_size(wg->type, K);
         if (!c->precise && infer_cuda_matvec_fast(c, wg->type, mv, rb, x, K, rows, 1, NULL)) return;
         if (rows == 1) { infer_cuda_matvec_f32(c, wg->type, mv, rb, x, K, rows, 1); return; }
+    }
+    if (infer_cuda_mmv_rows(c, rows) && wu->type == wg->type && wu->ne[0] == K && wu->ne[1] == N) {   /* 9-16 rows: k_mmv's GLU */
+        int done = 0;
+        infer_cuda_with_type(wg->type, [&](auto ty) {
+            constexpr int T = decltype(ty)::id;
+            if constexpr (Dq8<T>::ok) {
+                done = 1;
+                infer_cuda_q8x q;
+                if (!infer_cuda_quant_tiles<T>(c, x, rows, K, &q)) return;
+                const infer_cuda_mmv p = { out, { (const uint8_t *)wg->data, (const uint8_t *)wu->data }, infer_type_row_size(wg->type, K), { wg->scale, wu->scale },
+                                           K, N, rows, 0, act, limit };
+                infer_cuda_mmv_launch<T>(c, p, q, 1);
+            }
+        });
+        if (done) return;
     }
     const size_t n = (size_t)rows * (size_t)wu->ne[1];
     if (!infer_cuda_reserve(c, n * sizeof(float))) return;
@@ -6591,6 +6820,8 @@ infer_status infer_cuda_init(int device, infer_error *err) {
      * (mvq_block), to time the two in one build */
     const char *mu = getenv("INFER_CUDA_MVQ_U");
     if (mu && atoi(mu) == 1) infer_cuda_mvq_u = 1;
+    const char *mmv = getenv("INFER_CUDA_MMV");    /* INFER_CUDA_MMV=1: 9-16 rows of quantized weights on k_mmv, not the int8 tiles */
+    if (mmv) infer_cuda_mmv_on = infer_cuda_mmv_env = atoi(mmv) != 0;
     const char *mr = getenv("INFER_CUDA_MVQ_ROWS");
     if (mr && atoi(mr) > 0) infer_cuda_mvq_rows = infer_cuda_mvq_clamp(atoi(mr));
     /* INFER_CUDA_L2PF=1: the L2 prefetch of the next matvec's weights (l2_prefetch), off by
@@ -6780,6 +7011,15 @@ extern "C" size_t infer_cuda_bf16_cache_force(size_t bytes) {
 extern "C" size_t infer_cuda_bf16_cache_bytes(void *ctx) { return ((infer_cuda_ctx *)ctx)->wcache_bytes; }
 extern "C" int infer_cuda_norm_mv_force(int on) { return infer_cuda_knob(&infer_cuda_norm_mv, on != 0); }
 extern "C" int infer_cuda_norm_mv_last(void *ctx) { return ((infer_cuda_ctx *)ctx)->norm_mv; }
+/* For the tests: 9-16 rows of a fast-mode matmul of quantized weights run on k_mmv (on = 1)
+ * or the int8 tiles (0; -1: the default, INFER_CUDA_MMV), with nt n-tiles a warp (1, 2; 0:
+ * chosen by the output's width); returns the previous on setting. infer_cuda_tiles_last
+ * gives bm = -2 after a matmul that ran there, and its n-tiles (2 for the GLU) as splits. */
+extern "C" int infer_cuda_mmv_force(int on, int nt) {
+    infer_cuda_mmv_nt = nt == 1 || nt == 2 ? nt : 0;
+    return infer_cuda_knob(&infer_cuda_mmv_on, on < 0 ? infer_cuda_mmv_env : on != 0);
+}
+extern "C" long infer_cuda_mmv_count(void) { return infer_cuda_mmv_issued; }
 extern "C" int infer_cuda_mvq_u_force(int u) { return infer_cuda_knob(&infer_cuda_mvq_u, u == 1 ? 1 : 2); }
 extern "C" int infer_cuda_mvq_rows_force(int rows) { return infer_cuda_knob(&infer_cuda_mvq_rows, rows < 0 ? INFER_CUDA_MVQ_ROWS : infer_cuda_mvq_clamp(rows)); }
 /* For the tests: the fewest rows of a deltanet_chunked call that run on the chunked kernels

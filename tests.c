@@ -9585,6 +9585,8 @@ int infer_cuda_dequant_host(infer_type t, const void *row, int K, float scale, f
 int infer_cuda_qgemm_force(int rows, int cols);
 int infer_cuda_mvq_rows_force(int rows);
 int infer_cuda_mvq_u_force(int u);
+int infer_cuda_mmv_force(int on, int nt);
+long infer_cuda_mmv_count(void);
 int infer_cuda_norm_mv_force(int on);
 size_t infer_cuda_bf16_cache_force(size_t bytes);
 size_t infer_cuda_bf16_cache_bytes(void *ctx);
@@ -10578,10 +10580,13 @@ static void test_gpu_seq_batch(void) {
     if (infer_model_load(&m, q4, NULL, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); return; }
     const int V = infer_model_config(m)->n_vocab, R = 20;
     /* pass 1: the same with the matvec set to take up to 64 rows (INFER_CUDA_MVQ_ROWS=64), so
-     * every decode step of up to 20 rows runs the fused decode ops in up to 3 row blocks */
-    for (int pass = 0; pass < 2; pass++) {
+     * every decode step of up to 20 rows runs the fused decode ops in up to 3 row blocks;
+     * pass 2: steps of 9-16 rows on k_mmv (INFER_CUDA_MMV=1) */
+    static const char *const pass_name[3] = { "", " (matvec up to 64 rows)", " (9-16 rows on k_mmv)" };
+    for (int pass = 0; pass < 3; pass++) {
 #ifdef INFER_CUDA
-    const int old_mvq = infer_cuda_mvq_rows_force(pass ? 64 : -1);
+    const int old_mvq = infer_cuda_mvq_rows_force(pass == 1 ? 64 : -1), old_mmv = infer_cuda_mmv_force(pass == 2, 0);
+    const long mmv0 = infer_cuda_mmv_count();
 #else
     if (pass) break;
 #endif
@@ -10602,15 +10607,17 @@ static void test_gpu_seq_batch(void) {
              * chances (1.4e-2 under the emulator); a row mixed up with another's is off by
              * the logits' whole size */
             CHECK_MSG(mx <= 4e-2 * fmax(scale, 1.0), "Q4_0, fast%s: sequence %d on the GPU, 20 at once, differs by %g from the CPU's fast path alone",
-                      pass ? " (matvec up to 64 rows)" : "", i, mx);
+                      pass_name[pass], i, mx);
         }
-        printf("    Q4_0, fast%s, 20 sequences at once: largest |GPU batched - CPU alone| / max|logit| = %.2g\n", pass ? " (matvec up to 64 rows)" : "", worst);
+        printf("    Q4_0, fast%s, 20 sequences at once: largest |GPU batched - CPU alone| / max|logit| = %.2g\n", pass_name[pass], worst);
     } else {
         CHECK_MSG(0, "%s: a run failed", q4);
     }
     for (int i = 0; i < R; i++) { free(ref[i]); free(r[i].logits); }
 #ifdef INFER_CUDA
+    CHECK_MSG((pass == 2) == (infer_cuda_mmv_count() > mmv0), "pass %d: %ld k_mmv launches", pass, infer_cuda_mmv_count() - mmv0);
     infer_cuda_mvq_rows_force(old_mvq);
+    infer_cuda_mmv_force(old_mmv, 0);
 #endif
     }
     infer_model_free(m);
@@ -11358,6 +11365,116 @@ done:
     if (cf) cpu->ctx_free(cf);
     if (cp) cpu->ctx_free(cp);
     if (g) k->ctx_free(g);
+}
+
+/* 9-16 rows (a batch of decoding sequences) of quantized weights on k_mmv, the tensor-core
+ * matvec (INFER_CUDA_MMV=1): every type with int8 tiles, a short K (the warps' shares of K
+ * partly empty) and a long one (several groups a warp, the last one partial), 9, 13 and 16
+ * rows, N = 72 (the last block's columns partly past N), one and two n-tiles a warp: out =
+ * W x and out += W x against the CPU's fast path within INT8_TIGHT and exact maths within
+ * the fast bound, the two n-tile forms the same bits (each column's sums do not depend on
+ * its neighbours), a repeat the same bits, and the GLU (gate and up in one launch) against
+ * the CPU's GLU. Each run reports that it ran on k_mmv. */
+static void test_gpu_mmv(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+#ifdef INFER_CUDA
+    const infer_kernels *cpu = infer_cpu_kernels();
+    void *cf = NULL, *cp = NULL, *g = NULL;
+    infer_error err;
+    const int old_on = infer_cuda_mmv_force(1, 0);
+    const int old_qg = infer_cuda_qgemm_force(INT_MAX, 0);
+    const size_t old_bc = infer_cuda_bf16_cache_force(0);
+    if (cpu->ctx_create(&cf, 2, 0, &err) != INFER_OK || cpu->ctx_create(&cp, 2, 1, &err) != INFER_OK || k->ctx_create(&g, 1, 0, &err) != INFER_OK) {
+        CHECK_MSG(0, "%s", err.msg);
+        goto done;
+    }
+    infer__rng rng;
+    infer__rng_seed(&rng, 31);
+    static const int rows_list[3] = { 9, 13, 16 };
+    const int N = 72, RMAX = 16;
+    int cases = 0;
+    double worst_fast = 0, worst_exact = 0, worst_glu = 0;
+    for (int ti = 0; ti < N_INT8_TYPES; ti++) {
+        const infer_type t = int8_types[ti];
+        const int blck = (int)infer_type_block(t);
+        for (int ki = 0; ki < 2; ki++) {
+            const int K = ki ? 2304 : t == INFER_TYPE_I2_S ? 384 : blck == 256 ? 512 : blck <= 32 ? 160 : 3 * blck;
+            size_t bytes;
+            float sc[2];
+            uint8_t *wq[2] = { int8_weights(&rng, t, K, N, 1, &bytes, &sc[0]), NULL };
+            wq[1] = int8_weights(&rng, t, K, N, 1, &bytes, &sc[1]);
+            infer_tensor tc[2] = { { "wg", t, 2, { K, N, 1, 1 }, wq[0], bytes, sc[0] }, { "wu", t, 2, { K, N, 1, 1 }, wq[1], bytes, sc[1] } }, tg[2] = { tc[0], tc[1] };
+            const size_t xn = (size_t)RMAX * K, on = (size_t)RMAX * N;
+            float *x = malloc(sizeof(float) * xn), *y = malloc(sizeof(float) * on), *of = malloc(sizeof(float) * on), *op = malloc(sizeof(float) * on);
+            float *og[2] = { malloc(sizeof(float) * on), malloc(sizeof(float) * on) }, *o2 = malloc(sizeof(float) * on);
+            void *gw[2] = { k->alloc(g, bytes), k->alloc(g, bytes) }, *gx = k->alloc(g, sizeof(float) * xn), *go = k->alloc(g, sizeof(float) * on);
+            if (!gw[0] || !gw[1] || !gx || !go || k->upload(g, gw[0], wq[0], bytes) != INFER_OK || k->upload(g, gw[1], wq[1], bytes) != INFER_OK) {
+                CHECK_MSG(0, "%s: device memory", infer_type_name(t));
+                goto next;
+            }
+            tg[0].data = gw[0]; tg[1].data = gw[1];
+            for (int ri = 0; ri < 3; ri++) {
+                const int rows = rows_list[ri];
+                const size_t n = (size_t)rows * N;
+                for (size_t i = 0; i < (size_t)rows * K; i++) x[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+                for (size_t i = 0; i < n; i++) y[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
+                CHECK(k->upload(g, gx, x, sizeof(float) * (size_t)rows * K) == INFER_OK);
+                cpu->matmul(cf, of, &tc[0], x, rows);
+                cpu->matmul(cp, op, &tc[0], x, rows);
+                for (int nt = 1; nt <= 2; nt++) {
+                    infer_cuda_mmv_force(1, nt);
+                    int bm = 0, splits = 0;
+                    k->matmul(g, (float *)go, &tg[0], (const float *)gx, rows);
+                    CHECK_MSG(k->download(g, og[nt - 1], go, sizeof(float) * n) == INFER_OK, "%s", k->last_error(g));
+                    infer_cuda_tiles_last(g, &bm, &splits);
+                    CHECK_MSG(bm == -2 && splits == nt, "%s rows=%d: ran as bm=%d splits=%d, not on k_mmv with %d n-tiles", infer_type_name(t), rows, bm, splits, nt);
+                }
+                CHECK_MSG(!memcmp(og[0], og[1], sizeof(float) * n), "%s K=%d rows=%d: one and two n-tiles a warp differ", infer_type_name(t), K, rows);
+                k->matmul(g, (float *)go, &tg[0], (const float *)gx, rows);
+                CHECK(k->download(g, o2, go, sizeof(float) * n) == INFER_OK);
+                CHECK_MSG(!memcmp(og[1], o2, sizeof(float) * n), "%s K=%d rows=%d: two runs differ", infer_type_name(t), K, rows);
+                const double ef = int8_rel(of, og[1], n), ex = int8_rel(op, og[1], n);
+                CHECK_MSG(ef <= INT8_TIGHT, "%s rows=%d K=%d: max_rel %.3g against the CPU's fast path (tol %g)", infer_type_name(t), rows, K, ef, INT8_TIGHT);
+                CHECK_MSG(ex <= INFER__TOL_FAST, "%s rows=%d K=%d: max_rel %.3g against exact maths (tol %g)", infer_type_name(t), rows, K, ex, INFER__TOL_FAST);
+                /* y += W x */
+                CHECK(k->upload(g, go, y, sizeof(float) * n) == INFER_OK);
+                k->matmul_add(g, (float *)go, &tg[0], (const float *)gx, rows);
+                CHECK(k->download(g, o2, go, sizeof(float) * n) == INFER_OK);
+                for (size_t i = 0; i < n; i++) of[i] += y[i];
+                const double ea = int8_rel(of, o2, n);
+                CHECK_MSG(ea <= INT8_TIGHT, "%s rows=%d K=%d: matmul_add, max_rel %.3g against the CPU's fast path (tol %g)", infer_type_name(t), rows, K, ea, INT8_TIGHT);
+                /* act(Wg x) * (Wu x) */
+                infer_cuda_mmv_force(1, 0);
+                cpu->matmul(cf, of, &tc[0], x, rows);
+                cpu->matmul(cf, op, &tc[1], x, rows);
+                cpu->glu(cf, of, of, op, (int64_t)n, INFER_ACT_SILU, 0.0f);
+                k->matmul_glu(g, (float *)go, &tg[0], &tg[1], (const float *)gx, rows, INFER_ACT_SILU, 0.0f);
+                CHECK_MSG(k->download(g, o2, go, sizeof(float) * n) == INFER_OK, "%s", k->last_error(g));
+                int bm = 0, splits = 0;
+                infer_cuda_tiles_last(g, &bm, &splits);
+                CHECK_MSG(bm == -2 && splits == 2, "%s rows=%d: the GLU ran as bm=%d splits=%d, not on k_mmv's GLU", infer_type_name(t), rows, bm, splits);
+                const double eg = int8_rel(of, o2, n);
+                CHECK_MSG(eg <= 4 * INT8_TIGHT, "%s rows=%d K=%d: GLU, max_rel %.3g against the CPU's fast path (tol %g)", infer_type_name(t), rows, K, eg, 4 * INT8_TIGHT);
+                worst_fast = fmax(worst_fast, fmax(ef, ea)); worst_exact = fmax(worst_exact, ex); worst_glu = fmax(worst_glu, eg);
+                cases++;
+            }
+        next:
+            for (int i = 0; i < 2; i++) { if (gw[i]) k->free(g, gw[i]); free(wq[i]); free(og[i]); }
+            if (gx) k->free(g, gx);
+            if (go) k->free(g, go);
+            free(x); free(y); free(of); free(op); free(o2);
+        }
+    }
+    printf("    %d (type, K, rows) cases: max_rel against the CPU's fast path %.2e (GLU %.2e), against exact maths %.2e\n", cases, worst_fast, worst_glu, worst_exact);
+done:
+    infer_cuda_mmv_force(old_on, 0);
+    if (old_qg != -2) infer_cuda_qgemm_force(old_qg, 0);
+    infer_cuda_bf16_cache_force(old_bc);
+    if (cf) cpu->ctx_free(cf);
+    if (cp) cpu->ctx_free(cp);
+    if (g) k->ctx_free(g);
+#endif
 }
 
 /* The one-row decode matvec loads a thread's next two slices at once (mvq_block's U = 2, the
@@ -12796,6 +12913,7 @@ static const test_case tests[] = {
     { "gpu_int8_quant", test_gpu_int8_quant },
     { "gpu_int8_matmul", test_gpu_int8_matmul },
     { "gpu_mvq_pairs", test_gpu_mvq_pairs },
+    { "gpu_mmv", test_gpu_mmv },
     { "gpu_norm_mv", test_gpu_norm_mv },
     { "gpu_int8_moe", test_gpu_int8_moe },
     { "gpu_int8_tiles", test_gpu_int8_tiles },

@@ -294,6 +294,18 @@ template <typename V> static V __shfl_xor_sync(unsigned, V v, int o) {
     emu_warp_barrier(w);
     return r;
 }
+/* lane l gets src's v (src taken mod 32, as the hardware's full-width shuffle does) */
+template <typename V> static V __shfl_sync(unsigned, V v, int src) {
+    const int t = emu_cur, w = t / 32;
+    uint64_t b = 0;
+    memcpy(&b, &v, sizeof v);
+    emu_xchg[t] = b;
+    emu_warp_barrier(w);
+    V r;
+    memcpy(&r, &emu_xchg[w * 32 + (src & 31)], sizeof r);
+    emu_warp_barrier(w);
+    return r;
+}
 
 /* a bit per lane: which lanes of the warp pass a true predicate (lanes that have returned
  * count as false) */
