@@ -2056,10 +2056,10 @@ INFER_CUDA_UNROLL
  * counters). The stores are fenced before the count, the last block fences again before
  * reading the others' floats, and reads them through L2 (__ldcg), where the other blocks'
  * stores are. */
-__device__ __forceinline__ void mvq_quant_out(const infer_cuda_qout &qo, const float *out, int N, int n0, int nr, int r0, int by) {
+__device__ __forceinline__ void mvq_quant_out(const infer_cuda_qout &qo, const float *out, int N, int n0, int nr, int r0, int by, int cpb = INFER_CUDA_MVQ_COLS) {
     __shared__ int last;
     const int gs = qo.size, g = n0 / gs, cols = N - g * gs < gs ? N - g * gs : gs;
-    const int blocks = (cols + INFER_CUDA_MVQ_COLS - 1) / INFER_CUDA_MVQ_COLS;
+    const int blocks = (cols + cpb - 1) / cpb;            /* cpb: the columns a block computes */
     int *count = qo.count + (size_t)by * ((N + gs - 1) / gs) + g;     /* the group's counter for this block's rows */
     __threadfence();                          /* this thread's stores, seen before the count */
     __syncthreads();
@@ -3267,32 +3267,44 @@ __global__ void __launch_bounds__(INFER_CUDA_QT_THREADS, 2) k_matmul_id_q8(float
  * them at 0.4 TB/s, where the one-row matvec reads 2 TB/s. k_mmv reads the weights as the
  * matvec does, straight into registers with many loads in flight, no shared memory and no
  * barrier, and leaves the 16 rows to the tensor cores: the weight rows are the MMA's B (8
- * columns an n-tile), the activations (the tiles' int8 codes, k_quant_act) its A, 16 rows,
- * those past `rows` zero.
+ * columns an n-tile), the activations' int8 codes its A, 16 rows, those past `rows` zero.
  * Lane (g = lane / 4, t = lane % 4) unpacks, of weight column g's block kb, only the codes
  * of its B fragment -- 4t..4t+3 and 16+4t..16+4t+3, for Q4_0 one 4-byte load (mmv_frag) --
- * and reads its A fragment (the same codes of rows g and g + 8) with one 8-byte load a row,
- * which the codes' word order (q8_slot) allows. The scales of the C fragment's columns 2t,
- * 2t + 1 come from their lanes by shuffles. A block's warps share K: warp w takes the groups
- * of MMV_U blocks w, w + MMV_WARPS, ..., its sums scaled block by block into f32 (the tiles'
- * epilogue); then the warps' partial tiles are added in warp order in shared memory, the same
- * bits every run. NT n-tiles a warp (8 NT columns a block): 2 halves the activations' reads
- * per weight byte, 1 doubles the blocks of a short output. G (NT = 2): matmul_glu, n-tile 0
- * of the gate weight and n-tile 1 of the up weight over the same 8 columns, out = act(gate) up. */
+ * and reads its A fragment, the same codes of rows g and g + 8. The scales of the C
+ * fragment's columns 2t, 2t + 1 come from their lanes by shuffles; the types with a min take
+ * the block's (or half block's) sum of codes from the four lanes that hold them. A block's
+ * warps share K: warp w takes the groups of MMV_U blocks w, w + MMV_WARPS, ..., its sums
+ * scaled block by block into f32 (the tiles' epilogue); then the warps' partial tiles are
+ * added in warp order in shared memory, the same bits every run. NT n-tiles a warp (8 NT
+ * columns a block): 2 halves the activations' reads per weight byte, 1 doubles the blocks of
+ * a short output.
+ * It serves the decode path as k_mvq does (infer_cuda_matvec_fast, XF = 1): several weights
+ * of one x in one launch (q, k, v), the residual add, the GLU (G: n-tile 0 of the gate and 1
+ * of the up weight over the same 8 columns, out = act(gate) up) with its output quantized
+ * for the down projection (mvq_quant_out), activations in k_quant_x's layout as the fused
+ * norm, GLU and attention write them; and the prompt path's matmuls of types without a fast
+ * matvec (XF = 0: the tiles' layout, k_quant_act). */
 #define INFER_CUDA_MMV_WARPS 8        /* warps of a block, each a share of K */
 #define INFER_CUDA_MMV_U 4            /* blocks of 32 a lane loads before their MMAs */
 #define INFER_CUDA_MMV_ROWS 16        /* the rows one launch serves (the MMA's m) */
-struct infer_cuda_mmv {
-    float *out;
-    const uint8_t *W[2];      /* the weight; G: gate, up */
-    size_t row_bytes;
-    float scale[2];
-    int K, N, rows, add, act;
-    float limit;
-};
+typedef struct infer_cuda_mmx {       /* k_mmv's activations: the tiles' (XF 0), or k_quant_x's codes [rows, K] and (d, sum) pairs (XF 1) */
+    infer_cuda_q8x q;
+    const int8_t *codes;
+    const float2 *ds;
+} infer_cuda_mmx;
 /* word t of a chunk's first four (b = q) or last four (b = q + 4), without indexing an array
  * by a lane's value (which would put the chunk in local memory) */
 __device__ __forceinline__ uint32_t pick4(const uint32_t *q, int t) { return t == 0 ? q[0] : t == 1 ? q[1] : t == 2 ? q[2] : q[3]; }
+/* 4 bytes at a 4-byte aligned p */
+__device__ __forceinline__ uint32_t ld4(const int8_t *p) {
+#ifdef __CUDA_ARCH__
+    return *(const uint32_t *)p;
+#else
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+#endif
+}
 /* Of weight row `row`'s chunk c (Dq8<T>'s 32 weights), the B fragment of lane group t --
  * b[0] = codes 4t..4t+3, b[1] = codes 16+4t..16+4t+3, each word as Dq8::chunk's -- and the
  * chunk's scales d[2] and mins m[2] (Dq8's too). Q4_0, Q8_0 and Q6_K (the output matrix of
@@ -3332,30 +3344,43 @@ INFER_CUDA_UNROLL
         m[0] = ch.m[0]; m[1] = ch.m[1];
     }
 }
-template <int T, int NT, int G>
-__global__ void __launch_bounds__(32 * INFER_CUDA_MMV_WARPS) k_mmv(infer_cuda_mmv p, infer_cuda_q8x xq) {
+/* the sum of the 16 codes whose words lanes t = 0..3 of this lane's group hold in w */
+__device__ __forceinline__ int mmv_sum16(uint32_t w) {
+    int s = __dp4a((int)w, 0x01010101, 0);
+    s += __shfl_xor_sync(0xffffffffu, s, 1);
+    return s + __shfl_xor_sync(0xffffffffu, s, 2);
+}
+template <int T, int NT, int G, int XF>
+__global__ void __launch_bounds__(32 * INFER_CUDA_MMV_WARPS) k_mmv(infer_cuda_mv mv, size_t row_bytes, infer_cuda_mmx x, int K, int rows, infer_cuda_qout qo) {
     INFER_CUDA_PDL_TRIGGER();                /* the wait follows the first weights' loads */
     typedef Dq8<T> D;
-    enum { U = INFER_CUDA_MMV_U, WARPS = INFER_CUDA_MMV_WARPS, HS = 32 / D::sub };
+    enum { U = INFER_CUDA_MMV_U, WARPS = INFER_CUDA_MMV_WARPS, HS = 32 / D::sub, C = G ? 8 : 8 * NT };
     static_assert(!G || NT == 2, "k_mmv: the GLU's gate and up are its two n-tiles");
     __shared__ float red[WARPS][NT * 4][32];
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t = lane & 3;
-    const int K = p.K, N = p.N, nb = K / 32, n0 = blockIdx.x * (G ? 8 : 8 * NT);
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t = lane & 3, nb = K / 32, bx = blockIdx.x;
+    /* which weight and columns: constant indices only, so mv stays in the parameter space */
+    const uint8_t *W = mv.W[0];
+    float *out = mv.out[0], scale = mv.scale[0];
+    int N = mv.start[1], n0 = bx * C, b0 = 0;
+    if (!G)
+INFER_CUDA_UNROLL
+        for (int i = 0; i < INFER_CUDA_MV_MAXW; i++) {
+            if (i >= mv.n) break;
+            const int Ni = mv.start[i + 1] - mv.start[i];
+            if (bx >= b0) { W = mv.W[i]; out = mv.out[i]; scale = mv.scale[i]; N = Ni; n0 = (bx - b0) * C; }
+            b0 += (Ni + C - 1) / C;
+        }
     const uint8_t *wr[NT];                   /* lane's weight row in each n-tile (a column past N reads column 0) */
 INFER_CUDA_UNROLL
     for (int nt = 0; nt < NT; nt++) {
         const int n = G ? n0 + g : n0 + 8 * nt + g;
-        wr[nt] = (G && nt ? p.W[1] : p.W[0]) + (size_t)(n < N ? n : 0) * p.row_bytes;
+        wr[nt] = (G && nt ? mv.W[1] : W) + (size_t)(n < N ? n : 0) * row_bytes;
     }
     const int8_t *xr[2];                     /* lane's activation rows g, g + 8 (NULL: past rows) */
-    const float *xd[2];
-    const int32_t *xs[2];
 INFER_CUDA_UNROLL
     for (int h = 0; h < 2; h++) {
-        const int r = g + 8 * h, ok = r < p.rows;
-        xr[h] = ok ? xq.q + (size_t)r * K : NULL;
-        xd[h] = ok ? xq.d + (size_t)r * nb : NULL;
-        xs[h] = ok ? xq.s + (size_t)r * nb : NULL;
+        const int r = g + 8 * h;
+        xr[h] = r < rows ? (XF ? x.codes : x.q.q) + (size_t)r * K : NULL;
     }
     float acc[NT][4];
 INFER_CUDA_UNROLL
@@ -3375,27 +3400,37 @@ INFER_CUDA_UNROLL
             }
         if (!waited) { INFER_CUDA_PDL_WAIT(); waited = 1; }   /* the activations are the kernel before's output */
         uint32_t a[U][4];
-        float dx[U][2], sx[U][2][2];
+        float dx[U][2];
 INFER_CUDA_UNROLL
         for (int u = 0; u < U; u++)
 INFER_CUDA_UNROLL
             for (int h = 0; h < 2; h++) {
                 const int kb = kb0 + u;
                 if (xr[h] && kb < nb) {
-                    ld8((const uint8_t *)xr[h] + 32 * kb + 8 * t, &a[u][h], &a[u][2 + h]);
-                    dx[u][h] = xd[h][kb];
-                    if (D::mins) {                /* dx times the sums of the block's halves (of the whole block where sub = 32) */
-                        const int32_t v = xs[h][kb], lo = (int32_t)(int16_t)(v & 0xFFFF), hi = v >> 16;
-                        sx[u][h][0] = D::sub == 16 ? dx[u][h] * (float)lo : dx[u][h] * (float)(lo + hi);
-                        sx[u][h][1] = dx[u][h] * (float)hi;
+                    const size_t r = (size_t)(g + 8 * h);
+                    if (XF) {                     /* codes in order: words t and 4 + t */
+                        a[u][h] = ld4(xr[h] + 32 * kb + 4 * t);
+                        a[u][2 + h] = ld4(xr[h] + 32 * kb + 16 + 4 * t);
+                        dx[u][h] = x.ds[r * nb + kb].x;
+                    } else {                      /* the tiles' word order: both in one 8-byte load */
+                        ld8((const uint8_t *)xr[h] + 32 * kb + 8 * t, &a[u][h], &a[u][2 + h]);
+                        dx[u][h] = x.q.d[r * nb + kb];
                     }
                 } else {
                     a[u][h] = a[u][2 + h] = 0;
-                    dx[u][h] = sx[u][h][0] = sx[u][h][1] = 0.0f;
+                    dx[u][h] = 0.0f;
                 }
             }
 INFER_CUDA_UNROLL
-        for (int u = 0; u < U; u++)
+        for (int u = 0; u < U; u++) {
+            float sx[2][2];                   /* dx times the sums of the block's halves (of the whole block where sub = 32) */
+            if (D::mins)
+INFER_CUDA_UNROLL
+                for (int h = 0; h < 2; h++) {
+                    const int lo = mmv_sum16(a[u][h]), hi = mmv_sum16(a[u][2 + h]);
+                    sx[h][0] = D::sub == 16 ? dx[u][h] * (float)lo : dx[u][h] * (float)(lo + hi);
+                    sx[h][1] = dx[u][h] * (float)hi;
+                }
 INFER_CUDA_UNROLL
             for (int nt = 0; nt < NT; nt++) {
                 float ds[2][HS], ms[2][HS];   /* the scales (and mins) of columns 2t, 2t + 1, from lanes 8t, 8t + 4 */
@@ -3418,12 +3453,13 @@ INFER_CUDA_UNROLL
                     float v = acc[nt][i] + (bits_float((uint32_t)c0[i]) - INFER_CUDA_MAGIC_F) * (dx[u][h] * ds[e][0]);
                     if (D::sub == 16) v += (bits_float((uint32_t)c1[i]) - INFER_CUDA_MAGIC_F) * (dx[u][h] * ds[e][HS - 1]);
                     if (D::mins) {
-                        v += ms[e][0] * sx[u][h][0];
-                        if (D::sub == 16) v += ms[e][HS - 1] * sx[u][h][1];
+                        v += ms[e][0] * sx[h][0];
+                        if (D::sub == 16) v += ms[e][HS - 1] * sx[h][1];
                     }
                     acc[nt][i] = v;
                 }
             }
+        }
     }
     if (!waited) INFER_CUDA_PDL_WAIT();      /* (a warp without blocks: out may be the kernel before's) */
 INFER_CUDA_UNROLL
@@ -3433,17 +3469,20 @@ INFER_CUDA_UNROLL
     __syncthreads();
     /* thread (e, l) adds the warps' sums of fragment value e of lane l, in warp order */
     const int e = tid >> 5, l = tid & 31, i = e & 3, r = (l >> 2) + 8 * (i >> 1), n = n0 + (G ? 0 : 8 * (e >> 2)) + 2 * (l & 3) + (i & 1);
-    if (e >= (G ? 4 : 4 * NT) || r >= p.rows || n >= N) return;
-    float v = 0.0f, vu = 0.0f;
-    for (int w = 0; w < WARPS; w++) v += red[w][e][l];
-    float *o = &p.out[(size_t)r * N + n];
-    if (G) {
-        for (int w = 0; w < WARPS; w++) vu += red[w][4 + e][l];
-        *o = glu_act(v * p.scale[0], vu * p.scale[1], p.act, p.limit);
-    } else {
-        v *= p.scale[0];
-        *o = p.add ? *o + v : v;
+    if (e < (G ? 4 : 4 * NT) && r < rows && n < N) {
+        float v = 0.0f;
+        for (int w = 0; w < WARPS; w++) v += red[w][e][l];
+        float *o = &out[(size_t)r * N + n];
+        if (G) {
+            float vu = 0.0f;
+            for (int w = 0; w < WARPS; w++) vu += red[w][4 + e][l];
+            *o = glu_act(v * scale, vu * mv.scale[1], mv.act, mv.limit);
+        } else {
+            v *= scale;
+            *o = mv.add ? *o + v : v;
+        }
     }
+    if (G && qo.kind) mvq_quant_out(qo, out, N, n0, rows, 0, 0, C);   /* every thread: its barriers */
 }
 
 /* out[r, s, :] = W_e x[r or (r, s)] with e = ids[r, s]: k_matvec's warp per output column,
@@ -3563,6 +3602,61 @@ static int infer_cuda_mvq_threads(infer_type t, int K) {
     return w < 32 ? 32 : w > INFER_CUDA_MVQ_THREADS ? INFER_CUDA_MVQ_THREADS : w;
 }
 
+/* ---- k_mmv's launches: 9-16 rows of quantized weights, the fast mode, INFER_CUDA_MMV=1 ---- */
+static int infer_cuda_mmv_env = 0;        /* off until measured against the tiles (INFER_CUDA_MMV=1: on) */
+static int infer_cuda_mmv_on = 0;         /* ... and as the tests set it */
+static int infer_cuda_mmv_nt = 0;         /* the tests: k_mmv's n-tiles a warp (1 or 2; 0: chosen by the width) */
+static long infer_cuda_mmv_issued = 0;    /* the tests: k_mmv launches issued (or recorded into a graph) */
+static int infer_cuda_mmv_rows(const infer_cuda_ctx *c, int rows) {
+    return infer_cuda_mmv_on && !c->precise && infer_cuda_mma8 && rows > INFER_CUDA_MV_ROWS && rows <= INFER_CUDA_MMV_ROWS;
+}
+/* which activations k_mmv reads for type T: 1 k_quant_x's (the type's fast matvec reads the
+ * same codes: the decode path's), 0 the tiles' (a type without one), -1 none (no Dq8) */
+template <int T> static constexpr int infer_cuda_mmv_xf() {
+    if constexpr (!Dq8<T>::ok) return -1;
+    else if constexpr ((Mv<T>::KIND == 1 && (int)Dq8<T>::act == INFER_CUDA_ACT_Q8_0) || (Mv<T>::KIND == 2 && (int)Dq8<T>::act == INFER_CUDA_ACT_Q8_K)) return 1;
+    else return 0;
+}
+/* mv's product (glu: the GLU of W[0], W[1], its output quantized as qo says) from x in the
+ * layout infer_cuda_mmv_xf<T> names. Two n-tiles a warp while that still leaves two blocks
+ * an SM (a feed-forward's gate and up, an output matrix), else one (a down projection, q, k
+ * and v of a 1B model: twice the blocks). */
+template <int T> static void infer_cuda_mmv_launch(infer_cuda_ctx *c, const infer_cuda_mv &mv, size_t rb, const infer_cuda_mmx &x, int K, int rows, int glu,
+                                                   const infer_cuda_qout &qo) {
+    constexpr int XF = infer_cuda_mmv_xf<T>();
+    if constexpr (XF >= 0) {
+        const int width = glu ? mv.start[1] : mv.start[mv.n];
+        int nt = infer_cuda_mmv_nt;
+        if (nt != 1 && nt != 2) nt = (width + 15) / 16 >= 2 * infer_cuda_sms ? 2 : 1;
+        if (glu) nt = 2;
+        const int C = glu ? 8 : 8 * nt;
+        int blocks = 0;                       /* ceil(N_j / C) for each weight */
+        for (int i = 0; i < (glu ? 1 : mv.n); i++) blocks += (mv.start[i + 1] - mv.start[i] + C - 1) / C;
+        c->qt_rows = -2;                      /* (infer_cuda_tiles_last: k_mmv, its n-tiles as the splits) */
+        c->qt_splits = nt;
+        infer_cuda_mmv_issued++;
+        const int threads = 32 * INFER_CUDA_MMV_WARPS;
+        if (glu) INFER_CUDA_LAUNCH(blocks, threads, 0, c, k_mmv<T, 2, 1, XF>)(mv, rb, x, K, rows, qo);
+        else if (nt == 2) INFER_CUDA_LAUNCH(blocks, threads, 0, c, k_mmv<T, 2, 0, XF>)(mv, rb, x, K, rows, qo);
+        else INFER_CUDA_LAUNCH(blocks, threads, 0, c, k_mmv<T, 1, 0, XF>)(mv, rb, x, K, rows, qo);
+    }
+}
+/* one weight, or the GLU of two, from the tiles' activations (XF 0) */
+template <int T> static void infer_cuda_mmv_tiles(infer_cuda_ctx *c, float *out, const infer_tensor *w, const infer_tensor *wu, const infer_cuda_q8x &q, int rows,
+                                                  int add, int act, float limit) {
+    infer_cuda_mv mv;
+    memset(&mv, 0, sizeof mv);
+    const int K = (int)w->ne[0];
+    mv.W[0] = (const uint8_t *)w->data; mv.out[0] = out; mv.scale[0] = w->scale; mv.start[1] = (int)w->ne[1]; mv.n = 1; mv.add = add;
+    if (wu) { mv.W[1] = (const uint8_t *)wu->data; mv.scale[1] = wu->scale; mv.start[2] = 2 * (int)w->ne[1]; mv.n = 2; mv.act = act; mv.limit = limit; }
+    infer_cuda_mmx x;
+    memset(&x, 0, sizeof x);
+    x.q = q;
+    infer_cuda_qout none;
+    memset(&none, 0, sizeof none);
+    infer_cuda_mmv_launch<T>(c, mv, infer_type_row_size(w->type, K), x, K, rows, wu != NULL, none);
+}
+
 static int infer_cuda_mvq_u = 2;          /* a one-row k_mvq's slices at once (mvq_block's U; INFER_CUDA_MVQ_U=1: one) */
 /* The fast mode's matvec (k_quant_x, then k_mvq) where the type has one and the pointers
  * suit its loads; 0: the caller runs k_matvec instead. glu: mv is (gate, up); qo (or NULL):
@@ -3586,6 +3680,21 @@ static int infer_cuda_matvec_fast(infer_cuda_ctx *c, infer_type t, const infer_c
     const int ry = rows > 1 ? (rows + INFER_CUDA_MV_ROWS - 1) / INFER_CUDA_MV_ROWS : 1;   /* k_mvq's row blocks, side by side */
     c->qt_rows = 0;                           /* (infer_cuda_tiles_last: no tiles this time) */
     c->qt_splits = 0;
+    if (infer_cuda_mmv_rows(c, rows)) {         /* 9-16 rows: the tensor-core matvec, where the type has one */
+        int done = 0;
+        infer_cuda_with_type(t, [&](auto ty) {
+            constexpr int T = decltype(ty)::id;
+            if constexpr (infer_cuda_mmv_xf<T>() == 1) {
+                infer_cuda_mmx xm;
+                memset(&xm, 0, sizeof xm);
+                xm.codes = (const int8_t *)xa;
+                xm.ds = xds;
+                infer_cuda_mmv_launch<T>(c, mv, rb, xm, K, rows, glu, q);
+                done = 1;
+            }
+        });
+        if (done) return 1;
+    }
     const dim3 grid((unsigned)(blocks * ry));
     const int nt = infer_cuda_mvq_threads(t, K);
     infer_cuda_typed(c, t, "matmul", [&](auto ty) {
@@ -3741,30 +3850,6 @@ static void infer_cuda_qt_id(infer_cuda_ctx *c, float *out, const uint8_t *W, si
     if (bm == 16) infer_cuda_qt_id_launch<T, 16>(c, out, W, rb, q, start, order, K, N, n_out, E, n_used, x_per_slot, scale);
     else if (bm == 32) infer_cuda_qt_id_launch<T, 32>(c, out, W, rb, q, start, order, K, N, n_out, E, n_used, x_per_slot, scale);
     else infer_cuda_qt_id_launch<T, 64>(c, out, W, rb, q, start, order, K, N, n_out, E, n_used, x_per_slot, scale);
-}
-
-/* ---- k_mmv's launches: 9-16 rows of quantized weights, the fast mode, INFER_CUDA_MMV=1 ---- */
-static int infer_cuda_mmv_env = 0;        /* off until measured against the tiles (INFER_CUDA_MMV=1: on) */
-static int infer_cuda_mmv_on = 0;         /* ... and as the tests set it */
-static int infer_cuda_mmv_nt = 0;         /* the tests: k_mmv's n-tiles a warp (1 or 2; 0: chosen by N) */
-static long infer_cuda_mmv_issued = 0;    /* the tests: k_mmv launches issued (or recorded into a graph) */
-static int infer_cuda_mmv_rows(const infer_cuda_ctx *c, int rows) {
-    return infer_cuda_mmv_on && !c->precise && infer_cuda_mma8 && rows > INFER_CUDA_MV_ROWS && rows <= INFER_CUDA_MMV_ROWS;
-}
-/* p's product (glu: the GLU of p.W[0], p.W[1]) from q, x quantized by k_quant_act. Two n-tiles
- * a warp while that still leaves two blocks an SM (a feed-forward's gate and up, an output
- * matrix), else one (a down projection, q, k, v of a 1B model: twice the blocks). */
-template <int T> static void infer_cuda_mmv_launch(infer_cuda_ctx *c, const infer_cuda_mmv &p, const infer_cuda_q8x &q, int glu) {
-    int nt = infer_cuda_mmv_nt;
-    if (nt != 1 && nt != 2) nt = (p.N + 15) / 16 >= 2 * infer_cuda_sms ? 2 : 1;
-    const int cols = glu ? 8 : 8 * nt;
-    const unsigned grid = (unsigned)((p.N + cols - 1) / cols);
-    c->qt_rows = -2;                          /* (infer_cuda_tiles_last: k_mmv, its n-tiles as the splits) */
-    infer_cuda_mmv_issued++;
-    c->qt_splits = glu ? 2 : nt;
-    if (glu) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MMV_WARPS, 0, c, k_mmv<T, 2, 1>)(p, q);
-    else if (nt == 2) INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MMV_WARPS, 0, c, k_mmv<T, 2, 0>)(p, q);
-    else INFER_CUDA_LAUNCH(grid, 32 * INFER_CUDA_MMV_WARPS, 0, c, k_mmv<T, 1, 0>)(p, q);
 }
 
 /* rows <= INFER_CUDA_MV_ROWS against the weights of mv (one type, one K) by k_matvec;
@@ -3975,7 +4060,7 @@ template <int T> static int infer_cuda_gemm_q(infer_cuda_ctx *c, float *out, con
 static int infer_cuda_mvq_rows = INFER_CUDA_MVQ_ROWS;   /* the tests: 8 sends 9-16 rows to the tiles, 64 up to 64 to the matvec */
 static int infer_cuda_mvq_clamp(int rows) { return rows < INFER_CUDA_MV_ROWS ? INFER_CUDA_MV_ROWS : rows > INFER_CUDA_MVQ_MAX ? INFER_CUDA_MVQ_MAX : rows; }
 static int infer_cuda_mv_rows(const infer_cuda_ctx *c, int rows, int kind) {
-    return rows >= 1 && (rows <= INFER_CUDA_MV_ROWS || (!c->precise && rows <= infer_cuda_mvq_rows && (kind == 1 || kind == 2) && !infer_cuda_mmv_rows(c, rows)));
+    return rows >= 1 && (rows <= INFER_CUDA_MV_ROWS || (!c->precise && (rows <= infer_cuda_mvq_rows || infer_cuda_mmv_rows(c, rows)) && (kind == 1 || kind == 2)));
 }
 /* the kind of x's activations for w's fast matvec where these rows take one (else 0) */
 static int infer_cuda_fused_kind(const infer_cuda_ctx *c, const infer_tensor *w, const float *x, int rows);
@@ -3995,7 +4080,7 @@ static void infer_cuda_matmul_to(infer_cuda_ctx *c, float *out, const infer_tens
             constexpr int T = decltype(ty)::id;
             if constexpr (Dq8<T>::ok)
                 if (!c->precise && infer_cuda_mma8) {      /* the fast mode, a quantized type: int8 tiles (9-16 rows: k_mmv where on; a long prompt: BF16 GEMM) */
-                    const int mmv = infer_cuda_mmv_rows(c, rows);
+                    const int mmv = infer_cuda_mmv_rows(c, rows) && infer_cuda_mmv_xf<T>() == 0;   /* (the others' 9-16 rows: the matvec's path) */
 #ifdef INFER_CUDA_GEMM
                     if (!mmv && infer_cuda_gemm_q<T>(c, out, W, rb, x, K, N, rows, w->scale, add, xt)) return;
 #endif
@@ -4003,10 +4088,8 @@ static void infer_cuda_matmul_to(infer_cuda_ctx *c, float *out, const infer_tens
                     if (xt && xt->x == x && xt->rows == rows && xt->K == K && xt->act == (int)Dq8<T>::act) q = xt->q;
                     else if (!infer_cuda_quant_tiles<T>(c, x, rows, K, &q)) return;
                     else if (xt) *xt = infer_cuda_xtiles{ x, rows, K, (int)Dq8<T>::act, q, NULL };
-                    if (mmv) {
-                        const infer_cuda_mmv p = { out, { W, NULL }, rb, { w->scale, 0.0f }, K, N, rows, add, 0, 0.0f };
-                        infer_cuda_mmv_launch<T>(c, p, q, 0);
-                    } else infer_cuda_qt<T>(c, out, W, rb, q, K, N, rows, w->scale, add);
+                    if (mmv) infer_cuda_mmv_tiles<T>(c, out, w, NULL, q, rows, add, 0, 0.0f);
+                    else infer_cuda_qt<T>(c, out, W, rb, q, K, N, rows, w->scale, add);
                     return;
                 }
             if constexpr (T == INFER_TYPE_F16 || T == INFER_TYPE_BF16)
@@ -4061,13 +4144,10 @@ static void infer_cuda_matmul_glu(void *ctx, float *out, const infer_tensor *wg,
         int done = 0;
         infer_cuda_with_type(wg->type, [&](auto ty) {
             constexpr int T = decltype(ty)::id;
-            if constexpr (Dq8<T>::ok) {
+            if constexpr (infer_cuda_mmv_xf<T>() == 0) {
                 done = 1;
                 infer_cuda_q8x q;
-                if (!infer_cuda_quant_tiles<T>(c, x, rows, K, &q)) return;
-                const infer_cuda_mmv p = { out, { (const uint8_t *)wg->data, (const uint8_t *)wu->data }, infer_type_row_size(wg->type, K), { wg->scale, wu->scale },
-                                           K, N, rows, 0, act, limit };
-                infer_cuda_mmv_launch<T>(c, p, q, 1);
+                if (infer_cuda_quant_tiles<T>(c, x, rows, K, &q)) infer_cuda_mmv_tiles<T>(c, out, wg, wu, q, rows, 0, act, limit);
             }
         });
         if (done) return;
@@ -4321,7 +4401,7 @@ static infer_cuda_xq infer_cuda_norm_for(infer_cuda_ctx *c, int kind, float *h, 
 }
 /* does the fast decode matvec read x quantized, for this weight and these rows? its kind */
 static int infer_cuda_fused_kind(const infer_cuda_ctx *c, const infer_tensor *w, const float *x, int rows) {
-    if (c->precise || rows < 1 || rows > infer_cuda_mvq_rows) return 0;
+    if (c->precise || rows < 1 || (rows > infer_cuda_mvq_rows && !infer_cuda_mmv_rows(c, rows))) return 0;
     const int K = (int)w->ne[0];
     const uint8_t *W = (const uint8_t *)w->data;
     const int kind = infer_cuda_mv_kind(w->type, &W, 1, infer_type_row_size(w->type, K), x, K);
@@ -4413,7 +4493,7 @@ static void infer_cuda_rmsnorm_ffn(void *ctx, float *x, float *h, float *hid, co
     mv.out[0] = hid; mv.scale[0] = wg->scale; mv.scale[1] = wu->scale;
     mv.start[1] = F; mv.start[2] = 2 * F; mv.n = 2; mv.act = act; mv.limit = limit;
     const size_t rb = infer_type_row_size(wg->type, K);
-    const int fits = !c->precise && rows <= infer_cuda_mvq_rows && h != x && wu->type == wg->type && wu->ne[0] == K && wu->ne[1] == F &&
+    const int fits = !c->precise && (rows <= infer_cuda_mvq_rows || infer_cuda_mmv_rows(c, rows)) && h != x && wu->type == wg->type && wu->ne[0] == K && wu->ne[1] == F &&
                      wd->ne[0] == F;
     int kin = fits ? infer_cuda_mv_kind(wg->type, mv.W, 2, rb, h, K) : 0;
     if (!infer_cuda_mv_rows(c, rows, kin)) kin = 0;

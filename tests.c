@@ -11008,6 +11008,81 @@ static void test_gpu_batch_launches(void) {
     infer_model_free(m);
 }
 
+/* A decode step of 9-16 sequences on k_mmv (INFER_CUDA_MMV=1) takes the fused decode path of
+ * a step of 1-8 -- the norm writing q, k and v's int8 codes, q, k and v in one launch, the
+ * attention quantizing for the output projection, the GLU quantizing for the down projection
+ * -- so 12 sequences cost the launches of 6 (on the int8 tiles, more); and each sequence's
+ * logits are its own alone on the CPU's fast path (the golden llama Q4_0: its output matrix
+ * Q6_K or Q4_0, both k_mmv's) */
+static void test_gpu_mmv_launches(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+#ifdef INFER_CUDA
+    const char *path = SHARED "/golden/llama/model-Q4_0.gguf";
+    if (!file_exists(path)) SKIP("../shared/golden/llama not found");
+    infer_model *m = load_model(path, 0);
+    if (!m) return;
+    enum { S = 12, NP = 4, NG = 3 };
+    const int V = infer_model_config(m)->n_vocab, L = infer_model_config(m)->n_layer;
+    int32_t ids[S][NP + NG];
+    for (int i = 0; i < S; i++)
+        for (int t = 0; t < NP + NG; t++) ids[i][t] = (t * 37 + i * 13 + 5) % V;
+    infer_session_params sp = infer_session_default_params();
+    sp.backend = k; sp.precise = 0; sp.n_seq_max = S; sp.n_ctx = S * 32;
+    infer_session *s = NULL;
+    infer_error err;
+    float *got = malloc(sizeof(float) * (size_t)V * S);
+    int32_t seq[S];
+    const int old_mmv = infer_cuda_mmv_force(0, 0);
+    if (!got || infer_session_create(&s, m, &sp, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); goto done; }
+    seq[0] = 0;
+    for (int i = 1; i < S; i++) CHECK(infer_seq_add(s, &seq[i], &err) == INFER_OK);
+    for (int i = 0; i < S; i++) {
+        const infer_batch_item it = { seq[i], ids[i], NP, NULL, 0, NULL };
+        CHECK_MSG(infer_eval_batch(s, &it, 1, &err) == INFER_OK, "%s", err.msg);
+    }
+    /* step 0: 6 sequences (the int8 matvec); 1: all 12 on k_mmv; 2: all 12 on the tiles */
+    int launches[NG] = { 0 }, graph, past[S];
+    const int n_of[NG] = { 6, S, S }, mmv_of[NG] = { 0, 1, 0 };
+    for (int i = 0; i < S; i++) past[i] = NP;
+    double worst = 0;
+    for (int g = 0; g < NG; g++) {
+        infer_batch_item it[S];
+        for (int i = 0; i < n_of[g]; i++) {
+            it[i] = (infer_batch_item){ seq[i], &ids[i][past[i]], 1, got + (size_t)i * V, 0, NULL };
+            past[i]++;
+        }
+        infer_cuda_mmv_force(mmv_of[g], 0);
+        const long before = infer_cuda_mmv_count();
+        CHECK_MSG(infer_eval_batch(s, it, n_of[g], &err) == INFER_OK, "%s", err.msg);
+        infer_session_step_info(s, &launches[g], &graph);
+        CHECK_MSG((infer_cuda_mmv_count() > before) == mmv_of[g], "step %d: %ld k_mmv launches", g, infer_cuda_mmv_count() - before);
+        for (int i = 0; g == 1 && i < n_of[g]; i++) {
+            float *want = eval_logits(m, ids[i], past[i], past[i], (run_opts){ .precise = 0, .n_ctx = 32 });
+            double mx = 0, big = 0;
+            for (int v = 0; want && v < V; v++) {
+                mx = fmax(mx, fabs((double)want[(size_t)(past[i] - 1) * V + v] - got[(size_t)i * V + v]));
+                big = fmax(big, fabs(want[(size_t)(past[i] - 1) * V + v]));
+            }
+            CHECK(want != NULL);
+            /* the bound of gpu_seq_batch's fast passes: an activation rounding to the next
+             * int8 code after a sum in another order moves a logit by ~1% of the largest */
+            CHECK_MSG(mx <= 4e-2 * fmax(big, 1.0), "sequence %d of 12 on k_mmv differs by %g from the CPU's fast path alone", i, mx);
+            worst = fmax(worst, mx / fmax(big, 1.0));
+            free(want);
+        }
+    }
+    printf("    decode launches: 6 sequences %d, 12 on k_mmv %d, 12 on the int8 tiles %d (%d layers); k_mmv's logits within %.2g of the CPU alone\n",
+           launches[0], launches[1], launches[2], L, worst);
+    CHECK_MSG(launches[0] > 0 && launches[1] == launches[0] && launches[2] > launches[1], "launches: %d, %d, %d", launches[0], launches[1], launches[2]);
+done:
+    infer_cuda_mmv_force(old_mmv, 0);
+    if (s) infer_session_free(s);
+    free(got);
+    infer_model_free(m);
+#endif
+}
+
 /* the golden llama models on the GPU, every weight type the file set has, exact and fast,
  * the prompt batched and token by token (decode steps as graphs): the CPU's tolerances. The
  * quantized types' batched prompt once more with the BF16 GEMM's switch lowered to 17 rows,
@@ -12901,6 +12976,7 @@ static const test_case tests[] = {
     { "gpu_deepseek4_golden", test_gpu_deepseek4_golden },
     { "gpu_seq_batch", test_gpu_seq_batch },
     { "gpu_batch_launches", test_gpu_batch_launches },
+    { "gpu_mmv_launches", test_gpu_mmv_launches },
     { "gpu_greedy", test_gpu_greedy },
     { "gpu_pdl", test_gpu_pdl },
     { "gpu_golden_families", test_gpu_golden_families },
