@@ -3286,7 +3286,8 @@ __global__ void __launch_bounds__(INFER_CUDA_QT_THREADS, 2) k_matmul_id_q8(float
  * matvec (XF = 0: the tiles' layout, k_quant_act). */
 #define INFER_CUDA_MMV_WARPS 8        /* warps of a block, each a share of K */
 #define INFER_CUDA_MMV_U 4            /* blocks of 32 a lane loads before their MMAs */
-#define INFER_CUDA_MMV_ROWS 16        /* the rows one launch serves (the MMA's m) */
+#define INFER_CUDA_MMV_ROWS 16        /* the rows a block serves (the MMA's m); more in blocks of 16 side by side */
+#define INFER_CUDA_MMV_MAX 64         /* the most rows k_mmv can be set to take (INFER_CUDA_MMV=N) */
 typedef struct infer_cuda_mmx {       /* k_mmv's activations: the tiles' (XF 0), or k_quant_x's codes [rows, K] and (d, sum) pairs (XF 1) */
     infer_cuda_q8x q;
     const int8_t *codes;
@@ -3357,7 +3358,11 @@ __global__ void __launch_bounds__(32 * INFER_CUDA_MMV_WARPS) k_mmv(infer_cuda_mv
     enum { U = INFER_CUDA_MMV_U, WARPS = INFER_CUDA_MMV_WARPS, HS = 32 / D::sub, C = G ? 8 : 8 * NT };
     static_assert(!G || NT == 2, "k_mmv: the GLU's gate and up are its two n-tiles");
     __shared__ float red[WARPS][NT * 4][32];
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t = lane & 3, nb = K / 32, bx = blockIdx.x;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t = lane & 3, nb = K / 32;
+    /* blockIdx.x = bx ry + by over the ry blocks of 16 rows: those of one column group side by
+     * side, so all but the first find its weights in L2 */
+    const int ry = (rows + 15) / 16, bx = (int)blockIdx.x / ry, by = (int)blockIdx.x - bx * ry, r0 = 16 * by;
+    const int nr = rows - r0 < 16 ? rows - r0 : 16;
     /* which weight and columns: constant indices only, so mv stays in the parameter space */
     const uint8_t *W = mv.W[0];
     float *out = mv.out[0], scale = mv.scale[0];
@@ -3376,11 +3381,11 @@ INFER_CUDA_UNROLL
         const int n = G ? n0 + g : n0 + 8 * nt + g;
         wr[nt] = (G && nt ? mv.W[1] : W) + (size_t)(n < N ? n : 0) * row_bytes;
     }
-    const int8_t *xr[2];                     /* lane's activation rows g, g + 8 (NULL: past rows) */
+    const int8_t *xr[2];                     /* lane's activation rows r0 + g, r0 + g + 8 (NULL: past rows) */
 INFER_CUDA_UNROLL
     for (int h = 0; h < 2; h++) {
         const int r = g + 8 * h;
-        xr[h] = r < rows ? (XF ? x.codes : x.q.q) + (size_t)r * K : NULL;
+        xr[h] = r < nr ? (XF ? x.codes : x.q.q) + (size_t)(r0 + r) * K : NULL;
     }
     float acc[NT][4];
 INFER_CUDA_UNROLL
@@ -3407,7 +3412,7 @@ INFER_CUDA_UNROLL
             for (int h = 0; h < 2; h++) {
                 const int kb = kb0 + u;
                 if (xr[h] && kb < nb) {
-                    const size_t r = (size_t)(g + 8 * h);
+                    const size_t r = (size_t)(r0 + g + 8 * h);
                     if (XF) {                     /* codes in order: words t and 4 + t */
                         a[u][h] = ld4(xr[h] + 32 * kb + 4 * t);
                         a[u][2 + h] = ld4(xr[h] + 32 * kb + 16 + 4 * t);
@@ -3469,10 +3474,10 @@ INFER_CUDA_UNROLL
     __syncthreads();
     /* thread (e, l) adds the warps' sums of fragment value e of lane l, in warp order */
     const int e = tid >> 5, l = tid & 31, i = e & 3, r = (l >> 2) + 8 * (i >> 1), n = n0 + (G ? 0 : 8 * (e >> 2)) + 2 * (l & 3) + (i & 1);
-    if (e < (G ? 4 : 4 * NT) && r < rows && n < N) {
+    if (e < (G ? 4 : 4 * NT) && r < nr && n < N) {
         float v = 0.0f;
         for (int w = 0; w < WARPS; w++) v += red[w][e][l];
-        float *o = &out[(size_t)r * N + n];
+        float *o = &out[(size_t)(r0 + r) * N + n];
         if (G) {
             float vu = 0.0f;
             for (int w = 0; w < WARPS; w++) vu += red[w][4 + e][l];
@@ -3482,7 +3487,7 @@ INFER_CUDA_UNROLL
             *o = mv.add ? *o + v : v;
         }
     }
-    if (G && qo.kind) mvq_quant_out(qo, out, N, n0, rows, 0, 0, C);   /* every thread: its barriers */
+    if (G && qo.kind) mvq_quant_out(qo, out + (size_t)r0 * N, N, n0, nr, r0, by, C);   /* every thread: its barriers */
 }
 
 /* out[r, s, :] = W_e x[r or (r, s)] with e = ids[r, s]: k_matvec's warp per output column,
@@ -3603,12 +3608,14 @@ static int infer_cuda_mvq_threads(infer_type t, int K) {
 }
 
 /* ---- k_mmv's launches: 9-16 rows of quantized weights, the fast mode, INFER_CUDA_MMV=1 ---- */
-static int infer_cuda_mmv_env = 0;        /* off until measured against the tiles (INFER_CUDA_MMV=1: on) */
+static int infer_cuda_mmv_env = 0;        /* the most rows on k_mmv: 0 (off) until measured against the tiles (INFER_CUDA_MMV=1: 16; =N: N, up to 64) */
 static int infer_cuda_mmv_on = 0;         /* ... and as the tests set it */
 static int infer_cuda_mmv_nt = 0;         /* the tests: k_mmv's n-tiles a warp (1 or 2; 0: chosen by the width) */
 static long infer_cuda_mmv_issued = 0;    /* the tests: k_mmv launches issued (or recorded into a graph) */
+/* a setting's most rows: 0 off, 1 (on) 16, else 16..64 */
+static int infer_cuda_mmv_clamp(int n) { return n <= 0 ? 0 : n <= INFER_CUDA_MMV_ROWS ? INFER_CUDA_MMV_ROWS : n > INFER_CUDA_MMV_MAX ? INFER_CUDA_MMV_MAX : n; }
 static int infer_cuda_mmv_rows(const infer_cuda_ctx *c, int rows) {
-    return infer_cuda_mmv_on && !c->precise && infer_cuda_mma8 && rows > INFER_CUDA_MV_ROWS && rows <= INFER_CUDA_MMV_ROWS;
+    return !c->precise && infer_cuda_mma8 && rows > INFER_CUDA_MV_ROWS && rows <= infer_cuda_mmv_on;
 }
 /* which activations k_mmv reads for type T: 1 k_quant_x's (the type's fast matvec reads the
  * same codes: the decode path's), 0 the tiles' (a type without one), -1 none (no Dq8) */
@@ -3636,6 +3643,7 @@ template <int T> static void infer_cuda_mmv_launch(infer_cuda_ctx *c, const infe
         c->qt_splits = nt;
         infer_cuda_mmv_issued++;
         const int threads = 32 * INFER_CUDA_MMV_WARPS;
+        blocks *= (rows + INFER_CUDA_MMV_ROWS - 1) / INFER_CUDA_MMV_ROWS;
         if (glu) INFER_CUDA_LAUNCH(blocks, threads, 0, c, k_mmv<T, 2, 1, XF>)(mv, rb, x, K, rows, qo);
         else if (nt == 2) INFER_CUDA_LAUNCH(blocks, threads, 0, c, k_mmv<T, 2, 0, XF>)(mv, rb, x, K, rows, qo);
         else INFER_CUDA_LAUNCH(blocks, threads, 0, c, k_mmv<T, 1, 0, XF>)(mv, rb, x, K, rows, qo);
@@ -6901,7 +6909,7 @@ infer_status infer_cuda_init(int device, infer_error *err) {
     const char *mu = getenv("INFER_CUDA_MVQ_U");
     if (mu && atoi(mu) == 1) infer_cuda_mvq_u = 1;
     const char *mmv = getenv("INFER_CUDA_MMV");    /* INFER_CUDA_MMV=1: 9-16 rows of quantized weights on k_mmv, not the int8 tiles */
-    if (mmv) infer_cuda_mmv_on = infer_cuda_mmv_env = atoi(mmv) != 0;
+    if (mmv) infer_cuda_mmv_on = infer_cuda_mmv_env = infer_cuda_mmv_clamp(atoi(mmv));
     const char *mr = getenv("INFER_CUDA_MVQ_ROWS");
     if (mr && atoi(mr) > 0) infer_cuda_mvq_rows = infer_cuda_mvq_clamp(atoi(mr));
     /* INFER_CUDA_L2PF=1: the L2 prefetch of the next matvec's weights (l2_prefetch), off by
@@ -7091,13 +7099,14 @@ extern "C" size_t infer_cuda_bf16_cache_force(size_t bytes) {
 extern "C" size_t infer_cuda_bf16_cache_bytes(void *ctx) { return ((infer_cuda_ctx *)ctx)->wcache_bytes; }
 extern "C" int infer_cuda_norm_mv_force(int on) { return infer_cuda_knob(&infer_cuda_norm_mv, on != 0); }
 extern "C" int infer_cuda_norm_mv_last(void *ctx) { return ((infer_cuda_ctx *)ctx)->norm_mv; }
-/* For the tests: 9-16 rows of a fast-mode matmul of quantized weights run on k_mmv (on = 1)
- * or the int8 tiles (0; -1: the default, INFER_CUDA_MMV), with nt n-tiles a warp (1, 2; 0:
- * chosen by the output's width); returns the previous on setting. infer_cuda_tiles_last
+/* For the tests: 9-16 rows of a fast-mode matmul of quantized weights run on k_mmv (on = 1;
+ * on = N > 16: 9-N rows, N at most 64) or the int8 tiles (0; -1: the default,
+ * INFER_CUDA_MMV), with nt n-tiles a warp (1, 2; 0: chosen by the output's width); returns
+ * the previous setting (the most rows, 0 when off). infer_cuda_tiles_last
  * gives bm = -2 after a matmul that ran there, and its n-tiles (2 for the GLU) as splits. */
 extern "C" int infer_cuda_mmv_force(int on, int nt) {
     infer_cuda_mmv_nt = nt == 1 || nt == 2 ? nt : 0;
-    return infer_cuda_knob(&infer_cuda_mmv_on, on < 0 ? infer_cuda_mmv_env : on != 0);
+    return infer_cuda_knob(&infer_cuda_mmv_on, on < 0 ? infer_cuda_mmv_env : infer_cuda_mmv_clamp(on));
 }
 extern "C" long infer_cuda_mmv_count(void) { return infer_cuda_mmv_issued; }
 extern "C" int infer_cuda_mvq_u_force(int u) { return infer_cuda_knob(&infer_cuda_mvq_u, u == 1 ? 1 : 2); }

@@ -10581,11 +10581,11 @@ static void test_gpu_seq_batch(void) {
     const int V = infer_model_config(m)->n_vocab, R = 20;
     /* pass 1: the same with the matvec set to take up to 64 rows (INFER_CUDA_MVQ_ROWS=64), so
      * every decode step of up to 20 rows runs the fused decode ops in up to 3 row blocks;
-     * pass 2: steps of 9-16 rows on k_mmv (INFER_CUDA_MMV=1) */
-    static const char *const pass_name[3] = { "", " (matvec up to 64 rows)", " (9-16 rows on k_mmv)" };
+     * pass 2: steps of 9-64 rows on k_mmv (INFER_CUDA_MMV=64: above 16, blocks of 16 rows side by side) */
+    static const char *const pass_name[3] = { "", " (matvec up to 64 rows)", " (9-64 rows on k_mmv)" };
     for (int pass = 0; pass < 3; pass++) {
 #ifdef INFER_CUDA
-    const int old_mvq = infer_cuda_mvq_rows_force(pass == 1 ? 64 : -1), old_mmv = infer_cuda_mmv_force(pass == 2, 0);
+    const int old_mvq = infer_cuda_mvq_rows_force(pass == 1 ? 64 : -1), old_mmv = infer_cuda_mmv_force(pass == 2 ? 64 : 0, 0);
     const long mmv0 = infer_cuda_mmv_count();
 #else
     if (pass) break;
@@ -11442,10 +11442,10 @@ done:
     if (g) k->ctx_free(g);
 }
 
-/* 9-16 rows (a batch of decoding sequences) of quantized weights on k_mmv, the tensor-core
- * matvec (INFER_CUDA_MMV=1): every type with int8 tiles, a short K (the warps' shares of K
+/* 9-64 rows (a batch of decoding sequences) of quantized weights on k_mmv, the tensor-core
+ * matvec (INFER_CUDA_MMV=64): every type with int8 tiles, a short K (the warps' shares of K
  * partly empty) and a long one (several groups a warp, the last one partial), 9, 13 and 16
- * rows, N = 72 (the last block's columns partly past N), one and two n-tiles a warp: out =
+ * rows (one block of 16), 33 and 64 (blocks of 16 side by side; the short K), N = 72 (the last block's columns partly past N), one and two n-tiles a warp: out =
  * W x and out += W x against the CPU's fast path within INT8_TIGHT and exact maths within
  * the fast bound, the two n-tile forms the same bits (each column's sums do not depend on
  * its neighbours), a repeat the same bits, and the GLU (gate and up in one launch) against
@@ -11457,7 +11457,7 @@ static void test_gpu_mmv(void) {
     const infer_kernels *cpu = infer_cpu_kernels();
     void *cf = NULL, *cp = NULL, *g = NULL;
     infer_error err;
-    const int old_on = infer_cuda_mmv_force(1, 0);
+    const int old_on = infer_cuda_mmv_force(64, 0);
     const int old_qg = infer_cuda_qgemm_force(INT_MAX, 0);
     const size_t old_bc = infer_cuda_bf16_cache_force(0);
     if (cpu->ctx_create(&cf, 2, 0, &err) != INFER_OK || cpu->ctx_create(&cp, 2, 1, &err) != INFER_OK || k->ctx_create(&g, 1, 0, &err) != INFER_OK) {
@@ -11466,8 +11466,8 @@ static void test_gpu_mmv(void) {
     }
     infer__rng rng;
     infer__rng_seed(&rng, 31);
-    static const int rows_list[3] = { 9, 13, 16 };
-    const int N = 72, RMAX = 16;
+    static const int rows_list[5] = { 9, 13, 16, 33, 64 };   /* 33, 64: blocks of 16 rows side by side (the short K) */
+    const int N = 72, RMAX = 64;
     int cases = 0;
     double worst_fast = 0, worst_exact = 0, worst_glu = 0;
     for (int ti = 0; ti < N_INT8_TYPES; ti++) {
@@ -11489,16 +11489,17 @@ static void test_gpu_mmv(void) {
                 goto next;
             }
             tg[0].data = gw[0]; tg[1].data = gw[1];
-            for (int ri = 0; ri < 3; ri++) {
+            for (int ri = 0; ri < 5; ri++) {
                 const int rows = rows_list[ri];
                 const size_t n = (size_t)rows * N;
+                if (ki && rows > 16) break;
                 for (size_t i = 0; i < (size_t)rows * K; i++) x[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
                 for (size_t i = 0; i < n; i++) y[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
                 CHECK(k->upload(g, gx, x, sizeof(float) * (size_t)rows * K) == INFER_OK);
                 cpu->matmul(cf, of, &tc[0], x, rows);
                 cpu->matmul(cp, op, &tc[0], x, rows);
                 for (int nt = 1; nt <= 2; nt++) {
-                    infer_cuda_mmv_force(1, nt);
+                    infer_cuda_mmv_force(64, nt);
                     int bm = 0, splits = 0;
                     k->matmul(g, (float *)go, &tg[0], (const float *)gx, rows);
                     CHECK_MSG(k->download(g, og[nt - 1], go, sizeof(float) * n) == INFER_OK, "%s", k->last_error(g));
@@ -11520,7 +11521,7 @@ static void test_gpu_mmv(void) {
                 const double ea = int8_rel(of, o2, n);
                 CHECK_MSG(ea <= INT8_TIGHT, "%s rows=%d K=%d: matmul_add, max_rel %.3g against the CPU's fast path (tol %g)", infer_type_name(t), rows, K, ea, INT8_TIGHT);
                 /* act(Wg x) * (Wu x) */
-                infer_cuda_mmv_force(1, 0);
+                infer_cuda_mmv_force(64, 0);
                 cpu->matmul(cf, of, &tc[0], x, rows);
                 cpu->matmul(cf, op, &tc[1], x, rows);
                 cpu->glu(cf, of, of, op, (int64_t)n, INFER_ACT_SILU, 0.0f);

@@ -14,8 +14,8 @@
 #        INFER_CUDA_DN=chunks      DeltaNet prompts in chunks, INFER_CUDA_DNC_COLS=16/8/4 (pp)
 #        INFER_CUDA_QGEMM=tiles    quantized prompts on the int8 tiles (pp)
 #        INFER_CUDA_BF16_CACHE=auto quantized weights kept as BF16 for the GEMM (pp, batches)
-#   4. --bench-batch 1,8,16,32,64 (llama-1b-Q4_0), again with the BF16 copies, 9 and 16 with
-#      INFER_CUDA_MMV=1 (the tensor-core matvec for 9-16 rows; Q8_0 too), and tg128 at depth
+#   4. --bench-batch 1,8,16,32,64 (llama-1b-Q4_0), again with the BF16 copies, 9-64 with
+#      INFER_CUDA_MMV=64 (the tensor-core matvec; 16 rows with Q8_0 too), and tg128 at depth
 #      4096 against depth 0
 #   5. ./infer-cuda --diff -m M on the golden models ../shared holds (its exit code a line)
 set -u
@@ -51,7 +51,7 @@ for m in llama-1b-Q4_0 llama-1b-Q8_0; do INFER_CUDA_BF16_CACHE=auto b $m bf16_ca
 el "switches"
 timeout 90 ./infer-cuda --gpu -m "$M/llama-1b-Q4_0.gguf" --bench --bench-batch 1,8,16,32,64 2>>"$K/bench.err" | grep '^bench' | sed 's/^/batch /' >> "$R/run.log"
 INFER_CUDA_BF16_CACHE=auto timeout 90 ./infer-cuda --gpu -m "$M/llama-1b-Q4_0.gguf" --bench --bench-batch 16,32,64 2>>"$K/bench.err" | grep '^bench' | sed 's/^/batch bf16_cache /' >> "$R/run.log"
-INFER_CUDA_MMV=1 timeout 60 ./infer-cuda --gpu -m "$M/llama-1b-Q4_0.gguf" --bench --bench-batch 9,16 2>>"$K/bench.err" | grep '^bench' | sed 's/^/batch mmv /' >> "$R/run.log"
+INFER_CUDA_MMV=64 timeout 90 ./infer-cuda --gpu -m "$M/llama-1b-Q4_0.gguf" --bench --bench-batch 9,16,32,64 2>>"$K/bench.err" | grep '^bench' | sed 's/^/batch mmv /' >> "$R/run.log"
 INFER_CUDA_MMV=1 timeout 60 ./infer-cuda --gpu -m "$M/llama-1b-Q8_0.gguf" --bench --bench-batch 1,16 2>>"$K/bench.err" | grep '^bench' | sed 's/^/batch mmv Q8_0 /' >> "$R/run.log"
 timeout 60 ./infer-cuda --gpu -m "$M/llama-1b-Q8_0.gguf" --bench --bench-batch 16 2>>"$K/bench.err" | grep '^bench' | sed 's/^/batch Q8_0 /' >> "$R/run.log"
 b llama-1b-Q4_0 depth4096 --bench-pp 16 --bench-tg 128 --bench-depth 4096 -c 4352
