@@ -195,16 +195,26 @@ ifeq ($(CUDA),1)
 all: cuda
 endif
 
-$(CUDA_DIR)/infer_cuda.o: infer_cuda.cu $(HDR)
+# The flags each kind of object was built with, one file each, rewritten only when they
+# change: an object depends on its file, so a build with other flags (a binary for another
+# machine, -march=x86-64-v3, after the emulator's -march=native objects) rebuilds it rather
+# than linking what was made for another machine.
+$(CUDA_DIR)/flags-c $(CUDA_DIR)/flags-nvcc: FORCE
+	@mkdir -p $(CUDA_DIR)
+	@f='$(if $(findstring nvcc,$(notdir $@)),$(NVCC) $(NVCCFLAGS),$(CC) $(CFLAGS) $(SERVER_CFLAGS))'; \
+	  [ -f $@ ] && [ "$$(cat $@)" = "$$f" ] || echo "$$f" > $@
+FORCE:
+
+$(CUDA_DIR)/infer_cuda.o: infer_cuda.cu $(HDR) $(CUDA_DIR)/flags-nvcc
 	@mkdir -p $(CUDA_DIR)
 	$(NVCC) $(NVCCFLAGS) -c -o $@ infer_cuda.cu
 
-$(CUDA_DIR)/%.o: %.c $(HDR)
+$(CUDA_DIR)/%.o: %.c $(HDR) $(CUDA_DIR)/flags-c
 	@mkdir -p $(CUDA_DIR)
 	$(CC) $(CFLAGS) -DINFER_CUDA -c -o $@ $<
 
 # ./infer-cuda has --server too when libmicrohttpd is there
-$(CUDA_DIR)/main.o: main.c tools/server.c tools/server_req.c tools/bench.c $(HDR)
+$(CUDA_DIR)/main.o: main.c tools/server.c tools/server_req.c tools/bench.c $(HDR) $(CUDA_DIR)/flags-c
 	@mkdir -p $(CUDA_DIR)
 	$(CC) $(CFLAGS) -DINFER_CUDA $(SERVER_CFLAGS) -c -o $@ main.c
 
@@ -234,4 +244,4 @@ clean:
 	rm -rf fuzz-out
 	rm -rf $(CUDA_DIR)
 
-.PHONY: all deps run test test-asan clean bench tales check-cxx check-c11 cuda cuda-emu fuzz fuzz-seeds toc
+.PHONY: all deps run test test-asan clean bench tales check-cxx check-c11 cuda cuda-emu fuzz fuzz-seeds toc FORCE
