@@ -3614,8 +3614,11 @@ static int infer_cuda_mmv_nt = 0;         /* the tests: k_mmv's n-tiles a warp (
 static long infer_cuda_mmv_issued = 0;    /* the tests: k_mmv launches issued (or recorded into a graph) */
 /* a setting's most rows: 0 off, 1 (on) 16, else 16..64 */
 static int infer_cuda_mmv_clamp(int n) { return n <= 0 ? 0 : n <= INFER_CUDA_MMV_ROWS ? INFER_CUDA_MMV_ROWS : n > INFER_CUDA_MMV_MAX ? INFER_CUDA_MMV_MAX : n; }
+/* the fewest rows on k_mmv when it is on: 9 (the int8 matvec's are up to 8); INFER_CUDA_MMV_MIN=N
+ * lowers it, down to one row, to time the tensor cores against the matvec's dot products */
+static int infer_cuda_mmv_min = INFER_CUDA_MV_ROWS + 1;
 static int infer_cuda_mmv_rows(const infer_cuda_ctx *c, int rows) {
-    return !c->precise && infer_cuda_mma8 && rows > INFER_CUDA_MV_ROWS && rows <= infer_cuda_mmv_on;
+    return !c->precise && infer_cuda_mma8 && rows >= infer_cuda_mmv_min && rows <= infer_cuda_mmv_on;
 }
 /* which activations k_mmv reads for type T: 1 k_quant_x's (the type's fast matvec reads the
  * same codes: the decode path's), 0 the tiles' (a type without one), -1 none (no Dq8) */
@@ -6910,6 +6913,8 @@ infer_status infer_cuda_init(int device, infer_error *err) {
     if (mu && atoi(mu) == 1) infer_cuda_mvq_u = 1;
     const char *mmv = getenv("INFER_CUDA_MMV");    /* INFER_CUDA_MMV=1: 9-16 rows of quantized weights on k_mmv, not the int8 tiles */
     if (mmv) infer_cuda_mmv_on = infer_cuda_mmv_env = infer_cuda_mmv_clamp(atoi(mmv));
+    const char *mmn = getenv("INFER_CUDA_MMV_MIN");
+    if (mmn && atoi(mmn) >= 1 && atoi(mmn) <= INFER_CUDA_MV_ROWS) infer_cuda_mmv_min = atoi(mmn);
     const char *mr = getenv("INFER_CUDA_MVQ_ROWS");
     if (mr && atoi(mr) > 0) infer_cuda_mvq_rows = infer_cuda_mvq_clamp(atoi(mr));
     /* INFER_CUDA_L2PF=1: the L2 prefetch of the next matvec's weights (l2_prefetch), off by
@@ -7109,6 +7114,17 @@ extern "C" int infer_cuda_mmv_force(int on, int nt) {
     return infer_cuda_knob(&infer_cuda_mmv_on, on < 0 ? infer_cuda_mmv_env : infer_cuda_mmv_clamp(on));
 }
 extern "C" long infer_cuda_mmv_count(void) { return infer_cuda_mmv_issued; }
+/* For the tests: which activations k_mmv reads for type t (infer_cuda_mmv_xf: 1 the fast
+ * matvec's, 0 the tiles', -1 none) */
+extern "C" int infer_cuda_mmv_xf_host(infer_type t) {
+    int xf = -1;
+    infer_cuda_with_type(t, [&](auto ty) { xf = infer_cuda_mmv_xf<decltype(ty)::id>(); });
+    return xf;
+}
+/* For the tests: the fewest rows k_mmv takes when on (1..9; -1: the default, 9); returns the previous */
+extern "C" int infer_cuda_mmv_min_force(int rows) {
+    return infer_cuda_knob(&infer_cuda_mmv_min, rows >= 1 && rows <= INFER_CUDA_MV_ROWS ? rows : INFER_CUDA_MV_ROWS + 1);
+}
 extern "C" int infer_cuda_mvq_u_force(int u) { return infer_cuda_knob(&infer_cuda_mvq_u, u == 1 ? 1 : 2); }
 extern "C" int infer_cuda_mvq_rows_force(int rows) { return infer_cuda_knob(&infer_cuda_mvq_rows, rows < 0 ? INFER_CUDA_MVQ_ROWS : infer_cuda_mvq_clamp(rows)); }
 /* For the tests: the fewest rows of a deltanet_chunked call that run on the chunked kernels

@@ -9586,6 +9586,8 @@ int infer_cuda_qgemm_force(int rows, int cols);
 int infer_cuda_mvq_rows_force(int rows);
 int infer_cuda_mvq_u_force(int u);
 int infer_cuda_mmv_force(int on, int nt);
+int infer_cuda_mmv_min_force(int rows);
+int infer_cuda_mmv_xf_host(infer_type t);
 long infer_cuda_mmv_count(void);
 int infer_cuda_norm_mv_force(int on);
 size_t infer_cuda_bf16_cache_force(size_t bytes);
@@ -11445,7 +11447,8 @@ done:
 /* 9-64 rows (a batch of decoding sequences) of quantized weights on k_mmv, the tensor-core
  * matvec (INFER_CUDA_MMV=64): every type with int8 tiles, a short K (the warps' shares of K
  * partly empty) and a long one (several groups a warp, the last one partial), 9, 13 and 16
- * rows (one block of 16), 33 and 64 (blocks of 16 side by side; the short K), N = 72 (the last block's columns partly past N), one and two n-tiles a warp: out =
+ * rows (one block of 16), 1 and 5 (INFER_CUDA_MMV_MIN=1, for the types with a fast matvec),
+ * 33 and 64 (blocks of 16 side by side; the short K), N = 72 (the last block's columns partly past N), one and two n-tiles a warp: out =
  * W x and out += W x against the CPU's fast path within INT8_TIGHT and exact maths within
  * the fast bound, the two n-tile forms the same bits (each column's sums do not depend on
  * its neighbours), a repeat the same bits, and the GLU (gate and up in one launch) against
@@ -11457,7 +11460,7 @@ static void test_gpu_mmv(void) {
     const infer_kernels *cpu = infer_cpu_kernels();
     void *cf = NULL, *cp = NULL, *g = NULL;
     infer_error err;
-    const int old_on = infer_cuda_mmv_force(64, 0);
+    const int old_on = infer_cuda_mmv_force(64, 0), old_min = infer_cuda_mmv_min_force(1);
     const int old_qg = infer_cuda_qgemm_force(INT_MAX, 0);
     const size_t old_bc = infer_cuda_bf16_cache_force(0);
     if (cpu->ctx_create(&cf, 2, 0, &err) != INFER_OK || cpu->ctx_create(&cp, 2, 1, &err) != INFER_OK || k->ctx_create(&g, 1, 0, &err) != INFER_OK) {
@@ -11466,7 +11469,7 @@ static void test_gpu_mmv(void) {
     }
     infer__rng rng;
     infer__rng_seed(&rng, 31);
-    static const int rows_list[5] = { 9, 13, 16, 33, 64 };   /* 33, 64: blocks of 16 rows side by side (the short K) */
+    static const int rows_list[7] = { 9, 13, 16, 1, 5, 33, 64 };   /* 1, 5: INFER_CUDA_MMV_MIN=1; 33, 64: blocks of 16 rows side by side (the short K) */
     const int N = 72, RMAX = 64;
     int cases = 0;
     double worst_fast = 0, worst_exact = 0, worst_glu = 0;
@@ -11489,10 +11492,11 @@ static void test_gpu_mmv(void) {
                 goto next;
             }
             tg[0].data = gw[0]; tg[1].data = gw[1];
-            for (int ri = 0; ri < 5; ri++) {
+            for (int ri = 0; ri < 7; ri++) {
                 const int rows = rows_list[ri];
                 const size_t n = (size_t)rows * N;
-                if (ki && rows > 16) break;
+                if (ki && ri >= 3) break;                  /* (the long K: 9, 13 and 16 rows) */
+                if (rows <= 8 && infer_cuda_mmv_xf_host(t) != 1) continue;   /* (fewer than 9 rows only where the type has a fast matvec) */
                 for (size_t i = 0; i < (size_t)rows * K; i++) x[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
                 for (size_t i = 0; i < n; i++) y[i] = (float)(infer__rng_uniform(&rng) * 2 - 1);
                 CHECK(k->upload(g, gx, x, sizeof(float) * (size_t)rows * K) == INFER_OK);
@@ -11545,6 +11549,7 @@ static void test_gpu_mmv(void) {
     printf("    %d (type, K, rows) cases: max_rel against the CPU's fast path %.2e (GLU %.2e), against exact maths %.2e\n", cases, worst_fast, worst_glu, worst_exact);
 done:
     infer_cuda_mmv_force(old_on, 0);
+    infer_cuda_mmv_min_force(old_min);
     if (old_qg != -2) infer_cuda_qgemm_force(old_qg, 0);
     infer_cuda_bf16_cache_force(old_bc);
     if (cf) cpu->ctx_free(cf);
