@@ -4658,10 +4658,11 @@ static void infer_cuda_deltanet_gates(void *ctx, float *g, float *beta, const fl
  * reads it from L2 at a fraction of the GPU's rate. So block (b, r) takes values
  * ARGMAX_SEG b .. of row r (16-byte loads where the row is aligned), writes its (value,
  * index) -- the index -2 for "saw a non-finite value" -- and the last block of the row to
- * finish (a ticket, left at 0) reduces the partials. Ties go to the lower index in every
- * comparison, so the order in which blocks finish does not matter. */
+ * finish (a ticket, left at 0) reduces the partials, a share of them a thread. Ties go to
+ * the lower index in every comparison, so neither the order in which blocks finish nor the
+ * threads' shares matter. */
 #define INFER_CUDA_ARGMAX_THREADS 256
-#define INFER_CUDA_ARGMAX_SEG 4096        /* values a block takes: 16 a thread */
+#define INFER_CUDA_ARGMAX_SEG 1024        /* values a block takes: 4 a thread, one 16-byte load (128k logits: 126 blocks) */
 __device__ __forceinline__ void argmax_keep(float &v, int &i, float v2, int i2) {
     if (v2 > v || (v2 == v && i2 < i)) { v = v2; i = i2; }
 }
@@ -4669,18 +4670,36 @@ __device__ __forceinline__ void argmax_see(float &best, int &at, int &bad, float
     bad |= !isfinite(v);
     argmax_keep(best, at, v, i);
 }
-__global__ void __launch_bounds__(INFER_CUDA_ARGMAX_THREADS) k_argmax(int32_t *ids, const float *x, int n, float *pv, int *pi, int *count) {
-    INFER_CUDA_PDL_ENTRY;
+/* the block's (best, at, bad) into thread 0's: the larger value, ties to the lower index, in
+ * any order the same answer; bad if any thread's is */
+__device__ __forceinline__ void argmax_block(float &best, int &at, int &bad) {
     constexpr int NW = INFER_CUDA_ARGMAX_THREADS / 32;
     __shared__ float wv[NW];
     __shared__ int wi[NW], wbad[NW];
-    const int r = blockIdx.y, nb = gridDim.x, b = blockIdx.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int o = 16; o > 0; o >>= 1) {
+        argmax_keep(best, at, __shfl_xor_sync(0xffffffffu, best, o), __shfl_xor_sync(0xffffffffu, at, o));
+        bad |= __shfl_xor_sync(0xffffffffu, bad, o);
+    }
+    __syncthreads();                      /* wv may still be read from a previous call */
+    if (lane == 0) { wv[warp] = best; wi[warp] = at; wbad[warp] = bad; }
+    __syncthreads();
+    if (threadIdx.x != 0) return;
+    for (int w = 1; w < NW; w++) {
+        bad |= wbad[w];
+        argmax_keep(best, at, wv[w], wi[w]);
+    }
+}
+__global__ void __launch_bounds__(INFER_CUDA_ARGMAX_THREADS) k_argmax(int32_t *ids, const float *x, int n, float *pv, int *pi, int *count) {
+    INFER_CUDA_PDL_ENTRY;
+    __shared__ int last;
+    const int r = blockIdx.y, nb = gridDim.x, b = blockIdx.x, tid = threadIdx.x;
     const float *xr = x + (size_t)r * n;
     const int i0 = b * INFER_CUDA_ARGMAX_SEG, i1 = n - i0 < INFER_CUDA_ARGMAX_SEG ? n : i0 + INFER_CUDA_ARGMAX_SEG;
     float best = -INFINITY;               /* (-inf, n): nothing seen; any finite value beats it, and */
     int at = n, bad = 0;                  /* a row with -inf (or NaN) in it is -1 whatever is kept */
     int i = i0 + tid;
-    if (((uintptr_t)(xr + i0) & 15) == 0) {  /* 16-byte loads, 4 in flight a thread */
+    if (((uintptr_t)(xr + i0) & 15) == 0) {  /* 16-byte loads */
         const int nv = (i1 - i0) / 4;
 INFER_CUDA_UNROLL
         for (int j = tid; j < nv; j += INFER_CUDA_ARGMAX_THREADS) {
@@ -4693,31 +4712,29 @@ INFER_CUDA_UNROLL
         i = i0 + 4 * nv + tid;
     }
     for (; i < i1; i += INFER_CUDA_ARGMAX_THREADS) argmax_see(best, at, bad, xr[i], i);
-    for (int o = 16; o > 0; o >>= 1) {
-        argmax_keep(best, at, __shfl_xor_sync(0xffffffffu, best, o), __shfl_xor_sync(0xffffffffu, at, o));
-        bad |= __shfl_xor_sync(0xffffffffu, bad, o);
+    argmax_block(best, at, bad);
+    if (nb == 1) {
+        if (tid == 0) ids[r] = bad || at == n ? -1 : at;
+        return;
     }
-    if (lane == 0) { wv[warp] = best; wi[warp] = at; wbad[warp] = bad; }
-    __syncthreads();
-    if (tid != 0) return;
-    for (int w = 1; w < NW; w++) {
-        bad |= wbad[w];
-        argmax_keep(best, at, wv[w], wi[w]);
-    }
-    if (nb > 1) {                          /* the partial out; the row's last block reduces them */
+    if (tid == 0) {                       /* the partial out; the row's last block reduces them */
         pv[(size_t)r * nb + b] = best;
         pi[(size_t)r * nb + b] = bad ? -2 : at;
         __threadfence();
-        if (atomicAdd(&count[r], 1) != nb - 1) return;
-        __threadfence();
-        best = -INFINITY; at = n; bad = 0;
-        for (int s2 = 0; s2 < nb; s2++) {
-            const int j = __ldcg(&pi[(size_t)r * nb + s2]);
-            if (j == -2) bad = 1;
-            else argmax_keep(best, at, __ldcg(&pv[(size_t)r * nb + s2]), j);
-        }
-        count[r] = 0;                      /* for the next launch (a replayed graph) */
+        last = atomicAdd(&count[r], 1) == nb - 1;
     }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    best = -INFINITY; at = n; bad = 0;    /* every thread takes every 256th partial */
+    for (int s2 = tid; s2 < nb; s2 += INFER_CUDA_ARGMAX_THREADS) {
+        const int j = __ldcg(&pi[(size_t)r * nb + s2]);
+        if (j == -2) bad = 1;
+        else argmax_keep(best, at, __ldcg(&pv[(size_t)r * nb + s2]), j);
+    }
+    argmax_block(best, at, bad);
+    if (tid != 0) return;
+    count[r] = 0;                          /* for the next launch (a replayed graph) */
     ids[r] = bad || at == n ? -1 : at;
 }
 static void infer_cuda_argmax(void *ctx, int32_t *ids, const float *x, int rows, int n) {

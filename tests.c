@@ -11447,8 +11447,8 @@ done:
 /* 9-64 rows (a batch of decoding sequences) of quantized weights on k_mmv, the tensor-core
  * matvec (INFER_CUDA_MMV=64): every type with int8 tiles, a short K (the warps' shares of K
  * partly empty) and a long one (several groups a warp, the last one partial), 9, 13 and 16
- * rows (one block of 16), 1 and 5 (INFER_CUDA_MMV_MIN=1, for the types with a fast matvec),
- * 33 and 64 (blocks of 16 side by side; the short K), N = 72 (the last block's columns partly past N), one and two n-tiles a warp: out =
+ * rows (one block of 16); with the short K only, 1 and 5 (INFER_CUDA_MMV_MIN=1, for the
+ * types with a fast matvec) and 33 and 64 (blocks of 16 side by side); N = 72 (the last block's columns partly past N), one and two n-tiles a warp: out =
  * W x and out += W x against the CPU's fast path within INT8_TIGHT and exact maths within
  * the fast bound, the two n-tile forms the same bits (each column's sums do not depend on
  * its neighbours), a repeat the same bits, and the GLU (gate and up in one launch) against
@@ -12125,8 +12125,8 @@ static void test_gpu_deltanet_chunks(void) {
 #endif
 }
 
-/* The argmax op on a vocabulary-sized row, dealt over blocks of 4096 values and reduced by
- * the last (k_argmax): rows of 128257 values (odd: every other row's 16-byte loads fall back
+/* The argmax op on a vocabulary-sized row, dealt over blocks of 1024 values and reduced by
+ * the last (k_argmax, 126 partials over its 256 threads): rows of 128257 values (odd: every other row's 16-byte loads fall back
  * to single ones) -- the largest value the row's last, a tie 99995 indices apart (the first
  * wins), a -inf deep in the row (-1), a row of equal values (0) -- the CPU's ids exactly,
  * twice (the tickets left at 0). */
