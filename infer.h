@@ -25,7 +25,7 @@
  *   >>api-status         27  status codes and the error object
  *   >>api-types         334  ggml tensor types and the quant block structs
  *   >>api-tensor         52  tensors, GGUF files, model config
- *   >>api-kernels       245  the kernel table every backend fills
+ *   >>api-kernels       254  the kernel table every backend fills
  *   >>api               404  model, session, tokenizer, sampler, generation
  *   >>util              576  checked byte cursor, size math, fp16/bf16, threads, RNG, timer, mmap
  *   >>quant            1944  every weight type: byte layouts, dequantize, quantize, dot (scalar)
@@ -41,11 +41,11 @@
  *   >>kv                216  the paged KV cache, the prefix cache, the recurrent state
  *   >>session           566  a session: backend, activations, caches, sequences
  *   >>deepseek4         204  DeepSeek-V4: compressed sparse attention, hyper-connections, hash routing
- *   >>forward           447  the transformer, once for every family: one step through every layer
+ *   >>forward           474  the transformer, once for every family: one step through every layer
  *   >>eval              174  the evaluation API: batches of sequences, logits out
  *   >>sampler           193  logits -> next token
  *   >>generate           77  the generation loop (the engine ends here; appendices follow)
- *   >>backends         1074  the GPU backend of this build; any backend diffed against the CPU
+ *   >>backends         1142  the GPU backend of this build; any backend diffed against the CPU
  *   >>unicode           119  categories, white space, case, NFD base, UTF-8
  *   >>regex             434  a backtracking regex matcher for pre-tokenizer patterns
  *   >>tokenizer        1162  SentencePiece BPE, byte-level BPE, WordPiece; the GGUF's vocabulary
@@ -718,6 +718,12 @@ typedef struct infer_kernels {
      *   rmsnorm_matmul_n  h = RMSNorm(x) * nw [rows, dim], then out[i] = W_i h for n weights
      *                  (rmsnorm, then matmul_n): a device may write h's int8 form for the
      *                  matmuls in the norm's own launch
+     *   rmsnorm_qkv_store  an attention block's inputs: with nw, h = RMSNorm(x) * nw [rows,
+     *                  dim] and out[i] = W_i h for q, k and v (rmsnorm_matmul_n); without, out[i]
+     *                  = W_i x (matmul_n); then q = out[0] turned in place and the cache rows
+     *                  of pos get rope(k) and v, k = out[1] and v = out[2] left as the matmuls
+     *                  give them (rope_kv_store): a device may do the rope and the stores in
+     *                  the matmuls' own launch
      *   rmsnorm_ffn    a feed-forward block: h = RMSNorm(x) * nw [rows, K], hid = act(Wg h) *
      *                  (Wu h) [rows, N], x += Wd hid (rmsnorm, matmul_glu, matmul_add)
      *   deltanet_decode  a gated DeltaNet layer's decode rows between its input matmuls and its
@@ -739,6 +745,9 @@ typedef struct infer_kernels {
                           int n_head, int n_head_kv, int head_dim, const infer_rope *r);
     void (*rmsnorm_matmul_n)(void *ctx, float *h, const float *x, const float *nw, int rows, int dim, float eps, int n,
                              float *const *out, const infer_tensor *const *w);
+    void (*rmsnorm_qkv_store)(void *ctx, float *h, const float *x, const float *nw, int rows, int dim, float eps, float *const *out,
+                              const infer_tensor *const *w, const infer_kv_view *kv, const int32_t *pos, int n_head, int n_head_kv, int head_dim,
+                              const infer_rope *r);
     void (*rmsnorm_ffn)(void *ctx, float *x, float *h, float *hid, const float *nw, float eps, const infer_tensor *wg,
                         const infer_tensor *wu, const infer_tensor *wd, int rows, int act, float limit);
     void (*deltanet_decode)(void *ctx, float *out, float *y, const infer_tensor *wo, const float *mixed, const float *z,
@@ -766,7 +775,7 @@ typedef struct infer_kernels {
     X(ctx_create) X(ctx_free) X(last_error) X(supports_config)
 #define INFER_KERNELS_DEEPSEEK4(X) X(hc_pre) X(hc_post) X(compress) X(indexer_topk) X(attention_sparse)
 #define INFER_KERNELS_OPTIONAL(X) X(matmul_n) X(copy) X(step_begin) X(step_end) X(step_info) X(matmul_add) X(matmul_glu) X(rope_kv_store) \
-    X(rmsnorm_matmul_n) X(rmsnorm_ffn) X(deltanet_decode) X(attention_matmul_add) X(argmax)
+    X(rmsnorm_matmul_n) X(rmsnorm_qkv_store) X(rmsnorm_ffn) X(deltanet_decode) X(attention_matmul_add) X(argmax)
 /* Memory that stays on the host whatever the backend: the kernel table itself, the tensor
  * structs (only their `data` is backend memory), infer_rope (its freq_factors *is* backend
  * memory), infer_kv_view (its k, v, block_table and row_tables -- an array of backend
@@ -11617,18 +11626,14 @@ static infer_status infer__dn_tables(infer_session *s, int T) {
     return INFER_OK;
 }
 
-/* Attention mixer: s->h -> s->o (see the block comment above); norm: see infer__in_matmuls */
-static void infer__attention_layer(infer_session *s, int l, int T, const infer_tensor *norm) {
+/* The attention layer between its input matmuls and the cache: the biases, the gate split off
+ * q, the per-head norms, rope, and the cache store */
+static void infer__qkv_finish(infer_session *s, const infer__layer *L, int T, const infer_kv_view *kvp, int multi, int rope_in_store) {
     const infer_model *m = s->m;
     const infer_config *c = &m->cfg;
-    const infer__layer *L = &s->w.layers[l];
     const infer_kernels *k = s->k;
     void *kc = s->kctx;
     const int hd = c->head_dim, QD = c->n_head * hd, KVD = c->n_head_kv * hd;
-    const float scale = c->attn_scale > 0 ? c->attn_scale : 1.0f / sqrtf((float)hd);
-    float *const outs[3] = { m->arch->attn_gate ? s->qg : s->q, s->keys, s->values };
-    const infer_tensor *const ws[3] = { L->wq, L->wk, L->wv };
-    infer__in_matmuls(s, norm, 3, outs, ws, T);
     if (m->arch->attn_gate) {                          /* [T, n_head, 2, hd] -> q, gate */
         if (L->bq) k->add_rows(kc, s->qg, (const float *)L->bq->data, T, 2 * QD);
         k->copy_rows(kc, s->q, hd, s->qg, 2 * hd, T * c->n_head, hd);
@@ -11640,11 +11645,6 @@ static void infer__attention_layer(infer_session *s, int l, int T, const infer_t
         k->rmsnorm(kc, s->q, s->q, (const float *)L->q_norm->data, T * c->n_head, hd, c->rms_eps);
         k->rmsnorm(kc, s->keys, s->keys, (const float *)L->k_norm->data, T * c->n_head_kv, hd, c->rms_eps);
     }
-    /* multi-axis rope when the file gives sections; without them, plain rope on one stream
-     * (the queries' and keys' rope done by rope_kv_store as the keys go into the cache, where
-     * the backend has it) */
-    const int multi = c->rope_sections[0] + c->rope_sections[1] + c->rope_sections[2] + c->rope_sections[3] > 0;
-    const int rope_in_store = !multi && k->rope_kv_store;
     if (multi) {
         k->rope_multi(kc, s->q, T, c->n_head, hd, s->pos, &s->rope, c->rope_sections);
         k->rope_multi(kc, s->keys, T, c->n_head_kv, hd, s->pos, &s->rope, c->rope_sections);
@@ -11652,14 +11652,18 @@ static void infer__attention_layer(infer_session *s, int l, int T, const infer_t
         k->rope(kc, s->q, T, c->n_head, hd, s->pos, &s->rope);
         k->rope(kc, s->keys, T, c->n_head_kv, hd, s->pos, &s->rope);
     }
-    /* Each sequence has its own cache. With one sequence in the step, its view; with several,
-     * the view's per-row tables: one cache store for all the rows, one attention for each run
-     * of decode rows (sequences with one row each: several sequences decoding at once) and
-     * one for each sequence's prompt rows. */
-    infer_kv_view kv = infer__seq_view(s, s->segs[0].seq, 0, l, 0);
-    if (s->n_segs > 1) kv.row_tables = s->rtab;
-    if (rope_in_store) k->rope_kv_store(kc, &kv, s->q, s->keys, s->values, s->pos, T, c->n_head, c->n_head_kv, hd, &s->rope);
-    else k->kv_store(kc, &kv, s->keys, s->values, s->pos, T);
+    if (rope_in_store) k->rope_kv_store(kc, kvp, s->q, s->keys, s->values, s->pos, T, c->n_head, c->n_head_kv, hd, &s->rope);
+    else k->kv_store(kc, kvp, s->keys, s->values, s->pos, T);
+}
+
+/* The attention layer from its cache on: the attention over each run of rows, then Wo */
+static void infer__attention_core(infer_session *s, int l, const infer__layer *L, int T, const infer_kv_view *kvp, float scale) {
+    const infer_model *m = s->m;
+    const infer_config *c = &m->cfg;
+    const infer_kernels *k = s->k;
+    void *kc = s->kctx;
+    const int hd = c->head_dim, QD = c->n_head * hd;
+    const infer_kv_view kv = *kvp;
     /* with nothing between the attention and Wo (no attn_gate, no attn_sub_norm), one residual
      * stream and one attention call for the step's rows, attention_matmul_add does both,
      * x += Wo attention(q), and a device writes Wo's int8 activations in the attention */
@@ -11685,6 +11689,38 @@ static void infer__attention_layer(infer_session *s, int l, int T, const infer_t
     if (m->arch->attn_gate) k->mul_sigmoid(kc, s->att, s->agate, T, QD, QD);
     if (L->attn_sub_norm) k->rmsnorm(kc, s->att, s->att, (const float *)L->attn_sub_norm->data, T, QD, c->rms_eps);
     infer__block_proj(s, L->wo, s->att, T);
+}
+
+/* Attention mixer: s->h -> s->o (see the block comment above); norm: see infer__in_matmuls */
+static void infer__attention_layer(infer_session *s, int l, int T, const infer_tensor *norm) {
+    const infer_model *m = s->m;
+    const infer_config *c = &m->cfg;
+    const infer__layer *L = &s->w.layers[l];
+    const infer_kernels *k = s->k;
+    void *kc = s->kctx;
+    const int hd = c->head_dim;
+    const float scale = c->attn_scale > 0 ? c->attn_scale : 1.0f / sqrtf((float)hd);
+    float *const outs[3] = { m->arch->attn_gate ? s->qg : s->q, s->keys, s->values };
+    const infer_tensor *const ws[3] = { L->wq, L->wk, L->wv };
+    /* multi-axis rope when the file gives sections; without them, plain rope on one stream
+     * (the queries' and keys' rope done by rope_kv_store as the keys go into the cache, where
+     * the backend has it). Each sequence has its own cache. With one sequence in the step,
+     * its view; with several, the view's per-row tables: one cache store for all the rows, one
+     * attention for each run of decode rows (sequences with one row each: several sequences
+     * decoding at once) and one for each sequence's prompt rows. */
+    const int multi = c->rope_sections[0] + c->rope_sections[1] + c->rope_sections[2] + c->rope_sections[3] > 0;
+    const int rope_in_store = !multi && k->rope_kv_store;
+    infer_kv_view kv = infer__seq_view(s, s->segs[0].seq, 0, l, 0);
+    if (s->n_segs > 1) kv.row_tables = s->rtab;
+    if (rope_in_store && k->rmsnorm_qkv_store && !m->arch->attn_gate && !L->bq && !L->bk && !L->bv && !L->q_norm) {
+        /* nothing between the matmuls and the rope: the backend's one op for both */
+        k->rmsnorm_qkv_store(kc, s->h, norm ? s->x : s->h, norm ? (const float *)norm->data : NULL, T, c->n_embd, c->rms_eps, outs, ws, &kv, s->pos,
+                             c->n_head, c->n_head_kv, hd, &s->rope);
+    } else {
+        infer__in_matmuls(s, norm, 3, outs, ws, T);
+        infer__qkv_finish(s, L, T, &kv, multi, rope_in_store);
+    }
+    infer__attention_core(s, l, L, T, &kv, scale);
 }
 
 /* Gated DeltaNet mixer: s->h -> s->o, carrying each sequence's conv state and S. A prompt
@@ -12646,6 +12682,73 @@ static void infer__diff_fused_norm(infer__diff *d, infer_type t, const char *tn)
     infer__pair_free(d, &wg.p); infer__pair_free(d, &wu.p); infer__pair_free(d, &wd.p); infer__pair_free(d, &nw);
 }
 
+/* rmsnorm_qkv_store of weight type t: q, k and v [512 -> 256, 128, 128] (4 query heads of 64
+ * to 2 KV heads), rope on neighbouring pairs over the whole head, 1 and 5 rows at scattered
+ * positions of a shuffled block table, an F32 cache. Against the CPU's rmsnorm, matmul_n,
+ * rope of q, rope of a copy of k and kv_store (the precise mode), and in the fast mode
+ * against the backend's own rmsnorm_matmul_n then rope_kv_store, to the byte: a device that
+ * does the rope and the stores inside the matmuls' launch computes the same floats. */
+static void infer__diff_qkv_store(infer__diff *d, infer_type t, const char *tn) {
+    enum { E = 512, NQ = 4, NH = 2, HD = 64, QD = NQ * HD, KVD = NH * HD, BS = 16, NB = 24 };
+    const size_t cache = (size_t)NB * BS * KVD, Fl = sizeof(float);
+    int32_t table[NB], pos[5] = { 0, 17, 100, 101, 350 };
+    for (int b = 0; b < NB; b++) table[b] = (b * 7 + 3) % NB;
+    char what[64];
+    infer__diff_w wq = infer__diff_weights(d, t, E, QD, 1, 1.0f), wk = infer__diff_weights(d, t, E, KVD, 1, 1.0f), wv = infer__diff_weights(d, t, E, KVD, 1, 0.5f);
+    infer__pair nw = infer__diff_rand_pair(d, (size_t)E, 0.5f, 1.5f), tb = infer__pair_new(d, table, sizeof table), pp = infer__pair_new(d, pos, sizeof pos);
+    infer__pair kp = infer__pair_new(d, NULL, cache * Fl), vp = infer__pair_new(d, NULL, cache * Fl);
+    infer__pair kp2 = infer__pair_new(d, NULL, cache * Fl), vp2 = infer__pair_new(d, NULL, cache * Fl);
+    infer_rope r;
+    memset(&r, 0, sizeof r);
+    r.n_rot = HD; r.freq_base = 10000.0f; r.freq_scale = 1.0f; r.attn_factor = 1.0f; r.beta_fast = 32.0f; r.beta_slow = 1.0f; r.n_ctx_orig = 2048;
+    const infer_tensor *wa[3] = { &wq.ta, &wk.ta, &wv.ta }, *wb[3] = { &wq.tb, &wk.tb, &wv.tb };
+    for (int rows = 1; rows <= 5 && !d->broken; rows += 4) {
+        const size_t ne = (size_t)rows * E, nq = (size_t)rows * QD, nk = (size_t)rows * KVD;
+        float *x0 = infer__diff_rand(d, ne, -2, 2);
+        infer__pair x = infer__pair_new(d, x0, ne * Fl), h = infer__pair_new(d, NULL, ne * Fl), h2 = infer__pair_new(d, NULL, ne * Fl);
+        infer__pair q = infer__pair_new(d, NULL, nq * Fl), k = infer__pair_new(d, NULL, nk * Fl), v = infer__pair_new(d, NULL, nk * Fl);
+        infer__pair q2 = infer__pair_new(d, NULL, nq * Fl), k2 = infer__pair_new(d, NULL, nk * Fl), v2 = infer__pair_new(d, NULL, nk * Fl);
+        infer__pair kr = infer__pair_new(d, NULL, nk * Fl);
+        if (!d->broken) {
+            snprintf(what, sizeof what, "%s E=%d rows=%d", tn, E, rows);
+            const infer_kv_view va = { kp.a, vp.a, INFER_TYPE_F32, BS, (const int32_t *)tb.a, KVD, NULL };
+            const infer_kv_view vb = { kp.b, vp.b, INFER_TYPE_F32, BS, (const int32_t *)tb.b, KVD, NULL };
+            const infer_kv_view vb2 = { kp2.b, vp2.b, INFER_TYPE_F32, BS, (const int32_t *)tb.b, KVD, NULL };
+            float *oa[3] = { (float *)q.a, (float *)k.a, (float *)v.a }, *ob[3] = { (float *)q.b, (float *)k.b, (float *)v.b };
+            float *ob2[3] = { (float *)q2.b, (float *)k2.b, (float *)v2.b };
+            const int32_t *pa = (const int32_t *)pp.a, *pb = (const int32_t *)pp.b;
+            d->ka->rmsnorm(d->ca, (float *)h.a, (const float *)x.a, (const float *)nw.a, rows, E, 1e-5f);
+            d->ka->matmul_n(d->ca, 3, oa, wa, (const float *)h.a, rows);
+            d->ka->copy_rows(d->ca, (float *)kr.a, KVD, (const float *)k.a, KVD, rows, KVD);
+            d->ka->rope(d->ca, (float *)q.a, rows, NQ, HD, pa, &r);
+            d->ka->rope(d->ca, (float *)kr.a, rows, NH, HD, pa, &r);
+            d->ka->kv_store(d->ca, &va, (const float *)kr.a, (const float *)v.a, pa, rows);
+            d->kb->rmsnorm_qkv_store(d->cb, (float *)h.b, (const float *)x.b, (const float *)nw.b, rows, E, 1e-5f, ob, wb, &vb, pb, NQ, NH, HD, &r);
+            infer__diff_cmp(d, "qkv_store h", what, &h, INFER__TOL_ELEM);
+            infer__diff_cmp(d, "qkv_store q", what, &q, INFER__TOL_SUM);
+            infer__diff_cmp(d, "qkv_store k", what, &k, INFER__TOL_SUM);
+            infer__diff_cmp(d, "qkv_store v", what, &v, INFER__TOL_SUM);
+            infer__diff_cmp(d, "qkv_store k cache", what, &kp, INFER__TOL_SUM);
+            infer__diff_cmp(d, "qkv_store v cache", what, &vp, INFER__TOL_SUM);
+            /* fast: fused, then the backend's own ops one by one */
+            d->kb->rmsnorm_qkv_store(d->cb_fast, (float *)h.b, (const float *)x.b, (const float *)nw.b, rows, E, 1e-5f, ob, wb, &vb, pb, NQ, NH, HD, &r);
+            d->kb->rmsnorm_matmul_n(d->cb_fast, (float *)h2.b, (const float *)x.b, (const float *)nw.b, rows, E, 1e-5f, 3, ob2, wb);
+            d->kb->rope_kv_store(d->cb_fast, &vb2, ob2[0], ob2[1], ob2[2], pb, rows, NQ, NH, HD, &r);
+            infer__diff_same(d, "qkv_store fast h", what, h.b, h2.b, ne * Fl);
+            infer__diff_same(d, "qkv_store fast q", what, q.b, q2.b, nq * Fl);
+            infer__diff_same(d, "qkv_store fast k", what, k.b, k2.b, nk * Fl);
+            infer__diff_same(d, "qkv_store fast v", what, v.b, v2.b, nk * Fl);
+            infer__diff_same(d, "qkv fast k cache", what, kp.b, kp2.b, cache * Fl);
+            infer__diff_same(d, "qkv fast v cache", what, vp.b, vp2.b, cache * Fl);
+        }
+        infer__pair_free(d, &x); infer__pair_free(d, &h); infer__pair_free(d, &h2); infer__pair_free(d, &q); infer__pair_free(d, &k);
+        infer__pair_free(d, &v); infer__pair_free(d, &q2); infer__pair_free(d, &k2); infer__pair_free(d, &v2); infer__pair_free(d, &kr);
+        INFER_FREE(x0);
+    }
+    infer__pair_free(d, &wq.p); infer__pair_free(d, &wk.p); infer__pair_free(d, &wv.p); infer__pair_free(d, &nw); infer__pair_free(d, &tb);
+    infer__pair_free(d, &pp); infer__pair_free(d, &kp); infer__pair_free(d, &vp); infer__pair_free(d, &kp2); infer__pair_free(d, &vp2);
+}
+
 /* ---- per-type ops: embed, matmul, matmul_id ---- */
 static void infer__diff_type(infer__diff *d, infer_type t) {
     const char *tn = infer_type_name(t);
@@ -12722,6 +12825,7 @@ static void infer__diff_type(infer__diff *d, infer_type t) {
         infer__pair_free(d, &wg.p); infer__pair_free(d, &wu.p);
     }
     if ((d->kb->rmsnorm_matmul_n || d->kb->rmsnorm_ffn) && !d->broken) infer__diff_fused_norm(d, t, tn);
+    if (d->kb->rmsnorm_qkv_store && d->kb->rmsnorm_matmul_n && d->kb->rope_kv_store && !d->broken) infer__diff_qkv_store(d, t, tn);
     /* matmul_id: 4 experts of [48, 256]; 6 tokens choosing 3 each (decode-sized), 40 tokens
      * choosing 2 (prompt-sized), x shared or per slot; then experts of [48, 1280] (rows
      * longer than a decode kernel's tile), 2 tokens choosing 2 */

@@ -316,6 +316,7 @@ typedef struct infer_cuda_ctx {
     size_t dnc_bytes;
     int dn_chunks;            /* the last deltanet_chunked: 1 on the chunked kernels, 0 the recurrence (for the tests) */
     int norm_mv;              /* the last fused norm entry: 1 when the norm ran inside a float matvec (for the tests) */
+    int qkv_store;            /* the last rmsnorm_qkv_store: 1 when rope and the cache stores ran in the matvec (for the tests) */
     int half_gemm;            /* the last 16-bit prompt matmul: 1 the library GEMM, 0 the tiles */
     /* the step recorder (see above) */
     int recording;            /* between step_begin and step_end, nothing issued yet */
@@ -2084,6 +2085,18 @@ INFER_CUDA_UNROLL
     if (threadIdx.x == 0) *count = 0;
 }
 
+/* k_mvq's stores. MvPlain: out = v, or out += v (mv.add). The other kind, MvRopeStore
+ * (>>cuda_rope), is rope_kv_store done by the q/k/v matvec itself: pre() runs before the dot
+ * products (rope's cos and sin of the thread's column), put() turns q and k by their pairs
+ * -- a block's two columns are one pair -- and writes k and v into the cache as well. */
+struct MvPlain {
+    enum { plain = 1 };
+    int unused;               /* (a recorded launch's key holds the argument's bytes: none left undefined) */
+    struct Pre { };
+    __device__ __forceinline__ Pre pre(int, int, int) const { return Pre(); }
+    __device__ __forceinline__ void put(const Pre &, float *, float, float, int, int, int) const {}
+};
+
 /* The fast matvec. Block (bx, by) computes columns n0 .. n0 + MVQ_COLS of one weight of mv
  * (the weights' columns in blocks one after another, ceil(N_j / MVQ_COLS) each) for activation
  * rows by R .. by R + R; blockIdx.x = bx ry + by over the ry row blocks, so the blocks of one
@@ -2092,9 +2105,9 @@ INFER_CUDA_UNROLL
  * of W[0] (gate) and W[1] (up), out[0] = act(gate) * up. U: mvq_block's slices at once. NM
  * (float types): xa is the norm's input nm.x, and the block normalises it as it reads it
  * (mvq_block), the blocks of the first column pair storing the normalised rows in nm.h. */
-template <int T, int R, int G, int U = 1, int NM = 0>
+template <int T, int R, int G, int U = 1, int NM = 0, class E = MvPlain>
 __global__ void __launch_bounds__(INFER_CUDA_MVQ_THREADS) k_mvq(infer_cuda_mv mv, size_t row_bytes, const void *xa, const float2 *xds, int K, int rows,
-                                                              infer_cuda_qout qo, infer_cuda_mvn nm) {
+                                                              infer_cuda_qout qo, infer_cuda_mvn nm, E e) {
     INFER_CUDA_PDL_TRIGGER();                        /* the wait is in mvq_block, after the first weights */
     constexpr int C = INFER_CUDA_MVQ_COLS, CC = G ? 2 * C : C;
     typedef typename std::conditional<Mv<T>::KIND == 3, float, int8_t>::type XT;
@@ -2105,15 +2118,17 @@ __global__ void __launch_bounds__(INFER_CUDA_MVQ_THREADS) k_mvq(infer_cuda_mv mv
     /* which weight and columns: constant indices only, so mv stays in the parameter space */
     const uint8_t *W = mv.W[0];
     float *out = mv.out[0], scale = mv.scale[0];
-    int N = mv.start[1], n0 = bx * C, b0 = 0;
+    int N = mv.start[1], n0 = bx * C, b0 = 0, ws = 0;
     if (!G)
 INFER_CUDA_UNROLL
         for (int i = 0; i < INFER_CUDA_MV_MAXW; i++) {
             if (i >= mv.n) break;
             const int Ni = mv.start[i + 1] - mv.start[i];
-            if (bx >= b0) { W = mv.W[i]; out = mv.out[i]; scale = mv.scale[i]; N = Ni; n0 = (bx - b0) * C; }
+            if (bx >= b0) { W = mv.W[i]; out = mv.out[i]; scale = mv.scale[i]; N = Ni; n0 = (bx - b0) * C; ws = i; }
             b0 += (Ni + C - 1) / C;
         }
+    typename E::Pre pre = {};                /* (E's work before the dot products: its loads' latency hidden behind theirs) */
+    if (!E::plain && tid < C * R && n0 + tid / R < N && tid % R < nr) pre = e.pre(ws, n0 + tid / R, r0 + tid % R);
     const uint8_t *wr[CC];
     unsigned cols = 0;
 INFER_CUDA_UNROLL
@@ -2135,6 +2150,7 @@ INFER_CUDA_UNROLL
     const float v = tot[tid] * scale;
     float *o = &out[(size_t)(r0 + r) * N + n];
     if (G) *o = glu_act(v, tot[C * R + tid] * mv.scale[1], mv.act, mv.limit);
+    else if (!E::plain) e.put(pre, o, v, tot[(c ^ 1) * R + r] * scale, ws, n, r0 + r);   /* (the pair's other column: this block's other) */
     else *o = mv.add ? *o + v : v;
 }
 
@@ -3672,8 +3688,9 @@ static int infer_cuda_mvq_u = 2;          /* a one-row k_mvq's slices at once (m
 /* The fast mode's matvec (k_quant_x, then k_mvq) where the type has one and the pointers
  * suit its loads; 0: the caller runs k_matvec instead. glu: mv is (gate, up); qo (or NULL):
  * the GLU's output also quantized there. */
+template <class E = MvPlain>
 static int infer_cuda_matvec_fast(infer_cuda_ctx *c, infer_type t, const infer_cuda_mv &mv, size_t rb, const float *x, int K, int rows, int glu,
-                                  infer_cuda_xq *xq, const infer_cuda_qout *qo = NULL, const infer_cuda_mvn *nm = NULL) {
+                                  infer_cuda_xq *xq, const infer_cuda_qout *qo = NULL, const infer_cuda_mvn *nm = NULL, const E &e = E()) {
     infer_cuda_qout q;
     memset(&q, 0, sizeof q);
     if (qo && glu) q = *qo;
@@ -3691,7 +3708,7 @@ static int infer_cuda_matvec_fast(infer_cuda_ctx *c, infer_type t, const infer_c
     const int ry = rows > 1 ? (rows + INFER_CUDA_MV_ROWS - 1) / INFER_CUDA_MV_ROWS : 1;   /* k_mvq's row blocks, side by side */
     c->qt_rows = 0;                           /* (infer_cuda_tiles_last: no tiles this time) */
     c->qt_splits = 0;
-    if (infer_cuda_mmv_rows(c, rows)) {         /* 9-16 rows: the tensor-core matvec, where the type has one */
+    if (E::plain && infer_cuda_mmv_rows(c, rows)) {   /* 9-16 rows: the tensor-core matvec, where the type has one */
         int done = 0;
         infer_cuda_with_type(t, [&](auto ty) {
             constexpr int T = decltype(ty)::id;
@@ -3714,19 +3731,25 @@ static int infer_cuda_matvec_fast(infer_cuda_ctx *c, infer_type t, const infer_c
             const int u2 = rows == 1 && infer_cuda_mvq_u == 2;     /* one row: two slices at once (mvq_block) */
             if constexpr (Mv<T>::KIND == 3) {                         /* one row normalised on the way in */
                 if (nm) {
-                    if (glu && u2) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 1, 2, 1>)(mv, rb, xa, xds, K, rows, q, n);
-                    else if (glu) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 1, 1, 1>)(mv, rb, xa, xds, K, rows, q, n);
-                    else if (u2) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 0, 2, 1>)(mv, rb, xa, xds, K, rows, q, n);
-                    else INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 0, 1, 1>)(mv, rb, xa, xds, K, rows, q, n);
+                    if (!glu) {
+                        if (u2) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 0, 2, 1, E>)(mv, rb, xa, xds, K, rows, q, n, e);
+                        else INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 0, 1, 1, E>)(mv, rb, xa, xds, K, rows, q, n, e);
+                    } else if constexpr (E::plain) {
+                        if (u2) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 1, 2, 1>)(mv, rb, xa, xds, K, rows, q, n, e);
+                        else INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 1, 1, 1>)(mv, rb, xa, xds, K, rows, q, n, e);
+                    }
                     return;
                 }
             }
-            if (glu && u2) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 1, 2>)(mv, rb, xa, xds, K, rows, q, n);
-            else if (glu && rows == 1) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 1>)(mv, rb, xa, xds, K, rows, q, n);
-            else if (glu) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, R, 1>)(mv, rb, xa, xds, K, rows, q, n);
-            else if (u2) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 0, 2>)(mv, rb, xa, xds, K, rows, q, n);
-            else if (rows == 1) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 0>)(mv, rb, xa, xds, K, rows, q, n);
-            else INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, R, 0>)(mv, rb, xa, xds, K, rows, q, n);
+            if (!glu) {
+                if (u2) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 0, 2, 0, E>)(mv, rb, xa, xds, K, rows, q, n, e);
+                else if (rows == 1) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 0, 1, 0, E>)(mv, rb, xa, xds, K, rows, q, n, e);
+                else INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, R, 0, 1, 0, E>)(mv, rb, xa, xds, K, rows, q, n, e);
+            } else if constexpr (E::plain) {   /* (the GLU: plain stores only) */
+                if (u2) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 1, 2>)(mv, rb, xa, xds, K, rows, q, n, e);
+                else if (rows == 1) INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, 1, 1>)(mv, rb, xa, xds, K, rows, q, n, e);
+                else INFER_CUDA_LAUNCH(grid, nt, 0, c, k_mvq<T, R, 1>)(mv, rb, xa, xds, K, rows, q, n, e);
+            }
         }
     });
     return 1;
@@ -4987,6 +5010,94 @@ static void infer_cuda_rope_kv_store(void *ctx, const infer_kv_view *kv, float *
     INFER_CUDA_LAUNCH(dim3(kb + qb, rows), 128, 0, c, k_rope_kv_store)(kv->k, kv->v, kv->type == INFER_TYPE_F16, kv->block_table, kv->row_tables,
                                                                       kv->block_size, kv->kv_dim, k, v, pos, head_dim, rp, q, q ? n_head : 0, kb);
     INFER_CUDA_LAUNCHED(c, "rope_kv_store");
+}
+
+/* rmsnorm_qkv_store: q, k and v's matvec (k_mvq) doing rope_kv_store's work in its stores
+ * (MvRopeStore), one launch where there were two. Where it applies -- the fast mode's decode
+ * matvec (1-8 rows), q, k and v of one type and K, rope on pairs of neighbours (not NEOX's
+ * halves) from an even dim, one stream of positions -- a k_mvq block's two columns are one
+ * rope pair: the thread of column n (and row r) takes rope_cs of its pair before the dot
+ * products, and after them turns (its value, its neighbour's) with rope_turn as k_rope_kv_store
+ * would -- the same floats in, the same functions, the same bits -- then stores q turned, k
+ * and v as the matvec gives them, and the turned k and the v into the cache rows of pos.
+ * Elsewhere it runs rmsnorm_matmul_n, then rope_kv_store. */
+struct MvRopeStore {
+    enum { plain = 0 };
+    void *kp, *vp;                    /* the cache's pools */
+    const int32_t *table;             /* its block table, or each row's (rows) */
+    const int32_t *const *rows;
+    const int32_t *pos;               /* [rows] */
+    int f16, bs, kv_dim, head_dim;
+    infer_cuda_rope rp;
+    struct Pre { float cs, sn; };
+    /* cos and sin of column n's pair (q: weight 0, k: 1) at row r's position */
+    __device__ __forceinline__ Pre pre(int w, int n, int r) const {
+        Pre p = { 1.0f, 0.0f };
+        const int d = n % head_dim - rp.rot_first;
+        if (w < 2 && d >= 0 && d < rp.n_rot) rope_cs(rp, d / 2, pos[r], &p.cs, &p.sn);
+        return p;
+    }
+    /* v: this column's value, o: its place in out[w]; u: the pair's other value */
+    __device__ __forceinline__ void put(const Pre &p, float *o, float v, float u, int w, int n, int r) const {
+        const int d = n % head_dim - rp.rot_first, second = d & 1;
+        const float t = w < 2 && d >= 0 && d < rp.n_rot ? rope_turn(second ? u : v, second ? v : u, p.cs, p.sn, second) : v;
+        *o = w == 0 ? t : v;
+        if (w == 0) return;
+        const size_t off = kv_row(kv_table(table, rows, r), bs, pos[r]) * kv_dim + n;
+        if (f16) ((__half *)(w == 1 ? kp : vp))[off] = __float2half_rn(f16_saturate(t));
+        else ((float *)(w == 1 ? kp : vp))[off] = t;
+    }
+};
+static_assert(offsetof(MvRopeStore, rp) == 5 * sizeof(void *) + 4 * sizeof(int) && sizeof(MvRopeStore) == offsetof(MvRopeStore, rp) + sizeof(infer_cuda_rope),
+              "MvRopeStore has padding");
+static int infer_cuda_qkv_store = 1;      /* INFER_CUDA_QKV_STORE=0: the matvec, then rope_kv_store's own launch */
+static void infer_cuda_rmsnorm_qkv_store(void *ctx, float *h, const float *x, const float *nw, int rows, int dim, float eps, float *const *out,
+                                         const infer_tensor *const *w, const infer_kv_view *kv, const int32_t *pos, int n_head, int n_head_kv,
+                                         int head_dim, const infer_rope *r) {
+    infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
+    if (rows <= 0) return;
+    const float *in = nw ? h : x;             /* the matvecs' input */
+    const int QD = n_head * head_dim, KVD = n_head_kv * head_dim;
+    int fuse = infer_cuda_qkv_store && !c->precise && rows <= INFER_CUDA_MV_ROWS && !infer_cuda_mmv_rows(c, rows) && !r->neox && r->n_rot % 2 == 0 &&
+               r->rot_first % 2 == 0 && r->rot_first + r->n_rot <= head_dim && head_dim % 2 == 0 && kv->kv_dim == KVD && (!nw || h != x) &&
+               w[0]->ne[1] == QD && w[1]->ne[1] == KVD && w[2]->ne[1] == KVD;
+    for (int i = 0; fuse && i < 3; i++) fuse = w[i]->type == w[0]->type && w[i]->ne[0] == dim;
+    infer_cuda_mv mv;
+    memset(&mv, 0, sizeof mv);
+    for (int i = 0; i < 3; i++) {
+        mv.W[i] = (const uint8_t *)w[i]->data; mv.out[i] = out[i]; mv.scale[i] = w[i]->scale;
+        mv.start[i + 1] = mv.start[i] + (int)w[i]->ne[1];
+    }
+    mv.n = 3;
+    const size_t rb = infer_type_row_size(w[0]->type, dim);
+    const int kind = fuse ? infer_cuda_mv_kind(w[0]->type, mv.W, 3, rb, in, dim) : 0;
+    c->qkv_store = 0;
+    if (!kind) {
+        if (nw) infer_cuda_rmsnorm_matmul_n(ctx, h, x, nw, rows, dim, eps, 3, out, w);
+        else infer_cuda_matmul_n(ctx, 3, out, w, x, rows);
+        infer_cuda_rope_kv_store(ctx, kv, out[0], out[1], out[2], pos, rows, n_head, n_head_kv, head_dim, r);
+        return;
+    }
+    MvRopeStore e;
+    memset(&e, 0, sizeof e);
+    e.kp = kv->k; e.vp = kv->v; e.table = kv->block_table; e.rows = kv->row_tables; e.pos = pos;
+    e.f16 = kv->type == INFER_TYPE_F16; e.bs = kv->block_size; e.kv_dim = KVD; e.head_dim = head_dim;
+    e.rp = infer_cuda_rope_of(r, NULL);
+    infer_cuda_mvn nm;
+    infer_cuda_xq xq = { 0, NULL, NULL };
+    c->norm_mv = 0;
+    if (nw && kind == 3 && infer_cuda_norm_mv_ok(c, w[0]->type, mv.W, 3, rb, x, h, nw, dim, rows, eps, &nm)) {
+        c->norm_mv = 1;                       /* float weights, one row: the norm inside the matvec too */
+        infer_cuda_matvec_fast(c, w[0]->type, mv, rb, h, dim, rows, 0, NULL, NULL, &nm, e);
+    } else {
+        if (nw) {
+            infer_cuda_pf pf;
+            memset(&pf, 0, sizeof pf);
+            xq = infer_cuda_norm_for(c, kind == 3 ? 0 : kind, h, x, nw, rows, dim, eps, pf);
+        }
+        infer_cuda_matvec_fast(c, w[0]->type, mv, rb, in, dim, rows, 0, &xq, NULL, NULL, e);
+    }
+    c->qkv_store = 1;
 }
 
 __device__ __forceinline__ float kv_load(const void *pool, int f16_cache, size_t i) {
@@ -6864,6 +6975,7 @@ static void infer_cuda_fill_table(void) {
     k->matmul_add = infer_cuda_matmul_add;
     k->matmul_glu = infer_cuda_matmul_glu;
     k->rope_kv_store = infer_cuda_rope_kv_store;
+    k->rmsnorm_qkv_store = infer_cuda_rmsnorm_qkv_store;
     k->rmsnorm_matmul_n = infer_cuda_rmsnorm_matmul_n;
     k->rmsnorm_ffn = infer_cuda_rmsnorm_ffn;
     k->argmax = infer_cuda_argmax;
@@ -6922,6 +7034,8 @@ infer_status infer_cuda_init(int device, infer_error *err) {
     else if (bc && atoll(bc) > 0) infer_cuda_bf16_cache_max = (size_t)atoll(bc) << 20;
     /* INFER_CUDA_NORM_MV=0: the norm before a one-row float matvec as its own launch
      * (k_rmsnorm), not inside the matvec, to time the two in one build */
+    const char *qks = getenv("INFER_CUDA_QKV_STORE");   /* INFER_CUDA_QKV_STORE=0: rope and the cache stores in their own launch */
+    if (qks) infer_cuda_qkv_store = atoi(qks) != 0;
     const char *nmv = getenv("INFER_CUDA_NORM_MV");
     if (nmv && !strcmp(nmv, "0")) infer_cuda_norm_mv = 0;
     /* INFER_CUDA_MVQ_U=1: a one-row decode matvec loads one slice at a time, not two
@@ -7119,6 +7233,11 @@ extern "C" size_t infer_cuda_bf16_cache_force(size_t bytes) {
 #endif
 }
 extern "C" size_t infer_cuda_bf16_cache_bytes(void *ctx) { return ((infer_cuda_ctx *)ctx)->wcache_bytes; }
+/* For the tests: rmsnorm_qkv_store's rope and cache stores inside the q/k/v matvec (1) or in
+ * rope_kv_store's own launch after it (0); returns the previous setting. _last: 1 when the
+ * context's last rmsnorm_qkv_store ran them in the matvec. */
+extern "C" int infer_cuda_qkv_store_force(int on) { return infer_cuda_knob(&infer_cuda_qkv_store, on != 0); }
+extern "C" int infer_cuda_qkv_store_last(void *ctx) { return ((infer_cuda_ctx *)ctx)->qkv_store; }
 extern "C" int infer_cuda_norm_mv_force(int on) { return infer_cuda_knob(&infer_cuda_norm_mv, on != 0); }
 extern "C" int infer_cuda_norm_mv_last(void *ctx) { return ((infer_cuda_ctx *)ctx)->norm_mv; }
 /* For the tests: 9-16 rows of a fast-mode matmul of quantized weights run on k_mmv (on = 1;

@@ -9586,6 +9586,8 @@ int infer_cuda_qgemm_force(int rows, int cols);
 int infer_cuda_mvq_rows_force(int rows);
 int infer_cuda_mvq_u_force(int u);
 int infer_cuda_mmv_force(int on, int nt);
+int infer_cuda_qkv_store_force(int on);
+int infer_cuda_qkv_store_last(void *ctx);
 int infer_cuda_mmv_min_force(int rows);
 int infer_cuda_mmv_xf_host(infer_type t);
 long infer_cuda_mmv_count(void);
@@ -10637,15 +10639,16 @@ static void test_gpu_seq_batch(void) {
  * splits merged by the last block), o (+ residual), rmsnorm, gate/up with the GLU, down
  * (+ residual). Fast: the
  * norms write the int8 activations of q/k/v and gate/up, the GLU those of down, the
- * attention those of o (attention_matmul_add): no quantization launch of their own. Fast on
- * stories260K's F32 weights: the two norms run inside the matvecs after them (k_mvq's NM),
- * 6 a layer. The logits of
+ * attention those of o (attention_matmul_add): no quantization launch of their own; rope
+ * and the cache stores run inside the q/k/v matvec (rmsnorm_qkv_store): 7 a layer. Fast on
+ * stories260K's F32 weights: the two norms run inside the matvecs after them too (k_mvq's
+ * NM), 5 a layer. The logits of
  * the replayed steps equal the CPU's (the precise mode within the model tolerance, the fast
  * mode the CPU's fast path within twice the fast bound), so a replay that read stale
  * positions or tokens would fail here. */
 #define INFER_TEST_LAUNCHES_PER_LAYER 8
-#define INFER_TEST_LAUNCHES_PER_LAYER_FAST 8
-#define INFER_TEST_LAUNCHES_PER_LAYER_FLOAT_FAST 6      /* float weights, one row: the two norms inside their matvecs */
+#define INFER_TEST_LAUNCHES_PER_LAYER_FAST 7            /* rope and the cache stores inside the q/k/v matvec */
+#define INFER_TEST_LAUNCHES_PER_LAYER_FLOAT_FAST 5      /* float weights, one row: the two norms inside their matvecs too */
 static void decode_graph_run(const infer_kernels *k, const char *path, int precise, int budget, int step_budget) {
     infer_model *m = load_model(path, 0);
     if (!m) return;
@@ -11013,7 +11016,8 @@ static void test_gpu_batch_launches(void) {
 /* A decode step of 9-16 sequences on k_mmv (INFER_CUDA_MMV=1) takes the fused decode path of
  * a step of 1-8 -- the norm writing q, k and v's int8 codes, q, k and v in one launch, the
  * attention quantizing for the output projection, the GLU quantizing for the down projection
- * -- so 12 sequences cost the launches of 6 (on the int8 tiles, more); and each sequence's
+ * -- so 12 sequences cost the launches of 6 but rope_kv_store's, which the int8 matvec does
+ * in its stores (on the int8 tiles, more); and each sequence's
  * logits are its own alone on the CPU's fast path (the golden llama Q4_0: its output matrix
  * Q6_K or Q4_0, both k_mmv's) */
 static void test_gpu_mmv_launches(void) {
@@ -11076,7 +11080,9 @@ static void test_gpu_mmv_launches(void) {
     }
     printf("    decode launches: 6 sequences %d, 12 on k_mmv %d, 12 on the int8 tiles %d (%d layers); k_mmv's logits within %.2g of the CPU alone\n",
            launches[0], launches[1], launches[2], L, worst);
-    CHECK_MSG(launches[0] > 0 && launches[1] == launches[0] && launches[2] > launches[1], "launches: %d, %d, %d", launches[0], launches[1], launches[2]);
+    /* (k_mmv does not do rope_kv_store's work in its stores as the int8 matvec does: one launch a layer more) */
+    CHECK_MSG(launches[0] > 0 && launches[1] == launches[0] + L && launches[2] > launches[1], "launches: %d, %d, %d (%d layers)", launches[0], launches[1],
+              launches[2], L);
 done:
     infer_cuda_mmv_force(old_mmv, 0);
     if (s) infer_session_free(s);
@@ -11640,6 +11646,110 @@ static void test_gpu_mvq_pairs(void) {
 done:
     infer_cuda_mvq_u_force(old_u);
     if (cf) cpu->ctx_free(cf);
+    if (g) k->ctx_free(g);
+#endif
+}
+
+/* rmsnorm_qkv_store with rope and the cache stores inside the q/k/v matvec (MvRopeStore) and
+ * with rope_kv_store's own launch after it (INFER_CUDA_QKV_STORE=0): q, k, v, h and the
+ * cache's pools the same bits either way -- the matvec's floats go through the same rope_cs
+ * and rope_turn. F16 (the norm inside the matvec too), F32, Q4_0, Q8_0 and Q6_K weights
+ * (int8 activations from the norm), 1, 3 and 8 rows at scattered positions of a shuffled
+ * block table, F32 and F16 caches, rope over a whole head and over its first 32 dims (YaRN
+ * on), with the norm and without (x already normalised); and a NEOX rope, which the matvec
+ * cannot pair, runs the two launches and says so. */
+static void test_gpu_qkv_store(void) {
+    const infer_kernels *k = gpu_or_skip();
+    if (!k) return;
+#ifdef INFER_CUDA
+    void *g = NULL;
+    infer_error err;
+    const int old = infer_cuda_qkv_store_force(1);
+    if (k->ctx_create(&g, 1, 0, &err) != INFER_OK) { CHECK_MSG(0, "%s", err.msg); goto done; }
+    if (!k->rmsnorm_qkv_store) { CHECK_MSG(0, "the CUDA table has no rmsnorm_qkv_store"); goto done; }
+    infer__rng rng;
+    infer__rng_seed(&rng, 41);
+    enum { E = 256, NH = 4, NKV = 2, HD = 64, QD = NH * HD, KVD = NKV * HD, BS = 16, NB = 24, RMAX = 8 };
+    static const infer_type types[5] = { INFER_TYPE_F16, INFER_TYPE_F32, INFER_TYPE_Q4_0, INFER_TYPE_Q8_0, INFER_TYPE_Q6_K };
+    static const int rows_list[3] = { 1, 3, 8 };
+    int32_t table[NB], pos[RMAX] = { 0, 17, 100, 101, 350, 5, 64, 200 };
+    for (int b = 0; b < NB; b++) table[b] = (b * 7 + 3) % NB;
+    const size_t cache = (size_t)NB * BS * KVD;
+    void *dt = k->alloc(g, sizeof table), *dp = k->alloc(g, sizeof pos), *dx = k->alloc(g, sizeof(float) * RMAX * E), *dn = k->alloc(g, sizeof(float) * E);
+    void *dh = k->alloc(g, sizeof(float) * RMAX * E), *dq = k->alloc(g, sizeof(float) * RMAX * QD), *dk = k->alloc(g, sizeof(float) * RMAX * KVD);
+    void *dv = k->alloc(g, sizeof(float) * RMAX * KVD), *kp = k->alloc(g, cache * 4), *vp = k->alloc(g, cache * 4);
+    float *x = malloc(sizeof(float) * RMAX * E), *nw = malloc(sizeof(float) * E);
+    for (int i = 0; i < RMAX * E; i++) x[i] = (float)(infer__rng_uniform(&rng) * 4 - 2);
+    for (int i = 0; i < E; i++) nw[i] = (float)(0.5 + infer__rng_uniform(&rng));
+    int cases = 0;
+    if (!dt || !dp || !dx || !dn || !dh || !dq || !dk || !dv || !kp || !vp || k->upload(g, dt, table, sizeof table) != INFER_OK ||
+        k->upload(g, dp, pos, sizeof pos) != INFER_OK || k->upload(g, dn, nw, sizeof(float) * E) != INFER_OK) {
+        CHECK_MSG(0, "device memory");
+        goto free_all;
+    }
+    for (int ti = 0; ti < 5; ti++) {
+        const infer_type t = types[ti];
+        uint8_t *wq[3];
+        void *gw[3];
+        infer_tensor tw[3];
+        const int ns[3] = { QD, KVD, KVD };
+        int ok = 1;
+        for (int i = 0; i < 3; i++) {
+            size_t bytes;
+            float scale;
+            wq[i] = int8_weights(&rng, t, E, ns[i], 1, &bytes, &scale);
+            gw[i] = k->alloc(g, bytes);
+            tw[i] = (infer_tensor){ "w", t, 2, { E, ns[i], 1, 1 }, gw[i], bytes, scale };
+            ok &= gw[i] && k->upload(g, gw[i], wq[i], bytes) == INFER_OK;
+        }
+        for (int c = 0; ok && c < 3 * 2 * 2 * 2 + 1; c++) {
+            const int neox = c == 24, rows = neox ? 3 : rows_list[c % 3], f16 = neox ? 0 : c / 3 % 2, partial = neox ? 0 : c / 6 % 2, norm = neox ? 1 : c / 12;
+            const infer_kv_view kv = { kp, vp, f16 ? INFER_TYPE_F16 : INFER_TYPE_F32, BS, (const int32_t *)dt, KVD, NULL };
+            infer_rope r;
+            memset(&r, 0, sizeof r);
+            r.n_rot = partial ? 32 : HD; r.neox = neox; r.freq_base = 10000.0f; r.freq_scale = partial ? 0.25f : 1.0f; r.attn_factor = 1.0f;
+            r.ext_factor = partial ? 1.0f : 0.0f; r.beta_fast = 32.0f; r.beta_slow = 1.0f; r.n_ctx_orig = 2048;
+            float *got[2][6];
+            const size_t sz[6] = { (size_t)rows * QD, (size_t)rows * KVD, (size_t)rows * KVD, (size_t)rows * E, cache * (f16 ? 2 : 4) / 4, cache * (f16 ? 2 : 4) / 4 };
+            void *src[6] = { dq, dk, dv, dh, kp, vp };
+            int ran[2] = { -1, -1 };
+            for (int way = 0; way < 2; way++) {
+                infer_cuda_qkv_store_force(!way);
+                CHECK(k->upload(g, dx, x, sizeof(float) * rows * E) == INFER_OK);
+                CHECK(k->upload(g, dh, x, sizeof(float) * rows * E) == INFER_OK);      /* (norm off: the input, in h) */
+                k->zero(g, kp, cache * 4);
+                k->zero(g, vp, cache * 4);
+                float *outs[3] = { (float *)dq, (float *)dk, (float *)dv };
+                const infer_tensor *ws[3] = { &tw[0], &tw[1], &tw[2] };
+                k->rmsnorm_qkv_store(g, (float *)dh, norm ? (const float *)dx : (const float *)dh, norm ? (const float *)dn : NULL, rows, E, 1e-5f, outs, ws, &kv,
+                                     (const int32_t *)dp, NH, NKV, HD, &r);
+                ran[way] = infer_cuda_qkv_store_last(g);
+                for (int i = 0; i < 6; i++) {
+                    got[way][i] = malloc(sizeof(float) * sz[i]);
+                    CHECK_MSG(k->download(g, got[way][i], src[i], sizeof(float) * sz[i]) == INFER_OK, "%s", k->last_error(g));
+                }
+            }
+            static const char *names[6] = { "q", "k", "v", "h", "the keys' cache", "the values' cache" };
+            CHECK_MSG(ran[0] == !neox && ran[1] == 0, "%s case %d: ran in the matvec %d, then %d", infer_type_name(t), c, ran[0], ran[1]);
+            for (int i = 0; i < 6; i++) {
+                CHECK_MSG(!memcmp(got[0][i], got[1][i], sizeof(float) * sz[i]), "%s rows=%d %s cache, %s rope%s: %s differs with rope in the matvec",
+                          infer_type_name(t), rows, f16 ? "F16" : "F32", partial ? "partial" : "full", norm ? ", norm" : "", names[i]);
+                free(got[0][i]);
+                free(got[1][i]);
+            }
+            cases++;
+        }
+        for (int i = 0; i < 3; i++) { if (gw[i]) k->free(g, gw[i]); free(wq[i]); }
+    }
+    printf("    %d cases: q, k, v, h and the cache the same bits with rope and the stores in the matvec\n", cases);
+free_all:
+    {
+        void *bufs[10] = { dt, dp, dx, dn, dh, dq, dk, dv, kp, vp };
+        for (int i = 0; i < 10; i++) if (bufs[i]) k->free(g, bufs[i]);
+    }
+    free(x); free(nw);
+done:
+    infer_cuda_qkv_store_force(old);
     if (g) k->ctx_free(g);
 #endif
 }
@@ -12997,6 +13107,7 @@ static const test_case tests[] = {
     { "gpu_mvq_pairs", test_gpu_mvq_pairs },
     { "gpu_mmv", test_gpu_mmv },
     { "gpu_norm_mv", test_gpu_norm_mv },
+    { "gpu_qkv_store", test_gpu_qkv_store },
     { "gpu_int8_moe", test_gpu_int8_moe },
     { "gpu_int8_tiles", test_gpu_int8_tiles },
     { "gpu_half_matmul", test_gpu_half_matmul },

@@ -11,6 +11,7 @@
 #        INFER_CUDA_MVQ_U=1        the one-row matvec one slice at a time (tg)
 #        INFER_CUDA_NORM_MV=0      the norm before a float matvec as its own launch (F16 tg)
 #        INFER_CUDA_MMV_MIN=1      one-row decode on the tensor-core matvec (Q4_0, Q8_0 tg)
+#        INFER_CUDA_QKV_STORE=0    rope and the cache stores in their own launch (Q4_0, F16 tg)
 #        INFER_CUDA_PDL=0          no programmatic dependent launch (tg)
 #        INFER_CUDA_DN=chunks      DeltaNet prompts in chunks, INFER_CUDA_DNC_COLS=16/8/4 (pp)
 #        INFER_CUDA_QGEMM=tiles    quantized prompts on the int8 tiles (pp)
@@ -44,6 +45,7 @@ for i in 1 2; do for m in llama-1b-Q4_0 llama-1b-Q8_0 llama-1b-F16 qwen35-0.8b-Q
 T="--bench-pp 16 --bench-tg 128 -c 704"
 for m in llama-1b-Q4_0 llama-1b-Q8_0 llama-1b-F16 qwen35-0.8b-Q8_0; do INFER_CUDA_MVQ_U=1 b $m mvq_u=1 $T; b $m default $T; done
 INFER_CUDA_NORM_MV=0 b llama-1b-F16 norm_mv=0 $T; b llama-1b-F16 default $T
+for m in llama-1b-Q4_0 llama-1b-F16; do INFER_CUDA_QKV_STORE=0 b $m qkv_store=0 $T; b $m default $T; done
 for m in llama-1b-Q4_0 llama-1b-Q8_0; do INFER_CUDA_MMV=16 INFER_CUDA_MMV_MIN=1 b $m mmv_min=1 $T; b $m default $T; done
 INFER_CUDA_PDL=0 b llama-1b-Q4_0 pdl=0 $T
 for co in 16 8 4; do INFER_CUDA_DN=chunks INFER_CUDA_DNC_COLS=$co b qwen35-0.8b-Q8_0 "dn=chunks/$co" --bench-pp 512 --bench-tg 0 -c 704; done
