@@ -3367,8 +3367,9 @@ __device__ __forceinline__ int mmv_sum16(uint32_t w) {
     s += __shfl_xor_sync(0xffffffffu, s, 1);
     return s + __shfl_xor_sync(0xffffffffu, s, 2);
 }
-template <int T, int NT, int G, int XF>
-__global__ void __launch_bounds__(32 * INFER_CUDA_MMV_WARPS) k_mmv(infer_cuda_mv mv, size_t row_bytes, infer_cuda_mmx x, int K, int rows, infer_cuda_qout qo) {
+template <int T, int NT, int G, int XF, class E = MvPlain>
+__global__ void __launch_bounds__(32 * INFER_CUDA_MMV_WARPS) k_mmv(infer_cuda_mv mv, size_t row_bytes, infer_cuda_mmx x, int K, int rows, infer_cuda_qout qo,
+                                                                 E ep) {
     INFER_CUDA_PDL_TRIGGER();                /* the wait follows the first weights' loads */
     typedef Dq8<T> D;
     enum { U = INFER_CUDA_MMV_U, WARPS = INFER_CUDA_MMV_WARPS, HS = 32 / D::sub, C = G ? 8 : 8 * NT };
@@ -3382,15 +3383,20 @@ __global__ void __launch_bounds__(32 * INFER_CUDA_MMV_WARPS) k_mmv(infer_cuda_mv
     /* which weight and columns: constant indices only, so mv stays in the parameter space */
     const uint8_t *W = mv.W[0];
     float *out = mv.out[0], scale = mv.scale[0];
-    int N = mv.start[1], n0 = bx * C, b0 = 0;
+    int N = mv.start[1], n0 = bx * C, b0 = 0, ws = 0;
     if (!G)
 INFER_CUDA_UNROLL
         for (int i = 0; i < INFER_CUDA_MV_MAXW; i++) {
             if (i >= mv.n) break;
             const int Ni = mv.start[i + 1] - mv.start[i];
-            if (bx >= b0) { W = mv.W[i]; out = mv.out[i]; scale = mv.scale[i]; N = Ni; n0 = (bx - b0) * C; }
+            if (bx >= b0) { W = mv.W[i]; out = mv.out[i]; scale = mv.scale[i]; N = Ni; n0 = (bx - b0) * C; ws = i; }
             b0 += (Ni + C - 1) / C;
         }
+    /* the value this thread stores at the end: fragment value fe of lane fl (below) */
+    const int fe = tid >> 5, fl = tid & 31, fi = fe & 3, fr = (fl >> 2) + 8 * (fi >> 1), fn = n0 + (G ? 0 : 8 * (fe >> 2)) + 2 * (fl & 3) + (fi & 1);
+    const int stores = fe < (G ? 4 : 4 * NT) && fr < nr && fn < N;
+    typename E::Pre pre = {};                /* (E's work before the dot products: its loads' latency hidden behind theirs) */
+    if (!E::plain && stores) pre = ep.pre(ws, fn, r0 + fr);
     const uint8_t *wr[NT];                   /* lane's weight row in each n-tile (a column past N reads column 0) */
 INFER_CUDA_UNROLL
     for (int nt = 0; nt < NT; nt++) {
@@ -3488,16 +3494,19 @@ INFER_CUDA_UNROLL
 INFER_CUDA_UNROLL
         for (int i = 0; i < 4; i++) red[warp][4 * nt + i][lane] = acc[nt][i];
     __syncthreads();
-    /* thread (e, l) adds the warps' sums of fragment value e of lane l, in warp order */
-    const int e = tid >> 5, l = tid & 31, i = e & 3, r = (l >> 2) + 8 * (i >> 1), n = n0 + (G ? 0 : 8 * (e >> 2)) + 2 * (l & 3) + (i & 1);
-    if (e < (G ? 4 : 4 * NT) && r < nr && n < N) {
+    /* thread (fe, fl) adds the warps' sums of fragment value fe of lane fl, in warp order */
+    if (stores) {
         float v = 0.0f;
-        for (int w = 0; w < WARPS; w++) v += red[w][e][l];
-        float *o = &out[(size_t)(r0 + r) * N + n];
+        for (int w = 0; w < WARPS; w++) v += red[w][fe][fl];
+        float *o = &out[(size_t)(r0 + fr) * N + fn];
         if (G) {
             float vu = 0.0f;
-            for (int w = 0; w < WARPS; w++) vu += red[w][4 + e][l];
+            for (int w = 0; w < WARPS; w++) vu += red[w][4 + fe][fl];
             *o = glu_act(v * scale, vu * mv.scale[1], mv.act, mv.limit);
+        } else if (!E::plain) {             /* the pair's other column: value fe ^ 1 of the same lane, summed the same way */
+            float u = 0.0f;
+            for (int w = 0; w < WARPS; w++) u += red[w][fe ^ 1][fl];
+            ep.put(pre, o, v * scale, u * scale, ws, fn, r0 + fr);
         } else {
             v *= scale;
             *o = mv.add ? *o + v : v;
@@ -3647,8 +3656,8 @@ template <int T> static constexpr int infer_cuda_mmv_xf() {
  * layout infer_cuda_mmv_xf<T> names. Two n-tiles a warp while that still leaves two blocks
  * an SM (a feed-forward's gate and up, an output matrix), else one (a down projection, q, k
  * and v of a 1B model: twice the blocks). */
-template <int T> static void infer_cuda_mmv_launch(infer_cuda_ctx *c, const infer_cuda_mv &mv, size_t rb, const infer_cuda_mmx &x, int K, int rows, int glu,
-                                                   const infer_cuda_qout &qo) {
+template <int T, class E = MvPlain> static void infer_cuda_mmv_launch(infer_cuda_ctx *c, const infer_cuda_mv &mv, size_t rb, const infer_cuda_mmx &x, int K,
+                                                                    int rows, int glu, const infer_cuda_qout &qo, const E &e = E()) {
     constexpr int XF = infer_cuda_mmv_xf<T>();
     if constexpr (XF >= 0) {
         const int width = glu ? mv.start[1] : mv.start[mv.n];
@@ -3663,9 +3672,10 @@ template <int T> static void infer_cuda_mmv_launch(infer_cuda_ctx *c, const infe
         infer_cuda_mmv_issued++;
         const int threads = 32 * INFER_CUDA_MMV_WARPS;
         blocks *= (rows + INFER_CUDA_MMV_ROWS - 1) / INFER_CUDA_MMV_ROWS;
-        if (glu) INFER_CUDA_LAUNCH(blocks, threads, 0, c, k_mmv<T, 2, 1, XF>)(mv, rb, x, K, rows, qo);
-        else if (nt == 2) INFER_CUDA_LAUNCH(blocks, threads, 0, c, k_mmv<T, 2, 0, XF>)(mv, rb, x, K, rows, qo);
-        else INFER_CUDA_LAUNCH(blocks, threads, 0, c, k_mmv<T, 1, 0, XF>)(mv, rb, x, K, rows, qo);
+        if (glu) {
+            if constexpr (E::plain) INFER_CUDA_LAUNCH(blocks, threads, 0, c, k_mmv<T, 2, 1, XF>)(mv, rb, x, K, rows, qo, e);
+        } else if (nt == 2) INFER_CUDA_LAUNCH(blocks, threads, 0, c, k_mmv<T, 2, 0, XF, E>)(mv, rb, x, K, rows, qo, e);
+        else INFER_CUDA_LAUNCH(blocks, threads, 0, c, k_mmv<T, 1, 0, XF, E>)(mv, rb, x, K, rows, qo, e);
     }
 }
 /* one weight, or the GLU of two, from the tiles' activations (XF 0) */
@@ -3708,7 +3718,7 @@ static int infer_cuda_matvec_fast(infer_cuda_ctx *c, infer_type t, const infer_c
     const int ry = rows > 1 ? (rows + INFER_CUDA_MV_ROWS - 1) / INFER_CUDA_MV_ROWS : 1;   /* k_mvq's row blocks, side by side */
     c->qt_rows = 0;                           /* (infer_cuda_tiles_last: no tiles this time) */
     c->qt_splits = 0;
-    if (E::plain && infer_cuda_mmv_rows(c, rows)) {   /* 9-16 rows: the tensor-core matvec, where the type has one */
+    if (infer_cuda_mmv_rows(c, rows)) {         /* 9-16 rows: the tensor-core matvec, where the type has one */
         int done = 0;
         infer_cuda_with_type(t, [&](auto ty) {
             constexpr int T = decltype(ty)::id;
@@ -3717,7 +3727,7 @@ static int infer_cuda_matvec_fast(infer_cuda_ctx *c, infer_type t, const infer_c
                 memset(&xm, 0, sizeof xm);
                 xm.codes = (const int8_t *)xa;
                 xm.ds = xds;
-                infer_cuda_mmv_launch<T>(c, mv, rb, xm, K, rows, glu, q);
+                infer_cuda_mmv_launch<T, E>(c, mv, rb, xm, K, rows, glu, q, e);
                 done = 1;
             }
         });
@@ -5058,7 +5068,7 @@ static void infer_cuda_rmsnorm_qkv_store(void *ctx, float *h, const float *x, co
     if (rows <= 0) return;
     const float *in = nw ? h : x;             /* the matvecs' input */
     const int QD = n_head * head_dim, KVD = n_head_kv * head_dim;
-    int fuse = infer_cuda_qkv_store && !c->precise && rows <= INFER_CUDA_MV_ROWS && !infer_cuda_mmv_rows(c, rows) && !r->neox && r->n_rot % 2 == 0 &&
+    int fuse = infer_cuda_qkv_store && !c->precise && (rows <= INFER_CUDA_MV_ROWS || infer_cuda_mmv_rows(c, rows)) && !r->neox && r->n_rot % 2 == 0 &&
                r->rot_first % 2 == 0 && r->rot_first + r->n_rot <= head_dim && head_dim % 2 == 0 && kv->kv_dim == KVD && (!nw || h != x) &&
                w[0]->ne[1] == QD && w[1]->ne[1] == KVD && w[2]->ne[1] == KVD;
     for (int i = 0; fuse && i < 3; i++) fuse = w[i]->type == w[0]->type && w[i]->ne[0] == dim;

@@ -11016,8 +11016,8 @@ static void test_gpu_batch_launches(void) {
 /* A decode step of 9-16 sequences on k_mmv (INFER_CUDA_MMV=1) takes the fused decode path of
  * a step of 1-8 -- the norm writing q, k and v's int8 codes, q, k and v in one launch, the
  * attention quantizing for the output projection, the GLU quantizing for the down projection
- * -- so 12 sequences cost the launches of 6 but rope_kv_store's, which the int8 matvec does
- * in its stores (on the int8 tiles, more); and each sequence's
+ * -- and doing rope_kv_store's work in its stores: so 12 sequences cost the launches of 6
+ * (on the int8 tiles, more); and each sequence's
  * logits are its own alone on the CPU's fast path (the golden llama Q4_0: its output matrix
  * Q6_K or Q4_0, both k_mmv's) */
 static void test_gpu_mmv_launches(void) {
@@ -11080,8 +11080,7 @@ static void test_gpu_mmv_launches(void) {
     }
     printf("    decode launches: 6 sequences %d, 12 on k_mmv %d, 12 on the int8 tiles %d (%d layers); k_mmv's logits within %.2g of the CPU alone\n",
            launches[0], launches[1], launches[2], L, worst);
-    /* (k_mmv does not do rope_kv_store's work in its stores as the int8 matvec does: one launch a layer more) */
-    CHECK_MSG(launches[0] > 0 && launches[1] == launches[0] + L && launches[2] > launches[1], "launches: %d, %d, %d (%d layers)", launches[0], launches[1],
+    CHECK_MSG(launches[0] > 0 && launches[1] == launches[0] && launches[2] > launches[1], "launches: %d, %d, %d (%d layers)", launches[0], launches[1],
               launches[2], L);
 done:
     infer_cuda_mmv_force(old_mmv, 0);
@@ -11654,7 +11653,8 @@ done:
  * with rope_kv_store's own launch after it (INFER_CUDA_QKV_STORE=0): q, k, v, h and the
  * cache's pools the same bits either way -- the matvec's floats go through the same rope_cs
  * and rope_turn. F16 (the norm inside the matvec too), F32, Q4_0, Q8_0 and Q6_K weights
- * (int8 activations from the norm), 1, 3 and 8 rows at scattered positions of a shuffled
+ * (int8 activations from the norm), 1, 3 and 8 rows (and 12 on k_mmv, INFER_CUDA_MMV=16,
+ * for the int8 types) at scattered positions of a shuffled
  * block table, F32 and F16 caches, rope over a whole head and over its first 32 dims (YaRN
  * on), with the norm and without (x already normalised); and a NEOX rope, which the matvec
  * cannot pair, runs the two launches and says so. */
@@ -11669,10 +11669,10 @@ static void test_gpu_qkv_store(void) {
     if (!k->rmsnorm_qkv_store) { CHECK_MSG(0, "the CUDA table has no rmsnorm_qkv_store"); goto done; }
     infer__rng rng;
     infer__rng_seed(&rng, 41);
-    enum { E = 256, NH = 4, NKV = 2, HD = 64, QD = NH * HD, KVD = NKV * HD, BS = 16, NB = 24, RMAX = 8 };
+    enum { E = 256, NH = 4, NKV = 2, HD = 64, QD = NH * HD, KVD = NKV * HD, BS = 16, NB = 24, RMAX = 12 };
     static const infer_type types[5] = { INFER_TYPE_F16, INFER_TYPE_F32, INFER_TYPE_Q4_0, INFER_TYPE_Q8_0, INFER_TYPE_Q6_K };
-    static const int rows_list[3] = { 1, 3, 8 };
-    int32_t table[NB], pos[RMAX] = { 0, 17, 100, 101, 350, 5, 64, 200 };
+    static const int rows_list[4] = { 1, 3, 8, 12 };
+    int32_t table[NB], pos[RMAX] = { 0, 17, 100, 101, 350, 5, 64, 200, 201, 33, 300, 2 };
     for (int b = 0; b < NB; b++) table[b] = (b * 7 + 3) % NB;
     const size_t cache = (size_t)NB * BS * KVD;
     void *dt = k->alloc(g, sizeof table), *dp = k->alloc(g, sizeof pos), *dx = k->alloc(g, sizeof(float) * RMAX * E), *dn = k->alloc(g, sizeof(float) * E);
@@ -11702,8 +11702,11 @@ static void test_gpu_qkv_store(void) {
             tw[i] = (infer_tensor){ "w", t, 2, { E, ns[i], 1, 1 }, gw[i], bytes, scale };
             ok &= gw[i] && k->upload(g, gw[i], wq[i], bytes) == INFER_OK;
         }
-        for (int c = 0; ok && c < 3 * 2 * 2 * 2 + 1; c++) {
-            const int neox = c == 24, rows = neox ? 3 : rows_list[c % 3], f16 = neox ? 0 : c / 3 % 2, partial = neox ? 0 : c / 6 % 2, norm = neox ? 1 : c / 12;
+        for (int c = 0; ok && c < 4 * 2 * 2 * 2 + 1; c++) {
+            const int neox = c == 32, rows = neox ? 3 : rows_list[c % 4], f16 = neox ? 0 : c / 4 % 2, partial = neox ? 0 : c / 8 % 2, norm = neox ? 1 : c / 16;
+            if (rows > 8 && (t == INFER_TYPE_F16 || t == INFER_TYPE_F32)) continue;   /* (k_mmv: the int8 types) */
+            infer_cuda_mmv_force(rows > 8 ? 16 : 0, 0);
+            const long mmv0 = infer_cuda_mmv_count();
             const infer_kv_view kv = { kp, vp, f16 ? INFER_TYPE_F16 : INFER_TYPE_F32, BS, (const int32_t *)dt, KVD, NULL };
             infer_rope r;
             memset(&r, 0, sizeof r);
@@ -11729,6 +11732,7 @@ static void test_gpu_qkv_store(void) {
                     CHECK_MSG(k->download(g, got[way][i], src[i], sizeof(float) * sz[i]) == INFER_OK, "%s", k->last_error(g));
                 }
             }
+            CHECK_MSG((rows > 8) == (infer_cuda_mmv_count() > mmv0), "%s rows=%d: %ld k_mmv launches", infer_type_name(t), rows, infer_cuda_mmv_count() - mmv0);
             static const char *names[6] = { "q", "k", "v", "h", "the keys' cache", "the values' cache" };
             CHECK_MSG(ran[0] == !neox && ran[1] == 0, "%s case %d: ran in the matvec %d, then %d", infer_type_name(t), c, ran[0], ran[1]);
             for (int i = 0; i < 6; i++) {
@@ -11750,6 +11754,7 @@ free_all:
     free(x); free(nw);
 done:
     infer_cuda_qkv_store_force(old);
+    infer_cuda_mmv_force(-1, 0);
     if (g) k->ctx_free(g);
 #endif
 }
