@@ -1,8 +1,10 @@
 #!/bin/bash
-# tools/gpu_bench.sh OUT [quick] -- one pass of the GPU measurements on a machine with a GPU,
+# tools/gpu_bench.sh OUT [quick|ncu] -- one pass of the GPU measurements on a machine with a GPU,
 # with binaries built elsewhere (./infer-cuda, ./tests-cuda, ./tools/convert in the current
 # directory; ../shared for the tests' data, when there). Writes OUT/run.log (a line a result)
-# and OUT/tests.log. About 100 s on an H100 (quick: the tests and the four models only).
+# and OUT/tests.log. About 100 s on an H100 (quick: the tests and the four models only; ncu:
+# only Nsight Compute's decode kernel tables, F16 one token and llama-1b-Q4_0 batches of 16
+# and 64 with and without k_mmv, into OUT/ncu.txt).
 #
 #   1. ./tests-cuda cuda_ gpu_ (the summary line and any FAIL/SKIP lines into run.log)
 #   2. tools/convert synth of the reference's shapes: llama-1b Q4_0 / Q8_0 / F16, qwen35-0.8b Q8_0
@@ -35,6 +37,19 @@ b() {      # b MODEL TAG ARGS...: one --bench line into run.log
     local m=$1 tag=$2; shift 2
     timeout 60 ./infer-cuda --gpu -m "$M/$m.gguf" --bench "$@" 2>>"$K/bench.err" | grep '^bench' | sed "s/^/$m $tag /" >> "$R/run.log"
 }
+if [ "$Q" = ncu ]; then      # decode-only kernel tables (Nsight Compute at real clocks) into OUT/ncu.txt, ~120 s
+    synth llama-1b-Q4_0 llama-1b-F16; wait
+    TAB=$(ls .kit/ncu_table.py ../shared/gpu-kit/ncu_table.py 2>/dev/null | head -1)
+    N="$(command -v ncu || echo /usr/local/cuda/bin/ncu) --clock-control none --cache-control none --metrics gpu__time_duration.sum --print-summary per-kernel --csv"
+    tab() { if [ -n "$TAB" ]; then python3 "$TAB" "$1" 16 "$2" >> "$R/ncu.txt" 2>&1; else cp "$1" "$R/"; fi; el "ncu: $2"; }
+    timeout 60 $N ./infer-cuda --gpu -m "$M/llama-1b-F16.gguf" --prompt-ids 1000,1001,1002,1003 -n 17 --temp 0 > "$K/f16.csv" 2>&1
+    tab "$K/f16.csv" "F16 decode, per token"
+    for v in "16 0" "16 16" "64 64"; do set -- $v
+        INFER_CUDA_MMV=$2 timeout 60 $N ./infer-cuda --gpu -m "$M/llama-1b-Q4_0.gguf" --bench --bench-reps 1 --bench-pp 1 --bench-tg 8 --bench-batch $1 > "$K/b$1-$2.csv" 2>&1
+        tab "$K/b$1-$2.csv" "batch $1, INFER_CUDA_MMV=$2: (1-token prompt + 8 decode steps) x 2 runs, per step /16 (llama-1b-Q4_0)"
+    done
+    el "done (ncu)"; rm -rf "$K"; exit 0
+fi
 synth llama-1b-Q4_0 llama-1b-Q8_0 qwen35-0.8b-Q8_0 llama-1b-F16
 timeout 150 ./tests-cuda cuda_ gpu_ > "$R/tests.log" 2>&1; el "tests rc $?: $(tail -1 "$R/tests.log")"
 grep -E 'FAIL|SKIP|tests.c:' "$R/tests.log" | head -40 >> "$R/run.log"
