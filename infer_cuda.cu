@@ -2085,6 +2085,25 @@ INFER_CUDA_UNROLL
     if (threadIdx.x == 0) *count = 0;
 }
 
+/* Which of mv's weights the block of column group bx (C columns a group, each weight's groups
+ * one after another) computes: its weight, output and scale, its width N, the group's first
+ * column n0 and the weight's index ws. G (the GLU): weight 0's columns. Constant indices
+ * only, so mv stays in the kernel's parameter space. */
+struct MvCols { const uint8_t *W; float *out; float scale; int N, n0, ws; };
+__device__ __forceinline__ MvCols mv_cols(const infer_cuda_mv &mv, int bx, int C, int G) {
+    MvCols m = { mv.W[0], mv.out[0], mv.scale[0], mv.start[1], bx * C, 0 };
+    int b0 = 0;
+    if (!G)
+INFER_CUDA_UNROLL
+        for (int i = 0; i < INFER_CUDA_MV_MAXW; i++) {
+            if (i >= mv.n) break;
+            const int Ni = mv.start[i + 1] - mv.start[i];
+            if (bx >= b0) { m.W = mv.W[i]; m.out = mv.out[i]; m.scale = mv.scale[i]; m.N = Ni; m.n0 = (bx - b0) * C; m.ws = i; }
+            b0 += (Ni + C - 1) / C;
+        }
+    return m;
+}
+
 /* k_mvq's stores. MvPlain: out = v, or out += v (mv.add). The other kind, MvRopeStore
  * (>>cuda_rope), is rope_kv_store done by the q/k/v matvec itself: pre() runs before the dot
  * products (rope's cos and sin of the thread's column), put() turns q and k by their pairs
@@ -2115,18 +2134,10 @@ __global__ void __launch_bounds__(INFER_CUDA_MVQ_THREADS) k_mvq(infer_cuda_mv mv
     const int ry = (rows + R - 1) / R, bx = (int)blockIdx.x / ry, by = (int)blockIdx.x - bx * ry;
     const int tid = threadIdx.x, r0 = by * R;
     const int nr = rows - r0 < R ? rows - r0 : R;
-    /* which weight and columns: constant indices only, so mv stays in the parameter space */
-    const uint8_t *W = mv.W[0];
-    float *out = mv.out[0], scale = mv.scale[0];
-    int N = mv.start[1], n0 = bx * C, b0 = 0, ws = 0;
-    if (!G)
-INFER_CUDA_UNROLL
-        for (int i = 0; i < INFER_CUDA_MV_MAXW; i++) {
-            if (i >= mv.n) break;
-            const int Ni = mv.start[i + 1] - mv.start[i];
-            if (bx >= b0) { W = mv.W[i]; out = mv.out[i]; scale = mv.scale[i]; N = Ni; n0 = (bx - b0) * C; ws = i; }
-            b0 += (Ni + C - 1) / C;
-        }
+    const MvCols mc = mv_cols(mv, bx, C, G);
+    const uint8_t *W = mc.W;
+    float *out = mc.out, scale = mc.scale;
+    const int N = mc.N, n0 = mc.n0, ws = mc.ws;
     typename E::Pre pre = {};                /* (E's work before the dot products: its loads' latency hidden behind theirs) */
     if (!E::plain && tid < C * R && n0 + tid / R < N && tid % R < nr) pre = e.pre(ws, n0 + tid / R, r0 + tid % R);
     const uint8_t *wr[CC];
@@ -3380,18 +3391,10 @@ __global__ void __launch_bounds__(32 * INFER_CUDA_MMV_WARPS) k_mmv(infer_cuda_mv
      * side, so all but the first find its weights in L2 */
     const int ry = (rows + 15) / 16, bx = (int)blockIdx.x / ry, by = (int)blockIdx.x - bx * ry, r0 = 16 * by;
     const int nr = rows - r0 < 16 ? rows - r0 : 16;
-    /* which weight and columns: constant indices only, so mv stays in the parameter space */
-    const uint8_t *W = mv.W[0];
-    float *out = mv.out[0], scale = mv.scale[0];
-    int N = mv.start[1], n0 = bx * C, b0 = 0, ws = 0;
-    if (!G)
-INFER_CUDA_UNROLL
-        for (int i = 0; i < INFER_CUDA_MV_MAXW; i++) {
-            if (i >= mv.n) break;
-            const int Ni = mv.start[i + 1] - mv.start[i];
-            if (bx >= b0) { W = mv.W[i]; out = mv.out[i]; scale = mv.scale[i]; N = Ni; n0 = (bx - b0) * C; ws = i; }
-            b0 += (Ni + C - 1) / C;
-        }
+    const MvCols mc = mv_cols(mv, bx, C, G);
+    const uint8_t *W = mc.W;
+    float *out = mc.out, scale = mc.scale;
+    const int N = mc.N, n0 = mc.n0, ws = mc.ws;
     /* the value this thread stores at the end: fragment value fe of lane fl (below) */
     const int fe = tid >> 5, fl = tid & 31, fi = fe & 3, fr = (fl >> 2) + 8 * (fi >> 1), fn = n0 + (G ? 0 : 8 * (fe >> 2)) + 2 * (fl & 3) + (fi & 1);
     const int stores = fe < (G ? 4 : 4 * NT) && fr < nr && fn < N;
