@@ -2123,7 +2123,8 @@ struct MvPlain {
  * (xds their scales) or, for the float types, x itself. G: matmul_glu's mode, the same columns
  * of W[0] (gate) and W[1] (up), out[0] = act(gate) * up. U: mvq_block's slices at once. NM
  * (float types): xa is the norm's input nm.x, and the block normalises it as it reads it
- * (mvq_block), the blocks of the first column pair storing the normalised rows in nm.h. */
+ * (mvq_block), the blocks of the first column pair storing the normalised rows in nm.h. E
+ * (not with G): how the values are stored, MvPlain or MvRopeStore (rmsnorm_qkv_store). */
 template <int T, int R, int G, int U = 1, int NM = 0, class E = MvPlain>
 __global__ void __launch_bounds__(INFER_CUDA_MVQ_THREADS) k_mvq(infer_cuda_mv mv, size_t row_bytes, const void *xa, const float2 *xds, int K, int rows,
                                                               infer_cuda_qout qo, infer_cuda_mvn nm, E e) {
@@ -3310,7 +3311,8 @@ __global__ void __launch_bounds__(INFER_CUDA_QT_THREADS, 2) k_matmul_id_q8(float
  * of the up weight over the same 8 columns, out = act(gate) up) with its output quantized
  * for the down projection (mvq_quant_out), activations in k_quant_x's layout as the fused
  * norm, GLU and attention write them; and the prompt path's matmuls of types without a fast
- * matvec (XF = 0: the tiles' layout, k_quant_act). */
+ * matvec (XF = 0: the tiles' layout, k_quant_act). E (not with G): how the values are
+ * stored, as k_mvq's; MvRopeStore's pairs are a lane's two values of a C fragment's row. */
 #define INFER_CUDA_MMV_WARPS 8        /* warps of a block, each a share of K */
 #define INFER_CUDA_MMV_U 4            /* blocks of 32 a lane loads before their MMAs */
 #define INFER_CUDA_MMV_ROWS 16        /* the rows a block serves (the MMA's m); more in blocks of 16 side by side */
