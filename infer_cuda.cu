@@ -3459,6 +3459,7 @@ INFER_CUDA_UNROLL
             if (D::mins)
 INFER_CUDA_UNROLL
                 for (int h = 0; h < 2; h++) {
+                    if (h && nr <= 8) { sx[h][0] = sx[h][1] = 0.0f; continue; }   /* (rows g + 8: none) */
                     const int lo = mmv_sum16(a[u][h]), hi = mmv_sum16(a[u][2 + h]);
                     sx[h][0] = D::sub == 16 ? dx[u][h] * (float)lo : dx[u][h] * (float)(lo + hi);
                     sx[h][1] = dx[u][h] * (float)hi;
@@ -3482,6 +3483,7 @@ INFER_CUDA_UNROLL
 INFER_CUDA_UNROLL
                 for (int i = 0; i < 4; i++) {
                     const int h = i >> 1, e = i & 1;
+                    if (h && nr <= 8) continue;   /* (rows g + 8: none; the same for the whole block) */
                     float v = acc[nt][i] + (bits_float((uint32_t)c0[i]) - INFER_CUDA_MAGIC_F) * (dx[u][h] * ds[e][0]);
                     if (D::sub == 16) v += (bits_float((uint32_t)c1[i]) - INFER_CUDA_MAGIC_F) * (dx[u][h] * ds[e][HS - 1]);
                     if (D::mins) {
