@@ -3288,7 +3288,7 @@ __global__ void __launch_bounds__(INFER_CUDA_QT_THREADS, 2) k_matmul_id_q8(float
                           NULL, NULL, 0);
 }
 
-/* ---- 9 to 16 rows of quantized weights: the tensor-core matvec (k_mmv) ----
+/* ---- a batch's rows of quantized weights: the tensor-core matvec (k_mmv) ----
  * A batch of 9-16 decoding sequences multiplies each weight by at most 16 rows: too few for
  * the int8 tiles, whose steps through shared memory (copies, unpacking, a barrier a step)
  * set their pace at this size, not the bytes -- an H100 ran a 16-row down projection on
@@ -3391,8 +3391,9 @@ __global__ void __launch_bounds__(32 * INFER_CUDA_MMV_WARPS) k_mmv(infer_cuda_mv
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t = lane & 3, nb = K / 32;
     /* blockIdx.x = bx ry + by over the ry blocks of 16 rows: those of one column group side by
      * side, so all but the first find its weights in L2 */
-    const int ry = (rows + 15) / 16, bx = (int)blockIdx.x / ry, by = (int)blockIdx.x - bx * ry, r0 = 16 * by;
-    const int nr = rows - r0 < 16 ? rows - r0 : 16;
+    enum { BR = INFER_CUDA_MMV_ROWS };
+    const int ry = (rows + BR - 1) / BR, bx = (int)blockIdx.x / ry, by = (int)blockIdx.x - bx * ry, r0 = BR * by;
+    const int nr = rows - r0 < BR ? rows - r0 : BR;
     const MvCols mc = mv_cols(mv, bx, C, G);
     const uint8_t *W = mc.W;
     float *out = mc.out, scale = mc.scale;
@@ -3459,7 +3460,7 @@ INFER_CUDA_UNROLL
             if (D::mins)
 INFER_CUDA_UNROLL
                 for (int h = 0; h < 2; h++) {
-                    if (h && nr <= 8) { sx[h][0] = sx[h][1] = 0.0f; continue; }   /* (rows g + 8: none) */
+                    if (h && nr <= BR / 2) { sx[h][0] = sx[h][1] = 0.0f; continue; }   /* (rows g + 8: none) */
                     const int lo = mmv_sum16(a[u][h]), hi = mmv_sum16(a[u][2 + h]);
                     sx[h][0] = D::sub == 16 ? dx[u][h] * (float)lo : dx[u][h] * (float)(lo + hi);
                     sx[h][1] = dx[u][h] * (float)hi;
@@ -3483,7 +3484,7 @@ INFER_CUDA_UNROLL
 INFER_CUDA_UNROLL
                 for (int i = 0; i < 4; i++) {
                     const int h = i >> 1, e = i & 1;
-                    if (h && nr <= 8) continue;   /* (rows g + 8: none; the same for the whole block) */
+                    if (h && nr <= BR / 2) continue;   /* (rows g + 8: none; the same for the whole block) */
                     float v = acc[nt][i] + (bits_float((uint32_t)c0[i]) - INFER_CUDA_MAGIC_F) * (dx[u][h] * ds[e][0]);
                     if (D::sub == 16) v += (bits_float((uint32_t)c1[i]) - INFER_CUDA_MAGIC_F) * (dx[u][h] * ds[e][HS - 1]);
                     if (D::mins) {
@@ -3639,7 +3640,15 @@ static int infer_cuda_mvq_threads(infer_type t, int K) {
     return w < 32 ? 32 : w > INFER_CUDA_MVQ_THREADS ? INFER_CUDA_MVQ_THREADS : w;
 }
 
-/* ---- k_mmv's launches: 9-16 rows of quantized weights, the fast mode, INFER_CUDA_MMV=1 ---- */
+/* the column groups of mv's weights (glu: weight 0's) at C columns a group: the blocks over
+ * one row block of k_mvq or k_mmv, as mv_cols deals them */
+static int infer_cuda_mv_groups(const infer_cuda_mv &mv, int glu, int C) {
+    int groups = 0;
+    for (int i = 0; i < (glu ? 1 : mv.n); i++) groups += (mv.start[i + 1] - mv.start[i] + C - 1) / C;
+    return groups;
+}
+
+/* ---- k_mmv's launches: 9-N rows of quantized weights, the fast mode, INFER_CUDA_MMV=N ---- */
 static int infer_cuda_mmv_env = 0;        /* the most rows on k_mmv: 0 (off) until measured against the tiles (INFER_CUDA_MMV=1: 16; =N: N, up to 64) */
 static int infer_cuda_mmv_on = 0;         /* ... and as the tests set it */
 static int infer_cuda_mmv_nt = 0;         /* the tests: k_mmv's n-tiles a warp (1 or 2; 0: chosen by the width) */
@@ -3671,14 +3680,11 @@ template <int T, class E = MvPlain> static void infer_cuda_mmv_launch(infer_cuda
         int nt = infer_cuda_mmv_nt;
         if (nt != 1 && nt != 2) nt = (width + 15) / 16 >= 2 * infer_cuda_sms ? 2 : 1;
         if (glu) nt = 2;
-        const int C = glu ? 8 : 8 * nt;
-        int blocks = 0;                       /* ceil(N_j / C) for each weight */
-        for (int i = 0; i < (glu ? 1 : mv.n); i++) blocks += (mv.start[i + 1] - mv.start[i] + C - 1) / C;
+        const int blocks = infer_cuda_mv_groups(mv, glu, glu ? 8 : 8 * nt) * ((rows + INFER_CUDA_MMV_ROWS - 1) / INFER_CUDA_MMV_ROWS);
         c->qt_rows = -2;                      /* (infer_cuda_tiles_last: k_mmv, its n-tiles as the splits) */
         c->qt_splits = nt;
         infer_cuda_mmv_issued++;
         const int threads = 32 * INFER_CUDA_MMV_WARPS;
-        blocks *= (rows + INFER_CUDA_MMV_ROWS - 1) / INFER_CUDA_MMV_ROWS;
         if (glu) {
             if constexpr (E::plain) INFER_CUDA_LAUNCH(blocks, threads, 0, c, k_mmv<T, 2, 1, XF>)(mv, rb, x, K, rows, qo, e);
         } else if (nt == 2) INFER_CUDA_LAUNCH(blocks, threads, 0, c, k_mmv<T, 2, 0, XF, E>)(mv, rb, x, K, rows, qo, e);
@@ -3720,12 +3726,9 @@ static int infer_cuda_matvec_fast(infer_cuda_ctx *c, infer_type t, const infer_c
     const void *xa;
     const float2 *xds;
     if (!infer_cuda_mv_x(c, kind, nm ? nm->x : x, K, rows, xq ? xq : &own, &xa, &xds)) return 1;
-    int blocks = 0;                           /* ceil(N_j / MVQ_COLS) for each weight */
-    for (int i = 0; i < (glu ? 1 : mv.n); i++) blocks += (mv.start[i + 1] - mv.start[i] + INFER_CUDA_MVQ_COLS - 1) / INFER_CUDA_MVQ_COLS;
-    const int ry = rows > 1 ? (rows + INFER_CUDA_MV_ROWS - 1) / INFER_CUDA_MV_ROWS : 1;   /* k_mvq's row blocks, side by side */
     c->qt_rows = 0;                           /* (infer_cuda_tiles_last: no tiles this time) */
     c->qt_splits = 0;
-    if (infer_cuda_mmv_rows(c, rows)) {         /* 9-16 rows: the tensor-core matvec, where the type has one */
+    if (infer_cuda_mmv_rows(c, rows)) {         /* k_mmv's rows: the tensor-core matvec, where the type has one */
         int done = 0;
         infer_cuda_with_type(t, [&](auto ty) {
             constexpr int T = decltype(ty)::id;
@@ -3740,7 +3743,8 @@ static int infer_cuda_matvec_fast(infer_cuda_ctx *c, infer_type t, const infer_c
         });
         if (done) return 1;
     }
-    const dim3 grid((unsigned)(blocks * ry));
+    const int ry = rows > 1 ? (rows + INFER_CUDA_MV_ROWS - 1) / INFER_CUDA_MV_ROWS : 1;   /* k_mvq's row blocks, side by side */
+    const dim3 grid((unsigned)(infer_cuda_mv_groups(mv, glu, INFER_CUDA_MVQ_COLS) * ry));
     const int nt = infer_cuda_mvq_threads(t, K);
     infer_cuda_typed(c, t, "matmul", [&](auto ty) {
         constexpr int T = decltype(ty)::id, R = INFER_CUDA_MV_ROWS;
@@ -4130,8 +4134,8 @@ static void infer_cuda_matmul_to(infer_cuda_ctx *c, float *out, const infer_tens
         infer_cuda_typed(c, w->type, "matmul", [&](auto ty) {
             constexpr int T = decltype(ty)::id;
             if constexpr (Dq8<T>::ok)
-                if (!c->precise && infer_cuda_mma8) {      /* the fast mode, a quantized type: int8 tiles (9-16 rows: k_mmv where on; a long prompt: BF16 GEMM) */
-                    const int mmv = infer_cuda_mmv_rows(c, rows) && infer_cuda_mmv_xf<T>() == 0;   /* (the others' 9-16 rows: the matvec's path) */
+                if (!c->precise && infer_cuda_mma8) {      /* the fast mode, a quantized type: int8 tiles (k_mmv's rows where on; a long prompt: BF16 GEMM) */
+                    const int mmv = infer_cuda_mmv_rows(c, rows) && infer_cuda_mmv_xf<T>() == 0;   /* (the others' k_mmv rows: the matvec's path) */
 #ifdef INFER_CUDA_GEMM
                     if (!mmv && infer_cuda_gemm_q<T>(c, out, W, rb, x, K, N, rows, w->scale, add, xt)) return;
 #endif
@@ -4191,7 +4195,7 @@ static void infer_cuda_matmul_glu(void *ctx, float *out, const infer_tensor *wg,
         if (!c->precise && infer_cuda_matvec_fast(c, wg->type, mv, rb, x, K, rows, 1, NULL)) return;
         if (rows == 1) { infer_cuda_matvec_f32(c, wg->type, mv, rb, x, K, rows, 1); return; }
     }
-    if (infer_cuda_mmv_rows(c, rows) && wu->type == wg->type && wu->ne[0] == K && wu->ne[1] == N) {   /* 9-16 rows: k_mmv's GLU */
+    if (infer_cuda_mmv_rows(c, rows) && wu->type == wg->type && wu->ne[0] == K && wu->ne[1] == N) {   /* k_mmv's rows: its GLU */
         int done = 0;
         infer_cuda_with_type(wg->type, [&](auto ty) {
             constexpr int T = decltype(ty)::id;
@@ -4485,6 +4489,19 @@ static int infer_cuda_norm_mv_ok(infer_cuda_ctx *c, infer_type t, const uint8_t 
 /* h = RMSNorm(x) * nw, then out[i] = W_i h: in the fast mode's decode the norm writes the
  * first weight's int8 activations, which matmul_n's groups of that format reuse; float
  * weights of one type and width, one row: the norm inside their matvec (infer_cuda_norm_mv_ok) */
+/* mv of the n (at most INFER_CUDA_MV_MAXW) weights w, out[i] = W_i x: 1 when they share a
+ * type and their K is dim, so one matvec launch can take them all */
+static int infer_cuda_mv_all(infer_cuda_mv *mv, int n, float *const *out, const infer_tensor *const *w, int dim) {
+    memset(mv, 0, sizeof *mv);
+    int same = 1;
+    for (int i = 0; i < n; i++) {
+        same &= w[i]->type == w[0]->type && w[i]->ne[0] == dim;
+        mv->W[i] = (const uint8_t *)w[i]->data; mv->out[i] = out[i]; mv->scale[i] = w[i]->scale;
+        mv->start[i + 1] = mv->start[i] + (int)w[i]->ne[1];
+    }
+    mv->n = n;
+    return same;
+}
 static void infer_cuda_rmsnorm_matmul_n(void *ctx, float *h, const float *x, const float *nw, int rows, int dim, float eps, int n,
                                         float *const *out, const infer_tensor *const *w) {
     infer_cuda_ctx *c = (infer_cuda_ctx *)ctx;
@@ -4493,14 +4510,7 @@ static void infer_cuda_rmsnorm_matmul_n(void *ctx, float *h, const float *x, con
     c->norm_mv = 0;
     if (kind == 3 && n <= INFER_CUDA_MV_MAXW) {
         infer_cuda_mv mv;
-        memset(&mv, 0, sizeof mv);
-        int same = 1;
-        for (int i = 0; i < n; i++) {
-            same &= w[i]->type == w[0]->type && w[i]->ne[0] == dim;
-            mv.W[i] = (const uint8_t *)w[i]->data; mv.out[i] = out[i]; mv.scale[i] = w[i]->scale;
-            mv.start[i + 1] = mv.start[i] + (int)w[i]->ne[1];
-        }
-        mv.n = n;
+        const int same = infer_cuda_mv_all(&mv, n, out, w, dim);
         const size_t rb = infer_type_row_size(w[0]->type, dim);
         infer_cuda_mvn nm;
         if (same && infer_cuda_norm_mv_ok(c, w[0]->type, mv.W, n, rb, x, h, nw, dim, rows, eps, &nm) &&
@@ -5078,14 +5088,8 @@ static void infer_cuda_rmsnorm_qkv_store(void *ctx, float *h, const float *x, co
     int fuse = infer_cuda_qkv_store && !c->precise && (rows <= INFER_CUDA_MV_ROWS || infer_cuda_mmv_rows(c, rows)) && !r->neox && r->n_rot % 2 == 0 &&
                r->rot_first % 2 == 0 && r->rot_first + r->n_rot <= head_dim && head_dim % 2 == 0 && kv->kv_dim == KVD && (!nw || h != x) &&
                w[0]->ne[1] == QD && w[1]->ne[1] == KVD && w[2]->ne[1] == KVD;
-    for (int i = 0; fuse && i < 3; i++) fuse = w[i]->type == w[0]->type && w[i]->ne[0] == dim;
     infer_cuda_mv mv;
-    memset(&mv, 0, sizeof mv);
-    for (int i = 0; i < 3; i++) {
-        mv.W[i] = (const uint8_t *)w[i]->data; mv.out[i] = out[i]; mv.scale[i] = w[i]->scale;
-        mv.start[i + 1] = mv.start[i] + (int)w[i]->ne[1];
-    }
-    mv.n = 3;
+    fuse = infer_cuda_mv_all(&mv, 3, out, w, dim) && fuse;
     const size_t rb = infer_type_row_size(w[0]->type, dim);
     const int kind = fuse ? infer_cuda_mv_kind(w[0]->type, mv.W, 3, rb, in, dim) : 0;
     c->qkv_store = 0;
@@ -7059,7 +7063,7 @@ infer_status infer_cuda_init(int device, infer_error *err) {
      * (mvq_block), to time the two in one build */
     const char *mu = getenv("INFER_CUDA_MVQ_U");
     if (mu && atoi(mu) == 1) infer_cuda_mvq_u = 1;
-    const char *mmv = getenv("INFER_CUDA_MMV");    /* INFER_CUDA_MMV=1: 9-16 rows of quantized weights on k_mmv, not the int8 tiles */
+    const char *mmv = getenv("INFER_CUDA_MMV");    /* INFER_CUDA_MMV=N: 9-N rows of quantized weights on k_mmv (1: 16), not the int8 tiles */
     if (mmv) infer_cuda_mmv_on = infer_cuda_mmv_env = infer_cuda_mmv_clamp(atoi(mmv));
     const char *mmn = getenv("INFER_CUDA_MMV_MIN");
     if (mmn && atoi(mmn) >= 1 && atoi(mmn) <= INFER_CUDA_MV_ROWS) infer_cuda_mmv_min = atoi(mmn);

@@ -11259,6 +11259,19 @@ static uint8_t *int8_weights(infer__rng *rng, infer_type t, int K, int N, int E,
     return q;
 }
 
+#ifdef INFER_CUDA
+/* int8_weights' random [K -> N] weight of type t on backend k: the tensor (its data NULL when
+ * the device memory could not be had or filled), *host the bytes it was made from (to free) */
+static infer_tensor gpu_weights(const infer_kernels *k, void *g, infer__rng *rng, infer_type t, int K, int N, uint8_t **host) {
+    size_t bytes;
+    float scale;
+    *host = int8_weights(rng, t, K, N, 1, &bytes, &scale);
+    void *d = k->alloc(g, bytes);
+    if (d && k->upload(g, d, *host, bytes) != INFER_OK) { k->free(g, d); d = NULL; }
+    return (infer_tensor){ "w", t, 2, { K, N, 1, 1 }, d, bytes, scale };
+}
+#endif
+
 /* the unpackers of the int8 tiles (d q + m per weight) give the CPU's dequantized values bit
  * for bit, for every type that has them (on the host: a CUDA build, no device) */
 static void test_cuda_int8_decoders(void) {
@@ -11690,17 +11703,12 @@ static void test_gpu_qkv_store(void) {
     for (int ti = 0; ti < 5; ti++) {
         const infer_type t = types[ti];
         uint8_t *wq[3];
-        void *gw[3];
         infer_tensor tw[3];
         const int ns[3] = { QD, KVD, KVD };
         int ok = 1;
         for (int i = 0; i < 3; i++) {
-            size_t bytes;
-            float scale;
-            wq[i] = int8_weights(&rng, t, E, ns[i], 1, &bytes, &scale);
-            gw[i] = k->alloc(g, bytes);
-            tw[i] = (infer_tensor){ "w", t, 2, { E, ns[i], 1, 1 }, gw[i], bytes, scale };
-            ok &= gw[i] && k->upload(g, gw[i], wq[i], bytes) == INFER_OK;
+            tw[i] = gpu_weights(k, g, &rng, t, E, ns[i], &wq[i]);
+            ok &= tw[i].data != NULL;
         }
         for (int c = 0; ok && c < 4 * 2 * 2 * 2 + 1; c++) {
             const int neox = c == 32, rows = neox ? 3 : rows_list[c % 4], f16 = neox ? 0 : c / 4 % 2, partial = neox ? 0 : c / 8 % 2, norm = neox ? 1 : c / 16;
@@ -11743,7 +11751,7 @@ static void test_gpu_qkv_store(void) {
             }
             cases++;
         }
-        for (int i = 0; i < 3; i++) { if (gw[i]) k->free(g, gw[i]); free(wq[i]); }
+        for (int i = 0; i < 3; i++) { if (tw[i].data) k->free(g, (void *)tw[i].data); free(wq[i]); }
     }
     printf("    %d cases: q, k, v, h and the cache the same bits with rope and the stores in the matvec\n", cases);
 free_all:
@@ -11784,16 +11792,11 @@ static void test_gpu_norm_mv(void) {
             /* weights: q, k, v [E -> N_i]; gate, up [E -> F]; down [F -> E] */
             const int ks[6] = { E, E, E, E, E, F }, ns[6] = { N[0], N[1], N[2], F, F, E };
             uint8_t *wq[6];
-            void *gw[6];
             infer_tensor tw[6];
-            size_t bytes;
-            float scale;
             int ok = 1;
             for (int i = 0; i < 6; i++) {
-                wq[i] = int8_weights(&rng, t, ks[i], ns[i], 1, &bytes, &scale);
-                gw[i] = k->alloc(g, bytes);
-                tw[i] = (infer_tensor){ "w", t, 2, { ks[i], ns[i], 1, 1 }, gw[i], bytes, scale };
-                ok &= gw[i] && k->upload(g, gw[i], wq[i], bytes) == INFER_OK;
+                tw[i] = gpu_weights(k, g, &rng, t, ks[i], ns[i], &wq[i]);
+                ok &= tw[i].data != NULL;
             }
             float *x = malloc(sizeof(float) * E), *nw = malloc(sizeof(float) * E);
             for (int i = 0; i < E; i++) { x[i] = (float)(infer__rng_uniform(&rng) * 4 - 2); nw[i] = (float)(0.5 + infer__rng_uniform(&rng)); }
@@ -11837,7 +11840,7 @@ static void test_gpu_norm_mv(void) {
                 if (same) printf("    %-4s E=%-4d h, q, k, v, hid and x the same bits either way\n", infer_type_name(t), E);
                 for (int w2 = 0; w2 < 2; w2++) for (int i = 0; i < 7; i++) free(got[w2][i]);
             } else CHECK_MSG(0, "%s E=%d: device memory", infer_type_name(t), E);
-            for (int i = 0; i < 6; i++) { if (gw[i]) k->free(g, gw[i]); free(wq[i]); }
+            for (int i = 0; i < 6; i++) { if (tw[i].data) k->free(g, (void *)tw[i].data); free(wq[i]); }
             for (int i = 0; i < 7; i++) if (d[i]) k->free(g, d[i]);
             free(x); free(nw);
         }
